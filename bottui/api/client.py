@@ -1,0 +1,481 @@
+"""The async client: one per base URL, one method per operation.
+
+Each operation validates its input, builds a :class:`PreparedRequest`, and
+sends it with retries inside one total deadline. Every failure leaves as an
+error of :mod:`bottui.api.errors`, raised outside the ``except`` block that
+caught the httpx exception, so no traceback, ``__context__`` or local
+variable of ours leads back to a request whose headers hold the token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Final, Self
+
+import httpx
+
+from bottui import __version__
+from bottui.api import urls, validation
+from bottui.api.errors import (
+    ApiError,
+    BottuiError,
+    ConnectionFailed,
+    DeadlineExceeded,
+    ErrorObject,
+    NetworkError,
+    UnusableBodyError,
+)
+from bottui.api.models import (
+    DimensionThresholds,
+    LimiterChange,
+    LimiterStateSource,
+    Project,
+    Revocation,
+)
+from bottui.api.requests import PreparedRequest
+from bottui.api.retry import (
+    AMBIGUOUS_STATUSES,
+    RETRY_STATUSES,
+    RetryPolicy,
+    Timing,
+    parse_retry_after,
+)
+from bottui.api.tokens import AccessToken, ProjectToken, Secret
+from bottui.plaintext import clean
+
+MAX_BODY_BYTES: Final = 1 << 20
+_EXCERPT: Final = 200
+
+
+@dataclass(frozen=True)
+class ThresholdUpdate:
+    """Receipt of a threshold update (the API itself returns nothing)."""
+
+    dimension_id: str
+    thresholds: DimensionThresholds
+    status: int = 200
+    attempts: int = 1
+
+
+@dataclass(frozen=True)
+class _Answer:
+    status: int
+    body: bytes
+    attempts: int
+    retried_ambiguous: bool
+
+
+@dataclass(frozen=True)
+class _Failure:
+    """One failed attempt, described without keeping the httpx exception."""
+
+    error: BottuiError
+    ambiguous: bool
+    retryable: bool
+    wait: float | None = None  # from Retry-After
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+def build_thresholds(
+    name: str, block: str | float | Decimal, challenge: str | float | Decimal
+) -> DimensionThresholds:
+    """Validate a threshold update and keep its numbers as literals to send."""
+    return DimensionThresholds(
+        name=validation.dimension_name(name),
+        block=validation.threshold_literal("block threshold", block),
+        challenge=validation.threshold_literal("challenge threshold", challenge),
+    )
+
+
+class BotProtectionClient:
+    """Client of one service at one base URL.
+
+    Args:
+        base_url: The service root; plain http is refused except on loopback.
+        transport: An httpx transport (tests pass ``ASGITransport``).
+        policy: Retries and deadline.
+        timing: Sleep, clocks and randomness (tests inject fakes).
+        max_connections: Size of the keep-alive pool.
+        max_body_bytes: A larger answer is an :class:`UnusableBodyError`.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        policy: RetryPolicy | None = None,
+        timing: Timing | None = None,
+        max_connections: int = 64,
+        max_body_bytes: int = MAX_BODY_BYTES,
+    ) -> None:
+        self.base_url = urls.check_base_url(base_url)
+        self.policy = policy or RetryPolicy()
+        self.timing = timing or Timing()
+        self.max_body_bytes = max_body_bytes
+        limits = httpx.Limits(
+            max_connections=max_connections, max_keepalive_connections=max_connections
+        )
+        if transport is None:
+            transport = httpx.AsyncHTTPTransport(limits=limits, retries=0)
+        self._http = httpx.AsyncClient(
+            transport=transport,
+            headers={"User-Agent": f"bottui/{__version__}", "Accept": "application/json"},
+            follow_redirects=False,
+        )
+
+    def __repr__(self) -> str:
+        return f"BotProtectionClient({self.base_url!r})"
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        await self._http.aclose()
+
+    # -- building -----------------------------------------------------------
+
+    def prepare_rate_limiter(
+        self, account_id: str, project_id: str, limiter_id: str, is_active: bool
+    ) -> PreparedRequest:
+        """Validate and build the rate limiter activation request."""
+        path = urls.rate_limiter_active_path(account_id, project_id, limiter_id)
+        return PreparedRequest(
+            operation="limiter",
+            method="PATCH",
+            url=self.base_url + path,
+            body=json.dumps({"isActive": bool(is_active)}).encode(),
+            token_kind="project",
+        )
+
+    def prepare_revocation(
+        self,
+        account_id: str,
+        project_id: str,
+        *,
+        visitor_id: str | None = None,
+        user_account_id: str | None = None,
+    ) -> PreparedRequest:
+        """Validate and build the grant revocation request (only the ids given)."""
+        path = urls.grant_revocations_path(account_id, project_id)
+        subject = validation.subject(visitor_id, user_account_id)
+        return PreparedRequest(
+            operation="revoke",
+            method="POST",
+            url=self.base_url + path,
+            body=json.dumps({"subject": subject}, ensure_ascii=False).encode(),
+            token_kind="personal",
+        )
+
+    def prepare_thresholds(
+        self,
+        account_id: str,
+        project_id: str,
+        dimension_id: str,
+        thresholds: DimensionThresholds,
+    ) -> PreparedRequest:
+        """Validate and build the threshold update request."""
+        path = urls.dimension_thresholds_path(account_id, project_id, dimension_id)
+        # Re-validate: a DimensionThresholds can be built by hand.
+        checked = build_thresholds(thresholds.name, thresholds.block, thresholds.challenge)
+        return PreparedRequest(
+            operation="thresholds",
+            method="PUT",
+            url=self.base_url + path,
+            body=checked.body(),
+            token_kind="personal",
+        )
+
+    # -- operations ---------------------------------------------------------
+
+    async def set_rate_limiter_active(
+        self,
+        account_id: str,
+        project_id: str,
+        limiter_id: str,
+        is_active: bool,
+        token: ProjectToken,
+    ) -> LimiterChange:
+        """Switch one rate limiter on or off; returns the project the service sent.
+
+        When the project does not list the limiter's state, the state we
+        sent is the known state (``source`` says which).
+        """
+        request = self.prepare_rate_limiter(account_id, project_id, limiter_id, is_active)
+        answer = await self.send(request, token)
+        project = Project.from_json(self._decode(answer, allow_empty=False))
+        listed = project.limiter(limiter_id)
+        if listed is not None and listed.is_active is not None:
+            state, source = listed.is_active, LimiterStateSource.RESPONSE
+        else:
+            state, source = bool(is_active), LimiterStateSource.REQUEST
+        return LimiterChange(
+            limiter_id=limiter_id,
+            is_active=state,
+            source=source,
+            project=project,
+            status=answer.status,
+            attempts=answer.attempts,
+        )
+
+    async def revoke_grant(
+        self,
+        account_id: str,
+        project_id: str,
+        token: AccessToken,
+        *,
+        visitor_id: str | None = None,
+        user_account_id: str | None = None,
+    ) -> Revocation:
+        """Withdraw the grant held on a visitor id and/or a user account id."""
+        request = self.prepare_revocation(
+            account_id, project_id, visitor_id=visitor_id, user_account_id=user_account_id
+        )
+        return await self.send_revocation(request, token)
+
+    async def send_revocation(self, request: PreparedRequest, token: AccessToken) -> Revocation:
+        """Send a prepared revocation (bulk runs prepare many, then send)."""
+        answer = await self.send(request, token)
+        return Revocation.from_json(
+            self._decode(answer, allow_empty=False),
+            retried_ambiguous=answer.retried_ambiguous,
+            status=answer.status,
+            attempts=answer.attempts,
+        )
+
+    async def update_dimension_thresholds(
+        self,
+        account_id: str,
+        project_id: str,
+        dimension_id: str,
+        thresholds: DimensionThresholds,
+        token: AccessToken,
+    ) -> ThresholdUpdate:
+        """Replace a dimension's name and thresholds. Accepts ``{}``, empty and 204."""
+        request = self.prepare_thresholds(account_id, project_id, dimension_id, thresholds)
+        answer = await self.send(request, token)
+        self._decode(answer, allow_empty=True)
+        return ThresholdUpdate(
+            dimension_id=dimension_id,
+            thresholds=thresholds,
+            status=answer.status,
+            attempts=answer.attempts,
+        )
+
+    # -- sending ------------------------------------------------------------
+
+    async def send(self, request: PreparedRequest, token: Secret) -> _Answer:
+        """Send with retries within the total deadline; raise on failure.
+
+        Returns the final 2xx answer. Raises :class:`ApiError` for an error
+        status, :class:`NetworkError` subclasses when no answer came, and
+        :class:`UnusableBodyError` for an oversized body.
+        """
+        expected = ProjectToken if request.token_kind == "project" else type(token)
+        if request.token_kind == "personal" and not isinstance(token, AccessToken):
+            raise TypeError("this operation needs a personal access token")
+        if not isinstance(token, expected):
+            raise TypeError("this operation needs a project API token")
+        policy, timing = self.policy, self.timing
+        deadline_at = timing.clock() + policy.deadline
+        ambiguous = False
+        attempt = 0
+        while True:
+            attempt += 1
+            remaining = deadline_at - timing.clock()
+            if remaining <= 0:
+                raise DeadlineExceeded(
+                    "Timed out",
+                    f"no answer within the {policy.deadline:g} s deadline",
+                    attempts=attempt - 1,
+                )
+            outcome = await self._attempt(request, token, remaining)
+            if isinstance(outcome, _Answer):
+                return _Answer(
+                    outcome.status,
+                    outcome.body,
+                    attempts=attempt,
+                    retried_ambiguous=ambiguous,
+                )
+            ambiguous = ambiguous or outcome.ambiguous
+            error = outcome.error
+            if isinstance(error, ApiError | NetworkError):
+                error.attempts = attempt
+            if not outcome.retryable:
+                raise error
+            if attempt >= policy.max_attempts:
+                error.details = _join(error.details, f"gave up after {attempt} attempts")
+                raise error
+            if outcome.wait is not None:
+                wait = min(outcome.wait, policy.retry_after_cap)
+            else:
+                wait = policy.backoff(attempt, timing.rng)
+            if timing.clock() + wait >= deadline_at:
+                note = (
+                    f"the next retry ({wait:.1f} s away) would pass the "
+                    f"{policy.deadline:g} s deadline; gave up after {attempt} attempts"
+                )
+                if isinstance(error, DeadlineExceeded):
+                    error.details = _join(error.details, note)
+                    raise error
+                error.details = _join(error.details, note)
+                raise error
+            await timing.sleep(wait)
+
+    async def _attempt(
+        self, request: PreparedRequest, token: Secret, remaining: float
+    ) -> _Answer | _Failure:
+        """One attempt. Never raises for transport trouble: returns a _Failure."""
+        policy = self.policy
+        timeout = httpx.Timeout(
+            connect=min(policy.connect_timeout, remaining),
+            read=min(policy.read_timeout, remaining),
+            write=min(policy.read_timeout, remaining),
+            pool=remaining,
+        )
+        failure: _Failure | None = None
+        status = 0
+        retry_after: str | None = None
+        body = b""
+        try:
+            async with asyncio.timeout(remaining):
+                response = await self._http.send(
+                    self._http.build_request(
+                        request.method,
+                        request.url,
+                        content=request.body,
+                        headers=_auth_headers(token),
+                        timeout=timeout,
+                    ),
+                    stream=True,
+                )
+                try:
+                    status = response.status_code
+                    retry_after = response.headers.get("retry-after")
+                    body = await self._read_capped(response)
+                finally:
+                    await response.aclose()
+        except _BodyTooLarge:
+            failure = _Failure(
+                UnusableBodyError(
+                    f"the answer is larger than {self.max_body_bytes} bytes", status=status
+                ),
+                ambiguous=False,
+                retryable=False,
+            )
+        except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
+            # Nothing reached the service: safe to retry anything.
+            failure = _Failure(
+                ConnectionFailed("Could not connect", _describe(exc, request)),
+                ambiguous=False,
+                retryable=True,
+            )
+        except (TimeoutError, httpx.TimeoutException):
+            failure = _Failure(
+                DeadlineExceeded("Timed out", "the service did not answer in time"),
+                ambiguous=True,
+                retryable=True,
+            )
+        except httpx.HTTPError as exc:
+            # Read/write errors and protocol errors: the request may have
+            # been processed before the connection broke.
+            failure = _Failure(
+                ConnectionFailed("Connection lost", _describe(exc, request)),
+                ambiguous=True,
+                retryable=True,
+            )
+        if failure is not None:
+            return failure
+        if 200 <= status < 300:
+            return _Answer(status, body, attempts=1, retried_ambiguous=False)
+        error = _api_error(status, body)
+        if status in RETRY_STATUSES:
+            wait = None
+            if status in (429, 503):
+                wait = parse_retry_after(retry_after, self.timing.wall())
+            return _Failure(
+                error, ambiguous=status in AMBIGUOUS_STATUSES, retryable=True, wait=wait
+            )
+        return _Failure(error, ambiguous=False, retryable=False)
+
+    async def _read_capped(self, response: httpx.Response) -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > self.max_body_bytes:
+                raise _BodyTooLarge
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    @staticmethod
+    def _decode(answer: _Answer, *, allow_empty: bool) -> Any:
+        """Decode a 2xx body. An empty body reads as ``{}`` where allowed."""
+        if not answer.body.strip() or answer.status == 204:
+            if allow_empty:
+                return {}
+            raise UnusableBodyError(
+                f"HTTP {answer.status} with an empty body; the change was probably applied",
+                status=answer.status,
+            )
+        try:
+            data = json.loads(answer.body)
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            data = _NOT_JSON
+        if data is _NOT_JSON:
+            raise UnusableBodyError(
+                f"HTTP {answer.status} but the body is not JSON "
+                f"({_excerpt(answer.body)!r}); the change was probably applied",
+                status=answer.status,
+            )
+        if not isinstance(data, dict):
+            raise UnusableBodyError(
+                f"HTTP {answer.status} but the body is not a JSON object; "
+                "the change was probably applied",
+                status=answer.status,
+            )
+        return data
+
+
+_NOT_JSON: Final = object()
+
+
+def _auth_headers(token: Secret) -> Mapping[str, str]:
+    # Built inline in the call so no local variable of ours holds the clear
+    # header (crash reports print locals).
+    return {"X-Api-Key": token.reveal(), "Content-Type": "application/json"}
+
+
+def _api_error(status: int, body: bytes) -> ApiError:
+    try:
+        data: Any = json.loads(body) if body.strip() else None
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        data = None
+    return ApiError(status, ErrorObject.parse(data), body_excerpt=_excerpt(body))
+
+
+def _excerpt(body: bytes) -> str:
+    text = body[:_EXCERPT].decode("utf-8", "replace")
+    return clean(text) + ("…" if len(body) > _EXCERPT else "")
+
+
+def _describe(exc: Exception, request: PreparedRequest) -> str:
+    # The exception's text, never its request (whose headers hold the token).
+    text = clean(str(exc)) or type(exc).__name__
+    host = httpx.URL(request.url).host
+    return f"{host}: {text}"
+
+
+def _join(details: str, note: str) -> str:
+    return f"{details}; {note}" if details else note

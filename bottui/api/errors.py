@@ -1,0 +1,216 @@
+"""One hierarchy of errors for every way an API call can go wrong.
+
+The CLI and the TUI render these and nothing else: each error knows its
+one-line ``title`` (what happened, in words an operator reads at 3 a.m.),
+its ``details`` and its CLI ``exit_code`` (see CONVENTIONS.md). None of them
+holds a token, and none chains to an httpx object: httpx's ``Headers`` repr
+masks only ``Authorization``, so an ``X-Api-Key`` header would print in
+clear in a traceback. The client raises these ``from None``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Final
+
+from bottui.plaintext import clean
+
+EXIT_OK: Final = 0
+EXIT_API: Final = 1
+EXIT_REFUSED: Final = 2
+EXIT_CREDENTIALS: Final = 3
+EXIT_NETWORK: Final = 4
+EXIT_INTERRUPTED: Final = 130
+
+
+class BottuiError(Exception):
+    """Base of every error bottui reports to a person instead of a traceback."""
+
+    exit_code: ClassVar[int] = EXIT_API
+    title: str = "Something went wrong"
+
+    def __init__(self, title: str | None = None, details: str = "") -> None:
+        if title is not None:
+            self.title = title
+        self.details = details
+        super().__init__(self.title)
+
+    def __str__(self) -> str:
+        title = clean(self.title)
+        return f"{title}: {clean(self.details)}" if self.details else title
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``{"error": ...}`` document of ``--json`` output."""
+        return {
+            "error": {
+                "status": None,
+                "message": self.title if not self.details else f"{self.title}: {self.details}",
+                "code": type(self).__name__,
+                "type": "client_error",
+                "context": None,
+            }
+        }
+
+
+class RefusedError(BottuiError):
+    """Refused before anything was sent: invalid input, unsafe URL, read-only."""
+
+    exit_code: ClassVar[int] = EXIT_REFUSED
+
+
+class ValidationError(RefusedError):
+    """A value that the API would reject, caught before sending.
+
+    ``field`` names the input the value came from, so a form can put the
+    message under it.
+    """
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        self.message = message
+        super().__init__(f"Invalid {field}", message)
+
+
+class CredentialsError(BottuiError):
+    """No usable token for this operation."""
+
+    exit_code: ClassVar[int] = EXIT_CREDENTIALS
+
+
+@dataclass(frozen=True)
+class ErrorObject:
+    """The service's error body: message, code, type and optional context."""
+
+    message: str
+    code: str
+    type: str
+    context: Any = None
+
+    @classmethod
+    def parse(cls, data: object) -> ErrorObject | None:
+        """Read an error object from a decoded body; None if it is not one.
+
+        Tolerant: a body with a ``message`` but no ``code``/``type`` still
+        parses (fields the service left out read as empty strings), so an
+        operator sees whatever the server said.
+        """
+        if not isinstance(data, dict):
+            return None
+        # Some services nest the object: {"error": {...}}.
+        inner = data.get("error")
+        if isinstance(inner, dict) and "message" in inner:
+            data = inner
+        message = data.get("message")
+        if not isinstance(message, str):
+            return None
+        code = data.get("code")
+        kind = data.get("type")
+        return cls(
+            message=message,
+            code=code if isinstance(code, str) else "",
+            type=kind if isinstance(kind, str) else "",
+            context=data.get("context"),
+        )
+
+
+_STATUS_TITLES: Final[dict[int, str]] = {
+    400: "The service rejected the request (400)",
+    401: "Not authenticated: the token is missing, wrong or expired (401)",
+    403: "Not allowed: the token lacks a permission or scope, or is another account's (403)",
+    404: "Not found: unknown account, project or id (404)",
+    409: "Conflict: the service refused the change in its current state (409)",
+    429: "Rate limited by the service (429)",
+    500: "The service failed (500)",
+    502: "Bad gateway (502)",
+    503: "Service unavailable (503)",
+    504: "Gateway timeout (504)",
+}
+
+
+class ApiError(BottuiError):
+    """The service answered with an error status.
+
+    ``error`` is its error object when the body held one; ``body_excerpt``
+    keeps a short, cleaned excerpt of anything else it sent.
+    """
+
+    exit_code: ClassVar[int] = EXIT_API
+
+    def __init__(
+        self,
+        status: int,
+        error: ErrorObject | None,
+        *,
+        body_excerpt: str = "",
+        attempts: int = 1,
+    ) -> None:
+        self.status = status
+        self.error = error
+        self.body_excerpt = body_excerpt
+        self.attempts = attempts
+        title = _STATUS_TITLES.get(status, f"The service answered HTTP {status}")
+        details = error.message if error else body_excerpt
+        super().__init__(title, details)
+
+    def to_json(self) -> dict[str, Any]:
+        err = self.error
+        return {
+            "error": {
+                "status": self.status,
+                "message": err.message if err else self.body_excerpt,
+                "code": err.code if err else None,
+                "type": err.type if err else None,
+                "context": err.context if err else None,
+            }
+        }
+
+
+class UnusableBodyError(BottuiError):
+    """A success status with a body we cannot use: not JSON, not an object, too large."""
+
+    exit_code: ClassVar[int] = EXIT_API
+    title = "The service sent an unusable answer"
+
+    def __init__(self, details: str, *, status: int = 200) -> None:
+        self.status = status
+        super().__init__(None, details)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "error": {
+                "status": self.status,
+                "message": f"{self.title}: {self.details}",
+                "code": "unusable_body",
+                "type": "client_error",
+                "context": None,
+            }
+        }
+
+
+class NetworkError(BottuiError):
+    """No answer: the connection failed or the deadline passed, after retries."""
+
+    exit_code: ClassVar[int] = EXIT_NETWORK
+
+    def __init__(self, title: str, details: str = "", *, attempts: int = 1) -> None:
+        self.attempts = attempts
+        super().__init__(title, details)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "error": {
+                "status": None,
+                "message": str(self),
+                "code": type(self).__name__,
+                "type": "network_error",
+                "context": {"attempts": self.attempts},
+            }
+        }
+
+
+class ConnectionFailed(NetworkError):
+    """The connection could not be made or was dropped."""
+
+
+class DeadlineExceeded(NetworkError):
+    """The operation's total deadline passed (retries included)."""

@@ -1,0 +1,137 @@
+"""Checks made before anything is sent.
+
+Every rule of the spec that a client can check is checked here, so a bad
+value costs the operator a clear message and nothing else. Each function
+returns the value to send or raises :class:`~bottui.api.errors.ValidationError`
+naming the field.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from decimal import Decimal, InvalidOperation
+from typing import Final
+
+from bottui.api.errors import ValidationError
+
+SUBJECT_ID_MAX: Final = 256
+PATH_ID_MAX: Final = 1024
+# A JSON number literal (RFC 8259). A typed value that already is one is sent
+# verbatim; anything else Decimal accepts is normalised to one.
+_JSON_NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+
+
+def first_forbidden_char(value: str) -> str | None:
+    """The first control character (Cc) or lone surrogate (Cs) in ``value``, if any."""
+    for ch in value:
+        if unicodedata.category(ch) in ("Cc", "Cs"):
+            return ch
+    return None
+
+
+def _describe(ch: str) -> str:
+    return f"U+{ord(ch):04X}"
+
+
+def path_id(field: str, value: str) -> str:
+    """An id that becomes exactly one path segment.
+
+    Refuses the empty string, ``.`` and ``..`` (a URL resolver would fold
+    them into their neighbours), control characters and absurd lengths.
+    """
+    if not isinstance(value, str) or value == "":
+        raise ValidationError(field, "must not be empty")
+    if value in (".", ".."):
+        raise ValidationError(field, f"{value!r} cannot be a path segment")
+    bad = first_forbidden_char(value)
+    if bad is not None:
+        raise ValidationError(field, f"contains a control character ({_describe(bad)})")
+    if len(value) > PATH_ID_MAX:
+        raise ValidationError(field, f"is longer than {PATH_ID_MAX} characters")
+    return value
+
+
+def subject_id(field: str, value: str) -> str:
+    """A visitor id or user account id: 1 to 256 code points, no control characters."""
+    if not isinstance(value, str) or value == "":
+        raise ValidationError(field, "must not be empty")
+    if len(value) > SUBJECT_ID_MAX:
+        raise ValidationError(
+            field, f"is {len(value)} characters long; at most {SUBJECT_ID_MAX} are allowed"
+        )
+    bad = first_forbidden_char(value)
+    if bad is not None:
+        raise ValidationError(field, f"contains a control character ({_describe(bad)})")
+    return value
+
+
+def subject(visitor_id: str | None, user_account_id: str | None) -> dict[str, str]:
+    """The revocation subject: only the ids given, at least one.
+
+    ``None`` means "not given". The result never holds nulls, empty strings
+    or ``customFields``.
+    """
+    out: dict[str, str] = {}
+    if visitor_id is not None:
+        out["visitorId"] = subject_id("visitor id", visitor_id)
+    if user_account_id is not None:
+        out["userAccountId"] = subject_id("user account id", user_account_id)
+    if not out:
+        raise ValidationError("subject", "give a visitor id, a user account id, or both")
+    return out
+
+
+def dimension_name(value: str) -> str:
+    """The dimension name the PUT requires: not empty, no control characters."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValidationError("name", "must not be empty")
+    bad = first_forbidden_char(value)
+    if bad is not None:
+        raise ValidationError("name", f"contains a control character ({_describe(bad)})")
+    return value
+
+
+def threshold_literal(field: str, value: str | float | int | Decimal) -> str:
+    """The JSON number literal to send for a threshold, exactly as given.
+
+    A string that is already a JSON number is returned unchanged, so
+    ``"0.123456789"`` is sent as ``0.123456789`` and ``"0.50"`` as ``0.50``.
+    Floats use Python's shortest round-trip repr. NaN, infinities, values a
+    double cannot hold and non-numbers are refused.
+    """
+    if isinstance(value, bool):
+        raise ValidationError(field, "must be a number")
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValidationError(field, "must be a finite number")
+        return repr(value)
+    if isinstance(value, int | Decimal):
+        text = str(value)
+    elif isinstance(value, str):
+        text = value.strip()
+    else:
+        raise ValidationError(field, "must be a number")
+    if not text:
+        raise ValidationError(field, "must not be empty")
+    try:
+        number = Decimal(text)
+    except (InvalidOperation, ValueError):
+        raise ValidationError(field, f"{text!r} is not a number") from None
+    if not number.is_finite():
+        raise ValidationError(field, "must be a finite number")
+    if not math.isfinite(float(number)):
+        raise ValidationError(field, "is too large for a double")
+    if _JSON_NUMBER.fullmatch(text):
+        return text
+    # "+1", ".5", "1." and the like: the same value, written as JSON allows.
+    normal = format(number, "f") if -20 < number.adjusted() < 20 else format(number, "e")
+    if not _JSON_NUMBER.fullmatch(normal):
+        normal = repr(float(number))
+    return normal
+
+
+def threshold_value(field: str, value: str | float | int | Decimal) -> float:
+    """The value of a threshold as a float (for range checks and display)."""
+    return float(Decimal(threshold_literal(field, value)))

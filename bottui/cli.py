@@ -1,0 +1,649 @@
+"""The scriptable face: ``bottui COMMAND [SUBCOMMAND] [ARGS] [OPTIONS]``.
+
+Parses the command line, builds a :class:`~bottui.ops.session.Session`, runs
+one operation of :mod:`bottui.ops`, and renders the result or the error.
+Exit codes, option placement and ``--json`` behaviour follow CONVENTIONS.md:
+with ``--json`` stdout holds exactly one JSON document and every message
+goes to stderr. Expected failures never print a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+
+from bottui import __version__
+from bottui.api.errors import (
+    EXIT_CREDENTIALS,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_REFUSED,
+    BottuiError,
+    RefusedError,
+)
+from bottui.plaintext import clean
+
+if TYPE_CHECKING:
+    from bottui.api.requests import PreparedRequest
+    from bottui.ops.session import Session
+    from bottui.store.errors import StoreError
+
+# Options every (sub)command accepts, before or after it. SUPPRESS keeps a
+# subparser from overwriting a value given before the subcommand.
+_COMMON_DEFAULTS: dict[str, Any] = {
+    "profile": None,
+    "base_url": None,
+    "account": None,
+    "project": None,
+    "json": False,
+    "dry_run": False,
+    "read_only": False,
+    "yes": False,
+    "show_secrets": False,
+}
+
+
+class UsageError(RefusedError):
+    """Invalid flags or values (exit 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser that raises instead of exiting, so main picks the code."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError("Invalid command line", f"{message} (see `{self.prog} --help`)")
+
+
+def _common() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS)
+    group = common.add_argument_group("common options")
+    group.add_argument("--profile", metavar="NAME", help="profile from config.toml")
+    group.add_argument("--base-url", metavar="URL", help="API base URL (or BOTTUI_BASE_URL)")
+    group.add_argument("--account", metavar="ID", help="account id")
+    group.add_argument("--project", metavar="ID", help="project id")
+    group.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    group.add_argument(
+        "--dry-run", action="store_true", help="print the request(s) and a curl; send nothing"
+    )
+    group.add_argument("--read-only", action="store_true", help="refuse every change")
+    group.add_argument("--yes", action="store_true", help="confirm a change (protected profiles)")
+    group.add_argument(
+        "--show-secrets", action="store_true", help="show serverKey in output (masked otherwise)"
+    )
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line."""
+    common = _common()
+    parser: argparse.ArgumentParser = _Parser(
+        prog="bottui",
+        description="Terminal console for the bot-protection management API. "
+        "Without a command, starts the TUI.",
+        parents=[common],
+    )
+    parser.add_argument("--version", action="version", version=f"bottui {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    def add(group: Any, name: str, help_text: str) -> argparse.ArgumentParser:
+        sub: argparse.ArgumentParser = group.add_parser(
+            name, help=help_text, description=help_text, parents=[common]
+        )
+        return sub
+
+    limiter = add(commands, "limiter", "switch a rate limiter on or off")
+    limiter_cmds = limiter.add_subparsers(dest="action", metavar="ACTION", required=True)
+    for action in ("enable", "disable"):
+        sub = add(limiter_cmds, action, f"{action} a rate limiter (project API token)")
+        sub.add_argument("limiter_id", metavar="LIMITER_ID")
+
+    revoke = add(commands, "revoke", "revoke challenge grants (personal access token)")
+    revoke.add_argument("--visitor-id", metavar="V")
+    revoke.add_argument("--user-account-id", metavar="U")
+    revoke.add_argument("--from-file", metavar="F", help="bulk: ids from a file, or - for stdin")
+    revoke.add_argument("--concurrency", type=int, default=32, metavar="N")
+    revoke.add_argument("--resume", action="store_true", help="bulk: skip ids already done")
+    revoke.add_argument("--output", metavar="F", help="bulk: results.csv or results.jsonl")
+
+    thresholds = add(commands, "thresholds", "dimension thresholds")
+    th_cmds = thresholds.add_subparsers(dest="action", metavar="ACTION", required=True)
+    th_set = add(th_cmds, "set", "replace a dimension's name and thresholds")
+    th_set.add_argument("dimension_id", metavar="DIMENSION_ID")
+    th_set.add_argument("--name", required=True)
+    th_set.add_argument("--block", required=True, metavar="X", help="block threshold")
+    th_set.add_argument("--challenge", required=True, metavar="Y", help="challenge threshold")
+
+    token = add(commands, "token", "store, inspect or delete tokens (OS keyring)")
+    token_cmds = token.add_subparsers(dest="action", metavar="ACTION", required=True)
+    token_set = add(token_cmds, "set", "store a token read from a hidden prompt or stdin")
+    token_set.add_argument("kind", choices=["personal", "project"])
+    add(token_cmds, "status", "which tokens are stored (never their values)")
+    token_del = add(token_cmds, "delete", "delete a stored token")
+    token_del.add_argument("kind", choices=["personal", "project"])
+
+    profile = add(commands, "profile", "manage profiles")
+    profile_cmds = profile.add_subparsers(dest="action", metavar="ACTION", required=True)
+    p_add = add(profile_cmds, "add", "add a profile")
+    p_add.add_argument("name")
+    p_add.add_argument("--protected", action="store_true")
+    p_add.add_argument("--replace", action="store_true", help="replace an existing profile")
+    add(profile_cmds, "list", "list profiles")
+    p_use = add(profile_cmds, "use", "make a profile the current one")
+    p_use.add_argument("name")
+    p_rm = add(profile_cmds, "remove", "remove a profile")
+    p_rm.add_argument("name")
+
+    sandbox = add(commands, "sandbox", "serve the sandbox emulator of the API")
+    sandbox.add_argument("--host", default="127.0.0.1")
+    sandbox.add_argument("--port", type=int, default=8765)
+    sandbox.add_argument("--latency", type=float, default=0.0, help="seconds per request")
+
+    add(commands, "demo", "run bottui against the built-in sandbox, isolated")
+    return parser
+
+
+def _options(args: argparse.Namespace) -> argparse.Namespace:
+    for key, value in _COMMON_DEFAULTS.items():
+        if not hasattr(args, key):
+            setattr(args, key, value)
+    return args
+
+
+# -- output ---------------------------------------------------------------------------
+
+
+class Output:
+    """Where things are printed: one JSON document with --json, lines otherwise."""
+
+    def __init__(self, as_json: bool, out: TextIO | None = None, err: TextIO | None = None):
+        self.as_json = as_json
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
+
+    def line(self, text: str = "") -> None:
+        """A human line: stdout normally, stderr under --json."""
+        print(text, file=self.err if self.as_json else self.out)
+
+    def message(self, text: str) -> None:
+        """A message that is never part of the result: always stderr."""
+        print(text, file=self.err)
+
+    def document(self, doc: Any) -> None:
+        """The one JSON document of --json."""
+        json.dump(doc, self.out, indent=2, ensure_ascii=False)
+        self.out.write("\n")
+
+    def error(self, title: str, details: str, doc: dict[str, Any]) -> None:
+        """Report a failure: words on stderr, and the error document under --json."""
+        self.message(f"error: {clean(title)}")
+        if details:
+            for part in clean(details, keep_newlines=True).splitlines():
+                self.message(f"  {part}")
+        if self.as_json:
+            self.document(doc)
+
+
+def _store_error_doc(error: StoreError) -> dict[str, Any]:
+    return {
+        "error": {
+            "status": None,
+            "message": error.title,
+            "code": type(error).__name__,
+            "type": "local_error",
+            "context": None,
+        }
+    }
+
+
+# -- session --------------------------------------------------------------------------
+
+
+def make_session(args: argparse.Namespace) -> Session:
+    """A session from the common options, the environment and the config."""
+    from bottui.ops.session import Session, Settings
+    from bottui.store.config import ConfigStore
+    from bottui.store.paths import Locations
+    from bottui.store.tokens import TokenStore
+
+    locations = Locations.default()
+    config = ConfigStore(locations).load()
+    settings = Settings.resolve(
+        config,
+        profile=args.profile,
+        base_url=args.base_url,
+        account=args.account,
+        project=args.project,
+        read_only=args.read_only,
+    )
+    return Session(locations, settings, TokenStore())
+
+
+def print_dry_run(out: Output, requests: Sequence[PreparedRequest]) -> None:
+    """Print the exact request(s) and an equivalent curl; the token stays a variable."""
+    from bottui.api.curl import to_curl
+
+    if out.as_json:
+        out.document(
+            {
+                "dryRun": True,
+                "requests": [
+                    {
+                        "method": r.method,
+                        "url": r.url,
+                        "body": r.body.decode(),
+                        "curl": to_curl(r),
+                    }
+                    for r in requests
+                ],
+            }
+        )
+        return
+    for request in requests:
+        out.line(f"{request.method} {clean(request.url)}")
+        out.line(f"X-Api-Key: ${request.token_env}")
+        out.line("Content-Type: application/json")
+        out.line("")
+        out.line(clean(request.body.decode()))
+        out.line("")
+        out.line(clean(to_curl(request)))
+    out.message("dry run: nothing was sent")
+
+
+# -- commands -------------------------------------------------------------------------
+
+
+async def cmd_limiter(args: argparse.Namespace, out: Output) -> int:
+    """``bottui limiter enable|disable LIMITER_ID``."""
+    from bottui.ops import mutations
+
+    session = make_session(args)
+    try:
+        account, project = session.project_scope(args.account, args.project)
+        is_active = args.action == "enable"
+        if args.dry_run:
+            request = mutations.plan_limiter(session, account, project, args.limiter_id, is_active)
+            print_dry_run(out, [request])
+            return EXIT_OK
+        applied = await mutations.set_limiter(
+            session, account, project, args.limiter_id, is_active, confirmed=args.yes
+        )
+        change = applied.value
+        if out.as_json:
+            out.document(change.project.to_json(show_secrets=args.show_secrets))
+        else:
+            state = "ON (active)" if change.is_active else "OFF (inactive)"
+            how = (
+                "as the returned project says"
+                if change.source.value == "response"
+                else "as sent; the returned project does not list it"
+            )
+            out.line(f"rate limiter {clean(args.limiter_id)}: {state}, {how}")
+            _print_project(out, change.project, show_secrets=args.show_secrets)
+        return EXIT_OK
+    finally:
+        _flush_warnings(session, out)
+        await session.aclose()
+
+
+def _print_project(out: Output, project: Any, *, show_secrets: bool) -> None:
+    from bottui.api.models import SECRET_MASK
+
+    fields = [
+        ("project", project.id),
+        ("name", project.name),
+        ("url", project.url),
+        ("protected", project.is_protected),
+        ("siteKey", project.site_key),
+        (
+            "serverKey",
+            project.server_key if show_secrets or project.server_key is None else SECRET_MASK,
+        ),
+        ("updatedAt", project.updated_at),
+    ]
+    for label, value in fields:
+        if value is not None:
+            out.line(f"  {label}: {clean(value)}")
+    for limiter in project.rate_limiters:
+        state = {True: "ON", False: "OFF", None: "?"}[limiter.is_active]
+        name = f" ({clean(limiter.name)})" if limiter.name else ""
+        out.line(f"  limiter {clean(limiter.id)}{name}: {state}")
+
+
+async def cmd_revoke(args: argparse.Namespace, out: Output) -> int:
+    """``bottui revoke`` for one subject (bulk: ``--from-file``)."""
+    from bottui.ops import mutations
+
+    if args.from_file is not None:
+        from bottui.ops.bulk_cli import run_bulk_revoke
+
+        code: int = await run_bulk_revoke(args, out, make_session(args))
+        return code
+    session = make_session(args)
+    try:
+        account, project = session.project_scope(args.account, args.project)
+        if args.dry_run:
+            request = mutations.plan_revocation(
+                session,
+                account,
+                project,
+                visitor_id=args.visitor_id,
+                user_account_id=args.user_account_id,
+            )
+            print_dry_run(out, [request])
+            return EXIT_OK
+        applied = await mutations.revoke(
+            session,
+            account,
+            project,
+            visitor_id=args.visitor_id,
+            user_account_id=args.user_account_id,
+            confirmed=args.yes,
+        )
+        revocation = applied.value
+        if out.as_json:
+            out.document(revocation.to_json())
+        else:
+            out.line(f"revocation: {revocation.outcome.value}")
+            for label, value in (
+                ("reportId", revocation.report_id),
+                ("grantExpiresAt", revocation.grant_expires_at),
+                ("grantRemainingAttempts", revocation.grant_remaining_attempts),
+            ):
+                if value is not None:
+                    out.line(f"  {label}: {clean(value)}")
+            if revocation.outcome.value == "unknown (retried)":
+                out.line(
+                    "  an earlier attempt may have withdrawn the grant before the "
+                    "connection failed; the retry found nothing standing"
+                )
+        return EXIT_OK
+    finally:
+        _flush_warnings(session, out)
+        await session.aclose()
+
+
+async def cmd_thresholds(args: argparse.Namespace, out: Output) -> int:
+    """``bottui thresholds set DIMENSION_ID --name N --block X --challenge Y``."""
+    from bottui.api.client import build_thresholds
+    from bottui.ops import mutations
+
+    session = make_session(args)
+    try:
+        account, project = session.project_scope(args.account, args.project)
+        thresholds = build_thresholds(args.name, args.block, args.challenge)
+        if args.dry_run:
+            request = mutations.plan_thresholds(
+                session, account, project, args.dimension_id, thresholds
+            )
+            print_dry_run(out, [request])
+            return EXIT_OK
+        await mutations.set_thresholds(
+            session, account, project, args.dimension_id, thresholds, confirmed=args.yes
+        )
+        if out.as_json:
+            out.document(thresholds.to_json(args.dimension_id))
+        else:
+            out.line(
+                f"dimension {clean(args.dimension_id)} ({clean(thresholds.name)}): "
+                f"block {thresholds.block}, challenge {thresholds.challenge}"
+            )
+        return EXIT_OK
+    finally:
+        _flush_warnings(session, out)
+        await session.aclose()
+
+
+def _read_secret(kind: str) -> str:
+    label = "Personal access token" if kind == "personal" else "Project API token"
+    if sys.stdin.isatty():
+        value = getpass.getpass(f"{label} (input hidden): ")
+    else:
+        value = sys.stdin.readline()
+    value = value.strip()
+    if not value:
+        raise UsageError("No token given", "type it at the prompt or pipe it on stdin")
+    return value
+
+
+def cmd_token(args: argparse.Namespace, out: Output) -> int:
+    """``bottui token set|status|delete``."""
+    session = make_session(args)
+    if args.action == "set":
+        return _token_set(args, out, session)
+    if args.action == "delete":
+        return _token_delete(args, out, session)
+    return _token_status(args, out, session)
+
+
+def _token_set(args: argparse.Namespace, out: Output, session: Session) -> int:
+    from bottui.api.tokens import AccessToken, ProjectToken
+
+    base = session.base_url
+    store = session.tokens
+    account, project = session.scope(args.account, args.project)
+    if args.kind == "project" and not project:
+        raise UsageError("No project", "a project API token needs --project")
+    value = _read_secret(args.kind)
+    if args.kind == "personal":
+        store.set_personal(base, account, AccessToken(value))
+        what = f"personal access token for account {clean(account)}"
+    else:
+        assert project is not None
+        store.set_project(base, account, project, ProjectToken(value))
+        what = f"project API token for {clean(account)}/{clean(project)}"
+    del value
+    if out.as_json:
+        out.document({"stored": args.kind, "account": account, "project": project})
+    else:
+        out.line(f"stored the {what} in the keyring")
+    return EXIT_OK
+
+
+def _token_delete(args: argparse.Namespace, out: Output, session: Session) -> int:
+    base = session.base_url
+    store = session.tokens
+    account, project = session.scope(args.account, args.project)
+    if args.kind == "personal":
+        deleted = store.delete_personal(base, account)
+    else:
+        if not project:
+            raise UsageError("No project", "a project API token needs --project")
+        deleted = store.delete_project(base, account, project)
+    if out.as_json:
+        out.document({"deleted": deleted, "kind": args.kind})
+    else:
+        out.line(f"deleted the {args.kind} token" if deleted else f"no {args.kind} token stored")
+    return EXIT_OK
+
+
+def _token_status(args: argparse.Namespace, out: Output, session: Session) -> int:
+    base = session.base_url
+    store = session.tokens
+    rows: list[dict[str, Any]] = []
+    account: str | None = args.account or session.settings.account
+    project: str | None = args.project or session.settings.project
+    accounts: list[str] = [account] if account else []
+    projects: list[tuple[str, str]] = [(account, project)] if account and project else []
+    inventory = session.inventory if not (account and project) else None
+    if inventory is not None:
+        for entry in inventory.projects(account):
+            if not account:
+                accounts.append(entry.account)
+            projects.append((entry.account, entry.project))
+    for acc in dict.fromkeys(accounts):
+        state = store.personal_state(base, acc)
+        rows.append({"kind": "personal", "account": acc, "project": None, "state": state.label})
+    for acc, proj in dict.fromkeys(projects):
+        state = store.project_state(base, acc, proj)
+        rows.append({"kind": "project", "account": acc, "project": proj, "state": state.label})
+    if out.as_json:
+        out.document({"baseUrl": base, "tokens": rows})
+    else:
+        out.line(f"base URL: {clean(base)}")
+        if not rows:
+            out.line("no account given: pass --account (and --project), or add projects")
+        for row in rows:
+            where = clean(row["account"]) + (f"/{clean(row['project'])}" if row["project"] else "")
+            out.line(f"  {row['kind']:<8} {where}: {row['state']}")
+    _flush_warnings(session, out)
+    return EXIT_OK
+
+
+def cmd_profile(args: argparse.Namespace, out: Output) -> int:
+    """``bottui profile add|list|use|remove``."""
+    from bottui.api.urls import check_base_url
+    from bottui.store.config import ConfigStore, Profile
+    from bottui.store.paths import Locations
+
+    store = ConfigStore(Locations.default())
+    if args.action == "add":
+        if not args.base_url:
+            raise UsageError("No base URL", "profile add needs --base-url URL")
+        base_url = check_base_url(args.base_url)
+        profile = Profile(
+            name=args.name,
+            base_url=base_url,
+            read_only=args.read_only,
+            protected=args.protected,
+            account=args.account,
+            project=args.project,
+        )
+        store.add_profile(profile, replace=args.replace)
+        config = store.load()
+        if config.current is None:
+            store.use(args.name)
+        if out.as_json:
+            out.document({"added": args.name})
+        else:
+            out.line(f"added profile {clean(args.name)} ({clean(base_url)})")
+        return EXIT_OK
+    if args.action == "use":
+        store.use(args.name)
+        out.document({"current": args.name}) if out.as_json else out.line(
+            f"current profile: {clean(args.name)}"
+        )
+        return EXIT_OK
+    if args.action == "remove":
+        store.remove_profile(args.name)
+        out.document({"removed": args.name}) if out.as_json else out.line(
+            f"removed profile {clean(args.name)}"
+        )
+        return EXIT_OK
+    config = store.load()
+    if out.as_json:
+        out.document(
+            {
+                "current": config.current,
+                "profiles": [
+                    {
+                        "name": p.name,
+                        "baseUrl": p.base_url,
+                        "readOnly": p.read_only,
+                        "protected": p.protected,
+                        "account": p.account,
+                        "project": p.project,
+                    }
+                    for p in config.profiles.values()
+                ],
+            }
+        )
+        return EXIT_OK
+    if not config.profiles:
+        out.line("no profiles: bottui profile add NAME --base-url URL")
+    for p in config.profiles.values():
+        mark = "*" if p.name == config.current else " "
+        flags = [f for f, on in (("read-only", p.read_only), ("protected", p.protected)) if on]
+        extra = f" [{', '.join(flags)}]" if flags else ""
+        out.line(f"{mark} {clean(p.name)}: {clean(p.base_url)}{extra}")
+    return EXIT_OK
+
+
+def cmd_sandbox(args: argparse.Namespace, out: Output) -> int:
+    """``bottui sandbox``: serve the emulator until Ctrl-C."""
+    from bottui.sandbox.server import serve
+
+    serve(args.host, args.port, latency=args.latency)
+    return EXIT_OK
+
+
+def cmd_demo(args: argparse.Namespace, out: Output) -> int:
+    """``bottui demo``: the app against the embedded sandbox, isolated."""
+    from bottui.demo import run_demo
+
+    return run_demo()
+
+
+def cmd_tui(args: argparse.Namespace, out: Output) -> int:
+    """No command: the TUI on the saved profile."""
+    from bottui.tui.run import run_app
+
+    code: int = run_app(args)
+    return code
+
+
+_ASYNC: dict[str, Callable[[argparse.Namespace, Output], Any]] = {
+    "limiter": cmd_limiter,
+    "revoke": cmd_revoke,
+    "thresholds": cmd_thresholds,
+}
+_SYNC: dict[str, Callable[[argparse.Namespace, Output], int]] = {
+    "token": cmd_token,
+    "profile": cmd_profile,
+    "sandbox": cmd_sandbox,
+    "demo": cmd_demo,
+}
+
+
+def _register(name: str, fn: Callable[[argparse.Namespace, Output], int]) -> None:
+    _SYNC[name] = fn
+
+
+def _flush_warnings(session: Session, out: Output) -> None:
+    for warning in session.take_warnings():
+        out.message(f"warning: {clean(warning)}")
+
+
+def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
+    """Parse and run one command; return the exit code."""
+    from bottui.store.errors import ConfigError, KeyringUnavailable, StoreError
+
+    as_json = "--json" in (sys.argv[1:] if argv is None else argv)
+    output = out or Output(as_json)
+    try:
+        args = _options(build_parser().parse_args(argv))
+        output.as_json = args.json
+        if args.command is None:
+            return cmd_tui(args, output)
+        if args.command in _ASYNC:
+            code: int = asyncio.run(_ASYNC[args.command](args, output))
+            return code
+        return _SYNC[args.command](args, output)
+    except BottuiError as exc:
+        output.error(exc.title, exc.details, exc.to_json())
+        return exc.exit_code
+    except KeyringUnavailable as exc:
+        output.error(exc.title, exc.details, _store_error_doc(exc))
+        return EXIT_CREDENTIALS
+    except ConfigError as exc:
+        output.error(exc.title, exc.details, _store_error_doc(exc))
+        return EXIT_REFUSED
+    except StoreError as exc:
+        output.error(exc.title, exc.details, _store_error_doc(exc))
+        return EXIT_REFUSED
+    except KeyboardInterrupt:
+        output.message("interrupted")
+        return EXIT_INTERRUPTED
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Console entry point."""
+    return run(argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

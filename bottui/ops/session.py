@@ -1,0 +1,270 @@
+"""One working session: resolved settings, the stores, and the API client.
+
+The CLI builds one per command, the TUI one per run. Stores open lazily, so
+a command that needs no journal never touches SQLite, and a damaged store
+becomes a warning instead of a failure: the change still goes ahead.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from bottui.api.errors import CredentialsError, RefusedError
+from bottui.api.tokens import AccessToken, ProjectToken
+from bottui.ops.daemon import run_in_daemon
+from bottui.store.config import Config, Profile, ProjectSettings
+from bottui.store.paths import Locations
+from bottui.store.tokens import TokenStore
+
+if TYPE_CHECKING:
+    from bottui.api.client import BotProtectionClient
+    from bottui.store.inventory import Inventory
+    from bottui.store.journal import Journal
+
+DEFAULT_PROFILE = "default"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Where and how this session works, after flags, environment and profile.
+
+    Precedence: command-line flag, then environment (``BOTTUI_BASE_URL``),
+    then the profile (``--profile`` or the config's current one).
+    """
+
+    profile_name: str | None
+    base_url: str | None
+    account: str | None = None
+    project: str | None = None
+    read_only: bool = False
+    protected: bool = False
+    projects: Mapping[tuple[str, str], ProjectSettings] = field(default_factory=dict)
+
+    @property
+    def inventory_scope(self) -> str:
+        """The profile name the inventory files this session's rows under."""
+        return self.profile_name or DEFAULT_PROFILE
+
+    def project_settings(self, account: str, project: str) -> ProjectSettings:
+        """Threshold range and direction of a project (defaults when unset)."""
+        return self.projects.get((account, project), ProjectSettings())
+
+    @classmethod
+    def resolve(
+        cls,
+        config: Config,
+        *,
+        profile: str | None = None,
+        base_url: str | None = None,
+        account: str | None = None,
+        project: str | None = None,
+        read_only: bool = False,
+        environ: Mapping[str, str] | None = None,
+    ) -> Settings:
+        """Combine flags, environment and profile into settings."""
+        env = os.environ if environ is None else environ
+        chosen: Profile | None = None
+        if profile is not None:
+            chosen = config.profiles.get(profile)
+            if chosen is None:
+                known = ", ".join(sorted(config.profiles)) or "none"
+                raise RefusedError(f"No profile named {profile!r}", f"known profiles: {known}")
+        else:
+            chosen = config.profile()
+        url = base_url or env.get("BOTTUI_BASE_URL") or (chosen.base_url if chosen else None)
+        return cls(
+            profile_name=chosen.name if chosen else None,
+            base_url=url or None,
+            account=account or (chosen.account if chosen else None),
+            project=project or (chosen.project if chosen else None),
+            read_only=read_only or (chosen.read_only if chosen else False),
+            protected=chosen.protected if chosen else False,
+            projects=dict(chosen.projects) if chosen else {},
+        )
+
+
+ClientFactory = Callable[[str], "BotProtectionClient"]
+
+
+def _default_client(base_url: str) -> BotProtectionClient:
+    from bottui.api.client import BotProtectionClient
+
+    return BotProtectionClient(base_url)
+
+
+class Session:
+    """Settings plus lazily opened stores and one API client.
+
+    Args:
+        locations: Where the config, inventory and journal live.
+        settings: The resolved settings.
+        tokens: The token store (environment, then keyring).
+        client_factory: Makes the API client for a base URL (tests and the
+            demo pass one with their own transport).
+    """
+
+    def __init__(
+        self,
+        locations: Locations,
+        settings: Settings,
+        tokens: TokenStore,
+        *,
+        client_factory: ClientFactory = _default_client,
+    ) -> None:
+        self.locations = locations
+        self.settings = settings
+        self.tokens = tokens
+        self._client_factory = client_factory
+        self._client: BotProtectionClient | None = None
+        self._inventory: Inventory | None = None
+        self._journal: Journal | None = None
+        self._inventory_failed = False
+        self._journal_failed = False
+        #: Messages for the operator that do not stop the work (stderr / toast).
+        self.warnings: list[str] = []
+
+    def __repr__(self) -> str:
+        return f"Session(profile={self.settings.profile_name!r}, base_url={self.base_url!r})"
+
+    # -- where ------------------------------------------------------------------
+
+    @property
+    def base_url(self) -> str:
+        """The base URL, or a refusal naming the three ways to give one."""
+        url = self.settings.base_url
+        if not url:
+            raise RefusedError(
+                "No base URL",
+                "pass --base-url, set BOTTUI_BASE_URL, or add a profile "
+                "(bottui profile add NAME --base-url URL)",
+            )
+        return url
+
+    def scope(self, account: str | None, project: str | None = None) -> tuple[str, str | None]:
+        """The account (required) and project to act on, flags over profile defaults."""
+        acc = account or self.settings.account
+        if not acc:
+            raise RefusedError("No account", "pass --account or set one in the profile")
+        return acc, project or self.settings.project
+
+    def project_scope(self, account: str | None, project: str | None) -> tuple[str, str]:
+        """The account and project to act on; both required."""
+        acc, proj = self.scope(account, project)
+        if not proj:
+            raise RefusedError("No project", "pass --project or set one in the profile")
+        return acc, proj
+
+    # -- guards -----------------------------------------------------------------
+
+    def check_may_change(self, *, confirmed: bool) -> None:
+        """Refuse a change under a read-only profile, or a protected one unconfirmed."""
+        if self.settings.read_only:
+            raise RefusedError(
+                "Read-only",
+                f"profile {self.settings.profile_name or '(none)'} is read-only "
+                "(or --read-only was given): nothing was sent",
+            )
+        if self.settings.protected and not confirmed:
+            raise RefusedError(
+                "Protected profile",
+                f"profile {self.settings.profile_name} is protected: confirm the change "
+                "(--yes on the command line); nothing was sent",
+            )
+
+    # -- tokens -----------------------------------------------------------------
+
+    async def access_token(self, account: str) -> AccessToken:
+        """The personal access token for ``account``, or CredentialsError."""
+        base = self.base_url
+        token = await run_in_daemon(lambda: self.tokens.personal(base, account))
+        if token is None:
+            raise CredentialsError(
+                "No personal access token",
+                f"for account {account!r}: run `bottui token set personal --account ...` "
+                "or set BOTTUI_ACCESS_TOKEN",
+            )
+        return token
+
+    async def project_token(self, account: str, project: str) -> ProjectToken:
+        """The project API token for ``account``/``project``, or CredentialsError."""
+        base = self.base_url
+        token = await run_in_daemon(lambda: self.tokens.project(base, account, project))
+        if token is None:
+            raise CredentialsError(
+                "No project API token",
+                f"for project {project!r}: run `bottui token set project --account ... "
+                "--project ...` or set BOTTUI_API_KEY",
+            )
+        return token
+
+    # -- the client -------------------------------------------------------------
+
+    def client(self) -> BotProtectionClient:
+        """The API client of this session's base URL (made once)."""
+        if self._client is None:
+            self._client = self._client_factory(self.base_url)
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the client and the stores."""
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+        if self._journal is not None:
+            self._journal.close()
+            self._journal = None
+        if self._inventory is not None:
+            self._inventory.close()
+            self._inventory = None
+
+    # -- stores -----------------------------------------------------------------
+
+    @property
+    def inventory(self) -> Inventory | None:
+        """The inventory, or None (with a warning) when it cannot be opened."""
+        if self._inventory is None and not self._inventory_failed:
+            from bottui.store.inventory import Inventory, InventoryUnavailable
+
+            try:
+                self._inventory = Inventory(
+                    self.locations.inventory_file, self.settings.inventory_scope
+                )
+            except InventoryUnavailable as exc:
+                self._inventory_failed = True
+                self.warn(f"inventory not updated: {exc.title}. {exc.details}")
+        return self._inventory
+
+    @property
+    def journal(self) -> Journal | None:
+        """The journal, or None (with a warning) when it cannot be opened."""
+        if self._journal is None and not self._journal_failed:
+            from bottui.store.journal import Journal, JournalUnavailable
+
+            try:
+                self._journal = Journal(self.locations.journal_file)
+            except JournalUnavailable as exc:
+                self._journal_failed = True
+                self.warn(f"this change is NOT journaled: {exc.title}. {exc.details}")
+        return self._journal
+
+    def warn(self, message: str) -> None:
+        """Record a warning for the operator (printed or toasted by the face)."""
+        if message not in self.warnings:
+            self.warnings.append(message)
+
+    def take_warnings(self) -> list[str]:
+        """The warnings so far, emptied."""
+        out, self.warnings = self.warnings, []
+        return out
+
+
+def redacted(value: Any) -> Any:
+    """``value`` with every ``serverKey`` (at any depth) replaced by ``"***"``."""
+    if isinstance(value, dict):
+        return {k: ("***" if k == "serverKey" else redacted(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redacted(v) for v in value]
+    return value

@@ -1,0 +1,65 @@
+"""The errors of the local store: one base class, one subclass per failure.
+
+Every error carries a one-line ``title`` (what went wrong) and a ``details``
+text (why, and what the user can do). ``str(error)`` is the title. None of
+them ever holds a token: messages are built from fixed text and from
+backend or parser messages passed through :func:`bottui.plaintext.clean`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class StoreError(Exception):
+    """Base class of every error raised by ``bottui.store``."""
+
+    def __init__(self, title: str, details: str = "") -> None:
+        super().__init__(title)
+        #: One line saying what went wrong, fit for a status bar or stderr.
+        self.title: str = title
+        #: Longer explanation and remedies, possibly several lines.
+        self.details: str = details
+
+    def __str__(self) -> str:
+        return self.title
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.title!r})"
+
+
+class KeyringUnavailable(StoreError):
+    """The OS keyring is absent, locked, failing or not answering in time."""
+
+
+class ConfigError(StoreError):
+    """The configuration file cannot be read, parsed or written."""
+
+    def __init__(
+        self,
+        title: str,
+        details: str = "",
+        *,
+        path: Path | None = None,
+        line: int | None = None,
+        column: int | None = None,
+    ) -> None:
+        super().__init__(title, details)
+        #: The file concerned, when there is one.
+        self.path: Path | None = path
+        #: 1-based line of a syntax error, when the parser gave one.
+        self.line: int | None = line
+        #: 1-based column of a syntax error, when the parser gave one.
+        self.column: int | None = column
+
+
+class InvalidValue(StoreError, ValueError):
+    """A profile, URL or setting that the store refuses to hold."""
+
+
+class ProfileExists(StoreError):
+    """A profile of that name exists already (and replacing was not asked for)."""
+
+
+class ProfileNotFound(StoreError):
+    """No profile of that name."""

@@ -1,0 +1,121 @@
+"""The validators accept exactly what the spec allows, and say why otherwise."""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from decimal import Decimal
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bottui.api import validation
+from bottui.api.errors import ValidationError
+
+
+def _allowed(s: str) -> bool:
+    return 1 <= len(s) <= 256 and all(unicodedata.category(c) not in ("Cc", "Cs") for c in s)
+
+
+@given(st.text(alphabet=st.characters(), min_size=0, max_size=300))
+def test_subject_id_accepts_exactly_1_to_256_chars_without_controls(value: str) -> None:
+    if _allowed(value):
+        assert validation.subject_id("visitor id", value) == value
+    else:
+        with pytest.raises(ValidationError):
+            validation.subject_id("visitor id", value)
+
+
+@given(st.text(alphabet=st.characters(codec="utf-8"), min_size=1, max_size=256))
+def test_subject_id_counts_code_points(value: str) -> None:
+    if all(unicodedata.category(c) != "Cc" for c in value):
+        assert validation.subject_id("id", value) == value
+
+
+@pytest.mark.parametrize("length, ok", [(1, True), (255, True), (256, True), (257, False)])
+def test_subject_id_length_limits(length: int, ok: bool) -> None:
+    value = "é" * length  # 2 bytes each: the limit is in characters
+    if ok:
+        validation.subject_id("id", value)
+    else:
+        with pytest.raises(ValidationError, match="at most 256"):
+            validation.subject_id("id", value)
+
+
+@pytest.mark.parametrize("bad", ["a\x1bb", "\x00", "tab\there", "nl\n", "c1\x9b", "del\x7f"])
+def test_subject_id_refuses_control_characters(bad: str) -> None:
+    with pytest.raises(ValidationError, match="control character"):
+        validation.subject_id("visitor id", bad)
+
+
+def test_subject_needs_one_id_and_holds_only_given_ones() -> None:
+    with pytest.raises(ValidationError, match="visitor id, a user account id"):
+        validation.subject(None, None)
+    with pytest.raises(ValidationError):
+        validation.subject("", None)
+    assert validation.subject("v", None) == {"visitorId": "v"}
+    assert validation.subject(None, "u") == {"userAccountId": "u"}
+    assert validation.subject("v", "u") == {"visitorId": "v", "userAccountId": "u"}
+
+
+@pytest.mark.parametrize("bad", ["", ".", ".."])
+def test_path_id_refuses_what_cannot_be_a_segment(bad: str) -> None:
+    with pytest.raises(ValidationError):
+        validation.path_id("project id", bad)
+
+
+@pytest.mark.parametrize("good", ["a/b", "?x", "#y", "%2F", "with space", "ünï©ødé", "...", "a..b"])
+def test_path_id_accepts_hostile_but_valid_ids(good: str) -> None:
+    assert validation.path_id("project id", good) == good
+
+
+@pytest.mark.parametrize(
+    "typed, sent",
+    [
+        ("0.123456789", "0.123456789"),
+        ("0.50", "0.50"),
+        ("1", "1"),
+        ("-0.25", "-0.25"),
+        ("1e-3", "1e-3"),
+        (" 0.7 ", "0.7"),
+        (".5", "0.5"),
+        ("+1", "1"),
+        ("0.1234567890123456789", "0.1234567890123456789"),
+        (0.123456789, "0.123456789"),
+        (1, "1"),
+        (Decimal("0.3"), "0.3"),
+    ],
+)
+def test_threshold_literal_is_sent_as_typed(typed: object, sent: str) -> None:
+    assert validation.threshold_literal("block", typed) == sent  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "bad", ["nan", "NaN", "inf", "-Infinity", "1e999", "abc", "", "0x10", float("nan"), True]
+)
+def test_threshold_literal_refuses_non_finite_and_non_numbers(bad: object) -> None:
+    with pytest.raises(ValidationError):
+        validation.threshold_literal("block", bad)  # type: ignore[arg-type]
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_finite_floats_round_trip_exactly(value: float) -> None:
+    literal = validation.threshold_literal("block", value)
+    assert float(literal) == value
+
+
+@given(st.one_of(st.floats(), st.text(max_size=20)))
+def test_threshold_literal_raises_only_validation_error(value: object) -> None:
+    try:
+        literal = validation.threshold_literal("block", value)  # type: ignore[arg-type]
+    except ValidationError:
+        return
+    assert math.isfinite(float(literal))
+
+
+def test_dimension_name_not_empty() -> None:
+    for bad in ("", "   ", "a\x1b"):
+        with pytest.raises(ValidationError):
+            validation.dimension_name(bad)
+    assert validation.dimension_name("Bot score") == "Bot score"
