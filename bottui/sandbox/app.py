@@ -34,7 +34,7 @@ HTML_GARBAGE: Final = (
 )
 
 
-class ConnectionDropped(ConnectionError):  # noqa: N818 - reads as an event
+class ConnectionDropped(ConnectionError):
     """Raised by the app to cut a response short (the ``drop_next`` fault).
 
     Under uvicorn the connection is closed after the partial response; with

@@ -102,8 +102,9 @@ def validate_base_url(base_url: str) -> str:
             "A base URL cannot carry a user name or password",
             "Credentials belong in the keyring or the environment, never in config.toml.",
         )
-    if parts.query or parts.fragment or base_url.endswith(("?", "#")):
-        raise InvalidValue("A base URL cannot have a query or a fragment", shown)
+    if parts.query or parts.fragment or "?" in base_url or "#" in base_url:
+        # not echoed: a query may hold a credential
+        raise InvalidValue("A base URL cannot have a query or a fragment")
     return base_url
 
 
@@ -403,8 +404,8 @@ def _sync_projects(table: Table, old: Profile, new: Profile) -> None:
             del existing[index]
             continue
         seen.add(ids)
-        _set(entry, "threshold_min", wanted.threshold_min)
-        _set(entry, "threshold_max", wanted.threshold_max)
+        _set(entry, "threshold_min", wanted.threshold_min, default=0.0)
+        _set(entry, "threshold_max", wanted.threshold_max, default=1.0)
         _set(entry, "higher_is_riskier", wanted.higher_is_riskier, default=True)
     for ids, settings in new.projects.items():
         if ids not in seen:
@@ -420,31 +421,57 @@ def _sync_profile(table: Table, old: Profile, new: Profile) -> None:
     _sync_projects(table, old, new)
 
 
-def _sync(doc: TOMLDocument, old: Config, new: Config) -> None:
-    """Edit ``doc`` (which holds ``old``) so that it holds ``new``, touching only changes."""
+def _sync(doc: TOMLDocument, old: Config, new: Config, *, rebuild: bool = False) -> None:
+    """Edit ``doc`` (which holds ``old``) so that it holds ``new``, touching only changes.
+
+    With ``rebuild`` the whole ``profiles`` table is written afresh (comments
+    inside it are lost): the fallback for layouts tomlkit cannot edit in place,
+    such as profiles written as dotted keys.
+    """
     import tomlkit
 
     if old.current != new.current:
         _set(doc, "current", new.current)
     if old.theme != new.theme:
         _set(doc, "theme", new.theme)
-    if old.profiles == new.profiles:
+    before = old.profiles
+    if rebuild:
+        if "profiles" in doc:
+            del doc["profiles"]
+        before = {}
+    elif before == new.profiles:
         return
     profiles = doc.get("profiles")
     if profiles is None:
         profiles = tomlkit.table(is_super_table=True)
         doc["profiles"] = profiles
-    for name in old.profiles:
+    for name in before:
         if name not in new.profiles:
             del profiles[name]
     for name, profile in new.profiles.items():
-        before = old.profiles.get(name)
-        if before is None:
+        previous = before.get(name)
+        if previous is None:
             profiles[name] = _profile_table(profile)
-        elif before != profile:
-            _sync_profile(profiles[name], before, profile)
+        elif previous != profile:
+            _sync_profile(profiles[name], previous, profile)
     if not new.profiles and not profiles:
         del doc["profiles"]
+
+
+def _render(text: str | None, old: Config, new: Config) -> str | None:
+    """The text of the edited file, or ``None`` if no edit reproduces ``new`` exactly."""
+    import tomlkit
+
+    for rebuild in (False, True):
+        try:
+            doc = tomlkit.parse(text) if text is not None else tomlkit.document()
+            _sync(doc, old, new, rebuild=rebuild)
+            output = tomlkit.dumps(doc)
+            if _parse_config(tomllib.loads(output)) == new:
+                return output
+        except Exception:  # tomlkit trouble or an unfaithful result: try the next way
+            continue
+    return None
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -624,18 +651,14 @@ class ConfigStore:
             raise self._error(str(exc)) from None
 
     def _store(self, text: str | None, old: Config, new: Config) -> None:
-        import tomlkit
-
         if text is not None and old == new:
             return
-        doc = tomlkit.parse(text) if text is not None else tomlkit.document()
-        _sync(doc, old, new)
-        output = tomlkit.dumps(doc)
-        try:
-            if _parse_config(tomllib.loads(output)) != new:
-                raise self._error("could not be written faithfully; left unchanged")
-        except (tomllib.TOMLDecodeError, _Malformed):
-            raise self._error("could not be written faithfully; left unchanged") from None
+        output = _render(text, old, new)
+        if output is None:
+            raise self._error(
+                "could not be edited faithfully; left unchanged",
+                "Write each profile as a [profiles.NAME] table, or edit the file by hand.",
+            )
         try:
             _write_atomic(self.path, output)
         except OSError as exc:

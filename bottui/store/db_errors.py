@@ -1,4 +1,4 @@
-"""The errors of the two SQLite stores (inventory, journal) and of inventory files.
+"""The errors of the two SQLite stores (inventory, journal) and of their files.
 
 A database that is locked past the busy timeout, read-only, missing its
 directory, full or damaged raises one :class:`DatabaseUnavailable` subclass
@@ -36,8 +36,8 @@ class NotInInventory(StoreError, LookupError):
     """An account, project, rate limiter or dimension the inventory does not hold."""
 
 
-class InventoryFileError(StoreError):
-    """An inventory TOML file that cannot be read, parsed or written.
+class StoreFileError(StoreError):
+    """An import file that cannot be read or parsed, or an export that cannot be written.
 
     ``line`` is the 1-based line of the problem when it is known (a syntax
     error, or the ``[[table]]`` header of the offending record).
@@ -55,8 +55,8 @@ class InventoryFileError(StoreError):
 
 __all__ = [
     "DatabaseUnavailable",
-    "InventoryFileError",
     "InventoryUnavailable",
     "JournalUnavailable",
     "NotInInventory",
+    "StoreFileError",
 ]

@@ -124,15 +124,15 @@ def _no_backend_reason(backend: KeyringBackend) -> str | None:
 
     name = f"{type(backend).__module__}.{type(backend).__qualname__}"
     if isinstance(backend, fail.Keyring):
-        return "keyring found no usable backend on this system."
+        return "The keyring library found no usable backend on this system."
     if isinstance(backend, chainer.ChainerBackend) and not backend.backends:
-        return "keyring's chainer backend has no backend to chain."
+        return "Keyring's chainer backend has no backend to chain."
     try:
         priority = float(backend.priority)
     except Exception:
-        return clean(f"the keyring backend {name} is not viable here.")
+        return clean(f"The keyring backend {name} is not viable here.")
     if priority <= 0:
-        return clean(f"the keyring backend {name} does not store anything (priority {priority:g}).")
+        return clean(f"The keyring backend {name} does not store anything (priority {priority:g}).")
     return None
 
 
@@ -190,6 +190,8 @@ class TokenStore:
         self._backend = backend
         self._lock = threading.Lock()
         self._stuck: threading.Thread | None = None
+        # The last backend found usable: its (possibly D-Bus) priority is not asked again.
+        self._usable: KeyringBackend | None = None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(timeout={self._timeout:g})"
@@ -315,10 +317,11 @@ class TokenStore:
         def work() -> None:
             try:
                 backend = get_backend()
-                problem = _no_backend_reason(backend)
+                problem = None if backend is self._usable else _no_backend_reason(backend)
                 if problem is not None:
                     outcome.failure = ("No keyring backend is available", problem)
                 else:
+                    self._usable = backend
                     outcome.value = operation(backend)
             except Exception as exc:
                 outcome.failure = _describe(exc, secret)

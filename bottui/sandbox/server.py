@@ -1,0 +1,309 @@
+"""Running the sandbox over real HTTP: :class:`SandboxServer` and :func:`serve`.
+
+:class:`SandboxServer` runs uvicorn (h11, no lifespan, no access log) on
+127.0.0.1 with an ephemeral port, either in a daemon thread (``with
+SandboxServer() as s``) or as a task of the running event loop (``async
+with``). Start-up returns once uvicorn is serving; stop takes a few
+milliseconds (the polling and the graceful wait of stock uvicorn are
+replaced by short ones).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from types import TracebackType
+from typing import Final, Self, TextIO
+
+import uvicorn
+
+from bottui.sandbox.app import create_app, install_drop_filter
+from bottui.sandbox.demo import (
+    DEMO_ACCESS_TOKEN,
+    DEMO_ACCOUNT,
+    DEMO_PROJECT_TOKENS,
+    demo_state,
+    project_tokens,
+)
+from bottui.sandbox.faults import Faults
+from bottui.sandbox.recorder import Stats
+from bottui.sandbox.state import SandboxState
+
+START_TIMEOUT: Final = 5.0
+STOP_GRACE: Final = 1.0
+_POLL: Final = 0.002
+
+
+class _Uvicorn(uvicorn.Server):
+    """uvicorn with a fast stop; signals captured only when asked (``serve``)."""
+
+    def __init__(self, config: uvicorn.Config, *, capture_signals: bool) -> None:
+        super().__init__(config)
+        self._capture = capture_signals
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        if self._capture:
+            with super().capture_signals():
+                yield
+        else:
+            yield
+
+    async def main_loop(self) -> None:
+        while not self.should_exit:
+            await asyncio.sleep(0.01)
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        for server in self.servers:
+            server.close()
+        for connection in list(self.server_state.connections):
+            connection.shutdown()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + STOP_GRACE
+        while self.server_state.tasks and not self.force_exit and loop.time() < deadline:
+            await asyncio.sleep(_POLL)
+        for task in list(self.server_state.tasks):
+            task.cancel()
+        for connection in list(self.server_state.connections):
+            transport = getattr(connection, "transport", None)
+            if transport is not None:
+                transport.close()
+        await asyncio.sleep(0)
+        for server in self.servers:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(server.wait_closed(), STOP_GRACE)
+
+
+def _config(app: object, host: str, port: int) -> uvicorn.Config:
+    return uvicorn.Config(
+        app,  # type: ignore[arg-type]
+        host=host,
+        port=port,
+        http="h11",
+        loop="asyncio",
+        lifespan="off",
+        access_log=False,
+        log_level="warning",
+        log_config=None,
+        server_header=False,
+        date_header=False,
+    )
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+class SandboxServer:
+    """The sandbox served over loopback HTTP.
+
+    Args:
+        state: What to serve; default a fresh :func:`demo_state`.
+        faults: Faults to inject; default none.
+        host: Interface to bind (loopback by default).
+        port: 0 for an ephemeral port.
+    """
+
+    def __init__(
+        self,
+        state: SandboxState | None = None,
+        faults: Faults | None = None,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        self.state = state if state is not None else demo_state()
+        self.faults = faults if faults is not None else Faults()
+        self.host = host
+        self.app = create_app(self.state, self.faults)
+        self._requested_port = port
+        self._port: int | None = None
+        self._sock: socket.socket | None = None
+        self._server: _Uvicorn | None = None
+        self._thread: threading.Thread | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------ properties
+
+    @property
+    def port(self) -> int:
+        """The port actually bound (after start)."""
+        if self._port is None:
+            raise RuntimeError("the sandbox server is not started")
+        return self._port
+
+    @property
+    def base_url(self) -> str:
+        """``http://host:port``, no trailing slash."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    @property
+    def stats(self) -> Stats:
+        """The request counters now."""
+        return self.state.recorder.stats()
+
+    @property
+    def running(self) -> bool:
+        """Whether uvicorn is serving."""
+        return self._server is not None and self._server.started and not self._server.should_exit
+
+    # ------------------------------------------------------------ threaded
+
+    def _prepare(self, *, capture_signals: bool = False) -> tuple[_Uvicorn, socket.socket]:
+        if self._server is not None:
+            raise RuntimeError("the sandbox server is already started")
+        install_drop_filter()
+        sock = _bind(self.host, self._requested_port)
+        self._sock = sock
+        self._port = sock.getsockname()[1]
+        server = _Uvicorn(
+            _config(self.app, self.host, self._port), capture_signals=capture_signals
+        )
+        self._server = server
+        return server, sock
+
+    def start(self) -> Self:
+        """Serve from a daemon thread; returns once uvicorn is serving."""
+        server, sock = self._prepare()
+        self._thread = threading.Thread(
+            target=server.run, kwargs={"sockets": [sock]}, name="bottui-sandbox", daemon=True
+        )
+        self._thread.start()
+        deadline = time.monotonic() + START_TIMEOUT
+        while not server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                self._cleanup()
+                raise RuntimeError("the sandbox server did not start")
+            time.sleep(_POLL)
+        return self
+
+    def stop(self) -> None:
+        """Release held requests, stop serving and wait for the thread (idempotent)."""
+        self.faults.release()
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=START_TIMEOUT)
+        self._cleanup()
+
+    def _cleanup(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
+        self._sock = None
+        self._server = None
+        self._thread = None
+        self._task = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # ------------------------------------------------------------ in a loop
+
+    async def start_async(self) -> Self:
+        """Serve as a task of the running loop (no signal handlers are touched)."""
+        server, sock = self._prepare()
+        self._task = asyncio.create_task(server.serve(sockets=[sock]), name="bottui-sandbox")
+        deadline = time.monotonic() + START_TIMEOUT
+        while not server.started:
+            if self._task.done() or time.monotonic() > deadline:
+                self._task.cancel()
+                self._cleanup()
+                raise RuntimeError("the sandbox server did not start")
+            await asyncio.sleep(_POLL)
+        return self
+
+    async def stop_async(self) -> None:
+        """Stop a server started with :meth:`start_async`."""
+        self.faults.release()
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        self._cleanup()
+
+    async def __aenter__(self) -> Self:
+        return await self.start_async()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop_async()
+
+
+def banner(base_url: str, *, hostile: bool = False) -> str:
+    """What :func:`serve` prints: URL, demo account, demo tokens, how to use them."""
+    lines = [
+        f"bottui sandbox serving at {base_url}",
+        "",
+        f"  account:                {DEMO_ACCOUNT}",
+        f"  personal access token:  {DEMO_ACCESS_TOKEN}",
+        "  project API tokens:",
+    ]
+    lines += [f"    {pid}: {token}" for pid, token in project_tokens(hostile).items()]
+    lines += [
+        "",
+        "These are sandbox credentials: they work against this sandbox only.",
+        "Point the CLI at it:",
+        f"  export BOTTUI_BASE_URL={base_url}",
+        f"  export BOTTUI_ACCESS_TOKEN={DEMO_ACCESS_TOKEN}",
+        f"  export BOTTUI_API_KEY={DEMO_PROJECT_TOKENS['shop-prod']}  # shop-prod",
+        "",
+        "Press Ctrl-C to stop.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    *,
+    latency: float = 0.0,
+    out: TextIO = sys.stdout,
+    hostile: bool = False,
+) -> None:
+    """Serve the demo sandbox until Ctrl-C (blocking); prints the banner first.
+
+    The demo state uses the system clock, so grants expire in real time.
+    Returns normally on Ctrl-C / SIGTERM after a clean stop.
+    """
+    faults = Faults()
+    faults.configure(latency=latency)
+    sandbox = SandboxServer(demo_state(hostile=hostile), faults, host=host, port=port)
+    server, sock = sandbox._prepare(capture_signals=True)
+    out.write(banner(sandbox.base_url, hostile=hostile))
+    out.flush()
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sandbox._cleanup()
+    out.write("sandbox stopped\n")
+    out.flush()

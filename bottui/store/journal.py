@@ -1,0 +1,396 @@
+"""The audit journal: every mutation attempt, appended, never rewritten.
+
+One SQLite file (``Locations.journal_file``) shared by all profiles. A
+mutation writes a *started* record with :meth:`Journal.start` before its
+request is sent, and an *outcome* with :meth:`Journal.finish` after; both are
+committed durably (``synchronous=FULL``: the WAL is fsynced) before the call
+returns, so a crash or a SIGKILL in between leaves the started record,
+read back as *unfinished*. Bulk runs use :meth:`Journal.batch` instead
+(:mod:`bottui.store.journal_batch`).
+
+The file is opened on first use. A locked (past the busy timeout), read-only
+or damaged file raises :class:`~bottui.store.db_errors.JournalUnavailable`:
+the caller warns that the change is not journaled and goes ahead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from bottui.store.db_errors import JournalUnavailable
+from bottui.store.journal_batch import DEFAULT_BATCH_SIZE, DEFAULT_INTERVAL, BatchWriter
+from bottui.store.journal_export import export_csv, export_jsonl
+from bottui.store.journal_records import (
+    SETTLED_OUTCOMES,
+    JournalEntry,
+    Operation,
+    Outcome,
+    StartRecord,
+    dimension_target,
+    limiter_target,
+    local_operator,
+    outcome_row,
+    target_key,
+    text,
+)
+from bottui.store.journal_schema import INSERT_ENTRY, INSERT_OUTCOME, SCHEMA, SELECT_ENTRIES
+from bottui.store.journal_undo import (
+    KIND_OPERATIONS,
+    NO_CHANGE_OUTCOMES,
+    UndoCandidate,
+    UndoKind,
+    undo_candidate,
+)
+from bottui.store.paths import Locations
+from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT, Database
+from bottui.store.utc import Clock, parse_time, stamp, system_clock
+
+
+class Journal:
+    """The append-only audit journal of every mutation attempt.
+
+    Args:
+        path: The journal file (created with its directory on first write).
+        operator: ``user@host`` to record; defaults to the local user and host.
+        clock: Source of the current time (UTC).
+        busy_timeout: Seconds to wait for another process's lock before
+            :class:`JournalUnavailable`.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        operator: str | None = None,
+        clock: Clock = system_clock,
+        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+    ) -> None:
+        self._path = Path(path)
+        self._operator = operator
+        self._clock = clock
+        self._busy_timeout = busy_timeout
+        self._db = Database(
+            self._path,
+            SCHEMA,
+            unavailable=JournalUnavailable,
+            synchronous="FULL",
+            busy_timeout=busy_timeout,
+        )
+
+    @classmethod
+    def at(cls, locations: Locations, **options: Any) -> Journal:
+        """The journal of these locations (``Locations.journal_file``)."""
+        return cls(locations.journal_file, **options)
+
+    @property
+    def path(self) -> Path:
+        """The journal file."""
+        return self._path
+
+    @property
+    def operator(self) -> str:
+        """``user@host`` written into every started record."""
+        if self._operator is None:
+            self._operator = local_operator()
+        return self._operator
+
+    # -- single, durable writes ------------------------------------------------------
+
+    def start(
+        self,
+        *,
+        profile: str,
+        base_url: str,
+        operation: str,
+        account: str,
+        project: str,
+        target: Mapping[str, Any],
+        request_body: Mapping[str, Any] | None,
+        previous: Mapping[str, Any] | None = None,
+        undo_of: int | None = None,
+        run_id: int | None = None,
+        item_key: str | None = None,
+    ) -> int:
+        """Append a started record, committed durably; returns the entry id.
+
+        Call it before the request is sent. ``request_body``, ``target`` and
+        ``previous`` are redacted (``serverKey`` becomes ``"***"``).
+
+        Raises:
+            JournalUnavailable: the journal cannot be written (warn, go ahead).
+            TypeError: a token object, or a value that is not JSON.
+            ValueError: ``undo_of`` or ``run_id`` names no entry/run.
+        """
+        record = StartRecord(
+            profile=profile,
+            base_url=base_url,
+            operation=operation,
+            account=account,
+            project=project,
+            target=target,
+            request_body=request_body,
+            previous=previous,
+            undo_of=undo_of,
+            run_id=run_id,
+            item_key=item_key,
+        )
+        row = record.row(stamp(self._clock()), self.operator, os.getpid())
+        try:
+            with self._db.write() as conn:
+                entry_id = conn.execute(INSERT_ENTRY, row).lastrowid
+        except sqlite3.IntegrityError:
+            raise ValueError(
+                f"undo_of={undo_of} or run_id={run_id} names nothing in the journal"
+            ) from None
+        assert entry_id is not None
+        return entry_id
+
+    def finish(
+        self,
+        entry_id: int,
+        *,
+        outcome: str,
+        status: int | None = None,
+        result: Mapping[str, Any] | None = None,
+        error: Mapping[str, Any] | None = None,
+        duration_ms: float | None = None,
+    ) -> None:
+        """Append the outcome of ``entry_id``, committed durably.
+
+        Args:
+            entry_id: What :meth:`start` returned.
+            outcome: A word of :class:`Outcome` (``ok``, ``api-error``, ...).
+            status: The HTTP status, when there was an answer.
+            result: What the answer said (redacted), e.g. ``{"revoked": true, "reportId": ...}``.
+            error: The error object, e.g. ``ApiError.to_json()["error"]``.
+            duration_ms: Time from sending to the answer (retries included).
+
+        Raises:
+            JournalUnavailable: the journal cannot be written.
+            ValueError: no such entry, or it already has an outcome.
+        """
+        row = outcome_row(
+            entry_id,
+            stamp(self._clock()),
+            outcome=outcome,
+            status=status,
+            result=result,
+            error=error,
+            duration_ms=duration_ms,
+        )
+        try:
+            with self._db.write() as conn:
+                conn.execute(INSERT_OUTCOME, row)
+        except sqlite3.IntegrityError:
+            raise ValueError(
+                f"journal entry #{entry_id} does not exist or already has an outcome"
+            ) from None
+
+    # -- bulk runs ------------------------------------------------------------------
+
+    def batch(
+        self, *, batch_size: int = DEFAULT_BATCH_SIZE, interval: float = DEFAULT_INTERVAL
+    ) -> BatchWriter:
+        """A :class:`BatchWriter` on this journal (its own connection, ``synchronous=NORMAL``)."""
+        return BatchWriter(
+            self._path,
+            operator=self.operator,
+            clock=self._clock,
+            batch_size=batch_size,
+            interval=interval,
+            busy_timeout=self._busy_timeout,
+        )
+
+    def run(
+        self, *, profile: str, account: str, project: str, input_sha256: str, operation: str
+    ) -> int:
+        """The id of the bulk run (profile, account, project, input file hash), made if new."""
+        digest = text("input_sha256", input_sha256).lower()
+        if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+            raise ValueError("input_sha256 must be a SHA-256 hex digest")
+        key = (text("profile", profile), text("account", account), text("project", project), digest)
+        with self._db.write() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO runs (created_at, profile, account, project, input_sha256, "
+                "operation) VALUES (?, ?, ?, ?, ?, ?)",
+                (stamp(self._clock()), *key, text("operation", operation)),
+            )
+            row = conn.execute(
+                "SELECT id FROM runs WHERE profile = ? AND account = ? AND project = ? "
+                "AND input_sha256 = ?",
+                key,
+            ).fetchone()
+        return int(row[0])
+
+    def settled_items(self, run_id: int, outcomes: Iterable[str] = SETTLED_OUTCOMES) -> set[str]:
+        """Item keys of ``run_id`` whose outcome is one of ``outcomes``
+        (default: withdrawn or nothing-standing): what ``--resume`` skips."""
+        wanted = [str(o) for o in outcomes]
+        if not wanted:
+            return set()
+        marks = ", ".join("?" * len(wanted))
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT DISTINCT e.item_key FROM entries AS e JOIN outcomes AS o "
+                f"ON o.entry_id = e.id WHERE e.run_id = ? AND o.outcome IN ({marks}) "
+                "AND e.item_key IS NOT NULL",
+                (run_id, *wanted),
+            ).fetchall()
+        return {row[0] for row in rows}
+
+    # -- reading ----------------------------------------------------------------------
+
+    def entries(
+        self,
+        *,
+        since: datetime | str | None = None,
+        profile: str | None = None,
+        account: str | None = None,
+        project: str | None = None,
+        operation: str | None = None,
+        outcome: str | None = None,
+        unfinished: bool = False,
+        run_id: int | None = None,
+        limit: int | None = None,
+    ) -> list[JournalEntry]:
+        """Entries matching every filter given, newest first.
+
+        ``since`` is a datetime or an ISO 8601 text (without an offset: UTC);
+        ``outcome="unfinished"`` is the same as ``unfinished=True``.
+
+        Raises:
+            ValueError: ``since`` is not a time.
+            JournalUnavailable: the journal cannot be read.
+        """
+        where: list[str] = []
+        params: list[object] = []
+        if since is not None:
+            moment = parse_time(since) if isinstance(since, str) else since
+            where.append("e.started_at >= ?")
+            params.append(stamp(moment))
+        for column, value in (
+            ("e.profile", profile),
+            ("e.account", account),
+            ("e.project", project),
+            ("e.operation", operation),
+            ("e.run_id", run_id),
+        ):
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
+        if outcome == "unfinished":
+            unfinished = True
+        elif outcome is not None:
+            where.append("o.outcome = ?")
+            params.append(outcome)
+        if unfinished:
+            where.append("o.entry_id IS NULL")
+        sql = SELECT_ENTRIES
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY e.id DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(max(0, int(limit)))
+        if not self._exists():
+            return []
+        with self._db.read() as conn:
+            rows = conn.execute(sql, params).fetchall()
+        return [JournalEntry.from_row(row) for row in rows]
+
+    def entry(self, entry_id: int) -> JournalEntry | None:
+        """One entry by id."""
+        if not self._exists():
+            return None
+        with self._db.read() as conn:
+            row = conn.execute(SELECT_ENTRIES + " WHERE e.id = ?", (entry_id,)).fetchone()
+        return None if row is None else JournalEntry.from_row(row)
+
+    def last_undoable(self, profile: str, kind: UndoKind) -> UndoCandidate:
+        """The newest change of ``kind`` (``"limiter"`` or ``"thresholds"``) of
+        ``profile`` and the value that undoes it, or why it cannot be undone.
+
+        Undo entries count as changes (undoing an undo is a redo). Attempts
+        that surely changed nothing (api-error, refused) are looked past.
+        """
+        operations = KIND_OPERATIONS[kind]
+        skip = [str(o) for o in NO_CHANGE_OUTCOMES]
+        entry: JournalEntry | None = None
+        if self._exists():
+            sql = (
+                SELECT_ENTRIES
+                + f" WHERE e.profile = ? AND e.operation IN ({', '.join('?' * len(operations))})"
+                + f" AND (o.outcome IS NULL OR o.outcome NOT IN ({', '.join('?' * len(skip))}))"
+                + " ORDER BY e.id DESC LIMIT 1"
+            )
+            with self._db.read() as conn:
+                row = conn.execute(sql, (profile, *operations, *skip)).fetchone()
+            entry = None if row is None else JournalEntry.from_row(row)
+        return undo_candidate(kind, profile, entry)
+
+    # -- export -------------------------------------------------------------------------
+
+    @staticmethod
+    def export_jsonl(path: Path, entries: Iterable[JournalEntry]) -> int:
+        """Write ``entries`` to ``path`` as JSON Lines (atomically); returns the count."""
+        return export_jsonl(path, entries)
+
+    @staticmethod
+    def export_csv(path: Path, entries: Iterable[JournalEntry]) -> int:
+        """Write ``entries`` to ``path`` as CSV (atomically); returns the count."""
+        return export_csv(path, entries)
+
+    # -- lifetime -----------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the connection (a later call opens it again)."""
+        self._db.close()
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _exists(self) -> bool:
+        """Reading never creates the file: no file means no entries."""
+        return self._path.exists()
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 hex digest of a file's bytes (the identity of a bulk input)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 16), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+__all__ = [
+    "SETTLED_OUTCOMES",
+    "BatchWriter",
+    "Journal",
+    "JournalEntry",
+    "JournalUnavailable",
+    "Operation",
+    "Outcome",
+    "StartRecord",
+    "UndoCandidate",
+    "UndoKind",
+    "dimension_target",
+    "file_sha256",
+    "limiter_target",
+    "target_key",
+]

@@ -1,0 +1,315 @@
+"""The journal writer of bulk runs: one transaction per batch, not per id.
+
+A bulk run sends hundreds or thousands of requests; a durable commit
+(``synchronous=FULL``, one fsync) per id would cost more than the journal is
+worth. :class:`BatchWriter` has its own connection with ``synchronous=NORMAL``
+and writes:
+
+* :meth:`BatchWriter.start_many`: the started records of a chunk of ids, at
+  once, in one transaction, before that chunk is sent;
+* :meth:`BatchWriter.finish` and :meth:`BatchWriter.record`: outcomes (and
+  started+outcome pairs) kept in memory and written in one transaction when
+  ``batch_size`` are waiting or the oldest has waited ``interval`` seconds
+  (a background thread sees to the interval), at :meth:`flush` and at
+  :meth:`close`.
+
+Durability: a committed batch survives a crash of the process (WAL); a power
+loss or OS crash may undo the batches committed since the last WAL
+checkpoint. A crash of the process loses the batch still in memory, at most
+``batch_size`` outcomes or ``interval`` seconds of them; their started
+records (when :meth:`start_many` wrote them) stay, shown as unfinished, and
+``--resume`` sends those ids again (harmless: a revocation of nothing that
+stands reports so).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from datetime import timedelta
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Final
+
+from bottui.store.db_errors import JournalUnavailable
+from bottui.store.journal_records import StartRecord, outcome_row
+from bottui.store.journal_schema import INSERT_ENTRY, INSERT_OUTCOME, SCHEMA
+from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT, Database
+from bottui.store.utc import Clock, stamp, system_clock
+
+DEFAULT_BATCH_SIZE: Final = 256
+DEFAULT_INTERVAL: Final = 0.5
+
+
+class BatchWriter:
+    """Buffered journal writes for bulk runs (a context manager; ``close`` flushes).
+
+    Args:
+        path: The journal file.
+        operator: ``user@host`` written in every started record.
+        clock: Source of the current time.
+        batch_size: Buffered outcomes that trigger a write.
+        interval: Seconds the oldest buffered outcome may wait (0 or less:
+            no background thread; only size, ``flush`` and ``close`` write).
+        busy_timeout: Seconds to wait for another process's lock.
+
+    A failed write (:class:`JournalUnavailable`) keeps the buffered records
+    and tries them again at the next write; the error is raised to the caller
+    of the method that wrote (or, for a background write, of the next
+    method called), so it can warn and carry on.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        operator: str,
+        clock: Clock = system_clock,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        interval: float = DEFAULT_INTERVAL,
+        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        self._db = Database(
+            path,
+            SCHEMA,
+            unavailable=JournalUnavailable,
+            synchronous="NORMAL",
+            busy_timeout=busy_timeout,
+        )
+        self._operator = operator
+        self._clock = clock
+        self._pid = os.getpid()
+        self._batch_size = batch_size
+        self._interval = interval
+        self._lock = threading.Lock()
+        # Pending work, in arrival order: (started row or None, outcome row).
+        # A started row of None means the outcome's entry id is already set.
+        self._pending: list[tuple[tuple[object, ...] | None, tuple[object, ...]]] = []
+        self._oldest: float | None = None
+        self._background_error: JournalUnavailable | None = None
+        self._closed = False
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        if interval > 0:
+            self._thread = threading.Thread(
+                target=self._tick, name="bottui-journal-batch", daemon=True
+            )
+            self._thread.start()
+
+    @property
+    def pending(self) -> int:
+        """How many outcomes wait in memory."""
+        return len(self._pending)
+
+    # -- writing -----------------------------------------------------------------
+
+    def start_many(self, records: Sequence[StartRecord]) -> list[int]:
+        """Write the started records of a chunk now, in one transaction; their ids.
+
+        Pending outcomes are written in the same transaction.
+        """
+        now = stamp(self._clock())
+        rows = [record.row(now, self._operator, self._pid) for record in records]
+        with self._lock:
+            self._check_open()
+            self._raise_background_error()
+            return self._write(rows)
+
+    def finish(
+        self,
+        entry_id: int,
+        *,
+        outcome: str,
+        status: int | None = None,
+        result: Mapping[str, Any] | None = None,
+        error: Mapping[str, Any] | None = None,
+        duration_ms: float | None = None,
+    ) -> None:
+        """Buffer the outcome of an entry written by :meth:`start_many`."""
+        row = outcome_row(
+            entry_id,
+            stamp(self._clock()),
+            outcome=outcome,
+            status=status,
+            result=result,
+            error=error,
+            duration_ms=duration_ms,
+        )
+        self._add(None, row)
+
+    def record(
+        self,
+        record: StartRecord,
+        *,
+        outcome: str,
+        status: int | None = None,
+        result: Mapping[str, Any] | None = None,
+        error: Mapping[str, Any] | None = None,
+        duration_ms: float | None = None,
+    ) -> None:
+        """Buffer a whole entry (started and outcome at once), for ids whose
+        started record need not precede the request."""
+        finished = self._clock()
+        started = finished - timedelta(milliseconds=duration_ms or 0.0)
+        start_row = record.row(stamp(started), self._operator, self._pid)
+        row = outcome_row(
+            0,
+            stamp(finished),
+            outcome=outcome,
+            status=status,
+            result=result,
+            error=error,
+            duration_ms=duration_ms,
+        )
+        self._add(start_row, row)
+
+    def flush(self) -> None:
+        """Write everything buffered now, in one transaction."""
+        with self._lock:
+            self._raise_background_error()
+            if self._pending:
+                self._write([])
+
+    def close(self) -> None:
+        """Stop the background thread, flush, close the connection.
+
+        Raises:
+            JournalUnavailable: the last batch could not be written (it is lost;
+                ``details`` says how many outcomes).
+        """
+        if self._closed:
+            return
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        with self._lock:
+            self._closed = True
+            try:
+                self._raise_background_error()
+                if self._pending:
+                    self._write([])
+            except JournalUnavailable as exc:
+                lost = len(self._pending)
+                self._pending.clear()
+                raise JournalUnavailable(
+                    exc.title, f"{exc.details} {lost} outcome(s) were not journaled.", path=exc.path
+                ) from None
+            finally:
+                self._db.close()
+
+    def __enter__(self) -> BatchWriter:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- internals ----------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ValueError("this BatchWriter is closed")
+
+    def _raise_background_error(self) -> None:
+        error, self._background_error = self._background_error, None
+        if error is not None:
+            raise error
+
+    def _add(self, start_row: tuple[object, ...] | None, row: tuple[object, ...]) -> None:
+        with self._lock:
+            self._check_open()
+            self._pending.append((start_row, row))
+            if self._oldest is None:
+                self._oldest = time.monotonic()
+            self._raise_background_error()
+            if len(self._pending) >= self._batch_size or self._due():
+                self._write([])
+
+    def _due(self) -> bool:
+        return (
+            self._interval > 0
+            and self._oldest is not None
+            and time.monotonic() - self._oldest >= self._interval
+        )
+
+    def _write(self, start_rows: list[tuple[object, ...]]) -> list[int]:
+        """One transaction: pending work, then ``start_rows``. Lock held.
+
+        An outcome the database refuses (its entry does not exist, or already
+        has an outcome) is dropped and reported with ValueError once the rest
+        is written; it never costs the rest of the batch.
+        """
+        try:
+            ids = self._write_batch(start_rows, tolerant=False)
+            refused: list[int] = []
+        except sqlite3.IntegrityError:
+            refused = []
+            ids = self._write_batch(start_rows, tolerant=True, refused=refused)
+        self._pending.clear()
+        self._oldest = None
+        if refused:
+            raise ValueError(
+                "outcomes refused (no such entry, or it already has one): "
+                + ", ".join(f"#{entry_id}" for entry_id in refused)
+            )
+        return ids
+
+    def _write_batch(
+        self,
+        start_rows: list[tuple[object, ...]],
+        *,
+        tolerant: bool,
+        refused: list[int] | None = None,
+    ) -> list[int]:
+        ids: list[int] = []
+        with self._db.write() as conn:
+            if not tolerant:
+                outcomes: list[tuple[object, ...]] = []
+                for start_row, row in self._pending:
+                    if start_row is None:
+                        outcomes.append(row)
+                    else:
+                        entry_id = conn.execute(INSERT_ENTRY, start_row).lastrowid
+                        outcomes.append((entry_id, *row[1:]))
+                conn.executemany(INSERT_OUTCOME, outcomes)
+            else:
+                for start_row, row in self._pending:
+                    target: object = row[0]
+                    try:
+                        if start_row is not None:
+                            target = conn.execute(INSERT_ENTRY, start_row).lastrowid
+                        conn.execute(INSERT_OUTCOME, (target, *row[1:]))
+                    except sqlite3.IntegrityError:
+                        if refused is not None:
+                            refused.append(target if isinstance(target, int) else 0)
+            for start_row in start_rows:
+                entry_id = conn.execute(INSERT_ENTRY, start_row).lastrowid
+                assert entry_id is not None
+                ids.append(entry_id)
+        return ids
+
+    def _tick(self) -> None:
+        wait = max(self._interval / 4, 0.01)
+        while not self._stop.wait(wait):
+            with self._lock:
+                if self._closed or not self._pending or not self._due():
+                    continue
+                try:
+                    self._write([])
+                except JournalUnavailable as exc:
+                    self._background_error = exc
+                    self._oldest = time.monotonic()  # try again one interval later
+                except ValueError:
+                    pass  # refused outcomes were dropped; the rest is written
+
+
+__all__ = ["DEFAULT_BATCH_SIZE", "DEFAULT_INTERVAL", "BatchWriter"]

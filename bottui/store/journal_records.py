@@ -1,0 +1,369 @@
+"""What a journal record holds: its vocabulary, its dataclasses, its rows.
+
+A mutation attempt is journaled as a :class:`StartRecord` (before the request)
+and an outcome (after it); read back, the two are one :class:`JournalEntry`.
+Everything that reaches a row passes through :func:`bottui.store.redact.redact`
+(``serverKey`` becomes ``"***"``, a token object is refused).
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import re
+import socket
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cache
+from typing import Any, Final
+
+from bottui.api.models import RevocationOutcome
+from bottui.api.tokens import Secret
+from bottui.store.redact import JsonValue, redact, redacted_json
+
+
+class Operation(StrEnum):
+    """The journaled operations (an undo uses its kind's operation and ``undo_of``)."""
+
+    SET_LIMITER_ACTIVE = "limiter.set-active"
+    REVOKE_GRANT = "grant.revoke"
+    SET_THRESHOLDS = "thresholds.set"
+
+
+class Outcome(StrEnum):
+    """How an attempt ended, as one short word."""
+
+    OK = "ok"
+    WITHDRAWN = "withdrawn"
+    NOTHING_STANDING = "nothing-standing"
+    UNKNOWN = "unknown"
+    UNKNOWN_RETRIED = "unknown-retried"
+    API_ERROR = "api-error"
+    NETWORK_ERROR = "network-error"
+    UNUSABLE_BODY = "unusable-body"
+    REFUSED = "refused"
+    INTERRUPTED = "interrupted"
+
+    @classmethod
+    def of_revocation(cls, outcome: RevocationOutcome) -> Outcome:
+        """The journal word for a revocation's outcome."""
+        return _REVOCATION_OUTCOMES[outcome]
+
+
+_REVOCATION_OUTCOMES: Final = {
+    RevocationOutcome.WITHDRAWN: Outcome.WITHDRAWN,
+    RevocationOutcome.NOTHING_STANDING: Outcome.NOTHING_STANDING,
+    RevocationOutcome.UNKNOWN: Outcome.UNKNOWN,
+    RevocationOutcome.UNKNOWN_RETRIED: Outcome.UNKNOWN_RETRIED,
+}
+
+#: Outcomes of a bulk run's ids that ``--resume`` does not send again.
+SETTLED_OUTCOMES: Final = (Outcome.WITHDRAWN, Outcome.NOTHING_STANDING)
+
+_OUTCOME_WORD: Final = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+
+
+def limiter_target(rate_limiter_id: str) -> dict[str, str]:
+    """The ``target`` of a rate limiter change."""
+    return {"rate_limiter_id": rate_limiter_id}
+
+
+def dimension_target(dimension_id: str) -> dict[str, str]:
+    """The ``target`` of a threshold change."""
+    return {"dimension_id": dimension_id}
+
+
+def target_key(target: Mapping[str, Any]) -> str:
+    """Canonical text of a target (sorted compact JSON): a bulk item's default key."""
+    return json.dumps(redact(target), sort_keys=True, separators=(",", ":"))
+
+
+@cache
+def local_operator() -> str:
+    """``user@host`` of the person running bottui."""
+    try:
+        user = getpass.getuser()
+    except Exception:  # no login name and no passwd entry
+        user = f"uid{os.getuid()}" if hasattr(os, "getuid") else "unknown"
+    host = socket.gethostname() or "localhost"
+    return f"{user}@{host}"
+
+
+def text(field: str, value: object) -> str:
+    """A string field of a row; refuses tokens and non-strings, repairs lone surrogates."""
+    if isinstance(value, Secret):
+        raise TypeError("a token must never be journaled or stored")
+    if not isinstance(value, str):
+        raise TypeError(f"{field} must be a string, not {type(value).__name__}")
+    if value.isascii():
+        return value
+    return value.encode("utf-8", "replace").decode("utf-8")
+
+
+def outcome_word(value: str) -> str:
+    """Check an outcome: a short lowercase word such as ``ok`` or ``api-error``."""
+    word = text("outcome", value)
+    if not _OUTCOME_WORD.fullmatch(word):
+        raise ValueError(f"an outcome is a short lowercase word like 'api-error', not {word!r}")
+    return str(word)
+
+
+@dataclass(frozen=True)
+class StartRecord:
+    """The *started* half of a journal entry, as the caller describes it.
+
+    ``previous`` is the value before the change as the inventory knew it
+    (``{"isActive": true}``, or ``{"name", "blockThreshold",
+    "challengeThreshold"}`` with the numbers as literal strings), None when
+    unknown. ``item_key`` identifies a bulk item for ``--resume`` (default:
+    the canonical target).
+    """
+
+    profile: str
+    base_url: str
+    operation: str
+    account: str
+    project: str
+    target: Mapping[str, Any]
+    request_body: Mapping[str, Any] | None = None
+    previous: Mapping[str, Any] | None = None
+    undo_of: int | None = None
+    run_id: int | None = None
+    item_key: str | None = None
+
+    def row(self, started_at: str, operator: str, pid: int) -> tuple[object, ...]:
+        """The ``entries`` row (redacted); raises TypeError on a token or bad type."""
+        if not isinstance(self.target, Mapping):
+            raise TypeError("target must be a JSON object")
+        target = redacted_json(self.target)
+        key = self.item_key
+        if key is None and self.run_id is not None:
+            key = target_key(self.target)
+        return (
+            started_at,
+            operator,
+            pid,
+            text("profile", self.profile),
+            text("base_url", self.base_url),
+            text("operation", self.operation),
+            text("account", self.account),
+            text("project", self.project),
+            target,
+            _object_json("request_body", self.request_body),
+            _object_json("previous", self.previous),
+            _optional_int("undo_of", self.undo_of),
+            _optional_int("run_id", self.run_id),
+            None if key is None else text("item_key", key),
+        )
+
+
+def outcome_row(
+    entry_id: int,
+    finished_at: str,
+    *,
+    outcome: str,
+    status: int | None,
+    result: Mapping[str, Any] | None,
+    error: Mapping[str, Any] | None,
+    duration_ms: float | None,
+) -> tuple[object, ...]:
+    """The ``outcomes`` row (redacted)."""
+    if duration_ms is not None and (
+        isinstance(duration_ms, bool) or not isinstance(duration_ms, int | float)
+    ):
+        raise TypeError("duration_ms must be a number")
+    return (
+        entry_id,
+        finished_at,
+        outcome_word(outcome),
+        _optional_int("status", status),
+        _object_json("result", result),
+        _object_json("error", error),
+        None if duration_ms is None else float(duration_ms),
+    )
+
+
+def _object_json(field: str, value: Mapping[str, Any] | None) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        if isinstance(value, Secret):
+            raise TypeError("a token must never be journaled or stored")
+        raise TypeError(f"{field} must be a JSON object, not {type(value).__name__}")
+    return redacted_json(value)
+
+
+def _optional_int(field: str, value: object) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{field} must be an integer")
+    return value
+
+
+def _load(value: str | None) -> JsonValue:
+    if value is None:
+        return None
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value  # never lose what is there, even if it no longer parses
+
+
+@dataclass(frozen=True)
+class JournalEntry:
+    """One mutation attempt: the started record joined with its outcome, if any."""
+
+    id: int
+    started_at: str
+    operator: str
+    pid: int
+    profile: str
+    base_url: str
+    operation: str
+    account: str
+    project: str
+    target: JsonValue
+    request_body: JsonValue
+    previous: JsonValue
+    undo_of: int | None
+    run_id: int | None
+    item_key: str | None
+    finished_at: str | None
+    outcome: str | None
+    status: int | None
+    result: JsonValue
+    error: JsonValue
+    duration_ms: float | None
+
+    @classmethod
+    def from_row(cls, row: tuple[Any, ...]) -> JournalEntry:
+        """Build from a row of :data:`~bottui.store.journal_schema.SELECT_ENTRIES`."""
+        (
+            entry_id,
+            started_at,
+            operator,
+            pid,
+            profile,
+            base_url,
+            operation,
+            account,
+            project,
+            target,
+            request_body,
+            previous,
+            undo_of,
+            run_id,
+            item_key,
+            finished_at,
+            outcome,
+            status,
+            result,
+            error,
+            duration_ms,
+        ) = row
+        return cls(
+            id=entry_id,
+            started_at=started_at,
+            operator=operator,
+            pid=pid,
+            profile=profile,
+            base_url=base_url,
+            operation=operation,
+            account=account,
+            project=project,
+            target=_load(target),
+            request_body=_load(request_body),
+            previous=_load(previous),
+            undo_of=undo_of,
+            run_id=run_id,
+            item_key=item_key,
+            finished_at=finished_at,
+            outcome=outcome,
+            status=status,
+            result=_load(result),
+            error=_load(error),
+            duration_ms=duration_ms,
+        )
+
+    @property
+    def unfinished(self) -> bool:
+        """True when no outcome was recorded: still running, or cut off by a crash."""
+        return self.outcome is None
+
+    @property
+    def outcome_label(self) -> str:
+        """The outcome, or ``unfinished``."""
+        return self.outcome if self.outcome is not None else "unfinished"
+
+    def to_json(self) -> dict[str, Any]:
+        """The entry as one JSON object (``--json``, JSONL export)."""
+        return {
+            "id": self.id,
+            "started_at": self.started_at,
+            "operator": self.operator,
+            "pid": self.pid,
+            "profile": self.profile,
+            "base_url": self.base_url,
+            "operation": self.operation,
+            "account": self.account,
+            "project": self.project,
+            "target": self.target,
+            "request_body": self.request_body,
+            "previous": self.previous,
+            "undo_of": self.undo_of,
+            "run_id": self.run_id,
+            "item_key": self.item_key,
+            "unfinished": self.unfinished,
+            "finished_at": self.finished_at,
+            "outcome": self.outcome,
+            "status": self.status,
+            "result": self.result,
+            "error": self.error,
+            "duration_ms": self.duration_ms,
+        }
+
+
+#: Field order of :meth:`JournalEntry.to_json`, used as the CSV header.
+FIELDS: Final = (
+    "id",
+    "started_at",
+    "operator",
+    "pid",
+    "profile",
+    "base_url",
+    "operation",
+    "account",
+    "project",
+    "target",
+    "request_body",
+    "previous",
+    "undo_of",
+    "run_id",
+    "item_key",
+    "unfinished",
+    "finished_at",
+    "outcome",
+    "status",
+    "result",
+    "error",
+    "duration_ms",
+)
+
+__all__ = [
+    "FIELDS",
+    "SETTLED_OUTCOMES",
+    "JournalEntry",
+    "Operation",
+    "Outcome",
+    "StartRecord",
+    "dimension_target",
+    "limiter_target",
+    "local_operator",
+    "outcome_row",
+    "outcome_word",
+    "target_key",
+    "text",
+]

@@ -1,0 +1,307 @@
+"""One lazily opened SQLite database: WAL, busy timeout, schema, clear errors.
+
+:class:`Database` is what the inventory and the journal are built on. It
+opens its file on first use (never at import or construction), creates the
+directory and the file (mode 0600) when missing, switches to WAL, waits up to
+``busy_timeout`` seconds for another process's lock, creates or checks the
+schema, and turns every ``sqlite3`` failure that is about the file (locked,
+read-only, damaged, not ours, disk full, I/O error) into the store's
+:class:`~bottui.store.db_errors.DatabaseUnavailable` subclass with a
+one-line title. It never deletes, truncates or rewrites a file it cannot read.
+
+Writes run in ``BEGIN IMMEDIATE`` transactions (the write lock is taken up
+front, so two processes queue on the busy timeout instead of failing on a
+lock upgrade). A connection is shared by threads under a lock.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Literal
+
+from bottui.store.db_errors import DatabaseUnavailable
+from bottui.store.paths import FILE_MODE, ensure
+
+DEFAULT_BUSY_TIMEOUT: Final = 2.0
+Synchronous = Literal["FULL", "NORMAL"]
+
+# Primary result codes (sqlite3.h).
+_SQLITE_PERM: Final = 3
+_SQLITE_BUSY: Final = 5
+_SQLITE_LOCKED: Final = 6
+_SQLITE_READONLY: Final = 8
+_SQLITE_IOERR: Final = 10
+_SQLITE_CORRUPT: Final = 11
+_SQLITE_FULL: Final = 13
+_SQLITE_CANTOPEN: Final = 14
+_SQLITE_NOTADB: Final = 26
+
+
+@dataclass(frozen=True)
+class Schema:
+    """What a database file must hold: its tables, id and version."""
+
+    #: "journal" or "inventory": the word used in messages.
+    name: str
+    #: ``PRAGMA application_id`` marking the file as ours.
+    application_id: int
+    #: ``PRAGMA user_version`` of the current schema.
+    version: int
+    #: Idempotent DDL statements (``CREATE ... IF NOT EXISTS``), run in order.
+    statements: tuple[str, ...]
+
+
+class Database:
+    """A SQLite file opened on first use, with WAL and a busy timeout.
+
+    Args:
+        path: The database file. Its directory is created when missing.
+        schema: Tables to create and the id/version to check.
+        unavailable: The error class raised when the file cannot be used.
+        synchronous: ``FULL`` (every commit reaches the disk before it
+            returns) or ``NORMAL`` (in WAL mode: a commit survives a process
+            crash; a power loss may undo the newest commits).
+        busy_timeout: Seconds to wait for another process's lock.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        schema: Schema,
+        *,
+        unavailable: type[DatabaseUnavailable],
+        synchronous: Synchronous = "FULL",
+        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+    ) -> None:
+        self._path = Path(path)
+        self._schema = schema
+        self._unavailable_cls = unavailable
+        self._synchronous = synchronous
+        self._busy_timeout = busy_timeout
+        self._lock = threading.RLock()
+        self._conn: sqlite3.Connection | None = None
+
+    @property
+    def path(self) -> Path:
+        """The database file."""
+        return self._path
+
+    # -- opening ---------------------------------------------------------------
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            self._conn = self._open()
+        return self._conn
+
+    def _open(self) -> sqlite3.Connection:
+        name = self._schema.name
+        try:
+            ensure(self._path.parent)
+            if not self._path.exists():
+                try:
+                    fd = os.open(self._path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, FILE_MODE)
+                except FileExistsError:
+                    pass
+                else:
+                    os.close(fd)
+        except OSError as exc:
+            raise self._unavailable_cls(
+                f"The {name} cannot be created",
+                f"{self._path}: {exc.strerror or exc}. Check the directory's permissions.",
+                path=self._path,
+            ) from None
+        conn: sqlite3.Connection | None = None
+        try:
+            conn = sqlite3.connect(
+                str(self._path),
+                timeout=self._busy_timeout,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            self._check_identity(conn)
+            mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+            if str(mode).lower() != "wal":
+                conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(f"PRAGMA synchronous={self._synchronous}")
+            conn.execute("PRAGMA foreign_keys=ON")
+            if conn.execute("PRAGMA user_version").fetchone()[0] < self._schema.version:
+                self._create_schema(conn)
+        except sqlite3.Error as exc:
+            if conn is not None:
+                conn.close()
+            raise self._translate(exc) from None
+        except DatabaseUnavailable:
+            if conn is not None:
+                conn.close()
+            raise
+        return conn
+
+    def _check_identity(self, conn: sqlite3.Connection) -> None:
+        name = self._schema.name
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if app_id == 0:
+            tables = conn.execute(
+                "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
+            ).fetchone()[0]
+            if tables:
+                raise self._unavailable_cls(
+                    f"The {name} file is not a bottui {name}",
+                    f"{self._path} is a SQLite database of another program. "
+                    "bottui leaves it as it is.",
+                    path=self._path,
+                )
+        elif app_id != self._schema.application_id:
+            raise self._unavailable_cls(
+                f"The {name} file is not a bottui {name}",
+                f"{self._path} is a SQLite database of another program "
+                f"(application id {app_id:#x}). bottui leaves it as it is.",
+                path=self._path,
+            )
+        if version > self._schema.version:
+            raise self._unavailable_cls(
+                f"The {name} was written by a newer bottui",
+                f"{self._path} has schema version {version}; this bottui knows "
+                f"version {self._schema.version}. Upgrade bottui.",
+                path=self._path,
+            )
+
+    def _create_schema(self, conn: sqlite3.Connection) -> None:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Another process may have created it while we waited for the lock.
+            if conn.execute("PRAGMA user_version").fetchone()[0] < self._schema.version:
+                for statement in self._schema.statements:
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA application_id={int(self._schema.application_id)}")
+                conn.execute(f"PRAGMA user_version={int(self._schema.version)}")
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    # -- use -------------------------------------------------------------------
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """A ``BEGIN IMMEDIATE`` transaction, committed when the block ends.
+
+        Raises:
+            DatabaseUnavailable: (the store's subclass) the file is locked past
+                the busy timeout, read-only, damaged or out of space. Nothing of
+                the block is kept.
+        """
+        with self._lock:
+            conn = self._connection()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                raise self._fail(exc) from None
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException as exc:
+                self._rollback(conn)
+                if _is_about_the_file(exc):
+                    assert isinstance(exc, sqlite3.Error)
+                    raise self._fail(exc) from None
+                raise
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """A read transaction: one consistent snapshot for the whole block."""
+        with self._lock:
+            conn = self._connection()
+            try:
+                conn.execute("BEGIN")
+            except sqlite3.Error as exc:
+                raise self._fail(exc) from None
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException as exc:
+                self._rollback(conn)
+                if _is_about_the_file(exc):
+                    assert isinstance(exc, sqlite3.Error)
+                    raise self._fail(exc) from None
+                raise
+
+    def close(self) -> None:
+        """Close the connection (the next use opens it again)."""
+        with self._lock:
+            if self._conn is not None:
+                conn, self._conn = self._conn, None
+                with suppress(sqlite3.Error):
+                    conn.close()
+
+    # -- errors ----------------------------------------------------------------
+
+    def _rollback(self, conn: sqlite3.Connection) -> None:
+        try:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
+
+    def _fail(self, exc: sqlite3.Error) -> DatabaseUnavailable:
+        """Translate ``exc`` and drop the connection, so the next use re-opens."""
+        error = self._translate(exc)
+        self.close()
+        return error
+
+    def _translate(self, exc: sqlite3.Error) -> DatabaseUnavailable:
+        title, details = describe(exc, self._schema.name, self._path, self._busy_timeout)
+        return self._unavailable_cls(title, details, path=self._path)
+
+
+def _is_about_the_file(exc: BaseException) -> bool:
+    """True for sqlite errors about the file, not about our own statements."""
+    return isinstance(exc, sqlite3.Error) and not isinstance(
+        exc, sqlite3.IntegrityError | sqlite3.ProgrammingError | sqlite3.InterfaceError
+    )
+
+
+def describe(exc: sqlite3.Error, name: str, path: Path, busy_timeout: float) -> tuple[str, str]:
+    """A one-line title and the details for a sqlite error about ``path``."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    message = str(exc)
+    lowered = message.lower()
+    if primary in (_SQLITE_BUSY, _SQLITE_LOCKED) or "locked" in lowered:
+        return (
+            f"The {name} is locked by another process",
+            f"{path} stayed locked for more than {busy_timeout:g} s: another program "
+            "holds it. Try again when it is done.",
+        )
+    if primary == _SQLITE_READONLY or "readonly" in lowered or "read-only" in lowered:
+        return (
+            f"The {name} is read-only",
+            f"{path} cannot be written: check the permissions of the file and its "
+            "directory, and that the file system is not mounted read-only.",
+        )
+    if primary in (_SQLITE_CORRUPT, _SQLITE_NOTADB) or "malformed" in lowered:
+        return (
+            f"The {name} file is damaged",
+            f"{path} is not a readable SQLite database ({message}). bottui leaves it as "
+            f"it is: move it aside and a new {name} is started.",
+        )
+    if primary == _SQLITE_FULL:
+        return (f"The disk holding the {name} is full", f"{path}: {message}.")
+    if primary in (_SQLITE_CANTOPEN, _SQLITE_PERM):
+        return (
+            f"The {name} cannot be opened",
+            f"{path}: {message}. Check the permissions of the file and its directory.",
+        )
+    if primary == _SQLITE_IOERR:
+        return (f"The {name} could not be read or written", f"{path}: {message}.")
+    return (f"The {name} is unavailable", f"{path}: {message}.")
+
+
+__all__ = ["DEFAULT_BUSY_TIMEOUT", "Database", "Schema", "Synchronous", "describe"]

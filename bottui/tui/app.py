@@ -1,0 +1,389 @@
+"""The Textual app: composes the five screens and owns the shared services.
+
+Thin on purpose: the session (settings, stores, client), the current
+project, the working indicator, the one error handler, confirmation and
+dry-run plumbing, and the command palette. Each screen does its own work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, ClassVar
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+
+from bottui.api.errors import ApiError, BottuiError
+from bottui.api.requests import PreparedRequest
+from bottui.ops.session import Session
+from bottui.plaintext import clean
+from bottui.tui.messages import InventoryChanged, ProjectChosen
+from bottui.tui.screens.dialogs import (
+    ConfirmDialog,
+    ErrorDialog,
+    HelpDialog,
+    RequestsDialog,
+    TypedConfirmDialog,
+)
+
+MODE_KEYS: dict[str, str] = {
+    "1": "projects",
+    "2": "limiters",
+    "3": "grants",
+    "4": "thresholds",
+    "5": "journal",
+}
+
+
+def _screen(name: str) -> Callable[[], Screen[Any]]:
+    # Imported when first shown: the first frame needs only the first screen.
+    def make() -> Screen[Any]:
+        if name == "projects":
+            from bottui.tui.screens.projects import ProjectsScreen
+
+            return ProjectsScreen()
+        if name == "limiters":
+            from bottui.tui.screens.limiters import LimitersScreen
+
+            return LimitersScreen()
+        if name == "grants":
+            from bottui.tui.screens.grants import GrantsScreen
+
+            return GrantsScreen()
+        if name == "thresholds":
+            from bottui.tui.screens.thresholds import ThresholdsScreen
+
+            return ThresholdsScreen()
+        from bottui.tui.screens.journal import JournalScreen
+
+        return JournalScreen()
+
+    return make
+
+
+class BottuiApp(App[int]):
+    """bottui's terminal UI.
+
+    Args:
+        session: Settings, stores and client for this run.
+        current: The project to start on, ``(account, project)``.
+        remember_theme: Called with the theme name when the user changes it.
+        keymap: Binding id -> keys, from the config (remapping).
+        demo: True under ``bottui demo`` (shown in the title).
+    """
+
+    CSS_PATH = "bottui.tcss"
+    TITLE = "bottui"
+    ENABLE_COMMAND_PALETTE = True
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("1", "show('projects')", "Projects", id="app.projects"),
+        Binding("2", "show('limiters')", "Limiters", id="app.limiters"),
+        Binding("3", "show('grants')", "Grants", id="app.grants"),
+        Binding("4", "show('thresholds')", "Thresholds", id="app.thresholds"),
+        Binding("5", "show('journal')", "Journal", id="app.journal"),
+        Binding("question_mark", "help", "Help", id="app.help"),
+        Binding("e", "error_details", "Error details", show=False, id="app.error"),
+        Binding("D", "toggle_dry_run", "Dry run", show=False, id="app.dry_run"),
+        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("ctrl+q", "quit", "Quit", show=False, id="app.quit2", priority=True),
+    ]
+    MODES: ClassVar[dict[str, str | Callable[[], Screen[Any]]]] = {
+        name: _screen(name) for name in MODE_KEYS.values()
+    }
+
+    def __init__(
+        self,
+        session: Session,
+        *,
+        current: tuple[str, str] | None = None,
+        remember_theme: Callable[[str], None] | None = None,
+        keymap: dict[str, str] | None = None,
+        theme: str | None = None,
+        demo: bool = False,
+        start_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self.current: tuple[str, str] | None = current
+        self.dry_run = False
+        self._remember_theme = remember_theme
+        self._keymap = keymap or {}
+        self._initial_theme = theme
+        self._work: list[str] = []
+        self._last_error: BaseException | None = None
+        self._start_mode = start_mode
+        self.demo = demo
+        if demo:
+            self.sub_title = "demo (sandbox)"
+
+    # -- start-up ----------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        if self._keymap:
+            self.set_keymap(self._keymap)
+        if self._initial_theme and self._initial_theme in self.available_themes:
+            self.theme = self._initial_theme
+        if self.current is None:
+            self.current = self._first_project()
+        start = self._start_mode or ("limiters" if self.current else "projects")
+        self.switch_mode(start)
+
+    def _first_project(self) -> tuple[str, str] | None:
+        settings = self.session.settings
+        if settings.account and settings.project:
+            return (settings.account, settings.project)
+        inventory = self.session.inventory
+        if inventory is None:
+            return None
+        try:
+            entries = inventory.projects()
+        except Exception:  # a damaged inventory: the Projects screen says so
+            return None
+        return (entries[0].account, entries[0].project) if entries else None
+
+    def watch_theme(self, theme: str) -> None:
+        if self._remember_theme is not None and self.is_mounted:
+            try:
+                self._remember_theme(theme)
+            except Exception as exc:  # a config that cannot be written is not fatal
+                self.notify(clean(str(exc)), title="Theme not saved", markup=False)
+
+    # -- navigation ----------------------------------------------------------------
+
+    def action_show(self, mode: str) -> None:
+        """Switch to one of the five main screens."""
+        if self.current_mode != mode:
+            self.switch_mode(mode)
+
+    def choose_project(self, account: str | None, project: str | None) -> None:
+        """Make a project current for every screen."""
+        self.current = (account, project) if account and project else None
+        self._broadcast(lambda: ProjectChosen(account, project))
+
+    def inventory_changed(self) -> None:
+        """Tell every screen that the inventory changed."""
+        self._broadcast(InventoryChanged)
+
+    def _broadcast(self, make: Callable[[], Message]) -> None:
+        # Each mode's base screen gets its own message; hidden screens
+        # refresh too, so switching to them shows current data at once.
+        for mode in MODE_KEYS.values():
+            stack = self._screen_stacks.get(mode)
+            if stack:
+                stack[0].post_message(make())
+
+    def project_name(self, account: str, project: str) -> str | None:
+        """The display name the inventory knows for a project."""
+        inventory = self.session.inventory
+        if inventory is None:
+            return None
+        try:
+            for entry in inventory.projects(account):
+                if entry.project == project:
+                    return entry.name
+        except Exception:
+            return None
+        return None
+
+    # -- working indicator ---------------------------------------------------------
+
+    def begin_work(self, label: str) -> None:
+        """A call started: show it in every context bar."""
+        self._work.append(label)
+        self._show_work()
+
+    def end_work(self, label: str) -> None:
+        """A call ended."""
+        if label in self._work:
+            self._work.remove(label)
+        self._show_work()
+
+    @property
+    def working(self) -> bool:
+        """True while any call is under way."""
+        return bool(self._work)
+
+    def _show_work(self) -> None:
+        from bottui.tui.widgets.context_bar import ContextBar
+
+        text = ""
+        if self._work:
+            text = self._work[-1] + (f" (+{len(self._work) - 1})" if len(self._work) > 1 else "")
+        for bar in self.screen.query(ContextBar):
+            bar.working = text
+
+    # -- errors and warnings -------------------------------------------------------
+
+    def report_error(self, error: BaseException) -> None:
+        """The one place a failure becomes words: a toast; details on ``e``."""
+        self._last_error = error
+        title, details = describe_error(error)
+        hint = "  (press e for details)" if isinstance(error, ApiError) else ""
+        self.notify(
+            clean(details) + hint if details else hint.strip(),
+            title=clean(title),
+            severity="error",
+            timeout=8,
+            markup=False,
+        )
+
+    def flush_warnings(self) -> None:
+        """Toast the session's warnings (journal or inventory not written, ...)."""
+        for warning in self.session.take_warnings():
+            self.notify(clean(warning), title="Warning", severity="warning", markup=False)
+
+    def action_error_details(self) -> None:
+        """Open the whole last error in a modal."""
+        if self._last_error is None:
+            self.notify("No error so far.", markup=False)
+            return
+        title, details = describe_error(self._last_error)
+        obj = None
+        if isinstance(self._last_error, BottuiError):
+            obj = self._last_error.to_json()["error"]
+        self.push_screen(ErrorDialog(title, details, obj))
+
+    # -- confirmation, dry run ---------------------------------------------------------
+
+    def confirm_change(
+        self,
+        *,
+        title: str,
+        body: Content,
+        confirm_label: str,
+        project_id: str,
+        plan: Callable[[], Sequence[PreparedRequest]],
+        then: Callable[[], None],
+    ) -> None:
+        """Ask before a change; under dry run show the request(s) instead.
+
+        Read-only refuses at once. A protected profile wants the project id
+        typed. ``plan`` validates and builds the request(s) (errors reported);
+        ``then`` runs only after an explicit confirmation.
+        """
+        settings = self.session.settings
+        try:
+            requests = plan()
+        except BottuiError as exc:
+            self.report_error(exc)
+            return
+        if self.dry_run:
+            self.push_screen(RequestsDialog(dry_run_lines(requests)))
+            return
+        if settings.read_only:
+            self.report_error(
+                BottuiError(
+                    "Read-only profile", "this profile refuses every change; nothing was sent"
+                )
+            )
+            return
+
+        def decided(ok: bool | None) -> None:
+            if ok:
+                then()
+
+        dialog: Any
+        if settings.protected:
+            dialog = TypedConfirmDialog(title, body, project_id, confirm_label)
+        else:
+            dialog = ConfirmDialog(title, body, confirm_label)
+        self.push_screen(dialog, decided)
+
+    def action_toggle_dry_run(self) -> None:
+        """Dry run on/off: changes show their request and curl instead of sending."""
+        self.dry_run = not self.dry_run
+        state = "ON: changes are shown, not sent" if self.dry_run else "OFF"
+        self.notify(f"Dry run {state}", markup=False)
+
+    # -- help and palette ----------------------------------------------------------
+
+    def action_help(self) -> None:
+        """Every key of the current screen."""
+        from bottui.tui.screens.base import BottuiScreen
+
+        screen = self.screen
+        if isinstance(screen, BottuiScreen):
+            rows = screen.key_help_rows()
+            title = screen.SCREEN_TITLE
+        else:
+            rows, title = [], "dialog"
+        rows += [("ctrl+p", "Command palette"), ("escape", "Close dialog / leave field")]
+        self.push_screen(HelpDialog(title, rows))
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand(
+            "Projects", "Show the projects screen (1)", lambda: self.action_show("projects")
+        )
+        yield SystemCommand(
+            "Switch project...", "Choose the current project", lambda: self.action_show("projects")
+        )
+        yield SystemCommand(
+            "Rate limiters", "Show the rate limiters (2)", lambda: self.action_show("limiters")
+        )
+        yield SystemCommand(
+            "Disable rate limiter...",
+            "Switch a rate limiter off",
+            lambda: self._palette("limiters", "disable"),
+        )
+        yield SystemCommand(
+            "Enable rate limiter...",
+            "Switch a rate limiter on",
+            lambda: self._palette("limiters", "enable"),
+        )
+        yield SystemCommand(
+            "Revoke grant...",
+            "Withdraw a challenge grant (3)",
+            lambda: self._palette("grants", "focus_form"),
+        )
+        yield SystemCommand(
+            "Thresholds", "Edit dimension thresholds (4)", lambda: self.action_show("thresholds")
+        )
+        yield SystemCommand(
+            "Journal", "Show the audit journal (5)", lambda: self.action_show("journal")
+        )
+        yield SystemCommand(
+            "Undo last change...",
+            "Undo the last limiter or threshold change",
+            lambda: self._palette("journal", "undo"),
+        )
+        yield SystemCommand("Show last error", "The whole error object", self.action_error_details)
+        yield SystemCommand(
+            "Toggle dry run", "Show requests instead of sending (D)", self.action_toggle_dry_run
+        )
+
+    def _palette(self, mode: str, action: str) -> None:
+        self.action_show(mode)
+        self.call_after_refresh(lambda: self.screen.run_action(action))
+
+
+def describe_error(error: BaseException) -> tuple[str, str]:
+    """(title, details) of any error, without a traceback or a token."""
+    from bottui.store.errors import StoreError
+
+    if isinstance(error, BottuiError | StoreError):
+        return error.title, error.details
+    # A bug, not an expected failure: name it, never dump its internals.
+    return "Unexpected error", f"{type(error).__name__}: {clean(str(error))[:300]}"
+
+
+def dry_run_lines(requests: Sequence[PreparedRequest]) -> list[str]:
+    """The lines a dry run shows: method, URL, headers, body, curl."""
+    from bottui.api.curl import to_curl
+
+    lines: list[str] = []
+    for request in requests:
+        lines += [
+            f"{request.method} {request.url}",
+            f"X-Api-Key: ${request.token_env}",
+            "Content-Type: application/json",
+            "",
+            request.body.decode(),
+            "",
+            to_curl(request),
+            "",
+        ]
+    return lines

@@ -1,0 +1,33 @@
+"""Messages the screens and the app exchange.
+
+Workers only call :mod:`bottui.ops` and post one of these; handlers update
+widgets. Nothing here holds a token.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from textual.message import Message
+
+
+@dataclass
+class ProjectChosen(Message):
+    """The operator chose the current project (None: no project)."""
+
+    account: str | None
+    project: str | None
+
+
+class InventoryChanged(Message):
+    """The inventory changed: screens that show it refresh."""
+
+
+@dataclass
+class OperationSucceeded(Message):
+    """A change was sent and answered. ``kind`` says which; ``value`` is the ops result."""
+
+    kind: str
+    value: Any
+    context: dict[str, Any]

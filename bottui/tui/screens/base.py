@@ -1,0 +1,113 @@
+"""What every main screen shares: the context bar, the footer, and worker plumbing.
+
+A screen starts service calls with :meth:`BottuiScreen.call`; the worker
+awaits :mod:`bottui.ops` and posts a message; a failure reaches the one
+error handler of the app (:meth:`BottuiApp.report_error`). Changes never run
+in an ``exclusive`` group: a later action must not cancel a change in flight.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer
+from textual.worker import Worker, WorkerState
+
+from bottui.tui.messages import InventoryChanged, ProjectChosen
+from bottui.tui.widgets.context_bar import ContextBar
+
+if TYPE_CHECKING:
+    from bottui.tui.app import BottuiApp
+
+
+class BottuiScreen(Screen[None]):
+    """Base of the five main screens."""
+
+    #: Title shown in the help screen and the command palette.
+    SCREEN_TITLE: ClassVar[str] = ""
+    BINDINGS: ClassVar[list[BindingType]] = []
+
+    @property
+    def bottui(self) -> BottuiApp:
+        """The app, typed."""
+        from bottui.tui.app import BottuiApp
+
+        app = self.app
+        assert isinstance(app, BottuiApp)
+        return app
+
+    def compose(self) -> ComposeResult:
+        yield ContextBar()
+        yield from self.compose_body()
+        yield Footer()
+
+    def compose_body(self) -> ComposeResult:
+        """The screen's own widgets, between the context bar and the footer."""
+        yield from ()
+
+    def call(
+        self,
+        work: Callable[[], Awaitable[Any]],
+        *,
+        label: str,
+        done: Callable[[Any], Message] | None = None,
+        group: str = "default",
+    ) -> Worker[Any]:
+        """Run ``work`` in a worker; post ``done(result)``; errors go to the app.
+
+        Args:
+            work: Calls :mod:`bottui.ops` and returns its result.
+            label: What the working indicator says meanwhile.
+            done: Builds the message posted on success.
+            group: Worker group (never exclusive: changes are not cancelled).
+        """
+        app = self.bottui
+
+        async def run() -> Any:
+            app.begin_work(label)
+            try:
+                result = await work()
+            finally:
+                app.end_work(label)
+            app.flush_warnings()
+            if done is not None:
+                self.post_message(done(result))
+            return result
+
+        return self.run_worker(run(), name=label, group=group, exit_on_error=False, exclusive=False)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The one place a failed worker turns into a toast or a modal."""
+        if event.state is WorkerState.ERROR and event.worker.error is not None:
+            self.bottui.flush_warnings()
+            self.bottui.report_error(event.worker.error)
+
+    @on(ProjectChosen)
+    @on(InventoryChanged)
+    def _refresh_context(self) -> None:
+        for bar in self.query(ContextBar):
+            bar.refresh_context()
+        self.refresh_data()
+
+    def on_screen_resume(self) -> None:
+        self._refresh_context()
+
+    def refresh_data(self) -> None:
+        """Re-read what the screen shows (inventory, current project)."""
+
+    def key_help_rows(self) -> list[tuple[str, str]]:
+        """(key, description) rows for the help screen: every active binding."""
+        rows: list[tuple[str, str]] = []
+        seen: set[str] = set()
+        for key, active in self.active_bindings.items():
+            binding = active.binding
+            if binding.description and key not in seen:
+                seen.add(key)
+                rows.append((self.app.get_key_display(binding), binding.description))
+        return rows

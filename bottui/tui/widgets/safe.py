@@ -1,0 +1,36 @@
+"""Untrusted text, made safe for a widget.
+
+Every string that came from the server, the user, a file or the inventory
+reaches a widget through these functions: control characters are replaced
+(:func:`bottui.plaintext.clean`) and the result is wrapped as plain
+``Content`` or ``Text``, so ``[@click=app.quit]`` or a bare ``[/]`` stays
+literal text and no escape sequence reaches the terminal.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.content import Content
+
+from bottui.plaintext import clean
+
+
+def safe(value: object, *, keep_newlines: bool = False) -> Content:
+    """Plain ``Content`` for Static, Label, Button and other Textual widgets."""
+    return Content(clean(value, keep_newlines=keep_newlines))
+
+
+def safe_text(value: object, *, style: str = "") -> Text:
+    """Plain Rich ``Text`` for DataTable cells, Tree labels and OptionList prompts."""
+    return Text(clean(value), style=style, no_wrap=False)
+
+
+def join(*parts: Content | str) -> Content:
+    """Join trusted literal strings (our own words) and safe Content.
+
+    Plain ``str`` parts are OUR text and are not parsed as markup either.
+    """
+    out = Content("")
+    for part in parts:
+        out += part if isinstance(part, Content) else Content(part)
+    return out

@@ -1,0 +1,16 @@
+"""A sync httpx client on the loopback sandbox."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from bottui.sandbox.server import SandboxServer
+
+
+@pytest.fixture
+def client(sandbox: SandboxServer) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=sandbox.base_url, timeout=5.0) as http:
+        yield http
