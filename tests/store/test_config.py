@@ -586,3 +586,15 @@ def test_load_does_not_import_tomlkit(tmp_path: Path) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
     )
     assert done.stdout.strip() == "False False"
+
+
+def test_refused_url_is_not_echoed_when_it_may_hold_a_credential() -> None:
+    for url in (
+        "https://user:hunter2-SECRET@x",
+        "https://x/?token=hunter2-SECRET",
+        "https://x/#hunter2-SECRET",
+    ):
+        with pytest.raises(InvalidValue) as caught:
+            Profile("p", url)
+        error = caught.value
+        assert "hunter2" not in f"{error}{error!r}{error.details}{error.args}"

@@ -1,0 +1,195 @@
+"""What the inventory holds: accounts, projects, rate limiters, dimensions.
+
+Plain frozen dataclasses, shared by the database (:mod:`bottui.store.inventory`),
+the TOML file (:mod:`bottui.store.inventory_toml`) and the merge
+(:mod:`bottui.store.inventory_merge`). ``to_json`` gives the same keys the
+TOML file uses, with ``null`` for what is not known.
+
+``known_at``/``source`` of a rate limiter say when and how its active flag
+was learned; while the flag is unknown they say when and how the limiter
+itself became known. For a dimension they say the same of its thresholds.
+Renaming changes neither.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from bottui.api.models import DimensionThresholds
+
+
+class Source(StrEnum):
+    """How the inventory learned something."""
+
+    #: The service's answer listed it (a returned project's ``rateLimits``).
+    RESPONSE = "response"
+    #: A request that succeeded set it (the body did not say otherwise).
+    REQUEST = "request"
+    #: The user entered it.
+    USER = "user"
+    #: An inventory file brought it in.
+    IMPORT = "import"
+
+
+@dataclass(frozen=True)
+class AccountEntry:
+    """An account of the profile."""
+
+    account: str
+    name: str | None
+    updated_at: str
+    source: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as in the TOML file (``null`` for unknown)."""
+        return {
+            "account": self.account,
+            "name": self.name,
+            "updated_at": self.updated_at,
+            "source": self.source,
+        }
+
+
+@dataclass(frozen=True)
+class ProjectEntry:
+    """A project: its id and display name."""
+
+    account: str
+    project: str
+    name: str | None
+    updated_at: str
+    source: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as in the TOML file (``null`` for unknown)."""
+        return {
+            "account": self.account,
+            "project": self.project,
+            "name": self.name,
+            "updated_at": self.updated_at,
+            "source": self.source,
+        }
+
+
+@dataclass(frozen=True)
+class LimiterEntry:
+    """A rate limiter: id, name when learned, last known active flag."""
+
+    account: str
+    project: str
+    id: str
+    name: str | None
+    is_active: bool | None
+    known_at: str
+    source: str
+
+    def previous(self) -> dict[str, Any] | None:
+        """The journal's ``previous`` for a change of this limiter, None if unknown."""
+        return None if self.is_active is None else {"isActive": self.is_active}
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as in the TOML file (``null`` for unknown)."""
+        return {
+            "account": self.account,
+            "project": self.project,
+            "id": self.id,
+            "name": self.name,
+            "is_active": self.is_active,
+            "known_at": self.known_at,
+            "source": self.source,
+        }
+
+
+@dataclass(frozen=True)
+class DimensionEntry:
+    """A risk dimension: id, name, last known thresholds (JSON number literals)."""
+
+    account: str
+    project: str
+    id: str
+    name: str | None
+    block: str | None
+    challenge: str | None
+    known_at: str
+    source: str
+
+    def thresholds(self) -> DimensionThresholds | None:
+        """The last known thresholds as a request body, None if not all known."""
+        if self.name is None or self.block is None or self.challenge is None:
+            return None
+        return DimensionThresholds(name=self.name, block=self.block, challenge=self.challenge)
+
+    def previous(self) -> dict[str, Any] | None:
+        """The journal's ``previous`` for a change of this dimension, None if unknown."""
+        known = self.thresholds()
+        if known is None:
+            return None
+        return {
+            "name": known.name,
+            "blockThreshold": known.block,
+            "challengeThreshold": known.challenge,
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as in the TOML file (``null`` for unknown)."""
+        return {
+            "account": self.account,
+            "project": self.project,
+            "id": self.id,
+            "name": self.name,
+            "block": self.block,
+            "challenge": self.challenge,
+            "known_at": self.known_at,
+            "source": self.source,
+        }
+
+
+@dataclass(frozen=True)
+class InventorySnapshot:
+    """Everything one profile's inventory holds (or a file brings), sorted by key."""
+
+    accounts: tuple[AccountEntry, ...] = ()
+    projects: tuple[ProjectEntry, ...] = ()
+    limiters: tuple[LimiterEntry, ...] = ()
+    dimensions: tuple[DimensionEntry, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"accounts": [...], "projects": [...], "limiters": [...], "dimensions": [...]}``."""
+        return {
+            "accounts": [a.to_json() for a in self.accounts],
+            "projects": [p.to_json() for p in self.projects],
+            "limiters": [r.to_json() for r in self.limiters],
+            "dimensions": [d.to_json() for d in self.dimensions],
+        }
+
+
+@dataclass(frozen=True)
+class MergeReport:
+    """What an import changed: counts of records and one line per change."""
+
+    added: int = 0
+    changed: int = 0
+    unchanged: int = 0
+    lines: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``--json`` document of ``inventory import``."""
+        return {
+            "added": self.added,
+            "changed": self.changed,
+            "unchanged": self.unchanged,
+            "lines": list(self.lines),
+        }
+
+
+__all__ = [
+    "AccountEntry",
+    "DimensionEntry",
+    "InventorySnapshot",
+    "LimiterEntry",
+    "MergeReport",
+    "ProjectEntry",
+    "Source",
+]

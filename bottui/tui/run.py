@@ -1,0 +1,31 @@
+"""Start the TUI on the saved profile (``bottui`` with no command)."""
+
+from __future__ import annotations
+
+import argparse
+
+from bottui.ops.session import Session, Settings
+from bottui.store.config import ConfigStore
+from bottui.store.paths import Locations
+from bottui.store.tokens import TokenStore
+
+
+def run_app(args: argparse.Namespace) -> int:
+    """Build the session from the common options and the config; run the app."""
+    from bottui.tui.app import BottuiApp
+
+    locations = Locations.default()
+    store = ConfigStore(locations)
+    config = store.load()
+    settings = Settings.resolve(
+        config,
+        profile=args.profile,
+        base_url=args.base_url,
+        account=args.account,
+        project=args.project,
+        read_only=args.read_only,
+    )
+    session = Session(locations, settings, TokenStore())
+    app = BottuiApp(session, theme=config.theme, remember_theme=store.set_theme)
+    result = app.run()
+    return result if isinstance(result, int) else 0
