@@ -1,15 +1,182 @@
-"""``bottui demo``: everything against the embedded sandbox, touching nothing of the user's.
+"""``bottui demo``: the whole app against the embedded sandbox, touching nothing of the user's.
 
-Placeholder until the TUI lands: starts the sandbox and prints a CLI
-walkthrough.
+Everything lives in a temporary directory (config, inventory, journal) and an
+in-memory keyring holds the demo tokens, so the demo works over SSH on a box
+with no keyring at all and leaves no trace. The sandbox starts in a
+background thread after the first frame is on screen (starlette and uvicorn
+cost ~150 ms to import); the first API call waits for it.
 """
 
 from __future__ import annotations
 
+import json
+import socket
+import tempfile
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-def run_demo() -> int:
-    """Run the demo; returns the exit code."""
-    from bottui.sandbox.server import serve
+from bottui.api.tokens import AccessToken, ProjectToken
+from bottui.ops.session import Session, Settings
+from bottui.store.config import ConfigStore, Profile
+from bottui.store.memory_keyring import MemoryKeyring
+from bottui.store.paths import Locations, ensure
+from bottui.store.tokens import TokenStore
+from bottui.store.utc import Clock
 
-    serve("127.0.0.1", 8765)
-    return 0
+if TYPE_CHECKING:
+    from bottui.api.client import BotProtectionClient
+    from bottui.sandbox.server import SandboxServer
+
+DEMO_PROFILE = "demo"
+
+
+def _q(value: object) -> str:
+    # JSON strings and numbers are valid TOML basic strings and numbers.
+    return json.dumps(value, ensure_ascii=True)
+
+
+def inventory_toml(*, hostile: bool = False) -> str:
+    """The demo's team inventory file: what an operator would have been given."""
+    from bottui.sandbox import demo as data
+
+    lines = ['format = "bottui-inventory"', "version = 1", ""]
+    lines += [
+        "[[accounts]]",
+        f"account = {_q(data.DEMO_ACCOUNT)}",
+        f"name = {_q(data.DEMO_ACCOUNT_NAME)}",
+        "",
+    ]
+    projects = dict(data.DEMO_PROJECTS)
+    if hostile:
+        projects[data.HOSTILE_PROJECT_ID] = data.HOSTILE_MARKUP
+    for pid, name in projects.items():
+        lines += [
+            "[[projects]]",
+            f"account = {_q(data.DEMO_ACCOUNT)}",
+            f"project = {_q(pid)}",
+            f"name = {_q(name)}",
+            "",
+        ]
+    for pid, limiters in data.DEMO_RATE_LIMITERS.items():
+        for limiter in limiters:
+            lines += [
+                "[[limiters]]",
+                f"account = {_q(data.DEMO_ACCOUNT)}",
+                f"project = {_q(pid)}",
+                f"id = {_q(limiter.id)}",
+                f"name = {_q(limiter.name)}",
+                f"is_active = {_q(limiter.active)}",
+                "",
+            ]
+    for pid, dimensions in data.DEMO_DIMENSIONS.items():
+        for dim in dimensions:
+            lines += [
+                "[[dimensions]]",
+                f"account = {_q(data.DEMO_ACCOUNT)}",
+                f"project = {_q(pid)}",
+                f"id = {_q(dim.id)}",
+                f"name = {_q(dim.name)}",
+                f"block = {_q(repr(dim.block))}",
+                f"challenge = {_q(repr(dim.challenge))}",
+                "",
+            ]
+    if hostile:
+        for lid in data.HOSTILE_LIMITER_IDS:
+            lines += [
+                "[[limiters]]",
+                f"account = {_q(data.DEMO_ACCOUNT)}",
+                f"project = {_q(data.HOSTILE_PROJECT_ID)}",
+                f"id = {_q(lid)}",
+                f"name = {_q(data.HOSTILE_ANSI)}",
+                "",
+            ]
+    return "\n".join(lines) + "\n"
+
+
+def prepare(
+    root: Path,
+    base_url: str,
+    *,
+    client_factory: Callable[[str], BotProtectionClient] | None = None,
+    hostile: bool = False,
+    project: str = "shop-prod",
+    clock: Clock | None = None,
+) -> Session:
+    """A demo session under ``root``: profile, seeded inventory, tokens in memory."""
+    from bottui.sandbox import demo as data
+    from bottui.store.inventory import Inventory
+
+    locations = Locations.under(root)
+    ConfigStore(locations).add_profile(
+        Profile(name=DEMO_PROFILE, base_url=base_url, account=data.DEMO_ACCOUNT, project=project)
+    )
+    ConfigStore(locations).use(DEMO_PROFILE)
+    seed = ensure(root) / "demo-inventory.toml"
+    seed.write_text(inventory_toml(hostile=hostile), encoding="utf-8")
+    options = {"clock": clock} if clock else {}
+    with Inventory.at(locations, DEMO_PROFILE, **options) as inventory:
+        inventory.import_toml(seed)
+    tokens = TokenStore(environ={}, backend=MemoryKeyring())  # type: ignore[arg-type]
+    tokens.set_personal(base_url, data.DEMO_ACCOUNT, AccessToken(data.DEMO_ACCESS_TOKEN))
+    for pid, value in data.project_tokens(hostile).items():
+        tokens.set_project(base_url, data.DEMO_ACCOUNT, pid, ProjectToken(value))
+    settings = Settings.resolve(ConfigStore(locations).load(), environ={})
+    if client_factory is None:
+        return Session(locations, settings, tokens, clock=clock)
+    return Session(locations, settings, tokens, client_factory=client_factory, clock=clock)
+
+
+class _LateSandbox:
+    """Starts the sandbox in a background thread; the first client waits for it."""
+
+    def __init__(self, port: int, hostile: bool) -> None:
+        self.port = port
+        self.hostile = hostile
+        self.ready = threading.Event()
+        self.server: SandboxServer | None = None
+        self.error: BaseException | None = None
+
+    def start(self) -> None:
+        threading.Thread(target=self._run, name="bottui-demo-sandbox", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            from bottui.sandbox.demo import demo_state
+            from bottui.sandbox.server import SandboxServer
+
+            self.server = SandboxServer(demo_state(hostile=self.hostile), port=self.port).start()
+        except BaseException as exc:
+            self.error = exc
+        finally:
+            self.ready.set()
+
+    def client(self, base_url: str) -> BotProtectionClient:
+        from bottui.api.client import BotProtectionClient
+
+        self.ready.wait(10)
+        return BotProtectionClient(base_url)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def run_demo(*, hostile: bool = False) -> int:
+    """Run the TUI against the sandbox in a throwaway directory; returns the exit code."""
+    from bottui.tui.app import BottuiApp
+
+    port = _free_port()
+    base_url = f"http://127.0.0.1:{port}"
+    sandbox = _LateSandbox(port, hostile)
+    with tempfile.TemporaryDirectory(prefix="bottui-demo-") as tmp:
+        session = prepare(Path(tmp), base_url, client_factory=sandbox.client, hostile=hostile)
+        app = BottuiApp(session, demo=True, on_first_frame=sandbox.start)
+        result = app.run()
+        if sandbox.server is not None:
+            sandbox.server.stop()
+    return result if isinstance(result, int) else 0

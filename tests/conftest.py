@@ -1,1 +1,48 @@
+"""Every test runs isolated from the developer's machine.
+
+XDG directories point into ``tmp_path``, the ``BOTTUI_*`` variables are
+cleared, and keyring uses an in-memory backend (a real ``KeyringBackend``
+class) unless a test installs another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.keyrings import InMemoryKeyring, installed
+
 pytest_plugins = ["tests.fixtures.sandbox"]
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Config, data and state directories of this test only."""
+    home = tmp_path / "home"
+    for var, sub in (
+        ("XDG_CONFIG_HOME", "config"),
+        ("XDG_DATA_HOME", "data"),
+        ("XDG_STATE_HOME", "state"),
+        ("XDG_CACHE_HOME", "cache"),
+    ):
+        monkeypatch.setenv(var, str(home / sub))
+    monkeypatch.setenv("HOME", str(home))
+    for var in (
+        "BOTTUI_BASE_URL",
+        "BOTTUI_ACCESS_TOKEN",
+        "BOTTUI_API_KEY",
+        "BOTTUI_PROFILE",
+        "PYTHON_KEYRING_BACKEND",
+    ):
+        monkeypatch.delenv(var, raising=False)
+    return home
+
+
+@pytest.fixture(autouse=True)
+def memory_keyring() -> Iterator[InMemoryKeyring]:
+    """A real in-memory keyring backend for this test."""
+    with installed(InMemoryKeyring()) as backend:
+        assert isinstance(backend, InMemoryKeyring)
+        yield backend

@@ -18,6 +18,7 @@ from bottui.ops.daemon import run_in_daemon
 from bottui.store.config import Config, Profile, ProjectSettings
 from bottui.store.paths import Locations
 from bottui.store.tokens import TokenStore
+from bottui.store.utc import Clock
 
 if TYPE_CHECKING:
     from bottui.api.client import BotProtectionClient
@@ -104,6 +105,7 @@ class Session:
         tokens: The token store (environment, then keyring).
         client_factory: Makes the API client for a base URL (tests and the
             demo pass one with their own transport).
+        clock: Current UTC time for the stores (tests fix it for snapshots).
     """
 
     def __init__(
@@ -113,8 +115,10 @@ class Session:
         tokens: TokenStore,
         *,
         client_factory: ClientFactory = _default_client,
+        clock: Clock | None = None,
     ) -> None:
         self.locations = locations
+        self.clock = clock
         self.settings = settings
         self.tokens = tokens
         self._client_factory = client_factory
@@ -229,8 +233,9 @@ class Session:
             from bottui.store.inventory import Inventory, InventoryUnavailable
 
             try:
+                options: dict[str, Any] = {"clock": self.clock} if self.clock else {}
                 self._inventory = Inventory(
-                    self.locations.inventory_file, self.settings.inventory_scope
+                    self.locations.inventory_file, self.settings.inventory_scope, **options
                 )
             except InventoryUnavailable as exc:
                 self._inventory_failed = True
@@ -244,7 +249,8 @@ class Session:
             from bottui.store.journal import Journal, JournalUnavailable
 
             try:
-                self._journal = Journal(self.locations.journal_file)
+                options: dict[str, Any] = {"clock": self.clock} if self.clock else {}
+                self._journal = Journal(self.locations.journal_file, **options)
             except JournalUnavailable as exc:
                 self._journal_failed = True
                 self.warn(f"this change is NOT journaled: {exc.title}. {exc.details}")

@@ -118,8 +118,9 @@ class SandboxASGI:
         body, too_large = await _read_body(receive)
         if segments and segments[0] == "_sandbox":
             result = handle_control(self.state, self.faults, scope["method"], segments, body)
-            await _send(send, result.status, encode_json(result.body), "application/json",
-                        result.headers)
+            await _send(
+                send, result.status, encode_json(result.body), "application/json", result.headers
+            )
             return
         await self._api(scope, send, raw_path, segments, body, too_large)
 
@@ -182,8 +183,7 @@ class SandboxASGI:
             else:
                 result = handle(self.state, method, segments, headers, body)
             status = result.status
-            await _send(send, status, encode_json(result.body), "application/json",
-                        result.headers)
+            await _send(send, status, encode_json(result.body), "application/json", result.headers)
         finally:
             recorder.end(
                 finished(

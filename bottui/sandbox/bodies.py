@@ -142,4 +142,3 @@ def parse_thresholds(body: bytes) -> ThresholdUpdate:
     block, block_raw = _threshold(data, "blockThreshold")
     challenge, challenge_raw = _threshold(data, "challengeThreshold")
     return ThresholdUpdate(name, block, challenge, block_raw, challenge_raw)
-

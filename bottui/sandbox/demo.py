@@ -157,8 +157,13 @@ HOSTILE_BIDI: Final = "\u202egnp.exe\u2028next"
 #: The ``message`` of every API error in hostile mode.
 HOSTILE_ERROR_MESSAGE: Final = "[@click=app.quit]denied[/]\x1b[2J"
 #: Every hostile display string above.
-HOSTILE_STRINGS: Final = (HOSTILE_MARKUP, HOSTILE_ANSI, HOSTILE_C1, HOSTILE_BIDI,
-                          HOSTILE_ERROR_MESSAGE)
+HOSTILE_STRINGS: Final = (
+    HOSTILE_MARKUP,
+    HOSTILE_ANSI,
+    HOSTILE_C1,
+    HOSTILE_BIDI,
+    HOSTILE_ERROR_MESSAGE,
+)
 
 #: Ids that must stay one path segment each (no control characters: clients accept them).
 HOSTILE_PROJECT_ID: Final = "ëvil/[b]shop[/b] ?x#y%2F"

@@ -88,7 +88,10 @@ def method_not_allowed(allowed: str) -> ApiError:
 def too_large(limit: int) -> ApiError:
     """413: the body exceeds the sandbox's limit."""
     return ApiError(
-        413, "payload_too_large", "invalid_request_error", "Request body too large.",
+        413,
+        "payload_too_large",
+        "invalid_request_error",
+        "Request body too large.",
         {"limitBytes": limit},
     )
 

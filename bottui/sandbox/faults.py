@@ -140,8 +140,10 @@ class Faults:
             if value is not None:
                 values[name] = _count(wire, value)
         if retry_after is not None:
-            if not isinstance(retry_after, str) or not retry_after.strip() or any(
-                c in retry_after for c in "\r\n\0"
+            if (
+                not isinstance(retry_after, str)
+                or not retry_after.strip()
+                or any(c in retry_after for c in "\r\n\0")
             ):
                 raise FaultError("retryAfter", "retryAfter is a header value: seconds or a date")
             values["retry_after"] = retry_after

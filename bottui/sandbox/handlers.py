@@ -121,14 +121,10 @@ def _check_personal(route: Match, record: TokenRecord) -> None:
     if record.account_id != route.account_id:
         raise errors.forbidden("This token does not belong to this account.")
     scope = (
-        SCOPE_PROJECT_ACTION
-        if route.operation is Operation.REVOKE
-        else SCOPE_DIMENSION_THRESHOLDS
+        SCOPE_PROJECT_ACTION if route.operation is Operation.REVOKE else SCOPE_DIMENSION_THRESHOLDS
     )
     if scope not in record.scopes:
-        raise errors.forbidden(
-            f"The token lacks the scope {scope!r}.", {"missingScope": scope}
-        )
+        raise errors.forbidden(f"The token lacks the scope {scope!r}.", {"missingScope": scope})
 
 
 def _require_project(state: SandboxState, route: Match) -> None:

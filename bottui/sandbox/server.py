@@ -171,9 +171,7 @@ class SandboxServer:
         sock = _bind(self.host, self._requested_port)
         self._sock = sock
         self._port = sock.getsockname()[1]
-        server = _Uvicorn(
-            _config(self.app, self.host, self._port), capture_signals=capture_signals
-        )
+        server = _Uvicorn(_config(self.app, self.host, self._port), capture_signals=capture_signals)
         self._server = server
         return server, sock
 

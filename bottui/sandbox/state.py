@@ -394,4 +394,3 @@ class SandboxState:
 
     def _hex(self, digits: int) -> str:
         return f"{self._rng.getrandbits(digits * 4):0{digits}x}"
-

@@ -49,6 +49,12 @@ def _state(active: bool | None) -> str:
     return "unknown" if active is None else ("active" if active else "inactive")
 
 
+def _learned(active: bool | None, known_at: str, source: str) -> str:
+    if active is None:
+        return f"state unknown (listed {known_at}, {source})"
+    return f"{_state(active)} (known {known_at}, {source})"
+
+
 def _thresholds(entry: DimensionEntry) -> str:
     if entry.block is None:
         return "unknown thresholds"
@@ -149,9 +155,7 @@ class _Merger:
             self.ensure_project(new.account, new.project, label)
             self.limiters[key] = self.out_limiters[key] = new
             self.added += 1
-            self.lines.append(
-                f"added {label}: {_state(new.is_active)} (known {new.known_at}, {new.source})"
-            )
+            self.lines.append(f"added {label}: {_learned(new.is_active, new.known_at, new.source)}")
             return
         merged, notes = old, []
         if new.name is not None and new.name != old.name:
@@ -230,6 +234,7 @@ class _Merger:
         self.changed += 1
         self.lines.append(f"{label}: " + "; ".join(notes))
         return True
+
 
 def merge(current: InventorySnapshot, incoming: InventorySnapshot, *, now: str) -> MergePlan:
     """Merge ``incoming`` (a parsed file) into ``current`` (the profile's inventory).

@@ -17,8 +17,10 @@ lock upgrade). A connection is shared by threads under a lock.
 from __future__ import annotations
 
 import os
+import random
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -125,9 +127,7 @@ class Database:
                 check_same_thread=False,
             )
             self._check_identity(conn)
-            mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
-            if str(mode).lower() != "wal":
-                conn.execute("PRAGMA journal_mode=WAL")
+            self._switch_to_wal(conn)
             conn.execute(f"PRAGMA synchronous={self._synchronous}")
             conn.execute("PRAGMA foreign_keys=ON")
             if conn.execute("PRAGMA user_version").fetchone()[0] < self._schema.version:
@@ -141,6 +141,28 @@ class Database:
                 conn.close()
             raise
         return conn
+
+    def _switch_to_wal(self, conn: sqlite3.Connection) -> None:
+        """Set WAL mode (persistent), waiting out other processes doing the same.
+
+        SQLite answers SQLITE_BUSY at once, without calling the busy handler,
+        when two connections switch a new file's journal mode together; so
+        this retries until the busy timeout.
+        """
+        deadline = time.monotonic() + self._busy_timeout
+        pause = 0.002
+        while True:
+            try:
+                mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+                if str(mode).lower() == "wal":
+                    return
+                conn.execute("PRAGMA journal_mode=WAL").fetchone()
+            except sqlite3.OperationalError as exc:
+                code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+                if code not in (_SQLITE_BUSY, _SQLITE_LOCKED) or time.monotonic() > deadline:
+                    raise
+                time.sleep(pause * (0.5 + random.random()))
+                pause = min(pause * 2, 0.05)
 
     def _check_identity(self, conn: sqlite3.Connection) -> None:
         name = self._schema.name

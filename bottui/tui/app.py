@@ -104,6 +104,7 @@ class BottuiApp(App[int]):
         theme: str | None = None,
         demo: bool = False,
         start_mode: str | None = None,
+        on_first_frame: Callable[[], None] | None = None,
     ) -> None:
         super().__init__()
         self.session = session
@@ -116,6 +117,8 @@ class BottuiApp(App[int]):
         self._last_error: BaseException | None = None
         self._start_mode = start_mode
         self.demo = demo
+        self._on_first_frame = on_first_frame
+        self._started = False
         if demo:
             self.sub_title = "demo (sandbox)"
 
@@ -126,10 +129,14 @@ class BottuiApp(App[int]):
             self.set_keymap(self._keymap)
         if self._initial_theme and self._initial_theme in self.available_themes:
             self.theme = self._initial_theme
+        self._started = True
         if self.current is None:
             self.current = self._first_project()
         start = self._start_mode or ("limiters" if self.current else "projects")
         self.switch_mode(start)
+        if self._on_first_frame is not None:
+            # After the first frame: the demo's sandbox boots behind it.
+            self.call_after_refresh(self._on_first_frame)
 
     def _first_project(self) -> tuple[str, str] | None:
         settings = self.session.settings
@@ -145,7 +152,7 @@ class BottuiApp(App[int]):
         return (entries[0].account, entries[0].project) if entries else None
 
     def watch_theme(self, theme: str) -> None:
-        if self._remember_theme is not None and self.is_mounted:
+        if self._remember_theme is not None and self._started:
             try:
                 self._remember_theme(theme)
             except Exception as exc:  # a config that cannot be written is not fatal

@@ -1,0 +1,671 @@
+"""The inventory: what bottui knows of a profile's accounts, projects,
+rate limiters and dimensions, since the API lists none of them.
+
+The one module through which the CLI and the TUI read and change it. It
+learns from every successful response (:meth:`Inventory.learn_limiter_change`,
+:meth:`Inventory.learn_thresholds`), from what the user enters (``add_*``,
+``rename_*``, ``remove_*``) and from a shared TOML file
+(:meth:`Inventory.import_toml`, :meth:`Inventory.export_toml`).
+
+One SQLite file (``Locations.inventory_file``) holds every profile; an
+:class:`Inventory` sees and changes only its own profile's rows. The file is
+opened on first write or on the first read of an existing file, in WAL mode
+with ``synchronous=NORMAL`` (a write survives a crash of the process; a power
+loss may undo the newest writes, which the next response teaches again).
+A locked, read-only or damaged file raises
+:class:`~bottui.store.db_errors.InventoryUnavailable`.
+
+Ids are checked as the API checks path segments
+(:func:`bottui.api.validation.path_id`: not empty, not ``.``/``..``, no control
+characters); a bad id from the user raises
+:class:`~bottui.api.errors.ValidationError`, one listed by a response is
+skipped. Neither tokens nor the project's ``serverKey`` are ever stored.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Final, TypeVar
+
+from bottui.api.errors import ValidationError
+from bottui.api.models import DimensionThresholds, LimiterChange
+from bottui.api.tokens import Secret
+from bottui.api.validation import path_id
+from bottui.store.db_errors import InventoryUnavailable, NotInInventory
+from bottui.store.inventory_merge import merge
+from bottui.store.inventory_records import (
+    AccountEntry,
+    DimensionEntry,
+    InventorySnapshot,
+    LimiterEntry,
+    MergeReport,
+    ProjectEntry,
+    Source,
+)
+from bottui.store.inventory_schema import SCHEMA
+from bottui.store.inventory_toml import read as read_toml
+from bottui.store.inventory_toml import write as write_toml
+from bottui.store.paths import Locations
+from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT, Database
+from bottui.store.utc import Clock, stamp, system_clock
+
+_T = TypeVar("_T")
+
+_ACCOUNT_COLS: Final = "account, name, updated_at, source"
+_PROJECT_COLS: Final = "account, project, name, updated_at, source"
+_LIMITER_COLS: Final = "account, project, limiter_id, name, is_active, known_at, source"
+_DIMENSION_COLS: Final = "account, project, dimension_id, name, block, challenge, known_at, source"
+
+_ENSURE_ACCOUNT: Final = (
+    "INSERT INTO accounts (profile, account, name, updated_at, source) "
+    "VALUES (?, ?, NULL, ?, ?) ON CONFLICT DO NOTHING"
+)
+_NAME_ACCOUNT: Final = (
+    "INSERT INTO accounts (profile, account, name, updated_at, source) VALUES (?, ?, ?, ?, ?) "
+    "ON CONFLICT (profile, account) DO UPDATE SET name = excluded.name, "
+    "updated_at = excluded.updated_at, source = excluded.source "
+    "WHERE accounts.name IS NOT excluded.name"
+)
+_ENSURE_PROJECT: Final = (
+    "INSERT INTO projects (profile, account, project, name, updated_at, source) "
+    "VALUES (?, ?, ?, NULL, ?, ?) ON CONFLICT DO NOTHING"
+)
+_NAME_PROJECT: Final = (
+    "INSERT INTO projects (profile, account, project, name, updated_at, source) "
+    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (profile, account, project) DO UPDATE SET "
+    "name = excluded.name, updated_at = excluded.updated_at, source = excluded.source "
+    "WHERE projects.name IS NOT excluded.name"
+)
+_LIMITER_SEEN: Final = (
+    "INSERT INTO limiters (profile, account, project, limiter_id, name, is_active, known_at, "
+    "source) VALUES (?, ?, ?, ?, ?, NULL, ?, ?) "
+    "ON CONFLICT (profile, account, project, limiter_id) DO UPDATE SET name = excluded.name "
+    "WHERE excluded.name IS NOT NULL AND limiters.name IS NOT excluded.name"
+)
+_LIMITER_STATE: Final = (
+    "INSERT INTO limiters (profile, account, project, limiter_id, name, is_active, known_at, "
+    "source) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (profile, account, project, limiter_id) DO UPDATE SET "
+    "name = coalesce(excluded.name, limiters.name), is_active = excluded.is_active, "
+    "known_at = excluded.known_at, source = excluded.source"
+)
+_DIMENSION_SEEN: Final = (
+    "INSERT INTO dimensions (profile, account, project, dimension_id, name, block, challenge, "
+    "known_at, source) VALUES (?, ?, ?, ?, ?, NULL, NULL, ?, ?) "
+    "ON CONFLICT (profile, account, project, dimension_id) DO UPDATE SET name = excluded.name "
+    "WHERE excluded.name IS NOT NULL AND dimensions.name IS NOT excluded.name"
+)
+_DIMENSION_THRESHOLDS: Final = (
+    "INSERT INTO dimensions (profile, account, project, dimension_id, name, block, challenge, "
+    "known_at, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (profile, account, project, dimension_id) DO UPDATE SET "
+    "name = excluded.name, block = excluded.block, challenge = excluded.challenge, "
+    "known_at = excluded.known_at, source = excluded.source"
+)
+# Full rows, as an import writes them.
+_PUT_ACCOUNT: Final = (
+    "INSERT INTO accounts (profile, account, name, updated_at, source) VALUES (?, ?, ?, ?, ?) "
+    "ON CONFLICT (profile, account) DO UPDATE SET name = excluded.name, "
+    "updated_at = excluded.updated_at, source = excluded.source"
+)
+_PUT_PROJECT: Final = (
+    "INSERT INTO projects (profile, account, project, name, updated_at, source) "
+    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (profile, account, project) DO UPDATE SET "
+    "name = excluded.name, updated_at = excluded.updated_at, source = excluded.source"
+)
+_PUT_LIMITER: Final = _LIMITER_STATE.replace(
+    "coalesce(excluded.name, limiters.name)", "excluded.name"
+)
+_PUT_DIMENSION: Final = _DIMENSION_THRESHOLDS
+
+
+def _row_bool(value: object) -> bool | None:
+    return None if value is None else bool(value)
+
+
+def _id(field: str, value: object) -> str:
+    """A user-given id, checked like a path segment (raises ValidationError)."""
+    if isinstance(value, Secret):
+        raise TypeError("a token must never be stored")
+    if not isinstance(value, str):
+        raise TypeError(f"{field} must be a string, not {type(value).__name__}")
+    return path_id(field, value)
+
+
+def _name(value: object) -> str | None:
+    if isinstance(value, Secret):
+        raise TypeError("a token must never be stored")
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"a name must be a string, not {type(value).__name__}")
+    return value
+
+
+def _usable_id(value: str) -> bool:
+    try:
+        path_id("id", value)
+    except ValidationError:
+        return False
+    return True
+
+
+class Inventory:
+    """One profile's view of the inventory file.
+
+    Args:
+        path: The inventory file (``Locations.inventory_file``).
+        profile: The profile whose rows this object reads and writes.
+        clock: Source of the current time (UTC).
+        busy_timeout: Seconds to wait for another process's lock.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        profile: str,
+        *,
+        clock: Clock = system_clock,
+        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+    ) -> None:
+        if not isinstance(profile, str) or not profile:
+            raise ValueError("a profile name is a non-empty string")
+        self._path = Path(path)
+        self._profile = profile
+        self._clock = clock
+        self._db = Database(
+            self._path,
+            SCHEMA,
+            unavailable=InventoryUnavailable,
+            synchronous="NORMAL",
+            busy_timeout=busy_timeout,
+        )
+
+    @classmethod
+    def open(cls, path: Path, profile: str, **options: Any) -> Inventory:
+        """The inventory of ``profile`` in ``path`` (opened lazily)."""
+        return cls(path, profile, **options)
+
+    @classmethod
+    def at(cls, locations: Locations, profile: str, **options: Any) -> Inventory:
+        """The inventory of ``profile`` at ``locations.inventory_file``."""
+        return cls(locations.inventory_file, profile, **options)
+
+    @property
+    def path(self) -> Path:
+        """The inventory file."""
+        return self._path
+
+    @property
+    def profile(self) -> str:
+        """The profile this object sees."""
+        return self._profile
+
+    # -- reading --------------------------------------------------------------------
+
+    def _read(self, work: Callable[[sqlite3.Connection], _T], empty: _T) -> _T:
+        if not self._path.exists():  # reading never creates the file
+            return empty
+        with self._db.read() as conn:
+            return work(conn)
+
+    def accounts(self) -> list[AccountEntry]:
+        """The profile's accounts, by id."""
+        return self._read(lambda conn: self._accounts(conn), [])
+
+    def projects(self, account: str | None = None) -> list[ProjectEntry]:
+        """The projects of ``account`` (or of every account), by account and id."""
+        return self._read(lambda conn: self._projects(conn, account), [])
+
+    def project(self, account: str, project: str) -> ProjectEntry | None:
+        """One project, if the inventory knows it."""
+        found = [p for p in self.projects(account) if p.project == project]
+        return found[0] if found else None
+
+    def limiters(self, account: str, project: str) -> list[LimiterEntry]:
+        """The rate limiters of a project, by id."""
+        return self._read(lambda conn: self._limiters(conn, account, project), [])
+
+    def limiter(self, account: str, project: str, limiter_id: str) -> LimiterEntry | None:
+        """One rate limiter, if known: its ``previous()`` is the journal's ``previous``."""
+        found: list[LimiterEntry] = self._read(
+            lambda conn: self._limiters(conn, account, project, limiter_id), []
+        )
+        return found[0] if found else None
+
+    def dimensions(self, account: str, project: str) -> list[DimensionEntry]:
+        """The dimensions of a project, by id."""
+        return self._read(lambda conn: self._dimensions(conn, account, project), [])
+
+    def dimension(self, account: str, project: str, dimension_id: str) -> DimensionEntry | None:
+        """One dimension, if known: its ``previous()`` is the journal's ``previous``."""
+        found: list[DimensionEntry] = self._read(
+            lambda conn: self._dimensions(conn, account, project, dimension_id), []
+        )
+        return found[0] if found else None
+
+    def snapshot(self) -> InventorySnapshot:
+        """Everything the profile's inventory holds, read in one transaction."""
+
+        def work(conn: sqlite3.Connection) -> InventorySnapshot:
+            return InventorySnapshot(
+                accounts=tuple(self._accounts(conn)),
+                projects=tuple(self._projects(conn, None)),
+                limiters=tuple(self._limiters(conn, None, None)),
+                dimensions=tuple(self._dimensions(conn, None, None)),
+            )
+
+        return self._read(work, InventorySnapshot())
+
+    def to_dict(self) -> dict[str, Any]:
+        """``inventory list --json``: the profile and every record (TOML's keys)."""
+        return {"profile": self._profile, **self.snapshot().to_json()}
+
+    # -- what the user enters ----------------------------------------------------------
+
+    def add_account(self, account: str, name: str | None = None) -> None:
+        """Add an account (or give a known one its name)."""
+        account, name = _id("account id", account), _name(name)
+        now = self._now()
+        with self._db.write() as conn:
+            if name is None:
+                conn.execute(_ENSURE_ACCOUNT, (self._profile, account, now, Source.USER))
+            else:
+                conn.execute(_NAME_ACCOUNT, (self._profile, account, name, now, Source.USER))
+
+    def remove_account(self, account: str) -> None:
+        """Remove an account with its projects, limiters and dimensions."""
+        self._delete("accounts", "account = ?", (account,), f"account {account!r}")
+
+    def add_project(self, account: str, project: str, name: str | None = None) -> None:
+        """Add a project (and its account), or give a known one its display name."""
+        account, project = _id("account id", account), _id("project id", project)
+        name = _name(name)
+        now = self._now()
+        with self._db.write() as conn:
+            self._ensure_project(conn, account, project, now, Source.USER)
+            if name is not None:
+                conn.execute(
+                    _NAME_PROJECT, (self._profile, account, project, name, now, Source.USER)
+                )
+
+    def rename_project(self, account: str, project: str, name: str | None) -> None:
+        """Set (or, with None, clear) a project's display name.
+
+        Raises:
+            NotInInventory: the project is not in the inventory.
+        """
+        name = _name(name)
+        with self._db.write() as conn:
+            cursor = conn.execute(
+                "UPDATE projects SET name = ?, updated_at = ?, source = ? "
+                "WHERE profile = ? AND account = ? AND project = ?",
+                (name, self._now(), Source.USER, self._profile, account, project),
+            )
+            if cursor.rowcount == 0:
+                raise NotInInventory(f"No project {project!r} in account {account!r}")
+
+    def remove_project(self, account: str, project: str) -> None:
+        """Remove a project with its rate limiters and dimensions."""
+        self._delete(
+            "projects",
+            "account = ? AND project = ?",
+            (account, project),
+            f"project {project!r} in account {account!r}",
+        )
+
+    def add_limiter(
+        self, account: str, project: str, limiter_id: str, name: str | None = None
+    ) -> None:
+        """Add a rate limiter (and its project), or give a known one its name."""
+        account, project = _id("account id", account), _id("project id", project)
+        limiter_id, name = _id("rate limiter id", limiter_id), _name(name)
+        now = self._now()
+        with self._db.write() as conn:
+            self._ensure_project(conn, account, project, now, Source.USER)
+            conn.execute(
+                _LIMITER_SEEN,
+                (self._profile, account, project, limiter_id, name, now, Source.USER),
+            )
+
+    def rename_limiter(self, account: str, project: str, limiter_id: str, name: str | None) -> None:
+        """Set (or clear) a rate limiter's name (raises NotInInventory)."""
+        name = _name(name)
+        with self._db.write() as conn:
+            cursor = conn.execute(
+                "UPDATE limiters SET name = ? "
+                "WHERE profile = ? AND account = ? AND project = ? AND limiter_id = ?",
+                (name, self._profile, account, project, limiter_id),
+            )
+            if cursor.rowcount == 0:
+                raise NotInInventory(f"No rate limiter {limiter_id!r} in project {project!r}")
+
+    def set_limiter_state(
+        self,
+        account: str,
+        project: str,
+        limiter_id: str,
+        is_active: bool,
+        *,
+        source: str = Source.USER,
+    ) -> None:
+        """Record a limiter's active flag (the user says so, or a caller knows)."""
+        account, project = _id("account id", account), _id("project id", project)
+        limiter_id = _id("rate limiter id", limiter_id)
+        if not isinstance(is_active, bool):
+            raise TypeError("is_active must be a boolean")
+        now = self._now()
+        with self._db.write() as conn:
+            self._ensure_project(conn, account, project, now, source)
+            conn.execute(
+                _LIMITER_STATE,
+                (self._profile, account, project, limiter_id, None, int(is_active), now, source),
+            )
+
+    def remove_limiter(self, account: str, project: str, limiter_id: str) -> None:
+        """Remove a rate limiter (raises NotInInventory)."""
+        self._delete(
+            "limiters",
+            "account = ? AND project = ? AND limiter_id = ?",
+            (account, project, limiter_id),
+            f"rate limiter {limiter_id!r} in project {project!r}",
+        )
+
+    def add_dimension(
+        self, account: str, project: str, dimension_id: str, name: str | None = None
+    ) -> None:
+        """Add a dimension (and its project), or give a known one its name."""
+        account, project = _id("account id", account), _id("project id", project)
+        dimension_id, name = _id("dimension id", dimension_id), _name(name)
+        now = self._now()
+        with self._db.write() as conn:
+            self._ensure_project(conn, account, project, now, Source.USER)
+            conn.execute(
+                _DIMENSION_SEEN,
+                (self._profile, account, project, dimension_id, name, now, Source.USER),
+            )
+
+    def remove_dimension(self, account: str, project: str, dimension_id: str) -> None:
+        """Remove a dimension (raises NotInInventory)."""
+        self._delete(
+            "dimensions",
+            "account = ? AND project = ? AND dimension_id = ?",
+            (account, project, dimension_id),
+            f"dimension {dimension_id!r} in project {project!r}",
+        )
+
+    # -- learning from successful requests ------------------------------------------------
+
+    def learn_limiter_change(self, account: str, project: str, change: LimiterChange) -> None:
+        """Learn from a successful rate limiter change.
+
+        Records the changed limiter's state (``change.is_active``, source
+        ``response`` or ``request`` as ``change.source`` says), every limiter the
+        returned project lists (id, and name and state when given; ids that
+        cannot be a path segment are skipped), and the project's display name
+        when the body gives one. An empty body (``{}``) teaches the state sent.
+        """
+        account, project = _id("account id", account), _id("project id", project)
+        limiter_id = _id("rate limiter id", change.limiter_id)
+        now = self._now()
+        body = change.project
+        with self._db.write() as conn:
+            self._ensure_project(conn, account, project, now, Source.RESPONSE)
+            if isinstance(body.name, str) and body.name:
+                conn.execute(
+                    _NAME_PROJECT,
+                    (self._profile, account, project, body.name, now, Source.RESPONSE),
+                )
+            for listed in body.rate_limiters:
+                if not _usable_id(listed.id):
+                    continue
+                if listed.is_active is None:
+                    conn.execute(
+                        _LIMITER_SEEN,
+                        (
+                            self._profile,
+                            account,
+                            project,
+                            listed.id,
+                            listed.name,
+                            now,
+                            Source.RESPONSE,
+                        ),
+                    )
+                else:
+                    conn.execute(
+                        _LIMITER_STATE,
+                        (
+                            self._profile,
+                            account,
+                            project,
+                            listed.id,
+                            listed.name,
+                            int(listed.is_active),
+                            now,
+                            Source.RESPONSE,
+                        ),
+                    )
+            conn.execute(
+                _LIMITER_STATE,
+                (
+                    self._profile,
+                    account,
+                    project,
+                    limiter_id,
+                    None,
+                    int(change.is_active),
+                    now,
+                    change.source.value,
+                ),
+            )
+
+    def learn_thresholds(
+        self, account: str, project: str, dimension_id: str, thresholds: DimensionThresholds
+    ) -> None:
+        """Learn the thresholds a successful update set (the literals sent)."""
+        account, project = _id("account id", account), _id("project id", project)
+        dimension_id = _id("dimension id", dimension_id)
+        if not isinstance(thresholds, DimensionThresholds):
+            raise TypeError("thresholds must be a DimensionThresholds")
+        now = self._now()
+        with self._db.write() as conn:
+            self._ensure_project(conn, account, project, now, Source.REQUEST)
+            conn.execute(
+                _DIMENSION_THRESHOLDS,
+                (
+                    self._profile,
+                    account,
+                    project,
+                    dimension_id,
+                    thresholds.name,
+                    thresholds.block,
+                    thresholds.challenge,
+                    now,
+                    Source.REQUEST,
+                ),
+            )
+
+    # -- files -------------------------------------------------------------------------------
+
+    def export_toml(self, path: Path) -> InventorySnapshot:
+        """Write the profile's inventory to a TOML file (atomically); returns what was written.
+
+        Raises:
+            StoreFileError: the file cannot be written.
+        """
+        snapshot = self.snapshot()
+        write_toml(Path(path), snapshot, profile=self._profile, exported_at=self._now())
+        return snapshot
+
+    def import_toml(self, path: Path) -> MergeReport:
+        """Merge a TOML inventory file into the profile's inventory (one transaction).
+
+        Raises:
+            StoreFileError: the file cannot be read or is malformed (nothing changed).
+        """
+        now = self._now()
+        incoming = read_toml(Path(path), now=now)
+        with self._db.write() as conn:
+            current = InventorySnapshot(
+                accounts=tuple(self._accounts(conn)),
+                projects=tuple(self._projects(conn, None)),
+                limiters=tuple(self._limiters(conn, None, None)),
+                dimensions=tuple(self._dimensions(conn, None, None)),
+            )
+            plan = merge(current, incoming, now=now)
+            p = self._profile
+            w = plan.writes
+            conn.executemany(
+                _PUT_ACCOUNT, [(p, a.account, a.name, a.updated_at, a.source) for a in w.accounts]
+            )
+            conn.executemany(
+                _PUT_PROJECT,
+                [(p, x.account, x.project, x.name, x.updated_at, x.source) for x in w.projects],
+            )
+            conn.executemany(
+                _PUT_LIMITER,
+                [
+                    (
+                        p,
+                        r.account,
+                        r.project,
+                        r.id,
+                        r.name,
+                        None if r.is_active is None else int(r.is_active),
+                        r.known_at,
+                        r.source,
+                    )
+                    for r in w.limiters
+                ],
+            )
+            conn.executemany(
+                _PUT_DIMENSION,
+                [
+                    (
+                        p,
+                        d.account,
+                        d.project,
+                        d.id,
+                        d.name,
+                        d.block,
+                        d.challenge,
+                        d.known_at,
+                        d.source,
+                    )
+                    for d in w.dimensions
+                ],
+            )
+        return plan.report
+
+    # -- lifetime ------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the connection (a later call opens it again)."""
+        self._db.close()
+
+    def __enter__(self) -> Inventory:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _now(self) -> str:
+        return stamp(self._clock())
+
+    def _ensure_project(
+        self, conn: sqlite3.Connection, account: str, project: str, now: str, source: str
+    ) -> None:
+        conn.execute(_ENSURE_ACCOUNT, (self._profile, account, now, source))
+        conn.execute(_ENSURE_PROJECT, (self._profile, account, project, now, source))
+
+    def _delete(self, table: str, where: str, params: tuple[str, ...], what: str) -> None:
+        if not self._path.exists():
+            raise NotInInventory(f"No {what} in the inventory")
+        with self._db.write() as conn:
+            cursor = conn.execute(
+                f"DELETE FROM {table} WHERE profile = ? AND {where}", (self._profile, *params)
+            )
+            if cursor.rowcount == 0:
+                raise NotInInventory(f"No {what} in the inventory")
+
+    def _accounts(self, conn: sqlite3.Connection) -> list[AccountEntry]:
+        rows = conn.execute(
+            f"SELECT {_ACCOUNT_COLS} FROM accounts WHERE profile = ? ORDER BY account",
+            (self._profile,),
+        )
+        return [AccountEntry(*row) for row in rows]
+
+    def _projects(self, conn: sqlite3.Connection, account: str | None) -> list[ProjectEntry]:
+        sql = f"SELECT {_PROJECT_COLS} FROM projects WHERE profile = ?"
+        params: tuple[str, ...] = (self._profile,)
+        if account is not None:
+            sql += " AND account = ?"
+            params += (account,)
+        rows = conn.execute(sql + " ORDER BY account, project", params)
+        return [ProjectEntry(*row) for row in rows]
+
+    def _scope(
+        self, account: str | None, project: str | None, key: str, value: str | None
+    ) -> tuple[str, tuple[str, ...]]:
+        where = "profile = ?"
+        params: tuple[str, ...] = (self._profile,)
+        for column, given in (("account", account), ("project", project), (key, value)):
+            if given is not None:
+                where += f" AND {column} = ?"
+                params += (given,)
+        return where, params
+
+    def _limiters(
+        self,
+        conn: sqlite3.Connection,
+        account: str | None,
+        project: str | None,
+        limiter_id: str | None = None,
+    ) -> list[LimiterEntry]:
+        where, params = self._scope(account, project, "limiter_id", limiter_id)
+        rows = conn.execute(
+            f"SELECT {_LIMITER_COLS} FROM limiters WHERE {where} "
+            "ORDER BY account, project, limiter_id",
+            params,
+        )
+        return [
+            LimiterEntry(a, p, i, n, _row_bool(active), k, s) for a, p, i, n, active, k, s in rows
+        ]
+
+    def _dimensions(
+        self,
+        conn: sqlite3.Connection,
+        account: str | None,
+        project: str | None,
+        dimension_id: str | None = None,
+    ) -> list[DimensionEntry]:
+        where, params = self._scope(account, project, "dimension_id", dimension_id)
+        rows = conn.execute(
+            f"SELECT {_DIMENSION_COLS} FROM dimensions WHERE {where} "
+            "ORDER BY account, project, dimension_id",
+            params,
+        )
+        return [DimensionEntry(*row) for row in rows]
+
+
+__all__ = [
+    "AccountEntry",
+    "DimensionEntry",
+    "Inventory",
+    "InventorySnapshot",
+    "InventoryUnavailable",
+    "LimiterEntry",
+    "MergeReport",
+    "NotInInventory",
+    "ProjectEntry",
+    "Source",
+]

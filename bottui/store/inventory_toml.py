@@ -1,0 +1,388 @@
+"""The inventory file a team shares: TOML, read strictly, written losslessly.
+
+Format (version 1)::
+
+    format = "bottui-inventory"
+    version = 1
+    profile = "prod"                     # informational
+    exported_at = "2025-06-01T12:00:00.000000Z"
+
+    [[accounts]]
+    account = "acc-1"
+    name = "Main account"                # optional
+    updated_at = "..."                   # optional on import (default: now)
+    source = "user"                      # optional on import (default: "import")
+
+    [[projects]]
+    account = "acc-1"
+    project = "proj-1"
+    name = "Shop"
+
+    [[limiters]]
+    account = "acc-1"
+    project = "proj-1"
+    id = "rl-1"
+    name = "Login burst"
+    is_active = true                     # optional: unknown when absent
+    known_at = "..."
+    source = "response"
+
+    [[dimensions]]
+    account = "acc-1"
+    project = "proj-1"
+    id = "dim-1"
+    name = "Bot score"
+    block = "0.8"                        # JSON number literals, as strings
+    challenge = "0.5"                    # (both or neither)
+    known_at = "..."
+    source = "request"
+
+Ids are always values of explicit keys, never table names, so any id (quotes,
+dots, slashes, unicode) is just a string. Every string is written as a TOML
+basic string with quotes, backslashes and control characters (C0, DEL, C1,
+line separators, bidi overrides) escaped, so the file is plain printable
+text. Ids must be usable as one path segment (no control characters, not
+``.``/``..``, at most 1024 characters), as the API requires.
+
+Reading is all or nothing: a syntax error or a bad record raises
+:class:`~bottui.store.db_errors.StoreFileError` naming the file and line,
+and nothing is imported.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterator, Mapping
+from datetime import date, datetime, time
+from pathlib import Path
+from typing import Any, Final
+
+from bottui.api.errors import ValidationError
+from bottui.api.validation import path_id, threshold_literal
+from bottui.store.atomic_file import write_atomic
+from bottui.store.db_errors import StoreFileError
+from bottui.store.inventory_records import (
+    AccountEntry,
+    DimensionEntry,
+    InventorySnapshot,
+    LimiterEntry,
+    ProjectEntry,
+    Source,
+)
+from bottui.store.utc import normalize, stamp
+
+FORMAT: Final = "bottui-inventory"
+VERSION: Final = 1
+MAX_FILE_BYTES: Final = 32 * 1024 * 1024
+
+_TABLES: Final = ("accounts", "projects", "limiters", "dimensions")
+_KEYS: Final[dict[str, tuple[str, ...]]] = {
+    "accounts": ("account", "name", "updated_at", "source"),
+    "projects": ("account", "project", "name", "updated_at", "source"),
+    "limiters": ("account", "project", "id", "name", "is_active", "known_at", "source"),
+    "dimensions": (
+        "account",
+        "project",
+        "id",
+        "name",
+        "block",
+        "challenge",
+        "known_at",
+        "source",
+    ),
+}
+_TOP_KEYS: Final = frozenset({"format", "version", "profile", "exported_at", *_TABLES})
+_SOURCE: Final = re.compile(r"[a-z][a-z0-9-]{0,31}")
+_HEADER: Final = re.compile(r"^[ \t]*\[\[[ \t]*(\w+)[ \t]*\]\]")
+_SYNTAX_POSITION: Final = re.compile(r"\(at line (\d+), column (\d+)\)")
+# What is escaped as \uXXXX beyond TOML's must-escape set: C1, DEL, line and
+# paragraph separators, bidi overrides and isolates (see bottui.plaintext).
+_ESCAPE: Final = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_SHORT_ESCAPES: Final = {"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+
+# -- writing -------------------------------------------------------------------------
+
+
+def toml_string(value: str) -> str:
+    """``value`` as a TOML basic string, printable and unambiguous."""
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    escaped = _ESCAPE.sub(
+        lambda m: _SHORT_ESCAPES.get(m.group(), f"\\u{ord(m.group()):04X}"), escaped
+    )
+    return f'"{escaped}"'
+
+
+def _value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return toml_string(value)
+    raise TypeError(f"cannot write {type(value).__name__} to an inventory file")
+
+
+def dumps(snapshot: InventorySnapshot, *, profile: str, exported_at: str) -> str:
+    """The TOML text of ``snapshot`` (unknown values are left out)."""
+    return "".join(_chunks(snapshot, profile=profile, exported_at=exported_at))
+
+
+def _chunks(snapshot: InventorySnapshot, *, profile: str, exported_at: str) -> Iterator[str]:
+    yield "# bottui inventory: accounts, projects, rate limiters and dimensions of one profile.\n"
+    yield "# Merge it into a profile with `bottui inventory import FILE`.\n"
+    yield f"format = {toml_string(FORMAT)}\n"
+    yield f"version = {VERSION}\n"
+    yield f"profile = {toml_string(profile)}\n"
+    yield f"exported_at = {toml_string(exported_at)}\n"
+    records: dict[str, tuple[Any, ...]] = {
+        "accounts": snapshot.accounts,
+        "projects": snapshot.projects,
+        "limiters": snapshot.limiters,
+        "dimensions": snapshot.dimensions,
+    }
+    for table in _TABLES:
+        for record in records[table]:
+            yield f"\n[[{table}]]\n"
+            for key, value in record.to_json().items():
+                if value is not None:
+                    yield f"{key} = {_value(value)}\n"
+
+
+def write(path: Path, snapshot: InventorySnapshot, *, profile: str, exported_at: str) -> None:
+    """Write ``snapshot`` to ``path`` atomically (raises StoreFileError)."""
+    write_atomic(Path(path), _chunks(snapshot, profile=profile, exported_at=exported_at))
+
+
+# -- reading ------------------------------------------------------------------------------
+
+
+class _Reader:
+    """Turns parsed TOML into a snapshot, failing on the first bad record."""
+
+    def __init__(self, text: str, path: Path, now: str) -> None:
+        self.path = path
+        self.now = now
+        self.headers: dict[str, list[int]] = {}
+        for number, line in enumerate(text.splitlines(), start=1):
+            match = _HEADER.match(line)
+            if match:
+                self.headers.setdefault(match.group(1), []).append(number)
+
+    def fail(self, message: str, *, line: int | None = None) -> StoreFileError:
+        where = f"{self.path.name}, line {line}" if line is not None else self.path.name
+        return StoreFileError(
+            f"Cannot import {where}: {message}",
+            f"{self.path}: nothing was imported. Fix the file and import it again.",
+            path=self.path,
+            line=line,
+        )
+
+    def line_of(self, table: str, index: int) -> int | None:
+        lines = self.headers.get(table, [])
+        return lines[index] if index < len(lines) else None
+
+    def snapshot(self, data: Mapping[str, Any]) -> InventorySnapshot:
+        fmt = data.get("format")
+        if fmt != FORMAT:
+            raise self.fail(f"not a bottui inventory file (expected format = {FORMAT!r})")
+        version = data.get("version")
+        if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+            raise self.fail("'version' must be a positive integer")
+        if version > VERSION:
+            raise self.fail(
+                f"written by a newer bottui (version {version}; this one reads {VERSION})"
+            )
+        unknown = sorted(set(data) - _TOP_KEYS)
+        if unknown:
+            raise self.fail(f"unknown key {unknown[0]!r}")
+        return InventorySnapshot(
+            accounts=tuple(self.records("accounts", data, self.account)),
+            projects=tuple(self.records("projects", data, self.project)),
+            limiters=tuple(self.records("limiters", data, self.limiter)),
+            dimensions=tuple(self.records("dimensions", data, self.dimension)),
+        )
+
+    def records(self, table: str, data: Mapping[str, Any], build: Any) -> Iterator[Any]:
+        items = data.get(table, [])
+        if not isinstance(items, list):
+            raise self.fail(f"{table!r} must be an array of tables ([[{table}]])")
+        seen: dict[tuple[str, ...], int] = {}
+        for index, item in enumerate(items):
+            line = self.line_of(table, index)
+            where = f"{table}[{index + 1}]"
+            if not isinstance(item, dict):
+                raise self.fail(f"{where} is not a table", line=line)
+            unknown = sorted(set(item) - set(_KEYS[table]))
+            if unknown:
+                raise self.fail(f"{where}: unknown key {unknown[0]!r}", line=line)
+            try:
+                record = build(item)
+            except (ValueError, TypeError) as exc:
+                raise self.fail(f"{where}: {exc}", line=line) from None
+            key = _key(record)
+            if key in seen:
+                raise self.fail(
+                    f"{where} repeats {table[:-1]} {list(key)!r} (first given as "
+                    f"{table}[{seen[key] + 1}])",
+                    line=line,
+                )
+            seen[key] = index
+            yield record
+
+    # -- fields --
+
+    def ident(self, item: Mapping[str, Any], key: str) -> str:
+        if key not in item:
+            raise ValueError(f"{key!r} is missing")
+        value = item[key]
+        if not isinstance(value, str):
+            raise ValueError(f"{key!r} must be a string")
+        try:
+            return path_id(key, value)
+        except ValidationError as exc:
+            raise ValueError(f"{key!r} {exc.message}") from None
+
+    def name(self, item: Mapping[str, Any]) -> str | None:
+        value = item.get("name")
+        if value is not None and not isinstance(value, str):
+            raise ValueError("'name' must be a string")
+        return value
+
+    def moment(self, item: Mapping[str, Any], key: str) -> str:
+        value = item.get(key)
+        if value is None:
+            return self.now
+        if isinstance(value, datetime):
+            return stamp(value)
+        if isinstance(value, date | time):
+            raise ValueError(f"{key!r} must be a date and time")
+        if not isinstance(value, str):
+            raise ValueError(f"{key!r} must be an ISO 8601 time")
+        return normalize(value)
+
+    def source(self, item: Mapping[str, Any]) -> str:
+        value = item.get("source", Source.IMPORT.value)
+        if not isinstance(value, str) or not _SOURCE.fullmatch(value):
+            raise ValueError("'source' must be a short lowercase word such as 'response'")
+        return value
+
+    def literal(self, item: Mapping[str, Any], key: str) -> str | None:
+        value = item.get(key)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            raise ValueError(f'{key!r} must be a number (preferably a string like "0.5")')
+        try:
+            return threshold_literal(key, value)
+        except ValidationError as exc:
+            raise ValueError(f"{key!r} {exc.message}") from None
+
+    # -- records --
+
+    def account(self, item: Mapping[str, Any]) -> AccountEntry:
+        return AccountEntry(
+            account=self.ident(item, "account"),
+            name=self.name(item),
+            updated_at=self.moment(item, "updated_at"),
+            source=self.source(item),
+        )
+
+    def project(self, item: Mapping[str, Any]) -> ProjectEntry:
+        return ProjectEntry(
+            account=self.ident(item, "account"),
+            project=self.ident(item, "project"),
+            name=self.name(item),
+            updated_at=self.moment(item, "updated_at"),
+            source=self.source(item),
+        )
+
+    def limiter(self, item: Mapping[str, Any]) -> LimiterEntry:
+        active = item.get("is_active")
+        if active is not None and not isinstance(active, bool):
+            raise ValueError("'is_active' must be true or false")
+        return LimiterEntry(
+            account=self.ident(item, "account"),
+            project=self.ident(item, "project"),
+            id=self.ident(item, "id"),
+            name=self.name(item),
+            is_active=active,
+            known_at=self.moment(item, "known_at"),
+            source=self.source(item),
+        )
+
+    def dimension(self, item: Mapping[str, Any]) -> DimensionEntry:
+        block, challenge = self.literal(item, "block"), self.literal(item, "challenge")
+        if (block is None) != (challenge is None):
+            raise ValueError("give both 'block' and 'challenge', or neither")
+        return DimensionEntry(
+            account=self.ident(item, "account"),
+            project=self.ident(item, "project"),
+            id=self.ident(item, "id"),
+            name=self.name(item),
+            block=block,
+            challenge=challenge,
+            known_at=self.moment(item, "known_at"),
+            source=self.source(item),
+        )
+
+
+def _key(record: object) -> tuple[str, ...]:
+    if isinstance(record, AccountEntry):
+        return (record.account,)
+    if isinstance(record, ProjectEntry):
+        return (record.account, record.project)
+    assert isinstance(record, LimiterEntry | DimensionEntry)
+    return (record.account, record.project, record.id)
+
+
+def loads(text: str, *, path: Path, now: str) -> InventorySnapshot:
+    """Parse an inventory file's text; missing times default to ``now``.
+
+    Raises:
+        StoreFileError: a syntax error or a bad record (file and line named).
+    """
+    reader = _Reader(text, Path(path), now)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        match = _SYNTAX_POSITION.search(message)
+        line = int(match.group(1)) if match else None
+        reason = _SYNTAX_POSITION.sub("", message).strip()
+        if match:
+            reason += f" (column {match.group(2)})"
+        raise reader.fail(f"not valid TOML: {reason}", line=line) from None
+    return reader.snapshot(data)
+
+
+def read(path: Path, *, now: str) -> InventorySnapshot:
+    """Read and parse an inventory file (raises StoreFileError)."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise StoreFileError(
+                f"Cannot import {path.name}: the file is too large",
+                f"{path} has {size} bytes; an inventory file has at most {MAX_FILE_BYTES}.",
+                path=path,
+            )
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise StoreFileError(
+            f"Cannot read {path.name}", f"{path}: {exc.strerror or exc}", path=path
+        ) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise StoreFileError(
+            f"Cannot import {path.name}, line {line}: the file is not UTF-8 text",
+            f"{path}: nothing was imported.",
+            path=path,
+            line=line,
+        ) from None
+    return loads(text.removeprefix("\ufeff"), path=path, now=now)
+
+
+__all__ = ["FORMAT", "VERSION", "dumps", "loads", "read", "toml_string", "write"]
