@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from typing import Any, Final
 
 from starlette.applications import Starlette
@@ -150,41 +151,14 @@ class SandboxASGI:
         )
         recorder = self.state.recorder
         recorder.begin()
-        status: int | None = None
-        result: Result | None = None
-        fault: FaultKind | None = None
-        dropped = False
-        try:
-            await self.faults.delay()
-            fault = self.faults.take()
-            if too_large:
-                result = error_result(errors.too_large(MAX_BODY), self.state)
-            elif fault is FaultKind.DROP:
-                dropped = True
-                if self.faults.drop_mode == "after":
-                    result = handle(self.state, method, segments, headers, body)
-                    payload = encode_json(result.body)
-                    status = result.status
-                    await send(_start(status, payload, "application/json", result.headers))
-                    half = payload[: len(payload) // 2]
-                    await send({"type": "http.response.body", "body": half, "more_body": True})
-                else:
-                    status = 200
-                    await send(_start(status, b"{}" * 32, "application/json", {}))
-                raise ConnectionDropped("sandbox fault: connection dropped mid-response")
-            elif fault in (FaultKind.FAIL, FaultKind.RANDOM_ERROR):
-                result = error_result(errors.unavailable(self.faults.error_status), self.state)
-            elif fault is FaultKind.RATE_LIMIT:
-                result = error_result(errors.rate_limited(self.faults.retry_after), self.state)
-            elif fault is FaultKind.NON_JSON:
-                status = 200
-                await _send(send, status, HTML_GARBAGE, "text/html; charset=utf-8", {})
-                return
-            else:
-                result = handle(self.state, method, segments, headers, body)
-            status = result.status
-            await _send(send, status, encode_json(result.body), "application/json", result.headers)
-        finally:
+        ended = False
+
+        def end(status: int | None, result: Result | None, fault: FaultKind | None,
+                dropped: bool = False) -> None:
+            # Logged before the last byte leaves: a client that has its answer
+            # finds its request in the log.
+            nonlocal ended
+            ended = True
             recorder.end(
                 finished(
                     record,
@@ -194,6 +168,55 @@ class SandboxASGI:
                     dropped=dropped,
                 )
             )
+
+        fault: FaultKind | None = None
+        try:
+            await self.faults.delay()
+            fault = self.faults.take()
+            if fault is FaultKind.DROP:
+                await self._drop(send, method, segments, headers, body, end)
+                return
+            if too_large:
+                result = error_result(errors.too_large(MAX_BODY), self.state)
+            elif fault in (FaultKind.FAIL, FaultKind.RANDOM_ERROR):
+                result = error_result(errors.unavailable(self.faults.error_status), self.state)
+            elif fault is FaultKind.RATE_LIMIT:
+                result = error_result(errors.rate_limited(self.faults.retry_after), self.state)
+            elif fault is FaultKind.NON_JSON:
+                end(200, None, fault)
+                await _send(send, 200, HTML_GARBAGE, "text/html; charset=utf-8", {})
+                return
+            else:
+                result = handle(self.state, method, segments, headers, body)
+            end(result.status, result, fault)
+            await _send(send, result.status, encode_json(result.body), "application/json",
+                        result.headers)
+        finally:
+            if not ended:
+                end(None, None, fault)
+
+    async def _drop(
+        self,
+        send: Send,
+        method: str,
+        segments: tuple[str, ...] | None,
+        headers: dict[str, str],
+        body: bytes,
+        end: Callable[..., None],
+    ) -> None:
+        """Start a response, send half of it (or none), log it, cut the connection."""
+        if self.faults.drop_mode == "after":
+            result: Result | None = handle(self.state, method, segments, headers, body)
+            assert result is not None
+            status, payload = result.status, encode_json(result.body)
+            await send(_start(status, payload, "application/json", result.headers))
+            half = payload[: len(payload) // 2]
+            await send({"type": "http.response.body", "body": half, "more_body": True})
+        else:
+            result, status = None, 200
+            await send(_start(status, b"{}" * 32, "application/json", {}))
+        end(status, result, FaultKind.DROP, dropped=True)
+        raise ConnectionDropped("sandbox fault: connection dropped mid-response")
 
 
 def create_app(state: SandboxState, faults: Faults | None = None) -> Starlette:

@@ -8,9 +8,10 @@ import httpx
 import pytest
 
 from bottui.sandbox.server import SandboxServer
+from tests.sandbox.helpers import SSL
 
 
 @pytest.fixture
 def client(sandbox: SandboxServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=sandbox.base_url, timeout=5.0) as http:
+    with httpx.Client(verify=SSL, base_url=sandbox.base_url, timeout=5.0) as http:
         yield http

@@ -15,13 +15,13 @@ from bottui.sandbox.demo import (
     DEMO_PROJECT_TOKENS,
 )
 from bottui.sandbox.server import SandboxServer
-from tests.sandbox.helpers import PERSONAL, PROD, PROJECT, limiter_path, revoke_path
+from tests.sandbox.helpers import PERSONAL, PROD, PROJECT, SSL, limiter_path, revoke_path
 
 
 async def test_peak_in_flight_under_concurrency(sandbox: SandboxServer) -> None:
     sandbox.faults.configure(latency=0.2)
     limits = httpx.Limits(max_connections=10)
-    async with httpx.AsyncClient(base_url=sandbox.base_url, limits=limits) as http:
+    async with httpx.AsyncClient(verify=SSL, base_url=sandbox.base_url, limits=limits) as http:
         responses = await asyncio.gather(
             *(
                 http.post(revoke_path(), json={"subject": {"visitorId": f"v{i}"}},

@@ -13,7 +13,7 @@ import pytest
 from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.sandbox.faults import FaultError, Faults
 from bottui.sandbox.server import SandboxServer
-from tests.sandbox.helpers import PERSONAL, PROD, assert_error, revoke_path
+from tests.sandbox.helpers import PERSONAL, PROD, SSL, assert_error, revoke_path
 
 VISITOR = "vis_7Hq2kP9xLm"
 
@@ -146,13 +146,13 @@ def test_hold_until_released(sandbox: SandboxServer, client: httpx.Client) -> No
 
 
 def test_hold_over_http_and_stop_releases(sandbox: SandboxServer) -> None:
-    with httpx.Client(base_url=sandbox.base_url) as control:
+    with httpx.Client(verify=SSL, base_url=sandbox.base_url) as control:
         assert control.put("/_sandbox/faults", json={"hold": True}).json()["hold"] is True
     errors: list[BaseException] = []
 
     def call() -> None:
         try:
-            with httpx.Client(base_url=sandbox.base_url, timeout=5) as http:
+            with httpx.Client(verify=SSL, base_url=sandbox.base_url, timeout=5) as http:
                 revoke(http)
         except BaseException as exc:  # the server may close while answering
             errors.append(exc)

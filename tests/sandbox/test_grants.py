@@ -8,7 +8,7 @@ import pytest
 from bottui.sandbox.clock import ManualClock, iso_utc
 from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
-from tests.sandbox.helpers import PERSONAL, PROD, assert_error, revoke_path
+from tests.sandbox.helpers import PERSONAL, PROD, SSL, assert_error, revoke_path
 
 
 def revoke(client: httpx.Client, **subject: str) -> dict[str, object]:
@@ -56,7 +56,7 @@ def test_clock_control_refuses_bad_values(client: httpx.Client, body: dict[str, 
 
 
 def test_clock_control_needs_a_manual_clock() -> None:
-    with SandboxServer() as server, httpx.Client(base_url=server.base_url) as http:
+    with SandboxServer() as server, httpx.Client(verify=SSL, base_url=server.base_url) as http:
         r = http.post("/_sandbox/clock", json={"advanceSeconds": 1})
         assert_error(r, 409, "conflict", "invalid_request_error")
 

@@ -21,6 +21,7 @@ from bottui.sandbox.routing import split_raw_path
 from bottui.sandbox.server import SandboxServer
 from tests.sandbox.helpers import (
     PERSONAL,
+    SSL,
     assert_error,
     key,
     limiter_path,
@@ -140,7 +141,7 @@ def test_raw_request_with_http_client(sandbox: SandboxServer) -> None:
 
 def test_the_hostile_demo_project_is_reachable(hostile_sandbox: SandboxServer) -> None:
     state = hostile_sandbox.state
-    with httpx.Client(base_url=hostile_sandbox.base_url) as http:
+    with httpx.Client(verify=SSL, base_url=hostile_sandbox.base_url) as http:
         for limiter_id in HOSTILE_LIMITER_IDS:
             r = http.patch(limiter_path(limiter_id, HOSTILE_PROJECT_ID), json={"isActive": True},
                            headers=key(HOSTILE_PROJECT_TOKEN))

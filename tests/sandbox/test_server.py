@@ -16,7 +16,7 @@ import pytest
 
 from bottui.sandbox.demo import DEMO_ACCESS_TOKEN, DEMO_ACCOUNT, DEMO_PROJECT_TOKENS
 from bottui.sandbox.server import SandboxServer, banner
-from tests.sandbox.helpers import PERSONAL, revoke_path
+from tests.sandbox.helpers import PERSONAL, SSL, revoke_path
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,7 +51,7 @@ def test_port_before_start_is_an_error() -> None:
 
 def test_keep_alive_connection_does_not_delay_stop() -> None:
     server = SandboxServer().start()
-    http = httpx.Client(base_url=server.base_url)
+    http = httpx.Client(verify=SSL, base_url=server.base_url)
     http.post(revoke_path(), json={"subject": {"visitorId": "v"}}, headers=PERSONAL)
     start = time.perf_counter()
     server.stop()
@@ -61,7 +61,10 @@ def test_keep_alive_connection_does_not_delay_stop() -> None:
 
 async def test_in_loop_variant() -> None:
     before = signal.getsignal(signal.SIGINT)
-    async with SandboxServer() as server, httpx.AsyncClient(base_url=server.base_url) as http:
+    async with (
+        SandboxServer() as server,
+        httpx.AsyncClient(verify=SSL, base_url=server.base_url) as http,
+    ):
         r = await http.post(revoke_path(), json={"subject": {"visitorId": "vis_7Hq2kP9xLm"}},
                             headers=PERSONAL)
         assert r.json()["revoked"] is True
@@ -72,7 +75,7 @@ async def test_in_loop_variant() -> None:
 def test_banner_names_the_demo_credentials() -> None:
     text = banner("http://127.0.0.1:8765")
     assert "http://127.0.0.1:8765" in text and DEMO_ACCOUNT in text
-    assert f"export BOTTUI_BASE_URL=http://127.0.0.1:8765" in text
+    assert "export BOTTUI_BASE_URL=http://127.0.0.1:8765" in text
     assert f"export BOTTUI_ACCESS_TOKEN={DEMO_ACCESS_TOKEN}" in text
     for project, token in DEMO_PROJECT_TOKENS.items():
         assert f"{project}: {token}" in text
