@@ -1,0 +1,380 @@
+"""The Thresholds screen: the current project's risk dimensions and their thresholds.
+
+The service cannot list dimensions or read thresholds back, so the table
+shows what the local inventory knows (the last values sent, imported or
+entered) and says where each came from. ``enter`` edits a dimension (name,
+block and challenge, each a slider with an exact input), ``a`` adds one by
+id and name, ``x`` forgets one locally, ``s`` sets the project's threshold
+range and direction (the spec fixes neither).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import DataTable, Static
+
+from bottui.api.models import DimensionThresholds
+from bottui.ops import mutations
+from bottui.ops.mutations import Applied
+from bottui.plaintext import clean
+from bottui.store.config import ConfigStore, ProjectSettings
+from bottui.store.errors import StoreError
+from bottui.store.inventory_records import DimensionEntry
+from bottui.tui.screens.base import BottuiScreen
+from bottui.tui.screens.dialogs import ConfirmDialog
+from bottui.tui.screens.thresholds_dialogs import AddDimensionDialog, ThresholdSettingsDialog
+from bottui.tui.screens.thresholds_editor import (
+    UNKNOWN,
+    ThresholdEditor,
+    direction_words,
+    never_reached,
+)
+from bottui.tui.widgets.safe import join, safe, safe_text
+
+_COLUMNS = ("Dimension", "Name", "Block", "Challenge", "Check", "Known at", "Source")
+
+
+@dataclass
+class ThresholdsSet(Message):
+    """The service accepted a threshold update (the inventory learned it)."""
+
+    dimension_id: str
+    thresholds: DimensionThresholds
+    applied: Applied[Any]
+
+
+def check_words(entry: DimensionEntry, settings: ProjectSettings) -> str:
+    """What is wrong with the known thresholds, in a few words ("" when nothing)."""
+    if entry.block is None or entry.challenge is None:
+        return "thresholds unknown"
+    try:
+        values = (Decimal(entry.block), Decimal(entry.challenge))
+    except ArithmeticError:
+        return "not a number"
+    low, high = Decimal(repr(settings.threshold_min)), Decimal(repr(settings.threshold_max))
+    if any(not low <= value <= high for value in values):
+        return "out of range"
+    if never_reached(entry.block, entry.challenge, settings.higher_is_riskier):
+        return "challenge never reached"
+    return ""
+
+
+def when(known_at: str) -> str:
+    """An inventory timestamp to the minute, in UTC ("" stays ""; odd text as is)."""
+    try:
+        moment = datetime.fromisoformat(known_at.replace("Z", "+00:00"))
+    except ValueError:
+        return known_at
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+class DimensionTable(DataTable[Text]):
+    """The dimensions, one row each; enter edits the row under the cursor."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select_cursor", "Edit thresholds", id="thresholds.edit"),
+    ]
+
+
+class ThresholdsScreen(BottuiScreen):
+    """The current project's dimensions: edit, add, forget, range and direction."""
+
+    SCREEN_TITLE: ClassVar[str] = "Thresholds"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "add", "Add dimension", id="thresholds.add"),
+        Binding("x", "forget", "Forget", id="thresholds.forget"),
+        Binding("s", "settings", "Range/direction", id="thresholds.settings"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._entries: dict[str, DimensionEntry] = {}
+        #: Thresholds confirmed but not accepted (a failure), by (account, project, id).
+        self._unsent: dict[tuple[str, str, str], DimensionThresholds] = {}
+
+    def compose_body(self) -> ComposeResult:
+        yield Static(Content("Thresholds"), classes="screen-title", id="thresholds-title")
+        yield Static("", classes="hint", id="thresholds-hint")
+        yield Static("", id="thresholds-empty")
+        table = DimensionTable(id="dimensions", cursor_type="row", zebra_stripes=True)
+        table.add_columns(*_COLUMNS)
+        yield table
+
+    def on_mount(self) -> None:
+        self.refresh_data()
+
+    # -- what is shown -----------------------------------------------------------------
+
+    @property
+    def settings(self) -> ProjectSettings:
+        """The current project's range and direction (defaults when none)."""
+        current = self.bottui.current
+        if current is None:
+            return ProjectSettings()
+        return self.bottui.session.settings.project_settings(*current)
+
+    def refresh_data(self) -> None:
+        """Re-read the current project's dimensions from the inventory."""
+        table = self.query_one(DimensionTable)
+        empty = self.query_one("#thresholds-empty", Static)
+        hint = self.query_one("#thresholds-hint", Static)
+        title = self.query_one("#thresholds-title", Static)
+        current = self.bottui.current
+        entries: list[DimensionEntry] = []
+        message: Content | None = None
+        if current is None:
+            title.update(Content("Thresholds"))
+            hint.update("")
+            message = Content("No project selected. Press 1 to choose one on the Projects screen.")
+        else:
+            account, project = current
+            title.update(join("Thresholds · ", safe(account), " / ", safe(project)))
+            hint.update(Content(direction_words(self.settings) + " (s changes)"))
+            inventory = self.bottui.session.inventory
+            if inventory is None:
+                message = Content(
+                    "The inventory cannot be opened, so no dimension is known. "
+                    "Press a to add one for this session."
+                )
+            else:
+                try:
+                    entries = inventory.dimensions(account, project)
+                except StoreError as exc:
+                    self.bottui.report_error(exc)
+                if not entries:
+                    message = Content(
+                        "No dimension known for this project. Press a to add one "
+                        "(its id and name as configured in the service)."
+                    )
+        self.bottui.flush_warnings()
+        empty.update(message or "")
+        empty.display = message is not None
+        table.display = bool(entries)
+        self._fill(table, entries)
+
+    def _fill(self, table: DimensionTable, entries: list[DimensionEntry]) -> None:
+        selected = self.selected()
+        keep = selected.id if selected else None
+        settings = self.settings
+        table.clear()
+        self._entries = {}
+        for entry in entries:
+            self._entries[entry.id] = entry
+            table.add_row(
+                safe_text(entry.id),
+                safe_text(entry.name) if entry.name is not None else Text(UNKNOWN),
+                safe_text(entry.block) if entry.block is not None else Text(UNKNOWN),
+                safe_text(entry.challenge) if entry.challenge is not None else Text(UNKNOWN),
+                Text(check_words(entry, settings)),
+                safe_text(when(entry.known_at)),
+                safe_text(entry.source),
+                key=entry.id,
+            )
+        if keep in self._entries:
+            table.move_cursor(row=table.get_row_index(keep))
+
+    def selected(self) -> DimensionEntry | None:
+        """The dimension under the cursor, if any."""
+        table = self.query_one(DimensionTable)
+        if not self._entries or table.row_count == 0:
+            return None
+        try:
+            key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        except Exception:  # no row under the cursor
+            return None
+        return self._entries.get(key) if key is not None else None
+
+    def _project(self) -> tuple[str, str] | None:
+        current = self.bottui.current
+        if current is None:
+            self.notify("No project selected: press 1 to choose one.", markup=False)
+        return current
+
+    # -- edit and send -------------------------------------------------------------------
+
+    @on(DataTable.RowSelected, "#dimensions")
+    def _row_selected(self) -> None:
+        self.action_edit()
+
+    def action_edit(self) -> None:
+        """Edit the selected dimension's name and thresholds."""
+        current = self._project()
+        entry = self.selected()
+        if current is None:
+            return
+        if entry is None:
+            self.notify("No dimension selected: press a to add one.", markup=False)
+            return
+        self._open_editor(current, entry.id, entry)
+
+    def _open_editor(
+        self, current: tuple[str, str], dimension_id: str, entry: DimensionEntry | None
+    ) -> None:
+        account, project = current
+        draft = self._unsent.get((account, project, dimension_id))
+        editor = ThresholdEditor(account, project, dimension_id, entry, self.settings, draft=draft)
+
+        def edited(thresholds: DimensionThresholds | None) -> None:
+            if thresholds is not None:
+                self._send(account, project, dimension_id, thresholds)
+
+        self.app.push_screen(editor, edited)
+
+    def _send(
+        self, account: str, project: str, dimension_id: str, thresholds: DimensionThresholds
+    ) -> None:
+        session = self.bottui.session
+        key = (account, project, dimension_id)
+
+        async def work() -> Applied[Any]:
+            try:
+                applied = await mutations.set_thresholds(
+                    session, account, project, dimension_id, thresholds, confirmed=True
+                )
+            except BaseException:
+                # Not lost: the editor opens with these values next time.
+                self._unsent[key] = thresholds
+                raise
+            self._unsent.pop(key, None)
+            return applied
+
+        self.call(
+            work,
+            label=f"setting thresholds of {dimension_id}",
+            done=lambda applied: ThresholdsSet(dimension_id, thresholds, applied),
+        )
+
+    @on(ThresholdsSet)
+    def _thresholds_set(self, message: ThresholdsSet) -> None:
+        new = message.thresholds
+        journal = message.applied.journal_id
+        self.notify(
+            clean(
+                f"{message.dimension_id}: name {new.name!r}, block {new.block}, "
+                f"challenge {new.challenge}"
+                + (f" (journal #{journal})" if journal is not None else " (NOT journaled)")
+            ),
+            title="Thresholds set",
+            markup=False,
+        )
+        # The ops layer taught the inventory; every screen that shows it re-reads.
+        self.bottui.inventory_changed()
+
+    # -- add, forget ---------------------------------------------------------------------
+
+    def action_add(self) -> None:
+        """Add a dimension by id and name, then edit its thresholds."""
+        current = self._project()
+        if current is None:
+            return
+
+        def added(result: tuple[str, str] | None) -> None:
+            if result is None:
+                return
+            dimension_id, name = result
+            entry = self._add(current, dimension_id, name)
+            self._open_editor(current, dimension_id, entry)
+
+        self.app.push_screen(AddDimensionDialog(set(self._entries)), added)
+
+    def _add(self, current: tuple[str, str], dimension_id: str, name: str) -> DimensionEntry | None:
+        account, project = current
+        inventory = self.bottui.session.inventory
+        if inventory is None:
+            self.bottui.flush_warnings()
+            return DimensionEntry(account, project, dimension_id, name, None, None, "", "user")
+        try:
+            inventory.add_dimension(account, project, dimension_id, name)
+            entry = inventory.dimension(account, project, dimension_id)
+        except StoreError as exc:
+            self.bottui.report_error(exc)
+            return DimensionEntry(account, project, dimension_id, name, None, None, "", "user")
+        self.bottui.inventory_changed()
+        return entry
+
+    def action_forget(self) -> None:
+        """Remove the selected dimension from the local inventory (nothing is sent)."""
+        current = self._project()
+        entry = self.selected()
+        if current is None:
+            return
+        if entry is None:
+            self.notify("No dimension selected.", markup=False)
+            return
+        account, project = current
+        body = join(
+            "Remove dimension ",
+            safe(entry.id),
+            " from bottui's inventory of ",
+            safe(account),
+            " / ",
+            safe(project),
+            "?\nOnly the local record goes: nothing is sent, the service keeps its thresholds.",
+        )
+
+        def decided(ok: bool | None) -> None:
+            inventory = self.bottui.session.inventory
+            if not ok or inventory is None:
+                return
+            try:
+                inventory.remove_dimension(account, project, entry.id)
+            except StoreError as exc:
+                self.bottui.report_error(exc)
+                return
+            self.notify(clean(f"Forgot dimension {entry.id}"), markup=False)
+            self.bottui.inventory_changed()
+
+        self.app.push_screen(
+            ConfirmDialog("Forget dimension?", body, "Forget", danger=False), decided
+        )
+
+    # -- range and direction -----------------------------------------------------------------
+
+    def action_settings(self) -> None:
+        """Set the project's threshold range and direction (saved in the profile)."""
+        current = self._project()
+        if current is None:
+            return
+        session = self.bottui.session
+        profile = session.settings.profile_name
+        if profile is None:
+            self.notify(
+                "Threshold settings are saved in a profile, and this session has none. "
+                "Add one with: bottui profile add NAME --base-url URL",
+                title="No profile",
+                severity="warning",
+                markup=False,
+            )
+            return
+        account, project = current
+
+        def chosen(settings: ProjectSettings | None) -> None:
+            if settings is None:
+                return
+            try:
+                ConfigStore(session.locations).set_project_settings(
+                    profile, account, project, settings
+                )
+            except StoreError as exc:
+                self.bottui.report_error(exc)
+                return
+            projects = dict(session.settings.projects)
+            projects[(account, project)] = settings
+            session.update_settings(replace(session.settings, projects=projects))
+            self.notify(clean(direction_words(settings)), title="Settings saved", markup=False)
+            self.refresh_data()
+
+        where = join(safe(account), " / ", safe(project))
+        self.app.push_screen(ThresholdSettingsDialog(self.settings, where), chosen)
