@@ -36,7 +36,13 @@ from typing import Any, Final
 
 from bottui.store.db_errors import JournalUnavailable
 from bottui.store.journal_records import StartRecord, outcome_row
-from bottui.store.journal_schema import INSERT_ENTRY, INSERT_OUTCOME, SCHEMA
+from bottui.store.journal_schema import (
+    INSERT_ENTRY,
+    INSERT_ENTRY_WITH_ID,
+    INSERT_OUTCOME,
+    NEXT_ENTRY_ID,
+    SCHEMA,
+)
 from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT, Database
 from bottui.store.utc import Clock, stamp, system_clock
 
@@ -92,6 +98,7 @@ class BatchWriter:
         self._pending: list[tuple[tuple[object, ...] | None, tuple[object, ...]]] = []
         self._oldest: float | None = None
         self._background_error: JournalUnavailable | None = None
+        self._refused: list[int] = []
         self._closed = False
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -112,6 +119,11 @@ class BatchWriter:
         """Write the started records of a chunk now, in one transaction; their ids.
 
         Pending outcomes are written in the same transaction.
+
+        Raises:
+            JournalUnavailable: nothing of this chunk was written (send it
+                unjournaled, with a warning); pending outcomes are kept.
+            TypeError: a record holds a token or a value that is not JSON.
         """
         now = stamp(self._clock())
         rows = [record.row(now, self._operator, self._pid) for record in records]
@@ -169,11 +181,18 @@ class BatchWriter:
         self._add(start_row, row)
 
     def flush(self) -> None:
-        """Write everything buffered now, in one transaction."""
+        """Write everything buffered now, in one transaction.
+
+        Raises:
+            JournalUnavailable: the batch could not be written (it is kept).
+            ValueError: outcomes the database refused since the last report
+                (no such entry, or it already had an outcome); they were dropped.
+        """
         with self._lock:
-            self._raise_background_error()
+            self._background_error = None  # this write tries again anyway
             if self._pending:
                 self._write([])
+            self._raise_refused()
 
     def close(self) -> None:
         """Stop the background thread, flush, close the connection.
@@ -181,6 +200,7 @@ class BatchWriter:
         Raises:
             JournalUnavailable: the last batch could not be written (it is lost;
                 ``details`` says how many outcomes).
+            ValueError: as for :meth:`flush`.
         """
         if self._closed:
             return
@@ -189,8 +209,8 @@ class BatchWriter:
             self._thread.join()
         with self._lock:
             self._closed = True
+            self._background_error = None  # this write tries again anyway
             try:
-                self._raise_background_error()
                 if self._pending:
                     self._write([])
             except JournalUnavailable as exc:
@@ -201,6 +221,7 @@ class BatchWriter:
                 ) from None
             finally:
                 self._db.close()
+            self._raise_refused()
 
     def __enter__(self) -> BatchWriter:
         return self
@@ -218,6 +239,14 @@ class BatchWriter:
     def _check_open(self) -> None:
         if self._closed:
             raise ValueError("this BatchWriter is closed")
+
+    def _raise_refused(self) -> None:
+        refused, self._refused = self._refused, []
+        if refused:
+            raise ValueError(
+                "outcomes refused (no such entry, or it already has one): "
+                + ", ".join(f"#{entry_id}" for entry_id in refused)
+            )
 
     def _raise_background_error(self) -> None:
         error, self._background_error = self._background_error, None
@@ -245,22 +274,20 @@ class BatchWriter:
         """One transaction: pending work, then ``start_rows``. Lock held.
 
         An outcome the database refuses (its entry does not exist, or already
-        has an outcome) is dropped and reported with ValueError once the rest
-        is written; it never costs the rest of the batch.
+        has an outcome) is dropped and kept for :meth:`flush`/:meth:`close` to
+        report; it never costs the rest of the batch.
         """
         try:
             ids = self._write_batch(start_rows, tolerant=False)
-            refused: list[int] = []
         except sqlite3.IntegrityError:
-            refused = []
-            ids = self._write_batch(start_rows, tolerant=True, refused=refused)
+            try:
+                ids = self._write_batch(start_rows, tolerant=True, refused=self._refused)
+            except sqlite3.IntegrityError:
+                raise ValueError(
+                    "a started record names a run or an entry (undo_of) that does not exist"
+                ) from None
         self._pending.clear()
         self._oldest = None
-        if refused:
-            raise ValueError(
-                "outcomes refused (no such entry, or it already has one): "
-                + ", ".join(f"#{entry_id}" for entry_id in refused)
-            )
         return ids
 
     def _write_batch(
@@ -273,24 +300,34 @@ class BatchWriter:
         ids: list[int] = []
         with self._db.write() as conn:
             if not tolerant:
+                # The write lock is ours until COMMIT: ids follow the largest one.
+                next_id = conn.execute(NEXT_ENTRY_ID).fetchone()[0]
+                entries: list[tuple[object, ...]] = []
                 outcomes: list[tuple[object, ...]] = []
                 for start_row, row in self._pending:
                     if start_row is None:
                         outcomes.append(row)
                     else:
-                        entry_id = conn.execute(INSERT_ENTRY, start_row).lastrowid
-                        outcomes.append((entry_id, *row[1:]))
+                        entries.append((next_id, *start_row))
+                        outcomes.append((next_id, *row[1:]))
+                        next_id += 1
+                for start_row in start_rows:
+                    entries.append((next_id, *start_row))
+                    ids.append(next_id)
+                    next_id += 1
+                conn.executemany(INSERT_ENTRY_WITH_ID, entries)
                 conn.executemany(INSERT_OUTCOME, outcomes)
-            else:
-                for start_row, row in self._pending:
-                    target: object = row[0]
-                    try:
-                        if start_row is not None:
-                            target = conn.execute(INSERT_ENTRY, start_row).lastrowid
-                        conn.execute(INSERT_OUTCOME, (target, *row[1:]))
-                    except sqlite3.IntegrityError:
-                        if refused is not None:
-                            refused.append(target if isinstance(target, int) else 0)
+                return ids
+            # One statement at a time, dropping what the database refuses.
+            for start_row, row in self._pending:
+                target: object = row[0]
+                try:
+                    if start_row is not None:
+                        target = conn.execute(INSERT_ENTRY, start_row).lastrowid
+                    conn.execute(INSERT_OUTCOME, (target, *row[1:]))
+                except sqlite3.IntegrityError:
+                    if refused is not None:
+                        refused.append(target if isinstance(target, int) else 0)
             for start_row in start_rows:
                 entry_id = conn.execute(INSERT_ENTRY, start_row).lastrowid
                 assert entry_id is not None
@@ -308,8 +345,6 @@ class BatchWriter:
                 except JournalUnavailable as exc:
                     self._background_error = exc
                     self._oldest = time.monotonic()  # try again one interval later
-                except ValueError:
-                    pass  # refused outcomes were dropped; the rest is written
 
 
 __all__ = ["DEFAULT_BATCH_SIZE", "DEFAULT_INTERVAL", "BatchWriter"]

@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from bottui.api.models import RevocationOutcome
 from bottui.api.tokens import Secret
-from bottui.store.redact import JsonValue, redact, redacted_json
+from bottui.store.redact import JsonValue, redacted_json
 
 
 class Operation(StrEnum):
@@ -63,6 +63,7 @@ _REVOCATION_OUTCOMES: Final = {
 SETTLED_OUTCOMES: Final = (Outcome.WITHDRAWN, Outcome.NOTHING_STANDING)
 
 _OUTCOME_WORD: Final = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+_KNOWN_OUTCOMES: Final = frozenset(o.value for o in Outcome)
 
 
 def limiter_target(rate_limiter_id: str) -> dict[str, str]:
@@ -77,7 +78,9 @@ def dimension_target(dimension_id: str) -> dict[str, str]:
 
 def target_key(target: Mapping[str, Any]) -> str:
     """Canonical text of a target (sorted compact JSON): a bulk item's default key."""
-    return json.dumps(redact(target), sort_keys=True, separators=(",", ":"))
+    text = redacted_json(target, sort_keys=True)
+    assert text is not None
+    return text
 
 
 @cache
@@ -93,6 +96,8 @@ def local_operator() -> str:
 
 def text(field: str, value: object) -> str:
     """A string field of a row; refuses tokens and non-strings, repairs lone surrogates."""
+    if type(value) is str and value.isascii():
+        return value
     if isinstance(value, Secret):
         raise TypeError("a token must never be journaled or stored")
     if not isinstance(value, str):
@@ -104,6 +109,8 @@ def text(field: str, value: object) -> str:
 
 def outcome_word(value: str) -> str:
     """Check an outcome: a short lowercase word such as ``ok`` or ``api-error``."""
+    if value in _KNOWN_OUTCOMES:
+        return str(value)
     word = text("outcome", value)
     if not _OUTCOME_WORD.fullmatch(word):
         raise ValueError(f"an outcome is a short lowercase word like 'api-error', not {word!r}")
@@ -135,12 +142,13 @@ class StartRecord:
 
     def row(self, started_at: str, operator: str, pid: int) -> tuple[object, ...]:
         """The ``entries`` row (redacted); raises TypeError on a token or bad type."""
-        if not isinstance(self.target, Mapping):
+        if not isinstance(self.target, dict | Mapping):
             raise TypeError("target must be a JSON object")
-        target = redacted_json(self.target)
+        # Canonical (sorted keys): the stored target is also a bulk item's default key.
+        target = redacted_json(self.target, sort_keys=True)
         key = self.item_key
         if key is None and self.run_id is not None:
-            key = target_key(self.target)
+            key = target
         return (
             started_at,
             operator,
@@ -188,7 +196,7 @@ def outcome_row(
 def _object_json(field: str, value: Mapping[str, Any] | None) -> str | None:
     if value is None:
         return None
-    if not isinstance(value, Mapping):
+    if not isinstance(value, dict | Mapping):
         if isinstance(value, Secret):
             raise TypeError("a token must never be journaled or stored")
         raise TypeError(f"{field} must be a JSON object, not {type(value).__name__}")
@@ -196,8 +204,8 @@ def _object_json(field: str, value: Mapping[str, Any] | None) -> str | None:
 
 
 def _optional_int(field: str, value: object) -> int | None:
-    if value is None:
-        return None
+    if value is None or type(value) is int:
+        return value
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{field} must be an integer")
     return value

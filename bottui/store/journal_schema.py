@@ -10,7 +10,8 @@ Three append-only tables:
 * ``runs``: one row per bulk run, identified by (profile, account, project,
   SHA-256 of the input file).
 
-Triggers refuse every ``UPDATE`` and ``DELETE``: history is never rewritten.
+Triggers refuse every ``UPDATE`` and ``DELETE``: history is never rewritten,
+so an id (the rowid, always the largest plus one) is never used twice.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ SCHEMA: Final = Schema(
     statements=(
         """
         CREATE TABLE IF NOT EXISTS runs (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            id INTEGER PRIMARY KEY,
             created_at TEXT NOT NULL,
             profile TEXT NOT NULL,
             account TEXT NOT NULL,
@@ -49,7 +50,7 @@ SCHEMA: Final = Schema(
         """,
         """
         CREATE TABLE IF NOT EXISTS entries (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            id INTEGER PRIMARY KEY,
             started_at TEXT NOT NULL,
             operator TEXT NOT NULL,
             pid INTEGER NOT NULL,
@@ -90,6 +91,11 @@ INSERT_ENTRY: Final = (
     "project, target, request_body, previous, undo_of, run_id, item_key) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+INSERT_ENTRY_WITH_ID: Final = INSERT_ENTRY.replace("(started_at,", "(id, started_at,", 1).replace(
+    "VALUES (?,", "VALUES (?, ?,", 1
+)
+#: The id the next entry gets (read inside the writing transaction).
+NEXT_ENTRY_ID: Final = "SELECT coalesce(max(id), 0) + 1 FROM entries"
 INSERT_OUTCOME: Final = (
     "INSERT INTO outcomes (entry_id, finished_at, outcome, status, result, error, duration_ms) "
     "VALUES (?, ?, ?, ?, ?, ?, ?)"
@@ -104,7 +110,9 @@ SELECT_ENTRIES: Final = (
 __all__ = [
     "APPLICATION_ID",
     "INSERT_ENTRY",
+    "INSERT_ENTRY_WITH_ID",
     "INSERT_OUTCOME",
+    "NEXT_ENTRY_ID",
     "SCHEMA",
     "SELECT_ENTRIES",
     "VERSION",

@@ -112,6 +112,7 @@ class Database:
                     pass
                 else:
                     os.close(fd)
+                    _sync_directory(self._path.parent)
         except OSError as exc:
             raise self._unavailable_cls(
                 f"The {name} cannot be created",
@@ -166,12 +167,19 @@ class Database:
 
     def _check_identity(self, conn: sqlite3.Connection) -> None:
         name = self._schema.name
-        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        if app_id == 0:
+        # One snapshot: another process may be creating the schema meanwhile.
+        conn.execute("BEGIN")
+        try:
+            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
             tables = conn.execute(
                 "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
             ).fetchone()[0]
+        except BaseException:
+            self._rollback(conn)
+            raise
+        conn.execute("COMMIT")
+        if app_id == 0:
             if tables:
                 raise self._unavailable_cls(
                     f"The {name} file is not a bottui {name}",
@@ -283,6 +291,17 @@ class Database:
         return self._unavailable_cls(title, details, path=self._path)
 
 
+def _sync_directory(directory: Path) -> None:
+    """Make a new file's directory entry durable (POSIX; a no-op elsewhere)."""
+    if not hasattr(os, "O_DIRECTORY"):
+        return
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def _is_about_the_file(exc: BaseException) -> bool:
     """True for sqlite errors about the file, not about our own statements."""
     return isinstance(exc, sqlite3.Error) and not isinstance(
@@ -319,7 +338,8 @@ def describe(exc: sqlite3.Error, name: str, path: Path, busy_timeout: float) -> 
     if primary in (_SQLITE_CANTOPEN, _SQLITE_PERM):
         return (
             f"The {name} cannot be opened",
-            f"{path}: {message}. Check the permissions of the file and its directory.",
+            f"{path}: {message}. Check the permissions of the file and of its directory "
+            "(SQLite keeps its -wal and -shm files next to it).",
         )
     if primary == _SQLITE_IOERR:
         return (f"The {name} could not be read or written", f"{path}: {message}.")

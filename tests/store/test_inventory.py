@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import itertools
+import os
 import sqlite3
-from collections.abc import Iterator
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -19,6 +23,7 @@ from bottui.store.errors import StoreError
 from bottui.store.inventory import Inventory, LimiterEntry
 from bottui.store.paths import Locations
 
+ROOT = Path(__file__).resolve().parents[2]
 T0 = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
 
 
@@ -153,14 +158,15 @@ def test_missing_records_are_reported(inventory: Inventory) -> None:
     with pytest.raises(NotInInventory):
         inventory.remove_project("acc", "nope")
     inventory.add_project("acc", "p1")
-    for call in (
+    calls: tuple[Callable[[], object], ...] = (
         lambda: inventory.rename_project("acc", "nope", "x"),
         lambda: inventory.remove_project("acc", "nope"),
         lambda: inventory.remove_limiter("acc", "p1", "nope"),
         lambda: inventory.rename_limiter("acc", "p1", "nope", "x"),
         lambda: inventory.remove_dimension("acc", "p1", "nope"),
         lambda: inventory.remove_account("nope"),
-    ):
+    )
+    for call in calls:
         with pytest.raises(NotInInventory) as caught:
             call()
         assert isinstance(caught.value, StoreError) and isinstance(caught.value, LookupError)
@@ -353,3 +359,41 @@ def test_two_objects_on_one_file_see_each_others_writes(tmp_path: Path) -> None:
     assert [r.id for r in tui.limiters("acc", "p1")] == ["rl-1"]
     tui.remove_limiter("acc", "p1", "rl-1")
     assert cli.limiters("acc", "p1") == []
+
+
+WRITER = """
+import sys, time
+from pathlib import Path
+from bottui.store.inventory import Inventory
+inventory = Inventory(Path(sys.argv[1]), "prod")
+name, go = sys.argv[2], float(sys.argv[3])
+while time.time() < go:
+    pass
+for n in range(200):
+    inventory.add_limiter("acc", "p1", f"{name}-{n}")
+    inventory.set_limiter_state("acc", "p1", f"shared-{n}", n % 2 == 0, source=name)
+print("done", flush=True)
+"""
+
+
+def test_two_processes_learning_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "data" / "inventory.sqlite3"
+    go = str(time.time() + 0.5)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(path), name, go],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=ROOT,
+        )
+        for name in ("a", "b")
+    ]
+    for child in children:
+        out, err = child.communicate(timeout=120)
+        assert child.returncode == 0 and out.strip() == "done", err
+    limiters = {r.id: r for r in Inventory(path, "prod").limiters("acc", "p1")}
+    assert len(limiters) == 600
+    assert all(limiters[f"shared-{n}"].is_active is (n % 2 == 0) for n in range(200))

@@ -79,9 +79,7 @@ def fill(inv: Inventory) -> None:
             inv.set_limiter_state("acc", "p1", limiter_id, index % 2 == 0)
         inv.add_dimension("acc", "p1", limiter_id, name or None)
         if index % 2 == 0:
-            inv.learn_thresholds(
-                "acc", "p1", limiter_id, DimensionThresholds(name, "0.50", "1e-3")
-            )
+            inv.learn_thresholds("acc", "p1", limiter_id, DimensionThresholds(name, "0.50", "1e-3"))
     body = {"name": "Shop", "rateLimits": {"rateLimits": [{"id": "rl", "isActive": False}]}}
     inv.learn_limiter_change(
         "acc-2",
@@ -156,7 +154,7 @@ def test_export_to_a_missing_directory_is_a_clear_error(source: Inventory, tmp_p
     assert "dir.toml" in caught.value.title
 
 
-@given(st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=60))
+@given(st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=60))
 def test_any_string_survives_toml(value: str) -> None:
     encoded = toml_string(value)
     assert tomllib.loads(f"v = {encoded}")["v"] == value
@@ -260,34 +258,30 @@ def test_import_never_removes(source: Inventory, tmp_path: Path) -> None:
 # -- malformed files ------------------------------------------------------------------------
 
 
+LIMITER = '\n[[limiters]]\naccount = "a"\nproject = "p"\n'
+DIMENSION = '\n[[dimensions]]\naccount = "a"\nproject = "p"\nid = "d"\n'
+PROJECT = '\n[[projects]]\naccount = "a"\nproject = "p"\n'
+
+
 @pytest.mark.parametrize(
     ("body", "line", "words"),
     [
-        ('\n[[limiters]]\naccount = "a"\nproject = "p"\nid = "x\n', 7, "not valid TOML"),
-        ('\n[[limiters]]\naccount = "a"\nproject = "p"\n', 4, "'id' is missing"),
-        (
-            '\n[[limiters]]\naccount = "a"\nproject = "p"\nid = "ok"\n'
-            '\n[[limiters]]\naccount = "a"\nproject = "p"\nid = "x\\u0007"\n',
-            9,
-            "control character",
-        ),
-        ('\n[[limiters]]\naccount = "a"\nproject = "p"\nid = ".."\n', 4, "path segment"),
-        ('\n[[limiters]]\naccount = "a"\nproject = "p"\nid = "x"\nis_actve = true\n', 4, "is_actve"),
-        ('\n[[limiters]]\naccount = "a"\nproject = "p"\nid = "x"\nis_active = "yes"\n', 4, "true or false"),
-        ('\n[[limiters]]\naccount = "a"\nproject = "p"\nid = 5\n', 4, "must be a string"),
-        ('\n[[dimensions]]\naccount = "a"\nproject = "p"\nid = "d"\nblock = "0.5"\n', 4, "both"),
-        ('\n[[dimensions]]\naccount = "a"\nproject = "p"\nid = "d"\nblock = "nan"\nchallenge = "1"\n', 4, "finite"),
-        ('\n[[projects]]\naccount = "a"\nproject = "p"\nupdated_at = "yesterday"\n', 4, "ISO 8601"),
-        ('\n[[projects]]\naccount = "a"\nproject = "p"\nsource = "Not A Word"\n', 4, "source"),
-        (
-            '\n[[projects]]\naccount = "a"\nproject = "p"\n\n[[projects]]\naccount = "a"\nproject = "p"\n',
-            8,
-            "repeats",
-        ),
-        ('\nsurprise = 1\n', None, "unknown key 'surprise'"),
+        (LIMITER + 'id = "x\n', 7, "not valid TOML"),
+        (LIMITER, 4, "'id' is missing"),
+        (LIMITER + 'id = "ok"\n' + LIMITER + 'id = "x\\u0007"\n', 9, "control character"),
+        (LIMITER + 'id = ".."\n', 4, "path segment"),
+        (LIMITER + 'id = "x"\nis_actve = true\n', 4, "is_actve"),
+        (LIMITER + 'id = "x"\nis_active = "yes"\n', 4, "true or false"),
+        (LIMITER + "id = 5\n", 4, "must be a string"),
+        (DIMENSION + 'block = "0.5"\n', 4, "both"),
+        (DIMENSION + 'block = "nan"\nchallenge = "1"\n', 4, "finite"),
+        (PROJECT + 'updated_at = "yesterday"\n', 4, "ISO 8601"),
+        (PROJECT + 'source = "Not A Word"\n', 4, "source"),
+        (PROJECT + PROJECT, 8, "repeats"),
+        ("\nsurprise = 1\n", None, "unknown key 'surprise'"),
         ('\nlimiters = "no"\n', None, "array of tables"),
     ],
-)  # fmt: skip
+)
 def test_malformed_files_change_nothing(
     source: Inventory, tmp_path: Path, body: str, line: int | None, words: str
 ) -> None:
@@ -323,7 +317,7 @@ def test_files_that_are_not_ours(source: Inventory, tmp_path: Path, text: str, w
 
 
 def test_unreadable_files(source: Inventory, tmp_path: Path) -> None:
-    with pytest.raises(StoreFileError, match="Cannot read missing.toml"):
+    with pytest.raises(StoreFileError, match=r"Cannot read missing\.toml"):
         source.import_toml(tmp_path / "missing.toml")
     binary = tmp_path / "binary.toml"
     binary.write_bytes(f'format = "{FORMAT}"\nversion = 1\n# \xff\xfe\n'.encode("latin-1"))
@@ -336,7 +330,7 @@ def test_loads_fills_defaults_and_accepts_toml_datetimes() -> None:
     snapshot = loads(
         f'format = "{FORMAT}"\nversion = 1\n'
         '[[limiters]]\naccount = "a"\nproject = "p"\nid = "r"\nis_active = true\n'
-        'known_at = 2025-06-01T14:00:00+02:00\n',
+        "known_at = 2025-06-01T14:00:00+02:00\n",
         path=Path("x.toml"),
         now=NOW,
     )

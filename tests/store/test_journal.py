@@ -9,7 +9,7 @@ import json
 import re
 import sqlite3
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from bottui.store.journal import (
     target_key,
 )
 from bottui.store.paths import Locations
+from bottui.store.utc import normalize, parse_time, stamp
 
 T0 = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
 STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
@@ -212,8 +213,12 @@ def test_tokens_are_refused_anywhere(journal: Journal, where: str) -> None:
 def test_values_that_are_not_json_are_refused(journal: Journal) -> None:
     with pytest.raises(TypeError):
         start(journal, request_body={"when": datetime.now(UTC)})
-    with pytest.raises(TypeError):
-        start(journal, request_body={1: "int key"})
+    for value in ({(1, 2): "tuple key"}, {"set": {1, 2}}, {"bytes": b"raw"}, {"obj": object()}):
+        with pytest.raises(TypeError):
+            start(journal, request_body=value)
+    # Number keys become strings, as JSON writes them.
+    entry = journal.entry(start(journal, request_body={1: "one"}))
+    assert entry is not None and entry.request_body == {"1": "one"}
     with pytest.raises(ValueError):
         start(journal, request_body={"x": float("nan")})
     with pytest.raises(TypeError):
@@ -375,7 +380,7 @@ def test_explicit_item_keys(journal: Journal, tmp_path: Path) -> None:
 
 
 def test_export_jsonl_and_csv(journal: Journal, tmp_path: Path) -> None:
-    a = start(journal, account="=HYPERLINK(\"http://evil\")", request_body={"n": "a,b\n\"c\""})
+    a = start(journal, account='=HYPERLINK("http://evil")', request_body={"n": 'a,b\n"c"'})
     journal.finish(a, outcome="ok", status=200, duration_ms=1.5)
     start(journal, target=dimension_target("-dim"))
     entries = journal.entries()
@@ -393,8 +398,8 @@ def test_export_jsonl_and_csv(journal: Journal, tmp_path: Path) -> None:
     unfinished, finished = rows
     assert unfinished["unfinished"] == "true" and unfinished["outcome"] == ""
     assert json.loads(unfinished["target"]) == {"dimension_id": "-dim"}
-    assert finished["account"] == "'=HYPERLINK(\"http://evil\")"  # not a formula
-    assert json.loads(finished["request_body"]) == {"n": "a,b\n\"c\""}
+    assert finished["account"] == '\'=HYPERLINK("http://evil")'  # not a formula
+    assert json.loads(finished["request_body"]) == {"n": 'a,b\n"c"'}
     assert (finished["status"], finished["duration_ms"]) == ("200", "1.5")
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
@@ -405,3 +410,17 @@ def test_file_is_private_and_in_wal_mode(journal: Journal) -> None:
     conn = sqlite3.connect(journal.path)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     conn.close()
+
+
+def test_stored_times_are_one_utc_shape() -> None:
+    plus_two = timezone(timedelta(hours=2))
+    assert (
+        stamp(datetime(2025, 6, 1, 14, 0, 0, 5, tzinfo=plus_two)) == "2025-06-01T12:00:00.000005Z"
+    )
+    assert stamp(datetime(2025, 6, 1, 12, 0)) == "2025-06-01T12:00:00.000000Z"  # naive = UTC
+    assert stamp(datetime(999, 1, 2, 3, 4, 5, tzinfo=UTC)) == "0999-01-02T03:04:05.000000Z"
+    assert normalize("2025-06-01") == "2025-06-01T00:00:00.000000Z"
+    assert normalize("2025-06-01T12:00:00Z") == "2025-06-01T12:00:00.000000Z"
+    assert parse_time(" 2025-06-01 14:00+02:00 ") == datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
+    with pytest.raises(ValueError, match="not an ISO 8601 time"):
+        parse_time("yesterday")

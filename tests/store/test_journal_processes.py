@@ -7,6 +7,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,7 @@ journal.finish(entry_id, outcome="ok", status=200)
 # Writes 500 entries (started + outcome each) when told to go.
 WRITER = """
 import sys
+import time
 from pathlib import Path
 from bottui.store.journal import Journal, StartRecord
 path, name, mode, count = Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
@@ -87,6 +89,24 @@ for entry_id in ids[4:7]:
     batch.finish(entry_id, outcome="withdrawn")
 print(run, flush=True)
 time.sleep(120)
+"""
+
+
+# Opens a brand-new journal at the same moment as its siblings.
+OPEN_RACE = """
+import sys, time
+from pathlib import Path
+from bottui.store.journal import Journal
+journal = Journal(Path(sys.argv[1]))
+go = float(sys.argv[2])
+while time.time() < go:
+    pass
+entry_id = journal.start(
+    profile="prod", base_url="https://api.example.com", operation="grant.revoke",
+    account="acc", project="p1", target={"visitorId": sys.argv[3]}, request_body=None,
+)
+journal.finish(entry_id, outcome="withdrawn")
+print("done", flush=True)
 """
 
 
@@ -207,3 +227,16 @@ def test_a_killed_bulk_run_loses_at_most_the_buffered_batch(tmp_path: Path) -> N
     to_send = {target_key(e.target) for e in entries} - settled
     assert len(to_send) == 6
     assert integrity(path) == "ok"
+
+
+def test_processes_creating_the_journal_at_once(tmp_path: Path) -> None:
+    """Regression: SQLite does not wait on the busy handler while two connections
+    switch a new file to WAL, and a half-created schema once looked foreign."""
+    for attempt in range(5):
+        path = tmp_path / f"try-{attempt}" / "journal.sqlite3"
+        go = str(time.time() + 0.5)
+        children = [spawn(OPEN_RACE, str(path), go, f"v-{n}") for n in range(4)]
+        for child in children:
+            out, err = child.communicate(timeout=60)
+            assert child.returncode == 0 and out.strip() == "done", err
+        assert len(Journal(path).entries(outcome="withdrawn")) == 4

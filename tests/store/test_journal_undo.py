@@ -158,7 +158,11 @@ def test_the_last_threshold_change_keeps_its_literals(journal: Journal) -> None:
     assert candidate.restore_thresholds() == DimensionThresholds(
         name="Bot score", block="0.80", challenge="0.123456789"
     )
-    assert candidate.current == {"name": "Bot", "blockThreshold": "0.9", "challengeThreshold": "0.6"}
+    assert candidate.current == {
+        "name": "Bot",
+        "blockThreshold": "0.9",
+        "challengeThreshold": "0.6",
+    }
     with pytest.raises(ValueError):
         candidate.restore_active()
 
