@@ -1,0 +1,210 @@
+"""Grants: withdraw a challenge grant by visitor id and/or user account id.
+
+The form validates as the operator types; submitting goes through the app's
+confirmation (focus on Cancel, dry run, read-only, protected); the worker
+awaits :func:`bottui.ops.mutations.revoke`. The result panel says plainly
+which of the four outcomes happened, and this session's revocations are
+listed below, failures included.
+
+The form lives in ``#grants-forms`` on its own, so a bulk section (a file or
+a pasted list of ids) can sit beside it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, replace
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Static
+
+from bottui.api.errors import ApiError, CredentialsError, NetworkError, RefusedError
+from bottui.api.models import Revocation
+from bottui.ops import mutations
+from bottui.ops.mutations import Applied
+from bottui.store.utc import system_clock
+from bottui.tui.screens.base import BottuiScreen
+from bottui.tui.widgets.revocation_form import RevocationForm
+from bottui.tui.widgets.revocation_history import RevocationHistory
+from bottui.tui.widgets.revocation_result import RevocationRecord, RevocationResult, subject_line
+from bottui.tui.widgets.safe import join, safe
+
+NO_PROJECT = "No project selected. Press 1 (Projects) to choose one."
+
+
+@dataclass
+class RevocationAnswered(Message):
+    """The service answered a revocation."""
+
+    record: RevocationRecord
+
+
+@dataclass
+class RevocationFailed(Message):
+    """A revocation failed (the app's error handler shows why)."""
+
+    record: RevocationRecord
+
+
+def failure_words(error: BaseException) -> str:
+    """A few words for the history table; the toast and ``e`` give the rest."""
+    if isinstance(error, ApiError):
+        return f"HTTP {error.status}"
+    if isinstance(error, CredentialsError):
+        return "no token"
+    if isinstance(error, NetworkError):
+        return "no answer"
+    if isinstance(error, RefusedError):
+        return "refused"
+    if isinstance(error, asyncio.CancelledError):
+        return "interrupted"
+    return "error"
+
+
+class GrantsScreen(BottuiScreen):
+    """Revoke a challenge grant, see what happened, and what this session did."""
+
+    SCREEN_TITLE: ClassVar[str] = "Grants"
+    # Arrive outside the text fields, so 1-5, ? and e keep working; i enters the form.
+    AUTO_FOCUS: ClassVar[str | None] = "#revocation-history"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("i", "focus_form", "Revoke form", id="grants.form"),
+        Binding("escape", "leave_field", "Leave field", show=False, id="grants.leave"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        #: This session's revocations, oldest first.
+        self.records: list[RevocationRecord] = []
+
+    def compose_body(self) -> ComposeResult:
+        yield Static(Content(self.SCREEN_TITLE), id="grants-title", classes="screen-title")
+        yield Static(Content(NO_PROJECT), id="grants-empty", classes="hint")
+        with Horizontal(id="grants-forms"):
+            yield RevocationForm(id="revocation-form")
+        yield RevocationResult(id="revocation-result", classes="panel")
+        yield Static(
+            Content("This session's revocations (newest first)"),
+            id="revocations-title",
+            classes="section-title",
+        )
+        yield RevocationHistory(id="revocation-history")
+
+    def on_mount(self) -> None:
+        self.query_one(RevocationHistory).show(self.records)
+
+    # -- reading ------------------------------------------------------------------
+
+    def refresh_data(self) -> None:
+        current = self.bottui.current
+        title = Content(self.SCREEN_TITLE)
+        if current is not None:
+            title = join(title, " · ", safe(current[0]), " / ", safe(current[1]))
+            name = self.bottui.project_name(*current)
+            if name:
+                title = join(title, " (", safe(name), ")")
+        self.query_one("#grants-title", Static).update(title)
+        self.query_one("#grants-empty").display = current is None
+        self.query_one("#grants-forms").display = current is not None
+
+    # -- actions --------------------------------------------------------------------
+
+    def action_focus_form(self) -> None:
+        """Put the cursor in the visitor id field."""
+        if self.bottui.current is None:
+            self.notify(NO_PROJECT, markup=False)
+            return
+        self.query_one(RevocationForm).focus_first()
+
+    def action_leave_field(self) -> None:
+        """Leave the form (so 1-5, e and the other keys work again)."""
+        self.query_one(RevocationHistory).focus()
+
+    # -- revoking -------------------------------------------------------------------
+
+    @on(RevocationForm.Submitted)
+    def _submitted(self, message: RevocationForm.Submitted) -> None:
+        app = self.bottui
+        current = app.current
+        if current is None:
+            self.notify(NO_PROJECT, markup=False)
+            return
+        account, project = current
+        visitor, user = message.visitor_id, message.user_account_id
+        session = app.session
+        name = app.project_name(account, project)
+        body = join(
+            "Withdraw the challenge grant held on\n  ",
+            subject_line(visitor, user),
+            "\nin project ",
+            safe(project),
+            join(" (", safe(name), ")") if name else "",
+            ", account ",
+            safe(account),
+            ".\nThe identity faces the challenge again.",
+        )
+        started = RevocationRecord(
+            at=(session.clock or system_clock)(),
+            account=account,
+            project=project,
+            visitor_id=visitor,
+            user_account_id=user,
+        )
+
+        async def work() -> Applied[Revocation]:
+            try:
+                return await mutations.revoke(
+                    session,
+                    account,
+                    project,
+                    visitor_id=visitor,
+                    user_account_id=user,
+                    confirmed=True,
+                )
+            except BaseException as exc:
+                self.post_message(RevocationFailed(replace(started, error=failure_words(exc))))
+                raise
+
+        def answered(applied: Applied[Revocation]) -> RevocationAnswered:
+            return RevocationAnswered(
+                replace(started, revocation=applied.value, journal_id=applied.journal_id)
+            )
+
+        def send() -> None:
+            # Out of the fields while the call runs: 1-5 and e work again.
+            self.query_one(RevocationHistory).focus()
+            self.call(work, label="Revoking grant", done=answered)
+
+        app.confirm_change(
+            title="Revoke challenge grant?",
+            body=body,
+            confirm_label="Revoke",
+            project_id=project,
+            plan=lambda: [
+                mutations.plan_revocation(
+                    session, account, project, visitor_id=visitor, user_account_id=user
+                )
+            ],
+            then=send,
+        )
+
+    @on(RevocationAnswered)
+    def _answered(self, message: RevocationAnswered) -> None:
+        self.records.append(message.record)
+        self.query_one(RevocationHistory).show(self.records)
+        self.query_one(RevocationResult).show(message.record)
+        # Cleared, so a stale id never rides along with the next revocation;
+        # focus stays out of the fields (i goes back), so the footer shows the keys.
+        self.query_one(RevocationForm).clear()
+
+    @on(RevocationFailed)
+    def _failed(self, message: RevocationFailed) -> None:
+        # The form keeps its values: fix the token or retry as is.
+        self.records.append(message.record)
+        self.query_one(RevocationHistory).show(self.records)

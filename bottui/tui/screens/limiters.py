@@ -1,0 +1,299 @@
+"""Rate limiters: the current project's limiters, switched on and off on purpose.
+
+Rows come from the inventory (the API cannot list limiters): the team's
+inventory file, projects the service returned, and ids added here with
+``a``. A change goes through the app's confirmation (focus on Cancel, dry
+run, read-only, protected) before the worker sends it; the answer's project
+is shown in a panel and the inventory, which the ops layer has taught, is
+read again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Static
+
+from bottui.api.errors import BottuiError
+from bottui.api.models import LimiterChange
+from bottui.ops import mutations
+from bottui.ops.mutations import Applied
+from bottui.store.errors import StoreError
+from bottui.store.inventory_records import LimiterEntry
+from bottui.tui.screens.base import BottuiScreen
+from bottui.tui.screens.dialogs import ConfirmDialog
+from bottui.tui.screens.limiter_dialogs import AddLimiterDialog, ChooseStateDialog
+from bottui.tui.widgets.limiter_table import (
+    SOURCE_LEGEND,
+    SOURCE_PHRASES,
+    LimiterTable,
+    short_time,
+    state_word,
+)
+from bottui.tui.widgets.returned_project import ReturnedProjectPanel
+from bottui.tui.widgets.safe import join, safe
+
+NO_PROJECT = "No project selected. Press 1 (Projects) to choose one."
+
+
+@dataclass
+class LimiterSet(Message):
+    """A rate limiter change was answered."""
+
+    account: str
+    project: str
+    applied: Applied[LimiterChange]
+    known_before: frozenset[str]
+
+
+class LimitersScreen(BottuiScreen):
+    """The current project's rate limiters: state, how it is known, and the switch."""
+
+    SCREEN_TITLE: ClassVar[str] = "Rate limiters"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("space,t", "toggle_limiter", "Toggle", id="limiters.toggle"),
+        Binding("o", "enable", "Enable", id="limiters.enable"),
+        Binding("f", "disable", "Disable", id="limiters.disable"),
+        Binding("a", "add", "Add id", id="limiters.add"),
+        Binding("x", "forget", "Forget id", id="limiters.forget"),
+        Binding("escape", "hide_panel", "Hide returned project", show=False, id="limiters.hide"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        #: The project whose returned copy the panel shows.
+        self._panel_for: tuple[str, str] | None = None
+
+    def compose_body(self) -> ComposeResult:
+        yield Static(Content(self.SCREEN_TITLE), id="limiters-title", classes="screen-title")
+        yield Static(Content(NO_PROJECT), id="limiters-empty", classes="hint")
+        yield LimiterTable(id="limiters-table")
+        yield Static(Content(SOURCE_LEGEND), id="limiters-legend", classes="hint")
+        yield ReturnedProjectPanel(id="returned-project", classes="panel")
+
+    # -- reading ------------------------------------------------------------------
+
+    def refresh_data(self) -> None:
+        table = self.query_one(LimiterTable)
+        empty = self.query_one("#limiters-empty", Static)
+        legend = self.query_one("#limiters-legend", Static)
+        panel = self.query_one(ReturnedProjectPanel)
+        current = self.bottui.current
+        self._show_title(current)
+        if current != self._panel_for:
+            panel.hide()
+        if current is None:
+            empty.update(Content(NO_PROJECT))
+            empty.display = True
+            table.display = legend.display = False
+            table.show([])
+            return
+        table.display = legend.display = True
+        entries = self._read(*current)
+        table.show(entries)
+        if entries:
+            empty.display = False
+        else:
+            empty.update(
+                Content(
+                    "No rate limiter id known for this project, and the API cannot list "
+                    "them. Press a to add an id, or import the team's inventory file "
+                    "(bottui inventory import FILE)."
+                )
+            )
+            empty.display = True
+
+    def _read(self, account: str, project: str) -> list[LimiterEntry]:
+        app = self.bottui
+        inventory = app.session.inventory
+        if inventory is None:
+            app.flush_warnings()
+            return []
+        try:
+            return inventory.limiters(account, project)
+        except StoreError as exc:
+            app.report_error(exc)
+            return []
+
+    def _show_title(self, current: tuple[str, str] | None) -> None:
+        title = Content(self.SCREEN_TITLE)
+        if current is not None:
+            title = join(title, " · ", safe(current[0]), " / ", safe(current[1]))
+            name = self.bottui.project_name(*current)
+            if name:
+                title = join(title, " (", safe(name), ")")
+        self.query_one("#limiters-title", Static).update(title)
+
+    def _selected(self) -> tuple[str, str, LimiterEntry] | None:
+        """The current project and the limiter under the cursor, or a toast saying why not."""
+        current = self.bottui.current
+        if current is None:
+            self.notify(NO_PROJECT, markup=False)
+            return None
+        entry = self.query_one(LimiterTable).selected
+        if entry is None:
+            self.notify("No rate limiter selected. Press a to add an id.", markup=False)
+            return None
+        return current[0], current[1], entry
+
+    # -- switching ------------------------------------------------------------------
+
+    def action_toggle_limiter(self) -> None:
+        """Switch the selected limiter to the other state; ask when its state is unknown."""
+        selected = self._selected()
+        if selected is None:
+            return
+        account, project, entry = selected
+        if entry.is_active is not None:
+            self._confirm(account, project, entry, not entry.is_active)
+            return
+
+        def chosen(state: bool | None) -> None:
+            if state is not None:
+                self._confirm(account, project, entry, state)
+
+        self.app.push_screen(ChooseStateDialog(entry.id, entry.name, project), chosen)
+
+    def action_enable(self) -> None:
+        """Switch the selected limiter ON (after confirmation)."""
+        selected = self._selected()
+        if selected is not None:
+            self._confirm(*selected, True)
+
+    def action_disable(self) -> None:
+        """Switch the selected limiter OFF (after confirmation)."""
+        selected = self._selected()
+        if selected is not None:
+            self._confirm(*selected, False)
+
+    def _confirm(self, account: str, project: str, entry: LimiterEntry, new_state: bool) -> None:
+        app = self.bottui
+        session = app.session
+        verb = "Enable" if new_state else "Disable"
+        limiter_name = join(" (", safe(entry.name), ")") if entry.name else Content("")
+        project_name = app.project_name(account, project)
+        project_label = join(" (", safe(project_name), ")") if project_name else Content("")
+        if entry.is_active is None:
+            now = Content("Its state now is not known.")
+        else:
+            now = join(
+                "Last known: ",
+                state_word(entry.is_active),
+                f" since {short_time(entry.known_at)} UTC",
+                f" ({SOURCE_PHRASES.get(entry.source, entry.source)}).",
+            )
+        body = join(
+            "Rate limiter ",
+            safe(entry.id),
+            limiter_name,
+            "\nProject ",
+            safe(project),
+            project_label,
+            ", account ",
+            safe(account),
+            "\nNew state: ",
+            Content.styled("ON" if new_state else "OFF", "bold reverse"),
+            "\n",
+            now,
+        )
+        known_before = frozenset(e.id for e in self.query_one(LimiterTable).entries)
+        limiter_id = entry.id
+
+        def send() -> None:
+            self.call(
+                lambda: mutations.set_limiter(
+                    session, account, project, limiter_id, new_state, confirmed=True
+                ),
+                label="Switching rate limiter",
+                done=lambda applied: LimiterSet(account, project, applied, known_before),
+            )
+
+        app.confirm_change(
+            title=f"{verb} rate limiter?",
+            body=body,
+            confirm_label=verb,
+            project_id=project,
+            plan=lambda: [mutations.plan_limiter(session, account, project, limiter_id, new_state)],
+            then=send,
+        )
+
+    @on(LimiterSet)
+    def _limiter_set(self, message: LimiterSet) -> None:
+        change = message.applied.value
+        self._panel_for = (message.account, message.project)
+        self.query_one(ReturnedProjectPanel).show(change, message.known_before)
+        # The ops layer taught the inventory: every screen reads it again.
+        # No toast: the panel's first line says what happened.
+        self.bottui.inventory_changed()
+
+    def action_hide_panel(self) -> None:
+        """Hide the returned project panel."""
+        self.query_one(ReturnedProjectPanel).hide()
+
+    # -- the inventory ---------------------------------------------------------------
+
+    def action_add(self) -> None:
+        """Add a rate limiter id to the inventory (nothing is sent)."""
+        current = self.bottui.current
+        if current is None:
+            self.notify(NO_PROJECT, markup=False)
+            return
+        account, project = current
+
+        def added(values: tuple[str, str | None] | None) -> None:
+            if values is None:
+                return
+            limiter_id, name = values
+            inventory = self.bottui.session.inventory
+            if inventory is None:
+                self.bottui.flush_warnings()
+                return
+            try:
+                inventory.add_limiter(account, project, limiter_id, name)
+            except (BottuiError, StoreError) as exc:
+                self.bottui.report_error(exc)
+                return
+            self.bottui.inventory_changed()
+            self.query_one(LimiterTable).show(self._read(account, project), select=limiter_id)
+
+        self.app.push_screen(AddLimiterDialog(project), added)
+
+    def action_forget(self) -> None:
+        """Remove the selected limiter from the inventory (the service keeps it)."""
+        selected = self._selected()
+        if selected is None:
+            return
+        account, project, entry = selected
+        body = join(
+            "Remove rate limiter ",
+            safe(entry.id),
+            " of project ",
+            safe(project),
+            " from this profile's inventory.\n"
+            "Nothing is sent: the service keeps the limiter, and a later answer "
+            "that lists it brings it back.",
+        )
+
+        def decided(ok: bool | None) -> None:
+            if not ok:
+                return
+            inventory = self.bottui.session.inventory
+            if inventory is None:
+                self.bottui.flush_warnings()
+                return
+            try:
+                inventory.remove_limiter(account, project, entry.id)
+            except StoreError as exc:
+                self.bottui.report_error(exc)
+                return
+            self.bottui.inventory_changed()
+
+        self.app.push_screen(
+            ConfirmDialog("Forget rate limiter?", body, "Forget", danger=False), decided
+        )

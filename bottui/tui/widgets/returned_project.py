@@ -1,0 +1,118 @@
+"""The project the service returned after a rate limiter change.
+
+The rate limiter operation answers with the whole project, so this panel
+shows what that answer says: name, url, isProtected, siteKey, the serverKey
+**masked**, and the rate limiters it lists. It also says how the changed
+limiter's new state is known: listed in the answer ("response"), or only
+the state we sent because the answer did not say ("request").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from bottui.api.models import SECRET_MASK, LimiterChange, LimiterStateSource, Project
+from bottui.tui.widgets.limiter_table import state_word
+from bottui.tui.widgets.safe import join, safe
+
+NOT_SENT = "(not in the answer)"
+
+
+def _label(text: str) -> Content:
+    return Content.styled(text, "bold")
+
+
+def _value(value: str | None) -> Content:
+    return safe(value) if value else Content.styled(NOT_SENT, "italic")
+
+
+def headline(change: LimiterChange) -> Content:
+    """``<id> is now ON/OFF`` and how that is known."""
+    how = (
+        "known from the response: the returned project lists it"
+        if change.source is LimiterStateSource.RESPONSE
+        else "known from the request: the answer did not list it; this is the state we sent"
+    )
+    return join(
+        safe(change.limiter_id),
+        " is now ",
+        Content.styled(state_word(change.is_active), "bold reverse"),
+        f" · {how}",
+    )
+
+
+def listed_limiters(project: Project, known_before: Collection[str]) -> Content:
+    """``rateLimits (n): id (name) ON, ...``; ids the inventory did not know are marked new."""
+    limiters = project.rate_limiters
+    if not limiters:
+        return join(_label("rateLimits: "), Content.styled("none listed", "italic"))
+    parts: list[Content] = []
+    for limiter in limiters:
+        part = safe(limiter.id)
+        if limiter.name:
+            part = join(part, " (", safe(limiter.name), ")")
+        part = join(part, " ", state_word(limiter.is_active))
+        if limiter.id not in known_before:
+            part = join(part, " ", Content.styled("new", "bold"))
+        parts.append(part)
+    return join(_label(f"rateLimits ({len(limiters)}): "), Content(", ").join(parts))
+
+
+def project_lines(change: LimiterChange, known_before: Collection[str]) -> list[Content]:
+    """Every line of the panel, each built from plain, cleaned text."""
+    project = change.project
+    protected = (
+        NOT_SENT if project.is_protected is None else ("yes" if project.is_protected else "no")
+    )
+    server_key = SECRET_MASK if project.server_key else NOT_SENT
+    lines = [
+        headline(change),
+        join(_label("name: "), _value(project.name), "  ", _label("url: "), _value(project.url)),
+        join(
+            _label("isProtected: "),
+            protected,
+            "  ",
+            _label("siteKey: "),
+            _value(project.site_key),
+            "  ",
+            _label("serverKey: "),
+            # The secret never reaches the screen: only whether it was sent.
+            server_key,
+        ),
+        listed_limiters(project, known_before),
+    ]
+    if project.updated_at:
+        lines.append(join(_label("updatedAt: "), safe(project.updated_at)))
+    if not project.raw:
+        lines.append(
+            Content.styled("The service returned an empty object: nothing more is known.", "italic")
+        )
+    return lines
+
+
+class ReturnedProjectPanel(VerticalScroll):
+    """The last project returned by a rate limiter change (hidden until there is one)."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="returned-project-body")
+
+    def on_mount(self) -> None:
+        self.border_title = "Returned project"
+        self.border_subtitle = "escape hides"
+        self.display = False
+
+    def show(self, change: LimiterChange, known_before: Collection[str]) -> None:
+        """Show ``change``'s project; ``known_before`` are the ids the table had."""
+        body = Content("\n").join(project_lines(change, known_before))
+        self.query_one("#returned-project-body", Static).update(body)
+        self.display = True
+        self.scroll_home(animate=False)
+
+    def hide(self) -> None:
+        """Forget the panel (another project was chosen, or escape)."""
+        self.display = False
