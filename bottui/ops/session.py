@@ -123,6 +123,7 @@ class Session:
         self.tokens = tokens
         self._client_factory = client_factory
         self._client: BotProtectionClient | None = None
+        self._retired: list[BotProtectionClient] = []
         self._inventory: Inventory | None = None
         self._journal: Journal | None = None
         self._inventory_failed = False
@@ -131,7 +132,24 @@ class Session:
         self.warnings: list[str] = []
 
     def __repr__(self) -> str:
-        return f"Session(profile={self.settings.profile_name!r}, base_url={self.base_url!r})"
+        # settings.base_url, not self.base_url: a repr must not raise when there is none.
+        settings = self.settings
+        return f"Session(profile={settings.profile_name!r}, base_url={settings.base_url!r})"
+
+    def update_settings(self, settings: Settings) -> None:
+        """Work under new settings from now on (the TUI's first run created a profile).
+
+        The inventory is reopened when its profile scope changes; a client of
+        another base URL is dropped (closed by :meth:`aclose`).
+        """
+        old, self.settings = self.settings, settings
+        if old.inventory_scope != settings.inventory_scope and self._inventory is not None:
+            self._inventory.close()
+            self._inventory = None
+        self._inventory_failed = False
+        if old.base_url != settings.base_url and self._client is not None:
+            self._retired.append(self._client)
+            self._client = None
 
     # -- where ------------------------------------------------------------------
 
@@ -217,6 +235,8 @@ class Session:
         if self._client is not None:
             await self._client.aclose()
             self._client = None
+        while self._retired:
+            await self._retired.pop().aclose()
         if self._journal is not None:
             self._journal.close()
             self._journal = None

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import argparse
+from typing import Final
 
 from bottui.ops.session import Session, Settings
 from bottui.store.config import ConfigStore
 from bottui.store.paths import Locations
 from bottui.store.tokens import TokenStore
+
+#: What :func:`run_app` returns when the operator chose "Start the demo" on the
+#: first-run welcome: the CLI then runs ``bottui demo`` (the tui layer may not
+#: import :mod:`bottui.demo`). Never a process exit code.
+START_DEMO: Final = -1
 
 
 def run_app(args: argparse.Namespace) -> int:

@@ -1,0 +1,137 @@
+"""Token slots of the inventory: read their state, store or delete a token, off the event loop.
+
+A *slot* is where one token belongs: the personal access token of an
+account, or the project API token of a project. The TUI shows the state of
+each slot (stored / missing / from environment), never a value. Every call
+here goes through :class:`~bottui.store.tokens.TokenStore` in a daemon
+thread (:func:`~bottui.ops.daemon.run_in_daemon`), since the keyring can
+block for seconds; a keyring that fails turns into a per-slot
+:class:`~bottui.store.errors.KeyringUnavailable`, not into a lost screen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from bottui.api.tokens import AccessToken, ProjectToken, Secret
+from bottui.ops.daemon import run_in_daemon
+from bottui.store.errors import KeyringUnavailable
+from bottui.store.tokens import ENV_ACCESS_TOKEN, ENV_API_KEY, TokenState, TokenStore
+
+SlotKind = Literal["personal", "project"]
+
+
+@dataclass(frozen=True)
+class Slot:
+    """Where one token belongs.
+
+    ``project`` is ``None`` for a personal access token (one per account) and
+    the project id for a project API token.
+    """
+
+    kind: SlotKind
+    account: str
+    project: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.kind == "project") != (self.project is not None):
+            raise ValueError("a project slot needs a project id; a personal slot has none")
+
+    @classmethod
+    def personal(cls, account: str) -> Slot:
+        """The personal access token slot of ``account``."""
+        return cls("personal", account)
+
+    @classmethod
+    def for_project(cls, account: str, project: str) -> Slot:
+        """The project API token slot of ``account``/``project``."""
+        return cls("project", account, project)
+
+    @property
+    def label(self) -> str:
+        """What the token is called: "personal access token" or "project API token"."""
+        return "personal access token" if self.kind == "personal" else "project API token"
+
+    @property
+    def env_var(self) -> str:
+        """The environment variable that wins over the keyring for this slot."""
+        return ENV_ACCESS_TOKEN if self.kind == "personal" else ENV_API_KEY
+
+    def wrap(self, value: str) -> Secret:
+        """``value`` in the wrapper type of this slot (raises ValueError when blank)."""
+        return AccessToken(value) if self.kind == "personal" else ProjectToken(value)
+
+
+#: What reading one slot gave: its state, or why the keyring could not tell.
+Reading = TokenState | KeyringUnavailable
+
+
+def _state(tokens: TokenStore, base_url: str, slot: Slot) -> TokenState:
+    if slot.project is None:
+        return tokens.personal_state(base_url, slot.account)
+    return tokens.project_state(base_url, slot.account, slot.project)
+
+
+def _read_all(tokens: TokenStore, base_url: str, slots: list[Slot]) -> dict[Slot, Reading]:
+    out: dict[Slot, Reading] = {}
+    for slot in slots:
+        try:
+            out[slot] = _state(tokens, base_url, slot)
+        except KeyringUnavailable as exc:
+            out[slot] = exc
+    return out
+
+
+async def read_states(
+    tokens: TokenStore, base_url: str, slots: Iterable[Slot]
+) -> dict[Slot, Reading]:
+    """The state of every slot; a keyring failure is that slot's reading, not an error.
+
+    One daemon thread reads them in turn: after a keyring call has timed out,
+    the store fails the following calls fast, so a hung keyring costs one
+    timeout, not one per slot.
+    """
+    wanted = list(dict.fromkeys(slots))
+    return await run_in_daemon(lambda: _read_all(tokens, base_url, wanted))
+
+
+def _store(tokens: TokenStore, base_url: str, slot: Slot, token: Secret) -> TokenState:
+    if slot.project is None:
+        if not isinstance(token, AccessToken):
+            raise TypeError("a personal slot takes an AccessToken")
+        tokens.set_personal(base_url, slot.account, token)
+    else:
+        if not isinstance(token, ProjectToken):
+            raise TypeError("a project slot takes a ProjectToken")
+        tokens.set_project(base_url, slot.account, slot.project, token)
+    return _state(tokens, base_url, slot)
+
+
+async def store_token(tokens: TokenStore, base_url: str, slot: Slot, token: Secret) -> TokenState:
+    """Put ``token`` in the keyring for ``slot``; the slot's state afterwards.
+
+    Raises:
+        KeyringUnavailable: the keyring is absent, locked, failing or too slow.
+    """
+    return await run_in_daemon(lambda: _store(tokens, base_url, slot, token))
+
+
+def _delete(tokens: TokenStore, base_url: str, slot: Slot) -> tuple[bool, TokenState]:
+    if slot.project is None:
+        removed = tokens.delete_personal(base_url, slot.account)
+    else:
+        removed = tokens.delete_project(base_url, slot.account, slot.project)
+    return removed, _state(tokens, base_url, slot)
+
+
+async def delete_token(tokens: TokenStore, base_url: str, slot: Slot) -> tuple[bool, TokenState]:
+    """Remove the keyring's token of ``slot``: (whether one was stored, state afterwards).
+
+    The state afterwards may still be "from environment".
+
+    Raises:
+        KeyringUnavailable: the keyring is absent, locked, failing or too slow.
+    """
+    return await run_in_daemon(lambda: _delete(tokens, base_url, slot))

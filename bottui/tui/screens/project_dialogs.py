@@ -1,0 +1,331 @@
+"""The forms of the Projects screen: add or edit a project, create the first profile.
+
+Each form validates as the operator types (the message goes under the field,
+the submit button stays disabled while anything is invalid) and returns what
+was entered; the screen writes it, in a worker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.widgets import Button, Checkbox, Input, Label, Static
+
+from bottui.api.errors import BottuiError, ValidationError
+from bottui.api.urls import check_base_url
+from bottui.api.validation import first_forbidden_char, path_id
+from bottui.plaintext import clean
+from bottui.store.config import Profile, validate_base_url, validate_profile_name
+from bottui.store.errors import StoreError
+from bottui.tui.screens.dialogs import _Dialog
+from bottui.tui.widgets.form_field import FormField
+from bottui.tui.widgets.safe import join, safe
+
+NAME_MAX = 200
+
+
+@dataclass(frozen=True)
+class ProjectDraft:
+    """What the project form returns: ids and display name (``None``: no name)."""
+
+    account: str
+    project: str
+    name: str | None
+
+
+def check_display_name(value: str) -> str | None:
+    """The display name to store (``None`` when blank); raises ValidationError."""
+    text = value.strip()
+    if not text:
+        return None
+    if first_forbidden_char(text) is not None:
+        raise ValidationError("display name", "contains a control character")
+    if len(text) > NAME_MAX:
+        raise ValidationError("display name", f"is longer than {NAME_MAX} characters")
+    return text
+
+
+def _message(error: BottuiError | StoreError) -> Content:
+    if isinstance(error, ValidationError):
+        return safe(error.message)
+    return safe(f"{error.title}: {error.details}" if error.details else error.title)
+
+
+class _FormDialog(_Dialog):
+    """A dialog whose Enter submits when every field is valid."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss_dialog", "Cancel", id="form.cancel"),
+    ]
+
+    def validate_form(self) -> bool:
+        """Check every field, show the messages; True when all are valid."""
+        raise NotImplementedError
+
+    def submit(self) -> None:
+        """Dismiss with the form's result (only called when valid)."""
+        raise NotImplementedError
+
+    def first_field(self) -> Input:
+        """The field that has the focus when the form opens."""
+        return self.query(Input).first()
+
+    def on_mount(self) -> None:
+        self.validate_form()
+        self.first_field().focus()
+
+    @on(Input.Changed)
+    @on(Checkbox.Changed)
+    def _changed(self) -> None:
+        self.validate_form()
+
+    @on(Input.Submitted)
+    def _submitted(self) -> None:
+        if self.validate_form():
+            self.submit()
+            return
+        for field in self.query(FormField):
+            if field.has_class("-invalid"):
+                field.query_one(Input).focus()
+                return
+
+    @on(Button.Pressed, "#form-cancel")
+    def _cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#form-submit")
+    def _submit(self) -> None:
+        if self.validate_form():
+            self.submit()
+
+
+class ProjectForm(_FormDialog):
+    """Add a project, or give a known one another display name.
+
+    Args:
+        existing: ``(account, project)`` of every project already in the inventory.
+        account: The account id to offer when adding.
+        edit: ``(account, project, name)`` of the project to edit; its ids stay as they are.
+    """
+
+    def __init__(
+        self,
+        *,
+        existing: Collection[tuple[str, str]],
+        account: str = "",
+        edit: tuple[str, str, str | None] | None = None,
+    ) -> None:
+        super().__init__()
+        self._existing = set(existing)
+        self._account = account
+        self._edit = edit
+
+    def compose(self) -> ComposeResult:
+        editing = self._edit is not None
+        with Vertical():
+            title = "Edit project" if editing else "Add a project"
+            yield Label(Content(title), classes="dialog-title")
+            if self._edit is not None:
+                account, project, name = self._edit
+                yield Static(join("Account id  ", safe(account)), id="form-account-id")
+                yield Static(join("Project id  ", safe(project)), id="form-project-id")
+                yield Static(
+                    Content("Ids cannot change: remove the project and add it again."),
+                    classes="hint",
+                )
+                shown = clean(name)
+            else:
+                yield FormField(
+                    "Account id",
+                    Input(
+                        value=clean(self._account),
+                        id="account",
+                        placeholder="e.g. acme",
+                        compact=True,
+                    ),
+                    id="field-account",
+                )
+                yield FormField(
+                    "Project id",
+                    Input(id="project", placeholder="e.g. shop-prod", compact=True),
+                    id="field-project",
+                )
+                shown = ""
+            yield FormField(
+                "Display name",
+                Input(
+                    value=shown, id="name", placeholder="optional: how you call it", compact=True
+                ),
+                id="field-name",
+            )
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Cancel", id="form-cancel")
+                yield Button(
+                    "Save" if editing else "Add project", id="form-submit", variant="primary"
+                )
+
+    def first_field(self) -> Input:
+        if self._edit is None and self._account:
+            return self.query_one("#project", Input)
+        return super().first_field()
+
+    def _draft(self) -> ProjectDraft | None:
+        """The checked draft, showing each field's message; None while invalid."""
+        ok = True
+        if self._edit is not None:
+            account, project = self._edit[0], self._edit[1]
+        else:
+            account = self.query_one("#account", Input).value
+            project = self.query_one("#project", Input).value
+            for field_id, label, value in (
+                ("#field-account", "account id", account),
+                ("#field-project", "project id", project),
+            ):
+                field = self.query_one(field_id, FormField)
+                try:
+                    path_id(label, value)
+                except ValidationError as exc:
+                    # Empty is not "wrong" yet: say nothing until something is typed.
+                    field.show_error(None if value == "" else _message(exc))
+                    field.set_class(True, "-invalid")
+                    ok = False
+                else:
+                    field.show_error(None)
+            if ok and (account, project) in self._existing:
+                self.query_one("#field-project", FormField).show_error(
+                    Content("This project is in the inventory already: edit it instead (r).")
+                )
+                ok = False
+        name_field = self.query_one("#field-name", FormField)
+        try:
+            name = check_display_name(self.query_one("#name", Input).value)
+        except ValidationError as exc:
+            name_field.show_error(_message(exc))
+            ok = False
+            name = None
+        else:
+            name_field.show_error(None)
+        return ProjectDraft(account, project, name) if ok else None
+
+    def validate_form(self) -> bool:
+        ok = self._draft() is not None
+        self.query_one("#form-submit", Button).disabled = not ok
+        return ok
+
+    def submit(self) -> None:
+        draft = self._draft()
+        if draft is None:
+            return
+        if self._edit is not None and (draft.name or "") == clean(self._edit[2]):
+            # Untouched: the shown name is the cleaned one; do not write it back.
+            self.dismiss(None)
+            return
+        self.dismiss(draft)
+
+
+def _protected_label(on: bool) -> str:
+    # The state in words too: under NO_COLOR a checkbox's mark looks the same on and off.
+    state = "on" if on else "off"
+    return f"Protected ({state}): type the project id to confirm every change"
+
+
+class ProfileForm(_FormDialog):
+    """Create the first profile: a name and the API's base URL.
+
+    Args:
+        existing: Names of the profiles already in the config.
+    """
+
+    def __init__(self, *, existing: Collection[str] = ()) -> None:
+        super().__init__()
+        self._existing = set(existing)
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(Content("Where is the API?"), classes="dialog-title")
+            yield Static(
+                Content(
+                    "bottui keeps the API's base URL in a profile (config.toml). "
+                    "Tokens never go there: they go to the keyring."
+                ),
+                classes="hint",
+            )
+            yield FormField(
+                "Profile name",
+                Input(
+                    value="default" if "default" not in self._existing else "",
+                    id="profile",
+                    compact=True,
+                ),
+                id="field-profile",
+            )
+            yield FormField(
+                "Base URL",
+                Input(id="base-url", placeholder="https://api.example.com", compact=True),
+                hint="https:// (plain http:// only for a loopback host)",
+                id="field-base-url",
+            )
+            yield Checkbox(_protected_label(False), id="protected", compact=True)
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Cancel", id="form-cancel")
+                yield Button("Save profile", id="form-submit", variant="primary")
+
+    def first_field(self) -> Input:
+        return self.query_one("#base-url", Input)
+
+    @on(Checkbox.Changed, "#protected")
+    def _protected_changed(self, event: Checkbox.Changed) -> None:
+        event.checkbox.label = _protected_label(event.value)
+
+    def _profile(self) -> Profile | None:
+        ok = True
+        name = self.query_one("#profile", Input).value
+        name_field = self.query_one("#field-profile", FormField)
+        try:
+            validate_profile_name(name)
+        except StoreError as exc:
+            name_field.show_error(None if name == "" else _message(exc))
+            name_field.set_class(True, "-invalid")
+            ok = False
+        else:
+            if name in self._existing:
+                name_field.show_error(Content("A profile of that name exists already."))
+                ok = False
+            else:
+                name_field.show_error(None)
+        raw = self.query_one("#base-url", Input).value.strip()
+        url_field = self.query_one("#field-base-url", FormField)
+        url = ""
+        try:
+            url = check_base_url(validate_base_url(raw))
+        except (BottuiError, StoreError) as exc:
+            url_field.show_error(None if raw == "" else _message(exc))
+            url_field.set_class(True, "-invalid")
+            ok = False
+        else:
+            url_field.show_error(None)
+        if not ok:
+            return None
+        protected = self.query_one("#protected", Checkbox).value
+        try:
+            return Profile(name=name, base_url=url, protected=protected)
+        except StoreError as exc:
+            url_field.show_error(_message(exc))
+            return None
+
+    def validate_form(self) -> bool:
+        ok = self._profile() is not None
+        self.query_one("#form-submit", Button).disabled = not ok
+        return ok
+
+    def submit(self) -> None:
+        profile = self._profile()
+        if profile is not None:
+            self.dismiss(profile)

@@ -1,0 +1,540 @@
+"""The Projects screen: the inventory's projects, their token states, the current project.
+
+One row per project: account, project id, display name, and where its two
+tokens come from (personal access token of the account, project API token
+of the project): stored / missing / from environment, never a value. Enter
+makes the highlighted project current for every screen. Projects are
+added, renamed and removed here (the inventory is local: nothing is sent to
+the API), and tokens are stored through a masked field straight into the
+keyring. With nothing configured, a welcome offers the two ways in: add a
+project (creating the first profile on the way) or start the demo.
+
+Token states are read in a worker, in a daemon thread: the keyring may
+block for seconds or be missing altogether; the table says "checking…"
+meanwhile and "keyring unavailable" (with a notice and the remedies) when
+it cannot be used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Button, DataTable, Static
+
+from bottui.api.errors import BottuiError
+from bottui.api.tokens import Secret
+from bottui.ops.daemon import run_in_daemon
+from bottui.ops.session import Settings
+from bottui.ops.token_slots import Reading, Slot, delete_token, read_states, store_token
+from bottui.plaintext import clean
+from bottui.store.config import ConfigStore, Profile
+from bottui.store.errors import KeyringUnavailable, StoreError
+from bottui.store.paths import Locations
+from bottui.store.tokens import TokenState
+from bottui.tui.run import START_DEMO
+from bottui.tui.screens.base import BottuiScreen
+from bottui.tui.screens.dialogs import ConfirmDialog
+from bottui.tui.screens.project_dialogs import ProfileForm, ProjectDraft, ProjectForm
+from bottui.tui.screens.token_dialog import TokenDialog
+from bottui.tui.widgets.keyring_notice import KeyringNotice
+from bottui.tui.widgets.project_table import CHECKING, CellState, ProjectRow, ProjectTable
+from bottui.tui.widgets.safe import join, safe
+from bottui.tui.widgets.welcome import Welcome
+
+
+def _save_profile(locations: Locations, profile: Profile, old: Settings) -> Settings:
+    """Add ``profile``, make it current, and resolve the settings it gives (blocking)."""
+    store = ConfigStore(locations)
+    store.add_profile(profile)
+    store.use(profile.name)
+    # What came from the command line (--read-only, --account, --project) still holds.
+    return Settings.resolve(
+        store.load(), account=old.account, project=old.project, read_only=old.read_only
+    )
+
+
+def _ids(account: str, project: str, name: str | None = None) -> str:
+    """``acme / shop-prod (Shop)``, for a toast (cleaned by the caller)."""
+    return f"{account} / {project}" + (f" ({name})" if name else "")
+
+
+class ProjectsScreen(BottuiScreen):
+    """Accounts and projects of the inventory, their token states, the current project."""
+
+    SCREEN_TITLE: ClassVar[str] = "Projects"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "add", "Add", id="projects.add"),
+        Binding("r", "edit", "Edit name", id="projects.edit"),
+        Binding("x,delete", "remove", "Remove", id="projects.remove"),
+        Binding("t", "project_token", "Project token", id="projects.project_token"),
+        Binding("p", "personal_token", "Personal token", id="projects.personal_token"),
+        Binding("k", "recheck", "Check tokens again", show=False, id="projects.recheck"),
+        Binding("d", "demo", "Start the demo (first run)", show=False, id="projects.demo"),
+    ]
+
+    @dataclass
+    class TokensRead(Message):
+        """Token states read for ``base_url``."""
+
+        base_url: str
+        readings: dict[Slot, Reading]
+        #: The version of each slot when the read began (see ``_versions``).
+        versions: dict[Slot, int]
+
+    @dataclass
+    class ProjectSaved(Message):
+        """A project was added (``added``) or renamed in the inventory."""
+
+        draft: ProjectDraft
+        added: bool
+
+    @dataclass
+    class ProjectRemoved(Message):
+        """A project was removed from the inventory."""
+
+        account: str
+        project: str
+
+    @dataclass
+    class ProfileSaved(Message):
+        """The first profile was saved; ``settings`` are the session's new settings."""
+
+        settings: Settings
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._rows: list[ProjectRow] = []
+        self._states: dict[Slot, CellState] = {}
+        # Bumped whenever a slot's state is set or a read of it starts: a read
+        # that finishes after a newer one began, or after the operator stored
+        # a token, must not overwrite the newer state.
+        self._versions: dict[Slot, int] = {}
+        self._states_base: str | None = None
+        self._focus: tuple[str, str] | None = None
+
+    # -- layout ------------------------------------------------------------------------
+
+    def compose_body(self) -> ComposeResult:
+        yield Static(Content("Projects"), classes="screen-title", id="projects-title")
+        yield KeyringNotice(id="keyring-notice")
+        yield Static("", classes="field-error", id="projects-problem")
+        yield Welcome(id="welcome")
+        yield ProjectTable(id="projects-table")
+        yield Static("", classes="hint", id="projects-detail")
+
+    @property
+    def table(self) -> ProjectTable:
+        """The projects table."""
+        return self.query_one(ProjectTable)
+
+    def on_mount(self) -> None:
+        self.refresh_data()
+
+    # -- data ------------------------------------------------------------------------
+
+    def refresh_data(self) -> None:
+        """Re-read the inventory; read the token states not known yet."""
+        if not self.is_mounted:
+            return
+        session = self.bottui.session
+        problem: Content | None = None
+        rows: list[ProjectRow] = []
+        inventory = session.inventory
+        if inventory is None:
+            problem = Content(
+                "The inventory cannot be opened: projects cannot be listed or added "
+                "(see the warning)."
+            )
+        else:
+            try:
+                entries = inventory.projects()
+            except StoreError as exc:
+                problem = join(
+                    "The inventory cannot be read: ", safe(exc.title), ". ", safe(exc.details)
+                )
+            else:
+                rows = [ProjectRow(e.account, e.project, e.name) for e in entries]
+        self._rows = rows
+        base = session.settings.base_url
+        if base != self._states_base:
+            self._states, self._states_base = {}, base
+        problem_line = self.query_one("#projects-problem", Static)
+        problem_line.update(problem or "")
+        problem_line.display = problem is not None
+
+        welcome = self.query_one(Welcome)
+        welcome.display = not rows and problem is None
+        welcome.configure(
+            profile=session.settings.profile_name, base_url=base, demo=self.bottui.demo
+        )
+        table = self.table
+        table.display = bool(rows)
+        table.show(rows, current=self.bottui.current, state=self._cell, focus=self._focus)
+        self._focus = None
+        self._show_title()
+        self._check_tokens()
+        self._after_states()
+        if welcome.display:
+            if not isinstance(self.focused, Button):
+                self.query_one("#welcome-add", Button).focus()
+        elif rows and (self.focused is None or isinstance(self.focused, Button)):
+            table.focus()
+
+    def _show_title(self) -> None:
+        accounts = len({row.account for row in self._rows})
+        n = len(self._rows)
+        text = "Projects"
+        if n:
+            text += (
+                f" · {n} project{'s' if n != 1 else ''} in "
+                f"{accounts} account{'s' if accounts != 1 else ''}"
+                " · Enter makes the highlighted one current"
+            )
+        self.query_one("#projects-title", Static).update(Content(text))
+
+    def _cell(self, slot: Slot) -> CellState:
+        if self._states_base is None:
+            return None
+        return self._states.get(slot, CHECKING)
+
+    def _check_tokens(self, *, again: bool = False) -> None:
+        """Read the states of the slots not known yet (``again``: of every slot)."""
+        if self._states_base is None or not self._rows:
+            return
+        base: str = self._states_base
+        wanted = dict.fromkeys(
+            slot for row in self._rows for slot in (row.personal_slot, row.project_slot)
+        )
+        todo = [slot for slot in wanted if again or slot not in self._states]
+        if not todo:
+            return
+        for slot in todo:
+            self._states[slot] = CHECKING
+            self._versions[slot] = self._versions.get(slot, 0) + 1
+        versions = {slot: self._versions[slot] for slot in todo}
+        tokens = self.bottui.session.tokens
+
+        async def work() -> dict[Slot, Reading]:
+            return await read_states(tokens, base, todo)
+
+        self.call(
+            work,
+            label="checking tokens",
+            done=lambda readings: self.TokensRead(base, readings, versions),
+            group="tokens",
+        )
+
+    @on(TokensRead)
+    def _tokens_read(self, message: TokensRead) -> None:
+        if message.base_url != self._states_base:
+            return  # read for a base URL this screen no longer shows
+        for slot, reading in message.readings.items():
+            if self._versions.get(slot) == message.versions.get(slot):
+                self._states[slot] = reading
+        self._after_states()
+
+    def _after_states(self) -> None:
+        """Redraw token cells, the keyring notice and the detail line."""
+        if self._rows:
+            self.table.update_states(self._cell)
+        errors = [s for s in self._states.values() if isinstance(s, KeyringUnavailable)]
+        self.query_one(KeyringNotice).show(errors[-1] if errors else None)
+        self._show_detail()
+        self.refresh_bindings()
+
+    def _show_detail(self) -> None:
+        detail = self.query_one("#projects-detail", Static)
+        row = self.table.highlighted if self._rows else None
+        if row is None:
+            detail.update("")
+            detail.display = False
+            return
+        detail.display = True
+        marker = "current: " if row.key == self.bottui.current else ""
+        first = join(marker, safe(row.account), " / ", safe(row.project))
+        if row.name:
+            first = join(first, " · ", safe(row.name))
+        words = {None: "no base URL", CHECKING: "checking…"}
+
+        def state(slot: Slot) -> str:
+            value = self._cell(slot)
+            if isinstance(value, KeyringUnavailable):
+                return "keyring unavailable"
+            if isinstance(value, TokenState):
+                return value.label
+            return words[value]
+
+        second = Content(
+            f"personal token: {state(row.personal_slot)} (p) · "
+            f"project token: {state(row.project_slot)} (t)"
+        )
+        detail.update(join(first, "\n", second))
+
+    @on(DataTable.RowHighlighted)
+    def _highlighted(self) -> None:
+        self._show_detail()
+        self.refresh_bindings()
+
+    # -- choosing ----------------------------------------------------------------------
+
+    @on(DataTable.RowSelected)
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        row = self.table.row_for(event.row_key.value)
+        if row is None:
+            return
+        self.bottui.choose_project(row.account, row.project)
+        self.notify(
+            clean(f"Current project: {_ids(row.account, row.project, row.name)}"),
+            title="Project",
+            markup=False,
+        )
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # False: not a key of this state (hidden from footer and help);
+        # None: listed, but does nothing right now.
+        if action in ("edit", "remove", "project_token", "personal_token"):
+            if not self._rows:
+                return False
+            return True if self.table.highlighted else None
+        if action == "demo":
+            return self.query_one(Welcome).display and not self.bottui.demo
+        if action == "add":
+            return True if self.bottui.session.inventory is not None else None
+        if action == "recheck":
+            return bool(self._rows)
+        return True
+
+    # -- adding, editing, removing -------------------------------------------------------
+
+    def action_add(self) -> None:
+        """Add a project (asking for the base URL first when there is none)."""
+        if self.bottui.session.settings.base_url is None:
+            self._ask_profile()
+        else:
+            self._ask_project()
+
+    @on(Button.Pressed, "#welcome-add")
+    def _welcome_add(self) -> None:
+        self.action_add()
+
+    def _ask_project(self) -> None:
+        settings = self.bottui.session.settings
+        current = self.bottui.current
+        account = current[0] if current else (settings.account or "")
+        existing = [row.key for row in self._rows]
+
+        def chosen(draft: ProjectDraft | None) -> None:
+            if draft is not None:
+                self._write_project(draft, added=True)
+
+        self.app.push_screen(ProjectForm(existing=existing, account=account), chosen)
+
+    def action_edit(self) -> None:
+        """Edit the display name of the highlighted project."""
+        row = self.table.highlighted
+        if row is None:
+            return
+
+        def chosen(draft: ProjectDraft | None) -> None:
+            if draft is not None:
+                self._write_project(draft, added=False)
+
+        self.app.push_screen(
+            ProjectForm(existing=[], edit=(row.account, row.project, row.name)), chosen
+        )
+
+    def _write_project(self, draft: ProjectDraft, *, added: bool) -> None:
+        inventory = self.bottui.session.inventory
+        if inventory is None:
+            self.bottui.report_error(
+                BottuiError("Inventory unavailable", "the project was not saved")
+            )
+            return
+
+        async def work() -> None:
+            if added:
+                await run_in_daemon(
+                    lambda: inventory.add_project(draft.account, draft.project, draft.name)
+                )
+            else:
+                await run_in_daemon(
+                    lambda: inventory.rename_project(draft.account, draft.project, draft.name)
+                )
+
+        self.call(
+            work,
+            label="saving the project",
+            done=lambda _: self.ProjectSaved(draft, added),
+            group="inventory",
+        )
+
+    @on(ProjectSaved)
+    def _project_saved(self, message: ProjectSaved) -> None:
+        draft = message.draft
+        self._focus = (draft.account, draft.project)
+        verb = "Added" if message.added else "Renamed"
+        self.notify(
+            clean(f"{verb}: {_ids(draft.account, draft.project, draft.name)}"),
+            title="Inventory",
+            markup=False,
+        )
+        if message.added and self.bottui.current is None:
+            # The first project becomes current: the other screens have something to show.
+            self.bottui.choose_project(draft.account, draft.project)
+        self.bottui.inventory_changed()
+
+    def action_remove(self) -> None:
+        """Remove the highlighted project from the inventory (asks first)."""
+        row = self.table.highlighted
+        inventory = self.bottui.session.inventory
+        if row is None or inventory is None:
+            return
+        profile = self.bottui.session.settings.inventory_scope
+        body = join(
+            safe(row.account),
+            " / ",
+            safe(row.project),
+            join(" · ", safe(row.name)) if row.name else "",
+            "\n\nRemove this project, its rate limiters and its dimensions from the "
+            "inventory of profile ",
+            safe(profile),
+            "? Nothing is sent to the API. Its tokens stay in the keyring (t and p delete them).",
+        )
+
+        def decided(ok: bool | None) -> None:
+            if not ok:
+                return
+
+            async def work() -> None:
+                await run_in_daemon(lambda: inventory.remove_project(row.account, row.project))
+
+            self.call(
+                work,
+                label="removing the project",
+                done=lambda _: self.ProjectRemoved(row.account, row.project),
+                group="inventory",
+            )
+
+        self.app.push_screen(ConfirmDialog("Remove project?", body, "Remove"), decided)
+
+    @on(ProjectRemoved)
+    def _project_removed(self, message: ProjectRemoved) -> None:
+        self.notify(
+            clean(f"Removed from the inventory: {_ids(message.account, message.project)}"),
+            title="Inventory",
+            markup=False,
+        )
+        if self.bottui.current == (message.account, message.project):
+            self.bottui.choose_project(None, None)
+        self.bottui.inventory_changed()
+
+    # -- the first profile ---------------------------------------------------------------
+
+    def _ask_profile(self) -> None:
+        session = self.bottui.session
+        try:
+            existing = list(ConfigStore(session.locations).load().profiles)
+        except StoreError as exc:
+            self.bottui.report_error(exc)
+            return
+
+        def chosen(profile: Profile | None) -> None:
+            if profile is None:
+                return
+            old = session.settings
+
+            async def work() -> Settings:
+                return await run_in_daemon(lambda: _save_profile(session.locations, profile, old))
+
+            self.call(
+                work,
+                label="saving the profile",
+                done=lambda settings: self.ProfileSaved(settings),
+                group="config",
+            )
+
+        self.app.push_screen(ProfileForm(existing=existing), chosen)
+
+    @on(ProfileSaved)
+    def _profile_saved(self, message: ProfileSaved) -> None:
+        settings = message.settings
+        self.bottui.session.update_settings(settings)
+        self.notify(
+            clean(
+                f"Profile {settings.profile_name} saved ({settings.base_url}) "
+                "and made current. Now the project:"
+            ),
+            title="Profile",
+            markup=False,
+        )
+        self.bottui.inventory_changed()
+        self._ask_project()
+
+    # -- tokens --------------------------------------------------------------------------
+
+    def action_project_token(self) -> None:
+        """Set, replace or delete the project API token of the highlighted project."""
+        row = self.table.highlighted
+        if row is not None:
+            self._ask_token(row.project_slot)
+
+    def action_personal_token(self) -> None:
+        """Set, replace or delete the personal access token of the highlighted account."""
+        row = self.table.highlighted
+        if row is not None:
+            self._ask_token(row.personal_slot)
+
+    def _ask_token(self, slot: Slot) -> None:
+        session = self.bottui.session
+        try:
+            base = session.base_url
+        except BottuiError as exc:
+            self.bottui.report_error(exc)
+            return
+        tokens = session.tokens
+
+        async def save(token: Secret) -> TokenState:
+            return await store_token(tokens, base, slot, token)
+
+        async def delete() -> tuple[bool, TokenState]:
+            return await delete_token(tokens, base, slot)
+
+        def changed(state: TokenState | None) -> None:
+            if state is None or self._states_base != base:
+                return
+            self._states[slot] = state
+            self._versions[slot] = self._versions.get(slot, 0) + 1
+            self._after_states()
+            where = slot.account if slot.project is None else _ids(slot.account, slot.project)
+            self.notify(
+                clean(f"The {slot.label} of {where} is now: {state.label}"),
+                title="Token",
+                markup=False,
+            )
+
+        reading = self._states.get(slot)
+        known = reading if isinstance(reading, TokenState | KeyringUnavailable) else None
+        self.app.push_screen(TokenDialog(slot, known, save=save, delete=delete), changed)
+
+    def action_recheck(self) -> None:
+        """Read every token state again (after unlocking the keyring, say)."""
+        self._check_tokens(again=True)
+        self._after_states()
+
+    # -- the demo ------------------------------------------------------------------------
+
+    def action_demo(self) -> None:
+        """Leave and start ``bottui demo`` (first run only)."""
+        if self.bottui.demo:
+            return
+        self.app.exit(START_DEMO)
+
+    @on(Button.Pressed, "#welcome-demo")
+    def _welcome_demo(self) -> None:
+        self.action_demo()

@@ -1,0 +1,266 @@
+"""Set, replace or delete one token: a masked field that goes straight to the keyring.
+
+The value typed here is shown as dots, cannot be copied out of the field,
+is wrapped in its token type the moment it is submitted, and the field is
+cleared at once: the keyring is the only place it goes. When the keyring is
+absent, locked or silent, the dialog says so and shows the remedies
+(environment variables, a Secret Service, keyring's own configuration).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.widgets import Button, Input, Label, Static
+
+from bottui.api.tokens import Secret
+from bottui.api.validation import first_forbidden_char
+from bottui.ops.token_slots import Reading, Slot
+from bottui.store.errors import KeyringUnavailable
+from bottui.store.tokens import TokenState
+from bottui.tui.screens.dialogs import ConfirmDialog, _Dialog
+from bottui.tui.widgets.form_field import FormField
+from bottui.tui.widgets.safe import join, safe
+from bottui.tui.widgets.secret_input import SecretInput
+
+if TYPE_CHECKING:
+    from bottui.tui.app import BottuiApp
+
+#: Stores a token for the slot; returns the slot's state afterwards.
+SaveToken = Callable[[Secret], Awaitable[TokenState]]
+#: Deletes the slot's stored token; returns (whether one was stored, state afterwards).
+DeleteToken = Callable[[], Awaitable[tuple[bool, TokenState]]]
+
+
+def slot_title(slot: Slot) -> Content:
+    """ "Project API token of acme / shop-prod", ids made safe."""
+    if slot.project is None:
+        return join("Personal access token of account ", safe(slot.account))
+    return join("Project API token of ", safe(slot.account), " / ", safe(slot.project))
+
+
+def slot_use(slot: Slot) -> str:
+    """What the token is for, in the spec's words."""
+    if slot.kind == "personal":
+        return (
+            "Revokes challenge grants and sets dimension thresholds in this account's "
+            "projects (scopes: Project Action, Dimension Thresholds Action)."
+        )
+    return "Switches this project's rate limiters on and off."
+
+
+def state_words(slot: Slot, reading: Reading | None) -> str:
+    """Where the slot's token comes from now, in a sentence (never the token)."""
+    if reading is None:
+        return "Now: not known yet."
+    if isinstance(reading, KeyringUnavailable):
+        return "Now: unknown, the keyring is unavailable."
+    if reading is TokenState.STORED:
+        return "Now: stored in the keyring."
+    if reading is TokenState.ENVIRONMENT:
+        return f"Now: from environment. {slot.env_var} is set and wins over the keyring."
+    return f"Now: missing. Nothing in the keyring and {slot.env_var} is not set."
+
+
+def token_problem(value: str) -> str | None:
+    """Why ``value`` cannot be a token (never quoting it), or None."""
+    text = value.strip()
+    if not text:
+        return None
+    if first_forbidden_char(text) is not None:
+        return "contains a control character: a token is plain text"
+    if any(ch.isspace() for ch in text):
+        return "contains a blank: a token is one word"
+    return None
+
+
+class TokenDialog(_Dialog):
+    """Store, replace or delete the token of one slot.
+
+    Dismisses with the slot's new :class:`TokenState` after a change, or
+    ``None`` when nothing changed.
+
+    Args:
+        slot: Which token.
+        reading: What is known of its state now.
+        save: Stores a wrapped token (runs in a daemon thread).
+        delete: Deletes the stored token (runs in a daemon thread).
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss_dialog", "Cancel", id="token.cancel"),
+    ]
+
+    def __init__(
+        self, slot: Slot, reading: Reading | None, *, save: SaveToken, delete: DeleteToken
+    ) -> None:
+        super().__init__()
+        self._slot = slot
+        self._reading = reading
+        self._save = save
+        self._delete = delete
+        self._busy = False
+
+    @property
+    def _bottui(self) -> BottuiApp:
+        from bottui.tui.app import BottuiApp
+
+        app = self.app
+        assert isinstance(app, BottuiApp)
+        return app
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(slot_title(self._slot), classes="dialog-title", id="token-title")
+            yield Static(Content(slot_use(self._slot)), id="token-use")
+            yield Static(Content(state_words(self._slot, self._reading)), id="token-state")
+            yield FormField(
+                "New token",
+                SecretInput(id="token-value", placeholder="paste or type it", compact=True),
+                hint="Shown as dots; only the keyring gets it.",
+                id="field-token",
+            )
+            with VerticalScroll(id="token-problem"):
+                yield Static("", id="token-problem-text")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Cancel", id="token-cancel")
+                yield Button("Delete stored", id="token-delete", variant="error")
+                yield Button("Store in keyring", id="token-store", variant="primary")
+
+    def on_mount(self) -> None:
+        self._show_problem(self._reading if isinstance(self._reading, KeyringUnavailable) else None)
+        self._update_buttons()
+        self.query_one("#token-value", SecretInput).focus()
+
+    # -- state ---------------------------------------------------------------------
+
+    def _value_ok(self) -> bool:
+        value = self.query_one("#token-value", SecretInput).value
+        return bool(value.strip()) and token_problem(value) is None
+
+    def _update_buttons(self) -> None:
+        self.query_one("#token-store", Button).disabled = self._busy or not self._value_ok()
+        # Deleting is offered unless we know there is nothing stored.
+        nothing = self._reading in (TokenState.MISSING, TokenState.ENVIRONMENT)
+        self.query_one("#token-delete", Button).disabled = self._busy or nothing
+
+    def _show_problem(self, error: KeyringUnavailable | None, *, lead: str = "") -> None:
+        box = self.query_one("#token-problem", VerticalScroll)
+        box.display = error is not None
+        if error is None:
+            return
+        head = f"{lead}{error.title}" if lead else error.title
+        text = join(safe(head), ".\n", safe(error.details, keep_newlines=True))
+        self.query_one("#token-problem-text", Static).update(text)
+
+    @on(Input.Changed, "#token-value")
+    def _changed(self, event: Input.Changed) -> None:
+        problem = token_problem(event.value)
+        field = self.query_one("#field-token", FormField)
+        field.show_error(Content(problem) if problem else None)
+        self._update_buttons()
+
+    @on(Input.Submitted, "#token-value")
+    def _submitted(self) -> None:
+        if self._value_ok() and not self._busy:
+            self._store()
+
+    @on(Button.Pressed, "#token-cancel")
+    def _cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#token-store")
+    def _store_pressed(self) -> None:
+        if self._value_ok() and not self._busy:
+            self._store()
+
+    # -- store -------------------------------------------------------------------
+
+    def _store(self) -> None:
+        field = self.query_one("#token-value", SecretInput)
+        token = self._slot.wrap(field.value)
+        # The field is cleared before the keyring is even asked: the wrapper
+        # in the worker below is the only copy left.
+        field.forget()
+        self._run(self._save_worker(token), "storing a token")
+
+    async def _save_worker(self, token: Secret) -> None:
+        try:
+            state = await self._save(token)
+        except KeyringUnavailable as exc:
+            self._show_problem(exc, lead="Nothing was stored. ")
+            return
+        self._finish(state)
+
+    # -- delete ------------------------------------------------------------------
+
+    @on(Button.Pressed, "#token-delete")
+    def _delete_pressed(self) -> None:
+        body = join(
+            "Delete the ",
+            Content(self._slot.label),
+            " that the keyring holds? Calls that need it will fail until another is stored.",
+        )
+
+        def decided(ok: bool | None) -> None:
+            if ok:
+                self._run(self._delete_worker(), "deleting a token")
+
+        self.app.push_screen(
+            ConfirmDialog(
+                "Delete stored token?", join(slot_title(self._slot), "\n\n", body), "Delete"
+            ),
+            decided,
+        )
+
+    async def _delete_worker(self) -> None:
+        try:
+            removed, state = await self._delete()
+        except KeyringUnavailable as exc:
+            self._show_problem(exc, lead="Nothing was deleted. ")
+            return
+        if not removed:
+            self.app.notify("No token was stored.", markup=False)
+        self._finish(state)
+
+    # -- plumbing ------------------------------------------------------------------
+
+    def _finish(self, state: TokenState) -> None:
+        # Not from inside the worker: dismissing cancels this screen's workers.
+        # (A plain function: call_later awaits what it calls, and awaiting
+        # dismiss from the screen's own handler is an error.)
+        def close() -> None:
+            self.dismiss(state)
+
+        self.call_later(close)
+
+    def _run(self, work: Awaitable[None], label: str) -> None:
+        app = self._bottui
+
+        async def run() -> None:
+            self._busy = True
+            self._update_buttons()
+            app.begin_work(label)
+            try:
+                await work
+            except Exception as exc:  # anything else goes to the one error handler
+                app.report_error(exc)
+            finally:
+                app.end_work(label)
+                self._busy = False
+                if self.is_attached:
+                    self._update_buttons()
+
+        self.run_worker(run(), name=label, exit_on_error=False)
+
+    def action_dismiss_dialog(self) -> None:
+        self.dismiss(None)
+
+
+__all__ = ["DeleteToken", "SaveToken", "TokenDialog", "slot_title", "state_words"]
