@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from bottui.api.requests import PreparedRequest
     from bottui.ops.session import Session
     from bottui.store.errors import StoreError
+    from bottui.store.inventory import Inventory
 
 # Options every (sub)command accepts, before or after it. SUPPRESS keeps a
 # subparser from overwriting a value given before the subcommand.
@@ -117,6 +118,36 @@ def build_parser() -> argparse.ArgumentParser:
     th_set.add_argument("--name", required=True)
     th_set.add_argument("--block", required=True, metavar="X", help="block threshold")
     th_set.add_argument("--challenge", required=True, metavar="Y", help="challenge threshold")
+
+    inventory = add(commands, "inventory", "the profile's known accounts, projects, ids")
+    inv_cmds = inventory.add_subparsers(dest="action", metavar="ACTION", required=True)
+    inv_import = add(inv_cmds, "import", "merge a TOML inventory file; report what changed")
+    inv_import.add_argument("file", metavar="FILE")
+    inv_export = add(inv_cmds, "export", "write the inventory to a TOML file")
+    inv_export.add_argument("file", metavar="FILE")
+    add(inv_cmds, "list", "show the inventory")
+
+    journal = add(commands, "journal", "the audit journal of every change, newest first")
+    journal.add_argument("--since", metavar="ISO", help="entries started at or after (UTC)")
+    journal.add_argument("--unfinished", action="store_true", help="only entries with no outcome")
+    journal.add_argument(
+        "--operation", metavar="OP", help="only this operation: limiter, thresholds or revoke"
+    )
+    journal.add_argument(
+        "--outcome", metavar="WORD", help="ok, api-error, ... or succeeded, failed, unknown"
+    )
+    journal.add_argument("--limit", type=int, metavar="N", help="at most N entries")
+    journal.add_argument("--export", metavar="FILE", help="write the entries to FILE")
+    journal.add_argument(
+        "--format", choices=["jsonl", "csv"], help="export format (default: from FILE's extension)"
+    )
+
+    undo = add(commands, "undo", "undo this profile's last rate limiter or threshold change")
+    undo.add_argument(
+        "--kind",
+        choices=["limiter", "thresholds"],
+        help="which kind of change (default: the newer of the two)",
+    )
 
     token = add(commands, "token", "store, inspect or delete tokens (OS keyring)")
     token_cmds = token.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -323,6 +354,8 @@ async def cmd_revoke(args: argparse.Namespace, out: Output) -> int:
 
         code: int = await run_bulk_revoke(args, out, make_session(args))
         return code
+    if args.resume or args.output:
+        raise UsageError("Invalid command line", "--resume and --output need --from-file")
     session = make_session(args)
     try:
         account, project = session.project_scope(args.account, args.project)
@@ -396,6 +429,189 @@ async def cmd_thresholds(args: argparse.Namespace, out: Output) -> int:
     finally:
         _flush_warnings(session, out)
         await session.aclose()
+
+
+def _open_inventory(session: Session) -> Inventory:
+    inventory = session.inventory
+    if inventory is None:
+        raise RefusedError("Inventory unavailable", "; ".join(session.take_warnings()))
+    return inventory
+
+
+def cmd_inventory(args: argparse.Namespace, out: Output) -> int:
+    """``bottui inventory import FILE | export FILE | list``."""
+    from pathlib import Path
+
+    session = make_session(args)
+    inventory = _open_inventory(session)
+    try:
+        if args.action == "import":
+            report = inventory.import_toml(Path(args.file))
+            if out.as_json:
+                out.document({"file": args.file, **report.to_json()})
+            else:
+                out.line(
+                    f"imported {clean(args.file)}: {report.added} added, "
+                    f"{report.changed} changed, {report.unchanged} unchanged"
+                )
+                for change in report.lines:
+                    out.line(f"  {clean(change)}")
+            return EXIT_OK
+        if args.action == "export":
+            snapshot = inventory.export_toml(Path(args.file))
+            counts = {
+                "accounts": len(snapshot.accounts),
+                "projects": len(snapshot.projects),
+                "limiters": len(snapshot.limiters),
+                "dimensions": len(snapshot.dimensions),
+            }
+            if out.as_json:
+                out.document({"file": args.file, **counts})
+            else:
+                what = ", ".join(f"{n} {name}" for name, n in counts.items())
+                out.line(f"exported {what} to {clean(args.file)}")
+            return EXIT_OK
+        doc = inventory.to_dict()
+        if out.as_json:
+            out.document(doc)
+        else:
+            _print_inventory(out, doc)
+        return EXIT_OK
+    finally:
+        _flush_warnings(session, out)
+        inventory.close()
+
+
+def _print_inventory(out: Output, doc: dict[str, Any]) -> None:
+    def named(ident: str, name: str | None) -> str:
+        return clean(ident) + (f" ({clean(name)})" if name else "")
+
+    out.line(f"profile {clean(doc['profile'])}")
+    if not any(doc[key] for key in ("accounts", "projects", "limiters", "dimensions")):
+        out.line("  empty: bottui inventory import FILE, or make a change")
+        return
+    for account in doc["accounts"]:
+        out.line(f"account {named(account['account'], account['name'])}")
+        for project in (p for p in doc["projects"] if p["account"] == account["account"]):
+            out.line(f"  project {named(project['project'], project['name'])}")
+            key = (project["account"], project["project"])
+            for limiter in (r for r in doc["limiters"] if (r["account"], r["project"]) == key):
+                state = {True: "ON", False: "OFF", None: "unknown"}[limiter["is_active"]]
+                out.line(
+                    f"    limiter {named(limiter['id'], limiter['name'])}: {state}"
+                    f"  ({clean(limiter['source'])}, {clean(limiter['known_at'])[:19]}Z)"
+                )
+            for dim in (d for d in doc["dimensions"] if (d["account"], d["project"]) == key):
+                known = dim["block"] is not None and dim["challenge"] is not None
+                values = (
+                    f"block {clean(dim['block'])}, challenge {clean(dim['challenge'])}"
+                    if known
+                    else "thresholds unknown"
+                )
+                out.line(f"    dimension {named(dim['id'], dim['name'])}: {values}")
+
+
+def cmd_journal(args: argparse.Namespace, out: Output) -> int:
+    """``bottui journal [--since ISO] [--project P] [--unfinished] [--export FILE]``.
+
+    Every profile's entries unless ``--profile`` (or ``--account``/``--project``) is given.
+    """
+    from pathlib import Path
+
+    from bottui.ops import journal_view
+
+    if args.format and not args.export:
+        raise UsageError("Invalid command line", "--format goes with --export FILE")
+    fmt = journal_view.export_format(Path(args.export), args.format) if args.export else None
+    operation = journal_view.operation_named(args.operation) if args.operation else None
+    query = journal_view.JournalQuery(
+        since=args.since,
+        profile=args.profile,
+        account=args.account,
+        project=args.project,
+        operation=operation,
+        outcome="unfinished" if args.unfinished else args.outcome,
+        limit=args.limit,
+    )
+    # Not a session: the journal is read as it is, so --profile may name a
+    # profile that no longer exists in the config.
+    from bottui.store.journal import Journal
+    from bottui.store.paths import Locations
+
+    with Journal.at(Locations.default()) as journal:
+        entries = journal_view.read(journal, query)
+    if args.export:
+        assert fmt is not None
+        count = journal_view.export(entries, Path(args.export), fmt)
+        if out.as_json:
+            out.document({"exported": count, "file": args.export, "format": fmt})
+        else:
+            out.line(f"exported {count} entries to {clean(args.export)} ({fmt})")
+        return EXIT_OK
+    if out.as_json:
+        out.document({"count": len(entries), "entries": [e.to_json() for e in entries]})
+        return EXIT_OK
+    if not entries:
+        out.line("no journal entries match")
+    for entry in entries:
+        out.line(clean(journal_view.line(entry)))
+    unfinished = sum(1 for e in entries if e.unfinished)
+    if unfinished:
+        out.message(
+            f"{unfinished} UNFINISHED: started, no outcome (still running, or cut off by a "
+            "crash); the service may or may not have applied them"
+        )
+    return EXIT_OK
+
+
+async def cmd_undo(args: argparse.Namespace, out: Output) -> int:
+    """``bottui undo [--kind limiter|thresholds] [--yes] [--dry-run]``."""
+    from bottui.ops import undo
+
+    session = make_session(args)
+    try:
+        try:
+            plan = undo.find(session, args.kind)
+        except undo.UndoRefused as exc:
+            if exc.other is not None:
+                exc.details += f" (to undo the last {exc.other} change instead: --kind {exc.other})"
+            raise
+        out.line(f"undo: {clean(plan.summary())}")
+        request = undo.plan_request(session, plan)
+        if args.dry_run:
+            print_dry_run(out, [request])
+            return EXIT_OK
+        session.check_may_change(confirmed=args.yes)
+        if not args.yes:
+            _confirm_on_terminal(out, "Send this undo?")
+        applied = await undo.apply(session, plan, confirmed=True)
+        if out.as_json:
+            out.document({**plan.to_json(), "journalId": applied.journal_id})
+        else:
+            entry = (
+                f"journal entry #{applied.journal_id}" if applied.journal_id else "not journaled"
+            )
+            out.line(
+                f"undone: {clean(plan.what)} of {clean(plan.account)}/{clean(plan.project)} "
+                f"is {clean(plan.restored)} again ({entry}, undoes #{plan.entry.id})"
+            )
+        return EXIT_OK
+    finally:
+        _flush_warnings(session, out)
+        await session.aclose()
+
+
+def _confirm_on_terminal(out: Output, question: str) -> None:
+    """Ask y/N on a terminal; refuse (exit 2) when there is none or the answer is not yes."""
+    if not sys.stdin.isatty():
+        raise UsageError(
+            "Not confirmed", "stdin is not a terminal: pass --yes to confirm; nothing was sent"
+        )
+    out.err.write(f"{question} [y/N] ")
+    out.err.flush()
+    answer = sys.stdin.readline().strip().lower()
+    if answer not in ("y", "yes"):
+        raise UsageError("Not confirmed", "nothing was sent")
 
 
 def _read_secret(kind: str) -> str:
@@ -580,9 +796,13 @@ def cmd_demo(args: argparse.Namespace, out: Output) -> int:
 
 def cmd_tui(args: argparse.Namespace, out: Output) -> int:
     """No command: the TUI on the saved profile."""
-    from bottui.tui.run import run_app
+    from bottui.tui.run import START_DEMO, run_app
 
     code: int = run_app(args)
+    if code == START_DEMO:  # chosen on the first-run welcome
+        from bottui.demo import run_demo
+
+        return run_demo()
     return code
 
 
@@ -590,10 +810,13 @@ _ASYNC: dict[str, Callable[[argparse.Namespace, Output], Any]] = {
     "limiter": cmd_limiter,
     "revoke": cmd_revoke,
     "thresholds": cmd_thresholds,
+    "undo": cmd_undo,
 }
 _SYNC: dict[str, Callable[[argparse.Namespace, Output], int]] = {
     "token": cmd_token,
     "profile": cmd_profile,
+    "inventory": cmd_inventory,
+    "journal": cmd_journal,
     "sandbox": cmd_sandbox,
     "demo": cmd_demo,
 }

@@ -26,19 +26,12 @@ from bottui.api.models import (
     DimensionThresholds,
     LimiterChange,
     Revocation,
-    RevocationOutcome,
 )
 from bottui.api.requests import PreparedRequest
 from bottui.ops.session import Session, redacted
+from bottui.store.journal_records import Operation, Outcome, dimension_target, limiter_target
 
 T = TypeVar("T")
-
-_REVOCATION_OUTCOMES = {
-    RevocationOutcome.WITHDRAWN: "withdrawn",
-    RevocationOutcome.NOTHING_STANDING: "nothing-standing",
-    RevocationOutcome.UNKNOWN: "unknown",
-    RevocationOutcome.UNKNOWN_RETRIED: "unknown-retried",
-}
 
 
 @dataclass(frozen=True)
@@ -51,17 +44,23 @@ class Applied(Generic[T]):
     duration_ms: float
 
 
-def error_outcome(error: BaseException) -> str:
-    """The journal's outcome word for a failure."""
+def error_outcome(error: BaseException) -> Outcome:
+    """The journal's outcome word for a failure.
+
+    Anything unforeseen is ``unknown``: whether the service applied the
+    change is not known, so undo refuses to guess from it.
+    """
     if isinstance(error, ApiError):
-        return "api-error"
+        return Outcome.API_ERROR
     if isinstance(error, UnusableBodyError):
-        return "unusable-body"
+        return Outcome.UNUSABLE_BODY
     if isinstance(error, NetworkError):
-        return "network-error"
+        return Outcome.NETWORK_ERROR
+    if isinstance(error, RefusedError):
+        return Outcome.REFUSED
     if isinstance(error, asyncio.CancelledError | KeyboardInterrupt):
-        return "interrupted"
-    return "error"
+        return Outcome.INTERRUPTED
+    return Outcome.UNKNOWN
 
 
 def _error_json(error: BaseException) -> dict[str, Any]:
@@ -74,6 +73,7 @@ def _error_json(error: BaseException) -> dict[str, Any]:
 async def _journaled(
     session: Session,
     *,
+    operation: Operation,
     request: PreparedRequest,
     account: str,
     project: str,
@@ -81,7 +81,7 @@ async def _journaled(
     previous: dict[str, Any] | None,
     undo_of: int | None,
     send: Callable[[], Awaitable[T]],
-    outcome_of: Callable[[T], tuple[str, int | None, dict[str, Any] | None]],
+    outcome_of: Callable[[T], tuple[Outcome, int | None, dict[str, Any] | None]],
 ) -> Applied[T]:
     """Journal *started*, send, journal the outcome (even on failure or cancel)."""
     journal = session.journal
@@ -93,7 +93,7 @@ async def _journaled(
             entry_id = journal.start(
                 profile=session.settings.inventory_scope,
                 base_url=session.base_url,
-                operation=request.operation,
+                operation=operation,
                 account=account,
                 project=project,
                 target=target,
@@ -200,15 +200,16 @@ async def set_limiter(
     client = session.client()
     applied = await _journaled(
         session,
+        operation=Operation.SET_LIMITER_ACTIVE,
         request=request,
         account=account,
         project=project,
-        target={"rateLimiterId": limiter_id, "isActive": is_active},
+        target=limiter_target(limiter_id),
         previous=previous,
         undo_of=undo_of,
         send=lambda: client.set_rate_limiter_active(account, project, limiter_id, is_active, token),
         outcome_of=lambda change: (
-            "ok",
+            Outcome.OK,
             change.status,
             {
                 "isActive": change.is_active,
@@ -242,6 +243,7 @@ async def revoke(
     target = {k: v for k, v in (("visitorId", visitor_id), ("userAccountId", user_account_id)) if v}
     return await _journaled(
         session,
+        operation=Operation.REVOKE_GRANT,
         request=request,
         account=account,
         project=project,
@@ -249,7 +251,7 @@ async def revoke(
         previous=None,
         undo_of=None,
         send=lambda: client.send_revocation(request, token),
-        outcome_of=lambda rev: (_REVOCATION_OUTCOMES[rev.outcome], rev.status, rev.to_json()),
+        outcome_of=lambda rev: (Outcome.of_revocation(rev.outcome), rev.status, rev.to_json()),
     )
 
 
@@ -271,16 +273,17 @@ async def set_thresholds(
     client = session.client()
     applied = await _journaled(
         session,
+        operation=Operation.SET_THRESHOLDS,
         request=request,
         account=account,
         project=project,
-        target={"dimensionId": dimension_id},
+        target=dimension_target(dimension_id),
         previous=previous,
         undo_of=undo_of,
         send=lambda: client.update_dimension_thresholds(
             account, project, dimension_id, thresholds, token
         ),
-        outcome_of=lambda update: ("ok", update.status, thresholds.to_json(dimension_id)),
+        outcome_of=lambda update: (Outcome.OK, update.status, thresholds.to_json(dimension_id)),
     )
     inventory = session.inventory
     if inventory is not None:

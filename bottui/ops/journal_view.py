@@ -1,0 +1,288 @@
+"""The journal for people: filters, short readable fields, and export files.
+
+Both faces read the journal through here: ``bottui journal`` prints
+:func:`line` per entry, the Journal screen fills its table from the same
+field functions, and both export with :func:`export`. Every function returns
+raw text: the CLI cleans it before printing, the TUI wraps it with
+``safe_text`` (targets, operators and ids are untrusted).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from bottui.api.errors import ValidationError
+from bottui.store.journal import Journal, JournalEntry
+from bottui.store.journal_export import export_csv, export_jsonl
+from bottui.store.journal_records import Operation, Outcome
+from bottui.store.utc import parse_time
+
+#: Export formats, chosen from the file's extension unless given.
+EXPORT_FORMATS: Final = ("jsonl", "csv")
+_EXTENSIONS: Final = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".csv": "csv"}
+
+#: Outcome filters that stand for several outcome words.
+OUTCOME_GROUPS: Final[dict[str, frozenset[str]]] = {
+    "succeeded": frozenset({Outcome.OK, Outcome.WITHDRAWN, Outcome.NOTHING_STANDING}),
+    "failed": frozenset(
+        {
+            Outcome.API_ERROR,
+            Outcome.NETWORK_ERROR,
+            Outcome.UNUSABLE_BODY,
+            Outcome.REFUSED,
+            Outcome.INTERRUPTED,
+        }
+    ),
+    "unknown": frozenset({Outcome.UNKNOWN, Outcome.UNKNOWN_RETRIED}),
+}
+#: The word shown (and filtered on) for an entry without an outcome.
+UNFINISHED: Final = "unfinished"
+
+#: Short names of the operations, for narrow tables.
+OPERATION_NAMES: Final[dict[str, str]] = {
+    Operation.SET_LIMITER_ACTIVE: "limiter",
+    Operation.SET_THRESHOLDS: "thresholds",
+    Operation.REVOKE_GRANT: "revoke",
+}
+
+
+@dataclass(frozen=True)
+class JournalQuery:
+    """Which entries to read; every filter given must match.
+
+    ``outcome`` is an outcome word (``ok``, ``api-error``, ...), ``unfinished``,
+    or a group of :data:`OUTCOME_GROUPS`. ``since`` is ISO 8601 (UTC without
+    an offset).
+    """
+
+    since: str | None = None
+    profile: str | None = None
+    account: str | None = None
+    project: str | None = None
+    operation: str | None = None
+    outcome: str | None = None
+    limit: int | None = None
+
+
+def read(journal: Journal, query: JournalQuery) -> list[JournalEntry]:
+    """The entries matching ``query``, newest first.
+
+    Raises:
+        ValidationError: ``since`` is not a time (exit 2).
+        JournalUnavailable: the journal cannot be read.
+    """
+    since = None
+    if query.since is not None:
+        try:
+            since = parse_time(query.since)
+        except ValueError as exc:
+            raise ValidationError("--since", str(exc)) from None
+    group = OUTCOME_GROUPS.get(query.outcome or "")
+    words = sorted(group) if group is not None else [query.outcome]
+    # One bounded query per outcome word (the journal filters on one word),
+    # merged newest first: a group never reads the whole journal.
+    found: list[JournalEntry] = []
+    for word in words:
+        found += journal.entries(
+            since=since,
+            profile=query.profile,
+            account=query.account,
+            project=query.project,
+            operation=query.operation,
+            outcome=word,
+            limit=query.limit,
+        )
+    if len(words) > 1:
+        found.sort(key=lambda entry: entry.id, reverse=True)
+        if query.limit is not None:
+            found = found[: max(0, query.limit)]
+    return found
+
+
+def operation_named(name: str) -> str:
+    """The operation for ``name``: its journal word or short name (``limiter``, ...).
+
+    Raises:
+        ValidationError: no such operation (exit 2).
+    """
+    for operation, short in OPERATION_NAMES.items():
+        if name in (str(operation), short):
+            return str(operation)
+    known = ", ".join(f"{short} ({op})" for op, short in OPERATION_NAMES.items())
+    raise ValidationError("--operation", f"{name!r} is not an operation: one of {known}")
+
+
+# -- fields ------------------------------------------------------------------------
+
+
+def when(entry: JournalEntry) -> str:
+    """``2026-11-21 03:00:00Z``: the start, to the second."""
+    return entry.started_at[:19].replace("T", " ") + "Z"
+
+
+def short_when(entry: JournalEntry) -> str:
+    """``11-21 03:00:00``: the start in a narrow column (UTC)."""
+    return entry.started_at[5:19].replace("T", " ")
+
+
+def operation_text(entry: JournalEntry, *, short: bool = False) -> str:
+    """The operation, and which entry an undo undoes."""
+    name = OPERATION_NAMES.get(entry.operation, entry.operation) if short else entry.operation
+    if entry.undo_of is not None:
+        name += f" (undo #{entry.undo_of})"
+    return name
+
+
+def target_id(entry: JournalEntry) -> str:
+    """The id the change was aimed at: limiter or dimension id, or the grant's subject."""
+    target = entry.target
+    if not isinstance(target, dict):
+        return "" if target is None else str(target)
+    for key in ("rate_limiter_id", "dimension_id"):
+        value = target.get(key)
+        if isinstance(value, str):
+            return value
+    parts = []
+    for key, label in (("visitorId", "visitor"), ("userAccountId", "user")):
+        value = target.get(key)
+        if isinstance(value, str):
+            parts.append(f"{label} {value}")
+    if parts:
+        return ", ".join(parts)
+    return json.dumps(target, ensure_ascii=False, sort_keys=True)
+
+
+def requested(entry: JournalEntry) -> str:
+    """What was asked for, in words: ``ON``/``OFF``, ``block 0.9 challenge 0.6``."""
+    return value_text(entry.request_body)
+
+
+def value_text(value: Any) -> str:
+    """A limiter or threshold value (``{"isActive": ...}`` or the threshold body) in words."""
+    if not isinstance(value, dict):
+        return "?" if value is None else str(value)
+    if isinstance(value.get("isActive"), bool):
+        return "ON" if value["isActive"] else "OFF"
+    if "blockThreshold" in value or "challengeThreshold" in value:
+        return (
+            f"{value.get('name', '?')}: block {_number(value.get('blockThreshold'))}, "
+            f"challenge {_number(value.get('challengeThreshold'))}"
+        )
+    return ""
+
+
+def _number(value: Any) -> str:
+    if value is None:
+        return "?"
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def target_text(entry: JournalEntry) -> str:
+    """``rl-login -> OFF``: the target and what was requested of it."""
+    aim = target_id(entry)
+    change = requested(entry)
+    if change and entry.operation == Operation.SET_LIMITER_ACTIVE:
+        return f"{aim} -> {change}"
+    return aim
+
+
+def outcome_text(entry: JournalEntry) -> str:
+    """The outcome word, or ``UNFINISHED`` (capitals: it reads without colour)."""
+    return entry.outcome if entry.outcome is not None else UNFINISHED.upper()
+
+
+def status_text(entry: JournalEntry) -> str:
+    """The HTTP status, or empty."""
+    return "" if entry.status is None else str(entry.status)
+
+
+def duration_text(entry: JournalEntry) -> str:
+    """``12 ms``, ``1.4 s``, or empty when unfinished."""
+    ms = entry.duration_ms
+    if ms is None:
+        return ""
+    if ms < 1000:
+        return f"{ms:.0f} ms"
+    return f"{ms / 1000:.1f} s"
+
+
+def line(entry: JournalEntry) -> str:
+    """One readable line (not cleaned: the caller cleans it)."""
+    outcome = outcome_text(entry)
+    if entry.status is not None:
+        outcome += f" {entry.status}"
+    parts = [
+        when(entry),
+        entry.operator,
+        entry.profile,
+        operation_text(entry),
+        f"{entry.account}/{entry.project}",
+        target_text(entry),
+        outcome,
+    ]
+    duration = duration_text(entry)
+    if duration:
+        parts.append(duration)
+    return "  ".join(parts) + f"  #{entry.id}"
+
+
+# -- export ------------------------------------------------------------------------
+
+
+def export_format(path: Path, fmt: str | None = None) -> str:
+    """``jsonl`` or ``csv``: ``fmt`` when given, else from the file's extension.
+
+    Raises:
+        ValidationError: neither says which (exit 2).
+    """
+    if fmt is not None:
+        if fmt not in EXPORT_FORMATS:
+            raise ValidationError("format", f"{fmt!r} is not one of: {', '.join(EXPORT_FORMATS)}")
+        return fmt
+    chosen = _EXTENSIONS.get(Path(path).suffix.lower())
+    if chosen is None:
+        raise ValidationError(
+            "export file",
+            f"cannot tell the format of {Path(path).name!r}: name it .jsonl or .csv "
+            "(or pass --format jsonl|csv)",
+        )
+    return chosen
+
+
+def export(entries: Sequence[JournalEntry], path: Path, fmt: str) -> int:
+    """Write ``entries`` to ``path`` (atomically) as ``fmt``; returns the count.
+
+    Raises:
+        StoreFileError: the file cannot be written (a previous file is kept).
+    """
+    if fmt == "csv":
+        return export_csv(Path(path), entries)
+    return export_jsonl(Path(path), entries)
+
+
+__all__ = [
+    "EXPORT_FORMATS",
+    "OPERATION_NAMES",
+    "OUTCOME_GROUPS",
+    "UNFINISHED",
+    "JournalQuery",
+    "duration_text",
+    "export",
+    "export_format",
+    "line",
+    "operation_named",
+    "operation_text",
+    "outcome_text",
+    "read",
+    "requested",
+    "short_when",
+    "status_text",
+    "target_id",
+    "target_text",
+    "value_text",
+    "when",
+]

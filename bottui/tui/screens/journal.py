@@ -1,0 +1,364 @@
+"""The Journal screen: every change this profile made, newest first, and undo.
+
+The table shows the audit journal (:mod:`bottui.store.journal`) of the
+session's profile: who changed what, when, how it ended, how long it took.
+An entry without an outcome is marked UNFINISHED (still running, or cut off
+by a crash). Keys filter by project (current / all), operation and outcome;
+``enter`` opens an entry in full; ``x`` exports what the filters show;
+``u`` undoes the last rate limiter or threshold change of the profile, after
+the app's confirmation (dry run, read-only and protected rules included).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Final
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import DataTable, Static
+from textual.worker import Worker
+
+from bottui.api.errors import BottuiError
+from bottui.ops import journal_view, undo
+from bottui.ops.journal_view import JournalQuery
+from bottui.ops.mutations import Applied
+from bottui.plaintext import clean
+from bottui.store.errors import StoreError
+from bottui.store.journal import JournalEntry
+from bottui.store.journal_records import Operation
+from bottui.store.utc import stamp, system_clock
+from bottui.tui.screens.base import BottuiScreen
+from bottui.tui.screens.journal_dialogs import EntryDialog, ExportDialog
+from bottui.tui.widgets.journal_table import JournalTable
+from bottui.tui.widgets.safe import join, safe
+
+#: At most this many entries are read for the table (export writes them all).
+SHOWN: Final = 500
+
+#: Operation filters, in the order ``o`` cycles them (None: all).
+OPERATION_FILTERS: Final[tuple[str | None, ...]] = (
+    None,
+    Operation.SET_LIMITER_ACTIVE,
+    Operation.SET_THRESHOLDS,
+    Operation.REVOKE_GRANT,
+)
+#: Outcome filters, in the order ``f`` cycles them (None: all).
+OUTCOME_FILTERS: Final[tuple[str | None, ...]] = (
+    None,
+    journal_view.UNFINISHED,
+    "succeeded",
+    "failed",
+    "unknown",
+)
+_KIND_WORDS: Final = {"limiter": "rate limiter", "thresholds": "threshold"}
+
+
+@dataclass
+class UndoApplied(Message):
+    """An undo was sent and answered."""
+
+    plan: undo.UndoPlan
+    applied: Applied[Any]
+
+
+@dataclass
+class Exported(Message):
+    """The export file was written."""
+
+    path: Path
+    count: int
+
+
+class JournalScreen(BottuiScreen):
+    """The audit journal of this profile: filters, details, export, undo."""
+
+    SCREEN_TITLE: ClassVar[str] = "Journal"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("u", "undo", "Undo last", id="journal.undo"),
+        # The filter line names these keys; the footer has no room for them at 80 columns.
+        Binding("p", "cycle_project", "Project filter", show=False, id="journal.project"),
+        Binding("o", "cycle_operation", "Operation filter", show=False, id="journal.operation"),
+        Binding("f", "cycle_outcome", "Outcome filter", show=False, id="journal.outcome"),
+        Binding("x", "export", "Export", id="journal.export"),
+        Binding("r", "reload", "Reload", id="journal.reload"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.all_projects = False
+        self.operation: str | None = None
+        self.outcome: str | None = None
+
+    def compose_body(self) -> ComposeResult:
+        yield Static(Content(self.SCREEN_TITLE), id="journal-title", classes="screen-title")
+        yield Static("", id="journal-filters", classes="hint")
+        yield Static("", id="journal-empty", classes="hint")
+        yield JournalTable(id="journal-table")
+
+    # -- reading ------------------------------------------------------------------
+
+    def query_now(self, *, limit: int | None = SHOWN) -> JournalQuery:
+        """The filters as a journal query (this profile only)."""
+        current = self.bottui.current
+        scoped = current is not None and not self.all_projects
+        return JournalQuery(
+            profile=self.bottui.session.settings.inventory_scope,
+            account=current[0] if scoped and current else None,
+            project=current[1] if scoped and current else None,
+            operation=self.operation,
+            outcome=self.outcome,
+            limit=limit,
+        )
+
+    def refresh_data(self) -> None:
+        problem: Content | None = None
+        try:
+            entries = self._read()
+        except (StoreError, BottuiError) as exc:
+            # Said on the screen, not toasted: hidden screens refresh too, and a
+            # damaged journal would toast on every change made elsewhere.
+            entries = []
+            problem = join("The journal cannot be read: ", safe(exc.title), ". ", safe(exc.details))
+        table = self.query_one(JournalTable)
+        query = self.query_now()
+        table.show(entries, with_project=query.project is None)
+        self._show_filters(len(entries))
+        empty = self.query_one("#journal-empty", Static)
+        if entries:
+            empty.display = False
+            return
+        if problem is not None:
+            empty.update(problem)
+        elif query.operation or query.outcome:
+            empty.update(
+                Content(
+                    "No entry matches the filters (o and f change them, p shows every project)."
+                )
+            )
+        elif query.project and self._profile_has_entries():
+            empty.update(
+                Content(
+                    "Nothing journaled for this project yet (p shows every project). Every "
+                    "change bottui sends, from here or the command line, is recorded before "
+                    "it is sent."
+                )
+            )
+        else:
+            empty.update(
+                Content(
+                    "The journal is empty. Every change bottui sends, from here or the command "
+                    "line, is recorded before it is sent."
+                )
+            )
+        empty.display = True
+
+    def _profile_has_entries(self) -> bool:
+        journal = self.bottui.session.journal
+        if journal is None:
+            return False
+        profile = self.bottui.session.settings.inventory_scope
+        try:
+            return bool(journal.entries(profile=profile, limit=1))
+        except StoreError:
+            return False
+
+    def _read(self) -> list[JournalEntry]:
+        app = self.bottui
+        journal = app.session.journal
+        if journal is None:
+            app.flush_warnings()
+            return []
+        return journal_view.read(journal, self.query_now())
+
+    def _show_filters(self, count: int) -> None:
+        current = self.bottui.current
+        if current is None:
+            project = Content("all (no project chosen)")
+        elif self.all_projects:
+            project = Content("all")
+        else:
+            project = join(safe(current[0]), " / ", safe(current[1]))
+        operation = journal_view.OPERATION_NAMES.get(self.operation or "", "all")
+        shown = f"newest {count}" if count >= SHOWN else f"{count}"
+        line = join(
+            "Project ",
+            project,
+            f" (p) · Operation {operation} (o) · Outcome {self.outcome or 'all'} (f) · "
+            f"{shown} shown",
+        )
+        self.query_one("#journal-filters", Static).update(line)
+
+    # -- filters ------------------------------------------------------------------------
+
+    def action_cycle_project(self) -> None:
+        """Show the current project's entries, or every project's."""
+        self.all_projects = not self.all_projects
+        self.refresh_data()
+
+    def action_cycle_operation(self) -> None:
+        """Next operation filter: all, limiter, thresholds, revoke."""
+        self.operation = _next(OPERATION_FILTERS, self.operation)
+        self.refresh_data()
+
+    def action_cycle_outcome(self) -> None:
+        """Next outcome filter: all, unfinished, succeeded, failed, unknown."""
+        self.outcome = _next(OUTCOME_FILTERS, self.outcome)
+        self.refresh_data()
+
+    def action_reload(self) -> None:
+        """Read the journal again (another process may have written to it)."""
+        self.refresh_data()
+
+    # -- details ------------------------------------------------------------------------
+
+    def action_details(self) -> None:
+        """Open the selected entry in full."""
+        entry = self.query_one(JournalTable).selected
+        if entry is None:
+            self.notify("No entry selected.", markup=False)
+            return
+        self.app.push_screen(EntryDialog(entry))
+
+    @on(DataTable.RowSelected, "#journal-table")
+    def _row_selected(self) -> None:
+        self.action_details()
+
+    # -- export ----------------------------------------------------------------------------
+
+    def action_export(self) -> None:
+        """Write the entries the filters select (all of them, not only those shown)."""
+        session = self.bottui.session
+        journal = session.journal
+        if journal is None:
+            self.bottui.flush_warnings()
+            return
+        query = self.query_now(limit=None)
+        moment = stamp((session.clock or system_clock)())
+        default = f"bottui-journal-{moment[:10]}-{moment[11:19].replace(':', '')}.jsonl"
+        count = self.query_one(JournalTable).row_count
+        words = (
+            "Every entry the filters select"
+            if count >= SHOWN
+            else f"The {count} entries the filters select"
+        )
+
+        def chosen(result: tuple[Path, str] | None) -> None:
+            if result is None:
+                return
+            path, fmt = result
+
+            def write() -> int:
+                return journal_view.export(journal_view.read(journal, query), path, fmt)
+
+            self.call(
+                lambda: asyncio.to_thread(write),
+                label="Exporting the journal",
+                done=lambda written: Exported(path, written),
+            )
+
+        self.app.push_screen(ExportDialog(default, words), chosen)
+
+    @on(Exported)
+    def _exported(self, message: Exported) -> None:
+        self.notify(
+            clean(f"Exported {message.count} entries to {message.path}"),
+            title="Journal exported",
+            markup=False,
+        )
+
+    # -- undo ----------------------------------------------------------------------------
+
+    def action_undo(self) -> None:
+        """Undo the profile's last rate limiter or threshold change (with confirmation)."""
+        app = self.bottui
+        session = app.session
+        try:
+            plan = undo.find(session, fall_back=True)
+        except (BottuiError, StoreError) as exc:
+            app.report_error(exc)
+            return
+
+        def send() -> None:
+            self.call(
+                lambda: undo.apply(session, plan, confirmed=True),
+                label="Undoing",
+                done=lambda applied: UndoApplied(plan, applied),
+            )
+
+        app.confirm_change(
+            title=f"Undo the last {_KIND_WORDS[plan.kind]} change?",
+            body=undo_body(plan),
+            confirm_label="Undo",
+            project_id=plan.project,
+            plan=lambda: [undo.plan_request(session, plan)],
+            then=send,
+        )
+
+    @on(UndoApplied)
+    def _undo_applied(self, message: UndoApplied) -> None:
+        plan = message.plan
+        entry = message.applied.journal_id
+        where = f"journal #{entry}" if entry is not None else "NOT journaled"
+        self.notify(
+            clean(f"{plan.what} is {plan.restored} again ({where}, undoes #{plan.entry.id})"),
+            title="Undone",
+            markup=False,
+        )
+        # The ops layer taught the inventory: every screen reads it again (this one too).
+        self.bottui.inventory_changed()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Failures go to the app's handler; the journal gained an entry either way."""
+        super().on_worker_state_changed(event)
+        if event.worker.is_finished:
+            self.refresh_data()
+
+
+def undo_body(plan: undo.UndoPlan) -> Content:
+    """What the undo will do, in the confirmation: which entry, what, old -> new."""
+    entry = plan.entry
+    now = journal_view.value_text(plan.current) if plan.current is not None else "?"
+    lines = [
+        join(
+            f"Journal entry #{entry.id}, {journal_view.when(entry)}, by ",
+            safe(entry.operator),
+        ),
+        join("Rate limiter " if plan.kind == "limiter" else "Dimension ", safe(plan.target_id)),
+        join("Project ", safe(plan.project), ", account ", safe(plan.account)),
+        join(
+            "Now: ",
+            safe(now),
+            "\nRestore: ",
+            Content.styled(clean(plan.restored), "bold reverse"),
+        ),
+        Content(
+            f"A new request sets the value back; the journal records it as the undo of #{entry.id}."
+        ),
+    ]
+    if plan.passed_over is not None and plan.passed_over.entry is not None:
+        skipped = plan.passed_over
+        assert skipped.entry is not None
+        lines.insert(
+            0,
+            join(
+                Content.styled(
+                    f"The newer {_KIND_WORDS[skipped.kind]} change (#{skipped.entry.id}) "
+                    "cannot be undone: ",
+                    "bold",
+                ),
+                safe(skipped.reason),
+                f"\nThis undoes the last {_KIND_WORDS[plan.kind]} change instead.",
+            ),
+        )
+    return Content("\n").join(lines)
+
+
+def _next(options: tuple[str | None, ...], value: str | None) -> str | None:
+    index = options.index(value) if value in options else -1
+    return options[(index + 1) % len(options)]
