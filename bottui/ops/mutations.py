@@ -28,7 +28,7 @@ from bottui.api.models import (
     Revocation,
 )
 from bottui.api.requests import PreparedRequest
-from bottui.ops.session import Session, redacted
+from bottui.ops.session import Session
 from bottui.store.journal_records import Operation, Outcome, dimension_target, limiter_target
 
 T = TypeVar("T")
@@ -97,7 +97,7 @@ async def _journaled(
                 account=account,
                 project=project,
                 target=target,
-                request_body=redacted(request.body_json()),
+                request_body=request.body_json(),  # the journal redacts serverKey
                 previous=previous,
                 undo_of=undo_of,
             )

@@ -285,12 +285,3 @@ class Session:
         """The warnings so far, emptied."""
         out, self.warnings = self.warnings, []
         return out
-
-
-def redacted(value: Any) -> Any:
-    """``value`` with every ``serverKey`` (at any depth) replaced by ``"***"``."""
-    if isinstance(value, dict):
-        return {k: ("***" if k == "serverKey" else redacted(v)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [redacted(v) for v in value]
-    return value
