@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.ops.session import Session, Settings
-from bottui.store.config import ConfigStore, Profile
+from bottui.store.config import ConfigStore
 from bottui.store.memory_keyring import MemoryKeyring
 from bottui.store.paths import Locations, ensure
 from bottui.store.tokens import TokenStore
@@ -109,10 +109,15 @@ def prepare(
     from bottui.store.inventory import Inventory
 
     locations = Locations.under(root)
-    ConfigStore(locations).add_profile(
-        Profile(name=DEMO_PROFILE, base_url=base_url, account=data.DEMO_ACCOUNT, project=project)
+    # Written as text: a fresh file needs no comment-preserving editor, and
+    # tomlkit costs the demo ~30 ms of start-up. ConfigStore reads it back.
+    ensure(locations.config_dir)
+    locations.config_file.write_text(
+        f"current = {_q(DEMO_PROFILE)}\n\n[profiles.{DEMO_PROFILE}]\n"
+        f"base_url = {_q(base_url)}\naccount = {_q(data.DEMO_ACCOUNT)}\n"
+        f"project = {_q(project)}\n",
+        encoding="utf-8",
     )
-    ConfigStore(locations).use(DEMO_PROFILE)
     seed = ensure(root) / "demo-inventory.toml"
     seed.write_text(inventory_toml(hostile=hostile), encoding="utf-8")
     options = {"clock": clock} if clock else {}

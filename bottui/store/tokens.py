@@ -120,9 +120,16 @@ def _unavailable(title: str, reason: str) -> KeyringUnavailable:
 
 def _no_backend_reason(backend: KeyringBackend) -> str | None:
     """Why ``backend`` cannot hold tokens, or ``None`` when it can."""
+    name = f"{type(backend).__module__}.{type(backend).__qualname__}"
+    if not type(backend).__module__.startswith("keyring."):
+        # Our own duck-typed backend (the demo's in-memory one): importing
+        # keyring (~115 ms) only to learn it is not keyring's fail backend
+        # would cost the demo its start-up time.
+        return None if float(getattr(backend, "priority", 1)) > 0 else (
+            clean(f"the keyring backend {name} does not store anything.")
+        )
     from keyring.backends import chainer, fail
 
-    name = f"{type(backend).__module__}.{type(backend).__qualname__}"
     if isinstance(backend, fail.Keyring):
         return "The keyring library found no usable backend on this system."
     if isinstance(backend, chainer.ChainerBackend) and not backend.backends:
