@@ -10,6 +10,7 @@ variable of ours leads back to a request whose headers hold the token.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from bottui.api.models import (
     Project,
     Revocation,
 )
+from bottui.api.pause import SharedPause
 from bottui.api.requests import PreparedRequest
 from bottui.api.retry import (
     AMBIGUOUS_STATUSES,
@@ -45,6 +47,7 @@ from bottui.api.retry import (
     parse_retry_after,
 )
 from bottui.api.tokens import AccessToken, ProjectToken, Secret
+from bottui.api.transport import default_transport
 from bottui.plaintext import clean
 
 MAX_BODY_BYTES: Final = 1 << 20
@@ -99,7 +102,9 @@ class BotProtectionClient:
 
     Args:
         base_url: The service root; plain http is refused except on loopback.
-        transport: An httpx transport (tests pass ``ASGITransport``).
+        transport: An httpx transport (tests pass ``ASGITransport``); default
+            :func:`bottui.api.transport.default_transport`: aiohttp's pool, or
+            httpx's own with ``BOTTUI_HTTP_TRANSPORT=httpx``.
         policy: Retries and deadline.
         timing: Sleep, clocks and randomness (tests inject fakes).
         max_connections: Size of the keep-alive pool.
@@ -120,16 +125,18 @@ class BotProtectionClient:
         self.policy = policy or RetryPolicy()
         self.timing = timing or Timing()
         self.max_body_bytes = max_body_bytes
-        limits = httpx.Limits(
-            max_connections=max_connections, max_keepalive_connections=max_connections
-        )
         if transport is None:
-            transport = httpx.AsyncHTTPTransport(limits=limits, retries=0)
+            transport = default_transport(max_connections)
         self._http = httpx.AsyncClient(
             transport=transport,
             headers={"User-Agent": f"bottui/{__version__}", "Accept": "application/json"},
             follow_redirects=False,
         )
+        # Requests go straight to the transport (see _attempt): the client's
+        # cookie jar, auth and redirect machinery cost more per request than
+        # the transport itself, and none of them is used here.
+        self._transport = transport
+        self._default_headers = tuple(self._http.headers.multi_items())
 
     def __repr__(self) -> str:
         return f"BotProtectionClient({self.base_url!r})"
@@ -244,9 +251,14 @@ class BotProtectionClient:
         )
         return await self.send_revocation(request, token)
 
-    async def send_revocation(self, request: PreparedRequest, token: AccessToken) -> Revocation:
-        """Send a prepared revocation (bulk runs prepare many, then send)."""
-        answer = await self.send(request, token)
+    async def send_revocation(
+        self, request: PreparedRequest, token: AccessToken, *, pause: SharedPause | None = None
+    ) -> Revocation:
+        """Send a prepared revocation (bulk runs prepare many, then send).
+
+        ``pause`` is shared by the requests of a bulk run (see :meth:`send`).
+        """
+        answer = await self.send(request, token, pause=pause)
         return Revocation.from_json(
             self._decode(answer, allow_empty=False),
             retried_ambiguous=answer.retried_ambiguous,
@@ -275,12 +287,20 @@ class BotProtectionClient:
 
     # -- sending ------------------------------------------------------------
 
-    async def send(self, request: PreparedRequest, token: Secret) -> _Answer:
+    async def send(
+        self, request: PreparedRequest, token: Secret, *, pause: SharedPause | None = None
+    ) -> _Answer:
         """Send with retries within the total deadline; raise on failure.
 
         Returns the final 2xx answer. Raises :class:`ApiError` for an error
         status, :class:`NetworkError` subclasses when no answer came, and
         :class:`UnusableBodyError` for an oversized body.
+
+        With a ``pause`` (a bulk run shares one among its requests), every
+        attempt first waits out the pause, and a 429 (or a 503 with
+        ``Retry-After``) extends it by the wait this request takes, so every
+        request of the run slows down together. The deadline starts once the
+        first wait is over.
         """
         expected = ProjectToken if request.token_kind == "project" else type(token)
         if request.token_kind == "personal" and not isinstance(token, AccessToken):
@@ -288,6 +308,8 @@ class BotProtectionClient:
         if not isinstance(token, expected):
             raise TypeError("this operation needs a project API token")
         policy, timing = self.policy, self.timing
+        if pause is not None:
+            await pause.wait(timing)
         deadline_at = timing.clock() + policy.deadline
         ambiguous = False
         attempt = 0
@@ -321,6 +343,10 @@ class BotProtectionClient:
                 wait = min(outcome.wait, policy.retry_after_cap)
             else:
                 wait = policy.backoff(attempt, timing.rng)
+            if pause is not None and (
+                outcome.wait is not None or (isinstance(error, ApiError) and error.status == 429)
+            ):
+                pause.hold(timing.clock(), wait)
             if timing.clock() + wait >= deadline_at:
                 note = (
                     f"the next retry ({wait:.1f} s away) would pass the "
@@ -332,6 +358,8 @@ class BotProtectionClient:
                 error.details = _join(error.details, note)
                 raise error
             await timing.sleep(wait)
+            if pause is not None:
+                await pause.wait(timing, limit=deadline_at)
 
     async def _attempt(
         self, request: PreparedRequest, token: Secret, remaining: float
@@ -350,15 +378,14 @@ class BotProtectionClient:
         body = b""
         try:
             async with asyncio.timeout(remaining):
-                response = await self._http.send(
-                    self._http.build_request(
+                response = await self._transport.handle_async_request(
+                    httpx.Request(
                         request.method,
-                        request.url,
+                        _parsed_url(request.url),
+                        headers=[*self._default_headers, *_auth_headers(token).items()],
                         content=request.body,
-                        headers=_auth_headers(token),
-                        timeout=timeout,
-                    ),
-                    stream=True,
+                        extensions={"timeout": timeout.as_dict()},
+                    )
                 )
                 try:
                     status = response.status_code
@@ -387,9 +414,10 @@ class BotProtectionClient:
                 ambiguous=True,
                 retryable=True,
             )
-        except httpx.HTTPError as exc:
-            # Read/write errors and protocol errors: the request may have
-            # been processed before the connection broke.
+        except (httpx.HTTPError, OSError) as exc:
+            # Read/write errors and protocol errors (and a transport's own
+            # OSError): the request may have been processed before the
+            # connection broke.
             failure = _Failure(
                 ConnectionFailed("Connection lost", _describe(exc, request)),
                 ambiguous=True,
@@ -449,6 +477,12 @@ class BotProtectionClient:
 
 
 _NOT_JSON: Final = object()
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed_url(url: str) -> httpx.URL:
+    """``httpx.URL(url)``, parsed once per URL (a bulk run sends one URL many times)."""
+    return httpx.URL(url)
 
 
 def _auth_headers(token: Secret) -> Mapping[str, str]:

@@ -153,8 +153,12 @@ class SandboxASGI:
         recorder.begin()
         ended = False
 
-        def end(status: int | None, result: Result | None, fault: FaultKind | None,
-                dropped: bool = False) -> None:
+        def end(
+            status: int | None,
+            result: Result | None,
+            fault: FaultKind | None,
+            dropped: bool = False,
+        ) -> None:
             # Logged before the last byte leaves: a client that has its answer
             # finds its request in the log.
             nonlocal ended
@@ -189,8 +193,9 @@ class SandboxASGI:
             else:
                 result = handle(self.state, method, segments, headers, body)
             end(result.status, result, fault)
-            await _send(send, result.status, encode_json(result.body), "application/json",
-                        result.headers)
+            await _send(
+                send, result.status, encode_json(result.body), "application/json", result.headers
+            )
         finally:
             if not ended:
                 end(None, None, fault)

@@ -125,8 +125,10 @@ def _no_backend_reason(backend: KeyringBackend) -> str | None:
         # Our own duck-typed backend (the demo's in-memory one): importing
         # keyring (~115 ms) only to learn it is not keyring's fail backend
         # would cost the demo its start-up time.
-        return None if float(getattr(backend, "priority", 1)) > 0 else (
-            clean(f"the keyring backend {name} does not store anything.")
+        return (
+            None
+            if float(getattr(backend, "priority", 1)) > 0
+            else (clean(f"the keyring backend {name} does not store anything."))
         )
     from keyring.backends import chainer, fail
 

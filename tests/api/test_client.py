@@ -125,8 +125,11 @@ async def test_thresholds_sent_exactly(client: BotProtectionClient, sandbox: San
     assert record.method == "PUT"
     assert b'"blockThreshold":0.123456789' in record.body
     assert b'"challengeThreshold":0.05' in record.body
-    assert record.json == {"name": "Bot score", "blockThreshold": 0.123456789,
-                           "challengeThreshold": 0.05}
+    assert record.json == {
+        "name": "Bot score",
+        "blockThreshold": 0.123456789,
+        "challengeThreshold": 0.05,
+    }
 
 
 @pytest.mark.parametrize(
@@ -297,9 +300,7 @@ async def test_retry_after_http_date(
 
 async def test_retry_after_is_capped(sandbox: SandboxServer, fake_time: FakeTime) -> None:
     policy = RetryPolicy(retry_after_cap=5, deadline=60)
-    async with BotProtectionClient(
-        sandbox.base_url, policy=policy, timing=fake_time.timing()
-    ) as c:
+    async with BotProtectionClient(sandbox.base_url, policy=policy, timing=fake_time.timing()) as c:
         sandbox.faults.configure(rate_limit_next=1, retry_after="3600")
         await c.revoke_grant(ACC, PROJ, PAT, visitor_id="v")
     assert fake_time.sleeps == [5.0]
@@ -307,9 +308,7 @@ async def test_retry_after_is_capped(sandbox: SandboxServer, fake_time: FakeTime
 
 async def test_deadline_includes_retries(sandbox: SandboxServer, fake_time: FakeTime) -> None:
     policy = RetryPolicy(deadline=10, max_attempts=10, retry_after_cap=30)
-    async with BotProtectionClient(
-        sandbox.base_url, policy=policy, timing=fake_time.timing()
-    ) as c:
+    async with BotProtectionClient(sandbox.base_url, policy=policy, timing=fake_time.timing()) as c:
         sandbox.faults.configure(rate_limit_next=10, retry_after="4")
         with pytest.raises(ApiError) as info:
             await c.revoke_grant(ACC, PROJ, PAT, visitor_id="v")

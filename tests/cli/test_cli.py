@@ -61,8 +61,17 @@ def test_revoke_outputs(env: SandboxServer) -> None:
 
 def test_thresholds_set(env: SandboxServer) -> None:
     r = cli(
-        "thresholds", "set", "bot-score", *scope(),
-        "--name", "Bot score", "--block", "0.123456789", "--challenge", "0.05", "--json",
+        "thresholds",
+        "set",
+        "bot-score",
+        *scope(),
+        "--name",
+        "Bot score",
+        "--block",
+        "0.123456789",
+        "--challenge",
+        "0.05",
+        "--json",
     )
     assert r.code == 0, r.err
     assert r.json() == {

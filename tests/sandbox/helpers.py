@@ -23,9 +23,7 @@ def seg(value: str) -> str:
 
 
 def limiter_path(limiter: str, project: str = PROD, account: str = DEMO_ACCOUNT) -> str:
-    return (
-        f"/api/v1/{seg(account)}/projects/{seg(project)}/rate_limiters/{seg(limiter)}/active"
-    )
+    return f"/api/v1/{seg(account)}/projects/{seg(project)}/rate_limiters/{seg(limiter)}/active"
 
 
 def revoke_path(project: str = PROD, account: str = DEMO_ACCOUNT) -> str:
@@ -33,9 +31,7 @@ def revoke_path(project: str = PROD, account: str = DEMO_ACCOUNT) -> str:
 
 
 def thresholds_path(dimension: str, project: str = PROD, account: str = DEMO_ACCOUNT) -> str:
-    return (
-        f"/api/v1/{seg(account)}/projects/{seg(project)}/dimension-thresholds/{seg(dimension)}"
-    )
+    return f"/api/v1/{seg(account)}/projects/{seg(project)}/dimension-thresholds/{seg(dimension)}"
 
 
 def key(token: str) -> dict[str, str]:

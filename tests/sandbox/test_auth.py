@@ -99,9 +99,7 @@ def test_project_token_on_personal_operations_is_403(
     assert_untouched(sandbox)
 
 
-def test_personal_token_on_the_limiter_is_403(
-    sandbox: SandboxServer, client: httpx.Client
-) -> None:
+def test_personal_token_on_the_limiter_is_403(sandbox: SandboxServer, client: httpx.Client) -> None:
     body = assert_error(call(client, "limiter", PERSONAL), 403, "forbidden", "permission_error")
     assert body["context"] == {"tokenKind": "personal", "requiredTokenKind": "project"}
     assert_untouched(sandbox)
@@ -160,11 +158,17 @@ def test_the_one_scope_needed_is_enough(client: httpx.Client, op: str, token: st
 
 
 def test_other_account_tokens_work_on_their_own_account(client: httpx.Client) -> None:
-    r = client.patch(limiter_path("rl-login", OTHER_PROJECT, OTHER_ACCOUNT),
-                     json={"isActive": False}, headers=key(OTHER_PROJECT_TOKEN))
+    r = client.patch(
+        limiter_path("rl-login", OTHER_PROJECT, OTHER_ACCOUNT),
+        json={"isActive": False},
+        headers=key(OTHER_PROJECT_TOKEN),
+    )
     assert r.status_code == 200 and r.json()["customerId"] == "cus_globex_01"
-    r = client.put(thresholds_path("bot-score", OTHER_PROJECT, OTHER_ACCOUNT),
-                   json=THRESHOLDS_BODY, headers=key(OTHER_ACCESS_TOKEN))
+    r = client.put(
+        thresholds_path("bot-score", OTHER_PROJECT, OTHER_ACCOUNT),
+        json=THRESHOLDS_BODY,
+        headers=key(OTHER_ACCESS_TOKEN),
+    )
     assert r.status_code == 200
 
 
@@ -237,8 +241,14 @@ def test_unknown_paths_are_404_error_objects(client: httpx.Client, path: str) ->
 
 @pytest.mark.parametrize(
     ("op", "method"),
-    [("limiter", "PUT"), ("limiter", "GET"), ("revoke", "GET"), ("revoke", "DELETE"),
-     ("thresholds", "PATCH"), ("thresholds", "POST")],
+    [
+        ("limiter", "PUT"),
+        ("limiter", "GET"),
+        ("revoke", "GET"),
+        ("revoke", "DELETE"),
+        ("thresholds", "PATCH"),
+        ("thresholds", "POST"),
+    ],
 )
 def test_wrong_method_is_405_with_allow(client: httpx.Client, op: str, method: str) -> None:
     _, path, body, token = OPERATIONS[op]

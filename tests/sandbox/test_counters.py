@@ -24,8 +24,7 @@ async def test_peak_in_flight_under_concurrency(sandbox: SandboxServer) -> None:
     async with httpx.AsyncClient(verify=SSL, base_url=sandbox.base_url, limits=limits) as http:
         responses = await asyncio.gather(
             *(
-                http.post(revoke_path(), json={"subject": {"visitorId": f"v{i}"}},
-                          headers=PERSONAL)
+                http.post(revoke_path(), json={"subject": {"visitorId": f"v{i}"}}, headers=PERSONAL)
                 for i in range(6)
             )
         )
@@ -41,12 +40,12 @@ def test_counters_and_reset(sandbox: SandboxServer, client: httpx.Client) -> Non
     client.get("/nowhere")  # unknown paths are API requests too
     for _ in range(2):  # control endpoints are not counted
         client.get("/_sandbox/stats")
-    assert client.get("/_sandbox/stats").json() == {
-        "requests": 4, "inFlight": 0, "peakInFlight": 1
-    }
+    assert client.get("/_sandbox/stats").json() == {"requests": 4, "inFlight": 0, "peakInFlight": 1}
     assert len(sandbox.state.recorder.log) == 4
     assert client.post("/_sandbox/reset").json() == {
-        "requests": 0, "inFlight": 0, "peakInFlight": 0
+        "requests": 0,
+        "inFlight": 0,
+        "peakInFlight": 0,
     }
     assert sandbox.state.recorder.log == []
     with pytest.raises(LookupError):
@@ -63,15 +62,25 @@ def test_request_log_entry(sandbox: SandboxServer, client: httpx.Client) -> None
     entry = sandbox.state.recorder.last()
     assert entry.method == "PATCH"
     assert entry.raw_path == "/api/v1/acme/projects/shop-prod/rate_limiters/rl-login/active"
-    assert entry.segments == ("api", "v1", "acme", "projects", "shop-prod", "rate_limiters",
-                              "rl-login", "active")
+    assert entry.segments == (
+        "api",
+        "v1",
+        "acme",
+        "projects",
+        "shop-prod",
+        "rate_limiters",
+        "rl-login",
+        "active",
+    )
     assert entry.query_string == "trace=1"
     assert entry.body == body and entry.json == {"isActive": False}
     assert entry.content_type == "application/json"
     assert ("user-agent", "t/1") in entry.headers
     assert entry.auth is not None
     assert (entry.auth.kind, entry.auth.account_id, entry.auth.project_id) == (
-        "project", DEMO_ACCOUNT, PROD
+        "project",
+        DEMO_ACCOUNT,
+        PROD,
     )
     assert entry.status == 200 and entry.fault is None and not entry.dropped
 
@@ -93,12 +102,20 @@ def test_no_token_value_is_recorded_or_logged(
     tokens = [DEMO_ACCESS_TOKEN, DEMO_ACCESS_TOKEN_NO_PROJECT_ACTION, *DEMO_PROJECT_TOKENS.values()]
     client.post(revoke_path(), json={"subject": {"visitorId": "v"}}, headers=PERSONAL)
     client.patch(limiter_path("rl-login"), json={"isActive": True}, headers=PROJECT)
-    client.post(revoke_path(), json={"subject": {"visitorId": "v"}},
-                headers={"X-Api-Key": DEMO_ACCESS_TOKEN_NO_PROJECT_ACTION,
-                         "Authorization": f"Bearer {DEMO_ACCESS_TOKEN}",
-                         "Cookie": f"t={DEMO_ACCESS_TOKEN}"})
-    client.post(revoke_path(), json={"subject": {"visitorId": "v"}},
-                headers={"X-Api-Key": "pat_unknown_secret"})
+    client.post(
+        revoke_path(),
+        json={"subject": {"visitorId": "v"}},
+        headers={
+            "X-Api-Key": DEMO_ACCESS_TOKEN_NO_PROJECT_ACTION,
+            "Authorization": f"Bearer {DEMO_ACCESS_TOKEN}",
+            "Cookie": f"t={DEMO_ACCESS_TOKEN}",
+        },
+    )
+    client.post(
+        revoke_path(),
+        json={"subject": {"visitorId": "v"}},
+        headers={"X-Api-Key": "pat_unknown_secret"},
+    )
     recorded = repr(sandbox.state.recorder.log) + repr(vars(sandbox.state))
     for token in [*tokens, "pat_unknown_secret"]:
         assert token not in recorded

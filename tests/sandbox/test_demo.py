@@ -82,8 +82,11 @@ def test_hostile_errors_and_names_over_http(hostile_sandbox: SandboxServer) -> N
         assert http.get("/nowhere").json()["message"] == HOSTILE_ERROR_MESSAGE
         hostile_sandbox.faults.configure(fail_next=1)
         assert http.post(revoke_path(), json={}).json()["message"] == HOSTILE_ERROR_MESSAGE
-        r = http.patch(limiter_path("rl/[red]x[/red]", HOSTILE_PROJECT_ID),
-                       json={"isActive": False}, headers=key(HOSTILE_PROJECT_TOKEN))
+        r = http.patch(
+            limiter_path("rl/[red]x[/red]", HOSTILE_PROJECT_ID),
+            json={"isActive": False},
+            headers=key(HOSTILE_PROJECT_TOKEN),
+        )
         assert r.status_code == 200
         project = r.json()
         assert project["name"] == HOSTILE_MARKUP

@@ -109,8 +109,9 @@ def test_drop_before_handling(sandbox: SandboxServer, client: httpx.Client) -> N
 def test_drop_seen_when_streaming(sandbox: SandboxServer, client: httpx.Client) -> None:
     """Headers arrive (status and Content-Length); reading the body fails."""
     sandbox.faults.configure(drop_next=1)
-    request = client.build_request("POST", revoke_path(), json={"subject": {"visitorId": "v"}},
-                                   headers=PERSONAL)
+    request = client.build_request(
+        "POST", revoke_path(), json={"subject": {"visitorId": "v"}}, headers=PERSONAL
+    )
     response = client.send(request, stream=True)
     try:
         assert response.status_code == 200
@@ -168,8 +169,10 @@ def test_hold_over_http_and_stop_releases(sandbox: SandboxServer) -> None:
 
 
 def test_faults_over_http(sandbox: SandboxServer, client: httpx.Client) -> None:
-    r = client.put("/_sandbox/faults", json={"failNext": 1, "errorStatus": 502,
-                                             "retryAfter": "5", "latency": 0})
+    r = client.put(
+        "/_sandbox/faults",
+        json={"failNext": 1, "errorStatus": 502, "retryAfter": "5", "latency": 0},
+    )
     assert r.status_code == 200
     snapshot = r.json()
     assert snapshot["failNext"] == 1 and snapshot["errorStatus"] == 502

@@ -48,11 +48,13 @@ def test_demo_grants_expire_over_http_clock_control(
     assert revoke(client, userAccountId="user-1042")["revoked"] is True
 
 
-@pytest.mark.parametrize("body", [{}, {"advanceSeconds": -1}, {"advanceSeconds": "1"},
-                                  {"advanceSeconds": True}])
+@pytest.mark.parametrize(
+    "body", [{}, {"advanceSeconds": -1}, {"advanceSeconds": "1"}, {"advanceSeconds": True}]
+)
 def test_clock_control_refuses_bad_values(client: httpx.Client, body: dict[str, object]) -> None:
-    assert_error(client.post("/_sandbox/clock", json=body), 400, "invalid_request",
-                 "validation_error")
+    assert_error(
+        client.post("/_sandbox/clock", json=body), 400, "invalid_request", "validation_error"
+    )
 
 
 def test_clock_control_needs_a_manual_clock() -> None:
@@ -118,8 +120,13 @@ def test_issue_grants_over_http_then_revoke(sandbox: SandboxServer, client: http
     assert [g.get("visitorId") or g.get("userAccountId") for g in grants] == ["v-new", "u-new"]
     assert grants[0]["grantRemainingAttempts"] == 7
     listed = client.get("/_sandbox/grants").json()["grants"]
-    assert {"accountId": DEMO_ACCOUNT, "projectId": PROD, "visitorId": "v-new",
-            "grantExpiresAt": grants[0]["grantExpiresAt"], "grantRemainingAttempts": 7} in listed
+    assert {
+        "accountId": DEMO_ACCOUNT,
+        "projectId": PROD,
+        "visitorId": "v-new",
+        "grantExpiresAt": grants[0]["grantExpiresAt"],
+        "grantRemainingAttempts": 7,
+    } in listed
     out = revoke(client, visitorId="v-new", userAccountId="u-new")
     assert out["revoked"] is True and out["grantRemainingAttempts"] == 7
     assert out["grantExpiresAt"] == iso_utc(sandbox.state.clock.now() + 120)
@@ -129,16 +136,31 @@ def test_issue_grants_over_http_then_revoke(sandbox: SandboxServer, client: http
     ("path", "body", "status"),
     [
         ("/_sandbox/grants", {"accountId": DEMO_ACCOUNT, "projectId": PROD}, 400),
-        ("/_sandbox/grants", {"accountId": DEMO_ACCOUNT, "projectId": "nope", "visitorId": "v"},
-         404),
-        ("/_sandbox/grants", {"accountId": DEMO_ACCOUNT, "projectId": PROD, "visitorId": "v",
-                              "attempts": 0}, 400),
-        ("/_sandbox/grants", {"accountId": DEMO_ACCOUNT, "projectId": PROD, "visitorId": "v",
-                              "lifetimeSeconds": -5}, 400),
-        ("/_sandbox/grants/attempts", {"accountId": DEMO_ACCOUNT, "projectId": PROD,
-                                       "visitorId": "v", "userAccountId": "u"}, 400),
-        ("/_sandbox/outcomes", {"accountId": DEMO_ACCOUNT, "projectId": PROD,
-                                "visitorId": "v"}, 400),
+        (
+            "/_sandbox/grants",
+            {"accountId": DEMO_ACCOUNT, "projectId": "nope", "visitorId": "v"},
+            404,
+        ),
+        (
+            "/_sandbox/grants",
+            {"accountId": DEMO_ACCOUNT, "projectId": PROD, "visitorId": "v", "attempts": 0},
+            400,
+        ),
+        (
+            "/_sandbox/grants",
+            {"accountId": DEMO_ACCOUNT, "projectId": PROD, "visitorId": "v", "lifetimeSeconds": -5},
+            400,
+        ),
+        (
+            "/_sandbox/grants/attempts",
+            {"accountId": DEMO_ACCOUNT, "projectId": PROD, "visitorId": "v", "userAccountId": "u"},
+            400,
+        ),
+        (
+            "/_sandbox/outcomes",
+            {"accountId": DEMO_ACCOUNT, "projectId": PROD, "visitorId": "v"},
+            400,
+        ),
     ],
 )
 def test_sandbox_grant_endpoints_validate(

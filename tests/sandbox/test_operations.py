@@ -19,8 +19,19 @@ from tests.sandbox.helpers import (
 )
 
 PROJECT_FIELDS = {
-    "id", "customerId", "name", "url", "siteKey", "serverKey", "isProtected", "rules",
-    "rateLimits", "phishingInfo", "responseExtraFields", "updatedAt", "createdAt",
+    "id",
+    "customerId",
+    "name",
+    "url",
+    "siteKey",
+    "serverKey",
+    "isProtected",
+    "rules",
+    "rateLimits",
+    "phishingInfo",
+    "responseExtraFields",
+    "updatedAt",
+    "createdAt",
 }
 
 
@@ -85,8 +96,9 @@ def test_revoke_visitor_grant_then_nothing_stands(
 ) -> None:
     grant = sandbox.state.grant(DEMO_ACCOUNT, PROD, "visitorId", "vis_7Hq2kP9xLm")
     assert grant is not None
-    r = client.post(revoke_path(), json={"subject": {"visitorId": "vis_7Hq2kP9xLm"}},
-                    headers=PERSONAL)
+    r = client.post(
+        revoke_path(), json={"subject": {"visitorId": "vis_7Hq2kP9xLm"}}, headers=PERSONAL
+    )
     assert r.status_code == 200
     body = r.json()
     assert body["revoked"] is True
@@ -96,8 +108,9 @@ def test_revoke_visitor_grant_then_nothing_stands(
     assert body["grantRemainingAttempts"] == grant.remaining_attempts == 3
     assert sandbox.state.grant(DEMO_ACCOUNT, PROD, "visitorId", "vis_7Hq2kP9xLm") is None
 
-    again = client.post(revoke_path(), json={"subject": {"visitorId": "vis_7Hq2kP9xLm"}},
-                        headers=PERSONAL)
+    again = client.post(
+        revoke_path(), json={"subject": {"visitorId": "vis_7Hq2kP9xLm"}}, headers=PERSONAL
+    )
     assert again.status_code == 200
     second = again.json()
     assert second["revoked"] is False
@@ -106,8 +119,9 @@ def test_revoke_visitor_grant_then_nothing_stands(
 
 
 def test_revoke_user_account_grant(sandbox: SandboxServer, client: httpx.Client) -> None:
-    r = client.post(revoke_path(), json={"subject": {"userAccountId": "user-1042"}},
-                    headers=PERSONAL)
+    r = client.post(
+        revoke_path(), json={"subject": {"userAccountId": "user-1042"}}, headers=PERSONAL
+    )
     assert r.status_code == 200
     assert r.json()["revoked"] is True
     assert r.json()["grantRemainingAttempts"] == 5
@@ -150,8 +164,11 @@ def test_revoke_ignores_custom_fields(sandbox: SandboxServer, client: httpx.Clie
 
 
 def test_revoke_grants_are_per_project(sandbox: SandboxServer, client: httpx.Client) -> None:
-    r = client.post(revoke_path("shop-staging"), json={"subject": {"visitorId": "vis_7Hq2kP9xLm"}},
-                    headers=PERSONAL)
+    r = client.post(
+        revoke_path("shop-staging"),
+        json={"subject": {"visitorId": "vis_7Hq2kP9xLm"}},
+        headers=PERSONAL,
+    )
     assert r.json()["revoked"] is False
     assert sandbox.state.grant(DEMO_ACCOUNT, PROD, "visitorId", "vis_7Hq2kP9xLm") is not None
 
@@ -194,8 +211,11 @@ def test_thresholds_update_stores_values_verbatim(
     sandbox: SandboxServer, client: httpx.Client
 ) -> None:
     body = b'{"name": "Bot score v2", "blockThreshold": 0.123456789, "challengeThreshold": 0.1}'
-    r = client.put(thresholds_path("bot-score"), content=body,
-                   headers={**PERSONAL, "content-type": "application/json"})
+    r = client.put(
+        thresholds_path("bot-score"),
+        content=body,
+        headers={**PERSONAL, "content-type": "application/json"},
+    )
     assert r.status_code == 200
     assert r.json() == {}
     dim = sandbox.state.dimension(DEMO_ACCOUNT, PROD, "bot-score")
@@ -236,8 +256,10 @@ def test_thresholds_accept_any_finite_number(
         (b'{"name": "n", "blockThreshold": "0.5", "challengeThreshold": 0}', "blockThreshold"),
         (b'{"name": "n", "blockThreshold": NaN, "challengeThreshold": 0}', "blockThreshold"),
         (b'{"name": "n", "blockThreshold": 1e999, "challengeThreshold": 0}', "blockThreshold"),
-        (b'{"name": "n", "blockThreshold": 1, "challengeThreshold": -Infinity}',
-         "challengeThreshold"),
+        (
+            b'{"name": "n", "blockThreshold": 1, "challengeThreshold": -Infinity}',
+            "challengeThreshold",
+        ),
         (b'{"name": "n", "blockThreshold": 1, "challengeThreshold": null}', "challengeThreshold"),
         (b'{"name": "n", "blockThreshold": 1}', "challengeThreshold"),
     ],

@@ -66,26 +66,39 @@ def test_hostile_ids_arrive_exactly(
 ) -> None:
     ident = hostile_project
     state = sandbox.state
-    r = client.patch(limiter_path(ident, ident), json={"isActive": True},
-                     headers=key("prj_hostile_test"))
+    r = client.patch(
+        limiter_path(ident, ident), json={"isActive": True}, headers=key("prj_hostile_test")
+    )
     assert r.status_code == 200, r.text
     assert r.json()["id"] == ident
     limiter = state.rate_limiter(DEMO_ACCOUNT, ident, ident)
     assert limiter is not None and limiter.is_active
     entry = state.recorder.last()
-    assert entry.segments == ("api", "v1", DEMO_ACCOUNT, "projects", ident, "rate_limiters",
-                              ident, "active")
+    assert entry.segments == (
+        "api",
+        "v1",
+        DEMO_ACCOUNT,
+        "projects",
+        ident,
+        "rate_limiters",
+        ident,
+        "active",
+    )
     assert entry.raw_path == limiter_path(ident, ident)
 
-    r = client.post(revoke_path(ident), json={"subject": {"visitorId": ident,
-                                                          "userAccountId": ident}},
-                    headers=PERSONAL)
+    r = client.post(
+        revoke_path(ident),
+        json={"subject": {"visitorId": ident, "userAccountId": ident}},
+        headers=PERSONAL,
+    )
     assert r.status_code == 200 and r.json()["revoked"] is True
     assert state.grants(DEMO_ACCOUNT, ident) == []
 
-    r = client.put(thresholds_path(ident, ident),
-                   json={"name": ident, "blockThreshold": 1, "challengeThreshold": 0},
-                   headers=PERSONAL)
+    r = client.put(
+        thresholds_path(ident, ident),
+        json={"name": ident, "blockThreshold": 1, "challengeThreshold": 0},
+        headers=PERSONAL,
+    )
     assert r.status_code == 200
     dim = state.dimension(DEMO_ACCOUNT, ident, ident)
     assert dim is not None and dim.name == ident
@@ -93,20 +106,27 @@ def test_hostile_ids_arrive_exactly(
 
 def test_a_slash_is_not_a_percent_encoded_slash(client: httpx.Client) -> None:
     """``a/b`` sent unencoded is two segments: no such route."""
-    r = client.post("/api/v1/acme/projects/shop/prod/challenges/grant-revocations",
-                    json={"subject": {"visitorId": "v"}}, headers=PERSONAL)
+    r = client.post(
+        "/api/v1/acme/projects/shop/prod/challenges/grant-revocations",
+        json={"subject": {"visitorId": "v"}},
+        headers=PERSONAL,
+    )
     assert_error(r, 404, "not_found", "not_found_error")
 
 
 def test_encoded_unreserved_characters_decode(client: httpx.Client) -> None:
-    r = client.patch("/api/v1/%61cme/projects/shop%2Dprod/rate_limiters/rl%2dlogin/active",
-                     json={"isActive": False}, headers=key("prj_demo_shop_prod_91ad"))
+    r = client.patch(
+        "/api/v1/%61cme/projects/shop%2Dprod/rate_limiters/rl%2dlogin/active",
+        json={"isActive": False},
+        headers=key("prj_demo_shop_prod_91ad"),
+    )
     assert r.status_code == 200
 
 
 def test_query_string_is_not_part_of_the_id(sandbox: SandboxServer, client: httpx.Client) -> None:
-    r = client.post(revoke_path() + "?x=1&y=%2F", json={"subject": {"visitorId": "v"}},
-                    headers=PERSONAL)
+    r = client.post(
+        revoke_path() + "?x=1&y=%2F", json={"subject": {"visitorId": "v"}}, headers=PERSONAL
+    )
     assert r.status_code == 200
     entry = sandbox.state.recorder.last()
     assert entry.query_string == "x=1&y=%2F"
@@ -114,8 +134,11 @@ def test_query_string_is_not_part_of_the_id(sandbox: SandboxServer, client: http
 
 
 def test_segment_that_is_not_utf8_is_400(client: httpx.Client) -> None:
-    r = client.post("/api/v1/acme/projects/%FF%FE/challenges/grant-revocations",
-                    json={"subject": {"visitorId": "v"}}, headers=PERSONAL)
+    r = client.post(
+        "/api/v1/acme/projects/%FF%FE/challenges/grant-revocations",
+        json={"subject": {"visitorId": "v"}},
+        headers=PERSONAL,
+    )
     assert assert_error(r, 400, "invalid_request", "validation_error")["context"] == {
         "field": "path"
     }
@@ -143,17 +166,21 @@ def test_the_hostile_demo_project_is_reachable(hostile_sandbox: SandboxServer) -
     state = hostile_sandbox.state
     with httpx.Client(verify=SSL, base_url=hostile_sandbox.base_url) as http:
         for limiter_id in HOSTILE_LIMITER_IDS:
-            r = http.patch(limiter_path(limiter_id, HOSTILE_PROJECT_ID), json={"isActive": True},
-                           headers=key(HOSTILE_PROJECT_TOKEN))
+            r = http.patch(
+                limiter_path(limiter_id, HOSTILE_PROJECT_ID),
+                json={"isActive": True},
+                headers=key(HOSTILE_PROJECT_TOKEN),
+            )
             assert r.status_code == 200, r.text
         for dimension_id in HOSTILE_DIMENSION_IDS:
-            r = http.put(thresholds_path(dimension_id, HOSTILE_PROJECT_ID),
-                         json={"name": "n", "blockThreshold": 1, "challengeThreshold": 0},
-                         headers=PERSONAL)
+            r = http.put(
+                thresholds_path(dimension_id, HOSTILE_PROJECT_ID),
+                json={"name": "n", "blockThreshold": 1, "challengeThreshold": 0},
+                headers=PERSONAL,
+            )
             assert r.status_code == 200
         subject = {"visitorId": HOSTILE_VISITOR_ID, "userAccountId": HOSTILE_USER_ACCOUNT_ID}
-        r = http.post(revoke_path(HOSTILE_PROJECT_ID), json={"subject": subject},
-                      headers=PERSONAL)
+        r = http.post(revoke_path(HOSTILE_PROJECT_ID), json={"subject": subject}, headers=PERSONAL)
         assert r.json()["revoked"] is True
     assert all(lim.is_active for lim in state.rate_limiters(DEMO_ACCOUNT, HOSTILE_PROJECT_ID))
     assert state.grants(DEMO_ACCOUNT, HOSTILE_PROJECT_ID) == []

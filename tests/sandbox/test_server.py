@@ -65,8 +65,9 @@ async def test_in_loop_variant() -> None:
         SandboxServer() as server,
         httpx.AsyncClient(verify=SSL, base_url=server.base_url) as http,
     ):
-        r = await http.post(revoke_path(), json={"subject": {"visitorId": "vis_7Hq2kP9xLm"}},
-                            headers=PERSONAL)
+        r = await http.post(
+            revoke_path(), json={"subject": {"visitorId": "vis_7Hq2kP9xLm"}}, headers=PERSONAL
+        )
         assert r.json()["revoked"] is True
     assert not server.running
     assert signal.getsignal(signal.SIGINT) is before  # no handler installed
@@ -88,8 +89,12 @@ def test_serve_until_ctrl_c() -> None:
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
-        [sys.executable, "-u", "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, env=env, cwd=ROOT,
+        [sys.executable, "-u", "-c", code],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
     )
     try:
         assert proc.stdout is not None
@@ -100,8 +105,9 @@ def test_serve_until_ctrl_c() -> None:
         deadline = time.monotonic() + 5
         while True:
             try:
-                r = httpx.post(url + revoke_path(), json={"subject": {"visitorId": "v"}},
-                               headers=PERSONAL)
+                r = httpx.post(
+                    url + revoke_path(), json={"subject": {"visitorId": "v"}}, headers=PERSONAL
+                )
                 break
             except httpx.ConnectError:
                 assert time.monotonic() < deadline

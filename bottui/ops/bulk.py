@@ -1,0 +1,812 @@
+"""The bulk revocation engine, shared by the CLI (``revoke --from-file``) and the TUI.
+
+One :class:`BulkRevocation` revokes the grants of every subject of a
+:class:`~bottui.ops.bulk_input.BulkSource`:
+
+* ids are read as a stream, validated and deduplicated line by line
+  (:mod:`bottui.ops.bulk_input`); bad lines are reported, never sent;
+* at most ``concurrency`` requests are in flight, over the client's
+  keep-alive pool; 5xx answers and connection failures are retried by the
+  client with backoff within its total deadline, per id;
+* a 429 (or 503 with ``Retry-After``) pauses the whole run: every request
+  waits until the moment the service named (:class:`~bottui.api.pause.SharedPause`);
+* an answer that every other id would get too (401, 403, 404), or a long
+  series of network failures, stops the run early instead of hammering;
+* every id is journaled (started before its chunk is sent, outcome after)
+  under a run identified by (profile, account, project, SHA-256 of the
+  input); with ``resume`` the ids an earlier run settled (withdrawn, nothing
+  standing) are skipped.
+
+Driving it (the TUI does the same as the CLI)::
+
+    run = BulkRevocation(session, account, project, source,
+                         on_progress=show, on_result=record)
+    summary = await run.run()      # RefusedError / CredentialsError before sending
+    run.cancel()                   # from the same loop: stop taking ids,
+                                   # let requests in flight finish; twice: abandon them
+
+``on_progress`` receives a :class:`BulkProgress` every ``progress_interval``
+seconds and once at the end; ``on_result`` an :class:`ItemResult` per id.
+Both are called on the event loop and must be quick.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from bottui.api.errors import (
+    EXIT_API,
+    EXIT_INTERRUPTED,
+    EXIT_NETWORK,
+    EXIT_OK,
+    EXIT_REFUSED,
+    ApiError,
+    BottuiError,
+    NetworkError,
+    ValidationError,
+)
+from bottui.api.models import Revocation, RevocationOutcome
+from bottui.api.pause import SharedPause
+from bottui.api.requests import PreparedRequest
+from bottui.api.tokens import AccessToken
+from bottui.ops.bulk_input import BulkSource, Duplicate, InvalidLine, Subject
+from bottui.ops.bulk_journal import NOT_SENT, JournalSink, ResumeState, outcome_fields
+from bottui.ops.mutations import error_outcome
+from bottui.ops.session import Session
+from bottui.plaintext import clean
+from bottui.store.journal_records import Operation, StartRecord
+
+DEFAULT_CONCURRENCY: Final = 32
+#: The client's keep-alive pool holds 64 connections: more would only queue.
+MAX_CONCURRENCY: Final = 64
+#: Invalid lines kept for the summary (the count goes on).
+MAX_INVALID_KEPT: Final = 1000
+#: Statuses every other id of the run would get too: stop instead of hammering.
+FATAL_STATUSES: Final = frozenset({401, 403, 404})
+#: Seconds over which the rate is measured.
+RATE_WINDOW: Final = 5.0
+_YIELD_EVERY: Final = 256
+
+
+class ItemStatus(enum.StrEnum):
+    """What became of one id in this run (the words of ``--output`` and the TUI)."""
+
+    WITHDRAWN = "withdrawn"
+    NOTHING_STANDING = "nothing was standing"
+    UNKNOWN = "unknown"
+    UNKNOWN_RETRIED = "unknown (retried)"
+    FAILED = "failed"
+    SKIPPED = "skipped"  # settled by an earlier run of the same input (--resume)
+    NOT_SENT = "not sent"  # the run stopped before this id
+    INTERRUPTED = "interrupted"  # abandoned in flight: it may or may not have been applied
+
+
+_FROM_REVOCATION: Final = {
+    RevocationOutcome.WITHDRAWN: ItemStatus.WITHDRAWN,
+    RevocationOutcome.NOTHING_STANDING: ItemStatus.NOTHING_STANDING,
+    RevocationOutcome.UNKNOWN: ItemStatus.UNKNOWN,
+    RevocationOutcome.UNKNOWN_RETRIED: ItemStatus.UNKNOWN_RETRIED,
+}
+_JOURNAL_WORDS: Final = {
+    ItemStatus.WITHDRAWN: "withdrawn",
+    ItemStatus.NOTHING_STANDING: "nothing-standing",
+    ItemStatus.UNKNOWN: "unknown",
+    ItemStatus.UNKNOWN_RETRIED: "unknown-retried",
+    ItemStatus.NOT_SENT: NOT_SENT,
+    ItemStatus.INTERRUPTED: "interrupted",
+}
+_UNKNOWN_LIKE: Final = frozenset(
+    {ItemStatus.UNKNOWN, ItemStatus.UNKNOWN_RETRIED, ItemStatus.INTERRUPTED}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ItemResult:
+    """The result of one id: one row of ``--output``."""
+
+    subject: Subject
+    status: ItemStatus
+    report_id: str | None = None
+    http_status: int | None = None
+    error: str | None = None
+    attempts: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        """The row as JSON (``results.jsonl``)."""
+        return {
+            "line": self.subject.line,
+            "visitorId": self.subject.visitor_id,
+            "userAccountId": self.subject.user_account_id,
+            "outcome": self.status.value,
+            "reportId": self.report_id,
+            "status": self.http_status,
+            "error": self.error,
+        }
+
+
+@dataclass(frozen=True)
+class BulkProgress:
+    """Where a run stands (a snapshot).
+
+    Attributes:
+        done: Ids finished in this run: answered, failed, skipped or not sent.
+        total: Ids in the input: an estimate (non-blank lines less the bad and
+            repeated ones found so far) until ``total_exact``; None if unknown.
+        total_exact: Whether the whole input has been read.
+        sent: Ids whose request was answered or failed.
+        in_flight: Requests under way.
+        counts: Ids per :class:`ItemStatus`.
+        invalid: Invalid lines so far.
+        duplicates: Repeated lines so far.
+        elapsed: Seconds since the run started.
+        rate: Requests answered per second over the last few seconds.
+        eta: Seconds left at that rate, when it can be told.
+        paused_for: Seconds left of a pause the service asked for (429).
+        stopping: The run takes no new ids (cancelled, or stopped early).
+    """
+
+    done: int
+    total: int | None
+    total_exact: bool
+    sent: int
+    in_flight: int
+    counts: Mapping[ItemStatus, int]
+    invalid: int
+    duplicates: int
+    elapsed: float
+    rate: float | None
+    eta: float | None
+    paused_for: float
+    stopping: bool
+
+
+@dataclass(frozen=True)
+class BulkSummary:
+    """The outcome of a whole run: the ``--json`` document and the exit code.
+
+    ``total`` counts the distinct valid ids taken from the input (in a
+    stopped run, those read before the stop); it equals ``withdrawn +
+    nothing_standing + unknown + failed + skipped + not_sent``.
+    """
+
+    total: int
+    withdrawn: int
+    nothing_standing: int
+    unknown: int
+    failed: int
+    skipped: int
+    not_sent: int
+    duplicates: int
+    invalid: tuple[InvalidLine, ...]
+    invalid_count: int
+    elapsed: float
+    interrupted: bool
+    network_failures: int
+    api_failures: int
+    stopped_by: str | None = None
+    errors: tuple[tuple[str, int], ...] = ()
+    pauses: int = 0
+    run_id: int | None = None
+    resumed: bool = False
+    journaled: bool = True
+
+    @property
+    def exit_code(self) -> int:
+        """The first that applies of 130, 4, 1, 2, 0 (CONVENTIONS.md)."""
+        if self.interrupted:
+            return EXIT_INTERRUPTED
+        if self.network_failures:
+            return EXIT_NETWORK
+        if self.api_failures:
+            return EXIT_API
+        if self.invalid_count:
+            return EXIT_REFUSED
+        return EXIT_OK
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``--json`` document."""
+        return {
+            "total": self.total,
+            "withdrawn": self.withdrawn,
+            "nothingStanding": self.nothing_standing,
+            "unknown": self.unknown,
+            "failed": self.failed,
+            "invalid": [line.to_json() for line in self.invalid],
+            "elapsedSeconds": round(self.elapsed, 3),
+            "skipped": self.skipped,
+            "notSent": self.not_sent,
+            "duplicates": self.duplicates,
+            "invalidCount": self.invalid_count,
+            "interrupted": self.interrupted,
+            "stoppedBy": self.stopped_by,
+            "errors": [{"error": title, "count": count} for title, count in self.errors],
+            "rateLimitPauses": self.pauses,
+            "runId": self.run_id,
+        }
+
+
+ProgressCallback = Callable[[BulkProgress], None]
+ResultCallback = Callable[[ItemResult], None]
+_Job = tuple[Subject, int | None, PreparedRequest]
+
+
+@dataclass
+class _Tally:
+    """The mutable counters of a run."""
+
+    counts: Counter[ItemStatus] = field(default_factory=Counter)
+    taken: int = 0
+    done: int = 0
+    sent: int = 0
+    in_flight: int = 0
+    invalid: list[InvalidLine] = field(default_factory=list)
+    invalid_count: int = 0
+    duplicates: int = 0
+    network_failures: int = 0
+    api_failures: int = 0
+    network_streak: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+
+
+def check_concurrency(value: int) -> int:
+    """``value`` if it is a usable concurrency (1 to :data:`MAX_CONCURRENCY`)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_CONCURRENCY:
+        raise ValidationError(
+            "concurrency", f"must be a whole number from 1 to {MAX_CONCURRENCY} (the pool size)"
+        )
+    return value
+
+
+class BulkRevocation:
+    """Revoke the grants of every subject of an input; see the module docstring.
+
+    Args:
+        session: Settings, token, client and journal.
+        account: The account id.
+        project: The project id.
+        source: The ids.
+        concurrency: Requests in flight at most (1 to :data:`MAX_CONCURRENCY`).
+        resume: Skip the ids an earlier run of the same input settled.
+        confirmed: The operator confirmed (``--yes``): needed under a protected profile.
+        on_progress: Called with a :class:`BulkProgress` now and then.
+        on_result: Called with each id's :class:`ItemResult`.
+        progress_interval: Seconds between two ``on_progress`` calls.
+    """
+
+    def __init__(
+        self,
+        session: Session,
+        account: str,
+        project: str,
+        source: BulkSource,
+        *,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        resume: bool = False,
+        confirmed: bool = False,
+        on_progress: ProgressCallback | None = None,
+        on_result: ResultCallback | None = None,
+        progress_interval: float = 0.25,
+    ) -> None:
+        self.session = session
+        self.account = account
+        self.project = project
+        self.source = source
+        self.concurrency = check_concurrency(concurrency)
+        self.resume = resume
+        self.confirmed = confirmed
+        self.on_progress = on_progress
+        self.on_result = on_result
+        self.progress_interval = progress_interval
+        self.pause = SharedPause()
+        self._tally = _Tally()
+        self._sink = JournalSink(session)
+        self._resume_state = ResumeState()
+        self._queue: asyncio.Queue[_Job | None] = asyncio.Queue(maxsize=self.concurrency)
+        self._chunk: list[tuple[Subject, PreparedRequest]] = []
+        self._unqueued: deque[_Job] = deque()
+        self._workers: list[asyncio.Task[None]] = []
+        self._producer: asyncio.Task[None] | None = None
+        self._started = False
+        self._stopping = False
+        self._interrupted = False
+        self._abandon = False
+        self._read_all = False
+        self._stopped_by: str | None = None
+        self._t0 = time.monotonic()
+        self._samples: deque[tuple[float, int]] = deque()
+
+    def __repr__(self) -> str:
+        return f"BulkRevocation({self.account!r}, {self.project!r}, {self.source!r})"
+
+    # -- control ------------------------------------------------------------------
+
+    @property
+    def stopping(self) -> bool:
+        """Whether the run has stopped taking new ids."""
+        return self._stopping
+
+    @property
+    def in_flight(self) -> int:
+        """Requests under way now."""
+        return self._tally.in_flight
+
+    def cancel(self) -> None:
+        """Stop taking new ids; requests in flight finish and are recorded.
+
+        Called a second time, abandons the requests in flight too (recorded
+        as interrupted: they may or may not have been applied). Call it on
+        the run's event loop.
+        """
+        self._interrupted = True
+        if not self._stopping:
+            self._stopping = True
+            return
+        if self._abandon:
+            return
+        self._abandon = True
+        if self._producer is not None:
+            self._producer.cancel()
+        for task in self._workers:
+            task.cancel()
+
+    def _stop(self, reason: str) -> None:
+        if not self._stopping:
+            self._stopping = True
+            self._stopped_by = reason
+
+    # -- the run --------------------------------------------------------------------
+
+    async def run(self) -> BulkSummary:
+        """Send every request; the summary when all are settled.
+
+        Raises, before anything is sent:
+            RefusedError: read-only profile, protected without confirmation,
+                invalid account or project id.
+            CredentialsError: no personal access token.
+        """
+        if self._started:
+            raise RuntimeError("a BulkRevocation runs once")
+        self._started = True
+        session = self.session
+        session.check_may_change(confirmed=self.confirmed)
+        client = session.client()
+        client.prepare_revocation(self.account, self.project, visitor_id="-")  # ids usable?
+        token = await session.access_token(self.account)
+        self._resume_state = await self._sink.open(
+            account=self.account,
+            project=self.project,
+            input_sha256=self.source.sha256,
+            operation=Operation.REVOKE_GRANT,
+            resume=self.resume,
+        )
+        if self.resume and not self._resume_state.earlier_run and self._sink.available:
+            session.warn("nothing to resume: no earlier run of this input; sending every id")
+        self._t0 = time.monotonic()
+        ticker = asyncio.create_task(self._tick(), name="bottui-bulk-progress")
+        try:
+            self._workers = [
+                asyncio.create_task(self._worker(token), name=f"bottui-bulk-{n}")
+                for n in range(self.concurrency)
+            ]
+            self._producer = asyncio.create_task(self._produce(), name="bottui-bulk-input")
+            tasks = (self._producer, *self._workers)
+            try:
+                await asyncio.gather(*tasks, return_exceptions=True)
+            except asyncio.CancelledError:
+                # The caller cancelled the run itself: abandon it as a second
+                # cancel() would, and record what was in flight before leaving.
+                self._interrupted = self._stopping = self._abandon = True
+                await asyncio.gather(*tasks, return_exceptions=True)
+                self._settle_leftovers()
+                raise
+            self._check_failures()
+            self._settle_leftovers()
+        finally:
+            ticker.cancel()
+            for task in (self._producer, *self._workers):
+                if task is not None and not task.done():
+                    task.cancel()
+            await self._sink.close()
+        self._emit_progress()
+        return self._summary()
+
+    def _check_failures(self) -> None:
+        """Re-raise a bug in a task (cancellations by :meth:`cancel` are expected)."""
+        for task in (self._producer, *self._workers):
+            if task is None or task.cancelled():
+                continue
+            error = task.exception()
+            if error is not None:
+                raise error
+
+    async def _produce(self) -> None:
+        """Read the input, journal each chunk as started, queue its requests."""
+        client = self.session.client()
+        tally = self._tally
+        reader = self.source.read()
+        seen = 0
+        try:
+            for item in iter(reader):
+                if self._stopping:
+                    break
+                seen += 1
+                if seen % _YIELD_EVERY == 0:
+                    await asyncio.sleep(0)
+                if isinstance(item, InvalidLine):
+                    tally.invalid_count += 1
+                    if len(tally.invalid) < MAX_INVALID_KEPT:
+                        tally.invalid.append(InvalidLine(item.line, clean(item.reason)))
+                    continue
+                if isinstance(item, Duplicate):
+                    tally.duplicates += 1
+                    continue
+                tally.taken += 1
+                if item.key in self._resume_state.settled:
+                    self._settle(item, None, ItemStatus.SKIPPED)
+                    continue
+                request = client.prepare_revocation(
+                    self.account,
+                    self.project,
+                    visitor_id=item.visitor_id,
+                    user_account_id=item.user_account_id,
+                )
+                self._chunk.append((item, request))
+                if len(self._chunk) >= self.concurrency:
+                    await self._dispatch()
+            else:
+                self._read_all = True
+            if self._chunk and not self._stopping:
+                await self._dispatch()
+        finally:
+            reader.close()
+        for _ in self._workers:
+            await self._queue.put(None)
+
+    async def _dispatch(self) -> None:
+        """Journal the chunk as started (one transaction), then queue it."""
+        chunk, self._chunk = self._chunk, []
+        records = [self._start_record(s) for s, _ in chunk] if self._sink.available else []
+        ids: list[int] | None = None
+        if records:
+            writing = asyncio.ensure_future(self._sink.start(records))
+            try:
+                ids = await asyncio.shield(writing)
+            except asyncio.CancelledError:
+                # Abandoned while the chunk was being journaled: let the write
+                # end, so these ids are recorded as not sent, not left unfinished.
+                ids = await writing
+                raise
+            finally:
+                jobs = [(s, ids[n] if ids else None, r) for n, (s, r) in enumerate(chunk)]
+                self._unqueued.extend(jobs)
+        else:
+            self._unqueued.extend((s, None, r) for s, r in chunk)
+        while self._unqueued:
+            job = self._unqueued[0]
+            if self._stopping:
+                self._unqueued.popleft()
+                self._settle(job[0], job[1], ItemStatus.NOT_SENT)
+                continue
+            await self._queue.put(job)
+            self._unqueued.popleft()
+
+    def _start_record(self, subject: Subject) -> StartRecord:
+        target = {
+            k: v
+            for k, v in (
+                ("visitorId", subject.visitor_id),
+                ("userAccountId", subject.user_account_id),
+            )
+            if v is not None
+        }
+        return StartRecord(
+            profile=self.session.settings.inventory_scope,
+            base_url=self.session.base_url,
+            operation=Operation.REVOKE_GRANT,
+            account=self.account,
+            project=self.project,
+            target=target,
+            request_body={"subject": target},  # what request.body holds, without parsing it
+            run_id=self._sink.run_id,
+            item_key=subject.key.hex(),
+        )
+
+    async def _worker(self, token: AccessToken) -> None:
+        client = self.session.client()
+        tally = self._tally
+        while True:
+            job = await self._queue.get()
+            if job is None:
+                return
+            subject, entry_id, request = job
+            if self._stopping or not await self._wait_pause():
+                self._settle(subject, entry_id, ItemStatus.NOT_SENT)
+                continue
+            tally.in_flight += 1
+            started = time.perf_counter()
+            revocation: Revocation | None = None
+            failure: BottuiError | None = None
+            try:
+                revocation = await client.send_revocation(request, token, pause=self.pause)
+            except BottuiError as exc:
+                failure = exc
+            except asyncio.CancelledError:
+                self._settle(
+                    subject,
+                    entry_id,
+                    ItemStatus.INTERRUPTED,
+                    duration=time.perf_counter() - started,
+                )
+                raise
+            finally:
+                tally.in_flight -= 1
+            duration = time.perf_counter() - started
+            if revocation is not None:
+                self._answered(subject, entry_id, revocation, duration)
+            elif failure is not None:
+                self._failed(subject, entry_id, failure, duration)
+
+    async def _wait_pause(self) -> bool:
+        """Wait out a shared pause, watching for a stop; False if the run stopped."""
+        timing = self.session.client().timing
+        while True:
+            left = self.pause.remaining(timing.clock())
+            if left <= 0:
+                return True
+            if self._stopping:
+                return False
+            await timing.sleep(min(left, 0.1))
+
+    # -- settling an id ---------------------------------------------------------------
+
+    def _answered(
+        self, subject: Subject, entry_id: int | None, revocation: Revocation, duration: float
+    ) -> None:
+        status = _FROM_REVOCATION[revocation.outcome]
+        if status is ItemStatus.NOTHING_STANDING and subject.key in self._resume_state.uncertain:
+            # An earlier attempt's outcome was lost: it may have withdrawn it.
+            status = ItemStatus.UNKNOWN_RETRIED
+        self._tally.network_streak = 0
+        result = revocation.to_json()
+        result["outcome"] = status.value
+        if status is ItemStatus.UNKNOWN_RETRIED:
+            result["revoked"] = None
+        self._settle(
+            subject,
+            entry_id,
+            status,
+            report_id=revocation.report_id,
+            http_status=revocation.status,
+            attempts=revocation.attempts,
+            journal_result=result,
+            duration=duration,
+        )
+
+    def _failed(
+        self, subject: Subject, entry_id: int | None, error: BottuiError, duration: float
+    ) -> None:
+        tally = self._tally
+        title = clean(error.title)
+        tally.errors[title] += 1
+        if isinstance(error, NetworkError):
+            tally.network_failures += 1
+            tally.network_streak += 1
+            if tally.network_streak >= max(16, 2 * self.concurrency):
+                self._stop(f"{tally.network_streak} ids in a row failed: {title}")
+        else:
+            tally.api_failures += 1
+            tally.network_streak = 0
+            if isinstance(error, ApiError) and error.status in FATAL_STATUSES:
+                self._stop(f"{title}: every other id would get the same answer")
+        status = getattr(error, "status", None)
+        self._settle(
+            subject,
+            entry_id,
+            ItemStatus.FAILED,
+            http_status=status if isinstance(status, int) else None,
+            error=str(error),
+            attempts=getattr(error, "attempts", 1),
+            journal_error=error.to_json()["error"],
+            journal_outcome=error_outcome(error),
+            duration=duration,
+        )
+
+    def _settle(
+        self,
+        subject: Subject,
+        entry_id: int | None,
+        status: ItemStatus,
+        *,
+        report_id: str | None = None,
+        http_status: int | None = None,
+        error: str | None = None,
+        attempts: int = 0,
+        journal_result: dict[str, Any] | None = None,
+        journal_error: dict[str, Any] | None = None,
+        journal_outcome: str | None = None,
+        duration: float | None = None,
+    ) -> None:
+        tally = self._tally
+        tally.counts[status] += 1
+        tally.done += 1
+        if status not in (ItemStatus.SKIPPED, ItemStatus.NOT_SENT):
+            tally.sent += 1
+        if status is ItemStatus.NOT_SENT:
+            journal_error = {"message": "not sent: the run stopped before this id"}
+        if entry_id is not None:
+            self._sink.finish(
+                entry_id,
+                **outcome_fields(
+                    journal_outcome or _JOURNAL_WORDS[status],
+                    status=http_status,
+                    result=journal_result,
+                    error=journal_error,
+                    duration_ms=None if duration is None else duration * 1000,
+                ),
+            )
+        if self.on_result is not None:
+            self.on_result(
+                ItemResult(
+                    subject=subject,
+                    status=status,
+                    report_id=report_id,
+                    http_status=http_status,
+                    error=error,
+                    attempts=attempts,
+                )
+            )
+
+    def _settle_leftovers(self) -> None:
+        """Ids taken but never sent (stopped, or abandoned): recorded as not sent."""
+        chunk, self._chunk = self._chunk, []
+        for subject, _ in chunk:
+            self._settle(subject, None, ItemStatus.NOT_SENT)
+        while self._unqueued:
+            subject, entry_id, _ = self._unqueued.popleft()
+            self._settle(subject, entry_id, ItemStatus.NOT_SENT)
+        while not self._queue.empty():
+            job = self._queue.get_nowait()
+            if job is not None:
+                self._settle(job[0], job[1], ItemStatus.NOT_SENT)
+
+    # -- progress and summary -----------------------------------------------------
+
+    def progress(self) -> BulkProgress:
+        """Where the run stands now."""
+        tally = self._tally
+        now = time.monotonic()
+        self._samples.append((now, tally.sent))
+        while len(self._samples) > 2 and now - self._samples[1][0] >= RATE_WINDOW:
+            self._samples.popleft()
+        first_t, first_sent = self._samples[0]
+        rate = (tally.sent - first_sent) / (now - first_t) if now - first_t >= 0.5 else None
+        if self._read_all or self._stopping:
+            total: int | None = tally.taken
+        else:
+            estimate = self.source.candidate_lines - tally.invalid_count - tally.duplicates
+            total = max(estimate, tally.taken)
+        eta = None
+        if rate and total is not None and not self._stopping:
+            eta = max(0, total - tally.done) / rate
+        return BulkProgress(
+            done=tally.done,
+            total=total,
+            total_exact=self._read_all or self._stopping,
+            sent=tally.sent,
+            in_flight=tally.in_flight,
+            counts=dict(tally.counts),
+            invalid=tally.invalid_count,
+            duplicates=tally.duplicates,
+            elapsed=now - self._t0,
+            rate=rate,
+            eta=eta,
+            paused_for=self.pause.remaining(self.session.client().timing.clock()),
+            stopping=self._stopping,
+        )
+
+    def _emit_progress(self) -> None:
+        if self.on_progress is not None:
+            self.on_progress(self.progress())
+
+    async def _tick(self) -> None:
+        while True:
+            self._emit_progress()
+            await asyncio.sleep(self.progress_interval)
+
+    def _summary(self) -> BulkSummary:
+        tally = self._tally
+        counts = tally.counts
+        return BulkSummary(
+            total=tally.taken,
+            withdrawn=counts[ItemStatus.WITHDRAWN],
+            nothing_standing=counts[ItemStatus.NOTHING_STANDING],
+            unknown=sum(counts[s] for s in _UNKNOWN_LIKE),
+            failed=counts[ItemStatus.FAILED],
+            skipped=counts[ItemStatus.SKIPPED],
+            not_sent=counts[ItemStatus.NOT_SENT],
+            duplicates=tally.duplicates,
+            invalid=tuple(tally.invalid),
+            invalid_count=tally.invalid_count,
+            elapsed=time.monotonic() - self._t0,
+            interrupted=self._interrupted,
+            network_failures=tally.network_failures,
+            api_failures=tally.api_failures,
+            stopped_by=self._stopped_by,
+            errors=tuple(tally.errors.most_common(10)),
+            pauses=self.pause.count,
+            run_id=self._sink.run_id,
+            resumed=self.resume and self._resume_state.earlier_run,
+            journaled=self._sink.run_id is not None,
+        )
+
+
+@dataclass(frozen=True)
+class BulkPlan:
+    """What a bulk run would send (``--dry-run``): nothing is sent.
+
+    Attributes:
+        requests: The first requests, with their subjects.
+        count: Requests the run would send (distinct valid ids).
+        invalid: The invalid lines (the first :data:`MAX_INVALID_KEPT`).
+        invalid_count: Invalid lines in all.
+        duplicates: Repeated lines.
+    """
+
+    requests: tuple[tuple[Subject, PreparedRequest], ...]
+    count: int
+    invalid: tuple[InvalidLine, ...]
+    invalid_count: int
+    duplicates: int
+
+
+def plan_bulk(
+    session: Session, account: str, project: str, source: BulkSource, *, keep: int = 20
+) -> BulkPlan:
+    """Validate the whole input and build its first ``keep`` requests; send nothing."""
+    client = session.client()
+    client.prepare_revocation(account, project, visitor_id="-")  # ids usable?
+    requests: list[tuple[Subject, PreparedRequest]] = []
+    invalid: list[InvalidLine] = []
+    reader = source.read()
+    try:
+        for item in iter(reader):
+            if isinstance(item, InvalidLine):
+                if len(invalid) < MAX_INVALID_KEPT:
+                    invalid.append(InvalidLine(item.line, clean(item.reason)))
+            elif isinstance(item, Subject) and len(requests) < keep:
+                request = client.prepare_revocation(
+                    account,
+                    project,
+                    visitor_id=item.visitor_id,
+                    user_account_id=item.user_account_id,
+                )
+                requests.append((item, request))
+    finally:
+        reader.close()
+    return BulkPlan(
+        requests=tuple(requests),
+        count=reader.valid,
+        invalid=tuple(invalid),
+        invalid_count=reader.invalid,
+        duplicates=reader.duplicates,
+    )
+
+
+__all__ = [
+    "DEFAULT_CONCURRENCY",
+    "MAX_CONCURRENCY",
+    "BulkPlan",
+    "BulkProgress",
+    "BulkRevocation",
+    "BulkSummary",
+    "ItemResult",
+    "ItemStatus",
+    "check_concurrency",
+    "plan_bulk",
+]

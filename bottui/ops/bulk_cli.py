@@ -1,0 +1,226 @@
+"""The CLI face of bulk revocation: ``bottui revoke --from-file F|- ...``.
+
+Checks the options, opens the input and the ``--output`` file, refuses a
+read-only or unconfirmed protected profile before anything is sent, runs
+:class:`~bottui.ops.bulk.BulkRevocation` with a progress line on stderr when
+stderr is a terminal, turns the first Ctrl-C into a graceful stop (the
+requests in flight finish and are recorded; a second Ctrl-C abandons them)
+and prints the summary. The exit code is the first of 130, 4, 1, 2, 0 that
+applies (CONVENTIONS.md).
+
+``--dry-run`` prints the first :data:`DRY_RUN_SHOWN` requests in full (method,
+URL, headers, body and an equivalent ``curl`` with the token left as
+``$BOTTUI_ACCESS_TOKEN``) and the count of the rest, sends nothing and exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import io
+import signal
+import sys
+from collections.abc import Iterator
+from typing import Any, BinaryIO, Final, Protocol, TextIO
+
+from bottui.api.curl import to_curl
+from bottui.api.errors import EXIT_OK, RefusedError
+from bottui.ops.bulk import BulkPlan, BulkProgress, BulkRevocation, check_concurrency, plan_bulk
+from bottui.ops.bulk_input import BulkSource
+from bottui.ops.bulk_report import progress_line, summary_lines
+from bottui.ops.bulk_results import ResultsFile
+from bottui.ops.session import Session
+from bottui.plaintext import clean
+
+#: Requests a bulk ``--dry-run`` prints in full; the rest are counted.
+DRY_RUN_SHOWN: Final = 20
+
+
+class Output(Protocol):
+    """What :class:`bottui.cli.Output` offers (ops cannot import the CLI)."""
+
+    as_json: bool
+    err: TextIO
+
+    def line(self, text: str = "") -> None: ...
+    def message(self, text: str) -> None: ...
+    def document(self, doc: Any) -> None: ...
+
+
+class ProgressLine:
+    """A progress line redrawn in place on a terminal (nothing when not a terminal)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.enabled = _isatty(stream)
+        self._shown = False
+
+    def update(self, progress: BulkProgress) -> None:
+        """Redraw the line."""
+        if self.enabled:
+            self.stream.write("\r\x1b[K" + progress_line(progress))
+            self.stream.flush()
+            self._shown = True
+
+    def clear(self) -> None:
+        """Erase the line (before any other message)."""
+        if self.enabled and self._shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self._shown = False
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    if args.visitor_id is not None or args.user_account_id is not None:
+        raise RefusedError(
+            "Invalid command line",
+            "--from-file and --visitor-id/--user-account-id exclude each other",
+        )
+    check_concurrency(args.concurrency)
+
+
+def _stdin_bytes() -> BinaryIO:
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is not None:
+        stream: BinaryIO = buffer
+        return stream
+    return io.BytesIO(sys.stdin.read().encode("utf-8", "surrogatepass"))
+
+
+def open_source(name: str) -> BulkSource:
+    """The input named by ``--from-file`` (``-``: stdin, spooled)."""
+    if name == "-":
+        return BulkSource.from_stream(_stdin_bytes())
+    return BulkSource.from_path(name)
+
+
+async def run_bulk_revoke(args: argparse.Namespace, out: Output, session: Session) -> int:
+    """``bottui revoke --from-file F|- [--concurrency N] [--resume] [--output F]``."""
+    source: BulkSource | None = None
+    results: ResultsFile | None = None
+    try:
+        _check_options(args)
+        account, project = session.project_scope(args.account, args.project)
+        if args.dry_run:
+            source = open_source(args.from_file)
+            _print_plan(out, plan_bulk(session, account, project, source, keep=DRY_RUN_SHOWN))
+            return EXIT_OK
+        session.check_may_change(confirmed=args.yes)
+        source = open_source(args.from_file)
+        if args.output:
+            results = ResultsFile.open(args.output)
+        progress = ProgressLine(out.err)
+        engine = BulkRevocation(
+            session,
+            account,
+            project,
+            source,
+            concurrency=args.concurrency,
+            resume=args.resume,
+            confirmed=args.yes,
+            on_progress=progress.update,
+            on_result=results.write if results is not None else None,
+        )
+        with _sigint_stops(engine, out, progress):
+            summary = await engine.run()
+        progress.clear()
+        if out.as_json:
+            out.document(summary.to_json())
+        else:
+            for text in summary_lines(summary, source.label):
+                out.line(text)
+        if results is not None:
+            out.message(f"{results.rows:,} rows written to {clean(results.path)}")
+        return summary.exit_code
+    finally:
+        if results is not None:
+            results.close()
+        if source is not None:
+            source.close()
+        for warning in session.take_warnings():
+            out.message(f"warning: {clean(warning)}")
+        await session.aclose()
+
+
+@contextlib.contextmanager
+def _sigint_stops(engine: BulkRevocation, out: Output, progress: ProgressLine) -> Iterator[None]:
+    """While running, Ctrl-C stops the run gracefully; a second one abandons it."""
+    loop = asyncio.get_running_loop()
+
+    def on_sigint() -> None:
+        progress.clear()
+        if not engine.stopping:
+            out.message(
+                f"stopping: finishing the {engine.in_flight} request(s) in flight "
+                "(Ctrl-C again to abandon them)"
+            )
+        else:
+            out.message("abandoning the requests in flight")
+        engine.cancel()
+
+    try:
+        loop.add_signal_handler(signal.SIGINT, on_sigint)
+    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, Windows
+        yield
+        return
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+
+
+def _print_plan(out: Output, plan: BulkPlan) -> None:
+    """The dry run: the first requests in full, the count of the rest."""
+    shown = len(plan.requests)
+    if out.as_json:
+        out.document(
+            {
+                "dryRun": True,
+                "requests": [
+                    {
+                        "line": subject.line,
+                        "method": r.method,
+                        "url": r.url,
+                        "body": r.body.decode(),
+                        "curl": to_curl(r),
+                    }
+                    for subject, r in plan.requests
+                ],
+                "count": plan.count,
+                "shown": shown,
+                "duplicates": plan.duplicates,
+                "invalid": [line.to_json() for line in plan.invalid],
+                "invalidCount": plan.invalid_count,
+            }
+        )
+    else:
+        for subject, request in plan.requests:
+            out.line(f"# line {subject.line}")
+            out.line(f"{request.method} {clean(request.url)}")
+            out.line(f"X-Api-Key: ${request.token_env}")
+            out.line("Content-Type: application/json")
+            out.line("")
+            out.line(clean(request.body.decode()))
+            out.line("")
+            out.line(clean(to_curl(request)))
+            out.line("")
+        if plan.count > shown:
+            out.line(f"# … and {plan.count - shown:,} more requests like these")
+        out.line(
+            f"# {plan.count:,} requests in all; {plan.duplicates:,} repeated lines; "
+            f"{plan.invalid_count:,} invalid lines"
+        )
+        for line in plan.invalid[:DRY_RUN_SHOWN]:
+            out.line(f"#   line {line.line}: {clean(line.reason)}")
+    out.message("dry run: nothing was sent")
+
+
+__all__ = ["DRY_RUN_SHOWN", "ProgressLine", "open_source", "run_bulk_revoke"]

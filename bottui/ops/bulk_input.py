@@ -1,0 +1,429 @@
+"""The input of a bulk revocation: where the ids come from, and reading them.
+
+Two formats, told apart by the first non-blank line:
+
+* **one visitor id per line**;
+* **CSV** whose header names ``visitorId`` and/or ``userAccountId`` (any
+  case; other columns are ignored; comma, semicolon or tab separated).
+
+Either way the bytes are UTF-8 with or without a BOM, lines end in LF or
+CRLF, surrounding whitespace is trimmed and blank lines are skipped. Each
+line is validated on its own: a bad one becomes an :class:`InvalidLine` with
+its 1-based line number and a reason, and is never sent. Subjects are
+deduplicated on the (visitorId, userAccountId) pair through a set of 16-byte
+BLAKE2b digests (about 90 bytes per id, not the ids themselves), so memory
+stays small; everything else is streamed.
+
+A :class:`BulkSource` is read once up front for its SHA-256 (the identity of
+a run, for ``--resume``) and its count of non-blank lines (an upper bound of
+the ids, for progress); stdin is spooled to an unnamed temporary file on the
+way, so it can be read twice and hashed like a file.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO, Final, Literal
+
+from bottui.api.errors import RefusedError, ValidationError
+from bottui.api.validation import subject
+
+#: Longest line read; a longer one is reported invalid and skipped.
+MAX_LINE_BYTES: Final = 1 << 16
+VISITOR_COLUMN: Final = "visitorid"
+USER_COLUMN: Final = "useraccountid"
+_BOM: Final = b"\xef\xbb\xbf"
+_UTF16_BOMS: Final = (b"\xff\xfe", b"\xfe\xff")
+_DELIMITERS: Final = (",", ";", "\t")
+_BLOCK: Final = 1 << 16
+
+InputFormat = Literal["lines", "csv"]
+
+
+class BulkInputError(RefusedError):
+    """The input as a whole cannot be used (unreadable, UTF-16, a bad header): exit 2."""
+
+
+@dataclass(frozen=True, slots=True)
+class Subject:
+    """One valid line: the identity whose grant to revoke.
+
+    Attributes:
+        line: 1-based line number in the input.
+        visitor_id: The visitor id, or None.
+        user_account_id: The user account id, or None.
+        key: 16-byte digest of the pair (deduplication and ``--resume``).
+    """
+
+    line: int
+    visitor_id: str | None
+    user_account_id: str | None
+    key: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidLine:
+    """A line that is not sent, and why (``reason`` holds no control characters)."""
+
+    line: int
+    reason: str
+
+    def to_json(self) -> dict[str, int | str]:
+        """``{"line", "reason"}`` as in the ``--json`` summary."""
+        return {"line": self.line, "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class Duplicate:
+    """A valid line repeating the pair of an earlier line (not sent again)."""
+
+    line: int
+
+
+def subject_key(visitor_id: str | None, user_account_id: str | None) -> bytes:
+    """The 16-byte digest of a (visitorId, userAccountId) pair.
+
+    NUL separates the two: validated ids hold no control characters, so two
+    different pairs never share the bytes that are hashed.
+    """
+    data = f"{visitor_id or ''}\x00{user_account_id or ''}".encode()
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def _columns(first_line: str) -> tuple[str, list[str]] | None:
+    """The delimiter and column names when ``first_line`` is a CSV header naming ours."""
+    for delimiter in _DELIMITERS:
+        try:
+            names = next(csv.reader([first_line], delimiter=delimiter, strict=True))
+        except (csv.Error, StopIteration):
+            continue
+        folded = [name.strip().lower() for name in names]
+        if VISITOR_COLUMN in folded or USER_COLUMN in folded:
+            return delimiter, folded
+    return None
+
+
+def _decode_first(raw: bytes) -> str | None:
+    try:
+        return raw.removeprefix(_BOM).decode("utf-8").strip()
+    except UnicodeDecodeError:
+        return None
+
+
+class _Scanner:
+    """Fed the input block by block: SHA-256, non-blank lines, the first of them."""
+
+    def __init__(self) -> None:
+        self.sha256 = hashlib.sha256()
+        self.nonblank = 0
+        self.first: bytes | None = None
+        self._partial = b""
+        self._partial_nonblank = False
+        self._start = True
+
+    def feed(self, block: bytes) -> None:
+        if self._start and block:
+            self._start = False
+            if block.startswith(_UTF16_BOMS):
+                raise BulkInputError(
+                    "The input is UTF-16", "save it as UTF-8 (with or without a BOM)"
+                )
+        self.sha256.update(block)
+        parts = block.split(b"\n")
+        for part in parts[:-1]:
+            self._line_end(part)
+        tail = parts[-1]
+        if tail.strip():
+            self._partial_nonblank = True
+        if self.first is None and len(self._partial) < MAX_LINE_BYTES:
+            self._partial += tail[: MAX_LINE_BYTES - len(self._partial)]
+
+    def _line_end(self, part: bytes) -> None:
+        nonblank = self._partial_nonblank or bool(part.strip())
+        if nonblank:
+            self.nonblank += 1
+            if self.first is None:
+                self.first = (self._partial + part)[:MAX_LINE_BYTES]
+        self._partial = b""
+        self._partial_nonblank = False
+
+    def finish(self) -> None:
+        if self._partial_nonblank or self._partial.strip():
+            self._line_end(b"")
+
+    def candidate_lines(self) -> int:
+        """Non-blank lines, less the CSV header if there is one."""
+        if self.first is None:
+            return 0
+        text = _decode_first(self.first)
+        header = text is not None and _columns(text) is not None
+        return self.nonblank - (1 if header else 0)
+
+
+class BulkSource:
+    """The bytes of one bulk input, readable as many times as needed.
+
+    Make one with :meth:`from_path`, :meth:`from_stream` (stdin: spooled to
+    an unnamed temporary file, removed on :meth:`close`) or :meth:`from_text`
+    (text pasted in the TUI).
+
+    Attributes:
+        label: What to call it in messages (the path, ``stdin``, ...).
+        sha256: Hex SHA-256 of the bytes: with the profile, account and
+            project, the identity of a run for ``--resume``.
+        candidate_lines: Non-blank lines less a CSV header: an upper bound
+            of the ids, exact when no line is invalid or repeated.
+        size: Bytes.
+    """
+
+    def __init__(
+        self,
+        label: str,
+        *,
+        sha256: str,
+        candidate_lines: int,
+        size: int,
+        path: Path | None = None,
+        spool: BinaryIO | None = None,
+        data: bytes | None = None,
+    ) -> None:
+        self.label = label
+        self.sha256 = sha256
+        self.candidate_lines = candidate_lines
+        self.size = size
+        self._path = path
+        self._spool = spool
+        self._data = data
+
+    def __repr__(self) -> str:
+        return f"BulkSource({self.label!r}, lines={self.candidate_lines})"
+
+    @classmethod
+    def from_path(cls, path: str | Path) -> BulkSource:
+        """A file; read once now for its hash and line count."""
+        file = Path(path)
+        scanner = _Scanner()
+        size = 0
+        try:
+            with open(file, "rb") as handle:
+                for block in iter(lambda: handle.read(_BLOCK), b""):
+                    size += len(block)
+                    scanner.feed(block)
+        except OSError as exc:
+            raise BulkInputError(
+                "Cannot read the input file", f"{file}: {exc.strerror or exc}"
+            ) from None
+        scanner.finish()
+        return cls(
+            str(file),
+            sha256=scanner.sha256.hexdigest(),
+            candidate_lines=scanner.candidate_lines(),
+            size=size,
+            path=file,
+        )
+
+    @classmethod
+    def from_stream(cls, stream: BinaryIO, label: str = "stdin") -> BulkSource:
+        """A stream (stdin), copied to an unnamed temporary file as it is read and hashed."""
+        spool = tempfile.TemporaryFile(prefix="bottui-bulk-")  # noqa: SIM115 (closed by close)
+        scanner = _Scanner()
+        size = 0
+        try:
+            for block in iter(lambda: stream.read(_BLOCK), b""):
+                size += len(block)
+                scanner.feed(block)
+                spool.write(block)
+            spool.flush()
+        except BaseException:
+            spool.close()
+            raise
+        scanner.finish()
+        return cls(
+            label,
+            sha256=scanner.sha256.hexdigest(),
+            candidate_lines=scanner.candidate_lines(),
+            size=size,
+            spool=spool,
+        )
+
+    @classmethod
+    def from_text(cls, text: str, label: str = "pasted text") -> BulkSource:
+        """Text already in memory (pasted or loaded in the TUI), as UTF-8."""
+        data = text.encode("utf-8", "surrogatepass")
+        scanner = _Scanner()
+        scanner.feed(data)
+        scanner.finish()
+        return cls(
+            label,
+            sha256=scanner.sha256.hexdigest(),
+            candidate_lines=scanner.candidate_lines(),
+            size=len(data),
+            data=data,
+        )
+
+    def open(self) -> BinaryIO:
+        """A new binary reader from the first byte (close it when done)."""
+        if self._path is not None:
+            try:
+                return open(self._path, "rb")
+            except OSError as exc:
+                raise BulkInputError(
+                    "Cannot read the input file", f"{self._path}: {exc.strerror or exc}"
+                ) from None
+        if self._spool is not None:
+            handle = os.fdopen(os.dup(self._spool.fileno()), "rb")
+            handle.seek(0)
+            return handle
+        return io.BytesIO(self._data or b"")
+
+    def read(self) -> SubjectReader:
+        """A :class:`SubjectReader` over a new reader (closed when iteration ends)."""
+        return SubjectReader(self.open())
+
+    def close(self) -> None:
+        """Remove the spooled copy, if any."""
+        if self._spool is not None:
+            self._spool.close()
+            self._spool = None
+
+
+class SubjectReader:
+    """Iterates over the lines of an input: :class:`Subject`, :class:`InvalidLine`
+    or :class:`Duplicate`, in input order; blank lines and the header yield nothing.
+
+    Counters (``lines``, ``valid``, ``invalid``, ``duplicates``) grow as it goes.
+    """
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self._seen: set[bytes] = set()
+        self.format: InputFormat | None = None
+        self.lines = 0
+        self.valid = 0
+        self.invalid = 0
+        self.duplicates = 0
+        self._delimiter = ","
+        self._names: list[str] = []
+        self._visitor_at: int | None = None
+        self._user_at: int | None = None
+
+    def close(self) -> None:
+        """Close the underlying reader (iteration closes it when it ends)."""
+        self._stream.close()
+
+    def __iter__(self) -> Iterator[Subject | InvalidLine | Duplicate]:
+        try:
+            for number, raw in self._raw_lines():
+                item = self._line(number, raw)
+                if item is None:
+                    continue
+                if isinstance(item, Subject):
+                    if item.key in self._seen:
+                        self.duplicates += 1
+                        yield Duplicate(number)
+                        continue
+                    self._seen.add(item.key)
+                    self.valid += 1
+                else:
+                    self.invalid += 1
+                yield item
+        finally:
+            self._stream.close()
+
+    def _raw_lines(self) -> Iterator[tuple[int, bytes | None]]:
+        """(number, bytes) of each line; bytes None for a line over the limit."""
+        readline = self._stream.readline
+        number = 0
+        while True:
+            raw = readline(MAX_LINE_BYTES + 1)
+            if not raw:
+                return
+            number += 1
+            self.lines = number
+            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                while True:  # skip the rest of the line
+                    rest = readline(_BLOCK)
+                    if not rest or rest.endswith(b"\n"):
+                        break
+                yield number, None
+                continue
+            if number == 1:
+                if raw.startswith(_UTF16_BOMS):
+                    raise BulkInputError(
+                        "The input is UTF-16", "save it as UTF-8 (with or without a BOM)"
+                    )
+                raw = raw.removeprefix(_BOM)
+            yield number, raw
+
+    def _line(self, number: int, raw: bytes | None) -> Subject | InvalidLine | None:
+        if raw is None:
+            return InvalidLine(number, f"longer than {MAX_LINE_BYTES} bytes")
+        try:
+            text = raw.decode("utf-8").strip()
+        except UnicodeDecodeError as exc:
+            return InvalidLine(number, f"not valid UTF-8 (byte {exc.start + 1})")
+        if not text:
+            return None
+        if self.format is None:
+            columns = _columns(text)
+            if columns is not None:
+                self._header(*columns)
+                return None
+            self.format = "lines"
+        if self.format == "lines":
+            return self._subject(number, text, None)
+        return self._csv_row(number, text)
+
+    def _header(self, delimiter: str, names: list[str]) -> None:
+        for column in (VISITOR_COLUMN, USER_COLUMN):
+            if names.count(column) > 1:
+                raise BulkInputError("Invalid CSV header", f"the column {column!r} appears twice")
+        self.format = "csv"
+        self._delimiter = delimiter
+        self._names = names
+        self._visitor_at = names.index(VISITOR_COLUMN) if VISITOR_COLUMN in names else None
+        self._user_at = names.index(USER_COLUMN) if USER_COLUMN in names else None
+
+    def _csv_row(self, number: int, text: str) -> Subject | InvalidLine:
+        try:
+            fields = next(csv.reader([text], delimiter=self._delimiter, strict=True))
+        except (csv.Error, StopIteration) as exc:
+            return InvalidLine(number, f"not a CSV row ({exc})")
+        if len(fields) != len(self._names):
+            return InvalidLine(
+                number, f"{len(fields)} fields where the header has {len(self._names)}"
+            )
+        visitor = fields[self._visitor_at].strip() if self._visitor_at is not None else ""
+        user = fields[self._user_at].strip() if self._user_at is not None else ""
+        return self._subject(number, visitor or None, user or None)
+
+    @staticmethod
+    def _subject(number: int, visitor: str | None, user: str | None) -> Subject | InvalidLine:
+        try:
+            checked = subject(visitor, user)
+        except ValidationError as exc:
+            if exc.field == "subject":
+                return InvalidLine(number, "no visitorId and no userAccountId")
+            return InvalidLine(number, f"{exc.field}: {exc.message}")
+        visitor_id = checked.get("visitorId")
+        user_id = checked.get("userAccountId")
+        return Subject(number, visitor_id, user_id, subject_key(visitor_id, user_id))
+
+
+__all__ = [
+    "MAX_LINE_BYTES",
+    "BulkInputError",
+    "BulkSource",
+    "Duplicate",
+    "InvalidLine",
+    "Subject",
+    "SubjectReader",
+    "subject_key",
+]

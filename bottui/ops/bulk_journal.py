@@ -1,0 +1,226 @@
+"""The journal side of a bulk run: the run's identity, what ``--resume`` skips,
+and the started and outcome records of every id, written in batches.
+
+Every SQLite call runs in a daemon thread (:func:`~bottui.ops.daemon.run_in_daemon`),
+so a journal locked by another process (up to its busy timeout) never stalls
+the event loop, the requests in flight or a TUI. Started records are written
+per chunk, before the chunk's ids are sent; outcomes are buffered here and
+written by one pump task, in order, every :data:`FLUSH_SECONDS` or
+:data:`FLUSH_COUNT` outcomes. A journal that cannot be opened or written
+becomes a warning on the session: the run goes on and its exit code does
+not change (CONVENTIONS.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final
+
+from bottui.ops.daemon import run_in_daemon
+from bottui.ops.session import Session
+
+if TYPE_CHECKING:
+    from bottui.store.journal import BatchWriter, Journal, StartRecord
+
+FLUSH_SECONDS: Final = 0.5
+FLUSH_COUNT: Final = 256
+#: Outcomes after which an earlier attempt may have withdrawn the grant
+#: without our knowing: resent, a "nothing standing" reads "unknown (retried)".
+UNCERTAIN_OUTCOMES: Final = ("network-error", "unknown", "unknown-retried", "interrupted")
+#: The outcome recorded for an id taken from the input but never sent.
+NOT_SENT: Final = "not-sent"
+
+
+@dataclass
+class ResumeState:
+    """What earlier runs of the same input left: digests of ids to skip, and
+    of ids whose earlier attempt may have done its work unseen."""
+
+    settled: set[bytes] = field(default_factory=set)
+    uncertain: set[bytes] = field(default_factory=set)
+    earlier_run: bool = False
+
+
+def _digests(keys: Iterable[str | None]) -> set[bytes]:
+    out: set[bytes] = set()
+    for key in keys:
+        if key is None:
+            continue
+        try:
+            out.add(bytes.fromhex(key))
+        except ValueError:
+            continue  # not one of ours
+    return out
+
+
+class JournalSink:
+    """Journals one bulk run; every method is safe to call when the journal is away.
+
+    Args:
+        session: Gives the journal and takes the warnings.
+    """
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+        self._journal: Journal | None = None
+        self._writer: BatchWriter | None = None
+        self._pending: list[tuple[int, dict[str, Any]]] = []
+        self._wake = asyncio.Event()
+        self._closing = False
+        self._pump: asyncio.Task[None] | None = None
+        self.run_id: int | None = None
+
+    @property
+    def available(self) -> bool:
+        """Whether records are being written."""
+        return self._writer is not None
+
+    def _warn(self, what: str, exc: BaseException) -> None:
+        title = getattr(exc, "title", type(exc).__name__)
+        details = getattr(exc, "details", "")
+        self._session.warn(f"{what}: {title}. {details}".strip())
+
+    async def open(
+        self, *, account: str, project: str, input_sha256: str, operation: str, resume: bool
+    ) -> ResumeState:
+        """Find or make the run; with ``resume``, read what earlier runs settled."""
+        from bottui.store.journal import JournalUnavailable
+
+        journal = self._session.journal
+        state = ResumeState()
+        if journal is None:
+            if resume:
+                self._session.warn("cannot resume: the journal is unavailable; sending every id")
+            return state
+        profile = self._session.settings.inventory_scope
+        try:
+            run_id = await run_in_daemon(
+                lambda: journal.run(
+                    profile=profile,
+                    account=account,
+                    project=project,
+                    input_sha256=input_sha256,
+                    operation=operation,
+                )
+            )
+            if resume:
+                state = await run_in_daemon(lambda: _resume_state(journal, run_id))
+            self.run_id = run_id
+            self._writer = await run_in_daemon(lambda: journal.batch(interval=0))
+        except JournalUnavailable as exc:
+            self._warn("this run is NOT journaled", exc)
+            if resume:
+                self._session.warn("cannot resume: sending every id")
+            return ResumeState()
+        self._journal = journal
+        self._pump = asyncio.create_task(self._pump_loop(), name="bottui-bulk-journal")
+        return state
+
+    async def start(self, records: list[StartRecord]) -> list[int] | None:
+        """Write the started records of a chunk now; their entry ids (None: not journaled)."""
+        writer = self._writer
+        if writer is None or not records:
+            return None
+        from bottui.store.journal import JournalUnavailable
+
+        try:
+            return await run_in_daemon(lambda: writer.start_many(records))
+        except JournalUnavailable as exc:
+            self._warn("some ids are NOT journaled", exc)
+            return None
+
+    def finish(self, entry_id: int | None, **outcome: Any) -> None:
+        """Queue the outcome of an entry (written by the pump, in order)."""
+        if entry_id is None or self._writer is None:
+            return
+        self._pending.append((entry_id, outcome))
+        if len(self._pending) >= FLUSH_COUNT:
+            self._wake.set()
+
+    async def close(self) -> None:
+        """Write every queued outcome and close the writer."""
+        self._closing = True
+        self._wake.set()
+        if self._pump is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._pump
+            self._pump = None
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            from bottui.store.journal import JournalUnavailable
+
+            try:
+                await run_in_daemon(writer.close)
+            except JournalUnavailable as exc:
+                self._warn("outcomes NOT journaled", exc)
+            except ValueError as exc:  # outcomes the journal refused; the rest is written
+                self._session.warn(f"journal: {exc}")
+
+    async def _pump_loop(self) -> None:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), FLUSH_SECONDS)
+            self._wake.clear()
+            batch, self._pending = self._pending, []
+            if batch:
+                await self._write(batch)
+            if self._closing and not self._pending:
+                return
+
+    async def _write(self, batch: list[tuple[int, dict[str, Any]]]) -> None:
+        writer = self._writer
+        if writer is None:
+            return
+        from bottui.store.journal import JournalUnavailable
+
+        def write() -> None:
+            for entry_id, outcome in batch:
+                writer.finish(entry_id, **outcome)
+            writer.flush()
+
+        try:
+            await run_in_daemon(write)
+        except JournalUnavailable as exc:
+            self._warn("some outcomes are NOT journaled", exc)
+        except ValueError as exc:  # an outcome the journal refused; the rest is written
+            self._session.warn(f"journal: {exc}")
+
+
+def _resume_state(journal: Journal, run_id: int) -> ResumeState:
+    """Read (in a worker thread) what earlier runs of this input settled."""
+    if not journal.entries(run_id=run_id, limit=1):
+        return ResumeState()
+    settled = _digests(journal.settled_items(run_id))
+    uncertain = _digests(journal.settled_items(run_id, UNCERTAIN_OUTCOMES))
+    uncertain |= _digests(e.item_key for e in journal.entries(run_id=run_id, unfinished=True))
+    return ResumeState(settled=settled, uncertain=uncertain - settled, earlier_run=True)
+
+
+def outcome_fields(
+    outcome: str,
+    *,
+    status: int | None = None,
+    result: Mapping[str, Any] | None = None,
+    error: Mapping[str, Any] | None = None,
+    duration_ms: float | None = None,
+) -> dict[str, Any]:
+    """The keyword arguments of one outcome for :meth:`JournalSink.finish`."""
+    return {
+        "outcome": outcome,
+        "status": status,
+        "result": result,
+        "error": error,
+        "duration_ms": duration_ms,
+    }
+
+
+__all__ = [
+    "NOT_SENT",
+    "UNCERTAIN_OUTCOMES",
+    "JournalSink",
+    "ResumeState",
+    "outcome_fields",
+]
