@@ -16,6 +16,24 @@ from bottui.store.tokens import TokenStore
 START_DEMO: Final = -1
 
 
+def read_keymap(locations: Locations) -> dict[str, str]:
+    """The ``[keymap]`` table of config.toml: binding id -> keys (e.g. ``"limiters.toggle" = "t"``).
+
+    Only string pairs are kept; anything else in the table is ignored, so a
+    typo never stops the app from starting.
+    """
+    import tomllib
+
+    try:
+        with locations.config_file.open("rb") as handle:
+            table = tomllib.load(handle).get("keymap", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
+    if not isinstance(table, dict):
+        return {}
+    return {k: v for k, v in table.items() if isinstance(k, str) and isinstance(v, str)}
+
+
 def run_app(args: argparse.Namespace) -> int:
     """Build the session from the common options and the config; run the app."""
     from bottui.tui.app import BottuiApp
@@ -32,6 +50,11 @@ def run_app(args: argparse.Namespace) -> int:
         read_only=args.read_only,
     )
     session = Session(locations, settings, TokenStore())
-    app = BottuiApp(session, theme=config.theme, remember_theme=store.set_theme)
+    app = BottuiApp(
+        session,
+        theme=config.theme,
+        remember_theme=store.set_theme,
+        keymap=read_keymap(locations),
+    )
     result = app.run()
     return result if isinstance(result, int) else 0
