@@ -12,6 +12,28 @@ from __future__ import annotations
 import shlex
 
 from bottui.api.requests import PreparedRequest
+from bottui.plaintext import has_control
+
+
+def quote(value: str) -> str:
+    """Quote ``value`` for bash, printable even when it holds invisible characters.
+
+    Plain text uses ``shlex.quote``. Text with characters a terminal must
+    not receive raw (bidi overrides, line separators, C0/C1 controls) uses
+    bash's ``$'...'`` form with ``\\uXXXX`` escapes, so the printed command is
+    plain text and still sends the very same bytes.
+    """
+    if not has_control(value):
+        return shlex.quote(value)
+    out = []
+    for ch in value:
+        if has_control(ch):
+            out.append(f"\\u{ord(ch):04x}" if ord(ch) >= 0x80 else f"\\x{ord(ch):02x}")
+        elif ch in "\\'":
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+    return "$'" + "".join(out) + "'"
 
 
 def to_curl(request: PreparedRequest) -> str:
@@ -24,12 +46,12 @@ def to_curl(request: PreparedRequest) -> str:
         "--path-as-is",
         "-X",
         request.method,
-        shlex.quote(request.url),
+        quote(request.url),
         "-H",
         shlex.quote("Content-Type: application/json"),
         "-H",
         f'"X-Api-Key: ${request.token_env}"',
     ]
     if request.body:
-        parts += ["--data-binary", shlex.quote(request.body.decode())]
+        parts += ["--data-binary", quote(request.body.decode())]
     return " ".join(parts)
