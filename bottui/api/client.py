@@ -423,6 +423,15 @@ class BotProtectionClient:
                 ambiguous=True,
                 retryable=True,
             )
+        except Exception as exc:
+            # A bug in a transport or library. Never let it out with its
+            # traceback: the library's frames hold the request headers, and
+            # crash reports print every frame's locals. Name it and stop.
+            failure = _Failure(
+                ConnectionFailed("Unexpected failure in the HTTP transport", type(exc).__name__),
+                ambiguous=True,
+                retryable=False,
+            )
         if failure is not None:
             return failure
         if 200 <= status < 300:

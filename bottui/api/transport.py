@@ -140,11 +140,6 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
             sock_connect=connect,
             sock_read=timeouts.get("read"),
         )
-        headers = [
-            (name.decode("latin-1"), value.decode("latin-1"))
-            for name, value in request.headers.raw
-            if name.lower() not in _SKIP_HEADERS
-        ]
         body = await request.aread()
         url = yarl.URL(str(request.url), encoded=True)
         options: dict[str, Any] = {}
@@ -155,7 +150,13 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
             response = await session.request(
                 request.method,
                 url,
-                headers=headers,
+                # Built inline, never bound to a local: crash reports print
+                # the locals of every frame, and these hold the token.
+                headers=[
+                    (name.decode("latin-1"), value.decode("latin-1"))
+                    for name, value in request.headers.raw
+                    if name.lower() not in _SKIP_HEADERS
+                ],
                 data=body or None,
                 allow_redirects=False,
                 timeout=timeout,

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from typing import Any
 
+import httpx
 import pytest
 
 from bottui.api.client import BotProtectionClient, build_thresholds
@@ -452,4 +453,21 @@ async def test_canary_absent_after_connection_failure(fake_time: FakeTime) -> No
         with pytest.raises(ConnectionFailed) as info:
             await c.revoke_grant(ACC, PROJ, AccessToken(CANARY), visitor_id="v")
     assert info.value.__context__ is None and info.value.__cause__ is None
+    assert CANARY not in _everything_printed(info.value)
+
+
+class _BuggyTransport(httpx.AsyncBaseTransport):
+    """A transport with a bug: it raises something no transport should."""
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        headers = dict(request.headers)  # a local holding the token, as a library might
+        raise RuntimeError(f"bug with {len(headers)} headers")
+
+
+async def test_transport_bug_becomes_our_error_without_frames() -> None:
+    async with BotProtectionClient("http://127.0.0.1:1", transport=_BuggyTransport()) as c:
+        with pytest.raises(ConnectionFailed) as info:
+            await c.revoke_grant(ACC, PROJ, AccessToken(CANARY), visitor_id="v")
+    assert "RuntimeError" in info.value.details
+    assert info.value.__context__ is None
     assert CANARY not in _everything_printed(info.value)
