@@ -347,6 +347,11 @@ class BottuiApp(App[int]):
             lambda: self._palette("grants", "focus_form"),
         )
         yield SystemCommand(
+            "Bulk revoke...",
+            "Withdraw many grants from pasted ids or a file (3, b)",
+            lambda: self._palette("grants", "bulk"),
+        )
+        yield SystemCommand(
             "Thresholds", "Edit dimension thresholds (4)", lambda: self.action_show("thresholds")
         )
         yield SystemCommand(

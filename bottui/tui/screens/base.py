@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
+from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
 from bottui.tui.messages import InventoryChanged, ProjectChosen
@@ -24,6 +25,9 @@ from bottui.tui.widgets.context_bar import ContextBar
 
 if TYPE_CHECKING:
     from bottui.tui.app import BottuiApp
+
+#: Under the context bar on every screen while the profile is read-only.
+READ_ONLY_BANNER = "READ-ONLY profile: every change is refused; nothing is sent"
 
 
 class BottuiScreen(Screen[None]):
@@ -44,8 +48,17 @@ class BottuiScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield ContextBar()
+        banner = Static(Content(READ_ONLY_BANNER), id="readonly-banner", classes="banner-readonly")
+        banner.display = self._read_only()
+        yield banner
         yield from self.compose_body()
         yield Footer()
+
+    def _read_only(self) -> bool:
+        from bottui.tui.app import BottuiApp
+
+        app = self.app
+        return isinstance(app, BottuiApp) and app.session.settings.read_only
 
     def compose_body(self) -> ComposeResult:
         """The screen's own widgets, between the context bar and the footer."""
@@ -93,6 +106,8 @@ class BottuiScreen(Screen[None]):
     def _refresh_context(self) -> None:
         for bar in self.query(ContextBar):
             bar.refresh_context()
+        for banner in self.query("#readonly-banner"):
+            banner.display = self._read_only()
         self.refresh_data()
 
     def on_screen_resume(self) -> None:

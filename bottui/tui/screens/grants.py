@@ -6,8 +6,10 @@ awaits :func:`bottui.ops.mutations.revoke`. The result panel says plainly
 which of the four outcomes happened, and this session's revocations are
 listed below, failures included.
 
-The form lives in ``#grants-forms`` on its own, so a bulk section (a file or
-a pasted list of ids) can sit beside it.
+The form lives in ``#grants-forms`` on its own. ``b`` opens the bulk dialog
+(pasted ids or a file, :mod:`bottui.tui.screens.bulk_dialog`); once confirmed,
+this screen runs :class:`~bottui.ops.bulk.BulkRevocation` in its worker and
+the run dialog (:mod:`bottui.tui.screens.bulk_run`) shows progress and summary.
 """
 
 from __future__ import annotations
@@ -27,9 +29,14 @@ from textual.widgets import Static
 from bottui.api.errors import ApiError, CredentialsError, NetworkError, RefusedError
 from bottui.api.models import Revocation
 from bottui.ops import mutations
+from bottui.ops.bulk import BulkRevocation, BulkSummary
 from bottui.ops.mutations import Applied
 from bottui.store.utc import system_clock
 from bottui.tui.screens.base import BottuiScreen
+from bottui.tui.screens.bulk_confirm import BulkOrder, confirm_bulk
+from bottui.tui.screens.bulk_dialog import BulkDialog, BulkDraft
+from bottui.tui.screens.bulk_run import BulkRunDialog, RunResult
+from bottui.tui.widgets.bulk_words import unsettled
 from bottui.tui.widgets.revocation_form import RevocationForm
 from bottui.tui.widgets.revocation_history import RevocationHistory
 from bottui.tui.widgets.revocation_result import RevocationRecord, RevocationResult, subject_line
@@ -50,6 +57,22 @@ class RevocationFailed(Message):
     """A revocation failed (the app's error handler shows why)."""
 
     record: RevocationRecord
+
+
+@dataclass
+class BulkFinished(Message):
+    """A bulk run ended (also after a stop): its summary."""
+
+    dialog: BulkRunDialog
+    summary: BulkSummary
+
+
+@dataclass
+class BulkFailed(Message):
+    """A bulk run could not start or broke off (the app's error handler says why)."""
+
+    dialog: BulkRunDialog
+    error: BaseException
 
 
 def failure_words(error: BaseException) -> str:
@@ -75,6 +98,7 @@ class GrantsScreen(BottuiScreen):
     AUTO_FOCUS: ClassVar[str | None] = "#revocation-history"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("i", "focus_form", "Revoke form", id="grants.form"),
+        Binding("b", "bulk", "Bulk revoke", id="grants.bulk"),
         Binding("escape", "leave_field", "Leave field", show=False, id="grants.leave"),
     ]
 
@@ -82,6 +106,8 @@ class GrantsScreen(BottuiScreen):
         super().__init__()
         #: This session's revocations, oldest first.
         self.records: list[RevocationRecord] = []
+        #: What the bulk dialog held when last closed (kept until a run settles every id).
+        self.bulk_draft = BulkDraft()
 
     def compose_body(self) -> ComposeResult:
         yield Static(Content(self.SCREEN_TITLE), id="grants-title", classes="screen-title")
@@ -121,6 +147,14 @@ class GrantsScreen(BottuiScreen):
             self.notify(NO_PROJECT, markup=False)
             return
         self.query_one(RevocationForm).focus_first()
+
+    def action_bulk(self) -> None:
+        """Open the bulk dialog: paste ids or load a file."""
+        current = self.bottui.current
+        if current is None:
+            self.notify(NO_PROJECT, markup=False)
+            return
+        self.app.push_screen(BulkDialog(*current, draft=self.bulk_draft), self._bulk_ordered)
 
     def action_leave_field(self) -> None:
         """Leave the form (so 1-5, e and the other keys work again)."""
@@ -208,3 +242,53 @@ class GrantsScreen(BottuiScreen):
         # The form keeps its values: fix the token or retry as is.
         self.records.append(message.record)
         self.query_one(RevocationHistory).show(self.records)
+
+    # -- bulk revocation --------------------------------------------------------------
+
+    def _bulk_ordered(self, order: BulkOrder | None) -> None:
+        if order is not None:
+            self.start_bulk(order)
+
+    def start_bulk(self, order: BulkOrder) -> None:
+        """Run a confirmed order: the run dialog shows it, this screen's worker sends."""
+        dialog = BulkRunDialog(order)
+        run = BulkRevocation(
+            self.bottui.session,
+            order.account,
+            order.project,
+            order.source,
+            concurrency=order.concurrency,
+            resume=order.resume,
+            confirmed=True,  # the operator confirmed (typed the project id if protected)
+            on_progress=dialog.show_progress,
+        )
+        dialog.run = run
+
+        async def work() -> BulkSummary:
+            try:
+                return await run.run()
+            except BaseException as exc:
+                self.post_message(BulkFailed(dialog, exc))
+                raise
+
+        def closed(result: RunResult) -> None:
+            summary = dialog.summary
+            if result == "resume" and summary is not None:
+                settled = summary.withdrawn + summary.nothing_standing + summary.skipped
+                again = replace(order, resume=True, settled=settled)
+                confirm_bulk(self.bottui, again, lambda: self.start_bulk(again))
+
+        self.app.push_screen(dialog, closed)
+        self.call(work, label="Bulk revocation", done=lambda s: BulkFinished(dialog, s))
+
+    @on(BulkFinished)
+    def _bulk_finished(self, message: BulkFinished) -> None:
+        if unsettled(message.summary) == 0:
+            # Every id settled: the next bulk dialog opens empty, so these ids
+            # are not sent again by mistake.
+            self.bulk_draft = BulkDraft()
+        message.dialog.show_summary(message.summary)
+
+    @on(BulkFailed)
+    def _bulk_failed(self, message: BulkFailed) -> None:
+        message.dialog.show_failure(message.error)

@@ -22,6 +22,7 @@ from textual.widgets import Button, Input, Label, Static
 
 from bottui.api.errors import ValidationError
 from bottui.api.validation import subject_id
+from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import safe
 
 #: Input id -> (field name in messages, error Static id).
@@ -64,11 +65,11 @@ class RevocationForm(Vertical):
     def compose(self) -> ComposeResult:
         with Horizontal(classes="form-row"):
             yield Label(Content("Visitor id"))
-            yield Input(placeholder="subject.visitorId", id="visitor-id")
+            yield PlainInput(placeholder="subject.visitorId", id="visitor-id")
         yield Static("", id="visitor-id-error", classes="field-error")
         with Horizontal(classes="form-row"):
             yield Label(Content("User account id"))
-            yield Input(placeholder="subject.userAccountId", id="user-account-id")
+            yield PlainInput(placeholder="subject.userAccountId", id="user-account-id")
         yield Static("", id="user-account-id-error", classes="field-error")
         with Horizontal(classes="buttons"):
             yield Button(Content("Revoke grant…"), id="revoke", variant="error", disabled=True)

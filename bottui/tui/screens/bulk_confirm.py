@@ -1,0 +1,106 @@
+"""A bulk revocation as asked for, and its confirmation.
+
+A :class:`BulkOrder` is what the bulk dialog returns: the input (already
+read once for its hash and line count), its dry-run plan, the concurrency
+and whether to resume. :func:`confirm_bulk` puts it through the app's one
+confirmation path: read-only refuses, dry run shows the first requests,
+a protected profile wants the project id typed, otherwise focus on Cancel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from textual.content import Content
+
+from bottui.ops.bulk import BulkPlan
+from bottui.ops.bulk_input import BulkSource
+from bottui.tui.widgets.bulk_words import plural
+from bottui.tui.widgets.safe import join, safe
+
+if TYPE_CHECKING:
+    from bottui.tui.app import BottuiApp
+
+#: Requests a dry run shows in full (the plan keeps a few more).
+DRY_RUN_SHOWN: Final = 5
+
+
+@dataclass(frozen=True)
+class BulkOrder:
+    """One bulk revocation, ready to confirm and run.
+
+    Attributes:
+        account: The account id.
+        project: The project id.
+        source: The ids (pasted text or a file).
+        plan: What :func:`bottui.ops.bulk.plan_bulk` found in it; nothing sent.
+        concurrency: Requests in flight at most.
+        path: The file the ids come from, as given; None for pasted text.
+        resume: Skip the ids an earlier run of the same input settled.
+        settled: Ids an earlier run settled, when known (for the resume wording).
+    """
+
+    account: str
+    project: str
+    source: BulkSource
+    plan: BulkPlan
+    concurrency: int
+    path: str | None = None
+    resume: bool = False
+    settled: int | None = None
+
+    def origin(self) -> Content:
+        """``pasted text`` or ``file /path/to/ids.txt`` (the path made safe)."""
+        return Content("pasted text") if self.path is None else join("file ", safe(self.path))
+
+
+def confirm_title(order: BulkOrder) -> str:
+    """``Revoke 2 grants?``; a resume says that settled ids are skipped."""
+    if order.resume:
+        return f"Resume: revoke the grants of up to {plural(order.plan.count, 'id')}?"
+    return f"Revoke {plural(order.plan.count, 'grant')}?"
+
+
+def confirm_body(order: BulkOrder, project_name: str | None) -> Content:
+    """Where, how many, from what, and what happens to the rest."""
+    body = join(
+        f"Withdraw the challenge grants of {plural(order.plan.count, 'id')} from ",
+        order.origin(),
+        "\nin project ",
+        safe(order.project),
+        join(" (", safe(project_name), ")") if project_name else "",
+        ", account ",
+        safe(order.account),
+        ".",
+    )
+    notes: list[str] = []
+    if order.plan.invalid_count:
+        notes.append(f"{plural(order.plan.invalid_count, 'invalid line')} will not be sent.")
+    if order.plan.duplicates:
+        notes.append(f"{plural(order.plan.duplicates, 'repeated line')} sent once.")
+    if order.resume:
+        settled = "" if order.settled is None else f" ({order.settled:,} last time)"
+        notes.append(
+            f"Resume: ids an earlier run of this input settled{settled} are skipped; "
+            "the others are sent."
+        )
+    notes.append(
+        f"{order.concurrency} requests in flight at most. Each id goes to the journal. "
+        "Cancel or escape stops the run."
+    )
+    return join(body, "\n", "\n".join(notes))
+
+
+def confirm_bulk(app: BottuiApp, order: BulkOrder, then: Callable[[], None]) -> None:
+    """Ask before sending ``order`` (or show its first requests under dry run)."""
+    count = order.plan.count
+    app.confirm_change(
+        title=confirm_title(order),
+        body=confirm_body(order, app.project_name(order.account, order.project)),
+        confirm_label="Resume" if order.resume else f"Revoke {plural(count, 'grant')}",
+        project_id=order.project,
+        plan=lambda: [request for _, request in order.plan.requests[:DRY_RUN_SHOWN]],
+        then=then,
+    )

@@ -1,0 +1,177 @@
+"""Words for a bulk revocation in the TUI: preview, progress and summary, as safe Content.
+
+Pure functions, so they are tested without an app. Numbers and our own
+words are trusted; invalid-line reasons (they may echo the input), error
+titles and the input's label (a file path) go through ``safe()``.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from textual.content import Content
+
+from bottui.ops.bulk import BulkPlan, BulkProgress, BulkSummary, ItemStatus
+from bottui.ops.bulk_input import InvalidLine
+from bottui.ops.bulk_report import duration
+from bottui.tui.widgets.safe import join, safe
+
+#: Invalid lines listed in the preview and in the summary (the count goes on).
+SHOWN_INVALID: Final = 5
+UNSETTLED_HINT: Final = (
+    "Resume sends only the ids not yet settled: "
+    "withdrawn and nothing-standing ids of this run are skipped."
+)
+
+
+def plural(count: int, one: str, many: str | None = None) -> str:
+    """``1 id``, ``2 ids``, ``1,000 ids``."""
+    word = one if count == 1 else (many or one + "s")
+    return f"{count:,} {word}"
+
+
+def invalid_lines(
+    invalid: tuple[InvalidLine, ...], count: int, *, indent: str = "  "
+) -> list[Content]:
+    """``line 3: visitor id: contains a control character (U+001B)``, the first few."""
+    out = [
+        join(f"{indent}line {line.line}: ", safe(line.reason)) for line in invalid[:SHOWN_INVALID]
+    ]
+    if count > len(out):
+        out.append(Content(f"{indent}… and {plural(count - len(out), 'more invalid line')}"))
+    return out
+
+
+def preview_lines(candidate_lines: int, plan: BulkPlan) -> list[Content]:
+    """What an input holds: lines, ids to send, repeats, and the invalid lines."""
+    head = f"{plural(candidate_lines, 'line')}: {plural(plan.count, 'id')} to revoke"
+    if plan.duplicates:
+        head += f" · {plural(plan.duplicates, 'repeated line')} (sent once)"
+    if plan.invalid_count:
+        head += f" · {plural(plan.invalid_count, 'invalid line')} (not sent)"
+    return [Content(head), *invalid_lines(plan.invalid, plan.invalid_count)]
+
+
+def _rate(rate: float | None) -> str:
+    if rate is None:
+        return "– ids/s"
+    return f"{rate:,.1f} ids/s" if rate < 10 else f"{rate:,.0f} ids/s"
+
+
+def progress_line(progress: BulkProgress) -> Content:
+    """``3 / 6 ids · 1.5 ids/s · ETA 2s``."""
+    total = "?" if progress.total is None else f"{progress.total:,}"
+    if progress.total is not None and not progress.total_exact:
+        total = "~" + total
+    parts = [f"{progress.done:,} / {total} ids", _rate(progress.rate)]
+    if not progress.stopping:
+        parts.append(f"ETA {duration(progress.eta)}")
+    parts.append(f"{progress.in_flight:,} in flight")
+    return Content(" · ".join(parts))
+
+
+def counts_line(progress: BulkProgress) -> Content:
+    """``withdrawn 2 · nothing standing 1 · unknown 0 · failed 0`` (+ not sent, skipped)."""
+    counts = progress.counts
+    unknown = sum(
+        counts.get(s, 0)
+        for s in (ItemStatus.UNKNOWN, ItemStatus.UNKNOWN_RETRIED, ItemStatus.INTERRUPTED)
+    )
+    parts = [
+        f"withdrawn {counts.get(ItemStatus.WITHDRAWN, 0):,}",
+        f"nothing standing {counts.get(ItemStatus.NOTHING_STANDING, 0):,}",
+        f"unknown {unknown:,}",
+        f"failed {counts.get(ItemStatus.FAILED, 0):,}",
+    ]
+    for status, words in ((ItemStatus.SKIPPED, "skipped"), (ItemStatus.NOT_SENT, "not sent")):
+        if counts.get(status, 0):
+            parts.append(f"{words} {counts[status]:,}")
+    if progress.invalid:
+        parts.append(f"invalid lines {progress.invalid:,}")
+    return Content(" · ".join(parts))
+
+
+def state_line(progress: BulkProgress, *, abandoning: bool = False) -> Content:
+    """The run's state when it is not simply sending: stopping, or paused by a 429."""
+    if abandoning:
+        return Content(
+            f"Abandoning the {plural(progress.in_flight, 'request')} in flight "
+            "(recorded as unknown: they may or may not have been applied)"
+        )
+    if progress.stopping:
+        return Content(
+            f"Stopping: no new ids are taken; the {plural(progress.in_flight, 'request')} "
+            "in flight finish and are recorded"
+        )
+    if progress.paused_for > 0:
+        return Content(f"Paused by the service (429) for {progress.paused_for:.0f}s")
+    return Content("")
+
+
+def summary_lines(summary: BulkSummary, *, abandoned: bool = False) -> list[Content]:
+    """The summary of a finished (or stopped) run, line by line."""
+    stopped = summary.interrupted or summary.stopped_by is not None
+    if stopped:
+        head = (
+            f"Stopped after {duration(summary.elapsed)}: "
+            f"{plural(summary.total, 'id')} read before the stop."
+        )
+    else:
+        head = f"Done in {duration(summary.elapsed)}: {plural(summary.total, 'id')}."
+    rows = [
+        ("withdrawn", summary.withdrawn),
+        ("nothing was standing", summary.nothing_standing),
+        ("unknown", summary.unknown),
+        ("failed", summary.failed),
+    ]
+    if summary.skipped or summary.resumed:
+        rows.append(("skipped (settled by an earlier run)", summary.skipped))
+    if summary.not_sent:
+        rows.append(("not sent", summary.not_sent))
+    if summary.duplicates:
+        rows.append(("repeated lines (sent once)", summary.duplicates))
+    rows.append(("invalid lines (not sent)", summary.invalid_count))
+    width = max(len(name) for name, _ in rows) + 1
+    lines = [Content(head)]
+    lines += [Content(f"  {name + ':':<{width}} {count:>7,}") for name, count in rows]
+    lines += invalid_lines(summary.invalid, summary.invalid_count, indent="    ")
+    for title, count in summary.errors:
+        lines.append(join("  error: ", safe(title), f" ({count:,})"))
+    if summary.pauses:
+        lines.append(Content(f"  the service asked to slow down {plural(summary.pauses, 'time')}"))
+    if summary.stopped_by:
+        lines.append(join("Stopped early: ", safe(summary.stopped_by)))
+    if abandoned:
+        lines.append(
+            Content(
+                "Interrupted: the requests in flight were abandoned "
+                "(counted as unknown: they may or may not have been applied)."
+            )
+        )
+    elif summary.interrupted:
+        lines.append(Content("Interrupted: the requests in flight finished and were recorded."))
+    if summary.run_id is not None:
+        lines.append(Content(f"Journal: run #{summary.run_id} (5 shows the journal)."))
+    elif not summary.journaled:
+        lines.append(Content("The journal could not be written: this run cannot be resumed."))
+    if unsettled(summary) and summary.journaled:
+        lines.append(Content(UNSETTLED_HINT))
+    return lines
+
+
+def unsettled(summary: BulkSummary) -> int:
+    """Ids of the run that a resume would send again: unknown, failed or not sent."""
+    return summary.unknown + summary.failed + summary.not_sent
+
+
+__all__ = [
+    "SHOWN_INVALID",
+    "counts_line",
+    "invalid_lines",
+    "plural",
+    "preview_lines",
+    "progress_line",
+    "state_line",
+    "summary_lines",
+    "unsettled",
+]
