@@ -18,6 +18,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
+from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import safe
 
 
@@ -95,7 +96,7 @@ class TypedConfirmDialog(_Dialog):
             yield Label(Content(self._title), classes="dialog-title")
             yield Static(self._body)
             yield Label(Content("This profile is protected. Type the project id to confirm:"))
-            yield Input(placeholder="project id", id="typed")
+            yield PlainInput(placeholder="project id", id="typed")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button(

@@ -21,6 +21,7 @@ from textual.widgets import Button, Input, Label, Static
 from bottui.api.errors import ValidationError
 from bottui.ops import journal_view
 from bottui.store.journal import JournalEntry
+from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import join, safe
 
 UNFINISHED_WORDS = (
@@ -138,7 +139,7 @@ class ExportDialog(_JournalDialog):
                 ),
                 classes="hint",
             )
-            yield Input(self._default, id="export-path")
+            yield PlainInput(self._default, id="export-path")
             yield Static("", id="export-problem", classes="field-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="cancel")

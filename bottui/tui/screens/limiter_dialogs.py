@@ -16,6 +16,7 @@ from textual.widgets import Button, Input, Label, Static
 from bottui.api.errors import ValidationError
 from bottui.api.validation import first_forbidden_char, path_id
 from bottui.tui.screens.dialogs import _Dialog
+from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import join, safe
 
 
@@ -96,10 +97,10 @@ class AddLimiterDialog(_Dialog):
                 )
             )
             yield Label(Content("Rate limiter id"))
-            yield Input(placeholder="rate_limiter_id", id="limiter-id")
+            yield PlainInput(placeholder="rate_limiter_id", id="limiter-id")
             yield Static("", id="limiter-id-error", classes="field-error")
             yield Label(Content("Name (optional)"))
-            yield Input(placeholder="what the team calls it", id="limiter-name")
+            yield PlainInput(placeholder="what the team calls it", id="limiter-name")
             yield Static("", id="limiter-name-error", classes="field-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="cancel")

@@ -26,6 +26,7 @@ from bottui.store.config import Profile, validate_base_url, validate_profile_nam
 from bottui.store.errors import StoreError
 from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.widgets.form_field import FormField
+from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import join, safe
 
 NAME_MAX = 200
@@ -144,7 +145,7 @@ class ProjectForm(_FormDialog):
             else:
                 yield FormField(
                     "Account id",
-                    Input(
+                    PlainInput(
                         value=clean(self._account),
                         id="account",
                         placeholder="e.g. acme",
@@ -154,13 +155,13 @@ class ProjectForm(_FormDialog):
                 )
                 yield FormField(
                     "Project id",
-                    Input(id="project", placeholder="e.g. shop-prod", compact=True),
+                    PlainInput(id="project", placeholder="e.g. shop-prod", compact=True),
                     id="field-project",
                 )
                 shown = ""
             yield FormField(
                 "Display name",
-                Input(
+                PlainInput(
                     value=shown, id="name", placeholder="optional: how you call it", compact=True
                 ),
                 id="field-name",
@@ -259,7 +260,7 @@ class ProfileForm(_FormDialog):
             )
             yield FormField(
                 "Profile name",
-                Input(
+                PlainInput(
                     value="default" if "default" not in self._existing else "",
                     id="profile",
                     compact=True,
@@ -268,7 +269,7 @@ class ProfileForm(_FormDialog):
             )
             yield FormField(
                 "Base URL",
-                Input(id="base-url", placeholder="https://api.example.com", compact=True),
+                PlainInput(id="base-url", placeholder="https://api.example.com", compact=True),
                 hint="https:// (plain http:// only for a loopback host)",
                 id="field-base-url",
             )

@@ -23,6 +23,7 @@ from bottui.api.errors import ValidationError
 from bottui.api.validation import dimension_name, path_id
 from bottui.store.config import ProjectSettings
 from bottui.store.errors import StoreError
+from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import join, safe
 from bottui.tui.widgets.slider import format_number
 
@@ -71,11 +72,11 @@ class AddDimensionDialog(_FormDialog):
             )
             with Horizontal(classes="thresholds-form-row"):
                 yield Label(Content("Id"), classes="threshold-label")
-                yield Input(id="dimension-id", placeholder="dimension id")
+                yield PlainInput(id="dimension-id", placeholder="dimension id")
             yield Static("", classes="field-error", id="dimension-id-error")
             with Horizontal(classes="thresholds-form-row"):
                 yield Label(Content("Name"), classes="threshold-label")
-                yield Input(id="dimension-name", placeholder="dimension name")
+                yield PlainInput(id="dimension-name", placeholder="dimension name")
             yield Static("", classes="field-error", id="dimension-name-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="cancel")
@@ -167,11 +168,11 @@ class ThresholdSettingsDialog(_FormDialog):
             )
             with Horizontal(classes="thresholds-form-row"):
                 yield Label(Content("Minimum"), classes="threshold-label")
-                yield Input(format_number(settings.threshold_min), id="threshold-min")
+                yield PlainInput(format_number(settings.threshold_min), id="threshold-min")
             yield Static("", classes="field-error", id="threshold-min-error")
             with Horizontal(classes="thresholds-form-row"):
                 yield Label(Content("Maximum"), classes="threshold-label")
-                yield Input(format_number(settings.threshold_max), id="threshold-max")
+                yield PlainInput(format_number(settings.threshold_max), id="threshold-max")
             yield Static("", classes="field-error", id="threshold-max-error")
             with Horizontal(classes="thresholds-form-row"):
                 yield Label(Content("Riskier"), classes="threshold-label")

@@ -30,6 +30,7 @@ from bottui.api.validation import dimension_name, first_forbidden_char
 from bottui.ops import mutations
 from bottui.store.config import ProjectSettings
 from bottui.store.inventory_records import DimensionEntry
+from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import join, safe
 from bottui.tui.widgets.slider import format_number
 from bottui.tui.widgets.threshold_field import ThresholdField
@@ -163,7 +164,7 @@ class ThresholdEditor(ModalScreen[DimensionThresholds | None]):
             )
             with Horizontal(classes="thresholds-form-row"):
                 yield Label(Content("Name"), classes="threshold-label")
-                yield Input(
+                yield PlainInput(
                     value=self._start("name"),
                     id="name",
                     placeholder=self._name_placeholder(),

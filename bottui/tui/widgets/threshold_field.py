@@ -22,6 +22,7 @@ from textual.widgets import Input, Label, Static
 
 from bottui.api.errors import ValidationError
 from bottui.api.validation import threshold_literal
+from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import join, safe
 from bottui.tui.widgets.slider import Slider, format_number
 
@@ -104,7 +105,7 @@ class ThresholdField(Vertical):
                 show_value=False,
                 id=f"{self.id}-slider",
             )
-            yield Input(
+            yield PlainInput(
                 value=self._text,
                 placeholder=f"{format_number(self._minimum)} to {format_number(self._maximum)}",
                 id=f"{self.id}-input",
