@@ -300,43 +300,23 @@ async def set_thresholds(
 def _known_limiter_state(
     session: Session, account: str, project: str, limiter_id: str
 ) -> dict[str, Any] | None:
+    """The limiter's state before the change, as the inventory knew it (undo needs it)."""
     inventory = session.inventory
     if inventory is None:
         return None
-    entry = next(
-        (
-            e
-            for e in _safe(session, lambda: inventory.limiters(account, project)) or []
-            if e.id == limiter_id
-        ),
-        None,
-    )
-    if entry is None or entry.is_active is None:
-        return None
-    return {"isActive": entry.is_active}
+    entry = _safe(session, lambda: inventory.limiter(account, project, limiter_id))
+    return entry.previous() if entry is not None else None
 
 
 def _known_thresholds(
     session: Session, account: str, project: str, dimension_id: str
 ) -> dict[str, Any] | None:
+    """The dimension's name and thresholds before the change, as the inventory knew them."""
     inventory = session.inventory
     if inventory is None:
         return None
-    entry = next(
-        (
-            e
-            for e in _safe(session, lambda: inventory.dimensions(account, project)) or []
-            if e.id == dimension_id
-        ),
-        None,
-    )
-    if entry is None or entry.block is None or entry.challenge is None or not entry.name:
-        return None
-    return {
-        "name": entry.name,
-        "blockThreshold": entry.block,
-        "challengeThreshold": entry.challenge,
-    }
+    entry = _safe(session, lambda: inventory.dimension(account, project, dimension_id))
+    return entry.previous() if entry is not None else None
 
 
 def _safe(session: Session, read: Callable[[], T]) -> T | None:
