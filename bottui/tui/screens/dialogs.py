@@ -128,7 +128,18 @@ class TypedConfirmDialog(_Dialog):
         self.dismiss(False)
 
 
-class ErrorDialog(_Dialog):
+class _InfoDialog(_Dialog):
+    """A dialog that only informs: one Close button, focused."""
+
+    def on_mount(self) -> None:
+        self.query_one("#close", Button).focus()
+
+    @on(Button.Pressed, "#close")
+    def _close(self) -> None:
+        self.dismiss(None)
+
+
+class ErrorDialog(_InfoDialog):
     """The whole error: title, details, and the service's error object."""
 
     def __init__(self, title: str, details: str, error_object: dict[str, Any] | None):
@@ -155,15 +166,8 @@ class ErrorDialog(_Dialog):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Close", id="close", variant="primary")
 
-    def on_mount(self) -> None:
-        self.query_one("#close", Button).focus()
 
-    @on(Button.Pressed, "#close")
-    def _close(self) -> None:
-        self.dismiss(None)
-
-
-class RequestsDialog(_Dialog):
+class RequestsDialog(_InfoDialog):
     """Dry run: the exact request(s) and an equivalent curl; nothing was sent."""
 
     def __init__(self, lines: Sequence[str]):
@@ -178,15 +182,8 @@ class RequestsDialog(_Dialog):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Close", id="close", variant="primary")
 
-    def on_mount(self) -> None:
-        self.query_one("#close", Button).focus()
 
-    @on(Button.Pressed, "#close")
-    def _close(self) -> None:
-        self.dismiss(None)
-
-
-class HelpDialog(_Dialog):
+class HelpDialog(_InfoDialog):
     """Every key of the current screen."""
 
     def __init__(self, screen_title: str, rows: Sequence[tuple[str, str]]):
@@ -202,10 +199,3 @@ class HelpDialog(_Dialog):
                     yield Static(Content(f"{key:>10}  {description}"), classes="help-row")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Close", id="close", variant="primary")
-
-    def on_mount(self) -> None:
-        self.query_one("#close", Button).focus()
-
-    @on(Button.Pressed, "#close")
-    def _close(self) -> None:
-        self.dismiss(None)
