@@ -27,7 +27,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Final, TypeVar
 
 from bottui.api.errors import ValidationError
@@ -49,7 +48,7 @@ from bottui.store.inventory_schema import SCHEMA
 from bottui.store.inventory_toml import read as read_toml
 from bottui.store.inventory_toml import write as write_toml
 from bottui.store.paths import Locations
-from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT, Database
+from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT, ClosesOnExit, Database
 from bottui.store.utc import Clock, stamp, system_clock
 
 _T = TypeVar("_T")
@@ -151,7 +150,7 @@ def _usable_id(value: str) -> bool:
     return True
 
 
-class Inventory:
+class Inventory(ClosesOnExit):
     """One profile's view of the inventory file.
 
     Args:
@@ -564,17 +563,6 @@ class Inventory:
     def close(self) -> None:
         """Close the connection (a later call opens it again)."""
         self._db.close()
-
-    def __enter__(self) -> Inventory:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     # -- internals ----------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ Renaming changes neither.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -44,12 +44,8 @@ class AccountEntry:
 
     def to_json(self) -> dict[str, Any]:
         """The record as in the TOML file (``null`` for unknown)."""
-        return {
-            "account": self.account,
-            "name": self.name,
-            "updated_at": self.updated_at,
-            "source": self.source,
-        }
+        # The TOML keys are the field names.
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -64,13 +60,8 @@ class ProjectEntry:
 
     def to_json(self) -> dict[str, Any]:
         """The record as in the TOML file (``null`` for unknown)."""
-        return {
-            "account": self.account,
-            "project": self.project,
-            "name": self.name,
-            "updated_at": self.updated_at,
-            "source": self.source,
-        }
+        # The TOML keys are the field names.
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -91,15 +82,8 @@ class LimiterEntry:
 
     def to_json(self) -> dict[str, Any]:
         """The record as in the TOML file (``null`` for unknown)."""
-        return {
-            "account": self.account,
-            "project": self.project,
-            "id": self.id,
-            "name": self.name,
-            "is_active": self.is_active,
-            "known_at": self.known_at,
-            "source": self.source,
-        }
+        # The TOML keys are the field names.
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -134,16 +118,8 @@ class DimensionEntry:
 
     def to_json(self) -> dict[str, Any]:
         """The record as in the TOML file (``null`` for unknown)."""
-        return {
-            "account": self.account,
-            "project": self.project,
-            "id": self.id,
-            "name": self.name,
-            "block": self.block,
-            "challenge": self.challenge,
-            "known_at": self.known_at,
-            "source": self.source,
-        }
+        # The TOML keys are the field names.
+        return asdict(self)
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,6 @@ import sqlite3
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from bottui.store.db_errors import JournalUnavailable
@@ -49,11 +48,11 @@ from bottui.store.journal_undo import (
     undo_candidate,
 )
 from bottui.store.paths import Locations
-from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT, Database
+from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT, ClosesOnExit, Database
 from bottui.store.utc import Clock, parse_time, stamp, system_clock
 
 
-class Journal:
+class Journal(ClosesOnExit):
     """The append-only audit journal of every mutation attempt.
 
     Args:
@@ -352,17 +351,6 @@ class Journal:
     def close(self) -> None:
         """Close the connection (a later call opens it again)."""
         self._db.close()
-
-    def __enter__(self) -> Journal:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def _exists(self) -> bool:
         """Reading never creates the file: no file means no entries."""

@@ -31,7 +31,6 @@ import time
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Final
 
 from bottui.store.db_errors import JournalUnavailable
@@ -43,14 +42,14 @@ from bottui.store.journal_schema import (
     NEXT_ENTRY_ID,
     SCHEMA,
 )
-from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT, Database
+from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT, ClosesOnExit, Database
 from bottui.store.utc import Clock, stamp, system_clock
 
 DEFAULT_BATCH_SIZE: Final = 256
 DEFAULT_INTERVAL: Final = 0.5
 
 
-class BatchWriter:
+class BatchWriter(ClosesOnExit):
     """Buffered journal writes for bulk runs (a context manager; ``close`` flushes).
 
     Args:
@@ -222,17 +221,6 @@ class BatchWriter:
             finally:
                 self._db.close()
             self._raise_refused()
-
-    def __enter__(self) -> BatchWriter:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     # -- internals ----------------------------------------------------------------
 

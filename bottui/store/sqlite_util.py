@@ -25,7 +25,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Literal
+from types import TracebackType
+from typing import Final, Literal, Self
 
 from bottui.store.db_errors import DatabaseUnavailable
 from bottui.store.paths import FILE_MODE, ensure
@@ -228,29 +229,24 @@ class Database:
                 the busy timeout, read-only, damaged or out of space. Nothing of
                 the block is kept.
         """
-        with self._lock:
-            conn = self._connection()
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.Error as exc:
-                raise self._fail(exc) from None
-            try:
-                yield conn
-                conn.execute("COMMIT")
-            except BaseException as exc:
-                self._rollback(conn)
-                if _is_about_the_file(exc):
-                    assert isinstance(exc, sqlite3.Error)
-                    raise self._fail(exc) from None
-                raise
+        # IMMEDIATE takes the write lock now, so a busy file waits here
+        # (busy_timeout) instead of failing halfway through the block.
+        with self._transaction("BEGIN IMMEDIATE") as conn:
+            yield conn
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
         """A read transaction: one consistent snapshot for the whole block."""
+        with self._transaction("BEGIN") as conn:
+            yield conn
+
+    @contextmanager
+    def _transaction(self, begin: str) -> Iterator[sqlite3.Connection]:
+        """``begin``, the block, COMMIT; rollback and one clear error on failure."""
         with self._lock:
             conn = self._connection()
             try:
-                conn.execute("BEGIN")
+                conn.execute(begin)
             except sqlite3.Error as exc:
                 raise self._fail(exc) from None
             try:
@@ -347,3 +343,22 @@ def describe(exc: sqlite3.Error, name: str, path: Path, busy_timeout: float) -> 
 
 
 __all__ = ["DEFAULT_BUSY_TIMEOUT", "Database", "Schema", "Synchronous", "describe"]
+
+
+class ClosesOnExit:
+    """``with store: ...`` closes the store at the end of the block."""
+
+    def close(self) -> None:
+        """Release what the store holds (subclasses say what)."""
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
