@@ -22,7 +22,6 @@ import httpx
 import pytest
 from textual import events
 from textual.app import App
-from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import Button, Checkbox, Input, Static, TextArea
 
@@ -47,6 +46,7 @@ from bottui.tui.screens.grants import GrantsScreen
 from bottui.tui.widgets.bulk_words import counts_line, progress_line, state_line, summary_lines
 from bottui.tui.widgets.plain_paste import forbidden_in_paste
 from tests.tui.conftest import SNAP_SIZE, AsgiBackend
+from tests.tui.helpers import plain, settle
 
 SMALL = (80, 24)
 Snap = Callable[..., bool]
@@ -111,23 +111,12 @@ class GateBackend(AsgiBackend):
         return BotProtectionClient(base_url, transport=transport, policy=RetryPolicy(deadline=5))
 
 
-async def settle(pilot: Pilot[Any]) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.pause()
-
-
 async def until(check: Callable[[], bool], pilot: Pilot[Any], timeout: float = 5.0) -> None:
     """Let the app run until ``check()`` holds (fails the test after ``timeout``)."""
     deadline = time.monotonic() + timeout
     while not check():
         assert time.monotonic() < deadline, "timed out"
         await pilot.pause(0.02)
-
-
-def plain(widget: Static | Button) -> str:
-    content = widget.label if isinstance(widget, Button) else widget.content
-    return content.plain if isinstance(content, Content) else str(content)
 
 
 async def open_bulk(pilot: Pilot[Any]) -> BulkDialog:

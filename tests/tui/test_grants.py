@@ -8,7 +8,6 @@ from typing import Any
 
 import httpx
 import pytest
-from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
@@ -39,6 +38,7 @@ from bottui.tui.widgets.revocation_result import (
     result_lines,
 )
 from tests.tui.conftest import SNAP_BASE_URL, SNAP_SIZE, AsgiBackend
+from tests.tui.helpers import plain, settle
 
 SMALL = (80, 24)
 Snap = Callable[..., bool]
@@ -68,18 +68,6 @@ class DroppingBackend(AsgiBackend):
     def client(self, base_url: str) -> BotProtectionClient:
         transport = _SocketLike(httpx.ASGITransport(app=self.app))
         return BotProtectionClient(base_url, transport=transport, policy=RetryPolicy(deadline=5))
-
-
-async def settle(pilot: Pilot[Any]) -> None:
-    """Let every worker finish and the screen catch up."""
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.pause()
-
-
-def plain(static: Static) -> str:
-    content = static.content
-    return content.plain if isinstance(content, Content) else str(content)
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
@@ -27,6 +26,7 @@ from bottui.tui.screens.journal import JournalScreen
 from bottui.tui.screens.journal_dialogs import EntryDialog, ExportDialog
 from bottui.tui.widgets.journal_table import JournalTable
 from tests.tui.conftest import SNAP_SIZE
+from tests.tui.helpers import plain, settle
 
 SMALL = (80, 24)
 PROJ = "shop-prod"
@@ -52,18 +52,6 @@ def steady(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(bottui.store.journal, "os", SimpleNamespace(getpid=lambda: 4242))
     monkeypatch.setattr(bottui.ops.mutations, "time", _SteadyTime())
     yield
-
-
-async def settle(pilot: Pilot[Any]) -> None:
-    """Let every worker finish and the screen catch up."""
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.pause()
-
-
-def plain(static: Static) -> str:
-    content = static.content
-    return content.plain if isinstance(content, Content) else str(content)
 
 
 def table(app: Any) -> JournalTable:

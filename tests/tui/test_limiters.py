@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
@@ -18,22 +17,11 @@ from bottui.tui.screens.limiters import LimitersScreen
 from bottui.tui.widgets.limiter_table import LimiterTable
 from bottui.tui.widgets.returned_project import ReturnedProjectPanel
 from tests.tui.conftest import SNAP_SIZE
+from tests.tui.helpers import plain, settle
 
 SMALL = (80, 24)
 Snap = Callable[..., bool]
 MakeApp = Callable[..., BottuiApp]
-
-
-async def settle(pilot: Pilot[Any]) -> None:
-    """Let every worker finish and the screen catch up."""
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.pause()
-
-
-def plain(static: Static) -> str:
-    content = static.content
-    return content.plain if isinstance(content, Content) else str(content)
 
 
 def table(app: BottuiApp) -> LimiterTable:

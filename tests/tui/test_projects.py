@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 from keyring.backends import fail
-from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import Button, Checkbox, Input, Static
 
@@ -47,6 +46,7 @@ from bottui.tui.widgets.secret_input import SecretInput
 from bottui.tui.widgets.welcome import Welcome
 from tests.fixtures.keyrings import BlockingKeyring, InMemoryKeyring, installed
 from tests.tui.conftest import SNAP_SIZE
+from tests.tui.helpers import plain, settle
 
 SMALL = (80, 24)
 Snap = Callable[..., bool]
@@ -58,18 +58,6 @@ NEW_TOKEN = "prj_n3w_7e57"
 def flow_app(flow_session: Session) -> BottuiApp:
     """The app against the loopback sandbox, opening on the Projects screen."""
     return BottuiApp(flow_session, demo=True, start_mode="projects")
-
-
-async def settle(pilot: Pilot[Any]) -> None:
-    """Let every worker finish and the screen catch up."""
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.pause()
-
-
-def plain(static: Static) -> str:
-    content = static.content
-    return content.plain if isinstance(content, Content) else str(content)
 
 
 def screen_text(app: BottuiApp) -> str:

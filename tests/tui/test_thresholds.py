@@ -6,7 +6,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
@@ -30,23 +29,12 @@ from bottui.tui.screens.thresholds_editor import ThresholdEditor, never_reached
 from bottui.tui.widgets.slider import Slider
 from bottui.tui.widgets.threshold_field import ThresholdField, check_threshold
 from tests.tui.conftest import SNAP_SIZE
+from tests.tui.helpers import plain, settle
 
 SMALL = (80, 24)
 Snap = Callable[..., bool]
 MakeApp = Callable[..., BottuiApp]
 SHOP = (DEMO_ACCOUNT, "shop-prod")
-
-
-async def settle(pilot: Pilot[Any]) -> None:
-    """Let every worker finish and the screen catch up."""
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.pause()
-
-
-def plain(static: Static) -> str:
-    content = static.content
-    return content.plain if isinstance(content, Content) else str(content)
 
 
 def rows(app: BottuiApp) -> dict[str, list[str]]:

@@ -1,0 +1,22 @@
+"""Small helpers every TUI test file uses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.content import Content
+from textual.pilot import Pilot
+from textual.widgets import Button, Static
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    """Let every worker finish and the screen catch up."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.pause()
+
+
+def plain(widget: Static | Button) -> str:
+    """The plain text a Static shows, or a Button's label."""
+    content = widget.label if isinstance(widget, Button) else widget.content
+    return content.plain if isinstance(content, Content) else str(content)
