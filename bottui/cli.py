@@ -789,20 +789,30 @@ def cmd_sandbox(args: argparse.Namespace, out: Output) -> int:
 
 def cmd_demo(args: argparse.Namespace, out: Output) -> int:
     """``bottui demo``: the app against the embedded sandbox, isolated."""
-    from bottui.demo import run_demo
+    from bottui.tui import gc_pause
 
-    return run_demo()
+    gc_pause.pause()  # the app resumes it after its first frame
+    try:
+        from bottui.demo import run_demo
+
+        return run_demo()
+    finally:
+        gc_pause.resume()
 
 
 def cmd_tui(args: argparse.Namespace, out: Output) -> int:
     """No command: the TUI on the saved profile."""
-    from bottui.tui.run import START_DEMO, run_app
+    from bottui.tui import gc_pause
 
-    code: int = run_app(args)
+    gc_pause.pause()  # the app resumes it after its first frame
+    try:
+        from bottui.tui.run import START_DEMO, run_app
+
+        code: int = run_app(args)
+    finally:
+        gc_pause.resume()
     if code == START_DEMO:  # chosen on the first-run welcome
-        from bottui.demo import run_demo
-
-        return run_demo()
+        return cmd_demo(args, out)
     return code
 
 

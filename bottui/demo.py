@@ -2,17 +2,17 @@
 
 Everything lives in a temporary directory (config, inventory, journal) and an
 in-memory keyring holds the demo tokens, so the demo works over SSH on a box
-with no keyring at all and leaves no trace. The sandbox starts in a
-background thread after the first frame is on screen (starlette and uvicorn
-cost ~150 ms to import); the first API call waits for it.
+with no keyring at all and leaves no trace. The sandbox is served by a child
+process (:class:`~bottui.sandbox.process.SandboxProcess`) started before
+anything else, on a port bound here: it boots on another core while this
+process draws its first frame, and a request sent earlier waits for it.
 """
 
 from __future__ import annotations
 
 import json
-import socket
+import sys
 import tempfile
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,7 +27,6 @@ from bottui.store.utc import Clock
 
 if TYPE_CHECKING:
     from bottui.api.client import BotProtectionClient
-    from bottui.sandbox.server import SandboxServer
 
 DEMO_PROFILE = "demo"
 
@@ -133,55 +132,23 @@ def prepare(
     return Session(locations, settings, tokens, client_factory=client_factory, clock=clock)
 
 
-class _LateSandbox:
-    """Starts the sandbox in a background thread; the first client waits for it."""
-
-    def __init__(self, port: int, hostile: bool) -> None:
-        self.port = port
-        self.hostile = hostile
-        self.ready = threading.Event()
-        self.server: SandboxServer | None = None
-        self.error: BaseException | None = None
-
-    def start(self) -> None:
-        threading.Thread(target=self._run, name="bottui-demo-sandbox", daemon=True).start()
-
-    def _run(self) -> None:
-        try:
-            from bottui.sandbox.demo import demo_state
-            from bottui.sandbox.server import SandboxServer
-
-            self.server = SandboxServer(demo_state(hostile=self.hostile), port=self.port).start()
-        except BaseException as exc:
-            self.error = exc
-        finally:
-            self.ready.set()
-
-    def client(self, base_url: str) -> BotProtectionClient:
-        from bottui.api.client import BotProtectionClient
-
-        self.ready.wait(10)
-        return BotProtectionClient(base_url)
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def run_demo(*, hostile: bool = False) -> int:
     """Run the TUI against the sandbox in a throwaway directory; returns the exit code."""
-    from bottui.tui.app import BottuiApp
+    from bottui.sandbox.process import SandboxProcess
 
-    port = _free_port()
-    base_url = f"http://127.0.0.1:{port}"
-    sandbox = _LateSandbox(port, hostile)
     with tempfile.TemporaryDirectory(prefix="bottui-demo-") as tmp:
-        session = prepare(Path(tmp), base_url, client_factory=sandbox.client, hostile=hostile)
-        app = BottuiApp(session, demo=True, on_first_frame=sandbox.start)
-        result = app.run()
-        if sandbox.server is not None:
-            sandbox.server.stop()
+        root = Path(tmp)
+        # First of all: the child boots on another core while this process
+        # imports Textual, and requests sent before it serves wait for it.
+        sandbox = SandboxProcess(hostile=hostile, log_path=root / "sandbox.log").start()
+        try:
+            session = prepare(root, sandbox.base_url, hostile=hostile)
+            from bottui.tui.app import BottuiApp
+
+            result = BottuiApp(session, demo=True).run()
+            failure = sandbox.failure()
+        finally:
+            sandbox.stop()
+    if failure is not None:
+        print(f"bottui demo: {failure}", file=sys.stderr)
     return result if isinstance(result, int) else 0

@@ -118,6 +118,8 @@ class SandboxServer:
         faults: Faults to inject; default none.
         host: Interface to bind (loopback by default).
         port: 0 for an ephemeral port.
+        sock: An already bound socket to serve instead of binding ``host:port``
+            (the demo's child process serves one its parent bound).
     """
 
     def __init__(
@@ -127,12 +129,14 @@ class SandboxServer:
         *,
         host: str = "127.0.0.1",
         port: int = 0,
+        sock: socket.socket | None = None,
     ) -> None:
         self.state = state if state is not None else demo_state()
         self.faults = faults if faults is not None else Faults()
-        self.host = host
+        self.host = str(sock.getsockname()[0]) if sock is not None else host
         self.app = create_app(self.state, self.faults)
         self._requested_port = port
+        self._given_sock = sock
         self._port: int | None = None
         self._sock: socket.socket | None = None
         self._server: _Uvicorn | None = None
@@ -170,7 +174,8 @@ class SandboxServer:
         if self._server is not None:
             raise RuntimeError("the sandbox server is already started")
         install_drop_filter()
-        sock = _bind(self.host, self._requested_port)
+        sock = self._given_sock or _bind(self.host, self._requested_port)
+        self._given_sock = None  # served once: a restart binds afresh
         self._sock = sock
         self._port = sock.getsockname()[1]
         server = _Uvicorn(_config(self.app, self.host, self._port), capture_signals=capture_signals)

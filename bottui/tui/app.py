@@ -8,7 +8,7 @@ dry-run plumbing, and the command palette. Each screen does its own work.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
@@ -17,17 +17,17 @@ from textual.message import Message
 from textual.screen import Screen
 
 from bottui.api.errors import ApiError, BottuiError
-from bottui.api.requests import PreparedRequest
 from bottui.ops.session import Session
 from bottui.plaintext import clean
+from bottui.tui import gc_pause
 from bottui.tui.messages import InventoryChanged, ProjectChosen
-from bottui.tui.screens.dialogs import (
-    ConfirmDialog,
-    ErrorDialog,
-    HelpDialog,
-    RequestsDialog,
-    TypedConfirmDialog,
-)
+
+if TYPE_CHECKING:
+    from bottui.api.requests import PreparedRequest
+
+# Dialogs are imported when first opened: none is on the first frame, and
+# with their Input and TextArea widgets they cost start-up time.
+from bottui.tui.stylesheet_cache import SharedParseStylesheet
 
 MODE_KEYS: dict[str, str] = {
     "1": "projects",
@@ -104,9 +104,18 @@ class BottuiApp(App[int]):
         theme: str | None = None,
         demo: bool = False,
         start_mode: str | None = None,
-        on_first_frame: Callable[[], None] | None = None,
     ) -> None:
+        if current is None:
+            current = _first_project(session)
+        # The first screen is the default mode itself: switching modes from
+        # on_mount would first show a blank screen and parse the CSS twice more.
+        # Textual reads DEFAULT_MODE through self in App.__init__, so a
+        # per-instance value is honoured (mypy objects to the ClassVar).
+        self.DEFAULT_MODE = start_mode or ("limiters" if current else "projects")  # type: ignore[misc]
         super().__init__()
+        # Parsed CSS survives Textual's re-parses: the first frame and each
+        # first visit of a screen skip tokenising the same CSS again.
+        self.stylesheet = SharedParseStylesheet(variables=self.get_css_variables())
         self.session = session
         self.current: tuple[str, str] | None = current
         self.dry_run = False
@@ -115,9 +124,7 @@ class BottuiApp(App[int]):
         self._initial_theme = theme
         self._work: list[str] = []
         self._last_error: BaseException | None = None
-        self._start_mode = start_mode
         self.demo = demo
-        self._on_first_frame = on_first_frame
         self._started = False
         if demo:
             self.sub_title = "demo (sandbox)"
@@ -130,26 +137,11 @@ class BottuiApp(App[int]):
         if self._initial_theme and self._initial_theme in self.available_themes:
             self.theme = self._initial_theme
         self._started = True
-        if self.current is None:
-            self.current = self._first_project()
-        start = self._start_mode or ("limiters" if self.current else "projects")
-        self.switch_mode(start)
-        if self._on_first_frame is not None:
-            # After the first frame: the demo's sandbox boots behind it.
-            self.call_after_refresh(self._on_first_frame)
 
-    def _first_project(self) -> tuple[str, str] | None:
-        settings = self.session.settings
-        if settings.account and settings.project:
-            return (settings.account, settings.project)
-        inventory = self.session.inventory
-        if inventory is None:
-            return None
-        try:
-            entries = inventory.projects()
-        except Exception:  # a damaged inventory: the Projects screen says so
-            return None
-        return (entries[0].account, entries[0].project) if entries else None
+    def on_ready(self) -> None:
+        # The first frame is up: start-up's objects are frozen and the
+        # collector, paused by the CLI for start-up, runs again.
+        gc_pause.resume()
 
     def watch_theme(self, theme: str) -> None:
         if self._remember_theme is not None and self._started:
@@ -251,6 +243,8 @@ class BottuiApp(App[int]):
         obj = None
         if isinstance(self._last_error, BottuiError):
             obj = self._last_error.to_json()["error"]
+        from bottui.tui.screens.dialogs import ErrorDialog
+
         self.push_screen(ErrorDialog(title, details, obj))
 
     # -- confirmation, dry run ---------------------------------------------------------
@@ -271,6 +265,8 @@ class BottuiApp(App[int]):
         typed. ``plan`` validates and builds the request(s) (errors reported);
         ``then`` runs only after an explicit confirmation.
         """
+        from bottui.tui.screens.dialogs import ConfirmDialog, RequestsDialog, TypedConfirmDialog
+
         settings = self.session.settings
         try:
             requests = plan()
@@ -318,6 +314,8 @@ class BottuiApp(App[int]):
         else:
             rows, title = [], "dialog"
         rows += [("ctrl+p", "Command palette"), ("escape", "Close dialog / leave field")]
+        from bottui.tui.screens.dialogs import HelpDialog
+
         self.push_screen(HelpDialog(title, rows))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
@@ -380,6 +378,21 @@ def describe_error(error: BaseException) -> tuple[str, str]:
         return error.title, error.details
     # A bug, not an expected failure: name it, never dump its internals.
     return "Unexpected error", f"{type(error).__name__}: {clean(str(error))[:300]}"
+
+
+def _first_project(session: Session) -> tuple[str, str] | None:
+    """The project to start on: the profile's, else the inventory's first."""
+    settings = session.settings
+    if settings.account and settings.project:
+        return (settings.account, settings.project)
+    inventory = session.inventory
+    if inventory is None:
+        return None
+    try:
+        entries = inventory.projects()
+    except Exception:  # a damaged inventory: the Projects screen says so
+        return None
+    return (entries[0].account, entries[0].project) if entries else None
 
 
 def dry_run_lines(requests: Sequence[PreparedRequest]) -> list[str]:

@@ -41,6 +41,11 @@ def first_frame_seconds(argv: list[str], marker: bytes, timeout: float = 20.0) -
     """Seconds from spawn until ``marker`` is on the terminal; the process is then killed."""
     env = dict(os.environ, TERM="xterm-256color", COLUMNS="100", LINES="30")
     env.pop("NO_COLOR", None)
+    # A user's install has bytecode (pip compiles it; an editable install
+    # writes it on first import). With PYTHONDONTWRITEBYTECODE set, as on some
+    # CI machines, our editable sources would be compiled on every start while
+    # Textual's (pip-compiled) would not: an unfair handicap, not start-up.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     started = time.perf_counter()
     pid, fd = pty.fork()
     if pid == 0:  # child

@@ -17,11 +17,12 @@ from textual.binding import BindingType
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from bottui.tui.messages import InventoryChanged, ProjectChosen
 from bottui.tui.widgets.context_bar import ContextBar
+from bottui.tui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
     from bottui.tui.app import BottuiApp
@@ -52,7 +53,7 @@ class BottuiScreen(Screen[None]):
         banner.display = self._read_only()
         yield banner
         yield from self.compose_body()
-        yield Footer()
+        yield KeyFooter()
 
     def _read_only(self) -> bool:
         from bottui.tui.app import BottuiApp

@@ -33,7 +33,8 @@ from bottui.ops.session import Session
 from bottui.tui.screens.bulk_confirm import DRY_RUN_SHOWN, BulkOrder, confirm_bulk
 from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.widgets.bulk_words import plural, preview_lines
-from bottui.tui.widgets.plain_paste import PlainInput, PlainTextArea
+from bottui.tui.widgets.plain_paste import PlainInput
+from bottui.tui.widgets.plain_text_area import PlainTextArea
 from bottui.tui.widgets.safe import join, safe
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ read again.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -21,14 +21,8 @@ from textual.message import Message
 from textual.widgets import Static
 
 from bottui.api.errors import BottuiError
-from bottui.api.models import LimiterChange
-from bottui.ops import mutations
-from bottui.ops.mutations import Applied
 from bottui.store.errors import StoreError
-from bottui.store.inventory_records import LimiterEntry
 from bottui.tui.screens.base import BottuiScreen
-from bottui.tui.screens.dialogs import ConfirmDialog
-from bottui.tui.screens.limiter_dialogs import AddLimiterDialog, ChooseStateDialog
 from bottui.tui.widgets.limiter_table import (
     SOURCE_LEGEND,
     SOURCE_PHRASES,
@@ -38,6 +32,14 @@ from bottui.tui.widgets.limiter_table import (
 )
 from bottui.tui.widgets.returned_project import ReturnedProjectPanel
 from bottui.tui.widgets.safe import join, safe
+
+if TYPE_CHECKING:
+    from bottui.api.models import LimiterChange
+    from bottui.ops.mutations import Applied
+    from bottui.store.inventory_records import LimiterEntry
+
+# The dialogs and the mutations are imported where they are used: this is
+# the screen `bottui demo` opens on, and its first frame needs neither.
 
 NO_PROJECT = "No project selected. Press 1 (Projects) to choose one."
 
@@ -158,6 +160,8 @@ class LimitersScreen(BottuiScreen):
             if state is not None:
                 self._confirm(account, project, entry, state)
 
+        from bottui.tui.screens.limiter_dialogs import ChooseStateDialog
+
         self.app.push_screen(ChooseStateDialog(entry.id, entry.name, project), chosen)
 
     def action_enable(self) -> None:
@@ -173,6 +177,8 @@ class LimitersScreen(BottuiScreen):
             self._confirm(*selected, False)
 
     def _confirm(self, account: str, project: str, entry: LimiterEntry, new_state: bool) -> None:
+        from bottui.ops import mutations
+
         app = self.bottui
         session = app.session
         verb = "Enable" if new_state else "Disable"
@@ -262,6 +268,8 @@ class LimitersScreen(BottuiScreen):
             self.bottui.inventory_changed()
             self.query_one(LimiterTable).show(self._read(account, project), select=limiter_id)
 
+        from bottui.tui.screens.limiter_dialogs import AddLimiterDialog
+
         self.app.push_screen(AddLimiterDialog(project), added)
 
     def action_forget(self) -> None:
@@ -293,6 +301,8 @@ class LimitersScreen(BottuiScreen):
                 self.bottui.report_error(exc)
                 return
             self.bottui.inventory_changed()
+
+        from bottui.tui.screens.dialogs import ConfirmDialog
 
         self.app.push_screen(
             ConfirmDialog("Forget rate limiter?", body, "Forget", danger=False), decided

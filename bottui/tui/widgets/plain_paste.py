@@ -7,7 +7,8 @@ through ``safe()`` (the operator must edit the real text), so these refuse
 such a paste instead and say why; tabs and line ends stay allowed (CSV,
 TSV, Windows line ends). Replacing the characters would silently change
 the ids that are sent; a file is the way to bring such input in: its bad
-lines are reported and never shown raw.
+lines are reported and never shown raw. The ``TextArea`` variant is in
+:mod:`bottui.tui.widgets.plain_text_area`, apart because it is costly to import.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from __future__ import annotations
 from typing import Final
 
 from textual import events
-from textual.widgets import Input, TextArea
+from textual.widget import Widget
+from textual.widgets import Input
 
 from bottui.plaintext import has_control
 
@@ -32,7 +34,7 @@ def forbidden_in_paste(text: str) -> str | None:
     return f"U+{ord(first):04X}"
 
 
-def refuse_paste(widget: Input | TextArea, event: events.Paste) -> bool:
+def refuse_paste(widget: Widget, event: events.Paste) -> bool:
     """Stop ``event`` and tell the operator when the paste is unsafe; True if refused."""
     code = forbidden_in_paste(event.text)
     if code is None:
@@ -54,11 +56,4 @@ class PlainInput(Input):
 
     def _on_paste(self, event: events.Paste) -> None:
         # prevent_default() keeps Input's own paste handler from running.
-        refuse_paste(self, event)
-
-
-class PlainTextArea(TextArea):
-    """A ``TextArea`` that refuses a paste holding control characters."""
-
-    async def _on_paste(self, event: events.Paste) -> None:
         refuse_paste(self, event)
