@@ -3,9 +3,10 @@
 Everything lives in a temporary directory (config, inventory, journal) and an
 in-memory keyring holds the demo tokens, so the demo works over SSH on a box
 with no keyring at all and leaves no trace. The sandbox is served by a child
-process (:class:`~bottui.sandbox.process.SandboxProcess`) started before
-anything else, on a port bound here: it boots on another core while this
-process draws its first frame, and a request sent earlier waits for it.
+process (:class:`~bottui.sandbox.process.SandboxProcess`) on a port bound
+here before the app starts. The child starts once the first frame is on
+screen and boots on another core (starlette and uvicorn cost ~150 ms of CPU
+to import); a request sent before it serves waits for it in the backlog.
 """
 
 from __future__ import annotations
@@ -138,14 +139,15 @@ def run_demo(*, hostile: bool = False) -> int:
 
     with tempfile.TemporaryDirectory(prefix="bottui-demo-") as tmp:
         root = Path(tmp)
-        # First of all: the child boots on another core while this process
-        # imports Textual, and requests sent before it serves wait for it.
-        sandbox = SandboxProcess(hostile=hostile, log_path=root / "sandbox.log").start()
+        # The port is bound now, so the profile can name it; the child starts
+        # once the first frame is up and boots on another core, and a request
+        # sent before it serves waits in the listen backlog.
+        sandbox = SandboxProcess(hostile=hostile, log_path=root / "sandbox.log")
         try:
             session = prepare(root, sandbox.base_url, hostile=hostile)
             from bottui.tui.app import BottuiApp
 
-            result = BottuiApp(session, demo=True).run()
+            result = BottuiApp(session, demo=True, when_up=sandbox.start).run()
             failure = sandbox.failure()
         finally:
             sandbox.stop()

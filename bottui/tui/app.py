@@ -73,6 +73,9 @@ class BottuiApp(App[int]):
         remember_theme: Called with the theme name when the user changes it.
         keymap: Binding id -> keys, from the config (remapping).
         demo: True under ``bottui demo`` (shown in the title).
+        start_mode: The screen to start on (default: rate limiters when a
+            project is current, else projects).
+        when_up: Called once the first frame is on screen.
     """
 
     CSS_PATH = "bottui.tcss"
@@ -104,6 +107,7 @@ class BottuiApp(App[int]):
         theme: str | None = None,
         demo: bool = False,
         start_mode: str | None = None,
+        when_up: Callable[[], object] | None = None,
     ) -> None:
         if current is None:
             current = _first_project(session)
@@ -125,6 +129,7 @@ class BottuiApp(App[int]):
         self._work: list[str] = []
         self._last_error: BaseException | None = None
         self.demo = demo
+        self._when_up = when_up
         self._started = False
         if demo:
             self.sub_title = "demo (sandbox)"
@@ -142,6 +147,18 @@ class BottuiApp(App[int]):
         # The first frame is up: start-up's objects are frozen and the
         # collector, paused by the CLI for start-up, runs again.
         gc_pause.resume()
+        if self._when_up is not None:
+            # After the next refresh: work that must not slow the first frame
+            # (the demo's sandbox process) starts once it is on screen.
+            self.call_after_refresh(self._call_when_up)
+
+    def _call_when_up(self) -> None:
+        if self._when_up is None:
+            return
+        try:
+            self._when_up()
+        except Exception as exc:  # e.g. the demo's sandbox process could not be started
+            self.report_error(exc)
 
     def watch_theme(self, theme: str) -> None:
         if self._remember_theme is not None and self._started:

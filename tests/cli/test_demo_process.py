@@ -111,13 +111,14 @@ def test_demo_flips_a_limiter_against_its_sandbox_child_and_quits_cleanly() -> N
     try:
         term.wait_for("shop-prod")
         term.wait_for("rl-api")
-        sandboxes = [pid for pid, cmd in _children(term.pid) if "bottui.sandbox.process" in cmd]
-        assert len(sandboxes) == 1, _children(term.pid)
         term.send("o")  # enable the selected limiter (rl-api, OFF in the demo)
         term.wait_for("Enable rate limiter?")
         term.send("\t")  # focus starts on Cancel
         term.send("\r")
         term.wait_for("rl-api is now ON")
+        # The sandbox that answered is a child of the demo (started after the first frame).
+        sandboxes = [pid for pid, cmd in _children(term.pid) if "bottui.sandbox.process" in cmd]
+        assert len(sandboxes) == 1, _children(term.pid)
         term.send("q")
         assert term.wait_exit() == 0
         deadline = time.monotonic() + 5
