@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from textual.pilot import Pilot
-from textual.widgets import Button, Footer, Input
+from textual.widgets import Button, Input
 
 from bottui.plaintext import clean
 from bottui.sandbox.demo import (
@@ -24,6 +24,7 @@ from bottui.sandbox.demo import (
     HOSTILE_PROJECT_ID,
 )
 from bottui.tui.app import BottuiApp
+from bottui.tui.widgets.key_bar import KeyBar
 
 
 def screen_lines(app: BottuiApp) -> list[str]:
@@ -40,7 +41,7 @@ async def click_hostile_text(pilot: Pilot[Any], app: BottuiApp, needle: str) -> 
             continue
         for dx in range(len(needle)):
             widget, _ = app.screen.get_widget_at(x + dx, y)
-            if isinstance(widget, Button | Footer | Input):
+            if isinstance(widget, Button | KeyBar | Input):
                 continue  # real controls, not text
             await pilot.click(offset=(x + dx, y))
             clicks += 1

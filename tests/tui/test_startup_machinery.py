@@ -1,7 +1,8 @@
-"""What makes the first frame fast: shared CSS parse, coalescing footer, paused collector.
+"""What makes the first frame fast: the shared CSS parse and the paused collector.
 
 Each of these replaces or wraps a piece of Textual 8.2.8 (see the modules'
 docstrings); these tests pin the behaviour that the speed must not cost.
+The key bar, the third such piece, has tests of its own (test_key_bar.py).
 """
 
 from __future__ import annotations
@@ -9,22 +10,15 @@ from __future__ import annotations
 import gc
 import uuid
 from collections.abc import Callable, Iterator
-from typing import Any, ClassVar
 
 import pytest
-from textual.app import App, ComposeResult
-from textual.binding import Binding, BindingType
 from textual.color import Color
 from textual.css.model import RuleSet
 from textual.css.stylesheet import Stylesheet, StylesheetParseError
-from textual.screen import Screen
-from textual.widgets import DataTable, Footer
-from textual.widgets._footer import FooterKey
 
 from bottui.tui import gc_pause
 from bottui.tui.app import BottuiApp
 from bottui.tui.stylesheet_cache import SharedParseStylesheet
-from bottui.tui.widgets.footer import KeyFooter
 from tests.tui.helpers import settle
 
 # -- the shared CSS parse -------------------------------------------------------------
@@ -110,101 +104,6 @@ async def test_a_theme_change_restyles_the_app(make_snap_app: Callable[..., Bott
         app.theme = "textual-dark"
         await settle(pilot)
         assert app.screen.styles.background == dark
-
-
-# -- the coalescing footer -----------------------------------------------------------
-
-
-class CountingFooter(KeyFooter):
-    """Counts how often the keys are built."""
-
-    builds = 0
-
-    def compose(self) -> ComposeResult:
-        type(self).builds += 1
-        yield from super().compose()
-
-
-class CountingTextualFooter(Footer):
-    """Textual's own Footer, counted the same way, for comparison."""
-
-    builds = 0
-
-    def compose(self) -> ComposeResult:
-        type(self).builds += 1
-        yield from super().compose()
-
-
-class KeysScreen(Screen[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "alpha", "Alpha"),
-        Binding("b", "beta", "Beta"),
-    ]
-
-    def __init__(self, footer: type[Footer]) -> None:
-        super().__init__()
-        self.footer = footer
-
-    def compose(self) -> ComposeResult:
-        yield DataTable()  # takes the focus: one of the signals of a first show
-        yield self.footer()
-
-    def action_alpha(self) -> None:
-        self.notify("alpha")
-
-    def action_beta(self) -> None:
-        self.notify("beta")
-
-    def action_gamma(self) -> None:
-        self.notify("gamma")
-
-
-class KeysApp(App[None]):
-    def __init__(self, footer: type[Footer] = CountingFooter) -> None:
-        super().__init__()
-        self.footer = footer
-
-    def on_mount(self) -> None:
-        self.push_screen(KeysScreen(self.footer))
-
-
-def _keys(app: App[Any]) -> list[str]:
-    return [key.description for key in app.screen.query(FooterKey)]
-
-
-async def _builds(footer: type[CountingFooter | CountingTextualFooter]) -> tuple[int, int]:
-    """Builds during start-up, then for a burst of three binding changes."""
-    footer.builds = 0
-    app = KeysApp(footer)
-    async with app.run_test(size=(80, 10)) as pilot:
-        await settle(pilot)
-        at_start = footer.builds
-        assert _keys(app)[:2] == ["Alpha", "Beta"]
-        for _ in range(3):
-            app.screen.refresh_bindings()
-        await settle(pilot)
-        assert _keys(app)[:2] == ["Alpha", "Beta"]
-        return at_start, footer.builds - at_start
-
-
-async def test_a_burst_of_binding_changes_builds_the_keys_once() -> None:
-    ours_at_start, ours_burst = await _builds(CountingFooter)
-    textuals_at_start, textuals_burst = await _builds(CountingTextualFooter)
-    assert (ours_burst, textuals_burst) == (1, 3)
-    assert ours_at_start < textuals_at_start
-
-
-async def test_the_footer_follows_a_later_change_of_bindings() -> None:
-    app = KeysApp()
-    async with app.run_test(size=(80, 10)) as pilot:
-        await settle(pilot)
-        app.screen._bindings.bind("c", "gamma", "Gamma")
-        app.screen.refresh_bindings()
-        await settle(pilot)
-        assert _keys(app)[:3] == ["Alpha", "Beta", "Gamma"]
-        await pilot.press("c")
-        await settle(pilot)
-        assert [n.message for n in app._notifications] == ["gamma"]
 
 
 # -- the paused collector ------------------------------------------------------------

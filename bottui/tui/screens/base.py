@@ -1,4 +1,4 @@
-"""What every main screen shares: the context bar, the footer, and worker plumbing.
+"""What every main screen shares: the context bar, the key bar, and worker plumbing.
 
 A screen starts service calls with :meth:`BottuiScreen.call`; the worker
 awaits :mod:`bottui.ops` and posts a message; a failure reaches the one
@@ -22,7 +22,7 @@ from textual.worker import Worker, WorkerState
 
 from bottui.tui.messages import InventoryChanged, ProjectChosen
 from bottui.tui.widgets.context_bar import ContextBar
-from bottui.tui.widgets.footer import KeyFooter
+from bottui.tui.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:
     from bottui.tui.app import BottuiApp
@@ -53,7 +53,7 @@ class BottuiScreen(Screen[None]):
         banner.display = self._read_only()
         yield banner
         yield from self.compose_body()
-        yield KeyFooter()
+        yield KeyBar()
 
     def _read_only(self) -> bool:
         from bottui.tui.app import BottuiApp
@@ -62,7 +62,7 @@ class BottuiScreen(Screen[None]):
         return isinstance(app, BottuiApp) and app.session.settings.read_only
 
     def compose_body(self) -> ComposeResult:
-        """The screen's own widgets, between the context bar and the footer."""
+        """The screen's own widgets, between the context bar and the key bar."""
         yield from ()
 
     def call(

@@ -234,7 +234,7 @@ class GrantsScreen(BottuiScreen):
         self.query_one(RevocationHistory).show(self.records)
         self.query_one(RevocationResult).show(message.record)
         # Cleared, so a stale id never rides along with the next revocation;
-        # focus stays out of the fields (i goes back), so the footer shows the keys.
+        # focus stays out of the fields (i goes back), so the key bar shows the keys.
         self.query_one(RevocationForm).clear()
 
     @on(RevocationFailed)

@@ -81,7 +81,7 @@ class JournalScreen(BottuiScreen):
     SCREEN_TITLE: ClassVar[str] = "Journal"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("u", "undo", "Undo last", id="journal.undo"),
-        # The filter line names these keys; the footer has no room for them at 80 columns.
+        # The filter line names these keys; the key bar has no room for them at 80 columns.
         Binding("p", "cycle_project", "Project filter", show=False, id="journal.project"),
         Binding("o", "cycle_operation", "Operation filter", show=False, id="journal.operation"),
         Binding("f", "cycle_outcome", "Outcome filter", show=False, id="journal.outcome"),

@@ -296,7 +296,7 @@ class ProjectsScreen(BottuiScreen):
         )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # False: not a key of this state (hidden from footer and help);
+        # False: not a key of this state (hidden from the key bar and help);
         # None: listed, but does nothing right now.
         if action in ("edit", "remove", "project_token", "personal_token"):
             if not self._rows:
