@@ -178,6 +178,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line; a bare ``bottui`` or ``bottui demo`` skips building the parser.
+
+    Building the parser of every command costs ~8 ms (argparse looks up a
+    translation for each of its messages), a share of the TUI's start-up that
+    buys nothing when there is nothing to parse. ``test_cli`` checks that
+    both shortcuts give what the parser gives.
+    """
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words in ([], ["demo"]):
+        return _options(argparse.Namespace(command=words[0] if words else None))
+    return _options(build_parser().parse_args(argv))
+
+
 def _options(args: argparse.Namespace) -> argparse.Namespace:
     for key, value in _COMMON_DEFAULTS.items():
         if not hasattr(args, key):
@@ -848,7 +862,7 @@ def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
     as_json = "--json" in (sys.argv[1:] if argv is None else argv)
     output = out or Output(as_json)
     try:
-        args = _options(build_parser().parse_args(argv))
+        args = _parse(argv)
         output.as_json = args.json
         if args.command is None:
             return cmd_tui(args, output)

@@ -217,3 +217,22 @@ def test_real_process_exit_codes_and_no_traceback(sandbox: SandboxServer) -> Non
 def test_module_entry_point_version() -> None:
     r = cli_process("--version")
     assert r.code == 0 and "bottui" in r.out
+
+
+@pytest.mark.parametrize("argv", [[], ["demo"]])
+def test_the_tui_shortcuts_parse_as_the_parser_does(argv: list[str]) -> None:
+    from bottui.cli import _options, _parse, build_parser
+
+    assert vars(_parse(argv)) == vars(_options(build_parser().parse_args(argv)))
+
+
+def test_anything_more_goes_through_the_parser(capsys: pytest.CaptureFixture[str]) -> None:
+    from bottui.cli import _parse
+
+    parsed = _parse(["demo", "--profile", "x"])
+    assert (parsed.command, parsed.profile) == ("demo", "x")
+    parsed = _parse(["--read-only"])
+    assert (parsed.command, parsed.read_only) == (None, True)
+    with pytest.raises(SystemExit):
+        _parse(["demo", "-h"])
+    assert "usage: bottui demo" in capsys.readouterr().out
