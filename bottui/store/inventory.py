@@ -27,10 +27,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from bottui.api.errors import ValidationError
-from bottui.api.models import DimensionThresholds, LimiterChange
 from bottui.api.tokens import Secret
 from bottui.api.validation import path_id
 from bottui.store.db_errors import InventoryUnavailable, NotInInventory
@@ -50,6 +49,9 @@ from bottui.store.inventory_toml import write as write_toml
 from bottui.store.paths import Locations
 from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT, ClosesOnExit, Database
 from bottui.store.utc import Clock, stamp, system_clock
+
+if TYPE_CHECKING:
+    from bottui.api.models import DimensionThresholds, LimiterChange
 
 _T = TypeVar("_T")
 
@@ -466,6 +468,8 @@ class Inventory(ClosesOnExit):
         """Learn the thresholds a successful update set (the literals sent)."""
         account, project = _id("account id", account), _id("project id", project)
         dimension_id = _id("dimension id", dimension_id)
+        from bottui.api.models import DimensionThresholds  # not needed just to read
+
         if not isinstance(thresholds, DimensionThresholds):
             raise TypeError("thresholds must be a DimensionThresholds")
         now = self._now()

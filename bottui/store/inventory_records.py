@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bottui.api.models import DimensionThresholds
+if TYPE_CHECKING:
+    from bottui.api.models import DimensionThresholds
 
 
 class Source(StrEnum):
@@ -103,6 +104,10 @@ class DimensionEntry:
         """The last known thresholds as a request body, None if not all known."""
         if self.name is None or self.block is None or self.challenge is None:
             return None
+        # Imported here: the API models are not needed to read the inventory
+        # (the Rate limiters screen's first frame reads it).
+        from bottui.api.models import DimensionThresholds
+
         return DimensionThresholds(name=self.name, block=self.block, challenge=self.challenge)
 
     def previous(self) -> dict[str, Any] | None:

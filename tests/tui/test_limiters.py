@@ -351,7 +351,7 @@ async def test_api_error_is_reported(flow_app: BottuiApp, sandbox: SandboxServer
         await settle(pilot)
         toasts = list(flow_app._notifications)
         assert any("The service failed (500)" in (n.title or "") for n in toasts)
-        assert not flow_app.screen.query_one(ReturnedProjectPanel).display
+        assert not any(p.display for p in flow_app.screen.query(ReturnedProjectPanel))
         assert row_of(flow_app, "rl-api")[2] == "OFF"
         await pilot.press("e")
         await pilot.pause()

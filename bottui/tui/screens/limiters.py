@@ -30,13 +30,13 @@ from bottui.tui.widgets.limiter_table import (
     short_time,
     state_word,
 )
-from bottui.tui.widgets.returned_project import ReturnedProjectPanel
 from bottui.tui.widgets.safe import join, safe
 
 if TYPE_CHECKING:
     from bottui.api.models import LimiterChange
     from bottui.ops.mutations import Applied
     from bottui.store.inventory_records import LimiterEntry
+    from bottui.tui.widgets.returned_project import ReturnedProjectPanel
 
 # The dialogs and the mutations are imported where they are used: this is
 # the screen `bottui demo` opens on, and its first frame needs neither.
@@ -77,7 +77,8 @@ class LimitersScreen(BottuiScreen):
         yield Static(Content(NO_PROJECT), id="limiters-empty", classes="hint")
         yield LimiterTable(id="limiters-table")
         yield Static(Content(SOURCE_LEGEND), id="limiters-legend", classes="hint")
-        yield ReturnedProjectPanel(id="returned-project", classes="panel")
+        # The returned project panel is mounted with the first answer: most
+        # sessions never need it, and the first frame is faster without it.
 
     # -- reading ------------------------------------------------------------------
 
@@ -85,10 +86,10 @@ class LimitersScreen(BottuiScreen):
         table = self.query_one(LimiterTable)
         empty = self.query_one("#limiters-empty", Static)
         legend = self.query_one("#limiters-legend", Static)
-        panel = self.query_one(ReturnedProjectPanel)
         current = self.bottui.current
         self._show_title(current)
-        if current != self._panel_for:
+        panel = self._panel()
+        if panel is not None and current != self._panel_for:
             panel.hide()
         if current is None:
             empty.update(Content(NO_PROJECT))
@@ -229,18 +230,34 @@ class LimitersScreen(BottuiScreen):
             then=send,
         )
 
+    def _panel(self) -> ReturnedProjectPanel | None:
+        """The returned project panel, once the first answer mounted it."""
+        if self._panel_for is None:
+            return None
+        from bottui.tui.widgets import returned_project
+
+        return self.query_one(returned_project.ReturnedProjectPanel)
+
     @on(LimiterSet)
-    def _limiter_set(self, message: LimiterSet) -> None:
+    async def _limiter_set(self, message: LimiterSet) -> None:
         change = message.applied.value
+        panel = self._panel()
+        if panel is None:
+            from bottui.tui.widgets import returned_project
+
+            panel = returned_project.ReturnedProjectPanel(id="returned-project", classes="panel")
+            await self.mount(panel, after=self.query_one("#limiters-legend"))
         self._panel_for = (message.account, message.project)
-        self.query_one(ReturnedProjectPanel).show(change, message.known_before)
+        panel.show(change, message.known_before)
         # The ops layer taught the inventory: every screen reads it again.
         # No toast: the panel's first line says what happened.
         self.bottui.inventory_changed()
 
     def action_hide_panel(self) -> None:
         """Hide the returned project panel."""
-        self.query_one(ReturnedProjectPanel).hide()
+        panel = self._panel()
+        if panel is not None:
+            panel.hide()
 
     # -- the inventory ---------------------------------------------------------------
 
