@@ -21,13 +21,13 @@ from bottui.ops.session import Session
 from bottui.plaintext import clean
 from bottui.tui import gc_pause
 from bottui.tui.messages import InventoryChanged, ProjectChosen
+from bottui.tui.stylesheet_cache import SharedParseStylesheet
 
 if TYPE_CHECKING:
     from bottui.api.requests import PreparedRequest
 
 # Dialogs are imported when first opened: none is on the first frame, and
 # with their Input and TextArea widgets they cost start-up time.
-from bottui.tui.stylesheet_cache import SharedParseStylesheet
 
 MODE_KEYS: dict[str, str] = {
     "1": "projects",
