@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from bottui.ops.daemon import run_in_daemon
 from bottui.ops.session import Session
+from bottui.store.journal_records import Outcome
 
 if TYPE_CHECKING:
     from bottui.store.journal import BatchWriter, Journal, StartRecord
@@ -29,9 +30,14 @@ FLUSH_SECONDS: Final = 0.5
 FLUSH_COUNT: Final = 256
 #: Outcomes after which an earlier attempt may have withdrawn the grant
 #: without our knowing: resent, a "nothing standing" reads "unknown (retried)".
-UNCERTAIN_OUTCOMES: Final = ("network-error", "unknown", "unknown-retried", "interrupted")
+UNCERTAIN_OUTCOMES: Final = (
+    Outcome.NETWORK_ERROR.value,
+    Outcome.UNKNOWN.value,
+    Outcome.UNKNOWN_RETRIED.value,
+    Outcome.INTERRUPTED.value,
+)
 #: The outcome recorded for an id taken from the input but never sent.
-NOT_SENT: Final = "not-sent"
+NOT_SENT: Final = Outcome.NOT_SENT.value
 
 
 @dataclass

@@ -35,6 +35,7 @@ OUTCOME_GROUPS: Final[dict[str, frozenset[str]]] = {
             Outcome.UNUSABLE_BODY,
             Outcome.REFUSED,
             Outcome.INTERRUPTED,
+            Outcome.NOT_SENT,  # like refused: nothing went out; --resume sends it
         }
     ),
     "unknown": frozenset({Outcome.UNKNOWN, Outcome.UNKNOWN_RETRIED}),

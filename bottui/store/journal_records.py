@@ -45,6 +45,8 @@ class Outcome(StrEnum):
     UNUSABLE_BODY = "unusable-body"
     REFUSED = "refused"
     INTERRUPTED = "interrupted"
+    #: A bulk run stopped before sending this id (``--resume`` sends it).
+    NOT_SENT = "not-sent"
 
     @classmethod
     def of_revocation(cls, outcome: RevocationOutcome) -> Outcome:
