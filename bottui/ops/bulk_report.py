@@ -16,6 +16,24 @@ from bottui.plaintext import clean
 SHOWN_INVALID = 20
 
 
+def summary_counts(summary: BulkSummary) -> list[tuple[str, int]]:
+    """The counted lines of a summary, ``(what, how many)``, the same in the CLI and the TUI."""
+    rows = [
+        ("withdrawn", summary.withdrawn),
+        ("nothing was standing", summary.nothing_standing),
+        ("unknown", summary.unknown),
+        ("failed", summary.failed),
+    ]
+    if summary.skipped or summary.resumed:
+        rows.append(("skipped (settled by an earlier run)", summary.skipped))
+    if summary.not_sent:
+        rows.append(("not sent", summary.not_sent))
+    if summary.duplicates:
+        rows.append(("repeated lines (sent once)", summary.duplicates))
+    rows.append(("invalid lines (not sent)", summary.invalid_count))
+    return rows
+
+
 def duration(seconds: float | None) -> str:
     """``42s``, ``3m05s``, ``1h02m``; ``?`` when unknown."""
     if seconds is None or not math.isfinite(seconds):
@@ -62,19 +80,7 @@ def summary_lines(summary: BulkSummary, label: str) -> list[str]:
     if summary.elapsed > 0 and sent > 0:
         head += f" ({sent / summary.elapsed:,.0f}/s)"
     lines = [head]
-    rows = [
-        ("withdrawn", summary.withdrawn),
-        ("nothing was standing", summary.nothing_standing),
-        ("unknown", summary.unknown),
-        ("failed", summary.failed),
-    ]
-    if summary.skipped or summary.resumed:
-        rows.append(("skipped (settled in an earlier run)", summary.skipped))
-    if summary.not_sent:
-        rows.append(("not sent", summary.not_sent))
-    if summary.duplicates:
-        rows.append(("repeated lines (sent once)", summary.duplicates))
-    rows.append(("invalid lines (not sent)", summary.invalid_count))
+    rows = summary_counts(summary)
     width = max(len(name) for name, _ in rows)
     lines += [f"  {name + ':':<{width + 1}} {count:,}" for name, count in rows]
     for title, count in summary.errors:
@@ -97,4 +103,4 @@ def summary_lines(summary: BulkSummary, label: str) -> list[str]:
     return lines
 
 
-__all__ = ["duration", "progress_line", "summary_lines"]
+__all__ = ["duration", "progress_line", "summary_counts", "summary_lines"]

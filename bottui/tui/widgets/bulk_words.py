@@ -13,7 +13,7 @@ from textual.content import Content
 
 from bottui.ops.bulk import BulkPlan, BulkProgress, BulkSummary, ItemStatus
 from bottui.ops.bulk_input import InvalidLine
-from bottui.ops.bulk_report import duration
+from bottui.ops.bulk_report import duration, summary_counts
 from bottui.tui.widgets.safe import join, safe
 
 #: Invalid lines listed in the preview and in the summary (the count goes on).
@@ -118,19 +118,7 @@ def summary_lines(summary: BulkSummary, *, abandoned: bool = False) -> list[Cont
         )
     else:
         head = f"Done in {duration(summary.elapsed)}: {plural(summary.total, 'id')}."
-    rows = [
-        ("withdrawn", summary.withdrawn),
-        ("nothing was standing", summary.nothing_standing),
-        ("unknown", summary.unknown),
-        ("failed", summary.failed),
-    ]
-    if summary.skipped or summary.resumed:
-        rows.append(("skipped (settled by an earlier run)", summary.skipped))
-    if summary.not_sent:
-        rows.append(("not sent", summary.not_sent))
-    if summary.duplicates:
-        rows.append(("repeated lines (sent once)", summary.duplicates))
-    rows.append(("invalid lines (not sent)", summary.invalid_count))
+    rows = summary_counts(summary)
     width = max(len(name) for name, _ in rows) + 1
     lines = [Content(head)]
     lines += [Content(f"  {name + ':':<{width}} {count:>7,}") for name, count in rows]
