@@ -18,20 +18,19 @@ demo's projects (nothing is sent at start).
 from __future__ import annotations
 
 import argparse
-import fcntl
 import os
-import pty
-import re
-import select
-import signal
 import statistics
-import struct
 import subprocess
 import sys
 import tempfile
-import termios
 import time
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tests.pty_terminal import Terminal  # noqa: E402
 
 MINIMAL_APP = """
 from textual.app import App
@@ -79,8 +78,6 @@ class SameWidgets(App):
 SameWidgets().run()
 """
 
-_ANSI = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[PX^_].*?\x1b\\|\x1b\][^\x07]*\x07|\x1b.")
-
 
 def first_frame_seconds(
     argv: list[str], marker: bytes, timeout: float = 20.0, extra_env: dict[str, str] | None = None
@@ -94,30 +91,12 @@ def first_frame_seconds(
     # Textual's (pip-compiled) would not: an unfair handicap, not start-up.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     started = time.perf_counter()
-    pid, fd = pty.fork()
-    if pid == 0:  # child
-        os.execvpe(argv[0], argv, env)
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
-    seen = b""
+    terminal = Terminal(argv, env=env)
     try:
-        while True:
-            remaining = timeout - (time.perf_counter() - started)
-            if remaining <= 0:
-                raise TimeoutError(f"no first frame from {argv} within {timeout} s")
-            ready, _, _ = select.select([fd], [], [], remaining)
-            if not ready:
-                continue
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                raise RuntimeError(f"{argv} exited before its first frame") from None
-            seen += chunk
-            if marker in _ANSI.sub(b"", seen):
-                return time.perf_counter() - started
+        terminal.wait_for(marker.decode(), timeout)
+        return time.perf_counter() - started
     finally:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        os.close(fd)
+        terminal.kill()
 
 
 def saved_profile(home: Path) -> dict[str, str]:
@@ -140,7 +119,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
     python = sys.executable
-    css = Path(__file__).resolve().parents[2] / "bottui" / "tui" / "bottui.tcss"
+    css = ROOT / "bottui" / "tui" / "bottui.tcss"
     same_widgets = f"CSS = {str(css)!r}\n" + SAME_WIDGETS_APP
     with tempfile.TemporaryDirectory(prefix="bottui-bench-") as tmp:
         profile_env = saved_profile(Path(tmp))

@@ -1,0 +1,98 @@
+"""A program in a pseudo-terminal, and what it has written with the escapes removed.
+
+Shared by the test that runs ``bottui demo`` as a user would
+(``tests/cli/test_demo_process.py``) and the start-up benchmark
+(``tests/bench/startup.py``).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import re
+import select
+import signal
+import struct
+import termios
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+#: CSI, OSC, DCS/PM/APC strings and two-byte escapes: what a terminal would not print.
+ANSI = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[PX^_].*?\x1b\\|\x1b\][^\x07]*\x07|\x1b.")
+
+
+class Terminal:
+    """``argv`` started in a pseudo-terminal of ``columns`` x ``lines``, from the repo root.
+
+    Args:
+        argv: The program and its arguments.
+        env: Its whole environment (default: ours with TERM=xterm-256color and the size).
+    """
+
+    def __init__(
+        self,
+        argv: list[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        columns: int = 100,
+        lines: int = 30,
+    ) -> None:
+        if env is None:
+            env = dict(os.environ, TERM="xterm-256color", COLUMNS=str(columns), LINES=str(lines))
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # child
+            os.chdir(ROOT)
+            os.execvpe(argv[0], argv, dict(env))
+        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, 0, 0))
+        self.raw = b""
+
+    def text(self) -> str:
+        """Everything written so far, escapes removed."""
+        return ANSI.sub(b"", self.raw).decode("utf-8", "replace")
+
+    def _read(self, timeout: float) -> bool:
+        """Read what is there within ``timeout``; False once the program closed the terminal."""
+        ready, _, _ = select.select([self.fd], [], [], timeout)
+        if not ready:
+            return True
+        try:
+            chunk = os.read(self.fd, 65536)
+        except OSError:  # the process closed the terminal
+            return False
+        self.raw += chunk
+        return bool(chunk)
+
+    def wait_for(self, needle: str, timeout: float = 15.0) -> None:
+        """Read until ``needle`` appears in what is written from now on."""
+        start = len(self.text())
+        deadline = time.monotonic() + timeout
+        while needle not in self.text()[start:]:
+            if time.monotonic() > deadline or not self._read(0.05):
+                tail = self.text()[-1500:]
+                raise AssertionError(f"{needle!r} never appeared; the screen ended with:\n{tail}")
+
+    def send(self, keys: str) -> None:
+        """Type ``keys``."""
+        os.write(self.fd, keys.encode())
+
+    def wait_exit(self, timeout: float = 10.0) -> int:
+        """The exit code, once the program has ended."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self._read(0.05)
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                return os.waitstatus_to_exitcode(status)
+        raise AssertionError("the process did not exit")
+
+    def kill(self) -> None:
+        """End the program if it still runs and close the terminal."""
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        os.close(self.fd)
