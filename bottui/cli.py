@@ -270,7 +270,7 @@ def make_session(args: argparse.Namespace) -> Session:
 
 def print_dry_run(out: Output, requests: Sequence[PreparedRequest]) -> None:
     """Print the exact request(s) and an equivalent curl; the token stays a variable."""
-    from bottui.api.curl import to_curl
+    from bottui.api.curl import request_lines, to_curl
 
     if out.as_json:
         out.document(
@@ -289,13 +289,8 @@ def print_dry_run(out: Output, requests: Sequence[PreparedRequest]) -> None:
         )
         return
     for request in requests:
-        out.line(f"{request.method} {clean(request.url)}")
-        out.line(f"X-Api-Key: ${request.token_env}")
-        out.line("Content-Type: application/json")
-        out.line("")
-        out.line(clean(request.body.decode()))
-        out.line("")
-        out.line(clean(to_curl(request)))
+        for shown_line in request_lines(request):
+            out.line(clean(shown_line))
     out.message("dry run: nothing was sent")
 
 

@@ -55,3 +55,22 @@ def to_curl(request: PreparedRequest) -> str:
     if request.body:
         parts += ["--data-binary", quote(request.body.decode())]
     return " ".join(parts)
+
+
+def request_lines(request: PreparedRequest) -> list[str]:
+    """The lines a dry run shows for ``request``, without a trailing blank line.
+
+    Method and URL, the token header (a shell variable, never the token),
+    the content type, a blank line, the body, a blank line and the
+    equivalent :func:`to_curl` command. The URL and body carry untrusted
+    text: a caller that prints them passes each line through ``clean()``.
+    """
+    return [
+        f"{request.method} {request.url}",
+        f"X-Api-Key: ${request.token_env}",
+        "Content-Type: application/json",
+        "",
+        request.body.decode(),
+        "",
+        to_curl(request),
+    ]

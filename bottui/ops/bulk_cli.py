@@ -24,7 +24,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any, BinaryIO, Final, Protocol, TextIO
 
-from bottui.api.curl import to_curl
+from bottui.api.curl import request_lines, to_curl
 from bottui.api.errors import EXIT_OK, RefusedError
 from bottui.ops.bulk import BulkPlan, BulkProgress, BulkRevocation, check_concurrency, plan_bulk
 from bottui.ops.bulk_input import BulkSource
@@ -204,13 +204,8 @@ def _print_plan(out: Output, plan: BulkPlan) -> None:
     else:
         for subject, request in plan.requests:
             out.line(f"# line {subject.line}")
-            out.line(f"{request.method} {clean(request.url)}")
-            out.line(f"X-Api-Key: ${request.token_env}")
-            out.line("Content-Type: application/json")
-            out.line("")
-            out.line(clean(request.body.decode()))
-            out.line("")
-            out.line(clean(to_curl(request)))
+            for shown_line in request_lines(request):
+                out.line(clean(shown_line))
             out.line("")
         if plan.count > shown:
             out.line(f"# … and {plan.count - shown:,} more requests like these")

@@ -414,18 +414,9 @@ def _first_project(session: Session) -> tuple[str, str] | None:
 
 def dry_run_lines(requests: Sequence[PreparedRequest]) -> list[str]:
     """The lines a dry run shows: method, URL, headers, body, curl."""
-    from bottui.api.curl import to_curl
+    from bottui.api.curl import request_lines
 
     lines: list[str] = []
     for request in requests:
-        lines += [
-            f"{request.method} {request.url}",
-            f"X-Api-Key: ${request.token_env}",
-            "Content-Type: application/json",
-            "",
-            request.body.decode(),
-            "",
-            to_curl(request),
-            "",
-        ]
+        lines += [*request_lines(request), ""]
     return lines
