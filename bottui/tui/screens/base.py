@@ -21,6 +21,7 @@ from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from bottui.tui.messages import InventoryChanged, ProjectChosen
+from bottui.tui.typed_app import bottui_app
 from bottui.tui.widgets.context_bar import ContextBar
 from bottui.tui.widgets.key_bar import KeyBar
 
@@ -41,11 +42,7 @@ class BottuiScreen(Screen[None]):
     @property
     def bottui(self) -> BottuiApp:
         """The app, typed."""
-        from bottui.tui.app import BottuiApp
-
-        app = self.app
-        assert isinstance(app, BottuiApp)
-        return app
+        return bottui_app(self)
 
     def compose(self) -> ComposeResult:
         yield ContextBar()

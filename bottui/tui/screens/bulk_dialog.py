@@ -32,6 +32,7 @@ from bottui.ops.bulk_input import BulkSource
 from bottui.ops.session import Session
 from bottui.tui.screens.bulk_confirm import DRY_RUN_SHOWN, BulkOrder, confirm_bulk
 from bottui.tui.screens.dialogs import _Dialog
+from bottui.tui.typed_app import bottui_app
 from bottui.tui.widgets.bulk_words import plural, preview_lines
 from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.plain_text_area import PlainTextArea
@@ -138,11 +139,7 @@ class BulkDialog(_Dialog):
     @property
     def bottui(self) -> BottuiApp:
         """The app, typed."""
-        from bottui.tui.app import BottuiApp
-
-        app = self.app
-        assert isinstance(app, BottuiApp)
-        return app
+        return bottui_app(self)
 
     def compose(self) -> ComposeResult:
         draft = self.draft

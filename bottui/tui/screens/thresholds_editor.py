@@ -30,6 +30,7 @@ from bottui.api.validation import dimension_name, first_forbidden_char
 from bottui.ops import mutations
 from bottui.store.config import ProjectSettings
 from bottui.store.inventory_records import DimensionEntry
+from bottui.tui.typed_app import bottui_app
 from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import join, safe
 from bottui.tui.widgets.slider import format_number
@@ -141,11 +142,7 @@ class ThresholdEditor(ModalScreen[DimensionThresholds | None]):
     @property
     def bottui(self) -> BottuiApp:
         """The app, typed."""
-        from bottui.tui.app import BottuiApp
-
-        app = self.app
-        assert isinstance(app, BottuiApp)
-        return app
+        return bottui_app(self)
 
     def compose(self) -> ComposeResult:
         low, high = self.settings.threshold_min, self.settings.threshold_max

@@ -25,6 +25,7 @@ from bottui.ops.token_slots import Reading, Slot
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.tokens import TokenState
 from bottui.tui.screens.dialogs import ConfirmDialog, _Dialog
+from bottui.tui.typed_app import bottui_app
 from bottui.tui.widgets.form_field import FormField
 from bottui.tui.widgets.safe import join, safe
 from bottui.tui.widgets.secret_input import SecretInput
@@ -109,11 +110,7 @@ class TokenDialog(_Dialog):
 
     @property
     def _bottui(self) -> BottuiApp:
-        from bottui.tui.app import BottuiApp
-
-        app = self.app
-        assert isinstance(app, BottuiApp)
-        return app
+        return bottui_app(self)
 
     def compose(self) -> ComposeResult:
         with Vertical():
