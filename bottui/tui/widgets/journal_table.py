@@ -13,11 +13,10 @@ from typing import ClassVar, Final
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
-from textual.coordinate import Coordinate
-from textual.widgets import DataTable
 
 from bottui.ops import journal_view
 from bottui.store.journal import JournalEntry
+from bottui.tui.widgets.entry_table import EntryTable
 from bottui.tui.widgets.safe import safe_text
 
 #: Column key -> heading.
@@ -47,7 +46,7 @@ def outcome_cell(entry: JournalEntry) -> Text:
     )
 
 
-class JournalTable(DataTable[Text]):
+class JournalTable(EntryTable[JournalEntry]):
     """One row per journal entry; the cursor selects one for details."""
 
     # Enter opens the entry in full (DataTable's own "Select", renamed for help).
@@ -55,18 +54,8 @@ class JournalTable(DataTable[Text]):
         Binding("enter", "select_cursor", "Details", id="journal.details"),
     ]
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(cursor_type="row", zebra_stripes=True, id=id)
-        self._entries: dict[str, JournalEntry] = {}
-
-    def on_mount(self) -> None:
-        for key, heading in COLUMNS:
-            self.add_column(heading, key=key)
-
-    @property
-    def entries(self) -> list[JournalEntry]:
-        """The rows shown, in table order."""
-        return list(self._entries.values())
+    # The module-level COLUMNS above: the class body has not bound the name yet.
+    COLUMNS = COLUMNS
 
     def show(self, entries: Sequence[JournalEntry], *, with_project: bool) -> None:
         """Replace the rows, keeping the cursor on the same entry when it is still shown.
@@ -75,33 +64,23 @@ class JournalTable(DataTable[Text]):
             entries: Newest first.
             with_project: Prefix targets with their project (entries of several projects).
         """
-        keep = self.selected.id if self.selected else None
-        self.clear()
-        self._entries = {str(entry.id): entry for entry in entries}
-        for entry in entries:
-            target = journal_view.target_text(entry)
-            if with_project:
-                target = f"{entry.project}: {target}"
-            self.add_row(
-                Text(journal_view.short_when(entry)),
-                safe_text(entry.operator),
-                safe_text(journal_view.operation_text(entry, short=True)),
-                safe_text(target),
-                outcome_cell(entry),
-                Text(journal_view.status_text(entry)),
-                Text(journal_view.duration_text(entry), justify="right"),
-                key=str(entry.id),
-            )
-        if keep is not None and str(keep) in self._entries:
-            self.move_cursor(row=self.get_row_index(str(keep)), animate=False)
+        # Journal ids are integers; row keys are strings.
+        self._replace_rows(
+            (str(entry.id), entry, _cells(entry, with_project=with_project)) for entry in entries
+        )
 
-    @property
-    def selected(self) -> JournalEntry | None:
-        """The entry under the cursor, if any."""
-        if not self._entries or self.row_count == 0:
-            return None
-        row = self.cursor_row
-        if not 0 <= row < self.row_count:
-            return None
-        key = self.coordinate_to_cell_key(Coordinate(row, 0)).row_key.value
-        return self._entries.get(key) if key is not None else None
+
+def _cells(entry: JournalEntry, *, with_project: bool) -> tuple[Text, ...]:
+    """One entry's cells, in ``COLUMNS`` order; untrusted text goes through ``safe_text``."""
+    target = journal_view.target_text(entry)
+    if with_project:
+        target = f"{entry.project}: {target}"
+    return (
+        Text(journal_view.short_when(entry)),
+        safe_text(entry.operator),
+        safe_text(journal_view.operation_text(entry, short=True)),
+        safe_text(target),
+        outcome_cell(entry),
+        Text(journal_view.status_text(entry)),
+        Text(journal_view.duration_text(entry), justify="right"),
+    )

@@ -13,10 +13,9 @@ from collections.abc import Sequence
 from typing import Final
 
 from rich.text import Text
-from textual.coordinate import Coordinate
-from textual.widgets import DataTable
 
 from bottui.store.inventory_records import LimiterEntry, Source
+from bottui.tui.widgets.entry_table import EntryTable
 from bottui.tui.widgets.safe import safe_text
 
 #: Column key -> heading.
@@ -72,46 +71,23 @@ def short_time(stamp: str) -> str:
     return stamp
 
 
-class LimiterTable(DataTable[Text]):
+class LimiterTable(EntryTable[LimiterEntry]):
     """One row per known rate limiter of the current project; the cursor selects."""
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(cursor_type="row", zebra_stripes=True, id=id)
-        self._entries: dict[str, LimiterEntry] = {}
-
-    def on_mount(self) -> None:
-        for key, heading in COLUMNS:
-            self.add_column(heading, key=key)
-
-    @property
-    def entries(self) -> list[LimiterEntry]:
-        """The rows shown, in table order."""
-        return list(self._entries.values())
+    # The module-level COLUMNS above: the class body has not bound the name yet.
+    COLUMNS = COLUMNS
 
     def show(self, entries: Sequence[LimiterEntry], *, select: str | None = None) -> None:
         """Replace the rows; keep the cursor on the same limiter (or on ``select``)."""
-        keep = select or (self.selected.id if self.selected else None)
-        self.clear()
-        self._entries = {entry.id: entry for entry in entries}
-        for entry in entries:
-            self.add_row(
-                safe_text(entry.id),
-                safe_text(entry.name or ""),
-                state_text(entry.is_active),
-                Text(short_time(entry.known_at)),
-                safe_text(SOURCE_WORDS.get(entry.source, entry.source)),
-                key=entry.id,
-            )
-        if keep is not None and keep in self._entries:
-            self.move_cursor(row=self.get_row_index(keep), animate=False)
+        self._replace_rows(((entry.id, entry, _cells(entry)) for entry in entries), select=select)
 
-    @property
-    def selected(self) -> LimiterEntry | None:
-        """The limiter under the cursor, if any."""
-        if not self._entries or self.row_count == 0:
-            return None
-        row = self.cursor_row
-        if not 0 <= row < self.row_count:
-            return None
-        key = self.coordinate_to_cell_key(Coordinate(row, 0)).row_key.value
-        return self._entries.get(key) if key is not None else None
+
+def _cells(entry: LimiterEntry) -> tuple[Text, ...]:
+    """One limiter's cells, in ``COLUMNS`` order; ids and names are untrusted."""
+    return (
+        safe_text(entry.id),
+        safe_text(entry.name or ""),
+        state_text(entry.is_active),
+        Text(short_time(entry.known_at)),
+        safe_text(SOURCE_WORDS.get(entry.source, entry.source)),
+    )

@@ -1,0 +1,80 @@
+"""A row-cursor table of entries, one row per entry, keyed by a string.
+
+The limiter and journal tables differ only in their columns and cells; what
+they share lives here once: the columns added on mount, the entries shown in
+table order, the entry under the cursor, and replacing every row without the
+cursor jumping away from the entry the operator was looking at.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import ClassVar, Generic, TypeVar
+
+from rich.text import Text
+from textual.coordinate import Coordinate
+from textual.widgets import DataTable
+
+#: The entry type of a table (a limiter, a journal entry, ...).
+E = TypeVar("E")
+
+#: One row to show: its key, the entry it stands for, its cells in column order.
+Row = tuple[str, E, Sequence[Text]]
+
+
+class EntryTable(DataTable[Text], Generic[E]):
+    """A table whose rows are entries keyed by string; the row cursor selects one.
+
+    Subclasses set ``COLUMNS`` and build their rows in a ``show`` method that
+    passes them to ``_replace_rows``.
+    """
+
+    #: Column key -> heading, in display order.
+    COLUMNS: ClassVar[Sequence[tuple[str, str]]] = ()
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, id=id)
+        # Row key -> entry, in table order; the cells alone cannot give the entry back.
+        self._entries: dict[str, E] = {}
+
+    def on_mount(self) -> None:
+        for key, heading in self.COLUMNS:
+            self.add_column(heading, key=key)
+
+    @property
+    def entries(self) -> list[E]:
+        """The rows shown, in table order."""
+        return list(self._entries.values())
+
+    @property
+    def selected(self) -> E | None:
+        """The entry under the cursor, if any."""
+        key = self._cursor_key()
+        return None if key is None else self._entries[key]
+
+    def _cursor_key(self) -> str | None:
+        """The key of the row under the cursor, None if no shown entry is there."""
+        if not self._entries or self.row_count == 0:
+            return None
+        row = self.cursor_row
+        # The cursor can sit outside the rows (e.g. right after a clear).
+        if not 0 <= row < self.row_count:
+            return None
+        key = self.coordinate_to_cell_key(Coordinate(row, 0)).row_key.value
+        return key if key is not None and key in self._entries else None
+
+    def _replace_rows(self, rows: Iterable[Row[E]], *, select: str | None = None) -> None:
+        """Replace every row; keep the cursor on ``select`` or else on the same key.
+
+        The cursor stays where it was (by key, not by position) only when that row
+        is still shown, so a refresh does not move the operator's selection.
+        """
+        # Read before clearing: clear() moves the cursor back to the first row.
+        keep = select or self._cursor_key()
+        self.clear()
+        shown = list(rows)
+        self._entries = {key: entry for key, entry, _cells in shown}
+        for key, _entry, cells in shown:
+            self.add_row(*cells, key=key)
+        if keep is not None and keep in self._entries:
+            self.move_cursor(row=self.get_row_index(keep), animate=False)
