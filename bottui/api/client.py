@@ -352,9 +352,6 @@ class BotProtectionClient:
                     f"the next retry ({wait:.1f} s away) would pass the "
                     f"{policy.deadline:g} s deadline; gave up after {attempt} attempts"
                 )
-                if isinstance(error, DeadlineExceeded):
-                    error.details = _join(error.details, note)
-                    raise error
                 error.details = _join(error.details, note)
                 raise error
             await timing.sleep(wait)

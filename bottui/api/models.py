@@ -292,16 +292,6 @@ class DimensionThresholds:
     block: str
     challenge: str
 
-    @property
-    def block_value(self) -> float:
-        """The block threshold as a float."""
-        return float(self.block)
-
-    @property
-    def challenge_value(self) -> float:
-        """The challenge threshold as a float."""
-        return float(self.challenge)
-
     def body(self) -> bytes:
         """The JSON body with the number literals written verbatim."""
         return (

@@ -130,8 +130,3 @@ def threshold_literal(field: str, value: str | float | int | Decimal) -> str:
     if not _JSON_NUMBER.fullmatch(normal):
         normal = repr(float(number))
     return normal
-
-
-def threshold_value(field: str, value: str | float | int | Decimal) -> float:
-    """The value of a threshold as a float (for range checks and display)."""
-    return float(Decimal(threshold_literal(field, value)))
