@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Literal
+
+from bottui.api.tokens import TOKEN_ENV
 
 TokenKind = Literal["project", "personal"]
-# The environment variable that holds each kind of token (CONVENTIONS.md).
-TOKEN_ENV: Final[dict[str, str]] = {
-    "project": "BOTTUI_API_KEY",
-    "personal": "BOTTUI_ACCESS_TOKEN",
-}
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,11 @@ from __future__ import annotations
 from typing import ClassVar, Final
 
 MASK: Final = "***"
+#: The environment variable that holds each kind of token (CONVENTIONS.md).
+TOKEN_ENV: Final[dict[str, str]] = {
+    "project": "BOTTUI_API_KEY",
+    "personal": "BOTTUI_ACCESS_TOKEN",
+}
 
 
 class Secret:

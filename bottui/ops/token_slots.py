@@ -15,10 +15,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from bottui.api.tokens import AccessToken, ProjectToken, Secret
+from bottui.api.tokens import TOKEN_ENV, AccessToken, ProjectToken, Secret
 from bottui.ops.daemon import run_in_daemon
 from bottui.store.errors import KeyringUnavailable
-from bottui.store.tokens import ENV_ACCESS_TOKEN, ENV_API_KEY, TokenState, TokenStore
+from bottui.store.tokens import TokenState, TokenStore
 
 SlotKind = Literal["personal", "project"]
 
@@ -57,7 +57,7 @@ class Slot:
     @property
     def env_var(self) -> str:
         """The environment variable that wins over the keyring for this slot."""
-        return ENV_ACCESS_TOKEN if self.kind == "personal" else ENV_API_KEY
+        return TOKEN_ENV[self.kind]
 
     def wrap(self, value: str) -> Secret:
         """``value`` in the wrapper type of this slot (raises ValueError when blank)."""

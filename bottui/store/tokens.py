@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Final, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
-from bottui.api.tokens import AccessToken, ProjectToken, Secret
+from bottui.api.tokens import TOKEN_ENV, AccessToken, ProjectToken, Secret
 from bottui.plaintext import clean
 from bottui.store.errors import KeyringUnavailable
 
@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     from keyring.backend import KeyringBackend
 
 SERVICE: Final = "bottui"
-ENV_ACCESS_TOKEN: Final = "BOTTUI_ACCESS_TOKEN"
-ENV_API_KEY: Final = "BOTTUI_API_KEY"
+ENV_ACCESS_TOKEN: Final = TOKEN_ENV["personal"]
+ENV_API_KEY: Final = TOKEN_ENV["project"]
 DEFAULT_TIMEOUT: Final = 4.0
 
 REMEDIES: Final = (
