@@ -218,18 +218,23 @@ class BottuiApp(App[int]):
         self._show_work()
 
     @property
-    def working(self) -> bool:
-        """True while any call is under way."""
-        return bool(self._work)
+    def work_text(self) -> str:
+        """What the working indicator says: the latest call under way, "" when none."""
+        if not self._work:
+            return ""
+        more = len(self._work) - 1
+        return self._work[-1] + (f" (+{more})" if more else "")
 
     def _show_work(self) -> None:
         from bottui.tui.widgets.context_bar import ContextBar
 
-        text = ""
-        if self._work:
-            text = self._work[-1] + (f" (+{len(self._work) - 1})" if len(self._work) > 1 else "")
-        for bar in self.screen.query(ContextBar):
-            bar.working = text
+        # Every screen's bar, not only the current one's: a screen left while a
+        # call was under way, or lying under a dialog, must not keep old words.
+        text = self.work_text
+        for stack in self._screen_stacks.values():
+            for screen in stack:
+                for bar in screen.query(ContextBar):
+                    bar.working = text
 
     # -- errors and warnings -------------------------------------------------------
 

@@ -57,7 +57,7 @@ class ContextBar(Horizontal):
         self.query_one("#ctx-where", Static).update(safe(f" {profile} · {base} · {where}"))
         self.query_one("#ctx-readonly").display = settings.read_only
         self.query_one("#ctx-protected").display = settings.protected
-        self.watch_working(self.working)
+        self.working = app.work_text
 
     def watch_working(self, value: str) -> None:
         label = self.query_one("#ctx-working", Static)

@@ -1,0 +1,52 @@
+"""The working indicator follows the calls under way on every screen, not only the current one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.widgets import Static
+
+from bottui.tui.app import BottuiApp
+from tests.tui.helpers import plain, settle
+
+
+def indicator(app: BottuiApp) -> str:
+    """The indicator of the current screen's header, "" when hidden."""
+    label = app.screen.query_one("#ctx-working", Static)
+    return plain(label) if label.display else ""
+
+
+async def test_a_screen_left_during_a_call_does_not_keep_its_words(
+    make_snap_app: Callable[..., BottuiApp],
+) -> None:
+    app = make_snap_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        app.begin_work("Switching rate limiter")
+        await settle(pilot)
+        assert indicator(app) == "⟳ Switching rate limiter"
+        await pilot.press("3")
+        await settle(pilot)
+        assert indicator(app) == "⟳ Switching rate limiter"  # still under way
+        app.end_work("Switching rate limiter")
+        await pilot.press("2")
+        await settle(pilot)
+        assert indicator(app) == ""
+
+
+async def test_the_screen_under_a_dialog_shows_the_call(
+    make_snap_app: Callable[..., BottuiApp],
+) -> None:
+    app = make_snap_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        app.begin_work("Saving token")
+        await settle(pilot)
+        base = app.screen_stack[0]
+        label = base.query_one("#ctx-working", Static)
+        assert label.display and plain(label) == "⟳ Saving token"
+        app.end_work("Saving token")
+        await settle(pilot)
+        assert not label.display
