@@ -841,10 +841,6 @@ _SYNC: dict[str, Callable[[argparse.Namespace, Output], int]] = {
 }
 
 
-def _register(name: str, fn: Callable[[argparse.Namespace, Output], int]) -> None:
-    _SYNC[name] = fn
-
-
 def _flush_warnings(session: Session, out: Output) -> None:
     for warning in session.take_warnings():
         out.message(f"warning: {clean(warning)}")
@@ -852,7 +848,7 @@ def _flush_warnings(session: Session, out: Output) -> None:
 
 def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
     """Parse and run one command; return the exit code."""
-    from bottui.store.errors import ConfigError, KeyringUnavailable, StoreError
+    from bottui.store.errors import KeyringUnavailable, StoreError
 
     as_json = "--json" in (sys.argv[1:] if argv is None else argv)
     output = out or Output(as_json)
@@ -871,9 +867,6 @@ def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
     except KeyringUnavailable as exc:
         output.error(exc.title, exc.details, _store_error_doc(exc))
         return EXIT_CREDENTIALS
-    except ConfigError as exc:
-        output.error(exc.title, exc.details, _store_error_doc(exc))
-        return EXIT_REFUSED
     except StoreError as exc:
         output.error(exc.title, exc.details, _store_error_doc(exc))
         return EXIT_REFUSED

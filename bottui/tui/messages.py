@@ -7,7 +7,6 @@ widgets. Nothing here holds a token.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from textual.message import Message
 
@@ -22,12 +21,3 @@ class ProjectChosen(Message):
 
 class InventoryChanged(Message):
     """The inventory changed: screens that show it refresh."""
-
-
-@dataclass
-class OperationSucceeded(Message):
-    """A change was sent and answered. ``kind`` says which; ``value`` is the ops result."""
-
-    kind: str
-    value: Any
-    context: dict[str, Any]

@@ -133,9 +133,6 @@ class ProjectsScreen(BottuiScreen):
         """The projects table."""
         return self.query_one(ProjectTable)
 
-    def on_mount(self) -> None:
-        self.refresh_data()
-
     # -- data ------------------------------------------------------------------------
 
     def refresh_data(self) -> None:

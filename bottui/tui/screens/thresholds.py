@@ -112,9 +112,6 @@ class ThresholdsScreen(BottuiScreen):
         table.add_columns(*_COLUMNS)
         yield table
 
-    def on_mount(self) -> None:
-        self.refresh_data()
-
     # -- what is shown -----------------------------------------------------------------
 
     @property

@@ -256,8 +256,5 @@ class TokenDialog(_Dialog):
 
         self.run_worker(run(), name=label, exit_on_error=False)
 
-    def action_dismiss_dialog(self) -> None:
-        self.dismiss(None)
-
 
 __all__ = ["DeleteToken", "SaveToken", "TokenDialog", "slot_title", "state_words"]

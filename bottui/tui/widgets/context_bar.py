@@ -34,9 +34,6 @@ class ContextBar(Horizontal):
         yield Static("PROTECTED", id="ctx-protected", classes="flag")
         yield Static("READ-ONLY", id="ctx-readonly", classes="flag")
 
-    def on_mount(self) -> None:
-        self.refresh_context()
-
     def refresh_context(self) -> None:
         """Re-read the app's session and current project."""
         from bottui.tui.app import BottuiApp
