@@ -250,22 +250,12 @@ def _store_error_doc(error: StoreError) -> dict[str, Any]:
 
 def make_session(args: argparse.Namespace) -> Session:
     """A session from the common options, the environment and the config."""
-    from bottui.ops.session import Session, Settings
+    from bottui.ops.session import session_from_options
     from bottui.store.config import ConfigStore
     from bottui.store.paths import Locations
-    from bottui.store.tokens import TokenStore
 
     locations = Locations.default()
-    config = ConfigStore(locations).load()
-    settings = Settings.resolve(
-        config,
-        profile=args.profile,
-        base_url=args.base_url,
-        account=args.account,
-        project=args.project,
-        read_only=args.read_only,
-    )
-    return Session(locations, settings, TokenStore())
+    return session_from_options(locations, ConfigStore(locations).load(), args)
 
 
 def print_dry_run(out: Output, requests: Sequence[PreparedRequest]) -> None:

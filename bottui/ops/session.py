@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bottui.api.errors import CredentialsError, RefusedError
 from bottui.api.tokens import AccessToken, ProjectToken
@@ -285,3 +285,26 @@ class Session:
         """The warnings so far, emptied."""
         out, self.warnings = self.warnings, []
         return out
+
+
+class CommonOptions(Protocol):
+    """The common options of the command line (``--profile``, ``--base-url``, ...)."""
+
+    profile: str | None
+    base_url: str | None
+    account: str | None
+    project: str | None
+    read_only: bool
+
+
+def session_from_options(locations: Locations, config: Config, options: CommonOptions) -> Session:
+    """A command's or the TUI's session: the options over the config, tokens in the keyring."""
+    settings = Settings.resolve(
+        config,
+        profile=options.profile,
+        base_url=options.base_url,
+        account=options.account,
+        project=options.project,
+        read_only=options.read_only,
+    )
+    return Session(locations, settings, TokenStore())

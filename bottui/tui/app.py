@@ -197,12 +197,10 @@ class BottuiApp(App[int]):
         if inventory is None:
             return None
         try:
-            for entry in inventory.projects(account):
-                if entry.project == project:
-                    return entry.name
-        except Exception:
+            entry = inventory.project(account, project)
+        except Exception:  # a damaged inventory: the Projects screen says so
             return None
-        return None
+        return entry.name if entry is not None else None
 
     # -- working indicator ---------------------------------------------------------
 

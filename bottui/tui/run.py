@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Final
 
-from bottui.ops.session import Session, Settings
+from bottui.ops.session import session_from_options
 from bottui.store.config import ConfigStore
 from bottui.store.paths import Locations
-from bottui.store.tokens import TokenStore
 
 #: What :func:`run_app` returns when the operator chose "Start the demo" on the
 #: first-run welcome: the CLI then runs ``bottui demo`` (the tui layer may not
@@ -41,15 +40,7 @@ def run_app(args: argparse.Namespace) -> int:
     locations = Locations.default()
     store = ConfigStore(locations)
     config = store.load()
-    settings = Settings.resolve(
-        config,
-        profile=args.profile,
-        base_url=args.base_url,
-        account=args.account,
-        project=args.project,
-        read_only=args.read_only,
-    )
-    session = Session(locations, settings, TokenStore())
+    session = session_from_options(locations, config, args)
     app = BottuiApp(
         session,
         theme=config.theme,
