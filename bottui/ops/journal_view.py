@@ -83,25 +83,15 @@ def read(journal: Journal, query: JournalQuery) -> list[JournalEntry]:
         except ValueError as exc:
             raise ValidationError("--since", str(exc)) from None
     group = OUTCOME_GROUPS.get(query.outcome or "")
-    words = sorted(group) if group is not None else [query.outcome]
-    # One bounded query per outcome word (the journal filters on one word),
-    # merged newest first: a group never reads the whole journal.
-    found: list[JournalEntry] = []
-    for word in words:
-        found += journal.entries(
-            since=since,
-            profile=query.profile,
-            account=query.account,
-            project=query.project,
-            operation=query.operation,
-            outcome=word,
-            limit=query.limit,
-        )
-    if len(words) > 1:
-        found.sort(key=lambda entry: entry.id, reverse=True)
-        if query.limit is not None:
-            found = found[: max(0, query.limit)]
-    return found
+    return journal.entries(
+        since=since,
+        profile=query.profile,
+        account=query.account,
+        project=query.project,
+        operation=query.operation,
+        outcome=group if group is not None else query.outcome,
+        limit=query.limit,
+    )
 
 
 def operation_named(name: str) -> str:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -254,7 +254,7 @@ class Journal(ClosesOnExit):
         account: str | None = None,
         project: str | None = None,
         operation: str | None = None,
-        outcome: str | None = None,
+        outcome: str | Collection[str] | None = None,
         unfinished: bool = False,
         run_id: int | None = None,
         limit: int | None = None,
@@ -262,6 +262,7 @@ class Journal(ClosesOnExit):
         """Entries matching every filter given, newest first.
 
         ``since`` is a datetime or an ISO 8601 text (without an offset: UTC);
+        ``outcome`` is one outcome word or several (any of them matches), and
         ``outcome="unfinished"`` is the same as ``unfinished=True``.
 
         Raises:
@@ -286,9 +287,13 @@ class Journal(ClosesOnExit):
                 params.append(value)
         if outcome == "unfinished":
             unfinished = True
-        elif outcome is not None:
+        elif isinstance(outcome, str):
             where.append("o.outcome = ?")
             params.append(outcome)
+        elif outcome is not None:
+            words = sorted(outcome)
+            where.append(f"o.outcome IN ({', '.join('?' * len(words))})")
+            params += words
         if unfinished:
             where.append("o.entry_id IS NULL")
         sql = SELECT_ENTRIES
