@@ -45,7 +45,13 @@ from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
 from bottui.plaintext import clean, has_control
-from bottui.store.errors import ConfigError, InvalidValue, ProfileExists, ProfileNotFound
+from bottui.store.errors import (
+    ConfigError,
+    InvalidValue,
+    ProfileExists,
+    ProfileNotFound,
+    toml_error_parts,
+)
 from bottui.store.paths import FILE_MODE, Locations, ensure
 
 if TYPE_CHECKING:
@@ -54,7 +60,6 @@ if TYPE_CHECKING:
     from tomlkit.toml_document import TOMLDocument
 
 _SCHEMES: Final = ("http", "https")
-_TOML_POSITION: Final = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
 class _Unchanged(enum.Enum):
@@ -636,12 +641,9 @@ class ConfigStore:
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
-            message = str(exc)
-            found = _TOML_POSITION.search(message)
-            line = int(found.group(1)) if found else None
-            column = int(found.group(2)) if found else None
-            reason = clean(_TOML_POSITION.sub("", message).strip())
-            where = f"line {line}, column {column}: " if found else ""
+            reason, line, column = toml_error_parts(exc)
+            reason = clean(reason)
+            where = f"line {line}, column {column}: " if line is not None else ""
             raise self._error(
                 f"{where}{reason}", "Not valid TOML.", line=line, column=column
             ) from None

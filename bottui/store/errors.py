@@ -8,7 +8,21 @@ backend or parser messages passed through :func:`bottui.plaintext.clean`.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Final
+
+_TOML_POSITION: Final = re.compile(r"\(at line (\d+), column (\d+)\)")
+
+
+def toml_error_parts(error: ValueError) -> tuple[str, int | None, int | None]:
+    """A ``tomllib.TOMLDecodeError`` as (reason without the position, line, column)."""
+    message = str(error)
+    found = _TOML_POSITION.search(message)
+    reason = _TOML_POSITION.sub("", message).strip()
+    if found is None:
+        return reason, None, None
+    return reason, int(found.group(1)), int(found.group(2))
 
 
 class StoreError(Exception):

@@ -62,6 +62,7 @@ from bottui.api.errors import ValidationError
 from bottui.api.validation import path_id, threshold_literal
 from bottui.store.atomic_file import write_atomic
 from bottui.store.db_errors import StoreFileError
+from bottui.store.errors import toml_error_parts
 from bottui.store.inventory_records import (
     AccountEntry,
     DimensionEntry,
@@ -95,7 +96,6 @@ _KEYS: Final[dict[str, tuple[str, ...]]] = {
 _TOP_KEYS: Final = frozenset({"format", "version", "profile", "exported_at", *_TABLES})
 _SOURCE: Final = re.compile(r"[a-z][a-z0-9-]{0,31}")
 _HEADER: Final = re.compile(r"^[ \t]*\[\[[ \t]*(\w+)[ \t]*\]\]")
-_SYNTAX_POSITION: Final = re.compile(r"\(at line (\d+), column (\d+)\)")
 # What is escaped as \uXXXX beyond TOML's must-escape set: C1, DEL, line and
 # paragraph separators, bidi overrides and isolates (see bottui.plaintext).
 _ESCAPE: Final = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
@@ -346,12 +346,9 @@ def loads(text: str, *, path: Path, now: str) -> InventorySnapshot:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        message = str(exc)
-        match = _SYNTAX_POSITION.search(message)
-        line = int(match.group(1)) if match else None
-        reason = _SYNTAX_POSITION.sub("", message).strip()
-        if match:
-            reason += f" (column {match.group(2)})"
+        reason, line, column = toml_error_parts(exc)
+        if column is not None:
+            reason += f" (column {column})"
         raise reader.fail(f"not valid TOML: {reason}", line=line) from None
     return reader.snapshot(data)
 
