@@ -249,15 +249,15 @@ class Inventory(ClosesOnExit):
     def snapshot(self) -> InventorySnapshot:
         """Everything the profile's inventory holds, read in one transaction."""
 
-        def work(conn: sqlite3.Connection) -> InventorySnapshot:
-            return InventorySnapshot(
-                accounts=tuple(self._accounts(conn)),
-                projects=tuple(self._projects(conn, None)),
-                limiters=tuple(self._limiters(conn, None, None)),
-                dimensions=tuple(self._dimensions(conn, None, None)),
-            )
+        return self._read(self._snapshot, InventorySnapshot())
 
-        return self._read(work, InventorySnapshot())
+    def _snapshot(self, conn: sqlite3.Connection) -> InventorySnapshot:
+        return InventorySnapshot(
+            accounts=tuple(self._accounts(conn)),
+            projects=tuple(self._projects(conn, None)),
+            limiters=tuple(self._limiters(conn, None, None)),
+            dimensions=tuple(self._dimensions(conn, None, None)),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """``inventory list --json``: the profile and every record (TOML's keys)."""
@@ -511,13 +511,7 @@ class Inventory(ClosesOnExit):
         now = self._now()
         incoming = read_toml(Path(path), now=now)
         with self._db.write() as conn:
-            current = InventorySnapshot(
-                accounts=tuple(self._accounts(conn)),
-                projects=tuple(self._projects(conn, None)),
-                limiters=tuple(self._limiters(conn, None, None)),
-                dimensions=tuple(self._dimensions(conn, None, None)),
-            )
-            plan = merge(current, incoming, now=now)
+            plan = merge(self._snapshot(conn), incoming, now=now)
             p = self._profile
             w = plan.writes
             conn.executemany(
