@@ -304,6 +304,23 @@ class DimensionThresholds:
             + "}"
         ).encode()
 
+    def record(self) -> dict[str, str]:
+        """As the journal and the inventory keep it: the literals as strings."""
+        return {
+            "name": self.name,
+            "blockThreshold": self.block,
+            "challengeThreshold": self.challenge,
+        }
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> DimensionThresholds:
+        """The thresholds of a :meth:`record` (as the journal kept them)."""
+        return cls(
+            name=record["name"],
+            block=record["blockThreshold"],
+            challenge=record["challengeThreshold"],
+        )
+
     def to_json(self, dimension_id: str) -> dict[str, Any]:
         """The ``--json`` document of ``thresholds set``."""
         return {

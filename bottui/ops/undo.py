@@ -80,11 +80,7 @@ class UndoPlan:
 
     def restore_thresholds(self) -> DimensionThresholds:
         """The thresholds to send (kind ``thresholds``), literals as recorded."""
-        return DimensionThresholds(
-            name=self.restore["name"],
-            block=self.restore["blockThreshold"],
-            challenge=self.restore["challengeThreshold"],
-        )
+        return DimensionThresholds.from_record(self.restore)
 
     @property
     def what(self) -> str:

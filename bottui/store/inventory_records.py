@@ -113,13 +113,7 @@ class DimensionEntry:
     def previous(self) -> dict[str, Any] | None:
         """The journal's ``previous`` for a change of this dimension, None if unknown."""
         known = self.thresholds()
-        if known is None:
-            return None
-        return {
-            "name": known.name,
-            "blockThreshold": known.block,
-            "challengeThreshold": known.challenge,
-        }
+        return known.record() if known is not None else None
 
     def to_json(self) -> dict[str, Any]:
         """The record as in the TOML file (``null`` for unknown)."""

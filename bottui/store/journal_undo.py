@@ -80,11 +80,7 @@ class UndoCandidate:
         """The thresholds to send (kind ``thresholds``), literals as recorded."""
         if self.kind != "thresholds" or self.restore is None:
             raise ValueError(self.reason or "not a threshold undo")
-        return DimensionThresholds(
-            name=self.restore["name"],
-            block=self.restore["blockThreshold"],
-            challenge=self.restore["challengeThreshold"],
-        )
+        return DimensionThresholds.from_record(self.restore)
 
     def journal_fields(self) -> dict[str, Any]:
         """Keyword arguments for ``Journal.start`` (add ``profile`` and ``base_url``)."""
@@ -157,7 +153,7 @@ def value_of(kind: UndoKind, value: object) -> dict[str, Any] | None:
         challenge = threshold_literal("challengeThreshold", challenge_value)
     except ValidationError:
         return None
-    return {"name": name, "blockThreshold": block, "challengeThreshold": challenge}
+    return DimensionThresholds(name=name, block=block, challenge=challenge).record()
 
 
 __all__ = [
