@@ -39,9 +39,18 @@ from bottui.tui.screens.thresholds_editor import (
     direction_words,
     never_reached,
 )
+from bottui.tui.widgets.entry_table import EntryTable
 from bottui.tui.widgets.safe import join, safe, safe_text
 
-_COLUMNS = ("Dimension", "Name", "Block", "Challenge", "Check", "Known at", "Source")
+_COLUMNS = (
+    ("dimension", "Dimension"),
+    ("name", "Name"),
+    ("block", "Block"),
+    ("challenge", "Challenge"),
+    ("check", "Check"),
+    ("known_at", "Known at"),
+    ("source", "Source"),
+)
 
 
 @dataclass
@@ -80,12 +89,29 @@ def when(known_at: str) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
-class DimensionTable(DataTable[Text]):
+class DimensionTable(EntryTable[DimensionEntry]):
     """The dimensions, one row each; enter edits the row under the cursor."""
 
+    COLUMNS = _COLUMNS
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "select_cursor", "Edit thresholds", id="thresholds.edit"),
     ]
+
+    def show(self, entries: list[DimensionEntry], settings: ProjectSettings) -> None:
+        """Replace the rows; the cursor stays on the same dimension."""
+
+        def cells(entry: DimensionEntry) -> list[Text]:
+            return [
+                safe_text(entry.id),
+                safe_text(entry.name) if entry.name is not None else Text(UNKNOWN),
+                safe_text(entry.block) if entry.block is not None else Text(UNKNOWN),
+                safe_text(entry.challenge) if entry.challenge is not None else Text(UNKNOWN),
+                Text(check_words(entry, settings)),
+                safe_text(when(entry.known_at)),
+                safe_text(entry.source),
+            ]
+
+        self._replace_rows((entry.id, entry, cells(entry)) for entry in entries)
 
 
 class ThresholdsScreen(BottuiScreen):
@@ -100,7 +126,6 @@ class ThresholdsScreen(BottuiScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self._entries: dict[str, DimensionEntry] = {}
         #: Thresholds confirmed but not accepted (a failure), by (account, project, id).
         self._unsent: dict[tuple[str, str, str], DimensionThresholds] = {}
 
@@ -108,9 +133,7 @@ class ThresholdsScreen(BottuiScreen):
         yield Static(Content("Thresholds"), classes="screen-title", id="thresholds-title")
         yield Static("", classes="hint", id="thresholds-hint")
         yield Static("", id="thresholds-empty")
-        table = DimensionTable(id="dimensions", cursor_type="row", zebra_stripes=True)
-        table.add_columns(*_COLUMNS)
-        yield table
+        yield DimensionTable(id="dimensions")
 
     # -- what is shown -----------------------------------------------------------------
 
@@ -159,39 +182,11 @@ class ThresholdsScreen(BottuiScreen):
         empty.update(message or "")
         empty.display = message is not None
         table.display = bool(entries)
-        self._fill(table, entries)
-
-    def _fill(self, table: DimensionTable, entries: list[DimensionEntry]) -> None:
-        selected = self.selected()
-        keep = selected.id if selected else None
-        settings = self.settings
-        table.clear()
-        self._entries = {}
-        for entry in entries:
-            self._entries[entry.id] = entry
-            table.add_row(
-                safe_text(entry.id),
-                safe_text(entry.name) if entry.name is not None else Text(UNKNOWN),
-                safe_text(entry.block) if entry.block is not None else Text(UNKNOWN),
-                safe_text(entry.challenge) if entry.challenge is not None else Text(UNKNOWN),
-                Text(check_words(entry, settings)),
-                safe_text(when(entry.known_at)),
-                safe_text(entry.source),
-                key=entry.id,
-            )
-        if keep in self._entries:
-            table.move_cursor(row=table.get_row_index(keep))
+        table.show(entries, self.settings)
 
     def selected(self) -> DimensionEntry | None:
         """The dimension under the cursor, if any."""
-        table = self.query_one(DimensionTable)
-        if not self._entries or table.row_count == 0:
-            return None
-        try:
-            key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        except Exception:  # no row under the cursor
-            return None
-        return self._entries.get(key) if key is not None else None
+        return self.query_one(DimensionTable).selected
 
     def _project(self) -> tuple[str, str] | None:
         current = self.bottui.current
@@ -284,7 +279,8 @@ class ThresholdsScreen(BottuiScreen):
             entry = self._add(current, dimension_id, name)
             self._open_editor(current, dimension_id, entry)
 
-        self.app.push_screen(AddDimensionDialog(set(self._entries)), added)
+        known = {entry.id for entry in self.query_one(DimensionTable).entries}
+        self.app.push_screen(AddDimensionDialog(known), added)
 
     def _add(self, current: tuple[str, str], dimension_id: str, name: str) -> DimensionEntry | None:
         account, project = current

@@ -1,6 +1,6 @@
 """A row-cursor table of entries, one row per entry, keyed by a string.
 
-The limiter and journal tables differ only in their columns and cells; what
+The limiter, journal and dimension tables differ only in their columns and cells; what
 they share lives here once: the columns added on mount, the entries shown in
 table order, the entry under the cursor, and replacing every row without the
 cursor jumping away from the entry the operator was looking at.
