@@ -8,26 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bottui.sandbox import demo
 from bottui.sandbox.recorder import RequestRecord
 from bottui.sandbox.server import SandboxServer
-
-ACC = demo.DEMO_ACCOUNT
-PROJ = "shop-prod"
-
-
-@pytest.fixture
-def env(sandbox: SandboxServer, monkeypatch: pytest.MonkeyPatch) -> SandboxServer:
-    """The sandbox as base URL and the demo tokens in the environment."""
-    monkeypatch.setenv("BOTTUI_BASE_URL", sandbox.base_url)
-    monkeypatch.setenv("BOTTUI_ACCESS_TOKEN", demo.DEMO_ACCESS_TOKEN)
-    monkeypatch.setenv("BOTTUI_API_KEY", demo.DEMO_PROJECT_TOKENS[PROJ])
-    return sandbox
-
-
-def scope() -> list[str]:
-    """``--account A --project P`` of the demo."""
-    return ["--account", ACC, "--project", PROJ]
 
 
 @pytest.fixture

@@ -13,8 +13,9 @@ import pytest
 from bottui.ops.bulk import BulkProgress, ItemStatus
 from bottui.ops.bulk_cli import ProgressLine
 from bottui.sandbox.server import SandboxServer
-from tests.bulk.conftest import logged, scope, visitor_ids
+from tests.bulk.conftest import logged, visitor_ids
 from tests.cli.helpers import cli
+from tests.fixtures.sandbox import scope
 
 SUMMARY_KEYS = {
     "total",

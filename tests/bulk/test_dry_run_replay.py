@@ -15,8 +15,9 @@ import pytest
 
 from bottui.sandbox import demo
 from bottui.sandbox.server import SandboxServer
-from tests.bulk.conftest import ACC, PROJ, logged
+from tests.bulk.conftest import logged
 from tests.cli.helpers import cli
+from tests.fixtures.sandbox import ACC, PROJ
 
 pytestmark = pytest.mark.skipif(
     shutil.which("curl") is None or shutil.which("bash") is None, reason="needs curl and bash"

@@ -22,7 +22,8 @@ from bottui.sandbox.server import SandboxServer
 from bottui.store.journal import Journal, StartRecord
 from bottui.store.paths import Locations
 from bottui.store.tokens import TokenStore
-from tests.bulk.conftest import ACC, PROJ, logged, visitor_ids
+from tests.bulk.conftest import logged, visitor_ids
+from tests.fixtures.sandbox import ACC, PROJ
 
 STANDING = "vis_7Hq2kP9xLm"  # a demo grant on shop-prod
 

@@ -14,7 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bottui.sandbox.server import SandboxServer
-from tests.bulk.conftest import logged, scope, visitor_ids
+from tests.bulk.conftest import logged, visitor_ids
+from tests.fixtures.sandbox import scope
 
 IDS = 600
 

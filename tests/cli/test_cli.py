@@ -9,22 +9,7 @@ import pytest
 from bottui.sandbox import demo
 from bottui.sandbox.server import SandboxServer
 from tests.cli.helpers import cli, cli_process
-
-ACC = demo.DEMO_ACCOUNT
-PROJ = "shop-prod"
-
-
-@pytest.fixture
-def env(sandbox: SandboxServer, monkeypatch: pytest.MonkeyPatch) -> SandboxServer:
-    """The sandbox as base URL, the demo tokens in the environment."""
-    monkeypatch.setenv("BOTTUI_BASE_URL", sandbox.base_url)
-    monkeypatch.setenv("BOTTUI_ACCESS_TOKEN", demo.DEMO_ACCESS_TOKEN)
-    monkeypatch.setenv("BOTTUI_API_KEY", demo.DEMO_PROJECT_TOKENS[PROJ])
-    return sandbox
-
-
-def scope() -> list[str]:
-    return ["--account", ACC, "--project", PROJ]
+from tests.fixtures.sandbox import ACC, PROJ, scope
 
 
 def test_limiter_enable_disable(env: SandboxServer) -> None:

@@ -15,18 +15,7 @@ from bottui.sandbox import demo
 from bottui.sandbox.server import SandboxServer
 from bottui.store.paths import Locations
 from tests.cli.helpers import cli
-
-ACC = demo.DEMO_ACCOUNT
-PROJ = "shop-prod"
-
-
-@pytest.fixture
-def env(sandbox: SandboxServer, monkeypatch: pytest.MonkeyPatch) -> SandboxServer:
-    """The sandbox as base URL, the demo tokens in the environment."""
-    monkeypatch.setenv("BOTTUI_BASE_URL", sandbox.base_url)
-    monkeypatch.setenv("BOTTUI_ACCESS_TOKEN", demo.DEMO_ACCESS_TOKEN)
-    monkeypatch.setenv("BOTTUI_API_KEY", demo.DEMO_PROJECT_TOKENS[PROJ])
-    return sandbox
+from tests.fixtures.sandbox import ACC, PROJ, scope
 
 
 @pytest.fixture
@@ -35,10 +24,6 @@ def seed(tmp_path: Path) -> Path:
     path = tmp_path / "team.toml"
     path.write_text(inventory_toml(), encoding="utf-8")
     return path
-
-
-def scope(project: str = PROJ) -> list[str]:
-    return ["--account", ACC, "--project", project]
 
 
 def sent(sandbox: SandboxServer) -> list[tuple[str, str, Any]]:
