@@ -144,21 +144,16 @@ class ThresholdEditor(ModalScreen[DimensionThresholds | None]):
         """The app, typed."""
         return bottui_app(self)
 
+    def _target(self) -> Content:
+        """``Dimension <id> in <account> / <project>``, every part shown as plain text."""
+        where = join(safe(self.account), " / ", safe(self.project))
+        return join("Dimension ", safe(self.dimension_id), " in ", where)
+
     def compose(self) -> ComposeResult:
         low, high = self.settings.threshold_min, self.settings.threshold_max
         with Vertical(id="editor-box"):
             yield Label(Content("Edit dimension thresholds"), classes="dialog-title")
-            yield Static(
-                join(
-                    "Dimension ",
-                    safe(self.dimension_id),
-                    " in ",
-                    safe(self.account),
-                    " / ",
-                    safe(self.project),
-                ),
-                id="editor-target",
-            )
+            yield Static(self._target(), id="editor-target")
             with Horizontal(classes="thresholds-form-row"):
                 yield Label(Content("Name"), classes="threshold-label")
                 yield PlainInput(
@@ -276,16 +271,7 @@ class ThresholdEditor(ModalScreen[DimensionThresholds | None]):
         block = self.query_one("#block", ThresholdField)
         challenge = self.query_one("#challenge", ThresholdField)
         warn = self._never_reached(block, challenge)
-        body = join(
-            "Dimension ",
-            safe(self.dimension_id),
-            " in ",
-            safe(self.account),
-            " / ",
-            safe(self.project),
-            "\n\n",
-            change_lines(self.known, new),
-        )
+        body = join(self._target(), "\n\n", change_lines(self.known, new))
         if warn:
             body = join(
                 body,
