@@ -16,11 +16,20 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.ops.session import Session, Settings
-from bottui.store.config import ConfigStore
+from bottui.store.config import Config, Profile
+from bottui.store.errors import StoreError
+from bottui.store.inventory_records import (
+    AccountEntry,
+    DimensionEntry,
+    InventorySnapshot,
+    LimiterEntry,
+    ProjectEntry,
+    Source,
+)
 from bottui.store.memory_keyring import MemoryKeyring
 from bottui.store.paths import Locations, ensure
 from bottui.store.tokens import TokenStore
@@ -37,62 +46,84 @@ def _q(value: object) -> str:
     return json.dumps(value, ensure_ascii=True)
 
 
-def inventory_toml(*, hostile: bool = False) -> str:
-    """The demo's team inventory file: what an operator would have been given."""
+def demo_snapshot(now: str, *, hostile: bool = False) -> InventorySnapshot:
+    """The demo's inventory as an operator's team file would bring it in at ``now``."""
     from bottui.sandbox import demo as data
 
-    lines = ['format = "bottui-inventory"', "version = 1", ""]
-    lines += [
-        "[[accounts]]",
-        f"account = {_q(data.DEMO_ACCOUNT)}",
-        f"name = {_q(data.DEMO_ACCOUNT_NAME)}",
-        "",
-    ]
+    account = data.DEMO_ACCOUNT
     projects = dict(data.DEMO_PROJECTS)
+    limiters: list[tuple[str, str, str, bool | None]] = [
+        (pid, limiter.id, limiter.name, limiter.active)
+        for pid, seeded in data.DEMO_RATE_LIMITERS.items()
+        for limiter in seeded
+    ]
     if hostile:
         projects[data.HOSTILE_PROJECT_ID] = data.HOSTILE_MARKUP
-    for pid, name in projects.items():
-        lines += [
-            "[[projects]]",
-            f"account = {_q(data.DEMO_ACCOUNT)}",
-            f"project = {_q(pid)}",
-            f"name = {_q(name)}",
-            "",
+        limiters += [
+            (data.HOSTILE_PROJECT_ID, lid, data.HOSTILE_ANSI, None)
+            for lid in data.HOSTILE_LIMITER_IDS
         ]
-    for pid, limiters in data.DEMO_RATE_LIMITERS.items():
-        for limiter in limiters:
-            lines += [
-                "[[limiters]]",
-                f"account = {_q(data.DEMO_ACCOUNT)}",
-                f"project = {_q(pid)}",
-                f"id = {_q(limiter.id)}",
-                f"name = {_q(limiter.name)}",
-                f"is_active = {_q(limiter.active)}",
-                "",
-            ]
-    for pid, dimensions in data.DEMO_DIMENSIONS.items():
-        for dim in dimensions:
-            lines += [
-                "[[dimensions]]",
-                f"account = {_q(data.DEMO_ACCOUNT)}",
-                f"project = {_q(pid)}",
-                f"id = {_q(dim.id)}",
-                f"name = {_q(dim.name)}",
-                f"block = {_q(repr(dim.block))}",
-                f"challenge = {_q(repr(dim.challenge))}",
-                "",
-            ]
-    if hostile:
-        for lid in data.HOSTILE_LIMITER_IDS:
-            lines += [
-                "[[limiters]]",
-                f"account = {_q(data.DEMO_ACCOUNT)}",
-                f"project = {_q(data.HOSTILE_PROJECT_ID)}",
-                f"id = {_q(lid)}",
-                f"name = {_q(data.HOSTILE_ANSI)}",
-                "",
-            ]
+    imported = Source.IMPORT
+    # Sorted by key, as a snapshot read from a file is.
+    return InventorySnapshot(
+        accounts=(AccountEntry(account, data.DEMO_ACCOUNT_NAME, now, imported),),
+        projects=tuple(
+            ProjectEntry(account, pid, name, now, imported)
+            for pid, name in sorted(projects.items())
+        ),
+        limiters=tuple(
+            LimiterEntry(account, pid, lid, name, active, now, imported)
+            for pid, lid, name, active in sorted(limiters, key=lambda r: (r[0], r[1]))
+        ),
+        dimensions=tuple(
+            sorted(
+                (
+                    DimensionEntry(
+                        account, pid, d.id, d.name, repr(d.block), repr(d.challenge), now, imported
+                    )
+                    for pid, dims in data.DEMO_DIMENSIONS.items()
+                    for d in dims
+                ),
+                key=lambda d: (d.project, d.id),
+            )
+        ),
+    )
+
+
+def inventory_toml(*, hostile: bool = False) -> str:
+    """The demo's team inventory file: what an operator would have been given.
+
+    The records of :func:`demo_snapshot`, without the times and sources an
+    import adds itself.
+    """
+    snapshot = demo_snapshot("", hostile=hostile)
+    lines = ['format = "bottui-inventory"', "version = 1", ""]
+    for a in snapshot.accounts:
+        lines += ["[[accounts]]", f"account = {_q(a.account)}", f"name = {_q(a.name)}", ""]
+    for p in snapshot.projects:
+        lines += ["[[projects]]", *_ids(p.account, p.project), f"name = {_q(p.name)}", ""]
+    for r in snapshot.limiters:
+        lines += ["[[limiters]]", *_ids(r.account, r.project), f"id = {_q(r.id)}"]
+        lines += [f"name = {_q(r.name)}"]
+        lines += [f"is_active = {_q(r.is_active)}"] if r.is_active is not None else []
+        lines += [""]
+    for d in snapshot.dimensions:
+        lines += ["[[dimensions]]", *_ids(d.account, d.project), f"id = {_q(d.id)}"]
+        lines += [f"name = {_q(d.name)}", f"block = {_q(d.block)}"]
+        lines += [f"challenge = {_q(d.challenge)}", ""]
     return "\n".join(lines) + "\n"
+
+
+def _ids(account: str, project: str) -> list[str]:
+    return [f"account = {_q(account)}", f"project = {_q(project)}"]
+
+
+def demo_config(base_url: str, project: str = "shop-prod") -> Config:
+    """The demo's configuration: one profile on the sandbox, ``project`` current."""
+    from bottui.sandbox import demo as data
+
+    profile = Profile(DEMO_PROFILE, base_url, account=data.DEMO_ACCOUNT, project=project)
+    return Config(current=DEMO_PROFILE, profiles={DEMO_PROFILE: profile})
 
 
 def prepare(
@@ -106,31 +137,37 @@ def prepare(
 ) -> Session:
     """A demo session under ``root``: profile, seeded inventory, tokens in memory."""
     from bottui.sandbox import demo as data
-    from bottui.store.inventory import Inventory
 
     locations = Locations.under(root)
-    # Written as text: a fresh file needs no comment-preserving editor, and
-    # tomlkit costs the demo ~30 ms of start-up. ConfigStore reads it back.
+    config = demo_config(base_url, project)
+    # Written as text (a fresh file needs no comment-preserving editor: tomlkit
+    # costs ~30 ms) for the edits made later, such as a remembered theme; the
+    # session starts from the same config in memory, as reading it back would
+    # give (a test checks that it does).
+    profile = config.profiles[DEMO_PROFILE]
     ensure(locations.config_dir)
     locations.config_file.write_text(
         f"current = {_q(DEMO_PROFILE)}\n\n[profiles.{DEMO_PROFILE}]\n"
-        f"base_url = {_q(base_url)}\naccount = {_q(data.DEMO_ACCOUNT)}\n"
-        f"project = {_q(project)}\n",
+        f"base_url = {_q(profile.base_url)}\naccount = {_q(profile.account)}\n"
+        f"project = {_q(profile.project)}\n",
         encoding="utf-8",
     )
-    seed = ensure(root) / "demo-inventory.toml"
-    seed.write_text(inventory_toml(hostile=hostile), encoding="utf-8")
-    options = {"clock": clock} if clock else {}
-    with Inventory.at(locations, DEMO_PROFILE, **options) as inventory:
-        inventory.import_toml(seed)
     tokens = TokenStore(environ={}, backend=MemoryKeyring())  # type: ignore[arg-type]
     tokens.set_personal(base_url, data.DEMO_ACCOUNT, AccessToken(data.DEMO_ACCESS_TOKEN))
     for pid, value in data.project_tokens(hostile).items():
         tokens.set_project(base_url, data.DEMO_ACCOUNT, pid, ProjectToken(value))
-    settings = Settings.resolve(ConfigStore(locations).load(), environ={})
-    if client_factory is None:
-        return Session(locations, settings, tokens, clock=clock)
-    return Session(locations, settings, tokens, client_factory=client_factory, clock=clock)
+    settings = Settings.resolve(config, environ={})
+    options: dict[str, Any] = {"clock": clock}
+    if client_factory is not None:
+        options["client_factory"] = client_factory
+    session = Session(locations, settings, tokens, **options)
+    # Seeded as an import of the team file would be (source "import"), in
+    # the session's own connection: the database is opened once.
+    inventory = session.inventory
+    if inventory is None:
+        raise StoreError("The demo's inventory cannot be opened", " ".join(session.warnings))
+    inventory.import_snapshot(demo_snapshot(inventory.now(), hostile=hostile))
+    return session
 
 
 def run_demo(*, hostile: bool = False) -> int:

@@ -15,13 +15,13 @@ URL, headers, body and an equivalent ``curl`` with the token left as
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import io
 import signal
 import sys
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any, BinaryIO, Final, Protocol, TextIO
 
 from bottui.api.curl import request_lines, to_curl
@@ -78,7 +78,7 @@ def _isatty(stream: TextIO) -> bool:
         return False
 
 
-def _check_options(args: argparse.Namespace) -> None:
+def _check_options(args: SimpleNamespace) -> None:
     if args.visitor_id is not None or args.user_account_id is not None:
         raise RefusedError(
             "Invalid command line",
@@ -102,7 +102,7 @@ def open_source(name: str) -> BulkSource:
     return BulkSource.from_path(name)
 
 
-async def run_bulk_revoke(args: argparse.Namespace, out: Output, session: Session) -> int:
+async def run_bulk_revoke(args: SimpleNamespace, out: Output, session: Session) -> int:
     """``bottui revoke --from-file F|- [--concurrency N] [--resume] [--output F]``."""
     source: BulkSource | None = None
     results: ResultsFile | None = None

@@ -37,7 +37,6 @@ import enum
 import math
 import os
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -465,6 +464,8 @@ def _sync(doc: TOMLDocument, old: Config, new: Config, *, rebuild: bool = False)
 
 def _render(text: str | None, old: Config, new: Config) -> str | None:
     """The text of the edited file, or ``None`` if no edit reproduces ``new`` exactly."""
+    import tomllib
+
     import tomlkit
 
     for rebuild in (False, True):
@@ -638,6 +639,8 @@ class ConfigStore:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise self._error("is not UTF-8", f"byte {exc.start}") from None
+        import tomllib  # here: the demo never reads the file back (~2 ms of start-up)
+
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:

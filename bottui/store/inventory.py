@@ -44,8 +44,6 @@ from bottui.store.inventory_records import (
     Source,
 )
 from bottui.store.inventory_schema import SCHEMA
-from bottui.store.inventory_toml import read as read_toml
-from bottui.store.inventory_toml import write as write_toml
 from bottui.store.paths import Locations
 from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT, ClosesOnExit, Database
 from bottui.store.utc import Clock, stamp, system_clock
@@ -268,7 +266,7 @@ class Inventory(ClosesOnExit):
     def add_account(self, account: str, name: str | None = None) -> None:
         """Add an account (or give a known one its name)."""
         account, name = _id("account id", account), _name(name)
-        now = self._now()
+        now = self.now()
         with self._db.write() as conn:
             if name is None:
                 conn.execute(_ENSURE_ACCOUNT, (self._profile, account, now, Source.USER))
@@ -283,7 +281,7 @@ class Inventory(ClosesOnExit):
         """Add a project (and its account), or give a known one its display name."""
         account, project = _id("account id", account), _id("project id", project)
         name = _name(name)
-        now = self._now()
+        now = self.now()
         with self._db.write() as conn:
             self._ensure_project(conn, account, project, now, Source.USER)
             if name is not None:
@@ -302,7 +300,7 @@ class Inventory(ClosesOnExit):
             cursor = conn.execute(
                 "UPDATE projects SET name = ?, updated_at = ?, source = ? "
                 "WHERE profile = ? AND account = ? AND project = ?",
-                (name, self._now(), Source.USER, self._profile, account, project),
+                (name, self.now(), Source.USER, self._profile, account, project),
             )
             if cursor.rowcount == 0:
                 raise NotInInventory(f"No project {project!r} in account {account!r}")
@@ -322,7 +320,7 @@ class Inventory(ClosesOnExit):
         """Add a rate limiter (and its project), or give a known one its name."""
         account, project = _id("account id", account), _id("project id", project)
         limiter_id, name = _id("rate limiter id", limiter_id), _name(name)
-        now = self._now()
+        now = self.now()
         with self._db.write() as conn:
             self._ensure_project(conn, account, project, now, Source.USER)
             conn.execute(
@@ -356,7 +354,7 @@ class Inventory(ClosesOnExit):
         limiter_id = _id("rate limiter id", limiter_id)
         if not isinstance(is_active, bool):
             raise TypeError("is_active must be a boolean")
-        now = self._now()
+        now = self.now()
         with self._db.write() as conn:
             self._ensure_project(conn, account, project, now, source)
             conn.execute(
@@ -379,7 +377,7 @@ class Inventory(ClosesOnExit):
         """Add a dimension (and its project), or give a known one its name."""
         account, project = _id("account id", account), _id("project id", project)
         dimension_id, name = _id("dimension id", dimension_id), _name(name)
-        now = self._now()
+        now = self.now()
         with self._db.write() as conn:
             self._ensure_project(conn, account, project, now, Source.USER)
             conn.execute(
@@ -409,7 +407,7 @@ class Inventory(ClosesOnExit):
         """
         account, project = _id("account id", account), _id("project id", project)
         limiter_id = _id("rate limiter id", change.limiter_id)
-        now = self._now()
+        now = self.now()
         body = change.project
         with self._db.write() as conn:
             self._ensure_project(conn, account, project, now, Source.RESPONSE)
@@ -472,7 +470,7 @@ class Inventory(ClosesOnExit):
 
         if not isinstance(thresholds, DimensionThresholds):
             raise TypeError("thresholds must be a DimensionThresholds")
-        now = self._now()
+        now = self.now()
         with self._db.write() as conn:
             self._ensure_project(conn, account, project, now, Source.REQUEST)
             conn.execute(
@@ -498,8 +496,11 @@ class Inventory(ClosesOnExit):
         Raises:
             StoreFileError: the file cannot be written.
         """
+        # Imported here: the TOML reader and writer are for files only.
+        from bottui.store.inventory_toml import write as write_toml
+
         snapshot = self.snapshot()
-        write_toml(Path(path), snapshot, profile=self._profile, exported_at=self._now())
+        write_toml(Path(path), snapshot, profile=self._profile, exported_at=self.now())
         return snapshot
 
     def import_toml(self, path: Path) -> MergeReport:
@@ -508,8 +509,16 @@ class Inventory(ClosesOnExit):
         Raises:
             StoreFileError: the file cannot be read or is malformed (nothing changed).
         """
-        now = self._now()
-        incoming = read_toml(Path(path), now=now)
+        from bottui.store.inventory_toml import read as read_toml
+
+        now = self.now()
+        return self._merge(read_toml(Path(path), now=now), now)
+
+    def import_snapshot(self, incoming: InventorySnapshot) -> MergeReport:
+        """Merge records as :meth:`import_toml` merges a file's (one transaction)."""
+        return self._merge(incoming, self.now())
+
+    def _merge(self, incoming: InventorySnapshot, now: str) -> MergeReport:
         with self._db.write() as conn:
             plan = merge(self._snapshot(conn), incoming, now=now)
             p = self._profile
@@ -564,7 +573,8 @@ class Inventory(ClosesOnExit):
 
     # -- internals ----------------------------------------------------------------------------
 
-    def _now(self) -> str:
+    def now(self) -> str:
+        """The current time as this inventory stamps its records."""
         return stamp(self._clock())
 
     def _ensure_project(

@@ -13,6 +13,9 @@ class MemoryKeyring:
     """A keyring that forgets everything when the process ends."""
 
     priority = 1.0
+    #: Never blocks, so :class:`~bottui.store.tokens.TokenStore` calls it in the
+    #: caller's thread instead of a watched worker thread.
+    answers_at_once = True
 
     def __init__(self) -> None:
         self._items: dict[tuple[str, str], str] = {}

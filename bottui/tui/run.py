@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import argparse
+from types import SimpleNamespace
 from typing import Final
 
 from bottui.ops.session import session_from_options
@@ -33,7 +33,7 @@ def read_keymap(locations: Locations) -> dict[str, str]:
     return {k: v for k, v in table.items() if isinstance(k, str) and isinstance(v, str)}
 
 
-def run_app(args: argparse.Namespace) -> int:
+def run_app(args: SimpleNamespace) -> int:
     """Build the session from the common options and the config; run the app."""
     from bottui.tui.app import BottuiApp
 

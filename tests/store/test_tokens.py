@@ -305,6 +305,40 @@ def test_backend_argument_bypasses_global_keyring(memory: InMemoryKeyring) -> No
     assert store().personal(URL, "acc") is None
 
 
+class _ThreadRecordingKeyring(InMemoryKeyring):
+    """Remembers the thread each call ran in."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: list[threading.Thread] = []
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.threads.append(threading.current_thread())
+        super().set_password(service, username, password)
+
+
+class _AtOnceKeyring(_ThreadRecordingKeyring):
+    answers_at_once = True
+
+
+def test_a_keyring_that_may_hang_is_called_in_a_watched_thread() -> None:
+    backend = _ThreadRecordingKeyring()
+    TokenStore({}, backend=backend).set_personal(URL, "acc", AccessToken(CANARY))
+    assert [t.name for t in backend.threads] == ["bottui-keyring"]
+
+
+def test_an_in_process_keyring_is_called_in_the_callers_thread() -> None:
+    # The demo's MemoryKeyring says it answers at once: no thread per call.
+    from bottui.store.memory_keyring import MemoryKeyring
+
+    assert MemoryKeyring.answers_at_once is True
+    backend = _AtOnceKeyring()
+    tokens = TokenStore({}, backend=backend)
+    tokens.set_personal(URL, "acc", AccessToken(CANARY))
+    assert backend.threads == [threading.current_thread()]
+    assert tokens.personal(URL, "acc") == AccessToken(CANARY)
+
+
 # -- keyring failures ---------------------------------------------------------------
 
 
