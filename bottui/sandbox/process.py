@@ -19,7 +19,6 @@ the server when it starts.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import socket
@@ -148,6 +147,8 @@ class SandboxProcess:
 
 def main(argv: list[str] | None = None) -> int:
     """The child: serve the inherited socket until stdin reaches end of file."""
+    import argparse  # the child's alone: the parent imports this module at start-up
+
     parser = argparse.ArgumentParser(prog="python -m bottui.sandbox.process")
     parser.add_argument("--fd", type=int, required=True, help="an inherited listening socket")
     parser.add_argument("--hostile", action="store_true")

@@ -8,8 +8,11 @@ The key bar, the third such piece, has tests of its own (test_key_bar.py).
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
 import uuid
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from textual.color import Color
@@ -20,6 +23,8 @@ from bottui.tui import gc_pause
 from bottui.tui.app import BottuiApp
 from bottui.tui.stylesheet_cache import SharedParseStylesheet
 from tests.tui.helpers import settle
+
+ROOT = Path(__file__).resolve().parents[2]
 
 # -- the shared CSS parse -------------------------------------------------------------
 
@@ -143,3 +148,44 @@ async def test_the_app_resumes_the_collector_once_it_is_up(
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert gc.isenabled()
+
+
+# -- what the first frame does not import ---------------------------------------------------
+
+#: Modules ``bottui demo`` must not import before its first frame, each for the
+#: milliseconds it would cost there (measured with ``python -X importtime``).
+NOT_BEFORE_FIRST_FRAME = (
+    "argparse",  # ~2.5 ms with gettext: the bare command needs no parser
+    "tomllib",  # ~2 ms: the demo starts from the config it wrote, in memory
+    "tomlkit",  # ~30 ms: only edits of config.toml need it
+    "keyring",  # ~115 ms: the demo's keyring is in memory
+    "httpx",  # ~170 ms: the client is made with the first request
+    "starlette",  # the sandbox runs in a child process
+    "uvicorn",
+    "bottui.store.inventory_toml",  # inventory files only
+    "bottui.api.client",
+    "bottui.tui.screens.dialogs",  # shown on demand
+    "bottui.ops.mutations",  # the first change
+    "bottui.api.models",
+)
+
+
+def test_the_demo_start_up_path_imports_none_of_the_costly_modules(tmp_path: Path) -> None:
+    # A fresh interpreter doing what `bottui demo` does up to running the app.
+    script = f"""
+import sys
+from pathlib import Path
+from bottui.cli import _parse
+_parse(["demo"])
+from bottui.demo import prepare
+from bottui.sandbox.process import SandboxProcess
+from bottui.tui.app import BottuiApp
+from bottui.tui.screens.limiters import LimitersScreen
+session = prepare(Path({str(tmp_path)!r}), "http://127.0.0.1:9")
+BottuiApp(session, demo=True)
+print(" ".join(m for m in {NOT_BEFORE_FIRST_FRAME!r} if m in sys.modules))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert done.stdout.split() == []
