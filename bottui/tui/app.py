@@ -20,6 +20,7 @@ from bottui.api.errors import ApiError, BottuiError
 from bottui.ops.session import Session
 from bottui.plaintext import clean
 from bottui.tui import gc_pause
+from bottui.tui.css_sections import CSS_SOURCE, first_frame_css, whole_css
 from bottui.tui.messages import InventoryChanged, ProjectChosen
 from bottui.tui.stylesheet_cache import SharedParseStylesheet
 
@@ -78,7 +79,6 @@ class BottuiApp(App[int]):
         when_up: Called once the first frame is on screen.
     """
 
-    CSS_PATH = "bottui.tcss"
     TITLE = "bottui"
     ENABLE_COMMAND_PALETTE = True
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -120,6 +120,9 @@ class BottuiApp(App[int]):
         # Parsed CSS survives Textual's re-parses: the first frame and each
         # first visit of a screen skip tokenising the same CSS again.
         self.stylesheet = SharedParseStylesheet(variables=self.get_css_variables())
+        # bottui.tcss, with the sections of the other screens blanked until
+        # the first frame is up (on_ready): they would cost it ~5 ms to parse.
+        self.stylesheet.add_source(first_frame_css(self.DEFAULT_MODE), read_from=CSS_SOURCE)
         self.session = session
         self.current: tuple[str, str] | None = current
         self.dry_run = False
@@ -144,8 +147,12 @@ class BottuiApp(App[int]):
         self._started = True
 
     def on_ready(self) -> None:
-        # The first frame is up: start-up's objects are frozen and the
-        # collector, paused by the CLI for start-up, runs again.
+        # The first frame is up: the whole stylesheet takes the place of the
+        # first frame's part of it, before any other screen can be shown.
+        self.stylesheet.add_source(whole_css(), read_from=CSS_SOURCE)
+        self.refresh_css(animate=False)
+        # Start-up's objects are frozen and the collector, paused by the CLI
+        # for start-up, runs again.
         gc_pause.resume()
         if self._when_up is not None:
             # After the next refresh: work that must not slow the first frame

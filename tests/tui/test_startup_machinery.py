@@ -20,7 +20,8 @@ from textual.css.model import RuleSet
 from textual.css.stylesheet import Stylesheet, StylesheetParseError
 
 from bottui.tui import gc_pause
-from bottui.tui.app import BottuiApp
+from bottui.tui.app import MODE_KEYS, BottuiApp
+from bottui.tui.css_sections import CSS_SOURCE, first_frame_css, section_names, whole_css
 from bottui.tui.stylesheet_cache import SharedParseStylesheet
 from tests.tui.helpers import settle
 
@@ -111,6 +112,51 @@ async def test_a_theme_change_restyles_the_app(make_snap_app: Callable[..., Bott
         assert app.screen.styles.background == dark
 
 
+# -- the first frame's part of the stylesheet -----------------------------------------
+
+
+def test_every_screen_has_a_section_and_blanked_sections_keep_their_lines() -> None:
+    assert set(MODE_KEYS.values()) <= set(section_names())
+    whole = whole_css()
+    for mode in MODE_KEYS.values():
+        first = first_frame_css(mode)
+        assert first.count("\n") == whole.count("\n")
+        assert len(first) < len(whole) / 2
+        kept = [line for line in first.splitlines() if line.strip()]
+        assert f"/* == {mode}:" in "\n".join(kept)
+        others = [f"/* == {name}:" for name in section_names() if name != mode]
+        assert not any(line.startswith(tuple(others)) for line in kept)
+
+
+def test_blanking_keeps_the_head_and_the_named_section() -> None:
+    css = "A { width: 1; }\n/* == one: x == */\nB { width: 2; }\n/* == two == */\nC {}\n"
+    assert first_frame_css("one", css) == (
+        "A { width: 1; }\n/* == one: x == */\nB { width: 2; }\n\n\n"
+    )
+    assert first_frame_css("two", css) == "A { width: 1; }\n\n\n/* == two == */\nC {}\n"
+
+
+@pytest.mark.parametrize("mode", list(MODE_KEYS.values()))
+async def test_the_first_frame_styles_its_screen_as_the_whole_stylesheet_does(
+    mode: str, make_snap_app: Callable[..., BottuiApp]
+) -> None:
+    app = make_snap_app(start_mode=mode)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        # Up: the whole file has taken the first frame's place, in the same slot.
+        assert app.stylesheet.source[CSS_SOURCE].content == whole_css()
+        assert next(iter(app.stylesheet.source)) == CSS_SOURCE
+        nodes = list(app.screen.walk_children(with_self=True))
+        assert len(nodes) > 5
+        whole = [repr(node.styles.get_rules()) for node in nodes]
+        first = app.stylesheet.copy()
+        first.add_source(first_frame_css(mode), read_from=CSS_SOURCE)
+        first.parse()
+        for node in nodes:
+            first.apply(node)
+        assert [repr(node.styles.get_rules()) for node in nodes] == whole
+
+
 # -- the paused collector ------------------------------------------------------------
 
 
@@ -179,7 +225,8 @@ from bottui.cli import _parse
 _parse(["demo"])
 from bottui.demo import prepare
 from bottui.sandbox.process import SandboxProcess
-from bottui.tui.app import BottuiApp
+from bottui.tui.app import MODE_KEYS, BottuiApp
+from bottui.tui.css_sections import CSS_SOURCE, first_frame_css, section_names, whole_css
 from bottui.tui.screens.limiters import LimitersScreen
 session = prepare(Path({str(tmp_path)!r}), "http://127.0.0.1:9")
 BottuiApp(session, demo=True)
