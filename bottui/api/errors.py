@@ -10,8 +10,7 @@ clear in a traceback. The client raises these ``from None``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, NamedTuple
 
 from bottui.plaintext import clean
 
@@ -77,8 +76,7 @@ class CredentialsError(BottuiError):
     exit_code: ClassVar[int] = EXIT_CREDENTIALS
 
 
-@dataclass(frozen=True)
-class ErrorObject:
+class ErrorObject(NamedTuple):
     """The service's error body: message, code, type and optional context."""
 
     message: str

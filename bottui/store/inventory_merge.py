@@ -20,7 +20,7 @@ their ids):
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from bottui.store.inventory_records import (
     AccountEntry,
@@ -33,8 +33,7 @@ from bottui.store.inventory_records import (
 )
 
 
-@dataclass(frozen=True)
-class MergePlan:
+class MergePlan(NamedTuple):
     """The rows to upsert and the report of an import."""
 
     writes: InventorySnapshot
@@ -123,7 +122,7 @@ class _Merger:
             self.added += 1
             self.lines.append(f"added {label}" + (f" ({_q(new.name)})" if new.name else ""))
         elif new.name is not None and new.name != old.name:
-            merged = replace(old, name=new.name, updated_at=self.now, source=Source.IMPORT)
+            merged = old._replace(name=new.name, updated_at=self.now, source=Source.IMPORT)
             self.accounts[new.account] = self.out_accounts[new.account] = merged
             self.changed += 1
             self.lines.append(f"{label}: name {_q(old.name)} → {_q(new.name)}")
@@ -140,7 +139,7 @@ class _Merger:
             self.added += 1
             self.lines.append(f"added {label}" + (f" ({_q(new.name)})" if new.name else ""))
         elif new.name is not None and new.name != old.name:
-            merged = replace(old, name=new.name, updated_at=self.now, source=Source.IMPORT)
+            merged = old._replace(name=new.name, updated_at=self.now, source=Source.IMPORT)
             self.projects[key] = self.out_projects[key] = merged
             self.changed += 1
             self.lines.append(f"{label}: name {_q(old.name)} → {_q(new.name)}")
@@ -159,7 +158,7 @@ class _Merger:
             return
         merged, notes = old, []
         if new.name is not None and new.name != old.name:
-            merged = replace(merged, name=new.name)
+            merged = merged._replace(name=new.name)
             notes.append(f"name {_q(old.name)} → {_q(new.name)}")
         if new.is_active is not None:
             if old.is_active is None or new.known_at > old.known_at:
@@ -168,8 +167,8 @@ class _Merger:
                     old.known_at,
                     old.source,
                 ):
-                    merged = replace(
-                        merged, is_active=new.is_active, known_at=new.known_at, source=new.source
+                    merged = merged._replace(
+                        is_active=new.is_active, known_at=new.known_at, source=new.source
                     )
                     notes.append(
                         f"{_state(old.is_active)} → {_state(new.is_active)} "
@@ -197,7 +196,7 @@ class _Merger:
             return
         merged, notes = old, []
         if new.name is not None and new.name != old.name:
-            merged = replace(merged, name=new.name)
+            merged = merged._replace(name=new.name)
             notes.append(f"name {_q(old.name)} → {_q(new.name)}")
         if new.block is not None:
             if old.block is None or new.known_at > old.known_at:
@@ -207,8 +206,7 @@ class _Merger:
                     old.known_at,
                     old.source,
                 ):
-                    merged = replace(
-                        merged,
+                    merged = merged._replace(
                         block=new.block,
                         challenge=new.challenge,
                         known_at=new.known_at,

@@ -1,6 +1,6 @@
 """What the inventory holds: accounts, projects, rate limiters, dimensions.
 
-Plain frozen dataclasses, shared by the database (:mod:`bottui.store.inventory`),
+Immutable named tuples, shared by the database (:mod:`bottui.store.inventory`),
 the TOML file (:mod:`bottui.store.inventory_toml`) and the merge
 (:mod:`bottui.store.inventory_merge`). ``to_json`` gives the same keys the
 TOML file uses, with ``null`` for what is not known.
@@ -9,13 +9,16 @@ TOML file uses, with ``null`` for what is not known.
 was learned; while the flag is unknown they say when and how the limiter
 itself became known. For a dimension they say the same of its thresholds.
 Renaming changes neither.
+
+Named tuples rather than frozen dataclasses: Python 3.11 takes ~0.5 ms to
+define a frozen dataclass (it compiles six methods) against ~0.1 ms for a
+named tuple, and these are defined before ``bottui demo``'s first frame.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from bottui.api.models import DimensionThresholds
@@ -34,8 +37,7 @@ class Source(StrEnum):
     IMPORT = "import"
 
 
-@dataclass(frozen=True)
-class AccountEntry:
+class AccountEntry(NamedTuple):
     """An account of the profile."""
 
     account: str
@@ -46,11 +48,10 @@ class AccountEntry:
     def to_json(self) -> dict[str, Any]:
         """The record as in the TOML file (``null`` for unknown)."""
         # The TOML keys are the field names.
-        return asdict(self)
+        return self._asdict()
 
 
-@dataclass(frozen=True)
-class ProjectEntry:
+class ProjectEntry(NamedTuple):
     """A project: its id and display name."""
 
     account: str
@@ -62,11 +63,10 @@ class ProjectEntry:
     def to_json(self) -> dict[str, Any]:
         """The record as in the TOML file (``null`` for unknown)."""
         # The TOML keys are the field names.
-        return asdict(self)
+        return self._asdict()
 
 
-@dataclass(frozen=True)
-class LimiterEntry:
+class LimiterEntry(NamedTuple):
     """A rate limiter: id, name when learned, last known active flag."""
 
     account: str
@@ -84,11 +84,10 @@ class LimiterEntry:
     def to_json(self) -> dict[str, Any]:
         """The record as in the TOML file (``null`` for unknown)."""
         # The TOML keys are the field names.
-        return asdict(self)
+        return self._asdict()
 
 
-@dataclass(frozen=True)
-class DimensionEntry:
+class DimensionEntry(NamedTuple):
     """A risk dimension: id, name, last known thresholds (JSON number literals)."""
 
     account: str
@@ -118,11 +117,10 @@ class DimensionEntry:
     def to_json(self) -> dict[str, Any]:
         """The record as in the TOML file (``null`` for unknown)."""
         # The TOML keys are the field names.
-        return asdict(self)
+        return self._asdict()
 
 
-@dataclass(frozen=True)
-class InventorySnapshot:
+class InventorySnapshot(NamedTuple):
     """Everything one profile's inventory holds (or a file brings), sorted by key."""
 
     accounts: tuple[AccountEntry, ...] = ()
@@ -140,14 +138,13 @@ class InventorySnapshot:
         }
 
 
-@dataclass(frozen=True)
-class MergeReport:
+class MergeReport(NamedTuple):
     """What an import changed: counts of records and one line per change."""
 
     added: int = 0
     changed: int = 0
     unchanged: int = 0
-    lines: tuple[str, ...] = field(default_factory=tuple)
+    lines: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The ``--json`` document of ``inventory import``."""

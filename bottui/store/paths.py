@@ -6,17 +6,15 @@ lazily, by :func:`ensure`, when something is about to write.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, NamedTuple
 
 APP_NAME: Final = "bottui"
 DIR_MODE: Final = 0o700
 FILE_MODE: Final = 0o600
 
 
-@dataclass(frozen=True)
-class Locations:
+class Locations(NamedTuple):
     """The three directories bottui writes to, and the files inside them."""
 
     #: Holds ``config.toml`` (profiles, theme).

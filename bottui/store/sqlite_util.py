@@ -23,10 +23,9 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Final, Literal, Self
+from typing import Final, Literal, NamedTuple, Self
 
 from bottui.store.db_errors import DatabaseUnavailable
 from bottui.store.paths import FILE_MODE, ensure
@@ -46,8 +45,7 @@ _SQLITE_CANTOPEN: Final = 14
 _SQLITE_NOTADB: Final = 26
 
 
-@dataclass(frozen=True)
-class Schema:
+class Schema(NamedTuple):
     """What a database file must hold: its tables, id and version."""
 
     #: "journal" or "inventory": the word used in messages.
