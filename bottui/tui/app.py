@@ -147,22 +147,22 @@ class BottuiApp(App[int]):
         self._started = True
 
     def on_ready(self) -> None:
-        # The first frame is up: the whole stylesheet takes the place of the
-        # first frame's part of it, before any other screen can be shown.
+        # Textual posts Ready while the first frame is still to be written
+        # (start-up runs in a batch update, so the screen paints later).
+        # Work done here would hold that frame back, so it waits for it.
+        self.call_after_refresh(self._after_first_frame)
+
+    def _after_first_frame(self) -> None:
+        # The whole stylesheet takes the place of the first frame's part of
+        # it, before a key press can show another screen.
         self.stylesheet.add_source(whole_css(), read_from=CSS_SOURCE)
         self.refresh_css(animate=False)
         # Start-up's objects are frozen and the collector, paused by the CLI
         # for start-up, runs again.
         gc_pause.resume()
-        if self._when_up is not None:
-            # After the next refresh: work that must not slow the first frame
-            # (the demo's sandbox process) starts once it is on screen.
-            self.call_after_refresh(self._call_when_up)
-
-    def _call_when_up(self) -> None:
         if self._when_up is None:
             return
-        try:
+        try:  # work that must not slow the first frame (the demo's sandbox process)
             self._when_up()
         except Exception as exc:  # e.g. the demo's sandbox process could not be started
             self.report_error(exc)

@@ -240,3 +240,22 @@ print(" ".join(m for m in {NOT_BEFORE_FIRST_FRAME!r} if m in sys.modules))
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT
     )
     assert done.stdout.split() == []
+
+
+async def test_the_deferred_start_up_work_runs_once_after_the_first_frame(
+    collector: None, make_snap_app: Callable[..., BottuiApp]
+) -> None:
+    seen: list[tuple[bool, bool]] = []
+
+    def when_up() -> None:
+        whole = app.stylesheet.source[CSS_SOURCE].content == whole_css()
+        seen.append((whole, gc.isenabled()))
+
+    app = make_snap_app(when_up=when_up)
+    gc_pause.pause()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("3")  # another screen: nothing runs again
+        await settle(pilot)
+    # The stylesheet was whole and the collector on by the time it ran.
+    assert seen == [(True, True)]
