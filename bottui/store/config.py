@@ -189,6 +189,10 @@ class Config:
     profiles: dict[str, Profile] = field(default_factory=dict)
     #: Name of the Textual theme, or ``None`` for the default.
     theme: str | None = None
+    #: The ``[keymap]`` table: binding id -> keys (``"limiters.toggle" = "t"``).
+    #: Only string pairs are read; anything else in the table is left alone,
+    #: so a typo never stops the app from starting.
+    keymap: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for name, profile in self.profiles.items():
@@ -198,6 +202,8 @@ class Config:
             raise InvalidValue("current names no profile", clean(self.current))
         if self.theme is not None and not isinstance(self.theme, str):
             raise InvalidValue("theme must be a string")
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in self.keymap.items()):
+            raise InvalidValue("the keymap maps binding ids to keys, both strings")
 
     def profile(self, name: str | None = None) -> Profile | None:
         """The profile called ``name``, else the current one; ``None`` if there is none."""
@@ -306,7 +312,13 @@ def _parse_config(data: Mapping[str, Any]) -> Config:
     current = _get(data, "current", str)
     if current is not None and current not in profiles:
         current = None  # a dangling name: no current profile, the file is left alone
-    return Config(current=current, profiles=profiles, theme=_get(data, "theme", str))
+    table = data.get("keymap")
+    keymap = (
+        {k: v for k, v in table.items() if isinstance(k, str) and isinstance(v, str)}
+        if isinstance(table, dict)
+        else {}
+    )
+    return Config(current=current, profiles=profiles, theme=_get(data, "theme", str), keymap=keymap)
 
 
 # -- writing ----------------------------------------------------------------------
@@ -438,6 +450,8 @@ def _sync(doc: TOMLDocument, old: Config, new: Config, *, rebuild: bool = False)
         _set(doc, "current", new.current)
     if old.theme != new.theme:
         _set(doc, "theme", new.theme)
+    if old.keymap != new.keymap:
+        _sync_keymap(doc, old.keymap, new.keymap)
     before = old.profiles
     if rebuild:
         if "profiles" in doc:
@@ -460,6 +474,26 @@ def _sync(doc: TOMLDocument, old: Config, new: Config, *, rebuild: bool = False)
             _sync_profile(profiles[name], previous, profile)
     if not new.profiles and not profiles:
         del doc["profiles"]
+
+
+def _sync_keymap(doc: TOMLDocument, old: dict[str, str], new: dict[str, str]) -> None:
+    """Edit the ``[keymap]`` table key by key (what was not read is left alone)."""
+    import tomlkit
+    from tomlkit.items import Table
+
+    table = doc.get("keymap")
+    if not isinstance(table, Table):  # absent, inline or not a table: written afresh
+        if "keymap" in doc:
+            del doc["keymap"]
+        table = tomlkit.table()
+        table.update(old)
+        doc["keymap"] = table
+    for key in old.keys() - new.keys():
+        del table[key]
+    for key, keys in new.items():
+        _set(table, key, keys)
+    if not table:
+        del doc["keymap"]
 
 
 def _render(text: str | None, old: Config, new: Config) -> str | None:

@@ -15,24 +15,6 @@ from bottui.store.paths import Locations
 START_DEMO: Final = -1
 
 
-def read_keymap(locations: Locations) -> dict[str, str]:
-    """The ``[keymap]`` table of config.toml: binding id -> keys (e.g. ``"limiters.toggle" = "t"``).
-
-    Only string pairs are kept; anything else in the table is ignored, so a
-    typo never stops the app from starting.
-    """
-    import tomllib
-
-    try:
-        with locations.config_file.open("rb") as handle:
-            table = tomllib.load(handle).get("keymap", {})
-    except (OSError, tomllib.TOMLDecodeError):
-        return {}
-    if not isinstance(table, dict):
-        return {}
-    return {k: v for k, v in table.items() if isinstance(k, str) and isinstance(v, str)}
-
-
 def run_app(args: SimpleNamespace) -> int:
     """Build the session from the common options and the config; run the app."""
     from bottui.tui.app import BottuiApp
@@ -45,7 +27,7 @@ def run_app(args: SimpleNamespace) -> int:
         session,
         theme=config.theme,
         remember_theme=store.set_theme,
-        keymap=read_keymap(locations),
+        keymap=config.keymap,
     )
     result = app.run()
     return result if isinstance(result, int) else 0

@@ -4,20 +4,43 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bottui.store.config import Config, ConfigStore
 from bottui.store.paths import Locations
-from bottui.tui.run import read_keymap
 
 
-def test_read_keymap(tmp_path: Path) -> None:
+def test_the_keymap_is_read_with_the_config(tmp_path: Path) -> None:
     locations = Locations.under(tmp_path)
-    assert read_keymap(locations) == {}
+    store = ConfigStore(locations)
+    assert store.load().keymap == {}
     locations.config_dir.mkdir(parents=True)
     locations.config_file.write_text(
         '[keymap]\n"limiters.toggle" = "t"\n"bad" = 3\n', encoding="utf-8"
     )
-    assert read_keymap(locations) == {"limiters.toggle": "t"}
-    locations.config_file.write_text("[keymap\n", encoding="utf-8")
-    assert read_keymap(locations) == {}
+    assert store.load().keymap == {"limiters.toggle": "t"}  # a typo is left out, not fatal
+    locations.config_file.write_text('keymap = "not a table"\n', encoding="utf-8")
+    assert store.load().keymap == {}
+
+
+def test_an_edit_keeps_the_keymap_table_and_its_comments(tmp_path: Path) -> None:
+    locations = Locations.under(tmp_path)
+    locations.config_dir.mkdir(parents=True)
+    text = '[keymap]\n# my keys\n"limiters.toggle" = "t"\n"bad" = 3\n'
+    locations.config_file.write_text(text, encoding="utf-8")
+    store = ConfigStore(locations)
+    store.set_theme("nord")
+    written = locations.config_file.read_text(encoding="utf-8")
+    assert text in written and 'theme = "nord"' in written
+    assert store.load() == Config(theme="nord", keymap={"limiters.toggle": "t"})
+
+
+def test_a_keymap_is_written_and_read_back(tmp_path: Path) -> None:
+    store = ConfigStore(Locations.under(tmp_path))
+    store.save(Config(keymap={"app.journal": "j", "limiters.toggle": "g"}))
+    assert store.load().keymap == {"app.journal": "j", "limiters.toggle": "g"}
+    store.save(Config(keymap={"app.journal": "f5"}))
+    assert store.load().keymap == {"app.journal": "f5"}
+    store.save(Config())
+    assert "keymap" not in store.path.read_text(encoding="utf-8")
 
 
 async def test_keymap_applies_to_a_binding(make_snap_app: object) -> None:
