@@ -103,7 +103,7 @@ async def fill(pilot: Pilot[Any], selector: str, text: str) -> None:
 
 
 def context(app: BottuiApp) -> str:
-    return plain(app.screen.query_one(ContextBar).query_one("#ctx-where", Static))
+    return app.screen.query_one(ContextBar).where
 
 
 def no_keyring() -> Any:
@@ -655,7 +655,7 @@ async def test_first_run_creates_profile_then_project(tmp_path: Path) -> None:
         bar = context(app)
         assert bar == " work · https://api.example.com · acme / shop (Shop)"
         assert inventory.project("acme", "shop") is not None
-        assert app.screen.query_one(ContextBar).query_one("#ctx-protected").display
+        assert "PROTECTED" in app.screen.query_one(ContextBar).render().plain
         assert row_cells(app, "acme", "shop")[4:] == ["missing", "missing"]
 
 

@@ -2,37 +2,51 @@
 
 An operator must always see where a key press will land: which profile,
 which service, whether it is read-only or protected, and which project.
+
+One widget drawing one line (the where on the left, the flags at the right
+end), not a row of a label and three flag widgets: every screen has one, and
+each widget costs mounting and styling before the screen's first frame.
 """
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
-from textual.containers import Horizontal
+from typing import ClassVar
+
+from textual.content import Content
 from textual.reactive import reactive
-from textual.widgets import Static
+from textual.widget import Widget
 
 from bottui.tui.widgets.safe import safe
 
 
-class ContextBar(Horizontal):
-    """One line: where we are, and a working indicator while calls are under way."""
+class ContextBar(Widget):
+    """One line: where we are, the profile's flags, and a working indicator."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "context-bar--working",
+        "context-bar--protected",
+        "context-bar--readonly",
+    }
 
     DEFAULT_CSS = """
-    ContextBar { height: 1; dock: top; background: $panel; }
-    ContextBar > #ctx-where { width: 1fr; }
-    ContextBar > .flag { width: auto; padding: 0 1; }
-    ContextBar > #ctx-readonly { background: $error; color: $text; text-style: bold; }
-    ContextBar > #ctx-protected { background: $warning; color: $text; text-style: bold; }
-    ContextBar > #ctx-working { color: $accent; text-style: bold; }
+    ContextBar {
+        dock: top;
+        height: 1;
+        background: $panel;
+        & > .context-bar--working { color: $accent; text-style: bold; }
+        & > .context-bar--protected { background: $warning; color: $text; text-style: bold; }
+        & > .context-bar--readonly { background: $error; color: $text; text-style: bold; }
+    }
     """
 
-    working: reactive[str] = reactive("")
+    ALLOW_SELECT: ClassVar[bool] = False
 
-    def compose(self) -> ComposeResult:
-        yield Static(id="ctx-where")
-        yield Static("", id="ctx-working", classes="flag")
-        yield Static("PROTECTED", id="ctx-protected", classes="flag")
-        yield Static("READ-ONLY", id="ctx-readonly", classes="flag")
+    #: The left part: `` profile · base URL · account / project (name)``.
+    where: reactive[str] = reactive("")
+    #: What a call under way is doing ("" when idle).
+    working: reactive[str] = reactive("")
+    protected: reactive[bool] = reactive(False)
+    read_only: reactive[bool] = reactive(False)
 
     def refresh_context(self) -> None:
         """Re-read the app's session and current project."""
@@ -51,12 +65,27 @@ class ContextBar(Horizontal):
             name = app.project_name(*app.current)
             if name:
                 where += f" ({name})"
-        self.query_one("#ctx-where", Static).update(safe(f" {profile} · {base} · {where}"))
-        self.query_one("#ctx-readonly").display = settings.read_only
-        self.query_one("#ctx-protected").display = settings.protected
+        self.where = f" {profile} · {base} · {where}"
+        self.read_only = settings.read_only
+        self.protected = settings.protected
         self.working = app.work_text
 
-    def watch_working(self, value: str) -> None:
-        label = self.query_one("#ctx-working", Static)
-        label.update(safe(f"⟳ {value}") if value else "")
-        label.display = bool(value)
+    def flags(self) -> list[Content]:
+        """The flags shown at the right end, in order, each padded by a space."""
+        shown = [
+            ("context-bar--working", f"⟳ {self.working}" if self.working else ""),
+            ("context-bar--protected", "PROTECTED" if self.protected else ""),
+            ("context-bar--readonly", "READ-ONLY" if self.read_only else ""),
+        ]
+        return [
+            safe(f" {text} ").stylize(self.get_visual_style(component))
+            for component, text in shown
+            if text
+        ]
+
+    def render(self) -> Content:
+        flags = self.flags()
+        room = max(self.size.width - sum(flag.cell_length for flag in flags), 0)
+        # Cut with an ellipsis where it would run into the flags.
+        where = safe(self.where).truncate(room, ellipsis=True, pad=True)
+        return Content.assemble(where, *flags)
