@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.ops.session import Session, Settings
-from bottui.store.config import Config, Profile
 from bottui.store.errors import StoreError
 from bottui.store.inventory_records import (
     AccountEntry,
@@ -118,14 +117,6 @@ def _ids(account: str, project: str) -> list[str]:
     return [f"account = {_q(account)}", f"project = {_q(project)}"]
 
 
-def demo_config(base_url: str, project: str = "shop-prod") -> Config:
-    """The demo's configuration: one profile on the sandbox, ``project`` current."""
-    from bottui.sandbox import demo as data
-
-    profile = Profile(DEMO_PROFILE, base_url, account=data.DEMO_ACCOUNT, project=project)
-    return Config(current=DEMO_PROFILE, profiles={DEMO_PROFILE: profile})
-
-
 def prepare(
     root: Path,
     base_url: str,
@@ -139,24 +130,23 @@ def prepare(
     from bottui.sandbox import demo as data
 
     locations = Locations.under(root)
-    config = demo_config(base_url, project)
-    # Written as text (a fresh file needs no comment-preserving editor: tomlkit
-    # costs ~30 ms) for the edits made later, such as a remembered theme; the
-    # session starts from the same config in memory, as reading it back would
-    # give (a test checks that it does).
-    profile = config.profiles[DEMO_PROFILE]
+    # One profile on the sandbox. Written as text (a fresh file needs no
+    # comment-preserving editor: tomlkit costs ~30 ms) for the edits made
+    # later, such as a remembered theme; the session starts from the same
+    # settings in memory, as reading the file back would give them (a test
+    # checks it), without the config model (~2 ms of start-up).
     ensure(locations.config_dir)
     locations.config_file.write_text(
         f"current = {_q(DEMO_PROFILE)}\n\n[profiles.{DEMO_PROFILE}]\n"
-        f"base_url = {_q(profile.base_url)}\naccount = {_q(profile.account)}\n"
-        f"project = {_q(profile.project)}\n",
+        f"base_url = {_q(base_url)}\naccount = {_q(data.DEMO_ACCOUNT)}\n"
+        f"project = {_q(project)}\n",
         encoding="utf-8",
     )
+    settings = Settings(DEMO_PROFILE, base_url, account=data.DEMO_ACCOUNT, project=project)
     tokens = TokenStore(environ={}, backend=MemoryKeyring())  # type: ignore[arg-type]
     tokens.set_personal(base_url, data.DEMO_ACCOUNT, AccessToken(data.DEMO_ACCESS_TOKEN))
     for pid, value in data.project_tokens(hostile).items():
         tokens.set_project(base_url, data.DEMO_ACCOUNT, pid, ProjectToken(value))
-    settings = Settings.resolve(config, environ={})
     options: dict[str, Any] = {"clock": clock}
     if client_factory is not None:
         options["client_factory"] = client_factory

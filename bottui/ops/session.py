@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 from bottui.api.errors import CredentialsError, RefusedError
 from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.ops.daemon import run_in_daemon
-from bottui.store.config import Config, Profile, ProjectSettings
 from bottui.store.paths import Locations
 from bottui.store.tokens import TokenStore
 from bottui.store.utc import Clock
 
 if TYPE_CHECKING:
     from bottui.api.client import BotProtectionClient
+    from bottui.store.config import Config, Profile, ProjectSettings
     from bottui.store.inventory import Inventory
     from bottui.store.journal import Journal
 
@@ -51,7 +51,13 @@ class Settings:
 
     def project_settings(self, account: str, project: str) -> ProjectSettings:
         """Threshold range and direction of a project (defaults when unset)."""
-        return self.projects.get((account, project), ProjectSettings())
+        settings = self.projects.get((account, project))
+        if settings is not None:
+            return settings
+        # Imported here: the demo starts without the config model (~2 ms).
+        from bottui.store.config import ProjectSettings
+
+        return ProjectSettings()
 
     @classmethod
     def resolve(

@@ -6,17 +6,18 @@ widgets. Nothing here holds a token.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from textual.message import Message
 
 
-@dataclass
 class ProjectChosen(Message):
     """The operator chose the current project (None: no project)."""
 
-    account: str | None
-    project: str | None
+    # A plain __init__, not a dataclass: defined before the first frame,
+    # where a dataclass costs ~0.3 ms.
+    def __init__(self, account: str | None, project: str | None) -> None:
+        super().__init__()
+        self.account = account
+        self.project = project
 
 
 class InventoryChanged(Message):

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from bottui.demo import DEMO_PROFILE, demo_config, demo_snapshot, inventory_toml, prepare
+from bottui.demo import DEMO_PROFILE, demo_snapshot, inventory_toml, prepare
+from bottui.ops.session import Settings
 from bottui.store.config import ConfigStore
 from bottui.store.inventory_records import InventorySnapshot, Source
 from bottui.store.inventory_toml import loads
@@ -19,7 +20,8 @@ TIMES = ("known_at", "updated_at")
 
 def test_the_session_starts_from_the_config_file_it_wrote(tmp_path: Path) -> None:
     session = prepare(tmp_path, BASE, project="docs-site")
-    assert ConfigStore(Locations.under(tmp_path)).load() == demo_config(BASE, "docs-site")
+    config = ConfigStore(Locations.under(tmp_path)).load()
+    assert Settings.resolve(config, environ={}) == session.settings
     assert session.settings.profile_name == DEMO_PROFILE
     assert (session.settings.base_url, session.settings.project) == (BASE, "docs-site")
 
