@@ -12,7 +12,7 @@ started the same way (as the app's first mode), with no bottui code at all.
 A fourth is plain ``bottui`` on a saved profile whose inventory holds the
 demo's projects (nothing is sent at start).
 
-    python tests/bench/startup.py [--runs 7]
+    python tests/bench/startup.py [--runs 21]
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ def saved_profile(home: Path) -> dict[str, str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--runs", type=int, default=21)
     args = parser.parse_args()
     python = sys.executable
     css = ROOT / "bottui" / "tui" / "bottui.tcss"
