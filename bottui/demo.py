@@ -62,8 +62,13 @@ def demo_snapshot(now: str, *, hostile: bool = False) -> InventorySnapshot:
             (data.HOSTILE_PROJECT_ID, lid, data.HOSTILE_ANSI, None)
             for lid in data.HOSTILE_LIMITER_IDS
         ]
+    dimensions = [
+        (pid, d.id, d.name, repr(d.block), repr(d.challenge))
+        for pid, seeded in data.DEMO_DIMENSIONS.items()
+        for d in seeded
+    ]
     imported = Source.IMPORT
-    # Sorted by key, as a snapshot read from a file is.
+    # Sorted by key (project, id), as a snapshot read from a file is.
     return InventorySnapshot(
         accounts=(AccountEntry(account, data.DEMO_ACCOUNT_NAME, now, imported),),
         projects=tuple(
@@ -72,19 +77,11 @@ def demo_snapshot(now: str, *, hostile: bool = False) -> InventorySnapshot:
         ),
         limiters=tuple(
             LimiterEntry(account, pid, lid, name, active, now, imported)
-            for pid, lid, name, active in sorted(limiters, key=lambda r: (r[0], r[1]))
+            for pid, lid, name, active in sorted(limiters, key=lambda row: row[:2])
         ),
         dimensions=tuple(
-            sorted(
-                (
-                    DimensionEntry(
-                        account, pid, d.id, d.name, repr(d.block), repr(d.challenge), now, imported
-                    )
-                    for pid, dims in data.DEMO_DIMENSIONS.items()
-                    for d in dims
-                ),
-                key=lambda d: (d.project, d.id),
-            )
+            DimensionEntry(account, pid, did, name, block, challenge, now, imported)
+            for pid, did, name, block, challenge in sorted(dimensions)
         ),
     )
 

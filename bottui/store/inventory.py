@@ -201,6 +201,10 @@ class Inventory(ClosesOnExit):
         """The profile this object sees."""
         return self._profile
 
+    def now(self) -> str:
+        """The current time as this inventory stamps its records."""
+        return stamp(self._clock())
+
     # -- reading --------------------------------------------------------------------
 
     def _read(self, work: Callable[[sqlite3.Connection], _T], empty: _T) -> _T:
@@ -572,10 +576,6 @@ class Inventory(ClosesOnExit):
         self._db.close()
 
     # -- internals ----------------------------------------------------------------------------
-
-    def now(self) -> str:
-        """The current time as this inventory stamps its records."""
-        return stamp(self._clock())
 
     def _ensure_project(
         self, conn: sqlite3.Connection, account: str, project: str, now: str, source: str
