@@ -121,23 +121,18 @@ def _unavailable(title: str, reason: str) -> KeyringUnavailable:
 def _no_backend_reason(backend: KeyringBackend) -> str | None:
     """Why ``backend`` cannot hold tokens, or ``None`` when it can."""
     name = f"{type(backend).__module__}.{type(backend).__qualname__}"
-    if not type(backend).__module__.startswith("keyring."):
-        # Our own duck-typed backend (the demo's in-memory one): importing
-        # keyring (~115 ms) only to learn it is not keyring's fail backend
-        # would cost the demo its start-up time.
-        return (
-            None
-            if float(getattr(backend, "priority", 1)) > 0
-            else (clean(f"the keyring backend {name} does not store anything."))
-        )
-    from keyring.backends import chainer, fail
+    # Only keyring's own backends can be its fail or chainer backend; for our
+    # duck-typed one (the demo's in-memory keyring), importing keyring
+    # (~115 ms) to learn that would cost the demo its start-up time.
+    if type(backend).__module__.startswith("keyring."):
+        from keyring.backends import chainer, fail
 
-    if isinstance(backend, fail.Keyring):
-        return "The keyring library found no usable backend on this system."
-    if isinstance(backend, chainer.ChainerBackend) and not backend.backends:
-        return "Keyring's chainer backend has no backend to chain."
+        if isinstance(backend, fail.Keyring):
+            return "The keyring library found no usable backend on this system."
+        if isinstance(backend, chainer.ChainerBackend) and not backend.backends:
+            return "Keyring's chainer backend has no backend to chain."
     try:
-        priority = float(backend.priority)
+        priority = float(getattr(backend, "priority", 1))
     except Exception:
         return clean(f"The keyring backend {name} is not viable here.")
     if priority <= 0:
