@@ -13,7 +13,8 @@ inherits that socket (``--fd``), serves it until its stdin reaches end of
 file, and so also exits when the parent dies, however it dies. It runs in
 its own session: a Ctrl-C meant for the parent does not reach it.
 
-Only the standard library is imported at module level; the child imports
+Only the standard library (and :mod:`bottui.sandbox.sockets`, which binds
+the socket as the in-process server does) is imported at module level; the child imports
 the server when it starts.
 """
 
@@ -28,16 +29,15 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Final, Self
 
+from bottui.sandbox.sockets import bind_tcp
+
 #: How long :meth:`SandboxProcess.stop` waits for a clean exit before killing.
 STOP_TIMEOUT: Final = 5.0
 
 
 def _listening_socket() -> socket.socket:
-    # proto=IPPROTO_TCP: asyncio sets TCP_NODELAY on accepted sockets only when
-    # the listening socket says TCP (see sandbox.server._bind).
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock = bind_tcp("127.0.0.1", 0)
     try:
-        sock.bind(("127.0.0.1", 0))
         sock.listen(128)
     except OSError:
         sock.close()

@@ -32,6 +32,7 @@ from bottui.sandbox.demo import (
 )
 from bottui.sandbox.faults import Faults
 from bottui.sandbox.recorder import Stats
+from bottui.sandbox.sockets import bind_tcp
 from bottui.sandbox.state import SandboxState
 
 START_TIMEOUT: Final = 5.0
@@ -93,21 +94,6 @@ def _config(app: object, host: str, port: int) -> uvicorn.Config:
         server_header=False,
         date_header=False,
     )
-
-
-def _bind(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    # proto=IPPROTO_TCP matters: asyncio sets TCP_NODELAY on accepted sockets only
-    # when the proto says TCP; with proto 0, Nagle + delayed ACK add ~40 ms per request.
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError:
-        sock.close()
-        raise
-    sock.set_inheritable(True)
-    return sock
 
 
 class SandboxServer:
@@ -174,7 +160,7 @@ class SandboxServer:
         if self._server is not None:
             raise RuntimeError("the sandbox server is already started")
         install_drop_filter()
-        sock = self._given_sock or _bind(self.host, self._requested_port)
+        sock = self._given_sock or bind_tcp(self.host, self._requested_port)
         self._given_sock = None  # served once: a restart binds afresh
         self._sock = sock
         self._port = sock.getsockname()[1]
