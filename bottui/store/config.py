@@ -485,9 +485,11 @@ def _sync_keymap(doc: TOMLDocument, old: dict[str, str], new: dict[str, str]) ->
     if not isinstance(table, Table):  # absent, inline or not a table: written afresh
         if "keymap" in doc:
             del doc["keymap"]
-        table = tomlkit.table()
-        table.update(old)
-        doc["keymap"] = table
+        if new:
+            fresh = tomlkit.table()
+            fresh.update(new)
+            doc["keymap"] = fresh
+        return
     for key in old.keys() - new.keys():
         del table[key]
     for key, keys in new.items():
