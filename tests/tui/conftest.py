@@ -46,9 +46,14 @@ class AsgiBackend:
         self.faults = Faults()
         self.app = create_app(self.state, self.faults)
 
+    def transport(self) -> httpx.AsyncBaseTransport:
+        """The transport the clients use; subclasses wrap or replace it."""
+        return httpx.ASGITransport(app=self.app)
+
     def client(self, base_url: str) -> BotProtectionClient:
-        transport = httpx.ASGITransport(app=self.app)
-        return BotProtectionClient(base_url, transport=transport, policy=RetryPolicy(deadline=5))
+        return BotProtectionClient(
+            base_url, transport=self.transport(), policy=RetryPolicy(deadline=5)
+        )
 
 
 @pytest.fixture
@@ -88,3 +93,9 @@ def flow_session(tmp_path: Path, sandbox: SandboxServer) -> Session:
 def flow_app(flow_session: Session) -> BottuiApp:
     """The app against the loopback sandbox (``sandbox`` fixture)."""
     return BottuiApp(flow_session, demo=True)
+
+
+@pytest.fixture
+def grants_app(flow_session: Session) -> BottuiApp:
+    """The app against the loopback sandbox, started on the Grants screen."""
+    return BottuiApp(flow_session, demo=True, start_mode="grants")

@@ -26,11 +26,8 @@ from textual.pilot import Pilot
 from textual.widgets import Button, Checkbox, Input, Static, TextArea
 
 import bottui.ops.bulk as bulk_module
-from bottui.api.client import BotProtectionClient
-from bottui.api.retry import RetryPolicy
 from bottui.ops.bulk import BulkProgress, BulkSummary, ItemStatus
 from bottui.ops.bulk_input import InvalidLine
-from bottui.ops.session import Session
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.base import READ_ONLY_BANNER
@@ -106,9 +103,8 @@ class GateBackend(AsgiBackend):
         self.held = 0
         self.gate = asyncio.Event()
 
-    def client(self, base_url: str) -> BotProtectionClient:
-        transport = _GateTransport(httpx.ASGITransport(app=self.app), self)
-        return BotProtectionClient(base_url, transport=transport, policy=RetryPolicy(deadline=5))
+    def transport(self) -> httpx.AsyncBaseTransport:
+        return _GateTransport(super().transport(), self)
 
 
 async def until(check: Callable[[], bool], pilot: Pilot[Any], timeout: float = 5.0) -> None:
@@ -164,11 +160,6 @@ def summary_text(app: App[Any]) -> str:
 
 def bodies(sandbox: SandboxServer) -> list[Any]:
     return [r.json for r in sandbox.state.recorder.log]
-
-
-@pytest.fixture
-def grants_app(flow_session: Session) -> BottuiApp:
-    return BottuiApp(flow_session, demo=True, start_mode="grants")
 
 
 def with_settings(app: BottuiApp, **changes: Any) -> BottuiApp:

@@ -7,15 +7,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 import httpx
-import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
-from bottui.api.client import BotProtectionClient
 from bottui.api.models import Revocation
-from bottui.api.retry import RetryPolicy
 from bottui.api.tokens import AccessToken
-from bottui.ops.session import Session
 from bottui.sandbox.app import ConnectionDropped
 from bottui.sandbox.demo import (
     DEMO_ACCESS_TOKEN_NO_PROJECT_ACTION,
@@ -65,15 +61,8 @@ class _SocketLike(httpx.AsyncBaseTransport):
 class DroppingBackend(AsgiBackend):
     """The snapshot backend, with drops that look like a network failure."""
 
-    def client(self, base_url: str) -> BotProtectionClient:
-        transport = _SocketLike(httpx.ASGITransport(app=self.app))
-        return BotProtectionClient(base_url, transport=transport, policy=RetryPolicy(deadline=5))
-
-
-@pytest.fixture
-def grants_app(flow_session: Session) -> BottuiApp:
-    """The app against the loopback sandbox, started on the Grants screen."""
-    return BottuiApp(flow_session, demo=True, start_mode="grants")
+    def transport(self) -> httpx.AsyncBaseTransport:
+        return _SocketLike(super().transport())
 
 
 async def to_grants(pilot: Pilot[Any]) -> GrantsScreen:
