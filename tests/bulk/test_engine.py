@@ -45,11 +45,8 @@ def engine(session: Session, text: str, **options: Any) -> BulkRevocation:
 
 
 def journal_entries(session: Session, run_id: int | None) -> list[Any]:
-    journal = Journal(Locations.default().journal_file)
-    try:
+    with Journal(session.locations.journal_file) as journal:
         return journal.entries(run_id=run_id)
-    finally:
-        journal.close()
 
 
 @pytest.mark.parametrize("concurrency", [3, 8])
@@ -295,32 +292,31 @@ async def test_resume_after_a_lost_outcome_reports_unknown_retried(
 ) -> None:
     text = f"{STANDING}\nvis_lost\nvis_done\n"
     source = BulkSource.from_text(text)
-    journal = Journal(Locations.default().journal_file)
-    run_id = journal.run(
-        profile="default",
-        account=ACC,
-        project=PROJ,
-        input_sha256=source.sha256,
-        operation="grant.revoke",
-    )
-
-    def record(visitor: str) -> StartRecord:
-        return StartRecord(
+    with Journal(Locations.default().journal_file) as journal:
+        run_id = journal.run(
             profile="default",
-            base_url=env.base_url,
-            operation="grant.revoke",
             account=ACC,
             project=PROJ,
-            target={"visitorId": visitor},
-            request_body={"subject": {"visitorId": visitor}},
-            run_id=run_id,
-            item_key=subject_key(visitor, None).hex(),
+            input_sha256=source.sha256,
+            operation="grant.revoke",
         )
 
-    with journal.batch(interval=0) as writer:
-        _lost, settled = writer.start_many([record("vis_lost"), record("vis_done")])
-        writer.finish(settled, outcome="nothing-standing", status=200)
-    journal.close()
+        def record(visitor: str) -> StartRecord:
+            return StartRecord(
+                profile="default",
+                base_url=env.base_url,
+                operation="grant.revoke",
+                account=ACC,
+                project=PROJ,
+                target={"visitorId": visitor},
+                request_body={"subject": {"visitorId": visitor}},
+                run_id=run_id,
+                item_key=subject_key(visitor, None).hex(),
+            )
+
+        with journal.batch(interval=0) as writer:
+            _lost, settled = writer.start_many([record("vis_lost"), record("vis_done")])
+            writer.finish(settled, outcome="nothing-standing", status=200)
     # vis_lost: sent before a crash, outcome lost; vis_done: settled.
     results: dict[str | None, ItemStatus] = {}
     run = BulkRevocation(
