@@ -2,7 +2,7 @@
 
 Shared by the test that runs ``bottui demo`` as a user would
 (``tests/cli/test_demo_process.py``) and the start-up benchmark
-(``tests/bench/startup.py``).
+(``tests/bench/startup.py``); :func:`wait_gone` also by ``tests/sandbox/test_process.py``.
 """
 
 from __future__ import annotations
@@ -96,3 +96,26 @@ class Terminal:
         except (ProcessLookupError, ChildProcessError):
             pass
         os.close(self.fd)
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` still runs; a zombie (ended, not yet reaped) does not."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:  # reaped meanwhile, or no /proc: then kill is all we know
+        return not Path("/proc").is_dir()
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+def wait_gone(pid: int, timeout: float) -> bool:
+    """Wait up to ``timeout`` seconds for process ``pid`` to be gone (zombies count as gone)."""
+    deadline = time.monotonic() + timeout
+    while _running(pid):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
+    return True

@@ -17,7 +17,7 @@ from bottui.sandbox import demo
 from bottui.sandbox.server import SandboxServer
 from tests.bulk.conftest import logged
 from tests.cli.helpers import cli
-from tests.fixtures.sandbox import ACC, PROJ
+from tests.fixtures.sandbox import PROJ, scope
 
 pytestmark = pytest.mark.skipif(
     shutil.which("curl") is None or shutil.which("bash") is None, reason="needs curl and bash"
@@ -111,7 +111,7 @@ SINGLE_SHOT = [
 def test_single_shot_curl_sends_the_same_request(
     env: SandboxServer, argv: list[str], project: str
 ) -> None:
-    where = ["--account", ACC, "--project", project]
+    where = scope(project)
     [request] = dry_run(*argv, *where)
     assert "$BOTTUI_" in request["curl"]
     assert demo.DEMO_ACCESS_TOKEN not in request["curl"]
@@ -125,11 +125,11 @@ def test_single_shot_curl_sends_the_same_request(
 
 
 def test_text_dry_run_curl_is_the_same_too(env: SandboxServer) -> None:
-    r = cli("limiter", "disable", 'rl "x" /y z', "--account", ACC, "--project", PROJ, "--dry-run")
+    r = cli("limiter", "disable", 'rl "x" /y z', *scope(), "--dry-run")
     [curl] = [line for line in r.out.splitlines() if line.startswith("curl ")]
     replay(curl)
     [by_curl] = last(env)
-    cli("limiter", "disable", 'rl "x" /y z', "--account", ACC, "--project", PROJ)
+    cli("limiter", "disable", 'rl "x" /y z', *scope())
     assert last(env) == [by_curl]
 
 
@@ -142,7 +142,7 @@ def test_bulk_curls_send_the_same_requests(
         quoted = '"' + ident.replace('"', '""') + '"'
         csv_lines.append(f"{quoted}," if n % 2 else f"{quoted},{quoted}")
     path = ids_file(csv_lines, name="ids.csv")
-    argv = ["revoke", "--from-file", str(path), "--account", ACC, "--project", PROJ]
+    argv = ["revoke", "--from-file", str(path), *scope()]
     if as_json:
         curls = [request["curl"] for request in dry_run(*argv)]
     else:

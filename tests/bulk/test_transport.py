@@ -14,8 +14,9 @@ from bottui.api.transport import AiohttpTransport, default_transport, transport_
 from bottui.sandbox import demo
 from bottui.sandbox.server import SandboxServer
 from tests.bulk.conftest import logged
+from tests.sandbox.helpers import revoke_path
 
-REVOCATIONS = "/api/v1/acme/projects/shop-prod/challenges/grant-revocations"
+REVOCATIONS = revoke_path()
 
 
 def test_default_is_aiohttp_and_httpx_is_selectable(monkeypatch: pytest.MonkeyPatch) -> None:

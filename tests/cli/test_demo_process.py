@@ -7,14 +7,12 @@ code is 0 and that the sandbox process is gone with it.
 
 from __future__ import annotations
 
-import os
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.pty_terminal import Terminal
+from tests.pty_terminal import Terminal, wait_gone
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
 
@@ -34,14 +32,6 @@ def _children(pid: int) -> list[tuple[int, str]]:
     return found
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return Path(f"/proc/{pid}").exists() and "Z" not in Path(f"/proc/{pid}/stat").read_text()
-
-
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc for the sandbox child")
 def test_demo_flips_a_limiter_against_its_sandbox_child_and_quits_cleanly() -> None:
     term = Terminal([sys.executable, "-m", "bottui", "demo"])
@@ -58,9 +48,6 @@ def test_demo_flips_a_limiter_against_its_sandbox_child_and_quits_cleanly() -> N
         assert len(sandboxes) == 1, _children(term.pid)
         term.send("q")
         assert term.wait_exit() == 0
-        deadline = time.monotonic() + 5
-        while _alive(sandboxes[0]) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert not _alive(sandboxes[0])
+        assert wait_gone(sandboxes[0], 5)
     finally:
         term.kill()

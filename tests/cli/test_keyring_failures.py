@@ -15,6 +15,7 @@ import pytest
 
 from bottui.sandbox.server import SandboxServer
 from tests.cli.helpers import cli_process
+from tests.fixtures.sandbox import scope
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -26,9 +27,9 @@ REPO = Path(__file__).resolve().parents[2]
 @pytest.mark.parametrize(
     "argv",
     [
-        ["revoke", "--account", "acme", "--project", "shop-prod", "--visitor-id", "v"],
-        ["limiter", "enable", "rl-api", "--account", "acme", "--project", "shop-prod"],
-        ["token", "status", "--account", "acme", "--project", "shop-prod"],
+        ["revoke", *scope(), "--visitor-id", "v"],
+        ["limiter", "enable", "rl-api", *scope()],
+        ["token", "status", *scope()],
     ],
 )
 def test_no_usable_keyring_exits_3_quickly(

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -20,14 +18,14 @@ from bottui.sandbox.demo import (
     HOSTILE_PROJECT_TOKEN,
 )
 from bottui.sandbox.process import SandboxProcess
-from tests.sandbox.helpers import limiter_path
+from tests.pty_terminal import wait_gone
+from tests.sandbox.helpers import PROD, limiter_path
 
 ROOT = Path(__file__).resolve().parents[2]
-SHOP = "shop-prod"
 
 
 def _activate(
-    base_url: str, project: str = SHOP, limiter: str = "rl-login", token: str | None = None
+    base_url: str, project: str = PROD, limiter: str = "rl-login", token: str | None = None
 ) -> httpx.Response:
     return httpx.patch(
         base_url + limiter_path(limiter, project),
@@ -35,17 +33,6 @@ def _activate(
         json={"isActive": False},
         timeout=20,
     )
-
-
-def _gone(pid: int, within: float) -> bool:
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.02)
-    return False
 
 
 def test_the_port_is_known_before_start_and_early_requests_wait(tmp_path: Path) -> None:
@@ -58,7 +45,7 @@ def test_the_port_is_known_before_start_and_early_requests_wait(tmp_path: Path) 
         assert response.status_code == 200, response.text
         assert sandbox.exit_code() is None and sandbox.failure() is None
         pid = sandbox.pid
-    assert pid is not None and _gone(pid, 1)
+    assert pid is not None and wait_gone(pid, 1)
     assert sandbox.exit_code() == 0 and sandbox.failure() is None
     with pytest.raises(httpx.ConnectError):
         _activate(sandbox.base_url)
@@ -95,7 +82,7 @@ def test_the_child_exits_when_its_parent_is_killed(tmp_path: Path) -> None:
         parent.send_signal(signal.SIGKILL)
         parent.wait(5)
         # Its stdin pipe reaches end of file: the orphan stops by itself.
-        assert _gone(int(pid_text), 5)
+        assert wait_gone(int(pid_text), 5)
     finally:
         parent.kill()
         parent.wait(5)
