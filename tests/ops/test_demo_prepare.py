@@ -10,6 +10,7 @@ import pytest
 from bottui.demo import DEMO_PROFILE, demo_snapshot, inventory_toml, prepare
 from bottui.ops.session import Settings
 from bottui.store.config import ConfigStore
+from bottui.store.inventory import Inventory
 from bottui.store.inventory_records import InventorySnapshot, Source
 from bottui.store.inventory_toml import loads
 from bottui.store.paths import Locations
@@ -44,20 +45,16 @@ def test_the_inventory_is_seeded_as_an_import_of_the_team_file(
     sources = {p.source for p in seeded.projects} | {r.source for r in seeded.limiters}
     assert sources == {Source.IMPORT}
     # The same records as importing the file into an empty inventory.
-    from bottui.store.inventory import Inventory
-
     file = tmp_path / "team.toml"
     file.write_text(inventory_toml(hostile=hostile), encoding="utf-8")
-    other = Inventory.at(Locations.under(tmp_path / "other"), DEMO_PROFILE)
-    other.import_toml(file)
-
-    assert _without_times(seeded) == _without_times(other.snapshot())
+    with Inventory.at(Locations.under(tmp_path / "other"), DEMO_PROFILE) as other:
+        other.import_toml(file)
+        assert _without_times(seeded) == _without_times(other.snapshot())
     assert len(seeded.limiters) >= 4
 
 
-def _without_times(snapshot: InventorySnapshot) -> list[list[dict[str, Any]]]:
+def _without_times(snapshot: InventorySnapshot) -> list[dict[str, Any]]:
     tables = (snapshot.accounts, snapshot.projects, snapshot.limiters, snapshot.dimensions)
-    timeless = [
+    return [
         {k: v for k, v in r.to_json().items() if k not in TIMES} for rows in tables for r in rows
     ]
-    return [timeless]
