@@ -23,14 +23,11 @@ class SharedPause:
     Attributes:
         until: Clock reading when the pause ends (``-inf``: never paused).
         count: How many answers asked for a pause so far.
-        total_seconds: Sum of the pauses asked for (overlaps counted once
-            each time the pause was extended).
     """
 
     def __init__(self) -> None:
         self.until: float = -math.inf
         self.count = 0
-        self.total_seconds = 0.0
 
     def __repr__(self) -> str:
         return f"SharedPause(until={self.until!r}, count={self.count})"
@@ -42,7 +39,6 @@ class SharedPause:
         self.count += 1
         end = now + seconds
         if end > self.until:
-            self.total_seconds += end - max(self.until, now)
             self.until = end
 
     def remaining(self, now: float) -> float:

@@ -51,16 +51,16 @@ from bottui.api.errors import (
     NetworkError,
     ValidationError,
 )
-from bottui.api.models import Revocation, RevocationOutcome
+from bottui.api.models import Revocation
 from bottui.api.pause import SharedPause
 from bottui.api.requests import PreparedRequest
 from bottui.api.tokens import AccessToken
 from bottui.ops.bulk_input import BulkSource, Duplicate, InvalidLine, Subject
-from bottui.ops.bulk_journal import NOT_SENT, JournalSink, ResumeState, outcome_fields
+from bottui.ops.bulk_journal import JournalSink, ResumeState
 from bottui.ops.mutations import error_outcome
 from bottui.ops.session import Session
 from bottui.plaintext import clean
-from bottui.store.journal_records import Operation, StartRecord
+from bottui.store.journal_records import Operation, Outcome, StartRecord
 
 DEFAULT_CONCURRENCY: Final = 32
 #: The client's keep-alive pool holds 64 connections: more would only queue.
@@ -87,21 +87,8 @@ class ItemStatus(enum.StrEnum):
     INTERRUPTED = "interrupted"  # abandoned in flight: it may or may not have been applied
 
 
-_FROM_REVOCATION: Final = {
-    RevocationOutcome.WITHDRAWN: ItemStatus.WITHDRAWN,
-    RevocationOutcome.NOTHING_STANDING: ItemStatus.NOTHING_STANDING,
-    RevocationOutcome.UNKNOWN: ItemStatus.UNKNOWN,
-    RevocationOutcome.UNKNOWN_RETRIED: ItemStatus.UNKNOWN_RETRIED,
-}
-_JOURNAL_WORDS: Final = {
-    ItemStatus.WITHDRAWN: "withdrawn",
-    ItemStatus.NOTHING_STANDING: "nothing-standing",
-    ItemStatus.UNKNOWN: "unknown",
-    ItemStatus.UNKNOWN_RETRIED: "unknown-retried",
-    ItemStatus.NOT_SENT: NOT_SENT,
-    ItemStatus.INTERRUPTED: "interrupted",
-}
-_UNKNOWN_LIKE: Final = frozenset(
+#: Statuses counted as "unknown" in a summary: the grant may or may not stand.
+UNKNOWN_LIKE: Final = frozenset(
     {ItemStatus.UNKNOWN, ItemStatus.UNKNOWN_RETRIED, ItemStatus.INTERRUPTED}
 )
 
@@ -115,7 +102,6 @@ class ItemResult:
     report_id: str | None = None
     http_status: int | None = None
     error: str | None = None
-    attempts: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """The row as JSON (``results.jsonl``)."""
@@ -568,7 +554,8 @@ class BulkRevocation:
     def _answered(
         self, subject: Subject, entry_id: int | None, revocation: Revocation, duration: float
     ) -> None:
-        status = _FROM_REVOCATION[revocation.outcome]
+        # Same words: RevocationOutcome's values are ItemStatus's.
+        status = ItemStatus(revocation.outcome.value)
         if status is ItemStatus.NOTHING_STANDING and subject.key in self._resume_state.uncertain:
             # An earlier attempt's outcome was lost: it may have withdrawn it.
             status = ItemStatus.UNKNOWN_RETRIED
@@ -583,7 +570,6 @@ class BulkRevocation:
             status,
             report_id=revocation.report_id,
             http_status=revocation.status,
-            attempts=revocation.attempts,
             journal_result=result,
             duration=duration,
         )
@@ -611,7 +597,6 @@ class BulkRevocation:
             ItemStatus.FAILED,
             http_status=status if isinstance(status, int) else None,
             error=str(error),
-            attempts=getattr(error, "attempts", 1),
             journal_error=error.to_json()["error"],
             journal_outcome=error_outcome(error),
             duration=duration,
@@ -626,7 +611,6 @@ class BulkRevocation:
         report_id: str | None = None,
         http_status: int | None = None,
         error: str | None = None,
-        attempts: int = 0,
         journal_result: dict[str, Any] | None = None,
         journal_error: dict[str, Any] | None = None,
         journal_outcome: str | None = None,
@@ -642,13 +626,13 @@ class BulkRevocation:
         if entry_id is not None:
             self._sink.finish(
                 entry_id,
-                **outcome_fields(
-                    journal_outcome or _JOURNAL_WORDS[status],
-                    status=http_status,
-                    result=journal_result,
-                    error=journal_error,
-                    duration_ms=None if duration is None else duration * 1000,
-                ),
+                # ItemStatus and Outcome name their members alike; FAILED always
+                # brings its journal_outcome, SKIPPED is never journaled.
+                outcome=journal_outcome or Outcome[status.name].value,
+                status=http_status,
+                result=journal_result,
+                error=journal_error,
+                duration_ms=None if duration is None else duration * 1000,
             )
         if self.on_result is not None:
             self.on_result(
@@ -658,7 +642,6 @@ class BulkRevocation:
                     report_id=report_id,
                     http_status=http_status,
                     error=error,
-                    attempts=attempts,
                 )
             )
 
@@ -726,7 +709,7 @@ class BulkRevocation:
             total=tally.taken,
             withdrawn=counts[ItemStatus.WITHDRAWN],
             nothing_standing=counts[ItemStatus.NOTHING_STANDING],
-            unknown=sum(counts[s] for s in _UNKNOWN_LIKE),
+            unknown=sum(counts[s] for s in UNKNOWN_LIKE),
             failed=counts[ItemStatus.FAILED],
             skipped=counts[ItemStatus.SKIPPED],
             not_sent=counts[ItemStatus.NOT_SENT],
@@ -801,6 +784,7 @@ def plan_bulk(
 __all__ = [
     "DEFAULT_CONCURRENCY",
     "MAX_CONCURRENCY",
+    "UNKNOWN_LIKE",
     "BulkPlan",
     "BulkProgress",
     "BulkRevocation",

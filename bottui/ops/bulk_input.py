@@ -180,7 +180,6 @@ class BulkSource:
             project, the identity of a run for ``--resume``.
         candidate_lines: Non-blank lines less a CSV header: an upper bound
             of the ids, exact when no line is invalid or repeated.
-        size: Bytes.
     """
 
     def __init__(
@@ -189,7 +188,6 @@ class BulkSource:
         *,
         sha256: str,
         candidate_lines: int,
-        size: int,
         path: Path | None = None,
         spool: BinaryIO | None = None,
         data: bytes | None = None,
@@ -197,7 +195,6 @@ class BulkSource:
         self.label = label
         self.sha256 = sha256
         self.candidate_lines = candidate_lines
-        self.size = size
         self._path = path
         self._spool = spool
         self._data = data
@@ -210,48 +207,30 @@ class BulkSource:
         """A file; read once now for its hash and line count."""
         file = Path(path)
         scanner = _Scanner()
-        size = 0
         try:
             with open(file, "rb") as handle:
                 for block in iter(lambda: handle.read(_BLOCK), b""):
-                    size += len(block)
                     scanner.feed(block)
         except OSError as exc:
             raise BulkInputError(
                 "Cannot read the input file", f"{file}: {exc.strerror or exc}"
             ) from None
-        scanner.finish()
-        return cls(
-            str(file),
-            sha256=scanner.sha256.hexdigest(),
-            candidate_lines=scanner.candidate_lines(),
-            size=size,
-            path=file,
-        )
+        return cls._scanned(str(file), scanner, path=file)
 
     @classmethod
     def from_stream(cls, stream: BinaryIO, label: str = "stdin") -> BulkSource:
         """A stream (stdin), copied to an unnamed temporary file as it is read and hashed."""
         spool = tempfile.TemporaryFile(prefix="bottui-bulk-")  # noqa: SIM115 (closed by close)
         scanner = _Scanner()
-        size = 0
         try:
             for block in iter(lambda: stream.read(_BLOCK), b""):
-                size += len(block)
                 scanner.feed(block)
                 spool.write(block)
             spool.flush()
         except BaseException:
             spool.close()
             raise
-        scanner.finish()
-        return cls(
-            label,
-            sha256=scanner.sha256.hexdigest(),
-            candidate_lines=scanner.candidate_lines(),
-            size=size,
-            spool=spool,
-        )
+        return cls._scanned(label, scanner, spool=spool)
 
     @classmethod
     def from_text(cls, text: str, label: str = "pasted text") -> BulkSource:
@@ -259,12 +238,26 @@ class BulkSource:
         data = text.encode("utf-8", "surrogatepass")
         scanner = _Scanner()
         scanner.feed(data)
+        return cls._scanned(label, scanner, data=data)
+
+    @classmethod
+    def _scanned(
+        cls,
+        label: str,
+        scanner: _Scanner,
+        *,
+        path: Path | None = None,
+        spool: BinaryIO | None = None,
+        data: bytes | None = None,
+    ) -> BulkSource:
+        """The source of the bytes ``scanner`` was fed, kept at ``path``, ``spool`` or ``data``."""
         scanner.finish()
         return cls(
             label,
             sha256=scanner.sha256.hexdigest(),
             candidate_lines=scanner.candidate_lines(),
-            size=len(data),
+            path=path,
+            spool=spool,
             data=data,
         )
 
@@ -298,14 +291,13 @@ class SubjectReader:
     """Iterates over the lines of an input: :class:`Subject`, :class:`InvalidLine`
     or :class:`Duplicate`, in input order; blank lines and the header yield nothing.
 
-    Counters (``lines``, ``valid``, ``invalid``, ``duplicates``) grow as it goes.
+    Counters (``valid``, ``invalid``, ``duplicates``) grow as it goes.
     """
 
     def __init__(self, stream: BinaryIO) -> None:
         self._stream = stream
         self._seen: set[bytes] = set()
         self.format: InputFormat | None = None
-        self.lines = 0
         self.valid = 0
         self.invalid = 0
         self.duplicates = 0
@@ -346,7 +338,6 @@ class SubjectReader:
             if not raw:
                 return
             number += 1
-            self.lines = number
             if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
                 while True:  # skip the rest of the line
                     rest = readline(_BLOCK)

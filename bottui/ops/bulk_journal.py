@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
@@ -36,8 +36,6 @@ UNCERTAIN_OUTCOMES: Final = (
     Outcome.UNKNOWN_RETRIED.value,
     Outcome.INTERRUPTED.value,
 )
-#: The outcome recorded for an id taken from the input but never sent.
-NOT_SENT: Final = Outcome.NOT_SENT.value
 
 
 @dataclass
@@ -138,11 +136,14 @@ class JournalSink:
             self._warn("some ids are NOT journaled", exc)
             return None
 
-    def finish(self, entry_id: int | None, **outcome: Any) -> None:
-        """Queue the outcome of an entry (written by the pump, in order)."""
+    def finish(self, entry_id: int | None, **fields: Any) -> None:
+        """Queue the outcome of an entry (written by the pump, in order).
+
+        ``fields`` are the keywords of the journal writer's ``finish``.
+        """
         if entry_id is None or self._writer is None:
             return
-        self._pending.append((entry_id, outcome))
+        self._pending.append((entry_id, fields))
         if len(self._pending) >= FLUSH_COUNT:
             self._wake.set()
 
@@ -205,28 +206,8 @@ def _resume_state(journal: Journal, run_id: int) -> ResumeState:
     return ResumeState(settled=settled, uncertain=uncertain - settled, earlier_run=True)
 
 
-def outcome_fields(
-    outcome: str,
-    *,
-    status: int | None = None,
-    result: Mapping[str, Any] | None = None,
-    error: Mapping[str, Any] | None = None,
-    duration_ms: float | None = None,
-) -> dict[str, Any]:
-    """The keyword arguments of one outcome for :meth:`JournalSink.finish`."""
-    return {
-        "outcome": outcome,
-        "status": status,
-        "result": result,
-        "error": error,
-        "duration_ms": duration_ms,
-    }
-
-
 __all__ = [
-    "NOT_SENT",
     "UNCERTAIN_OUTCOMES",
     "JournalSink",
     "ResumeState",
-    "outcome_fields",
 ]

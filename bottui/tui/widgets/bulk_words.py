@@ -11,7 +11,7 @@ from typing import Final
 
 from textual.content import Content
 
-from bottui.ops.bulk import BulkPlan, BulkProgress, BulkSummary, ItemStatus
+from bottui.ops.bulk import UNKNOWN_LIKE, BulkPlan, BulkProgress, BulkSummary, ItemStatus
 from bottui.ops.bulk_input import InvalidLine
 from bottui.ops.bulk_report import duration, summary_counts
 from bottui.tui.widgets.safe import join, safe
@@ -73,10 +73,7 @@ def progress_line(progress: BulkProgress) -> Content:
 def counts_line(progress: BulkProgress) -> Content:
     """``withdrawn 2 · nothing standing 1 · unknown 0 · failed 0`` (+ not sent, skipped)."""
     counts = progress.counts
-    unknown = sum(
-        counts.get(s, 0)
-        for s in (ItemStatus.UNKNOWN, ItemStatus.UNKNOWN_RETRIED, ItemStatus.INTERRUPTED)
-    )
+    unknown = sum(counts.get(s, 0) for s in UNKNOWN_LIKE)
     parts = [
         f"withdrawn {counts.get(ItemStatus.WITHDRAWN, 0):,}",
         f"nothing standing {counts.get(ItemStatus.NOTHING_STANDING, 0):,}",
