@@ -271,23 +271,10 @@ def make_session(args: Args) -> Session:
 
 def print_dry_run(out: Output, requests: Sequence[PreparedRequest]) -> None:
     """Print the exact request(s) and an equivalent curl; the token stays a variable."""
-    from bottui.api.curl import request_lines, to_curl
+    from bottui.api.curl import request_json, request_lines
 
     if out.as_json:
-        out.document(
-            {
-                "dryRun": True,
-                "requests": [
-                    {
-                        "method": r.method,
-                        "url": r.url,
-                        "body": r.body.decode(),
-                        "curl": to_curl(r),
-                    }
-                    for r in requests
-                ],
-            }
-        )
+        out.document({"dryRun": True, "requests": [request_json(r) for r in requests]})
         return
     for request in requests:
         for shown_line in request_lines(request):
@@ -803,26 +790,20 @@ def cmd_demo(args: Args, out: Output) -> int:
     """``bottui demo``: the app against the embedded sandbox, isolated."""
     from bottui.tui import gc_pause
 
-    gc_pause.pause()  # the app resumes it after its first frame
-    try:
+    with gc_pause.paused():  # the app resumes it after its first frame
         from bottui.demo import run_demo
 
         return run_demo()
-    finally:
-        gc_pause.resume()
 
 
 def cmd_tui(args: Args, out: Output) -> int:
     """No command: the TUI on the saved profile."""
     from bottui.tui import gc_pause
 
-    gc_pause.pause()  # the app resumes it after its first frame
-    try:
+    with gc_pause.paused():  # the app resumes it after its first frame
         from bottui.tui.run import START_DEMO, run_app
 
         code: int = run_app(args)
-    finally:
-        gc_pause.resume()
     if code == START_DEMO:  # chosen on the first-run welcome
         return cmd_demo(args, out)
     return code

@@ -57,6 +57,16 @@ def to_curl(request: PreparedRequest) -> str:
     return " ".join(parts)
 
 
+def request_json(request: PreparedRequest) -> dict[str, str]:
+    """``request`` as a dry run's JSON shows it: method, URL, body and :func:`to_curl`."""
+    return {
+        "method": request.method,
+        "url": request.url,
+        "body": request.body.decode(),
+        "curl": to_curl(request),
+    }
+
+
 def request_lines(request: PreparedRequest) -> list[str]:
     """The lines a dry run shows for ``request``, without a trailing blank line.
 

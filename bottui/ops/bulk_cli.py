@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any, BinaryIO, Final, Protocol, TextIO
 
-from bottui.api.curl import request_lines, to_curl
+from bottui.api.curl import request_json, request_lines
 from bottui.api.errors import EXIT_OK, RefusedError
 from bottui.ops.bulk import BulkPlan, BulkProgress, BulkRevocation, check_concurrency, plan_bulk
 from bottui.ops.bulk_input import BulkSource
@@ -185,14 +185,7 @@ def _print_plan(out: Output, plan: BulkPlan) -> None:
             {
                 "dryRun": True,
                 "requests": [
-                    {
-                        "line": subject.line,
-                        "method": r.method,
-                        "url": r.url,
-                        "body": r.body.decode(),
-                        "curl": to_curl(r),
-                    }
-                    for subject, r in plan.requests
+                    {"line": subject.line, **request_json(r)} for subject, r in plan.requests
                 ],
                 "count": plan.count,
                 "shown": shown,
@@ -213,8 +206,8 @@ def _print_plan(out: Output, plan: BulkPlan) -> None:
             f"# {plan.count:,} requests in all; {plan.duplicates:,} repeated lines; "
             f"{plan.invalid_count:,} invalid lines"
         )
-        for line in plan.invalid[:DRY_RUN_SHOWN]:
-            out.line(f"#   line {line.line}: {clean(line.reason)}")
+        for line in plan.invalid[:DRY_RUN_SHOWN]:  # reasons cleaned by plan_bulk
+            out.line(f"#   line {line.line}: {line.reason}")
     out.message("dry run: nothing was sent")
 
 

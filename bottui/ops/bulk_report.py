@@ -83,16 +83,18 @@ def summary_lines(summary: BulkSummary, label: str) -> list[str]:
     rows = summary_counts(summary)
     width = max(len(name) for name, _ in rows)
     lines += [f"  {name + ':':<{width + 1}} {count:,}" for name, count in rows]
+    # Error titles, invalid-line reasons and stopped_by were cleaned by the
+    # engine (bottui.ops.bulk); only the label is cleaned here.
     for title, count in summary.errors:
-        lines.append(f"  error: {clean(title)} ({count:,})")
+        lines.append(f"  error: {title} ({count:,})")
     for invalid in summary.invalid[:SHOWN_INVALID]:
-        lines.append(f"  line {invalid.line}: {clean(invalid.reason)}")
+        lines.append(f"  line {invalid.line}: {invalid.reason}")
     if summary.invalid_count > SHOWN_INVALID:
         lines.append(f"  … and {summary.invalid_count - SHOWN_INVALID:,} more invalid lines")
     if summary.pauses:
         lines.append(f"  the service asked to slow down {summary.pauses:,} time(s) (429)")
     if summary.stopped_by:
-        lines.append(f"stopped early: {clean(summary.stopped_by)}")
+        lines.append(f"stopped early: {summary.stopped_by}")
     if summary.interrupted:
         lines.append(
             "interrupted: the requests in flight were recorded; "

@@ -12,7 +12,9 @@ so later collections only walk what the session allocates.
 
 from __future__ import annotations
 
+import contextlib
 import gc
+from collections.abc import Iterator
 
 _paused = False
 
@@ -35,3 +37,13 @@ def resume() -> None:
         _paused = False
         gc.freeze()
         gc.enable()
+
+
+@contextlib.contextmanager
+def paused() -> Iterator[None]:
+    """:func:`pause` for the block, then :func:`resume` (a no-op if the app already resumed)."""
+    pause()
+    try:
+        yield
+    finally:
+        resume()
