@@ -118,8 +118,9 @@ class BottuiApp(App[int]):
         self.DEFAULT_MODE = start_mode or ("limiters" if current else "projects")  # type: ignore[misc]
         super().__init__()
         # Parsed CSS survives Textual's re-parses: the first frame and each
-        # first visit of a screen skip tokenising the same CSS again.
-        self.stylesheet = SharedParseStylesheet(variables=self.get_css_variables())
+        # first visit of a screen skip tokenising the same CSS again. The
+        # variables are those App.__init__ just computed for its own stylesheet.
+        self.stylesheet = SharedParseStylesheet(variables=self.theme_variables)
         # bottui.tcss, with the sections of the other screens blanked until
         # the first frame is up (on_ready): they would cost it ~5 ms to parse.
         self.stylesheet.add_source(first_frame_css(self.DEFAULT_MODE), read_from=CSS_SOURCE)
