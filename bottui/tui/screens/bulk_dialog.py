@@ -17,7 +17,7 @@ import asyncio
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -37,9 +37,6 @@ from bottui.tui.widgets.bulk_words import plural, preview_lines
 from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.plain_text_area import PlainTextArea
 from bottui.tui.widgets.safe import join, safe
-
-if TYPE_CHECKING:
-    from bottui.tui.app import BottuiApp
 
 EMPTY = "Paste ids above or give a file; nothing is sent before you confirm."
 BOTH = "Give the ids either pasted or in a file, not both."
@@ -136,11 +133,6 @@ class BulkDialog(_Dialog):
         self.preview: Preview | None = None
         self._reading = False
 
-    @property
-    def bottui(self) -> BottuiApp:
-        """The app, typed."""
-        return bottui_app(self)
-
     def compose(self) -> ComposeResult:
         draft = self.draft
         with Vertical(id="bulk-box"):
@@ -195,7 +187,7 @@ class BulkDialog(_Dialog):
 
     def on_mount(self) -> None:
         # Made here, on the event loop: the preview thread only uses it.
-        self.bottui.session.client()
+        bottui_app(self).session.client()
         self.query_one("#bulk-text", TextArea).focus()
         self._check_concurrency()
         self._input_changed()
@@ -219,7 +211,8 @@ class BulkDialog(_Dialog):
 
     async def _read_loop(self) -> None:
         """Read until the preview matches what is in the fields (one thread at a time)."""
-        session = self.bottui.session
+        app = bottui_app(self)
+        session = app.session
         try:
             while True:
                 key = self._key()
@@ -230,7 +223,7 @@ class BulkDialog(_Dialog):
                     break
         except Exception as exc:  # a bug, not the input: the app's one handler says so
             self._reading = False
-            self.bottui.report_error(exc)
+            app.report_error(exc)
             return
         self._reading = False
         self._show_preview(preview)
@@ -308,10 +301,10 @@ class BulkDialog(_Dialog):
         start = self.query_one("#bulk-start", Button)
         order = self._ready()
         start.disabled = order is None
-        start.label = Content(
-            "Revoke…" if order is None else f"Revoke {plural(order.plan.count, 'grant')}…"
-        )
-        start.refresh(layout=True)  # Button.label does not re-measure the width itself
+        label = "Revoke…" if order is None else f"Revoke {plural(order.plan.count, 'grant')}…"
+        if start.label != label:  # Content == str compares the plain text
+            start.label = Content(label)
+            start.refresh(layout=True)  # Button.label does not re-measure the width itself
 
     # -- events -------------------------------------------------------------------------
 
@@ -355,4 +348,4 @@ class BulkDialog(_Dialog):
         def confirmed() -> None:
             self.dismiss(order)
 
-        confirm_bulk(self.bottui, order, confirmed)
+        confirm_bulk(bottui_app(self), order, confirmed)

@@ -162,9 +162,6 @@ class BulkRunDialog(_Dialog):
         else:
             self.stop()
 
-    def action_dismiss_dialog(self) -> None:
-        self.action_stop_or_close()
-
     async def action_no_quit(self) -> None:
         """``q`` while a run is under way would abandon it: say how to stop instead."""
         if self.finished:
