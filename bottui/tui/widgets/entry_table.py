@@ -1,9 +1,9 @@
 """A row-cursor table of entries, one row per entry, keyed by a string.
 
-The limiter, journal and dimension tables differ only in their columns and cells; what
-they share lives here once: the columns added on mount, the entries shown in
-table order, the entry under the cursor, and replacing every row without the
-cursor jumping away from the entry the operator was looking at.
+The limiter, journal, dimension and project tables differ only in their columns
+and cells; what they share lives here once: the columns added on mount, the
+entries shown in table order, the entry under the cursor, and replacing every
+row without the cursor jumping away from the entry the operator was looking at.
 """
 
 from __future__ import annotations
@@ -31,9 +31,11 @@ class EntryTable(DataTable[Text], Generic[E]):
 
     #: Column key -> heading, in display order.
     COLUMNS: ClassVar[Sequence[tuple[str, str]]] = ()
+    #: Whether every other row is shaded.
+    ZEBRA_STRIPES: ClassVar[bool] = True
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(cursor_type="row", zebra_stripes=True, id=id)
+        super().__init__(cursor_type="row", zebra_stripes=self.ZEBRA_STRIPES, id=id)
         # Row key -> entry, in table order; the cells alone cannot give the entry back.
         self._entries: dict[str, E] = {}
 

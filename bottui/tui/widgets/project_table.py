@@ -14,12 +14,11 @@ from typing import ClassVar, Literal
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
-from textual.coordinate import Coordinate
-from textual.widgets import DataTable
 
 from bottui.ops.token_slots import Reading, Slot
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.tokens import TokenState
+from bottui.tui.widgets.entry_table import EntryTable
 from bottui.tui.widgets.safe import safe_text
 
 #: A slot's cell while its state is being read.
@@ -75,36 +74,30 @@ def _row_key(key: tuple[str, str]) -> str:
     return json.dumps(list(key))
 
 
-class ProjectTable(DataTable[Text]):
+class ProjectTable(EntryTable[ProjectRow]):
     """Projects with account, id, display name and the two token states."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "select_cursor", "Use project", id="projects.select"),
     ]
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id, cursor_type="row", zebra_stripes=False)
-        self._rows: dict[str, ProjectRow] = {}
-
-    def on_mount(self) -> None:
-        self.add_column(Text(" "), key="mark")
-        self.add_column(Text("Account"), key="account")
-        self.add_column(Text("Project id"), key="project")
-        self.add_column(Text("Name"), key="name")
-        self.add_column(Text("Personal token"), key="personal")
-        self.add_column(Text("Project token"), key="token")
+    COLUMNS = (
+        ("mark", " "),
+        ("account", "Account"),
+        ("project", "Project id"),
+        ("name", "Name"),
+        ("personal", "Personal token"),
+        ("token", "Project token"),
+    )
+    ZEBRA_STRIPES = False
 
     @property
     def highlighted(self) -> ProjectRow | None:
-        """The project under the cursor, if any."""
-        if not self._rows or self.cursor_row < 0 or self.cursor_row >= self.row_count:
-            return None
-        key = self.coordinate_to_cell_key(Coordinate(self.cursor_row, 0)).row_key.value
-        return self._rows.get(key or "")
+        """The project under the cursor, if any (the table's ``selected``)."""
+        return self.selected
 
     def row_for(self, key: str | None) -> ProjectRow | None:
         """The project of a DataTable row key."""
-        return self._rows.get(key or "")
+        return self._entries.get(key or "")
 
     def show(
         self,
@@ -114,33 +107,33 @@ class ProjectTable(DataTable[Text]):
         state: Callable[[Slot], CellState],
         focus: tuple[str, str] | None = None,
     ) -> None:
-        """Replace the rows; keep the cursor on the same project (or on ``focus``)."""
-        keep = focus or (self.highlighted.key if self.highlighted else None)
-        self.clear()
-        self._rows = {}
-        for row in rows:
-            key = _row_key(row.key)
-            self._rows[key] = row
+        """Replace the rows; the cursor goes to ``focus`` if given, else stays on its project.
+
+        With neither (nothing was highlighted yet), it goes to the ``current`` project.
+        """
+        highlighted = self.highlighted
+        keep = focus or (highlighted.key if highlighted else None) or current
+
+        def cells(row: ProjectRow) -> list[Text]:
             is_current = row.key == current
-            self.add_row(
+            style = "bold" if is_current else ""
+            return [
                 Text(CURRENT_MARK if is_current else " ", style="bold"),
-                safe_text(row.account, style="bold" if is_current else ""),
-                safe_text(row.project, style="bold" if is_current else ""),
-                safe_text(row.name or "", style="bold" if is_current else ""),
+                safe_text(row.account, style=style),
+                safe_text(row.project, style=style),
+                safe_text(row.name or "", style=style),
                 state_cell(state(row.personal_slot)),
                 state_cell(state(row.project_slot)),
-                key=key,
-            )
-        target = keep or current
-        if target is not None:
-            for index, row in enumerate(rows):
-                if row.key == target:
-                    self.move_cursor(row=index)
-                    break
+            ]
+
+        self._replace_rows(
+            ((_row_key(row.key), row, cells(row)) for row in rows),
+            select=None if keep is None else _row_key(keep),
+        )
 
     def update_states(self, state: Callable[[Slot], CellState]) -> None:
         """Redraw the token cells only (the cursor stays where it is)."""
-        for key, row in self._rows.items():
+        for key, row in self._entries.items():
             personal = state_cell(state(row.personal_slot))
             self.update_cell(key, "personal", personal, update_width=True)
             self.update_cell(key, "token", state_cell(state(row.project_slot)), update_width=True)
