@@ -11,11 +11,13 @@ from __future__ import annotations
 import asyncio
 import sys
 import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import httpx
+from textual.pilot import Pilot
 
 from bottui.api.client import BotProtectionClient
 from bottui.demo import prepare
@@ -30,66 +32,29 @@ SIZE = (100, 30)
 BASE_URL = "http://127.0.0.1:8765"
 NOW = datetime(2026, 11, 21, 3, 0, tzinfo=UTC)
 
-Steps = Callable[[object], Awaitable[None]]
-
-
-async def _settle(pilot: object) -> None:
-    app = pilot.app  # type: ignore[attr-defined]
-    await app.workers.wait_for_complete()
-    await pilot.pause()  # type: ignore[attr-defined]
-    await pilot.pause()  # type: ignore[attr-defined]
-
-
-async def projects(pilot: object) -> None:
-    await pilot.press("1")  # type: ignore[attr-defined]
-    await _settle(pilot)
-
-
-async def limiters(pilot: object) -> None:
-    await pilot.press("2", "down", "down", "down", "space")  # type: ignore[attr-defined]
-    await _settle(pilot)
-    await pilot.press("tab", "enter")  # type: ignore[attr-defined]
-    await _settle(pilot)
-
-
-async def limiter_confirm(pilot: object) -> None:
-    await pilot.press("2", "f")  # type: ignore[attr-defined]
-    await _settle(pilot)
-
-
-async def grants(pilot: object) -> None:
-    await pilot.press("3", "i", *"vis_7Hq2kP9xLm", "tab", "tab", "enter")  # type: ignore[attr-defined]
-    await _settle(pilot)
-    await pilot.press("tab", "enter")  # type: ignore[attr-defined]
-    await _settle(pilot)
-
-
-async def thresholds(pilot: object) -> None:
-    await pilot.press("4", "enter")  # type: ignore[attr-defined]
-    await _settle(pilot)
-
-
-async def journal(pilot: object) -> None:
-    await pilot.press("2", "f", "tab", "enter")  # type: ignore[attr-defined]
-    await _settle(pilot)
-    await pilot.press("5")  # type: ignore[attr-defined]
-    await _settle(pilot)
-
-
-async def help_screen(pilot: object) -> None:
-    await pilot.press("2", "question_mark")  # type: ignore[attr-defined]
-    await _settle(pilot)
-
+#: Each shot: groups of keys, pressed in turn, the app settling after each group.
+Steps = Sequence[Sequence[str]]
 
 SHOTS: dict[str, Steps] = {
-    "projects": projects,
-    "limiters": limiters,
-    "limiter-confirm": limiter_confirm,
-    "grants": grants,
-    "thresholds": thresholds,
-    "journal": journal,
-    "help": help_screen,
+    "projects": [["1"]],
+    "limiters": [["2", "down", "down", "down", "space"], ["tab", "enter"]],
+    "limiter-confirm": [["2", "f"]],
+    "grants": [["3", "i", *"vis_7Hq2kP9xLm", "tab", "tab", "enter"], ["tab", "enter"]],
+    "thresholds": [["4", "enter"]],
+    "journal": [["2", "f", "tab", "enter"], ["5"]],
+    "help": [["2", "question_mark"]],
 }
+
+
+async def _settle(pilot: Pilot[Any]) -> None:
+    """Let every worker finish and the screen catch up.
+
+    Same as ``tests.tui.helpers.settle``, which ``python screenshots/make.py``
+    cannot import: only ``bottui`` is installed, and the repo root is not on sys.path.
+    """
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.pause()
 
 
 async def shoot(name: str, steps: Steps, root: Path) -> Path:
@@ -103,7 +68,9 @@ async def shoot(name: str, steps: Steps, root: Path) -> Path:
     app = BottuiApp(session, demo=True)
     async with app.run_test(size=SIZE) as pilot:
         await _settle(pilot)
-        await steps(pilot)
+        for keys in steps:
+            await pilot.press(*keys)
+            await _settle(pilot)
         path = HERE / f"{name}.svg"
         path.write_text(app.export_screenshot(title=f"bottui: {name}"), encoding="utf-8")
     await session.aclose()
