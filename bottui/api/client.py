@@ -405,11 +405,9 @@ class BotProtectionClient:
             )
         except RefusedError as exc:
             # The transport refused before connecting (plain http to an
-            # address that is not loopback). A fresh error: the caught one's
-            # traceback runs through frames holding the request.
-            failure = _Failure(
-                RefusedError(exc.title, exc.details), ambiguous=False, retryable=False
-            )
+            # address that is not loopback). Its traceback runs through
+            # frames holding the request: dropped.
+            failure = _Failure(exc.with_traceback(None), ambiguous=False, retryable=False)
         except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
             # Nothing reached the service: safe to retry anything, but a
             # certificate, TLS or DNS failure would only fail again.

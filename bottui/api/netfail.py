@@ -50,9 +50,11 @@ def final_reason(exc: BaseException, host: str) -> str | None:
     if isinstance(exc, FinalConnectError):
         return str(exc)
     for cause in _causes(exc):
-        if isinstance(cause, ssl.SSLCertVerificationError):
+        # aiohttp's wrappers subclass the ssl errors without their
+        # attributes: only the original, which has them, decides.
+        if isinstance(cause, ssl.SSLCertVerificationError) and hasattr(cause, "verify_code"):
             return _certificate(cause, host)
-        if isinstance(cause, ssl.SSLError) and cause.reason in _NOT_TLS_REASONS:
+        if isinstance(cause, ssl.SSLError) and getattr(cause, "reason", None) in _NOT_TLS_REASONS:
             return NOT_TLS
         if isinstance(cause, socket.gaierror) and cause.errno != socket.EAI_AGAIN:
             return host_not_found(host)
