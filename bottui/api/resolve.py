@@ -74,6 +74,9 @@ class AddressBook:
     def __init__(self, resolver: Resolver | None = None) -> None:
         self.resolver: Resolver = resolver or SystemResolver()
         self._pinned: dict[tuple[str, int], tuple[str, ...]] = {}
+        # Refused answers too: a bulk run refused on its first id does not
+        # resolve the name again for each of the others.
+        self._refused: dict[tuple[str, int], tuple[str, ...]] = {}
         self._lock = asyncio.Lock()
 
     async def pin_plain(self, host: str, port: int) -> tuple[str, ...]:
@@ -90,9 +93,13 @@ class AddressBook:
             pinned = self._pinned.get(key)
             if pinned is not None:
                 return pinned
+            refused = self._refused.get(key)
+            if refused is not None:
+                raise PlainHttpRefused(host, refused)
             literal = literal_address(host)
             found = (literal,) if literal else tuple(await self._resolve(host, port))
             if not all(is_loopback_address(address) for address in found):
+                self._refused[key] = found
                 raise PlainHttpRefused(host, found)
             self._pinned[key] = found
             return found

@@ -86,6 +86,8 @@ async def test_a_name_resolving_elsewhere_is_refused_before_any_connection(
         async with client:
             with pytest.raises(RefusedError) as caught:
                 await client.set_rate_limiter_active(ACC, PROJ, "rl-api", False, PRJ)
+            with pytest.raises(RefusedError):  # again: refused from the first answer
+                await client.set_rate_limiter_active(ACC, PROJ, "rl-api", False, PRJ)
         assert nothing_connected(sock)
     error = caught.value
     assert error.exit_code == EXIT_REFUSED
