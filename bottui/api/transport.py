@@ -169,11 +169,11 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         options: dict[str, Any] = {}
         if url.scheme == "https":
             options["ssl"] = self._ssl_context()
-        elif url.raw_host is not None and url.port is not None:
+        else:
             # Before the session sees the request: a refusal here means no
             # connection was attempted. The connector then gets these
             # addresses from BookResolver.
-            await netfail.pin_plain(self.addresses, request, url.raw_host, url.port)
+            await netfail.pin_plain(self.addresses, request, url.raw_host or "", url.port or 80)
         failure: httpx.TransportError | None = None
         try:
             response = await session.request(
