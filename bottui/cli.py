@@ -781,8 +781,12 @@ def cmd_profile(args: Args, out: Output) -> int:
 def cmd_sandbox(args: Args, out: Output) -> int:
     """``bottui sandbox``: serve the emulator until Ctrl-C."""
     from bottui.sandbox.server import serve
+    from bottui.sandbox.sockets import BindError
 
-    serve(args.host, args.port, latency=args.latency)
+    try:
+        serve(args.host, args.port, latency=args.latency)
+    except BindError as exc:
+        raise UsageError("Cannot serve the sandbox", str(exc)) from None
     return EXIT_OK
 
 

@@ -20,7 +20,7 @@ from typing import Any, Final, Self
 import httpx
 
 from bottui import __version__
-from bottui.api import urls, validation
+from bottui.api import netfail, urls, validation
 from bottui.api.errors import (
     ApiError,
     BottuiError,
@@ -28,6 +28,7 @@ from bottui.api.errors import (
     DeadlineExceeded,
     ErrorObject,
     NetworkError,
+    RefusedError,
     UnusableBodyError,
 )
 from bottui.api.models import (
@@ -39,6 +40,7 @@ from bottui.api.models import (
 )
 from bottui.api.pause import SharedPause
 from bottui.api.requests import PreparedRequest
+from bottui.api.resolve import Resolver
 from bottui.api.retry import (
     AMBIGUOUS_STATUSES,
     RETRY_STATUSES,
@@ -109,6 +111,8 @@ class BotProtectionClient:
         timing: Sleep, clocks and randomness (tests inject fakes).
         max_connections: Size of the keep-alive pool.
         max_body_bytes: A larger answer is an :class:`UnusableBodyError`.
+        resolver: How the default transport resolves names (tests map names
+            with their own); plain-http hosts must resolve to loopback only.
     """
 
     def __init__(
@@ -120,13 +124,14 @@ class BotProtectionClient:
         timing: Timing | None = None,
         max_connections: int = 64,
         max_body_bytes: int = MAX_BODY_BYTES,
+        resolver: Resolver | None = None,
     ) -> None:
         self.base_url = urls.check_base_url(base_url)
         self.policy = policy or RetryPolicy()
         self.timing = timing or Timing()
         self.max_body_bytes = max_body_bytes
         if transport is None:
-            transport = default_transport(max_connections)
+            transport = default_transport(max_connections, resolver=resolver)
         self._http = httpx.AsyncClient(
             transport=transport,
             headers={"User-Agent": f"bottui/{__version__}", "Accept": "application/json"},
@@ -398,12 +403,19 @@ class BotProtectionClient:
                 ambiguous=False,
                 retryable=False,
             )
+        except RefusedError as exc:
+            # The transport refused before connecting (plain http to an
+            # address that is not loopback). Its traceback runs through
+            # frames holding the request: dropped.
+            failure = _Failure(exc.with_traceback(None), ambiguous=False, retryable=False)
         except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
-            # Nothing reached the service: safe to retry anything.
+            # Nothing reached the service: safe to retry anything, but a
+            # certificate, TLS or DNS failure would only fail again.
+            final = netfail.final_reason(exc, httpx.URL(request.url).host)
             failure = _Failure(
-                ConnectionFailed("Could not connect", _describe(exc, request)),
+                ConnectionFailed("Could not connect", _describe(exc, request, final)),
                 ambiguous=False,
-                retryable=True,
+                retryable=final is None,
             )
         except (TimeoutError, httpx.TimeoutException):
             failure = _Failure(
@@ -510,8 +522,11 @@ def _excerpt(body: bytes) -> str:
     return clean(text) + ("…" if len(body) > _EXCERPT else "")
 
 
-def _describe(exc: Exception, request: PreparedRequest) -> str:
-    # The exception's text, never its request (whose headers hold the token).
+def _describe(exc: Exception, request: PreparedRequest, plain: str | None = None) -> str:
+    # The exception's text, never its request (whose headers hold the token);
+    # ``plain`` replaces it when netfail has words for the cause.
+    if plain is not None:
+        return clean(plain)
     text = clean(str(exc)) or type(exc).__name__
     host = httpx.URL(request.url).host
     return f"{host}: {text}"

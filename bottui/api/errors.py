@@ -70,6 +70,19 @@ class ValidationError(RefusedError):
         super().__init__(f"Invalid {field}", message)
 
 
+class PlainHttpRefused(RefusedError):
+    """A plain-http host resolved to an address that is not loopback: nothing was sent."""
+
+    def __init__(self, host: str, addresses: tuple[str, ...]) -> None:
+        self.host = host
+        self.addresses = addresses
+        super().__init__(
+            "Refused plain http",
+            f"{host} resolves to {', '.join(addresses)}, not only to loopback addresses; "
+            "use https:// so tokens are not sent in clear",
+        )
+
+
 class CredentialsError(BottuiError):
     """No usable token for this operation."""
 

@@ -25,6 +25,12 @@ What this transport guarantees, and the ready-made ``httpx-aiohttp`` package
   httpx error raised outside the ``except`` block, so no ``__context__``
   leads to aiohttp's request info (whose headers hold the token).
 
+* a plain ``http://`` host is resolved once and connected to only at the
+  loopback addresses it resolved to (:mod:`bottui.api.resolve`); a host that
+  resolves elsewhere is refused (:class:`~bottui.api.errors.PlainHttpRefused`)
+  before any connection is made. A certificate, TLS or DNS failure is a
+  :class:`~bottui.api.netfail.FinalConnectError` in plain words.
+
 aiohttp is imported when the first request is made. ``BOTTUI_HTTP_TRANSPORT``
 chooses the default transport: ``aiohttp`` (default) or ``httpx``.
 """
@@ -38,6 +44,9 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 import httpx
+
+from bottui.api import netfail
+from bottui.api.resolve import AddressBook, Resolver
 
 if TYPE_CHECKING:
     import aiohttp
@@ -60,20 +69,23 @@ def transport_name(environ: dict[str, str] | None = None) -> TransportName:
     return "httpx" if value == "httpx" else DEFAULT_TRANSPORT
 
 
-def default_transport(max_connections: int) -> httpx.AsyncBaseTransport:
+def default_transport(
+    max_connections: int, *, resolver: Resolver | None = None
+) -> httpx.AsyncBaseTransport:
     """The transport a client uses when none is given (see :func:`transport_name`).
 
-    Falls back to httpx's own transport when aiohttp is not installed.
+    Falls back to httpx's own transport when aiohttp is not installed. Both
+    resolve names through ``resolver`` (default: the system's) and pin
+    plain-http hosts to loopback.
     """
     # find_spec, not import: importing aiohttp costs ~120 ms, for the first
     # request to pay; a client is also built for dry runs and plans that send
     # nothing (the TUI's bulk dialog builds one on the event loop).
     if transport_name() == "aiohttp" and importlib.util.find_spec("aiohttp") is not None:
-        return AiohttpTransport(max_connections=max_connections)
-    limits = httpx.Limits(
-        max_connections=max_connections, max_keepalive_connections=max_connections
-    )
-    return httpx.AsyncHTTPTransport(limits=limits, retries=0)
+        return AiohttpTransport(max_connections=max_connections, resolver=resolver)
+    from bottui.api.httpx_pinned import PinnedHttpxTransport
+
+    return PinnedHttpxTransport(max_connections=max_connections, resolver=resolver)
 
 
 class AiohttpTransport(httpx.AsyncBaseTransport):
@@ -83,14 +95,22 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         max_connections: Connections the pool holds at most (requests beyond
             wait for one, within the request's ``pool`` timeout).
         keepalive: Seconds an idle connection is kept.
+        resolver: How names are resolved (default: the system's).
 
     The aiohttp session is made on the first request, inside the running
     event loop, and closed by :meth:`aclose`.
     """
 
-    def __init__(self, *, max_connections: int = 64, keepalive: float = KEEPALIVE_SECONDS):
+    def __init__(
+        self,
+        *,
+        max_connections: int = 64,
+        keepalive: float = KEEPALIVE_SECONDS,
+        resolver: Resolver | None = None,
+    ):
         self.max_connections = max_connections
         self.keepalive = keepalive
+        self.addresses = AddressBook(resolver)
         self._session: aiohttp.ClientSession | None = None
         self._ssl: ssl.SSLContext | None = None
 
@@ -101,8 +121,13 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         if self._session is None or self._session.closed:
             import aiohttp
 
+            from bottui.api.aiohttp_resolver import BookResolver
+
             connector = aiohttp.TCPConnector(
-                limit=self.max_connections, limit_per_host=0, keepalive_timeout=self.keepalive
+                limit=self.max_connections,
+                limit_per_host=0,
+                keepalive_timeout=self.keepalive,
+                resolver=BookResolver(self.addresses),
             )
             self._session = aiohttp.ClientSession(
                 connector=connector,
@@ -144,6 +169,11 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         options: dict[str, Any] = {}
         if url.scheme == "https":
             options["ssl"] = self._ssl_context()
+        else:
+            # Before the session sees the request: a refusal here means no
+            # connection was attempted. The connector then gets these
+            # addresses from BookResolver.
+            await netfail.pin_plain(self.addresses, request, url.raw_host or "", url.port or 80)
         failure: httpx.TransportError | None = None
         try:
             response = await session.request(
@@ -164,7 +194,11 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         except aiohttp.ConnectionTimeoutError as exc:
             failure = httpx.ConnectTimeout(_text(exc, "connect timeout"))
         except aiohttp.ClientConnectorError as exc:
-            failure = httpx.ConnectError(_text(exc, "could not connect"))
+            reason = netfail.final_reason(exc, url.host or "")
+            if reason is not None:
+                failure = netfail.FinalConnectError(reason)
+            else:
+                failure = httpx.ConnectError(_text(exc, "could not connect"))
         except (aiohttp.ServerTimeoutError, TimeoutError) as exc:
             failure = httpx.ReadTimeout(_text(exc, "read timeout"))
         except aiohttp.ServerDisconnectedError as exc:
@@ -233,6 +267,9 @@ def _text(exc: BaseException, fallback: str) -> str:
 
     if isinstance(exc, aiohttp.ClientResponseError):
         return f"{fallback}: {exc.message}" if exc.message else fallback
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        # Its own str() shows the connection key: "ssl:<ssl.SSLContext object at 0x…>".
+        return str(exc.os_error) or fallback
     text = str(exc)
     return text or fallback
 

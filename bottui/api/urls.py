@@ -4,16 +4,24 @@ from __future__ import annotations
 
 import ipaddress
 from typing import Final
-from urllib.parse import quote, urlsplit
+from urllib.parse import SplitResult, quote, urlsplit
+
+import httpx
 
 from bottui.api import validation
 from bottui.api.errors import RefusedError
+from bottui.plaintext import clean
 
 API_PREFIX: Final = "/api/v1"
 
 
 def is_loopback_host(host: str) -> bool:
-    """True for ``localhost`` and addresses in 127.0.0.0/8 or ``::1``."""
+    """True for ``localhost``, ``*.localhost`` and addresses in 127.0.0.0/8 or ``::1``.
+
+    Only a first look at the name: which addresses a plain-http connection
+    may use is decided when it is made, on what the name resolves to
+    (:meth:`bottui.api.resolve.AddressBook.pin_plain`).
+    """
     host = host.strip("[]").lower()
     if host == "localhost" or host.endswith(".localhost"):
         return True
@@ -27,10 +35,16 @@ def check_base_url(url: str) -> str:
     """Validate a base URL and return it without a trailing slash.
 
     Plain ``http://`` is refused for every host but loopback: tokens would
-    cross the network in clear.
+    cross the network in clear (a name is checked again, on the addresses it
+    resolves to, before the first connection). A port is 1..65535; bytes
+    that are not UTF-8, spaces and control characters are refused.
     """
     raw = url.strip()
-    parts = urlsplit(raw)
+    _check_characters(raw)
+    try:
+        parts = urlsplit(raw)
+    except ValueError as exc:  # e.g. "http://[::1"
+        raise RefusedError("Invalid base URL", clean(str(exc))) from None
     scheme = parts.scheme.lower()
     if scheme not in ("http", "https") or not parts.hostname:
         raise RefusedError("Invalid base URL", f"{raw!r} is not an http(s) URL with a host")
@@ -45,8 +59,34 @@ def check_base_url(url: str) -> str:
     netloc = parts.netloc
     if "@" in netloc:
         raise RefusedError("Invalid base URL", "credentials in the URL are not allowed")
+    _check_port(parts)
     path = parts.path.rstrip("/")
-    return f"{scheme}://{netloc.lower()}{path}"
+    result = f"{scheme}://{netloc.lower()}{path}"
+    try:
+        httpx.URL(result)
+    except httpx.InvalidURL as exc:
+        raise RefusedError("Invalid base URL", clean(str(exc))) from None
+    return result
+
+
+def _check_characters(raw: str) -> None:
+    # Undecodable argv bytes arrive as lone surrogates (surrogateescape);
+    # control characters and spaces have no place in a URL either.
+    if any("\ud800" <= char <= "\udfff" for char in raw):
+        raise RefusedError("Invalid base URL", "the URL holds bytes that are not valid UTF-8")
+    if any(char.isspace() or not char.isprintable() for char in raw):
+        raise RefusedError("Invalid base URL", "the URL holds spaces or control characters")
+
+
+def _check_port(parts: SplitResult) -> None:
+    """A port, when given, is a number in 1..65535."""
+    try:
+        port = parts.port  # ValueError: not a number, or beyond 65535
+    except ValueError:
+        port = -1
+    if port is not None and not 1 <= port <= 65535:
+        shown = parts.netloc.rpartition(":")[2]
+        raise RefusedError("Invalid base URL", f"port {shown!r} is not a number in 1..65535")
 
 
 def segment(field: str, value: str) -> str:
