@@ -10,6 +10,7 @@ goes to stderr. Expected failures never print a traceback.
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from collections.abc import Callable, Sequence
 from types import SimpleNamespace
@@ -834,9 +835,12 @@ def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
     """Parse and run one command; return the exit code."""
     from bottui.store.errors import KeyringUnavailable, StoreError
 
-    as_json = "--json" in (sys.argv[1:] if argv is None else argv)
-    output = out or Output(as_json)
+    words = sys.argv[1:] if argv is None else argv
+    output = out or Output("--json" in words)
     try:
+        from bottui.ops.argv_text import check_command_line
+
+        check_command_line(words, os.environ)
         args = _parse(argv)
         output.as_json = args.json
         if args.command is None:
