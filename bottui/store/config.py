@@ -679,7 +679,7 @@ class ConfigStore:
         except toml_read.TomlProblem as exc:
             raise ConfigError(
                 f"{clean(str(self.path))} {exc.reason}{toml_read.where(exc)}",
-                "Every command reads this file: fix it, or move it aside to start afresh.",
+                "Fix it, or move it aside to start afresh (commands that use a profile read it).",
                 path=self.path,
                 line=exc.line,
                 column=exc.column,
