@@ -130,12 +130,15 @@ def _kind(mode: int) -> str:
 
 
 def _read_capped(fd: int, cap: int) -> bytes:
-    data = bytearray()
-    while len(data) <= cap:
-        chunk = os.read(fd, min(_CHUNK, cap + 1 - len(data)))
+    # Chunks joined once at the end: a growing buffer would copy itself as it grows.
+    chunks: list[bytes] = []
+    total = 0
+    while total <= cap:
+        chunk = os.read(fd, min(_CHUNK, cap + 1 - total))
         if not chunk:
-            return bytes(data)
-        data += chunk
+            return b"".join(chunks)
+        chunks.append(chunk)
+        total += len(chunk)
     raise TomlProblem(f"is larger than {cap} bytes; nothing was read")
 
 

@@ -134,7 +134,7 @@ def test_more_than_the_cap_on_stdin_is_refused(name: str) -> None:
     assert "larger than 33554432 bytes" in err and "Traceback" not in err
     peak = int(err.splitlines()[-1]) * 1024
     # At most cap + 1 bytes are held, plus the interpreter: nowhere near the 842 MB seen.
-    assert peak < 4 * inventory_toml.MAX_FILE_BYTES, peak
+    assert peak < 5 * inventory_toml.MAX_FILE_BYTES, peak
 
 
 def test_a_pipe_on_stdin_is_still_imported(tmp_path: Path) -> None:
