@@ -274,6 +274,9 @@ def test_limits_are_exact() -> None:
         toml_read.check_shape("a = " + "[" * 65 + "]" * 65)
     with pytest.raises(toml_read.TomlProblem):
         toml_read.check_shape(".".join(["k"] * 65) + " = 1")
+    with pytest.raises(toml_read.TomlProblem, match="more than 64 parts") as raised:
+        toml_read.check_shape("x = 1\n\n[" + '."q.q".'.join(["k"] * 40) + "]\n")
+    assert raised.value.line == 3
 
 
 def test_a_recursion_the_scan_missed_is_still_no_traceback(
