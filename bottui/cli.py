@@ -10,6 +10,7 @@ goes to stderr. Expected failures never print a traceback.
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from collections.abc import Callable, Sequence
 from types import SimpleNamespace
@@ -127,6 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     th_set.add_argument("--name", required=True)
     th_set.add_argument("--block", required=True, metavar="X", help="block threshold")
     th_set.add_argument("--challenge", required=True, metavar="Y", help="challenge threshold")
+    th_set.add_argument("--force", action="store_true", help="send even outside the range")
 
     inventory = add(commands, "inventory", "the profile's known accounts, projects, ids")
     inv_cmds = inventory.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -400,12 +402,15 @@ async def cmd_revoke(args: Args, out: Output) -> int:
 async def cmd_thresholds(args: Args, out: Output) -> int:
     """``bottui thresholds set DIMENSION_ID --name N --block X --challenge Y``."""
     from bottui.api.client import build_thresholds
-    from bottui.ops import mutations
+    from bottui.ops import mutations, threshold_rules
 
     session = make_session(args)
     try:
         account, project = session.project_scope(args.account, args.project)
         thresholds = build_thresholds(args.name, args.block, args.challenge)
+        settings = session.settings.project_settings(account, project)
+        for warning in threshold_rules.check(thresholds, settings, force=args.force):
+            out.message(f"warning: {warning}")
         if args.dry_run:
             request = mutations.plan_thresholds(
                 session, account, project, args.dimension_id, thresholds
@@ -838,9 +843,12 @@ def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
     """Parse and run one command; return the exit code."""
     from bottui.store.errors import KeyringUnavailable, StoreError
 
-    as_json = "--json" in (sys.argv[1:] if argv is None else argv)
-    output = out or Output(as_json)
+    words = sys.argv[1:] if argv is None else argv
+    output = out or Output("--json" in words)
     try:
+        from bottui.ops.argv_text import check_command_line
+
+        check_command_line(words, os.environ)
         args = _parse(argv)
         output.as_json = args.json
         if args.command is None:

@@ -49,7 +49,6 @@ from bottui.store.errors import (
     InvalidValue,
     ProfileExists,
     ProfileNotFound,
-    toml_error_parts,
 )
 from bottui.store.paths import FILE_MODE, Locations, ensure
 
@@ -59,6 +58,8 @@ if TYPE_CHECKING:
     from tomlkit.toml_document import TOMLDocument
 
 _SCHEMES: Final = ("http", "https")
+#: A config file larger than this is refused unread (a real one is a few KB).
+MAX_CONFIG_BYTES: Final = 4 * 1024 * 1024
 
 
 class _Unchanged(enum.Enum):
@@ -664,27 +665,24 @@ class ConfigStore:
         return ConfigError(f"{shown}: {title}", details, path=self.path, **where)
 
     def _read(self) -> tuple[str | None, Config]:
-        """The file's text (``None`` if absent) and the config it holds."""
-        try:
-            raw = self.path.read_bytes()
-        except FileNotFoundError:
-            return None, Config()
-        except OSError as exc:
-            raise self._error("cannot be read", clean(exc.strerror or type(exc).__name__)) from None
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise self._error("is not UTF-8", f"byte {exc.start}") from None
-        import tomllib  # here: the demo never reads the file back (~2 ms of start-up)
+        """The file's text (``None`` if absent) and the config it holds.
+
+        Read through :mod:`bottui.store.toml_read`: a regular file of at most
+        :data:`MAX_CONFIG_BYTES`, nesting and dotted keys bounded.
+        """
+        from bottui.store import toml_read  # here: the demo never reads the file back
 
         try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            reason, line, column = toml_error_parts(exc)
-            reason = clean(reason)
-            where = f"line {line}, column {column}: " if line is not None else ""
-            raise self._error(
-                f"{where}{reason}", "Not valid TOML.", line=line, column=column
+            text, data = toml_read.read(self.path, MAX_CONFIG_BYTES)
+        except FileNotFoundError:
+            return None, Config()
+        except toml_read.TomlProblem as exc:
+            raise ConfigError(
+                f"{clean(str(self.path))} {exc.reason}{toml_read.where(exc)}",
+                "Fix it, or move it aside to start afresh (commands that use a profile read it).",
+                path=self.path,
+                line=exc.line,
+                column=exc.column,
             ) from None
         try:
             return text, _parse_config(data)

@@ -52,7 +52,6 @@ and nothing is imported.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterator, Mapping
 from datetime import date, datetime, time
 from pathlib import Path
@@ -60,9 +59,10 @@ from typing import Any, Final
 
 from bottui.api.errors import ValidationError
 from bottui.api.validation import path_id, threshold_literal
+from bottui.plaintext import clean
+from bottui.store import toml_read
 from bottui.store.atomic_file import write_atomic
 from bottui.store.db_errors import StoreFileError
-from bottui.store.errors import toml_error_parts
 from bottui.store.inventory_records import (
     AccountEntry,
     DimensionEntry,
@@ -95,7 +95,7 @@ _KEYS: Final[dict[str, tuple[str, ...]]] = {
 }
 _TOP_KEYS: Final = frozenset({"format", "version", "profile", "exported_at", *_TABLES})
 _SOURCE: Final = re.compile(r"[a-z][a-z0-9-]{0,31}")
-_HEADER: Final = re.compile(r"^[ \t]*\[\[[ \t]*(\w+)[ \t]*\]\]")
+_HEADER: Final = re.compile(r"^[ \t]*\[\[[ \t]*(\w+)[ \t]*\]\]", re.MULTILINE)
 # What is escaped as \uXXXX beyond TOML's must-escape set: C1, DEL, line and
 # paragraph separators, bidi overrides and isolates (see bottui.plaintext).
 _ESCAPE: Final = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
@@ -164,10 +164,12 @@ class _Reader:
         self.path = path
         self.now = now
         self.headers: dict[str, list[int]] = {}
-        for number, line in enumerate(text.splitlines(), start=1):
-            match = _HEADER.match(line)
-            if match:
-                self.headers.setdefault(match.group(1), []).append(number)
+        # Line numbers counted between matches: no list of every line in memory.
+        number, counted = 1, 0
+        for match in _HEADER.finditer(text):
+            number += text.count("\n", counted, match.start())
+            counted = match.start()
+            self.headers.setdefault(match.group(1), []).append(number)
 
     def fail(self, message: str, *, line: int | None = None) -> StoreFileError:
         where = f"{self.path.name}, line {line}" if line is not None else self.path.name
@@ -228,6 +230,9 @@ class _Reader:
                     line=line,
                 )
             seen[key] = index
+            # The parsed table is dropped once its record exists: the peak holds
+            # one form of each record, not both (memory under 10x the file).
+            items[index] = None
             yield record
 
     # -- fields --
@@ -340,46 +345,51 @@ def loads(text: str, *, path: Path, now: str) -> InventorySnapshot:
     """Parse an inventory file's text; missing times default to ``now``.
 
     Raises:
-        StoreFileError: a syntax error or a bad record (file and line named).
+        StoreFileError: a syntax error, nesting or a key beyond the limits of
+            :mod:`bottui.store.toml_read`, or a bad record (file and line named).
     """
-    reader = _Reader(text, Path(path), now)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        reason, line, column = toml_error_parts(exc)
-        if column is not None:
-            reason += f" (column {column})"
-        raise reader.fail(f"not valid TOML: {reason}", line=line) from None
+    reader, data = _parsed(text, Path(path), now)
     return reader.snapshot(data)
 
 
+def _parsed(text: str, path: Path, now: str) -> tuple[_Reader, dict[str, Any]]:
+    reader = _Reader(text, path, now)
+    try:
+        return reader, toml_read.parse(text)
+    except toml_read.TomlProblem as exc:
+        raise reader.fail(_problem_words(exc), line=exc.line) from None
+
+
+def _problem_words(problem: toml_read.TomlProblem) -> str:
+    """The reason as the rest of an import error (the line is said by ``fail``)."""
+    reason = problem.reason.removeprefix("is ")
+    return reason + (f" (column {problem.column})" if problem.column is not None else "")
+
+
 def read(path: Path, *, now: str) -> InventorySnapshot:
-    """Read and parse an inventory file (raises StoreFileError)."""
+    """Read and parse an inventory file, or stdin (``-``, ``/dev/stdin``); raises StoreFileError.
+
+    At most :data:`MAX_FILE_BYTES` are read from any kind of file; anything
+    but a regular file or this process's stdin (a FIFO, a device) is refused.
+    """
     path = Path(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise StoreFileError(
-                f"Cannot import {path.name}: the file is too large",
-                f"{path} has {size} bytes; an inventory file has at most {MAX_FILE_BYTES}.",
-                path=path,
-            )
-        raw = path.read_bytes()
-    except OSError as exc:
+        text = toml_read.decode(toml_read.read_bytes(path, MAX_FILE_BYTES, allow_stdin=True))
+    except FileNotFoundError as exc:
         raise StoreFileError(
             f"Cannot read {path.name}", f"{path}: {exc.strerror or exc}", path=path
         ) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
+    except toml_read.TomlProblem as exc:
+        where = f", line {exc.line}" if exc.line is not None else ""
         raise StoreFileError(
-            f"Cannot import {path.name}, line {line}: the file is not UTF-8 text",
-            f"{path}: nothing was imported.",
+            f"Cannot import {clean(path.name)}{where}: the file {exc.reason}",
+            f"{clean(str(path))}: nothing was imported.",
             path=path,
-            line=line,
+            line=exc.line,
         ) from None
-    return loads(text.removeprefix("\ufeff"), path=path, now=now)
+    reader, data = _parsed(text, path, now)
+    del text  # the parsed tables from here on: the text is not needed twice over
+    return reader.snapshot(data)
 
 
 __all__ = ["FORMAT", "VERSION", "dumps", "loads", "read", "toml_string", "write"]

@@ -10,6 +10,7 @@ from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
 from bottui.api.models import DimensionThresholds
+from bottui.ops.threshold_rules import never_reached
 from bottui.sandbox.demo import (
     DEMO_ACCOUNT,
     HOSTILE_ANSI,
@@ -25,7 +26,7 @@ from bottui.tui.app import BottuiApp
 from bottui.tui.screens.dialogs import ConfirmDialog, RequestsDialog
 from bottui.tui.screens.thresholds import DimensionTable, ThresholdsScreen, check_words, when
 from bottui.tui.screens.thresholds_dialogs import AddDimensionDialog, ThresholdSettingsDialog
-from bottui.tui.screens.thresholds_editor import ThresholdEditor, never_reached
+from bottui.tui.screens.thresholds_editor import ThresholdEditor
 from bottui.tui.widgets.slider import Slider
 from bottui.tui.widgets.threshold_field import ThresholdField, check_threshold
 from tests.tui.conftest import SNAP_SIZE

@@ -26,6 +26,7 @@ from textual.widgets import DataTable, Static
 from bottui.api.models import DimensionThresholds
 from bottui.ops import mutations
 from bottui.ops.mutations import Applied
+from bottui.ops.threshold_rules import in_range, never_reached
 from bottui.plaintext import clean
 from bottui.store.config import ConfigStore, ProjectSettings
 from bottui.store.errors import StoreError
@@ -33,12 +34,7 @@ from bottui.store.inventory_records import DimensionEntry
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.dialogs import ConfirmDialog
 from bottui.tui.screens.thresholds_dialogs import AddDimensionDialog, ThresholdSettingsDialog
-from bottui.tui.screens.thresholds_editor import (
-    UNKNOWN,
-    ThresholdEditor,
-    direction_words,
-    never_reached,
-)
+from bottui.tui.screens.thresholds_editor import UNKNOWN, ThresholdEditor, direction_words
 from bottui.tui.widgets.entry_table import EntryTable
 from bottui.tui.widgets.safe import join, safe, safe_text
 
@@ -67,11 +63,10 @@ def check_words(entry: DimensionEntry, settings: ProjectSettings) -> str:
     if entry.block is None or entry.challenge is None:
         return "thresholds unknown"
     try:
-        values = (Decimal(entry.block), Decimal(entry.challenge))
+        Decimal(entry.block), Decimal(entry.challenge)
     except ArithmeticError:
         return "not a number"
-    low, high = Decimal(repr(settings.threshold_min)), Decimal(repr(settings.threshold_max))
-    if any(not low <= value <= high for value in values):
+    if not (in_range(entry.block, settings) and in_range(entry.challenge, settings)):
         return "out of range"
     if never_reached(entry.block, entry.challenge, settings.higher_is_riskier):
         return "challenge never reached"

@@ -12,7 +12,6 @@ screen sends them.
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
@@ -28,6 +27,7 @@ from bottui.api.errors import ValidationError
 from bottui.api.models import DimensionThresholds
 from bottui.api.validation import dimension_name, first_forbidden_char
 from bottui.ops import mutations
+from bottui.ops.threshold_rules import never_reached, warning_words
 from bottui.store.config import ProjectSettings
 from bottui.store.inventory_records import DimensionEntry
 from bottui.tui.typed_app import bottui_app
@@ -55,17 +55,6 @@ def editable(text: str | None) -> str:
     return text
 
 
-def never_reached(block: str, challenge: str, higher_is_riskier: bool) -> bool:
-    """True when no score could ever trigger the challenge before the block.
-
-    Higher is riskier: a score at or above the challenge threshold that is
-    also at or above the block threshold is blocked, so ``challenge >= block``
-    leaves no score for the challenge. Lower is riskier: the mirror image.
-    """
-    b, c = Decimal(block), Decimal(challenge)
-    return c >= b if higher_is_riskier else c <= b
-
-
 def direction_words(settings: ProjectSettings) -> str:
     """The project's range and direction, in one line of our own words."""
     low, high = format_number(settings.threshold_min), format_number(settings.threshold_max)
@@ -74,15 +63,6 @@ def direction_words(settings: ProjectSettings) -> str:
     else:
         way = "lower score is riskier: challenge above block"
     return f"Range {low} to {high} · {way}"
-
-
-def warning_words(settings: ProjectSettings) -> str:
-    """Why the challenge would never be reached."""
-    sign = ">=" if settings.higher_is_riskier else "<="
-    return (
-        f"challenge {sign} block, so every score that reaches the challenge threshold "
-        "is blocked: the challenge is never reached."
-    )
 
 
 def change_lines(known: DimensionEntry | None, new: DimensionThresholds) -> Content:

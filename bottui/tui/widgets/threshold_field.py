@@ -22,6 +22,7 @@ from textual.widgets import Input, Label, Static
 
 from bottui.api.errors import ValidationError
 from bottui.api.validation import threshold_literal
+from bottui.ops.threshold_rules import within
 from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import join, safe
 from bottui.tui.widgets.slider import Slider, format_number
@@ -35,8 +36,7 @@ def check_threshold(
         literal = threshold_literal(field, text)
     except ValidationError as exc:
         return None, exc.message
-    value = Decimal(literal)
-    if not Decimal(repr(minimum)) <= value <= Decimal(repr(maximum)):
+    if not within(literal, minimum, maximum):
         low, high = format_number(minimum), format_number(maximum)
         return None, f"must be between {low} and {high} (the project's range)"
     return literal, None
