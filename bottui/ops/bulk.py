@@ -591,10 +591,12 @@ class BulkRevocation:
             if isinstance(error, ApiError) and error.status in FATAL_STATUSES:
                 self._stop(f"{title}: every other id would get the same answer")
         status = getattr(error, "status", None)
+        # A request that may have arrived unanswered is unknown, never failed.
+        unknown = isinstance(error, NetworkError) and error.ambiguous
         self._settle(
             subject,
             entry_id,
-            ItemStatus.FAILED,
+            ItemStatus.UNKNOWN if unknown else ItemStatus.FAILED,
             http_status=status if isinstance(status, int) else None,
             error=str(error),
             journal_error=error.to_json()["error"],
@@ -626,8 +628,8 @@ class BulkRevocation:
         if entry_id is not None:
             self._sink.finish(
                 entry_id,
-                # ItemStatus and Outcome name their members alike; FAILED always
-                # brings its journal_outcome, SKIPPED is never journaled.
+                # ItemStatus and Outcome name their members alike; FAILED and an
+                # unknown failure bring their journal_outcome, SKIPPED is never journaled.
                 outcome=journal_outcome or Outcome[status.name].value,
                 status=http_status,
                 result=journal_result,

@@ -82,7 +82,8 @@ def failure_words(error: BaseException) -> str:
     if isinstance(error, CredentialsError):
         return "no token"
     if isinstance(error, NetworkError):
-        return "no answer"
+        # The request may have arrived: the change may have been applied.
+        return "unknown: may have been applied" if error.ambiguous else "no answer"
     if isinstance(error, RefusedError):
         return "refused"
     if isinstance(error, asyncio.CancelledError):
