@@ -215,9 +215,12 @@ class Output:
     """Where things are printed: one JSON document with --json, lines otherwise."""
 
     def __init__(self, as_json: bool, out: TextIO | None = None, err: TextIO | None = None):
+        from bottui.closed_pipe import guard
+
         self.as_json = as_json
-        self.out = out or sys.stdout
-        self.err = err or sys.stderr
+        # A reader that stops early (| head) ends the command quietly.
+        self.out = guard(out or sys.stdout)
+        self.err = guard(err or sys.stderr)
 
     def line(self, text: str = "") -> None:
         """A human line: stdout normally, stderr under --json."""
@@ -861,7 +864,9 @@ def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Console entry point."""
-    return run(argv)
+    from bottui.closed_pipe import flush_at_exit
+
+    return flush_at_exit(run(argv))
 
 
 if __name__ == "__main__":
