@@ -118,6 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
     revoke.add_argument("--from-file", metavar="F", help="bulk: ids from a file, or - for stdin")
     revoke.add_argument("--concurrency", type=int, default=32, metavar="N")
     revoke.add_argument("--resume", action="store_true", help="bulk: skip ids already done")
+    revoke.add_argument(
+        "--force", action="store_true", help="bulk: run even while the same input runs"
+    )
     revoke.add_argument("--output", metavar="F", help="bulk: results.csv or results.jsonl")
 
     thresholds = add(commands, "thresholds", "dimension thresholds")
@@ -354,8 +357,8 @@ async def cmd_revoke(args: Args, out: Output) -> int:
 
         code: int = await run_bulk_revoke(args, out, make_session(args))
         return code
-    if args.resume or args.output:
-        raise UsageError("Invalid command line", "--resume and --output need --from-file")
+    if args.resume or args.output or args.force:
+        raise UsageError("Invalid command line", "--resume, --output, --force need --from-file")
     session = make_session(args)
     try:
         account, project = session.project_scope(args.account, args.project)
