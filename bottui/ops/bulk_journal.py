@@ -1,6 +1,10 @@
 """The journal side of a bulk run: the run's identity, what ``--resume`` skips,
 and the started and outcome records of every id, written in batches.
 
+While it runs, a run holds the liveness lock of its identity
+(:mod:`bottui.store.run_lock`): a second process running the same input is
+refused, unless forced into a run of its own.
+
 Every SQLite call runs in a daemon thread (:func:`~bottui.ops.daemon.run_in_daemon`),
 so a journal locked by another process (up to its busy timeout) never stalls
 the event loop, the requests in flight or a TUI. Started records are written
