@@ -119,6 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
     revoke.add_argument("--from-file", metavar="F", help="bulk: ids from a file, or - for stdin")
     revoke.add_argument("--concurrency", type=int, default=32, metavar="N")
     revoke.add_argument("--resume", action="store_true", help="bulk: skip ids already done")
+    revoke.add_argument(
+        "--force", action="store_true", help="bulk: run even while the same input runs"
+    )
     revoke.add_argument("--output", metavar="F", help="bulk: results.csv or results.jsonl")
 
     thresholds = add(commands, "thresholds", "dimension thresholds")
@@ -217,9 +220,12 @@ class Output:
     """Where things are printed: one JSON document with --json, lines otherwise."""
 
     def __init__(self, as_json: bool, out: TextIO | None = None, err: TextIO | None = None):
+        from bottui.closed_pipe import guard
+
         self.as_json = as_json
-        self.out = out or sys.stdout
-        self.err = err or sys.stderr
+        # A reader that stops early (| head) ends the command quietly.
+        self.out = guard(out or sys.stdout)
+        self.err = guard(err or sys.stderr)
 
     def line(self, text: str = "") -> None:
         """A human line: stdout normally, stderr under --json."""
@@ -353,8 +359,8 @@ async def cmd_revoke(args: Args, out: Output) -> int:
 
         code: int = await run_bulk_revoke(args, out, make_session(args))
         return code
-    if args.resume or args.output:
-        raise UsageError("Invalid command line", "--resume and --output need --from-file")
+    if args.resume or args.output or args.force:
+        raise UsageError("Invalid command line", "--resume, --output, --force need --from-file")
     session = make_session(args)
     try:
         account, project = session.project_scope(args.account, args.project)
@@ -873,7 +879,9 @@ def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Console entry point."""
-    return run(argv)
+    from bottui.closed_pipe import flush_at_exit
+
+    return flush_at_exit(run(argv))
 
 
 if __name__ == "__main__":

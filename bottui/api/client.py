@@ -326,6 +326,7 @@ class BotProtectionClient:
                     "Timed out",
                     f"no answer within the {policy.deadline:g} s deadline",
                     attempts=attempt - 1,
+                    ambiguous=ambiguous,
                 )
             outcome = await self._attempt(request, token, remaining)
             if isinstance(outcome, _Answer):
@@ -339,6 +340,9 @@ class BotProtectionClient:
             error = outcome.error
             if isinstance(error, ApiError | NetworkError):
                 error.attempts = attempt
+            if isinstance(error, NetworkError):
+                # Any attempt that may have arrived makes the outcome unknown.
+                error.ambiguous = ambiguous
             if not outcome.retryable:
                 raise error
             if attempt >= policy.max_attempts:

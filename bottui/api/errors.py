@@ -198,14 +198,38 @@ class UnusableBodyError(BottuiError):
         }
 
 
+#: Said of a change whose request may have reached the service unanswered.
+UNKNOWN_NOTE: Final = "the change may have been applied; check before repeating"
+
+
 class NetworkError(BottuiError):
-    """No answer: the connection failed or the deadline passed, after retries."""
+    """No answer: the connection failed or the deadline passed, after retries.
+
+    ``ambiguous`` is set when a request may have reached the service (a read
+    timeout, a connection lost after sending): the outcome is then *unknown*,
+    never *failed*, and ``details`` ends with :data:`UNKNOWN_NOTE`. A
+    connection that could not be made sent nothing: not ambiguous.
+    """
 
     exit_code: ClassVar[int] = EXIT_NETWORK
 
-    def __init__(self, title: str, details: str = "", *, attempts: int = 1) -> None:
+    def __init__(
+        self, title: str, details: str = "", *, attempts: int = 1, ambiguous: bool = False
+    ) -> None:
         self.attempts = attempts
+        self.ambiguous = ambiguous
         super().__init__(title, details)
+
+    @property
+    def details(self) -> str:
+        """The details; with the unknown-outcome note when ``ambiguous``."""
+        if not self.ambiguous:
+            return self._details
+        return f"{self._details}; {UNKNOWN_NOTE}" if self._details else UNKNOWN_NOTE
+
+    @details.setter
+    def details(self, value: str) -> None:
+        self._details = value
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -214,7 +238,7 @@ class NetworkError(BottuiError):
                 "message": str(self),
                 "code": type(self).__name__,
                 "type": "network_error",
-                "context": {"attempts": self.attempts},
+                "context": {"attempts": self.attempts, "mayHaveArrived": self.ambiguous},
             }
         }
 

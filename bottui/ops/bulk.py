@@ -259,6 +259,8 @@ class BulkRevocation:
         source: The ids.
         concurrency: Requests in flight at most (1 to :data:`MAX_CONCURRENCY`).
         resume: Skip the ids an earlier run of the same input settled.
+        force: Run even while another process runs the same input: a run of
+            its own (its own run id). Without it, that is refused.
         confirmed: The operator confirmed (``--yes``): needed under a protected profile.
         on_progress: Called with a :class:`BulkProgress` now and then.
         on_result: Called with each id's :class:`ItemResult`.
@@ -274,6 +276,7 @@ class BulkRevocation:
         *,
         concurrency: int = DEFAULT_CONCURRENCY,
         resume: bool = False,
+        force: bool = False,
         confirmed: bool = False,
         on_progress: ProgressCallback | None = None,
         on_result: ResultCallback | None = None,
@@ -285,6 +288,7 @@ class BulkRevocation:
         self.source = source
         self.concurrency = check_concurrency(concurrency)
         self.resume = resume
+        self.force = force
         self.confirmed = confirmed
         self.on_progress = on_progress
         self.on_result = on_result
@@ -353,7 +357,8 @@ class BulkRevocation:
 
         Raises, before anything is sent:
             RefusedError: read-only profile, protected without confirmation,
-                invalid account or project id.
+                invalid account or project id, the same input run by another
+                live process (without ``force``).
             CredentialsError: no personal access token.
         """
         if self._started:
@@ -370,6 +375,7 @@ class BulkRevocation:
             input_sha256=self.source.sha256,
             operation=Operation.REVOKE_GRANT,
             resume=self.resume,
+            force=self.force,
         )
         if self.resume and not self._resume_state.earlier_run and self._sink.available:
             session.warn("nothing to resume: no earlier run of this input; sending every id")
@@ -591,10 +597,12 @@ class BulkRevocation:
             if isinstance(error, ApiError) and error.status in FATAL_STATUSES:
                 self._stop(f"{title}: every other id would get the same answer")
         status = getattr(error, "status", None)
+        # A request that may have arrived unanswered is unknown, never failed.
+        unknown = isinstance(error, NetworkError) and error.ambiguous
         self._settle(
             subject,
             entry_id,
-            ItemStatus.FAILED,
+            ItemStatus.UNKNOWN if unknown else ItemStatus.FAILED,
             http_status=status if isinstance(status, int) else None,
             error=str(error),
             journal_error=error.to_json()["error"],
@@ -626,8 +634,8 @@ class BulkRevocation:
         if entry_id is not None:
             self._sink.finish(
                 entry_id,
-                # ItemStatus and Outcome name their members alike; FAILED always
-                # brings its journal_outcome, SKIPPED is never journaled.
+                # ItemStatus and Outcome name their members alike; FAILED and an
+                # unknown failure bring their journal_outcome, SKIPPED is never journaled.
                 outcome=journal_outcome or Outcome[status.name].value,
                 status=http_status,
                 result=journal_result,

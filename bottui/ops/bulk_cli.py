@@ -85,6 +85,10 @@ def _check_options(args: SimpleNamespace) -> None:
             "--from-file and --visitor-id/--user-account-id exclude each other",
         )
     check_concurrency(args.concurrency)
+    if args.force and args.resume:
+        raise RefusedError(
+            "Invalid command line", "--force starts a run of its own: it cannot --resume one"
+        )
 
 
 def _stdin_bytes() -> BinaryIO:
@@ -125,6 +129,7 @@ async def run_bulk_revoke(args: SimpleNamespace, out: Output, session: Session) 
             source,
             concurrency=args.concurrency,
             resume=args.resume,
+            force=args.force,
             confirmed=args.yes,
             on_progress=progress.update,
             on_result=results.write if results is not None else None,

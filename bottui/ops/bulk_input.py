@@ -43,6 +43,15 @@ _BOM: Final = b"\xef\xbb\xbf"
 _UTF16_BOMS: Final = (b"\xff\xfe", b"\xfe\xff")
 _DELIMITERS: Final = (",", ";", "\t")
 _BLOCK: Final = 1 << 16
+#: What trimming removes: spaces, tabs, line ends and the Unicode spaces. Not
+#: str.strip()'s default, which also eats the controls U+001C-U+001F and U+0085:
+#: a control character at the edge of an id must be refused, not dropped.
+_TRIMMED: Final = (
+    " \t\r\n\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+    "\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+#: The csv module's message for a record that ends inside a quoted field.
+_OPEN_QUOTE: Final = "unexpected end of data"
 
 InputFormat = Literal["lines", "csv"]
 
@@ -97,6 +106,11 @@ def subject_key(visitor_id: str | None, user_account_id: str | None) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
+def trim(text: str) -> str:
+    """``text`` without surrounding whitespace; control characters are kept (and refused)."""
+    return text.strip(_TRIMMED)
+
+
 def _columns(first_line: str) -> tuple[str, list[str]] | None:
     """The delimiter and column names when ``first_line`` is a CSV header naming ours."""
     for delimiter in _DELIMITERS:
@@ -104,7 +118,7 @@ def _columns(first_line: str) -> tuple[str, list[str]] | None:
             names = next(csv.reader([first_line], delimiter=delimiter, strict=True))
         except (csv.Error, StopIteration):
             continue
-        folded = [name.strip().lower() for name in names]
+        folded = [trim(name).lower() for name in names]
         if VISITOR_COLUMN in folded or USER_COLUMN in folded:
             return delimiter, folded
     return None
@@ -112,7 +126,7 @@ def _columns(first_line: str) -> tuple[str, list[str]] | None:
 
 def _decode_first(raw: bytes) -> str | None:
     try:
-        return raw.removeprefix(_BOM).decode("utf-8").strip()
+        return trim(raw.removeprefix(_BOM).decode("utf-8"))
     except UnicodeDecodeError:
         return None
 
@@ -165,6 +179,16 @@ class _Scanner:
         text = _decode_first(self.first)
         header = text is not None and _columns(text) is not None
         return self.nonblank - (1 if header else 0)
+
+
+def _decoded(raw: bytes | None) -> str | None:
+    """A line's text; None when it is over the limit or not UTF-8."""
+    if raw is None:
+        return None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 class BulkSource:
@@ -305,6 +329,14 @@ class SubjectReader:
         self._names: list[str] = []
         self._visitor_at: int | None = None
         self._user_at: int | None = None
+        self._lines = self._raw_lines()
+        # Lines read ahead for a quoted field that never closed, to read again.
+        self._pushed_back: list[tuple[int, bytes | None]] = []
+
+    def _next_line(self) -> tuple[int, bytes | None] | None:
+        if self._pushed_back:
+            return self._pushed_back.pop()
+        return next(self._lines, None)
 
     def close(self) -> None:
         """Close the underlying reader (iteration closes it when it ends)."""
@@ -312,7 +344,8 @@ class SubjectReader:
 
     def __iter__(self) -> Iterator[Subject | InvalidLine | Duplicate]:
         try:
-            for number, raw in self._raw_lines():
+            while (next_line := self._next_line()) is not None:
+                number, raw = next_line
                 item = self._line(number, raw)
                 if item is None:
                     continue
@@ -357,7 +390,7 @@ class SubjectReader:
         if raw is None:
             return InvalidLine(number, f"longer than {MAX_LINE_BYTES} bytes")
         try:
-            text = raw.decode("utf-8").strip()
+            text = trim(raw.decode("utf-8"))
         except UnicodeDecodeError as exc:
             return InvalidLine(number, f"not valid UTF-8 (byte {exc.start + 1})")
         if not text:
@@ -383,17 +416,43 @@ class SubjectReader:
         self._user_at = names.index(USER_COLUMN) if USER_COLUMN in names else None
 
     def _csv_row(self, number: int, text: str) -> Subject | InvalidLine:
-        try:
-            fields = next(csv.reader([text], delimiter=self._delimiter, strict=True))
-        except (csv.Error, StopIteration) as exc:
-            return InvalidLine(number, f"not a CSV row ({exc})")
+        fields = self._csv_record(number, text)
+        if isinstance(fields, InvalidLine):
+            return fields
         if len(fields) != len(self._names):
             return InvalidLine(
                 number, f"{len(fields)} fields where the header has {len(self._names)}"
             )
-        visitor = fields[self._visitor_at].strip() if self._visitor_at is not None else ""
-        user = fields[self._user_at].strip() if self._user_at is not None else ""
+        visitor = trim(fields[self._visitor_at]) if self._visitor_at is not None else ""
+        user = trim(fields[self._user_at]) if self._user_at is not None else ""
         return self._subject(number, visitor or None, user or None)
+
+    def _csv_record(self, number: int, text: str) -> list[str] | InvalidLine:
+        """The fields of the record starting on line ``number``, by the csv module's rules.
+
+        A quoted field may hold line breaks: the record then goes on over the
+        next lines (and is numbered by its first). A quote that is still open
+        at the end of the input, at an unreadable line or past
+        :data:`MAX_LINE_BYTES` makes only line ``number`` invalid; the lines
+        read ahead are read again as records of their own.
+        """
+        record = text
+        ahead: list[tuple[int, bytes | None]] = []
+        while True:
+            try:
+                return next(csv.reader([record], delimiter=self._delimiter, strict=True))
+            except (csv.Error, StopIteration) as exc:
+                if _OPEN_QUOTE not in str(exc):
+                    self._pushed_back.extend(reversed(ahead))
+                    return InvalidLine(number, f"not a CSV row ({exc})")
+            following = self._next_line()
+            if following is not None:
+                ahead.append(following)
+            more = _decoded(following[1]) if following is not None else None
+            if more is None or len(record) + len(more) > MAX_LINE_BYTES:
+                self._pushed_back.extend(reversed(ahead))
+                return InvalidLine(number, "not a CSV row (a quoted field is not closed)")
+            record += "\n" + more.removesuffix("\n").removesuffix("\r").rstrip(_TRIMMED)
 
     @staticmethod
     def _subject(number: int, visitor: str | None, user: str | None) -> Subject | InvalidLine:
@@ -417,4 +476,5 @@ __all__ = [
     "Subject",
     "SubjectReader",
     "subject_key",
+    "trim",
 ]

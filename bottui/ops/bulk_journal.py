@@ -1,6 +1,10 @@
 """The journal side of a bulk run: the run's identity, what ``--resume`` skips,
 and the started and outcome records of every id, written in batches.
 
+While it runs, a run holds the liveness lock of its identity
+(:mod:`bottui.store.run_lock`): a second process running the same input is
+refused, unless forced into a run of its own.
+
 Every SQLite call runs in a daemon thread (:func:`~bottui.ops.daemon.run_in_daemon`),
 so a journal locked by another process (up to its busy timeout) never stalls
 the event loop, the requests in flight or a TUI. Started records are written
@@ -15,16 +19,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
+from bottui.api.errors import RefusedError
 from bottui.ops.daemon import run_in_daemon
 from bottui.ops.session import Session
 from bottui.store.journal_records import Outcome
 
 if TYPE_CHECKING:
     from bottui.store.journal import BatchWriter, Journal, StartRecord
+    from bottui.store.run_lock import RunLock
 
 FLUSH_SECONDS: Final = 0.5
 FLUSH_COUNT: Final = 256
@@ -75,6 +83,7 @@ class JournalSink:
         self._wake = asyncio.Event()
         self._closing = False
         self._pump: asyncio.Task[None] | None = None
+        self._lock: RunLock | None = None
         self.run_id: int | None = None
 
     @property
@@ -88,9 +97,80 @@ class JournalSink:
         self._session.warn(f"{what}: {title}. {details}".strip())
 
     async def open(
-        self, *, account: str, project: str, input_sha256: str, operation: str, resume: bool
+        self,
+        *,
+        account: str,
+        project: str,
+        input_sha256: str,
+        operation: str,
+        resume: bool,
+        force: bool = False,
     ) -> ResumeState:
-        """Find or make the run; with ``resume``, read what earlier runs settled."""
+        """Find or make the run; with ``resume``, read what earlier runs settled.
+
+        Refused (:class:`RefusedError`) while another process runs the same
+        input, unless ``force``: a forced run is a run of its own, with its
+        own run id (its identity mixes the input's hash with a random nonce,
+        so no later ``--resume`` takes it for the input's run).
+        """
+        profile = self._session.settings.inventory_scope
+        if force:
+            nonce = f"{input_sha256}\nforced\n{uuid.uuid4().hex}"
+            input_sha256 = hashlib.sha256(nonce.encode()).hexdigest()
+        else:
+            self._take_lock(profile, account, project, input_sha256)
+        try:
+            return await self._open(
+                profile=profile,
+                account=account,
+                project=project,
+                input_sha256=input_sha256,
+                operation=operation,
+                resume=resume,
+            )
+        except BaseException:
+            self._release_lock()
+            raise
+
+    def _take_lock(self, profile: str, account: str, project: str, input_sha256: str) -> None:
+        """Hold the run's liveness lock, or refuse: another process runs this input."""
+        from bottui.store import run_lock
+
+        key = run_lock.run_key(profile, account, project, input_sha256)
+        try:
+            self._lock = run_lock.acquire(self._session.locations.state_dir, key)
+        except run_lock.RunLive as live:
+            raise RefusedError(
+                "Another run of this input is live",
+                f"{run_lock.describe(live.holder)}; wait for it to end, or pass --force "
+                "to start a run of its own (ids that run sends too are sent twice)",
+            ) from None
+        except OSError as exc:
+            self._session.warn(
+                f"cannot lock this run ({exc.strerror or exc}): "
+                "a second run of the same input would not be refused"
+            )
+            return
+        if self._lock is None:
+            self._session.warn(
+                "this system has no file locks: a second run of the same input is not refused"
+            )
+
+    def _release_lock(self) -> None:
+        lock, self._lock = self._lock, None
+        if lock is not None:
+            lock.release()
+
+    async def _open(
+        self,
+        *,
+        profile: str,
+        account: str,
+        project: str,
+        input_sha256: str,
+        operation: str,
+        resume: bool,
+    ) -> ResumeState:
         from bottui.store.journal import JournalUnavailable
 
         journal = self._session.journal
@@ -99,7 +179,6 @@ class JournalSink:
             if resume:
                 self._session.warn("cannot resume: the journal is unavailable; sending every id")
             return state
-        profile = self._session.settings.inventory_scope
         try:
             run_id = await run_in_daemon(
                 lambda: journal.run(
@@ -113,6 +192,8 @@ class JournalSink:
             if resume:
                 state = await run_in_daemon(lambda: _resume_state(journal, run_id))
             self.run_id = run_id
+            if self._lock is not None:
+                self._lock.note_run(run_id)
             self._writer = await run_in_daemon(lambda: journal.batch(interval=0))
         except JournalUnavailable as exc:
             self._warn("this run is NOT journaled", exc)
@@ -156,15 +237,19 @@ class JournalSink:
                 await self._pump
             self._pump = None
         writer, self._writer = self._writer, None
-        if writer is not None:
-            from bottui.store.journal import JournalUnavailable
+        try:
+            if writer is not None:
+                from bottui.store.journal import JournalUnavailable
 
-            try:
-                await run_in_daemon(writer.close)
-            except JournalUnavailable as exc:
-                self._warn("outcomes NOT journaled", exc)
-            except ValueError as exc:  # outcomes the journal refused; the rest is written
-                self._session.warn(f"journal: {exc}")
+                try:
+                    await run_in_daemon(writer.close)
+                except JournalUnavailable as exc:
+                    self._warn("outcomes NOT journaled", exc)
+                except ValueError as exc:  # outcomes the journal refused; the rest is written
+                    self._session.warn(f"journal: {exc}")
+        finally:
+            # Only now: every outcome is written, a --resume may start.
+            self._release_lock()
 
     async def _pump_loop(self) -> None:
         while True:

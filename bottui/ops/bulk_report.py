@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from bottui.ops.bulk import BulkProgress, BulkSummary, ItemStatus
+from bottui.ops.bulk import UNKNOWN_LIKE, BulkProgress, BulkSummary, ItemStatus
 from bottui.plaintext import clean
 
 #: Invalid lines listed in the text summary (``--json`` has up to 1000).
@@ -32,6 +32,16 @@ def summary_counts(summary: BulkSummary) -> list[tuple[str, int]]:
         rows.append(("repeated lines (sent once)", summary.duplicates))
     rows.append(("invalid lines (not sent)", summary.invalid_count))
     return rows
+
+
+def unknown_note(summary: BulkSummary) -> str | None:
+    """What "unknown" means, when the run has some (CLI and TUI say it alike)."""
+    if not summary.unknown:
+        return None
+    return (
+        f"unknown: {summary.unknown:,} request(s) may have reached the service without an "
+        "answer: those grants may have been withdrawn; --resume sends them again"
+    )
 
 
 def duration(seconds: float | None) -> str:
@@ -61,6 +71,9 @@ def progress_line(progress: BulkProgress) -> str:
         parts.append(f"paused {progress.paused_for:.0f}s (429)")
     else:
         parts.append(f"ETA {duration(progress.eta)}")
+    unknown = sum(progress.counts.get(s, 0) for s in UNKNOWN_LIKE)
+    if unknown:
+        parts.append(f"{unknown:,} unknown")
     failed = progress.counts.get(ItemStatus.FAILED, 0)
     if failed:
         parts.append(f"{failed:,} failed")
@@ -95,6 +108,9 @@ def summary_lines(summary: BulkSummary, label: str) -> list[str]:
         lines.append(f"  the service asked to slow down {summary.pauses:,} time(s) (429)")
     if summary.stopped_by:
         lines.append(f"stopped early: {summary.stopped_by}")
+    note = unknown_note(summary)
+    if note is not None:
+        lines.append(note)
     if summary.interrupted:
         lines.append(
             "interrupted: the requests in flight were recorded; "
@@ -105,4 +121,4 @@ def summary_lines(summary: BulkSummary, label: str) -> list[str]:
     return lines
 
 
-__all__ = ["duration", "progress_line", "summary_counts", "summary_lines"]
+__all__ = ["duration", "progress_line", "summary_counts", "summary_lines", "unknown_note"]

@@ -55,7 +55,8 @@ def error_outcome(error: BaseException) -> Outcome:
     if isinstance(error, UnusableBodyError):
         return Outcome.UNUSABLE_BODY
     if isinstance(error, NetworkError):
-        return Outcome.NETWORK_ERROR
+        # A request that may have arrived: applied or not, nobody knows.
+        return Outcome.UNKNOWN if error.ambiguous else Outcome.NETWORK_ERROR
     if isinstance(error, RefusedError):
         return Outcome.REFUSED
     if isinstance(error, asyncio.CancelledError | KeyboardInterrupt):

@@ -39,7 +39,12 @@ from bottui.tui.screens.bulk_run import BulkRunDialog, RunResult
 from bottui.tui.widgets.bulk_words import unsettled
 from bottui.tui.widgets.revocation_form import RevocationForm
 from bottui.tui.widgets.revocation_history import RevocationHistory
-from bottui.tui.widgets.revocation_result import RevocationRecord, RevocationResult, subject_line
+from bottui.tui.widgets.revocation_result import (
+    UNKNOWN_FAILURE,
+    RevocationRecord,
+    RevocationResult,
+    subject_line,
+)
 from bottui.tui.widgets.safe import join, safe
 
 NO_PROJECT = "No project selected. Press 1 (Projects) to choose one."
@@ -82,7 +87,8 @@ def failure_words(error: BaseException) -> str:
     if isinstance(error, CredentialsError):
         return "no token"
     if isinstance(error, NetworkError):
-        return "no answer"
+        # The request may have arrived: the change may have been applied.
+        return UNKNOWN_FAILURE if error.ambiguous else "no answer"
     if isinstance(error, RefusedError):
         return "refused"
     if isinstance(error, asyncio.CancelledError):

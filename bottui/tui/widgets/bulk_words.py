@@ -13,7 +13,7 @@ from textual.content import Content
 
 from bottui.ops.bulk import UNKNOWN_LIKE, BulkPlan, BulkProgress, BulkSummary, ItemStatus
 from bottui.ops.bulk_input import InvalidLine
-from bottui.ops.bulk_report import duration, summary_counts
+from bottui.ops.bulk_report import duration, summary_counts, unknown_note
 from bottui.tui.widgets.safe import join, safe
 
 #: Invalid lines listed in the preview and in the summary (the count goes on).
@@ -135,6 +135,9 @@ def summary_lines(summary: BulkSummary, *, abandoned: bool = False) -> list[Cont
         )
     elif summary.interrupted:
         lines.append(Content("Interrupted: the requests in flight finished and were recorded."))
+    note = unknown_note(summary)
+    if note is not None and not abandoned:
+        lines.append(Content(note[0].upper() + note[1:].replace("--resume", "a resume")))
     if summary.run_id is not None:
         lines.append(Content(f"Journal: run #{summary.run_id} (5 shows the journal)."))
     elif not summary.journaled:

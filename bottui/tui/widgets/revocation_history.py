@@ -12,7 +12,7 @@ from typing import Final
 from rich.text import Text
 from textual.widgets import DataTable
 
-from bottui.tui.widgets.revocation_result import RevocationRecord
+from bottui.tui.widgets.revocation_result import UNKNOWN_FAILURE, RevocationRecord
 from bottui.tui.widgets.safe import safe_text
 
 COLUMNS: Final = (
@@ -28,6 +28,7 @@ _OUTCOME_STYLE: Final = {
     "nothing standing": "bold",
     "unknown": "bold yellow",
     "unknown (retried)": "bold yellow",
+    UNKNOWN_FAILURE: "bold yellow",
 }
 
 

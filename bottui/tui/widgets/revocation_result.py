@@ -54,6 +54,10 @@ SHORT: Final[dict[RevocationOutcome, str]] = {
 RESULT_CLASSES: Final = frozenset(css for _, _, css in OUTCOMES.values())
 
 
+#: The history's words for a request that may have arrived unanswered.
+UNKNOWN_FAILURE: Final = "unknown: may have been applied"
+
+
 @dataclass(frozen=True)
 class RevocationRecord:
     """One revocation of this session: what was asked and what came back.
@@ -74,6 +78,8 @@ class RevocationRecord:
     def outcome_words(self) -> str:
         """The history table's outcome cell."""
         if self.revocation is None:
+            if self.error == UNKNOWN_FAILURE:  # not failed: it may have been applied
+                return UNKNOWN_FAILURE
             return f"failed: {self.error or 'error'}"
         return SHORT[self.revocation.outcome]
 
