@@ -340,8 +340,8 @@ class BotProtectionClient:
             error = outcome.error
             if isinstance(error, ApiError | NetworkError):
                 error.attempts = attempt
-            if isinstance(error, NetworkError):
-                # Any attempt that may have arrived makes the outcome unknown.
+                # Any attempt that may have arrived makes the outcome unknown,
+                # whatever the last one answered (a 400 after a timeout too).
                 error.ambiguous = ambiguous
             if not outcome.retryable:
                 raise error

@@ -22,17 +22,40 @@ EXIT_NETWORK: Final = 4
 EXIT_INTERRUPTED: Final = 130
 
 
+#: Said of a change whose request may have reached the service unanswered.
+UNKNOWN_NOTE: Final = "the change may have been applied; check before repeating"
+
+
 class BottuiError(Exception):
-    """Base of every error bottui reports to a person instead of a traceback."""
+    """Base of every error bottui reports to a person instead of a traceback.
+
+    ``ambiguous`` is set when a request may have reached the service before
+    the failure (a read timeout, a connection lost after sending, a gateway's
+    502/504, or any final answer after such an attempt): the change's outcome
+    is then *unknown*, never *failed*, and ``details`` ends with
+    :data:`UNKNOWN_NOTE`.
+    """
 
     exit_code: ClassVar[int] = EXIT_API
     title: str = "Something went wrong"
+    ambiguous: bool = False
 
     def __init__(self, title: str | None = None, details: str = "") -> None:
         if title is not None:
             self.title = title
         self.details = details
         super().__init__(self.title)
+
+    @property
+    def details(self) -> str:
+        """The details; with the unknown-outcome note when ``ambiguous``."""
+        if not self.ambiguous:
+            return self._details
+        return f"{self._details}; {UNKNOWN_NOTE}" if self._details else UNKNOWN_NOTE
+
+    @details.setter
+    def details(self, value: str) -> None:
+        self._details = value
 
     def __str__(self) -> str:
         title = clean(self.title)
@@ -198,17 +221,10 @@ class UnusableBodyError(BottuiError):
         }
 
 
-#: Said of a change whose request may have reached the service unanswered.
-UNKNOWN_NOTE: Final = "the change may have been applied; check before repeating"
-
-
 class NetworkError(BottuiError):
     """No answer: the connection failed or the deadline passed, after retries.
 
-    ``ambiguous`` is set when a request may have reached the service (a read
-    timeout, a connection lost after sending): the outcome is then *unknown*,
-    never *failed*, and ``details`` ends with :data:`UNKNOWN_NOTE`. A
-    connection that could not be made sent nothing: not ambiguous.
+    A connection that could not be made sent nothing: not ``ambiguous``.
     """
 
     exit_code: ClassVar[int] = EXIT_NETWORK
@@ -219,17 +235,6 @@ class NetworkError(BottuiError):
         self.attempts = attempts
         self.ambiguous = ambiguous
         super().__init__(title, details)
-
-    @property
-    def details(self) -> str:
-        """The details; with the unknown-outcome note when ``ambiguous``."""
-        if not self.ambiguous:
-            return self._details
-        return f"{self._details}; {UNKNOWN_NOTE}" if self._details else UNKNOWN_NOTE
-
-    @details.setter
-    def details(self, value: str) -> None:
-        self._details = value
 
     def to_json(self) -> dict[str, Any]:
         return {

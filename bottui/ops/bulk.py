@@ -598,7 +598,7 @@ class BulkRevocation:
                 self._stop(f"{title}: every other id would get the same answer")
         status = getattr(error, "status", None)
         # A request that may have arrived unanswered is unknown, never failed.
-        unknown = isinstance(error, NetworkError) and error.ambiguous
+        unknown = isinstance(error, BottuiError) and error.ambiguous
         self._settle(
             subject,
             entry_id,

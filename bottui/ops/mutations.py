@@ -50,13 +50,15 @@ def error_outcome(error: BaseException) -> Outcome:
     Anything unforeseen is ``unknown``: whether the service applied the
     change is not known, so undo refuses to guess from it.
     """
+    if isinstance(error, BottuiError) and error.ambiguous:
+        # A request that may have arrived: applied or not, nobody knows.
+        return Outcome.UNKNOWN
     if isinstance(error, ApiError):
         return Outcome.API_ERROR
     if isinstance(error, UnusableBodyError):
         return Outcome.UNUSABLE_BODY
     if isinstance(error, NetworkError):
-        # A request that may have arrived: applied or not, nobody knows.
-        return Outcome.UNKNOWN if error.ambiguous else Outcome.NETWORK_ERROR
+        return Outcome.NETWORK_ERROR
     if isinstance(error, RefusedError):
         return Outcome.REFUSED
     if isinstance(error, asyncio.CancelledError | KeyboardInterrupt):

@@ -186,3 +186,30 @@ def test_single_change_connect_failure_is_not_unknown(
     assert UNKNOWN_NOTE not in r.err
     with Journal(Locations.default().journal_file) as journal:
         assert [e.outcome for e in journal.entries()] == ["network-error"]
+
+
+@pytest.mark.parametrize(
+    ("faults", "words"),
+    [
+        # A gateway's 502 may have forwarded the request: every attempt was one.
+        ({"fail_next": 10, "error_status": 502}, "(502)"),
+        # The first attempt was dropped after the change was applied; the
+        # retry got a plain 500: the first may still have done it.
+        ({"drop_next": 1, "drop_mode": "after"}, None),
+    ],
+    ids=["final-502", "500-after-a-dropped-attempt"],
+)
+def test_an_api_error_after_an_attempt_that_may_have_arrived_is_unknown(
+    env: SandboxServer, faults: dict[str, Any], words: str | None
+) -> None:
+    env.faults.configure(**faults)
+    if words is None:
+        # The retry of the dropped attempt is answered 500 (not retried).
+        env.faults.configure(fail_next=1, error_status=500)
+    r = cli("revoke", "--visitor-id", STANDING, *scope())
+    assert r.code == 1, r.err  # the API answered an error
+    assert UNKNOWN_NOTE in r.err
+    if words:
+        assert words in r.err
+    with Journal(Locations.default().journal_file) as journal:
+        assert [e.outcome for e in journal.entries()] == ["unknown"]

@@ -26,7 +26,13 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
-from bottui.api.errors import ApiError, CredentialsError, NetworkError, RefusedError
+from bottui.api.errors import (
+    ApiError,
+    BottuiError,
+    CredentialsError,
+    NetworkError,
+    RefusedError,
+)
 from bottui.api.models import Revocation
 from bottui.ops import mutations
 from bottui.ops.bulk import BulkRevocation, BulkSummary
@@ -82,13 +88,15 @@ class BulkFailed(Message):
 
 def failure_words(error: BaseException) -> str:
     """A few words for the history table; the toast and ``e`` give the rest."""
+    if isinstance(error, BottuiError) and error.ambiguous:
+        # The request may have arrived: the change may have been applied.
+        return UNKNOWN_FAILURE
     if isinstance(error, ApiError):
         return f"HTTP {error.status}"
     if isinstance(error, CredentialsError):
         return "no token"
     if isinstance(error, NetworkError):
-        # The request may have arrived: the change may have been applied.
-        return UNKNOWN_FAILURE if error.ambiguous else "no answer"
+        return "no answer"
     if isinstance(error, RefusedError):
         return "refused"
     if isinstance(error, asyncio.CancelledError):
