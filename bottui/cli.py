@@ -228,10 +228,10 @@ class Output:
         print(text, file=self.err)
 
     def document(self, doc: Any) -> None:
-        """The one JSON document of --json."""
-        import json
+        """The one JSON document of --json (C1 and bidi controls escaped)."""
+        from bottui.store import safe_json
 
-        json.dump(doc, self.out, indent=2, ensure_ascii=False)
+        safe_json.dump(doc, self.out, indent=2)
         self.out.write("\n")
 
     def error(self, title: str, details: str, doc: dict[str, Any]) -> None:

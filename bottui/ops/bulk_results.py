@@ -4,6 +4,9 @@ The format follows the file name: ``.csv`` (a header, then one row per id)
 or ``.jsonl`` (one JSON object per line). Rows hold the id(s) and line
 number, the outcome in the words of :class:`~bottui.ops.bulk.ItemStatus`,
 the ``reportId``, the HTTP status and, for a failure, the error in one line.
+CSV cells pass :func:`bottui.store.safe_csv.cell` (ids exact, server text without
+control characters and formula starts defused); JSONL lines
+:mod:`bottui.store.safe_json` (C1 and bidi controls escaped).
 The file is opened before anything is sent, so a path that cannot be
 written is refused (exit 2) with nothing sent.
 """
@@ -11,15 +14,17 @@ written is refused (exit 2) with nothing sent.
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 from typing import Final, TextIO
 
 from bottui.api.errors import RefusedError
 from bottui.ops.bulk import ItemResult
+from bottui.store import safe_csv, safe_json
 
 COLUMNS: Final = ("line", "visitorId", "userAccountId", "outcome", "reportId", "status", "error")
 FORMATS: Final = (".csv", ".jsonl")
+#: Columns holding the ids as sent: written exactly, so the file can be fed back.
+ID_COLUMNS: Final = frozenset({"visitorId", "userAccountId"})
 
 
 class ResultsFile:
@@ -58,9 +63,9 @@ class ResultsFile:
         """Append the row of one id."""
         row = result.to_json()
         if self._csv is not None:
-            self._csv.writerow(["" if row[c] is None else row[c] for c in COLUMNS])
+            self._csv.writerow([safe_csv.cell(row[c], exact=c in ID_COLUMNS) for c in COLUMNS])
         else:
-            self._handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            self._handle.write(safe_json.dumps(row) + "\n")
         self.rows += 1
 
     def close(self) -> None:
