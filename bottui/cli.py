@@ -534,9 +534,10 @@ def cmd_journal(args: Args, out: Output) -> int:
     # profile that no longer exists in the config.
     from bottui.store.journal import Journal
     from bottui.store.paths import Locations
+    from bottui.store.tokens import TokenStore
 
     with Journal.at(Locations.default()) as journal:
-        entries = journal_view.read(journal, query)
+        entries = journal_view.read(journal, query, tokens=TokenStore())
     if args.export:
         assert fmt is not None
         count = journal_view.export(entries, Path(args.export), fmt)

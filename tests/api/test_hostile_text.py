@@ -60,7 +60,7 @@ async def test_echoed_token_is_masked_in_error_answers(echo: SandboxServer, oper
             else:
                 thresholds = build_thresholds("n", "0.9", "0.5")
                 await client.update_dimension_thresholds(
-                    DEMO_ACCOUNT, PROJ, "dim-bot-score", thresholds, PAT
+                    DEMO_ACCOUNT, PROJ, "bot-score", thresholds, PAT
                 )
     error = caught.value
     _clean_of_tokens([str(error), error.details, *strings(error.to_json())])

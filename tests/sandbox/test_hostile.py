@@ -32,7 +32,7 @@ def _revoke(client: httpx.Client) -> httpx.Response:
 
 def _thresholds(client: httpx.Client) -> httpx.Response:
     body = {"name": "n", "blockThreshold": 0.9, "challengeThreshold": 0.5}
-    return client.put(thresholds_path("dim-bot-score"), json=body, headers=key(ECHO_ACCESS_TOKEN))
+    return client.put(thresholds_path("bot-score"), json=body, headers=key(ECHO_ACCESS_TOKEN))
 
 
 @pytest.fixture

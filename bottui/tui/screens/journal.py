@@ -254,7 +254,9 @@ class JournalScreen(BottuiScreen):
             path, fmt = result
 
             def write() -> int:
-                return journal_view.export(journal_view.read(journal, query), path, fmt)
+                # A worker thread: the keyring's tokens may be looked up to mask them.
+                entries = journal_view.read(journal, query, tokens=session.tokens)
+                return journal_view.export(entries, path, fmt)
 
             self.call(
                 lambda: asyncio.to_thread(write),
