@@ -24,7 +24,7 @@ from bottui.api.errors import (
     BottuiError,
     RefusedError,
 )
-from bottui.plaintext import clean
+from bottui.plaintext import clean, show_id
 
 if TYPE_CHECKING:
     import argparse
@@ -310,7 +310,7 @@ async def cmd_limiter(args: Args, out: Output) -> int:
                 if change.source.value == "response"
                 else "as sent; the returned project does not list it"
             )
-            out.line(f"rate limiter {clean(args.limiter_id)}: {state}, {how}")
+            out.line(f"rate limiter {show_id(args.limiter_id)}: {state}, {how}")
             _print_project(out, change.project, show_secrets=args.show_secrets)
         return EXIT_OK
     finally:
@@ -335,11 +335,12 @@ def _print_project(out: Output, project: Any, *, show_secrets: bool) -> None:
     ]
     for label, value in fields:
         if value is not None:
-            out.line(f"  {label}: {clean(value)}")
+            shown = show_id(value) if label == "project" else clean(value)
+            out.line(f"  {label}: {shown}")
     for limiter in project.rate_limiters:
         state = {True: "ON", False: "OFF", None: "?"}[limiter.is_active]
         name = f" ({clean(limiter.name)})" if limiter.name else ""
-        out.line(f"  limiter {clean(limiter.id)}{name}: {state}")
+        out.line(f"  limiter {show_id(limiter.id)}{name}: {state}")
 
 
 async def cmd_revoke(args: Args, out: Output) -> int:
@@ -419,7 +420,7 @@ async def cmd_thresholds(args: Args, out: Output) -> int:
             out.document(thresholds.to_json(args.dimension_id))
         else:
             out.line(
-                f"dimension {clean(args.dimension_id)} ({clean(thresholds.name)}): "
+                f"dimension {show_id(args.dimension_id)} ({clean(thresholds.name)}): "
                 f"block {thresholds.block}, challenge {thresholds.challenge}"
             )
         return EXIT_OK
@@ -481,7 +482,7 @@ def cmd_inventory(args: Args, out: Output) -> int:
 
 def _print_inventory(out: Output, doc: dict[str, Any]) -> None:
     def named(ident: str, name: str | None) -> str:
-        return clean(ident) + (f" ({clean(name)})" if name else "")
+        return show_id(ident) + (f" ({clean(name)})" if name else "")
 
     out.line(f"profile {clean(doc['profile'])}")
     if not any(doc[key] for key in ("accounts", "projects", "limiters", "dimensions")):
@@ -552,7 +553,7 @@ def cmd_journal(args: Args, out: Output) -> int:
     if not entries:
         out.line("no journal entries match")
     for entry in entries:
-        out.line(clean(journal_view.line(entry)))
+        out.line(show_id(journal_view.line(entry)))
     unfinished = sum(1 for e in entries if e.unfinished)
     if unfinished:
         out.message(
@@ -590,7 +591,7 @@ async def cmd_undo(args: Args, out: Output) -> int:
                 f"journal entry #{applied.journal_id}" if applied.journal_id else "not journaled"
             )
             out.line(
-                f"undone: {clean(plan.what)} of {clean(plan.account)}/{clean(plan.project)} "
+                f"undone: {clean(plan.what)} of {show_id(plan.account)}/{show_id(plan.project)} "
                 f"is {clean(plan.restored)} again ({entry}, undoes #{plan.entry.id})"
             )
         return EXIT_OK
@@ -704,7 +705,9 @@ def _token_status(args: Args, out: Output, session: Session) -> int:
         if not rows:
             out.line("no account given: pass --account (and --project), or add projects")
         for row in rows:
-            where = clean(row["account"]) + (f"/{clean(row['project'])}" if row["project"] else "")
+            where = show_id(row["account"]) + (
+                f"/{show_id(row['project'])}" if row["project"] else ""
+            )
             out.line(f"  {row['kind']:<8} {where}: {row['state']}")
     _flush_warnings(session, out)
     return EXIT_OK
