@@ -538,7 +538,7 @@ def cmd_journal(args: Args, out: Output) -> int:
     from bottui.store.tokens import TokenStore
 
     with Journal.at(Locations.default()) as journal:
-        entries = journal_view.read(journal, query, tokens=TokenStore())
+        entries = journal_view.read(journal, query, tokens=TokenStore(timeout=1.0))
     if args.export:
         assert fmt is not None
         count = journal_view.export(entries, Path(args.export), fmt)

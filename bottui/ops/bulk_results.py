@@ -4,9 +4,6 @@ The format follows the file name: ``.csv`` (a header, then one row per id)
 or ``.jsonl`` (one JSON object per line). Rows hold the id(s) and line
 number, the outcome in the words of :class:`~bottui.ops.bulk.ItemStatus`,
 the ``reportId``, the HTTP status and, for a failure, the error in one line.
-CSV cells pass :func:`bottui.store.safe_csv.cell` (ids exact, server text without
-control characters and formula starts defused); JSONL lines
-:mod:`bottui.store.safe_json` (C1 and bidi controls escaped).
 The file is opened before anything is sent, so a path that cannot be
 written is refused (exit 2) with nothing sent.
 """
@@ -23,8 +20,6 @@ from bottui.store import safe_csv, safe_json
 
 COLUMNS: Final = ("line", "visitorId", "userAccountId", "outcome", "reportId", "status", "error")
 FORMATS: Final = (".csv", ".jsonl")
-#: Columns holding the ids as sent: written exactly, so the file can be fed back.
-ID_COLUMNS: Final = frozenset({"visitorId", "userAccountId"})
 
 
 class ResultsFile:
@@ -63,8 +58,11 @@ class ResultsFile:
         """Append the row of one id."""
         row = result.to_json()
         if self._csv is not None:
-            self._csv.writerow([safe_csv.cell(row[c], exact=c in ID_COLUMNS) for c in COLUMNS])
+            # No control characters, server text's formula starts defused; the ids
+            # exactly as sent, so the file can be fed back as input (safe_csv).
+            self._csv.writerow([safe_csv.cell(row[c], exact=c in _ID_COLUMNS) for c in COLUMNS])
         else:
+            # C1 and bidi controls escaped (safe_json).
             self._handle.write(safe_json.dumps(row) + "\n")
         self.rows += 1
 
@@ -72,6 +70,10 @@ class ResultsFile:
         """Flush and close."""
         if not self._handle.closed:
             self._handle.close()
+
+
+#: Columns holding ids as sent.
+_ID_COLUMNS: Final = frozenset({"visitorId", "userAccountId"})
 
 
 __all__ = ["COLUMNS", "FORMATS", "ResultsFile"]
