@@ -25,7 +25,7 @@ from bottui.api.errors import (
     BottuiError,
     RefusedError,
 )
-from bottui.plaintext import clean
+from bottui.plaintext import clean, show_id
 
 if TYPE_CHECKING:
     import argparse
@@ -236,10 +236,10 @@ class Output:
         print(text, file=self.err)
 
     def document(self, doc: Any) -> None:
-        """The one JSON document of --json."""
-        import json
+        """The one JSON document of --json (C1 and bidi controls escaped)."""
+        from bottui.store import safe_json
 
-        json.dump(doc, self.out, indent=2, ensure_ascii=False)
+        safe_json.dump(doc, self.out, indent=2)
         self.out.write("\n")
 
     def error(self, title: str, details: str, doc: dict[str, Any]) -> None:
@@ -318,7 +318,7 @@ async def cmd_limiter(args: Args, out: Output) -> int:
                 if change.source.value == "response"
                 else "as sent; the returned project does not list it"
             )
-            out.line(f"rate limiter {clean(args.limiter_id)}: {state}, {how}")
+            out.line(f"rate limiter {show_id(args.limiter_id)}: {state}, {how}")
             _print_project(out, change.project, show_secrets=args.show_secrets)
         return EXIT_OK
     finally:
@@ -343,11 +343,12 @@ def _print_project(out: Output, project: Any, *, show_secrets: bool) -> None:
     ]
     for label, value in fields:
         if value is not None:
-            out.line(f"  {label}: {clean(value)}")
+            shown = show_id(value) if label == "project" else clean(value)
+            out.line(f"  {label}: {shown}")
     for limiter in project.rate_limiters:
         state = {True: "ON", False: "OFF", None: "?"}[limiter.is_active]
         name = f" ({clean(limiter.name)})" if limiter.name else ""
-        out.line(f"  limiter {clean(limiter.id)}{name}: {state}")
+        out.line(f"  limiter {show_id(limiter.id)}{name}: {state}")
 
 
 async def cmd_revoke(args: Args, out: Output) -> int:
@@ -430,7 +431,7 @@ async def cmd_thresholds(args: Args, out: Output) -> int:
             out.document(thresholds.to_json(args.dimension_id))
         else:
             out.line(
-                f"dimension {clean(args.dimension_id)} ({clean(thresholds.name)}): "
+                f"dimension {show_id(args.dimension_id)} ({clean(thresholds.name)}): "
                 f"block {thresholds.block}, challenge {thresholds.challenge}"
             )
         return EXIT_OK
@@ -492,7 +493,7 @@ def cmd_inventory(args: Args, out: Output) -> int:
 
 def _print_inventory(out: Output, doc: dict[str, Any]) -> None:
     def named(ident: str, name: str | None) -> str:
-        return clean(ident) + (f" ({clean(name)})" if name else "")
+        return show_id(ident) + (f" ({clean(name)})" if name else "")
 
     out.line(f"profile {clean(doc['profile'])}")
     if not any(doc[key] for key in ("accounts", "projects", "limiters", "dimensions")):
@@ -545,9 +546,10 @@ def cmd_journal(args: Args, out: Output) -> int:
     # profile that no longer exists in the config.
     from bottui.store.journal import Journal
     from bottui.store.paths import Locations
+    from bottui.store.tokens import TokenStore
 
     with Journal.at(Locations.default()) as journal:
-        entries = journal_view.read(journal, query)
+        entries = journal_view.read(journal, query, tokens=TokenStore(timeout=1.0))
     if args.export:
         assert fmt is not None
         count = journal_view.export(entries, Path(args.export), fmt)
@@ -562,7 +564,7 @@ def cmd_journal(args: Args, out: Output) -> int:
     if not entries:
         out.line("no journal entries match")
     for entry in entries:
-        out.line(clean(journal_view.line(entry)))
+        out.line(show_id(journal_view.line(entry)))
     unfinished = sum(1 for e in entries if e.unfinished)
     if unfinished:
         out.message(
@@ -600,7 +602,7 @@ async def cmd_undo(args: Args, out: Output) -> int:
                 f"journal entry #{applied.journal_id}" if applied.journal_id else "not journaled"
             )
             out.line(
-                f"undone: {clean(plan.what)} of {clean(plan.account)}/{clean(plan.project)} "
+                f"undone: {clean(plan.what)} of {show_id(plan.account)}/{show_id(plan.project)} "
                 f"is {clean(plan.restored)} again ({entry}, undoes #{plan.entry.id})"
             )
         return EXIT_OK
@@ -714,7 +716,9 @@ def _token_status(args: Args, out: Output, session: Session) -> int:
         if not rows:
             out.line("no account given: pass --account (and --project), or add projects")
         for row in rows:
-            where = clean(row["account"]) + (f"/{clean(row['project'])}" if row["project"] else "")
+            where = show_id(row["account"]) + (
+                f"/{show_id(row['project'])}" if row["project"] else ""
+            )
             out.line(f"  {row['kind']:<8} {where}: {row['state']}")
     _flush_warnings(session, out)
     return EXIT_OK

@@ -48,6 +48,7 @@ from bottui.api.retry import (
     Timing,
     parse_retry_after,
 )
+from bottui.api.scrub import remember, server_json, server_text
 from bottui.api.tokens import AccessToken, ProjectToken, Secret
 from bottui.api.transport import default_transport
 from bottui.plaintext import clean
@@ -480,8 +481,9 @@ class BotProtectionClient:
                 status=answer.status,
             )
         try:
-            data = json.loads(answer.body)
-        except (UnicodeDecodeError, json.JSONDecodeError):
+            # Every string as kept from here on: surrogates repaired, tokens masked.
+            data = server_json(json.loads(answer.body))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
             data = _NOT_JSON
         if data is _NOT_JSON:
             raise UnusableBodyError(
@@ -509,21 +511,24 @@ def _parsed_url(url: str) -> httpx.URL:
 
 def _auth_headers(token: Secret) -> Mapping[str, str]:
     # Built inline in the call so no local variable of ours holds the clear
-    # header (crash reports print locals).
+    # header (crash reports print locals). A token sent is a token in use:
+    # whatever the server echoes of it is masked (bottui.api.scrub).
+    remember(token.reveal())
     return {"X-Api-Key": token.reveal(), "Content-Type": "application/json"}
 
 
 def _api_error(status: int, body: bytes) -> ApiError:
     try:
-        data: Any = json.loads(body) if body.strip() else None
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        data: Any = server_json(json.loads(body)) if body.strip() else None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         data = None
     return ApiError(status, ErrorObject.parse(data), body_excerpt=_excerpt(body))
 
 
 def _excerpt(body: bytes) -> str:
-    text = body[:_EXCERPT].decode("utf-8", "replace")
-    return clean(text) + ("…" if len(body) > _EXCERPT else "")
+    # Masked before it is cut: a token across the cut would leave its head behind.
+    text = server_text(body.decode("utf-8", "replace"))
+    return clean(text[:_EXCERPT]) + ("…" if len(text) > _EXCERPT else "")
 
 
 def _describe(exc: Exception, request: PreparedRequest, plain: str | None = None) -> str:

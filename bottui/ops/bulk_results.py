@@ -11,12 +11,12 @@ written is refused (exit 2) with nothing sent.
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 from typing import Final, TextIO
 
 from bottui.api.errors import RefusedError
 from bottui.ops.bulk import ItemResult
+from bottui.store import safe_csv, safe_json
 
 COLUMNS: Final = ("line", "visitorId", "userAccountId", "outcome", "reportId", "status", "error")
 FORMATS: Final = (".csv", ".jsonl")
@@ -58,15 +58,22 @@ class ResultsFile:
         """Append the row of one id."""
         row = result.to_json()
         if self._csv is not None:
-            self._csv.writerow(["" if row[c] is None else row[c] for c in COLUMNS])
+            # No control characters, server text's formula starts defused; the ids
+            # exactly as sent, so the file can be fed back as input (safe_csv).
+            self._csv.writerow([safe_csv.cell(row[c], exact=c in _ID_COLUMNS) for c in COLUMNS])
         else:
-            self._handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            # C1 and bidi controls escaped (safe_json).
+            self._handle.write(safe_json.dumps(row) + "\n")
         self.rows += 1
 
     def close(self) -> None:
         """Flush and close."""
         if not self._handle.closed:
             self._handle.close()
+
+
+#: Columns holding ids as sent.
+_ID_COLUMNS: Final = frozenset({"visitorId", "userAccountId"})
 
 
 __all__ = ["COLUMNS", "FORMATS", "ResultsFile"]

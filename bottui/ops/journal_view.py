@@ -5,21 +5,32 @@ Both faces read the journal through here: ``bottui journal`` prints
 field functions, and both export with :func:`export`. Every function returns
 raw text: the CLI cleans it before printing, the TUI wraps it with
 ``safe_text`` (targets, operators and ids are untrusted).
+
+Entries are fit to show when :func:`read` returns them: the tokens in use are
+masked in every text (a journal written before server text was scrubbed may
+hold a token a server echoed) and lone surrogates, which older rows may hold
+and which no UTF-8 output can carry, are U+FFFD (:func:`fit`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from bottui.api.errors import ValidationError
+from bottui.api.scrub import server_json
+from bottui.ops.tokens_in_use import remember_environment, remember_slots
 from bottui.store.journal import Journal, JournalEntry
 from bottui.store.journal_export import export_csv, export_jsonl
 from bottui.store.journal_records import Operation, Outcome
 from bottui.store.utc import parse_time
+
+if TYPE_CHECKING:
+    from bottui.store.tokens import TokenStore
 
 #: Export formats, chosen from the file's extension unless given.
 EXPORT_FORMATS: Final = ("jsonl", "csv")
@@ -69,8 +80,14 @@ class JournalQuery:
     limit: int | None = None
 
 
-def read(journal: Journal, query: JournalQuery) -> list[JournalEntry]:
-    """The entries matching ``query``, newest first.
+def read(
+    journal: Journal, query: JournalQuery, *, tokens: TokenStore | None = None
+) -> list[JournalEntry]:
+    """The entries matching ``query``, newest first, each :func:`fit` to show.
+
+    With ``tokens`` the keyring's tokens of the entries' slots are masked
+    too (a keyring call may block: not on an event loop); the environment's
+    always are.
 
     Raises:
         ValidationError: ``since`` is not a time (exit 2).
@@ -83,7 +100,7 @@ def read(journal: Journal, query: JournalQuery) -> list[JournalEntry]:
         except ValueError as exc:
             raise ValidationError("--since", str(exc)) from None
     group = OUTCOME_GROUPS.get(query.outcome or "")
-    return journal.entries(
+    entries = journal.entries(
         since=since,
         profile=query.profile,
         account=query.account,
@@ -92,6 +109,25 @@ def read(journal: Journal, query: JournalQuery) -> list[JournalEntry]:
         outcome=group if group is not None else query.outcome,
         limit=query.limit,
     )
+    if tokens is not None:
+        remember_slots(tokens, entries)
+    else:
+        remember_environment()
+    return [fit(entry) for entry in entries]
+
+
+#: The fields of an entry that hold text (or JSON holding text).
+_TEXT_FIELDS: Final = tuple(
+    f.name
+    for f in dataclasses.fields(JournalEntry)
+    if f.name not in ("id", "pid", "undo_of", "run_id", "status", "duration_ms")
+)
+
+
+def fit(entry: JournalEntry) -> JournalEntry:
+    """``entry`` with the tokens in use masked and lone surrogates as U+FFFD, in every text."""
+    changed = {name: server_json(getattr(entry, name)) for name in _TEXT_FIELDS}
+    return dataclasses.replace(entry, **changed)
 
 
 def operation_named(name: str) -> str:
@@ -264,6 +300,7 @@ __all__ = [
     "duration_text",
     "export",
     "export_format",
+    "fit",
     "line",
     "operation_named",
     "operation_text",

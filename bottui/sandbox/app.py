@@ -22,6 +22,7 @@ from bottui.sandbox.bodies import plain_json
 from bottui.sandbox.control import handle_control
 from bottui.sandbox.faults import FaultKind, Faults
 from bottui.sandbox.handlers import Result, error_result, handle
+from bottui.sandbox.hostile import Hostile, hostile_error
 from bottui.sandbox.recorder import RequestRecord, finished, safe_headers
 from bottui.sandbox.routing import split_raw_path
 from bottui.sandbox.state import SandboxState
@@ -60,8 +61,12 @@ def install_drop_filter() -> None:
 
 
 def encode_json(value: Any) -> bytes:
-    """Compact UTF-8 JSON."""
-    return json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    """Compact UTF-8 JSON; ASCII with ``\\uXXXX`` escapes when it holds a lone surrogate."""
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # the hostile "surrogates" payload: only escapes carry it
+        return json.dumps(value, ensure_ascii=True, allow_nan=False).encode("ascii")
 
 
 async def _read_body(receive: Receive) -> tuple[bytes, bool]:
@@ -174,6 +179,8 @@ class SandboxASGI:
             )
 
         fault: FaultKind | None = None
+        kind = self.faults.hostile
+        hostile = Hostile(kind, headers.get("x-api-key", "")) if kind else None
         try:
             await self.faults.delay()
             fault = self.faults.take()
@@ -188,13 +195,17 @@ class SandboxASGI:
                 result = error_result(errors.rate_limited(self.faults.retry_after), self.state)
             elif fault is FaultKind.NON_JSON:
                 end(200, None, fault)
-                await _send(send, 200, HTML_GARBAGE, "text/html; charset=utf-8", {})
+                page = hostile.page(HTML_GARBAGE) if hostile else HTML_GARBAGE
+                await _send(send, 200, page, "text/html; charset=utf-8", {})
                 return
+            elif self.faults.hostile_status:
+                result = error_result(hostile_error(self.faults.hostile_status), self.state)
             else:
                 result = handle(self.state, method, segments, headers, body)
             end(result.status, result, fault)
+            payload = hostile.answer(result.status, result.body) if hostile else result.body
             await _send(
-                send, result.status, encode_json(result.body), "application/json", result.headers
+                send, result.status, encode_json(payload), "application/json", result.headers
             )
         finally:
             if not ended:

@@ -13,6 +13,12 @@ on, then takes at most one fault, in this order of precedence:
 4. ``non_json_next``: answered 200 with an HTML page.
 5. ``error_rate``: chance (0..1, seeded ``random.Random``) of ``error_status``.
 
+Then ``hostile_status`` (4xx/5xx, ``0``/``None`` off) answers every request
+without a fault above with an error object of that status, unapplied. And
+``hostile`` (a kind of :data:`~bottui.sandbox.hostile.HOSTILE_KINDS`, or
+``"off"``) laces every string of every API answer, success or error, with
+that kind of payload: see :mod:`bottui.sandbox.hostile`.
+
 Thread-safe: a test sets faults from its thread while the server reads them.
 """
 
@@ -25,7 +31,9 @@ import threading
 import time
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, cast
+
+from bottui.sandbox.hostile import HOSTILE_KINDS, HostileKind
 
 DropMode = Literal["after", "before"]
 POLL_SECONDS: Final = 0.01
@@ -43,6 +51,8 @@ WIRE_NAMES: Final = {
     "dropMode": "drop_mode",
     "hold": "hold",
     "seed": "seed",
+    "hostile": "hostile",
+    "hostileStatus": "hostile_status",
 }
 
 
@@ -68,6 +78,14 @@ def _count(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise FaultError(name, f"{name} is a count: an integer, 0 or more")
     return value
+
+
+def _hostile_kind(value: object) -> HostileKind | None:
+    if value == "off":
+        return None
+    if not isinstance(value, str) or value not in HOSTILE_KINDS:
+        raise FaultError("hostile", f"hostile is one of {', '.join(HOSTILE_KINDS)} or off")
+    return cast(HostileKind, value)
 
 
 def _number(name: str, value: object, low: float, high: float) -> float:
@@ -100,6 +118,8 @@ class Faults:
         self._drop_next = 0
         self._drop_mode: DropMode = "after"
         self._hold = False
+        self._hostile: HostileKind | None = None
+        self._hostile_status = 0
 
     # ----------------------------------------------------------- settings
 
@@ -117,10 +137,13 @@ class Faults:
         drop_mode: DropMode | None = None,
         hold: bool | None = None,
         seed: int | None = None,
+        hostile: str | None = None,
+        hostile_status: int | None = None,
     ) -> None:
         """Change the given settings, leave the others; ``FaultError`` when invalid.
 
-        ``seed`` re-seeds the generator behind ``error_rate``.
+        ``seed`` re-seeds the generator behind ``error_rate``. ``hostile="off"``
+        and ``hostile_status=0`` turn those off.
         """
         values: dict[str, Any] = {}
         if latency is not None:
@@ -155,6 +178,16 @@ class Faults:
             if not isinstance(hold, bool):
                 raise FaultError("hold", "hold is a boolean")
             values["hold"] = hold
+        if hostile is not None:
+            values["hostile"] = _hostile_kind(hostile)
+        if hostile_status is not None:
+            if (
+                isinstance(hostile_status, bool)
+                or not isinstance(hostile_status, int)
+                or (hostile_status != 0 and hostile_status not in range(400, 600))
+            ):
+                raise FaultError("hostileStatus", "hostileStatus is a 4xx or 5xx status, or 0")
+            values["hostile_status"] = hostile_status
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise FaultError("seed", "seed is an integer")
         with self._lock:
@@ -196,6 +229,8 @@ class Faults:
                 "dropMode": self._drop_mode,
                 "hold": self._hold,
                 "seed": self._seed,
+                "hostile": self._hostile or "off",
+                "hostileStatus": self._hostile_status,
                 "held": self._held,
             }
 
@@ -222,6 +257,18 @@ class Faults:
         """Whether a dropped request is applied to the state first (``"after"``)."""
         with self._lock:
             return self._drop_mode
+
+    @property
+    def hostile(self) -> HostileKind | None:
+        """The payload kind laced into every answer's strings, or ``None``."""
+        with self._lock:
+            return self._hostile
+
+    @property
+    def hostile_status(self) -> int:
+        """Status of the error every request is answered with; ``0`` for none."""
+        with self._lock:
+            return self._hostile_status
 
     # -------------------------------------------------------------- hold
 

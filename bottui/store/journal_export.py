@@ -2,25 +2,24 @@
 
 JSONL: one :meth:`JournalEntry.to_json <bottui.store.journal_records.JournalEntry.to_json>`
 object per line. CSV: the same fields as columns (:data:`FIELDS`), nested
-objects as compact JSON text, empty cells for nulls. A CSV cell whose text
-starts with ``=``, ``+``, ``-``, ``@``, tab or carriage return gets a leading
-``'`` so a spreadsheet shows it instead of running it as a formula (server
-messages and ids are untrusted). Both are written atomically.
+objects as compact JSON text, empty cells for nulls. Every cell passes
+:func:`bottui.store.safe_csv.cell`: no control characters, and a cell starting with
+``=``, ``+``, ``-`` or ``@`` gets a leading ``'`` so a spreadsheet shows it
+instead of running it as a formula (server messages and ids are untrusted).
+JSONL goes through :mod:`bottui.store.safe_json` (C1 and bidi controls escaped).
+Both are written atomically.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Final
 
+from bottui.store import safe_csv, safe_json
 from bottui.store.atomic_file import write_atomic
 from bottui.store.journal_records import FIELDS, JournalEntry
-
-_FORMULA_START: Final = ("=", "+", "-", "@", "\t", "\r")
 
 
 def export_jsonl(path: Path, entries: Iterable[JournalEntry]) -> int:
@@ -31,7 +30,7 @@ def export_jsonl(path: Path, entries: Iterable[JournalEntry]) -> int:
         nonlocal count
         for entry in entries:
             count += 1
-            yield json.dumps(entry.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n"
+            yield safe_json.dumps(entry.to_json(), separators=(",", ":")) + "\n"
 
     write_atomic(Path(path), lines())
     return count
@@ -39,18 +38,7 @@ def export_jsonl(path: Path, entries: Iterable[JournalEntry]) -> int:
 
 def csv_cell(value: object) -> str | int | float:
     """One CSV cell: numbers as numbers, objects as JSON, formula starts defused."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return value
-    text = (
-        value
-        if isinstance(value, str)
-        else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    )
-    return "'" + text if text.startswith(_FORMULA_START) else text
+    return safe_csv.cell(value)
 
 
 def export_csv(path: Path, entries: Iterable[JournalEntry]) -> int:

@@ -18,7 +18,7 @@ from textual.content import Content
 from bottui.ops.bulk import BulkPlan
 from bottui.ops.bulk_input import BulkSource
 from bottui.tui.widgets.bulk_words import plural
-from bottui.tui.widgets.safe import join, safe
+from bottui.tui.widgets.safe import join, safe, safe_id
 
 if TYPE_CHECKING:
     from bottui.tui.app import BottuiApp
@@ -69,10 +69,10 @@ def confirm_body(order: BulkOrder, project_name: str | None) -> Content:
         f"Withdraw the challenge grants of {plural(order.plan.count, 'id')} from ",
         order.origin(),
         "\nin project ",
-        safe(order.project),
+        safe_id(order.project),
         join(" (", safe(project_name), ")") if project_name else "",
         ", account ",
-        safe(order.account),
+        safe_id(order.account),
         ".",
     )
     notes: list[str] = []

@@ -36,7 +36,7 @@ from bottui.tui.typed_app import bottui_app
 from bottui.tui.widgets.bulk_words import plural, preview_lines
 from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.plain_text_area import PlainTextArea
-from bottui.tui.widgets.safe import join, safe
+from bottui.tui.widgets.safe import join, safe, safe_id
 
 EMPTY = "Paste ids above or give a file; nothing is sent before you confirm."
 BOTH = "Give the ids either pasted or in a file, not both."
@@ -137,7 +137,7 @@ class BulkDialog(_Dialog):
         draft = self.draft
         with Vertical(id="bulk-box"):
             yield Label(
-                join("Bulk revoke · ", safe(self.account), " / ", safe(self.project)),
+                join("Bulk revoke · ", safe_id(self.account), " / ", safe_id(self.project)),
                 classes="dialog-title",
             )
             yield Static(

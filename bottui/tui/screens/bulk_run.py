@@ -32,7 +32,7 @@ from bottui.tui.widgets.bulk_words import (
     summary_lines,
     unsettled,
 )
-from bottui.tui.widgets.safe import join, safe
+from bottui.tui.widgets.safe import join, safe, safe_id
 
 STOP: Final = "Cancel"
 STOPPING: Final = "Stopping… (press again to abandon in-flight)"
@@ -73,7 +73,7 @@ class BulkRunDialog(_Dialog):
         order = self.order
         with Vertical(id="bulk-run-box"):
             yield Label(
-                join("Revoking grants · ", safe(order.account), " / ", safe(order.project)),
+                join("Revoking grants · ", safe_id(order.account), " / ", safe_id(order.project)),
                 id="bulk-run-title",
                 classes="dialog-title",
             )
@@ -182,7 +182,7 @@ class BulkRunDialog(_Dialog):
         stopped = summary.interrupted or summary.stopped_by is not None
         title = "Bulk revocation stopped" if stopped else "Bulk revocation done"
         self.query_one("#bulk-run-title", Label).update(
-            join(title, " · ", safe(self.order.account), " / ", safe(self.order.project))
+            join(title, " · ", safe_id(self.order.account), " / ", safe_id(self.order.project))
         )
         lines = summary_lines(summary, abandoned=self.stops > 1)
         self.query_one("#bulk-summary", Static).update(Content("\n").join(lines))

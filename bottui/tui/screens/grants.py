@@ -51,7 +51,7 @@ from bottui.tui.widgets.revocation_result import (
     RevocationResult,
     subject_line,
 )
-from bottui.tui.widgets.safe import join, safe
+from bottui.tui.widgets.safe import join, safe, safe_id
 
 NO_PROJECT = "No project selected. Press 1 (Projects) to choose one."
 
@@ -145,7 +145,7 @@ class GrantsScreen(BottuiScreen):
         current = self.bottui.current
         title = Content(self.SCREEN_TITLE)
         if current is not None:
-            title = join(title, " · ", safe(current[0]), " / ", safe(current[1]))
+            title = join(title, " · ", safe_id(current[0]), " / ", safe_id(current[1]))
             name = self.bottui.project_name(*current)
             if name:
                 title = join(title, " (", safe(name), ")")
@@ -191,10 +191,10 @@ class GrantsScreen(BottuiScreen):
             "Withdraw the challenge grant held on\n  ",
             subject_line(visitor, user),
             "\nin project ",
-            safe(project),
+            safe_id(project),
             join(" (", safe(name), ")") if name else "",
             ", account ",
-            safe(account),
+            safe_id(account),
             ".\nThe identity faces the challenge again.",
         )
         started = RevocationRecord(

@@ -36,7 +36,7 @@ from bottui.store.utc import stamp, system_clock
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.journal_dialogs import EntryDialog, ExportDialog
 from bottui.tui.widgets.journal_table import JournalTable
-from bottui.tui.widgets.safe import join, safe
+from bottui.tui.widgets.safe import join, safe, safe_id
 
 #: At most this many entries are read for the table (export writes them all).
 SHOWN: Final = 500
@@ -183,7 +183,7 @@ class JournalScreen(BottuiScreen):
         elif self.all_projects:
             project = Content("all")
         else:
-            project = join(safe(current[0]), " / ", safe(current[1]))
+            project = join(safe_id(current[0]), " / ", safe_id(current[1]))
         operation = journal_view.OPERATION_NAMES.get(self.operation or "", "all")
         shown = f"newest {count}" if count >= SHOWN else f"{count}"
         line = join(
@@ -254,7 +254,9 @@ class JournalScreen(BottuiScreen):
             path, fmt = result
 
             def write() -> int:
-                return journal_view.export(journal_view.read(journal, query), path, fmt)
+                # A worker thread: the keyring's tokens may be looked up to mask them.
+                entries = journal_view.read(journal, query, tokens=session.tokens)
+                return journal_view.export(entries, path, fmt)
 
             self.call(
                 lambda: asyncio.to_thread(write),
@@ -329,8 +331,8 @@ def undo_body(plan: undo.UndoPlan) -> Content:
             f"Journal entry #{entry.id}, {journal_view.when(entry)}, by ",
             safe(entry.operator),
         ),
-        join("Rate limiter " if plan.kind == "limiter" else "Dimension ", safe(plan.target_id)),
-        join("Project ", safe(plan.project), ", account ", safe(plan.account)),
+        join("Rate limiter " if plan.kind == "limiter" else "Dimension ", safe_id(plan.target_id)),
+        join("Project ", safe_id(plan.project), ", account ", safe_id(plan.account)),
         join(
             "Now: ",
             safe(now),

@@ -22,7 +22,7 @@ from bottui.api.errors import ValidationError
 from bottui.ops import journal_view
 from bottui.store.journal import JournalEntry
 from bottui.tui.widgets.plain_paste import PlainInput
-from bottui.tui.widgets.safe import join, safe
+from bottui.tui.widgets.safe import join, safe, safe_id
 
 UNFINISHED_WORDS = (
     "UNFINISHED: started, but no outcome was recorded. The request is still under way, "
@@ -58,8 +58,8 @@ def entry_details(entry: JournalEntry) -> Content:
         lines.append(outcome)
     lines += [
         join("Profile   ", safe(entry.profile), " · ", safe(entry.base_url)),
-        join("Project   ", safe(entry.account), " / ", safe(entry.project)),
-        join("Target    ", safe(journal_view.target_id(entry))),
+        join("Project   ", safe_id(entry.account), " / ", safe_id(entry.project)),
+        join("Target    ", safe_id(journal_view.target_id(entry))),
     ]
     if entry.undo_of is not None:
         lines.append(Content(f"Undoes    journal entry #{entry.undo_of}"))

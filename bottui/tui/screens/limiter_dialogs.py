@@ -17,7 +17,7 @@ from bottui.api.errors import ValidationError
 from bottui.api.validation import first_forbidden_char, path_id
 from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.widgets.plain_paste import PlainInput
-from bottui.tui.widgets.safe import join, safe
+from bottui.tui.widgets.safe import join, safe, safe_id
 
 
 class ChooseStateDialog(_Dialog):
@@ -40,10 +40,10 @@ class ChooseStateDialog(_Dialog):
             yield Static(
                 join(
                     "bottui does not know whether rate limiter ",
-                    safe(self._limiter_id),
+                    safe_id(self._limiter_id),
                     name,
                     " of project ",
-                    safe(self._project_id),
+                    safe_id(self._project_id),
                     " is on or off. Enable or disable it?",
                 ),
                 id="choose-body",
@@ -92,7 +92,7 @@ class AddLimiterDialog(_Dialog):
             yield Static(
                 join(
                     "To project ",
-                    safe(self._project_id),
+                    safe_id(self._project_id),
                     ". Only the inventory changes; nothing is sent.",
                 )
             )

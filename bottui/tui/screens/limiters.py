@@ -29,7 +29,7 @@ from bottui.tui.widgets.limiter_table import (
     short_time,
     state_word,
 )
-from bottui.tui.widgets.safe import join, safe
+from bottui.tui.widgets.safe import join, safe, safe_id
 
 if TYPE_CHECKING:
     from bottui.api.models import LimiterChange
@@ -135,7 +135,7 @@ class LimitersScreen(BottuiScreen):
     def _show_title(self, current: tuple[str, str] | None) -> None:
         title = Content(self.SCREEN_TITLE)
         if current is not None:
-            title = join(title, " · ", safe(current[0]), " / ", safe(current[1]))
+            title = join(title, " · ", safe_id(current[0]), " / ", safe_id(current[1]))
             name = self.bottui.project_name(*current)
             if name:
                 title = join(title, " (", safe(name), ")")
@@ -205,13 +205,13 @@ class LimitersScreen(BottuiScreen):
             )
         body = join(
             "Rate limiter ",
-            safe(entry.id),
+            safe_id(entry.id),
             limiter_name,
             "\nProject ",
-            safe(project),
+            safe_id(project),
             project_label,
             ", account ",
-            safe(account),
+            safe_id(account),
             "\nNew state: ",
             Content.styled("ON" if new_state else "OFF", "bold reverse"),
             "\n",
@@ -305,9 +305,9 @@ class LimitersScreen(BottuiScreen):
         account, project, entry = selected
         body = join(
             "Remove rate limiter ",
-            safe(entry.id),
+            safe_id(entry.id),
             " of project ",
-            safe(project),
+            safe_id(project),
             " from this profile's inventory.\n"
             "Nothing is sent: the service keeps the limiter, and a later answer "
             "that lists it brings it back.",

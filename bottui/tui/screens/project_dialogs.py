@@ -27,7 +27,7 @@ from bottui.store.errors import StoreError
 from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.widgets.form_field import FormField
 from bottui.tui.widgets.plain_paste import PlainInput
-from bottui.tui.widgets.safe import join, safe
+from bottui.tui.widgets.safe import join, safe, safe_id
 
 NAME_MAX = 200
 
@@ -135,8 +135,8 @@ class ProjectForm(_FormDialog):
             yield Label(Content(title), classes="dialog-title")
             if self._edit is not None:
                 account, project, name = self._edit
-                yield Static(join("Account id  ", safe(account)), id="form-account-id")
-                yield Static(join("Project id  ", safe(project)), id="form-project-id")
+                yield Static(join("Account id  ", safe_id(account)), id="form-account-id")
+                yield Static(join("Project id  ", safe_id(project)), id="form-project-id")
                 yield Static(
                     Content("Ids cannot change: remove the project and add it again."),
                     classes="hint",

@@ -44,7 +44,7 @@ from bottui.tui.screens.project_dialogs import ProfileForm, ProjectDraft, Projec
 from bottui.tui.screens.token_dialog import TokenDialog
 from bottui.tui.widgets.keyring_notice import KeyringNotice
 from bottui.tui.widgets.project_table import CHECKING, CellState, ProjectRow, ProjectTable
-from bottui.tui.widgets.safe import join, safe
+from bottui.tui.widgets.safe import join, safe, safe_id
 from bottui.tui.widgets.welcome import Welcome
 
 
@@ -254,7 +254,7 @@ class ProjectsScreen(BottuiScreen):
             return
         detail.display = True
         marker = "current: " if row.key == self.bottui.current else ""
-        first = join(marker, safe(row.account), " / ", safe(row.project))
+        first = join(marker, safe_id(row.account), " / ", safe_id(row.project))
         if row.name:
             first = join(first, " · ", safe(row.name))
         words = {None: "no base URL", CHECKING: "checking…"}
@@ -394,9 +394,9 @@ class ProjectsScreen(BottuiScreen):
             return
         profile = self.bottui.session.settings.inventory_scope
         body = join(
-            safe(row.account),
+            safe_id(row.account),
             " / ",
-            safe(row.project),
+            safe_id(row.project),
             join(" · ", safe(row.name)) if row.name else "",
             "\n\nRemove this project, its rate limiters and its dimensions from the "
             "inventory of profile ",

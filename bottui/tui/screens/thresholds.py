@@ -36,7 +36,7 @@ from bottui.tui.screens.dialogs import ConfirmDialog
 from bottui.tui.screens.thresholds_dialogs import AddDimensionDialog, ThresholdSettingsDialog
 from bottui.tui.screens.thresholds_editor import UNKNOWN, ThresholdEditor, direction_words
 from bottui.tui.widgets.entry_table import EntryTable
-from bottui.tui.widgets.safe import join, safe, safe_text
+from bottui.tui.widgets.safe import join, safe_id, safe_id_text, safe_text
 
 _COLUMNS = (
     ("dimension", "Dimension"),
@@ -97,7 +97,7 @@ class DimensionTable(EntryTable[DimensionEntry]):
 
         def cells(entry: DimensionEntry) -> list[Text]:
             return [
-                safe_text(entry.id),
+                safe_id_text(entry.id),
                 safe_text(entry.name) if entry.name is not None else Text(UNKNOWN),
                 safe_text(entry.block) if entry.block is not None else Text(UNKNOWN),
                 safe_text(entry.challenge) if entry.challenge is not None else Text(UNKNOWN),
@@ -155,7 +155,7 @@ class ThresholdsScreen(BottuiScreen):
             message = Content("No project selected. Press 1 to choose one on the Projects screen.")
         else:
             account, project = current
-            title.update(join("Thresholds · ", safe(account), " / ", safe(project)))
+            title.update(join("Thresholds · ", safe_id(account), " / ", safe_id(project)))
             hint.update(Content(direction_words(self.settings) + " (s changes)"))
             inventory = self.bottui.session.inventory
             if inventory is None:
@@ -304,11 +304,11 @@ class ThresholdsScreen(BottuiScreen):
         account, project = current
         body = join(
             "Remove dimension ",
-            safe(entry.id),
+            safe_id(entry.id),
             " from bottui's inventory of ",
-            safe(account),
+            safe_id(account),
             " / ",
-            safe(project),
+            safe_id(project),
             "?\nOnly the local record goes: nothing is sent, the service keeps its thresholds.",
         )
 
@@ -364,5 +364,5 @@ class ThresholdsScreen(BottuiScreen):
             self.notify(clean(direction_words(settings)), title="Settings saved", markup=False)
             self.refresh_data()
 
-        where = join(safe(account), " / ", safe(project))
+        where = join(safe_id(account), " / ", safe_id(project))
         self.app.push_screen(ThresholdSettingsDialog(self.settings, where), chosen)

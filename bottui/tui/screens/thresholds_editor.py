@@ -32,7 +32,7 @@ from bottui.store.config import ProjectSettings
 from bottui.store.inventory_records import DimensionEntry
 from bottui.tui.typed_app import bottui_app
 from bottui.tui.widgets.plain_paste import PlainInput
-from bottui.tui.widgets.safe import join, safe
+from bottui.tui.widgets.safe import join, safe, safe_id
 from bottui.tui.widgets.slider import format_number
 from bottui.tui.widgets.threshold_field import ThresholdField
 
@@ -126,8 +126,8 @@ class ThresholdEditor(ModalScreen[DimensionThresholds | None]):
 
     def _target(self) -> Content:
         """``Dimension <id> in <account> / <project>``, every part shown as plain text."""
-        where = join(safe(self.account), " / ", safe(self.project))
-        return join("Dimension ", safe(self.dimension_id), " in ", where)
+        where = join(safe_id(self.account), " / ", safe_id(self.project))
+        return join("Dimension ", safe_id(self.dimension_id), " in ", where)
 
     def compose(self) -> ComposeResult:
         low, high = self.settings.threshold_min, self.settings.threshold_max

@@ -27,7 +27,7 @@ from bottui.store.tokens import TokenState
 from bottui.tui.screens.dialogs import ConfirmDialog, _Dialog
 from bottui.tui.typed_app import bottui_app
 from bottui.tui.widgets.form_field import FormField
-from bottui.tui.widgets.safe import join, safe
+from bottui.tui.widgets.safe import join, safe, safe_id
 from bottui.tui.widgets.secret_input import SecretInput
 
 if TYPE_CHECKING:
@@ -42,8 +42,8 @@ DeleteToken = Callable[[], Awaitable[tuple[bool, TokenState]]]
 def slot_title(slot: Slot) -> Content:
     """ "Project API token of acme / shop-prod", ids made safe."""
     if slot.project is None:
-        return join("Personal access token of account ", safe(slot.account))
-    return join("Project API token of ", safe(slot.account), " / ", safe(slot.project))
+        return join("Personal access token of account ", safe_id(slot.account))
+    return join("Project API token of ", safe_id(slot.account), " / ", safe_id(slot.project))
 
 
 def slot_use(slot: Slot) -> str:

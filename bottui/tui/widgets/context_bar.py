@@ -16,6 +16,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from bottui.plaintext import show_id
 from bottui.tui.widgets.safe import safe
 
 
@@ -61,7 +62,7 @@ class ContextBar(Widget):
         if app.current is None:
             where = "no project selected"
         else:
-            where = f"{app.current[0]} / {app.current[1]}"
+            where = f"{show_id(app.current[0])} / {show_id(app.current[1])}"
             name = app.project_name(*app.current)
             if name:
                 where += f" ({name})"

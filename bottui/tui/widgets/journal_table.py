@@ -17,7 +17,7 @@ from textual.binding import Binding, BindingType
 from bottui.ops import journal_view
 from bottui.store.journal import JournalEntry
 from bottui.tui.widgets.entry_table import EntryTable
-from bottui.tui.widgets.safe import safe_text
+from bottui.tui.widgets.safe import safe_id_text, safe_text
 
 #: Column key -> heading.
 COLUMNS: Final = (
@@ -79,7 +79,7 @@ def _cells(entry: JournalEntry, *, with_project: bool) -> tuple[Text, ...]:
         Text(journal_view.short_when(entry)),
         safe_text(entry.operator),
         safe_text(journal_view.operation_text(entry, short=True)),
-        safe_text(target),
+        safe_id_text(target),
         outcome_cell(entry),
         Text(journal_view.status_text(entry)),
         Text(journal_view.duration_text(entry), justify="right"),

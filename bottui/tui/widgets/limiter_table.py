@@ -16,7 +16,7 @@ from rich.text import Text
 
 from bottui.store.inventory_records import LimiterEntry, Source
 from bottui.tui.widgets.entry_table import EntryTable
-from bottui.tui.widgets.safe import safe_text
+from bottui.tui.widgets.safe import safe_id_text, safe_text
 
 #: Column key -> heading.
 COLUMNS: Final = (
@@ -85,7 +85,7 @@ class LimiterTable(EntryTable[LimiterEntry]):
 def _cells(entry: LimiterEntry) -> tuple[Text, ...]:
     """One limiter's cells, in ``COLUMNS`` order; ids and names are untrusted."""
     return (
-        safe_text(entry.id),
+        safe_id_text(entry.id),
         safe_text(entry.name or ""),
         state_text(entry.is_active),
         Text(short_time(entry.known_at)),

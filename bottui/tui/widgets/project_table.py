@@ -19,7 +19,7 @@ from bottui.ops.token_slots import Reading, Slot
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.tokens import TokenState
 from bottui.tui.widgets.entry_table import EntryTable
-from bottui.tui.widgets.safe import safe_text
+from bottui.tui.widgets.safe import safe_id_text, safe_text
 
 #: A slot's cell while its state is being read.
 CHECKING: Literal["checking"] = "checking"
@@ -119,8 +119,8 @@ class ProjectTable(EntryTable[ProjectRow]):
             style = "bold" if is_current else ""
             return [
                 Text(CURRENT_MARK if is_current else " ", style="bold"),
-                safe_text(row.account, style=style),
-                safe_text(row.project, style=style),
+                safe_id_text(row.account, style=style),
+                safe_id_text(row.project, style=style),
                 safe_text(row.name or "", style=style),
                 state_cell(state(row.personal_slot)),
                 state_cell(state(row.project_slot)),

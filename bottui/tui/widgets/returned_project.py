@@ -18,7 +18,7 @@ from textual.widgets import Static
 
 from bottui.api.models import SECRET_MASK, LimiterChange, LimiterStateSource, Project
 from bottui.tui.widgets.limiter_table import state_word
-from bottui.tui.widgets.safe import join, safe
+from bottui.tui.widgets.safe import join, safe, safe_id
 
 NOT_SENT = "(not in the answer)"
 
@@ -39,7 +39,7 @@ def headline(change: LimiterChange) -> Content:
         else "known from the request: the answer did not list it; this is the state we sent"
     )
     return join(
-        safe(change.limiter_id),
+        safe_id(change.limiter_id),
         " is now ",
         Content.styled(state_word(change.is_active), "bold reverse"),
         f" · {how}",
@@ -53,7 +53,7 @@ def listed_limiters(project: Project, known_before: Collection[str]) -> Content:
         return join(_label("rateLimits: "), Content.styled("none listed", "italic"))
     parts: list[Content] = []
     for limiter in limiters:
-        part = safe(limiter.id)
+        part = safe_id(limiter.id)
         if limiter.name:
             part = join(part, " (", safe(limiter.name), ")")
         part = join(part, " ", state_word(limiter.is_active))

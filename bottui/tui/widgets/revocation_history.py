@@ -13,7 +13,7 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from bottui.tui.widgets.revocation_result import UNKNOWN_FAILURE, RevocationRecord
-from bottui.tui.widgets.safe import safe_text
+from bottui.tui.widgets.safe import safe_id_text, safe_text
 
 COLUMNS: Final = (
     ("time", "Time (UTC)"),
@@ -50,9 +50,9 @@ class RevocationHistory(DataTable[Text]):
             report = record.revocation.report_id if record.revocation else None
             self.add_row(
                 Text(record.at.strftime("%H:%M:%S")),
-                safe_text(record.project),
-                safe_text(record.visitor_id or "—"),
-                safe_text(record.user_account_id or "—"),
+                safe_id_text(record.project),
+                safe_id_text(record.visitor_id or "—"),
+                safe_id_text(record.user_account_id or "—"),
                 safe_text(words, style=_OUTCOME_STYLE.get(words, "bold red")),
                 safe_text(report or ""),
             )

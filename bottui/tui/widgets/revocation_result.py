@@ -18,7 +18,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from bottui.api.models import Revocation, RevocationOutcome
-from bottui.tui.widgets.safe import join, safe
+from bottui.tui.widgets.safe import join, safe, safe_id
 
 #: Outcome -> (headline, explanation, CSS class).
 OUTCOMES: Final[dict[RevocationOutcome, tuple[str, str, str]]] = {
@@ -98,9 +98,9 @@ def subject_line(visitor_id: str | None, user_account_id: str | None) -> Content
     """``visitor id X · user account id Y`` (only the ids given)."""
     parts: list[Content] = []
     if visitor_id is not None:
-        parts.append(join("visitor id ", safe(visitor_id)))
+        parts.append(join("visitor id ", safe_id(visitor_id)))
     if user_account_id is not None:
-        parts.append(join("user account id ", safe(user_account_id)))
+        parts.append(join("user account id ", safe_id(user_account_id)))
     return Content(" · ").join(parts)
 
 
@@ -115,9 +115,9 @@ def result_lines(record: RevocationRecord) -> list[Content]:
         join(
             subject_line(record.visitor_id, record.user_account_id),
             " · project ",
-            safe(record.account),
+            safe_id(record.account),
             " / ",
-            safe(record.project),
+            safe_id(record.project),
         ),
     ]
     fields: list[Content] = []
