@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual.app import App, SystemCommand
+from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.message import Message
@@ -167,6 +167,22 @@ class BottuiApp(App[int]):
             self._when_up()
         except Exception as exc:  # e.g. the demo's sandbox process could not be started
             self.report_error(exc)
+
+    def clear_selection(self) -> None:
+        """Clear the text selection of the active screen, if there is one yet.
+
+        On Python 3.12+ Textual runs tasks eagerly (``eager_task_factory``),
+        so the first screen composes inside ``App._init_mode``, before it is
+        on the mode's stack; an ``Input`` composed there runs its selection
+        watcher, which calls this, and ``self.screen`` raises
+        ``ScreenStackError``. Textual catches ``NoScreen`` here but not that
+        (it catches both elsewhere); with no screen there is nothing to clear.
+        Without this, any screen with an ``Input`` cannot be the first one.
+        """
+        try:
+            super().clear_selection()
+        except ScreenStackError:
+            pass
 
     def watch_theme(self, theme: str) -> None:
         if self._remember_theme is not None and self._started:
