@@ -7,6 +7,7 @@ dry-run plumbing, and the command palette. Each screen does its own work.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -179,10 +180,8 @@ class BottuiApp(App[int]):
         (it catches both elsewhere); with no screen there is nothing to clear.
         Without this, any screen with an ``Input`` cannot be the first one.
         """
-        try:
+        with contextlib.suppress(ScreenStackError):
             super().clear_selection()
-        except ScreenStackError:
-            pass
 
     def watch_theme(self, theme: str) -> None:
         if self._remember_theme is not None and self._started:
