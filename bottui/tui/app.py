@@ -188,7 +188,9 @@ class BottuiApp(App[int]):
             try:
                 self._remember_theme(theme)
             except Exception as exc:  # a config that cannot be written is not fatal
-                self.notify(clean(str(exc)), title="Theme not saved", markup=False)
+                self.notify(
+                    clean(str(exc), keep_newlines=True), title="Theme not saved", markup=False
+                )
 
     # -- navigation ----------------------------------------------------------------
 
@@ -264,8 +266,10 @@ class BottuiApp(App[int]):
         self._last_error = error
         title, details = describe_error(error)
         hint = "  (press e for details)" if isinstance(error, ApiError) else ""
+        # Details may span lines (a server message, a store's explanation):
+        # keep the line breaks; every other control character is replaced.
         self.notify(
-            clean(details) + hint if details else hint.strip(),
+            clean(details, keep_newlines=True) + hint if details else hint.strip(),
             title=clean(title),
             severity="error",
             timeout=8,
@@ -275,7 +279,12 @@ class BottuiApp(App[int]):
     def flush_warnings(self) -> None:
         """Toast the session's warnings (journal or inventory not written, ...)."""
         for warning in self.session.take_warnings():
-            self.notify(clean(warning), title="Warning", severity="warning", markup=False)
+            self.notify(
+                clean(warning, keep_newlines=True),
+                title="Warning",
+                severity="warning",
+                markup=False,
+            )
 
     def action_error_details(self) -> None:
         """Open the whole last error in a modal."""
