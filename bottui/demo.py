@@ -39,6 +39,8 @@ from bottui.store.tokens import TokenStore
 from bottui.store.utc import Clock
 
 if TYPE_CHECKING:
+    import threading
+
     from bottui.api.client import BotProtectionClient
     from bottui.sandbox.process import SandboxProcess
 
@@ -168,6 +170,7 @@ def run_demo(*, hostile: bool = False) -> int:
     SIGHUP (an SSH drop) and SIGTERM end it as ``q`` does, directory and
     sandbox removed, with exit code 128 + the signal number.
     """
+    from bottui.demo_dirs import PREFIX, remove_abandoned_later, write_owner
     from bottui.demo_signals import EndOnSignal, Terminated
     from bottui.sandbox.process import SandboxProcess
 
@@ -177,9 +180,11 @@ def run_demo(*, hostile: bool = False) -> int:
     result: object = None
     failure = None
     try:
-        with signals, tempfile.TemporaryDirectory(prefix="bottui-demo-") as tmp:
+        with signals, tempfile.TemporaryDirectory(prefix=PREFIX) as tmp:
             root = Path(tmp)
             roots.append(root)
+            write_owner(root)
+            sweeps: list[threading.Thread] = []
             # The port is bound now, so the profile can name it; the child starts
             # once the first frame is up and boots on another core, and a request
             # sent before it serves waits in the listen backlog.
@@ -189,13 +194,20 @@ def run_demo(*, hostile: bool = False) -> int:
                 session = prepare(root, sandbox.base_url, hostile=hostile)
                 from bottui.tui.app import BottuiApp
 
-                signals.app = BottuiApp(session, demo=True, when_up=sandbox.start)
+                def when_up() -> None:
+                    sandbox.start()
+                    # Directories of demos ended by SIGKILL, removed off the start-up path.
+                    sweeps.append(remove_abandoned_later(root.parent))
+
+                signals.app = BottuiApp(session, demo=True, when_up=when_up)
                 result = signals.app.run()
                 signals.app = None
                 failure = sandbox.failure()
             finally:
                 signals.cleaning = True
                 sandbox.stop()
+                for sweep in sweeps:
+                    sweep.join(timeout=2)
     except Terminated:
         pass  # raised by the signal handler; the with-blocks above cleaned up
     if signals.exit_code is not None:

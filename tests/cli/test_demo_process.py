@@ -4,13 +4,17 @@ Flips a rate limiter through the confirmation dialog (the request reaches
 the sandbox child over loopback), quits with ``q``, and checks that the exit
 code is 0 and that the sandbox process is gone with it. Then what an SSH drop
 does: the terminal hangs up (SIGHUP) or the process is told to end
-(SIGTERM); the demo still removes its temporary directory and its sandbox.
+(SIGTERM); the demo still removes its temporary directory and its sandbox,
+and the directory a demo ended by SIGKILL left behind as well.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import socket
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -87,13 +91,20 @@ def test_demo_removes_its_directory_and_sandbox_on_hangup_and_sigterm(
     # Its own TMPDIR: what the demo leaves behind is all that is in it.
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
+    # What a demo ended by SIGKILL leaves: this demo removes it, off its start-up path.
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    stale = tmpdir / "bottui-demo-killed"
+    stale.mkdir()
+    (stale / "sandbox.log").write_text("")
+    (stale / "owner.json").write_text(json.dumps({"pid": ended.pid, "host": socket.gethostname()}))
     env = dict(os.environ, TERM="xterm-256color", COLUMNS="100", LINES="30", TMPDIR=str(tmpdir))
     term = Terminal([sys.executable, "-m", "bottui", "demo"], env=env)
     closed = False
     try:
         term.wait_for("rl-api")  # the first frame, with the inventory
         sandbox = _wait_for_sandbox(term.pid)
-        assert [p.name[:12] for p in tmpdir.iterdir()] == ["bottui-demo-"]
+        assert len([p for p in tmpdir.iterdir() if p != stale]) == 1
         if how == "hangup":
             # As an SSH drop does: the terminal goes away, the kernel sends SIGHUP.
             os.close(term.fd)
