@@ -429,7 +429,8 @@ def describe_error(error: BaseException) -> tuple[str, str]:
     if isinstance(error, BottuiError | StoreError):
         return error.title, error.details
     # A bug, not an expected failure: name it, never dump its internals.
-    return "Unexpected error", f"{type(error).__name__}: {clean(str(error))[:300]}"
+    message = clean(str(error), keep_newlines=True)[:300]
+    return "Unexpected error", f"{type(error).__name__}: {message}"
 
 
 def _first_project(session: Session) -> tuple[str, str] | None:

@@ -52,3 +52,16 @@ async def test_a_multi_line_detail_is_toasted_as_lines(
         assert isinstance(app.screen, ErrorDialog)
         shown = plain(app.screen.query_one("#error-details", Static))
         assert shown.splitlines() == ["the journal could not be written:", expected]
+
+
+async def test_an_unexpected_error_keeps_its_lines_too(
+    make_snap_app: Callable[..., BottuiApp],
+) -> None:
+    app = make_snap_app()
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await settle(pilot)
+        app.report_error(RuntimeError("first\nsecond\x1b]0;t\x07"))
+        await settle(pilot)
+        lines = _toast_lines(app)
+        assert "RuntimeError: first" in lines, lines
+        assert f"second{REPLACEMENT}]0;t{REPLACEMENT}" in lines, lines
