@@ -11,7 +11,11 @@ to import); a request sent before it serves waits for it in the backlog.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import shutil
+import signal
 import sys
 import tempfile
 from collections.abc import Callable
@@ -35,7 +39,10 @@ from bottui.store.tokens import TokenStore
 from bottui.store.utc import Clock
 
 if TYPE_CHECKING:
+    import threading
+
     from bottui.api.client import BotProtectionClient
+    from bottui.sandbox.process import SandboxProcess
 
 DEMO_PROFILE = "demo"
 
@@ -158,23 +165,63 @@ def prepare(
 
 
 def run_demo(*, hostile: bool = False) -> int:
-    """Run the TUI against the sandbox in a throwaway directory; returns the exit code."""
+    """Run the TUI against the sandbox in a throwaway directory; returns the exit code.
+
+    SIGHUP (an SSH drop) and SIGTERM end it as ``q`` does, directory and
+    sandbox removed, with exit code 128 + the signal number.
+    """
+    from bottui.demo_dirs import PREFIX, remove_abandoned_later, write_owner
+    from bottui.demo_signals import EndOnSignal, Terminated
     from bottui.sandbox.process import SandboxProcess
 
-    with tempfile.TemporaryDirectory(prefix="bottui-demo-") as tmp:
-        root = Path(tmp)
-        # The port is bound now, so the profile can name it; the child starts
-        # once the first frame is up and boots on another core, and a request
-        # sent before it serves waits in the listen backlog.
-        sandbox = SandboxProcess(hostile=hostile, log_path=root / "sandbox.log")
-        try:
-            session = prepare(root, sandbox.base_url, hostile=hostile)
-            from bottui.tui.app import BottuiApp
+    roots: list[Path] = []
+    sandboxes: list[SandboxProcess] = []
+    signals = EndOnSignal(lambda: _force_cleanup(roots, sandboxes))
+    result: object = None
+    failure = None
+    try:
+        with signals, tempfile.TemporaryDirectory(prefix=PREFIX) as tmp:
+            root = Path(tmp)
+            roots.append(root)
+            write_owner(root)
+            sweeps: list[threading.Thread] = []
+            # The port is bound now, so the profile can name it; the child starts
+            # once the first frame is up and boots on another core, and a request
+            # sent before it serves waits in the listen backlog.
+            sandbox = SandboxProcess(hostile=hostile, log_path=root / "sandbox.log")
+            sandboxes.append(sandbox)
+            try:
+                session = prepare(root, sandbox.base_url, hostile=hostile)
+                from bottui.tui.app import BottuiApp
 
-            result = BottuiApp(session, demo=True, when_up=sandbox.start).run()
-            failure = sandbox.failure()
-        finally:
-            sandbox.stop()
+                def when_up() -> None:
+                    sandbox.start()
+                    # Directories of demos ended by SIGKILL, removed off the start-up path.
+                    sweeps.append(remove_abandoned_later(root.parent))
+
+                signals.app = BottuiApp(session, demo=True, when_up=when_up)
+                result = signals.app.run()
+                signals.app = None
+                failure = sandbox.failure()
+            finally:
+                signals.cleaning = True
+                sandbox.stop()
+                for sweep in sweeps:
+                    sweep.join(timeout=2)
+    except Terminated:
+        pass  # raised by the signal handler; the with-blocks above cleaned up
+    if signals.exit_code is not None:
+        return signals.exit_code
     if failure is not None:
         print(f"bottui demo: {failure}", file=sys.stderr)
     return result if isinstance(result, int) else 0
+
+
+def _force_cleanup(roots: list[Path], sandboxes: list[SandboxProcess]) -> None:
+    # The signal watchdog's last resort, on its own thread: no waiting.
+    for sandbox in sandboxes:
+        if sandbox.pid is not None:
+            with contextlib.suppress(OSError):
+                os.kill(sandbox.pid, signal.SIGKILL)
+    for root in roots:
+        shutil.rmtree(root, ignore_errors=True)

@@ -7,10 +7,11 @@ dry-run plumbing, and the command palette. Each screen does its own work.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual.app import App, SystemCommand
+from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.message import Message
@@ -168,12 +169,28 @@ class BottuiApp(App[int]):
         except Exception as exc:  # e.g. the demo's sandbox process could not be started
             self.report_error(exc)
 
+    def clear_selection(self) -> None:
+        """Clear the text selection of the active screen, if there is one yet.
+
+        On Python 3.12+ Textual runs tasks eagerly (``eager_task_factory``),
+        so the first screen composes inside ``App._init_mode``, before it is
+        on the mode's stack; an ``Input`` composed there runs its selection
+        watcher, which calls this, and ``self.screen`` raises
+        ``ScreenStackError``. Textual catches ``NoScreen`` here but not that
+        (it catches both elsewhere); with no screen there is nothing to clear.
+        Without this, any screen with an ``Input`` cannot be the first one.
+        """
+        with contextlib.suppress(ScreenStackError):
+            super().clear_selection()
+
     def watch_theme(self, theme: str) -> None:
         if self._remember_theme is not None and self._started:
             try:
                 self._remember_theme(theme)
             except Exception as exc:  # a config that cannot be written is not fatal
-                self.notify(clean(str(exc)), title="Theme not saved", markup=False)
+                self.notify(
+                    clean(str(exc), keep_newlines=True), title="Theme not saved", markup=False
+                )
 
     # -- navigation ----------------------------------------------------------------
 
@@ -249,8 +266,10 @@ class BottuiApp(App[int]):
         self._last_error = error
         title, details = describe_error(error)
         hint = "  (press e for details)" if isinstance(error, ApiError) else ""
+        # Details may span lines (a server message, a store's explanation):
+        # keep the line breaks; every other control character is replaced.
         self.notify(
-            clean(details) + hint if details else hint.strip(),
+            clean(details, keep_newlines=True) + hint if details else hint.strip(),
             title=clean(title),
             severity="error",
             timeout=8,
@@ -260,7 +279,12 @@ class BottuiApp(App[int]):
     def flush_warnings(self) -> None:
         """Toast the session's warnings (journal or inventory not written, ...)."""
         for warning in self.session.take_warnings():
-            self.notify(clean(warning), title="Warning", severity="warning", markup=False)
+            self.notify(
+                clean(warning, keep_newlines=True),
+                title="Warning",
+                severity="warning",
+                markup=False,
+            )
 
     def action_error_details(self) -> None:
         """Open the whole last error in a modal."""
@@ -405,7 +429,8 @@ def describe_error(error: BaseException) -> tuple[str, str]:
     if isinstance(error, BottuiError | StoreError):
         return error.title, error.details
     # A bug, not an expected failure: name it, never dump its internals.
-    return "Unexpected error", f"{type(error).__name__}: {clean(str(error))[:300]}"
+    message = clean(str(error), keep_newlines=True)[:300]
+    return "Unexpected error", f"{type(error).__name__}: {message}"
 
 
 def _first_project(session: Session) -> tuple[str, str] | None:

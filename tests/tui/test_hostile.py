@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from textual.pilot import Pilot
-from textual.widgets import Button, Input
+from textual.widgets import Button, DataTable, Input
 
 from bottui.plaintext import clean
 from bottui.sandbox.demo import (
@@ -104,3 +104,122 @@ async def test_hostile_error_message_is_literal(make_snap_app: Callable[..., Bot
         assert "500" in modal
         await click_hostile_text(pilot, app, "[@click=app.quit]")
         assert app.is_running
+
+
+# -- balanced markup in every table ---------------------------------------------------
+
+#: Balanced Rich markup: ``Text.from_markup`` would render it as "x q" (bold, a link).
+MARKUP = "[b]x[/b] [@click=app.quit]q[/]"
+
+
+def _marked(kind: str) -> str:
+    return f"{kind} {MARKUP}"
+
+
+HOSTILE_ACCOUNT = "acct-[b]x[/b]"
+HOSTILE_PROJECT = "prj-[@click=app.quit]q[/]"
+HOSTILE_LIMITER = "rl-[b]x[/b]"
+HOSTILE_DIMENSION = "dim-[i]x[/i]"
+HOSTILE_OPERATION = "[b]op[/b]"
+HOSTILE_VISITOR = "vis-[b]x[/b] [@click=app.quit]q[/]"
+
+#: Screen key -> the literal texts its table must show, verbatim.
+EXPECTED: dict[str, tuple[str, ...]] = {
+    "1": (HOSTILE_ACCOUNT, HOSTILE_PROJECT, _marked("project"), _marked("other project")),
+    "2": (HOSTILE_LIMITER, _marked("limiter")),
+    "3": (HOSTILE_VISITOR,),
+    "4": (HOSTILE_DIMENSION, _marked("dimension")),
+    "5": (_marked("operator"), HOSTILE_OPERATION, HOSTILE_LIMITER, HOSTILE_VISITOR),
+}
+
+
+def _seed_markup_everywhere(app: BottuiApp) -> None:
+    """Markup in the names (and ids) of every kind of row a table shows."""
+    from bottui.store.journal import Journal
+
+    session = app.session
+    inventory = session.inventory
+    assert inventory is not None
+    account, project = DEMO_ACCOUNT, "shop-prod"
+    inventory.add_account(HOSTILE_ACCOUNT, _marked("account"))
+    inventory.add_project(HOSTILE_ACCOUNT, HOSTILE_PROJECT, _marked("other project"))
+    inventory.add_project(account, project, _marked("project"))
+    inventory.add_limiter(account, project, HOSTILE_LIMITER, _marked("limiter"))
+    inventory.add_dimension(account, project, HOSTILE_DIMENSION, _marked("dimension"))
+    # A row another process (or a teammate) wrote: operator and operation are text too.
+    journal = Journal(session.locations.journal_file, operator=_marked("operator"))
+    entry = journal.start(
+        profile=session.settings.profile_name,
+        base_url=session.settings.base_url,
+        operation=HOSTILE_OPERATION,
+        account=account,
+        project=project,
+        target={"rate_limiter_id": HOSTILE_LIMITER},
+        request_body=None,
+    )
+    journal.finish(entry, outcome="ok", status=200, duration_ms=3)
+    journal.close()
+
+
+async def _revoke_hostile_visitor(pilot: Pilot[Any], app: BottuiApp) -> None:
+    """A revocation of this session: a row of the Grants history and of the journal."""
+    from bottui.tui.screens.dialogs import ConfirmDialog
+
+    app.screen.query_one("#visitor-id", Input).value = HOSTILE_VISITOR
+    await pilot.pause()
+    await pilot.click("#revoke")
+    await pilot.pause()
+    assert isinstance(app.screen, ConfirmDialog)
+    await pilot.press("tab", "enter")
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def _tables_text(app: BottuiApp) -> str:
+    """What the screen shows inside its tables (a form field may hold the same text)."""
+    lines = screen_lines(app)
+    shown = []
+    for table in app.screen.query(DataTable):
+        region = table.region
+        assert region.height > 0, f"{table!r} is not shown"
+        for y in range(region.y, min(region.bottom, len(lines))):
+            shown.append(lines[y][region.x : region.right])
+    return "\n".join(shown)
+
+
+async def _click_each_occurrence(pilot: Pilot[Any], app: BottuiApp, needle: str) -> int:
+    """Click the first character and the ``q`` of each line showing ``needle``."""
+    clicks = 0
+    for y, line in enumerate(screen_lines(app)):
+        x = line.find(needle)
+        if x < 0:
+            continue
+        for dx in (0, needle.index("q")):
+            widget, _ = app.screen.get_widget_at(x + dx, y)
+            if isinstance(widget, Button | KeyBar | Input):
+                continue  # real controls, not text
+            await pilot.click(offset=(x + dx, y))
+            clicks += 1
+            assert app.is_running, f"clicking {needle!r} at {(x + dx, y)} ended the app"
+    return clicks
+
+
+async def test_markup_in_every_table_is_shown_literally(
+    make_snap_app: Callable[..., BottuiApp],
+) -> None:
+    app = make_snap_app()
+    _seed_markup_everywhere(app)
+    async with app.run_test(size=(220, 40)) as pilot:
+        for key in ("1", "2", "3", "4", "5"):
+            await pilot.press(key)
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            if key == "3":
+                await _revoke_hostile_visitor(pilot, app)
+            text = _tables_text(app)
+            for literal in EXPECTED[key]:
+                assert literal in text, f"screen {key}: {literal!r} not in a table verbatim"
+            assert await _click_each_occurrence(pilot, app, "[@click=app.quit]q[/]") > 0, key
+            await pilot.press("escape")  # a click on a row may open its editor
+            await pilot.pause()
+            assert app.is_running, f"screen {key}: a click on the text ended the app"
