@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from bottui.store.journal import Journal, target_key
+from tests.store.journal_contention import run_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -240,3 +241,32 @@ def test_processes_creating_the_journal_at_once(tmp_path: Path) -> None:
             out, err = child.communicate(timeout=60)
             assert child.returncode == 0 and out.strip() == "done", err
         assert len(Journal(path).entries(outcome="withdrawn")) == 4
+
+
+def test_four_writers_and_a_bulk_run_under_cpu_load_lose_nothing(tmp_path: Path) -> None:
+    """Issue #11, fault 1: 4 processes x 500 single changes (Journal.start/finish, as
+    ops.mutations journals them) and one bulk run of 10,000 ids (through the bulk
+    run's JournalSink, driven without HTTP), all at once on one journal, while a
+    process burns each core: every record arrives, no warning, no error."""
+    writers, changes, bulk_ids = 4, 500, 10_000
+    result = run_scenario(tmp_path, writers=writers, changes=changes, bulk_ids=bulk_ids)
+
+    for child in result.children:
+        assert child.returncode == 0, (child.name, child.stderr)
+        assert child.stderr == "", (child.name, child.stderr)
+        assert child.report["warnings"] == [], (child.name, child.report["warnings"])
+    journaled = {child.name: child.report["journaled"] for child in result.children}
+    assert journaled == {**{f"w{n}": changes for n in range(writers)}, "bulk": bulk_ids}
+
+    assert integrity(result.journal) == "ok"
+    entries = Journal(result.journal).entries()
+    assert len(entries) == writers * changes + bulk_ids
+    assert len({e.id for e in entries}) == len(entries)
+    assert [e.id for e in entries if e.unfinished] == []  # every started has its outcome
+    assert all(e.outcome == "withdrawn" and e.status == 200 for e in entries)
+    for n in range(writers):
+        mine = [e for e in entries if e.operator == f"w{n}@test"]
+        assert sorted(e.target["n"] for e in mine) == list(range(changes))
+    bulk = [e for e in entries if e.run_id is not None]
+    assert len({e.run_id for e in bulk}) == 1
+    assert sorted(e.item_key or "" for e in bulk) == [f"{n:064x}" for n in range(bulk_ids)]
