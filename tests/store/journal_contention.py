@@ -24,11 +24,13 @@ journal's lock statistics (``Journal.lock_stats``). The test
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -176,6 +178,20 @@ class ScenarioResult:
     burners: int
 
 
+@contextlib.contextmanager
+def cpu_burners(count: int | None = None) -> Iterator[int]:
+    """A process burning CPU per core (or ``count``) for the block; yields how many."""
+    if count is None:
+        count = os.cpu_count() or 1
+    hogs = [_spawn("burn") for _ in range(count)]
+    try:
+        yield count
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.communicate()
+
+
 def _spawn(*args: str) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen(
@@ -202,12 +218,10 @@ def run_scenario(
     from bottui.store.paths import Locations
 
     path = Locations.under(root).journal_file
-    if burners is None:
-        burners = os.cpu_count() or 1
     named: list[tuple[str, subprocess.Popen[str]]] = []
-    hogs: list[subprocess.Popen[str]] = []
-    try:
-        hogs = [_spawn("burn") for _ in range(burners)]
+    with contextlib.ExitStack() as stack:
+        burners = stack.enter_context(cpu_burners(burners))
+        stack.callback(_kill, named)
         named = [
             (f"w{n}", _spawn("single", str(path), f"w{n}", str(changes))) for n in range(writers)
         ]
@@ -230,12 +244,15 @@ def run_scenario(
             report = json.loads(lines[-1]) if child.returncode == 0 and lines else {}
             reports.append(ChildReport(name, child.returncode, err, report))
         seconds = time.monotonic() - began
-    finally:
-        for child in [*hogs, *(c for _, c in named)]:
-            if child.poll() is None:
-                child.kill()
-                child.communicate()
     return ScenarioResult(reports, seconds, path, burners)
+
+
+def _kill(named: list[tuple[str, subprocess.Popen[str]]]) -> None:
+    """End the writers still running (after a failure)."""
+    for _, child in named:
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
 
 
 if __name__ == "__main__":
