@@ -8,7 +8,9 @@ in, however long another holds the write lock, and none may fall back to
 * ``writers`` processes making ``changes`` single changes each, journaled as
   ``bottui.ops.mutations`` journals them (``Journal.start`` before the
   request, ``Journal.finish`` after, one durable commit each; a
-  ``JournalUnavailable`` becomes the same "NOT journaled" warning);
+  ``JournalUnavailable`` becomes the same "NOT journaled" warning). The
+  last of them opens and closes the journal for each change, as a CLI
+  command per change would; the others keep theirs open, as a TUI does;
 * one bulk run of ``bulk_ids`` ids journaled through the bulk run's sink
   (``bottui.ops.bulk_journal.JournalSink``: the run, started records per
   chunk, outcomes pumped in batches), driven directly, without HTTP;
@@ -49,14 +51,33 @@ def _stats(journal: Any) -> dict[str, Any]:
     return stats.as_dict() if stats is not None else {}
 
 
-def single_changes(path: Path, name: str, count: int) -> dict[str, Any]:
-    """``count`` single changes, journaled the way ``ops.mutations`` does it."""
+def _merged(stats: list[dict[str, Any]]) -> dict[str, Any]:
+    """The lock statistics of several journal objects, as if of one."""
+    if not stats:
+        return {}
+    return {
+        key: (max if key.startswith("max_") else sum)(s[key] for s in stats) for key in stats[0]
+    }
+
+
+def single_changes(path: Path, name: str, count: int, reopen: bool) -> dict[str, Any]:
+    """``count`` single changes, journaled the way ``ops.mutations`` does it.
+
+    ``reopen``: a new ``Journal`` per change, closed after it, as a CLI command
+    per change would (each close may checkpoint and remove the WAL, each open
+    may find it being recovered); otherwise one for all, as the TUI keeps it.
+    """
     from bottui.store.journal import Journal, JournalUnavailable, Operation, Outcome
 
     journal = Journal(path, operator=f"{name}@test")
+    stats: list[dict[str, Any]] = []
     warnings: list[str] = []
     journaled = 0
     for n in range(count):
+        if reopen and n:
+            stats.append(_stats(journal))
+            journal.close()
+            journal = Journal(path, operator=f"{name}@test")
         try:
             entry_id: int | None = journal.start(
                 profile=PROFILE,
@@ -78,9 +99,9 @@ def single_changes(path: Path, name: str, count: int) -> dict[str, Any]:
             journaled += 1
         except JournalUnavailable as exc:
             warnings.append(f"the outcome is NOT journaled: {exc.title}. {exc.details}")
-    stats = _stats(journal)
+    stats.append(_stats(journal))
     journal.close()
-    return {"journaled": journaled, "warnings": warnings, "lock": stats}
+    return {"journaled": journaled, "warnings": warnings, "lock": _merged(stats)}
 
 
 async def bulk_run(root: Path, count: int) -> dict[str, Any]:
@@ -151,7 +172,7 @@ def _child(argv: list[str]) -> None:
     sys.stdin.readline()  # "go": every writer starts at once
     began = time.monotonic()
     if role == "single":
-        report = single_changes(Path(argv[1]), argv[2], int(argv[3]))
+        report = single_changes(Path(argv[1]), argv[2], int(argv[3]), argv[4] == "reopen")
     else:
         report = asyncio.run(bulk_run(Path(argv[1]), int(argv[2])))
     report["seconds"] = time.monotonic() - began
@@ -222,9 +243,10 @@ def run_scenario(
     with contextlib.ExitStack() as stack:
         burners = stack.enter_context(cpu_burners(burners))
         stack.callback(_kill, named)
-        named = [
-            (f"w{n}", _spawn("single", str(path), f"w{n}", str(changes))) for n in range(writers)
-        ]
+        for n in range(writers):
+            # The last one opens the journal per change (CLI commands), the others once (TUIs).
+            how = "reopen" if n == writers - 1 else "keep"
+            named.append((f"w{n}", _spawn("single", str(path), f"w{n}", str(changes), how)))
         if bulk_ids:
             named.append(("bulk", _spawn("bulk", str(root), str(bulk_ids))))
         for name, child in named:
