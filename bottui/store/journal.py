@@ -8,9 +8,14 @@ returns, so a crash or a SIGKILL in between leaves the started record,
 read back as *unfinished*. Bulk runs use :meth:`Journal.batch` instead
 (:mod:`bottui.store.journal_batch`).
 
-The file is opened on first use. A locked (past the busy timeout), read-only
-or damaged file raises :class:`~bottui.store.db_errors.JournalUnavailable`:
-the caller warns that the change is not journaled and goes ahead.
+The file is opened on first use. Several processes may write it at once (the
+TUI, CLI commands, a bulk run): a write waits for the others' lock up to the
+busy timeout (:data:`~bottui.store.journal_schema.BUSY_TIMEOUT`, retried
+with jittered backoff, :mod:`bottui.store.sqlite_retry`), and
+:attr:`Journal.lock_stats` says how long the writes waited. A locked (past
+the busy timeout), read-only or damaged file raises
+:class:`~bottui.store.db_errors.JournalUnavailable`: the caller warns that
+the change is not journaled and goes ahead.
 """
 
 from __future__ import annotations
@@ -39,7 +44,13 @@ from bottui.store.journal_records import (
     target_key,
     text,
 )
-from bottui.store.journal_schema import INSERT_ENTRY, INSERT_OUTCOME, SCHEMA, SELECT_ENTRIES
+from bottui.store.journal_schema import (
+    BUSY_TIMEOUT,
+    INSERT_ENTRY,
+    INSERT_OUTCOME,
+    SCHEMA,
+    SELECT_ENTRIES,
+)
 from bottui.store.journal_undo import (
     KIND_OPERATIONS,
     NO_CHANGE_OUTCOMES,
@@ -48,7 +59,8 @@ from bottui.store.journal_undo import (
     undo_candidate,
 )
 from bottui.store.paths import Locations
-from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT, ClosesOnExit, Database
+from bottui.store.sqlite_retry import LockStats
+from bottui.store.sqlite_util import ClosesOnExit, Database
 from bottui.store.utc import Clock, parse_time, stamp, system_clock
 
 
@@ -69,18 +81,20 @@ class Journal(ClosesOnExit):
         *,
         operator: str | None = None,
         clock: Clock = system_clock,
-        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+        busy_timeout: float = BUSY_TIMEOUT,
     ) -> None:
         self._path = Path(path)
         self._operator = operator
         self._clock = clock
         self._busy_timeout = busy_timeout
+        self._stats = LockStats()
         self._db = Database(
             self._path,
             SCHEMA,
             unavailable=JournalUnavailable,
             synchronous="FULL",
             busy_timeout=busy_timeout,
+            lock_stats=self._stats,
         )
 
     @classmethod
@@ -92,6 +106,12 @@ class Journal(ClosesOnExit):
     def path(self) -> Path:
         """The journal file."""
         return self._path
+
+    @property
+    def lock_stats(self) -> LockStats:
+        """How long this journal's writes (its bulk writers' too) waited for
+        the write lock: for benchmarks and debugging, not for users."""
+        return self._stats
 
     @property
     def operator(self) -> str:
@@ -205,6 +225,7 @@ class Journal(ClosesOnExit):
             batch_size=batch_size,
             interval=interval,
             busy_timeout=self._busy_timeout,
+            lock_stats=self._stats,
         )
 
     def run(

@@ -36,13 +36,15 @@ from typing import Any, Final
 from bottui.store.db_errors import JournalUnavailable
 from bottui.store.journal_records import StartRecord, outcome_row
 from bottui.store.journal_schema import (
+    BUSY_TIMEOUT,
     INSERT_ENTRY,
     INSERT_ENTRY_WITH_ID,
     INSERT_OUTCOME,
     NEXT_ENTRY_ID,
     SCHEMA,
 )
-from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT, ClosesOnExit, Database
+from bottui.store.sqlite_retry import LockStats
+from bottui.store.sqlite_util import ClosesOnExit, Database
 from bottui.store.utc import Clock, stamp, system_clock
 
 DEFAULT_BATCH_SIZE: Final = 256
@@ -60,6 +62,8 @@ class BatchWriter(ClosesOnExit):
         interval: Seconds the oldest buffered outcome may wait (0 or less:
             no background thread; only size, ``flush`` and ``close`` write).
         busy_timeout: Seconds to wait for another process's lock.
+        lock_stats: Where to count the waits for the write lock (the
+            journal's, when it made this writer).
 
     A failed write (:class:`JournalUnavailable`) keeps the buffered records
     and tries them again at the next write; the error is raised to the caller
@@ -75,7 +79,8 @@ class BatchWriter(ClosesOnExit):
         clock: Clock = system_clock,
         batch_size: int = DEFAULT_BATCH_SIZE,
         interval: float = DEFAULT_INTERVAL,
-        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+        busy_timeout: float = BUSY_TIMEOUT,
+        lock_stats: LockStats | None = None,
     ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
@@ -85,6 +90,7 @@ class BatchWriter(ClosesOnExit):
             unavailable=JournalUnavailable,
             synchronous="NORMAL",
             busy_timeout=busy_timeout,
+            lock_stats=lock_stats,
         )
         self._operator = operator
         self._clock = clock
@@ -106,6 +112,11 @@ class BatchWriter(ClosesOnExit):
                 target=self._tick, name="bottui-journal-batch", daemon=True
             )
             self._thread.start()
+
+    @property
+    def lock_stats(self) -> LockStats:
+        """How long this writer's transactions waited for the write lock."""
+        return self._db.lock_stats
 
     @property
     def pending(self) -> int:

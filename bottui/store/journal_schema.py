@@ -12,6 +12,8 @@ Three append-only tables:
 
 Triggers refuse every ``UPDATE`` and ``DELETE``: history is never rewritten,
 so an id (the rowid, always the largest plus one) is never used twice.
+
+:data:`BUSY_TIMEOUT` is how long a journal write waits for another process.
 """
 
 from __future__ import annotations
@@ -23,6 +25,13 @@ from bottui.store.sqlite_util import Schema
 #: "btuJ": marks a SQLite file as a bottui journal.
 APPLICATION_ID: Final = 0x6274754A
 VERSION: Final = 1
+#: Seconds a journal write (or read) waits for another process's lock before
+#: "not journaled". The TUI, CLI commands and a bulk run may write at once,
+#: each commit an fsync that a loaded disk can stretch to a second or more;
+#: measured worst wait with 4 single-change writers, a bulk run and every core
+#: busy: see tests/bench/journal_contention.py. Under the 15 s a change may
+#: wait for its started record (issue #11), so the journal's answer comes first.
+BUSY_TIMEOUT: Final = 10.0
 
 _APPEND_ONLY = tuple(
     f"CREATE TRIGGER IF NOT EXISTS {table}_no_{verb.lower()} BEFORE {verb} ON {table} "
@@ -109,6 +118,7 @@ SELECT_ENTRIES: Final = (
 
 __all__ = [
     "APPLICATION_ID",
+    "BUSY_TIMEOUT",
     "INSERT_ENTRY",
     "INSERT_ENTRY_WITH_ID",
     "INSERT_OUTCOME",

@@ -10,14 +10,16 @@ read-only, damaged, not ours, disk full, I/O error) into the store's
 one-line title. It never deletes, truncates or rewrites a file it cannot read.
 
 Writes run in ``BEGIN IMMEDIATE`` transactions (the write lock is taken up
-front, so two processes queue on the busy timeout instead of failing on a
-lock upgrade). A connection is shared by threads under a lock.
+front, so two processes queue for it instead of failing on a lock upgrade).
+Taking the lock, committing, opening and starting a read snapshot are
+retried on ``SQLITE_BUSY`` with jittered backoff until ``busy_timeout``
+(:mod:`bottui.store.sqlite_retry`); :attr:`Database.lock_stats` counts how
+long writes waited. A connection is shared by threads under a lock.
 """
 
 from __future__ import annotations
 
 import os
-import random
 import sqlite3
 import threading
 import time
@@ -29,6 +31,7 @@ from typing import Final, Literal, NamedTuple, Self
 
 from bottui.store.db_errors import DatabaseUnavailable
 from bottui.store.paths import FILE_MODE, ensure
+from bottui.store.sqlite_retry import HANDLER_SLICE, LockStats, retry_busy
 
 DEFAULT_BUSY_TIMEOUT: Final = 2.0
 Synchronous = Literal["FULL", "NORMAL"]
@@ -68,7 +71,10 @@ class Database:
         synchronous: ``FULL`` (every commit reaches the disk before it
             returns) or ``NORMAL`` (in WAL mode: a commit survives a process
             crash; a power loss may undo the newest commits).
-        busy_timeout: Seconds to wait for another process's lock.
+        busy_timeout: Seconds to wait for another process's lock (per write,
+            per read, per opening), retrying with jittered backoff.
+        lock_stats: Where to count the writes' waits (shared by a journal and
+            its bulk writers); a new one when not given.
     """
 
     def __init__(
@@ -79,6 +85,7 @@ class Database:
         unavailable: type[DatabaseUnavailable],
         synchronous: Synchronous = "FULL",
         busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+        lock_stats: LockStats | None = None,
     ) -> None:
         self._path = Path(path)
         self._schema = schema
@@ -87,11 +94,17 @@ class Database:
         self._busy_timeout = busy_timeout
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
+        self._stats = LockStats() if lock_stats is None else lock_stats
 
     @property
     def path(self) -> Path:
         """The database file."""
         return self._path
+
+    @property
+    def lock_stats(self) -> LockStats:
+        """How long this database's writes waited for the write lock."""
+        return self._stats
 
     # -- opening ---------------------------------------------------------------
 
@@ -101,6 +114,16 @@ class Database:
         return self._conn
 
     def _open(self) -> sqlite3.Connection:
+        self._create_file()
+        try:
+            # Opening reads the header and may create the schema: another
+            # process may hold a lock meanwhile (or be switching to WAL).
+            conn, _ = retry_busy(self._connect, time.monotonic() + self._busy_timeout)
+        except sqlite3.Error as exc:
+            raise self._translate(exc) from None
+        return conn
+
+    def _create_file(self) -> None:
         name = self._schema.name
         try:
             ensure(self._path.parent)
@@ -118,51 +141,35 @@ class Database:
                 f"{self._path}: {exc.strerror or exc}. Check the directory's permissions.",
                 path=self._path,
             ) from None
-        conn: sqlite3.Connection | None = None
+
+    def _connect(self) -> sqlite3.Connection:
+        """One attempt at a ready connection (sqlite3 errors raised as they are)."""
+        conn = sqlite3.connect(
+            str(self._path),
+            # SQLite's handler only gets a slice: retry_busy does the waiting.
+            timeout=min(HANDLER_SLICE, self._busy_timeout),
+            isolation_level=None,
+            check_same_thread=False,
+        )
         try:
-            conn = sqlite3.connect(
-                str(self._path),
-                timeout=self._busy_timeout,
-                isolation_level=None,
-                check_same_thread=False,
-            )
             self._check_identity(conn)
+            # SQLite answers SQLITE_BUSY at once, without calling the busy
+            # handler, when two connections switch a new file's journal mode.
             self._switch_to_wal(conn)
             conn.execute(f"PRAGMA synchronous={self._synchronous}")
             conn.execute("PRAGMA foreign_keys=ON")
             if conn.execute("PRAGMA user_version").fetchone()[0] < self._schema.version:
                 self._create_schema(conn)
-        except sqlite3.Error as exc:
-            if conn is not None:
-                conn.close()
-            raise self._translate(exc) from None
-        except DatabaseUnavailable:
-            if conn is not None:
-                conn.close()
+        except BaseException:
+            conn.close()
             raise
         return conn
 
     def _switch_to_wal(self, conn: sqlite3.Connection) -> None:
-        """Set WAL mode (persistent), waiting out other processes doing the same.
-
-        SQLite answers SQLITE_BUSY at once, without calling the busy handler,
-        when two connections switch a new file's journal mode together; so
-        this retries until the busy timeout.
-        """
-        deadline = time.monotonic() + self._busy_timeout
-        pause = 0.002
-        while True:
-            try:
-                mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
-                if str(mode).lower() == "wal":
-                    return
-                conn.execute("PRAGMA journal_mode=WAL").fetchone()
-            except sqlite3.OperationalError as exc:
-                code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
-                if code not in (_SQLITE_BUSY, _SQLITE_LOCKED) or time.monotonic() > deadline:
-                    raise
-                time.sleep(pause * (0.5 + random.random()))
-                pause = min(pause * 2, 0.05)
+        """Set WAL mode (persistent) unless it is set already."""
+        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+        if str(mode).lower() != "wal":
+            conn.execute("PRAGMA journal_mode=WAL").fetchone()
 
     def _check_identity(self, conn: sqlite3.Connection) -> None:
         name = self._schema.name
@@ -227,35 +234,58 @@ class Database:
                 the busy timeout, read-only, damaged or out of space. Nothing of
                 the block is kept.
         """
-        # IMMEDIATE takes the write lock now, so a busy file waits here
-        # (busy_timeout) instead of failing halfway through the block.
-        with self._transaction("BEGIN IMMEDIATE") as conn:
-            yield conn
+        with self._lock:
+            conn = self._connection()
+            asked = time.monotonic()
+            # IMMEDIATE takes the write lock now, so a busy file waits here
+            # instead of failing halfway through the block (a deferred
+            # transaction's upgrade to write is never given to a busy handler).
+            try:
+                _, retries = retry_busy(
+                    lambda: conn.execute("BEGIN IMMEDIATE"), asked + self._busy_timeout
+                )
+            except sqlite3.Error as exc:
+                self._stats.note_timeout(time.monotonic() - asked, 0)
+                raise self._fail(exc) from None
+            taken = time.monotonic()
+            with self._committed(conn):
+                yield conn
+            self._stats.note_write(taken - asked, retries, time.monotonic() - taken)
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
         """A read transaction: one consistent snapshot for the whole block."""
-        with self._transaction("BEGIN") as conn:
-            yield conn
-
-    @contextmanager
-    def _transaction(self, begin: str) -> Iterator[sqlite3.Connection]:
-        """``begin``, the block, COMMIT; rollback and one clear error on failure."""
         with self._lock:
             conn = self._connection()
             try:
-                conn.execute(begin)
+                retry_busy(lambda: self._begin_read(conn), time.monotonic() + self._busy_timeout)
             except sqlite3.Error as exc:
                 raise self._fail(exc) from None
-            try:
+            with self._committed(conn):
                 yield conn
-                conn.execute("COMMIT")
-            except BaseException as exc:
-                self._rollback(conn)
-                if _is_about_the_file(exc):
-                    assert isinstance(exc, sqlite3.Error)
-                    raise self._fail(exc) from None
-                raise
+
+    def _begin_read(self, conn: sqlite3.Connection) -> None:
+        """BEGIN, and take the snapshot now, where a busy answer can be retried."""
+        conn.execute("BEGIN")
+        try:
+            conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        except BaseException:
+            self._rollback(conn)
+            raise
+
+    @contextmanager
+    def _committed(self, conn: sqlite3.Connection) -> Iterator[None]:
+        """The block, then COMMIT; rollback and one clear error on failure."""
+        try:
+            yield
+            # A COMMIT that finds the file busy keeps the transaction open: try again.
+            retry_busy(lambda: conn.execute("COMMIT"), time.monotonic() + self._busy_timeout)
+        except BaseException as exc:
+            self._rollback(conn)
+            if _is_about_the_file(exc):
+                assert isinstance(exc, sqlite3.Error)
+                raise self._fail(exc) from None
+            raise
 
     def close(self) -> None:
         """Close the connection (the next use opens it again)."""
