@@ -98,7 +98,9 @@ def test_another_parse_rules_signature_turns_them_off(
     assert not as_tested()
 
 
-@pytest.mark.parametrize("missing", PRIVATE_STATE)
+# Not ``_variables``: Textual's own reparse reads it too, and a Textual
+# without it fails as_tested, so the class is never made there.
+@pytest.mark.parametrize("missing", [name for name in PRIVATE_STATE if name != "_variables"])
 def test_a_reparse_without_the_private_state_is_textuals_own(missing: str) -> None:
     # Made on a tested Textual, then a private attribute is gone: writing
     # it would leave the old rules in force; Textual's own reparse is used.
@@ -110,10 +112,6 @@ def test_a_reparse_without_the_private_state_is_textuals_own(missing: str) -> No
     expected.source = dict(sheet.source)
     expected.reparse()
     del vars(sheet)[missing]
-    if missing == "_variables":  # Textual's own reparse needs it too
-        with pytest.raises(AttributeError):
-            sheet.reparse()
-        return
     sheet.reparse()
     assert [rule.css for rule in sheet.rules] == [rule.css for rule in expected.rules]
 
