@@ -21,9 +21,8 @@ from bottui.api.errors import ApiError, BottuiError
 from bottui.ops.session import Session
 from bottui.plaintext import clean
 from bottui.tui import gc_pause
-from bottui.tui.css_sections import CSS_SOURCE, first_frame_css, whole_css
 from bottui.tui.messages import InventoryChanged, ProjectChosen
-from bottui.tui.stylesheet_cache import SharedParseStylesheet
+from bottui.tui.stylesheet_cache import complete_stylesheet, start_stylesheet
 
 if TYPE_CHECKING:
     from bottui.api.requests import PreparedRequest
@@ -118,18 +117,17 @@ class BottuiApp(App[int]):
         # per-instance value is honoured (mypy objects to the ClassVar).
         self.DEFAULT_MODE = start_mode or ("limiters" if current else "projects")  # type: ignore[misc]
         super().__init__()
-        # Parsed CSS survives Textual's re-parses: the first frame and each
-        # first visit of a screen skip tokenising the same CSS again. The
-        # variables are those App.__init__ just computed for its own stylesheet.
-        self.stylesheet = SharedParseStylesheet(variables=self.theme_variables)
-        # bottui.tcss, with the sections of the other screens blanked until
-        # the first frame is up (on_ready): they would cost it ~5 ms to parse.
-        self.stylesheet.add_source(first_frame_css(self.DEFAULT_MODE), read_from=CSS_SOURCE)
+        # Parsed CSS survives Textual's re-parses, and the other screens'
+        # sections wait for the first frame (on a tested Textual; else its
+        # plain stylesheet: see stylesheet_cache). The variables are those
+        # App.__init__ just computed for its own stylesheet.
+        self.stylesheet = start_stylesheet(self.theme_variables, self.DEFAULT_MODE)
         self.session = session
         self.current: tuple[str, str] | None = current
         self.dry_run = False
         self._remember_theme = remember_theme
-        self._keymap = keymap or {}
+        # Not ``_keymap``: that name is Textual's own (App.set_keymap).
+        self._config_keymap = keymap or {}
         self._initial_theme = theme
         self._work: list[str] = []
         self._last_error: BaseException | None = None
@@ -142,8 +140,8 @@ class BottuiApp(App[int]):
     # -- start-up ----------------------------------------------------------------
 
     def on_mount(self) -> None:
-        if self._keymap:
-            self.set_keymap(self._keymap)
+        if self._config_keymap:
+            self.set_keymap(self._config_keymap)
         if self._initial_theme and self._initial_theme in self.available_themes:
             self.theme = self._initial_theme
         self._started = True
@@ -157,7 +155,7 @@ class BottuiApp(App[int]):
     def _after_first_frame(self) -> None:
         # The whole stylesheet takes the place of the first frame's part of
         # it, before a key press can show another screen.
-        self.stylesheet.add_source(whole_css(), read_from=CSS_SOURCE)
+        complete_stylesheet(self.stylesheet)
         self.refresh_css(animate=False)
         # Start-up's objects are frozen and the collector, paused by the CLI
         # for start-up, runs again.
@@ -211,10 +209,20 @@ class BottuiApp(App[int]):
     def _broadcast(self, make: Callable[[], Message]) -> None:
         # Each mode's base screen gets its own message; hidden screens
         # refresh too, so switching to them shows current data at once.
-        for mode in MODE_KEYS.values():
-            stack = self._screen_stacks.get(mode)
+        for stack in self._mode_stacks():
             if stack:
                 stack[0].post_message(make())
+
+    def _mode_stacks(self) -> list[list[Screen[Any]]]:
+        # Through the public get_screen_stack (a copy of each): a mode not
+        # shown yet has no stack.
+        stacks = []
+        for mode in MODE_KEYS.values():
+            try:
+                stacks.append(self.get_screen_stack(mode))
+            except KeyError:
+                continue
+        return stacks
 
     def project_name(self, account: str, project: str) -> str | None:
         """The display name the inventory knows for a project."""
@@ -254,7 +262,7 @@ class BottuiApp(App[int]):
         # Every screen's bar, not only the current one's: a screen left while a
         # call was under way, or lying under a dialog, must not keep old words.
         text = self.work_text
-        for stack in self._screen_stacks.values():
+        for stack in self._mode_stacks():
             for screen in stack:
                 for bar in screen.query(ContextBar):
                     bar.working = text

@@ -23,11 +23,18 @@ from bottui.tui import gc_pause
 from bottui.tui.app import MODE_KEYS, BottuiApp
 from bottui.tui.css_sections import CSS_SOURCE, first_frame_css, section_names, whole_css
 from bottui.tui.stylesheet_cache import SharedParseStylesheet
+from bottui.tui.textual_private import TESTED_TEXTUAL, as_tested
 from tests.tui.helpers import settle
 
 ROOT = Path(__file__).resolve().parents[2]
 
 # -- the shared CSS parse -------------------------------------------------------------
+
+#: The cache runs on the Textual it was tested on only; on another, the app
+#: uses Textual's own stylesheet (test_stylesheet_cache.py checks that path).
+needs_tested_textual = pytest.mark.skipif(
+    not as_tested(), reason=f"Textual is not {TESTED_TEXTUAL}: the parse cache is off"
+)
 
 
 def _location() -> tuple[str, str]:
@@ -35,6 +42,7 @@ def _location() -> tuple[str, str]:
     return ("test_startup_machinery.py", uuid.uuid4().hex)
 
 
+@needs_tested_textual
 def test_a_reparse_with_the_same_theme_reuses_the_parsed_rules() -> None:
     sheet = SharedParseStylesheet(variables={"accent": "red"})
     sheet.add_source("Static { color: $accent; }", read_from=_location())
@@ -48,6 +56,7 @@ def test_a_reparse_with_the_same_theme_reuses_the_parsed_rules() -> None:
     assert other.rules[0] is first
 
 
+@needs_tested_textual
 def test_another_theme_is_parsed_for_real() -> None:
     sheet = SharedParseStylesheet(variables={"accent": "red"})
     sheet.add_source("Static { color: $accent; }", read_from=_location())
@@ -61,6 +70,7 @@ def test_another_theme_is_parsed_for_real() -> None:
     assert sheet.rules[0].styles.color == Color.parse("red")
 
 
+@needs_tested_textual
 def test_an_error_is_reported_on_every_parse_and_the_old_rules_stay() -> None:
     sheet = SharedParseStylesheet(variables={"accent": "red"})
     sheet.add_source("Static { color: $accent; }", read_from=_location())
@@ -81,6 +91,7 @@ def _shape(rule: RuleSet) -> tuple[str, str, bool, int]:
     return (rule.selectors, repr(rule.styles.get_rules()), rule.is_default_rules, rule.tie_breaker)
 
 
+@needs_tested_textual
 async def test_the_app_stylesheet_parses_as_textual_would(
     make_snap_app: Callable[..., BottuiApp],
 ) -> None:

@@ -1,0 +1,168 @@
+"""Every use of Textual's private API in bottui, each with a public fallback.
+
+bottui leans on Textual internals in one place only: the stylesheet that
+shares parsed CSS rules across re-parses (see :mod:`bottui.tui.stylesheet_cache`
+for why). It overrides ``Stylesheet._parse_rules`` and mirrors
+``Stylesheet.reparse``, which reads or writes five private attributes
+(``_variables``, ``_invalid_css``, ``_rules``, ``_rules_map``,
+``_require_parse``). Nothing else under ``bottui/`` may touch a private
+Textual name (``tests/tui/test_stylesheet_cache.py`` checks it).
+
+All of it was written against, and tested on, Textual :data:`TESTED_TEXTUAL`.
+:func:`as_tested` says whether the installed Textual is that version with
+that private shape; when it is not, :mod:`bottui.tui.stylesheet_cache` uses
+Textual's plain ``Stylesheet`` instead, so an upgrade costs start-up time
+(about 30 ms), never correctness. Should a private attribute still go
+missing at run time, the stylesheet falls back to Textual's own method.
+
+To move to a new Textual: compare ``textual/css/stylesheet.py`` with the
+old one, update :class:`SharedParseStylesheet` if ``reparse`` changed, set
+:data:`TESTED_TEXTUAL`, and run ``tests/tui``.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from functools import cache
+from pathlib import Path
+from typing import ClassVar, Final
+
+import textual
+from textual.css.model import RuleSet
+from textual.css.stylesheet import Stylesheet
+from textual.css.types import CSSLocation
+
+#: The Textual release the private uses below were read from and tested on.
+TESTED_TEXTUAL: Final = "8.2.8"
+
+#: The private attributes of a ``Stylesheet`` that our ``reparse`` uses.
+PRIVATE_STATE: Final = ("_variables", "_invalid_css", "_rules", "_rules_map", "_require_parse")
+
+#: The parameters of ``Stylesheet._parse_rules`` on the tested release.
+PARSE_RULES_PARAMETERS: Final = (
+    "self",
+    "css",
+    "read_from",
+    "is_default_rules",
+    "tie_breaker",
+    "scope",
+)
+
+#: Enough for every source of every theme a session is likely to try; the
+#: oldest entries go first when a long session keeps switching themes.
+CACHE_LIMIT: Final = 2048
+
+_Key = tuple[frozenset[tuple[str, str]], str, CSSLocation, bool, int, str]
+
+
+def installed_is_tested() -> bool:
+    """True if the ``textual`` package imported is release :data:`TESTED_TEXTUAL`.
+
+    Read from the wheel's ``textual-X.Y.Z.dist-info`` beside the package:
+    one ``stat``, where ``importlib.metadata`` would cost ~30 ms of start-up.
+    An install laid out otherwise reads as untested (the slower, safe path).
+    """
+    site = Path(textual.__file__).resolve().parent.parent
+    return (site / f"textual-{TESTED_TEXTUAL}.dist-info").is_dir()
+
+
+def private_shape_is_tested() -> bool:
+    """True if ``Stylesheet`` still has the private members we use, as we use them."""
+    try:
+        state = vars(Stylesheet())
+        code = Stylesheet._parse_rules.__code__
+    except (AttributeError, TypeError):
+        return False
+    parameters = code.co_varnames[: code.co_argcount]
+    return all(name in state for name in PRIVATE_STATE) and parameters == PARSE_RULES_PARAMETERS
+
+
+@cache
+def as_tested() -> bool:
+    """True when the private uses of this module may run (checked once a process)."""
+    return installed_is_tested() and private_shape_is_tested()
+
+
+def has_private_state(sheet: Stylesheet) -> bool:
+    """True if ``sheet`` holds every private attribute our ``reparse`` reads or writes."""
+    state = vars(sheet)
+    return all(name in state for name in PRIVATE_STATE)
+
+
+class SharedParseStylesheet(Stylesheet):
+    """A :class:`Stylesheet` that shares parsed rules across re-parses.
+
+    The rules parsed from one CSS text depend only on that text, where it
+    was read from, its flags and the CSS variables (the theme). So they are
+    kept in one process-wide cache under exactly that key, and a re-parse
+    with unchanged variables costs nothing. A theme change has other
+    variables, hence another key, and is parsed for real.
+
+    Made only when :func:`as_tested` (see :func:`bottui.tui.stylesheet_cache.start_stylesheet`).
+    """
+
+    _shared: ClassVar[OrderedDict[_Key, list[RuleSet]]] = OrderedDict()
+
+    def __init__(self, *, variables: dict[str, str] | None = None) -> None:
+        super().__init__(variables=variables)
+        # Prefixed: a plain ``_variables_key`` could one day be Textual's.
+        self._bottui_variables_key: frozenset[tuple[str, str]] | None = None
+
+    def set_variables(self, variables: dict[str, str]) -> None:
+        super().set_variables(variables)
+        self._bottui_variables_key = None
+
+    def _parse_rules(
+        self,
+        css: str,
+        read_from: CSSLocation,
+        is_default_rules: bool = False,
+        tie_breaker: int = 0,
+        scope: str = "",
+    ) -> list[RuleSet]:
+        theme = self._bottui_variables_key
+        if theme is None:
+            try:
+                variables = self._variables
+            except AttributeError:  # renamed upstream: parse as Textual does
+                return super()._parse_rules(css, read_from, is_default_rules, tie_breaker, scope)
+            theme = self._bottui_variables_key = frozenset(variables.items())
+        key: _Key = (theme, css, read_from, is_default_rules, tie_breaker, scope)
+        shared = self._shared
+        rules = shared.get(key)
+        if rules is not None:
+            shared.move_to_end(key)
+            return rules
+        rules = super()._parse_rules(css, read_from, is_default_rules, tie_breaker, scope)
+        shared[key] = rules
+        if len(shared) > CACHE_LIMIT:
+            shared.popitem(last=False)
+        return rules
+
+    def reparse(self) -> None:
+        # Textual's own reparse, but into an instance of this class so that
+        # the shared cache answers. Parsing into a separate stylesheet first
+        # keeps this one intact when the CSS has an error, as upstream does.
+        if not has_private_state(self):
+            # Writing renamed attributes would succeed silently and leave the
+            # old rules in force: Textual's own reparse is right, if slower.
+            super().reparse()
+            return
+        stylesheet = type(self)(variables=self._variables)
+        for read_from, (css, is_defaults, tie_breaker, scope) in self.source.items():
+            stylesheet.add_source(
+                css,
+                read_from=read_from,
+                is_default_css=is_defaults,
+                tie_breaker=tie_breaker,
+                scope=scope,
+            )
+        try:
+            stylesheet.parse()
+        except Exception:
+            self._invalid_css.update(stylesheet._invalid_css)
+            raise
+        self._rules = stylesheet.rules
+        self._rules_map = None
+        self.source = stylesheet.source
+        self._require_parse = False
