@@ -32,7 +32,7 @@ from bottui.ops.bulk_input import BulkSource
 from bottui.ops.session import Session
 from bottui.tui.screens.bulk_confirm import DRY_RUN_SHOWN, BulkOrder, confirm_bulk
 from bottui.tui.screens.dialogs import _Dialog
-from bottui.tui.typed_app import bottui_app
+from bottui.tui.services import services_of
 from bottui.tui.widgets.bulk_words import plural, preview_lines
 from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.plain_text_area import PlainTextArea
@@ -187,7 +187,7 @@ class BulkDialog(_Dialog):
 
     def on_mount(self) -> None:
         # Made here, on the event loop: the preview thread only uses it.
-        bottui_app(self).session.client()
+        services_of(self).session.client()
         self.query_one("#bulk-text", TextArea).focus()
         self._check_concurrency()
         self._input_changed()
@@ -211,8 +211,8 @@ class BulkDialog(_Dialog):
 
     async def _read_loop(self) -> None:
         """Read until the preview matches what is in the fields (one thread at a time)."""
-        app = bottui_app(self)
-        session = app.session
+        services = services_of(self)
+        session = services.session
         try:
             while True:
                 key = self._key()
@@ -223,7 +223,7 @@ class BulkDialog(_Dialog):
                     break
         except Exception as exc:  # a bug, not the input: the app's one handler says so
             self._reading = False
-            app.report_error(exc)
+            services.report(exc)
             return
         self._reading = False
         self._show_preview(preview)
@@ -348,4 +348,4 @@ class BulkDialog(_Dialog):
         def confirmed() -> None:
             self.dismiss(order)
 
-        confirm_bulk(bottui_app(self), order, confirmed)
+        confirm_bulk(services_of(self), order, confirmed)

@@ -35,6 +35,7 @@ from bottui.store.journal_records import Operation
 from bottui.store.utc import stamp, system_clock
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.journal_dialogs import EntryDialog, ExportDialog
+from bottui.tui.services import ChangePrompt
 from bottui.tui.widgets.journal_table import JournalTable
 from bottui.tui.widgets.safe import join, safe, safe_id
 
@@ -105,10 +106,10 @@ class JournalScreen(BottuiScreen):
 
     def query_now(self, *, limit: int | None = SHOWN) -> JournalQuery:
         """The filters as a journal query (this profile only)."""
-        current = self.bottui.current
+        current = self.services.current
         scoped = current is not None and not self.all_projects
         return JournalQuery(
-            profile=self.bottui.session.settings.inventory_scope,
+            profile=self.services.session.settings.inventory_scope,
             account=current[0] if scoped and current else None,
             project=current[1] if scoped and current else None,
             operation=self.operation,
@@ -159,25 +160,25 @@ class JournalScreen(BottuiScreen):
         empty.display = True
 
     def _profile_has_entries(self) -> bool:
-        journal = self.bottui.session.journal
+        journal = self.services.session.journal
         if journal is None:
             return False
-        profile = self.bottui.session.settings.inventory_scope
+        profile = self.services.session.settings.inventory_scope
         try:
             return bool(journal.entries(profile=profile, limit=1))
         except StoreError:
             return False
 
     def _read(self) -> list[JournalEntry]:
-        app = self.bottui
-        journal = app.session.journal
+        services = self.services
+        journal = services.session.journal
         if journal is None:
-            app.flush_warnings()
+            services.flush_warnings()
             return []
         return journal_view.read(journal, self.query_now())
 
     def _show_filters(self, count: int) -> None:
-        current = self.bottui.current
+        current = self.services.current
         if current is None:
             project = Content("all (no project chosen)")
         elif self.all_projects:
@@ -233,10 +234,10 @@ class JournalScreen(BottuiScreen):
 
     def action_export(self) -> None:
         """Write the entries the filters select (all of them, not only those shown)."""
-        session = self.bottui.session
+        session = self.services.session
         journal = session.journal
         if journal is None:
-            self.bottui.flush_warnings()
+            self.services.flush_warnings()
             return
         query = self.query_now(limit=None)
         moment = stamp((session.clock or system_clock)())
@@ -278,12 +279,12 @@ class JournalScreen(BottuiScreen):
 
     def action_undo(self) -> None:
         """Undo the profile's last rate limiter or threshold change (with confirmation)."""
-        app = self.bottui
-        session = app.session
+        services = self.services
+        session = services.session
         try:
             plan = undo.find(session, fall_back=True)
         except (BottuiError, StoreError) as exc:
-            app.report_error(exc)
+            services.report(exc)
             return
 
         def send() -> None:
@@ -293,13 +294,15 @@ class JournalScreen(BottuiScreen):
                 done=lambda applied: UndoApplied(plan, applied),
             )
 
-        app.confirm_change(
-            title=f"Undo the last {_KIND_WORDS[plan.kind]} change?",
-            body=undo_body(plan),
-            confirm_label="Undo",
-            project_id=plan.project,
-            plan=lambda: [undo.plan_request(session, plan)],
-            then=send,
+        services.confirm(
+            ChangePrompt(
+                title=f"Undo the last {_KIND_WORDS[plan.kind]} change?",
+                body=undo_body(plan),
+                confirm_label="Undo",
+                project_id=plan.project,
+                plan=lambda: [undo.plan_request(session, plan)],
+            ),
+            send,
         )
 
     @on(UndoApplied)
@@ -313,7 +316,7 @@ class JournalScreen(BottuiScreen):
             markup=False,
         )
         # The ops layer taught the inventory: every screen reads it again (this one too).
-        self.bottui.inventory_changed()
+        self.services.inventory_changed()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Failures go to the app's handler; the journal gained an entry either way."""

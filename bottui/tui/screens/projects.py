@@ -139,7 +139,7 @@ class ProjectsScreen(BottuiScreen):
         """Re-read the inventory; read the token states not known yet."""
         if not self.is_mounted:
             return
-        session = self.bottui.session
+        session = self.services.session
         problem: Content | None = None
         rows: list[ProjectRow] = []
         inventory = session.inventory
@@ -168,11 +168,11 @@ class ProjectsScreen(BottuiScreen):
         welcome = self.query_one(Welcome)
         welcome.display = not rows and problem is None
         welcome.configure(
-            profile=session.settings.profile_name, base_url=base, demo=self.bottui.demo
+            profile=session.settings.profile_name, base_url=base, demo=self.services.demo
         )
         table = self.table
         table.display = bool(rows)
-        table.show(rows, current=self.bottui.current, state=self._cell, focus=self._focus)
+        table.show(rows, current=self.services.current, state=self._cell, focus=self._focus)
         self._focus = None
         self._show_title()
         self._check_tokens()
@@ -215,7 +215,7 @@ class ProjectsScreen(BottuiScreen):
             self._states[slot] = CHECKING
             self._versions[slot] = self._versions.get(slot, 0) + 1
         versions = {slot: self._versions[slot] for slot in todo}
-        tokens = self.bottui.session.tokens
+        tokens = self.services.session.tokens
 
         async def work() -> dict[Slot, Reading]:
             return await read_states(tokens, base, todo)
@@ -253,7 +253,7 @@ class ProjectsScreen(BottuiScreen):
             detail.display = False
             return
         detail.display = True
-        marker = "current: " if row.key == self.bottui.current else ""
+        marker = "current: " if row.key == self.services.current else ""
         first = join(marker, safe_id(row.account), " / ", safe_id(row.project))
         if row.name:
             first = join(first, " · ", safe(row.name))
@@ -285,7 +285,7 @@ class ProjectsScreen(BottuiScreen):
         row = self.table.row_for(event.row_key.value)
         if row is None:
             return
-        self.bottui.choose_project(row.account, row.project)
+        self.services.choose_project(row.account, row.project)
         self.notify(
             clean(f"Current project: {_ids(row.account, row.project, row.name)}"),
             title="Project",
@@ -300,9 +300,9 @@ class ProjectsScreen(BottuiScreen):
                 return False
             return True if self.table.highlighted else None
         if action == "demo":
-            return self.query_one(Welcome).display and not self.bottui.demo
+            return self.query_one(Welcome).display and not self.services.demo
         if action == "add":
-            return True if self.bottui.session.inventory is not None else None
+            return True if self.services.session.inventory is not None else None
         if action == "recheck":
             return bool(self._rows)
         return True
@@ -311,7 +311,7 @@ class ProjectsScreen(BottuiScreen):
 
     def action_add(self) -> None:
         """Add a project (asking for the base URL first when there is none)."""
-        if self.bottui.session.settings.base_url is None:
+        if self.services.session.settings.base_url is None:
             self._ask_profile()
         else:
             self._ask_project()
@@ -321,8 +321,8 @@ class ProjectsScreen(BottuiScreen):
         self.action_add()
 
     def _ask_project(self) -> None:
-        settings = self.bottui.session.settings
-        current = self.bottui.current
+        settings = self.services.session.settings
+        current = self.services.current
         account = current[0] if current else (settings.account or "")
         existing = [row.key for row in self._rows]
 
@@ -347,11 +347,9 @@ class ProjectsScreen(BottuiScreen):
         )
 
     def _write_project(self, draft: ProjectDraft, *, added: bool) -> None:
-        inventory = self.bottui.session.inventory
+        inventory = self.services.session.inventory
         if inventory is None:
-            self.bottui.report_error(
-                BottuiError("Inventory unavailable", "the project was not saved")
-            )
+            self.services.report(BottuiError("Inventory unavailable", "the project was not saved"))
             return
 
         async def work() -> None:
@@ -381,18 +379,18 @@ class ProjectsScreen(BottuiScreen):
             title="Inventory",
             markup=False,
         )
-        if message.added and self.bottui.current is None:
+        if message.added and self.services.current is None:
             # The first project becomes current: the other screens have something to show.
-            self.bottui.choose_project(draft.account, draft.project)
-        self.bottui.inventory_changed()
+            self.services.choose_project(draft.account, draft.project)
+        self.services.inventory_changed()
 
     def action_remove(self) -> None:
         """Remove the highlighted project from the inventory (asks first)."""
         row = self.table.highlighted
-        inventory = self.bottui.session.inventory
+        inventory = self.services.session.inventory
         if row is None or inventory is None:
             return
-        profile = self.bottui.session.settings.inventory_scope
+        profile = self.services.session.settings.inventory_scope
         body = join(
             safe_id(row.account),
             " / ",
@@ -427,18 +425,18 @@ class ProjectsScreen(BottuiScreen):
             title="Inventory",
             markup=False,
         )
-        if self.bottui.current == (message.account, message.project):
-            self.bottui.choose_project(None, None)
-        self.bottui.inventory_changed()
+        if self.services.current == (message.account, message.project):
+            self.services.choose_project(None, None)
+        self.services.inventory_changed()
 
     # -- the first profile ---------------------------------------------------------------
 
     def _ask_profile(self) -> None:
-        session = self.bottui.session
+        session = self.services.session
         try:
             existing = list(ConfigStore(session.locations).load().profiles)
         except StoreError as exc:
-            self.bottui.report_error(exc)
+            self.services.report(exc)
             return
 
         def chosen(profile: Profile | None) -> None:
@@ -461,7 +459,7 @@ class ProjectsScreen(BottuiScreen):
     @on(ProfileSaved)
     def _profile_saved(self, message: ProfileSaved) -> None:
         settings = message.settings
-        self.bottui.session.update_settings(settings)
+        self.services.session.update_settings(settings)
         self.notify(
             clean(
                 f"Profile {settings.profile_name} saved ({settings.base_url}) "
@@ -470,7 +468,7 @@ class ProjectsScreen(BottuiScreen):
             title="Profile",
             markup=False,
         )
-        self.bottui.inventory_changed()
+        self.services.inventory_changed()
         self._ask_project()
 
     # -- tokens --------------------------------------------------------------------------
@@ -488,11 +486,11 @@ class ProjectsScreen(BottuiScreen):
             self._ask_token(row.personal_slot)
 
     def _ask_token(self, slot: Slot) -> None:
-        session = self.bottui.session
+        session = self.services.session
         try:
             base = session.base_url
         except BottuiError as exc:
-            self.bottui.report_error(exc)
+            self.services.report(exc)
             return
         tokens = session.tokens
 
@@ -528,7 +526,7 @@ class ProjectsScreen(BottuiScreen):
 
     def action_demo(self) -> None:
         """Leave and start ``bottui demo`` (first run only)."""
-        if self.bottui.demo:
+        if self.services.demo:
             return
         self.app.exit(START_DEMO)
 
