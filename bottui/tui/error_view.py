@@ -4,8 +4,8 @@ Every screen and dialog goes through here, so an error reads the same
 wherever it appears: as a toast (:func:`error_toast`, with "press e for
 details" when the service sent an error object), as the whole-error modal
 (:func:`error_dialog`), as a line on a screen (:func:`error_line`, when a
-hidden screen must not toast on every refresh), or under a form field
-(:func:`error_words`). Titles and details pass through
+hidden screen must not toast on every refresh), in a panel
+(:func:`error_words`) or under a form field (:func:`field_words`). Titles and details pass through
 :func:`bottui.plaintext.clean`; an unexpected exception is named, never
 dumped (no traceback, no token).
 """
@@ -13,7 +13,7 @@ dumped (no traceback, no token).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from textual.content import Content
 
@@ -24,6 +24,12 @@ from bottui.tui.widgets.safe import join, safe
 
 if TYPE_CHECKING:
     from textual.screen import ModalScreen
+
+
+#: The errors a screen expects and shows (a failure the operator can act on,
+#: not a bug); catch these, BottuiError first. StoreError is a separate root
+#: on this branch: once it subclasses BottuiError, only this line changes.
+EXPECTED_ERRORS: Final = (BottuiError, StoreError)
 
 
 def describe_error(error: BaseException) -> tuple[str, str]:
@@ -63,12 +69,27 @@ def error_line(lead: str, error: BaseException) -> Content:
     return join(lead, safe(title), ". ", safe(details))
 
 
+def error_text(error: BaseException) -> str:
+    """``title: details`` (or the title alone), raw: the caller shows it as plain text."""
+    title, details = describe_error(error)
+    return f"{title}: {details}" if details else title
+
+
+def error_title(error: BaseException) -> str:
+    """The error's one-line title, raw: the caller shows it as plain text."""
+    return describe_error(error)[0]
+
+
 def error_words(error: BaseException) -> Content:
-    """The error in a few words, under a form field."""
+    """``title: details`` as plain text, for a panel or a line."""
+    return safe(error_text(error))
+
+
+def field_words(error: BaseException) -> Content:
+    """The error under a form field: a validation error's message alone (the field is named)."""
     if isinstance(error, ValidationError):
         return safe(error.message)
-    title, details = describe_error(error)
-    return safe(f"{title}: {details}" if details else title)
+    return error_words(error)
 
 
 def error_object(error: BaseException) -> dict[str, Any] | None:

@@ -30,6 +30,7 @@ from bottui.api.errors import BottuiError
 from bottui.ops.bulk import DEFAULT_CONCURRENCY, MAX_CONCURRENCY, BulkPlan, plan_bulk
 from bottui.ops.bulk_input import BulkSource
 from bottui.ops.session import Session
+from bottui.tui.error_view import error_text
 from bottui.tui.screens.bulk_confirm import DRY_RUN_SHOWN, BulkOrder, confirm_bulk
 from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.services import services_of
@@ -100,9 +101,8 @@ def read_input(session: Session, account: str, project: str, text: str, path: st
         else:
             return Preview(key)
         plan = plan_bulk(session, account, project, source, keep=DRY_RUN_SHOWN)
-    except BottuiError as exc:
-        words = f"{exc.title}: {exc.details}" if exc.details else exc.title
-        return Preview(key, problem=words, path_problem=bool(given_path))
+    except BottuiError as exc:  # the input's fault; anything else is the app's to report
+        return Preview(key, problem=error_text(exc), path_problem=bool(given_path))
     return Preview(key, source=source, plan=plan)
 
 

@@ -24,15 +24,14 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 from textual.worker import Worker
 
-from bottui.api.errors import BottuiError
 from bottui.ops import journal_view, undo
 from bottui.ops.journal_view import JournalQuery
 from bottui.ops.mutations import Applied
 from bottui.plaintext import clean
-from bottui.store.errors import StoreError
 from bottui.store.journal import JournalEntry
 from bottui.store.journal_records import Operation
 from bottui.store.utc import stamp, system_clock
+from bottui.tui.error_view import EXPECTED_ERRORS, error_line
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.journal_dialogs import EntryDialog, ExportDialog
 from bottui.tui.services import ChangePrompt
@@ -121,11 +120,11 @@ class JournalScreen(BottuiScreen):
         problem: Content | None = None
         try:
             entries = self._read()
-        except (StoreError, BottuiError) as exc:
+        except EXPECTED_ERRORS as exc:
             # Said on the screen, not toasted: hidden screens refresh too, and a
             # damaged journal would toast on every change made elsewhere.
             entries = []
-            problem = join("The journal cannot be read: ", safe(exc.title), ". ", safe(exc.details))
+            problem = error_line("The journal cannot be read: ", exc)
         table = self.query_one(JournalTable)
         query = self.query_now()
         table.show(entries, with_project=query.project is None)
@@ -166,7 +165,7 @@ class JournalScreen(BottuiScreen):
         profile = self.services.session.settings.inventory_scope
         try:
             return bool(journal.entries(profile=profile, limit=1))
-        except StoreError:
+        except EXPECTED_ERRORS:
             return False
 
     def _read(self) -> list[JournalEntry]:
@@ -283,7 +282,7 @@ class JournalScreen(BottuiScreen):
         session = services.session
         try:
             plan = undo.find(session, fall_back=True)
-        except (BottuiError, StoreError) as exc:
+        except EXPECTED_ERRORS as exc:
             services.report(exc)
             return
 

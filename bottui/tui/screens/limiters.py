@@ -19,8 +19,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
-from bottui.api.errors import BottuiError
-from bottui.store.errors import StoreError
+from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.services import ChangePrompt
 from bottui.tui.widgets.limiter_table import (
@@ -129,7 +128,7 @@ class LimitersScreen(BottuiScreen):
             return []
         try:
             return inventory.limiters(account, project)
-        except StoreError as exc:
+        except EXPECTED_ERRORS as exc:
             services.report(exc)
             return []
 
@@ -292,7 +291,7 @@ class LimitersScreen(BottuiScreen):
                 return
             try:
                 inventory.add_limiter(account, project, limiter_id, name)
-            except (BottuiError, StoreError) as exc:
+            except EXPECTED_ERRORS as exc:
                 self.services.report(exc)
                 return
             self.services.inventory_changed()
@@ -327,7 +326,7 @@ class LimitersScreen(BottuiScreen):
                 return
             try:
                 inventory.remove_limiter(account, project, entry.id)
-            except StoreError as exc:
+            except EXPECTED_ERRORS as exc:
                 self.services.report(exc)
                 return
             self.services.inventory_changed()

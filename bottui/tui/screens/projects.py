@@ -7,7 +7,8 @@ makes the highlighted project current for every screen. Projects are
 added, renamed and removed here (the inventory is local: nothing is sent to
 the API), and tokens are stored through a masked field straight into the
 keyring. With nothing configured, a welcome offers the two ways in: add a
-project (creating the first profile on the way) or start the demo.
+project (creating the first profile on the way) or start the demo
+(:mod:`bottui.tui.screens.first_run`).
 
 Token states are read in a worker, in a daemon thread: the keyring may
 block for seconds or be missing altogether; the table says "checking…"
@@ -30,33 +31,25 @@ from textual.widgets import Button, DataTable, Static
 from bottui.api.errors import BottuiError
 from bottui.api.tokens import Secret
 from bottui.ops.daemon import run_in_daemon
-from bottui.ops.session import Settings
 from bottui.ops.token_slots import Reading, Slot, delete_token, read_states, store_token
 from bottui.plaintext import clean
-from bottui.store.config import ConfigStore, Profile
-from bottui.store.errors import KeyringUnavailable, StoreError
-from bottui.store.paths import Locations
+from bottui.store.errors import KeyringUnavailable
 from bottui.store.tokens import TokenState
-from bottui.tui.run import START_DEMO
+from bottui.tui.error_view import EXPECTED_ERRORS, error_line
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.dialogs import ConfirmDialog
-from bottui.tui.screens.project_dialogs import ProfileForm, ProjectDraft, ProjectForm
+from bottui.tui.screens.first_run import (
+    ProfileSaved,
+    ask_first_profile,
+    start_demo,
+    use_saved_profile,
+)
+from bottui.tui.screens.project_dialogs import ProjectDraft, ProjectForm
 from bottui.tui.screens.token_dialog import TokenDialog
 from bottui.tui.widgets.keyring_notice import KeyringNotice
 from bottui.tui.widgets.project_table import CHECKING, CellState, ProjectRow, ProjectTable
 from bottui.tui.widgets.safe import join, safe, safe_id
 from bottui.tui.widgets.welcome import Welcome
-
-
-def _save_profile(locations: Locations, profile: Profile, old: Settings) -> Settings:
-    """Add ``profile``, make it current, and resolve the settings it gives (blocking)."""
-    store = ConfigStore(locations)
-    store.add_profile(profile)
-    store.use(profile.name)
-    # What came from the command line (--read-only, --account, --project) still holds.
-    return Settings.resolve(
-        store.load(), account=old.account, project=old.project, read_only=old.read_only
-    )
 
 
 def _ids(account: str, project: str, name: str | None = None) -> str:
@@ -100,12 +93,6 @@ class ProjectsScreen(BottuiScreen):
 
         account: str
         project: str
-
-    @dataclass
-    class ProfileSaved(Message):
-        """The first profile was saved; ``settings`` are the session's new settings."""
-
-        settings: Settings
 
     def __init__(self) -> None:
         super().__init__()
@@ -151,10 +138,8 @@ class ProjectsScreen(BottuiScreen):
         else:
             try:
                 entries = inventory.projects()
-            except StoreError as exc:
-                problem = join(
-                    "The inventory cannot be read: ", safe(exc.title), ". ", safe(exc.details)
-                )
+            except EXPECTED_ERRORS as exc:
+                problem = error_line("The inventory cannot be read: ", exc)
             else:
                 rows = [ProjectRow(e.account, e.project, e.name) for e in entries]
         self._rows = rows
@@ -312,7 +297,7 @@ class ProjectsScreen(BottuiScreen):
     def action_add(self) -> None:
         """Add a project (asking for the base URL first when there is none)."""
         if self.services.session.settings.base_url is None:
-            self._ask_profile()
+            ask_first_profile(self)
         else:
             self._ask_project()
 
@@ -431,44 +416,9 @@ class ProjectsScreen(BottuiScreen):
 
     # -- the first profile ---------------------------------------------------------------
 
-    def _ask_profile(self) -> None:
-        session = self.services.session
-        try:
-            existing = list(ConfigStore(session.locations).load().profiles)
-        except StoreError as exc:
-            self.services.report(exc)
-            return
-
-        def chosen(profile: Profile | None) -> None:
-            if profile is None:
-                return
-            old = session.settings
-
-            async def work() -> Settings:
-                return await run_in_daemon(lambda: _save_profile(session.locations, profile, old))
-
-            self.call(
-                work,
-                label="saving the profile",
-                done=lambda settings: self.ProfileSaved(settings),
-                group="config",
-            )
-
-        self.app.push_screen(ProfileForm(existing=existing), chosen)
-
     @on(ProfileSaved)
     def _profile_saved(self, message: ProfileSaved) -> None:
-        settings = message.settings
-        self.services.session.update_settings(settings)
-        self.notify(
-            clean(
-                f"Profile {settings.profile_name} saved ({settings.base_url}) "
-                "and made current. Now the project:"
-            ),
-            title="Profile",
-            markup=False,
-        )
-        self.services.inventory_changed()
+        use_saved_profile(self, message.settings)
         self._ask_project()
 
     # -- tokens --------------------------------------------------------------------------
@@ -489,7 +439,7 @@ class ProjectsScreen(BottuiScreen):
         session = self.services.session
         try:
             base = session.base_url
-        except BottuiError as exc:
+        except EXPECTED_ERRORS as exc:
             self.services.report(exc)
             return
         tokens = session.tokens
@@ -526,9 +476,7 @@ class ProjectsScreen(BottuiScreen):
 
     def action_demo(self) -> None:
         """Leave and start ``bottui demo`` (first run only)."""
-        if self.services.demo:
-            return
-        self.app.exit(START_DEMO)
+        start_demo(self)
 
     @on(Button.Pressed, "#welcome-demo")
     def _welcome_demo(self) -> None:

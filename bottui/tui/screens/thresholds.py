@@ -29,8 +29,8 @@ from bottui.ops.mutations import Applied
 from bottui.ops.threshold_rules import in_range, never_reached
 from bottui.plaintext import clean
 from bottui.store.config import ConfigStore, ProjectSettings
-from bottui.store.errors import StoreError
 from bottui.store.inventory_records import DimensionEntry
+from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.dialogs import ConfirmDialog
 from bottui.tui.screens.thresholds_dialogs import AddDimensionDialog, ThresholdSettingsDialog
@@ -166,7 +166,7 @@ class ThresholdsScreen(BottuiScreen):
             else:
                 try:
                     entries = inventory.dimensions(account, project)
-                except StoreError as exc:
+                except EXPECTED_ERRORS as exc:
                     self.services.report(exc)
                 if not entries:
                     message = Content(
@@ -286,7 +286,7 @@ class ThresholdsScreen(BottuiScreen):
         try:
             inventory.add_dimension(account, project, dimension_id, name)
             entry = inventory.dimension(account, project, dimension_id)
-        except StoreError as exc:
+        except EXPECTED_ERRORS as exc:
             self.services.report(exc)
             return DimensionEntry(account, project, dimension_id, name, None, None, "", "user")
         self.services.inventory_changed()
@@ -318,7 +318,7 @@ class ThresholdsScreen(BottuiScreen):
                 return
             try:
                 inventory.remove_dimension(account, project, entry.id)
-            except StoreError as exc:
+            except EXPECTED_ERRORS as exc:
                 self.services.report(exc)
                 return
             self.notify(clean(f"Forgot dimension {entry.id}"), markup=False)
@@ -355,7 +355,7 @@ class ThresholdsScreen(BottuiScreen):
                 ConfigStore(session.locations).set_project_settings(
                     profile, account, project, settings
                 )
-            except StoreError as exc:
+            except EXPECTED_ERRORS as exc:
                 self.services.report(exc)
                 return
             projects = dict(session.settings.projects)
