@@ -2,9 +2,10 @@
 
 A :class:`BulkOrder` is what the bulk dialog returns: the input (already
 read once for its hash and line count), its dry-run plan, the concurrency
-and whether to resume. :func:`confirm_bulk` puts it through the app's one
-confirmation path: read-only refuses, dry run shows the first requests,
-a protected profile wants the project id typed, otherwise focus on Cancel.
+and whether to resume. :func:`confirm_bulk` puts it through the one
+confirmation path (:meth:`~bottui.tui.services.TuiServices.confirm`):
+read-only refuses, dry run shows the first requests, a protected profile
+wants the project id typed, otherwise focus on Cancel.
 """
 
 from __future__ import annotations

@@ -221,7 +221,7 @@ class BulkDialog(_Dialog):
                 )
                 if self._key() == key:
                     break
-        except Exception as exc:  # a bug, not the input: the app's one handler says so
+        except Exception as exc:  # a bug, not the input: the one renderer says so
             self._reading = False
             services.report(exc)
             return

@@ -1,6 +1,6 @@
 """Grants: withdraw a challenge grant by visitor id and/or user account id.
 
-The form validates as the operator types; submitting goes through the app's
+The form validates as the operator types; submitting goes through the one
 confirmation (focus on Cancel, dry run, read-only, protected); the worker
 awaits :func:`bottui.ops.mutations.revoke`. The result panel says plainly
 which of the four outcomes happened, and this session's revocations are
@@ -66,7 +66,7 @@ class RevocationAnswered(Message):
 
 @dataclass
 class RevocationFailed(Message):
-    """A revocation failed (the app's error handler shows why)."""
+    """A revocation failed (the one error renderer shows why)."""
 
     record: RevocationRecord
 
@@ -81,7 +81,7 @@ class BulkFinished(Message):
 
 @dataclass
 class BulkFailed(Message):
-    """A bulk run could not start or broke off (the app's error handler says why)."""
+    """A bulk run could not start or broke off (the one error renderer says why)."""
 
     dialog: BulkRunDialog
     error: BaseException

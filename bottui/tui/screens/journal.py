@@ -6,7 +6,7 @@ An entry without an outcome is marked UNFINISHED (still running, or cut off
 by a crash). Keys filter by project (current / all), operation and outcome;
 ``enter`` opens an entry in full; ``x`` exports what the filters show;
 ``u`` undoes the last rate limiter or threshold change of the profile, after
-the app's confirmation (dry run, read-only and protected rules included).
+the one confirmation (dry run, read-only and protected rules included).
 """
 
 from __future__ import annotations

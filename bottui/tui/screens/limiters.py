@@ -2,7 +2,7 @@
 
 Rows come from the inventory (the API cannot list limiters): the team's
 inventory file, projects the service returned, and ids added here with
-``a``. A change goes through the app's confirmation (focus on Cancel, dry
+``a``. A change goes through the one confirmation (focus on Cancel, dry
 run, read-only, protected) before the worker sends it; the answer's project
 is shown in a panel and the inventory, which the ops layer has taught, is
 read again.
