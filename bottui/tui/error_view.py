@@ -63,10 +63,12 @@ def error_toast(error: BaseException) -> Toast:
     return Toast(message=message, title=clean(title))
 
 
-def error_line(lead: str, error: BaseException) -> Content:
-    """``lead`` then the error's title and details, for a line on a screen."""
+def error_line(
+    lead: str, error: BaseException, *, sep: str = ". ", keep_newlines: bool = False
+) -> Content:
+    """``lead``, the error's title, ``sep`` and its details, for a line or panel on a screen."""
     title, details = describe_error(error)
-    return join(lead, safe(title), ". ", safe(details))
+    return join(lead, safe(title), sep, safe(details, keep_newlines=keep_newlines))
 
 
 def error_text(error: BaseException) -> str:

@@ -24,10 +24,11 @@ from bottui.api.validation import first_forbidden_char
 from bottui.ops.token_slots import Reading, Slot
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.tokens import TokenState
+from bottui.tui.error_view import error_line
 from bottui.tui.screens.dialogs import ConfirmDialog, _Dialog
 from bottui.tui.services import services_of
 from bottui.tui.widgets.form_field import FormField
-from bottui.tui.widgets.safe import join, safe, safe_id
+from bottui.tui.widgets.safe import join, safe_id
 from bottui.tui.widgets.secret_input import SecretInput
 
 #: Stores a token for the slot; returns the slot's state afterwards.
@@ -145,8 +146,7 @@ class TokenDialog(_Dialog):
         box.display = error is not None
         if error is None:
             return
-        head = f"{lead}{error.title}" if lead else error.title
-        text = join(safe(head), ".\n", safe(error.details, keep_newlines=True))
+        text = error_line(lead, error, sep=".\n", keep_newlines=True)
         self.query_one("#token-problem-text", Static).update(text)
 
     @on(Input.Changed, "#token-value")
