@@ -1,31 +1,29 @@
-"""The Textual app: composes the five screens and owns the shared services.
+"""The Textual app: composes the five screens and creates their services.
 
-Thin on purpose: the session (settings, stores, client), the current
-project, the working indicator, the one error handler, confirmation and
-dry-run plumbing, and the command palette. Each screen does its own work.
+Thin on purpose: the five modes, the key bindings, start-up, and the
+command palette. What screens and dialogs use (the session, the current
+project, the working indicator, error reports, confirmation and dry run)
+is :class:`~bottui.tui.services.TuiServices`, created here; the app keeps
+only delivering messages to every screen and redrawing every context bar,
+which need the screens themselves. Each screen does its own work.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar
 
 from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding, BindingType
-from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 
-from bottui.api.errors import ApiError, BottuiError
 from bottui.ops.session import Session
 from bottui.plaintext import clean
 from bottui.tui import gc_pause
-from bottui.tui.messages import InventoryChanged, ProjectChosen
+from bottui.tui.services import TuiServices
 from bottui.tui.stylesheet_cache import complete_stylesheet, start_stylesheet
-
-if TYPE_CHECKING:
-    from bottui.api.requests import PreparedRequest
 
 # Dialogs are imported when first opened: none is on the first frame, and
 # with their Input and TextArea widgets they cost start-up time.
@@ -122,16 +120,19 @@ class BottuiApp(App[int]):
         # plain stylesheet: see stylesheet_cache). The variables are those
         # App.__init__ just computed for its own stylesheet.
         self.stylesheet = start_stylesheet(self.theme_variables, self.DEFAULT_MODE)
-        self.session = session
-        self.current: tuple[str, str] | None = current
-        self.dry_run = False
+        #: What screens and dialogs use of the app (see :mod:`bottui.tui.services`).
+        self.services = TuiServices(
+            self,
+            session,
+            current=current,
+            demo=demo,
+            broadcast=self._broadcast,
+            show_work=self._show_work,
+        )
         self._remember_theme = remember_theme
         # Not ``_keymap``: that name is Textual's own (App.set_keymap).
         self._config_keymap = keymap or {}
         self._initial_theme = theme
-        self._work: list[str] = []
-        self._last_error: BaseException | None = None
-        self.demo = demo
         self._when_up = when_up
         self._started = False
         if demo:
@@ -165,7 +166,17 @@ class BottuiApp(App[int]):
         try:  # work that must not slow the first frame (the demo's sandbox process)
             self._when_up()
         except Exception as exc:  # e.g. the demo's sandbox process could not be started
-            self.report_error(exc)
+            self.services.report(exc)
+
+    @property
+    def session(self) -> Session:
+        """Settings, stores and client for this run."""
+        return self.services.session
+
+    @property
+    def current(self) -> tuple[str, str] | None:
+        """The current project, ``(account, project)``, or None."""
+        return self.services.current
 
     def clear_selection(self) -> None:
         """Clear the text selection of the active screen, if there is one yet.
@@ -197,15 +208,6 @@ class BottuiApp(App[int]):
         if self.current_mode != mode:
             self.switch_mode(mode)
 
-    def choose_project(self, account: str | None, project: str | None) -> None:
-        """Make a project current for every screen."""
-        self.current = (account, project) if account and project else None
-        self._broadcast(lambda: ProjectChosen(account, project))
-
-    def inventory_changed(self) -> None:
-        """Tell every screen that the inventory changed."""
-        self._broadcast(InventoryChanged)
-
     def _broadcast(self, make: Callable[[], Message]) -> None:
         # Each mode's base screen gets its own message; hidden screens
         # refresh too, so switching to them shows current data at once.
@@ -224,37 +226,12 @@ class BottuiApp(App[int]):
                 continue
         return stacks
 
-    def project_name(self, account: str, project: str) -> str | None:
-        """The display name the inventory knows for a project."""
-        inventory = self.session.inventory
-        if inventory is None:
-            return None
-        try:
-            entry = inventory.project(account, project)
-        except Exception:  # a damaged inventory: the Projects screen says so
-            return None
-        return entry.name if entry is not None else None
-
     # -- working indicator ---------------------------------------------------------
-
-    def begin_work(self, label: str) -> None:
-        """A call started: show it in every context bar."""
-        self._work.append(label)
-        self._show_work()
-
-    def end_work(self, label: str) -> None:
-        """A call ended."""
-        if label in self._work:
-            self._work.remove(label)
-        self._show_work()
 
     @property
     def work_text(self) -> str:
         """What the working indicator says: the latest call under way, "" when none."""
-        if not self._work:
-            return ""
-        more = len(self._work) - 1
-        return self._work[-1] + (f" (+{more})" if more else "")
+        return self.services.work_text
 
     def _show_work(self) -> None:
         from bottui.tui.widgets.context_bar import ContextBar
@@ -267,99 +244,15 @@ class BottuiApp(App[int]):
                 for bar in screen.query(ContextBar):
                     bar.working = text
 
-    # -- errors and warnings -------------------------------------------------------
-
-    def report_error(self, error: BaseException) -> None:
-        """The one place a failure becomes words: a toast; details on ``e``."""
-        self._last_error = error
-        title, details = describe_error(error)
-        hint = "  (press e for details)" if isinstance(error, ApiError) else ""
-        # Details may span lines (a server message, a store's explanation):
-        # keep the line breaks; every other control character is replaced.
-        self.notify(
-            clean(details, keep_newlines=True) + hint if details else hint.strip(),
-            title=clean(title),
-            severity="error",
-            timeout=8,
-            markup=False,
-        )
-
-    def flush_warnings(self) -> None:
-        """Toast the session's warnings (journal or inventory not written, ...)."""
-        for warning in self.session.take_warnings():
-            self.notify(
-                clean(warning, keep_newlines=True),
-                title="Warning",
-                severity="warning",
-                markup=False,
-            )
+    # -- errors, dry run -------------------------------------------------------------
 
     def action_error_details(self) -> None:
         """Open the whole last error in a modal."""
-        if self._last_error is None:
-            self.notify("No error so far.", markup=False)
-            return
-        title, details = describe_error(self._last_error)
-        obj = None
-        if isinstance(self._last_error, BottuiError):
-            obj = self._last_error.to_json()["error"]
-        from bottui.tui.screens.dialogs import ErrorDialog
-
-        self.push_screen(ErrorDialog(title, details, obj))
-
-    # -- confirmation, dry run ---------------------------------------------------------
-
-    def confirm_change(
-        self,
-        *,
-        title: str,
-        body: Content,
-        confirm_label: str,
-        project_id: str,
-        plan: Callable[[], Sequence[PreparedRequest]],
-        then: Callable[[], None],
-    ) -> None:
-        """Ask before a change; under dry run show the request(s) instead.
-
-        Read-only refuses at once. A protected profile wants the project id
-        typed. ``plan`` validates and builds the request(s) (errors reported);
-        ``then`` runs only after an explicit confirmation.
-        """
-        from bottui.tui.screens.dialogs import ConfirmDialog, RequestsDialog, TypedConfirmDialog
-
-        settings = self.session.settings
-        try:
-            requests = plan()
-        except BottuiError as exc:
-            self.report_error(exc)
-            return
-        if self.dry_run:
-            self.push_screen(RequestsDialog(dry_run_lines(requests)))
-            return
-        if settings.read_only:
-            self.report_error(
-                BottuiError(
-                    "Read-only profile", "this profile refuses every change; nothing was sent"
-                )
-            )
-            return
-
-        def decided(ok: bool | None) -> None:
-            if ok:
-                then()
-
-        dialog: Any
-        if settings.protected:
-            dialog = TypedConfirmDialog(title, body, project_id, confirm_label)
-        else:
-            dialog = ConfirmDialog(title, body, confirm_label)
-        self.push_screen(dialog, decided)
+        self.services.show_last_error()
 
     def action_toggle_dry_run(self) -> None:
         """Dry run on/off: changes show their request and curl instead of sending."""
-        self.dry_run = not self.dry_run
-        state = "ON: changes are shown, not sent" if self.dry_run else "OFF"
-        self.notify(f"Dry run {state}", markup=False)
+        self.services.toggle_dry_run()
 
     # -- help and palette ----------------------------------------------------------
 
@@ -430,17 +323,6 @@ class BottuiApp(App[int]):
         self.call_after_refresh(lambda: self.screen.run_action(action))
 
 
-def describe_error(error: BaseException) -> tuple[str, str]:
-    """(title, details) of any error, without a traceback or a token."""
-    from bottui.store.errors import StoreError
-
-    if isinstance(error, BottuiError | StoreError):
-        return error.title, error.details
-    # A bug, not an expected failure: name it, never dump its internals.
-    message = clean(str(error), keep_newlines=True)[:300]
-    return "Unexpected error", f"{type(error).__name__}: {message}"
-
-
 def _first_project(session: Session) -> tuple[str, str] | None:
     """The project to start on: the profile's, else the inventory's first."""
     settings = session.settings
@@ -454,13 +336,3 @@ def _first_project(session: Session) -> tuple[str, str] | None:
     except Exception:  # a damaged inventory: the Projects screen says so
         return None
     return (entries[0].account, entries[0].project) if entries else None
-
-
-def dry_run_lines(requests: Sequence[PreparedRequest]) -> list[str]:
-    """The lines a dry run shows: method, URL, headers, body, curl."""
-    from bottui.api.curl import request_lines
-
-    lines: list[str] = []
-    for request in requests:
-        lines += [*request_lines(request), ""]
-    return lines

@@ -616,7 +616,7 @@ async def test_palette_and_help(flow_app: BottuiApp, sandbox: SandboxServer) -> 
 async def test_no_project_no_dialog(grants_app: BottuiApp, sandbox: SandboxServer) -> None:
     async with grants_app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
-        grants_app.choose_project(None, None)
+        grants_app.services.choose_project(None, None)
         await settle(pilot)
         await pilot.press("b")
         await pilot.pause()

@@ -34,7 +34,7 @@ async def test_a_multi_line_detail_is_toasted_as_lines(
     app = make_snap_app()
     async with app.run_test(size=(100, 30), notifications=True) as pilot:
         await settle(pilot)
-        app.report_error(BottuiError("Not saved", DETAILS))
+        app.services.report(BottuiError("Not saved", DETAILS))
         await settle(pilot)
         (note,) = [n for n in app._notifications if n.severity == "error"]
         assert note.message.splitlines()[0] == "the journal could not be written:"
@@ -60,7 +60,7 @@ async def test_an_unexpected_error_keeps_its_lines_too(
     app = make_snap_app()
     async with app.run_test(size=(100, 30), notifications=True) as pilot:
         await settle(pilot)
-        app.report_error(RuntimeError("first\nsecond\x1b]0;t\x07"))
+        app.services.report(RuntimeError("first\nsecond\x1b]0;t\x07"))
         await settle(pilot)
         lines = _toast_lines(app)
         assert "RuntimeError: first" in lines, lines

@@ -199,7 +199,7 @@ def test_snapshot_hostile_ids(snap_compare: Snap, make_snap_app: MakeApp) -> Non
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await settle(pilot)
-        app.choose_project(DEMO_ACCOUNT, HOSTILE_PROJECT_ID)
+        app.services.choose_project(DEMO_ACCOUNT, HOSTILE_PROJECT_ID)
         await to_grants(pilot)
         await fill(pilot, visitor=HOSTILE_VISITOR_ID, user=HOSTILE_USER_ACCOUNT_ID)
         await submit_and_confirm(pilot)
@@ -213,7 +213,7 @@ def test_snapshot_hostile_ids(snap_compare: Snap, make_snap_app: MakeApp) -> Non
 def test_snapshot_no_project(snap_compare: Snap, make_snap_app: MakeApp) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
         screen = await to_grants(pilot)
-        pilot.app.choose_project(None, None)  # type: ignore[attr-defined]
+        pilot.app.services.choose_project(None, None)  # type: ignore[attr-defined]
         await settle(pilot)
         assert "Press 1" in plain(screen.query_one("#grants-empty", Static))
         assert not screen.query_one("#grants-forms").display

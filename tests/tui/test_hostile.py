@@ -58,7 +58,7 @@ async def test_hostile_names_are_literal_and_inert(
     for dim in HOSTILE_DIMENSION_IDS:
         inventory.add_dimension(DEMO_ACCOUNT, HOSTILE_PROJECT_ID, dim, HOSTILE_MARKUP)
     async with app.run_test(size=(120, 30)) as pilot:
-        app.choose_project(DEMO_ACCOUNT, HOSTILE_PROJECT_ID)
+        app.services.choose_project(DEMO_ACCOUNT, HOSTILE_PROJECT_ID)
         await pilot.pause()
         total = 0
         for key in ("1", "2", "4"):

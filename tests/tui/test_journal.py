@@ -433,7 +433,7 @@ async def test_detail_and_hostile_text(hostile_sandbox: SandboxServer, tmp_path:
         await settle(pilot)
         for limiter in HOSTILE_LIMITER_IDS:
             await mutations.set_limiter(session, DEMO_ACCOUNT, HOSTILE_PROJECT_ID, limiter, True)
-        app.choose_project(DEMO_ACCOUNT, HOSTILE_PROJECT_ID)
+        app.services.choose_project(DEMO_ACCOUNT, HOSTILE_PROJECT_ID)
         await to_journal(pilot)
         assert rows(app)[-1][3] == f"{HOSTILE_LIMITER_IDS[0]} -> ON"
         assert all("\x1b" not in cell for row in rows(app) for cell in row)

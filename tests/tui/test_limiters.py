@@ -88,7 +88,7 @@ def test_snapshot_loaded_80x24(snap_compare: Snap, make_snap_app: MakeApp) -> No
 def test_snapshot_no_project(snap_compare: Snap, make_snap_app: MakeApp) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
         await settle(pilot)
-        pilot.app.choose_project(None, None)  # type: ignore[attr-defined]
+        pilot.app.services.choose_project(None, None)  # type: ignore[attr-defined]
         await settle(pilot)
         assert "Press 1" in plain(pilot.app.screen.query_one("#limiters-empty", Static))
         assert not table(pilot.app).display  # type: ignore[arg-type]
@@ -99,7 +99,7 @@ def test_snapshot_no_project(snap_compare: Snap, make_snap_app: MakeApp) -> None
 def test_snapshot_hostile(snap_compare: Snap, make_snap_app: MakeApp) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
         await settle(pilot)
-        pilot.app.choose_project(DEMO_ACCOUNT, HOSTILE_PROJECT_ID)  # type: ignore[attr-defined]
+        pilot.app.services.choose_project(DEMO_ACCOUNT, HOSTILE_PROJECT_ID)  # type: ignore[attr-defined]
         await settle(pilot)
         app = pilot.app
         assert isinstance(app, BottuiApp)
@@ -116,7 +116,7 @@ def test_snapshot_hostile(snap_compare: Snap, make_snap_app: MakeApp) -> None:
 def test_snapshot_unknown_state_asks(snap_compare: Snap, make_snap_app: MakeApp) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
         await settle(pilot)
-        pilot.app.choose_project(DEMO_ACCOUNT, HOSTILE_PROJECT_ID)  # type: ignore[attr-defined]
+        pilot.app.services.choose_project(DEMO_ACCOUNT, HOSTILE_PROJECT_ID)  # type: ignore[attr-defined]
         await settle(pilot)
         await pilot.press("space")
         await pilot.pause()
@@ -129,7 +129,7 @@ def test_snapshot_unknown_state_asks(snap_compare: Snap, make_snap_app: MakeApp)
 def test_snapshot_returned_hostile_project(snap_compare: Snap, make_snap_app: MakeApp) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
         await settle(pilot)
-        pilot.app.choose_project(DEMO_ACCOUNT, HOSTILE_PROJECT_ID)  # type: ignore[attr-defined]
+        pilot.app.services.choose_project(DEMO_ACCOUNT, HOSTILE_PROJECT_ID)  # type: ignore[attr-defined]
         await settle(pilot)
         await pilot.press("o", "tab", "enter")
         await settle(pilot)
@@ -362,7 +362,7 @@ async def test_api_error_is_reported(flow_app: BottuiApp, sandbox: SandboxServer
 async def test_no_project_keys_only_explain(flow_app: BottuiApp, sandbox: SandboxServer) -> None:
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
-        flow_app.choose_project(None, None)
+        flow_app.services.choose_project(None, None)
         await settle(pilot)
         for key in ("space", "o", "f", "a", "x"):
             await pilot.press(key)

@@ -396,7 +396,7 @@ async def test_store_token_state_changes_value_never_shown(flow_app: BottuiApp) 
         inventory = flow_app.session.inventory
         assert inventory is not None
         inventory.add_project(DEMO_ACCOUNT, "blog", "Blog")
-        flow_app.inventory_changed()
+        flow_app.services.inventory_changed()
         await settle(pilot)
         assert row_cells(flow_app, DEMO_ACCOUNT, "blog")[5] == "missing"
         await highlight(pilot, "blog")

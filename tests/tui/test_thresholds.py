@@ -401,7 +401,7 @@ async def test_service_error_is_reported_and_the_inventory_unchanged(
         await settle(pilot)
         assert sandbox.stats.requests == 1
         assert sandbox.state.recorder.log[-1].status not in (200, 204)
-        assert flow_app._last_error is not None
+        assert flow_app.services.last_error is not None
         inventory = flow_app.session.inventory
         assert inventory is not None
         ghost = inventory.dimension(DEMO_ACCOUNT, "shop-prod", "ghost")
@@ -576,7 +576,7 @@ async def test_no_project_points_to_projects(make_snap_app: MakeApp) -> None:
     app = thresholds_app(make_snap_app)
     async with app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
-        app.choose_project(None, None)
+        app.services.choose_project(None, None)
         await settle(pilot)
         empty = app.screen.query_one("#thresholds-empty", Static)
         assert empty.display and "Press 1" in plain(empty)

@@ -25,13 +25,13 @@ async def test_a_screen_left_during_a_call_does_not_keep_its_words(
     app = make_snap_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        app.begin_work("Switching rate limiter")
+        app.services.begin_work("Switching rate limiter")
         await settle(pilot)
         assert indicator(app) == "⟳ Switching rate limiter"
         await pilot.press("3")
         await settle(pilot)
         assert indicator(app) == "⟳ Switching rate limiter"  # still under way
-        app.end_work("Switching rate limiter")
+        app.services.end_work("Switching rate limiter")
         await pilot.press("2")
         await settle(pilot)
         assert indicator(app) == ""
@@ -45,10 +45,10 @@ async def test_the_screen_under_a_dialog_shows_the_call(
         await settle(pilot)
         await pilot.press("question_mark")
         await settle(pilot)
-        app.begin_work("Saving token")
+        app.services.begin_work("Saving token")
         await settle(pilot)
         base = app.screen_stack[0]
         assert indicator(app, base) == "⟳ Saving token"
-        app.end_work("Saving token")
+        app.services.end_work("Saving token")
         await settle(pilot)
         assert indicator(app, base) == ""

@@ -1,15 +1,17 @@
 """What every main screen shares: the context bar, the key bar, and worker plumbing.
 
-A screen starts service calls with :meth:`BottuiScreen.call`; the worker
-awaits :mod:`bottui.ops` and posts a message; a failure reaches the one
-error handler of the app (:meth:`BottuiApp.report_error`). Changes never run
-in an ``exclusive`` group: a later action must not cancel a change in flight.
+A screen reaches the app only through :attr:`BottuiScreen.services` (a
+:class:`~bottui.tui.services.TuiServices`), never the app class. It starts
+service calls with :meth:`BottuiScreen.call`; the worker awaits
+:mod:`bottui.ops` and posts a message; a failure reaches the one error
+renderer (:meth:`TuiServices.report`). Changes never run in an
+``exclusive`` group: a later action must not cancel a change in flight.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -21,12 +23,9 @@ from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from bottui.tui.messages import InventoryChanged, ProjectChosen
-from bottui.tui.typed_app import bottui_app
+from bottui.tui.services import TuiServices, find_services, services_of
 from bottui.tui.widgets.context_bar import ContextBar
 from bottui.tui.widgets.key_bar import KeyBar
-
-if TYPE_CHECKING:
-    from bottui.tui.app import BottuiApp
 
 #: Under the context bar on every screen while the profile is read-only.
 READ_ONLY_BANNER = "READ-ONLY profile: every change is refused; nothing is sent"
@@ -40,9 +39,9 @@ class BottuiScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = []
 
     @property
-    def bottui(self) -> BottuiApp:
-        """The app, typed."""
-        return bottui_app(self)
+    def services(self) -> TuiServices:
+        """What this screen uses of the app: session, current project, reports..."""
+        return services_of(self)
 
     def compose(self) -> ComposeResult:
         yield ContextBar()
@@ -53,10 +52,8 @@ class BottuiScreen(Screen[None]):
         yield KeyBar()
 
     def _read_only(self) -> bool:
-        from bottui.tui.app import BottuiApp
-
-        app = self.app
-        return isinstance(app, BottuiApp) and app.session.settings.read_only
+        services = find_services(self)
+        return services is not None and services.read_only
 
     def compose_body(self) -> ComposeResult:
         """The screen's own widgets, between the context bar and the key bar."""
@@ -78,15 +75,12 @@ class BottuiScreen(Screen[None]):
             done: Builds the message posted on success.
             group: Worker group (never exclusive: changes are not cancelled).
         """
-        app = self.bottui
+        services = self.services
 
         async def run() -> Any:
-            app.begin_work(label)
-            try:
+            with services.working(label):
                 result = await work()
-            finally:
-                app.end_work(label)
-            app.flush_warnings()
+            services.flush_warnings()
             if done is not None:
                 self.post_message(done(result))
             return result
@@ -96,8 +90,8 @@ class BottuiScreen(Screen[None]):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """The one place a failed worker turns into a toast or a modal."""
         if event.state is WorkerState.ERROR and event.worker.error is not None:
-            self.bottui.flush_warnings()
-            self.bottui.report_error(event.worker.error)
+            self.services.flush_warnings()
+            self.services.report(event.worker.error)
 
     @on(ProjectChosen)
     @on(InventoryChanged)

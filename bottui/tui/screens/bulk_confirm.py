@@ -2,9 +2,10 @@
 
 A :class:`BulkOrder` is what the bulk dialog returns: the input (already
 read once for its hash and line count), its dry-run plan, the concurrency
-and whether to resume. :func:`confirm_bulk` puts it through the app's one
-confirmation path: read-only refuses, dry run shows the first requests,
-a protected profile wants the project id typed, otherwise focus on Cancel.
+and whether to resume. :func:`confirm_bulk` puts it through the one
+confirmation path (:meth:`~bottui.tui.services.TuiServices.confirm`):
+read-only refuses, dry run shows the first requests, a protected profile
+wants the project id typed, otherwise focus on Cancel.
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from textual.content import Content
 
 from bottui.ops.bulk import BulkPlan
 from bottui.ops.bulk_input import BulkSource
+from bottui.tui.services import ChangePrompt
 from bottui.tui.widgets.bulk_words import plural
 from bottui.tui.widgets.safe import join, safe, safe_id
 
 if TYPE_CHECKING:
-    from bottui.tui.app import BottuiApp
+    from bottui.tui.services import TuiServices
 
 #: Requests a dry run shows in full (the plan keeps a few more).
 DRY_RUN_SHOWN: Final = 5
@@ -93,14 +95,16 @@ def confirm_body(order: BulkOrder, project_name: str | None) -> Content:
     return join(body, "\n", "\n".join(notes))
 
 
-def confirm_bulk(app: BottuiApp, order: BulkOrder, then: Callable[[], None]) -> None:
+def confirm_bulk(services: TuiServices, order: BulkOrder, then: Callable[[], None]) -> None:
     """Ask before sending ``order`` (or show its first requests under dry run)."""
     count = order.plan.count
-    app.confirm_change(
-        title=confirm_title(order),
-        body=confirm_body(order, app.project_name(order.account, order.project)),
-        confirm_label="Resume" if order.resume else f"Revoke {plural(count, 'grant')}",
-        project_id=order.project,
-        plan=lambda: [request for _, request in order.plan.requests[:DRY_RUN_SHOWN]],
-        then=then,
+    services.confirm(
+        ChangePrompt(
+            title=confirm_title(order),
+            body=confirm_body(order, services.project_name(order.account, order.project)),
+            confirm_label="Resume" if order.resume else f"Revoke {plural(count, 'grant')}",
+            project_id=order.project,
+            plan=lambda: [request for _, request in order.plan.requests[:DRY_RUN_SHOWN]],
+        ),
+        then,
     )

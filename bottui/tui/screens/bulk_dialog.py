@@ -30,9 +30,10 @@ from bottui.api.errors import BottuiError
 from bottui.ops.bulk import DEFAULT_CONCURRENCY, MAX_CONCURRENCY, BulkPlan, plan_bulk
 from bottui.ops.bulk_input import BulkSource
 from bottui.ops.session import Session
+from bottui.tui.error_view import error_text
 from bottui.tui.screens.bulk_confirm import DRY_RUN_SHOWN, BulkOrder, confirm_bulk
 from bottui.tui.screens.dialogs import _Dialog
-from bottui.tui.typed_app import bottui_app
+from bottui.tui.services import services_of
 from bottui.tui.widgets.bulk_words import plural, preview_lines
 from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.plain_text_area import PlainTextArea
@@ -100,9 +101,8 @@ def read_input(session: Session, account: str, project: str, text: str, path: st
         else:
             return Preview(key)
         plan = plan_bulk(session, account, project, source, keep=DRY_RUN_SHOWN)
-    except BottuiError as exc:
-        words = f"{exc.title}: {exc.details}" if exc.details else exc.title
-        return Preview(key, problem=words, path_problem=bool(given_path))
+    except BottuiError as exc:  # the input's fault; anything else is the app's to report
+        return Preview(key, problem=error_text(exc), path_problem=bool(given_path))
     return Preview(key, source=source, plan=plan)
 
 
@@ -187,7 +187,7 @@ class BulkDialog(_Dialog):
 
     def on_mount(self) -> None:
         # Made here, on the event loop: the preview thread only uses it.
-        bottui_app(self).session.client()
+        services_of(self).session.client()
         self.query_one("#bulk-text", TextArea).focus()
         self._check_concurrency()
         self._input_changed()
@@ -211,8 +211,8 @@ class BulkDialog(_Dialog):
 
     async def _read_loop(self) -> None:
         """Read until the preview matches what is in the fields (one thread at a time)."""
-        app = bottui_app(self)
-        session = app.session
+        services = services_of(self)
+        session = services.session
         try:
             while True:
                 key = self._key()
@@ -221,9 +221,9 @@ class BulkDialog(_Dialog):
                 )
                 if self._key() == key:
                     break
-        except Exception as exc:  # a bug, not the input: the app's one handler says so
+        except Exception as exc:  # a bug, not the input: the one renderer says so
             self._reading = False
-            app.report_error(exc)
+            services.report(exc)
             return
         self._reading = False
         self._show_preview(preview)
@@ -348,4 +348,4 @@ class BulkDialog(_Dialog):
         def confirmed() -> None:
             self.dismiss(order)
 
-        confirm_bulk(bottui_app(self), order, confirmed)
+        confirm_bulk(services_of(self), order, confirmed)

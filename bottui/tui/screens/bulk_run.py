@@ -20,8 +20,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Label, ProgressBar, Static
 
-from bottui.api.errors import BottuiError
 from bottui.ops.bulk import BulkProgress, BulkRevocation, BulkSummary
+from bottui.tui.error_view import EXPECTED_ERRORS, error_words
 from bottui.tui.screens.bulk_confirm import BulkOrder
 from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.widgets.bulk_words import (
@@ -194,10 +194,8 @@ class BulkRunDialog(_Dialog):
         if not self._ready:
             return
         sent = self._latest.sent if self._latest is not None else 0
-        if isinstance(error, BottuiError):
-            reason = safe(error.title)
-            if error.details:
-                reason = join(reason, ": ", safe(error.details))
+        if isinstance(error, EXPECTED_ERRORS):
+            reason = error_words(error)
         else:
             reason = join("Unexpected error: ", safe(type(error).__name__))
         after = (

@@ -1,6 +1,6 @@
 """Grants: withdraw a challenge grant by visitor id and/or user account id.
 
-The form validates as the operator types; submitting goes through the app's
+The form validates as the operator types; submitting goes through the one
 confirmation (focus on Cancel, dry run, read-only, protected); the worker
 awaits :func:`bottui.ops.mutations.revoke`. The result panel says plainly
 which of the four outcomes happened, and this session's revocations are
@@ -42,6 +42,7 @@ from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.bulk_confirm import BulkOrder, confirm_bulk
 from bottui.tui.screens.bulk_dialog import BulkDialog, BulkDraft
 from bottui.tui.screens.bulk_run import BulkRunDialog, RunResult
+from bottui.tui.services import ChangePrompt
 from bottui.tui.widgets.bulk_words import unsettled
 from bottui.tui.widgets.revocation_form import RevocationForm
 from bottui.tui.widgets.revocation_history import RevocationHistory
@@ -65,7 +66,7 @@ class RevocationAnswered(Message):
 
 @dataclass
 class RevocationFailed(Message):
-    """A revocation failed (the app's error handler shows why)."""
+    """A revocation failed (the one error renderer shows why)."""
 
     record: RevocationRecord
 
@@ -80,7 +81,7 @@ class BulkFinished(Message):
 
 @dataclass
 class BulkFailed(Message):
-    """A bulk run could not start or broke off (the app's error handler says why)."""
+    """A bulk run could not start or broke off (the one error renderer says why)."""
 
     dialog: BulkRunDialog
     error: BaseException
@@ -142,11 +143,11 @@ class GrantsScreen(BottuiScreen):
     # -- reading ------------------------------------------------------------------
 
     def refresh_data(self) -> None:
-        current = self.bottui.current
+        current = self.services.current
         title = Content(self.SCREEN_TITLE)
         if current is not None:
             title = join(title, " · ", safe_id(current[0]), " / ", safe_id(current[1]))
-            name = self.bottui.project_name(*current)
+            name = self.services.project_name(*current)
             if name:
                 title = join(title, " (", safe(name), ")")
         self.query_one("#grants-title", Static).update(title)
@@ -157,14 +158,14 @@ class GrantsScreen(BottuiScreen):
 
     def action_focus_form(self) -> None:
         """Put the cursor in the visitor id field."""
-        if self.bottui.current is None:
+        if self.services.current is None:
             self.notify(NO_PROJECT, markup=False)
             return
         self.query_one(RevocationForm).focus_first()
 
     def action_bulk(self) -> None:
         """Open the bulk dialog: paste ids or load a file."""
-        current = self.bottui.current
+        current = self.services.current
         if current is None:
             self.notify(NO_PROJECT, markup=False)
             return
@@ -178,15 +179,15 @@ class GrantsScreen(BottuiScreen):
 
     @on(RevocationForm.Submitted)
     def _submitted(self, message: RevocationForm.Submitted) -> None:
-        app = self.bottui
-        current = app.current
+        services = self.services
+        current = services.current
         if current is None:
             self.notify(NO_PROJECT, markup=False)
             return
         account, project = current
         visitor, user = message.visitor_id, message.user_account_id
-        session = app.session
-        name = app.project_name(account, project)
+        session = services.session
+        name = services.project_name(account, project)
         body = join(
             "Withdraw the challenge grant held on\n  ",
             subject_line(visitor, user),
@@ -229,17 +230,19 @@ class GrantsScreen(BottuiScreen):
             self.query_one(RevocationHistory).focus()
             self.call(work, label="Revoking grant", done=answered)
 
-        app.confirm_change(
-            title="Revoke challenge grant?",
-            body=body,
-            confirm_label="Revoke",
-            project_id=project,
-            plan=lambda: [
-                mutations.plan_revocation(
-                    session, account, project, visitor_id=visitor, user_account_id=user
-                )
-            ],
-            then=send,
+        services.confirm(
+            ChangePrompt(
+                title="Revoke challenge grant?",
+                body=body,
+                confirm_label="Revoke",
+                project_id=project,
+                plan=lambda: [
+                    mutations.plan_revocation(
+                        session, account, project, visitor_id=visitor, user_account_id=user
+                    )
+                ],
+            ),
+            send,
         )
 
     @on(RevocationAnswered)
@@ -267,7 +270,7 @@ class GrantsScreen(BottuiScreen):
         """Run a confirmed order: the run dialog shows it, this screen's worker sends."""
         dialog = BulkRunDialog(order)
         run = BulkRevocation(
-            self.bottui.session,
+            self.services.session,
             order.account,
             order.project,
             order.source,
@@ -290,7 +293,7 @@ class GrantsScreen(BottuiScreen):
             if result == "resume" and summary is not None:
                 settled = summary.withdrawn + summary.nothing_standing + summary.skipped
                 again = replace(order, resume=True, settled=settled)
-                confirm_bulk(self.bottui, again, lambda: self.start_bulk(again))
+                confirm_bulk(self.services, again, lambda: self.start_bulk(again))
 
         self.app.push_screen(dialog, closed)
         self.call(work, label="Bulk revocation", done=lambda s: BulkFinished(dialog, s))

@@ -6,7 +6,7 @@ An entry without an outcome is marked UNFINISHED (still running, or cut off
 by a crash). Keys filter by project (current / all), operation and outcome;
 ``enter`` opens an entry in full; ``x`` exports what the filters show;
 ``u`` undoes the last rate limiter or threshold change of the profile, after
-the app's confirmation (dry run, read-only and protected rules included).
+the one confirmation (dry run, read-only and protected rules included).
 """
 
 from __future__ import annotations
@@ -24,17 +24,17 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 from textual.worker import Worker
 
-from bottui.api.errors import BottuiError
 from bottui.ops import journal_view, undo
 from bottui.ops.journal_view import JournalQuery
 from bottui.ops.mutations import Applied
 from bottui.plaintext import clean
-from bottui.store.errors import StoreError
 from bottui.store.journal import JournalEntry
 from bottui.store.journal_records import Operation
 from bottui.store.utc import stamp, system_clock
+from bottui.tui.error_view import EXPECTED_ERRORS, error_line
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.journal_dialogs import EntryDialog, ExportDialog
+from bottui.tui.services import ChangePrompt
 from bottui.tui.widgets.journal_table import JournalTable
 from bottui.tui.widgets.safe import join, safe, safe_id
 
@@ -105,10 +105,10 @@ class JournalScreen(BottuiScreen):
 
     def query_now(self, *, limit: int | None = SHOWN) -> JournalQuery:
         """The filters as a journal query (this profile only)."""
-        current = self.bottui.current
+        current = self.services.current
         scoped = current is not None and not self.all_projects
         return JournalQuery(
-            profile=self.bottui.session.settings.inventory_scope,
+            profile=self.services.session.settings.inventory_scope,
             account=current[0] if scoped and current else None,
             project=current[1] if scoped and current else None,
             operation=self.operation,
@@ -120,11 +120,11 @@ class JournalScreen(BottuiScreen):
         problem: Content | None = None
         try:
             entries = self._read()
-        except (StoreError, BottuiError) as exc:
+        except EXPECTED_ERRORS as exc:
             # Said on the screen, not toasted: hidden screens refresh too, and a
             # damaged journal would toast on every change made elsewhere.
             entries = []
-            problem = join("The journal cannot be read: ", safe(exc.title), ". ", safe(exc.details))
+            problem = error_line("The journal cannot be read: ", exc)
         table = self.query_one(JournalTable)
         query = self.query_now()
         table.show(entries, with_project=query.project is None)
@@ -159,25 +159,25 @@ class JournalScreen(BottuiScreen):
         empty.display = True
 
     def _profile_has_entries(self) -> bool:
-        journal = self.bottui.session.journal
+        journal = self.services.session.journal
         if journal is None:
             return False
-        profile = self.bottui.session.settings.inventory_scope
+        profile = self.services.session.settings.inventory_scope
         try:
             return bool(journal.entries(profile=profile, limit=1))
-        except StoreError:
+        except EXPECTED_ERRORS:
             return False
 
     def _read(self) -> list[JournalEntry]:
-        app = self.bottui
-        journal = app.session.journal
+        services = self.services
+        journal = services.session.journal
         if journal is None:
-            app.flush_warnings()
+            services.flush_warnings()
             return []
         return journal_view.read(journal, self.query_now())
 
     def _show_filters(self, count: int) -> None:
-        current = self.bottui.current
+        current = self.services.current
         if current is None:
             project = Content("all (no project chosen)")
         elif self.all_projects:
@@ -233,10 +233,10 @@ class JournalScreen(BottuiScreen):
 
     def action_export(self) -> None:
         """Write the entries the filters select (all of them, not only those shown)."""
-        session = self.bottui.session
+        session = self.services.session
         journal = session.journal
         if journal is None:
-            self.bottui.flush_warnings()
+            self.services.flush_warnings()
             return
         query = self.query_now(limit=None)
         moment = stamp((session.clock or system_clock)())
@@ -278,12 +278,12 @@ class JournalScreen(BottuiScreen):
 
     def action_undo(self) -> None:
         """Undo the profile's last rate limiter or threshold change (with confirmation)."""
-        app = self.bottui
-        session = app.session
+        services = self.services
+        session = services.session
         try:
             plan = undo.find(session, fall_back=True)
-        except (BottuiError, StoreError) as exc:
-            app.report_error(exc)
+        except EXPECTED_ERRORS as exc:
+            services.report(exc)
             return
 
         def send() -> None:
@@ -293,13 +293,15 @@ class JournalScreen(BottuiScreen):
                 done=lambda applied: UndoApplied(plan, applied),
             )
 
-        app.confirm_change(
-            title=f"Undo the last {_KIND_WORDS[plan.kind]} change?",
-            body=undo_body(plan),
-            confirm_label="Undo",
-            project_id=plan.project,
-            plan=lambda: [undo.plan_request(session, plan)],
-            then=send,
+        services.confirm(
+            ChangePrompt(
+                title=f"Undo the last {_KIND_WORDS[plan.kind]} change?",
+                body=undo_body(plan),
+                confirm_label="Undo",
+                project_id=plan.project,
+                plan=lambda: [undo.plan_request(session, plan)],
+            ),
+            send,
         )
 
     @on(UndoApplied)
@@ -313,7 +315,7 @@ class JournalScreen(BottuiScreen):
             markup=False,
         )
         # The ops layer taught the inventory: every screen reads it again (this one too).
-        self.bottui.inventory_changed()
+        self.services.inventory_changed()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Failures go to the app's handler; the journal gained an entry either way."""

@@ -2,7 +2,7 @@
 
 Rows come from the inventory (the API cannot list limiters): the team's
 inventory file, projects the service returned, and ids added here with
-``a``. A change goes through the app's confirmation (focus on Cancel, dry
+``a``. A change goes through the one confirmation (focus on Cancel, dry
 run, read-only, protected) before the worker sends it; the answer's project
 is shown in a panel and the inventory, which the ops layer has taught, is
 read again.
@@ -19,9 +19,9 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
-from bottui.api.errors import BottuiError
-from bottui.store.errors import StoreError
+from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.screens.base import BottuiScreen
+from bottui.tui.services import ChangePrompt
 from bottui.tui.widgets.limiter_table import (
     SOURCE_LEGEND,
     SOURCE_PHRASES,
@@ -94,7 +94,7 @@ class LimitersScreen(BottuiScreen):
         table = self.query_one(LimiterTable)
         empty = self.query_one("#limiters-empty", Static)
         legend = self.query_one("#limiters-legend", Static)
-        current = self.bottui.current
+        current = self.services.current
         self._show_title(current)
         panel = self._panel()
         if panel is not None and current != self._panel_for:
@@ -121,29 +121,29 @@ class LimitersScreen(BottuiScreen):
             empty.display = True
 
     def _read(self, account: str, project: str) -> list[LimiterEntry]:
-        app = self.bottui
-        inventory = app.session.inventory
+        services = self.services
+        inventory = services.session.inventory
         if inventory is None:
-            app.flush_warnings()
+            services.flush_warnings()
             return []
         try:
             return inventory.limiters(account, project)
-        except StoreError as exc:
-            app.report_error(exc)
+        except EXPECTED_ERRORS as exc:
+            services.report(exc)
             return []
 
     def _show_title(self, current: tuple[str, str] | None) -> None:
         title = Content(self.SCREEN_TITLE)
         if current is not None:
             title = join(title, " · ", safe_id(current[0]), " / ", safe_id(current[1]))
-            name = self.bottui.project_name(*current)
+            name = self.services.project_name(*current)
             if name:
                 title = join(title, " (", safe(name), ")")
         self.query_one("#limiters-title", Static).update(title)
 
     def _selected(self) -> tuple[str, str, LimiterEntry] | None:
         """The current project and the limiter under the cursor, or a toast saying why not."""
-        current = self.bottui.current
+        current = self.services.current
         if current is None:
             self.notify(NO_PROJECT, markup=False)
             return None
@@ -188,11 +188,11 @@ class LimitersScreen(BottuiScreen):
     def _confirm(self, account: str, project: str, entry: LimiterEntry, new_state: bool) -> None:
         from bottui.ops import mutations
 
-        app = self.bottui
-        session = app.session
+        services = self.services
+        session = services.session
         verb = "Enable" if new_state else "Disable"
         limiter_name = join(" (", safe(entry.name), ")") if entry.name else Content("")
-        project_name = app.project_name(account, project)
+        project_name = services.project_name(account, project)
         project_label = join(" (", safe(project_name), ")") if project_name else Content("")
         if entry.is_active is None:
             now = Content("Its state now is not known.")
@@ -229,13 +229,17 @@ class LimitersScreen(BottuiScreen):
                 done=lambda applied: LimiterSet(account, project, applied, known_before),
             )
 
-        app.confirm_change(
-            title=f"{verb} rate limiter?",
-            body=body,
-            confirm_label=verb,
-            project_id=project,
-            plan=lambda: [mutations.plan_limiter(session, account, project, limiter_id, new_state)],
-            then=send,
+        services.confirm(
+            ChangePrompt(
+                title=f"{verb} rate limiter?",
+                body=body,
+                confirm_label=verb,
+                project_id=project,
+                plan=lambda: [
+                    mutations.plan_limiter(session, account, project, limiter_id, new_state)
+                ],
+            ),
+            send,
         )
 
     def _panel(self) -> ReturnedProjectPanel | None:
@@ -259,7 +263,7 @@ class LimitersScreen(BottuiScreen):
         panel.show(change, message.known_before)
         # The ops layer taught the inventory: every screen reads it again.
         # No toast: the panel's first line says what happened.
-        self.bottui.inventory_changed()
+        self.services.inventory_changed()
 
     def action_hide_panel(self) -> None:
         """Hide the returned project panel."""
@@ -271,7 +275,7 @@ class LimitersScreen(BottuiScreen):
 
     def action_add(self) -> None:
         """Add a rate limiter id to the inventory (nothing is sent)."""
-        current = self.bottui.current
+        current = self.services.current
         if current is None:
             self.notify(NO_PROJECT, markup=False)
             return
@@ -281,16 +285,16 @@ class LimitersScreen(BottuiScreen):
             if values is None:
                 return
             limiter_id, name = values
-            inventory = self.bottui.session.inventory
+            inventory = self.services.session.inventory
             if inventory is None:
-                self.bottui.flush_warnings()
+                self.services.flush_warnings()
                 return
             try:
                 inventory.add_limiter(account, project, limiter_id, name)
-            except (BottuiError, StoreError) as exc:
-                self.bottui.report_error(exc)
+            except EXPECTED_ERRORS as exc:
+                self.services.report(exc)
                 return
-            self.bottui.inventory_changed()
+            self.services.inventory_changed()
             self.query_one(LimiterTable).show(self._read(account, project), select=limiter_id)
 
         from bottui.tui.screens.limiter_dialogs import AddLimiterDialog
@@ -316,16 +320,16 @@ class LimitersScreen(BottuiScreen):
         def decided(ok: bool | None) -> None:
             if not ok:
                 return
-            inventory = self.bottui.session.inventory
+            inventory = self.services.session.inventory
             if inventory is None:
-                self.bottui.flush_warnings()
+                self.services.flush_warnings()
                 return
             try:
                 inventory.remove_limiter(account, project, entry.id)
-            except StoreError as exc:
-                self.bottui.report_error(exc)
+            except EXPECTED_ERRORS as exc:
+                self.services.report(exc)
                 return
-            self.bottui.inventory_changed()
+            self.services.inventory_changed()
 
         from bottui.tui.screens.dialogs import ConfirmDialog
 

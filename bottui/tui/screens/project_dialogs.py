@@ -18,16 +18,16 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, Checkbox, Input, Label, Static
 
-from bottui.api.errors import BottuiError, ValidationError
+from bottui.api.errors import ValidationError
 from bottui.api.urls import check_base_url
 from bottui.api.validation import first_forbidden_char, path_id
 from bottui.plaintext import clean
 from bottui.store.config import Profile, validate_base_url, validate_profile_name
-from bottui.store.errors import StoreError
+from bottui.tui.error_view import EXPECTED_ERRORS, field_words
 from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.widgets.form_field import FormField
 from bottui.tui.widgets.plain_paste import PlainInput
-from bottui.tui.widgets.safe import join, safe, safe_id
+from bottui.tui.widgets.safe import join, safe_id
 
 NAME_MAX = 200
 
@@ -51,12 +51,6 @@ def check_display_name(value: str) -> str | None:
     if len(text) > NAME_MAX:
         raise ValidationError("display name", f"is longer than {NAME_MAX} characters")
     return text
-
-
-def _message(error: BottuiError | StoreError) -> Content:
-    if isinstance(error, ValidationError):
-        return safe(error.message)
-    return safe(f"{error.title}: {error.details}" if error.details else error.title)
 
 
 class _FormDialog(_Dialog):
@@ -194,7 +188,7 @@ class ProjectForm(_FormDialog):
                     path_id(label, value)
                 except ValidationError as exc:
                     # Empty is not "wrong" yet: say nothing until something is typed.
-                    field.show_error(None if value == "" else _message(exc))
+                    field.show_error(None if value == "" else field_words(exc))
                     field.set_class(True, "-invalid")
                     ok = False
                 else:
@@ -208,7 +202,7 @@ class ProjectForm(_FormDialog):
         try:
             name = check_display_name(self.query_one("#name", Input).value)
         except ValidationError as exc:
-            name_field.show_error(_message(exc))
+            name_field.show_error(field_words(exc))
             ok = False
             name = None
         else:
@@ -291,8 +285,8 @@ class ProfileForm(_FormDialog):
         name_field = self.query_one("#field-profile", FormField)
         try:
             validate_profile_name(name)
-        except StoreError as exc:
-            name_field.show_error(None if name == "" else _message(exc))
+        except EXPECTED_ERRORS as exc:
+            name_field.show_error(None if name == "" else field_words(exc))
             name_field.set_class(True, "-invalid")
             ok = False
         else:
@@ -306,8 +300,8 @@ class ProfileForm(_FormDialog):
         url = ""
         try:
             url = check_base_url(validate_base_url(raw))
-        except (BottuiError, StoreError) as exc:
-            url_field.show_error(None if raw == "" else _message(exc))
+        except EXPECTED_ERRORS as exc:
+            url_field.show_error(None if raw == "" else field_words(exc))
             url_field.set_class(True, "-invalid")
             ok = False
         else:
@@ -317,8 +311,8 @@ class ProfileForm(_FormDialog):
         protected = self.query_one("#protected", Checkbox).value
         try:
             return Profile(name=name, base_url=url, protected=protected)
-        except StoreError as exc:
-            url_field.show_error(_message(exc))
+        except EXPECTED_ERRORS as exc:
+            url_field.show_error(field_words(exc))
             return None
 
     def validate_form(self) -> bool:

@@ -7,7 +7,8 @@ makes the highlighted project current for every screen. Projects are
 added, renamed and removed here (the inventory is local: nothing is sent to
 the API), and tokens are stored through a masked field straight into the
 keyring. With nothing configured, a welcome offers the two ways in: add a
-project (creating the first profile on the way) or start the demo.
+project (creating the first profile on the way) or start the demo
+(:mod:`bottui.tui.screens.first_run`).
 
 Token states are read in a worker, in a daemon thread: the keyring may
 block for seconds or be missing altogether; the table says "checking…"
@@ -30,33 +31,25 @@ from textual.widgets import Button, DataTable, Static
 from bottui.api.errors import BottuiError
 from bottui.api.tokens import Secret
 from bottui.ops.daemon import run_in_daemon
-from bottui.ops.session import Settings
 from bottui.ops.token_slots import Reading, Slot, delete_token, read_states, store_token
 from bottui.plaintext import clean
-from bottui.store.config import ConfigStore, Profile
-from bottui.store.errors import KeyringUnavailable, StoreError
-from bottui.store.paths import Locations
+from bottui.store.errors import KeyringUnavailable
 from bottui.store.tokens import TokenState
-from bottui.tui.run import START_DEMO
+from bottui.tui.error_view import EXPECTED_ERRORS, error_line
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.dialogs import ConfirmDialog
-from bottui.tui.screens.project_dialogs import ProfileForm, ProjectDraft, ProjectForm
+from bottui.tui.screens.first_run import (
+    ProfileSaved,
+    ask_first_profile,
+    start_demo,
+    use_saved_profile,
+)
+from bottui.tui.screens.project_dialogs import ProjectDraft, ProjectForm
 from bottui.tui.screens.token_dialog import TokenDialog
 from bottui.tui.widgets.keyring_notice import KeyringNotice
 from bottui.tui.widgets.project_table import CHECKING, CellState, ProjectRow, ProjectTable
 from bottui.tui.widgets.safe import join, safe, safe_id
 from bottui.tui.widgets.welcome import Welcome
-
-
-def _save_profile(locations: Locations, profile: Profile, old: Settings) -> Settings:
-    """Add ``profile``, make it current, and resolve the settings it gives (blocking)."""
-    store = ConfigStore(locations)
-    store.add_profile(profile)
-    store.use(profile.name)
-    # What came from the command line (--read-only, --account, --project) still holds.
-    return Settings.resolve(
-        store.load(), account=old.account, project=old.project, read_only=old.read_only
-    )
 
 
 def _ids(account: str, project: str, name: str | None = None) -> str:
@@ -101,12 +94,6 @@ class ProjectsScreen(BottuiScreen):
         account: str
         project: str
 
-    @dataclass
-    class ProfileSaved(Message):
-        """The first profile was saved; ``settings`` are the session's new settings."""
-
-        settings: Settings
-
     def __init__(self) -> None:
         super().__init__()
         self._rows: list[ProjectRow] = []
@@ -139,7 +126,7 @@ class ProjectsScreen(BottuiScreen):
         """Re-read the inventory; read the token states not known yet."""
         if not self.is_mounted:
             return
-        session = self.bottui.session
+        session = self.services.session
         problem: Content | None = None
         rows: list[ProjectRow] = []
         inventory = session.inventory
@@ -151,10 +138,8 @@ class ProjectsScreen(BottuiScreen):
         else:
             try:
                 entries = inventory.projects()
-            except StoreError as exc:
-                problem = join(
-                    "The inventory cannot be read: ", safe(exc.title), ". ", safe(exc.details)
-                )
+            except EXPECTED_ERRORS as exc:
+                problem = error_line("The inventory cannot be read: ", exc)
             else:
                 rows = [ProjectRow(e.account, e.project, e.name) for e in entries]
         self._rows = rows
@@ -168,11 +153,11 @@ class ProjectsScreen(BottuiScreen):
         welcome = self.query_one(Welcome)
         welcome.display = not rows and problem is None
         welcome.configure(
-            profile=session.settings.profile_name, base_url=base, demo=self.bottui.demo
+            profile=session.settings.profile_name, base_url=base, demo=self.services.demo
         )
         table = self.table
         table.display = bool(rows)
-        table.show(rows, current=self.bottui.current, state=self._cell, focus=self._focus)
+        table.show(rows, current=self.services.current, state=self._cell, focus=self._focus)
         self._focus = None
         self._show_title()
         self._check_tokens()
@@ -215,7 +200,7 @@ class ProjectsScreen(BottuiScreen):
             self._states[slot] = CHECKING
             self._versions[slot] = self._versions.get(slot, 0) + 1
         versions = {slot: self._versions[slot] for slot in todo}
-        tokens = self.bottui.session.tokens
+        tokens = self.services.session.tokens
 
         async def work() -> dict[Slot, Reading]:
             return await read_states(tokens, base, todo)
@@ -253,7 +238,7 @@ class ProjectsScreen(BottuiScreen):
             detail.display = False
             return
         detail.display = True
-        marker = "current: " if row.key == self.bottui.current else ""
+        marker = "current: " if row.key == self.services.current else ""
         first = join(marker, safe_id(row.account), " / ", safe_id(row.project))
         if row.name:
             first = join(first, " · ", safe(row.name))
@@ -285,7 +270,7 @@ class ProjectsScreen(BottuiScreen):
         row = self.table.row_for(event.row_key.value)
         if row is None:
             return
-        self.bottui.choose_project(row.account, row.project)
+        self.services.choose_project(row.account, row.project)
         self.notify(
             clean(f"Current project: {_ids(row.account, row.project, row.name)}"),
             title="Project",
@@ -300,9 +285,9 @@ class ProjectsScreen(BottuiScreen):
                 return False
             return True if self.table.highlighted else None
         if action == "demo":
-            return self.query_one(Welcome).display and not self.bottui.demo
+            return self.query_one(Welcome).display and not self.services.demo
         if action == "add":
-            return True if self.bottui.session.inventory is not None else None
+            return True if self.services.session.inventory is not None else None
         if action == "recheck":
             return bool(self._rows)
         return True
@@ -311,8 +296,8 @@ class ProjectsScreen(BottuiScreen):
 
     def action_add(self) -> None:
         """Add a project (asking for the base URL first when there is none)."""
-        if self.bottui.session.settings.base_url is None:
-            self._ask_profile()
+        if self.services.session.settings.base_url is None:
+            ask_first_profile(self)
         else:
             self._ask_project()
 
@@ -321,8 +306,8 @@ class ProjectsScreen(BottuiScreen):
         self.action_add()
 
     def _ask_project(self) -> None:
-        settings = self.bottui.session.settings
-        current = self.bottui.current
+        settings = self.services.session.settings
+        current = self.services.current
         account = current[0] if current else (settings.account or "")
         existing = [row.key for row in self._rows]
 
@@ -347,11 +332,9 @@ class ProjectsScreen(BottuiScreen):
         )
 
     def _write_project(self, draft: ProjectDraft, *, added: bool) -> None:
-        inventory = self.bottui.session.inventory
+        inventory = self.services.session.inventory
         if inventory is None:
-            self.bottui.report_error(
-                BottuiError("Inventory unavailable", "the project was not saved")
-            )
+            self.services.report(BottuiError("Inventory unavailable", "the project was not saved"))
             return
 
         async def work() -> None:
@@ -381,18 +364,18 @@ class ProjectsScreen(BottuiScreen):
             title="Inventory",
             markup=False,
         )
-        if message.added and self.bottui.current is None:
+        if message.added and self.services.current is None:
             # The first project becomes current: the other screens have something to show.
-            self.bottui.choose_project(draft.account, draft.project)
-        self.bottui.inventory_changed()
+            self.services.choose_project(draft.account, draft.project)
+        self.services.inventory_changed()
 
     def action_remove(self) -> None:
         """Remove the highlighted project from the inventory (asks first)."""
         row = self.table.highlighted
-        inventory = self.bottui.session.inventory
+        inventory = self.services.session.inventory
         if row is None or inventory is None:
             return
-        profile = self.bottui.session.settings.inventory_scope
+        profile = self.services.session.settings.inventory_scope
         body = join(
             safe_id(row.account),
             " / ",
@@ -427,50 +410,15 @@ class ProjectsScreen(BottuiScreen):
             title="Inventory",
             markup=False,
         )
-        if self.bottui.current == (message.account, message.project):
-            self.bottui.choose_project(None, None)
-        self.bottui.inventory_changed()
+        if self.services.current == (message.account, message.project):
+            self.services.choose_project(None, None)
+        self.services.inventory_changed()
 
     # -- the first profile ---------------------------------------------------------------
 
-    def _ask_profile(self) -> None:
-        session = self.bottui.session
-        try:
-            existing = list(ConfigStore(session.locations).load().profiles)
-        except StoreError as exc:
-            self.bottui.report_error(exc)
-            return
-
-        def chosen(profile: Profile | None) -> None:
-            if profile is None:
-                return
-            old = session.settings
-
-            async def work() -> Settings:
-                return await run_in_daemon(lambda: _save_profile(session.locations, profile, old))
-
-            self.call(
-                work,
-                label="saving the profile",
-                done=lambda settings: self.ProfileSaved(settings),
-                group="config",
-            )
-
-        self.app.push_screen(ProfileForm(existing=existing), chosen)
-
     @on(ProfileSaved)
     def _profile_saved(self, message: ProfileSaved) -> None:
-        settings = message.settings
-        self.bottui.session.update_settings(settings)
-        self.notify(
-            clean(
-                f"Profile {settings.profile_name} saved ({settings.base_url}) "
-                "and made current. Now the project:"
-            ),
-            title="Profile",
-            markup=False,
-        )
-        self.bottui.inventory_changed()
+        use_saved_profile(self, message.settings)
         self._ask_project()
 
     # -- tokens --------------------------------------------------------------------------
@@ -488,11 +436,11 @@ class ProjectsScreen(BottuiScreen):
             self._ask_token(row.personal_slot)
 
     def _ask_token(self, slot: Slot) -> None:
-        session = self.bottui.session
+        session = self.services.session
         try:
             base = session.base_url
-        except BottuiError as exc:
-            self.bottui.report_error(exc)
+        except EXPECTED_ERRORS as exc:
+            self.services.report(exc)
             return
         tokens = session.tokens
 
@@ -528,9 +476,7 @@ class ProjectsScreen(BottuiScreen):
 
     def action_demo(self) -> None:
         """Leave and start ``bottui demo`` (first run only)."""
-        if self.bottui.demo:
-            return
-        self.app.exit(START_DEMO)
+        start_demo(self)
 
     @on(Button.Pressed, "#welcome-demo")
     def _welcome_demo(self) -> None:

@@ -29,8 +29,8 @@ from bottui.ops.mutations import Applied
 from bottui.ops.threshold_rules import in_range, never_reached
 from bottui.plaintext import clean
 from bottui.store.config import ConfigStore, ProjectSettings
-from bottui.store.errors import StoreError
 from bottui.store.inventory_records import DimensionEntry
+from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.dialogs import ConfirmDialog
 from bottui.tui.screens.thresholds_dialogs import AddDimensionDialog, ThresholdSettingsDialog
@@ -135,10 +135,10 @@ class ThresholdsScreen(BottuiScreen):
     @property
     def settings(self) -> ProjectSettings:
         """The current project's range and direction (defaults when none)."""
-        current = self.bottui.current
+        current = self.services.current
         if current is None:
             return ProjectSettings()
-        return self.bottui.session.settings.project_settings(*current)
+        return self.services.session.settings.project_settings(*current)
 
     def refresh_data(self) -> None:
         """Re-read the current project's dimensions from the inventory."""
@@ -146,7 +146,7 @@ class ThresholdsScreen(BottuiScreen):
         empty = self.query_one("#thresholds-empty", Static)
         hint = self.query_one("#thresholds-hint", Static)
         title = self.query_one("#thresholds-title", Static)
-        current = self.bottui.current
+        current = self.services.current
         entries: list[DimensionEntry] = []
         message: Content | None = None
         if current is None:
@@ -157,7 +157,7 @@ class ThresholdsScreen(BottuiScreen):
             account, project = current
             title.update(join("Thresholds · ", safe_id(account), " / ", safe_id(project)))
             hint.update(Content(direction_words(self.settings) + " (s changes)"))
-            inventory = self.bottui.session.inventory
+            inventory = self.services.session.inventory
             if inventory is None:
                 message = Content(
                     "The inventory cannot be opened, so no dimension is known. "
@@ -166,14 +166,14 @@ class ThresholdsScreen(BottuiScreen):
             else:
                 try:
                     entries = inventory.dimensions(account, project)
-                except StoreError as exc:
-                    self.bottui.report_error(exc)
+                except EXPECTED_ERRORS as exc:
+                    self.services.report(exc)
                 if not entries:
                     message = Content(
                         "No dimension known for this project. Press a to add one "
                         "(its id and name as configured in the service)."
                     )
-        self.bottui.flush_warnings()
+        self.services.flush_warnings()
         empty.update(message or "")
         empty.display = message is not None
         table.display = bool(entries)
@@ -184,7 +184,7 @@ class ThresholdsScreen(BottuiScreen):
         return self.query_one(DimensionTable).selected
 
     def _project(self) -> tuple[str, str] | None:
-        current = self.bottui.current
+        current = self.services.current
         if current is None:
             self.notify("No project selected: press 1 to choose one.", markup=False)
         return current
@@ -222,7 +222,7 @@ class ThresholdsScreen(BottuiScreen):
     def _send(
         self, account: str, project: str, dimension_id: str, thresholds: DimensionThresholds
     ) -> None:
-        session = self.bottui.session
+        session = self.services.session
         key = (account, project, dimension_id)
 
         async def work() -> Applied[Any]:
@@ -257,7 +257,7 @@ class ThresholdsScreen(BottuiScreen):
             markup=False,
         )
         # The ops layer taught the inventory; every screen that shows it re-reads.
-        self.bottui.inventory_changed()
+        self.services.inventory_changed()
 
     # -- add, forget ---------------------------------------------------------------------
 
@@ -279,17 +279,17 @@ class ThresholdsScreen(BottuiScreen):
 
     def _add(self, current: tuple[str, str], dimension_id: str, name: str) -> DimensionEntry | None:
         account, project = current
-        inventory = self.bottui.session.inventory
+        inventory = self.services.session.inventory
         if inventory is None:
-            self.bottui.flush_warnings()
+            self.services.flush_warnings()
             return DimensionEntry(account, project, dimension_id, name, None, None, "", "user")
         try:
             inventory.add_dimension(account, project, dimension_id, name)
             entry = inventory.dimension(account, project, dimension_id)
-        except StoreError as exc:
-            self.bottui.report_error(exc)
+        except EXPECTED_ERRORS as exc:
+            self.services.report(exc)
             return DimensionEntry(account, project, dimension_id, name, None, None, "", "user")
-        self.bottui.inventory_changed()
+        self.services.inventory_changed()
         return entry
 
     def action_forget(self) -> None:
@@ -313,16 +313,16 @@ class ThresholdsScreen(BottuiScreen):
         )
 
         def decided(ok: bool | None) -> None:
-            inventory = self.bottui.session.inventory
+            inventory = self.services.session.inventory
             if not ok or inventory is None:
                 return
             try:
                 inventory.remove_dimension(account, project, entry.id)
-            except StoreError as exc:
-                self.bottui.report_error(exc)
+            except EXPECTED_ERRORS as exc:
+                self.services.report(exc)
                 return
             self.notify(clean(f"Forgot dimension {entry.id}"), markup=False)
-            self.bottui.inventory_changed()
+            self.services.inventory_changed()
 
         self.app.push_screen(
             ConfirmDialog("Forget dimension?", body, "Forget", danger=False), decided
@@ -335,7 +335,7 @@ class ThresholdsScreen(BottuiScreen):
         current = self._project()
         if current is None:
             return
-        session = self.bottui.session
+        session = self.services.session
         profile = session.settings.profile_name
         if profile is None:
             self.notify(
@@ -355,8 +355,8 @@ class ThresholdsScreen(BottuiScreen):
                 ConfigStore(session.locations).set_project_settings(
                     profile, account, project, settings
                 )
-            except StoreError as exc:
-                self.bottui.report_error(exc)
+            except EXPECTED_ERRORS as exc:
+                self.services.report(exc)
                 return
             projects = dict(session.settings.projects)
             projects[(account, project)] = settings

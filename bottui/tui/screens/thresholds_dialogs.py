@@ -22,7 +22,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 from bottui.api.errors import ValidationError
 from bottui.api.validation import dimension_name, path_id
 from bottui.store.config import ProjectSettings
-from bottui.store.errors import StoreError
+from bottui.tui.error_view import EXPECTED_ERRORS, error_title
 from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import join, safe
 from bottui.tui.widgets.slider import format_number
@@ -217,8 +217,8 @@ class ThresholdSettingsDialog(_FormDialog):
             return ProjectSettings(
                 threshold_min=low, threshold_max=high, higher_is_riskier=direction == _HIGHER
             )
-        except StoreError as exc:  # belt and braces: the model's own checks
-            self._set_error("threshold-max-error", exc.title)
+        except EXPECTED_ERRORS as exc:  # belt and braces: the model's own checks
+            self._set_error("threshold-max-error", error_title(exc))
             return None
 
     def _check(self) -> bool:

@@ -6,13 +6,13 @@ disabled while a field is invalid. A challenge threshold that can never be
 reached (under the project's direction) is a warning line here and an
 explicit question in the confirmation, which shows old -> new for each
 field. The editor closes with the thresholds to send only after the
-operator confirmed (:meth:`BottuiApp.confirm_change`); the Thresholds
+operator confirmed (:meth:`TuiServices.confirm`); the Thresholds
 screen sends them.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -30,14 +30,11 @@ from bottui.ops import mutations
 from bottui.ops.threshold_rules import never_reached, warning_words
 from bottui.store.config import ProjectSettings
 from bottui.store.inventory_records import DimensionEntry
-from bottui.tui.typed_app import bottui_app
+from bottui.tui.services import ChangePrompt, TuiServices, services_of
 from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import join, safe, safe_id
 from bottui.tui.widgets.slider import format_number
 from bottui.tui.widgets.threshold_field import ThresholdField
-
-if TYPE_CHECKING:
-    from bottui.tui.app import BottuiApp
 
 UNKNOWN = "unknown"
 REVIEW = "Review and send"
@@ -120,9 +117,9 @@ class ThresholdEditor(ModalScreen[DimensionThresholds | None]):
         self.settings = settings
 
     @property
-    def bottui(self) -> BottuiApp:
-        """The app, typed."""
-        return bottui_app(self)
+    def services(self) -> TuiServices:
+        """What this dialog uses of the app: session, reports, confirmation."""
+        return services_of(self)
 
     def _target(self) -> Content:
         """``Dimension <id> in <account> / <project>``, every part shown as plain text."""
@@ -246,7 +243,7 @@ class ThresholdEditor(ModalScreen[DimensionThresholds | None]):
         try:
             new = self.thresholds()
         except ValidationError as exc:
-            self.bottui.report_error(exc)
+            self.services.report(exc)
             return
         block = self.query_one("#block", ThresholdField)
         challenge = self.query_one("#challenge", ThresholdField)
@@ -259,22 +256,26 @@ class ThresholdEditor(ModalScreen[DimensionThresholds | None]):
                 warning_words(self.settings),
                 "\nSet these thresholds anyway?",
             )
-        session = self.bottui.session
+        session = self.services.session
 
         def confirmed() -> None:
             self.dismiss(new)
 
-        self.bottui.confirm_change(
-            title="Challenge never reached: set anyway?" if warn else "Set dimension thresholds?",
-            body=body,
-            confirm_label="Set anyway" if warn else "Set thresholds",
-            project_id=self.project,
-            plan=lambda: [
-                mutations.plan_thresholds(
-                    session, self.account, self.project, self.dimension_id, new
-                )
-            ],
-            then=confirmed,
+        self.services.confirm(
+            ChangePrompt(
+                title="Challenge never reached: set anyway?"
+                if warn
+                else "Set dimension thresholds?",
+                body=body,
+                confirm_label="Set anyway" if warn else "Set thresholds",
+                project_id=self.project,
+                plan=lambda: [
+                    mutations.plan_thresholds(
+                        session, self.account, self.project, self.dimension_id, new
+                    )
+                ],
+            ),
+            confirmed,
         )
 
     def _focus_first_invalid(self) -> None:

@@ -10,7 +10,7 @@ absent, locked or silent, the dialog says so and shows the remedies
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -24,14 +24,12 @@ from bottui.api.validation import first_forbidden_char
 from bottui.ops.token_slots import Reading, Slot
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.tokens import TokenState
+from bottui.tui.error_view import error_line
 from bottui.tui.screens.dialogs import ConfirmDialog, _Dialog
-from bottui.tui.typed_app import bottui_app
+from bottui.tui.services import services_of
 from bottui.tui.widgets.form_field import FormField
-from bottui.tui.widgets.safe import join, safe, safe_id
+from bottui.tui.widgets.safe import join, safe_id
 from bottui.tui.widgets.secret_input import SecretInput
-
-if TYPE_CHECKING:
-    from bottui.tui.app import BottuiApp
 
 #: Stores a token for the slot; returns the slot's state afterwards.
 SaveToken = Callable[[Secret], Awaitable[TokenState]]
@@ -108,10 +106,6 @@ class TokenDialog(_Dialog):
         self._delete = delete
         self._busy = False
 
-    @property
-    def _bottui(self) -> BottuiApp:
-        return bottui_app(self)
-
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(slot_title(self._slot), classes="dialog-title", id="token-title")
@@ -152,8 +146,7 @@ class TokenDialog(_Dialog):
         box.display = error is not None
         if error is None:
             return
-        head = f"{lead}{error.title}" if lead else error.title
-        text = join(safe(head), ".\n", safe(error.details, keep_newlines=True))
+        text = error_line(lead, error, sep=".\n", keep_newlines=True)
         self.query_one("#token-problem-text", Static).update(text)
 
     @on(Input.Changed, "#token-value")
@@ -238,18 +231,18 @@ class TokenDialog(_Dialog):
         self.call_later(close)
 
     def _run(self, work: Awaitable[None], label: str) -> None:
-        app = self._bottui
+        services = services_of(self)
 
         async def run() -> None:
             self._busy = True
             self._update_buttons()
-            app.begin_work(label)
             try:
-                await work
-            except Exception as exc:  # anything else goes to the one error handler
-                app.report_error(exc)
+                with services.working(label):
+                    try:
+                        await work
+                    except Exception as exc:  # anything else goes to the one error renderer
+                        services.report(exc)
             finally:
-                app.end_work(label)
                 self._busy = False
                 if self.is_attached:
                     self._update_buttons()

@@ -17,6 +17,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from bottui.plaintext import show_id
+from bottui.tui.services import find_services
 from bottui.tui.widgets.safe import safe
 
 
@@ -51,25 +52,24 @@ class ContextBar(Widget):
 
     def refresh_context(self) -> None:
         """Re-read the app's session and current project."""
-        from bottui.tui.app import BottuiApp
-
-        app = self.app
-        if not isinstance(app, BottuiApp):
+        services = find_services(self)
+        if services is None:
             return
-        settings = app.session.settings
+        settings = services.session.settings
         profile = settings.profile_name or "(no profile)"
         base = settings.base_url or "(no base URL)"
-        if app.current is None:
+        current = services.current
+        if current is None:
             where = "no project selected"
         else:
-            where = f"{show_id(app.current[0])} / {show_id(app.current[1])}"
-            name = app.project_name(*app.current)
+            where = f"{show_id(current[0])} / {show_id(current[1])}"
+            name = services.project_name(*current)
             if name:
                 where += f" ({name})"
         self.where = f" {profile} · {base} · {where}"
         self.read_only = settings.read_only
         self.protected = settings.protected
-        self.working = app.work_text
+        self.working = services.work_text
 
     def flags(self) -> list[Content]:
         """The flags shown at the right end, in order, each padded by a space."""

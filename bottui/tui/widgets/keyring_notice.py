@@ -12,7 +12,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from bottui.store.errors import KeyringUnavailable
-from bottui.tui.widgets.safe import join, safe
+from bottui.tui.error_view import error_line
 
 
 class KeyringNotice(Vertical):
@@ -37,9 +37,5 @@ class KeyringNotice(Vertical):
         self.display = error is not None
         if error is None:
             return
-        text = join(
-            safe(error.title),
-            " (k checks again).\n",
-            safe(error.details, keep_newlines=True),
-        )
+        text = error_line("", error, sep=" (k checks again).\n", keep_newlines=True)
         self.query_one("#keyring-notice-text", Static).update(text)

@@ -1,0 +1,268 @@
+"""What screens and dialogs use of the running app: one typed service object.
+
+The app creates one :class:`TuiServices` and hands it to every screen and
+dialog (:func:`services_of`), so none of them imports or reaches into the
+app class: the session, the current project, reporting an error (through
+the one renderer, :mod:`bottui.tui.error_view`), confirming a change
+(:meth:`TuiServices.confirm`), the working indicator, the inventory-changed
+notification and the session's warnings all live here. The app keeps only
+what needs the screens themselves (delivering a message to every screen,
+redrawing every context bar) and passes those two in as callables.
+
+Screens reach the stores through ``services.session`` exactly as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from textual.content import Content
+from textual.message import Message
+
+from bottui.api.errors import BottuiError
+from bottui.ops.session import Session, Settings
+from bottui.plaintext import clean
+from bottui.tui.error_view import error_dialog, error_toast
+from bottui.tui.messages import InventoryChanged, ProjectChosen
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.message_pump import MessagePump
+
+    from bottui.api.requests import PreparedRequest
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """What confirmation a change needs before it is sent.
+
+    ``none``: sent at once; ``click``: a Confirm button; ``typed``: the
+    project id typed (a protected profile); ``refused``: never sent,
+    ``reason`` says why (a read-only profile).
+    """
+
+    kind: Literal["none", "click", "typed", "refused"]
+    reason: str = ""
+
+
+#: The refusal of a read-only profile.
+READ_ONLY_REFUSAL = Confirmation("refused", "this profile refuses every change; nothing was sent")
+
+
+def profile_confirmation(settings: Settings) -> Confirmation:
+    """The confirmation the profile's rules ask of any change."""
+    if settings.read_only:
+        return READ_ONLY_REFUSAL
+    return Confirmation("typed" if settings.protected else "click")
+
+
+@dataclass(frozen=True)
+class ChangePrompt:
+    """What a change's confirmation shows, what it sends, and what it needs."""
+
+    #: Dialog title, body and the confirm button's label.
+    title: str
+    body: Content
+    confirm_label: str
+    #: What a protected profile wants typed.
+    project_id: str
+    #: Validates and builds the request(s); a BottuiError is reported, nothing sent.
+    plan: Callable[[], Sequence[PreparedRequest]]
+    #: None: the profile decides (:func:`profile_confirmation`).
+    needs: Confirmation | None = None
+
+
+class TuiServices:
+    """The app's services, typed, for screens and dialogs.
+
+    Args:
+        host: The running app (toasts and dialogs are shown on it).
+        session: Settings, stores and client for this run.
+        current: The project to start on, ``(account, project)``.
+        demo: True under ``bottui demo``.
+        broadcast: Posts a fresh message to each main screen.
+        show_work: Redraws the working indicator of every context bar.
+    """
+
+    def __init__(
+        self,
+        host: App[Any],
+        session: Session,
+        *,
+        current: tuple[str, str] | None,
+        demo: bool,
+        broadcast: Callable[[Callable[[], Message]], None],
+        show_work: Callable[[], None],
+    ) -> None:
+        self._host = host
+        self.session = session
+        self._current = current
+        self.demo = demo
+        #: Dry run: changes show their request(s) and curl instead of sending.
+        self.dry_run = False
+        self._broadcast = broadcast
+        self._show_work = show_work
+        self._work: list[str] = []
+        #: The last error reported (shown whole on ``e``).
+        self.last_error: BaseException | None = None
+
+    # -- the current project -------------------------------------------------------
+
+    @property
+    def current(self) -> tuple[str, str] | None:
+        """The current project, ``(account, project)``, or None."""
+        return self._current
+
+    @property
+    def read_only(self) -> bool:
+        """True when the profile refuses every change."""
+        return self.session.settings.read_only
+
+    def choose_project(self, account: str | None, project: str | None) -> None:
+        """Make a project current for every screen."""
+        self._current = (account, project) if account and project else None
+        self._broadcast(lambda: ProjectChosen(account, project))
+
+    def project_name(self, account: str, project: str) -> str | None:
+        """The display name the inventory knows for a project."""
+        inventory = self.session.inventory
+        if inventory is None:
+            return None
+        try:
+            entry = inventory.project(account, project)
+        except Exception:  # a damaged inventory: the Projects screen says so
+            return None
+        return entry.name if entry is not None else None
+
+    def inventory_changed(self) -> None:
+        """Tell every screen that the inventory changed."""
+        self._broadcast(InventoryChanged)
+
+    # -- working indicator -----------------------------------------------------------
+
+    @contextmanager
+    def working(self, label: str) -> Iterator[None]:
+        """The indicator says ``label`` while the block runs."""
+        self.begin_work(label)
+        try:
+            yield
+        finally:
+            self.end_work(label)
+
+    def begin_work(self, label: str) -> None:
+        """A call started: show it in every context bar."""
+        self._work.append(label)
+        self._show_work()
+
+    def end_work(self, label: str) -> None:
+        """A call ended."""
+        if label in self._work:
+            self._work.remove(label)
+        self._show_work()
+
+    @property
+    def work_text(self) -> str:
+        """What the working indicator says: the latest call under way, "" when none."""
+        if not self._work:
+            return ""
+        more = len(self._work) - 1
+        return self._work[-1] + (f" (+{more})" if more else "")
+
+    # -- errors and warnings ---------------------------------------------------------
+
+    def report(self, error: BaseException) -> None:
+        """The one place a failure becomes a toast; its details on ``e``."""
+        self.last_error = error
+        toast = error_toast(error)
+        self._host.notify(
+            toast.message, title=toast.title, severity="error", timeout=8, markup=False
+        )
+
+    def show_last_error(self) -> None:
+        """Open the whole last error in a modal."""
+        if self.last_error is None:
+            self._host.notify("No error so far.", markup=False)
+            return
+        self._host.push_screen(error_dialog(self.last_error))
+
+    def flush_warnings(self) -> None:
+        """Toast the session's warnings (journal or inventory not written, ...)."""
+        for warning in self.session.take_warnings():
+            self._host.notify(
+                clean(warning, keep_newlines=True),
+                title="Warning",
+                severity="warning",
+                markup=False,
+            )
+
+    # -- confirmation, dry run ---------------------------------------------------------
+
+    def confirm(self, prompt: ChangePrompt, then: Callable[[], None]) -> None:
+        """Ask before a change; under dry run show the request(s) instead.
+
+        ``prompt.plan`` runs first (its errors are reported). A refused
+        change is reported and never sent; ``then`` runs only after the
+        confirmation the change needs.
+        """
+        from bottui.tui.screens.dialogs import ConfirmDialog, RequestsDialog, TypedConfirmDialog
+
+        try:
+            requests = prompt.plan()
+        except BottuiError as exc:
+            self.report(exc)
+            return
+        if self.dry_run:
+            self._host.push_screen(RequestsDialog(dry_run_lines(requests)))
+            return
+        needs = prompt.needs or profile_confirmation(self.session.settings)
+        if needs.kind == "refused":
+            self.report(BottuiError("Read-only profile", needs.reason))
+            return
+        if needs.kind == "none":
+            then()
+            return
+
+        def decided(ok: bool | None) -> None:
+            if ok:
+                then()
+
+        dialog: Any
+        if needs.kind == "typed":
+            dialog = TypedConfirmDialog(
+                prompt.title, prompt.body, prompt.project_id, prompt.confirm_label
+            )
+        else:
+            dialog = ConfirmDialog(prompt.title, prompt.body, prompt.confirm_label)
+        self._host.push_screen(dialog, decided)
+
+    def toggle_dry_run(self) -> None:
+        """Dry run on/off: changes show their request and curl instead of sending."""
+        self.dry_run = not self.dry_run
+        state = "ON: changes are shown, not sent" if self.dry_run else "OFF"
+        self._host.notify(f"Dry run {state}", markup=False)
+
+
+def find_services(node: MessagePump) -> TuiServices | None:
+    """The services of the app ``node`` runs in; None in an app that has none (a test's)."""
+    services = getattr(node.app, "services", None)
+    return services if isinstance(services, TuiServices) else None
+
+
+def services_of(node: MessagePump) -> TuiServices:
+    """The services of the app ``node`` runs in (an assertion, not a lookup that may fail)."""
+    services = find_services(node)
+    assert services is not None, "not running in bottui's app"
+    return services
+
+
+def dry_run_lines(requests: Sequence[PreparedRequest]) -> list[str]:
+    """The lines a dry run shows: method, URL, headers, body, curl."""
+    from bottui.api.curl import request_lines
+
+    lines: list[str] = []
+    for request in requests:
+        lines += [*request_lines(request), ""]
+    return lines

@@ -1,0 +1,187 @@
+"""Screens reach the app through one service object, and errors through one renderer."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from textual.content import Content
+
+from bottui.api.errors import ApiError, BottuiError, ValidationError
+from bottui.store.errors import ConfigError, StoreError
+from bottui.tui.app import BottuiApp
+from bottui.tui.error_view import (
+    describe_error,
+    error_line,
+    error_text,
+    error_toast,
+    field_words,
+)
+from bottui.tui.screens.dialogs import ConfirmDialog, RequestsDialog, TypedConfirmDialog
+from bottui.tui.services import ChangePrompt, Confirmation, TuiServices, services_of
+from tests.tui.helpers import settle
+
+TUI = Path(__file__).resolve().parents[2] / "bottui" / "tui"
+
+
+def _imported(path: Path) -> set[str]:
+    """Every module ``path`` imports, at the top or inside a function, typed-only or not."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def test_no_screen_or_widget_imports_the_app_even_lazily() -> None:
+    modules = [
+        *sorted((TUI / "screens").glob("*.py")),
+        *sorted((TUI / "widgets").glob("*.py")),
+        TUI / "services.py",
+        TUI / "error_view.py",
+    ]
+    offenders = {
+        str(path.relative_to(TUI)): sorted(
+            name for name in _imported(path) if name.startswith("bottui.tui.app")
+        )
+        for path in modules
+    }
+    assert {path: names for path, names in offenders.items() if names} == {}
+
+
+def test_no_screen_catches_a_store_error_apart_from_the_renderer() -> None:
+    # Caught side by side with BottuiError, the two roots drift apart: every
+    # screen catches EXPECTED_ERRORS and renders through bottui.tui.error_view.
+    found: list[str] = []
+    for path in sorted(TUI.rglob("*.py")):
+        if path.name == "error_view.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ExceptHandler) and node.type is not None:
+                names = {n.id for n in ast.walk(node.type) if isinstance(n, ast.Name)}
+                if "StoreError" in names:
+                    found.append(f"{path.relative_to(TUI)}:{node.lineno}")
+    assert found == []
+
+
+# -- the renderer ---------------------------------------------------------------------
+
+
+def test_bottui_and_store_errors_read_the_same() -> None:
+    api = ApiError(500, None, body_excerpt="boom\x1b[31m")
+    store = ConfigError("Config unreadable", "line 1\nline 2\x07")
+    assert describe_error(store) == ("Config unreadable", "line 1\nline 2\x07")
+    toast = error_toast(store)
+    assert toast.title == "Config unreadable"
+    assert toast.message == "line 1\nline 2\ufffd"  # lines kept, control characters replaced
+    assert error_toast(api).message.endswith("(press e for details)")
+    assert "\x1b" not in error_toast(api).message
+    assert error_text(BottuiError("Title", "")) == "Title"
+    assert error_line("Cannot read: ", StoreError("T", "D")).plain == "Cannot read: T. D"
+    assert field_words(ValidationError("account id", "is empty")).plain == "is empty"
+
+
+def test_an_unexpected_error_is_named_never_dumped() -> None:
+    title, details = describe_error(KeyError("secret-ish\nline"))
+    assert title == "Unexpected error"
+    assert details.startswith("KeyError: ") and "Traceback" not in details
+
+
+# -- the service object ---------------------------------------------------------------
+
+
+def _prompt(sent: list[str], *, needs: Confirmation | None = None) -> ChangePrompt:
+    return ChangePrompt(
+        title="Disable?",
+        body=Content("body"),
+        confirm_label="Disable",
+        project_id="shop-prod",
+        plan=lambda: [],
+        needs=needs,
+    )
+
+
+async def test_confirm_asks_what_the_change_needs(
+    make_snap_app: Callable[..., BottuiApp],
+) -> None:
+    app = make_snap_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        services = services_of(app.screen)
+        assert isinstance(services, TuiServices) and services is app.services
+        done: list[str] = []
+
+        services.confirm(_prompt(done), lambda: done.append("sent"))
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmDialog) and done == []
+        app.screen.dismiss(False)
+        await settle(pilot)
+
+        services.confirm(_prompt(done, needs=Confirmation("typed")), lambda: done.append("x"))
+        await settle(pilot)
+        assert isinstance(app.screen, TypedConfirmDialog)
+        app.screen.dismiss(True)
+        await settle(pilot)
+        assert done == ["x"]
+
+        services.confirm(_prompt(done, needs=Confirmation("none")), lambda: done.append("now"))
+        assert done == ["x", "now"]
+
+        refused = Confirmation("refused", "a playbook holds this project")
+        services.confirm(_prompt(done, needs=refused), lambda: done.append("never"))
+        assert done == ["x", "now"]
+        assert isinstance(services.last_error, BottuiError)
+        assert services.last_error.details == "a playbook holds this project"
+
+        services.dry_run = True
+        services.confirm(_prompt(done), lambda: done.append("never"))
+        await settle(pilot)
+        assert isinstance(app.screen, RequestsDialog) and done == ["x", "now"]
+
+
+async def test_the_profile_decides_when_the_change_does_not_say(
+    make_snap_app: Callable[..., BottuiApp],
+) -> None:
+    app = make_snap_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        services = app.services
+        done: list[str] = []
+        services.session.settings = replace(services.session.settings, read_only=True)
+        services.confirm(_prompt(done), lambda: done.append("never"))
+        assert done == [] and services.last_error is not None
+        assert describe_error(services.last_error)[0] == "Read-only profile"
+        services.session.settings = replace(
+            services.session.settings, read_only=False, protected=True
+        )
+        services.confirm(_prompt(done), lambda: done.append("typed"))
+        await settle(pilot)
+        assert isinstance(app.screen, TypedConfirmDialog)
+
+
+async def test_working_shows_the_label_while_the_block_runs(
+    make_snap_app: Callable[..., BottuiApp],
+) -> None:
+    app = make_snap_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        with app.services.working("Saving"):
+            assert app.services.work_text == "Saving"
+            with app.services.working("Reading"):
+                assert app.services.work_text == "Reading (+1)"
+        assert app.services.work_text == ""
+
+
+def test_every_tui_module_stays_under_500_lines() -> None:
+    # The first-run flow left projects.py for screens/first_run.py to get here.
+    long = {
+        str(path.relative_to(TUI)): n
+        for path in sorted(TUI.rglob("*.py"))
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > 500
+    }
+    assert long == {}
