@@ -226,6 +226,16 @@ class BotProtectionClient:
         sent is the known state (``source`` says which).
         """
         request = self.prepare_rate_limiter(account_id, project_id, limiter_id, is_active)
+        return await self.send_rate_limiter(request, limiter_id, is_active, token)
+
+    async def send_rate_limiter(
+        self, request: PreparedRequest, limiter_id: str, is_active: bool, token: ProjectToken
+    ) -> LimiterChange:
+        """Send a prepared limiter request (a planned change sends exactly its plan).
+
+        ``limiter_id`` and ``is_active`` must be those ``request`` was prepared
+        with: they read the answer (see :meth:`set_rate_limiter_active`).
+        """
         answer = await self.send(request, token)
         project = Project.from_json(self._decode(answer, allow_empty=False))
         listed = project.limiter(limiter_id)
@@ -282,6 +292,16 @@ class BotProtectionClient:
     ) -> ThresholdUpdate:
         """Replace a dimension's name and thresholds. Accepts ``{}``, empty and 204."""
         request = self.prepare_thresholds(account_id, project_id, dimension_id, thresholds)
+        return await self.send_thresholds(request, dimension_id, thresholds, token)
+
+    async def send_thresholds(
+        self,
+        request: PreparedRequest,
+        dimension_id: str,
+        thresholds: DimensionThresholds,
+        token: AccessToken,
+    ) -> ThresholdUpdate:
+        """Send a prepared threshold update (``request`` prepared from these values)."""
         answer = await self.send(request, token)
         self._decode(answer, allow_empty=True)
         return ThresholdUpdate(

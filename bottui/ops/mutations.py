@@ -1,10 +1,13 @@
 """Every change bottui makes, from either face, goes through here.
 
-For each operation: refuse when the profile forbids it, validate, find the
-token, append a *started* journal record (durable) before sending, send,
-teach the inventory what the answer revealed, and append the *outcome*.
-A journal or inventory that cannot be written becomes a warning on the
-session; the change itself still goes ahead.
+A change is planned once (:mod:`bottui.ops.plan`: validated, the exact
+request, the value before, the confirmation it needs), then :func:`apply`
+sends it, the one template of every operation: re-check the read-only and
+protected rule, find the token, append a *started* journal record (durable)
+before sending, send exactly the planned request, teach the inventory what
+the answer revealed, and append the *outcome*. A journal or inventory that
+cannot be written becomes a warning on the session; the change itself still
+goes ahead. ``set_limiter``, ``revoke`` and ``set_thresholds`` are plan-then-apply.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from bottui.api.errors import (
     ApiError,
@@ -28,8 +31,14 @@ from bottui.api.models import (
     Revocation,
 )
 from bottui.api.requests import PreparedRequest
+from bottui.ops import confirmation
+from bottui.ops import plan as planning
+from bottui.ops.plan import LimiterTarget, PlannedChange, RevocationTarget
 from bottui.ops.session import Session
 from bottui.store.journal_records import Operation, Outcome, dimension_target, limiter_target
+
+if TYPE_CHECKING:
+    from bottui.store.inventory import Inventory
 
 T = TypeVar("T")
 
@@ -147,42 +156,114 @@ def _finish(session: Session, entry_id: int | None, **outcome: Any) -> None:
         session.warn(f"the outcome is NOT journaled: {exc.title}. {exc.details}")
 
 
-# -- planning (validation only; also what --dry-run prints) -----------------------
+# -- the pipeline: one template for every change ---------------------------------
 
 
-def plan_limiter(
-    session: Session, account: str, project: str, limiter_id: str, is_active: bool
-) -> PreparedRequest:
-    """The request that would switch a limiter, validated; nothing is sent."""
-    return session.client().prepare_rate_limiter(account, project, limiter_id, is_active)
+async def apply(session: Session, plan: PlannedChange[T], *, confirmed: bool = False) -> Applied[T]:
+    """Send a planned change: re-check the rule, journal, send ``plan.requests``, learn.
+
+    Nothing is prepared again: the bytes sent are the plan's. The rule of
+    :mod:`bottui.ops.confirmation` is checked again against the session's
+    settings now (the profile may have changed since planning).
+
+    Raises:
+        RefusedError: read-only (a refused plan), protected and not ``confirmed``,
+            or the plan was made for another base URL; nothing sent, nothing journaled.
+        BottuiError: as the client raises for the request.
+    """
+    confirmation.enforce(session.settings, plan.confirmation, confirmed=confirmed)
+    request = plan.request
+    client = session.client()
+    _check_base_url(client.base_url, request)
+    account, project, target = plan.account, plan.project, plan.target
+    common: dict[str, Any] = {
+        "request": request,
+        "account": account,
+        "project": project,
+        "previous": plan.previous_json,
+        "undo_of": plan.undo_of,
+    }
+    applied: Applied[Any]
+    if isinstance(target, LimiterTarget):
+        project_token = await session.project_token(account, project)
+        limiter_id, is_active = target.limiter_id, target.is_active
+        applied = await _journaled(
+            session,
+            operation=Operation.SET_LIMITER_ACTIVE,
+            target=limiter_target(limiter_id),
+            send=lambda: client.send_rate_limiter(request, limiter_id, is_active, project_token),
+            outcome_of=_limiter_outcome,
+            **common,
+        )
+        change: LimiterChange = applied.value
+        _learn(session, lambda inventory: inventory.learn_limiter_change(account, project, change))
+    elif isinstance(target, RevocationTarget):
+        token = await session.access_token(account)
+        applied = await _journaled(
+            session,
+            operation=Operation.REVOKE_GRANT,
+            target=target.journal_target(),
+            send=lambda: client.send_revocation(request, token),
+            outcome_of=lambda rev: (Outcome.of_revocation(rev.outcome), rev.status, rev.to_json()),
+            **common,
+        )
+    else:
+        token = await session.access_token(account)
+        dimension_id, thresholds = target.dimension_id, target.thresholds
+        applied = await _journaled(
+            session,
+            operation=Operation.SET_THRESHOLDS,
+            target=dimension_target(dimension_id),
+            send=lambda: client.send_thresholds(request, dimension_id, thresholds, token),
+            outcome_of=lambda update: (Outcome.OK, update.status, thresholds.to_json(dimension_id)),
+            **common,
+        )
+        _learn(
+            session,
+            lambda inventory: inventory.learn_thresholds(
+                account, project, dimension_id, thresholds
+            ),
+        )
+    result: Applied[T] = applied
+    return result
 
 
-def plan_revocation(
-    session: Session,
-    account: str,
-    project: str,
-    *,
-    visitor_id: str | None,
-    user_account_id: str | None,
-) -> PreparedRequest:
-    """The revocation request, validated; nothing is sent."""
-    return session.client().prepare_revocation(
-        account, project, visitor_id=visitor_id, user_account_id=user_account_id
+def _check_base_url(base_url: str, request: PreparedRequest) -> None:
+    """Refuse a plan made against another base URL (the token would not be its own)."""
+    if request.url.startswith(base_url) and request.url[len(base_url) :].startswith("/"):
+        return
+    raise RefusedError(
+        "Out-of-date plan",
+        f"the change was planned for another base URL than {base_url}: plan it again; "
+        "nothing was sent",
     )
 
 
-def plan_thresholds(
-    session: Session,
-    account: str,
-    project: str,
-    dimension_id: str,
-    thresholds: DimensionThresholds,
-) -> PreparedRequest:
-    """The threshold update request, validated; nothing is sent."""
-    return session.client().prepare_thresholds(account, project, dimension_id, thresholds)
+def _limiter_outcome(change: LimiterChange) -> tuple[Outcome, int | None, dict[str, Any]]:
+    return (
+        Outcome.OK,
+        change.status,
+        {
+            "isActive": change.is_active,
+            "source": change.source.value,
+            "project": change.project.to_json(),
+        },
+    )
 
 
-# -- the three changes ------------------------------------------------------------
+def _learn(session: Session, write: Callable[[Inventory], object]) -> None:
+    inventory = session.inventory
+    if inventory is None:
+        return
+    from bottui.store.inventory import InventoryUnavailable
+
+    try:
+        write(inventory)
+    except InventoryUnavailable as exc:
+        session.warn(f"inventory not updated: {exc.title}. {exc.details}")
+
+
+# -- the three changes, as their callers knew them: plan, then apply ---------------
 
 
 async def set_limiter(
@@ -196,35 +277,10 @@ async def set_limiter(
     undo_of: int | None = None,
 ) -> Applied[LimiterChange]:
     """Switch a rate limiter on or off, journaled, and learn from the answer."""
-    session.check_may_change(confirmed=confirmed)
-    request = plan_limiter(session, account, project, limiter_id, is_active)
-    token = await session.project_token(account, project)
-    previous = _known_limiter_state(session, account, project, limiter_id)
-    client = session.client()
-    applied = await _journaled(
-        session,
-        operation=Operation.SET_LIMITER_ACTIVE,
-        request=request,
-        account=account,
-        project=project,
-        target=limiter_target(limiter_id),
-        previous=previous,
-        undo_of=undo_of,
-        send=lambda: client.set_rate_limiter_active(account, project, limiter_id, is_active, token),
-        outcome_of=lambda change: (
-            Outcome.OK,
-            change.status,
-            {
-                "isActive": change.is_active,
-                "source": change.source.value,
-                "project": change.project.to_json(),
-            },
-        ),
+    plan = await planning.plan_limiter(
+        session, account, project, limiter_id, is_active, undo_of=undo_of
     )
-    inventory = session.inventory
-    if inventory is not None:
-        _learn(session, lambda: inventory.learn_limiter_change(account, project, applied.value))
-    return applied
+    return await apply(session, plan, confirmed=confirmed)
 
 
 async def revoke(
@@ -237,25 +293,10 @@ async def revoke(
     confirmed: bool = False,
 ) -> Applied[Revocation]:
     """Withdraw the grant held on a visitor id and/or user account id, journaled."""
-    session.check_may_change(confirmed=confirmed)
-    request = plan_revocation(
+    plan = await planning.plan_revocation(
         session, account, project, visitor_id=visitor_id, user_account_id=user_account_id
     )
-    token = await session.access_token(account)
-    client = session.client()
-    target = {k: v for k, v in (("visitorId", visitor_id), ("userAccountId", user_account_id)) if v}
-    return await _journaled(
-        session,
-        operation=Operation.REVOKE_GRANT,
-        request=request,
-        account=account,
-        project=project,
-        target=target,
-        previous=None,
-        undo_of=None,
-        send=lambda: client.send_revocation(request, token),
-        outcome_of=lambda rev: (Outcome.of_revocation(rev.outcome), rev.status, rev.to_json()),
-    )
+    return await apply(session, plan, confirmed=confirmed)
 
 
 async def set_thresholds(
@@ -269,81 +310,22 @@ async def set_thresholds(
     undo_of: int | None = None,
 ) -> Applied[Any]:
     """Replace a dimension's name and thresholds, journaled, and remember them."""
-    session.check_may_change(confirmed=confirmed)
-    request = plan_thresholds(session, account, project, dimension_id, thresholds)
-    token = await session.access_token(account)
-    previous = _known_thresholds(session, account, project, dimension_id)
-    client = session.client()
-    applied = await _journaled(
-        session,
-        operation=Operation.SET_THRESHOLDS,
-        request=request,
-        account=account,
-        project=project,
-        target=dimension_target(dimension_id),
-        previous=previous,
-        undo_of=undo_of,
-        send=lambda: client.update_dimension_thresholds(
-            account, project, dimension_id, thresholds, token
-        ),
-        outcome_of=lambda update: (Outcome.OK, update.status, thresholds.to_json(dimension_id)),
+    plan = await planning.plan_thresholds(
+        session, account, project, dimension_id, thresholds, undo_of=undo_of
     )
-    inventory = session.inventory
-    if inventory is not None:
-        _learn(
-            session,
-            lambda: inventory.learn_thresholds(account, project, dimension_id, thresholds),
-        )
-    return applied
+    return await apply(session, plan, confirmed=confirmed)
 
 
-# -- what the inventory knew before ------------------------------------------------
-
-
-def _known_limiter_state(
-    session: Session, account: str, project: str, limiter_id: str
-) -> dict[str, Any] | None:
-    """The limiter's state before the change, as the inventory knew it (undo needs it)."""
-    inventory = session.inventory
-    if inventory is None:
-        return None
-    entry = _safe(session, lambda: inventory.limiter(account, project, limiter_id))
-    return entry.previous() if entry is not None else None
-
-
-def _known_thresholds(
-    session: Session, account: str, project: str, dimension_id: str
-) -> dict[str, Any] | None:
-    """The dimension's name and thresholds before the change, as the inventory knew them."""
-    inventory = session.inventory
-    if inventory is None:
-        return None
-    entry = _safe(session, lambda: inventory.dimension(account, project, dimension_id))
-    return entry.previous() if entry is not None else None
-
-
-def _safe(session: Session, read: Callable[[], T]) -> T | None:
-    from bottui.store.inventory import InventoryUnavailable
-
-    try:
-        return read()
-    except InventoryUnavailable as exc:
-        session.warn(f"inventory unavailable: {exc.title}. {exc.details}")
-        return None
-
-
-def _learn(session: Session, write: Callable[[], object]) -> None:
-    from bottui.store.inventory import InventoryUnavailable
-
-    try:
-        write()
-    except InventoryUnavailable as exc:
-        session.warn(f"inventory not updated: {exc.title}. {exc.details}")
-
+# The request alone, validated and not planned: what the faces' dry runs and dialogs
+# used before PlannedChange, kept until they call bottui.ops.plan (no inventory read).
+plan_limiter = planning.limiter_request
+plan_revocation = planning.revocation_request
+plan_thresholds = planning.thresholds_request
 
 __all__ = [
     "Applied",
     "RefusedError",
+    "apply",
     "plan_limiter",
     "plan_revocation",
     "plan_thresholds",

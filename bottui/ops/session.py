@@ -188,19 +188,13 @@ class Session:
     # -- guards -----------------------------------------------------------------
 
     def check_may_change(self, *, confirmed: bool) -> None:
-        """Refuse a change under a read-only profile, or a protected one unconfirmed."""
-        if self.settings.read_only:
-            raise RefusedError(
-                "Read-only",
-                f"profile {self.settings.profile_name or '(none)'} is read-only "
-                "(or --read-only was given): nothing was sent",
-            )
-        if self.settings.protected and not confirmed:
-            raise RefusedError(
-                "Protected profile",
-                f"profile {self.settings.profile_name} is protected: confirm the change "
-                "(--yes on the command line); nothing was sent",
-            )
+        """Refuse a change under a read-only profile, or a protected one unconfirmed.
+
+        The rule itself lives in :mod:`bottui.ops.confirmation` (planning uses it too).
+        """
+        from bottui.ops import confirmation
+
+        confirmation.enforce(self.settings, confirmed=confirmed)
 
     # -- tokens -----------------------------------------------------------------
 

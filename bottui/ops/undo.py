@@ -8,20 +8,24 @@ the value before it is not known, its outcome is not known, or it was made
 against another base URL. :func:`apply` sends the plan as a new request
 through :mod:`bottui.ops.mutations`, so the read-only and protected rules,
 the journal (a new entry with ``undo_of`` pointing at the undone one) and
-the inventory work as for any change.
+the inventory work as for any change. :func:`plan_change` gives the undo as
+a :class:`~bottui.ops.plan.PlannedChange` (dry run, confirmation texts) that
+:func:`apply` sends as it is.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final, get_args
 
 from bottui.api.errors import RefusedError
 from bottui.api.models import DimensionThresholds
 from bottui.api.requests import PreparedRequest
 from bottui.ops import mutations
-from bottui.ops.journal_view import value_text
+from bottui.ops import plan as planning
+from bottui.ops.journal_view import value_text, when
 from bottui.ops.mutations import Applied
+from bottui.ops.plan import PlannedChange
 from bottui.ops.session import Session
 from bottui.store.db_errors import JournalUnavailable
 from bottui.store.journal import JournalEntry, UndoCandidate, UndoKind
@@ -191,52 +195,96 @@ def _plan(
 def plan_request(session: Session, plan: UndoPlan) -> PreparedRequest:
     """The request the undo would send, validated; nothing is sent (dry run, confirmation)."""
     if plan.kind == "limiter":
-        return mutations.plan_limiter(
+        return planning.limiter_request(
             session, plan.account, plan.project, plan.target_id, plan.restore_active()
         )
-    return mutations.plan_thresholds(
+    return planning.thresholds_request(
         session, plan.account, plan.project, plan.target_id, plan.restore_thresholds()
     )
 
 
-async def apply(session: Session, plan: UndoPlan, *, confirmed: bool = False) -> Applied[Any]:
+async def plan_change(session: Session, plan: UndoPlan) -> PlannedChange[Any]:
+    """The undo as a :class:`PlannedChange` (``undo_of`` = the undone entry).
+
+    Its texts say which entry is undone, now -> restored, and which newer
+    change was passed over, if one was.
+    """
+    change: PlannedChange[Any]
+    if plan.kind == "limiter":
+        change = await planning.plan_limiter(
+            session,
+            plan.account,
+            plan.project,
+            plan.target_id,
+            plan.restore_active(),
+            undo_of=plan.entry.id,
+        )
+    else:
+        change = await planning.plan_thresholds(
+            session,
+            plan.account,
+            plan.project,
+            plan.target_id,
+            plan.restore_thresholds(),
+            undo_of=plan.entry.id,
+        )
+    entry = plan.entry
+    now = value_text(plan.current) if plan.current is not None else "?"
+    lines = [
+        f"Journal entry #{entry.id}, {when(entry)}, by {entry.operator}",
+        f"{'Rate limiter' if plan.kind == 'limiter' else 'Dimension'} {plan.target_id}",
+        f"Project {plan.project}, account {plan.account}",
+        f"Now: {now}",
+        f"Restore: {plan.restored}",
+        f"A new request sets the value back; the journal records it as the undo of #{entry.id}.",
+    ]
+    skipped = plan.passed_over
+    if skipped is not None and skipped.entry is not None:
+        lines[:0] = [
+            f"The newer {_WORDS[skipped.kind]} change (#{skipped.entry.id}) cannot be undone: "
+            f"{skipped.reason}",
+            f"This undoes the last {_WORDS[plan.kind]} change instead.",
+        ]
+    return replace(
+        change,
+        title=f"Undo the last {_WORDS[plan.kind]} change?",
+        confirm_label="Undo",
+        lines=tuple(lines),
+    )
+
+
+async def apply(
+    session: Session,
+    plan: UndoPlan,
+    *,
+    confirmed: bool = False,
+    change: PlannedChange[Any] | None = None,
+) -> Applied[Any]:
     """Send the undo, journaled as its own entry with ``undo_of`` = the undone entry.
 
     The journal is read again first: when another change of the same kind was
     journaled since the plan was made (another terminal, another process),
-    nothing is sent.
+    nothing is sent. ``change`` is the :func:`plan_change` a face showed: it is
+    sent as it is (planned here when not given).
 
     Raises:
         UndoRefused: the plan is no longer the last change of its kind.
         RefusedError: read-only, or protected and not ``confirmed``.
-        BottuiError: as :func:`mutations.set_limiter` / :func:`mutations.set_thresholds`.
+        ValueError: ``change`` is not the undo of ``plan``'s entry.
+        BottuiError: as :func:`bottui.ops.mutations.apply`.
     """
     session.check_may_change(confirmed=confirmed)
+    if change is not None and change.undo_of != plan.entry.id:
+        raise ValueError(f"the planned change does not undo journal entry #{plan.entry.id}")
     latest = find(session, plan.kind)
     if latest.entry.id != plan.entry.id:
         raise UndoRefused(
             f"journal entry #{latest.entry.id} is now the last {_WORDS[plan.kind]} change "
             f"(the plan was to undo #{plan.entry.id}): nothing was sent; look again"
         )
-    if plan.kind == "limiter":
-        return await mutations.set_limiter(
-            session,
-            plan.account,
-            plan.project,
-            plan.target_id,
-            plan.restore_active(),
-            confirmed=confirmed,
-            undo_of=plan.entry.id,
-        )
-    return await mutations.set_thresholds(
-        session,
-        plan.account,
-        plan.project,
-        plan.target_id,
-        plan.restore_thresholds(),
-        confirmed=confirmed,
-        undo_of=plan.entry.id,
-    )
+    if change is None:
+        change = await plan_change(session, plan)
+    return await mutations.apply(session, change, confirmed=confirmed)
 
 
-__all__ = ["KINDS", "UndoPlan", "UndoRefused", "apply", "find", "plan_request"]
+__all__ = ["KINDS", "UndoPlan", "UndoRefused", "apply", "find", "plan_change", "plan_request"]

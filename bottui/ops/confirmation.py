@@ -1,0 +1,96 @@
+"""The one rule deciding whether a change may be sent, and what it must be confirmed with.
+
+A read-only profile (or ``--read-only``) refuses every change; a protected
+profile wants the project id typed in the TUI (``--yes`` on the command
+line); any other profile wants a click in the TUI (the CLI sends at once).
+:func:`required` computes it when a change is planned, :func:`enforce`
+checks it again just before sending; :meth:`Session.check_may_change
+<bottui.ops.session.Session.check_may_change>` uses the same two.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from bottui.api.errors import RefusedError
+
+if TYPE_CHECKING:
+    from bottui.ops.session import Settings
+
+
+class ConfirmKind(StrEnum):
+    """How a face must confirm a change before sending it."""
+
+    #: Nothing to ask (the planner does not produce it today; a face may lower to it).
+    NONE = "none"
+    #: A confirmation dialog (TUI); the CLI sends without asking.
+    CLICK = "click"
+    #: The project id typed in the TUI, ``--yes`` on the command line.
+    TYPED = "typed"
+    #: Never sent: ``title`` and ``reason`` say why.
+    REFUSED = "refused"
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """What a change needs before it is sent: see :class:`ConfirmKind`.
+
+    ``typed`` is the text to type (the project id) for ``TYPED``; ``title``
+    and ``reason`` explain a ``REFUSED`` one. None of them is cleaned.
+    """
+
+    kind: ConfirmKind
+    typed: str | None = None
+    title: str | None = None
+    reason: str | None = None
+
+    @property
+    def refused(self) -> bool:
+        """True when the change must never be sent."""
+        return self.kind is ConfirmKind.REFUSED
+
+    def error(self) -> RefusedError:
+        """The refusal as the error ``apply`` raises (exit 2)."""
+        return RefusedError(self.title or "Refused", self.reason or "nothing was sent")
+
+
+def required(settings: Settings, project: str | None) -> Confirmation:
+    """The confirmation a change of ``project`` needs under ``settings``."""
+    if settings.read_only:
+        return Confirmation(
+            ConfirmKind.REFUSED,
+            title="Read-only",
+            reason=(
+                f"profile {settings.profile_name or '(none)'} is read-only "
+                "(or --read-only was given): nothing was sent"
+            ),
+        )
+    if settings.protected:
+        return Confirmation(ConfirmKind.TYPED, typed=project)
+    return Confirmation(ConfirmKind.CLICK)
+
+
+def enforce(settings: Settings, *needed: Confirmation, confirmed: bool) -> None:
+    """Raise unless a change needing ``needed`` may be sent now.
+
+    The rule is computed again from ``settings`` (the profile may have
+    changed since the plan was made) and the strictest of all wins.
+
+    Raises:
+        RefusedError: refused (read-only), or protected and not ``confirmed``.
+    """
+    now = required(settings, None)
+    for rule in (now, *needed):
+        if rule.refused:
+            raise rule.error()
+    if not confirmed and any(r.kind is ConfirmKind.TYPED for r in (now, *needed)):
+        raise RefusedError(
+            "Protected profile",
+            f"profile {settings.profile_name} is protected: confirm the change "
+            "(--yes on the command line); nothing was sent",
+        )
+
+
+__all__ = ["ConfirmKind", "Confirmation", "enforce", "required"]

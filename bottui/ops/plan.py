@@ -1,0 +1,368 @@
+"""Plan a change once: what will be sent, to what, over what, and how it must be confirmed.
+
+A :class:`PlannedChange` is the one description of a change that every
+consumer shares: the TUI's confirmation and dry-run dialogs, the CLI's
+``--dry-run``, undo, and :func:`bottui.ops.mutations.apply`, which journals
+and sends exactly ``plan.requests``. Planning validates (a
+:class:`~bottui.api.errors.ValidationError` is raised here, never at
+sending), reads the value the inventory last knew (undo needs it) and
+applies the rule of :mod:`bottui.ops.confirmation`. A refused plan still
+holds its requests, so a read-only profile can show a dry run.
+
+The texts (``title``, ``lines``, ``last_known``) are plain strings built
+from untrusted ids: a face cleans them (``plaintext.clean``) as it shows them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+
+from bottui.api.curl import request_json, request_lines
+from bottui.api.models import DimensionThresholds, LimiterChange, Revocation
+from bottui.api.requests import PreparedRequest
+from bottui.ops.confirmation import Confirmation, required
+from bottui.ops.journal_view import value_text
+from bottui.ops.session import Session
+
+if TYPE_CHECKING:
+    from bottui.api.client import ThresholdUpdate
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+ChangeKind = Literal["limiter", "revoke", "thresholds"]
+
+#: What ``--dry-run`` says after the request(s).
+DRY_RUN_NOTE = "dry run: nothing was sent"
+
+
+@dataclass(frozen=True)
+class LimiterTarget:
+    """A rate limiter, and the state to give it."""
+
+    limiter_id: str
+    is_active: bool
+
+
+@dataclass(frozen=True)
+class RevocationTarget:
+    """The subject whose challenge grant is withdrawn (only the ids given)."""
+
+    visitor_id: str | None
+    user_account_id: str | None
+
+    def journal_target(self) -> dict[str, Any]:
+        """The journal's ``target`` of a revocation."""
+        pairs = (("visitorId", self.visitor_id), ("userAccountId", self.user_account_id))
+        return {k: v for k, v in pairs if v}
+
+
+@dataclass(frozen=True)
+class ThresholdsTarget:
+    """A risk dimension, and the name and thresholds to give it."""
+
+    dimension_id: str
+    thresholds: DimensionThresholds
+
+
+Target = LimiterTarget | RevocationTarget | ThresholdsTarget
+
+
+@dataclass(frozen=True)
+class KnownValue:
+    """A value as the inventory last knew it.
+
+    ``value`` has the journal's ``previous`` shape (``{"isActive": ...}`` or
+    the threshold record); ``known_at`` is a UTC stamp, ``source`` the
+    inventory's word for how it learnt it (``response``, ``request``, ...).
+    """
+
+    value: dict[str, Any]
+    known_at: str
+    source: str
+
+    @property
+    def text(self) -> str:
+        """``ON`` / ``OFF`` / ``Bot score: block 0.8, challenge 0.5``."""
+        return value_text(self.value)
+
+
+@dataclass(frozen=True)
+class PlannedChange(Generic[T]):
+    """One change, planned: ``T`` is what :func:`~bottui.ops.mutations.apply` returns.
+
+    Immutable; built by :func:`plan_limiter`, :func:`plan_revocation`,
+    :func:`plan_thresholds` and :func:`bottui.ops.undo.plan_change`.
+    """
+
+    kind: ChangeKind
+    account: str
+    project: str
+    target: Target
+    #: Exactly what will be sent, in order (one request today).
+    requests: tuple[PreparedRequest, ...]
+    #: The value before the change as the inventory knew it; None when unknown.
+    previous: KnownValue | None
+    #: What a face must ask before sending (or why it never may).
+    confirmation: Confirmation
+    #: The journal entry this change undoes, if it is an undo.
+    undo_of: int | None = None
+    #: Dialog title (``Disable rate limiter?``) and its confirm button (``Disable``).
+    title: str = ""
+    confirm_label: str = ""
+    #: What changes, one line each (target, project, new value, last known).
+    lines: tuple[str, ...] = field(default=())
+
+    @property
+    def request(self) -> PreparedRequest:
+        """The single request of this plan."""
+        if len(self.requests) != 1:
+            raise ValueError(f"a plan of {len(self.requests)} requests has no single request")
+        return self.requests[0]
+
+    @property
+    def previous_json(self) -> dict[str, Any] | None:
+        """The journal's ``previous`` (undo restores it)."""
+        return self.previous.value if self.previous is not None else None
+
+    @property
+    def last_known(self) -> str:
+        """``Last known: ON since 2026-11-21 03:00:00 UTC (response).`` or not known."""
+        known = self.previous
+        if known is None:
+            return "Its value now is not known."
+        stamp = known.known_at
+        if len(stamp) >= 19 and stamp[10] == "T":
+            stamp = f"{stamp[:10]} {stamp[11:19]}"
+        return f"Last known: {known.text} since {stamp} UTC ({known.source})."
+
+    def dry_run_lines(self) -> list[str]:
+        """What ``--dry-run`` prints: each request, its headers, body and curl (not cleaned)."""
+        lines: list[str] = []
+        for index, request in enumerate(self.requests):
+            if index:
+                lines.append("")
+            lines += request_lines(request)
+        return lines
+
+    def dry_run_json(self) -> dict[str, Any]:
+        """What ``--dry-run --json`` prints."""
+        return {"dryRun": True, "requests": [request_json(r) for r in self.requests]}
+
+
+# -- building and validating the requests (no store, no network) ----------------------
+
+
+def limiter_request(
+    session: Session, account: str, project: str, limiter_id: str, is_active: bool
+) -> PreparedRequest:
+    """The request that would switch a limiter, validated; nothing is sent."""
+    return session.client().prepare_rate_limiter(account, project, limiter_id, is_active)
+
+
+def revocation_request(
+    session: Session,
+    account: str,
+    project: str,
+    *,
+    visitor_id: str | None,
+    user_account_id: str | None,
+) -> PreparedRequest:
+    """The revocation request, validated; nothing is sent."""
+    return session.client().prepare_revocation(
+        account, project, visitor_id=visitor_id, user_account_id=user_account_id
+    )
+
+
+def thresholds_request(
+    session: Session,
+    account: str,
+    project: str,
+    dimension_id: str,
+    thresholds: DimensionThresholds,
+) -> PreparedRequest:
+    """The threshold update request, validated; nothing is sent."""
+    return session.client().prepare_thresholds(account, project, dimension_id, thresholds)
+
+
+# -- planning ------------------------------------------------------------------------
+
+
+async def plan_limiter(
+    session: Session,
+    account: str,
+    project: str,
+    limiter_id: str,
+    is_active: bool,
+    *,
+    undo_of: int | None = None,
+) -> PlannedChange[LimiterChange]:
+    """Plan switching a rate limiter on or off.
+
+    Raises:
+        ValidationError: an id the API would refuse (nothing is planned).
+    """
+    request = limiter_request(session, account, project, limiter_id, is_active)
+    previous = await _known_limiter(session, account, project, limiter_id)
+    verb = "Enable" if is_active else "Disable"
+    plan: PlannedChange[LimiterChange] = PlannedChange(
+        kind="limiter",
+        account=account,
+        project=project,
+        target=LimiterTarget(limiter_id, bool(is_active)),
+        requests=(request,),
+        previous=previous,
+        confirmation=required(session.settings, project),
+        undo_of=undo_of,
+        title=f"{verb} rate limiter?",
+        confirm_label=verb,
+    )
+    lines = (
+        f"Rate limiter {limiter_id}",
+        _where(account, project),
+        f"New state: {'ON' if is_active else 'OFF'}",
+        plan.last_known,
+    )
+    return _with_lines(plan, lines)
+
+
+async def plan_revocation(
+    session: Session,
+    account: str,
+    project: str,
+    *,
+    visitor_id: str | None = None,
+    user_account_id: str | None = None,
+) -> PlannedChange[Revocation]:
+    """Plan withdrawing the grant held on a visitor id and/or a user account id.
+
+    A grant has no value the inventory knows: ``previous`` is None.
+    """
+    request = revocation_request(
+        session, account, project, visitor_id=visitor_id, user_account_id=user_account_id
+    )
+    subject = [
+        f"{label} {value}"
+        for label, value in (("visitor id", visitor_id), ("user account id", user_account_id))
+        if value is not None
+    ]
+    return PlannedChange(
+        kind="revoke",
+        account=account,
+        project=project,
+        target=RevocationTarget(visitor_id, user_account_id),
+        requests=(request,),
+        previous=None,
+        confirmation=required(session.settings, project),
+        title="Revoke challenge grant?",
+        confirm_label="Revoke",
+        lines=(
+            "Withdraw the challenge grant held on",
+            "  " + " · ".join(subject),
+            _where(account, project),
+            "The identity faces the challenge again.",
+        ),
+    )
+
+
+async def plan_thresholds(
+    session: Session,
+    account: str,
+    project: str,
+    dimension_id: str,
+    thresholds: DimensionThresholds,
+    *,
+    undo_of: int | None = None,
+) -> PlannedChange[ThresholdUpdate]:
+    """Plan replacing a dimension's name and thresholds (literals sent as typed)."""
+    request = thresholds_request(session, account, project, dimension_id, thresholds)
+    previous = await _known_thresholds(session, account, project, dimension_id)
+    plan: PlannedChange[ThresholdUpdate] = PlannedChange(
+        kind="thresholds",
+        account=account,
+        project=project,
+        target=ThresholdsTarget(dimension_id, thresholds),
+        requests=(request,),
+        previous=previous,
+        confirmation=required(session.settings, project),
+        undo_of=undo_of,
+        title="Set dimension thresholds?",
+        confirm_label="Set thresholds",
+    )
+    lines = (
+        f"Dimension {dimension_id}",
+        _where(account, project),
+        f"New: {value_text(thresholds.record())}",
+        plan.last_known,
+    )
+    return _with_lines(plan, lines)
+
+
+def _where(account: str, project: str) -> str:
+    return f"Project {project}, account {account}"
+
+
+def _with_lines(plan: PlannedChange[T], lines: tuple[str, ...]) -> PlannedChange[T]:
+    return replace(plan, lines=lines)
+
+
+# -- what the inventory knew before ---------------------------------------------------
+
+
+async def _known_limiter(
+    session: Session, account: str, project: str, limiter_id: str
+) -> KnownValue | None:
+    """The limiter's state before the change, as the inventory knew it."""
+    inventory = session.inventory
+    if inventory is None:
+        return None
+    entry = _safe(session, lambda: inventory.limiter(account, project, limiter_id))
+    value = entry.previous() if entry is not None else None
+    if entry is None or value is None:
+        return None
+    return KnownValue(value, entry.known_at, entry.source)
+
+
+async def _known_thresholds(
+    session: Session, account: str, project: str, dimension_id: str
+) -> KnownValue | None:
+    """The dimension's name and thresholds before the change, as the inventory knew them."""
+    inventory = session.inventory
+    if inventory is None:
+        return None
+    entry = _safe(session, lambda: inventory.dimension(account, project, dimension_id))
+    value = entry.previous() if entry is not None else None
+    if entry is None or value is None:
+        return None
+    return KnownValue(value, entry.known_at, entry.source)
+
+
+def _safe(session: Session, read: Callable[[], R]) -> R | None:
+    # The inventory is a help, not a condition: unreadable means "not known".
+    from bottui.store.inventory import InventoryUnavailable
+
+    try:
+        return read()
+    except InventoryUnavailable as exc:
+        session.warn(f"inventory unavailable: {exc.title}. {exc.details}")
+        return None
+
+
+__all__ = [
+    "DRY_RUN_NOTE",
+    "ChangeKind",
+    "KnownValue",
+    "LimiterTarget",
+    "PlannedChange",
+    "RevocationTarget",
+    "Target",
+    "ThresholdsTarget",
+    "limiter_request",
+    "plan_limiter",
+    "plan_revocation",
+    "plan_thresholds",
+    "revocation_request",
+    "thresholds_request",
+]

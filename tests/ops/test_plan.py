@@ -1,0 +1,276 @@
+"""A change is planned once (``bottui.ops.plan``) and ``mutations.apply`` sends exactly the plan.
+
+The read-only and protected rules are tested here, at the level every face
+shares, for each of the three operations: a refused plan says why and
+``apply`` sends nothing (the loopback sandbox receives no request) and
+journals nothing; a protected profile wants ``confirmed``. What the sandbox
+receives is compared byte for byte with the plan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bottui.api.client import build_thresholds
+from bottui.api.curl import request_json, request_lines
+from bottui.api.errors import RefusedError, ValidationError
+from bottui.demo import prepare
+from bottui.ops import mutations, undo
+from bottui.ops.confirmation import ConfirmKind
+from bottui.ops.plan import (
+    DRY_RUN_NOTE,
+    LimiterTarget,
+    PlannedChange,
+    ThresholdsTarget,
+    plan_limiter,
+    plan_revocation,
+    plan_thresholds,
+)
+from bottui.ops.session import Session
+from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.server import SandboxServer
+from bottui.store.journal import JournalEntry
+
+ACC, PROJ = DEMO_ACCOUNT, "shop-prod"
+
+Planner = Callable[[Session], Awaitable[PlannedChange[Any]]]
+
+PLANNERS: dict[str, Planner] = {
+    "limiter": lambda s: plan_limiter(s, ACC, PROJ, "rl-api", True),
+    "revoke": lambda s: plan_revocation(s, ACC, PROJ, visitor_id="visitor-1042"),
+    "thresholds": lambda s: plan_thresholds(
+        s, ACC, PROJ, "bot-score", build_thresholds("Bot score", "0.9", "0.6")
+    ),
+}
+
+
+def _entries(session: Session) -> list[JournalEntry]:
+    journal = session.journal
+    assert journal is not None
+    return list(journal.entries())
+
+
+_OPEN: list[Session] = []
+
+
+def _session(tmp_path: Path, sandbox: SandboxServer, **settings: Any) -> Session:
+    session = prepare(tmp_path / "demo", sandbox.base_url)
+    if settings:
+        session.update_settings(replace(session.settings, **settings))
+    _OPEN.append(session)
+    return session
+
+
+@pytest.fixture(autouse=True)
+async def _close_sessions() -> AsyncIterator[None]:
+    yield
+    while _OPEN:
+        await _OPEN.pop().aclose()
+
+
+@pytest.mark.parametrize("operation", sorted(PLANNERS))
+async def test_read_only_plans_a_refusal_and_apply_sends_nothing(
+    operation: str, tmp_path: Path, sandbox: SandboxServer
+) -> None:
+    session = _session(tmp_path, sandbox, read_only=True)
+    plan = await PLANNERS[operation](session)
+    assert plan.confirmation.kind is ConfirmKind.REFUSED
+    assert plan.confirmation.title == "Read-only"
+    assert "read-only" in (plan.confirmation.reason or "")
+    assert len(plan.requests) == 1  # a dry run still shows what would be sent
+    with pytest.raises(RefusedError, match="Read-only"):
+        await mutations.apply(session, plan, confirmed=True)
+    assert sandbox.state.recorder.log == []
+    assert _entries(session) == []
+
+
+@pytest.mark.parametrize("operation", sorted(PLANNERS))
+async def test_a_plan_made_writable_is_refused_when_the_profile_became_read_only(
+    operation: str, tmp_path: Path, sandbox: SandboxServer
+) -> None:
+    session = _session(tmp_path, sandbox)
+    plan = await PLANNERS[operation](session)
+    assert plan.confirmation.kind is ConfirmKind.CLICK
+    session.update_settings(replace(session.settings, read_only=True))
+    with pytest.raises(RefusedError, match="Read-only"):
+        await mutations.apply(session, plan)
+    assert sandbox.state.recorder.log == []
+    assert _entries(session) == []
+
+
+@pytest.mark.parametrize("operation", sorted(PLANNERS))
+async def test_protected_wants_the_project_id_typed_and_confirmed(
+    operation: str, tmp_path: Path, sandbox: SandboxServer
+) -> None:
+    session = _session(tmp_path, sandbox, protected=True)
+    plan = await PLANNERS[operation](session)
+    assert plan.confirmation.kind is ConfirmKind.TYPED
+    assert plan.confirmation.typed == PROJ
+    with pytest.raises(RefusedError, match="Protected profile"):
+        await mutations.apply(session, plan)
+    assert sandbox.state.recorder.log == []
+    assert _entries(session) == []
+    await mutations.apply(session, plan, confirmed=True)
+    assert len(sandbox.state.recorder.log) == 1
+    assert len(_entries(session)) == 1
+
+
+@pytest.mark.parametrize("operation", sorted(PLANNERS))
+async def test_apply_sends_the_planned_request_byte_for_byte(
+    operation: str, tmp_path: Path, sandbox: SandboxServer
+) -> None:
+    session = _session(tmp_path, sandbox)
+    plan = await PLANNERS[operation](session)
+    applied = await mutations.apply(session, plan)
+    [received] = sandbox.state.recorder.log
+    request = plan.request
+    assert received.method == request.method
+    assert sandbox.base_url + received.raw_path == request.url
+    assert received.body == request.body
+    assert applied.request is request
+    [entry] = _entries(session)
+    assert entry.id == applied.journal_id
+    assert entry.request_body == request.body_json()
+    assert entry.undo_of is None
+
+
+async def test_apply_does_not_prepare_the_request_again(
+    tmp_path: Path, sandbox: SandboxServer
+) -> None:
+    # The same request with other (valid) bytes: a second prepare would send the usual ones.
+    session = _session(tmp_path, sandbox)
+    plan = await plan_limiter(session, ACC, PROJ, "rl-api", True)
+    compact = replace(plan.request, body=b'{"isActive":true}')
+    assert compact.body != plan.request.body
+    await mutations.apply(session, replace(plan, requests=(compact,)))
+    assert sandbox.state.recorder.last().body == b'{"isActive":true}'
+
+
+async def test_a_plan_for_another_base_url_is_refused(
+    tmp_path: Path, sandbox: SandboxServer
+) -> None:
+    session = _session(tmp_path, sandbox)
+    plan = await plan_limiter(session, ACC, PROJ, "rl-api", True)
+    session.update_settings(replace(session.settings, base_url="http://127.0.0.1:9"))
+    with pytest.raises(RefusedError, match="Out-of-date plan"):
+        await mutations.apply(session, plan)
+    assert sandbox.state.recorder.log == []
+    assert _entries(session) == []
+
+
+async def test_invalid_input_fails_at_planning(tmp_path: Path, sandbox: SandboxServer) -> None:
+    session = _session(tmp_path, sandbox)
+    with pytest.raises(ValidationError):
+        await plan_limiter(session, ACC, PROJ, "", True)
+    with pytest.raises(ValidationError):
+        await plan_revocation(session, ACC, PROJ)
+
+
+async def test_the_previous_value_comes_from_the_inventory(
+    tmp_path: Path, sandbox: SandboxServer
+) -> None:
+    session = _session(tmp_path, sandbox)
+    inventory = session.inventory
+    assert inventory is not None
+    known = inventory.limiter(ACC, PROJ, "rl-api")
+    assert known is not None and known.is_active is not None
+    plan = await plan_limiter(session, ACC, PROJ, "rl-api", not known.is_active)
+    assert plan.previous is not None
+    assert plan.previous.value == {"isActive": known.is_active}
+    assert (plan.previous.known_at, plan.previous.source) == (known.known_at, known.source)
+    assert plan.last_known.startswith(f"Last known: {'ON' if known.is_active else 'OFF'} since ")
+    assert plan.lines[-1] == plan.last_known
+    applied = await mutations.apply(session, plan)
+    [entry] = _entries(session)
+    assert entry.id == applied.journal_id
+    assert entry.previous == {"isActive": known.is_active}
+
+    dimension = inventory.dimension(ACC, PROJ, "bot-score")
+    assert dimension is not None
+    plan_t = await PLANNERS["thresholds"](session)
+    assert plan_t.previous is not None
+    assert plan_t.previous.value == dimension.previous()
+
+    unknown = await plan_limiter(session, ACC, PROJ, "rl-never-seen", True)
+    assert unknown.previous is None
+    assert unknown.last_known == "Its value now is not known."
+
+
+async def test_texts_for_the_confirmation(tmp_path: Path, sandbox: SandboxServer) -> None:
+    session = _session(tmp_path, sandbox)
+    plan = await plan_limiter(session, ACC, PROJ, "rl-api", False)
+    assert (plan.title, plan.confirm_label) == ("Disable rate limiter?", "Disable")
+    assert plan.lines[:3] == (
+        "Rate limiter rl-api",
+        f"Project {PROJ}, account {ACC}",
+        "New state: OFF",
+    )
+    revocation = await PLANNERS["revoke"](session)
+    assert revocation.title == "Revoke challenge grant?"
+    assert "  visitor id visitor-1042" in revocation.lines
+
+
+async def test_dry_run_is_the_plans_requests(tmp_path: Path, sandbox: SandboxServer) -> None:
+    session = _session(tmp_path, sandbox, read_only=True)
+    plan = await PLANNERS["thresholds"](session)
+    assert plan.dry_run_lines() == request_lines(plan.request)
+    assert plan.dry_run_json() == {"dryRun": True, "requests": [request_json(plan.request)]}
+    assert DRY_RUN_NOTE == "dry run: nothing was sent"
+    # The old entry point builds the very same request.
+    assert (
+        mutations.plan_thresholds(
+            session, ACC, PROJ, "bot-score", build_thresholds("Bot score", "0.9", "0.6")
+        )
+        == plan.request
+    )
+
+
+async def test_the_undo_plan_restores_what_undo_computes(
+    tmp_path: Path, sandbox: SandboxServer
+) -> None:
+    session = _session(tmp_path, sandbox)
+    done = await mutations.set_limiter(session, ACC, PROJ, "rl-login", False)
+    found = undo.find(session)
+    change = await undo.plan_change(session, found)
+    assert change.undo_of == done.journal_id == found.entry.id
+    assert change.target == LimiterTarget("rl-login", found.restore_active())
+    assert change.request == undo.plan_request(session, found)
+    assert change.title == "Undo the last rate limiter change?"
+    assert f"Restore: {found.restored}" in change.lines
+    assert change.previous is not None and change.previous.value == {"isActive": False}
+    applied = await undo.apply(session, found, change=change)
+    assert sandbox.state.recorder.last().body == change.request.body
+    [entry] = [e for e in _entries(session) if e.id == applied.journal_id]
+    assert entry.undo_of == found.entry.id
+
+
+async def test_an_undo_plan_of_thresholds(tmp_path: Path, sandbox: SandboxServer) -> None:
+    session = _session(tmp_path, sandbox)
+    await mutations.set_thresholds(
+        session, ACC, PROJ, "bot-score", build_thresholds("Bot score", "0.9", "0.6")
+    )
+    found = undo.find(session)
+    change = await undo.plan_change(session, found)
+    assert change.target == ThresholdsTarget("bot-score", found.restore_thresholds())
+    other = replace(change, undo_of=(change.undo_of or 0) + 1)
+    with pytest.raises(ValueError, match="does not undo"):
+        await undo.apply(session, found, change=other)
+    assert len(sandbox.state.recorder.log) == 1  # only the change itself
+
+
+async def test_undo_of_a_read_only_profile_is_refused_by_the_plan(
+    tmp_path: Path, sandbox: SandboxServer
+) -> None:
+    session = _session(tmp_path, sandbox)
+    await mutations.set_limiter(session, ACC, PROJ, "rl-login", False)
+    session.update_settings(replace(session.settings, read_only=True))
+    change = await undo.plan_change(session, undo.find(session))
+    assert change.confirmation.kind is ConfirmKind.REFUSED
+    with pytest.raises(RefusedError, match="Read-only"):
+        await mutations.apply(session, change, confirmed=True)
+    assert len(sandbox.state.recorder.log) == 1
