@@ -27,9 +27,9 @@ from typing import Any, BinaryIO, Final, Protocol, TextIO
 from bottui.api.curl import request_json, request_lines
 from bottui.api.errors import EXIT_OK, RefusedError
 from bottui.ops.bulk import BulkPlan, BulkProgress, BulkRevocation, check_concurrency, plan_bulk
-from bottui.ops.bulk_input import BulkSource
-from bottui.ops.bulk_report import progress_line, summary_lines
-from bottui.ops.bulk_results import ResultsFile
+from bottui.ops.bulk.input import BulkSource
+from bottui.ops.bulk.report import progress_line, summary_lines
+from bottui.ops.bulk.results import ResultsFile
 from bottui.ops.session import Session
 from bottui.plaintext import clean
 

@@ -356,7 +356,7 @@ async def cmd_revoke(args: Args, out: Output) -> int:
     from bottui.ops import mutations
 
     if args.from_file is not None:
-        from bottui.ops.bulk_cli import run_bulk_revoke
+        from bottui.cli.bulk import run_bulk_revoke
 
         code: int = await run_bulk_revoke(args, out, make_session(args))
         return code
