@@ -18,10 +18,8 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO, TypeAlias
 
 from bottui import __version__
 from bottui.api.errors import (
-    EXIT_CREDENTIALS,
     EXIT_INTERRUPTED,
     EXIT_OK,
-    EXIT_REFUSED,
     BottuiError,
     RefusedError,
 )
@@ -32,7 +30,6 @@ if TYPE_CHECKING:
 
     from bottui.api.requests import PreparedRequest
     from bottui.ops.session import Session
-    from bottui.store.errors import StoreError
     from bottui.store.inventory import Inventory
 
 # Options every (sub)command accepts, before or after it. SUPPRESS keeps a
@@ -250,18 +247,6 @@ class Output:
                 self.message(f"  {part}")
         if self.as_json:
             self.document(doc)
-
-
-def _store_error_doc(error: StoreError) -> dict[str, Any]:
-    return {
-        "error": {
-            "status": None,
-            "message": error.title,
-            "code": type(error).__name__,
-            "type": "local_error",
-            "context": None,
-        }
-    }
 
 
 # -- session --------------------------------------------------------------------------
@@ -851,8 +836,6 @@ def _flush_warnings(session: Session, out: Output) -> None:
 
 def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
     """Parse and run one command; return the exit code."""
-    from bottui.store.errors import KeyringUnavailable, StoreError
-
     words = sys.argv[1:] if argv is None else argv
     output = out or Output("--json" in words)
     try:
@@ -870,12 +853,6 @@ def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
     except BottuiError as exc:
         output.error(exc.title, exc.details, exc.to_json())
         return exc.exit_code
-    except KeyringUnavailable as exc:
-        output.error(exc.title, exc.details, _store_error_doc(exc))
-        return EXIT_CREDENTIALS
-    except StoreError as exc:
-        output.error(exc.title, exc.details, _store_error_doc(exc))
-        return EXIT_REFUSED
     except KeyboardInterrupt:
         output.message("interrupted")
         return EXIT_INTERRUPTED
