@@ -29,6 +29,11 @@ UNKNOWN_NOTE: Final = "the change may have been applied; check before repeating"
 class BottuiError(Exception):
     """Base of every error bottui reports to a person instead of a traceback.
 
+    The one root: api, policy and store errors
+    (:class:`bottui.store.errors.StoreError`) all derive from it, so a face
+    catches this class alone and renders its ``title``, ``details``,
+    ``exit_code`` and :meth:`to_json` (the CLI in :mod:`bottui.cli.render`).
+
     ``ambiguous`` is set when a request may have reached the service before
     the failure (a read timeout, a connection lost after sending, a gateway's
     502/504, or any final answer after such an attempt): the change's outcome

@@ -1,7 +1,10 @@
 """The errors of the local store: one base class, one subclass per failure.
 
-Every error carries a one-line ``title`` (what went wrong) and a ``details``
-text (why, and what the user can do). ``str(error)`` is the title. None of
+:class:`StoreError` is a :class:`~bottui.api.errors.BottuiError`, the one
+root of every error bottui reports: each carries a one-line ``title`` (what
+went wrong), a ``details`` text (why, and what the user can do), its CLI
+``exit_code`` (2, refused; 3 for a keyring that fails) and its ``--json``
+document (``"type": "local_error"``). ``str(error)`` is the title. None of
 them ever holds a token: messages are built from fixed text and from
 backend or parser messages passed through :func:`bottui.plaintext.clean`.
 """
@@ -10,7 +13,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Final
+from typing import Any, ClassVar, Final
+
+from bottui.api.errors import EXIT_CREDENTIALS, EXIT_REFUSED, BottuiError
 
 _TOML_POSITION: Final = re.compile(r"\(at line (\d+), column (\d+)\)")
 
@@ -25,25 +30,42 @@ def toml_error_parts(error: ValueError) -> tuple[str, int | None, int | None]:
     return reason, int(found.group(1)), int(found.group(2))
 
 
-class StoreError(Exception):
-    """Base class of every error raised by ``bottui.store``."""
+class StoreError(BottuiError):
+    """Base class of every error raised by ``bottui.store``: refused locally (exit 2).
+
+    ``title`` is one line saying what went wrong, fit for a status bar or
+    stderr; ``details`` the longer explanation and remedies, possibly
+    several lines.
+    """
+
+    exit_code: ClassVar[int] = EXIT_REFUSED
 
     def __init__(self, title: str, details: str = "") -> None:
-        super().__init__(title)
-        #: One line saying what went wrong, fit for a status bar or stderr.
-        self.title: str = title
-        #: Longer explanation and remedies, possibly several lines.
-        self.details: str = details
+        super().__init__(title, details)
 
     def __str__(self) -> str:
         return self.title
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``{"error": ...}`` document of ``--json`` output: the title, not the details."""
+        return {
+            "error": {
+                "status": None,
+                "message": self.title,
+                "code": type(self).__name__,
+                "type": "local_error",
+                "context": None,
+            }
+        }
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.title!r})"
 
 
 class KeyringUnavailable(StoreError):
-    """The OS keyring is absent, locked, failing or not answering in time."""
+    """The OS keyring is absent, locked, failing or not answering in time (exit 3)."""
+
+    exit_code: ClassVar[int] = EXIT_CREDENTIALS
 
 
 class ConfigError(StoreError):

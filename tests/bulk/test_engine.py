@@ -15,7 +15,7 @@ from bottui.api.client import BotProtectionClient
 from bottui.api.errors import CredentialsError, RefusedError
 from bottui.api.retry import RetryPolicy, Timing
 from bottui.ops.bulk import BulkProgress, BulkRevocation, ItemResult, ItemStatus
-from bottui.ops.bulk_input import BulkSource, subject_key
+from bottui.ops.bulk.input import BulkSource, subject_key
 from bottui.ops.session import Session, Settings
 from bottui.sandbox.recorder import RequestRecord
 from bottui.sandbox.server import SandboxServer

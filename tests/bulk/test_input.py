@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bottui.ops.bulk_input import (
+from bottui.ops.bulk.input import (
     MAX_LINE_BYTES,
     BulkInputError,
     BulkSource,

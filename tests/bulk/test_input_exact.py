@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bottui.ops.bulk_input import MAX_LINE_BYTES, BulkSource, InvalidLine, Subject, trim
+from bottui.ops.bulk.input import MAX_LINE_BYTES, BulkSource, InvalidLine, Subject, trim
 from bottui.sandbox.server import SandboxServer
 from tests.bulk.conftest import logged, visitor_ids
 from tests.cli.helpers import cli

@@ -206,18 +206,18 @@ def test_module_entry_point_version() -> None:
 
 @pytest.mark.parametrize("argv", [[], ["demo"]])
 def test_the_tui_shortcuts_parse_as_the_parser_does(argv: list[str]) -> None:
-    from bottui.cli import _options, _parse, build_parser
+    from bottui.cli.parser import build_parser, parse, with_defaults
 
-    assert vars(_parse(argv)) == vars(_options(build_parser().parse_args(argv)))
+    assert vars(parse(argv)) == vars(with_defaults(build_parser().parse_args(argv)))
 
 
 def test_anything_more_goes_through_the_parser(capsys: pytest.CaptureFixture[str]) -> None:
-    from bottui.cli import _parse
+    from bottui.cli.parser import parse
 
-    parsed = _parse(["demo", "--profile", "x"])
+    parsed = parse(["demo", "--profile", "x"])
     assert (parsed.command, parsed.profile) == ("demo", "x")
-    parsed = _parse(["--read-only"])
+    parsed = parse(["--read-only"])
     assert (parsed.command, parsed.read_only) == (None, True)
     with pytest.raises(SystemExit):
-        _parse(["demo", "-h"])
+        parse(["demo", "-h"])
     assert "usage: bottui demo" in capsys.readouterr().out

@@ -25,9 +25,9 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Button, Checkbox, Input, Static, TextArea
 
-import bottui.ops.bulk as bulk_module
+import bottui.ops.bulk.meter as bulk_meter
 from bottui.ops.bulk import BulkProgress, BulkSummary, ItemStatus
-from bottui.ops.bulk_input import InvalidLine
+from bottui.ops.bulk.input import InvalidLine
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.base import READ_ONLY_BANNER
@@ -72,7 +72,7 @@ class FakeMonotonic:
 def engine_clock(monkeypatch: pytest.MonkeyPatch) -> FakeMonotonic:
     fake = FakeMonotonic()
     clock = SimpleNamespace(monotonic=fake.monotonic, perf_counter=time.perf_counter)
-    monkeypatch.setattr(bulk_module, "time", clock)
+    monkeypatch.setattr(bulk_meter, "time", clock)
     return fake
 
 

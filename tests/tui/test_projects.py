@@ -680,7 +680,7 @@ async def test_first_run_demo_key(tmp_path: Path) -> None:
 def test_cli_runs_the_demo_when_the_app_asks(monkeypatch: pytest.MonkeyPatch) -> None:
     import bottui.demo
     import bottui.tui.run
-    from bottui.cli import cmd_tui
+    from bottui.cli.apps import cmd_tui
 
     ran: list[bool] = []
 

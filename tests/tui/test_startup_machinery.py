@@ -237,8 +237,8 @@ def test_the_demo_start_up_path_imports_none_of_the_costly_modules(tmp_path: Pat
     script = f"""
 import sys
 from pathlib import Path
-from bottui.cli import _parse
-_parse(["demo"])
+from bottui.cli.parser import parse
+parse(["demo"])
 from bottui.demo import prepare
 from bottui.sandbox.process import SandboxProcess
 from bottui.tui.app import MODE_KEYS, BottuiApp

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Final
 from textual.content import Content
 
 from bottui.ops.bulk import BulkPlan
-from bottui.ops.bulk_input import BulkSource
+from bottui.ops.bulk.input import BulkSource
 from bottui.tui.services import ChangePrompt
 from bottui.tui.widgets.bulk_words import plural
 from bottui.tui.widgets.safe import join, safe, safe_id

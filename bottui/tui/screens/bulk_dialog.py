@@ -28,7 +28,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Static, TextArea
 
 from bottui.api.errors import BottuiError
 from bottui.ops.bulk import DEFAULT_CONCURRENCY, MAX_CONCURRENCY, BulkPlan, plan_bulk
-from bottui.ops.bulk_input import BulkSource
+from bottui.ops.bulk.input import BulkSource
 from bottui.ops.session import Session
 from bottui.tui.error_view import error_text
 from bottui.tui.screens.bulk_confirm import DRY_RUN_SHOWN, BulkOrder, confirm_bulk

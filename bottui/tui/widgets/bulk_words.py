@@ -12,8 +12,8 @@ from typing import Final
 from textual.content import Content
 
 from bottui.ops.bulk import UNKNOWN_LIKE, BulkPlan, BulkProgress, BulkSummary, ItemStatus
-from bottui.ops.bulk_input import InvalidLine
-from bottui.ops.bulk_report import duration, summary_counts, unknown_note
+from bottui.ops.bulk.input import InvalidLine
+from bottui.ops.bulk.report import duration, summary_counts, unknown_note
 from bottui.tui.widgets.safe import join, safe
 
 #: Invalid lines listed in the preview and in the summary (the count goes on).

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Final, TextIO
 
 from bottui.api.errors import RefusedError
-from bottui.ops.bulk import ItemResult
+from bottui.ops.bulk.status import ItemResult
 from bottui.store import safe_csv, safe_json
 
 COLUMNS: Final = ("line", "visitorId", "userAccountId", "outcome", "reportId", "status", "error")

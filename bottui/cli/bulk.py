@@ -1,8 +1,9 @@
 """The CLI face of bulk revocation: ``bottui revoke --from-file F|- ...``.
 
-Checks the options, opens the input and the ``--output`` file, refuses a
-read-only or unconfirmed protected profile before anything is sent, runs
-:class:`~bottui.ops.bulk.BulkRevocation` with a progress line on stderr when
+The engine is :mod:`bottui.ops.bulk`; this module checks the options, opens
+the input and the ``--output`` file, refuses a read-only or unconfirmed
+protected profile before anything is sent, runs
+:class:`~bottui.ops.bulk.engine.BulkRevocation` with a progress line on stderr when
 stderr is a terminal, turns the first Ctrl-C into a graceful stop (the
 requests in flight finish and are recorded; a second Ctrl-C abandons them)
 and prints the summary. The exit code is the first of 130, 4, 1, 2, 0 that
@@ -22,30 +23,19 @@ import signal
 import sys
 from collections.abc import Iterator
 from types import SimpleNamespace
-from typing import Any, BinaryIO, Final, Protocol, TextIO
+from typing import BinaryIO, Final, TextIO
 
 from bottui.api.curl import request_json, request_lines
 from bottui.api.errors import EXIT_OK, RefusedError
+from bottui.cli.output import Output
 from bottui.ops.bulk import BulkPlan, BulkProgress, BulkRevocation, check_concurrency, plan_bulk
-from bottui.ops.bulk_input import BulkSource
-from bottui.ops.bulk_report import progress_line, summary_lines
-from bottui.ops.bulk_results import ResultsFile
+from bottui.ops.bulk.input import BulkSource
+from bottui.ops.bulk.report import progress_line, summary_lines
+from bottui.ops.bulk.results import ResultsFile
 from bottui.ops.session import Session
-from bottui.plaintext import clean
 
 #: Requests a bulk ``--dry-run`` prints in full; the rest are counted.
 DRY_RUN_SHOWN: Final = 20
-
-
-class Output(Protocol):
-    """What :class:`bottui.cli.Output` offers (ops cannot import the CLI)."""
-
-    as_json: bool
-    err: TextIO
-
-    def line(self, text: str = "") -> None: ...
-    def message(self, text: str) -> None: ...
-    def document(self, doc: Any) -> None: ...
 
 
 class ProgressLine:
@@ -107,7 +97,11 @@ def open_source(name: str) -> BulkSource:
 
 
 async def run_bulk_revoke(args: SimpleNamespace, out: Output, session: Session) -> int:
-    """``bottui revoke --from-file F|- [--concurrency N] [--resume] [--output F]``."""
+    """``bottui revoke --from-file F|- [--concurrency N] [--resume] [--output F]``.
+
+    ``session`` is the command's (:func:`bottui.cli.session.command_session`
+    prints its warnings and closes it).
+    """
     source: BulkSource | None = None
     results: ResultsFile | None = None
     try:
@@ -143,16 +137,13 @@ async def run_bulk_revoke(args: SimpleNamespace, out: Output, session: Session) 
             for text in summary_lines(summary, source.label):
                 out.line(text)
         if results is not None:
-            out.message(f"{results.rows:,} rows written to {clean(results.path)}")
+            out.message(f"{results.rows:,} rows written to {results.path}")
         return summary.exit_code
     finally:
         if results is not None:
             results.close()
         if source is not None:
             source.close()
-        for warning in session.take_warnings():
-            out.message(f"warning: {clean(warning)}")
-        await session.aclose()
 
 
 @contextlib.contextmanager
@@ -203,7 +194,7 @@ def _print_plan(out: Output, plan: BulkPlan) -> None:
         for subject, request in plan.requests:
             out.line(f"# line {subject.line}")
             for shown_line in request_lines(request):
-                out.line(clean(shown_line))
+                out.line(shown_line)
             out.line("")
         if plan.count > shown:
             out.line(f"# … and {plan.count - shown:,} more requests like these")
@@ -211,7 +202,7 @@ def _print_plan(out: Output, plan: BulkPlan) -> None:
             f"# {plan.count:,} requests in all; {plan.duplicates:,} repeated lines; "
             f"{plan.invalid_count:,} invalid lines"
         )
-        for line in plan.invalid[:DRY_RUN_SHOWN]:  # reasons cleaned by plan_bulk
+        for line in plan.invalid[:DRY_RUN_SHOWN]:
             out.line(f"#   line {line.line}: {line.reason}")
     out.message("dry run: nothing was sent")
 

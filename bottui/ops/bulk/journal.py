@@ -26,12 +26,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from bottui.api.errors import RefusedError
+from bottui.ops.bulk.input import Subject
 from bottui.ops.daemon import run_in_daemon
 from bottui.ops.session import Session
-from bottui.store.journal_records import Outcome
+from bottui.store.journal_records import Operation, Outcome, StartRecord
 
 if TYPE_CHECKING:
-    from bottui.store.journal import BatchWriter, Journal, StartRecord
+    from bottui.store.journal import BatchWriter, Journal
     from bottui.store.run_lock import RunLock
 
 FLUSH_SECONDS: Final = 0.5
@@ -216,6 +217,28 @@ class JournalSink:
         except JournalUnavailable as exc:
             self._warn("some ids are NOT journaled", exc)
             return None
+
+    def record(self, account: str, project: str, subject: Subject) -> StartRecord:
+        """The started record of one id of this run."""
+        target = {
+            k: v
+            for k, v in (
+                ("visitorId", subject.visitor_id),
+                ("userAccountId", subject.user_account_id),
+            )
+            if v is not None
+        }
+        return StartRecord(
+            profile=self._session.settings.inventory_scope,
+            base_url=self._session.base_url,
+            operation=Operation.REVOKE_GRANT,
+            account=account,
+            project=project,
+            target=target,
+            request_body={"subject": target},  # what request.body holds, without parsing it
+            run_id=self.run_id,
+            item_key=subject.key.hex(),
+        )
 
     def finish(self, entry_id: int | None, **fields: Any) -> None:
         """Queue the outcome of an entry (written by the pump, in order).

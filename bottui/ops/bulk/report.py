@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from bottui.ops.bulk import UNKNOWN_LIKE, BulkProgress, BulkSummary, ItemStatus
+from bottui.ops.bulk.status import UNKNOWN_LIKE, BulkProgress, BulkSummary, ItemStatus
 from bottui.plaintext import clean
 
 #: Invalid lines listed in the text summary (``--json`` has up to 1000).

@@ -1,10 +1,10 @@
 """The bulk revocation engine, shared by the CLI (``revoke --from-file``) and the TUI.
 
 One :class:`BulkRevocation` revokes the grants of every subject of a
-:class:`~bottui.ops.bulk_input.BulkSource`:
+:class:`~bottui.ops.bulk.input.BulkSource`:
 
 * ids are read as a stream, validated and deduplicated line by line
-  (:mod:`bottui.ops.bulk_input`); bad lines are reported, never sent;
+  (:mod:`bottui.ops.bulk.input`); bad lines are reported, never sent;
 * at most ``concurrency`` requests are in flight, over the client's
   keep-alive pool; 5xx answers and connection failures are retried by the
   client with backoff within its total deadline, per id;
@@ -33,220 +33,37 @@ Both are called on the event loop and must be quick.
 from __future__ import annotations
 
 import asyncio
-import enum
 import time
-from collections import Counter, deque
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections import deque
 from typing import Any, Final
 
-from bottui.api.errors import (
-    EXIT_API,
-    EXIT_INTERRUPTED,
-    EXIT_NETWORK,
-    EXIT_OK,
-    EXIT_REFUSED,
-    ApiError,
-    BottuiError,
-    NetworkError,
-    ValidationError,
-)
+from bottui.api.errors import ApiError, BottuiError, NetworkError
 from bottui.api.models import Revocation
 from bottui.api.pause import SharedPause
 from bottui.api.requests import PreparedRequest
 from bottui.api.tokens import AccessToken
-from bottui.ops.bulk_input import BulkSource, Duplicate, InvalidLine, Subject
-from bottui.ops.bulk_journal import JournalSink, ResumeState
+from bottui.ops.bulk.input import BulkSource, Duplicate, InvalidLine, Subject
+from bottui.ops.bulk.journal import JournalSink, ResumeState
+from bottui.ops.bulk.meter import Meter
+from bottui.ops.bulk.status import (
+    DEFAULT_CONCURRENCY,
+    FATAL_STATUSES,
+    MAX_INVALID_KEPT,
+    BulkProgress,
+    BulkSummary,
+    ItemResult,
+    ItemStatus,
+    ProgressCallback,
+    ResultCallback,
+    check_concurrency,
+)
 from bottui.ops.mutations import error_outcome
 from bottui.ops.session import Session
 from bottui.plaintext import clean
-from bottui.store.journal_records import Operation, Outcome, StartRecord
+from bottui.store.journal_records import Operation, Outcome
 
-DEFAULT_CONCURRENCY: Final = 32
-#: The client's keep-alive pool holds 64 connections: more would only queue.
-MAX_CONCURRENCY: Final = 64
-#: Invalid lines kept for the summary (the count goes on).
-MAX_INVALID_KEPT: Final = 1000
-#: Statuses every other id of the run would get too: stop instead of hammering.
-FATAL_STATUSES: Final = frozenset({401, 403, 404})
-#: Seconds over which the rate is measured.
-RATE_WINDOW: Final = 5.0
 _YIELD_EVERY: Final = 256
-
-
-class ItemStatus(enum.StrEnum):
-    """What became of one id in this run (the words of ``--output`` and the TUI)."""
-
-    WITHDRAWN = "withdrawn"
-    NOTHING_STANDING = "nothing was standing"
-    UNKNOWN = "unknown"
-    UNKNOWN_RETRIED = "unknown (retried)"
-    FAILED = "failed"
-    SKIPPED = "skipped"  # settled by an earlier run of the same input (--resume)
-    NOT_SENT = "not sent"  # the run stopped before this id
-    INTERRUPTED = "interrupted"  # abandoned in flight: it may or may not have been applied
-
-
-#: Statuses counted as "unknown" in a summary: the grant may or may not stand.
-UNKNOWN_LIKE: Final = frozenset(
-    {ItemStatus.UNKNOWN, ItemStatus.UNKNOWN_RETRIED, ItemStatus.INTERRUPTED}
-)
-
-
-@dataclass(frozen=True, slots=True)
-class ItemResult:
-    """The result of one id: one row of ``--output``."""
-
-    subject: Subject
-    status: ItemStatus
-    report_id: str | None = None
-    http_status: int | None = None
-    error: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """The row as JSON (``results.jsonl``)."""
-        return {
-            "line": self.subject.line,
-            "visitorId": self.subject.visitor_id,
-            "userAccountId": self.subject.user_account_id,
-            "outcome": self.status.value,
-            "reportId": self.report_id,
-            "status": self.http_status,
-            "error": self.error,
-        }
-
-
-@dataclass(frozen=True)
-class BulkProgress:
-    """Where a run stands (a snapshot).
-
-    Attributes:
-        done: Ids finished in this run: answered, failed, skipped or not sent.
-        total: Ids in the input: an estimate (non-blank lines less the bad and
-            repeated ones found so far) until ``total_exact``; None if unknown.
-        total_exact: Whether the whole input has been read.
-        sent: Ids whose request was answered or failed.
-        in_flight: Requests under way.
-        counts: Ids per :class:`ItemStatus`.
-        invalid: Invalid lines so far.
-        duplicates: Repeated lines so far.
-        elapsed: Seconds since the run started.
-        rate: Requests answered per second over the last few seconds.
-        eta: Seconds left at that rate, when it can be told.
-        paused_for: Seconds left of a pause the service asked for (429).
-        stopping: The run takes no new ids (cancelled, or stopped early).
-    """
-
-    done: int
-    total: int | None
-    total_exact: bool
-    sent: int
-    in_flight: int
-    counts: Mapping[ItemStatus, int]
-    invalid: int
-    duplicates: int
-    elapsed: float
-    rate: float | None
-    eta: float | None
-    paused_for: float
-    stopping: bool
-
-
-@dataclass(frozen=True)
-class BulkSummary:
-    """The outcome of a whole run: the ``--json`` document and the exit code.
-
-    ``total`` counts the distinct valid ids taken from the input (in a
-    stopped run, those read before the stop); it equals ``withdrawn +
-    nothing_standing + unknown + failed + skipped + not_sent``.
-    """
-
-    total: int
-    withdrawn: int
-    nothing_standing: int
-    unknown: int
-    failed: int
-    skipped: int
-    not_sent: int
-    duplicates: int
-    invalid: tuple[InvalidLine, ...]
-    invalid_count: int
-    elapsed: float
-    interrupted: bool
-    network_failures: int
-    api_failures: int
-    stopped_by: str | None = None
-    errors: tuple[tuple[str, int], ...] = ()
-    pauses: int = 0
-    run_id: int | None = None
-    resumed: bool = False
-    journaled: bool = True
-
-    @property
-    def exit_code(self) -> int:
-        """The first that applies of 130, 4, 1, 2, 0 (CONVENTIONS.md)."""
-        if self.interrupted:
-            return EXIT_INTERRUPTED
-        if self.network_failures:
-            return EXIT_NETWORK
-        if self.api_failures:
-            return EXIT_API
-        if self.invalid_count:
-            return EXIT_REFUSED
-        return EXIT_OK
-
-    def to_json(self) -> dict[str, Any]:
-        """The ``--json`` document."""
-        return {
-            "total": self.total,
-            "withdrawn": self.withdrawn,
-            "nothingStanding": self.nothing_standing,
-            "unknown": self.unknown,
-            "failed": self.failed,
-            "invalid": [line.to_json() for line in self.invalid],
-            "elapsedSeconds": round(self.elapsed, 3),
-            "skipped": self.skipped,
-            "notSent": self.not_sent,
-            "duplicates": self.duplicates,
-            "invalidCount": self.invalid_count,
-            "interrupted": self.interrupted,
-            "stoppedBy": self.stopped_by,
-            "errors": [{"error": title, "count": count} for title, count in self.errors],
-            "rateLimitPauses": self.pauses,
-            "runId": self.run_id,
-        }
-
-
-ProgressCallback = Callable[[BulkProgress], None]
-ResultCallback = Callable[[ItemResult], None]
 _Job = tuple[Subject, int | None, PreparedRequest]
-
-
-@dataclass
-class _Tally:
-    """The mutable counters of a run."""
-
-    counts: Counter[ItemStatus] = field(default_factory=Counter)
-    taken: int = 0
-    done: int = 0
-    sent: int = 0
-    in_flight: int = 0
-    invalid: list[InvalidLine] = field(default_factory=list)
-    invalid_count: int = 0
-    duplicates: int = 0
-    network_failures: int = 0
-    api_failures: int = 0
-    network_streak: int = 0
-    errors: Counter[str] = field(default_factory=Counter)
-
-
-def check_concurrency(value: int) -> int:
-    """``value`` if it is a usable concurrency (1 to :data:`MAX_CONCURRENCY`)."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_CONCURRENCY:
-        raise ValidationError(
-            "concurrency", f"must be a whole number from 1 to {MAX_CONCURRENCY} (the pool size)"
-        )
-    return value
 
 
 class BulkRevocation:
@@ -294,7 +111,8 @@ class BulkRevocation:
         self.on_result = on_result
         self.progress_interval = progress_interval
         self.pause = SharedPause()
-        self._tally = _Tally()
+        self._meter = Meter()
+        self._tally = self._meter.tally
         self._sink = JournalSink(session)
         self._resume_state = ResumeState()
         self._queue: asyncio.Queue[_Job | None] = asyncio.Queue(maxsize=self.concurrency)
@@ -308,8 +126,6 @@ class BulkRevocation:
         self._abandon = False
         self._read_all = False
         self._stopped_by: str | None = None
-        self._t0 = time.monotonic()
-        self._samples: deque[tuple[float, int]] = deque()
 
     def __repr__(self) -> str:
         return f"BulkRevocation({self.account!r}, {self.project!r}, {self.source!r})"
@@ -379,7 +195,7 @@ class BulkRevocation:
         )
         if self.resume and not self._resume_state.earlier_run and self._sink.available:
             session.warn("nothing to resume: no earlier run of this input; sending every id")
-        self._t0 = time.monotonic()
+        self._meter.start()
         ticker = asyncio.create_task(self._tick(), name="bottui-bulk-progress")
         try:
             self._workers = [
@@ -463,7 +279,10 @@ class BulkRevocation:
     async def _dispatch(self) -> None:
         """Journal the chunk as started (one transaction), then queue it."""
         chunk, self._chunk = self._chunk, []
-        records = [self._start_record(s) for s, _ in chunk] if self._sink.available else []
+        sink = self._sink
+        records = (
+            [sink.record(self.account, self.project, s) for s, _ in chunk] if sink.available else []
+        )
         ids: list[int] | None = None
         if records:
             writing = asyncio.ensure_future(self._sink.start(records))
@@ -487,27 +306,6 @@ class BulkRevocation:
                 continue
             await self._queue.put(job)
             self._unqueued.popleft()
-
-    def _start_record(self, subject: Subject) -> StartRecord:
-        target = {
-            k: v
-            for k, v in (
-                ("visitorId", subject.visitor_id),
-                ("userAccountId", subject.user_account_id),
-            )
-            if v is not None
-        }
-        return StartRecord(
-            profile=self.session.settings.inventory_scope,
-            base_url=self.session.base_url,
-            operation=Operation.REVOKE_GRANT,
-            account=self.account,
-            project=self.project,
-            target=target,
-            request_body={"subject": target},  # what request.body holds, without parsing it
-            run_id=self._sink.run_id,
-            item_key=subject.key.hex(),
-        )
 
     async def _worker(self, token: AccessToken) -> None:
         client = self.session.client()
@@ -670,35 +468,11 @@ class BulkRevocation:
 
     def progress(self) -> BulkProgress:
         """Where the run stands now."""
-        tally = self._tally
-        now = time.monotonic()
-        self._samples.append((now, tally.sent))
-        while len(self._samples) > 2 and now - self._samples[1][0] >= RATE_WINDOW:
-            self._samples.popleft()
-        first_t, first_sent = self._samples[0]
-        rate = (tally.sent - first_sent) / (now - first_t) if now - first_t >= 0.5 else None
-        if self._read_all or self._stopping:
-            total: int | None = tally.taken
-        else:
-            estimate = self.source.candidate_lines - tally.invalid_count - tally.duplicates
-            total = max(estimate, tally.taken)
-        eta = None
-        if rate and total is not None and not self._stopping:
-            eta = max(0, total - tally.done) / rate
-        return BulkProgress(
-            done=tally.done,
-            total=total,
-            total_exact=self._read_all or self._stopping,
-            sent=tally.sent,
-            in_flight=tally.in_flight,
-            counts=dict(tally.counts),
-            invalid=tally.invalid_count,
-            duplicates=tally.duplicates,
-            elapsed=now - self._t0,
-            rate=rate,
-            eta=eta,
-            paused_for=self.pause.remaining(self.session.client().timing.clock()),
+        return self._meter.progress(
+            candidate_lines=self.source.candidate_lines,
+            exact=self._read_all or self._stopping,
             stopping=self._stopping,
+            paused_for=self.pause.remaining(self.session.client().timing.clock()),
         )
 
     def _emit_progress(self) -> None:
@@ -711,94 +485,10 @@ class BulkRevocation:
             await asyncio.sleep(self.progress_interval)
 
     def _summary(self) -> BulkSummary:
-        tally = self._tally
-        counts = tally.counts
-        return BulkSummary(
-            total=tally.taken,
-            withdrawn=counts[ItemStatus.WITHDRAWN],
-            nothing_standing=counts[ItemStatus.NOTHING_STANDING],
-            unknown=sum(counts[s] for s in UNKNOWN_LIKE),
-            failed=counts[ItemStatus.FAILED],
-            skipped=counts[ItemStatus.SKIPPED],
-            not_sent=counts[ItemStatus.NOT_SENT],
-            duplicates=tally.duplicates,
-            invalid=tuple(tally.invalid),
-            invalid_count=tally.invalid_count,
-            elapsed=time.monotonic() - self._t0,
+        return self._meter.summary(
             interrupted=self._interrupted,
-            network_failures=tally.network_failures,
-            api_failures=tally.api_failures,
             stopped_by=self._stopped_by,
-            errors=tuple(tally.errors.most_common(10)),
             pauses=self.pause.count,
             run_id=self._sink.run_id,
             resumed=self.resume and self._resume_state.earlier_run,
-            journaled=self._sink.run_id is not None,
         )
-
-
-@dataclass(frozen=True)
-class BulkPlan:
-    """What a bulk run would send (``--dry-run``): nothing is sent.
-
-    Attributes:
-        requests: The first requests, with their subjects.
-        count: Requests the run would send (distinct valid ids).
-        invalid: The invalid lines (the first :data:`MAX_INVALID_KEPT`).
-        invalid_count: Invalid lines in all.
-        duplicates: Repeated lines.
-    """
-
-    requests: tuple[tuple[Subject, PreparedRequest], ...]
-    count: int
-    invalid: tuple[InvalidLine, ...]
-    invalid_count: int
-    duplicates: int
-
-
-def plan_bulk(
-    session: Session, account: str, project: str, source: BulkSource, *, keep: int = 20
-) -> BulkPlan:
-    """Validate the whole input and build its first ``keep`` requests; send nothing."""
-    client = session.client()
-    client.prepare_revocation(account, project, visitor_id="-")  # ids usable?
-    requests: list[tuple[Subject, PreparedRequest]] = []
-    invalid: list[InvalidLine] = []
-    reader = source.read()
-    try:
-        for item in iter(reader):
-            if isinstance(item, InvalidLine):
-                if len(invalid) < MAX_INVALID_KEPT:
-                    invalid.append(InvalidLine(item.line, clean(item.reason)))
-            elif isinstance(item, Subject) and len(requests) < keep:
-                request = client.prepare_revocation(
-                    account,
-                    project,
-                    visitor_id=item.visitor_id,
-                    user_account_id=item.user_account_id,
-                )
-                requests.append((item, request))
-    finally:
-        reader.close()
-    return BulkPlan(
-        requests=tuple(requests),
-        count=reader.valid,
-        invalid=tuple(invalid),
-        invalid_count=reader.invalid,
-        duplicates=reader.duplicates,
-    )
-
-
-__all__ = [
-    "DEFAULT_CONCURRENCY",
-    "MAX_CONCURRENCY",
-    "UNKNOWN_LIKE",
-    "BulkPlan",
-    "BulkProgress",
-    "BulkRevocation",
-    "BulkSummary",
-    "ItemResult",
-    "ItemStatus",
-    "check_concurrency",
-    "plan_bulk",
-]

@@ -1,0 +1,189 @@
+"""The commands that change something: ``limiter``, ``revoke``, ``thresholds``, ``undo``.
+
+Each plans its request with :mod:`bottui.ops`, prints it under ``--dry-run``
+(sending nothing), or applies it (journaled, guarded by the read-only and
+protected rules of the session) and prints the result. Bulk revocation
+(``revoke --from-file``) is :mod:`bottui.cli.bulk`.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from bottui.api.errors import EXIT_OK
+from bottui.cli.output import Output
+from bottui.cli.parser import Args, UsageError
+from bottui.cli.render import render_dry_run
+from bottui.cli.session import command_session
+from bottui.plaintext import show_id
+
+
+async def cmd_limiter(args: Args, out: Output) -> int:
+    """``bottui limiter enable|disable LIMITER_ID``."""
+    from bottui.ops import mutations
+
+    async with command_session(args, out) as session:
+        account, project = session.project_scope(args.account, args.project)
+        is_active = args.action == "enable"
+        if args.dry_run:
+            request = mutations.plan_limiter(session, account, project, args.limiter_id, is_active)
+            render_dry_run(out, [request])
+            return EXIT_OK
+        applied = await mutations.set_limiter(
+            session, account, project, args.limiter_id, is_active, confirmed=args.yes
+        )
+        change = applied.value
+        if out.as_json:
+            out.document(change.project.to_json(show_secrets=args.show_secrets))
+        else:
+            state = "ON (active)" if change.is_active else "OFF (inactive)"
+            how = (
+                "as the returned project says"
+                if change.source.value == "response"
+                else "as sent; the returned project does not list it"
+            )
+            out.line(f"rate limiter {show_id(args.limiter_id)}: {state}, {how}")
+            _print_project(out, change.project, show_secrets=args.show_secrets)
+        return EXIT_OK
+
+
+def _print_project(out: Output, project: Any, *, show_secrets: bool) -> None:
+    from bottui.api.models import SECRET_MASK
+
+    fields = [
+        ("project", project.id),
+        ("name", project.name),
+        ("url", project.url),
+        ("protected", project.is_protected),
+        ("siteKey", project.site_key),
+        (
+            "serverKey",
+            project.server_key if show_secrets or project.server_key is None else SECRET_MASK,
+        ),
+        ("updatedAt", project.updated_at),
+    ]
+    for label, value in fields:
+        if value is not None:
+            shown = show_id(value) if label == "project" else value
+            out.line(f"  {label}: {shown}")
+    for limiter in project.rate_limiters:
+        state = {True: "ON", False: "OFF", None: "?"}[limiter.is_active]
+        name = f" ({limiter.name})" if limiter.name else ""
+        out.line(f"  limiter {show_id(limiter.id)}{name}: {state}")
+
+
+async def cmd_revoke(args: Args, out: Output) -> int:
+    """``bottui revoke`` for one subject (bulk: ``--from-file``)."""
+    from bottui.ops import mutations
+
+    if args.from_file is not None:
+        from bottui.cli.bulk import run_bulk_revoke
+
+        async with command_session(args, out) as session:
+            code: int = await run_bulk_revoke(args, out, session)
+            return code
+    if args.resume or args.output or args.force:
+        raise UsageError("Invalid command line", "--resume, --output, --force need --from-file")
+    async with command_session(args, out) as session:
+        account, project = session.project_scope(args.account, args.project)
+        subject = {"visitor_id": args.visitor_id, "user_account_id": args.user_account_id}
+        if args.dry_run:
+            request = mutations.plan_revocation(session, account, project, **subject)
+            render_dry_run(out, [request])
+            return EXIT_OK
+        applied = await mutations.revoke(session, account, project, **subject, confirmed=args.yes)
+        revocation = applied.value
+        if out.as_json:
+            out.document(revocation.to_json())
+        else:
+            out.line(f"revocation: {revocation.outcome.value}")
+            for label, value in (
+                ("reportId", revocation.report_id),
+                ("grantExpiresAt", revocation.grant_expires_at),
+                ("grantRemainingAttempts", revocation.grant_remaining_attempts),
+            ):
+                if value is not None:
+                    out.line(f"  {label}: {value}")
+            if revocation.outcome.value == "unknown (retried)":
+                out.line(
+                    "  an earlier attempt may have withdrawn the grant before the "
+                    "connection failed; the retry found nothing standing"
+                )
+        return EXIT_OK
+
+
+async def cmd_thresholds(args: Args, out: Output) -> int:
+    """``bottui thresholds set DIMENSION_ID --name N --block X --challenge Y``."""
+    from bottui.api.client import build_thresholds
+    from bottui.ops import mutations, threshold_rules
+
+    async with command_session(args, out) as session:
+        account, project = session.project_scope(args.account, args.project)
+        thresholds = build_thresholds(args.name, args.block, args.challenge)
+        settings = session.settings.project_settings(account, project)
+        for warning in threshold_rules.check(thresholds, settings, force=args.force):
+            out.message(f"warning: {warning}")
+        if args.dry_run:
+            request = mutations.plan_thresholds(
+                session, account, project, args.dimension_id, thresholds
+            )
+            render_dry_run(out, [request])
+            return EXIT_OK
+        await mutations.set_thresholds(
+            session, account, project, args.dimension_id, thresholds, confirmed=args.yes
+        )
+        if out.as_json:
+            out.document(thresholds.to_json(args.dimension_id))
+        else:
+            out.line(
+                f"dimension {show_id(args.dimension_id)} ({thresholds.name}): "
+                f"block {thresholds.block}, challenge {thresholds.challenge}"
+            )
+        return EXIT_OK
+
+
+async def cmd_undo(args: Args, out: Output) -> int:
+    """``bottui undo [--kind limiter|thresholds] [--yes] [--dry-run]``."""
+    from bottui.ops import undo
+
+    async with command_session(args, out) as session:
+        try:
+            plan = undo.find(session, args.kind)
+        except undo.UndoRefused as exc:
+            if exc.other is not None:
+                exc.details += f" (to undo the last {exc.other} change instead: --kind {exc.other})"
+            raise
+        out.line(f"undo: {plan.summary()}")
+        request = undo.plan_request(session, plan)
+        if args.dry_run:
+            render_dry_run(out, [request])
+            return EXIT_OK
+        session.check_may_change(confirmed=args.yes)
+        if not args.yes:
+            confirm_on_terminal(out, "Send this undo?")
+        applied = await undo.apply(session, plan, confirmed=True)
+        if out.as_json:
+            out.document({**plan.to_json(), "journalId": applied.journal_id})
+        else:
+            entry = (
+                f"journal entry #{applied.journal_id}" if applied.journal_id else "not journaled"
+            )
+            out.line(
+                f"undone: {plan.what} of {show_id(plan.account)}/{show_id(plan.project)} "
+                f"is {plan.restored} again ({entry}, undoes #{plan.entry.id})"
+            )
+        return EXIT_OK
+
+
+def confirm_on_terminal(out: Output, question: str) -> None:
+    """Ask y/N on a terminal; refuse (exit 2) when there is none or the answer is not yes."""
+    if not sys.stdin.isatty():
+        raise UsageError(
+            "Not confirmed", "stdin is not a terminal: pass --yes to confirm; nothing was sent"
+        )
+    out.err.write(f"{question} [y/N] ")
+    out.err.flush()
+    answer = sys.stdin.readline().strip().lower()
+    if answer not in ("y", "yes"):
+        raise UsageError("Not confirmed", "nothing was sent")

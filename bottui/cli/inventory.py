@@ -1,0 +1,96 @@
+"""``bottui inventory import FILE | export FILE | list``: the profile's known ids."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from bottui.api.errors import EXIT_OK, RefusedError
+from bottui.cli.output import Output
+from bottui.cli.parser import Args
+from bottui.cli.session import flush_warnings, make_session
+from bottui.plaintext import show_id
+
+if TYPE_CHECKING:
+    from bottui.ops.session import Session
+    from bottui.store.inventory import Inventory
+
+
+def _open_inventory(session: Session) -> Inventory:
+    inventory = session.inventory
+    if inventory is None:
+        raise RefusedError("Inventory unavailable", "; ".join(session.take_warnings()))
+    return inventory
+
+
+def cmd_inventory(args: Args, out: Output) -> int:
+    """``bottui inventory import FILE | export FILE | list``."""
+    from pathlib import Path
+
+    session = make_session(args)
+    inventory = _open_inventory(session)
+    try:
+        if args.action == "import":
+            report = inventory.import_toml(Path(args.file))
+            if out.as_json:
+                out.document({"file": args.file, **report.to_json()})
+            else:
+                out.line(
+                    f"imported {args.file}: {report.added} added, "
+                    f"{report.changed} changed, {report.unchanged} unchanged"
+                )
+                for change in report.lines:
+                    out.line(f"  {change}")
+            return EXIT_OK
+        if args.action == "export":
+            snapshot = inventory.export_toml(Path(args.file))
+            counts = {
+                "accounts": len(snapshot.accounts),
+                "projects": len(snapshot.projects),
+                "limiters": len(snapshot.limiters),
+                "dimensions": len(snapshot.dimensions),
+            }
+            if out.as_json:
+                out.document({"file": args.file, **counts})
+            else:
+                what = ", ".join(f"{n} {name}" for name, n in counts.items())
+                out.line(f"exported {what} to {args.file}")
+            return EXIT_OK
+        doc = inventory.to_dict()
+        if out.as_json:
+            out.document(doc)
+        else:
+            _print_inventory(out, doc)
+        return EXIT_OK
+    finally:
+        flush_warnings(session, out)
+        inventory.close()
+
+
+def _print_inventory(out: Output, doc: dict[str, Any]) -> None:
+    def named(ident: str, name: str | None) -> str:
+        return show_id(ident) + (f" ({name})" if name else "")
+
+    out.line(f"profile {doc['profile']}")
+    if not any(doc[key] for key in ("accounts", "projects", "limiters", "dimensions")):
+        out.line("  empty: bottui inventory import FILE, or make a change")
+        return
+    for account in doc["accounts"]:
+        out.line(f"account {named(account['account'], account['name'])}")
+        for project in (p for p in doc["projects"] if p["account"] == account["account"]):
+            out.line(f"  project {named(project['project'], project['name'])}")
+            key = (project["account"], project["project"])
+            for limiter in (r for r in doc["limiters"] if (r["account"], r["project"]) == key):
+                state = {True: "ON", False: "OFF", None: "unknown"}[limiter["is_active"]]
+                known_at = str(limiter["known_at"] or "")[:19]
+                out.line(
+                    f"    limiter {named(limiter['id'], limiter['name'])}: {state}"
+                    f"  ({limiter['source']}, {known_at}Z)"
+                )
+            for dim in (d for d in doc["dimensions"] if (d["account"], d["project"]) == key):
+                known = dim["block"] is not None and dim["challenge"] is not None
+                values = (
+                    f"block {dim['block']}, challenge {dim['challenge']}"
+                    if known
+                    else "thresholds unknown"
+                )
+                out.line(f"    dimension {named(dim['id'], dim['name'])}: {values}")

@@ -1,0 +1,44 @@
+"""The CLI's one renderer of errors and dry runs, in text and in ``--json`` form.
+
+Every error the CLI reports is a :class:`~bottui.api.errors.BottuiError`
+(store errors included): its title and details go to stderr, its
+:meth:`~bottui.api.errors.BottuiError.to_json` document to stdout under
+``--json``, and its ``exit_code`` is the command's (CONVENTIONS.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from bottui.api.errors import BottuiError
+from bottui.cli.output import Output
+from bottui.plaintext import clean
+
+if TYPE_CHECKING:
+    from bottui.api.requests import PreparedRequest
+
+
+def render_error(out: Output, error: BottuiError) -> int:
+    """Report ``error``: words on stderr, its document under --json; its exit code."""
+    out.message(f"error: {error.title}")
+    details = error.details
+    if details:
+        for part in clean(details, keep_newlines=True).splitlines():
+            out.message(f"  {part}")
+    if out.as_json:
+        out.document(error.to_json())
+    return error.exit_code
+
+
+def render_dry_run(out: Output, requests: Sequence[PreparedRequest]) -> None:
+    """Print the exact request(s) and an equivalent curl; the token stays a variable."""
+    from bottui.api.curl import request_json, request_lines
+
+    if out.as_json:
+        out.document({"dryRun": True, "requests": [request_json(r) for r in requests]})
+        return
+    for request in requests:
+        for shown_line in request_lines(request):
+            out.line(shown_line)
+    out.message("dry run: nothing was sent")

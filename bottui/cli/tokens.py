@@ -1,0 +1,111 @@
+"""``bottui token set|status|delete``: tokens in the OS keyring, never their values shown.
+
+The keyring is reached through :mod:`bottui.ops.token_slots`, as the TUI
+reaches it: one :class:`~bottui.ops.token_slots.Slot` per token, each call in
+a daemon thread, so a keyring that hangs costs its timeout and no more.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+from bottui.api.errors import EXIT_OK
+from bottui.cli.output import Output
+from bottui.cli.parser import Args, UsageError
+from bottui.cli.session import command_session
+from bottui.ops.token_slots import Slot, delete_token, read_states, store_token
+from bottui.plaintext import show_id
+from bottui.store.errors import KeyringUnavailable
+
+if TYPE_CHECKING:
+    from bottui.ops.session import Session
+
+
+async def cmd_token(args: Args, out: Output) -> int:
+    """``bottui token set|status|delete``."""
+    async with command_session(args, out) as session:
+        base = session.base_url
+        if args.action == "status":
+            return await _token_status(args, out, session, base)
+        account, project = session.scope(args.account, args.project)
+        if args.kind == "project" and not project:
+            raise UsageError("No project", "a project API token needs --project")
+        slot = (
+            Slot.personal(account)
+            if args.kind == "personal"
+            else Slot.for_project(account, project or "")
+        )
+        if args.action == "set":
+            value = _read_secret(args.kind)
+            await store_token(session.tokens, base, slot, slot.wrap(value))
+            del value
+            where = f"account {account}" if slot.project is None else f"{account}/{project}"
+            if out.as_json:
+                out.document({"stored": args.kind, "account": account, "project": project})
+            else:
+                out.line(f"stored the {slot.label} for {where} in the keyring")
+            return EXIT_OK
+        deleted, _ = await delete_token(session.tokens, base, slot)
+        if out.as_json:
+            out.document({"deleted": deleted, "kind": args.kind})
+        else:
+            out.line(
+                f"deleted the {args.kind} token" if deleted else f"no {args.kind} token stored"
+            )
+        return EXIT_OK
+
+
+def _read_secret(kind: str) -> str:
+    label = "Personal access token" if kind == "personal" else "Project API token"
+    if sys.stdin.isatty():
+        import getpass
+
+        value = getpass.getpass(f"{label} (input hidden): ")
+    else:
+        value = sys.stdin.readline()
+    value = value.strip()
+    if not value:
+        raise UsageError("No token given", "type it at the prompt or pipe it on stdin")
+    return value
+
+
+async def _token_status(args: Args, out: Output, session: Session, base: str) -> int:
+    account: str | None = args.account or session.settings.account
+    project: str | None = args.project or session.settings.project
+    accounts: list[str] = [account] if account else []
+    projects: list[tuple[str, str]] = [(account, project)] if account and project else []
+    inventory = session.inventory if not (account and project) else None
+    if inventory is not None:
+        for entry in inventory.projects(account):
+            if not account:
+                accounts.append(entry.account)
+            projects.append((entry.account, entry.project))
+    slots = [Slot.personal(acc) for acc in dict.fromkeys(accounts)]
+    slots += [Slot.for_project(acc, proj) for acc, proj in dict.fromkeys(projects)]
+    readings = await read_states(session.tokens, base, slots)
+    rows: list[dict[str, Any]] = []
+    for slot in slots:
+        state = readings[slot]
+        if isinstance(state, KeyringUnavailable):
+            raise state
+        rows.append(
+            {
+                "kind": slot.kind,
+                "account": slot.account,
+                "project": slot.project,
+                "state": state.label,
+            }
+        )
+    if out.as_json:
+        out.document({"baseUrl": base, "tokens": rows})
+    else:
+        out.line(f"base URL: {base}")
+        if not rows:
+            out.line("no account given: pass --account (and --project), or add projects")
+        for row in rows:
+            where = show_id(row["account"]) + (
+                f"/{show_id(row['project'])}" if row["project"] else ""
+            )
+            out.line(f"  {row['kind']:<8} {where}: {row['state']}")
+    return EXIT_OK
