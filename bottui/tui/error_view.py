@@ -19,7 +19,6 @@ from textual.content import Content
 
 from bottui.api.errors import ApiError, BottuiError, ValidationError
 from bottui.plaintext import clean
-from bottui.store.errors import StoreError
 from bottui.tui.widgets.safe import join, safe
 
 if TYPE_CHECKING:
@@ -27,18 +26,13 @@ if TYPE_CHECKING:
 
 
 #: The errors a screen expects and shows (a failure the operator can act on,
-#: not a bug); catch these, BottuiError first. StoreError is a separate root
-#: on this branch: once it subclasses BottuiError, only this line changes.
-EXPECTED_ERRORS: Final = (BottuiError, StoreError)
+#: not a bug): the one root, store errors included.
+EXPECTED_ERRORS: Final = (BottuiError,)
 
 
 def describe_error(error: BaseException) -> tuple[str, str]:
     """(title, details) of any error, without a traceback or a token."""
     if isinstance(error, BottuiError):
-        return error.title, error.details
-    # A separate root on this branch; once StoreError subclasses BottuiError
-    # the branch above takes it and this one goes.
-    if isinstance(error, StoreError):
         return error.title, error.details
     # A bug, not an expected failure: name it, never dump its internals.
     message = clean(str(error), keep_newlines=True)[:300]
