@@ -53,7 +53,6 @@ async def test_a_lane_runs_its_jobs_one_at_a_time_in_order() -> None:
         return asyncio.ensure_future(executor.call(lambda: job(n), lane="w"))
 
     results = await asyncio.gather(*(call(n) for n in range(20)))
-    )
     assert results == list(range(20))
     assert seen == list(range(20))
     assert not overlap
