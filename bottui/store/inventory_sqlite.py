@@ -34,6 +34,7 @@ from bottui.store.inventory_records import (
 )
 from bottui.store.inventory_store import DEFAULT_INVENTORY_PAGE
 from bottui.store.paging import Cursor, Page
+from bottui.store.paths import Locations
 from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT
 from bottui.store.utc import Clock, system_clock
 
@@ -109,6 +110,11 @@ class SqliteInventoryStore:
         key = str(self._path.resolve())
         self._write_lane = f"inventory-write:{key}"
         self._read_lane = f"inventory-read:{key}"
+
+    @classmethod
+    def at(cls, locations: Locations, profile: str, **options: Any) -> SqliteInventoryStore:
+        """The inventory of ``profile`` at ``locations.inventory_file``."""
+        return cls(locations.inventory_file, profile, **options)
 
     @property
     def path(self) -> Path:

@@ -42,6 +42,7 @@ from bottui.store.journal_store import (
     RunId,
 )
 from bottui.store.journal_undo import UndoCandidate, UndoKind
+from bottui.store.paths import Locations
 from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT, Database
 from bottui.store.utc import Clock, stamp, system_clock
 
@@ -135,6 +136,11 @@ class SqliteJournalStore:
         key = str(self._path.resolve())
         self._write_lane = f"journal-write:{key}"
         self._read_lane = f"journal-read:{key}"
+
+    @classmethod
+    def at(cls, locations: Locations, **options: Any) -> SqliteJournalStore:
+        """The journal of these locations (``Locations.journal_file``)."""
+        return cls(locations.journal_file, **options)
 
     @property
     def path(self) -> Path:

@@ -171,3 +171,14 @@ async def test_bulk_run_batch_and_settled_items(store: SqliteJournalStore) -> No
     await store.close()
     # Closing releases connections; a later call opens them again.
     assert len((await store.page(EntryQuery(run_id=run_id))).entries) == 3
+
+
+async def test_stores_at_locations(tmp_path: Path) -> None:
+    from bottui.store.inventory_sqlite import SqliteInventoryStore
+    from bottui.store.paths import Locations
+
+    locations = Locations.under(tmp_path)
+    journal = SqliteJournalStore.at(locations, executor=StoreExecutor())
+    inventory = SqliteInventoryStore.at(locations, "prod", executor=StoreExecutor())
+    assert journal.path == locations.journal_file
+    assert inventory.path == locations.inventory_file
