@@ -16,8 +16,8 @@ runs it on a *lane*: a named queue served by its own daemon thread(s).
   out, the task was cancelled) is skipped; one already running cannot be
   interrupted and finishes in its thread, its result dropped.
 
-Threads start on the first job of their lane and then wait for more; they
-are never joined. :func:`shared_executor` is the process's executor.
+Threads start on demand and end after :data:`IDLE_SECONDS` without work;
+they are never joined. :func:`shared_executor` is the process's executor.
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ T = TypeVar("T")
 #: Lane of one-off blocking calls that belong to no store's write order.
 GENERAL_LANE: Final = "general"
 _GENERAL_WORKERS: Final = 4
+#: Seconds a lane's thread waits for work before it ends.
+IDLE_SECONDS: Final = 60.0
 
 
 @dataclass(eq=False)
@@ -49,11 +51,13 @@ class _Job:
 
 
 class _Lane:
-    """A FIFO of jobs served by ``workers`` daemon threads, started on first use."""
+    """A FIFO of jobs served by up to ``workers`` daemon threads, started on
+    demand; a thread idle for ``idle`` seconds ends (the next job starts one)."""
 
-    def __init__(self, name: str, workers: int) -> None:
+    def __init__(self, name: str, workers: int, idle: float) -> None:
         self.name = name
         self._workers = workers
+        self._idle = idle
         self._queue: queue.SimpleQueue[_Job] = queue.SimpleQueue()
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()
@@ -64,7 +68,10 @@ class _Lane:
         return tuple(self._threads)
 
     def submit(self, job: _Job) -> None:
+        # Queued under the lock: a thread that finds the queue empty and ends
+        # does so under the same lock, so a job is never left without one.
         with self._lock:
+            self._queue.put(job)
             if len(self._threads) < self._workers:
                 thread = threading.Thread(
                     target=self._serve,
@@ -73,11 +80,17 @@ class _Lane:
                 )
                 self._threads.append(thread)
                 thread.start()
-        self._queue.put(job)
 
     def _serve(self) -> None:
         while True:
-            job = self._queue.get()
+            try:
+                job = self._queue.get(timeout=self._idle)
+            except queue.Empty:
+                with self._lock:
+                    if self._queue.empty():
+                        self._threads.remove(threading.current_thread())
+                        return
+                continue
             if job.abandoned.is_set():
                 continue
             result: Any = None
@@ -106,9 +119,11 @@ class StoreExecutor:
 
     A lane is made on first use with one worker thread (so its jobs run one
     at a time, in order), except :data:`GENERAL_LANE`, which has a few.
+    ``idle``: seconds a thread waits for work before it ends.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, idle: float = IDLE_SECONDS) -> None:
+        self._idle = idle
         self._lanes: dict[str, _Lane] = {}
         self._lock = threading.Lock()
 
@@ -117,7 +132,7 @@ class StoreExecutor:
             lane = self._lanes.get(name)
             if lane is None:
                 workers = _GENERAL_WORKERS if name == GENERAL_LANE else 1
-                lane = self._lanes[name] = _Lane(name, workers)
+                lane = self._lanes[name] = _Lane(name, workers, self._idle)
             return lane
 
     def threads(self) -> tuple[threading.Thread, ...]:
@@ -182,4 +197,4 @@ async def run_blocking(fn: Callable[[], T], *, lane: str = GENERAL_LANE) -> T:
     return await shared_executor().call(fn, lane=lane)
 
 
-__all__ = ["GENERAL_LANE", "StoreExecutor", "run_blocking", "shared_executor"]
+__all__ = ["GENERAL_LANE", "IDLE_SECONDS", "StoreExecutor", "run_blocking", "shared_executor"]

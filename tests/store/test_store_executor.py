@@ -102,3 +102,15 @@ def test_a_stuck_call_does_not_hold_up_interpreter_exit() -> None:
     assert done.stdout.strip() == "gave up"
     assert done.returncode == 0
     assert time.monotonic() - started < 40  # generous: far below the 60 s sleep
+
+
+async def test_idle_threads_end_and_the_next_job_starts_one() -> None:
+    executor = StoreExecutor(idle=0.1)
+    first = await executor.call(threading.get_ident, lane="w")
+    for _ in range(500):
+        if not executor.threads():
+            break
+        await asyncio.sleep(0.01)
+    assert executor.threads() == ()
+    results = await asyncio.gather(*(executor.call(lambda: 7, lane="w") for _ in range(50)))
+    assert results == [7] * 50 and first
