@@ -1,8 +1,12 @@
 """The inventory: what bottui knows of a profile's accounts, projects,
 rate limiters and dimensions, since the API lists none of them.
 
-The one module through which the CLI and the TUI read and change it. It
-learns from every successful response (:meth:`Inventory.learn_limiter_change`,
+This module is its synchronous writer (:class:`Inventory`; reads are in
+:mod:`bottui.store.inventory_read`, statements in
+:mod:`bottui.store.inventory_sql`); the async
+:class:`~bottui.store.inventory_store.InventoryStore` callers await wraps it
+off the event loop (:mod:`bottui.store.inventory_sqlite`). It learns from
+every successful response (:meth:`Inventory.learn_limiter_change`,
 :meth:`Inventory.learn_thresholds`), from what the user enters (``add_*``,
 ``rename_*``, ``remove_*``) and from a shared TOML file
 (:meth:`Inventory.import_toml`, :meth:`Inventory.export_toml`).
@@ -25,15 +29,12 @@ skipped. Neither tokens nor the project's ``serverKey`` are ever stored.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING
 
-from bottui.api.errors import ValidationError
-from bottui.api.tokens import Secret
-from bottui.api.validation import path_id
 from bottui.store.db_errors import InventoryUnavailable, NotInInventory
 from bottui.store.inventory_merge import merge
+from bottui.store.inventory_read import InventoryReader
 from bottui.store.inventory_records import (
     AccountEntry,
     DimensionEntry,
@@ -43,115 +44,30 @@ from bottui.store.inventory_records import (
     ProjectEntry,
     Source,
 )
-from bottui.store.inventory_schema import SCHEMA
-from bottui.store.paths import Locations
-from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT, ClosesOnExit, Database
-from bottui.store.utc import Clock, stamp, system_clock
+from bottui.store.inventory_sql import (
+    DIMENSION_SEEN,
+    DIMENSION_THRESHOLDS,
+    ENSURE_ACCOUNT,
+    ENSURE_PROJECT,
+    LIMITER_SEEN,
+    LIMITER_STATE,
+    NAME_ACCOUNT,
+    NAME_PROJECT,
+    PUT_ACCOUNT,
+    PUT_DIMENSION,
+    PUT_LIMITER,
+    PUT_PROJECT,
+    checked_id,
+    checked_name,
+    usable_id,
+)
 
 if TYPE_CHECKING:
     from bottui.api.models import DimensionThresholds, LimiterChange
 
-_T = TypeVar("_T")
 
-_ACCOUNT_COLS: Final = "account, name, updated_at, source"
-_PROJECT_COLS: Final = "account, project, name, updated_at, source"
-_LIMITER_COLS: Final = "account, project, limiter_id, name, is_active, known_at, source"
-_DIMENSION_COLS: Final = "account, project, dimension_id, name, block, challenge, known_at, source"
-
-_ENSURE_ACCOUNT: Final = (
-    "INSERT INTO accounts (profile, account, name, updated_at, source) "
-    "VALUES (?, ?, NULL, ?, ?) ON CONFLICT DO NOTHING"
-)
-_NAME_ACCOUNT: Final = (
-    "INSERT INTO accounts (profile, account, name, updated_at, source) VALUES (?, ?, ?, ?, ?) "
-    "ON CONFLICT (profile, account) DO UPDATE SET name = excluded.name, "
-    "updated_at = excluded.updated_at, source = excluded.source "
-    "WHERE accounts.name IS NOT excluded.name"
-)
-_ENSURE_PROJECT: Final = (
-    "INSERT INTO projects (profile, account, project, name, updated_at, source) "
-    "VALUES (?, ?, ?, NULL, ?, ?) ON CONFLICT DO NOTHING"
-)
-_NAME_PROJECT: Final = (
-    "INSERT INTO projects (profile, account, project, name, updated_at, source) "
-    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (profile, account, project) DO UPDATE SET "
-    "name = excluded.name, updated_at = excluded.updated_at, source = excluded.source "
-    "WHERE projects.name IS NOT excluded.name"
-)
-_LIMITER_SEEN: Final = (
-    "INSERT INTO limiters (profile, account, project, limiter_id, name, is_active, known_at, "
-    "source) VALUES (?, ?, ?, ?, ?, NULL, ?, ?) "
-    "ON CONFLICT (profile, account, project, limiter_id) DO UPDATE SET name = excluded.name "
-    "WHERE excluded.name IS NOT NULL AND limiters.name IS NOT excluded.name"
-)
-_LIMITER_STATE: Final = (
-    "INSERT INTO limiters (profile, account, project, limiter_id, name, is_active, known_at, "
-    "source) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-    "ON CONFLICT (profile, account, project, limiter_id) DO UPDATE SET "
-    "name = coalesce(excluded.name, limiters.name), is_active = excluded.is_active, "
-    "known_at = excluded.known_at, source = excluded.source"
-)
-_DIMENSION_SEEN: Final = (
-    "INSERT INTO dimensions (profile, account, project, dimension_id, name, block, challenge, "
-    "known_at, source) VALUES (?, ?, ?, ?, ?, NULL, NULL, ?, ?) "
-    "ON CONFLICT (profile, account, project, dimension_id) DO UPDATE SET name = excluded.name "
-    "WHERE excluded.name IS NOT NULL AND dimensions.name IS NOT excluded.name"
-)
-_DIMENSION_THRESHOLDS: Final = (
-    "INSERT INTO dimensions (profile, account, project, dimension_id, name, block, challenge, "
-    "known_at, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
-    "ON CONFLICT (profile, account, project, dimension_id) DO UPDATE SET "
-    "name = excluded.name, block = excluded.block, challenge = excluded.challenge, "
-    "known_at = excluded.known_at, source = excluded.source"
-)
-# Full rows, as an import writes them.
-_PUT_ACCOUNT: Final = (
-    "INSERT INTO accounts (profile, account, name, updated_at, source) VALUES (?, ?, ?, ?, ?) "
-    "ON CONFLICT (profile, account) DO UPDATE SET name = excluded.name, "
-    "updated_at = excluded.updated_at, source = excluded.source"
-)
-_PUT_PROJECT: Final = (
-    "INSERT INTO projects (profile, account, project, name, updated_at, source) "
-    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (profile, account, project) DO UPDATE SET "
-    "name = excluded.name, updated_at = excluded.updated_at, source = excluded.source"
-)
-_PUT_LIMITER: Final = _LIMITER_STATE.replace(
-    "coalesce(excluded.name, limiters.name)", "excluded.name"
-)
-_PUT_DIMENSION: Final = _DIMENSION_THRESHOLDS
-
-
-def _row_bool(value: object) -> bool | None:
-    return None if value is None else bool(value)
-
-
-def _id(field: str, value: object) -> str:
-    """A user-given id, checked like a path segment (raises ValidationError)."""
-    if isinstance(value, Secret):
-        raise TypeError("a token must never be stored")
-    if not isinstance(value, str):
-        raise TypeError(f"{field} must be a string, not {type(value).__name__}")
-    return path_id(field, value)
-
-
-def _name(value: object) -> str | None:
-    if isinstance(value, Secret):
-        raise TypeError("a token must never be stored")
-    if value is not None and not isinstance(value, str):
-        raise TypeError(f"a name must be a string, not {type(value).__name__}")
-    return value
-
-
-def _usable_id(value: str) -> bool:
-    try:
-        path_id("id", value)
-    except ValidationError:
-        return False
-    return True
-
-
-class Inventory(ClosesOnExit):
-    """One profile's view of the inventory file.
+class Inventory(InventoryReader):
+    """One profile's view of the inventory file: reads (:class:`InventoryReader`) and writes.
 
     Args:
         path: The inventory file (``Locations.inventory_file``).
@@ -160,122 +76,17 @@ class Inventory(ClosesOnExit):
         busy_timeout: Seconds to wait for another process's lock.
     """
 
-    def __init__(
-        self,
-        path: Path,
-        profile: str,
-        *,
-        clock: Clock = system_clock,
-        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
-    ) -> None:
-        if not isinstance(profile, str) or not profile:
-            raise ValueError("a profile name is a non-empty string")
-        self._path = Path(path)
-        self._profile = profile
-        self._clock = clock
-        self._db = Database(
-            self._path,
-            SCHEMA,
-            unavailable=InventoryUnavailable,
-            synchronous="NORMAL",
-            busy_timeout=busy_timeout,
-        )
-
-    @classmethod
-    def open(cls, path: Path, profile: str, **options: Any) -> Inventory:
-        """The inventory of ``profile`` in ``path`` (opened lazily)."""
-        return cls(path, profile, **options)
-
-    @classmethod
-    def at(cls, locations: Locations, profile: str, **options: Any) -> Inventory:
-        """The inventory of ``profile`` at ``locations.inventory_file``."""
-        return cls(locations.inventory_file, profile, **options)
-
-    @property
-    def path(self) -> Path:
-        """The inventory file."""
-        return self._path
-
-    @property
-    def profile(self) -> str:
-        """The profile this object sees."""
-        return self._profile
-
-    def now(self) -> str:
-        """The current time as this inventory stamps its records."""
-        return stamp(self._clock())
-
-    # -- reading --------------------------------------------------------------------
-
-    def _read(self, work: Callable[[sqlite3.Connection], _T], empty: _T) -> _T:
-        if not self._path.exists():  # reading never creates the file
-            return empty
-        with self._db.read() as conn:
-            return work(conn)
-
-    def accounts(self) -> list[AccountEntry]:
-        """The profile's accounts, by id."""
-        return self._read(lambda conn: self._accounts(conn), [])
-
-    def projects(self, account: str | None = None) -> list[ProjectEntry]:
-        """The projects of ``account`` (or of every account), by account and id."""
-        return self._read(lambda conn: self._projects(conn, account), [])
-
-    def project(self, account: str, project: str) -> ProjectEntry | None:
-        """One project, if the inventory knows it."""
-        found = [p for p in self.projects(account) if p.project == project]
-        return found[0] if found else None
-
-    def limiters(self, account: str, project: str) -> list[LimiterEntry]:
-        """The rate limiters of a project, by id."""
-        return self._read(lambda conn: self._limiters(conn, account, project), [])
-
-    def limiter(self, account: str, project: str, limiter_id: str) -> LimiterEntry | None:
-        """One rate limiter, if known: its ``previous()`` is the journal's ``previous``."""
-        found: list[LimiterEntry] = self._read(
-            lambda conn: self._limiters(conn, account, project, limiter_id), []
-        )
-        return found[0] if found else None
-
-    def dimensions(self, account: str, project: str) -> list[DimensionEntry]:
-        """The dimensions of a project, by id."""
-        return self._read(lambda conn: self._dimensions(conn, account, project), [])
-
-    def dimension(self, account: str, project: str, dimension_id: str) -> DimensionEntry | None:
-        """One dimension, if known: its ``previous()`` is the journal's ``previous``."""
-        found: list[DimensionEntry] = self._read(
-            lambda conn: self._dimensions(conn, account, project, dimension_id), []
-        )
-        return found[0] if found else None
-
-    def snapshot(self) -> InventorySnapshot:
-        """Everything the profile's inventory holds, read in one transaction."""
-
-        return self._read(self._snapshot, InventorySnapshot())
-
-    def _snapshot(self, conn: sqlite3.Connection) -> InventorySnapshot:
-        return InventorySnapshot(
-            accounts=tuple(self._accounts(conn)),
-            projects=tuple(self._projects(conn, None)),
-            limiters=tuple(self._limiters(conn, None, None)),
-            dimensions=tuple(self._dimensions(conn, None, None)),
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """``inventory list --json``: the profile and every record (TOML's keys)."""
-        return {"profile": self._profile, **self.snapshot().to_json()}
-
     # -- what the user enters ----------------------------------------------------------
 
     def add_account(self, account: str, name: str | None = None) -> None:
         """Add an account (or give a known one its name)."""
-        account, name = _id("account id", account), _name(name)
+        account, name = checked_id("account id", account), checked_name(name)
         now = self.now()
         with self._db.write() as conn:
             if name is None:
-                conn.execute(_ENSURE_ACCOUNT, (self._profile, account, now, Source.USER))
+                conn.execute(ENSURE_ACCOUNT, (self._profile, account, now, Source.USER))
             else:
-                conn.execute(_NAME_ACCOUNT, (self._profile, account, name, now, Source.USER))
+                conn.execute(NAME_ACCOUNT, (self._profile, account, name, now, Source.USER))
 
     def remove_account(self, account: str) -> None:
         """Remove an account with its projects, limiters and dimensions."""
@@ -283,14 +94,14 @@ class Inventory(ClosesOnExit):
 
     def add_project(self, account: str, project: str, name: str | None = None) -> None:
         """Add a project (and its account), or give a known one its display name."""
-        account, project = _id("account id", account), _id("project id", project)
-        name = _name(name)
+        account, project = checked_id("account id", account), checked_id("project id", project)
+        name = checked_name(name)
         now = self.now()
         with self._db.write() as conn:
             self._ensure_project(conn, account, project, now, Source.USER)
             if name is not None:
                 conn.execute(
-                    _NAME_PROJECT, (self._profile, account, project, name, now, Source.USER)
+                    NAME_PROJECT, (self._profile, account, project, name, now, Source.USER)
                 )
 
     def rename_project(self, account: str, project: str, name: str | None) -> None:
@@ -299,7 +110,7 @@ class Inventory(ClosesOnExit):
         Raises:
             NotInInventory: the project is not in the inventory.
         """
-        name = _name(name)
+        name = checked_name(name)
         with self._db.write() as conn:
             cursor = conn.execute(
                 "UPDATE projects SET name = ?, updated_at = ?, source = ? "
@@ -322,19 +133,19 @@ class Inventory(ClosesOnExit):
         self, account: str, project: str, limiter_id: str, name: str | None = None
     ) -> None:
         """Add a rate limiter (and its project), or give a known one its name."""
-        account, project = _id("account id", account), _id("project id", project)
-        limiter_id, name = _id("rate limiter id", limiter_id), _name(name)
+        account, project = checked_id("account id", account), checked_id("project id", project)
+        limiter_id, name = checked_id("rate limiter id", limiter_id), checked_name(name)
         now = self.now()
         with self._db.write() as conn:
             self._ensure_project(conn, account, project, now, Source.USER)
             conn.execute(
-                _LIMITER_SEEN,
+                LIMITER_SEEN,
                 (self._profile, account, project, limiter_id, name, now, Source.USER),
             )
 
     def rename_limiter(self, account: str, project: str, limiter_id: str, name: str | None) -> None:
         """Set (or clear) a rate limiter's name (raises NotInInventory)."""
-        name = _name(name)
+        name = checked_name(name)
         with self._db.write() as conn:
             cursor = conn.execute(
                 "UPDATE limiters SET name = ? "
@@ -354,15 +165,15 @@ class Inventory(ClosesOnExit):
         source: str = Source.USER,
     ) -> None:
         """Record a limiter's active flag (the user says so, or a caller knows)."""
-        account, project = _id("account id", account), _id("project id", project)
-        limiter_id = _id("rate limiter id", limiter_id)
+        account, project = checked_id("account id", account), checked_id("project id", project)
+        limiter_id = checked_id("rate limiter id", limiter_id)
         if not isinstance(is_active, bool):
             raise TypeError("is_active must be a boolean")
         now = self.now()
         with self._db.write() as conn:
             self._ensure_project(conn, account, project, now, source)
             conn.execute(
-                _LIMITER_STATE,
+                LIMITER_STATE,
                 (self._profile, account, project, limiter_id, None, int(is_active), now, source),
             )
 
@@ -379,13 +190,13 @@ class Inventory(ClosesOnExit):
         self, account: str, project: str, dimension_id: str, name: str | None = None
     ) -> None:
         """Add a dimension (and its project), or give a known one its name."""
-        account, project = _id("account id", account), _id("project id", project)
-        dimension_id, name = _id("dimension id", dimension_id), _name(name)
+        account, project = checked_id("account id", account), checked_id("project id", project)
+        dimension_id, name = checked_id("dimension id", dimension_id), checked_name(name)
         now = self.now()
         with self._db.write() as conn:
             self._ensure_project(conn, account, project, now, Source.USER)
             conn.execute(
-                _DIMENSION_SEEN,
+                DIMENSION_SEEN,
                 (self._profile, account, project, dimension_id, name, now, Source.USER),
             )
 
@@ -409,23 +220,23 @@ class Inventory(ClosesOnExit):
         cannot be a path segment are skipped), and the project's display name
         when the body gives one. An empty body (``{}``) teaches the state sent.
         """
-        account, project = _id("account id", account), _id("project id", project)
-        limiter_id = _id("rate limiter id", change.limiter_id)
+        account, project = checked_id("account id", account), checked_id("project id", project)
+        limiter_id = checked_id("rate limiter id", change.limiter_id)
         now = self.now()
         body = change.project
         with self._db.write() as conn:
             self._ensure_project(conn, account, project, now, Source.RESPONSE)
             if isinstance(body.name, str) and body.name:
                 conn.execute(
-                    _NAME_PROJECT,
+                    NAME_PROJECT,
                     (self._profile, account, project, body.name, now, Source.RESPONSE),
                 )
             for listed in body.rate_limiters:
-                if not _usable_id(listed.id):
+                if not usable_id(listed.id):
                     continue
                 if listed.is_active is None:
                     conn.execute(
-                        _LIMITER_SEEN,
+                        LIMITER_SEEN,
                         (
                             self._profile,
                             account,
@@ -438,7 +249,7 @@ class Inventory(ClosesOnExit):
                     )
                 else:
                     conn.execute(
-                        _LIMITER_STATE,
+                        LIMITER_STATE,
                         (
                             self._profile,
                             account,
@@ -451,7 +262,7 @@ class Inventory(ClosesOnExit):
                         ),
                     )
             conn.execute(
-                _LIMITER_STATE,
+                LIMITER_STATE,
                 (
                     self._profile,
                     account,
@@ -468,8 +279,8 @@ class Inventory(ClosesOnExit):
         self, account: str, project: str, dimension_id: str, thresholds: DimensionThresholds
     ) -> None:
         """Learn the thresholds a successful update set (the literals sent)."""
-        account, project = _id("account id", account), _id("project id", project)
-        dimension_id = _id("dimension id", dimension_id)
+        account, project = checked_id("account id", account), checked_id("project id", project)
+        dimension_id = checked_id("dimension id", dimension_id)
         from bottui.api.models import DimensionThresholds  # not needed just to read
 
         if not isinstance(thresholds, DimensionThresholds):
@@ -478,7 +289,7 @@ class Inventory(ClosesOnExit):
         with self._db.write() as conn:
             self._ensure_project(conn, account, project, now, Source.REQUEST)
             conn.execute(
-                _DIMENSION_THRESHOLDS,
+                DIMENSION_THRESHOLDS,
                 (
                     self._profile,
                     account,
@@ -528,14 +339,14 @@ class Inventory(ClosesOnExit):
             p = self._profile
             w = plan.writes
             conn.executemany(
-                _PUT_ACCOUNT, [(p, a.account, a.name, a.updated_at, a.source) for a in w.accounts]
+                PUT_ACCOUNT, [(p, a.account, a.name, a.updated_at, a.source) for a in w.accounts]
             )
             conn.executemany(
-                _PUT_PROJECT,
+                PUT_PROJECT,
                 [(p, x.account, x.project, x.name, x.updated_at, x.source) for x in w.projects],
             )
             conn.executemany(
-                _PUT_LIMITER,
+                PUT_LIMITER,
                 [
                     (
                         p,
@@ -551,7 +362,7 @@ class Inventory(ClosesOnExit):
                 ],
             )
             conn.executemany(
-                _PUT_DIMENSION,
+                PUT_DIMENSION,
                 [
                     (
                         p,
@@ -569,19 +380,13 @@ class Inventory(ClosesOnExit):
             )
         return plan.report
 
-    # -- lifetime ------------------------------------------------------------------------------
-
-    def close(self) -> None:
-        """Close the connection (a later call opens it again)."""
-        self._db.close()
-
     # -- internals ----------------------------------------------------------------------------
 
     def _ensure_project(
         self, conn: sqlite3.Connection, account: str, project: str, now: str, source: str
     ) -> None:
-        conn.execute(_ENSURE_ACCOUNT, (self._profile, account, now, source))
-        conn.execute(_ENSURE_PROJECT, (self._profile, account, project, now, source))
+        conn.execute(ENSURE_ACCOUNT, (self._profile, account, now, source))
+        conn.execute(ENSURE_PROJECT, (self._profile, account, project, now, source))
 
     def _delete(self, table: str, where: str, params: tuple[str, ...], what: str) -> None:
         if not self._path.exists():
@@ -592,65 +397,6 @@ class Inventory(ClosesOnExit):
             )
             if cursor.rowcount == 0:
                 raise NotInInventory(f"No {what} in the inventory")
-
-    def _accounts(self, conn: sqlite3.Connection) -> list[AccountEntry]:
-        rows = conn.execute(
-            f"SELECT {_ACCOUNT_COLS} FROM accounts WHERE profile = ? ORDER BY account",
-            (self._profile,),
-        )
-        return [AccountEntry(*row) for row in rows]
-
-    def _projects(self, conn: sqlite3.Connection, account: str | None) -> list[ProjectEntry]:
-        sql = f"SELECT {_PROJECT_COLS} FROM projects WHERE profile = ?"
-        params: tuple[str, ...] = (self._profile,)
-        if account is not None:
-            sql += " AND account = ?"
-            params += (account,)
-        rows = conn.execute(sql + " ORDER BY account, project", params)
-        return [ProjectEntry(*row) for row in rows]
-
-    def _scope(
-        self, account: str | None, project: str | None, key: str, value: str | None
-    ) -> tuple[str, tuple[str, ...]]:
-        where = "profile = ?"
-        params: tuple[str, ...] = (self._profile,)
-        for column, given in (("account", account), ("project", project), (key, value)):
-            if given is not None:
-                where += f" AND {column} = ?"
-                params += (given,)
-        return where, params
-
-    def _limiters(
-        self,
-        conn: sqlite3.Connection,
-        account: str | None,
-        project: str | None,
-        limiter_id: str | None = None,
-    ) -> list[LimiterEntry]:
-        where, params = self._scope(account, project, "limiter_id", limiter_id)
-        rows = conn.execute(
-            f"SELECT {_LIMITER_COLS} FROM limiters WHERE {where} "
-            "ORDER BY account, project, limiter_id",
-            params,
-        )
-        return [
-            LimiterEntry(a, p, i, n, _row_bool(active), k, s) for a, p, i, n, active, k, s in rows
-        ]
-
-    def _dimensions(
-        self,
-        conn: sqlite3.Connection,
-        account: str | None,
-        project: str | None,
-        dimension_id: str | None = None,
-    ) -> list[DimensionEntry]:
-        where, params = self._scope(account, project, "dimension_id", dimension_id)
-        rows = conn.execute(
-            f"SELECT {_DIMENSION_COLS} FROM dimensions WHERE {where} "
-            "ORDER BY account, project, dimension_id",
-            params,
-        )
-        return [DimensionEntry(*row) for row in rows]
 
 
 __all__ = [

@@ -11,7 +11,11 @@ keyring (an empty value counts as unset).
 Every keyring call runs in a *daemon* thread and is waited for with a
 timeout: a Secret Service that never answers (a D-Bus activation was seen to
 hang for 120 s) turns into :class:`KeyringUnavailable` within seconds, and the
-stuck thread cannot hold up interpreter exit. ``keyring`` itself is imported
+stuck thread cannot hold up interpreter exit. On an event loop, await the
+``*_async`` methods: the keyring call runs on one daemon thread of the store
+executor (:mod:`bottui.store.executor`) and the loop waits out the timeout,
+so a read takes one thread, not a waiting worker plus a keyring thread.
+``keyring`` itself is imported
 lazily, on the first call that needs it, because importing it is slow.
 """
 
@@ -174,9 +178,10 @@ class TokenStore:
         backend: A keyring backend to use instead of ``keyring.get_keyring()``
             (the demo passes an in-memory one).
 
-    Thread-safe; meant to be called from worker threads, never from an
-    event loop. Raises :class:`KeyringUnavailable` whenever the keyring is
-    needed but absent, locked, failing or too slow. After a call has timed
+    Thread-safe. The plain methods block (call them from a worker thread);
+    on an event loop await their ``*_async`` twins. Raises
+    :class:`KeyringUnavailable` whenever the keyring is needed but absent,
+    locked, failing or too slow. After a call has timed
     out, calls fail fast for as long as the stuck call has not returned.
     """
 
@@ -193,7 +198,10 @@ class TokenStore:
         self._timeout = float(timeout)
         self._backend = backend
         self._lock = threading.Lock()
-        self._stuck: threading.Thread | None = None
+        # Set once a call that timed out has returned; until then calls fail fast.
+        self._stuck: threading.Event | None = None
+        # Its own executor lane: one stuck keyring must not hold up another store's.
+        self._lane = f"keyring:{id(self)}"
         # The last backend found usable: its (possibly D-Bus) priority is not asked again.
         self._usable: KeyringBackend | None = None
 
@@ -250,6 +258,64 @@ class TokenStore:
             return TokenState.ENVIRONMENT
         return self._state(project_username(base_url, account, project), ProjectToken)
 
+    # -- the same, awaited on an event loop ---------------------------------------
+
+    async def personal_async(self, base_url: str, account: str) -> AccessToken | None:
+        """:meth:`personal`, awaited: the keyring call runs on one daemon thread."""
+        from_env = self._from_env(ENV_ACCESS_TOKEN, AccessToken)
+        if from_env is not None:
+            return from_env
+        username = personal_username(base_url, account)
+        return _token(await self._acall(_getter(username), None), AccessToken)
+
+    async def project_async(self, base_url: str, account: str, project: str) -> ProjectToken | None:
+        """:meth:`project`, awaited."""
+        from_env = self._from_env(ENV_API_KEY, ProjectToken)
+        if from_env is not None:
+            return from_env
+        username = project_username(base_url, account, project)
+        return _token(await self._acall(_getter(username), None), ProjectToken)
+
+    async def personal_state_async(self, base_url: str, account: str) -> TokenState:
+        """:meth:`personal_state`, awaited."""
+        if self._from_env(ENV_ACCESS_TOKEN, AccessToken) is not None:
+            return TokenState.ENVIRONMENT
+        found = await self.personal_async(base_url, account)
+        return TokenState.MISSING if found is None else TokenState.STORED
+
+    async def project_state_async(self, base_url: str, account: str, project: str) -> TokenState:
+        """:meth:`project_state`, awaited."""
+        if self._from_env(ENV_API_KEY, ProjectToken) is not None:
+            return TokenState.ENVIRONMENT
+        found = await self.project_async(base_url, account, project)
+        return TokenState.MISSING if found is None else TokenState.STORED
+
+    async def set_personal_async(self, base_url: str, account: str, token: AccessToken) -> None:
+        """:meth:`set_personal`, awaited."""
+        if not isinstance(token, AccessToken):
+            raise TypeError("set_personal takes an AccessToken")
+        secret = token.reveal()
+        await self._acall(_setter(personal_username(base_url, account), secret), secret)
+
+    async def set_project_async(
+        self, base_url: str, account: str, project: str, token: ProjectToken
+    ) -> None:
+        """:meth:`set_project`, awaited."""
+        if not isinstance(token, ProjectToken):
+            raise TypeError("set_project takes a ProjectToken")
+        secret = token.reveal()
+        username = project_username(base_url, account, project)
+        await self._acall(_setter(username, secret), secret)
+
+    async def delete_personal_async(self, base_url: str, account: str) -> bool:
+        """:meth:`delete_personal`, awaited."""
+        return bool(await self._acall(_deleter(personal_username(base_url, account)), None))
+
+    async def delete_project_async(self, base_url: str, account: str, project: str) -> bool:
+        """:meth:`delete_project`, awaited."""
+        username = project_username(base_url, account, project)
+        return bool(await self._acall(_deleter(username), None))
+
     # -- internals ----------------------------------------------------------------
 
     def _from_env(self, name: str, kind: type[S]) -> S | None:
@@ -262,29 +328,17 @@ class TokenStore:
             return None
 
     def _read(self, username: str, kind: type[S]) -> S | None:
-        value = self._call(lambda backend: backend.get_password(SERVICE, username), None)
-        if not isinstance(value, str):
-            return None
-        try:
-            return kind(value)
-        except ValueError:  # a blank entry is no token
-            return None
+        return _token(self._call(_getter(username), None), kind)
 
     def _state(self, username: str, kind: type[S]) -> TokenState:
         found = self._read(username, kind)
         return TokenState.MISSING if found is None else TokenState.STORED
 
     def _write(self, username: str, secret: str) -> None:
-        self._call(lambda backend: backend.set_password(SERVICE, username, secret), secret)
+        self._call(_setter(username, secret), secret)
 
     def _delete(self, username: str) -> bool:
-        def delete(backend: KeyringBackend) -> bool:
-            if backend.get_password(SERVICE, username) is None:
-                return False
-            backend.delete_password(SERVICE, username)
-            return True
-
-        return bool(self._call(delete, None))
+        return bool(self._call(_deleter(username), None))
 
     def _timed_out(self) -> KeyringUnavailable:
         return _unavailable(
@@ -293,18 +347,23 @@ class TokenStore:
             " or waiting for an unlock prompt).",
         )
 
-    def _call(self, operation: Callable[[KeyringBackend], object], secret: str | None) -> object:
-        """Run ``operation`` on the keyring backend in a daemon thread, with a timeout.
-
-        ``secret`` is scrubbed from any backend error text. The backend's
-        exception object never leaves the worker thread, so nothing raised
-        here chains to it (its frames hold the secret).
-        """
+    def _check_not_stuck(self) -> None:
+        """Fail fast while an earlier call that timed out still waits on the keyring."""
         with self._lock:
             if self._stuck is not None:
-                if self._stuck.is_alive():
+                if not self._stuck.is_set():
                     raise self._timed_out()
                 self._stuck = None
+
+    def _work(
+        self, operation: Callable[[KeyringBackend], object], secret: str | None
+    ) -> tuple[Callable[[], None], _Outcome, threading.Event]:
+        """The keyring call to run in a worker, where its outcome goes, and its done flag.
+
+        ``secret`` is scrubbed from any backend error text. The backend's
+        exception object never leaves the worker, so nothing raised later
+        chains to it (its frames hold the secret).
+        """
         if self._backend is None:
             import keyring  # lazily: ~115 ms
 
@@ -332,6 +391,23 @@ class TokenStore:
             finally:
                 done.set()
 
+        return work, outcome, done
+
+    @staticmethod
+    def _result(outcome: _Outcome) -> object:
+        if outcome.failure is not None:
+            title, reason = outcome.failure
+            raise _unavailable(title, reason)
+        return outcome.value
+
+    def _call(self, operation: Callable[[KeyringBackend], object], secret: str | None) -> object:
+        """Run ``operation`` on the keyring backend in a daemon thread, with a timeout.
+
+        For callers in a worker thread (the CLI); the event loop awaits
+        :meth:`_acall` instead, which needs no second thread.
+        """
+        self._check_not_stuck()
+        work, outcome, done = self._work(operation, secret)
         if getattr(self._backend, "answers_at_once", False):
             # An in-process keyring (the demo's) cannot hang: no thread to wait on.
             work()
@@ -340,12 +416,57 @@ class TokenStore:
             worker.start()
             if not done.wait(self._timeout):
                 with self._lock:
-                    self._stuck = worker
+                    self._stuck = done
                 raise self._timed_out()
-        if outcome.failure is not None:
-            title, reason = outcome.failure
-            raise _unavailable(title, reason)
-        return outcome.value
+        return self._result(outcome)
+
+    async def _acall(
+        self, operation: Callable[[KeyringBackend], object], secret: str | None
+    ) -> object:
+        """:meth:`_call` for the event loop: one daemon thread of the store executor
+        runs the keyring call and the loop itself waits out the timeout."""
+        from bottui.store.executor import shared_executor
+
+        self._check_not_stuck()
+        work, outcome, done = self._work(operation, secret)
+        if getattr(self._backend, "answers_at_once", False):
+            work()
+        else:
+            try:
+                await shared_executor().call(work, lane=self._lane, timeout=self._timeout)
+            except TimeoutError:
+                with self._lock:
+                    self._stuck = done
+                raise self._timed_out() from None
+        return self._result(outcome)
+
+
+def _getter(username: str) -> Callable[[KeyringBackend], object]:
+    return lambda backend: backend.get_password(SERVICE, username)
+
+
+def _setter(username: str, secret: str) -> Callable[[KeyringBackend], object]:
+    return lambda backend: backend.set_password(SERVICE, username, secret)
+
+
+def _deleter(username: str) -> Callable[[KeyringBackend], object]:
+    def delete(backend: KeyringBackend) -> bool:
+        if backend.get_password(SERVICE, username) is None:
+            return False
+        backend.delete_password(SERVICE, username)
+        return True
+
+    return delete
+
+
+def _token(value: object, kind: type[S]) -> S | None:
+    """The token a keyring answer holds (a blank entry is none)."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return kind(value)
+    except ValueError:
+        return None
 
 
 __all__ = [

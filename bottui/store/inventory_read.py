@@ -1,0 +1,222 @@
+"""Reading one profile's inventory: the base :class:`InventoryReader` of ``Inventory``.
+
+Opens the file lazily (:class:`~bottui.store.sqlite_util.Database`, WAL,
+``synchronous=NORMAL``) and answers every read in one transaction; reading
+never creates the file. :class:`~bottui.store.inventory.Inventory` adds the
+writes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Self, TypeVar
+
+from bottui.store.db_errors import InventoryUnavailable
+from bottui.store.inventory_records import (
+    AccountEntry,
+    DimensionEntry,
+    InventorySnapshot,
+    LimiterEntry,
+    ProjectEntry,
+)
+from bottui.store.inventory_schema import SCHEMA
+from bottui.store.inventory_sql import (
+    ACCOUNT_COLS,
+    DIMENSION_COLS,
+    LIMITER_COLS,
+    PROJECT_COLS,
+    row_bool,
+)
+from bottui.store.paths import Locations
+from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT, ClosesOnExit, Database
+from bottui.store.utc import Clock, stamp, system_clock
+
+_T = TypeVar("_T")
+
+
+class InventoryReader(ClosesOnExit):
+    """One profile's view of the inventory file: opening it and reading it.
+
+    Args:
+        path: The inventory file (``Locations.inventory_file``).
+        profile: The profile whose rows this object reads and writes.
+        clock: Source of the current time (UTC).
+        busy_timeout: Seconds to wait for another process's lock.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        profile: str,
+        *,
+        clock: Clock = system_clock,
+        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+    ) -> None:
+        if not isinstance(profile, str) or not profile:
+            raise ValueError("a profile name is a non-empty string")
+        self._path = Path(path)
+        self._profile = profile
+        self._clock = clock
+        self._db = Database(
+            self._path,
+            SCHEMA,
+            unavailable=InventoryUnavailable,
+            synchronous="NORMAL",
+            busy_timeout=busy_timeout,
+        )
+
+    @classmethod
+    def open(cls, path: Path, profile: str, **options: Any) -> Self:
+        """The inventory of ``profile`` in ``path`` (opened lazily)."""
+        return cls(path, profile, **options)
+
+    @classmethod
+    def at(cls, locations: Locations, profile: str, **options: Any) -> Self:
+        """The inventory of ``profile`` at ``locations.inventory_file``."""
+        return cls(locations.inventory_file, profile, **options)
+
+    @property
+    def path(self) -> Path:
+        """The inventory file."""
+        return self._path
+
+    @property
+    def profile(self) -> str:
+        """The profile this object sees."""
+        return self._profile
+
+    def now(self) -> str:
+        """The current time as this inventory stamps its records."""
+        return stamp(self._clock())
+
+    # -- reading --------------------------------------------------------------------
+
+    def _read(self, work: Callable[[sqlite3.Connection], _T], empty: _T) -> _T:
+        if not self._path.exists():  # reading never creates the file
+            return empty
+        with self._db.read() as conn:
+            return work(conn)
+
+    def accounts(self) -> list[AccountEntry]:
+        """The profile's accounts, by id."""
+        return self._read(lambda conn: self._accounts(conn), [])
+
+    def projects(self, account: str | None = None) -> list[ProjectEntry]:
+        """The projects of ``account`` (or of every account), by account and id."""
+        return self._read(lambda conn: self._projects(conn, account), [])
+
+    def project(self, account: str, project: str) -> ProjectEntry | None:
+        """One project, if the inventory knows it."""
+        found = [p for p in self.projects(account) if p.project == project]
+        return found[0] if found else None
+
+    def limiters(self, account: str, project: str) -> list[LimiterEntry]:
+        """The rate limiters of a project, by id."""
+        return self._read(lambda conn: self._limiters(conn, account, project), [])
+
+    def limiter(self, account: str, project: str, limiter_id: str) -> LimiterEntry | None:
+        """One rate limiter, if known: its ``previous()`` is the journal's ``previous``."""
+        found: list[LimiterEntry] = self._read(
+            lambda conn: self._limiters(conn, account, project, limiter_id), []
+        )
+        return found[0] if found else None
+
+    def dimensions(self, account: str, project: str) -> list[DimensionEntry]:
+        """The dimensions of a project, by id."""
+        return self._read(lambda conn: self._dimensions(conn, account, project), [])
+
+    def dimension(self, account: str, project: str, dimension_id: str) -> DimensionEntry | None:
+        """One dimension, if known: its ``previous()`` is the journal's ``previous``."""
+        found: list[DimensionEntry] = self._read(
+            lambda conn: self._dimensions(conn, account, project, dimension_id), []
+        )
+        return found[0] if found else None
+
+    def snapshot(self) -> InventorySnapshot:
+        """Everything the profile's inventory holds, read in one transaction."""
+
+        return self._read(self._snapshot, InventorySnapshot())
+
+    def _snapshot(self, conn: sqlite3.Connection) -> InventorySnapshot:
+        return InventorySnapshot(
+            accounts=tuple(self._accounts(conn)),
+            projects=tuple(self._projects(conn, None)),
+            limiters=tuple(self._limiters(conn, None, None)),
+            dimensions=tuple(self._dimensions(conn, None, None)),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """``inventory list --json``: the profile and every record (TOML's keys)."""
+        return {"profile": self._profile, **self.snapshot().to_json()}
+
+    # -- lifetime ------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the connection (a later call opens it again)."""
+        self._db.close()
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _accounts(self, conn: sqlite3.Connection) -> list[AccountEntry]:
+        rows = conn.execute(
+            f"SELECT {ACCOUNT_COLS} FROM accounts WHERE profile = ? ORDER BY account",
+            (self._profile,),
+        )
+        return [AccountEntry(*row) for row in rows]
+
+    def _projects(self, conn: sqlite3.Connection, account: str | None) -> list[ProjectEntry]:
+        sql = f"SELECT {PROJECT_COLS} FROM projects WHERE profile = ?"
+        params: tuple[str, ...] = (self._profile,)
+        if account is not None:
+            sql += " AND account = ?"
+            params += (account,)
+        rows = conn.execute(sql + " ORDER BY account, project", params)
+        return [ProjectEntry(*row) for row in rows]
+
+    def _scope(
+        self, account: str | None, project: str | None, key: str, value: str | None
+    ) -> tuple[str, tuple[str, ...]]:
+        where = "profile = ?"
+        params: tuple[str, ...] = (self._profile,)
+        for column, given in (("account", account), ("project", project), (key, value)):
+            if given is not None:
+                where += f" AND {column} = ?"
+                params += (given,)
+        return where, params
+
+    def _limiters(
+        self,
+        conn: sqlite3.Connection,
+        account: str | None,
+        project: str | None,
+        limiter_id: str | None = None,
+    ) -> list[LimiterEntry]:
+        where, params = self._scope(account, project, "limiter_id", limiter_id)
+        rows = conn.execute(
+            f"SELECT {LIMITER_COLS} FROM limiters WHERE {where} "
+            "ORDER BY account, project, limiter_id",
+            params,
+        )
+        return [
+            LimiterEntry(a, p, i, n, row_bool(active), k, s) for a, p, i, n, active, k, s in rows
+        ]
+
+    def _dimensions(
+        self,
+        conn: sqlite3.Connection,
+        account: str | None,
+        project: str | None,
+        dimension_id: str | None = None,
+    ) -> list[DimensionEntry]:
+        where, params = self._scope(account, project, "dimension_id", dimension_id)
+        rows = conn.execute(
+            f"SELECT {DIMENSION_COLS} FROM dimensions WHERE {where} "
+            "ORDER BY account, project, dimension_id",
+            params,
+        )
+        return [DimensionEntry(*row) for row in rows]
+
+
+__all__ = ["InventoryReader"]

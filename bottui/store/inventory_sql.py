@@ -1,0 +1,134 @@
+"""The inventory's SQL statements and the checks of what goes into a row.
+
+Shared by the reads (:mod:`bottui.store.inventory_read`) and the writes
+(:mod:`bottui.store.inventory`): column lists, upserts, and the checks that
+keep tokens out and ids path-safe.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from bottui.api.errors import ValidationError
+from bottui.api.tokens import Secret
+from bottui.api.validation import path_id
+
+ACCOUNT_COLS: Final = "account, name, updated_at, source"
+PROJECT_COLS: Final = "account, project, name, updated_at, source"
+LIMITER_COLS: Final = "account, project, limiter_id, name, is_active, known_at, source"
+DIMENSION_COLS: Final = "account, project, dimension_id, name, block, challenge, known_at, source"
+
+ENSURE_ACCOUNT: Final = (
+    "INSERT INTO accounts (profile, account, name, updated_at, source) "
+    "VALUES (?, ?, NULL, ?, ?) ON CONFLICT DO NOTHING"
+)
+NAME_ACCOUNT: Final = (
+    "INSERT INTO accounts (profile, account, name, updated_at, source) VALUES (?, ?, ?, ?, ?) "
+    "ON CONFLICT (profile, account) DO UPDATE SET name = excluded.name, "
+    "updated_at = excluded.updated_at, source = excluded.source "
+    "WHERE accounts.name IS NOT excluded.name"
+)
+ENSURE_PROJECT: Final = (
+    "INSERT INTO projects (profile, account, project, name, updated_at, source) "
+    "VALUES (?, ?, ?, NULL, ?, ?) ON CONFLICT DO NOTHING"
+)
+NAME_PROJECT: Final = (
+    "INSERT INTO projects (profile, account, project, name, updated_at, source) "
+    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (profile, account, project) DO UPDATE SET "
+    "name = excluded.name, updated_at = excluded.updated_at, source = excluded.source "
+    "WHERE projects.name IS NOT excluded.name"
+)
+LIMITER_SEEN: Final = (
+    "INSERT INTO limiters (profile, account, project, limiter_id, name, is_active, known_at, "
+    "source) VALUES (?, ?, ?, ?, ?, NULL, ?, ?) "
+    "ON CONFLICT (profile, account, project, limiter_id) DO UPDATE SET name = excluded.name "
+    "WHERE excluded.name IS NOT NULL AND limiters.name IS NOT excluded.name"
+)
+LIMITER_STATE: Final = (
+    "INSERT INTO limiters (profile, account, project, limiter_id, name, is_active, known_at, "
+    "source) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (profile, account, project, limiter_id) DO UPDATE SET "
+    "name = coalesce(excluded.name, limiters.name), is_active = excluded.is_active, "
+    "known_at = excluded.known_at, source = excluded.source"
+)
+DIMENSION_SEEN: Final = (
+    "INSERT INTO dimensions (profile, account, project, dimension_id, name, block, challenge, "
+    "known_at, source) VALUES (?, ?, ?, ?, ?, NULL, NULL, ?, ?) "
+    "ON CONFLICT (profile, account, project, dimension_id) DO UPDATE SET name = excluded.name "
+    "WHERE excluded.name IS NOT NULL AND dimensions.name IS NOT excluded.name"
+)
+DIMENSION_THRESHOLDS: Final = (
+    "INSERT INTO dimensions (profile, account, project, dimension_id, name, block, challenge, "
+    "known_at, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (profile, account, project, dimension_id) DO UPDATE SET "
+    "name = excluded.name, block = excluded.block, challenge = excluded.challenge, "
+    "known_at = excluded.known_at, source = excluded.source"
+)
+# Full rows, as an import writes them.
+PUT_ACCOUNT: Final = (
+    "INSERT INTO accounts (profile, account, name, updated_at, source) VALUES (?, ?, ?, ?, ?) "
+    "ON CONFLICT (profile, account) DO UPDATE SET name = excluded.name, "
+    "updated_at = excluded.updated_at, source = excluded.source"
+)
+PUT_PROJECT: Final = (
+    "INSERT INTO projects (profile, account, project, name, updated_at, source) "
+    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (profile, account, project) DO UPDATE SET "
+    "name = excluded.name, updated_at = excluded.updated_at, source = excluded.source"
+)
+PUT_LIMITER: Final = LIMITER_STATE.replace(
+    "coalesce(excluded.name, limiters.name)", "excluded.name"
+)
+PUT_DIMENSION: Final = DIMENSION_THRESHOLDS
+
+
+def row_bool(value: object) -> bool | None:
+    return None if value is None else bool(value)
+
+
+def checked_id(field: str, value: object) -> str:
+    """A user-given id, checked like a path segment (raises ValidationError)."""
+    if isinstance(value, Secret):
+        raise TypeError("a token must never be stored")
+    if not isinstance(value, str):
+        raise TypeError(f"{field} must be a string, not {type(value).__name__}")
+    return path_id(field, value)
+
+
+def checked_name(value: object) -> str | None:
+    if isinstance(value, Secret):
+        raise TypeError("a token must never be stored")
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"a name must be a string, not {type(value).__name__}")
+    return value
+
+
+def usable_id(value: str) -> bool:
+    try:
+        path_id("id", value)
+    except ValidationError:
+        return False
+    return True
+
+
+__all__ = [
+    "ACCOUNT_COLS",
+    "DIMENSION_COLS",
+    "DIMENSION_SEEN",
+    "DIMENSION_THRESHOLDS",
+    "ENSURE_ACCOUNT",
+    "ENSURE_PROJECT",
+    "LIMITER_COLS",
+    "LIMITER_SEEN",
+    "LIMITER_STATE",
+    "NAME_ACCOUNT",
+    "NAME_PROJECT",
+    "PROJECT_COLS",
+    "PUT_ACCOUNT",
+    "PUT_DIMENSION",
+    "PUT_LIMITER",
+    "PUT_PROJECT",
+    "checked_id",
+    "checked_name",
+    "row_bool",
+    "usable_id",
+]

@@ -1,0 +1,182 @@
+"""What the journal is to its callers: the async :class:`JournalStore` protocol.
+
+The ops and the TUI await these methods and never touch the file. SQLite
+implements them today (:mod:`bottui.store.journal_sqlite`); a shared team
+journal on a server will implement the same protocol, so nothing here names
+SQLite: ids are :data:`EntryId`/:data:`RunId`, reads page with a
+:class:`Cursor` the store made (opaque to callers), times are ``datetime``
+in UTC.
+
+Records read back are :class:`~bottui.store.journal_records.JournalEntry`
+(their ``started_at``/``finished_at`` are ISO 8601 UTC text;
+:func:`entry_started` gives the ``datetime``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, NewType, Protocol, runtime_checkable
+
+from bottui.store.journal_records import JournalEntry, StartRecord
+from bottui.store.journal_undo import UndoCandidate, UndoKind
+from bottui.store.paging import Cursor
+from bottui.store.utc import parse_time
+
+#: A journal entry's id, given by the store; shown as ``#<id>``, compared for equality.
+EntryId = NewType("EntryId", int)
+#: A bulk run's id, given by the store.
+RunId = NewType("RunId", int)
+
+#: How many entries a page holds unless the caller says.
+DEFAULT_PAGE: int = 200
+#: Seconds a *started* record may wait for the journal before the change goes
+#: ahead unjournaled (:class:`~bottui.store.db_errors.JournalUnavailable`).
+START_BOUND: float = 15.0
+
+
+@dataclass(frozen=True)
+class EntryQuery:
+    """Which entries to read; every filter given must match.
+
+    ``outcomes`` matches any of its words; ``unfinished`` only entries without
+    an outcome. ``since`` is an aware ``datetime`` (a naive one is taken as UTC).
+    """
+
+    since: datetime | None = None
+    profile: str | None = None
+    account: str | None = None
+    project: str | None = None
+    operation: str | None = None
+    outcomes: frozenset[str] | None = None
+    unfinished: bool = False
+    run_id: RunId | None = None
+
+
+@dataclass(frozen=True)
+class EntryPage:
+    """One page of entries, newest first, and the cursor of the next (``None``: the end)."""
+
+    entries: tuple[JournalEntry, ...]
+    next: Cursor | None
+
+
+def entry_started(entry: JournalEntry) -> datetime:
+    """When ``entry`` was started, as an aware UTC ``datetime``."""
+    return parse_time(entry.started_at).astimezone(UTC)
+
+
+@runtime_checkable
+class JournalBatch(Protocol):
+    """Buffered writes of one bulk run (see :mod:`bottui.store.journal_batch`)."""
+
+    async def start_many(self, records: Sequence[StartRecord]) -> list[EntryId]:
+        """Write the started records of a chunk at once; their ids, in order."""
+        ...
+
+    async def finish(self, entry_id: EntryId, **outcome: Any) -> None:
+        """Queue the outcome of ``entry_id`` (written at the next flush)."""
+        ...
+
+    async def flush(self) -> None:
+        """Write every queued outcome now."""
+        ...
+
+    async def close(self) -> None:
+        """Flush and close."""
+        ...
+
+
+@runtime_checkable
+class JournalStore(Protocol):
+    """The audit journal: every mutation attempt, appended, never rewritten.
+
+    Every method may raise :class:`~bottui.store.db_errors.JournalUnavailable`
+    (the caller warns "not journaled" and goes ahead).
+    """
+
+    async def start(
+        self,
+        *,
+        profile: str,
+        base_url: str,
+        operation: str,
+        account: str,
+        project: str,
+        target: Mapping[str, Any],
+        request_body: Mapping[str, Any] | None,
+        previous: Mapping[str, Any] | None = None,
+        undo_of: EntryId | None = None,
+        run_id: RunId | None = None,
+        item_key: str | None = None,
+    ) -> EntryId:
+        """Append a started record durably, before the request is sent.
+
+        Waits at most the store's start bound (:data:`START_BOUND`), then
+        raises ``JournalUnavailable``.
+        """
+        ...
+
+    async def finish(
+        self,
+        entry_id: EntryId,
+        *,
+        outcome: str,
+        status: int | None = None,
+        result: Mapping[str, Any] | None = None,
+        error: Mapping[str, Any] | None = None,
+        duration_ms: float | None = None,
+    ) -> None:
+        """Append the outcome of ``entry_id`` durably."""
+        ...
+
+    async def page(
+        self,
+        query: EntryQuery | None = None,
+        *,
+        limit: int = DEFAULT_PAGE,
+        cursor: Cursor | None = None,
+    ) -> EntryPage:
+        """Up to ``limit`` entries matching ``query``, newest first, after ``cursor``."""
+        ...
+
+    async def entry(self, entry_id: EntryId) -> JournalEntry | None:
+        """One entry by id."""
+        ...
+
+    async def last_undoable(self, profile: str, kind: UndoKind) -> UndoCandidate:
+        """The newest change of ``kind`` of ``profile`` and what undoes it."""
+        ...
+
+    async def run(
+        self, *, profile: str, account: str, project: str, input_sha256: str, operation: str
+    ) -> RunId:
+        """The bulk run of this input (made if new)."""
+        ...
+
+    async def settled_items(self, run_id: RunId, outcomes: Collection[str]) -> frozenset[str]:
+        """Item keys of ``run_id`` whose outcome is one of ``outcomes`` (``--resume``)."""
+        ...
+
+    async def batch(self) -> JournalBatch:
+        """A buffered writer for one bulk run."""
+        ...
+
+    async def close(self) -> None:
+        """Release connections (a later call opens them again)."""
+        ...
+
+
+__all__ = [
+    "DEFAULT_PAGE",
+    "START_BOUND",
+    "Cursor",
+    "EntryId",
+    "EntryPage",
+    "EntryQuery",
+    "JournalBatch",
+    "JournalStore",
+    "RunId",
+    "entry_started",
+]
