@@ -23,7 +23,9 @@ if TYPE_CHECKING:
     from bottui.api.client import BotProtectionClient
     from bottui.store.config import Config, Profile, ProjectSettings
     from bottui.store.inventory import Inventory
+    from bottui.store.inventory_store import InventoryStore
     from bottui.store.journal import Journal
+    from bottui.store.journal_store import JournalStore
 
 DEFAULT_PROFILE = "default"
 
@@ -130,10 +132,13 @@ class Session:
         self._client_factory = client_factory
         self._client: BotProtectionClient | None = None
         self._retired: list[BotProtectionClient] = []
+        self._retired_stores: list[InventoryStore] = []
         self._inventory: Inventory | None = None
         self._journal: Journal | None = None
         self._inventory_failed = False
         self._journal_failed = False
+        self._journal_store: JournalStore | None = None
+        self._inventory_store: InventoryStore | None = None
         #: Messages for the operator that do not stop the work (stderr / toast).
         self.warnings: list[str] = []
 
@@ -152,6 +157,9 @@ class Session:
         if old.inventory_scope != settings.inventory_scope and self._inventory is not None:
             self._inventory.close()
             self._inventory = None
+        if old.inventory_scope != settings.inventory_scope and self._inventory_store is not None:
+            self._retired_stores.append(self._inventory_store)
+            self._inventory_store = None
         self._inventory_failed = False
         if old.base_url != settings.base_url and self._client is not None:
             self._retired.append(self._client)
@@ -243,6 +251,16 @@ class Session:
         if self._inventory is not None:
             self._inventory.close()
             self._inventory = None
+        stores: list[JournalStore | InventoryStore] = [*self._retired_stores]
+        self._retired_stores = []
+        if self._journal_store is not None:
+            stores.append(self._journal_store)
+            self._journal_store = None
+        if self._inventory_store is not None:
+            stores.append(self._inventory_store)
+            self._inventory_store = None
+        for store in stores:
+            await store.close()
 
     # -- stores -----------------------------------------------------------------
 
@@ -275,6 +293,32 @@ class Session:
                 self._journal_failed = True
                 self.warn(f"this change is NOT journaled: {exc.title}. {exc.details}")
         return self._journal
+
+    @property
+    def journal_store(self) -> JournalStore:
+        """The journal behind its async facade (every call off the event loop).
+
+        Made on first use; nothing is opened until the first call, which runs
+        on the store executor and raises ``JournalUnavailable`` there.
+        """
+        if self._journal_store is None:
+            from bottui.store.journal_sqlite import SqliteJournalStore
+
+            options: dict[str, Any] = {"clock": self.clock} if self.clock else {}
+            self._journal_store = SqliteJournalStore.at(self.locations, **options)
+        return self._journal_store
+
+    @property
+    def inventory_store(self) -> InventoryStore:
+        """This profile's inventory behind its async facade (every call off the event loop)."""
+        if self._inventory_store is None:
+            from bottui.store.inventory_sqlite import SqliteInventoryStore
+
+            options: dict[str, Any] = {"clock": self.clock} if self.clock else {}
+            self._inventory_store = SqliteInventoryStore.at(
+                self.locations, self.settings.inventory_scope, **options
+            )
+        return self._inventory_store
 
     def warn(self, message: str) -> None:
         """Record a warning for the operator (printed or toasted by the face)."""

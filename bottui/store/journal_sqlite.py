@@ -31,7 +31,7 @@ from bottui.store.executor import StoreExecutor, shared_executor
 from bottui.store.journal import Journal
 from bottui.store.journal_batch import BatchWriter
 from bottui.store.journal_records import JournalEntry, StartRecord
-from bottui.store.journal_schema import SCHEMA, SELECT_ENTRIES
+from bottui.store.journal_schema import BUSY_TIMEOUT, SCHEMA, SELECT_ENTRIES
 from bottui.store.journal_store import (
     DEFAULT_PAGE,
     START_BOUND,
@@ -43,7 +43,7 @@ from bottui.store.journal_store import (
 )
 from bottui.store.journal_undo import UndoCandidate, UndoKind
 from bottui.store.paths import Locations
-from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT, Database
+from bottui.store.sqlite_util import Database
 from bottui.store.utc import Clock, stamp, system_clock
 
 R = TypeVar("R")
@@ -114,7 +114,7 @@ class SqliteJournalStore:
         *,
         operator: str | None = None,
         clock: Clock = system_clock,
-        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+        busy_timeout: float = BUSY_TIMEOUT,
         start_bound: float = START_BOUND,
         executor: StoreExecutor | None = None,
     ) -> None:
