@@ -15,22 +15,22 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Final, Self
+from typing import Final, Self
 
 import httpx
 
 from bottui import __version__
 from bottui.api import netfail, urls, validation
+from bottui.api.answers import Answer, api_error, decode
 from bottui.api.errors import (
     ApiError,
-    BottuiError,
     ConnectionFailed,
     DeadlineExceeded,
-    ErrorObject,
     NetworkError,
     RefusedError,
     UnusableBodyError,
 )
+from bottui.api.failures import Failure, describe, join_details
 from bottui.api.models import (
     DimensionThresholds,
     LimiterChange,
@@ -48,13 +48,11 @@ from bottui.api.retry import (
     Timing,
     parse_retry_after,
 )
-from bottui.api.scrub import remember, server_json, server_text
+from bottui.api.scrub import remember
 from bottui.api.tokens import AccessToken, ProjectToken, Secret
 from bottui.api.transport import default_transport
-from bottui.plaintext import clean
 
 MAX_BODY_BYTES: Final = 1 << 20
-_EXCERPT: Final = 200
 
 
 @dataclass(frozen=True)
@@ -65,24 +63,6 @@ class ThresholdUpdate:
     thresholds: DimensionThresholds
     status: int = 200
     attempts: int = 1
-
-
-@dataclass(frozen=True)
-class _Answer:
-    status: int
-    body: bytes
-    attempts: int
-    retried_ambiguous: bool
-
-
-@dataclass(frozen=True)
-class _Failure:
-    """One failed attempt, described without keeping the httpx exception."""
-
-    error: BottuiError
-    ambiguous: bool
-    retryable: bool
-    wait: float | None = None  # from Retry-After
 
 
 class _BodyTooLarge(Exception):
@@ -237,7 +217,7 @@ class BotProtectionClient:
         with: they read the answer (see :meth:`set_rate_limiter_active`).
         """
         answer = await self.send(request, token)
-        project = Project.from_json(self._decode(answer, allow_empty=False))
+        project = Project.from_json(decode(answer, allow_empty=False))
         listed = project.limiter(limiter_id)
         if listed is not None and listed.is_active is not None:
             state, source = listed.is_active, LimiterStateSource.RESPONSE
@@ -276,7 +256,7 @@ class BotProtectionClient:
         """
         answer = await self.send(request, token, pause=pause)
         return Revocation.from_json(
-            self._decode(answer, allow_empty=False),
+            decode(answer, allow_empty=False),
             retried_ambiguous=answer.retried_ambiguous,
             status=answer.status,
             attempts=answer.attempts,
@@ -303,7 +283,7 @@ class BotProtectionClient:
     ) -> ThresholdUpdate:
         """Send a prepared threshold update (``request`` prepared from these values)."""
         answer = await self.send(request, token)
-        self._decode(answer, allow_empty=True)
+        decode(answer, allow_empty=True)
         return ThresholdUpdate(
             dimension_id=dimension_id,
             thresholds=thresholds,
@@ -315,7 +295,7 @@ class BotProtectionClient:
 
     async def send(
         self, request: PreparedRequest, token: Secret, *, pause: SharedPause | None = None
-    ) -> _Answer:
+    ) -> Answer:
         """Send with retries within the total deadline; raise on failure.
 
         Returns the final 2xx answer. Raises :class:`ApiError` for an error
@@ -350,8 +330,8 @@ class BotProtectionClient:
                     ambiguous=ambiguous,
                 )
             outcome = await self._attempt(request, token, remaining)
-            if isinstance(outcome, _Answer):
-                return _Answer(
+            if isinstance(outcome, Answer):
+                return Answer(
                     outcome.status,
                     outcome.body,
                     attempts=attempt,
@@ -367,7 +347,7 @@ class BotProtectionClient:
             if not outcome.retryable:
                 raise error
             if attempt >= policy.max_attempts:
-                error.details = _join(error.details, f"gave up after {attempt} attempts")
+                error.details = join_details(error.details, f"gave up after {attempt} attempts")
                 raise error
             if outcome.wait is not None:
                 wait = min(outcome.wait, policy.retry_after_cap)
@@ -382,7 +362,7 @@ class BotProtectionClient:
                     f"the next retry ({wait:.1f} s away) would pass the "
                     f"{policy.deadline:g} s deadline; gave up after {attempt} attempts"
                 )
-                error.details = _join(error.details, note)
+                error.details = join_details(error.details, note)
                 raise error
             await timing.sleep(wait)
             if pause is not None:
@@ -390,8 +370,8 @@ class BotProtectionClient:
 
     async def _attempt(
         self, request: PreparedRequest, token: Secret, remaining: float
-    ) -> _Answer | _Failure:
-        """One attempt. Never raises for transport trouble: returns a _Failure."""
+    ) -> Answer | Failure:
+        """One attempt. Never raises for transport trouble: returns a Failure."""
         policy = self.policy
         timeout = httpx.Timeout(
             connect=min(policy.connect_timeout, remaining),
@@ -399,7 +379,7 @@ class BotProtectionClient:
             write=min(policy.read_timeout, remaining),
             pool=remaining,
         )
-        failure: _Failure | None = None
+        failure: Failure | None = None
         status = 0
         retry_after: str | None = None
         body = b""
@@ -421,7 +401,7 @@ class BotProtectionClient:
                 finally:
                     await response.aclose()
         except _BodyTooLarge:
-            failure = _Failure(
+            failure = Failure(
                 UnusableBodyError(
                     f"the answer is larger than {self.max_body_bytes} bytes", status=status
                 ),
@@ -432,18 +412,18 @@ class BotProtectionClient:
             # The transport refused before connecting (plain http to an
             # address that is not loopback). Its traceback runs through
             # frames holding the request: dropped.
-            failure = _Failure(exc.with_traceback(None), ambiguous=False, retryable=False)
+            failure = Failure(exc.with_traceback(None), ambiguous=False, retryable=False)
         except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
             # Nothing reached the service: safe to retry anything, but a
             # certificate, TLS or DNS failure would only fail again.
             final = netfail.final_reason(exc, httpx.URL(request.url).host)
-            failure = _Failure(
-                ConnectionFailed("Could not connect", _describe(exc, request, final)),
+            failure = Failure(
+                ConnectionFailed("Could not connect", describe(exc, request, final)),
                 ambiguous=False,
                 retryable=final is None,
             )
         except (TimeoutError, httpx.TimeoutException):
-            failure = _Failure(
+            failure = Failure(
                 DeadlineExceeded("Timed out", "the service did not answer in time"),
                 ambiguous=True,
                 retryable=True,
@@ -452,8 +432,8 @@ class BotProtectionClient:
             # Read/write errors and protocol errors (and a transport's own
             # OSError): the request may have been processed before the
             # connection broke.
-            failure = _Failure(
-                ConnectionFailed("Connection lost", _describe(exc, request)),
+            failure = Failure(
+                ConnectionFailed("Connection lost", describe(exc, request)),
                 ambiguous=True,
                 retryable=True,
             )
@@ -461,7 +441,7 @@ class BotProtectionClient:
             # A bug in a transport or library. Never let it out with its
             # traceback: the library's frames hold the request headers, and
             # crash reports print every frame's locals. Name it and stop.
-            failure = _Failure(
+            failure = Failure(
                 ConnectionFailed("Unexpected failure in the HTTP transport", type(exc).__name__),
                 ambiguous=True,
                 retryable=False,
@@ -469,16 +449,14 @@ class BotProtectionClient:
         if failure is not None:
             return failure
         if 200 <= status < 300:
-            return _Answer(status, body, attempts=1, retried_ambiguous=False)
-        error = _api_error(status, body)
+            return Answer(status, body, attempts=1, retried_ambiguous=False)
+        error = api_error(status, body)
         if status in RETRY_STATUSES:
             wait = None
             if status in (429, 503):
                 wait = parse_retry_after(retry_after, self.timing.wall())
-            return _Failure(
-                error, ambiguous=status in AMBIGUOUS_STATUSES, retryable=True, wait=wait
-            )
-        return _Failure(error, ambiguous=False, retryable=False)
+            return Failure(error, ambiguous=status in AMBIGUOUS_STATUSES, retryable=True, wait=wait)
+        return Failure(error, ambiguous=False, retryable=False)
 
     async def _read_capped(self, response: httpx.Response) -> bytes:
         chunks: list[bytes] = []
@@ -489,38 +467,6 @@ class BotProtectionClient:
                 raise _BodyTooLarge
             chunks.append(chunk)
         return b"".join(chunks)
-
-    @staticmethod
-    def _decode(answer: _Answer, *, allow_empty: bool) -> Any:
-        """Decode a 2xx body. An empty body reads as ``{}`` where allowed."""
-        if not answer.body.strip() or answer.status == 204:
-            if allow_empty:
-                return {}
-            raise UnusableBodyError(
-                f"HTTP {answer.status} with an empty body; the change was probably applied",
-                status=answer.status,
-            )
-        try:
-            # Every string as kept from here on: surrogates repaired, tokens masked.
-            data = server_json(json.loads(answer.body))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-            data = _NOT_JSON
-        if data is _NOT_JSON:
-            raise UnusableBodyError(
-                f"HTTP {answer.status} but the body is not JSON "
-                f"({_excerpt(answer.body)!r}); the change was probably applied",
-                status=answer.status,
-            )
-        if not isinstance(data, dict):
-            raise UnusableBodyError(
-                f"HTTP {answer.status} but the body is not a JSON object; "
-                "the change was probably applied",
-                status=answer.status,
-            )
-        return data
-
-
-_NOT_JSON: Final = object()
 
 
 @functools.lru_cache(maxsize=256)
@@ -535,31 +481,3 @@ def _auth_headers(token: Secret) -> Mapping[str, str]:
     # whatever the server echoes of it is masked (bottui.api.scrub).
     remember(token.reveal())
     return {"X-Api-Key": token.reveal(), "Content-Type": "application/json"}
-
-
-def _api_error(status: int, body: bytes) -> ApiError:
-    try:
-        data: Any = server_json(json.loads(body)) if body.strip() else None
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-        data = None
-    return ApiError(status, ErrorObject.parse(data), body_excerpt=_excerpt(body))
-
-
-def _excerpt(body: bytes) -> str:
-    # Masked before it is cut: a token across the cut would leave its head behind.
-    text = server_text(body.decode("utf-8", "replace"))
-    return clean(text[:_EXCERPT]) + ("…" if len(text) > _EXCERPT else "")
-
-
-def _describe(exc: Exception, request: PreparedRequest, plain: str | None = None) -> str:
-    # The exception's text, never its request (whose headers hold the token);
-    # ``plain`` replaces it when netfail has words for the cause.
-    if plain is not None:
-        return clean(plain)
-    text = clean(str(exc)) or type(exc).__name__
-    host = httpx.URL(request.url).host
-    return f"{host}: {text}"
-
-
-def _join(details: str, note: str) -> str:
-    return f"{details}; {note}" if details else note
