@@ -9,61 +9,15 @@ plan's own :meth:`~bottui.ops.plan.PlannedChange.dry_run_lines`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from functools import wraps
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from bottui.api.client import BotProtectionClient
-from bottui.api.requests import PreparedRequest
 from bottui.demo import inventory_toml
-from bottui.ops import plan as planning
-from bottui.ops.plan import PlannedChange
 from bottui.sandbox.server import SandboxServer
 from tests.cli.helpers import cli
+from tests.fixtures.plan_spy import Spy
 from tests.fixtures.sandbox import scope
-
-
-@dataclass
-class Spy:
-    """What was prepared and planned during one command."""
-
-    prepared: list[PreparedRequest] = field(default_factory=list)
-    plans: list[PlannedChange[Any]] = field(default_factory=list)
-
-    def reset(self) -> None:
-        self.prepared.clear()
-        self.plans.clear()
-
-
-@pytest.fixture
-def spy(monkeypatch: pytest.MonkeyPatch) -> Spy:
-    """Counts the client's ``prepare_*`` calls and the planners' plans."""
-    found = Spy()
-    for name in ("prepare_rate_limiter", "prepare_revocation", "prepare_thresholds"):
-        original = getattr(BotProtectionClient, name)
-
-        def prepare(*args: Any, _original: Callable[..., Any] = original, **kw: Any) -> Any:
-            request = _original(*args, **kw)
-            found.prepared.append(request)
-            return request
-
-        monkeypatch.setattr(BotProtectionClient, name, prepare)
-    for name in ("plan_limiter", "plan_revocation", "plan_thresholds"):
-        planner = getattr(planning, name)
-
-        @wraps(planner)
-        async def plan(*args: Any, _planner: Any = planner, **kw: Any) -> Any:
-            made = await _planner(*args, **kw)
-            found.plans.append(made)
-            return made
-
-        monkeypatch.setattr(planning, name, plan)
-    return found
-
 
 COMMANDS: dict[str, list[str]] = {
     "limiter": ["limiter", "disable", "rl-login", *scope()],
