@@ -4,7 +4,8 @@ The app creates one :class:`TuiServices` and hands it to every screen and
 dialog (:func:`services_of`), so none of them imports or reaches into the
 app class: the session, the current project, reporting an error (through
 the one renderer, :mod:`bottui.tui.error_view`), confirming a change
-(:meth:`TuiServices.confirm`), the working indicator, the inventory-changed
+(:meth:`TuiServices.plan_and_confirm`: plan once in a worker, confirm that
+plan; :meth:`TuiServices.confirm`), the working indicator, the inventory-changed
 notification and the session's warnings all live here. The app keeps only
 what needs the screens themselves (delivering a message to every screen,
 redrawing every context bar) and passes those two in as callables.
@@ -87,7 +88,8 @@ class ChangePrompt:
     confirm_label: str
     #: What a protected profile wants typed.
     project_id: str
-    #: Validates and builds the request(s); a BottuiError is reported, nothing sent.
+    #: The request(s) a dry run shows (:meth:`ChangePrompt.of`: the plan's own);
+    #: a BottuiError raised here is reported, nothing sent.
     plan: Callable[[], Sequence[PreparedRequest]]
     #: None: the profile decides (:func:`profile_confirmation`).
     needs: Confirmation | None = None

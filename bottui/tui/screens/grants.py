@@ -1,8 +1,9 @@
 """Grants: withdraw a challenge grant by visitor id and/or user account id.
 
-The form validates as the operator types; submitting goes through the one
-confirmation (focus on Cancel, dry run, read-only, protected); the worker
-awaits :func:`bottui.ops.mutations.revoke`. The result panel says plainly
+The form validates as the operator types; submitting plans the revocation
+once (:func:`bottui.ops.plan.plan_revocation`), shows that plan through the
+one confirmation (focus on Cancel, dry run, read-only, protected), and the
+worker sends exactly it (:func:`bottui.ops.mutations.apply`). The result panel says plainly
 which of the four outcomes happened, and this session's revocations are
 listed below, failures included.
 

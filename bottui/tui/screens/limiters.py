@@ -2,8 +2,9 @@
 
 Rows come from the inventory (the API cannot list limiters): the team's
 inventory file, projects the service returned, and ids added here with
-``a``. A change goes through the one confirmation (focus on Cancel, dry
-run, read-only, protected) before the worker sends it; the answer's project
+``a``. A change is planned once (:func:`bottui.ops.plan.plan_limiter`), that
+plan goes through the one confirmation (focus on Cancel, dry run, read-only,
+protected), and the worker sends exactly it; the answer's project
 is shown in a panel and the inventory, which the ops layer has taught, is
 read again.
 """

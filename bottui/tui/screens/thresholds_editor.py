@@ -5,9 +5,9 @@ Each threshold is a slider with an exact input beside it
 disabled while a field is invalid. A challenge threshold that can never be
 reached (under the project's direction) is a warning line here and an
 explicit question in the confirmation, which shows old -> new for each
-field. The editor closes with the thresholds to send only after the
-operator confirmed (:meth:`TuiServices.confirm`); the Thresholds
-screen sends them.
+field. Review plans the update once (:func:`bottui.ops.plan.plan_thresholds`)
+and confirms that plan (:meth:`TuiServices.plan_and_confirm`); the editor
+closes with the confirmed plan, and the Thresholds screen sends exactly it.
 """
 
 from __future__ import annotations
