@@ -9,16 +9,18 @@ plan's request (issue #11).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from bottui.ops import mutations
+from bottui.ops.confirmation import ConfirmKind
 from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.dialogs import ConfirmDialog, RequestsDialog
+from bottui.tui.screens.dialogs import ConfirmDialog, RequestsDialog, TypedConfirmDialog
 from bottui.tui.screens.journal import JournalScreen
 from bottui.tui.screens.thresholds import ThresholdsScreen
 from bottui.tui.screens.thresholds_editor import ThresholdEditor
@@ -125,3 +127,34 @@ async def test_an_undo_is_planned_once(
         sent_once_as_planned(spy, sandbox)
         [plan] = spy.plans
         assert plan.undo_of is not None
+
+
+async def test_a_read_only_profile_refuses_the_plan_in_the_tuis_words(
+    flow_app: BottuiApp, sandbox: SandboxServer, spy: Spy
+) -> None:
+    flow_app.session.settings = replace(flow_app.session.settings, read_only=True)
+    async with flow_app.run_test(size=SNAP_SIZE) as pilot:
+        await select_limiter(pilot, "rl-login")
+        await pilot.press("f")
+        await settle(pilot)
+        assert not isinstance(flow_app.screen, ConfirmDialog)
+        [plan] = spy.plans
+        assert plan.confirmation.kind is ConfirmKind.REFUSED
+        toast = list(flow_app._notifications)[-1]
+        assert toast.title == "Read-only profile"
+        assert "this profile refuses every change; nothing was sent" in toast.message
+        assert sandbox.state.recorder.log == []
+
+
+async def test_a_protected_profile_types_the_plans_project(
+    flow_app: BottuiApp, sandbox: SandboxServer, spy: Spy
+) -> None:
+    flow_app.session.settings = replace(flow_app.session.settings, protected=True)
+    async with flow_app.run_test(size=SNAP_SIZE) as pilot:
+        await select_limiter(pilot, "rl-login")
+        await pilot.press("f")
+        await settle(pilot)
+        assert isinstance(flow_app.screen, TypedConfirmDialog)
+        await pilot.press(*PROJ, "tab", "tab", "enter")
+        await settle(pilot)
+        sent_once_as_planned(spy, sandbox)
