@@ -113,7 +113,7 @@ class ChangePrompt:
             title=plan.title if title is None else title,
             body=body,
             confirm_label=plan.confirm_label if confirm_label is None else confirm_label,
-            project_id=plan.project,
+            project_id=plan.confirmation.typed or plan.project,
             plan=lambda: requests,
             needs=plan_confirmation(plan.confirmation),
         )
