@@ -14,7 +14,7 @@ import pytest
 
 from tests.fixtures.keyrings import InMemoryKeyring, installed
 
-pytest_plugins = ["tests.fixtures.sandbox"]
+pytest_plugins = ["tests.fixtures.sandbox", "tests.fixtures.plan_spy"]
 
 
 @pytest.fixture(autouse=True)

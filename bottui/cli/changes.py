@@ -9,30 +9,36 @@ protected rules of the session) and prints the result. Bulk revocation
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from bottui.api.errors import EXIT_OK
 from bottui.cli.output import Output
 from bottui.cli.parser import Args, UsageError
 from bottui.cli.render import render_dry_run
 from bottui.cli.session import command_session
+from bottui.ops import confirmation
 from bottui.plaintext import show_id
+
+if TYPE_CHECKING:
+    from bottui.ops.mutations import Applied
+    from bottui.ops.plan import PlannedChange
+    from bottui.ops.session import Session
+
+T = TypeVar("T")
 
 
 async def cmd_limiter(args: Args, out: Output) -> int:
     """``bottui limiter enable|disable LIMITER_ID``."""
-    from bottui.ops import mutations
+    from bottui.ops import plan as planning
 
     async with command_session(args, out) as session:
         account, project = session.project_scope(args.account, args.project)
         is_active = args.action == "enable"
+        plan = await planning.plan_limiter(session, account, project, args.limiter_id, is_active)
         if args.dry_run:
-            request = mutations.plan_limiter(session, account, project, args.limiter_id, is_active)
-            render_dry_run(out, [request])
+            render_dry_run(out, plan)
             return EXIT_OK
-        applied = await mutations.set_limiter(
-            session, account, project, args.limiter_id, is_active, confirmed=args.yes
-        )
+        applied = await _apply(session, plan, confirmed=args.yes)
         change = applied.value
         if out.as_json:
             out.document(change.project.to_json(show_secrets=args.show_secrets))
@@ -75,7 +81,7 @@ def _print_project(out: Output, project: Any, *, show_secrets: bool) -> None:
 
 async def cmd_revoke(args: Args, out: Output) -> int:
     """``bottui revoke`` for one subject (bulk: ``--from-file``)."""
-    from bottui.ops import mutations
+    from bottui.ops import plan as planning
 
     if args.from_file is not None:
         from bottui.cli.bulk import run_bulk_revoke
@@ -88,11 +94,11 @@ async def cmd_revoke(args: Args, out: Output) -> int:
     async with command_session(args, out) as session:
         account, project = session.project_scope(args.account, args.project)
         subject = {"visitor_id": args.visitor_id, "user_account_id": args.user_account_id}
+        plan = await planning.plan_revocation(session, account, project, **subject)
         if args.dry_run:
-            request = mutations.plan_revocation(session, account, project, **subject)
-            render_dry_run(out, [request])
+            render_dry_run(out, plan)
             return EXIT_OK
-        applied = await mutations.revoke(session, account, project, **subject, confirmed=args.yes)
+        applied = await _apply(session, plan, confirmed=args.yes)
         revocation = applied.value
         if out.as_json:
             out.document(revocation.to_json())
@@ -116,7 +122,8 @@ async def cmd_revoke(args: Args, out: Output) -> int:
 async def cmd_thresholds(args: Args, out: Output) -> int:
     """``bottui thresholds set DIMENSION_ID --name N --block X --challenge Y``."""
     from bottui.api.client import build_thresholds
-    from bottui.ops import mutations, threshold_rules
+    from bottui.ops import plan as planning
+    from bottui.ops import threshold_rules
 
     async with command_session(args, out) as session:
         account, project = session.project_scope(args.account, args.project)
@@ -124,15 +131,13 @@ async def cmd_thresholds(args: Args, out: Output) -> int:
         settings = session.settings.project_settings(account, project)
         for warning in threshold_rules.check(thresholds, settings, force=args.force):
             out.message(f"warning: {warning}")
-        if args.dry_run:
-            request = mutations.plan_thresholds(
-                session, account, project, args.dimension_id, thresholds
-            )
-            render_dry_run(out, [request])
-            return EXIT_OK
-        await mutations.set_thresholds(
-            session, account, project, args.dimension_id, thresholds, confirmed=args.yes
+        plan = await planning.plan_thresholds(
+            session, account, project, args.dimension_id, thresholds
         )
+        if args.dry_run:
+            render_dry_run(out, plan)
+            return EXIT_OK
+        await _apply(session, plan, confirmed=args.yes)
         if out.as_json:
             out.document(thresholds.to_json(args.dimension_id))
         else:
@@ -149,20 +154,21 @@ async def cmd_undo(args: Args, out: Output) -> int:
 
     async with command_session(args, out) as session:
         try:
-            plan = undo.find(session, args.kind)
+            plan = await undo.find(session, args.kind)
         except undo.UndoRefused as exc:
             if exc.other is not None:
                 exc.details += f" (to undo the last {exc.other} change instead: --kind {exc.other})"
             raise
         out.line(f"undo: {plan.summary()}")
-        request = undo.plan_request(session, plan)
+        change = await undo.plan_change(session, plan)
         if args.dry_run:
-            render_dry_run(out, [request])
+            render_dry_run(out, change)
             return EXIT_OK
-        session.check_may_change(confirmed=args.yes)
+        # The rule first (read-only: refused; protected: --yes), then the question.
+        confirmation.enforce(session.settings, change.confirmation, confirmed=args.yes)
         if not args.yes:
             confirm_on_terminal(out, "Send this undo?")
-        applied = await undo.apply(session, plan, confirmed=True)
+        applied = await undo.apply(session, plan, confirmed=True, change=change)
         if out.as_json:
             out.document({**plan.to_json(), "journalId": applied.journal_id})
         else:
@@ -174,6 +180,13 @@ async def cmd_undo(args: Args, out: Output) -> int:
                 f"is {plan.restored} again ({entry}, undoes #{plan.entry.id})"
             )
         return EXIT_OK
+
+
+async def _apply(session: Session, plan: PlannedChange[T], *, confirmed: bool) -> Applied[T]:
+    """Send ``plan`` as planned; the plan's rule decides (TYPED: ``--yes``, REFUSED: never)."""
+    from bottui.ops import mutations
+
+    return await mutations.apply(session, plan, confirmed=confirmed)
 
 
 def confirm_on_terminal(out: Output, question: str) -> None:

@@ -8,15 +8,14 @@ Every error the CLI reports is a :class:`~bottui.api.errors.BottuiError`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bottui.api.errors import BottuiError
 from bottui.cli.output import Output
 from bottui.plaintext import clean
 
 if TYPE_CHECKING:
-    from bottui.api.requests import PreparedRequest
+    from bottui.ops.plan import PlannedChange
 
 
 def render_error(out: Output, error: BottuiError) -> int:
@@ -31,14 +30,13 @@ def render_error(out: Output, error: BottuiError) -> int:
     return error.exit_code
 
 
-def render_dry_run(out: Output, requests: Sequence[PreparedRequest]) -> None:
-    """Print the exact request(s) and an equivalent curl; the token stays a variable."""
-    from bottui.api.curl import request_json, request_lines
+def render_dry_run(out: Output, plan: PlannedChange[Any]) -> None:
+    """Print the plan's exact request(s) and an equivalent curl; the token stays a variable."""
+    from bottui.ops.plan import DRY_RUN_NOTE
 
     if out.as_json:
-        out.document({"dryRun": True, "requests": [request_json(r) for r in requests]})
+        out.document(plan.dry_run_json())
         return
-    for request in requests:
-        for shown_line in request_lines(request):
-            out.line(shown_line)
-    out.message("dry run: nothing was sent")
+    for shown_line in plan.dry_run_lines():
+        out.line(shown_line)
+    out.message(DRY_RUN_NOTE)

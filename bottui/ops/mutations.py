@@ -7,7 +7,9 @@ protected rule, find the token, append a *started* journal record (durable)
 before sending, send exactly the planned request, teach the inventory what
 the answer revealed, and append the *outcome*. A journal or inventory that
 cannot be written becomes a warning on the session; the change itself still
-goes ahead. ``set_limiter``, ``revoke`` and ``set_thresholds`` are plan-then-apply.
+goes ahead. ``set_limiter``, ``revoke`` and ``set_thresholds`` are plan-then-apply
+conveniences for callers that show nothing before sending (tests, scripts);
+the faces plan themselves, show that plan, and :func:`apply` it.
 """
 
 from __future__ import annotations
@@ -316,19 +318,10 @@ async def set_thresholds(
     return await apply(session, plan, confirmed=confirmed)
 
 
-# The request alone, validated and not planned: what the faces' dry runs and dialogs
-# used before PlannedChange, kept until they call bottui.ops.plan (no inventory read).
-plan_limiter = planning.limiter_request
-plan_revocation = planning.revocation_request
-plan_thresholds = planning.thresholds_request
-
 __all__ = [
     "Applied",
     "RefusedError",
     "apply",
-    "plan_limiter",
-    "plan_revocation",
-    "plan_thresholds",
     "revoke",
     "set_limiter",
     "set_thresholds",

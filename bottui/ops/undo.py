@@ -1,7 +1,8 @@
 """Undo: put back the value before this profile's last rate limiter or threshold change.
 
 :func:`find` asks the journal for the newest change of a kind
-(:meth:`Journal.last_undoable <bottui.store.journal.Journal.last_undoable>`)
+(:meth:`JournalStore.last_undoable <bottui.store.journal_store.JournalStore.last_undoable>`,
+awaited: off the event loop)
 and turns it into an :class:`UndoPlan` (what will be restored, old -> new),
 or refuses with :class:`UndoRefused` saying why (exit 2): nothing to undo,
 the value before it is not known, its outcome is not known, or it was made
@@ -20,7 +21,6 @@ from typing import Any, Final, get_args
 
 from bottui.api.errors import RefusedError
 from bottui.api.models import DimensionThresholds
-from bottui.api.requests import PreparedRequest
 from bottui.ops import mutations
 from bottui.ops import plan as planning
 from bottui.ops.journal_view import value_text, when
@@ -124,7 +124,9 @@ class UndoPlan:
         }
 
 
-def find(session: Session, kind: UndoKind | None = None, *, fall_back: bool = False) -> UndoPlan:
+async def find(
+    session: Session, kind: UndoKind | None = None, *, fall_back: bool = False
+) -> UndoPlan:
     """The undo of the last change of ``kind`` of this profile (no kind: the newer of the two).
 
     Args:
@@ -139,14 +141,12 @@ def find(session: Session, kind: UndoKind | None = None, *, fall_back: bool = Fa
     """
     if kind is not None and kind not in KINDS:
         raise UndoRefused(f"unknown kind {kind!r}: one of {', '.join(KINDS)}")
-    journal = session.journal
-    if journal is None:
-        raise UndoRefused(
-            "the journal cannot be opened, so the last change and its previous value are not known"
-        )
+    journal = session.journal_store
     profile = session.settings.inventory_scope
     try:
-        candidates = [journal.last_undoable(profile, k) for k in ((kind,) if kind else KINDS)]
+        # Read off the event loop (the store's executor); a journal that cannot
+        # be opened raises JournalUnavailable here.
+        candidates = [await journal.last_undoable(profile, k) for k in ((kind,) if kind else KINDS)]
     except JournalUnavailable as exc:
         raise UndoRefused(
             f"the journal cannot be read ({exc.title}), so the last change is not known"
@@ -189,17 +189,6 @@ def _plan(
         restore=restore,
         current=candidate.current,
         passed_over=passed_over,
-    )
-
-
-def plan_request(session: Session, plan: UndoPlan) -> PreparedRequest:
-    """The request the undo would send, validated; nothing is sent (dry run, confirmation)."""
-    if plan.kind == "limiter":
-        return planning.limiter_request(
-            session, plan.account, plan.project, plan.target_id, plan.restore_active()
-        )
-    return planning.thresholds_request(
-        session, plan.account, plan.project, plan.target_id, plan.restore_thresholds()
     )
 
 
@@ -276,7 +265,7 @@ async def apply(
     session.check_may_change(confirmed=confirmed)
     if change is not None and change.undo_of != plan.entry.id:
         raise ValueError(f"the planned change does not undo journal entry #{plan.entry.id}")
-    latest = find(session, plan.kind)
+    latest = await find(session, plan.kind)
     if latest.entry.id != plan.entry.id:
         raise UndoRefused(
             f"journal entry #{latest.entry.id} is now the last {_WORDS[plan.kind]} change "
@@ -287,4 +276,4 @@ async def apply(
     return await mutations.apply(session, change, confirmed=confirmed)
 
 
-__all__ = ["KINDS", "UndoPlan", "UndoRefused", "apply", "find", "plan_change", "plan_request"]
+__all__ = ["KINDS", "UndoPlan", "UndoRefused", "apply", "find", "plan_change"]

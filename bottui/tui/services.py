@@ -4,7 +4,8 @@ The app creates one :class:`TuiServices` and hands it to every screen and
 dialog (:func:`services_of`), so none of them imports or reaches into the
 app class: the session, the current project, reporting an error (through
 the one renderer, :mod:`bottui.tui.error_view`), confirming a change
-(:meth:`TuiServices.confirm`), the working indicator, the inventory-changed
+(:meth:`TuiServices.plan_and_confirm`: plan once in a worker, confirm that
+plan; :meth:`TuiServices.confirm`), the working indicator, the inventory-changed
 notification and the session's warnings all live here. The app keeps only
 what needs the screens themselves (delivering a message to every screen,
 redrawing every context bar) and passes those two in as callables.
@@ -14,7 +15,7 @@ Screens reach the stores through ``services.session`` exactly as before.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -30,9 +31,12 @@ from bottui.tui.messages import InventoryChanged, ProjectChosen
 
 if TYPE_CHECKING:
     from textual.app import App
+    from textual.dom import DOMNode
     from textual.message_pump import MessagePump
 
     from bottui.api.requests import PreparedRequest
+    from bottui.ops import confirmation as rule
+    from bottui.ops.plan import PlannedChange
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,21 @@ class Confirmation:
 READ_ONLY_REFUSAL = Confirmation("refused", "this profile refuses every change; nothing was sent")
 
 
+def plan_confirmation(needed: rule.Confirmation) -> Confirmation:
+    """The dialog a plan's confirmation (:mod:`bottui.ops.confirmation`) asks for.
+
+    The read-only refusal keeps the TUI's own words (:data:`READ_ONLY_REFUSAL`).
+    """
+    kind = needed.kind.value
+    if kind == "refused":
+        if needed.title == "Read-only":
+            return READ_ONLY_REFUSAL
+        return Confirmation("refused", needed.reason or "")
+    if kind == "typed":
+        return Confirmation("typed")
+    return Confirmation("none" if kind == "none" else "click")
+
+
 def profile_confirmation(settings: Settings) -> Confirmation:
     """The confirmation the profile's rules ask of any change."""
     if settings.read_only:
@@ -69,10 +88,35 @@ class ChangePrompt:
     confirm_label: str
     #: What a protected profile wants typed.
     project_id: str
-    #: Validates and builds the request(s); a BottuiError is reported, nothing sent.
+    #: The request(s) a dry run shows (:meth:`ChangePrompt.of`: the plan's own);
+    #: a BottuiError raised here is reported, nothing sent.
     plan: Callable[[], Sequence[PreparedRequest]]
     #: None: the profile decides (:func:`profile_confirmation`).
     needs: Confirmation | None = None
+
+    @classmethod
+    def of(
+        cls,
+        plan: PlannedChange[Any],
+        body: Content,
+        *,
+        title: str | None = None,
+        confirm_label: str | None = None,
+    ) -> ChangePrompt:
+        """The prompt of a planned change: its requests, its confirmation, its texts.
+
+        ``body`` is the screen's own rendering of the plan's data; ``title`` and
+        ``confirm_label`` default to the plan's.
+        """
+        requests = list(plan.requests)
+        return cls(
+            title=plan.title if title is None else title,
+            body=body,
+            confirm_label=plan.confirm_label if confirm_label is None else confirm_label,
+            project_id=plan.confirmation.typed or plan.project,
+            plan=lambda: requests,
+            needs=plan_confirmation(plan.confirmation),
+        )
 
 
 class TuiServices:
@@ -237,6 +281,35 @@ class TuiServices:
         else:
             dialog = ConfirmDialog(prompt.title, prompt.body, prompt.confirm_label)
         self._host.push_screen(dialog, decided)
+
+    def plan_and_confirm(
+        self,
+        node: DOMNode,
+        make: Callable[[], Awaitable[PlannedChange[Any]]],
+        prompt_of: Callable[[PlannedChange[Any]], ChangePrompt],
+        then: Callable[[PlannedChange[Any]], None],
+    ) -> None:
+        """Plan a change once in a worker of ``node``, then :meth:`confirm` it.
+
+        ``make`` awaits a planner of :mod:`bottui.ops.plan` (it may read the
+        stores: never on the event loop's own turn); its errors are reported.
+        ``then`` gets the very plan that was confirmed, to hand to
+        :func:`bottui.ops.mutations.apply`.
+        """
+
+        async def plan_it() -> None:
+            try:
+                plan = await make()
+            except Exception as exc:  # reported like any failure; nothing is sent
+                self.flush_warnings()
+                self.report(exc)
+                return
+            self.flush_warnings()
+            self.confirm(prompt_of(plan), lambda: then(plan))
+
+        node.run_worker(
+            plan_it(), name="Planning", group="plan", exit_on_error=False, exclusive=False
+        )
 
     def toggle_dry_run(self) -> None:
         """Dry run on/off: changes show their request and curl instead of sending."""

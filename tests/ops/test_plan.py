@@ -21,6 +21,7 @@ from bottui.api.curl import request_json, request_lines
 from bottui.api.errors import RefusedError, ValidationError
 from bottui.demo import prepare
 from bottui.ops import mutations, undo
+from bottui.ops import plan as planning
 from bottui.ops.confirmation import ConfirmKind
 from bottui.ops.plan import (
     DRY_RUN_NOTE,
@@ -221,9 +222,9 @@ async def test_dry_run_is_the_plans_requests(tmp_path: Path, sandbox: SandboxSer
     assert plan.dry_run_lines() == request_lines(plan.request)
     assert plan.dry_run_json() == {"dryRun": True, "requests": [request_json(plan.request)]}
     assert DRY_RUN_NOTE == "dry run: nothing was sent"
-    # The old entry point builds the very same request.
+    # The request builder alone builds the very same request.
     assert (
-        mutations.plan_thresholds(
+        planning.thresholds_request(
             session, ACC, PROJ, "bot-score", build_thresholds("Bot score", "0.9", "0.6")
         )
         == plan.request
@@ -235,11 +236,13 @@ async def test_the_undo_plan_restores_what_undo_computes(
 ) -> None:
     session = _session(tmp_path, sandbox)
     done = await mutations.set_limiter(session, ACC, PROJ, "rl-login", False)
-    found = undo.find(session)
+    found = await undo.find(session)
     change = await undo.plan_change(session, found)
     assert change.undo_of == done.journal_id == found.entry.id
     assert change.target == LimiterTarget("rl-login", found.restore_active())
-    assert change.request == undo.plan_request(session, found)
+    assert change.request == planning.limiter_request(
+        session, ACC, PROJ, "rl-login", found.restore_active()
+    )
     assert change.title == "Undo the last rate limiter change?"
     assert f"Restore: {found.restored}" in change.lines
     assert change.previous is not None and change.previous.value == {"isActive": False}
@@ -254,7 +257,7 @@ async def test_an_undo_plan_of_thresholds(tmp_path: Path, sandbox: SandboxServer
     await mutations.set_thresholds(
         session, ACC, PROJ, "bot-score", build_thresholds("Bot score", "0.9", "0.6")
     )
-    found = undo.find(session)
+    found = await undo.find(session)
     change = await undo.plan_change(session, found)
     assert change.target == ThresholdsTarget("bot-score", found.restore_thresholds())
     other = replace(change, undo_of=(change.undo_of or 0) + 1)
@@ -269,7 +272,7 @@ async def test_undo_of_a_read_only_profile_is_refused_by_the_plan(
     session = _session(tmp_path, sandbox)
     await mutations.set_limiter(session, ACC, PROJ, "rl-login", False)
     session.update_settings(replace(session.settings, read_only=True))
-    change = await undo.plan_change(session, undo.find(session))
+    change = await undo.plan_change(session, await undo.find(session))
     assert change.confirmation.kind is ConfirmKind.REFUSED
     with pytest.raises(RefusedError, match="Read-only"):
         await mutations.apply(session, change, confirmed=True)

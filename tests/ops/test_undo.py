@@ -79,26 +79,26 @@ async def set_bot_score(session: Session, block: str = "0.9", challenge: str = "
 # -- finding the change --------------------------------------------------------------
 
 
-def test_nothing_to_undo(session: Session) -> None:
+async def test_nothing_to_undo(session: Session) -> None:
     with pytest.raises(undo.UndoRefused) as caught:
-        undo.find(session)
+        await undo.find(session)
     assert caught.value.exit_code == 2
     assert "no rate limiter or threshold change of profile 'demo'" in caught.value.details
     with pytest.raises(undo.UndoRefused, match="Cannot undo"):
-        undo.find(session, "thresholds")
+        await undo.find(session, "thresholds")
     with pytest.raises(undo.UndoRefused, match="Cannot undo"):
-        undo.find(session, "bogus")  # type: ignore[arg-type]
+        await undo.find(session, "bogus")  # type: ignore[arg-type]
 
 
 async def test_the_newer_of_two_kinds_or_the_kind_asked(session: Session) -> None:
     limiter_id = await disable_login(session)
     thresholds_id = await set_bot_score(session)
-    plan = undo.find(session)
+    plan = await undo.find(session)
     assert (plan.kind, plan.entry.id, plan.target_id) == ("thresholds", thresholds_id, "bot-score")
     assert plan.change == (
         "Bot score: block 0.9, challenge 0.6 -> Bot score: block 0.8, challenge 0.5"
     )
-    plan = undo.find(session, "limiter")
+    plan = await undo.find(session, "limiter")
     assert (plan.kind, plan.entry.id) == ("limiter", limiter_id)
     assert (plan.account, plan.project, plan.change) == (ACC, PROJ, "OFF -> ON")
     assert plan.summary().startswith(
@@ -113,7 +113,7 @@ async def test_the_newer_of_two_kinds_or_the_kind_asked(session: Session) -> Non
         "from": {"isActive": False},
         "to": {"isActive": True},
     }
-    request = undo.plan_request(session, plan)
+    request = (await undo.plan_change(session, plan)).request
     assert request.method == "PATCH" and request.body == b'{"isActive": true}'
     assert request.url.endswith(f"/{ACC}/projects/{PROJ}/rate_limiters/rl-login/active")
 
@@ -132,10 +132,10 @@ async def test_an_unknown_newest_change_refuses_or_falls_back(session: Session) 
         previous={"isActive": True},
     )
     with pytest.raises(undo.UndoRefused) as caught:
-        undo.find(session)
+        await undo.find(session)
     assert f"#{cut_off}" in caught.value.details and "no outcome" in caught.value.details
     assert caught.value.other == "thresholds"
-    plan = undo.find(session, fall_back=True)
+    plan = await undo.find(session, fall_back=True)
     assert plan.entry.id == thresholds_id and plan.passed_over is not None
     assert plan.passed_over.entry is not None and plan.passed_over.entry.id == cut_off
 
@@ -145,16 +145,16 @@ async def test_a_change_of_another_base_url_is_refused(session: Session) -> None
     other = replace(session.settings, base_url="https://api.example.com")
     session.update_settings(other)
     with pytest.raises(undo.UndoRefused, match="Cannot undo") as caught:
-        undo.find(session)
+        await undo.find(session)
     assert f"was sent to {BASE}" in caught.value.details
 
 
-def test_a_damaged_journal_refuses(session: Session) -> None:
+async def test_a_damaged_journal_refuses(session: Session) -> None:
     path = session.locations.journal_file
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"not a database " * 200)
     with pytest.raises(undo.UndoRefused) as caught:
-        undo.find(session)
+        await undo.find(session)
     assert "cannot be read" in caught.value.details
 
 
@@ -163,7 +163,7 @@ def test_a_damaged_journal_refuses(session: Session) -> None:
 
 async def test_apply_sends_and_journals_an_undo_entry(session: Session, backend: Backend) -> None:
     first = await disable_login(session)
-    plan = undo.find(session)
+    plan = await undo.find(session)
     applied = await undo.apply(session, plan)
     assert backend.sent()[-1] == ("PATCH", "active", {"isActive": True})
     journal = journal_of(session)
@@ -177,14 +177,14 @@ async def test_apply_sends_and_journals_an_undo_entry(session: Session, backend:
     login = inventory.limiter(ACC, PROJ, "rl-login")
     assert login is not None and login.is_active is True
     # The undo is itself the last change: undoing it again is a redo.
-    redo = undo.find(session)
+    redo = await undo.find(session)
     assert redo.entry.id == applied.journal_id and redo.restore == {"isActive": False}
 
 
 async def test_threshold_literals_come_back_exactly(session: Session, backend: Backend) -> None:
     await set_bot_score(session, "0.123456789012345678", "0.05")
     second = await set_bot_score(session, "0.9", "0.6")
-    applied = await undo.apply(session, undo.find(session))
+    applied = await undo.apply(session, await undo.find(session))
     entry = journal_of(session).entry(applied.journal_id or 0)
     assert entry is not None and entry.undo_of == second
     assert entry.target == {"dimension_id": "bot-score"}
@@ -197,7 +197,7 @@ async def test_threshold_literals_come_back_exactly(session: Session, backend: B
 
 async def test_a_stale_plan_sends_nothing(session: Session, backend: Backend) -> None:
     await disable_login(session)
-    plan = undo.find(session)
+    plan = await undo.find(session)
     await mutations.set_limiter(session, ACC, PROJ, "rl-checkout", False)  # another terminal
     requests = len(backend.sent())
     with pytest.raises(undo.UndoRefused, match="Cannot undo") as caught:
@@ -208,7 +208,7 @@ async def test_a_stale_plan_sends_nothing(session: Session, backend: Backend) ->
 
 async def test_read_only_and_protected_rules_apply(session: Session, backend: Backend) -> None:
     await disable_login(session)
-    plan = undo.find(session)
+    plan = await undo.find(session)
     requests = len(backend.sent())
     settings = session.settings
     session.update_settings(replace(settings, read_only=True))
@@ -228,11 +228,11 @@ async def test_a_failed_undo_is_journaled_and_leaves_the_plan(
     first = await disable_login(session)
     backend.faults.configure(fail_next=1, error_status=500)
     with pytest.raises(ApiError):
-        await undo.apply(session, undo.find(session))
+        await undo.apply(session, await undo.find(session))
     failed = journal_of(session).entries()[0]
     assert (failed.undo_of, failed.outcome) == (first, "api-error")
     # An api-error changed nothing: the same change is still the one to undo.
-    assert undo.find(session).entry.id == first
+    assert (await undo.find(session)).entry.id == first
 
 
 # -- journal views -----------------------------------------------------------------------

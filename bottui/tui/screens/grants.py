@@ -1,8 +1,9 @@
 """Grants: withdraw a challenge grant by visitor id and/or user account id.
 
-The form validates as the operator types; submitting goes through the one
-confirmation (focus on Cancel, dry run, read-only, protected); the worker
-awaits :func:`bottui.ops.mutations.revoke`. The result panel says plainly
+The form validates as the operator types; submitting plans the revocation
+once (:func:`bottui.ops.plan.plan_revocation`), shows that plan through the
+one confirmation (focus on Cancel, dry run, read-only, protected), and the
+worker sends exactly it (:func:`bottui.ops.mutations.apply`). The result panel says plainly
 which of the four outcomes happened, and this session's revocations are
 listed below, failures included.
 
@@ -35,8 +36,10 @@ from bottui.api.errors import (
 )
 from bottui.api.models import Revocation
 from bottui.ops import mutations
+from bottui.ops import plan as planning
 from bottui.ops.bulk import BulkRevocation, BulkSummary
 from bottui.ops.mutations import Applied
+from bottui.ops.plan import PlannedChange, RevocationTarget
 from bottui.store.utc import system_clock
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.bulk_confirm import BulkOrder, confirm_bulk
@@ -187,17 +190,6 @@ class GrantsScreen(BottuiScreen):
         account, project = current
         visitor, user = message.visitor_id, message.user_account_id
         session = services.session
-        name = services.project_name(account, project)
-        body = join(
-            "Withdraw the challenge grant held on\n  ",
-            subject_line(visitor, user),
-            "\nin project ",
-            safe_id(project),
-            join(" (", safe(name), ")") if name else "",
-            ", account ",
-            safe_id(account),
-            ".\nThe identity faces the challenge again.",
-        )
         started = RevocationRecord(
             at=(session.clock or system_clock)(),
             account=account,
@@ -206,43 +198,47 @@ class GrantsScreen(BottuiScreen):
             user_account_id=user,
         )
 
-        async def work() -> Applied[Revocation]:
-            try:
-                return await mutations.revoke(
-                    session,
-                    account,
-                    project,
-                    visitor_id=visitor,
-                    user_account_id=user,
-                    confirmed=True,
+        def send(plan: PlannedChange[Revocation]) -> None:
+            async def work() -> Applied[Revocation]:
+                try:
+                    return await mutations.apply(session, plan, confirmed=True)
+                except BaseException as exc:
+                    self.post_message(RevocationFailed(replace(started, error=failure_words(exc))))
+                    raise
+
+            def answered(applied: Applied[Revocation]) -> RevocationAnswered:
+                return RevocationAnswered(
+                    replace(started, revocation=applied.value, journal_id=applied.journal_id)
                 )
-            except BaseException as exc:
-                self.post_message(RevocationFailed(replace(started, error=failure_words(exc))))
-                raise
 
-        def answered(applied: Applied[Revocation]) -> RevocationAnswered:
-            return RevocationAnswered(
-                replace(started, revocation=applied.value, journal_id=applied.journal_id)
-            )
-
-        def send() -> None:
             # Out of the fields while the call runs: 1-5 and e work again.
             self.query_one(RevocationHistory).focus()
             self.call(work, label="Revoking grant", done=answered)
 
-        services.confirm(
-            ChangePrompt(
-                title="Revoke challenge grant?",
-                body=body,
-                confirm_label="Revoke",
-                project_id=project,
-                plan=lambda: [
-                    mutations.plan_revocation(
-                        session, account, project, visitor_id=visitor, user_account_id=user
-                    )
-                ],
+        # Planned once: the dialog, the dry run and the request sent are this plan's.
+        services.plan_and_confirm(
+            self,
+            lambda: planning.plan_revocation(
+                session, account, project, visitor_id=visitor, user_account_id=user
             ),
+            lambda plan: ChangePrompt.of(plan, self._body(plan)),
             send,
+        )
+
+    def _body(self, plan: PlannedChange[Revocation]) -> Content:
+        """The confirmation's body: the plan's subject, project and account."""
+        target = plan.target
+        assert isinstance(target, RevocationTarget)
+        name = self.services.project_name(plan.account, plan.project)
+        return join(
+            "Withdraw the challenge grant held on\n  ",
+            subject_line(target.visitor_id, target.user_account_id),
+            "\nin project ",
+            safe_id(plan.project),
+            join(" (", safe(name), ")") if name else "",
+            ", account ",
+            safe_id(plan.account),
+            ".\nThe identity faces the challenge again.",
         )
 
     @on(RevocationAnswered)

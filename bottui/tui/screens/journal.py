@@ -27,6 +27,7 @@ from textual.worker import Worker
 from bottui.ops import journal_view, undo
 from bottui.ops.journal_view import JournalQuery
 from bottui.ops.mutations import Applied
+from bottui.ops.plan import PlannedChange
 from bottui.plaintext import clean
 from bottui.store.journal import JournalEntry
 from bottui.store.journal_records import Operation
@@ -280,26 +281,29 @@ class JournalScreen(BottuiScreen):
         """Undo the profile's last rate limiter or threshold change (with confirmation)."""
         services = self.services
         session = services.session
-        try:
-            plan = undo.find(session, fall_back=True)
-        except EXPECTED_ERRORS as exc:
-            services.report(exc)
-            return
 
-        def send() -> None:
+        found: list[undo.UndoPlan] = []
+
+        async def plan() -> PlannedChange[Any]:
+            # Refusals (nothing to undo, value not known) are reported like any error.
+            found.append(await undo.find(session, fall_back=True))
+            return await undo.plan_change(session, found[0])
+
+        def send(change: PlannedChange[Any]) -> None:
             self.call(
-                lambda: undo.apply(session, plan, confirmed=True),
+                lambda: undo.apply(session, found[0], confirmed=True, change=change),
                 label="Undoing",
-                done=lambda applied: UndoApplied(plan, applied),
+                done=lambda applied: UndoApplied(found[0], applied),
             )
 
-        services.confirm(
-            ChangePrompt(
-                title=f"Undo the last {_KIND_WORDS[plan.kind]} change?",
-                body=undo_body(plan),
-                confirm_label="Undo",
-                project_id=plan.project,
-                plan=lambda: [undo.plan_request(session, plan)],
+        # Planned once: the dialog, the dry run and the request sent are this plan's.
+        services.plan_and_confirm(
+            self,
+            plan,
+            lambda change: ChangePrompt.of(
+                change,
+                undo_body(found[0]),
+                title=f"Undo the last {_KIND_WORDS[found[0].kind]} change?",
             ),
             send,
         )

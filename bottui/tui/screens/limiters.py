@@ -2,15 +2,16 @@
 
 Rows come from the inventory (the API cannot list limiters): the team's
 inventory file, projects the service returned, and ids added here with
-``a``. A change goes through the one confirmation (focus on Cancel, dry
-run, read-only, protected) before the worker sends it; the answer's project
+``a``. A change is planned once (:func:`bottui.ops.plan.plan_limiter`), that
+plan goes through the one confirmation (focus on Cancel, dry run, read-only,
+protected), and the worker sends exactly it; the answer's project
 is shown in a panel and the inventory, which the ops layer has taught, is
 read again.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -34,6 +35,7 @@ from bottui.tui.widgets.safe import join, safe, safe_id
 if TYPE_CHECKING:
     from bottui.api.models import LimiterChange
     from bottui.ops.mutations import Applied
+    from bottui.ops.plan import PlannedChange
     from bottui.store.inventory_records import LimiterEntry
     from bottui.tui.widgets.returned_project import ReturnedProjectPanel
 
@@ -186,27 +188,53 @@ class LimitersScreen(BottuiScreen):
             self._confirm(*selected, False)
 
     def _confirm(self, account: str, project: str, entry: LimiterEntry, new_state: bool) -> None:
+        """Plan the switch once, confirm that plan, and send exactly it."""
         from bottui.ops import mutations
+        from bottui.ops import plan as planning
 
         services = self.services
         session = services.session
-        verb = "Enable" if new_state else "Disable"
-        limiter_name = join(" (", safe(entry.name), ")") if entry.name else Content("")
-        project_name = services.project_name(account, project)
+        known_before = frozenset(e.id for e in self.query_one(LimiterTable).entries)
+        limiter_id = entry.id
+
+        def send(plan: PlannedChange[Any]) -> None:
+            self.call(
+                lambda: mutations.apply(session, plan, confirmed=True),
+                label="Switching rate limiter",
+                done=lambda applied: LimiterSet(account, project, applied, known_before),
+            )
+
+        services.plan_and_confirm(
+            self,
+            lambda: planning.plan_limiter(session, account, project, limiter_id, new_state),
+            lambda plan: ChangePrompt.of(plan, self._body(plan, entry.name, new_state)),
+            send,
+        )
+
+    def _body(self, plan: PlannedChange[Any], limiter_name: str | None, new_state: bool) -> Content:
+        """The confirmation's body, from the plan (the limiter's name is the table's)."""
+        account, project = plan.account, plan.project
+        name = join(" (", safe(limiter_name), ")") if limiter_name else Content("")
+        project_name = self.services.project_name(account, project)
         project_label = join(" (", safe(project_name), ")") if project_name else Content("")
-        if entry.is_active is None:
+        known = plan.previous
+        if known is None or "isActive" not in known.value:
             now = Content("Its state now is not known.")
         else:
             now = join(
                 "Last known: ",
-                state_word(entry.is_active),
-                f" since {short_time(entry.known_at)} UTC",
-                f" ({SOURCE_PHRASES.get(entry.source, entry.source)}).",
+                state_word(bool(known.value["isActive"])),
+                f" since {short_time(known.known_at)} UTC",
+                f" ({SOURCE_PHRASES.get(known.source, known.source)}).",
             )
-        body = join(
+        from bottui.ops.plan import LimiterTarget
+
+        target = plan.target
+        assert isinstance(target, LimiterTarget)
+        return join(
             "Rate limiter ",
-            safe_id(entry.id),
-            limiter_name,
+            safe_id(target.limiter_id),
+            name,
             "\nProject ",
             safe_id(project),
             project_label,
@@ -216,30 +244,6 @@ class LimitersScreen(BottuiScreen):
             Content.styled("ON" if new_state else "OFF", "bold reverse"),
             "\n",
             now,
-        )
-        known_before = frozenset(e.id for e in self.query_one(LimiterTable).entries)
-        limiter_id = entry.id
-
-        def send() -> None:
-            self.call(
-                lambda: mutations.set_limiter(
-                    session, account, project, limiter_id, new_state, confirmed=True
-                ),
-                label="Switching rate limiter",
-                done=lambda applied: LimiterSet(account, project, applied, known_before),
-            )
-
-        services.confirm(
-            ChangePrompt(
-                title=f"{verb} rate limiter?",
-                body=body,
-                confirm_label=verb,
-                project_id=project,
-                plan=lambda: [
-                    mutations.plan_limiter(session, account, project, limiter_id, new_state)
-                ],
-            ),
-            send,
         )
 
     def _panel(self) -> ReturnedProjectPanel | None:

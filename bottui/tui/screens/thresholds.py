@@ -23,9 +23,11 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
+from bottui.api.client import ThresholdUpdate
 from bottui.api.models import DimensionThresholds
 from bottui.ops import mutations
 from bottui.ops.mutations import Applied
+from bottui.ops.plan import PlannedChange, ThresholdsTarget
 from bottui.ops.threshold_rules import in_range, never_reached
 from bottui.plaintext import clean
 from bottui.store.config import ConfigStore, ProjectSettings
@@ -213,23 +215,23 @@ class ThresholdsScreen(BottuiScreen):
         draft = self._unsent.get((account, project, dimension_id))
         editor = ThresholdEditor(account, project, dimension_id, entry, self.settings, draft=draft)
 
-        def edited(thresholds: DimensionThresholds | None) -> None:
-            if thresholds is not None:
-                self._send(account, project, dimension_id, thresholds)
+        def edited(plan: PlannedChange[ThresholdUpdate] | None) -> None:
+            if plan is not None:
+                self._send(plan)
 
         self.app.push_screen(editor, edited)
 
-    def _send(
-        self, account: str, project: str, dimension_id: str, thresholds: DimensionThresholds
-    ) -> None:
+    def _send(self, plan: PlannedChange[ThresholdUpdate]) -> None:
+        """Send the plan the editor confirmed, exactly as planned."""
         session = self.services.session
-        key = (account, project, dimension_id)
+        target = plan.target
+        assert isinstance(target, ThresholdsTarget)
+        dimension_id, thresholds = target.dimension_id, target.thresholds
+        key = (plan.account, plan.project, dimension_id)
 
         async def work() -> Applied[Any]:
             try:
-                applied = await mutations.set_thresholds(
-                    session, account, project, dimension_id, thresholds, confirmed=True
-                )
+                applied = await mutations.apply(session, plan, confirmed=True)
             except BaseException:
                 # Not lost: the editor opens with these values next time.
                 self._unsent[key] = thresholds

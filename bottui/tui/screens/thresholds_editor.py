@@ -5,9 +5,9 @@ Each threshold is a slider with an exact input beside it
 disabled while a field is invalid. A challenge threshold that can never be
 reached (under the project's direction) is a warning line here and an
 explicit question in the confirmation, which shows old -> new for each
-field. The editor closes with the thresholds to send only after the
-operator confirmed (:meth:`TuiServices.confirm`); the Thresholds
-screen sends them.
+field. Review plans the update once (:func:`bottui.ops.plan.plan_thresholds`)
+and confirms that plan (:meth:`TuiServices.plan_and_confirm`); the editor
+closes with the confirmed plan, and the Thresholds screen sends exactly it.
 """
 
 from __future__ import annotations
@@ -22,11 +22,12 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
-from bottui.api.client import build_thresholds
+from bottui.api.client import ThresholdUpdate, build_thresholds
 from bottui.api.errors import ValidationError
 from bottui.api.models import DimensionThresholds
 from bottui.api.validation import dimension_name, first_forbidden_char
-from bottui.ops import mutations
+from bottui.ops import plan as planning
+from bottui.ops.plan import PlannedChange
 from bottui.ops.threshold_rules import never_reached, warning_words
 from bottui.store.config import ProjectSettings
 from bottui.store.inventory_records import DimensionEntry
@@ -79,8 +80,8 @@ def change_lines(known: DimensionEntry | None, new: DimensionThresholds) -> Cont
     return Content("\n").join(lines)
 
 
-class ThresholdEditor(ModalScreen[DimensionThresholds | None]):
-    """Edit one dimension; closes with the confirmed thresholds, or None.
+class ThresholdEditor(ModalScreen[PlannedChange[ThresholdUpdate] | None]):
+    """Edit one dimension; closes with the confirmed plan, or None.
 
     Args:
         account: The account id.
@@ -257,26 +258,24 @@ class ThresholdEditor(ModalScreen[DimensionThresholds | None]):
                 "\nSet these thresholds anyway?",
             )
         session = self.services.session
+        account, project, dimension_id = self.account, self.project, self.dimension_id
 
-        def confirmed() -> None:
-            self.dismiss(new)
-
-        self.services.confirm(
-            ChangePrompt(
-                title="Challenge never reached: set anyway?"
-                if warn
-                else "Set dimension thresholds?",
-                body=body,
-                confirm_label="Set anyway" if warn else "Set thresholds",
-                project_id=self.project,
-                plan=lambda: [
-                    mutations.plan_thresholds(
-                        session, self.account, self.project, self.dimension_id, new
-                    )
-                ],
+        # Planned once here: the dialog, the dry run and the request the
+        # Thresholds screen sends are this plan's.
+        self.services.plan_and_confirm(
+            self,
+            lambda: planning.plan_thresholds(session, account, project, dimension_id, new),
+            lambda plan: ChangePrompt.of(
+                plan,
+                body,
+                title="Challenge never reached: set anyway?" if warn else None,
+                confirm_label="Set anyway" if warn else None,
             ),
-            confirmed,
+            self._confirmed,
         )
+
+    def _confirmed(self, plan: PlannedChange[ThresholdUpdate]) -> None:
+        self.dismiss(plan)
 
     def _focus_first_invalid(self) -> None:
         if self._name_error() is not None:
