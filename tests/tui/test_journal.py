@@ -25,6 +25,7 @@ from bottui.tui.screens.dialogs import ConfirmDialog, HelpDialog, RequestsDialog
 from bottui.tui.screens.journal import JournalScreen
 from bottui.tui.screens.journal_dialogs import EntryDialog, ExportDialog
 from bottui.tui.widgets.journal_table import JournalTable
+from tests.fixtures.stores import inventory_of
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle
 
@@ -234,7 +235,7 @@ async def test_undo_from_the_journal_screen(flow_app: BottuiApp, sandbox: Sandbo
         # The screen shows it at once, and the inventory knows the limiter is ON.
         assert isinstance(flow_app.screen, JournalScreen)
         assert rows(flow_app)[0][2:5] == [f"limiter (undo #{first.id})", "rl-login -> ON", "ok"]
-        inventory = flow_app.session.inventory
+        inventory = inventory_of(flow_app.session)
         assert inventory is not None
         login = inventory.limiter(DEMO_ACCOUNT, PROJ, "rl-login")
         assert login is not None and login.is_active is True
