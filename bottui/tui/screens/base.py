@@ -98,19 +98,23 @@ class BottuiScreen(Screen[None]):
     ) -> Worker[None]:
         """Await a store read in a worker, then ``show`` its result on the screen.
 
-        Reads of one ``group`` are exclusive: a newer read cancels an older
-        one still waiting, so the screen shows the latest. Errors go to the
+        Of the reads of one ``group``, only the latest started is shown: an
+        older one that ends later is dropped (not cancelled: a cancelled
+        worker would fail whoever waits for the app's workers). Errors go to the
         app like :meth:`call`'s; nothing shows "working" (reads are quick,
         and a read waiting on a lock must not look like a change under way).
         """
         services = self.services
+        generations: dict[str, int] = self.__dict__.setdefault("_read_generations", {})
+        mine = generations[group] = generations.get(group, 0) + 1
 
         async def run() -> None:
             result = await read()
             services.flush_warnings()
-            show(result)
+            if generations.get(group) == mine:
+                show(result)
 
-        return self.run_worker(run(), name=group, group=group, exit_on_error=False, exclusive=True)
+        return self.run_worker(run, name=group, group=group, exit_on_error=False)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """The one place a failed worker turns into a toast or a modal."""
