@@ -257,7 +257,8 @@ async def test_read_filters_and_outcome_groups(session: Session, backend: Backen
         "thresholds.set",
         "limiter.set-active",
     ]
-    assert await ops(outcome="succeeded") == ["grant.revoke", "thresholds.set", "limiter.set-active"]
+    succeeded = ["grant.revoke", "thresholds.set", "limiter.set-active"]
+    assert await ops(outcome="succeeded") == succeeded
     assert await ops(outcome="succeeded", limit=2) == ["grant.revoke", "thresholds.set"]
     assert await ops(outcome="failed") == ["limiter.set-active"]
     assert await ops(outcome="withdrawn") == ["grant.revoke"]
