@@ -8,6 +8,11 @@ before sending, send exactly the planned request, teach the inventory what
 the answer revealed, and append the *outcome*. A journal or inventory that
 cannot be written becomes a warning on the session; the change itself still
 goes ahead. ``set_limiter``, ``revoke`` and ``set_thresholds`` are plan-then-apply.
+
+Every journal and inventory call is awaited on the stores' async facades
+(``session.journal_store``, ``session.inventory_store``): a journal locked by
+another process makes the change wait (at most the store's start bound, then
+"not journaled"), never the event loop.
 """
 
 from __future__ import annotations
