@@ -22,6 +22,7 @@ from textual.screen import Screen
 from bottui.ops.session import Session
 from bottui.plaintext import clean
 from bottui.tui import gc_pause
+from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.services import TuiServices
 from bottui.tui.stylesheet_cache import complete_stylesheet, start_stylesheet
 
@@ -346,10 +347,8 @@ class BottuiApp(App[int]):
 
 async def _first_project(session: Session) -> tuple[str, str] | None:
     """The inventory's first project, if it can be read."""
-    from bottui.store.errors import StoreError
-
     try:
         page = await session.inventory_store.projects(limit=1)
-    except StoreError:  # a damaged inventory: the Projects screen says so
+    except EXPECTED_ERRORS:  # a damaged inventory: the Projects screen says so
         return None
     return (page.items[0].account, page.items[0].project) if page.items else None

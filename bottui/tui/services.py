@@ -29,7 +29,7 @@ from textual.message import Message
 from bottui.api.errors import BottuiError
 from bottui.ops.session import Session, Settings
 from bottui.plaintext import clean
-from bottui.tui.error_view import error_dialog, error_toast
+from bottui.tui.error_view import EXPECTED_ERRORS, error_dialog, error_toast
 from bottui.tui.messages import InventoryChanged, ProjectChosen
 
 if TYPE_CHECKING:
@@ -143,11 +143,9 @@ class TuiServices:
         Projects screen says what is wrong.
         """
         from bottui.ops.inventory_reads import read_all_projects
-        from bottui.store.errors import StoreError
-
         try:
             entries = await read_all_projects(self.session)
-        except StoreError:
+        except EXPECTED_ERRORS:
             return
         self._names = {(e.account, e.project): e.name for e in entries if e.name}
 
