@@ -10,17 +10,10 @@ from textual.widgets import Button, Static
 
 
 async def settle(pilot: Pilot[Any]) -> None:
-    """Let every worker finish and the screen catch up.
-
-    Again while finishing workers start others: a read's result may start
-    the next (the project names, then every screen's refresh).
-    """
-    for _ in range(20):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        await pilot.pause()
-        if not any(w.is_running or w.state.name == "PENDING" for w in pilot.app.workers):
-            return
+    """Let every worker finish and the screen catch up."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.pause()
 
 
 def plain(widget: Static | Button) -> str:
