@@ -143,6 +143,7 @@ class TuiServices:
         Projects screen says what is wrong.
         """
         from bottui.ops.inventory_reads import read_all_projects
+
         try:
             entries = await read_all_projects(self.session)
         except EXPECTED_ERRORS:
