@@ -19,6 +19,7 @@ from bottui.sandbox.demo import DEMO_ACCOUNT, DEMO_PROJECT_TOKENS
 from bottui.sandbox.hostile import token_forms
 from bottui.store.journal_records import Operation
 from bottui.tui.app import BottuiApp
+from tests.fixtures.stores import inventory_of
 from tests.tui.test_hostile import screen_lines
 
 PROJ = "shop-prod"
@@ -65,7 +66,7 @@ async def test_an_echoed_token_never_reaches_a_screen(
 
 async def test_lookalike_ids_are_told_apart(make_snap_app: Callable[..., BottuiApp]) -> None:
     app = make_snap_app()
-    inventory = app.session.inventory
+    inventory = inventory_of(app.session)
     assert inventory is not None
     inventory.add_limiter(DEMO_ACCOUNT, PROJ, LOOKALIKE, "Look-alike")
     inventory.add_project(DEMO_ACCOUNT, "shop-\ufeffprod", "Look-alike project")
