@@ -22,11 +22,8 @@ ROOT: Final = Path(__file__).resolve().parent.parent / "bottui"
 LAYERS: Final = ("ops", "tui", "cli")
 #: Synchronous store classes, by the module that defines them.
 SYNC_CLASSES: Final = {"bottui.store.journal": "Journal", "bottui.store.inventory": "Inventory"}
-#: Files still allowed the synchronous journal, until the PlannedChange rewrite
-#: of the change flows (done in parallel) lands: undo's planning reads
-#: ``session.journal``, and the session keeps that one property for it. The
-#: merge removes both entries (undo then awaits ``journal_store.last_undoable``).
-PENDING: Final = frozenset({"ops/undo.py", "ops/session.py"})
+#: Files exempt from the rule (none: every caller awaits the facades).
+PENDING: Final = frozenset[str]()
 
 
 def _problems(path: Path) -> list[str]:

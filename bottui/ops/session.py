@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from bottui.api.client import BotProtectionClient
     from bottui.store.config import Config, Profile, ProjectSettings
     from bottui.store.inventory_store import InventoryStore
-    from bottui.store.journal import Journal
     from bottui.store.journal_store import JournalStore
 
 DEFAULT_PROFILE = "default"
@@ -131,8 +130,6 @@ class Session:
         self._client: BotProtectionClient | None = None
         self._retired: list[BotProtectionClient] = []
         self._retired_stores: list[InventoryStore] = []
-        self._journal: Journal | None = None
-        self._journal_failed = False
         self._journal_store: JournalStore | None = None
         self._inventory_store: InventoryStore | None = None
         #: Messages for the operator that do not stop the work (stderr / toast).
@@ -237,9 +234,6 @@ class Session:
             self._client = None
         while self._retired:
             await self._retired.pop().aclose()
-        if self._journal is not None:
-            self._journal.close()
-            self._journal = None
         stores: list[JournalStore | InventoryStore] = [*self._retired_stores]
         self._retired_stores = []
         if self._journal_store is not None:
@@ -252,24 +246,6 @@ class Session:
             await store.close()
 
     # -- stores -----------------------------------------------------------------
-
-    @property
-    def journal(self) -> Journal | None:
-        """The journal, synchronously, or None (with a warning) when it cannot be opened.
-
-        Kept only for :mod:`bottui.ops.undo` until it awaits :attr:`journal_store`
-        (the change-flow rewrite of #11); everything else awaits the facade.
-        """
-        if self._journal is None and not self._journal_failed:
-            from bottui.store.journal import Journal, JournalUnavailable
-
-            try:
-                options: dict[str, Any] = {"clock": self.clock} if self.clock else {}
-                self._journal = Journal(self.locations.journal_file, **options)
-            except JournalUnavailable as exc:
-                self._journal_failed = True
-                self.warn(f"this change is NOT journaled: {exc.title}. {exc.details}")
-        return self._journal
 
     @property
     def journal_store(self) -> JournalStore:

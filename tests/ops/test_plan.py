@@ -36,7 +36,7 @@ from bottui.ops.session import Session
 from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.store.journal import JournalEntry
-from tests.fixtures.stores import inventory_of
+from tests.fixtures.stores import inventory_of, journal_of
 
 ACC, PROJ = DEMO_ACCOUNT, "shop-prod"
 
@@ -52,9 +52,8 @@ PLANNERS: dict[str, Planner] = {
 
 
 def _entries(session: Session) -> list[JournalEntry]:
-    journal = session.journal
-    assert journal is not None
-    return list(journal.entries())
+    with journal_of(session) as journal:
+        return list(journal.entries())
 
 
 _OPEN: list[Session] = []

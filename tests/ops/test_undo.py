@@ -6,6 +6,7 @@ inventory, so the state before a change is known).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from bottui.sandbox.demo import DEMO_ACCOUNT, demo_state
 from bottui.sandbox.faults import Faults
 from bottui.sandbox.state import SandboxState
 from bottui.store.journal import Journal, Operation, limiter_target
+from tests.fixtures import stores
 from tests.fixtures.stores import inventory_of
 
 BASE = "http://127.0.0.1:8765"
@@ -59,9 +61,20 @@ def session(tmp_path: Path, backend: Backend) -> Session:
 
 
 def journal_of(session: Session) -> Journal:
-    journal = session.journal
-    assert journal is not None
+    # The session's own file, on a connection of the test's (closed with the test).
+    journal = stores.journal_of(session)
+    _OPENED.append(journal)
     return journal
+
+
+_OPENED: list[Journal] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_opened() -> Iterator[None]:
+    yield
+    while _OPENED:
+        _OPENED.pop().close()
 
 
 async def disable_login(session: Session) -> int:

@@ -25,7 +25,7 @@ from bottui.tui.screens.dialogs import ConfirmDialog, HelpDialog, RequestsDialog
 from bottui.tui.screens.journal import JournalScreen
 from bottui.tui.screens.journal_dialogs import EntryDialog, ExportDialog
 from bottui.tui.widgets.journal_table import JournalTable
-from tests.fixtures.stores import inventory_of
+from tests.fixtures.stores import inventory_of, journal_of
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle
 
@@ -92,18 +92,17 @@ async def changes(app: BottuiApp) -> None:
 
 def unfinished(app: BottuiApp, limiter: str = "rl-checkout") -> int:
     """A started record with no outcome, as a SIGKILL mid-request leaves it."""
-    journal = app.session.journal
-    assert journal is not None
-    return journal.start(
-        profile="demo",
-        base_url=app.session.base_url,
-        operation=Operation.SET_LIMITER_ACTIVE,
-        account=DEMO_ACCOUNT,
-        project=PROJ,
-        target=limiter_target(limiter),
-        request_body={"isActive": False},
-        previous={"isActive": True},
-    )
+    with journal_of(app.session) as journal:
+        return journal.start(
+            profile="demo",
+            base_url=app.session.base_url,
+            operation=Operation.SET_LIMITER_ACTIVE,
+            account=DEMO_ACCOUNT,
+            project=PROJ,
+            target=limiter_target(limiter),
+            request_body={"isActive": False},
+            previous={"isActive": True},
+        )
 
 
 async def to_journal(pilot: Pilot[Any]) -> None:
@@ -227,9 +226,8 @@ async def test_undo_from_the_journal_screen(flow_app: BottuiApp, sandbox: Sandbo
         await pilot.press("tab", "enter")
         await settle(pilot)
         assert sent(sandbox)[-1] == ("PATCH", "rl-login", {"isActive": True})
-        journal = flow_app.session.journal
-        assert journal is not None
-        undo_entry, first = journal.entries()
+        with journal_of(flow_app.session) as journal:
+            undo_entry, first = journal.entries()
         assert undo_entry.undo_of == first.id and undo_entry.outcome == "ok"
         assert undo_entry.target == first.target == {"rate_limiter_id": "rl-login"}
         # The screen shows it at once, and the inventory knows the limiter is ON.

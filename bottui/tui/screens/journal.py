@@ -40,6 +40,8 @@ from bottui.tui.widgets.safe import join, safe, safe_id
 
 #: At most this many entries are read for the table (export writes them all).
 SHOWN: Final = 500
+#: Worker group of the screen's journal reads.
+JOURNAL_READS: Final = "journal"
 
 #: Operation filters, in the order ``o`` cycles them (None: all).
 OPERATION_FILTERS: Final[tuple[str | None, ...]] = (
@@ -129,7 +131,7 @@ class JournalScreen(BottuiScreen):
             others = not entries and query.project is not None and await self._profile_has_entries()
             return entries, None, others
 
-        self.load(read, lambda found: self._show(query, *found), group="journal")
+        self.load(read, lambda found: self._show(query, *found), group=JOURNAL_READS)
 
     def _show(
         self,
@@ -324,9 +326,13 @@ class JournalScreen(BottuiScreen):
         self.services.inventory_changed()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """Failures go to the app's handler; the journal gained an entry either way."""
+        """Failures go to the app's handler; the journal gained an entry either way.
+
+        Not after the screen's own journal read: that would start the next read,
+        whose end starts the next, forever (the screen never idles).
+        """
         super().on_worker_state_changed(event)
-        if event.worker.is_finished:
+        if event.worker.is_finished and event.worker.group != JOURNAL_READS:
             self.refresh_data()
 
 
