@@ -155,12 +155,23 @@ def prepare(
     if client_factory is not None:
         options["client_factory"] = client_factory
     session = Session(locations, settings, tokens, **options)
-    # Seeded as an import of the team file would be (source "import"), in
-    # the session's own connection: the database is opened once.
-    inventory = session.inventory
-    if inventory is None:
-        raise StoreError("The demo's inventory cannot be opened", " ".join(session.warnings))
-    inventory.import_snapshot(demo_snapshot(inventory.now(), hostile=hostile))
+    # Seeded as an import of the team file would be (source "import"), before
+    # any event loop runs: the store's synchronous class, closed at once (the
+    # session's async store opens its own connections when first awaited).
+    from bottui.store.inventory import Inventory, InventoryUnavailable
+
+    try:
+        inventory = (
+            Inventory(locations.inventory_file, settings.inventory_scope, clock=clock)
+            if clock is not None
+            else Inventory(locations.inventory_file, settings.inventory_scope)
+        )
+    except InventoryUnavailable as exc:
+        raise StoreError("The demo's inventory cannot be opened", exc.title) from None
+    try:
+        inventory.import_snapshot(demo_snapshot(inventory.now(), hostile=hostile))
+    finally:
+        inventory.close()
     return session
 
 

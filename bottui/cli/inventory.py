@@ -2,35 +2,23 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bottui.api.errors import EXIT_OK, RefusedError
+from bottui.api.errors import EXIT_OK
 from bottui.cli.output import Output
 from bottui.cli.parser import Args
-from bottui.cli.session import flush_warnings, make_session
+from bottui.cli.session import command_session
 from bottui.plaintext import show_id
 
-if TYPE_CHECKING:
-    from bottui.ops.session import Session
-    from bottui.store.inventory import Inventory
 
-
-def _open_inventory(session: Session) -> Inventory:
-    inventory = session.inventory
-    if inventory is None:
-        raise RefusedError("Inventory unavailable", "; ".join(session.take_warnings()))
-    return inventory
-
-
-def cmd_inventory(args: Args, out: Output) -> int:
+async def cmd_inventory(args: Args, out: Output) -> int:
     """``bottui inventory import FILE | export FILE | list``."""
     from pathlib import Path
 
-    session = make_session(args)
-    inventory = _open_inventory(session)
-    try:
+    async with command_session(args, out) as session:
+        inventory = session.inventory_store
         if args.action == "import":
-            report = inventory.import_toml(Path(args.file))
+            report = await inventory.import_toml(Path(args.file))
             if out.as_json:
                 out.document({"file": args.file, **report.to_json()})
             else:
@@ -42,7 +30,7 @@ def cmd_inventory(args: Args, out: Output) -> int:
                     out.line(f"  {change}")
             return EXIT_OK
         if args.action == "export":
-            snapshot = inventory.export_toml(Path(args.file))
+            snapshot = await inventory.export_toml(Path(args.file))
             counts = {
                 "accounts": len(snapshot.accounts),
                 "projects": len(snapshot.projects),
@@ -55,15 +43,12 @@ def cmd_inventory(args: Args, out: Output) -> int:
                 what = ", ".join(f"{n} {name}" for name, n in counts.items())
                 out.line(f"exported {what} to {args.file}")
             return EXIT_OK
-        doc = inventory.to_dict()
+        doc = await inventory.to_dict()
         if out.as_json:
             out.document(doc)
         else:
             _print_inventory(out, doc)
         return EXIT_OK
-    finally:
-        flush_warnings(session, out)
-        inventory.close()
 
 
 def _print_inventory(out: Output, doc: dict[str, Any]) -> None:

@@ -8,7 +8,7 @@ from bottui.cli.parser import Args, UsageError
 from bottui.plaintext import show_id
 
 
-def cmd_journal(args: Args, out: Output) -> int:
+async def cmd_journal(args: Args, out: Output) -> int:
     """``bottui journal [--since ISO] [--project P] [--unfinished] [--export FILE]``.
 
     Every profile's entries unless ``--profile`` (or ``--account``/``--project``) is given.
@@ -32,15 +32,18 @@ def cmd_journal(args: Args, out: Output) -> int:
     )
     # Not a session: the journal is read as it is, so --profile may name a
     # profile that no longer exists in the config.
-    from bottui.store.journal import Journal
+    from bottui.store.journal_sqlite import SqliteJournalStore
     from bottui.store.paths import Locations
     from bottui.store.tokens import TokenStore
 
-    with Journal.at(Locations.default()) as journal:
-        entries = journal_view.read(journal, query, tokens=TokenStore(timeout=1.0))
+    journal = SqliteJournalStore.at(Locations.default())
+    try:
+        entries = await journal_view.read(journal, query, tokens=TokenStore(timeout=1.0))
+    finally:
+        await journal.close()
     if args.export:
         assert fmt is not None
-        count = journal_view.export(entries, Path(args.export), fmt)
+        count = await journal_view.export_async(entries, Path(args.export), fmt)
         if out.as_json:
             out.document({"exported": count, "file": args.export, "format": fmt})
         else:

@@ -1,8 +1,8 @@
 """``bottui token set|status|delete``: tokens in the OS keyring, never their values shown.
 
 The keyring is reached through :mod:`bottui.ops.token_slots`, as the TUI
-reaches it: one :class:`~bottui.ops.token_slots.Slot` per token, each call in
-a daemon thread, so a keyring that hangs costs its timeout and no more.
+reaches it: one :class:`~bottui.ops.token_slots.Slot` per token, each call
+awaited on the store executor, so a keyring that hangs costs its timeout and no more.
 """
 
 from __future__ import annotations
@@ -75,9 +75,10 @@ async def _token_status(args: Args, out: Output, session: Session, base: str) ->
     project: str | None = args.project or session.settings.project
     accounts: list[str] = [account] if account else []
     projects: list[tuple[str, str]] = [(account, project)] if account and project else []
-    inventory = session.inventory if not (account and project) else None
-    if inventory is not None:
-        for entry in inventory.projects(account):
+    if not (account and project):
+        from bottui.ops.inventory_reads import read_all_projects
+
+        for entry in await read_all_projects(session, account):
             if not account:
                 accounts.append(entry.account)
             projects.append((entry.account, entry.project))

@@ -24,12 +24,13 @@ from typing import TYPE_CHECKING, Any, Final
 from bottui.api.errors import ValidationError
 from bottui.api.scrub import server_json
 from bottui.ops.tokens_in_use import remember_environment, remember_slots
-from bottui.store.journal import Journal, JournalEntry
 from bottui.store.journal_export import export_csv, export_jsonl
-from bottui.store.journal_records import Operation, Outcome
+from bottui.store.journal_records import JournalEntry, Operation, Outcome
+from bottui.store.journal_store import DEFAULT_PAGE, Cursor, EntryQuery
 from bottui.store.utc import parse_time
 
 if TYPE_CHECKING:
+    from bottui.store.journal_store import JournalStore
     from bottui.store.tokens import TokenStore
 
 #: Export formats, chosen from the file's extension unless given.
@@ -80,18 +81,11 @@ class JournalQuery:
     limit: int | None = None
 
 
-def read(
-    journal: Journal, query: JournalQuery, *, tokens: TokenStore | None = None
-) -> list[JournalEntry]:
-    """The entries matching ``query``, newest first, each :func:`fit` to show.
-
-    With ``tokens`` the keyring's tokens of the entries' slots are masked
-    too (a keyring call may block: not on an event loop); the environment's
-    always are.
+def entry_query(query: JournalQuery) -> EntryQuery:
+    """The store's query for ``query`` (outcome groups spelled out).
 
     Raises:
         ValidationError: ``since`` is not a time (exit 2).
-        JournalUnavailable: the journal cannot be read.
     """
     since = None
     if query.since is not None:
@@ -99,21 +93,60 @@ def read(
             since = parse_time(query.since)
         except ValueError as exc:
             raise ValidationError("--since", str(exc)) from None
-    group = OUTCOME_GROUPS.get(query.outcome or "")
-    entries = journal.entries(
+    outcome = query.outcome
+    group = OUTCOME_GROUPS.get(outcome or "")
+    outcomes: frozenset[str] | None = None
+    if group is not None:
+        outcomes = group
+    elif outcome is not None and outcome != UNFINISHED:
+        outcomes = frozenset({outcome})
+    return EntryQuery(
         since=since,
         profile=query.profile,
         account=query.account,
         project=query.project,
         operation=query.operation,
-        outcome=group if group is not None else query.outcome,
-        limit=query.limit,
+        outcomes=outcomes,
+        unfinished=outcome == UNFINISHED,
     )
+
+
+async def entries(
+    journal: JournalStore, query: EntryQuery, limit: int | None = None
+) -> list[JournalEntry]:
+    """Every entry matching ``query`` (at most ``limit``), newest first, page by page."""
+    found: list[JournalEntry] = []
+    cursor: Cursor | None = None
+    while limit is None or len(found) < limit:
+        size = DEFAULT_PAGE if limit is None else min(DEFAULT_PAGE, limit - len(found))
+        if size <= 0:
+            break
+        page = await journal.page(query, limit=size, cursor=cursor)
+        found += page.entries
+        if page.next is None:
+            break
+        cursor = page.next
+    return found
+
+
+async def read(
+    journal: JournalStore, query: JournalQuery, *, tokens: TokenStore | None = None
+) -> list[JournalEntry]:
+    """The entries matching ``query``, newest first, each :func:`fit` to show.
+
+    With ``tokens`` the keyring's tokens of the entries' slots are masked
+    too (awaited on the store executor); the environment's always are.
+
+    Raises:
+        ValidationError: ``since`` is not a time (exit 2).
+        JournalUnavailable: the journal cannot be read.
+    """
+    found = await entries(journal, entry_query(query), query.limit)
     if tokens is not None:
-        remember_slots(tokens, entries)
+        await remember_slots(tokens, found)
     else:
         remember_environment()
-    return [fit(entry) for entry in entries]
+    return [fit(entry) for entry in found]
 
 
 #: The fields of an entry that hold text (or JSON holding text).
@@ -278,6 +311,13 @@ def export_format(path: Path, fmt: str | None = None) -> str:
             "(or pass --format jsonl|csv)",
         )
     return chosen
+
+
+async def export_async(entries: Sequence[JournalEntry], path: Path, fmt: str) -> int:
+    """:func:`export`, awaited: the file is written on the store executor."""
+    from bottui.store.executor import run_blocking
+
+    return await run_blocking(lambda: export(entries, path, fmt))
 
 
 def export(entries: Sequence[JournalEntry], path: Path, fmt: str) -> int:

@@ -10,6 +10,11 @@ cannot be written becomes a warning on the session; the change itself still
 goes ahead. ``set_limiter``, ``revoke`` and ``set_thresholds`` are plan-then-apply
 conveniences for callers that show nothing before sending (tests, scripts);
 the faces plan themselves, show that plan, and :func:`apply` it.
+
+Every journal and inventory call is awaited on the stores' async facades
+(``session.journal_store``, ``session.inventory_store``): a journal locked by
+another process makes the change wait (at most the store's start bound, then
+"not journaled"), never the event loop.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ from bottui.ops.session import Session
 from bottui.store.journal_records import Operation, Outcome, dimension_target, limiter_target
 
 if TYPE_CHECKING:
-    from bottui.store.inventory import Inventory
+    from bottui.store.inventory_store import InventoryStore
 
 T = TypeVar("T")
 
@@ -98,31 +103,32 @@ async def _journaled(
     outcome_of: Callable[[T], tuple[Outcome, int | None, dict[str, Any] | None]],
 ) -> Applied[T]:
     """Journal *started*, send, journal the outcome (even on failure or cancel)."""
-    journal = session.journal
-    entry_id: int | None = None
-    if journal is not None:
-        from bottui.store.journal import JournalUnavailable
+    from bottui.store.db_errors import JournalUnavailable
+    from bottui.store.journal_store import EntryId
 
-        try:
-            entry_id = journal.start(
-                profile=session.settings.inventory_scope,
-                base_url=session.base_url,
-                operation=operation,
-                account=account,
-                project=project,
-                target=target,
-                request_body=request.body_json(),  # the journal redacts serverKey
-                previous=previous,
-                undo_of=undo_of,
-            )
-        except JournalUnavailable as exc:
-            session.warn(f"this change is NOT journaled: {exc.title}. {exc.details}")
+    entry_id: int | None = None
+    try:
+        # Awaited on the store executor: a locked journal waits there (at most
+        # the store's start bound), never on the event loop.
+        entry_id = await session.journal_store.start(
+            profile=session.settings.inventory_scope,
+            base_url=session.base_url,
+            operation=operation,
+            account=account,
+            project=project,
+            target=target,
+            request_body=request.body_json(),  # the journal redacts serverKey
+            previous=previous,
+            undo_of=EntryId(undo_of) if undo_of is not None else None,
+        )
+    except JournalUnavailable as exc:
+        session.warn(f"this change is NOT journaled: {exc.title}. {exc.details}")
     started = time.perf_counter()
     try:
         value = await send()
     except BaseException as exc:
         duration = (time.perf_counter() - started) * 1000
-        _finish(
+        await _finish(
             session,
             entry_id,
             outcome=error_outcome(exc),
@@ -134,7 +140,7 @@ async def _journaled(
         raise
     duration = (time.perf_counter() - started) * 1000
     outcome, status, result = outcome_of(value)
-    _finish(
+    await _finish(
         session,
         entry_id,
         outcome=outcome,
@@ -146,14 +152,16 @@ async def _journaled(
     return Applied(value=value, request=request, journal_id=entry_id, duration_ms=duration)
 
 
-def _finish(session: Session, entry_id: int | None, **outcome: Any) -> None:
-    journal = session.journal
-    if entry_id is None or journal is None:
+async def _finish(session: Session, entry_id: int | None, **outcome: Any) -> None:
+    if entry_id is None:
         return
-    from bottui.store.journal import JournalUnavailable
+    from bottui.store.db_errors import JournalUnavailable
+    from bottui.store.journal_store import EntryId
 
     try:
-        journal.finish(entry_id, **outcome)
+        # Shielded: a cancelled change (Ctrl+C, a closed screen) still records
+        # its outcome; the write goes on in the store's lane either way.
+        await asyncio.shield(session.journal_store.finish(EntryId(entry_id), **outcome))
     except JournalUnavailable as exc:
         session.warn(f"the outcome is NOT journaled: {exc.title}. {exc.details}")
 
@@ -198,7 +206,9 @@ async def apply(session: Session, plan: PlannedChange[T], *, confirmed: bool = F
             **common,
         )
         change: LimiterChange = applied.value
-        _learn(session, lambda inventory: inventory.learn_limiter_change(account, project, change))
+        await _learn(
+            session, lambda inventory: inventory.learn_limiter_change(account, project, change)
+        )
     elif isinstance(target, RevocationTarget):
         token = await session.access_token(account)
         applied = await _journaled(
@@ -220,7 +230,7 @@ async def apply(session: Session, plan: PlannedChange[T], *, confirmed: bool = F
             outcome_of=lambda update: (Outcome.OK, update.status, thresholds.to_json(dimension_id)),
             **common,
         )
-        _learn(
+        await _learn(
             session,
             lambda inventory: inventory.learn_thresholds(
                 account, project, dimension_id, thresholds
@@ -253,14 +263,11 @@ def _limiter_outcome(change: LimiterChange) -> tuple[Outcome, int | None, dict[s
     )
 
 
-def _learn(session: Session, write: Callable[[Inventory], object]) -> None:
-    inventory = session.inventory
-    if inventory is None:
-        return
-    from bottui.store.inventory import InventoryUnavailable
+async def _learn(session: Session, write: Callable[[InventoryStore], Awaitable[None]]) -> None:
+    from bottui.store.db_errors import InventoryUnavailable
 
     try:
-        write(inventory)
+        await write(session.inventory_store)
     except InventoryUnavailable as exc:
         session.warn(f"inventory not updated: {exc.title}. {exc.details}")
 

@@ -15,7 +15,7 @@ from untrusted ids: a face cleans them (``plaintext.clean``) as it shows them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
@@ -315,10 +315,8 @@ async def _known_limiter(
     session: Session, account: str, project: str, limiter_id: str
 ) -> KnownValue | None:
     """The limiter's state before the change, as the inventory knew it."""
-    inventory = session.inventory
-    if inventory is None:
-        return None
-    entry = _safe(session, lambda: inventory.limiter(account, project, limiter_id))
+    inventory = session.inventory_store
+    entry = await _safe(session, lambda: inventory.limiter(account, project, limiter_id))
     value = entry.previous() if entry is not None else None
     if entry is None or value is None:
         return None
@@ -329,22 +327,20 @@ async def _known_thresholds(
     session: Session, account: str, project: str, dimension_id: str
 ) -> KnownValue | None:
     """The dimension's name and thresholds before the change, as the inventory knew them."""
-    inventory = session.inventory
-    if inventory is None:
-        return None
-    entry = _safe(session, lambda: inventory.dimension(account, project, dimension_id))
+    inventory = session.inventory_store
+    entry = await _safe(session, lambda: inventory.dimension(account, project, dimension_id))
     value = entry.previous() if entry is not None else None
     if entry is None or value is None:
         return None
     return KnownValue(value, entry.known_at, entry.source)
 
 
-def _safe(session: Session, read: Callable[[], R]) -> R | None:
+async def _safe(session: Session, read: Callable[[], Awaitable[R]]) -> R | None:
     # The inventory is a help, not a condition: unreadable means "not known".
-    from bottui.store.inventory import InventoryUnavailable
+    from bottui.store.db_errors import InventoryUnavailable
 
     try:
-        return read()
+        return await read()
     except InventoryUnavailable as exc:
         session.warn(f"inventory unavailable: {exc.title}. {exc.details}")
         return None

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from bottui.api.errors import CredentialsError, RefusedError
 from bottui.api.tokens import AccessToken, ProjectToken
-from bottui.ops.daemon import run_in_daemon
 from bottui.store.paths import Locations
 from bottui.store.tokens import TokenStore
 from bottui.store.utc import Clock
@@ -22,9 +21,7 @@ from bottui.store.utc import Clock
 if TYPE_CHECKING:
     from bottui.api.client import BotProtectionClient
     from bottui.store.config import Config, Profile, ProjectSettings
-    from bottui.store.inventory import Inventory
     from bottui.store.inventory_store import InventoryStore
-    from bottui.store.journal import Journal
     from bottui.store.journal_store import JournalStore
 
 DEFAULT_PROFILE = "default"
@@ -133,10 +130,6 @@ class Session:
         self._client: BotProtectionClient | None = None
         self._retired: list[BotProtectionClient] = []
         self._retired_stores: list[InventoryStore] = []
-        self._inventory: Inventory | None = None
-        self._journal: Journal | None = None
-        self._inventory_failed = False
-        self._journal_failed = False
         self._journal_store: JournalStore | None = None
         self._inventory_store: InventoryStore | None = None
         #: Messages for the operator that do not stop the work (stderr / toast).
@@ -154,13 +147,9 @@ class Session:
         another base URL is dropped (closed by :meth:`aclose`).
         """
         old, self.settings = self.settings, settings
-        if old.inventory_scope != settings.inventory_scope and self._inventory is not None:
-            self._inventory.close()
-            self._inventory = None
         if old.inventory_scope != settings.inventory_scope and self._inventory_store is not None:
             self._retired_stores.append(self._inventory_store)
             self._inventory_store = None
-        self._inventory_failed = False
         if old.base_url != settings.base_url and self._client is not None:
             self._retired.append(self._client)
             self._client = None
@@ -209,7 +198,7 @@ class Session:
     async def access_token(self, account: str) -> AccessToken:
         """The personal access token for ``account``, or CredentialsError."""
         base = self.base_url
-        token = await run_in_daemon(lambda: self.tokens.personal(base, account))
+        token = await self.tokens.personal_async(base, account)
         if token is None:
             raise CredentialsError(
                 "No personal access token",
@@ -221,7 +210,7 @@ class Session:
     async def project_token(self, account: str, project: str) -> ProjectToken:
         """The project API token for ``account``/``project``, or CredentialsError."""
         base = self.base_url
-        token = await run_in_daemon(lambda: self.tokens.project(base, account, project))
+        token = await self.tokens.project_async(base, account, project)
         if token is None:
             raise CredentialsError(
                 "No project API token",
@@ -245,12 +234,6 @@ class Session:
             self._client = None
         while self._retired:
             await self._retired.pop().aclose()
-        if self._journal is not None:
-            self._journal.close()
-            self._journal = None
-        if self._inventory is not None:
-            self._inventory.close()
-            self._inventory = None
         stores: list[JournalStore | InventoryStore] = [*self._retired_stores]
         self._retired_stores = []
         if self._journal_store is not None:
@@ -263,36 +246,6 @@ class Session:
             await store.close()
 
     # -- stores -----------------------------------------------------------------
-
-    @property
-    def inventory(self) -> Inventory | None:
-        """The inventory, or None (with a warning) when it cannot be opened."""
-        if self._inventory is None and not self._inventory_failed:
-            from bottui.store.inventory import Inventory, InventoryUnavailable
-
-            try:
-                options: dict[str, Any] = {"clock": self.clock} if self.clock else {}
-                self._inventory = Inventory(
-                    self.locations.inventory_file, self.settings.inventory_scope, **options
-                )
-            except InventoryUnavailable as exc:
-                self._inventory_failed = True
-                self.warn(f"inventory not updated: {exc.title}. {exc.details}")
-        return self._inventory
-
-    @property
-    def journal(self) -> Journal | None:
-        """The journal, or None (with a warning) when it cannot be opened."""
-        if self._journal is None and not self._journal_failed:
-            from bottui.store.journal import Journal, JournalUnavailable
-
-            try:
-                options: dict[str, Any] = {"clock": self.clock} if self.clock else {}
-                self._journal = Journal(self.locations.journal_file, **options)
-            except JournalUnavailable as exc:
-                self._journal_failed = True
-                self.warn(f"this change is NOT journaled: {exc.title}. {exc.details}")
-        return self._journal
 
     @property
     def journal_store(self) -> JournalStore:

@@ -3,9 +3,9 @@
 A *slot* is where one token belongs: the personal access token of an
 account, or the project API token of a project. The TUI shows the state of
 each slot (stored / missing / from environment), never a value. Every call
-here goes through :class:`~bottui.store.tokens.TokenStore` in a daemon
-thread (:func:`~bottui.ops.daemon.run_in_daemon`), since the keyring can
-block for seconds; a keyring that fails turns into a per-slot
+here awaits :class:`~bottui.store.tokens.TokenStore`'s ``*_async`` twins
+(one daemon thread of the store executor, the keyring's own timeout), since
+the keyring can block for seconds; a keyring that fails turns into a per-slot
 :class:`~bottui.store.errors.KeyringUnavailable`, not into a lost screen.
 """
 
@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 from bottui.api.tokens import TOKEN_ENV, AccessToken, ProjectToken, Secret
-from bottui.ops.daemon import run_in_daemon
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.tokens import TokenState, TokenStore
 
@@ -68,20 +67,10 @@ class Slot:
 Reading = TokenState | KeyringUnavailable
 
 
-def _state(tokens: TokenStore, base_url: str, slot: Slot) -> TokenState:
+async def _state(tokens: TokenStore, base_url: str, slot: Slot) -> TokenState:
     if slot.project is None:
-        return tokens.personal_state(base_url, slot.account)
-    return tokens.project_state(base_url, slot.account, slot.project)
-
-
-def _read_all(tokens: TokenStore, base_url: str, slots: list[Slot]) -> dict[Slot, Reading]:
-    out: dict[Slot, Reading] = {}
-    for slot in slots:
-        try:
-            out[slot] = _state(tokens, base_url, slot)
-        except KeyringUnavailable as exc:
-            out[slot] = exc
-    return out
+        return await tokens.personal_state_async(base_url, slot.account)
+    return await tokens.project_state_async(base_url, slot.account, slot.project)
 
 
 async def read_states(
@@ -89,24 +78,16 @@ async def read_states(
 ) -> dict[Slot, Reading]:
     """The state of every slot; a keyring failure is that slot's reading, not an error.
 
-    One daemon thread reads them in turn: after a keyring call has timed out,
-    the store fails the following calls fast, so a hung keyring costs one
-    timeout, not one per slot.
+    Read in turn: after a keyring call has timed out, the store fails the
+    following calls fast, so a hung keyring costs one timeout, not one per slot.
     """
-    wanted = list(dict.fromkeys(slots))
-    return await run_in_daemon(lambda: _read_all(tokens, base_url, wanted))
-
-
-def _store(tokens: TokenStore, base_url: str, slot: Slot, token: Secret) -> TokenState:
-    if slot.project is None:
-        if not isinstance(token, AccessToken):
-            raise TypeError("a personal slot takes an AccessToken")
-        tokens.set_personal(base_url, slot.account, token)
-    else:
-        if not isinstance(token, ProjectToken):
-            raise TypeError("a project slot takes a ProjectToken")
-        tokens.set_project(base_url, slot.account, slot.project, token)
-    return _state(tokens, base_url, slot)
+    out: dict[Slot, Reading] = {}
+    for slot in dict.fromkeys(slots):
+        try:
+            out[slot] = await _state(tokens, base_url, slot)
+        except KeyringUnavailable as exc:
+            out[slot] = exc
+    return out
 
 
 async def store_token(tokens: TokenStore, base_url: str, slot: Slot, token: Secret) -> TokenState:
@@ -115,15 +96,15 @@ async def store_token(tokens: TokenStore, base_url: str, slot: Slot, token: Secr
     Raises:
         KeyringUnavailable: the keyring is absent, locked, failing or too slow.
     """
-    return await run_in_daemon(lambda: _store(tokens, base_url, slot, token))
-
-
-def _delete(tokens: TokenStore, base_url: str, slot: Slot) -> tuple[bool, TokenState]:
     if slot.project is None:
-        removed = tokens.delete_personal(base_url, slot.account)
+        if not isinstance(token, AccessToken):
+            raise TypeError("a personal slot takes an AccessToken")
+        await tokens.set_personal_async(base_url, slot.account, token)
     else:
-        removed = tokens.delete_project(base_url, slot.account, slot.project)
-    return removed, _state(tokens, base_url, slot)
+        if not isinstance(token, ProjectToken):
+            raise TypeError("a project slot takes a ProjectToken")
+        await tokens.set_project_async(base_url, slot.account, slot.project, token)
+    return await _state(tokens, base_url, slot)
 
 
 async def delete_token(tokens: TokenStore, base_url: str, slot: Slot) -> tuple[bool, TokenState]:
@@ -134,4 +115,8 @@ async def delete_token(tokens: TokenStore, base_url: str, slot: Slot) -> tuple[b
     Raises:
         KeyringUnavailable: the keyring is absent, locked, failing or too slow.
     """
-    return await run_in_daemon(lambda: _delete(tokens, base_url, slot))
+    if slot.project is None:
+        removed = await tokens.delete_personal_async(base_url, slot.account)
+    else:
+        removed = await tokens.delete_project_async(base_url, slot.account, slot.project)
+    return removed, await _state(tokens, base_url, slot)

@@ -4,8 +4,7 @@ A journal written before server text was scrubbed may hold a token a server
 echoed. Whoever reads such text back (the ``journal`` command, its exports,
 the Journal screen) first makes the tokens in use known to
 :mod:`bottui.api.scrub`: the environment's (:func:`remember_environment`,
-cheap, always) and, where a keyring call may block (never on an event
-loop), the keyring's tokens of the slots the entries name
+cheap, always) and, awaited off the event loop, the keyring's tokens of the slots the entries name
 (:func:`remember_slots`). A keyring that cannot answer leaves the
 environment's tokens as the ones masked; reading goes on.
 """
@@ -49,19 +48,19 @@ def _slots(entries: Iterable[JournalEntry]) -> list[tuple[str, str, str | None]]
     return list(found)[:MAX_SLOTS]
 
 
-def remember_slots(tokens: TokenStore, entries: Iterable[JournalEntry]) -> None:
+async def remember_slots(tokens: TokenStore, entries: Iterable[JournalEntry]) -> None:
     """Remember the tokens (environment, then keyring) of the slots ``entries`` name.
 
-    Blocks on the keyring: call it from a worker thread or a command, never
-    from an event loop. Stops at the first keyring failure.
+    The keyring is awaited through the store's async twins (its own timeout,
+    off the event loop). Stops at the first keyring failure.
     """
     remember_environment()
     try:
         for base_url, account, project in _slots(entries):
             token = (
-                tokens.personal(base_url, account)
+                await tokens.personal_async(base_url, account)
                 if project is None
-                else tokens.project(base_url, account, project)
+                else await tokens.project_async(base_url, account, project)
             )
             if token is not None:
                 remember(token.reveal())

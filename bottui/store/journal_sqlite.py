@@ -43,6 +43,7 @@ from bottui.store.journal_store import (
 )
 from bottui.store.journal_undo import UndoCandidate, UndoKind
 from bottui.store.paths import Locations
+from bottui.store.sqlite_retry import LockStats
 from bottui.store.sqlite_util import Database
 from bottui.store.utc import Clock, stamp, system_clock
 
@@ -146,6 +147,11 @@ class SqliteJournalStore:
     def path(self) -> Path:
         """The journal file."""
         return self._path
+
+    @property
+    def lock_stats(self) -> LockStats:
+        """How long this store's writes (bulk batches included) waited for the write lock."""
+        return self._writer.lock_stats
 
     async def _write(self, fn: Callable[[], R], timeout: float | None = None) -> R:
         return await self._executor.call(fn, lane=self._write_lane, timeout=timeout)

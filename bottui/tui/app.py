@@ -22,6 +22,7 @@ from textual.screen import Screen
 from bottui.ops.session import Session
 from bottui.plaintext import clean
 from bottui.tui import gc_pause
+from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.services import TuiServices
 from bottui.tui.stylesheet_cache import complete_stylesheet, start_stylesheet
 
@@ -107,8 +108,14 @@ class BottuiApp(App[int]):
         start_mode: str | None = None,
         when_up: Callable[[], object] | None = None,
     ) -> None:
-        if current is None:
-            current = _first_project(session)
+        # With no project given nor in the profile, the inventory's first
+        # becomes current once read (a worker, after mount): never a store
+        # call here, which may run on the event loop.
+        settings = session.settings
+        if current is None and settings.account and settings.project:
+            current = (settings.account, settings.project)
+        self._find_first = current is None
+        self._start_mode = start_mode
         # The first screen is the default mode itself: switching modes from
         # on_mount would first show a blank screen and parse the CSS twice more.
         # Textual reads DEFAULT_MODE through self in App.__init__, so a
@@ -146,6 +153,21 @@ class BottuiApp(App[int]):
         if self._initial_theme and self._initial_theme in self.available_themes:
             self.theme = self._initial_theme
         self._started = True
+        self.run_worker(
+            self._start_reads(), name="start-up reads", group="start-up", exit_on_error=False
+        )
+
+    async def _start_reads(self) -> None:
+        """Project names for every bar, and the project to start on when none was given."""
+        services = self.services
+        await services.load_names()
+        if self._find_first and services.current is None:
+            first = await _first_project(self.session)
+            if first is not None and services.current is None:
+                services.choose_project(*first)
+                if self._start_mode is None and self.current_mode == "projects":
+                    self.switch_mode("limiters")
+        services.inventory_changed()
 
     def on_ready(self) -> None:
         # Textual posts Ready while the first frame is still to be written
@@ -323,16 +345,10 @@ class BottuiApp(App[int]):
         self.call_after_refresh(lambda: self.screen.run_action(action))
 
 
-def _first_project(session: Session) -> tuple[str, str] | None:
-    """The project to start on: the profile's, else the inventory's first."""
-    settings = session.settings
-    if settings.account and settings.project:
-        return (settings.account, settings.project)
-    inventory = session.inventory
-    if inventory is None:
-        return None
+async def _first_project(session: Session) -> tuple[str, str] | None:
+    """The inventory's first project, if it can be read."""
     try:
-        entries = inventory.projects()
-    except Exception:  # a damaged inventory: the Projects screen says so
+        page = await session.inventory_store.projects(limit=1)
+    except EXPECTED_ERRORS:  # a damaged inventory: the Projects screen says so
         return None
-    return (entries[0].account, entries[0].project) if entries else None
+    return (page.items[0].account, page.items[0].project) if page.items else None

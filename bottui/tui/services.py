@@ -10,7 +10,11 @@ notification and the session's warnings all live here. The app keeps only
 what needs the screens themselves (delivering a message to every screen,
 redrawing every context bar) and passes those two in as callables.
 
-Screens reach the stores through ``services.session`` exactly as before.
+Screens reach the stores through ``services.session``'s async facades
+(``journal_store``, ``inventory_store``), awaited in workers: never a
+store call on the event loop. Project names, which every context bar shows,
+are read into a cache by one worker (:meth:`TuiServices.inventory_changed`)
+so :meth:`TuiServices.project_name` needs no I/O.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from textual.message import Message
 from bottui.api.errors import BottuiError
 from bottui.ops.session import Session, Settings
 from bottui.plaintext import clean
-from bottui.tui.error_view import error_dialog, error_toast
+from bottui.tui.error_view import EXPECTED_ERRORS, error_dialog, error_toast
 from bottui.tui.messages import InventoryChanged, ProjectChosen
 
 if TYPE_CHECKING:
@@ -152,6 +156,8 @@ class TuiServices:
         self._work: list[str] = []
         #: The last error reported (shown whole on ``e``).
         self.last_error: BaseException | None = None
+        #: Names the inventory knows for projects (filled by :meth:`load_names`).
+        self._names: dict[tuple[str, str], str] = {}
 
     # -- the current project -------------------------------------------------------
 
@@ -171,19 +177,35 @@ class TuiServices:
         self._broadcast(lambda: ProjectChosen(account, project))
 
     def project_name(self, account: str, project: str) -> str | None:
-        """The display name the inventory knows for a project."""
-        inventory = self.session.inventory
-        if inventory is None:
-            return None
+        """The display name the inventory knows for a project (from the cache: no I/O)."""
+        return self._names.get((account, project))
+
+    async def load_names(self) -> None:
+        """Read every project's name from the inventory into the cache.
+
+        A damaged or locked inventory leaves the cache as it was: the
+        Projects screen says what is wrong.
+        """
+        from bottui.ops.inventory_reads import read_all_projects
+
         try:
-            entry = inventory.project(account, project)
-        except Exception:  # a damaged inventory: the Projects screen says so
-            return None
-        return entry.name if entry is not None else None
+            entries = await read_all_projects(self.session)
+        except EXPECTED_ERRORS:
+            return
+        self._names = {(e.account, e.project): e.name for e in entries if e.name}
 
     def inventory_changed(self) -> None:
-        """Tell every screen that the inventory changed."""
-        self._broadcast(InventoryChanged)
+        """Read the project names again, then tell every screen that the inventory changed."""
+
+        async def reload() -> None:
+            try:
+                await self.load_names()
+            finally:
+                self._broadcast(InventoryChanged)
+
+        self._host.run_worker(
+            reload(), name="project names", group="project-names", exit_on_error=False
+        )
 
     # -- working indicator -----------------------------------------------------------
 

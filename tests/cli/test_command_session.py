@@ -22,12 +22,12 @@ def test_a_failing_command_still_prints_its_warnings_and_closes_its_session() ->
     async def command() -> None:
         async with command_session(args, Output(False, out, err)) as session:
             seen.append(session)
-            assert session.inventory is not None  # opens a store the session must close
+            await session.inventory_store.accounts()  # opens a store the session must close
             session.warn("inventory \x1b[31mred")
             raise RefusedError("Refused", "nothing was sent")
 
     with pytest.raises(RefusedError):
         asyncio.run(command())
     assert err.getvalue() == "warning: inventory \ufffd[31mred\n"
-    assert seen[0]._inventory is None  # closed on the way out
+    assert seen[0]._inventory_store is None  # closed on the way out
     assert out.getvalue() == ""

@@ -14,6 +14,7 @@ from bottui.store.inventory import Inventory
 from bottui.store.inventory_records import InventorySnapshot, Source
 from bottui.store.inventory_toml import loads
 from bottui.store.paths import Locations
+from tests.fixtures.stores import inventory_of
 
 BASE = "http://127.0.0.1:8765"
 TIMES = ("known_at", "updated_at")
@@ -39,7 +40,7 @@ def test_the_inventory_is_seeded_as_an_import_of_the_team_file(
     tmp_path: Path, hostile: bool
 ) -> None:
     session = prepare(tmp_path / "demo", BASE, hostile=hostile)
-    inventory = session.inventory
+    inventory = inventory_of(session)
     assert inventory is not None
     seeded = inventory.snapshot()
     sources = {p.source for p in seeded.projects} | {r.source for r in seeded.limiters}

@@ -36,6 +36,7 @@ from bottui.ops.session import Session
 from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.store.journal import JournalEntry
+from tests.fixtures.stores import inventory_of, journal_of
 
 ACC, PROJ = DEMO_ACCOUNT, "shop-prod"
 
@@ -51,9 +52,8 @@ PLANNERS: dict[str, Planner] = {
 
 
 def _entries(session: Session) -> list[JournalEntry]:
-    journal = session.journal
-    assert journal is not None
-    return list(journal.entries())
+    with journal_of(session) as journal:
+        return list(journal.entries())
 
 
 _OPEN: list[Session] = []
@@ -176,7 +176,7 @@ async def test_the_previous_value_comes_from_the_inventory(
     tmp_path: Path, sandbox: SandboxServer
 ) -> None:
     session = _session(tmp_path, sandbox)
-    inventory = session.inventory
+    inventory = inventory_of(session)
     assert inventory is not None
     known = inventory.limiter(ACC, PROJ, "rl-api")
     assert known is not None and known.is_active is not None

@@ -23,6 +23,7 @@ from bottui.ops import mutations
 from bottui.ops.session import Session
 from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
+from tests.fixtures.stores import journal_of
 
 ACC, PROJ = DEMO_ACCOUNT, "shop-prod"
 
@@ -38,9 +39,8 @@ CHANGES: dict[str, Change] = {
 
 
 def _journal_size(session: Session) -> int:
-    journal = session.journal
-    assert journal is not None
-    return len(list(journal.entries()))
+    with journal_of(session) as journal:
+        return len(list(journal.entries()))
 
 
 @pytest.mark.parametrize("operation", sorted(CHANGES))

@@ -6,6 +6,7 @@ inventory, so the state before a change is known).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,6 +26,8 @@ from bottui.sandbox.demo import DEMO_ACCOUNT, demo_state
 from bottui.sandbox.faults import Faults
 from bottui.sandbox.state import SandboxState
 from bottui.store.journal import Journal, Operation, limiter_target
+from tests.fixtures import stores
+from tests.fixtures.stores import inventory_of
 
 BASE = "http://127.0.0.1:8765"
 ACC = DEMO_ACCOUNT
@@ -58,9 +61,20 @@ def session(tmp_path: Path, backend: Backend) -> Session:
 
 
 def journal_of(session: Session) -> Journal:
-    journal = session.journal
-    assert journal is not None
+    # The session's own file, on a connection of the test's (closed with the test).
+    journal = stores.journal_of(session)
+    _OPENED.append(journal)
     return journal
+
+
+_OPENED: list[Journal] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_opened() -> Iterator[None]:
+    yield
+    while _OPENED:
+        _OPENED.pop().close()
 
 
 async def disable_login(session: Session) -> int:
@@ -172,7 +186,7 @@ async def test_apply_sends_and_journals_an_undo_entry(session: Session, backend:
     assert (entry.undo_of, entry.outcome, entry.operation) == (first, "ok", "limiter.set-active")
     assert entry.target == {"rate_limiter_id": "rl-login"}
     assert entry.previous == {"isActive": False}  # what the inventory knew before the undo
-    inventory = session.inventory
+    inventory = inventory_of(session)
     assert inventory is not None
     login = inventory.limiter(ACC, PROJ, "rl-login")
     assert login is not None and login.is_active is True
@@ -246,26 +260,27 @@ async def test_read_filters_and_outcome_groups(session: Session, backend: Backen
         await mutations.set_limiter(session, ACC, PROJ, "rl-gone", True)
     journal = journal_of(session)
 
-    def ops(**filters: object) -> list[str]:
+    async def ops(**filters: object) -> list[str]:
         query = JournalQuery(**filters)  # type: ignore[arg-type]
-        return [e.operation for e in journal_view.read(journal, query)]
+        return [e.operation for e in await journal_view.read(session.journal_store, query)]
 
-    assert ops() == [
+    assert await ops() == [
         "limiter.set-active",
         "grant.revoke",
         "thresholds.set",
         "limiter.set-active",
     ]
-    assert ops(outcome="succeeded") == ["grant.revoke", "thresholds.set", "limiter.set-active"]
-    assert ops(outcome="succeeded", limit=2) == ["grant.revoke", "thresholds.set"]
-    assert ops(outcome="failed") == ["limiter.set-active"]
-    assert ops(outcome="withdrawn") == ["grant.revoke"]
-    assert ops(outcome="unknown") == ops(outcome="unfinished") == []
-    assert ops(operation="thresholds.set", project=PROJ) == ["thresholds.set"]
-    assert ops(project="docs-site") == [] and ops(profile="other") == []
-    assert ops(since="2999-01-01") == []
+    succeeded = ["grant.revoke", "thresholds.set", "limiter.set-active"]
+    assert await ops(outcome="succeeded") == succeeded
+    assert await ops(outcome="succeeded", limit=2) == ["grant.revoke", "thresholds.set"]
+    assert await ops(outcome="failed") == ["limiter.set-active"]
+    assert await ops(outcome="withdrawn") == ["grant.revoke"]
+    assert await ops(outcome="unknown") == await ops(outcome="unfinished") == []
+    assert await ops(operation="thresholds.set", project=PROJ) == ["thresholds.set"]
+    assert await ops(project="docs-site") == [] and await ops(profile="other") == []
+    assert await ops(since="2999-01-01") == []
     with pytest.raises(ValidationError, match="ISO 8601"):
-        ops(since="last tuesday")
+        await ops(since="last tuesday")
 
     newest = journal.entries()[0]
     line = journal_view.line(newest)

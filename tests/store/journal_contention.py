@@ -152,8 +152,7 @@ async def bulk_run(root: Path, count: int) -> dict[str, Any]:
                 journaled += 1
     finally:
         await sink.close()
-    journal = session.journal
-    stats = _stats(journal)
+    stats = _stats(session.journal_store)
     await session.aclose()
     return {"journaled": journaled, "warnings": session.take_warnings(), "lock": stats}
 

@@ -8,6 +8,7 @@ seeded inventory. Flow tests use ``flow_app``: the real sandbox over loopback.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -54,6 +55,29 @@ class AsgiBackend:
         return BotProtectionClient(
             base_url, transport=self.transport(), policy=RetryPolicy(deadline=5)
         )
+
+
+@pytest.fixture
+def snap_compare(snap_compare: Callable[..., bool]) -> Callable[..., bool]:
+    """The plugin's ``snap_compare``, once the app's start-up reads are shown.
+
+    Screens read the stores in workers (#11, fault 2): the first frame is
+    compared after they finish, as a person would see it a moment later.
+    Only the start is settled; what ``run_before`` does is left as it is.
+    """
+    from tests.tui.helpers import settle
+
+    def compare(app: Any, *args: Any, run_before: Any = None, **options: Any) -> bool:
+        async def before(pilot: Any) -> None:
+            await settle(pilot)
+            if run_before is not None:
+                result = run_before(pilot)
+                if inspect.isawaitable(result):
+                    await result
+
+        return snap_compare(app, *args, run_before=before, **options)
+
+    return compare
 
 
 @pytest.fixture

@@ -25,6 +25,7 @@ from bottui.sandbox.demo import (
 )
 from bottui.tui.app import BottuiApp
 from bottui.tui.widgets.key_bar import KeyBar
+from tests.fixtures.stores import inventory_of
 
 
 def screen_lines(app: BottuiApp) -> list[str]:
@@ -53,7 +54,7 @@ async def test_hostile_names_are_literal_and_inert(
     make_snap_app: Callable[..., BottuiApp],
 ) -> None:
     app = make_snap_app(hostile=True)
-    inventory = app.session.inventory
+    inventory = inventory_of(app.session)
     assert inventory is not None
     for dim in HOSTILE_DIMENSION_IDS:
         inventory.add_dimension(DEMO_ACCOUNT, HOSTILE_PROJECT_ID, dim, HOSTILE_MARKUP)
@@ -138,7 +139,7 @@ def _seed_markup_everywhere(app: BottuiApp) -> None:
     from bottui.store.journal import Journal
 
     session = app.session
-    inventory = session.inventory
+    inventory = inventory_of(session)
     assert inventory is not None
     account, project = DEMO_ACCOUNT, "shop-prod"
     inventory.add_account(HOSTILE_ACCOUNT, _marked("account"))

@@ -19,6 +19,7 @@ from bottui.sandbox.demo import DEMO_ACCOUNT, DEMO_PROJECT_TOKENS
 from bottui.sandbox.hostile import token_forms
 from bottui.store.journal_records import Operation
 from bottui.tui.app import BottuiApp
+from tests.fixtures.stores import inventory_of, journal_of
 from tests.tui.test_hostile import screen_lines
 
 PROJ = "shop-prod"
@@ -65,7 +66,7 @@ async def test_an_echoed_token_never_reaches_a_screen(
 
 async def test_lookalike_ids_are_told_apart(make_snap_app: Callable[..., BottuiApp]) -> None:
     app = make_snap_app()
-    inventory = app.session.inventory
+    inventory = inventory_of(app.session)
     assert inventory is not None
     inventory.add_limiter(DEMO_ACCOUNT, PROJ, LOOKALIKE, "Look-alike")
     inventory.add_project(DEMO_ACCOUNT, "shop-\ufeffprod", "Look-alike project")
@@ -97,20 +98,19 @@ async def test_old_journal_rows_are_shown_safely(
         target = {"visitorId": "v1"}
         error = {"message": f"invalid key {token}", "context": [token]}
     app = make_snap_app()
-    journal = app.session.journal
-    assert journal is not None
-    entry_id = journal.start(
-        profile=app.session.settings.inventory_scope,
-        base_url=app.session.base_url,
-        operation=Operation.REVOKE_GRANT,
-        account=DEMO_ACCOUNT,
-        project=PROJ,
-        target=target,
-        request_body={"subject": target},
-    )
-    journal.finish(
-        entry_id, outcome="api-error", status=400, result=None, error=error, duration_ms=1.0
-    )
+    with journal_of(app.session) as journal:
+        entry_id = journal.start(
+            profile=app.session.settings.inventory_scope,
+            base_url=app.session.base_url,
+            operation=Operation.REVOKE_GRANT,
+            account=DEMO_ACCOUNT,
+            project=PROJ,
+            target=target,
+            request_body={"subject": target},
+        )
+        journal.finish(
+            entry_id, outcome="api-error", status=400, result=None, error=error, duration_ms=1.0
+        )
     async with app.run_test(size=(160, 40)) as pilot:
         await _show(pilot, "5")
         table = _screen(app)

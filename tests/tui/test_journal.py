@@ -25,6 +25,7 @@ from bottui.tui.screens.dialogs import ConfirmDialog, HelpDialog, RequestsDialog
 from bottui.tui.screens.journal import JournalScreen
 from bottui.tui.screens.journal_dialogs import EntryDialog, ExportDialog
 from bottui.tui.widgets.journal_table import JournalTable
+from tests.fixtures.stores import inventory_of, journal_of
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle
 
@@ -91,18 +92,17 @@ async def changes(app: BottuiApp) -> None:
 
 def unfinished(app: BottuiApp, limiter: str = "rl-checkout") -> int:
     """A started record with no outcome, as a SIGKILL mid-request leaves it."""
-    journal = app.session.journal
-    assert journal is not None
-    return journal.start(
-        profile="demo",
-        base_url=app.session.base_url,
-        operation=Operation.SET_LIMITER_ACTIVE,
-        account=DEMO_ACCOUNT,
-        project=PROJ,
-        target=limiter_target(limiter),
-        request_body={"isActive": False},
-        previous={"isActive": True},
-    )
+    with journal_of(app.session) as journal:
+        return journal.start(
+            profile="demo",
+            base_url=app.session.base_url,
+            operation=Operation.SET_LIMITER_ACTIVE,
+            account=DEMO_ACCOUNT,
+            project=PROJ,
+            target=limiter_target(limiter),
+            request_body={"isActive": False},
+            previous={"isActive": True},
+        )
 
 
 async def to_journal(pilot: Pilot[Any]) -> None:
@@ -226,15 +226,14 @@ async def test_undo_from_the_journal_screen(flow_app: BottuiApp, sandbox: Sandbo
         await pilot.press("tab", "enter")
         await settle(pilot)
         assert sent(sandbox)[-1] == ("PATCH", "rl-login", {"isActive": True})
-        journal = flow_app.session.journal
-        assert journal is not None
-        undo_entry, first = journal.entries()
+        with journal_of(flow_app.session) as journal:
+            undo_entry, first = journal.entries()
         assert undo_entry.undo_of == first.id and undo_entry.outcome == "ok"
         assert undo_entry.target == first.target == {"rate_limiter_id": "rl-login"}
         # The screen shows it at once, and the inventory knows the limiter is ON.
         assert isinstance(flow_app.screen, JournalScreen)
         assert rows(flow_app)[0][2:5] == [f"limiter (undo #{first.id})", "rl-login -> ON", "ok"]
-        inventory = flow_app.session.inventory
+        inventory = inventory_of(flow_app.session)
         assert inventory is not None
         login = inventory.limiter(DEMO_ACCOUNT, PROJ, "rl-login")
         assert login is not None and login.is_active is True
@@ -337,27 +336,27 @@ async def test_filters(flow_app: BottuiApp, sandbox: SandboxServer) -> None:
         await to_journal(pilot)
         assert len(rows(flow_app)) == 4  # the current project only
         await pilot.press("p")
-        await pilot.pause()
+        await settle(pilot)
         assert len(rows(flow_app)) == 5
         assert rows(flow_app)[0][3] == "docs-site: rl-crawl -> OFF"
         await pilot.press("p", "o")  # current project; limiter changes
-        await pilot.pause()
+        await settle(pilot)
         assert [r[3] for r in rows(flow_app)] == ["rl-gone -> ON", "rl-login -> OFF"]
         await pilot.press("o", "o")  # revocations
-        await pilot.pause()
+        await settle(pilot)
         assert [r[2] for r in rows(flow_app)] == ["revoke"]
         await pilot.press("o", "f", "f", "f")  # all operations; failed
-        await pilot.pause()
+        await settle(pilot)
         assert [r[4] for r in rows(flow_app)] == ["api-error"]
         filters = plain(flow_app.screen.query_one("#journal-filters", Static))
         assert "Operation all (o) · Outcome failed (f) · 1 shown" in filters
         await pilot.press("f")  # unknown
-        await pilot.pause()
+        await settle(pilot)
         assert rows(flow_app) == []
         empty = plain(flow_app.screen.query_one("#journal-empty", Static))
         assert "No entry matches the filters" in empty
         await pilot.press("f")  # all again
-        await pilot.pause()
+        await settle(pilot)
         assert len(rows(flow_app)) == 4
 
 

@@ -16,6 +16,7 @@ from bottui.tui.screens.limiter_dialogs import AddLimiterDialog, ChooseStateDial
 from bottui.tui.screens.limiters import LimitersScreen
 from bottui.tui.widgets.limiter_table import LimiterTable
 from bottui.tui.widgets.returned_project import ReturnedProjectPanel
+from tests.fixtures.stores import journal_of
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle
 
@@ -183,8 +184,8 @@ async def test_flip_limiter_shows_returned_project(
         selected = table(flow_app).selected
         assert selected is not None and selected.id == "rl-search"
         # The journal recorded it.
-        journal = flow_app.session.journal
-        assert journal is not None
+        with journal_of(flow_app.session) as journal:
+            assert journal.entries()
 
 
 async def test_enter_on_confirmation_sends_nothing(

@@ -45,6 +45,7 @@ from bottui.tui.widgets.project_table import ProjectTable
 from bottui.tui.widgets.secret_input import SecretInput
 from bottui.tui.widgets.welcome import Welcome
 from tests.fixtures.keyrings import BlockingKeyring, InMemoryKeyring, installed
+from tests.fixtures.stores import inventory_of
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle
 
@@ -312,7 +313,7 @@ async def test_add_edit_remove_project(flow_app: BottuiApp) -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(flow_app.screen, ProjectsScreen)
-        inventory = flow_app.session.inventory
+        inventory = inventory_of(flow_app.session)
         assert inventory is not None
         entry = inventory.project(DEMO_ACCOUNT, "shop-pro-eu")
         assert entry is not None and entry.name == "Shop EU"
@@ -393,7 +394,7 @@ async def test_store_token_state_changes_value_never_shown(flow_app: BottuiApp) 
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await open_projects(pilot)
         # A project without a token first.
-        inventory = flow_app.session.inventory
+        inventory = inventory_of(flow_app.session)
         assert inventory is not None
         inventory.add_project(DEMO_ACCOUNT, "blog", "Blog")
         flow_app.services.inventory_changed()
@@ -641,8 +642,8 @@ async def test_first_run_creates_profile_then_project(tmp_path: Path) -> None:
         assert profile.protected
         assert session.settings.base_url == "https://api.example.com"
         assert session.settings.protected
-        inventory = session.inventory
-        assert inventory is not None and inventory.profile == "work"  # reopened
+        assert session.inventory_store.profile == "work"  # reopened
+        inventory = inventory_of(session)
         assert isinstance(app.screen, ProjectForm)  # straight on to the project
         await fill(pilot, "#account", "acme")
         await fill(pilot, "#project", "shop")

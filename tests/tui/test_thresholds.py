@@ -29,6 +29,7 @@ from bottui.tui.screens.thresholds_dialogs import AddDimensionDialog, ThresholdS
 from bottui.tui.screens.thresholds_editor import ThresholdEditor
 from bottui.tui.widgets.slider import Slider
 from bottui.tui.widgets.threshold_field import ThresholdField, check_threshold
+from tests.fixtures.stores import inventory_of
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle
 
@@ -240,7 +241,7 @@ def test_snapshot_never_reached_confirmation_small(
 
 
 def _seed_hostile(app: BottuiApp) -> None:
-    inventory = app.session.inventory
+    inventory = inventory_of(app.session)
     assert inventory is not None
     names = (HOSTILE_MARKUP, HOSTILE_C1)
     for dimension_id, name in zip(HOSTILE_DIMENSION_IDS, names, strict=True):
@@ -402,7 +403,7 @@ async def test_service_error_is_reported_and_the_inventory_unchanged(
         assert sandbox.stats.requests == 1
         assert sandbox.state.recorder.log[-1].status not in (200, 204)
         assert flow_app.services.last_error is not None
-        inventory = flow_app.session.inventory
+        inventory = inventory_of(flow_app.session)
         assert inventory is not None
         ghost = inventory.dimension(DEMO_ACCOUNT, "shop-prod", "ghost")
         assert ghost is not None and ghost.name == "Ghost" and ghost.block is None

@@ -5,8 +5,10 @@ While it runs, a run holds the liveness lock of its identity
 (:mod:`bottui.store.run_lock`): a second process running the same input is
 refused, unless forced into a run of its own.
 
-Every SQLite call runs in a daemon thread (:func:`~bottui.ops.daemon.run_in_daemon`),
-so a journal locked by another process (up to its busy timeout) never stalls
+Every journal call is awaited on the async
+:class:`~bottui.store.journal_store.JournalStore` (its SQLite work runs on
+the store executor's daemon threads), so a journal locked by another process
+(up to its busy timeout) never stalls
 the event loop, the requests in flight or a TUI. Started records are written
 per chunk, before the chunk's ids are sent; outcomes are buffered here and
 written by one pump task, in order, every :data:`FLUSH_SECONDS` or
@@ -27,12 +29,13 @@ from typing import TYPE_CHECKING, Any, Final
 
 from bottui.api.errors import RefusedError
 from bottui.ops.bulk.input import Subject
-from bottui.ops.daemon import run_in_daemon
 from bottui.ops.session import Session
-from bottui.store.journal_records import Operation, Outcome, StartRecord
+from bottui.store.db_errors import JournalUnavailable
+from bottui.store.journal_records import SETTLED_OUTCOMES, Operation, Outcome, StartRecord
+from bottui.store.journal_store import EntryId, EntryQuery, RunId
 
 if TYPE_CHECKING:
-    from bottui.store.journal import BatchWriter, Journal
+    from bottui.store.journal_store import JournalBatch, JournalStore
     from bottui.store.run_lock import RunLock
 
 FLUSH_SECONDS: Final = 0.5
@@ -78,8 +81,7 @@ class JournalSink:
 
     def __init__(self, session: Session) -> None:
         self._session = session
-        self._journal: Journal | None = None
-        self._writer: BatchWriter | None = None
+        self._writer: JournalBatch | None = None
         self._pending: list[tuple[int, dict[str, Any]]] = []
         self._wake = asyncio.Event()
         self._closing = False
@@ -172,36 +174,27 @@ class JournalSink:
         operation: str,
         resume: bool,
     ) -> ResumeState:
-        from bottui.store.journal import JournalUnavailable
-
-        journal = self._session.journal
+        journal = self._session.journal_store
         state = ResumeState()
-        if journal is None:
-            if resume:
-                self._session.warn("cannot resume: the journal is unavailable; sending every id")
-            return state
         try:
-            run_id = await run_in_daemon(
-                lambda: journal.run(
-                    profile=profile,
-                    account=account,
-                    project=project,
-                    input_sha256=input_sha256,
-                    operation=operation,
-                )
+            run_id = await journal.run(
+                profile=profile,
+                account=account,
+                project=project,
+                input_sha256=input_sha256,
+                operation=operation,
             )
             if resume:
-                state = await run_in_daemon(lambda: _resume_state(journal, run_id))
+                state = await _resume_state(journal, run_id)
             self.run_id = run_id
             if self._lock is not None:
                 self._lock.note_run(run_id)
-            self._writer = await run_in_daemon(lambda: journal.batch(interval=0))
+            self._writer = await journal.batch()
         except JournalUnavailable as exc:
             self._warn("this run is NOT journaled", exc)
             if resume:
                 self._session.warn("cannot resume: sending every id")
             return ResumeState()
-        self._journal = journal
         self._pump = asyncio.create_task(self._pump_loop(), name="bottui-bulk-journal")
         return state
 
@@ -210,10 +203,8 @@ class JournalSink:
         writer = self._writer
         if writer is None or not records:
             return None
-        from bottui.store.journal import JournalUnavailable
-
         try:
-            return await run_in_daemon(lambda: writer.start_many(records))
+            return list(await writer.start_many(records))
         except JournalUnavailable as exc:
             self._warn("some ids are NOT journaled", exc)
             return None
@@ -262,10 +253,8 @@ class JournalSink:
         writer, self._writer = self._writer, None
         try:
             if writer is not None:
-                from bottui.store.journal import JournalUnavailable
-
                 try:
-                    await run_in_daemon(writer.close)
+                    await writer.close()
                 except JournalUnavailable as exc:
                     self._warn("outcomes NOT journaled", exc)
                 except ValueError as exc:  # outcomes the journal refused; the rest is written
@@ -289,28 +278,30 @@ class JournalSink:
         writer = self._writer
         if writer is None:
             return
-        from bottui.store.journal import JournalUnavailable
-
-        def write() -> None:
-            for entry_id, outcome in batch:
-                writer.finish(entry_id, **outcome)
-            writer.flush()
-
         try:
-            await run_in_daemon(write)
+            for entry_id, outcome in batch:
+                await writer.finish(EntryId(entry_id), **outcome)
+            await writer.flush()
         except JournalUnavailable as exc:
             self._warn("some outcomes are NOT journaled", exc)
         except ValueError as exc:  # an outcome the journal refused; the rest is written
             self._session.warn(f"journal: {exc}")
 
 
-def _resume_state(journal: Journal, run_id: int) -> ResumeState:
-    """Read (in a worker thread) what earlier runs of this input settled."""
-    if not journal.entries(run_id=run_id, limit=1):
+async def _resume_state(journal: JournalStore, run_id: RunId) -> ResumeState:
+    """What earlier runs of this input settled."""
+    first = await journal.page(EntryQuery(run_id=run_id), limit=1)
+    if not first.entries:
         return ResumeState()
-    settled = _digests(journal.settled_items(run_id))
-    uncertain = _digests(journal.settled_items(run_id, UNCERTAIN_OUTCOMES))
-    uncertain |= _digests(e.item_key for e in journal.entries(run_id=run_id, unfinished=True))
+    settled = _digests(await journal.settled_items(run_id, SETTLED_OUTCOMES))
+    uncertain = _digests(await journal.settled_items(run_id, UNCERTAIN_OUTCOMES))
+    cursor = None
+    while True:
+        page = await journal.page(EntryQuery(run_id=run_id, unfinished=True), cursor=cursor)
+        uncertain |= _digests(e.item_key for e in page.entries)
+        if page.next is None:
+            break
+        cursor = page.next
     return ResumeState(settled=settled, uncertain=uncertain - settled, earlier_run=True)
 
 

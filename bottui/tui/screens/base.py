@@ -11,7 +11,7 @@ renderer (:meth:`TuiServices.report`). Changes never run in an
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -26,6 +26,8 @@ from bottui.tui.messages import InventoryChanged, ProjectChosen
 from bottui.tui.services import TuiServices, find_services, services_of
 from bottui.tui.widgets.context_bar import ContextBar
 from bottui.tui.widgets.key_bar import KeyBar
+
+T = TypeVar("T")
 
 #: Under the context bar on every screen while the profile is read-only.
 READ_ONLY_BANNER = "READ-ONLY profile: every change is refused; nothing is sent"
@@ -86,6 +88,33 @@ class BottuiScreen(Screen[None]):
             return result
 
         return self.run_worker(run(), name=label, group=group, exit_on_error=False, exclusive=False)
+
+    def load(
+        self,
+        read: Callable[[], Awaitable[T]],
+        show: Callable[[T], None],
+        *,
+        group: str = "read",
+    ) -> Worker[None]:
+        """Await a store read in a worker, then ``show`` its result on the screen.
+
+        Of the reads of one ``group``, only the latest started is shown: an
+        older one that ends later is dropped (not cancelled: a cancelled
+        worker would fail whoever waits for the app's workers). Errors go to the
+        app like :meth:`call`'s; nothing shows "working" (reads are quick,
+        and a read waiting on a lock must not look like a change under way).
+        """
+        services = self.services
+        generations: dict[str, int] = self.__dict__.setdefault("_read_generations", {})
+        mine = generations[group] = generations.get(group, 0) + 1
+
+        async def run() -> None:
+            result = await read()
+            services.flush_warnings()
+            if generations.get(group) == mine:
+                show(result)
+
+        return self.run_worker(run, name=group, group=group, exit_on_error=False)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """The one place a failed worker turns into a toast or a modal."""

@@ -13,7 +13,7 @@ Grants screen runs it.
 
 from __future__ import annotations
 
-import asyncio
+import functools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +30,7 @@ from bottui.api.errors import BottuiError
 from bottui.ops.bulk import DEFAULT_CONCURRENCY, MAX_CONCURRENCY, BulkPlan, plan_bulk
 from bottui.ops.bulk.input import BulkSource
 from bottui.ops.session import Session
+from bottui.store.executor import run_blocking
 from bottui.tui.error_view import error_text
 from bottui.tui.screens.bulk_confirm import DRY_RUN_SHOWN, BulkOrder, confirm_bulk
 from bottui.tui.screens.dialogs import _Dialog
@@ -210,15 +211,15 @@ class BulkDialog(_Dialog):
             self.run_worker(self._read_loop(), group="bulk-preview", exit_on_error=False)
 
     async def _read_loop(self) -> None:
-        """Read until the preview matches what is in the fields (one thread at a time)."""
+        """Read until the preview matches what is in the fields (one read at a time, on
+        the store executor: a file or a pasted list may be large)."""
         services = services_of(self)
         session = services.session
         try:
             while True:
                 key = self._key()
-                preview = await asyncio.to_thread(
-                    read_input, session, self.account, self.project, *key
-                )
+                read = functools.partial(read_input, session, self.account, self.project, *key)
+                preview = await run_blocking(read)
                 if self._key() == key:
                     break
         except Exception as exc:  # a bug, not the input: the one renderer says so

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from bottui.ops.daemon import run_in_daemon
 from bottui.ops.session import Settings
 from bottui.plaintext import clean
 from bottui.store.config import ConfigStore, Profile
+from bottui.store.executor import run_blocking
 from bottui.store.paths import Locations
 from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.run import START_DEMO
@@ -61,7 +61,7 @@ def ask_first_profile(screen: BottuiScreen) -> None:
         old = session.settings
 
         async def work() -> Settings:
-            return await run_in_daemon(lambda: save_profile(session.locations, profile, old))
+            return await run_blocking(lambda: save_profile(session.locations, profile, old))
 
         screen.call(
             work,

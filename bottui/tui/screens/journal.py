@@ -11,7 +11,6 @@ the one confirmation (dry run, read-only and protected rules included).
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Final
@@ -29,8 +28,8 @@ from bottui.ops.journal_view import JournalQuery
 from bottui.ops.mutations import Applied
 from bottui.ops.plan import PlannedChange
 from bottui.plaintext import clean
-from bottui.store.journal import JournalEntry
-from bottui.store.journal_records import Operation
+from bottui.store.journal_records import JournalEntry, Operation
+from bottui.store.journal_store import EntryQuery
 from bottui.store.utc import stamp, system_clock
 from bottui.tui.error_view import EXPECTED_ERRORS, error_line
 from bottui.tui.screens.base import BottuiScreen
@@ -41,6 +40,8 @@ from bottui.tui.widgets.safe import join, safe, safe_id
 
 #: At most this many entries are read for the table (export writes them all).
 SHOWN: Final = 500
+#: Worker group of the screen's journal reads.
+JOURNAL_READS: Final = "journal"
 
 #: Operation filters, in the order ``o`` cycles them (None: all).
 OPERATION_FILTERS: Final[tuple[str | None, ...]] = (
@@ -118,16 +119,28 @@ class JournalScreen(BottuiScreen):
         )
 
     def refresh_data(self) -> None:
-        problem: Content | None = None
-        try:
-            entries = self._read()
-        except EXPECTED_ERRORS as exc:
-            # Said on the screen, not toasted: hidden screens refresh too, and a
-            # damaged journal would toast on every change made elsewhere.
-            entries = []
-            problem = error_line("The journal cannot be read: ", exc)
-        table = self.query_one(JournalTable)
         query = self.query_now()
+
+        async def read() -> tuple[list[JournalEntry], Content | None, bool]:
+            try:
+                entries = await self._read(query)
+            except EXPECTED_ERRORS as exc:
+                # Said on the screen, not toasted: hidden screens refresh too, and a
+                # damaged journal would toast on every change made elsewhere.
+                return [], error_line("The journal cannot be read: ", exc), False
+            others = not entries and query.project is not None and await self._profile_has_entries()
+            return entries, None, others
+
+        self.load(read, lambda found: self._show(query, *found), group=JOURNAL_READS)
+
+    def _show(
+        self,
+        query: JournalQuery,
+        entries: list[JournalEntry],
+        problem: Content | None,
+        profile_has_entries: bool,
+    ) -> None:
+        table = self.query_one(JournalTable)
         table.show(entries, with_project=query.project is None)
         self._show_filters(len(entries))
         empty = self.query_one("#journal-empty", Static)
@@ -142,7 +155,7 @@ class JournalScreen(BottuiScreen):
                     "No entry matches the filters (o and f change them, p shows every project)."
                 )
             )
-        elif query.project and self._profile_has_entries():
+        elif query.project and profile_has_entries:
             empty.update(
                 Content(
                     "Nothing journaled for this project yet (p shows every project). Every "
@@ -159,23 +172,17 @@ class JournalScreen(BottuiScreen):
             )
         empty.display = True
 
-    def _profile_has_entries(self) -> bool:
-        journal = self.services.session.journal
-        if journal is None:
-            return False
-        profile = self.services.session.settings.inventory_scope
+    async def _profile_has_entries(self) -> bool:
+        session = self.services.session
+        query = EntryQuery(profile=session.settings.inventory_scope)
         try:
-            return bool(journal.entries(profile=profile, limit=1))
+            page = await session.journal_store.page(query, limit=1)
         except EXPECTED_ERRORS:
             return False
+        return bool(page.entries)
 
-    def _read(self) -> list[JournalEntry]:
-        services = self.services
-        journal = services.session.journal
-        if journal is None:
-            services.flush_warnings()
-            return []
-        return journal_view.read(journal, self.query_now())
+    async def _read(self, query: JournalQuery) -> list[JournalEntry]:
+        return await journal_view.read(self.services.session.journal_store, query)
 
     def _show_filters(self, count: int) -> None:
         current = self.services.current
@@ -235,10 +242,7 @@ class JournalScreen(BottuiScreen):
     def action_export(self) -> None:
         """Write the entries the filters select (all of them, not only those shown)."""
         session = self.services.session
-        journal = session.journal
-        if journal is None:
-            self.services.flush_warnings()
-            return
+        journal = session.journal_store
         query = self.query_now(limit=None)
         moment = stamp((session.clock or system_clock)())
         default = f"bottui-journal-{moment[:10]}-{moment[11:19].replace(':', '')}.jsonl"
@@ -254,13 +258,13 @@ class JournalScreen(BottuiScreen):
                 return
             path, fmt = result
 
-            def write() -> int:
-                # A worker thread: the keyring's tokens may be looked up to mask them.
-                entries = journal_view.read(journal, query, tokens=session.tokens)
-                return journal_view.export(entries, path, fmt)
+            async def write() -> int:
+                # The keyring's tokens are looked up (awaited) to mask them.
+                entries = await journal_view.read(journal, query, tokens=session.tokens)
+                return await journal_view.export_async(entries, path, fmt)
 
             self.call(
-                lambda: asyncio.to_thread(write),
+                write,
                 label="Exporting the journal",
                 done=lambda written: Exported(path, written),
             )
@@ -322,9 +326,13 @@ class JournalScreen(BottuiScreen):
         self.services.inventory_changed()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """Failures go to the app's handler; the journal gained an entry either way."""
+        """Failures go to the app's handler; the journal gained an entry either way.
+
+        Not after the screen's own journal read: that would start the next read,
+        whose end starts the next, forever (the screen never idles).
+        """
         super().on_worker_state_changed(event)
-        if event.worker.is_finished:
+        if event.worker.is_finished and event.worker.group != JOURNAL_READS:
             self.refresh_data()
 
 

@@ -20,7 +20,7 @@ from textual.widgets import Button, Input, Label, Static
 
 from bottui.api.errors import ValidationError
 from bottui.ops import journal_view
-from bottui.store.journal import JournalEntry
+from bottui.store.journal_records import JournalEntry
 from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import join, safe, safe_id
 

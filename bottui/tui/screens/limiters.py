@@ -20,6 +20,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
+from bottui.ops.inventory_reads import read_all_limiters
 from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.services import ChangePrompt
@@ -108,28 +109,30 @@ class LimitersScreen(BottuiScreen):
             table.show([])
             return
         table.display = legend.display = True
-        entries = self._read(*current)
-        table.show(entries)
-        if entries:
-            empty.display = False
-        else:
-            empty.update(
-                Content(
-                    "No rate limiter id known for this project, and the API cannot list "
-                    "them. Press a to add an id, or import the team's inventory file "
-                    "(bottui inventory import FILE)."
-                )
-            )
-            empty.display = True
+        account, project = current
 
-    def _read(self, account: str, project: str) -> list[LimiterEntry]:
+        def show(entries: list[LimiterEntry]) -> None:
+            if self.services.current != current:
+                return  # another project was chosen meanwhile: its read shows it
+            table.show(entries)
+            if entries:
+                empty.display = False
+            else:
+                empty.update(
+                    Content(
+                        "No rate limiter id known for this project, and the API cannot list "
+                        "them. Press a to add an id, or import the team's inventory file "
+                        "(bottui inventory import FILE)."
+                    )
+                )
+                empty.display = True
+
+        self.load(lambda: self._read(account, project), show, group="limiters")
+
+    async def _read(self, account: str, project: str) -> list[LimiterEntry]:
         services = self.services
-        inventory = services.session.inventory
-        if inventory is None:
-            services.flush_warnings()
-            return []
         try:
-            return inventory.limiters(account, project)
+            return await read_all_limiters(services.session, account, project)
         except EXPECTED_ERRORS as exc:
             services.report(exc)
             return []
@@ -289,17 +292,17 @@ class LimitersScreen(BottuiScreen):
             if values is None:
                 return
             limiter_id, name = values
-            inventory = self.services.session.inventory
-            if inventory is None:
-                self.services.flush_warnings()
-                return
-            try:
-                inventory.add_limiter(account, project, limiter_id, name)
-            except EXPECTED_ERRORS as exc:
-                self.services.report(exc)
-                return
-            self.services.inventory_changed()
-            self.query_one(LimiterTable).show(self._read(account, project), select=limiter_id)
+            inventory = self.services.session.inventory_store
+
+            async def add() -> list[LimiterEntry]:
+                await inventory.add_limiter(account, project, limiter_id, name)
+                return await self._read(account, project)
+
+            def show(entries: list[LimiterEntry]) -> None:
+                self.services.inventory_changed()
+                self.query_one(LimiterTable).show(entries, select=limiter_id)
+
+            self.load(add, show, group="limiters-edit")
 
         from bottui.tui.screens.limiter_dialogs import AddLimiterDialog
 
@@ -324,16 +327,12 @@ class LimitersScreen(BottuiScreen):
         def decided(ok: bool | None) -> None:
             if not ok:
                 return
-            inventory = self.services.session.inventory
-            if inventory is None:
-                self.services.flush_warnings()
-                return
-            try:
-                inventory.remove_limiter(account, project, entry.id)
-            except EXPECTED_ERRORS as exc:
-                self.services.report(exc)
-                return
-            self.services.inventory_changed()
+            inventory = self.services.session.inventory_store
+
+            async def remove() -> None:
+                await inventory.remove_limiter(account, project, entry.id)
+
+            self.load(remove, lambda _: self.services.inventory_changed(), group="limiters-edit")
 
         from bottui.tui.screens.dialogs import ConfirmDialog
 

@@ -28,9 +28,8 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, DataTable, Static
 
-from bottui.api.errors import BottuiError
 from bottui.api.tokens import Secret
-from bottui.ops.daemon import run_in_daemon
+from bottui.ops.inventory_reads import read_all_projects
 from bottui.ops.token_slots import Reading, Slot, delete_token, read_states, store_token
 from bottui.plaintext import clean
 from bottui.store.errors import KeyringUnavailable
@@ -104,6 +103,8 @@ class ProjectsScreen(BottuiScreen):
         self._versions: dict[Slot, int] = {}
         self._states_base: str | None = None
         self._focus: tuple[str, str] | None = None
+        #: Whether the last read of the inventory succeeded (``a`` adds only then).
+        self._inventory_ok = True
 
     # -- layout ------------------------------------------------------------------------
 
@@ -127,21 +128,20 @@ class ProjectsScreen(BottuiScreen):
         if not self.is_mounted:
             return
         session = self.services.session
-        problem: Content | None = None
-        rows: list[ProjectRow] = []
-        inventory = session.inventory
-        if inventory is None:
-            problem = Content(
-                "The inventory cannot be opened: projects cannot be listed or added "
-                "(see the warning)."
-            )
-        else:
+
+        async def read() -> tuple[list[ProjectRow], Content | None]:
             try:
-                entries = inventory.projects()
+                entries = await read_all_projects(session)
             except EXPECTED_ERRORS as exc:
-                problem = error_line("The inventory cannot be read: ", exc)
-            else:
-                rows = [ProjectRow(e.account, e.project, e.name) for e in entries]
+                return [], error_line("The inventory cannot be read: ", exc)
+            return [ProjectRow(e.account, e.project, e.name) for e in entries], None
+
+        self.load(read, lambda found: self._show_rows(*found), group="projects")
+
+    def _show_rows(self, rows: list[ProjectRow], problem: Content | None) -> None:
+        """Show the rows read (or the problem reading them)."""
+        session = self.services.session
+        self._inventory_ok = problem is None
         self._rows = rows
         base = session.settings.base_url
         if base != self._states_base:
@@ -287,7 +287,7 @@ class ProjectsScreen(BottuiScreen):
         if action == "demo":
             return self.query_one(Welcome).display and not self.services.demo
         if action == "add":
-            return True if self.services.session.inventory is not None else None
+            return True if self._inventory_ok else None
         if action == "recheck":
             return bool(self._rows)
         return True
@@ -332,20 +332,13 @@ class ProjectsScreen(BottuiScreen):
         )
 
     def _write_project(self, draft: ProjectDraft, *, added: bool) -> None:
-        inventory = self.services.session.inventory
-        if inventory is None:
-            self.services.report(BottuiError("Inventory unavailable", "the project was not saved"))
-            return
+        inventory = self.services.session.inventory_store
 
         async def work() -> None:
             if added:
-                await run_in_daemon(
-                    lambda: inventory.add_project(draft.account, draft.project, draft.name)
-                )
+                await inventory.add_project(draft.account, draft.project, draft.name)
             else:
-                await run_in_daemon(
-                    lambda: inventory.rename_project(draft.account, draft.project, draft.name)
-                )
+                await inventory.rename_project(draft.account, draft.project, draft.name)
 
         self.call(
             work,
@@ -372,8 +365,8 @@ class ProjectsScreen(BottuiScreen):
     def action_remove(self) -> None:
         """Remove the highlighted project from the inventory (asks first)."""
         row = self.table.highlighted
-        inventory = self.services.session.inventory
-        if row is None or inventory is None:
+        inventory = self.services.session.inventory_store
+        if row is None:
             return
         profile = self.services.session.settings.inventory_scope
         body = join(
@@ -392,7 +385,7 @@ class ProjectsScreen(BottuiScreen):
                 return
 
             async def work() -> None:
-                await run_in_daemon(lambda: inventory.remove_project(row.account, row.project))
+                await inventory.remove_project(row.account, row.project)
 
             self.call(
                 work,

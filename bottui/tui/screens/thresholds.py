@@ -26,6 +26,7 @@ from textual.widgets import DataTable, Static
 from bottui.api.client import ThresholdUpdate
 from bottui.api.models import DimensionThresholds
 from bottui.ops import mutations
+from bottui.ops.inventory_reads import read_all_dimensions
 from bottui.ops.mutations import Applied
 from bottui.ops.plan import PlannedChange, ThresholdsTarget
 from bottui.ops.threshold_rules import in_range, never_reached
@@ -149,37 +150,53 @@ class ThresholdsScreen(BottuiScreen):
         hint = self.query_one("#thresholds-hint", Static)
         title = self.query_one("#thresholds-title", Static)
         current = self.services.current
-        entries: list[DimensionEntry] = []
-        message: Content | None = None
+
+        def show(entries: list[DimensionEntry], message: Content | None) -> None:
+            self.services.flush_warnings()
+            empty.update(message or "")
+            empty.display = message is not None
+            table.display = bool(entries)
+            table.show(entries, self.settings)
+
         if current is None:
             title.update(Content("Thresholds"))
             hint.update("")
-            message = Content("No project selected. Press 1 to choose one on the Projects screen.")
-        else:
-            account, project = current
-            title.update(join("Thresholds · ", safe_id(account), " / ", safe_id(project)))
-            hint.update(Content(direction_words(self.settings) + " (s changes)"))
-            inventory = self.services.session.inventory
-            if inventory is None:
-                message = Content(
-                    "The inventory cannot be opened, so no dimension is known. "
-                    "Press a to add one for this session."
+            show([], Content("No project selected. Press 1 to choose one on the Projects screen."))
+            return
+        account, project = current
+        title.update(join("Thresholds · ", safe_id(account), " / ", safe_id(project)))
+        hint.update(Content(direction_words(self.settings) + " (s changes)"))
+
+        async def read() -> list[DimensionEntry] | None:
+            try:
+                return await read_all_dimensions(self.services.session, account, project)
+            except EXPECTED_ERRORS as exc:
+                self.services.report(exc)
+                return None
+
+        def shown(entries: list[DimensionEntry] | None) -> None:
+            if self.services.current != current:
+                return  # another project was chosen meanwhile: its read shows it
+            if entries is None:
+                show(
+                    [],
+                    Content(
+                        "The inventory cannot be opened, so no dimension is known. "
+                        "Press a to add one for this session."
+                    ),
                 )
-            else:
-                try:
-                    entries = inventory.dimensions(account, project)
-                except EXPECTED_ERRORS as exc:
-                    self.services.report(exc)
-                if not entries:
-                    message = Content(
+            elif not entries:
+                show(
+                    [],
+                    Content(
                         "No dimension known for this project. Press a to add one "
                         "(its id and name as configured in the service)."
-                    )
-        self.services.flush_warnings()
-        empty.update(message or "")
-        empty.display = message is not None
-        table.display = bool(entries)
-        table.show(entries, self.settings)
+                    ),
+                )
+            else:
+                show(entries, None)
+
+        self.load(read, shown, group="dimensions")
 
     def selected(self) -> DimensionEntry | None:
         """The dimension under the cursor, if any."""
@@ -273,21 +290,23 @@ class ThresholdsScreen(BottuiScreen):
             if result is None:
                 return
             dimension_id, name = result
-            entry = self._add(current, dimension_id, name)
-            self._open_editor(current, dimension_id, entry)
+            self.load(
+                lambda: self._add(current, dimension_id, name),
+                lambda entry: self._open_editor(current, dimension_id, entry),
+                group="dimensions-edit",
+            )
 
         known = {entry.id for entry in self.query_one(DimensionTable).entries}
         self.app.push_screen(AddDimensionDialog(known), added)
 
-    def _add(self, current: tuple[str, str], dimension_id: str, name: str) -> DimensionEntry | None:
+    async def _add(
+        self, current: tuple[str, str], dimension_id: str, name: str
+    ) -> DimensionEntry | None:
         account, project = current
-        inventory = self.services.session.inventory
-        if inventory is None:
-            self.services.flush_warnings()
-            return DimensionEntry(account, project, dimension_id, name, None, None, "", "user")
+        inventory = self.services.session.inventory_store
         try:
-            inventory.add_dimension(account, project, dimension_id, name)
-            entry = inventory.dimension(account, project, dimension_id)
+            await inventory.add_dimension(account, project, dimension_id, name)
+            entry = await inventory.dimension(account, project, dimension_id)
         except EXPECTED_ERRORS as exc:
             self.services.report(exc)
             return DimensionEntry(account, project, dimension_id, name, None, None, "", "user")
@@ -315,16 +334,19 @@ class ThresholdsScreen(BottuiScreen):
         )
 
         def decided(ok: bool | None) -> None:
-            inventory = self.services.session.inventory
-            if not ok or inventory is None:
+            if not ok:
                 return
-            try:
-                inventory.remove_dimension(account, project, entry.id)
-            except EXPECTED_ERRORS as exc:
-                self.services.report(exc)
-                return
-            self.notify(clean(f"Forgot dimension {entry.id}"), markup=False)
-            self.services.inventory_changed()
+            inventory = self.services.session.inventory_store
+
+            def forgotten(_: None) -> None:
+                self.notify(clean(f"Forgot dimension {entry.id}"), markup=False)
+                self.services.inventory_changed()
+
+            self.load(
+                lambda: inventory.remove_dimension(account, project, entry.id),
+                forgotten,
+                group="dimensions-edit",
+            )
 
         self.app.push_screen(
             ConfirmDialog("Forget dimension?", body, "Forget", danger=False), decided

@@ -15,7 +15,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 
 from bottui.ops import journal_view
-from bottui.store.journal import JournalEntry
+from bottui.store.journal_records import JournalEntry
 from bottui.tui.widgets.entry_table import EntryTable
 from bottui.tui.widgets.safe import safe_id_text, safe_text
 

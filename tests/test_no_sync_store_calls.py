@@ -1,0 +1,102 @@
+"""No face and no op calls a store synchronously (#11, fault 2).
+
+Every journal and inventory call under ``bottui/ops``, ``bottui/tui`` and
+``bottui/cli`` awaits ``session.journal_store`` / ``session.inventory_store``
+(one async facade over the store executor's daemon threads). This walks their
+syntax trees and fails on what would block an event loop: the synchronous
+``session.journal`` / ``session.inventory``, constructing or importing the
+synchronous ``Journal`` / ``Inventory`` classes, ``run_in_daemon`` and
+``asyncio.to_thread`` (whose threads are joined at exit).
+
+The change flows that #11's ``PlannedChange`` rewrite owns are allowed the
+synchronous journal until that rewrite lands (:data:`PENDING`), each named.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Final
+
+ROOT: Final = Path(__file__).resolve().parent.parent / "bottui"
+LAYERS: Final = ("ops", "tui", "cli")
+#: Synchronous store classes, by the module that defines them.
+SYNC_CLASSES: Final = {"bottui.store.journal": "Journal", "bottui.store.inventory": "Inventory"}
+#: Files exempt from the rule (none: every caller awaits the facades).
+PENDING: Final = frozenset[str]()
+
+
+def _problems(path: Path) -> list[str]:
+    rel = path.relative_to(ROOT).as_posix()
+    if rel in PENDING:
+        return []
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found: list[str] = []
+
+    def say(node: ast.AST, what: str) -> None:
+        found.append(f"{rel}:{getattr(node, 'lineno', '?')}: {what}")
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            if node.attr in ("journal", "inventory"):
+                say(node, f".{node.attr} (await .{node.attr}_store instead)")
+            if node.attr == "to_thread":
+                say(node, "asyncio.to_thread (store.executor.run_blocking)")
+            if node.attr == "run_in_daemon":
+                say(node, "run_in_daemon (store.executor.run_blocking)")
+        elif isinstance(node, ast.Name):
+            if node.id in ("run_in_daemon", "to_thread"):
+                say(node, node.id)
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+            if name in ("Journal", "Inventory"):
+                say(node, f"{name}(...) constructed")
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            names = {alias.name for alias in node.names}
+            cls = SYNC_CLASSES.get(module)
+            if cls is not None and cls in names:
+                say(node, f"imports {module}.{cls}")
+            if module == "bottui.ops.daemon" or (module == "bottui.ops" and "daemon" in names):
+                say(node, "imports bottui.ops.daemon")
+            if module == "asyncio" and "to_thread" in names:
+                say(node, "imports asyncio.to_thread")
+    return found
+
+
+def _files() -> list[Path]:
+    return sorted(p for layer in LAYERS for p in (ROOT / layer).rglob("*.py"))
+
+
+def test_no_synchronous_store_use_in_ops_tui_cli() -> None:
+    problems = [problem for path in _files() for problem in _problems(path)]
+    assert problems == []
+
+
+def test_the_walk_finds_each_forbidden_form(tmp_path: Path) -> None:
+    # The checker itself: each form it must catch, in a file it reads as ours.
+    sample = ROOT / "ops" / "_sample_for_test.py"
+    forms = {
+        "x = session.journal": ".journal",
+        "x = self.services.session.inventory": ".inventory",
+        "import asyncio\nasyncio.to_thread(f)": "to_thread",
+        "from bottui.ops.daemon import run_in_daemon": "daemon",
+        "from bottui.store.journal import Journal": "bottui.store.journal.Journal",
+        "from bottui.store.inventory import Inventory": "bottui.store.inventory.Inventory",
+        "Journal(path)": "constructed",
+        "store.Inventory(path, 'p')": "constructed",
+    }
+    try:
+        for source, expected in forms.items():
+            sample.write_text(source + "\n", encoding="utf-8")
+            problems = _problems(sample)
+            assert any(expected in p for p in problems), (source, problems)
+        sample.write_text(
+            "from bottui.store.journal_records import JournalEntry\n"
+            "x = await session.journal_store.page()\n",
+            encoding="utf-8",
+        )
+        assert _problems(sample) == []
+    finally:
+        sample.unlink(missing_ok=True)
