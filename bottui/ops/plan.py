@@ -28,6 +28,7 @@ from bottui.ops.session import Session
 
 if TYPE_CHECKING:
     from bottui.api.client import ThresholdUpdate
+    from bottui.store.inventory_records import DimensionEntry, LimiterEntry
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -316,11 +317,7 @@ async def _known_limiter(
 ) -> KnownValue | None:
     """The limiter's state before the change, as the inventory knew it."""
     inventory = session.inventory_store
-    entry = await _safe(session, lambda: inventory.limiter(account, project, limiter_id))
-    value = entry.previous() if entry is not None else None
-    if entry is None or value is None:
-        return None
-    return KnownValue(value, entry.known_at, entry.source)
+    return await _known(session, lambda: inventory.limiter(account, project, limiter_id))
 
 
 async def _known_thresholds(
@@ -328,7 +325,14 @@ async def _known_thresholds(
 ) -> KnownValue | None:
     """The dimension's name and thresholds before the change, as the inventory knew them."""
     inventory = session.inventory_store
-    entry = await _safe(session, lambda: inventory.dimension(account, project, dimension_id))
+    return await _known(session, lambda: inventory.dimension(account, project, dimension_id))
+
+
+async def _known(
+    session: Session, read: Callable[[], Awaitable[LimiterEntry | DimensionEntry | None]]
+) -> KnownValue | None:
+    """What an inventory record knew before the change; None when unknown or unreadable."""
+    entry = await _safe(session, read)
     value = entry.previous() if entry is not None else None
     if entry is None or value is None:
         return None
