@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,7 @@ from bottui.store.journal_schema import (
     SCHEMA,
     SELECT_ENTRIES,
 )
+from bottui.store.journal_store import EntryId, ItemState
 from bottui.store.journal_undo import (
     KIND_OPERATIONS,
     NO_CHANGE_OUTCOMES,
@@ -62,6 +63,9 @@ from bottui.store.paths import Locations
 from bottui.store.sqlite_retry import LockStats
 from bottui.store.sqlite_util import ClosesOnExit, Database
 from bottui.store.utc import Clock, parse_time, stamp, system_clock
+
+#: Item keys per ``IN (...)`` of :meth:`Journal.item_states` (under SQLite's variable limit).
+_KEYS_PER_QUERY = 500
 
 
 class Journal(ClosesOnExit):
@@ -264,6 +268,33 @@ class Journal(ClosesOnExit):
                 (run_id, *wanted),
             ).fetchall()
         return {row[0] for row in rows}
+
+    def item_states(self, run_id: int, keys: Sequence[str]) -> dict[str, ItemState]:
+        """What ``run_id`` knows of each of ``keys`` (absent: never attempted)."""
+        settled_words = {str(o) for o in SETTLED_OUTCOMES}
+        rows: list[tuple[str, int, str | None]] = []
+        with self._db.read() as conn:
+            for start in range(0, len(keys), _KEYS_PER_QUERY):
+                part = keys[start : start + _KEYS_PER_QUERY]
+                marks = ", ".join("?" * len(part))
+                rows += conn.execute(
+                    "SELECT e.item_key, e.id, o.outcome FROM entries AS e "
+                    "LEFT JOIN outcomes AS o ON o.entry_id = e.id "
+                    f"WHERE e.run_id = ? AND e.item_key IN ({marks}) ORDER BY e.id",
+                    (run_id, *part),
+                ).fetchall()
+        states: dict[str, ItemState] = {}
+        for key, entry_id, outcome in rows:
+            was = states.get(key, ItemState(False, None, ()))
+            if outcome is None:
+                states[key] = ItemState(
+                    was.settled, was.last_outcome, (*was.unfinished, EntryId(entry_id))
+                )
+            else:
+                states[key] = ItemState(
+                    was.settled or outcome in settled_words, outcome, was.unfinished
+                )
+        return states
 
     # -- reading ----------------------------------------------------------------------
 

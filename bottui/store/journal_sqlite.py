@@ -39,6 +39,7 @@ from bottui.store.journal_store import (
     EntryId,
     EntryPage,
     EntryQuery,
+    ItemState,
     RunId,
 )
 from bottui.store.journal_undo import UndoCandidate, UndoKind
@@ -70,6 +71,11 @@ def _page_sql(query: EntryQuery, before: int | None, limit: int) -> tuple[str, l
     if query.since is not None:
         where.append("e.started_at >= ?")
         params.append(stamp(query.since))
+    if query.until is not None:
+        where.append("e.started_at < ?")
+        params.append(stamp(query.until))
+    if query.before is not None:
+        before = int(query.before) if before is None else min(before, int(query.before))
     for column, value in (
         ("e.profile", query.profile),
         ("e.account", query.account),
@@ -296,6 +302,14 @@ class SqliteJournalStore:
             )
         )
         return frozenset(found)
+
+    async def item_states(self, run_id: RunId, keys: Sequence[str]) -> dict[str, ItemState]:
+        """The state of each of ``keys`` in ``run_id`` (indexed by run and key)."""
+        wanted = list(dict.fromkeys(keys))
+        found: dict[str, ItemState] = await self._read(
+            lambda: self._reader.item_states(int(run_id), wanted) if self._path.exists() else {}
+        )
+        return found
 
     # -- lifetime ------------------------------------------------------------------
 

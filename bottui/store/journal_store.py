@@ -41,10 +41,14 @@ class EntryQuery:
     """Which entries to read; every filter given must match.
 
     ``outcomes`` matches any of its words; ``unfinished`` only entries without
-    an outcome. ``since`` is an aware ``datetime`` (a naive one is taken as UTC).
+    an outcome. ``since``/``until`` are aware ``datetime`` (a naive one is
+    taken as UTC): started at or after ``since``, before ``until``. ``before``
+    keeps entries older than that id (``--before ID``).
     """
 
     since: datetime | None = None
+    until: datetime | None = None
+    before: EntryId | None = None
     profile: str | None = None
     account: str | None = None
     project: str | None = None
@@ -60,6 +64,20 @@ class EntryPage:
 
     entries: tuple[JournalEntry, ...]
     next: Cursor | None
+
+
+@dataclass(frozen=True)
+class ItemState:
+    """What a bulk run's journal knows of one item key (``--resume``).
+
+    ``settled``: some attempt ended withdrawn or nothing-standing.
+    ``last_outcome``: the outcome of its newest finished attempt (``None``: none).
+    ``unfinished``: its attempts without an outcome (a crash lost their answer).
+    """
+
+    settled: bool
+    last_outcome: str | None
+    unfinished: tuple[EntryId, ...]
 
 
 def entry_started(entry: JournalEntry) -> datetime:
@@ -159,6 +177,13 @@ class JournalStore(Protocol):
         """Item keys of ``run_id`` whose outcome is one of ``outcomes`` (``--resume``)."""
         ...
 
+    async def item_states(self, run_id: RunId, keys: Sequence[str]) -> dict[str, ItemState]:
+        """The state of each of ``keys`` in ``run_id``; a key never attempted is absent.
+
+        Callers ask per chunk of input, so a resume never holds a whole run in memory.
+        """
+        ...
+
     async def batch(self) -> JournalBatch:
         """A buffered writer for one bulk run."""
         ...
@@ -175,6 +200,7 @@ __all__ = [
     "EntryId",
     "EntryPage",
     "EntryQuery",
+    "ItemState",
     "JournalBatch",
     "JournalStore",
     "RunId",
