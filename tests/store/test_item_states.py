@@ -27,7 +27,7 @@ def test_item_states_reports_settled_last_outcome_and_unfinished(tmp_path: Path)
             input_sha256="0" * 64,
             operation="revoke-visitor",
         )
-        ids = {}
+        ids: dict[str, list[EntryId]] = {}
         for key in ("k1", "k2", "k3", "k2"):
             ids.setdefault(key, []).append(
                 await store.start(
