@@ -11,9 +11,9 @@ What is entered is checked here, and refused with
 the field): a new id becomes exactly one path segment
 (:func:`bottui.api.validation.path_id`), a display name holds no control
 character (a project's at most :data:`NAME_MAX` characters; a dimension's
-is required, the PUT sends it). Forgetting checks nothing: a record the
-rules would refuse (an imported file's) can always be removed. The forms
-call the same ``check_*`` functions as the operator types.
+is required, the PUT sends it). Forgetting checks nothing: it names a
+record already stored. The forms call the same ``check_*`` functions as the
+operator types.
 """
 
 from __future__ import annotations
