@@ -20,6 +20,7 @@ from bottui.ops import profiles
 from bottui.ops.session import Session, Settings
 from bottui.store.config import ConfigStore, ProjectSettings
 from bottui.store.config_async import AsyncConfigStore
+from bottui.store.config_write import write_atomic
 from bottui.store.errors import ProfileExists, ProfileNotFound
 from bottui.store.paths import Locations
 from bottui.store.tokens import TokenStore
@@ -136,11 +137,10 @@ async def test_edits_run_on_the_config_write_lane(
     store: AsyncConfigStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     threads: list[str] = []
-    write = bottui.store.config.write_atomic
 
     def recorded(path: Path, text: str) -> None:
         threads.append(threading.current_thread().name)
-        write(path, text)
+        write_atomic(path, text)
 
     monkeypatch.setattr(bottui.store.config, "write_atomic", recorded)
     await profiles.add_profile(store, profiles.new_profile("one", URL))

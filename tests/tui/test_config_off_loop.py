@@ -21,6 +21,7 @@ import bottui.store.config
 from bottui.ops import profiles
 from bottui.ops.session import Session, Settings
 from bottui.store.config import ConfigStore, ProjectSettings
+from bottui.store.config_write import write_atomic
 from bottui.store.paths import Locations
 from bottui.store.tokens import TokenStore
 from bottui.tui.app import BottuiApp
@@ -38,11 +39,10 @@ MakeApp = Callable[..., BottuiApp]
 def writes(monkeypatch: pytest.MonkeyPatch) -> list[threading.Thread]:
     """The thread of each config.toml write from now on (the write itself still happens)."""
     seen: list[threading.Thread] = []
-    write = bottui.store.config.write_atomic
 
     def recorded(path: Path, text: str) -> None:
         seen.append(threading.current_thread())
-        write(path, text)
+        write_atomic(path, text)
 
     monkeypatch.setattr(bottui.store.config, "write_atomic", recorded)
     return seen
