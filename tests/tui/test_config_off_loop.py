@@ -119,3 +119,22 @@ async def test_the_first_profile_is_written_off_the_loop(
     assert_off_the_loop(writes, loop_thread)
     config = ConfigStore(session.locations).load()
     assert config.current == "default" and session.settings.profile_name == "default"
+
+
+async def test_a_damaged_config_closes_the_first_profile_form_and_says_why(
+    tmp_path: Path, writes: list[threading.Thread]
+) -> None:
+    # The names taken are read off the loop after the form opens; a config.toml
+    # that cannot be read closes it again and is reported, and nothing is written.
+    locations = Locations.under(tmp_path)
+    locations.config_dir.mkdir(parents=True)
+    locations.config_file.write_text("current = [unclosed\n", encoding="utf-8")
+    session = Session(locations, Settings(profile_name=None, base_url=None), TokenStore(environ={}))
+    app = BottuiApp(session)
+    async with app.run_test(size=SNAP_SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        assert not isinstance(app.screen, ProfileForm)
+        assert any("config.toml" in f"{n.title} {n.message}" for n in app._notifications)
+    assert writes == []
