@@ -8,6 +8,15 @@ syntax trees and fails on what would block an event loop: the synchronous
 synchronous ``Journal`` / ``Inventory`` classes, ``run_in_daemon`` and
 ``asyncio.to_thread`` (whose threads are joined at exit).
 
+Config edits too: every edit of ``config.toml`` (a profile added, used or
+removed, the theme, a project's threshold settings) is awaited on
+``AsyncConfigStore`` through :mod:`bottui.ops.profiles`. An edit method
+named in :data:`CONFIG_EDITS` that is not awaited right where it is named
+(called synchronously on a ``ConfigStore``, or handed on as a callback to
+be called later) fails, and so does writing the file by hand
+(``config_write``). A synchronous *read* (``ConfigStore(...).load()``) before
+the event loop runs is allowed: the CLI and the TUI start that way.
+
 The change flows that #11's ``PlannedChange`` rewrite owns are allowed the
 synchronous journal until that rewrite lands (:data:`PENDING`), each named.
 """
@@ -24,6 +33,27 @@ LAYERS: Final = ("ops", "tui", "cli")
 SYNC_CLASSES: Final = {"bottui.store.journal": "Journal", "bottui.store.inventory": "Inventory"}
 #: Files exempt from the rule (none: every caller awaits the facades).
 PENDING: Final = frozenset[str]()
+#: The edits of ``ConfigStore`` / ``AsyncConfigStore``: only ever ``await x.edit(...)``.
+CONFIG_EDITS: Final = frozenset(
+    {
+        "add_profile",
+        "remove_profile",
+        "use",
+        "set_theme",
+        "set_project_settings",
+        "set_defaults",
+        "save",
+    }
+)
+
+
+def _awaited_calls(tree: ast.AST) -> set[int]:
+    """ids of the function nodes of every ``await f(...)``."""
+    return {
+        id(node.value.func)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Await) and isinstance(node.value, ast.Call)
+    }
 
 
 def _problems(path: Path) -> list[str]:
@@ -32,6 +62,7 @@ def _problems(path: Path) -> list[str]:
         return []
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     found: list[str] = []
+    awaited = _awaited_calls(tree)
 
     def say(node: ast.AST, what: str) -> None:
         found.append(f"{rel}:{getattr(node, 'lineno', '?')}: {what}")
@@ -44,6 +75,8 @@ def _problems(path: Path) -> list[str]:
                 say(node, "asyncio.to_thread (store.executor.run_blocking)")
             if node.attr == "run_in_daemon":
                 say(node, "run_in_daemon (store.executor.run_blocking)")
+            if node.attr in CONFIG_EDITS and id(node) not in awaited:
+                say(node, f".{node.attr} not awaited: a synchronous config edit (ops.profiles)")
         elif isinstance(node, ast.Name):
             if node.id in ("run_in_daemon", "to_thread"):
                 say(node, node.id)
@@ -62,6 +95,10 @@ def _problems(path: Path) -> list[str]:
                 say(node, "imports bottui.ops.daemon")
             if module == "asyncio" and "to_thread" in names:
                 say(node, "imports asyncio.to_thread")
+            if module == "bottui.store.config_write" or (
+                module == "bottui.store" and "config_write" in names
+            ):
+                say(node, "imports bottui.store.config_write (config edits: ops.profiles)")
     return found
 
 
@@ -86,6 +123,16 @@ def test_the_walk_finds_each_forbidden_form(tmp_path: Path) -> None:
         "from bottui.store.inventory import Inventory": "bottui.store.inventory.Inventory",
         "Journal(path)": "constructed",
         "store.Inventory(path, 'p')": "constructed",
+        # Config edits: called synchronously, handed on as a callback, or by hand.
+        "ConfigStore(locations).set_theme('nord')": ".set_theme not awaited",
+        "store.add_profile(profile)": ".add_profile not awaited",
+        "run_blocking(lambda: store.use('p'))": ".use not awaited",
+        "App(remember_theme=store.set_theme)": ".set_theme not awaited",
+        "ConfigStore(locations).set_project_settings('p', 'a', 'b', s)": "set_project_settings",
+        "store.remove_profile('p')": ".remove_profile not awaited",
+        "profiles.save(config)": ".save not awaited",
+        "from bottui.store.config_write import write_atomic": "config_write",
+        "from bottui.store import config_write": "config_write",
     }
     try:
         for source, expected in forms.items():
@@ -94,7 +141,10 @@ def test_the_walk_finds_each_forbidden_form(tmp_path: Path) -> None:
             assert any(expected in p for p in problems), (source, problems)
         sample.write_text(
             "from bottui.store.journal_records import JournalEntry\n"
-            "x = await session.journal_store.page()\n",
+            "x = await session.journal_store.page()\n"
+            "config = ConfigStore(locations).load()\n"
+            "await session.config_store.set_theme('nord')\n"
+            "await profiles.add_profile(store, profile)\n",
             encoding="utf-8",
         )
         assert _problems(sample) == []

@@ -86,16 +86,22 @@ class RefusedError(BottuiError):
 
 
 class ValidationError(RefusedError):
-    """A value that the API would reject, caught before sending.
+    """A value refused before anything is sent or written: the one validation error.
 
-    ``field`` names the input the value came from, so a form can put the
-    message under it.
+    The API's rules (:mod:`bottui.api.validation`) and the ops' checks of
+    what an operator enters (:mod:`bottui.ops.profiles`,
+    :mod:`bottui.ops.inventory_edits`) raise this alone. ``field`` names the
+    input the value came from, so a form can put the message under it. The
+    title is ``Invalid FIELD`` unless a check gives a sharper one ("Refused
+    plain http"); then ``own_title`` is true and a form shows it too.
     """
 
-    def __init__(self, field: str, message: str) -> None:
+    def __init__(self, field: str, message: str, *, title: str | None = None) -> None:
         self.field = field
         self.message = message
-        super().__init__(f"Invalid {field}", message)
+        #: True when ``title`` says more than ``Invalid FIELD``.
+        self.own_title = title is not None
+        super().__init__(title if title is not None else f"Invalid {field}", message)
 
 
 class PlainHttpRefused(RefusedError):

@@ -1,4 +1,8 @@
-"""``bottui inventory import FILE | export FILE | list``: the profile's known ids."""
+"""``bottui inventory import FILE | export FILE | list``: the profile's known ids.
+
+``import`` is an inventory edit of :mod:`bottui.ops.inventory_edits` (the
+TUI's adds and forgets are its others); ``export`` and ``list`` read.
+"""
 
 from __future__ import annotations
 
@@ -15,10 +19,12 @@ async def cmd_inventory(args: Args, out: Output) -> int:
     """``bottui inventory import FILE | export FILE | list``."""
     from pathlib import Path
 
+    from bottui.ops.inventory_edits import import_file
+
     async with command_session(args, out) as session:
         inventory = session.inventory_store
         if args.action == "import":
-            report = await inventory.import_toml(Path(args.file))
+            report = await import_file(session, Path(args.file))
             if out.as_json:
                 out.document({"file": args.file, **report.to_json()})
             else:

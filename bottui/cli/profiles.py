@@ -1,4 +1,8 @@
-"""``bottui profile add|list|use|remove``: the profiles of config.toml."""
+"""``bottui profile add|list|use|remove``: the profiles of config.toml.
+
+The checks and the edits are :mod:`bottui.ops.profiles`' (the TUI's first run
+uses the same); this module parses nothing and prints what they did.
+"""
 
 from __future__ import annotations
 
@@ -7,47 +11,43 @@ from bottui.cli.output import Output
 from bottui.cli.parser import Args, UsageError
 
 
-def cmd_profile(args: Args, out: Output) -> int:
+async def cmd_profile(args: Args, out: Output) -> int:
     """``bottui profile add|list|use|remove``."""
-    from bottui.api.urls import check_base_url
-    from bottui.store.config import ConfigStore, Profile
+    from bottui.ops import profiles
+    from bottui.store.config_async import AsyncConfigStore
     from bottui.store.paths import Locations
 
-    store = ConfigStore(Locations.default())
+    store = AsyncConfigStore(Locations.default())
     if args.action == "add":
         if not args.base_url:
             raise UsageError("No base URL", "profile add needs --base-url URL")
-        base_url = check_base_url(args.base_url)
-        profile = Profile(
-            name=args.name,
-            base_url=base_url,
+        profile = profiles.new_profile(
+            args.name,
+            args.base_url,
             read_only=args.read_only,
             protected=args.protected,
             account=args.account,
             project=args.project,
         )
-        store.add_profile(profile, replace=args.replace)
-        config = store.load()
-        if config.current is None:
-            store.use(args.name)
+        await profiles.add_profile(store, profile, replace=args.replace)
         if out.as_json:
             out.document({"added": args.name})
         else:
-            out.line(f"added profile {args.name} ({base_url})")
+            out.line(f"added profile {args.name} ({profile.base_url})")
         return EXIT_OK
     if args.action == "use":
-        store.use(args.name)
+        await profiles.use_profile(store, args.name)
         out.document({"current": args.name}) if out.as_json else out.line(
             f"current profile: {args.name}"
         )
         return EXIT_OK
     if args.action == "remove":
-        store.remove_profile(args.name)
+        await profiles.remove_profile(store, args.name)
         out.document({"removed": args.name}) if out.as_json else out.line(
             f"removed profile {args.name}"
         )
         return EXIT_OK
-    config = store.load()
+    config = await profiles.read_config(store)
     if out.as_json:
         out.document(
             {

@@ -21,6 +21,7 @@ from bottui.store.utc import Clock
 if TYPE_CHECKING:
     from bottui.api.client import BotProtectionClient
     from bottui.store.config import Config, Profile, ProjectSettings
+    from bottui.store.config_async import AsyncConfigStore
     from bottui.store.inventory_store import InventoryStore
     from bottui.store.journal_store import JournalStore
 
@@ -132,6 +133,7 @@ class Session:
         self._retired_stores: list[InventoryStore] = []
         self._journal_store: JournalStore | None = None
         self._inventory_store: InventoryStore | None = None
+        self._config_store: AsyncConfigStore | None = None
         #: Messages for the operator that do not stop the work (stderr / toast).
         self.warnings: list[str] = []
 
@@ -272,6 +274,15 @@ class Session:
                 self.locations, self.settings.inventory_scope, **options
             )
         return self._inventory_store
+
+    @property
+    def config_store(self) -> AsyncConfigStore:
+        """``config.toml`` behind its async facade (edits off the event loop)."""
+        if self._config_store is None:
+            from bottui.store.config_async import AsyncConfigStore
+
+            self._config_store = AsyncConfigStore(self.locations)
+        return self._config_store
 
     def warn(self, message: str) -> None:
         """Record a warning for the operator (printed or toasted by the face)."""

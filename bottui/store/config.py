@@ -30,7 +30,9 @@ field: tokens live in the keyring or the environment only.
 
 The model lives in :mod:`bottui.store.config_model`, parsing in
 :mod:`bottui.store.config_read`, rendering in :mod:`bottui.store.config_write`;
-their public names are importable from here as before.
+their public names are importable from here as before. :class:`ConfigStore`
+blocks (file I/O, fsync): code on an event loop awaits it through
+:class:`~bottui.store.config_async.AsyncConfigStore` instead.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ which need the screens themselves. Each screen does its own work.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, ClassVar
 
 from textual.app import App, ScreenStackError, SystemCommand
@@ -70,7 +70,8 @@ class BottuiApp(App[int]):
     Args:
         session: Settings, stores and client for this run.
         current: The project to start on, ``(account, project)``.
-        remember_theme: Called with the theme name when the user changes it.
+        remember_theme: Awaited (in a worker) with the theme name when the user
+            changes it: :func:`bottui.ops.profiles.remember_theme`, off the loop.
         keymap: Binding id -> keys, from the config (remapping).
         demo: True under ``bottui demo`` (shown in the title).
         start_mode: The screen to start on (default: rate limiters when a
@@ -101,7 +102,7 @@ class BottuiApp(App[int]):
         session: Session,
         *,
         current: tuple[str, str] | None = None,
-        remember_theme: Callable[[str], None] | None = None,
+        remember_theme: Callable[[str], Awaitable[None]] | None = None,
         keymap: dict[str, str] | None = None,
         theme: str | None = None,
         demo: bool = False,
@@ -216,12 +217,20 @@ class BottuiApp(App[int]):
 
     def watch_theme(self, theme: str) -> None:
         if self._remember_theme is not None and self._started:
-            try:
-                self._remember_theme(theme)
-            except Exception as exc:  # a config that cannot be written is not fatal
-                self.notify(
-                    clean(str(exc), keep_newlines=True), title="Theme not saved", markup=False
-                )
+            # In a worker: the config is written on the store executor, never on
+            # the loop; its one write lane keeps quick changes in order.
+            self.run_worker(
+                self._save_theme(self._remember_theme, theme),
+                name="remember theme",
+                group="theme",
+                exit_on_error=False,
+            )
+
+    async def _save_theme(self, remember: Callable[[str], Awaitable[None]], theme: str) -> None:
+        try:
+            await remember(theme)
+        except Exception as exc:  # a config that cannot be written is not fatal
+            self.notify(clean(str(exc), keep_newlines=True), title="Theme not saved", markup=False)
 
     # -- navigation ----------------------------------------------------------------
 

@@ -82,8 +82,9 @@ def error_words(error: BaseException) -> Content:
 
 
 def field_words(error: BaseException) -> Content:
-    """The error under a form field: a validation error's message alone (the field is named)."""
-    if isinstance(error, ValidationError):
+    """The error under a form field: a validation error's message alone (the field is named),
+    after its title when that says more than "Invalid FIELD"."""
+    if isinstance(error, ValidationError) and not error.own_title:
         return safe(error.message)
     return error_words(error)
 

@@ -17,17 +17,19 @@ START_DEMO: Final = -1
 
 def run_app(args: SimpleNamespace) -> int:
     """Build the session from the common options and the config; run the app."""
+    from bottui.ops.profiles import remember_theme
     from bottui.tui.app import BottuiApp
 
     locations = Locations.default()
-    store = ConfigStore(locations)
-    config = store.load()
+    # Read once, before the app (and its event loop) runs; every later
+    # config edit is awaited on the store executor (bottui.ops.profiles).
+    config = ConfigStore(locations).load()
     session = session_from_options(locations, config, args)
-    app = BottuiApp(
-        session,
-        theme=config.theme,
-        remember_theme=store.set_theme,
-        keymap=config.keymap,
-    )
+    store = session.config_store
+
+    async def remember(theme: str) -> None:
+        await remember_theme(store, theme)
+
+    app = BottuiApp(session, theme=config.theme, remember_theme=remember, keymap=config.keymap)
     result = app.run()
     return result if isinstance(result, int) else 0

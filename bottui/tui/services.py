@@ -11,8 +11,9 @@ what needs the screens themselves (delivering a message to every screen,
 redrawing every context bar) and passes those two in as callables.
 
 Screens reach the stores through ``services.session``'s async facades
-(``journal_store``, ``inventory_store``), awaited in workers: never a
-store call on the event loop. Project names, which every context bar shows,
+(``journal_store``, ``inventory_store``, ``config_store``), awaited in
+workers through :mod:`bottui.ops` (changes, inventory and profile edits):
+never a store call on the event loop. Project names, which every context bar shows,
 are read into a cache by one worker (:meth:`TuiServices.inventory_changed`)
 so :meth:`TuiServices.project_name` needs no I/O.
 """

@@ -61,3 +61,18 @@ def test_a_store_error_keeps_its_text_exit_code_and_json_in_the_cli() -> None:
     assert result.err.startswith("error: ")
     doc = result.json()["error"]
     assert (doc["type"], doc["code"], doc["status"]) == ("local_error", "ProfileNotFound", None)
+
+
+def test_a_refused_profile_is_the_one_validation_error_in_text_and_json() -> None:
+    # Checked by bottui.ops.profiles (the TUI's first run uses the same check).
+    result = cli("profile", "add", "p", "--base-url", "http://example.com")
+    assert result.code == EXIT_REFUSED and result.out == ""
+    assert result.err == (
+        "error: Refused plain http\n"
+        "  example.com is not a loopback host; use https:// so tokens are not sent in clear\n"
+    )
+    result = cli("profile", "add", "p", "--base-url", "http://example.com", "--json")
+    doc = result.json()["error"]
+    assert (doc["code"], doc["type"]) == ("ValidationError", "client_error")
+    assert doc["message"].startswith("Refused plain http: example.com")
+    assert cli("profile", "list", "--json").json()["profiles"] == []  # nothing written

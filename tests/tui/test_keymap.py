@@ -54,7 +54,11 @@ async def test_keymap_applies_to_a_binding(make_snap_app: object) -> None:
 
 async def test_theme_choice_is_remembered(make_snap_app: object) -> None:
     chosen: list[str] = []
-    app = make_snap_app(theme="nord", remember_theme=chosen.append)  # type: ignore[operator]
+
+    async def remember(theme: str) -> None:  # awaited in a worker, off the key handler
+        chosen.append(theme)
+
+    app = make_snap_app(theme="nord", remember_theme=remember)  # type: ignore[operator]
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert app.theme == "nord"  # the saved theme is applied at start

@@ -86,6 +86,14 @@ def test_bottui_and_store_errors_read_the_same() -> None:
     assert field_words(ValidationError("account id", "is empty")).plain == "is empty"
 
 
+def test_a_validation_error_with_its_own_title_shows_it_under_the_field() -> None:
+    # The ops keep a check's sharper title ("Refused plain http"); a form shows it.
+    refused = ValidationError("base URL", "h is not a loopback host", title="Refused plain http")
+    assert field_words(refused).plain == "Refused plain http: h is not a loopback host"
+    bare = ValidationError("profile name", "", title="A profile name cannot be empty")
+    assert field_words(bare).plain == "A profile name cannot be empty"
+
+
 def test_an_unexpected_error_is_named_never_dumped() -> None:
     title, details = describe_error(KeyError("secret-ish\nline"))
     assert title == "Unexpected error"

@@ -2,10 +2,13 @@
 
 With nothing configured, the Projects screen shows a welcome offering two
 ways in. Adding a project with no base URL yet first asks for a profile
-(name, base URL, protected): :func:`ask_first_profile` shows the form, saves
-the profile in a daemon thread (written to ``config.toml`` and made current)
-and posts :class:`ProfileSaved` to the screen, whose handler calls
-:func:`use_saved_profile` and then asks for the project. Starting the demo
+(name, base URL, protected): :func:`ask_first_profile` reads the profile
+names taken and shows the form, whose checks are those of
+:mod:`bottui.ops.profiles`; :func:`bottui.ops.profiles.create_first_profile`
+saves it (written to ``config.toml`` on the store executor, never on the
+event loop, and made current) and :class:`ProfileSaved` reaches the screen,
+whose handler calls :func:`use_saved_profile` and then asks for the project.
+Starting the demo
 leaves the app with :data:`~bottui.tui.run.START_DEMO` (the tui layer may
 not import :mod:`bottui.demo`; the CLI starts it).
 """
@@ -16,11 +19,11 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
+from bottui.api.errors import BottuiError
+from bottui.ops import profiles
 from bottui.ops.session import Settings
 from bottui.plaintext import clean
-from bottui.store.config import ConfigStore, Profile
-from bottui.store.executor import run_blocking
-from bottui.store.paths import Locations
+from bottui.store.config import Profile
 from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.run import START_DEMO
 from bottui.tui.screens.base import BottuiScreen
@@ -34,34 +37,17 @@ class ProfileSaved(Message):
     settings: Settings
 
 
-def save_profile(locations: Locations, profile: Profile, old: Settings) -> Settings:
-    """Add ``profile``, make it current, and resolve the settings it gives (blocking)."""
-    store = ConfigStore(locations)
-    store.add_profile(profile)
-    store.use(profile.name)
-    # What came from the command line (--read-only, --account, --project) still holds.
-    return Settings.resolve(
-        store.load(), account=old.account, project=old.project, read_only=old.read_only
-    )
-
-
 def ask_first_profile(screen: BottuiScreen) -> None:
     """Ask for the profile; once saved, post :class:`ProfileSaved` to ``screen``."""
     services = screen.services
     session = services.session
-    try:
-        existing = list(ConfigStore(session.locations).load().profiles)
-    except EXPECTED_ERRORS as exc:
-        services.report(exc)
-        return
 
     def chosen(profile: Profile | None) -> None:
         if profile is None:
             return
-        old = session.settings
 
         async def work() -> Settings:
-            return await run_blocking(lambda: save_profile(session.locations, profile, old))
+            return await profiles.create_first_profile(session, profile)
 
         screen.call(
             work,
@@ -70,7 +56,26 @@ def ask_first_profile(screen: BottuiScreen) -> None:
             group="config",
         )
 
-    screen.app.push_screen(ProfileForm(existing=existing), chosen)
+    # The form opens at once; the names taken are read off the loop and
+    # reach it a moment later. A damaged config.toml closes it and is reported.
+    form = ProfileForm()
+    screen.app.push_screen(form, chosen)
+
+    async def taken() -> list[str] | BottuiError:
+        try:
+            return list((await profiles.read_config(session.config_store)).profiles)
+        except EXPECTED_ERRORS as exc:
+            return exc
+
+    def show(found: list[str] | BottuiError) -> None:
+        if isinstance(found, list):
+            form.know_existing(found)
+            return
+        if form.is_attached:
+            form.dismiss(None)
+        services.report(found)
+
+    screen.load(taken, show, group="config-read")
 
 
 def use_saved_profile(screen: BottuiScreen, settings: Settings) -> None:

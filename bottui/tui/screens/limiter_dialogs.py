@@ -14,7 +14,8 @@ from textual.content import Content
 from textual.widgets import Button, Input, Label, Static
 
 from bottui.api.errors import ValidationError
-from bottui.api.validation import first_forbidden_char, path_id
+from bottui.api.validation import path_id
+from bottui.ops.inventory_edits import check_limiter_name
 from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import join, safe, safe_id
@@ -69,12 +70,6 @@ class ChooseStateDialog(_Dialog):
         self.dismiss(False)
 
 
-def name_problem(value: str) -> str | None:
-    """Why an optional display name cannot be stored, or None."""
-    bad = first_forbidden_char(value)
-    return None if bad is None else f"contains a control character (U+{ord(bad):04X})"
-
-
 class AddLimiterDialog(_Dialog):
     """Add a rate limiter id (and optional name) to the inventory.
 
@@ -120,7 +115,11 @@ class AddLimiterDialog(_Dialog):
                 path_id("rate limiter id", raw_id)
             except ValidationError as exc:
                 id_error = f"Rate limiter id {exc.message}"
-        name_error = name_problem(raw_name) if raw_name else None
+        name_error = None
+        try:
+            check_limiter_name(raw_name)
+        except ValidationError as exc:
+            name_error = exc.message
         self._show_error("#limiter-id-error", id_error)
         self._show_error("#limiter-name-error", f"Name {name_error}" if name_error else "")
         valid = bool(raw_id) and not id_error and not name_error

@@ -292,10 +292,11 @@ class LimitersScreen(BottuiScreen):
             if values is None:
                 return
             limiter_id, name = values
-            inventory = self.services.session.inventory_store
+            session = self.services.session
+            from bottui.ops import inventory_edits
 
             async def add() -> list[LimiterEntry]:
-                await inventory.add_limiter(account, project, limiter_id, name)
+                await inventory_edits.add_limiter(session, account, project, limiter_id, name)
                 return await self._read(account, project)
 
             def show(entries: list[LimiterEntry]) -> None:
@@ -327,10 +328,11 @@ class LimitersScreen(BottuiScreen):
         def decided(ok: bool | None) -> None:
             if not ok:
                 return
-            inventory = self.services.session.inventory_store
+            session = self.services.session
+            from bottui.ops import inventory_edits
 
             async def remove() -> None:
-                await inventory.remove_limiter(account, project, entry.id)
+                await inventory_edits.forget_limiter(session, account, project, entry.id)
 
             self.load(remove, lambda _: self.services.inventory_changed(), group="limiters-edit")
 

@@ -1,8 +1,10 @@
 """The forms of the Projects screen: add or edit a project, create the first profile.
 
-Each form validates as the operator types (the message goes under the field,
-the submit button stays disabled while anything is invalid) and returns what
-was entered; the screen writes it, in a worker.
+Each form validates as the operator types, with the checks of the ops that
+will write it (:mod:`bottui.ops.inventory_edits`, :mod:`bottui.ops.profiles`):
+the message goes under the field, the submit button stays disabled while
+anything is invalid. A form returns what was entered; the screen hands it to
+those ops, in a worker.
 """
 
 from __future__ import annotations
@@ -19,17 +21,16 @@ from textual.content import Content
 from textual.widgets import Button, Checkbox, Input, Label, Static
 
 from bottui.api.errors import ValidationError
-from bottui.api.urls import check_base_url
-from bottui.api.validation import first_forbidden_char, path_id
+from bottui.api.validation import path_id
+from bottui.ops.inventory_edits import check_display_name
+from bottui.ops.profiles import check_profile_name, check_profile_url, new_profile
 from bottui.plaintext import clean
-from bottui.store.config import Profile, validate_base_url, validate_profile_name
-from bottui.tui.error_view import EXPECTED_ERRORS, field_words
+from bottui.store.config import Profile
+from bottui.tui.error_view import field_words
 from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.widgets.form_field import FormField
 from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import join, safe_id
-
-NAME_MAX = 200
 
 
 @dataclass(frozen=True)
@@ -39,18 +40,6 @@ class ProjectDraft:
     account: str
     project: str
     name: str | None
-
-
-def check_display_name(value: str) -> str | None:
-    """The display name to store (``None`` when blank); raises ValidationError."""
-    text = value.strip()
-    if not text:
-        return None
-    if first_forbidden_char(text) is not None:
-        raise ValidationError("display name", "contains a control character")
-    if len(text) > NAME_MAX:
-        raise ValidationError("display name", f"is longer than {NAME_MAX} characters")
-    return text
 
 
 class _FormDialog(_Dialog):
@@ -235,12 +224,23 @@ class ProfileForm(_FormDialog):
     """Create the first profile: a name and the API's base URL.
 
     Args:
-        existing: Names of the profiles already in the config.
+        existing: Names of the profiles already in the config (or later,
+            once read: :meth:`know_existing`).
     """
 
     def __init__(self, *, existing: Collection[str] = ()) -> None:
         super().__init__()
         self._existing = set(existing)
+
+    def know_existing(self, names: Collection[str]) -> None:
+        """The names taken, read after the form opened: check the name against them."""
+        self._existing = set(names)
+        if not self.is_mounted:
+            return
+        name = self.query_one("#profile", Input)
+        if name.value == "default" and "default" in self._existing:
+            name.value = ""  # the offered name is taken: offer none (as if known at once)
+        self.validate_form()
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -284,23 +284,19 @@ class ProfileForm(_FormDialog):
         name = self.query_one("#profile", Input).value
         name_field = self.query_one("#field-profile", FormField)
         try:
-            validate_profile_name(name)
-        except EXPECTED_ERRORS as exc:
+            check_profile_name(name, self._existing)
+        except ValidationError as exc:
+            # Empty is not "wrong" yet: say nothing until something is typed.
             name_field.show_error(None if name == "" else field_words(exc))
             name_field.set_class(True, "-invalid")
             ok = False
         else:
-            if name in self._existing:
-                name_field.show_error(Content("A profile of that name exists already."))
-                ok = False
-            else:
-                name_field.show_error(None)
+            name_field.show_error(None)
         raw = self.query_one("#base-url", Input).value.strip()
         url_field = self.query_one("#field-base-url", FormField)
-        url = ""
         try:
-            url = check_base_url(validate_base_url(raw))
-        except EXPECTED_ERRORS as exc:
+            check_profile_url(raw)
+        except ValidationError as exc:
             url_field.show_error(None if raw == "" else field_words(exc))
             url_field.set_class(True, "-invalid")
             ok = False
@@ -310,8 +306,8 @@ class ProfileForm(_FormDialog):
             return None
         protected = self.query_one("#protected", Checkbox).value
         try:
-            return Profile(name=name, base_url=url, protected=protected)
-        except EXPECTED_ERRORS as exc:
+            return new_profile(name, raw, protected=protected, existing=self._existing)
+        except ValidationError as exc:
             url_field.show_error(field_words(exc))
             return None
 

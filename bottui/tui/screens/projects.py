@@ -4,10 +4,11 @@ One row per project: account, project id, display name, and where its two
 tokens come from (personal access token of the account, project API token
 of the project): stored / missing / from environment, never a value. Enter
 makes the highlighted project current for every screen. Projects are
-added, renamed and removed here (the inventory is local: nothing is sent to
-the API), and tokens are stored through a masked field straight into the
-keyring. With nothing configured, a welcome offers the two ways in: add a
-project (creating the first profile on the way) or start the demo
+added, renamed and removed here through :mod:`bottui.ops.inventory_edits`
+(the inventory is local: nothing is sent to the API), and tokens are
+stored through a masked field straight into the keyring. With nothing
+configured, a welcome offers the two ways in: add a project (creating the
+first profile on the way) or start the demo
 (:mod:`bottui.tui.screens.first_run`).
 
 Token states are read in a worker, in a daemon thread: the keyring may
@@ -29,6 +30,7 @@ from textual.message import Message
 from textual.widgets import Button, DataTable, Static
 
 from bottui.api.tokens import Secret
+from bottui.ops import inventory_edits
 from bottui.ops.inventory_reads import read_all_projects
 from bottui.ops.token_slots import Reading, Slot, delete_token, read_states, store_token
 from bottui.plaintext import clean
@@ -332,13 +334,11 @@ class ProjectsScreen(BottuiScreen):
         )
 
     def _write_project(self, draft: ProjectDraft, *, added: bool) -> None:
-        inventory = self.services.session.inventory_store
+        session = self.services.session
+        edit = inventory_edits.add_project if added else inventory_edits.rename_project
 
         async def work() -> None:
-            if added:
-                await inventory.add_project(draft.account, draft.project, draft.name)
-            else:
-                await inventory.rename_project(draft.account, draft.project, draft.name)
+            await edit(session, draft.account, draft.project, draft.name)
 
         self.call(
             work,
@@ -365,7 +365,7 @@ class ProjectsScreen(BottuiScreen):
     def action_remove(self) -> None:
         """Remove the highlighted project from the inventory (asks first)."""
         row = self.table.highlighted
-        inventory = self.services.session.inventory_store
+        session = self.services.session
         if row is None:
             return
         profile = self.services.session.settings.inventory_scope
@@ -385,7 +385,7 @@ class ProjectsScreen(BottuiScreen):
                 return
 
             async def work() -> None:
-                await inventory.remove_project(row.account, row.project)
+                await inventory_edits.forget_project(session, row.account, row.project)
 
             self.call(
                 work,

@@ -4,13 +4,15 @@ The service cannot list dimensions or read thresholds back, so the table
 shows what the local inventory knows (the last values sent, imported or
 entered) and says where each came from. ``enter`` edits a dimension (name,
 block and challenge, each a slider with an exact input), ``a`` adds one by
-id and name, ``x`` forgets one locally, ``s`` sets the project's threshold
-range and direction (the spec fixes neither).
+id and name, ``x`` forgets one locally (both through
+:mod:`bottui.ops.inventory_edits`), ``s`` sets the project's threshold range
+and direction (the spec fixes neither), saved in the profile by
+:func:`bottui.ops.profiles.save_project_settings`, off the event loop.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, ClassVar
@@ -25,13 +27,14 @@ from textual.widgets import DataTable, Static
 
 from bottui.api.client import ThresholdUpdate
 from bottui.api.models import DimensionThresholds
-from bottui.ops import mutations
+from bottui.ops import inventory_edits, mutations
 from bottui.ops.inventory_reads import read_all_dimensions
 from bottui.ops.mutations import Applied
 from bottui.ops.plan import PlannedChange, ThresholdsTarget
+from bottui.ops.profiles import save_project_settings
 from bottui.ops.threshold_rules import in_range, never_reached
 from bottui.plaintext import clean
-from bottui.store.config import ConfigStore, ProjectSettings
+from bottui.store.config import ProjectSettings
 from bottui.store.inventory_records import DimensionEntry
 from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.screens.base import BottuiScreen
@@ -303,10 +306,11 @@ class ThresholdsScreen(BottuiScreen):
         self, current: tuple[str, str], dimension_id: str, name: str
     ) -> DimensionEntry | None:
         account, project = current
-        inventory = self.services.session.inventory_store
+        session = self.services.session
         try:
-            await inventory.add_dimension(account, project, dimension_id, name)
-            entry = await inventory.dimension(account, project, dimension_id)
+            entry = await inventory_edits.add_dimension(
+                session, account, project, dimension_id, name
+            )
         except EXPECTED_ERRORS as exc:
             self.services.report(exc)
             return DimensionEntry(account, project, dimension_id, name, None, None, "", "user")
@@ -336,14 +340,14 @@ class ThresholdsScreen(BottuiScreen):
         def decided(ok: bool | None) -> None:
             if not ok:
                 return
-            inventory = self.services.session.inventory_store
+            session = self.services.session
 
             def forgotten(_: None) -> None:
                 self.notify(clean(f"Forgot dimension {entry.id}"), markup=False)
                 self.services.inventory_changed()
 
             self.load(
-                lambda: inventory.remove_dimension(account, project, entry.id),
+                lambda: inventory_edits.forget_dimension(session, account, project, entry.id),
                 forgotten,
                 group="dimensions-edit",
             )
@@ -375,18 +379,18 @@ class ThresholdsScreen(BottuiScreen):
         def chosen(settings: ProjectSettings | None) -> None:
             if settings is None:
                 return
-            try:
-                ConfigStore(session.locations).set_project_settings(
-                    profile, account, project, settings
-                )
-            except EXPECTED_ERRORS as exc:
-                self.services.report(exc)
-                return
-            projects = dict(session.settings.projects)
-            projects[(account, project)] = settings
-            session.update_settings(replace(session.settings, projects=projects))
-            self.notify(clean(direction_words(settings)), title="Settings saved", markup=False)
-            self.refresh_data()
+
+            def saved(_: object) -> None:
+                self.notify(clean(direction_words(settings)), title="Settings saved", markup=False)
+                self.refresh_data()
+
+            # Written on the store executor, never on the event loop; a failure
+            # reaches the one error renderer through the worker.
+            self.load(
+                lambda: save_project_settings(session, account, project, settings),
+                saved,
+                group="settings-edit",
+            )
 
         where = join(safe_id(account), " / ", safe_id(project))
         self.app.push_screen(ThresholdSettingsDialog(self.settings, where), chosen)

@@ -1,0 +1,209 @@
+"""Profile edits both faces share: check, add, use, remove, and the TUI's own settings.
+
+``bottui profile add|use|remove|list`` (:mod:`bottui.cli.profiles`) and the
+TUI's first run (:mod:`bottui.tui.screens.first_run`), theme choice and
+threshold settings call these; neither face edits ``config.toml`` itself.
+Every edit is awaited on :class:`~bottui.store.config_async.AsyncConfigStore`
+(the store executor's daemon threads), never run on an event loop.
+
+What an operator enters is checked here, the same for both faces, and
+refused with :class:`~bottui.api.errors.ValidationError` (exit 2; a form
+shows it under the field): a profile name (not blank, no control
+characters, not taken when the caller says which are), a base URL (http(s)
+with a host; plain ``http://`` only to loopback; a port in 1..65535; no
+credentials, query or fragment). A name already taken at write time is the
+store's :class:`~bottui.store.errors.ProfileExists`, an unknown one its
+:class:`~bottui.store.errors.ProfileNotFound`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Collection, Iterator
+from typing import TYPE_CHECKING
+
+from bottui.api.errors import RefusedError, ValidationError
+from bottui.store.errors import InvalidValue
+
+if TYPE_CHECKING:
+    from bottui.ops.session import Session, Settings
+    from bottui.store.config import Config, Profile, ProjectSettings
+    from bottui.store.config_async import AsyncConfigStore
+
+#: What a form says when the profile name it was given is taken.
+NAME_TAKEN = "A profile of that name exists already."
+
+
+@contextlib.contextmanager
+def _refusals_of(field: str) -> Iterator[None]:
+    """Re-raise a check's refusal as the one :class:`ValidationError`, its words kept."""
+    try:
+        yield
+    except ValidationError:
+        raise
+    except (RefusedError, InvalidValue) as exc:
+        raise ValidationError(field, exc.details, title=exc.title) from None
+
+
+# -- checks (no I/O: a form calls them as the operator types) ---------------------------
+
+
+def check_profile_name(name: str, existing: Collection[str] = ()) -> str:
+    """``name`` if it can name a new profile: not blank, no control characters, not in ``existing``.
+
+    Raises:
+        ValidationError: field ``profile name``.
+    """
+    from bottui.store.config_model import validate_profile_name
+
+    with _refusals_of("profile name"):
+        validate_profile_name(name)
+    if name in existing:
+        raise ValidationError("profile name", NAME_TAKEN)
+    return name
+
+
+def check_profile_url(raw: str) -> str:
+    """The base URL a profile keeps, from what was typed (trimmed, no trailing slash).
+
+    The rules of ``--base-url`` (:func:`bottui.api.urls.check_base_url`) and
+    of the config file (:func:`bottui.store.config_model.validate_base_url`).
+
+    Raises:
+        ValidationError: field ``base URL``.
+    """
+    from bottui.api.urls import check_base_url
+    from bottui.store.config_model import validate_base_url
+
+    with _refusals_of("base URL"):
+        return validate_base_url(check_base_url(raw))
+
+
+def new_profile(
+    name: str,
+    base_url: str,
+    *,
+    read_only: bool = False,
+    protected: bool = False,
+    account: str | None = None,
+    project: str | None = None,
+    existing: Collection[str] = (),
+) -> Profile:
+    """A checked profile (name, then base URL), ready for :func:`add_profile`.
+
+    Raises:
+        ValidationError: the first field refused.
+    """
+    from bottui.store.config_model import Profile
+
+    check_profile_name(name, existing)
+    url = check_profile_url(base_url)
+    with _refusals_of("profile"):
+        return Profile(
+            name=name,
+            base_url=url,
+            read_only=read_only,
+            protected=protected,
+            account=account,
+            project=project,
+        )
+
+
+# -- edits (awaited on the store executor) ------------------------------------------------
+
+
+async def read_config(store: AsyncConfigStore) -> Config:
+    """The profiles and the current one (``profile list``, the first-run form)."""
+    return await store.load()
+
+
+async def add_profile(
+    store: AsyncConfigStore,
+    profile: Profile,
+    *,
+    replace: bool = False,
+    make_current: bool = False,
+) -> Config:
+    """Add ``profile``; make it current if asked or if no profile is; the config after.
+
+    Raises:
+        ProfileExists: the name is taken and ``replace`` is false.
+    """
+    await store.add_profile(profile, replace=replace)
+    config = await store.load()
+    if make_current or config.current is None:
+        await store.use(profile.name)
+        config = dataclasses.replace(config, current=profile.name)
+    return config
+
+
+async def use_profile(store: AsyncConfigStore, name: str) -> None:
+    """Make ``name`` the current profile (ProfileNotFound if there is none)."""
+    await store.use(name)
+
+
+async def remove_profile(store: AsyncConfigStore, name: str) -> None:
+    """Remove the profile ``name`` (ProfileNotFound if there is none)."""
+    await store.remove_profile(name)
+
+
+async def create_first_profile(session: Session, profile: Profile) -> Settings:
+    """The TUI's first run: add ``profile``, make it current; the session's settings under it.
+
+    What came from the command line (``--read-only``, ``--account``,
+    ``--project``) still holds. The caller applies the settings
+    (:meth:`Session.update_settings`) on its own loop.
+    """
+    from bottui.ops.session import Settings
+
+    old = session.settings
+    config = await add_profile(session.config_store, profile, make_current=True)
+    return Settings.resolve(
+        config, account=old.account, project=old.project, read_only=old.read_only
+    )
+
+
+async def remember_theme(store: AsyncConfigStore, name: str) -> None:
+    """Keep the Textual theme the operator chose for the next start."""
+    await store.set_theme(name)
+
+
+async def save_project_settings(
+    session: Session, account: str, project: str, settings: ProjectSettings
+) -> Settings:
+    """Save a project's threshold range and direction in the session's profile.
+
+    The session works under them at once; its new settings are returned.
+
+    Raises:
+        RefusedError: the session has no profile to save them in.
+    """
+    profile = session.settings.profile_name
+    if profile is None:
+        raise RefusedError(
+            "No profile",
+            "Threshold settings are saved in a profile, and this session has none. "
+            "Add one with: bottui profile add NAME --base-url URL",
+        )
+    await session.config_store.set_project_settings(profile, account, project, settings)
+    projects = dict(session.settings.projects)
+    projects[(account, project)] = settings
+    updated = dataclasses.replace(session.settings, projects=projects)
+    session.update_settings(updated)
+    return updated
+
+
+__all__ = [
+    "NAME_TAKEN",
+    "add_profile",
+    "check_profile_name",
+    "check_profile_url",
+    "create_first_profile",
+    "new_profile",
+    "read_config",
+    "remember_theme",
+    "remove_profile",
+    "save_project_settings",
+    "use_profile",
+]
