@@ -52,8 +52,7 @@ async def read_page(
         JournalUnavailable: the journal cannot be read.
     """
     page = await journal.page(query, limit=limit, cursor=cursor)
-    await (slots or SlotTokens(None)).remember(page.entries)
-    return EntryPage(tuple(fit(entry) for entry in page.entries), page.next)
+    return await _fitted(page, slots or SlotTokens(None))
 
 
 class EntryStream:
@@ -91,27 +90,53 @@ class EntryStream:
         self.older: EntryId | None = None
 
     async def pages(self) -> AsyncGenerator[tuple[JournalEntry, ...], None]:
-        """Each page in turn (never empty); the caller may stop at any point."""
-        cursor: Cursor | None = None
-        limit = self._limit
-        while True:
-            size = self._page_size if limit is None else min(self._page_size, limit - self.count)
-            if size <= 0:
-                return
-            page = await read_page(
-                self._journal, self._query, limit=size, cursor=cursor, slots=self._slots
-            )
-            if not page.entries:
-                return
-            self.count += len(page.entries)
-            if page.next is not None:
-                self.older = EntryId(page.entries[-1].id)
-            else:
-                self.older = None
-            yield page.entries
-            if page.next is None:
-                return
-            cursor = page.next
+        """Each page in turn (never empty); the caller may stop at any point.
+
+        The next page is read while the caller uses this one (two pages in
+        memory at most): the store's thread and the event loop work at once.
+        """
+        size = self._size()
+        if size <= 0:
+            return
+        pending: asyncio.Future[EntryPage] | None = asyncio.ensure_future(
+            self._journal.page(self._query, limit=size)
+        )
+        try:
+            while pending is not None:
+                raw = await pending
+                pending = None
+                if not raw.entries:
+                    return
+                self.count += len(raw.entries)
+                self.older = EntryId(raw.entries[-1].id) if raw.next is not None else None
+                size = self._size()
+                if raw.next is not None and size > 0:
+                    pending = asyncio.ensure_future(
+                        self._journal.page(self._query, limit=size, cursor=raw.next)
+                    )
+                yield (await _fitted(raw, self._slots)).entries
+        finally:
+            if pending is not None:
+                pending.cancel()
+                # A read already under way ends in its thread; its error is nobody's.
+                pending.add_done_callback(_quiet)
+
+    def _size(self) -> int:
+        """Entries to ask for next: a page, or what is left of the limit."""
+        if self._limit is None:
+            return self._page_size
+        return min(self._page_size, self._limit - self.count)
+
+
+def _quiet(future: asyncio.Future[EntryPage]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
+async def _fitted(page: EntryPage, slots: SlotTokens) -> EntryPage:
+    """``page`` with its entries fit to show, the tokens of new slots remembered first."""
+    await slots.remember(page.entries)
+    return EntryPage(tuple(fit(entry) for entry in page.entries), page.next)
 
 
 async def export_stream(stream: EntryStream, path: Path, fmt: str) -> int:

@@ -158,8 +158,14 @@ _TEXT_FIELDS: Final = tuple(
 
 def fit(entry: JournalEntry) -> JournalEntry:
     """``entry`` with the tokens in use masked and lone surrogates as U+FFFD, in every text."""
-    changed = {name: server_json(getattr(entry, name)) for name in _TEXT_FIELDS}
-    return dataclasses.replace(entry, **changed)
+    changed = {}
+    for name in _TEXT_FIELDS:
+        value = getattr(entry, name)
+        fixed = server_json(value)
+        if fixed != value:
+            changed[name] = fixed
+    # Most entries need nothing: no copy then (a stream fits millions).
+    return dataclasses.replace(entry, **changed) if changed else entry
 
 
 def operation_named(name: str) -> str:

@@ -179,7 +179,8 @@ def test_a_reader_that_stops_early_stops_the_reading(reads: Reads) -> None:
             raise BrokenPipeError
 
     code = run(["journal", "--all"], Output(False, Closed(), io.StringIO()))
-    assert code == 0 and len(reads.pages) == 1
+    # The first page, and at most the one read ahead while it was written.
+    assert code == 0 and 1 <= len(reads.pages) <= 2
 
 
 def test_every_filter_and_the_refused_combinations(reads: Reads) -> None:
