@@ -3,7 +3,8 @@
 Run it as a script (pytest does not collect tests/bench)::
 
     python -m tests.bench.journal_cli [--entries N] [--dir DIR] [--repeat R] [--reuse]
-                                      [--no-streams] [--only NAME ...]
+                                      [--only WORD ...] [--no-first-pages]
+                                      [--no-streams | --streams jsonl,json,text,export]
 
 It makes a journal of N entries (default 1,000,000; :mod:`tests.bench.journal_data`,
 bulk SQL) under DIR (default ``/tmp/bottui-bench-journal``; ``--reuse``
@@ -228,16 +229,18 @@ def in_process(n: int, big: Path, repeat: int) -> None:
     asyncio.run(measure())
 
 
-def streams(n: int, big: Path, home: Path, root: Path) -> None:
+def streams(n: int, big: Path, home: Path, root: Path, which: list[str]) -> None:
     print("\n3. whole-journal streams, once each")
     print(f"{'command':28} {'s':>8} {'entries/s':>10} {'RSS MB':>7}")
     export = root / "export.jsonl"
-    for name, argv in (
-        ("--all --jsonl", ["--all", "--jsonl"]),
-        ("--all --json", ["--all", "--json"]),
-        ("--all (text)", ["--all"]),
-        ("--export F.jsonl", ["--export", str(export)]),
+    for key, name, argv in (
+        ("jsonl", "--all --jsonl", ["--all", "--jsonl"]),
+        ("json", "--all --json", ["--all", "--json"]),
+        ("text", "--all (text)", ["--all"]),
+        ("export", "--export F.jsonl", ["--export", str(export)]),
     ):
+        if key not in which:
+            continue
         run = run_bottui(big, argv, home)
         flag = "" if run.rss_mb < 100 else "  >= 100 MB"
         print(f"{name:28} {run.wall:8.1f} {n / run.wall:10,.0f} {run.rss_mb:7.1f}{flag}")
@@ -251,6 +254,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--reuse", action="store_true", help="keep a journal made before")
     parser.add_argument("--no-streams", action="store_true")
+    parser.add_argument(
+        "--streams", default="jsonl,json,text,export", help="which streams (comma-separated)"
+    )
+    parser.add_argument("--no-first-pages", action="store_true")
     parser.add_argument("--only", nargs="*", default=[], help="commands whose name has a word")
     args = parser.parse_args(argv)
     root: Path = args.dir
@@ -258,10 +265,11 @@ def main(argv: list[str]) -> int:
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     big, empty = prepare(root, args.entries, args.reuse)
     home = root / "home"
-    first_pages(args.entries, big, empty, home, args.repeat, args.only)
-    in_process(args.entries, big, args.repeat)
+    if not args.no_first_pages:
+        first_pages(args.entries, big, empty, home, args.repeat, args.only)
+        in_process(args.entries, big, args.repeat)
     if not args.no_streams:
-        streams(args.entries, big, home, root)
+        streams(args.entries, big, home, root, args.streams.split(","))
     print(f"\nload average {os.getloadavg()[0]:.2f}")
     return 0
 

@@ -29,6 +29,7 @@ import asyncio
 import sqlite3
 import sys
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Final
@@ -52,7 +53,7 @@ KNOWN_VERSION: Final = 1
 CHUNK: Final = 1_000_000
 HOT_PROJECT: Final = "shop-prod"
 BASE_URL: Final = "https://api.example.com"
-OUTCOMES: Final = (
+OUTCOMES: Final[tuple[tuple[int, str, int | None], ...]] = (
     # (first i % 1000, outcome, status): up to the next row's first value.
     (0, "withdrawn", 200),
     (970, "nothing-standing", 404),
@@ -231,7 +232,7 @@ def _by_api(path: Path, n: int, profile: str, account: str) -> None:
     asyncio.run(write())
 
 
-def _record(i: int, profile: str, account: str, run_ids: list[int]) -> StartRecord:
+def _record(i: int, profile: str, account: str, run_ids: Sequence[int]) -> StartRecord:
     single = _single(i)
     who = "staging" if i % 10 == 9 else profile
     if single == Operation.SET_LIMITER_ACTIVE:
