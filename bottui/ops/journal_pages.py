@@ -19,6 +19,7 @@ slot over a whole stream (:class:`~bottui.ops.tokens_in_use.SlotTokens`).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import threading
 from collections.abc import AsyncGenerator, Iterator
@@ -161,11 +162,25 @@ async def export_stream(stream: EntryStream, path: Path, fmt: str) -> int:
     async def next_page() -> tuple[JournalEntry, ...] | None:
         return await anext(pages, None)
 
+    def wait(future: concurrent.futures.Future[tuple[JournalEntry, ...] | None]) -> None:
+        # Woken now and then to notice an abandoned export while the loop is busy or gone.
+        while not abandoned.is_set():
+            try:
+                future.result(timeout=0.25)
+                return
+            except concurrent.futures.TimeoutError:
+                continue
+
     def entries() -> Iterator[JournalEntry]:
         while True:
+            future = asyncio.run_coroutine_threadsafe(next_page(), loop)
+            wait(future)
+            # Checked after the wait too: a stream closed by the abandoning caller
+            # ends as if the journal ended, and must not complete the file.
             if abandoned.is_set():
+                future.cancel()
                 raise ExportAbandoned("the export was cancelled")
-            page = asyncio.run_coroutine_threadsafe(next_page(), loop).result()
+            page = future.result()
             if page is None:
                 return
             yield from page
