@@ -51,8 +51,9 @@ FIRST_PAGE: Final = 100
 MORE_PAGE: Final = 200
 #: The next page is read when the cursor comes this close to the last row.
 LOOKAHEAD: Final = 20
-#: A re-read (after a change, ``r``) keeps at most this many of the rows loaded.
-KEPT_ON_RELOAD: Final = 1000
+#: A re-read (after a change, ``r``) keeps at most this many of the rows loaded
+#: (rebuilding a longer table would hold up the keys; the rest is read again on scrolling).
+KEPT_ON_RELOAD: Final = 500
 #: Worker group of the screen's reads of a first page.
 JOURNAL_READS: Final = "journal"
 #: Worker group of the screen's reads of older pages.
@@ -141,7 +142,8 @@ class JournalScreen(BottuiScreen):
 
     def refresh_data(self) -> None:
         """Read the first page again, as many rows as are loaded (the cursor stays)."""
-        rows = self.query_one(JournalTable).row_count
+        tables = self.query(JournalTable)
+        rows = tables.first().row_count if tables else 0
         self._read_first(max(FIRST_PAGE, min(rows, KEPT_ON_RELOAD)))
 
     def _read_first(self, size: int = FIRST_PAGE) -> None:
