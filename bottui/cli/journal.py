@@ -1,35 +1,113 @@
-"""``bottui journal``: read the audit journal of every change, or export it."""
+"""``bottui journal``: read the audit journal of every change, page by page, or export it.
+
+The newest 50 entries by default (``--limit N``); when older ones match, the
+last line on stderr is the command that shows them (``--before ID``).
+``--all`` streams every match. Nothing ever reads the whole journal into
+memory: the entries are written out one store page at a time
+(:class:`bottui.ops.journal_pages.EntryStream`, :mod:`bottui.cli.journal_stream`),
+so a journal of ten million entries costs what a page costs, in time to the
+first line and in memory.
+"""
 
 from __future__ import annotations
+
+import shlex
+from typing import TYPE_CHECKING, Final
 
 from bottui.api.errors import EXIT_OK
 from bottui.cli.output import Output
 from bottui.cli.parser import Args, UsageError
-from bottui.plaintext import show_id
+
+if TYPE_CHECKING:
+    from bottui.ops.journal_pages import EntryStream
+    from bottui.ops.journal_view import JournalQuery
+
+#: Entries shown unless ``--limit`` or ``--all`` says otherwise.
+DEFAULT_LIMIT: Final = 50
+#: The largest ``--limit``; beyond it, ``--all`` streams (and ``--before`` pages).
+MAX_LIMIT: Final = 10_000
+
+
+def check_options(args: Args) -> None:
+    """Refuse combinations that contradict each other (exit 2), before anything is read."""
+    pairs = (
+        (args.all and args.limit is not None, "--all and --limit: give one of them"),
+        (args.json and args.jsonl, "--json and --jsonl: give one of them"),
+        (args.jsonl and args.export, "--jsonl and --export: the export's format is --format"),
+        (args.unfinished and args.outcome, "--unfinished and --outcome: an entry has one or not"),
+        (args.format and not args.export, "--format goes with --export FILE"),
+    )
+    for wrong, why in pairs:
+        if wrong:
+            raise UsageError("Invalid command line", why)
+    if args.limit is not None and args.limit > MAX_LIMIT:
+        raise UsageError(
+            "Invalid command line",
+            f"--limit is at most {MAX_LIMIT}: --all streams every entry, "
+            "--before ID pages through them",
+        )
+
+
+def journal_query(args: Args) -> JournalQuery:
+    """The filters of the command line (``--profile`` filters too: no session is opened)."""
+    from bottui.ops import journal_view
+
+    operation = journal_view.operation_named(args.operation) if args.operation else None
+    return journal_view.JournalQuery(
+        since=args.since,
+        until=args.until,
+        before=args.before,
+        profile=args.profile,
+        account=args.account,
+        project=args.project,
+        operation=operation,
+        outcome=journal_view.UNFINISHED if args.unfinished else args.outcome,
+        run_id=args.run_id,
+    )
+
+
+def limit_of(args: Args) -> int | None:
+    """How many entries to read: ``None`` for every one (``--all``; an export without --limit)."""
+    if args.all or (args.export and args.limit is None):
+        return None
+    return int(args.limit or DEFAULT_LIMIT)
+
+
+def next_page_command(args: Args, before: int) -> str:
+    """The command line that shows the entries after the last one shown (shell-quoted)."""
+    words = ["bottui", "journal"]
+    for flag, value in (
+        ("--profile", args.profile),
+        ("--account", args.account),
+        ("--project", args.project),
+        ("--operation", args.operation),
+        ("--outcome", args.outcome),
+        ("--since", args.since),
+        ("--until", args.until),
+        ("--run", args.run_id),
+        ("--limit", args.limit),
+    ):
+        if value is not None:
+            words += [flag, str(value)]
+    switches = (("--unfinished", args.unfinished), ("--json", args.json), ("--jsonl", args.jsonl))
+    words += [flag for flag, on in switches if on]
+    return shlex.join([*words, "--before", str(before)])
 
 
 async def cmd_journal(args: Args, out: Output) -> int:
-    """``bottui journal [--since ISO] [--project P] [--unfinished] [--export FILE]``.
+    """``bottui journal [FILTERS] [--limit N | --all] [--before ID] [--json|--jsonl|--export F]``.
 
     Every profile's entries unless ``--profile`` (or ``--account``/``--project``) is given.
     """
     from pathlib import Path
 
     from bottui.ops import journal_view
+    from bottui.ops.journal_pages import EntryStream
 
-    if args.format and not args.export:
-        raise UsageError("Invalid command line", "--format goes with --export FILE")
+    check_options(args)
     fmt = journal_view.export_format(Path(args.export), args.format) if args.export else None
-    operation = journal_view.operation_named(args.operation) if args.operation else None
-    query = journal_view.JournalQuery(
-        since=args.since,
-        profile=args.profile,
-        account=args.account,
-        project=args.project,
-        operation=operation,
-        outcome="unfinished" if args.unfinished else args.outcome,
-        limit=args.limit,
-    )
+    # Times and names are checked here: a bad one prints nothing but the error.
+    query = journal_view.entry_query(journal_query(args))
     # Not a session: the journal is read as it is, so --profile may name a
     # profile that no longer exists in the config.
     from bottui.store.journal_sqlite import SqliteJournalStore
@@ -37,29 +115,49 @@ async def cmd_journal(args: Args, out: Output) -> int:
     from bottui.store.tokens import TokenStore
 
     journal = SqliteJournalStore.at(Locations.default())
+    stream = EntryStream(journal, query, limit=limit_of(args), tokens=TokenStore(timeout=1.0))
     try:
-        entries = await journal_view.read(journal, query, tokens=TokenStore(timeout=1.0))
+        code = await _write(args, out, stream, fmt)
     finally:
         await journal.close()
+    if stream.older is not None and not getattr(out.out, "reader_gone", False):
+        if args.export:
+            out.message(f"older entries were not exported: --before {stream.older} goes on")
+        else:
+            out.message(f"older: {next_page_command(args, stream.older)}")
+    return code
+
+
+async def _write(args: Args, out: Output, stream: EntryStream, fmt: str | None) -> int:
+    from bottui.cli import journal_stream
+
     if args.export:
+        from pathlib import Path
+
+        from bottui.ops.journal_pages import export_stream
+
         assert fmt is not None
-        count = await journal_view.export_async(entries, Path(args.export), fmt)
+        count = await export_stream(stream, Path(args.export), fmt)
         if out.as_json:
             out.document({"exported": count, "file": args.export, "format": fmt})
         else:
             out.line(f"exported {count} entries to {args.export} ({fmt})")
         return EXIT_OK
-    if out.as_json:
-        out.document({"count": len(entries), "entries": [e.to_json() for e in entries]})
+    if args.jsonl:
+        await journal_stream.write_jsonl(stream, out)
         return EXIT_OK
-    if not entries:
-        out.line("no journal entries match")
-    for entry in entries:
-        out.line(show_id(journal_view.line(entry)))
-    unfinished = sum(1 for e in entries if e.unfinished)
-    if unfinished:
-        out.message(
-            f"{unfinished} UNFINISHED: started, no outcome (still running, or cut off by a "
-            "crash); the service may or may not have applied them"
-        )
+    if out.as_json:
+        return await journal_stream.write_json(stream, out)
+    await journal_stream.write_text(stream, out)
     return EXIT_OK
+
+
+__all__ = [
+    "DEFAULT_LIMIT",
+    "MAX_LIMIT",
+    "check_options",
+    "cmd_journal",
+    "journal_query",
+    "limit_of",
+    "next_page_command",
+]

@@ -63,6 +63,24 @@ def _common() -> argparse.ArgumentParser:
     return common
 
 
+def _positive(text: str) -> int:
+    """A positive integer option value (argparse ``type``)."""
+    import argparse
+
+    try:
+        value = int(text.strip())
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
+    return value
+
+
+def _entry_id(text: str) -> int:
+    """A journal id as shown (``#1234``) or bare (argparse ``type``)."""
+    return _positive(text.strip().removeprefix("#"))
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line."""
     import argparse
@@ -123,8 +141,13 @@ def build_parser() -> argparse.ArgumentParser:
     inv_export.add_argument("file", metavar="FILE")
     add(inv_cmds, "list", "show the inventory")
 
-    journal = add(commands, "journal", "the audit journal of every change, newest first")
-    journal.add_argument("--since", metavar="ISO", help="entries started at or after (UTC)")
+    journal = add(
+        commands, "journal", "the audit journal of every change, newest first, 50 at a time"
+    )
+    journal.add_argument(
+        "--since", metavar="ISO", help="entries started at or after (UTC unless an offset is given)"
+    )
+    journal.add_argument("--until", metavar="ISO", help="entries started before")
     journal.add_argument("--unfinished", action="store_true", help="only entries with no outcome")
     journal.add_argument(
         "--operation", metavar="OP", help="only this operation: limiter, thresholds or revoke"
@@ -132,8 +155,18 @@ def build_parser() -> argparse.ArgumentParser:
     journal.add_argument(
         "--outcome", metavar="WORD", help="ok, api-error, ... or succeeded, failed, unknown"
     )
-    journal.add_argument("--limit", type=int, metavar="N", help="at most N entries")
-    journal.add_argument("--export", metavar="FILE", help="write the entries to FILE")
+    journal.add_argument(
+        "--run", dest="run_id", type=_entry_id, metavar="RUN_ID", help="only one bulk run's entries"
+    )
+    journal.add_argument(
+        "--limit", type=_positive, metavar="N", help="at most N entries (default 50, at most 10000)"
+    )
+    journal.add_argument(
+        "--before", type=_entry_id, metavar="ID", help="only entries older than #ID: the next page"
+    )
+    journal.add_argument("--all", action="store_true", help="every entry that matches, streamed")
+    journal.add_argument("--jsonl", action="store_true", help="JSON Lines: one entry per line")
+    journal.add_argument("--export", metavar="FILE", help="write the entries (all unless --limit)")
     journal.add_argument(
         "--format", choices=["jsonl", "csv"], help="export format (default: from FILE's extension)"
     )

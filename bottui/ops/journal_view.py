@@ -16,17 +16,17 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from bottui.api.errors import ValidationError
 from bottui.api.scrub import server_json
-from bottui.ops.tokens_in_use import remember_environment, remember_slots
 from bottui.store.journal_export import export_csv, export_jsonl
 from bottui.store.journal_records import JournalEntry, Operation, Outcome
-from bottui.store.journal_store import DEFAULT_PAGE, Cursor, EntryQuery
+from bottui.store.journal_store import EntryId, EntryQuery, RunId
 from bottui.store.utc import parse_time
 
 if TYPE_CHECKING:
@@ -68,31 +68,47 @@ class JournalQuery:
     """Which entries to read; every filter given must match.
 
     ``outcome`` is an outcome word (``ok``, ``api-error``, ...), ``unfinished``,
-    or a group of :data:`OUTCOME_GROUPS`. ``since`` is ISO 8601 (UTC without
-    an offset).
+    or a group of :data:`OUTCOME_GROUPS`. ``since``/``until`` are ISO 8601
+    (UTC without an offset): started at or after ``since``, before ``until``.
+    ``before`` keeps entries older than that id (the next page of a read that
+    stopped at ``#before``); ``run_id`` the entries of one bulk run. ``limit``
+    is how many to read at most (``None``: every one, page by page).
     """
 
     since: str | None = None
+    until: str | None = None
+    before: int | None = None
     profile: str | None = None
     account: str | None = None
     project: str | None = None
     operation: str | None = None
     outcome: str | None = None
+    run_id: int | None = None
     limit: int | None = None
+
+
+def _time(name: str, text: str | None) -> datetime | None:
+    if text is None:
+        return None
+    try:
+        return parse_time(text)
+    except ValueError as exc:
+        raise ValidationError(name, str(exc)) from None
 
 
 def entry_query(query: JournalQuery) -> EntryQuery:
     """The store's query for ``query`` (outcome groups spelled out).
 
     Raises:
-        ValidationError: ``since`` is not a time (exit 2).
+        ValidationError: ``since`` or ``until`` is not a time, or ``until``
+            is not after ``since`` (exit 2).
     """
-    since = None
-    if query.since is not None:
-        try:
-            since = parse_time(query.since)
-        except ValueError as exc:
-            raise ValidationError("--since", str(exc)) from None
+    since = _time("--since", query.since)
+    until = _time("--until", query.until)
+    if since is not None and until is not None and until <= since:
+        raise ValidationError(
+            "--until", f"{query.until!r} is not after --since {query.since!r}: nothing can match"
+        )
     outcome = query.outcome
     group = OUTCOME_GROUPS.get(outcome or "")
     outcomes: frozenset[str] | None = None
@@ -102,51 +118,34 @@ def entry_query(query: JournalQuery) -> EntryQuery:
         outcomes = frozenset({outcome})
     return EntryQuery(
         since=since,
+        until=until,
+        before=None if query.before is None else EntryId(query.before),
         profile=query.profile,
         account=query.account,
         project=query.project,
         operation=query.operation,
         outcomes=outcomes,
         unfinished=outcome == UNFINISHED,
+        run_id=None if query.run_id is None else RunId(query.run_id),
     )
-
-
-async def entries(
-    journal: JournalStore, query: EntryQuery, limit: int | None = None
-) -> list[JournalEntry]:
-    """Every entry matching ``query`` (at most ``limit``), newest first, page by page."""
-    found: list[JournalEntry] = []
-    cursor: Cursor | None = None
-    while limit is None or len(found) < limit:
-        size = DEFAULT_PAGE if limit is None else min(DEFAULT_PAGE, limit - len(found))
-        if size <= 0:
-            break
-        page = await journal.page(query, limit=size, cursor=cursor)
-        found += page.entries
-        if page.next is None:
-            break
-        cursor = page.next
-    return found
 
 
 async def read(
     journal: JournalStore, query: JournalQuery, *, tokens: TokenStore | None = None
 ) -> list[JournalEntry]:
-    """The entries matching ``query``, newest first, each :func:`fit` to show.
+    """The entries matching ``query`` (at most ``query.limit``), newest first, each :func:`fit`.
 
-    With ``tokens`` the keyring's tokens of the entries' slots are masked
-    too (awaited on the store executor); the environment's always are.
+    A list: for a bounded read. A read of the whole journal streams
+    (:class:`bottui.ops.journal_pages.EntryStream`).
 
     Raises:
         ValidationError: ``since`` is not a time (exit 2).
         JournalUnavailable: the journal cannot be read.
     """
-    found = await entries(journal, entry_query(query), query.limit)
-    if tokens is not None:
-        await remember_slots(tokens, found)
-    else:
-        remember_environment()
-    return [fit(entry) for entry in found]
+    from bottui.ops.journal_pages import EntryStream
+
+    stream = EntryStream(journal, entry_query(query), limit=query.limit, tokens=tokens)
+    return [entry async for page in stream.pages() for entry in page]
 
 
 #: The fields of an entry that hold text (or JSON holding text).
@@ -159,8 +158,14 @@ _TEXT_FIELDS: Final = tuple(
 
 def fit(entry: JournalEntry) -> JournalEntry:
     """``entry`` with the tokens in use masked and lone surrogates as U+FFFD, in every text."""
-    changed = {name: server_json(getattr(entry, name)) for name in _TEXT_FIELDS}
-    return dataclasses.replace(entry, **changed)
+    changed = {}
+    for name in _TEXT_FIELDS:
+        value = getattr(entry, name)
+        fixed = server_json(value)
+        if fixed != value:
+            changed[name] = fixed
+    # Most entries need nothing: no copy then (a stream fits millions).
+    return dataclasses.replace(entry, **changed) if changed else entry
 
 
 def operation_named(name: str) -> str:
@@ -313,15 +318,10 @@ def export_format(path: Path, fmt: str | None = None) -> str:
     return chosen
 
 
-async def export_async(entries: Sequence[JournalEntry], path: Path, fmt: str) -> int:
-    """:func:`export`, awaited: the file is written on the store executor."""
-    from bottui.store.executor import run_blocking
+def export(entries: Iterable[JournalEntry], path: Path, fmt: str) -> int:
+    """Write ``entries`` to ``path`` (atomically) as ``fmt``, as they come; returns the count.
 
-    return await run_blocking(lambda: export(entries, path, fmt))
-
-
-def export(entries: Sequence[JournalEntry], path: Path, fmt: str) -> int:
-    """Write ``entries`` to ``path`` (atomically) as ``fmt``; returns the count.
+    Blocking: called on the store executor (:func:`bottui.ops.journal_pages.export_stream`).
 
     Raises:
         StoreFileError: the file cannot be written (a previous file is kept).
@@ -338,6 +338,7 @@ __all__ = [
     "UNFINISHED",
     "JournalQuery",
     "duration_text",
+    "entry_query",
     "export",
     "export_format",
     "fit",

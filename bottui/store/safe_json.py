@@ -45,8 +45,16 @@ def dumps(
     separators: tuple[str, str] | None = None,
     sort_keys: bool = False,
 ) -> str:
-    """``json.dumps(value, ensure_ascii=False)`` with the unsafe characters escaped."""
-    return "".join(iterencode(value, indent=indent, separators=separators, sort_keys=sort_keys))
+    """``json.dumps(value, ensure_ascii=False)`` with the unsafe characters escaped.
+
+    Encoded whole (json's C encoder when ``indent`` is None), then escaped in
+    one pass: the same text as :func:`iterencode` gives, several times faster
+    for the millions of small documents of a journal stream.
+    """
+    text = json.dumps(
+        value, ensure_ascii=False, indent=indent, separators=separators, sort_keys=sort_keys
+    )
+    return _UNSAFE.sub(_escape, text)
 
 
 def dump(value: Any, out: TextIO, *, indent: int | None = None) -> None:

@@ -7,6 +7,13 @@ by a crash). Keys filter by project (current / all), operation and outcome;
 ``enter`` opens an entry in full; ``x`` exports what the filters show;
 ``u`` undoes the last rate limiter or threshold change of the profile, after
 the one confirmation (dry run, read-only and protected rules included).
+
+A journal may hold millions of entries, so the table holds pages: the newest
+:data:`FIRST_PAGE` first, then :data:`MORE_PAGE` more whenever the cursor
+comes within :data:`LOOKAHEAD` rows of the end (or on ``m``). Every read is
+awaited in a worker (the store reads on its own thread), so keys answer
+while a page is read; a page read for filters that have changed since is
+dropped.
 """
 
 from __future__ import annotations
@@ -23,13 +30,13 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 from textual.worker import Worker
 
-from bottui.ops import journal_view, undo
+from bottui.ops import journal_pages, journal_view, undo
 from bottui.ops.journal_view import JournalQuery
 from bottui.ops.mutations import Applied
 from bottui.ops.plan import PlannedChange
 from bottui.plaintext import clean
-from bottui.store.journal_records import JournalEntry, Operation
-from bottui.store.journal_store import EntryQuery
+from bottui.store.journal_records import Operation
+from bottui.store.journal_store import Cursor, EntryPage, EntryQuery
 from bottui.store.utc import stamp, system_clock
 from bottui.tui.error_view import EXPECTED_ERRORS, error_line
 from bottui.tui.screens.base import BottuiScreen
@@ -38,10 +45,19 @@ from bottui.tui.services import ChangePrompt
 from bottui.tui.widgets.journal_table import JournalTable
 from bottui.tui.widgets.safe import join, safe, safe_id
 
-#: At most this many entries are read for the table (export writes them all).
-SHOWN: Final = 500
-#: Worker group of the screen's journal reads.
+#: Entries of the first read: a few screens' worth, shown at once.
+FIRST_PAGE: Final = 100
+#: Entries each later read adds below.
+MORE_PAGE: Final = 200
+#: The next page is read when the cursor comes this close to the last row.
+LOOKAHEAD: Final = 20
+#: A re-read (after a change, ``r``) keeps at most this many of the rows loaded
+#: (rebuilding a longer table would hold up the keys; the rest is read again on scrolling).
+KEPT_ON_RELOAD: Final = 500
+#: Worker group of the screen's reads of a first page.
 JOURNAL_READS: Final = "journal"
+#: Worker group of the screen's reads of older pages.
+OLDER_READS: Final = "journal-older"
 
 #: Operation filters, in the order ``o`` cycles them (None: all).
 OPERATION_FILTERS: Final[tuple[str | None, ...]] = (
@@ -89,6 +105,7 @@ class JournalScreen(BottuiScreen):
         Binding("f", "cycle_outcome", "Outcome filter", show=False, id="journal.outcome"),
         Binding("x", "export", "Export", id="journal.export"),
         Binding("r", "reload", "Reload", id="journal.reload"),
+        Binding("m", "older", "More: older entries", show=False, id="journal.older"),
     ]
 
     def __init__(self) -> None:
@@ -96,6 +113,12 @@ class JournalScreen(BottuiScreen):
         self.all_projects = False
         self.operation: str | None = None
         self.outcome: str | None = None
+        #: Bumped by every first-page read: an older page of earlier filters is dropped.
+        self._generation = 0
+        #: The query of the rows shown, and the cursor of the page after them (None: the end).
+        self._shown: EntryQuery | None = None
+        self._next: Cursor | None = None
+        self._reading_older = False
 
     def compose_body(self) -> ComposeResult:
         yield Static(Content(self.SCREEN_TITLE), id="journal-title", classes="screen-title")
@@ -105,7 +128,7 @@ class JournalScreen(BottuiScreen):
 
     # -- reading ------------------------------------------------------------------
 
-    def query_now(self, *, limit: int | None = SHOWN) -> JournalQuery:
+    def query_now(self) -> JournalQuery:
         """The filters as a journal query (this profile only)."""
         current = self.services.current
         scoped = current is not None and not self.all_projects
@@ -115,31 +138,86 @@ class JournalScreen(BottuiScreen):
             project=current[1] if scoped and current else None,
             operation=self.operation,
             outcome=self.outcome,
-            limit=limit,
         )
 
     def refresh_data(self) -> None:
-        query = self.query_now()
+        """Read the first page again, as many rows as are loaded (the cursor stays)."""
+        tables = self.query(JournalTable)
+        rows = tables.first().row_count if tables else 0
+        self._read_first(max(FIRST_PAGE, min(rows, KEPT_ON_RELOAD)))
 
-        async def read() -> tuple[list[JournalEntry], Content | None, bool]:
+    def _read_first(self, size: int = FIRST_PAGE) -> None:
+        """Read the newest ``size`` entries of the filters; they replace the rows."""
+        query = self.query_now()
+        store = self.services.session.journal_store
+        self._generation += 1
+        generation = self._generation
+        self._reading_older = False
+
+        async def read() -> tuple[EntryPage, Content | None, bool]:
             try:
-                entries = await self._read(query)
+                page = await journal_pages.read_page(
+                    store, journal_view.entry_query(query), limit=size
+                )
             except EXPECTED_ERRORS as exc:
                 # Said on the screen, not toasted: hidden screens refresh too, and a
                 # damaged journal would toast on every change made elsewhere.
-                return [], error_line("The journal cannot be read: ", exc), False
-            others = not entries and query.project is not None and await self._profile_has_entries()
-            return entries, None, others
+                return EntryPage((), None), error_line("The journal cannot be read: ", exc), False
+            others = (
+                not page.entries and query.project is not None and await self._profile_has_entries()
+            )
+            return page, None, others
 
-        self.load(read, lambda found: self._show(query, *found), group=JOURNAL_READS)
+        def show(found: tuple[EntryPage, Content | None, bool]) -> None:
+            if generation == self._generation:
+                self._show(query, *found)
+
+        self.load(read, show, group=JOURNAL_READS)
+
+    def action_older(self) -> None:
+        """Read the next page of older entries and add it below."""
+        if self._next is None or self._shown is None:
+            if self._shown is not None:
+                self.notify("No older entries.", markup=False)
+            return
+        if self._reading_older:
+            return
+        self._reading_older = True
+        store = self.services.session.journal_store
+        query, cursor, generation = self._shown, self._next, self._generation
+
+        async def read() -> EntryPage:
+            try:
+                return await journal_pages.read_page(store, query, limit=MORE_PAGE, cursor=cursor)
+            finally:
+                if generation == self._generation:
+                    self._reading_older = False
+
+        def show(page: EntryPage) -> None:
+            if generation != self._generation:
+                return  # the filters changed meanwhile: these rows belong to none shown
+            table = self.query_one(JournalTable)
+            table.append(page.entries, with_project=self.query_now().project is None)
+            self._next = page.next
+            self._show_filters(table.row_count)
+
+        self.load(read, show, group=OLDER_READS)
+
+    @on(DataTable.RowHighlighted, "#journal-table")
+    def _near_the_end(self, event: DataTable.RowHighlighted) -> None:
+        if self._next is not None and event.cursor_row >= event.data_table.row_count - LOOKAHEAD:
+            self.action_older()
 
     def _show(
         self,
         query: JournalQuery,
-        entries: list[JournalEntry],
+        page: EntryPage,
         problem: Content | None,
         profile_has_entries: bool,
     ) -> None:
+        entries = page.entries
+        self._shown = journal_view.entry_query(query)
+        self._next = page.next
         table = self.query_one(JournalTable)
         table.show(entries, with_project=query.project is None)
         self._show_filters(len(entries))
@@ -181,9 +259,6 @@ class JournalScreen(BottuiScreen):
             return False
         return bool(page.entries)
 
-    async def _read(self, query: JournalQuery) -> list[JournalEntry]:
-        return await journal_view.read(self.services.session.journal_store, query)
-
     def _show_filters(self, count: int) -> None:
         current = self.services.current
         if current is None:
@@ -193,12 +268,11 @@ class JournalScreen(BottuiScreen):
         else:
             project = join(safe_id(current[0]), " / ", safe_id(current[1]))
         operation = journal_view.OPERATION_NAMES.get(self.operation or "", "all")
-        shown = f"newest {count}" if count >= SHOWN else f"{count}"
+        shown = f"newest {count} shown, older on m" if self._next is not None else f"{count} shown"
         line = join(
             "Project ",
             project,
-            f" (p) · Operation {operation} (o) · Outcome {self.outcome or 'all'} (f) · "
-            f"{shown} shown",
+            f" (p) · Operation {operation} (o) · Outcome {self.outcome or 'all'} (f) · {shown}",
         )
         self.query_one("#journal-filters", Static).update(line)
 
@@ -207,17 +281,17 @@ class JournalScreen(BottuiScreen):
     def action_cycle_project(self) -> None:
         """Show the current project's entries, or every project's."""
         self.all_projects = not self.all_projects
-        self.refresh_data()
+        self._read_first()
 
     def action_cycle_operation(self) -> None:
         """Next operation filter: all, limiter, thresholds, revoke."""
         self.operation = _next(OPERATION_FILTERS, self.operation)
-        self.refresh_data()
+        self._read_first()
 
     def action_cycle_outcome(self) -> None:
         """Next outcome filter: all, unfinished, succeeded, failed, unknown."""
         self.outcome = _next(OUTCOME_FILTERS, self.outcome)
-        self.refresh_data()
+        self._read_first()
 
     def action_reload(self) -> None:
         """Read the journal again (another process may have written to it)."""
@@ -243,13 +317,13 @@ class JournalScreen(BottuiScreen):
         """Write the entries the filters select (all of them, not only those shown)."""
         session = self.services.session
         journal = session.journal_store
-        query = self.query_now(limit=None)
+        query = journal_view.entry_query(self.query_now())
         moment = stamp((session.clock or system_clock)())
         default = f"bottui-journal-{moment[:10]}-{moment[11:19].replace(':', '')}.jsonl"
         count = self.query_one(JournalTable).row_count
         words = (
             "Every entry the filters select"
-            if count >= SHOWN
+            if self._next is not None
             else f"The {count} entries the filters select"
         )
 
@@ -259,9 +333,10 @@ class JournalScreen(BottuiScreen):
             path, fmt = result
 
             async def write() -> int:
-                # The keyring's tokens are looked up (awaited) to mask them.
-                entries = await journal_view.read(journal, query, tokens=session.tokens)
-                return await journal_view.export_async(entries, path, fmt)
+                # Page by page, never the whole journal in memory; the keyring's
+                # tokens are looked up (awaited) to mask them.
+                stream = journal_pages.EntryStream(journal, query, tokens=session.tokens)
+                return await journal_pages.export_stream(stream, path, fmt)
 
             self.call(
                 write,
@@ -332,7 +407,7 @@ class JournalScreen(BottuiScreen):
         whose end starts the next, forever (the screen never idles).
         """
         super().on_worker_state_changed(event)
-        if event.worker.is_finished and event.worker.group != JOURNAL_READS:
+        if event.worker.is_finished and event.worker.group not in (JOURNAL_READS, OLDER_READS):
             self.refresh_data()
 
 

@@ -69,6 +69,15 @@ class JournalTable(EntryTable[JournalEntry]):
             (str(entry.id), entry, _cells(entry, with_project=with_project)) for entry in entries
         )
 
+    def append(self, entries: Sequence[JournalEntry], *, with_project: bool) -> None:
+        """Add older entries below the rows; the cursor stays, an entry shown is skipped."""
+        for entry in entries:
+            key = str(entry.id)
+            if key in self._entries:
+                continue
+            self._entries[key] = entry
+            self.add_row(*_cells(entry, with_project=with_project), key=key)
+
 
 def _cells(entry: JournalEntry, *, with_project: bool) -> tuple[Text, ...]:
     """One entry's cells, in ``COLUMNS`` order; untrusted text goes through ``safe_text``."""
