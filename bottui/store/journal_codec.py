@@ -1,0 +1,173 @@
+"""How journal values are packed into the compact v2 rows, and unpacked exactly.
+
+The v2 schema (:mod:`bottui.store.journal_schema`) keeps per id only what
+differs from id to id; everything here is lossless, so a
+:class:`~bottui.store.journal_records.JournalEntry` read back equals the one a
+v1 file gave:
+
+* times: integer microseconds since the epoch (UTC); a stored text that the
+  integer would not give back exactly (only possible in a migrated file) is
+  kept next to it and wins;
+* item keys: lowercase hex of even length as the bytes it spells (half the
+  size, turned back into the same text), anything else as text, and a bulk
+  item's default key (its canonical target) as NULL;
+* request bodies that are ``prefix + target + suffix`` (a bulk id's
+  ``{"subject": {...}}``): the prefix and suffix once per segment, nothing per id;
+* result objects: their key list once (table ``shapes``), per id the JSON
+  array of their values.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from functools import lru_cache
+from typing import Any, Final
+
+from bottui.store.redact import is_secret_key, redacted_json
+from bottui.store.utc import stamp
+
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+_ONE_US: Final = timedelta(microseconds=1)
+_STAMP: Final = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
+_HEX: Final = re.compile(r"(?:[0-9a-f]{2})+")
+
+
+def micros(moment: datetime) -> int:
+    """``moment`` as integer microseconds since the epoch (naive: UTC)."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return (moment - _EPOCH) // _ONE_US
+
+
+def time_text(us: int, text: str | None = None) -> str:
+    """The stored shape of a time (``text`` when the row kept one)."""
+    if text is not None:
+        return text
+    return stamp(_EPOCH + timedelta(microseconds=us))
+
+
+def pack_time(text: str) -> tuple[int, str | None]:
+    """A stored time text as (microseconds, text kept only if not given back exactly)."""
+    if _STAMP.fullmatch(text):
+        try:
+            moment = datetime.fromisoformat(text)
+        except ValueError:
+            return 0, text
+        us = micros(moment)
+        if time_text(us) == text:
+            return us, None
+        return us, text
+    try:
+        return micros(datetime.fromisoformat(text.strip())), text
+    except ValueError:
+        return 0, text
+
+
+def pack_key(key: str | None, target: str, in_run: bool) -> str | bytes | None:
+    """The stored form of an item key (see the module docstring)."""
+    if key is None:
+        return None
+    if in_run and key == target:
+        return None
+    if _HEX.fullmatch(key):
+        return bytes.fromhex(key)
+    return key
+
+
+def lookup_key(key: str) -> str | bytes:
+    """The stored form of an explicit or default key, for ``item_states``."""
+    return bytes.fromhex(key) if _HEX.fullmatch(key) else key
+
+
+def unpack_key(stored: str | bytes | None, target: str, in_run: bool) -> str | None:
+    """The item key text back from its stored form."""
+    if stored is None:
+        return target if in_run else None
+    if isinstance(stored, bytes):
+        return stored.hex()
+    return stored
+
+
+def split_body(body: str | None, target: str) -> tuple[str | None, str | None, str | None]:
+    """(prefix, suffix, literal body): the body as ``prefix + target + suffix`` when it is."""
+    if body is None:
+        return None, None, None
+    at = body.find(target)
+    if at < 0:
+        return None, None, body
+    return body[:at], body[at + len(target) :], None
+
+
+def join_body(
+    literal: str | None, prefix: str | None, suffix: str | None, target: str
+) -> str | None:
+    """The request body text back (inverse of :func:`split_body`)."""
+    if prefix is None or literal is not None:
+        return literal
+    return f"{prefix}{target}{suffix or ''}"
+
+
+def pack_result(result: Mapping[str, Any] | None) -> tuple[str | None, tuple[str, ...] | None]:
+    """(text, keys): a plain object's values as a JSON array and its key list, or
+    the redacted JSON text and None (``None``, a secret key at the top, odd keys)."""
+    if result is None:
+        return None, None
+    if type(result) is dict and all(type(k) is str and not is_secret_key(k) for k in result):
+        # No top-level secret key: redacting the values is redacting the object.
+        return redacted_json(list(result.values())), tuple(result)
+    return redacted_json(result), None
+
+
+def pack_result_text(text: str | None) -> tuple[str | None, tuple[str, ...] | None]:
+    """Like :func:`pack_result` for a stored text (a migrated row): compact only
+    when re-encoding gives back exactly that text."""
+    if text is None or not text.startswith("{"):
+        return text, None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text, None
+    if not isinstance(value, dict) or redacted_json(value) != text:
+        return text, None
+    values, keys = pack_result(value)
+    if keys is None or values is None:
+        return text, None
+    return values, keys
+
+
+@lru_cache(maxsize=256)
+def _keys(text: str) -> tuple[str, ...]:
+    return tuple(json.loads(text))
+
+
+def unpack_result(text: str | None, keys: str | None) -> str | dict[str, Any] | None:
+    """The result back: text (parsed by the caller) or the object rebuilt."""
+    if text is None or keys is None:
+        return text
+    return dict(zip(_keys(keys), json.loads(text), strict=True))
+
+
+def keys_text(keys: tuple[str, ...]) -> str:
+    """A result key list as stored in ``shapes``."""
+    text = redacted_json(list(keys))
+    assert text is not None
+    return text
+
+
+__all__ = [
+    "join_body",
+    "keys_text",
+    "lookup_key",
+    "micros",
+    "pack_key",
+    "pack_result",
+    "pack_result_text",
+    "pack_time",
+    "split_body",
+    "time_text",
+    "unpack_key",
+    "unpack_result",
+]
