@@ -30,8 +30,9 @@ from typing import Any
 
 from bottui.store.db_errors import JournalUnavailable
 from bottui.store.journal_batch import DEFAULT_BATCH_SIZE, DEFAULT_INTERVAL, BatchWriter
-from bottui.store.journal_codec import lookup_key, micros, unpack_key
+from bottui.store.journal_codec import micros, unpack_key
 from bottui.store.journal_export import export_csv, export_jsonl
+from bottui.store.journal_items import item_states
 from bottui.store.journal_migrations import SCHEMA
 from bottui.store.journal_query import read_page
 from bottui.store.journal_records import (
@@ -54,7 +55,7 @@ from bottui.store.journal_schema import (
     OUTCOME_JOINS,
     SELECT_ENTRIES,
 )
-from bottui.store.journal_store import EntryId, EntryQuery, ItemState, RunId
+from bottui.store.journal_store import EntryQuery, ItemState, RunId
 from bottui.store.journal_undo import (
     KIND_OPERATIONS,
     NO_CHANGE_OUTCOMES,
@@ -66,9 +67,6 @@ from bottui.store.paths import Locations
 from bottui.store.sqlite_retry import LockStats
 from bottui.store.sqlite_util import ClosesOnExit, Database
 from bottui.store.utc import Clock, parse_time, stamp, system_clock
-
-#: Item keys per ``IN (...)`` of :meth:`Journal.item_states` (under SQLite's variable limit).
-_KEYS_PER_QUERY = 500
 
 
 class Journal(ClosesOnExit):
@@ -277,43 +275,13 @@ class Journal(ClosesOnExit):
                 f"WHERE e.run_id = ? AND w.word IN ({marks})",
                 (run_id, *wanted),
             ).fetchall()
-        return {unpack_key(key, target, True) or target for key, target in rows}
+        return {unpack_key(key) or target for key, target in rows}
 
     def item_states(self, run_id: int, keys: Sequence[str]) -> dict[str, ItemState]:
-        """What ``run_id`` knows of each of ``keys`` (absent: never attempted).
-
-        One indexed lookup per key (``items_by_key``), the outcome by the
-        entry's id: no scan of the run, whatever its size.
-        """
-        settled_words = {str(o) for o in SETTLED_OUTCOMES}
-        by_stored = {lookup_key(key): key for key in keys}
-        stored = list(by_stored)
-        rows: list[tuple[str | bytes, int, str | None]] = []
+        """What ``run_id`` knows of each of ``keys`` (absent: never attempted);
+        indexed lookups only, whatever the run's size (:mod:`~bottui.store.journal_items`)."""
         with self._db.read() as conn:
-            for start in range(0, len(stored), _KEYS_PER_QUERY):
-                part = stored[start : start + _KEYS_PER_QUERY]
-                marks = ", ".join("?" * len(part))
-                rows += conn.execute(
-                    "SELECT coalesce(e.item_key, e.target), e.id, w.word FROM items AS e "
-                    "LEFT JOIN results AS o ON o.entry_id = e.id "
-                    "LEFT JOIN words AS w ON w.id = o.word "
-                    f"WHERE e.run_id = ? AND coalesce(e.item_key, e.target) IN ({marks})",
-                    (run_id, *part),
-                ).fetchall()
-        rows.sort(key=lambda row: row[1])
-        states: dict[str, ItemState] = {}
-        for stored_key, entry_id, outcome in rows:
-            key = by_stored[stored_key]
-            was = states.get(key, ItemState(False, None, ()))
-            if outcome is None:
-                states[key] = ItemState(
-                    was.settled, was.last_outcome, (*was.unfinished, EntryId(entry_id))
-                )
-            else:
-                states[key] = ItemState(
-                    was.settled or outcome in settled_words, outcome, was.unfinished
-                )
-        return states
+            return item_states(conn, run_id, keys)
 
     # -- reading ----------------------------------------------------------------------
 

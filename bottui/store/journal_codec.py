@@ -9,8 +9,7 @@ v1 file gave:
   integer would not give back exactly (only possible in a migrated file) is
   kept next to it and wins;
 * item keys: lowercase hex of even length as the bytes it spells (half the
-  size, turned back into the same text), anything else as text, and a bulk
-  item's default key (its canonical target) as NULL;
+  size, turned back into the same text), anything else as text;
 * request bodies that are ``prefix + target + suffix`` (a bulk id's
   ``{"subject": {...}}``): the prefix and suffix once per segment, nothing per id;
 * result objects: their key list once (table ``shapes``), per id the JSON
@@ -32,7 +31,6 @@ from bottui.store.utc import stamp
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 _ONE_US: Final = timedelta(microseconds=1)
 _STAMP: Final = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
-_HEX: Final = re.compile(r"(?:[0-9a-f]{2})+")
 
 
 def micros(moment: datetime) -> int:
@@ -66,26 +64,25 @@ def pack_time(text: str) -> tuple[int, str | None]:
         return 0, text
 
 
-def pack_key(key: str | None, target: str, in_run: bool) -> str | bytes | None:
+def pack_key(key: str | None) -> str | bytes | None:
     """The stored form of an item key (see the module docstring)."""
-    if key is None:
-        return None
-    if in_run and key == target:
-        return None
-    if _HEX.fullmatch(key):
-        return bytes.fromhex(key)
-    return key
+    return None if key is None else lookup_key(key)
 
 
 def lookup_key(key: str) -> str | bytes:
     """The stored form of an explicit or default key, for ``item_states``."""
-    return bytes.fromhex(key) if _HEX.fullmatch(key) else key
+    if len(key) % 2 or not key:
+        return key
+    try:
+        data = bytes.fromhex(key)
+    except ValueError:
+        return key
+    # fromhex also takes capitals and spaces: only text it gives back exactly.
+    return data if data.hex() == key else key
 
 
-def unpack_key(stored: str | bytes | None, target: str, in_run: bool) -> str | None:
+def unpack_key(stored: str | bytes | None) -> str | None:
     """The item key text back from its stored form."""
-    if stored is None:
-        return target if in_run else None
     if isinstance(stored, bytes):
         return stored.hex()
     return stored
@@ -115,10 +112,19 @@ def pack_result(result: Mapping[str, Any] | None) -> tuple[str | None, tuple[str
     the redacted JSON text and None (``None``, a secret key at the top, odd keys)."""
     if result is None:
         return None, None
-    if type(result) is dict and all(type(k) is str and not is_secret_key(k) for k in result):
-        # No top-level secret key: redacting the values is redacting the object.
-        return redacted_json(list(result.values())), tuple(result)
+    if type(result) is dict:
+        keys = tuple(result)
+        if _plain(keys):
+            # No top-level secret key: redacting the values is redacting the object.
+            return redacted_json(list(result.values())), keys
     return redacted_json(result), None
+
+
+@lru_cache(maxsize=256)
+def _plain(keys: tuple[object, ...]) -> bool:
+    """True when every key is a string and none names a secret (cached: a run's
+    results share one key list)."""
+    return all(type(k) is str and not is_secret_key(k) for k in keys)
 
 
 def pack_result_text(text: str | None) -> tuple[str | None, tuple[str, ...] | None]:

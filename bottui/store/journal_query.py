@@ -119,20 +119,28 @@ def plans(query: EntryQuery, before: int | None, limit: int) -> list[tuple[str, 
         if until is not None:
             # Started before until, after a segment that started later (clock skew).
             late = [*where, "s.started < s.hw", "s.hw >= ?"]
-            found.append(_segments(late, [*params, until], order, before, limit))
+            found.append(
+                _segments(late, [*params, until], order, before, limit, " INDEXED BY segments_late")
+            )
         return found
     sql = f"SELECT {COLUMNS} FROM items AS e" + _SEGMENT + OUTCOME_JOINS
     return [_finish(sql, [], [], "e.id", before, limit)]
 
 
 def _segments(
-    where: list[str], params: list[object], order: str, before: int | None, limit: int
+    where: list[str],
+    params: list[object],
+    order: str,
+    before: int | None,
+    limit: int,
+    index: str = "",
 ) -> tuple[str, list[object]]:
     where, params = list(where), list(params)
     if before is not None:
         where += ["s.first_id < ?", "e.id < ?"]
         params += [before, before]
-    sql = _BY_SEGMENT + (" WHERE " + " AND ".join(where) if where else "")
+    sql = _BY_SEGMENT.replace("segments AS s", f"segments AS s{index}", 1)
+    sql += " WHERE " + " AND ".join(where) if where else ""
     return f"{sql} ORDER BY {order} LIMIT ?", [*params, limit]
 
 

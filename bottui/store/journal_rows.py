@@ -192,7 +192,7 @@ def write(
                     previous,
                     undo_of,
                     run_id,
-                    pack_key(key, target, run_id is not None),
+                    pack_key(key),
                 )
             )
             entry_id += 1
@@ -279,7 +279,7 @@ def entry(row: Sequence[Any]) -> JournalEntry:
         previous=_load(previous),
         undo_of=undo_of,
         run_id=run_id,
-        item_key=unpack_key(key, target, run_id is not None),
+        item_key=unpack_key(key),
         finished_at=None if word is None else time_text(finished, finished_text),
         outcome=word,
         status=status,

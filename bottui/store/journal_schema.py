@@ -77,13 +77,14 @@ TABLES_V2: Final = (
     """,
     "CREATE INDEX segments_by_project ON segments (project, first_id)",
     "CREATE INDEX segments_by_kind ON segments (profile, operation, first_id)",
+    "CREATE INDEX segments_by_profile ON segments (profile, first_id)",
     "CREATE INDEX segments_by_operation ON segments (operation, first_id)",
     "CREATE INDEX segments_by_account ON segments (account, first_id)",
     "CREATE INDEX segments_by_run ON segments (run_id, first_id) WHERE run_id IS NOT NULL",
     "CREATE INDEX segments_by_time ON segments (hw, first_id)",
     # Segments started before an earlier one (clock skew, a chunk stamped
     # before a long lock wait): few, found here by --until.
-    "CREATE INDEX segments_late ON segments (started) WHERE started < hw",
+    "CREATE INDEX segments_late ON segments (hw, first_id) WHERE started < hw",
     """
     CREATE TABLE items (
         id INTEGER PRIMARY KEY,
@@ -95,8 +96,7 @@ TABLES_V2: Final = (
         item_key
     )
     """,
-    "CREATE INDEX items_by_key ON items (run_id, coalesce(item_key, target)) "
-    "WHERE run_id IS NOT NULL",
+    "CREATE INDEX items_by_key ON items (run_id, item_key) WHERE run_id IS NOT NULL",
     "CREATE TABLE words (id INTEGER PRIMARY KEY, word TEXT NOT NULL UNIQUE)",
     "CREATE TABLE shapes (id INTEGER PRIMARY KEY, keys TEXT NOT NULL UNIQUE)",
     """
