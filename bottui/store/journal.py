@@ -270,12 +270,12 @@ class Journal(ClosesOnExit):
         marks = ", ".join("?" * len(wanted))
         with self._db.read() as conn:
             rows = conn.execute(
-                "SELECT DISTINCT e.item_key, e.target FROM items AS e "
+                "SELECT DISTINCT e.item_key FROM items AS e "
                 "JOIN results AS o ON o.entry_id = e.id JOIN words AS w ON w.id = o.word "
-                f"WHERE e.run_id = ? AND w.word IN ({marks})",
+                f"WHERE e.run_id = ? AND w.word IN ({marks}) AND e.item_key IS NOT NULL",
                 (run_id, *wanted),
             ).fetchall()
-        return {unpack_key(key) or target for key, target in rows}
+        return {str(unpack_key(key)) for (key,) in rows}
 
     def item_states(self, run_id: int, keys: Sequence[str]) -> dict[str, ItemState]:
         """What ``run_id`` knows of each of ``keys`` (absent: never attempted);

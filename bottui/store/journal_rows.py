@@ -12,6 +12,7 @@ dictionaries). :func:`entry` turns a row of
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
@@ -158,55 +159,64 @@ def write(
         hw = int(conn.execute(LAST_HW).fetchone()[0])
         segments: list[tuple[object, ...]] = []
         items: list[tuple[object, ...]] = []
-        shared: tuple[object, ...] | None = None
-        segment_first = first_id
         entry_id = first_id
-        for start in starts:
-            (_, operator, pid, profile, base_url, operation, account, project) = start.row[:8]
-            target, body, previous, undo_of, run_id, key = start.row[8:]
-            prefix, suffix, literal = split_body(body, target)
-            fields = (
-                start.started,
-                start.started_text,
-                operator,
-                pid,
-                profile,
-                base_url,
-                operation,
-                account,
-                project,
-                run_id,
-                prefix,
-                suffix,
+        for fields, group in _groups(starts):
+            targets = [row[8] for row in group]
+            head, tail = affixes(targets)
+            cut_end = len(tail or "")
+            hw = max(hw, start_of(fields))
+            segments.append(
+                (entry_id, entry_id + len(group) - 1, fields[0], hw, *fields[1:], head, tail)
             )
-            if fields != shared:
-                if shared is not None:
-                    hw = max(hw, int(shared[0]))  # type: ignore[call-overload]
-                    segments.append(_segment(segment_first, entry_id - 1, hw, shared))
-                shared, segment_first = fields, entry_id
-            items.append(
-                (
-                    entry_id,
-                    target,
-                    literal,
-                    previous,
-                    undo_of,
-                    run_id,
-                    pack_key(key),
+            for row, target in zip(group, targets, strict=True):
+                _, _, literal = split_body(row[9], target)
+                middle = target[len(head or "") : len(target) - cut_end]
+                items.append(
+                    (entry_id, middle, literal, row[10], row[11], row[12], pack_key(row[13]))
                 )
-            )
-            entry_id += 1
-        assert shared is not None
-        hw = max(hw, int(shared[0]))  # type: ignore[call-overload]
-        segments.append(_segment(segment_first, entry_id - 1, hw, shared))
+                entry_id += 1
         conn.executemany(INSERT_SEGMENT, segments)
         conn.executemany(INSERT_ITEM, items)
     if finishes:
         conn.executemany(INSERT_RESULT, [_result(conn, f, names) for f in finishes])
 
 
-def _segment(first: int, last: int, hw: int, shared: tuple[object, ...]) -> tuple[object, ...]:
-    return (first, last, shared[0], hw, *shared[1:])
+def start_of(fields: tuple[object, ...]) -> int:
+    """The start time (microseconds) of a segment's shared fields."""
+    started = fields[0]
+    assert isinstance(started, int)
+    return started
+
+
+def _groups(
+    starts: Sequence[Start],
+) -> list[tuple[tuple[object, ...], list[tuple[Any, ...]]]]:
+    """Consecutive started records sharing every field but the per-id ones."""
+    groups: list[tuple[tuple[object, ...], list[tuple[Any, ...]]]] = []
+    shared: tuple[object, ...] | None = None
+    for start in starts:
+        row = start.row
+        prefix, suffix, _ = split_body(row[9], row[8])
+        # started, its text, operator, pid, profile, base_url, operation,
+        # account, project, run_id, body prefix and suffix.
+        fields = (start.started, start.started_text, *row[1:8], row[12], prefix, suffix)
+        if fields != shared:
+            groups.append((fields, []))
+            shared = fields
+        groups[-1][1].append(row)
+    return groups
+
+
+def affixes(targets: list[str]) -> tuple[str | None, str | None]:
+    """The text every target of a segment starts and ends with (stored once);
+    None for a segment of one (its target stays whole in its item)."""
+    if len(targets) < 2:
+        return None, None
+    head = os.path.commonprefix(targets)  # noqa: RUF071 (text, not paths)
+    shortest = min(len(t) for t in targets)
+    reversed_tail = os.path.commonprefix([t[::-1] for t in targets])  # noqa: RUF071
+    tail = reversed_tail[: shortest - len(head)][::-1]
+    return (head or None), (tail or None)
 
 
 def _result(conn: sqlite3.Connection, f: Finish, names: Dictionaries) -> tuple[object, ...]:
@@ -246,7 +256,9 @@ def entry(row: Sequence[Any]) -> JournalEntry:
         operation,
         account,
         project,
-        target,
+        middle,
+        head,
+        tail,
         body,
         prefix,
         suffix,
@@ -264,6 +276,7 @@ def entry(row: Sequence[Any]) -> JournalEntry:
         duration_ms,
     ) = row
     result_value = unpack_result(result, keys)
+    target = f"{head or ''}{middle}{tail or ''}"
     return JournalEntry(
         id=entry_id,
         started_at=time_text(started, started_text),

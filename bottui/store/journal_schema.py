@@ -11,7 +11,8 @@ id is never used twice):
   the request body's text around the target. ``first_id`` is its key;
   ``hw`` is the largest start time of this and every earlier segment, so it
   never decreases with the id (what makes ``--until`` an index range).
-* ``items``: what differs per id: target, a body that is not the segment's
+* ``items``: what differs per id: its target without the text every target
+  of the segment starts and ends with, a body that is not the segment's
   template, previous value, ``undo_of``, run, item key (packed:
   :mod:`bottui.store.journal_codec`). An entry is its item plus the segment
   whose ``first_id`` is the largest not above its id.
@@ -72,7 +73,9 @@ TABLES_V2: Final = (
         project TEXT NOT NULL,
         run_id INTEGER REFERENCES runs (id),
         body_prefix TEXT,
-        body_suffix TEXT
+        body_suffix TEXT,
+        target_prefix TEXT,
+        target_suffix TEXT
     )
     """,
     "CREATE INDEX segments_by_project ON segments (project, first_id)",
@@ -124,8 +127,8 @@ TABLES_V2: Final = (
 
 INSERT_SEGMENT: Final = (
     "INSERT INTO segments (first_id, last_id, started, hw, started_text, operator, pid, "
-    "profile, base_url, operation, account, project, run_id, body_prefix, body_suffix) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "profile, base_url, operation, account, project, run_id, body_prefix, body_suffix, "
+    "target_prefix, target_suffix) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 INSERT_ITEM: Final = (
     "INSERT INTO items (id, target, body, previous, undo_of, run_id, item_key) "
@@ -143,7 +146,8 @@ LAST_HW: Final = "SELECT coalesce((SELECT hw FROM segments ORDER BY first_id DES
 #: The columns of an entry, in the order :func:`~bottui.store.journal_rows.entry` reads.
 COLUMNS: Final = (
     "e.id, s.started, s.started_text, s.operator, s.pid, s.profile, s.base_url, "
-    "s.operation, s.account, s.project, e.target, e.body, s.body_prefix, s.body_suffix, "
+    "s.operation, s.account, s.project, e.target, s.target_prefix, s.target_suffix, e.body, "
+    "s.body_prefix, s.body_suffix, "
     "e.previous, e.undo_of, e.run_id, e.item_key, o.finished, o.finished_text, w.word, "
     "o.status, o.result, k.keys, o.error, o.duration_ms"
 )

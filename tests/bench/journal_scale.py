@@ -72,18 +72,19 @@ def _run(
     conn.execute(
         "WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < ? - 1) "
         "INSERT INTO segments (first_id, last_id, started, hw, operator, pid, profile, base_url, "
-        "operation, account, project, run_id, body_prefix, body_suffix) "
+        "operation, account, project, run_id, body_prefix, body_suffix, target_prefix, "
+        "target_suffix) "
         "SELECT ? + i * ?, min(? + i * ? + ? - 1, ? + ? - 1), "
         "? + i * 100000 - CASE WHEN i % 400 = 399 THEN 5000000 ELSE 0 END, "
         "max(?, ? + i * 100000), 'ops@host', 4242, 'prod', 'https://api.example.com', "
-        "?, 'acc', ?, ?, '{\"subject\":', '}' FROM c",
+        "?, 'acc', ?, ?, '{\"subject\":', '}', '{\"visitorId\":\"vis_', '\"}' FROM c",
         (chunks, first, CHUNK, first, CHUNK, CHUNK, first, size, t, hw, t,
          Operation.REVOKE_GRANT.value, project, run),
     )  # fmt: skip
     conn.execute(
         "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ? - 1) "
         "INSERT INTO items (id, target, run_id, item_key) "
-        "SELECT ? + i, '{\"visitorId\":\"vis_' || hex(randomblob(8)) || '\"}', ?, randomblob(16) "
+        "SELECT ? + i, hex(randomblob(8)), ?, randomblob(16) "
         "FROM n",
         (size, first, run),
     )

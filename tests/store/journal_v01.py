@@ -111,32 +111,118 @@ def build(path: Path) -> list[JournalEntry]:
 
     # Single changes: a limiter switched off, undone, the undo undone (a redo);
     # thresholds with literals kept as text.
-    first = entry(_stamp(10, 123456), "ana@laptop", 501, "prod", URL, "limiter.set-active",
-                  "acc", "proj-a", _j({"rate_limiter_id": "rl-1"}), _j({"isActive": False}),
-                  _j({"isActive": True}), None, None, None)  # fmt: skip
+    first = entry(
+        _stamp(10, 123456),
+        "ana@laptop",
+        501,
+        "prod",
+        URL,
+        "limiter.set-active",
+        "acc",
+        "proj-a",
+        _j({"rate_limiter_id": "rl-1"}),
+        _j({"isActive": False}),
+        _j({"isActive": True}),
+        None,
+        None,
+        None,
+    )
     outcomes.append((first, _stamp(10, 523456), "ok", 200, _j({"isActive": False}), None, 40.5))
-    undo = entry(_stamp(20), "ana@laptop", 502, "prod", URL, "limiter.set-active", "acc",
-                 "proj-a", _j({"rate_limiter_id": "rl-1"}), _j({"isActive": True}),
-                 _j({"isActive": False}), first, None, None)  # fmt: skip
+    undo = entry(
+        _stamp(20),
+        "ana@laptop",
+        502,
+        "prod",
+        URL,
+        "limiter.set-active",
+        "acc",
+        "proj-a",
+        _j({"rate_limiter_id": "rl-1"}),
+        _j({"isActive": True}),
+        _j({"isActive": False}),
+        first,
+        None,
+        None,
+    )
     outcomes.append((undo, _stamp(21), "ok", 200, None, None, 12.0))
-    redo = entry(_stamp(30), "bo@desk", 77, "prod", URL, "limiter.set-active", "acc", "proj-a",
-                 _j({"rate_limiter_id": "rl-1"}), _j({"isActive": False}),
-                 _j({"isActive": True}), undo, None, None)  # fmt: skip
-    outcomes.append((redo, _stamp(31), "api-error", 409, None,
-                     _j({"code": "conflict", "message": "changed meanwhile"}), 9.25))  # fmt: skip
-    thresholds = entry(_stamp(40), "bo@desk", 78, "staging", URL, "thresholds.set", "acc",
-                       "proj-b", _j({"dimension_id": "dim-9"}),
-                       '{"name":"login","blockThreshold":0.90,"challengeThreshold":0.5}',
-                       '{"name":"login","blockThreshold":0.8,"challengeThreshold":0.40}',
-                       None, None, None)  # fmt: skip
+    redo = entry(
+        _stamp(30),
+        "bo@desk",
+        77,
+        "prod",
+        URL,
+        "limiter.set-active",
+        "acc",
+        "proj-a",
+        _j({"rate_limiter_id": "rl-1"}),
+        _j({"isActive": False}),
+        _j({"isActive": True}),
+        undo,
+        None,
+        None,
+    )
+    outcomes.append(
+        (
+            redo,
+            _stamp(31),
+            "api-error",
+            409,
+            None,
+            _j({"code": "conflict", "message": "changed meanwhile"}),
+            9.25,
+        )
+    )
+    thresholds = entry(
+        _stamp(40),
+        "bo@desk",
+        78,
+        "staging",
+        URL,
+        "thresholds.set",
+        "acc",
+        "proj-b",
+        _j({"dimension_id": "dim-9"}),
+        '{"name":"login","blockThreshold":0.90,"challengeThreshold":0.5}',
+        '{"name":"login","blockThreshold":0.8,"challengeThreshold":0.40}',
+        None,
+        None,
+        None,
+    )
     outcomes.append((thresholds, _stamp(41), "ok", 200, None, None, None))
     # Unfinished single change (a crash between request and answer).
-    entry(_stamp(50), "bo@desk", 79, "prod", URL, "limiter.set-active", "acc", "proj-a",
-          _j({"rate_limiter_id": "rl-2"}), _j({"isActive": True}), None, None, None, None)  # fmt: skip
+    entry(
+        _stamp(50),
+        "bo@desk",
+        79,
+        "prod",
+        URL,
+        "limiter.set-active",
+        "acc",
+        "proj-a",
+        _j({"rate_limiter_id": "rl-2"}),
+        _j({"isActive": True}),
+        None,
+        None,
+        None,
+        None,
+    )
     # A hand-edited row: a time in another shape, a body that is no longer JSON.
-    odd = entry("2025-06-01 00:01:00+00:00", "ops", 1, "prod", URL, "limiter.set-active", "acc",
-                "proj-é", _j({"rate_limiter_id": "rl-3"}), "{not json", None, None, None,
-                None)  # fmt: skip
+    odd = entry(
+        "2025-06-01 00:01:00+00:00",
+        "ops",
+        1,
+        "prod",
+        URL,
+        "limiter.set-active",
+        "acc",
+        "proj-é",
+        _j({"rate_limiter_id": "rl-3"}),
+        "{not json",
+        None,
+        None,
+        None,
+        None,
+    )
     outcomes.append((odd, "yesterday", "ok", None, "[1,2", None, None))
 
     conn.executemany(
@@ -152,32 +238,83 @@ def build(path: Path) -> list[JournalEntry]:
         for n in range(4):
             i = chunk * 4 + n
             target = {"visitorId": f"vis_{i:03d}"}
-            eid = entry(_stamp(100 + chunk, 5), "ana@laptop", 600, "prod", URL, "grant.revoke",
-                        "acc", "proj-a", _j(target), _j({"subject": target}), None, None, 1,
-                        f"{i:032x}")  # fmt: skip
+            eid = entry(
+                _stamp(100 + chunk, 5),
+                "ana@laptop",
+                600,
+                "prod",
+                URL,
+                "grant.revoke",
+                "acc",
+                "proj-a",
+                _j(target),
+                _j({"subject": target}),
+                None,
+                None,
+                1,
+                f"{i:032x}",
+            )
             if i in (5, 9):
                 continue  # unfinished
             word = {3: "api-error", 7: "unknown"}.get(
                 i, "withdrawn" if i % 2 else "nothing-standing"
             )
-            result = None if word == "api-error" else _j(
-                {"revoked": i % 2 == 1, "reportId": f"rep_{i:04x}", "grantExpiresAt": None,
-                 "grantRemainingAttempts": None, "outcome": word})  # fmt: skip
+            result = (
+                None
+                if word == "api-error"
+                else _j(
+                    {
+                        "revoked": i % 2 == 1,
+                        "reportId": f"rep_{i:04x}",
+                        "grantExpiresAt": None,
+                        "grantRemainingAttempts": None,
+                        "outcome": word,
+                    }
+                )
+            )
             error = _j({"code": "invalid", "message": "bad id"}) if word == "api-error" else None
-            outcomes.append((eid, _stamp(110, i), word, 200 if result else 400, result, error,
-                             10.0 + i / 3))  # fmt: skip
+            outcomes.append(
+                (eid, _stamp(110, i), word, 200 if result else 400, result, error, 10.0 + i / 3)
+            )
     # Run 1 resumed by another process: the unfinished ids again.
     for i in (5, 9):
         target = {"visitorId": f"vis_{i:03d}"}
-        eid = entry(_stamp(150), "ana@laptop", 601, "prod", URL, "grant.revoke", "acc",
-                    "proj-a", _j(target), _j({"subject": target}), None, None, 1, f"{i:032x}")  # fmt: skip
+        eid = entry(
+            _stamp(150),
+            "ana@laptop",
+            601,
+            "prod",
+            URL,
+            "grant.revoke",
+            "acc",
+            "proj-a",
+            _j(target),
+            _j({"subject": target}),
+            None,
+            None,
+            1,
+            f"{i:032x}",
+        )
         outcomes.append((eid, _stamp(151), "unknown-retried", 200, None, None, 5.5))
     # Run 2: v0.1's default keys (the canonical target) and a body in another order.
     for i in range(3):
         target = {"userAccountId": f"u{i}", "visitorId": f"v{i}"}
-        eid = entry(_stamp(200), "bo@desk", 700, "prod", URL, "grant.revoke", "acc", "proj-c",
-                    _j(target), _j({"subject": {"visitorId": f"v{i}", "userAccountId": f"u{i}"}}),
-                    None, None, 2, _j(target))  # fmt: skip
+        eid = entry(
+            _stamp(200),
+            "bo@desk",
+            700,
+            "prod",
+            URL,
+            "grant.revoke",
+            "acc",
+            "proj-c",
+            _j(target),
+            _j({"subject": {"visitorId": f"v{i}", "userAccountId": f"u{i}"}}),
+            None,
+            None,
+            2,
+            _j(target),
+        )
         outcomes.append((eid, _stamp(201), "withdrawn", 200, _j({"revoked": True}), None, 1.0))
     conn.executemany(
         "INSERT INTO entries (started_at, operator, pid, profile, base_url, operation, account, "

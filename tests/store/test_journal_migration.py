@@ -139,9 +139,14 @@ def test_a_journal_of_a_newer_bottui_is_refused_and_never_written(tmp_path: Path
     path = tmp_path / "journal.sqlite3"
     journal = Journal(path)
     journal.start(
-        profile="p", base_url="u", operation="o", account="a", project="p", target={},
+        profile="p",
+        base_url="u",
+        operation="o",
+        account="a",
+        project="p",
+        target={},
         request_body=None,
-    )  # fmt: skip
+    )
     journal.close()
     conn = sqlite3.connect(path)
     conn.execute(f"PRAGMA user_version={VERSION + 1}")
@@ -159,7 +164,7 @@ def test_a_journal_of_a_newer_bottui_is_refused_and_never_written(tmp_path: Path
             project="p",
             target={},
             request_body=None,
-        ),  # fmt: skip
+        ),
     ):
         with pytest.raises(JournalUnavailable) as caught:
             attempt()

@@ -1,0 +1,82 @@
+"""Every journal filter is served by an index: no full scan, no temporary B-tree.
+
+A first page must cost the same at 10,000,000 entries as at 10 (issue #12);
+the figures are in tests/bench/journal_scale.py, this checks the cause
+cheaply: SQLite's own plan of every query a page, a resume or an undo runs.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from bottui.store.journal import Journal
+from bottui.store.journal_items import _BY_BLOB, _RESULTS_IN_RANGE, _RESULTS_OF
+from bottui.store.journal_query import plans
+from bottui.store.journal_store import EntryId, EntryQuery, RunId
+
+MOMENT = datetime(2026, 1, 1, tzinfo=UTC)
+QUERIES = {
+    "newest": EntryQuery(),
+    "before": EntryQuery(before=EntryId(500)),
+    "project": EntryQuery(project="p"),
+    "operation": EntryQuery(operation="grant.revoke"),
+    "profile": EntryQuery(profile="prod"),
+    "account": EntryQuery(account="acc"),
+    "outcome": EntryQuery(outcomes=frozenset({"ok"})),
+    "outcome group": EntryQuery(outcomes=frozenset({"api-error", "network-error", "unknown"})),
+    "unfinished": EntryQuery(unfinished=True),
+    "run": EntryQuery(run_id=RunId(1)),
+    "run unfinished": EntryQuery(run_id=RunId(1), unfinished=True),
+    "since": EntryQuery(since=MOMENT),
+    "until": EntryQuery(until=MOMENT),
+    "since and until": EntryQuery(since=MOMENT, until=MOMENT),
+    "project and since": EntryQuery(project="p", since=MOMENT),
+    "project and outcome": EntryQuery(project="p", outcomes=frozenset({"ok"})),
+}
+# Tables whose size grows with the journal: walking one whole is a full scan.
+BIG = ("items", "results", "segments", "open_items", " e ", " o ", " s ", " u ")
+
+
+@pytest.fixture(scope="module")
+def conn(tmp_path_factory: pytest.TempPathFactory) -> sqlite3.Connection:
+    path: Path = tmp_path_factory.mktemp("plans") / "journal.sqlite3"
+    journal = Journal(path)
+    entry = journal.start(
+        profile="prod",
+        base_url="u",
+        operation="o",
+        account="acc",
+        project="p",
+        target={},
+        request_body=None,
+    )
+    journal.finish(entry, outcome="ok")
+    journal.close()
+    return sqlite3.connect(path)
+
+
+def problems(
+    conn: sqlite3.Connection, sql: str, params: list[object] | tuple[object, ...]
+) -> list[str]:
+    steps = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql, params)]
+    bad = [s for s in steps if "TEMP B-TREE" in s]
+    bad += [s for s in steps if s.startswith("SCAN") and any(t in f"{s} " for t in BIG)]
+    return bad
+
+
+@pytest.mark.parametrize("name", list(QUERIES))
+def test_a_page_walks_an_index(conn: sqlite3.Connection, name: str) -> None:
+    selects = plans(QUERIES[name], 1000, 51)
+    assert selects
+    for sql, params in selects:
+        assert problems(conn, sql, params) == [], (name, sql)
+
+
+def test_resume_lookups_walk_indexes(conn: sqlite3.Connection) -> None:
+    assert problems(conn, _BY_BLOB, (b"k" * 16, 16, 1, 1)) == []
+    assert problems(conn, _RESULTS_IN_RANGE, (1, 9)) == []
+    assert problems(conn, _RESULTS_OF, ("[1,5]",)) == []
