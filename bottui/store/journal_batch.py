@@ -151,7 +151,29 @@ class BatchWriter(ClosesOnExit):
         duration_ms: float | None = None,
     ) -> None:
         """Buffer the outcome of an entry written by :meth:`start_many`."""
-        row = finish_of(
+        row = self.pack(
+            entry_id,
+            outcome=outcome,
+            status=status,
+            result=result,
+            error=error,
+            duration_ms=duration_ms,
+        )
+        self._add(None, row)
+
+    def pack(
+        self,
+        entry_id: int,
+        *,
+        outcome: str,
+        status: int | None = None,
+        result: Mapping[str, Any] | None = None,
+        error: Mapping[str, Any] | None = None,
+        duration_ms: float | None = None,
+    ) -> Finish:
+        """An outcome checked, redacted and stamped now, for :meth:`finish_many`
+        (needs no lock: an async caller packs on its own thread)."""
+        return finish_of(
             entry_id,
             micros(self._clock()),
             outcome=outcome,
@@ -160,7 +182,17 @@ class BatchWriter(ClosesOnExit):
             error=error,
             duration_ms=duration_ms,
         )
-        self._add(None, row)
+
+    def finish_many(self, rows: Sequence[Finish]) -> None:
+        """Buffer packed outcomes (:meth:`pack`); a full buffer writes them now."""
+        with self._lock:
+            self._check_open()
+            self._pending.extend((None, row) for row in rows)
+            if self._oldest is None and self._pending:
+                self._oldest = time.monotonic()
+            self._raise_background_error()
+            if len(self._pending) >= self._batch_size or self._due():
+                self._write([])
 
     def record(
         self,

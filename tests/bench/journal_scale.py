@@ -15,9 +15,11 @@ Run it as a script (pytest does not collect tests/bench)::
    after one warm-up) for every filter, and ``item_states`` over the largest
    run in calls of 1,000 keys (a settled resume's lookups).
 3. Writes ``--write-ids`` ids of one bulk run through the app's own writer
-   (``BatchWriter.start_many`` in chunks of 1,000 + ``finish`` + ``flush``
-   every 256 outcomes, as the bulk engine does) into a new file and prints its
-   size per 1,000,000 ids and the journal's CPU per 10,000 ids.
+   into a new file and prints its size per 1,000,000 ids and the journal's
+   CPU per 10,000 ids: ``sync`` calls ``BatchWriter`` directly (chunks of
+   1,000), ``async`` goes through the async store as the bulk engine does (an
+   awaited ``finish`` per id, ``flush`` every 256). The write half runs
+   against an older checkout too (copy this file into it): before/after.
 """
 
 from __future__ import annotations
@@ -32,15 +34,16 @@ import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+# Only what version 1 had too: the write half runs against an older checkout
+# (copy this file into it) for before/after figures.
 from bottui.store.journal import Journal  # noqa: E402
-from bottui.store.journal_query import read_page  # noqa: E402
 from bottui.store.journal_records import Operation, StartRecord  # noqa: E402
-from bottui.store.journal_store import EntryId, EntryQuery, RunId  # noqa: E402
 
 CHUNK = 1000
 PROJECTS = 5000
@@ -168,7 +171,9 @@ def generate(path: Path, entries: int, run_size: int) -> None:
     conn.close()
 
 
-def timed(conn: sqlite3.Connection, query: EntryQuery, reps: int) -> tuple[float, float, int]:
+def timed(conn: sqlite3.Connection, query: Any, reps: int) -> tuple[float, float, int]:
+    from bottui.store.journal_query import read_page
+
     first = time.perf_counter()
     found = read_page(conn, query, None, 51)
     cold = time.perf_counter() - first
@@ -181,6 +186,8 @@ def timed(conn: sqlite3.Connection, query: EntryQuery, reps: int) -> tuple[float
 
 
 def queries(conn: sqlite3.Connection, reps: int) -> None:
+    from bottui.store.journal_store import EntryId, EntryQuery, RunId
+
     last = conn.execute("SELECT max(id) FROM items").fetchone()[0]
     run = conn.execute("SELECT max(id) FROM runs").fetchone()[0]
     hw, low = conn.execute("SELECT max(hw), min(started) FROM segments").fetchone()
@@ -237,50 +244,93 @@ def resume_lookups(path: Path) -> None:
     )
 
 
-def write_bulk(directory: Path, ids: int) -> None:
-    path = directory / "bulk-write.sqlite3"
+def _records(rng: random.Random, run: int, at: int, ids: int) -> list[StartRecord]:
+    records = []
+    for _ in range(at, min(ids, at + CHUNK)):
+        target = {"visitorId": f"vis_{rng.getrandbits(64):016x}"}
+        records.append(
+            StartRecord(
+                profile="prod",
+                base_url="https://api.example.com",
+                operation=Operation.REVOKE_GRANT,
+                account="acc",
+                project="proj-0001",
+                target=target,
+                request_body={"subject": target},
+                run_id=run,
+                item_key=rng.randbytes(16).hex(),
+            )
+        )
+    return records
+
+
+def _outcome(entry_id: int) -> dict[str, Any]:
+    return {
+        "outcome": "withdrawn",
+        "status": 200,
+        "result": {
+            "revoked": True,
+            "reportId": f"rep_{entry_id:016x}",
+            "grantExpiresAt": None,
+            "grantRemainingAttempts": None,
+            "outcome": "withdrawn",
+        },
+        "duration_ms": 12.3456 + entry_id % 7,
+    }
+
+
+def _write_sync(journal: Journal, run: int, ids: int) -> None:
+    """BatchWriter called directly: the journal's own cost."""
+    rng = random.Random(12)
+    writer = journal.batch(interval=0)
+    for at in range(0, ids, CHUNK):
+        for entry_id in writer.start_many(_records(rng, run, at, ids)):
+            writer.finish(entry_id, **_outcome(entry_id))
+    writer.close()
+
+
+def _write_async(path: Path, run: int, ids: int) -> None:
+    """Through the async store as the bulk engine calls it: start_many per chunk,
+    an awaited finish per id, a flush every 256 outcomes."""
+    import asyncio
+
+    from bottui.store.journal_sqlite import SqliteJournalStore
+
+    async def go() -> None:
+        rng = random.Random(12)
+        store = SqliteJournalStore(path)
+        batch = await store.batch()
+        done = 0
+        for at in range(0, ids, CHUNK):
+            for entry_id in await batch.start_many(_records(rng, run, at, ids)):
+                await batch.finish(entry_id, **_outcome(entry_id))
+                done += 1
+                if done % 256 == 0:
+                    await batch.flush()
+        await batch.close()
+        await store.close()
+
+    asyncio.run(go())
+
+
+def write_bulk(directory: Path, ids: int, mode: str) -> None:
+    path = directory / f"bulk-write-{mode}.sqlite3"
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
     journal = Journal(path)
     run = journal.run(
-        profile="prod", account="acc", project="proj-0001", input_sha256="ab" * 32,
+        profile="prod",
+        account="acc",
+        project="proj-0001",
+        input_sha256="ab" * 32,
         operation=Operation.REVOKE_GRANT,
-    )  # fmt: skip
-    rng = random.Random(12)
-    writer = journal.batch(interval=0)
+    )
+    # CPU of every thread of the process: the async store writes on its own.
     cpu = time.process_time()
-    for at in range(0, ids, CHUNK):
-        records = []
-        for _ in range(at, min(ids, at + CHUNK)):
-            target = {"visitorId": f"vis_{rng.getrandbits(64):016x}"}
-            records.append(
-                StartRecord(
-                    profile="prod",
-                    base_url="https://api.example.com",
-                    operation=Operation.REVOKE_GRANT,
-                    account="acc",
-                    project="proj-0001",
-                    target=target,
-                    request_body={"subject": target},
-                    run_id=run,
-                    item_key=rng.randbytes(16).hex(),
-                )
-            )
-        for entry_id in writer.start_many(records):
-            writer.finish(
-                entry_id,
-                outcome="withdrawn",
-                status=200,
-                result={
-                    "revoked": True,
-                    "reportId": f"rep_{entry_id:016x}",
-                    "grantExpiresAt": None,
-                    "grantRemainingAttempts": None,
-                    "outcome": "withdrawn",
-                },
-                duration_ms=12.3456 + entry_id % 7,
-            )
-    writer.close()
+    if mode == "sync":
+        _write_sync(journal, run, ids)
+    else:
+        _write_async(path, run, ids)
     cpu = time.process_time() - cpu
     journal.close()
     conn = sqlite3.connect(path)
@@ -288,9 +338,9 @@ def write_bulk(directory: Path, ids: int) -> None:
     conn.close()
     size = path.stat().st_size
     print(
-        f"bulk write of {ids:,} ids through BatchWriter: {size / ids * 1e6 / 1e6:.0f} MB per "
-        f"1,000,000 ids ({size / ids:.0f} bytes per id); journal CPU {cpu / ids * 1e4:.3f} "
-        "CPU-s per 10k ids (records built, started, finished, flushed)"
+        f"bulk write ({mode}) of {ids:,} ids: {size / ids:.0f} MB per 1,000,000 ids; "
+        f"journal CPU {cpu / ids * 1e4:.3f} CPU-s per 10k ids (records built, started, "
+        "finished, flushed)"
     )
 
 
@@ -302,6 +352,9 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="keep and reuse the generated file")
     parser.add_argument("--write-ids", type=int, default=100_000)
     parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument(
+        "--write-mode", nargs="+", choices=("sync", "async"), default=["sync", "async"]
+    )
     args = parser.parse_args()
     directory = args.dir
     directory.mkdir(parents=True, exist_ok=True)
@@ -309,7 +362,8 @@ def main() -> None:
     if args.entries > 0:
         read_side(path, args)
     if args.write_ids > 0:
-        write_bulk(directory, args.write_ids)
+        for mode in args.write_mode:
+            write_bulk(directory, args.write_ids, mode)
 
 
 def read_side(path: Path, args: argparse.Namespace) -> None:
