@@ -51,13 +51,10 @@ def pack_time(text: str) -> tuple[int, str | None]:
     """A stored time text as (microseconds, text kept only if not given back exactly)."""
     if _STAMP.fullmatch(text):
         try:
-            moment = datetime.fromisoformat(text)
+            # The stored shape, a valid date: time_text gives it back exactly.
+            return micros(datetime.fromisoformat(text)), None
         except ValueError:
             return 0, text
-        us = micros(moment)
-        if time_text(us) == text:
-            return us, None
-        return us, text
     try:
         return micros(datetime.fromisoformat(text.strip())), text
     except ValueError:
@@ -127,23 +124,6 @@ def _plain(keys: tuple[object, ...]) -> bool:
     return all(type(k) is str and not is_secret_key(k) for k in keys)
 
 
-def pack_result_text(text: str | None) -> tuple[str | None, tuple[str, ...] | None]:
-    """Like :func:`pack_result` for a stored text (a migrated row): compact only
-    when re-encoding gives back exactly that text."""
-    if text is None or not text.startswith("{"):
-        return text, None
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return text, None
-    if not isinstance(value, dict) or redacted_json(value) != text:
-        return text, None
-    values, keys = pack_result(value)
-    if keys is None or values is None:
-        return text, None
-    return values, keys
-
-
 @lru_cache(maxsize=256)
 def _keys(text: str) -> tuple[str, ...]:
     return tuple(json.loads(text))
@@ -170,7 +150,6 @@ __all__ = [
     "micros",
     "pack_key",
     "pack_result",
-    "pack_result_text",
     "pack_time",
     "split_body",
     "time_text",

@@ -24,7 +24,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Final
 
-from bottui.store.journal_codec import pack_result_text, pack_time
+from bottui.store.journal_codec import pack_time
 from bottui.store.journal_rows import Dictionaries, Finish, Start, write
 from bottui.store.journal_schema import APPLICATION_ID, TABLES_V2, append_only
 from bottui.store.sqlite_util import Schema, Step
@@ -88,7 +88,12 @@ def to_v2(conn: sqlite3.Connection) -> None:
     """Version 1 to 2: move every entry and outcome into the compact tables, ids kept."""
     for statement in TABLES_V2:
         conn.execute(statement)
+    # Filled once at the end, not row by row through the triggers.
+    conn.execute("DROP TRIGGER items_open")
+    conn.execute("DROP TRIGGER results_close")
     names = Dictionaries()
+    seen_text: str | None = None
+    seen: tuple[int, str | None] = (0, None)
     rows = conn.execute(
         "SELECT e.id, e.started_at, e.operator, e.pid, e.profile, e.base_url, e.operation, "
         "e.account, e.project, e.target, e.request_body, e.previous, e.undo_of, e.run_id, "
@@ -105,11 +110,13 @@ def to_v2(conn: sqlite3.Connection) -> None:
             if entry_id != first + len(run):
                 write(conn, first, run, (), names)
                 run, first = [], entry_id
-            started, started_text = pack_time(row[1])
+            if row[1] != seen_text:  # a chunk's ids share their start time
+                seen_text, seen = row[1], pack_time(row[1])
+            started, started_text = seen
             run.append(Start(started, started_text, row[1:15]))
             if row[16] is not None:
                 finished, finished_text = pack_time(row[15])
-                result, keys = pack_result_text(row[18])
+                # Results keep their text (compacting them would double the time taken).
                 finishes.append(
                     Finish(
                         entry_id,
@@ -117,13 +124,22 @@ def to_v2(conn: sqlite3.Connection) -> None:
                         finished_text,
                         row[16],
                         row[17],
-                        result,
-                        keys,
+                        row[18],
+                        None,
                         row[19],
                         row[20],
                     )
                 )
         write(conn, first, run, finishes, names)
+    conn.execute(
+        "INSERT INTO open_items (entry_id, run_id) SELECT e.id, e.run_id FROM items AS e "
+        "WHERE NOT EXISTS (SELECT 1 FROM results AS o WHERE o.entry_id = e.id)"
+    )
+    for statement in TABLES_V2:
+        if statement.startswith("CREATE TRIGGER items_open") or statement.startswith(
+            "CREATE TRIGGER results_close"
+        ):
+            conn.execute(statement)
     # History moves, so its guards are dropped and made again in this transaction.
     for table in ("entries", "outcomes"):
         for verb in ("update", "delete"):

@@ -8,7 +8,8 @@ scan, no temporary B-tree):
   through ``open_by_run``);
 * ``outcomes``: ``results_by_word``, one walk per word, merged here by id;
 * project, operation, profile, account or run: that segment index, then the
-  segment's id range of ``items``;
+  segment's id range of ``items``; with outcomes too, whichever side holds
+  fewer entries leads (:func:`outcomes_are_fewer`, two bounded counts);
 * only ``since``/``until``: ``segments_by_time`` (``hw`` never decreases with
   the id, so walking it backwards is newest first), plus the few segments
   started before an earlier one (``segments_late``), merged by id;
@@ -74,8 +75,14 @@ def _time_filters(since: int | None, until: int | None) -> tuple[list[str], list
     return where, params
 
 
-def plans(query: EntryQuery, before: int | None, limit: int) -> list[tuple[str, list[object]]]:
-    """The SELECTs whose rows, merged by id (newest first), are the page."""
+def plans(
+    query: EntryQuery, before: int | None, limit: int, *, outcomes_lead: bool = True
+) -> list[tuple[str, list[object]]]:
+    """The SELECTs whose rows, merged by id (newest first), are the page.
+
+    With both segment filters and ``outcomes``, ``outcomes_lead`` says which
+    index leads (:func:`outcomes_are_fewer` guesses which walks fewer rows).
+    """
     if query.before is not None:
         before = int(query.before) if before is None else min(before, int(query.before))
     seg_where, seg_params = _segment_filters(query)
@@ -93,6 +100,18 @@ def plans(query: EntryQuery, before: int | None, limit: int) -> list[tuple[str, 
             where = ["u.run_id = ?", *where]
             params = [int(query.run_id), *params]
         return [_finish(sql, where, params, lead, before, limit)]
+    if query.outcomes is not None and seg_where and not outcomes_lead:
+        words = sorted(query.outcomes)
+        marks = ", ".join("?" * len(words))
+        return [
+            _segments(
+                [*where, f"w.word IN ({marks})"],
+                [*params, *words],
+                "s.first_id DESC, e.id DESC",
+                before,
+                limit,
+            )
+        ]
     if query.outcomes is not None:
         sql = f"SELECT {COLUMNS} FROM results AS o JOIN items AS e ON e.id = o.entry_id"
         sql += (
@@ -163,7 +182,39 @@ def read_page(
     size = -1 if limit is None else max(0, int(limit))
     if size == 0:
         return []
-    return [entry(row) for row in _rows(conn, plans(query, before, size), size)]
+    lead = True
+    if query.outcomes and not query.unfinished and _segment_filters(query)[0]:
+        lead = outcomes_are_fewer(conn, query)
+    selects = plans(query, before, size, outcomes_lead=lead)
+    return [entry(row) for row in _rows(conn, selects, size)]
+
+
+#: Rows counted at most when guessing which index of a combined filter leads.
+_PROBE: Final = 50_000
+
+
+def outcomes_are_fewer(conn: sqlite3.Connection, query: EntryQuery) -> bool:
+    """Whether the outcome words hold fewer entries than the segment filters
+    (each counted along its own index, at most :data:`_PROBE`): the smaller
+    side leads, the other is checked row by row."""
+    where, params = _segment_filters(query)
+    in_segments = conn.execute(
+        "SELECT coalesce(sum(n), 0) FROM (SELECT s.last_id - s.first_id + 1 AS n "
+        f"FROM segments AS s WHERE {' AND '.join(where)} LIMIT ?)",
+        [*params, _PROBE],
+    ).fetchone()[0]
+    with_words = 0
+    for word in sorted(query.outcomes or ()):
+        if with_words >= _PROBE:
+            break
+        with_words += conn.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM words AS w JOIN results AS o ON o.word = w.id "
+            "WHERE w.word = ? LIMIT ?)",
+            (word, _PROBE),
+        ).fetchone()[0]
+    # A tie (both past the probe) goes to the segments: a project filter is
+    # most often the current project, dense in what it is asked about.
+    return bool(with_words < min(in_segments, _PROBE))
 
 
 def _rows(

@@ -15,7 +15,7 @@ import json
 import os
 import sqlite3
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from bottui.api.tokens import Secret
 from bottui.store.journal_codec import (
@@ -83,7 +83,18 @@ def finish_of(
             raise TypeError("a token must never be journaled or stored")
         raise TypeError(f"result must be a JSON object, not {type(result).__name__}")
     text, keys = pack_result(result)
-    return Finish(entry_id, finished, None, row[2], row[3], text, keys, row[5], row[6])
+    word, code, _, error_text, duration = row[2:]
+    return Finish(
+        entry_id,
+        finished,
+        None,
+        cast(str, word),
+        cast(int | None, code),
+        text,
+        keys,
+        cast(str | None, error_text),
+        cast(float | None, duration),
+    )
 
 
 class Dictionaries:
@@ -96,7 +107,8 @@ class Dictionaries:
     def __init__(self) -> None:
         self._words: dict[str, int] = {}
         self._shapes: dict[tuple[str, ...], int] = {}
-        self._new: list[tuple[str, object]] = []
+        self._new_words: list[str] = []
+        self._new_shapes: list[tuple[str, ...]] = []
         self._conn: sqlite3.Connection | None = None
 
     def _check(self, conn: sqlite3.Connection) -> None:
@@ -114,7 +126,7 @@ class Dictionaries:
             conn.execute("INSERT OR IGNORE INTO words (word) VALUES (?)", (word,))
             found = int(conn.execute("SELECT id FROM words WHERE word = ?", (word,)).fetchone()[0])
             self._words[word] = found
-            self._new.append(("word", word))
+            self._new_words.append(word)
         return found
 
     def shape(self, conn: sqlite3.Connection, keys: tuple[str, ...]) -> int:
@@ -126,21 +138,21 @@ class Dictionaries:
             conn.execute("INSERT OR IGNORE INTO shapes (keys) VALUES (?)", (text,))
             found = int(conn.execute("SELECT id FROM shapes WHERE keys = ?", (text,)).fetchone()[0])
             self._shapes[keys] = found
-            self._new.append(("shape", keys))
+            self._new_shapes.append(keys)
         return found
 
     def commit(self) -> None:
         """The transaction committed: what it added stays cached."""
-        self._new.clear()
+        self._new_words.clear()
+        self._new_shapes.clear()
 
     def forget(self) -> None:
         """The transaction rolled back: drop what it added."""
-        for kind, value in self._new:
-            if kind == "word":
-                self._words.pop(str(value), None)
-            else:
-                self._shapes.pop(value, None)  # type: ignore[arg-type]
-        self._new.clear()
+        for word in self._new_words:
+            self._words.pop(word, None)
+        for keys in self._new_shapes:
+            self._shapes.pop(keys, None)
+        self.commit()
 
 
 def write(

@@ -95,8 +95,8 @@ def test_a_v01_journal_is_migrated_and_read_back_identically(tmp_path: Path) -> 
             want(lambda e: e.started_at < "2025-06-01T00:01:40" or e.started_at[10] == " "),
         ),
     ]
-    for query, expected in cases:
-        assert pages(path, query) == expected, query
+    for query, matching in cases:
+        assert pages(path, query) == matching, query
     # The undo chain and the resume view survive.
     by_id = {e.id: e for e in before}
     # The newest limiter change of prod that may have changed something: the odd row.
@@ -109,7 +109,7 @@ def test_a_v01_journal_is_migrated_and_read_back_identically(tmp_path: Path) -> 
     assert states[f"{5:032x}"].unfinished == (6 + 6,)  # the first attempt stays unfinished
     assert states[f"{1:032x}"].settled and not states[f"{3:032x}"].settled
     default_keys = [e.item_key for e in before if e.run_id == 2]
-    assert all(journal.item_states(2, [k])[k].settled for k in default_keys if k)  # type: ignore[index]
+    assert all(journal.item_states(2, [k])[k].settled for k in default_keys if k)
     assert journal.settled_items(2) == set(default_keys)
     journal.close()
 

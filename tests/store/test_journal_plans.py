@@ -69,8 +69,9 @@ def problems(
 
 
 @pytest.mark.parametrize("name", list(QUERIES))
-def test_a_page_walks_an_index(conn: sqlite3.Connection, name: str) -> None:
-    selects = plans(QUERIES[name], 1000, 51)
+@pytest.mark.parametrize("outcomes_lead", [True, False])
+def test_a_page_walks_an_index(conn: sqlite3.Connection, name: str, outcomes_lead: bool) -> None:
+    selects = plans(QUERIES[name], 1000, 51, outcomes_lead=outcomes_lead)
     assert selects
     for sql, params in selects:
         assert problems(conn, sql, params) == [], (name, sql)
