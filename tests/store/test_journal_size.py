@@ -136,3 +136,38 @@ def test_bulk_writes_start_no_thread_per_write(
 
     asyncio.run(go())
     assert started == []
+
+
+def test_outcomes_reach_the_writer_thread_a_batch_at_a_time(tmp_path: Path) -> None:
+    """One executor round trip per batch of outcomes, not one per id (issue #12: that
+    hop per outcome was most of the journal's share of a bulk run's CPU)."""
+    calls: list[str] = []
+
+    class Counting(StoreExecutor):
+        async def call(self, fn, *, lane="general", timeout=None):  # type: ignore[no-untyped-def]
+            calls.append(lane)
+            return await super().call(fn, lane=lane, timeout=timeout)
+
+    async def go() -> None:
+        store = SqliteJournalStore(tmp_path / "journal.sqlite3", executor=Counting())
+        run = await store.run(
+            profile="prod",
+            account="acc",
+            project="p",
+            input_sha256="ef" * 32,
+            operation=Operation.REVOKE_GRANT,
+        )
+        batch = await store.batch()
+        ids = await batch.start_many([record(RunId(run), n) for n in range(1000)])
+        calls.clear()
+        for entry_id in ids:
+            await batch.finish(entry_id, outcome="withdrawn", status=200)
+        await batch.flush()
+        await batch.close()
+        page = await store.page(limit=1000)
+        assert sum(e.outcome == "withdrawn" for e in page.entries) == 1000
+        await store.close()
+
+    asyncio.run(go())
+    # 1000 outcomes: 3 full hand-overs, the flush, the close and the read.
+    assert len(calls) <= 8, len(calls)
