@@ -3,10 +3,12 @@
 A resume asks for every id of a run, a chunk of input at a time, so these
 are kept lean: the chunk's keys go to SQLite as one blob when they are all
 hex digests of one length (a bulk run's keys), cut into keys in SQL (no
-per-key parameter, no temporary table of an ``IN`` list) and looked up in
-``items_by_key``; the outcomes of the ids found are read as one range of
-``results`` when those ids lie close together (a chunk is journaled in input
-order), by id otherwise.
+per-key parameter, no temporary table of an ``IN`` list). A chunk's first
+attempts lie together (journaled in input order): found by walking that
+stretch of ids once instead of one index lookup per key (about 3 µs each);
+later attempts (``again``) are looked up. The outcomes of the ids found are
+read as one range of ``results`` when those ids lie close together, by id
+otherwise.
 """
 
 from __future__ import annotations
@@ -23,16 +25,29 @@ from bottui.store.journal_store import EntryId, ItemState
 _KEYS_PER_QUERY: Final = 500
 _SETTLED_WORDS: Final = frozenset(str(o) for o in SETTLED_OUTCOMES)
 
-#: Keys of one length passed as one blob, cut in SQL.
+#: Keys of one length passed as one blob, cut in SQL; ?5 picks first
+#: attempts (0, ``items_by_key``) or later ones (1, ``items_again``).
 _BY_BLOB: Final = (
     "WITH RECURSIVE k(i, key) AS (SELECT 0, substr(?1, 1, ?2) UNION ALL "
     "SELECT i + 1, substr(?1, (i + 1) * ?2 + 1, ?2) FROM k WHERE i + 1 < ?3) "
-    "SELECT k.key, e.id FROM k JOIN items AS e ON e.run_id = ?4 AND e.item_key = k.key"
+    "SELECT k.key, e.id FROM k CROSS JOIN items AS e INDEXED BY {index} "
+    "ON e.run_id = ?4 AND e.item_key = k.key AND e.again = {again}"
+)
+_FIRSTS: Final = _BY_BLOB.format(index="items_by_key", again=0)
+_AGAINS: Final = _BY_BLOB.format(index="items_again", again=1)
+_HAS_AGAIN: Final = (
+    "SELECT 1 FROM items INDEXED BY items_again WHERE run_id = ? AND again = 1 LIMIT 1"
+)
+_FIRSTS_IN_RANGE: Final = (
+    "SELECT item_key, id FROM items NOT INDEXED "
+    "WHERE id BETWEEN ? AND ? AND run_id = ? AND again = 0"
 )
 _RESULTS_IN_RANGE: Final = "SELECT entry_id, word FROM results WHERE entry_id BETWEEN ? AND ?"
 _RESULTS_OF: Final = (
     "SELECT o.entry_id, o.word FROM json_each(?) AS j JOIN results AS o ON o.entry_id = j.value"
 )
+#: Keys of a chunk looked up to find where its first attempts lie.
+_PROBES: Final = 4
 
 
 def _as_blob(keys: Sequence[str]) -> tuple[bytes, int] | None:
@@ -51,26 +66,59 @@ def _as_blob(keys: Sequence[str]) -> tuple[bytes, int] | None:
     return (blob, width // 2) if blob.hex() == joined else None
 
 
+def _blob_attempts(
+    conn: sqlite3.Connection, run_id: int, blob: bytes, width: int
+) -> list[tuple[bytes, int]]:
+    """Every attempt of the keys in ``blob``.
+
+    First attempts follow the input (a chunk's keys were journaled in that
+    order), so a few are looked up to find the stretch of ids holding them,
+    which is then walked once; any key not met there is looked up (exact
+    whatever the order). Later attempts (a resume's) only by lookup, and
+    only when the run has any.
+    """
+    count = len(blob) // width
+    keys = [blob[i : i + width] for i in range(0, len(blob), width)]
+    found: list[tuple[bytes, int]] = []
+    if count > 4 * _PROBES:
+        probes = keys[:_PROBES] + keys[-_PROBES:]
+        ids = [i for _, i in conn.execute(_FIRSTS, (b"".join(probes), width, len(probes), run_id))]
+        if ids and max(ids) - min(ids) <= 4 * count + 64:
+            wanted = set(keys)
+            found = [
+                (key, entry_id)
+                for key, entry_id in conn.execute(_FIRSTS_IN_RANGE, (min(ids), max(ids), run_id))
+                if key in wanted
+            ]
+    seen = {key for key, _ in found}
+    rest = [key for key in keys if key not in seen] if seen else keys
+    if rest:
+        found += conn.execute(_FIRSTS, (b"".join(rest), width, len(rest), run_id)).fetchall()
+    if conn.execute(_HAS_AGAIN, (run_id,)).fetchone() is not None:
+        found += conn.execute(_AGAINS, (blob, width, count, run_id)).fetchall()
+    return found
+
+
 def _attempts(conn: sqlite3.Connection, run_id: int, keys: Sequence[str]) -> list[tuple[str, int]]:
     """(key, entry id) of every attempt of ``keys`` in ``run_id``."""
     packed = _as_blob(keys)
     if packed is not None:
-        blob, width = packed
-        rows = conn.execute(_BY_BLOB, (blob, width, len(keys), run_id)).fetchall()
-        return [(key.hex(), entry_id) for key, entry_id in rows]
+        return [(key.hex(), entry_id) for key, entry_id in _blob_attempts(conn, run_id, *packed)]
     by_stored = {lookup_key(key): key for key in keys}
     stored = list(by_stored)
     found: list[tuple[str, int]] = []
     for start in range(0, len(stored), _KEYS_PER_QUERY):
         part = stored[start : start + _KEYS_PER_QUERY]
         marks = ", ".join("?" * len(part))
-        found += [
-            (by_stored[key], entry_id)
-            for key, entry_id in conn.execute(
-                f"SELECT item_key, id FROM items WHERE run_id = ? AND item_key IN ({marks})",
-                (run_id, *part),
-            )
-        ]
+        for again, index in ((0, "items_by_key"), (1, "items_again")):
+            found += [
+                (by_stored[key], entry_id)
+                for key, entry_id in conn.execute(
+                    f"SELECT item_key, id FROM items INDEXED BY {index} WHERE run_id = ? "
+                    f"AND item_key IN ({marks}) AND again = {again}",
+                    (run_id, *part),
+                )
+            ]
     return found
 
 

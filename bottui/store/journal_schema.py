@@ -14,7 +14,8 @@ id is never used twice):
 * ``items``: what differs per id: its target without the text every target
   of the segment starts and ends with, a body that is not the segment's
   template, previous value, ``undo_of``, run, item key (packed:
-  :mod:`bottui.store.journal_codec`). An entry is its item plus the segment
+  :mod:`bottui.store.journal_codec`), and ``again``: whether the run had
+  attempted that key before (set on insert, never changed). An entry is its item plus the segment
   whose ``first_id`` is the largest not above its id.
 * ``results``: at most one per item (``entry_id`` is its key), written after
   the answer. An item without one is *unfinished*.
@@ -96,10 +97,14 @@ TABLES_V2: Final = (
         previous TEXT,
         undo_of INTEGER REFERENCES items (id),
         run_id INTEGER REFERENCES runs (id),
-        item_key
+        item_key,
+        again INTEGER NOT NULL DEFAULT 0 CHECK (again IN (0, 1))
     )
     """,
-    "CREATE INDEX items_by_key ON items (run_id, item_key) WHERE run_id IS NOT NULL",
+    # A run's first attempt of each key, and its later ones: a resume finds
+    # the first in input order by walking ids, and looks up only the others.
+    "CREATE INDEX items_by_key ON items (run_id, item_key) WHERE run_id IS NOT NULL AND again = 0",
+    "CREATE INDEX items_again ON items (run_id, item_key) WHERE again = 1",
     "CREATE TABLE words (id INTEGER PRIMARY KEY, word TEXT NOT NULL UNIQUE)",
     "CREATE TABLE shapes (id INTEGER PRIMARY KEY, keys TEXT NOT NULL UNIQUE)",
     """
@@ -130,9 +135,11 @@ INSERT_SEGMENT: Final = (
     "profile, base_url, operation, account, project, run_id, body_prefix, body_suffix, "
     "target_prefix, target_suffix) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+#: ``again`` is 1 when the run already has an attempt of this key.
 INSERT_ITEM: Final = (
-    "INSERT INTO items (id, target, body, previous, undo_of, run_id, item_key) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?)"
+    "INSERT INTO items (id, target, body, previous, undo_of, run_id, item_key, again) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?6 IS NOT NULL AND EXISTS (SELECT 1 FROM items "
+    "INDEXED BY items_by_key WHERE run_id = ?6 AND item_key = ?7 AND again = 0))"
 )
 INSERT_RESULT: Final = (
     "INSERT INTO results (entry_id, finished, word, status, result, shape, error, "

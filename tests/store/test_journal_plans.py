@@ -14,7 +14,14 @@ from pathlib import Path
 import pytest
 
 from bottui.store.journal import Journal
-from bottui.store.journal_items import _BY_BLOB, _RESULTS_IN_RANGE, _RESULTS_OF
+from bottui.store.journal_items import (
+    _AGAINS,
+    _FIRSTS,
+    _FIRSTS_IN_RANGE,
+    _HAS_AGAIN,
+    _RESULTS_IN_RANGE,
+    _RESULTS_OF,
+)
 from bottui.store.journal_query import plans
 from bottui.store.journal_store import EntryId, EntryQuery, RunId
 
@@ -78,6 +85,15 @@ def test_a_page_walks_an_index(conn: sqlite3.Connection, name: str, outcomes_lea
 
 
 def test_resume_lookups_walk_indexes(conn: sqlite3.Connection) -> None:
-    assert problems(conn, _BY_BLOB, (b"k" * 16, 16, 1, 1)) == []
+    for sql in (_FIRSTS, _AGAINS):
+        assert problems(conn, sql, (b"k" * 16, 16, 1, 1)) == []
+        # One lookup per key asked, never a walk of the run's keys.
+        steps = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql, (b"k", 1, 1, 1))]
+        assert any("(run_id=? AND item_key=?)" in step for step in steps), steps
+    assert problems(conn, _FIRSTS_IN_RANGE, (1, 9, 1)) == []
+    # A stretch of ids, never the run's whole index.
+    (step,) = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + _FIRSTS_IN_RANGE, (1, 9, 1))]
+    assert "INTEGER PRIMARY KEY (rowid>? AND rowid<?)" in step
+    assert problems(conn, _HAS_AGAIN, (1,)) == []
     assert problems(conn, _RESULTS_IN_RANGE, (1, 9)) == []
     assert problems(conn, _RESULTS_OF, ("[1,5]",)) == []
