@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
 from bottui.store.journal_codec import lookup_key
 from bottui.store.journal_records import SETTLED_OUTCOMES
@@ -55,7 +55,7 @@ def _as_blob(keys: Sequence[str]) -> tuple[bytes, int] | None:
     if not keys:
         return None
     width = len(keys[0])
-    if width == 0 or width % 2 or any(len(k) != width for k in keys):
+    if width == 0 or width % 2 or len(set(map(len, keys))) != 1:
         return None
     joined = "".join(keys)
     try:
@@ -139,25 +139,34 @@ def item_states(conn: sqlite3.Connection, run_id: int, keys: Sequence[str]) -> d
     if not attempts:
         return {}
     words: dict[int, str] = dict(conn.execute("SELECT id, word FROM words").fetchall())
-    settled = {i for i, word in words.items() if word in _SETTLED_WORDS}
+    states = {
+        i: ItemState(word in _SETTLED_WORDS, word, ()) for i, word in words.items()
+    }  # one shared answer per outcome word
     outcome_of = _outcomes(conn, [entry_id for _, entry_id in attempts])
+    if len({key for key, _ in attempts}) == len(attempts):
+        # One attempt per key (the usual case): no merging.
+        return {
+            key: ItemState(False, None, (EntryId(entry_id),))
+            if (word := outcome_of.get(entry_id)) is None
+            else states[word]
+            for key, entry_id in attempts
+        }
     attempts.sort(key=lambda a: a[1])  # several attempts of a key: oldest first
-    states: dict[str, Any] = {}
+    found: dict[str, ItemState] = {}
     for key, entry_id in attempts:
         word = outcome_of.get(entry_id)
-        was = states.get(key)
+        was = found.get(key)
         if was is None:
-            if word is None:
-                states[key] = ItemState(False, None, (EntryId(entry_id),))
-            else:
-                states[key] = ItemState(word in settled, words[word], ())
+            found[key] = (
+                ItemState(False, None, (EntryId(entry_id),)) if word is None else states[word]
+            )
         elif word is None:
-            states[key] = ItemState(
+            found[key] = ItemState(
                 was.settled, was.last_outcome, (*was.unfinished, EntryId(entry_id))
             )
         else:
-            states[key] = ItemState(was.settled or word in settled, words[word], was.unfinished)
-    return states
+            found[key] = ItemState(was.settled or states[word].settled, words[word], was.unfinished)
+    return found
 
 
 __all__ = ["item_states"]
