@@ -8,7 +8,8 @@ returns, so a crash or a SIGKILL in between leaves the started record,
 read back as *unfinished*. Bulk runs use :meth:`Journal.batch` instead
 (:mod:`bottui.store.journal_batch`).
 
-The file is opened on first use. Several processes may write it at once (the
+The file is opened on first use; a journal of an earlier schema is migrated
+in place then (:mod:`bottui.store.journal_migrations`). Several processes may write it at once (the
 TUI, CLI commands, a bulk run): a write waits for the others' lock up to the
 busy timeout (:data:`~bottui.store.journal_schema.BUSY_TIMEOUT`, retried
 with jittered backoff, :mod:`bottui.store.sqlite_retry`), and

@@ -25,8 +25,10 @@ from bottui.store.journal_store import EntryId, ItemState
 _KEYS_PER_QUERY: Final = 500
 _SETTLED_WORDS: Final = frozenset(str(o) for o in SETTLED_OUTCOMES)
 
-#: Keys of one length passed as one blob, cut in SQL; ?5 picks first
-#: attempts (0, ``items_by_key``) or later ones (1, ``items_again``).
+#: Keys of one length passed as one blob, cut in SQL, each looked up in the
+#: index of first attempts (``items_by_key``) or of later ones
+#: (``items_again``). CROSS JOIN: the keys lead (else SQLite may walk the
+#: run's whole index and probe the keys).
 _BY_BLOB: Final = (
     "WITH RECURSIVE k(i, key) AS (SELECT 0, substr(?1, 1, ?2) UNION ALL "
     "SELECT i + 1, substr(?1, (i + 1) * ?2 + 1, ?2) FROM k WHERE i + 1 < ?3) "
