@@ -91,6 +91,7 @@ def to_v2(conn: sqlite3.Connection) -> None:
     # Filled once at the end, not row by row through the triggers.
     conn.execute("DROP TRIGGER items_open")
     conn.execute("DROP TRIGGER results_close")
+    conn.execute("DROP TRIGGER results_word")
     names = Dictionaries()
     seen_text: str | None = None
     seen: tuple[int, str | None] = (0, None)
@@ -135,10 +136,14 @@ def to_v2(conn: sqlite3.Connection) -> None:
         "INSERT INTO open_items (entry_id, run_id) SELECT e.id, e.run_id FROM items AS e "
         "WHERE NOT EXISTS (SELECT 1 FROM results AS o WHERE o.entry_id = e.id)"
     )
+    conn.execute(
+        "INSERT OR IGNORE INTO segment_words (first_id, word) SELECT DISTINCT "
+        "(SELECT max(first_id) FROM segments WHERE first_id <= o.entry_id), o.word "
+        "FROM results AS o"
+    )
+    derived = ("items_open", "results_close", "results_word")
     for statement in TABLES_V2:
-        if statement.startswith("CREATE TRIGGER items_open") or statement.startswith(
-            "CREATE TRIGGER results_close"
-        ):
+        if statement.startswith(tuple(f"CREATE TRIGGER {name} " for name in derived)):
             conn.execute(statement)
     # History moves, so its guards are dropped and made again in this transaction.
     for table in ("entries", "outcomes"):

@@ -103,10 +103,15 @@ def plans(
     if query.outcomes is not None and seg_where and not outcomes_lead:
         words = sorted(query.outcomes)
         marks = ", ".join("?" * len(words))
+        # Segments holding none of the words are skipped whole.
+        holds = (
+            "EXISTS (SELECT 1 FROM segment_words AS sw JOIN words AS sww ON sww.id = sw.word "
+            f"WHERE sw.first_id = s.first_id AND sww.word IN ({marks}))"
+        )
         return [
             _segments(
-                [*where, f"w.word IN ({marks})"],
-                [*params, *words],
+                [*where, holds, f"w.word IN ({marks})"],
+                [*params, *words, *words],
                 "s.first_id DESC, e.id DESC",
                 before,
                 limit,

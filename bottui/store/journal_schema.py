@@ -22,8 +22,9 @@ id is never used twice):
 * ``words`` (outcome words) and ``shapes`` (the key lists of result
   objects): dictionaries, each value stored once.
 
-Derived, not history: ``open_items`` holds the ids without a result (kept by
-triggers), so ``--unfinished`` and a resume read only those.
+Derived, not history (kept by triggers): ``open_items`` holds the ids
+without a result, so ``--unfinished`` and a resume read only those;
+``segment_words`` which outcome words each segment holds.
 
 Migrations from every earlier version: :mod:`bottui.store.journal_migrations`.
 :data:`BUSY_TIMEOUT` is how long a journal write waits for another process.
@@ -121,6 +122,13 @@ TABLES_V2: Final = (
     )
     """,
     "CREATE INDEX results_by_word ON results (word, entry_id)",
+    # Derived: which outcome words a segment holds, so a project filter
+    # combined with an outcome skips the segments without it.
+    "CREATE TABLE segment_words (first_id INTEGER NOT NULL, word INTEGER NOT NULL, "
+    "PRIMARY KEY (first_id, word)) WITHOUT ROWID",
+    "CREATE TRIGGER results_word AFTER INSERT ON results BEGIN "
+    "INSERT OR IGNORE INTO segment_words (first_id, word) VALUES "
+    "((SELECT max(first_id) FROM segments WHERE first_id <= NEW.entry_id), NEW.word); END",
     "CREATE TABLE open_items (entry_id INTEGER PRIMARY KEY, run_id INTEGER)",
     "CREATE INDEX open_by_run ON open_items (run_id, entry_id) WHERE run_id IS NOT NULL",
     "CREATE TRIGGER items_open AFTER INSERT ON items BEGIN "

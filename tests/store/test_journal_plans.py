@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from bottui.store import journal_query
 from bottui.store.journal import Journal
 from bottui.store.journal_items import (
     _AGAINS,
@@ -23,6 +24,7 @@ from bottui.store.journal_items import (
     _RESULTS_OF,
 )
 from bottui.store.journal_query import plans
+from bottui.store.journal_records import StartRecord
 from bottui.store.journal_store import EntryId, EntryQuery, RunId
 
 MOMENT = datetime(2026, 1, 1, tzinfo=UTC)
@@ -97,3 +99,50 @@ def test_resume_lookups_walk_indexes(conn: sqlite3.Connection) -> None:
     assert problems(conn, _HAS_AGAIN, (1,)) == []
     assert problems(conn, _RESULTS_IN_RANGE, (1, 9)) == []
     assert problems(conn, _RESULTS_OF, ("[1,5]",)) == []
+
+
+@pytest.mark.parametrize("outcomes_lead", [True, False])
+def test_combined_filters_give_the_same_entries_whichever_index_leads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, outcomes_lead: bool
+) -> None:
+    journal = Journal(tmp_path / "journal.sqlite3")
+    run = journal.run(
+        profile="prod", account="acc", project="big", input_sha256="c" * 64, operation="r"
+    )
+    with journal.batch(interval=0) as writer:
+        for chunk in range(4):
+            records = [
+                StartRecord(
+                    profile="prod",
+                    base_url="u",
+                    operation="r",
+                    account="acc",
+                    project="big",
+                    target={"visitorId": f"v{chunk}-{n}"},
+                    run_id=run,
+                )
+                for n in range(30)
+            ]
+            for n, entry_id in enumerate(writer.start_many(records)):
+                word = "api-error" if chunk == 2 and n % 7 == 0 else "withdrawn"
+                writer.finish(entry_id, outcome=word)
+    for n in range(6):
+        entry_id = journal.start(
+            profile="prod", base_url="u", operation="s", account="acc",
+            project="big" if n % 2 else "small", target={"n": n}, request_body=None,
+        )  # fmt: skip
+        journal.finish(entry_id, outcome="ok" if n % 3 else "api-error")
+    everything = journal.entries()
+    monkeypatch.setattr(journal_query, "outcomes_are_fewer", lambda *_: outcomes_lead)
+    for project, words in (
+        ("big", {"api-error"}),
+        ("big", {"ok", "withdrawn"}),
+        ("small", {"api-error"}),
+        ("big", {"never"}),
+    ):
+        query = EntryQuery(project=project, outcomes=frozenset(words))
+        want = [e for e in everything if e.project == project and e.outcome in words]
+        with sqlite3.connect(journal.path) as conn:
+            assert journal_query.read_page(conn, query, None, None) == want, (project, words)
+            assert journal_query.read_page(conn, query, None, 3) == want[:3]
+    journal.close()
