@@ -2,8 +2,8 @@
 
 A resume asks for every id of a run, a chunk of input at a time, so these
 are kept lean: the chunk's keys go to SQLite as one blob when they are all
-hex digests of one length (a bulk run's keys), cut into keys in SQL (no
-per-key parameter, no temporary table of an ``IN`` list). A chunk's first
+hex digests of one length, cut into keys in SQL, or as one JSON array when
+they are text (no per-key parameter, no temporary table of an ``IN`` list). A chunk's first
 attempts lie together (journaled in input order): found by walking that
 stretch of ids once instead of one index lookup per key (about 3 µs each);
 later attempts (``again``) are looked up. The outcomes of the ids found are
@@ -13,6 +13,7 @@ otherwise.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 from typing import Final
@@ -37,6 +38,13 @@ _BY_BLOB: Final = (
 )
 _FIRSTS: Final = _BY_BLOB.format(index="items_by_key", again=0)
 _AGAINS: Final = _BY_BLOB.format(index="items_again", again=1)
+#: Text keys (exact ids, not digests) passed as one JSON array.
+_BY_TEXT: Final = (
+    "SELECT k.value, e.id FROM json_each(?1) AS k CROSS JOIN items AS e INDEXED BY {index} "
+    "ON e.run_id = ?2 AND e.item_key = k.value AND e.again = {again}"
+)
+_TEXT_FIRSTS: Final = _BY_TEXT.format(index="items_by_key", again=0)
+_TEXT_AGAINS: Final = _BY_TEXT.format(index="items_again", again=1)
 _HAS_AGAIN: Final = (
     "SELECT 1 FROM items INDEXED BY items_again WHERE run_id = ? AND again = 1 LIMIT 1"
 )
@@ -68,10 +76,47 @@ def _as_blob(keys: Sequence[str]) -> tuple[bytes, int] | None:
     return (blob, width // 2) if blob.hex() == joined else None
 
 
-def _blob_attempts(
-    conn: sqlite3.Connection, run_id: int, blob: bytes, width: int
-) -> list[tuple[bytes, int]]:
-    """Every attempt of the keys in ``blob``.
+Stored = str | bytes
+
+
+def _lookup(
+    conn: sqlite3.Connection, run_id: int, keys: list[Stored], again: int
+) -> list[tuple[Stored, int]]:
+    """Index lookups of ``keys``' first attempts (``again`` 0) or later ones (1)."""
+    blobs = [k for k in keys if type(k) is bytes]
+    texts = [k for k in keys if type(k) is str]
+    found: list[tuple[Stored, int]] = []
+    if blobs and len(set(map(len, blobs))) == 1:
+        sql = _FIRSTS if again == 0 else _AGAINS
+        found += conn.execute(sql, (b"".join(blobs), len(blobs[0]), len(blobs), run_id))
+    elif blobs:  # hex keys of several lengths
+        found += _lookup_in(conn, run_id, list[Stored](blobs), again)
+    if texts:
+        sql = _TEXT_FIRSTS if again == 0 else _TEXT_AGAINS
+        found += conn.execute(sql, (json.dumps(texts), run_id))
+    return found
+
+
+def _lookup_in(
+    conn: sqlite3.Connection, run_id: int, keys: list[Stored], again: int
+) -> list[tuple[Stored, int]]:
+    index = "items_by_key" if again == 0 else "items_again"
+    found: list[tuple[Stored, int]] = []
+    for start in range(0, len(keys), _KEYS_PER_QUERY):
+        part = keys[start : start + _KEYS_PER_QUERY]
+        marks = ", ".join("?" * len(part))
+        found += conn.execute(
+            f"SELECT item_key, id FROM items INDEXED BY {index} WHERE run_id = ? "
+            f"AND item_key IN ({marks}) AND again = {again}",
+            (run_id, *part),
+        )
+    return found
+
+
+def _stored_attempts(
+    conn: sqlite3.Connection, run_id: int, keys: list[Stored]
+) -> list[tuple[Stored, int]]:
+    """Every attempt of ``keys`` (stored forms).
 
     First attempts follow the input (a chunk's keys were journaled in that
     order), so a few are looked up to find the stretch of ids holding them,
@@ -79,13 +124,10 @@ def _blob_attempts(
     whatever the order). Later attempts (a resume's) only by lookup, and
     only when the run has any.
     """
-    count = len(blob) // width
-    keys = [blob[i : i + width] for i in range(0, len(blob), width)]
-    found: list[tuple[bytes, int]] = []
-    if count > 4 * _PROBES:
-        probes = keys[:_PROBES] + keys[-_PROBES:]
-        ids = [i for _, i in conn.execute(_FIRSTS, (b"".join(probes), width, len(probes), run_id))]
-        if ids and max(ids) - min(ids) <= 4 * count + 64:
+    found: list[tuple[Stored, int]] = []
+    if len(keys) > 4 * _PROBES:
+        ids = [i for _, i in _lookup(conn, run_id, keys[:_PROBES] + keys[-_PROBES:], 0)]
+        if ids and max(ids) - min(ids) <= 4 * len(keys) + 64:
             wanted = set(keys)
             found = [
                 (key, entry_id)
@@ -95,33 +137,25 @@ def _blob_attempts(
     seen = {key for key, _ in found}
     rest = [key for key in keys if key not in seen] if seen else keys
     if rest:
-        found += conn.execute(_FIRSTS, (b"".join(rest), width, len(rest), run_id)).fetchall()
+        found += _lookup(conn, run_id, rest, 0)
     if conn.execute(_HAS_AGAIN, (run_id,)).fetchone() is not None:
-        found += conn.execute(_AGAINS, (blob, width, count, run_id)).fetchall()
+        found += _lookup(conn, run_id, keys, 1)
     return found
 
 
 def _attempts(conn: sqlite3.Connection, run_id: int, keys: Sequence[str]) -> list[tuple[str, int]]:
     """(key, entry id) of every attempt of ``keys`` in ``run_id``."""
     packed = _as_blob(keys)
-    if packed is not None:
-        return [(key.hex(), entry_id) for key, entry_id in _blob_attempts(conn, run_id, *packed)]
+    if packed is not None:  # hex digests: no per-key work in Python but the answer's
+        blob, width = packed
+        digests: list[Stored] = [blob[i : i + width] for i in range(0, len(blob), width)]
+        found = _stored_attempts(conn, run_id, digests)
+        return [(key.hex() if type(key) is bytes else str(key), i) for key, i in found]
     by_stored = {lookup_key(key): key for key in keys}
-    stored = list(by_stored)
-    found: list[tuple[str, int]] = []
-    for start in range(0, len(stored), _KEYS_PER_QUERY):
-        part = stored[start : start + _KEYS_PER_QUERY]
-        marks = ", ".join("?" * len(part))
-        for again, index in ((0, "items_by_key"), (1, "items_again")):
-            found += [
-                (by_stored[key], entry_id)
-                for key, entry_id in conn.execute(
-                    f"SELECT item_key, id FROM items INDEXED BY {index} WHERE run_id = ? "
-                    f"AND item_key IN ({marks}) AND again = {again}",
-                    (run_id, *part),
-                )
-            ]
-    return found
+    return [
+        (by_stored[key], entry_id)
+        for key, entry_id in _stored_attempts(conn, run_id, list(by_stored))
+    ]
 
 
 def _outcomes(conn: sqlite3.Connection, ids: list[int]) -> dict[int, int]:

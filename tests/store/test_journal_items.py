@@ -54,7 +54,8 @@ def test_item_states_match_the_entries_in_every_order(tmp_path: Path) -> None:
     rng = random.Random(7)
     journal = Journal(tmp_path / "journal.sqlite3")
     digests = [rng.randbytes(16).hex() for _ in range(300)]
-    texts = [f"line {n}" for n in range(120)]  # not hex: the general path
+    # Not hex: exact ids as text (quotes, accents, a hex-looking one among them).
+    texts = [f'line "{n}" é' for n in range(119)] + ["abcd"]
     runs = {
         "digests": journal.run(
             profile="prod", account="acc", project="p", input_sha256="a" * 64,

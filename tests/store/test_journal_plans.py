@@ -22,6 +22,8 @@ from bottui.store.journal_items import (
     _HAS_AGAIN,
     _RESULTS_IN_RANGE,
     _RESULTS_OF,
+    _TEXT_AGAINS,
+    _TEXT_FIRSTS,
 )
 from bottui.store.journal_query import plans
 from bottui.store.journal_records import StartRecord
@@ -87,10 +89,15 @@ def test_a_page_walks_an_index(conn: sqlite3.Connection, name: str, outcomes_lea
 
 
 def test_resume_lookups_walk_indexes(conn: sqlite3.Connection) -> None:
-    for sql in (_FIRSTS, _AGAINS):
-        assert problems(conn, sql, (b"k" * 16, 16, 1, 1)) == []
+    for sql, args in (
+        (_FIRSTS, (b"k", 1, 1, 1)),
+        (_AGAINS, (b"k", 1, 1, 1)),
+        (_TEXT_FIRSTS, ('["k"]', 1)),
+        (_TEXT_AGAINS, ('["k"]', 1)),
+    ):
+        assert problems(conn, sql, args) == []
         # One lookup per key asked, never a walk of the run's keys.
-        steps = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql, (b"k", 1, 1, 1))]
+        steps = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql, args)]
         assert any("(run_id=? AND item_key=?)" in step for step in steps), steps
     assert problems(conn, _FIRSTS_IN_RANGE, (1, 9, 1)) == []
     # A stretch of ids, never the run's whole index.
