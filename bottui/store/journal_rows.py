@@ -173,16 +173,17 @@ def write(
         items: list[tuple[object, ...]] = []
         entry_id = first_id
         for fields, group in _groups(starts):
-            targets = [row[8] for row in group]
+            targets = [row[8] for row, _ in group]
             head, tail = affixes(targets)
             cut_end = len(tail or "")
             hw = max(hw, start_of(fields))
             segments.append(
                 (entry_id, entry_id + len(group) - 1, fields[0], hw, *fields[1:], head, tail)
             )
-            for row, target in zip(group, targets, strict=True):
-                _, _, literal = split_body(row[9], target)
-                middle = target[len(head or "") : len(target) - cut_end]
+            cut_start = len(head or "")
+            for row, literal in group:
+                target = row[8]
+                middle = target[cut_start : len(target) - cut_end]
                 items.append(
                     (entry_id, middle, literal, row[10], row[11], row[12], pack_key(row[13]))
                 )
@@ -202,20 +203,21 @@ def start_of(fields: tuple[object, ...]) -> int:
 
 def _groups(
     starts: Sequence[Start],
-) -> list[tuple[tuple[object, ...], list[tuple[Any, ...]]]]:
-    """Consecutive started records sharing every field but the per-id ones."""
-    groups: list[tuple[tuple[object, ...], list[tuple[Any, ...]]]] = []
+) -> list[tuple[tuple[object, ...], list[tuple[tuple[Any, ...], str | None]]]]:
+    """Consecutive started records sharing every field but the per-id ones
+    (each row with its body when it is not the segment's template)."""
+    groups: list[tuple[tuple[object, ...], list[tuple[tuple[Any, ...], str | None]]]] = []
     shared: tuple[object, ...] | None = None
     for start in starts:
         row = start.row
-        prefix, suffix, _ = split_body(row[9], row[8])
+        prefix, suffix, literal = split_body(row[9], row[8])
         # started, its text, operator, pid, profile, base_url, operation,
         # account, project, run_id, body prefix and suffix.
         fields = (start.started, start.started_text, *row[1:8], row[12], prefix, suffix)
         if fields != shared:
             groups.append((fields, []))
             shared = fields
-        groups[-1][1].append(row)
+        groups[-1][1].append((row, literal))
     return groups
 
 
