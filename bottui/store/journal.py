@@ -8,7 +8,8 @@ returns, so a crash or a SIGKILL in between leaves the started record,
 read back as *unfinished*. Bulk runs use :meth:`Journal.batch` instead
 (:mod:`bottui.store.journal_batch`).
 
-The file is opened on first use. Several processes may write it at once (the
+The file is opened on first use; a journal of an earlier schema is migrated
+in place then (:mod:`bottui.store.journal_migrations`). Several processes may write it at once (the
 TUI, CLI commands, a bulk run): a write waits for the others' lock up to the
 busy timeout (:data:`~bottui.store.journal_schema.BUSY_TIMEOUT`, retried
 with jittered backoff, :mod:`bottui.store.sqlite_retry`), and
@@ -30,7 +31,11 @@ from typing import Any
 
 from bottui.store.db_errors import JournalUnavailable
 from bottui.store.journal_batch import DEFAULT_BATCH_SIZE, DEFAULT_INTERVAL, BatchWriter
+from bottui.store.journal_codec import micros, unpack_key
 from bottui.store.journal_export import export_csv, export_jsonl
+from bottui.store.journal_items import item_states
+from bottui.store.journal_migrations import SCHEMA
+from bottui.store.journal_query import read_page
 from bottui.store.journal_records import (
     SETTLED_OUTCOMES,
     JournalEntry,
@@ -40,18 +45,18 @@ from bottui.store.journal_records import (
     dimension_target,
     limiter_target,
     local_operator,
-    outcome_row,
     target_key,
     text,
 )
+from bottui.store.journal_rows import Dictionaries, Start, entry, finish_of, write
 from bottui.store.journal_schema import (
     BUSY_TIMEOUT,
-    INSERT_ENTRY,
-    INSERT_OUTCOME,
-    SCHEMA,
+    COLUMNS,
+    NEXT_ENTRY_ID,
+    OUTCOME_JOINS,
     SELECT_ENTRIES,
 )
-from bottui.store.journal_store import EntryId, ItemState
+from bottui.store.journal_store import EntryQuery, ItemState, RunId
 from bottui.store.journal_undo import (
     KIND_OPERATIONS,
     NO_CHANGE_OUTCOMES,
@@ -63,9 +68,6 @@ from bottui.store.paths import Locations
 from bottui.store.sqlite_retry import LockStats
 from bottui.store.sqlite_util import ClosesOnExit, Database
 from bottui.store.utc import Clock, parse_time, stamp, system_clock
-
-#: Item keys per ``IN (...)`` of :meth:`Journal.item_states` (under SQLite's variable limit).
-_KEYS_PER_QUERY = 500
 
 
 class Journal(ClosesOnExit):
@@ -100,6 +102,7 @@ class Journal(ClosesOnExit):
             busy_timeout=busy_timeout,
             lock_stats=self._stats,
         )
+        self._names = Dictionaries()
 
     @classmethod
     def at(cls, locations: Locations, **options: Any) -> Journal:
@@ -164,15 +167,16 @@ class Journal(ClosesOnExit):
             run_id=run_id,
             item_key=item_key,
         )
-        row = record.row(stamp(self._clock()), self.operator, os.getpid())
+        now = self._clock()
+        start = Start(micros(now), None, record.row(stamp(now), self.operator, os.getpid()))
         try:
             with self._db.write() as conn:
-                entry_id = conn.execute(INSERT_ENTRY, row).lastrowid
+                entry_id = int(conn.execute(NEXT_ENTRY_ID).fetchone()[0])
+                write(conn, entry_id, [start], (), self._names)
         except sqlite3.IntegrityError:
             raise ValueError(
                 f"undo_of={undo_of} or run_id={run_id} names nothing in the journal"
             ) from None
-        assert entry_id is not None
         return entry_id
 
     def finish(
@@ -199,9 +203,9 @@ class Journal(ClosesOnExit):
             JournalUnavailable: the journal cannot be written.
             ValueError: no such entry, or it already has an outcome.
         """
-        row = outcome_row(
+        finish = finish_of(
             entry_id,
-            stamp(self._clock()),
+            micros(self._clock()),
             outcome=outcome,
             status=status,
             result=result,
@@ -210,11 +214,16 @@ class Journal(ClosesOnExit):
         )
         try:
             with self._db.write() as conn:
-                conn.execute(INSERT_OUTCOME, row)
+                write(conn, 0, (), [finish], self._names)
         except sqlite3.IntegrityError:
+            self._names.forget()
             raise ValueError(
                 f"journal entry #{entry_id} does not exist or already has an outcome"
             ) from None
+        except BaseException:
+            self._names.forget()
+            raise
+        self._names.commit()
 
     # -- bulk runs ------------------------------------------------------------------
 
@@ -262,39 +271,18 @@ class Journal(ClosesOnExit):
         marks = ", ".join("?" * len(wanted))
         with self._db.read() as conn:
             rows = conn.execute(
-                "SELECT DISTINCT e.item_key FROM entries AS e JOIN outcomes AS o "
-                f"ON o.entry_id = e.id WHERE e.run_id = ? AND o.outcome IN ({marks}) "
-                "AND e.item_key IS NOT NULL",
+                "SELECT DISTINCT e.item_key FROM items AS e "
+                "JOIN results AS o ON o.entry_id = e.id JOIN words AS w ON w.id = o.word "
+                f"WHERE e.run_id = ? AND w.word IN ({marks}) AND e.item_key IS NOT NULL",
                 (run_id, *wanted),
             ).fetchall()
-        return {row[0] for row in rows}
+        return {str(unpack_key(key)) for (key,) in rows}
 
     def item_states(self, run_id: int, keys: Sequence[str]) -> dict[str, ItemState]:
-        """What ``run_id`` knows of each of ``keys`` (absent: never attempted)."""
-        settled_words = {str(o) for o in SETTLED_OUTCOMES}
-        rows: list[tuple[str, int, str | None]] = []
+        """What ``run_id`` knows of each of ``keys`` (absent: never attempted);
+        indexed lookups only, whatever the run's size (:mod:`~bottui.store.journal_items`)."""
         with self._db.read() as conn:
-            for start in range(0, len(keys), _KEYS_PER_QUERY):
-                part = keys[start : start + _KEYS_PER_QUERY]
-                marks = ", ".join("?" * len(part))
-                rows += conn.execute(
-                    "SELECT e.item_key, e.id, o.outcome FROM entries AS e "
-                    "LEFT JOIN outcomes AS o ON o.entry_id = e.id "
-                    f"WHERE e.run_id = ? AND e.item_key IN ({marks}) ORDER BY e.id",
-                    (run_id, *part),
-                ).fetchall()
-        states: dict[str, ItemState] = {}
-        for key, entry_id, outcome in rows:
-            was = states.get(key, ItemState(False, None, ()))
-            if outcome is None:
-                states[key] = ItemState(
-                    was.settled, was.last_outcome, (*was.unfinished, EntryId(entry_id))
-                )
-            else:
-                states[key] = ItemState(
-                    was.settled or outcome in settled_words, outcome, was.unfinished
-                )
-        return states
+            return item_states(conn, run_id, keys)
 
     # -- reading ----------------------------------------------------------------------
 
@@ -321,45 +309,28 @@ class Journal(ClosesOnExit):
             ValueError: ``since`` is not a time.
             JournalUnavailable: the journal cannot be read.
         """
-        where: list[str] = []
-        params: list[object] = []
-        if since is not None:
-            moment = parse_time(since) if isinstance(since, str) else since
-            where.append("e.started_at >= ?")
-            params.append(stamp(moment))
-        for column, value in (
-            ("e.profile", profile),
-            ("e.account", account),
-            ("e.project", project),
-            ("e.operation", operation),
-            ("e.run_id", run_id),
-        ):
-            if value is not None:
-                where.append(f"{column} = ?")
-                params.append(value)
+        moment = parse_time(since) if isinstance(since, str) else since
+        words: frozenset[str] | None = None
         if outcome == "unfinished":
             unfinished = True
         elif isinstance(outcome, str):
-            where.append("o.outcome = ?")
-            params.append(outcome)
+            words = frozenset((outcome,))
         elif outcome is not None:
-            words = sorted(outcome)
-            where.append(f"o.outcome IN ({', '.join('?' * len(words))})")
-            params += words
-        if unfinished:
-            where.append("o.entry_id IS NULL")
-        sql = SELECT_ENTRIES
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY e.id DESC"
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(max(0, int(limit)))
+            words = frozenset(outcome)
+        query = EntryQuery(
+            since=moment,
+            profile=profile,
+            account=account,
+            project=project,
+            operation=operation,
+            outcomes=words,
+            unfinished=unfinished,
+            run_id=None if run_id is None else RunId(run_id),
+        )
         if not self._exists():
             return []
         with self._db.read() as conn:
-            rows = conn.execute(sql, params).fetchall()
-        return [JournalEntry.from_row(row) for row in rows]
+            return read_page(conn, query, None, limit)
 
     def entry(self, entry_id: int) -> JournalEntry | None:
         """One entry by id."""
@@ -367,7 +338,7 @@ class Journal(ClosesOnExit):
             return None
         with self._db.read() as conn:
             row = conn.execute(SELECT_ENTRIES + " WHERE e.id = ?", (entry_id,)).fetchone()
-        return None if row is None else JournalEntry.from_row(row)
+        return None if row is None else entry(row)
 
     def last_undoable(self, profile: str, kind: UndoKind) -> UndoCandidate:
         """The newest change of ``kind`` (``"limiter"`` or ``"thresholds"``) of
@@ -378,18 +349,20 @@ class Journal(ClosesOnExit):
         """
         operations = KIND_OPERATIONS[kind]
         skip = [str(o) for o in NO_CHANGE_OUTCOMES]
-        entry: JournalEntry | None = None
+        found: JournalEntry | None = None
         if self._exists():
             sql = (
-                SELECT_ENTRIES
-                + f" WHERE e.profile = ? AND e.operation IN ({', '.join('?' * len(operations))})"
-                + f" AND (o.outcome IS NULL OR o.outcome NOT IN ({', '.join('?' * len(skip))}))"
-                + " ORDER BY e.id DESC LIMIT 1"
+                f"SELECT {COLUMNS} FROM segments AS s "
+                "JOIN items AS e ON e.id BETWEEN s.first_id AND s.last_id"
+                + OUTCOME_JOINS
+                + f" WHERE s.profile = ? AND s.operation IN ({', '.join('?' * len(operations))})"
+                + f" AND (w.word IS NULL OR w.word NOT IN ({', '.join('?' * len(skip))}))"
+                + " ORDER BY s.first_id DESC, e.id DESC LIMIT 1"
             )
             with self._db.read() as conn:
                 row = conn.execute(sql, (profile, *operations, *skip)).fetchone()
-            entry = None if row is None else JournalEntry.from_row(row)
-        return undo_candidate(kind, profile, entry)
+            found = None if row is None else entry(row)
+        return undo_candidate(kind, profile, found)
 
     # -- export -------------------------------------------------------------------------
 

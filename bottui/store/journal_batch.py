@@ -34,15 +34,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from bottui.store.db_errors import JournalUnavailable
-from bottui.store.journal_records import StartRecord, outcome_row
-from bottui.store.journal_schema import (
-    BUSY_TIMEOUT,
-    INSERT_ENTRY,
-    INSERT_ENTRY_WITH_ID,
-    INSERT_OUTCOME,
-    NEXT_ENTRY_ID,
-    SCHEMA,
-)
+from bottui.store.journal_codec import micros
+from bottui.store.journal_migrations import SCHEMA
+from bottui.store.journal_records import StartRecord
+from bottui.store.journal_rows import Dictionaries, Finish, Start, finish_of, write
+from bottui.store.journal_schema import BUSY_TIMEOUT, NEXT_ENTRY_ID
 from bottui.store.sqlite_retry import LockStats
 from bottui.store.sqlite_util import ClosesOnExit, Database
 from bottui.store.utc import Clock, stamp, system_clock
@@ -98,9 +94,10 @@ class BatchWriter(ClosesOnExit):
         self._batch_size = batch_size
         self._interval = interval
         self._lock = threading.Lock()
-        # Pending work, in arrival order: (started row or None, outcome row).
-        # A started row of None means the outcome's entry id is already set.
-        self._pending: list[tuple[tuple[object, ...] | None, tuple[object, ...]]] = []
+        # Pending work, in arrival order: (started record or None, outcome).
+        # A started record of None means the outcome's entry id is already set.
+        self._pending: list[tuple[Start | None, Finish]] = []
+        self._names = Dictionaries()
         self._oldest: float | None = None
         self._background_error: JournalUnavailable | None = None
         self._refused: list[int] = []
@@ -135,8 +132,9 @@ class BatchWriter(ClosesOnExit):
                 unjournaled, with a warning); pending outcomes are kept.
             TypeError: a record holds a token or a value that is not JSON.
         """
-        now = stamp(self._clock())
-        rows = [record.row(now, self._operator, self._pid) for record in records]
+        moment = self._clock()
+        now, us = stamp(moment), micros(moment)
+        rows = [Start(us, None, record.row(now, self._operator, self._pid)) for record in records]
         with self._lock:
             self._check_open()
             self._raise_background_error()
@@ -153,9 +151,8 @@ class BatchWriter(ClosesOnExit):
         duration_ms: float | None = None,
     ) -> None:
         """Buffer the outcome of an entry written by :meth:`start_many`."""
-        row = outcome_row(
+        row = self.pack(
             entry_id,
-            stamp(self._clock()),
             outcome=outcome,
             status=status,
             result=result,
@@ -163,6 +160,39 @@ class BatchWriter(ClosesOnExit):
             duration_ms=duration_ms,
         )
         self._add(None, row)
+
+    def pack(
+        self,
+        entry_id: int,
+        *,
+        outcome: str,
+        status: int | None = None,
+        result: Mapping[str, Any] | None = None,
+        error: Mapping[str, Any] | None = None,
+        duration_ms: float | None = None,
+    ) -> Finish:
+        """An outcome checked, redacted and stamped now, for :meth:`finish_many`
+        (needs no lock: an async caller packs on its own thread)."""
+        return finish_of(
+            entry_id,
+            micros(self._clock()),
+            outcome=outcome,
+            status=status,
+            result=result,
+            error=error,
+            duration_ms=duration_ms,
+        )
+
+    def finish_many(self, rows: Sequence[Finish]) -> None:
+        """Buffer packed outcomes (:meth:`pack`); a full buffer writes them now."""
+        with self._lock:
+            self._check_open()
+            self._pending.extend((None, row) for row in rows)
+            if self._oldest is None and self._pending:
+                self._oldest = time.monotonic()
+            self._raise_background_error()
+            if len(self._pending) >= self._batch_size or self._due():
+                self._write([])
 
     def record(
         self,
@@ -178,10 +208,12 @@ class BatchWriter(ClosesOnExit):
         started record need not precede the request."""
         finished = self._clock()
         started = finished - timedelta(milliseconds=duration_ms or 0.0)
-        start_row = record.row(stamp(started), self._operator, self._pid)
-        row = outcome_row(
+        start_row = Start(
+            micros(started), None, record.row(stamp(started), self._operator, self._pid)
+        )
+        row = finish_of(
             0,
-            stamp(finished),
+            micros(finished),
             outcome=outcome,
             status=status,
             result=result,
@@ -252,7 +284,7 @@ class BatchWriter(ClosesOnExit):
         if error is not None:
             raise error
 
-    def _add(self, start_row: tuple[object, ...] | None, row: tuple[object, ...]) -> None:
+    def _add(self, start_row: Start | None, row: Finish) -> None:
         with self._lock:
             self._check_open()
             self._pending.append((start_row, row))
@@ -269,7 +301,7 @@ class BatchWriter(ClosesOnExit):
             and time.monotonic() - self._oldest >= self._interval
         )
 
-    def _write(self, start_rows: list[tuple[object, ...]]) -> list[int]:
+    def _write(self, start_rows: list[Start]) -> list[int]:
         """One transaction: pending work, then ``start_rows``. Lock held.
 
         An outcome the database refuses (its entry does not exist, or already
@@ -291,46 +323,70 @@ class BatchWriter(ClosesOnExit):
 
     def _write_batch(
         self,
-        start_rows: list[tuple[object, ...]],
+        start_rows: list[Start],
         *,
         tolerant: bool,
         refused: list[int] | None = None,
     ) -> list[int]:
-        ids: list[int] = []
-        with self._db.write() as conn:
-            if not tolerant:
+        try:
+            with self._db.write() as conn:
                 # The write lock is ours until COMMIT: ids follow the largest one.
-                next_id = conn.execute(NEXT_ENTRY_ID).fetchone()[0]
-                entries: list[tuple[object, ...]] = []
-                outcomes: list[tuple[object, ...]] = []
-                for start_row, row in self._pending:
-                    if start_row is None:
-                        outcomes.append(row)
-                    else:
-                        entries.append((next_id, *start_row))
-                        outcomes.append((next_id, *row[1:]))
-                        next_id += 1
-                for start_row in start_rows:
-                    entries.append((next_id, *start_row))
-                    ids.append(next_id)
+                next_id = int(conn.execute(NEXT_ENTRY_ID).fetchone()[0])
+                if not tolerant:
+                    ids = self._write_all(conn, next_id, start_rows)
+                else:
+                    ids = self._write_each(conn, next_id, start_rows, refused)
+        except BaseException:
+            self._names.forget()
+            raise
+        self._names.commit()
+        return ids
+
+    def _write_all(
+        self, conn: sqlite3.Connection, next_id: int, start_rows: list[Start]
+    ) -> list[int]:
+        """Everything in two ``executemany`` per table (the usual case)."""
+        first = next_id
+        starts: list[Start] = []
+        finishes: list[Finish] = []
+        for start_row, row in self._pending:
+            if start_row is None:
+                finishes.append(row)
+            else:
+                starts.append(start_row)
+                finishes.append(row._replace(entry_id=next_id))
+                next_id += 1
+        ids = list(range(next_id, next_id + len(start_rows)))
+        starts += start_rows
+        write(conn, first, starts, finishes, self._names)
+        return ids
+
+    def _write_each(
+        self,
+        conn: sqlite3.Connection,
+        next_id: int,
+        start_rows: list[Start],
+        refused: list[int] | None,
+    ) -> list[int]:
+        """One record at a time, dropping the outcomes the database refuses."""
+        for start_row, row in self._pending:
+            target = row.entry_id
+            try:
+                if start_row is not None:
+                    conn.execute("SAVEPOINT one")
+                    write(conn, next_id, [start_row], [row._replace(entry_id=next_id)], self._names)
+                    conn.execute("RELEASE one")
                     next_id += 1
-                conn.executemany(INSERT_ENTRY_WITH_ID, entries)
-                conn.executemany(INSERT_OUTCOME, outcomes)
-                return ids
-            # One statement at a time, dropping what the database refuses.
-            for start_row, row in self._pending:
-                target: object = row[0]
-                try:
-                    if start_row is not None:
-                        target = conn.execute(INSERT_ENTRY, start_row).lastrowid
-                    conn.execute(INSERT_OUTCOME, (target, *row[1:]))
-                except sqlite3.IntegrityError:
-                    if refused is not None:
-                        refused.append(target if isinstance(target, int) else 0)
-            for start_row in start_rows:
-                entry_id = conn.execute(INSERT_ENTRY, start_row).lastrowid
-                assert entry_id is not None
-                ids.append(entry_id)
+                    continue
+                write(conn, 0, (), [row], self._names)
+            except sqlite3.IntegrityError:
+                if start_row is not None:
+                    conn.execute("ROLLBACK TO one")
+                    conn.execute("RELEASE one")
+                if refused is not None:
+                    refused.append(target if start_row is None else 0)
+        ids = list(range(next_id, next_id + len(start_rows)))
+        write(conn, next_id, start_rows, (), self._names)
         return ids
 
     def _tick(self) -> None:

@@ -1,18 +1,32 @@
-"""The journal's tables and the SQL that writes and reads them.
+"""The journal's tables (schema version 2) and the SQL that writes them.
 
-Three append-only tables:
+History, append-only (triggers refuse every ``UPDATE`` and ``DELETE``, so an
+id is never used twice):
 
-* ``entries``: one *started* row per mutation attempt, written before the
-  request is sent (time, operator, profile, base URL, operation, target,
-  redacted request body, previous value, ``undo_of``, ``run_id``).
-* ``outcomes``: at most one row per entry (``entry_id`` is its primary
-  key), written after the answer. An entry without one is *unfinished*.
 * ``runs``: one row per bulk run, identified by (profile, account, project,
   SHA-256 of the input file).
+* ``segments``: the fields entries share, once per stretch of consecutive
+  ids written together (a bulk chunk, or one single change): start time,
+  operator, pid, profile, base URL, operation, account, project, run, and
+  the request body's text around the target. ``first_id`` is its key;
+  ``hw`` is the largest start time of this and every earlier segment, so it
+  never decreases with the id (what makes ``--until`` an index range).
+* ``items``: what differs per id: its target without the text every target
+  of the segment starts and ends with, a body that is not the segment's
+  template, previous value, ``undo_of``, run, item key (packed:
+  :mod:`bottui.store.journal_codec`), and ``again``: whether the run had
+  attempted that key before (set on insert, never changed). An entry is its item plus the segment
+  whose ``first_id`` is the largest not above its id.
+* ``results``: at most one per item (``entry_id`` is its key), written after
+  the answer. An item without one is *unfinished*.
+* ``words`` (outcome words) and ``shapes`` (the key lists of result
+  objects): dictionaries, each value stored once.
 
-Triggers refuse every ``UPDATE`` and ``DELETE``: history is never rewritten,
-so an id (the rowid, always the largest plus one) is never used twice.
+Derived, not history (kept by triggers): ``open_items`` holds the ids
+without a result, so ``--unfinished`` and a resume read only those;
+``segment_words`` which outcome words each segment holds.
 
+Migrations from every earlier version: :mod:`bottui.store.journal_migrations`.
 :data:`BUSY_TIMEOUT` is how long a journal write waits for another process.
 """
 
@@ -20,11 +34,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from bottui.store.sqlite_util import Schema
-
 #: "btuJ": marks a SQLite file as a bottui journal.
 APPLICATION_ID: Final = 0x6274754A
-VERSION: Final = 1
 #: Seconds a journal write (or read) waits for another process's lock before
 #: "not journaled". The TUI, CLI commands and a bulk run may write at once,
 #: each commit an fsync that a loaded disk can stretch to a second or more;
@@ -33,97 +44,155 @@ VERSION: Final = 1
 #: wait for its started record (issue #11), so the journal's answer comes first.
 BUSY_TIMEOUT: Final = 10.0
 
-_APPEND_ONLY = tuple(
-    f"CREATE TRIGGER IF NOT EXISTS {table}_no_{verb.lower()} BEFORE {verb} ON {table} "
-    "BEGIN SELECT RAISE(ABORT, 'the bottui journal is append-only'); END"
-    for table in ("runs", "entries", "outcomes")
-    for verb in ("UPDATE", "DELETE")
+APPEND_ONLY_TABLES: Final = ("runs", "segments", "items", "results", "words", "shapes")
+
+
+def append_only(tables: tuple[str, ...]) -> tuple[str, ...]:
+    """The triggers refusing ``UPDATE`` and ``DELETE`` on ``tables``."""
+    return tuple(
+        f"CREATE TRIGGER IF NOT EXISTS {table}_no_{verb.lower()} BEFORE {verb} ON {table} "
+        "BEGIN SELECT RAISE(ABORT, 'the bottui journal is append-only'); END"
+        for table in tables
+        for verb in ("UPDATE", "DELETE")
+    )
+
+
+#: The tables of version 2 (``runs`` is kept from version 1 as it is).
+TABLES_V2: Final = (
+    """
+    CREATE TABLE segments (
+        first_id INTEGER PRIMARY KEY,
+        last_id INTEGER NOT NULL CHECK (last_id >= first_id),
+        started INTEGER NOT NULL,
+        hw INTEGER NOT NULL,
+        started_text TEXT,
+        operator TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        profile TEXT NOT NULL,
+        base_url TEXT NOT NULL,
+        operation TEXT NOT NULL,
+        account TEXT NOT NULL,
+        project TEXT NOT NULL,
+        run_id INTEGER REFERENCES runs (id),
+        body_prefix TEXT,
+        body_suffix TEXT,
+        target_prefix TEXT,
+        target_suffix TEXT
+    )
+    """,
+    "CREATE INDEX segments_by_project ON segments (project, first_id)",
+    "CREATE INDEX segments_by_kind ON segments (profile, operation, first_id)",
+    "CREATE INDEX segments_by_profile ON segments (profile, first_id)",
+    "CREATE INDEX segments_by_operation ON segments (operation, first_id)",
+    "CREATE INDEX segments_by_account ON segments (account, first_id)",
+    "CREATE INDEX segments_by_run ON segments (run_id, first_id) WHERE run_id IS NOT NULL",
+    "CREATE INDEX segments_by_time ON segments (hw, first_id)",
+    # Segments started before an earlier one (clock skew, a chunk stamped
+    # before a long lock wait): few, found here by --until.
+    "CREATE INDEX segments_late ON segments (hw, first_id) WHERE started < hw",
+    """
+    CREATE TABLE items (
+        id INTEGER PRIMARY KEY,
+        target TEXT NOT NULL,
+        body TEXT,
+        previous TEXT,
+        undo_of INTEGER REFERENCES items (id),
+        run_id INTEGER REFERENCES runs (id),
+        item_key,
+        again INTEGER NOT NULL DEFAULT 0 CHECK (again IN (0, 1))
+    )
+    """,
+    # A run's first attempt of each key, and its later ones: a resume finds
+    # the first in input order by walking ids, and looks up only the others.
+    "CREATE INDEX items_by_key ON items (run_id, item_key) WHERE run_id IS NOT NULL AND again = 0",
+    "CREATE INDEX items_again ON items (run_id, item_key) WHERE again = 1",
+    "CREATE TABLE words (id INTEGER PRIMARY KEY, word TEXT NOT NULL UNIQUE)",
+    "CREATE TABLE shapes (id INTEGER PRIMARY KEY, keys TEXT NOT NULL UNIQUE)",
+    """
+    CREATE TABLE results (
+        entry_id INTEGER PRIMARY KEY REFERENCES items (id),
+        finished INTEGER NOT NULL,
+        word INTEGER NOT NULL REFERENCES words (id),
+        status INTEGER,
+        result TEXT,
+        shape INTEGER REFERENCES shapes (id),
+        error TEXT,
+        duration_ms REAL,
+        finished_text TEXT
+    )
+    """,
+    "CREATE INDEX results_by_word ON results (word, entry_id)",
+    # Derived: which outcome words a segment holds, so a project filter
+    # combined with an outcome skips the segments without it.
+    "CREATE TABLE segment_words (first_id INTEGER NOT NULL, word INTEGER NOT NULL, "
+    "PRIMARY KEY (first_id, word)) WITHOUT ROWID",
+    "CREATE TRIGGER results_word AFTER INSERT ON results BEGIN "
+    "INSERT OR IGNORE INTO segment_words (first_id, word) VALUES "
+    "((SELECT max(first_id) FROM segments WHERE first_id <= NEW.entry_id), NEW.word); END",
+    "CREATE TABLE open_items (entry_id INTEGER PRIMARY KEY, run_id INTEGER)",
+    "CREATE INDEX open_by_run ON open_items (run_id, entry_id) WHERE run_id IS NOT NULL",
+    "CREATE TRIGGER items_open AFTER INSERT ON items BEGIN "
+    "INSERT INTO open_items (entry_id, run_id) VALUES (NEW.id, NEW.run_id); END",
+    "CREATE TRIGGER results_close AFTER INSERT ON results BEGIN "
+    "DELETE FROM open_items WHERE entry_id = NEW.entry_id; END",
+    *append_only(APPEND_ONLY_TABLES[1:]),
 )
 
-SCHEMA: Final = Schema(
-    name="journal",
-    application_id=APPLICATION_ID,
-    version=VERSION,
-    statements=(
-        """
-        CREATE TABLE IF NOT EXISTS runs (
-            id INTEGER PRIMARY KEY,
-            created_at TEXT NOT NULL,
-            profile TEXT NOT NULL,
-            account TEXT NOT NULL,
-            project TEXT NOT NULL,
-            input_sha256 TEXT NOT NULL CHECK (length(input_sha256) = 64),
-            operation TEXT NOT NULL,
-            UNIQUE (profile, account, project, input_sha256)
-        )
-        """,
-        """
-        CREATE TABLE IF NOT EXISTS entries (
-            id INTEGER PRIMARY KEY,
-            started_at TEXT NOT NULL,
-            operator TEXT NOT NULL,
-            pid INTEGER NOT NULL,
-            profile TEXT NOT NULL,
-            base_url TEXT NOT NULL,
-            operation TEXT NOT NULL,
-            account TEXT NOT NULL,
-            project TEXT NOT NULL,
-            target TEXT NOT NULL,
-            request_body TEXT,
-            previous TEXT,
-            undo_of INTEGER REFERENCES entries (id),
-            run_id INTEGER REFERENCES runs (id),
-            item_key TEXT
-        )
-        """,
-        "CREATE INDEX IF NOT EXISTS entries_by_kind ON entries (profile, operation, id)",
-        "CREATE INDEX IF NOT EXISTS entries_by_project ON entries (project, id)",
-        "CREATE INDEX IF NOT EXISTS entries_by_run ON entries (run_id, item_key) "
-        "WHERE run_id IS NOT NULL",
-        """
-        CREATE TABLE IF NOT EXISTS outcomes (
-            entry_id INTEGER PRIMARY KEY REFERENCES entries (id),
-            finished_at TEXT NOT NULL,
-            outcome TEXT NOT NULL,
-            status INTEGER,
-            result TEXT,
-            error TEXT,
-            duration_ms REAL
-        )
-        """,
-        *_APPEND_ONLY,
-    ),
+INSERT_SEGMENT: Final = (
+    "INSERT INTO segments (first_id, last_id, started, hw, started_text, operator, pid, "
+    "profile, base_url, operation, account, project, run_id, body_prefix, body_suffix, "
+    "target_prefix, target_suffix) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
-
-INSERT_ENTRY: Final = (
-    "INSERT INTO entries (started_at, operator, pid, profile, base_url, operation, account, "
-    "project, target, request_body, previous, undo_of, run_id, item_key) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+#: ``again`` is 1 when the run already has an attempt of this key.
+INSERT_ITEM: Final = (
+    "INSERT INTO items (id, target, body, previous, undo_of, run_id, item_key, again) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?6 IS NOT NULL AND EXISTS (SELECT 1 FROM items "
+    "INDEXED BY items_by_key WHERE run_id = ?6 AND item_key = ?7 AND again = 0))"
 )
-INSERT_ENTRY_WITH_ID: Final = INSERT_ENTRY.replace("(started_at,", "(id, started_at,", 1).replace(
-    "VALUES (?,", "VALUES (?, ?,", 1
+INSERT_RESULT: Final = (
+    "INSERT INTO results (entry_id, finished, word, status, result, shape, error, "
+    "duration_ms, finished_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 #: The id the next entry gets (read inside the writing transaction).
-NEXT_ENTRY_ID: Final = "SELECT coalesce(max(id), 0) + 1 FROM entries"
-INSERT_OUTCOME: Final = (
-    "INSERT INTO outcomes (entry_id, finished_at, outcome, status, result, error, duration_ms) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?)"
+NEXT_ENTRY_ID: Final = "SELECT coalesce(max(id), 0) + 1 FROM items"
+#: The newest segment's high-water start time (0 when there is none).
+LAST_HW: Final = "SELECT coalesce((SELECT hw FROM segments ORDER BY first_id DESC LIMIT 1), 0)"
+
+#: The columns of an entry, in the order :func:`~bottui.store.journal_rows.entry` reads.
+COLUMNS: Final = (
+    "e.id, s.started, s.started_text, s.operator, s.pid, s.profile, s.base_url, "
+    "s.operation, s.account, s.project, e.target, s.target_prefix, s.target_suffix, e.body, "
+    "s.body_prefix, s.body_suffix, "
+    "e.previous, e.undo_of, e.run_id, e.item_key, o.finished, o.finished_text, w.word, "
+    "o.status, o.result, k.keys, o.error, o.duration_ms"
 )
+#: An item's segment: the one starting at the largest first_id not above its id.
+SEGMENT_OF: Final = "(SELECT max(first_id) FROM segments WHERE first_id <= e.id)"
+#: Outcome, outcome word and result shape of ``e`` (left joins).
+OUTCOME_JOINS: Final = (
+    " LEFT JOIN results AS o ON o.entry_id = e.id"
+    " LEFT JOIN words AS w ON w.id = o.word"
+    " LEFT JOIN shapes AS k ON k.id = o.shape"
+)
+#: Every entry (add WHERE/ORDER BY on ``e``): items joined to their segment.
 SELECT_ENTRIES: Final = (
-    "SELECT e.id, e.started_at, e.operator, e.pid, e.profile, e.base_url, e.operation, "
-    "e.account, e.project, e.target, e.request_body, e.previous, e.undo_of, e.run_id, "
-    "e.item_key, o.finished_at, o.outcome, o.status, o.result, o.error, o.duration_ms "
-    "FROM entries AS e LEFT JOIN outcomes AS o ON o.entry_id = e.id"
+    f"SELECT {COLUMNS} FROM items AS e JOIN segments AS s ON s.first_id = {SEGMENT_OF}"
+    + OUTCOME_JOINS
 )
 
 __all__ = [
+    "APPEND_ONLY_TABLES",
     "APPLICATION_ID",
     "BUSY_TIMEOUT",
-    "INSERT_ENTRY",
-    "INSERT_ENTRY_WITH_ID",
-    "INSERT_OUTCOME",
+    "COLUMNS",
+    "INSERT_ITEM",
+    "INSERT_RESULT",
+    "INSERT_SEGMENT",
+    "LAST_HW",
     "NEXT_ENTRY_ID",
-    "SCHEMA",
+    "OUTCOME_JOINS",
+    "SEGMENT_OF",
     "SELECT_ENTRIES",
-    "VERSION",
+    "TABLES_V2",
+    "append_only",
 ]

@@ -3,8 +3,10 @@
 :class:`Database` is what the inventory and the journal are built on. It
 opens its file on first use (never at import or construction), creates the
 directory and the file (mode 0600) when missing, switches to WAL, waits up to
-``busy_timeout`` seconds for another process's lock, creates or checks the
-schema, and turns every ``sqlite3`` failure that is about the file (locked,
+``busy_timeout`` seconds for another process's lock, creates the schema or
+migrates an older file in place (:class:`Schema` ``steps``: numbered, in
+order, in one ``BEGIN IMMEDIATE`` transaction; a file of a newer version is
+refused and never written), and turns every ``sqlite3`` failure that is about the file (locked,
 read-only, damaged, not ours, disk full, I/O error) into the store's
 :class:`~bottui.store.db_errors.DatabaseUnavailable` subclass with a
 one-line title. It never deletes, truncates or rewrites a file it cannot read.
@@ -23,7 +25,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from types import TracebackType
@@ -48,6 +50,19 @@ _SQLITE_CANTOPEN: Final = 14
 _SQLITE_NOTADB: Final = 26
 
 
+class Step(NamedTuple):
+    """One migration: what brings a file from the version before to ``version``.
+
+    ``apply`` is DDL run in order, or a function given the connection. It runs
+    inside the migrating ``BEGIN IMMEDIATE`` transaction with foreign keys
+    off; a step that moves rows drops and re-creates the append-only
+    triggers itself, in that same transaction.
+    """
+
+    version: int
+    apply: tuple[str, ...] | Callable[[sqlite3.Connection], None]
+
+
 class Schema(NamedTuple):
     """What a database file must hold: its tables, id and version."""
 
@@ -57,8 +72,13 @@ class Schema(NamedTuple):
     application_id: int
     #: ``PRAGMA user_version`` of the current schema.
     version: int
-    #: Idempotent DDL statements (``CREATE ... IF NOT EXISTS``), run in order.
-    statements: tuple[str, ...]
+    #: DDL of a new file at ``version`` (an empty file skips the steps: no
+    #: tables made only to be dropped).
+    statements: tuple[str, ...] = ()
+    #: Ordered migrations of an existing file, each to its ``version``; the
+    #: last one's is ``version``. A test checks a migrated file's schema
+    #: equals a new file's.
+    steps: tuple[Step, ...] = ()
 
 
 class Database:
@@ -159,7 +179,7 @@ class Database:
             conn.execute(f"PRAGMA synchronous={self._synchronous}")
             conn.execute("PRAGMA foreign_keys=ON")
             if conn.execute("PRAGMA user_version").fetchone()[0] < self._schema.version:
-                self._create_schema(conn)
+                self._migrate(conn)
         except BaseException:
             conn.close()
             raise
@@ -200,28 +220,54 @@ class Database:
                 f"(application id {app_id:#x}). bottui leaves it as it is.",
                 path=self._path,
             )
+        self._refuse_newer(version)
+
+    def _migrate(self, conn: sqlite3.Connection) -> None:
+        """Bring the file to the current version in place, in one transaction.
+
+        ``BEGIN IMMEDIATE`` first: a second process opening at the same time
+        waits, then finds the new version and does nothing; a writer of this
+        version waits for the lock as for any write. Nothing is copied and
+        swapped, so a process holding the file open never loses its rows.
+        """
+        # Foreign keys cannot be switched inside a transaction; a step moving
+        # rows between tables must not trip over them halfway.
+        conn.execute("PRAGMA foreign_keys=OFF")
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                # Another process may have migrated while we waited for the lock.
+                found = conn.execute("PRAGMA user_version").fetchone()[0]
+                self._refuse_newer(found)
+                if found == 0:
+                    _apply(conn, Step(self._schema.version, self._schema.statements))
+                elif found < self._schema.version:
+                    for step in self._schema.steps:
+                        if step.version > found:
+                            _apply(conn, step)
+                    if conn.execute("PRAGMA foreign_key_check").fetchone() is not None:
+                        raise sqlite3.IntegrityError("a migration left a dangling reference")
+                if found < self._schema.version:
+                    conn.execute(f"PRAGMA application_id={int(self._schema.application_id)}")
+                    conn.execute(f"PRAGMA user_version={int(self._schema.version)}")
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        finally:
+            conn.execute("PRAGMA foreign_keys=ON")
+
+    def _refuse_newer(self, version: int) -> None:
+        """An older bottui never writes a file of a newer schema."""
         if version > self._schema.version:
+            name = self._schema.name
             raise self._unavailable_cls(
                 f"The {name} was written by a newer bottui",
                 f"{self._path} has schema version {version}; this bottui knows "
                 f"version {self._schema.version}. Upgrade bottui.",
                 path=self._path,
             )
-
-    def _create_schema(self, conn: sqlite3.Connection) -> None:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            # Another process may have created it while we waited for the lock.
-            if conn.execute("PRAGMA user_version").fetchone()[0] < self._schema.version:
-                for statement in self._schema.statements:
-                    conn.execute(statement)
-                conn.execute(f"PRAGMA application_id={int(self._schema.application_id)}")
-                conn.execute(f"PRAGMA user_version={int(self._schema.version)}")
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
 
     # -- use -------------------------------------------------------------------
 
@@ -315,6 +361,14 @@ class Database:
         return self._unavailable_cls(title, details, path=self._path)
 
 
+def _apply(conn: sqlite3.Connection, step: Step) -> None:
+    if callable(step.apply):
+        step.apply(conn)
+    else:
+        for statement in step.apply:
+            conn.execute(statement)
+
+
 def _sync_directory(directory: Path) -> None:
     """Make a new file's directory entry durable (POSIX; a no-op elsewhere)."""
     if not hasattr(os, "O_DIRECTORY"):
@@ -370,7 +424,7 @@ def describe(exc: sqlite3.Error, name: str, path: Path, busy_timeout: float) -> 
     return (f"The {name} is unavailable", f"{path}: {message}.")
 
 
-__all__ = ["DEFAULT_BUSY_TIMEOUT", "Database", "Schema", "Synchronous", "describe"]
+__all__ = ["DEFAULT_BUSY_TIMEOUT", "Database", "Schema", "Step", "Synchronous", "describe"]
 
 
 class ClosesOnExit:

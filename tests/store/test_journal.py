@@ -252,10 +252,14 @@ def test_history_cannot_be_rewritten(journal: Journal) -> None:
     journal.close()
     conn = sqlite3.connect(journal.path)
     for sql in (
-        "UPDATE entries SET profile = 'x'",
-        "DELETE FROM entries",
-        "UPDATE outcomes SET outcome = 'api-error'",
-        "DELETE FROM outcomes",
+        "UPDATE segments SET profile = 'x'",
+        "DELETE FROM segments",
+        "UPDATE items SET target = '{}'",
+        "DELETE FROM items",
+        "UPDATE results SET word = word + 1",
+        "DELETE FROM results",
+        "UPDATE words SET word = 'ok2'",
+        "DELETE FROM words",
     ):
         with pytest.raises(sqlite3.IntegrityError, match="append-only"):
             conn.execute(sql)

@@ -1,0 +1,240 @@
+"""One page of journal entries, newest first, each filter walked along an index.
+
+Which index leads depends on the filters (checked by
+``tests/store/test_journal_plans.py`` with ``EXPLAIN QUERY PLAN``: no full
+scan, no temporary B-tree):
+
+* ``unfinished``: ``open_items`` (only the ids without an outcome; by run
+  through ``open_by_run``);
+* ``outcomes``: ``results_by_word``, one walk per word, merged here by id;
+* project, operation, profile, account or run: that segment index, then the
+  segment's id range of ``items``; with outcomes too, whichever side holds
+  fewer entries leads (:func:`outcomes_are_fewer`, two bounded counts);
+* only ``since``/``until``: ``segments_by_time`` (``hw`` never decreases with
+  the id, so walking it backwards is newest first), plus the few segments
+  started before an earlier one (``segments_late``), merged by id;
+* nothing: ``items`` by id.
+
+Every other filter is checked on the rows the leading index gives; a page
+stops at ``limit`` rows.
+"""
+
+from __future__ import annotations
+
+import heapq
+import sqlite3
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any, Final
+
+from bottui.store.journal_codec import micros
+from bottui.store.journal_records import JournalEntry
+from bottui.store.journal_rows import entry
+from bottui.store.journal_schema import COLUMNS, OUTCOME_JOINS, SEGMENT_OF
+from bottui.store.journal_store import EntryQuery
+
+_SEGMENT: Final = f" JOIN segments AS s ON s.first_id = {SEGMENT_OF}"
+_BY_SEGMENT: Final = (
+    f"SELECT {COLUMNS} FROM segments AS s "
+    "JOIN items AS e ON e.id BETWEEN s.first_id AND s.last_id" + OUTCOME_JOINS
+)
+
+
+def _segment_filters(query: EntryQuery) -> tuple[list[str], list[object]]:
+    where: list[str] = []
+    params: list[object] = []
+    for column, value in (
+        ("s.profile", query.profile),
+        ("s.account", query.account),
+        ("s.project", query.project),
+        ("s.operation", query.operation),
+        ("s.run_id", None if query.run_id is None else int(query.run_id)),
+    ):
+        if value is not None:
+            where.append(f"{column} = ?")
+            params.append(value)
+    return where, params
+
+
+def _times(query: EntryQuery) -> tuple[int | None, int | None]:
+    def us(moment: datetime | None) -> int | None:
+        return None if moment is None else micros(moment)
+
+    return us(query.since), us(query.until)
+
+
+def _time_filters(since: int | None, until: int | None) -> tuple[list[str], list[object]]:
+    where: list[str] = []
+    params: list[object] = []
+    if since is not None:
+        where.append("s.started >= ?")
+        params.append(since)
+    if until is not None:
+        where.append("s.started < ?")
+        params.append(until)
+    return where, params
+
+
+def plans(
+    query: EntryQuery, before: int | None, limit: int, *, outcomes_lead: bool = True
+) -> list[tuple[str, list[object]]]:
+    """The SELECTs whose rows, merged by id (newest first), are the page.
+
+    With both segment filters and ``outcomes``, ``outcomes_lead`` says which
+    index leads (:func:`outcomes_are_fewer` guesses which walks fewer rows).
+    """
+    if query.before is not None:
+        before = int(query.before) if before is None else min(before, int(query.before))
+    seg_where, seg_params = _segment_filters(query)
+    since, until = _times(query)
+    time_where, time_params = _time_filters(since, until)
+    where = seg_where + time_where
+    params = seg_params + time_params
+    if query.unfinished:
+        if query.outcomes is not None:
+            return []  # an entry without an outcome has none of these outcomes
+        lead = "u.entry_id"
+        sql = f"SELECT {COLUMNS} FROM open_items AS u JOIN items AS e ON e.id = u.entry_id"
+        sql += _SEGMENT + OUTCOME_JOINS
+        if query.run_id is not None:
+            where = ["u.run_id = ?", *where]
+            params = [int(query.run_id), *params]
+        return [_finish(sql, where, params, lead, before, limit)]
+    if query.outcomes is not None and seg_where and not outcomes_lead:
+        words = sorted(query.outcomes)
+        marks = ", ".join("?" * len(words))
+        # Segments holding none of the words are skipped whole.
+        holds = (
+            "EXISTS (SELECT 1 FROM segment_words AS sw JOIN words AS sww ON sww.id = sw.word "
+            f"WHERE sw.first_id = s.first_id AND sww.word IN ({marks}))"
+        )
+        return [
+            _segments(
+                [*where, holds, f"w.word IN ({marks})"],
+                [*params, *words, *words],
+                "s.first_id DESC, e.id DESC",
+                before,
+                limit,
+            )
+        ]
+    if query.outcomes is not None:
+        sql = f"SELECT {COLUMNS} FROM results AS o JOIN items AS e ON e.id = o.entry_id"
+        sql += (
+            _SEGMENT + " JOIN words AS w ON w.id = o.word LEFT JOIN shapes AS k ON k.id = o.shape"
+        )
+        return [
+            _finish(sql, ["w.word = ?", *where], [word, *params], "o.entry_id", before, limit)
+            for word in sorted(query.outcomes)
+        ]
+    if seg_where:
+        order = "s.first_id DESC, e.id DESC"
+        return [_segments(where, params, order, before, limit)]
+    if since is not None or until is not None:
+        # hw never decreases with the id: walking it backwards is newest first.
+        order = "s.hw DESC, s.first_id DESC, e.id DESC"
+        main_where, main_params = list(where), list(params)
+        if since is not None:
+            main_where.append("s.hw >= ?")
+            main_params.append(since)
+        if until is not None:
+            main_where.append("s.hw < ?")
+            main_params.append(until)
+        found = [_segments(main_where, main_params, order, before, limit)]
+        if until is not None:
+            # Started before until, after a segment that started later (clock skew).
+            late = [*where, "s.started < s.hw", "s.hw >= ?"]
+            found.append(
+                _segments(late, [*params, until], order, before, limit, " INDEXED BY segments_late")
+            )
+        return found
+    sql = f"SELECT {COLUMNS} FROM items AS e" + _SEGMENT + OUTCOME_JOINS
+    return [_finish(sql, [], [], "e.id", before, limit)]
+
+
+def _segments(
+    where: list[str],
+    params: list[object],
+    order: str,
+    before: int | None,
+    limit: int,
+    index: str = "",
+) -> tuple[str, list[object]]:
+    where, params = list(where), list(params)
+    if before is not None:
+        where += ["s.first_id < ?", "e.id < ?"]
+        params += [before, before]
+    sql = _BY_SEGMENT.replace("segments AS s", f"segments AS s{index}", 1)
+    sql += " WHERE " + " AND ".join(where) if where else ""
+    return f"{sql} ORDER BY {order} LIMIT ?", [*params, limit]
+
+
+def _finish(
+    sql: str, where: list[str], params: list[object], lead: str, before: int | None, limit: int
+) -> tuple[str, list[object]]:
+    where, params = list(where), list(params)
+    if before is not None:
+        where.append(f"{lead} < ?")
+        params.append(before)
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    return f"{sql} ORDER BY {lead} DESC LIMIT ?", [*params, limit]
+
+
+def read_page(
+    conn: sqlite3.Connection, query: EntryQuery, before: int | None, limit: int | None
+) -> list[JournalEntry]:
+    """Up to ``limit`` entries (``None``: all) matching ``query``, newest first."""
+    size = -1 if limit is None else max(0, int(limit))
+    if size == 0:
+        return []
+    lead = True
+    if query.outcomes and not query.unfinished and _segment_filters(query)[0]:
+        lead = outcomes_are_fewer(conn, query)
+    selects = plans(query, before, size, outcomes_lead=lead)
+    return [entry(row) for row in _rows(conn, selects, size)]
+
+
+#: Rows counted at most when guessing which index of a combined filter leads.
+_PROBE: Final = 50_000
+
+
+def outcomes_are_fewer(conn: sqlite3.Connection, query: EntryQuery) -> bool:
+    """Whether the outcome words hold fewer entries than the segment filters
+    (each counted along its own index, at most :data:`_PROBE`): the smaller
+    side leads, the other is checked row by row."""
+    where, params = _segment_filters(query)
+    in_segments = conn.execute(
+        "SELECT coalesce(sum(n), 0) FROM (SELECT s.last_id - s.first_id + 1 AS n "
+        f"FROM segments AS s WHERE {' AND '.join(where)} LIMIT ?)",
+        [*params, _PROBE],
+    ).fetchone()[0]
+    with_words = 0
+    for word in sorted(query.outcomes or ()):
+        if with_words >= _PROBE:
+            break
+        with_words += conn.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM words AS w JOIN results AS o ON o.word = w.id "
+            "WHERE w.word = ? LIMIT ?)",
+            (word, _PROBE),
+        ).fetchone()[0]
+    # A tie (both past the probe) goes to the segments: a project filter is
+    # most often the current project, dense in what it is asked about.
+    return bool(with_words < min(in_segments, _PROBE))
+
+
+def _rows(
+    conn: sqlite3.Connection, selects: list[tuple[str, list[object]]], limit: int
+) -> Iterator[tuple[Any, ...]]:
+    if len(selects) == 1:
+        sql, params = selects[0]
+        yield from conn.execute(sql, params)
+        return
+    streams = [conn.execute(sql, params) for sql, params in selects]
+    merged = heapq.merge(*streams, key=lambda row: -int(row[0]))
+    for count, row in enumerate(merged):
+        if count == limit:
+            return
+        yield row
+
+
+__all__ = ["plans", "read_page"]
