@@ -78,8 +78,12 @@ class LimiterTable(EntryTable[LimiterEntry]):
     COLUMNS = COLUMNS
 
     def show(self, entries: Sequence[LimiterEntry], *, select: str | None = None) -> None:
-        """Replace the rows; keep the cursor on the same limiter (or on ``select``)."""
-        self._replace_rows(((entry.id, entry, _cells(entry)) for entry in entries), select=select)
+        """Show the rows; keep the cursor on the same limiter (or on ``select``).
+
+        The same limiters shown again (switching back to the screen) are
+        updated in place, only those that changed (see ``_update_rows``).
+        """
+        self._update_rows(((entry.id, entry, entry) for entry in entries), _cells, select=select)
 
 
 def _cells(entry: LimiterEntry) -> tuple[Text, ...]:

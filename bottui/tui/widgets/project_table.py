@@ -90,6 +90,11 @@ class ProjectTable(EntryTable[ProjectRow]):
     )
     ZEBRA_STRIPES = False
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        #: The current project as last shown (its row is marked and bold).
+        self._current: tuple[str, str] | None = None
+
     @property
     def highlighted(self) -> ProjectRow | None:
         """The project under the cursor, if any (the table's ``selected``)."""
@@ -107,33 +112,49 @@ class ProjectTable(EntryTable[ProjectRow]):
         state: Callable[[Slot], CellState],
         focus: tuple[str, str] | None = None,
     ) -> None:
-        """Replace the rows; the cursor goes to ``focus`` if given, else stays on its project.
+        """Show the rows; the cursor goes to ``focus`` if given, else stays on its project.
 
         With neither (nothing was highlighted yet), it goes to the ``current`` project.
+        The same projects shown again are updated in place (see ``_update_rows``).
         """
         highlighted = self.highlighted
         keep = focus or (highlighted.key if highlighted else None) or current
-
-        def cells(row: ProjectRow) -> list[Text]:
-            is_current = row.key == current
-            style = "bold" if is_current else ""
-            return [
-                Text(CURRENT_MARK if is_current else " ", style="bold"),
-                safe_id_text(row.account, style=style),
-                safe_id_text(row.project, style=style),
-                safe_text(row.name or "", style=style),
-                state_cell(state(row.personal_slot)),
-                state_cell(state(row.project_slot)),
-            ]
-
-        self._replace_rows(
-            ((_row_key(row.key), row, cells(row)) for row in rows),
+        self._current = current
+        self._update_rows(
+            ((_row_key(row.key), row, _view(row, current, state)) for row in rows),
+            _cells,
             select=None if keep is None else _row_key(keep),
         )
 
     def update_states(self, state: Callable[[Slot], CellState]) -> None:
-        """Redraw the token cells only (the cursor stays where it is)."""
-        for key, row in self._entries.items():
-            personal = state_cell(state(row.personal_slot))
-            self.update_cell(key, "personal", personal, update_width=True)
-            self.update_cell(key, "token", state_cell(state(row.project_slot)), update_width=True)
+        """Redraw the token cells that changed (the cursor stays where it is)."""
+        current = self._current
+        self._update_rows(
+            ((key, row, _view(row, current, state)) for key, row in self._entries.items()),
+            _cells,
+        )
+
+
+#: What a project's cells are made from: the project, whether it is the
+#: current one, and the states of its personal and project tokens.
+_View = tuple[ProjectRow, bool, CellState, CellState]
+
+
+def _view(
+    row: ProjectRow, current: tuple[str, str] | None, state: Callable[[Slot], CellState]
+) -> _View:
+    return (row, row.key == current, state(row.personal_slot), state(row.project_slot))
+
+
+def _cells(view: _View) -> list[Text]:
+    """One project's cells, in ``COLUMNS`` order; ids and names are untrusted."""
+    row, is_current, personal, project = view
+    style = "bold" if is_current else ""
+    return [
+        Text(CURRENT_MARK if is_current else " ", style="bold"),
+        safe_id_text(row.account, style=style),
+        safe_id_text(row.project, style=style),
+        safe_text(row.name or "", style=style),
+        state_cell(personal),
+        state_cell(project),
+    ]
