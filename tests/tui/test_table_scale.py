@@ -27,7 +27,8 @@ from bottui.store.tokens import TokenState
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.limiters import LimitersScreen
 from bottui.tui.screens.projects import ProjectsScreen
-from bottui.tui.widgets.entry_table import EntryTable, same_cell
+from bottui.tui.widgets.entry_table import EntryTable
+from bottui.tui.widgets.incremental_table import IncrementalTable, same_cell
 from bottui.tui.widgets.limiter_table import LimiterTable
 from bottui.tui.widgets.project_table import CellState, ProjectRow, ProjectTable
 from tests.fixtures.stores import inventory_of
@@ -105,9 +106,19 @@ def add_limiters(session: Session, count: int) -> None:
         inventory.close()
 
 
+async def settle_tables(pilot: Pilot[Any]) -> None:
+    """Settle, and let the tables add their rows beyond the first screen (a chunk a frame)."""
+    await settle(pilot)
+    for _ in range(200):
+        if not any(table.building for table in pilot.app.screen.query(IncrementalTable)):
+            return
+        await pilot.pause()
+    raise AssertionError("the table is still adding rows")
+
+
 async def switch(pilot: Pilot[Any], key: str) -> None:
     await pilot.press(key)
-    await settle(pilot)
+    await settle_tables(pilot)
 
 
 def cell(table: EntryTable[Any], key: str, column: str) -> str:
@@ -130,7 +141,7 @@ async def test_token_states_fill_in_without_a_column_remeasure_per_cell(
     calls = spy_on(monkeypatch, ProjectTable)
     app = BottuiApp(flow_session, demo=True, start_mode="projects")
     async with app.run_test(size=SNAP_SIZE) as pilot:
-        await settle(pilot)
+        await settle_tables(pilot)
         table = app.screen.query_one(ProjectTable)
         assert table.row_count == ROWS + 3
         assert cell(table, project_key(ids[0]), "token") == "stored"
@@ -150,7 +161,7 @@ async def test_projects_shown_again_are_not_rebuilt(
     calls = spy_on(monkeypatch, ProjectTable)
     app = BottuiApp(flow_session, demo=True, start_mode="projects")
     async with app.run_test(size=SNAP_SIZE) as pilot:
-        await settle(pilot)
+        await settle_tables(pilot)
         assert calls.add_row == ROWS + 3  # the first visit builds every row once
         calls.reset()
         for _ in range(2):
@@ -169,12 +180,12 @@ async def test_choosing_a_project_updates_two_rows_in_place(
     calls = spy_on(monkeypatch, ProjectTable)
     app = BottuiApp(flow_session, demo=True, start_mode="projects")
     async with app.run_test(size=SNAP_SIZE) as pilot:
-        await settle(pilot)
+        await settle_tables(pilot)
         table = app.screen.query_one(ProjectTable)
         table.move_cursor(row=table.get_row_index(project_key(ids[7])), animate=False)
         calls.reset()
         await pilot.press("enter")
-        await settle(pilot)
+        await settle_tables(pilot)
         assert app.current == (DEMO_ACCOUNT, ids[7])
         assert cell(table, project_key(ids[7]), "mark") == "▶"
         assert cell(table, project_key("shop-prod"), "mark") == " "
@@ -182,6 +193,35 @@ async def test_choosing_a_project_updates_two_rows_in_place(
         # The old and the new current project: their mark, account, id and name cells.
         assert calls.add_row == 0
         assert calls.update_cell <= 2 * 4 + 4
+
+
+async def test_the_first_frame_builds_a_screenful_and_the_cursor_waits_for_its_row(
+    flow_session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    add_projects(flow_session, ROWS)  # "bulk-…" sort first: the current shop-prod is near the end
+    calls = spy_on(monkeypatch, ProjectTable)
+    first: list[tuple[int, Any]] = []
+    show = ProjectTable.show
+
+    def spied_show(self: ProjectTable, *args: Any, **options: Any) -> None:
+        before = calls.add_row
+        show(self, *args, **options)
+        if not first:
+            first.append((calls.add_row - before, self.highlighted))
+
+    monkeypatch.setattr(ProjectTable, "show", spied_show)
+    app = BottuiApp(flow_session, demo=True, start_mode="projects")
+    async with app.run_test(size=SNAP_SIZE) as pilot:
+        await settle_tables(pilot)
+        # What the screen can show, not the 503 rows (the rest came a chunk a frame).
+        rows_built, highlighted = first[0]
+        assert 0 < rows_built <= SNAP_SIZE[1] + 2
+        # Meanwhile nothing was highlighted: Enter could not pick the first row instead.
+        assert highlighted is None
+        table = app.screen.query_one(ProjectTable)
+        assert table.row_count == ROWS + 3 and calls.add_row == ROWS + 3
+        assert table.highlighted is not None and table.highlighted.project == "shop-prod"
+        assert table.show_cursor
 
 
 # -- the Rate limiters screen --------------------------------------------------------
@@ -192,11 +232,22 @@ async def test_switching_back_to_limiters_does_not_rebuild_the_rows(
 ) -> None:
     add_limiters(flow_session, ROWS)
     calls = spy_on(monkeypatch, LimiterTable)
+    first: list[int] = []
+    show = LimiterTable.show
+
+    def spied_show(self: LimiterTable, *args: Any, **options: Any) -> None:
+        before = calls.add_row
+        show(self, *args, **options)
+        first.append(calls.add_row - before)
+
+    monkeypatch.setattr(LimiterTable, "show", spied_show)
     app = BottuiApp(flow_session, demo=True)
     async with app.run_test(size=SNAP_SIZE) as pilot:
-        await settle(pilot)
+        await settle_tables(pilot)
         table = app.screen.query_one(LimiterTable)
         assert table.row_count == ROWS + 4
+        # The first frame needed a screenful of rows, not 504.
+        assert 0 < first[0] <= SNAP_SIZE[1] + 2
         calls.reset()
         await switch(pilot, "1")
         await switch(pilot, "2")

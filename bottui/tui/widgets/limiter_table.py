@@ -15,7 +15,7 @@ from typing import Final
 from rich.text import Text
 
 from bottui.store.inventory_records import LimiterEntry, Source
-from bottui.tui.widgets.entry_table import EntryTable
+from bottui.tui.widgets.incremental_table import IncrementalTable
 from bottui.tui.widgets.safe import safe_id_text, safe_text
 
 #: Column key -> heading.
@@ -71,7 +71,7 @@ def short_time(stamp: str) -> str:
     return stamp
 
 
-class LimiterTable(EntryTable[LimiterEntry]):
+class LimiterTable(IncrementalTable[LimiterEntry, LimiterEntry]):
     """One row per known rate limiter of the current project; the cursor selects."""
 
     # The module-level COLUMNS above: the class body has not bound the name yet.

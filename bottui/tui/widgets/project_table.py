@@ -18,7 +18,7 @@ from textual.binding import Binding, BindingType
 from bottui.ops.token_slots import Reading, Slot
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.tokens import TokenState
-from bottui.tui.widgets.entry_table import EntryTable
+from bottui.tui.widgets.incremental_table import IncrementalTable
 from bottui.tui.widgets.safe import safe_id_text, safe_text
 
 #: A slot's cell while its state is being read.
@@ -69,12 +69,17 @@ def state_cell(state: CellState) -> Text:
     return Text("missing", style="bold yellow")
 
 
+#: What a project's cells are made from: the project, whether it is the
+#: current one, and the states of its personal and project tokens.
+_View = tuple[ProjectRow, bool, CellState, CellState]
+
+
 def _row_key(key: tuple[str, str]) -> str:
     # JSON: hostile ids (quotes, slashes, brackets) cannot make two keys collide.
     return json.dumps(list(key))
 
 
-class ProjectTable(EntryTable[ProjectRow]):
+class ProjectTable(IncrementalTable[ProjectRow, _View]):
     """Projects with account, id, display name and the two token states."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -133,11 +138,6 @@ class ProjectTable(EntryTable[ProjectRow]):
             ((key, row, _view(row, current, state)) for key, row in self._entries.items()),
             _cells,
         )
-
-
-#: What a project's cells are made from: the project, whether it is the
-#: current one, and the states of its personal and project tokens.
-_View = tuple[ProjectRow, bool, CellState, CellState]
 
 
 def _view(
