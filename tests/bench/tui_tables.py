@@ -118,7 +118,7 @@ async def _page_down(
         _key(pilot.app, "pagedown")  # type: ignore[arg-type]
         if before < table.row_count - 1:  # at the last row, PageDown does not move
             await _until(lambda: table.cursor_row != before, "PageDown")  # noqa: B023
-        await pilot.pause()
+        await _next_frame(pilot.app)  # type: ignore[arg-type]
         times.append((time.perf_counter() - started) * 1000)
     return times
 
@@ -214,7 +214,11 @@ async def _projects_visit(pilot: Pilot[Any], rows: int) -> tuple[float, float, f
     built = (time.perf_counter() - started) * 1000
     # The screen's own record of the states (what the token cells show).
     states: dict[Any, Any] = screen._states
-    await _until(lambda: all(s is not CHECKING for s in states.values()), "the token states")
+    # One project slot per row and one personal slot per account (one here).
+    await _until(
+        lambda: len(states) > rows and all(s is not CHECKING for s in states.values()),
+        "the token states",
+    )
     await _settle(pilot)
     tokens = (time.perf_counter() - started) * 1000
     return first, built, tokens, time.process_time() - cpu

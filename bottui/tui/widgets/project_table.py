@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import ClassVar, Literal
 
 from rich.text import Text
@@ -42,12 +43,14 @@ class ProjectRow:
         """``(account, project)``."""
         return (self.account, self.project)
 
-    @property
+    # Cached: the table looks both slots up for every row on every update, and
+    # a Slot costs more to make than the lookup itself.
+    @cached_property
     def personal_slot(self) -> Slot:
         """Where the account's personal access token belongs."""
         return Slot.personal(self.account)
 
-    @property
+    @cached_property
     def project_slot(self) -> Slot:
         """Where the project's API token belongs."""
         return Slot.for_project(self.account, self.project)
