@@ -6,8 +6,9 @@ the same rows, and may hold thousands of them (issue #12: 5,000 projects,
 millisecond to add and measure, so this table
 
 * builds only what the screen can show before the first frame, and the
-  rest in chunks after it, one chunk per frame, so keys are answered
-  throughout;
+  rest after it in chunks of ~50 ms with pauses between them, so keys are
+  answered throughout (a cursor that waits for its row, hidden meanwhile,
+  is taken there a bigger chunk per frame);
 * when the same keys come back in the same order, updates in place only the
   rows whose *view* (what their cells are made from) changed;
 * fixes each column's width once per update: ``update_cell(...,
@@ -48,8 +49,12 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
     function making the cells from the view.
     """
 
-    #: Rows added per frame after the first one (~0.25 ms each, measuring included).
+    #: Rows added at a time after the first screenful (~0.25 ms each, measuring included).
     CHUNK_ROWS: ClassVar[int] = 200
+    #: Seconds left free between two chunks, for keys and frames.
+    CHUNK_PAUSE: ClassVar[float] = 0.05
+    #: Rows added per frame while the cursor waits for its row (hidden: no key to answer).
+    SEEK_ROWS: ClassVar[int] = 400
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -149,8 +154,14 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
         pending = self._pending_select
         if pending is not None and pending in self.rows:
             self._select(pending)
-        if self.building:
-            self.call_after_refresh(self._build, generation, self.CHUNK_ROWS)
+        if not self.building:
+            return
+        if self._pending_select is not None:
+            self.call_after_refresh(self._build, generation, self.SEEK_ROWS)
+        else:
+            self.set_timer(
+                self.CHUNK_PAUSE, lambda: self._build(generation, self.CHUNK_ROWS), name="rows"
+            )
 
     def _update_in_place(
         self, views: Iterable[tuple[str, V]], cells: Callable[[V], Sequence[Text]]

@@ -43,6 +43,11 @@ class ProjectRow:
         """``(account, project)``."""
         return (self.account, self.project)
 
+    @cached_property
+    def row_key(self) -> str:
+        """The table's key of this project's row."""
+        return _row_key(self.key)
+
     # Cached: the table looks both slots up for every row on every update, and
     # a Slot costs more to make than the lookup itself.
     @cached_property
@@ -129,7 +134,7 @@ class ProjectTable(IncrementalTable[ProjectRow, _View]):
         keep = focus or (highlighted.key if highlighted else None) or current
         self._current = current
         self._update_rows(
-            ((_row_key(row.key), row, _view(row, current, state)) for row in rows),
+            ((row.row_key, row, _view(row, current, state)) for row in rows),
             _cells,
             select=None if keep is None else _row_key(keep),
         )
