@@ -128,7 +128,7 @@ def cell(table: EntryTable[Any], key: str, column: str) -> str:
 
 
 def project_key(project: str) -> str:
-    return f'["{DEMO_ACCOUNT}", "{project}"]'
+    return ProjectRow(DEMO_ACCOUNT, project, None).row_key
 
 
 # -- the Projects screen -------------------------------------------------------------

@@ -45,8 +45,9 @@ def same_cell(a: Text, b: Text) -> bool:
 class IncrementalTable(EntryTable[E], Generic[E, V]):
     """An :class:`EntryTable` shown through :meth:`_update_rows`.
 
-    Subclasses give each row a key, its entry and a hashable view, and a
-    function making the cells from the view.
+    Subclasses give each row a key and its entry, a function making the row's
+    hashable *view* from the entry (what its cells show), and one making the
+    cells from the view. Views are made for the rows built only.
     """
 
     #: Rows added at a time after the first screenful (~0.25 ms each, measuring included).
@@ -58,11 +59,12 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        # Row key -> (view, cells) for every row to show, in table order; cells
-        # are None until the row is added (rows beyond the first screen wait).
-        self._views: dict[str, tuple[V, Sequence[Text] | None]] = {}
+        # Row key -> (view, cells) of every row built, None for a row still to
+        # build; in table order.
+        self._views: dict[str, tuple[V, Sequence[Text]] | None] = {}
         self._order: list[str] = []
         self._built = 0
+        self._make_view: Callable[[E], V] | None = None
         self._make_cells: Callable[[V], Sequence[Text]] | None = None
         # Bumped by every rebuild: a chunk scheduled for an older one stops.
         self._generation = 0
@@ -71,49 +73,51 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
 
     @property
     def building(self) -> bool:
-        """Whether rows are still to be added (they follow, a chunk per frame)."""
+        """Whether rows are still to be added (they follow in chunks)."""
         return self._built < len(self._order)
 
     def _update_rows(
         self,
-        rows: Iterable[tuple[str, E, V]],
+        rows: Iterable[tuple[str, E]],
+        view: Callable[[E], V],
         cells: Callable[[V], Sequence[Text]],
         *,
         select: str | None = None,
     ) -> None:
-        """Show ``rows`` (key, entry, view); ``cells(view)`` makes a row's cells.
+        """Show ``rows`` (key, entry); a row's cells are ``cells(view(entry))``.
 
-        The same keys in the same order as shown: the rows whose view changed are
-        updated in place; the cursor stays, or goes to ``select``. Otherwise every
-        row is replaced, the cursor kept on ``select`` or else on the same key.
+        The same keys in the same order as shown: the built rows whose view
+        changed are updated in place; the cursor stays, or goes to ``select``.
+        Otherwise every row is replaced, the cursor kept on ``select`` or else
+        on the same key.
         """
         shown = list(rows)
-        self._make_cells = cells
+        self._make_view, self._make_cells = view, cells
         same_keys = len(shown) == len(self._order) and all(
-            key == old for (key, _entry, _view), old in zip(shown, self._order, strict=True)
+            key == old for (key, _entry), old in zip(shown, self._order, strict=True)
         )
         if not same_keys:
             self._rebuild(shown, select or self._pending_select or self._cursor_key())
             return
-        self._entries = {key: entry for key, entry, _view in shown}
-        self._update_in_place(((key, view) for key, _entry, view in shown), cells)
+        self._entries = dict(shown)
+        self._update_in_place(view, cells)
         if select is not None and select != self._cursor_key():
             self._select(select)
 
-    def _rebuild(self, shown: list[tuple[str, E, V]], keep: str | None) -> None:
+    def _rebuild(self, shown: list[tuple[str, E]], keep: str | None) -> None:
         self.clear()
         self._generation += 1
-        self._entries = {key: entry for key, entry, _view in shown}
-        self._views = {key: (view, None) for key, _entry, view in shown}
-        self._order = list(self._views)
+        self._entries = dict(shown)
+        self._views = dict.fromkeys(self._entries)
+        self._order = list(self._entries)
         self._built = 0
-        self._pending_select = None
+        self._pending_select = keep if keep is not None and keep in self._entries else None
         self.show_cursor = True
         # A screenful before the first frame (the terminal's height when the
         # table has not been laid out yet); the rest after it.
         self._build(self._generation, (self.size.height or self.app.size.height) + 2)
-        if keep is not None and keep in self._entries:
-            self._select(keep)
+        if self._pending_select is not None:
+            self._select(self._pending_select)
 
     def _select(self, key: str) -> None:
         """Put the cursor on ``key`` now if its row is built, else once it is.
@@ -140,14 +144,18 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
             super().action_select_cursor()
 
     def _build(self, generation: int, count: int) -> None:
-        """Add the next ``count`` rows; schedule the next chunk after the next frame."""
-        if generation != self._generation or self._make_cells is None:
+        """Add the next ``count`` rows; schedule the next chunk, if any.
+
+        After a pause while the cursor is where the operator put it; after the
+        next frame while it is hidden, on its way to a row not built yet.
+        """
+        if generation != self._generation or self._make_view is None or self._make_cells is None:
             return  # a newer rebuild started over
-        make = self._make_cells
+        make_view, make_cells, entries = self._make_view, self._make_cells, self._entries
         start, end = self._built, min(self._built + count, len(self._order))
         for key in self._order[start:end]:
-            view, _none = self._views[key]
-            cells = make(view)
+            view = make_view(entries[key])
+            cells = make_cells(view)
             self._views[key] = (view, cells)
             self.add_row(*cells, key=key)
         self._built = end
@@ -164,7 +172,7 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
             )
 
     def _update_in_place(
-        self, views: Iterable[tuple[str, V]], cells: Callable[[V], Sequence[Text]]
+        self, view: Callable[[E], V], cells: Callable[[V], Sequence[Text]]
     ) -> None:
         """Update the cells of the rows whose view changed; fix each column's width once.
 
@@ -179,16 +187,16 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
         widest: dict[str, tuple[int, str, Text]] = {}
         # Column -> (old width, row key, new cell) of the widest cell that got narrower.
         narrowed: dict[str, tuple[int, str, Text]] = {}
-        known = self._views
-        for key, view in views:
-            old_view, old_cells = known[key]
-            if old_view == view:
+        known, entries = self._views, self._entries
+        for key, shown in known.items():
+            if shown is None:
+                continue  # not built yet: its turn comes with the newest view
+            old_view, old_cells = shown
+            new_view = view(entries[key])
+            if new_view == old_view:
                 continue
-            if old_cells is None:  # not built yet: built from the new view when its turn comes
-                known[key] = (view, None)
-                continue
-            new_cells = cells(view)
-            known[key] = (view, new_cells)
+            new_cells = cells(new_view)
+            known[key] = (new_view, new_cells)
             for column, old, new in zip(column_keys, old_cells, new_cells, strict=False):
                 if same_cell(old, new):
                     continue

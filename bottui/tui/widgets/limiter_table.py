@@ -83,7 +83,12 @@ class LimiterTable(IncrementalTable[LimiterEntry, LimiterEntry]):
         The same limiters shown again (switching back to the screen) are
         updated in place, only those that changed (see ``_update_rows``).
         """
-        self._update_rows(((entry.id, entry, entry) for entry in entries), _cells, select=select)
+        self._update_rows(((entry.id, entry) for entry in entries), _same, _cells, select=select)
+
+
+def _same(entry: LimiterEntry) -> LimiterEntry:
+    """A limiter's view is the entry itself: every field is shown."""
+    return entry
 
 
 def _cells(entry: LimiterEntry) -> tuple[Text, ...]:

