@@ -161,7 +161,7 @@ class FrameClock:
     async def first(self, app: BottuiApp, ready: Callable[[], bool], what: str) -> float:
         """The time of the first frame drawn once ``ready()`` holds."""
         self.ready, self.when = ready, None
-        await _until(ready, what)
+        await _until(self.is_ready, what)
         if self.hooked:
             # Rows shown make the table dirty: a frame follows them.
             await _until(lambda: self.when is not None, what)
