@@ -6,7 +6,7 @@ the same rows, and may hold thousands of them (issue #12: 5,000 projects,
 millisecond to add and measure, so this table
 
 * builds only what the screen can show before the first frame, and the
-  rest after it in chunks of ~50 ms with pauses between them, so keys are
+  rest after it in chunks of ~25 ms with pauses between them, so keys are
   answered throughout (a cursor that waits for its row, hidden meanwhile,
   is taken there a bigger chunk per frame);
 * when the same keys come back in the same order, updates in place only the
@@ -51,9 +51,9 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
     """
 
     #: Rows added at a time after the first screenful (~0.25 ms each, measuring included).
-    CHUNK_ROWS: ClassVar[int] = 200
+    CHUNK_ROWS: ClassVar[int] = 100
     #: Seconds left free between two chunks, for keys and frames.
-    CHUNK_PAUSE: ClassVar[float] = 0.05
+    CHUNK_PAUSE: ClassVar[float] = 0.03
     #: Rows added per frame while the cursor waits for its row (hidden: no key to answer).
     SEEK_ROWS: ClassVar[int] = 400
 
