@@ -17,6 +17,11 @@ from bottui.store.paging import Cursor, Page
 
 T = TypeVar("T")
 
+#: Records per page when a face reads a whole list: each page is one range
+#: scan and one trip to the store's thread, so big pages mean few trips (a
+#: 5,000-row table is one) while memory stays bounded by the list itself.
+WHOLE_LIST_PAGE = 5000
+
 
 async def all_pages(read: Callable[[Cursor | None], Awaitable[Page[T]]]) -> list[T]:
     """Every item of a paged read, in the store's order."""
@@ -33,19 +38,25 @@ async def all_pages(read: Callable[[Cursor | None], Awaitable[Page[T]]]) -> list
 async def read_all_limiters(session: Session, account: str, project: str) -> list[LimiterEntry]:
     """The rate limiters the inventory knows for a project."""
     store = session.inventory_store
-    return await all_pages(lambda cursor: store.limiters(account, project, cursor=cursor))
+    return await all_pages(
+        lambda cursor: store.limiters(account, project, limit=WHOLE_LIST_PAGE, cursor=cursor)
+    )
 
 
 async def read_all_dimensions(session: Session, account: str, project: str) -> list[DimensionEntry]:
     """The dimensions the inventory knows for a project."""
     store = session.inventory_store
-    return await all_pages(lambda cursor: store.dimensions(account, project, cursor=cursor))
+    return await all_pages(
+        lambda cursor: store.dimensions(account, project, limit=WHOLE_LIST_PAGE, cursor=cursor)
+    )
 
 
 async def read_all_projects(session: Session, account: str | None = None) -> list[ProjectEntry]:
     """The projects the inventory knows (of ``account``, or of all)."""
     store = session.inventory_store
-    return await all_pages(lambda cursor: store.projects(account, cursor=cursor))
+    return await all_pages(
+        lambda cursor: store.projects(account, limit=WHOLE_LIST_PAGE, cursor=cursor)
+    )
 
 
 __all__ = ["all_pages", "read_all_dimensions", "read_all_limiters", "read_all_projects"]

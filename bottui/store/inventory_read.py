@@ -9,7 +9,7 @@ writes.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Self, TypeVar
 
@@ -34,6 +34,40 @@ from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT, ClosesOnExit, Databas
 from bottui.store.utc import Clock, stamp, system_clock
 
 _T = TypeVar("_T")
+
+#: A record's key in listing order: ``[account, project]`` or ``[account, project, id]``.
+Key = Sequence[str]
+
+
+def _after(columns: Sequence[str], after: Key | None) -> tuple[str, tuple[str, ...]]:
+    """The condition for the rows whose key sorts after ``after`` ("" for every row).
+
+    A row-value comparison on the primary key's columns: one range scan of
+    its index, where filtering every row in Python made paging quadratic.
+    """
+    if after is None:
+        return "", ()
+    if len(after) != len(columns):
+        raise ValueError("not a cursor of this listing")
+    marks = ", ".join("?" * len(columns))
+    return f" AND ({', '.join(columns)}) > ({marks})", tuple(after)
+
+
+def _after_in(
+    account: str | None, project: str | None, column: str, after: Key | None
+) -> tuple[str, tuple[str, ...]]:
+    """:func:`_after` for a project's records: on the id alone when the cursor is in that project.
+
+    SQLite then seeks in the primary key's index (profile, account, project, id);
+    with the row value it would scan the project's records for every page.
+    """
+    if after is not None and len(after) == 3 and list(after[:2]) == [account, project]:
+        return _after((column,), after[2:])
+    return _after(("account", "project", column), after)
+
+
+def _limit(limit: int | None) -> tuple[str, tuple[int, ...]]:
+    return ("", ()) if limit is None else (" LIMIT ?", (max(0, int(limit)),))
 
 
 class InventoryReader(ClosesOnExit):
@@ -103,18 +137,28 @@ class InventoryReader(ClosesOnExit):
         """The profile's accounts, by id."""
         return self._read(lambda conn: self._accounts(conn), [])
 
-    def projects(self, account: str | None = None) -> list[ProjectEntry]:
-        """The projects of ``account`` (or of every account), by account and id."""
-        return self._read(lambda conn: self._projects(conn, account), [])
+    def projects(
+        self, account: str | None = None, *, after: Key | None = None, limit: int | None = None
+    ) -> list[ProjectEntry]:
+        """The projects of ``account`` (or of every account), by account and id.
+
+        ``after``: only those whose ``[account, project]`` sorts after it; ``limit``:
+        at most that many (a page is one indexed range scan, whatever the page).
+        """
+        return self._read(lambda conn: self._projects(conn, account, after, limit), [])
 
     def project(self, account: str, project: str) -> ProjectEntry | None:
         """One project, if the inventory knows it."""
         found = [p for p in self.projects(account) if p.project == project]
         return found[0] if found else None
 
-    def limiters(self, account: str, project: str) -> list[LimiterEntry]:
-        """The rate limiters of a project, by id."""
-        return self._read(lambda conn: self._limiters(conn, account, project), [])
+    def limiters(
+        self, account: str, project: str, *, after: Key | None = None, limit: int | None = None
+    ) -> list[LimiterEntry]:
+        """The rate limiters of a project, by id (``after`` ``[account, project, id]``)."""
+        return self._read(
+            lambda conn: self._limiters(conn, account, project, after=after, limit=limit), []
+        )
 
     def limiter(self, account: str, project: str, limiter_id: str) -> LimiterEntry | None:
         """One rate limiter, if known: its ``previous()`` is the journal's ``previous``."""
@@ -123,9 +167,13 @@ class InventoryReader(ClosesOnExit):
         )
         return found[0] if found else None
 
-    def dimensions(self, account: str, project: str) -> list[DimensionEntry]:
-        """The dimensions of a project, by id."""
-        return self._read(lambda conn: self._dimensions(conn, account, project), [])
+    def dimensions(
+        self, account: str, project: str, *, after: Key | None = None, limit: int | None = None
+    ) -> list[DimensionEntry]:
+        """The dimensions of a project, by id (``after`` ``[account, project, id]``)."""
+        return self._read(
+            lambda conn: self._dimensions(conn, account, project, after=after, limit=limit), []
+        )
 
     def dimension(self, account: str, project: str, dimension_id: str) -> DimensionEntry | None:
         """One dimension, if known: its ``previous()`` is the journal's ``previous``."""
@@ -142,7 +190,7 @@ class InventoryReader(ClosesOnExit):
     def _snapshot(self, conn: sqlite3.Connection) -> InventorySnapshot:
         return InventorySnapshot(
             accounts=tuple(self._accounts(conn)),
-            projects=tuple(self._projects(conn, None)),
+            projects=tuple(self._projects(conn, None, None, None)),
             limiters=tuple(self._limiters(conn, None, None)),
             dimensions=tuple(self._dimensions(conn, None, None)),
         )
@@ -166,13 +214,24 @@ class InventoryReader(ClosesOnExit):
         )
         return [AccountEntry(*row) for row in rows]
 
-    def _projects(self, conn: sqlite3.Connection, account: str | None) -> list[ProjectEntry]:
+    def _projects(
+        self,
+        conn: sqlite3.Connection,
+        account: str | None,
+        after: Key | None,
+        limit: int | None,
+    ) -> list[ProjectEntry]:
         sql = f"SELECT {PROJECT_COLS} FROM projects WHERE profile = ?"
         params: tuple[str, ...] = (self._profile,)
         if account is not None:
             sql += " AND account = ?"
             params += (account,)
-        rows = conn.execute(sql + " ORDER BY account, project", params)
+        since, since_params = _after(("account", "project"), after)
+        bound, bound_params = _limit(limit)
+        rows = conn.execute(
+            sql + since + " ORDER BY account, project" + bound,
+            params + since_params + bound_params,
+        )
         return [ProjectEntry(*row) for row in rows]
 
     def _scope(
@@ -192,12 +251,17 @@ class InventoryReader(ClosesOnExit):
         account: str | None,
         project: str | None,
         limiter_id: str | None = None,
+        *,
+        after: Key | None = None,
+        limit: int | None = None,
     ) -> list[LimiterEntry]:
         where, params = self._scope(account, project, "limiter_id", limiter_id)
+        since, since_params = _after_in(account, project, "limiter_id", after)
+        bound, bound_params = _limit(limit)
         rows = conn.execute(
-            f"SELECT {LIMITER_COLS} FROM limiters WHERE {where} "
-            "ORDER BY account, project, limiter_id",
-            params,
+            f"SELECT {LIMITER_COLS} FROM limiters WHERE {where}{since} "
+            f"ORDER BY account, project, limiter_id{bound}",
+            params + since_params + bound_params,
         )
         return [
             LimiterEntry(a, p, i, n, row_bool(active), k, s) for a, p, i, n, active, k, s in rows
@@ -209,12 +273,17 @@ class InventoryReader(ClosesOnExit):
         account: str | None,
         project: str | None,
         dimension_id: str | None = None,
+        *,
+        after: Key | None = None,
+        limit: int | None = None,
     ) -> list[DimensionEntry]:
         where, params = self._scope(account, project, "dimension_id", dimension_id)
+        since, since_params = _after_in(account, project, "dimension_id", after)
+        bound, bound_params = _limit(limit)
         rows = conn.execute(
-            f"SELECT {DIMENSION_COLS} FROM dimensions WHERE {where} "
-            "ORDER BY account, project, dimension_id",
-            params,
+            f"SELECT {DIMENSION_COLS} FROM dimensions WHERE {where}{since} "
+            f"ORDER BY account, project, dimension_id{bound}",
+            params + since_params + bound_params,
         )
         return [DimensionEntry(*row) for row in rows]
 

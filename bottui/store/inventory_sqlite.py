@@ -69,6 +69,13 @@ def page_of(
     return Page(chosen, Cursor(json.dumps(key(chosen[-1]))) if more else None)
 
 
+def _page(found: Sequence[T], key: Callable[[T], list[str]], size: int) -> Page[T]:
+    """A page of ``size`` from the ``size + 1`` items read (the one more says: a next page)."""
+    chosen = tuple(found[:size])
+    more = len(found) > size
+    return Page(chosen, Cursor(json.dumps(key(chosen[-1]))) if more else None)
+
+
 def _account_key(entry: AccountEntry) -> list[str]:
     return [entry.account]
 
@@ -153,8 +160,11 @@ class SqliteInventoryStore:
         cursor: Cursor | None = None,
     ) -> Page[ProjectEntry]:
         """Projects of ``account`` (or of all), by account and id."""
-        found = await self._read(lambda: self._reader.projects(account))
-        return page_of(found, _project_key, limit, cursor)
+        after, size = _key_of(cursor), max(1, int(limit))
+        found = await self._read(
+            lambda: self._reader.projects(account, after=after, limit=size + 1)
+        )
+        return _page(found, _project_key, size)
 
     async def project(self, account: str, project: str) -> ProjectEntry | None:
         """One project, if known."""
@@ -169,8 +179,11 @@ class SqliteInventoryStore:
         cursor: Cursor | None = None,
     ) -> Page[LimiterEntry]:
         """The rate limiters of a project, by id."""
-        found = await self._read(lambda: self._reader.limiters(account, project))
-        return page_of(found, _record_key, limit, cursor)
+        after, size = _key_of(cursor), max(1, int(limit))
+        found = await self._read(
+            lambda: self._reader.limiters(account, project, after=after, limit=size + 1)
+        )
+        return _page(found, _record_key, size)
 
     async def limiter(self, account: str, project: str, limiter_id: str) -> LimiterEntry | None:
         """One rate limiter, if known."""
@@ -185,8 +198,11 @@ class SqliteInventoryStore:
         cursor: Cursor | None = None,
     ) -> Page[DimensionEntry]:
         """The dimensions of a project, by id."""
-        found = await self._read(lambda: self._reader.dimensions(account, project))
-        return page_of(found, _record_key, limit, cursor)
+        after, size = _key_of(cursor), max(1, int(limit))
+        found = await self._read(
+            lambda: self._reader.dimensions(account, project, after=after, limit=size + 1)
+        )
+        return _page(found, _record_key, size)
 
     async def dimension(
         self, account: str, project: str, dimension_id: str

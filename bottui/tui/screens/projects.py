@@ -144,7 +144,10 @@ class ProjectsScreen(BottuiScreen):
         """Show the rows read (or the problem reading them)."""
         session = self.services.session
         self._inventory_ok = problem is None
-        self._rows = rows
+        # The same projects as last time keep their row objects (and the slots
+        # those cache): thousands of rows are compared and looked up per visit.
+        known = {row: row for row in self._rows}
+        self._rows = rows = [known.get(row, row) for row in rows]
         base = session.settings.base_url
         if base != self._states_base:
             self._states, self._states_base = {}, base
@@ -162,8 +165,10 @@ class ProjectsScreen(BottuiScreen):
         table.show(rows, current=self.services.current, state=self._cell, focus=self._focus)
         self._focus = None
         self._show_title()
-        self._check_tokens()
-        self._after_states()
+        self._after_states(table=False)  # the table was just shown with these states
+        # Reading thousands of token states must not hold back the first frame;
+        # meanwhile the cells of unknown slots say "checking…" already.
+        self.call_after_refresh(self._check_tokens)
         if welcome.display:
             if not isinstance(self.focused, Button):
                 self.query_one("#welcome-add", Button).focus()
@@ -223,9 +228,9 @@ class ProjectsScreen(BottuiScreen):
                 self._states[slot] = reading
         self._after_states()
 
-    def _after_states(self) -> None:
-        """Redraw token cells, the keyring notice and the detail line."""
-        if self._rows:
+    def _after_states(self, *, table: bool = True) -> None:
+        """Redraw the token cells (unless not ``table``), the keyring notice, the detail line."""
+        if self._rows and table:
             self.table.update_states(self._cell)
         errors = [s for s in self._states.values() if isinstance(s, KeyringUnavailable)]
         self.query_one(KeyringNotice).show(errors[-1] if errors else None)

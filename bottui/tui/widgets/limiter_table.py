@@ -15,7 +15,7 @@ from typing import Final
 from rich.text import Text
 
 from bottui.store.inventory_records import LimiterEntry, Source
-from bottui.tui.widgets.entry_table import EntryTable
+from bottui.tui.widgets.incremental_table import IncrementalTable
 from bottui.tui.widgets.safe import safe_id_text, safe_text
 
 #: Column key -> heading.
@@ -71,15 +71,24 @@ def short_time(stamp: str) -> str:
     return stamp
 
 
-class LimiterTable(EntryTable[LimiterEntry]):
+class LimiterTable(IncrementalTable[LimiterEntry, LimiterEntry]):
     """One row per known rate limiter of the current project; the cursor selects."""
 
     # The module-level COLUMNS above: the class body has not bound the name yet.
     COLUMNS = COLUMNS
 
     def show(self, entries: Sequence[LimiterEntry], *, select: str | None = None) -> None:
-        """Replace the rows; keep the cursor on the same limiter (or on ``select``)."""
-        self._replace_rows(((entry.id, entry, _cells(entry)) for entry in entries), select=select)
+        """Show the rows; keep the cursor on the same limiter (or on ``select``).
+
+        The same limiters shown again (switching back to the screen) are
+        updated in place, only those that changed (see ``_update_rows``).
+        """
+        self._update_rows(((entry.id, entry) for entry in entries), _same, _cells, select=select)
+
+
+def _same(entry: LimiterEntry) -> LimiterEntry:
+    """A limiter's view is the entry itself: every field is shown."""
+    return entry
 
 
 def _cells(entry: LimiterEntry) -> tuple[Text, ...]:
