@@ -27,6 +27,7 @@ from bottui.ops.bulk.status import (
     ItemResult,
     ItemStatus,
     check_concurrency,
+    concurrency_note,
 )
 
 __all__ = [
@@ -40,5 +41,6 @@ __all__ = [
     "ItemResult",
     "ItemStatus",
     "check_concurrency",
+    "concurrency_note",
     "plan_bulk",
 ]
