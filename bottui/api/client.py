@@ -15,7 +15,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Final, Self
+from typing import TYPE_CHECKING, Final, Self
 
 import httpx
 
@@ -44,6 +44,9 @@ from bottui.api.scrub import remember
 from bottui.api.sending import answered, send_with_retries
 from bottui.api.tokens import AccessToken, ProjectToken, Secret
 from bottui.api.transport import default_transport
+
+if TYPE_CHECKING:
+    from bottui.api.lean import RevocationSender
 
 MAX_BODY_BYTES: Final = 1 << 20
 
@@ -119,6 +122,27 @@ class BotProtectionClient:
 
     def __repr__(self) -> str:
         return f"BotProtectionClient({self.base_url!r})"
+
+    @property
+    def transport(self) -> httpx.AsyncBaseTransport:
+        """The transport requests go through."""
+        return self._transport
+
+    @property
+    def default_headers(self) -> tuple[tuple[str, str], ...]:
+        """The headers every request carries besides the token's (``User-Agent``, ``Accept``)."""
+        return self._default_headers
+
+    def revocations(
+        self, account_id: str, project_id: str, *, max_connections: int
+    ) -> RevocationSender:
+        """A sender of many revocations (a bulk run): :func:`bottui.api.lean.revocation_sender`.
+
+        ``max_connections`` sizes the lean path's pool (the run's concurrency).
+        """
+        from bottui.api.lean import revocation_sender
+
+        return revocation_sender(self, account_id, project_id, max_connections=max_connections)
 
     async def __aenter__(self) -> Self:
         return self

@@ -35,15 +35,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from bottui.api.errors import ApiError, BottuiError, NetworkError
 from bottui.api.models import Revocation
 from bottui.api.pause import SharedPause
-from bottui.api.requests import PreparedRequest
 from bottui.api.tokens import AccessToken
 from bottui.ops.bulk.input import BulkSource, Duplicate, InvalidLine, Subject
-from bottui.ops.bulk.journal import JournalSink, ResumeState
+from bottui.ops.bulk.journal import JournalSink, ResumeState, is_settled, is_uncertain
 from bottui.ops.bulk.meter import Meter
 from bottui.ops.bulk.status import (
     DEFAULT_CONCURRENCY,
@@ -61,9 +60,17 @@ from bottui.ops.mutations import error_outcome
 from bottui.ops.session import Session
 from bottui.plaintext import clean
 from bottui.store.journal_records import Operation, Outcome
+from bottui.store.journal_store import ItemState
+
+if TYPE_CHECKING:
+    from bottui.api.lean import RevocationSender
 
 _YIELD_EVERY: Final = 256
-_Job = tuple[Subject, int | None, PreparedRequest]
+#: Ids read, looked up (``--resume``) and journaled as started together: one
+#: lookup and one transaction per chunk, however small the concurrency.
+MIN_CHUNK: Final = 256
+#: One id on its way: its subject, its entry, what earlier attempts left.
+_Job = tuple[Subject, int | None, ItemState | None]
 
 
 class BulkRevocation:
@@ -115,8 +122,11 @@ class BulkRevocation:
         self._tally = self._meter.tally
         self._sink = JournalSink(session)
         self._resume_state = ResumeState()
-        self._queue: asyncio.Queue[_Job | None] = asyncio.Queue(maxsize=self.concurrency)
-        self._chunk: list[tuple[Subject, PreparedRequest]] = []
+        self._chunk_size = max(MIN_CHUNK, self.concurrency)
+        # A whole chunk may wait queued while the next one is read and journaled.
+        self._queue: asyncio.Queue[_Job | None] = asyncio.Queue(maxsize=self._chunk_size)
+        self._chunk: list[Subject] = []
+        self._sender: RevocationSender | None = None
         self._unqueued: deque[_Job] = deque()
         self._workers: list[asyncio.Task[None]] = []
         self._producer: asyncio.Task[None] | None = None
@@ -195,6 +205,9 @@ class BulkRevocation:
         )
         if self.resume and not self._resume_state.earlier_run and self._sink.available:
             session.warn("nothing to resume: no earlier run of this input; sending every id")
+        self._sender = client.revocations(
+            self.account, self.project, max_connections=self.concurrency
+        )
         self._meter.start()
         ticker = asyncio.create_task(self._tick(), name="bottui-bulk-progress")
         try:
@@ -220,7 +233,10 @@ class BulkRevocation:
             for task in (self._producer, *self._workers):
                 if task is not None and not task.done():
                     task.cancel()
-            await self._sink.close()
+            try:
+                await self._sender.aclose()
+            finally:
+                await self._sink.close()
         self._emit_progress()
         return self._summary()
 
@@ -234,9 +250,10 @@ class BulkRevocation:
                 raise error
 
     async def _produce(self) -> None:
-        """Read the input, journal each chunk as started, queue its requests."""
-        client = self.session.client()
+        """Read the input in chunks; each is looked up, journaled as started, queued."""
         tally = self._tally
+        chunk = self._chunk
+        size = self._chunk_size
         reader = self.source.read()
         seen = 0
         try:
@@ -246,30 +263,20 @@ class BulkRevocation:
                 seen += 1
                 if seen % _YIELD_EVERY == 0:
                     await asyncio.sleep(0)
-                if isinstance(item, InvalidLine):
+                if isinstance(item, Subject):
+                    tally.taken += 1
+                    chunk.append(item)
+                    if len(chunk) >= size:
+                        await self._dispatch()
+                elif isinstance(item, Duplicate):
+                    tally.duplicates += 1
+                else:
                     tally.invalid_count += 1
                     if len(tally.invalid) < MAX_INVALID_KEPT:
                         tally.invalid.append(InvalidLine(item.line, clean(item.reason)))
-                    continue
-                if isinstance(item, Duplicate):
-                    tally.duplicates += 1
-                    continue
-                tally.taken += 1
-                if item.key in self._resume_state.settled:
-                    self._settle(item, None, ItemStatus.SKIPPED)
-                    continue
-                request = client.prepare_revocation(
-                    self.account,
-                    self.project,
-                    visitor_id=item.visitor_id,
-                    user_account_id=item.user_account_id,
-                )
-                self._chunk.append((item, request))
-                if len(self._chunk) >= self.concurrency:
-                    await self._dispatch()
             else:
                 self._read_all = True
-            if self._chunk and not self._stopping:
+            if chunk and not self._stopping:
                 await self._dispatch()
         finally:
             reader.close()
@@ -277,15 +284,31 @@ class BulkRevocation:
             await self._queue.put(None)
 
     async def _dispatch(self) -> None:
-        """Journal the chunk as started (one transaction), then queue it."""
-        chunk, self._chunk = self._chunk, []
+        """Look the chunk up (``--resume``), journal what is sent (one transaction), queue it."""
+        chunk = self._chunk[:]
+        self._chunk.clear()
         sink = self._sink
+        keys = [subject.key.hex() for subject in chunk]
+        states = await sink.states(keys) if self.resume else {}
+        sending: list[tuple[Subject, str, ItemState | None]] = []
+        for subject, key in zip(chunk, keys, strict=True):
+            state = states.get(key)
+            if state is not None and is_settled(state):
+                self._settle(subject, None, ItemStatus.SKIPPED)
+                if state.unfinished:  # settled since by another attempt: close them
+                    sink.supersede(state.unfinished, None)
+                continue
+            sending.append((subject, key, state))
+        if not sending:
+            return
         records = (
-            [sink.record(self.account, self.project, s) for s, _ in chunk] if sink.available else []
+            [sink.record(self.account, self.project, s, key) for s, key, _ in sending]
+            if sink.available
+            else []
         )
         ids: list[int] | None = None
         if records:
-            writing = asyncio.ensure_future(self._sink.start(records))
+            writing = asyncio.ensure_future(sink.start(records))
             try:
                 ids = await asyncio.shield(writing)
             except asyncio.CancelledError:
@@ -294,10 +317,11 @@ class BulkRevocation:
                 ids = await writing
                 raise
             finally:
-                jobs = [(s, ids[n] if ids else None, r) for n, (s, r) in enumerate(chunk)]
-                self._unqueued.extend(jobs)
+                self._unqueued.extend(
+                    (s, ids[n] if ids else None, state) for n, (s, _, state) in enumerate(sending)
+                )
         else:
-            self._unqueued.extend((s, None, r) for s, r in chunk)
+            self._unqueued.extend((s, None, state) for s, _, state in sending)
         while self._unqueued:
             job = self._unqueued[0]
             if self._stopping:
@@ -308,13 +332,15 @@ class BulkRevocation:
             self._unqueued.popleft()
 
     async def _worker(self, token: AccessToken) -> None:
-        client = self.session.client()
+        sender = self._sender
+        assert sender is not None
         tally = self._tally
+        pause = self.pause
         while True:
             job = await self._queue.get()
             if job is None:
                 return
-            subject, entry_id, request = job
+            subject, entry_id, state = job
             if self._stopping or not await self._wait_pause():
                 self._settle(subject, entry_id, ItemStatus.NOT_SENT)
                 continue
@@ -323,7 +349,9 @@ class BulkRevocation:
             revocation: Revocation | None = None
             failure: BottuiError | None = None
             try:
-                revocation = await client.send_revocation(request, token, pause=self.pause)
+                revocation = await sender.revoke(
+                    subject.visitor_id, subject.user_account_id, token, pause
+                )
             except BottuiError as exc:
                 failure = exc
             except asyncio.CancelledError:
@@ -338,7 +366,7 @@ class BulkRevocation:
                 tally.in_flight -= 1
             duration = time.perf_counter() - started
             if revocation is not None:
-                self._answered(subject, entry_id, revocation, duration)
+                self._answered(subject, entry_id, revocation, duration, state)
             elif failure is not None:
                 self._failed(subject, entry_id, failure, duration)
 
@@ -356,18 +384,24 @@ class BulkRevocation:
     # -- settling an id ---------------------------------------------------------------
 
     def _answered(
-        self, subject: Subject, entry_id: int | None, revocation: Revocation, duration: float
+        self,
+        subject: Subject,
+        entry_id: int | None,
+        revocation: Revocation,
+        duration: float,
+        state: ItemState | None,
     ) -> None:
         # Same words: RevocationOutcome's values are ItemStatus's.
         status = ItemStatus(revocation.outcome.value)
-        if status is ItemStatus.NOTHING_STANDING and subject.key in self._resume_state.uncertain:
-            # An earlier attempt's outcome was lost: it may have withdrawn it.
+        if status is not ItemStatus.UNKNOWN and is_uncertain(state):
+            # An earlier attempt's answer was lost (a crash) or unknown: it may
+            # have withdrawn the grant, and one withdrawn now may be a new one.
             status = ItemStatus.UNKNOWN_RETRIED
         self._tally.network_streak = 0
         result = revocation.to_json()
         result["outcome"] = status.value
-        if status is ItemStatus.UNKNOWN_RETRIED:
-            result["revoked"] = None
+        if status is ItemStatus.UNKNOWN_RETRIED and revocation.revoked is False:
+            result["revoked"] = None  # nothing stood: who withdrew it is not known
         self._settle(
             subject,
             entry_id,
@@ -377,6 +411,9 @@ class BulkRevocation:
             journal_result=result,
             duration=duration,
         )
+        if state is not None and state.unfinished and entry_id is not None:
+            # Settled now: the entries a crash left unfinished get their closing record.
+            self._sink.supersede(state.unfinished, entry_id)
 
     def _failed(
         self, subject: Subject, entry_id: int | None, error: BottuiError, duration: float
@@ -453,8 +490,9 @@ class BulkRevocation:
 
     def _settle_leftovers(self) -> None:
         """Ids taken but never sent (stopped, or abandoned): recorded as not sent."""
-        chunk, self._chunk = self._chunk, []
-        for subject, _ in chunk:
+        chunk = self._chunk[:]
+        self._chunk.clear()
+        for subject in chunk:
             self._settle(subject, None, ItemStatus.NOT_SENT)
         while self._unqueued:
             subject, entry_id, _ = self._unqueued.popleft()

@@ -193,9 +193,7 @@ def concurrency_note(value: int) -> str | None:
 def check_concurrency(value: int) -> int:
     """``value`` if it is a usable concurrency (1 to :data:`MAX_CONCURRENCY`)."""
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_CONCURRENCY:
-        raise ValidationError(
-            "concurrency", f"must be a whole number from 1 to {MAX_CONCURRENCY}"
-        )
+        raise ValidationError("concurrency", f"must be a whole number from 1 to {MAX_CONCURRENCY}")
     return value
 
 
