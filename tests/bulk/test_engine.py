@@ -212,7 +212,9 @@ async def test_service_down_stops_after_a_series_of_failures(env: SandboxServer)
     finally:
         await s.aclose()
     assert summary.exit_code == 4
-    assert 16 <= summary.failed < summary.total < 3000  # stopped reading the input too (chunks of 256)
+    assert (
+        16 <= summary.failed < summary.total < 3000
+    )  # stopped reading the input too (chunks of 256)
     assert summary.not_sent == summary.total - summary.failed
     assert summary.stopped_by and "in a row" in summary.stopped_by
 
