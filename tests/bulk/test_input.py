@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import tracemalloc
-
 import hashlib
 import io
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 

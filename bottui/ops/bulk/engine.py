@@ -35,31 +35,29 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
-from bottui.api.errors import ApiError, BottuiError, NetworkError
+from bottui.api.errors import BottuiError
 from bottui.api.models import Revocation
 from bottui.api.pause import SharedPause
 from bottui.api.tokens import AccessToken
 from bottui.ops.bulk.input import BulkSource, Duplicate, InvalidLine, Subject
-from bottui.ops.bulk.journal import JournalSink, ResumeState, is_settled, is_uncertain
+from bottui.ops.bulk.journal import JournalSink, ResumeState, is_settled
 from bottui.ops.bulk.meter import Meter
+from bottui.ops.bulk.settling import Job, Settling
 from bottui.ops.bulk.status import (
     DEFAULT_CONCURRENCY,
-    FATAL_STATUSES,
     MAX_INVALID_KEPT,
     BulkProgress,
     BulkSummary,
-    ItemResult,
     ItemStatus,
     ProgressCallback,
     ResultCallback,
     check_concurrency,
 )
-from bottui.ops.mutations import error_outcome
 from bottui.ops.session import Session
 from bottui.plaintext import clean
-from bottui.store.journal_records import Operation, Outcome
+from bottui.store.journal_records import Operation
 from bottui.store.journal_store import ItemState
 
 if TYPE_CHECKING:
@@ -69,11 +67,10 @@ _YIELD_EVERY: Final = 256
 #: Ids read, looked up (``--resume``) and journaled as started together: one
 #: lookup and one transaction per chunk, however small the concurrency.
 MIN_CHUNK: Final = 256
-#: One id on its way: its subject, its entry, what earlier attempts left.
-_Job = tuple[Subject, int | None, ItemState | None]
+_Job = Job
 
 
-class BulkRevocation:
+class BulkRevocation(Settling):
     """Revoke the grants of every subject of an input; see the module docstring.
 
     Args:
@@ -380,127 +377,6 @@ class BulkRevocation:
             if self._stopping:
                 return False
             await timing.sleep(min(left, 0.1))
-
-    # -- settling an id ---------------------------------------------------------------
-
-    def _answered(
-        self,
-        subject: Subject,
-        entry_id: int | None,
-        revocation: Revocation,
-        duration: float,
-        state: ItemState | None,
-    ) -> None:
-        # Same words: RevocationOutcome's values are ItemStatus's.
-        status = ItemStatus(revocation.outcome.value)
-        if status is not ItemStatus.UNKNOWN and is_uncertain(state):
-            # An earlier attempt's answer was lost (a crash) or unknown: it may
-            # have withdrawn the grant, and one withdrawn now may be a new one.
-            status = ItemStatus.UNKNOWN_RETRIED
-        self._tally.network_streak = 0
-        result = revocation.to_json()
-        result["outcome"] = status.value
-        if status is ItemStatus.UNKNOWN_RETRIED and revocation.revoked is False:
-            result["revoked"] = None  # nothing stood: who withdrew it is not known
-        self._settle(
-            subject,
-            entry_id,
-            status,
-            report_id=revocation.report_id,
-            http_status=revocation.status,
-            journal_result=result,
-            duration=duration,
-        )
-        if state is not None and state.unfinished and entry_id is not None:
-            # Settled now: the entries a crash left unfinished get their closing record.
-            self._sink.supersede(state.unfinished, entry_id)
-
-    def _failed(
-        self, subject: Subject, entry_id: int | None, error: BottuiError, duration: float
-    ) -> None:
-        tally = self._tally
-        title = clean(error.title)
-        tally.errors[title] += 1
-        if isinstance(error, NetworkError):
-            tally.network_failures += 1
-            tally.network_streak += 1
-            if tally.network_streak >= max(16, 2 * self.concurrency):
-                self._stop(f"{tally.network_streak} ids in a row failed: {title}")
-        else:
-            tally.api_failures += 1
-            tally.network_streak = 0
-            if isinstance(error, ApiError) and error.status in FATAL_STATUSES:
-                self._stop(f"{title}: every other id would get the same answer")
-        status = getattr(error, "status", None)
-        # A request that may have arrived unanswered is unknown, never failed.
-        unknown = isinstance(error, BottuiError) and error.ambiguous
-        self._settle(
-            subject,
-            entry_id,
-            ItemStatus.UNKNOWN if unknown else ItemStatus.FAILED,
-            http_status=status if isinstance(status, int) else None,
-            error=str(error),
-            journal_error=error.to_json()["error"],
-            journal_outcome=error_outcome(error),
-            duration=duration,
-        )
-
-    def _settle(
-        self,
-        subject: Subject,
-        entry_id: int | None,
-        status: ItemStatus,
-        *,
-        report_id: str | None = None,
-        http_status: int | None = None,
-        error: str | None = None,
-        journal_result: dict[str, Any] | None = None,
-        journal_error: dict[str, Any] | None = None,
-        journal_outcome: str | None = None,
-        duration: float | None = None,
-    ) -> None:
-        tally = self._tally
-        tally.counts[status] += 1
-        tally.done += 1
-        if status not in (ItemStatus.SKIPPED, ItemStatus.NOT_SENT):
-            tally.sent += 1
-        if status is ItemStatus.NOT_SENT:
-            journal_error = {"message": "not sent: the run stopped before this id"}
-        if entry_id is not None:
-            self._sink.finish(
-                entry_id,
-                # ItemStatus and Outcome name their members alike; FAILED and an
-                # unknown failure bring their journal_outcome, SKIPPED is never journaled.
-                outcome=journal_outcome or Outcome[status.name].value,
-                status=http_status,
-                result=journal_result,
-                error=journal_error,
-                duration_ms=None if duration is None else duration * 1000,
-            )
-        if self.on_result is not None:
-            self.on_result(
-                ItemResult(
-                    subject=subject,
-                    status=status,
-                    report_id=report_id,
-                    http_status=http_status,
-                    error=error,
-                )
-            )
-
-    def _settle_leftovers(self) -> None:
-        """Ids taken but never sent (stopped, or abandoned): recorded as not sent."""
-        chunk = self._chunk[:]
-        self._chunk.clear()
-        for subject in chunk:
-            self._settle(subject, None, ItemStatus.NOT_SENT)
-        while self._unqueued:
-            subject, entry_id, _ = self._unqueued.popleft()
-            self._settle(subject, entry_id, ItemStatus.NOT_SENT)
-        while not self._queue.empty():
-            job = self._queue.get_nowait()
-            if job is not None:
-                self._settle(job[0], job[1], ItemStatus.NOT_SENT)
 
     # -- progress and summary -----------------------------------------------------
 

@@ -28,28 +28,23 @@ import csv
 import hashlib
 import io
 import os
-import re
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Final, Literal, NamedTuple
 
-from bottui.api.errors import RefusedError, ValidationError
+from bottui.api.errors import ValidationError
 from bottui.api.validation import SUBJECT_ID_MAX, subject
+from bottui.ops.bulk.scan import MAX_LINE_BYTES, UTF16_BOMS, BulkInputError, Scanner
 from bottui.store.seen_ids import SeenIds
 
-#: Longest line read; a longer one is reported invalid and skipped.
-MAX_LINE_BYTES: Final = 1 << 16
 VISITOR_COLUMN: Final = "visitorid"
 USER_COLUMN: Final = "useraccountid"
 _BOM: Final = b"\xef\xbb\xbf"
-_UTF16_BOMS: Final = (b"\xff\xfe", b"\xfe\xff")
 _DELIMITERS: Final = (",", ";", "\t")
 _BLOCK: Final = 1 << 16
 _SCAN_BLOCK: Final = 1 << 20
-#: A line of ASCII whitespace only (``bytes.strip``'s), from its start to its end.
-_BLANK_LINE: Final = re.compile(rb"(?m)^[ \t\r\x0b\x0c]*\n")
 #: What trimming removes: spaces, tabs, line ends and the Unicode spaces. Not
 #: str.strip()'s default, which also eats the controls U+001C-U+001F and U+0085:
 #: a control character at the edge of an id must be refused, not dropped.
@@ -66,10 +61,6 @@ _BATCH: Final = 512
 _PAIR: Final = "\x1f"
 
 InputFormat = Literal["lines", "csv"]
-
-
-class BulkInputError(RefusedError):
-    """The input as a whole cannot be used (unreadable, UTF-16, a bad header): exit 2."""
 
 
 class Subject(NamedTuple):
@@ -145,73 +136,13 @@ def _decode_first(raw: bytes) -> str | None:
         return None
 
 
-class _Scanner:
-    """Fed the input block by block: SHA-256, non-blank lines, the first of them.
-
-    Lines are counted at C speed (``bytes.count`` and one regular expression
-    per block), never one by one in Python: a 1,000,000-line input is
-    scanned in about 0.1 s.
-    """
-
-    def __init__(self) -> None:
-        self.sha256 = hashlib.sha256()
-        self.nonblank = 0
-        self.first: bytes | None = None
-        self._partial = b""
-        self._partial_nonblank = False
-        self._start = True
-
-    def feed(self, block: bytes) -> None:
-        if self._start and block:
-            self._start = False
-            if block.startswith(_UTF16_BOMS):
-                raise BulkInputError(
-                    "The input is UTF-16", "save it as UTF-8 (with or without a BOM)"
-                )
-        self.sha256.update(block)
-        end = block.rfind(b"\n")
-        if end < 0:
-            self._carry(block)
-            return
-        first_end = block.find(b"\n")
-        self._carry(block[:first_end])
-        self._line_end()
-        body = block[first_end + 1 : end + 1]  # whole lines only
-        lines = body.count(b"\n")
-        if lines:
-            nonblank = lines - len(_BLANK_LINE.findall(body))
-            self.nonblank += nonblank
-            if self.first is None and nonblank:
-                self.first = next(line for line in body.split(b"\n") if line.strip())[
-                    :MAX_LINE_BYTES
-                ]
-        self._carry(block[end + 1 :])
-
-    def _carry(self, part: bytes) -> None:
-        """More of the line not ended yet."""
-        if not self._partial_nonblank and part.strip():
-            self._partial_nonblank = True
-        if self.first is None and len(self._partial) < MAX_LINE_BYTES:
-            self._partial += part[: MAX_LINE_BYTES - len(self._partial)]
-
-    def _line_end(self) -> None:
-        if self._partial_nonblank:
-            self.nonblank += 1
-            if self.first is None:
-                self.first = self._partial[:MAX_LINE_BYTES]
-        self._partial = b""
-        self._partial_nonblank = False
-
-    def finish(self) -> None:
-        self._line_end()
-
-    def candidate_lines(self) -> int:
-        """Non-blank lines, less the CSV header if there is one."""
-        if self.first is None:
-            return 0
-        text = _decode_first(self.first)
-        header = text is not None and _columns(text) is not None
-        return self.nonblank - (1 if header else 0)
+def _candidate_lines(scanner: Scanner) -> int:
+    """Non-blank lines, less the CSV header if there is one."""
+    if scanner.first is None:
+        return 0
+    text = _decode_first(scanner.first)
+    header = text is not None and _columns(text) is not None
+    return scanner.nonblank - (1 if header else 0)
 
 
 def _decoded(raw: bytes | None) -> str | None:
@@ -263,7 +194,7 @@ class BulkSource:
     def from_path(cls, path: str | Path) -> BulkSource:
         """A file; read once now for its hash and line count."""
         file = Path(path)
-        scanner = _Scanner()
+        scanner = Scanner()
         try:
             with open(file, "rb") as handle:
                 for block in iter(lambda: handle.read(_SCAN_BLOCK), b""):
@@ -278,7 +209,7 @@ class BulkSource:
     def from_stream(cls, stream: BinaryIO, label: str = "stdin") -> BulkSource:
         """A stream (stdin), copied to an unnamed temporary file as it is read and hashed."""
         spool = tempfile.TemporaryFile(prefix="bottui-bulk-")  # noqa: SIM115 (closed by close)
-        scanner = _Scanner()
+        scanner = Scanner()
         try:
             for block in iter(lambda: stream.read(_BLOCK), b""):
                 scanner.feed(block)
@@ -293,7 +224,7 @@ class BulkSource:
     def from_text(cls, text: str, label: str = "pasted text") -> BulkSource:
         """Text already in memory (pasted or loaded in the TUI), as UTF-8."""
         data = text.encode("utf-8", "surrogatepass")
-        scanner = _Scanner()
+        scanner = Scanner()
         scanner.feed(data)
         return cls._scanned(label, scanner, data=data)
 
@@ -301,7 +232,7 @@ class BulkSource:
     def _scanned(
         cls,
         label: str,
-        scanner: _Scanner,
+        scanner: Scanner,
         *,
         path: Path | None = None,
         spool: BinaryIO | None = None,
@@ -312,7 +243,7 @@ class BulkSource:
         return cls(
             label,
             sha256=scanner.sha256.hexdigest(),
-            candidate_lines=scanner.candidate_lines(),
+            candidate_lines=_candidate_lines(scanner),
             path=path,
             spool=spool,
             data=data,
@@ -435,7 +366,7 @@ class SubjectReader:
                 yield number, None
                 continue
             if number == 1:
-                if raw.startswith(_UTF16_BOMS):
+                if raw.startswith(UTF16_BOMS):
                     raise BulkInputError(
                         "The input is UTF-16", "save it as UTF-8 (with or without a BOM)"
                     )
