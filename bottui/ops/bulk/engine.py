@@ -45,7 +45,7 @@ from bottui.api.tokens import AccessToken
 from bottui.ops.bulk.input import BulkSource, Duplicate, InvalidLine, Subject
 from bottui.ops.bulk.journal import JournalSink, ResumeState, is_settled
 from bottui.ops.bulk.meter import Meter
-from bottui.ops.bulk.settling import Job, Settling
+from bottui.ops.bulk.settling import Job, Looking, Settling
 from bottui.ops.bulk.status import (
     DEFAULT_CONCURRENCY,
     MAX_INVALID_KEPT,
@@ -124,6 +124,7 @@ class BulkRevocation(Settling):
         # A whole chunk may wait queued while the next one is read and journaled.
         self._queue: asyncio.Queue[_Job | None] = asyncio.Queue(maxsize=self._chunk_size)
         self._chunk: list[Subject] = []
+        self._looking: Looking | None = None  # the chunk being looked up
         self._sender: RevocationSender | None = None
         self._unqueued: deque[_Job] = deque()
         self._workers: list[asyncio.Task[None]] = []
@@ -265,7 +266,7 @@ class BulkRevocation(Settling):
                     tally.taken += 1
                     chunk.append(item)
                     if len(chunk) >= size:
-                        await self._dispatch()
+                        await self._next_chunk()
                 elif isinstance(item, Duplicate):
                     tally.duplicates += 1
                 else:
@@ -274,20 +275,43 @@ class BulkRevocation(Settling):
                         tally.invalid.append(InvalidLine(item.line, clean(item.reason)))
             else:
                 self._read_all = True
-            if chunk and not self._stopping:
-                await self._dispatch()
+            if not self._stopping:
+                if chunk:
+                    await self._next_chunk()
+                await self._next_chunk(last=True)
         finally:
             reader.close()
         for _ in self._workers:
             await self._queue.put(None)
 
-    async def _dispatch(self) -> None:
-        """Look the chunk up (``--resume``), journal what is sent (one transaction), queue it."""
-        chunk = self._chunk[:]
-        self._chunk.clear()
+    async def _next_chunk(self, *, last: bool = False) -> None:
+        """Start looking the full chunk up (``--resume``); dispatch the chunk before it.
+
+        One chunk ahead: the journal looks a chunk up on its own thread while
+        this one reads and deduplicates the next, so a resume pays for the
+        lookups only where they take longer than reading. ``last``: no chunk
+        comes after, dispatch the one looked up.
+        """
+        if last:
+            earlier, self._looking = self._looking, None
+        else:
+            chunk = self._chunk[:]
+            self._chunk.clear()
+            keys = [subject.key.hex() for subject in chunk]
+            lookup = asyncio.ensure_future(self._sink.states(keys)) if self.resume else None
+            earlier, self._looking = self._looking, (chunk, keys, lookup)
+        if earlier is not None:
+            await self._dispatch(*earlier)
+
+    async def _dispatch(
+        self,
+        chunk: list[Subject],
+        keys: list[str],
+        lookup: asyncio.Future[dict[str, ItemState]] | None,
+    ) -> None:
+        """Skip what earlier runs settled, journal what is sent (one transaction), queue it."""
         sink = self._sink
-        keys = [subject.key.hex() for subject in chunk]
-        states = await sink.states(keys) if self.resume else {}
+        states = await lookup if lookup is not None else {}
         sending: list[tuple[Subject, str, ItemState | None]] = []
         for subject, key in zip(chunk, keys, strict=True):
             state = states.get(key)

@@ -27,6 +27,8 @@ from bottui.store.journal_store import ItemState
 
 #: One id on its way: its subject, its entry, what earlier attempts left.
 Job = tuple[Subject, int | None, ItemState | None]
+#: A chunk read and being looked up: its subjects, their item keys, the lookup.
+Looking = tuple[list[Subject], list[str], "asyncio.Future[dict[str, ItemState]] | None"]
 
 
 class Settling:
@@ -37,6 +39,7 @@ class Settling:
     _tally: Tally
     _sink: JournalSink
     _chunk: list[Subject]
+    _looking: Looking | None
     _unqueued: deque[Job]
     _queue: asyncio.Queue[Job | None]
 
@@ -154,6 +157,11 @@ class Settling:
         """Ids taken but never sent (stopped, or abandoned): recorded as not sent."""
         chunk = self._chunk[:]
         self._chunk.clear()
+        looking, self._looking = self._looking, None
+        if looking is not None:
+            if looking[2] is not None:
+                looking[2].cancel()
+            chunk = looking[0] + chunk
         for subject in chunk:
             self._settle(subject, None, ItemStatus.NOT_SENT)
         while self._unqueued:
