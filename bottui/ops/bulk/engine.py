@@ -312,15 +312,26 @@ class BulkRevocation(Settling):
         """Skip what earlier runs settled, journal what is sent (one transaction), queue it."""
         sink = self._sink
         states = await lookup if lookup is not None else {}
-        sending: list[tuple[Subject, str, ItemState | None]] = []
-        for subject, key in zip(chunk, keys, strict=True):
-            state = states.get(key)
-            if state is not None and is_settled(state):
-                self._settle(subject, None, ItemStatus.SKIPPED)
+        sending: list[tuple[Subject, str, ItemState | None]]
+        if not states:  # nothing known of these ids: every one is sent
+            sending = [(subject, key, None) for subject, key in zip(chunk, keys, strict=True)]
+        else:
+            sending = []
+            skipped = 0
+            for subject, key in zip(chunk, keys, strict=True):
+                state = states.get(key)
+                if state is None or not is_settled(state):
+                    sending.append((subject, key, state))
+                    continue
                 if state.unfinished:  # settled since by another attempt: close them
                     sink.supersede(state.unfinished, None)
-                continue
-            sending.append((subject, key, state))
+                if self.on_result is not None:
+                    self._settle(subject, None, ItemStatus.SKIPPED)
+                else:
+                    skipped += 1  # counted at once: a settled 1,000,000-id resume skips them all
+            if skipped:
+                self._tally.counts[ItemStatus.SKIPPED] += skipped
+                self._tally.done += skipped
         if not sending:
             return
         records = (
