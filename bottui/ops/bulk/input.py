@@ -36,22 +36,22 @@ from typing import BinaryIO, Final, Literal, NamedTuple
 
 from bottui.api.errors import ValidationError
 from bottui.api.validation import SUBJECT_ID_MAX, subject
-from bottui.ops.bulk.scan import MAX_LINE_BYTES, UTF16_BOMS, BulkInputError, Scanner
+from bottui.ops.bulk.scan import (
+    _TRIMMED,
+    BOM,
+    MAX_LINE_BYTES,
+    USER_COLUMN,
+    UTF16_BOMS,
+    VISITOR_COLUMN,
+    BulkInputError,
+    Scanner,
+    _columns,
+    trim,
+)
 from bottui.store.seen_ids import SeenIds
 
-VISITOR_COLUMN: Final = "visitorid"
-USER_COLUMN: Final = "useraccountid"
-_BOM: Final = b"\xef\xbb\xbf"
-_DELIMITERS: Final = (",", ";", "\t")
 _BLOCK: Final = 1 << 16
 _SCAN_BLOCK: Final = 1 << 20
-#: What trimming removes: spaces, tabs, line ends and the Unicode spaces. Not
-#: str.strip()'s default, which also eats the controls U+001C-U+001F and U+0085:
-#: a control character at the edge of an id must be refused, not dropped.
-_TRIMMED: Final = (
-    " \t\r\n\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
-    "\u200a\u2028\u2029\u202f\u205f\u3000"
-)
 #: The csv module's message for a record that ends inside a quoted field.
 _OPEN_QUOTE: Final = "unexpected end of data"
 #: Lines read, validated and deduplicated together.
@@ -109,40 +109,6 @@ def subject_key(visitor_id: str | None, user_account_id: str | None) -> bytes:
 
 
 _blake2b = hashlib.blake2b
-
-
-def trim(text: str) -> str:
-    """``text`` without surrounding whitespace; control characters are kept (and refused)."""
-    return text.strip(_TRIMMED)
-
-
-def _columns(first_line: str) -> tuple[str, list[str]] | None:
-    """The delimiter and column names when ``first_line`` is a CSV header naming ours."""
-    for delimiter in _DELIMITERS:
-        try:
-            names = next(csv.reader([first_line], delimiter=delimiter, strict=True))
-        except (csv.Error, StopIteration):
-            continue
-        folded = [trim(name).lower() for name in names]
-        if VISITOR_COLUMN in folded or USER_COLUMN in folded:
-            return delimiter, folded
-    return None
-
-
-def _decode_first(raw: bytes) -> str | None:
-    try:
-        return trim(raw.removeprefix(_BOM).decode("utf-8"))
-    except UnicodeDecodeError:
-        return None
-
-
-def _candidate_lines(scanner: Scanner) -> int:
-    """Non-blank lines, less the CSV header if there is one."""
-    if scanner.first is None:
-        return 0
-    text = _decode_first(scanner.first)
-    header = text is not None and _columns(text) is not None
-    return scanner.nonblank - (1 if header else 0)
 
 
 def _decoded(raw: bytes | None) -> str | None:
@@ -243,7 +209,7 @@ class BulkSource:
         return cls(
             label,
             sha256=scanner.sha256.hexdigest(),
-            candidate_lines=_candidate_lines(scanner),
+            candidate_lines=scanner.candidate_lines(),
             path=path,
             spool=spool,
             data=data,
@@ -416,7 +382,7 @@ class SubjectReader:
                     raise BulkInputError(
                         "The input is UTF-16", "save it as UTF-8 (with or without a BOM)"
                     )
-                raw = raw.removeprefix(_BOM)
+                raw = raw.removeprefix(BOM)
             yield number, raw
 
     def _line(self, number: int, raw: bytes | None) -> Subject | InvalidLine | None:

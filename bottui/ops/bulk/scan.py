@@ -9,6 +9,7 @@ request at once.
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import re
 from typing import Final
@@ -18,8 +19,46 @@ from bottui.api.errors import RefusedError
 #: Longest line read; a longer one is reported invalid and skipped.
 MAX_LINE_BYTES: Final = 1 << 16
 UTF16_BOMS: Final = (b"\xff\xfe", b"\xfe\xff")
+BOM: Final = b"\xef\xbb\xbf"
 #: A line of ASCII whitespace only (``bytes.strip``'s), from its start to its end.
 _BLANK_LINE: Final = re.compile(rb"(?m)^[ \t\r\x0b\x0c]*\n")
+
+
+VISITOR_COLUMN: Final = "visitorid"
+USER_COLUMN: Final = "useraccountid"
+_DELIMITERS: Final = (",", ";", "\t")
+#: What trimming removes: spaces, tabs, line ends and the Unicode spaces. Not
+#: str.strip()'s default, which also eats the controls U+001C-U+001F and U+0085:
+#: a control character at the edge of an id must be refused, not dropped.
+_TRIMMED: Final = (
+    " \t\r\n\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+    "\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+
+
+def trim(text: str) -> str:
+    """``text`` without surrounding whitespace; control characters are kept (and refused)."""
+    return text.strip(_TRIMMED)
+
+
+def _columns(first_line: str) -> tuple[str, list[str]] | None:
+    """The delimiter and column names when ``first_line`` is a CSV header naming ours."""
+    for delimiter in _DELIMITERS:
+        try:
+            names = next(csv.reader([first_line], delimiter=delimiter, strict=True))
+        except (csv.Error, StopIteration):
+            continue
+        folded = [trim(name).lower() for name in names]
+        if VISITOR_COLUMN in folded or USER_COLUMN in folded:
+            return delimiter, folded
+    return None
+
+
+def _decode_first(raw: bytes) -> str | None:
+    try:
+        return trim(raw.removeprefix(BOM).decode("utf-8"))
+    except UnicodeDecodeError:
+        return None
 
 
 class BulkInputError(RefusedError):
@@ -81,5 +120,22 @@ class Scanner:
     def finish(self) -> None:
         self._line_end()
 
+    def candidate_lines(self) -> int:
+        """Non-blank lines, less the CSV header if there is one."""
+        if self.first is None:
+            return 0
+        text = _decode_first(self.first)
+        header = text is not None and _columns(text) is not None
+        return self.nonblank - (1 if header else 0)
 
-__all__ = ["MAX_LINE_BYTES", "UTF16_BOMS", "BulkInputError", "Scanner"]
+
+__all__ = [
+    "BOM",
+    "MAX_LINE_BYTES",
+    "USER_COLUMN",
+    "UTF16_BOMS",
+    "VISITOR_COLUMN",
+    "BulkInputError",
+    "Scanner",
+    "trim",
+]
