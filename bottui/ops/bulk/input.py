@@ -37,15 +37,15 @@ from typing import BinaryIO, Final, Literal, NamedTuple
 from bottui.api.errors import ValidationError
 from bottui.api.validation import SUBJECT_ID_MAX, subject
 from bottui.ops.bulk.scan import (
-    _TRIMMED,
     BOM,
     MAX_LINE_BYTES,
+    TRIMMED,
     USER_COLUMN,
     UTF16_BOMS,
     VISITOR_COLUMN,
     BulkInputError,
     Scanner,
-    _columns,
+    header_columns,
     trim,
 )
 from bottui.store.seen_ids import SeenIds
@@ -339,7 +339,7 @@ class SubjectReader:
                 batch.append(InvalidLine(number, f"longer than {MAX_LINE_BYTES} bytes"))
                 continue
             try:
-                text = raw.decode("utf-8").strip(_TRIMMED)
+                text = raw.decode("utf-8").strip(TRIMMED)
             except UnicodeDecodeError:
                 item = self._line(number, raw)
             else:
@@ -395,7 +395,7 @@ class SubjectReader:
         if not text:
             return None
         if self.format is None:
-            columns = _columns(text)
+            columns = header_columns(text)
             if columns is not None:
                 self._header(*columns)
                 return None
@@ -451,7 +451,7 @@ class SubjectReader:
             if more is None or len(record) + len(more) > MAX_LINE_BYTES:
                 self._pushed_back.extend(reversed(ahead))
                 return InvalidLine(number, "not a CSV row (a quoted field is not closed)")
-            record += "\n" + more.removesuffix("\n").removesuffix("\r").rstrip(_TRIMMED)
+            record += "\n" + more.removesuffix("\n").removesuffix("\r").rstrip(TRIMMED)
 
     @staticmethod
     def _subject(number: int, visitor: str | None, user: str | None) -> Subject | InvalidLine:

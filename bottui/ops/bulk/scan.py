@@ -1,7 +1,8 @@
 """The first pass over a bulk input: its SHA-256, its non-blank lines, the first of them.
 
 The hash is the run's identity (``--resume``); the count of lines bounds the
-ids for progress. Lines are counted at C speed (``bytes.count`` and one
+ids for progress. The rules the reader shares with this pass (a CSV header,
+trimming) are here too. Lines are counted at C speed (``bytes.count`` and one
 regular expression per block), never one by one in Python: a 1,000,000-line
 input is scanned in about 0.1 s, so a run or a resume sends its first
 request at once.
@@ -30,7 +31,7 @@ _DELIMITERS: Final = (",", ";", "\t")
 #: What trimming removes: spaces, tabs, line ends and the Unicode spaces. Not
 #: str.strip()'s default, which also eats the controls U+001C-U+001F and U+0085:
 #: a control character at the edge of an id must be refused, not dropped.
-_TRIMMED: Final = (
+TRIMMED: Final = (
     " \t\r\n\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
     "\u200a\u2028\u2029\u202f\u205f\u3000"
 )
@@ -38,10 +39,10 @@ _TRIMMED: Final = (
 
 def trim(text: str) -> str:
     """``text`` without surrounding whitespace; control characters are kept (and refused)."""
-    return text.strip(_TRIMMED)
+    return text.strip(TRIMMED)
 
 
-def _columns(first_line: str) -> tuple[str, list[str]] | None:
+def header_columns(first_line: str) -> tuple[str, list[str]] | None:
     """The delimiter and column names when ``first_line`` is a CSV header naming ours."""
     for delimiter in _DELIMITERS:
         try:
@@ -125,17 +126,19 @@ class Scanner:
         if self.first is None:
             return 0
         text = _decode_first(self.first)
-        header = text is not None and _columns(text) is not None
+        header = text is not None and header_columns(text) is not None
         return self.nonblank - (1 if header else 0)
 
 
 __all__ = [
     "BOM",
     "MAX_LINE_BYTES",
+    "TRIMMED",
     "USER_COLUMN",
     "UTF16_BOMS",
     "VISITOR_COLUMN",
     "BulkInputError",
     "Scanner",
+    "header_columns",
     "trim",
 ]
