@@ -142,9 +142,9 @@ def interleaved(
                 ours.append(cli(sandbox, ids, work / f"home-{n}", args.concurrency))
                 b, o = bares[-1], ours[-1]
                 print(
-                    f"  round {n + 1}: bare {b['cpu']:.2f} CPU-s {args.ids / b['seconds']:,.0f}/s"
+                    f"  round {n + 1}: bare {b['cpu']:.2f} CPU-s {args.ids / b['wall']:,.0f}/s"
                     f" | bottui {o['cpu']:.2f} CPU-s {args.ids / o['wall']:,.0f}/s"
-                    f" (whole process)  load {load()}"
+                    f" (whole processes)  load {load()}"
                 )
     finally:
         sandbox.stop()
@@ -171,10 +171,14 @@ def rate(args: argparse.Namespace) -> None:
         f"{args.latency * 1000:g} ms (ceiling {ceiling:,.0f}/s), load {load()}"
     )
     bares, ours = interleaved(args, args.latency)
-    b = statistics.median(args.ids / r["seconds"] for r in bares)
-    # The CLI's wall time includes its start-up and the reading of the input.
+    # Both processes timed alike, spawn to exit: start-up included on both sides.
+    b = statistics.median(args.ids / r["wall"] for r in bares)
     o = statistics.median(args.ids / r["wall"] for r in ours)
-    print(f"median: bare aiohttp {b:,.0f}/s, bottui {o:,.0f}/s: {o / b:.0%} (goal >= 90%)")
+    inner = statistics.median(args.ids / r["seconds"] for r in bares)
+    print(
+        f"median, spawn to exit: bare aiohttp {b:,.0f}/s, bottui {o:,.0f}/s: {o / b:.0%} "
+        f"(goal >= 90%; the bare client's requests alone: {inner:,.0f}/s)"
+    )
 
 
 def rss(args: argparse.Namespace) -> None:
@@ -226,8 +230,9 @@ async def settled_journal(home: Path, ids: Path, count: int, settled: int) -> No
             visitor = f"vis_bench_{n:08d}"
             records.append(
                 StartRecord(
-                    profile="default", base_url="http://127.0.0.1", operation=Operation.REVOKE_GRANT,
-                    account=DEMO_ACCOUNT, project=PROJECT, target={"visitorId": visitor},
+                    profile="default", base_url="http://127.0.0.1",
+                    operation=Operation.REVOKE_GRANT, account=DEMO_ACCOUNT, project=PROJECT,
+                    target={"visitorId": visitor},
                     request_body={"subject": {"visitorId": visitor}}, run_id=run_id,
                     item_key=subject_key(visitor, None).hex(),
                 )
@@ -252,9 +257,8 @@ def resume(args: argparse.Namespace) -> None:
                 home = work / f"home-{label}"
                 started = time.perf_counter()
                 asyncio.run(settled_journal(home, ids, args.ids, settled))
-                print(
-                    f"  journal of {settled:,} settled ids written in {time.perf_counter() - started:.0f} s"
-                )
+                took = time.perf_counter() - started
+                print(f"  journal of {settled:,} settled ids written in {took:.0f} s")
                 sandbox.reset()
                 first_at: list[float] = []
                 watcher = _first_request_watcher(sandbox, first_at)
