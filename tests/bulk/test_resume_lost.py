@@ -23,6 +23,7 @@ from bottui.store.journal_records import Operation
 from bottui.store.journal_store import ItemState, JournalStore
 from bottui.store.paths import Locations
 from bottui.store.tokens import TokenStore
+from bottui.tui.widgets.bulk_words import unsettled
 from tests.fixtures.sandbox import ACC, PROJ
 
 STANDING = "vis_7Hq2kP9xLm"  # a demo grant on shop-prod
@@ -102,7 +103,13 @@ async def test_lost_outcomes_are_unknown_retried_and_their_entries_closed(
         "vis_new": ItemStatus.NOTHING_STANDING,
     }
     assert (summary.unknown, summary.skipped, summary.nothing_standing) == (2, 1, 1)
-    assert ["unknown:", "2"] in [line.split() for line in summary_lines(summary, "ids")]
+    lines = summary_lines(summary, "ids")
+    assert ["unknown:", "2"] in [line.split() for line in lines]
+    # Answered now: a resume would not send them again, and the summary says so.
+    assert summary.unknown_retried == 2 and summary.to_json()["unknownRetried"] == 2
+    assert any(line.startswith("unknown (retried): 2 id(s) sent again") for line in lines)
+    assert not any("--resume sends them again" in line for line in lines)
+    assert unsettled(summary) == 0  # the TUI offers no resume
     assert env.stats.requests == 3  # vis_done was not sent again
 
     with Journal(session.locations.journal_file) as journal:

@@ -144,6 +144,9 @@ class BulkSummary:
     run_id: int | None = None
     resumed: bool = False
     journaled: bool = True
+    #: Of ``unknown``, the ids sent again after an earlier attempt's answer was
+    #: lost or unknown ("unknown (retried)"): answered now, a resume skips them.
+    unknown_retried: int = 0
 
     @property
     def exit_code(self) -> int:
@@ -165,6 +168,7 @@ class BulkSummary:
             "withdrawn": self.withdrawn,
             "nothingStanding": self.nothing_standing,
             "unknown": self.unknown,
+            "unknownRetried": self.unknown_retried,
             "failed": self.failed,
             "invalid": [line.to_json() for line in self.invalid],
             "elapsedSeconds": round(self.elapsed, 3),
