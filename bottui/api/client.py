@@ -15,22 +15,20 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Final, Self
+from typing import TYPE_CHECKING, Final, Self
 
 import httpx
 
 from bottui import __version__
 from bottui.api import netfail, urls, validation
-from bottui.api.answers import Answer, api_error, decode
+from bottui.api.answers import Answer, decode
 from bottui.api.errors import (
-    ApiError,
     ConnectionFailed,
     DeadlineExceeded,
-    NetworkError,
     RefusedError,
     UnusableBodyError,
 )
-from bottui.api.failures import Failure, describe, join_details
+from bottui.api.failures import Failure, describe
 from bottui.api.models import (
     DimensionThresholds,
     LimiterChange,
@@ -41,16 +39,14 @@ from bottui.api.models import (
 from bottui.api.pause import SharedPause
 from bottui.api.requests import PreparedRequest
 from bottui.api.resolve import Resolver
-from bottui.api.retry import (
-    AMBIGUOUS_STATUSES,
-    RETRY_STATUSES,
-    RetryPolicy,
-    Timing,
-    parse_retry_after,
-)
+from bottui.api.retry import RetryPolicy, Timing
 from bottui.api.scrub import remember
+from bottui.api.sending import answered, send_with_retries
 from bottui.api.tokens import AccessToken, ProjectToken, Secret
 from bottui.api.transport import default_transport
+
+if TYPE_CHECKING:
+    from bottui.api.lean import RevocationSender
 
 MAX_BODY_BYTES: Final = 1 << 20
 
@@ -126,6 +122,27 @@ class BotProtectionClient:
 
     def __repr__(self) -> str:
         return f"BotProtectionClient({self.base_url!r})"
+
+    @property
+    def transport(self) -> httpx.AsyncBaseTransport:
+        """The transport requests go through."""
+        return self._transport
+
+    @property
+    def default_headers(self) -> tuple[tuple[str, str], ...]:
+        """The headers every request carries besides the token's (``User-Agent``, ``Accept``)."""
+        return self._default_headers
+
+    def revocations(
+        self, account_id: str, project_id: str, *, max_connections: int
+    ) -> RevocationSender:
+        """A sender of many revocations (a bulk run): :func:`bottui.api.lean.revocation_sender`.
+
+        ``max_connections`` sizes the lean path's pool (the run's concurrency).
+        """
+        from bottui.api.lean import revocation_sender
+
+        return revocation_sender(self, account_id, project_id, max_connections=max_connections)
 
     async def __aenter__(self) -> Self:
         return self
@@ -313,60 +330,9 @@ class BotProtectionClient:
             raise TypeError("this operation needs a personal access token")
         if not isinstance(token, expected):
             raise TypeError("this operation needs a project API token")
-        policy, timing = self.policy, self.timing
-        if pause is not None:
-            await pause.wait(timing)
-        deadline_at = timing.clock() + policy.deadline
-        ambiguous = False
-        attempt = 0
-        while True:
-            attempt += 1
-            remaining = deadline_at - timing.clock()
-            if remaining <= 0:
-                raise DeadlineExceeded(
-                    "Timed out",
-                    f"no answer within the {policy.deadline:g} s deadline",
-                    attempts=attempt - 1,
-                    ambiguous=ambiguous,
-                )
-            outcome = await self._attempt(request, token, remaining)
-            if isinstance(outcome, Answer):
-                return Answer(
-                    outcome.status,
-                    outcome.body,
-                    attempts=attempt,
-                    retried_ambiguous=ambiguous,
-                )
-            ambiguous = ambiguous or outcome.ambiguous
-            error = outcome.error
-            if isinstance(error, ApiError | NetworkError):
-                error.attempts = attempt
-                # Any attempt that may have arrived makes the outcome unknown,
-                # whatever the last one answered (a 400 after a timeout too).
-                error.ambiguous = ambiguous
-            if not outcome.retryable:
-                raise error
-            if attempt >= policy.max_attempts:
-                error.details = join_details(error.details, f"gave up after {attempt} attempts")
-                raise error
-            if outcome.wait is not None:
-                wait = min(outcome.wait, policy.retry_after_cap)
-            else:
-                wait = policy.backoff(attempt, timing.rng)
-            if pause is not None and (
-                outcome.wait is not None or (isinstance(error, ApiError) and error.status == 429)
-            ):
-                pause.hold(timing.clock(), wait)
-            if timing.clock() + wait >= deadline_at:
-                note = (
-                    f"the next retry ({wait:.1f} s away) would pass the "
-                    f"{policy.deadline:g} s deadline; gave up after {attempt} attempts"
-                )
-                error.details = join_details(error.details, note)
-                raise error
-            await timing.sleep(wait)
-            if pause is not None:
-                await pause.wait(timing, limit=deadline_at)
+        return await send_with_retries(
+            functools.partial(self._attempt, request, token), self.policy, self.timing, pause
+        )
 
     async def _attempt(
         self, request: PreparedRequest, token: Secret, remaining: float
@@ -448,15 +414,7 @@ class BotProtectionClient:
             )
         if failure is not None:
             return failure
-        if 200 <= status < 300:
-            return Answer(status, body, attempts=1, retried_ambiguous=False)
-        error = api_error(status, body)
-        if status in RETRY_STATUSES:
-            wait = None
-            if status in (429, 503):
-                wait = parse_retry_after(retry_after, self.timing.wall())
-            return Failure(error, ambiguous=status in AMBIGUOUS_STATUSES, retryable=True, wait=wait)
-        return Failure(error, ambiguous=False, retryable=False)
+        return answered(status, body, retry_after, self.timing)
 
     async def _read_capped(self, response: httpx.Response) -> bytes:
         chunks: list[bytes] = []

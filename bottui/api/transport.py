@@ -141,8 +141,8 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
             )
         return self._session
 
-    def _ssl_context(self) -> ssl.SSLContext:
-        # httpx's own context (certifi, SSL_CERT_FILE/DIR): the same trust as httpx.
+    def ssl_context(self) -> ssl.SSLContext:
+        """httpx's own context (certifi, SSL_CERT_FILE/DIR): the same trust as httpx."""
         if self._ssl is None:
             self._ssl = httpx.create_ssl_context()
         return self._ssl
@@ -168,7 +168,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         url = yarl.URL(str(request.url), encoded=True)
         options: dict[str, Any] = {}
         if url.scheme == "https":
-            options["ssl"] = self._ssl_context()
+            options["ssl"] = self.ssl_context()
         else:
             # Before the session sees the request: a refusal here means no
             # connection was attempted. The connector then gets these
@@ -192,23 +192,23 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
                 **options,
             )
         except aiohttp.ConnectionTimeoutError as exc:
-            failure = httpx.ConnectTimeout(_text(exc, "connect timeout"))
+            failure = httpx.ConnectTimeout(error_text(exc, "connect timeout"))
         except aiohttp.ClientConnectorError as exc:
             reason = netfail.final_reason(exc, url.host or "")
             if reason is not None:
                 failure = netfail.FinalConnectError(reason)
             else:
-                failure = httpx.ConnectError(_text(exc, "could not connect"))
+                failure = httpx.ConnectError(error_text(exc, "could not connect"))
         except (aiohttp.ServerTimeoutError, TimeoutError) as exc:
-            failure = httpx.ReadTimeout(_text(exc, "read timeout"))
+            failure = httpx.ReadTimeout(error_text(exc, "read timeout"))
         except aiohttp.ServerDisconnectedError as exc:
-            failure = httpx.RemoteProtocolError(_text(exc, "server disconnected"))
+            failure = httpx.RemoteProtocolError(error_text(exc, "server disconnected"))
         except (aiohttp.ClientPayloadError, aiohttp.ClientResponseError) as exc:
-            failure = httpx.RemoteProtocolError(_text(exc, "invalid answer"))
+            failure = httpx.RemoteProtocolError(error_text(exc, "invalid answer"))
         except aiohttp.InvalidURL as exc:
-            failure = httpx.UnsupportedProtocol(_text(exc, "invalid URL"))
+            failure = httpx.UnsupportedProtocol(error_text(exc, "invalid URL"))
         except (aiohttp.ClientError, OSError) as exc:
-            failure = httpx.ReadError(_text(exc, "connection lost"))
+            failure = httpx.ReadError(error_text(exc, "connection lost"))
         if failure is not None:
             failure.request = request
             raise failure
@@ -245,11 +245,11 @@ class _ResponseStream(httpx.AsyncByteStream):
             try:
                 chunk = await content.read(_CHUNK)
             except (aiohttp.ServerTimeoutError, TimeoutError) as exc:
-                failure = httpx.ReadTimeout(_text(exc, "read timeout"))
+                failure = httpx.ReadTimeout(error_text(exc, "read timeout"))
             except (aiohttp.ClientPayloadError, aiohttp.ServerDisconnectedError) as exc:
-                failure = httpx.RemoteProtocolError(_text(exc, "answer cut short"))
+                failure = httpx.RemoteProtocolError(error_text(exc, "answer cut short"))
             except (aiohttp.ClientError, OSError) as exc:
-                failure = httpx.ReadError(_text(exc, "connection lost"))
+                failure = httpx.ReadError(error_text(exc, "connection lost"))
             if failure is not None:
                 raise failure
             if not chunk:
@@ -261,7 +261,7 @@ class _ResponseStream(httpx.AsyncByteStream):
         self._response.release()
 
 
-def _text(exc: BaseException, fallback: str) -> str:
+def error_text(exc: BaseException, fallback: str) -> str:
     """An aiohttp error's words (never its request info, which holds the headers)."""
     import aiohttp
 
@@ -280,5 +280,6 @@ __all__ = [
     "AiohttpTransport",
     "TransportName",
     "default_transport",
+    "error_text",
     "transport_name",
 ]

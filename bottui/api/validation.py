@@ -25,6 +25,8 @@ _JSON_NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[
 
 def first_forbidden_char(value: str) -> str | None:
     """The first control character (Cc) or lone surrogate (Cs) in ``value``, if any."""
+    if value.isprintable():  # neither Cc nor Cs is printable: one C-speed pass
+        return None
     for ch in value:
         if unicodedata.category(ch) in ("Cc", "Cs"):
             return ch

@@ -28,7 +28,14 @@ from typing import BinaryIO, Final, TextIO
 from bottui.api.curl import request_json, request_lines
 from bottui.api.errors import EXIT_OK, RefusedError
 from bottui.cli.output import Output
-from bottui.ops.bulk import BulkPlan, BulkProgress, BulkRevocation, check_concurrency, plan_bulk
+from bottui.ops.bulk import (
+    BulkPlan,
+    BulkProgress,
+    BulkRevocation,
+    check_concurrency,
+    concurrency_note,
+    plan_bulk,
+)
 from bottui.ops.bulk.input import BulkSource
 from bottui.ops.bulk.report import progress_line, summary_lines
 from bottui.ops.bulk.results import ResultsFile
@@ -112,6 +119,9 @@ async def run_bulk_revoke(args: SimpleNamespace, out: Output, session: Session) 
             _print_plan(out, plan_bulk(session, account, project, source, keep=DRY_RUN_SHOWN))
             return EXIT_OK
         session.check_may_change(confirmed=args.yes)
+        note = concurrency_note(args.concurrency)
+        if note is not None:
+            out.message(note)
         source = open_source(args.from_file)
         if args.output:
             results = ResultsFile.open(args.output)

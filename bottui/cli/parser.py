@@ -117,7 +117,13 @@ def build_parser() -> argparse.ArgumentParser:
     revoke.add_argument("--visitor-id", metavar="V")
     revoke.add_argument("--user-account-id", metavar="U")
     revoke.add_argument("--from-file", metavar="F", help="bulk: ids from a file, or - for stdin")
-    revoke.add_argument("--concurrency", type=int, default=32, metavar="N")
+    revoke.add_argument(
+        "--concurrency",
+        type=int,
+        default=32,
+        metavar="N",
+        help="bulk: requests in flight, 1 to 512 (default 32)",
+    )
     revoke.add_argument("--resume", action="store_true", help="bulk: skip ids already done")
     revoke.add_argument(
         "--force", action="store_true", help="bulk: run even while the same input runs"

@@ -50,7 +50,8 @@ OUTCOME_GROUPS: Final[dict[str, frozenset[str]]] = {
             Outcome.NOT_SENT,  # like refused: nothing went out; --resume sends it
         }
     ),
-    "unknown": frozenset({Outcome.UNKNOWN, Outcome.UNKNOWN_RETRIED}),
+    # Superseded: this attempt's own answer was lost; a later one settled the id.
+    "unknown": frozenset({Outcome.UNKNOWN, Outcome.UNKNOWN_RETRIED, Outcome.SUPERSEDED}),
 }
 #: The word shown (and filtered on) for an entry without an outcome.
 UNFINISHED: Final = "unfinished"
@@ -257,7 +258,13 @@ def target_text(entry: JournalEntry) -> str:
 
 def outcome_text(entry: JournalEntry) -> str:
     """The outcome word, or ``UNFINISHED`` (capitals: it reads without colour)."""
-    return entry.outcome if entry.outcome is not None else UNFINISHED.upper()
+    if entry.outcome is None:
+        return UNFINISHED.upper()
+    if entry.outcome == Outcome.SUPERSEDED and isinstance(entry.result, dict):
+        newer = entry.result.get("supersededBy")
+        if isinstance(newer, int) and not isinstance(newer, bool):
+            return f"{entry.outcome} by #{newer}"
+    return entry.outcome
 
 
 def status_text(entry: JournalEntry) -> str:

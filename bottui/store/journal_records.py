@@ -47,6 +47,10 @@ class Outcome(StrEnum):
     INTERRUPTED = "interrupted"
     #: A bulk run stopped before sending this id (``--resume`` sends it).
     NOT_SENT = "not-sent"
+    #: The closing record of a bulk entry a crash left unfinished: a later
+    #: attempt of the same run settled its id (``result.supersededBy`` names
+    #: that entry; null when an earlier attempt had). Appended, never an edit.
+    SUPERSEDED = "superseded"
 
     @classmethod
     def of_revocation(cls, outcome: RevocationOutcome) -> Outcome:

@@ -133,7 +133,7 @@ def test_read_only_and_protected_refused_nothing_sent(
     [
         ["--visitor-id", "v"],
         ["--concurrency", "0"],
-        ["--concurrency", "65"],
+        ["--concurrency", "513"],
         ["--output", "results.xlsx"],
     ],
 )

@@ -571,7 +571,7 @@ async def test_concurrency_resume_and_draft(grants_app: BottuiApp, sandbox: Sand
         start = dialog.query_one("#bulk-start", Button)
         concurrency = dialog.query_one("#bulk-concurrency", Input)
         error = dialog.query_one("#bulk-concurrency-error", Static)
-        for bad in ("0", "65", ""):
+        for bad in ("0", "513", ""):
             concurrency.value = bad
             await pilot.pause()
             assert start.disabled and error.display, bad

@@ -2,9 +2,13 @@
 
 The modules, in the order a run uses them:
 
-* :mod:`~bottui.ops.bulk.input`: the ids, read as a stream, validated and deduplicated;
+* :mod:`~bottui.ops.bulk.scan`: the first pass over the input (its SHA-256, its lines);
+* :mod:`~bottui.ops.bulk.input`: the ids, read as a stream, validated and deduplicated
+  (exactly, on disk: :mod:`bottui.store.seen_ids`);
 * :mod:`~bottui.ops.bulk.plan`: the dry run (first requests, counts; nothing sent);
-* :mod:`~bottui.ops.bulk.engine`: :class:`BulkRevocation`, the run itself;
+* :mod:`~bottui.ops.bulk.engine`: :class:`BulkRevocation`, the run itself, over
+  :mod:`bottui.api.lean`'s request path;
+* :mod:`~bottui.ops.bulk.settling`: what becomes of each id (status, records, result);
 * :mod:`~bottui.ops.bulk.journal`: the run's identity, ``--resume``, started and outcome records;
 * :mod:`~bottui.ops.bulk.meter`: counters, progress snapshots and the summary;
 * :mod:`~bottui.ops.bulk.status`: the words and documents a run reports;
@@ -27,6 +31,7 @@ from bottui.ops.bulk.status import (
     ItemResult,
     ItemStatus,
     check_concurrency,
+    concurrency_note,
 )
 
 __all__ = [
@@ -40,5 +45,6 @@ __all__ = [
     "ItemResult",
     "ItemStatus",
     "check_concurrency",
+    "concurrency_note",
     "plan_bulk",
 ]

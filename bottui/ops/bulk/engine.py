@@ -33,40 +33,45 @@ Both are called on the event loop and must be quick.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections import deque
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final
 
-from bottui.api.errors import ApiError, BottuiError, NetworkError
+from bottui.api.errors import BottuiError
 from bottui.api.models import Revocation
 from bottui.api.pause import SharedPause
-from bottui.api.requests import PreparedRequest
 from bottui.api.tokens import AccessToken
 from bottui.ops.bulk.input import BulkSource, Duplicate, InvalidLine, Subject
-from bottui.ops.bulk.journal import JournalSink, ResumeState
+from bottui.ops.bulk.journal import JournalSink, ResumeState, is_settled
 from bottui.ops.bulk.meter import Meter
+from bottui.ops.bulk.settling import Job, Looking, Settling
 from bottui.ops.bulk.status import (
     DEFAULT_CONCURRENCY,
-    FATAL_STATUSES,
     MAX_INVALID_KEPT,
     BulkProgress,
     BulkSummary,
-    ItemResult,
     ItemStatus,
     ProgressCallback,
     ResultCallback,
     check_concurrency,
 )
-from bottui.ops.mutations import error_outcome
 from bottui.ops.session import Session
 from bottui.plaintext import clean
-from bottui.store.journal_records import Operation, Outcome
+from bottui.store.journal_records import Operation
+from bottui.store.journal_store import ItemState
+
+if TYPE_CHECKING:
+    from bottui.api.lean import RevocationSender
 
 _YIELD_EVERY: Final = 256
-_Job = tuple[Subject, int | None, PreparedRequest]
+#: Ids read, looked up (``--resume``) and journaled as started together: one
+#: lookup and one transaction per chunk, however small the concurrency.
+MIN_CHUNK: Final = 256
+_Job = Job
 
 
-class BulkRevocation:
+class BulkRevocation(Settling):
     """Revoke the grants of every subject of an input; see the module docstring.
 
     Args:
@@ -115,8 +120,12 @@ class BulkRevocation:
         self._tally = self._meter.tally
         self._sink = JournalSink(session)
         self._resume_state = ResumeState()
-        self._queue: asyncio.Queue[_Job | None] = asyncio.Queue(maxsize=self.concurrency)
-        self._chunk: list[tuple[Subject, PreparedRequest]] = []
+        self._chunk_size = max(MIN_CHUNK, self.concurrency)
+        # A whole chunk may wait queued while the next one is read and journaled.
+        self._queue: asyncio.Queue[_Job | None] = asyncio.Queue(maxsize=self._chunk_size)
+        self._chunk: list[Subject] = []
+        self._looking: Looking | None = None  # the chunk being looked up
+        self._sender: RevocationSender | None = None
         self._unqueued: deque[_Job] = deque()
         self._workers: list[asyncio.Task[None]] = []
         self._producer: asyncio.Task[None] | None = None
@@ -195,6 +204,9 @@ class BulkRevocation:
         )
         if self.resume and not self._resume_state.earlier_run and self._sink.available:
             session.warn("nothing to resume: no earlier run of this input; sending every id")
+        self._sender = client.revocations(
+            self.account, self.project, max_connections=self.concurrency
+        )
         self._meter.start()
         ticker = asyncio.create_task(self._tick(), name="bottui-bulk-progress")
         try:
@@ -220,7 +232,10 @@ class BulkRevocation:
             for task in (self._producer, *self._workers):
                 if task is not None and not task.done():
                     task.cancel()
-            await self._sink.close()
+            try:
+                await self._sender.aclose()
+            finally:
+                await self._sink.close()
         self._emit_progress()
         return self._summary()
 
@@ -234,9 +249,10 @@ class BulkRevocation:
                 raise error
 
     async def _produce(self) -> None:
-        """Read the input, journal each chunk as started, queue its requests."""
-        client = self.session.client()
+        """Read the input in chunks; each is looked up, journaled as started, queued."""
         tally = self._tally
+        chunk = self._chunk
+        size = self._chunk_size
         reader = self.source.read()
         seen = 0
         try:
@@ -246,46 +262,86 @@ class BulkRevocation:
                 seen += 1
                 if seen % _YIELD_EVERY == 0:
                     await asyncio.sleep(0)
-                if isinstance(item, InvalidLine):
+                if isinstance(item, Subject):
+                    tally.taken += 1
+                    chunk.append(item)
+                    if len(chunk) >= size:
+                        await self._next_chunk()
+                elif isinstance(item, Duplicate):
+                    tally.duplicates += 1
+                else:
                     tally.invalid_count += 1
                     if len(tally.invalid) < MAX_INVALID_KEPT:
                         tally.invalid.append(InvalidLine(item.line, clean(item.reason)))
-                    continue
-                if isinstance(item, Duplicate):
-                    tally.duplicates += 1
-                    continue
-                tally.taken += 1
-                if item.key in self._resume_state.settled:
-                    self._settle(item, None, ItemStatus.SKIPPED)
-                    continue
-                request = client.prepare_revocation(
-                    self.account,
-                    self.project,
-                    visitor_id=item.visitor_id,
-                    user_account_id=item.user_account_id,
-                )
-                self._chunk.append((item, request))
-                if len(self._chunk) >= self.concurrency:
-                    await self._dispatch()
             else:
                 self._read_all = True
-            if self._chunk and not self._stopping:
-                await self._dispatch()
+            if not self._stopping:
+                if chunk:
+                    await self._next_chunk()
+                await self._next_chunk(last=True)
         finally:
             reader.close()
         for _ in self._workers:
             await self._queue.put(None)
 
-    async def _dispatch(self) -> None:
-        """Journal the chunk as started (one transaction), then queue it."""
-        chunk, self._chunk = self._chunk, []
+    async def _next_chunk(self, *, last: bool = False) -> None:
+        """Start looking the full chunk up (``--resume``); dispatch the chunk before it.
+
+        One chunk ahead: the journal looks a chunk up on its own thread while
+        this one reads and deduplicates the next, so a resume pays for the
+        lookups only where they take longer than reading. ``last``: no chunk
+        comes after, dispatch the one looked up.
+        """
+        if last:
+            earlier, self._looking = self._looking, None
+        else:
+            chunk = self._chunk[:]
+            self._chunk.clear()
+            keys = [subject.key.hex() for subject in chunk]
+            lookup = asyncio.ensure_future(self._sink.states(keys)) if self.resume else None
+            earlier, self._looking = self._looking, (chunk, keys, lookup)
+        if earlier is not None:
+            await self._dispatch(*earlier)
+
+    async def _dispatch(
+        self,
+        chunk: list[Subject],
+        keys: list[str],
+        lookup: asyncio.Future[dict[str, ItemState]] | None,
+    ) -> None:
+        """Skip what earlier runs settled, journal what is sent (one transaction), queue it."""
         sink = self._sink
+        states = await lookup if lookup is not None else {}
+        sending: list[tuple[Subject, str, ItemState | None]]
+        if not states:  # nothing known of these ids: every one is sent
+            sending = [(subject, key, None) for subject, key in zip(chunk, keys, strict=True)]
+        else:
+            sending = []
+            skipped = 0
+            for subject, key in zip(chunk, keys, strict=True):
+                state = states.get(key)
+                if state is None or not is_settled(state):
+                    sending.append((subject, key, state))
+                    continue
+                if state.unfinished:  # settled since by another attempt: close them
+                    sink.supersede(state.unfinished, None)
+                if self.on_result is not None:
+                    self._settle(subject, None, ItemStatus.SKIPPED)
+                else:
+                    skipped += 1  # counted at once: a settled 1,000,000-id resume skips them all
+            if skipped:
+                self._tally.counts[ItemStatus.SKIPPED] += skipped
+                self._tally.done += skipped
+        if not sending:
+            return
         records = (
-            [sink.record(self.account, self.project, s) for s, _ in chunk] if sink.available else []
+            [sink.record(self.account, self.project, s, key) for s, key, _ in sending]
+            if sink.available
+            else []
         )
         ids: list[int] | None = None
         if records:
-            writing = asyncio.ensure_future(self._sink.start(records))
+            writing = asyncio.ensure_future(sink.start(records))
             try:
                 ids = await asyncio.shield(writing)
             except asyncio.CancelledError:
@@ -294,10 +350,11 @@ class BulkRevocation:
                 ids = await writing
                 raise
             finally:
-                jobs = [(s, ids[n] if ids else None, r) for n, (s, r) in enumerate(chunk)]
-                self._unqueued.extend(jobs)
+                self._unqueued.extend(
+                    (s, ids[n] if ids else None, state) for n, (s, _, state) in enumerate(sending)
+                )
         else:
-            self._unqueued.extend((s, None, r) for s, r in chunk)
+            self._unqueued.extend((s, None, state) for s, _, state in sending)
         while self._unqueued:
             job = self._unqueued[0]
             if self._stopping:
@@ -308,14 +365,16 @@ class BulkRevocation:
             self._unqueued.popleft()
 
     async def _worker(self, token: AccessToken) -> None:
-        client = self.session.client()
+        sender = self._sender
+        assert sender is not None
         tally = self._tally
+        pause = self.pause
         while True:
             job = await self._queue.get()
             if job is None:
                 return
-            subject, entry_id, request = job
-            if self._stopping or not await self._wait_pause():
+            subject, entry_id, state = job
+            if self._stopping or (pause.until > -math.inf and not await self._wait_pause()):
                 self._settle(subject, entry_id, ItemStatus.NOT_SENT)
                 continue
             tally.in_flight += 1
@@ -323,7 +382,9 @@ class BulkRevocation:
             revocation: Revocation | None = None
             failure: BottuiError | None = None
             try:
-                revocation = await client.send_revocation(request, token, pause=self.pause)
+                revocation = await sender.revoke(
+                    subject.visitor_id, subject.user_account_id, token, pause
+                )
             except BottuiError as exc:
                 failure = exc
             except asyncio.CancelledError:
@@ -338,7 +399,7 @@ class BulkRevocation:
                 tally.in_flight -= 1
             duration = time.perf_counter() - started
             if revocation is not None:
-                self._answered(subject, entry_id, revocation, duration)
+                self._answered(subject, entry_id, revocation, duration, state)
             elif failure is not None:
                 self._failed(subject, entry_id, failure, duration)
 
@@ -352,117 +413,6 @@ class BulkRevocation:
             if self._stopping:
                 return False
             await timing.sleep(min(left, 0.1))
-
-    # -- settling an id ---------------------------------------------------------------
-
-    def _answered(
-        self, subject: Subject, entry_id: int | None, revocation: Revocation, duration: float
-    ) -> None:
-        # Same words: RevocationOutcome's values are ItemStatus's.
-        status = ItemStatus(revocation.outcome.value)
-        if status is ItemStatus.NOTHING_STANDING and subject.key in self._resume_state.uncertain:
-            # An earlier attempt's outcome was lost: it may have withdrawn it.
-            status = ItemStatus.UNKNOWN_RETRIED
-        self._tally.network_streak = 0
-        result = revocation.to_json()
-        result["outcome"] = status.value
-        if status is ItemStatus.UNKNOWN_RETRIED:
-            result["revoked"] = None
-        self._settle(
-            subject,
-            entry_id,
-            status,
-            report_id=revocation.report_id,
-            http_status=revocation.status,
-            journal_result=result,
-            duration=duration,
-        )
-
-    def _failed(
-        self, subject: Subject, entry_id: int | None, error: BottuiError, duration: float
-    ) -> None:
-        tally = self._tally
-        title = clean(error.title)
-        tally.errors[title] += 1
-        if isinstance(error, NetworkError):
-            tally.network_failures += 1
-            tally.network_streak += 1
-            if tally.network_streak >= max(16, 2 * self.concurrency):
-                self._stop(f"{tally.network_streak} ids in a row failed: {title}")
-        else:
-            tally.api_failures += 1
-            tally.network_streak = 0
-            if isinstance(error, ApiError) and error.status in FATAL_STATUSES:
-                self._stop(f"{title}: every other id would get the same answer")
-        status = getattr(error, "status", None)
-        # A request that may have arrived unanswered is unknown, never failed.
-        unknown = isinstance(error, BottuiError) and error.ambiguous
-        self._settle(
-            subject,
-            entry_id,
-            ItemStatus.UNKNOWN if unknown else ItemStatus.FAILED,
-            http_status=status if isinstance(status, int) else None,
-            error=str(error),
-            journal_error=error.to_json()["error"],
-            journal_outcome=error_outcome(error),
-            duration=duration,
-        )
-
-    def _settle(
-        self,
-        subject: Subject,
-        entry_id: int | None,
-        status: ItemStatus,
-        *,
-        report_id: str | None = None,
-        http_status: int | None = None,
-        error: str | None = None,
-        journal_result: dict[str, Any] | None = None,
-        journal_error: dict[str, Any] | None = None,
-        journal_outcome: str | None = None,
-        duration: float | None = None,
-    ) -> None:
-        tally = self._tally
-        tally.counts[status] += 1
-        tally.done += 1
-        if status not in (ItemStatus.SKIPPED, ItemStatus.NOT_SENT):
-            tally.sent += 1
-        if status is ItemStatus.NOT_SENT:
-            journal_error = {"message": "not sent: the run stopped before this id"}
-        if entry_id is not None:
-            self._sink.finish(
-                entry_id,
-                # ItemStatus and Outcome name their members alike; FAILED and an
-                # unknown failure bring their journal_outcome, SKIPPED is never journaled.
-                outcome=journal_outcome or Outcome[status.name].value,
-                status=http_status,
-                result=journal_result,
-                error=journal_error,
-                duration_ms=None if duration is None else duration * 1000,
-            )
-        if self.on_result is not None:
-            self.on_result(
-                ItemResult(
-                    subject=subject,
-                    status=status,
-                    report_id=report_id,
-                    http_status=http_status,
-                    error=error,
-                )
-            )
-
-    def _settle_leftovers(self) -> None:
-        """Ids taken but never sent (stopped, or abandoned): recorded as not sent."""
-        chunk, self._chunk = self._chunk, []
-        for subject, _ in chunk:
-            self._settle(subject, None, ItemStatus.NOT_SENT)
-        while self._unqueued:
-            subject, entry_id, _ = self._unqueued.popleft()
-            self._settle(subject, entry_id, ItemStatus.NOT_SENT)
-        while not self._queue.empty():
-            job = self._queue.get_nowait()
-            if job is not None:
-                self._settle(job[0], job[1], ItemStatus.NOT_SENT)
 
     # -- progress and summary -----------------------------------------------------
 

@@ -1,5 +1,15 @@
 """The journal side of a bulk run: the run's identity, what ``--resume`` skips,
-and the started and outcome records of every id, written in batches.
+and the started, outcome and closing records of every id, written in batches.
+
+``--resume`` never loads a run: the engine asks :meth:`JournalSink.states`
+for the ids of each chunk just before sending it
+(:meth:`~bottui.store.journal_store.JournalStore.item_states`), so a resume
+starts sending at once and its memory does not grow with the run. An id
+whose earlier attempt left its entry unfinished (a crash lost the answer) is
+sent again; once settled, :meth:`JournalSink.supersede` appends the closing
+record of each such entry (outcome ``superseded``, pointing at the entry
+that settled it): the journal stays append-only and no entry of a resumed
+run stays unfinished.
 
 While it runs, a run holds the liveness lock of its identity
 (:mod:`bottui.store.run_lock`): a second process running the same input is
@@ -23,19 +33,19 @@ import asyncio
 import contextlib
 import hashlib
 import uuid
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from bottui.api.errors import RefusedError
 from bottui.ops.bulk.input import Subject
 from bottui.ops.session import Session
 from bottui.store.db_errors import JournalUnavailable
-from bottui.store.journal_records import SETTLED_OUTCOMES, Operation, Outcome, StartRecord
-from bottui.store.journal_store import EntryId, EntryQuery, RunId
+from bottui.store.journal_records import Operation, Outcome, StartRecord
+from bottui.store.journal_store import EntryId, EntryQuery, ItemState, RunId
 
 if TYPE_CHECKING:
-    from bottui.store.journal_store import JournalBatch, JournalStore
+    from bottui.store.journal_store import JournalBatch
     from bottui.store.run_lock import RunLock
 
 FLUSH_SECONDS: Final = 0.5
@@ -50,26 +60,33 @@ UNCERTAIN_OUTCOMES: Final = (
 )
 
 
-@dataclass
-class ResumeState:
-    """What earlier runs of the same input left: digests of ids to skip, and
-    of ids whose earlier attempt may have done its work unseen."""
+#: Outcomes that settle an id for ``--resume`` (besides the store's own, withdrawn
+#: and nothing standing): "unknown (retried)" was answered 2xx, so nothing
+#: stands; sending it again would only say "unknown (retried)" once more.
+RESUME_SETTLED: Final = (Outcome.UNKNOWN_RETRIED.value,)
 
-    settled: set[bytes] = field(default_factory=set)
-    uncertain: set[bytes] = field(default_factory=set)
+
+@dataclass(frozen=True)
+class ResumeState:
+    """Whether an earlier run of the same input exists (its ids are looked up per chunk)."""
+
     earlier_run: bool = False
 
 
-def _digests(keys: Iterable[str | None]) -> set[bytes]:
-    out: set[bytes] = set()
-    for key in keys:
-        if key is None:
-            continue
-        try:
-            out.add(bytes.fromhex(key))
-        except ValueError:
-            continue  # not one of ours
-    return out
+def is_settled(state: ItemState) -> bool:
+    """Whether ``--resume`` skips an id in this state."""
+    return state.settled or state.last_outcome in RESUME_SETTLED
+
+
+def is_uncertain(state: ItemState | None) -> bool:
+    """Whether an earlier attempt of the id may have done its work unseen.
+
+    Its answer was lost (an unfinished entry: a crash), or its outcome was
+    unknown: sent again, the id is reported "unknown (retried)".
+    """
+    if state is None:
+        return False
+    return bool(state.unfinished) or state.last_outcome in UNCERTAIN_OUTCOMES
 
 
 class JournalSink:
@@ -87,6 +104,9 @@ class JournalSink:
         self._closing = False
         self._pump: asyncio.Task[None] | None = None
         self._lock: RunLock | None = None
+        self._states_warned = False
+        self._profile = ""
+        self._base_url = ""
         self.run_id: int | None = None
 
     @property
@@ -185,10 +205,13 @@ class JournalSink:
                 operation=operation,
             )
             if resume:
-                state = await _resume_state(journal, run_id)
+                first = await journal.page(EntryQuery(run_id=run_id), limit=1)
+                state = ResumeState(earlier_run=bool(first.entries))
             self.run_id = run_id
             if self._lock is not None:
                 self._lock.note_run(run_id)
+            self._profile = profile
+            self._base_url = self._session.base_url
             self._writer = await journal.batch()
         except JournalUnavailable as exc:
             self._warn("this run is NOT journaled", exc)
@@ -197,6 +220,31 @@ class JournalSink:
             return ResumeState()
         self._pump = asyncio.create_task(self._pump_loop(), name="bottui-bulk-journal")
         return state
+
+    async def states(self, keys: Sequence[str]) -> dict[str, ItemState]:
+        """What earlier attempts of this run left for ``keys`` (one chunk of ids).
+
+        A journal that cannot be read now warns once and answers nothing: the
+        ids are sent again (harmless: a revocation of nothing reports so).
+        """
+        if self.run_id is None or self._writer is None or not keys:
+            return {}
+        try:
+            return await self._session.journal_store.item_states(RunId(self.run_id), keys)
+        except JournalUnavailable as exc:
+            if not self._states_warned:
+                self._states_warned = True
+                self._warn("cannot read what earlier runs settled; sending those ids again", exc)
+            return {}
+
+    def supersede(self, entries: Sequence[EntryId], by: int | None) -> None:
+        """Queue the closing records of ``entries``, left unfinished, now settled by ``by``."""
+        for entry_id in entries:
+            self.finish(
+                int(entry_id),
+                outcome=Outcome.SUPERSEDED.value,
+                result={"supersededBy": by},
+            )
 
     async def start(self, records: list[StartRecord]) -> list[int] | None:
         """Write the started records of a chunk now; their entry ids (None: not journaled)."""
@@ -209,26 +257,25 @@ class JournalSink:
             self._warn("some ids are NOT journaled", exc)
             return None
 
-    def record(self, account: str, project: str, subject: Subject) -> StartRecord:
-        """The started record of one id of this run."""
-        target = {
-            k: v
-            for k, v in (
-                ("visitorId", subject.visitor_id),
-                ("userAccountId", subject.user_account_id),
-            )
-            if v is not None
-        }
+    def record(
+        self, account: str, project: str, subject: Subject, key: str | None = None
+    ) -> StartRecord:
+        """The started record of one id of this run (``key``: its item key, if known)."""
+        target: dict[str, str] = {}
+        if subject.visitor_id is not None:
+            target["visitorId"] = subject.visitor_id
+        if subject.user_account_id is not None:
+            target["userAccountId"] = subject.user_account_id
         return StartRecord(
-            profile=self._session.settings.inventory_scope,
-            base_url=self._session.base_url,
+            profile=self._profile,
+            base_url=self._base_url,
             operation=Operation.REVOKE_GRANT,
             account=account,
             project=project,
             target=target,
             request_body={"subject": target},  # what request.body holds, without parsing it
             run_id=self.run_id,
-            item_key=subject.key.hex(),
+            item_key=subject.key.hex() if key is None else key,
         )
 
     def finish(self, entry_id: int | None, **fields: Any) -> None:
@@ -288,25 +335,11 @@ class JournalSink:
             self._session.warn(f"journal: {exc}")
 
 
-async def _resume_state(journal: JournalStore, run_id: RunId) -> ResumeState:
-    """What earlier runs of this input settled."""
-    first = await journal.page(EntryQuery(run_id=run_id), limit=1)
-    if not first.entries:
-        return ResumeState()
-    settled = _digests(await journal.settled_items(run_id, SETTLED_OUTCOMES))
-    uncertain = _digests(await journal.settled_items(run_id, UNCERTAIN_OUTCOMES))
-    cursor = None
-    while True:
-        page = await journal.page(EntryQuery(run_id=run_id, unfinished=True), cursor=cursor)
-        uncertain |= _digests(e.item_key for e in page.entries)
-        if page.next is None:
-            break
-        cursor = page.next
-    return ResumeState(settled=settled, uncertain=uncertain - settled, earlier_run=True)
-
-
 __all__ = [
+    "RESUME_SETTLED",
     "UNCERTAIN_OUTCOMES",
     "JournalSink",
     "ResumeState",
+    "is_settled",
+    "is_uncertain",
 ]

@@ -108,6 +108,7 @@ class Meter:
             withdrawn=counts[ItemStatus.WITHDRAWN],
             nothing_standing=counts[ItemStatus.NOTHING_STANDING],
             unknown=sum(counts[s] for s in UNKNOWN_LIKE),
+            unknown_retried=counts[ItemStatus.UNKNOWN_RETRIED],
             failed=counts[ItemStatus.FAILED],
             skipped=counts[ItemStatus.SKIPPED],
             not_sent=counts[ItemStatus.NOT_SENT],

@@ -38,9 +38,23 @@ def unknown_note(summary: BulkSummary) -> str | None:
     """What "unknown" means, when the run has some (CLI and TUI say it alike)."""
     if not summary.unknown:
         return None
+    unanswered = summary.unknown - summary.unknown_retried
+    if not unanswered:
+        return None
     return (
-        f"unknown: {summary.unknown:,} request(s) may have reached the service without an "
+        f"unknown: {unanswered:,} request(s) may have reached the service without an "
         "answer: those grants may have been withdrawn; --resume sends them again"
+    )
+
+
+def retried_note(summary: BulkSummary) -> str | None:
+    """What "unknown (retried)" means, when the run has some (CLI and TUI alike)."""
+    if not summary.unknown_retried:
+        return None
+    return (
+        f"unknown (retried): {summary.unknown_retried:,} id(s) sent again after an earlier "
+        "attempt's answer was lost: no grant stands now, but whether that attempt withdrew "
+        "it is not known"
     )
 
 
@@ -108,9 +122,9 @@ def summary_lines(summary: BulkSummary, label: str) -> list[str]:
         lines.append(f"  the service asked to slow down {summary.pauses:,} time(s) (429)")
     if summary.stopped_by:
         lines.append(f"stopped early: {summary.stopped_by}")
-    note = unknown_note(summary)
-    if note is not None:
-        lines.append(note)
+    for note in (unknown_note(summary), retried_note(summary)):
+        if note is not None:
+            lines.append(note)
     if summary.interrupted:
         lines.append(
             "interrupted: the requests in flight were recorded; "
@@ -121,4 +135,11 @@ def summary_lines(summary: BulkSummary, label: str) -> list[str]:
     return lines
 
 
-__all__ = ["duration", "progress_line", "summary_counts", "summary_lines", "unknown_note"]
+__all__ = [
+    "duration",
+    "progress_line",
+    "retried_note",
+    "summary_counts",
+    "summary_lines",
+    "unknown_note",
+]

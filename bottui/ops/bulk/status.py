@@ -23,8 +23,12 @@ from bottui.api.errors import (
 from bottui.ops.bulk.input import InvalidLine, Subject
 
 DEFAULT_CONCURRENCY: Final = 32
-#: The client's keep-alive pool holds 64 connections: more would only queue.
-MAX_CONCURRENCY: Final = 64
+#: Requests in flight at most: a run's pool holds as many connections as its
+#: concurrency (bottui.api.lean), and past a few hundred the service's rate
+#: limit, not the client, bounds the rate.
+MAX_CONCURRENCY: Final = 512
+#: Above this, the CLI notes that the service's rate limit is then the bound.
+RATE_LIMIT_NOTE_ABOVE: Final = 64
 #: Invalid lines kept for the summary (the count goes on).
 MAX_INVALID_KEPT: Final = 1000
 #: Statuses every other id of the run would get too: stop instead of hammering.
@@ -140,6 +144,9 @@ class BulkSummary:
     run_id: int | None = None
     resumed: bool = False
     journaled: bool = True
+    #: Of ``unknown``, the ids sent again after an earlier attempt's answer was
+    #: lost or unknown ("unknown (retried)"): answered now, a resume skips them.
+    unknown_retried: int = 0
 
     @property
     def exit_code(self) -> int:
@@ -161,6 +168,7 @@ class BulkSummary:
             "withdrawn": self.withdrawn,
             "nothingStanding": self.nothing_standing,
             "unknown": self.unknown,
+            "unknownRetried": self.unknown_retried,
             "failed": self.failed,
             "invalid": [line.to_json() for line in self.invalid],
             "elapsedSeconds": round(self.elapsed, 3),
@@ -176,12 +184,20 @@ class BulkSummary:
         }
 
 
+def concurrency_note(value: int) -> str | None:
+    """What to tell an operator who asks for ``value`` requests in flight (None: nothing)."""
+    if value <= RATE_LIMIT_NOTE_ABOVE:
+        return None
+    return (
+        f"concurrency {value}: above {RATE_LIMIT_NOTE_ABOVE} the service's rate limit, "
+        "not bottui, bounds the rate (a 429 pauses the whole run)"
+    )
+
+
 def check_concurrency(value: int) -> int:
     """``value`` if it is a usable concurrency (1 to :data:`MAX_CONCURRENCY`)."""
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_CONCURRENCY:
-        raise ValidationError(
-            "concurrency", f"must be a whole number from 1 to {MAX_CONCURRENCY} (the pool size)"
-        )
+        raise ValidationError("concurrency", f"must be a whole number from 1 to {MAX_CONCURRENCY}")
     return value
 
 

@@ -13,7 +13,7 @@ from textual.content import Content
 
 from bottui.ops.bulk import UNKNOWN_LIKE, BulkPlan, BulkProgress, BulkSummary, ItemStatus
 from bottui.ops.bulk.input import InvalidLine
-from bottui.ops.bulk.report import duration, summary_counts, unknown_note
+from bottui.ops.bulk.report import duration, retried_note, summary_counts, unknown_note
 from bottui.tui.widgets.safe import join, safe
 
 #: Invalid lines listed in the preview and in the summary (the count goes on).
@@ -135,9 +135,9 @@ def summary_lines(summary: BulkSummary, *, abandoned: bool = False) -> list[Cont
         )
     elif summary.interrupted:
         lines.append(Content("Interrupted: the requests in flight finished and were recorded."))
-    note = unknown_note(summary)
-    if note is not None and not abandoned:
-        lines.append(Content(note[0].upper() + note[1:].replace("--resume", "a resume")))
+    for note in (unknown_note(summary), retried_note(summary)):
+        if note is not None and not abandoned:
+            lines.append(Content(note[0].upper() + note[1:].replace("--resume", "a resume")))
     if summary.run_id is not None:
         lines.append(Content(f"Journal: run #{summary.run_id} (5 shows the journal)."))
     elif not summary.journaled:
@@ -148,8 +148,8 @@ def summary_lines(summary: BulkSummary, *, abandoned: bool = False) -> list[Cont
 
 
 def unsettled(summary: BulkSummary) -> int:
-    """Ids of the run that a resume would send again: unknown, failed or not sent."""
-    return summary.unknown + summary.failed + summary.not_sent
+    """Ids of the run that a resume would send again: unknown (not retried), failed, not sent."""
+    return summary.unknown - summary.unknown_retried + summary.failed + summary.not_sent
 
 
 __all__ = [
