@@ -83,8 +83,9 @@ async def _state(tokens: TokenStore, base_url: str, slot: Slot) -> TokenState:
     return await tokens.project_state_async(base_url, slot.account, slot.project)
 
 
-#: Slots read per trip to the store thread: one keyring timeout bounds each trip.
-BATCH = 500
+#: Slots read per trip to the store thread. One keyring timeout (4 s) bounds each trip:
+#: small enough that a slow D-Bus keyring (~5 ms a read) stays well inside it.
+BATCH = 100
 
 
 async def read_states(
