@@ -25,7 +25,7 @@ import enum
 import json
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Final, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
@@ -289,6 +289,38 @@ class TokenStore:
             return TokenState.ENVIRONMENT
         found = await self.project_async(base_url, account, project)
         return TokenState.MISSING if found is None else TokenState.STORED
+
+    async def states_async(
+        self, entries: Sequence[tuple[str, type[AccessToken] | type[ProjectToken]]]
+    ) -> dict[str, TokenState]:
+        """The state of each keyring ``(username, kind)``, in one trip to the store thread.
+
+        Thousands of slots read one call each meant thousands of hand-overs to
+        the thread; one batch is one. A kind whose token is in the environment
+        is "from environment" without asking the keyring. Raises
+        :class:`KeyringUnavailable` for the whole batch when the keyring fails.
+        """
+        env = {
+            AccessToken: self._from_env(ENV_ACCESS_TOKEN, AccessToken) is not None,
+            ProjectToken: self._from_env(ENV_API_KEY, ProjectToken) is not None,
+        }
+        out = {name: TokenState.ENVIRONMENT for name, kind in entries if env[kind]}
+        wanted = [(name, kind) for name, kind in entries if not env[kind]]
+        if not wanted:
+            return out
+
+        def operation(backend: KeyringBackend) -> object:
+            return {
+                name: TokenState.MISSING
+                if _token(backend.get_password(SERVICE, name), kind) is None
+                else TokenState.STORED
+                for name, kind in wanted
+            }
+
+        found = await self._acall(operation, None)
+        assert isinstance(found, dict)
+        out.update(found)
+        return out
 
     async def set_personal_async(self, base_url: str, account: str, token: AccessToken) -> None:
         """:meth:`set_personal`, awaited."""
