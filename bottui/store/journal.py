@@ -55,6 +55,7 @@ from bottui.store.journal_schema import (
     NEXT_ENTRY_ID,
     OUTCOME_JOINS,
     SELECT_ENTRIES,
+    SETTLED_PREFIX,
 )
 from bottui.store.journal_store import EntryQuery, ItemState, RunId
 from bottui.store.journal_undo import (
@@ -283,6 +284,13 @@ class Journal(ClosesOnExit):
         indexed lookups only, whatever the run's size (:mod:`~bottui.store.journal_items`)."""
         with self._db.read() as conn:
             return item_states(conn, run_id, keys)
+
+    def settled_prefix(self, run_id: int) -> int | None:
+        """The newest checkpoint of ``run_id``: every id on an input line up to
+        it is settled (None: no checkpoint)."""
+        with self._db.read() as conn:
+            row = conn.execute(SETTLED_PREFIX, (run_id,)).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
 
     # -- reading ----------------------------------------------------------------------
 

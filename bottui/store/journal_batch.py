@@ -11,7 +11,10 @@ and writes:
   started+outcome pairs) kept in memory and written in one transaction when
   ``batch_size`` are waiting or the oldest has waited ``interval`` seconds
   (a background thread sees to the interval), at :meth:`flush` and at
-  :meth:`close`.
+  :meth:`close`;
+* :meth:`BatchWriter.checkpoint`: a run's settled prefix, written in the
+  transaction of the next write, after every outcome buffered before it: a
+  checkpoint may trail the outcomes it covers, never lead them.
 
 Durability: a committed batch survives a crash of the process (WAL); a power
 loss or OS crash may undo the batches committed since the last WAL
@@ -38,7 +41,7 @@ from bottui.store.journal_codec import micros
 from bottui.store.journal_migrations import SCHEMA
 from bottui.store.journal_records import StartRecord
 from bottui.store.journal_rows import Dictionaries, Finish, Start, finish_of, write
-from bottui.store.journal_schema import BUSY_TIMEOUT, NEXT_ENTRY_ID
+from bottui.store.journal_schema import BUSY_TIMEOUT, INSERT_CHECKPOINT, NEXT_ENTRY_ID
 from bottui.store.sqlite_retry import LockStats
 from bottui.store.sqlite_util import ClosesOnExit, Database
 from bottui.store.utc import Clock, stamp, system_clock
@@ -101,6 +104,8 @@ class BatchWriter(ClosesOnExit):
         self._oldest: float | None = None
         self._background_error: JournalUnavailable | None = None
         self._refused: list[int] = []
+        # The newest settled prefix (run id, input line) waiting for a write.
+        self._checkpoint: tuple[int, int] | None = None
         self._closed = False
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -222,6 +227,19 @@ class BatchWriter(ClosesOnExit):
         )
         self._add(start_row, row)
 
+    def checkpoint(self, run_id: int, settled_line: int) -> None:
+        """Buffer a settled prefix of ``run_id``: every id on an input line up to
+        ``settled_line`` is settled, its outcome already given to this writer.
+
+        Written in the transaction of the next write, after the outcomes
+        buffered before it (a newer one replaces one not yet written).
+        """
+        with self._lock:
+            self._check_open()
+            self._checkpoint = (run_id, settled_line)
+            if self._oldest is None:
+                self._oldest = time.monotonic()
+
     def flush(self) -> None:
         """Write everything buffered now, in one transaction.
 
@@ -232,7 +250,7 @@ class BatchWriter(ClosesOnExit):
         """
         with self._lock:
             self._background_error = None  # this write tries again anyway
-            if self._pending:
+            if self._pending or self._checkpoint is not None:
                 self._write([])
             self._raise_refused()
 
@@ -253,7 +271,7 @@ class BatchWriter(ClosesOnExit):
             self._closed = True
             self._background_error = None  # this write tries again anyway
             try:
-                if self._pending:
+                if self._pending or self._checkpoint is not None:
                     self._write([])
             except JournalUnavailable as exc:
                 lost = len(self._pending)
@@ -334,12 +352,22 @@ class BatchWriter(ClosesOnExit):
                 next_id = int(conn.execute(NEXT_ENTRY_ID).fetchone()[0])
                 if not tolerant:
                     ids = self._write_all(conn, next_id, start_rows)
+                elif refused is not None:
+                    before = len(refused)
+                    ids = self._write_each(conn, next_id, start_rows, refused)
+                    if len(refused) > before:
+                        # An outcome it covers was not written: never a leading checkpoint.
+                        self._checkpoint = None
                 else:
                     ids = self._write_each(conn, next_id, start_rows, refused)
+                if self._checkpoint is not None:
+                    run_id, line = self._checkpoint
+                    conn.execute(INSERT_CHECKPOINT, (run_id, line, micros(self._clock())))
         except BaseException:
             self._names.forget()
             raise
         self._names.commit()
+        self._checkpoint = None
         return ids
 
     def _write_all(

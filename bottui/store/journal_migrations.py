@@ -17,6 +17,8 @@ the field were built by it.
   plain ``INTEGER PRIMARY KEY``; both are version 1 and both migrate.
 * 2 (issue #12): shared fields once per segment, compact per-id rows, an
   index behind every filter (:mod:`bottui.store.journal_schema`).
+* 3 (issue #12): ``run_checkpoints``, the settled prefix of a bulk run, so
+  ``--resume`` looks up only the ids after it (DDL only: no row moves).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import Final
 
 from bottui.store.journal_codec import pack_time
 from bottui.store.journal_rows import Dictionaries, Finish, Start, write
-from bottui.store.journal_schema import APPLICATION_ID, TABLES_V2, append_only
+from bottui.store.journal_schema import APPLICATION_ID, TABLES_V2, TABLES_V3, append_only
 from bottui.store.sqlite_util import Schema, Step
 
 #: Version 1 as v0.1 shipped it (``IF NOT EXISTS``: it ran on every opening).
@@ -159,11 +161,11 @@ def to_v2(conn: sqlite3.Connection) -> None:
 
 #: Every step of an existing file (version 1 was the first); the last one's
 #: number is the current version.
-STEPS: Final = (Step(2, to_v2),)
+STEPS: Final = (Step(2, to_v2), Step(3, TABLES_V3))
 VERSION: Final = STEPS[-1].version
 
 #: A new journal: the current tables at once (what every step ends in).
-CURRENT: Final = (V1[0], *TABLES_V2, *append_only(("runs",)))
+CURRENT: Final = (V1[0], *TABLES_V2, *append_only(("runs",)), *TABLES_V3)
 
 SCHEMA: Final = Schema(
     name="journal",

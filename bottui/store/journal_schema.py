@@ -26,6 +26,11 @@ Derived, not history (kept by triggers): ``open_items`` holds the ids
 without a result, so ``--unfinished`` and a resume read only those;
 ``segment_words`` which outcome words each segment holds.
 
+* ``run_checkpoints`` (version 3): a run's settled prefix, appended now
+  and then while it goes: every id on an input line up to ``settled_line``
+  is settled (its outcome written in the same or an earlier transaction), so
+  ``--resume`` looks up only the ids after the newest one.
+
 Migrations from every earlier version: :mod:`bottui.store.journal_migrations`.
 :data:`BUSY_TIMEOUT` is how long a journal write waits for another process.
 """
@@ -138,6 +143,23 @@ TABLES_V2: Final = (
     *append_only(APPEND_ONLY_TABLES[1:]),
 )
 
+#: The tables of version 3: settled-prefix checkpoints of bulk runs.
+TABLES_V3: Final = (
+    """
+    CREATE TABLE run_checkpoints (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER NOT NULL REFERENCES runs (id),
+        settled_line INTEGER NOT NULL CHECK (settled_line >= 0),
+        at INTEGER NOT NULL
+    )
+    """,
+    "CREATE INDEX run_checkpoints_by_run ON run_checkpoints (run_id, settled_line)",
+    *append_only(("run_checkpoints",)),
+)
+INSERT_CHECKPOINT: Final = "INSERT INTO run_checkpoints (run_id, settled_line, at) VALUES (?, ?, ?)"
+#: The newest (largest: a run's prefix only grows) settled line of a run.
+SETTLED_PREFIX: Final = "SELECT max(settled_line) FROM run_checkpoints WHERE run_id = ?"
+
 INSERT_SEGMENT: Final = (
     "INSERT INTO segments (first_id, last_id, started, hw, started_text, operator, pid, "
     "profile, base_url, operation, account, project, run_id, body_prefix, body_suffix, "
@@ -185,6 +207,7 @@ __all__ = [
     "APPLICATION_ID",
     "BUSY_TIMEOUT",
     "COLUMNS",
+    "INSERT_CHECKPOINT",
     "INSERT_ITEM",
     "INSERT_RESULT",
     "INSERT_SEGMENT",
@@ -193,6 +216,8 @@ __all__ = [
     "OUTCOME_JOINS",
     "SEGMENT_OF",
     "SELECT_ENTRIES",
+    "SETTLED_PREFIX",
     "TABLES_V2",
+    "TABLES_V3",
     "append_only",
 ]

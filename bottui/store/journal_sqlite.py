@@ -276,6 +276,13 @@ class SqliteJournalStore:
         )
         return found
 
+    async def settled_prefix(self, run_id: RunId) -> int | None:
+        """The newest settled-prefix checkpoint of ``run_id`` (an input line), if any."""
+        found: int | None = await self._read(
+            lambda: self._reader.settled_prefix(int(run_id)) if self._path.exists() else None
+        )
+        return found
+
     # -- lifetime ------------------------------------------------------------------
 
     async def close(self) -> None:
@@ -325,6 +332,17 @@ class SqliteJournalBatch:
         queued, self._queued = self._queued, []
         if queued:
             await self._store._write(lambda: self._writer.finish_many(queued))
+
+    async def checkpoint(self, run_id: RunId, settled_line: int) -> None:
+        """Queue a settled prefix after every outcome queued before it (next flush)."""
+        queued, self._queued = self._queued, []
+
+        def work() -> None:
+            if queued:
+                self._writer.finish_many(queued)
+            self._writer.checkpoint(int(run_id), settled_line)
+
+        await self._store._write(work)
 
     async def flush(self) -> None:
         """Write every queued outcome now."""

@@ -97,6 +97,12 @@ class JournalBatch(Protocol):
         """Queue the outcome of ``entry_id`` (written at the next flush)."""
         ...
 
+    async def checkpoint(self, run_id: RunId, settled_line: int) -> None:
+        """Queue a settled prefix of ``run_id`` (every id on an input line up to
+        ``settled_line`` is settled): written after every outcome queued before
+        it, in the same or a later transaction, never before them."""
+        ...
+
     async def flush(self) -> None:
         """Write every queued outcome now."""
         ...
@@ -182,6 +188,10 @@ class JournalStore(Protocol):
 
         Callers ask per chunk of input, so a resume never holds a whole run in memory.
         """
+        ...
+
+    async def settled_prefix(self, run_id: RunId) -> int | None:
+        """The newest settled-prefix checkpoint of ``run_id`` (an input line), if any."""
         ...
 
     async def batch(self) -> JournalBatch:

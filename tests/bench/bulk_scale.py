@@ -203,11 +203,15 @@ def rss(args: argparse.Namespace) -> None:
         sandbox.stop()
 
 
-async def settled_journal(home: Path, ids: Path, count: int, settled: int) -> None:
+async def settled_journal(
+    home: Path, ids: Path, count: int, settled: int, checkpoints: bool = True
+) -> None:
     """A journal holding the run of ``ids`` with its first ``settled`` ids settled.
 
     Written through the journal's own batch writer (``JournalStore.batch``),
-    as a run would, without sending anything.
+    as a run would, without sending anything; with ``checkpoints``, a
+    settled-prefix checkpoint after each chunk, as a run writes them (without:
+    a journal of a bottui before checkpoints, every id looked up).
     """
     os.environ.update(environment(home))
     from bottui.ops.bulk.input import BulkSource, subject_key
@@ -239,6 +243,8 @@ async def settled_journal(home: Path, ids: Path, count: int, settled: int) -> No
             )  # fmt: skip
         for entry_id in await writer.start_many(records):
             await writer.finish(EntryId(entry_id), outcome="nothing-standing", status=200)
+        if checkpoints:  # one id per line: the prefix is the ids settled so far
+            await writer.checkpoint(run_id, min(settled, start + chunk))
         await writer.flush()
     await writer.close()
     await store.close()
@@ -246,7 +252,8 @@ async def settled_journal(home: Path, ids: Path, count: int, settled: int) -> No
 
 
 def resume(args: argparse.Namespace) -> None:
-    print(f"resume, {args.ids:,} ids, load {load()}")
+    kind = "without checkpoints" if args.no_checkpoints else "with checkpoints"
+    print(f"resume, {args.ids:,} ids, {kind}, load {load()}")
     sandbox = Sandbox(0.0)
     try:
         with tempfile.TemporaryDirectory(prefix="bottui-bench-") as tmp:
@@ -256,7 +263,7 @@ def resume(args: argparse.Namespace) -> None:
             for label, settled in (("settled", args.ids), ("nine tenths", args.ids * 9 // 10)):
                 home = work / f"home-{label}"
                 started = time.perf_counter()
-                asyncio.run(settled_journal(home, ids, args.ids, settled))
+                asyncio.run(settled_journal(home, ids, args.ids, settled, not args.no_checkpoints))
                 took = time.perf_counter() - started
                 print(f"  journal of {settled:,} settled ids written in {took:.0f} s")
                 sandbox.reset()
@@ -311,6 +318,11 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int)
     parser.add_argument("--latency", type=float)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--no-checkpoints",
+        action="store_true",
+        help="resume: a journal without settled-prefix checkpoints (every id looked up)",
+    )
     args = parser.parse_args()
     defaults = {
         "cpu": (10_000, 64, 0.0),

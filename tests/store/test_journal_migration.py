@@ -15,8 +15,9 @@ import pytest
 
 from bottui.store.db_errors import JournalUnavailable
 from bottui.store.journal import Journal
-from bottui.store.journal_migrations import SCHEMA, V1, VERSION
+from bottui.store.journal_migrations import SCHEMA, STEPS, V1, VERSION
 from bottui.store.journal_records import JournalEntry
+from bottui.store.journal_schema import TABLES_V2, append_only
 from bottui.store.journal_sqlite import SqliteJournalStore
 from bottui.store.journal_store import EntryQuery, RunId
 from bottui.store.sqlite_util import Database, Schema, Step
@@ -133,6 +134,42 @@ def test_a_migrated_journal_has_the_schema_of_a_new_one(tmp_path: Path) -> None:
         request_body=None,
     )
     assert schema_of(old) == schema_of(new)
+
+
+def test_a_version_2_journal_gains_checkpoints_and_reads_back_identically(
+    tmp_path: Path,
+) -> None:
+    path, new = tmp_path / "journal.sqlite3", tmp_path / "new.sqlite3"
+    before = build(path)
+    v2 = Schema(
+        "journal", APPLICATION_ID, 2, (V1[0], *TABLES_V2, *append_only(("runs",))), STEPS[:1]
+    )
+    database = Database(path, v2, unavailable=JournalUnavailable)
+    with database.read():
+        pass
+    database.close()
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'run_checkpoints'").fetchall()
+    conn.close()
+    journal = Journal(path)
+    assert journal.entries() == before
+    assert journal.settled_prefix(2) is None  # a run journaled before checkpoints
+    journal.close()
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == VERSION == 3
+    conn.execute("INSERT INTO run_checkpoints (run_id, settled_line, at) VALUES (2, 5, 0)")
+    conn.commit()
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        conn.execute("DELETE FROM run_checkpoints")
+    conn.close()
+    assert Journal(path).settled_prefix(2) == 5
+    Journal(new).run(profile="p", account="a", project="p", input_sha256="0" * 64, operation="o")
+    # v0.1's runs table said AUTOINCREMENT (both forms are version 1): the rest is equal.
+    first_release = {"runs", "sqlite_sequence"}
+    assert {r for r in schema_of(path) if r[0] not in first_release} == {
+        r for r in schema_of(new) if r[0] not in first_release
+    }
 
 
 def test_a_journal_of_a_newer_bottui_is_refused_and_never_written(tmp_path: Path) -> None:

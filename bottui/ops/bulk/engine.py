@@ -36,7 +36,7 @@ import asyncio
 import math
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from bottui.api.errors import BottuiError
 from bottui.api.models import Revocation
@@ -45,6 +45,7 @@ from bottui.api.tokens import AccessToken
 from bottui.ops.bulk.input import BulkSource, Duplicate, InvalidLine, Subject
 from bottui.ops.bulk.journal import JournalSink, ResumeState, is_settled
 from bottui.ops.bulk.meter import Meter
+from bottui.ops.bulk.prefix import SettledPrefix
 from bottui.ops.bulk.settling import Job, Looking, Settling
 from bottui.ops.bulk.status import (
     DEFAULT_CONCURRENCY,
@@ -120,6 +121,7 @@ class BulkRevocation(Settling):
         self._tally = self._meter.tally
         self._sink = JournalSink(session)
         self._resume_state = ResumeState()
+        self._prefix = SettledPrefix()
         self._chunk_size = max(MIN_CHUNK, self.concurrency)
         # A whole chunk may wait queued while the next one is read and journaled.
         self._queue: asyncio.Queue[_Job | None] = asyncio.Queue(maxsize=self._chunk_size)
@@ -204,6 +206,7 @@ class BulkRevocation(Settling):
         )
         if self.resume and not self._resume_state.earlier_run and self._sink.available:
             session.warn("nothing to resume: no earlier run of this input; sending every id")
+        self._prefix = SettledPrefix(self._resume_state.settled_line)
         self._sender = client.revocations(
             self.account, self.project, max_connections=self.concurrency
         )
@@ -227,6 +230,7 @@ class BulkRevocation(Settling):
                 raise
             self._check_failures()
             self._settle_leftovers()
+            self._checkpoint(final=True)
         finally:
             ticker.cancel()
             for task in (self._producer, *self._workers):
@@ -255,6 +259,9 @@ class BulkRevocation(Settling):
         size = self._chunk_size
         reader = self.source.read()
         seen = 0
+        # Lines an earlier run's checkpoint covers: settled, skipped without a lookup.
+        covered = self._resume_state.settled_line if self.resume else 0
+        skipped = 0
         try:
             for item in iter(reader):
                 if self._stopping:
@@ -264,6 +271,18 @@ class BulkRevocation(Settling):
                     await asyncio.sleep(0)
                 if isinstance(item, Subject):
                     tally.taken += 1
+                    if item.line <= covered:
+                        if self.on_result is not None:
+                            self._settle(item, None, ItemStatus.SKIPPED)
+                        else:
+                            skipped += 1
+                            if skipped >= _YIELD_EVERY:
+                                self._count_skipped(skipped)
+                                skipped = 0
+                        continue
+                    if skipped:
+                        self._count_skipped(skipped)
+                        skipped = 0
                     chunk.append(item)
                     if len(chunk) >= size:
                         await self._next_chunk()
@@ -275,6 +294,7 @@ class BulkRevocation(Settling):
                         tally.invalid.append(InvalidLine(item.line, clean(item.reason)))
             else:
                 self._read_all = True
+            self._count_skipped(skipped)
             if not self._stopping:
                 if chunk:
                     await self._next_chunk()
@@ -283,6 +303,26 @@ class BulkRevocation(Settling):
             reader.close()
         for _ in self._workers:
             await self._queue.put(None)
+
+    def _count_skipped(self, skipped: int) -> None:
+        """Count ids skipped at once (a settled 1,000,000-id resume skips them all)."""
+        self._tally.counts[ItemStatus.SKIPPED] += skipped
+        self._tally.done += skipped
+
+    def _checkpoint(self, *, final: bool = False) -> None:
+        """Hand the journal the settled prefix, if it moved enough (``final``: at all)."""
+        line = self._prefix.due(final=final)
+        if line is not None:
+            self._sink.checkpoint(line)
+
+    def _settle(
+        self, subject: Subject, entry_id: int | None, status: ItemStatus, **kw: Any
+    ) -> None:
+        super()._settle(subject, entry_id, status, **kw)
+        if status is not ItemStatus.SKIPPED:
+            # After the outcome is queued: a checkpoint never leads what it covers.
+            self._prefix.settled(subject.line, status, entry_id is not None)
+            self._checkpoint()
 
     async def _next_chunk(self, *, last: bool = False) -> None:
         """Start looking the full chunk up (``--resume``); dispatch the chunk before it.
@@ -330,9 +370,11 @@ class BulkRevocation(Settling):
                 else:
                     skipped += 1  # counted at once: a settled 1,000,000-id resume skips them all
             if skipped:
-                self._tally.counts[ItemStatus.SKIPPED] += skipped
-                self._tally.done += skipped
+                self._count_skipped(skipped)
+        if chunk:
+            self._prefix.add(chunk[0].line, chunk[-1].line, len(sending))
         if not sending:
+            self._checkpoint()
             return
         records = (
             [sink.record(self.account, self.project, s, key) for s, key, _ in sending]

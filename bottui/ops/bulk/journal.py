@@ -68,9 +68,19 @@ RESUME_SETTLED: Final = (Outcome.UNKNOWN_RETRIED.value,)
 
 @dataclass(frozen=True)
 class ResumeState:
-    """Whether an earlier run of the same input exists (its ids are looked up per chunk)."""
+    """Whether an earlier run of the same input exists (its ids are looked up per chunk),
+    and its settled prefix: every id on an input line up to ``settled_line`` is
+    settled (its newest checkpoint; those ids are skipped without a lookup)."""
 
     earlier_run: bool = False
+    settled_line: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Checkpoint:
+    """A settled prefix queued among the outcomes, written after those before it."""
+
+    line: int
 
 
 def is_settled(state: ItemState) -> bool:
@@ -99,7 +109,7 @@ class JournalSink:
     def __init__(self, session: Session) -> None:
         self._session = session
         self._writer: JournalBatch | None = None
-        self._pending: list[tuple[int, dict[str, Any]]] = []
+        self._pending: list[tuple[int, dict[str, Any]] | _Checkpoint] = []
         self._wake = asyncio.Event()
         self._closing = False
         self._pump: asyncio.Task[None] | None = None
@@ -206,7 +216,9 @@ class JournalSink:
             )
             if resume:
                 first = await journal.page(EntryQuery(run_id=run_id), limit=1)
-                state = ResumeState(earlier_run=bool(first.entries))
+                if first.entries:
+                    line = await journal.settled_prefix(run_id)
+                    state = ResumeState(earlier_run=True, settled_line=line or 0)
             self.run_id = run_id
             if self._lock is not None:
                 self._lock.note_run(run_id)
@@ -289,6 +301,13 @@ class JournalSink:
         if len(self._pending) >= FLUSH_COUNT:
             self._wake.set()
 
+    def checkpoint(self, settled_line: int) -> None:
+        """Queue a settled prefix: every id up to input line ``settled_line`` is
+        settled and its outcome already queued here (so written before it)."""
+        if self._writer is None or self.run_id is None:
+            return
+        self._pending.append(_Checkpoint(settled_line))
+
     async def close(self) -> None:
         """Write every queued outcome and close the writer."""
         self._closing = True
@@ -321,13 +340,16 @@ class JournalSink:
             if self._closing and not self._pending:
                 return
 
-    async def _write(self, batch: list[tuple[int, dict[str, Any]]]) -> None:
+    async def _write(self, batch: list[tuple[int, dict[str, Any]] | _Checkpoint]) -> None:
         writer = self._writer
-        if writer is None:
+        if writer is None or self.run_id is None:
             return
         try:
-            for entry_id, outcome in batch:
-                await writer.finish(EntryId(entry_id), **outcome)
+            for item in batch:
+                if isinstance(item, _Checkpoint):
+                    await writer.checkpoint(RunId(self.run_id), item.line)
+                else:
+                    await writer.finish(EntryId(item[0]), **item[1])
             await writer.flush()
         except JournalUnavailable as exc:
             self._warn("some outcomes are NOT journaled", exc)

@@ -67,6 +67,10 @@ class Settling:
         result["outcome"] = status.value
         if status is ItemStatus.UNKNOWN_RETRIED and revocation.revoked is False:
             result["revoked"] = None  # nothing stood: who withdrew it is not known
+        if state is not None and state.unfinished and entry_id is not None:
+            # Settled now: the entries a crash left unfinished get their closing
+            # record, queued before the outcome (and any checkpoint covering it).
+            self._sink.supersede(state.unfinished, entry_id)
         self._settle(
             subject,
             entry_id,
@@ -76,9 +80,6 @@ class Settling:
             journal_result=result,
             duration=duration,
         )
-        if state is not None and state.unfinished and entry_id is not None:
-            # Settled now: the entries a crash left unfinished get their closing record.
-            self._sink.supersede(state.unfinished, entry_id)
 
     def _failed(
         self, subject: Subject, entry_id: int | None, error: BottuiError, duration: float
