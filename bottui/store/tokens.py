@@ -22,21 +22,24 @@ lazily, on the first call that needs it, because importing it is slow.
 from __future__ import annotations
 
 import enum
-import json
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Final, TypeVar
-from urllib.parse import urlsplit, urlunsplit
 
 from bottui.api.tokens import TOKEN_ENV, AccessToken, ProjectToken, Secret
 from bottui.plaintext import clean
 from bottui.store.errors import KeyringUnavailable
+from bottui.store.token_names import (
+    SERVICE,
+    normalize_base_url,
+    personal_username,
+    project_username,
+)
 
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend
 
-SERVICE: Final = "bottui"
 ENV_ACCESS_TOKEN: Final = TOKEN_ENV["personal"]
 ENV_API_KEY: Final = TOKEN_ENV["project"]
 DEFAULT_TIMEOUT: Final = 4.0
@@ -51,44 +54,9 @@ REMEDIES: Final = (
     " keyring --list-backends, PYTHON_KEYRING_BACKEND, keyringrc.cfg."
 )
 
-_DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 _MAX_REASON: Final = 300
 
 S = TypeVar("S", bound=Secret)
-
-
-def normalize_base_url(base_url: str) -> str:
-    """Canonical form of a base URL, so ``https://X/`` and ``https://x`` share tokens.
-
-    Lower-cases the scheme and host, drops the scheme's default port and any
-    trailing ``/``. The path keeps its case. Never raises: a string that is
-    not a URL comes back stripped of surrounding blanks and trailing slashes.
-    """
-    text = base_url.strip()
-    try:
-        parts = urlsplit(text)
-        port = parts.port
-    except ValueError:
-        return text.rstrip("/")
-    if not parts.scheme or not parts.netloc:
-        return text.rstrip("/")
-    scheme = parts.scheme.lower()
-    userinfo, at, hostport = parts.netloc.rpartition("@")
-    hostport = hostport.lower()
-    if port is not None and _DEFAULT_PORTS.get(scheme) == port:
-        hostport = hostport[: hostport.rindex(":")]
-    netloc = f"{userinfo}{at}{hostport}"
-    return urlunsplit((scheme, netloc, parts.path.rstrip("/"), parts.query, parts.fragment))
-
-
-def personal_username(base_url: str, account: str) -> str:
-    """The keyring username of the personal access token of ``account``."""
-    return json.dumps(["personal", normalize_base_url(base_url), account])
-
-
-def project_username(base_url: str, account: str, project: str) -> str:
-    """The keyring username of the project API token of ``account``/``project``."""
-    return json.dumps(["project", normalize_base_url(base_url), account, project])
 
 
 class TokenState(enum.Enum):
