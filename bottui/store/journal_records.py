@@ -353,11 +353,8 @@ class JournalEntry:
         """The entry as one JSON object (``--json``, JSONL export)."""
         return {
             "id": self.id,
-            "event_id": self.event_id,
             "started_at": self.started_at,
             "operator": self.operator,
-            "host": self.host,
-            "reason": self.reason,
             "pid": self.pid,
             "profile": self.profile,
             "base_url": self.base_url,
@@ -377,17 +374,18 @@ class JournalEntry:
             "result": self.result,
             "error": self.error,
             "duration_ms": self.duration_ms,
+            # Issue #13, after the older fields: a CSV reader's columns stay where they were.
+            "event_id": self.event_id,
+            "host": self.host,
+            "reason": self.reason,
         }
 
 
 #: Field order of :meth:`JournalEntry.to_json`, used as the CSV header.
 FIELDS: Final = (
     "id",
-    "event_id",
     "started_at",
     "operator",
-    "host",
-    "reason",
     "pid",
     "profile",
     "base_url",
@@ -407,6 +405,9 @@ FIELDS: Final = (
     "result",
     "error",
     "duration_ms",
+    "event_id",
+    "host",
+    "reason",
 )
 
 __all__ = [
