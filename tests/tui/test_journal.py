@@ -50,6 +50,7 @@ class _SteadyTime:
 def steady(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Operator, pid and durations that do not depend on the machine (snapshots)."""
     monkeypatch.setattr(bottui.store.journal, "local_operator", lambda: "oncall@bastion")
+    monkeypatch.setattr(bottui.store.journal, "local_host", lambda: "bastion")
     monkeypatch.setattr(bottui.store.journal, "os", SimpleNamespace(getpid=lambda: 4242))
     monkeypatch.setattr(bottui.ops.mutations, "time", _SteadyTime())
     yield
