@@ -2,11 +2,11 @@
 
 A confirmation dialog opens with focus on **Cancel**, so Enter alone never
 changes anything: the operator has to move to the confirm button on purpose.
-A change's confirmation also holds a **reason** field (Tab reaches it; Enter
-in it moves to the confirm button, never presses it): what is typed there is
-journaled with the change (:attr:`ConfirmDialog.reason`). Under a profile with
-``require_reason`` the confirm button refuses, and says so, until a reason
-is typed.
+A change's confirmation also holds a **reason** field, left of the buttons
+(Tab reaches it; Enter in it moves to the confirm button, never presses it):
+what is typed there is journaled with the change (:attr:`ConfirmDialog.reason`).
+Under a profile with ``require_reason`` the confirm button refuses, and says
+so, until a reason is typed.
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ class _Dialog(ModalScreen[Any]):
     _Dialog .dialog-buttons { height: auto; margin-top: 1; align-horizontal: right; }
     _Dialog .dialog-buttons Button { margin-left: 2; }
     _Dialog VerticalScroll { height: auto; max-height: 16; }
-    _Dialog #reason { margin-top: 1; }
-    _Dialog #reason-needed { color: $error; height: auto; display: none; }
+    /* Beside the buttons: the reason costs the dialog no row (it fits 80x24). */
+    _Dialog .dialog-buttons #reason { width: 1fr; }
     """
 
     def action_dismiss_dialog(self) -> None:
@@ -57,7 +57,9 @@ class ReasonAsked:
     def __init__(self, *, required: bool = False, refusal: str = "") -> None:
         self.required = required
         #: What the dialog says when confirm is pressed without a reason.
-        self.refusal = refusal or "This profile requires a reason: type one above."
+        self.refusal = refusal or (
+            "This profile requires a reason for every change: type one in the Reason field."
+        )
 
 
 class _ReasonField:
@@ -74,13 +76,11 @@ class _ReasonField:
 
         if self._asked is None:
             return
-        hint = "required by this profile" if self._asked.required else "optional"
         yield PlainInput(
-            placeholder=f"Reason ({hint}), e.g. an incident id",
+            placeholder="Reason (required)" if self._asked.required else "Reason (optional)",
             id="reason",
             max_length=MAX_REASON,
         )
-        yield Static("", id="reason-needed")
 
     def _reason_ok(self) -> bool:
         """Keep the typed reason; False (and say why) when one is required and blank."""
@@ -90,10 +90,11 @@ class _ReasonField:
         text = field.value
         self.reason = text if text.strip() else None
         if self._asked.required and self.reason is None:
-            needed: Static = self.query_one("#reason-needed", Static)  # type: ignore[attr-defined]
-            needed.update(Content(self._asked.refusal))
-            needed.display = True
+            field.add_class("-invalid")
             field.focus()
+            self.notify(  # type: ignore[attr-defined]
+                self._asked.refusal, title="Reason required", severity="error", markup=False
+            )
             return False
         return True
 
@@ -125,8 +126,8 @@ class ConfirmDialog(_ReasonField, _Dialog):
         with Vertical():
             yield Label(Content(self._title), classes="dialog-title")
             yield Static(self._body, id="confirm-body")
-            yield from self._reason_widgets()
             with Horizontal(classes="dialog-buttons"):
+                yield from self._reason_widgets()
                 yield Button("Cancel", id="cancel", variant="default")
                 yield Button(
                     Content(self._confirm_label),
@@ -181,10 +182,10 @@ class TypedConfirmDialog(_ReasonField, _Dialog):
         with Vertical():
             yield Label(Content(self._title), classes="dialog-title")
             yield Static(self._body)
-            yield from self._reason_widgets()
             yield Label(Content("This profile is protected. Type the project id to confirm:"))
             yield PlainInput(placeholder="project id", id="typed")
             with Horizontal(classes="dialog-buttons"):
+                yield from self._reason_widgets()
                 yield Button("Cancel", id="cancel")
                 yield Button(
                     Content(self._confirm_label), id="confirm", variant="error", disabled=True

@@ -28,10 +28,10 @@ COLUMNS: Final = (
     ("outcome", "Outcome"),
     ("status", "HTTP"),
     ("duration", "Took"),
-    ("reason", "Reason"),
+    ("reason", "Why"),
 )
 #: Characters of a reason the table shows (the entry's details show it whole).
-REASON_CELL: Final = 30
+REASON_CELL: Final = 24
 
 _OUTCOME_STYLES: Final = {
     **{word: "green" for word in journal_view.OUTCOME_GROUPS["succeeded"]},
