@@ -10,7 +10,7 @@ from textual.widgets import Button, Input, Static
 
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.dialogs import ConfirmDialog
+from bottui.tui.screens.dialogs import ConfirmDialog, TypedConfirmDialog
 from bottui.tui.screens.journal import JournalScreen
 from bottui.tui.screens.journal_dialogs import WhoWhyDialog
 from bottui.tui.screens.limiters import LimitersScreen
@@ -154,3 +154,39 @@ async def test_the_journal_screen_filters_by_operator_and_reason(flow_app: Bottu
         await pilot.click("#clear")
         await settle(pilot)
         assert len(journal_rows(flow_app)) == 4
+
+
+async def test_a_protected_bulk_run_journals_the_reason_of_its_typed_confirmation(
+    grants_app: BottuiApp, sandbox: SandboxServer
+) -> None:
+    from tests.tui.test_bulk import NOT_STANDING, STANDING, open_bulk, paste, run_dialog
+
+    session = grants_app.session
+    session.settings = replace(session.settings, protected=True, require_reason=True)
+    async with grants_app.run_test(size=SNAP_SIZE) as pilot:
+        await open_bulk(pilot)
+        await paste(pilot, f"{STANDING}\n{NOT_STANDING}\n")
+        await pilot.click("#bulk-start")
+        await pilot.pause()
+        typed = grants_app.screen
+        assert isinstance(typed, TypedConfirmDialog)
+        confirm = typed.query_one("#confirm", Button)
+        await pilot.press(*"shop-prod", "enter")  # the project id: Enter moves to the button
+        await pilot.pause()
+        assert grants_app.focused is confirm
+        await pilot.press("enter")  # no reason: refused, nothing sent
+        await settle(pilot)
+        assert grants_app.screen is typed and requests(sandbox) == 0
+        field = typed.query_one("#reason", Input)
+        assert grants_app.focused is field
+        field.value = "INC-9 bulk"
+        await pilot.press("enter")  # to the project id field
+        await pilot.press("tab", "tab", "tab")  # reason, Cancel, Confirm
+        assert grants_app.focused is confirm
+        await pilot.press("enter")
+        await settle(pilot)
+        summary = run_dialog(grants_app).summary
+        assert summary is not None and requests(sandbox) == 2
+    with journal_of(session) as journal:
+        entries = journal.entries()
+    assert len(entries) == 2 and {e.reason for e in entries} == {"INC-9 bulk"}
