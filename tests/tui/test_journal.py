@@ -133,36 +133,6 @@ async def _loaded(pilot: Pilot[Any]) -> None:
     assert [r[2] for r in rows(pilot.app)] == ["limiter", "revoke", "thresholds", "limiter"]
 
 
-def test_snapshot_who_and_why(snap_compare: Snap, make_snap_app: MakeApp, steady: None) -> None:
-    """Reasons in the table (cut short, cleaned) and the who/why filter line (issue #13)."""
-
-    async def run_before(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
-        session = pilot.app.session  # type: ignore[attr-defined]
-        for limiter, state, reason in (
-            ("rl-login", False, "INC-4312 credential stuffing on /login from 3 ASNs"),
-            ("rl-search", True, "scraping \x1b[31m[b]x[/b]"),
-            ("rl-login", True, "INC-4312 rollback: false positive"),
-        ):
-            await mutations.set_limiter(
-                session, DEMO_ACCOUNT, PROJ, limiter, state, confirmed=True, reason=reason
-            )
-        await to_journal(pilot)
-        assert [r[-1] for r in rows(pilot.app)] == [
-            "INC-4312 rollback: fals…",
-            "scraping \ufffd[31m[b]x[/b]",  # ESC shown as U+FFFD, markup as text
-            "INC-4312 credential stu…",
-        ]
-        await pilot.press("slash")
-        await pilot.pause()
-        pilot.app.screen.query_one("#filter-reason", Input).value = "inc-4312"
-        await pilot.press("enter")
-        await settle(pilot)
-        assert len(rows(pilot.app)) == 2
-
-    assert snap_compare(make_snap_app(), terminal_size=SNAP_SIZE, run_before=run_before)
-
-
 def test_snapshot_loaded(snap_compare: Snap, make_snap_app: MakeApp, steady: None) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
         await _loaded(pilot)

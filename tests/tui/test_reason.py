@@ -6,8 +6,11 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
+from bottui.ops import mutations
+from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.dialogs import ConfirmDialog, TypedConfirmDialog
@@ -18,6 +21,14 @@ from bottui.tui.widgets.journal_table import JournalTable
 from tests.fixtures.stores import journal_of
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle
+from tests.tui.test_journal import (  # steady: the fixture, found here by pytest
+    PROJ,
+    MakeApp,
+    Snap,
+    rows,
+    steady,  # noqa: F401
+    to_journal,
+)
 from tests.tui.test_limiters import select
 
 HOSTILE = "INC-4312 \x1b[31m[b]x[/b] '; DROP TABLE segments; --"
@@ -190,3 +201,34 @@ async def test_a_protected_bulk_run_journals_the_reason_of_its_typed_confirmatio
     with journal_of(session) as journal:
         entries = journal.entries()
     assert len(entries) == 2 and {e.reason for e in entries} == {"INC-9 bulk"}
+
+
+@pytest.mark.usefixtures("steady")
+def test_snapshot_who_and_why(snap_compare: Snap, make_snap_app: MakeApp) -> None:
+    """Reasons in the table (cut short, cleaned) and the who/why filter line (issue #13)."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        session = pilot.app.session  # type: ignore[attr-defined]
+        for limiter, state, reason in (
+            ("rl-login", False, "INC-4312 credential stuffing on /login from 3 ASNs"),
+            ("rl-search", True, "scraping \x1b[31m[b]x[/b]"),
+            ("rl-login", True, "INC-4312 rollback: false positive"),
+        ):
+            await mutations.set_limiter(
+                session, DEMO_ACCOUNT, PROJ, limiter, state, confirmed=True, reason=reason
+            )
+        await to_journal(pilot)
+        assert [r[-1] for r in rows(pilot.app)] == [
+            "INC-4312 rollback: fals…",
+            "scraping \ufffd[31m[b]x[/b]",  # ESC shown as U+FFFD, markup as text
+            "INC-4312 credential stu…",
+        ]
+        await pilot.press("slash")
+        await pilot.pause()
+        pilot.app.screen.query_one("#filter-reason", Input).value = "inc-4312"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert len(rows(pilot.app)) == 2
+
+    assert snap_compare(make_snap_app(), terminal_size=SNAP_SIZE, run_before=run_before)
