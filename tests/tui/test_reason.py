@@ -192,7 +192,7 @@ async def test_a_protected_bulk_run_journals_the_reason_of_its_typed_confirmatio
         assert grants_app.focused is field
         field.value = "INC-9 bulk"
         await pilot.press("enter")  # to the project id field
-        await pilot.press("tab", "tab", "tab")  # reason, Cancel, Confirm
+        await pilot.press("tab", "tab", "tab")  # the reason, Cancel, Confirm
         assert grants_app.focused is confirm
         await pilot.press("enter")
         await settle(pilot)

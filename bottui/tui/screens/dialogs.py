@@ -43,7 +43,8 @@ class _Dialog(ModalScreen[Any]):
     _Dialog .dialog-buttons { height: auto; margin-top: 1; align-horizontal: right; }
     _Dialog .dialog-buttons Button { margin-left: 2; }
     _Dialog VerticalScroll { height: auto; max-height: 16; }
-    /* Beside the buttons: the reason costs the dialog no row (it fits 80x24). */
+    /* Beside the buttons: the reason costs the dialog no row (it fits 80x24).
+       Focus goes by position, so from Cancel, Tab reaches Confirm, then the reason. */
     _Dialog .dialog-buttons #reason { width: 1fr; }
     """
 
