@@ -34,6 +34,7 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "BOTTUI_ACCESS_TOKEN",
         "BOTTUI_API_KEY",
         "BOTTUI_PROFILE",
+        "BOTTUI_OPERATOR",
         "PYTHON_KEYRING_BACKEND",
     ):
         monkeypatch.delenv(var, raising=False)

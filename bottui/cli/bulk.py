@@ -28,6 +28,7 @@ from typing import BinaryIO, Final, TextIO
 from bottui.api.curl import request_json, request_lines
 from bottui.api.errors import EXIT_OK, RefusedError
 from bottui.cli.output import Output
+from bottui.ops import reasons
 from bottui.ops.bulk import (
     BulkPlan,
     BulkProgress,
@@ -40,6 +41,7 @@ from bottui.ops.bulk.input import BulkSource
 from bottui.ops.bulk.report import progress_line, summary_lines
 from bottui.ops.bulk.results import ResultsFile
 from bottui.ops.session import Session
+from bottui.plaintext import clean
 
 #: Requests a bulk ``--dry-run`` prints in full; the rest are counted.
 DRY_RUN_SHOWN: Final = 20
@@ -114,11 +116,13 @@ async def run_bulk_revoke(args: SimpleNamespace, out: Output, session: Session) 
     try:
         _check_options(args)
         account, project = session.project_scope(args.account, args.project)
+        reason = reasons.normalize(args.reason)
         if args.dry_run:
             source = open_source(args.from_file)
-            _print_plan(out, plan_bulk(session, account, project, source, keep=DRY_RUN_SHOWN))
+            plan = plan_bulk(session, account, project, source, keep=DRY_RUN_SHOWN)
+            _print_plan(out, plan, reasons.refusal_text(session.settings, reason))
             return EXIT_OK
-        session.check_may_change(confirmed=args.yes)
+        session.check_may_change(confirmed=args.yes, reason=reason)
         note = concurrency_note(args.concurrency)
         if note is not None:
             out.message(note)
@@ -135,6 +139,7 @@ async def run_bulk_revoke(args: SimpleNamespace, out: Output, session: Session) 
             resume=args.resume,
             force=args.force,
             confirmed=args.yes,
+            reason=reason,
             on_progress=progress.update,
             on_result=results.write if results is not None else None,
         )
@@ -183,13 +188,17 @@ def _sigint_stops(engine: BulkRevocation, out: Output, progress: ProgressLine) -
         loop.remove_signal_handler(signal.SIGINT)
 
 
-def _print_plan(out: Output, plan: BulkPlan) -> None:
-    """The dry run: the first requests in full, the count of the rest."""
+def _print_plan(out: Output, plan: BulkPlan, refused: str | None = None) -> None:
+    """The dry run: the first requests in full, the count of the rest (``refused``:
+    why the run would be refused)."""
     shown = len(plan.requests)
+    if refused is not None:
+        out.message(f"dry run: would be refused: {clean(refused)}")
     if out.as_json:
         out.document(
             {
                 "dryRun": True,
+                **({"wouldBeRefused": refused} if refused is not None else {}),
                 "requests": [
                     {"line": subject.line, **request_json(r)} for subject, r in plan.requests
                 ],

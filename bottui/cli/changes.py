@@ -35,8 +35,9 @@ async def cmd_limiter(args: Args, out: Output) -> int:
         account, project = session.project_scope(args.account, args.project)
         is_active = args.action == "enable"
         plan = await planning.plan_limiter(session, account, project, args.limiter_id, is_active)
+        plan = plan.with_reason(args.reason)
         if args.dry_run:
-            render_dry_run(out, plan)
+            render_dry_run(out, plan, plan.reason_refusal(session.settings))
             return EXIT_OK
         applied = await _apply(session, plan, confirmed=args.yes)
         change = applied.value
@@ -95,8 +96,9 @@ async def cmd_revoke(args: Args, out: Output) -> int:
         account, project = session.project_scope(args.account, args.project)
         subject = {"visitor_id": args.visitor_id, "user_account_id": args.user_account_id}
         plan = await planning.plan_revocation(session, account, project, **subject)
+        plan = plan.with_reason(args.reason)
         if args.dry_run:
-            render_dry_run(out, plan)
+            render_dry_run(out, plan, plan.reason_refusal(session.settings))
             return EXIT_OK
         applied = await _apply(session, plan, confirmed=args.yes)
         revocation = applied.value
@@ -134,8 +136,9 @@ async def cmd_thresholds(args: Args, out: Output) -> int:
         plan = await planning.plan_thresholds(
             session, account, project, args.dimension_id, thresholds
         )
+        plan = plan.with_reason(args.reason)
         if args.dry_run:
-            render_dry_run(out, plan)
+            render_dry_run(out, plan, plan.reason_refusal(session.settings))
             return EXIT_OK
         await _apply(session, plan, confirmed=args.yes)
         if out.as_json:
@@ -160,12 +163,15 @@ async def cmd_undo(args: Args, out: Output) -> int:
                 exc.details += f" (to undo the last {exc.other} change instead: --kind {exc.other})"
             raise
         out.line(f"undo: {plan.summary()}")
-        change = await undo.plan_change(session, plan)
+        change = (await undo.plan_change(session, plan)).with_reason(args.reason)
         if args.dry_run:
-            render_dry_run(out, change)
+            render_dry_run(out, change, change.reason_refusal(session.settings))
             return EXIT_OK
-        # The rule first (read-only: refused; protected: --yes), then the question.
-        confirmation.enforce(session.settings, change.confirmation, confirmed=args.yes)
+        # The rule first (read-only: refused; no reason where one is required;
+        # protected: --yes), then the question.
+        confirmation.enforce(
+            session.settings, change.confirmation, confirmed=args.yes, reason=change.reason
+        )
         if not args.yes:
             confirm_on_terminal(out, "Send this undo?")
         applied = await undo.apply(session, plan, confirmed=True, change=change)

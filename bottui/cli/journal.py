@@ -63,6 +63,8 @@ def journal_query(args: Args) -> JournalQuery:
         operation=operation,
         outcome=journal_view.UNFINISHED if args.unfinished else args.outcome,
         run_id=args.run_id,
+        operator=args.operator,
+        reason=args.reason,
     )
 
 
@@ -85,6 +87,8 @@ def next_page_command(args: Args, before: int) -> str:
         ("--since", args.since),
         ("--until", args.until),
         ("--run", args.run_id),
+        ("--operator", args.operator),
+        ("--reason", args.reason),
         ("--limit", args.limit),
     ):
         if value is not None:

@@ -81,6 +81,17 @@ def _entry_id(text: str) -> int:
     return _positive(text.strip().removeprefix("#"))
 
 
+_REASON_HELP = (
+    "why (journaled with the change, e.g. an incident id); a profile with "
+    "require_reason = true refuses a change without one (exit 2)"
+)
+
+
+def _reason(parser: argparse.ArgumentParser) -> None:
+    """``--reason TEXT`` on a command that changes something."""
+    parser.add_argument("--reason", metavar="TEXT", default=None, help=_REASON_HELP)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line."""
     import argparse
@@ -112,6 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     for action in ("enable", "disable"):
         sub = add(limiter_cmds, action, f"{action} a rate limiter (project API token)")
         sub.add_argument("limiter_id", metavar="LIMITER_ID")
+        _reason(sub)
 
     revoke = add(commands, "revoke", "revoke challenge grants (personal access token)")
     revoke.add_argument("--visitor-id", metavar="V")
@@ -129,6 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--force", action="store_true", help="bulk: run even while the same input runs"
     )
     revoke.add_argument("--output", metavar="F", help="bulk: results.csv or results.jsonl")
+    _reason(revoke)
 
     thresholds = add(commands, "thresholds", "dimension thresholds")
     th_cmds = thresholds.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -138,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     th_set.add_argument("--block", required=True, metavar="X", help="block threshold")
     th_set.add_argument("--challenge", required=True, metavar="Y", help="challenge threshold")
     th_set.add_argument("--force", action="store_true", help="send even outside the range")
+    _reason(th_set)
 
     inventory = add(commands, "inventory", "the profile's known accounts, projects, ids")
     inv_cmds = inventory.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -162,6 +176,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--outcome", metavar="WORD", help="ok, api-error, ... or succeeded, failed, unknown"
     )
     journal.add_argument(
+        "--operator", metavar="NAME", help="only changes made by this operator (exact)"
+    )
+    journal.add_argument(
+        "--reason",
+        metavar="TEXT",
+        help="only changes whose reason holds TEXT (any case)",
+    )
+    journal.add_argument(
         "--run", dest="run_id", type=_entry_id, metavar="RUN_ID", help="only one bulk run's entries"
     )
     journal.add_argument(
@@ -183,6 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["limiter", "thresholds"],
         help="which kind of change (default: the newer of the two)",
     )
+    _reason(undo)
 
     token = add(commands, "token", "store, inspect or delete tokens (OS keyring)")
     token_cmds = token.add_subparsers(dest="action", metavar="ACTION", required=True)

@@ -30,13 +30,21 @@ def render_error(out: Output, error: BottuiError) -> int:
     return error.exit_code
 
 
-def render_dry_run(out: Output, plan: PlannedChange[Any]) -> None:
-    """Print the plan's exact request(s) and an equivalent curl; the token stays a variable."""
+def render_dry_run(out: Output, plan: PlannedChange[Any], refused: str | None = None) -> None:
+    """Print the plan's exact request(s) and an equivalent curl; the token stays a variable.
+
+    ``refused`` says why sending it would be refused (``require_reason``
+    without a reason): a dry run still shows the request, and says so.
+    """
     from bottui.ops.plan import DRY_RUN_NOTE
 
     if out.as_json:
-        out.document(plan.dry_run_json())
+        out.document(plan.dry_run_json(refused))
+        if refused is not None:
+            out.message(f"dry run: would be refused: {clean(refused)}")
         return
     for shown_line in plan.dry_run_lines():
         out.line(shown_line)
+    if refused is not None:
+        out.message(f"dry run: would be refused: {clean(refused)}")
     out.message(DRY_RUN_NOTE)

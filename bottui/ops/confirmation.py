@@ -1,6 +1,7 @@
 """The one rule deciding whether a change may be sent, and what it must be confirmed with.
 
-A read-only profile (or ``--read-only``) refuses every change; a protected
+A read-only profile (or ``--read-only``) refuses every change; a profile
+with ``require_reason`` refuses one without a reason; a protected
 profile wants the project id typed in the TUI (``--yes`` on the command
 line); any other profile wants a click in the TUI (the CLI sends at once).
 :func:`required` computes it when a change is planned, :func:`enforce`
@@ -72,19 +73,26 @@ def required(settings: Settings, project: str | None) -> Confirmation:
     return Confirmation(ConfirmKind.CLICK)
 
 
-def enforce(settings: Settings, *needed: Confirmation, confirmed: bool) -> None:
-    """Raise unless a change needing ``needed`` may be sent now.
+def enforce(
+    settings: Settings, *needed: Confirmation, confirmed: bool, reason: str | None = None
+) -> None:
+    """Raise unless a change needing ``needed``, made for ``reason``, may be sent now.
 
     The rule is computed again from ``settings`` (the profile may have
-    changed since the plan was made) and the strictest of all wins.
+    changed since the plan was made) and the strictest of all wins; a profile
+    with ``require_reason`` wants a reason (:mod:`bottui.ops.reasons`).
 
     Raises:
-        RefusedError: refused (read-only), or protected and not ``confirmed``.
+        RefusedError: refused (read-only), no reason where one is required,
+            or protected and not ``confirmed``.
     """
+    from bottui.ops import reasons
+
     now = required(settings, None)
     for rule in (now, *needed):
         if rule.refused:
             raise rule.error()
+    reasons.check(settings, reason)
     if not confirmed and any(r.kind is ConfirmKind.TYPED for r in (now, *needed)):
         raise RefusedError(
             "Protected profile",

@@ -72,8 +72,10 @@ class JournalQuery:
     or a group of :data:`OUTCOME_GROUPS`. ``since``/``until`` are ISO 8601
     (UTC without an offset): started at or after ``since``, before ``until``.
     ``before`` keeps entries older than that id (the next page of a read that
-    stopped at ``#before``); ``run_id`` the entries of one bulk run. ``limit``
-    is how many to read at most (``None``: every one, page by page).
+    stopped at ``#before``); ``run_id`` the entries of one bulk run.
+    ``operator`` matches exactly, ``reason`` is a case-insensitive substring
+    of the reason given. ``limit`` is how many to read at most (``None``:
+    every one, page by page).
     """
 
     since: str | None = None
@@ -86,6 +88,8 @@ class JournalQuery:
     outcome: str | None = None
     run_id: int | None = None
     limit: int | None = None
+    operator: str | None = None
+    reason: str | None = None
 
 
 def _time(name: str, text: str | None) -> datetime | None:
@@ -128,6 +132,8 @@ def entry_query(query: JournalQuery) -> EntryQuery:
         outcomes=outcomes,
         unfinished=outcome == UNFINISHED,
         run_id=None if query.run_id is None else RunId(query.run_id),
+        operator=query.operator,
+        reason=query.reason,
     )
 
 
@@ -282,6 +288,21 @@ def duration_text(entry: JournalEntry) -> str:
     return f"{ms / 1000:.1f} s"
 
 
+#: Characters of a reason a table or a line shows (the whole one: --json, the detail view).
+REASON_SHOWN: Final = 48
+
+
+def reason_text(entry: JournalEntry, width: int = REASON_SHOWN) -> str:
+    """The reason on one line, cut to ``width`` characters with ``…``; empty when none."""
+    reason = entry.reason
+    if not reason:
+        return ""
+    one_line = " ".join(reason.split())
+    if len(one_line) <= width:
+        return one_line
+    return one_line[: max(0, width - 1)] + "…"
+
+
 def line(entry: JournalEntry) -> str:
     """One readable line (not cleaned: the caller cleans it)."""
     outcome = outcome_text(entry)
@@ -299,6 +320,9 @@ def line(entry: JournalEntry) -> str:
     duration = duration_text(entry)
     if duration:
         parts.append(duration)
+    why = reason_text(entry)
+    if why:
+        parts.append(f"why: {why}")
     return "  ".join(parts) + f"  #{entry.id}"
 
 
@@ -342,6 +366,7 @@ __all__ = [
     "EXPORT_FORMATS",
     "OPERATION_NAMES",
     "OUTCOME_GROUPS",
+    "REASON_SHOWN",
     "UNFINISHED",
     "JournalQuery",
     "duration_text",
@@ -354,6 +379,7 @@ __all__ = [
     "operation_text",
     "outcome_text",
     "read",
+    "reason_text",
     "requested",
     "short_when",
     "status_text",

@@ -99,6 +99,7 @@ async def _journaled(
     target: dict[str, Any],
     previous: dict[str, Any] | None,
     undo_of: int | None,
+    reason: str | None,
     send: Callable[[], Awaitable[T]],
     outcome_of: Callable[[T], tuple[Outcome, int | None, dict[str, Any] | None]],
 ) -> Applied[T]:
@@ -120,6 +121,8 @@ async def _journaled(
             request_body=request.body_json(),  # the journal redacts serverKey
             previous=previous,
             undo_of=EntryId(undo_of) if undo_of is not None else None,
+            operator=session.settings.operator,
+            reason=reason,
         )
     except JournalUnavailable as exc:
         session.warn(f"this change is NOT journaled: {exc.title}. {exc.details}")
@@ -177,11 +180,14 @@ async def apply(session: Session, plan: PlannedChange[T], *, confirmed: bool = F
     settings now (the profile may have changed since planning).
 
     Raises:
-        RefusedError: read-only (a refused plan), protected and not ``confirmed``,
-            or the plan was made for another base URL; nothing sent, nothing journaled.
+        RefusedError: read-only (a refused plan), no reason where the profile
+            requires one, protected and not ``confirmed``, or the plan was made
+            for another base URL; nothing sent, nothing journaled.
         BottuiError: as the client raises for the request.
     """
-    confirmation.enforce(session.settings, plan.confirmation, confirmed=confirmed)
+    confirmation.enforce(
+        session.settings, plan.confirmation, confirmed=confirmed, reason=plan.reason
+    )
     request = plan.request
     client = session.client()
     _check_base_url(client.base_url, request)
@@ -192,6 +198,7 @@ async def apply(session: Session, plan: PlannedChange[T], *, confirmed: bool = F
         "project": project,
         "previous": plan.previous_json,
         "undo_of": plan.undo_of,
+        "reason": plan.reason,
     }
     applied: Applied[Any]
     if isinstance(target, LimiterTarget):
@@ -284,12 +291,13 @@ async def set_limiter(
     *,
     confirmed: bool = False,
     undo_of: int | None = None,
+    reason: str | None = None,
 ) -> Applied[LimiterChange]:
     """Switch a rate limiter on or off, journaled, and learn from the answer."""
     plan = await planning.plan_limiter(
         session, account, project, limiter_id, is_active, undo_of=undo_of
     )
-    return await apply(session, plan, confirmed=confirmed)
+    return await apply(session, plan.with_reason(reason), confirmed=confirmed)
 
 
 async def revoke(
@@ -300,12 +308,13 @@ async def revoke(
     visitor_id: str | None = None,
     user_account_id: str | None = None,
     confirmed: bool = False,
+    reason: str | None = None,
 ) -> Applied[Revocation]:
     """Withdraw the grant held on a visitor id and/or user account id, journaled."""
     plan = await planning.plan_revocation(
         session, account, project, visitor_id=visitor_id, user_account_id=user_account_id
     )
-    return await apply(session, plan, confirmed=confirmed)
+    return await apply(session, plan.with_reason(reason), confirmed=confirmed)
 
 
 async def set_thresholds(
@@ -317,12 +326,13 @@ async def set_thresholds(
     *,
     confirmed: bool = False,
     undo_of: int | None = None,
+    reason: str | None = None,
 ) -> Applied[Any]:
     """Replace a dimension's name and thresholds, journaled, and remember them."""
     plan = await planning.plan_thresholds(
         session, account, project, dimension_id, thresholds, undo_of=undo_of
     )
-    return await apply(session, plan, confirmed=confirmed)
+    return await apply(session, plan.with_reason(reason), confirmed=confirmed)
 
 
 __all__ = [

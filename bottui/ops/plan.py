@@ -28,6 +28,7 @@ from bottui.ops.session import Session
 
 if TYPE_CHECKING:
     from bottui.api.client import ThresholdUpdate
+    from bottui.ops.session import Settings
     from bottui.store.inventory_records import DimensionEntry, LimiterEntry
 
 T = TypeVar("T")
@@ -115,6 +116,25 @@ class PlannedChange(Generic[T]):
     confirm_label: str = ""
     #: What changes, one line each (target, project, new value, last known).
     lines: tuple[str, ...] = field(default=())
+    #: Why, as the operator gave it (``--reason``, the dialog's field); None: none.
+    #: Journaled with the change; required when the profile says ``require_reason``.
+    reason: str | None = None
+
+    def with_reason(self, reason: str | None) -> PlannedChange[T]:
+        """This plan made for ``reason`` (blank: none).
+
+        Raises:
+            ValidationError: a reason longer than :data:`~bottui.ops.reasons.MAX_REASON`.
+        """
+        from bottui.ops import reasons
+
+        return replace(self, reason=reasons.normalize(reason))
+
+    def reason_refusal(self, settings: Settings) -> str | None:
+        """Why this plan would be refused for its reason under ``settings`` (None: it would not)."""
+        from bottui.ops import reasons
+
+        return reasons.refusal_text(settings, self.reason)
 
     @property
     def request(self) -> PreparedRequest:
@@ -148,9 +168,15 @@ class PlannedChange(Generic[T]):
             lines += request_lines(request)
         return lines
 
-    def dry_run_json(self) -> dict[str, Any]:
-        """What ``--dry-run --json`` prints."""
-        return {"dryRun": True, "requests": [request_json(r) for r in self.requests]}
+    def dry_run_json(self, refused: str | None = None) -> dict[str, Any]:
+        """What ``--dry-run --json`` prints (``refused``: why sending it would be refused)."""
+        document: dict[str, Any] = {
+            "dryRun": True,
+            "requests": [request_json(r) for r in self.requests],
+        }
+        if refused is not None:
+            document["wouldBeRefused"] = refused
+        return document
 
 
 # -- building and validating the requests (no store, no network) ----------------------

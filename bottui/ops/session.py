@@ -43,6 +43,12 @@ class Settings:
     read_only: bool = False
     protected: bool = False
     projects: Mapping[tuple[str, str], ProjectSettings] = field(default_factory=dict)
+    #: Who makes the changes, as journaled: ``BOTTUI_OPERATOR``, then the
+    #: profile's ``operator``, then the config's; None: the journal's
+    #: ``user@host``. Untrusted text, kept as given.
+    operator: str | None = None
+    #: Refuse a change without a reason (the profile's ``require_reason``).
+    require_reason: bool = False
 
     @property
     def inventory_scope(self) -> str:
@@ -82,6 +88,18 @@ class Settings:
         else:
             chosen = config.profile()
         url = base_url or env.get("BOTTUI_BASE_URL") or (chosen.base_url if chosen else None)
+        operator = next(
+            (
+                who
+                for who in (
+                    env.get("BOTTUI_OPERATOR"),
+                    chosen.operator if chosen else None,
+                    config.operator,
+                )
+                if who is not None and who.strip()
+            ),
+            None,
+        )
         return cls(
             profile_name=chosen.name if chosen else None,
             base_url=url or None,
@@ -90,6 +108,8 @@ class Settings:
             read_only=read_only or (chosen.read_only if chosen else False),
             protected=chosen.protected if chosen else False,
             projects=dict(chosen.projects) if chosen else {},
+            operator=operator,
+            require_reason=chosen.require_reason if chosen else False,
         )
 
 
@@ -186,14 +206,15 @@ class Session:
 
     # -- guards -----------------------------------------------------------------
 
-    def check_may_change(self, *, confirmed: bool) -> None:
-        """Refuse a change under a read-only profile, or a protected one unconfirmed.
+    def check_may_change(self, *, confirmed: bool, reason: str | None = None) -> None:
+        """Refuse a change under a read-only profile, without a reason where one
+        is required, or under a protected one unconfirmed.
 
         The rule itself lives in :mod:`bottui.ops.confirmation` (planning uses it too).
         """
         from bottui.ops import confirmation
 
-        confirmation.enforce(self.settings, confirmed=confirmed)
+        confirmation.enforce(self.settings, confirmed=confirmed, reason=reason)
 
     # -- tokens -----------------------------------------------------------------
 

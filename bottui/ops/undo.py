@@ -262,7 +262,9 @@ async def apply(
         ValueError: ``change`` is not the undo of ``plan``'s entry.
         BottuiError: as :func:`bottui.ops.mutations.apply`.
     """
-    session.check_may_change(confirmed=confirmed)
+    session.check_may_change(
+        confirmed=confirmed, reason=change.reason if change is not None else None
+    )
     if change is not None and change.undo_of != plan.entry.id:
         raise ValueError(f"the planned change does not undo journal entry #{plan.entry.id}")
     latest = await find(session, plan.kind)

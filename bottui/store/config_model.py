@@ -122,11 +122,17 @@ class Profile:
     project: str | None = None
     #: Threshold settings per ``(account id, project id)``.
     projects: dict[tuple[str, str], ProjectSettings] = field(default_factory=dict)
+    #: Who makes this profile's changes, as journaled (over the config's ``operator``).
+    operator: str | None = None
+    #: Refuse a change without a reason (``--reason``, the TUI's reason field).
+    require_reason: bool = False
 
     def __post_init__(self) -> None:
         validate_profile_name(self.name)
         validate_base_url(self.base_url)
-        for flag in ("read_only", "protected"):
+        if self.operator is not None and not isinstance(self.operator, str):
+            raise InvalidValue("operator must be a string")
+        for flag in ("read_only", "protected", "require_reason"):
             if not isinstance(getattr(self, flag), bool):
                 raise InvalidValue(f"{flag} must be true or false")
         for key in ("account", "project"):
@@ -157,6 +163,9 @@ class Config:
     #: Only string pairs are read; anything else in the table is left alone,
     #: so a typo never stops the app from starting.
     keymap: dict[str, str] = field(default_factory=dict)
+    #: Who makes the changes, as journaled, unless the profile or
+    #: ``BOTTUI_OPERATOR`` says otherwise (``None``: ``user@host``).
+    operator: str | None = None
 
     def __post_init__(self) -> None:
         for name, profile in self.profiles.items():
@@ -166,6 +175,8 @@ class Config:
             raise InvalidValue("current names no profile", clean(self.current))
         if self.theme is not None and not isinstance(self.theme, str):
             raise InvalidValue("theme must be a string")
+        if self.operator is not None and not isinstance(self.operator, str):
+            raise InvalidValue("operator must be a string")
         if not all(isinstance(k, str) and isinstance(v, str) for k, v in self.keymap.items()):
             raise InvalidValue("the keymap maps binding ids to keys, both strings")
 

@@ -93,6 +93,7 @@ def _parse_profile(name: str, table: Any) -> Profile:
         projects[ids] = settings
     read_only = _get(table, "read_only", bool, *path)
     protected = _get(table, "protected", bool, *path)
+    require_reason = _get(table, "require_reason", bool, *path)
     try:
         return Profile(
             name=name,
@@ -102,6 +103,8 @@ def _parse_profile(name: str, table: Any) -> Profile:
             account=_get(table, "account", str, *path),
             project=_get(table, "project", str, *path),
             projects=projects,
+            operator=_get(table, "operator", str, *path),
+            require_reason=bool(require_reason),
         )
     except InvalidValue as exc:
         detail = f" ({exc.details})" if exc.details else ""
@@ -120,7 +123,13 @@ def parse_config(data: Mapping[str, Any]) -> Config:
         if isinstance(table, dict)
         else {}
     )
-    return Config(current=current, profiles=profiles, theme=_get(data, "theme", str), keymap=keymap)
+    return Config(
+        current=current,
+        profiles=profiles,
+        theme=_get(data, "theme", str),
+        keymap=keymap,
+        operator=_get(data, "operator", str),
+    )
 
 
 __all__ = ["Malformed", "parse_config", "toml_key"]

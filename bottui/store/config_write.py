@@ -86,6 +86,10 @@ def _profile_table(profile: Profile) -> Table:
         table["account"] = profile.account
     if profile.project is not None:
         table["project"] = profile.project
+    if profile.operator is not None:
+        table["operator"] = profile.operator
+    if profile.require_reason:
+        table["require_reason"] = True
     if profile.projects:
         aot = tomlkit.aot()
         for ids, settings in profile.projects.items():
@@ -134,6 +138,8 @@ def _sync_profile(table: Table, old: Profile, new: Profile) -> None:
     _set(table, "protected", new.protected, default=False)
     _set(table, "account", new.account)
     _set(table, "project", new.project)
+    _set(table, "operator", new.operator)
+    _set(table, "require_reason", new.require_reason, default=False)
     _sync_projects(table, old, new)
 
 
@@ -150,6 +156,8 @@ def _sync(doc: TOMLDocument, old: Config, new: Config, *, rebuild: bool = False)
         _set(doc, "current", new.current)
     if old.theme != new.theme:
         _set(doc, "theme", new.theme)
+    if old.operator != new.operator:
+        _set(doc, "operator", new.operator)
     if old.keymap != new.keymap:
         _sync_keymap(doc, old.keymap, new.keymap)
     before = old.profiles

@@ -44,11 +44,12 @@ from bottui.store.journal_records import (
     StartRecord,
     dimension_target,
     limiter_target,
+    local_host,
     local_operator,
     target_key,
     text,
 )
-from bottui.store.journal_rows import Dictionaries, Start, entry, finish_of, write
+from bottui.store.journal_rows import Dictionaries, entry, finish_of, start_row, write
 from bottui.store.journal_schema import (
     BUSY_TIMEOUT,
     COLUMNS,
@@ -76,7 +77,9 @@ class Journal(ClosesOnExit):
 
     Args:
         path: The journal file (created with its directory on first write).
-        operator: ``user@host`` to record; defaults to the local user and host.
+        operator: ``user@host`` to record when a change names no operator;
+            defaults to the local user and host.
+        host: The machine's name to record; defaults to ``socket.gethostname()``.
         clock: Source of the current time (UTC).
         busy_timeout: Seconds to wait for another process's lock before
             :class:`JournalUnavailable`.
@@ -87,11 +90,13 @@ class Journal(ClosesOnExit):
         path: Path,
         *,
         operator: str | None = None,
+        host: str | None = None,
         clock: Clock = system_clock,
         busy_timeout: float = BUSY_TIMEOUT,
     ) -> None:
         self._path = Path(path)
         self._operator = operator
+        self._host = local_host() if host is None else host
         self._clock = clock
         self._busy_timeout = busy_timeout
         self._stats = LockStats()
@@ -144,11 +149,15 @@ class Journal(ClosesOnExit):
         undo_of: int | None = None,
         run_id: int | None = None,
         item_key: str | None = None,
+        operator: str | None = None,
+        reason: str | None = None,
     ) -> int:
         """Append a started record, committed durably; returns the entry id.
 
         Call it before the request is sent. ``request_body``, ``target`` and
         ``previous`` are redacted (``serverKey`` becomes ``"***"``).
+        ``operator`` (None: this journal's) and ``reason`` (None or blank:
+        none) are stored exactly as given, once per segment.
 
         Raises:
             JournalUnavailable: the journal cannot be written (warn, go ahead).
@@ -167,9 +176,11 @@ class Journal(ClosesOnExit):
             undo_of=undo_of,
             run_id=run_id,
             item_key=item_key,
+            operator=operator,
+            reason=reason,
         )
         now = self._clock()
-        start = Start(micros(now), None, record.row(stamp(now), self.operator, os.getpid()))
+        start = start_row(record, micros(now), stamp(now), self.operator, os.getpid(), self._host)
         try:
             with self._db.write() as conn:
                 entry_id = int(conn.execute(NEXT_ENTRY_ID).fetchone()[0])
@@ -235,6 +246,7 @@ class Journal(ClosesOnExit):
         return BatchWriter(
             self._path,
             operator=self.operator,
+            host=self._host,
             clock=self._clock,
             batch_size=batch_size,
             interval=interval,

@@ -36,10 +36,11 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Final
 
+from bottui.store import journal_rows
 from bottui.store.db_errors import JournalUnavailable
 from bottui.store.journal_codec import micros
 from bottui.store.journal_migrations import SCHEMA
-from bottui.store.journal_records import StartRecord
+from bottui.store.journal_records import StartRecord, local_host
 from bottui.store.journal_rows import Dictionaries, Finish, Start, finish_of, write
 from bottui.store.journal_schema import BUSY_TIMEOUT, INSERT_CHECKPOINT, NEXT_ENTRY_ID
 from bottui.store.sqlite_retry import LockStats
@@ -55,7 +56,8 @@ class BatchWriter(ClosesOnExit):
 
     Args:
         path: The journal file.
-        operator: ``user@host`` written in every started record.
+        operator: ``user@host`` written in every started record that names none.
+        host: The machine's name written with every started record.
         clock: Source of the current time.
         batch_size: Buffered outcomes that trigger a write.
         interval: Seconds the oldest buffered outcome may wait (0 or less:
@@ -75,6 +77,7 @@ class BatchWriter(ClosesOnExit):
         path: Path,
         *,
         operator: str,
+        host: str | None = None,
         clock: Clock = system_clock,
         batch_size: int = DEFAULT_BATCH_SIZE,
         interval: float = DEFAULT_INTERVAL,
@@ -92,6 +95,7 @@ class BatchWriter(ClosesOnExit):
             lock_stats=lock_stats,
         )
         self._operator = operator
+        self._host = local_host() if host is None else host
         self._clock = clock
         self._pid = os.getpid()
         self._batch_size = batch_size
@@ -139,7 +143,10 @@ class BatchWriter(ClosesOnExit):
         """
         moment = self._clock()
         now, us = stamp(moment), micros(moment)
-        rows = [Start(us, None, record.row(now, self._operator, self._pid)) for record in records]
+        rows = [
+            journal_rows.start_row(record, us, now, self._operator, self._pid, self._host)
+            for record in records
+        ]
         with self._lock:
             self._check_open()
             self._raise_background_error()
@@ -213,8 +220,8 @@ class BatchWriter(ClosesOnExit):
         started record need not precede the request."""
         finished = self._clock()
         started = finished - timedelta(milliseconds=duration_ms or 0.0)
-        start_row = Start(
-            micros(started), None, record.row(stamp(started), self._operator, self._pid)
+        started_row = journal_rows.start_row(
+            record, micros(started), stamp(started), self._operator, self._pid, self._host
         )
         row = finish_of(
             0,
@@ -225,7 +232,7 @@ class BatchWriter(ClosesOnExit):
             error=error,
             duration_ms=duration_ms,
         )
-        self._add(start_row, row)
+        self._add(started_row, row)
 
     def checkpoint(self, run_id: int, settled_line: int) -> None:
         """Buffer a settled prefix of ``run_id``: every id on an input line up to

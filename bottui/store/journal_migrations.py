@@ -19,6 +19,10 @@ the field were built by it.
   index behind every filter (:mod:`bottui.store.journal_schema`).
 * 3 (issue #12): ``run_checkpoints``, the settled prefix of a bulk run, so
   ``--resume`` looks up only the ids after it (DDL only: no row moves).
+* 4 (issue #13): who and why. The file's origin UUID (every entry, old ones
+  too, gets the event id ``ORIGIN:ID``), ``host`` and ``reason`` per segment,
+  indexes for the operator and reason filters (DDL only: no row moves; old
+  entries keep their operator and have no host or reason).
 """
 
 from __future__ import annotations
@@ -28,7 +32,13 @@ from typing import Final
 
 from bottui.store.journal_codec import pack_time
 from bottui.store.journal_rows import Dictionaries, Finish, Start, write
-from bottui.store.journal_schema import APPLICATION_ID, TABLES_V2, TABLES_V3, append_only
+from bottui.store.journal_schema import (
+    APPLICATION_ID,
+    TABLES_V2,
+    TABLES_V3,
+    TABLES_V4,
+    append_only,
+)
 from bottui.store.sqlite_util import Schema, Step
 
 #: Version 1 as v0.1 shipped it (``IF NOT EXISTS``: it ran on every opening).
@@ -111,7 +121,7 @@ def to_v2(conn: sqlite3.Connection) -> None:
         for row in batch:
             entry_id = row[0]
             if entry_id != first + len(run):
-                write(conn, first, run, (), names)
+                write(conn, first, run, (), names, version=2)
                 run, first = [], entry_id
             if row[1] != seen_text:  # a chunk's ids share their start time
                 seen_text, seen = row[1], pack_time(row[1])
@@ -133,7 +143,7 @@ def to_v2(conn: sqlite3.Connection) -> None:
                         row[20],
                     )
                 )
-        write(conn, first, run, finishes, names)
+        write(conn, first, run, finishes, names, version=2)
     conn.execute(
         "INSERT INTO open_items (entry_id, run_id) SELECT e.id, e.run_id FROM items AS e "
         "WHERE NOT EXISTS (SELECT 1 FROM results AS o WHERE o.entry_id = e.id)"
@@ -161,11 +171,11 @@ def to_v2(conn: sqlite3.Connection) -> None:
 
 #: Every step of an existing file (version 1 was the first); the last one's
 #: number is the current version.
-STEPS: Final = (Step(2, to_v2), Step(3, TABLES_V3))
+STEPS: Final = (Step(2, to_v2), Step(3, TABLES_V3), Step(4, TABLES_V4))
 VERSION: Final = STEPS[-1].version
 
 #: A new journal: the current tables at once (what every step ends in).
-CURRENT: Final = (V1[0], *TABLES_V2, *append_only(("runs",)), *TABLES_V3)
+CURRENT: Final = (V1[0], *TABLES_V2, *append_only(("runs",)), *TABLES_V3, *TABLES_V4)
 
 SCHEMA: Final = Schema(
     name="journal",

@@ -7,9 +7,14 @@ scan, no temporary B-tree):
 * ``unfinished``: ``open_items`` (only the ids without an outcome; by run
   through ``open_by_run``);
 * ``outcomes``: ``results_by_word``, one walk per word, merged here by id;
-* project, operation, profile, account or run: that segment index, then the
-  segment's id range of ``items``; with outcomes too, whichever side holds
-  fewer entries leads (:func:`outcomes_are_fewer`, two bounded counts);
+* project, operation, profile, account, operator or run: that segment
+  index, then the segment's id range of ``items``; with outcomes too,
+  whichever side holds fewer entries leads (:func:`outcomes_are_fewer`, two
+  bounded counts);
+* reason (a case-insensitive substring): the matching texts are found in
+  the ``reasons`` dictionary (each text once, so far fewer rows than
+  entries), then, alone, ``segments_by_reason`` is walked once per matching
+  text and merged by id; with other filters it is checked on their rows;
 * only ``since``/``until``: ``segments_by_time`` (``hw`` never decreases with
   the id, so walking it backwards is newest first), plus the few segments
   started before an earlier one (``segments_late``), merged by id;
@@ -22,8 +27,9 @@ stops at ``limit`` rows.
 from __future__ import annotations
 
 import heapq
+import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any, Final
 
@@ -40,7 +46,16 @@ _BY_SEGMENT: Final = (
 )
 
 
-def _segment_filters(query: EntryQuery) -> tuple[list[str], list[object]]:
+#: Matching reason texts walked one index stream each; more are checked row by row.
+MAX_REASON_STREAMS: Final = 32
+#: A segment's reason is one of a JSON array of ids (the unary ``+`` keeps
+#: SQLite from leading with it: a list of index walks would need a sort).
+_REASON_IN: Final = "+s.reason IN (SELECT value FROM json_each(?))"
+
+
+def _segment_filters(
+    query: EntryQuery, reason_ids: Sequence[int] | None = None
+) -> tuple[list[str], list[object]]:
     where: list[str] = []
     params: list[object] = []
     for column, value in (
@@ -48,12 +63,26 @@ def _segment_filters(query: EntryQuery) -> tuple[list[str], list[object]]:
         ("s.account", query.account),
         ("s.project", query.project),
         ("s.operation", query.operation),
+        ("s.operator", query.operator),
         ("s.run_id", None if query.run_id is None else int(query.run_id)),
     ):
         if value is not None:
             where.append(f"{column} = ?")
             params.append(value)
+    if query.reason is not None:
+        where.append(_REASON_IN)
+        params.append(json.dumps(sorted(reason_ids or ())))
     return where, params
+
+
+def reason_ids(conn: sqlite3.Connection, needle: str) -> list[int]:
+    """Ids of the reasons holding ``needle``, case-insensitively (Unicode case folding)."""
+    wanted = needle.casefold()
+    return [
+        int(row[0])
+        for row in conn.execute("SELECT id, reason FROM reasons")
+        if wanted in str(row[1]).casefold()
+    ]
 
 
 def _times(query: EntryQuery) -> tuple[int | None, int | None]:
@@ -76,16 +105,38 @@ def _time_filters(since: int | None, until: int | None) -> tuple[list[str], list
 
 
 def plans(
-    query: EntryQuery, before: int | None, limit: int, *, outcomes_lead: bool = True
+    query: EntryQuery,
+    before: int | None,
+    limit: int,
+    *,
+    outcomes_lead: bool = True,
+    reasons: Sequence[int] | None = None,
 ) -> list[tuple[str, list[object]]]:
     """The SELECTs whose rows, merged by id (newest first), are the page.
 
     With both segment filters and ``outcomes``, ``outcomes_lead`` says which
     index leads (:func:`outcomes_are_fewer` guesses which walks fewer rows).
+    ``reasons`` are the ids of the reasons matching ``query.reason``
+    (:func:`reason_ids`); none means no entry matches.
     """
     if query.before is not None:
         before = int(query.before) if before is None else min(before, int(query.before))
-    seg_where, seg_params = _segment_filters(query)
+    if query.reason is not None and not reasons:
+        return []
+    seg_where, seg_params = _segment_filters(query, reasons)
+    if (
+        query.reason is not None
+        and reasons
+        and len(seg_where) == 1
+        and query.outcomes is None
+        and not query.unfinished
+        and query.since is None
+        and query.until is None
+        and len(reasons) <= MAX_REASON_STREAMS
+    ):
+        # The reason alone: one walk of its index per matching text.
+        order = "s.first_id DESC, e.id DESC"
+        return [_segments(["s.reason = ?"], [reason], order, before, limit) for reason in reasons]
     since, until = _times(query)
     time_where, time_params = _time_filters(since, until)
     where = seg_where + time_where
@@ -187,10 +238,11 @@ def read_page(
     size = -1 if limit is None else max(0, int(limit))
     if size == 0:
         return []
+    reasons = None if query.reason is None else reason_ids(conn, query.reason)
     lead = True
-    if query.outcomes and not query.unfinished and _segment_filters(query)[0]:
-        lead = outcomes_are_fewer(conn, query)
-    selects = plans(query, before, size, outcomes_lead=lead)
+    if query.outcomes and not query.unfinished and _segment_filters(query, reasons)[0]:
+        lead = outcomes_are_fewer(conn, query, reasons)
+    selects = plans(query, before, size, outcomes_lead=lead, reasons=reasons)
     return [entry(row) for row in _rows(conn, selects, size)]
 
 
@@ -198,11 +250,13 @@ def read_page(
 _PROBE: Final = 50_000
 
 
-def outcomes_are_fewer(conn: sqlite3.Connection, query: EntryQuery) -> bool:
+def outcomes_are_fewer(
+    conn: sqlite3.Connection, query: EntryQuery, reasons: Sequence[int] | None = None
+) -> bool:
     """Whether the outcome words hold fewer entries than the segment filters
     (each counted along its own index, at most :data:`_PROBE`): the smaller
     side leads, the other is checked row by row."""
-    where, params = _segment_filters(query)
+    where, params = _segment_filters(query, reasons)
     in_segments = conn.execute(
         "SELECT coalesce(sum(n), 0) FROM (SELECT s.last_id - s.first_id + 1 AS n "
         f"FROM segments AS s WHERE {' AND '.join(where)} LIMIT ?)",
@@ -237,4 +291,4 @@ def _rows(
         yield row
 
 
-__all__ = ["plans", "read_page"]
+__all__ = ["MAX_REASON_STREAMS", "plans", "read_page", "reason_ids"]

@@ -100,6 +100,20 @@ def local_operator() -> str:
     return f"{user}@{host}"
 
 
+@cache
+def local_host() -> str:
+    """This machine's host name, as journaled with every entry."""
+    return socket.gethostname() or "localhost"
+
+
+def reason_or_none(value: object) -> str | None:
+    """A reason as stored: None for none or blank (spaces only), else exactly as given."""
+    if value is None:
+        return None
+    reason = text("reason", value)
+    return reason if reason.strip() else None
+
+
 def text(field: str, value: object) -> str:
     """A string field of a row; refuses tokens and non-strings, repairs lone surrogates."""
     if type(value) is str and value.isascii():
@@ -131,7 +145,9 @@ class StartRecord:
     (``{"isActive": true}``, or ``{"name", "blockThreshold",
     "challengeThreshold"}`` with the numbers as literal strings), None when
     unknown. ``item_key`` identifies a bulk item for ``--resume`` (default:
-    the canonical target).
+    the canonical target). ``operator`` is who makes the change (None: the
+    journal's own, ``user@host``); ``reason`` why, as given (None or blank:
+    none). Both are untrusted text, stored exactly as given.
     """
 
     profile: str
@@ -145,9 +161,18 @@ class StartRecord:
     undo_of: int | None = None
     run_id: int | None = None
     item_key: str | None = None
+    operator: str | None = None
+    reason: str | None = None
+
+    def reason_text(self) -> str | None:
+        """The reason to store: None when none or blank, else exactly as given."""
+        return reason_or_none(self.reason)
 
     def row(self, started_at: str, operator: str, pid: int) -> tuple[object, ...]:
-        """The ``entries`` row (redacted); raises TypeError on a token or bad type."""
+        """The ``entries`` row (redacted); raises TypeError on a token or bad type.
+
+        ``operator`` is the journal's, used when the record names none.
+        """
         if not isinstance(self.target, dict | Mapping):
             raise TypeError("target must be a JSON object")
         # Canonical (sorted keys): the stored target is also a bulk item's default key.
@@ -155,9 +180,10 @@ class StartRecord:
         key = self.item_key
         if key is None and self.run_id is not None:
             key = target
+        who = operator if self.operator is None else text("operator", self.operator)
         return (
             started_at,
-            operator,
+            who,
             pid,
             text("profile", self.profile),
             text("base_url", self.base_url),
@@ -251,6 +277,17 @@ class JournalEntry:
     result: JsonValue
     error: JsonValue
     duration_ms: float | None
+    #: The machine that wrote it (None: journaled before bottui recorded it).
+    host: str | None = None
+    #: Why, as the operator gave it (None: no reason given).
+    reason: str | None = None
+    #: The origin UUID of the journal file that wrote it (see :attr:`event_id`).
+    origin: str | None = None
+
+    @property
+    def event_id(self) -> str | None:
+        """``ORIGIN:ID``: unique across every journal file (None without an origin)."""
+        return None if self.origin is None else f"{self.origin}:{self.id}"
 
     @classmethod
     def from_row(cls, row: tuple[Any, ...]) -> JournalEntry:
@@ -337,6 +374,10 @@ class JournalEntry:
             "result": self.result,
             "error": self.error,
             "duration_ms": self.duration_ms,
+            # Issue #13, after the older fields: a CSV reader's columns stay where they were.
+            "event_id": self.event_id,
+            "host": self.host,
+            "reason": self.reason,
         }
 
 
@@ -364,6 +405,9 @@ FIELDS: Final = (
     "result",
     "error",
     "duration_ms",
+    "event_id",
+    "host",
+    "reason",
 )
 
 __all__ = [
@@ -375,9 +419,11 @@ __all__ = [
     "StartRecord",
     "dimension_target",
     "limiter_target",
+    "local_host",
     "local_operator",
     "outcome_row",
     "outcome_word",
+    "reason_or_none",
     "target_key",
     "text",
 ]

@@ -28,8 +28,14 @@ from bottui.store.journal_codec import (
     unpack_key,
     unpack_result,
 )
-from bottui.store.journal_records import JournalEntry, outcome_row
-from bottui.store.journal_schema import INSERT_ITEM, INSERT_RESULT, INSERT_SEGMENT, LAST_HW
+from bottui.store.journal_records import JournalEntry, StartRecord, outcome_row
+from bottui.store.journal_schema import (
+    INSERT_ITEM,
+    INSERT_RESULT,
+    INSERT_SEGMENT,
+    INSERT_SEGMENT_V2,
+    LAST_HW,
+)
 from bottui.store.redact import JsonValue
 
 
@@ -42,6 +48,18 @@ class Start(NamedTuple):
     #: project, target, body, previous, undo_of, run_id, item_key), as
     #: :meth:`StartRecord.row <bottui.store.journal_records.StartRecord.row>` gives.
     row: tuple[Any, ...]
+    #: The machine that wrote it (version 4; None in older entries).
+    host: str | None = None
+    #: Why, as the operator gave it (version 4; None: no reason given).
+    reason: str | None = None
+
+
+def start_row(
+    record: StartRecord, started: int, started_at: str, operator: str, pid: int, host: str
+) -> Start:
+    """A started record ready to write (``operator``: the journal's, unless the record
+    names one)."""
+    return Start(started, None, record.row(started_at, operator, pid), host, record.reason_text())
 
 
 class Finish(NamedTuple):
@@ -107,8 +125,10 @@ class Dictionaries:
     def __init__(self) -> None:
         self._words: dict[str, int] = {}
         self._shapes: dict[tuple[str, ...], int] = {}
+        self._reasons: dict[str, int] = {}
         self._new_words: list[str] = []
         self._new_shapes: list[tuple[str, ...]] = []
+        self._new_reasons: list[str] = []
         self._conn: sqlite3.Connection | None = None
 
     def _check(self, conn: sqlite3.Connection) -> None:
@@ -116,6 +136,7 @@ class Dictionaries:
         if conn is not self._conn:
             self._words.clear()
             self._shapes.clear()
+            self._reasons.clear()
             self._conn = conn
 
     def word(self, conn: sqlite3.Connection, word: str) -> int:
@@ -141,10 +162,23 @@ class Dictionaries:
             self._new_shapes.append(keys)
         return found
 
+    def reason(self, conn: sqlite3.Connection, reason: str) -> int:
+        """The id of a reason text (added if new): each text is stored once."""
+        self._check(conn)
+        found = self._reasons.get(reason)
+        if found is None:
+            conn.execute("INSERT OR IGNORE INTO reasons (reason) VALUES (?)", (reason,))
+            row = conn.execute("SELECT id FROM reasons WHERE reason = ?", (reason,)).fetchone()
+            found = int(row[0])
+            self._reasons[reason] = found
+            self._new_reasons.append(reason)
+        return found
+
     def commit(self) -> None:
         """The transaction committed: what it added stays cached."""
         self._new_words.clear()
         self._new_shapes.clear()
+        self._new_reasons.clear()
 
     def forget(self) -> None:
         """The transaction rolled back: drop what it added."""
@@ -152,6 +186,8 @@ class Dictionaries:
             self._words.pop(word, None)
         for keys in self._new_shapes:
             self._shapes.pop(keys, None)
+        for reason in self._new_reasons:
+            self._reasons.pop(reason, None)
         self.commit()
 
 
@@ -161,11 +197,15 @@ def write(
     starts: Sequence[Start],
     finishes: Sequence[Finish],
     names: Dictionaries,
+    *,
+    version: int = 4,
 ) -> None:
     """Append ``starts`` (ids ``first_id`` on, in order) and ``finishes``.
 
     The caller holds the write lock, knows ``first_id`` is the next id, and
     commits; an outcome's ``entry_id`` may name one of ``starts``.
+    ``version`` below 4 writes segments without host and reason (what the
+    migration to version 2 needs: those columns come later).
     """
     if starts:
         hw = int(conn.execute(LAST_HW).fetchone()[0])
@@ -177,9 +217,20 @@ def write(
             head, tail = affixes(targets)
             cut_end = len(tail or "")
             hw = max(hw, start_of(fields))
-            segments.append(
-                (entry_id, entry_id + len(group) - 1, fields[0], hw, *fields[1:], head, tail)
+            segment = (
+                entry_id,
+                entry_id + len(group) - 1,
+                fields[0],
+                hw,
+                *fields[1:-2],
+                head,
+                tail,
             )
+            if version >= 4:
+                host, reason = fields[-2:]
+                reason_id = None if reason is None else names.reason(conn, str(reason))
+                segment = (*segment, host, reason_id)
+            segments.append(segment)
             cut_start = len(head or "")
             for row, literal in group:
                 target = row[8]
@@ -188,7 +239,7 @@ def write(
                     (entry_id, middle, literal, row[10], row[11], row[12], pack_key(row[13]))
                 )
                 entry_id += 1
-        conn.executemany(INSERT_SEGMENT, segments)
+        conn.executemany(INSERT_SEGMENT if version >= 4 else INSERT_SEGMENT_V2, segments)
         conn.executemany(INSERT_ITEM, items)
     if finishes:
         conn.executemany(INSERT_RESULT, [_result(conn, f, names) for f in finishes])
@@ -212,8 +263,17 @@ def _groups(
         row = start.row
         prefix, suffix, literal = split_body(row[9], row[8])
         # started, its text, operator, pid, profile, base_url, operation,
-        # account, project, run_id, body prefix and suffix.
-        fields = (start.started, start.started_text, *row[1:8], row[12], prefix, suffix)
+        # account, project, run_id, body prefix and suffix, host and reason.
+        fields = (
+            start.started,
+            start.started_text,
+            *row[1:8],
+            row[12],
+            prefix,
+            suffix,
+            start.host,
+            start.reason,
+        )
         if fields != shared:
             groups.append((fields, []))
             shared = fields
@@ -288,6 +348,9 @@ def entry(row: Sequence[Any]) -> JournalEntry:
         keys,
         error,
         duration_ms,
+        host,
+        reason,
+        origin,
     ) = row
     result_value = unpack_result(result, keys)
     target = f"{head or ''}{middle}{tail or ''}"
@@ -313,7 +376,10 @@ def entry(row: Sequence[Any]) -> JournalEntry:
         result=_load(result_value) if not isinstance(result_value, dict) else result_value,
         error=_load(error),
         duration_ms=duration_ms,
+        host=host,
+        reason=reason,
+        origin=origin,
     )
 
 
-__all__ = ["Dictionaries", "Finish", "Start", "entry", "finish_of", "write"]
+__all__ = ["Dictionaries", "Finish", "Start", "entry", "finish_of", "start_row", "write"]

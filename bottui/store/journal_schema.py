@@ -30,6 +30,13 @@ without a result, so ``--unfinished`` and a resume read only those;
   and then while it goes: every id on an input line up to ``settled_line``
   is settled (its outcome written in the same or an earlier transaction), so
   ``--resume`` looks up only the ids after the newest one.
+* Who and why (version 4, issue #13): ``journal_origin`` holds one random
+  UUID made when the file got version 4; an entry's *event id* is that
+  origin and its id (``ORIGIN:ID``), unique across every journal file at no
+  cost per row, so a push to a shared store can key on (origin, id).
+  ``segments`` gains ``host`` and ``reason`` (an id of ``reasons``, a
+  dictionary: each reason text stored once); the operator was there already.
+  All three are per segment, so a bulk run stores them once per chunk.
 
 Migrations from every earlier version: :mod:`bottui.store.journal_migrations`.
 :data:`BUSY_TIMEOUT` is how long a journal write waits for another process.
@@ -160,10 +167,37 @@ INSERT_CHECKPOINT: Final = "INSERT INTO run_checkpoints (run_id, settled_line, a
 #: The newest (largest: a run's prefix only grows) settled line of a run.
 SETTLED_PREFIX: Final = "SELECT max(settled_line) FROM run_checkpoints WHERE run_id = ?"
 
-INSERT_SEGMENT: Final = (
+#: The tables of version 4: who and why (see the module's docstring).
+TABLES_V4: Final = (
+    "CREATE TABLE journal_origin (id INTEGER PRIMARY KEY CHECK (id = 1), origin TEXT NOT NULL)",
+    # A version-4 UUID made by SQLite itself, so a new file and a migrated one
+    # get theirs from the same statement.
+    "INSERT INTO journal_origin (id, origin) SELECT 1, substr(h, 1, 8) || '-' || "
+    "substr(h, 9, 4) || '-4' || substr(h, 14, 3) || '-' || "
+    "substr('89ab', 1 + (abs(random()) % 4), 1) || substr(h, 18, 3) || '-' || "
+    "substr(h, 21, 12) FROM (SELECT lower(hex(randomblob(16))) AS h)",
+    "CREATE TABLE reasons (id INTEGER PRIMARY KEY, reason TEXT NOT NULL UNIQUE)",
+    # ADD COLUMN rewrites no row: the migration is instant whatever the size.
+    "ALTER TABLE segments ADD COLUMN host TEXT",
+    "ALTER TABLE segments ADD COLUMN reason INTEGER REFERENCES reasons (id)",
+    "CREATE INDEX segments_by_operator ON segments (operator, first_id)",
+    "CREATE INDEX segments_by_reason ON segments (reason, first_id) WHERE reason IS NOT NULL",
+    *append_only(("journal_origin", "reasons")),
+)
+#: The file's origin (one row; a file of version 4 or later always has it).
+ORIGIN: Final = "SELECT origin FROM journal_origin WHERE id = 1"
+
+#: The segment writer of version 2 and 3 files (the v2 migration writes through it).
+INSERT_SEGMENT_V2: Final = (
     "INSERT INTO segments (first_id, last_id, started, hw, started_text, operator, pid, "
     "profile, base_url, operation, account, project, run_id, body_prefix, body_suffix, "
     "target_prefix, target_suffix) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+INSERT_SEGMENT: Final = (
+    "INSERT INTO segments (first_id, last_id, started, hw, started_text, operator, pid, "
+    "profile, base_url, operation, account, project, run_id, body_prefix, body_suffix, "
+    "target_prefix, target_suffix, host, reason) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 #: ``again`` is 1 when the run already has an attempt of this key.
 INSERT_ITEM: Final = (
@@ -186,7 +220,9 @@ COLUMNS: Final = (
     "s.operation, s.account, s.project, e.target, s.target_prefix, s.target_suffix, e.body, "
     "s.body_prefix, s.body_suffix, "
     "e.previous, e.undo_of, e.run_id, e.item_key, o.finished, o.finished_text, w.word, "
-    "o.status, o.result, k.keys, o.error, o.duration_ms"
+    "o.status, o.result, k.keys, o.error, o.duration_ms, s.host, "
+    "(SELECT r.reason FROM reasons AS r WHERE r.id = s.reason), "
+    f"({ORIGIN})"
 )
 #: An item's segment: the one starting at the largest first_id not above its id.
 SEGMENT_OF: Final = "(SELECT max(first_id) FROM segments WHERE first_id <= e.id)"
@@ -211,13 +247,16 @@ __all__ = [
     "INSERT_ITEM",
     "INSERT_RESULT",
     "INSERT_SEGMENT",
+    "INSERT_SEGMENT_V2",
     "LAST_HW",
     "NEXT_ENTRY_ID",
+    "ORIGIN",
     "OUTCOME_JOINS",
     "SEGMENT_OF",
     "SELECT_ENTRIES",
     "SETTLED_PREFIX",
     "TABLES_V2",
     "TABLES_V3",
+    "TABLES_V4",
     "append_only",
 ]

@@ -147,6 +147,8 @@ class SqliteJournalStore:
         undo_of: EntryId | None = None,
         run_id: RunId | None = None,
         item_key: str | None = None,
+        operator: str | None = None,
+        reason: str | None = None,
     ) -> EntryId:
         """Append a started record durably; waits at most ``start_bound`` seconds."""
 
@@ -163,6 +165,8 @@ class SqliteJournalStore:
                 undo_of=undo_of,
                 run_id=run_id,
                 item_key=item_key,
+                operator=operator,
+                reason=reason,
             )
 
         try:

@@ -43,7 +43,8 @@ class EntryQuery:
     ``outcomes`` matches any of its words; ``unfinished`` only entries without
     an outcome. ``since``/``until`` are aware ``datetime`` (a naive one is
     taken as UTC): started at or after ``since``, before ``until``. ``before``
-    keeps entries older than that id (``--before ID``).
+    keeps entries older than that id (``--before ID``). ``operator`` matches
+    exactly; ``reason`` is a case-insensitive substring of the reason.
     """
 
     since: datetime | None = None
@@ -56,6 +57,8 @@ class EntryQuery:
     outcomes: frozenset[str] | None = None
     unfinished: bool = False
     run_id: RunId | None = None
+    operator: str | None = None
+    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -134,8 +137,14 @@ class JournalStore(Protocol):
         undo_of: EntryId | None = None,
         run_id: RunId | None = None,
         item_key: str | None = None,
+        operator: str | None = None,
+        reason: str | None = None,
     ) -> EntryId:
         """Append a started record durably, before the request is sent.
+
+        ``operator`` is who makes the change (None: the store's default,
+        ``user@host``); ``reason`` why (None or blank: none). Both are kept
+        exactly as given; the store adds the host and the event id.
 
         Waits at most the store's start bound (:data:`START_BOUND`), then
         raises ``JournalUnavailable``.

@@ -267,42 +267,56 @@ class TuiServices:
 
     # -- confirmation, dry run ---------------------------------------------------------
 
-    def confirm(self, prompt: ChangePrompt, then: Callable[[], None]) -> None:
+    def confirm(self, prompt: ChangePrompt, then: Callable[[str | None], None]) -> None:
         """Ask before a change; under dry run show the request(s) instead.
 
         ``prompt.plan`` runs first (its errors are reported). A refused
         change is reported and never sent; ``then`` runs only after the
-        confirmation the change needs.
+        confirmation the change needs, with the reason typed in it (None:
+        none). Under ``require_reason`` the dialog refuses to confirm
+        without one; :func:`bottui.ops.mutations.apply` checks it again.
         """
-        from bottui.tui.screens.dialogs import ConfirmDialog, RequestsDialog, TypedConfirmDialog
+        from bottui.ops import reasons
+        from bottui.tui.screens.dialogs import (
+            ConfirmDialog,
+            ReasonAsked,
+            RequestsDialog,
+            TypedConfirmDialog,
+        )
 
         try:
             requests = prompt.plan()
         except BottuiError as exc:
             self.report(exc)
             return
+        settings = self.session.settings
         if self.dry_run:
-            self._host.push_screen(RequestsDialog(dry_run_lines(requests)))
+            lines = dry_run_lines(requests)
+            refused = reasons.refusal_text(settings, None)
+            if refused is not None:
+                lines += [f"Without a reason this would be refused: {refused}"]
+            self._host.push_screen(RequestsDialog(lines))
             return
         needs = prompt.needs or profile_confirmation(self.session.settings)
         if needs.kind == "refused":
             self.report(BottuiError("Read-only profile", needs.reason))
             return
         if needs.kind == "none":
-            then()
+            then(None)
             return
+        asked = ReasonAsked(required=settings.require_reason)
 
         def decided(ok: bool | None) -> None:
             if ok:
-                then()
+                then(dialog.reason)
 
-        dialog: Any
+        dialog: ConfirmDialog | TypedConfirmDialog
         if needs.kind == "typed":
             dialog = TypedConfirmDialog(
-                prompt.title, prompt.body, prompt.project_id, prompt.confirm_label
+                prompt.title, prompt.body, prompt.project_id, prompt.confirm_label, reason=asked
             )
         else:
-            dialog = ConfirmDialog(prompt.title, prompt.body, prompt.confirm_label)
+            dialog = ConfirmDialog(prompt.title, prompt.body, prompt.confirm_label, reason=asked)
         self._host.push_screen(dialog, decided)
 
     def plan_and_confirm(
@@ -328,7 +342,7 @@ class TuiServices:
                 self.report(exc)
                 return
             self.flush_warnings()
-            self.confirm(prompt_of(plan), lambda: then(plan))
+            self.confirm(prompt_of(plan), lambda reason: then(plan.with_reason(reason)))
 
         node.run_worker(
             plan_it(), name="Planning", group="plan", exit_on_error=False, exclusive=False

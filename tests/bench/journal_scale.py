@@ -10,7 +10,10 @@ Run it as a script (pytest does not collect tests/bench)::
    of ``--run-size`` ids in chunks of 1,000 (one segment each), 2% single
    changes over 5,000 projects between them, outcomes for all but ~20 ids per
    run (unfinished), 1 in 500 failed, a few segments started late (clock
-   skew). ``--reuse`` keeps and reuses the file (``--dir``, never the repo).
+   skew); who and why (schema 4): 7 operators take turns at runs and 50 at
+   single changes, one run in three and one single change in four has one of
+   a few hundred reasons (``INC-<n> ...``), the rest none. ``--reuse`` keeps
+   and reuses the file (``--dir``, never the repo).
 2. Times the query of a first page (limit 50, newest first, in process,
    after one warm-up) for every filter, and ``item_states`` over the largest
    run in calls of 1,000 keys (a settled resume's lookups).
@@ -52,6 +55,19 @@ RESULT_KEYS = '["revoked","reportId","grantExpiresAt","grantRemainingAttempts","
 FAILED = frozenset({"api-error", "network-error", "unknown", "unknown-retried"})
 
 
+#: Distinct reasons of the generated journal (``INC-0000 ...`` to ``INC-0299 ...``).
+REASONS = 300
+
+
+def _reasons(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ? - 1) "
+        "INSERT OR IGNORE INTO reasons (id, reason) "
+        "SELECT 1000 + i, printf('INC-%04d credential stuffing on login', i) FROM n",
+        (REASONS,),
+    )
+
+
 def _words(conn: sqlite3.Connection) -> dict[str, int]:
     for word in ("withdrawn", "nothing-standing", "api-error", "ok", "network-error"):
         conn.execute("INSERT OR IGNORE INTO words (word) VALUES (?)", (word,))
@@ -76,13 +92,15 @@ def _run(
         "WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < ? - 1) "
         "INSERT INTO segments (first_id, last_id, started, hw, operator, pid, profile, base_url, "
         "operation, account, project, run_id, body_prefix, body_suffix, target_prefix, "
-        "target_suffix) "
+        "target_suffix, host, reason) "
         "SELECT ? + i * ?, min(? + i * ? + ? - 1, ? + ? - 1), "
         "? + i * 100000 - CASE WHEN i % 400 = 399 THEN 5000000 ELSE 0 END, "
-        "max(?, ? + i * 100000), 'ops@host', 4242, 'prod', 'https://api.example.com', "
-        "?, 'acc', ?, ?, '{\"subject\":', '}', '{\"visitorId\":\"vis_', '\"}' FROM c",
+        "max(?, ? + i * 100000), ?, 4242, 'prod', 'https://api.example.com', "
+        "?, 'acc', ?, ?, '{\"subject\":', '}', '{\"visitorId\":\"vis_', '\"}', "
+        "'bastion-1', ? FROM c",
         (chunks, first, CHUNK, first, CHUNK, CHUNK, first, size, t, hw, t,
-         Operation.REVOKE_GRANT.value, project, run),
+         f"ops-{run % 7}@bastion", Operation.REVOKE_GRANT.value, project, run,
+         1000 + run % REASONS if run % 3 == 0 else None),
     )  # fmt: skip
     conn.execute(
         "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ? - 1) "
@@ -113,12 +131,13 @@ def _singles(conn: sqlite3.Connection, first: int, count: int, t: int, w: dict[s
     conn.execute(
         "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ? - 1) "
         "INSERT INTO segments (first_id, last_id, started, hw, operator, pid, profile, base_url, "
-        "operation, account, project) SELECT ? + i, ? + i, ? + i * 1000000, "
-        "max(?, ? + i * 1000000), 'ops@host', 1000 + i % 50, 'prod', 'https://api.example.com', "
-        "CASE WHEN i % 10 = 0 THEN ? ELSE ? END, 'acc', "
-        "printf('proj-%04d', abs(random()) % ?) FROM n",
+        "operation, account, project, host, reason) SELECT ? + i, ? + i, ? + i * 1000000, "
+        "max(?, ? + i * 1000000), printf('user-%02d@laptop', i % 50), 1000 + i % 50, 'prod', "
+        "'https://api.example.com', CASE WHEN i % 10 = 0 THEN ? ELSE ? END, 'acc', "
+        "printf('proj-%04d', abs(random()) % ?), 'laptop', "
+        "CASE WHEN i % 4 = 0 THEN 1000 + abs(random()) % ? END FROM n",
         (count, first, first, t, hw, t, Operation.SET_THRESHOLDS.value,
-         Operation.SET_LIMITER_ACTIVE.value, PROJECTS),
+         Operation.SET_LIMITER_ACTIVE.value, PROJECTS, REASONS),
     )  # fmt: skip
     conn.execute(
         "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ? - 1) "
@@ -151,6 +170,7 @@ def generate(path: Path, entries: int, run_size: int) -> None:
     conn.execute("PRAGMA synchronous=OFF")
     conn.execute("BEGIN")
     w = _words(conn)
+    _reasons(conn)
     # Times follow the app's entry (a real clock), one second later.
     next_id, run = 2, 1
     t = conn.execute("SELECT max(hw) FROM segments").fetchone()[0] + 1_000_000
@@ -219,6 +239,15 @@ def queries(conn: sqlite3.Connection, reps: int) -> None:
         "--project (run) --outcome withdrawn": EntryQuery(
             project="proj-0001", outcomes=frozenset({"withdrawn"})
         ),
+        "--operator (single changes)": EntryQuery(operator="user-07@laptop"),
+        "--operator (runs)": EntryQuery(operator="ops-3@bastion"),
+        "--operator (nobody)": EntryQuery(operator="nobody"),
+        "--reason INC-0042 (one text)": EntryQuery(reason="inc-0042"),
+        "--reason INC-00 (ten texts)": EntryQuery(reason="INC-00"),
+        "--reason stuffing (every text)": EntryQuery(reason="stuffing"),
+        "--reason (no text)": EntryQuery(reason="no such reason"),
+        "--operator --reason": EntryQuery(operator="user-07@laptop", reason="INC-00"),
+        "--project --reason": EntryQuery(project="proj-4999", reason="stuffing"),
     }
     print(f"{'first page (limit 50)':<36} {'first ms':>9} {'median ms':>10} {'rows':>5}")
     for name, query in cases.items():
@@ -250,6 +279,14 @@ def resume_lookups(path: Path) -> None:
     )
 
 
+#: Who and why of the written run, where the checkout knows them (schema 4 on).
+_WHO: dict[str, Any] = (
+    {"operator": "alice@bastion-1", "reason": "INC-4312 credential stuffing on login"}
+    if "reason" in getattr(StartRecord, "__dataclass_fields__", {})
+    else {}
+)
+
+
 def _records(rng: random.Random, run: int, at: int, ids: int) -> list[StartRecord]:
     records = []
     for _ in range(at, min(ids, at + CHUNK)):
@@ -265,6 +302,7 @@ def _records(rng: random.Random, run: int, at: int, ids: int) -> list[StartRecor
                 request_body={"subject": target},
                 run_id=run,
                 item_key=rng.randbytes(16).hex(),
+                **_WHO,
             )
         )
     return records

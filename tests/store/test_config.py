@@ -599,3 +599,31 @@ def test_refused_url_is_not_echoed_when_it_may_hold_a_credential() -> None:
             Profile("p", url)
         error = caught.value
         assert "hunter2" not in f"{error}{error!r}{error.details}{error.args}"
+
+
+def test_operator_and_require_reason_are_read_and_kept_by_edits(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    write(
+        store,
+        'operator = "team@top"  # who we are\n'
+        '[profiles.a]\nbase_url = "https://x"\noperator = "[b]alice[/b]\\u0007"\n'
+        "require_reason = true\n",
+    )
+    config = store.load()
+    assert config.operator == "team@top"
+    profile = config.profiles["a"]
+    assert (profile.operator, profile.require_reason) == ("[b]alice[/b]\x07", True)
+    store.set_defaults("a", account="acc")  # an edit of the profile keeps both
+    store.set_theme("nord")
+    again = store.load()
+    assert again.operator == "team@top" and "# who we are" in store.path.read_text()
+    assert (again.profiles["a"].operator, again.profiles["a"].require_reason) == (
+        "[b]alice[/b]\x07",
+        True,
+    )
+    store.add_profile(dataclasses.replace(profile, name="b", require_reason=False))
+    assert store.load().profiles["b"].operator == "[b]alice[/b]\x07"
+    write(store, '[profiles.a]\nbase_url = "https://x"\nrequire_reason = "yes"\n')
+    with pytest.raises(ConfigError) as caught:
+        store.load()
+    assert "profiles.a.require_reason" in caught.value.title

@@ -41,7 +41,7 @@ def ticking_clock(start: datetime = T0, step: float = 1.0) -> Any:
 
 @pytest.fixture
 def journal(tmp_path: Path) -> Iterator[Journal]:
-    j = Journal.at(Locations.under(tmp_path), operator="ops@box", clock=ticking_clock())
+    j = Journal.at(Locations.under(tmp_path), operator="ops@box", host="box", clock=ticking_clock())
     yield j
     j.close()
 
@@ -87,8 +87,11 @@ def test_a_success_is_a_started_and_an_outcome_record(journal: Journal) -> None:
     assert not entry.unfinished
     assert entry.to_json() == {
         "id": entry_id,
+        "event_id": f"{entry.origin}:{entry_id}",
         "started_at": "2025-06-01T12:00:00.000000Z",
         "operator": "ops@box",
+        "host": "box",
+        "reason": None,
         "pid": entry.pid,
         "profile": "prod",
         "base_url": "https://api.example.com",

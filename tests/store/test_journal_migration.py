@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from bottui.store.db_errors import JournalUnavailable
 from bottui.store.journal import Journal
 from bottui.store.journal_migrations import SCHEMA, STEPS, V1, VERSION
 from bottui.store.journal_records import JournalEntry
-from bottui.store.journal_schema import TABLES_V2, append_only
+from bottui.store.journal_schema import TABLES_V2, TABLES_V3, append_only
 from bottui.store.journal_sqlite import SqliteJournalStore
 from bottui.store.journal_store import EntryQuery, RunId
 from bottui.store.sqlite_util import Database, Schema, Step
@@ -43,6 +44,11 @@ def pages(path: Path, query: EntryQuery, limit: int = 3) -> list[JournalEntry]:
     return asyncio.run(go())
 
 
+def without_origin(entries: list[JournalEntry]) -> list[JournalEntry]:
+    """Entries as an older bottui read them: version 4 adds the file's origin."""
+    return [replace(e, origin=None) for e in entries]
+
+
 def schema_of(path: Path) -> set[tuple[str, str]]:
     conn = sqlite3.connect(path)
     rows = conn.execute("SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL").fetchall()
@@ -55,9 +61,15 @@ def test_a_v01_journal_is_migrated_and_read_back_identically(tmp_path: Path) -> 
     before = build(path)
     assert len(before) == 23 and sum(e.unfinished for e in before) == 3
     journal = Journal(path)
-    assert journal.entries() == before
+    after = journal.entries()
+    assert without_origin(after) == before
+    # Every old entry has an event id now: one origin for the file, unique ids.
+    assert len({e.origin for e in after}) == 1 and after[0].origin is not None
+    assert len({e.event_id for e in after}) == len(after)
+    assert all(e.host is None and e.reason is None for e in after)
     for expected in before:
-        assert journal.entry(expected.id) == expected
+        found = journal.entry(expected.id)
+        assert found is not None and replace(found, origin=None) == expected
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == VERSION
     assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
@@ -97,12 +109,14 @@ def test_a_v01_journal_is_migrated_and_read_back_identically(tmp_path: Path) -> 
         ),
     ]
     for query, matching in cases:
-        assert pages(path, query) == matching, query
+        assert without_origin(pages(path, query)) == matching, query
     # The undo chain and the resume view survive.
     by_id = {e.id: e for e in before}
     # The newest limiter change of prod that may have changed something: the odd row.
-    assert journal.last_undoable("prod", "limiter").entry == by_id[6]
-    assert journal.last_undoable("staging", "thresholds").entry == by_id[4]
+    undoable = journal.last_undoable("prod", "limiter").entry
+    assert undoable is not None and replace(undoable, origin=None) == by_id[6]
+    undoable = journal.last_undoable("staging", "thresholds").entry
+    assert undoable is not None and replace(undoable, origin=None) == by_id[4]
     assert by_id[3].undo_of == 2 and by_id[2].undo_of == 1
     states = journal.item_states(1, [f"{i:032x}" for i in range(12)])
     assert states[f"{5:032x}"].settled is False
@@ -153,11 +167,11 @@ def test_a_version_2_journal_gains_checkpoints_and_reads_back_identically(
     assert not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'run_checkpoints'").fetchall()
     conn.close()
     journal = Journal(path)
-    assert journal.entries() == before
+    assert without_origin(journal.entries()) == before
     assert journal.settled_prefix(2) is None  # a run journaled before checkpoints
     journal.close()
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == VERSION == 3
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == VERSION == 4
     conn.execute("INSERT INTO run_checkpoints (run_id, settled_line, at) VALUES (2, 5, 0)")
     conn.commit()
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
@@ -271,4 +285,74 @@ def test_two_processes_opening_an_old_journal_at_once_migrate_it_once(tmp_path: 
     # Each saw every old entry (and perhaps the other's new one), none lost.
     assert sorted(int(out) for out, _ in results) in ([23, 23], [23, 24])
     after = Journal(path).entries()
-    assert len(after) == 25 and after[2:] == before
+    assert len(after) == 25 and without_origin(after[2:]) == before
+    assert len({e.origin for e in after}) == 1  # one migration, one origin
+
+
+def test_a_version_3_journal_gains_event_ids_and_who_and_why(tmp_path: Path) -> None:
+    path, new = tmp_path / "journal.sqlite3", tmp_path / "new.sqlite3"
+    before = build(path)
+    v3 = Schema(
+        "journal",
+        APPLICATION_ID,
+        3,
+        (V1[0], *TABLES_V2, *append_only(("runs",)), *TABLES_V3),
+        STEPS[:2],
+    )
+    database = Database(path, v3, unavailable=JournalUnavailable)
+    with database.read():
+        pass
+    database.close()
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+    conn.close()
+    journal = Journal(path, operator="me@here", host="here")
+    old = journal.entries()
+    assert without_origin(old) == before
+    origin = old[0].origin
+    assert origin is not None and len(origin) == 36 and origin[14] == "4"
+    hostile = "INC-4312 \x1b[31m[b]red[/b]\x00 '; DROP TABLE items; -- " + "é" * 200
+    added = journal.start(
+        profile="prod",
+        base_url="u",
+        operation="limiter.set-active",
+        account="acc",
+        project="proj-a",
+        target={"rate_limiter_id": "rl"},
+        request_body=None,
+        operator="[bold]alice[/]\x07",
+        reason=hostile,
+    )
+    found = journal.entry(added)
+    assert found is not None
+    assert (found.operator, found.reason, found.host) == ("[bold]alice[/]\x07", hostile, "here")
+    assert found.event_id == f"{origin}:{added}"
+    assert without_origin(journal.entries()[1:]) == before  # history untouched
+    assert journal.entries(limit=1)[0].id == added
+    journal.close()
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == VERSION == 4
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    for statement in (
+        "UPDATE journal_origin SET origin = 'x'",
+        "DELETE FROM journal_origin",
+        "DELETE FROM reasons",
+        "UPDATE segments SET reason = NULL",
+    ):
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            conn.execute(statement)
+    conn.close()
+    # Opened again, the origin stays: event ids never change.
+    again = Journal(path).entry(added)
+    assert again is not None and again.event_id == found.event_id
+    Journal(new).run(profile="p", account="a", project="p", input_sha256="0" * 64, operation="o")
+    first_release = {"runs", "sqlite_sequence"}
+    assert {r for r in schema_of(path) if r[0] not in first_release} == {
+        r for r in schema_of(new) if r[0] not in first_release
+    }
+    assert Journal(new).entries() == []
+    fresh = sqlite3.connect(new)
+    (other,) = fresh.execute("SELECT origin FROM journal_origin").fetchone()
+    fresh.close()
+    assert other != origin  # each file its own origin

@@ -50,6 +50,7 @@ class _SteadyTime:
 def steady(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Operator, pid and durations that do not depend on the machine (snapshots)."""
     monkeypatch.setattr(bottui.store.journal, "local_operator", lambda: "oncall@bastion")
+    monkeypatch.setattr(bottui.store.journal, "local_host", lambda: "bastion")
     monkeypatch.setattr(bottui.store.journal, "os", SimpleNamespace(getpid=lambda: 4242))
     monkeypatch.setattr(bottui.ops.mutations, "time", _SteadyTime())
     yield
@@ -137,7 +138,7 @@ def test_snapshot_loaded(snap_compare: Snap, make_snap_app: MakeApp, steady: Non
         await _loaded(pilot)
         newest, revoke, thresholds, oldest = rows(pilot.app)
         assert newest[1] == "oncall@bastion" and newest[0] == "11-21 03:00:00"
-        assert newest[3:] == ["rl-gone -> ON", "api-error", "404", "12 ms"]
+        assert newest[3:] == ["rl-gone -> ON", "api-error", "404", "12 ms", ""]
         assert revoke[3:5] == ["visitor vis_7Hq2kP9xLm", "withdrawn"]
         assert thresholds[3:5] == ["bot-score", "ok"]
         assert oldest[3:6] == ["rl-login -> OFF", "ok", "200"]
@@ -155,7 +156,7 @@ def test_snapshot_unfinished(snap_compare: Snap, make_snap_app: MakeApp, steady:
         await changes(pilot.app)  # type: ignore[arg-type]
         unfinished(pilot.app)  # type: ignore[arg-type]
         await to_journal(pilot)
-        assert rows(pilot.app)[0][4:] == ["! UNFINISHED", "", ""]
+        assert rows(pilot.app)[0][4:] == ["! UNFINISHED", "", "", ""]
         await pilot.press("f")  # outcome: unfinished
         await pilot.pause()
         assert len(rows(pilot.app)) == 1

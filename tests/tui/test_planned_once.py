@@ -155,6 +155,6 @@ async def test_a_protected_profile_types_the_plans_project(
         await pilot.press("f")
         await settle(pilot)
         assert isinstance(flow_app.screen, TypedConfirmDialog)
-        await pilot.press(*PROJ, "tab", "tab", "enter")
+        await pilot.press(*PROJ, "tab", "tab", "tab", "enter")  # the reason, Cancel, Confirm
         await settle(pilot)
         sent_once_as_planned(spy, sandbox)

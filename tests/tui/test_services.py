@@ -124,30 +124,34 @@ async def test_confirm_asks_what_the_change_needs(
         assert isinstance(services, TuiServices) and services is app.services
         done: list[str] = []
 
-        services.confirm(_prompt(done), lambda: done.append("sent"))
+        services.confirm(_prompt(done), lambda _reason: done.append("sent"))
         await settle(pilot)
         assert isinstance(app.screen, ConfirmDialog) and done == []
         app.screen.dismiss(False)
         await settle(pilot)
 
-        services.confirm(_prompt(done, needs=Confirmation("typed")), lambda: done.append("x"))
+        services.confirm(
+            _prompt(done, needs=Confirmation("typed")), lambda _reason: done.append("x")
+        )
         await settle(pilot)
         assert isinstance(app.screen, TypedConfirmDialog)
         app.screen.dismiss(True)
         await settle(pilot)
         assert done == ["x"]
 
-        services.confirm(_prompt(done, needs=Confirmation("none")), lambda: done.append("now"))
+        services.confirm(
+            _prompt(done, needs=Confirmation("none")), lambda _reason: done.append("now")
+        )
         assert done == ["x", "now"]
 
         refused = Confirmation("refused", "a playbook holds this project")
-        services.confirm(_prompt(done, needs=refused), lambda: done.append("never"))
+        services.confirm(_prompt(done, needs=refused), lambda _reason: done.append("never"))
         assert done == ["x", "now"]
         assert isinstance(services.last_error, BottuiError)
         assert services.last_error.details == "a playbook holds this project"
 
         services.dry_run = True
-        services.confirm(_prompt(done), lambda: done.append("never"))
+        services.confirm(_prompt(done), lambda _reason: done.append("never"))
         await settle(pilot)
         assert isinstance(app.screen, RequestsDialog) and done == ["x", "now"]
 
@@ -161,13 +165,13 @@ async def test_the_profile_decides_when_the_change_does_not_say(
         services = app.services
         done: list[str] = []
         services.session.settings = replace(services.session.settings, read_only=True)
-        services.confirm(_prompt(done), lambda: done.append("never"))
+        services.confirm(_prompt(done), lambda _reason: done.append("never"))
         assert done == [] and services.last_error is not None
         assert describe_error(services.last_error)[0] == "Read-only profile"
         services.session.settings = replace(
             services.session.settings, read_only=False, protected=True
         )
-        services.confirm(_prompt(done), lambda: done.append("typed"))
+        services.confirm(_prompt(done), lambda _reason: done.append("typed"))
         await settle(pilot)
         assert isinstance(app.screen, TypedConfirmDialog)
 

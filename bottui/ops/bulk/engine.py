@@ -42,6 +42,7 @@ from bottui.api.errors import BottuiError
 from bottui.api.models import Revocation
 from bottui.api.pause import SharedPause
 from bottui.api.tokens import AccessToken
+from bottui.ops import reasons
 from bottui.ops.bulk.input import BulkSource, Duplicate, InvalidLine, Subject
 from bottui.ops.bulk.journal import JournalSink, ResumeState, is_settled
 from bottui.ops.bulk.meter import Meter
@@ -85,6 +86,8 @@ class BulkRevocation(Settling):
         force: Run even while another process runs the same input: a run of
             its own (its own run id). Without it, that is refused.
         confirmed: The operator confirmed (``--yes``): needed under a protected profile.
+        reason: Why (``--reason``), journaled once per chunk; required where
+            the profile says ``require_reason``.
         on_progress: Called with a :class:`BulkProgress` now and then.
         on_result: Called with each id's :class:`ItemResult`.
         progress_interval: Seconds between two ``on_progress`` calls.
@@ -101,6 +104,7 @@ class BulkRevocation(Settling):
         resume: bool = False,
         force: bool = False,
         confirmed: bool = False,
+        reason: str | None = None,
         on_progress: ProgressCallback | None = None,
         on_result: ResultCallback | None = None,
         progress_interval: float = 0.25,
@@ -113,13 +117,14 @@ class BulkRevocation(Settling):
         self.resume = resume
         self.force = force
         self.confirmed = confirmed
+        self.reason = reasons.normalize(reason)
         self.on_progress = on_progress
         self.on_result = on_result
         self.progress_interval = progress_interval
         self.pause = SharedPause()
         self._meter = Meter()
         self._tally = self._meter.tally
-        self._sink = JournalSink(session)
+        self._sink = JournalSink(session, reason=self.reason)
         self._resume_state = ResumeState()
         self._prefix = SettledPrefix()
         self._chunk_size = max(MIN_CHUNK, self.concurrency)
@@ -183,16 +188,16 @@ class BulkRevocation(Settling):
         """Send every request; the summary when all are settled.
 
         Raises, before anything is sent:
-            RefusedError: read-only profile, protected without confirmation,
-                invalid account or project id, the same input run by another
-                live process (without ``force``).
+            RefusedError: read-only profile, no reason where one is required,
+                protected without confirmation, invalid account or project id,
+                the same input run by another live process (without ``force``).
             CredentialsError: no personal access token.
         """
         if self._started:
             raise RuntimeError("a BulkRevocation runs once")
         self._started = True
         session = self.session
-        session.check_may_change(confirmed=self.confirmed)
+        session.check_may_change(confirmed=self.confirmed, reason=self.reason)
         client = session.client()
         client.prepare_revocation(self.account, self.project, visitor_id="-")  # ids usable?
         token = await session.access_token(self.account)

@@ -106,8 +106,9 @@ class JournalSink:
         session: Gives the journal and takes the warnings.
     """
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, *, reason: str | None = None) -> None:
         self._session = session
+        self._reason = reason
         self._writer: JournalBatch | None = None
         self._pending: list[tuple[int, dict[str, Any]] | _Checkpoint] = []
         self._wake = asyncio.Event()
@@ -288,6 +289,8 @@ class JournalSink:
             request_body={"subject": target},  # what request.body holds, without parsing it
             run_id=self.run_id,
             item_key=subject.key.hex() if key is None else key,
+            operator=self._session.settings.operator,
+            reason=self._reason,
         )
 
     def finish(self, entry_id: int | None, **fields: Any) -> None:

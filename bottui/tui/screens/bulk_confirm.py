@@ -11,7 +11,7 @@ wants the project id typed, otherwise focus on Cancel.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final
 
 from textual.content import Content
@@ -52,6 +52,8 @@ class BulkOrder:
     path: str | None = None
     resume: bool = False
     settled: int | None = None
+    #: Why, as typed in the confirmation (journaled once per chunk).
+    reason: str | None = None
 
     def origin(self) -> Content:
         """``pasted text`` or ``file /path/to/ids.txt`` (the path made safe)."""
@@ -95,8 +97,11 @@ def confirm_body(order: BulkOrder, project_name: str | None) -> Content:
     return join(body, "\n", "\n".join(notes))
 
 
-def confirm_bulk(services: TuiServices, order: BulkOrder, then: Callable[[], None]) -> None:
-    """Ask before sending ``order`` (or show its first requests under dry run)."""
+def confirm_bulk(
+    services: TuiServices, order: BulkOrder, then: Callable[[BulkOrder], None]
+) -> None:
+    """Ask before sending ``order`` (or show its first requests under dry run);
+    ``then`` gets it with the reason typed in the confirmation."""
     count = order.plan.count
     services.confirm(
         ChangePrompt(
@@ -106,5 +111,5 @@ def confirm_bulk(services: TuiServices, order: BulkOrder, then: Callable[[], Non
             project_id=order.project,
             plan=lambda: [request for _, request in order.plan.requests[:DRY_RUN_SHOWN]],
         ),
-        then,
+        lambda reason: then(replace(order, reason=reason)),
     )

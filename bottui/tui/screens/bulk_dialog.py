@@ -346,7 +346,7 @@ class BulkDialog(_Dialog):
         if order is None:
             return
 
-        def confirmed() -> None:
-            self.dismiss(order)
+        def confirmed(with_reason: BulkOrder) -> None:
+            self.dismiss(with_reason)
 
         confirm_bulk(services_of(self), order, confirmed)

@@ -2,6 +2,11 @@
 
 A confirmation dialog opens with focus on **Cancel**, so Enter alone never
 changes anything: the operator has to move to the confirm button on purpose.
+A change's confirmation also holds a **reason** field, left of the buttons
+(Tab reaches it; Enter in it moves to the confirm button, never presses it):
+what is typed there is journaled with the change (:attr:`ConfirmDialog.reason`).
+Under a profile with ``require_reason`` the confirm button refuses, and says
+so, until a reason is typed.
 """
 
 from __future__ import annotations
@@ -38,27 +43,92 @@ class _Dialog(ModalScreen[Any]):
     _Dialog .dialog-buttons { height: auto; margin-top: 1; align-horizontal: right; }
     _Dialog .dialog-buttons Button { margin-left: 2; }
     _Dialog VerticalScroll { height: auto; max-height: 16; }
+    /* Beside the buttons: the reason costs the dialog no row (it fits 80x24).
+       Focus goes by position, so from Cancel, Tab reaches Confirm, then the reason. */
+    _Dialog .dialog-buttons #reason { width: 1fr; }
     """
 
     def action_dismiss_dialog(self) -> None:
         self.dismiss(None)
 
 
-class ConfirmDialog(_Dialog):
-    """Yes/no for a change. Returns True only when the confirm button is pressed."""
+class ReasonAsked:
+    """What a change's confirmation asks about its reason: whether, and whether required."""
 
-    def __init__(self, title: str, body: Content, confirm_label: str, *, danger: bool = True):
+    def __init__(self, *, required: bool = False, refusal: str = "") -> None:
+        self.required = required
+        #: What the dialog says when confirm is pressed without a reason.
+        self.refusal = refusal or (
+            "This profile requires a reason for every change: type one in the Reason field."
+        )
+
+
+class _ReasonField:
+    """The reason field of a confirmation, and the check of ``require_reason``.
+
+    Mixed into a dialog (a Textual screen): ``query_one`` is the screen's.
+    """
+
+    _asked: ReasonAsked | None
+    reason: str | None = None
+
+    def _reason_widgets(self) -> ComposeResult:
+        from bottui.ops.reasons import MAX_REASON
+
+        if self._asked is None:
+            return
+        yield PlainInput(
+            placeholder="Reason (required)" if self._asked.required else "Reason (optional)",
+            id="reason",
+            max_length=MAX_REASON,
+        )
+
+    def _reason_ok(self) -> bool:
+        """Keep the typed reason; False (and say why) when one is required and blank."""
+        if self._asked is None:
+            return True
+        field: Input = self.query_one("#reason", Input)  # type: ignore[attr-defined]
+        text = field.value
+        self.reason = text if text.strip() else None
+        if self._asked.required and self.reason is None:
+            field.add_class("-invalid")
+            field.focus()
+            self.notify(  # type: ignore[attr-defined]
+                self._asked.refusal, title="Reason required", severity="error", markup=False
+            )
+            return False
+        return True
+
+
+class ConfirmDialog(_ReasonField, _Dialog):
+    """Yes/no for a change. Returns True only when the confirm button is pressed.
+
+    With ``reason`` it holds a reason field; the text is :attr:`reason` once
+    confirmed (None: blank).
+    """
+
+    def __init__(
+        self,
+        title: str,
+        body: Content,
+        confirm_label: str,
+        *,
+        danger: bool = True,
+        reason: ReasonAsked | None = None,
+    ):
         super().__init__()
         self._title = title
         self._body = body
         self._confirm_label = confirm_label
         self._danger = danger
+        self._asked = reason
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(Content(self._title), classes="dialog-title")
             yield Static(self._body, id="confirm-body")
             with Horizontal(classes="dialog-buttons"):
+                yield from self._reason_widgets()
                 yield Button("Cancel", id="cancel", variant="default")
                 yield Button(
                     Content(self._confirm_label),
@@ -73,23 +143,41 @@ class ConfirmDialog(_Dialog):
     def _cancel(self) -> None:
         self.dismiss(False)
 
+    @on(Input.Submitted, "#reason")
+    def _reason_submitted(self) -> None:
+        # Enter in the reason does not confirm: the button must be pressed.
+        self.query_one("#confirm", Button).focus()
+
     @on(Button.Pressed, "#confirm")
     def _confirm(self) -> None:
-        self.dismiss(True)
+        if self._reason_ok():
+            self.dismiss(True)
 
     def action_dismiss_dialog(self) -> None:
         self.dismiss(False)
 
 
-class TypedConfirmDialog(_Dialog):
-    """Confirmation for a protected profile: the project id must be typed."""
+class TypedConfirmDialog(_ReasonField, _Dialog):
+    """Confirmation for a protected profile: the project id must be typed.
 
-    def __init__(self, title: str, body: Content, expected: str, confirm_label: str):
+    With ``reason`` it holds a reason field too (see :class:`ConfirmDialog`).
+    """
+
+    def __init__(
+        self,
+        title: str,
+        body: Content,
+        expected: str,
+        confirm_label: str,
+        *,
+        reason: ReasonAsked | None = None,
+    ):
         super().__init__()
         self._title = title
         self._body = body
         self._expected = expected
         self._confirm_label = confirm_label
+        self._asked = reason
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -98,6 +186,7 @@ class TypedConfirmDialog(_Dialog):
             yield Label(Content("This profile is protected. Type the project id to confirm:"))
             yield PlainInput(placeholder="project id", id="typed")
             with Horizontal(classes="dialog-buttons"):
+                yield from self._reason_widgets()
                 yield Button("Cancel", id="cancel")
                 yield Button(
                     Content(self._confirm_label), id="confirm", variant="error", disabled=True
@@ -120,9 +209,14 @@ class TypedConfirmDialog(_Dialog):
     def _cancel(self) -> None:
         self.dismiss(False)
 
+    @on(Input.Submitted, "#reason")
+    def _reason_submitted(self) -> None:
+        self.query_one("#typed", Input).focus()
+
     @on(Button.Pressed, "#confirm")
     def _confirm(self) -> None:
-        self.dismiss(self.query_one("#typed", Input).value == self._expected)
+        if self._reason_ok():
+            self.dismiss(self.query_one("#typed", Input).value == self._expected)
 
     def action_dismiss_dialog(self) -> None:
         self.dismiss(False)

@@ -273,6 +273,7 @@ class GrantsScreen(BottuiScreen):
             concurrency=order.concurrency,
             resume=order.resume,
             confirmed=True,  # the operator confirmed (typed the project id if protected)
+            reason=order.reason,
             on_progress=dialog.show_progress,
         )
         dialog.run = run
@@ -289,7 +290,7 @@ class GrantsScreen(BottuiScreen):
             if result == "resume" and summary is not None:
                 settled = summary.withdrawn + summary.nothing_standing + summary.skipped
                 again = replace(order, resume=True, settled=settled)
-                confirm_bulk(self.services, again, lambda: self.start_bulk(again))
+                confirm_bulk(self.services, again, self.start_bulk)
 
         self.app.push_screen(dialog, closed)
         self.call(work, label="Bulk revocation", done=lambda s: BulkFinished(dialog, s))

@@ -3,7 +3,8 @@
 The table shows the audit journal (:mod:`bottui.store.journal`) of the
 session's profile: who changed what, when, how it ended, how long it took.
 An entry without an outcome is marked UNFINISHED (still running, or cut off
-by a crash). Keys filter by project (current / all), operation and outcome;
+by a crash). Keys filter by project (current / all), operation and outcome,
+and ``/`` by operator (exact) and reason (any case);
 ``enter`` opens an entry in full; ``x`` exports what the filters show;
 ``u`` undoes the last rate limiter or threshold change of the profile, after
 the one confirmation (dry run, read-only and protected rules included).
@@ -40,7 +41,7 @@ from bottui.store.journal_store import Cursor, EntryPage, EntryQuery
 from bottui.store.utc import stamp, system_clock
 from bottui.tui.error_view import EXPECTED_ERRORS, error_line
 from bottui.tui.screens.base import BottuiScreen
-from bottui.tui.screens.journal_dialogs import EntryDialog, ExportDialog
+from bottui.tui.screens.journal_dialogs import EntryDialog, ExportDialog, WhoWhyDialog
 from bottui.tui.services import ChangePrompt
 from bottui.tui.widgets.journal_table import JournalTable
 from bottui.tui.widgets.safe import join, safe, safe_id
@@ -103,6 +104,7 @@ class JournalScreen(BottuiScreen):
         Binding("p", "cycle_project", "Project filter", show=False, id="journal.project"),
         Binding("o", "cycle_operation", "Operation filter", show=False, id="journal.operation"),
         Binding("f", "cycle_outcome", "Outcome filter", show=False, id="journal.outcome"),
+        Binding("slash", "who_why", "Operator/reason filter", show=False, id="journal.who"),
         Binding("x", "export", "Export", id="journal.export"),
         Binding("r", "reload", "Reload", id="journal.reload"),
         Binding("m", "older", "More: older entries", show=False, id="journal.older"),
@@ -113,6 +115,9 @@ class JournalScreen(BottuiScreen):
         self.all_projects = False
         self.operation: str | None = None
         self.outcome: str | None = None
+        #: Who and why filters (``/``): exact operator, reason substring (any case).
+        self.operator: str | None = None
+        self.reason: str | None = None
         #: Bumped by every first-page read: an older page of earlier filters is dropped.
         self._generation = 0
         #: The query of the rows shown, and the cursor of the page after them (None: the end).
@@ -138,6 +143,8 @@ class JournalScreen(BottuiScreen):
             project=current[1] if scoped and current else None,
             operation=self.operation,
             outcome=self.outcome,
+            operator=self.operator,
+            reason=self.reason,
         )
 
     def refresh_data(self) -> None:
@@ -227,10 +234,10 @@ class JournalScreen(BottuiScreen):
             return
         if problem is not None:
             empty.update(problem)
-        elif query.operation or query.outcome:
+        elif query.operation or query.outcome or query.operator or query.reason:
             empty.update(
                 Content(
-                    "No entry matches the filters (o and f change them, p shows every project)."
+                    "No entry matches the filters (o, f and / change them, p shows every project)."
                 )
             )
         elif query.project and profile_has_entries:
@@ -274,6 +281,13 @@ class JournalScreen(BottuiScreen):
             project,
             f" (p) · Operation {operation} (o) · Outcome {self.outcome or 'all'} (f) · {shown}",
         )
+        parts = []
+        if self.operator is not None:
+            parts.append(join("Operator ", safe(_cut(self.operator))))
+        if self.reason is not None:
+            parts.append(join("Reason holds ", safe(_cut(self.reason))))
+        if parts:  # a second line: only while a who/why filter is on
+            line = join(line, "\n", Content(" · ").join(parts), " (/)")
         self.query_one("#journal-filters", Static).update(line)
 
     # -- filters ------------------------------------------------------------------------
@@ -292,6 +306,16 @@ class JournalScreen(BottuiScreen):
         """Next outcome filter: all, unfinished, succeeded, failed, unknown."""
         self.outcome = _next(OUTCOME_FILTERS, self.outcome)
         self._read_first()
+
+    def action_who_why(self) -> None:
+        """Filter by operator (exact) and reason (any case): asked in a dialog."""
+
+        def chosen(result: tuple[str | None, str | None] | None) -> None:
+            if result is not None:
+                self.operator, self.reason = result
+                self._read_first()
+
+        self.app.push_screen(WhoWhyDialog(self.operator, self.reason), chosen)
 
     def action_reload(self) -> None:
         """Read the journal again (another process may have written to it)."""
@@ -448,6 +472,12 @@ def undo_body(plan: undo.UndoPlan) -> Content:
             ),
         )
     return Content("\n").join(lines)
+
+
+def _cut(text: str, width: int = 32) -> str:
+    """A filter's text on one line, cut to ``width`` characters with ``…``."""
+    one_line = " ".join(text.split())
+    return one_line if len(one_line) <= width else one_line[: width - 1] + "…"
 
 
 def _next(options: tuple[str | None, ...], value: str | None) -> str | None:

@@ -28,7 +28,10 @@ COLUMNS: Final = (
     ("outcome", "Outcome"),
     ("status", "HTTP"),
     ("duration", "Took"),
+    ("reason", "Why"),
 )
+#: Characters of a reason the table shows (the entry's details show it whole).
+REASON_CELL: Final = 24
 
 _OUTCOME_STYLES: Final = {
     **{word: "green" for word in journal_view.OUTCOME_GROUPS["succeeded"]},
@@ -92,4 +95,5 @@ def _cells(entry: JournalEntry, *, with_project: bool) -> tuple[Text, ...]:
         outcome_cell(entry),
         Text(journal_view.status_text(entry)),
         Text(journal_view.duration_text(entry), justify="right"),
+        safe_text(journal_view.reason_text(entry, REASON_CELL)),
     )
