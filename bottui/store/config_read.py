@@ -102,6 +102,7 @@ def _parse_profile(name: str, table: Any) -> Profile:
             account=_get(table, "account", str, *path),
             project=_get(table, "project", str, *path),
             projects=projects,
+            store=_get(table, "store", str, *path),
         )
     except InvalidValue as exc:
         detail = f" ({exc.details})" if exc.details else ""

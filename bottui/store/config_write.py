@@ -86,6 +86,8 @@ def _profile_table(profile: Profile) -> Table:
         table["account"] = profile.account
     if profile.project is not None:
         table["project"] = profile.project
+    if profile.store is not None:
+        table["store"] = profile.store
     if profile.projects:
         aot = tomlkit.aot()
         for ids, settings in profile.projects.items():
@@ -134,6 +136,7 @@ def _sync_profile(table: Table, old: Profile, new: Profile) -> None:
     _set(table, "protected", new.protected, default=False)
     _set(table, "account", new.account)
     _set(table, "project", new.project)
+    _set(table, "store", new.store)
     _sync_projects(table, old, new)
 
 

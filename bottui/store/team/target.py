@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import importlib.util
 import ipaddress
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
@@ -33,7 +32,7 @@ from urllib.parse import urlsplit
 from bottui.plaintext import clean, has_control
 from bottui.store.team.errors import StoreRefused, TeamModeNotInstalled
 from bottui.store.team.service_file import service_settings
-from bottui.store.token_names import normalize_base_url
+from bottui.store.token_names import store_username
 
 #: The environment variable that names the team store; it wins over the profile's.
 ENV_STORE_URL: Final = "BOTTUI_STORE_URL"
@@ -57,11 +56,6 @@ def resolve_store_url(
     if from_env:
         return from_env
     return profile_store or None
-
-
-def store_username(url: str) -> str:
-    """The keyring username of a store's password: ``["store", URL without password]``."""
-    return json.dumps(["store", normalize_base_url(url)])
 
 
 def is_loopback_host(host: str) -> bool:
