@@ -50,7 +50,9 @@ async def test_two_concurrent_migrates_take_turns(pg_admin_url: str) -> None:
 
 async def test_an_app_older_than_the_schema_writes_nothing(team_store: TeamStore) -> None:
     with psycopg.connect(team_store.target.url, autocommit=True) as conn:
-        conn.execute("INSERT INTO bottui.schema_versions (version) VALUES (%s)", (SCHEMA_VERSION + 1,))
+        conn.execute(
+            "INSERT INTO bottui.schema_versions (version) VALUES (%s)", (SCHEMA_VERSION + 1,)
+        )
     with pytest.raises(SchemaTooNew) as refused:
         await team_store.push([entry(1)])
     assert "newer than this bottui" in refused.value.title
@@ -87,10 +89,12 @@ async def test_the_journal_is_append_only_even_for_the_owner(
 ) -> None:
     first = entry(1)
     await team_store.push([first, outcome(first, "api-error")])
-    with psycopg.connect(team_store.target.url, autocommit=True) as conn:
-        # the fixture's role is a superuser, the owner of every table
-        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="append-only"):
-            conn.execute(statement.encode())
+    # the fixture's role is a superuser, the owner of every table
+    with (
+        psycopg.connect(team_store.target.url, autocommit=True) as conn,
+        pytest.raises(psycopg.errors.InsufficientPrivilege, match="append-only"),
+    ):
+        conn.execute(statement.encode())
     page = await team_store.page()
     assert [(e.operator, e.outcome) for e in page.entries] == [("alice@laptop", "api-error")]
 

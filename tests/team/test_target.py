@@ -76,7 +76,9 @@ def test_a_config_store_with_a_password_is_refused_without_showing_it(
         ("postgresql://bottui@localhost/bottui?hostaddr=10.0.0.5", {}),
     ],
 )
-def test_off_loopback_anything_but_verify_full_is_refused(url: str, environ: dict[str, str]) -> None:
+def test_off_loopback_anything_but_verify_full_is_refused(
+    url: str, environ: dict[str, str]
+) -> None:
     with pytest.raises(StoreRefused) as refused:
         check_store_url(url, environ)
     assert "verify-full is required" in refused.value.title

@@ -60,7 +60,9 @@ OUTCOME_COLUMNS: Final = (
 
 def db_text(field: str, value: object) -> str:
     """``value`` as PostgreSQL text: exact, but NUL and lone surrogates as U+FFFD."""
-    checked = repair_surrogates(text(field, value))
+    if isinstance(value, str):
+        value = repair_surrogates(value)
+    checked = text(field, value)
     return checked.replace("\x00", REPLACEMENT) if "\x00" in checked else checked
 
 
