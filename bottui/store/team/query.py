@@ -8,6 +8,7 @@ index range, and ``since``/``until`` bound it. Which index leads:
 * ``outcomes``: ``journal_outcomes_word``, one ordered walk per word, merged;
 * ``run``: ``journal_entries_run``; ``operator``: ``journal_entries_operator``;
   ``project``: ``journal_entries_project``;
+* ``unfinished``: ``open_entries`` (only the entries without an outcome);
 * otherwise ``journal_entries_time``.
 
 Every other filter (account, profile, operation, reason, unfinished) is
@@ -126,12 +127,19 @@ def page_sql(
         lead, order = "", "e.started_at DESC, e.id DESC"
     where, params = _checks(query, skip="")
     del lead  # every equality stays in WHERE; the ORDER BY picks the index
+    sql = f"{SELECT} FROM bottui.journal_entries AS e"
     if query.unfinished:
-        where.append("o.id IS NULL")
-    if after is not None:
+        # the few entries without an outcome, walked in page order
+        sql = f"{SELECT} FROM bottui.open_entries AS u"
+        sql += " JOIN bottui.journal_entries AS e ON e.id = u.entry_id"
+        where = [w.replace("e.started_at", "u.started_at") for w in where]
+        order = "u.started_at DESC, u.entry_id DESC"
+        if after is not None:
+            where.append("(u.started_at, u.entry_id) < (%s, %s)")
+            params += [after[0], after[1]]
+    elif after is not None:
         where.append("(e.started_at, e.id) < (%s, %s)")
         params += [after[0], after[1]]
-    sql = f"{SELECT} FROM bottui.journal_entries AS e"
     sql += " LEFT JOIN bottui.journal_outcomes AS o ON o.entry_id = e.id"
     if where:
         sql += " WHERE " + " AND ".join(where)

@@ -17,6 +17,8 @@ Version 1:
   for the owner too. A statement trigger per insert sends one NOTIFY
   (:data:`JOURNAL_CHANNEL`) with the newest id and the count, so a COPY of
   10,000 rows is one notification, not 10,000.
+* ``open_entries``: the entries without an outcome yet, kept by triggers
+  (``--unfinished`` reads it, not an anti-join of millions of outcomes).
 * ``inventory_facts``: the shared inventory, one row per (base URL, account,
   project, kind, item, field); a write replaces the field's value, the
   server stamps when (``clock_timestamp()``) and which role, so the newest
@@ -160,6 +162,38 @@ _V1: Final = (
             " FOR EACH STATEMENT EXECUTE FUNCTION bottui.notify_insert()",
         )
     ),
+    # Entries without an outcome, kept by the owner's triggers (SECURITY DEFINER:
+    # an operator role needs no right on it but SELECT): `unfinished` walks this
+    # small table instead of anti-joining millions of outcomes.
+    """
+    CREATE TABLE bottui.open_entries (
+        entry_id bigint PRIMARY KEY REFERENCES bottui.journal_entries (id),
+        started_at timestamptz NOT NULL
+    )
+    """,
+    "CREATE INDEX open_entries_time ON bottui.open_entries (started_at, entry_id)",
+    """
+    CREATE FUNCTION bottui.open_entry() RETURNS trigger LANGUAGE plpgsql
+    SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+    BEGIN
+        INSERT INTO bottui.open_entries (entry_id, started_at)
+            SELECT n.id, n.started_at FROM new_rows AS n
+            WHERE NOT EXISTS (SELECT 1 FROM bottui.journal_outcomes AS o WHERE o.entry_id = n.id);
+        RETURN NULL;
+    END $$
+    """,
+    """
+    CREATE FUNCTION bottui.close_entry() RETURNS trigger LANGUAGE plpgsql
+    SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+    BEGIN
+        DELETE FROM bottui.open_entries AS u USING new_rows AS n WHERE u.entry_id = n.entry_id;
+        RETURN NULL;
+    END $$
+    """,
+    "CREATE TRIGGER journal_entries_open AFTER INSERT ON bottui.journal_entries"
+    " REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION bottui.open_entry()",
+    "CREATE TRIGGER journal_outcomes_close AFTER INSERT ON bottui.journal_outcomes"
+    " REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION bottui.close_entry()",
     "CREATE TRIGGER inventory_facts_stamp BEFORE INSERT OR UPDATE ON bottui.inventory_facts"
     " FOR EACH ROW EXECUTE FUNCTION bottui.stamp_writer()",
     f"""
@@ -184,6 +218,7 @@ CREATE ROLE bottui_operator NOLOGIN;
 GRANT USAGE ON SCHEMA bottui TO bottui_operator;
 GRANT SELECT ON bottui.schema_versions TO bottui_operator;
 GRANT SELECT, INSERT ON bottui.journal_entries, bottui.journal_outcomes TO bottui_operator;
+GRANT SELECT ON bottui.open_entries TO bottui_operator;
 GRANT SELECT, INSERT, UPDATE ON bottui.inventory_facts TO bottui_operator;
 """
 
