@@ -153,9 +153,8 @@ async def measure(url: str, entries: int, reps: int) -> None:
                 began = time.perf_counter()
                 await store.page(query, limit=50)
                 times.append((time.perf_counter() - began) * 1000)
-            print(
-                f"{name:<30} {len(page.entries):>5} {first_ms:>9.1f} {statistics.median(times):>10.1f}"
-            )
+            median = statistics.median(times)
+            print(f"{name:<30} {len(page.entries):>5} {first_ms:>9.1f} {median:>10.1f}")
         began = time.perf_counter()
         await store.page(limit=50, cursor=first.next)
         print(f"{'second page (cursor)':<30} {50:>5} {(time.perf_counter() - began) * 1000:>9.1f}")
