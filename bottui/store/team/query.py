@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from typing import Final
 from uuid import UUID
 
+from bottui.store.journal_store import EntryQuery
 from bottui.store.paging import Cursor
 
 SELECT: Final = (
@@ -53,6 +54,34 @@ class TeamQuery:
     run: tuple[UUID, int] | None = None
     operator: str | None = None
     reason: str | None = None
+
+
+def from_entry_query(
+    query: EntryQuery,
+    *,
+    operator: str | None = None,
+    reason: str | None = None,
+    run_origin: UUID | None = None,
+) -> TeamQuery:
+    """The shared journal's query for a local :class:`EntryQuery` (``before`` is a
+    local id: paging goes by cursor here). A run is per journal file: its origin
+    must be given with ``run_id``, else the run filter matches nothing of another's."""
+    run = None
+    if query.run_id is not None:
+        run = (run_origin or UUID(int=0), int(query.run_id))
+    return TeamQuery(
+        since=query.since,
+        until=query.until,
+        profile=query.profile,
+        account=query.account,
+        project=query.project,
+        operation=query.operation,
+        outcomes=query.outcomes,
+        unfinished=query.unfinished,
+        run=run,
+        operator=operator,
+        reason=reason,
+    )
 
 
 def encode_cursor(started_at: datetime, entry_id: int) -> Cursor:
@@ -176,4 +205,4 @@ def _by_outcome(
     )
 
 
-__all__ = ["TeamQuery", "decode_cursor", "encode_cursor", "page_sql"]
+__all__ = ["TeamQuery", "decode_cursor", "encode_cursor", "from_entry_query", "page_sql"]

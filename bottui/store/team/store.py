@@ -130,21 +130,23 @@ class TeamStore:
         return conn
 
     @contextlib.contextmanager
-    def _mapped(self, doing: str) -> Iterator[None]:
+    def _mapped(self, doing: str, *, drop: bool = True) -> Iterator[None]:
         """psycopg's errors and timeouts as :class:`StoreUnavailable`; the connection dropped."""
         import psycopg
 
         try:
             yield
         except psycopg.Error as exc:
-            self._drop()
+            if drop:
+                self._drop()
             secret = None if self._password is None else self._password.reveal()
             reason = scrub(str(exc), secret) or type(exc).__name__
             raise StoreUnavailable(
                 f"The team store is unavailable ({doing}): {reason}", where=self.target.where
             ) from None
         except TimeoutError:
-            self._drop()
+            if drop:
+                self._drop()
             raise StoreUnavailable(
                 f"The team store did not answer within {self._timeout:g} s ({doing})",
                 where=self.target.where,
@@ -315,13 +317,13 @@ class TeamStore:
         """
         conn: AsyncConnection[Any] | None = None
         try:
-            with self._mapped("listening"):
+            with self._mapped("listening", drop=False):
                 async with asyncio.timeout(self._timeout):
                     conn = await self._open()
                     await conn.execute(f"LISTEN {JOURNAL_CHANNEL}")
                     await conn.execute(f"LISTEN {INVENTORY_CHANNEL}")
             assert conn is not None
-            with self._mapped("listening"):
+            with self._mapped("listening", drop=False):
                 async for notice in conn.notifies():
                     yield _change(notice.channel, notice.payload)
         finally:
