@@ -6,8 +6,8 @@ made, then the server's order. Every index of ``journal_entries`` ends in
 index range, and ``since``/``until`` bound it. Which index leads:
 
 * ``outcomes``: ``journal_outcomes_word``, one ordered walk per word, merged;
-* ``run``: ``journal_entries_run``; ``operator``: ``journal_entries_operator``;
-  ``project``: ``journal_entries_project``;
+* ``run``: ``journal_entries_run``; ``project``: ``journal_entries_project``;
+  ``operator``: ``journal_entries_operator``;
 * ``unfinished``: ``open_entries`` (only the entries without an outcome);
 * otherwise ``journal_entries_time``.
 
@@ -148,10 +148,11 @@ def page_sql(
     if query.run is not None:
         lead = "run"
         order = "e.origin DESC, e.run_id DESC, e.started_at DESC, e.id DESC"
+    elif query.project is not None:
+        # before the operator: a project holds far fewer entries than an operator
+        lead, order = "e.project", "e.project DESC, e.started_at DESC, e.id DESC"
     elif query.operator is not None:
         lead, order = "e.operator", "e.operator DESC, e.started_at DESC, e.id DESC"
-    elif query.project is not None:
-        lead, order = "e.project", "e.project DESC, e.started_at DESC, e.id DESC"
     else:
         lead, order = "", "e.started_at DESC, e.id DESC"
     where, params = _checks(query, skip="")
