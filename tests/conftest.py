@@ -14,7 +14,7 @@ import pytest
 
 from tests.fixtures.keyrings import InMemoryKeyring, installed
 
-pytest_plugins = ["tests.fixtures.sandbox", "tests.fixtures.plan_spy"]
+pytest_plugins = ["tests.fixtures.sandbox", "tests.fixtures.plan_spy", "tests.fixtures.postgres"]
 
 
 @pytest.fixture(autouse=True)
@@ -36,6 +36,13 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "BOTTUI_PROFILE",
         "BOTTUI_OPERATOR",
         "PYTHON_KEYRING_BACKEND",
+        "BOTTUI_STORE_URL",
+        # libpq settings that would change how a team store is judged or reached
+        "PGSSLMODE",
+        "PGREQUIRESSL",
+        "PGSERVICE",
+        "PGSERVICEFILE",
+        "PGSYSCONFDIR",
     ):
         monkeypatch.delenv(var, raising=False)
     return home

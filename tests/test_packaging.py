@@ -72,3 +72,20 @@ def test_license_file_is_mit_with_the_authors() -> None:
     assert text.startswith("MIT License")
     assert "Copyright (c) 2026 the bottui authors" in text
     assert "Permission is hereby granted, free of charge" in text
+
+
+def test_team_mode_extras_bring_psycopg_and_pgserver_where_it_has_wheels() -> None:
+    extras = _pyproject()["project"]["optional-dependencies"]
+    for name in ("team", "demo", "test"):
+        found = _requirements(extras[name])
+        assert "binary" in found["psycopg"].extras, name
+        assert found["psycopg"].specifier.contains("3.2.0"), name
+    for name in ("demo", "test"):
+        pgserver = _requirements(extras[name])["pgserver"]
+        assert pgserver.marker is not None, name
+        # wheels for CPython 3.11 and 3.12 only: never asked for on 3.13
+        wanted = {
+            v: pgserver.marker.evaluate({"python_version": v}) for v in ("3.11", "3.12", "3.13")
+        }
+        assert wanted == {"3.11": True, "3.12": True, "3.13": False}, name
+    assert "pgserver" not in _requirements(extras["team"])

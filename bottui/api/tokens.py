@@ -73,6 +73,13 @@ class ProjectToken(Secret):
     kind: ClassVar[str] = "project"
 
 
+class StorePassword(Secret):
+    """The team store's database password, from the keyring (never a URL or a file)."""
+
+    __slots__ = ()
+    kind: ClassVar[str] = "store"
+
+
 class AccessToken(Secret):
     """A personal access token bound to one account: revocation and thresholds."""
 

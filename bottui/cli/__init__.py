@@ -42,6 +42,7 @@ COMMANDS: Final[dict[str, tuple[str, str]]] = {
     "profile": ("profiles", "cmd_profile"),
     "inventory": ("inventory", "cmd_inventory"),
     "journal": ("journal", "cmd_journal"),
+    "store": ("store", "cmd_store"),
     "sandbox": ("apps", "cmd_sandbox"),
     "demo": ("apps", "cmd_demo"),
 }

@@ -210,10 +210,15 @@ def build_parser() -> argparse.ArgumentParser:
     token = add(commands, "token", "store, inspect or delete tokens (OS keyring)")
     token_cmds = token.add_subparsers(dest="action", metavar="ACTION", required=True)
     token_set = add(token_cmds, "set", "store a token read from a hidden prompt or stdin")
-    token_set.add_argument("kind", choices=["personal", "project"])
+    token_set.add_argument("kind", choices=["personal", "project", "store"])
     add(token_cmds, "status", "which tokens are stored (never their values)")
     token_del = add(token_cmds, "delete", "delete a stored token")
-    token_del.add_argument("kind", choices=["personal", "project"])
+    token_del.add_argument("kind", choices=["personal", "project", "store"])
+
+    store = add(commands, "store", "the team store (PostgreSQL): schema and state")
+    store_cmds = store.add_subparsers(dest="action", metavar="ACTION", required=True)
+    add(store_cmds, "migrate", "create or upgrade the shared schema (idempotent)")
+    add(store_cmds, "status", "where the store is, its schema version, what waits to be shared")
 
     profile = add(commands, "profile", "manage profiles")
     profile_cmds = profile.add_subparsers(dest="action", metavar="ACTION", required=True)

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 async def cmd_token(args: Args, out: Output) -> int:
     """``bottui token set|status|delete``."""
+    if getattr(args, "kind", None) == "store":
+        return await _store_password(args, out)
     async with command_session(args, out) as session:
         base = session.base_url
         if args.action == "status":
@@ -56,8 +58,38 @@ async def cmd_token(args: Args, out: Output) -> int:
         return EXIT_OK
 
 
+async def _store_password(args: Args, out: Output) -> int:
+    """``bottui token set|delete store``: the team store's password, kept in the keyring."""
+    import os
+
+    from bottui.api.tokens import StorePassword
+    from bottui.cli.store import profile_of
+    from bottui.ops.team_store import store_target
+    from bottui.store.tokens import TokenStore
+
+    target = store_target(profile_of(args), os.environ)
+    tokens = TokenStore()
+    if args.action == "set":
+        value = _read_secret("store")
+        await tokens.set_store_password_async(target.keyring_username, StorePassword(value))
+        del value
+        if out.as_json:
+            out.document({"stored": "store", "where": target.where})
+        else:
+            out.line(f"stored the password of {target.where} in the keyring")
+        return EXIT_OK
+    deleted = await tokens.delete_store_password_async(target.keyring_username)
+    if out.as_json:
+        out.document({"deleted": deleted, "kind": "store"})
+    else:
+        out.line("deleted the store password" if deleted else "no store password stored")
+    return EXIT_OK
+
+
 def _read_secret(kind: str) -> str:
-    label = "Personal access token" if kind == "personal" else "Project API token"
+    label = {"personal": "Personal access token", "store": "Team store password"}.get(
+        kind, "Project API token"
+    )
     if sys.stdin.isatty():
         import getpass
 

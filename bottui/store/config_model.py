@@ -76,6 +76,33 @@ def validate_base_url(base_url: str) -> str:
     return base_url
 
 
+def validate_store_url(store: str) -> str:
+    """Return ``store`` if it can name a team store in ``config.toml``; raise if not.
+
+    Only what needs no driver: a ``postgresql://`` URL without a password
+    (the full check, TLS included, is :func:`bottui.store.team.target.check_store_url`).
+    """
+    if not isinstance(store, str) or not store.strip():
+        raise InvalidValue("store must be a postgresql:// URL")
+    if has_control(store) or any(ch.isspace() for ch in store):
+        raise InvalidValue("A store URL cannot hold blanks or control characters")
+    try:
+        parts = urlsplit(store)
+        password = parts.password
+    except ValueError:
+        raise InvalidValue("store is not a valid URL") from None
+    if parts.scheme.lower() not in ("postgresql", "postgres"):
+        raise InvalidValue("store must be a postgresql:// URL")
+    if password is not None or "password=" in parts.query.lower():
+        # not echoed: it holds the password
+        raise InvalidValue(
+            "A store URL cannot carry a password",
+            "Give it through ~/.pgpass, PGPASSWORD, PGSERVICE, a client certificate, "
+            "or the keyring: bottui token set store --profile NAME",
+        )
+    return store
+
+
 @dataclass(frozen=True)
 class ProjectSettings:
     """How the thresholds of one project are shown and checked."""
@@ -126,12 +153,16 @@ class Profile:
     operator: str | None = None
     #: Refuse a change without a reason (``--reason``, the TUI's reason field).
     require_reason: bool = False
+    #: The team store: a ``postgresql://`` URL without a password, or ``None``.
+    store: str | None = None
 
     def __post_init__(self) -> None:
         validate_profile_name(self.name)
         validate_base_url(self.base_url)
         if self.operator is not None and not isinstance(self.operator, str):
             raise InvalidValue("operator must be a string")
+        if self.store is not None:
+            validate_store_url(self.store)
         for flag in ("read_only", "protected", "require_reason"):
             if not isinstance(getattr(self, flag), bool):
                 raise InvalidValue(f"{flag} must be true or false")
@@ -195,4 +226,5 @@ __all__ = [
     "Unchanged",
     "validate_base_url",
     "validate_profile_name",
+    "validate_store_url",
 ]

@@ -105,6 +105,7 @@ def _parse_profile(name: str, table: Any) -> Profile:
             projects=projects,
             operator=_get(table, "operator", str, *path),
             require_reason=bool(require_reason),
+            store=_get(table, "store", str, *path),
         )
     except InvalidValue as exc:
         detail = f" ({exc.details})" if exc.details else ""

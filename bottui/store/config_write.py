@@ -90,6 +90,8 @@ def _profile_table(profile: Profile) -> Table:
         table["operator"] = profile.operator
     if profile.require_reason:
         table["require_reason"] = True
+    if profile.store is not None:
+        table["store"] = profile.store
     if profile.projects:
         aot = tomlkit.aot()
         for ids, settings in profile.projects.items():
@@ -140,6 +142,7 @@ def _sync_profile(table: Table, old: Profile, new: Profile) -> None:
     _set(table, "project", new.project)
     _set(table, "operator", new.operator)
     _set(table, "require_reason", new.require_reason, default=False)
+    _set(table, "store", new.store)
     _sync_projects(table, old, new)
 
 

@@ -52,4 +52,18 @@ def project_username(base_url: str, account: str, project: str) -> str:
     return json.dumps(["project", normalize_base_url(base_url), account, project])
 
 
-__all__ = ["SERVICE", "normalize_base_url", "personal_username", "project_username"]
+def store_username(store_url: str) -> str:
+    """The keyring username of a team store's password: ``["store", URL]``.
+
+    The URL carries no password (such a URL is refused before it gets here).
+    """
+    return json.dumps(["store", normalize_base_url(store_url)])
+
+
+__all__ = [
+    "SERVICE",
+    "normalize_base_url",
+    "personal_username",
+    "project_username",
+    "store_username",
+]

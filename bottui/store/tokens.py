@@ -27,7 +27,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Final, TypeVar
 
-from bottui.api.tokens import TOKEN_ENV, AccessToken, ProjectToken, Secret
+from bottui.api.tokens import TOKEN_ENV, AccessToken, ProjectToken, Secret, StorePassword
 from bottui.plaintext import clean
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.token_names import (
@@ -314,6 +314,21 @@ class TokenStore:
     async def delete_project_async(self, base_url: str, account: str, project: str) -> bool:
         """:meth:`delete_project`, awaited."""
         username = project_username(base_url, account, project)
+        return bool(await self._acall(_deleter(username), None))
+
+    # -- the team store's password (keyring username: token_names.store_username) --
+
+    async def store_password_async(self, username: str) -> StorePassword | None:
+        """The team store's password kept under ``username``, or ``None``."""
+        return _token(await self._acall(_getter(username), None), StorePassword)
+
+    async def set_store_password_async(self, username: str, password: StorePassword) -> None:
+        """Keep the team store's password under ``username``."""
+        secret = password.reveal()
+        await self._acall(_setter(username, secret), secret)
+
+    async def delete_store_password_async(self, username: str) -> bool:
+        """Forget the team store's password; ``False`` when none was kept."""
         return bool(await self._acall(_deleter(username), None))
 
     # -- internals ----------------------------------------------------------------

@@ -229,6 +229,8 @@ NOT_BEFORE_FIRST_FRAME = (
     "bottui.tui.screens.dialogs",  # shown on demand
     "bottui.ops.mutations",  # the first change
     "bottui.api.models",
+    "psycopg",  # team mode only: imported when a store is used, never at start-up
+    "bottui.store.team.store",
 )
 
 

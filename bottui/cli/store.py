@@ -1,0 +1,92 @@
+"""``bottui store migrate|status``: the team store's schema and state.
+
+The config is read once before the event loop (as every command starts);
+the store is awaited on its async API. A store that cannot be reached says
+so in one line (exit 2), never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+from bottui.api.errors import EXIT_OK
+from bottui.cli.output import Output
+from bottui.cli.parser import Args
+from bottui.store.config_model import Profile
+
+
+def profile_of(args: Args) -> Profile | None:
+    """The profile of ``--profile``, else the current one (``None``: none)."""
+    from bottui.store.config import ConfigStore
+    from bottui.store.paths import Locations
+
+    config = ConfigStore(Locations.default()).load()
+    if args.profile is not None:
+        from bottui.store.errors import ProfileNotFound
+
+        found = config.profile(args.profile)
+        if found is None:
+            raise ProfileNotFound("No such profile", f"profile: {args.profile!r}")
+        return found
+    return config.profile()
+
+
+def cmd_store(args: Args, out: Output) -> int:
+    """``bottui store migrate|status``."""
+    profile = profile_of(args)
+    return asyncio.run(_run(args, out, profile))
+
+
+async def _run(args: Args, out: Output, profile: Profile | None) -> int:
+    from bottui.ops.team_store import open_team_store
+    from bottui.store.tokens import TokenStore
+
+    store = await open_team_store(profile, os.environ, TokenStore())
+    try:
+        if args.action == "migrate":
+            done = await store.migrate()
+            if out.as_json:
+                out.document(
+                    {
+                        "where": store.target.where,
+                        "before": done.before,
+                        "after": done.after,
+                        "applied": list(done.applied),
+                    }
+                )
+            elif done.applied:
+                out.line(
+                    f"migrated {store.target.where} from version {done.before} to {done.after}"
+                )
+            else:
+                out.line(f"{store.target.where} is at schema version {done.after}: nothing to do")
+            return EXIT_OK
+        status = await store.status()
+    finally:
+        await store.close()
+    last = None if status.last_sync is None else status.last_sync.isoformat()
+    if out.as_json:
+        out.document(
+            {
+                "where": status.where,
+                "schemaVersion": status.schema_version,
+                "appSchemaVersion": status.app_schema_version,
+                "serverVersion": status.server_version,
+                "role": status.role,
+                "waiting": status.waiting,
+                "lastSync": last,
+            }
+        )
+        return EXIT_OK
+    out.line(f"store: {status.where}")
+    out.line(f"role: {status.role} (PostgreSQL {status.server_version})")
+    schema = f"schema version: {status.schema_version} (this bottui: {status.app_schema_version})"
+    if status.schema_version < status.app_schema_version:
+        schema += ": run `bottui store migrate`"
+    elif status.schema_version > status.app_schema_version:
+        schema += ": upgrade bottui"
+    out.line(schema)
+    out.line(f"entries waiting to be shared: {status.waiting}")
+    out.line(f"last sync: {last or 'never'}")
+    return EXIT_OK

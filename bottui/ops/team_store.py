@@ -1,0 +1,54 @@
+"""Open a profile's team store: which URL, checked, with its password if the keyring has one.
+
+``BOTTUI_STORE_URL`` wins over the profile's ``store``; the demo reads
+neither. The URL is checked before anything connects (no password in it,
+verified TLS off loopback: :func:`bottui.store.team.target.check_store_url`).
+The password is libpq's business (``~/.pgpass``, ``PGPASSWORD``, a client
+certificate, ``PGSERVICE``) unless the keyring keeps one for this URL
+(``bottui token set store``); ``PGPASSWORD`` wins over the keyring, as the
+environment wins for the API tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from bottui.store.config_model import Profile
+from bottui.store.errors import StoreError
+from bottui.store.team.target import StoreTarget, check_store_url, resolve_store_url
+from bottui.store.tokens import TokenStore
+
+if TYPE_CHECKING:
+    from bottui.store.team.store import TeamStore
+
+
+class NoTeamStore(StoreError):
+    """Neither ``BOTTUI_STORE_URL`` nor the profile names a team store."""
+
+
+def store_target(profile: Profile | None, environ: Mapping[str, str]) -> StoreTarget:
+    """The checked team store of ``profile`` (or ``BOTTUI_STORE_URL``)."""
+    url = resolve_store_url(None if profile is None else profile.store, environ)
+    if url is None:
+        raise NoTeamStore(
+            "No team store is configured",
+            'Set store = "postgresql://..." in the profile, or BOTTUI_STORE_URL.',
+        )
+    return check_store_url(url, environ)
+
+
+async def open_team_store(
+    profile: Profile | None, environ: Mapping[str, str], tokens: TokenStore
+) -> TeamStore:
+    """The team store of ``profile``, ready to connect on first use."""
+    from bottui.store.team.store import TeamStore
+
+    target = store_target(profile, environ)
+    password = None
+    if not environ.get("PGPASSWORD"):
+        password = await tokens.store_password_async(target.keyring_username)
+    return TeamStore(target, password=password)
+
+
+__all__ = ["NoTeamStore", "open_team_store", "store_target"]

@@ -1,0 +1,232 @@
+"""The shared database's schema, as numbered migration steps (schema ``bottui``).
+
+Version 1:
+
+* ``journal_entries``: one row per journal entry, unique by its event id
+  ``(origin, local_id)`` (the UUID of the local journal file that wrote it,
+  and its id there), so a push repeated after a lost answer stores it once.
+  The server fills ``db_role`` (``session_user``) and ``received_at``
+  (``clock_timestamp()``) in a trigger, whatever the client sent: the
+  claimed ``operator`` sits beside the role that really wrote it. JSON values
+  (target, request body, previous value) are kept as the exact text the local
+  journal wrote (``jsonb`` would reorder keys and refuse ``\\u0000``).
+* ``journal_outcomes``: how an entry ended, an event of its own keyed to its
+  entry (same event id), carrying the entry's ``started_at`` so an outcome
+  filter walks one index in page order.
+* Both append-only: a statement trigger refuses UPDATE, DELETE and TRUNCATE,
+  for the owner too. A statement trigger per insert sends one NOTIFY
+  (:data:`JOURNAL_CHANNEL`) with the newest id and the count, so a COPY of
+  10,000 rows is one notification, not 10,000.
+* ``open_entries``: the entries without an outcome yet, kept by triggers
+  (``--unfinished`` reads it, not an anti-join of millions of outcomes).
+* ``inventory_facts``: the shared inventory, one row per (base URL, account,
+  project, kind, item, field); a write replaces the field's value, the
+  server stamps when (``clock_timestamp()``) and which role, so the newest
+  write by the server's clock wins; ``operator`` and the journal event say
+  whose change taught it. NOTIFY on :data:`INVENTORY_CHANNEL`.
+
+Indexes serve the journal's pages newest first (``started_at DESC, id
+DESC``): by time, project, operator, run, outcome word; each ends in
+``(started_at, id)`` so a cursor continues the same index range.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+#: The schema version this bottui writes and reads.
+SCHEMA_VERSION: Final = 1
+#: NOTIFY channel of journal inserts (payload: {"table", "count", "last"}).
+JOURNAL_CHANNEL: Final = "bottui_journal"
+#: NOTIFY channel of inventory writes.
+INVENTORY_CHANNEL: Final = "bottui_inventory"
+
+#: The table of applied versions; made by ``migrate`` before any step.
+VERSIONS_TABLE: Final = """
+CREATE TABLE IF NOT EXISTS bottui.schema_versions (
+    version integer PRIMARY KEY,
+    applied_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    applied_by text NOT NULL DEFAULT session_user
+)
+"""
+
+_V1: Final = (
+    """
+    CREATE FUNCTION bottui.refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        RAISE EXCEPTION 'bottui.% is append-only: % refused', TG_TABLE_NAME, TG_OP
+            USING ERRCODE = 'insufficient_privilege';
+    END $$
+    """,
+    """
+    CREATE FUNCTION bottui.stamp_writer() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        NEW.db_role := session_user;
+        NEW.received_at := clock_timestamp();
+        RETURN NEW;
+    END $$
+    """,
+    f"""
+    CREATE FUNCTION bottui.notify_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE
+        n bigint;
+        newest bigint;
+    BEGIN
+        SELECT count(*), max(id) INTO n, newest FROM new_rows;
+        IF n > 0 THEN
+            PERFORM pg_notify('{JOURNAL_CHANNEL}', json_build_object(
+                'table', TG_TABLE_NAME, 'count', n, 'last', newest)::text);
+        END IF;
+        RETURN NULL;
+    END $$
+    """,
+    """
+    CREATE TABLE bottui.journal_entries (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        origin uuid NOT NULL,
+        local_id bigint NOT NULL,
+        db_role text NOT NULL DEFAULT session_user,
+        received_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        started_at timestamptz NOT NULL,
+        operator text NOT NULL,
+        host text NOT NULL,
+        profile text NOT NULL,
+        reason text,
+        base_url text NOT NULL,
+        account text NOT NULL,
+        project text NOT NULL,
+        operation text NOT NULL,
+        target text NOT NULL,
+        request_body text,
+        previous text,
+        undo_of bigint,
+        run_id bigint,
+        item_key text,
+        CONSTRAINT journal_entries_event UNIQUE (origin, local_id)
+    )
+    """,
+    "CREATE INDEX journal_entries_time ON bottui.journal_entries (started_at, id)",
+    "CREATE INDEX journal_entries_project ON bottui.journal_entries (project, started_at, id)",
+    "CREATE INDEX journal_entries_operator ON bottui.journal_entries (operator, started_at, id)",
+    "CREATE INDEX journal_entries_run ON bottui.journal_entries (origin, run_id, started_at, id)"
+    " WHERE run_id IS NOT NULL",
+    """
+    CREATE TABLE bottui.journal_outcomes (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        origin uuid NOT NULL,
+        local_id bigint NOT NULL,
+        entry_id bigint NOT NULL REFERENCES bottui.journal_entries (id),
+        entry_started_at timestamptz NOT NULL,
+        db_role text NOT NULL DEFAULT session_user,
+        received_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        finished_at timestamptz NOT NULL,
+        outcome text NOT NULL,
+        status integer,
+        result text,
+        error text,
+        duration_ms double precision,
+        CONSTRAINT journal_outcomes_event UNIQUE (origin, local_id)
+    )
+    """,
+    "CREATE UNIQUE INDEX journal_outcomes_entry ON bottui.journal_outcomes (entry_id)",
+    "CREATE INDEX journal_outcomes_word ON bottui.journal_outcomes"
+    " (outcome, entry_started_at, entry_id)",
+    """
+    CREATE TABLE bottui.inventory_facts (
+        base_url text NOT NULL,
+        account text NOT NULL,
+        project text NOT NULL,
+        kind text NOT NULL,
+        item text NOT NULL DEFAULT '',
+        field text NOT NULL,
+        value text,
+        operator text NOT NULL,
+        origin uuid,
+        local_id bigint,
+        db_role text NOT NULL DEFAULT session_user,
+        received_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        PRIMARY KEY (base_url, account, project, kind, item, field)
+    )
+    """,
+    "CREATE INDEX inventory_facts_time ON bottui.inventory_facts (received_at)",
+    *(
+        stmt
+        for table in ("journal_entries", "journal_outcomes")
+        for stmt in (
+            f"CREATE TRIGGER {table}_stamp BEFORE INSERT ON bottui.{table}"
+            " FOR EACH ROW EXECUTE FUNCTION bottui.stamp_writer()",
+            f"CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE OR TRUNCATE"
+            f" ON bottui.{table} FOR EACH STATEMENT EXECUTE FUNCTION bottui.refuse_change()",
+            f"CREATE TRIGGER {table}_notify AFTER INSERT ON bottui.{table}"
+            " REFERENCING NEW TABLE AS new_rows"
+            " FOR EACH STATEMENT EXECUTE FUNCTION bottui.notify_insert()",
+        )
+    ),
+    # Entries without an outcome, kept by the owner's triggers (SECURITY DEFINER:
+    # an operator role needs no right on it but SELECT): `unfinished` walks this
+    # small table instead of anti-joining millions of outcomes.
+    """
+    CREATE TABLE bottui.open_entries (
+        entry_id bigint PRIMARY KEY REFERENCES bottui.journal_entries (id),
+        started_at timestamptz NOT NULL
+    )
+    """,
+    "CREATE INDEX open_entries_time ON bottui.open_entries (started_at, entry_id)",
+    """
+    CREATE FUNCTION bottui.open_entry() RETURNS trigger LANGUAGE plpgsql
+    SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+    BEGIN
+        INSERT INTO bottui.open_entries (entry_id, started_at)
+            SELECT n.id, n.started_at FROM new_rows AS n
+            WHERE NOT EXISTS (SELECT 1 FROM bottui.journal_outcomes AS o WHERE o.entry_id = n.id);
+        RETURN NULL;
+    END $$
+    """,
+    """
+    CREATE FUNCTION bottui.close_entry() RETURNS trigger LANGUAGE plpgsql
+    SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+    BEGIN
+        DELETE FROM bottui.open_entries AS u USING new_rows AS n WHERE u.entry_id = n.entry_id;
+        RETURN NULL;
+    END $$
+    """,
+    "CREATE TRIGGER journal_entries_open AFTER INSERT ON bottui.journal_entries"
+    " REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION bottui.open_entry()",
+    "CREATE TRIGGER journal_outcomes_close AFTER INSERT ON bottui.journal_outcomes"
+    " REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION bottui.close_entry()",
+    "CREATE TRIGGER inventory_facts_stamp BEFORE INSERT OR UPDATE ON bottui.inventory_facts"
+    " FOR EACH ROW EXECUTE FUNCTION bottui.stamp_writer()",
+    f"""
+    CREATE FUNCTION bottui.notify_inventory() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        PERFORM pg_notify('{INVENTORY_CHANNEL}', json_build_object('table', TG_TABLE_NAME)::text);
+        RETURN NULL;
+    END $$
+    """,
+    "CREATE TRIGGER inventory_facts_notify AFTER INSERT OR UPDATE ON bottui.inventory_facts"
+    " FOR EACH STATEMENT EXECUTE FUNCTION bottui.notify_inventory()",
+)
+
+#: Every step, by the version it brings the schema to. A step is never edited
+#: once released: a change is a new version.
+MIGRATIONS: Final[dict[int, tuple[str, ...]]] = {1: _V1}
+
+#: What an operator role needs (the README's set-up SQL): the journal INSERT and
+#: SELECT only; the inventory INSERT, UPDATE and SELECT (newest write wins).
+OPERATOR_GRANTS: Final = """\
+CREATE ROLE bottui_operator NOLOGIN;
+GRANT USAGE ON SCHEMA bottui TO bottui_operator;
+GRANT SELECT ON bottui.schema_versions TO bottui_operator;
+GRANT SELECT, INSERT ON bottui.journal_entries, bottui.journal_outcomes TO bottui_operator;
+GRANT SELECT ON bottui.open_entries TO bottui_operator;
+GRANT SELECT, INSERT, UPDATE ON bottui.inventory_facts TO bottui_operator;
+"""
+
+__all__ = [
+    "INVENTORY_CHANNEL",
+    "JOURNAL_CHANNEL",
+    "MIGRATIONS",
+    "OPERATOR_GRANTS",
+    "SCHEMA_VERSION",
+    "VERSIONS_TABLE",
+]
