@@ -147,6 +147,20 @@ class ProjectTable(IncrementalTable[ProjectRow, _View]):
             select=None if keep is None else _row_key(keep),
         )
 
+    def set_current(
+        self,
+        current: tuple[str, str] | None,
+        *,
+        state: Callable[[Slot], CellState],
+        focus: tuple[str, str] | None = None,
+    ) -> None:
+        """The same rows, another current project: its row and the last one's alone are redone."""
+        keys = [_row_key(key) for key in {self._current, current} if key is not None]
+        self._current = current
+        self._refresh_rows(keys, _viewer(current, state))
+        if focus is not None and _row_key(focus) in self._entries:
+            self._select(_row_key(focus))
+
     def update_states(self, state: Callable[[Slot], CellState]) -> None:
         """Redraw the token cells that changed (the cursor stays where it is)."""
         self._update_rows(self._entries.items(), _viewer(self._current, state), _cells)
