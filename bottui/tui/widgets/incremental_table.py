@@ -128,12 +128,17 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
         if key not in self._views or self._make_view is None or self._make_cells is None:
             return None
         view = self._make_view(self._entries[key])
-        cells = self._make_cells(view)
+        cells = self._new_cells(view)
         self._views[key] = (view, cells)
-        self.cells_made += 1
         if self.lazy:
             set_row_cells(self, key, cells)
         return cells
+
+    def _new_cells(self, view: V) -> Sequence[Text]:
+        """The cells of a row with ``view`` (the one place cells are made)."""
+        assert self._make_cells is not None
+        self.cells_made += 1
+        return self._make_cells(view)
 
     # -- showing rows ------------------------------------------------------------------
 
@@ -273,8 +278,8 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
         cell that got narrower and may have set it re-measures it, from the
         kept widths (or, without them, by Textual: one ``update_width``).
         """
-        view, cells = self._make_view, self._make_cells
-        assert view is not None and cells is not None
+        view = self._make_view
+        assert view is not None
         column_keys = [key for key, _heading in self.COLUMNS]
         # Column index -> (width, row key, cell) of its widest new cell.
         widest: dict[int, tuple[int, str, Text]] = {}
@@ -290,7 +295,7 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
             new_view = view(entries[key])
             if new_view == old_view:
                 continue
-            new_cells = cells(new_view)
+            new_cells = self._new_cells(new_view)
             known[key] = (new_view, new_cells)
             if lazy:
                 set_row_cells(self, key, new_cells)
@@ -324,22 +329,20 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
             current = columns[index].content_width
             if width > current:
                 grow[index] = width
+                remeasure = (key, cell)  # Textual widens the column, nothing more
             elif index in narrowed and narrowed[index][0] >= current:
-                if self.lazy:
-                    exact[index] = self._column_width(index)
-                else:
-                    _old, row_key, narrowed_cell = narrowed[index]
-                    self.update_cell(row_key, column_key(self, index), narrowed_cell, update_width=True)
-        if not self.lazy:
-            for index, width in grow.items():
-                _width, key, cell = widest[index]
-                self.update_cell(key, column_key(self, index), cell, update_width=True)
-            return
-        self._set_widths(grow, grow_only=True)
-        if exact:
+                exact[index] = self._column_width(index) if self.lazy else 0
+                remeasure = narrowed[index][1:]  # Textual re-measures the column, once
+            else:
+                continue
+            if not self.lazy:
+                row_key, cell_now = remeasure
+                self.update_cell(row_key, column_key(self, index), cell_now, update_width=True)
+        if self.lazy:
+            self._set_widths(grow, grow_only=True)
             self._set_widths(exact, grow_only=False)
-        if updated:
-            cells_changed(self)
+            if updated:
+                cells_changed(self)
 
 
 def column_key(table: IncrementalTable[Any, Any], index: int) -> str:
