@@ -106,7 +106,7 @@ class ProjectsScreen(BottuiScreen):
         self._versions: dict[Slot, int] = {}
         self._states_base: str | None = None
         self._focus: tuple[str, str] | None = None
-        # Where the cursor goes once a first page's rest is shown, unless moved off (this) meanwhile.
+        # Where the cursor goes once a first page's rest is shown, unless moved off meanwhile.
         self._focus_later: tuple[tuple[str, str], tuple[str, str] | None] | None = None
         #: Whether the last read of the inventory succeeded (``a`` adds only then).
         self._inventory_ok = True
