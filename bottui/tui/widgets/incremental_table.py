@@ -68,7 +68,7 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
     """
 
     #: Rows measured at a time after the first frame (~25 µs each: cells made and measured).
-    MEASURE_ROWS: ClassVar[int] = 200
+    MEASURE_ROWS: ClassVar[int] = 100
     #: Seconds left free between two batches, for keys and frames.
     MEASURE_PAUSE: ClassVar[float] = 0.005
 
