@@ -5,6 +5,7 @@ Run it as a script (pytest does not collect tests/bench); sizes are arguments::
     python tests/bench/bulk_scale.py cpu    [--ids 10000] [--concurrency 64] [--rounds 3]
     python tests/bench/bulk_scale.py rate   [--ids 20000] [--concurrency 256] [--latency 0.1]
     python tests/bench/bulk_scale.py rss    [--ids 1000000] [--concurrency 256]
+                                            [--dir DIR [--resume-only]]
     python tests/bench/bulk_scale.py resume [--ids 1000000]
 
 Every figure is of the client process only (the sandbox, in a process of its
@@ -186,17 +187,23 @@ def rss(args: argparse.Namespace) -> None:
     sandbox = Sandbox(args.latency)
     try:
         with tempfile.TemporaryDirectory(prefix="bottui-bench-") as tmp:
-            work = Path(tmp)
+            # --dir keeps the input and the journal, so a long run's --resume
+            # can be measured again later (--resume-only) without sending again.
+            work = Path(args.dir) if args.dir else Path(tmp)
+            work.mkdir(parents=True, exist_ok=True)
             ids = work / "ids.txt"
-            write_ids(ids, args.ids)
-            run = cli(sandbox, ids, work / "home", args.concurrency)
-            print(
-                f"  run:    {run['rss']:6.1f} MB, {run['wall']:.1f} s, "
-                f"{args.ids / run['wall']:,.0f}/s, {run['cpu']:.1f} CPU-s"
-            )
+            if not args.resume_only:
+                write_ids(ids, args.ids)
+                run = cli(sandbox, ids, work / "home", args.concurrency)
+                print(
+                    f"  run:    {run['rss']:6.1f} MB, {run['wall']:.1f} s, "
+                    f"{args.ids / run['wall']:,.0f}/s, {run['cpu']:.1f} CPU-s",
+                    flush=True,
+                )
             again = cli(sandbox, ids, work / "home", args.concurrency, "--resume")
             print(
-                f"  resume: {again['rss']:6.1f} MB, {again['wall']:.1f} s "
+                f"  resume: {again['rss']:6.1f} MB, {again['wall']:.1f} s, "
+                f"{again['cpu']:.1f} CPU-s "
                 f"(sent {again['summary']['total'] - again['summary']['skipped']:,})"
             )
     finally:
@@ -322,6 +329,14 @@ def main() -> None:
         "--no-checkpoints",
         action="store_true",
         help="resume: a journal without settled-prefix checkpoints (every id looked up)",
+    )
+    parser.add_argument(
+        "--dir", help="rss: keep the input and the journal in this directory (under /tmp)"
+    )
+    parser.add_argument(
+        "--resume-only",
+        action="store_true",
+        help="rss: only the --resume of the run already in --dir",
     )
     args = parser.parse_args()
     defaults = {
