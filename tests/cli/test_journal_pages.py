@@ -268,7 +268,6 @@ def test_json_encodes_a_page_at_once_with_the_same_text(
     """json's indenting encoder is pure Python and costly to set up: once per page
     (not per entry: 0.5 s for 1,000 entries), and the text is what encoding each
     entry on its own and indenting it gives."""
-    from bottui.cli import journal_stream
     from bottui.store import safe_json
 
     fill(2100)  # pages of 1,000
@@ -279,7 +278,7 @@ def test_json_encodes_a_page_at_once_with_the_same_text(
         calls.append(1)
         return real(value, **kwargs)
 
-    monkeypatch.setattr(journal_stream.safe_json, "dumps", dumps)
+    monkeypatch.setattr(safe_json, "dumps", dumps)
     r = cli("journal", "--all", "--json")
     assert r.code == 0, r.err
     assert len(reads.pages) == 3 and len(calls) <= 3 + 1  # the pages, and the closing
