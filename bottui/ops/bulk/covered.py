@@ -38,6 +38,7 @@ from typing import BinaryIO, Final, cast
 from bottui.ops.bulk.input import BulkInputError, BulkSource, InvalidLine, Subject, SubjectReader
 from bottui.ops.bulk.meter import Tally
 from bottui.ops.bulk.status import MAX_INVALID_KEPT, ItemStatus
+from bottui.plaintext import clean
 from bottui.store.executor import run_blocking
 from bottui.store.seen_ids import SeenIds
 
@@ -132,8 +133,8 @@ class CoveredLines:
                     counts.valid += 1
                 elif isinstance(item, InvalidLine):
                     counts.invalid_count += 1
-                    if len(counts.invalid) < MAX_INVALID_KEPT:
-                        counts.invalid.append(item)
+                    if len(counts.invalid) < MAX_INVALID_KEPT:  # cleaned as the engine does
+                        counts.invalid.append(InvalidLine(item.line, clean(item.reason)))
                 else:
                     counts.duplicates += 1
         finally:
