@@ -7,6 +7,7 @@ Run it as a script (pytest does not collect tests/bench); sizes are arguments::
     python tests/bench/bulk_scale.py rss    [--ids 1000000] [--concurrency 256]
                                             [--dir DIR [--resume-only]]
     python tests/bench/bulk_scale.py resume [--ids 1000000] [--no-checkpoints | --covered-only]
+    python tests/bench/bulk_scale.py first  [--ids 1000000] [--rounds 3] [--against CHECKOUT]
 
 Every figure is of the client process only (the sandbox, in a process of its
 own, may well be the bottleneck on 2 cores): CPU seconds and peak RSS from
@@ -25,7 +26,9 @@ two interleaved round by round, medians and ratios printed.
   through the journal's own batch writer, not by sending), then ``--resume``
   of the same input: seconds to the end (nothing is sent; goal < 3 s at
   1,000,000) and peak RSS; then the same with the last tenth of the ids not
-  settled: seconds from start to the first request (goal < 1 s).
+  settled: seconds from start to the first request (goal < 1 s);
+* ``first``: that first request again, round by round against a fresh run
+  of the same input and (``--against``) another checkout's resume.
 """
 
 from __future__ import annotations
@@ -298,6 +301,61 @@ def resume(args: argparse.Namespace) -> None:
         sandbox.stop()
 
 
+def first(args: argparse.Namespace) -> None:
+    """Seconds from spawn to the first request of a ``--resume`` of ``--ids`` ids whose last
+    tenth is unsettled, round by round against a fresh run (no ``--resume``) and, with
+    ``--against CHECKOUT``, the same resume by that checkout's code; the CLI is stopped
+    (SIGINT) at its first request, and the journal copied anew for each round."""
+    import shutil
+    import signal
+
+    print(f"first request, {args.ids:,} ids, last tenth unsettled, load {load()}")
+    codes = {"this": str(ROOT), "fresh": str(ROOT)}
+    if args.against:
+        codes["against"] = str(Path(args.against).resolve())
+    times: dict[str, list[float]] = {label: [] for label in codes}
+    sandbox = Sandbox(0.0)
+    try:
+        with tempfile.TemporaryDirectory(prefix="bottui-bench-") as tmp:
+            work = Path(tmp)
+            ids = work / "ids.txt"
+            write_ids(ids, args.ids)
+            asyncio.run(settled_journal(work / "made", ids, args.ids, args.ids * 9 // 10))
+            for n in range(args.rounds):
+                for label, code in codes.items():
+                    home = work / "round"
+                    shutil.rmtree(home, ignore_errors=True)
+                    if label != "fresh":
+                        shutil.copytree(work / "made", home)
+                    sandbox.reset()
+                    env = environment(home) | {"PYTHONPATH": code}
+                    argv = [
+                        sys.executable, "-m", "bottui", "revoke", "--from-file", str(ids),
+                        "--base-url", sandbox.base_url, "--account", DEMO_ACCOUNT,
+                        "--project", PROJECT, "--concurrency", "64", "--json",
+                    ] + ([] if label == "fresh" else ["--resume"])  # fmt: skip
+                    started = time.perf_counter()
+                    proc = subprocess.Popen(
+                        argv, env=env, cwd=code, stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL,
+                    )  # fmt: skip
+                    while proc.poll() is None and sandbox.stats()["requests"] == 0:
+                        time.sleep(0.005)
+                    times[label].append(time.perf_counter() - started)
+                    if proc.poll() is None:
+                        proc.send_signal(signal.SIGINT)
+                    proc.wait()
+                print(
+                    f"  round {n + 1}: "
+                    + ", ".join(f"{label} {t[-1]:.2f} s" for label, t in times.items())
+                    + f"  load {load()}"
+                )
+    finally:
+        sandbox.stop()
+    for label, found in times.items():
+        print(f"median {label}: {statistics.median(found):.2f} s")
+
+
 def _first_request_watcher(sandbox: Sandbox, found: list[float]) -> Any:
     """A thread noting when the sandbox counts its first request (polling its stats)."""
     import threading
@@ -329,7 +387,7 @@ def _first_request_watcher(sandbox: Sandbox, found: list[float]) -> Any:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("what", choices=("cpu", "rate", "rss", "resume"))
+    parser.add_argument("what", choices=("cpu", "rate", "rss", "resume", "first"))
     parser.add_argument("--ids", type=int)
     parser.add_argument("--concurrency", type=int)
     parser.add_argument("--latency", type=float)
@@ -338,6 +396,9 @@ def main() -> None:
         "--no-checkpoints",
         action="store_true",
         help="resume: a journal without settled-prefix checkpoints (every id looked up)",
+    )
+    parser.add_argument(
+        "--against", help="first: a checkout of another version, its resume interleaved"
     )
     parser.add_argument(
         "--covered-only",
@@ -360,11 +421,12 @@ def main() -> None:
         "rate": (20_000, 256, 0.1),
         "rss": (1_000_000, 256, 0.0),
         "resume": (1_000_000, 64, 0.0),
+        "first": (1_000_000, 64, 0.0),
     }[args.what]
     args.ids = args.ids or defaults[0]
     args.concurrency = args.concurrency or defaults[1]
     args.latency = defaults[2] if args.latency is None else args.latency
-    {"cpu": cpu, "rate": rate, "rss": rss, "resume": resume}[args.what](args)
+    {"cpu": cpu, "rate": rate, "rss": rss, "resume": resume, "first": first}[args.what](args)
 
 
 if __name__ == "__main__":
