@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from bottui.store.config_model import Profile
-from bottui.store.errors import StoreError
+from bottui.store.errors import KeyringUnavailable, StoreError
 from bottui.store.team.target import StoreTarget, check_store_url, resolve_store_url
 from bottui.store.tokens import TokenStore
 
@@ -47,7 +47,13 @@ async def open_team_store(
     target = store_target(profile, environ)
     password = None
     if not environ.get("PGPASSWORD"):
-        password = await tokens.store_password_async(target.keyring_username)
+        try:
+            password = await tokens.store_password_async(target.keyring_username)
+        except KeyringUnavailable:
+            # A server reached over SSH often has no keyring at all: the store's
+            # password is then libpq's business (~/.pgpass, PGSERVICE, a
+            # certificate), as it is for every PostgreSQL client there.
+            password = None
     return TeamStore(target, password=password)
 
 
