@@ -99,7 +99,9 @@ class LiveFeed:
         on_entries: Awaited with each batch of new entries, oldest first.
         on_state: Awaited with a one-line reason when the store cannot be
             heard, with None when it can again (and once when first heard).
-        on_outcomes: Awaited when outcomes arrive (no entries with them).
+        on_finished: Awaited with entries handed over earlier (or now) once
+            their outcome is known (a teammate's change that succeeded
+            teaches the inventory).
         start_after: Hand over only entries above this server id (None: from now).
         retry: Seconds between attempts to listen again.
     """
@@ -110,14 +112,16 @@ class LiveFeed:
         on_entries: EntriesCallback,
         on_state: StateCallback,
         *,
-        on_outcomes: Callable[[], Awaitable[None]] | None = None,
+        on_finished: EntriesCallback | None = None,
         start_after: int | None = None,
         retry: float = RETRY,
     ) -> None:
         self._store = store
         self._on_entries = on_entries
         self._on_state = on_state
-        self._on_outcomes = on_outcomes
+        self._on_finished = on_finished
+        #: Entries handed over without an outcome yet (their ids, oldest first).
+        self._pending: deque[int] = deque(maxlen=_SEEN)
         self._mark = start_after
         #: Ids at or below it are never handed over (what existed before we listened).
         self._floor = start_after or 0
@@ -164,8 +168,8 @@ class LiveFeed:
                 change = await waiter
                 if change.table == "journal_entries":
                     await self._catch_up()
-                elif change.table == "journal_outcomes" and self._on_outcomes is not None:
-                    await self._on_outcomes()
+                elif change.table == "journal_outcomes":
+                    await self._outcomes()
                 waiter = asyncio.ensure_future(anext(stream))
         except StopAsyncIteration:
             return
@@ -189,8 +193,25 @@ class LiveFeed:
                 self._mark = max(self._mark or 0, found[-1].id)
             if fresh:
                 await self._on_entries(fresh)
+                await self._finished(fresh)
             if len(found) < SLACK * 2:
                 return
+
+    async def _finished(self, entries: Sequence[TeamEntry]) -> None:
+        done = [e for e in entries if e.outcome is not None]
+        self._pending.extend(e.id for e in entries if e.outcome is None)
+        if done and self._on_finished is not None:
+            await self._on_finished(done)
+
+    async def _outcomes(self) -> None:
+        if not self._pending:
+            return
+        found = await self._store.entries(list(self._pending))
+        done = [e for e in found if e.outcome is not None]
+        finished = {e.id for e in done}
+        self._pending = deque((i for i in self._pending if i not in finished), maxlen=_SEEN)
+        if done and self._on_finished is not None:
+            await self._on_finished(done)
 
     def _remember(self, entry_id: int) -> None:
         if len(self._seen) == self._seen.maxlen:

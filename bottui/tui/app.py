@@ -184,6 +184,10 @@ class BottuiApp(App[int]):
         # Start-up's objects are frozen and the collector, paused by the CLI
         # for start-up, runs again.
         gc_pause.resume()
+        # Teammates' changes, live (nothing without a team store).
+        from bottui.tui.team_live import TeamLive
+
+        TeamLive(self.services).start()
         if self._when_up is None:
             return
         try:  # work that must not slow the first frame (the demo's sandbox process)
@@ -270,10 +274,12 @@ class BottuiApp(App[int]):
         # Every screen's bar, not only the current one's: a screen left while a
         # call was under way, or lying under a dialog, must not keep old words.
         text = self.work_text
+        team_down = self.services.team_down is not None
         for stack in self._mode_stacks():
             for screen in stack:
                 for bar in screen.query(ContextBar):
                     bar.working = text
+                    bar.team_down = team_down
 
     # -- errors, dry run -------------------------------------------------------------
 

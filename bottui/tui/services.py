@@ -162,6 +162,19 @@ class TuiServices:
         self.last_error: BaseException | None = None
         #: Names the inventory knows for projects (filled by :meth:`load_names`).
         self._names: dict[tuple[str, str], str] = {}
+        #: Why teammates' changes cannot be followed (None: they can, or no team store).
+        self.team_down: str | None = None
+        #: True once teammates' changes are being followed (LISTEN holds).
+        self.team_listening = False
+
+    @property
+    def host(self) -> App[Any]:
+        """The running app (toasts, workers)."""
+        return self._host
+
+    def redraw_bars(self) -> None:
+        """Redraw every context bar's flags (working indicator, team store state)."""
+        self._show_work()
 
     # -- the current project -------------------------------------------------------
 
