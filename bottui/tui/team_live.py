@@ -1,6 +1,6 @@
 """Teammates' changes, live in the TUI: toasts, refreshed screens, the store's state (#13).
 
-With a team store configured, one worker follows the shared journal
+With a team store configured, one task follows the shared journal
 (:class:`~bottui.ops.team_live.LiveFeed`: LISTEN on a connection of its own,
 off the event loop's turn, reconnecting by itself). A teammate's change
 becomes a toast ("bob@bastion-2 disabled rl-login on shop-prod · INC-4312",
@@ -14,6 +14,7 @@ itself when the store is back. Never a traceback: the worker only reads.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
@@ -37,25 +38,36 @@ class TeamLive:
 
     def __init__(self, services: TuiServices) -> None:
         self._services = services
+        self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
-        """Start following the shared journal in a worker of the app."""
-        if not self._services.session.settings.store:
+        """Start following the shared journal (a task on the app's loop).
+
+        A task, not a Textual worker: it runs as long as the app, and a
+        worker that never completes would hold up everything waiting for
+        the workers to finish.
+        """
+        if not self._services.session.settings.store or self._task is not None:
             return
-        self._services.host.run_worker(
-            self._run(), name="team live", group="team-live", exit_on_error=False
-        )
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="team live")
+
+    def stop(self) -> None:
+        """Stop following (the app is closing)."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
 
     async def _run(self) -> None:
         try:
             store = await self._services.session.team_store()
+            if store is None:
+                return
+            feed = LiveFeed(store, self._arrived, self._state, on_finished=self._finished)
+            await feed.run()
         except StoreError as exc:  # refused URL, driver missing: said once
             await self._state(clean(exc.title))
-            return
-        if store is None:
-            return
-        feed = LiveFeed(store, self._arrived, self._state, on_finished=self._finished)
-        await feed.run()
+        except Exception as exc:  # a bug must not pass silently, nor as a traceback
+            self._services.report(exc)
 
     async def _arrived(self, entries: Sequence[TeamEntry]) -> None:
         mine = await own_origin(self._services.session)

@@ -16,7 +16,7 @@ from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.widgets.context_bar import ContextBar
 from tests.fixtures.postgres import PostgresServer
-from tests.team_live.helpers import bob_change, migrated, push, wait_for
+from tests.fixtures.teammates import bob_change, migrated, push, wait_for
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import settle
 from tests.tui.test_limiters import row_of
@@ -83,9 +83,7 @@ async def test_a_teammates_change_arrives_as_a_toast_and_the_row_follows(
         await push(pg_admin_url, bob_change(sandbox.base_url, DEMO_ACCOUNT, PROJ, local_id=7))
         expected = f"bob@bastion-2 disabled rl-login on {PROJ} · INC-4312"
         await wait_for(lambda: toasts.has(expected), what="the teammate's toast")
-        await wait_for(
-            lambda: "OFF" in row_of(team_app, "rl-login"), what="the row's known state"
-        )
+        await wait_for(lambda: "OFF" in row_of(team_app, "rl-login"), what="the row's known state")
         assert not toasts.has("me-myself")
 
 
