@@ -13,6 +13,7 @@ is cleaned here (``plaintext.clean``) and shown as plain text.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
 
 #: The window of the warning, in seconds.
 WINDOW: Final = 15 * 60
+#: Seconds the check may take: a store that does not answer must not hold up the change.
+CHECK_TIMEOUT: Final = 3.0
 
 
 @dataclass(frozen=True)
@@ -104,11 +107,14 @@ async def check(session: Session, plan: PlannedChange[Any]) -> RecentCheck | Non
         store = await session.team_store()
         if store is None:
             return None
-        found = await store.recent(
-            session.base_url, plan.account, plan.project, target, seconds=WINDOW
-        )
+        async with asyncio.timeout(CHECK_TIMEOUT):
+            found = await store.recent(
+                session.base_url, plan.account, plan.project, target, seconds=WINDOW
+            )
     except StoreError as exc:
         return RecentCheck(unchecked=clean(exc.title))
+    except TimeoutError:
+        return RecentCheck(unchecked=f"the team store did not answer within {CHECK_TIMEOUT:g} s")
     if not found:
         return RecentCheck()
     origin = await own_origin(session)
@@ -116,4 +122,4 @@ async def check(session: Session, plan: PlannedChange[Any]) -> RecentCheck | Non
     return RecentCheck(tuple(e for e in found if not _mine(e, origin, operator)))
 
 
-__all__ = ["WINDOW", "RecentCheck", "check"]
+__all__ = ["CHECK_TIMEOUT", "WINDOW", "RecentCheck", "check"]

@@ -28,3 +28,32 @@ async def test_migrate_from_version_1_adds_the_target_index(pg_admin_url: str) -
             "SELECT indexdef FROM pg_indexes WHERE indexname = 'journal_entries_target'"
         ).fetchone()
     assert found is not None and "WHERE (run_id IS NULL)" in found[0]
+
+
+async def test_recent_changes_are_read_on_the_target_index(team_store: TeamStore) -> None:
+    from datetime import UTC, datetime
+    from uuid import uuid4
+
+    from bottui.store.team.recent import recent_sql
+    from tests.team.events import entry
+
+    origin = uuid4()
+    now = datetime.now(UTC)
+    await team_store.push(
+        [
+            entry(1, origin, started_at=now),
+            entry(2, origin, started_at=now, target={"rate_limiter_id": "rl-other"}),
+            entry(3, origin, started_at=now, run_id=7, item_key="k"),
+        ]
+    )
+    found = await team_store.recent(
+        "https://api.example.com", "acme", "shop-prod", {"rate_limiter_id": "rl-login"}, seconds=900
+    )
+    assert [e.local_id for e in found] == [1]
+    sql, params = recent_sql(
+        "https://api.example.com", "acme", "shop-prod", {"rate_limiter_id": "rl-login"}, 900
+    )
+    with psycopg.connect(team_store.target.url, autocommit=True) as conn:
+        conn.execute("SET enable_seqscan = off")
+        plan = "\n".join(r[0] for r in conn.execute(("EXPLAIN " + sql).encode(), params))
+    assert "journal_entries_target" in plan
