@@ -220,4 +220,35 @@ class LiveFeed:
         self._seen_set.add(entry_id)
 
 
-__all__ = ["RETRY", "SLACK", "LiveFeed", "describe", "own_origin", "what", "who"]
+async def follow_session(
+    session: Session,
+    on_entries: EntriesCallback,
+    on_state: StateCallback,
+    *,
+    on_finished: EntriesCallback | None = None,
+) -> None:
+    """Follow the session's team store until cancelled (nothing when none is configured).
+
+    A store that is refused (its URL, the driver missing) is said once through
+    ``on_state`` and not tried again; one that is down is retried by the feed.
+    """
+    try:
+        store = await session.team_store()
+    except StoreError as exc:
+        await on_state(clean(exc.title))
+        return
+    if store is None:
+        return
+    await LiveFeed(store, on_entries, on_state, on_finished=on_finished).run()
+
+
+__all__ = [
+    "RETRY",
+    "SLACK",
+    "LiveFeed",
+    "describe",
+    "follow_session",
+    "own_origin",
+    "what",
+    "who",
+]

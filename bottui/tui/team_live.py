@@ -19,9 +19,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
 from bottui.ops import team_learn
-from bottui.ops.team_live import LiveFeed, describe, own_origin
-from bottui.plaintext import clean
-from bottui.store.errors import StoreError
+from bottui.ops.team_live import describe, follow_session, own_origin
 
 if TYPE_CHECKING:
     from bottui.store.team.records import TeamEntry
@@ -59,13 +57,9 @@ class TeamLive:
 
     async def _run(self) -> None:
         try:
-            store = await self._services.session.team_store()
-            if store is None:
-                return
-            feed = LiveFeed(store, self._arrived, self._state, on_finished=self._finished)
-            await feed.run()
-        except StoreError as exc:  # refused URL, driver missing: said once
-            await self._state(clean(exc.title))
+            await follow_session(
+                self._services.session, self._arrived, self._state, on_finished=self._finished
+            )
         except Exception as exc:  # a bug must not pass silently, nor as a traceback
             self._services.report(exc)
 
