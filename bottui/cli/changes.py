@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from bottui.api.errors import EXIT_OK
 from bottui.cli.output import Output
 from bottui.cli.parser import Args, UsageError
+from bottui.cli.recent import warn_recent
 from bottui.cli.render import render_dry_run
 from bottui.cli.session import command_session
 from bottui.ops import confirmation
@@ -39,6 +40,7 @@ async def cmd_limiter(args: Args, out: Output) -> int:
         if args.dry_run:
             render_dry_run(out, plan, plan.reason_refusal(session.settings))
             return EXIT_OK
+        await warn_recent(out, session, plan)
         applied = await _apply(session, plan, confirmed=args.yes)
         change = applied.value
         if out.as_json:
@@ -140,6 +142,7 @@ async def cmd_thresholds(args: Args, out: Output) -> int:
         if args.dry_run:
             render_dry_run(out, plan, plan.reason_refusal(session.settings))
             return EXIT_OK
+        await warn_recent(out, session, plan)
         await _apply(session, plan, confirmed=args.yes)
         if out.as_json:
             out.document(thresholds.to_json(args.dimension_id))
@@ -167,6 +170,7 @@ async def cmd_undo(args: Args, out: Output) -> int:
         if args.dry_run:
             render_dry_run(out, change, change.reason_refusal(session.settings))
             return EXIT_OK
+        await warn_recent(out, session, change)
         # The rule first (read-only: refused; no reason where one is required;
         # protected: --yes), then the question.
         confirmation.enforce(

@@ -36,6 +36,8 @@ def check_options(args: Args) -> None:
         (args.jsonl and args.export, "--jsonl and --export: the export's format is --format"),
         (args.unfinished and args.outcome, "--unfinished and --outcome: an entry has one or not"),
         (args.format and not args.export, "--format goes with --export FILE"),
+        (args.follow and (args.json or args.export), "--follow writes text or --jsonl"),
+        (args.follow and (args.all or args.before), "--follow starts from the newest page"),
     )
     for wrong, why in pairs:
         if wrong:
@@ -122,6 +124,11 @@ async def cmd_journal(args: Args, out: Output) -> int:
     stream = EntryStream(journal, query, limit=limit_of(args), tokens=TokenStore(timeout=1.0))
     try:
         code = await _write(args, out, stream, fmt)
+        if args.follow:
+            from bottui.cli.journal_follow import follow
+
+            out.out.flush()
+            await follow(args, out, journal, query)
     finally:
         await journal.close()
     if stream.older is not None and not getattr(out.out, "reader_gone", False):

@@ -194,6 +194,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     journal.add_argument("--all", action="store_true", help="every entry that matches, streamed")
     journal.add_argument("--jsonl", action="store_true", help="JSON Lines: one entry per line")
+    journal.add_argument(
+        "--follow",
+        action="store_true",
+        help="after the newest page, print new entries as they arrive (Ctrl-C ends)",
+    )
     journal.add_argument("--export", metavar="FILE", help="write the entries (all unless --limit)")
     journal.add_argument(
         "--format", choices=["jsonl", "csv"], help="export format (default: from FILE's extension)"

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from bottui.store.config_async import AsyncConfigStore
     from bottui.store.inventory_store import InventoryStore
     from bottui.store.journal_store import JournalStore
+    from bottui.store.team.store import TeamStore
 
 DEFAULT_PROFILE = "default"
 
@@ -49,6 +50,9 @@ class Settings:
     operator: str | None = None
     #: Refuse a change without a reason (the profile's ``require_reason``).
     require_reason: bool = False
+    #: The team store's URL (``BOTTUI_STORE_URL``, then the profile's
+    #: ``store``); None: no team store, the local journal only.
+    store: str | None = None
 
     @property
     def inventory_scope(self) -> str:
@@ -110,6 +114,7 @@ class Settings:
             projects=dict(chosen.projects) if chosen else {},
             operator=operator,
             require_reason=chosen.require_reason if chosen else False,
+            store=env.get("BOTTUI_STORE_URL", "").strip() or (chosen.store if chosen else None),
         )
 
 
@@ -154,6 +159,7 @@ class Session:
         self._journal_store: JournalStore | None = None
         self._inventory_store: InventoryStore | None = None
         self._config_store: AsyncConfigStore | None = None
+        self._team_store: TeamStore | None = None
         #: Messages for the operator that do not stop the work (stderr / toast).
         self.warnings: list[str] = []
 
@@ -267,6 +273,9 @@ class Session:
             self._inventory_store = None
         for store in stores:
             await store.close()
+        if self._team_store is not None:
+            team, self._team_store = self._team_store, None
+            await team.close()
 
     # -- stores -----------------------------------------------------------------
 
@@ -295,6 +304,21 @@ class Session:
                 self.locations, self.settings.inventory_scope, **options
             )
         return self._inventory_store
+
+    async def team_store(self) -> TeamStore | None:
+        """The team store (made once, connecting on first use); None: none configured.
+
+        Raises :class:`~bottui.store.errors.StoreError` when the URL is
+        refused or team mode is not installed.
+        """
+        url = self.settings.store
+        if not url:
+            return None
+        if self._team_store is None:
+            from bottui.ops.team_store import open_store_url
+
+            self._team_store = await open_store_url(url, os.environ, self.tokens)
+        return self._team_store
 
     @property
     def config_store(self) -> AsyncConfigStore:

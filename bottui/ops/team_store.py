@@ -57,4 +57,21 @@ async def open_team_store(
     return TeamStore(target, password=password)
 
 
-__all__ = ["NoTeamStore", "open_team_store", "store_target"]
+async def open_store_url(url: str, environ: Mapping[str, str], tokens: TokenStore) -> TeamStore:
+    """The team store at ``url`` (already resolved: ``BOTTUI_STORE_URL`` or the profile's)."""
+    from bottui.store.errors import KeyringUnavailable
+    from bottui.store.team.store import TeamStore
+
+    target = check_store_url(url, environ)
+    password = None
+    if not environ.get("PGPASSWORD"):
+        try:
+            password = await tokens.store_password_async(target.keyring_username)
+        except KeyringUnavailable:
+            # The keyring is one way among libpq's own (~/.pgpass, certificates):
+            # without one, libpq's decide; a wrong one is the server's refusal.
+            password = None
+    return TeamStore(target, password=password)
+
+
+__all__ = ["NoTeamStore", "open_store_url", "open_team_store", "store_target"]

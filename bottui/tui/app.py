@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding, BindingType
@@ -25,6 +25,9 @@ from bottui.tui import gc_pause
 from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.services import TuiServices
 from bottui.tui.stylesheet_cache import complete_stylesheet, start_stylesheet
+
+if TYPE_CHECKING:
+    from bottui.tui.team_live import TeamLive
 
 # Dialogs are imported when first opened: none is on the first frame, and
 # with their Input and TextArea widgets they cost start-up time.
@@ -143,6 +146,7 @@ class BottuiApp(App[int]):
         self._initial_theme = theme
         self._when_up = when_up
         self._started = False
+        self._team_live: TeamLive | None = None
         if demo:
             self.sub_title = "demo (sandbox)"
 
@@ -184,12 +188,21 @@ class BottuiApp(App[int]):
         # Start-up's objects are frozen and the collector, paused by the CLI
         # for start-up, runs again.
         gc_pause.resume()
+        # Teammates' changes, live (nothing without a team store).
+        from bottui.tui.team_live import TeamLive
+
+        self._team_live = TeamLive(self.services)
+        self._team_live.start()
         if self._when_up is None:
             return
         try:  # work that must not slow the first frame (the demo's sandbox process)
             self._when_up()
         except Exception as exc:  # e.g. the demo's sandbox process could not be started
             self.services.report(exc)
+
+    def on_unmount(self) -> None:
+        if self._team_live is not None:
+            self._team_live.stop()
 
     @property
     def session(self) -> Session:
@@ -270,10 +283,12 @@ class BottuiApp(App[int]):
         # Every screen's bar, not only the current one's: a screen left while a
         # call was under way, or lying under a dialog, must not keep old words.
         text = self.work_text
+        team_down = self.services.team_down is not None
         for stack in self._mode_stacks():
             for screen in stack:
                 for bar in screen.query(ContextBar):
                     bar.working = text
+                    bar.team_down = team_down
 
     # -- errors, dry run -------------------------------------------------------------
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from textual.content import Content
@@ -98,6 +98,9 @@ class ChangePrompt:
     plan: Callable[[], Sequence[PreparedRequest]]
     #: None: the profile decides (:func:`profile_confirmation`).
     needs: Confirmation | None = None
+    #: Teammates' recent changes of the same target (or why they could not be
+    #: checked), cleaned lines shown inside the confirmation; empty: none.
+    recent: tuple[str, ...] = ()
 
     @classmethod
     def of(
@@ -161,6 +164,19 @@ class TuiServices:
         self._names: dict[tuple[str, str], str] = {}
         #: The inventory's marker when the names were read (see ``load_names``).
         self._names_version: Hashable | None = None
+        #: Why teammates' changes cannot be followed (None: they can, or no team store).
+        self.team_down: str | None = None
+        #: True once teammates' changes are being followed (LISTEN holds).
+        self.team_listening = False
+
+    @property
+    def host(self) -> App[Any]:
+        """The running app (toasts, workers)."""
+        return self._host
+
+    def redraw_bars(self) -> None:
+        """Redraw every context bar's flags (working indicator, team store state)."""
+        self._show_work()
 
     # -- the current project -------------------------------------------------------
 
@@ -318,12 +334,20 @@ class TuiServices:
                 then(dialog.reason)
 
         dialog: ConfirmDialog | TypedConfirmDialog
+        warning = Content("\n".join(prompt.recent)) if prompt.recent else None
         if needs.kind == "typed":
             dialog = TypedConfirmDialog(
-                prompt.title, prompt.body, prompt.project_id, prompt.confirm_label, reason=asked
+                prompt.title,
+                prompt.body,
+                prompt.project_id,
+                prompt.confirm_label,
+                reason=asked,
+                warning=warning,
             )
         else:
-            dialog = ConfirmDialog(prompt.title, prompt.body, prompt.confirm_label, reason=asked)
+            dialog = ConfirmDialog(
+                prompt.title, prompt.body, prompt.confirm_label, reason=asked, warning=warning
+            )
         self._host.push_screen(dialog, decided)
 
     def plan_and_confirm(
@@ -342,14 +366,22 @@ class TuiServices:
         """
 
         async def plan_it() -> None:
+            from bottui.ops import collisions
+
             try:
                 plan = await make()
+                # Before the dialog: who else changed this lately (never raises
+                # for the team store; it says when it could not check).
+                recent = await collisions.check(self.session, plan)
             except Exception as exc:  # reported like any failure; nothing is sent
                 self.flush_warnings()
                 self.report(exc)
                 return
             self.flush_warnings()
-            self.confirm(prompt_of(plan), lambda reason: then(plan.with_reason(reason)))
+            prompt = prompt_of(plan)
+            if recent is not None and recent.warns:
+                prompt = replace(prompt, recent=tuple(recent.lines()))
+            self.confirm(prompt, lambda reason: then(plan.with_reason(reason)))
 
         node.run_worker(
             plan_it(), name="Planning", group="plan", exit_on_error=False, exclusive=False

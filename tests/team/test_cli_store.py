@@ -7,6 +7,7 @@ import json
 import pytest
 from keyring.backends import fail
 
+from bottui.store.team.schema import SCHEMA_VERSION
 from bottui.store.token_names import SERVICE
 from tests.cli.helpers import cli
 from tests.fixtures.keyrings import InMemoryKeyring, installed
@@ -16,12 +17,12 @@ def test_migrate_twice_then_status(pg_admin_url: str, monkeypatch: pytest.Monkey
     monkeypatch.setenv("BOTTUI_STORE_URL", pg_admin_url)
     first = cli("store", "migrate")
     assert first.code == 0, first.err
-    assert "from version 0 to 1" in first.out
+    assert f"from version 0 to {SCHEMA_VERSION}" in first.out
     again = cli("store", "migrate", "--json")
     assert again.json()["applied"] == []
     status = cli("store", "status")
     assert status.code == 0
-    assert "schema version: 1 (this bottui: 1)" in status.out
+    assert f"schema version: {SCHEMA_VERSION} (this bottui: {SCHEMA_VERSION})" in status.out
     assert "entries waiting to be shared: 0" in status.out
     assert "last sync: never" in status.out
 

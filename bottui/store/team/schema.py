@@ -25,6 +25,11 @@ Version 1:
   write by the server's clock wins; ``operator`` and the journal event say
   whose change taught it. NOTIFY on :data:`INVENTORY_CHANNEL`.
 
+Version 2 (the collision warning): ``journal_entries_target``, one change's
+recent history (project, exact target text, start time), for single changes
+only (``run_id IS NULL``): a bulk run of a million revocations in the same
+project does not slow "who changed this limiter in the last 15 minutes".
+
 Indexes serve the journal's pages newest first (``started_at DESC, id
 DESC``): by time, project, operator, run, outcome word; each ends in
 ``(started_at, id)`` so a cursor continues the same index range.
@@ -35,7 +40,7 @@ from __future__ import annotations
 from typing import Final
 
 #: The schema version this bottui writes and reads.
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 #: NOTIFY channel of journal inserts (payload: {"table", "count", "last"}).
 JOURNAL_CHANNEL: Final = "bottui_journal"
 #: NOTIFY channel of inventory writes.
@@ -209,7 +214,12 @@ _V1: Final = (
 
 #: Every step, by the version it brings the schema to. A step is never edited
 #: once released: a change is a new version.
-MIGRATIONS: Final[dict[int, tuple[str, ...]]] = {1: _V1}
+_V2: Final = (
+    "CREATE INDEX journal_entries_target ON bottui.journal_entries"
+    " (project, target, started_at, id) WHERE run_id IS NULL",
+)
+
+MIGRATIONS: Final[dict[int, tuple[str, ...]]] = {1: _V1, 2: _V2}
 
 #: What an operator role needs (the README's set-up SQL): the journal INSERT and
 #: SELECT only; the inventory INSERT, UPDATE and SELECT (newest write wins).

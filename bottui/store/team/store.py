@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from bottui.api.tokens import Secret
@@ -36,7 +36,8 @@ from bottui.store.team.events import (
     load_json,
 )
 from bottui.store.team.migrate import Migrated, check_version, migrate, schema_version
-from bottui.store.team.query import TeamQuery, decode_cursor, encode_cursor, page_sql
+from bottui.store.team.query import SELECT, TeamQuery, decode_cursor, encode_cursor, page_sql
+from bottui.store.team.recent import recent_sql
 from bottui.store.team.records import Change, Pushed, StoreStatus, TeamEntry, TeamPage
 from bottui.store.team.schema import INVENTORY_CHANNEL, JOURNAL_CHANNEL, SCHEMA_VERSION
 from bottui.store.team.target import StoreTarget, check_connected
@@ -309,11 +310,67 @@ class TeamStore:
         last = entries[-1] if more else None
         return TeamPage(entries, None if last is None else encode_cursor(last.started_at, last.id))
 
-    async def listen(self) -> AsyncIterator[Change]:
+    async def recent(
+        self,
+        base_url: str,
+        account: str,
+        project: str,
+        target: Mapping[str, Any],
+        *,
+        seconds: float,
+    ) -> tuple[TeamEntry, ...]:
+        """The changes of ``target`` started in the last ``seconds`` (server clock), newest first.
+
+        Single changes only (no bulk run's items), at most
+        :data:`~bottui.store.team.recent.RECENT_LIMIT`; on an index.
+        """
+        sql, params = recent_sql(base_url, account, project, target, seconds)
+        async with self._session("reading recent changes") as conn:
+            cur = await conn.execute(sql.encode(), params)
+            rows = await cur.fetchall()
+        return tuple(_entry(row) for row in rows)
+
+    async def entries(self, ids: Sequence[int]) -> tuple[TeamEntry, ...]:
+        """The entries of these server ids (a notification's), oldest first."""
+        if not ids:
+            return ()
+        sql = (
+            f"{SELECT} FROM bottui.journal_entries AS e"
+            " LEFT JOIN bottui.journal_outcomes AS o ON o.entry_id = e.id"
+            " WHERE e.id = ANY(%s) ORDER BY e.id"
+        )
+        async with self._session("reading new entries") as conn:
+            cur = await conn.execute(sql.encode(), [list(ids)])
+            rows = await cur.fetchall()
+        return tuple(_entry(row) for row in rows)
+
+    async def entries_after(
+        self, last_id: int, *, limit: int = DEFAULT_PAGE
+    ) -> tuple[TeamEntry, ...]:
+        """Entries whose server id is above ``last_id``, oldest first (``--follow``'s catch-up)."""
+        sql = (
+            f"{SELECT} FROM bottui.journal_entries AS e"
+            " LEFT JOIN bottui.journal_outcomes AS o ON o.entry_id = e.id"
+            " WHERE e.id > %s ORDER BY e.id LIMIT %s"
+        )
+        async with self._session("reading new entries") as conn:
+            cur = await conn.execute(sql.encode(), [int(last_id), max(1, int(limit))])
+            rows = await cur.fetchall()
+        return tuple(_entry(row) for row in rows)
+
+    async def last_id(self) -> int:
+        """The newest server id of the journal (0: empty)."""
+        async with self._session("reading the journal") as conn:
+            cur = await conn.execute("SELECT coalesce(max(id), 0) FROM bottui.journal_entries")
+            row = await cur.fetchone()
+        return int(row[0]) if row is not None else 0
+
+    async def listen(self, ready: asyncio.Event | None = None) -> AsyncIterator[Change]:
         """Each change the store announces (journal and inventory), as it comes.
 
         Opens a connection of its own; ends with :class:`StoreUnavailable`
-        when it is lost (the caller listens again later).
+        when it is lost (the caller listens again later). ``ready`` is set
+        once LISTEN holds: what is committed after it is announced.
         """
         conn: AsyncConnection[Any] | None = None
         try:
@@ -323,6 +380,8 @@ class TeamStore:
                     await conn.execute(f"LISTEN {JOURNAL_CHANNEL}")
                     await conn.execute(f"LISTEN {INVENTORY_CHANNEL}")
             assert conn is not None
+            if ready is not None:
+                ready.set()
             with self._mapped("listening", drop=False):
                 async for notice in conn.notifies():
                     yield _change(notice.channel, notice.payload)

@@ -1,5 +1,8 @@
 """Modal dialogs: confirm (focus on Cancel), typed confirm, error details, dry run, help.
 
+A change's confirmation shows, under its body, who else changed the same
+target lately (:mod:`bottui.ops.collisions`), in plain text.
+
 A confirmation dialog opens with focus on **Cancel**, so Enter alone never
 changes anything: the operator has to move to the confirm button on purpose.
 A change's confirmation also holds a **reason** field, left of the buttons
@@ -40,6 +43,7 @@ class _Dialog(ModalScreen[Any]):
         border: thick $primary; background: $surface; padding: 1 2;
     }
     _Dialog .dialog-title { text-style: bold; margin-bottom: 1; }
+    _Dialog .dialog-warning { color: $warning; margin-top: 1; }
     _Dialog .dialog-buttons { height: auto; margin-top: 1; align-horizontal: right; }
     _Dialog .dialog-buttons Button { margin-left: 2; }
     _Dialog VerticalScroll { height: auto; max-height: 16; }
@@ -115,6 +119,7 @@ class ConfirmDialog(_ReasonField, _Dialog):
         *,
         danger: bool = True,
         reason: ReasonAsked | None = None,
+        warning: Content | None = None,
     ):
         super().__init__()
         self._title = title
@@ -122,11 +127,14 @@ class ConfirmDialog(_ReasonField, _Dialog):
         self._confirm_label = confirm_label
         self._danger = danger
         self._asked = reason
+        self._warning = warning
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(Content(self._title), classes="dialog-title")
             yield Static(self._body, id="confirm-body")
+            if self._warning is not None:
+                yield Static(self._warning, id="recent-changes", classes="dialog-warning")
             with Horizontal(classes="dialog-buttons"):
                 yield from self._reason_widgets()
                 yield Button("Cancel", id="cancel", variant="default")
@@ -171,6 +179,7 @@ class TypedConfirmDialog(_ReasonField, _Dialog):
         confirm_label: str,
         *,
         reason: ReasonAsked | None = None,
+        warning: Content | None = None,
     ):
         super().__init__()
         self._title = title
@@ -178,11 +187,15 @@ class TypedConfirmDialog(_ReasonField, _Dialog):
         self._expected = expected
         self._confirm_label = confirm_label
         self._asked = reason
+        self._warning = warning
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(Content(self._title), classes="dialog-title")
             yield Static(self._body)
+            if self._warning is not None:
+                # Above the typed confirmation: read before the project id is typed.
+                yield Static(self._warning, id="recent-changes", classes="dialog-warning")
             yield Label(Content("This profile is protected. Type the project id to confirm:"))
             yield PlainInput(placeholder="project id", id="typed")
             with Horizontal(classes="dialog-buttons"):

@@ -28,6 +28,7 @@ class ContextBar(Widget):
         "context-bar--working",
         "context-bar--protected",
         "context-bar--readonly",
+        "context-bar--team-down",
     }
 
     DEFAULT_CSS = """
@@ -38,6 +39,7 @@ class ContextBar(Widget):
         & > .context-bar--working { color: $accent; text-style: bold; }
         & > .context-bar--protected { background: $warning; color: $text; text-style: bold; }
         & > .context-bar--readonly { background: $error; color: $text; text-style: bold; }
+        & > .context-bar--team-down { background: $warning; color: $text; text-style: bold; }
     }
     """
 
@@ -49,6 +51,8 @@ class ContextBar(Widget):
     working: reactive[str] = reactive("")
     protected: reactive[bool] = reactive(False)
     read_only: reactive[bool] = reactive(False)
+    #: The team store cannot be heard (teammates' changes do not arrive).
+    team_down: reactive[bool] = reactive(False)
 
     def refresh_context(self) -> None:
         """Re-read the app's session and current project."""
@@ -70,6 +74,7 @@ class ContextBar(Widget):
         self.read_only = settings.read_only
         self.protected = settings.protected
         self.working = services.work_text
+        self.team_down = services.team_down is not None
 
     def flags(self) -> list[Content]:
         """The flags shown at the right end, in order, each padded by a space."""
@@ -77,6 +82,7 @@ class ContextBar(Widget):
             ("context-bar--working", f"⟳ {self.working}" if self.working else ""),
             ("context-bar--protected", "PROTECTED" if self.protected else ""),
             ("context-bar--readonly", "READ-ONLY" if self.read_only else ""),
+            ("context-bar--team-down", "TEAM STORE DOWN" if self.team_down else ""),
         ]
         return [
             safe(f" {text} ").stylize(self.get_visual_style(component))

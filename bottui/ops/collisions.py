@@ -1,0 +1,125 @@
+"""No two operators fighting over one switch: who changed this target lately (#13).
+
+Before a limiter or dimension change is confirmed, :func:`check` asks the
+team store who else (another operator, or another machine's journal)
+changed the same target in the last :data:`WINDOW` seconds, by the
+database server's clock. The answer is shown inside the TUI's confirmation
+and on stderr before the CLI sends. A store that cannot be asked never
+blocks the change: the check says it could not be made.
+
+The lines are built from the database's strings, which are untrusted: each
+is cleaned here (``plaintext.clean``) and shown as plain text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Final
+
+from bottui.ops.team_live import what, who
+from bottui.plaintext import clean
+from bottui.store.errors import StoreError
+
+if TYPE_CHECKING:
+    from uuid import UUID
+
+    from bottui.ops.plan import PlannedChange
+    from bottui.ops.session import Session
+    from bottui.store.team.records import TeamEntry
+
+#: The window of the warning, in seconds.
+WINDOW: Final = 15 * 60
+#: Seconds the check may take: a store that does not answer must not hold up the change.
+CHECK_TIMEOUT: Final = 3.0
+
+
+@dataclass(frozen=True)
+class RecentCheck:
+    """What the check found: others' recent changes, or why it could not be made."""
+
+    changes: tuple[TeamEntry, ...] = ()
+    #: Why the check could not be made (None: it was).
+    unchecked: str | None = None
+
+    @property
+    def warns(self) -> bool:
+        """True when there is something to show before confirming."""
+        return bool(self.changes) or self.unchecked is not None
+
+    def lines(self, now: datetime | None = None) -> list[str]:
+        """The warning in plain, cleaned lines (empty: nothing to say)."""
+        if self.unchecked is not None:
+            return [f"Could not check for teammates' recent changes: {clean(self.unchecked)}"]
+        if not self.changes:
+            return []
+        moment = now or datetime.now(UTC)
+        out = [f"Changed by someone else in the last {WINDOW // 60} minutes:"]
+        for entry in self.changes:
+            out.append("  " + _line(entry, moment))
+        return out
+
+
+def _ago(started: datetime, now: datetime) -> str:
+    seconds = max(0, int((now - started).total_seconds()))
+    stamp = started.astimezone(UTC).strftime("%H:%M:%S UTC")
+    if seconds < 60:
+        return f"{stamp}, {seconds} s ago"
+    return f"{stamp}, {seconds // 60} min ago"
+
+
+def _line(entry: TeamEntry, now: datetime) -> str:
+    role = clean(entry.db_role)
+    line = f"{who(entry)} (role {role}) {what(entry)} at {_ago(entry.started_at, now)}"
+    line += f", {clean(entry.outcome)}" if entry.outcome else ", outcome not known yet"
+    reason = clean(entry.reason) if entry.reason else "no reason given"
+    return f"{line} · {reason}"
+
+
+def _target(plan: PlannedChange[Any]) -> dict[str, str] | None:
+    from bottui.ops.plan import LimiterTarget, ThresholdsTarget
+    from bottui.store.journal_records import dimension_target, limiter_target
+
+    target = plan.target
+    if isinstance(target, LimiterTarget):
+        return limiter_target(target.limiter_id)
+    if isinstance(target, ThresholdsTarget):
+        return dimension_target(target.dimension_id)
+    return None
+
+
+def _mine(entry: TeamEntry, origin: UUID | None, operator: str | None) -> bool:
+    # Ours: written by this machine's journal under this operator name.
+    same_operator = operator is None or entry.operator == operator
+    return origin is not None and entry.origin == origin and same_operator
+
+
+async def check(session: Session, plan: PlannedChange[Any]) -> RecentCheck | None:
+    """Others' changes of ``plan``'s target lately; None: no team store, or not a
+    limiter or dimension change. Never raises for the store: it says it could not check."""
+    from bottui.ops.team_live import own_origin
+
+    target = _target(plan)
+    if target is None or not session.settings.store:
+        return None
+    try:
+        store = await session.team_store()
+        if store is None:
+            return None
+        async with asyncio.timeout(CHECK_TIMEOUT):
+            found = await store.recent(
+                session.base_url, plan.account, plan.project, target, seconds=WINDOW
+            )
+    except StoreError as exc:
+        return RecentCheck(unchecked=clean(exc.title))
+    except TimeoutError:
+        return RecentCheck(unchecked=f"the team store did not answer within {CHECK_TIMEOUT:g} s")
+    if not found:
+        return RecentCheck()
+    origin = await own_origin(session)
+    operator = session.settings.operator
+    return RecentCheck(tuple(e for e in found if not _mine(e, origin, operator)))
+
+
+__all__ = ["CHECK_TIMEOUT", "WINDOW", "RecentCheck", "check"]

@@ -1,0 +1,254 @@
+"""Live: teammates' changes as they arrive in the team store (#13).
+
+:class:`LiveFeed` follows the shared journal for the TUI and ``bottui journal
+--follow``: it LISTENs (a connection of its own), reads the entries each
+notification announces, and, when the database goes away, says so through
+``on_state`` and tries again by itself every ``retry`` seconds, catching up
+on what was written meanwhile. Nothing here blocks a change: it only reads.
+
+Server ids are given in insert order but committed in any order, so each
+read looks :data:`SLACK` ids back from the newest seen and skips the ids
+already handed over: an entry committed late is not lost.
+
+:func:`describe` is the one line a teammate's change becomes ("bob@bastion-2
+disabled rl-login on shop-prod · INC-4312"); every field is cleaned
+(``plaintext.clean``): the database's strings are untrusted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import deque
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Final
+from uuid import UUID
+
+from bottui.ops.journal_view import value_text
+from bottui.plaintext import clean
+from bottui.store.errors import StoreError
+
+if TYPE_CHECKING:
+    from bottui.ops.session import Session
+    from bottui.store.team.records import TeamEntry
+    from bottui.store.team.store import TeamStore
+
+#: How far back (in server ids) each read looks for entries committed late.
+SLACK: Final = 200
+#: Seconds between two attempts to listen again.
+RETRY: Final = 2.0
+_SEEN: Final = 4 * SLACK
+
+EntriesCallback = Callable[[Sequence["TeamEntry"]], Awaitable[None]]
+StateCallback = Callable[[str | None], Awaitable[None]]
+
+
+def who(entry: TeamEntry) -> str:
+    """``bob@bastion-2``: the operator, with the host unless the name has one."""
+    operator = clean(entry.operator)
+    return operator if "@" in operator or not entry.host else f"{operator}@{clean(entry.host)}"
+
+
+def what(entry: TeamEntry) -> str:
+    """``disabled rl-login on shop-prod``: the change in words, cleaned."""
+    target: dict[str, Any] = entry.target if isinstance(entry.target, dict) else {}
+    body: dict[str, Any] = entry.request_body if isinstance(entry.request_body, dict) else {}
+    project = clean(entry.project)
+    if entry.operation == "limiter.set-active":
+        verb = "enabled" if body.get("isActive") is True else "disabled"
+        return f"{verb} {clean(target.get('rate_limiter_id', '?'))} on {project}"
+    if entry.operation == "thresholds.set":
+        value = clean(value_text(body))
+        return f"set {clean(target.get('dimension_id', '?'))} to {value} on {project}"
+    if entry.operation == "grant.revoke":
+        ids = " · ".join(clean(v) for v in target.values())
+        return f"revoked the grant of {ids} on {project}"
+    return f"{clean(entry.operation)} on {project}"
+
+
+def describe(entry: TeamEntry) -> str:
+    """The toast's and ``--follow``'s line: who, what, where, why."""
+    line = f"{who(entry)} {what(entry)}"
+    if entry.undo_of is not None:
+        line += " (undo)"
+    if entry.reason:
+        line += f" · {clean(entry.reason)}"
+    return line
+
+
+async def own_origin(session: Session) -> UUID | None:
+    """The origin of this machine's journal file (None: no entry yet, or unreadable)."""
+    from bottui.store.db_errors import DatabaseUnavailable
+
+    try:
+        page = await session.journal_store.page(limit=1)
+    except (DatabaseUnavailable, StoreError):
+        return None
+    origin = page.entries[0].origin if page.entries else None
+    try:
+        return None if origin is None else UUID(origin)
+    except ValueError:
+        return None
+
+
+class LiveFeed:
+    """New shared entries as they arrive, and whether the store can be heard.
+
+    Args:
+        store: The team store.
+        on_entries: Awaited with each batch of new entries, oldest first.
+        on_state: Awaited with a one-line reason when the store cannot be
+            heard, with None when it can again (and once when first heard).
+        on_finished: Awaited with entries handed over earlier (or now) once
+            their outcome is known (a teammate's change that succeeded
+            teaches the inventory).
+        start_after: Hand over only entries above this server id (None: from now).
+        retry: Seconds between attempts to listen again.
+    """
+
+    def __init__(
+        self,
+        store: TeamStore,
+        on_entries: EntriesCallback,
+        on_state: StateCallback,
+        *,
+        on_finished: EntriesCallback | None = None,
+        start_after: int | None = None,
+        retry: float = RETRY,
+    ) -> None:
+        self._store = store
+        self._on_entries = on_entries
+        self._on_state = on_state
+        self._on_finished = on_finished
+        #: Entries handed over without an outcome yet (their ids, oldest first).
+        self._pending: deque[int] = deque(maxlen=_SEEN)
+        self._mark = start_after
+        #: Ids at or below it are never handed over (what existed before we listened).
+        self._floor = start_after or 0
+        self._retry = retry
+        self._seen: deque[int] = deque(maxlen=_SEEN)
+        self._seen_set: set[int] = set()
+        #: Why the store cannot be heard (None: it can).
+        self._down: str | None = "starting"
+
+    async def run(self) -> None:
+        """Listen until cancelled; never raises for the database."""
+        while True:
+            try:
+                await self._listen_once()
+                reason = "the team store closed the connection"
+            except StoreError as exc:
+                reason = clean(exc.title)
+            if self._down != reason:
+                self._down = reason
+                await self._on_state(reason)
+            await asyncio.sleep(self._retry)
+
+    async def _listen_once(self) -> None:
+        ready = asyncio.Event()
+        stream = self._store.listen(ready)
+        waiter = asyncio.ensure_future(anext(stream))
+        try:
+            started = asyncio.ensure_future(ready.wait())
+            try:
+                await asyncio.wait({waiter, started}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                started.cancel()
+            if waiter.done() and not ready.is_set():
+                waiter.result()  # raises what stopped the listener
+                return
+            if self._mark is None:
+                self._mark = self._floor = await self._store.last_id()
+            else:
+                await self._catch_up()  # what was written while not listening
+            if self._down is not None:
+                self._down = None
+                await self._on_state(None)
+            while True:
+                change = await waiter
+                if change.table == "journal_entries":
+                    await self._catch_up()
+                elif change.table == "journal_outcomes":
+                    await self._outcomes()
+                waiter = asyncio.ensure_future(anext(stream))
+        except StopAsyncIteration:
+            return
+        finally:
+            waiter.cancel()
+            with contextlib.suppress(BaseException):
+                await waiter
+            closing = getattr(stream, "aclose", None)
+            if closing is not None:
+                with contextlib.suppress(BaseException):
+                    await closing()
+
+    async def _catch_up(self) -> None:
+        while True:
+            after = max(0, (self._mark or 0) - SLACK)
+            found = await self._store.entries_after(after, limit=SLACK * 2)
+            fresh = [e for e in found if e.id > self._floor and e.id not in self._seen_set]
+            for entry in fresh:
+                self._remember(entry.id)
+            if found:
+                self._mark = max(self._mark or 0, found[-1].id)
+            if fresh:
+                await self._on_entries(fresh)
+                await self._finished(fresh)
+            if len(found) < SLACK * 2:
+                return
+
+    async def _finished(self, entries: Sequence[TeamEntry]) -> None:
+        done = [e for e in entries if e.outcome is not None]
+        self._pending.extend(e.id for e in entries if e.outcome is None)
+        if done and self._on_finished is not None:
+            await self._on_finished(done)
+
+    async def _outcomes(self) -> None:
+        if not self._pending:
+            return
+        found = await self._store.entries(list(self._pending))
+        done = [e for e in found if e.outcome is not None]
+        finished = {e.id for e in done}
+        self._pending = deque((i for i in self._pending if i not in finished), maxlen=_SEEN)
+        if done and self._on_finished is not None:
+            await self._on_finished(done)
+
+    def _remember(self, entry_id: int) -> None:
+        if len(self._seen) == self._seen.maxlen:
+            self._seen_set.discard(self._seen[0])
+        self._seen.append(entry_id)
+        self._seen_set.add(entry_id)
+
+
+async def follow_session(
+    session: Session,
+    on_entries: EntriesCallback,
+    on_state: StateCallback,
+    *,
+    on_finished: EntriesCallback | None = None,
+) -> None:
+    """Follow the session's team store until cancelled (nothing when none is configured).
+
+    A store that is refused (its URL, the driver missing) is said once through
+    ``on_state`` and not tried again; one that is down is retried by the feed.
+    """
+    try:
+        store = await session.team_store()
+    except StoreError as exc:
+        await on_state(clean(exc.title))
+        return
+    if store is None:
+        return
+    await LiveFeed(store, on_entries, on_state, on_finished=on_finished).run()
+
+
+__all__ = [
+    "RETRY",
+    "SLACK",
+    "LiveFeed",
+    "describe",
+    "follow_session",
+    "own_origin",
+    "what",
+    "who",
+]

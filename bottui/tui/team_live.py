@@ -1,0 +1,109 @@
+"""Teammates' changes, live in the TUI: toasts, refreshed screens, the store's state (#13).
+
+With a team store configured, one task follows the shared journal
+(:class:`~bottui.ops.team_live.LiveFeed`: LISTEN on a connection of its own,
+off the event loop's turn, reconnecting by itself). A teammate's change
+becomes a toast ("bob@bastion-2 disabled rl-login on shop-prod · INC-4312",
+plain text: every string from the database is cleaned) and every screen
+re-reads what it shows; once it succeeded, the limiter's or dimension's
+known state follows (:mod:`bottui.ops.team_learn`). This process's own
+entries (same journal origin) are not toasted. When the store cannot be
+heard, the context bar says so and a warning toast says why; it clears
+itself when the store is back. Never a traceback: the worker only reads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final
+
+from bottui.ops import team_learn
+from bottui.ops.team_live import describe, follow_session, own_origin
+
+if TYPE_CHECKING:
+    from bottui.store.team.records import TeamEntry
+    from bottui.tui.services import TuiServices
+
+#: At most this many toasts per batch of arrivals; the rest are counted.
+MAX_TOASTS: Final = 3
+#: The context bar's flag while the store cannot be heard.
+DOWN_FLAG: Final = "TEAM STORE DOWN"
+
+
+class TeamLive:
+    """The live worker of one TUI run (nothing when no team store is configured)."""
+
+    def __init__(self, services: TuiServices) -> None:
+        self._services = services
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Start following the shared journal (a task on the app's loop).
+
+        A task, not a Textual worker: it runs as long as the app, and a
+        worker that never completes would hold up everything waiting for
+        the workers to finish.
+        """
+        if not self._services.session.settings.store or self._task is not None:
+            return
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="team live")
+
+    def stop(self) -> None:
+        """Stop following (the app is closing)."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+
+    async def _run(self) -> None:
+        try:
+            await follow_session(
+                self._services.session, self._arrived, self._state, on_finished=self._finished
+            )
+        except Exception as exc:  # a bug must not pass silently, nor as a traceback
+            self._services.report(exc)
+
+    async def _arrived(self, entries: Sequence[TeamEntry]) -> None:
+        mine = await own_origin(self._services.session)
+        others = [e for e in entries if mine is None or e.origin != mine]
+        if not others:
+            return
+        host = self._services.host
+        single = [e for e in others if e.run_id is None]
+        bulk = len(others) - len(single)
+        for entry in single[-MAX_TOASTS:]:
+            host.notify(describe(entry), title="Teammate", timeout=8, markup=False)
+        hidden = max(0, len(single) - MAX_TOASTS) + bulk
+        if hidden:
+            host.notify(f"and {hidden} more shared journal entries", title="Teammate", markup=False)
+        self._services.inventory_changed()  # every screen re-reads (the Journal too)
+
+    async def _finished(self, entries: Sequence[TeamEntry]) -> None:
+        mine = await own_origin(self._services.session)
+        others = [e for e in entries if mine is None or e.origin != mine]
+        if others and await team_learn.learn(self._services.session, others):
+            self._services.inventory_changed()
+
+    async def _state(self, reason: str | None) -> None:
+        services = self._services
+        was_down = services.team_down is not None
+        services.team_down = reason
+        services.team_listening = reason is None
+        services.redraw_bars()
+        if reason is not None:
+            services.host.notify(
+                f"Teammates' changes cannot be followed: {reason}. Trying again by itself.",
+                title="Team store unavailable",
+                severity="warning",
+                timeout=8,
+                markup=False,
+            )
+        elif was_down:
+            services.host.notify(
+                "The team store is back: teammates' changes arrive again.",
+                title="Team store",
+                markup=False,
+            )
+
+
+__all__ = ["DOWN_FLAG", "MAX_TOASTS", "TeamLive"]

@@ -1,0 +1,75 @@
+"""The collision warning on the command line (#13): who changed it lately, before sending."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.server import SandboxServer
+from bottui.store.paths import Locations
+from tests.cli.helpers import cli
+from tests.fixtures.sandbox import scope
+from tests.fixtures.teammates import bob_change, migrated, push
+
+PROJ = "shop-prod"
+
+
+def configure(base_url: str, *, protected: bool = False) -> None:
+    path = Locations.default().config_file
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = ['current = "prod"', "", '[profiles."prod"]', f'base_url = "{base_url}"']
+    if protected:
+        lines.append("protected = true")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@pytest.fixture
+def team_url(pg_admin_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    url = asyncio.run(migrated(pg_admin_url))
+    monkeypatch.setenv("BOTTUI_STORE_URL", url)
+    return url
+
+
+def sent(sandbox: SandboxServer) -> int:
+    return len(sandbox.state.recorder.log)
+
+
+def test_a_teammates_recent_change_is_named_before_sending(
+    env: SandboxServer, team_url: str
+) -> None:
+    configure(env.base_url)
+    asyncio.run(push(team_url, bob_change(env.base_url, DEMO_ACCOUNT, PROJ, local_id=1)))
+    r = cli("limiter", "enable", "rl-login", *scope())
+    assert r.code == 0, r.err
+    lines = r.err.splitlines()
+    assert lines[0] == "warning: Changed by someone else in the last 15 minutes:"
+    assert lines[1].startswith("warning:   bob@bastion-2 (role ")
+    assert " disabled rl-login on shop-prod at " in lines[1] and " s ago, ok · INC-4312" in lines[1]
+    # another limiter, project or base URL: nothing to say
+    r = cli("limiter", "enable", "rl-search", *scope())
+    assert r.code == 0 and "warning" not in r.err
+
+
+def test_a_protected_profile_confirms_after_the_warning(env: SandboxServer, team_url: str) -> None:
+    configure(env.base_url, protected=True)
+    asyncio.run(push(team_url, bob_change(env.base_url, DEMO_ACCOUNT, PROJ, local_id=1)))
+    r = cli("limiter", "enable", "rl-login", *scope(), "--yes")  # stdin is not a terminal
+    assert r.code == 2 and sent(env) == 0
+    assert "bob@bastion-2" in r.err and "confirm on a terminal after reading" in r.err
+    # no recent change by someone else: --yes is enough, as before
+    r = cli("limiter", "enable", "rl-search", *scope(), "--yes")
+    assert r.code == 0 and sent(env) == 1
+
+
+def test_a_store_that_is_down_does_not_block_the_change(
+    env: SandboxServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    configure(env.base_url)
+    monkeypatch.setenv("BOTTUI_STORE_URL", "postgresql://bottui@127.0.0.1:9/bottui")
+    r = cli("limiter", "disable", "rl-login", *scope())
+    assert r.code == 0 and sent(env) == 1
+    (line,) = r.err.splitlines()
+    assert line.startswith("warning: Could not check for teammates' recent changes: ")
+    assert "Traceback" not in r.err
