@@ -31,35 +31,29 @@ def store_target(profile: Profile | None, environ: Mapping[str, str]) -> StoreTa
     """The checked team store of ``profile`` (or ``BOTTUI_STORE_URL``)."""
     url = resolve_store_url(None if profile is None else profile.store, environ)
     if url is None:
-        raise NoTeamStore(
-            "No team store is configured",
-            'Set store = "postgresql://..." in the profile, or BOTTUI_STORE_URL.',
-        )
+        raise _no_team_store()
     return check_store_url(url, environ)
+
+
+def _no_team_store() -> NoTeamStore:
+    return NoTeamStore(
+        "No team store is configured",
+        'Set store = "postgresql://..." in the profile, or BOTTUI_STORE_URL.',
+    )
 
 
 async def open_team_store(
     profile: Profile | None, environ: Mapping[str, str], tokens: TokenStore
 ) -> TeamStore:
     """The team store of ``profile``, ready to connect on first use."""
-    from bottui.store.team.store import TeamStore
-
-    target = store_target(profile, environ)
-    password = None
-    if not environ.get("PGPASSWORD"):
-        try:
-            password = await tokens.store_password_async(target.keyring_username)
-        except KeyringUnavailable:
-            # A server reached over SSH often has no keyring at all: the store's
-            # password is then libpq's business (~/.pgpass, PGSERVICE, a
-            # certificate), as it is for every PostgreSQL client there.
-            password = None
-    return TeamStore(target, password=password)
+    url = resolve_store_url(None if profile is None else profile.store, environ)
+    if url is None:
+        raise _no_team_store()
+    return await open_store_url(url, environ, tokens)
 
 
 async def open_store_url(url: str, environ: Mapping[str, str], tokens: TokenStore) -> TeamStore:
     """The team store at ``url`` (already resolved: ``BOTTUI_STORE_URL`` or the profile's)."""
-    from bottui.store.errors import KeyringUnavailable
     from bottui.store.team.store import TeamStore
 
     target = check_store_url(url, environ)
@@ -68,8 +62,9 @@ async def open_store_url(url: str, environ: Mapping[str, str], tokens: TokenStor
         try:
             password = await tokens.store_password_async(target.keyring_username)
         except KeyringUnavailable:
-            # The keyring is one way among libpq's own (~/.pgpass, certificates):
-            # without one, libpq's decide; a wrong one is the server's refusal.
+            # A server reached over SSH often has no keyring at all: the store's
+            # password is then libpq's business (~/.pgpass, PGSERVICE, a
+            # certificate), as it is for every PostgreSQL client there.
             password = None
     return TeamStore(target, password=password)
 
