@@ -20,6 +20,7 @@ from bottui.store.utc import Clock
 
 if TYPE_CHECKING:
     from bottui.api.client import BotProtectionClient
+    from bottui.ops.team_sync import TeamSync
     from bottui.store.config import Config, Profile, ProjectSettings
     from bottui.store.config_async import AsyncConfigStore
     from bottui.store.inventory_store import InventoryStore
@@ -49,6 +50,9 @@ class Settings:
     operator: str | None = None
     #: Refuse a change without a reason (the profile's ``require_reason``).
     require_reason: bool = False
+    #: The team store's URL (``BOTTUI_STORE_URL``, then the profile's
+    #: ``store``), unchecked; None: no team store (always in the demo).
+    store_url: str | None = None
 
     @property
     def inventory_scope(self) -> str:
@@ -100,7 +104,10 @@ class Settings:
             ),
             None,
         )
+        from bottui.store.team.target import resolve_store_url
+
         return cls(
+            store_url=resolve_store_url(chosen.store if chosen else None, env),
             profile_name=chosen.name if chosen else None,
             base_url=url or None,
             account=account or (chosen.account if chosen else None),
@@ -154,6 +161,8 @@ class Session:
         self._journal_store: JournalStore | None = None
         self._inventory_store: InventoryStore | None = None
         self._config_store: AsyncConfigStore | None = None
+        self._team: TeamSync | None = None
+        self._team_tried = False
         #: Messages for the operator that do not stop the work (stderr / toast).
         self.warnings: list[str] = []
 
@@ -267,6 +276,9 @@ class Session:
             self._inventory_store = None
         for store in stores:
             await store.close()
+        if self._team is not None:
+            team, self._team = self._team, None
+            await team.close()
 
     # -- stores -----------------------------------------------------------------
 
@@ -283,6 +295,26 @@ class Session:
             options: dict[str, Any] = {"clock": self.clock} if self.clock else {}
             self._journal_store = SqliteJournalStore.at(self.locations, **options)
         return self._journal_store
+
+    async def team(self) -> TeamSync | None:
+        """The push of this journal to the team store (``None``: no store configured).
+
+        A store that cannot even be named (a refused URL, the team extra not
+        installed) is a warning, once: the work goes ahead on the local
+        journal alone.
+        """
+        if self._team is None and not self._team_tried and self.settings.store_url:
+            self._team_tried = True
+            from bottui.ops.team_store import open_team_store_url
+            from bottui.ops.team_sync import TeamSync
+            from bottui.store.errors import StoreError
+
+            try:
+                store = await open_team_store_url(self.settings.store_url, os.environ, self.tokens)
+                self._team = TeamSync(self.locations.journal_file, store)
+            except StoreError as exc:
+                self.warn(f"team journal: {exc.title}")
+        return self._team
 
     @property
     def inventory_store(self) -> InventoryStore:

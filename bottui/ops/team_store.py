@@ -42,13 +42,29 @@ async def open_team_store(
     profile: Profile | None, environ: Mapping[str, str], tokens: TokenStore
 ) -> TeamStore:
     """The team store of ``profile``, ready to connect on first use."""
-    from bottui.store.team.store import TeamStore
+    return await _open(store_target(profile, environ), environ, tokens)
 
-    target = store_target(profile, environ)
+
+async def open_team_store_url(
+    url: str, environ: Mapping[str, str], tokens: TokenStore, *, timeout: float = 5.0
+) -> TeamStore:
+    """The team store at ``url`` (checked first), with a short timeout: the push's."""
+    return await _open(check_store_url(url, environ), environ, tokens, timeout=timeout)
+
+
+async def _open(
+    target: StoreTarget,
+    environ: Mapping[str, str],
+    tokens: TokenStore,
+    *,
+    timeout: float | None = None,
+) -> TeamStore:
+    from bottui.store.team.store import DEFAULT_TIMEOUT, TeamStore
+
     password = None
     if not environ.get("PGPASSWORD"):
         password = await tokens.store_password_async(target.keyring_username)
-    return TeamStore(target, password=password)
+    return TeamStore(target, password=password, timeout=timeout or DEFAULT_TIMEOUT)
 
 
-__all__ = ["NoTeamStore", "open_team_store", "store_target"]
+__all__ = ["NoTeamStore", "open_team_store", "open_team_store_url", "store_target"]
