@@ -72,9 +72,7 @@ async def _run(args: Args, out: Output, profile: Profile | None) -> int:
             return EXIT_OK
         status = await store.status()
         backlog = await _team_sync(store).backlog()
-        status = dataclasses.replace(
-            status, waiting=backlog.waiting, last_sync=backlog.last_sync
-        )
+        status = dataclasses.replace(status, waiting=backlog.waiting, last_sync=backlog.last_sync)
     finally:
         await store.close()
     last = None if status.last_sync is None else status.last_sync.isoformat()
@@ -124,8 +122,14 @@ async def _sync(args: Args, out: Output, store: TeamStore) -> int:
         await team.close()
     last = None if state.last_sync is None else state.last_sync.isoformat()
     if out.as_json:
-        out.document({"where": store.target.where, "waiting": state.waiting, "lastSync": last,
-                      "error": state.down})
+        out.document(
+            {
+                "where": store.target.where,
+                "waiting": state.waiting,
+                "lastSync": last,
+                "error": state.down,
+            }
+        )
     elif state.down is None:
         out.line(f"shared with {store.target.where}: {state.waiting} waiting, last sync {last}")
     if state.down is not None:

@@ -109,10 +109,9 @@ class TeamSync:
         """Events waiting and the last successful push (local only: no store call)."""
         return await self._local(lambda: self._outbox.backlog(self.key))
 
-    async def unshared(self, limit: int) -> list[object]:
-        """Entries not yet shared, newest first (the read side shows them marked)."""
-        found: list[object] = list(await self._local(lambda: self._outbox.unshared(self.key, limit)))
-        return found
+    async def pushed_id(self) -> int | None:
+        """Local entries above this id are not yet shared (None: not registered)."""
+        return await self._local(lambda: self._outbox.pushed_id(self.key))
 
     async def sync(self, *, until_empty: bool = True) -> SyncState:
         """Push what waits, a batch at a time; the state after (never raises for the store)."""

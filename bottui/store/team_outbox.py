@@ -41,6 +41,7 @@ _REGISTER: Final = (
     "INSERT OR IGNORE INTO team_push (store, since_id, pushed_id, configured_at) "
     "SELECT ?1, m, m, ?2 FROM (SELECT coalesce(max(id), 0) AS m FROM items)"
 )
+_PUSHED_ID: Final = "SELECT pushed_id FROM team_push WHERE store = ?"
 _NEXT: Final = SELECT_ENTRIES + " WHERE e.id > ? ORDER BY e.id LIMIT ?"
 _OPEN_DONE: Final = (
     SELECT_ENTRIES + " WHERE e.id IN (SELECT t.entry_id FROM team_open AS t"
@@ -112,7 +113,7 @@ class Outbox:
     def pending(self, store: str, limit: int = BATCH) -> Pending:
         """The next entries and open outcomes to push (empty: nothing waits)."""
         with self._db.read() as conn:
-            row = conn.execute("SELECT pushed_id FROM team_push WHERE store = ?", (store,)).fetchone()
+            row = conn.execute(_PUSHED_ID, (store,)).fetchone()
             if row is None:
                 return Pending((), ())
             entries = tuple(entry(r) for r in conn.execute(_NEXT, (int(row[0]), limit)))
@@ -161,17 +162,11 @@ class Outbox:
         last = None if row[1] is None else datetime.fromtimestamp(row[1] / 1_000_000, UTC)
         return Backlog(int(entries) + int(outcomes), last)
 
-    def unshared(self, store: str, limit: int) -> list[JournalEntry]:
-        """Newest first: entries written for ``store`` that it has not received yet."""
+    def pushed_id(self, store: str) -> int | None:
+        """Entries above this id have not been pushed to ``store`` (None: not registered)."""
         with self._db.read() as conn:
-            row = conn.execute("SELECT pushed_id FROM team_push WHERE store = ?", (store,)).fetchone()
-            if row is None:
-                return []
-            rows = conn.execute(
-                SELECT_ENTRIES + " WHERE e.id > ? ORDER BY e.id DESC LIMIT ?",
-                (int(row[0]), limit),
-            ).fetchall()
-        return [entry(r) for r in rows]
+            row = conn.execute(_PUSHED_ID, (store,)).fetchone()
+        return None if row is None else int(row[0])
 
     def close(self) -> None:
         """Close the connection (the next call opens another)."""

@@ -9,13 +9,16 @@ and what waited goes with the next command.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
 import psycopg
 import pytest
 
+from bottui.ops.journal_view import line
 from bottui.sandbox.server import SandboxServer
+from bottui.store.journal_store import EntryPage
 from tests.cli.helpers import cli
 from tests.fixtures.postgres import PostgresServer
 from tests.fixtures.sandbox import scope
@@ -129,3 +132,69 @@ def test_store_down_the_change_goes_ahead_with_one_warning_then_catches_up(
     assert shared(team) == []
     assert cli("store", "sync").code == 0
     assert [row[3] for row in shared(team)] == ["ok"]
+
+
+def test_journal_shows_the_shared_journal_and_marks_what_is_not_yet_shared(
+    team: str, postgres_server: PostgresServer
+) -> None:
+    assert cli("limiter", "disable", "rl-login", *scope(), "--reason", "INC-7").code == 0
+    postgres_server.stop()
+    try:
+        assert cli("limiter", "enable", "rl-login", *scope(), "--reason", "INC-8").code == 0
+        down = cli("journal", "--json")
+        assert down.code == 0
+        assert "showing this machine's journal only" in down.err
+        assert [e.get("shared") for e in down.json()["entries"]] == [None, None]
+    finally:
+        postgres_server.start()
+    # A teammate's entry, only in the shared journal, and ours not yet pushed: both shown.
+    with psycopg.connect(team) as conn:
+        conn.execute(
+            "INSERT INTO bottui.journal_entries (origin, local_id, started_at, operator, host,"
+            " profile, reason, base_url, account, project, operation, target) VALUES"
+            " (gen_random_uuid(), 1, now(), 'bob', 'bastion-2', 'prod', 'INC-9', 'http://x',"
+            " 'a', 'p', 'limiter.set-active', '{}')"
+        )
+    entries = cli("journal", "--json").json()["entries"]
+    # The journal command pushed what waited first: everything is shared now.
+    assert sorted(e["reason"] for e in entries) == ["INC-7", "INC-8", "INC-9"]
+    assert all(e["shared"] is True for e in entries)
+    assert [
+        e["operator"] for e in cli("journal", "--json", "--operator", "bob").json()["entries"]
+    ] == ["bob"]
+    assert [
+        e["reason"] for e in cli("journal", "--json", "--reason", "inc-7").json()["entries"]
+    ] == ["INC-7"]
+    lines = cli("journal", "--jsonl", "--all").out.splitlines()
+    assert len(lines) == 3
+
+
+def test_unshared_local_entries_are_marked(team: str) -> None:
+    """Entries above the push cursor come first, marked; then the shared ones."""
+    assert cli("limiter", "disable", "rl-login", *scope()).code == 0  # shared
+    page = asyncio.run(_local_then_shared(team))
+    assert [e.shared for e in page.entries] == [False, True]
+    assert "(not yet shared)" in line(page.entries[0])
+    assert page.entries[0].to_json()["shared"] is False
+
+
+async def _local_then_shared(team: str) -> EntryPage:
+    from bottui.ops.shared_journal import SharedJournal
+    from bottui.ops.team_store import open_team_store_url
+    from bottui.ops.team_sync import TeamSync
+    from bottui.store.journal_sqlite import SqliteJournalStore
+    from bottui.store.paths import Locations
+    from bottui.store.tokens import TokenStore
+
+    locations = Locations.default()
+    team_sync = TeamSync(locations.journal_file, await open_team_store_url(team, {}, TokenStore()))
+    local = SqliteJournalStore.at(locations)
+    await local.start(
+        profile="p", base_url="http://x", operation="limiter.set-active", account="a",
+        project="p", target={"limiterId": "rl"}, request_body={"isActive": True},
+    )  # fmt: skip
+    try:
+        return await SharedJournal(local, team_sync).page(limit=10)
+    finally:
+        await local.close()
+        await team_sync.close()

@@ -1,0 +1,127 @@
+"""The journal a team reads: the shared journal, plus this machine's entries not yet shared.
+
+:class:`SharedJournal` answers ``page`` as the local
+:class:`~bottui.store.journal_store.JournalStore` does, so ``bottui journal``
+(table, ``--json``, ``--jsonl``, ``--all``, every filter) and the Journal
+screen read it unchanged. Its pages go in two phases:
+
+1. this machine's entries not yet pushed (newest first, above the push
+   cursor; each marked ``shared=False``: "not yet shared", ``"shared": false``);
+2. then the shared journal, newest first, every entry ``shared=True`` (its
+   ``id`` is the shared journal's; ``event_id`` stays ``ORIGIN:LOCAL_ID``).
+
+The cursor says which phase and where in it. Entries not yet shared come
+first: they are, but for clock skew, the newest this operator can know of.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Final
+
+from bottui.store.journal_records import JournalEntry
+from bottui.store.journal_store import DEFAULT_PAGE, EntryPage, EntryQuery
+from bottui.store.paging import Cursor
+from bottui.store.team.query import from_entry_query
+from bottui.store.utc import stamp
+
+if TYPE_CHECKING:
+    from bottui.ops.team_sync import TeamSync
+    from bottui.store.journal_store import JournalStore
+    from bottui.store.team.records import TeamEntry
+
+_LOCAL: Final = "local:"
+_TEAM: Final = "team:"
+
+
+def from_team(entry: TeamEntry) -> JournalEntry:
+    """A shared entry as the journal's readers know entries."""
+    return JournalEntry(
+        id=entry.id,
+        started_at=stamp(entry.started_at),
+        operator=entry.operator,
+        pid=0,
+        profile=entry.profile,
+        base_url=entry.base_url,
+        operation=entry.operation,
+        account=entry.account,
+        project=entry.project,
+        target=entry.target,
+        request_body=entry.request_body,
+        previous=entry.previous,
+        undo_of=entry.undo_of,
+        run_id=entry.run_id,
+        item_key=entry.item_key,
+        finished_at=None if entry.finished_at is None else stamp(entry.finished_at),
+        outcome=entry.outcome,
+        status=entry.status,
+        result=entry.result,
+        error=entry.error,
+        duration_ms=entry.duration_ms,
+        host=entry.host or None,
+        reason=entry.reason,
+        origin=str(entry.origin),
+        shared=True,
+        local_id=entry.local_id,
+    )
+
+
+class SharedJournal:
+    """Pages of the shared journal with the local entries not yet shared first.
+
+    Args:
+        local: This machine's journal.
+        team: Its push to the team store (the cursor, and the store to read).
+    """
+
+    def __init__(self, local: JournalStore, team: TeamSync) -> None:
+        self._local = local
+        self._team = team
+
+    async def page(
+        self,
+        query: EntryQuery | None = None,
+        *,
+        limit: int = DEFAULT_PAGE,
+        cursor: Cursor | None = None,
+    ) -> EntryPage:
+        """Up to ``limit`` entries matching ``query``, local unshared first, then shared.
+
+        Raises:
+            StoreUnavailable: the team store could not be read.
+            ValueError: ``cursor`` is not one of this journal's.
+        """
+        wanted = query or EntryQuery()
+        size = max(1, int(limit))
+        token = "" if cursor is None else cursor.token
+        entries: list[JournalEntry] = []
+        if not token or token.startswith(_LOCAL):
+            inner = Cursor(token[len(_LOCAL) :]) if token else None
+            pushed = await self._team.pushed_id()
+            if pushed is not None:
+                page = await self._local.page(wanted, limit=size, cursor=inner)
+                fresh = [e for e in page.entries if e.id > pushed]
+                entries += [replace(e, shared=False) for e in fresh]
+                if len(fresh) == len(page.entries) and page.next is not None:
+                    return EntryPage(tuple(entries), Cursor(_LOCAL + page.next.token))
+            token = _TEAM
+        elif not token.startswith(_TEAM):
+            raise ValueError("not a cursor of this journal")
+        room = size - len(entries)
+        if room <= 0:
+            return EntryPage(tuple(entries), Cursor(_TEAM))
+        rest = token[len(_TEAM) :]
+        team_query = from_entry_query(wanted, operator=wanted.operator, reason=wanted.reason)
+        found = await self._team.store.page(
+            team_query, limit=room, cursor=Cursor(rest) if rest else None
+        )
+        entries += [from_team(e) for e in found.entries]
+        after = None if found.next is None else Cursor(_TEAM + found.next.token)
+        return EntryPage(tuple(entries), after)
+
+    async def close(self) -> None:
+        """Close the local journal (the team store is the session's to close)."""
+        await self._local.close()
+
+
+__all__ = ["SharedJournal", "from_team"]
