@@ -63,7 +63,13 @@ async def _open(
 
     password = None
     if not environ.get("PGPASSWORD"):
-        password = await tokens.store_password_async(target.keyring_username)
+        try:
+            password = await tokens.store_password_async(target.keyring_username)
+        except StoreError:
+            # No keyring here (a server, a container): libpq's own means remain
+            # (~/.pgpass, a client certificate, PGSERVICE); a store that still
+            # wants a password says so when it is reached.
+            password = None
     return TeamStore(target, password=password, timeout=timeout or DEFAULT_TIMEOUT)
 
 
