@@ -51,7 +51,7 @@ STREAM_PAGE: Final = 1000
 
 
 async def read_page(
-    journal: JournalStore,
+    journal: Pages | JournalStore,
     query: EntryQuery,
     *,
     limit: int,

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from bottui.ops.team_sync import TeamSync
     from bottui.store.journal_store import JournalStore
     from bottui.store.team.records import TeamEntry
+    from bottui.store.team.store import TeamStore
 
 _LOCAL: Final = "local:"
 _TEAM: Final = "team:"
@@ -71,12 +72,17 @@ class SharedJournal:
 
     Args:
         local: This machine's journal.
-        team: Its push to the team store (the cursor, and the store to read).
+        team: Its push to the team store (the push cursor; the store to read).
+        store: The store to read when not ``team``'s (the TUI reads on its own
+            loop while ``team`` pushes on a thread of its own).
     """
 
-    def __init__(self, local: JournalStore, team: TeamSync) -> None:
+    def __init__(
+        self, local: JournalStore, team: TeamSync, *, store: TeamStore | None = None
+    ) -> None:
         self._local = local
         self._team = team
+        self._store = team.store if store is None else store
 
     async def page(
         self,
@@ -112,7 +118,7 @@ class SharedJournal:
             return EntryPage(tuple(entries), Cursor(_TEAM))
         rest = token[len(_TEAM) :]
         team_query = from_entry_query(wanted, operator=wanted.operator, reason=wanted.reason)
-        found = await self._team.store.page(
+        found = await self._store.page(
             team_query, limit=room, cursor=Cursor(rest) if rest else None
         )
         entries += [from_team(e) for e in found.entries]

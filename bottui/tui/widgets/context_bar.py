@@ -28,6 +28,7 @@ class ContextBar(Widget):
         "context-bar--working",
         "context-bar--protected",
         "context-bar--readonly",
+        "context-bar--team",
     }
 
     DEFAULT_CSS = """
@@ -38,6 +39,7 @@ class ContextBar(Widget):
         & > .context-bar--working { color: $accent; text-style: bold; }
         & > .context-bar--protected { background: $warning; color: $text; text-style: bold; }
         & > .context-bar--readonly { background: $error; color: $text; text-style: bold; }
+        & > .context-bar--team { color: $warning; text-style: bold; }
     }
     """
 
@@ -49,6 +51,8 @@ class ContextBar(Widget):
     working: reactive[str] = reactive("")
     protected: reactive[bool] = reactive(False)
     read_only: reactive[bool] = reactive(False)
+    #: The team journal's state ("team journal: N not yet shared"; "" when all is shared).
+    team: reactive[str] = reactive("")
 
     def refresh_context(self) -> None:
         """Re-read the app's session and current project."""
@@ -70,11 +74,13 @@ class ContextBar(Widget):
         self.read_only = settings.read_only
         self.protected = settings.protected
         self.working = services.work_text
+        self.team = services.team_text
 
     def flags(self) -> list[Content]:
         """The flags shown at the right end, in order, each padded by a space."""
         shown = [
             ("context-bar--working", f"⟳ {self.working}" if self.working else ""),
+            ("context-bar--team", self.team),
             ("context-bar--protected", "PROTECTED" if self.protected else ""),
             ("context-bar--readonly", "READ-ONLY" if self.read_only else ""),
         ]
