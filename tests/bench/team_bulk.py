@@ -135,9 +135,9 @@ def rate(args: argparse.Namespace, server: PostgresServer) -> None:
     finally:
         sandbox.stop()
     ratios = [t / a for a, t in zip(alone, team, strict=True)]
+    a_med, t_med = statistics.median(alone), statistics.median(team)
     print(
-        f"median: SQLite alone {statistics.median(alone):,.0f}/s, with the push "
-        f"{statistics.median(team):,.0f}/s: {statistics.median(team) / statistics.median(alone):.0%}"
+        f"median: SQLite alone {a_med:,.0f}/s, with the push {t_med:,.0f}/s: {t_med / a_med:.0%}"
         f" (per round: {', '.join(f'{x:.0%}' for x in ratios)}; goal >= 90%)"
     )
 
