@@ -134,7 +134,10 @@ async def cmd_journal(args: Args, out: Output) -> int:
         if team is not None:
             await team.close()
     if stream.older is not None and not getattr(out.out, "reader_gone", False):
-        if args.export:
+        if team is not None:
+            # A shared journal's id is not a --before of this machine's journal.
+            out.message("older entries match: --all shows every one")
+        elif args.export:
             out.message(f"older entries were not exported: --before {stream.older} goes on")
         else:
             out.message(f"older: {next_page_command(args, stream.older)}")

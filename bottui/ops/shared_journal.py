@@ -10,6 +10,10 @@ screen read it unchanged. Its pages go in two phases:
 2. then the shared journal, newest first, every entry ``shared=True`` (its
    ``id`` is the shared journal's; ``event_id`` stays ``ORIGIN:LOCAL_ID``).
 
+A run id (``--run``) is this machine's: the shared phase looks for it under
+this journal's origin. ``before`` (``--before ID``) is a local id: it bounds
+the first phase only.
+
 The cursor says which phase and where in it. Entries not yet shared come
 first: they are, but for clock skew, the newest this operator can know of.
 """
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from typing import TYPE_CHECKING, Final
+from uuid import UUID
 
 from bottui.store.journal_records import JournalEntry
 from bottui.store.journal_store import DEFAULT_PAGE, EntryPage, EntryQuery
@@ -117,7 +122,13 @@ class SharedJournal:
         if room <= 0:
             return EntryPage(tuple(entries), Cursor(_TEAM))
         rest = token[len(_TEAM) :]
-        team_query = from_entry_query(wanted, operator=wanted.operator, reason=wanted.reason)
+        origin = await self._team.origin() if wanted.run_id is not None else None
+        team_query = from_entry_query(
+            wanted,
+            operator=wanted.operator,
+            reason=wanted.reason,
+            run_origin=None if origin is None else UUID(origin),
+        )
         found = await self._store.page(
             team_query, limit=room, cursor=Cursor(rest) if rest else None
         )

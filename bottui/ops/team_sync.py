@@ -113,6 +113,10 @@ class TeamSync:
         """Local entries above this id are not yet shared (None: not registered)."""
         return await self._local(lambda: self._outbox.pushed_id(self.key))
 
+    async def origin(self) -> str | None:
+        """The local journal's origin UUID (a run id is per journal file)."""
+        return await self._local(self._outbox.origin)
+
     async def sync(self, *, until_empty: bool = True) -> SyncState:
         """Push what waits, a batch at a time; the state after (never raises for the store)."""
         async with self._lock:

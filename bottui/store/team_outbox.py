@@ -31,7 +31,7 @@ from bottui.store.db_errors import JournalUnavailable
 from bottui.store.journal_migrations import SCHEMA
 from bottui.store.journal_records import JournalEntry
 from bottui.store.journal_rows import entry
-from bottui.store.journal_schema import BUSY_TIMEOUT, SELECT_ENTRIES
+from bottui.store.journal_schema import BUSY_TIMEOUT, ORIGIN, SELECT_ENTRIES
 from bottui.store.sqlite_util import Database
 
 #: Entries one push carries at most (a push of many goes by COPY).
@@ -167,6 +167,14 @@ class Outbox:
         with self._db.read() as conn:
             row = conn.execute(_PUSHED_ID, (store,)).fetchone()
         return None if row is None else int(row[0])
+
+    def origin(self) -> str | None:
+        """This journal file's origin UUID (None: no file yet)."""
+        if not self._path.exists():
+            return None
+        with self._db.read() as conn:
+            row = conn.execute(ORIGIN).fetchone()
+        return None if row is None else str(row[0])
 
     def close(self) -> None:
         """Close the connection (the next call opens another)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -198,3 +199,15 @@ async def _local_then_shared(team: str) -> EntryPage:
     finally:
         await local.close()
         await team_sync.close()
+
+
+def test_a_bulk_run_is_shared_whole_and_its_run_filter_finds_it(team: str, tmp_path: Path) -> None:
+    ids = tmp_path / "ids.txt"
+    ids.write_text("".join(f"v-{n}\n" for n in range(300)), encoding="utf-8")
+    r = cli("revoke", *scope(), "--from-file", str(ids), "--reason", "INC-bulk")
+    assert r.code == 0, r.err
+    rows = shared(team)
+    assert len(rows) == 300 and all(row[3] is not None for row in rows)
+    run = cli("journal", "--json", "--run", "1", "--all").json()["entries"]
+    assert len(run) == 300 and all(e["shared"] is True for e in run)
+    assert cli("journal", "--json", "--run", "2").json()["entries"] == []
