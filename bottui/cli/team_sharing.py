@@ -47,6 +47,7 @@ async def start(session: Session) -> Sharing:
         await team.register()
     thread = SharingThread(team, interval=INTERVAL)
     thread.start()
+    session.hand_over_team()
     return Sharing(thread)
 
 

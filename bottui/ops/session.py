@@ -316,6 +316,14 @@ class Session:
                 self.warn(f"team journal: {exc.title}")
         return self._team
 
+    def hand_over_team(self) -> None:
+        """The push thread owns the team store from now on (it closes it; :meth:`aclose` not).
+
+        A push abandoned at the end of a command may still hold the store on
+        its thread: closing it from here would wait on that thread's lock.
+        """
+        self._team = None
+
     @property
     def inventory_store(self) -> InventoryStore:
         """This profile's inventory behind its async facade (every call off the event loop)."""

@@ -211,3 +211,58 @@ def test_a_bulk_run_is_shared_whole_and_its_run_filter_finds_it(team: str, tmp_p
     run = cli("journal", "--json", "--run", "1", "--all").json()["entries"]
     assert len(run) == 300 and all(e["shared"] is True for e in run)
     assert cli("journal", "--json", "--run", "2").json()["entries"] == []
+
+
+def test_a_store_that_never_answers_costs_a_bounded_wait_and_one_warning(
+    env: SandboxServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A network cut: the connection is accepted and nothing ever comes back."""
+    import socket
+    import time
+
+    hole = socket.socket()
+    hole.bind(("127.0.0.1", 0))
+    hole.listen(8)
+    try:
+        port = hole.getsockname()[1]
+        monkeypatch.setenv("BOTTUI_STORE_URL", f"postgresql://bottui@127.0.0.1:{port}/bottui")
+        started = time.monotonic()
+        r = cli("limiter", "disable", "rl-login", *scope())
+        took = time.monotonic() - started
+    finally:
+        hole.close()
+    assert r.code == 0
+    lines = r.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("warning: team journal: 1 not yet shared")
+    assert "Traceback" not in r.err
+    assert took < 40  # bounded: the push's 5 s, with a generous margin for a busy machine
+
+
+def test_credentials_revoked_then_restored_as_the_readme_operator_role(
+    team: str,
+    postgres_server: PostgresServer,
+    pg_database: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tests.team.test_schema import _readme_sql
+
+    role = f"dana_{pg_database}"
+    setup = _readme_sql()
+    setup = setup[setup.index("CREATE ROLE bottui_operator") :].replace("alice", role)
+    setup = setup.replace("bottui_operator", f"op2_{pg_database}")
+    setup = setup.replace("'change-me'", "'s3cret-dana'")
+    with psycopg.connect(team, autocommit=True) as conn:
+        conn.execute(setup.encode())
+    monkeypatch.setenv("BOTTUI_STORE_URL", postgres_server.tcp_url(pg_database, role))
+    monkeypatch.setenv("PGPASSWORD", "s3cret-dana")
+    assert cli("limiter", "disable", "rl-login", *scope()).err == ""
+    with psycopg.connect(team, autocommit=True) as conn:
+        conn.execute(f"ALTER ROLE {role} NOLOGIN".encode())
+    r = cli("limiter", "enable", "rl-login", *scope())
+    assert r.code == 0
+    assert r.err.startswith("warning: team journal: 1 not yet shared") and r.err.count("\n") == 1
+    assert "s3cret-dana" not in r.err
+    with psycopg.connect(team, autocommit=True) as conn:
+        conn.execute(f"ALTER ROLE {role} LOGIN".encode())
+    assert cli("store", "sync").code == 0
+    assert [(row[3]) for row in shared(team)] == ["ok", "ok"]
