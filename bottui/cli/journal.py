@@ -125,7 +125,13 @@ async def cmd_journal(args: Args, out: Output) -> int:
     if team is not None:
         from bottui.ops.shared_journal import SharedJournal
 
-        journal = SharedJournal(local, team)
+        def down(reason: str) -> None:
+            out.message(
+                f"note: the team store is unreachable ({reason}); showing this machine's "
+                "journal only"
+            )
+
+        journal = SharedJournal(local, team, on_down=down)
     stream = EntryStream(journal, query, limit=limit_of(args), tokens=TokenStore(timeout=1.0))
     try:
         code = await _write(args, out, stream, fmt)

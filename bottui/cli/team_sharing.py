@@ -63,16 +63,15 @@ def warning(state: SyncState) -> str | None:
 
 async def finish(sharing: Sharing, out: Output) -> None:
     """Push once more (bounded), stop, and warn when the store could not take it."""
-    import asyncio
-
     from bottui.ops.team_sync import EXIT_BUDGET, SyncState
     from bottui.store.errors import StoreError
+    from bottui.store.executor import run_blocking
 
     if sharing.thread is None:
         return
     thread = sharing.thread
     # Joined off the loop: the loop stays free for whatever else is closing.
-    state = await asyncio.to_thread(thread.stop, EXIT_BUDGET)
+    state = await run_blocking(lambda: thread.stop(EXIT_BUDGET), lane="team-push-stop")
     if state is None:
         waiting = thread.team.state.waiting
         with contextlib.suppress(StoreError):

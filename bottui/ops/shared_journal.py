@@ -16,10 +16,13 @@ the first phase only.
 
 The cursor says which phase and where in it. Entries not yet shared come
 first: they are, but for clock skew, the newest this operator can know of.
+When the store cannot be read at the first page, the pages are this
+machine's journal alone (``on_down`` is told why, for the note a face shows).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 from uuid import UUID
@@ -27,6 +30,7 @@ from uuid import UUID
 from bottui.store.journal_records import JournalEntry
 from bottui.store.journal_store import DEFAULT_PAGE, EntryPage, EntryQuery
 from bottui.store.paging import Cursor
+from bottui.store.team.errors import StoreUnavailable
 from bottui.store.team.query import from_entry_query
 from bottui.store.utc import stamp
 
@@ -38,6 +42,8 @@ if TYPE_CHECKING:
 
 _LOCAL: Final = "local:"
 _TEAM: Final = "team:"
+#: The store was down at the first page: this machine's journal alone, to the end.
+_SOLO: Final = "solo:"
 
 
 def from_team(entry: TeamEntry) -> JournalEntry:
@@ -83,11 +89,17 @@ class SharedJournal:
     """
 
     def __init__(
-        self, local: JournalStore, team: TeamSync, *, store: TeamStore | None = None
+        self,
+        local: JournalStore,
+        team: TeamSync,
+        *,
+        store: TeamStore | None = None,
+        on_down: Callable[[str], None] | None = None,
     ) -> None:
         self._local = local
         self._team = team
         self._store = team.store if store is None else store
+        self._on_down = on_down
 
     async def page(
         self,
@@ -105,6 +117,24 @@ class SharedJournal:
         wanted = query or EntryQuery()
         size = max(1, int(limit))
         token = "" if cursor is None else cursor.token
+        if token.startswith(_SOLO):
+            return await self._solo(wanted, size, Cursor(token[len(_SOLO) :]))
+        if cursor is None:
+            try:
+                return await self._page(wanted, size, token)
+            except StoreUnavailable as exc:
+                # The store is down: this machine's journal alone, and whoever shows it says so.
+                if self._on_down is not None:
+                    self._on_down(exc.title)
+                return await self._solo(wanted, size, None)
+        return await self._page(wanted, size, token)
+
+    async def _solo(self, wanted: EntryQuery, size: int, inner: Cursor | None) -> EntryPage:
+        page = await self._local.page(wanted, limit=size, cursor=inner)
+        after = None if page.next is None else Cursor(_SOLO + page.next.token)
+        return EntryPage(page.entries, after)
+
+    async def _page(self, wanted: EntryQuery, size: int, token: str) -> EntryPage:
         entries: list[JournalEntry] = []
         if not token or token.startswith(_LOCAL):
             inner = Cursor(token[len(_LOCAL) :]) if token else None
@@ -132,7 +162,9 @@ class SharedJournal:
         found = await self._store.page(
             team_query, limit=room, cursor=Cursor(rest) if rest else None
         )
-        entries += [from_team(e) for e in found.entries]
+        # An entry pushed a moment ago may still be above the local cursor: shown once.
+        mine = {e.event_id for e in entries}
+        entries += [e for e in map(from_team, found.entries) if e.event_id not in mine]
         after = None if found.next is None else Cursor(_TEAM + found.next.token)
         return EntryPage(tuple(entries), after)
 

@@ -253,7 +253,9 @@ class TuiServices:
             reader = await open_team_store_url(
                 session.settings.store_url, os.environ, session.tokens
             )
-            self._team_reader = SharedJournal(session.journal_store, team, store=reader)
+            self._team_reader = SharedJournal(
+                session.journal_store, team, store=reader, on_down=self._read_down
+            )
 
     def _team_state(self, state: SyncState) -> None:
         was_down, self.team_down = self.team_down, state.down is not None
@@ -262,6 +264,11 @@ class TuiServices:
             self._show_work()
         if was_down and not self.team_down:
             self._broadcast(InventoryChanged)  # the shared journal is back: read again
+
+    def _read_down(self, _reason: str) -> None:
+        # Read while the store is down: the Journal screen says so until a push succeeds.
+        self.team_down = True
+        self.share_soon()
 
     def share_soon(self) -> None:
         """A change was journaled: push it now (nothing without a team store)."""

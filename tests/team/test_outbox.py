@@ -266,3 +266,18 @@ def test_credentials_revoked_then_restored_as_the_readme_operator_role(
         conn.execute(f"ALTER ROLE {role} LOGIN".encode())
     assert cli("store", "sync").code == 0
     assert [(row[3]) for row in shared(team)] == ["ok", "ok"]
+
+
+def test_journal_with_nothing_waiting_and_the_store_down_falls_back_with_a_note(
+    team: str, postgres_server: PostgresServer
+) -> None:
+    assert cli("limiter", "disable", "rl-login", *scope()).code == 0  # shared: nothing waits
+    postgres_server.stop()
+    try:
+        for argv in ((), ("--json",), ("--jsonl", "--all")):
+            r = cli("journal", *argv)
+            assert r.code == 0, r.err
+            assert "showing this machine's journal only" in r.err and "Traceback" not in r.err
+            assert "limiter" in r.out
+    finally:
+        postgres_server.start()
