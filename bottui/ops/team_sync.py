@@ -56,6 +56,8 @@ class SyncState:
     def header(self) -> str:
         """The header's words ("" when everything is shared)."""
         if self.down is not None:
+            if not self.waiting:
+                return "team journal: store down"
             return f"team journal: store down, {self.waiting} not yet shared"
         if self.waiting:
             return f"team journal: {self.waiting} not yet shared"

@@ -196,3 +196,22 @@ def test_two_operators_on_one_store_both_see_every_entry(
         assert all(x["shared"] is True for x in entries)
         assert len({x["event_id"] for x in entries}) == 4
     assert counts(team) == (4, 4, 4, 4)
+
+
+def test_two_processes_on_one_journal_push_each_event_once(team: str, tmp_path: Path) -> None:
+    """Several bottui processes share one journal and its push cursor: each pushes, none twice."""
+    files = []
+    for k in range(2):
+        ids = tmp_path / f"ids-{k}.txt"
+        ids.write_text("".join(f"w{k}-{i}\n" for i in range(1500)), encoding="utf-8")
+        files.append(ids)
+    procs = [
+        bottui("revoke", *scope(), "--from-file", str(f), "--reason", "INC-two") for f in files
+    ]
+    procs.append(bottui("limiter", "disable", "rl-login", *scope()))
+    for proc in procs:
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+    assert cli("store", "sync").code == 0
+    assert counts(team) == (3001, 3001, 3001, 3001)
+    assert cli("store", "status", "--json").json()["waiting"] == 0
