@@ -8,7 +8,7 @@ event loop and no face repeats the cursor loop.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from typing import TypeVar
 
 from bottui.ops.session import Session
@@ -23,10 +23,17 @@ T = TypeVar("T")
 WHOLE_LIST_PAGE = 5000
 
 
-async def all_pages(read: Callable[[Cursor | None], Awaitable[Page[T]]]) -> list[T]:
-    """Every item of a paged read, in the store's order."""
+#: Records of a list a screen shows before the rest: more than a screenful, and
+#: one short range scan, so the first frame does not wait for thousands.
+FIRST_PAGE = 100
+
+
+async def all_pages(
+    read: Callable[[Cursor | None], Awaitable[Page[T]]], start: Cursor | None = None
+) -> list[T]:
+    """Every item of a paged read (after ``start``), in the store's order."""
     items: list[T] = []
-    cursor: Cursor | None = None
+    cursor: Cursor | None = start
     while True:
         page = await read(cursor)
         items += page.items
@@ -35,12 +42,35 @@ async def all_pages(read: Callable[[Cursor | None], Awaitable[Page[T]]]) -> list
         cursor = page.next
 
 
-async def read_all_limiters(session: Session, account: str, project: str) -> list[LimiterEntry]:
-    """The rate limiters the inventory knows for a project."""
+async def read_all_limiters(
+    session: Session, account: str, project: str, *, after: Cursor | None = None
+) -> list[LimiterEntry]:
+    """The rate limiters the inventory knows for a project (``after``: past that page)."""
     store = session.inventory_store
     return await all_pages(
-        lambda cursor: store.limiters(account, project, limit=WHOLE_LIST_PAGE, cursor=cursor)
+        lambda cursor: store.limiters(account, project, limit=WHOLE_LIST_PAGE, cursor=cursor),
+        after,
     )
+
+
+async def first_limiters(session: Session, account: str, project: str) -> Page[LimiterEntry]:
+    """The first :data:`FIRST_PAGE` rate limiters of a project (the rest: ``read_all_limiters``)."""
+    return await session.inventory_store.limiters(account, project, limit=FIRST_PAGE)
+
+
+async def first_projects(session: Session) -> Page[ProjectEntry]:
+    """The first :data:`FIRST_PAGE` projects (the rest: ``read_all_projects``)."""
+    return await session.inventory_store.projects(None, limit=FIRST_PAGE)
+
+
+async def inventory_version(session: Session) -> Hashable | None:
+    """The inventory's marker (see ``InventoryStore.version``): equal, nothing changed.
+
+    With the store it is of: after a switch of profile, markers of two stores never match.
+    """
+    store = session.inventory_store
+    marker = await store.version()
+    return None if marker is None else (store, marker)
 
 
 async def read_all_dimensions(session: Session, account: str, project: str) -> list[DimensionEntry]:
@@ -51,12 +81,23 @@ async def read_all_dimensions(session: Session, account: str, project: str) -> l
     )
 
 
-async def read_all_projects(session: Session, account: str | None = None) -> list[ProjectEntry]:
-    """The projects the inventory knows (of ``account``, or of all)."""
+async def read_all_projects(
+    session: Session, account: str | None = None, *, after: Cursor | None = None
+) -> list[ProjectEntry]:
+    """The projects the inventory knows (of ``account``, or of all; ``after``: past that page)."""
     store = session.inventory_store
     return await all_pages(
-        lambda cursor: store.projects(account, limit=WHOLE_LIST_PAGE, cursor=cursor)
+        lambda cursor: store.projects(account, limit=WHOLE_LIST_PAGE, cursor=cursor), after
     )
 
 
-__all__ = ["all_pages", "read_all_dimensions", "read_all_limiters", "read_all_projects"]
+__all__ = [
+    "FIRST_PAGE",
+    "all_pages",
+    "first_limiters",
+    "first_projects",
+    "inventory_version",
+    "read_all_dimensions",
+    "read_all_limiters",
+    "read_all_projects",
+]

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from bottui.store.config_model import Profile
-from bottui.store.errors import StoreError
+from bottui.store.errors import KeyringUnavailable, StoreError
 from bottui.store.team.target import StoreTarget, check_store_url, resolve_store_url
 from bottui.store.tokens import TokenStore
 
@@ -65,10 +65,10 @@ async def _open(
     if not environ.get("PGPASSWORD"):
         try:
             password = await tokens.store_password_async(target.keyring_username)
-        except StoreError:
-            # No keyring here (a server, a container): libpq's own means remain
-            # (~/.pgpass, a client certificate, PGSERVICE); a store that still
-            # wants a password says so when it is reached.
+        except KeyringUnavailable:
+            # A server reached over SSH often has no keyring at all: the store's
+            # password is then libpq's business (~/.pgpass, PGSERVICE, a
+            # certificate), as it is for every PostgreSQL client there.
             password = None
     return TeamStore(target, password=password, timeout=timeout or DEFAULT_TIMEOUT)
 

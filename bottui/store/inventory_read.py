@@ -199,6 +199,19 @@ class InventoryReader(ClosesOnExit):
         """``inventory list --json``: the profile and every record (TOML's keys)."""
         return {"profile": self._profile, **self.snapshot().to_json()}
 
+    def version(self) -> tuple[int, int] | None:
+        """A marker that differs once another connection has committed a change (None: no file).
+
+        ``PRAGMA data_version`` of this object's connection, with which
+        connection it is (a reopened one counts afresh). Commits of this very
+        connection do not change it: use it on a connection that only reads.
+        """
+        if not self._path.exists():
+            return None
+        with self._db.read() as conn:
+            (data_version,) = conn.execute("PRAGMA data_version").fetchone()
+        return (self._db.opened, int(data_version))
+
     # -- lifetime ------------------------------------------------------------------------------
 
     def close(self) -> None:

@@ -210,6 +210,11 @@ class SqliteInventoryStore:
         """One dimension, if known."""
         return await self._read(lambda: self._reader.dimension(account, project, dimension_id))
 
+    async def version(self) -> tuple[int, int] | None:
+        """The read connection's ``PRAGMA data_version`` (it never writes, so every
+        commit, this process's or another's, changes it); None: no file yet."""
+        return await self._read(self._reader.version)
+
     async def snapshot(self) -> InventorySnapshot:
         """Everything of the profile, read in one transaction."""
         return await self._read(self._reader.snapshot)

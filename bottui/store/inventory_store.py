@@ -12,6 +12,7 @@ edits of a missing record raise :class:`~bottui.store.db_errors.NotInInventory`.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
@@ -102,6 +103,15 @@ class InventoryStore(Protocol):
 
     async def snapshot(self) -> InventorySnapshot:
         """Everything of the profile, read at once (export, ``inventory list``)."""
+        ...
+
+    async def version(self) -> Hashable | None:
+        """A cheap marker of the inventory's state: it differs after any change.
+
+        Equal markers mean nothing changed in between (by anyone), so a screen
+        may keep the rows it shows; ``None`` means the store cannot tell (read
+        again). Compare only markers of the same store object.
+        """
         ...
 
     async def to_dict(self) -> dict[str, Any]:

@@ -35,6 +35,8 @@ _EARLIER: Final = (
     "SELECT key FROM seen WHERE batch <> ? AND key IN (SELECT value FROM json_each(?))"
 )
 
+_KNOWN: Final = "SELECT key FROM seen WHERE key IN (SELECT value FROM json_each(?))"
+
 
 class SeenIds:
     """The keys seen so far, exactly; see the module docstring. Close it when done."""
@@ -76,6 +78,11 @@ class SeenIds:
             fresh.append(key not in earlier and key not in given)
             given.add(key)
         return fresh
+
+    def known(self, keys: Sequence[str]) -> set[str]:
+        """Those of ``keys`` given before (one statement for the whole batch)."""
+        document = json.dumps(list(keys), ensure_ascii=False)
+        return {key for (key,) in self._db.execute(_KNOWN, (document,))}
 
     def close(self) -> None:
         """Drop the database (SQLite deletes the file)."""

@@ -114,12 +114,20 @@ class Database:
         self._busy_timeout = busy_timeout
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
+        # Connections opened so far: a marker read on one (``PRAGMA data_version``)
+        # compares only with markers read on the same one.
+        self._opened = 0
         self._stats = LockStats() if lock_stats is None else lock_stats
 
     @property
     def path(self) -> Path:
         """The database file."""
         return self._path
+
+    @property
+    def opened(self) -> int:
+        """How many connections this object has opened (one, then one per reopening)."""
+        return self._opened
 
     @property
     def lock_stats(self) -> LockStats:
@@ -131,6 +139,7 @@ class Database:
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
             self._conn = self._open()
+            self._opened += 1
         return self._conn
 
     def _open(self) -> sqlite3.Connection:

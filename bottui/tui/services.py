@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -167,6 +167,8 @@ class TuiServices:
         self.last_error: BaseException | None = None
         #: Names the inventory knows for projects (filled by :meth:`load_names`).
         self._names: dict[tuple[str, str], str] = {}
+        #: The inventory's marker when the names were read (see ``load_names``).
+        self._names_version: Hashable | None = None
         #: The header's team journal state ("" without a store, or all shared).
         self.team_text = ""
         #: The team store is down: the Journal screen reads the local journal.
@@ -199,15 +201,20 @@ class TuiServices:
         """Read every project's name from the inventory into the cache.
 
         A damaged or locked inventory leaves the cache as it was: the
-        Projects screen says what is wrong.
+        Projects screen says what is wrong. Not read again while the
+        inventory's marker is the one of the last read (thousands of projects).
         """
-        from bottui.ops.inventory_reads import read_all_projects
+        from bottui.ops.inventory_reads import inventory_version, read_all_projects
 
         try:
+            version = await inventory_version(self.session)
+            if version is not None and version == self._names_version:
+                return
             entries = await read_all_projects(self.session)
         except EXPECTED_ERRORS:
             return
         self._names = {(e.account, e.project): e.name for e in entries if e.name}
+        self._names_version = version
 
     def inventory_changed(self) -> None:
         """Read the project names again, then tell every screen that the inventory changed."""

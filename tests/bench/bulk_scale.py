@@ -5,7 +5,9 @@ Run it as a script (pytest does not collect tests/bench); sizes are arguments::
     python tests/bench/bulk_scale.py cpu    [--ids 10000] [--concurrency 64] [--rounds 3]
     python tests/bench/bulk_scale.py rate   [--ids 20000] [--concurrency 256] [--latency 0.1]
     python tests/bench/bulk_scale.py rss    [--ids 1000000] [--concurrency 256]
-    python tests/bench/bulk_scale.py resume [--ids 1000000]
+                                            [--dir DIR [--resume-only]]
+    python tests/bench/bulk_scale.py resume [--ids 1000000] [--no-checkpoints | --covered-only]
+    python tests/bench/bulk_scale.py first  [--ids 1000000] [--rounds 3] [--against CHECKOUT]
 
 Every figure is of the client process only (the sandbox, in a process of its
 own, may well be the bottleneck on 2 cores): CPU seconds and peak RSS from
@@ -24,7 +26,9 @@ two interleaved round by round, medians and ratios printed.
   through the journal's own batch writer, not by sending), then ``--resume``
   of the same input: seconds to the end (nothing is sent; goal < 3 s at
   1,000,000) and peak RSS; then the same with the last tenth of the ids not
-  settled: seconds from start to the first request (goal < 1 s).
+  settled: seconds from start to the first request (goal < 1 s);
+* ``first``: that first request again, round by round against a fresh run
+  of the same input and (``--against``) another checkout's resume.
 """
 
 from __future__ import annotations
@@ -186,17 +190,23 @@ def rss(args: argparse.Namespace) -> None:
     sandbox = Sandbox(args.latency)
     try:
         with tempfile.TemporaryDirectory(prefix="bottui-bench-") as tmp:
-            work = Path(tmp)
+            # --dir keeps the input and the journal, so a long run's --resume
+            # can be measured again later (--resume-only) without sending again.
+            work = Path(args.dir) if args.dir else Path(tmp)
+            work.mkdir(parents=True, exist_ok=True)
             ids = work / "ids.txt"
-            write_ids(ids, args.ids)
-            run = cli(sandbox, ids, work / "home", args.concurrency)
-            print(
-                f"  run:    {run['rss']:6.1f} MB, {run['wall']:.1f} s, "
-                f"{args.ids / run['wall']:,.0f}/s, {run['cpu']:.1f} CPU-s"
-            )
+            if not args.resume_only:
+                write_ids(ids, args.ids)
+                run = cli(sandbox, ids, work / "home", args.concurrency)
+                print(
+                    f"  run:    {run['rss']:6.1f} MB, {run['wall']:.1f} s, "
+                    f"{args.ids / run['wall']:,.0f}/s, {run['cpu']:.1f} CPU-s",
+                    flush=True,
+                )
             again = cli(sandbox, ids, work / "home", args.concurrency, "--resume")
             print(
-                f"  resume: {again['rss']:6.1f} MB, {again['wall']:.1f} s "
+                f"  resume: {again['rss']:6.1f} MB, {again['wall']:.1f} s, "
+                f"{again['cpu']:.1f} CPU-s "
                 f"(sent {again['summary']['total'] - again['summary']['skipped']:,})"
             )
     finally:
@@ -204,7 +214,7 @@ def rss(args: argparse.Namespace) -> None:
 
 
 async def settled_journal(
-    home: Path, ids: Path, count: int, settled: int, checkpoints: bool = True
+    home: Path, ids: Path, count: int, settled: int, checkpoints: bool = True, *, only: int = 0
 ) -> None:
     """A journal holding the run of ``ids`` with its first ``settled`` ids settled.
 
@@ -228,7 +238,7 @@ async def settled_journal(
     )  # fmt: skip
     writer = await store.batch()
     chunk = 2000
-    for start in range(0, settled, chunk):
+    for start in range(0, only or settled, chunk):
         records = []
         for n in range(start, min(settled, start + chunk)):
             visitor = f"vis_bench_{n:08d}"
@@ -246,6 +256,9 @@ async def settled_journal(
         if checkpoints:  # one id per line: the prefix is the ids settled so far
             await writer.checkpoint(run_id, min(settled, start + chunk))
         await writer.flush()
+    if only:  # the shortcut of --covered-only: a checkpoint claiming every line
+        await writer.checkpoint(run_id, settled)
+        await writer.flush()
     await writer.close()
     await store.close()
     source.close()
@@ -260,12 +273,18 @@ def resume(args: argparse.Namespace) -> None:
             work = Path(tmp)
             ids = work / "ids.txt"
             write_ids(ids, args.ids)
-            for label, settled in (("settled", args.ids), ("nine tenths", args.ids * 9 // 10)):
+            cases = (("settled", args.ids), ("nine tenths", args.ids * 9 // 10))
+            for label, settled in cases[:1] if args.covered_only else cases:
                 home = work / f"home-{label}"
                 started = time.perf_counter()
-                asyncio.run(settled_journal(home, ids, args.ids, settled, not args.no_checkpoints))
+                only = 2000 if args.covered_only else 0
+                marks = not args.no_checkpoints
+                asyncio.run(settled_journal(home, ids, args.ids, settled, marks, only=only))
                 took = time.perf_counter() - started
-                print(f"  journal of {settled:,} settled ids written in {took:.0f} s")
+                print(
+                    f"  journal of {only or settled:,} settled ids, checkpoint at line "
+                    f"{settled:,}, written in {took:.0f} s"
+                )
                 sandbox.reset()
                 first_at: list[float] = []
                 watcher = _first_request_watcher(sandbox, first_at)
@@ -280,6 +299,61 @@ def resume(args: argparse.Namespace) -> None:
                 )
     finally:
         sandbox.stop()
+
+
+def first(args: argparse.Namespace) -> None:
+    """Seconds from spawn to the first request of a ``--resume`` of ``--ids`` ids whose last
+    tenth is unsettled, round by round against a fresh run (no ``--resume``) and, with
+    ``--against CHECKOUT``, the same resume by that checkout's code; the CLI is stopped
+    (SIGINT) at its first request, and the journal copied anew for each round."""
+    import shutil
+    import signal
+
+    print(f"first request, {args.ids:,} ids, last tenth unsettled, load {load()}")
+    codes = {"this": str(ROOT), "fresh": str(ROOT)}
+    if args.against:
+        codes["against"] = str(Path(args.against).resolve())
+    times: dict[str, list[float]] = {label: [] for label in codes}
+    sandbox = Sandbox(0.0)
+    try:
+        with tempfile.TemporaryDirectory(prefix="bottui-bench-") as tmp:
+            work = Path(tmp)
+            ids = work / "ids.txt"
+            write_ids(ids, args.ids)
+            asyncio.run(settled_journal(work / "made", ids, args.ids, args.ids * 9 // 10))
+            for n in range(args.rounds):
+                for label, code in codes.items():
+                    home = work / "round"
+                    shutil.rmtree(home, ignore_errors=True)
+                    if label != "fresh":
+                        shutil.copytree(work / "made", home)
+                    sandbox.reset()
+                    env = environment(home) | {"PYTHONPATH": code}
+                    argv = [
+                        sys.executable, "-m", "bottui", "revoke", "--from-file", str(ids),
+                        "--base-url", sandbox.base_url, "--account", DEMO_ACCOUNT,
+                        "--project", PROJECT, "--concurrency", "64", "--json",
+                    ] + ([] if label == "fresh" else ["--resume"])  # fmt: skip
+                    started = time.perf_counter()
+                    proc = subprocess.Popen(
+                        argv, env=env, cwd=code, stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL,
+                    )  # fmt: skip
+                    while proc.poll() is None and sandbox.stats()["requests"] == 0:
+                        time.sleep(0.005)
+                    times[label].append(time.perf_counter() - started)
+                    if proc.poll() is None:
+                        proc.send_signal(signal.SIGINT)
+                    proc.wait()
+                print(
+                    f"  round {n + 1}: "
+                    + ", ".join(f"{label} {t[-1]:.2f} s" for label, t in times.items())
+                    + f"  load {load()}"
+                )
+    finally:
+        sandbox.stop()
+    for label, found in times.items():
+        print(f"median {label}: {statistics.median(found):.2f} s")
 
 
 def _first_request_watcher(sandbox: Sandbox, found: list[float]) -> Any:
@@ -313,7 +387,7 @@ def _first_request_watcher(sandbox: Sandbox, found: list[float]) -> Any:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("what", choices=("cpu", "rate", "rss", "resume"))
+    parser.add_argument("what", choices=("cpu", "rate", "rss", "resume", "first"))
     parser.add_argument("--ids", type=int)
     parser.add_argument("--concurrency", type=int)
     parser.add_argument("--latency", type=float)
@@ -323,17 +397,36 @@ def main() -> None:
         action="store_true",
         help="resume: a journal without settled-prefix checkpoints (every id looked up)",
     )
+    parser.add_argument(
+        "--against", help="first: a checkout of another version, its resume interleaved"
+    )
+    parser.add_argument(
+        "--covered-only",
+        action="store_true",
+        help="resume: a journal of the first 2,000 ids and a checkpoint claiming every line "
+        "(a settled resume's reading of the covered lines, time and RSS, without writing "
+        "--ids entries first)",
+    )
+    parser.add_argument(
+        "--dir", help="rss: keep the input and the journal in this directory (under /tmp)"
+    )
+    parser.add_argument(
+        "--resume-only",
+        action="store_true",
+        help="rss: only the --resume of the run already in --dir",
+    )
     args = parser.parse_args()
     defaults = {
         "cpu": (10_000, 64, 0.0),
         "rate": (20_000, 256, 0.1),
         "rss": (1_000_000, 256, 0.0),
         "resume": (1_000_000, 64, 0.0),
+        "first": (1_000_000, 64, 0.0),
     }[args.what]
     args.ids = args.ids or defaults[0]
     args.concurrency = args.concurrency or defaults[1]
     args.latency = defaults[2] if args.latency is None else args.latency
-    {"cpu": cpu, "rate": rate, "rss": rss, "resume": resume}[args.what](args)
+    {"cpu": cpu, "rate": rate, "rss": rss, "resume": resume, "first": first}[args.what](args)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,11 @@ keeps one made before with the same N) and an empty one, then:
    (``SqliteJournalStore.page``, limit 50), median of R (target: < 50 ms);
 3. **streams** (unless ``--no-streams``): ``--all --jsonl``, ``--all --json``
    and ``--export`` of the whole journal, once each: wall time, entries per
-   second and peak RSS (target: < 100 MB at any size).
+   second and peak RSS (target: < 100 MB at any size);
+4. **whole commands in process**: each command of 1. run whole by
+   ``bottui.cli.run`` in this process, big and empty interleaved, median of R:
+   the same difference without Python's start-up, which on a loaded machine
+   swings the figures of 1. by more than the target.
 
 Keyring lookups are out of the picture (``keyring.backends.fail``): the
 figures are the journal's. On a shared machine, compare the ratios of one
@@ -175,7 +179,16 @@ def prepare(root: Path, n: int, reuse: bool) -> tuple[Path, Path]:
     if not (reuse and mark.exists() and big_file.exists()):
         mark.unlink(missing_ok=True)
         started = time.perf_counter()
-        how = journal_data.make(big_file, n)
+        # In a process of its own: a child forked from a big parent reports the
+        # parent's size as its own peak RSS (ru_maxrss survives exec on Linux).
+        made = subprocess.run(
+            [sys.executable, "-m", "tests.bench.journal_data", str(big_file), str(n)],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        how = "sql" if " by sql " in made.stdout else "api"
         mark.write_text(how)
         print(f"made {n:,} entries by {how} in {time.perf_counter() - started:.0f} s")
     if not empty_file.exists():
@@ -229,6 +242,42 @@ def in_process(n: int, big: Path, repeat: int) -> None:
     asyncio.run(measure())
 
 
+def commands_in_process(
+    n: int, big: Path, empty: Path, home: Path, repeat: int, only: list[str]
+) -> None:
+    """Each command run whole in this process (``bottui.cli.run``), big and empty
+    interleaved: the journal's share without Python's start-up, which on a loaded
+    machine swings the process figures of section 1 by more than 100 ms."""
+    import contextlib
+    import io
+
+    from bottui.cli import run
+
+    print(f"\n4. whole commands in process: median of {repeat} after one warm-up")
+    print(f"{'command':40} {'big ms':>8} {'empty ms':>9} {'diff ms':>8}")
+    os.environ.update(
+        XDG_CONFIG_HOME=str(home / "config"),
+        XDG_DATA_HOME=str(home / "data"),
+        PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
+    )
+    for name, argv in commands(n):
+        if only and not any(word in name for word in only):
+            continue
+        times: dict[Path, list[float]] = {big: [], empty: []}
+        for i in range(repeat + 1):
+            for state in (big, empty) if i % 2 == 0 else (empty, big):
+                os.environ["XDG_STATE_HOME"] = str(state)
+                sink = io.StringIO()
+                started = time.perf_counter()
+                with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+                    run(["journal", *argv])
+                if i:
+                    times[state].append((time.perf_counter() - started) * 1000)
+        b, e = (statistics.median(times[state]) for state in (big, empty))
+        flag = "" if b - e <= 100 else "  > 100 ms"
+        print(f"{name:40} {b:8.1f} {e:9.1f} {b - e:8.1f}{flag}")
+
+
 def streams(n: int, big: Path, home: Path, root: Path, which: list[str]) -> None:
     print("\n3. whole-journal streams, once each")
     print(f"{'command':28} {'s':>8} {'entries/s':>10} {'RSS MB':>7}")
@@ -270,6 +319,8 @@ def main(argv: list[str]) -> int:
         in_process(args.entries, big, args.repeat)
     if not args.no_streams:
         streams(args.entries, big, home, root, args.streams.split(","))
+    if not args.no_first_pages:
+        commands_in_process(args.entries, big, empty, home, args.repeat, args.only)
     print(f"\nload average {os.getloadavg()[0]:.2f}")
     return 0
 

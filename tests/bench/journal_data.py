@@ -7,17 +7,18 @@ What it holds, by entry number ``i`` (oldest first), to give every filter of
 ``bottui journal`` something realistic to find:
 
 * bulk revocations (``grant.revoke``) in runs of :data:`RUN_SIZE` ids, each
-  run in one of 20 projects ``proj-0`` .. ``proj-19``; one entry in ten of
+  run in one of 20 projects ``proj-0`` .. ``proj-19``; one run in ten of
   profile ``staging``, the rest of the profile given (``prod``);
-* one entry in 500 a single change in the *hot* project (``shop-prod``):
+* one entry in 500 (``i % 500 == 0``) a single change in the *hot* project (``shop-prod``):
   a rate limiter (``limiter.set-active``) or a threshold change, ``ok``;
 * outcomes by ``i % 1000``: withdrawn (97 %), nothing-standing (2 %),
   api-error, unknown, network-error, unknown-retried (rare: ``--outcome
   failed`` finds few); about 10 per million unfinished (no outcome);
 * start times spread evenly over :data:`SPAN_DAYS` days before 2026-11-21.
 
-The rows are written by bulk SQL (a recursive CTE, a million rows per
-transaction) when the file's schema is the one this script knows
+The rows are written by bulk SQL straight into journal schema v3 (recursive
+CTEs, a million rows per transaction, as ``journal_scale.py`` does; 10,000,000
+entries in a few minutes) when the file's schema is the one this script knows
 (``user_version`` :data:`KNOWN_VERSION`); any other schema gets the same
 entries through the public ``SqliteJournalStore.batch()`` API, slower but
 whatever the storage looks like.
@@ -48,7 +49,7 @@ SPAN_DAYS: Final = 90
 #: The end of that span (the newest entry).
 NEWEST: Final = datetime(2026, 11, 21, tzinfo=UTC)
 #: The schema the bulk SQL writes.
-KNOWN_VERSION: Final = 1
+KNOWN_VERSION: Final = 3
 #: Rows per transaction.
 CHUNK: Final = 1_000_000
 HOT_PROJECT: Final = "shop-prod"
@@ -114,85 +115,113 @@ def _create(path: Path) -> None:
 
 
 def _by_sql(path: Path, n: int, profile: str, account: str) -> None:
+    """The entries by bulk SQL straight into schema v3 (as ``journal_scale.py`` does).
+
+    Layout of v3: what consecutive ids share is one ``segments`` row; per id an
+    ``items`` row and a ``results`` row (the outcome word by number). Every
+    500 ids (``i % 500 == 0``) a single change in the hot project (its own
+    segment), then a segment of the next 499 bulk ids of the current run.
+    A segment has one time: the time of its first id. Profile ``staging``
+    is a run's, one run in ten (v3 keeps the profile per segment, so per id
+    would mean a segment per id).
+    """
     conn = sqlite3.connect(path, isolation_level=None)
     try:
         conn.execute("PRAGMA synchronous=OFF")
+        conn.execute("PRAGMA cache_size=-200000")
         runs = (n + RUN_SIZE - 1) // RUN_SIZE
         conn.execute("BEGIN")
         conn.execute(
             "WITH RECURSIVE r(k) AS (SELECT 2 UNION ALL SELECT k + 1 FROM r WHERE k <= ?) "
             "INSERT INTO runs (id, created_at, profile, account, project, input_sha256, "
-            "operation) SELECT k, '2026-08-01T00:00:00.000000Z', ?, ?, "
+            "operation) SELECT k, '2026-08-01T00:00:00.000000Z', "
+            "CASE WHEN (k - 2) % 10 = 9 THEN 'staging' ELSE ? END, ?, "
             "'proj-' || ((k - 2) % 20), printf('%064d', k), 'grant.revoke' FROM r",
             (runs, profile, account),
         )
+        for _, word, _ in (*OUTCOMES, (0, "ok", 200)):
+            conn.execute("INSERT OR IGNORE INTO words (word) VALUES (?)", (word,))
+        words = dict(conn.execute("SELECT word, id FROM words").fetchall())
         conn.execute("COMMIT")
-        oldest = _oldest(n).strftime("%Y-%m-%d %H:%M:%S")
-        when = (
-            f"strftime('%Y-%m-%dT%H:%M:%S', '{oldest}', '+' || CAST(i * {_step()!r} AS INTEGER)"
-            " || ' seconds') || '.000000Z'"
-        )
-        single = "(i % 1000 IN (0, 500))"
-        outcome = (
-            "CASE WHEN "
-            + single
-            + " THEN 'ok' "
+        t0 = int((_oldest(n) - datetime(1970, 1, 1, tzinfo=UTC)).total_seconds() * 1_000_000)
+        step = int(_step() * 1_000_000)  # microseconds between entries
+        run = f"(k * 500 / {RUN_SIZE})"
+        word = (
+            "CASE WHEN i % 500 = 0 THEN "
+            + str(words["ok"])
+            + " "
             + "".join(
-                f"WHEN i % 1000 >= {first} THEN '{word}' " for first, word, _ in reversed(OUTCOMES)
+                f"WHEN i % 1000 >= {first} THEN {words[w]} " for first, w, _ in reversed(OUTCOMES)
             )
             + "END"
         )
         status = (
-            "CASE WHEN "
-            + single
-            + " THEN 200 "
+            "CASE WHEN i % 500 = 0 THEN 200 "
             + "".join(
                 f"WHEN i % 1000 >= {first} THEN {'NULL' if code is None else code} "
                 for first, _, code in reversed(OUTCOMES)
             )
             + "END"
         )
-        for start in range(0, n, CHUNK):
-            end = min(n, start + CHUNK)
+        blocks = (n + 499) // 500
+        per_chunk = CHUNK // 500
+        for first_block in range(0, blocks, per_chunk):
+            last_block = min(blocks, first_block + per_chunk)
+            lo, hi = first_block * 500, min(n, last_block * 500)  # entries i in [lo, hi)
             conn.execute("BEGIN")
             conn.execute(
                 f"""
-                WITH RECURSIVE seq(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM seq WHERE i + 1 < ?)
-                INSERT INTO entries (id, started_at, operator, pid, profile, base_url, operation,
-                    account, project, target, request_body, previous, undo_of, run_id, item_key)
-                SELECT i + 1, {when}, 'oncall@bench', 4242,
-                    CASE WHEN i % 10 = 9 THEN 'staging' ELSE :profile END, '{BASE_URL}',
-                    CASE WHEN i % 1000 = 0 THEN 'limiter.set-active'
-                         WHEN i % 1000 = 500 THEN 'thresholds.set' ELSE 'grant.revoke' END,
-                    :account,
-                    CASE WHEN {single} THEN '{HOT_PROJECT}'
-                         ELSE 'proj-' || ((i / {RUN_SIZE}) % 20) END,
-                    CASE WHEN i % 1000 = 0 THEN '{{"rate_limiter_id":"rl-' || (i % 7) || '"}}'
-                         WHEN i % 1000 = 500 THEN '{{"dimension_id":"bot-score"}}'
-                         ELSE '{{"visitorId":"vis_' || i || '"}}' END,
-                    CASE WHEN i % 1000 = 0 THEN '{{"isActive":false}}'
-                         WHEN i % 1000 = 500 THEN
-                         '{{"blockThreshold":0.9,"challengeThreshold":0.6,"name":"Bot score"}}'
-                         ELSE NULL END,
-                    NULL, NULL,
-                    CASE WHEN {single} THEN NULL ELSE i / {RUN_SIZE} + 2 END,
-                    CASE WHEN {single} THEN NULL ELSE '{{"visitorId":"vis_' || i || '"}}' END
-                FROM seq
-                """.replace(":profile", "?").replace(":account", "?"),
-                (start, end, profile, account),
+                WITH RECURSIVE b(k) AS (
+                    SELECT {first_block} UNION ALL SELECT k + 1 FROM b WHERE k + 1 < {last_block})
+                INSERT INTO segments (first_id, last_id, started, hw, operator, pid, profile,
+                    base_url, operation, account, project, run_id, body_prefix, body_suffix,
+                    target_prefix, target_suffix)
+                SELECT k * 500 + 1, k * 500 + 1, {t0} + k * 500 * {step},
+                    {t0} + k * 500 * {step}, 'oncall@bench', 4242, ?1, '{BASE_URL}',
+                    CASE WHEN k % 2 = 0 THEN 'limiter.set-active' ELSE 'thresholds.set' END,
+                    ?2, '{HOT_PROJECT}', NULL, NULL, NULL, NULL, NULL FROM b
+                UNION ALL
+                SELECT k * 500 + 2, min(k * 500 + 500, ?3), {t0} + (k * 500 + 1) * {step},
+                    {t0} + (k * 500 + 1) * {step}, 'oncall@bench', 4242,
+                    CASE WHEN {run} % 10 = 9 THEN 'staging' ELSE ?1 END, '{BASE_URL}',
+                    'grant.revoke', ?2, 'proj-' || ({run} % 20), {run} + 2,
+                    '{{"subject":', '}}', '{{"visitorId":"vis_', '"}}'
+                FROM b WHERE k * 500 + 1 < ?3
+                ORDER BY 1
+                """,
+                (profile, account, n),
             )
             conn.execute(
                 f"""
-                INSERT INTO outcomes (entry_id, finished_at, outcome, status, result, error,
+                WITH RECURSIVE seq(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM seq WHERE i + 1 < ?)
+                INSERT INTO items (id, target, body, previous, run_id, item_key)
+                SELECT i + 1,
+                    CASE WHEN i % 1000 = 0 THEN '{{"rate_limiter_id":"rl-' || (i % 7) || '"}}'
+                         WHEN i % 1000 = 500 THEN '{{"dimension_id":"bot-score"}}'
+                         ELSE i END,
+                    CASE WHEN i % 1000 = 0 THEN '{{"isActive":false}}'
+                         WHEN i % 1000 = 500 THEN
+                         '{{"blockThreshold":0.9,"challengeThreshold":0.6,"name":"Bot score"}}'
+                         END,
+                    CASE WHEN i % 1000 = 0 THEN '{{"isActive":true}}' END,
+                    CASE WHEN i % 500 = 0 THEN NULL ELSE i / {RUN_SIZE} + 2 END,
+                    CASE WHEN i % 500 = 0 THEN NULL ELSE randomblob(16) END
+                FROM seq
+                """,
+                (lo, hi),
+            )
+            conn.execute(
+                f"""
+                INSERT INTO results (entry_id, finished, word, status, result, error,
                     duration_ms)
-                SELECT id, started_at, {outcome}, {status}, NULL,
-                    CASE WHEN i % 1000 BETWEEN 990 AND 994 AND NOT {single}
+                SELECT i + 1, {t0} + i * {step} + 12500, {word}, {status}, NULL,
+                    CASE WHEN i % 1000 BETWEEN 990 AND 994 AND i % 500 != 0
                          THEN '{{"status":429,"message":"Too many requests"}}' END,
                     12.5
-                FROM (SELECT id, started_at, id - 1 AS i FROM entries WHERE id > ? AND id <= ?)
+                FROM (SELECT id - 1 AS i FROM items WHERE id > ? AND id <= ?)
                 WHERE i % 100003 != 7
                 """,
-                (start, end),
+                (lo, hi),
             )
             conn.execute("COMMIT")
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -260,3 +260,30 @@ def test_a_real_process_pages_and_streams() -> None:
     assert r.code == 0 and len(r.out.splitlines()) == 60
     r = cli_process("journal", env=env)
     assert len(r.out.splitlines()) == 50 and f"--before {ids[-50]}" in r.err
+
+
+def test_json_encodes_a_page_at_once_with_the_same_text(
+    reads: Reads, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """json's indenting encoder is pure Python and costly to set up: once per page
+    (not per entry: 0.5 s for 1,000 entries), and the text is what encoding each
+    entry on its own and indenting it gives."""
+    from bottui.store import safe_json
+
+    fill(2100)  # pages of 1,000
+    calls: list[int] = []
+    real = safe_json.dumps
+
+    def dumps(value: Any, **kwargs: Any) -> str:
+        calls.append(1)
+        return real(value, **kwargs)
+
+    monkeypatch.setattr(safe_json, "dumps", dumps)
+    r = cli("journal", "--all", "--json")
+    assert r.code == 0, r.err
+    assert len(reads.pages) == 3 and len(calls) <= 3 + 1  # the pages, and the closing
+    document = json.loads(r.out)
+    entries = document["entries"]
+    assert len(entries) == 2100 and document["count"] == 2100
+    each = ",".join("\n    " + real(e, indent=2).replace("\n", "\n    ") for e in entries)
+    assert r.out.startswith('{\n  "entries": [' + each + "\n  ],\n")

@@ -167,3 +167,27 @@ async def test_reads_answer_while_an_edit_waits_for_another_process(
             proc.kill()
         proc.wait(timeout=30)
     assert [p.project for p in (await store.projects()).items] == ["p1", "p2"]
+
+
+async def test_the_version_changes_with_every_commit_and_only_then(
+    store: SqliteInventoryStore, tmp_path: Path
+) -> None:
+    # #12: a screen shown again keeps its thousands of rows while the marker is the same.
+    assert await store.version() is None  # no file yet: nothing to keep
+    await store.add_project("acc", "p1", "One")
+    first = await store.version()
+    assert first is not None
+    await store.projects()
+    assert await store.version() == first  # reads change nothing
+    await store.rename_project("acc", "p1", "Uno")  # this store's own write lane
+    second = await store.version()
+    assert second != first
+    other = Inventory(store.path, "prod")  # another connection, as another process
+    try:
+        other.add_limiter("acc", "p1", "rl-1")
+    finally:
+        other.close()
+    third = await store.version()
+    assert third not in (first, second)
+    await store.close()  # a reopened connection counts afresh: never equal to an old marker
+    assert await store.version() not in (first, second, third)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from keyring.backends import fail
 
 from bottui.store.token_names import SERVICE
 from tests.cli.helpers import cli
-from tests.fixtures.keyrings import InMemoryKeyring
+from tests.fixtures.keyrings import InMemoryKeyring, installed
 
 
 def test_migrate_twice_then_status(pg_admin_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -43,3 +44,15 @@ def test_the_store_password_is_kept_under_the_url(
     assert memory_keyring.get_password(SERVICE, username) == "pw-abc-123"
     assert cli("token", "delete", "store").out.strip() == "deleted the store password"
     assert memory_keyring.get_password(SERVICE, username) is None
+
+
+def test_no_keyring_leaves_the_password_to_libpq(
+    pg_admin_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An SSH host without a keyring backend still reaches its store (~/.pgpass & co.)."""
+    monkeypatch.setenv("BOTTUI_STORE_URL", pg_admin_url)
+    with installed(fail.Keyring()):  # type: ignore[no-untyped-call]
+        assert cli("store", "migrate").code == 0
+        status = cli("store", "status")
+    assert status.code == 0, status.err
+    assert "keyring" not in status.err.lower()

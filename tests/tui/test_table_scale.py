@@ -1,12 +1,15 @@
-"""Big tables stay linear: no column re-measured per cell, no rows rebuilt for nothing (#12).
+"""Big tables stay linear: rows added at once, cells made when drawn, nothing redone (#12).
 
 The Projects screen used to update both token cells of every row with
 ``update_width=True``; Textual re-measures the whole column for each such
 cell that got narrower ("checking…" -> "stored"), so 5,000 projects took
-minutes. And both tables rebuilt every row whenever their screen was shown
-again. These tests count what the tables ask of the DataTable while the real
-screens, stores and keyring drive 500 rows: the counts must not grow with the
-rows (no timing here: ``tests/bench/tui_tables.py`` measures the time).
+minutes. Both tables then rebuilt every row whenever their screen was shown
+again, and later built every row with ``add_row`` (~0.2 ms each) in chunks
+that held up PageDown. These tests count what the tables and screens do
+while the real screens, stores and keyring drive 500 rows: cells made, rows
+added with ``add_row``, columns re-measured, records read from the store.
+The counts must follow what is drawn or changed, not the rows (no timing
+here: ``tests/bench/tui_tables.py`` measures the time).
 """
 
 from __future__ import annotations
@@ -20,11 +23,15 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
 from bottui.api.tokens import ProjectToken
+from bottui.ops.inventory_reads import FIRST_PAGE
 from bottui.ops.session import Session
 from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.store.inventory_records import InventorySnapshot, LimiterEntry, ProjectEntry, Source
+from bottui.store.inventory_sqlite import SqliteInventoryStore
 from bottui.store.tokens import TokenState
+from bottui.tui import textual_private
 from bottui.tui.app import BottuiApp
+from bottui.tui.screens import project_reads
 from bottui.tui.screens.limiters import LimitersScreen
 from bottui.tui.screens.projects import ProjectsScreen
 from bottui.tui.widgets.entry_table import EntryTable
@@ -37,25 +44,35 @@ from tests.tui.helpers import settle
 
 ROWS = 500
 NOW = "2026-11-21T03:00:00.000000Z"
+#: What the table shows at SNAP_SIZE, and the two rows it measures beyond.
+SCREENFUL = SNAP_SIZE[1] + 2
 
 
 @dataclass
 class Calls:
-    """What a table asked of its DataTable."""
+    """What a table asked of its DataTable, and the screens of the store."""
 
     update_cell: int = 0
     #: ``update_cell(..., update_width=True)``: each may re-measure a whole column.
     width: int = 0
     add_row: int = 0
+    #: Rows whose cells were made (when drawn, measured or changed).
+    cells: int = 0
+    #: Columns re-measured from every row's kept widths.
+    remeasure: int = 0
+    #: Records the store's list of the table's rows (projects or limiters) returned.
+    read: int = 0
 
     def reset(self) -> None:
         self.update_cell = self.width = self.add_row = 0
+        self.cells = self.remeasure = self.read = 0
 
 
-def spy_on(monkeypatch: pytest.MonkeyPatch, table: type[EntryTable[Any]]) -> Calls:
-    """Count ``update_cell`` and ``add_row`` calls on ``table``'s instances."""
+def spy_on(monkeypatch: pytest.MonkeyPatch, table: type[IncrementalTable[Any, Any]]) -> Calls:
+    """Count what ``table``'s instances ask of the DataTable, and the store's list reads."""
     calls = Calls()
     update_cell, add_row = table.update_cell, table.add_row
+    new_cells, column_width = table._new_cells, table._column_width
 
     def counted_update(
         self: EntryTable[Any], row: Any, column: Any, value: Any, *, update_width: bool = False
@@ -68,8 +85,27 @@ def spy_on(monkeypatch: pytest.MonkeyPatch, table: type[EntryTable[Any]]) -> Cal
         calls.add_row += 1
         return add_row(self, *cells, **options)
 
+    def counted_cells(self: IncrementalTable[Any, Any], view: Any) -> Any:
+        calls.cells += 1
+        return new_cells(self, view)
+
+    def counted_width(self: IncrementalTable[Any, Any], index: int) -> int:
+        calls.remeasure += 1
+        return column_width(self, index)
+
     monkeypatch.setattr(table, "update_cell", counted_update)
     monkeypatch.setattr(table, "add_row", counted_add)
+    monkeypatch.setattr(table, "_new_cells", counted_cells)
+    monkeypatch.setattr(table, "_column_width", counted_width)
+    name = "projects" if issubclass(table, ProjectTable) else "limiters"
+    read = getattr(SqliteInventoryStore, name)
+
+    async def counted_read(*args: Any, **options: Any) -> Any:
+        page = await read(*args, **options)
+        calls.read += len(page.items)
+        return page
+
+    monkeypatch.setattr(SqliteInventoryStore, name, counted_read)
     return calls
 
 
@@ -107,13 +143,13 @@ def add_limiters(session: Session, count: int) -> None:
 
 
 async def settle_tables(pilot: Pilot[Any]) -> None:
-    """Settle, and let the tables add their rows beyond the first screen (a chunk a frame)."""
-    await settle(pilot)
-    for _ in range(200):
-        if not any(table.building for table in pilot.app.screen.query(IncrementalTable)):
+    """Settle: every read shown (a list's rest follows its first page), every row measured."""
+    for _ in range(400):
+        await settle(pilot)
+        busy = any(not worker.is_finished for worker in pilot.app.workers)
+        if not busy and not any(t.building for t in pilot.app.screen.query(IncrementalTable)):
             return
-        await pilot.pause()
-    raise AssertionError("the table is still adding rows")
+    raise AssertionError("the table is still measuring rows")
 
 
 async def switch(pilot: Pilot[Any], key: str) -> None:
@@ -147,14 +183,16 @@ async def test_token_states_fill_in_without_a_column_remeasure_per_cell(
         assert cell(table, project_key(ids[0]), "token") == "stored"
         assert cell(table, project_key(ids[1]), "token") == "missing"
         assert cell(table, project_key(ids[1]), "personal") == "stored"
-        # Every token cell went from "checking…" to its state: each updated once at
-        # most, and a width asked for at most once per token column and update,
-        # not once per cell (it was 2 x 503, each re-measuring the whole column).
-        assert calls.update_cell <= 2 * (ROWS + 3) + 4
-        assert calls.width <= 4
+        # Every row's cells made at most twice (with "checking…", then with its
+        # states); no row added with add_row, no cell updated one by one; a column
+        # re-measured at most once per token column and update, not once per
+        # cell (it was 2 x 503 re-measures, each of the whole column).
+        assert calls.add_row == 0 and calls.update_cell == 0 and calls.width == 0
+        assert calls.cells <= 2 * (ROWS + 3)
+        assert calls.remeasure <= 4
 
 
-async def test_projects_shown_again_are_not_rebuilt(
+async def test_projects_shown_again_are_not_read_again(
     flow_session: Session, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     add_projects(flow_session, ROWS)
@@ -162,15 +200,25 @@ async def test_projects_shown_again_are_not_rebuilt(
     app = BottuiApp(flow_session, demo=True, start_mode="projects")
     async with app.run_test(size=SNAP_SIZE) as pilot:
         await settle_tables(pilot)
-        assert calls.add_row == ROWS + 3  # the first visit builds every row once
         calls.reset()
         for _ in range(2):
             await switch(pilot, "2")
             await switch(pilot, "1")
         assert isinstance(app.screen, ProjectsScreen)
         assert app.screen.table.row_count == ROWS + 3
-        # Nothing changed: no row built, no cell touched, no width measured.
+        # The inventory did not change: not one project read, no cell made or touched.
         assert calls == Calls()
+        # Another connection changes it (another process, say): read again, one row redone.
+        inventory = inventory_of(flow_session)
+        try:
+            inventory.rename_project(DEMO_ACCOUNT, "bulk-0007", "Renamed")
+        finally:
+            inventory.close()
+        await switch(pilot, "2")
+        await switch(pilot, "1")
+        assert calls.read == ROWS + 3
+        assert calls.cells == 1 and calls.add_row == 0
+        assert cell(app.screen.table, project_key("bulk-0007"), "name") == "Renamed"
 
 
 async def test_choosing_a_project_updates_two_rows_in_place(
@@ -190,55 +238,77 @@ async def test_choosing_a_project_updates_two_rows_in_place(
         assert cell(table, project_key(ids[7]), "mark") == "▶"
         assert cell(table, project_key("shop-prod"), "mark") == " "
         assert table.highlighted is not None and table.highlighted.project == ids[7]
-        # The old and the new current project: their mark, account, id and name cells.
-        assert calls.add_row == 0
-        assert calls.update_cell <= 2 * 4 + 4
+        # The old and the new current project's rows, and nothing read.
+        assert calls.cells == 2 and calls.add_row == 0 and calls.read == 0
 
 
-async def test_the_first_frame_builds_a_screenful_and_the_cursor_waits_for_its_row(
+async def test_the_first_frame_reads_a_page_and_makes_a_screenful_of_cells(
     flow_session: Session, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     add_projects(flow_session, ROWS)  # "bulk-…" sort first: the current shop-prod is near the end
     calls = spy_on(monkeypatch, ProjectTable)
-    first: list[tuple[int, Any]] = []
+    first: list[tuple[int, int, int]] = []
     show = ProjectTable.show
 
-    def spied_show(self: ProjectTable, *args: Any, **options: Any) -> None:
-        before = calls.add_row
-        show(self, *args, **options)
+    def spied_show(self: ProjectTable, rows: Any, **options: Any) -> None:
+        show(self, rows, **options)
         if not first:
-            first.append((calls.add_row - before, self.highlighted))
+            first.append((len(rows), calls.read, calls.cells))
 
     monkeypatch.setattr(ProjectTable, "show", spied_show)
     app = BottuiApp(flow_session, demo=True, start_mode="projects")
     async with app.run_test(size=SNAP_SIZE) as pilot:
         await settle_tables(pilot)
-        # What the screen can show, not the 503 rows (the rest came a chunk a frame).
-        rows_built, highlighted = first[0]
-        assert 0 < rows_built <= SNAP_SIZE[1] + 2
-        # Meanwhile nothing was highlighted: Enter could not pick the first row instead.
-        assert highlighted is None
+        # What the screen can show, not the 503 rows: a first page read, a
+        # screenful of cells made (the rest is measured after the first frame).
+        shown, read, made = first[0]
+        assert shown == read == FIRST_PAGE
+        assert 0 < made <= SCREENFUL
         table = app.screen.query_one(ProjectTable)
-        assert table.row_count == ROWS + 3 and calls.add_row == ROWS + 3
+        assert table.row_count == ROWS + 3 and calls.add_row == 0
+        # The cursor went to the current project once the rest was there.
         assert table.highlighted is not None and table.highlighted.project == "shop-prod"
         assert table.show_cursor
+
+
+async def test_the_cursor_moved_meanwhile_stays(
+    flow_session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    add_projects(flow_session, ROWS)
+    app = BottuiApp(flow_session, demo=True, start_mode="projects")
+    read_rest = project_reads.read_all_projects
+
+    async def slow_rest(session: Session, *args: Any, **options: Any) -> Any:
+        screen = app.screen
+        if options.get("after") is not None and isinstance(screen, ProjectsScreen):
+            # The first page is shown: the operator presses Down before the rest comes.
+            assert screen.table.highlighted is not None
+            assert screen.table.highlighted.project == "bulk-0000"
+            screen.table.action_cursor_down()
+        return await read_rest(session, *args, **options)
+
+    monkeypatch.setattr(project_reads, "read_all_projects", slow_rest)
+    async with app.run_test(size=SNAP_SIZE) as pilot:
+        await settle_tables(pilot)
+        table = app.screen.query_one(ProjectTable)
+        assert table.row_count == ROWS + 3
+        assert table.highlighted is not None and table.highlighted.project == "bulk-0001"
 
 
 # -- the Rate limiters screen --------------------------------------------------------
 
 
-async def test_switching_back_to_limiters_does_not_rebuild_the_rows(
+async def test_switching_back_to_limiters_reads_nothing_and_makes_no_cell(
     flow_session: Session, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     add_limiters(flow_session, ROWS)
     calls = spy_on(monkeypatch, LimiterTable)
-    first: list[int] = []
+    first: list[tuple[int, int]] = []
     show = LimiterTable.show
 
-    def spied_show(self: LimiterTable, *args: Any, **options: Any) -> None:
-        before = calls.add_row
-        show(self, *args, **options)
-        first.append(calls.add_row - before)
+    def spied_show(self: LimiterTable, entries: Any, **options: Any) -> None:
+        show(self, entries, **options)
+        first.append((len(entries), calls.cells))
 
     monkeypatch.setattr(LimiterTable, "show", spied_show)
     app = BottuiApp(flow_session, demo=True)
@@ -246,14 +316,16 @@ async def test_switching_back_to_limiters_does_not_rebuild_the_rows(
         await settle_tables(pilot)
         table = app.screen.query_one(LimiterTable)
         assert table.row_count == ROWS + 4
-        # The first frame needed a screenful of rows, not 504.
-        assert 0 < first[0] <= SNAP_SIZE[1] + 2
+        # The first frame needed a first page and a screenful of cells, not 504.
+        assert first[0][0] == FIRST_PAGE and 0 < first[0][1] <= SCREENFUL
+        assert calls.add_row == 0
         calls.reset()
         await switch(pilot, "1")
         await switch(pilot, "2")
         assert isinstance(app.screen, LimitersScreen)
         assert calls == Calls()
-        # One limiter changed meanwhile (another process, say): that row alone is updated.
+        # One limiter changed meanwhile (another process, say): that row alone is redone.
+        table.move_cursor(row=300, animate=False)
         inventory = inventory_of(flow_session)
         try:
             inventory.set_limiter_state(DEMO_ACCOUNT, "shop-prod", "rl-bulk-0001", True)
@@ -263,9 +335,35 @@ async def test_switching_back_to_limiters_does_not_rebuild_the_rows(
         await switch(pilot, "2")
         assert cell(table, "rl-bulk-0001", "state") == "ON"
         assert cell(table, "rl-bulk-0001", "source") == "entered"
-        assert calls.add_row == 0
-        assert 0 < calls.update_cell <= len(LimiterTable.COLUMNS) + 2
+        assert calls.add_row == 0 and calls.cells == 1
         assert table.row_count == ROWS + 4
+        assert table.cursor_row == 300  # read whole and updated in place: the cursor stays
+
+
+async def test_measuring_after_the_first_frame_never_remeasures_a_column(
+    flow_session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    add_limiters(flow_session, ROWS)
+    calls = spy_on(monkeypatch, LimiterTable)
+    batches: list[int] = []
+    app = BottuiApp(flow_session, demo=True)
+    async with app.run_test(size=SNAP_SIZE) as pilot:
+        table = app.screen.query_one(LimiterTable)
+        measure = table._measure
+
+        def spied_measure(count: int) -> None:
+            made = calls.cells
+            measure(count)
+            batches.append(calls.cells - made)
+
+        monkeypatch.setattr(table, "_measure", spied_measure)
+        await settle_tables(pilot)
+        assert table.row_count == ROWS + 4
+        # Small batches, each its own rows' cells once; widths only ever grow
+        # meanwhile: no column measured again from all its rows.
+        assert len(batches) >= 2
+        assert max(batches) <= max(LimiterTable.MEASURE_ROWS, SCREENFUL)
+        assert calls.remeasure == 0 and calls.add_row == 0
 
 
 # -- widths after updates in place ---------------------------------------------------
@@ -296,18 +394,24 @@ def states(special: dict[int, CellState], default: CellState) -> Any:
         (states({}, "checking"), states({5: None}, TokenState.MISSING)),
     ],
 )
-async def test_widths_after_updates_in_place_match_a_fresh_table(before: Any, after: Any) -> None:
+@pytest.mark.parametrize("lazy", [True, False], ids=["rows-at-once", "add_row"])
+async def test_widths_after_updates_in_place_match_a_fresh_table(
+    before: Any, after: Any, lazy: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not lazy:  # as on a Textual other than the one tested
+        monkeypatch.setattr(textual_private, "installed_is_tested", lambda: False)
     app = TwoTables()
     async with app.run_test(size=SNAP_SIZE) as pilot:
         updated = app.query_one("#updated", ProjectTable)
         fresh = app.query_one("#fresh", ProjectTable)
         await pilot.pause()
         updated.show(ROWS_SHOWN, current=ROWS_SHOWN[0].key, state=before)
-        await pilot.pause()
+        await settle_tables(pilot)
         updated.update_states(after)
         updated.show(ROWS_SHOWN, current=ROWS_SHOWN[2].key, state=after)
         fresh.show(ROWS_SHOWN, current=ROWS_SHOWN[2].key, state=after)
-        await pilot.pause()
+        await settle_tables(pilot)
+        assert updated.lazy is fresh.lazy is lazy
         assert [c.content_width for c in updated.columns.values()] == [
             c.content_width for c in fresh.columns.values()
         ]

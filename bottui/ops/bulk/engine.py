@@ -43,8 +43,9 @@ from bottui.api.models import Revocation
 from bottui.api.pause import SharedPause
 from bottui.api.tokens import AccessToken
 from bottui.ops import reasons
+from bottui.ops.bulk.covered import CoveredLines
 from bottui.ops.bulk.input import BulkSource, Duplicate, InvalidLine, Subject
-from bottui.ops.bulk.journal import JournalSink, ResumeState, is_settled
+from bottui.ops.bulk.journal import JournalSink, ResumeState
 from bottui.ops.bulk.meter import Meter
 from bottui.ops.bulk.prefix import SettledPrefix
 from bottui.ops.bulk.settling import Job, Looking, Settling
@@ -132,6 +133,7 @@ class BulkRevocation(Settling):
         self._queue: asyncio.Queue[_Job | None] = asyncio.Queue(maxsize=self._chunk_size)
         self._chunk: list[Subject] = []
         self._looking: Looking | None = None  # the chunk being looked up
+        self._covered: CoveredLines | None = None  # a resume's covered lines, read aside
         self._sender: RevocationSender | None = None
         self._unqueued: deque[_Job] = deque()
         self._workers: list[asyncio.Task[None]] = []
@@ -262,10 +264,18 @@ class BulkRevocation(Settling):
         tally = self._tally
         chunk = self._chunk
         size = self._chunk_size
-        reader = self.source.read()
-        seen = 0
         # Lines an earlier run's checkpoint covers: settled, skipped without a lookup.
         covered = self._resume_state.settled_line if self.resume else 0
+        if covered and self.on_result is None and self._sink.available:
+            # Read and deduplicated on a thread while the lines after them are sent.
+            self._covered = await CoveredLines.start(self.source, covered, tally)
+        ahead = self._covered
+        reader = (
+            self.source.read()
+            if ahead is None
+            else self.source.read(start=ahead.offset, first_line=covered, form="lines")
+        )
+        seen = 0
         skipped = 0
         try:
             for item in iter(reader):
@@ -304,15 +314,14 @@ class BulkRevocation(Settling):
                 if chunk:
                     await self._next_chunk()
                 await self._next_chunk(last=True)
+            if ahead is not None:
+                await ahead.finish(stopping=self._stopping)
         finally:
             reader.close()
+            if ahead is not None:
+                ahead.close()
         for _ in self._workers:
             await self._queue.put(None)
-
-    def _count_skipped(self, skipped: int) -> None:
-        """Count ids skipped at once (a settled 1,000,000-id resume skips them all)."""
-        self._tally.counts[ItemStatus.SKIPPED] += skipped
-        self._tally.done += skipped
 
     def _checkpoint(self, *, final: bool = False) -> None:
         """Hand the journal the settled prefix, if it moved enough (``final``: at all)."""
@@ -357,25 +366,13 @@ class BulkRevocation(Settling):
         """Skip what earlier runs settled, journal what is sent (one transaction), queue it."""
         sink = self._sink
         states = await lookup if lookup is not None else {}
-        sending: list[tuple[Subject, str, ItemState | None]]
-        if not states:  # nothing known of these ids: every one is sent
-            sending = [(subject, key, None) for subject, key in zip(chunk, keys, strict=True)]
-        else:
-            sending = []
-            skipped = 0
-            for subject, key in zip(chunk, keys, strict=True):
-                state = states.get(key)
-                if state is None or not is_settled(state):
-                    sending.append((subject, key, state))
-                    continue
-                if state.unfinished:  # settled since by another attempt: close them
-                    sink.supersede(state.unfinished, None)
-                if self.on_result is not None:
-                    self._settle(subject, None, ItemStatus.SKIPPED)
-                else:
-                    skipped += 1  # counted at once: a settled 1,000,000-id resume skips them all
-            if skipped:
-                self._count_skipped(skipped)
+        ahead = self._covered
+        if ahead is not None and sink.lookup_failed:  # no word from the journal: check here
+            chunk = await ahead.drop_known(chunk)
+            keys = [subject.key.hex() for subject in chunk]
+        sending, held = self._unsettled(chunk, keys, states)
+        if held and ahead is not None:
+            await ahead.flush()
         if chunk:
             self._prefix.add(chunk[0].line, chunk[-1].line, len(sending))
         if not sending:

@@ -30,9 +30,8 @@ import io
 import os
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Final, Literal, NamedTuple
+from typing import BinaryIO, Final, Literal
 
 from bottui.api.errors import ValidationError
 from bottui.api.validation import SUBJECT_ID_MAX, subject
@@ -48,9 +47,11 @@ from bottui.ops.bulk.scan import (
     header_columns,
     trim,
 )
+from bottui.ops.bulk.subjects import Duplicate, InvalidLine, Subject, subject_key
 from bottui.store.seen_ids import SeenIds
 
 _BLOCK: Final = 1 << 16
+_blake2b = hashlib.blake2b
 _SCAN_BLOCK: Final = 1 << 20
 #: The csv module's message for a record that ends inside a quoted field.
 _OPEN_QUOTE: Final = "unexpected end of data"
@@ -61,54 +62,6 @@ _BATCH: Final = 512
 _PAIR: Final = "\x1f"
 
 InputFormat = Literal["lines", "csv"]
-
-
-class Subject(NamedTuple):
-    """One valid line: the identity whose grant to revoke (a named tuple: cheap to make).
-
-    Attributes:
-        line: 1-based line number in the input.
-        visitor_id: The visitor id, or None.
-        user_account_id: The user account id, or None.
-        key: 16-byte digest of the pair (deduplication and ``--resume``).
-    """
-
-    line: int
-    visitor_id: str | None
-    user_account_id: str | None
-    key: bytes
-
-
-@dataclass(frozen=True, slots=True)
-class InvalidLine:
-    """A line that is not sent, and why (``reason`` holds no control characters)."""
-
-    line: int
-    reason: str
-
-    def to_json(self) -> dict[str, int | str]:
-        """``{"line", "reason"}`` as in the ``--json`` summary."""
-        return {"line": self.line, "reason": self.reason}
-
-
-@dataclass(frozen=True, slots=True)
-class Duplicate:
-    """A valid line repeating the pair of an earlier line (not sent again)."""
-
-    line: int
-
-
-def subject_key(visitor_id: str | None, user_account_id: str | None) -> bytes:
-    """The 16-byte digest of a (visitorId, userAccountId) pair.
-
-    NUL separates the two: validated ids hold no control characters, so two
-    different pairs never share the bytes that are hashed.
-    """
-    data = f"{visitor_id or ''}\x00{user_account_id or ''}".encode()
-    return _blake2b(data, digest_size=16).digest()
-
-
-_blake2b = hashlib.blake2b
 
 
 def _decoded(raw: bytes | None) -> str | None:
@@ -230,9 +183,24 @@ class BulkSource:
             return handle
         return io.BytesIO(self._data or b"")
 
-    def read(self) -> SubjectReader:
-        """A :class:`SubjectReader` over a new reader (closed when iteration ends)."""
-        return SubjectReader(self.open())
+    def read(
+        self, *, start: int = 0, first_line: int = 0, form: InputFormat | None = None
+    ) -> SubjectReader:
+        """A :class:`SubjectReader` over a new reader (closed when iteration ends).
+
+        ``start``: the byte offset of line ``first_line + 1`` of an input of
+        format ``form`` (a resume reading on after its covered lines).
+        """
+        stream = self.open()
+        if start:
+            stream.seek(start)
+        return SubjectReader(stream, first_line=first_line, form=form)
+
+    @property
+    def rereadable(self) -> bool:
+        """Whether two readers of it may read at once (a file or text, not a spool:
+        the readers of a spool share one file offset)."""
+        return self._spool is None
 
     def close(self) -> None:
         """Remove the spooled copy, if any."""
@@ -246,12 +214,27 @@ class SubjectReader:
     or :class:`Duplicate`, in input order; blank lines and the header yield nothing.
 
     Counters (``valid``, ``invalid``, ``duplicates``) grow as it goes.
+
+    Args:
+        stream: The bytes, from the start of line ``first_line + 1``.
+        seen: The keys seen so far, kept open (the caller's) when given; else
+            made on the first batch and dropped with the reader.
+        first_line: Lines before the stream's first (line numbers go on from it).
+        form: The format when known (read on after the first lines).
     """
 
-    def __init__(self, stream: BinaryIO) -> None:
+    def __init__(
+        self,
+        stream: BinaryIO,
+        *,
+        seen: SeenIds | None = None,
+        first_line: int = 0,
+        form: InputFormat | None = None,
+    ) -> None:
         self._stream = stream
-        self._seen: SeenIds | None = None  # made on the first batch of ids
-        self.format: InputFormat | None = None
+        self._seen = seen
+        self._own_seen = seen is None
+        self.format: InputFormat | None = form
         self.valid = 0
         self.invalid = 0
         self.duplicates = 0
@@ -259,7 +242,7 @@ class SubjectReader:
         self._names: list[str] = []
         self._visitor_at: int | None = None
         self._user_at: int | None = None
-        self._number = 0  # lines read so far (both readers count here)
+        self._number = first_line  # lines read so far (both readers count here)
         self._lines = self._raw_lines()
         # Lines read ahead for a quoted field that never closed, to read again.
         self._pushed_back: list[tuple[int, bytes | None]] = []
@@ -273,8 +256,18 @@ class SubjectReader:
         """Close the underlying reader and drop the ids seen (iteration does when it ends)."""
         self._stream.close()
         seen, self._seen = self._seen, None
-        if seen is not None:
+        if seen is not None and self._own_seen:
             seen.close()
+
+    def sniff(self) -> InputFormat | None:
+        """Read lines until the format is known (the first non-blank, readable line
+        decides it); None if no line does. The reader is spent: close it."""
+        while self.format is None:
+            line = self._next_line()
+            if line is None:
+                break
+            self._line(*line)
+        return self.format
 
     def __iter__(self) -> Iterator[Subject | InvalidLine | Duplicate]:
         try:
@@ -301,6 +294,7 @@ class SubjectReader:
                 if keys:
                     if self._seen is None:
                         self._seen = SeenIds()
+                        self._own_seen = True
                     fresh = iter(self._seen.first_seen(keys))
                 for item in batch:
                     if type(item) is Subject:

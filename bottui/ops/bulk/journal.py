@@ -116,6 +116,8 @@ class JournalSink:
         self._pump: asyncio.Task[None] | None = None
         self._lock: RunLock | None = None
         self._states_warned = False
+        #: A lookup of earlier attempts failed (its ids were taken as unknown).
+        self.lookup_failed = False
         self._profile = ""
         self._base_url = ""
         self.run_id: int | None = None
@@ -245,6 +247,7 @@ class JournalSink:
         try:
             return await self._session.journal_store.item_states(RunId(self.run_id), keys)
         except JournalUnavailable as exc:
+            self.lookup_failed = True
             if not self._states_warned:
                 self._states_warned = True
                 self._warn("cannot read what earlier runs settled; sending those ids again", exc)

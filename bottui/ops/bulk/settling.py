@@ -16,8 +16,9 @@ from typing import Any
 
 from bottui.api.errors import ApiError, BottuiError, NetworkError
 from bottui.api.models import Revocation
+from bottui.ops.bulk.covered import CoveredLines
 from bottui.ops.bulk.input import Subject
-from bottui.ops.bulk.journal import JournalSink, is_uncertain
+from bottui.ops.bulk.journal import JournalSink, is_settled, is_uncertain
 from bottui.ops.bulk.meter import Tally
 from bottui.ops.bulk.status import FATAL_STATUSES, ItemResult, ItemStatus, ResultCallback
 from bottui.ops.mutations import error_outcome
@@ -27,6 +28,8 @@ from bottui.store.journal_store import ItemState
 
 #: One id on its way: its subject, its entry, what earlier attempts left.
 Job = tuple[Subject, int | None, ItemState | None]
+#: An id to send: its subject, its item key, what earlier attempts left.
+Sending = tuple[Subject, str, ItemState | None]
 #: A chunk read and being looked up: its subjects, their item keys, the lookup.
 Looking = tuple[list[Subject], list[str], "asyncio.Future[dict[str, ItemState]] | None"]
 
@@ -42,9 +45,46 @@ class Settling:
     _looking: Looking | None
     _unqueued: deque[Job]
     _queue: asyncio.Queue[Job | None]
+    _covered: CoveredLines | None
 
     def _stop(self, reason: str) -> None:
         raise NotImplementedError
+
+    # -- what a resume skips ----------------------------------------------------------
+
+    def _count_skipped(self, skipped: int) -> None:
+        """Count ids skipped at once (a settled 1,000,000-id resume skips them all)."""
+        self._tally.counts[ItemStatus.SKIPPED] += skipped
+        self._tally.done += skipped
+
+    def _unsettled(
+        self, chunk: list[Subject], keys: list[str], states: dict[str, ItemState]
+    ) -> tuple[list[Sending], bool]:
+        """The ids of a chunk to send (what earlier attempts left of each); the others
+        skipped, their unfinished entries closed. True: too many held for counting
+        (a resume reading its covered lines aside: :meth:`CoveredLines.flush`)."""
+        if not states:  # nothing known of these ids: every one is sent
+            return [(subject, key, None) for subject, key in zip(chunk, keys, strict=True)], False
+        sending: list[Sending] = []
+        skipped = 0
+        held = False
+        ahead = self._covered
+        for subject, key in zip(chunk, keys, strict=True):
+            state = states.get(key)
+            if state is None or not is_settled(state):
+                sending.append((subject, key, state))
+                continue
+            if state.unfinished:  # settled since by another attempt: close them
+                self._sink.supersede(state.unfinished, None)
+            if ahead is not None:  # skipped, or a repeat of a covered line: counted later
+                held = ahead.hold(subject) or held
+            elif self.on_result is not None:
+                self._settle(subject, None, ItemStatus.SKIPPED)
+            else:
+                skipped += 1  # counted at once: a settled 1,000,000-id resume skips them all
+        if skipped:
+            self._count_skipped(skipped)
+        return sending, held
 
     # -- settling an id ---------------------------------------------------------------
 

@@ -11,6 +11,7 @@ read again.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on
@@ -20,7 +21,8 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
-from bottui.ops.inventory_reads import read_all_limiters
+from bottui.ops.inventory_reads import first_limiters, inventory_version, read_all_limiters
+from bottui.store.paging import Cursor, Page
 from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.services import ChangePrompt
@@ -82,6 +84,11 @@ class LimitersScreen(BottuiScreen):
         super().__init__()
         #: The project whose returned copy the panel shows.
         self._panel_for: tuple[str, str] | None = None
+        #: The project and inventory marker of the rows shown (all of them):
+        #: the same again, the screen shows them without reading them again.
+        self._shown: tuple[tuple[str, str], Hashable] | None = None
+        #: The project whose rows the table holds (read again whole, not a page first).
+        self._rows_of: tuple[str, str] | None = None
 
     def compose_body(self) -> ComposeResult:
         yield Static(Content(self.SCREEN_TITLE), id="limiters-title", classes="screen-title")
@@ -107,14 +114,36 @@ class LimitersScreen(BottuiScreen):
             empty.display = True
             table.display = legend.display = False
             table.show([])
+            self._shown = self._rows_of = None
             return
         table.display = legend.display = True
         account, project = current
 
+        def show_first(found: tuple[Hashable | None, Page[LimiterEntry] | None]) -> None:
+            version, page = found
+            if page is None or self.services.current != current:
+                return  # unchanged since shown, or another project chosen meanwhile
+            show(list(page.items))
+            if page.next is None:
+                self._shown = (current, version)
+                return
+            # The rest after the first frame (the table adds it below the first page).
+            first, after = list(page.items), page.next
+
+            async def rest() -> list[LimiterEntry]:
+                return first + await self._read(account, project, after)
+
+            def show_all(entries: list[LimiterEntry]) -> None:
+                if self.services.current == current and len(entries) > len(first):
+                    show(entries)
+                    self._shown = (current, version)
+
+            # After the first frame: the read's thread would compete with it for the GIL.
+            self.call_after_refresh(self.load, rest, show_all, group="limiters")
+
         def show(entries: list[LimiterEntry]) -> None:
-            if self.services.current != current:
-                return  # another project was chosen meanwhile: its read shows it
             table.show(entries)
+            self._rows_of = current
             if entries:
                 empty.display = False
             else:
@@ -127,12 +156,37 @@ class LimitersScreen(BottuiScreen):
                 )
                 empty.display = True
 
-        self.load(lambda: self._read(account, project), show, group="limiters")
+        # The project's rows already shown are read again whole, and updated in
+        # place: a first page alone would replace them (and lose the cursor).
+        whole = self._rows_of == current
+        self.load(lambda: self._read_first(current, whole), show_first, group="limiters")
 
-    async def _read(self, account: str, project: str) -> list[LimiterEntry]:
+    async def _read_first(
+        self, current: tuple[str, str], whole: bool
+    ) -> tuple[Hashable | None, Page[LimiterEntry] | None]:
+        """The inventory's marker and the first page, or every row if ``whole``.
+
+        No page when nothing changed since the rows shown were read.
+        """
         services = self.services
         try:
-            return await read_all_limiters(services.session, account, project)
+            version = await inventory_version(services.session)
+            if version is not None and self._shown == (current, version):
+                return version, None
+            if whole:
+                rows = await read_all_limiters(services.session, *current)
+                return version, Page(tuple(rows), None)
+            return version, await first_limiters(services.session, *current)
+        except EXPECTED_ERRORS as exc:
+            services.report(exc)
+            return None, Page((), None)
+
+    async def _read(
+        self, account: str, project: str, after: Cursor | None = None
+    ) -> list[LimiterEntry]:
+        services = self.services
+        try:
+            return await read_all_limiters(services.session, account, project, after=after)
         except EXPECTED_ERRORS as exc:
             services.report(exc)
             return []

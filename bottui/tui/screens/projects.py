@@ -19,6 +19,7 @@ it cannot be used.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -29,14 +30,11 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, DataTable, Static
 
-from bottui.api.tokens import Secret
 from bottui.ops import inventory_edits
-from bottui.ops.inventory_reads import read_all_projects
-from bottui.ops.token_slots import Reading, Slot, delete_token, read_states, store_token
+from bottui.ops.token_slots import Reading, Slot, read_states
 from bottui.plaintext import clean
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.tokens import TokenState
-from bottui.tui.error_view import EXPECTED_ERRORS, error_line
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.dialogs import ConfirmDialog
 from bottui.tui.screens.first_run import (
@@ -46,16 +44,19 @@ from bottui.tui.screens.first_run import (
     use_saved_profile,
 )
 from bottui.tui.screens.project_dialogs import ProjectDraft, ProjectForm
-from bottui.tui.screens.token_dialog import TokenDialog
+from bottui.tui.screens.project_reads import ProjectsRead, read_projects, read_rest
+from bottui.tui.screens.token_dialog import ask_token
 from bottui.tui.widgets.keyring_notice import KeyringNotice
-from bottui.tui.widgets.project_table import CHECKING, CellState, ProjectRow, ProjectTable
+from bottui.tui.widgets.project_table import (
+    CHECKING,
+    CellState,
+    ProjectRow,
+    ProjectTable,
+    ids_line,
+    project_detail,
+)
 from bottui.tui.widgets.safe import join, safe, safe_id
 from bottui.tui.widgets.welcome import Welcome
-
-
-def _ids(account: str, project: str, name: str | None = None) -> str:
-    """``acme / shop-prod (Shop)``, for a toast (cleaned by the caller)."""
-    return f"{account} / {project}" + (f" ({name})" if name else "")
 
 
 class ProjectsScreen(BottuiScreen):
@@ -105,8 +106,13 @@ class ProjectsScreen(BottuiScreen):
         self._versions: dict[Slot, int] = {}
         self._states_base: str | None = None
         self._focus: tuple[str, str] | None = None
+        # Where the cursor goes once a first page's rest is shown, unless moved off meanwhile.
+        self._focus_later: tuple[tuple[str, str], tuple[str, str] | None] | None = None
         #: Whether the last read of the inventory succeeded (``a`` adds only then).
         self._inventory_ok = True
+        #: The inventory's marker when the rows shown were read (all of them, without
+        #: a problem): the same marker again, they are not read again.
+        self._shown_version: Hashable | None = None
 
     # -- layout ------------------------------------------------------------------------
 
@@ -126,24 +132,60 @@ class ProjectsScreen(BottuiScreen):
     # -- data ------------------------------------------------------------------------
 
     def refresh_data(self) -> None:
-        """Re-read the inventory; read the token states not known yet."""
+        """Re-read the inventory (unless unchanged); read the token states not known yet.
+
+        With no rows shown yet, a first page is shown before the rest is read;
+        rows shown are read again whole and updated in place.
+        """
         if not self.is_mounted:
             return
+        session, whole, shown = self.services.session, bool(self._rows), self._shown_version
+
+        async def read() -> ProjectsRead:
+            return await read_projects(session, whole=whole, shown=shown)
+
+        self.load(read, self._show_read, group="projects")
+
+    def _show_read(self, found: ProjectsRead) -> None:
+        if found.rows is None:
+            self._show_same()
+            return
+        focus = self._focus or self.services.current
+        self._show_rows(found.rows, found.problem, complete=found.after is None)
+        if found.after is None:
+            self._shown_version = found.version
+            return
         session = self.services.session
+        # The cursor goes to the current project (or the one just added) once its
+        # row is there, unless the operator has moved it meanwhile.
+        highlighted = self.table.highlighted
+        placed = None if highlighted is None else highlighted.key
+        self._focus_later = None if focus is None or placed == focus else (focus, placed)
 
-        async def read() -> tuple[list[ProjectRow], Content | None]:
-            try:
-                entries = await read_all_projects(session)
-            except EXPECTED_ERRORS as exc:
-                return [], error_line("The inventory cannot be read: ", exc)
-            return [ProjectRow(e.account, e.project, e.name) for e in entries], None
+        async def rest() -> ProjectsRead:
+            return await read_rest(session, found)
 
-        self.load(read, lambda found: self._show_rows(*found), group="projects")
+        # After the first frame: the read's thread would compete with it for the GIL.
+        self.call_after_refresh(self.load, rest, self._show_read, group="projects")
 
-    def _show_rows(self, rows: list[ProjectRow], problem: Content | None) -> None:
-        """Show the rows read (or the problem reading them)."""
+    def _show_same(self) -> None:
+        """The inventory did not change: the rows stay; the current project may have."""
+        if self.services.session.settings.base_url != self._states_base:
+            self._show_rows(self._rows, None)
+            return
+        self.table.set_current(self.services.current, state=self._cell, focus=self._focus)
+        self._focus = None
+        self._show_detail()
+        self.refresh_bindings()
+
+    def _show_rows(
+        self, rows: list[ProjectRow], problem: Content | None, *, complete: bool = True
+    ) -> None:
+        """Show the rows read (or the problem reading them); ``complete``: all of them."""
         session = self.services.session
         self._inventory_ok = problem is None
+        if problem is not None or not complete:
+            self._shown_version = None
         # The same projects as last time keep their row objects (and the slots
         # those cache): thousands of rows are compared and looked up per visit.
         known = {row: row for row in self._rows}
@@ -162,9 +204,14 @@ class ProjectsScreen(BottuiScreen):
         )
         table = self.table
         table.display = bool(rows)
-        table.show(rows, current=self.services.current, state=self._cell, focus=self._focus)
-        self._focus = None
-        self._show_title()
+        focus, self._focus = self._focus, None
+        if self._focus_later is not None:
+            (later, placed), self._focus_later = self._focus_later, None
+            now = table.highlighted
+            if focus is None and (None if now is None else now.key) == placed:
+                focus = later
+        table.show(rows, current=self.services.current, state=self._cell, focus=focus)
+        self._show_title(complete=complete)
         self._after_states(table=False)  # the table was just shown with these states
         # Reading thousands of token states must not hold back the first frame;
         # meanwhile the cells of unknown slots say "checking…" already.
@@ -175,11 +222,13 @@ class ProjectsScreen(BottuiScreen):
         elif rows and (self.focused is None or isinstance(self.focused, Button)):
             table.focus()
 
-    def _show_title(self) -> None:
+    def _show_title(self, *, complete: bool = True) -> None:
         accounts = len({row.account for row in self._rows})
         n = len(self._rows)
         text = "Projects"
-        if n:
+        if n and not complete:
+            text += " · reading the rest of the inventory…"
+        elif n:
             text += (
                 f" · {n} project{'s' if n != 1 else ''} in "
                 f"{accounts} account{'s' if accounts != 1 else ''}"
@@ -245,25 +294,9 @@ class ProjectsScreen(BottuiScreen):
             detail.display = False
             return
         detail.display = True
-        marker = "current: " if row.key == self.services.current else ""
-        first = join(marker, safe_id(row.account), " / ", safe_id(row.project))
-        if row.name:
-            first = join(first, " · ", safe(row.name))
-        words = {None: "no base URL", CHECKING: "checking…"}
-
-        def state(slot: Slot) -> str:
-            value = self._cell(slot)
-            if isinstance(value, KeyringUnavailable):
-                return "keyring unavailable"
-            if isinstance(value, TokenState):
-                return value.label
-            return words[value]
-
-        second = Content(
-            f"personal token: {state(row.personal_slot)} (p) · "
-            f"project token: {state(row.project_slot)} (t)"
+        detail.update(
+            project_detail(row, current=row.key == self.services.current, state=self._cell)
         )
-        detail.update(join(first, "\n", second))
 
     @on(DataTable.RowHighlighted)
     def _highlighted(self) -> None:
@@ -279,7 +312,7 @@ class ProjectsScreen(BottuiScreen):
             return
         self.services.choose_project(row.account, row.project)
         self.notify(
-            clean(f"Current project: {_ids(row.account, row.project, row.name)}"),
+            clean(f"Current project: {ids_line(row.account, row.project, row.name)}"),
             title="Project",
             markup=False,
         )
@@ -358,7 +391,7 @@ class ProjectsScreen(BottuiScreen):
         self._focus = (draft.account, draft.project)
         verb = "Added" if message.added else "Renamed"
         self.notify(
-            clean(f"{verb}: {_ids(draft.account, draft.project, draft.name)}"),
+            clean(f"{verb}: {ids_line(draft.account, draft.project, draft.name)}"),
             title="Inventory",
             markup=False,
         )
@@ -404,7 +437,7 @@ class ProjectsScreen(BottuiScreen):
     @on(ProjectRemoved)
     def _project_removed(self, message: ProjectRemoved) -> None:
         self.notify(
-            clean(f"Removed from the inventory: {_ids(message.account, message.project)}"),
+            clean(f"Removed from the inventory: {ids_line(message.account, message.project)}"),
             title="Inventory",
             markup=False,
         )
@@ -434,27 +467,13 @@ class ProjectsScreen(BottuiScreen):
             self._ask_token(row.personal_slot)
 
     def _ask_token(self, slot: Slot) -> None:
-        session = self.services.session
-        try:
-            base = session.base_url
-        except EXPECTED_ERRORS as exc:
-            self.services.report(exc)
-            return
-        tokens = session.tokens
-
-        async def save(token: Secret) -> TokenState:
-            return await store_token(tokens, base, slot, token)
-
-        async def delete() -> tuple[bool, TokenState]:
-            return await delete_token(tokens, base, slot)
-
-        def changed(state: TokenState | None) -> None:
-            if state is None or self._states_base != base:
+        def changed(base: str, state: TokenState) -> None:
+            if self._states_base != base:
                 return
             self._states[slot] = state
             self._versions[slot] = self._versions.get(slot, 0) + 1
             self._after_states()
-            where = slot.account if slot.project is None else _ids(slot.account, slot.project)
+            where = slot.account if slot.project is None else ids_line(slot.account, slot.project)
             self.notify(
                 clean(f"The {slot.label} of {where} is now: {state.label}"),
                 title="Token",
@@ -463,7 +482,7 @@ class ProjectsScreen(BottuiScreen):
 
         reading = self._states.get(slot)
         known = reading if isinstance(reading, TokenState | KeyringUnavailable) else None
-        self.app.push_screen(TokenDialog(slot, known, save=save, delete=delete), changed)
+        ask_token(self, slot, known, changed)
 
     def action_recheck(self) -> None:
         """Read every token state again (after unlocking the keyring, say)."""

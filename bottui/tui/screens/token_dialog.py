@@ -17,14 +17,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
+from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Static
 
 from bottui.api.tokens import Secret
 from bottui.api.validation import first_forbidden_char
-from bottui.ops.token_slots import Reading, Slot
+from bottui.ops.token_slots import Reading, Slot, delete_token, store_token
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.tokens import TokenState
-from bottui.tui.error_view import error_line
+from bottui.tui.error_view import EXPECTED_ERRORS, error_line
 from bottui.tui.screens.dialogs import ConfirmDialog, _Dialog
 from bottui.tui.services import services_of
 from bottui.tui.widgets.form_field import FormField
@@ -250,4 +251,33 @@ class TokenDialog(_Dialog):
         self.run_worker(run(), name=label, exit_on_error=False)
 
 
-__all__ = ["DeleteToken", "SaveToken", "TokenDialog", "slot_title", "state_words"]
+def ask_token(
+    host: Screen[None],
+    slot: Slot,
+    known: TokenState | KeyringUnavailable | None,
+    changed: Callable[[str, TokenState], None],
+) -> None:
+    """Open the token dialog for ``slot``; ``changed(base_url, state)`` after a save or delete."""
+    services = services_of(host)
+    session = services.session
+    try:
+        base = session.base_url
+    except EXPECTED_ERRORS as exc:
+        services.report(exc)
+        return
+    tokens = session.tokens
+
+    async def save(token: Secret) -> TokenState:
+        return await store_token(tokens, base, slot, token)
+
+    async def delete() -> tuple[bool, TokenState]:
+        return await delete_token(tokens, base, slot)
+
+    def done(state: TokenState | None) -> None:
+        if state is not None:
+            changed(base, state)
+
+    host.app.push_screen(TokenDialog(slot, known, save=save, delete=delete), done)
+
+
+__all__ = ["DeleteToken", "SaveToken", "TokenDialog", "ask_token", "slot_title", "state_words"]

@@ -1,31 +1,42 @@
-"""An entry table for thousands of rows: built a screenful first, then updated in place.
+"""An entry table for thousands of rows: every row at once, cells made when drawn.
 
 The Projects and Rate limiters tables are shown again and again, mostly with
 the same rows, and may hold thousands of them (issue #12: 5,000 projects,
-4,000 limiters of one project). A DataTable row costs about a quarter of a
-millisecond to add and measure, so this table
+4,000 limiters of one project). A DataTable row costs ~0.2 ms to add with
+``add_row`` and measure, and making its cells ~20 µs more, so this table
 
-* builds only what the screen can show before the first frame, and the
-  rest after it in chunks of ~25 ms with pauses between them, so keys are
-  answered throughout (a cursor that waits for its row, hidden meanwhile,
-  is taken there a bigger chunk per frame);
+* adds every row at once without ``add_row`` (a few µs a row: see
+  :func:`~bottui.tui.textual_private.add_blank_rows`) and makes a row's cells
+  only when the table draws it, so the first frame costs a screenful
+  whatever the rows, and PageDown finds its rows there at once;
+* measures the columns itself: a screenful before the first frame, the rest
+  after it in small batches with pauses between them (keys are answered
+  throughout), keeping each row's cell widths, so a cell that got narrower
+  re-measures its column from those numbers, never from the cells;
 * when the same keys come back in the same order, updates in place only the
-  rows whose *view* (what their cells are made from) changed;
-* fixes each column's width once per update: ``update_cell(...,
-  update_width=True)`` re-measures the whole column whenever the new cell is
-  narrower than the column, so asking it for every changed cell was
-  quadratic (8 minutes for 5,000 projects).
+  rows whose *view* (what their cells are made from) changed; when they come
+  back with more keys after them (a list read a page first, then the rest),
+  adds those;
+* on a Textual other than the one tested, adds its rows with ``add_row``
+  (every row before the first frame) and lets Textual measure them: slower,
+  the same screen.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from typing import ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from rich.cells import cell_len
 from rich.text import Text
-from textual.widgets.data_table import ColumnKey
+from textual.widgets.data_table import ColumnKey, RowKey
 
+from bottui.tui.textual_private import (
+    add_blank_rows,
+    cells_changed,
+    set_row_cells,
+    table_as_tested,
+)
 from bottui.tui.widgets.entry_table import E, EntryTable
 
 #: What a row's cells are made from (compared to know whether they changed).
@@ -42,39 +53,94 @@ def same_cell(a: Text, b: Text) -> bool:
     return a.plain == b.plain and a.style == b.style and a.spans == b.spans
 
 
+def _key_text(row_key: RowKey | str) -> str:
+    value = row_key.value if isinstance(row_key, RowKey) else row_key
+    return value or ""
+
+
 class IncrementalTable(EntryTable[E], Generic[E, V]):
     """An :class:`EntryTable` shown through :meth:`_update_rows`.
 
     Subclasses give each row a key and its entry, a function making the row's
     hashable *view* from the entry (what its cells show), and one making the
-    cells from the view. Views are made for the rows built only.
+    cells from the view. Views and cells are made for the rows drawn or
+    measured only, each once until its entry's view changes.
     """
 
-    #: Rows added at a time after the first screenful (~0.25 ms each, measuring included).
-    CHUNK_ROWS: ClassVar[int] = 100
-    #: Seconds left free between two chunks, for keys and frames.
-    CHUNK_PAUSE: ClassVar[float] = 0.03
-    #: Rows added per frame while the cursor waits for its row (hidden: no key to answer).
-    SEEK_ROWS: ClassVar[int] = 400
+    #: Rows measured at a time after the first frame (~25 µs each: cells made and measured).
+    MEASURE_ROWS: ClassVar[int] = 100
+    #: Seconds left free between two batches, for keys and frames.
+    MEASURE_PAUSE: ClassVar[float] = 0.005
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        # Row key -> (view, cells) of every row built, None for a row still to
-        # build; in table order.
+        # Row key -> (view, cells) of every row whose cells were made, None for
+        # the others; in table order.
         self._views: dict[str, tuple[V, Sequence[Text]] | None] = {}
+        # Row key -> its cells' widths, for the rows measured (the first
+        # ``_measured`` of ``_order``).
+        self._cell_widths: dict[str, tuple[int, ...]] = {}
         self._order: list[str] = []
-        self._built = 0
+        self._measured = 0
         self._make_view: Callable[[E], V] | None = None
         self._make_cells: Callable[[V], Sequence[Text]] | None = None
-        # Bumped by every rebuild: a chunk scheduled for an older one stops.
+        # Bumped by every rebuild: a batch scheduled for an older one stops.
         self._generation = 0
-        # Where the cursor goes once that row is built (None: nowhere to go).
-        self._pending_select: str | None = None
+        self._lazy: bool | None = None
+        #: Rows whose cells were made (for tests: the work must follow what is drawn).
+        self.cells_made = 0
 
     @property
     def building(self) -> bool:
-        """Whether rows are still to be added (they follow in chunks)."""
-        return self._built < len(self._order)
+        """Whether rows are still to be measured (they follow in batches)."""
+        return self._measured < len(self._order)
+
+    @property
+    def lazy(self) -> bool:
+        """Whether rows are added at once and their cells made when drawn (see the module)."""
+        if self._lazy is None:
+            self._lazy = table_as_tested(self)
+        return self._lazy
+
+    # -- what the DataTable reads: the cells, made on first use -----------------------
+
+    def get_row(self, row_key: RowKey | str) -> list[Text]:
+        """The row's cells (made now if the row was never drawn)."""
+        self._cells_of(_key_text(row_key))
+        return super().get_row(row_key)
+
+    def get_cell(self, row_key: RowKey | str, column_key: ColumnKey | str) -> Text:
+        """One cell (its row's cells made now if never drawn)."""
+        self._cells_of(_key_text(row_key))
+        return super().get_cell(row_key, column_key)
+
+    def get_column(self, column_key: ColumnKey | str) -> Iterable[Text]:
+        """A column's cells (every row's made now)."""
+        for key in self._order:
+            self._cells_of(key)
+        return super().get_column(column_key)
+
+    def _cells_of(self, key: str) -> Sequence[Text] | None:
+        """The cells of row ``key``, made (and given to the DataTable) if not yet."""
+        made = self._views.get(key)
+        if made is not None:
+            return made[1]
+        if key not in self._views or self._make_view is None or self._make_cells is None:
+            return None
+        view = self._make_view(self._entries[key])
+        cells = self._new_cells(view)
+        self._views[key] = (view, cells)
+        if self.lazy:
+            set_row_cells(self, key, cells)
+        return cells
+
+    def _new_cells(self, view: V) -> Sequence[Text]:
+        """The cells of a row with ``view`` (the one place cells are made)."""
+        assert self._make_cells is not None
+        self.cells_made += 1
+        return self._make_cells(view)
+
+    # -- showing rows ------------------------------------------------------------------
 
     def _update_rows(
         self,
@@ -86,132 +152,199 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
     ) -> None:
         """Show ``rows`` (key, entry); a row's cells are ``cells(view(entry))``.
 
-        The same keys in the same order as shown: the built rows whose view
-        changed are updated in place; the cursor stays, or goes to ``select``.
-        Otherwise every row is replaced, the cursor kept on ``select`` or else
-        on the same key.
+        The keys shown so far, in the same order, at the start of ``rows``: the
+        rows whose view changed are updated in place and the others added
+        after them; the cursor stays, or goes to ``select``. Otherwise every
+        row is replaced, the cursor kept on ``select`` or else on the same key.
         """
         shown = list(rows)
         self._make_view, self._make_cells = view, cells
-        same_keys = len(shown) == len(self._order) and all(
-            key == old for (key, _entry), old in zip(shown, self._order, strict=True)
+        old = self._order
+        continues = (
+            bool(old)
+            and len(shown) >= len(old)
+            and all(key == was for (key, _entry), was in zip(shown, old, strict=False))
         )
-        if not same_keys:
-            self._rebuild(shown, select or self._pending_select or self._cursor_key())
+        if not continues:
+            self._rebuild(shown, select or self._cursor_key())
             return
         self._entries = dict(shown)
-        self._update_in_place(view, cells)
+        self._update_in_place()
+        self._append([key for key, _entry in shown[len(old) :]])
         if select is not None and select != self._cursor_key():
             self._select(select)
+
+    def _refresh_rows(self, keys: Iterable[str], view: Callable[[E], V]) -> None:
+        """Update in place the rows of ``keys`` alone (their views may have changed)."""
+        self._make_view = view
+        if self._make_cells is not None:
+            self._update_in_place(keys)
 
     def _rebuild(self, shown: list[tuple[str, E]], keep: str | None) -> None:
         self.clear()
         self._generation += 1
         self._entries = dict(shown)
-        self._views = dict.fromkeys(self._entries)
-        self._order = list(self._entries)
-        self._built = 0
-        self._pending_select = keep if keep is not None and keep in self._entries else None
+        self._views, self._cell_widths, self._order, self._measured = {}, {}, [], 0
         self.show_cursor = True
-        # A screenful before the first frame (the terminal's height when the
-        # table has not been laid out yet); the rest after it.
-        self._build(self._generation, (self.size.height or self.app.size.height) + 2)
-        if self._pending_select is not None:
-            self._select(self._pending_select)
+        self._append(list(self._entries))
+        if keep is not None and keep in self._entries:
+            self._select(keep)
+
+    def _append(self, keys: list[str]) -> None:
+        """Add rows after the others: all at once, measured a screenful now and the rest later."""
+        if not keys:
+            return
+        self._order += keys
+        self._views.update(dict.fromkeys(keys))
+        if not self.lazy:
+            for key in keys:  # Textual measures them on its next idle
+                self.add_row(*(self._cells_of(key) or ()), key=key)
+            self._measured = len(self._order)
+            return
+        add_blank_rows(self, keys)
+        # What the first frame shows, measured before it: the terminal's
+        # height when the table has not been laid out yet.
+        screenful = (self.size.height or self.app.size.height) + 2
+        if self._measured < screenful:
+            self._measure(screenful - self._measured)
+        if self.building:
+            self._next_batch(self._generation)
 
     def _select(self, key: str) -> None:
-        """Put the cursor on ``key`` now if its row is built, else once it is.
+        """Put the cursor on ``key`` (and its neighbours' widths measured: it is drawn now)."""
+        index = self.get_row_index(key)
+        if index >= self._measured:
+            height = self.size.height or self.app.size.height
+            self._measure_rows(self._order[max(0, index - height) : index + height])
+        self.show_cursor = True
+        self.move_cursor(row=index, animate=False)
 
-        Meanwhile the cursor is hidden and nothing is selected: Enter or an
-        action must not take the first row for the one the cursor is going to.
+    # -- widths ------------------------------------------------------------------------
+
+    def _next_batch(self, generation: int) -> None:
+        def batch() -> None:
+            if generation != self._generation or not self.building:
+                return  # a newer rebuild started over, or nothing left
+            self._measure(self.MEASURE_ROWS)
+            if self.building:
+                self._next_batch(generation)
+
+        self.set_timer(self.MEASURE_PAUSE, batch, name="measure rows")
+
+    def _measure(self, count: int) -> None:
+        """Measure the next ``count`` rows not measured yet (in table order)."""
+        start = self._measured
+        end = min(start + max(0, count), len(self._order))
+        self._measure_rows(self._order[start:end])
+        self._measured = end
+
+    def _measure_rows(self, keys: Sequence[str]) -> None:
+        """Keep the widths of these rows' cells; widen the columns they need wider."""
+        widest: dict[int, int] = {}
+        known = self._cell_widths
+        for key in keys:
+            if key in known:
+                continue
+            widths = known[key] = tuple(cell_width(cell) for cell in self._cells_of(key) or ())
+            for index, width in enumerate(widths):
+                if width > widest.get(index, 0):
+                    widest[index] = width
+        self._set_widths(widest, grow_only=True)
+
+    def _set_widths(self, widths: dict[int, int], *, grow_only: bool) -> None:
+        """Give columns (by index) these content widths; redraw if any changed."""
+        columns = list(self.columns.values())
+        changed = False
+        for index, width in widths.items():
+            column = columns[index]
+            new = max(width, cell_width(column.label))
+            if new > column.content_width or (not grow_only and new != column.content_width):
+                column.content_width = new
+                changed = True
+        if changed:
+            cells_changed(self)
+
+    def _column_width(self, index: int) -> int:
+        """The widest cell of column ``index`` among the rows measured."""
+        return max((widths[index] for widths in self._cell_widths.values()), default=0)
+
+    # -- in place ----------------------------------------------------------------------
+
+    def _update_in_place(self, keys: Iterable[str] | None = None) -> None:
+        """Update the cells of the rows (of ``keys``, or all) whose view changed.
+
+        Rows whose cells were never made get the new view when they are drawn.
+        Each column's width is fixed once: the widest new cell widens it; a
+        cell that got narrower and may have set it re-measures it, from the
+        kept widths (or, without them, by Textual: one ``update_width``).
         """
-        if key in self.rows:
-            self._pending_select = None
-            self.show_cursor = True
-            self.move_cursor(row=self.get_row_index(key), animate=False)
-        elif key in self._views:
-            self._pending_select = key
-            self.show_cursor = False
-
-    def _cursor_key(self) -> str | None:
-        if self._pending_select is not None:
-            return None  # the cursor is on its way to a row not built yet
-        return super()._cursor_key()
-
-    def action_select_cursor(self) -> None:
-        """Select the row under the cursor (not while the cursor waits for its row)."""
-        if self._pending_select is None:
-            super().action_select_cursor()
-
-    def _build(self, generation: int, count: int) -> None:
-        """Add the next ``count`` rows; schedule the next chunk, if any.
-
-        After a pause while the cursor is where the operator put it; after the
-        next frame while it is hidden, on its way to a row not built yet.
-        """
-        if generation != self._generation or self._make_view is None or self._make_cells is None:
-            return  # a newer rebuild started over
-        make_view, make_cells, entries = self._make_view, self._make_cells, self._entries
-        start, end = self._built, min(self._built + count, len(self._order))
-        for key in self._order[start:end]:
-            view = make_view(entries[key])
-            cells = make_cells(view)
-            self._views[key] = (view, cells)
-            self.add_row(*cells, key=key)
-        self._built = end
-        pending = self._pending_select
-        if pending is not None and pending in self.rows:
-            self._select(pending)
-        if not self.building:
-            return
-        if self._pending_select is not None:
-            self.call_after_refresh(self._build, generation, self.SEEK_ROWS)
-        else:
-            self.set_timer(
-                self.CHUNK_PAUSE, lambda: self._build(generation, self.CHUNK_ROWS), name="rows"
-            )
-
-    def _update_in_place(
-        self, view: Callable[[E], V], cells: Callable[[V], Sequence[Text]]
-    ) -> None:
-        """Update the cells of the rows whose view changed; fix each column's width once.
-
-        Cells are updated without ``update_width``; afterwards at most one cell
-        per column asks for it: the widest new one if it is wider than the column
-        (Textual widens the column, nothing more), else the widest one that got
-        narrower, if it may have set the column's width (Textual re-measures
-        that column, once).
-        """
+        view = self._make_view
+        assert view is not None
         column_keys = [key for key, _heading in self.COLUMNS]
-        # Column -> (width, row key, cell) of its widest new cell.
-        widest: dict[str, tuple[int, str, Text]] = {}
-        # Column -> (old width, row key, new cell) of the widest cell that got narrower.
-        narrowed: dict[str, tuple[int, str, Text]] = {}
-        known, entries = self._views, self._entries
-        for key, shown in known.items():
+        # Column index -> (width, row key, cell) of its widest new cell.
+        widest: dict[int, tuple[int, str, Text]] = {}
+        # Column index -> (old width, row key, new cell) of the widest cell that got narrower.
+        narrowed: dict[int, tuple[int, str, Text]] = {}
+        known, entries, lazy = self._views, self._entries, self.lazy
+        updated = False
+        for key in known if keys is None else keys:
+            shown = known.get(key)
             if shown is None:
-                continue  # not built yet: its turn comes with the newest view
+                continue  # not made yet: its turn comes with the newest view
             old_view, old_cells = shown
             new_view = view(entries[key])
             if new_view == old_view:
                 continue
-            new_cells = cells(new_view)
+            new_cells = self._new_cells(new_view)
             known[key] = (new_view, new_cells)
-            for column, old, new in zip(column_keys, old_cells, new_cells, strict=False):
+            if lazy:
+                set_row_cells(self, key, new_cells)
+                updated = True
+                if key in self._cell_widths:
+                    self._cell_widths[key] = tuple(cell_width(cell) for cell in new_cells)
+            for index, (column, old, new) in enumerate(
+                zip(column_keys, old_cells, new_cells, strict=False)
+            ):
                 if same_cell(old, new):
                     continue
-                self.update_cell(key, column, new)
+                if not lazy:
+                    self.update_cell(key, column, new)
                 width, old_width = cell_width(new), cell_width(old)
-                if column not in widest or width > widest[column][0]:
-                    widest[column] = (width, key, new)
-                if width < old_width and (
-                    column not in narrowed or old_width > narrowed[column][0]
-                ):
-                    narrowed[column] = (old_width, key, new)
-        for column, (width, key, cell) in widest.items():
-            current = self.columns[ColumnKey(column)].content_width
+                if index not in widest or width > widest[index][0]:
+                    widest[index] = (width, key, new)
+                if width < old_width and (index not in narrowed or old_width > narrowed[index][0]):
+                    narrowed[index] = (old_width, key, new)
+        self._fix_widths(widest, narrowed, updated)
+
+    def _fix_widths(
+        self,
+        widest: dict[int, tuple[int, str, Text]],
+        narrowed: dict[int, tuple[int, str, Text]],
+        updated: bool,
+    ) -> None:
+        columns = list(self.columns.values())
+        grow: dict[int, int] = {}
+        exact: dict[int, int] = {}
+        for index, (width, key, cell) in widest.items():
+            current = columns[index].content_width
             if width > current:
-                self.update_cell(key, column, cell, update_width=True)
-            elif column in narrowed and narrowed[column][0] >= current:
-                _old_width, row_key, narrowed_cell = narrowed[column]
-                self.update_cell(row_key, column, narrowed_cell, update_width=True)
+                grow[index] = width
+                remeasure = (key, cell)  # Textual widens the column, nothing more
+            elif index in narrowed and narrowed[index][0] >= current:
+                exact[index] = self._column_width(index) if self.lazy else 0
+                remeasure = narrowed[index][1:]  # Textual re-measures the column, once
+            else:
+                continue
+            if not self.lazy:
+                row_key, cell_now = remeasure
+                self.update_cell(row_key, column_key(self, index), cell_now, update_width=True)
+        if self.lazy:
+            self._set_widths(grow, grow_only=True)
+            self._set_widths(exact, grow_only=False)
+            if updated:
+                cells_changed(self)
+
+
+def column_key(table: IncrementalTable[Any, Any], index: int) -> str:
+    """The key of column ``index`` (as in ``COLUMNS``)."""
+    return table.COLUMNS[index][0]

@@ -14,12 +14,13 @@ from typing import ClassVar, Literal
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.content import Content
 
 from bottui.ops.token_slots import Reading, Slot
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.tokens import TokenState
 from bottui.tui.widgets.incremental_table import IncrementalTable
-from bottui.tui.widgets.safe import safe_id_text, safe_text
+from bottui.tui.widgets.safe import join, safe, safe_id, safe_id_text, safe_text
 
 #: A slot's cell while its state is being read.
 CHECKING: Literal["checking"] = "checking"
@@ -147,6 +148,20 @@ class ProjectTable(IncrementalTable[ProjectRow, _View]):
             select=None if keep is None else _row_key(keep),
         )
 
+    def set_current(
+        self,
+        current: tuple[str, str] | None,
+        *,
+        state: Callable[[Slot], CellState],
+        focus: tuple[str, str] | None = None,
+    ) -> None:
+        """The same rows, another current project: its row and the last one's alone are redone."""
+        keys = [_row_key(key) for key in {self._current, current} if key is not None]
+        self._current = current
+        self._refresh_rows(keys, _viewer(current, state))
+        if focus is not None and _row_key(focus) in self._entries:
+            self._select(_row_key(focus))
+
     def update_states(self, state: Callable[[Slot], CellState]) -> None:
         """Redraw the token cells that changed (the cursor stays where it is)."""
         self._update_rows(self._entries.items(), _viewer(self._current, state), _cells)
@@ -161,6 +176,36 @@ def _viewer(
         return (row, row.key == current, state(row.personal_slot), state(row.project_slot))
 
     return view
+
+
+def ids_line(account: str, project: str, name: str | None = None) -> str:
+    """``acme / shop-prod (Shop)``, for a toast (cleaned by the caller)."""
+    return f"{account} / {project}" + (f" ({name})" if name else "")
+
+
+def project_detail(
+    row: ProjectRow, *, current: bool, state: Callable[[Slot], CellState]
+) -> Content:
+    """The two lines under the table about the highlighted project (ids are untrusted)."""
+    marker = "current: " if current else ""
+    first = join(marker, safe_id(row.account), " / ", safe_id(row.project))
+    if row.name:
+        first = join(first, " · ", safe(row.name))
+    words = {None: "no base URL", CHECKING: "checking…"}
+
+    def said(slot: Slot) -> str:
+        value = state(slot)
+        if isinstance(value, KeyringUnavailable):
+            return "keyring unavailable"
+        if isinstance(value, TokenState):
+            return value.label
+        return words[value]
+
+    second = Content(
+        f"personal token: {said(row.personal_slot)} (p) · "
+        f"project token: {said(row.project_slot)} (t)"
+    )
+    return join(first, "\n", second)
 
 
 def _cells(view: _View) -> list[Text]:
