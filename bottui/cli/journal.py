@@ -19,8 +19,9 @@ from bottui.cli.output import Output
 from bottui.cli.parser import Args, UsageError
 
 if TYPE_CHECKING:
-    from bottui.ops.journal_pages import EntryStream
+    from bottui.ops.journal_pages import EntryStream, Pages
     from bottui.ops.journal_view import JournalQuery
+    from bottui.ops.team_sync import TeamSync
 
 #: Entries shown unless ``--limit`` or ``--all`` says otherwise.
 DEFAULT_LIMIT: Final = 50
@@ -120,7 +121,19 @@ async def cmd_journal(args: Args, out: Output) -> int:
     from bottui.store.paths import Locations
     from bottui.store.tokens import TokenStore
 
-    journal = SqliteJournalStore.at(Locations.default())
+    local = SqliteJournalStore.at(Locations.default())
+    team = await team_journal(args, out)
+    journal: Pages = local
+    if team is not None:
+        from bottui.ops.shared_journal import SharedJournal
+
+        def down(reason: str) -> None:
+            out.message(
+                f"note: the team store is unreachable ({reason}); showing this machine's "
+                "journal only"
+            )
+
+        journal = SharedJournal(local, team, on_down=down)
     stream = EntryStream(journal, query, limit=limit_of(args), tokens=TokenStore(timeout=1.0))
     try:
         code = await _write(args, out, stream, fmt)
@@ -128,15 +141,60 @@ async def cmd_journal(args: Args, out: Output) -> int:
             from bottui.cli.journal_follow import follow
 
             out.out.flush()
-            await follow(args, out, journal, query)
+            await follow(args, out, local, query)  # with a store it follows the store itself
     finally:
-        await journal.close()
+        await local.close()
+        if team is not None:
+            await team.close()
     if stream.older is not None and not getattr(out.out, "reader_gone", False):
-        if args.export:
+        if team is not None:
+            # A shared journal's id is not a --before of this machine's journal.
+            out.message("older entries match: --all shows every one")
+        elif args.export:
             out.message(f"older entries were not exported: --before {stream.older} goes on")
         else:
             out.message(f"older: {next_page_command(args, stream.older)}")
     return code
+
+
+async def team_journal(args: Args, out: Output) -> TeamSync | None:
+    """With a team store configured and reachable: its push, done first (what waits goes).
+
+    A store that is down (or cannot be named) is one note on stderr, and the
+    local journal is read alone.
+    """
+    import os
+
+    from bottui.ops.team_store import open_team_store_url
+    from bottui.ops.team_sync import EXIT_BUDGET, TeamSync
+    from bottui.store.config import ConfigStore
+    from bottui.store.errors import StoreError
+    from bottui.store.paths import Locations
+    from bottui.store.team.target import resolve_store_url
+    from bottui.store.tokens import TokenStore
+
+    locations = Locations.default()
+    config = ConfigStore(locations).load()
+    # --profile filters; it names the store only when the config has that profile.
+    profile = (config.profile(args.profile) if args.profile else None) or config.profile()
+    url = resolve_store_url(None if profile is None else profile.store, os.environ)
+    if url is None:
+        return None
+    try:
+        store = await open_team_store_url(url, os.environ, TokenStore(timeout=1.0))
+    except StoreError as exc:
+        out.message(f"note: team journal: {exc.title}; showing this machine's journal only")
+        return None
+    team = TeamSync(locations.journal_file, store)
+    state = await team.sync_within(EXIT_BUDGET)
+    if state.down is not None:
+        await team.close()
+        out.message(
+            f"note: the team store is unreachable ({state.down}); showing this machine's "
+            f"journal only ({state.waiting} entries not yet shared)"
+        )
+        return None
+    return team
 
 
 async def _write(args: Args, out: Output, stream: EntryStream, fmt: str | None) -> int:

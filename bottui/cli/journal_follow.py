@@ -129,10 +129,10 @@ async def follow(args: Args, out: Output, journal: JournalStore, query: EntryQue
     printer = _Printer(args, out)
     url = await store_url(args)
     if url:
-        from bottui.ops.team_store import open_store_url
+        from bottui.ops.team_store import open_team_store_url
         from bottui.store.tokens import TokenStore
 
-        store: TeamStore = await open_store_url(url, os.environ, TokenStore(timeout=1.0))
+        store: TeamStore = await open_team_store_url(url, os.environ, TokenStore(timeout=1.0))
         feed = LiveFeed(store, printer.shared, _quiet_first(printer))
         try:
             await feed.run()

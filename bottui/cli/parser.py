@@ -224,6 +224,12 @@ def build_parser() -> argparse.ArgumentParser:
     store_cmds = store.add_subparsers(dest="action", metavar="ACTION", required=True)
     add(store_cmds, "migrate", "create or upgrade the shared schema (idempotent)")
     add(store_cmds, "status", "where the store is, its schema version, what waits to be shared")
+    sync = add(store_cmds, "sync", "push the journal entries not yet shared, now")
+    sync.add_argument(
+        "--backfill",
+        action="store_true",
+        help="also share the history written before the store was configured",
+    )
 
     profile = add(commands, "profile", "manage profiles")
     profile_cmds = profile.add_subparsers(dest="action", metavar="ACTION", required=True)

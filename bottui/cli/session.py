@@ -11,6 +11,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
+from bottui.cli import team_sharing
 from bottui.cli.output import Output
 from bottui.cli.parser import Args
 
@@ -36,10 +37,17 @@ def flush_warnings(session: Session, out: Output) -> None:
 
 @contextlib.asynccontextmanager
 async def command_session(args: Args, out: Output) -> AsyncIterator[Session]:
-    """The command's session; on the way out its warnings are printed and it is closed."""
+    """The command's session; on the way out its warnings are printed and it is closed.
+
+    With a team store configured, what the command journals is pushed while
+    it runs and once more at its end (at most ``EXIT_BUDGET`` seconds): a
+    store that is down costs one warning line, never the change.
+    """
     session = make_session(args)
+    sharing = await team_sharing.start(session)
     try:
         yield session
     finally:
+        await team_sharing.finish(sharing, out)
         flush_warnings(session, out)
         await session.aclose()

@@ -101,7 +101,7 @@ async def check(session: Session, plan: PlannedChange[Any]) -> RecentCheck | Non
     from bottui.ops.team_live import own_origin
 
     target = _target(plan)
-    if target is None or not session.settings.store:
+    if target is None or not session.settings.store_url:
         return None
     try:
         store = await session.team_store()

@@ -24,7 +24,7 @@ import contextlib
 import threading
 from collections.abc import AsyncGenerator, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Protocol
 
 from bottui.ops.journal_view import export, fit
 from bottui.ops.tokens_in_use import SlotTokens
@@ -35,12 +35,23 @@ if TYPE_CHECKING:
     from bottui.store.journal_store import JournalStore
     from bottui.store.tokens import TokenStore
 
+
+class Pages(Protocol):
+    """What a stream reads: the ``page`` of a journal store (local, or shared with a team)."""
+
+    async def page(
+        self, query: EntryQuery | None = None, *, limit: int = ..., cursor: Cursor | None = None
+    ) -> EntryPage:
+        """Up to ``limit`` entries of ``query`` after ``cursor``, newest first."""
+        ...
+
+
 #: Entries per store read of a stream: few round trips, a few MB at most in memory.
 STREAM_PAGE: Final = 1000
 
 
 async def read_page(
-    journal: JournalStore,
+    journal: Pages | JournalStore,
     query: EntryQuery,
     *,
     limit: int,
@@ -73,7 +84,7 @@ class EntryStream:
 
     def __init__(
         self,
-        journal: JournalStore,
+        journal: Pages | JournalStore,
         query: EntryQuery,
         *,
         limit: int | None = None,

@@ -323,6 +323,8 @@ def line(entry: JournalEntry) -> str:
     why = reason_text(entry)
     if why:
         parts.append(f"why: {why}")
+    if entry.shared is False:
+        parts.append("(not yet shared)")
     return "  ".join(parts) + f"  #{entry.id}"
 
 

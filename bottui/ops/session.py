@@ -20,6 +20,7 @@ from bottui.store.utc import Clock
 
 if TYPE_CHECKING:
     from bottui.api.client import BotProtectionClient
+    from bottui.ops.team_sync import TeamSync
     from bottui.store.config import Config, Profile, ProjectSettings
     from bottui.store.config_async import AsyncConfigStore
     from bottui.store.inventory_store import InventoryStore
@@ -51,8 +52,8 @@ class Settings:
     #: Refuse a change without a reason (the profile's ``require_reason``).
     require_reason: bool = False
     #: The team store's URL (``BOTTUI_STORE_URL``, then the profile's
-    #: ``store``); None: no team store, the local journal only.
-    store: str | None = None
+    #: ``store``), unchecked; None: no team store (always in the demo).
+    store_url: str | None = None
 
     @property
     def inventory_scope(self) -> str:
@@ -104,7 +105,10 @@ class Settings:
             ),
             None,
         )
+        from bottui.store.team.target import resolve_store_url
+
         return cls(
+            store_url=resolve_store_url(chosen.store if chosen else None, env),
             profile_name=chosen.name if chosen else None,
             base_url=url or None,
             account=account or (chosen.account if chosen else None),
@@ -114,7 +118,6 @@ class Settings:
             projects=dict(chosen.projects) if chosen else {},
             operator=operator,
             require_reason=chosen.require_reason if chosen else False,
-            store=env.get("BOTTUI_STORE_URL", "").strip() or (chosen.store if chosen else None),
         )
 
 
@@ -159,7 +162,11 @@ class Session:
         self._journal_store: JournalStore | None = None
         self._inventory_store: InventoryStore | None = None
         self._config_store: AsyncConfigStore | None = None
+        #: The team store of the live feed and the collision check (connected once).
         self._team_store: TeamStore | None = None
+        #: The push of this machine's journal to the team store (its own connection).
+        self._team: TeamSync | None = None
+        self._team_tried = False
         #: Messages for the operator that do not stop the work (stderr / toast).
         self.warnings: list[str] = []
 
@@ -274,7 +281,10 @@ class Session:
         for store in stores:
             await store.close()
         if self._team_store is not None:
-            team, self._team_store = self._team_store, None
+            shared, self._team_store = self._team_store, None
+            await shared.close()
+        if self._team is not None:
+            team, self._team = self._team, None
             await team.close()
 
     # -- stores -----------------------------------------------------------------
@@ -292,6 +302,34 @@ class Session:
             options: dict[str, Any] = {"clock": self.clock} if self.clock else {}
             self._journal_store = SqliteJournalStore.at(self.locations, **options)
         return self._journal_store
+
+    async def team(self) -> TeamSync | None:
+        """The push of this journal to the team store (``None``: no store configured).
+
+        A store that cannot even be named (a refused URL, the team extra not
+        installed) is a warning, once: the work goes ahead on the local
+        journal alone.
+        """
+        if self._team is None and not self._team_tried and self.settings.store_url:
+            self._team_tried = True
+            from bottui.ops.team_store import open_team_store_url
+            from bottui.ops.team_sync import TeamSync
+            from bottui.store.errors import StoreError
+
+            try:
+                store = await open_team_store_url(self.settings.store_url, os.environ, self.tokens)
+                self._team = TeamSync(self.locations.journal_file, store)
+            except StoreError as exc:
+                self.warn(f"team journal: {exc.title}")
+        return self._team
+
+    def hand_over_team(self) -> None:
+        """The push thread owns the team store from now on (it closes it; :meth:`aclose` not).
+
+        A push abandoned at the end of a command may still hold the store on
+        its thread: closing it from here would wait on that thread's lock.
+        """
+        self._team = None
 
     @property
     def inventory_store(self) -> InventoryStore:
@@ -311,13 +349,13 @@ class Session:
         Raises :class:`~bottui.store.errors.StoreError` when the URL is
         refused or team mode is not installed.
         """
-        url = self.settings.store
+        url = self.settings.store_url
         if not url:
             return None
         if self._team_store is None:
-            from bottui.ops.team_store import open_store_url
+            from bottui.ops.team_store import open_team_store_url
 
-            self._team_store = await open_store_url(url, os.environ, self.tokens)
+            self._team_store = await open_team_store_url(url, os.environ, self.tokens)
         return self._team_store
 
     @property

@@ -46,17 +46,25 @@ async def open_team_store(
     profile: Profile | None, environ: Mapping[str, str], tokens: TokenStore
 ) -> TeamStore:
     """The team store of ``profile``, ready to connect on first use."""
-    url = resolve_store_url(None if profile is None else profile.store, environ)
-    if url is None:
-        raise _no_team_store()
-    return await open_store_url(url, environ, tokens)
+    return await _open(store_target(profile, environ), environ, tokens)
 
 
-async def open_store_url(url: str, environ: Mapping[str, str], tokens: TokenStore) -> TeamStore:
-    """The team store at ``url`` (already resolved: ``BOTTUI_STORE_URL`` or the profile's)."""
-    from bottui.store.team.store import TeamStore
+async def open_team_store_url(
+    url: str, environ: Mapping[str, str], tokens: TokenStore, *, timeout: float = 5.0
+) -> TeamStore:
+    """The team store at ``url`` (checked first), with a short timeout: the push's."""
+    return await _open(check_store_url(url, environ), environ, tokens, timeout=timeout)
 
-    target = check_store_url(url, environ)
+
+async def _open(
+    target: StoreTarget,
+    environ: Mapping[str, str],
+    tokens: TokenStore,
+    *,
+    timeout: float | None = None,
+) -> TeamStore:
+    from bottui.store.team.store import DEFAULT_TIMEOUT, TeamStore
+
     password = None
     if not environ.get("PGPASSWORD"):
         try:
@@ -66,7 +74,7 @@ async def open_store_url(url: str, environ: Mapping[str, str], tokens: TokenStor
             # password is then libpq's business (~/.pgpass, PGSERVICE, a
             # certificate), as it is for every PostgreSQL client there.
             password = None
-    return TeamStore(target, password=password)
+    return TeamStore(target, password=password, timeout=timeout or DEFAULT_TIMEOUT)
 
 
-__all__ = ["NoTeamStore", "open_store_url", "open_team_store", "store_target"]
+__all__ = ["NoTeamStore", "open_team_store", "open_team_store_url", "store_target"]

@@ -23,6 +23,9 @@ the field were built by it.
   too, gets the event id ``ORIGIN:ID``), ``host`` and ``reason`` per segment,
   indexes for the operator and reason filters (DDL only: no row moves; old
   entries keep their operator and have no host or reason).
+* 5 (issue #13): ``team_push`` and ``team_open``, the push cursor of each
+  team store (bookkeeping, not history: see
+  :data:`~bottui.store.journal_schema.TABLES_V5`).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from bottui.store.journal_schema import (
     TABLES_V2,
     TABLES_V3,
     TABLES_V4,
+    TABLES_V5,
     append_only,
 )
 from bottui.store.sqlite_util import Schema, Step
@@ -171,11 +175,11 @@ def to_v2(conn: sqlite3.Connection) -> None:
 
 #: Every step of an existing file (version 1 was the first); the last one's
 #: number is the current version.
-STEPS: Final = (Step(2, to_v2), Step(3, TABLES_V3), Step(4, TABLES_V4))
+STEPS: Final = (Step(2, to_v2), Step(3, TABLES_V3), Step(4, TABLES_V4), Step(5, TABLES_V5))
 VERSION: Final = STEPS[-1].version
 
 #: A new journal: the current tables at once (what every step ends in).
-CURRENT: Final = (V1[0], *TABLES_V2, *append_only(("runs",)), *TABLES_V3, *TABLES_V4)
+CURRENT: Final = (V1[0], *TABLES_V2, *append_only(("runs",)), *TABLES_V3, *TABLES_V4, *TABLES_V5)
 
 SCHEMA: Final = Schema(
     name="journal",

@@ -283,11 +283,18 @@ class JournalEntry:
     reason: str | None = None
     #: The origin UUID of the journal file that wrote it (see :attr:`event_id`).
     origin: str | None = None
+    #: With a team store: True when the shared journal holds it, False for a
+    #: local entry not yet shared; None without a team store.
+    shared: bool | None = None
+    #: An entry read from the shared journal: its id in the journal that wrote it
+    #: (``id`` is then the shared journal's own).
+    local_id: int | None = None
 
     @property
     def event_id(self) -> str | None:
         """``ORIGIN:ID``: unique across every journal file (None without an origin)."""
-        return None if self.origin is None else f"{self.origin}:{self.id}"
+        own = self.id if self.local_id is None else self.local_id
+        return None if self.origin is None else f"{self.origin}:{own}"
 
     @classmethod
     def from_row(cls, row: tuple[Any, ...]) -> JournalEntry:
@@ -378,6 +385,8 @@ class JournalEntry:
             "event_id": self.event_id,
             "host": self.host,
             "reason": self.reason,
+            # Only with a team store (a local journal's JSON is what it was).
+            **({} if self.shared is None else {"shared": self.shared}),
         }
 
 

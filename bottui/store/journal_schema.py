@@ -184,6 +184,28 @@ TABLES_V4: Final = (
     "CREATE INDEX segments_by_reason ON segments (reason, first_id) WHERE reason IS NOT NULL",
     *append_only(("journal_origin", "reasons")),
 )
+#: The tables of version 5: the team store's push bookkeeping (issue #13).
+#: Not history, so not append-only: one row per store URL (``store``, its
+#: keyring username: the URL without a password) says from which id entries
+#: are shared (``since_id``: entries above it; the newest id when the store
+#: was first configured, 0 after ``--backfill``) and up to which id they have
+#: been pushed (``pushed_id``, only ever raised: ``max()``, so several
+#: processes pushing at once never move it back). ``team_open`` holds the ids
+#: pushed before their outcome existed: their outcome is still to push.
+TABLES_V5: Final = (
+    """
+    CREATE TABLE team_push (
+        store TEXT PRIMARY KEY,
+        since_id INTEGER NOT NULL,
+        pushed_id INTEGER NOT NULL,
+        configured_at INTEGER NOT NULL,
+        last_sync INTEGER
+    )
+    """,
+    "CREATE TABLE team_open (store TEXT NOT NULL, entry_id INTEGER NOT NULL, "
+    "PRIMARY KEY (store, entry_id)) WITHOUT ROWID",
+)
+
 #: The file's origin (one row; a file of version 4 or later always has it).
 ORIGIN: Final = "SELECT origin FROM journal_origin WHERE id = 1"
 
@@ -258,5 +280,6 @@ __all__ = [
     "TABLES_V2",
     "TABLES_V3",
     "TABLES_V4",
+    "TABLES_V5",
     "append_only",
 ]

@@ -165,6 +165,7 @@ class BottuiApp(App[int]):
     async def _start_reads(self) -> None:
         """Project names for every bar, and the project to start on when none was given."""
         services = self.services
+        await services.start_sharing()  # before anything is changed: from here on, shared
         await services.load_names()
         if self._find_first and services.current is None:
             first = await _first_project(self.session)
@@ -282,13 +283,14 @@ class BottuiApp(App[int]):
 
         # Every screen's bar, not only the current one's: a screen left while a
         # call was under way, or lying under a dialog, must not keep old words.
-        text = self.work_text
-        team_down = self.services.team_down is not None
+        live_down = self.services.live_down is not None
+        text, team = self.work_text, self.services.team_text
         for stack in self._mode_stacks():
             for screen in stack:
                 for bar in screen.query(ContextBar):
                     bar.working = text
-                    bar.team_down = team_down
+                    bar.live_down = live_down
+                    bar.team = team
 
     # -- errors, dry run -------------------------------------------------------------
 

@@ -31,5 +31,9 @@ def run_app(args: SimpleNamespace) -> int:
         await remember_theme(store, theme)
 
     app = BottuiApp(session, theme=config.theme, remember_theme=remember, keymap=config.keymap)
-    result = app.run()
+    try:
+        result = app.run()
+    finally:
+        # The last changes go to the team store (bounded); the rest waits for the next run.
+        app.services.stop_sharing()
     return result if isinstance(result, int) else 0

@@ -45,7 +45,7 @@ class TeamLive:
         worker that never completes would hold up everything waiting for
         the workers to finish.
         """
-        if not self._services.session.settings.store or self._task is not None:
+        if not self._services.session.settings.store_url or self._task is not None:
             return
         self._task = asyncio.get_running_loop().create_task(self._run(), name="team live")
 
@@ -86,8 +86,8 @@ class TeamLive:
 
     async def _state(self, reason: str | None) -> None:
         services = self._services
-        was_down = services.team_down is not None
-        services.team_down = reason
+        was_down = services.live_down is not None
+        services.live_down = reason
         services.team_listening = reason is None
         services.redraw_bars()
         if reason is not None:

@@ -125,13 +125,13 @@ async def test_the_store_stopped_and_started_while_listening(
         assert "TEAM STORE DOWN" not in bar_text(team_app)
         postgres_server.stop()
         try:
-            await wait_for(lambda: team_app.services.team_down is not None, what="down")
+            await wait_for(lambda: team_app.services.live_down is not None, what="down")
             await pilot.pause()
             assert "TEAM STORE DOWN" in bar_text(team_app)
             assert toasts.has("Teammates' changes cannot be followed")
         finally:
             postgres_server.start()
-        await wait_for(lambda: team_app.services.team_down is None, timeout=60, what="back")
+        await wait_for(lambda: team_app.services.live_down is None, timeout=60, what="back")
         await pilot.pause()
         assert "TEAM STORE DOWN" not in bar_text(team_app)
         assert toasts.has("The team store is back")

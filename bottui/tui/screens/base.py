@@ -80,8 +80,11 @@ class BottuiScreen(Screen[None]):
         services = self.services
 
         async def run() -> Any:
-            with services.working(label):
-                result = await work()
+            try:
+                with services.working(label):
+                    result = await work()
+            finally:
+                services.share_soon()  # what it journaled goes to the team store now
             services.flush_warnings()
             if done is not None:
                 self.post_message(done(result))

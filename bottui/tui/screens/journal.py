@@ -156,7 +156,7 @@ class JournalScreen(BottuiScreen):
     def _read_first(self, size: int = FIRST_PAGE) -> None:
         """Read the newest ``size`` entries of the filters; they replace the rows."""
         query = self.query_now()
-        store = self.services.session.journal_store
+        store = self.services.journal_pages()
         self._generation += 1
         generation = self._generation
         self._reading_older = False
@@ -190,7 +190,7 @@ class JournalScreen(BottuiScreen):
         if self._reading_older:
             return
         self._reading_older = True
-        store = self.services.session.journal_store
+        store = self.services.journal_pages()
         query, cursor, generation = self._shown, self._next, self._generation
 
         async def read() -> EntryPage:
@@ -286,7 +286,9 @@ class JournalScreen(BottuiScreen):
             parts.append(join("Operator ", safe(_cut(self.operator))))
         if self.reason is not None:
             parts.append(join("Reason holds ", safe(_cut(self.reason))))
-        if parts:  # a second line: only while a who/why filter is on
+        if self.services.team_down:
+            parts.append(Content("team store down: this machine's journal only"))
+        if parts:  # a second line: only while a who/why filter is on or the store is down
             line = join(line, "\n", Content(" · ").join(parts), " (/)")
         self.query_one("#journal-filters", Static).update(line)
 

@@ -29,6 +29,7 @@ class ContextBar(Widget):
         "context-bar--protected",
         "context-bar--readonly",
         "context-bar--team-down",
+        "context-bar--team",
     }
 
     DEFAULT_CSS = """
@@ -40,6 +41,7 @@ class ContextBar(Widget):
         & > .context-bar--protected { background: $warning; color: $text; text-style: bold; }
         & > .context-bar--readonly { background: $error; color: $text; text-style: bold; }
         & > .context-bar--team-down { background: $warning; color: $text; text-style: bold; }
+        & > .context-bar--team { color: $warning; text-style: bold; }
     }
     """
 
@@ -52,7 +54,9 @@ class ContextBar(Widget):
     protected: reactive[bool] = reactive(False)
     read_only: reactive[bool] = reactive(False)
     #: The team store cannot be heard (teammates' changes do not arrive).
-    team_down: reactive[bool] = reactive(False)
+    live_down: reactive[bool] = reactive(False)
+    #: The team journal's state ("team journal: N not yet shared"; "" when all is shared).
+    team: reactive[str] = reactive("")
 
     def refresh_context(self) -> None:
         """Re-read the app's session and current project."""
@@ -74,15 +78,19 @@ class ContextBar(Widget):
         self.read_only = settings.read_only
         self.protected = settings.protected
         self.working = services.work_text
-        self.team_down = services.team_down is not None
+        self.live_down = services.live_down is not None
+        self.team = services.team_text
 
     def flags(self) -> list[Content]:
         """The flags shown at the right end, in order, each padded by a space."""
+        live_down = self.live_down and "down" not in self.team
         shown = [
             ("context-bar--working", f"⟳ {self.working}" if self.working else ""),
+            ("context-bar--team", self.team),
             ("context-bar--protected", "PROTECTED" if self.protected else ""),
             ("context-bar--readonly", "READ-ONLY" if self.read_only else ""),
-            ("context-bar--team-down", "TEAM STORE DOWN" if self.team_down else ""),
+            # The push's words may say the store is down already: said once.
+            ("context-bar--team-down", "TEAM STORE DOWN" if live_down else ""),
         ]
         return [
             safe(f" {text} ").stylize(self.get_visual_style(component))

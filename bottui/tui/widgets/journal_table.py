@@ -43,10 +43,14 @@ _OUTCOME_STYLES: Final = {
 def outcome_cell(entry: JournalEntry) -> Text:
     """The outcome word; an unfinished entry is marked in words, colour only helps."""
     if entry.unfinished:
-        return Text("! UNFINISHED", style="bold reverse")
-    return safe_text(
-        journal_view.outcome_text(entry), style=_OUTCOME_STYLES.get(entry.outcome or "", "")
-    )
+        cell = Text("! UNFINISHED", style="bold reverse")
+    else:
+        cell = safe_text(
+            journal_view.outcome_text(entry), style=_OUTCOME_STYLES.get(entry.outcome or "", "")
+        )
+    if entry.shared is False:  # with a team store: still only in this machine's journal
+        cell.append(" · not yet shared", style="italic")
+    return cell
 
 
 class JournalTable(EntryTable[JournalEntry]):

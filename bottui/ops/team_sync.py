@@ -1,0 +1,188 @@
+"""Pushing the local journal to the team store: never in the way of a change.
+
+A change is journaled in the local SQLite journal first (durable, as
+without a team store) and pushed to PostgreSQL afterwards, by
+:meth:`TeamSync.sync`: at start, after each change, every 30 s in the TUI,
+and by ``bottui store sync``. Pushing is at-least-once (the cursor moves
+only after the store said yes) and the store keeps each event once (unique
+event id), so a crash between the local write and the push, or a push whose
+answer is lost, repeats a push but never loses or duplicates an event.
+
+Nothing here raises to the caller for the store's sake: a store that is
+down (stopped, unreachable, credentials revoked, disk full) leaves the
+entries waiting, and :attr:`TeamSync.state` says so in one line
+(the header's "team journal: N not yet shared", the CLI's warning). The
+local SQLite work runs on the store executor, the push on psycopg's async
+connection: nothing blocks the event loop, and every push is time-bounded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Final, TypeVar
+
+from bottui.store.errors import StoreError
+from bottui.store.executor import StoreExecutor, shared_executor
+from bottui.store.team.errors import StoreUnavailable
+from bottui.store.team.from_local import events_of
+from bottui.store.team_outbox import BATCH, Backlog, Outbox, Pending
+
+if TYPE_CHECKING:
+    from bottui.store.team.store import TeamStore
+
+R = TypeVar("R")
+
+#: Seconds a CLI command waits at its end for the push of what it journaled.
+EXIT_BUDGET: Final = 5.0
+#: Seconds between two pushes in the TUI (and while a bulk run goes, less).
+TUI_INTERVAL: Final = 30.0
+
+
+@dataclass(frozen=True)
+class SyncState:
+    """Where sharing stands: events waiting, the last push, and why it stopped."""
+
+    waiting: int = 0
+    last_sync: datetime | None = None
+    #: One cleaned line when the store could not be reached (None: it answered).
+    down: str | None = None
+
+    @property
+    def header(self) -> str:
+        """The header's words ("" when everything is shared)."""
+        if self.down is not None:
+            if not self.waiting:
+                return "team journal: store down"
+            return f"team journal: store down, {self.waiting} not yet shared"
+        if self.waiting:
+            return f"team journal: {self.waiting} not yet shared"
+        return ""
+
+
+class TeamSync:
+    """The outbox of one journal file towards one team store.
+
+    Args:
+        journal: The local journal file.
+        store: The team store (opened lazily by its first call).
+        executor: Where the SQLite side runs (the process's shared one).
+    """
+
+    def __init__(
+        self,
+        journal: Path,
+        store: TeamStore,
+        *,
+        executor: StoreExecutor | None = None,
+        batch: int = BATCH,
+    ) -> None:
+        self.store = store
+        self.key = store.target.keyring_username
+        self._outbox = Outbox(journal)
+        self._executor = executor or shared_executor()
+        self._lane = f"team-outbox:{Path(journal).resolve()}"
+        self._batch = batch
+        self._lock = asyncio.Lock()
+        self._registered = False
+        self.state = SyncState()
+        #: Called with the new state after each sync (the TUI's header).
+        self.on_state: Callable[[SyncState], None] | None = None
+
+    async def _local(self, fn: Callable[[], R]) -> R:
+        return await self._executor.call(fn, lane=self._lane)
+
+    async def register(self) -> None:
+        """Share what is journaled from now on (before the first change of a run)."""
+        if not self._registered:
+            await self._local(lambda: self._outbox.register(self.key))
+            self._registered = True
+
+    async def backfill(self) -> None:
+        """Share the older local history too (``bottui store sync --backfill``)."""
+        await self._local(lambda: self._outbox.backfill(self.key))
+        self._registered = True
+
+    async def backlog(self) -> Backlog:
+        """Events waiting and the last successful push (local only: no store call)."""
+        return await self._local(lambda: self._outbox.backlog(self.key))
+
+    async def pushed_id(self) -> int | None:
+        """Local entries above this id are not yet shared (None: not registered)."""
+        return await self._local(lambda: self._outbox.pushed_id(self.key))
+
+    async def origin(self) -> str | None:
+        """The local journal's origin UUID (a run id is per journal file)."""
+        return await self._local(self._outbox.origin)
+
+    async def sync(self, *, until_empty: bool = True) -> SyncState:
+        """Push what waits, a batch at a time; the state after (never raises for the store)."""
+        async with self._lock:
+            down: str | None = None
+            try:
+                await self.register()
+                while True:
+                    pending: Pending = await self._local(
+                        lambda: self._outbox.pending(self.key, self._batch)
+                    )
+                    if pending.empty:
+                        break
+                    events = events_of(pending.entries, pending.outcomes)
+                    pushed = await self.store.push(events)
+                    await self._record(pending, orphans=pushed.orphans > 0)
+                    if not until_empty:
+                        break
+            except StoreUnavailable as exc:
+                down = exc.title
+            except StoreError as exc:  # the local journal itself: the change went ahead anyway
+                down = exc.title
+            try:
+                backlog = await self.backlog()
+            except StoreError:
+                backlog = Backlog(self.state.waiting, self.state.last_sync)
+            self.state = SyncState(backlog.waiting, backlog.last_sync, down)
+        if self.on_state is not None:
+            self.on_state(self.state)
+        return self.state
+
+    async def _record(self, pending: Pending, *, orphans: bool) -> None:
+        await self._local(lambda: self._outbox.pushed(self.key, pending, orphans=orphans))
+
+    async def sync_within(self, budget: float) -> SyncState:
+        """:meth:`sync`, given up after ``budget`` seconds (what waits stays waiting)."""
+        try:
+            async with asyncio.timeout(budget):
+                return await self.sync()
+        except TimeoutError:
+            return await self.gave_up(budget)
+
+    async def gave_up(self, budget: float) -> SyncState:
+        """The state after a push cut off at ``budget`` seconds (its connection dropped)."""
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(1):
+                # A push cancelled mid-transaction leaves its connection in doubt.
+                await self.store.close()
+        backlog = Backlog(self.state.waiting, self.state.last_sync)
+        with contextlib.suppress(StoreError, TimeoutError):
+            async with asyncio.timeout(2):
+                backlog = await self.backlog()
+        self.state = SyncState(
+            backlog.waiting,
+            backlog.last_sync,
+            f"the team store did not take the entries within {budget:g} s",
+        )
+        return self.state
+
+    async def close(self) -> None:
+        """Close the store's connection and the outbox's."""
+        with contextlib.suppress(Exception):
+            await self.store.close()
+        with contextlib.suppress(Exception):
+            await self._local(self._outbox.close)
+
+
+__all__ = ["EXIT_BUDGET", "TUI_INTERVAL", "SyncState", "TeamSync"]

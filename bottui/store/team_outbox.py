@@ -1,0 +1,184 @@
+"""The outbox: which local journal entries a team store still has to receive.
+
+Every change is journaled first in the local SQLite journal; this module
+reads what is still to be pushed to a team store and records what was
+pushed, in the journal file itself (``team_push``/``team_open``, schema
+version 5, :data:`~bottui.store.journal_schema.TABLES_V5`):
+
+* a store is *registered* the first time a bottui runs with it configured:
+  entries written from then on are shared (``since_id`` is the newest id at
+  that moment); older ones only after :meth:`Outbox.backfill`;
+* :meth:`Outbox.pending` reads the next entries above ``pushed_id`` and the
+  outcomes of entries pushed before they had one;
+* :meth:`Outbox.pushed` records a successful push in one transaction:
+  ``pushed_id`` only ever grows (``max``), the open ids are added and
+  removed. Several bottui processes on one journal may push the same entries
+  at once: the store keeps each event once (unique event id), so the worst
+  case is a push repeated, never one lost.
+
+Synchronous (sqlite3): the async side runs it on the store executor
+(:class:`~bottui.store.team_outbox_async.AsyncOutbox`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Final
+
+from bottui.store.db_errors import JournalUnavailable
+from bottui.store.journal_migrations import SCHEMA
+from bottui.store.journal_records import JournalEntry
+from bottui.store.journal_rows import entry
+from bottui.store.journal_schema import BUSY_TIMEOUT, ORIGIN, SELECT_ENTRIES
+from bottui.store.sqlite_util import Database
+
+#: Entries one push carries at most (a push of many goes by COPY).
+BATCH: Final = 5000
+
+_REGISTER: Final = (
+    "INSERT OR IGNORE INTO team_push (store, since_id, pushed_id, configured_at) "
+    "SELECT ?1, m, m, ?2 FROM (SELECT coalesce(max(id), 0) AS m FROM items)"
+)
+_PUSHED_ID: Final = "SELECT pushed_id FROM team_push WHERE store = ?"
+_NEXT: Final = SELECT_ENTRIES + " WHERE e.id > ? ORDER BY e.id LIMIT ?"
+_OPEN_DONE: Final = (
+    SELECT_ENTRIES + " WHERE e.id IN (SELECT t.entry_id FROM team_open AS t"
+    " JOIN results AS r ON r.entry_id = t.entry_id WHERE t.store = ? LIMIT ?) ORDER BY e.id"
+)
+
+
+@dataclass(frozen=True)
+class Pending:
+    """What to push next: new entries (with their outcome when they have one)
+    and outcomes of entries pushed earlier without one."""
+
+    entries: tuple[JournalEntry, ...]
+    outcomes: tuple[JournalEntry, ...]
+
+    @property
+    def empty(self) -> bool:
+        """Nothing to push."""
+        return not self.entries and not self.outcomes
+
+
+@dataclass(frozen=True)
+class Backlog:
+    """How far behind a store is: events waiting and the last successful push."""
+
+    waiting: int
+    last_sync: datetime | None
+
+
+def _now_us() -> int:
+    return int(datetime.now(UTC).timestamp() * 1_000_000)
+
+
+class Outbox:
+    """The push bookkeeping of one journal file (see the module's docstring).
+
+    Args:
+        path: The journal file.
+    """
+
+    def __init__(self, path: Path, *, busy_timeout: float = BUSY_TIMEOUT) -> None:
+        self._path = Path(path)
+        self._db = Database(
+            self._path,
+            SCHEMA,
+            unavailable=JournalUnavailable,
+            synchronous="NORMAL",
+            busy_timeout=busy_timeout,
+        )
+
+    @property
+    def path(self) -> Path:
+        """The journal file."""
+        return self._path
+
+    def register(self, store: str) -> None:
+        """Share entries written from now on with ``store`` (nothing when known already)."""
+        with self._db.write() as conn:
+            conn.execute(_REGISTER, (store, _now_us()))
+
+    def backfill(self, store: str) -> None:
+        """Share the whole local history with ``store`` too (``bottui store sync --backfill``)."""
+        self.register(store)
+        with self._db.write() as conn:
+            conn.execute(
+                "UPDATE team_push SET since_id = 0, pushed_id = 0 WHERE store = ?", (store,)
+            )
+
+    def pending(self, store: str, limit: int = BATCH) -> Pending:
+        """The next entries and open outcomes to push (empty: nothing waits)."""
+        with self._db.read() as conn:
+            row = conn.execute(_PUSHED_ID, (store,)).fetchone()
+            if row is None:
+                return Pending((), ())
+            entries = tuple(entry(r) for r in conn.execute(_NEXT, (int(row[0]), limit)))
+            outcomes = tuple(entry(r) for r in conn.execute(_OPEN_DONE, (store, limit)))
+        return Pending(entries, outcomes)
+
+    def pushed(self, store: str, done: Pending, *, orphans: bool = False) -> None:
+        """Record that ``done`` is in ``store`` now.
+
+        Entries pushed without an outcome are kept open (their outcome goes
+        later); outcomes pushed close theirs, unless the store reported
+        orphans (``orphans``: keep them open, push them again).
+        """
+        with self._db.write() as conn:
+            conn.executemany(
+                "INSERT OR IGNORE INTO team_open (store, entry_id) VALUES (?, ?)",
+                [(store, e.id) for e in done.entries if e.outcome is None],
+            )
+            if not orphans:
+                conn.executemany(
+                    "DELETE FROM team_open WHERE store = ? AND entry_id = ?",
+                    [(store, e.id) for e in done.outcomes],
+                )
+            last = max((e.id for e in done.entries), default=0)
+            conn.execute(
+                "UPDATE team_push SET pushed_id = max(pushed_id, ?), last_sync = ? WHERE store = ?",
+                (last, _now_us(), store),
+            )
+
+    def backlog(self, store: str) -> Backlog:
+        """Entries not yet pushed plus outcomes waiting, and the last successful push."""
+        with self._db.read() as conn:
+            row = conn.execute(
+                "SELECT pushed_id, last_sync FROM team_push WHERE store = ?", (store,)
+            ).fetchone()
+            if row is None:
+                return Backlog(0, None)
+            (entries,) = conn.execute(
+                "SELECT count(*) FROM items WHERE id > ?", (int(row[0]),)
+            ).fetchone()
+            (outcomes,) = conn.execute(
+                "SELECT count(*) FROM team_open AS t JOIN results AS r"
+                " ON r.entry_id = t.entry_id WHERE t.store = ?",
+                (store,),
+            ).fetchone()
+        last = None if row[1] is None else datetime.fromtimestamp(row[1] / 1_000_000, UTC)
+        return Backlog(int(entries) + int(outcomes), last)
+
+    def pushed_id(self, store: str) -> int | None:
+        """Entries above this id have not been pushed to ``store`` (None: not registered)."""
+        with self._db.read() as conn:
+            row = conn.execute(_PUSHED_ID, (store,)).fetchone()
+        return None if row is None else int(row[0])
+
+    def origin(self) -> str | None:
+        """This journal file's origin UUID (None: no file yet)."""
+        if not self._path.exists():
+            return None
+        with self._db.read() as conn:
+            row = conn.execute(ORIGIN).fetchone()
+        return None if row is None else str(row[0])
+
+    def close(self) -> None:
+        """Close the connection (the next call opens another)."""
+        self._db.close()
+
+
+__all__ = ["BATCH", "Backlog", "Outbox", "Pending"]
