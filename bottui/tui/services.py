@@ -176,6 +176,12 @@ class TuiServices:
         self.live_down: str | None = None
         #: True once teammates' changes are being followed (LISTEN holds).
         self.team_listening = False
+        #: The header's team journal state ("" without a store, or all shared).
+        self.team_text = ""
+        #: The team store is down: the Journal screen reads the local journal.
+        self.team_down = False
+        self._sharing: SharingThread | None = None
+        self._team_reader: SharedJournal | None = None
 
     @property
     def host(self) -> App[Any]:
@@ -185,12 +191,6 @@ class TuiServices:
     def redraw_bars(self) -> None:
         """Redraw every context bar's flags (working indicator, team store state)."""
         self._show_work()
-        #: The header's team journal state ("" without a store, or all shared).
-        self.team_text = ""
-        #: The team store is down: the Journal screen reads the local journal.
-        self.team_down = False
-        self._sharing: SharingThread | None = None
-        self._team_reader: SharedJournal | None = None
 
     # -- the current project -------------------------------------------------------
 

@@ -60,7 +60,7 @@ async def tui_latency(url: str, reps: int, home: Path) -> list[float]:
     from bottui.tui.app import BottuiApp
 
     session = prepare(home / "demo", BASE)
-    session.update_settings(replace(session.settings, store=url))
+    session.update_settings(replace(session.settings, store_url=url))
     app = BottuiApp(session, demo=True)
     arrived: dict[str, float] = {}
     shown = app.notify

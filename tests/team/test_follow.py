@@ -109,6 +109,9 @@ def test_follow_says_once_that_the_store_is_down_and_keeps_trying(
 ) -> None:
     follower = Follower(env={"BOTTUI_STORE_URL": "postgresql://bottui@127.0.0.1:9/bottui"})
     try:
+        note = follower.line(follower.err, timeout=30)
+        # The page before following is this machine's journal, and says so.
+        assert note is not None and note.startswith("note: the team store is unreachable")
         first = follower.line(follower.err, timeout=30)
         assert first is not None and first.startswith("team store unavailable: ")
         assert first.endswith("; trying again") and "Traceback" not in first

@@ -93,17 +93,29 @@ async def test_require_reason_refuses_the_confirm_until_one_is_typed(
         assert flow_app.screen is dialog and field.has_class("-invalid")
         assert any("requires a reason" in toast for toast in toasts)
         assert flow_app.focused is field and requests(sandbox) == 0
+        confirm = dialog.query_one("#confirm", Button)
         await pilot.press(*"   ")  # blank is no reason
-        await pilot.press("enter", "enter")
-        await settle(pilot)
+        await enter_then_confirm(pilot, confirm)
         assert flow_app.screen is dialog and requests(sandbox) == 0
         field.value = "INC-7 stuffing"
-        await pilot.press("enter", "enter")
-        await settle(pilot)
+        await enter_then_confirm(pilot, confirm)
         assert isinstance(flow_app.screen, LimitersScreen) and requests(sandbox) == 1
         with journal_of(session) as journal:
             (entry,) = journal.entries()
         assert (entry.reason, entry.operator) == ("INC-7 stuffing", "alice")
+
+
+async def enter_then_confirm(pilot: Any, confirm: Button) -> None:
+    """Enter in the reason (focus moves on to Confirm), then Enter on Confirm.
+
+    The focus move is a message handled after the key: pressing both keys at
+    once raced it on a busy machine, and the second Enter went to the field.
+    """
+    await pilot.press("enter")
+    await settle(pilot)
+    assert pilot.app.focused is confirm
+    await pilot.press("enter")
+    await settle(pilot)
 
 
 def journal_rows(app: Any) -> list[str]:

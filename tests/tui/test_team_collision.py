@@ -39,7 +39,7 @@ def test_snapshot_collision_in_the_confirmation(
     )
     asyncio.run(push(url, events))
     app = make_snap_app()
-    app.session.update_settings(replace(app.session.settings, store=url))
+    app.session.update_settings(replace(app.session.settings, store_url=url))
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await settle(pilot)

@@ -46,7 +46,7 @@ async def team_app(tmp_path: Any, sandbox: SandboxServer, pg_admin_url: str) -> 
     """The TUI on the sandbox with a migrated team store configured."""
     session = prepare(tmp_path / "demo", sandbox.base_url)
     url = await migrated(pg_admin_url)
-    session.update_settings(replace(session.settings, store=url))
+    session.update_settings(replace(session.settings, store_url=url))
     return BottuiApp(session, demo=True)
 
 
