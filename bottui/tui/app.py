@@ -95,6 +95,12 @@ class BottuiApp(App[int]):
         Binding("D", "toggle_dry_run", "Dry run", show=False, id="app.dry_run"),
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("ctrl+q", "quit", "Quit", show=False, id="app.quit2", priority=True),
+        # Tab moves focus before the next key is routed: keys typed ahead (a
+        # burst over a slow SSH link, "acme<Tab>shop-prod") are routed to the
+        # focused widget as they arrive, so a Tab left to the field's own
+        # bubbling sent the rest to the field it was meant to leave.
+        Binding("tab", "focus_next", show=False, priority=True, id="app.focus_next"),
+        Binding("shift+tab", "focus_previous", show=False, priority=True, id="app.focus_prev"),
     ]
     MODES: ClassVar[dict[str, str | Callable[[], Screen[Any]]]] = {
         name: _screen(name) for name in MODE_KEYS.values()
