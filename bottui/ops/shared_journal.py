@@ -95,11 +95,13 @@ class SharedJournal:
         *,
         store: TeamStore | None = None,
         on_down: Callable[[str], None] | None = None,
+        on_up: Callable[[], None] | None = None,
     ) -> None:
         self._local = local
         self._team = team
         self._store = team.store if store is None else store
         self._on_down = on_down
+        self._on_up = on_up
 
     async def page(
         self,
@@ -121,12 +123,15 @@ class SharedJournal:
             return await self._solo(wanted, size, Cursor(token[len(_SOLO) :]))
         if cursor is None:
             try:
-                return await self._page(wanted, size, token)
+                page = await self._page(wanted, size, token)
             except StoreUnavailable as exc:
                 # The store is down: this machine's journal alone, and whoever shows it says so.
                 if self._on_down is not None:
                     self._on_down(exc.title)
                 return await self._solo(wanted, size, None)
+            if self._on_up is not None:
+                self._on_up()
+            return page
         return await self._page(wanted, size, token)
 
     async def _solo(self, wanted: EntryQuery, size: int, inner: Cursor | None) -> EntryPage:

@@ -20,8 +20,6 @@ so :meth:`TuiServices.project_name` needs no I/O.
 
 from __future__ import annotations
 
-import contextlib
-import os
 from collections.abc import Awaitable, Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -33,9 +31,9 @@ from textual.message import Message
 from bottui.api.errors import BottuiError
 from bottui.ops.session import Session, Settings
 from bottui.plaintext import clean
-from bottui.store.errors import StoreError
 from bottui.tui.error_view import EXPECTED_ERRORS, error_dialog, error_toast
 from bottui.tui.messages import InventoryChanged, ProjectChosen
+from bottui.tui.services_team import TeamServices
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -44,12 +42,7 @@ if TYPE_CHECKING:
 
     from bottui.api.requests import PreparedRequest
     from bottui.ops import confirmation as rule
-    from bottui.ops.journal_pages import Pages
     from bottui.ops.plan import PlannedChange
-    from bottui.ops.shared_journal import SharedJournal
-    from bottui.ops.team_sync import SyncState
-    from bottui.ops.team_thread import SharingThread
-    from bottui.store.journal_store import JournalStore
 
 
 @dataclass(frozen=True)
@@ -135,7 +128,7 @@ class ChangePrompt:
         )
 
 
-class TuiServices:
+class TuiServices(TeamServices):
     """The app's services, typed, for screens and dialogs.
 
     Args:
@@ -172,16 +165,7 @@ class TuiServices:
         self._names: dict[tuple[str, str], str] = {}
         #: The inventory's marker when the names were read (see ``load_names``).
         self._names_version: Hashable | None = None
-        #: Why teammates' changes cannot be followed (None: they can, or no team store).
-        self.live_down: str | None = None
-        #: True once teammates' changes are being followed (LISTEN holds).
-        self.team_listening = False
-        #: The header's team journal state ("" without a store, or all shared).
-        self.team_text = ""
-        #: The team store is down: the Journal screen reads the local journal.
-        self.team_down = False
-        self._sharing: SharingThread | None = None
-        self._team_reader: SharedJournal | None = None
+        self._init_team()
 
     @property
     def host(self) -> App[Any]:
@@ -244,72 +228,6 @@ class TuiServices:
         self._host.run_worker(
             reload(), name="project names", group="project-names", exit_on_error=False
         )
-
-    # -- the team store ---------------------------------------------------------------
-
-    async def start_sharing(self) -> None:
-        """With a team store: push at start, after each change and every 30 s (own thread)."""
-        import asyncio
-
-        from bottui.ops.shared_journal import SharedJournal
-        from bottui.ops.team_store import open_team_store_url
-        from bottui.ops.team_sync import TUI_INTERVAL
-        from bottui.ops.team_thread import SharingThread
-
-        session = self.session
-        team = await session.team()
-        if team is None or session.settings.store_url is None:
-            return
-        with contextlib.suppress(StoreError):
-            await team.register()  # before this run's first change
-        loop = asyncio.get_running_loop()
-
-        def on_state(state: SyncState) -> None:  # on the push thread
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(self._team_state, state)
-
-        self._sharing = SharingThread(team, interval=TUI_INTERVAL, on_state=on_state)
-        self._sharing.start()
-        session.hand_over_team()
-        # The Journal screen reads with a connection of its own, on this loop.
-        with contextlib.suppress(StoreError):
-            reader = await open_team_store_url(
-                session.settings.store_url, os.environ, session.tokens
-            )
-            self._team_reader = SharedJournal(
-                session.journal_store, team, store=reader, on_down=self._read_down
-            )
-
-    def _team_state(self, state: SyncState) -> None:
-        was_down, self.team_down = self.team_down, state.down is not None
-        if state.header != self.team_text:
-            self.team_text = state.header
-            self._show_work()
-        if was_down and not self.team_down:
-            self._broadcast(InventoryChanged)  # the shared journal is back: read again
-
-    def _read_down(self, _reason: str) -> None:
-        # Read while the store is down: the Journal screen says so until a push succeeds.
-        self.team_down = True
-        self.share_soon()
-
-    def share_soon(self) -> None:
-        """A change was journaled: push it now (nothing without a team store)."""
-        if self._sharing is not None:
-            self._sharing.kick()
-
-    def stop_sharing(self, budget: float = 2.0) -> None:
-        """Push once more and stop (at quit; what is left waits for the next run)."""
-        if self._sharing is not None:
-            sharing, self._sharing = self._sharing, None
-            sharing.stop(budget)
-
-    def journal_pages(self) -> Pages | JournalStore:
-        """What the Journal screen reads: the shared journal, or the local one when
-        there is no team store or it is down."""
-        if self._team_reader is not None and not self.team_down:
-            return self._team_reader
-        return self.session.journal_store
 
     # -- working indicator -----------------------------------------------------------
 

@@ -14,13 +14,16 @@ from dataclasses import replace
 from typing import Any
 
 import psycopg
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Static
 
 from bottui.ops.session import Session
+from bottui.ops.team_sync import SyncState
 from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.store.team.store import TeamStore
 from bottui.store.team.target import check_store_url
+from bottui.tui import services_team
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.dialogs import ConfirmDialog
 from bottui.tui.widgets.context_bar import ContextBar
@@ -72,7 +75,10 @@ def header(app: BottuiApp) -> str:
 
 
 async def test_store_down_the_header_says_so_and_the_change_goes_ahead(
-    flow_session: Session, pg_admin_url: str, postgres_server: PostgresServer
+    flow_session: Session,
+    pg_admin_url: str,
+    postgres_server: PostgresServer,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     store = TeamStore(check_store_url(pg_admin_url, {}), timeout=10)
     await store.migrate()
@@ -96,7 +102,10 @@ async def test_store_down_the_header_says_so_and_the_change_goes_ahead(
 
 
 async def test_the_journal_screen_reads_the_shared_journal_and_falls_back_when_down(
-    flow_session: Session, pg_admin_url: str, postgres_server: PostgresServer
+    flow_session: Session,
+    pg_admin_url: str,
+    postgres_server: PostgresServer,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     store = TeamStore(check_store_url(pg_admin_url, {}), timeout=10)
     await store.migrate()
@@ -121,9 +130,27 @@ async def test_the_journal_screen_reads_the_shared_journal_and_falls_back_when_d
             assert any("bob" in cell for row in rows(app) for cell in row)
             postgres_server.stop()
             await reread_until(pilot, app, lambda: len(rows(app)) == 1)
-            note = plain(app.screen.query_one("#journal-filters", Static))
-            assert "team store down: this machine's journal only" in note
+            assert DOWN_NOTE in filters_line(app)
+            # A push with nothing to send does not reach the store, and says so by
+            # saying nothing is down: the failed read still holds (no read, fail,
+            # push loop), and the note stays.
+            app.services._team_state(SyncState(0, None, None))
+            await reread_until(pilot, app, lambda: len(rows(app)) == 1)
+            assert DOWN_NOTE in filters_line(app)
+            assert app.services.journal_pages() is flow_session.journal_store
+            # Back: a later read tries the store again (READ_RETRY) and the note goes.
+            postgres_server.start()
+            monkeypatch.setattr(services_team, "READ_RETRY", 0.0)
+            await reread_until(pilot, app, lambda: len(rows(app)) == 2)
+            assert DOWN_NOTE not in filters_line(app)
             app.services.stop_sharing()
     finally:
         if not postgres_server.running():
             postgres_server.start()
+
+
+DOWN_NOTE = "team store down: this machine's journal only"
+
+
+def filters_line(app: BottuiApp) -> str:
+    return plain(app.screen.query_one("#journal-filters", Static))
