@@ -82,9 +82,17 @@ def _row(fact: Fact) -> tuple[object, ...]:
     return row
 
 
+def storable(fact: Fact) -> bool:
+    """PostgreSQL's text cannot hold NUL: such a fact (only a name an answer gave can
+    have one; ids cannot) is not shared, rather than blocking every push after it."""
+    return not any(
+        isinstance(v, str) and "\x00" in v for v in (*fact.key, fact.value, fact.operator)
+    )
+
+
 async def put_facts(conn: AsyncConnection[Any], facts: Sequence[Fact]) -> int:
     """Upsert ``facts`` (one pipelined ``executemany``); how many rows were written."""
-    rows = [_row(f) for f in facts]
+    rows = [_row(f) for f in facts if storable(f)]
     if not rows:
         return 0
     cur = conn.cursor()
@@ -113,4 +121,4 @@ async def read_facts(
     )
 
 
-__all__ = ["KINDS", "NO", "YES", "Fact", "FactKey", "put_facts", "read_facts"]
+__all__ = ["KINDS", "NO", "YES", "Fact", "FactKey", "put_facts", "read_facts", "storable"]
