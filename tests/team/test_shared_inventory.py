@@ -188,7 +188,9 @@ async def test_a_write_cannot_carry_its_own_time(team_url: str) -> None:
                 " received_at = EXCLUDED.received_at",
                 (value, future),
             )
-        (stamp,) = conn.execute("SELECT received_at FROM bottui.inventory_facts").fetchone()
+        row = conn.execute("SELECT received_at FROM bottui.inventory_facts").fetchone()
+    assert row is not None
+    (stamp,) = row
     assert stamp < datetime.now(UTC) + timedelta(minutes=5)
 
 

@@ -30,8 +30,9 @@ def at_home(root: Path, who: str, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def limiter(doc: dict[str, Any], limiter_id: str) -> dict[str, Any]:
-    (found,) = [r for r in doc["limiters"] if r["id"] == limiter_id]
-    return found
+    found: list[dict[str, Any]] = [r for r in doc["limiters"] if r["id"] == limiter_id]
+    assert len(found) == 1
+    return found[0]
 
 
 def test_bob_lists_the_state_alice_taught(
