@@ -27,12 +27,14 @@ from typing import TYPE_CHECKING
 from bottui.store.errors import StoreError
 from bottui.store.executor import shared_executor
 from bottui.store.team.facts import NO, YES, Fact, FactKey
-from bottui.store.team_facts_outbox import FactsOutbox, facts_file
-from bottui.store.token_names import store_username
 
 if TYPE_CHECKING:
     from bottui.api.models import DimensionThresholds, LimiterChange
     from bottui.ops.session import Session
+    from bottui.store.team_facts_outbox import FactsOutbox
+
+# The outbox is imported where it is used: the Projects screen, on the way to
+# `bottui demo`'s first frame, imports the inventory edits, and the demo shares nothing.
 
 #: One fact before it is addressed: (account, project, kind, item, field, value).
 Item = tuple[str, str, str, str, str, "str | None"]
@@ -42,6 +44,8 @@ _OUTBOXES: weakref.WeakKeyDictionary[Session, FactsOutbox] = weakref.WeakKeyDict
 
 def outbox(session: Session) -> FactsOutbox:
     """The session's facts outbox (beside its journal)."""
+    from bottui.store.team_facts_outbox import FactsOutbox, facts_file
+
     found = _OUTBOXES.get(session)
     if found is None:
         found = _OUTBOXES[session] = FactsOutbox(facts_file(session.locations.journal_file))
@@ -53,6 +57,8 @@ def store_key(session: Session) -> str | None:
     url = session.settings.store_url
     if not url or not session.settings.base_url:
         return None
+    from bottui.store.token_names import store_username
+
     return store_username(url)
 
 
@@ -172,6 +178,8 @@ async def share(session: Session, items: Sequence[Item]) -> None:
 
 def box_path(session: Session) -> str:
     """The outbox file, as a lane name (one queue writer at a time per file)."""
+    from bottui.store.team_facts_outbox import facts_file
+
     return str(facts_file(session.locations.journal_file))
 
 

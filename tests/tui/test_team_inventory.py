@@ -25,6 +25,7 @@ from bottui.store.team.facts import Fact, FactKey
 from bottui.store.team.store import TeamStore
 from bottui.store.team.target import check_store_url
 from bottui.tui.app import BottuiApp
+from bottui.tui.screens.thresholds import DimensionTable
 from bottui.tui.team_source import local_time
 from tests.fixtures.teammates import migrated, wait_for
 from tests.tui.conftest import FIXED_NOW, SNAP_BASE_URL, SNAP_SIZE
@@ -68,6 +69,28 @@ async def test_a_teammates_state_arrives_live_with_whose_change_taught_it(
         how = row_of(app, "rl-login")[4]
         assert how.startswith("from [b]mallory-the-…'s change ")
         assert "\x1b" not in how
+
+
+async def test_a_teammates_thresholds_show_on_the_thresholds_screen(
+    tmp_path: Any, sandbox: SandboxServer, pg_admin_url: str
+) -> None:
+    session = prepare(tmp_path / "demo", sandbox.base_url)
+    url = await migrated(pg_admin_url)
+    session.update_settings(replace(session.settings, store_url=url))
+    key = FactKey(sandbox.base_url, DEMO_ACCOUNT, PROJ, "dimension", "bot-score", "thresholds")
+    doc = '{"name": "Bot score", "block": "0.97", "challenge": "0.66"}'
+    await teammate_writes(url, [Fact(key, doc, "carol")])  # before the TUI starts
+    app = BottuiApp(session, demo=True, start_mode="thresholds")
+    async with app.run_test(size=SNAP_SIZE) as pilot:
+        await settle(pilot)
+
+        def row() -> list[str]:
+            grid = app.screen.query_one(DimensionTable)
+            return [cell.plain for cell in grid.get_row("bot-score")]
+
+        await wait_for(lambda: row()[2] == "0.97", what="carol's thresholds")
+        assert row()[3] == "0.66"
+        assert row()[6].startswith("from carol's change ")
 
 
 def test_snapshot_limiters_with_a_teammates_state(
