@@ -93,7 +93,7 @@ class TeamLive:
     async def _inventory(self) -> None:
         """The shared inventory changed (or listening began): merge it, screens re-read."""
         session = self._services.session
-        if await team_inventory.refresh_shared(session, await session.team_store()):
+        if await team_inventory.refresh_shared(session):
             self._services.inventory_changed()
         self._services.flush_warnings()
 
