@@ -12,7 +12,8 @@ from bottui.api.errors import EXIT_OK
 from bottui.cli.output import Output
 from bottui.cli.parser import Args
 from bottui.cli.session import command_session
-from bottui.plaintext import show_id
+from bottui.plaintext import clean, show_id
+from bottui.store.inventory_records import taught_by
 
 
 async def cmd_inventory(args: Args, out: Output) -> int:
@@ -49,12 +50,32 @@ async def cmd_inventory(args: Args, out: Output) -> int:
                 what = ", ".join(f"{n} {name}" for name, n in counts.items())
                 out.line(f"exported {what} to {args.file}")
             return EXIT_OK
-        doc = await inventory.to_dict()
+        from bottui.ops.team_inventory import refresh_shared
+
+        await refresh_shared(session)  # what teammates taught, when a team store is configured
+        doc = with_teammates(await inventory.to_dict())
         if out.as_json:
             out.document(doc)
         else:
             _print_inventory(out, doc)
         return EXIT_OK
+
+
+def with_teammates(doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` with ``taught_by`` on each record: the teammate whose change taught it, or null."""
+    for key in ("projects", "limiters", "dimensions"):
+        for record in doc.get(key, ()):
+            source = record.get("source")
+            record["taught_by"] = taught_by(source) if isinstance(source, str) else None
+    return doc
+
+
+def _how(record: dict[str, Any], stamp_key: str) -> str:
+    """``response, 2026-11-21T03:00:00Z`` or ``from bob's change, 2026-11-21T03:12:00Z``."""
+    known_at = str(record[stamp_key] or "")[:19]
+    teammate = record.get("taught_by")
+    how = f"from {clean(teammate)}'s change" if teammate else clean(record["source"])
+    return f"{how}, {known_at}Z"
 
 
 def _print_inventory(out: Output, doc: dict[str, Any]) -> None:
@@ -72,10 +93,9 @@ def _print_inventory(out: Output, doc: dict[str, Any]) -> None:
             key = (project["account"], project["project"])
             for limiter in (r for r in doc["limiters"] if (r["account"], r["project"]) == key):
                 state = {True: "ON", False: "OFF", None: "unknown"}[limiter["is_active"]]
-                known_at = str(limiter["known_at"] or "")[:19]
                 out.line(
                     f"    limiter {named(limiter['id'], limiter['name'])}: {state}"
-                    f"  ({limiter['source']}, {known_at}Z)"
+                    f"  ({_how(limiter, 'known_at')})"
                 )
             for dim in (d for d in doc["dimensions"] if (d["account"], d["project"]) == key):
                 known = dim["block"] is not None and dim["challenge"] is not None
@@ -84,4 +104,6 @@ def _print_inventory(out: Output, doc: dict[str, Any]) -> None:
                     if known
                     else "thresholds unknown"
                 )
+                if known and dim.get("taught_by"):
+                    values += f"  ({_how(dim, 'known_at')})"
                 out.line(f"    dimension {named(dim['id'], dim['name'])}: {values}")

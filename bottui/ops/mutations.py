@@ -38,7 +38,7 @@ from bottui.api.models import (
     Revocation,
 )
 from bottui.api.requests import PreparedRequest
-from bottui.ops import confirmation
+from bottui.ops import confirmation, team_facts
 from bottui.ops import plan as planning
 from bottui.ops.plan import LimiterTarget, PlannedChange, RevocationTarget
 from bottui.ops.session import Session
@@ -216,6 +216,7 @@ async def apply(session: Session, plan: PlannedChange[T], *, confirmed: bool = F
         await _learn(
             session, lambda inventory: inventory.learn_limiter_change(account, project, change)
         )
+        await team_facts.share(session, team_facts.limiter_change(account, project, change))
     elif isinstance(target, RevocationTarget):
         token = await session.access_token(account)
         applied = await _journaled(
@@ -242,6 +243,9 @@ async def apply(session: Session, plan: PlannedChange[T], *, confirmed: bool = F
             lambda inventory: inventory.learn_thresholds(
                 account, project, dimension_id, thresholds
             ),
+        )
+        await team_facts.share(
+            session, team_facts.thresholds(account, project, dimension_id, thresholds)
         )
     result: Applied[T] = applied
     return result

@@ -169,6 +169,9 @@ class Session:
         self._team_tried = False
         #: Messages for the operator that do not stop the work (stderr / toast).
         self.warnings: list[str] = []
+        #: Called after inventory facts were queued for the team store (the TUI
+        #: kicks its push; a command pushes at its end anyway).
+        self.on_shared: Callable[[], None] | None = None
 
     def __repr__(self) -> str:
         # settings.base_url, not self.base_url: a repr must not raise when there is none.

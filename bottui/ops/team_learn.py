@@ -3,9 +3,11 @@
 A teammate who switched ``rl-login`` off on the same base URL leaves it off
 for everybody: once the shared journal says the change succeeded, the
 limiter's (or dimension's) known state here follows, so the Limiters and
-Thresholds screens show it. Only what this inventory already knows is
-updated (a teammate's other projects are not added); anything unreadable is
-skipped, never raised: the inventory is a help, not a condition.
+Thresholds screens show it ("from bob's change": the source names the
+teammate). Only what this inventory already knows is updated (a
+teammate's other projects come through the shared inventory,
+:mod:`bottui.ops.team_inventory`); anything unreadable is skipped, never
+raised: the inventory is a help, not a condition.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ async def learn(session: Session, entries: Sequence[TeamEntry]) -> int:
 
 
 async def _learn_one(session: Session, entry: TeamEntry) -> int:
-    from bottui.store.inventory_records import Source
+    from bottui.store.inventory_records import team_source
 
     inventory = session.inventory_store
     target: dict[str, Any] = entry.target if isinstance(entry.target, dict) else {}
@@ -50,7 +52,7 @@ async def _learn_one(session: Session, entry: TeamEntry) -> int:
         if await inventory.limiter(account, project, limiter_id) is None:
             return 0
         await inventory.set_limiter_state(
-            account, project, limiter_id, active, source=Source.REQUEST
+            account, project, limiter_id, active, source=team_source(entry.operator)
         )
         return 1
     if entry.operation == "thresholds.set":

@@ -102,6 +102,8 @@ class LiveFeed:
         on_finished: Awaited with entries handed over earlier (or now) once
             their outcome is known (a teammate's change that succeeded
             teaches the inventory).
+        on_inventory: Awaited when the shared inventory changed, and each
+            time listening (re)starts (what was written meanwhile).
         start_after: Hand over only entries above this server id (None: from now).
         retry: Seconds between attempts to listen again.
     """
@@ -113,10 +115,12 @@ class LiveFeed:
         on_state: StateCallback,
         *,
         on_finished: EntriesCallback | None = None,
+        on_inventory: Callable[[], Awaitable[None]] | None = None,
         start_after: int | None = None,
         retry: float = RETRY,
     ) -> None:
         self._store = store
+        self._on_inventory = on_inventory
         self._on_entries = on_entries
         self._on_state = on_state
         self._on_finished = on_finished
@@ -164,12 +168,16 @@ class LiveFeed:
             if self._down is not None:
                 self._down = None
                 await self._on_state(None)
+            if self._on_inventory is not None:
+                await self._on_inventory()  # what teammates taught while not listening
             while True:
                 change = await waiter
                 if change.table == "journal_entries":
                     await self._catch_up()
                 elif change.table == "journal_outcomes":
                     await self._outcomes()
+                elif change.table == "inventory_facts" and self._on_inventory is not None:
+                    await self._on_inventory()
                 waiter = asyncio.ensure_future(anext(stream))
         except StopAsyncIteration:
             return
@@ -226,6 +234,7 @@ async def follow_session(
     on_state: StateCallback,
     *,
     on_finished: EntriesCallback | None = None,
+    on_inventory: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
     """Follow the session's team store until cancelled (nothing when none is configured).
 
@@ -239,7 +248,9 @@ async def follow_session(
         return
     if store is None:
         return
-    await LiveFeed(store, on_entries, on_state, on_finished=on_finished).run()
+    await LiveFeed(
+        store, on_entries, on_state, on_finished=on_finished, on_inventory=on_inventory
+    ).run()
 
 
 __all__ = [

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -30,6 +31,7 @@ from bottui.store.errors import StoreError
 from bottui.store.executor import StoreExecutor, shared_executor
 from bottui.store.team.errors import StoreUnavailable
 from bottui.store.team.from_local import events_of
+from bottui.store.team_facts_outbox import FactsOutbox, facts_file
 from bottui.store.team_outbox import BATCH, Backlog, Outbox, Pending
 
 if TYPE_CHECKING:
@@ -84,6 +86,8 @@ class TeamSync:
         self.store = store
         self.key = store.target.keyring_username
         self._outbox = Outbox(journal)
+        #: The shared inventory's facts learned here (pushed after the journal's events).
+        self._facts = FactsOutbox(facts_file(journal))
         self._executor = executor or shared_executor()
         self._lane = f"team-outbox:{Path(journal).resolve()}"
         self._batch = batch
@@ -136,6 +140,7 @@ class TeamSync:
                     await self._record(pending, orphans=pushed.orphans > 0)
                     if not until_empty:
                         break
+                await self._push_facts(until_empty=until_empty)
             except StoreUnavailable as exc:
                 down = exc.title
             except StoreError as exc:  # the local journal itself: the change went ahead anyway
@@ -148,6 +153,18 @@ class TeamSync:
         if self.on_state is not None:
             self.on_state(self.state)
         return self.state
+
+    async def _push_facts(self, *, until_empty: bool) -> None:
+        """The inventory's facts waiting here, after the journal (a teammate's
+        live feed then learns the change before the state it taught)."""
+        while True:
+            facts, seqs = await self._local(lambda: self._facts.pending(self.key))
+            if not facts:
+                return
+            await self.store.put_facts(facts)
+            await self._local(functools.partial(self._facts.pushed, self.key, facts, seqs))
+            if not until_empty:
+                return
 
     async def _record(self, pending: Pending, *, orphans: bool) -> None:
         await self._local(lambda: self._outbox.pushed(self.key, pending, orphans=orphans))
@@ -183,6 +200,8 @@ class TeamSync:
             await self.store.close()
         with contextlib.suppress(Exception):
             await self._local(self._outbox.close)
+        with contextlib.suppress(Exception):
+            await self._local(self._facts.close)
 
 
 __all__ = ["EXIT_BUDGET", "TUI_INTERVAL", "SyncState", "TeamSync"]

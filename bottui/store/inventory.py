@@ -29,8 +29,9 @@ skipped. Neither tokens nor the project's ``serverKey`` are ever stored.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from bottui.store.db_errors import InventoryUnavailable, NotInInventory
 from bottui.store.inventory_merge import merge
@@ -64,6 +65,14 @@ from bottui.store.inventory_sql import (
 
 if TYPE_CHECKING:
     from bottui.api.models import DimensionThresholds, LimiterChange
+    from bottui.store.inventory_store import SharedRemoval
+
+#: A shared removal's kind -> its table and the item's column.
+_REMOVALS: Final = {
+    "project": ("projects", ""),
+    "limiter": ("limiters", " AND limiter_id = ?"),
+    "dimension": ("dimensions", " AND dimension_id = ?"),
+}
 
 
 class Inventory(InventoryReader):
@@ -379,6 +388,32 @@ class Inventory(InventoryReader):
                 ],
             )
         return plan.report
+
+    # -- the team's shared inventory ---------------------------------------------------------
+
+    def apply_shared(self, writes: InventorySnapshot, removals: Sequence[SharedRemoval]) -> None:
+        """Write what the shared inventory taught, in one transaction.
+
+        ``writes`` are whole records (their ``known_at``/``source`` kept: the
+        server's time and ``team:<operator>``); an account is only ensured
+        (its name is local). ``removals`` go first; a record already gone is
+        no error.
+        """
+        p = self._profile
+        with self._db.write() as conn:
+            for kind, account, project, item in removals:
+                table, extra = _REMOVALS[kind]
+                conn.execute(
+                    f"DELETE FROM {table} WHERE profile = ? AND account = ? AND project = ?{extra}",
+                    (p, account, project, *((item,) if extra else ())),
+                )
+            conn.executemany(
+                ENSURE_ACCOUNT, [(p, a.account, a.updated_at, a.source) for a in writes.accounts]
+            )
+            # The records' fields are in the statements' column order (after the profile).
+            conn.executemany(PUT_PROJECT, [(p, *x) for x in writes.projects])
+            conn.executemany(PUT_LIMITER, [(p, *r) for r in writes.limiters])
+            conn.executemany(PUT_DIMENSION, [(p, *d) for d in writes.dimensions])
 
     # -- internals ----------------------------------------------------------------------------
 

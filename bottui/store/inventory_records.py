@@ -35,6 +35,23 @@ class Source(StrEnum):
     USER = "user"
     #: An inventory file brought it in.
     IMPORT = "import"
+    #: A teammate's change taught it, through the team store's shared
+    #: inventory; stored as ``team:<operator>`` (see :func:`team_source`).
+    TEAM = "team"
+
+
+#: What starts a teammate-taught source (``team:bob``).
+TEAM_PREFIX = "team:"
+
+
+def team_source(operator: str) -> str:
+    """The source of what ``operator``'s change taught (``team:bob``), kept as given."""
+    return TEAM_PREFIX + operator
+
+
+def taught_by(source: str) -> str | None:
+    """The teammate a source names (untrusted text: clean it to show), or None."""
+    return source[len(TEAM_PREFIX) :] if source.startswith(TEAM_PREFIX) else None
 
 
 class AccountEntry(NamedTuple):
@@ -157,6 +174,7 @@ class MergeReport(NamedTuple):
 
 
 __all__ = [
+    "TEAM_PREFIX",
     "AccountEntry",
     "DimensionEntry",
     "InventorySnapshot",
@@ -164,4 +182,6 @@ __all__ = [
     "MergeReport",
     "ProjectEntry",
     "Source",
+    "taught_by",
+    "team_source",
 ]

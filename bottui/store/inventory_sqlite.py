@@ -32,7 +32,7 @@ from bottui.store.inventory_records import (
     ProjectEntry,
     Source,
 )
-from bottui.store.inventory_store import DEFAULT_INVENTORY_PAGE
+from bottui.store.inventory_store import DEFAULT_INVENTORY_PAGE, SharedRemoval
 from bottui.store.paging import Cursor, Page
 from bottui.store.paths import Locations
 from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT
@@ -314,6 +314,12 @@ class SqliteInventoryStore:
     async def import_snapshot(self, incoming: InventorySnapshot) -> MergeReport:
         """Merge records into the profile's inventory."""
         return await self._write(lambda: self._writer.import_snapshot(incoming))
+
+    async def apply_shared(
+        self, writes: InventorySnapshot, removals: Sequence[SharedRemoval]
+    ) -> None:
+        """Write what the team's shared inventory taught (one transaction)."""
+        await self._write(lambda: self._writer.apply_shared(writes, removals))
 
     async def close(self) -> None:
         """Close both connections, each after the calls queued on its lane."""

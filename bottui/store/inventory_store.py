@@ -12,7 +12,7 @@ edits of a missing record raise :class:`~bottui.store.db_errors.NotInInventory`.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
@@ -26,6 +26,10 @@ from bottui.store.inventory_records import (
     ProjectEntry,
 )
 from bottui.store.paging import Cursor, Page
+
+#: A record the shared inventory removed: (kind, account, project, item), kind
+#: ``project`` (item ``""``: with its limiters and dimensions), ``limiter`` or ``dimension``.
+SharedRemoval = tuple[str, str, str, str]
 
 if TYPE_CHECKING:
     from bottui.api.models import DimensionThresholds, LimiterChange
@@ -184,6 +188,13 @@ class InventoryStore(Protocol):
         """Record a dimension's thresholds as set."""
         ...
 
+    async def apply_shared(
+        self, writes: InventorySnapshot, removals: Sequence[SharedRemoval]
+    ) -> None:
+        """Write what the team's shared inventory taught: whole records (their
+        ``known_at``/``source`` as given, accounts only ensured) and removals."""
+        ...
+
     # -- files ---------------------------------------------------------------------
 
     async def export_toml(self, path: Path) -> InventorySnapshot:
@@ -203,4 +214,4 @@ class InventoryStore(Protocol):
         ...
 
 
-__all__ = ["DEFAULT_INVENTORY_PAGE", "InventoryStore"]
+__all__ = ["DEFAULT_INVENTORY_PAGE", "InventoryStore", "SharedRemoval"]

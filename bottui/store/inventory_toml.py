@@ -70,6 +70,7 @@ from bottui.store.inventory_records import (
     LimiterEntry,
     ProjectEntry,
     Source,
+    taught_by,
 )
 from bottui.store.utc import normalize, stamp
 
@@ -145,6 +146,9 @@ def _chunks(snapshot: InventorySnapshot, *, profile: str, exported_at: str) -> I
         for record in records[table]:
             yield f"\n[[{table}]]\n"
             for key, value in record.to_json().items():
+                if key == "source" and isinstance(value, str) and taught_by(value) is not None:
+                    # A file keeps "team", not the teammate's name: the word stays a word.
+                    value = Source.TEAM.value
                 if value is not None:
                     yield f"{key} = {_value(value)}\n"
 

@@ -83,6 +83,7 @@ class TeamServices:
         self._sharing = SharingThread(team, interval=TUI_INTERVAL, on_state=on_state)
         self._sharing.start()
         session.hand_over_team()
+        session.on_shared = self.share_soon  # inventory facts queued: push them now
         # The Journal screen reads with a connection of its own, on this loop.
         with contextlib.suppress(StoreError):
             reader = await open_team_store_url(

@@ -6,7 +6,9 @@ off the event loop's turn, reconnecting by itself). A teammate's change
 becomes a toast ("bob@bastion-2 disabled rl-login on shop-prod · INC-4312",
 plain text: every string from the database is cleaned) and every screen
 re-reads what it shows; once it succeeded, the limiter's or dimension's
-known state follows (:mod:`bottui.ops.team_learn`). This process's own
+known state follows (:mod:`bottui.ops.team_learn`), and what teammates
+taught the shared inventory is merged into the local one at start and on
+each of its notifications (:mod:`bottui.ops.team_inventory`). This process's own
 entries (same journal origin) are not toasted. When the store cannot be
 heard, the context bar says so and a warning toast says why; it clears
 itself when the store is back. Never a traceback: the worker only reads.
@@ -18,7 +20,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
-from bottui.ops import team_learn
+from bottui.ops import team_inventory, team_learn
 from bottui.ops.team_live import describe, follow_session, own_origin
 
 if TYPE_CHECKING:
@@ -58,7 +60,11 @@ class TeamLive:
     async def _run(self) -> None:
         try:
             await follow_session(
-                self._services.session, self._arrived, self._state, on_finished=self._finished
+                self._services.session,
+                self._arrived,
+                self._state,
+                on_finished=self._finished,
+                on_inventory=self._inventory,
             )
         except Exception as exc:  # a bug must not pass silently, nor as a traceback
             self._services.report(exc)
@@ -83,6 +89,13 @@ class TeamLive:
         others = [e for e in entries if mine is None or e.origin != mine]
         if others and await team_learn.learn(self._services.session, others):
             self._services.inventory_changed()
+
+    async def _inventory(self) -> None:
+        """The shared inventory changed (or listening began): merge it, screens re-read."""
+        session = self._services.session
+        if await team_inventory.refresh_shared(session):
+            self._services.inventory_changed()
+        self._services.flush_warnings()
 
     async def _state(self, reason: str | None) -> None:
         services = self._services

@@ -8,8 +8,11 @@ import json
 import psycopg
 import pytest
 
+from bottui.api.models import LimiterChange, LimiterStateSource, Project
 from bottui.api.tokens import AccessToken
+from bottui.ops import team_facts
 from bottui.ops.team_store import open_team_store
+from bottui.store.team.facts import Fact, FactKey
 from bottui.store.tokens import TokenStore
 from tests.cli.helpers import cli
 from tests.fixtures.postgres import PostgresServer
@@ -46,6 +49,22 @@ async def test_no_secret_reaches_any_table(
             previous={"ServerKey": SERVER_KEY},
         )
         await store.push([sent, outcome(sent, result={"serverKey": SERVER_KEY})])
+        # The shared inventory: a token is refused before anything is sent, and
+        # what a limiter change taught (its answer held the server key) is shared
+        # without the key.
+        key = FactKey("http://x", "a", "p", "limiter", "rl", "name")
+        with pytest.raises(TypeError):
+            await store.put_facts([Fact(key, AccessToken(TOKEN), "dora")])  # type: ignore[arg-type]
+        answer = Project.from_json(
+            {"name": "Shop", "serverKey": SERVER_KEY,
+             "rateLimits": {"rateLimits": [{"id": "rl", "name": "n", "isActive": True}]}}
+        )  # fmt: skip
+        change = LimiterChange("rl", False, LimiterStateSource.RESPONSE, answer)
+        taught = [
+            Fact(FactKey("http://x", *item[:5]), item[5], "dora")
+            for item in team_facts.limiter_change("a", "p", change)
+        ]
+        assert await store.put_facts(taught) > 0
         status = await asyncio.to_thread(cli, "store", "status", "--json")
         assert status.code == 0
         shown = status.json()
@@ -59,10 +78,12 @@ async def test_no_secret_reaches_any_table(
             " ('pg_catalog', 'information_schema')"
         ).fetchall()
         assert ("bottui", "journal_entries") in tables
+        assert ("bottui", "inventory_facts") in tables
         for schema, table in tables:
             with conn.cursor().copy(f'COPY "{schema}"."{table}" TO STDOUT'.encode()) as copy:
                 dumped.append(b"".join(bytes(chunk) for chunk in copy).decode())
     text = "\n".join(dumped)
+    assert "Shop" in text  # the facts are in the dump
     assert "***" in text  # the masked server keys are there
     for secret in (PASSWORD, TOKEN, SERVER_KEY):
         assert secret not in text

@@ -35,6 +35,7 @@ from bottui.store.team.events import (
     OutcomeEvent,
     load_json,
 )
+from bottui.store.team.facts import Fact, put_facts, read_facts
 from bottui.store.team.migrate import Migrated, check_version, migrate, schema_version
 from bottui.store.team.query import SELECT, TeamQuery, decode_cursor, encode_cursor, page_sql
 from bottui.store.team.recent import recent_sql
@@ -364,6 +365,22 @@ class TeamStore:
             cur = await conn.execute("SELECT coalesce(max(id), 0) FROM bottui.journal_entries")
             row = await cur.fetchone()
         return int(row[0]) if row is not None else 0
+
+    # -- the inventory ------------------------------------------------------------------
+
+    async def put_facts(self, facts: Sequence[Fact]) -> int:
+        """Upsert shared inventory facts (the server stamps when and who); idempotent."""
+        if not facts:
+            return 0
+        async with self._session("sharing the inventory") as conn, conn.transaction():
+            check_version(await schema_version(conn))
+            return await put_facts(conn, facts)
+
+    async def facts(self, base_url: str, accounts: Sequence[str]) -> tuple[Fact, ...]:
+        """The shared inventory of ``accounts`` at ``base_url``, oldest first."""
+        async with self._session("reading the shared inventory") as conn:
+            check_version(await schema_version(conn))
+            return await read_facts(conn, base_url, accounts)
 
     async def listen(self, ready: asyncio.Event | None = None) -> AsyncIterator[Change]:
         """Each change the store announces (journal and inventory), as it comes.

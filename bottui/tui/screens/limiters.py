@@ -22,10 +22,12 @@ from textual.message import Message
 from textual.widgets import Static
 
 from bottui.ops.inventory_reads import first_limiters, inventory_version, read_all_limiters
+from bottui.plaintext import clean
 from bottui.store.paging import Cursor, Page
 from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.services import ChangePrompt
+from bottui.tui.team_source import taught_words
 from bottui.tui.widgets.limiter_table import (
     SOURCE_LEGEND,
     SOURCE_PHRASES,
@@ -46,6 +48,20 @@ if TYPE_CHECKING:
 # the screen `bottui demo` opens on, and its first frame needs neither.
 
 NO_PROJECT = "No project selected. Press 1 (Projects) to choose one."
+
+
+def _how_known(entry: LimiterEntry) -> LimiterEntry:
+    """The row as shown: a teammate-taught source in words ("from bob's change 03:12")."""
+    words = taught_words(entry.source, entry.known_at)
+    return entry if words is None else entry._replace(source=words)
+
+
+def _phrase(source: str, known_at: str) -> str:
+    """How a state is known, for the confirmation's sentence."""
+    words = taught_words(source, known_at)
+    if words is not None:
+        return words
+    return clean(SOURCE_PHRASES.get(source, source))
 
 
 class LimiterSet(Message):
@@ -142,7 +158,7 @@ class LimitersScreen(BottuiScreen):
             self.call_after_refresh(self.load, rest, show_all, group="limiters")
 
         def show(entries: list[LimiterEntry]) -> None:
-            table.show(entries)
+            table.show([_how_known(entry) for entry in entries])
             self._rows_of = current
             if entries:
                 empty.display = False
@@ -282,7 +298,7 @@ class LimitersScreen(BottuiScreen):
                 "Last known: ",
                 state_word(bool(known.value["isActive"])),
                 f" since {short_time(known.known_at)} UTC",
-                f" ({SOURCE_PHRASES.get(known.source, known.source)}).",
+                f" ({_phrase(known.source, known.known_at)}).",
             )
         from bottui.ops.plan import LimiterTarget
 

@@ -41,6 +41,7 @@ from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.dialogs import ConfirmDialog
 from bottui.tui.screens.thresholds_dialogs import AddDimensionDialog, ThresholdSettingsDialog
 from bottui.tui.screens.thresholds_editor import UNKNOWN, ThresholdEditor, direction_words
+from bottui.tui.team_source import taught_words
 from bottui.tui.widgets.entry_table import EntryTable
 from bottui.tui.widgets.safe import join, safe_id, safe_id_text, safe_text
 
@@ -109,7 +110,7 @@ class DimensionTable(EntryTable[DimensionEntry]):
                 safe_text(entry.challenge) if entry.challenge is not None else Text(UNKNOWN),
                 Text(check_words(entry, settings)),
                 safe_text(when(entry.known_at)),
-                safe_text(entry.source),
+                safe_text(taught_words(entry.source, entry.known_at) or entry.source),
             ]
 
         self._replace_rows((entry.id, entry, cells(entry)) for entry in entries)

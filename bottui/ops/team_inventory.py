@@ -1,0 +1,298 @@
+"""Reading the team's shared inventory into this operator's local one (#13, one inventory).
+
+:func:`refresh_shared` reads the facts of this profile's base URL
+(:mod:`bottui.store.team.facts`) and writes what teammates taught into the
+local inventory, so every screen and command that reads the inventory sees
+it: the TUI at start and on each NOTIFY of the inventory channel, ``bottui
+inventory list`` before it lists. Profile names play no part: facts are keyed
+by base URL, account and project.
+
+Which accounts: those this inventory already knows, plus the profile's
+default account. A teammate's projects in those accounts appear here; an
+account this operator has never used does not (its token is not this
+profile's, and an operator should not find a customer's account in their
+list only because a colleague once worked on it).
+
+Per field, the store holds the newest value by the server's clock. Here:
+
+* this machine's own facts (same origin) are skipped: the local inventory
+  wrote them first;
+* a fact whose field still waits in this machine's outbox is skipped: the
+  waiting value is newer, it will win once pushed;
+* ``exists = no`` removes the record locally (a project with its limiters
+  and dimensions); any other value is written with the server's time as
+  ``known_at`` and ``team:<operator>`` as source, which the screens show as
+  "from bob's change 03:12".
+
+Nothing here raises for the store's sake: a store that is down leaves the
+local inventory as it is and says so once (a warning).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Final
+
+from bottui.ops import team_facts
+from bottui.ops.inventory_reads import all_pages
+from bottui.store.errors import StoreError
+from bottui.store.executor import shared_executor
+from bottui.store.inventory_records import (
+    AccountEntry,
+    DimensionEntry,
+    InventorySnapshot,
+    LimiterEntry,
+    ProjectEntry,
+    team_source,
+)
+from bottui.store.team.facts import NO, Fact, FactKey
+from bottui.store.utc import stamp
+
+if TYPE_CHECKING:
+    from bottui.ops.session import Session
+    from bottui.store.inventory_store import SharedRemoval
+    from bottui.store.team.store import TeamStore
+
+
+@dataclass
+class _Record:
+    """The shared facts of one project, limiter or dimension: field -> fact."""
+
+    fields: dict[str, Fact] = field(default_factory=dict)
+
+    def removed(self) -> bool:
+        exists = self.fields.get("exists")
+        return exists is not None and exists.value == NO
+
+    def newest(self) -> Fact:
+        return max(self.fields.values(), key=_at)
+
+
+Taught = Callable[[Fact | None], Fact | None]
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _at(fact: Fact) -> datetime:
+    return fact.received_at or _EPOCH
+
+
+def _when(fact: Fact) -> str:
+    return stamp(fact.received_at) if fact.received_at is not None else ""
+
+
+def _fold(facts: Sequence[Fact]) -> dict[tuple[str, str], dict[tuple[str, str], _Record]]:
+    """Facts by (account, project), then by (kind, item)."""
+    out: dict[tuple[str, str], dict[tuple[str, str], _Record]] = defaultdict(dict)
+    for fact in facts:
+        key = fact.key
+        record = out[key.account, key.project].setdefault((key.kind, key.item), _Record())
+        record.fields[key.field] = fact
+    return out
+
+
+@dataclass
+class Plan:
+    """What the shared facts change in the local inventory."""
+
+    writes: InventorySnapshot
+    removals: list[SharedRemoval]
+
+    @property
+    def empty(self) -> bool:
+        """Nothing to write."""
+        return not self.removals and not any(self.writes)
+
+
+async def plan(
+    session: Session, facts: Sequence[Fact], *, mine: str | None, waiting: frozenset[FactKey]
+) -> Plan:
+    """The local writes ``facts`` call for (see the module's docstring)."""
+    # One read of the whole local inventory (not two per project): thousands of projects.
+    local_now = await session.inventory_store.snapshot()
+    local_projects = {(p.account, p.project): p for p in local_now.projects}
+    local_limiters = {(r.account, r.project, r.id): r for r in local_now.limiters}
+    local_dimensions = {(d.account, d.project, d.id): d for d in local_now.dimensions}
+    accounts: list[AccountEntry] = []
+    projects: list[ProjectEntry] = []
+    limiters: list[LimiterEntry] = []
+    dimensions: list[DimensionEntry] = []
+    removals: list[SharedRemoval] = []
+
+    def taught(fact: Fact | None) -> Fact | None:
+        """The fact, when it is a teammate's and nothing newer waits here."""
+        if fact is None or fact.origin == mine or fact.key in waiting:
+            return None
+        return fact
+
+    for (account, project), records in sorted(_fold(facts).items()):
+        own = records.get(("project", ""), _Record())
+        local = local_projects.get((account, project))
+        if own.removed():
+            exists = own.fields["exists"]
+            if local is not None and taught(exists) is not None:
+                removals.append(("project", account, project, ""))
+            continue
+        news = [r for (kind, _), r in records.items() if kind != "project" and not r.removed()]
+        name = taught(own.fields.get("name"))
+        # What taught the project itself: its own newest fact, else an item's.
+        candidates = [taught(r.newest()) for r in ([own] if own.fields else []) + news]
+        first = next((c for c in candidates if c is not None), None)
+        if local is None:
+            if first is None:
+                continue  # only this machine's own facts: nothing a teammate taught
+            accounts.append(AccountEntry(account, None, _when(first), team_source(first.operator)))
+            source = name or first
+            projects.append(
+                ProjectEntry(
+                    account, project, None if name is None else name.value, _when(source),
+                    team_source(source.operator),
+                )
+            )  # fmt: skip
+        elif name is not None and name.value != local.name:
+            projects.append(
+                ProjectEntry(account, project, name.value, _when(name), team_source(name.operator))
+            )
+        for (kind, item), record in sorted(records.items()):
+            where = (account, project, item)
+            if kind == "limiter":
+                _limiter(*where, record, local_limiters.get(where), taught, limiters, removals)
+            elif kind == "dimension":
+                found = local_dimensions.get(where)
+                _dimension(*where, record, found, taught, dimensions, removals)
+    return Plan(InventorySnapshot(tuple(accounts), tuple(projects), tuple(limiters),
+                                  tuple(dimensions)), removals)  # fmt: skip
+
+
+def _limiter(
+    account: str,
+    project: str,
+    item: str,
+    record: _Record,
+    local: LimiterEntry | None,
+    taught: Taught,
+    out: list[LimiterEntry],
+    removals: list[SharedRemoval],
+) -> None:
+    if record.removed():
+        if local is not None and taught(record.fields["exists"]) is not None:
+            removals.append(("limiter", account, project, item))
+        return
+    name, active = taught(record.fields.get("name")), taught(record.fields.get("active"))
+    seen = taught(record.newest())
+    if local is not None:
+        entry = local
+    elif seen is not None:
+        entry = LimiterEntry(
+            account, project, item, None, None, _when(seen), team_source(seen.operator)
+        )
+    else:
+        return
+    if name is not None:
+        entry = entry._replace(name=name.value)
+    if active is not None and active.value in ("true", "false"):
+        entry = entry._replace(
+            is_active=active.value == "true",
+            known_at=_when(active),
+            source=team_source(active.operator),
+        )
+    if entry != local:
+        out.append(entry)
+
+
+def _dimension(
+    account: str,
+    project: str,
+    item: str,
+    record: _Record,
+    local: DimensionEntry | None,
+    taught: Taught,
+    out: list[DimensionEntry],
+    removals: list[SharedRemoval],
+) -> None:
+    if record.removed():
+        if local is not None and taught(record.fields["exists"]) is not None:
+            removals.append(("dimension", account, project, item))
+        return
+    name, values = taught(record.fields.get("name")), taught(record.fields.get("thresholds"))
+    seen = taught(record.newest())
+    if local is not None:
+        entry = local
+    elif seen is not None:
+        entry = DimensionEntry(
+            account, project, item, None, None, None, _when(seen), team_source(seen.operator)
+        )
+    else:
+        return
+    if name is not None:
+        entry = entry._replace(name=name.value)
+    doc = _thresholds(values)
+    if values is not None and doc is not None:
+        entry = entry._replace(
+            # The thresholds carry a name too: the newer of the two names wins.
+            name=doc["name"] if name is None or _at(name) <= _at(values) else entry.name,
+            block=doc["block"],
+            challenge=doc["challenge"],
+            known_at=_when(values),
+            source=team_source(values.operator),
+        )
+    if entry != local:
+        out.append(entry)
+
+
+def _thresholds(fact: Fact | None) -> dict[str, str] | None:
+    if fact is None or fact.value is None:
+        return None
+    try:
+        doc = json.loads(fact.value)
+    except ValueError:
+        return None
+    keys = ("name", "block", "challenge")
+    if not isinstance(doc, dict) or not all(isinstance(doc.get(k), str) for k in keys):
+        return None
+    return {k: str(doc[k]) for k in keys}
+
+
+async def accounts_of(session: Session) -> list[str]:
+    """The accounts whose shared facts this profile reads (see the module's docstring)."""
+    store = session.inventory_store
+    known = await all_pages(lambda cursor: store.accounts(limit=500, cursor=cursor))
+    names = [a.account for a in known]
+    if session.settings.account and session.settings.account not in names:
+        names.append(session.settings.account)
+    return names
+
+
+async def refresh_shared(session: Session, store: TeamStore | None = None) -> int:
+    """Bring what teammates taught into the local inventory; how many records changed.
+
+    ``store``: the team store to read (the session's by default). Never
+    raises for the store or the outbox: a warning says what went wrong.
+    """
+    key = team_facts.store_key(session)
+    base = session.settings.base_url
+    if key is None or base is None:
+        return 0
+    try:
+        store = store or await session.team_store()
+        if store is None:
+            return 0
+        facts = await store.facts(base, await accounts_of(session))
+        box = team_facts.outbox(session)
+        lane = f"team-facts:{team_facts.box_path(session)}"
+        mine = await shared_executor().call(box.origin, lane=lane)
+        waiting = await shared_executor().call(lambda: box.waiting_keys(key), lane=lane)
+        changes = await plan(session, facts, mine=mine, waiting=waiting)
+        if changes.empty:
+            return 0
+        await session.inventory_store.apply_shared(changes.writes, changes.removals)
+    except StoreError as exc:
+        session.warn(f"shared inventory: {exc.title}")
+        return 0
+    return len(changes.removals) + sum(len(part) for part in changes.writes)
+
+
+__all__ = ["Plan", "accounts_of", "plan", "refresh_shared"]
