@@ -139,7 +139,7 @@ class LimitersScreen(BottuiScreen):
                     self._shown = (current, version)
 
             # After the first frame: the read's thread would compete with it for the GIL.
-            self.call_after_refresh(self.load, rest, show_all, group="limiters")
+            self.load_after_refresh(rest, show_all, group="limiters")
 
         def show(entries: list[LimiterEntry]) -> None:
             table.show(entries)

@@ -157,7 +157,16 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
         after them; the cursor stays, or goes to ``select``. Otherwise every
         row is replaced, the cursor kept on ``select`` or else on the same key.
         """
-        shown = list(rows)
+        with self._placing():
+            self._show_rows(list(rows), view, cells, select)
+
+    def _show_rows(
+        self,
+        shown: list[tuple[str, E]],
+        view: Callable[[E], V],
+        cells: Callable[[V], Sequence[Text]],
+        select: str | None,
+    ) -> None:
         self._make_view, self._make_cells = view, cells
         old = self._order
         continues = (
@@ -216,8 +225,9 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
         if index >= self._measured:
             height = self.size.height or self.app.size.height
             self._measure_rows(self._order[max(0, index - height) : index + height])
-        self.show_cursor = True
-        self.move_cursor(row=index, animate=False)
+        with self._placing():
+            self.show_cursor = True
+            self.move_cursor(row=index, animate=False)
 
     # -- widths ------------------------------------------------------------------------
 
