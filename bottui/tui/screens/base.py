@@ -125,8 +125,12 @@ class BottuiScreen(Screen[None]):
         show: Callable[[T], None],
         *,
         group: str = "read",
+        after: Callable[[Callable[[], None]], None] | None = None,
     ) -> None:
         """:meth:`load` once the screen has refreshed, unless a newer read of ``group`` began.
+
+        ``after`` schedules the start instead of ``call_after_refresh`` (a
+        table's ``call_after_drawn``: once the first page is on screen).
 
         A list's rest is read after its first page's frame. Should another read
         of the group start meanwhile (an inventory change, the start-up's own
@@ -140,7 +144,7 @@ class BottuiScreen(Screen[None]):
             if generations.get(group, 0) == scheduled:
                 self.load(read, show, group=group)
 
-        self.call_after_refresh(start)
+        (after or self.call_after_refresh)(start)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """The one place a failed worker turns into a toast or a modal."""

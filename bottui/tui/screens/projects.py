@@ -165,8 +165,9 @@ class ProjectsScreen(BottuiScreen):
         async def rest() -> ProjectsRead:
             return await read_rest(session, found)
 
-        # After the first frame: the read's thread would compete with it for the GIL.
-        self.load_after_refresh(rest, self._show_read, group="projects")
+        # Once the first page is drawn: the read's thread would compete with it for the GIL.
+        drawn = self.table.call_after_drawn
+        self.load_after_refresh(rest, self._show_read, group="projects", after=drawn)
 
     def _show_same(self) -> None:
         """The inventory did not change: the rows stay; the current project may have."""

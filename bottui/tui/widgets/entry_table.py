@@ -16,7 +16,8 @@ from typing import ClassVar, Generic, TypeVar
 
 from rich.text import Text
 from textual.coordinate import Coordinate
-from textual.widgets import DataTable
+
+from bottui.tui.textual_private import QuickCellsTable
 
 #: The entry type of a table (a limiter, a journal entry, ...).
 E = TypeVar("E")
@@ -25,7 +26,7 @@ E = TypeVar("E")
 Row = tuple[str, E, Sequence[Text]]
 
 
-class EntryTable(DataTable[Text], Generic[E]):
+class EntryTable(QuickCellsTable, Generic[E]):
     """A table whose rows are entries keyed by string; the row cursor selects one.
 
     Subclasses set ``COLUMNS`` and build their rows in a ``show`` method that

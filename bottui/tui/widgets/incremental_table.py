@@ -29,6 +29,8 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.widgets.data_table import ColumnKey, RowKey
 
 from bottui.tui.textual_private import (
@@ -71,6 +73,9 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
     MEASURE_ROWS: ClassVar[int] = 100
     #: Seconds left free between two batches, for keys and frames.
     MEASURE_PAUSE: ClassVar[float] = 0.005
+    #: Seconds after which work waiting for the table to be drawn runs anyway
+    #: (a table hidden, or its screen left, before it was drawn).
+    DRAWN_TIMEOUT: ClassVar[float] = 0.5
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -89,6 +94,34 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
         self._lazy: bool | None = None
         #: Rows whose cells were made (for tests: the work must follow what is drawn).
         self.cells_made = 0
+        # Called once the table's lines have next been drawn (see call_after_drawn).
+        self._after_drawn: list[Callable[[], None]] = []
+
+    def call_after_drawn(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once the table has next been drawn (or after ``DRAWN_TIMEOUT``).
+
+        Work following a first page (the rest's read, measuring) must not
+        compete with the frame that shows it. A screen's ``call_after_refresh``
+        may run before that frame (when the screen's idle comes before the
+        table's repaint is known): this waits for the table's own lines.
+        """
+        pending = [callback]
+
+        def once() -> None:
+            if pending:
+                pending.pop()()
+
+        self._after_drawn.append(once)
+        self.set_timer(self.DRAWN_TIMEOUT, once, name="drawn or not")
+        self.refresh()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        lines = super().render_lines(crop)
+        if self._after_drawn:
+            waiting, self._after_drawn = self._after_drawn, []
+            for callback in waiting:  # after this frame is written
+                self.call_later(callback)
+        return lines
 
     @property
     def building(self) -> bool:
@@ -217,7 +250,8 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
         if self._measured < screenful:
             self._measure(screenful - self._measured)
         if self.building:
-            self._next_batch(self._generation)
+            generation = self._generation
+            self.call_after_drawn(lambda: self._next_batch(generation))
 
     def _select(self, key: str) -> None:
         """Put the cursor on ``key`` (and its neighbours' widths measured: it is drawn now)."""
