@@ -17,6 +17,9 @@ the same rows, and may hold thousands of them (issue #12: 5,000 projects,
   rows whose *view* (what their cells are made from) changed; when they come
   back with more keys after them (a list read a page first, then the rest),
   adds those;
+* starts what follows a first page (measuring the rest, a screen's read of
+  the rest) once the table has drawn it (:meth:`IncrementalTable.call_after_drawn`),
+  not before: it would compete with that frame for the GIL;
 * on a Textual other than the one tested, adds its rows with ``add_row``
   (every row before the first frame) and lets Textual measure them: slower,
   the same screen.
