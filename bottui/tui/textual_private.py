@@ -13,7 +13,9 @@ bottui leans on Textual internals in two places, both here:
   ``_data``, ``_row_locations``, ``_update_count`` and
   ``_require_update_dimensions`` as ``add_row`` and ``update_cell`` do, minus
   the measuring. When :func:`table_as_tested` says no, the table adds its rows
-  with ``add_row`` (every row before the first frame: slower, same screen).
+  with ``add_row`` (every row before the first frame: slower, same screen);
+* cells drawn without Rich's general layout: :class:`QuickCellsTable`
+  overrides ``DataTable._render_cell`` (see there), and falls back to it.
 
 Nothing else under ``bottui/`` may touch a private Textual name
 (``tests/tui/test_stylesheet_cache.py`` checks it).
@@ -39,6 +41,11 @@ from pathlib import Path
 from typing import Any, ClassVar, Final
 
 import textual
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
 from textual.css.model import RuleSet
 from textual.css.stylesheet import Stylesheet
 from textual.css.types import CSSLocation
@@ -241,3 +248,163 @@ def cells_changed(table: DataTable[Any]) -> None:
     table._require_update_dimensions = True
     table.check_idle()
     table.refresh()
+
+
+# -- DataTable cells drawn without Rich's layout ---------------------------------------
+
+
+def quick_cell_line(
+    console: Console,
+    cell: object,
+    width: int,
+    padding: int,
+    options: ConsoleOptions,
+    pre_style: Style,
+    post_style: Style,
+) -> list[Segment] | None:
+    """A one-line cell as ``DataTable._render_cell`` draws it, or None if not such a cell.
+
+    DataTable lays every cell out with Rich (``Styled(Padding(cell))`` through
+    ``Console.render_lines``): ~0.1-0.2 ms a cell, most of a first frame of a
+    screenful of rows. For a :class:`~rich.text.Text` of one line, no tab,
+    default justification and "fold"/"crop" overflow, that fits its column
+    or may not wrap (every cell of the Projects and Rate limiters tables once
+    measured) this makes the same segments directly:
+    Rich's own truncation and Text rendering, then the padding and styles
+    ``Padding`` and ``Styled`` would add (tests compare both, segment by segment).
+    """
+    if type(cell) is not Text or options.justify is not None or options.overflow is not None:
+        return None
+    if cell.justify not in (None, "default") or cell.overflow not in (None, "fold", "crop"):
+        return None
+    inner = width - 2 * padding
+    plain = cell.plain
+    if inner < 1 or "\n" in plain or "\t" in plain:
+        return None
+    if cell.no_wrap is False and cell_len(plain) > inner:
+        return None  # Rich word-wraps it and shows the first line: its own layout, then
+    line = cell.copy()
+    # What Text.wrap does to one line with no_wrap: the same calls, in order.
+    line.rstrip_end(inner)
+    line.truncate(inner, overflow=cell.overflow or "fold")
+    segments = list(_JOIN.join([line]).render(console, end=""))
+    # Padding's style is Style.null(); Styled then adds pre_style (and post_style) to each.
+    plain_style = pre_style + post_style if post_style else pre_style
+    side = [Segment(" " * padding, plain_style)] if padding else []
+    out = list(side)
+    for text, style, control in segments:
+        if control:
+            return None
+        styled = pre_style + style
+        out.append(Segment(text, styled + post_style if post_style else styled))
+    used = line.cell_len
+    if used < inner:
+        out.append(Segment(" " * (inner - used), plain_style))
+    out.extend(side)
+    return out
+
+
+_JOIN = Text("\n")
+
+
+class QuickCellsTable(DataTable[Text]):
+    """A DataTable that draws one-line Text cells with :func:`quick_cell_line`.
+
+    Only on the tested Textual, for rows of height 1 outside fixed rows and
+    columns; every other cell (the header too) is Textual's own
+    ``_render_cell``, as is every cell on another Textual.
+    """
+
+    def _render_cell(
+        self,
+        row_index: int,
+        column_index: int,
+        base_style: Style,
+        width: int,
+        cursor: bool = False,
+        hover: bool = False,
+    ) -> list[list[Segment]]:
+        quick = (
+            row_index >= 0
+            and column_index >= 0
+            and not self.fixed_rows
+            and not self.fixed_columns
+            and quick_cells_as_tested(self)
+        )
+        if not quick:
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        row_key = self._row_locations.get_key(row_index)
+        column_key = self._column_locations.get_key(column_index)
+        if row_key is None or column_key is None:
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        # DataTable's own cache key, so that its invalidation holds here too.
+        cache_key = (
+            row_key,
+            column_key,
+            base_style,
+            cursor,
+            hover,
+            self._show_hover_cursor,
+            self._update_count,
+            self._pseudo_class_state,
+        )
+        cache = self._cell_render_cache
+        if cache_key in cache:
+            lines: list[list[Segment]] = cache[cache_key]
+            return lines
+        row = self.rows.get(row_key)
+        cell = self._get_row_renderables(row_index).cells[column_index]
+        line = None
+        if row is not None and row.height == 1 and not row.auto_height:
+            component_style, post_style = self._get_styles_to_render_cell(
+                False,
+                False,
+                False,
+                hover,
+                cursor,
+                self.show_cursor,
+                self._show_hover_cursor,
+                self.cursor_foreground_priority == "css",
+                self.cursor_background_priority == "css",
+            )
+            pre_style = base_style + Style.from_meta({"row": row_index, "column": column_index})
+            options = self.app.console_options
+            line = quick_cell_line(
+                self.app.console,
+                cell,
+                width,
+                self.cell_padding,
+                options,
+                pre_style + component_style,
+                post_style,
+            )
+        if line is None:
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        cache[cache_key] = [line]
+        return [line]
+
+
+#: The private members of a DataTable that QuickCellsTable reads.
+QUICK_CELL_STATE: Final = (
+    "_row_locations",
+    "_column_locations",
+    "_cell_render_cache",
+    "_show_hover_cursor",
+    "_update_count",
+    "_pseudo_class_state",
+)
+
+
+def quick_cells_as_tested(table: DataTable[Any]) -> bool:
+    """True when :class:`QuickCellsTable` may draw ``table``'s cells itself (checked once)."""
+    known: bool | None = getattr(table, "_bottui_quick_cells", None)
+    if known is None:
+        state = vars(table)
+        known = (
+            installed_is_tested()
+            and all(name in state for name in QUICK_CELL_STATE)
+            and callable(getattr(table, "_get_styles_to_render_cell", None))
+            and callable(getattr(table, "_get_row_renderables", None))
+        )
+        table._bottui_quick_cells = known  # type: ignore[attr-defined]
+    return known

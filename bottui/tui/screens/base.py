@@ -119,6 +119,33 @@ class BottuiScreen(Screen[None]):
 
         return self.run_worker(run, name=group, group=group, exit_on_error=False)
 
+    def load_after_refresh(
+        self,
+        read: Callable[[], Awaitable[T]],
+        show: Callable[[T], None],
+        *,
+        group: str = "read",
+        after: Callable[[Callable[[], None]], None] | None = None,
+    ) -> None:
+        """:meth:`load` once the screen has refreshed, unless a newer read of ``group`` began.
+
+        ``after`` schedules the start instead of ``call_after_refresh`` (a
+        table's ``call_after_drawn``: once the first page is on screen).
+
+        A list's rest is read after its first page's frame. Should another read
+        of the group start meanwhile (an inventory change, the start-up's own
+        re-read), the deferred one must not start after it: being the latest,
+        it would be shown and put its older rows over the newer ones.
+        """
+        generations: dict[str, int] = self.__dict__.setdefault("_read_generations", {})
+        scheduled = generations.get(group, 0)
+
+        def start() -> None:
+            if generations.get(group, 0) == scheduled:
+                self.load(read, show, group=group)
+
+        (after or self.call_after_refresh)(start)
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """The one place a failed worker turns into a toast or a modal."""
         if event.state is WorkerState.ERROR and event.worker.error is not None:

@@ -154,8 +154,8 @@ class LimitersScreen(BottuiScreen):
                     show(entries)
                     self._shown = (current, version)
 
-            # After the first frame: the read's thread would compete with it for the GIL.
-            self.call_after_refresh(self.load, rest, show_all, group="limiters")
+            # Once the first page is drawn: the read's thread would compete with it for the GIL.
+            self.load_after_refresh(rest, show_all, group="limiters", after=table.call_after_drawn)
 
         def show(entries: list[LimiterEntry]) -> None:
             table.show([_how_known(entry) for entry in entries])

@@ -106,8 +106,8 @@ class ProjectsScreen(BottuiScreen):
         self._versions: dict[Slot, int] = {}
         self._states_base: str | None = None
         self._focus: tuple[str, str] | None = None
-        # Where the cursor goes once a first page's rest is shown, unless moved off meanwhile.
-        self._focus_later: tuple[tuple[str, str], tuple[str, str] | None] | None = None
+        # Where the cursor goes once a first page's rest is shown, unless moved since (moves).
+        self._focus_later: tuple[tuple[str, str], int] | None = None
         #: Whether the last read of the inventory succeeded (``a`` adds only then).
         self._inventory_ok = True
         #: The inventory's marker when the rows shown were read (all of them, without
@@ -160,13 +160,14 @@ class ProjectsScreen(BottuiScreen):
         # row is there, unless the operator has moved it meanwhile.
         highlighted = self.table.highlighted
         placed = None if highlighted is None else highlighted.key
-        self._focus_later = None if focus is None or placed == focus else (focus, placed)
+        self._focus_later = None if focus is None or placed == focus else (focus, self.table.moves)
 
         async def rest() -> ProjectsRead:
             return await read_rest(session, found)
 
-        # After the first frame: the read's thread would compete with it for the GIL.
-        self.call_after_refresh(self.load, rest, self._show_read, group="projects")
+        # Once the first page is drawn: the read's thread would compete with it for the GIL.
+        drawn = self.table.call_after_drawn
+        self.load_after_refresh(rest, self._show_read, group="projects", after=drawn)
 
     def _show_same(self) -> None:
         """The inventory did not change: the rows stay; the current project may have."""
@@ -206,9 +207,8 @@ class ProjectsScreen(BottuiScreen):
         table.display = bool(rows)
         focus, self._focus = self._focus, None
         if self._focus_later is not None:
-            (later, placed), self._focus_later = self._focus_later, None
-            now = table.highlighted
-            if focus is None and (None if now is None else now.key) == placed:
+            (later, moves), self._focus_later = self._focus_later, None
+            if focus is None and table.moves == moves:  # any move, even back, wins
                 focus = later
         table.show(rows, current=self.services.current, state=self._cell, focus=focus)
         self._show_title(complete=complete)

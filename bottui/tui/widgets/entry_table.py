@@ -2,18 +2,22 @@
 
 The limiter, journal, dimension and project tables differ only in their columns
 and cells; what they share lives here once: the columns added on mount, the
-entries shown in table order, the entry under the cursor, and replacing every
-row without the cursor jumping away from the entry the operator was looking at.
+entries shown in table order, the entry under the cursor, replacing every
+row without the cursor jumping away from the entry the operator was looking at,
+and a count of the operator's own cursor moves (:attr:`EntryTable.moves`), so
+that a screen placing the cursor later can tell whether it was moved meanwhile.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import ClassVar, Generic, TypeVar
 
 from rich.text import Text
 from textual.coordinate import Coordinate
-from textual.widgets import DataTable
+
+from bottui.tui.textual_private import QuickCellsTable
 
 #: The entry type of a table (a limiter, a journal entry, ...).
 E = TypeVar("E")
@@ -22,7 +26,7 @@ E = TypeVar("E")
 Row = tuple[str, E, Sequence[Text]]
 
 
-class EntryTable(DataTable[Text], Generic[E]):
+class EntryTable(QuickCellsTable, Generic[E]):
     """A table whose rows are entries keyed by string; the row cursor selects one.
 
     Subclasses set ``COLUMNS`` and build their rows in a ``show`` method that
@@ -38,6 +42,29 @@ class EntryTable(DataTable[Text], Generic[E]):
         super().__init__(cursor_type="row", zebra_stripes=self.ZEBRA_STRIPES, id=id)
         # Row key -> entry, in table order; the cells alone cannot give the entry back.
         self._entries: dict[str, E] = {}
+        #: How many times the operator moved the cursor (keys, mouse): every move
+        #: but the table's own placements (rows replaced, a row selected by the app).
+        self.moves = 0
+        # Depth of the table's own placements under way (see _placing).
+        self._placing_depth = 0
+
+    @contextmanager
+    def _placing(self) -> Iterator[None]:
+        """The cursor moves inside are the table's own, not the operator's."""
+        self._placing_depth += 1
+        try:
+            yield
+        finally:
+            self._placing_depth -= 1
+
+    def watch_cursor_coordinate(
+        self, old_coordinate: Coordinate, new_coordinate: Coordinate
+    ) -> None:
+        super().watch_cursor_coordinate(old_coordinate, new_coordinate)
+        # Textual calls this at once when the cursor is set: a move outside the
+        # table's own placements came from a key or the mouse.
+        if old_coordinate != new_coordinate and not self._placing_depth:
+            self.moves += 1
 
     def on_mount(self) -> None:
         for key, heading in self.COLUMNS:
@@ -73,10 +100,11 @@ class EntryTable(DataTable[Text], Generic[E]):
         """
         # Read before clearing: clear() moves the cursor back to the first row.
         keep = select or self._cursor_key()
-        self.clear()
-        shown = list(rows)
-        self._entries = {key: entry for key, entry, _cells in shown}
-        for key, _entry, cells in shown:
-            self.add_row(*cells, key=key)
-        if keep is not None and keep in self._entries:
-            self.move_cursor(row=self.get_row_index(keep), animate=False)
+        with self._placing():
+            self.clear()
+            shown = list(rows)
+            self._entries = {key: entry for key, entry, _cells in shown}
+            for key, _entry, cells in shown:
+                self.add_row(*cells, key=key)
+            if keep is not None and keep in self._entries:
+                self.move_cursor(row=self.get_row_index(keep), animate=False)

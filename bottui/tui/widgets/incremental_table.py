@@ -17,6 +17,9 @@ the same rows, and may hold thousands of them (issue #12: 5,000 projects,
   rows whose *view* (what their cells are made from) changed; when they come
   back with more keys after them (a list read a page first, then the rest),
   adds those;
+* starts what follows a first page (measuring the rest, a screen's read of
+  the rest) once the table has drawn it (:meth:`IncrementalTable.call_after_drawn`),
+  not before: it would compete with that frame for the GIL;
 * on a Textual other than the one tested, adds its rows with ``add_row``
   (every row before the first frame) and lets Textual measure them: slower,
   the same screen.
@@ -29,6 +32,8 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.widgets.data_table import ColumnKey, RowKey
 
 from bottui.tui.textual_private import (
@@ -71,6 +76,9 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
     MEASURE_ROWS: ClassVar[int] = 100
     #: Seconds left free between two batches, for keys and frames.
     MEASURE_PAUSE: ClassVar[float] = 0.005
+    #: Seconds after which work waiting for the table to be drawn runs anyway
+    #: (a table hidden, or its screen left, before it was drawn).
+    DRAWN_TIMEOUT: ClassVar[float] = 0.5
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -89,6 +97,34 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
         self._lazy: bool | None = None
         #: Rows whose cells were made (for tests: the work must follow what is drawn).
         self.cells_made = 0
+        # Called once the table's lines have next been drawn (see call_after_drawn).
+        self._after_drawn: list[Callable[[], None]] = []
+
+    def call_after_drawn(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once the table has next been drawn (or after ``DRAWN_TIMEOUT``).
+
+        Work following a first page (the rest's read, measuring) must not
+        compete with the frame that shows it. A screen's ``call_after_refresh``
+        may run before that frame (when the screen's idle comes before the
+        table's repaint is known): this waits for the table's own lines.
+        """
+        pending = [callback]
+
+        def once() -> None:
+            if pending:
+                pending.pop()()
+
+        self._after_drawn.append(once)
+        self.set_timer(self.DRAWN_TIMEOUT, once, name="drawn or not")
+        self.refresh()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        lines = super().render_lines(crop)
+        if self._after_drawn:
+            waiting, self._after_drawn = self._after_drawn, []
+            for callback in waiting:  # after this frame is written
+                self.call_later(callback)
+        return lines
 
     @property
     def building(self) -> bool:
@@ -157,7 +193,16 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
         after them; the cursor stays, or goes to ``select``. Otherwise every
         row is replaced, the cursor kept on ``select`` or else on the same key.
         """
-        shown = list(rows)
+        with self._placing():
+            self._show_rows(list(rows), view, cells, select)
+
+    def _show_rows(
+        self,
+        shown: list[tuple[str, E]],
+        view: Callable[[E], V],
+        cells: Callable[[V], Sequence[Text]],
+        select: str | None,
+    ) -> None:
         self._make_view, self._make_cells = view, cells
         old = self._order
         continues = (
@@ -208,7 +253,8 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
         if self._measured < screenful:
             self._measure(screenful - self._measured)
         if self.building:
-            self._next_batch(self._generation)
+            generation = self._generation
+            self.call_after_drawn(lambda: self._next_batch(generation))
 
     def _select(self, key: str) -> None:
         """Put the cursor on ``key`` (and its neighbours' widths measured: it is drawn now)."""
@@ -216,8 +262,9 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
         if index >= self._measured:
             height = self.size.height or self.app.size.height
             self._measure_rows(self._order[max(0, index - height) : index + height])
-        self.show_cursor = True
-        self.move_cursor(row=index, animate=False)
+        with self._placing():
+            self.show_cursor = True
+            self.move_cursor(row=index, animate=False)
 
     # -- widths ------------------------------------------------------------------------
 
