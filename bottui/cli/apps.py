@@ -26,13 +26,13 @@ def cmd_sandbox(args: Args, out: Output) -> int:
 
 
 def cmd_demo(args: Args, out: Output) -> int:
-    """``bottui demo``: the app against the embedded sandbox, isolated."""
+    """``bottui demo [--team]``: the app against the embedded sandbox, isolated."""
     from bottui.tui import gc_pause
 
     with gc_pause.paused():  # the app resumes it after its first frame
         from bottui.demo import run_demo
 
-        return run_demo()
+        return run_demo(team=bool(getattr(args, "team", False)))
 
 
 def cmd_tui(args: Args, out: Output) -> int:

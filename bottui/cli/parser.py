@@ -248,7 +248,13 @@ def build_parser() -> argparse.ArgumentParser:
     sandbox.add_argument("--port", type=int, default=8765)
     sandbox.add_argument("--latency", type=float, default=0.0, help="seconds per request")
 
-    add(commands, "demo", "run bottui against the built-in sandbox, isolated")
+    demo = add(commands, "demo", "run bottui against the built-in sandbox, isolated")
+    demo.add_argument(
+        "--team",
+        action="store_true",
+        help="team mode: a throwaway PostgreSQL and a scripted teammate whose changes "
+        "arrive live (pip install 'bottui[demo]')",
+    )
     return parser
 
 
