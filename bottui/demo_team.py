@@ -21,7 +21,13 @@ import importlib.util
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from bottui.store.team.local_server import INSTALL_DEMO, LocalPostgres, NoPostgres, find_binaries
+from bottui.store.team.local_server import (
+    INSTALL_DEMO,
+    LocalPostgres,
+    NoPostgres,
+    find_binaries,
+    server_account,
+)
 
 if TYPE_CHECKING:
     from bottui.demo_teammate import ScriptedTeammate
@@ -81,10 +87,9 @@ class TeamDemo:
     def start(self) -> None:
         """Check what is needed, make and start the server, migrate it (a few seconds)."""
         bindir, origin = check_installed()
-        self.server = LocalPostgres(self._root / "pg", bindir=bindir, origin=origin)
-        from bottui.store.team.local_server import server_account
-
-        self.server.account = server_account()
+        self.server = LocalPostgres(
+            self._root / "pg", bindir=bindir, origin=origin, account=server_account()
+        )
         self.server.initdb()
         self.server.start()
         asyncio.run(_migrate(self.store_url))

@@ -19,8 +19,9 @@ the directories on the way to its files are made searchable by others.
 
 :class:`LocalPostgres` runs ``postgres`` itself as a child (not through
 ``pg_ctl``, whose server outlives it), in a session of its own so that a
-terminal's signals do not reach it, and on Linux with a parent-death
-signal: a demo killed by SIGKILL takes its server with it.
+terminal's signals do not reach it, and (on Linux, started from the main
+thread) with a parent-death signal: a demo or a test run killed by SIGKILL
+takes its server with it.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -171,7 +173,7 @@ class LocalPostgres:
         root: A directory of its own (``data``, ``sock`` and ``log`` go in it).
         bindir: Where ``initdb`` and ``postgres`` are (default: :func:`find_binaries`).
         origin: Where ``bindir`` came from (shown in messages).
-        account: The system account to run as (default: :func:`server_account`).
+        account: The system account to run as (:func:`server_account`; None: ourselves).
         port: The port, which also names the Unix socket's file.
         tcp_host: Also listen on this loopback address (default: the Unix socket only).
         durable: Keep fsync on (off by default: a throwaway cluster).
@@ -201,14 +203,6 @@ class LocalPostgres:
         self.socket_dir = root / "sock"
         self.logfile = root / "log"
         self._process: subprocess.Popen[bytes] | None = None
-
-    @classmethod
-    def create(cls, root: Path, **options: object) -> LocalPostgres:
-        """A fresh cluster under ``root`` (made here), as the right account; not started."""
-        account = server_account()
-        server = cls(root, account=account, **options)  # type: ignore[arg-type]
-        server.initdb()
-        return server
 
     # -- set-up -------------------------------------------------------------------------
 
@@ -300,7 +294,10 @@ class LocalPostgres:
             for setting in ("fsync=off", "synchronous_commit=off", "full_page_writes=off"):
                 options += ["-c", setting]
         log: IO[bytes] = self.logfile.open("ab")
-        preexec = _parent_death_signal()
+        # Tied to the thread that starts it (that is what the kernel watches):
+        # only the main thread lives as long as the process.
+        main = threading.current_thread() is threading.main_thread()
+        preexec = _parent_death_signal() if main else None
         try:
             self._process = subprocess.Popen(
                 [str(self.bindir / "postgres"), *options],
