@@ -267,8 +267,10 @@ def parse(argv: Sequence[str] | None) -> Args:
     both shortcuts give what the parser gives.
     """
     words = list(sys.argv[1:] if argv is None else argv)
-    if words in ([], ["demo"]):
-        return with_defaults(Args(command=words[0] if words else None))
+    if words == []:
+        return with_defaults(Args(command=None))
+    if words == ["demo"]:
+        return with_defaults(Args(command="demo", team=False))
     return with_defaults(build_parser().parse_args(argv, namespace=Args()))
 
 
