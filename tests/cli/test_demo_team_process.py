@@ -4,7 +4,8 @@ Its PostgreSQL is a child of the demo, its teammate bob a thread in it. The
 walk-through waits for bob's first change to arrive as a toast, finds it in
 the shared Journal, and opens the confirmation of the limiter bob just
 changed to see the collision warning; ``q`` then ends it with nothing left:
-no PostgreSQL, no directory. SIGTERM leaves nothing either. When PostgreSQL
+no PostgreSQL, no directory. SIGHUP (an SSH drop) and SIGTERM leave nothing
+either. When PostgreSQL
 or its driver is missing (import blocked by a ``sitecustomize`` of the
 test's, the machine's binaries hidden), the demo says what to install.
 
@@ -86,19 +87,34 @@ def test_demo_team_shows_bobs_change_live_in_the_journal_and_the_confirmation(
         term.kill()
 
 
-def test_demo_team_sigterm_stops_its_postgresql_and_removes_its_directory(
-    short_tmpdir: Path,
+@pytest.mark.parametrize("how", ["hangup", "sigterm"])
+def test_demo_team_hangup_or_sigterm_stops_its_postgresql_and_removes_its_directory(
+    short_tmpdir: Path, how: str
 ) -> None:
     term = Terminal([sys.executable, "-m", "bottui", "demo", "--team"], env=_env(short_tmpdir))
+    closed = False
     try:
         term.wait_for("team: live", timeout=STARTED)
         server = _postgres(term.pid)
-        os.kill(term.pid, signal.SIGTERM)
-        assert _wait_exit(term.pid, timeout=30) == 128 + signal.SIGTERM
-        assert wait_gone(server, 15), "the demo's PostgreSQL survived SIGTERM"
+        if how == "hangup":  # an SSH drop: the terminal goes away, the kernel sends SIGHUP
+            os.close(term.fd)
+            closed = True
+            expected = 128 + signal.SIGHUP
+        else:
+            os.kill(term.pid, signal.SIGTERM)
+            expected = 128 + signal.SIGTERM
+        assert _wait_exit(term.pid, timeout=30) == expected
+        assert wait_gone(server, 15), f"the demo's PostgreSQL survived {how}"
         assert list(short_tmpdir.iterdir()) == []
     finally:
-        term.kill()
+        if closed:
+            try:
+                os.kill(term.pid, signal.SIGKILL)
+                os.waitpid(term.pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+        else:
+            term.kill()
 
 
 _BLOCKER = """
