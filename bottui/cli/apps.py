@@ -32,7 +32,10 @@ def cmd_demo(args: Args, out: Output) -> int:
     with gc_pause.paused():  # the app resumes it after its first frame
         from bottui.demo import run_demo
 
-        return run_demo(team=bool(getattr(args, "team", False)))
+        # The first run's "Start the demo" comes with the TUI's arguments: no --team.
+        if getattr(args, "team", False):
+            return run_demo(team=True)
+        return run_demo()
 
 
 def cmd_tui(args: Args, out: Output) -> int:
