@@ -304,15 +304,10 @@ class TuiServices:
             sharing, self._sharing = self._sharing, None
             sharing.stop(budget)
 
-    @property
-    def reads_shared_journal(self) -> bool:
-        """True while the Journal screen reads the team's shared journal."""
-        return self._team_reader is not None and not self.team_down
-
     def journal_pages(self) -> Pages | JournalStore:
         """What the Journal screen reads: the shared journal, or the local one when
         there is no team store or it is down."""
-        if self.reads_shared_journal and self._team_reader is not None:
+        if self._team_reader is not None and not self.team_down:
             return self._team_reader
         return self.session.journal_store
 

@@ -141,7 +141,9 @@ class JournalScreen(BottuiScreen):
         # Teammates journal under their own profile names (local words that
         # differ between machines): the shared journal is scoped by account
         # and project only, or a teammate's changes would never show.
-        shared = self.services.reads_shared_journal
+        from bottui.ops.shared_journal import SharedJournal
+
+        shared = isinstance(self.services.journal_pages(), SharedJournal)
         return JournalQuery(
             profile=None if shared else self.services.session.settings.inventory_scope,
             account=current[0] if scoped and current else None,
