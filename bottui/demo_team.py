@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib.util
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -28,6 +27,7 @@ from bottui.store.team.local_server import (
     find_binaries,
     server_account,
 )
+from bottui.store.team.target import driver_works
 
 if TYPE_CHECKING:
     from bottui.demo_teammate import ScriptedTeammate
@@ -43,17 +43,10 @@ INTRO: Final = (
 )
 
 
-def _installed(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):  # blocked, or half-imported
-        return False
-
-
 def check_installed() -> tuple[Path, str]:
     """PostgreSQL's binaries and where they came from; :class:`NoPostgres` naming what
     to install when the driver or the binaries are missing."""
-    if not _installed("psycopg"):
+    if not driver_works():
         raise NoPostgres(
             "bottui demo --team needs the PostgreSQL driver (psycopg), which is not installed",
             f"Install what the team demo needs with: {INSTALL_DEMO}",
