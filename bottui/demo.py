@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     import threading
 
     from bottui.api.client import BotProtectionClient
+    from bottui.demo_team import TeamDemo
     from bottui.sandbox.process import SandboxProcess
 
 DEMO_PROFILE = "demo"
@@ -129,8 +130,14 @@ def prepare(
     hostile: bool = False,
     project: str = "shop-prod",
     clock: Clock | None = None,
+    store_url: str | None = None,
+    profile: str = DEMO_PROFILE,
 ) -> Session:
-    """A demo session under ``root``: profile, seeded inventory, tokens in memory."""
+    """A demo session under ``root``: profile, seeded inventory, tokens in memory.
+
+    ``store_url`` names the team store (``bottui demo --team``'s own
+    PostgreSQL); the demo reads neither ``BOTTUI_STORE_URL`` nor a profile's.
+    """
     from bottui.sandbox import demo as data
 
     locations = Locations.under(root)
@@ -141,12 +148,14 @@ def prepare(
     # checks it), without the config model (~2 ms of start-up).
     ensure(locations.config_dir)
     locations.config_file.write_text(
-        f"current = {_q(DEMO_PROFILE)}\n\n[profiles.{DEMO_PROFILE}]\n"
+        f"current = {_q(profile)}\n\n[profiles.{profile}]\n"
         f"base_url = {_q(base_url)}\naccount = {_q(data.DEMO_ACCOUNT)}\n"
-        f"project = {_q(project)}\n",
+        f"project = {_q(project)}\n" + (f"store = {_q(store_url)}\n" if store_url else ""),
         encoding="utf-8",
     )
-    settings = Settings(DEMO_PROFILE, base_url, account=data.DEMO_ACCOUNT, project=project)
+    settings = Settings(
+        profile, base_url, account=data.DEMO_ACCOUNT, project=project, store_url=store_url
+    )
     tokens = TokenStore(environ={}, backend=MemoryKeyring())  # type: ignore[arg-type]
     tokens.set_personal(base_url, data.DEMO_ACCOUNT, AccessToken(data.DEMO_ACCESS_TOKEN))
     for pid, value in data.project_tokens(hostile).items():
@@ -175,19 +184,30 @@ def prepare(
     return session
 
 
-def run_demo(*, hostile: bool = False) -> int:
+def run_demo(*, hostile: bool = False, team: bool = False) -> int:
     """Run the TUI against the sandbox in a throwaway directory; returns the exit code.
 
-    SIGHUP (an SSH drop) and SIGTERM end it as ``q`` does, directory and
-    sandbox removed, with exit code 128 + the signal number.
+    With ``team`` (``bottui demo --team``), a throwaway PostgreSQL in that
+    directory is the session's team store, and a scripted teammate changes
+    things on it now and then (:mod:`bottui.demo_team`). What it needs is
+    checked first: a :class:`~bottui.store.errors.StoreError` naming what to
+    install when it is missing.
+
+    SIGHUP (an SSH drop) and SIGTERM end it as ``q`` does, directory,
+    sandbox and PostgreSQL removed, with exit code 128 + the signal number.
     """
     from bottui.demo_dirs import PREFIX, remove_abandoned_later, write_owner
     from bottui.demo_signals import EndOnSignal, Terminated
     from bottui.sandbox.process import SandboxProcess
 
+    if team:
+        from bottui.demo_team import check_installed
+
+        check_installed()  # before the screen is taken: the message stays readable
     roots: list[Path] = []
     sandboxes: list[SandboxProcess] = []
-    signals = EndOnSignal(lambda: _force_cleanup(roots, sandboxes))
+    teams: list[TeamDemo] = []
+    signals = EndOnSignal(lambda: _force_cleanup(roots, sandboxes, teams))
     result: object = None
     failure = None
     try:
@@ -202,20 +222,29 @@ def run_demo(*, hostile: bool = False) -> int:
             sandbox = SandboxProcess(hostile=hostile, log_path=root / "sandbox.log")
             sandboxes.append(sandbox)
             try:
-                session = prepare(root, sandbox.base_url, hostile=hostile)
+                options: dict[str, Any] = {}
+                if team:
+                    options = _start_team(root, teams)
+                session = prepare(root, sandbox.base_url, hostile=hostile, **options)
                 from bottui.tui.app import BottuiApp
 
                 def when_up() -> None:
                     sandbox.start()
+                    if teams:
+                        _team_up(teams[0], sandbox.base_url, signals.app)
                     # Directories of demos ended by SIGKILL, removed off the start-up path.
                     sweeps.append(remove_abandoned_later(root.parent))
 
                 signals.app = BottuiApp(session, demo=True, when_up=when_up)
+                if teams:
+                    signals.app.sub_title = "team demo (sandbox, PostgreSQL, scripted teammate)"
                 result = signals.app.run()
                 signals.app = None
                 failure = sandbox.failure()
             finally:
                 signals.cleaning = True
+                for started in teams:
+                    started.stop()
                 sandbox.stop()
                 for sweep in sweeps:
                     sweep.join(timeout=2)
@@ -228,8 +257,32 @@ def run_demo(*, hostile: bool = False) -> int:
     return result if isinstance(result, int) else 0
 
 
-def _force_cleanup(roots: list[Path], sandboxes: list[SandboxProcess]) -> None:
+def _start_team(root: Path, teams: list[TeamDemo]) -> dict[str, Any]:
+    """The team demo's PostgreSQL, started and migrated: the session's options for it."""
+    from bottui.demo_team import TEAM_PROFILE, TeamDemo
+
+    print("bottui demo --team: starting a throwaway PostgreSQL...", file=sys.stderr, flush=True)
+    started = TeamDemo(root)
+    teams.append(started)  # before it starts: a signal meanwhile stops what did
+    started.start()
+    return {"store_url": started.store_url, "profile": TEAM_PROFILE}
+
+
+def _team_up(team: TeamDemo, base_url: str, app: Any) -> None:
+    """After the first frame: bob starts his shift, and a toast says who he is."""
+    from bottui.demo_team import INTRO
+
+    team.start_teammate(base_url)
+    if app is not None:
+        app.notify(INTRO, title="Team demo", timeout=20, markup=False)
+
+
+def _force_cleanup(
+    roots: list[Path], sandboxes: list[SandboxProcess], teams: list[TeamDemo]
+) -> None:
     # The signal watchdog's last resort, on its own thread: no waiting.
+    for team in teams:
+        team.kill()
     for sandbox in sandboxes:
         if sandbox.pid is not None:
             with contextlib.suppress(OSError):

@@ -26,12 +26,15 @@ def cmd_sandbox(args: Args, out: Output) -> int:
 
 
 def cmd_demo(args: Args, out: Output) -> int:
-    """``bottui demo``: the app against the embedded sandbox, isolated."""
+    """``bottui demo [--team]``: the app against the embedded sandbox, isolated."""
     from bottui.tui import gc_pause
 
     with gc_pause.paused():  # the app resumes it after its first frame
         from bottui.demo import run_demo
 
+        # The first run's "Start the demo" comes with the TUI's arguments: no --team.
+        if getattr(args, "team", False):
+            return run_demo(team=True)
         return run_demo()
 
 

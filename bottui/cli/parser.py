@@ -248,7 +248,13 @@ def build_parser() -> argparse.ArgumentParser:
     sandbox.add_argument("--port", type=int, default=8765)
     sandbox.add_argument("--latency", type=float, default=0.0, help="seconds per request")
 
-    add(commands, "demo", "run bottui against the built-in sandbox, isolated")
+    demo = add(commands, "demo", "run bottui against the built-in sandbox, isolated")
+    demo.add_argument(
+        "--team",
+        action="store_true",
+        help="team mode: a throwaway PostgreSQL and a scripted teammate whose changes "
+        "arrive live (pip install 'bottui[demo]')",
+    )
     return parser
 
 
@@ -261,8 +267,10 @@ def parse(argv: Sequence[str] | None) -> Args:
     both shortcuts give what the parser gives.
     """
     words = list(sys.argv[1:] if argv is None else argv)
-    if words in ([], ["demo"]):
-        return with_defaults(Args(command=words[0] if words else None))
+    if words == []:
+        return with_defaults(Args(command=None))
+    if words == ["demo"]:
+        return with_defaults(Args(command="demo", team=False))
     return with_defaults(build_parser().parse_args(argv, namespace=Args()))
 
 

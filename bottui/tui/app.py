@@ -297,6 +297,7 @@ class BottuiApp(App[int]):
                     bar.working = text
                     bar.live_down = live_down
                     bar.team = team
+                    bar.live = self.services.team_listening
 
     # -- errors, dry run -------------------------------------------------------------
 

@@ -110,13 +110,15 @@ async def test_the_journal_screen_reads_the_shared_journal_and_falls_back_when_d
     store = TeamStore(check_store_url(pg_admin_url, {}), timeout=10)
     await store.migrate()
     await store.close()
-    with psycopg.connect(pg_admin_url) as conn:  # a teammate's entry, only in the shared journal
+    # A teammate's entry, only in the shared journal, under his own profile
+    # name (profile names are local: the shared journal is not filtered by ours).
+    with psycopg.connect(pg_admin_url) as conn:
         conn.execute(
             "INSERT INTO bottui.journal_entries (origin, local_id, started_at, operator, host,"
             " profile, reason, base_url, account, project, operation, target) VALUES"
             " (gen_random_uuid(), 1, now() - interval '1 minute', 'bob', 'bastion-2', %s,"
             " 'INC-9', 'http://x', %s, %s, 'limiter.set-active', '{\"limiterId\": \"rl-x\"}')",
-            (flow_session.settings.inventory_scope, DEMO_ACCOUNT, PROJ),
+            ("theirs", DEMO_ACCOUNT, PROJ),
         )
     flow_session.update_settings(replace(flow_session.settings, store_url=pg_admin_url))
     app = BottuiApp(flow_session, demo=True)

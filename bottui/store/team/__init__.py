@@ -9,5 +9,6 @@ nothing here costs start-up time until a profile names a store. Modules:
 * :mod:`.schema` and :mod:`.migrate`: the versioned schema and ``bottui store migrate``;
 * :mod:`.events`: what a push carries (entries and outcomes, each unique by its event id);
 * :mod:`.query`: the page filters and their SQL;
-* :mod:`.store`: :class:`~bottui.store.team.store.TeamStore`, the async API.
+* :mod:`.store`: :class:`~bottui.store.team.store.TeamStore`, the async API;
+* :mod:`.local_server`: a throwaway PostgreSQL of our own (``bottui demo --team``, the tests).
 """

@@ -96,6 +96,18 @@ class StoreTarget:
         return store_username(self.url)
 
 
+def driver_works() -> bool:
+    """Whether psycopg can be imported (found is not enough: without its binary part
+    or a libpq it fails at import, "no pq wrapper available")."""
+    try:
+        if importlib.util.find_spec("psycopg") is None:
+            return False
+        import psycopg  # noqa: F401
+    except (ImportError, ValueError):  # missing, blocked, or half-imported
+        return False
+    return True
+
+
 def _parse(url: str) -> dict[str, str]:
     if importlib.util.find_spec("psycopg") is None:
         raise TeamModeNotInstalled()
@@ -188,6 +200,7 @@ __all__ = [
     "StoreTarget",
     "check_connected",
     "check_store_url",
+    "driver_works",
     "is_loopback_host",
     "resolve_store_url",
     "store_username",

@@ -134,11 +134,18 @@ class JournalScreen(BottuiScreen):
     # -- reading ------------------------------------------------------------------
 
     def query_now(self) -> JournalQuery:
-        """The filters as a journal query (this profile only)."""
+        """The filters as a journal query (this profile only; the whole team's when
+        the shared journal is read)."""
         current = self.services.current
         scoped = current is not None and not self.all_projects
+        # Teammates journal under their own profile names (local words that
+        # differ between machines): the shared journal is scoped by account
+        # and project only, or a teammate's changes would never show.
+        from bottui.ops.shared_journal import SharedJournal
+
+        shared = isinstance(self.services.journal_pages(), SharedJournal)
         return JournalQuery(
-            profile=self.services.session.settings.inventory_scope,
+            profile=None if shared else self.services.session.settings.inventory_scope,
             account=current[0] if scoped and current else None,
             project=current[1] if scoped and current else None,
             operation=self.operation,

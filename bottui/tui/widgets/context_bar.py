@@ -57,6 +57,8 @@ class ContextBar(Widget):
     live_down: reactive[bool] = reactive(False)
     #: The team journal's state ("team journal: N not yet shared"; "" when all is shared).
     team: reactive[str] = reactive("")
+    #: Teammates' changes are being followed (LISTEN holds): "team: live".
+    live: reactive[bool] = reactive(False)
 
     def refresh_context(self) -> None:
         """Re-read the app's session and current project."""
@@ -80,13 +82,15 @@ class ContextBar(Widget):
         self.working = services.work_text
         self.live_down = services.live_down is not None
         self.team = services.team_text
+        self.live = services.team_listening
 
     def flags(self) -> list[Content]:
         """The flags shown at the right end, in order, each padded by a space."""
         live_down = self.live_down and "down" not in self.team
         shown = [
             ("context-bar--working", f"⟳ {self.working}" if self.working else ""),
-            ("context-bar--team", self.team),
+            # With nothing waiting, a team store heard says so: changes arrive live.
+            ("context-bar--team", self.team or ("team: live" if self.live else "")),
             ("context-bar--protected", "PROTECTED" if self.protected else ""),
             ("context-bar--readonly", "READ-ONLY" if self.read_only else ""),
             # The push's words may say the store is down already: said once.
