@@ -12,7 +12,9 @@ Run it as a script (pytest does not collect tests/bench)::
 2. ``bottui store migrate``'s schema, then ``--entries`` entries made by bulk
    SQL (``generate_series``, no app code): 50 operators, 5,000 projects, one
    entry every 3 s; 98% are bulk revocations in runs of 1,000,000, 2% single
-   changes with a reason; outcomes for all but the newest 200 (1 in 500
+   changes with a reason (5,000 incidents: ``INC-42 credential stuffing``
+   is 1 entry in 250,000, the words ``credential stuffing`` 1 in 50);
+   outcomes for all but the newest 200 (1 in 500
    ``api-error``). Triggers are disabled and the secondary indexes dropped
    while loading (as a restore would), then rebuilt, and the tables analysed.
 3. For each filter, the store's ``page`` (limit 50, newest first, through
@@ -50,6 +52,7 @@ SECONDARY = (
     "journal_entries_project",
     "journal_entries_operator",
     "journal_entries_run",
+    "journal_entries_reason",
     "journal_outcomes_word",
     "journal_outcomes_entry",
 )
@@ -75,7 +78,7 @@ def _fill_sql(entries: int) -> list[str]:
             {start} + make_interval(secs => i * {STEP_S} + 1),
             {start} + make_interval(secs => i * {STEP_S}),
             'op' || (i % {OPERATORS}) || '@host', 'host-' || (i % {OPERATORS}), 'prod',
-            CASE WHEN {single} THEN 'INC-' || (i % 1000) || ' credential stuffing' END,
+            CASE WHEN {single} THEN 'INC-' || (i / 50 % 5000) || ' credential stuffing' END,
             'https://api.example.com', 'acme', 'proj-' || ((i::bigint * 7919) % {PROJECTS}),
             CASE WHEN {single} THEN 'limiter.set-active' ELSE 'grant.revoke' END,
             CASE WHEN {single} THEN '{{"rate_limiter_id":"rl-' || (i % 40) || '"}}'
@@ -105,6 +108,8 @@ def _fill_sql(entries: int) -> list[str]:
         " (operator, started_at, id)",
         "CREATE INDEX journal_entries_run ON bottui.journal_entries"
         " (origin, run_id, started_at, id) WHERE run_id IS NOT NULL",
+        "CREATE INDEX journal_entries_reason ON bottui.journal_entries"
+        " USING gin (bottui.reason_trigrams(reason)) WHERE reason IS NOT NULL",
         "CREATE UNIQUE INDEX journal_outcomes_entry ON bottui.journal_outcomes (entry_id)",
         "CREATE INDEX journal_outcomes_word ON bottui.journal_outcomes"
         " (outcome, entry_started_at, entry_id)",
@@ -133,7 +138,11 @@ def queries(entries: int) -> dict[str, TeamQuery]:
         "since last hour": TeamQuery(since=newest - timedelta(hours=1)),
         "until far back": TeamQuery(until=T0 + timedelta(days=1)),
         "since+until an hour mid-way": TeamQuery(since=middle, until=middle + timedelta(hours=1)),
-        "reason part": TeamQuery(reason="inc-42 "),
+        "reason, rare (1 in 250,000)": TeamQuery(reason="inc-42 "),
+        "reason, common (1 in 50)": TeamQuery(reason="Credential"),
+        "reason, matching nothing": TeamQuery(reason="inc-99999"),
+        "reason + project": TeamQuery(reason="stuffing", project="proj-1234"),
+        "reason + operator": TeamQuery(reason="inc-42 ", operator="op0@host"),
         "matches nothing": TeamQuery(project="no-such-project"),
     }
 
