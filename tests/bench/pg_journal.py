@@ -19,7 +19,8 @@ Run it as a script (pytest does not collect tests/bench)::
    while loading (as a restore would), then rebuilt, and the tables analysed.
 3. For each filter, the store's ``page`` (limit 50, newest first, through
    :class:`~bottui.store.team.store.TeamStore` as the faces will call it):
-   the first call, then the median of ``--reps`` calls.
+   the first call, then the median (and max) of ``--reps`` more rounds, each
+   round timing every filter once (interleaved).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ SECONDARY = (
     "journal_entries_time",
     "journal_entries_project",
     "journal_entries_operator",
+    "journal_entries_project_operator",
     "journal_entries_run",
     "journal_entries_reason",
     "journal_outcomes_word",
@@ -106,6 +108,8 @@ def _fill_sql(entries: int) -> list[str]:
         "CREATE INDEX journal_entries_project ON bottui.journal_entries (project, started_at, id)",
         "CREATE INDEX journal_entries_operator ON bottui.journal_entries"
         " (operator, started_at, id)",
+        "CREATE INDEX journal_entries_project_operator ON bottui.journal_entries"
+        " (project, operator, started_at, id)",
         "CREATE INDEX journal_entries_run ON bottui.journal_entries"
         " (origin, run_id, started_at, id) WHERE run_id IS NOT NULL",
         "CREATE INDEX journal_entries_reason ON bottui.journal_entries"
@@ -152,18 +156,24 @@ async def measure(url: str, entries: int, reps: int) -> None:
     try:
         first = await store.page(limit=50)
         cases = dict(queries(entries))
-        print(f"{'filter':<30} {'rows':>5} {'first ms':>9} {'median ms':>10}")
-        for name, query in cases.items():
-            began = time.perf_counter()
-            page = await store.page(query, limit=50)
-            first_ms = (time.perf_counter() - began) * 1000
-            times = []
-            for _ in range(reps):
+        print(f"{'filter':<30} {'rows':>5} {'first ms':>9} {'median ms':>10} {'max ms':>7}")
+        rows: dict[str, int] = {}
+        firsts: dict[str, float] = {}
+        times: dict[str, list[float]] = {name: [] for name in cases}
+        # rounds interleaved: each round times every filter once, so a burst of
+        # load on the shared machine falls on all filters alike
+        for round_ in range(reps + 1):
+            for name, query in cases.items():
                 began = time.perf_counter()
-                await store.page(query, limit=50)
-                times.append((time.perf_counter() - began) * 1000)
-            median = statistics.median(times)
-            print(f"{name:<30} {len(page.entries):>5} {first_ms:>9.1f} {median:>10.1f}")
+                page = await store.page(query, limit=50)
+                took = (time.perf_counter() - began) * 1000
+                if round_ == 0:
+                    rows[name], firsts[name] = len(page.entries), took
+                else:
+                    times[name].append(took)
+        for name in cases:
+            median, most = statistics.median(times[name]), max(times[name])
+            print(f"{name:<30} {rows[name]:>5} {firsts[name]:>9.1f} {median:>10.1f} {most:>7.1f}")
         began = time.perf_counter()
         await store.page(limit=50, cursor=first.next)
         print(f"{'second page (cursor)':<30} {50:>5} {(time.perf_counter() - began) * 1000:>9.1f}")

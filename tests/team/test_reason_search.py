@@ -95,7 +95,7 @@ def _plain(url: str, query: TeamQuery) -> list[int]:
     """What the one ``ILIKE`` statement of before finds (every row, newest first)."""
     sql, params = page_sql(query, None, 10_000)
     with psycopg.connect(url) as conn:
-        return [int(row[2]) for row in conn.execute(sql.encode(), params)]  # type: ignore[arg-type]
+        return [int(row[2]) for row in conn.execute(sql.encode(), params)]
 
 
 async def test_migrate_from_version_2_indexes_the_reasons_already_there(
@@ -270,5 +270,5 @@ async def test_the_index_is_usable_for_the_page_statement(team_store: TeamStore)
     plan = page_plan(TeamQuery(reason="inc-4312"), None, 51)
     with psycopg.connect(team_store.target.url, autocommit=True) as conn:
         conn.execute("SET enable_seqscan = off")
-        lines = conn.execute(("EXPLAIN " + plan.sql).encode(), plan.params)  # type: ignore[arg-type]
+        lines = conn.execute(("EXPLAIN " + plan.sql).encode(), plan.params)
         assert INDEX in "\n".join(str(r[0]) for r in lines)

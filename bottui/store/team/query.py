@@ -159,6 +159,8 @@ def _entry_order(query: TeamQuery) -> str:
     equality stays in WHERE."""
     if query.run is not None:
         return "e.origin DESC, e.run_id DESC, e.started_at DESC, e.id DESC"
+    if query.project is not None and query.operator is not None:
+        return "e.project DESC, e.operator DESC, e.started_at DESC, e.id DESC"
     if query.project is not None:
         # before the operator: a project holds far fewer entries than an operator
         return "e.project DESC, e.started_at DESC, e.id DESC"
