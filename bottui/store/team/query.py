@@ -311,10 +311,11 @@ def _indexed_sql(
         where.append("(e.started_at, e.id) < (%s, %s)")
         params += [after[0], after[1]]
     sql = (
-        "WITH hit AS MATERIALIZED (SELECT e.* FROM bottui.journal_entries AS e"
-        f" WHERE {' AND '.join(where)}), page AS (SELECT * FROM hit"
-        " ORDER BY started_at DESC, id DESC LIMIT %s)"
-        f" {SELECT} FROM page AS e LEFT JOIN bottui.journal_outcomes AS o ON o.entry_id = e.id"
+        "WITH hit AS MATERIALIZED (SELECT e.id, e.started_at FROM bottui.journal_entries AS e"
+        f" WHERE {' AND '.join(where)}), page AS (SELECT hit.id FROM hit"
+        " ORDER BY hit.started_at DESC, hit.id DESC LIMIT %s)"
+        f" {SELECT} FROM page JOIN bottui.journal_entries AS e ON e.id = page.id"
+        " LEFT JOIN bottui.journal_outcomes AS o ON o.entry_id = e.id"
         " ORDER BY e.started_at DESC, e.id DESC"
     )
     return sql, [*params, limit]
