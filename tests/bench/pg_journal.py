@@ -145,7 +145,7 @@ def queries(entries: int) -> dict[str, TeamQuery]:
         "reason, rare (1 in 250,000)": TeamQuery(reason="inc-42 "),
         "reason, common (1 in 50)": TeamQuery(reason="Credential"),
         "reason, matching nothing": TeamQuery(reason="inc-99999"),
-        "reason, 1 in 225 (middling)": TeamQuery(reason="inc-4"),
+        "reason, 1 in 225, not recent": TeamQuery(reason="inc-1"),
         "reason + project": TeamQuery(reason="stuffing", project="proj-1234"),
         "reason + operator": TeamQuery(reason="inc-42 ", operator="op0@host"),
         "matches nothing": TeamQuery(project="no-such-project"),

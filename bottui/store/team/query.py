@@ -1,12 +1,13 @@
 """One page of the shared journal, newest first, each filter on an index.
 
 Pages are ordered by ``(started_at DESC, id DESC)``: when the change was
-made, then the server's order. Every index of ``journal_entries`` ends in
+made, then the server's order. Every B-tree of ``journal_entries`` ends in
 ``(started_at, id)``, so the cursor (the last row's pair) continues the same
 index range, and ``since``/``until`` bound it. Which index leads:
 
 * ``outcomes``: ``journal_outcomes_word``, one ordered walk per word, merged;
-* ``run``: ``journal_entries_run``; ``project``: ``journal_entries_project``;
+* ``run``: ``journal_entries_run``; ``project`` with ``operator``:
+  ``journal_entries_project_operator``; ``project``: ``journal_entries_project``;
   ``operator``: ``journal_entries_operator``;
 * ``unfinished``: ``open_entries`` (only the entries without an outcome);
 * otherwise ``journal_entries_time``.
