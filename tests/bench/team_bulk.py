@@ -3,6 +3,7 @@
 Run it as a script (pytest does not collect tests/bench); sizes are arguments::
 
     python tests/bench/team_bulk.py rate   [--ids 20000] [--concurrency 64] [--latency 0.05]
+                                           [--reason TEXT]
     python tests/bench/team_bulk.py whole  [--ids 1000000] [--concurrency 64] [--latency 0]
     python tests/bench/team_bulk.py single [--changes 20]
 
@@ -78,13 +79,21 @@ def counts(url: str) -> tuple[int, int, int]:
 
 
 def revoke(
-    sandbox: Sandbox, ids: Path, home: Path, concurrency: int, store: str | None
+    sandbox: Sandbox,
+    ids: Path,
+    home: Path,
+    concurrency: int,
+    store: str | None,
+    reason: str | None = None,
 ) -> dict[str, Any]:
     argv = [
         sys.executable, "-m", "bottui", "revoke", "--from-file", str(ids),
         "--base-url", sandbox.base_url, "--account", DEMO_ACCOUNT, "--project", PROJECT,
         "--concurrency", str(concurrency), "--json",
     ]  # fmt: skip
+    if reason is not None:
+        # every id's shared entry then carries it: the reason index's worst case
+        argv += ["--reason", reason]
     env = environment(home)
     if store is not None:
         env["BOTTUI_STORE_URL"] = store
@@ -116,10 +125,10 @@ def rate(args: argparse.Namespace, server: PostgresServer) -> None:
             write_ids(ids, n)
             for r in range(args.rounds):
                 sandbox.reset()
-                a = revoke(sandbox, ids, work / f"alone-{r}", c, None)
+                a = revoke(sandbox, ids, work / f"alone-{r}", c, None, args.reason)
                 sandbox.reset()
                 url = team_database(server)
-                t = revoke(sandbox, ids, work / f"team-{r}", c, url)
+                t = revoke(sandbox, ids, work / f"team-{r}", c, url, args.reason)
                 at_exit = counts(url)
                 took = sync(work / f"team-{r}", url)
                 after = counts(url)
@@ -215,6 +224,7 @@ def main() -> None:
     parser.add_argument("--latency", type=float)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--changes", type=int, default=20)
+    parser.add_argument("--reason", help="rate: --reason TEXT on every run (indexed per id)")
     args = parser.parse_args()
     if args.ids is None:
         args.ids = 1_000_000 if args.what == "whole" else 20_000

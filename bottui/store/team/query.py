@@ -1,12 +1,13 @@
 """One page of the shared journal, newest first, each filter on an index.
 
 Pages are ordered by ``(started_at DESC, id DESC)``: when the change was
-made, then the server's order. Every index of ``journal_entries`` ends in
+made, then the server's order. Every B-tree of ``journal_entries`` ends in
 ``(started_at, id)``, so the cursor (the last row's pair) continues the same
 index range, and ``since``/``until`` bound it. Which index leads:
 
 * ``outcomes``: ``journal_outcomes_word``, one ordered walk per word, merged;
-* ``run``: ``journal_entries_run``; ``project``: ``journal_entries_project``;
+* ``run``: ``journal_entries_run``; ``project`` with ``operator``:
+  ``journal_entries_project_operator``; ``project``: ``journal_entries_project``;
   ``operator``: ``journal_entries_operator``;
 * ``unfinished``: ``open_entries`` (only the entries without an outcome);
 * otherwise ``journal_entries_time``.
@@ -14,6 +15,17 @@ index range, and ``since``/``until`` bound it. Which index leads:
 Every other filter (account, profile, operation, reason, unfinished) is
 checked on the rows the leading index gives; a page stops at ``limit`` rows.
 ``reason`` matches a part of the reason, case-insensitively.
+
+A reason part of 3 characters or more (without an outcome or unfinished
+filter, whose index still leads) is a :class:`PagePlan` of two steps
+(:func:`page_plan`), because no one index serves both a common and a rare
+reason: first the newest :func:`reason_window` rows of the other filters,
+their index in page order, checked for the reason (a common reason fills its
+page there); when they do not fill it, the trigram index
+(``journal_entries_reason``, schema step 3) finds every entry holding the
+part, and those are sorted. Left to itself, the planner, which cannot
+estimate a substring's rarity, walks the time index for a rare reason
+(every row) or the trigram index for a common one (a heap read per match).
 """
 
 from __future__ import annotations
@@ -32,6 +44,12 @@ SELECT: Final = (
     " e.request_body, e.previous, e.undo_of, e.run_id, e.item_key, o.finished_at, o.outcome,"
     " o.status, o.result, o.error, o.duration_ms, o.db_role, o.received_at"
 )
+
+
+#: A reason search first looks at this many of the newest rows, at least ...
+REASON_WINDOW_MIN: Final = 5_000
+#: ... and this many per row of the page: a reason on 1 entry in 100 fills its page there.
+REASON_WINDOW_PER_ROW: Final = 100
 
 
 @dataclass(frozen=True)
@@ -108,7 +126,7 @@ def _like(part: str) -> str:
 
 
 def _checks(
-    query: TeamQuery, *, skip: str, time: str = "e.started_at"
+    query: TeamQuery, *, skip: str, time: str = "e.started_at", reason: bool = True
 ) -> tuple[list[str], list[object]]:
     where: list[str] = []
     params: list[object] = []
@@ -125,7 +143,7 @@ def _checks(
     if query.run is not None and skip != "run":
         where += ["e.origin = %s", "e.run_id IS NOT NULL", "e.run_id = %s"]
         params += [query.run[0], query.run[1]]
-    if query.reason is not None:
+    if query.reason is not None and reason:
         where.append("e.reason ILIKE %s")
         params.append(_like(query.reason))
     if query.since is not None:
@@ -137,6 +155,21 @@ def _checks(
     return where, params
 
 
+def _entry_order(query: TeamQuery) -> str:
+    """The ORDER BY of ``journal_entries`` that picks the leading index; every
+    equality stays in WHERE."""
+    if query.run is not None:
+        return "e.origin DESC, e.run_id DESC, e.started_at DESC, e.id DESC"
+    if query.project is not None and query.operator is not None:
+        return "e.project DESC, e.operator DESC, e.started_at DESC, e.id DESC"
+    if query.project is not None:
+        # before the operator: a project holds far fewer entries than an operator
+        return "e.project DESC, e.started_at DESC, e.id DESC"
+    if query.operator is not None:
+        return "e.operator DESC, e.started_at DESC, e.id DESC"
+    return "e.started_at DESC, e.id DESC"
+
+
 def page_sql(
     query: TeamQuery, after: tuple[datetime, int] | None, limit: int
 ) -> tuple[str, list[object]]:
@@ -145,18 +178,8 @@ def page_sql(
         return "SELECT NULL WHERE false", []  # no outcome is one of these outcomes
     if query.outcomes is not None:
         return _by_outcome(query, after, limit)
-    if query.run is not None:
-        lead = "run"
-        order = "e.origin DESC, e.run_id DESC, e.started_at DESC, e.id DESC"
-    elif query.project is not None:
-        # before the operator: a project holds far fewer entries than an operator
-        lead, order = "e.project", "e.project DESC, e.started_at DESC, e.id DESC"
-    elif query.operator is not None:
-        lead, order = "e.operator", "e.operator DESC, e.started_at DESC, e.id DESC"
-    else:
-        lead, order = "", "e.started_at DESC, e.id DESC"
+    order = _entry_order(query)
     where, params = _checks(query, skip="")
-    del lead  # every equality stays in WHERE; the ORDER BY picks the index
     sql = f"{SELECT} FROM bottui.journal_entries AS e"
     if query.unfinished:
         # the few entries without an outcome, walked in page order
@@ -206,4 +229,108 @@ def _by_outcome(
     )
 
 
-__all__ = ["TeamQuery", "decode_cursor", "encode_cursor", "from_entry_query", "page_sql"]
+@dataclass(frozen=True)
+class PagePlan:
+    """How to read one page: ``near`` first when there is one, else ``sql`` alone.
+
+    ``near`` returns the page's rows, each followed by how many rows of the
+    window it looked at (one all-NULL row carries that count when none
+    matched). It stands when it filled the page or looked at fewer rows than
+    ``window`` (nothing older is left); otherwise ``sql`` reads the page.
+    """
+
+    sql: str
+    params: list[object]
+    near: tuple[str, list[object]] | None = None
+    window: int = 0
+
+
+def reason_window(limit: int) -> int:
+    """How many of the newest rows a reason search checks before its index."""
+    return max(REASON_WINDOW_MIN, REASON_WINDOW_PER_ROW * limit)
+
+
+def page_plan(query: TeamQuery, after: tuple[datetime, int] | None, limit: int) -> PagePlan:
+    """The statements of one page (see the module's docstring)."""
+    part = query.reason
+    if (
+        part is None
+        or len(part) < 3  # no trigram in it: the index cannot narrow anything
+        # the outcome index, or the few unfinished entries, lead as before
+        or query.outcomes is not None
+        or query.unfinished
+    ):
+        return PagePlan(*page_sql(query, after, limit))
+    window = reason_window(limit)
+    return PagePlan(
+        *_indexed_sql(query, part, after, limit),
+        near=_near_sql(query, part, after, limit, window),
+        window=window,
+    )
+
+
+def _near_sql(
+    query: TeamQuery, part: str, after: tuple[datetime, int] | None, limit: int, window: int
+) -> tuple[str, list[object]]:
+    """The newest ``window`` rows of the other filters (ids, times and reasons, on
+    their leading index), the page among them read whole, and the window's count."""
+    where, params = _checks(query, skip="", reason=False)
+    if after is not None:
+        where.append("(e.started_at, e.id) < (%s, %s)")
+        params += [after[0], after[1]]
+    found = f" WHERE {' AND '.join(where)}" if where else ""
+    return (
+        "WITH w AS MATERIALIZED (SELECT e.id, e.started_at, e.reason"
+        f" FROM bottui.journal_entries AS e{found}"
+        f" ORDER BY {_entry_order(query)} LIMIT %s),"
+        " m AS (SELECT w.id FROM w WHERE w.reason ILIKE %s"
+        " ORDER BY w.started_at DESC, w.id DESC LIMIT %s)"
+        f" {SELECT}, s.seen FROM (SELECT count(*) AS seen FROM w) AS s"
+        " LEFT JOIN m ON true LEFT JOIN bottui.journal_entries AS e ON e.id = m.id"
+        " LEFT JOIN bottui.journal_outcomes AS o ON o.entry_id = e.id"
+        " ORDER BY e.started_at DESC, e.id DESC",
+        [*params, window, _like(part), limit],
+    )
+
+
+def _indexed_sql(
+    query: TeamQuery, part: str, after: tuple[datetime, int] | None, limit: int
+) -> tuple[str, list[object]]:
+    """Every entry holding the part, by the trigram index, then sorted.
+
+    MATERIALIZED keeps the planner from walking the time index instead.
+    """
+    where, params = _checks(query, skip="", reason=False)
+    where = [
+        "e.reason IS NOT NULL",
+        "bottui.reason_trigrams(e.reason) @> bottui.reason_trigrams(%s)",
+        "e.reason ILIKE %s",
+        *where,
+    ]
+    params = [part, _like(part), *params]
+    if after is not None:
+        where.append("(e.started_at, e.id) < (%s, %s)")
+        params += [after[0], after[1]]
+    sql = (
+        "WITH hit AS MATERIALIZED (SELECT e.id, e.started_at FROM bottui.journal_entries AS e"
+        f" WHERE {' AND '.join(where)}), page AS (SELECT hit.id FROM hit"
+        " ORDER BY hit.started_at DESC, hit.id DESC LIMIT %s)"
+        f" {SELECT} FROM page JOIN bottui.journal_entries AS e ON e.id = page.id"
+        " LEFT JOIN bottui.journal_outcomes AS o ON o.entry_id = e.id"
+        " ORDER BY e.started_at DESC, e.id DESC"
+    )
+    return sql, [*params, limit]
+
+
+__all__ = [
+    "REASON_WINDOW_MIN",
+    "REASON_WINDOW_PER_ROW",
+    "PagePlan",
+    "TeamQuery",
+    "decode_cursor",
+    "encode_cursor",
+    "from_entry_query",
+    "page_plan",
+    "page_sql",
+    "reason_window",
+]

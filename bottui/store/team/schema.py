@@ -30,6 +30,19 @@ recent history (project, exact target text, start time), for single changes
 only (``run_id IS NULL``): a bulk run of a million revocations in the same
 project does not slow "who changed this limiter in the last 15 minutes".
 
+Version 3 (the reason search): ``journal_entries_reason``, a GIN index of each
+reason's trigrams (every 3-character slice of ``lower(reason)``, made by the
+PL/pgSQL function ``bottui.reason_trigrams``), for ``--reason``'s
+case-insensitive part. Built in, no extension: ``pg_trgm`` is missing from
+pgserver's PostgreSQL (the tests' and the demo's), and an extension is one
+more thing a database's owner may not be allowed to install.
+A part of 3 characters or more is looked up there; the ``ILIKE`` that follows
+decides (``ILIKE`` lowers both sides as ``lower`` does, so every row it keeps
+holds each of the part's trigrams).
+
+Version 4: ``journal_entries_project_operator``, a project and an operator
+together in page order.
+
 Indexes serve the journal's pages newest first (``started_at DESC, id
 DESC``): by time, project, operator, run, outcome word; each ends in
 ``(started_at, id)`` so a cursor continues the same index range.
@@ -40,7 +53,7 @@ from __future__ import annotations
 from typing import Final
 
 #: The schema version this bottui writes and reads.
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 4
 #: NOTIFY channel of journal inserts (payload: {"table", "count", "last"}).
 JOURNAL_CHANNEL: Final = "bottui_journal"
 #: NOTIFY channel of inventory writes.
@@ -212,14 +225,55 @@ _V1: Final = (
     " FOR EACH STATEMENT EXECUTE FUNCTION bottui.notify_inventory()",
 )
 
-#: Every step, by the version it brings the schema to. A step is never edited
-#: once released: a change is a new version.
+#: The collision warning (step 2): one target's recent single changes.
 _V2: Final = (
     "CREATE INDEX journal_entries_target ON bottui.journal_entries"
     " (project, target, started_at, id) WHERE run_id IS NULL",
 )
 
-MIGRATIONS: Final[dict[int, tuple[str, ...]]] = {1: _V1, 2: _V2}
+#: The reason search (step 3): a GIN index on the trigrams of ``lower(reason)``.
+#: Built in, not pg_trgm (see the module's docstring). PL/pgSQL: twice as fast
+#: as the same in SQL (9 µs a reason, against 20), which every insert of an
+#: entry with a reason pays. Names qualified because an index expression is
+#: evaluated under any search_path. PARALLEL UNSAFE on purpose: a page's query
+#: is small, and starting workers for it costs more (5-8 ms) than it saves.
+#: EXECUTE granted to PUBLIC explicitly: a database whose default privileges
+#: revoke it still lets every operator search.
+_V3_REASON_SEARCH: Final = (
+    """
+    CREATE FUNCTION bottui.reason_trigrams(reason text) RETURNS text[]
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL UNSAFE AS $$
+    DECLARE
+        lowered text := pg_catalog.lower(reason);
+        found text[] := '{}';
+    BEGIN
+        FOR i IN 1 .. pg_catalog.char_length(lowered) - 2 LOOP
+            found := pg_catalog.array_append(found, pg_catalog.substr(lowered, i, 3));
+        END LOOP;
+        RETURN found;
+    END $$
+    """,
+    "GRANT EXECUTE ON FUNCTION bottui.reason_trigrams(text) TO PUBLIC",
+    "CREATE INDEX journal_entries_reason ON bottui.journal_entries"
+    " USING gin (bottui.reason_trigrams(reason)) WHERE reason IS NOT NULL",
+)
+
+#: A project and an operator together (step 4): walked in page order on one
+#: index, instead of the project's entries checked one by one for the operator
+#: (43 ms median, 95 ms cold, at 10,000,000 entries with 2,000 in the project).
+_V4_PROJECT_OPERATOR: Final = (
+    "CREATE INDEX journal_entries_project_operator ON bottui.journal_entries"
+    " (project, operator, started_at, id)",
+)
+
+#: Every step, by the version it brings the schema to. A step is never edited
+#: once released: a change is a new version.
+MIGRATIONS: Final[dict[int, tuple[str, ...]]] = {
+    1: _V1,
+    2: _V2,
+    3: _V3_REASON_SEARCH,
+    4: _V4_PROJECT_OPERATOR,
+}
 
 #: What an operator role needs (the README's set-up SQL): the journal INSERT and
 #: SELECT only; the inventory INSERT, UPDATE and SELECT (newest write wins).

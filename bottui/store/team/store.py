@@ -37,7 +37,7 @@ from bottui.store.team.events import (
 )
 from bottui.store.team.facts import Fact, put_facts, read_facts
 from bottui.store.team.migrate import Migrated, check_version, migrate, schema_version
-from bottui.store.team.query import SELECT, TeamQuery, decode_cursor, encode_cursor, page_sql
+from bottui.store.team.query import SELECT, TeamQuery, decode_cursor, encode_cursor, page_plan
 from bottui.store.team.recent import recent_sql
 from bottui.store.team.records import Change, Pushed, StoreStatus, TeamEntry, TeamPage
 from bottui.store.team.schema import INVENTORY_CHANNEL, JOURNAL_CHANNEL, SCHEMA_VERSION
@@ -302,10 +302,19 @@ class TeamStore:
             after = None if cursor is None else decode_cursor(cursor)
         except ValueError:
             raise ValueError("a cursor from another store") from None
-        sql, params = page_sql(query or TeamQuery(), after, size + 1)
+        plan = page_plan(query or TeamQuery(), after, size + 1)
         async with self._session("reading the journal") as conn:
-            cur = await conn.execute(sql.encode(), params)
-            rows = await cur.fetchall()
+            rows: list[Any] | None = None
+            if plan.near is not None:
+                cur = await conn.execute(plan.near[0].encode(), plan.near[1])
+                near = await cur.fetchall()
+                seen = int(near[0][-1]) if near else 0
+                found = [row[:-1] for row in near if row[0] is not None]
+                if len(found) > size or seen < plan.window:
+                    rows = found
+            if rows is None:
+                cur = await conn.execute(plan.sql.encode(), plan.params)
+                rows = await cur.fetchall()
         entries = tuple(_entry(row) for row in rows[:size])
         more = len(rows) > size and entries
         last = entries[-1] if more else None
