@@ -6,6 +6,7 @@ Run it as a script (pytest does not collect tests/bench); sizes are arguments::
     python tests/bench/bulk_scale.py rate   [--ids 20000] [--concurrency 256] [--latency 0.1]
     python tests/bench/bulk_scale.py rss    [--ids 1000000] [--concurrency 256]
                                             [--dir DIR [--resume-only]]
+                                            [--server sandbox|answer]
     python tests/bench/bulk_scale.py resume [--ids 1000000] [--no-checkpoints | --covered-only]
     python tests/bench/bulk_scale.py first  [--ids 1000000] [--rounds 3] [--against CHECKOUT]
 
@@ -97,7 +98,7 @@ def measured(argv: list[str], env: dict[str, str]) -> dict[str, Any]:
     }
 
 
-def cli(sandbox: Sandbox, ids: Path, home: Path, concurrency: int, *extra: str) -> dict[str, Any]:
+def cli(sandbox: Any, ids: Path, home: Path, concurrency: int, *extra: str) -> dict[str, Any]:
     """``bottui revoke --from-file`` as a process of its own, measured."""
     argv = [
         sys.executable, "-m", "bottui", "revoke", "--from-file", str(ids),
@@ -186,8 +187,17 @@ def rate(args: argparse.Namespace) -> None:
 
 
 def rss(args: argparse.Namespace) -> None:
-    print(f"peak RSS, {args.ids:,} ids, concurrency {args.concurrency}, load {load()}")
-    sandbox = Sandbox(args.latency)
+    print(
+        f"peak RSS, {args.ids:,} ids, concurrency {args.concurrency}, server {args.server},"
+        f" load {load()}"
+    )
+    sandbox: Any
+    if args.server == "answer":  # the client's RSS without the sandbox's hours (see there)
+        from tests.bench.answer_server import AnswerServer
+
+        sandbox = AnswerServer()
+    else:
+        sandbox = Sandbox(args.latency)
     try:
         with tempfile.TemporaryDirectory(prefix="bottui-bench-") as tmp:
             # --dir keeps the input and the journal, so a long run's --resume
@@ -409,6 +419,13 @@ def main() -> None:
     )
     parser.add_argument(
         "--dir", help="rss: keep the input and the journal in this directory (under /tmp)"
+    )
+    parser.add_argument(
+        "--server",
+        choices=("sandbox", "answer"),
+        default="sandbox",
+        help="rss: answer with the sandbox, or with tests/bench/answer_server.py (answers"
+        " 'nothing was standing' and stores nothing: for 10,000,000 ids)",
     )
     parser.add_argument(
         "--resume-only",
