@@ -354,9 +354,7 @@ async def test_paste_confirm_and_summary(grants_app: BottuiApp, sandbox: Sandbox
         assert dialog.query_one("#bulk-text", TextArea).text == ""
 
 
-async def test_stop_held_run_then_resume(
-    grants_app: BottuiApp, sandbox: SandboxServer
-) -> None:
+async def test_stop_held_run_then_resume(grants_app: BottuiApp, sandbox: SandboxServer) -> None:
     ids = [f"vis_stop_{n}" for n in range(6)]
     async with grants_app.run_test(size=SNAP_SIZE) as pilot:
         dialog = await open_bulk(pilot)
