@@ -93,6 +93,7 @@ class BottuiApp(App[int]):
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("e", "error_details", "Error details", show=False, id="app.error"),
         Binding("D", "toggle_dry_run", "Dry run", show=False, id="app.dry_run"),
+        Binding("B", "bulk_run", "Bulk run", show=False, id="app.bulk_run"),
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("ctrl+q", "quit", "Quit", show=False, id="app.quit2", priority=True),
         # Tab moves focus before the next key is routed: keys typed ahead (a
@@ -153,6 +154,7 @@ class BottuiApp(App[int]):
         self._when_up = when_up
         self._started = False
         self._team_live: TeamLive | None = None
+        self._quitting = False
         if demo:
             self.sub_title = "demo (sandbox)"
 
@@ -291,13 +293,54 @@ class BottuiApp(App[int]):
         # call was under way, or lying under a dialog, must not keep old words.
         live_down = self.services.live_down is not None
         text, team = self.work_text, self.services.team_text
+        bulk = self.services.bulk_text
         for stack in self._mode_stacks():
             for screen in stack:
                 for bar in screen.query(ContextBar):
                     bar.working = text
+                    bar.bulk = bulk
                     bar.live_down = live_down
                     bar.team = team
                     bar.live = self.services.team_listening
+
+    # -- work under way: the bulk run, quitting ---------------------------------------
+
+    def action_bulk_run(self) -> None:
+        """Open the bulk run's screen: its progress, or its summary once it ended."""
+        self.services.bulk.show()
+
+    async def action_quit(self) -> None:
+        """Quit; during a bulk run, ask first and let its requests in flight finish."""
+        if not self.services.bulk.active:
+            self.exit()
+            return
+        if self._quitting:
+            self.notify(
+                "Quitting once the requests in flight of the bulk run are recorded.", markup=False
+            )
+            return
+        self.run_worker(self._quit_after_asking(), name="quit", group="quit", exit_on_error=False)
+
+    async def _quit_after_asking(self) -> None:
+        self._quitting = True
+        try:
+            if await self.confirm_stop_work("quit"):
+                self.exit()
+        finally:
+            self._quitting = False
+
+    async def confirm_stop_work(self, doing: str = "quit") -> bool:
+        """True when nothing is under way, or once the operator agreed to stop it and it did.
+
+        During a bulk run it asks ("Stop the bulk revocation to ``doing``?",
+        Cancel focused); confirmed, the run takes no new ids and this returns
+        once its requests in flight have answered and are journaled. Await it
+        from a worker (it waits for a dialog), before quitting or switching
+        profile: ``if await app.confirm_stop_work("switch profile"): ...``.
+        """
+        from bottui.tui.stop_work import confirm_stop_work
+
+        return await confirm_stop_work(self.services, doing)
 
     # -- errors, dry run -------------------------------------------------------------
 
@@ -356,6 +399,9 @@ class BottuiApp(App[int]):
             "Bulk revoke...",
             "Withdraw many grants from pasted ids or a file (3, b)",
             lambda: self._palette("grants", "bulk"),
+        )
+        yield SystemCommand(
+            "Bulk run", "The bulk revocation's progress or summary (B)", self.action_bulk_run
         )
         yield SystemCommand(
             "Thresholds", "Edit dimension thresholds (4)", lambda: self.action_show("thresholds")

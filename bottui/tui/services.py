@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from bottui.api.requests import PreparedRequest
     from bottui.ops import confirmation as rule
     from bottui.ops.plan import PlannedChange
+    from bottui.tui.bulk_runs import BulkRuns
 
 
 @dataclass(frozen=True)
@@ -165,12 +166,28 @@ class TuiServices(TeamServices):
         self._names: dict[tuple[str, str], str] = {}
         #: The inventory's marker when the names were read (see ``load_names``).
         self._names_version: Hashable | None = None
+        #: The session's bulk run (made when first asked for: not on the first frame).
+        self._bulk: BulkRuns | None = None
         self._init_team()
 
     @property
     def host(self) -> App[Any]:
         """The running app (toasts, workers)."""
         return self._host
+
+    @property
+    def bulk(self) -> BulkRuns:
+        """The session's bulk run: owned here, so it goes on whatever screen is shown."""
+        if self._bulk is None:
+            from bottui.tui.bulk_runs import BulkRuns
+
+            self._bulk = BulkRuns(self)
+        return self._bulk
+
+    @property
+    def bulk_text(self) -> str:
+        """What the header says of the bulk run ("" when there is none to tell of)."""
+        return "" if self._bulk is None else self._bulk.header_text()
 
     def redraw_bars(self) -> None:
         """Redraw every context bar's flags (working indicator, team store state)."""

@@ -158,6 +158,12 @@ def summary_text(app: App[Any]) -> str:
     return plain(run_dialog(app).query_one("#bulk-summary", Static))
 
 
+async def stop_run(pilot: Pilot[Any]) -> None:
+    """Press the run screen's Stop button (escape only hides the screen now)."""
+    run_dialog(pilot.app).query_one("#bulk-stop", Button).press()
+    await pilot.pause()
+
+
 def bodies(sandbox: SandboxServer) -> list[Any]:
     return [r.json for r in sandbox.state.recorder.log]
 
@@ -226,7 +232,8 @@ def test_snapshot_progress(
         assert counts == (
             "withdrawn 0 · nothing standing 3 · unknown 0 · failed 0 · invalid lines 1"
         )
-        assert app.focused is run_dialog(app).query_one("#bulk-stop", Button)
+        # Hide has the focus: Enter leaves the run going.
+        assert app.focused is run_dialog(app).query_one("#bulk-hide", Button)
 
     assert snap_compare(app, terminal_size=SNAP_SIZE, run_before=run_before)
 
@@ -239,8 +246,7 @@ def test_snapshot_stopping_80x24(
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await _held_run(pilot, backend, ids=5, concurrency=2)
-        await pilot.press("escape")
-        await pilot.pause()
+        await stop_run(pilot)
         dialog = run_dialog(app)
         assert plain(dialog.query_one("#bulk-stop", Button)) == STOPPING
         state = plain(dialog.query_one("#bulk-state", Static))
@@ -273,7 +279,7 @@ def test_snapshot_stopped_summary_80x24(
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await _held_run(pilot, backend, ids=5, concurrency=2)
-        await pilot.press("escape")
+        await stop_run(pilot)
         engine_clock.now += 3.0
         backend.gate.set()
         await settle(pilot)
@@ -348,9 +354,7 @@ async def test_paste_confirm_and_summary(grants_app: BottuiApp, sandbox: Sandbox
         assert dialog.query_one("#bulk-text", TextArea).text == ""
 
 
-async def test_escape_stops_held_run_then_resume(
-    grants_app: BottuiApp, sandbox: SandboxServer
-) -> None:
+async def test_stop_held_run_then_resume(grants_app: BottuiApp, sandbox: SandboxServer) -> None:
     ids = [f"vis_stop_{n}" for n in range(6)]
     async with grants_app.run_test(size=SNAP_SIZE) as pilot:
         dialog = await open_bulk(pilot)
@@ -360,11 +364,10 @@ async def test_escape_stops_held_run_then_resume(
         sandbox.faults.configure(hold=True)
         await start_and_confirm(pilot)
         assert await sandbox.faults.wait_until_held_async(2)
-        await pilot.press("escape")
-        await pilot.pause()
+        await stop_run(pilot)
         run = run_dialog(grants_app)
         assert plain(run.query_one("#bulk-stop", Button)) == STOPPING
-        assert run.run is not None and run.run.stopping
+        assert run.background.engine.stopping
         sandbox.faults.release()
         await settle(pilot)
         summary = run.summary
@@ -391,7 +394,7 @@ async def test_escape_stops_held_run_then_resume(
         assert len({str(b) for b in bodies(sandbox)}) == 7
 
 
-async def test_second_escape_abandons_in_flight(
+async def test_second_stop_abandons_in_flight(
     grants_app: BottuiApp, sandbox: SandboxServer
 ) -> None:
     async with grants_app.run_test(size=SNAP_SIZE) as pilot:
@@ -402,13 +405,8 @@ async def test_second_escape_abandons_in_flight(
         sandbox.faults.configure(hold=True)
         await start_and_confirm(pilot)
         assert await sandbox.faults.wait_until_held_async(2)
-        await pilot.press("q")  # would abandon the run: refused with a word
-        await pilot.pause()
-        assert isinstance(grants_app.screen, BulkRunDialog) and grants_app.is_running
-        assert any("escape stops it first" in n.message for n in grants_app._notifications)
-        await pilot.press("escape")
-        await pilot.pause()
-        await pilot.press("escape")
+        await stop_run(pilot)
+        await stop_run(pilot)
         await settle(pilot)  # ends while both requests are still held
         run = run_dialog(grants_app)
         summary = run.summary
@@ -445,7 +443,7 @@ async def test_no_token_fails_before_sending(grants_app: BottuiApp, sandbox: San
         await start_and_confirm(pilot)
         await settle(pilot)
         run = run_dialog(grants_app)
-        assert run.failure is not None and run.summary is None
+        assert run.background.failure is not None and run.summary is None
         text = summary_text(grants_app)
         assert text.startswith("No personal access token") and text.endswith("Nothing was sent.")
         assert plain(run.query_one("#bulk-run-title", Static)) == "Bulk revocation failed"
@@ -579,10 +577,11 @@ async def test_concurrency_resume_and_draft(grants_app: BottuiApp, sandbox: Sand
         await pilot.pause()
         assert not start.disabled and not error.display
         resume = dialog.query_one("#bulk-resume", Checkbox)
-        assert "(off)" in str(resume.label)
+        # The state reads as text, not only as a colour (NO_COLOR, 16 colours).
+        assert str(resume.render()) == "[ ] Resume previous run "
         resume.value = True
         await pilot.pause()
-        assert "(on)" in str(resume.label)
+        assert str(resume.render()) == "[x] Resume previous run "
         # Escape closes; the input is kept for the next opening.
         await pilot.press("escape")
         await pilot.pause()

@@ -11,8 +11,9 @@ written is refused (exit 2) with nothing sent.
 from __future__ import annotations
 
 import csv
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Final, TextIO
+from typing import Any, Final, TextIO
 
 from bottui.api.errors import RefusedError
 from bottui.ops.bulk.status import ItemResult
@@ -56,7 +57,10 @@ class ResultsFile:
 
     def write(self, result: ItemResult) -> None:
         """Append the row of one id."""
-        row = result.to_json()
+        self.write_row(result.to_json())
+
+    def write_row(self, row: Mapping[str, Any]) -> None:
+        """Append one id's row as :meth:`ItemResult.to_json` made it (a spooled row)."""
         if self._csv is not None:
             # No control characters, server text's formula starts defused; the ids
             # exactly as sent, so the file can be fed back as input (safe_csv).

@@ -92,7 +92,7 @@ def confirm_body(order: BulkOrder, project_name: str | None) -> Content:
         )
     notes.append(
         f"{order.concurrency} requests in flight at most. Each id goes to the journal. "
-        "Cancel or escape stops the run."
+        "The run goes on in the background (B shows it); Stop stops it."
     )
     return join(body, "\n", "\n".join(notes))
 

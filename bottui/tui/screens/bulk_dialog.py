@@ -8,7 +8,7 @@ which lines are invalid, with their numbers and reasons. Start goes through
 the app's confirmation (:func:`~bottui.tui.screens.bulk_confirm.confirm_bulk`)
 on top of this dialog, so Cancel there comes back here with the input
 intact; once confirmed the dialog returns a :class:`BulkOrder` and the
-Grants screen runs it.
+app runs it in the background (:mod:`bottui.tui.bulk_runs`).
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from bottui.tui.widgets.bulk_words import plural, preview_lines
 from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.plain_text_area import PlainTextArea
 from bottui.tui.widgets.safe import join, safe, safe_id
+from bottui.tui.widgets.state_checkbox import StateCheckbox
 
 EMPTY = "Paste ids above or give a file; nothing is sent before you confirm."
 BOTH = "Give the ids either pasted or in a file, not both."
@@ -107,10 +108,8 @@ def read_input(session: Session, account: str, project: str, text: str, path: st
     return Preview(key, source=source, plan=plan)
 
 
-def resume_label(on: bool) -> str:
-    """The checkbox label, with its state in words (NO_COLOR shows no difference)."""
-    state = "on" if on else "off"
-    return f"Resume previous run ({state})"
+#: The Resume checkbox's label; its box says on (``[x]``) or off (``[ ]``).
+RESUME_LABEL = "Resume previous run"
 
 
 class BulkDialog(_Dialog):
@@ -175,9 +174,7 @@ class BulkDialog(_Dialog):
                     compact=True,
                 )
                 yield Static(Content(f"(1-{MAX_CONCURRENCY})"), classes="bulk-unit")
-                yield Checkbox(
-                    resume_label(draft.resume), draft.resume, id="bulk-resume", compact=True
-                )
+                yield StateCheckbox(RESUME_LABEL, draft.resume, id="bulk-resume", compact=True)
             yield Static("", id="bulk-concurrency-error", classes="field-error")
             # Not focusable: it holds at most a head line and a few invalid lines.
             with VerticalScroll(id="bulk-preview-box", can_focus=False):
@@ -332,7 +329,6 @@ class BulkDialog(_Dialog):
     def _resume_changed(self, event: Checkbox.Changed) -> None:
         event.stop()
         self.draft.resume = event.value
-        event.checkbox.label = resume_label(event.value)
 
     @on(Button.Pressed, "#bulk-cancel")
     def _cancel(self, event: Button.Pressed) -> None:

@@ -1,17 +1,17 @@
-"""A bulk revocation under way, then its summary.
+"""A bulk revocation's screen: its progress, then its summary; a view of the app's run.
 
-The Grants screen creates the :class:`~bottui.ops.bulk.BulkRevocation`,
-pushes this dialog and runs the engine in its worker; the engine calls
-:meth:`BulkRunDialog.show_progress` on the event loop (throttled to its
-``progress_interval``). The Cancel button has the focus: it, or escape,
-stops the run (no new ids; the requests in flight finish and are recorded);
-pressed again it abandons the requests in flight. At the end the dialog
-shows the summary, and offers Resume when some ids are not settled.
+The run is the app's (:class:`~bottui.tui.bulk_runs.BulkRuns`): it goes on
+when this screen is closed (escape or Hide; the header keeps its progress)
+and ``B`` opens it again. Stop stops the run (no new ids; the requests in
+flight finish and are recorded); pressed again it abandons the requests in
+flight. At the end it shows the summary with the failed and unknown ids,
+offers Export (every id's result, as ``revoke --output`` writes it) and
+Resume when some ids are not settled.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar, Final, Literal
+from typing import TYPE_CHECKING, ClassVar, Final, Literal
 
 from textual import on
 from textual.app import ComposeResult
@@ -20,13 +20,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Label, ProgressBar, Static
 
-from bottui.ops.bulk import BulkProgress, BulkRevocation, BulkSummary
+from bottui.ops.bulk import BulkProgress, BulkSummary
 from bottui.tui.error_view import EXPECTED_ERRORS, error_words
-from bottui.tui.screens.bulk_confirm import BulkOrder
 from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.widgets.bulk_words import (
     counts_line,
     plural,
+    problem_lines,
     progress_line,
     state_line,
     summary_lines,
@@ -34,40 +34,47 @@ from bottui.tui.widgets.bulk_words import (
 )
 from bottui.tui.widgets.safe import join, safe, safe_id
 
-STOP: Final = "Cancel"
+if TYPE_CHECKING:
+    from bottui.tui.bulk_runs import BackgroundRun, BulkRuns
+
+STOP: Final = "Stop"
 STOPPING: Final = "Stopping… (press again to abandon in-flight)"
 ABANDONING: Final = "Abandoning…"
+HIDE: Final = "Hide (the run goes on)"
 RunResult = Literal["resume"] | None
 
 
 class BulkRunDialog(_Dialog):
-    """Progress bar, rate, ETA and counts of a run; then the summary.
+    """Progress bar, rate, ETA and counts of the app's bulk run; then its summary.
 
     Returns ``"resume"`` when the operator asks to resume the run, else None.
+
+    Args:
+        runs: The app's bulk runs (stopping goes through them).
+        run: The run shown.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "stop_or_close", "Stop the run / close", id="bulk.stop"),
-        Binding("q", "no_quit", "Quit (after the run)", show=False, id="bulk.no_quit"),
+        Binding("escape", "dismiss_dialog", "Hide (the run goes on) / close", id="bulk.hide"),
     ]
 
-    def __init__(self, order: BulkOrder) -> None:
+    def __init__(self, runs: BulkRuns, run: BackgroundRun) -> None:
         super().__init__()
-        self.order = order
-        #: The engine, set by the screen that runs it.
-        self.run: BulkRevocation | None = None
-        self.summary: BulkSummary | None = None
-        self.failure: BaseException | None = None
-        #: How many times the operator asked to stop (1: stop, 2: abandon).
-        self.stops = 0
-        self._latest: BulkProgress | None = None
+        self.runs = runs
+        self.background = run
+        self.order = run.order
         # Set first thing in on_mount: is_mounted is still False while on_mount runs.
         self._ready = False
 
     @property
+    def summary(self) -> BulkSummary | None:
+        """The run's summary, once it ended."""
+        return self.background.summary
+
+    @property
     def finished(self) -> bool:
         """True once the run ended (summary or failure)."""
-        return self.summary is not None or self.failure is not None
+        return self.background.finished
 
     def compose(self) -> ComposeResult:
         order = self.order
@@ -99,29 +106,37 @@ class BulkRunDialog(_Dialog):
             with summary_box:
                 yield Static("", id="bulk-summary")
             with Horizontal(classes="dialog-buttons"):
+                yield Button(Content(HIDE), id="bulk-hide")
                 yield Button(Content(STOP), id="bulk-stop", variant="warning")
-                resume_button = Button(Content("Resume…"), id="bulk-resume-run")
-                resume_button.display = False
-                yield resume_button
+                for name, words in (("bulk-export", "Export…"), ("bulk-resume-run", "Resume…")):
+                    button = Button(Content(words), id=name)
+                    button.display = False
+                    yield button
                 close = Button(Content("Close"), id="bulk-close", variant="primary")
                 close.display = False
                 yield close
 
     def on_mount(self) -> None:
         self._ready = True
-        self.query_one("#bulk-stop", Button).focus()
-        if self._latest is not None:
-            self._show(self._latest)
-        if self.summary is not None:
-            self.show_summary(self.summary)
-        elif self.failure is not None:
-            self.show_failure(self.failure)
+        self.runs.view = self
+        # Hide has the focus: Enter leaves the run going, never stops it.
+        self.query_one("#bulk-hide", Button).focus()
+        run = self.background
+        if run.stops:
+            self._show_stops()
+        if run.progress is not None:
+            self._show(run.progress)
+        if run.finished:
+            self.show_end()
+
+    def on_unmount(self) -> None:
+        if self.runs.view is self:
+            self.runs.view = None
 
     # -- progress -----------------------------------------------------------------------
 
     def show_progress(self, progress: BulkProgress) -> None:
-        """The engine's progress callback (on the event loop; must be quick)."""
-        self._latest = progress
+        """A progress snapshot of the run (on the event loop; must be quick)."""
         if self._ready and not self.finished:
             self._show(progress)
 
@@ -132,7 +147,7 @@ class BulkRunDialog(_Dialog):
         )
         self.query_one("#bulk-line", Static).update(progress_line(progress))
         self.query_one("#bulk-counts", Static).update(counts_line(progress))
-        state = state_line(progress, abandoning=self.stops > 1)
+        state = state_line(progress, abandoning=self.background.stops > 1)
         widget = self.query_one("#bulk-state", Static)
         widget.update(state)
         widget.display = bool(state.plain)
@@ -141,59 +156,48 @@ class BulkRunDialog(_Dialog):
 
     def stop(self) -> None:
         """First call: stop taking ids; second: abandon the requests in flight."""
-        run = self.run
-        if run is None or self.finished or self.stops >= 2:
-            return
-        self.stops += 1
-        run.cancel()
+        self.runs.stop()
+        self._show_stops()
+
+    def _show_stops(self) -> None:
         button = self.query_one("#bulk-stop", Button)
-        if self.stops == 1:
+        stops = self.background.stops
+        if stops == 1:
             button.label = Content(STOPPING)
-        else:
+        elif stops > 1:
             button.label = Content(ABANDONING)
             button.disabled = True
         button.refresh(layout=True)  # Button.label does not re-measure the width itself
-        self.show_progress(run.progress())
-
-    def action_stop_or_close(self) -> None:
-        """Escape: stop the run while it runs, close the dialog once it ended."""
-        if self.finished:
-            self.dismiss(None)
-        else:
-            self.stop()
-
-    async def action_no_quit(self) -> None:
-        """``q`` while a run is under way would abandon it: say how to stop instead."""
-        if self.finished:
-            await self.app.action_quit()
-            return
-        self.notify(
-            "A bulk revocation is under way: escape stops it first (ctrl+q quits at once).",
-            markup=False,
-        )
 
     # -- the end --------------------------------------------------------------------------
 
-    def show_summary(self, summary: BulkSummary) -> None:
-        """Replace the progress with the summary of the run."""
-        self.summary = summary
+    def show_end(self) -> None:
+        """The run ended: its summary, or why it failed."""
         if not self._ready:
             return
+        run = self.background
+        run.seen = True
+        self.runs.redraw()
+        if run.summary is not None:
+            self._show_summary(run.summary)
+        elif run.failure is not None:
+            self._show_failure(run.failure)
+
+    def _show_summary(self, summary: BulkSummary) -> None:
         stopped = summary.interrupted or summary.stopped_by is not None
         title = "Bulk revocation stopped" if stopped else "Bulk revocation done"
         self.query_one("#bulk-run-title", Label).update(
             join(title, " · ", safe_id(self.order.account), " / ", safe_id(self.order.project))
         )
-        lines = summary_lines(summary, abandoned=self.stops > 1)
+        spool = self.background.spool
+        lines = summary_lines(summary, abandoned=self.background.stops > 1)
+        lines += problem_lines(spool.problems, spool.problem_count)
         self.query_one("#bulk-summary", Static).update(Content("\n").join(lines))
-        self._end(resume=summary.journaled and unsettled(summary) > 0)
+        self._end(resume=summary.journaled and unsettled(summary) > 0, export=spool.rows > 0)
 
-    def show_failure(self, error: BaseException) -> None:
-        """The run could not start or broke off; the app's toast says why too."""
-        self.failure = error
-        if not self._ready:
-            return
-        sent = self._latest.sent if self._latest is not None else 0
+    def _show_failure(self, error: BaseException) -> None:
+        progress = self.background.progress
+        sent = progress.sent if progress is not None else 0
         if isinstance(error, EXPECTED_ERRORS):
             reason = error_words(error)
         else:
@@ -205,12 +209,14 @@ class BulkRunDialog(_Dialog):
         )
         self.query_one("#bulk-run-title", Label).update(Content("Bulk revocation failed"))
         self.query_one("#bulk-summary", Static).update(join(reason, "\n", after))
-        self._end(resume=False)
+        self._end(resume=False, export=False)
 
-    def _end(self, *, resume: bool) -> None:
+    def _end(self, *, resume: bool, export: bool) -> None:
         self.query_one("#bulk-progress").display = False
         self.query_one("#bulk-summary-box").display = True
         self.query_one("#bulk-stop").display = False
+        self.query_one("#bulk-hide").display = False
+        self.query_one("#bulk-export").display = export
         self.query_one("#bulk-resume-run").display = resume
         close = self.query_one("#bulk-close", Button)
         close.display = True
@@ -221,10 +227,18 @@ class BulkRunDialog(_Dialog):
         event.stop()
         self.stop()
 
+    @on(Button.Pressed, "#bulk-hide")
     @on(Button.Pressed, "#bulk-close")
     def _close(self, event: Button.Pressed) -> None:
         event.stop()
         self.dismiss(None)
+
+    @on(Button.Pressed, "#bulk-export")
+    def _export(self, event: Button.Pressed) -> None:
+        event.stop()
+        from bottui.tui.screens.bulk_export import ExportDialog
+
+        self.app.push_screen(ExportDialog(self.background))
 
     @on(Button.Pressed, "#bulk-resume-run")
     def _resume(self, event: Button.Pressed) -> None:

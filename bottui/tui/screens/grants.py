@@ -9,8 +9,9 @@ listed below, failures included.
 
 The form lives in ``#grants-forms`` on its own. ``b`` opens the bulk dialog
 (pasted ids or a file, :mod:`bottui.tui.screens.bulk_dialog`); once confirmed,
-this screen runs :class:`~bottui.ops.bulk.BulkRevocation` in its worker and
-the run dialog (:mod:`bottui.tui.screens.bulk_run`) shows progress and summary.
+the app runs it in the background (:mod:`bottui.tui.bulk_runs`) and the run's
+screen (:mod:`bottui.tui.screens.bulk_run`) shows progress and summary; during
+a run ``b`` shows that screen again.
 """
 
 from __future__ import annotations
@@ -37,16 +38,13 @@ from bottui.api.errors import (
 from bottui.api.models import Revocation
 from bottui.ops import mutations
 from bottui.ops import plan as planning
-from bottui.ops.bulk import BulkRevocation, BulkSummary
 from bottui.ops.mutations import Applied
 from bottui.ops.plan import PlannedChange, RevocationTarget
 from bottui.store.utc import system_clock
 from bottui.tui.screens.base import BottuiScreen
-from bottui.tui.screens.bulk_confirm import BulkOrder, confirm_bulk
-from bottui.tui.screens.bulk_dialog import BulkDialog, BulkDraft
-from bottui.tui.screens.bulk_run import BulkRunDialog, RunResult
+from bottui.tui.screens.bulk_confirm import BulkOrder
+from bottui.tui.screens.bulk_dialog import BulkDialog
 from bottui.tui.services import ChangePrompt
-from bottui.tui.widgets.bulk_words import unsettled
 from bottui.tui.widgets.revocation_form import RevocationForm
 from bottui.tui.widgets.revocation_history import RevocationHistory
 from bottui.tui.widgets.revocation_result import (
@@ -72,22 +70,6 @@ class RevocationFailed(Message):
     """A revocation failed (the one error renderer shows why)."""
 
     record: RevocationRecord
-
-
-@dataclass
-class BulkFinished(Message):
-    """A bulk run ended (also after a stop): its summary."""
-
-    dialog: BulkRunDialog
-    summary: BulkSummary
-
-
-@dataclass
-class BulkFailed(Message):
-    """A bulk run could not start or broke off (the one error renderer says why)."""
-
-    dialog: BulkRunDialog
-    error: BaseException
 
 
 def failure_words(error: BaseException) -> str:
@@ -124,8 +106,6 @@ class GrantsScreen(BottuiScreen):
         super().__init__()
         #: This session's revocations, oldest first.
         self.records: list[RevocationRecord] = []
-        #: What the bulk dialog held when last closed (kept until a run settles every id).
-        self.bulk_draft = BulkDraft()
 
     def compose_body(self) -> ComposeResult:
         yield Static(Content(self.SCREEN_TITLE), id="grants-title", classes="screen-title")
@@ -167,12 +147,16 @@ class GrantsScreen(BottuiScreen):
         self.query_one(RevocationForm).focus_first()
 
     def action_bulk(self) -> None:
-        """Open the bulk dialog: paste ids or load a file."""
+        """Open the bulk dialog: paste ids or load a file (during a run: the run's screen)."""
+        runs = self.services.bulk
+        if runs.active:
+            runs.show()
+            return
         current = self.services.current
         if current is None:
             self.notify(NO_PROJECT, markup=False)
             return
-        self.app.push_screen(BulkDialog(*current, draft=self.bulk_draft), self._bulk_ordered)
+        self.app.push_screen(BulkDialog(*current, draft=runs.draft), self._bulk_ordered)
 
     def action_leave_field(self) -> None:
         """Leave the form (so 1-5, e and the other keys work again)."""
@@ -260,49 +244,4 @@ class GrantsScreen(BottuiScreen):
 
     def _bulk_ordered(self, order: BulkOrder | None) -> None:
         if order is not None:
-            self.start_bulk(order)
-
-    def start_bulk(self, order: BulkOrder) -> None:
-        """Run a confirmed order: the run dialog shows it, this screen's worker sends."""
-        dialog = BulkRunDialog(order)
-        run = BulkRevocation(
-            self.services.session,
-            order.account,
-            order.project,
-            order.source,
-            concurrency=order.concurrency,
-            resume=order.resume,
-            confirmed=True,  # the operator confirmed (typed the project id if protected)
-            reason=order.reason,
-            on_progress=dialog.show_progress,
-        )
-        dialog.run = run
-
-        async def work() -> BulkSummary:
-            try:
-                return await run.run()
-            except BaseException as exc:
-                self.post_message(BulkFailed(dialog, exc))
-                raise
-
-        def closed(result: RunResult) -> None:
-            summary = dialog.summary
-            if result == "resume" and summary is not None:
-                settled = summary.withdrawn + summary.nothing_standing + summary.skipped
-                again = replace(order, resume=True, settled=settled)
-                confirm_bulk(self.services, again, self.start_bulk)
-
-        self.app.push_screen(dialog, closed)
-        self.call(work, label="Bulk revocation", done=lambda s: BulkFinished(dialog, s))
-
-    @on(BulkFinished)
-    def _bulk_finished(self, message: BulkFinished) -> None:
-        if unsettled(message.summary) == 0:
-            # Every id settled: the next bulk dialog opens empty, so these ids
-            # are not sent again by mistake.
-            self.bulk_draft = BulkDraft()
-        message.dialog.show_summary(message.summary)
-
-    @on(BulkFailed)
-    def _bulk_failed(self, message: BulkFailed) -> None:
-        message.dialog.show_failure(message.error)
+            self.services.bulk.start_and_show(order)

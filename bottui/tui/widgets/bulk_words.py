@@ -7,17 +7,28 @@ titles and the input's label (a file path) go through ``safe()``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 from textual.content import Content
 
-from bottui.ops.bulk import UNKNOWN_LIKE, BulkPlan, BulkProgress, BulkSummary, ItemStatus
+from bottui.ops.bulk import (
+    UNKNOWN_LIKE,
+    BulkPlan,
+    BulkProgress,
+    BulkSummary,
+    ItemResult,
+    ItemStatus,
+)
 from bottui.ops.bulk.input import InvalidLine
 from bottui.ops.bulk.report import duration, retried_note, summary_counts, unknown_note
+from bottui.plaintext import show_id
 from bottui.tui.widgets.safe import join, safe
 
 #: Invalid lines listed in the preview and in the summary (the count goes on).
 SHOWN_INVALID: Final = 5
+#: Failed and unknown ids listed in the summary (the export has every one).
+SHOWN_PROBLEMS: Final = 20
 UNSETTLED_HINT: Final = (
     "Resume sends only the ids not yet settled: "
     "withdrawn and nothing-standing ids of this run are skipped."
@@ -147,6 +158,29 @@ def summary_lines(summary: BulkSummary, *, abandoned: bool = False) -> list[Cont
     return lines
 
 
+def problem_lines(problems: Sequence[ItemResult], count: int) -> list[Content]:
+    """The failed and unknown ids, the first few: ``line 12 · vis_x · failed · HTTP 500 …``."""
+    if not count:
+        return []
+    lines = [Content(f"Failed and unknown ids ({count:,}; Export… writes every id's result):")]
+    for result in problems[:SHOWN_PROBLEMS]:
+        subject = result.subject
+        # Invisible characters shown as \\uXXXX (an id is data, exactly as sent).
+        ids = " / ".join(show_id(i) for i in (subject.visitor_id, subject.user_account_id) if i)
+        status = f" · HTTP {result.http_status}" if result.http_status else ""
+        lines.append(
+            join(
+                f"  line {subject.line} · ",
+                Content(ids),
+                f" · {result.status.value}{status}",
+                join(" · ", safe(result.error)) if result.error else "",
+            )
+        )
+    if count > len(lines) - 1:
+        lines.append(Content(f"  … and {plural(count - len(lines) + 1, 'more id')}"))
+    return lines
+
+
 def unsettled(summary: BulkSummary) -> int:
     """Ids of the run that a resume would send again: unknown (not retried), failed, not sent."""
     return summary.unknown - summary.unknown_retried + summary.failed + summary.not_sent
@@ -158,6 +192,7 @@ __all__ = [
     "invalid_lines",
     "plural",
     "preview_lines",
+    "problem_lines",
     "progress_line",
     "state_line",
     "summary_lines",

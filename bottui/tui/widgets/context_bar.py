@@ -26,6 +26,7 @@ class ContextBar(Widget):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "context-bar--working",
+        "context-bar--bulk",
         "context-bar--protected",
         "context-bar--readonly",
         "context-bar--team-down",
@@ -38,6 +39,7 @@ class ContextBar(Widget):
         height: 1;
         background: $panel;
         & > .context-bar--working { color: $accent; text-style: bold; }
+        & > .context-bar--bulk { color: $text; text-style: bold reverse; }
         & > .context-bar--protected { background: $warning; color: $text; text-style: bold; }
         & > .context-bar--readonly { background: $error; color: $text; text-style: bold; }
         & > .context-bar--team-down { background: $warning; color: $text; text-style: bold; }
@@ -51,6 +53,8 @@ class ContextBar(Widget):
     where: reactive[str] = reactive("")
     #: What a call under way is doing ("" when idle).
     working: reactive[str] = reactive("")
+    #: The bulk run in the background ("bulk 41,200/100,000 · 3 failed"; "" when none).
+    bulk: reactive[str] = reactive("")
     protected: reactive[bool] = reactive(False)
     read_only: reactive[bool] = reactive(False)
     #: The team store cannot be heard (teammates' changes do not arrive).
@@ -80,6 +84,7 @@ class ContextBar(Widget):
         self.read_only = settings.read_only
         self.protected = settings.protected
         self.working = services.work_text
+        self.bulk = services.bulk_text
         self.live_down = services.live_down is not None
         self.team = services.team_text
         self.live = services.team_listening
@@ -89,6 +94,7 @@ class ContextBar(Widget):
         live_down = self.live_down and "down" not in self.team
         shown = [
             ("context-bar--working", f"⟳ {self.working}" if self.working else ""),
+            ("context-bar--bulk", self.bulk),
             # With nothing waiting, a team store heard says so: changes arrive live.
             ("context-bar--team", self.team or ("team: live" if self.live else "")),
             ("context-bar--protected", "PROTECTED" if self.protected else ""),
