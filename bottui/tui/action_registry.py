@@ -217,6 +217,28 @@ def known_bindings() -> list[KnownBinding]:
     return list(known.values())
 
 
+def keymap_toast(app: Any, keymap: dict[str, str]) -> None:
+    """Say the keymap's mistakes (misspelt ids, keys bound twice) in one lasting toast."""
+    from bottui.ops.keymap_check import check_keymap
+    from bottui.plaintext import clean
+
+    problems = check_keymap(keymap, known_bindings())
+    if not problems:
+        return
+    lines = [f"- {problem.message}" for problem in problems[:6]]
+    if len(problems) > 6:
+        lines.append(f"- and {len(problems) - 6} more")
+    lines.append("bottui config check lists them with their lines; ? lists every binding id.")
+    count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
+    app.notify(
+        clean("\n".join(lines), keep_newlines=True),
+        title=f"Keymap in config.toml: {count}",
+        severity="warning",
+        timeout=20,
+        markup=False,
+    )
+
+
 __all__ = [
     "APP_SCOPE",
     "Action",
@@ -224,6 +246,7 @@ __all__ = [
     "actions_of",
     "all_actions",
     "binding_ids",
+    "keymap_toast",
     "known_bindings",
     "main_scopes",
     "own_bindings",

@@ -216,6 +216,10 @@ class BottuiApp(App[int]):
 
         self._team_live = TeamLive(self.services)
         self._team_live.start()
+        if self._config_keymap:  # its mistakes said at start (reads every screen's keys)
+            from bottui.tui.action_registry import keymap_toast
+
+            keymap_toast(self, self._config_keymap)
         if self._when_up is None:
             return
         try:  # work that must not slow the first frame (the demo's sandbox process)
