@@ -11,6 +11,7 @@ and acts on the picked row, never on the highlighted one.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -83,13 +84,20 @@ def run(app: Any, scope: Scope, action: Action) -> None:
 async def _act(app: Any, action: Action) -> None:
     screen = app.screen
     node: Any = screen if isinstance(screen, action.owner) else screen.query_one(action.owner)
+    # A screen shown for the first time reads its rows in a worker: wait for
+    # them (a second at most) before judging what is possible or asking which.
+    for _ in range(20):
+        rows = action.target is None or _table(screen, node, action).keyed_entries
+        if rows and node.check_action(action.action, ()) is not False:
+            break
+        await asyncio.sleep(0.05)
     if node.check_action(action.action, ()) is False:
         app.notify(f"Not available here now: {clean(action.description)}", markup=False)
         return
     if action.target is None:
         await node.run_action(action.action)
         return
-    table: Any = node if isinstance(node, action.target) else screen.query_one(action.target)
+    table = _table(screen, node, action)
     rows = table.keyed_entries
     if not rows:  # the action says why (no project, nothing known yet)
         await node.run_action(action.action)
@@ -111,6 +119,11 @@ async def _act(app: Any, action: Action) -> None:
             await node.run_action(action.action)
 
     await app.push_screen(picker, picked)
+
+
+def _table(screen: Any, node: Any, action: Action) -> Any:
+    """The table holding the action's targets (the node itself for a table's own Enter)."""
+    return node if isinstance(node, action.target or ()) else screen.query_one(action.target)
 
 
 def describe(entry: object) -> Content:

@@ -316,9 +316,7 @@ class HelpDialog(_InfoDialog):
         with Vertical():
             yield Label(Content(f"Keys: {self._screen_title}"), classes="dialog-title")
             yield Static(Content(HELP_NOTE), id="help-note")
-            rows = [row for section in self._sections for row in section.rows]
-            keys = min(max((len(row.keys) for row in rows), default=1), 20)
-            words = min(max((len(row.description) for row in rows), default=1), 36)
+            keys, words = self._widths()
             with VerticalScroll(id="help-rows"):
                 for section in self._sections:
                     yield Static(Content(section.title), classes="help-heading")
@@ -326,6 +324,17 @@ class HelpDialog(_InfoDialog):
                         yield Static(help_line(row, keys, words), classes="help-row")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Close", id="close", variant="primary")
+
+    def _widths(self) -> tuple[int, int]:
+        """Widths of the keys and words columns, so a row fits on one line where it can."""
+        first = [row for section in self._sections[:3] for row in section.rows]
+        rows = [row for section in self._sections for row in section.rows]
+        keys = min(max((len(row.keys) for row in first), default=1), 20)
+        ids = max((len(row.binding_id) for row in rows), default=0)
+        # The box: 100 columns at most, 95% of the screen; border, padding, scrollbar.
+        room = min(100, self.app.size.width * 95 // 100) - 8
+        longest = max((len(row.description) for row in rows), default=1)
+        return keys, max(16, min(longest, 36, room - keys - ids - 4))
 
     def on_mount(self) -> None:
         # The rows have the focus: arrows and PageDown scroll them at once.
