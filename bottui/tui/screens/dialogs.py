@@ -309,8 +309,10 @@ class HelpDialog(_InfoDialog):
         super().__init__()
         self._screen_title = screen_title
         self._sections = list(sections)
-        #: (keys, description) of every row, in order.
-        self._rows = [(row.keys, row.description) for s in self._sections for row in s.rows]
+        #: (keys, description) of the keys that work here (this screen's, the app's,
+        #: navigation), in order; the other screens' rows follow them on screen.
+        here = [s for s in self._sections if not s.title.endswith("(elsewhere)")]
+        self._rows = [(row.keys, row.description) for s in here for row in s.rows]
 
     def compose(self) -> ComposeResult:
         with Vertical():
