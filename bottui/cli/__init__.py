@@ -12,7 +12,8 @@ One module per command group, imported only when its command runs:
 * :mod:`~bottui.cli.changes`: ``limiter``, ``revoke``, ``thresholds``, ``undo``
   (and :mod:`~bottui.cli.bulk` for ``revoke --from-file``);
 * :mod:`~bottui.cli.journal`, :mod:`~bottui.cli.inventory`,
-  :mod:`~bottui.cli.tokens`, :mod:`~bottui.cli.profiles`;
+  :mod:`~bottui.cli.tokens`, :mod:`~bottui.cli.profiles`,
+  :mod:`~bottui.cli.config_cmd` (``config check``);
 * :mod:`~bottui.cli.apps`: the TUI, ``demo`` and ``sandbox``.
 
 Commands that reach the service open their session with
@@ -43,6 +44,7 @@ COMMANDS: Final[dict[str, tuple[str, str]]] = {
     "inventory": ("inventory", "cmd_inventory"),
     "journal": ("journal", "cmd_journal"),
     "store": ("store", "cmd_store"),
+    "config": ("config_cmd", "cmd_config"),
     "sandbox": ("apps", "cmd_sandbox"),
     "demo": ("apps", "cmd_demo"),
 }

@@ -4,13 +4,19 @@ The one module of the CLI that imports the TUI, the demo and the sandbox
 (the layer test allows it here only), each lazily, so a command never loads
 them. :func:`cmd_tui` is the fast path of a bare ``bottui``: nothing here
 imports argparse, and the collector stays paused until the first frame.
+:func:`known_bindings` hands the TUI's key bindings to ``bottui config check``.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from bottui.api.errors import EXIT_OK
 from bottui.cli.output import Output
 from bottui.cli.parser import Args, UsageError
+
+if TYPE_CHECKING:
+    from bottui.ops.keymap_check import KnownBinding
 
 
 def cmd_sandbox(args: Args, out: Output) -> int:
@@ -49,3 +55,10 @@ def cmd_tui(args: Args, out: Output) -> int:
     if code == START_DEMO:  # chosen on the first-run welcome
         return cmd_demo(args, out)
     return code
+
+
+def known_bindings() -> list[KnownBinding]:
+    """The TUI's key bindings, for ``bottui config check`` (read from its screens)."""
+    from bottui.tui.action_registry import known_bindings as of_the_tui
+
+    return of_the_tui()

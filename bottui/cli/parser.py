@@ -243,6 +243,10 @@ def build_parser() -> argparse.ArgumentParser:
     p_rm = add(profile_cmds, "remove", "remove a profile")
     p_rm.add_argument("name")
 
+    config = add(commands, "config", "check config.toml")
+    config_cmds = config.add_subparsers(dest="action", metavar="ACTION", required=True)
+    add(config_cmds, "check", "every unknown key, wrong value and keymap mistake, by line")
+
     sandbox = add(commands, "sandbox", "serve the sandbox emulator of the API")
     sandbox.add_argument("--host", default="127.0.0.1")
     sandbox.add_argument("--port", type=int, default=8765)

@@ -27,6 +27,8 @@ from bottui.tui.services import TuiServices
 from bottui.tui.stylesheet_cache import complete_stylesheet, start_stylesheet
 
 if TYPE_CHECKING:
+    from textual.command import Provider
+
     from bottui.tui.team_live import TeamLive
 
 # Dialogs are imported when first opened: none is on the first frame, and
@@ -67,6 +69,13 @@ def _screen(name: str) -> Callable[[], Screen[Any]]:
     return make
 
 
+def _action_provider() -> type[Provider]:
+    # Imported when the palette first opens: the registry imports every screen.
+    from bottui.tui.palette import ActionProvider
+
+    return ActionProvider
+
+
 class BottuiApp(App[int]):
     """bottui's terminal UI.
 
@@ -84,6 +93,10 @@ class BottuiApp(App[int]):
 
     TITLE = "bottui"
     ENABLE_COMMAND_PALETTE = True
+    #: Textual's system commands and every action of bottui (bottui.tui.palette).
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = App.COMMANDS | {
+        _action_provider
+    }
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("1", "show('projects')", "Projects", id="app.projects"),
         Binding("2", "show('limiters')", "Limiters", id="app.limiters"),
@@ -91,6 +104,9 @@ class BottuiApp(App[int]):
         Binding("4", "show('thresholds')", "Thresholds", id="app.thresholds"),
         Binding("5", "show('journal')", "Journal", id="app.journal"),
         Binding("question_mark", "help", "Help", id="app.help"),
+        # In a text field ? is typed, and a dialog stops the app's keys (Textual's
+        # modal screens): F1, a priority key that types nothing, opens help anywhere.
+        Binding("f1", "help", "Help", show=False, priority=True, id="app.help_f1"),
         Binding("e", "error_details", "Error details", show=False, id="app.error"),
         Binding("D", "toggle_dry_run", "Dry run", show=False, id="app.dry_run"),
         Binding("B", "bulk_run", "Bulk run", show=False, id="app.bulk_run"),
@@ -202,6 +218,10 @@ class BottuiApp(App[int]):
 
         self._team_live = TeamLive(self.services)
         self._team_live.start()
+        if self._config_keymap:  # its mistakes said at start (reads every screen's keys)
+            from bottui.tui.action_registry import keymap_toast
+
+            keymap_toast(self, self._config_keymap)
         if self._when_up is None:
             return
         try:  # work that must not slow the first frame (the demo's sandbox process)
@@ -355,73 +375,29 @@ class BottuiApp(App[int]):
     # -- help and palette ----------------------------------------------------------
 
     def action_help(self) -> None:
-        """Every key of the current screen."""
-        from bottui.tui.screens.base import BottuiScreen
-
-        screen = self.screen
-        if isinstance(screen, BottuiScreen):
-            rows = screen.key_help_rows()
-            title = screen.SCREEN_TITLE
-        else:
-            rows, title = [], "dialog"
-        rows += [("ctrl+p", "Command palette"), ("escape", "Close dialog / leave field")]
+        """Every key of the screen on top: its own first, then the app's, then the rest."""
+        from bottui.tui.help_rows import help_sections
         from bottui.tui.screens.dialogs import HelpDialog
 
-        self.push_screen(HelpDialog(title, rows))
+        screen = self.screen
+        if isinstance(screen, HelpDialog):
+            return  # already open
+        title = getattr(screen, "SCREEN_TITLE", "") or "dialog"
+        from bottui.tui.action_registry import scope_of
+
+        title = scope_of(screen).title if title == "dialog" else title
+        self.push_screen(HelpDialog(title, help_sections(self, screen, self.keymap_overrides)))
+
+    @property
+    def keymap_overrides(self) -> dict[str, str]:
+        """The ``[keymap]`` of the config: binding id -> keys."""
+        return dict(self._config_keymap)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
-        yield SystemCommand(
-            "Projects", "Show the projects screen (1)", lambda: self.action_show("projects")
-        )
-        yield SystemCommand(
-            "Switch project...", "Choose the current project", lambda: self.action_show("projects")
-        )
-        yield SystemCommand(
-            "Rate limiters", "Show the rate limiters (2)", lambda: self.action_show("limiters")
-        )
-        yield SystemCommand(
-            "Disable rate limiter...",
-            "Switch a rate limiter off",
-            lambda: self._palette("limiters", "disable"),
-        )
-        yield SystemCommand(
-            "Enable rate limiter...",
-            "Switch a rate limiter on",
-            lambda: self._palette("limiters", "enable"),
-        )
-        yield SystemCommand(
-            "Revoke grant...",
-            "Withdraw a challenge grant (3)",
-            lambda: self._palette("grants", "focus_form"),
-        )
-        yield SystemCommand(
-            "Bulk revoke...",
-            "Withdraw many grants from pasted ids or a file (3, b)",
-            lambda: self._palette("grants", "bulk"),
-        )
-        yield SystemCommand(
-            "Bulk run", "The bulk revocation's progress or summary (B)", self.action_bulk_run
-        )
-        yield SystemCommand(
-            "Thresholds", "Edit dimension thresholds (4)", lambda: self.action_show("thresholds")
-        )
-        yield SystemCommand(
-            "Journal", "Show the audit journal (5)", lambda: self.action_show("journal")
-        )
-        yield SystemCommand(
-            "Undo last change...",
-            "Undo the last limiter or threshold change",
-            lambda: self._palette("journal", "undo"),
-        )
-        yield SystemCommand("Show last error", "The whole error object", self.action_error_details)
-        yield SystemCommand(
-            "Toggle dry run", "Show requests instead of sending (D)", self.action_toggle_dry_run
-        )
-
-    def _palette(self, mode: str, action: str) -> None:
-        self.action_show(mode)
-        self.call_after_refresh(lambda: self.screen.run_action(action))
+        # Textual's own (theme, screenshot, quit...) but its key panel: the help is ours.
+        for command in super().get_system_commands(screen):
+            if command.title != "Keys":
+                yield command
 
 
 async def _first_project(session: Session) -> tuple[str, str] | None:

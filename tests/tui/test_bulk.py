@@ -29,6 +29,7 @@ import bottui.ops.bulk.meter as bulk_meter
 from bottui.ops.bulk import BulkProgress, BulkSummary, ItemStatus
 from bottui.ops.bulk.input import InvalidLine
 from bottui.sandbox.server import SandboxServer
+from bottui.tui import palette
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.base import READ_ONLY_BANNER
 from bottui.tui.screens.bulk_dialog import BOTH, BulkDialog
@@ -596,10 +597,8 @@ async def test_palette_and_help(flow_app: BottuiApp, sandbox: SandboxServer) -> 
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
         assert flow_app.current_mode == "limiters"
-        command = next(
-            c for c in flow_app.get_system_commands(flow_app.screen) if c.title == "Bulk revoke..."
-        )
-        command.callback()
+        command = next(c for c in palette.commands(flow_app) if c.title == "Grants: Bulk revoke")
+        command.run()
         await settle(pilot)
         assert isinstance(flow_app.screen, BulkDialog)
         await pilot.press("escape")

@@ -21,6 +21,7 @@ from bottui.sandbox.demo import (
     HOSTILE_VISITOR_ID,
 )
 from bottui.sandbox.server import SandboxServer
+from bottui.tui import palette
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.dialogs import ConfirmDialog, ErrorDialog, HelpDialog, RequestsDialog
 from bottui.tui.screens.grants import GrantsScreen
@@ -366,10 +367,8 @@ async def test_palette_focus_form(flow_app: BottuiApp, sandbox: SandboxServer) -
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
         assert flow_app.current_mode == "limiters"
-        command = next(
-            c for c in flow_app.get_system_commands(flow_app.screen) if c.title == "Revoke grant..."
-        )
-        command.callback()
+        command = next(c for c in palette.commands(flow_app) if c.title == "Grants: Revoke form")
+        command.run()
         await settle(pilot)
         screen = flow_app.screen
         assert isinstance(screen, GrantsScreen)

@@ -20,6 +20,7 @@ from bottui.ops import mutations
 from bottui.sandbox.demo import DEMO_ACCOUNT, HOSTILE_LIMITER_IDS, HOSTILE_PROJECT_ID
 from bottui.sandbox.server import SandboxServer
 from bottui.store.journal import Operation, limiter_target
+from bottui.tui import palette
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.dialogs import ConfirmDialog, HelpDialog, RequestsDialog
 from bottui.tui.screens.journal import JournalScreen
@@ -317,12 +318,8 @@ async def test_palette_undo(flow_app: BottuiApp, sandbox: SandboxServer) -> None
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
         await mutations.set_limiter(flow_app.session, DEMO_ACCOUNT, PROJ, "rl-login", False)
-        command = next(
-            c
-            for c in flow_app.get_system_commands(flow_app.screen)
-            if c.title == "Undo last change..."
-        )
-        command.callback()
+        command = next(c for c in palette.commands(flow_app) if c.title == "Journal: Undo last")
+        command.run()
         await settle(pilot)
         assert isinstance(flow_app.screen, ConfirmDialog)
         assert "Rate limiter rl-login" in plain(flow_app.screen.query_one("#confirm-body", Static))

@@ -73,3 +73,32 @@ def test_theme_is_saved_in_the_config(tmp_path: Path) -> None:
     store = ConfigStore(Locations.under(tmp_path))
     store.set_theme("gruvbox")
     assert store.load().theme == "gruvbox"
+
+
+async def test_keymap_mistakes_are_said_at_start(make_snap_app: object) -> None:
+    keymap = {"limiters.toogle": "t", "limiters.enable": "f", "app.journal": "j"}
+    app = make_snap_app(keymap=keymap)  # type: ignore[operator]
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        [toast] = [n for n in app._notifications if n.title.startswith("Keymap")]
+        assert toast.title == "Keymap in config.toml: 2 problems"
+        assert "unknown binding id 'limiters.toogle' (did you mean 'limiters.toggle'?)" in (
+            toast.message
+        )
+        assert "key 'f' is bound twice in Rate limiters" in toast.message
+        assert "bottui config check" in toast.message
+
+
+async def test_a_good_keymap_says_nothing_and_help_shows_its_keys(make_snap_app: object) -> None:
+    app = make_snap_app(keymap={"limiters.add": "n"})  # type: ignore[operator]
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not [n for n in app._notifications if n.title.startswith("Keymap")]
+        await pilot.press("question_mark")
+        await pilot.pause()
+        rows = [(r.keys, r.binding_id) for s in app.screen._sections for r in s.rows]
+        assert ("n", "limiters.add") in rows and ("a", "limiters.add") not in rows

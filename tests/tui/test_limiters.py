@@ -10,10 +10,12 @@ from textual.widgets import Button, Input, Static
 
 from bottui.sandbox.demo import DEMO_ACCOUNT, HOSTILE_LIMITER_IDS, HOSTILE_PROJECT_ID
 from bottui.sandbox.server import SandboxServer
+from bottui.tui import palette
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.dialogs import ConfirmDialog, HelpDialog, RequestsDialog
 from bottui.tui.screens.limiter_dialogs import AddLimiterDialog, ChooseStateDialog
 from bottui.tui.screens.limiters import LimitersScreen
+from bottui.tui.screens.target_picker import TargetPicker
 from bottui.tui.widgets.limiter_table import LimiterTable
 from bottui.tui.widgets.returned_project import ReturnedProjectPanel
 from tests.fixtures.stores import journal_of
@@ -208,35 +210,42 @@ async def test_enter_on_confirmation_sends_nothing(
         assert row_of(flow_app, "rl-api")[2] == "OFF"
 
 
-async def test_palette_actions_act_on_selected_row(
+async def test_palette_actions_act_on_the_picked_limiter(
     flow_app: BottuiApp, sandbox: SandboxServer
 ) -> None:
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
-        await select(pilot, "rl-login")
+        await select(pilot, "rl-api")  # highlighted: the palette must not act on it
+        before = row_of(flow_app, "rl-api")[2]
         await pilot.press("3")  # the palette works from another screen too
         await settle(pilot)
         command = next(
-            c
-            for c in flow_app.get_system_commands(flow_app.screen)
-            if c.title == "Disable rate limiter..."
+            c for c in palette.commands(flow_app) if c.title == "Rate limiters: Disable…"
         )
-        command.callback()
+        command.run()
+        await settle(pilot)
+        assert isinstance(flow_app.screen, TargetPicker)
+        await pilot.press(*"login")
+        await pilot.press("enter")
         await settle(pilot)
         dialog = flow_app.screen
         assert isinstance(dialog, ConfirmDialog)
-        assert "New state: OFF" in plain(dialog.query_one("#confirm-body", Static))
+        body = plain(dialog.query_one("#confirm-body", Static))
+        assert "rl-login" in body and "New state: OFF" in body, body
         assert "Disable" in str(dialog.query_one("#confirm", Button).label)
         await pilot.press("tab", "enter")
         await settle(pilot)
-        await flow_app.screen.run_action("enable")
-        await pilot.pause()
-        await pilot.press("tab", "enter")
+        assert sent(sandbox) == [("PATCH", "rl-login", {"isActive": False})]
+        await pilot.press("2")
         await settle(pilot)
-        assert sent(sandbox) == [
-            ("PATCH", "rl-login", {"isActive": False}),
-            ("PATCH", "rl-login", {"isActive": True}),
-        ]
+        assert row_of(flow_app, "rl-api")[2] == before  # the highlighted row was left alone
+        # Esc in the picker does nothing at all.
+        command.run()
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(flow_app.screen, LimitersScreen)
+        assert len(sent(sandbox)) == 1
 
 
 async def test_unknown_state_asks_instead_of_guessing(
@@ -380,9 +389,9 @@ async def test_help_lists_every_key(flow_app: BottuiApp, sandbox: SandboxServer)
         dialog = flow_app.screen
         assert isinstance(dialog, HelpDialog)
         rows = [plain(row) for row in dialog.query(".help-row").results(Static)]
+        assert rows[0].split()[:3] == ["space", "t", "Toggle"], rows  # the screen's own first
         for key, words in (
             ("space", "Toggle"),
-            ("t", "Toggle"),
             ("o", "Enable"),
             ("f", "Disable"),
             ("a", "Add id"),

@@ -270,7 +270,10 @@ async def test_help_lists_every_key(flow_app: BottuiApp, tmp_path: Path) -> None
             "Check tokens again",
         ):
             assert words in text, words
-        assert "Start the demo" not in text  # only on the first run
+        own = [row.description for row in flow_app.screen._sections[0].rows]
+        assert "Start the demo (first run)" not in own  # only on the first run
+        later = [s for s in flow_app.screen._sections if s.title.endswith("not available now")]
+        assert [row.binding_id for row in later[0].rows] == ["projects.demo"]
     first = BottuiApp(first_run_session(tmp_path / "first"))
     async with first.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
@@ -278,7 +281,8 @@ async def test_help_lists_every_key(flow_app: BottuiApp, tmp_path: Path) -> None
         await pilot.pause()
         text = help_text(first)
         assert "Add" in text and "Start the demo" in text
-        assert "Remove" not in text  # nothing to remove yet
+        own = [row.description for row in first.screen._sections[0].rows]
+        assert "Remove" not in own  # nothing to remove yet
 
 
 def test_every_binding_has_an_id_and_a_description() -> None:

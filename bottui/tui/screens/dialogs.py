@@ -26,6 +26,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
+from bottui.tui.help_rows import DIALOG_HELP, HelpRow, HelpSection
 from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import safe
 
@@ -35,6 +36,7 @@ class _Dialog(ModalScreen[Any]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss_dialog", "Close", id="dialog.close"),
+        DIALOG_HELP,
     ]
     DEFAULT_CSS = """
     _Dialog { align: center middle; }
@@ -291,18 +293,65 @@ class RequestsDialog(_InfoDialog):
 
 
 class HelpDialog(_InfoDialog):
-    """Every key of the current screen."""
+    """Every key of the screen it was opened on: its own first, then the app's, then the rest.
 
-    def __init__(self, screen_title: str, rows: Sequence[tuple[str, str]]):
+    Full height (the rows scroll), each key once, each row with its binding
+    id for ``[keymap]`` (see :mod:`bottui.tui.help_rows`).
+    """
+
+    DEFAULT_CSS = """
+    HelpDialog > Vertical { width: 100; height: 1fr; max-height: 100%; margin: 1 0; }
+    HelpDialog VerticalScroll#help-rows { height: 1fr; max-height: 100%; }
+    HelpDialog .help-heading { text-style: bold; margin-top: 1; }
+    """
+
+    def __init__(self, screen_title: str, sections: Sequence[HelpSection]):
         super().__init__()
         self._screen_title = screen_title
-        self._rows = list(rows)
+        self._sections = list(sections)
+        #: (keys, description) of the keys that work here (this screen's, the app's,
+        #: navigation), in order; the other screens' rows follow them on screen.
+        here = [s for s in self._sections if not s.title.endswith("(elsewhere)")]
+        self._rows = [(row.keys, row.description) for s in here for row in s.rows]
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(Content(f"Keys: {self._screen_title}"), classes="dialog-title")
-            with VerticalScroll():
-                for key, description in self._rows:
-                    yield Static(Content(f"{key:>10}  {description}"), classes="help-row")
+            yield Static(Content(HELP_NOTE), id="help-note")
+            keys, words = self._widths()
+            with VerticalScroll(id="help-rows"):
+                for section in self._sections:
+                    yield Static(Content(section.title), classes="help-heading")
+                    for row in section.rows:
+                        yield Static(help_line(row, keys, words), classes="help-row")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Close", id="close", variant="primary")
+
+    def _widths(self) -> tuple[int, int]:
+        """Widths of the keys and words columns, so a row fits on one line where it can."""
+        first = [row for section in self._sections[:3] for row in section.rows]
+        rows = [row for section in self._sections for row in section.rows]
+        keys = min(max((len(row.keys) for row in first), default=1), 20)
+        ids = max((len(row.binding_id) for row in rows), default=0)
+        # The box: 100 columns at most, 95% of the screen; border, padding, scrollbar.
+        room = min(100, self.app.size.width * 95 // 100) - 8
+        longest = max((len(row.description) for row in rows), default=1)
+        return keys, max(16, min(longest, 36, room - keys - ids - 4))
+
+    def on_mount(self) -> None:
+        # The rows have the focus: arrows and PageDown scroll them at once.
+        self.query_one("#help-rows").focus()
+
+
+#: Under the help's title.
+HELP_NOTE = (
+    "? or F1 opens this (F1 in a text field, where ? types). "
+    "Remap a key by its id in config.toml [keymap]; check with: bottui config check"
+)
+
+
+def help_line(row: HelpRow, keys_width: int = 16, words_width: int = 36) -> Content:
+    """``keys  description  id``: the keys bold, the id dim."""
+    keys = Content.styled(f"{row.keys:>{keys_width}}", "bold")
+    words = Content(f"  {row.description:<{words_width}}  ")
+    return Content.assemble(keys, words, Content.styled(row.binding_id, "dim"))

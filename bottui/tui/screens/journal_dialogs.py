@@ -21,6 +21,7 @@ from textual.widgets import Button, Input, Label, Static
 from bottui.api.errors import ValidationError
 from bottui.ops import journal_view
 from bottui.store.journal_records import JournalEntry
+from bottui.tui.help_rows import DIALOG_HELP
 from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import join, safe, safe_id
 
@@ -86,6 +87,7 @@ class _JournalDialog(ModalScreen[Any]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="journal.dialog.close"),
+        DIALOG_HELP,
     ]
 
     def action_close(self) -> None:

@@ -95,6 +95,10 @@ class LimitersScreen(BottuiScreen):
         Binding("x", "forget", "Forget id", id="limiters.forget"),
         Binding("escape", "hide_panel", "Hide returned project", show=False, id="limiters.hide"),
     ]
+    #: Row actions: the palette asks which limiter (see bottui.tui.action_registry).
+    TARGETS: ClassVar[dict[str, type]] = dict.fromkeys(
+        ("toggle_limiter", "enable", "disable", "forget"), LimiterTable
+    )
 
     def __init__(self) -> None:
         super().__init__()

@@ -72,6 +72,10 @@ class ProjectsScreen(BottuiScreen):
         Binding("k", "recheck", "Check tokens again", show=False, id="projects.recheck"),
         Binding("d", "demo", "Start the demo (first run)", show=False, id="projects.demo"),
     ]
+    #: Row actions the palette asks a project for (bottui.tui.action_registry).
+    TARGETS: ClassVar[dict[str, type]] = dict.fromkeys(
+        ("edit", "remove", "project_token", "personal_token"), ProjectTable
+    )
 
     @dataclass
     class TokensRead(Message):
@@ -456,14 +460,12 @@ class ProjectsScreen(BottuiScreen):
 
     def action_project_token(self) -> None:
         """Set, replace or delete the project API token of the highlighted project."""
-        row = self.table.highlighted
-        if row is not None:
+        if (row := self.table.highlighted) is not None:
             self._ask_token(row.project_slot)
 
     def action_personal_token(self) -> None:
         """Set, replace or delete the personal access token of the highlighted account."""
-        row = self.table.highlighted
-        if row is not None:
+        if (row := self.table.highlighted) is not None:
             self._ask_token(row.personal_slot)
 
     def _ask_token(self, slot: Slot) -> None:
@@ -488,8 +490,6 @@ class ProjectsScreen(BottuiScreen):
         """Read every token state again (after unlocking the keyring, say)."""
         self._check_tokens(again=True)
         self._after_states()
-
-    # -- the demo ------------------------------------------------------------------------
 
     def action_demo(self) -> None:
         """Leave and start ``bottui demo`` (first run only)."""

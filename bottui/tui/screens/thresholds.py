@@ -125,6 +125,8 @@ class ThresholdsScreen(BottuiScreen):
         Binding("x", "forget", "Forget", id="thresholds.forget"),
         Binding("s", "settings", "Range/direction", id="thresholds.settings"),
     ]
+    #: Row actions: the palette asks which dimension (see bottui.tui.action_registry).
+    TARGETS: ClassVar[dict[str, type]] = {"forget": DimensionTable}
 
     def __init__(self) -> None:
         super().__init__()

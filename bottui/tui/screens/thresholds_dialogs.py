@@ -23,6 +23,7 @@ from bottui.api.errors import ValidationError
 from bottui.api.validation import dimension_name, path_id
 from bottui.store.config import ProjectSettings
 from bottui.tui.error_view import EXPECTED_ERRORS, error_title
+from bottui.tui.help_rows import DIALOG_HELP
 from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import join, safe
 from bottui.tui.widgets.slider import format_number
@@ -33,6 +34,7 @@ class _FormDialog(ModalScreen[Any]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Close without saving", id="thresholds.dialog.cancel"),
+        DIALOG_HELP,
     ]
 
     def _set_error(self, widget_id: str, message: str | None) -> None:

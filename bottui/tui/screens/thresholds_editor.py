@@ -31,6 +31,7 @@ from bottui.ops.plan import PlannedChange
 from bottui.ops.threshold_rules import never_reached, warning_words
 from bottui.store.config import ProjectSettings
 from bottui.store.inventory_records import DimensionEntry
+from bottui.tui.help_rows import DIALOG_HELP
 from bottui.tui.services import ChangePrompt, TuiServices, services_of
 from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import join, safe, safe_id
@@ -97,6 +98,7 @@ class ThresholdEditor(ModalScreen[PlannedChange[ThresholdUpdate] | None]):
         Binding("escape", "cancel", "Close without sending", id="thresholds.editor.cancel"),
         # Inputs post Submitted and buttons press themselves; a focused slider lands here.
         Binding("enter", "submit", "Review and send", id="thresholds.editor.submit"),
+        DIALOG_HELP,
     ]
 
     def __init__(

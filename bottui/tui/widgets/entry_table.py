@@ -47,6 +47,21 @@ class EntryTable(QuickCellsTable, Generic[E]):
         self.moves = 0
         # Depth of the table's own placements under way (see _placing).
         self._placing_depth = 0
+        # The row the palette's picker chose, while its action runs (see picked).
+        self._picked: str | None = None
+
+    @contextmanager
+    def picked(self, key: str) -> Iterator[None]:
+        """Inside, :attr:`selected` is the entry of ``key``, wherever the cursor is.
+
+        The command palette runs a row action on the row its picker chose,
+        not on the highlighted one (which may be another, or hidden).
+        """
+        self._picked = key
+        try:
+            yield
+        finally:
+            self._picked = None
 
     @contextmanager
     def _placing(self) -> Iterator[None]:
@@ -76,8 +91,15 @@ class EntryTable(QuickCellsTable, Generic[E]):
         return list(self._entries.values())
 
     @property
+    def keyed_entries(self) -> list[tuple[str, E]]:
+        """``(row key, entry)`` of the rows shown, in table order."""
+        return list(self._entries.items())
+
+    @property
     def selected(self) -> E | None:
-        """The entry under the cursor, if any."""
+        """The entry under the cursor (or the one picked: see :meth:`picked`), if any."""
+        if self._picked is not None:
+            return self._entries.get(self._picked)
         key = self._cursor_key()
         return None if key is None else self._entries[key]
 
