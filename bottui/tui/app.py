@@ -91,7 +91,8 @@ class BottuiApp(App[int]):
         Binding("4", "show('thresholds')", "Thresholds", id="app.thresholds"),
         Binding("5", "show('journal')", "Journal", id="app.journal"),
         Binding("question_mark", "help", "Help", id="app.help"),
-        Binding("e", "error_details", "Error details", show=False, id="app.error"),
+        # The id stays "app.error" (it named "the last error" before): keymaps keep working.
+        Binding("e", "error_log", "Error log", show=False, id="app.error"),
         Binding("D", "toggle_dry_run", "Dry run", show=False, id="app.dry_run"),
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("ctrl+q", "quit", "Quit", show=False, id="app.quit2", priority=True),
@@ -305,6 +306,10 @@ class BottuiApp(App[int]):
         """Open the whole last error in a modal."""
         self.services.show_last_error()
 
+    def action_error_log(self) -> None:
+        """Open this session's error log (newest first)."""
+        self.services.show_error_log()
+
     def action_toggle_dry_run(self) -> None:
         """Dry run on/off: changes show their request and curl instead of sending."""
         self.services.toggle_dry_run()
@@ -367,6 +372,9 @@ class BottuiApp(App[int]):
             "Undo last change...",
             "Undo the last limiter or threshold change",
             lambda: self._palette("journal", "undo"),
+        )
+        yield SystemCommand(
+            "Error log", "This session's errors, newest first (e)", self.action_error_log
         )
         yield SystemCommand("Show last error", "The whole error object", self.action_error_details)
         yield SystemCommand(

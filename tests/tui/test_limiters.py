@@ -354,7 +354,7 @@ async def test_api_error_is_reported(flow_app: BottuiApp, sandbox: SandboxServer
         assert any("The service failed (500)" in (n.title or "") for n in toasts)
         assert not any(p.display for p in flow_app.screen.query(ReturnedProjectPanel))
         assert row_of(flow_app, "rl-api")[2] == "OFF"
-        await pilot.press("e")
+        await pilot.press("e", "enter")  # the error log, then its newest error
         await pilot.pause()
         status = flow_app.screen.query_one(".error-status", Static)
         assert "500" in plain(status)
