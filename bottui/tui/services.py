@@ -31,7 +31,7 @@ from textual.message import Message
 from bottui.api.errors import BottuiError
 from bottui.ops.session import Session, Settings
 from bottui.plaintext import clean
-from bottui.tui.error_log import Attempt, ErrorLog, attempt_of, token_hint
+from bottui.tui.error_log import Attempt, ErrorLog, attempt_of, tag, token_hint
 from bottui.tui.error_view import EXPECTED_ERRORS, error_dialog, error_toast
 from bottui.tui.messages import InventoryChanged, ProjectChosen
 from bottui.tui.services_team import TeamServices
@@ -403,6 +403,8 @@ class TuiServices(TeamServices):
 
             try:
                 plan = await make()
+                if not self.dry_run:  # a dry run sends nothing: it needs no token
+                    await self._check_tokens(plan)
                 # Before the dialog: who else changed this lately (never raises
                 # for the team store; it says when it could not check).
                 recent = await collisions.check(self.session, plan)
@@ -419,6 +421,25 @@ class TuiServices(TeamServices):
         node.run_worker(
             plan_it(), name="Planning", group="plan", exit_on_error=False, exclusive=False
         )
+
+    async def _check_tokens(self, plan: PlannedChange[Any]) -> None:
+        """Refuse before the confirmation when a token the plan needs is missing.
+
+        Asking to confirm a change that cannot be sent wastes the operator's
+        time in an incident: the CredentialsError names the token and its fix.
+        A read-only profile's refusal comes first (the confirmation says it).
+        """
+        if plan.confirmation.kind.value == "refused":
+            return
+        for request in plan.requests:
+            try:
+                if request.token_kind == "project":
+                    await self.session.project_token(plan.account, plan.project)
+                else:
+                    await self.session.access_token(plan.account)
+            except BaseException as exc:
+                tag(exc, Attempt.of_plan(plan, plan.title or "Change", "checking tokens"))
+                raise
 
     def toggle_dry_run(self) -> None:
         """Dry run on/off: changes show their request and curl instead of sending."""

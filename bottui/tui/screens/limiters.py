@@ -110,6 +110,8 @@ class LimitersScreen(BottuiScreen):
         self._rows_of: tuple[str, str] | None = None
         #: Each project's latest attempt (the panel) and failed limiters (row marks).
         self._attempts = LimiterAttempts()
+        #: (account, project, limiter id) -> the state a switch in flight asks for.
+        self._in_flight: dict[tuple[str, str, str], bool] = {}
 
     def compose_body(self) -> ComposeResult:
         yield Static(Content(self.SCREEN_TITLE), id="limiters-title", classes="screen-title")
@@ -278,10 +280,14 @@ class LimitersScreen(BottuiScreen):
             where = f"rate limiter {limiter_id} → {'ON' if new_state else 'OFF'}"
             attempt = Attempt.of_plan(plan, "Switch rate limiter", where)
 
+            key = (account, project, limiter_id)
+            self._in_flight[key] = new_state
+
             async def work() -> Applied[LimiterChange]:
                 try:
                     return await mutations.apply(session, plan, confirmed=True)
                 except BaseException as exc:
+                    self._in_flight.pop(key, None)
                     tag(exc, attempt)  # the error log and the token hint know what it was
                     at = (session.clock or system_clock)().strftime("%H:%M:%S")
                     failure = Failure.of(exc, attempt)
@@ -310,7 +316,16 @@ class LimitersScreen(BottuiScreen):
         project_name = self.services.project_name(account, project)
         project_label = join(" (", safe(project_name), ")") if project_name else Content("")
         known = plan.previous
-        if known is None or "isActive" not in known.value:
+        target = plan.target
+        flying = self._in_flight.get((account, project, getattr(target, "limiter_id", "")))
+        if flying is not None:
+            # The inventory learns the state only from the answer: until then it is stale.
+            now = Content.styled(
+                f"A switch to {'ON' if flying else 'OFF'} is in flight, not answered yet: "
+                "its answer decides the state now.",
+                "bold",
+            )
+        elif known is None or "isActive" not in known.value:
             now = Content("Its state now is not known.")
         else:
             now = join(
@@ -363,6 +378,7 @@ class LimitersScreen(BottuiScreen):
     @on(LimiterSet)
     async def _limiter_set(self, message: LimiterSet) -> None:
         key = (message.account, message.project)
+        self._in_flight.pop((*key, message.applied.value.limiter_id), None)
         await self._mounted_panel()
         self._attempts.answered(key, message.applied.value, message.known_before)
         self._show_latest(self.services.current)
