@@ -107,7 +107,8 @@ class BottuiApp(App[int]):
         # In a text field ? is typed, and a dialog stops the app's keys (Textual's
         # modal screens): F1, a priority key that types nothing, opens help anywhere.
         Binding("f1", "help", "Help", show=False, priority=True, id="app.help_f1"),
-        Binding("e", "error_details", "Error details", show=False, id="app.error"),
+        # The id stays "app.error" (it named "the last error" before): keymaps keep working.
+        Binding("e", "error_log", "Error log", show=False, id="app.error"),
         Binding("D", "toggle_dry_run", "Dry run", show=False, id="app.dry_run"),
         Binding("B", "bulk_run", "Bulk run", show=False, id="app.bulk_run"),
         Binding("q", "quit", "Quit", id="app.quit"),
@@ -367,6 +368,10 @@ class BottuiApp(App[int]):
     def action_error_details(self) -> None:
         """Open the whole last error in a modal."""
         self.services.show_last_error()
+
+    def action_error_log(self) -> None:
+        """Open this session's error log (newest first)."""
+        self.services.show_error_log()
 
     def action_toggle_dry_run(self) -> None:
         """Dry run on/off: changes show their request and curl instead of sending."""

@@ -31,6 +31,7 @@ from textual.message import Message
 from bottui.api.errors import BottuiError
 from bottui.ops.session import Session, Settings
 from bottui.plaintext import clean
+from bottui.tui.error_log import Attempt, ErrorLog, attempt_of, tag, token_hint
 from bottui.tui.error_view import EXPECTED_ERRORS, error_dialog, error_toast
 from bottui.tui.messages import InventoryChanged, ProjectChosen
 from bottui.tui.services_team import TeamServices
@@ -160,8 +161,10 @@ class TuiServices(TeamServices):
         self._broadcast = broadcast
         self._show_work = show_work
         self._work: list[str] = []
-        #: The last error reported (shown whole on ``e``).
+        #: The last error reported (shown whole from the error log).
         self.last_error: BaseException | None = None
+        #: This session's errors, newest first (``e`` lists them).
+        self.errors = ErrorLog()
         #: Names the inventory knows for projects (filled by :meth:`load_names`).
         self._names: dict[tuple[str, str], str] = {}
         #: The inventory's marker when the names were read (see ``load_names``).
@@ -278,13 +281,45 @@ class TuiServices(TeamServices):
 
     # -- errors and warnings ---------------------------------------------------------
 
-    def report(self, error: BaseException) -> None:
-        """The one place a failure becomes a toast; its details on ``e``."""
+    def report(
+        self, error: BaseException, *, attempt: Attempt | None = None, operation: str = ""
+    ) -> None:
+        """The one place a failure becomes a toast and an entry of the error log (``e``).
+
+        ``attempt`` says what was being done (else the one the error was
+        tagged with, :func:`~bottui.tui.error_log.tag`); ``operation`` names
+        it when nothing else does (a worker's label).
+        """
+        from bottui.store.utc import system_clock
+
         self.last_error = error
+        attempt = attempt or attempt_of(error)
+        self.errors.add(error, (self.session.clock or system_clock)(), attempt, operation)
         toast = error_toast(error)
-        self._host.notify(
-            toast.message, title=toast.title, severity="error", timeout=8, markup=False
-        )
+        fix = token_hint(error, attempt, short=True)  # the whole hint is in the log and panel
+        message = f"{toast.message}\n{fix}" if fix else toast.message
+        self._host.notify(message, title=toast.title, severity="error", timeout=8, markup=False)
+        self._refresh_open_log()
+
+    def _refresh_open_log(self) -> None:
+        # An error log open on screen lists the new error at once.
+        from textual.app import ScreenStackError
+
+        from bottui.tui.screens.error_log import ErrorLogScreen
+
+        try:
+            screen = self._host.screen
+        except ScreenStackError:
+            return
+        if isinstance(screen, ErrorLogScreen):
+            screen.refresh_rows()
+
+    def show_error_log(self) -> None:
+        """Open the error log (newest first); Enter there shows one error whole."""
+        from bottui.tui.screens.error_log import ErrorLogScreen
+
+        if not isinstance(self._host.screen, ErrorLogScreen):
+            self._host.push_screen(ErrorLogScreen(self.errors))
 
     def show_last_error(self) -> None:
         """Open the whole last error in a modal."""
@@ -385,6 +420,8 @@ class TuiServices(TeamServices):
 
             try:
                 plan = await make()
+                if not self.dry_run:  # a dry run sends nothing: it needs no token
+                    await self._check_tokens(plan)
                 # Before the dialog: who else changed this lately (never raises
                 # for the team store; it says when it could not check).
                 recent = await collisions.check(self.session, plan)
@@ -401,6 +438,25 @@ class TuiServices(TeamServices):
         node.run_worker(
             plan_it(), name="Planning", group="plan", exit_on_error=False, exclusive=False
         )
+
+    async def _check_tokens(self, plan: PlannedChange[Any]) -> None:
+        """Refuse before the confirmation when a token the plan needs is missing.
+
+        Asking to confirm a change that cannot be sent wastes the operator's
+        time in an incident: the CredentialsError names the token and its fix.
+        A read-only profile's refusal comes first (the confirmation says it).
+        """
+        if plan.confirmation.kind.value == "refused":
+            return
+        for request in plan.requests:
+            try:
+                if request.token_kind == "project":
+                    await self.session.project_token(plan.account, plan.project)
+                else:
+                    await self.session.access_token(plan.account)
+            except BaseException as exc:
+                tag(exc, Attempt.of_plan(plan, plan.title or "Change", "checking tokens"))
+                raise
 
     def toggle_dry_run(self) -> None:
         """Dry run on/off: changes show their request and curl instead of sending."""

@@ -47,7 +47,7 @@ async def test_a_multi_line_detail_is_toasted_as_lines(
         assert f":{REPLACEMENT}disk" not in note.message
 
         # The whole error (e) shows the same lines.
-        await pilot.press("e")
+        await pilot.press("e", "enter")  # the error log, then its newest error
         await pilot.pause()
         assert isinstance(app.screen, ErrorDialog)
         shown = plain(app.screen.query_one("#error-details", Static))

@@ -29,7 +29,7 @@ def test_snapshot_api_error_modal(
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await _fail_a_change(pilot)
-        await pilot.press("e")
+        await pilot.press("e", "enter")  # the error log, then its newest error
         await pilot.pause()
         assert isinstance(pilot.app.screen, ErrorDialog)
 
@@ -45,7 +45,7 @@ async def test_error_modal_holds_the_whole_error_object(
         await _fail_a_change(pilot)
         errors = [n for n in app._notifications if n.severity == "error"]
         assert errors and "press e for details" in errors[0].message
-        await pilot.press("e")
+        await pilot.press("e", "enter")  # the error log, then its newest error
         await pilot.pause()
         dialog = app.screen
         assert isinstance(dialog, ErrorDialog)

@@ -189,7 +189,9 @@ def test_snapshot_api_error_toast(snap_compare: Snap, make_snap_app: MakeApp) ->
         screen = await to_grants(pilot)
         await fill(pilot, visitor="vis_7Hq2kP9xLm")
         await submit_and_confirm(pilot)
-        assert not screen.query_one(RevocationResult).display
+        # The failure is the panel's latest attempt (#14), the token to fix named.
+        assert headline(app).startswith("FAILED: Not allowed")
+        assert screen.query_one(RevocationResult).display
         assert history(app)[0][4] == "failed: HTTP 403"
 
     assert snap_compare(app, terminal_size=SNAP_SIZE, run_before=run_before)
@@ -347,11 +349,11 @@ async def test_api_error_toast_and_details(grants_app: BottuiApp, sandbox: Sandb
         assert sandbox.stats.requests == 1
         toast = next(n for n in grants_app._notifications if n.severity == "error")
         assert "Not allowed" in toast.title and "press e for details" in toast.message
-        assert not screen.query_one(RevocationResult).display
+        assert headline(grants_app).startswith("FAILED: Not allowed")
         assert history(grants_app)[0][4] == "failed: HTTP 403"
         # The values stay, to retry once the token is fixed.
         assert screen.query_one(RevocationForm).values() == ("vis_7Hq2kP9xLm", None)
-        await pilot.press("e")
+        await pilot.press("e", "enter")  # the error log, then its newest error
         await pilot.pause()
         dialog = grants_app.screen
         assert isinstance(dialog, ErrorDialog)

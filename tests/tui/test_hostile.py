@@ -98,7 +98,7 @@ async def test_hostile_error_message_is_literal(make_snap_app: Callable[..., Bot
         toasts = "\n".join(screen_lines(app))
         assert clean(HOSTILE_ERROR_MESSAGE) in toasts
         await click_hostile_text(pilot, app, "[@click=app.quit]")
-        await pilot.press("e")
+        await pilot.press("e", "enter")  # the error log, then its newest error
         await pilot.pause()
         modal = "\n".join(screen_lines(app))
         assert clean(HOSTILE_ERROR_MESSAGE) in modal

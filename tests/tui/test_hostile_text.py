@@ -52,10 +52,10 @@ async def test_an_echoed_token_never_reaches_a_screen(
         await app.workers.wait_for_complete()
         await pilot.pause(1.0)  # the toast slides in
         seen.append(_screen(app))
-        await pilot.press("e")  # the error modal
+        await pilot.press("e", "enter")  # the error log, then the error modal
         await pilot.pause()
         seen.append(_screen(app))
-        await pilot.press("escape")
+        await pilot.press("escape", "escape")
         await _show(pilot, "5")
         await pilot.press("enter")  # the entry's details, with the error object
         await pilot.pause()

@@ -361,12 +361,57 @@ async def test_api_error_is_reported(flow_app: BottuiApp, sandbox: SandboxServer
         await settle(pilot)
         toasts = list(flow_app._notifications)
         assert any("The service failed (500)" in (n.title or "") for n in toasts)
-        assert not any(p.display for p in flow_app.screen.query(ReturnedProjectPanel))
+        # The panel is the latest attempt: the failure, not nothing (#14).
+        panel = flow_app.screen.query_one(ReturnedProjectPanel)
+        assert panel.display and "Last attempt" in str(panel.border_title)
+        headline = plain(panel.query_one("#returned-project-headline", Static))
+        assert headline.startswith("FAILED: The service failed (500)")
+        assert "rate limiter rl-api → ON" in plain(
+            panel.query_one("#returned-project-body", Static)
+        )
         assert row_of(flow_app, "rl-api")[2] == "OFF"
-        await pilot.press("e")
+        assert row_of(flow_app, "rl-api")[4].startswith("last try FAILED (e)")
+        await pilot.press("e", "enter")  # the error log, then its newest error
         await pilot.pause()
         status = flow_app.screen.query_one(".error-status", Static)
         assert "500" in plain(status)
+
+
+async def test_success_after_failure_clears_the_mark_and_the_panel_follows_the_project(
+    flow_app: BottuiApp, sandbox: SandboxServer
+) -> None:
+    sandbox.faults.configure(fail_next=1, error_status=500)
+    async with flow_app.run_test(size=SNAP_SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("space", "tab", "enter")  # fails
+        await settle(pilot)
+        assert row_of(flow_app, "rl-api")[4].startswith("last try FAILED")
+        await pilot.press("space", "tab", "enter")  # the same switch again: answered
+        await settle(pilot)
+        panel = flow_app.screen.query_one(ReturnedProjectPanel)
+        assert str(panel.border_title) == "Returned project"
+        assert not panel.query_one("#returned-project-headline").display
+        assert not row_of(flow_app, "rl-api")[4].startswith("last try")
+        flow_app.services.choose_project(DEMO_ACCOUNT, "shop-staging")
+        await settle(pilot)
+        assert not panel.display  # another project: nothing of its own yet
+        flow_app.services.choose_project(DEMO_ACCOUNT, "shop-prod")
+        await settle(pilot)
+        assert panel.display  # its latest attempt again
+
+
+def test_snapshot_failed_switch(snap_compare: Snap, make_snap_app: MakeApp) -> None:
+    app = make_snap_app()
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        app.backend.faults.configure(fail_next=1, error_status=500)  # type: ignore[attr-defined]
+        await pilot.press("space", "tab", "enter")
+        await settle(pilot)
+        app.clear_notifications()
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SNAP_SIZE, run_before=run_before)
 
 
 async def test_no_project_keys_only_explain(flow_app: BottuiApp, sandbox: SandboxServer) -> None:

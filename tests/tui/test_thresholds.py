@@ -343,6 +343,12 @@ async def test_keys_only_edit_sends_the_typed_value_verbatim(
         assert dimension is not None and dimension.block_threshold_raw == "0.123456789"
         # The ops layer taught the inventory; the table shows it.
         assert rows(flow_app)["bot-score"][2:4] == ["0.123456789", "0.52"]
+        panel = flow_app.screen.query_one("#thresholds-result")
+        assert plain(panel.query_one(".attempt-headline", Static)) == "Set: dimension bot-score"
+        # Another project: its own latest attempt (none).
+        flow_app.services.choose_project(DEMO_ACCOUNT, "shop-staging")
+        await settle(pilot)
+        assert not panel.display
 
 
 async def test_cancel_in_the_confirmation_keeps_the_edit_and_sends_nothing(
@@ -403,6 +409,14 @@ async def test_service_error_is_reported_and_the_inventory_unchanged(
         assert sandbox.stats.requests == 1
         assert sandbox.state.recorder.log[-1].status not in (200, 204)
         assert flow_app.services.last_error is not None
+        # The result panel is this latest attempt: failed, with what and why (#14).
+        panel = flow_app.screen.query_one("#thresholds-result")
+        assert panel.display
+        assert plain(panel.query_one(".attempt-headline", Static)).startswith("FAILED: Not found")
+        assert "dimension ghost" in plain(panel.query_one(".attempt-body", Static))
+        logged = flow_app.services.errors.latest
+        assert logged is not None and logged.operation == "Set thresholds"
+        assert logged.target.startswith("acme / shop-prod · dimension ghost")
         inventory = inventory_of(flow_app.session)
         assert inventory is not None
         ghost = inventory.dimension(DEMO_ACCOUNT, "shop-prod", "ghost")

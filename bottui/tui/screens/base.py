@@ -150,7 +150,8 @@ class BottuiScreen(Screen[None]):
         """The one place a failed worker turns into a toast or a modal."""
         if event.state is WorkerState.ERROR and event.worker.error is not None:
             self.services.flush_warnings()
-            self.services.report(event.worker.error)
+            # The worker's label names the operation when its error carries none.
+            self.services.report(event.worker.error, operation=event.worker.name)
 
     @on(ProjectChosen)
     @on(InventoryChanged)

@@ -249,13 +249,25 @@ class _InfoDialog(_Dialog):
 
 
 class ErrorDialog(_InfoDialog):
-    """The whole error: title, details, and the service's error object."""
+    """The whole error: title, details, and the service's error object.
 
-    def __init__(self, title: str, details: str, error_object: dict[str, Any] | None):
+    ``where`` (from the error log) says what was being done: the token hint,
+    when, the operation, its target and URL.
+    """
+
+    def __init__(
+        self,
+        title: str,
+        details: str,
+        error_object: dict[str, Any] | None,
+        *,
+        where: str = "",
+    ):
         super().__init__()
         self._title = title
         self._details = details
         self._object = error_object
+        self._where = where
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -263,6 +275,8 @@ class ErrorDialog(_InfoDialog):
             with VerticalScroll():
                 if self._details:
                     yield Static(safe(self._details, keep_newlines=True), id="error-details")
+                if self._where:
+                    yield Static(safe(self._where, keep_newlines=True), id="error-where")
                 if self._object:
                     for key in ("status", "message", "code", "type", "context"):
                         value = self._object.get(key)

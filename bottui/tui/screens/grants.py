@@ -41,6 +41,7 @@ from bottui.ops import plan as planning
 from bottui.ops.mutations import Applied
 from bottui.ops.plan import PlannedChange, RevocationTarget
 from bottui.store.utc import system_clock
+from bottui.tui.error_log import Attempt, Failure, tag
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.bulk_confirm import BulkOrder
 from bottui.tui.screens.bulk_dialog import BulkDialog
@@ -136,6 +137,7 @@ class GrantsScreen(BottuiScreen):
         self.query_one("#grants-title", Static).update(title)
         self.query_one("#grants-empty").display = current is None
         self.query_one("#grants-forms").display = current is not None
+        self._show_result()  # another project: its own latest attempt, or none
 
     # -- actions --------------------------------------------------------------------
 
@@ -183,11 +185,17 @@ class GrantsScreen(BottuiScreen):
         )
 
         def send(plan: PlannedChange[Revocation]) -> None:
+            attempt = Attempt.of_plan(plan, "Revoke grant", subject_line(visitor, user).plain)
+
             async def work() -> Applied[Revocation]:
                 try:
                     return await mutations.apply(session, plan, confirmed=True)
                 except BaseException as exc:
-                    self.post_message(RevocationFailed(replace(started, error=failure_words(exc))))
+                    tag(exc, attempt)  # the error log and the token hint know what it was
+                    failed = replace(
+                        started, error=failure_words(exc), failure=Failure.of(exc, attempt)
+                    )
+                    self.post_message(RevocationFailed(failed))
                     raise
 
             def answered(applied: Applied[Revocation]) -> RevocationAnswered:
@@ -225,11 +233,19 @@ class GrantsScreen(BottuiScreen):
             ".\nThe identity faces the challenge again.",
         )
 
+    def _show_result(self) -> None:
+        """The panel shows the current project's latest attempt, or nothing."""
+        current = self.services.current
+        latest = next(
+            (r for r in reversed(self.records) if (r.account, r.project) == current), None
+        )
+        self.query_one(RevocationResult).show(latest)
+
     @on(RevocationAnswered)
     def _answered(self, message: RevocationAnswered) -> None:
         self.records.append(message.record)
         self.query_one(RevocationHistory).show(self.records)
-        self.query_one(RevocationResult).show(message.record)
+        self._show_result()
         # Cleared, so a stale id never rides along with the next revocation;
         # focus stays out of the fields (i goes back), so the key bar shows the keys.
         self.query_one(RevocationForm).clear()
@@ -239,6 +255,7 @@ class GrantsScreen(BottuiScreen):
         # The form keeps its values: fix the token or retry as is.
         self.records.append(message.record)
         self.query_one(RevocationHistory).show(self.records)
+        self._show_result()  # a failure replaces an earlier "Withdrawn"
 
     # -- bulk revocation --------------------------------------------------------------
 

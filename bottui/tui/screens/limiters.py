@@ -24,8 +24,11 @@ from textual.widgets import Static
 from bottui.ops.inventory_reads import first_limiters, inventory_version, read_all_limiters
 from bottui.plaintext import clean
 from bottui.store.paging import Cursor, Page
+from bottui.store.utc import system_clock
+from bottui.tui.error_log import Attempt, Failure, tag
 from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.screens.base import BottuiScreen
+from bottui.tui.screens.limiter_attempts import LimiterAttempts, LimiterFailed
 from bottui.tui.services import ChangePrompt
 from bottui.tui.team_source import taught_words
 from bottui.tui.widgets.limiter_table import (
@@ -109,6 +112,10 @@ class LimitersScreen(BottuiScreen):
         self._shown: tuple[tuple[str, str], Hashable] | None = None
         #: The project whose rows the table holds (read again whole, not a page first).
         self._rows_of: tuple[str, str] | None = None
+        #: Each project's latest attempt (the panel) and failed limiters (row marks).
+        self._attempts = LimiterAttempts()
+        #: (account, project, limiter id) -> the state a switch in flight asks for.
+        self._in_flight: dict[tuple[str, str, str], bool] = {}
 
     def compose_body(self) -> ComposeResult:
         yield Static(Content(self.SCREEN_TITLE), id="limiters-title", classes="screen-title")
@@ -126,9 +133,8 @@ class LimitersScreen(BottuiScreen):
         legend = self.query_one("#limiters-legend", Static)
         current = self.services.current
         self._show_title(current)
-        panel = self._panel()
-        if panel is not None and current != self._panel_for:
-            panel.hide()
+        if current != self._panel_for:
+            self._show_latest(current)
         if current is None:
             empty.update(Content(NO_PROJECT))
             empty.display = True
@@ -162,7 +168,7 @@ class LimitersScreen(BottuiScreen):
             self.load_after_refresh(rest, show_all, group="limiters", after=table.call_after_drawn)
 
         def show(entries: list[LimiterEntry]) -> None:
-            table.show([_how_known(entry) for entry in entries])
+            table.show([self._attempts.marked(current, _how_known(entry)) for entry in entries])
             self._rows_of = current
             if entries:
                 empty.display = False
@@ -275,8 +281,27 @@ class LimitersScreen(BottuiScreen):
         limiter_id = entry.id
 
         def send(plan: PlannedChange[Any]) -> None:
+            where = f"rate limiter {limiter_id} → {'ON' if new_state else 'OFF'}"
+            attempt = Attempt.of_plan(plan, "Switch rate limiter", where)
+
+            key = (account, project, limiter_id)
+            self._in_flight[key] = new_state
+
+            async def work() -> Applied[LimiterChange]:
+                try:
+                    return await mutations.apply(session, plan, confirmed=True)
+                except BaseException as exc:
+                    self._in_flight.pop(key, None)
+                    tag(exc, attempt)  # the error log and the token hint know what it was
+                    at = (session.clock or system_clock)().strftime("%H:%M:%S")
+                    failure = Failure.of(exc, attempt)
+                    self.post_message(
+                        LimiterFailed(account, project, limiter_id, failure, where, at)
+                    )
+                    raise
+
             self.call(
-                lambda: mutations.apply(session, plan, confirmed=True),
+                work,
                 label="Switching rate limiter",
                 done=lambda applied: LimiterSet(account, project, applied, known_before),
             )
@@ -295,7 +320,16 @@ class LimitersScreen(BottuiScreen):
         project_name = self.services.project_name(account, project)
         project_label = join(" (", safe(project_name), ")") if project_name else Content("")
         known = plan.previous
-        if known is None or "isActive" not in known.value:
+        target = plan.target
+        flying = self._in_flight.get((account, project, getattr(target, "limiter_id", "")))
+        if flying is not None:
+            # The inventory learns the state only from the answer: until then it is stale.
+            now = Content.styled(
+                f"A switch to {'ON' if flying else 'OFF'} is in flight, not answered yet: "
+                "its answer decides the state now.",
+                "bold",
+            )
+        elif known is None or "isActive" not in known.value:
             now = Content("Its state now is not known.")
         else:
             now = join(
@@ -324,32 +358,53 @@ class LimitersScreen(BottuiScreen):
         )
 
     def _panel(self) -> ReturnedProjectPanel | None:
-        """The returned project panel, once the first answer mounted it."""
-        if self._panel_for is None:
-            return None
-        from bottui.tui.widgets import returned_project
+        """The result panel, once the first attempt's end mounted it."""
+        found = self.query("#returned-project")
+        return found.first() if found else None  # type: ignore[return-value]
 
-        return self.query_one(returned_project.ReturnedProjectPanel)
-
-    @on(LimiterSet)
-    async def _limiter_set(self, message: LimiterSet) -> None:
-        change = message.applied.value
+    async def _mounted_panel(self) -> ReturnedProjectPanel:
+        """The panel, mounted with the first attempt's end."""
         panel = self._panel()
         if panel is None:
             from bottui.tui.widgets import returned_project
 
             panel = returned_project.ReturnedProjectPanel(id="returned-project", classes="panel")
             await self.mount(panel, after=self.query_one("#limiters-legend"))
-        self._panel_for = (message.account, message.project)
-        panel.show(change, message.known_before)
+        return panel
+
+    def _show_latest(self, current: tuple[str, str] | None) -> None:
+        """The panel shows ``current``'s latest attempt, or nothing."""
+        panel = self._panel()
+        self._panel_for = current
+        if panel is not None:
+            self._attempts.show(panel, current)
+
+    @on(LimiterSet)
+    async def _limiter_set(self, message: LimiterSet) -> None:
+        key = (message.account, message.project)
+        self._in_flight.pop((*key, message.applied.value.limiter_id), None)
+        await self._mounted_panel()
+        self._attempts.answered(key, message.applied.value, message.known_before)
+        self._show_latest(self.services.current)
         # The ops layer taught the inventory: every screen reads it again.
         # No toast: the panel's first line says what happened.
         self.services.inventory_changed()
 
+    @on(LimiterFailed)
+    async def _limiter_failed(self, message: LimiterFailed) -> None:
+        await self._mounted_panel()
+        self._attempts.failed(message)
+        self._show_latest(self.services.current)
+        self._shown = None  # the same inventory, shown again with the mark
+        self.refresh_data()
+
     def action_hide_panel(self) -> None:
-        """Hide the returned project panel."""
+        """Hide the panel (until the next attempt)."""
         panel = self._panel()
         if panel is not None:
+            current = self.services.current
+            if current is not None:
+                self._attempts.forget(current)
             panel.hide()
 
     # -- the inventory ---------------------------------------------------------------

@@ -45,7 +45,7 @@ from bottui.tui.screens.first_run import (
 )
 from bottui.tui.screens.project_dialogs import ProjectDraft, ProjectForm
 from bottui.tui.screens.project_reads import ProjectsRead, read_projects, read_rest
-from bottui.tui.screens.token_dialog import ask_token
+from bottui.tui.screens.token_dialog import ask_token, tell_checked
 from bottui.tui.widgets.keyring_notice import KeyringNotice
 from bottui.tui.widgets.project_table import (
     CHECKING,
@@ -487,9 +487,9 @@ class ProjectsScreen(BottuiScreen):
         ask_token(self, slot, known, changed)
 
     def action_recheck(self) -> None:
-        """Read every token state again (after unlocking the keyring, say)."""
+        """Read every token state again (after unlocking the keyring, say); say what it found."""
         self._check_tokens(again=True)
-        self._after_states()
+        tell_checked(self, redraw=self._after_states)  # "checking…" now, the findings after
 
     def action_demo(self) -> None:
         """Leave and start ``bottui demo`` (first run only)."""

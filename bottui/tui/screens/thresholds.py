@@ -12,6 +12,7 @@ and direction (the spec fixes neither), saved in the profile by
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -36,14 +37,17 @@ from bottui.ops.threshold_rules import in_range, never_reached
 from bottui.plaintext import clean
 from bottui.store.config import ProjectSettings
 from bottui.store.inventory_records import DimensionEntry
+from bottui.store.utc import system_clock
+from bottui.tui.error_log import Attempt, Failure, tag
 from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.dialogs import ConfirmDialog
 from bottui.tui.screens.thresholds_dialogs import AddDimensionDialog, ThresholdSettingsDialog
 from bottui.tui.screens.thresholds_editor import UNKNOWN, ThresholdEditor, direction_words
 from bottui.tui.team_source import taught_words
+from bottui.tui.widgets.attempt_panel import AttemptPanel
 from bottui.tui.widgets.entry_table import EntryTable
-from bottui.tui.widgets.safe import join, safe_id, safe_id_text, safe_text
+from bottui.tui.widgets.safe import join, safe, safe_id, safe_id_text, safe_text
 
 _COLUMNS = (
     ("dimension", "Dimension"),
@@ -57,12 +61,24 @@ _COLUMNS = (
 
 
 @dataclass
+class ThresholdsFailed(Message):
+    """A threshold update failed, or its outcome is unknown (the error log has it whole)."""
+
+    project: tuple[str, str]
+    where: str
+    failure: Failure
+    at: str
+
+
+@dataclass
 class ThresholdsSet(Message):
     """The service accepted a threshold update (the inventory learned it)."""
 
     dimension_id: str
     thresholds: DimensionThresholds
     applied: Applied[Any]
+    #: (account, project) of the change.
+    project: tuple[str, str] | None = None
 
 
 def check_words(entry: DimensionEntry, settings: ProjectSettings) -> str:
@@ -132,12 +148,15 @@ class ThresholdsScreen(BottuiScreen):
         super().__init__()
         #: Thresholds confirmed but not accepted (a failure), by (account, project, id).
         self._unsent: dict[tuple[str, str, str], DimensionThresholds] = {}
+        #: Each project's latest attempt, shown in the result panel while it is current.
+        self._latest: dict[tuple[str, str], Callable[[AttemptPanel], None]] = {}
 
     def compose_body(self) -> ComposeResult:
         yield Static(Content("Thresholds"), classes="screen-title", id="thresholds-title")
         yield Static("", classes="hint", id="thresholds-hint")
         yield Static("", id="thresholds-empty")
         yield DimensionTable(id="dimensions")
+        yield AttemptPanel(id="thresholds-result", classes="panel")
 
     # -- what is shown -----------------------------------------------------------------
 
@@ -156,6 +175,7 @@ class ThresholdsScreen(BottuiScreen):
         hint = self.query_one("#thresholds-hint", Static)
         title = self.query_one("#thresholds-title", Static)
         current = self.services.current
+        self._show_latest()
 
         def show(entries: list[DimensionEntry], message: Content | None) -> None:
             self.services.flush_warnings()
@@ -251,13 +271,22 @@ class ThresholdsScreen(BottuiScreen):
         assert isinstance(target, ThresholdsTarget)
         dimension_id, thresholds = target.dimension_id, target.thresholds
         key = (plan.account, plan.project, dimension_id)
+        where = (
+            f"dimension {dimension_id}: name {thresholds.name!r}, block {thresholds.block}, "
+            f"challenge {thresholds.challenge}"
+        )
+        attempt = Attempt.of_plan(plan, "Set thresholds", where)
 
         async def work() -> Applied[Any]:
             try:
                 applied = await mutations.apply(session, plan, confirmed=True)
-            except BaseException:
+            except BaseException as exc:
                 # Not lost: the editor opens with these values next time.
                 self._unsent[key] = thresholds
+                tag(exc, attempt)  # the error log and the token hint know what it was
+                at = (session.clock or system_clock)().strftime("%H:%M:%S")
+                project = (plan.account, plan.project)
+                self.post_message(ThresholdsFailed(project, where, Failure.of(exc, attempt), at))
                 raise
             self._unsent.pop(key, None)
             return applied
@@ -265,13 +294,40 @@ class ThresholdsScreen(BottuiScreen):
         self.call(
             work,
             label=f"setting thresholds of {dimension_id}",
-            done=lambda applied: ThresholdsSet(dimension_id, thresholds, applied),
+            done=lambda applied: ThresholdsSet(
+                dimension_id, thresholds, applied, (plan.account, plan.project)
+            ),
         )
+
+    def _show_latest(self) -> None:
+        """The panel shows the current project's latest attempt, or nothing."""
+        panel = self.query_one(AttemptPanel)
+        current = self.services.current
+        show = self._latest.get(current) if current is not None else None
+        if show is None:
+            panel.hide()
+        else:
+            show(panel)
+
+    @on(ThresholdsFailed)
+    def _thresholds_failed(self, message: ThresholdsFailed) -> None:
+        failure, where, at = message.failure, safe(message.where), message.at
+        self._latest[message.project] = lambda panel: panel.show_failure(failure, where, at)
+        self._show_latest()
 
     @on(ThresholdsSet)
     def _thresholds_set(self, message: ThresholdsSet) -> None:
         new = message.thresholds
         journal = message.applied.journal_id
+        at = (self.services.session.clock or system_clock)().strftime("%H:%M:%S")
+        lines = [
+            safe(f"name {new.name!r}, block {new.block}, challenge {new.challenge}"),
+            Content(f"journal #{journal}" if journal is not None else "NOT journaled"),
+        ]
+        headline = join("Set: dimension ", safe_id(message.dimension_id))
+        if message.project is not None:
+            self._latest[message.project] = lambda panel: panel.show_success(headline, lines, at)
+        self._show_latest()
         self.notify(
             clean(
                 f"{message.dimension_id}: name {new.name!r}, block {new.block}, "

@@ -10,7 +10,7 @@ absent, locked or silent, the dialog says so and shows the remedies
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -80,6 +80,11 @@ def token_problem(value: str) -> str | None:
     return None
 
 
+#: Rows the token dialog needs besides the keyring problem's box (title, words,
+#: field, buttons, frame).
+PROBLEM_ROWS_LEFT = 16
+
+
 class TokenDialog(_Dialog):
     """Store, replace or delete the token of one slot.
 
@@ -125,6 +130,18 @@ class TokenDialog(_Dialog):
                 yield Button("Delete stored", id="token-delete", variant="error")
                 yield Button("Store in keyring", id="token-store", variant="primary")
 
+    def on_resize(self) -> None:
+        # The remedies get the rows the rest of the dialog leaves (its box is
+        # at most 90% of the screen): all of them at 100x30, and they scroll
+        # at 80x24 with the buttons still in view.
+        box = self.query_one("#token-problem", VerticalScroll)
+        box.styles.max_height = max(5, int(self.size.height * 0.9) - PROBLEM_ROWS_LEFT)
+        self.call_after_refresh(self._say_more)
+
+    def _say_more(self) -> None:
+        box = self.query_one("#token-problem", VerticalScroll)
+        box.border_subtitle = "more below: Tab here, then ↓" if box.max_scroll_y > 0 else ""
+
     def on_mount(self) -> None:
         self._show_problem(self._reading if isinstance(self._reading, KeyringUnavailable) else None)
         self._update_buttons()
@@ -149,6 +166,7 @@ class TokenDialog(_Dialog):
             return
         text = error_line(lead, error, sep=".\n", keep_newlines=True)
         self.query_one("#token-problem-text", Static).update(text)
+        self.call_after_refresh(self._say_more)
 
     @on(Input.Changed, "#token-value")
     def _changed(self, event: Input.Changed) -> None:
@@ -281,3 +299,52 @@ def ask_token(
 
 
 __all__ = ["DeleteToken", "SaveToken", "TokenDialog", "ask_token", "slot_title", "state_words"]
+
+
+def checked_words(readings: dict[Slot, Reading]) -> tuple[str, bool]:
+    """What ``k`` found, in one sentence, and whether the keyring failed for any slot."""
+    counts: dict[str, int] = {}
+    failed = 0
+    for reading in readings.values():
+        if isinstance(reading, KeyringUnavailable):
+            failed += 1
+        else:
+            counts[reading.value] = counts.get(reading.value, 0) + 1
+    parts = [
+        f"{counts[state.value]} {state.value}" for state in TokenState if state.value in counts
+    ]
+    if failed:
+        parts.append(f"{failed} unreadable: keyring unavailable (see the notice)")
+    n = len(readings)
+    head = f"Checked {n} token{'s' if n != 1 else ''} again"
+    return (f"{head}: {', '.join(parts)}." if parts else f"{head}."), bool(failed)
+
+
+def tell_checked(screen: Screen[Any], *, redraw: Callable[[], None]) -> None:
+    """After ``k`` started the check: ``redraw`` ("checking…"), and say what it found.
+
+    Reading the keyring may take a while (a locked keyring, a prompt): the
+    words come when the screen's token worker (group ``tokens``) ends.
+    """
+    redraw()
+    running = [w for w in screen.app.workers if w.node is screen and w.group == "tokens"]
+    if not running or running[-1].is_finished:
+        screen.notify("No token to check: the inventory lists no project.", markup=False)
+        return
+    worker = running[-1]
+    screen.notify("Checking every token again…", markup=False, timeout=3)
+
+    async def wait() -> None:
+        try:
+            readings = await worker.wait()
+        except Exception:  # its own failure is reported by the screen
+            return
+        words, failed = checked_words(readings)
+        screen.notify(
+            words,
+            title="Tokens checked",
+            severity="warning" if failed else "information",
+            markup=False,
+        )
+
+    screen.run_worker(wait(), name="tokens checked", group="tokens-told", exit_on_error=False)

@@ -17,6 +17,9 @@ from textual.content import Content
 from textual.widgets import Static
 
 from bottui.api.models import SECRET_MASK, LimiterChange, LimiterStateSource, Project
+from bottui.tui.error_log import Failure
+from bottui.tui.widgets.attempt_failure import FAILED_CLASS, UNKNOWN_CLASS, failure_headline
+from bottui.tui.widgets.attempt_failure import failure_lines as failure_body
 from bottui.tui.widgets.limiter_table import state_word
 from bottui.tui.widgets.safe import join, safe, safe_id
 
@@ -96,9 +99,14 @@ def project_lines(change: LimiterChange, known_before: Collection[str]) -> list[
 
 
 class ReturnedProjectPanel(VerticalScroll):
-    """The last project returned by a rate limiter change (hidden until there is one)."""
+    """The current project's latest rate limiter change: the project returned, or the failure.
+
+    Hidden until there is one. A failed or unknown attempt replaces an
+    earlier answer, so the panel never shows a change that was not the last.
+    """
 
     def compose(self) -> ComposeResult:
+        yield Static(id="returned-project-headline")
         yield Static(id="returned-project-body")
 
     def on_mount(self) -> None:
@@ -108,7 +116,25 @@ class ReturnedProjectPanel(VerticalScroll):
 
     def show(self, change: LimiterChange, known_before: Collection[str]) -> None:
         """Show ``change``'s project; ``known_before`` are the ids the table had."""
+        self.border_title = "Returned project"
+        headline = self.query_one("#returned-project-headline", Static)
+        headline.update("")
+        headline.display = False
         body = Content("\n").join(project_lines(change, known_before))
+        self.query_one("#returned-project-body", Static).update(body)
+        self.display = True
+        self.scroll_home(animate=False)
+
+    def show_failure(self, failure: Failure, where: Content, at: str) -> None:
+        """Show a failed or unknown attempt on ``where`` (made at ``at``, UTC)."""
+        self.border_title = f"Last attempt · {at} UTC"
+        text, css = failure_headline(failure)
+        headline = self.query_one("#returned-project-headline", Static)
+        headline.update(text)
+        headline.set_class(css == FAILED_CLASS, FAILED_CLASS)
+        headline.set_class(css == UNKNOWN_CLASS, UNKNOWN_CLASS)
+        headline.display = True
+        body = Content("\n").join([where, *failure_body(failure)])
         self.query_one("#returned-project-body", Static).update(body)
         self.display = True
         self.scroll_home(animate=False)

@@ -18,6 +18,12 @@ from textual.content import Content
 from textual.widgets import Static
 
 from bottui.api.models import Revocation, RevocationOutcome
+from bottui.tui.error_log import Failure
+from bottui.tui.widgets.attempt_failure import (
+    FAILED_CLASS,
+    failure_headline,
+    failure_lines,
+)
 from bottui.tui.widgets.safe import join, safe, safe_id
 
 #: Outcome -> (headline, explanation, CSS class).
@@ -51,7 +57,7 @@ SHORT: Final[dict[RevocationOutcome, str]] = {
     RevocationOutcome.UNKNOWN: "unknown",
     RevocationOutcome.UNKNOWN_RETRIED: "unknown (retried)",
 }
-RESULT_CLASSES: Final = frozenset(css for _, _, css in OUTCOMES.values())
+RESULT_CLASSES: Final = frozenset({FAILED_CLASS, *(css for _, _, css in OUTCOMES.values())})
 
 
 #: The history's words for a request that may have arrived unanswered.
@@ -62,7 +68,8 @@ UNKNOWN_FAILURE: Final = "unknown: may have been applied"
 class RevocationRecord:
     """One revocation of this session: what was asked and what came back.
 
-    ``revocation`` is None when the call failed; ``error`` then says how.
+    ``revocation`` is None when the call failed; ``error`` then says how
+    (a few words for the history) and ``failure`` says it whole (the panel).
     """
 
     at: datetime
@@ -73,6 +80,7 @@ class RevocationRecord:
     revocation: Revocation | None = None
     error: str | None = None
     journal_id: int | None = None
+    failure: Failure | None = None
 
     @property
     def outcome_words(self) -> str:
@@ -110,16 +118,7 @@ def result_lines(record: RevocationRecord) -> list[Content]:
     assert revocation is not None
     explanation = OUTCOMES[revocation.outcome][1]
     bold = "bold"
-    lines = [
-        Content(explanation),
-        join(
-            subject_line(record.visitor_id, record.user_account_id),
-            " · project ",
-            safe_id(record.account),
-            " / ",
-            safe_id(record.project),
-        ),
-    ]
+    lines = [Content(explanation), where_line(record)]
     fields: list[Content] = []
     if revocation.report_id is not None:
         fields.append(join(Content.styled("reportId: ", bold), safe(revocation.report_id)))
@@ -139,8 +138,23 @@ def result_lines(record: RevocationRecord) -> list[Content]:
     return lines
 
 
+def where_line(record: RevocationRecord) -> Content:
+    """``visitor id X · project A / P``: what the attempt was about."""
+    return join(
+        subject_line(record.visitor_id, record.user_account_id),
+        " · project ",
+        safe_id(record.account),
+        " / ",
+        safe_id(record.project),
+    )
+
+
 class RevocationResult(Vertical):
-    """The last revocation's outcome (hidden until there is one)."""
+    """The current project's latest revocation attempt (hidden until there is one).
+
+    Answered or not: a failure replaces an earlier success, so the panel
+    never says "Withdrawn" about an attempt that was not the last.
+    """
 
     def compose(self) -> ComposeResult:
         yield Static(id="result-headline")
@@ -150,14 +164,24 @@ class RevocationResult(Vertical):
         self.border_title = "Result"
         self.display = False
 
-    def show(self, record: RevocationRecord) -> None:
-        """Show an answered revocation, styled by its outcome."""
-        assert record.revocation is not None
-        text, _, css = OUTCOMES[record.revocation.outcome]
+    def show(self, record: RevocationRecord | None) -> None:
+        """Show a revocation attempt, styled by its outcome (None: hide the panel)."""
+        if record is None:
+            self.display = False
+            return
         headline = self.query_one("#result-headline", Static)
-        headline.update(Content(text))
+        if record.revocation is None:
+            failure = record.failure or Failure(record.error or "error", "", False, "")
+            text, css = failure_headline(failure)
+            lines = [where_line(record), *failure_lines(failure)]
+            self.border_title = f"Result · attempt at {record.at.strftime('%H:%M:%S')} UTC"
+        else:
+            words, _, css = OUTCOMES[record.revocation.outcome]
+            text, lines = Content(words), result_lines(record)
+            self.border_title = "Result"
+        headline.update(text)
         for name in RESULT_CLASSES:
             headline.set_class(name == css, name)
-        self.query_one("#result-body", Static).update(Content("\n").join(result_lines(record)))
+        self.query_one("#result-body", Static).update(Content("\n").join(lines))
         self.border_subtitle = notes(record)
         self.display = True

@@ -1,0 +1,209 @@
+"""This session's errors, kept so they stay findable after the toast is gone.
+
+Every failure the one renderer reports (:meth:`TuiServices.report`) is
+logged here: when, what was being done (the operation and its target, the
+URL), the HTTP status and the message, and the service's whole error object.
+In memory only, for the session; newest first; bounded (:data:`LIMIT`), so a
+long incident never grows it without end.
+
+A change's worker tags its error with the :class:`Attempt` it was making
+(:func:`tag`), so the log and the token hint know the operation, the target
+and which token the request carried even though the error reaches the
+renderer through Textual's worker machinery.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Final
+
+from bottui.api.errors import ApiError, BottuiError, CredentialsError
+from bottui.plaintext import clean
+from bottui.tui.error_view import describe_error, error_object
+
+if TYPE_CHECKING:
+    from bottui.api.requests import TokenKind
+    from bottui.ops.plan import PlannedChange
+
+#: How many errors the log keeps (the oldest go first).
+LIMIT: Final = 500
+
+#: The project and personal tokens, as the Projects screen names them, and its key.
+TOKEN_WORDS: Final[dict[str, tuple[str, str, str]]] = {
+    "project": ("project API token", "t", "BOTTUI_API_KEY"),
+    "personal": ("personal access token", "p", "BOTTUI_ACCESS_TOKEN"),
+}
+
+_ATTR: Final = "_bottui_attempt"
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """What a call was doing when it failed: for the log, the panels and the token hint."""
+
+    operation: str
+    account: str = ""
+    project: str = ""
+    #: What it acted on, in words ("visitor id X", "rate limiter rl_1").
+    target: str = ""
+    url: str = ""
+    token_kind: TokenKind | None = None
+
+    @classmethod
+    def of_plan(cls, plan: PlannedChange[Any], operation: str, target: str) -> Attempt:
+        """The attempt of sending ``plan`` (its first request's URL and token)."""
+        request = plan.requests[0] if plan.requests else None
+        return cls(
+            operation=operation,
+            account=plan.account,
+            project=plan.project,
+            target=target,
+            url=request.url if request is not None else "",
+            token_kind=request.token_kind if request is not None else None,
+        )
+
+    @property
+    def where(self) -> str:
+        """``account / project · target`` (the parts known)."""
+        parts = [f"{self.account} / {self.project}" if self.project else "", self.target]
+        return " · ".join(p for p in parts if p)
+
+
+def tag(error: BaseException, attempt: Attempt) -> None:
+    """Remember on ``error`` the attempt it broke (read back by :func:`attempt_of`)."""
+    setattr(error, _ATTR, attempt)
+
+
+def attempt_of(error: BaseException) -> Attempt | None:
+    """The attempt ``error`` was tagged with, if any."""
+    found = getattr(error, _ATTR, None)
+    return found if isinstance(found, Attempt) else None
+
+
+def is_unknown(error: BaseException) -> bool:
+    """True when the request may have arrived: the outcome is unknown, not failed."""
+    return isinstance(error, BottuiError) and error.ambiguous
+
+
+def token_hint(error: BaseException, attempt: Attempt | None, *, short: bool = False) -> str:
+    """Which token is wrong and how to fix it, for a 401/403 or a missing token; else "".
+
+    ``short``: the keys alone, for a toast ("Fix: press 1, then p (personal access token).").
+    """
+    kind = attempt.token_kind if attempt is not None else None
+    if isinstance(error, CredentialsError):
+        # Its own title names the token ("No project API token").
+        kind = kind or ("project" if "project" in error.title.lower() else "personal")
+    elif not (isinstance(error, ApiError) and error.status in (401, 403)):
+        return ""
+    if kind is None:
+        if short:
+            return "Fix: press 1, then t or p (the project's tokens)."
+        return (
+            "Check the tokens: press 1, highlight the project, then t (project API token) "
+            "or p (personal access token)."
+        )
+    name, key, env = TOKEN_WORDS[kind]
+    if short:
+        return f"Fix: press 1, then {key} ({name})."
+    whose = ""
+    if attempt is not None and attempt.project:
+        whose = (
+            f" of project {attempt.project}"
+            if kind == "project"
+            else f" of account {attempt.account}"
+        )
+    if isinstance(error, CredentialsError):
+        what = f"No usable {name}{whose}."
+    elif isinstance(error, ApiError) and error.status == 401:
+        what = f"The {name}{whose} was not accepted (missing, wrong or expired)."
+    else:
+        what = f"The {name}{whose} lacks a permission or belongs to another account."
+    return (
+        f"{what} Fix: press 1, highlight the project, then {key} to store a new {name} "
+        f"({env}, when set, wins over the keyring)."
+    )
+
+
+@dataclass(frozen=True)
+class LoggedError:
+    """One error of this session, as the error log lists it (raw: shown through ``clean``)."""
+
+    at: datetime
+    operation: str
+    target: str
+    url: str
+    status: int | None
+    title: str
+    details: str
+    #: True when the request may have arrived: the outcome is unknown.
+    unknown: bool
+    hint: str
+    #: The service's error object (status, message, code, type, context), if any.
+    error_object: dict[str, Any] | None
+
+    @property
+    def message(self) -> str:
+        """``title: details``, on one line."""
+        text = f"{self.title}: {self.details}" if self.details else self.title
+        return clean(text)
+
+
+class ErrorLog:
+    """This session's errors, newest first, at most ``limit`` of them."""
+
+    def __init__(self, limit: int = LIMIT) -> None:
+        self._entries: deque[LoggedError] = deque(maxlen=limit)
+
+    def add(
+        self, error: BaseException, at: datetime, attempt: Attempt | None, operation: str = ""
+    ) -> LoggedError:
+        """Log ``error`` (with what it was doing, when known) and return its entry."""
+        title, details = describe_error(error)
+        status = getattr(error, "status", None)
+        entry = LoggedError(
+            at=at,
+            operation=attempt.operation if attempt is not None else operation,
+            target=attempt.where if attempt is not None else "",
+            url=attempt.url if attempt is not None else "",
+            status=status if isinstance(status, int) else None,
+            title=title,
+            details=details,
+            unknown=is_unknown(error),
+            hint=token_hint(error, attempt),
+            error_object=error_object(error),
+        )
+        self._entries.appendleft(entry)
+        return entry
+
+    def __iter__(self) -> Iterator[LoggedError]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @property
+    def latest(self) -> LoggedError | None:
+        """The newest entry, if any."""
+        return self._entries[0] if self._entries else None
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A failed or unknown attempt, in words a result panel shows (raw: shown cleaned)."""
+
+    title: str
+    details: str
+    #: True when the request may have arrived: unknown, never "failed".
+    unknown: bool
+    #: Which token is wrong and how to fix it ("" when that is not the problem).
+    hint: str
+
+    @classmethod
+    def of(cls, error: BaseException, attempt: Attempt | None = None) -> Failure:
+        """The failure of ``error`` (its token hint from ``attempt``'s token kind)."""
+        title, details = describe_error(error)
+        return cls(title, details, is_unknown(error), token_hint(error, attempt))

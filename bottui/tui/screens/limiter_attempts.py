@@ -1,0 +1,87 @@
+"""The Rate limiters screen's latest attempts: its result panel and its row marks.
+
+The panel (:class:`~bottui.tui.widgets.returned_project.ReturnedProjectPanel`)
+shows the current project's latest switch: the project the service returned,
+or the failure (failed, or unknown when the request may have arrived). A
+limiter whose last attempt did not succeed is marked on its row ("last try
+FAILED (e)") until a switch of it succeeds. Kept per project, in memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import TYPE_CHECKING, Any
+
+from textual.message import Message
+
+from bottui.tui.error_log import Failure
+from bottui.tui.widgets.limiter_table import SOURCE_WORDS
+from bottui.tui.widgets.safe import safe
+
+if TYPE_CHECKING:
+    from bottui.api.models import LimiterChange
+    from bottui.store.inventory_records import LimiterEntry
+    from bottui.tui.widgets.returned_project import ReturnedProjectPanel
+
+Project = tuple[str, str]
+
+
+class LimiterFailed(Message):
+    """A rate limiter change failed, or its outcome is unknown (the error log has it whole)."""
+
+    def __init__(
+        self, account: str, project: str, limiter_id: str, failure: Failure, where: str, at: str
+    ) -> None:
+        super().__init__()
+        self.account = account
+        self.project = project
+        self.limiter_id = limiter_id
+        self.failure = failure
+        self.where = where
+        self.at = at
+
+
+class LimiterAttempts:
+    """Each project's latest attempt (for the panel) and each limiter's failed one (marks)."""
+
+    def __init__(self) -> None:
+        #: ``("set", change, known_before)`` or ``("failed", failure, where, at)``.
+        self._latest: dict[Project, tuple[Any, ...]] = {}
+        self._marks: dict[tuple[str, str, str], str] = {}
+
+    def answered(
+        self, project: Project, change: LimiterChange, known_before: Collection[str]
+    ) -> None:
+        """A switch was answered: the project's latest, and its limiter's mark gone."""
+        self._latest[project] = ("set", change, known_before)
+        self._marks.pop((*project, change.limiter_id), None)
+
+    def failed(self, message: LimiterFailed) -> None:
+        """A switch failed or its outcome is unknown: the latest, and a mark on its row."""
+        project = (message.account, message.project)
+        self._latest[project] = ("failed", message.failure, message.where, message.at)
+        mark = "UNKNOWN" if message.failure.unknown else "FAILED"
+        self._marks[(*project, message.limiter_id)] = mark
+
+    def forget(self, project: Project) -> None:
+        """The panel was hidden: nothing to show for ``project`` until the next attempt."""
+        self._latest.pop(project, None)
+
+    def show(self, panel: ReturnedProjectPanel, project: Project | None) -> None:
+        """``project``'s latest attempt on ``panel``, or the panel hidden."""
+        latest = self._latest.get(project) if project is not None else None
+        if latest is None:
+            panel.hide()
+        elif latest[0] == "set":
+            panel.show(latest[1], latest[2])
+        else:
+            failure, where, at = latest[1:]
+            panel.show_failure(failure, safe(where), at)
+
+    def marked(self, project: Project, entry: LimiterEntry) -> LimiterEntry:
+        """The row, marked when its last attempt failed or its outcome is unknown."""
+        mark = self._marks.get((*project, entry.id))
+        if mark is None:
+            return entry
+        words = SOURCE_WORDS.get(entry.source, entry.source)
+        return entry._replace(source=f"last try {mark} (e) · {words}")
