@@ -323,6 +323,7 @@ class BottuiApp(App[int]):
                     bar.live_down = live_down
                     bar.team = team
                     bar.live = self.services.team_listening
+                    bar.dry_run = self.services.dry_run
 
     # -- work under way: the bulk run, quitting ---------------------------------------
 

@@ -349,13 +349,14 @@ class TuiServices(TeamServices):
         none). Under ``require_reason`` the dialog refuses to confirm
         without one; :func:`bottui.ops.mutations.apply` checks it again.
         """
+        from bottui.api.curl import to_curl
         from bottui.ops import reasons
         from bottui.tui.screens.dialogs import (
             ConfirmDialog,
             ReasonAsked,
-            RequestsDialog,
             TypedConfirmDialog,
         )
+        from bottui.tui.screens.dry_run import DryRunDialog
 
         try:
             requests = prompt.plan()
@@ -368,7 +369,7 @@ class TuiServices(TeamServices):
             refused = reasons.refusal_text(settings, None)
             if refused is not None:
                 lines += [f"Without a reason this would be refused: {refused}"]
-            self._host.push_screen(RequestsDialog(lines))
+            self._host.push_screen(DryRunDialog(lines, [to_curl(r) for r in requests]))
             return
         needs = prompt.needs or profile_confirmation(self.session.settings)
         if needs.kind == "refused":
@@ -461,6 +462,7 @@ class TuiServices(TeamServices):
     def toggle_dry_run(self) -> None:
         """Dry run on/off: changes show their request and curl instead of sending."""
         self.dry_run = not self.dry_run
+        self._show_work()  # the header's DRY RUN badge, on every screen
         state = "ON: changes are shown, not sent" if self.dry_run else "OFF"
         self._host.notify(f"Dry run {state}", markup=False)
 

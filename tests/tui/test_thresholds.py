@@ -365,7 +365,9 @@ async def test_cancel_in_the_confirmation_keeps_the_edit_and_sends_nothing(
         await pilot.pause()
         assert isinstance(flow_app.screen, ThresholdEditor)
         assert field(flow_app, "block").text == "0.95"
-        await pilot.press("escape")
+        await pilot.press("escape")  # an edit unsent: asks first (#14), then discarded
+        await pilot.pause()
+        await pilot.click("#discard")
         await settle(pilot)
         assert isinstance(flow_app.screen, ThresholdsScreen)
         assert sandbox.stats.requests == 0

@@ -8,6 +8,9 @@ explicit question in the confirmation, which shows old -> new for each
 field. Review plans the update once (:func:`bottui.ops.plan.plan_thresholds`)
 and confirms that plan (:meth:`TuiServices.plan_and_confirm`); the editor
 closes with the confirmed plan, and the Thresholds screen sends exactly it.
+Escape (or Cancel) with edits unsent asks first
+(:class:`~bottui.tui.screens.discard_dialog.DiscardDialog`, Keep editing
+focused); with nothing edited it closes at once.
 """
 
 from __future__ import annotations
@@ -118,6 +121,8 @@ class ThresholdEditor(ModalScreen[PlannedChange[ThresholdUpdate] | None]):
         self.dimension_id = dimension_id
         self.known = known
         self.settings = settings
+        #: What the fields held when opened: Escape asks only when one differs.
+        self._opened: dict[str, str] = {}
 
     @property
     def services(self) -> TuiServices:
@@ -180,6 +185,7 @@ class ThresholdEditor(ModalScreen[PlannedChange[ThresholdUpdate] | None]):
         return "required by the service"
 
     def on_mount(self) -> None:
+        self._opened = self._values()
         self._check()
         if self.query_one("#name", Input).value.strip():
             self.query_one("#block", ThresholdField).slider.focus()
@@ -289,7 +295,38 @@ class ThresholdEditor(ModalScreen[PlannedChange[ThresholdUpdate] | None]):
                 field.input.focus()
                 return
 
+    # -- closing -------------------------------------------------------------------------
+
+    def _values(self) -> dict[str, str]:
+        """What each field holds now, by field: ``name``, ``block``, ``challenge``."""
+        return {
+            "name": self.query_one("#name", Input).value,
+            "block": self.query_one("#block", ThresholdField).text,
+            "challenge": self.query_one("#challenge", ThresholdField).text,
+        }
+
+    def edited(self) -> list[str]:
+        """The fields whose text differs from when the editor opened, in order."""
+        now = self._values()
+        return [name for name, text in now.items() if text != self._opened.get(name, text)]
+
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
-        """Close; nothing is sent."""
-        self.dismiss(None)
+        """Close, nothing sent; with edits, ask first (Keep editing focused)."""
+        edited = self.edited()
+        if not edited:
+            self.dismiss(None)
+            return
+        from bottui.tui.screens.discard_dialog import DiscardDialog
+
+        now = self._values()
+        lines = [
+            f"{name}: {self._opened[name] or '(empty)'} -> {now[name] or '(empty)'}"
+            for name in edited
+        ]
+
+        def decided(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(None)
+
+        self.app.push_screen(DiscardDialog(edited, lines), decided)

@@ -31,6 +31,7 @@ class ContextBar(Widget):
         "context-bar--readonly",
         "context-bar--team-down",
         "context-bar--team",
+        "context-bar--dry-run",
     }
 
     DEFAULT_CSS = """
@@ -44,6 +45,8 @@ class ContextBar(Widget):
         & > .context-bar--readonly { background: $error; color: $text; text-style: bold; }
         & > .context-bar--team-down { background: $warning; color: $text; text-style: bold; }
         & > .context-bar--team { color: $warning; text-style: bold; }
+        /* Reverse: a block that stands out in every theme, NO_COLOR and 16 colours. */
+        & > .context-bar--dry-run { text-style: bold reverse; }
     }
     """
 
@@ -63,6 +66,8 @@ class ContextBar(Widget):
     team: reactive[str] = reactive("")
     #: Teammates' changes are being followed (LISTEN holds): "team: live".
     live: reactive[bool] = reactive(False)
+    #: Dry run is on: changes are shown, not sent (a lasting badge, not only a toast).
+    dry_run: reactive[bool] = reactive(False)
 
     def refresh_context(self) -> None:
         """Re-read the app's session and current project."""
@@ -88,6 +93,7 @@ class ContextBar(Widget):
         self.live_down = services.live_down is not None
         self.team = services.team_text
         self.live = services.team_listening
+        self.dry_run = services.dry_run
 
     def flags(self) -> list[Content]:
         """The flags shown at the right end, in order, each padded by a space."""
@@ -97,6 +103,7 @@ class ContextBar(Widget):
             ("context-bar--bulk", self.bulk),
             # With nothing waiting, a team store heard says so: changes arrive live.
             ("context-bar--team", self.team or ("team: live" if self.live else "")),
+            ("context-bar--dry-run", "DRY RUN" if self.dry_run else ""),
             ("context-bar--protected", "PROTECTED" if self.protected else ""),
             ("context-bar--readonly", "READ-ONLY" if self.read_only else ""),
             # The push's words may say the store is down already: said once.

@@ -16,6 +16,7 @@ from textual.binding import Binding, BindingType
 
 from bottui.ops import journal_view
 from bottui.store.journal_records import JournalEntry
+from bottui.tui.tones import tone
 from bottui.tui.widgets.entry_table import EntryTable
 from bottui.tui.widgets.safe import safe_id_text, safe_text
 
@@ -33,10 +34,11 @@ COLUMNS: Final = (
 #: Characters of a reason the table shows (the entry's details show it whole).
 REASON_CELL: Final = 24
 
+#: Outcome word -> (attributes, colour): the attributes tell the group without colour.
 _OUTCOME_STYLES: Final = {
-    **{word: "green" for word in journal_view.OUTCOME_GROUPS["succeeded"]},
-    **{word: "red" for word in journal_view.OUTCOME_GROUPS["failed"]},
-    **{word: "yellow" for word in journal_view.OUTCOME_GROUPS["unknown"]},
+    **{word: ("", "green") for word in journal_view.OUTCOME_GROUPS["succeeded"]},
+    **{word: ("bold", "red") for word in journal_view.OUTCOME_GROUPS["failed"]},
+    **{word: ("bold underline", "yellow") for word in journal_view.OUTCOME_GROUPS["unknown"]},
 }
 
 
@@ -46,7 +48,8 @@ def outcome_cell(entry: JournalEntry) -> Text:
         cell = Text("! UNFINISHED", style="bold reverse")
     else:
         cell = safe_text(
-            journal_view.outcome_text(entry), style=_OUTCOME_STYLES.get(entry.outcome or "", "")
+            journal_view.outcome_text(entry),
+            style=tone(*_OUTCOME_STYLES.get(entry.outcome or "", ("", ""))),
         )
     if entry.shared is False:  # with a team store: still only in this machine's journal
         cell.append(" · not yet shared", style="italic")

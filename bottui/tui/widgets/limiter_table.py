@@ -15,6 +15,7 @@ from typing import Final
 from rich.text import Text
 
 from bottui.store.inventory_records import LimiterEntry, Source
+from bottui.tui.tones import tone
 from bottui.tui.widgets.incremental_table import IncrementalTable
 from bottui.tui.widgets.safe import safe_id_text, safe_text
 
@@ -60,8 +61,10 @@ def state_word(is_active: bool | None) -> str:
 def state_text(is_active: bool | None) -> Text:
     """The state cell: the word carries the meaning, colour only helps (NO_COLOR)."""
     if is_active is None:
-        return Text("?", style="bold yellow")
-    return Text("ON", style="bold green") if is_active else Text("OFF", style="bold red")
+        return Text("?", style=tone("bold underline", "yellow"))
+    if is_active:
+        return Text("ON", style=tone("bold", "green"))
+    return Text("OFF", style=tone("bold", "red"))
 
 
 def short_time(stamp: str) -> str:

@@ -19,6 +19,7 @@ from textual.content import Content
 from bottui.ops.token_slots import Reading, Slot
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.tokens import TokenState
+from bottui.tui.tones import tone
 from bottui.tui.widgets.incremental_table import IncrementalTable
 from bottui.tui.widgets.safe import join, safe, safe_id, safe_id_text, safe_text
 
@@ -70,17 +71,17 @@ class ProjectRow:
 def state_cell(state: CellState) -> Text:
     """The words (and a style) for a token cell."""
     if state is None:
-        return Text("no base URL", style="dim")
+        return Text("no base URL", style=tone("italic", "dim"))
     if state == CHECKING:
-        return Text("checking…", style="dim italic")
+        return Text("checking…", style=tone("italic", "dim"))
     if isinstance(state, KeyringUnavailable):
         # Short, so the table fits 80 columns: the notice above says "Keyring unavailable".
-        return Text("unavailable", style="bold red")
+        return Text("unavailable", style=tone("bold", "red"))
     if state is TokenState.STORED:
-        return Text("stored", style="green")
+        return Text("stored", style=tone("", "green"))
     if state is TokenState.ENVIRONMENT:
-        return Text("from environment", style="cyan")
-    return Text("missing", style="bold yellow")
+        return Text("from environment", style=tone("", "cyan"))
+    return Text("missing", style=tone("bold underline", "yellow"))
 
 
 #: What a project's cells are made from: the project, whether it is the

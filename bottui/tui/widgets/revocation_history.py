@@ -12,6 +12,7 @@ from typing import Final
 from rich.text import Text
 from textual.widgets import DataTable
 
+from bottui.tui.tones import tone
 from bottui.tui.widgets.revocation_result import UNKNOWN_FAILURE, RevocationRecord
 from bottui.tui.widgets.safe import safe_id_text, safe_text
 
@@ -23,12 +24,13 @@ COLUMNS: Final = (
     ("outcome", "Outcome"),
     ("report", "reportId"),
 )
+#: Outcome words -> (attributes, colour); any other words are a failure (bold, red).
 _OUTCOME_STYLE: Final = {
-    "withdrawn": "bold green",
-    "nothing standing": "bold",
-    "unknown": "bold yellow",
-    "unknown (retried)": "bold yellow",
-    UNKNOWN_FAILURE: "bold yellow",
+    "withdrawn": ("bold", "green"),
+    "nothing standing": ("bold", ""),
+    "unknown": ("bold underline", "yellow"),
+    "unknown (retried)": ("bold underline", "yellow"),
+    UNKNOWN_FAILURE: ("bold underline", "yellow"),
 }
 
 
@@ -53,6 +55,6 @@ class RevocationHistory(DataTable[Text]):
                 safe_id_text(record.project),
                 safe_id_text(record.visitor_id or "—"),
                 safe_id_text(record.user_account_id or "—"),
-                safe_text(words, style=_OUTCOME_STYLE.get(words, "bold red")),
+                safe_text(words, style=tone(*_OUTCOME_STYLE.get(words, ("bold", "red")))),
                 safe_text(report or ""),
             )
