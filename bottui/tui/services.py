@@ -288,6 +288,19 @@ class TuiServices(TeamServices):
 
     # -- confirmation, dry run ---------------------------------------------------------
 
+    def refuse_if_read_only(self) -> bool:
+        """Under a read-only profile, say so and return True: the change action stops here.
+
+        Called first by every change action, before any choice, form or
+        planning, so nothing is asked of the operator for a change that
+        will be refused anyway. A dry run is not refused: it sends nothing,
+        and shows the request the profile would refuse.
+        """
+        if not self.read_only or self.dry_run:
+            return False
+        self.report(BottuiError("Read-only profile", READ_ONLY_REFUSAL.reason))
+        return True
+
     def confirm(self, prompt: ChangePrompt, then: Callable[[str | None], None]) -> None:
         """Ask before a change; under dry run show the request(s) instead.
 
@@ -362,6 +375,8 @@ class TuiServices(TeamServices):
         ``then`` gets the very plan that was confirmed, to hand to
         :func:`bottui.ops.mutations.apply`.
         """
+        if self.refuse_if_read_only():  # before planning: the plan would be refused anyway
+            return
 
         async def plan_it() -> None:
             from bottui.ops import collisions

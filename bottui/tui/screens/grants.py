@@ -172,6 +172,8 @@ class GrantsScreen(BottuiScreen):
         if current is None:
             self.notify(NO_PROJECT, markup=False)
             return
+        if self.services.refuse_if_read_only():  # before the ids are pasted for nothing
+            return
         self.app.push_screen(BulkDialog(*current, draft=self.bulk_draft), self._bulk_ordered)
 
     def action_leave_field(self) -> None:

@@ -232,6 +232,8 @@ class LimitersScreen(BottuiScreen):
 
     def action_toggle_limiter(self) -> None:
         """Switch the selected limiter to the other state; ask when its state is unknown."""
+        if self.services.refuse_if_read_only():  # before the choice of state
+            return
         selected = self._selected()
         if selected is None:
             return
@@ -250,12 +252,16 @@ class LimitersScreen(BottuiScreen):
 
     def action_enable(self) -> None:
         """Switch the selected limiter ON (after confirmation)."""
+        if self.services.refuse_if_read_only():  # refused before anything is asked
+            return
         selected = self._selected()
         if selected is not None:
             self._confirm(*selected, True)
 
     def action_disable(self) -> None:
         """Switch the selected limiter OFF (after confirmation)."""
+        if self.services.refuse_if_read_only():  # refused before anything is asked
+            return
         selected = self._selected()
         if selected is not None:
             self._confirm(*selected, False)
