@@ -193,6 +193,21 @@ class TuiServices(TeamServices):
         self._current = (account, project) if account and project else None
         self._broadcast(lambda: ProjectChosen(account, project))
 
+    def forget_profile_state(self) -> None:
+        """The session now works under another profile: its defaults become current.
+
+        The cached project names were the old profile's inventory's; the
+        last error was the old profile's too. Nothing is broadcast here: the
+        caller (:mod:`bottui.tui.profile_switch`) does once all is in place.
+        """
+        settings = self.session.settings
+        self._current = (
+            (settings.account, settings.project) if settings.account and settings.project else None
+        )
+        self._names = {}
+        self._names_version = None
+        self.last_error = None
+
     def project_name(self, account: str, project: str) -> str | None:
         """The display name the inventory knows for a project (from the cache: no I/O)."""
         return self._names.get((account, project))
