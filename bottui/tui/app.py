@@ -93,6 +93,7 @@ class BottuiApp(App[int]):
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("e", "error_details", "Error details", show=False, id="app.error"),
         Binding("D", "toggle_dry_run", "Dry run", show=False, id="app.dry_run"),
+        Binding("P", "switch_profile", "Profiles", show=False, id="app.profiles"),
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("ctrl+q", "quit", "Quit", show=False, id="app.quit2", priority=True),
         # Tab moves focus before the next key is routed: keys typed ahead (a
@@ -164,6 +165,9 @@ class BottuiApp(App[int]):
         if self._initial_theme and self._initial_theme in self.available_themes:
             self.theme = self._initial_theme
         self._started = True
+        from bottui.tui.dialog_header import keep_header
+
+        self.screen_change_signal.subscribe(self, keep_header)
         self.run_worker(
             self._start_reads(), name="start-up reads", group="start-up", exit_on_error=False
         )
@@ -174,7 +178,7 @@ class BottuiApp(App[int]):
         await services.start_sharing()  # before anything is changed: from here on, shared
         await services.load_names()
         if self._find_first and services.current is None:
-            first = await _first_project(self.session)
+            first = await first_project(self.session)
             if first is not None and services.current is None:
                 services.choose_project(*first)
                 if self._start_mode is None and self.current_mode == "projects":
@@ -210,6 +214,11 @@ class BottuiApp(App[int]):
     def on_unmount(self) -> None:
         if self._team_live is not None:
             self._team_live.stop()
+
+    @property
+    def team_live(self) -> TeamLive | None:
+        """Teammates' changes, live (None before the first frame)."""
+        return self._team_live
 
     @property
     def session(self) -> Session:
@@ -309,6 +318,38 @@ class BottuiApp(App[int]):
         """Dry run on/off: changes show their request and curl instead of sending."""
         self.services.toggle_dry_run()
 
+    # -- profiles ---------------------------------------------------------------------
+
+    def action_switch_profile(self) -> None:
+        """Open the profile switcher: switch, create, edit or remove profiles."""
+        from bottui.tui.screens.profile_switcher import ProfileSwitcher
+
+        def chosen(name: str | None) -> None:
+            if name is not None:
+                self.switch_to_profile(name)
+
+        self.push_screen(ProfileSwitcher(), chosen)
+
+    def switch_to_profile(self, name: str) -> None:
+        """Work under the profile ``name`` (a worker: :mod:`bottui.tui.profile_switch`)."""
+        from bottui.tui.profile_switch import switch_profile
+
+        self.run_worker(
+            switch_profile(self, name),
+            name="switch profile",
+            group="profile-switch",
+            exit_on_error=False,
+        )
+
+    async def confirm_leave_profile(self) -> bool:
+        """May the app leave the current profile now? Asked before every switch.
+
+        The hook for work still running under the profile (a bulk run in the
+        background asks the operator here); nothing runs in the background
+        yet, so the answer is yes.
+        """
+        return True
+
     # -- help and palette ----------------------------------------------------------
 
     def action_help(self) -> None:
@@ -368,6 +409,11 @@ class BottuiApp(App[int]):
             "Undo the last limiter or threshold change",
             lambda: self._palette("journal", "undo"),
         )
+        yield SystemCommand(
+            "Switch profile…",
+            "Switch, create, edit or remove profiles (P)",
+            self.action_switch_profile,
+        )
         yield SystemCommand("Show last error", "The whole error object", self.action_error_details)
         yield SystemCommand(
             "Toggle dry run", "Show requests instead of sending (D)", self.action_toggle_dry_run
@@ -378,7 +424,7 @@ class BottuiApp(App[int]):
         self.call_after_refresh(lambda: self.screen.run_action(action))
 
 
-async def _first_project(session: Session) -> tuple[str, str] | None:
+async def first_project(session: Session) -> tuple[str, str] | None:
     """The inventory's first project, if it can be read."""
     try:
         page = await session.inventory_store.projects(limit=1)

@@ -117,7 +117,7 @@ class ProfileForm(_FormDialog):
                 )
             if edit is not None:
                 yield Static(
-                    join("Profile name    ", safe_id(edit.name), "  (a name cannot change)"),
+                    join("Profile name   ", safe_id(edit.name), "  (a name cannot change)"),
                     id="form-profile-name",
                 )
             else:

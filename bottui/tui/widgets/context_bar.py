@@ -60,6 +60,10 @@ class ContextBar(Widget):
     #: Teammates' changes are being followed (LISTEN holds): "team: live".
     live: reactive[bool] = reactive(False)
 
+    def on_mount(self) -> None:
+        # A dialog's own bar (bottui.tui.dialog_header) is drawn right at once.
+        self.refresh_context()
+
     def refresh_context(self) -> None:
         """Re-read the app's session and current project."""
         services = find_services(self)
