@@ -141,13 +141,13 @@ class TeamServices:
     async def stop_team(self) -> None:
         """Stop pushing to and reading the team store, its state cleared (a profile switch).
 
-        The push thread's last push waits on a thread of its own, never on the loop.
+        The push thread's last push is awaited on the store executor, never on the loop.
         """
-        import asyncio
+        from bottui.store.executor import run_blocking
 
         sharing, self._sharing = self._sharing, None
         if sharing is not None:
-            await asyncio.to_thread(sharing.stop, 2.0)
+            await run_blocking(lambda: sharing.stop(2.0))
         reader = self._reader_store
         self._init_team()
         if reader is not None:
