@@ -43,6 +43,7 @@ SHOTS: dict[str, Steps] = {
     "thresholds": [["4", "enter"]],
     "journal": [["2", "f", "tab", "enter"], ["5"]],
     "help": [["2", "question_mark"]],
+    "profiles": [["P", "n"], [*"staging", "tab", *"https://staging.example.com", "enter"]],
 }
 
 

@@ -80,6 +80,40 @@ def check_profile_url(raw: str) -> str:
         return validate_base_url(check_base_url(raw))
 
 
+def check_store_url(raw: str) -> str | None:
+    """The team store URL a profile keeps (None when blank: no team store).
+
+    The rules of ``config.toml`` (:func:`bottui.store.config_model.validate_store_url`):
+    a ``postgresql://`` URL without a password.
+
+    Raises:
+        ValidationError: field ``store URL``.
+    """
+    from bottui.store.config_model import validate_store_url
+
+    text = raw.strip()
+    if not text:
+        return None
+    with _refusals_of("store URL"):
+        return validate_store_url(text)
+
+
+def check_operator(raw: str) -> str | None:
+    """Who a profile's changes are journaled as (None when blank: the config's, or user@host).
+
+    Raises:
+        ValidationError: field ``operator`` (control characters).
+    """
+    from bottui.plaintext import has_control
+
+    text = raw.strip()
+    if not text:
+        return None
+    if has_control(text):
+        raise ValidationError("operator", "An operator cannot hold control characters.")
+    return text
+
+
 def new_profile(
     name: str,
     base_url: str,
@@ -88,9 +122,17 @@ def new_profile(
     protected: bool = False,
     account: str | None = None,
     project: str | None = None,
+    require_reason: bool = False,
+    store: str = "",
+    operator: str = "",
     existing: Collection[str] = (),
+    keep: Profile | None = None,
 ) -> Profile:
-    """A checked profile (name, then base URL), ready for :func:`add_profile`.
+    """A checked profile (name, base URL, store URL, operator), ready for :func:`add_profile`.
+
+    ``store`` and ``operator`` are as typed (blank: none). With ``keep`` (an
+    edit), that profile's defaults and per-project threshold settings are
+    kept and ``account``/``project`` are ignored.
 
     Raises:
         ValidationError: the first field refused.
@@ -99,14 +141,20 @@ def new_profile(
 
     check_profile_name(name, existing)
     url = check_profile_url(base_url)
+    store_url = check_store_url(store)
+    who = check_operator(operator)
     with _refusals_of("profile"):
         return Profile(
             name=name,
             base_url=url,
             read_only=read_only,
             protected=protected,
-            account=account,
-            project=project,
+            account=keep.account if keep is not None else account,
+            project=keep.project if keep is not None else project,
+            projects=dict(keep.projects) if keep is not None else {},
+            operator=who,
+            require_reason=require_reason,
+            store=store_url,
         )
 
 
@@ -146,6 +194,51 @@ async def use_profile(store: AsyncConfigStore, name: str) -> None:
 async def remove_profile(store: AsyncConfigStore, name: str) -> None:
     """Remove the profile ``name`` (ProfileNotFound if there is none)."""
     await store.remove_profile(name)
+
+
+async def remove_other_profile(session: Session, name: str) -> Config:
+    """Remove a profile the session does not work under; the config after.
+
+    Raises:
+        RefusedError: ``name`` is the session's own profile (switch first).
+        ProfileNotFound: there is no such profile.
+    """
+    if name == session.settings.profile_name:
+        raise RefusedError(
+            "This is the profile in use",
+            "Switch to another profile first, then remove this one.",
+        )
+    await session.config_store.remove_profile(name)
+    return await session.config_store.load()
+
+
+async def settings_of(session: Session, name: str) -> Settings:
+    """The settings the session would work under with the profile ``name``, read afresh.
+
+    The environment (``BOTTUI_BASE_URL``, ``BOTTUI_OPERATOR``,
+    ``BOTTUI_STORE_URL``) still wins over the profile, and a session started
+    ``--read-only`` stays read-only; the other command-line flags named the
+    profile the app started on and are not carried over.
+
+    Raises:
+        RefusedError: no profile of that name (removed meanwhile).
+    """
+    from bottui.ops.session import Settings
+
+    config = await session.config_store.load()
+    return Settings.resolve(config, profile=name, read_only=session.pinned_read_only)
+
+
+async def switch_profile(session: Session, name: str) -> Settings:
+    """Make ``name`` the current profile in ``config.toml``; the settings to work under.
+
+    The caller applies them (:meth:`Session.switch_settings`) on its own loop.
+    Made current in the file too, as ``bottui profile use`` does: the next
+    start opens on it.
+    """
+    settings = await settings_of(session, name)
+    await session.config_store.use(name)
+    return settings
 
 
 async def create_first_profile(session: Session, profile: Profile) -> Settings:
@@ -197,13 +290,18 @@ async def save_project_settings(
 __all__ = [
     "NAME_TAKEN",
     "add_profile",
+    "check_operator",
     "check_profile_name",
     "check_profile_url",
+    "check_store_url",
     "create_first_profile",
     "new_profile",
     "read_config",
     "remember_theme",
+    "remove_other_profile",
     "remove_profile",
     "save_project_settings",
+    "settings_of",
+    "switch_profile",
     "use_profile",
 ]

@@ -172,6 +172,9 @@ class Session:
         #: Called after inventory facts were queued for the team store (the TUI
         #: kicks its push; a command pushes at its end anyway).
         self.on_shared: Callable[[], None] | None = None
+        #: Read-only whatever the profile says (``--read-only``): kept when the
+        #: TUI switches profile (:func:`bottui.ops.profiles.settings_of`).
+        self.pinned_read_only = False
 
     def __repr__(self) -> str:
         # settings.base_url, not self.base_url: a repr must not raise when there is none.
@@ -191,6 +194,23 @@ class Session:
         if old.base_url != settings.base_url and self._client is not None:
             self._retired.append(self._client)
             self._client = None
+
+    async def switch_settings(self, settings: Settings) -> None:
+        """Work under another profile's settings from now on (the TUI's profile switch).
+
+        As :meth:`update_settings`, and the team store of the old settings is
+        closed, so the next use opens the new profile's (or none). The push
+        thread, when the TUI handed the store over, is the caller's to stop first.
+        """
+        shared, self._team_store = self._team_store, None
+        team, self._team = self._team, None
+        self._team_tried = False
+        self.on_shared = None
+        self.update_settings(settings)
+        if shared is not None:
+            await shared.close()
+        if team is not None:
+            await team.close()
 
     # -- where ------------------------------------------------------------------
 
@@ -401,4 +421,6 @@ def session_from_options(locations: Locations, config: Config, options: CommonOp
         project=options.project,
         read_only=options.read_only,
     )
-    return Session(locations, settings, TokenStore())
+    session = Session(locations, settings, TokenStore())
+    session.pinned_read_only = options.read_only
+    return session

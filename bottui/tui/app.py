@@ -111,6 +111,7 @@ class BottuiApp(App[int]):
         Binding("e", "error_log", "Error log", show=False, id="app.error"),
         Binding("D", "toggle_dry_run", "Dry run", show=False, id="app.dry_run"),
         Binding("B", "bulk_run", "Bulk run", show=False, id="app.bulk_run"),
+        Binding("P", "switch_profile", "Switch profile", show=False, id="app.profiles"),
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("ctrl+q", "quit", "Quit", show=False, id="app.quit2", priority=True),
         # Tab moves focus before the next key is routed: keys typed ahead (a
@@ -183,6 +184,9 @@ class BottuiApp(App[int]):
         if self._initial_theme and self._initial_theme in self.available_themes:
             self.theme = self._initial_theme
         self._started = True
+        from bottui.tui.dialog_header import keep_header
+
+        self.screen_change_signal.subscribe(self, keep_header)
         self.run_worker(
             self._start_reads(), name="start-up reads", group="start-up", exit_on_error=False
         )
@@ -193,7 +197,7 @@ class BottuiApp(App[int]):
         await services.start_sharing()  # before anything is changed: from here on, shared
         await services.load_names()
         if self._find_first and services.current is None:
-            first = await _first_project(self.session)
+            first = await first_project(self.session)
             if first is not None and services.current is None:
                 services.choose_project(*first)
                 if self._start_mode is None and self.current_mode == "projects":
@@ -233,6 +237,11 @@ class BottuiApp(App[int]):
     def on_unmount(self) -> None:
         if self._team_live is not None:
             self._team_live.stop()
+
+    @property
+    def team_live(self) -> TeamLive | None:
+        """Teammates' changes, live (None before the first frame)."""
+        return self._team_live
 
     @property
     def session(self) -> Session:
@@ -378,6 +387,38 @@ class BottuiApp(App[int]):
         """Dry run on/off: changes show their request and curl instead of sending."""
         self.services.toggle_dry_run()
 
+    # -- profiles ---------------------------------------------------------------------
+
+    def action_switch_profile(self) -> None:
+        """Open the profile switcher: switch, create, edit or remove profiles."""
+        from bottui.tui.screens.profile_switcher import ProfileSwitcher
+
+        def chosen(name: str | None) -> None:
+            if name is not None:
+                self.switch_to_profile(name)
+
+        self.push_screen(ProfileSwitcher(), chosen)
+
+    def switch_to_profile(self, name: str) -> None:
+        """Work under the profile ``name`` (a worker: :mod:`bottui.tui.profile_switch`)."""
+        from bottui.tui.profile_switch import switch_profile
+
+        self.run_worker(
+            switch_profile(self, name),
+            name="switch profile",
+            group="profile-switch",
+            exit_on_error=False,
+        )
+
+    async def confirm_leave_profile(self) -> bool:
+        """May the app leave the current profile now? Asked before every switch.
+
+        A bulk run in the background belongs to the profile it was started on: the
+        operator is asked, and a yes stops it, lets its requests in flight finish and
+        records their outcomes before the switch goes on.
+        """
+        return await self.confirm_stop_work("switch profile")
+
     # -- help and palette ----------------------------------------------------------
 
     def action_help(self) -> None:
@@ -406,7 +447,7 @@ class BottuiApp(App[int]):
                 yield command
 
 
-async def _first_project(session: Session) -> tuple[str, str] | None:
+async def first_project(session: Session) -> tuple[str, str] | None:
     """The inventory's first project, if it can be read."""
     try:
         page = await session.inventory_store.projects(limit=1)

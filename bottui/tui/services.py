@@ -22,15 +22,16 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from textual.content import Content
 from textual.message import Message
 
 from bottui.api.errors import BottuiError
-from bottui.ops.session import Session, Settings
+from bottui.ops.session import Session
 from bottui.plaintext import clean
+from bottui.tui.change_prompt import READ_ONLY_REFUSAL, ChangePrompt, profile_confirmation
 from bottui.tui.error_log import Attempt, ErrorLog, attempt_of, tag, token_hint
 from bottui.tui.error_view import EXPECTED_ERRORS, error_dialog, error_toast
 from bottui.tui.messages import InventoryChanged, ProjectChosen
@@ -42,92 +43,8 @@ if TYPE_CHECKING:
     from textual.message_pump import MessagePump
 
     from bottui.api.requests import PreparedRequest
-    from bottui.ops import confirmation as rule
     from bottui.ops.plan import PlannedChange
     from bottui.tui.bulk_runs import BulkRuns
-
-
-@dataclass(frozen=True)
-class Confirmation:
-    """What confirmation a change needs before it is sent.
-
-    ``none``: sent at once; ``click``: a Confirm button; ``typed``: the
-    project id typed (a protected profile); ``refused``: never sent,
-    ``reason`` says why (a read-only profile).
-    """
-
-    kind: Literal["none", "click", "typed", "refused"]
-    reason: str = ""
-
-
-#: The refusal of a read-only profile.
-READ_ONLY_REFUSAL = Confirmation("refused", "this profile refuses every change; nothing was sent")
-
-
-def plan_confirmation(needed: rule.Confirmation) -> Confirmation:
-    """The dialog a plan's confirmation (:mod:`bottui.ops.confirmation`) asks for.
-
-    The read-only refusal keeps the TUI's own words (:data:`READ_ONLY_REFUSAL`).
-    """
-    kind = needed.kind.value
-    if kind == "refused":
-        if needed.title == "Read-only":
-            return READ_ONLY_REFUSAL
-        return Confirmation("refused", needed.reason or "")
-    if kind == "typed":
-        return Confirmation("typed")
-    return Confirmation("none" if kind == "none" else "click")
-
-
-def profile_confirmation(settings: Settings) -> Confirmation:
-    """The confirmation the profile's rules ask of any change."""
-    if settings.read_only:
-        return READ_ONLY_REFUSAL
-    return Confirmation("typed" if settings.protected else "click")
-
-
-@dataclass(frozen=True)
-class ChangePrompt:
-    """What a change's confirmation shows, what it sends, and what it needs."""
-
-    #: Dialog title, body and the confirm button's label.
-    title: str
-    body: Content
-    confirm_label: str
-    #: What a protected profile wants typed.
-    project_id: str
-    #: The request(s) a dry run shows (:meth:`ChangePrompt.of`: the plan's own);
-    #: a BottuiError raised here is reported, nothing sent.
-    plan: Callable[[], Sequence[PreparedRequest]]
-    #: None: the profile decides (:func:`profile_confirmation`).
-    needs: Confirmation | None = None
-    #: Teammates' recent changes of the same target (or why they could not be
-    #: checked), cleaned lines shown inside the confirmation; empty: none.
-    recent: tuple[str, ...] = ()
-
-    @classmethod
-    def of(
-        cls,
-        plan: PlannedChange[Any],
-        body: Content,
-        *,
-        title: str | None = None,
-        confirm_label: str | None = None,
-    ) -> ChangePrompt:
-        """The prompt of a planned change: its requests, its confirmation, its texts.
-
-        ``body`` is the screen's own rendering of the plan's data; ``title`` and
-        ``confirm_label`` default to the plan's.
-        """
-        requests = list(plan.requests)
-        return cls(
-            title=plan.title if title is None else title,
-            body=body,
-            confirm_label=plan.confirm_label if confirm_label is None else confirm_label,
-            project_id=plan.confirmation.typed or plan.project,
-            plan=lambda: requests,
-            needs=plan_confirmation(plan.confirmation),
-        )
 
 
 class TuiServices(TeamServices):
@@ -212,6 +129,21 @@ class TuiServices(TeamServices):
         """Make a project current for every screen."""
         self._current = (account, project) if account and project else None
         self._broadcast(lambda: ProjectChosen(account, project))
+
+    def forget_profile_state(self) -> None:
+        """The session now works under another profile: its defaults become current.
+
+        The cached project names were the old profile's inventory's; the
+        last error was the old profile's too. Nothing is broadcast here: the
+        caller (:mod:`bottui.tui.profile_switch`) does once all is in place.
+        """
+        settings = self.session.settings
+        self._current = (
+            (settings.account, settings.project) if settings.account and settings.project else None
+        )
+        self._names = {}
+        self._names_version = None
+        self.last_error = None
 
     def project_name(self, account: str, project: str) -> str | None:
         """The display name the inventory knows for a project (from the cache: no I/O)."""
@@ -340,6 +272,19 @@ class TuiServices(TeamServices):
 
     # -- confirmation, dry run ---------------------------------------------------------
 
+    def refuse_if_read_only(self) -> bool:
+        """Under a read-only profile, say so and return True: the change action stops here.
+
+        Called first by every change action, before any choice, form or
+        planning, so nothing is asked of the operator for a change that
+        will be refused anyway. A dry run is not refused: it sends nothing,
+        and shows the request the profile would refuse.
+        """
+        if not self.read_only or self.dry_run:
+            return False
+        self.report(BottuiError("Read-only profile", READ_ONLY_REFUSAL.reason))
+        return True
+
     def confirm(self, prompt: ChangePrompt, then: Callable[[str | None], None]) -> None:
         """Ask before a change; under dry run show the request(s) instead.
 
@@ -415,6 +360,8 @@ class TuiServices(TeamServices):
         ``then`` gets the very plan that was confirmed, to hand to
         :func:`bottui.ops.mutations.apply`.
         """
+        if self.refuse_if_read_only():  # before planning: the plan would be refused anyway
+            return
 
         async def plan_it() -> None:
             from bottui.ops import collisions

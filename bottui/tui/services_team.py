@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from bottui.ops.team_sync import SyncState
     from bottui.ops.team_thread import SharingThread
     from bottui.store.journal_store import JournalStore
+    from bottui.store.team.store import TeamStore
 
 #: Seconds after a failed read of the shared journal before a read tries it again.
 READ_RETRY: Final = 15.0
@@ -58,6 +59,8 @@ class TeamServices:
         self._read_failed_at: float | None = None
         self._sharing: SharingThread | None = None
         self._team_reader: SharedJournal | None = None
+        #: The reader's own connection to the store (closed by :meth:`stop_team`).
+        self._reader_store: TeamStore | None = None
 
     async def start_sharing(self) -> None:
         """With a team store: push at start, after each change and every 30 s (own thread)."""
@@ -89,6 +92,7 @@ class TeamServices:
             reader = await open_team_store_url(
                 session.settings.store_url, os.environ, session.tokens
             )
+            self._reader_store = reader
             self._team_reader = SharedJournal(
                 session.journal_store,
                 team,
@@ -133,6 +137,23 @@ class TeamServices:
         if self._sharing is not None:
             sharing, self._sharing = self._sharing, None
             sharing.stop(budget)
+
+    async def stop_team(self) -> None:
+        """Stop pushing to and reading the team store, its state cleared (a profile switch).
+
+        The push thread's last push is awaited on the store executor, never on the loop.
+        """
+        from bottui.store.executor import run_blocking
+
+        sharing, self._sharing = self._sharing, None
+        if sharing is not None:
+            await run_blocking(lambda: sharing.stop(2.0))
+        reader = self._reader_store
+        self._init_team()
+        if reader is not None:
+            with contextlib.suppress(StoreError):
+                await reader.close()
+        self._show_work()
 
     def journal_pages(self) -> Pages | JournalStore:
         """What the Journal screen reads: the shared journal, or the local one when

@@ -423,16 +423,14 @@ async def test_read_only_refuses_with_nothing_sent(
 ) -> None:
     with_settings(grants_app, read_only=True)
     async with grants_app.run_test(size=SNAP_SIZE) as pilot:
-        dialog = await open_bulk(pilot)
-        await paste(pilot, THREE)
-        await pilot.click("#bulk-start")
         await settle(pilot)
-        assert grants_app.screen is dialog  # refused at once; the input stays
+        await pilot.press("b")
+        await settle(pilot)
+        # Refused before the dialog opens: no ids are pasted for nothing (#14 item 12).
+        assert isinstance(grants_app.screen, GrantsScreen)
         toast = next(n for n in grants_app._notifications if n.severity == "error")
         assert toast.title == "Read-only profile"
         assert sandbox.stats.requests == 0
-        await pilot.press("escape")
-        await pilot.pause()
         assert grants_app.screen.query_one("#readonly-banner").display
 
 
@@ -471,10 +469,10 @@ async def test_protected_needs_project_id_typed(
         confirm = typed.query_one("#confirm", Button)
         await pilot.press(*"shop-pro")
         assert confirm.disabled
-        await pilot.press("d", "enter")  # Enter moves to the button; it does not confirm
+        await pilot.press("enter")  # not the id yet: nothing is confirmed
         await pilot.pause()
-        assert sandbox.stats.requests == 0 and grants_app.focused is confirm
-        await pilot.press("enter")
+        assert sandbox.stats.requests == 0 and grants_app.screen is typed
+        await pilot.press("d", "enter")  # the id typed: Enter confirms
         await settle(pilot)
         summary = run_dialog(grants_app).summary
         assert summary is not None and summary.withdrawn == 1

@@ -25,7 +25,7 @@ from bottui.store.config_write import write_atomic
 from bottui.store.paths import Locations
 from bottui.store.tokens import TokenStore
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.project_dialogs import ProfileForm
+from bottui.tui.screens.profile_form import ProfileForm
 from bottui.tui.screens.thresholds import ThresholdsScreen
 from bottui.tui.screens.thresholds_dialogs import ThresholdSettingsDialog
 from tests.tui.conftest import SNAP_SIZE

@@ -103,7 +103,9 @@ async def test_help_in_the_threshold_editor_and_f1_in_a_field(make_snap_app: Mak
         assert isinstance(app.screen, HelpDialog)
 
 
-@pytest.mark.parametrize("word", ["token", "add", "export", "filter", "help", "forget", "undo"])
+@pytest.mark.parametrize(
+    "word", ["token", "profile", "add", "export", "filter", "help", "forget", "undo"]
+)
 async def test_palette_search_finds_an_entry(make_snap_app: MakeApp, word: str) -> None:
     app = make_snap_app()
     async with app.run_test(size=SNAP_SIZE) as pilot:

@@ -16,7 +16,6 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from bottui.ops import mutations
-from bottui.ops.confirmation import ConfirmKind
 from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
@@ -138,8 +137,8 @@ async def test_a_read_only_profile_refuses_the_plan_in_the_tuis_words(
         await pilot.press("f")
         await settle(pilot)
         assert not isinstance(flow_app.screen, ConfirmDialog)
-        [plan] = spy.plans
-        assert plan.confirmation.kind is ConfirmKind.REFUSED
+        # Refused before anything is planned or asked (#14 item 12).
+        assert spy.plans == []
         toast = list(flow_app._notifications)[-1]
         assert toast.title == "Read-only profile"
         assert "this profile refuses every change; nothing was sent" in toast.message

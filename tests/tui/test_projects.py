@@ -36,7 +36,8 @@ from bottui.store.tokens import TokenState, TokenStore
 from bottui.tui.app import BottuiApp
 from bottui.tui.run import START_DEMO
 from bottui.tui.screens.dialogs import ConfirmDialog, HelpDialog
-from bottui.tui.screens.project_dialogs import ProfileForm, ProjectForm
+from bottui.tui.screens.profile_form import ProfileForm
+from bottui.tui.screens.project_dialogs import ProjectForm
 from bottui.tui.screens.projects import ProjectsScreen
 from bottui.tui.screens.token_dialog import TokenDialog
 from bottui.tui.widgets.context_bar import ContextBar

@@ -12,6 +12,7 @@ from textual.content import Content
 from bottui.api.errors import ApiError, BottuiError, ValidationError
 from bottui.store.errors import ConfigError, StoreError
 from bottui.tui.app import BottuiApp
+from bottui.tui.change_prompt import ChangePrompt, Confirmation
 from bottui.tui.error_view import (
     describe_error,
     error_line,
@@ -20,7 +21,7 @@ from bottui.tui.error_view import (
     field_words,
 )
 from bottui.tui.screens.dialogs import ConfirmDialog, RequestsDialog, TypedConfirmDialog
-from bottui.tui.services import ChangePrompt, Confirmation, TuiServices, services_of
+from bottui.tui.services import TuiServices, services_of
 from tests.tui.helpers import settle
 
 TUI = Path(__file__).resolve().parents[2] / "bottui" / "tui"

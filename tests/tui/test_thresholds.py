@@ -440,9 +440,10 @@ async def test_read_only_refuses_and_keeps_the_editor(make_snap_app: MakeApp) ->
     from dataclasses import replace
 
     app = thresholds_app(make_snap_app)
-    app.session.settings = replace(app.session.settings, read_only=True)
     async with app.run_test(size=SNAP_SIZE) as pilot:
         await open_editor(pilot)
+        # Made read-only while the editor is open: its submit is refused, edits kept.
+        app.session.settings = replace(app.session.settings, read_only=True)
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, ThresholdEditor)

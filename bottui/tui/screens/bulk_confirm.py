@@ -18,7 +18,7 @@ from textual.content import Content
 
 from bottui.ops.bulk import BulkPlan
 from bottui.ops.bulk.input import BulkSource
-from bottui.tui.services import ChangePrompt
+from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.widgets.bulk_words import plural
 from bottui.tui.widgets.safe import join, safe, safe_id
 

@@ -28,7 +28,7 @@ from textual.widgets import Button, Input, Label, Static
 
 from bottui.tui.help_rows import DIALOG_HELP, HelpRow, HelpSection
 from bottui.tui.widgets.plain_paste import PlainInput
-from bottui.tui.widgets.safe import safe
+from bottui.tui.widgets.safe import join, safe, safe_id
 
 
 class _Dialog(ModalScreen[Any]):
@@ -170,6 +170,9 @@ class ConfirmDialog(_ReasonField, _Dialog):
 class TypedConfirmDialog(_ReasonField, _Dialog):
     """Confirmation for a protected profile: the project id must be typed.
 
+    Enter in the typed field confirms once the id matches; before that it
+    confirms nothing and says, under the field, what is missing.
+
     With ``reason`` it holds a reason field too (see :class:`ConfirmDialog`).
     """
 
@@ -200,6 +203,10 @@ class TypedConfirmDialog(_ReasonField, _Dialog):
                 yield Static(self._warning, id="recent-changes", classes="dialog-warning")
             yield Label(Content("This profile is protected. Type the project id to confirm:"))
             yield PlainInput(placeholder="project id", id="typed")
+            # Said only after an Enter that could not confirm (see _submitted).
+            hint = Static("", id="typed-hint", classes="dialog-warning")
+            hint.display = False
+            yield hint
             with Horizontal(classes="dialog-buttons"):
                 yield from self._reason_widgets()
                 yield Button("Cancel", id="cancel")
@@ -212,13 +219,27 @@ class TypedConfirmDialog(_ReasonField, _Dialog):
 
     @on(Input.Changed, "#typed")
     def _typed(self, event: Input.Changed) -> None:
-        self.query_one("#confirm", Button).disabled = event.value != self._expected
+        matches = event.value == self._expected
+        self.query_one("#confirm", Button).disabled = not matches
+        if matches:
+            self.query_one("#typed-hint", Static).display = False
 
     @on(Input.Submitted, "#typed")
     def _submitted(self, event: Input.Submitted) -> None:
-        # Enter in the field does not confirm: the button must be pressed.
+        # Typing the id is the deliberate act, so Enter on a match confirms (as the
+        # button would, reason check included). On no match nothing is sent, and
+        # the dialog says why rather than seeming to ignore the key.
         if event.value == self._expected:
-            self.query_one("#confirm", Button).focus()
+            self._confirm()
+            return
+        hint = self.query_one("#typed-hint", Static)
+        hint.update(
+            join(
+                "Not confirmed: the text typed is not the project id. Type exactly ",
+                safe_id(self._expected),
+            )
+        )
+        hint.display = True
 
     @on(Button.Pressed, "#cancel")
     def _cancel(self) -> None:

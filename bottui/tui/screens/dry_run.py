@@ -60,7 +60,7 @@ class DryRunDialog(RequestsDialog):
     DEFAULT_CSS = """
     DryRunDialog > Vertical { width: 95%; }
     DryRunDialog #dry-run-scroll {
-        height: auto; max-height: 16; overflow-x: auto; overflow-y: auto;
+        height: auto; max-height: 40vh; overflow-x: auto; overflow-y: auto;
         border: round $primary-muted;
     }
     DryRunDialog #dry-run-scroll:focus { border: round $accent; }

@@ -2,8 +2,8 @@
 
 With nothing configured, the Projects screen shows a welcome offering two
 ways in. Adding a project with no base URL yet first asks for a profile
-(name, base URL, protected): :func:`ask_first_profile` reads the profile
-names taken and shows the form, whose checks are those of
+(every option: :mod:`~bottui.tui.screens.profile_form`): :func:`ask_first_profile`
+reads the profile names taken and shows the form, whose checks are those of
 :mod:`bottui.ops.profiles`; :func:`bottui.ops.profiles.create_first_profile`
 saves it (written to ``config.toml`` on the store executor, never on the
 event loop, and made current) and :class:`ProfileSaved` reaches the screen,
@@ -27,7 +27,7 @@ from bottui.store.config import Profile
 from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.run import START_DEMO
 from bottui.tui.screens.base import BottuiScreen
-from bottui.tui.screens.project_dialogs import ProfileForm
+from bottui.tui.screens.profile_form import ProfileForm
 
 
 @dataclass
@@ -58,7 +58,7 @@ def ask_first_profile(screen: BottuiScreen) -> None:
 
     # The form opens at once; the names taken are read off the loop and
     # reach it a moment later. A damaged config.toml closes it and is reported.
-    form = ProfileForm()
+    form = ProfileForm(first=True)
     screen.app.push_screen(form, chosen)
 
     async def taken() -> list[str] | BottuiError:

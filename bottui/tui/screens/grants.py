@@ -41,11 +41,11 @@ from bottui.ops import plan as planning
 from bottui.ops.mutations import Applied
 from bottui.ops.plan import PlannedChange, RevocationTarget
 from bottui.store.utc import system_clock
+from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.error_log import Attempt, Failure, tag
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.bulk_confirm import BulkOrder
 from bottui.tui.screens.bulk_dialog import BulkDialog
-from bottui.tui.services import ChangePrompt
 from bottui.tui.widgets.revocation_form import RevocationForm
 from bottui.tui.widgets.revocation_history import RevocationHistory
 from bottui.tui.widgets.revocation_result import (
@@ -157,6 +157,8 @@ class GrantsScreen(BottuiScreen):
         current = self.services.current
         if current is None:
             self.notify(NO_PROJECT, markup=False)
+            return
+        if self.services.refuse_if_read_only():  # before the ids are pasted for nothing
             return
         self.app.push_screen(BulkDialog(*current, draft=runs.draft), self._bulk_ordered)
 

@@ -39,10 +39,10 @@ from bottui.plaintext import clean
 from bottui.store.journal_records import Operation
 from bottui.store.journal_store import Cursor, EntryPage, EntryQuery
 from bottui.store.utc import stamp, system_clock
+from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.error_view import EXPECTED_ERRORS, error_line
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.journal_dialogs import EntryDialog, ExportDialog, WhoWhyDialog
-from bottui.tui.services import ChangePrompt
 from bottui.tui.widgets.journal_table import JournalTable
 from bottui.tui.widgets.safe import join, safe, safe_id
 

@@ -25,11 +25,11 @@ from bottui.ops.inventory_reads import first_limiters, inventory_version, read_a
 from bottui.plaintext import clean
 from bottui.store.paging import Cursor, Page
 from bottui.store.utc import system_clock
+from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.error_log import Attempt, Failure, tag
 from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.limiter_attempts import LimiterAttempts, LimiterFailed
-from bottui.tui.services import ChangePrompt
 from bottui.tui.team_source import taught_words
 from bottui.tui.widgets.limiter_table import (
     SOURCE_LEGEND,
@@ -242,6 +242,8 @@ class LimitersScreen(BottuiScreen):
 
     def action_toggle_limiter(self) -> None:
         """Switch the selected limiter to the other state; ask when its state is unknown."""
+        if self.services.refuse_if_read_only():  # before the choice of state
+            return
         selected = self._selected()
         if selected is None:
             return
@@ -260,12 +262,16 @@ class LimitersScreen(BottuiScreen):
 
     def action_enable(self) -> None:
         """Switch the selected limiter ON (after confirmation)."""
+        if self.services.refuse_if_read_only():  # refused before anything is asked
+            return
         selected = self._selected()
         if selected is not None:
             self._confirm(*selected, True)
 
     def action_disable(self) -> None:
         """Switch the selected limiter OFF (after confirmation)."""
+        if self.services.refuse_if_read_only():  # refused before anything is asked
+            return
         selected = self._selected()
         if selected is not None:
             self._confirm(*selected, False)

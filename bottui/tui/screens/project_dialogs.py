@@ -1,4 +1,5 @@
-"""The forms of the Projects screen: add or edit a project, create the first profile.
+"""The forms of the Projects screen: add or edit a project (the profile form is
+:mod:`bottui.tui.screens.profile_form`).
 
 Each form validates as the operator types, with the checks of the ops that
 will write it (:mod:`bottui.ops.inventory_edits`, :mod:`bottui.ops.profiles`):
@@ -23,9 +24,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Static
 from bottui.api.errors import ValidationError
 from bottui.api.validation import path_id
 from bottui.ops.inventory_edits import check_display_name
-from bottui.ops.profiles import check_profile_name, check_profile_url, new_profile
 from bottui.plaintext import clean
-from bottui.store.config import Profile
 from bottui.tui.error_view import field_words
 from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.widgets.form_field import FormField
@@ -212,111 +211,3 @@ class ProjectForm(_FormDialog):
             self.dismiss(None)
             return
         self.dismiss(draft)
-
-
-def _protected_label(on: bool) -> str:
-    # The state in words too: under NO_COLOR a checkbox's mark looks the same on and off.
-    state = "on" if on else "off"
-    return f"Protected ({state}): type the project id to confirm every change"
-
-
-class ProfileForm(_FormDialog):
-    """Create the first profile: a name and the API's base URL.
-
-    Args:
-        existing: Names of the profiles already in the config (or later,
-            once read: :meth:`know_existing`).
-    """
-
-    def __init__(self, *, existing: Collection[str] = ()) -> None:
-        super().__init__()
-        self._existing = set(existing)
-
-    def know_existing(self, names: Collection[str]) -> None:
-        """The names taken, read after the form opened: check the name against them."""
-        self._existing = set(names)
-        if not self.is_mounted:
-            return
-        name = self.query_one("#profile", Input)
-        if name.value == "default" and "default" in self._existing:
-            name.value = ""  # the offered name is taken: offer none (as if known at once)
-        self.validate_form()
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label(Content("Where is the API?"), classes="dialog-title")
-            yield Static(
-                Content(
-                    "bottui keeps the API's base URL in a profile (config.toml). "
-                    "Tokens never go there: they go to the keyring."
-                ),
-                classes="hint",
-            )
-            yield FormField(
-                "Profile name",
-                PlainInput(
-                    value="default" if "default" not in self._existing else "",
-                    id="profile",
-                    compact=True,
-                ),
-                id="field-profile",
-            )
-            yield FormField(
-                "Base URL",
-                PlainInput(id="base-url", placeholder="https://api.example.com", compact=True),
-                hint="https:// (plain http:// only for a loopback host)",
-                id="field-base-url",
-            )
-            yield Checkbox(_protected_label(False), id="protected", compact=True)
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel", id="form-cancel")
-                yield Button("Save profile", id="form-submit", variant="primary")
-
-    def first_field(self) -> Input:
-        return self.query_one("#base-url", Input)
-
-    @on(Checkbox.Changed, "#protected")
-    def _protected_changed(self, event: Checkbox.Changed) -> None:
-        event.checkbox.label = _protected_label(event.value)
-
-    def _profile(self) -> Profile | None:
-        ok = True
-        name = self.query_one("#profile", Input).value
-        name_field = self.query_one("#field-profile", FormField)
-        try:
-            check_profile_name(name, self._existing)
-        except ValidationError as exc:
-            # Empty is not "wrong" yet: say nothing until something is typed.
-            name_field.show_error(None if name == "" else field_words(exc))
-            name_field.set_class(True, "-invalid")
-            ok = False
-        else:
-            name_field.show_error(None)
-        raw = self.query_one("#base-url", Input).value.strip()
-        url_field = self.query_one("#field-base-url", FormField)
-        try:
-            check_profile_url(raw)
-        except ValidationError as exc:
-            url_field.show_error(None if raw == "" else field_words(exc))
-            url_field.set_class(True, "-invalid")
-            ok = False
-        else:
-            url_field.show_error(None)
-        if not ok:
-            return None
-        protected = self.query_one("#protected", Checkbox).value
-        try:
-            return new_profile(name, raw, protected=protected, existing=self._existing)
-        except ValidationError as exc:
-            url_field.show_error(field_words(exc))
-            return None
-
-    def validate_form(self) -> bool:
-        ok = self._profile() is not None
-        self.query_one("#form-submit", Button).disabled = not ok
-        return ok
-
-    def submit(self) -> None:
-        profile = self._profile()
-        if profile is not None:
-            self.dismiss(profile)

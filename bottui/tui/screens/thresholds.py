@@ -254,6 +254,8 @@ class ThresholdsScreen(BottuiScreen):
     def _open_editor(
         self, current: tuple[str, str], dimension_id: str, entry: DimensionEntry | None
     ) -> None:
+        if self.services.refuse_if_read_only():  # before the editor: it could only be refused
+            return
         account, project = current
         draft = self._unsent.get((account, project, dimension_id))
         editor = ThresholdEditor(account, project, dimension_id, entry, self.settings, draft=draft)

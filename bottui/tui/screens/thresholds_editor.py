@@ -34,8 +34,9 @@ from bottui.ops.plan import PlannedChange
 from bottui.ops.threshold_rules import never_reached, warning_words
 from bottui.store.config import ProjectSettings
 from bottui.store.inventory_records import DimensionEntry
+from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.help_rows import DIALOG_HELP
-from bottui.tui.services import ChangePrompt, TuiServices, services_of
+from bottui.tui.services import TuiServices, services_of
 from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import join, safe, safe_id
 from bottui.tui.widgets.slider import format_number

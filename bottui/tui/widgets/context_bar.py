@@ -69,6 +69,10 @@ class ContextBar(Widget):
     #: Dry run is on: changes are shown, not sent (a lasting badge, not only a toast).
     dry_run: reactive[bool] = reactive(False)
 
+    def on_mount(self) -> None:
+        # A dialog's own bar (bottui.tui.dialog_header) is drawn right at once.
+        self.refresh_context()
+
     def refresh_context(self) -> None:
         """Re-read the app's session and current project."""
         services = find_services(self)

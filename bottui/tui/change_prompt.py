@@ -1,0 +1,114 @@
+"""What a change's confirmation needs, built once from the plan for both kinds of dialog.
+
+:class:`ChangePrompt` is what a screen hands to :meth:`TuiServices.confirm`: the
+title, the body, the confirm button's words and what the profile demands
+(:class:`Confirmation`: a typed project id, a reason). Split from
+:mod:`bottui.tui.services` so the services stay one job and under 500 lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from textual.content import Content
+
+from bottui.ops.session import Settings
+
+if TYPE_CHECKING:
+    from bottui.api.requests import PreparedRequest
+    from bottui.ops import confirmation as rule
+    from bottui.ops.plan import PlannedChange
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """What confirmation a change needs before it is sent.
+
+    ``none``: sent at once; ``click``: a Confirm button; ``typed``: the
+    project id typed (a protected profile); ``refused``: never sent,
+    ``reason`` says why (a read-only profile).
+    """
+
+    kind: Literal["none", "click", "typed", "refused"]
+    reason: str = ""
+
+
+#: The refusal of a read-only profile.
+READ_ONLY_REFUSAL = Confirmation("refused", "this profile refuses every change; nothing was sent")
+
+
+def plan_confirmation(needed: rule.Confirmation) -> Confirmation:
+    """The dialog a plan's confirmation (:mod:`bottui.ops.confirmation`) asks for.
+
+    The read-only refusal keeps the TUI's own words (:data:`READ_ONLY_REFUSAL`).
+    """
+    kind = needed.kind.value
+    if kind == "refused":
+        if needed.title == "Read-only":
+            return READ_ONLY_REFUSAL
+        return Confirmation("refused", needed.reason or "")
+    if kind == "typed":
+        return Confirmation("typed")
+    return Confirmation("none" if kind == "none" else "click")
+
+
+def profile_confirmation(settings: Settings) -> Confirmation:
+    """The confirmation the profile's rules ask of any change."""
+    if settings.read_only:
+        return READ_ONLY_REFUSAL
+    return Confirmation("typed" if settings.protected else "click")
+
+
+@dataclass(frozen=True)
+class ChangePrompt:
+    """What a change's confirmation shows, what it sends, and what it needs."""
+
+    #: Dialog title, body and the confirm button's label.
+    title: str
+    body: Content
+    confirm_label: str
+    #: What a protected profile wants typed.
+    project_id: str
+    #: The request(s) a dry run shows (:meth:`ChangePrompt.of`: the plan's own);
+    #: a BottuiError raised here is reported, nothing sent.
+    plan: Callable[[], Sequence[PreparedRequest]]
+    #: None: the profile decides (:func:`profile_confirmation`).
+    needs: Confirmation | None = None
+    #: Teammates' recent changes of the same target (or why they could not be
+    #: checked), cleaned lines shown inside the confirmation; empty: none.
+    recent: tuple[str, ...] = ()
+
+    @classmethod
+    def of(
+        cls,
+        plan: PlannedChange[Any],
+        body: Content,
+        *,
+        title: str | None = None,
+        confirm_label: str | None = None,
+    ) -> ChangePrompt:
+        """The prompt of a planned change: its requests, its confirmation, its texts.
+
+        ``body`` is the screen's own rendering of the plan's data; ``title`` and
+        ``confirm_label`` default to the plan's.
+        """
+        requests = list(plan.requests)
+        return cls(
+            title=plan.title if title is None else title,
+            body=body,
+            confirm_label=plan.confirm_label if confirm_label is None else confirm_label,
+            project_id=plan.confirmation.typed or plan.project,
+            plan=lambda: requests,
+            needs=plan_confirmation(plan.confirmation),
+        )
+
+
+__all__ = [
+    "READ_ONLY_REFUSAL",
+    "ChangePrompt",
+    "Confirmation",
+    "plan_confirmation",
+    "profile_confirmation",
+]

@@ -1,0 +1,252 @@
+"""The profile switcher (``P``, palette "Switch profile…"): every profile, and what to do with it.
+
+One row per profile of ``config.toml``: whether it is the one in use, its
+name, base URL and flags (read-only, protected, reason required, team
+store), in words so that they read the same without colour. Enter switches
+to the highlighted profile (the dialog closes with its name; the app
+switches: :mod:`bottui.tui.profile_switch`); ``n`` creates a profile, ``e``
+edits one, ``x`` removes one after a confirmation. The profile in use is
+never removed: switch first.
+
+Every read and write of ``config.toml`` runs in a worker through
+:mod:`bottui.ops.profiles` (the store executor), never on the event loop.
+Names and URLs come from a file: shown as ids (invisible characters made
+visible), never as markup.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.widgets import Button, DataTable, Label, Static
+
+from bottui.api.errors import RefusedError
+from bottui.ops import profiles
+from bottui.plaintext import clean
+from bottui.store.config import Config, Profile
+from bottui.tui.error_view import EXPECTED_ERRORS
+from bottui.tui.screens.dialogs import ConfirmDialog, _Dialog
+from bottui.tui.services import services_of
+from bottui.tui.widgets.safe import join, safe_id, safe_id_text
+
+#: The words of the flags column, in this order.
+FLAG_NAMES: tuple[tuple[str, str], ...] = (
+    ("read_only", "read-only"),
+    ("protected", "protected"),
+    ("require_reason", "reason required"),
+)
+
+
+def profile_flags(profile: Profile) -> str:
+    """The flags column: every flag that is on, in words; "-" when none."""
+    words = [word for attr, word in FLAG_NAMES if getattr(profile, attr)]
+    if profile.store:
+        words.append("team store")
+    return ", ".join(words) or "-"
+
+
+class ProfileSwitcher(_Dialog):
+    """Every profile: Enter switches, n new, e edit, x remove. Returns the name to switch to."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss_dialog", "Close", id="profiles.close"),
+        Binding("n", "new", "New profile", id="profiles.new"),
+        Binding("e", "edit", "Edit profile", id="profiles.edit"),
+        Binding("x", "remove", "Remove profile", id="profiles.remove"),
+        Binding("delete", "remove", "Remove profile", show=False, id="profiles.remove2"),
+    ]
+    DEFAULT_CSS: ClassVar[str] = """
+    ProfileSwitcher > Vertical { width: 96; padding: 0 1; max-height: 100%; }
+    ProfileSwitcher #profiles-table { height: 2; margin-bottom: 1; }
+    ProfileSwitcher #profiles-keys { color: $text-muted; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._config: Config | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(Content("Profiles"), classes="dialog-title")
+            yield Static(Content("Reading config.toml…"), id="profiles-current")
+            table: DataTable[str | Text] = DataTable(id="profiles-table", cursor_type="row")
+            table.add_columns("In use", "Name", "Base URL", "Flags")
+            yield table
+            yield Static(
+                Content(
+                    "enter switch to it · n new · e edit · x remove · esc close\n"
+                    "Tokens stay in the keyring; a profile's inventory stays when it is removed."
+                ),
+                id="profiles-keys",
+            )
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("New", id="profiles-new")
+                yield Button("Edit", id="profiles-edit")
+                yield Button("Remove", id="profiles-remove")
+                yield Button("Close", id="profiles-close", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).focus()
+        self._reload()
+
+    # -- reading ---------------------------------------------------------------------
+
+    @work(group="profiles-read", exclusive=True, exit_on_error=False)
+    async def _reload(self, select: str | None = None) -> None:
+        services = services_of(self)
+        try:
+            config = await profiles.read_config(services.session.config_store)
+        except EXPECTED_ERRORS as exc:  # a damaged config.toml: said, and the dialog closes
+            services.report(exc)
+            self.dismiss(None)
+            return
+        self._show(config, select)
+
+    def _in_use(self) -> str | None:
+        return services_of(self).session.settings.profile_name
+
+    def _show(self, config: Config, select: str | None) -> None:
+        self._config = config
+        in_use = self._in_use()
+        table: DataTable[str | Text] = self.query_one(DataTable)
+        table.clear()
+        for name, profile in config.profiles.items():
+            table.add_row(
+                "▶ in use" if name == in_use else "",
+                safe_id_text(name),
+                safe_id_text(profile.base_url),
+                profile_flags(profile),
+                key=name,
+            )
+        # As tall as its rows (and the header), up to 12: an auto-height table in
+        # an auto-height dialog takes more than its rows.
+        table.styles.height = min(len(config.profiles), 11) + 1
+        current = self.query_one("#profiles-current", Static)
+        if in_use is None:
+            current.update(Content("No profile in use. Enter on a row switches to it."))
+        else:
+            current.update(join("In use: ", safe_id(in_use), " (always shown in the header)"))
+        wanted = select if select in config.profiles else in_use
+        if wanted in config.profiles:
+            table.move_cursor(row=list(config.profiles).index(wanted), animate=False)
+        self.query_one("#profiles-edit", Button).disabled = not config.profiles
+        self.query_one("#profiles-remove", Button).disabled = not config.profiles
+
+    def _selected(self) -> Profile | None:
+        """The highlighted profile, or None (and a word why)."""
+        config = self._config
+        table: DataTable[str | Text] = self.query_one(DataTable)
+        if config is None or not config.profiles or table.row_count == 0:
+            self.notify("No profile yet: press n to create one.", markup=False)
+            return None
+        row = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return config.profiles.get(row) if row is not None else None
+
+    # -- actions ---------------------------------------------------------------------
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self) -> None:
+        self.action_switch()
+
+    def action_switch(self) -> None:
+        """Switch to the highlighted profile (the dialog closes; the app switches)."""
+        profile = self._selected()
+        if profile is None:
+            return
+        if profile.name == self._in_use():
+            self.notify(clean(f"Already on profile {profile.name}."), markup=False)
+            return
+        self.dismiss(profile.name)
+
+    @on(Button.Pressed, "#profiles-new")
+    def action_new(self) -> None:
+        """Create a profile (every option); it is not switched to until Enter."""
+        from bottui.tui.screens.profile_form import ProfileForm
+
+        names = list(self._config.profiles) if self._config else []
+        self.app.push_screen(ProfileForm(existing=names), self._created)
+
+    def _created(self, profile: Profile | None) -> None:
+        if profile is not None:
+            self._save(profile, replace=False)
+
+    @on(Button.Pressed, "#profiles-edit")
+    def action_edit(self) -> None:
+        """Edit the highlighted profile (its name stays)."""
+        from bottui.tui.screens.profile_form import ProfileForm
+
+        profile = self._selected()
+        if profile is not None:
+            self.app.push_screen(ProfileForm(edit=profile), self._edited)
+
+    def _edited(self, profile: Profile | None) -> None:
+        if profile is not None:
+            self._save(profile, replace=True)
+
+    @work(group="profiles-write", exit_on_error=False)
+    async def _save(self, profile: Profile, *, replace: bool) -> None:
+        services = services_of(self)
+        try:
+            config = await profiles.add_profile(
+                services.session.config_store, profile, replace=replace
+            )
+        except EXPECTED_ERRORS as exc:  # the name taken meanwhile, a file gone bad
+            services.report(exc)
+            return
+        self._show(config, profile.name)
+        saved = "saved" if replace else "created"
+        self.notify(clean(f"Profile {profile.name} {saved} in config.toml."), markup=False)
+        if replace and profile.name == self._in_use():
+            # The profile in use changed: the app works under its new options now.
+            self.app.switch_to_profile(profile.name)  # type: ignore[attr-defined]
+
+    @on(Button.Pressed, "#profiles-remove")
+    def action_remove(self) -> None:
+        """Remove the highlighted profile after a confirmation; never the one in use."""
+        profile = self._selected()
+        if profile is None:
+            return
+        name = profile.name
+        if name == self._in_use():
+            services_of(self).report(
+                RefusedError(
+                    "This is the profile in use",
+                    "Switch to another profile first (Enter on its row), then remove this one.",
+                )
+            )
+            return
+        body = join(
+            "Remove profile ",
+            safe_id(name),
+            " (",
+            safe_id(profile.base_url),
+            ") from config.toml.\n"
+            "Its tokens stay in the keyring, its inventory and the journal stay on disk.",
+        )
+
+        def decided(ok: bool | None) -> None:
+            if ok:
+                self._remove(name)
+
+        self.app.push_screen(ConfirmDialog("Remove this profile?", body, "Remove profile"), decided)
+
+    @work(group="profiles-write", exit_on_error=False)
+    async def _remove(self, name: str) -> None:
+        services = services_of(self)
+        try:
+            config = await profiles.remove_other_profile(services.session, name)
+        except EXPECTED_ERRORS as exc:
+            services.report(exc)
+            return
+        self._show(config, None)
+        self.notify(clean(f"Profile {name} removed from config.toml."), markup=False)
+
+    @on(Button.Pressed, "#profiles-close")
+    def _close(self) -> None:
+        self.dismiss(None)
