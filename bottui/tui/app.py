@@ -93,6 +93,8 @@ class BottuiApp(App[int]):
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("e", "error_details", "Error details", show=False, id="app.error"),
         Binding("D", "toggle_dry_run", "Dry run", show=False, id="app.dry_run"),
+        # The Journal screen's own u undoes the highlighted row instead.
+        Binding("u", "undo_latest", "Undo last change", show=False, id="app.undo"),
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("ctrl+q", "quit", "Quit", show=False, id="app.quit2", priority=True),
         # Tab moves focus before the next key is routed: keys typed ahead (a
@@ -305,6 +307,15 @@ class BottuiApp(App[int]):
         """Open the whole last error in a modal."""
         self.services.show_last_error()
 
+    def action_undo_latest(self) -> None:
+        """Undo the current project's newest limiter or threshold change (confirmed first)."""
+        from bottui.tui.screens.base import BottuiScreen
+        from bottui.tui.screens.journal_undo import start_undo
+
+        screen = self.screen
+        if isinstance(screen, BottuiScreen):
+            start_undo(screen, None)
+
     def action_toggle_dry_run(self) -> None:
         """Dry run on/off: changes show their request and curl instead of sending."""
         self.services.toggle_dry_run()
@@ -365,8 +376,8 @@ class BottuiApp(App[int]):
         )
         yield SystemCommand(
             "Undo last change...",
-            "Undo the last limiter or threshold change",
-            lambda: self._palette("journal", "undo"),
+            "Undo the current project's last limiter or threshold change (u)",
+            self.action_undo_latest,
         )
         yield SystemCommand("Show last error", "The whole error object", self.action_error_details)
         yield SystemCommand(

@@ -6,8 +6,9 @@ An entry without an outcome is marked UNFINISHED (still running, or cut off
 by a crash). Keys filter by project (current / all), operation and outcome,
 and ``/`` by operator (exact) and reason (any case);
 ``enter`` opens an entry in full; ``x`` exports what the filters show;
-``u`` undoes the last rate limiter or threshold change of the profile, after
-the one confirmation (dry run, read-only and protected rules included).
+``u`` undoes the highlighted rate limiter or threshold change of the current
+project, after the one confirmation (dry run, read-only and protected rules
+included; :mod:`bottui.tui.screens.journal_undo`).
 
 A journal may hold millions of entries, so the table holds pages: the newest
 :data:`FIRST_PAGE` first, then :data:`MORE_PAGE` more whenever the cursor
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Final
+from typing import ClassVar, Final
 
 from textual import on
 from textual.app import ComposeResult
@@ -31,10 +32,8 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 from textual.worker import Worker
 
-from bottui.ops import journal_pages, journal_view, undo
+from bottui.ops import journal_pages, journal_view
 from bottui.ops.journal_view import JournalQuery
-from bottui.ops.mutations import Applied
-from bottui.ops.plan import PlannedChange
 from bottui.plaintext import clean
 from bottui.store.journal_records import Operation
 from bottui.store.journal_store import Cursor, EntryPage, EntryQuery
@@ -42,7 +41,7 @@ from bottui.store.utc import stamp, system_clock
 from bottui.tui.error_view import EXPECTED_ERRORS, error_line
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.journal_dialogs import EntryDialog, ExportDialog, WhoWhyDialog
-from bottui.tui.services import ChangePrompt
+from bottui.tui.screens.journal_undo import start_undo
 from bottui.tui.widgets.journal_table import JournalTable
 from bottui.tui.widgets.safe import join, safe, safe_id
 
@@ -75,15 +74,6 @@ OUTCOME_FILTERS: Final[tuple[str | None, ...]] = (
     "failed",
     "unknown",
 )
-_KIND_WORDS: Final = {"limiter": "rate limiter", "thresholds": "threshold"}
-
-
-@dataclass
-class UndoApplied(Message):
-    """An undo was sent and answered."""
-
-    plan: undo.UndoPlan
-    applied: Applied[Any]
 
 
 @dataclass
@@ -99,7 +89,7 @@ class JournalScreen(BottuiScreen):
 
     SCREEN_TITLE: ClassVar[str] = "Journal"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("u", "undo", "Undo last", id="journal.undo"),
+        Binding("u", "undo", "Undo row", id="journal.undo"),
         # The filter line names these keys; the key bar has no room for them at 80 columns.
         Binding("p", "cycle_project", "Project filter", show=False, id="journal.project"),
         Binding("o", "cycle_operation", "Operation filter", show=False, id="journal.operation"),
@@ -390,48 +380,8 @@ class JournalScreen(BottuiScreen):
     # -- undo ----------------------------------------------------------------------------
 
     def action_undo(self) -> None:
-        """Undo the profile's last rate limiter or threshold change (with confirmation)."""
-        services = self.services
-        session = services.session
-
-        found: list[undo.UndoPlan] = []
-
-        async def plan() -> PlannedChange[Any]:
-            # Refusals (nothing to undo, value not known) are reported like any error.
-            found.append(await undo.find(session, fall_back=True))
-            return await undo.plan_change(session, found[0])
-
-        def send(change: PlannedChange[Any]) -> None:
-            self.call(
-                lambda: undo.apply(session, found[0], confirmed=True, change=change),
-                label="Undoing",
-                done=lambda applied: UndoApplied(found[0], applied),
-            )
-
-        # Planned once: the dialog, the dry run and the request sent are this plan's.
-        services.plan_and_confirm(
-            self,
-            plan,
-            lambda change: ChangePrompt.of(
-                change,
-                undo_body(found[0]),
-                title=f"Undo the last {_KIND_WORDS[found[0].kind]} change?",
-            ),
-            send,
-        )
-
-    @on(UndoApplied)
-    def _undo_applied(self, message: UndoApplied) -> None:
-        plan = message.plan
-        entry = message.applied.journal_id
-        where = f"journal #{entry}" if entry is not None else "NOT journaled"
-        self.notify(
-            clean(f"{plan.what} is {plan.restored} again ({where}, undoes #{plan.entry.id})"),
-            title="Undone",
-            markup=False,
-        )
-        # The ops layer taught the inventory: every screen reads it again (this one too).
-        self.services.inventory_changed()
+        """Undo the highlighted row (with confirmation); no row: the project's newest change."""
+        start_undo(self, self.query_one(JournalTable).selected)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Failures go to the app's handler; the journal gained an entry either way.
@@ -442,45 +392,6 @@ class JournalScreen(BottuiScreen):
         super().on_worker_state_changed(event)
         if event.worker.is_finished and event.worker.group not in (JOURNAL_READS, OLDER_READS):
             self.refresh_data()
-
-
-def undo_body(plan: undo.UndoPlan) -> Content:
-    """What the undo will do, in the confirmation: which entry, what, old -> new."""
-    entry = plan.entry
-    now = journal_view.value_text(plan.current) if plan.current is not None else "?"
-    lines = [
-        join(
-            f"Journal entry #{entry.id}, {journal_view.when(entry)}, by ",
-            safe(entry.operator),
-        ),
-        join("Rate limiter " if plan.kind == "limiter" else "Dimension ", safe_id(plan.target_id)),
-        join("Project ", safe_id(plan.project), ", account ", safe_id(plan.account)),
-        join(
-            "Now: ",
-            safe(now),
-            "\nRestore: ",
-            Content.styled(clean(plan.restored), "bold reverse"),
-        ),
-        Content(
-            f"A new request sets the value back; the journal records it as the undo of #{entry.id}."
-        ),
-    ]
-    if plan.passed_over is not None and plan.passed_over.entry is not None:
-        skipped = plan.passed_over
-        assert skipped.entry is not None
-        lines.insert(
-            0,
-            join(
-                Content.styled(
-                    f"The newer {_KIND_WORDS[skipped.kind]} change (#{skipped.entry.id}) "
-                    "cannot be undone: ",
-                    "bold",
-                ),
-                safe(skipped.reason),
-                f"\nThis undoes the last {_KIND_WORDS[plan.kind]} change instead.",
-            ),
-        )
-    return Content("\n").join(lines)
 
 
 def _cut(text: str, width: int = 32) -> str:
