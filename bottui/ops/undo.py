@@ -67,6 +67,14 @@ class UndoPlan:
     #: The value the undone change set, same shape; None when not known.
     current: dict[str, Any] | None
     passed_over: UndoCandidate | None = None
+    #: The id the undo's journal entry names in ``undo_of``; -1: ``entry.id``.
+    #: None for a teammate's shared entry (its id is not one of this journal's).
+    undo_of: int | None = -1
+
+    @property
+    def undoes(self) -> int | None:
+        """The local journal id this undo's entry records as ``undo_of``."""
+        return self.entry.id if self.undo_of == -1 else self.undo_of
 
     @property
     def account(self) -> str:
@@ -206,7 +214,7 @@ async def plan_change(session: Session, plan: UndoPlan) -> PlannedChange[Any]:
             plan.project,
             plan.target_id,
             plan.restore_active(),
-            undo_of=plan.entry.id,
+            undo_of=plan.undoes,
         )
     else:
         change = await planning.plan_thresholds(
@@ -215,7 +223,7 @@ async def plan_change(session: Session, plan: UndoPlan) -> PlannedChange[Any]:
             plan.project,
             plan.target_id,
             plan.restore_thresholds(),
-            undo_of=plan.entry.id,
+            undo_of=plan.undoes,
         )
     entry = plan.entry
     now = value_text(plan.current) if plan.current is not None else "?"
@@ -265,7 +273,7 @@ async def apply(
     session.check_may_change(
         confirmed=confirmed, reason=change.reason if change is not None else None
     )
-    if change is not None and change.undo_of != plan.entry.id:
+    if change is not None and change.undo_of != plan.undoes:
         raise ValueError(f"the planned change does not undo journal entry #{plan.entry.id}")
     latest = await find(session, plan.kind)
     if latest.entry.id != plan.entry.id:

@@ -112,6 +112,8 @@ class BottuiApp(App[int]):
         Binding("D", "toggle_dry_run", "Dry run", show=False, id="app.dry_run"),
         Binding("B", "bulk_run", "Bulk run", show=False, id="app.bulk_run"),
         Binding("P", "switch_profile", "Switch profile", show=False, id="app.profiles"),
+        # The Journal screen's own u undoes the highlighted row instead.
+        Binding("u", "undo_latest", "Undo last change", show=False, id="app.undo"),
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("ctrl+q", "quit", "Quit", show=False, id="app.quit2", priority=True),
         # Tab moves focus before the next key is routed: keys typed ahead (a
@@ -382,6 +384,15 @@ class BottuiApp(App[int]):
     def action_error_log(self) -> None:
         """Open this session's error log (newest first)."""
         self.services.show_error_log()
+
+    def action_undo_latest(self) -> None:
+        """Undo the current project's newest limiter or threshold change (confirmed first)."""
+        from bottui.tui.screens.base import BottuiScreen
+        from bottui.tui.screens.journal_undo import start_undo
+
+        screen = self.screen
+        if isinstance(screen, BottuiScreen):
+            start_undo(screen, None)
 
     def action_toggle_dry_run(self) -> None:
         """Dry run on/off: changes show their request and curl instead of sending."""

@@ -97,8 +97,17 @@ def help_sections(app: Any, screen: Any, keymap: Mapping[str, str]) -> list[Help
     if getattr(screen, "is_modal", False):
         # Textual's dialogs stop the app's keys but its priority ones (F1, tab, ctrl+q).
         app_actions = [a for a in app_actions if a.binding.priority]
+    own_rows = _rows(keys, own)
+    # An app key this screen binds itself (the Journal's u undoes the highlighted
+    # row, the app's u the newest change): listed apart, so its id is still found.
+    shadowed = [
+        a
+        for a in app_actions
+        if a.description
+        and all(normalize_key(k) in keys.used for k in split_keys(keymap.get(a.binding_id, a.keys)))
+    ]
     sections = [
-        HelpSection(scope.title, _rows(keys, own)),
+        HelpSection(scope.title, own_rows),
         HelpSection(
             "Everywhere",
             _rows(keys, [a for a in app_actions if a.description]) + _palette_row(keys, app),
@@ -118,6 +127,8 @@ def help_sections(app: Any, screen: Any, keymap: Mapping[str, str]) -> list[Help
             continue
         rows = [r for a in actions_of(other) if (r := keys.row(a, claim=False))]
         sections.append(HelpSection(f"{other.title} (elsewhere)", rows))
+    rows = [r for a in shadowed if (r := keys.row(a, claim=False))]
+    sections.append(HelpSection(f"Everywhere but {scope.title} (its own key wins here)", rows))
     return [section for section in sections if section.rows]
 
 

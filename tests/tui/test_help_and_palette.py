@@ -63,7 +63,8 @@ async def test_help_lists_this_screens_keys_first(
         assert len(shown) == len(set(shown)) and "q" in shown, shown
         # Every binding id of the app is listed somewhere in the help.
         text = "\n".join(rows)
-        assert all(action.binding_id in text for action in all_actions())
+        missing = [a.binding_id for a in all_actions() if a.binding_id not in text]
+        assert not missing, missing
 
 
 async def test_help_fills_a_tall_terminal(make_snap_app: MakeApp) -> None:

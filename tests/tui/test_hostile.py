@@ -24,6 +24,7 @@ from bottui.sandbox.demo import (
     HOSTILE_PROJECT_ID,
 )
 from bottui.tui.app import BottuiApp
+from bottui.tui.widgets.journal_table import TARGET_CELL
 from bottui.tui.widgets.key_bar import KeyBar
 from tests.fixtures.stores import inventory_of
 
@@ -130,7 +131,13 @@ EXPECTED: dict[str, tuple[str, ...]] = {
     "2": (HOSTILE_LIMITER, _marked("limiter")),
     "3": (HOSTILE_VISITOR,),
     "4": (HOSTILE_DIMENSION, _marked("dimension")),
-    "5": (_marked("operator"), HOSTILE_OPERATION, HOSTILE_LIMITER, HOSTILE_VISITOR),
+    # The journal cuts a long target to its column (TARGET_CELL), literally still.
+    "5": (
+        _marked("operator"),
+        HOSTILE_OPERATION,
+        HOSTILE_LIMITER,
+        f"visitor {HOSTILE_VISITOR}"[: TARGET_CELL - 1] + "…",
+    ),
 }
 
 

@@ -186,18 +186,26 @@ def test_snapshot_undo_confirmation(
     snap_compare: Snap, make_snap_app: MakeApp, steady: None
 ) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
-        await _loaded(pilot)
+        await settle(pilot)
+        await changes(pilot.app)  # type: ignore[arg-type]
+        # A newer change of the same limiter (#5): the undo of #1 warns of it.
+        session = pilot.app.session  # type: ignore[attr-defined]
+        await mutations.set_limiter(session, DEMO_ACCOUNT, PROJ, "rl-login", True, confirmed=True)
+        await to_journal(pilot)
+        grid = table(pilot.app)
+        grid.move_cursor(row=grid.get_row_index("1"), animate=False)
         await pilot.press("u")
-        await pilot.pause()
+        await settle(pilot)
         dialog = pilot.app.screen
         assert isinstance(dialog, ConfirmDialog)
         body = plain(dialog.query_one("#confirm-body", Static))
-        # The threshold change (#2) is newer than the last limiter change that
-        # may have changed something (#1; rl-gone's api-error changed nothing).
-        assert body.startswith("Journal entry #2, 2026-11-21 03:00:00Z, by oncall@bastion")
-        assert "Dimension bot-score\nProject shop-prod, account acme" in body
-        assert "Now: Bot score: block 0.9, challenge 0.6" in body
-        assert "Restore: Bot score: block 0.8, challenge 0.5" in body
+        # The highlighted row (#1), although a threshold change (#2) is newer.
+        assert body.startswith("Changed since journal entry #1")
+        assert "#5 2026-11-21 03:00:00Z by you: ON (ok)" in body
+        assert "It is ON already" in body
+        assert "Journal entry #1, 2026-11-21 03:00:00Z, by oncall@bastion" in body
+        assert "Rate limiter rl-login\nProject shop-prod, account acme" in body
+        assert "Now: ON\nAfter the undo: ON" in body
         assert pilot.app.focused is not None and pilot.app.focused.id == "cancel"
 
     assert snap_compare(make_snap_app(), terminal_size=SNAP_SIZE, run_before=run_before)
@@ -261,7 +269,7 @@ async def test_undo_refused_says_why(flow_app: BottuiApp, sandbox: SandboxServer
         assert sandbox.stats.requests == 0
 
 
-async def test_undo_passes_over_an_unknown_change_with_a_note(
+async def test_undo_of_an_unfinished_row_says_why_and_offers_nothing_else(
     flow_app: BottuiApp, sandbox: SandboxServer
 ) -> None:
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
@@ -272,15 +280,19 @@ async def test_undo_passes_over_an_unknown_change_with_a_note(
         )
         unfinished(flow_app)  # the newer change: a limiter, outcome unknown
         await to_journal(pilot)
-        await pilot.press("u")
-        await pilot.pause()
+        await pilot.press("u")  # on the unfinished row: refused, no other change offered
+        await settle(pilot)
+        assert isinstance(flow_app.screen, JournalScreen)
+        toast = list(flow_app._notifications)[-1]
+        assert toast.title == "Cannot undo" and "#2 has no outcome" in toast.message
+        await pilot.press("down", "u")  # the threshold change
+        await settle(pilot)
         dialog = flow_app.screen
         assert isinstance(dialog, ConfirmDialog)
         body = plain(dialog.query_one("#confirm-body", Static))
-        assert body.startswith("The newer rate limiter change (#2) cannot be undone")
-        assert "the last threshold change instead" in body
+        assert body.startswith("Journal entry #1")
         assert "Dimension bot-score" in body
-        assert "Restore: Bot score: block 0.8, challenge 0.5" in body
+        assert "After the undo: Bot score: block 0.8, challenge 0.5" in body
         await pilot.press("tab", "enter")
         await settle(pilot)
         last = sandbox.state.recorder.log[-1]
@@ -318,7 +330,7 @@ async def test_palette_undo(flow_app: BottuiApp, sandbox: SandboxServer) -> None
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
         await mutations.set_limiter(flow_app.session, DEMO_ACCOUNT, PROJ, "rl-login", False)
-        command = next(c for c in palette.commands(flow_app) if c.title == "Journal: Undo last")
+        command = next(c for c in palette.commands(flow_app) if c.title == "Undo last change")
         command.run()
         await settle(pilot)
         assert isinstance(flow_app.screen, ConfirmDialog)

@@ -63,7 +63,7 @@ async def test_each_screen_shows_its_own_keys(make_snap_app: Callable[..., Bottu
     app = make_snap_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        firsts = (("3", " i Revoke form  b Bulk revoke"), ("5", " ⏎ Details  u Undo last"))
+        firsts = (("3", " i Revoke form  b Bulk revoke"), ("5", " ⏎ Details  u Undo row"))
         for key, first in firsts:
             await pilot.press(key)
             await settle(pilot)

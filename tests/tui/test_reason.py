@@ -15,7 +15,7 @@ from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.dialogs import ConfirmDialog, TypedConfirmDialog
 from bottui.tui.screens.journal import JournalScreen
-from bottui.tui.screens.journal_dialogs import WhoWhyDialog
+from bottui.tui.screens.journal_filter import FilterDialog
 from bottui.tui.screens.limiters import LimitersScreen
 from bottui.tui.widgets.journal_table import JournalTable
 from tests.fixtures.stores import journal_of
@@ -152,7 +152,7 @@ async def test_the_journal_screen_filters_by_operator_and_reason(flow_app: Bottu
         await pilot.press("slash")
         await pilot.pause()
         dialog = flow_app.screen
-        assert isinstance(dialog, WhoWhyDialog)
+        assert isinstance(dialog, FilterDialog)
         await pilot.press(*"alice", "enter")
         await settle(pilot)
         assert journal_rows(flow_app) == ["alice", "alice"]
@@ -164,7 +164,7 @@ async def test_the_journal_screen_filters_by_operator_and_reason(flow_app: Bottu
         await settle(pilot)
         assert journal_rows(flow_app) == ["bob@bastion-2", "alice"]
         filters = plain(flow_app.screen.query_one("#journal-filters", Static))
-        assert "Reason holds INC-4312 (/)" in filters
+        assert "Reason holds INC-4312 (/, F)" in filters
         await pilot.press("slash")
         await pilot.pause()
         flow_app.screen.query_one("#filter-reason", Input).value = "été"

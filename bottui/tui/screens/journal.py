@@ -3,11 +3,13 @@
 The table shows the audit journal (:mod:`bottui.store.journal`) of the
 session's profile: who changed what, when, how it ended, how long it took.
 An entry without an outcome is marked UNFINISHED (still running, or cut off
-by a crash). Keys filter by project (current / all), operation and outcome,
-and ``/`` by operator (exact) and reason (any case);
+by a crash). ``F`` opens every filter in one dialog (project, operation,
+outcome, operator, time range, reason: :mod:`bottui.tui.screens.journal_filter`;
+``/`` opens it in the operator field); ``p``, ``o`` and ``f`` cycle the first three;
 ``enter`` opens an entry in full; ``x`` exports what the filters show;
-``u`` undoes the last rate limiter or threshold change of the profile, after
-the one confirmation (dry run, read-only and protected rules included).
+``u`` undoes the highlighted rate limiter or threshold change of the current
+project, after the one confirmation (dry run, read-only and protected rules
+included; :mod:`bottui.tui.screens.journal_undo`).
 
 A journal may hold millions of entries, so the table holds pages: the newest
 :data:`FIRST_PAGE` first, then :data:`MORE_PAGE` more whenever the cursor
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Final
+from typing import ClassVar, Final
 
 from textual import on
 from textual.app import ComposeResult
@@ -31,18 +33,18 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 from textual.worker import Worker
 
-from bottui.ops import journal_pages, journal_view, undo
+from bottui.ops import journal_pages, journal_view
 from bottui.ops.journal_view import JournalQuery
-from bottui.ops.mutations import Applied
-from bottui.ops.plan import PlannedChange
 from bottui.plaintext import clean
 from bottui.store.journal_records import Operation
 from bottui.store.journal_store import Cursor, EntryPage, EntryQuery
 from bottui.store.utc import stamp, system_clock
-from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.error_view import EXPECTED_ERRORS, error_line
 from bottui.tui.screens.base import BottuiScreen
-from bottui.tui.screens.journal_dialogs import EntryDialog, ExportDialog, WhoWhyDialog
+from bottui.tui.screens.journal_dialogs import EntryDialog, ExportDialog
+from bottui.tui.screens.journal_filter import FilterDialog, JournalFilters
+from bottui.tui.screens.journal_run import RunDialog
+from bottui.tui.screens.journal_undo import start_undo
 from bottui.tui.widgets.journal_table import JournalTable
 from bottui.tui.widgets.safe import join, safe, safe_id
 
@@ -75,15 +77,6 @@ OUTCOME_FILTERS: Final[tuple[str | None, ...]] = (
     "failed",
     "unknown",
 )
-_KIND_WORDS: Final = {"limiter": "rate limiter", "thresholds": "threshold"}
-
-
-@dataclass
-class UndoApplied(Message):
-    """An undo was sent and answered."""
-
-    plan: undo.UndoPlan
-    applied: Applied[Any]
 
 
 @dataclass
@@ -99,16 +92,19 @@ class JournalScreen(BottuiScreen):
 
     SCREEN_TITLE: ClassVar[str] = "Journal"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("u", "undo", "Undo last", id="journal.undo"),
+        Binding("u", "undo", "Undo row", id="journal.undo"),
         # The filter line names these keys; the key bar has no room for them at 80 columns.
         Binding("p", "cycle_project", "Project filter", show=False, id="journal.project"),
         Binding("o", "cycle_operation", "Operation filter", show=False, id="journal.operation"),
         Binding("f", "cycle_outcome", "Outcome filter", show=False, id="journal.outcome"),
         Binding("slash", "who_why", "Operator/reason filter", show=False, id="journal.who"),
+        Binding("F", "filters", "Filters", id="journal.filters"),
         Binding("x", "export", "Export", id="journal.export"),
         Binding("r", "reload", "Reload", id="journal.reload"),
         Binding("m", "older", "More: older entries", show=False, id="journal.older"),
     ]
+    # The palette's "Undo row…" asks which entry (never the highlighted one).
+    TARGETS: ClassVar[dict[str, type]] = {"undo": JournalTable}
 
     def __init__(self) -> None:
         super().__init__()
@@ -118,6 +114,11 @@ class JournalScreen(BottuiScreen):
         #: Who and why filters (``/``): exact operator, reason substring (any case).
         self.operator: str | None = None
         self.reason: str | None = None
+        #: Another project's id (any account) instead of the current one, and a
+        #: time range (ISO 8601, UTC): set in the filter dialog (``F``).
+        self.project_id: str | None = None
+        self.since: str | None = None
+        self.until: str | None = None
         #: Bumped by every first-page read: an older page of earlier filters is dropped.
         self._generation = 0
         #: The query of the rows shown, and the cursor of the page after them (None: the end).
@@ -137,7 +138,7 @@ class JournalScreen(BottuiScreen):
         """The filters as a journal query (this profile only; the whole team's when
         the shared journal is read)."""
         current = self.services.current
-        scoped = current is not None and not self.all_projects
+        scoped = current is not None and not self.all_projects and self.project_id is None
         # Teammates journal under their own profile names (local words that
         # differ between machines): the shared journal is scoped by account
         # and project only, or a teammate's changes would never show.
@@ -147,7 +148,9 @@ class JournalScreen(BottuiScreen):
         return JournalQuery(
             profile=None if shared else self.services.session.settings.inventory_scope,
             account=current[0] if scoped and current else None,
-            project=current[1] if scoped and current else None,
+            project=current[1] if scoped and current else self.project_id,
+            since=self.since,
+            until=self.until,
             operation=self.operation,
             outcome=self.outcome,
             operator=self.operator,
@@ -211,7 +214,11 @@ class JournalScreen(BottuiScreen):
             if generation != self._generation:
                 return  # the filters changed meanwhile: these rows belong to none shown
             table = self.query_one(JournalTable)
-            table.append(page.entries, with_project=self.query_now().project is None)
+            table.append(
+                page.entries,
+                with_project=self.query_now().project is None,
+                more=page.next is not None,
+            )
             self._next = page.next
             self._show_filters(table.row_count)
 
@@ -233,7 +240,7 @@ class JournalScreen(BottuiScreen):
         self._shown = journal_view.entry_query(query)
         self._next = page.next
         table = self.query_one(JournalTable)
-        table.show(entries, with_project=query.project is None)
+        table.show(entries, with_project=query.project is None, more=page.next is not None)
         self._show_filters(len(entries))
         empty = self.query_one("#journal-empty", Static)
         if entries:
@@ -241,11 +248,9 @@ class JournalScreen(BottuiScreen):
             return
         if problem is not None:
             empty.update(problem)
-        elif query.operation or query.outcome or query.operator or query.reason:
+        elif query.operation or query.outcome or query.operator or query.reason or query.since:
             empty.update(
-                Content(
-                    "No entry matches the filters (o, f and / change them, p shows every project)."
-                )
+                Content("No entry matches the filters (F changes them, p shows every project).")
             )
         elif query.project and profile_has_entries:
             empty.update(
@@ -275,7 +280,9 @@ class JournalScreen(BottuiScreen):
 
     def _show_filters(self, count: int) -> None:
         current = self.services.current
-        if current is None:
+        if self.project_id is not None:
+            project = join(safe_id(self.project_id), " (any account)")
+        elif current is None:
             project = Content("all (no project chosen)")
         elif self.all_projects:
             project = Content("all")
@@ -293,17 +300,21 @@ class JournalScreen(BottuiScreen):
             parts.append(join("Operator ", safe(_cut(self.operator))))
         if self.reason is not None:
             parts.append(join("Reason holds ", safe(_cut(self.reason))))
+        if self.since is not None or self.until is not None:
+            start, end = self.since or "the start", self.until or "now"
+            parts.append(join("From ", safe(_cut(start)), " to ", safe(_cut(end))))
         if self.services.team_down:
             parts.append(Content("team store down: this machine's journal only"))
-        if parts:  # a second line: only while a who/why filter is on or the store is down
-            line = join(line, "\n", Content(" · ").join(parts), " (/)")
+        if parts:  # a second line: only while another filter is on or the store is down
+            line = join(line, "\n", Content(" · ").join(parts), " (/, F)")
         self.query_one("#journal-filters", Static).update(line)
 
     # -- filters ------------------------------------------------------------------------
 
     def action_cycle_project(self) -> None:
         """Show the current project's entries, or every project's."""
-        self.all_projects = not self.all_projects
+        self.all_projects = not self.all_projects and self.project_id is None
+        self.project_id = None
         self._read_first()
 
     def action_cycle_operation(self) -> None:
@@ -317,14 +328,38 @@ class JournalScreen(BottuiScreen):
         self._read_first()
 
     def action_who_why(self) -> None:
-        """Filter by operator (exact) and reason (any case): asked in a dialog."""
+        """The filter dialog, in the operator field."""
+        self.action_filters(first="filter-operator")
 
-        def chosen(result: tuple[str | None, str | None] | None) -> None:
-            if result is not None:
-                self.operator, self.reason = result
-                self._read_first()
+    def action_filters(self, first: str = "filter-operation") -> None:
+        """Every filter in one dialog: project, operation, outcome, operator, time, reason."""
+        current = self.services.current
+        chosen_project = "all" if self.all_projects else "current"
+        filters = JournalFilters(
+            project="other" if self.project_id is not None else chosen_project,
+            project_id=self.project_id,
+            operation=self.operation,
+            outcome=self.outcome,
+            operator=self.operator,
+            since=self.since,
+            until=self.until,
+            reason=self.reason,
+        )
+        session = self.services.session
+        now = (session.clock or system_clock)()
+        where = f"{clean(current[0])}/{clean(current[1])}" if current else None
 
-        self.app.push_screen(WhoWhyDialog(self.operator, self.reason), chosen)
+        def chosen(result: JournalFilters | None) -> None:
+            if result is None:
+                return
+            self.all_projects = result.project == "all"
+            self.project_id = result.project_id if result.project == "other" else None
+            self.operation, self.outcome = result.operation, result.outcome
+            self.operator, self.reason = result.operator, result.reason
+            self.since, self.until = result.since, result.until
+            self._read_first()
+
+        self.app.push_screen(FilterDialog(filters, where, now, first=first), chosen)
 
     def action_reload(self) -> None:
         """Read the journal again (another process may have written to it)."""
@@ -333,8 +368,13 @@ class JournalScreen(BottuiScreen):
     # -- details ------------------------------------------------------------------------
 
     def action_details(self) -> None:
-        """Open the selected entry in full."""
-        entry = self.query_one(JournalTable).selected
+        """Open the selected entry in full; a bulk run's row: its ids, page by page."""
+        table = self.query_one(JournalTable)
+        run = table.selected_run
+        if run is not None:
+            self.app.push_screen(RunDialog(run))
+            return
+        entry = table.selected
         if entry is None:
             self.notify("No entry selected.", markup=False)
             return
@@ -390,48 +430,8 @@ class JournalScreen(BottuiScreen):
     # -- undo ----------------------------------------------------------------------------
 
     def action_undo(self) -> None:
-        """Undo the profile's last rate limiter or threshold change (with confirmation)."""
-        services = self.services
-        session = services.session
-
-        found: list[undo.UndoPlan] = []
-
-        async def plan() -> PlannedChange[Any]:
-            # Refusals (nothing to undo, value not known) are reported like any error.
-            found.append(await undo.find(session, fall_back=True))
-            return await undo.plan_change(session, found[0])
-
-        def send(change: PlannedChange[Any]) -> None:
-            self.call(
-                lambda: undo.apply(session, found[0], confirmed=True, change=change),
-                label="Undoing",
-                done=lambda applied: UndoApplied(found[0], applied),
-            )
-
-        # Planned once: the dialog, the dry run and the request sent are this plan's.
-        services.plan_and_confirm(
-            self,
-            plan,
-            lambda change: ChangePrompt.of(
-                change,
-                undo_body(found[0]),
-                title=f"Undo the last {_KIND_WORDS[found[0].kind]} change?",
-            ),
-            send,
-        )
-
-    @on(UndoApplied)
-    def _undo_applied(self, message: UndoApplied) -> None:
-        plan = message.plan
-        entry = message.applied.journal_id
-        where = f"journal #{entry}" if entry is not None else "NOT journaled"
-        self.notify(
-            clean(f"{plan.what} is {plan.restored} again ({where}, undoes #{plan.entry.id})"),
-            title="Undone",
-            markup=False,
-        )
-        # The ops layer taught the inventory: every screen reads it again (this one too).
-        self.services.inventory_changed()
+        """Undo the highlighted row (with confirmation); no row: the project's newest change."""
+        start_undo(self, self.query_one(JournalTable).selected)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Failures go to the app's handler; the journal gained an entry either way.
@@ -442,45 +442,6 @@ class JournalScreen(BottuiScreen):
         super().on_worker_state_changed(event)
         if event.worker.is_finished and event.worker.group not in (JOURNAL_READS, OLDER_READS):
             self.refresh_data()
-
-
-def undo_body(plan: undo.UndoPlan) -> Content:
-    """What the undo will do, in the confirmation: which entry, what, old -> new."""
-    entry = plan.entry
-    now = journal_view.value_text(plan.current) if plan.current is not None else "?"
-    lines = [
-        join(
-            f"Journal entry #{entry.id}, {journal_view.when(entry)}, by ",
-            safe(entry.operator),
-        ),
-        join("Rate limiter " if plan.kind == "limiter" else "Dimension ", safe_id(plan.target_id)),
-        join("Project ", safe_id(plan.project), ", account ", safe_id(plan.account)),
-        join(
-            "Now: ",
-            safe(now),
-            "\nRestore: ",
-            Content.styled(clean(plan.restored), "bold reverse"),
-        ),
-        Content(
-            f"A new request sets the value back; the journal records it as the undo of #{entry.id}."
-        ),
-    ]
-    if plan.passed_over is not None and plan.passed_over.entry is not None:
-        skipped = plan.passed_over
-        assert skipped.entry is not None
-        lines.insert(
-            0,
-            join(
-                Content.styled(
-                    f"The newer {_KIND_WORDS[skipped.kind]} change (#{skipped.entry.id}) "
-                    "cannot be undone: ",
-                    "bold",
-                ),
-                safe(skipped.reason),
-                f"\nThis undoes the last {_KIND_WORDS[plan.kind]} change instead.",
-            ),
-        )
-    return Content("\n").join(lines)
 
 
 def _cut(text: str, width: int = 32) -> str:

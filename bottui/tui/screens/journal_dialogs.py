@@ -1,4 +1,6 @@
-"""Dialogs of the Journal screen: one entry in full, the export file, who/why filters.
+"""Dialogs of the Journal screen: one entry in full, the export file.
+
+The filter dialog is :mod:`bottui.tui.screens.journal_filter`.
 
 Everything an entry holds is untrusted (ids, server messages, another
 process's writes) and reaches the screen through ``safe()``.
@@ -187,54 +189,6 @@ class ExportDialog(_JournalDialog):
             self.query_one("#export", Button).label = Content("Replace")
             return
         self.dismiss((path, fmt))
-
-    @on(Button.Pressed, "#cancel")
-    def _cancel(self) -> None:
-        self.dismiss(None)
-
-
-class WhoWhyDialog(_JournalDialog):
-    """Filter by operator (exact) and reason (any case, a part of it).
-
-    Returns ``(operator, reason)`` (None for a filter left blank), or None
-    when cancelled. The texts are kept as typed: they are compared, never shown raw.
-    """
-
-    def __init__(self, operator: str | None, reason: str | None) -> None:
-        super().__init__()
-        self._operator = operator or ""
-        self._reason = reason or ""
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="journal-dialog"):
-            yield Label(Content("Who and why"), classes="dialog-title")
-            yield Static(
-                Content(
-                    "Only the changes of one operator (exactly as journaled, e.g. alice or "
-                    "bob@bastion-2), and/or whose reason holds a text (any case). Blank: all."
-                ),
-                classes="hint",
-            )
-            yield PlainInput(self._operator, placeholder="operator", id="filter-operator")
-            yield PlainInput(self._reason, placeholder="reason holds", id="filter-reason")
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Clear", id="clear")
-                yield Button("Cancel", id="cancel")
-                yield Button("Filter", id="apply", variant="primary")
-
-    def on_mount(self) -> None:
-        self.query_one("#filter-operator", Input).focus()
-
-    @on(Input.Submitted)
-    @on(Button.Pressed, "#apply")
-    def _apply(self) -> None:
-        operator = self.query_one("#filter-operator", Input).value
-        reason = self.query_one("#filter-reason", Input).value
-        self.dismiss((operator if operator.strip() else None, reason if reason.strip() else None))
-
-    @on(Button.Pressed, "#clear")
-    def _clear(self) -> None:
-        self.dismiss((None, None))
 
     @on(Button.Pressed, "#cancel")
     def _cancel(self) -> None:

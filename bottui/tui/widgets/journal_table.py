@@ -33,6 +33,12 @@ COLUMNS: Final = (
 )
 #: Characters of a reason the table shows (the entry's details show it whole).
 REASON_CELL: Final = 24
+#: Characters of a target the table shows: cut with ``…`` so the Outcome column
+#: after it stays on a 100-column screen (a bulk revocation's subject, with its
+#: project, pushed it past the edge: ``nothing-sta``); the details show it whole.
+TARGET_CELL: Final = 32
+#: Row keys of a bulk run's one row: ``run:<run id>`` (entries' keys are their ids).
+RUN_KEY: Final = "run:"
 
 #: Outcome word -> (attributes, colour): the attributes tell the group without colour.
 _OUTCOME_STYLES: Final = {
@@ -56,37 +62,161 @@ def outcome_cell(entry: JournalEntry) -> Text:
     return cell
 
 
+def cut(text: str, width: int) -> str:
+    """``text`` on one line, at most ``width`` characters, ``…`` marking a cut."""
+    one_line = " ".join(text.split())
+    return one_line if len(one_line) <= width else one_line[: width - 1] + "…"
+
+
 class JournalTable(EntryTable[JournalEntry]):
-    """One row per journal entry; the cursor selects one for details."""
+    """One row per journal entry, and one per bulk run; the cursor selects one for details.
+
+    The entries of a bulk run (same ``run_id``) share one row, keyed
+    ``run:<id>``, placed where its newest loaded entry is: the count and the
+    outcome counts of its entries loaded so far (:class:`RunGroup`). Its
+    :attr:`selected` entry is the run's newest; :attr:`selected_run` says a
+    run row is under the cursor (Enter lists its ids, page by page).
+    """
 
     # Enter opens the entry in full (DataTable's own "Select", renamed for help).
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "select_cursor", "Details", id="journal.details"),
+        Binding("right", "expand", "Expand a bulk run", show=False, id="journal.expand"),
     ]
 
     # The module-level COLUMNS above: the class body has not bound the name yet.
     COLUMNS = COLUMNS
 
-    def show(self, entries: Sequence[JournalEntry], *, with_project: bool) -> None:
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._runs: dict[str, RunGroup] = {}
+
+    def action_expand(self) -> None:
+        """On a bulk run's row: list its ids (as Enter); elsewhere scroll right."""
+        if self.selected_run is not None:
+            self.action_select_cursor()
+        else:
+            self.action_cursor_right()
+
+    @property
+    def selected_run(self) -> RunGroup | None:
+        """The bulk run whose row is under the cursor, if it is one."""
+        key = self._cursor_key()
+        return None if key is None else self._runs.get(key)
+
+    def show(
+        self, entries: Sequence[JournalEntry], *, with_project: bool, more: bool = False
+    ) -> None:
         """Replace the rows, keeping the cursor on the same entry when it is still shown.
 
         Args:
             entries: Newest first.
             with_project: Prefix targets with their project (entries of several projects).
+            more: Older entries are still to be read: a run the last entry belongs
+                to may hold more than those read (its count says ``+``).
         """
-        # Journal ids are integers; row keys are strings.
+        self._runs = {}
+        rows: list[tuple[str, JournalEntry, tuple[Text, ...]]] = []
+        for entry in entries:
+            if entry.run_id is None:
+                # Journal ids are integers; row keys are strings.
+                rows.append((str(entry.id), entry, _cells(entry, with_project=with_project)))
+                continue
+            key = f"{RUN_KEY}{entry.run_id}"
+            group = self._runs.get(key)
+            if group is None:
+                group = self._runs[key] = RunGroup(entry)
+                rows.append((key, entry, ()))
+            group.add(entry)
+        self._mark_open(entries, more)
         self._replace_rows(
-            (str(entry.id), entry, _cells(entry, with_project=with_project)) for entry in entries
+            (key, entry, cells or self._runs[key].cells(with_project=with_project))
+            for key, entry, cells in rows
         )
 
-    def append(self, entries: Sequence[JournalEntry], *, with_project: bool) -> None:
+    def _mark_open(self, entries: Sequence[JournalEntry], more: bool) -> None:
+        for group in self._runs.values():
+            group.open = False
+        last = entries[-1] if entries else None
+        if more and last is not None and last.run_id is not None:
+            self._runs[f"{RUN_KEY}{last.run_id}"].open = True
+
+    def append(
+        self, entries: Sequence[JournalEntry], *, with_project: bool, more: bool = False
+    ) -> None:
         """Add older entries below the rows; the cursor stays, an entry shown is skipped."""
+        changed = {k for k, g in self._runs.items() if g.open}  # may lose their "+"
         for entry in entries:
-            key = str(entry.id)
-            if key in self._entries:
+            if entry.run_id is None:
+                key = str(entry.id)
+                if key not in self._entries:
+                    self._entries[key] = entry
+                    self.add_row(*_cells(entry, with_project=with_project), key=key)
                 continue
-            self._entries[key] = entry
-            self.add_row(*_cells(entry, with_project=with_project), key=key)
+            key = f"{RUN_KEY}{entry.run_id}"
+            known = self._runs.get(key)
+            if known is None:
+                self._runs[key] = RunGroup(entry)
+                self._entries[key] = entry
+                self.add_row(*(Text(""),) * len(COLUMNS), key=key)
+            # An older part of a run shown: its one row counts it.
+            if self._runs[key].add(entry):
+                changed.add(key)
+        self._mark_open(entries, more)
+        changed |= {k for k, g in self._runs.items() if g.open}
+        for key in changed:
+            cells = self._runs[key].cells(with_project=with_project)
+            for (column, _heading), cell in zip(COLUMNS, cells, strict=True):
+                self.update_cell(key, column, cell)
+
+
+class RunGroup:
+    """The loaded entries of one bulk run, counted by outcome."""
+
+    def __init__(self, newest: JournalEntry) -> None:
+        #: The run's newest loaded entry (its time, operator, operation, project).
+        self.newest = newest
+        self.run_id = newest.run_id
+        self.count = 0
+        #: Outcome word (``UNFINISHED`` for none) -> how many.
+        self.outcomes: dict[str, int] = {}
+        #: True while older entries still to be read may belong to the run.
+        self.open = False
+        self._seen: set[int] = set()
+
+    def add(self, entry: JournalEntry) -> bool:
+        """Count ``entry`` (once); True when it was new."""
+        if entry.id in self._seen:
+            return False
+        self._seen.add(entry.id)
+        self.count += 1
+        word = journal_view.outcome_text(entry).split(" ")[0]
+        self.outcomes[word] = self.outcomes.get(word, 0) + 1
+        return True
+
+    def outcome_words(self) -> str:
+        """``12 withdrawn, 3 api-error``: most first."""
+        ranked = sorted(self.outcomes.items(), key=lambda item: (-item[1], item[0]))
+        return ", ".join(f"{n} {word}" for word, n in ranked)
+
+    def cells(self, *, with_project: bool) -> tuple[Text, ...]:
+        """The run's row: ``▸ bulk run #7 · 15 ids`` and its outcome counts."""
+        newest = self.newest
+        operation = journal_view.operation_text(newest, short=True)
+        what = f"▸ {self.count}{'+' if self.open else ''} ids, run #{self.run_id}"
+        if with_project:
+            what = f"{newest.project}: {what}"
+        failed = any(w not in journal_view.OUTCOME_GROUPS["succeeded"] for w in self.outcomes)
+        return (
+            Text(journal_view.short_when(newest)),
+            safe_text(newest.operator),
+            safe_text(f"bulk {operation}"),
+            safe_id_text(cut(what, TARGET_CELL)),
+            safe_text(self.outcome_words(), style="bold" if failed else ""),
+            Text(""),
+            Text(""),
+            safe_text(journal_view.reason_text(newest, REASON_CELL)),
+        )
 
 
 def _cells(entry: JournalEntry, *, with_project: bool) -> tuple[Text, ...]:
@@ -98,7 +228,7 @@ def _cells(entry: JournalEntry, *, with_project: bool) -> tuple[Text, ...]:
         Text(journal_view.short_when(entry)),
         safe_text(entry.operator),
         safe_text(journal_view.operation_text(entry, short=True)),
-        safe_id_text(target),
+        safe_id_text(cut(target, TARGET_CELL)),
         outcome_cell(entry),
         Text(journal_view.status_text(entry)),
         Text(journal_view.duration_text(entry), justify="right"),
