@@ -102,6 +102,8 @@ class ChangePrompt:
     #: Teammates' recent changes of the same target (or why they could not be
     #: checked), cleaned lines shown inside the confirmation; empty: none.
     recent: tuple[str, ...] = ()
+    #: A long list under the body, scrolled (the limiters of a change of many).
+    listing: Content | None = None
 
     @classmethod
     def of(
@@ -341,10 +343,16 @@ class TuiServices(TeamServices):
                 prompt.confirm_label,
                 reason=asked,
                 warning=warning,
+                listing=prompt.listing,
             )
         else:
             dialog = ConfirmDialog(
-                prompt.title, prompt.body, prompt.confirm_label, reason=asked, warning=warning
+                prompt.title,
+                prompt.body,
+                prompt.confirm_label,
+                reason=asked,
+                warning=warning,
+                listing=prompt.listing,
             )
         self._host.push_screen(dialog, decided)
 

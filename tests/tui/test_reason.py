@@ -44,7 +44,7 @@ async def test_a_reason_typed_in_the_confirmation_reaches_the_journal(
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
         await select(pilot, "rl-search")
-        await pilot.press("space")
+        await pilot.press("t")
         await pilot.pause()
         dialog = flow_app.screen
         assert isinstance(dialog, ConfirmDialog)
@@ -81,7 +81,7 @@ async def test_require_reason_refuses_the_confirm_until_one_is_typed(
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
         await select(pilot, "rl-search")
-        await pilot.press("space")
+        await pilot.press("t")
         await pilot.pause()
         dialog = flow_app.screen
         assert isinstance(dialog, ConfirmDialog)

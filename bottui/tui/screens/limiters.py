@@ -25,7 +25,7 @@ from bottui.ops.inventory_reads import first_limiters, inventory_version, read_a
 from bottui.plaintext import clean
 from bottui.store.paging import Cursor, Page
 from bottui.tui.error_view import EXPECTED_ERRORS
-from bottui.tui.screens.base import BottuiScreen
+from bottui.tui.screens.filterable import FilterableScreen
 from bottui.tui.services import ChangePrompt
 from bottui.tui.team_source import taught_words
 from bottui.tui.widgets.limiter_table import (
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from bottui.ops.mutations import Applied
     from bottui.ops.plan import PlannedChange
     from bottui.store.inventory_records import LimiterEntry
+    from bottui.tui.screens.limiters_multi import LimiterResult
     from bottui.tui.widgets.returned_project import ReturnedProjectPanel
 
 # The dialogs and the mutations are imported where they are used: this is
@@ -83,17 +84,34 @@ class LimiterSet(Message):
         self.known_before = known_before
 
 
-class LimitersScreen(BottuiScreen):
+class MarkedSwitched(Message):
+    """Every marked limiter's change was sent (or not): the results, in order."""
+
+    def __init__(self, verb: str, results: list[LimiterResult]) -> None:
+        super().__init__()
+        self.verb = verb
+        self.results = results
+
+
+class LimitersScreen(FilterableScreen):
     """The current project's rate limiters: state, how it is known, and the switch."""
 
     SCREEN_TITLE: ClassVar[str] = "Rate limiters"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("space,t", "toggle_limiter", "Toggle", id="limiters.toggle"),
+        Binding("space", "mark", "Mark", id="limiters.mark"),
+        Binding("t", "toggle_limiter", "Toggle", id="limiters.toggle"),
         Binding("o", "enable", "Enable", id="limiters.enable"),
         Binding("f", "disable", "Disable", id="limiters.disable"),
+        Binding("asterisk", "mark_all", "Mark all shown", show=False, id="limiters.mark_all"),
         Binding("a", "add", "Add id", id="limiters.add"),
         Binding("x", "forget", "Forget id", id="limiters.forget"),
-        Binding("escape", "hide_panel", "Hide returned project", show=False, id="limiters.hide"),
+        Binding(
+            "escape",
+            "hide_panel",
+            "Clear filter / hide returned project",
+            show=False,
+            id="limiters.hide",
+        ),
     ]
 
     def __init__(self) -> None:
@@ -111,6 +129,7 @@ class LimitersScreen(BottuiScreen):
         yield Static(Content(NO_PROJECT), id="limiters-empty", classes="hint")
         yield LimiterTable(id="limiters-table")
         yield Static(Content(SOURCE_LEGEND), id="limiters-legend", classes="hint")
+        yield Static("", id="limiters-marks", classes="hint")
         # The returned project panel is mounted with the first answer: most
         # sessions never need it, and the first frame is faster without it.
 
@@ -125,6 +144,8 @@ class LimitersScreen(BottuiScreen):
         panel = self._panel()
         if panel is not None and current != self._panel_for:
             panel.hide()
+        if current != self._rows_of:
+            table.set_marks(list(table.marked), False)  # marks belong to one project
         if current is None:
             empty.update(Content(NO_PROJECT))
             empty.display = True
@@ -160,6 +181,7 @@ class LimitersScreen(BottuiScreen):
         def show(entries: list[LimiterEntry]) -> None:
             table.show([_how_known(entry) for entry in entries])
             self._rows_of = current
+            self._show_marks()
             if entries:
                 empty.display = False
             else:
@@ -249,16 +271,56 @@ class LimitersScreen(BottuiScreen):
         self.app.push_screen(ChooseStateDialog(entry.id, entry.name, project), chosen)
 
     def action_enable(self) -> None:
-        """Switch the selected limiter ON (after confirmation)."""
-        selected = self._selected()
-        if selected is not None:
-            self._confirm(*selected, True)
+        """Switch the marked limiters, or else the selected one, ON (after confirmation)."""
+        self._switch(True)
 
     def action_disable(self) -> None:
-        """Switch the selected limiter OFF (after confirmation)."""
+        """Switch the marked limiters, or else the selected one, OFF (after confirmation)."""
+        self._switch(False)
+
+    def _switch(self, new_state: bool) -> None:
+        table = self.query_one(LimiterTable)
+        if table.marked and self.services.current is not None:
+            from bottui.tui.screens import limiters_multi
+
+            limiters_multi.switch_marked(self, table, new_state)
+            return
         selected = self._selected()
         if selected is not None:
-            self._confirm(*selected, False)
+            self._confirm(*selected, new_state)
+
+    # -- marks --------------------------------------------------------------------
+
+    def action_mark(self) -> None:
+        """Mark or unmark the highlighted limiter, then go to the next row."""
+        table = self.query_one(LimiterTable)
+        if self._selected() is None:
+            return
+        entry = table.selected
+        assert entry is not None
+        table.set_marks([entry.id], entry.id not in table.marked)
+        table.action_cursor_down()
+        self._show_marks()
+
+    def action_mark_all(self) -> None:
+        """Mark every limiter shown; when all are marked already, unmark them."""
+        table = self.query_one(LimiterTable)
+        shown = [entry.id for entry in table.entries]
+        if not shown:
+            self._selected()  # says why nothing is there
+            return
+        table.set_marks(shown, not table.marked.issuperset(shown))
+        self._show_marks()
+
+    def _show_marks(self) -> None:
+        """The line saying how many limiters are marked, and what o and f do with them."""
+        hint = self.query_one("#limiters-marks", Static)
+        table = self.query_one(LimiterTable)
+        hint.display = bool(table.marked)
+        if table.marked:
+            from bottui.tui.screens.limiters_multi import marks_line
+
+            hint.update(marks_line(len(table.marked), len(table.hidden_marks)))
 
     def _confirm(self, account: str, project: str, entry: LimiterEntry, new_state: bool) -> None:
         """Plan the switch once, confirm that plan, and send exactly it."""
@@ -267,7 +329,7 @@ class LimitersScreen(BottuiScreen):
 
         services = self.services
         session = services.session
-        known_before = frozenset(e.id for e in self.query_one(LimiterTable).entries)
+        known_before = frozenset(e.id for e in self.query_one(LimiterTable).all_entries)
         limiter_id = entry.id
 
         def send(plan: PlannedChange[Any]) -> None:
@@ -342,8 +404,25 @@ class LimitersScreen(BottuiScreen):
         # No toast: the panel's first line says what happened.
         self.services.inventory_changed()
 
+    @on(LimiterTable.Filtered)
+    def _marks_after_filter(self) -> None:
+        self._show_marks()  # how many marks the filter hides
+
+    @on(MarkedSwitched)
+    def _marked_switched(self, message: MarkedSwitched) -> None:
+        from bottui.tui.screens.limiters_multi import OK, MarkedResultsDialog
+
+        table = self.query_one(LimiterTable)
+        # Those not ok stay marked, so o or f tries them again.
+        table.set_marks([r.limiter_id for r in message.results if r.outcome == OK], False)
+        self._show_marks()
+        self.app.push_screen(MarkedResultsDialog(message.verb, message.results))
+        self.services.inventory_changed()
+
     def action_hide_panel(self) -> None:
-        """Hide the returned project panel."""
+        """Clear the filter if one is kept, or else hide the returned project panel."""
+        if self.clear_filter():
+            return
         panel = self._panel()
         if panel is not None:
             panel.hide()
