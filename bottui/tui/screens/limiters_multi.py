@@ -26,7 +26,7 @@ from textual.widgets import Button, Label, Static
 from bottui.plaintext import clean
 from bottui.tui.screens.dialogs import _InfoDialog
 from bottui.tui.services import READ_ONLY_REFUSAL, ChangePrompt, plan_confirmation
-from bottui.tui.widgets.limiter_table import MARK, SOURCE_WORDS, short_time, state_word
+from bottui.tui.widgets.limiter_table import MARK, SOURCE_WORDS, state_word
 from bottui.tui.widgets.safe import join, safe, safe_id
 
 if TYPE_CHECKING:
@@ -153,9 +153,10 @@ def _listing(entries: Sequence[LimiterEntry], hidden: set[str]) -> Content:
         line = join(f"{MARK} ", safe_id(entry.id))
         if entry.name:
             line = join(line, " (", safe(entry.name), ")")
+        # When it was learned is in the table; one line per limiter here.
         known = state_word(entry.is_active)
         how = clean(SOURCE_WORDS.get(entry.source, entry.source))
-        line = join(line, f" · last known {known} at {short_time(entry.known_at)} ({how})")
+        line = join(line, f" · last known {known} ({how})")
         if entry.id in hidden:
             line = join(line, " · ", Content.styled("hidden by the filter", "italic"))
         lines.append(line)
@@ -221,6 +222,9 @@ def _id_of(plan: PlannedChange[Any]) -> str:
 
 class MarkedResultsDialog(_InfoDialog):
     """The result of each marked limiter's change, in the order sent."""
+
+    # The list scrolls; the note and Close stay on screen at 80x24.
+    DEFAULT_CSS = "MarkedResultsDialog VerticalScroll { max-height: 35vh; }"
 
     def __init__(self, verb: str, results: Sequence[LimiterResult]) -> None:
         super().__init__()
