@@ -326,6 +326,16 @@ class BottuiApp(App[int]):
 
         self.push_screen(HelpDialog(title, rows))
 
+    def action_focus_next(self) -> None:
+        """Tab: the next widget, but never Cancel from a dialog's last field with typing to lose."""
+        from bottui.tui.tab_order import tab_target
+
+        target = tab_target(self.screen)
+        if target is None:
+            self.screen.focus_next()
+        else:
+            target.focus()
+
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand(
