@@ -121,3 +121,19 @@ async def test_filtering_a_big_table_makes_no_cell_again(
         await pilot.pause()
         row = table.get_row(table.entries[-1].id)
         assert row and row[1].plain  # the rows added again show their cells
+
+
+async def test_keys_typed_right_after_slash_reach_the_field(flow_app: BottuiApp) -> None:
+    """A burst ("/sta" in one read, over SSH) filters; ``t`` is not the project token key."""
+    from textual import events
+
+    async with flow_app.run_test(size=SNAP_SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("1")
+        await settle(pilot)
+        for key, char in (("slash", "/"), ("s", "s"), ("t", "t"), ("a", "a")):
+            flow_app.post_message(events.Key(key, char))
+        await settle(pilot)
+        table = flow_app.screen.query_one(ProjectTable)
+        assert flow_app.screen.query_one(FilterBar).input.value == "sta"
+        assert [row.project for row in table.entries] == ["shop-staging"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from textual import on
+from textual import events, on
 from textual.binding import Binding, BindingType
 from textual.widgets import Input
 
@@ -26,7 +26,12 @@ class FilterableScreen(BottuiScreen):
     """A main screen with one table that ``/`` filters."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "filter", "Filter the table", show=False, id="table.filter"),
+        # Priority: taken in the app's own key loop, so the keys typed right
+        # after it are routed once the field has focus (the table would pass
+        # them on only after those keys were routed to it: "t" = token).
+        Binding(
+            "slash", "filter", "Filter the table", show=False, id="table.filter", priority=True
+        ),
         Binding("escape", "clear_filter", "Clear the filter", show=False, id="table.unfilter"),
     ]
 
@@ -43,16 +48,32 @@ class FilterableScreen(BottuiScreen):
         """The text the table is filtered by ("" when none)."""
         return self.filter_table().row_filter.text
 
-    async def action_filter(self) -> None:
-        """Open the filter line (or go back to it) above the table."""
-        table = self.filter_table()
+    @on(events.Mount)
+    def _prepare_filter_bar(self) -> None:
+        # Mounted hidden once the first frame is out (it costs that frame
+        # nothing), so `/` shows and focuses it at once: keys typed right
+        # after `/` (a burst over SSH) must reach the field, not the table.
+        self.call_after_refresh(self._mount_filter_bar)
+
+    async def _mount_filter_bar(self) -> FilterBar:
         bar = self._filter_bar()
         if bar is None:
             bar = FilterBar()
-            await self.mount(bar, before=table)
+            bar.display = False
+            await self.mount(bar, before=self.filter_table())
+        return bar
+
+    async def action_filter(self) -> None:
+        """Open the filter line (or go back to it) above the table."""
+        table = self.filter_table()
+        bar = self._filter_bar() or await self._mount_filter_bar()
+        if self.focused is bar.input:  # a "/" typed in the filter itself
+            bar.input.insert_text_at_cursor("/")
+            return
         bar.display = True
         bar.show_count(len(table.entries), table.total)
-        bar.input.focus()
+        # At once, not on the next idle (Widget.focus): the next key goes to the field.
+        self.set_focus(bar.input)
 
     def action_clear_filter(self) -> None:
         """Clear the filter: every row again."""
