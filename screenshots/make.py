@@ -37,7 +37,9 @@ Steps = Sequence[Sequence[str]]
 
 SHOTS: dict[str, Steps] = {
     "projects": [["1"]],
-    "limiters": [["2", "down", "down", "down", "space"], ["tab", "enter"]],
+    "limiters": [["2", "down", "down", "down", "t"], ["tab", "enter"]],
+    # Two limiters marked, a filter, the one it shows marked too: one confirmation for three.
+    "limiters-multi": [["2", "space", "space", "slash", *"sea", "enter", "asterisk"], ["f"]],
     "limiter-confirm": [["2", "f"]],
     "grants": [["3", "i", *"vis_7Hq2kP9xLm", "tab", "tab", "enter"], ["tab", "enter"]],
     "thresholds": [["4", "enter"]],

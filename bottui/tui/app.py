@@ -451,6 +451,16 @@ class BottuiApp(App[int]):
         """The ``[keymap]`` of the config: binding id -> keys."""
         return dict(self._config_keymap)
 
+    def action_focus_next(self) -> None:
+        """Tab: the next widget, but never Cancel from a dialog's last field with typing to lose."""
+        from bottui.tui.tab_order import tab_target
+
+        target = tab_target(self.screen)
+        if target is None:
+            self.screen.focus_next()
+        else:
+            target.focus()
+
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         # Textual's own (theme, screenshot, quit...) but its key panel: the help is ours.
         for command in super().get_system_commands(screen):

@@ -79,6 +79,8 @@ class ChangePrompt:
     #: Teammates' recent changes of the same target (or why they could not be
     #: checked), cleaned lines shown inside the confirmation; empty: none.
     recent: tuple[str, ...] = ()
+    #: A long list under the body, scrolled (the limiters of a change of many).
+    listing: Content | None = None
 
     @classmethod
     def of(

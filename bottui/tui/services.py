@@ -339,10 +339,16 @@ class TuiServices(TeamServices):
                 prompt.confirm_label,
                 reason=asked,
                 warning=warning,
+                listing=prompt.listing,
             )
         else:
             dialog = ConfirmDialog(
-                prompt.title, prompt.body, prompt.confirm_label, reason=asked, warning=warning
+                prompt.title,
+                prompt.body,
+                prompt.confirm_label,
+                reason=asked,
+                warning=warning,
+                listing=prompt.listing,
             )
         self._host.push_screen(dialog, decided)
 

@@ -33,7 +33,7 @@ def tokens_of(app: BottuiApp) -> list[str]:
 
 async def dry_run_of_a_toggle(pilot: Pilot[Any]) -> DryRunDialog:
     await settle(pilot)
-    await pilot.press("D", "space")  # rl-api, the first row
+    await pilot.press("D", "t")  # rl-api, the first row
     await pilot.pause()
     dialog = pilot.app.screen
     assert isinstance(dialog, DryRunDialog)

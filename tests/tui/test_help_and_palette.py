@@ -34,7 +34,7 @@ def headings(app: BottuiApp) -> list[str]:
     ("mode", "first"),
     [
         ("projects", "projects.add"),
-        ("limiters", "limiters.toggle"),
+        ("limiters", "limiters.mark"),
         ("grants", "grants.form"),
         ("thresholds", "thresholds.add"),
         ("journal", "journal.undo"),
@@ -129,7 +129,9 @@ def test_every_action_of_every_main_screen_is_a_command(make_snap_app: MakeApp) 
     wanted = {(a.scope, a.action) for a in all_actions() if a.scope in names and a.description}
     found = {(a.scope, a.action) for a in all_actions() if a.binding_id in ids}
     assert wanted <= found, wanted - found
-    assert len(wanted) == len(ids)  # each action once (q and ctrl+q: one Quit)
+    # Each action once (q and ctrl+q: one Quit); one id may name the same action on
+    # several screens (table.filter on Projects, Rate limiters and Thresholds).
+    assert len(wanted) == len(palette.commands(app))
 
 
 async def test_the_picker_edits_the_picked_dimension(make_snap_app: MakeApp) -> None:

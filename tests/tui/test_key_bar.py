@@ -28,12 +28,12 @@ def bar_text(app: App[Any]) -> str:
     [
         (
             (100, 30),
-            " space Toggle  o Enable  f Disable  a Add id  x Forget id  1-5 Screens"
-            "   ? Help  q Quit  ^p palette",
+            " space Mark  t Toggle  o Enable  f Disable  a Add id  x Forget id  …"
+            "     ? Help  q Quit  ^p palette",
         ),
         (
             (80, 24),
-            " space Toggle  o Enable  f Disable  a Add id  …      ? Help  q Quit  ^p palette",
+            " space Mark  t Toggle  o Enable  f Disable  …        ? Help  q Quit  ^p palette",
         ),
     ],
 )
@@ -54,7 +54,8 @@ async def test_the_screen_keys_stay_apart_once_one_is_remapped(
         await settle(pilot)
         text = bar_text(app)
         assert "1-5 Screens" not in text
-        assert text.startswith(" o Enable  f Disable  a Add id  x Forget id  g Toggle  ")
+        expected = " space Mark  o Enable  f Disable  a Add id  x Forget id  g Toggle  "
+        assert text.startswith(expected)
         assert "  f1 Projects  2 Limiters  3 Grants  4 Thresholds  5 Journal  " in text
         assert text.endswith("   ? Help  q Quit  ^p palette")
 
@@ -81,7 +82,7 @@ async def test_a_click_on_a_key_presses_it(make_snap_app: Callable[..., BottuiAp
         assert isinstance(app.screen, ConfirmDialog)  # enable the selected limiter?
         await pilot.press("escape")
         await settle(pilot)
-        await pilot.click(KeyBar, offset=(text.index("Screens"), 0))  # not a key
+        await pilot.click(KeyBar, offset=(text.index("…"), 0))  # not a key
         await settle(pilot)
         assert app.screen.query_one(KeyBar) and app.current_mode == "limiters"
         await pilot.click(KeyBar, offset=(text.index("? Help"), 0))
@@ -95,7 +96,7 @@ async def test_too_narrow_for_the_right_end_keeps_what_fits(
     app = make_snap_app()
     async with app.run_test(size=(24, 24)) as pilot:
         await settle(pilot)
-        assert bar_text(app) == " space Toggle  …"
+        assert bar_text(app) == " space Mark  t Toggle  …"
 
 
 # -- bindings that change -------------------------------------------------------------

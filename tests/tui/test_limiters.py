@@ -32,7 +32,8 @@ def table(app: BottuiApp) -> LimiterTable:
 
 
 def row_of(app: BottuiApp, limiter_id: str) -> list[str]:
-    return [cell.plain for cell in table(app).get_row(limiter_id)]
+    # Without the mark column (its own tests are in test_multi_select.py).
+    return [cell.plain for cell in table(app).get_row(limiter_id)][1:]
 
 
 async def select(pilot: Pilot[Any], limiter_id: str) -> None:
@@ -59,7 +60,7 @@ def test_snapshot_confirmation_focus_on_cancel(snap_compare: Snap, make_snap_app
     async def run_before(pilot: Pilot[Any]) -> None:
         await settle(pilot)
         await select(pilot, "rl-login")
-        await pilot.press("space")
+        await pilot.press("t")
         await pilot.pause()
         assert isinstance(pilot.app.screen, ConfirmDialog)
         assert pilot.app.focused is not None and pilot.app.focused.id == "cancel"
@@ -69,7 +70,7 @@ def test_snapshot_confirmation_focus_on_cancel(snap_compare: Snap, make_snap_app
 
 async def _flip_first(pilot: Pilot[Any]) -> None:
     await settle(pilot)
-    await pilot.press("space", "tab", "enter")  # rl-api: OFF -> ON
+    await pilot.press("t", "tab", "enter")  # rl-api: OFF -> ON
     await settle(pilot)
 
 
@@ -121,7 +122,7 @@ def test_snapshot_unknown_state_asks(snap_compare: Snap, make_snap_app: MakeApp)
         await settle(pilot)
         pilot.app.services.choose_project(DEMO_ACCOUNT, HOSTILE_PROJECT_ID)  # type: ignore[attr-defined]
         await settle(pilot)
-        await pilot.press("space")
+        await pilot.press("t")
         await pilot.pause()
         assert isinstance(pilot.app.screen, ChooseStateDialog)
         assert pilot.app.focused is not None and pilot.app.focused.id == "cancel"
@@ -155,7 +156,7 @@ async def test_flip_limiter_shows_returned_project(
         assert isinstance(flow_app.screen, LimitersScreen)
         assert row_of(flow_app, "rl-search")[2] == "OFF"
         await select(pilot, "rl-search")
-        await pilot.press("space")
+        await pilot.press("t")
         await pilot.pause()
         dialog = flow_app.screen
         assert isinstance(dialog, ConfirmDialog)
@@ -195,14 +196,14 @@ async def test_enter_on_confirmation_sends_nothing(
 ) -> None:
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
-        for key in ("space", "t", "o", "f"):
+        for key in ("t", "o", "f"):
             await pilot.press(key)
             await pilot.pause()
             assert isinstance(flow_app.screen, ConfirmDialog), key
             await pilot.press("enter")  # lands on Cancel
             await settle(pilot)
             assert isinstance(flow_app.screen, LimitersScreen), key
-        await pilot.press("space")
+        await pilot.press("t")
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(flow_app.screen, LimitersScreen)
@@ -262,14 +263,14 @@ async def test_unknown_state_asks_instead_of_guessing(
         assert row_of(flow_app, "rl-bots")[2:] == ["?", row_of(flow_app, "rl-bots")[3], "entered"]
         selected = table(flow_app).selected
         assert selected is not None and selected.id == "rl-bots"
-        await pilot.press("space")
+        await pilot.press("t")
         await pilot.pause()
         assert isinstance(flow_app.screen, ChooseStateDialog)
         await pilot.press("enter")  # Cancel has the focus
         await settle(pilot)
         assert isinstance(flow_app.screen, LimitersScreen)
         assert sandbox.stats.requests == 0
-        await pilot.press("space", "tab", "tab", "enter")  # Disable (OFF)
+        await pilot.press("t", "tab", "tab", "enter")  # Disable (OFF)
         await pilot.pause()
         dialog = flow_app.screen
         assert isinstance(dialog, ConfirmDialog)
@@ -300,7 +301,7 @@ async def test_dry_run_shows_request_and_sends_nothing(
 ) -> None:
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("D", "space")
+        await pilot.press("D", "t")
         await pilot.pause()
         dialog = flow_app.screen
         assert isinstance(dialog, RequestsDialog)
@@ -357,7 +358,7 @@ async def test_api_error_is_reported(flow_app: BottuiApp, sandbox: SandboxServer
     sandbox.faults.configure(fail_next=9, error_status=500)
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("space", "tab", "enter")
+        await pilot.press("t", "tab", "enter")
         await settle(pilot)
         toasts = list(flow_app._notifications)
         assert any("The service failed (500)" in (n.title or "") for n in toasts)
@@ -383,10 +384,10 @@ async def test_success_after_failure_clears_the_mark_and_the_panel_follows_the_p
     sandbox.faults.configure(fail_next=1, error_status=500)
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("space", "tab", "enter")  # fails
+        await pilot.press("t", "tab", "enter")  # fails
         await settle(pilot)
         assert row_of(flow_app, "rl-api")[4].startswith("last try FAILED")
-        await pilot.press("space", "tab", "enter")  # the same switch again: answered
+        await pilot.press("t", "tab", "enter")  # the same switch again: answered
         await settle(pilot)
         panel = flow_app.screen.query_one(ReturnedProjectPanel)
         assert str(panel.border_title) == "Returned project"
@@ -406,7 +407,7 @@ def test_snapshot_failed_switch(snap_compare: Snap, make_snap_app: MakeApp) -> N
     async def run_before(pilot: Pilot[Any]) -> None:
         await settle(pilot)
         app.backend.faults.configure(fail_next=1, error_status=500)  # type: ignore[attr-defined]
-        await pilot.press("space", "tab", "enter")
+        await pilot.press("t", "tab", "enter")
         await settle(pilot)
         app.clear_notifications()
         await pilot.pause()
@@ -419,7 +420,7 @@ async def test_no_project_keys_only_explain(flow_app: BottuiApp, sandbox: Sandbo
         await settle(pilot)
         flow_app.services.choose_project(None, None)
         await settle(pilot)
-        for key in ("space", "o", "f", "a", "x"):
+        for key in ("space", "t", "o", "f", "a", "x"):
             await pilot.press(key)
             await pilot.pause()
             assert isinstance(flow_app.screen, LimitersScreen)
@@ -434,13 +435,16 @@ async def test_help_lists_every_key(flow_app: BottuiApp, sandbox: SandboxServer)
         dialog = flow_app.screen
         assert isinstance(dialog, HelpDialog)
         rows = [plain(row) for row in dialog.query(".help-row").results(Static)]
-        assert rows[0].split()[:3] == ["space", "t", "Toggle"], rows  # the screen's own first
+        assert rows[0].split()[:2] == ["space", "Mark"], rows  # the screen's own first
         for key, words in (
-            ("space", "Toggle"),
+            ("space", "Mark"),
+            ("t", "Toggle"),
             ("o", "Enable"),
             ("f", "Disable"),
             ("a", "Add id"),
             ("x", "Forget id"),
-            ("esc", "Hide returned project"),
+            ("esc", "Clear filter / hide returned project"),
+            ("/", "Filter the table"),
+            ("*", "Mark all shown"),
         ):
             assert any(row.split()[:1] == [key] and words in row for row in rows), (key, rows)

@@ -121,7 +121,7 @@ async def test_keys_answer_while_another_process_holds_the_journal(
             assert proc.poll() is None, f"{key} answered only after the lock was released"
 
         # A change confirmed now waits for its started record, off the event loop...
-        await press(app, "space", "tab", "enter")  # rl-api: OFF -> ON
+        await press(app, "t", "tab", "enter")  # rl-api: OFF -> ON
         assert app.services.work_text  # the change is under way
         for key, screen in (("5", JournalScreen), ("2", LimitersScreen)):
             await switch(app, key, screen)

@@ -141,7 +141,7 @@ async def test_every_main_screen_is_readable_at_no_color(
             await pilot.press(key)
             await settle(pilot)
             assert unreadable(app) == set(), (theme, key)
-        await pilot.press("2", "space")  # a confirmation dialog over the table
+        await pilot.press("2", "t")  # a confirmation dialog over the table
         await pilot.pause()
         assert isinstance(app.screen, ConfirmDialog)
         # The screen behind a dialog is faded on purpose: the dialog's box is read.
@@ -194,7 +194,7 @@ async def _table_cursor(pilot: Pilot[Any], theme: str) -> None:
 async def _button_and_field(pilot: Pilot[Any], theme: str) -> None:
     """Cancel focused, then the confirm button, then the reason field."""
     app: BottuiApp = pilot.app  # type: ignore[assignment]
-    await pilot.press("space")
+    await pilot.press("t")
     await pilot.pause()
     dialog = app.screen
     assert isinstance(dialog, ConfirmDialog)
@@ -227,7 +227,7 @@ def test_snapshot_no_color_confirmation(
     no_color: None, snap_compare: Snap, make_snap_app: MakeApp
 ) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
-        await pilot.press("space")
+        await pilot.press("t")
         await pilot.pause()
 
     app = make_snap_app(start_mode="limiters")

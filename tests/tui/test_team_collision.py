@@ -44,7 +44,7 @@ def test_snapshot_collision_in_the_confirmation(
     async def run_before(pilot: Pilot[Any]) -> None:
         await settle(pilot)
         await select(pilot, "rl-login")
-        await pilot.press("space")
+        await pilot.press("t")
         for _ in range(200):  # the plan and the check run in a worker
             if isinstance(pilot.app.screen, ConfirmDialog):
                 break

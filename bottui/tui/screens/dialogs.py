@@ -49,6 +49,8 @@ class _Dialog(ModalScreen[Any]):
     _Dialog .dialog-buttons { height: auto; margin-top: 1; align-horizontal: right; }
     _Dialog .dialog-buttons Button { margin-left: 2; }
     _Dialog VerticalScroll { height: auto; max-height: 16; }
+    /* The list of a change of many: what is left at 80x24 under a protected profile. */
+    _Dialog #confirm-list-scroll { max-height: 30vh; margin-top: 1; }
     /* Beside the buttons: the reason costs the dialog no row (it fits 80x24).
        Focus goes by position, so from Cancel, Tab reaches Confirm, then the reason. */
     _Dialog .dialog-buttons #reason { width: 1fr; }
@@ -56,6 +58,13 @@ class _Dialog(ModalScreen[Any]):
 
     def action_dismiss_dialog(self) -> None:
         self.dismiss(None)
+
+
+def _listing(listing: Content | None) -> ComposeResult:
+    """A long list under a confirmation's body, scrolled so the buttons stay on screen."""
+    if listing is not None:
+        with VerticalScroll(id="confirm-list-scroll"):
+            yield Static(listing, id="confirm-list")
 
 
 class ReasonAsked:
@@ -122,6 +131,7 @@ class ConfirmDialog(_ReasonField, _Dialog):
         danger: bool = True,
         reason: ReasonAsked | None = None,
         warning: Content | None = None,
+        listing: Content | None = None,
     ):
         super().__init__()
         self._title = title
@@ -130,11 +140,13 @@ class ConfirmDialog(_ReasonField, _Dialog):
         self._danger = danger
         self._asked = reason
         self._warning = warning
+        self._listing = listing
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(Content(self._title), classes="dialog-title")
             yield Static(self._body, id="confirm-body")
+            yield from _listing(self._listing)
             if self._warning is not None:
                 yield Static(self._warning, id="recent-changes", classes="dialog-warning")
             with Horizontal(classes="dialog-buttons"):
@@ -185,6 +197,7 @@ class TypedConfirmDialog(_ReasonField, _Dialog):
         *,
         reason: ReasonAsked | None = None,
         warning: Content | None = None,
+        listing: Content | None = None,
     ):
         super().__init__()
         self._title = title
@@ -193,11 +206,13 @@ class TypedConfirmDialog(_ReasonField, _Dialog):
         self._confirm_label = confirm_label
         self._asked = reason
         self._warning = warning
+        self._listing = listing
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(Content(self._title), classes="dialog-title")
             yield Static(self._body)
+            yield from _listing(self._listing)
             if self._warning is not None:
                 # Above the typed confirmation: read before the project id is typed.
                 yield Static(self._warning, id="recent-changes", classes="dialog-warning")

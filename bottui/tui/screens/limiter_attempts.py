@@ -4,7 +4,9 @@ The panel (:class:`~bottui.tui.widgets.returned_project.ReturnedProjectPanel`)
 shows the current project's latest switch: the project the service returned,
 or the failure (failed, or unknown when the request may have arrived). A
 limiter whose last attempt did not succeed is marked on its row ("last try
-FAILED (e)") until a switch of it succeeds. Kept per project, in memory.
+FAILED (e)") until a switch of it succeeds. Kept per project, in memory. The
+messages of an attempt's end (:class:`LimiterSet`, :class:`LimiterFailed`,
+:class:`MarkedSwitched` for a change of many) live here too.
 """
 
 from __future__ import annotations
@@ -20,10 +22,40 @@ from bottui.tui.widgets.safe import safe
 
 if TYPE_CHECKING:
     from bottui.api.models import LimiterChange
+    from bottui.ops.mutations import Applied
     from bottui.store.inventory_records import LimiterEntry
+    from bottui.tui.screens.limiters_multi import LimiterResult
     from bottui.tui.widgets.returned_project import ReturnedProjectPanel
 
 Project = tuple[str, str]
+
+
+class LimiterSet(Message):
+    """A rate limiter change was answered."""
+
+    # A plain __init__, not a dataclass: this module is on the way to the
+    # demo's first frame, and a dataclass costs ~0.3 ms to define there.
+    def __init__(
+        self,
+        account: str,
+        project: str,
+        applied: Applied[LimiterChange],
+        known_before: frozenset[str],
+    ) -> None:
+        super().__init__()
+        self.account = account
+        self.project = project
+        self.applied = applied
+        self.known_before = known_before
+
+
+class MarkedSwitched(Message):
+    """Every marked limiter's change was sent (or not): the results, in order."""
+
+    def __init__(self, verb: str, results: list[LimiterResult]) -> None:
+        super().__init__()
+        self.verb = verb
+        self.results = results
 
 
 class LimiterFailed(Message):

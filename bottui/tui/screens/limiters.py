@@ -18,25 +18,26 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
-from textual.message import Message
 from textual.widgets import Static
 
 from bottui.ops.inventory_reads import first_limiters, inventory_version, read_all_limiters
-from bottui.plaintext import clean
 from bottui.store.paging import Cursor, Page
 from bottui.store.utc import system_clock
 from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.error_log import Attempt, Failure, tag
 from bottui.tui.error_view import EXPECTED_ERRORS
-from bottui.tui.screens.base import BottuiScreen
-from bottui.tui.screens.limiter_attempts import LimiterAttempts, LimiterFailed
+from bottui.tui.screens.filterable import FilterableScreen
+from bottui.tui.screens.limiter_attempts import (
+    LimiterAttempts,
+    LimiterFailed,
+    LimiterSet,
+    MarkedSwitched,
+)
+from bottui.tui.screens.limiter_prompt import limiter_body
 from bottui.tui.team_source import taught_words
 from bottui.tui.widgets.limiter_table import (
     SOURCE_LEGEND,
-    SOURCE_PHRASES,
     LimiterTable,
-    short_time,
-    state_word,
 )
 from bottui.tui.widgets.safe import join, safe, safe_id
 
@@ -59,44 +60,25 @@ def _how_known(entry: LimiterEntry) -> LimiterEntry:
     return entry if words is None else entry._replace(source=words)
 
 
-def _phrase(source: str, known_at: str) -> str:
-    """How a state is known, for the confirmation's sentence."""
-    words = taught_words(source, known_at)
-    if words is not None:
-        return words
-    return clean(SOURCE_PHRASES.get(source, source))
-
-
-class LimiterSet(Message):
-    """A rate limiter change was answered."""
-
-    # A plain __init__, not a dataclass: this module is on the way to the
-    # demo's first frame, and a dataclass costs ~0.3 ms to define there.
-    def __init__(
-        self,
-        account: str,
-        project: str,
-        applied: Applied[LimiterChange],
-        known_before: frozenset[str],
-    ) -> None:
-        super().__init__()
-        self.account = account
-        self.project = project
-        self.applied = applied
-        self.known_before = known_before
-
-
-class LimitersScreen(BottuiScreen):
+class LimitersScreen(FilterableScreen):
     """The current project's rate limiters: state, how it is known, and the switch."""
 
     SCREEN_TITLE: ClassVar[str] = "Rate limiters"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("space,t", "toggle_limiter", "Toggle", id="limiters.toggle"),
+        Binding("space", "mark", "Mark", id="limiters.mark"),
+        Binding("t", "toggle_limiter", "Toggle", id="limiters.toggle"),
         Binding("o", "enable", "Enable", id="limiters.enable"),
         Binding("f", "disable", "Disable", id="limiters.disable"),
+        Binding("asterisk", "mark_all", "Mark all shown", show=False, id="limiters.mark_all"),
         Binding("a", "add", "Add id", id="limiters.add"),
         Binding("x", "forget", "Forget id", id="limiters.forget"),
-        Binding("escape", "hide_panel", "Hide returned project", show=False, id="limiters.hide"),
+        Binding(
+            "escape",
+            "hide_panel",
+            "Clear filter / hide returned project",
+            show=False,
+            id="limiters.hide",
+        ),
     ]
     #: Row actions: the palette asks which limiter (see bottui.tui.action_registry).
     TARGETS: ClassVar[dict[str, type]] = dict.fromkeys(
@@ -122,6 +104,7 @@ class LimitersScreen(BottuiScreen):
         yield Static(Content(NO_PROJECT), id="limiters-empty", classes="hint")
         yield LimiterTable(id="limiters-table")
         yield Static(Content(SOURCE_LEGEND), id="limiters-legend", classes="hint")
+        yield Static("", id="limiters-marks", classes="hint")
         # The returned project panel is mounted with the first answer: most
         # sessions never need it, and the first frame is faster without it.
 
@@ -135,6 +118,8 @@ class LimitersScreen(BottuiScreen):
         self._show_title(current)
         if current != self._panel_for:
             self._show_latest(current)
+        if current != self._rows_of:
+            table.set_marks(list(table.marked), False)  # marks belong to one project
         if current is None:
             empty.update(Content(NO_PROJECT))
             empty.display = True
@@ -170,6 +155,7 @@ class LimitersScreen(BottuiScreen):
         def show(entries: list[LimiterEntry]) -> None:
             table.show([self._attempts.marked(current, _how_known(entry)) for entry in entries])
             self._rows_of = current
+            self._show_marks()
             if entries:
                 empty.display = False
             else:
@@ -261,20 +247,59 @@ class LimitersScreen(BottuiScreen):
         self.app.push_screen(ChooseStateDialog(entry.id, entry.name, project), chosen)
 
     def action_enable(self) -> None:
-        """Switch the selected limiter ON (after confirmation)."""
-        if self.services.refuse_if_read_only():  # refused before anything is asked
-            return
-        selected = self._selected()
-        if selected is not None:
-            self._confirm(*selected, True)
+        """Switch the marked limiters, or else the selected one, ON (after confirmation)."""
+        self._switch(True)
 
     def action_disable(self) -> None:
-        """Switch the selected limiter OFF (after confirmation)."""
+        """Switch the marked limiters, or else the selected one, OFF (after confirmation)."""
+        self._switch(False)
+
+    def _switch(self, new_state: bool) -> None:
         if self.services.refuse_if_read_only():  # refused before anything is asked
+            return
+        table = self.query_one(LimiterTable)
+        # The palette's picked limiter wins over the marks: it named one.
+        if table.marked and not table.picking and self.services.current is not None:
+            from bottui.tui.screens import limiters_multi
+
+            limiters_multi.switch_marked(self, table, new_state)
             return
         selected = self._selected()
         if selected is not None:
-            self._confirm(*selected, False)
+            self._confirm(*selected, new_state)
+
+    # -- marks --------------------------------------------------------------------
+
+    def action_mark(self) -> None:
+        """Mark or unmark the highlighted limiter, then go to the next row."""
+        table = self.query_one(LimiterTable)
+        if self._selected() is None:
+            return
+        entry = table.selected
+        assert entry is not None
+        table.set_marks([entry.id], entry.id not in table.marked)
+        table.action_cursor_down()
+        self._show_marks()
+
+    def action_mark_all(self) -> None:
+        """Mark every limiter shown; when all are marked already, unmark them."""
+        table = self.query_one(LimiterTable)
+        shown = [entry.id for entry in table.entries]
+        if not shown:
+            self._selected()  # says why nothing is there
+            return
+        table.set_marks(shown, not table.marked.issuperset(shown))
+        self._show_marks()
+
+    def _show_marks(self) -> None:
+        """The line saying how many limiters are marked, and what o and f do with them."""
+        hint = self.query_one("#limiters-marks", Static)
+        table = self.query_one(LimiterTable)
+        hint.display = bool(table.marked)
+        if table.marked:
+            from bottui.tui.screens.limiters_multi import marks_line
+
+            hint.update(marks_line(len(table.marked), len(table.hidden_marks)))
 
     def _confirm(self, account: str, project: str, entry: LimiterEntry, new_state: bool) -> None:
         """Plan the switch once, confirm that plan, and send exactly it."""
@@ -283,7 +308,7 @@ class LimitersScreen(BottuiScreen):
 
         services = self.services
         session = services.session
-        known_before = frozenset(e.id for e in self.query_one(LimiterTable).entries)
+        known_before = frozenset(e.id for e in self.query_one(LimiterTable).all_entries)
         limiter_id = entry.id
 
         def send(plan: PlannedChange[Any]) -> None:
@@ -321,47 +346,12 @@ class LimitersScreen(BottuiScreen):
 
     def _body(self, plan: PlannedChange[Any], limiter_name: str | None, new_state: bool) -> Content:
         """The confirmation's body, from the plan (the limiter's name is the table's)."""
-        account, project = plan.account, plan.project
-        name = join(" (", safe(limiter_name), ")") if limiter_name else Content("")
-        project_name = self.services.project_name(account, project)
-        project_label = join(" (", safe(project_name), ")") if project_name else Content("")
-        known = plan.previous
         target = plan.target
-        flying = self._in_flight.get((account, project, getattr(target, "limiter_id", "")))
-        if flying is not None:
-            # The inventory learns the state only from the answer: until then it is stale.
-            now = Content.styled(
-                f"A switch to {'ON' if flying else 'OFF'} is in flight, not answered yet: "
-                "its answer decides the state now.",
-                "bold",
-            )
-        elif known is None or "isActive" not in known.value:
-            now = Content("Its state now is not known.")
-        else:
-            now = join(
-                "Last known: ",
-                state_word(bool(known.value["isActive"])),
-                f" since {short_time(known.known_at)} UTC",
-                f" ({_phrase(known.source, known.known_at)}).",
-            )
-        from bottui.ops.plan import LimiterTarget
-
-        target = plan.target
-        assert isinstance(target, LimiterTarget)
-        return join(
-            "Rate limiter ",
-            safe_id(target.limiter_id),
-            name,
-            "\nProject ",
-            safe_id(project),
-            project_label,
-            ", account ",
-            safe_id(account),
-            "\nNew state: ",
-            Content.styled("ON" if new_state else "OFF", "bold reverse"),
-            "\n",
-            now,
+        flying = self._in_flight.get(
+            (plan.account, plan.project, getattr(target, "limiter_id", ""))
         )
+        project_name = self.services.project_name(plan.account, plan.project)
+        return limiter_body(plan, limiter_name, new_state, project_name, flying)
 
     def _panel(self) -> ReturnedProjectPanel | None:
         """The result panel, once the first attempt's end mounted it."""
@@ -404,8 +394,25 @@ class LimitersScreen(BottuiScreen):
         self._shown = None  # the same inventory, shown again with the mark
         self.refresh_data()
 
+    @on(LimiterTable.Filtered)
+    def _marks_after_filter(self) -> None:
+        self._show_marks()  # how many marks the filter hides
+
+    @on(MarkedSwitched)
+    def _marked_switched(self, message: MarkedSwitched) -> None:
+        from bottui.tui.screens.limiters_multi import OK, MarkedResultsDialog
+
+        table = self.query_one(LimiterTable)
+        # Those not ok stay marked, so o or f tries them again.
+        table.set_marks([r.limiter_id for r in message.results if r.outcome == OK], False)
+        self._show_marks()
+        self.app.push_screen(MarkedResultsDialog(message.verb, message.results))
+        self.services.inventory_changed()
+
     def action_hide_panel(self) -> None:
-        """Hide the panel (until the next attempt)."""
+        """Clear the filter if one is kept, or else hide the returned project panel."""
+        if self.clear_filter():
+            return
         panel = self._panel()
         if panel is not None:
             current = self.services.current

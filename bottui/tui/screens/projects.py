@@ -35,8 +35,8 @@ from bottui.ops.token_slots import Reading, Slot, read_states
 from bottui.plaintext import clean
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.tokens import TokenState
-from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.dialogs import ConfirmDialog
+from bottui.tui.screens.filterable import FilterableScreen
 from bottui.tui.screens.first_run import (
     ProfileSaved,
     ask_first_profile,
@@ -59,7 +59,7 @@ from bottui.tui.widgets.safe import join, safe, safe_id
 from bottui.tui.widgets.welcome import Welcome
 
 
-class ProjectsScreen(BottuiScreen):
+class ProjectsScreen(FilterableScreen):
     """Accounts and projects of the inventory, their token states, the current project."""
 
     SCREEN_TITLE: ClassVar[str] = "Projects"

@@ -40,8 +40,8 @@ from bottui.store.inventory_records import DimensionEntry
 from bottui.store.utc import system_clock
 from bottui.tui.error_log import Attempt, Failure, tag
 from bottui.tui.error_view import EXPECTED_ERRORS
-from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.dialogs import ConfirmDialog
+from bottui.tui.screens.filterable import FilterableScreen
 from bottui.tui.screens.thresholds_dialogs import AddDimensionDialog, ThresholdSettingsDialog
 from bottui.tui.screens.thresholds_editor import UNKNOWN, ThresholdEditor, direction_words
 from bottui.tui.team_source import taught_words
@@ -132,7 +132,7 @@ class DimensionTable(EntryTable[DimensionEntry]):
         self._replace_rows((entry.id, entry, cells(entry)) for entry in entries)
 
 
-class ThresholdsScreen(BottuiScreen):
+class ThresholdsScreen(FilterableScreen):
     """The current project's dimensions: edit, add, forget, range and direction."""
 
     SCREEN_TITLE: ClassVar[str] = "Thresholds"
@@ -360,7 +360,7 @@ class ThresholdsScreen(BottuiScreen):
                 group="dimensions-edit",
             )
 
-        known = {entry.id for entry in self.query_one(DimensionTable).entries}
+        known = {entry.id for entry in self.query_one(DimensionTable).all_entries}
         self.app.push_screen(AddDimensionDialog(known), added)
 
     async def _add(

@@ -4,20 +4,25 @@ The limiter, journal, dimension and project tables differ only in their columns
 and cells; what they share lives here once: the columns added on mount, the
 entries shown in table order, the entry under the cursor, replacing every
 row without the cursor jumping away from the entry the operator was looking at,
-and a count of the operator's own cursor moves (:attr:`EntryTable.moves`), so
-that a screen placing the cursor later can tell whether it was moved meanwhile.
+a count of the operator's own cursor moves (:attr:`EntryTable.moves`), so
+that a screen placing the cursor later can tell whether it was moved meanwhile,
+and the filter typed after ``/`` (:meth:`EntryTable.set_filter`: only the rows
+whose visible text holds it are shown; :attr:`EntryTable.all_entries` are every
+row, shown or not).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from rich.text import Text
 from textual.coordinate import Coordinate
+from textual.message import Message
 
 from bottui.tui.textual_private import QuickCellsTable
+from bottui.tui.widgets.row_filter import RowFilter, row_text
 
 #: The entry type of a table (a limiter, a journal entry, ...).
 E = TypeVar("E")
@@ -32,6 +37,14 @@ class EntryTable(QuickCellsTable, Generic[E]):
     Subclasses set ``COLUMNS`` and build their rows in a ``show`` method that
     passes them to ``_replace_rows``.
     """
+
+    class Filtered(Message):
+        """The rows shown under a filter changed: ``shown`` of ``total`` rows."""
+
+        def __init__(self, shown: int, total: int) -> None:
+            super().__init__()
+            self.shown = shown
+            self.total = total
 
     #: Column key -> heading, in display order.
     COLUMNS: ClassVar[Sequence[tuple[str, str]]] = ()
@@ -49,6 +62,16 @@ class EntryTable(QuickCellsTable, Generic[E]):
         self._placing_depth = 0
         # The row the palette's picker chose, while its action runs (see picked).
         self._picked: str | None = None
+        #: The text typed after ``/`` and the rows it kept last (rows as the
+        #: subclass keeps them: ``Row`` here, ``(key, entry)`` in IncrementalTable).
+        self.row_filter: RowFilter[Any] = RowFilter()
+        # Every row given to _replace_rows, shown or not.
+        self._all_rows: list[Row[E]] = []
+
+    @property
+    def picking(self) -> bool:
+        """True while a palette action runs on the row its picker chose (see picked)."""
+        return self._picked is not None
 
     @contextmanager
     def picked(self, key: str) -> Iterator[None]:
@@ -96,6 +119,24 @@ class EntryTable(QuickCellsTable, Generic[E]):
         return list(self._entries.items())
 
     @property
+    def all_entries(self) -> list[E]:
+        """Every row's entry, also those the filter hides, in table order."""
+        return [entry for _key, entry, _cells in self._all_rows]
+
+    @property
+    def total(self) -> int:
+        """How many rows the table holds, shown or hidden by the filter."""
+        return len(self._all_rows)
+
+    def set_filter(self, text: str) -> None:
+        """Show only the rows whose visible text contains ``text`` (any case); "" shows all."""
+        self.row_filter.set(text)
+        self._show_filtered(None)
+
+    def _filtered_message(self) -> None:
+        self.post_message(self.Filtered(len(self._entries), self.total))
+
+    @property
     def selected(self) -> E | None:
         """The entry under the cursor (or the one picked: see :meth:`picked`), if any."""
         if self._picked is not None:
@@ -120,13 +161,19 @@ class EntryTable(QuickCellsTable, Generic[E]):
         The cursor stays where it was (by key, not by position) only when that row
         is still shown, so a refresh does not move the operator's selection.
         """
+        self._all_rows = list(rows)
+        self.row_filter.source_changed()
+        self._show_filtered(select)
+
+    def _show_filtered(self, select: str | None) -> None:
         # Read before clearing: clear() moves the cursor back to the first row.
         keep = select or self._cursor_key()
         with self._placing():
             self.clear()
-            shown = list(rows)
+            shown = self.row_filter.apply(self._all_rows, lambda row: row_text(row[2]))
             self._entries = {key: entry for key, entry, _cells in shown}
             for key, _entry, cells in shown:
                 self.add_row(*cells, key=key)
             if keep is not None and keep in self._entries:
                 self.move_cursor(row=self.get_row_index(keep), animate=False)
+        self._filtered_message()

@@ -20,6 +20,9 @@ the same rows, and may hold thousands of them (issue #12: 5,000 projects,
 * starts what follows a first page (measuring the rest, a screen's read of
   the rest) once the table has drawn it (:meth:`IncrementalTable.call_after_drawn`),
   not before: it would compete with that frame for the GIL;
+* filters (``/``) without remaking a cell: the rows kept are added again
+  blank (a few µs a row), and each gets back the cells and widths it had
+  when it is next drawn; each row's visible text is folded once per view;
 * on a Textual other than the one tested, adds its rows with ``add_row``
   (every row before the first frame) and lets Textual measure them: slower,
   the same screen.
@@ -43,6 +46,7 @@ from bottui.tui.textual_private import (
     table_as_tested,
 )
 from bottui.tui.widgets.entry_table import E, EntryTable
+from bottui.tui.widgets.row_filter import row_text
 
 #: What a row's cells are made from (compared to know whether they changed).
 V = TypeVar("V", bound=Hashable)
@@ -99,6 +103,14 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
         self.cells_made = 0
         # Called once the table's lines have next been drawn (see call_after_drawn).
         self._after_drawn: list[Callable[[], None]] = []
+        # Every row given to _update_rows, shown or hidden by the filter.
+        self._source: list[tuple[str, E]] = []
+        # Row key -> (view, folded visible text), for the filter.
+        self._texts: dict[str, tuple[V, str]] = {}
+        # Rows added again blank whose cells were made before (given back when drawn).
+        self._unset: set[str] = set()
+        # Row key -> ((view, cells), widths) made for rows, also those a filter hides.
+        self._kept: dict[str, tuple[tuple[V, Sequence[Text]], tuple[int, ...] | None]] = {}
 
     def call_after_drawn(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` once the table has next been drawn (or after ``DRAWN_TIMEOUT``).
@@ -160,6 +172,9 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
         """The cells of row ``key``, made (and given to the DataTable) if not yet."""
         made = self._views.get(key)
         if made is not None:
+            if key in self._unset:  # added again by a filter: its cells go back in
+                self._unset.discard(key)
+                set_row_cells(self, key, made[1])
             return made[1]
         if key not in self._views or self._make_view is None or self._make_cells is None:
             return None
@@ -175,6 +190,44 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
         assert self._make_cells is not None
         self.cells_made += 1
         return self._make_cells(view)
+
+    # -- the filter --------------------------------------------------------------------
+
+    @property
+    def all_entries(self) -> list[E]:
+        """Every row's entry, also those the filter hides, in table order."""
+        return [entry for _key, entry in self._source]
+
+    @property
+    def total(self) -> int:
+        """How many rows the table holds, shown or hidden by the filter."""
+        return len(self._source)
+
+    def set_filter(self, text: str) -> None:
+        """Show only the rows whose visible text contains ``text`` (any case); "" shows all."""
+        self.row_filter.set(text)
+        if self._make_view is None or self._make_cells is None:
+            return
+        with self._placing():
+            self._show_rows(self._filter(), self._make_view, self._make_cells, None, reuse=True)
+        self._filtered_message()
+
+    def _filter(self) -> list[tuple[str, E]]:
+        return self.row_filter.apply(self._source, self._text_of)
+
+    def _text_of(self, row: tuple[str, E]) -> str:
+        """A row's folded visible text (its cells made once per view)."""
+        key, entry = row
+        assert self._make_view is not None and self._make_cells is not None
+        view = self._make_view(entry)
+        known = self._texts.get(key)
+        if known is not None and known[0] == view:
+            return known[1]
+        made = self._views.get(key)
+        cells = made[1] if made is not None and made[0] == view else self._make_cells(view)
+        text = row_text(cells)
+        self._texts[key] = (view, text)
+        return text
 
     # -- showing rows ------------------------------------------------------------------
 
@@ -193,8 +246,14 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
         after them; the cursor stays, or goes to ``select``. Otherwise every
         row is replaced, the cursor kept on ``select`` or else on the same key.
         """
+        self._source = list(rows)
+        self._make_view, self._make_cells = view, cells
+        self.row_filter.source_changed()
+        shown = self._filter() if self.row_filter.active else self._source
         with self._placing():
-            self._show_rows(list(rows), view, cells, select)
+            self._show_rows(shown, view, cells, select)
+        if self.row_filter.active:
+            self._filtered_message()
 
     def _show_rows(
         self,
@@ -202,6 +261,8 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
         view: Callable[[E], V],
         cells: Callable[[V], Sequence[Text]],
         select: str | None,
+        *,
+        reuse: bool = False,
     ) -> None:
         self._make_view, self._make_cells = view, cells
         old = self._order
@@ -211,7 +272,7 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
             and all(key == was for (key, _entry), was in zip(shown, old, strict=False))
         )
         if not continues:
-            self._rebuild(shown, select or self._cursor_key())
+            self._rebuild(shown, select or self._cursor_key(), reuse=reuse)
             return
         self._entries = dict(shown)
         self._update_in_place()
@@ -225,22 +286,57 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
         if self._make_cells is not None:
             self._update_in_place(keys)
 
-    def _rebuild(self, shown: list[tuple[str, E]], keep: str | None) -> None:
+    def _rebuild(
+        self, shown: list[tuple[str, E]], keep: str | None, *, reuse: bool = False
+    ) -> None:
+        """Replace every row; with ``reuse`` (same entries, filtered) keep cells and widths."""
         self.clear()
         self._generation += 1
         self._entries = dict(shown)
-        self._views, self._cell_widths, self._order, self._measured = {}, {}, [], 0
+        if reuse:
+            self._reuse_made()
+        else:
+            self._views, self._cell_widths, self._unset, self._kept = {}, {}, set(), {}
+        self._order, self._measured = [], 0
         self.show_cursor = True
         self._append(list(self._entries))
         if keep is not None and keep in self._entries:
             self._select(keep)
+
+    def _reuse_made(self) -> None:
+        """Give the rows now shown (same entries, filtered) the cells and widths made for them.
+
+        What was made for rows the filter now hides is kept aside for when
+        they come back; a row's cells are used again only while its view is
+        the same (a limiter unmarked while hidden is made again when shown).
+        """
+        kept = self._kept
+        for key, made in self._views.items():
+            if made is not None:
+                kept[key] = (made, self._cell_widths.get(key))
+        view = self._make_view
+        assert view is not None
+        self._views, self._cell_widths = {}, {}
+        for key, entry in self._entries.items():
+            was = kept.get(key)
+            if was is None or was[0][0] != view(entry):
+                self._views[key] = None
+                continue
+            self._views[key] = was[0]
+            if was[1] is not None:
+                self._cell_widths[key] = was[1]
+        self._unset = (
+            {key for key, made in self._views.items() if made is not None} if self.lazy else set()
+        )
 
     def _append(self, keys: list[str]) -> None:
         """Add rows after the others: all at once, measured a screenful now and the rest later."""
         if not keys:
             return
         self._order += keys
-        self._views.update(dict.fromkeys(keys))
+        views = self._views
+        for key in keys:  # a row added again by a filter keeps what was made for it
+            views.setdefault(key, None)
         if not self.lazy:
             for key in keys:  # Textual measures them on its next idle
                 self.add_row(*(self._cells_of(key) or ()), key=key)

@@ -5,11 +5,16 @@ from the team's inventory file, from a project the service returned, or
 typed by the operator. Each row says how its state is known, because a state
 learned from the service's answer and one we merely sent are not equally
 trustworthy.
+
+Rows can be *marked* (space; ``*`` for every row shown) to enable or disable
+several limiters in one confirmation: a marked row shows :data:`MARK` in its
+first column, in words, not in colour alone. Marks are kept while a filter
+hides their rows, and dropped with the rows they belong to.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Final
 
 from rich.text import Text
@@ -19,8 +24,12 @@ from bottui.tui.tones import tone
 from bottui.tui.widgets.incremental_table import IncrementalTable
 from bottui.tui.widgets.safe import safe_id_text, safe_text
 
+#: What the first column shows on a marked row.
+MARK: Final = "●"
+
 #: Column key -> heading.
 COLUMNS: Final = (
+    ("mark", " "),
     ("id", "ID"),
     ("name", "Name"),
     ("state", "State"),
@@ -74,29 +83,60 @@ def short_time(stamp: str) -> str:
     return stamp
 
 
-class LimiterTable(IncrementalTable[LimiterEntry, LimiterEntry]):
-    """One row per known rate limiter of the current project; the cursor selects."""
+#: What a limiter's cells are made from: the entry (every field is shown) and its mark.
+_View = tuple[LimiterEntry, bool]
+
+
+class LimiterTable(IncrementalTable[LimiterEntry, _View]):
+    """One row per known rate limiter of the current project; the cursor selects, space marks."""
 
     # The module-level COLUMNS above: the class body has not bound the name yet.
     COLUMNS = COLUMNS
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        #: The ids of the marked limiters (shown or hidden by the filter).
+        self.marked: set[str] = set()
 
     def show(self, entries: Sequence[LimiterEntry], *, select: str | None = None) -> None:
         """Show the rows; keep the cursor on the same limiter (or on ``select``).
 
         The same limiters shown again (switching back to the screen) are
         updated in place, only those that changed (see ``_update_rows``).
+        Marks of limiters no longer listed are dropped.
         """
-        self._update_rows(((entry.id, entry) for entry in entries), _same, _cells, select=select)
+        rows = [(entry.id, entry) for entry in entries]
+        self.marked.intersection_update(key for key, _entry in rows)
+        self._update_rows(rows, self._view, _cells, select=select)
+
+    def _view(self, entry: LimiterEntry) -> _View:
+        return (entry, entry.id in self.marked)
+
+    def set_marks(self, ids: Iterable[str], marked: bool) -> None:
+        """Mark (or unmark) these limiters; their rows are redrawn in place."""
+        keys = list(ids)
+        if marked:
+            self.marked.update(keys)
+        else:
+            self.marked.difference_update(keys)
+        self._refresh_rows(keys, self._view)
+
+    @property
+    def marked_entries(self) -> list[LimiterEntry]:
+        """The marked limiters, in table order, also those the filter hides."""
+        return [entry for entry in self.all_entries if entry.id in self.marked]
+
+    @property
+    def hidden_marks(self) -> set[str]:
+        """The marked limiters the filter hides."""
+        return self.marked.difference(self._entries)
 
 
-def _same(entry: LimiterEntry) -> LimiterEntry:
-    """A limiter's view is the entry itself: every field is shown."""
-    return entry
-
-
-def _cells(entry: LimiterEntry) -> tuple[Text, ...]:
+def _cells(view: _View) -> tuple[Text, ...]:
     """One limiter's cells, in ``COLUMNS`` order; ids and names are untrusted."""
+    entry, marked = view
     return (
+        Text(MARK if marked else " ", style="bold"),
         safe_id_text(entry.id),
         safe_text(entry.name or ""),
         state_text(entry.is_active),

@@ -165,7 +165,8 @@ class ProjectTable(IncrementalTable[ProjectRow, _View]):
 
     def update_states(self, state: Callable[[Slot], CellState]) -> None:
         """Redraw the token cells that changed (the cursor stays where it is)."""
-        self._update_rows(self._entries.items(), _viewer(self._current, state), _cells)
+        # Every row, also those a filter hides: their states are shown when it lets them in.
+        self._update_rows(self._source, _viewer(self._current, state), _cells)
 
 
 def _viewer(
