@@ -102,3 +102,29 @@ async def test_a_good_keymap_says_nothing_and_help_shows_its_keys(make_snap_app:
         await pilot.pause()
         rows = [(r.keys, r.binding_id) for s in app.screen._sections for r in s.rows]
         assert ("n", "limiters.add") in rows and ("a", "limiters.add") not in rows
+
+
+def test_every_binding_id_of_the_tui_is_known_to_the_keymap_check() -> None:
+    """A binding id the registry misses would be called misspelt by `config check`.
+
+    Walks every module of bottui.tui, so a new dialog with its own keys fails
+    here until its scope is registered in bottui/tui/action_registry.py.
+    """
+    import importlib
+    import inspect
+    import pkgutil
+
+    import bottui.tui
+    from bottui.tui.action_registry import binding_ids
+
+    declared: dict[str, str] = {}
+    for info in pkgutil.walk_packages(bottui.tui.__path__, "bottui.tui."):
+        module = importlib.import_module(info.name)
+        for _, cls in inspect.getmembers(module, inspect.isclass):
+            for binding in cls.__dict__.get("BINDINGS", []):
+                binding_id = getattr(binding, "id", None)
+                if binding_id:
+                    declared[binding_id] = f"{cls.__module__}.{cls.__qualname__}"
+    known = binding_ids()
+    missing = {i: where for i, where in declared.items() if i not in known}
+    assert declared and not missing
