@@ -277,3 +277,16 @@ def test_snapshot_multi_results(snap_compare: Snap, make_snap_app: MakeApp) -> N
         assert isinstance(pilot.app.screen, MarkedResultsDialog)
 
     assert snap_compare(app, terminal_size=SNAP_SIZE, run_before=run_before)
+
+
+async def test_one_marked_row_is_named_in_the_singular(flow_app: BottuiApp) -> None:
+    async with flow_app.run_test(size=SNAP_SIZE) as pilot:
+        await settle(pilot)
+        await mark(pilot, "rl-login")
+        await pilot.press("f")
+        await settle(pilot)
+        dialog = flow_app.screen
+        assert isinstance(dialog, ConfirmDialog)
+        body = plain(dialog.query_one("#confirm-body", Static))
+        assert "Disable 1 rate limiter of project" in body, body
+        await pilot.press("escape")

@@ -26,6 +26,7 @@ from textual.widgets import Button, Label, Static
 from bottui.plaintext import clean
 from bottui.tui.change_prompt import READ_ONLY_REFUSAL, ChangePrompt, plan_confirmation
 from bottui.tui.screens.dialogs import _InfoDialog
+from bottui.tui.widgets.bulk_words import plural
 from bottui.tui.widgets.limiter_table import MARK, SOURCE_WORDS, state_word
 from bottui.tui.widgets.safe import join, safe, safe_id
 
@@ -105,7 +106,7 @@ def switch_marked(screen: LimitersScreen, table: LimiterTable, new_state: bool) 
     def confirm(plans: list[PlannedChange[Any]], recent: list[str]) -> None:
         requests = [request for plan in plans for request in plan.requests]
         intro = join(
-            f"{verb} {len(plans):,} rate limiters of project ",
+            f"{verb} {plural(len(plans), 'rate limiter')} of project ",
             safe_id(project),
             _project_label(screen, account, project),
             ", account ",
@@ -117,7 +118,7 @@ def switch_marked(screen: LimitersScreen, table: LimiterTable, new_state: bool) 
             + ":",
         )
         prompt = ChangePrompt(
-            title=f"{verb} {len(plans):,} rate limiters?",
+            title=f"{verb} {plural(len(plans), 'rate limiter')}?",
             body=intro,
             confirm_label=f"{verb} {len(plans):,}",
             project_id=plans[0].confirmation.typed or project,
@@ -134,7 +135,7 @@ def switch_marked(screen: LimitersScreen, table: LimiterTable, new_state: bool) 
 
         screen.call(
             lambda: _send_all(screen, plans, names),
-            label=f"{verb} {len(plans):,} rate limiters",
+            label=f"{verb} {plural(len(plans), 'rate limiter')}",
             done=lambda results: MarkedSwitched(verb, results),
         )
 
@@ -238,7 +239,7 @@ class MarkedResultsDialog(_InfoDialog):
         summary = " · ".join(f"{n:,} {word}" for word, n in counts.items() if n or word == OK)
         with Vertical():
             yield Label(
-                Content(f"{self._verb} {len(self._results):,} rate limiters: {summary}"),
+                Content(f"{self._verb} {plural(len(self._results), 'rate limiter')}: {summary}"),
                 classes="dialog-title",
                 id="results-title",
             )
