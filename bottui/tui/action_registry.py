@@ -144,21 +144,21 @@ def _main_screens() -> list[Scope]:
 
 def _dialogs() -> list[Scope]:
     from bottui.tui.screens.bulk_dialog import BulkDialog
+    from bottui.tui.screens.bulk_export import ExportDialog
     from bottui.tui.screens.bulk_run import BulkRunDialog
     from bottui.tui.screens.dialogs import ConfirmDialog
-    from bottui.tui.screens.journal_dialogs import EntryDialog
-    from bottui.tui.screens.project_dialogs import ProjectForm
-    from bottui.tui.screens.thresholds_dialogs import AddDimensionDialog
-    from bottui.tui.screens.thresholds_editor import ThresholdEditor
-    from bottui.tui.screens.token_dialog import TokenDialog
-    from bottui.tui.screens.bulk_export import ExportDialog
     from bottui.tui.screens.discard_dialog import DiscardDialog
     from bottui.tui.screens.dry_run import DryRunDialog
     from bottui.tui.screens.error_log import ErrorLogScreen
+    from bottui.tui.screens.journal_dialogs import EntryDialog
     from bottui.tui.screens.journal_filter import FilterDialog
     from bottui.tui.screens.journal_run import RunDialog
     from bottui.tui.screens.profile_switcher import ProfileSwitcher
+    from bottui.tui.screens.project_dialogs import ProjectForm
     from bottui.tui.screens.target_picker import TargetPicker
+    from bottui.tui.screens.thresholds_dialogs import AddDimensionDialog
+    from bottui.tui.screens.thresholds_editor import ThresholdEditor
+    from bottui.tui.screens.token_dialog import TokenDialog
     from bottui.tui.widgets.filter_bar import FilterInput
     from bottui.tui.widgets.slider import Slider
 
