@@ -43,10 +43,17 @@ SHOTS: dict[str, Steps] = {
     "limiter-confirm": [["2", "f"]],
     "grants": [["3", "i", *"vis_7Hq2kP9xLm", "tab", "tab", "enter"], ["tab", "enter"]],
     "thresholds": [["4", "enter"]],
-    "journal": [["2", "f", "tab", "enter"], ["5"]],
+    "journal": [["2", "o", "tab", "enter"], ["5"]],
     "help": [["2", "question_mark"]],
     "profiles": [["P", "n"], [*"staging", "tab", *"https://staging.example.com", "enter"]],
+    # The switch fails (the sandbox answers 500 once): its row is marked, e lists it.
+    "error-log": [["2", "down", "t"], ["tab", "enter"], ["escape", "e"]],
+    "dry-run": [["D", "2", "t"], ["tab", "enter"]],
+    "journal-undo": [["2", "o", "tab", "enter"], ["5", "u"]],
 }
+
+#: Faults the sandbox is set up with before a shot's keys (``Faults.configure``).
+FAULTS: dict[str, dict[str, Any]] = {"error-log": {"fail_next": 1, "error_status": 500}}
 
 
 async def _settle(pilot: Pilot[Any]) -> None:
@@ -62,7 +69,9 @@ async def _settle(pilot: Pilot[Any]) -> None:
 
 async def shoot(name: str, steps: Steps, root: Path) -> Path:
     state = demo_state(ManualClock())
-    asgi = create_app(state, Faults())
+    faults = Faults()
+    faults.configure(**FAULTS.get(name, {}))
+    asgi = create_app(state, faults)
 
     def client(base_url: str) -> BotProtectionClient:
         return BotProtectionClient(base_url, transport=httpx.ASGITransport(app=asgi))
