@@ -89,10 +89,69 @@ async def shoot(name: str, steps: Steps, root: Path) -> Path:
     return path
 
 
+class _Gate(httpx.AsyncBaseTransport):
+    """The in-process sandbox; requests after the first ``let_through`` wait at a gate.
+
+    So a bulk run is caught half-way for its picture, then let go.
+    """
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, let_through: int) -> None:
+        self.inner, self.let_through, self.arrived = inner, let_through, 0
+        self.gate = asyncio.Event()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.arrived += 1
+        if self.arrived > self.let_through:
+            await self.gate.wait()
+        return await self.inner.handle_async_request(request)
+
+
+async def shoot_bulk_background(root: Path) -> Path:
+    """A bulk revocation half-way, hidden (Esc): its progress in the header, screen 2 in use."""
+    from textual import events
+
+    asgi = create_app(demo_state(ManualClock()), Faults())
+    gate = _Gate(httpx.ASGITransport(app=asgi), let_through=3)
+
+    def client(base_url: str) -> BotProtectionClient:
+        return BotProtectionClient(base_url, transport=gate)
+
+    session = prepare(root / "bulk", BASE_URL, client_factory=client, clock=lambda: NOW)
+    app = BottuiApp(session, demo=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        await pilot.press("3", "b")
+        await _settle(pilot)
+        app.post_message(events.Paste("\n".join(f"vis_incident_{n:02d}" for n in range(8))))
+        await _settle(pilot)
+        await pilot.click("#bulk-start")
+        await pilot.pause()
+        await pilot.press("tab", "enter")
+        while gate.arrived <= gate.let_through or "bulk 3/8" not in _header(app):
+            await pilot.pause(0.02)
+        await pilot.press("escape", "2")
+        await pilot.pause(0.2)
+        path = HERE / "bulk-background.svg"
+        path.write_text(app.export_screenshot(title="bottui: bulk-background"), encoding="utf-8")
+        gate.gate.set()
+        await _settle(pilot)
+    await session.aclose()
+    return path
+
+
+def _header(app: BottuiApp) -> str:
+    """The flags of the context bar under any dialog (a background run's progress is one)."""
+    from bottui.tui.widgets.context_bar import ContextBar
+
+    bar = next(b for s in reversed(app.screen_stack) for b in s.query(ContextBar))
+    return "".join(flag.plain for flag in bar.flags())
+
+
 async def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bottui-shots-") as tmp:
         for name, steps in SHOTS.items():
             print(await shoot(name, steps, Path(tmp)))
+        print(await shoot_bulk_background(Path(tmp)))
     return 0
 
 
