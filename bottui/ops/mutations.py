@@ -23,7 +23,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar
 
 from bottui.api.errors import (
     ApiError,
@@ -89,6 +89,30 @@ def _error_json(error: BaseException) -> dict[str, Any]:
     return {"status": None, "message": type(error).__name__, "code": None, "type": None}
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _counted(
+    send: Callable[Concatenate[Session, P], Awaitable[R]],
+) -> Callable[Concatenate[Session, P], Awaitable[R]]:
+    """Count the change in ``session.changes_in_flight`` until its outcome is journaled.
+
+    A face asks before quitting over a change in flight: its outcome would be
+    left unknown in the journal.
+    """
+
+    async def counted(session: Session, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        session.changes_in_flight += 1
+        try:
+            return await send(session, *args, **kwargs)
+        finally:
+            session.changes_in_flight -= 1
+
+    return counted
+
+
+@_counted
 async def _journaled(
     session: Session,
     *,

@@ -169,6 +169,9 @@ class Session:
         self._team_tried = False
         #: Messages for the operator that do not stop the work (stderr / toast).
         self.warnings: list[str] = []
+        #: Changes sent and not yet answered and journaled (a face asks before
+        #: quitting over one: its outcome would be left unknown).
+        self.changes_in_flight = 0
         #: Called after inventory facts were queued for the team store (the TUI
         #: kicks its push; a command pushes at its end anyway).
         self.on_shared: Callable[[], None] | None = None

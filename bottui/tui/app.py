@@ -343,14 +343,14 @@ class BottuiApp(App[int]):
         self.services.bulk.show()
 
     async def action_quit(self) -> None:
-        """Quit; during a bulk run, ask first and let its requests in flight finish."""
-        if not self.services.bulk.active:
+        """Quit; during a bulk run or a change in flight, ask first and let it finish."""
+        from bottui.tui.stop_work import work_under_way
+
+        if not work_under_way(self.services):
             self.exit()
             return
         if self._quitting:
-            self.notify(
-                "Quitting once the requests in flight of the bulk run are recorded.", markup=False
-            )
+            self.notify("Quitting once the requests in flight are recorded.", markup=False)
             return
         self.run_worker(self._quit_after_asking(), name="quit", group="quit", exit_on_error=False)
 

@@ -1,15 +1,21 @@
-"""Ask before leaving work under way: quitting, or switching profile, during a bulk run.
+"""Ask before leaving work under way: quitting, or switching profile, during a bulk run
+or while a change is in flight.
 
 :func:`confirm_stop_work` is the one check (the app offers it as
 :meth:`~bottui.tui.app.BottuiApp.confirm_stop_work`): with nothing under
 way it says yes at once; during a bulk run it asks (Cancel focused) and, if
 confirmed, stops the run and waits until the requests in flight have
 answered and their outcomes are journaled, so no entry whose request was
-answered is left "started". It waits for a dialog, so it runs in a worker.
+answered is left "started". A single change in flight (a switch, a
+revocation, thresholds, an undo: sent, not yet answered) is the same case on
+a small scale: it asks, then waits for the answer to be journaled, since
+leaving now would leave that change's outcome unknown. It waits for a
+dialog, so it runs in a worker.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from textual.content import Content
@@ -41,20 +47,41 @@ def stop_words(services: TuiServices, doing: str) -> tuple[str, Content, str]:
     return f"Stop the bulk revocation to {doing}?", body, label
 
 
+def work_under_way(services: TuiServices) -> bool:
+    """A bulk run, or a change sent and not yet answered and journaled."""
+    return services.bulk.active or services.session.changes_in_flight > 0
+
+
+def change_words(services: TuiServices, doing: str) -> tuple[str, Content, str]:
+    """The dialog's title, body and confirm label when a change is in flight."""
+    count = services.session.changes_in_flight
+    what = services.work_text or "a change"
+    changes = "a change" if count == 1 else f"{count} changes"
+    body = Content(
+        f"Under way: {what}.\n"
+        f"{changes.capitalize()} sent and not yet answered. To {doing} now would leave "
+        f"{'its' if count == 1 else 'their'} outcome unknown in the journal; bottui waits "
+        f"for the answer (at most the request's deadline), journals it, then goes on to {doing}."
+    )
+    return f"Wait for {changes} under way?", body, f"Wait, then {doing}"
+
+
 async def confirm_stop_work(services: TuiServices, doing: str = "quit") -> bool:
-    """True when nothing is under way, or once the operator agreed and the run stopped.
+    """True when nothing is under way, or once the operator agreed and the work stopped.
 
     Call it from a worker (it waits for the operator's answer, then for the
     requests in flight).
     """
     runs = services.bulk
-    if not runs.active:
+    if not work_under_way(services):
         return True
     from bottui.tui.screens.dialogs import ConfirmDialog
 
-    title, body, label = stop_words(services, doing)
+    title, body, label = (
+        stop_words(services, doing) if runs.active else change_words(services, doing)
+    )
     agreed = await services.host.push_screen(
-        ConfirmDialog(title, body, label, danger=True), wait_for_dismiss=True
+        ConfirmDialog(title, body, label, danger=runs.active), wait_for_dismiss=True
     )
     if not agreed:
         return False
@@ -63,7 +90,14 @@ async def confirm_stop_work(services: TuiServices, doing: str = "quit") -> bool:
             "Stopping the bulk revocation: the requests in flight finish first.", markup=False
         )
         await runs.stop_and_wait()
+    if services.session.changes_in_flight:
+        services.host.notify(
+            "Waiting for the change under way to be answered and journaled.", markup=False
+        )
+    while services.session.changes_in_flight:
+        # The change's own worker journals its outcome; nothing to wake us but polling.
+        await asyncio.sleep(0.05)
     return True
 
 
-__all__ = ["confirm_stop_work", "stop_words"]
+__all__ = ["change_words", "confirm_stop_work", "stop_words", "work_under_way"]
