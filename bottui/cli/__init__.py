@@ -14,7 +14,8 @@ One module per command group, imported only when its command runs:
 * :mod:`~bottui.cli.journal`, :mod:`~bottui.cli.inventory`,
   :mod:`~bottui.cli.tokens`, :mod:`~bottui.cli.profiles`,
   :mod:`~bottui.cli.config_cmd` (``config check``);
-* :mod:`~bottui.cli.apps`: the TUI, ``demo`` and ``sandbox``.
+* :mod:`~bottui.cli.apps`: the TUI, ``demo`` and ``sandbox``;
+* :mod:`~bottui.cli.help_cmd`: ``help [TOPIC]`` (topics in :mod:`~bottui.cli.topics`).
 
 Commands that reach the service open their session with
 :func:`bottui.cli.session.command_session`.
@@ -22,9 +23,6 @@ Commands that reach the service open their session with
 
 from __future__ import annotations
 
-import asyncio
-import importlib
-import inspect
 import os
 import sys
 from collections.abc import Sequence
@@ -47,6 +45,7 @@ COMMANDS: Final[dict[str, tuple[str, str]]] = {
     "config": ("config_cmd", "cmd_config"),
     "sandbox": ("apps", "cmd_sandbox"),
     "demo": ("apps", "cmd_demo"),
+    "help": ("help_cmd", "cmd_help"),
 }
 
 
@@ -67,6 +66,12 @@ def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
             from bottui.cli.apps import cmd_tui
 
             return cmd_tui(args, output)
+        # Imported here, not at the top: ``bottui --version`` and a refused
+        # command line never need asyncio (~35 ms).
+        import asyncio
+        import importlib
+        import inspect
+
         module, name = COMMANDS[args.command]
         command = getattr(importlib.import_module(f"bottui.cli.{module}"), name)
         if inspect.iscoroutinefunction(command):

@@ -1,0 +1,27 @@
+"""``bottui help team``: the shared journal and inventory on PostgreSQL."""
+
+from __future__ import annotations
+
+from typing import Final
+
+SUMMARY: Final = "team mode: one journal and inventory shared on PostgreSQL"
+
+TEXT: Final = """\
+Team mode shares the journal and the inventory of a profile on a PostgreSQL server
+you already run; without it everything stays in local SQLite files.
+
+  pip install 'bottui[team]'                      the driver (psycopg 3)
+  [profiles.prod]                                 in config.toml
+  store = "postgresql://alice@db.internal/bottui?sslmode=verify-full"
+  bottui token set store --profile prod           the password, if libpq has none
+  bottui store migrate --profile prod             create or upgrade the schema
+  bottui store status --profile prod              version, what waits to be shared
+  bottui store sync --profile prod [--backfill]   push now (and older history)
+  bottui journal --follow                         teammates' changes as they happen
+  bottui demo --team                              try it with a throwaway database
+
+BOTTUI_STORE_URL wins over the profile's store. A URL carrying a password is
+refused; off loopback the connection must use sslmode=verify-full. The local
+journal is written first and pushed after, each entry once: a store that is down
+costs a warning, never a change. The README's "Team mode" section says more.
+"""
