@@ -252,6 +252,10 @@ def build_parser() -> argparse.ArgumentParser:
     sandbox.add_argument("--port", type=int, default=8765)
     sandbox.add_argument("--latency", type=float, default=0.0, help="seconds per request")
 
+    from bottui.cli.parser_playbook import add_playbook_parser
+
+    add_playbook_parser(commands, common, _REASON_HELP)
+
     demo = add(commands, "demo", "run bottui against the built-in sandbox, isolated")
     demo.add_argument(
         "--team",

@@ -101,11 +101,13 @@ async def _journaled(
     undo_of: int | None,
     reason: str | None,
     send: Callable[[], Awaitable[T]],
+    run_id: int | None = None,
+    item_key: str | None = None,
     outcome_of: Callable[[T], tuple[Outcome, int | None, dict[str, Any] | None]],
 ) -> Applied[T]:
     """Journal *started*, send, journal the outcome (even on failure or cancel)."""
     from bottui.store.db_errors import JournalUnavailable
-    from bottui.store.journal_store import EntryId
+    from bottui.store.journal_store import EntryId, RunId
 
     entry_id: int | None = None
     try:
@@ -123,6 +125,8 @@ async def _journaled(
             undo_of=EntryId(undo_of) if undo_of is not None else None,
             operator=session.settings.operator,
             reason=reason,
+            run_id=RunId(run_id) if run_id is not None else None,
+            item_key=item_key,
         )
     except JournalUnavailable as exc:
         session.warn(f"this change is NOT journaled: {exc.title}. {exc.details}")
@@ -172,8 +176,17 @@ async def _finish(session: Session, entry_id: int | None, **outcome: Any) -> Non
 # -- the pipeline: one template for every change ---------------------------------
 
 
-async def apply(session: Session, plan: PlannedChange[T], *, confirmed: bool = False) -> Applied[T]:
+async def apply(
+    session: Session,
+    plan: PlannedChange[T],
+    *,
+    confirmed: bool = False,
+    run_id: int | None = None,
+    item_key: str | None = None,
+) -> Applied[T]:
     """Send a planned change: re-check the rule, journal, send ``plan.requests``, learn.
+
+    ``run_id`` and ``item_key`` journal it as one step of a run (a playbook's).
 
     Nothing is prepared again: the bytes sent are the plan's. The rule of
     :mod:`bottui.ops.confirmation` is checked again against the session's
@@ -199,6 +212,8 @@ async def apply(session: Session, plan: PlannedChange[T], *, confirmed: bool = F
         "previous": plan.previous_json,
         "undo_of": plan.undo_of,
         "reason": plan.reason,
+        "run_id": run_id,
+        "item_key": item_key,
     }
     applied: Applied[Any]
     if isinstance(target, LimiterTarget):
