@@ -104,8 +104,14 @@ async def _journaled(
     run_id: int | None = None,
     item_key: str | None = None,
     outcome_of: Callable[[T], tuple[Outcome, int | None, dict[str, Any] | None]],
+    before_send: Callable[[int | None], Awaitable[None]] | None = None,
 ) -> Applied[T]:
-    """Journal *started*, send, journal the outcome (even on failure or cancel)."""
+    """Journal *started*, send, journal the outcome (even on failure or cancel).
+
+    ``before_send`` runs after the started record, before sending, with its
+    id (None: not journaled); what it raises is journaled as the outcome and
+    nothing is sent (a timed change's schedule, :mod:`bottui.ops.timed`).
+    """
     from bottui.store.db_errors import JournalUnavailable
     from bottui.store.journal_store import EntryId, RunId
 
@@ -132,6 +138,8 @@ async def _journaled(
         session.warn(f"this change is NOT journaled: {exc.title}. {exc.details}")
     started = time.perf_counter()
     try:
+        if before_send is not None:
+            await before_send(entry_id)
         value = await send()
     except BaseException as exc:
         duration = (time.perf_counter() - started) * 1000
@@ -206,6 +214,7 @@ async def apply(
     _check_base_url(client.base_url, request)
     account, project, target = plan.account, plan.project, plan.target
     common: dict[str, Any] = {
+        "before_send": _scheduler(session, plan, confirmed=confirmed),
         "request": request,
         "account": account,
         "project": project,
@@ -262,8 +271,41 @@ async def apply(
         await team_facts.share(
             session, team_facts.thresholds(account, project, dimension_id, thresholds)
         )
+    if plan.revert_after is not None:
+        # After the change, not before: the team store never delays a mitigation.
+        from bottui.ops.timed.schedule import push_quietly
+
+        await push_quietly(session)
     result: Applied[T] = applied
     return result
+
+
+def _scheduler(
+    session: Session, plan: PlannedChange[Any], *, confirmed: bool
+) -> Callable[[int | None], Awaitable[None]] | None:
+    """A timed change's schedule, journaled before its request is sent (None: not timed)."""
+    if plan.revert_after is None:
+        return None
+
+    async def schedule(entry_id: int | None) -> None:
+        from bottui.ops.timed.schedule import schedule_plan
+        from bottui.store.errors import StoreError
+
+        if entry_id is None:
+            raise RefusedError(
+                "Not timed",
+                "the journal cannot be written, so the revert could not be scheduled: "
+                "nothing was sent",
+            )
+        try:
+            await schedule_plan(session, plan, entry_id, confirmed=confirmed)
+        except StoreError as exc:
+            raise RefusedError(
+                "Not timed",
+                f"the revert could not be scheduled ({exc.title}): nothing was sent",
+            ) from None
+
+    return schedule
 
 
 def _check_base_url(base_url: str, request: PreparedRequest) -> None:
