@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from datetime import timedelta
 
     from bottui.ops.playbooks.planning import PlaybookPlan
-    from bottui.ops.playbooks.revert import RevertReport
+    from bottui.ops.playbooks.revert import PlaybookRevert
     from bottui.ops.playbooks.run import RunSummary, StepResult
     from bottui.ops.session import Session
 
@@ -206,7 +206,7 @@ def _confirm(out: Output, question: str) -> None:
 
 async def _offer_revert(
     args: Args, out: Output, session: Session, summary: RunSummary
-) -> RevertReport | None:
+) -> PlaybookRevert | None:
     from bottui.ops.playbooks import revert
 
     count = len(summary.done)
@@ -224,7 +224,7 @@ async def _offer_revert(
     return await revert.revert_steps(session, summary, reason=args.reason)
 
 
-def _summary(out: Output, summary: RunSummary, report: RevertReport | None) -> None:
+def _summary(out: Output, summary: RunSummary, report: PlaybookRevert | None) -> None:
     run_text = f"run #{summary.run_id}" if summary.run_id is not None else "run (not journaled)"
     if out.as_json:
         document = summary.to_json()

@@ -70,7 +70,7 @@ def test_a_good_playbook(tmp_path: Path) -> None:
         (GOOD + "colour = 'red'\n", 14, "unknown key 'colour'"),
         ("owner = 'me'\n" + GOOD, 1, "unknown key 'owner'"),
         (GOOD.replace('limiter = "rl-login"\n', ""), 6, "neither a limiter nor"),
-        (GOOD.replace("challenge = \"0.60\"\n", ""), 10, "challenge is missing"),
+        (GOOD.replace('challenge = "0.60"\n', ""), 10, "challenge is missing"),
         ('description = "x"\n', None, "has no steps"),
         ("[[steps]\n", 1, ""),
     ],
@@ -98,7 +98,9 @@ def test_check_playbooks_names_every_problem(tmp_path: Path) -> None:
     problems = library.check_playbooks(locations)
     texts = sorted(p.text() for p in problems)
     assert len(texts) == 2
-    assert texts[0].endswith("bad name!.toml: the name is not a playbook name (letters, digits, . _ -)")
+    assert texts[0].endswith(
+        "bad name!.toml: the name is not a playbook name (letters, digits, . _ -)"
+    )
     assert "bad.toml:8: step 1: action must be" in texts[1]
 
 

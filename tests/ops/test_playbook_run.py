@@ -77,7 +77,12 @@ async def test_the_plan_shows_known_now_new_and_source(session: Session) -> None
     rows = [(s.number, s.target, s.known, s.new) for s in plan.steps]
     assert rows == [
         (1, "limiter rl-search", "OFF", "ON"),
-        (2, "dimension bot-score", "Bot score: block 0.8, challenge 0.5", "Bot score: block 0.9, challenge 0.6"),
+        (
+            2,
+            "dimension bot-score",
+            "Bot score: block 0.8, challenge 0.5",
+            "Bot score: block 0.9, challenge 0.6",
+        ),
         (3, "limiter rl-api", "OFF", "ON"),
     ]
     assert all(s.source for s in plan.steps)
@@ -95,10 +100,21 @@ async def test_a_run_sends_in_order_under_one_run_id(
     )
     assert summary.complete and summary.run_id is not None
     assert sent(sandbox) == [("rl-search", ON), ("bot-score", TIGHT), ("rl-api", ON)]
-    assert seen == [(1, "sending"), (1, "done"), (2, "sending"), (2, "done"), (3, "sending"), (3, "done")]
+    assert seen == [
+        (1, "sending"),
+        (1, "done"),
+        (2, "sending"),
+        (2, "done"),
+        (3, "sending"),
+        (3, "done"),
+    ]
     page = await session.journal_store.page(EntryQuery(run_id=RunId(summary.run_id)))
     keys = sorted((e.item_key, e.outcome, e.reason) for e in page.entries)
-    assert keys == [("scrape#1", "ok", "INC-1"), ("scrape#2", "ok", "INC-1"), ("scrape#3", "ok", "INC-1")]
+    assert keys == [
+        ("scrape#1", "ok", "INC-1"),
+        ("scrape#2", "ok", "INC-1"),
+        ("scrape#3", "ok", "INC-1"),
+    ]
 
 
 async def test_a_failure_stops_the_run_and_the_steps_done_are_reverted(
@@ -120,7 +136,7 @@ async def test_a_failure_stops_the_run_and_the_steps_done_are_reverted(
     done = await revert.revert_steps(session, summary, reason=None)
     assert done.report.state == "reverted" and done.exit_code == 0
     assert sent(sandbox)[-1] == ("rl-search", OFF)  # step 1 back to its previous value
-    assert sandbox.state.rate_limiter(ACC, PROJ, "rl-search").active is False
+    assert sandbox.state.rate_limiter(ACC, PROJ, "rl-search").is_active is False
 
 
 async def test_revert_run_goes_in_reverse_order(session: Session, sandbox: SandboxServer) -> None:
@@ -143,7 +159,9 @@ async def test_a_step_changed_since_is_superseded_not_sent(
     later = build_thresholds("Bot score", "0.95", "0.7")
     await mutations.set_thresholds(session, ACC, PROJ, "bot-score", later)
     before = len(sent(sandbox))
-    done = await revert.revert_run(session, await revert.run_steps(session, summary.run_id), reason=None)
+    done = await revert.revert_run(
+        session, await revert.run_steps(session, summary.run_id), reason=None
+    )
     states = [(s.what, s.state) for s in done.report.steps]
     assert states[0] == ("rate limiter rl-api", "reverted")
     assert states[1] == ("dimension bot-score", "superseded")

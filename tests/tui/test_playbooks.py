@@ -51,13 +51,13 @@ def add_playbooks(session: Session) -> None:
 
 
 def puts(sandbox: SandboxServer) -> list[str]:
-    return [r.segments[-1] if r.segments[-1] != "thresholds" else r.segments[-2]
-            for r in sandbox.state.recorder.log if r.method in ("PUT", "PATCH", "POST")]  # fmt: skip
+    sent = [r for r in sandbox.state.recorder.log if r.method in ("PUT", "PATCH", "POST")]
+    return [[s for s in r.segments if s not in ("thresholds", "active")][-1] for r in sent]
 
 
 def states(app: BottuiApp) -> list[str]:
     table: DataTable[Any] = app.screen.query_one("#playbook-plan", DataTable)
-    return [str(table.get_row_at(i)[-1]) for i in range(table.row_count)]
+    return [str(table.get_row_at(i)[2]) for i in range(table.row_count)]
 
 
 def summary(app: BottuiApp) -> str:
@@ -110,17 +110,18 @@ async def test_a_failure_midway_offers_and_makes_a_partial_revert(
         await app.workers.wait_for_complete()
         await settle(pilot)
         assert puts(sandbox) == ["rl-search", "bot-score", "rl-search"]
-        assert sandbox.state.rate_limiter(ACC, PROJ, "rl-search").active is False  # type: ignore[union-attr]
+        assert sandbox.state.rate_limiter(ACC, PROJ, "rl-search").is_active is False  # type: ignore[union-attr]
         assert states(app)[0] == "reverted" and states(app)[2] == "not sent"
         assert "1 of 3 steps done; step 2 failed" in summary(app)
         assert "revert of run" in summary(app) and ": reverted" in summary(app)
 
 
 def _snap_app(tmp_path: Path, backend: Any) -> BottuiApp:
-    from tests.tui.conftest import SNAP_BASE_URL
-    from tests.tui.helpers import fixed_clock
+    from tests.tui.conftest import SNAP_BASE_URL, fixed_clock
 
-    session = prepare(tmp_path / "demo", SNAP_BASE_URL, client_factory=backend.client, clock=fixed_clock)
+    session = prepare(
+        tmp_path / "demo", SNAP_BASE_URL, client_factory=backend.client, clock=fixed_clock
+    )
     add_playbooks(session)
     return BottuiApp(session, demo=True, start_mode="playbooks")
 
@@ -181,5 +182,4 @@ def test_a_broken_file_shows_file_and_line(
         assert "typo.toml:3: step 1: action must be" in head
 
     app = _snap_app(tmp_path, asgi_backend)
-    app.run_test  # noqa: B018 - the check is in pick_it
     assert snap_compare(app, terminal_size=SNAP_SIZE, run_before=pick_it)

@@ -209,6 +209,7 @@ def _known_or_refuse(
             "or open the project in the TUI once so the inventory learns it",
             "steps",
             step.number - 1,
+            "limiter" if isinstance(step, LimiterStep) else "dimension",
         )
 
 

@@ -222,7 +222,8 @@ async def _schedule(
         session.warn("the revert is NOT scheduled: the run's steps are not all journaled")
         return None
     due = (now or (lambda: datetime.now(UTC)))() + after
-    await schedule_revert(session, ids, summary.run_id, due)
+    # The run was confirmed as a whole, its scheduled revert with it (protected profiles).
+    await schedule_revert(session, ids, summary.run_id, due, confirmed=True)
     return due
 
 

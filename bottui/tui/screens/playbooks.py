@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import DataTable, OptionList, Static
@@ -25,6 +25,7 @@ from textual.widgets.option_list import Option
 
 from bottui.plaintext import clean
 from bottui.tui.screens.base import BottuiScreen
+from bottui.tui.widgets.safe import safe, safe_text
 
 if TYPE_CHECKING:
     from bottui.ops.playbooks.planning import PlaybookPlan
@@ -33,7 +34,9 @@ if TYPE_CHECKING:
     from bottui.ops.playbooks.schema import Playbook
     from bottui.store.playbook_files import PlaybookFileError
 
-_COLUMNS = ("Step", "Target", "Known now", "New", "Source", "State")
+# State before the values: the thresholds' texts are long, and the progress
+# of a run must stay in view at 80 columns (the table scrolls sideways).
+_COLUMNS = ("Step", "Target", "State", "Known now", "New", "Source")
 _STATE_WORDS = {"pending": "", "sending": "sending…", "not sent": "not sent"}
 
 
@@ -62,11 +65,11 @@ class PlaybooksScreen(BottuiScreen):
         Binding("ctrl+r", "reload", "Reload files", id="playbooks.reload"),
     ]
     DEFAULT_CSS = """
-    PlaybooksScreen #playbook-list { width: 30; height: 1fr; }
-    PlaybooksScreen #playbook-right { width: 1fr; height: 1fr; }
-    PlaybooksScreen #playbook-head { height: auto; padding: 0 1; }
-    PlaybooksScreen #playbook-plan { height: auto; max-height: 1fr; }
-    PlaybooksScreen #playbook-summary { height: auto; padding: 0 1; }
+    PlaybooksScreen #playbook-top { height: 8; }
+    PlaybooksScreen #playbook-list { width: 26; height: 100%; }
+    PlaybooksScreen #playbook-head { width: 1fr; height: 100%; padding: 0 1; }
+    PlaybooksScreen #playbook-plan { height: 1fr; }
+    PlaybooksScreen #playbook-summary { height: auto; max-height: 8; padding: 0 1; }
     """
 
     def __init__(self) -> None:
@@ -78,16 +81,14 @@ class PlaybooksScreen(BottuiScreen):
         self._entry_steps: dict[int, int] = {}
 
     def compose_body(self) -> ComposeResult:
-        with Horizontal():
+        with Horizontal(id="playbook-top"):
             yield OptionList(id="playbook-list")
-            with Vertical(id="playbook-right"):
-                yield Static(Content("Reading playbooks…"), id="playbook-head")
-                table: DataTable[Any] = DataTable(
-                    id="playbook-plan", cursor_type="row", zebra_stripes=True
-                )
-                table.add_columns(*_COLUMNS)
-                yield table
-                yield Static(Content(""), id="playbook-summary")
+            yield Static(Content("Reading playbooks…"), id="playbook-head")
+        table: DataTable[Any] = DataTable(id="playbook-plan", cursor_type="row", zebra_stripes=True)
+        for column in _COLUMNS:
+            table.add_column(column, key=column)
+        yield table
+        yield Static(Content(""), id="playbook-summary")
 
     def on_mount(self) -> None:
         self.action_reload()
@@ -110,7 +111,7 @@ class PlaybooksScreen(BottuiScreen):
         for book in books:
             name = book.path.stem if isinstance(book, Exception) else book.name
             mark = "! " if isinstance(book, Exception) else ""
-            options.add_option(Option(Content(clean(mark + name))))
+            options.add_option(Option(safe_text(mark + name)))
         if not books:
             folder = library.directory(self.services.session.locations)
             self._head(f"No playbooks yet: add NAME.toml files to {folder} (README: Playbooks).")
@@ -133,7 +134,7 @@ class PlaybooksScreen(BottuiScreen):
         self._table().clear()
         self._summary("")
         if isinstance(book, PlaybookFileError):
-            self._head(f"{book.where}: {book.reason}")
+            self._head(_problem(book))
             return
         self._head(f"Planning {book.name}…")
         self.load(lambda: self._plan_of(book), self._show_plan, group="plan")
@@ -152,7 +153,7 @@ class PlaybooksScreen(BottuiScreen):
 
     def _show_plan(self, plan: PlaybookPlan | PlaybookFileError) -> None:
         if isinstance(plan, Exception):
-            self._head(f"{plan.where}: {plan.reason}")
+            self._head(_problem(plan))
             return
         self._plan = plan
         book = plan.playbook
@@ -166,20 +167,8 @@ class PlaybooksScreen(BottuiScreen):
         table = self._table()
         table.clear()
         for step in plan.steps:
-            table.add_row(
-                *(
-                    Content(clean(text))
-                    for text in (
-                        str(step.number),
-                        step.target,
-                        step.known,
-                        step.new,
-                        step.source,
-                        "",
-                    )
-                ),
-                key=str(step.number),
-            )
+            texts = (str(step.number), step.target, "", step.known, step.new, step.source)
+            table.add_row(*(safe_text(t) for t in texts), key=str(step.number))
 
     # -- the run -------------------------------------------------------------------
 
@@ -205,7 +194,7 @@ class PlaybooksScreen(BottuiScreen):
                     "the run stops at the first failure."
                 )
             ),
-            Content(clean(listing)),
+            safe(listing, keep_newlines=True),
             default=book.duration,
             default_text=book.duration_text,
             reason=ReasonAsked(required=services.session.settings.require_reason),
@@ -226,6 +215,7 @@ class PlaybooksScreen(BottuiScreen):
                     confirmed=True,
                     revert_after=answer.revert_after,
                     progress=self._progress,
+                    now=services.session.clock,
                 ),
                 label=f"Running playbook {book.name}",
                 done=PlaybookRunEnded,
@@ -242,10 +232,10 @@ class PlaybooksScreen(BottuiScreen):
         if result.detail:
             word += f": {result.detail}"
         table = self._table()
-        table.update_cell(str(result.step.number), "State", Content(clean(word)))
+        table.update_cell(str(result.step.number), "State", safe_text(word))
         if result.state not in ("sending", "done") and self._plan is not None:
             for step in self._plan.steps[result.step.number :]:
-                table.update_cell(str(step.number), "State", Content("not sent"))
+                table.update_cell(str(step.number), "State", safe_text("not sent"))
 
     def on_playbook_run_ended(self, message: PlaybookRunEnded) -> None:
         """The run is over: its summary, and the offer to revert when it stopped."""
@@ -270,14 +260,13 @@ class PlaybooksScreen(BottuiScreen):
         )
         dialog = ConfirmDialog(
             clean(f"The run stopped at step {stop.step.number}"),
-            Content(
-                clean(
-                    f"Step {stop.step.number} {stop.state}: {stop.detail}\n"
-                    f"Revert the {len(summary.done)} step(s) done, last first?"
-                )
+            safe(
+                f"Step {stop.step.number} {stop.state}: {stop.detail}\n"
+                f"Revert the {len(summary.done)} step(s) done, last first?",
+                keep_newlines=True,
             ),
             "Revert",
-            listing=Content(clean(done)),
+            listing=safe(done, keep_newlines=True),
         )
         services = self.services
 
@@ -300,7 +289,7 @@ class PlaybooksScreen(BottuiScreen):
         for step in message.report.report.steps:
             number = self._entry_steps.get(step.entry_id or 0)
             if number is not None:
-                self._table().update_cell(str(number), "State", Content(clean(step.state)))
+                self._table().update_cell(str(number), "State", safe_text(step.state))
 
     # -- helpers -------------------------------------------------------------------
 
@@ -308,7 +297,13 @@ class PlaybooksScreen(BottuiScreen):
         return self.query_one("#playbook-plan", DataTable)
 
     def _head(self, text: str) -> None:
-        self.query_one("#playbook-head", Static).update(Content(clean(text, keep_newlines=True)))
+        self.query_one("#playbook-head", Static).update(safe(text, keep_newlines=True))
 
     def _summary(self, text: str) -> None:
-        self.query_one("#playbook-summary", Static).update(Content(clean(text, keep_newlines=True)))
+        self.query_one("#playbook-summary", Static).update(safe(text, keep_newlines=True))
+
+
+def _problem(error: PlaybookFileError) -> str:
+    """``NAME.toml:LINE: reason`` (the directory is the config's ``playbooks/``)."""
+    line = f":{error.line}" if error.line is not None else ""
+    return f"{error.path.name}{line}: {error.reason}"
