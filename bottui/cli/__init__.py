@@ -43,6 +43,7 @@ COMMANDS: Final[dict[str, tuple[str, str]]] = {
     "journal": ("journal", "cmd_journal"),
     "store": ("store", "cmd_store"),
     "config": ("config_cmd", "cmd_config"),
+    "playbook": ("playbooks", "cmd_playbook"),
     "sandbox": ("apps", "cmd_sandbox"),
     "demo": ("apps", "cmd_demo"),
     "help": ("help_cmd", "cmd_help"),

@@ -125,11 +125,19 @@ async def _journaled(
     undo_of: int | None,
     reason: str | None,
     send: Callable[[], Awaitable[T]],
+    run_id: int | None = None,
+    item_key: str | None = None,
     outcome_of: Callable[[T], tuple[Outcome, int | None, dict[str, Any] | None]],
+    before_send: Callable[[int | None], Awaitable[None]] | None = None,
 ) -> Applied[T]:
-    """Journal *started*, send, journal the outcome (even on failure or cancel)."""
+    """Journal *started*, send, journal the outcome (even on failure or cancel).
+
+    ``before_send`` runs after the started record, before sending, with its
+    id (None: not journaled); what it raises is journaled as the outcome and
+    nothing is sent (a timed change's schedule, :mod:`bottui.ops.timed`).
+    """
     from bottui.store.db_errors import JournalUnavailable
-    from bottui.store.journal_store import EntryId
+    from bottui.store.journal_store import EntryId, RunId
 
     entry_id: int | None = None
     try:
@@ -147,11 +155,15 @@ async def _journaled(
             undo_of=EntryId(undo_of) if undo_of is not None else None,
             operator=session.settings.operator,
             reason=reason,
+            run_id=RunId(run_id) if run_id is not None else None,
+            item_key=item_key,
         )
     except JournalUnavailable as exc:
         session.warn(f"this change is NOT journaled: {exc.title}. {exc.details}")
     started = time.perf_counter()
     try:
+        if before_send is not None:
+            await before_send(entry_id)
         value = await send()
     except BaseException as exc:
         duration = (time.perf_counter() - started) * 1000
@@ -196,8 +208,17 @@ async def _finish(session: Session, entry_id: int | None, **outcome: Any) -> Non
 # -- the pipeline: one template for every change ---------------------------------
 
 
-async def apply(session: Session, plan: PlannedChange[T], *, confirmed: bool = False) -> Applied[T]:
+async def apply(
+    session: Session,
+    plan: PlannedChange[T],
+    *,
+    confirmed: bool = False,
+    run_id: int | None = None,
+    item_key: str | None = None,
+) -> Applied[T]:
     """Send a planned change: re-check the rule, journal, send ``plan.requests``, learn.
+
+    ``run_id`` and ``item_key`` journal it as one step of a run (a playbook's).
 
     Nothing is prepared again: the bytes sent are the plan's. The rule of
     :mod:`bottui.ops.confirmation` is checked again against the session's
@@ -217,12 +238,15 @@ async def apply(session: Session, plan: PlannedChange[T], *, confirmed: bool = F
     _check_base_url(client.base_url, request)
     account, project, target = plan.account, plan.project, plan.target
     common: dict[str, Any] = {
+        "before_send": _scheduler(session, plan, confirmed=confirmed),
         "request": request,
         "account": account,
         "project": project,
         "previous": plan.previous_json,
         "undo_of": plan.undo_of,
         "reason": plan.reason,
+        "run_id": run_id,
+        "item_key": item_key,
     }
     applied: Applied[Any]
     if isinstance(target, LimiterTarget):
@@ -271,8 +295,41 @@ async def apply(session: Session, plan: PlannedChange[T], *, confirmed: bool = F
         await team_facts.share(
             session, team_facts.thresholds(account, project, dimension_id, thresholds)
         )
+    if plan.revert_after is not None:
+        # After the change, not before: the team store never delays a mitigation.
+        from bottui.ops.timed.schedule import push_quietly
+
+        await push_quietly(session)
     result: Applied[T] = applied
     return result
+
+
+def _scheduler(
+    session: Session, plan: PlannedChange[Any], *, confirmed: bool
+) -> Callable[[int | None], Awaitable[None]] | None:
+    """A timed change's schedule, journaled before its request is sent (None: not timed)."""
+    if plan.revert_after is None:
+        return None
+
+    async def schedule(entry_id: int | None) -> None:
+        from bottui.ops.timed.schedule import schedule_plan
+        from bottui.store.errors import StoreError
+
+        if entry_id is None:
+            raise RefusedError(
+                "Not timed",
+                "the journal cannot be written, so the revert could not be scheduled: "
+                "nothing was sent",
+            )
+        try:
+            await schedule_plan(session, plan, entry_id, confirmed=confirmed)
+        except StoreError as exc:
+            raise RefusedError(
+                "Not timed",
+                f"the revert could not be scheduled ({exc.title}): nothing was sent",
+            ) from None
+
+    return schedule
 
 
 def _check_base_url(base_url: str, request: PreparedRequest) -> None:

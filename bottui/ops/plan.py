@@ -17,9 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from bottui.api.curl import request_json, request_lines
+from bottui.api.errors import RefusedError
 from bottui.api.models import DimensionThresholds, LimiterChange, Revocation
 from bottui.api.requests import PreparedRequest
 from bottui.ops.confirmation import Confirmation, required
@@ -91,6 +93,15 @@ class KnownValue:
         return value_text(self.value)
 
 
+class TimedRefused(RefusedError):
+    """This change cannot be timed (exit 2): it could never revert. Nothing is sent."""
+
+    title = "Cannot time this change"
+
+    def __init__(self, details: str) -> None:
+        super().__init__(None, details)
+
+
 @dataclass(frozen=True)
 class PlannedChange(Generic[T]):
     """One change, planned: ``T`` is what :func:`~bottui.ops.mutations.apply` returns.
@@ -119,6 +130,32 @@ class PlannedChange(Generic[T]):
     #: Why, as the operator gave it (``--reason``, the dialog's field); None: none.
     #: Journaled with the change; required when the profile says ``require_reason``.
     reason: str | None = None
+    #: Revert to ``previous`` this long after it is applied (a timed change,
+    #: :mod:`bottui.ops.timed`); None: it stays.
+    revert_after: timedelta | None = None
+
+    def with_revert_after(self, after: timedelta | None) -> PlannedChange[T]:
+        """This plan, reverting ``after`` it is applied (None: not timed).
+
+        Raises:
+            TimedRefused: a revocation (a grant cannot be re-issued), or a
+                change whose value before is not known (it could never revert).
+        """
+        if after is None:
+            return replace(self, revert_after=None)
+        if self.kind == "revoke":
+            raise TimedRefused(
+                "a revocation cannot be timed: the API has no call that gives a challenge "
+                "grant back, so it could never revert; nothing was sent"
+            )
+        if self.previous is None:
+            raise TimedRefused(
+                "the value before this change is not known (refresh the inventory first, "
+                "e.g. `bottui limiter list`), so it could never revert; nothing was sent"
+            )
+        if after <= timedelta(0):
+            raise TimedRefused("a timed change needs a duration above zero; nothing was sent")
+        return replace(self, revert_after=after)
 
     def with_reason(self, reason: str | None) -> PlannedChange[T]:
         """This plan made for ``reason`` (blank: none).
@@ -385,6 +422,7 @@ __all__ = [
     "RevocationTarget",
     "Target",
     "ThresholdsTarget",
+    "TimedRefused",
     "limiter_request",
     "plan_limiter",
     "plan_revocation",

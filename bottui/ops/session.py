@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from bottui.store.inventory_store import InventoryStore
     from bottui.store.journal_store import JournalStore
     from bottui.store.team.store import TeamStore
+    from bottui.store.timed_sqlite import TimedStore
 
 DEFAULT_PROFILE = "default"
 
@@ -160,6 +161,7 @@ class Session:
         self._retired: list[BotProtectionClient] = []
         self._retired_stores: list[InventoryStore] = []
         self._journal_store: JournalStore | None = None
+        self._timed_store: TimedStore | None = None
         self._inventory_store: InventoryStore | None = None
         self._config_store: AsyncConfigStore | None = None
         #: The team store of the live feed and the collision check (connected once).
@@ -306,6 +308,9 @@ class Session:
             self._inventory_store = None
         for store in stores:
             await store.close()
+        if self._timed_store is not None:
+            timed, self._timed_store = self._timed_store, None
+            await timed.close()
         if self._team_store is not None:
             shared, self._team_store = self._team_store, None
             await shared.close()
@@ -328,6 +333,15 @@ class Session:
             options: dict[str, Any] = {"clock": self.clock} if self.clock else {}
             self._journal_store = SqliteJournalStore.at(self.locations, **options)
         return self._journal_store
+
+    @property
+    def timed_store(self) -> TimedStore:
+        """The timed changes in this journal (:mod:`bottui.ops.timed`), off the event loop."""
+        if self._timed_store is None:
+            from bottui.store.timed_sqlite import TimedStore
+
+            self._timed_store = TimedStore(self.locations.journal_file)
+        return self._timed_store
 
     async def team(self) -> TeamSync | None:
         """The push of this journal to the team store (``None``: no store configured).

@@ -26,6 +26,9 @@ the field were built by it.
 * 5 (issue #13): ``team_push`` and ``team_open``, the push cursor of each
   team store (bookkeeping, not history: see
   :data:`~bottui.store.journal_schema.TABLES_V5`).
+* 6 (issue #15): timed changes: ``timed_events``, ``timed_claims``,
+  ``timed_results`` (append-only) and the bookkeeping ``timed_seen`` and
+  ``timed_push`` (:mod:`bottui.store.timed_schema`; DDL only).
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from bottui.store.journal_schema import (
     append_only,
 )
 from bottui.store.sqlite_util import Schema, Step
+from bottui.store.timed_schema import TABLES_V6
 
 #: Version 1 as v0.1 shipped it (``IF NOT EXISTS``: it ran on every opening).
 V1: Final = (
@@ -175,11 +179,25 @@ def to_v2(conn: sqlite3.Connection) -> None:
 
 #: Every step of an existing file (version 1 was the first); the last one's
 #: number is the current version.
-STEPS: Final = (Step(2, to_v2), Step(3, TABLES_V3), Step(4, TABLES_V4), Step(5, TABLES_V5))
+STEPS: Final = (
+    Step(2, to_v2),
+    Step(3, TABLES_V3),
+    Step(4, TABLES_V4),
+    Step(5, TABLES_V5),
+    Step(6, TABLES_V6),
+)
 VERSION: Final = STEPS[-1].version
 
 #: A new journal: the current tables at once (what every step ends in).
-CURRENT: Final = (V1[0], *TABLES_V2, *append_only(("runs",)), *TABLES_V3, *TABLES_V4, *TABLES_V5)
+CURRENT: Final = (
+    V1[0],
+    *TABLES_V2,
+    *append_only(("runs",)),
+    *TABLES_V3,
+    *TABLES_V4,
+    *TABLES_V5,
+    *TABLES_V6,
+)
 
 SCHEMA: Final = Schema(
     name="journal",

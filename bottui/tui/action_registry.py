@@ -112,6 +112,7 @@ def _main_screens() -> list[Scope]:
     from bottui.tui.screens.grants import GrantsScreen
     from bottui.tui.screens.journal import JournalScreen
     from bottui.tui.screens.limiters import LimitersScreen
+    from bottui.tui.screens.playbooks import PlaybooksScreen
     from bottui.tui.screens.projects import ProjectsScreen
     from bottui.tui.screens.thresholds import DimensionTable, ThresholdsScreen
     from bottui.tui.widgets.journal_table import JournalTable
@@ -139,6 +140,7 @@ def _main_screens() -> list[Scope]:
             (ThresholdsScreen, DimensionTable),
         ),
         Scope("journal", JournalScreen.SCREEN_TITLE, "journal", (JournalScreen, JournalTable)),
+        Scope("playbooks", PlaybooksScreen.SCREEN_TITLE, "playbooks", (PlaybooksScreen,)),
     ]
 
 

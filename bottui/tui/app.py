@@ -40,6 +40,7 @@ MODE_KEYS: dict[str, str] = {
     "3": "grants",
     "4": "thresholds",
     "5": "journal",
+    "6": "playbooks",
 }
 
 
@@ -62,6 +63,10 @@ def _screen(name: str) -> Callable[[], Screen[Any]]:
             from bottui.tui.screens.thresholds import ThresholdsScreen
 
             return ThresholdsScreen()
+        if name == "playbooks":
+            from bottui.tui.screens.playbooks import PlaybooksScreen
+
+            return PlaybooksScreen()
         from bottui.tui.screens.journal import JournalScreen
 
         return JournalScreen()
@@ -103,6 +108,8 @@ class BottuiApp(App[int]):
         Binding("3", "show('grants')", "Grants", id="app.grants"),
         Binding("4", "show('thresholds')", "Thresholds", id="app.thresholds"),
         Binding("5", "show('journal')", "Journal", id="app.journal"),
+        # Not on the key bar (it is full at 80 columns): help and the palette list it.
+        Binding("6", "show('playbooks')", "Playbooks", show=False, id="app.playbooks"),
         Binding("question_mark", "help", "Help", id="app.help"),
         # In a text field ? is typed, and a dialog stops the app's keys (Textual's
         # modal screens): F1, a priority key that types nothing, opens help anywhere.

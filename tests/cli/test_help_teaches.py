@@ -107,7 +107,7 @@ def test_positionals_of_ids_end_in_id() -> None:
     positionals = {
         a.metavar for p in PARSERS.values() for a in p._actions if not a.option_strings
     } - {None, "COMMAND", "ACTION"}
-    assert positionals == {"LIMITER_ID", "DIMENSION_ID", "FILE", "KIND", "NAME", "TOPIC"}
+    assert positionals == {"LIMITER_ID", "DIMENSION_ID", "FILE", "KIND", "NAME", "TOPIC", "RUN_ID"}
 
 
 @pytest.mark.parametrize(
@@ -134,7 +134,8 @@ def test_hidden_common_options_stay_accepted(prog: str) -> None:
     """CONVENTIONS: common options are accepted after the (sub)command, shown or not."""
     words = prog.split()[1:]
     sub = LEAVES[prog]
-    args = ["X"] * sum(1 for a in sub._actions if not a.option_strings and a.required)
+    # "1": a valid value of every positional (names, ids, run ids).
+    args = ["1"] * sum(1 for a in sub._actions if not a.option_strings and a.required)
     for action in sub._actions:
         if action.required and action.option_strings:
             args += [action.option_strings[0], "1"]

@@ -171,7 +171,7 @@ def test_a_version_2_journal_gains_checkpoints_and_reads_back_identically(
     assert journal.settled_prefix(2) is None  # a run journaled before checkpoints
     journal.close()
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == VERSION == 5
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == VERSION == 6
     conn.execute("INSERT INTO run_checkpoints (run_id, settled_line, at) VALUES (2, 5, 0)")
     conn.commit()
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
@@ -331,7 +331,7 @@ def test_a_version_3_journal_gains_event_ids_and_who_and_why(tmp_path: Path) -> 
     assert journal.entries(limit=1)[0].id == added
     journal.close()
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == VERSION == 5
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == VERSION == 6
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
     for statement in (

@@ -43,6 +43,14 @@ holds each of the part's trigrams).
 Version 4: ``journal_entries_project_operator``, a project and an operator
 together in page order.
 
+Version 5 (timed changes, issue #15): ``timed_events`` (a timed change's
+schedule, extends and cancel, pushed from each local journal, unique by
+event id ``(origin, local_id)``), ``timed_claims`` (one row per revert, its
+key the timed change: the INSERT that succeeds is the one executor, across
+every machine, that sends it) and ``timed_results`` (how a claimed revert
+ended, at most one). All append-only and stamped like the journal's tables;
+an operator needs INSERT and SELECT only.
+
 Indexes serve the journal's pages newest first (``started_at DESC, id
 DESC``): by time, project, operator, run, outcome word; each ends in
 ``(started_at, id)`` so a cursor continues the same index range.
@@ -53,7 +61,7 @@ from __future__ import annotations
 from typing import Final
 
 #: The schema version this bottui writes and reads.
-SCHEMA_VERSION: Final = 4
+SCHEMA_VERSION: Final = 5
 #: NOTIFY channel of journal inserts (payload: {"table", "count", "last"}).
 JOURNAL_CHANNEL: Final = "bottui_journal"
 #: NOTIFY channel of inventory writes.
@@ -266,6 +274,56 @@ _V4_PROJECT_OPERATOR: Final = (
     " (project, operator, started_at, id)",
 )
 
+#: Timed changes (step 5): see the module's docstring.
+_V5_TIMED: Final = (
+    """
+    CREATE TABLE bottui.timed_events (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        origin uuid NOT NULL,
+        local_id bigint NOT NULL,
+        db_role text NOT NULL DEFAULT session_user,
+        received_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        at timestamptz NOT NULL,
+        kind text NOT NULL CHECK (kind IN ('schedule', 'extend', 'cancel')),
+        timed text NOT NULL,
+        detail text NOT NULL,
+        operator text NOT NULL,
+        host text,
+        CONSTRAINT timed_events_event UNIQUE (origin, local_id)
+    )
+    """,
+    "CREATE INDEX timed_events_key ON bottui.timed_events (timed, id)",
+    """
+    CREATE TABLE bottui.timed_claims (
+        timed text PRIMARY KEY,
+        db_role text NOT NULL DEFAULT session_user,
+        received_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        at timestamptz NOT NULL,
+        executor text NOT NULL
+    )
+    """,
+    """
+    CREATE TABLE bottui.timed_results (
+        timed text PRIMARY KEY REFERENCES bottui.timed_claims (timed),
+        db_role text NOT NULL DEFAULT session_user,
+        received_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        at timestamptz NOT NULL,
+        state text NOT NULL,
+        detail text NOT NULL
+    )
+    """,
+    *(
+        stmt
+        for table in ("timed_events", "timed_claims", "timed_results")
+        for stmt in (
+            f"CREATE TRIGGER {table}_stamp BEFORE INSERT ON bottui.{table}"
+            " FOR EACH ROW EXECUTE FUNCTION bottui.stamp_writer()",
+            f"CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE OR TRUNCATE"
+            f" ON bottui.{table} FOR EACH STATEMENT EXECUTE FUNCTION bottui.refuse_change()",
+        )
+    ),
+)
+
 #: Every step, by the version it brings the schema to. A step is never edited
 #: once released: a change is a new version.
 MIGRATIONS: Final[dict[int, tuple[str, ...]]] = {
@@ -273,6 +331,7 @@ MIGRATIONS: Final[dict[int, tuple[str, ...]]] = {
     2: _V2,
     3: _V3_REASON_SEARCH,
     4: _V4_PROJECT_OPERATOR,
+    5: _V5_TIMED,
 }
 
 #: What an operator role needs (the README's set-up SQL): the journal INSERT and
@@ -284,6 +343,8 @@ GRANT SELECT ON bottui.schema_versions TO bottui_operator;
 GRANT SELECT, INSERT ON bottui.journal_entries, bottui.journal_outcomes TO bottui_operator;
 GRANT SELECT ON bottui.open_entries TO bottui_operator;
 GRANT SELECT, INSERT, UPDATE ON bottui.inventory_facts TO bottui_operator;
+GRANT SELECT, INSERT ON bottui.timed_events, bottui.timed_claims, bottui.timed_results
+    TO bottui_operator;
 """
 
 __all__ = [

@@ -1,0 +1,262 @@
+"""``bottui playbook list | show NAME | run NAME | revert RUN_ID``.
+
+The playbooks are planned and run by :mod:`bottui.ops.playbooks`; this
+module prints them. ``run`` shows the plan (one row per step), asks once
+(``--yes`` answers; without a terminal and without ``--yes`` nothing is
+sent, exit 2, as for ``undo``), prints each step as it ends and a summary.
+When a step fails, the run stops and the steps already done are offered
+for revert (on a terminal; otherwise the revert command is printed).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+from bottui.api.errors import EXIT_OK
+from bottui.cli.output import Output
+from bottui.cli.parser import Args, UsageError
+from bottui.cli.session import command_session
+from bottui.plaintext import show_id
+
+if TYPE_CHECKING:
+    from datetime import timedelta
+
+    from bottui.ops.playbooks.planning import PlaybookPlan
+    from bottui.ops.playbooks.revert import PlaybookRevert
+    from bottui.ops.playbooks.run import RunSummary, StepResult
+    from bottui.ops.session import Session
+
+
+async def cmd_playbook(args: Args, out: Output) -> int:
+    """Dispatch ``bottui playbook ACTION``."""
+    if args.action == "list":
+        return await _list(out)
+    if args.action == "revert":
+        return await _revert(args, out)
+    async with command_session(args, out) as session:
+        plan = await _plan(args, session)
+        if args.action == "show":
+            _show(out, plan, as_document=True)
+            return EXIT_OK
+        return await _run(args, out, session, plan)
+
+
+async def _list(out: Output) -> int:
+    from bottui.ops.playbooks import library
+    from bottui.store.paths import Locations
+
+    locations = Locations.default()
+    found = await library.load_all(locations)
+    if out.as_json:
+        out.document(
+            {
+                "directory": str(library.directory(locations)),
+                "playbooks": [
+                    b.to_json() if not isinstance(b, Exception) else {"error": b.title}
+                    for b in found
+                ],
+            }
+        )
+        return EXIT_OK
+    if not found:
+        out.line(f"no playbooks in {library.directory(locations)}")
+    for book in found:
+        if isinstance(book, Exception):
+            out.line(f"! {book.title}")
+            continue
+        duration = f", reverts after {book.duration_text}" if book.duration_text else ""
+        steps = f"{len(book.steps)} step" + ("s" if len(book.steps) != 1 else "")
+        out.line(f"{show_id(book.name)}: {steps}{duration}")
+        if book.description:
+            out.line(f"  {book.description}")
+    return EXIT_OK
+
+
+async def _plan(args: Args, session: Session) -> PlaybookPlan:
+    from bottui.ops.playbooks import library, planning
+
+    book = await library.load(session.locations, args.name)
+    account, project = planning.scope(session, book, args.account, args.project)
+    plan = await planning.plan_playbook(session, book, account, project)
+    return plan.with_reason(getattr(args, "reason", None))
+
+
+def plan_rows(plan: PlaybookPlan) -> list[str]:
+    """The plan as lines: a header, then one row per step (not cleaned)."""
+    book = plan.playbook
+    rows = [
+        f"playbook {show_id(book.name)} on {show_id(plan.account)}/{show_id(plan.project)}: "
+        f"{len(plan.steps)} step{'s' if len(plan.steps) != 1 else ''}"
+        + (f", default duration {book.duration_text}" if book.duration_text else "")
+    ]
+    if book.description:
+        rows.append(f"  {book.description}")
+    for step in plan.steps:
+        rows.append(
+            f"  {step.number}. {show_id(step.target)}: {step.known} -> {step.new}"
+            f"  (known from {step.source})"
+        )
+    return rows
+
+
+def _show(out: Output, plan: PlaybookPlan, *, as_document: bool) -> None:
+    for step in plan.steps:
+        for warning in step.warnings:
+            out.message(f"warning: step {step.number}: {warning}")
+    if out.as_json and as_document:
+        out.document(plan.to_json())
+        return
+    for row in plan_rows(plan):
+        out.line(row)
+
+
+def _duration(args: Args, plan: PlaybookPlan) -> timedelta | None:
+    from bottui.ops.durations import parse_duration
+
+    if args.no_revert:
+        if args.revert_after is not None:
+            raise UsageError("Invalid command line", "--for and --no-revert contradict each other")
+        return None
+    if args.revert_after is None:
+        return plan.playbook.duration
+    try:
+        return parse_duration(args.revert_after)
+    except ValueError as exc:
+        raise UsageError("Invalid --for", f"{exc}; nothing was sent") from None
+
+
+async def _run(args: Args, out: Output, session: Session, plan: PlaybookPlan) -> int:
+    from bottui.ops.plan import DRY_RUN_NOTE
+    from bottui.ops.playbooks import run
+
+    after = _duration(args, plan)
+    if args.dry_run:
+        _dry_run(out, plan, plan.steps[0].change.reason_refusal(session.settings))
+        out.message(DRY_RUN_NOTE)
+        return EXIT_OK
+    _show(out, plan, as_document=False)
+    run.check_may_run(session, plan, confirmed=args.yes)  # refused before the question
+    if after is not None:
+        out.line(f"every step reverts after {_text(after)} (reverse order, superseded skipped)")
+    if not args.yes:
+        _confirm(out, f"Run these {len(plan.steps)} steps?")
+    summary = await run.run_playbook(
+        session, plan, confirmed=True, revert_after=after, progress=_progress(out, plan)
+    )
+    for warning in summary.warnings:
+        out.message(f"warning: {warning}")
+    report = None
+    if summary.stopped_at is not None and summary.done:
+        report = await _offer_revert(args, out, session, summary)
+    _summary(out, summary, report)
+    stop = summary.stopped_at
+    if stop is not None and stop.error is not None:
+        return stop.error.exit_code
+    return EXIT_OK
+
+
+def _text(after: timedelta) -> str:
+    from bottui.ops.durations import duration_text
+
+    return duration_text(after)
+
+
+def _dry_run(out: Output, plan: PlaybookPlan, refused: str | None) -> None:
+    if out.as_json:
+        document: dict[str, Any] = {
+            **plan.to_json(),
+            "dryRun": True,
+            "steps": [{**s.to_json(), **s.change.dry_run_json(refused)} for s in plan.steps],
+        }
+        out.document(document)
+    else:
+        for row in plan_rows(plan):
+            out.line(row)
+        for step in plan.steps:
+            out.line("")
+            out.line(f"step {step.number}: {show_id(step.target)}")
+            for line in step.change.dry_run_lines():
+                out.line(line)
+    if refused is not None:
+        out.message(f"dry run: would be refused: {refused}")
+
+
+def _progress(out: Output, plan: PlaybookPlan) -> Any:
+    total = len(plan.steps)
+
+    def show(result: StepResult) -> None:
+        if result.state == "sending":
+            return
+        entry = f" (journal #{result.journal_id})" if result.journal_id is not None else ""
+        detail = f": {result.detail}" if result.detail else ""
+        out.message(
+            f"step {result.step.number}/{total} {show_id(result.step.target)}: "
+            f"{result.state}{entry}{detail}"
+        )
+
+    return show
+
+
+def _confirm(out: Output, question: str) -> None:
+    from bottui.cli.changes import confirm_on_terminal
+
+    confirm_on_terminal(out, question)
+
+
+async def _offer_revert(
+    args: Args, out: Output, session: Session, summary: RunSummary
+) -> PlaybookRevert | None:
+    from bottui.ops.playbooks import revert
+
+    count = len(summary.done)
+    hint = f"bottui playbook revert {summary.run_id}" if summary.run_id is not None else None
+    if not sys.stdin.isatty():
+        if hint is not None:
+            out.message(f"the run stopped: to revert the {count} step(s) done: {hint}")
+        return None
+    out.err.write(f"The run stopped. Revert the {count} step(s) done? [y/N] ")
+    out.err.flush()
+    if sys.stdin.readline().strip().lower() not in ("y", "yes"):
+        if hint is not None:
+            out.message(f"not reverted; later: {hint}")
+        return None
+    return await revert.revert_steps(session, summary, reason=args.reason)
+
+
+def _summary(out: Output, summary: RunSummary, report: PlaybookRevert | None) -> None:
+    run_text = f"run #{summary.run_id}" if summary.run_id is not None else "run (not journaled)"
+    if out.as_json:
+        document = summary.to_json()
+        if report is not None:
+            document["revert"] = report.to_json()
+        out.document(document)
+    else:
+        out.line(f"{run_text}: {summary.text()}")
+        if summary.revert_due is not None:
+            out.line(f"  reverts at {summary.revert_due.isoformat(timespec='seconds')}")
+        if report is not None:
+            for line in report.lines():
+                out.line(f"  {line}")
+
+
+async def _revert(args: Args, out: Output) -> int:
+    from bottui.ops.playbooks import revert
+
+    async with command_session(args, out) as session:
+        steps = await revert.run_steps(session, args.run_id)
+        for line in steps.lines():
+            out.line(line)
+        revert.check_may_revert(session, steps, confirmed=args.yes, reason=args.reason)
+        if not args.yes:
+            _confirm(out, f"Revert these {len(steps.entries)} step(s), last first?")
+        report = await revert.revert_run(session, steps, reason=args.reason)
+        if out.as_json:
+            out.document(report.to_json())
+        else:
+            for line in report.lines():
+                out.line(line)
+        return report.exit_code
+
+
+__all__ = ["cmd_playbook", "plan_rows"]

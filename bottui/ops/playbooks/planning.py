@@ -1,0 +1,216 @@
+"""Plan a playbook once: every step through :mod:`bottui.ops.plan`, before anything is sent.
+
+Each step becomes a :class:`~bottui.ops.plan.PlannedChange` (the exact
+request, the value the inventory knew, the confirmation rule), so the
+table a face shows, the dry run and the run itself share one plan.
+
+An id the inventory has never seen in the playbook's project (or whose
+value it does not know) is refused here, with the file and line of its
+step: a step whose value before is unknown could never be reverted, and a
+typo found after half a playbook has run is the worst time to find it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from bottui.api.client import build_thresholds
+from bottui.api.errors import RefusedError, ValidationError
+from bottui.ops import plan as planning
+from bottui.ops import threshold_rules
+from bottui.ops.confirmation import Confirmation
+from bottui.ops.journal_view import value_text
+from bottui.ops.plan import PlannedChange
+from bottui.ops.playbooks.schema import LimiterStep, Playbook, Step
+from bottui.ops.session import Session
+from bottui.store.playbook_files import PlaybookFileError
+
+
+@dataclass(frozen=True)
+class PlannedStep:
+    """One step, planned: its change, and the texts of its row in the plan table."""
+
+    step: Step
+    change: PlannedChange[Any]
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def number(self) -> int:
+        """1-based, as the file orders it."""
+        return self.step.number
+
+    @property
+    def target(self) -> str:
+        """``limiter rl-login`` (not cleaned)."""
+        return self.step.target_text
+
+    @property
+    def known(self) -> str:
+        """The value before, as the inventory knew it (``ON``, ``Bot score: …``)."""
+        previous = self.change.previous
+        return previous.text if previous is not None else "unknown"
+
+    @property
+    def new(self) -> str:
+        """The value the step gives."""
+        target = self.change.target
+        if isinstance(target, planning.LimiterTarget):
+            return "ON" if target.is_active else "OFF"
+        if isinstance(target, planning.ThresholdsTarget):
+            return value_text(target.thresholds.record())
+        return "?"
+
+    @property
+    def source(self) -> str:
+        """How the inventory learnt the value before, and when."""
+        previous = self.change.previous
+        if previous is None:
+            return ""
+        stamp = previous.known_at
+        if len(stamp) >= 19 and stamp[10] == "T":
+            stamp = f"{stamp[:10]} {stamp[11:19]}"
+        return f"{previous.source}, {stamp} UTC"
+
+    def to_json(self) -> dict[str, Any]:
+        """One row of the plan (``--json``)."""
+        return {
+            "step": self.number,
+            "target": self.target,
+            "known": self.change.previous_json,
+            "knownText": self.known,
+            "new": self.new,
+            "source": self.source,
+        }
+
+
+@dataclass(frozen=True)
+class PlaybookPlan:
+    """A playbook planned for one project: its steps, in order, and why it is run."""
+
+    playbook: Playbook
+    account: str
+    project: str
+    steps: tuple[PlannedStep, ...]
+    reason: str | None = None
+
+    @property
+    def confirmations(self) -> tuple[Confirmation, ...]:
+        """Every step's rule (the strictest wins when it is enforced)."""
+        return tuple(s.change.confirmation for s in self.steps)
+
+    @property
+    def refused(self) -> Confirmation | None:
+        """The rule that refuses the run (read-only), if any."""
+        return next((c for c in self.confirmations if c.refused), None)
+
+    @property
+    def typed(self) -> str | None:
+        """The text to type to confirm (protected profile), if any."""
+        return next((c.typed for c in self.confirmations if c.typed is not None), None)
+
+    def with_reason(self, reason: str | None) -> PlaybookPlan:
+        """This plan with ``reason`` on every step.
+
+        Raises:
+            ValidationError: a reason too long.
+        """
+        steps = tuple(replace(s, change=s.change.with_reason(reason)) for s in self.steps)
+        return replace(self, steps=steps, reason=steps[0].change.reason if steps else None)
+
+    def to_json(self) -> dict[str, Any]:
+        """The plan (``show --json`` and ``run --dry-run --json``)."""
+        return {
+            "playbook": self.playbook.name,
+            "account": self.account,
+            "project": self.project,
+            "duration": self.playbook.duration_text,
+            "steps": [s.to_json() for s in self.steps],
+        }
+
+
+def scope(
+    session: Session, book: Playbook, account: str | None, project: str | None
+) -> tuple[str, str]:
+    """The account and project the playbook runs on.
+
+    The file's own account/project win; a flag naming another is refused
+    (a playbook written for one project is not silently run on another).
+
+    Raises:
+        RefusedError: a flag that contradicts the file, or no project at all.
+    """
+    for key, mine, given in (
+        ("account", book.account, account),
+        ("project", book.project, project),
+    ):
+        if mine is not None and given is not None and given != mine:
+            raise book.source.error(f"this playbook is for {key} {mine}; --{key} {given} was given")
+    return session.project_scope(book.account or account, book.project or project)
+
+
+async def plan_playbook(
+    session: Session, book: Playbook, account: str, project: str
+) -> PlaybookPlan:
+    """Plan every step of ``book`` for ``account``/``project``; nothing is sent.
+
+    Raises:
+        PlaybookFileError: a step the API would refuse, an id the inventory
+            does not know, or thresholds outside the project's range (with
+            the step's line).
+    """
+    steps: list[PlannedStep] = []
+    for step in book.steps:
+        steps.append(await _plan_step(session, book, step, account, project))
+    return PlaybookPlan(book, account, project, tuple(steps))
+
+
+async def _plan_step(
+    session: Session, book: Playbook, step: Step, account: str, project: str
+) -> PlannedStep:
+    where = ("steps", step.number - 1)
+    try:
+        if isinstance(step, LimiterStep):
+            change: PlannedChange[Any] = await planning.plan_limiter(
+                session, account, project, step.limiter_id, step.is_active
+            )
+            _known_or_refuse(book, step, change, f"limiter {step.limiter_id}", project)
+            return PlannedStep(step, change)
+        thresholds = build_thresholds(step.name or step.dimension_id, step.block, step.challenge)
+        change = await planning.plan_thresholds(
+            session, account, project, step.dimension_id, thresholds
+        )
+        _known_or_refuse(book, step, change, f"dimension {step.dimension_id}", project)
+        known_name = change.previous.value.get("name") if change.previous is not None else None
+        if step.name is None and isinstance(known_name, str) and known_name:
+            # No name in the file: keep the one the dimension has (the PUT replaces it).
+            thresholds = build_thresholds(known_name, step.block, step.challenge)
+            change = await planning.plan_thresholds(
+                session, account, project, step.dimension_id, thresholds
+            )
+        settings = session.settings.project_settings(account, project)
+        warnings = threshold_rules.check(thresholds, settings, force=False)
+        return PlannedStep(step, change, tuple(warnings))
+    except PlaybookFileError:
+        raise
+    except ValidationError as exc:
+        raise book.source.error(f"step {step.number}: {exc.field} {exc.message}", *where) from None
+    except RefusedError as exc:
+        raise book.source.error(f"step {step.number}: {exc.title}: {exc.details}", *where) from None
+
+
+def _known_or_refuse(
+    book: Playbook, step: Step, change: PlannedChange[Any], what: str, project: str
+) -> None:
+    if change.previous is None:
+        raise book.source.error(
+            f"step {step.number}: the inventory has never seen {what} in project {project} "
+            "(or does not know its value), so the step could not be reverted: check the id, "
+            "or open the project in the TUI once so the inventory learns it",
+            "steps",
+            step.number - 1,
+            "limiter" if isinstance(step, LimiterStep) else "dimension",
+        )
+
+
+__all__ = ["PlannedStep", "PlaybookPlan", "plan_playbook", "scope"]

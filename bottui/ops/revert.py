@@ -1,0 +1,238 @@
+"""Put journal entries back to their values before, newest first, never blindly.
+
+:func:`revert_entries` is what a timed change's revert and a playbook run's
+revert send: each entry (a rate limiter or threshold change) back to the
+value before it, in REVERSE order, through :mod:`bottui.ops.undo_row` (the
+undo of a journal row: same refusals, ``undo_of`` pointing at the entry) and
+:func:`bottui.ops.mutations.apply` (read-only and protected rules, journal,
+inventory).
+
+The superseded rule: when the object changed since the entry (a newer
+change in the journal that is not one of the entries being reverted nor a
+revert made here, or an inventory value learnt after the entry that differs
+from what the entry set), nothing is sent for it: the report says
+"superseded by #N" (or "by the inventory"), and the reverting stops there,
+so an older step is never put back under a change somebody made since.
+The first error stops it too; what was not sent is listed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from bottui.api.errors import BottuiError
+from bottui.ops import mutations, undo_row
+from bottui.ops.journal_view import target_id, value_text
+from bottui.ops.undo import UndoRefused
+from bottui.store.journal_records import JournalEntry, Outcome
+from bottui.store.journal_store import EntryId, entry_started
+from bottui.store.journal_undo import NO_CHANGE_OUTCOMES, value_of
+from bottui.store.utc import stamp
+
+if TYPE_CHECKING:
+    from bottui.ops.journal_pages import Pages
+    from bottui.ops.session import Session
+    from bottui.store.journal_store import JournalStore
+
+StepState = Literal[
+    "reverted", "unchanged", "superseded", "refused", "failed", "unknown", "not-sent"
+]
+RevertState = Literal["reverted", "superseded", "refused", "failed", "unknown"]
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """What happened to one entry's revert (texts not cleaned)."""
+
+    entry: str
+    entry_id: int | None
+    what: str
+    state: StepState
+    #: The revert's journal entry, when one was sent.
+    journal_id: int | None = None
+    message: str = ""
+    superseded_by: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """As ``--json`` prints it."""
+        return {
+            "entry": self.entry,
+            "entryId": self.entry_id,
+            "what": self.what,
+            "state": self.state,
+            "journalId": self.journal_id,
+            "message": self.message,
+            "supersededBy": self.superseded_by,
+        }
+
+
+@dataclass(frozen=True)
+class RevertReport:
+    """How a revert of several entries ended: the worst step decides ``state``."""
+
+    state: RevertState
+    steps: tuple[StepResult, ...] = field(default=())
+
+    @property
+    def superseded_by(self) -> str | None:
+        """``#N`` (or ``the inventory``) when a step was superseded."""
+        return next((s.superseded_by for s in self.steps if s.superseded_by), None)
+
+    @property
+    def reverts(self) -> tuple[int, ...]:
+        """Journal ids of the reverts sent."""
+        return tuple(s.journal_id for s in self.steps if s.journal_id is not None)
+
+    @property
+    def message(self) -> str:
+        """The first step's message that is not a plain success."""
+        return next((s.message for s in self.steps if s.state != "reverted" and s.message), "")
+
+
+def _identity(entry: JournalEntry) -> str:
+    return entry.event_id or f"local:{entry.id}"
+
+
+def _what(entry: JournalEntry) -> str:
+    noun = "rate limiter" if "rate_limiter_id" in (entry.target or {}) else "dimension"
+    return f"{noun} {target_id(entry)}"
+
+
+async def revert_entries(
+    session: Session,
+    entries: Sequence[int | JournalEntry],
+    *,
+    executor: str,
+    reason: str,
+    confirmed: bool = False,
+    pages: Pages | JournalStore | None = None,
+) -> RevertReport:
+    """Revert ``entries`` (given in the order they were made) newest first.
+
+    Args:
+        session: Its base URL must be the entries'.
+        entries: This journal's ids, or entries (a teammate's, from the team store).
+        executor: Who reverts, as the revert's reason names it ("timer on bastion-2").
+        reason: Journaled with each revert (the executor is added to it).
+        confirmed: Confirmed under a protected profile (by the person now, or
+            when the timed change was confirmed).
+        pages: Where newer changes are looked for (this journal unless given;
+            the team's shared journal in team mode).
+
+    Raises:
+        RefusedError: read-only, or protected and not ``confirmed`` (nothing sent).
+    """
+    why = f"{reason} (by {executor})"
+    session.check_may_change(confirmed=confirmed, reason=why)
+    journal = session.journal_store
+    look = pages if pages is not None else journal
+    loaded: list[JournalEntry | None] = []
+    for item in entries:
+        if isinstance(item, JournalEntry):
+            loaded.append(item)
+        else:
+            loaded.append(await journal.entry(EntryId(item)))
+    ours = {_identity(e) for e in loaded if e is not None}
+    origin = await session.timed_store.read(lambda j: j.origin())
+    sent: set[str] = set()
+    steps: list[StepResult] = []
+    stopped = False
+    for index in range(len(loaded) - 1, -1, -1):
+        entry = loaded[index]
+        given = entries[index]
+        if entry is None:
+            steps.append(StepResult(str(given), None, "?", "refused", message="not in the journal"))
+            stopped = True
+            continue
+        what = _what(entry)
+        if stopped:
+            steps.append(StepResult(_identity(entry), entry.id, what, "not-sent"))
+            continue
+        step = await _revert_one(session, look, entry, ours, sent, why, confirmed)
+        if step.journal_id is not None:
+            # The revert is a change of the object too: not one "since" for older steps.
+            sent.add(f"{origin}:{step.journal_id}")
+        steps.append(step)
+        stopped = step.state not in ("reverted", "unchanged")
+    return RevertReport(_worst(steps), tuple(steps))
+
+
+async def _revert_one(
+    session: Session,
+    pages: Pages | JournalStore,
+    entry: JournalEntry,
+    ours: set[str],
+    sent: set[str],
+    reason: str,
+    confirmed: bool,
+) -> StepResult:
+    ident, what = _identity(entry), _what(entry)
+    if entry.outcome in NO_CHANGE_OUTCOMES:
+        return StepResult(ident, entry.id, what, "unchanged", message="it changed nothing")
+    try:
+        row = await undo_row.plan_row(session, pages, entry, (entry.account, entry.project))
+    except UndoRefused as exc:
+        return StepResult(ident, entry.id, what, "refused", message=exc.details)
+    others = [e for e in row.since.entries if _identity(e) not in ours and _identity(e) not in sent]
+    if others:
+        newest = others[0]
+        by = f"#{newest.id}"
+        return StepResult(
+            ident,
+            entry.id,
+            what,
+            "superseded",
+            message=f"{what} was changed since by {newest.operator} ({by}): not reverted",
+            superseded_by=by,
+        )
+    change = await undo_row.plan_change(session, row)
+    kind = row.plan.kind
+    known = change.previous
+    set_to = value_of(kind, entry.request_body)
+    if (
+        known is not None
+        and known.known_at > stamp(entry_started(entry))
+        and value_of(kind, known.value) != set_to
+    ):
+        return StepResult(
+            ident,
+            entry.id,
+            what,
+            "superseded",
+            message=(
+                f"{what} is {value_text(known.value)} per the inventory ({known.source}, "
+                f"{known.known_at[:19]}Z), not {value_text(set_to)} as the change set it: "
+                "not reverted"
+            ),
+            superseded_by="the inventory",
+        )
+    change = change.with_reason(reason)
+    try:
+        applied = await mutations.apply(session, change, confirmed=confirmed)
+    except BottuiError as exc:
+        outcome = mutations.error_outcome(exc)
+        state: StepState = "unknown" if outcome == Outcome.UNKNOWN else "failed"
+        if exc.exit_code == 2:
+            state = "refused"
+        return StepResult(ident, entry.id, what, state, message=str(exc))
+    return StepResult(
+        ident,
+        entry.id,
+        what,
+        "reverted",
+        journal_id=applied.journal_id,
+        message=f"{what} back to {row.plan.restored}",
+    )
+
+
+def _worst(steps: Sequence[StepResult]) -> RevertState:
+    states = {s.state for s in steps}
+    for word in ("unknown", "failed", "refused", "superseded"):
+        if word in states:
+            return word
+    return "reverted"
+
+
+__all__ = ["RevertReport", "RevertState", "StepResult", "StepState", "revert_entries"]

@@ -1,0 +1,272 @@
+"""Performing due reverts: :func:`run_due` (``bottui run-due``, the TUI's timer) and
+:func:`revert_now` (``bottui timed revert ID``).
+
+For each revert: check the profile (read-only refuses; protected needs the
+timed change's own confirmation, or the person's now), check lateness, then
+CLAIM it (an INSERT, unique per revert, committed before anything is sent:
+in the team store when there is one, so exactly one executor across
+machines sends it; in this journal otherwise), revert its entries
+(:func:`bottui.ops.revert.revert_entries`: newest first, superseded ones not
+sent), and record the result. A claim without a result (a crash, a kill) is
+shown as ``claimed`` and never sent again.
+
+Lateness: a revert performed more than :data:`LATE_AFTER` after its due time
+is reported late, with how late; one more than the profile's lateness limit
+(``late_limit_minutes``, 1 h by default) late is not sent by :func:`run_due`
+unless ``late_ok`` (it stays scheduled and is reported as ``late-skipped``).
+
+A change whose own outcome is not ``ok`` reverts nothing: an error (it
+changed nothing) ends as ``superseded``-free ``reverted`` with its step
+``unchanged``; an unknown or missing outcome is reported as ``in-doubt`` and
+left scheduled: only a person decides (``timed revert`` or ``timed cancel``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from bottui.api.errors import RefusedError
+from bottui.ops import confirmation
+from bottui.ops.durations import duration_text
+from bottui.ops.revert import RevertReport, revert_entries
+from bottui.ops.timed import team
+from bottui.ops.timed.model import TimedChange
+from bottui.ops.timed.schedule import executor_name, executor_seen, find, list_timed, now_of
+from bottui.store.errors import StoreError
+from bottui.store.journal_codec import micros
+from bottui.store.journal_records import JournalEntry, Outcome
+from bottui.store.journal_store import EntryId
+
+if TYPE_CHECKING:
+    from bottui.ops.session import Session
+
+#: Performed later than this after its due time: reported as late.
+LATE_AFTER: Final = timedelta(minutes=2)
+#: A profile's lateness limit when it sets none.
+DEFAULT_LATE_LIMIT: Final = timedelta(hours=1)
+
+Action = Literal[
+    "reverted",
+    "superseded",
+    "failed",
+    "unknown",
+    "refused",
+    "late-skipped",
+    "in-doubt",
+    "claimed-elsewhere",
+]
+
+
+@dataclass(frozen=True)
+class DueReport:
+    """What one executor did with one due timed change (texts not cleaned)."""
+
+    timed: TimedChange
+    action: Action
+    #: How late it was performed (or skipped); None: on time.
+    late: timedelta | None
+    message: str
+    revert: RevertReport | None = None
+
+    @property
+    def line(self) -> str:
+        """One line for a person: ``#3 rate limiter rl-login: reverted to ON (late by 5m)``."""
+        late = f" (late by {duration_text(self.late)})" if self.late is not None else ""
+        return f"timed {self.timed.id} {self.timed.what}: {self.action}{late}: {self.message}"
+
+    @property
+    def sent(self) -> bool:
+        """True when a revert request was sent."""
+        return self.revert is not None and bool(self.revert.reverts)
+
+    def to_json(self) -> dict[str, Any]:
+        """As ``run-due --json`` prints it."""
+        return {
+            "id": self.timed.id,
+            "key": self.timed.key,
+            "what": self.timed.what,
+            "action": self.action,
+            "lateSeconds": None if self.late is None else int(self.late.total_seconds()),
+            "message": self.message,
+            "steps": [] if self.revert is None else [s.to_json() for s in self.revert.steps],
+        }
+
+
+def late_limit(session: Session) -> timedelta:
+    """The profile's lateness limit (``late_limit_minutes``; 1 h when unset)."""
+    minutes = getattr(session.settings, "late_limit_minutes", None)
+    return DEFAULT_LATE_LIMIT if minutes is None else timedelta(minutes=minutes)
+
+
+async def run_due(
+    session: Session,
+    *,
+    now: datetime | None = None,
+    executor: str | None = None,
+    late_ok: bool = False,
+) -> list[DueReport]:
+    """Perform every revert of this profile that is due at ``now`` (the clock's when None).
+
+    Records the run (an executor is known: :func:`~bottui.ops.timed.schedule.executor_known`).
+    One report per due timed change; nothing raises for one change's sake.
+    """
+    moment = now_of(session, now)
+    who = executor or executor_name("run-due")
+    await executor_seen(session, "run-due", now=moment)
+    due = [t for t in await list_timed(session, now=moment) if t.state == "scheduled"]
+    reports = []
+    for timed in due:
+        if timed.due_at > moment:
+            continue
+        reports.append(await _perform(session, timed, moment, who, late_ok=late_ok, person=False))
+    return reports
+
+
+async def revert_now(
+    session: Session,
+    id_or_key: str,
+    *,
+    executor: str | None = None,
+    confirmed: bool = False,
+    now: datetime | None = None,
+) -> DueReport:
+    """Revert ``id_or_key`` now, before its due time or late (a person asked).
+
+    ``confirmed``: the person confirmed now (protected profiles).
+
+    Raises:
+        TimedNotFound, RefusedError: no such timed change, it is no longer
+            scheduled, read-only, or protected and not confirmed by either.
+    """
+    moment = now_of(session, now)
+    timed = await find(session, id_or_key)
+    if timed.state != "scheduled":
+        raise RefusedError(
+            "Cannot revert",
+            f"timed change {timed.id} is {timed.state}: nothing was sent",
+        )
+    who = executor or executor_name("cli")
+    report = await _perform(
+        session, timed, moment, who, late_ok=True, person=True, confirmed=confirmed
+    )
+    if report.action == "refused":
+        raise RefusedError("Refused", report.message)
+    return report
+
+
+async def _perform(
+    session: Session,
+    timed: TimedChange,
+    moment: datetime,
+    who: str,
+    *,
+    late_ok: bool,
+    person: bool,
+    confirmed: bool = False,
+) -> DueReport:
+    lateness = moment - timed.due_at
+    late = lateness if lateness > LATE_AFTER else None
+    ok_confirmed = confirmed or timed.confirmed
+    try:
+        confirmation.enforce(session.settings, confirmed=ok_confirmed)
+    except RefusedError as exc:
+        why = exc.details or exc.title
+        if exc.title == "Protected profile":
+            why = (
+                f"profile {session.settings.profile_name} is protected and this timed change "
+                "was not confirmed when it was made: revert it by hand (`bottui timed revert "
+                f"{timed.id} --yes`); nothing was sent"
+            )
+        return DueReport(timed, "refused", late, why)
+    if not person and late is not None and lateness > late_limit(session) and not late_ok:
+        return DueReport(
+            timed,
+            "late-skipped",
+            late,
+            f"past the profile's lateness limit ({duration_text(late_limit(session))}): "
+            "not sent blindly; `bottui run-due --late-ok` sends it, "
+            f"`bottui timed cancel {timed.id}` keeps the change",
+        )
+    try:
+        entries = await _entries(session, timed)
+    except (RefusedError, StoreError) as exc:
+        return DueReport(timed, "refused", late, exc.details or exc.title)
+    doubt = next((e for e in entries if isinstance(e, JournalEntry) and _in_doubt(e)), None)
+    if doubt is not None and not person:
+        return DueReport(
+            timed,
+            "in-doubt",
+            late,
+            f"whether journal entry #{doubt.id} changed anything is not known "
+            f"({doubt.outcome or 'no outcome'}): not sent; check its value now and "
+            f"`bottui timed cancel {timed.id}` (or change it by hand)",
+        )
+    try:
+        won = await team.claim(session, timed.key, executor=who, at=micros(moment))
+    except StoreError as exc:
+        return DueReport(timed, "refused", late, f"{exc.title}: not claimed, so nothing was sent")
+    if not won:
+        return DueReport(timed, "claimed-elsewhere", late, "another executor claimed it first")
+    reason = f"timed change {timed.id} ({timed.what}) due {timed.due_at.isoformat()[:19]}Z"
+    pages = await team.pages(session)
+    try:
+        report = await revert_entries(
+            session, entries, executor=who, reason=reason, confirmed=ok_confirmed, pages=pages
+        )
+    except RefusedError as exc:
+        # Refused before sending (the profile changed since the check): nothing was sent.
+        await team.record(session, timed.key, "failed", {"note": exc.details}, micros(moment))
+        return DueReport(timed, "refused", late, exc.details or exc.title)
+    state = report.state if report.state != "refused" else "failed"
+    detail = {
+        "note": report.message or None,
+        "superseded_by": report.superseded_by,
+        "reverts": list(report.reverts),
+        "late_seconds": None if late is None else int(late.total_seconds()),
+    }
+    await team.record(session, timed.key, state, detail, micros(now_of(session)))
+    action: Action = state
+    if state == "superseded":
+        message = f"superseded by {report.superseded_by}: {report.message}"
+    elif state == "reverted":
+        message = f"back to {timed.revert_to}"
+    else:
+        message = report.message
+    return DueReport(timed, action, late, message, report)
+
+
+def _in_doubt(entry: JournalEntry) -> bool:
+    return entry.unfinished or entry.outcome == Outcome.UNKNOWN
+
+
+async def _entries(session: Session, timed: TimedChange) -> list[int | JournalEntry]:
+    """The timed change's entries: this journal's by id, a teammate's from the team store."""
+    out: list[int | JournalEntry] = []
+    foreign = [e for e, local in zip(timed.entries, timed.entry_ids, strict=True) if local is None]
+    shared = await team.entries(session, foreign) if foreign else {}
+    for event, local in zip(timed.entries, timed.entry_ids, strict=True):
+        if local is not None:
+            entry = await session.journal_store.entry(EntryId(local))
+            out.append(entry if entry is not None else local)
+        else:
+            found = shared.get(event)
+            if found is None:
+                raise RefusedError(
+                    "Entry not shared yet",
+                    f"journal entry {event} is not in the team store yet: nothing was sent",
+                )
+            out.append(found)
+    return out
+
+
+__all__ = [
+    "DEFAULT_LATE_LIMIT",
+    "LATE_AFTER",
+    "Action",
+    "DueReport",
+    "late_limit",
+    "revert_now",
+    "run_due",
+]

@@ -1,0 +1,341 @@
+"""Scheduling timed changes, and what a person does with them: list, extend, cancel.
+
+The schedule is journaled (:mod:`bottui.store.timed_schema`): a change made
+with ``revert_after`` gets its ``schedule`` event right after its *started*
+record and before its request is sent (:func:`schedule_plan`, called by
+:func:`bottui.ops.mutations.apply`), so no change is ever made without its
+revert on record. A playbook run schedules the revert of its steps after
+they ran (:func:`schedule_revert`). Extend and cancel are new events.
+
+In team mode the events are pushed to the team store after the journal's
+(:mod:`bottui.ops.timed.team`), and :func:`list_timed` shows everyone's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any, Final
+
+from bottui.api.errors import RefusedError
+from bottui.ops.durations import MAX_DURATION, duration_text
+from bottui.ops.journal_view import target_id, value_text
+from bottui.ops.timed.model import TimedChange, fold
+from bottui.store.journal_codec import micros
+from bottui.store.journal_records import local_host, local_operator
+from bottui.store.timed_sqlite import TimedStore
+from bottui.store.utc import stamp, system_clock
+
+if TYPE_CHECKING:
+    from bottui.ops.plan import PlannedChange
+    from bottui.ops.session import Session
+
+#: How recently an executor must have been seen to count as running (the TUI
+#: records itself every minute).
+SEEN_RECENTLY: Final = timedelta(minutes=5)
+#: A ``run-due`` within this long counts as an installed timer.
+TIMER_RECENTLY: Final = timedelta(days=1)
+_EXECUTOR_WORDS: Final = {"tui": "TUI", "run-due": "timer"}
+
+
+class TimedNotFound(RefusedError):
+    """No timed change has that id (exit 2)."""
+
+    title = "No such timed change"
+
+    def __init__(self, details: str) -> None:
+        super().__init__(None, details)
+
+
+def now_of(session: Session, now: datetime | None = None) -> datetime:
+    """``now`` if given, else the session's clock (tests inject one), else the system's."""
+    if now is not None:
+        return now
+    return (session.clock or system_clock)()
+
+
+def timed_store(session: Session) -> TimedStore:
+    """The session's timed changes store (on its journal file; made once)."""
+    return session.timed_store
+
+
+def executor_name(kind: str) -> str:
+    """``timer on bastion-2``, ``TUI on laptop``: how an executor is journaled."""
+    return f"{_EXECUTOR_WORDS.get(kind, kind)} on {local_host()}"
+
+
+def _operator(session: Session) -> str:
+    return session.settings.operator or local_operator()
+
+
+async def _append(
+    session: Session, kind: str, key: str | None, detail: dict[str, Any], now: datetime
+) -> str:
+    operator, host = _operator(session), local_host()
+    return await timed_store(session).write(
+        lambda j: j.append(kind, key, detail, at=micros(now), operator=operator, host=host)
+    )
+
+
+async def schedule_plan(
+    session: Session, plan: PlannedChange[Any], entry_id: int, *, confirmed: bool
+) -> str:
+    """Journal the schedule of ``plan``'s revert (its started record is ``entry_id``).
+
+    Called before the request is sent; returns the timed change's key.
+    """
+    assert plan.revert_after is not None and plan.previous is not None
+    origin = await timed_store(session).read(lambda j: j.origin())
+    due = now_of(session) + plan.revert_after
+    kind = "rate limiter" if plan.kind == "limiter" else "dimension"
+    target = plan.target
+    aim = getattr(target, "limiter_id", None) or getattr(target, "dimension_id", "")
+    detail = _detail(
+        session,
+        entries=[(f"{origin}:{entry_id}", entry_id)],
+        run_id=None,
+        account=plan.account,
+        project=plan.project,
+        what=f"{kind} {aim}",
+        revert_to=plan.previous.text,
+        due=due,
+        confirmed=confirmed,
+    )
+    return await _append(session, "schedule", None, detail, now_of(session))
+
+
+def _detail(
+    session: Session,
+    *,
+    entries: Sequence[tuple[str, int | None]],
+    run_id: int | None,
+    account: str,
+    project: str,
+    what: str,
+    revert_to: str,
+    due: datetime,
+    confirmed: bool,
+) -> dict[str, Any]:
+    return {
+        "entries": [event for event, _ in entries],
+        "local": [local for _, local in entries],
+        "run_id": run_id,
+        "profile": session.settings.inventory_scope,
+        "base_url": session.base_url,
+        "account": account,
+        "project": project,
+        "what": what,
+        "revert_to": revert_to,
+        "due_at": stamp(due),
+        "confirmed": confirmed,
+    }
+
+
+async def schedule_revert(
+    session: Session,
+    entry_ids: Sequence[int],
+    run_id: int | None,
+    due_at: datetime,
+    *,
+    confirmed: bool = False,
+) -> TimedChange:
+    """Schedule the revert of these journal entries (a playbook run's steps, in the
+    order they were made; they are reverted in reverse order) at ``due_at``.
+
+    ``confirmed``: the run was confirmed under a protected profile, which
+    confirms its revert too.
+
+    Raises:
+        RefusedError: no entries, one that is not in this journal, or a due
+            time more than :data:`~bottui.ops.durations.MAX_DURATION` away.
+    """
+    if not entry_ids:
+        raise RefusedError("Nothing to schedule", "no journal entries were given")
+    now = now_of(session)
+    if due_at - now > MAX_DURATION:
+        raise RefusedError(
+            "Too far ahead", f"a revert is due within {duration_text(MAX_DURATION)} at most"
+        )
+    entries = []
+    for entry_id in entry_ids:
+        entry = await session.journal_store.entry(entry_id)  # type: ignore[arg-type]
+        if entry is None:
+            raise RefusedError("No such journal entry", f"#{entry_id} is not in the journal")
+        entries.append(entry)
+    origin = await timed_store(session).read(lambda j: j.origin())
+    first = entries[0]
+    targets = list(dict.fromkeys(target_id(e) for e in entries))
+    if len(entries) == 1:
+        noun = "rate limiter" if "rate_limiter_id" in (first.target or {}) else "dimension"
+        what = f"{noun} {targets[0]}"
+        revert_to = value_text(first.previous)
+    else:
+        what = f"{len(entries)} changes ({', '.join(targets[:3])}{'…' if len(targets) > 3 else ''})"
+        revert_to = "each back to its value before"
+    if run_id is not None:
+        what = f"run {run_id}: {what}"
+    detail = _detail(
+        session,
+        entries=[(e.event_id or f"{origin}:{e.id}", e.id) for e in entries],
+        run_id=run_id,
+        account=first.account,
+        project=first.project,
+        what=what,
+        revert_to=revert_to,
+        due=due_at,
+        confirmed=confirmed,
+    )
+    key = await _append(session, "schedule", None, detail, now)
+    return await find(session, key)
+
+
+async def list_timed(
+    session: Session, include_done: bool = False, *, now: datetime | None = None
+) -> list[TimedChange]:
+    """The timed changes of this session's profile and base URL, by due time.
+
+    Finished ones (reverted, superseded, cancelled, failed, unknown) only
+    with ``include_done``. In team mode, every machine's (the team store's
+    and this journal's not yet pushed), when the store answers.
+    """
+    from bottui.ops.timed import team
+
+    store = timed_store(session)
+    events = await store.read(lambda j: j.events(include_done=True))
+    claims = {c.timed: c for c in await store.read(lambda j: j.claims())}
+    origin = await store.read(lambda j: j.origin())
+    events, claims = await team.merged(session, events, claims)
+    profile, base = session.settings.inventory_scope, session.settings.base_url
+    found = [
+        t
+        for t in fold(events, claims, origin)
+        if t.profile == profile and (base is None or t.base_url == base)
+    ]
+    return [t for t in found if include_done or not t.done]
+
+
+async def find(session: Session, id_or_key: str) -> TimedChange:
+    """The timed change ``id_or_key`` names (finished ones too).
+
+    Raises:
+        TimedNotFound: none of this profile has that id.
+    """
+    wanted = id_or_key.strip()
+    for timed in await list_timed(session, include_done=True):
+        if wanted in (timed.id, timed.key):
+            return timed
+    raise TimedNotFound(
+        f"no timed change {wanted!r} in profile {session.settings.inventory_scope!r}: "
+        "`bottui timed` lists them"
+    )
+
+
+def _still_open(timed: TimedChange, doing: str) -> None:
+    if timed.state != "scheduled":
+        raise RefusedError(
+            f"Cannot {doing}",
+            f"timed change {timed.id} is {timed.state}"
+            + (f" (by {timed.executor})" if timed.executor else "")
+            + ": nothing was changed",
+        )
+
+
+async def extend(
+    session: Session, id_or_key: str, by: timedelta, *, now: datetime | None = None
+) -> TimedChange:
+    """Move the revert of ``id_or_key`` ``by`` later (a new ``extend`` event).
+
+    From its due time, or from now when it is overdue; at most
+    :data:`~bottui.ops.durations.MAX_DURATION` from now.
+
+    Raises:
+        TimedNotFound, RefusedError: no such timed change, it is no longer
+            scheduled, or the new time is too far ahead.
+    """
+    session.check_may_change(confirmed=True)
+    timed = await find(session, id_or_key)
+    _still_open(timed, "extend")
+    moment = now_of(session, now)
+    due = max(timed.due_at, moment) + by
+    if due - moment > MAX_DURATION:
+        raise RefusedError(
+            "Too far ahead",
+            f"that would revert in {duration_text(due - moment)}: at most "
+            f"{duration_text(MAX_DURATION)} from now; nothing was changed",
+        )
+    detail = {"due_at": stamp(due), "by": int(by.total_seconds())}
+    await _append(session, "extend", timed.key, detail, moment)
+    await _push(session)
+    return await find(session, timed.key)
+
+
+async def cancel(session: Session, id_or_key: str, *, now: datetime | None = None) -> TimedChange:
+    """Keep the change: its revert will not happen (a new ``cancel`` event).
+
+    Raises:
+        TimedNotFound, RefusedError: no such timed change, or it is no longer scheduled.
+    """
+    session.check_may_change(confirmed=True)
+    timed = await find(session, id_or_key)
+    _still_open(timed, "cancel")
+    await _append(session, "cancel", timed.key, {}, now_of(session, now))
+    await _push(session)
+    return await find(session, timed.key)
+
+
+async def _push(session: Session) -> None:
+    from bottui.ops.timed import team
+
+    await team.push_events(session)
+
+
+async def push_quietly(session: Session) -> None:
+    """Share the new schedule with the team now (a store that is down: a warning)."""
+    await _push(session)
+
+
+async def executor_seen(session: Session, kind: str, now: datetime | None = None) -> None:
+    """Record that an executor of ``kind`` (``tui``, ``run-due``) runs on this machine now."""
+    name, at = executor_name(kind), micros(now_of(session, now))
+    await timed_store(session).write(lambda j: j.seen(kind, name, at=at))
+
+
+async def executor_known(session: Session, now: datetime | None = None) -> str | None:
+    """An executor that will perform reverts, or None when none is known.
+
+    Known: a TUI seen within :data:`SEEN_RECENTLY`, or a ``run-due`` within
+    :data:`TIMER_RECENTLY` (a timer installed and running), on this machine's
+    journal.
+    """
+    moment = micros(now_of(session, now))
+    seen = await timed_store(session).read(lambda j: j.last_seen())
+    for kind, name, at in sorted(seen, key=lambda s: -s[2]):
+        window = SEEN_RECENTLY if kind == "tui" else TIMER_RECENTLY
+        if moment - at <= int(window.total_seconds() * 1_000_000):
+            return name
+    return None
+
+
+NO_EXECUTOR_WARNING: Final = (
+    "No executor is known: no TUI runs on this profile and no `bottui run-due` ran in the "
+    "last day, so nothing will revert this change on time (see the README's Timed changes)."
+)
+
+__all__ = [
+    "NO_EXECUTOR_WARNING",
+    "SEEN_RECENTLY",
+    "TIMER_RECENTLY",
+    "TimedNotFound",
+    "cancel",
+    "executor_known",
+    "executor_name",
+    "executor_seen",
+    "extend",
+    "find",
+    "list_timed",
+    "now_of",
+    "push_quietly",
+    "schedule_plan",
+    "schedule_revert",
+    "timed_store",
+]

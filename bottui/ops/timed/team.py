@@ -1,0 +1,154 @@
+"""Where a timed change's events, claims and results go: this journal, and the team store.
+
+Without a team store (``store`` in the profile, ``BOTTUI_STORE_URL``) all of
+it is this machine's journal. With one:
+
+* events are written to this journal first (the outbox) and pushed to the
+  team store by :func:`push_events` (after scheduling, extending, cancelling,
+  and before listing), each once;
+* :func:`merged` lists everyone's: the team store's events and claims, and
+  this journal's not yet pushed; a store that is down leaves this journal's
+  alone, with a warning;
+* :func:`claim` INSERTs the claim into the team store first: exactly one
+  executor across every machine wins it, then it is mirrored here. A store
+  that is down claims nothing, so nothing is sent (:class:`StoreError`);
+* :func:`record` writes the result to the team store, then here.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from bottui.store.errors import StoreError
+from bottui.store.journal_records import JournalEntry
+from bottui.store.timed_sqlite import TimedClaim, TimedEvent, TimedJournal
+
+if TYPE_CHECKING:
+    from bottui.ops.journal_pages import Pages
+    from bottui.ops.session import Session
+    from bottui.store.team.store import TeamStore
+
+
+async def _store(session: Session) -> TeamStore | None:
+    if not session.settings.store_url:
+        return None
+    try:
+        return await session.team_store()
+    except StoreError as exc:
+        session.warn(f"team store: {exc.title}")
+        return None
+
+
+async def push_events(session: Session) -> None:
+    """Push this journal's timed events the team store has not got (no store: nothing)."""
+    store = await _store(session)
+    if store is None:
+        return
+    from bottui.store.team import timed as shared
+
+    key = store.target.keyring_username
+    local = session.timed_store
+    try:
+        while True:
+            last, events = await local.read(lambda j: j.unpushed(key))
+            if not events:
+                return
+            await shared.push_events(store, events)
+            await local.write(functools.partial(TimedJournal.pushed, store=key, last=last))
+    except StoreError as exc:
+        session.warn(f"timed changes not yet shared with the team: {exc.title}")
+
+
+async def merged(
+    session: Session, events: list[TimedEvent], claims: dict[str, TimedClaim]
+) -> tuple[list[TimedEvent], dict[str, TimedClaim]]:
+    """This journal's events and claims with the team's (the team store's claims win)."""
+    store = await _store(session)
+    if store is None:
+        return events, claims
+    from bottui.store.team import timed as shared
+
+    await push_events(session)
+    try:
+        theirs = await shared.events(store)
+        their_claims = await shared.claims(store)
+    except StoreError as exc:
+        session.warn(f"team store down: only this machine's timed changes ({exc.title})")
+        return events, claims
+    by_id = {e.event_id: e for e in theirs}
+    for event in events:
+        by_id.setdefault(event.event_id, event)
+    all_claims = dict(claims)
+    all_claims.update({c.timed: c for c in their_claims})
+    return sorted(by_id.values(), key=lambda e: (e.at, e.event_id)), all_claims
+
+
+async def claim(session: Session, key: str, *, executor: str, at: int) -> bool:
+    """Claim the revert of ``key``; False: another executor has it.
+
+    Raises:
+        StoreError: the team store (or this journal) could not be written:
+            nothing is claimed, so nothing may be sent.
+    """
+    store = await _store(session)
+    local = session.timed_store
+    if store is None:
+        if session.settings.store_url:
+            raise StoreError("The team store is unavailable", "the revert was not claimed")
+        return await local.write(lambda j: j.claim(key, at=at, executor=executor))
+    from bottui.store.team import timed as shared
+
+    if not await shared.claim(store, key, at=at, executor=executor):
+        return False
+    # Mirrored here so this journal shows it; the team store's claim is the one that counts.
+    await local.write(lambda j: j.claim(key, at=at, executor=executor))
+    return True
+
+
+async def record(session: Session, key: str, state: str, detail: dict[str, Any], at: int) -> None:
+    """Record how the claimed revert of ``key`` ended (team store first, then here).
+
+    A store that cannot be written leaves a warning: the claim stays unfinished there.
+    """
+    store = await _store(session)
+    if store is not None:
+        from bottui.store.team import timed as shared
+
+        try:
+            await shared.result(store, key, state, detail, at=at)
+        except StoreError as exc:
+            session.warn(f"the revert's result is not shared with the team: {exc.title}")
+    try:
+        await session.timed_store.write(lambda j: j.result(key, state, detail, at=at))
+    except StoreError as exc:
+        session.warn(f"the revert's result is NOT journaled: {exc.title}")
+
+
+async def entries(session: Session, event_ids: Sequence[str]) -> Mapping[str, JournalEntry]:
+    """The team store's entries of these event ids (another machine's changes)."""
+    store = await _store(session)
+    if store is None:
+        return {}
+    from bottui.ops.shared_journal import from_team
+    from bottui.store.team import timed as shared
+
+    found = await shared.entries_by_event(store, event_ids)
+    return {event: from_team(entry) for event, entry in found.items()}
+
+
+async def pages(session: Session) -> Pages | None:
+    """Where newer changes are looked for: the team's shared journal (None: this journal)."""
+    if not session.settings.store_url:
+        return None
+    team = await session.team()
+    if team is None:
+        return None
+    from bottui.ops.shared_journal import SharedJournal
+
+    await team.sync_within(5.0)
+    return SharedJournal(session.journal_store, team)
+
+
+__all__ = ["claim", "entries", "merged", "pages", "push_events", "record"]

@@ -1,0 +1,229 @@
+"""Timed changes in the local SQLite journal (tables of :mod:`bottui.store.timed_schema`).
+
+:class:`TimedJournal` reads and appends them on the journal file;
+:class:`TimedStore` is its async facade (every call on the store executor,
+writes in the journal's own write lane, so they queue behind this process's
+journal writes and never run on the event loop).
+
+A schedule's ``detail`` (JSON): ``entries`` (event ids ``ORIGIN:ID`` of the
+changes, in the order they were made), ``local`` (their ids in this file;
+null for another file's), ``run_id``, ``profile``, ``base_url``,
+``account``, ``project``, ``what``, ``revert_to`` (text), ``due_at``
+(stored UTC stamp) and ``confirmed`` (the change was confirmed under a
+protected profile, which confirms its revert too). An extend's: ``due_at``
+and ``by`` (seconds); a cancel's: ``{}``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, TypeVar
+
+from bottui.store.db_errors import JournalUnavailable
+from bottui.store.executor import StoreExecutor, shared_executor
+from bottui.store.journal_migrations import SCHEMA
+from bottui.store.journal_schema import BUSY_TIMEOUT, ORIGIN
+from bottui.store.sqlite_util import Database
+
+R = TypeVar("R")
+
+#: The kinds of executor that are recorded as seen.
+SEEN_KINDS: Final = ("tui", "run-due")
+
+
+@dataclass(frozen=True)
+class TimedEvent:
+    """One event of a timed change (``schedule``, ``extend``, ``cancel``)."""
+
+    event_id: str
+    kind: str
+    timed: str
+    at: int
+    detail: dict[str, Any]
+    operator: str
+    host: str | None
+
+
+@dataclass(frozen=True)
+class TimedClaim:
+    """The claim of one revert, and its result when it has one."""
+
+    timed: str
+    at: int
+    executor: str
+    state: str | None = None
+    result_at: int | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+def _event(origin: str, row: Sequence[Any]) -> TimedEvent:
+    return TimedEvent(
+        event_id=f"{origin}:e{row[0]}",
+        kind=row[1],
+        timed=row[2],
+        at=int(row[3]),
+        detail=json.loads(row[4]),
+        operator=row[5],
+        host=row[6],
+    )
+
+
+class TimedJournal:
+    """The timed changes of one journal file (blocking: call through :class:`TimedStore`)."""
+
+    def __init__(self, path: Path, *, busy_timeout: float = BUSY_TIMEOUT) -> None:
+        self._db = Database(
+            Path(path), SCHEMA, unavailable=JournalUnavailable, busy_timeout=busy_timeout
+        )
+
+    def origin(self) -> str:
+        """This file's origin UUID."""
+        with self._db.read() as conn:
+            return str(conn.execute(ORIGIN).fetchone()[0])
+
+    def append(
+        self,
+        kind: str,
+        timed: str | None,
+        detail: dict[str, Any],
+        *,
+        at: int,
+        operator: str,
+        host: str | None,
+    ) -> str:
+        """Append an event; returns the timed change's key (a new one for ``schedule``)."""
+        text = json.dumps(detail, ensure_ascii=False, sort_keys=True)
+        with self._db.write() as conn:
+            next_id = int(
+                conn.execute("SELECT coalesce(max(id), 0) + 1 FROM timed_events").fetchone()[0]
+            )
+            if timed is None:
+                timed = f"{conn.execute(ORIGIN).fetchone()[0]}:t{next_id}"
+            conn.execute(
+                "INSERT INTO timed_events (id, at, kind, timed, detail, operator, host) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (next_id, at, kind, timed, text, operator, host),
+            )
+        return timed
+
+    def claim(self, timed: str, *, at: int, executor: str) -> bool:
+        """Claim the revert of ``timed``; False when it was claimed already (by anyone here)."""
+        try:
+            with self._db.write() as conn:
+                conn.execute(
+                    "INSERT INTO timed_claims (timed, at, executor) VALUES (?, ?, ?)",
+                    (timed, at, executor),
+                )
+        except sqlite3.IntegrityError:
+            return False
+        return True
+
+    def result(self, timed: str, state: str, detail: dict[str, Any], *, at: int) -> None:
+        """Record how the claimed revert of ``timed`` ended (once; a second is ignored)."""
+        with self._db.write() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO timed_results (timed, at, state, detail) "
+                "VALUES (?, ?, ?, ?)",
+                (timed, at, state, json.dumps(detail, ensure_ascii=False, sort_keys=True)),
+            )
+
+    def events(self, *, include_done: bool = False) -> list[TimedEvent]:
+        """Every event, oldest first (without those of finished reverts unless asked)."""
+        where = (
+            ""
+            if include_done
+            else (" WHERE NOT EXISTS (SELECT 1 FROM timed_results AS r WHERE r.timed = e.timed)")
+        )
+        with self._db.read() as conn:
+            origin = str(conn.execute(ORIGIN).fetchone()[0])
+            rows = conn.execute(
+                "SELECT e.id, e.kind, e.timed, e.at, e.detail, e.operator, e.host "
+                f"FROM timed_events AS e{where} ORDER BY e.id"
+            ).fetchall()
+        return [_event(origin, row) for row in rows]
+
+    def claims(self) -> list[TimedClaim]:
+        """Every claim, with its result when it has one."""
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT c.timed, c.at, c.executor, r.state, r.at, r.detail "
+                "FROM timed_claims AS c LEFT JOIN timed_results AS r ON r.timed = c.timed"
+            ).fetchall()
+        return [
+            TimedClaim(row[0], int(row[1]), row[2], row[3], row[4], json.loads(row[5] or "{}"))
+            for row in rows
+        ]
+
+    def seen(self, kind: str, executor: str, *, at: int) -> None:
+        """Record that an executor of ``kind`` ran at ``at`` (replaces its last)."""
+        with self._db.write() as conn:
+            conn.execute(
+                "INSERT INTO timed_seen (kind, executor, at) VALUES (?, ?, ?) "
+                "ON CONFLICT (kind, executor) DO UPDATE SET at = max(at, excluded.at)",
+                (kind, executor, at),
+            )
+
+    def last_seen(self) -> list[tuple[str, str, int]]:
+        """(kind, executor, when) of every executor seen."""
+        with self._db.read() as conn:
+            rows = conn.execute("SELECT kind, executor, at FROM timed_seen").fetchall()
+        return [(str(k), str(e), int(a)) for k, e, a in rows]
+
+    def unpushed(self, store: str, limit: int = 500) -> tuple[int, list[TimedEvent]]:
+        """Events not yet pushed to ``store``, and the id the push reaches."""
+        with self._db.read() as conn:
+            origin = str(conn.execute(ORIGIN).fetchone()[0])
+            row = conn.execute(
+                "SELECT pushed_id FROM timed_push WHERE store = ?", (store,)
+            ).fetchone()
+            after = int(row[0]) if row else 0
+            rows = conn.execute(
+                "SELECT id, kind, timed, at, detail, operator, host FROM timed_events "
+                "WHERE id > ? ORDER BY id LIMIT ?",
+                (after, limit),
+            ).fetchall()
+        last = int(rows[-1][0]) if rows else after
+        return last, [_event(origin, row) for row in rows]
+
+    def pushed(self, store: str, last: int) -> None:
+        """``store`` has every event up to ``last`` (only ever raised)."""
+        with self._db.write() as conn:
+            conn.execute(
+                "INSERT INTO timed_push (store, pushed_id) VALUES (?, ?) ON CONFLICT (store) "
+                "DO UPDATE SET pushed_id = max(pushed_id, excluded.pushed_id)",
+                (store, last),
+            )
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._db.close()
+
+
+class TimedStore:
+    """:class:`TimedJournal` off the event loop (the journal file's lanes)."""
+
+    def __init__(self, path: Path, *, executor: StoreExecutor | None = None) -> None:
+        self._journal = TimedJournal(path)
+        self._executor = executor or shared_executor()
+        key = str(Path(path).resolve())
+        self._write_lane = f"journal-write:{key}"
+        self._read_lane = f"journal-read:{key}"
+
+    async def write(self, fn: Callable[[TimedJournal], R]) -> R:
+        """Run ``fn`` in the journal's write lane."""
+        return await self._executor.call(lambda: fn(self._journal), lane=self._write_lane)
+
+    async def read(self, fn: Callable[[TimedJournal], R]) -> R:
+        """Run ``fn`` in the journal's read lane."""
+        return await self._executor.call(lambda: fn(self._journal), lane=self._read_lane)
+
+    async def close(self) -> None:
+        """Close the connection (in the write lane, after what is queued there)."""
+        await self._executor.call(self._journal.close, lane=self._write_lane)
+
+
+__all__ = ["SEEN_KINDS", "TimedClaim", "TimedEvent", "TimedJournal", "TimedStore"]

@@ -1,0 +1,309 @@
+"""The Playbooks screen: the playbooks of the config directory, the plan of one, its run.
+
+Left, the playbooks (a file with a problem shows its ``FILE:LINE`` and
+reason instead of a plan). Right, the selected one's plan as a table, one
+row per step: target, the value known now, the new value, where the known
+value came from, and the step's state once running. ``r`` runs it after one
+confirmation (:class:`~bottui.tui.screens.playbook_dialogs.PlaybookConfirm`:
+duration and reason); each row's state changes as its step is sent; the
+summary says how it ended. A run that stops at a failure offers to revert
+the steps already done (last first, the superseded rule).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import DataTable, OptionList, Static
+from textual.widgets.option_list import Option
+
+from bottui.plaintext import clean
+from bottui.tui.screens.base import BottuiScreen
+from bottui.tui.widgets.safe import safe, safe_text
+
+if TYPE_CHECKING:
+    from bottui.ops.playbooks.planning import PlaybookPlan
+    from bottui.ops.playbooks.revert import PlaybookRevert
+    from bottui.ops.playbooks.run import RunSummary, StepResult
+    from bottui.ops.playbooks.schema import Playbook
+    from bottui.store.playbook_files import PlaybookFileError
+
+# State before the values: the thresholds' texts are long, and the progress
+# of a run must stay in view at 80 columns (the table scrolls sideways).
+_COLUMNS = ("Step", "Target", "State", "Known now", "New", "Source")
+_STATE_WORDS = {"pending": "", "sending": "sending…", "not sent": "not sent"}
+
+
+class PlaybookRunEnded(Message):
+    """A run ended (complete or stopped): its summary."""
+
+    def __init__(self, summary: RunSummary) -> None:
+        super().__init__()
+        self.summary = summary
+
+
+class PlaybookReverted(Message):
+    """The steps a stopped run did were reverted (or not): the report."""
+
+    def __init__(self, report: PlaybookRevert) -> None:
+        super().__init__()
+        self.report = report
+
+
+class PlaybooksScreen(BottuiScreen):
+    """The playbooks, the selected one's plan, and its run."""
+
+    SCREEN_TITLE: ClassVar[str] = "Playbooks"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "run_playbook", "Run", id="playbooks.run"),
+        Binding("ctrl+r", "reload", "Reload files", id="playbooks.reload"),
+    ]
+    DEFAULT_CSS = """
+    PlaybooksScreen #playbook-top { height: 8; }
+    PlaybooksScreen #playbook-list { width: 26; height: 100%; }
+    PlaybooksScreen #playbook-head { width: 1fr; height: 100%; padding: 0 1; }
+    PlaybooksScreen #playbook-plan { height: 1fr; }
+    PlaybooksScreen #playbook-summary { height: auto; max-height: 8; padding: 0 1; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._books: list[Playbook | PlaybookFileError] = []
+        self._plan: PlaybookPlan | None = None
+        self._busy = False
+        #: Journal entry id -> step number, of the steps of the last run.
+        self._entry_steps: dict[int, int] = {}
+
+    def compose_body(self) -> ComposeResult:
+        with Horizontal(id="playbook-top"):
+            yield OptionList(id="playbook-list")
+            yield Static(Content("Reading playbooks…"), id="playbook-head")
+        table: DataTable[Any] = DataTable(id="playbook-plan", cursor_type="row", zebra_stripes=True)
+        for column in _COLUMNS:
+            table.add_column(column, key=column)
+        yield table
+        yield Static(Content(""), id="playbook-summary")
+
+    def on_mount(self) -> None:
+        self.action_reload()
+
+    # -- the list ------------------------------------------------------------------
+
+    def action_reload(self) -> None:
+        """Read the playbook files again."""
+        from bottui.ops.playbooks import library
+
+        session = self.services.session
+        self.load(lambda: library.load_all(session.locations), self._show_list, group="list")
+
+    def _show_list(self, books: list[Playbook | PlaybookFileError]) -> None:
+        from bottui.ops.playbooks import library
+
+        self._books = books
+        options = self.query_one("#playbook-list", OptionList)
+        options.clear_options()
+        for book in books:
+            name = book.path.stem if isinstance(book, Exception) else book.name
+            mark = "! " if isinstance(book, Exception) else ""
+            options.add_option(Option(safe_text(mark + name)))
+        if not books:
+            folder = library.directory(self.services.session.locations)
+            self._head(f"No playbooks yet: add NAME.toml files to {folder} (README: Playbooks).")
+            return
+        options.highlighted = 0
+        self._select(0)
+
+    @on(OptionList.OptionHighlighted, "#playbook-list")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if not self._busy:
+            self._select(event.option_index)
+
+    def _select(self, index: int) -> None:
+        from bottui.store.playbook_files import PlaybookFileError
+
+        if index >= len(self._books):
+            return
+        book = self._books[index]
+        self._plan = None
+        self._table().clear()
+        self._summary("")
+        if isinstance(book, PlaybookFileError):
+            self._head(_problem(book))
+            return
+        self._head(f"Planning {book.name}…")
+        self.load(lambda: self._plan_of(book), self._show_plan, group="plan")
+
+    async def _plan_of(self, book: Playbook) -> PlaybookPlan | PlaybookFileError:
+        from bottui.ops.playbooks import planning
+        from bottui.store.playbook_files import PlaybookFileError
+
+        session = self.services.session
+        current = self.services.current
+        try:
+            account, project = planning.scope(session, book, current[0] if current else None, None)
+            return await planning.plan_playbook(session, book, account, project)
+        except PlaybookFileError as exc:
+            return exc
+
+    def _show_plan(self, plan: PlaybookPlan | PlaybookFileError) -> None:
+        if isinstance(plan, Exception):
+            self._head(_problem(plan))
+            return
+        self._plan = plan
+        book = plan.playbook
+        parts = [f"{book.name} on {plan.account}/{plan.project}: {len(plan.steps)} steps"]
+        if book.duration_text:
+            parts.append(f"reverts after {book.duration_text} unless told otherwise")
+        if book.description:
+            parts.append(book.description)
+        warnings = [f"step {s.number}: {w}" for s in plan.steps for w in s.warnings]
+        self._head("\n".join(parts + warnings) + "\nr runs it (one confirmation).")
+        table = self._table()
+        table.clear()
+        for step in plan.steps:
+            texts = (str(step.number), step.target, "", step.known, step.new, step.source)
+            table.add_row(*(safe_text(t) for t in texts), key=str(step.number))
+
+    # -- the run -------------------------------------------------------------------
+
+    def action_run_playbook(self) -> None:
+        """Confirm once, then run the selected playbook."""
+        from bottui.ops.playbooks import run
+        from bottui.tui.screens.dialogs import ReasonAsked
+        from bottui.tui.screens.playbook_dialogs import PlaybookConfirm, RunAnswer
+
+        plan = self._plan
+        if plan is None or self._busy:
+            return
+        services = self.services
+        if services.refuse_if_read_only():
+            return
+        book = plan.playbook
+        listing = "\n".join(f"{s.number}. {s.target}: {s.known} → {s.new}" for s in plan.steps)
+        dialog = PlaybookConfirm(
+            clean(f"Run playbook {book.name}?"),
+            Content(
+                clean(
+                    f"{len(plan.steps)} steps on {plan.account}/{plan.project}, in order; "
+                    "the run stops at the first failure."
+                )
+            ),
+            safe(listing, keep_newlines=True),
+            default=book.duration,
+            default_text=book.duration_text,
+            reason=ReasonAsked(required=services.session.settings.require_reason),
+            typed=plan.typed,
+        )
+
+        def decided(answer: RunAnswer | None) -> None:
+            if answer is None:
+                return
+            ready = plan.with_reason(answer.reason)
+            self._busy = True
+            self._entry_steps.clear()
+            self._summary("")
+            self.call(
+                lambda: run.run_playbook(
+                    services.session,
+                    ready,
+                    confirmed=True,
+                    revert_after=answer.revert_after,
+                    progress=self._progress,
+                    now=services.session.clock,
+                ),
+                label=f"Running playbook {book.name}",
+                done=PlaybookRunEnded,
+                group="playbook-run",
+            )
+
+        self.app.push_screen(dialog, decided)
+
+    def _progress(self, result: StepResult) -> None:
+        word = _STATE_WORDS.get(result.state, result.state)
+        if result.journal_id is not None:
+            word += f" #{result.journal_id}"
+            self._entry_steps[result.journal_id] = result.step.number
+        if result.detail:
+            word += f": {result.detail}"
+        table = self._table()
+        table.update_cell(str(result.step.number), "State", safe_text(word))
+        if result.state not in ("sending", "done") and self._plan is not None:
+            for step in self._plan.steps[result.step.number :]:
+                table.update_cell(str(step.number), "State", safe_text("not sent"))
+
+    def on_playbook_run_ended(self, message: PlaybookRunEnded) -> None:
+        """The run is over: its summary, and the offer to revert when it stopped."""
+        self._busy = False
+        summary = message.summary
+        run = f"Run #{summary.run_id}" if summary.run_id is not None else "Run (not journaled)"
+        text = f"{run}: {summary.text()}"
+        if summary.revert_due is not None:
+            text += f"\nReverts at {summary.revert_due.isoformat(timespec='seconds')}."
+        self._summary(text)
+        if summary.stopped_at is not None and summary.done:
+            self._offer_revert(summary)
+
+    def _offer_revert(self, summary: RunSummary) -> None:
+        from bottui.ops.playbooks import revert
+        from bottui.tui.screens.dialogs import ConfirmDialog
+
+        stop = summary.stopped_at
+        assert stop is not None
+        done = "\n".join(
+            f"{r.step.number}. {r.step.target}: back to {r.step.known}" for r in summary.done
+        )
+        dialog = ConfirmDialog(
+            clean(f"The run stopped at step {stop.step.number}"),
+            safe(
+                f"Step {stop.step.number} {stop.state}: {stop.detail}\n"
+                f"Revert the {len(summary.done)} step(s) done, last first?",
+                keep_newlines=True,
+            ),
+            "Revert",
+            listing=safe(done, keep_newlines=True),
+        )
+        services = self.services
+
+        def decided(ok: bool | None) -> None:
+            if ok:
+                self.call(
+                    lambda: revert.revert_steps(services.session, summary, reason=None),
+                    label="Reverting the steps done",
+                    done=PlaybookReverted,
+                    group="playbook-run",
+                )
+
+        self.app.push_screen(dialog, decided)
+
+    def on_playbook_reverted(self, message: PlaybookReverted) -> None:
+        """Show how the revert ended under the summary."""
+        current = str(self.query_one("#playbook-summary", Static).content)
+        lines = message.report.lines()
+        self._summary(f"{current}\n" + "\n".join(lines))
+        for step in message.report.report.steps:
+            number = self._entry_steps.get(step.entry_id or 0)
+            if number is not None:
+                self._table().update_cell(str(number), "State", safe_text(step.state))
+
+    # -- helpers -------------------------------------------------------------------
+
+    def _table(self) -> DataTable[Any]:
+        return self.query_one("#playbook-plan", DataTable)
+
+    def _head(self, text: str) -> None:
+        self.query_one("#playbook-head", Static).update(safe(text, keep_newlines=True))
+
+    def _summary(self, text: str) -> None:
+        self.query_one("#playbook-summary", Static).update(safe(text, keep_newlines=True))
+
+
+def _problem(error: PlaybookFileError) -> str:
+    """``NAME.toml:LINE: reason`` (the directory is the config's ``playbooks/``)."""
+    line = f":{error.line}" if error.line is not None else ""
+    return f"{error.path.name}{line}: {error.reason}"

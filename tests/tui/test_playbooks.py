@@ -1,0 +1,188 @@
+"""The Playbooks screen: list and plan, one confirmation, progress, summary, revert offer.
+
+Pilot tests run against the loopback sandbox; snapshots against the ASGI
+sandbox with the fixed clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import DataTable, Static
+
+from bottui.demo import prepare
+from bottui.ops.playbooks import library
+from bottui.ops.session import Session
+from bottui.sandbox.server import SandboxServer
+from bottui.tui.app import BottuiApp
+from bottui.tui.screens.dialogs import ConfirmDialog
+from bottui.tui.screens.playbook_dialogs import PlaybookConfirm
+from tests.fixtures.sandbox import ACC, PROJ
+from tests.tui.conftest import SNAP_SIZE
+from tests.tui.helpers import plain, settle
+
+PLAYBOOK = """\
+description = "Scraping wave: search limiter on, bot score tighter, API limiter on"
+duration = "2h"
+
+[[steps]]
+limiter = "rl-search"
+action = "enable"
+
+[[steps]]
+dimension = "bot-score"
+block = 0.9
+challenge = 0.6
+
+[[steps]]
+limiter = "rl-api"
+action = "enable"
+"""
+BROKEN = '[[steps]]\nlimiter = "rl-login"\naction = "on"\n'
+
+
+def add_playbooks(session: Session) -> None:
+    folder = library.directory(session.locations)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "scrape.toml").write_text(PLAYBOOK, encoding="utf-8")
+    (folder / "typo.toml").write_text(BROKEN, encoding="utf-8")
+
+
+def puts(sandbox: SandboxServer) -> list[str]:
+    sent = [r for r in sandbox.state.recorder.log if r.method in ("PUT", "PATCH", "POST")]
+    return [[s for s in r.segments if s not in ("thresholds", "active")][-1] for r in sent]
+
+
+def states(app: BottuiApp) -> list[str]:
+    table: DataTable[Any] = app.screen.query_one("#playbook-plan", DataTable)
+    return [str(table.get_row_at(i)[2]) for i in range(table.row_count)]
+
+
+def summary(app: BottuiApp) -> str:
+    return plain(app.screen.query_one("#playbook-summary", Static))
+
+
+async def to_run(app: BottuiApp, pilot: Any) -> None:
+    await settle(pilot)
+    await pilot.press("r")
+    await settle(pilot)
+    assert isinstance(app.screen, PlaybookConfirm)
+
+
+async def test_run_from_the_screen(flow_session: Session, sandbox: SandboxServer) -> None:
+    add_playbooks(flow_session)
+    app = BottuiApp(flow_session, demo=True, start_mode="playbooks")
+    async with app.run_test(size=SNAP_SIZE) as pilot:
+        await to_run(app, pilot)
+        app.screen.query_one("#duration").value = ""  # type: ignore[attr-defined]
+        await pilot.click("#confirm")
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        assert puts(sandbox) == ["rl-search", "bot-score", "rl-api"]
+        assert [s.split(" ")[0] for s in states(app)] == ["done", "done", "done"]
+        assert "3 of 3 steps done" in summary(app)
+        assert "Reverts at" in summary(app)  # the playbook's default 2h
+
+
+async def test_a_failure_midway_offers_and_makes_a_partial_revert(
+    flow_session: Session, sandbox: SandboxServer
+) -> None:
+    add_playbooks(flow_session)
+    app = BottuiApp(flow_session, demo=True, start_mode="playbooks")
+    async with app.run_test(size=SNAP_SIZE) as pilot:
+        await to_run(app, pilot)
+        # The dimension disappears between the plan and the run: step 2 gets a 404.
+        sandbox.state._projects[(ACC, PROJ)].dimensions.pop("bot-score")
+        app.screen.query_one("#duration").value = "none?"  # type: ignore[attr-defined]
+        await pilot.click("#confirm")
+        await settle(pilot)
+        assert isinstance(app.screen, PlaybookConfirm)  # a bad duration is refused
+        app.screen.query_one("#duration").value = ""  # type: ignore[attr-defined]
+        await pilot.click("#confirm")
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        assert puts(sandbox) == ["rl-search", "bot-score"]
+        assert isinstance(app.screen, ConfirmDialog)
+        assert "stopped at step 2" in plain(app.screen.query_one(".dialog-title"))
+        await pilot.click("#confirm")
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        assert puts(sandbox) == ["rl-search", "bot-score", "rl-search"]
+        assert sandbox.state.rate_limiter(ACC, PROJ, "rl-search").is_active is False  # type: ignore[union-attr]
+        assert states(app)[0] == "reverted" and states(app)[2] == "not sent"
+        assert "1 of 3 steps done; step 2 failed" in summary(app)
+        assert "revert of run" in summary(app) and ": reverted" in summary(app)
+
+
+def _snap_app(tmp_path: Path, backend: Any) -> BottuiApp:
+    from tests.tui.conftest import SNAP_BASE_URL, fixed_clock
+
+    session = prepare(
+        tmp_path / "demo", SNAP_BASE_URL, client_factory=backend.client, clock=fixed_clock
+    )
+    add_playbooks(session)
+    return BottuiApp(session, demo=True, start_mode="playbooks")
+
+
+def test_snapshot_list_and_plan(
+    snap_compare: Callable[..., bool], tmp_path: Path, asgi_backend: Any
+) -> None:
+    assert snap_compare(_snap_app(tmp_path, asgi_backend), terminal_size=SNAP_SIZE)
+
+
+def test_snapshot_confirmation(
+    snap_compare: Callable[..., bool], tmp_path: Path, asgi_backend: Any
+) -> None:
+    async def open_it(pilot: Any) -> None:
+        # The plan table filled and measured first: the dialog covers part of it.
+        await settle(pilot)
+        await pilot.wait_for_scheduled_animations()
+        await pilot.press("r")
+        await settle(pilot)
+
+    app = _snap_app(tmp_path, asgi_backend)
+    assert snap_compare(app, terminal_size=SNAP_SIZE, run_before=open_it)
+
+
+def test_snapshot_summary(
+    snap_compare: Callable[..., bool], tmp_path: Path, asgi_backend: Any
+) -> None:
+    async def run_it(pilot: Any) -> None:
+        await pilot.press("r")
+        await settle(pilot)
+        await pilot.click("#confirm")
+        await pilot.app.workers.wait_for_complete()
+        await settle(pilot)
+
+    app = _snap_app(tmp_path, asgi_backend)
+    assert snap_compare(app, terminal_size=SNAP_SIZE, run_before=run_it)
+
+
+def test_snapshot_failure_offer(
+    snap_compare: Callable[..., bool], tmp_path: Path, asgi_backend: Any
+) -> None:
+    async def fail_it(pilot: Any) -> None:
+        await pilot.press("r")
+        await settle(pilot)
+        asgi_backend.state._projects[(ACC, PROJ)].dimensions.pop("bot-score")
+        await pilot.click("#confirm")
+        await pilot.app.workers.wait_for_complete()
+        await settle(pilot)
+
+    app = _snap_app(tmp_path, asgi_backend)
+    assert snap_compare(app, terminal_size=SNAP_SIZE, run_before=fail_it)
+
+
+def test_a_broken_file_shows_file_and_line(
+    snap_compare: Callable[..., bool], tmp_path: Path, asgi_backend: Any
+) -> None:
+    async def pick_it(pilot: Any) -> None:
+        await pilot.press("down")
+        await settle(pilot)
+        head = plain(pilot.app.screen.query_one("#playbook-head", Static))
+        assert "typo.toml:3: step 1: action must be" in head
+
+    app = _snap_app(tmp_path, asgi_backend)
+    assert snap_compare(app, terminal_size=SNAP_SIZE, run_before=pick_it)
