@@ -47,6 +47,7 @@ COMMANDS: Final[dict[str, tuple[str, str]]] = {
     "config": ("config_cmd", "cmd_config"),
     "sandbox": ("apps", "cmd_sandbox"),
     "demo": ("apps", "cmd_demo"),
+    "completion": ("completion", "cmd_completion"),
 }
 
 
@@ -55,6 +56,10 @@ def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
     from bottui.cli.render import render_error
 
     words = sys.argv[1:] if argv is None else argv
+    if words[:1] == ["__complete"]:  # the shells' Tab callback: never parsed, never an error
+        from bottui.cli.complete_words import callback
+
+        return callback(words[1:])
     output = out or Output("--json" in words)
     try:
         from bottui.cli.parser import parse
