@@ -22,9 +22,7 @@ Commands that reach the service open their session with
 
 from __future__ import annotations
 
-import asyncio
 import importlib
-import inspect
 import os
 import sys
 from collections.abc import Sequence
@@ -72,6 +70,10 @@ def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
             from bottui.cli.apps import cmd_tui
 
             return cmd_tui(args, output)
+        # Imported here: --version, --help and the shells' Tab callback skip their ~30 ms.
+        import asyncio
+        import inspect
+
         module, name = COMMANDS[args.command]
         command = getattr(importlib.import_module(f"bottui.cli.{module}"), name)
         if inspect.iscoroutinefunction(command):
