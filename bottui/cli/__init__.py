@@ -47,6 +47,7 @@ COMMANDS: Final[dict[str, tuple[str, str]]] = {
     "sandbox": ("apps", "cmd_sandbox"),
     "demo": ("apps", "cmd_demo"),
     "help": ("help_cmd", "cmd_help"),
+    "completion": ("completion", "cmd_completion"),
 }
 
 
@@ -55,6 +56,10 @@ def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
     from bottui.cli.render import render_error
 
     words = sys.argv[1:] if argv is None else argv
+    if words[:1] == ["__complete"]:  # the shells' Tab callback: never parsed, never an error
+        from bottui.cli.complete_words import callback
+
+        return callback(words[1:])
     output = out or Output("--json" in words)
     try:
         from bottui.cli.parser import parse
@@ -67,8 +72,8 @@ def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
             from bottui.cli.apps import cmd_tui
 
             return cmd_tui(args, output)
-        # Imported here, not at the top: ``bottui --version`` and a refused
-        # command line never need asyncio (~35 ms).
+        # Imported here, not at the top: ``bottui --version``, a refused
+        # command line and the shells' Tab callback never need asyncio (~35 ms).
         import asyncio
         import importlib
         import inspect

@@ -89,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from bottui.cli.help_text import ALL_COMMON, Formatter, add_common, top_epilog
     from bottui.cli.parser_changes import add_change_commands
+    from bottui.cli.parser_completion import add_completion_parser
     from bottui.cli.parser_local import add_local_commands
     from bottui.cli.parser_playbook import add_playbook_parser
 
@@ -115,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_change_commands(commands)  # limiter, revoke, thresholds, undo
     add_local_commands(commands)  # inventory, journal, token, store, profile, config, ...
     add_playbook_parser(commands)  # playbook list|show|run|revert
+    add_completion_parser(commands)  # completion bash|zsh|fish
     return parser
 
 

@@ -107,7 +107,16 @@ def test_positionals_of_ids_end_in_id() -> None:
     positionals = {
         a.metavar for p in PARSERS.values() for a in p._actions if not a.option_strings
     } - {None, "COMMAND", "ACTION"}
-    assert positionals == {"LIMITER_ID", "DIMENSION_ID", "FILE", "KIND", "NAME", "TOPIC", "RUN_ID"}
+    assert positionals == {
+        "LIMITER_ID",
+        "DIMENSION_ID",
+        "FILE",
+        "KIND",
+        "NAME",
+        "TOPIC",
+        "RUN_ID",
+        "SHELL",
+    }
 
 
 @pytest.mark.parametrize(
