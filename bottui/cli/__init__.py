@@ -50,6 +50,12 @@ COMMANDS: Final[dict[str, tuple[str, str]]] = {
 }
 
 
+#: Commands that do not warn about the config files at start: ``config`` lists
+#: every problem itself; ``demo`` and ``sandbox`` never read the user's config.
+#: (The TUI says them in a toast after its first frame.)
+NO_START_CHECK: Final = frozenset({"config", "demo", "sandbox"})
+
+
 def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
     """Parse and run one command; return the exit code."""
     from bottui.cli.render import render_error
@@ -67,6 +73,10 @@ def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
             from bottui.cli.apps import cmd_tui
 
             return cmd_tui(args, output)
+        if args.command not in NO_START_CHECK:
+            from bottui.cli.config_warning import warn_at_start
+
+            warn_at_start(output)
         module, name = COMMANDS[args.command]
         command = getattr(importlib.import_module(f"bottui.cli.{module}"), name)
         if inspect.iscoroutinefunction(command):
