@@ -12,11 +12,23 @@ from bottui.cli.output import Output
 
 
 def warn_at_start(out: Output) -> None:
-    """Run every checker; print one warning line on stderr if any found a problem."""
+    """Run every checker; print one warning line on stderr if any found a problem.
+
+    Not when config.toml cannot be loaded at all (not TOML, a value of the
+    wrong type): every command that reads it stops with that error itself,
+    and the same words twice would only be noise.
+    """
     from bottui.ops.config_checks import run_checkers, summary
+    from bottui.store.config import ConfigStore
+    from bottui.store.errors import ConfigError
     from bottui.store.paths import Locations
 
-    problems = run_checkers(Locations.default())
+    locations = Locations.default()
+    try:
+        ConfigStore(locations).load()
+    except ConfigError:
+        return
+    problems = run_checkers(locations)
     if problems:
         out.message(summary(problems))
 

@@ -112,10 +112,18 @@ def test_a_command_warns_in_one_line_and_keeps_its_exit_code() -> None:
 
 
 def test_several_problems_name_the_first_and_count_the_rest() -> None:
-    write(WRONG)
+    write('current = "prdo"\nthme = "x"\n[profiles.prod]\nbase_url = "https://a.example"\n')
     done = cli("profile", "list")
-    assert "warning: 6 problems in your config files:" in done.err
-    assert "theme must be a string (and 5 more)" in done.err
+    assert done.code == 0
+    assert "warning: 2 problems in your config files:" in done.err
+    assert "current = 'prdo' names no profile: it is ignored (and 1 more)" in done.err
+
+
+def test_a_config_that_stops_the_command_is_said_once() -> None:
+    write(WRONG)  # theme = 5: loading fails, the command says so itself
+    done = cli("profile", "list")
+    assert done.code == 2
+    assert "warning:" not in done.err and "must be a number" in done.err
 
 
 def test_a_clean_config_prints_no_warning() -> None:
