@@ -260,10 +260,16 @@ def previous_json(previous: Mapping[str, Any] | None) -> dict[str, Any] | None:
         return None
     shown = dict(previous)
     for key in _THRESHOLD_KEYS:
-        value = shown.get(key)
-        if isinstance(value, str) and _NUMBER.fullmatch(value):
-            shown[key] = json.loads(value)
+        if key in shown:
+            shown[key] = number_of(shown[key])
     return shown
+
+
+def number_of(value: object) -> object:
+    """A kept JSON number literal (``"0.80"``) as the number; anything else as it is."""
+    if isinstance(value, str) and _NUMBER.fullmatch(value):
+        return json.loads(value)
+    return value
 
 
 def _load(value: str | None) -> JsonValue:
@@ -453,6 +459,7 @@ __all__ = [
     "limiter_target",
     "local_host",
     "local_operator",
+    "number_of",
     "outcome_row",
     "outcome_word",
     "previous_json",
