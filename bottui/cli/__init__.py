@@ -51,6 +51,12 @@ COMMANDS: Final[dict[str, tuple[str, str]]] = {
 }
 
 
+#: Commands that do not warn about the config files at start: ``config`` lists
+#: every problem itself; ``demo`` and ``sandbox`` never read the user's config.
+#: (The TUI says them in a toast after its first frame.)
+NO_START_CHECK: Final = frozenset({"config", "demo", "sandbox", "help", "completion"})
+
+
 def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
     """Parse and run one command; return the exit code."""
     from bottui.cli.render import render_error
@@ -72,6 +78,10 @@ def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
             from bottui.cli.apps import cmd_tui
 
             return cmd_tui(args, output)
+        if args.command not in NO_START_CHECK:
+            from bottui.cli.config_warning import warn_at_start
+
+            warn_at_start(output)
         # Imported here, not at the top: ``bottui --version``, a refused
         # command line and the shells' Tab callback never need asyncio (~35 ms).
         import asyncio

@@ -1,9 +1,11 @@
 """``bottui config check``: every problem of config.toml and its keymap, by line.
 
-Unknown keys (a misspelt ``protect`` for ``protected``), values of the wrong
-type, and the ``[keymap]`` table against the TUI's bindings: a misspelt
-binding id, a key that is not a key, a key bound twice in one place (the
-same check and words as the TUI's start-up toast). Exit 0 when clean, 2
+Unknown keys (a misspelt ``protect`` for ``protected``), every value of the
+wrong type, the files of every checker of
+:data:`bottui.ops.config_checks.CHECKERS`, and the ``[keymap]`` table
+against the TUI's bindings: a misspelt binding id, a key that is not a key,
+a key bound twice in one place (the same check and words as the TUI's
+start-up toast). Exit 0 when clean, 2
 when a problem is found (CONVENTIONS: refused before sending, invalid values).
 """
 
@@ -17,40 +19,41 @@ from bottui.cli.parser import Args
 def cmd_config(args: Args, out: Output) -> int:
     """``bottui config check``."""
     from bottui.cli.apps import known_bindings
-    from bottui.ops.keymap_check import check_keymap
-    from bottui.store.config_check import ConfigProblem, check_config_file
+    from bottui.ops.config_checks import keymap_problems, run_checkers
+    from bottui.store.config_check import check_config_file
     from bottui.store.paths import Locations
 
-    path = Locations.default().config_file
+    locations = Locations.default()
+    path = locations.config_file
     found = check_config_file(path)
-    if found is None:
-        if out.as_json:
-            out.document({"file": str(path), "exists": False, "problems": [], "count": 0})
-        else:
-            out.line(f"{path}: no such file, nothing to check")
-        return EXIT_OK
-    problems = list(found.problems)
-    for mistake in check_keymap(found.keymap, known_bindings()):
-        problems.append(ConfigProblem(found.keymap_lines.get(mistake.binding_id), mistake.message))
-    problems.sort(key=lambda p: p.line or 0)
+    # Every checker (config.toml, and any other file registered in CHECKERS), then the keymap.
+    problems = run_checkers(locations)
+    if found is not None:
+        problems += keymap_problems(locations, known_bindings())
+    # config.toml's by line first; each other file's as its checker gave them.
+    problems.sort(key=lambda p: (p.path != path, (p.line or 0) if p.path == path else 0))
     if out.as_json:
         out.document(
             {
                 "file": str(path),
-                "exists": True,
-                "problems": [{"line": p.line, "message": p.message} for p in problems],
+                "exists": found is not None,
+                "problems": [
+                    {"file": str(p.path), "line": p.line, "message": p.message} for p in problems
+                ],
                 "count": len(problems),
             }
         )
     else:
+        if found is None:
+            out.line(f"{path}: no such file, nothing to check")
         for problem in problems:
-            where = f"{path}:{problem.line}" if problem.line else str(path)
-            out.line(f"{where}: {problem.message}")
+            out.line(f"{problem.where}: {problem.message}")
     if problems:
         out.message(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} found")
         return EXIT_REFUSED
-    keys = len(found.keymap)
-    out.message(f"{path}: no problems ({keys} keymap entr{'y' if keys == 1 else 'ies'})")
+    if found is not None:
+        keys = len(found.keymap)
+        out.message(f"{path}: no problems ({keys} keymap entr{'y' if keys == 1 else 'ies'})")
     return EXIT_OK
 
 

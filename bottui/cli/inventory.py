@@ -55,7 +55,7 @@ async def cmd_inventory(args: Args, out: Output) -> int:
         await refresh_shared(session)  # what teammates taught, when a team store is configured
         doc = with_teammates(await inventory.to_dict())
         if out.as_json:
-            out.document(doc)
+            out.document(_numbers(doc))
         else:
             _print_inventory(out, doc)
         return EXIT_OK
@@ -107,3 +107,19 @@ def _print_inventory(out: Output, doc: dict[str, Any]) -> None:
                 if known and dim.get("taught_by"):
                     values += f"  ({_how(dim, 'known_at')})"
                 out.line(f"    dimension {named(dim['id'], dim['name'])}: {values}")
+
+
+def _numbers(doc: dict[str, Any]) -> dict[str, Any]:
+    """The dimensions' thresholds as numbers, as every --json shows them.
+
+    The inventory (and its TOML export) keeps the exact literal text; a
+    script reading ``inventory list --json`` gets numbers, like ``thresholds
+    set --json`` and the journal's ``request_body`` and ``previous``.
+    """
+    from bottui.store.journal_records import number_of
+
+    dims = [
+        {**d, "block": number_of(d.get("block")), "challenge": number_of(d.get("challenge"))}
+        for d in doc.get("dimensions", [])
+    ]
+    return {**doc, "dimensions": dims}

@@ -136,6 +136,8 @@ async def cmd_journal(args: Args, out: Output) -> int:
         journal = SharedJournal(local, team, on_down=down)
     stream = EntryStream(journal, query, limit=limit_of(args), tokens=TokenStore(timeout=1.0))
     try:
+        if args.profile is not None:
+            await check_profile(args.profile, journal)
         code = await _write(args, out, stream, fmt)
         if args.follow:
             from bottui.cli.journal_follow import follow
@@ -155,6 +157,26 @@ async def cmd_journal(args: Args, out: Output) -> int:
         else:
             out.message(f"older: {next_page_command(args, stream.older)}")
     return code
+
+
+async def check_profile(name: str, journal: Pages) -> None:
+    """Refuse a ``--profile`` that names no profile, as every command does (exit 2).
+
+    Except a profile the journal has entries of: one removed from the config
+    still has its history, and reading it is what the journal is for.
+    """
+    from bottui.store.config import ConfigStore
+    from bottui.store.errors import ProfileNotFound
+    from bottui.store.journal_store import EntryQuery
+    from bottui.store.paths import Locations
+    from bottui.store.profile_hint import no_such_profile
+
+    known = ConfigStore(Locations.default()).load().profiles
+    if name in known:
+        return
+    page = await journal.page(EntryQuery(profile=name), limit=1)
+    if not page.entries:
+        raise ProfileNotFound(*no_such_profile(name, known))
 
 
 async def team_journal(args: Args, out: Output) -> TeamSync | None:
@@ -225,6 +247,7 @@ __all__ = [
     "DEFAULT_LIMIT",
     "MAX_LIMIT",
     "check_options",
+    "check_profile",
     "cmd_journal",
     "journal_query",
     "limit_of",

@@ -23,6 +23,7 @@ from bottui.ops import journal_view
 from bottui.ops.team_live import LiveFeed, describe
 from bottui.plaintext import clean, show_id
 from bottui.store import safe_json
+from bottui.store.journal_records import previous_json
 
 if TYPE_CHECKING:
     from bottui.cli.parser import Args
@@ -56,7 +57,7 @@ def team_json(entry: TeamEntry) -> dict[str, Any]:
         "project": entry.project,
         "target": entry.target,
         "request_body": entry.request_body,
-        "previous": entry.previous,
+        "previous": previous_json(entry.previous),
         "undo_of": entry.undo_of,
         "run_id": entry.run_id,
         "item_key": entry.item_key,

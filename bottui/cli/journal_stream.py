@@ -46,7 +46,7 @@ async def write_text(stream: EntryStream, out: Output) -> None:
         if _gone(out):
             return
     if stream.count == 0:
-        out.line("no journal entries match")
+        out.line("no journal entries match" if stream.filtered else "the journal is empty")
     if unfinished:
         out.message(
             f"{unfinished} UNFINISHED: started, no outcome (still running, or cut off by a "

@@ -6,6 +6,8 @@ uses the same); this module parses nothing and prints what they did.
 
 from __future__ import annotations
 
+import shlex
+
 from bottui.api.errors import EXIT_OK
 from bottui.cli.output import Output
 from bottui.cli.parser import Args, UsageError
@@ -15,6 +17,7 @@ async def cmd_profile(args: Args, out: Output) -> int:
     """``bottui profile add|list|use|remove``."""
     from bottui.ops import profiles
     from bottui.store.config_async import AsyncConfigStore
+    from bottui.store.errors import ProfileExists
     from bottui.store.paths import Locations
 
     store = AsyncConfigStore(Locations.default())
@@ -29,7 +32,16 @@ async def cmd_profile(args: Args, out: Output) -> int:
             account=args.account,
             project=args.project,
         )
-        await profiles.add_profile(store, profile, replace=args.replace)
+        try:
+            await profiles.add_profile(store, profile, replace=args.replace)
+        except ProfileExists as exc:
+            # The store's words are for both faces; the CLI names its own flag.
+            raise ProfileExists(
+                exc.title,
+                f"give --replace to replace it (bottui profile add {shlex.quote(args.name)} "
+                "--base-url URL --replace), or remove it first: bottui profile remove "
+                f"{shlex.quote(args.name)}",
+            ) from None
         if out.as_json:
             out.document({"added": args.name})
         else:

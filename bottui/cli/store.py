@@ -33,7 +33,9 @@ def profile_of(args: Args) -> Profile | None:
 
         found = config.profile(args.profile)
         if found is None:
-            raise ProfileNotFound("No such profile", f"profile: {args.profile!r}")
+            from bottui.store.profile_hint import no_such_profile
+
+            raise ProfileNotFound(*no_such_profile(args.profile, config.profiles))
         return found
     return config.profile()
 

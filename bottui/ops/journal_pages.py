@@ -101,6 +101,11 @@ class EntryStream:
         #: Entries older than the last given exist: the id the next page starts below.
         self.older: EntryId | None = None
 
+    @property
+    def filtered(self) -> bool:
+        """True when a filter narrows the read: "none match" differs from "empty"."""
+        return self._query != EntryQuery()
+
     async def pages(self) -> AsyncGenerator[tuple[JournalEntry, ...], None]:
         """Each page in turn (never empty); the caller may stop at any point.
 

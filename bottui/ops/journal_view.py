@@ -15,6 +15,7 @@ and which no UTF-8 output can carry, are U+FFFD (:func:`fit`).
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -115,6 +116,8 @@ def entry_query(query: JournalQuery) -> EntryQuery:
             "--until", f"{query.until!r} is not after --since {query.since!r}: nothing can match"
         )
     outcome = query.outcome
+    if outcome is not None:
+        outcome_named(outcome)
     group = OUTCOME_GROUPS.get(outcome or "")
     outcomes: frozenset[str] | None = None
     if group is not None:
@@ -173,6 +176,25 @@ def fit(entry: JournalEntry) -> JournalEntry:
             changed[name] = fixed
     # Most entries need nothing: no copy then (a stream fits millions).
     return dataclasses.replace(entry, **changed) if changed else entry
+
+
+def outcome_named(name: str) -> str:
+    """``name`` when it is an outcome word, a group of them, or ``unfinished``.
+
+    Raises:
+        ValidationError: anything else (exit 2): a misspelt word would
+            otherwise match nothing and look like an empty journal.
+    """
+    words = [str(o) for o in Outcome]
+    if name in words or name in OUTCOME_GROUPS or name == UNFINISHED:
+        return name
+    close = difflib.get_close_matches(name, [*OUTCOME_GROUPS, *words, UNFINISHED], n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise ValidationError(
+        "--outcome",
+        f"{name!r} is not an outcome{hint}: one of {', '.join(OUTCOME_GROUPS)}, "
+        f"{UNFINISHED}, or a word: {', '.join(words)}",
+    )
 
 
 def operation_named(name: str) -> str:
@@ -379,6 +401,7 @@ __all__ = [
     "line",
     "operation_named",
     "operation_text",
+    "outcome_named",
     "outcome_text",
     "read",
     "reason_text",

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from bottui.api.errors import CredentialsError, RefusedError
 from bottui.api.tokens import AccessToken, ProjectToken
+from bottui.plaintext import clean
 from bottui.store.paths import Locations
 from bottui.store.tokens import TokenStore
 from bottui.store.utc import Clock
@@ -89,8 +90,9 @@ class Settings:
         if profile is not None:
             chosen = config.profiles.get(profile)
             if chosen is None:
-                known = ", ".join(sorted(config.profiles)) or "none"
-                raise RefusedError(f"No profile named {profile!r}", f"known profiles: {known}")
+                from bottui.store.profile_hint import no_such_profile
+
+                raise RefusedError(*no_such_profile(profile, config.profiles))
         else:
             chosen = config.profile()
         url = base_url or env.get("BOTTUI_BASE_URL") or (chosen.base_url if chosen else None)
@@ -266,8 +268,8 @@ class Session:
         if token is None:
             raise CredentialsError(
                 "No personal access token",
-                f"for account {account!r}: run `bottui token set personal --account ...` "
-                "or set BOTTUI_ACCESS_TOKEN",
+                f"for account {clean(account)!r}: run "
+                f"`{self.token_command('personal', account)}` or set BOTTUI_ACCESS_TOKEN",
             )
         return token
 
@@ -278,10 +280,29 @@ class Session:
         if token is None:
             raise CredentialsError(
                 "No project API token",
-                f"for project {project!r}: run `bottui token set project --account ... "
-                "--project ...` or set BOTTUI_API_KEY",
+                f"for project {clean(project)!r}: run "
+                f"`{self.token_command('project', account, project)}` or set BOTTUI_API_KEY",
             )
         return token
+
+    def token_command(self, kind: str, account: str, project: str | None = None) -> str:
+        """The ``bottui token set`` line that stores the missing token: real ids, shell-quoted.
+
+        Its profile (or base URL) too: a token is kept per base URL, and the
+        line must store it where this session looks. Ids are cleaned first:
+        a copied line must not carry control characters into the shell.
+        """
+        import shlex
+
+        words = ["bottui", "token", "set", kind]
+        if self.settings.profile_name is not None:
+            words += ["--profile", self.settings.profile_name]
+        elif self.settings.base_url is not None:
+            words += ["--base-url", self.settings.base_url]
+        words += ["--account", account]
+        if project is not None:
+            words += ["--project", project]
+        return shlex.join(clean(word) for word in words)
 
     # -- the client -------------------------------------------------------------
 

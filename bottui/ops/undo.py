@@ -29,6 +29,7 @@ from bottui.ops.plan import PlannedChange
 from bottui.ops.session import Session
 from bottui.store.db_errors import JournalUnavailable
 from bottui.store.journal import JournalEntry, UndoCandidate, UndoKind
+from bottui.store.journal_records import previous_json
 
 #: The kinds of change that can be undone, in the order ``--kind`` lists them.
 KINDS: Final[tuple[UndoKind, ...]] = get_args(UndoKind)
@@ -127,8 +128,9 @@ class UndoPlan:
             "account": self.account,
             "project": self.project,
             "target": self.entry.target,
-            "from": self.current,
-            "to": self.restore,
+            # Thresholds as numbers, as everywhere in --json (the plan keeps the literals).
+            "from": previous_json(self.current),
+            "to": previous_json(self.restore),
         }
 
 

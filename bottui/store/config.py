@@ -171,7 +171,9 @@ class ConfigStore:
     def _need(config: Config, name: str) -> Profile:
         profile = config.profiles.get(name)
         if profile is None:
-            raise ProfileNotFound(f"No profile named {clean(name)!r}")
+            from bottui.store.profile_hint import no_such_profile
+
+            raise ProfileNotFound(*no_such_profile(name, config.profiles))
         return profile
 
     def _error(self, title: str, details: str = "", **where: int | None) -> ConfigError:

@@ -22,7 +22,8 @@ from typing import Any, NamedTuple
 
 from bottui.plaintext import clean
 from bottui.store.config_model import MAX_CONFIG_BYTES, Config, Profile, ProjectSettings
-from bottui.store.config_read import Malformed, parse_config, toml_key
+from bottui.store.config_read import toml_key
+from bottui.store.config_types import value_problems
 
 Key = tuple[str | int, ...]
 
@@ -60,10 +61,9 @@ def check_config_file(path: Path) -> ConfigCheck | None:
         return ConfigCheck([ConfigProblem(exc.line, clean(exc.reason))], {}, {})
     lines = key_lines(text)
     problems = list(unknown_keys(data, lines))
-    try:
-        parse_config(data)
-    except Malformed as exc:
-        problems.append(ConfigProblem(_line_of_message(str(exc), lines), clean(str(exc))))
+    for key, message in value_problems(data):
+        line = _line_of_message(message, lines) or _line(lines, key)
+        problems.append(ConfigProblem(line, clean(message)))
     table = data.get("keymap")
     keymap = dict(table) if isinstance(table, dict) else {}
     keymap_lines = {k: lines.get(("keymap", k), lines.get(("keymap",), 0)) for k in keymap}

@@ -243,6 +243,35 @@ def _optional_int(field: str, value: object) -> int | None:
     return value
 
 
+#: A JSON number literal, as the thresholds of a ``previous`` are kept (exact text).
+_NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_THRESHOLD_KEYS: Final = ("blockThreshold", "challengeThreshold")
+
+
+def previous_json(previous: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """``previous`` as ``--json`` shows it: the thresholds as numbers, like ``request_body``.
+
+    The journal keeps a threshold as the exact literal the server or the user
+    gave (undo sends that text back); a script reading ``--json`` should not
+    have to know that one field of three holds numbers as strings. Rows of
+    every age and of the team store go through here, so old ones read the same.
+    """
+    if previous is None:
+        return None
+    shown = dict(previous)
+    for key in _THRESHOLD_KEYS:
+        if key in shown:
+            shown[key] = number_of(shown[key])
+    return shown
+
+
+def number_of(value: object) -> object:
+    """A kept JSON number literal (``"0.80"``) as the number; anything else as it is."""
+    if isinstance(value, str) and _NUMBER.fullmatch(value):
+        return json.loads(value)
+    return value
+
+
 def _load(value: str | None) -> JsonValue:
     if value is None:
         return None
@@ -370,7 +399,7 @@ class JournalEntry:
             "project": self.project,
             "target": self.target,
             "request_body": self.request_body,
-            "previous": self.previous,
+            "previous": previous_json(self.previous),
             "undo_of": self.undo_of,
             "run_id": self.run_id,
             "item_key": self.item_key,
@@ -430,8 +459,10 @@ __all__ = [
     "limiter_target",
     "local_host",
     "local_operator",
+    "number_of",
     "outcome_row",
     "outcome_word",
+    "previous_json",
     "reason_or_none",
     "target_key",
     "text",

@@ -232,6 +232,10 @@ class BottuiApp(App[int]):
 
         self._team_live = TeamLive(self.services)
         self._team_live.start()
+        # Unknown keys and wrong values of the config files, read off the loop.
+        from bottui.tui.config_toast import say_config_problems
+
+        self.run_worker(say_config_problems(self), group="config-check", exit_on_error=False)
         if self._config_keymap:  # its mistakes said at start (reads every screen's keys)
             from bottui.tui.action_registry import keymap_toast
 

@@ -116,8 +116,10 @@ def test_each_topic_prints_its_text(name: str) -> None:
     assert len(r.out.splitlines()) >= 5
 
 
-def test_the_json_topic_points_to_the_readme_section() -> None:
-    assert '"JSON output"' in topics.text("json")
+def test_the_json_topic_is_the_schemas_text() -> None:
+    from bottui.cli.help_json import TEXT
+
+    assert topics.text("json") == TEXT and TEXT.startswith("JSON output")
 
 
 def test_help_of_a_command_is_its_help() -> None:

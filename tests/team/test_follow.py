@@ -94,7 +94,7 @@ def test_follow_prints_a_pushed_teammate_entry_as_jsonl(
 def test_follow_without_a_store_polls_the_local_journal(env: SandboxServer) -> None:
     follower = Follower()
     try:
-        assert follower.line(follower.out, timeout=20) == "no journal entries match"
+        assert follower.line(follower.out, timeout=20) == "the journal is empty"
         time.sleep(1.5)  # the follower has read its starting point
         assert cli("limiter", "disable", "rl-login", *scope(), "--reason", "INC-9").code == 0
         line = follower.line(follower.out, timeout=20)

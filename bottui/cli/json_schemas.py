@@ -1,0 +1,398 @@
+"""The shape of every ``--json`` document, as data: documented, and checked by the tests.
+
+Each schema is a small JSON-Schema-like dict (``type``, ``properties``,
+``required``, ``additionalProperties``, ``items``, ``enum``), so a script
+author can read it and ``tests/cli/test_json_schemas.py`` validates real
+outputs of the sandbox against it with :func:`problems`: a field renamed,
+dropped or added without its schema fails a test. bottui's own documents
+are closed (no field beyond those listed); the project document of
+``limiter`` is the API's own and stays open.
+
+``bottui help json`` and the README's "JSON output" section are written
+from :func:`describe`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+Schema = dict[str, Any]
+
+STRING: Final[Schema] = {"type": "string"}
+INT: Final[Schema] = {"type": "integer"}
+NUMBER: Final[Schema] = {"type": "number"}
+BOOL: Final[Schema] = {"type": "boolean"}
+ANY: Final[Schema] = {}
+
+
+def nullable(schema: Schema) -> Schema:
+    """``schema`` or ``null``."""
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def array(items: Schema) -> Schema:
+    """An array of ``items``."""
+    return {"type": "array", "items": items}
+
+
+def obj(props: dict[str, Schema], *, optional: tuple[str, ...] = (), open_: bool = False) -> Schema:
+    """An object with ``props``, all required except ``optional``; closed unless ``open_``."""
+    return {
+        "type": "object",
+        "properties": props,
+        "required": [k for k in props if k not in optional],
+        "additionalProperties": open_,
+    }
+
+
+S_STR = nullable(STRING)
+S_INT = nullable(INT)
+
+ERROR: Final = obj(
+    {
+        "error": obj(
+            {
+                "status": S_INT,
+                "message": STRING,
+                "code": STRING,
+                "type": STRING,
+                "context": ANY,
+            }
+        )
+    }
+)
+REQUEST: Final = obj({"method": STRING, "url": STRING, "body": S_STR, "curl": STRING})
+DRY_RUN: Final = obj(
+    {"dryRun": {"enum": [True]}, "requests": array(REQUEST), "wouldBeRefused": STRING},
+    optional=("wouldBeRefused",),
+)
+RATE_LIMITER: Final = obj(
+    {"id": STRING, "name": STRING, "isActive": BOOL, "threshold": INT, "period": INT},
+    open_=True,
+)
+PROJECT: Final = obj(
+    {
+        "id": STRING,
+        "name": STRING,
+        "serverKey": STRING,
+        "rateLimits": obj({"order": array(STRING), "rateLimits": array(RATE_LIMITER)}),
+    },
+    open_=True,
+)
+REVOCATION: Final = obj(
+    {
+        "revoked": BOOL,
+        "reportId": S_STR,
+        "grantExpiresAt": S_STR,
+        "grantRemainingAttempts": S_INT,
+        "outcome": {"enum": ["withdrawn", "nothing was standing"]},
+    }
+)
+INVALID_LINE: Final = obj({"line": INT, "reason": STRING})
+BULK: Final = obj(
+    {
+        "total": INT,
+        "withdrawn": INT,
+        "nothingStanding": INT,
+        "unknown": INT,
+        "unknownRetried": INT,
+        "failed": INT,
+        "invalid": array(INVALID_LINE),
+        "elapsedSeconds": NUMBER,
+        "skipped": INT,
+        "notSent": INT,
+        "duplicates": INT,
+        "invalidCount": INT,
+        "interrupted": BOOL,
+        "stoppedBy": S_STR,
+        "errors": array(obj({"error": STRING, "count": INT})),
+        "rateLimitPauses": INT,
+        "runId": S_INT,
+    }
+)
+BULK_DRY_RUN: Final = obj(
+    {
+        "dryRun": {"enum": [True]},
+        "wouldBeRefused": STRING,
+        "requests": array(obj({"line": INT, **REQUEST["properties"]})),
+        "count": INT,
+        "shown": INT,
+        "duplicates": INT,
+        "invalid": array(INVALID_LINE),
+        "invalidCount": INT,
+    },
+    optional=("wouldBeRefused",),
+)
+THRESHOLDS: Final = obj(
+    {"dimensionId": STRING, "name": STRING, "blockThreshold": NUMBER, "challengeThreshold": NUMBER}
+)
+#: ``previous``, ``from``, ``to``: a limiter's state or a dimension's thresholds.
+VALUE: Final = {
+    "title": "{isActive: boolean} or {name: string, blockThreshold: number, "
+    "challengeThreshold: number}",
+    "anyOf": [
+        obj({"isActive": BOOL}),
+        obj({"name": STRING, "blockThreshold": NUMBER, "challengeThreshold": NUMBER}),
+    ],
+}
+UNDO: Final = obj(
+    {
+        "kind": {"enum": ["limiter", "thresholds"]},
+        "undoes": INT,
+        "account": STRING,
+        "project": STRING,
+        "target": obj({}, open_=True),
+        "from": nullable(VALUE),
+        "to": VALUE,
+        "journalId": S_INT,
+    }
+)
+JOURNAL_ENTRY: Final = obj(
+    {
+        "id": INT,
+        "started_at": STRING,
+        "operator": STRING,
+        "pid": S_INT,
+        "profile": STRING,
+        "base_url": STRING,
+        "operation": {"enum": ["limiter.set-active", "thresholds.set", "grant.revoke"]},
+        "account": STRING,
+        "project": STRING,
+        "target": obj({}, open_=True),
+        "request_body": nullable(obj({}, open_=True)),
+        "previous": nullable(VALUE),
+        "undo_of": S_INT,
+        "run_id": S_INT,
+        "item_key": S_STR,
+        "unfinished": BOOL,
+        "finished_at": S_STR,
+        "outcome": S_STR,
+        "status": S_INT,
+        "result": nullable(obj({}, open_=True)),
+        "error": nullable(obj({}, open_=True)),
+        "duration_ms": nullable(NUMBER),
+        "event_id": S_STR,
+        "host": S_STR,
+        "reason": S_STR,
+        "shared": BOOL,
+    },
+    optional=("shared",),
+)
+JOURNAL: Final = obj(
+    {"entries": array(JOURNAL_ENTRY), "count": INT, "next_before": S_INT, "error": ANY},
+    optional=("error",),
+)
+JOURNAL_EXPORT: Final = obj({"exported": INT, "file": STRING, "format": {"enum": ["jsonl", "csv"]}})
+_KNOWN: Final = {"source": STRING, "taught_by": S_STR}
+INVENTORY: Final = obj(
+    {
+        "profile": STRING,
+        "accounts": array(
+            obj({"account": STRING, "name": S_STR, "updated_at": STRING, "source": STRING})
+        ),
+        "projects": array(
+            obj(
+                {
+                    "account": STRING,
+                    "project": STRING,
+                    "name": S_STR,
+                    "updated_at": STRING,
+                    **_KNOWN,
+                }
+            )
+        ),
+        "limiters": array(
+            obj(
+                {
+                    "account": STRING,
+                    "project": STRING,
+                    "id": STRING,
+                    "name": S_STR,
+                    "is_active": nullable(BOOL),
+                    "known_at": STRING,
+                    **_KNOWN,
+                }
+            )
+        ),
+        "dimensions": array(
+            obj(
+                {
+                    "account": STRING,
+                    "project": STRING,
+                    "id": STRING,
+                    "name": S_STR,
+                    "block": nullable(NUMBER),
+                    "challenge": nullable(NUMBER),
+                    "known_at": STRING,
+                    **_KNOWN,
+                }
+            )
+        ),
+    }
+)
+INVENTORY_IMPORT: Final = obj(
+    {"file": STRING, "added": INT, "changed": INT, "unchanged": INT, "lines": array(STRING)}
+)
+INVENTORY_EXPORT: Final = obj(
+    {"file": STRING, "accounts": INT, "projects": INT, "limiters": INT, "dimensions": INT}
+)
+PROFILE_LIST: Final = obj(
+    {
+        "current": S_STR,
+        "profiles": array(
+            obj(
+                {
+                    "name": STRING,
+                    "baseUrl": STRING,
+                    "readOnly": BOOL,
+                    "protected": BOOL,
+                    "account": S_STR,
+                    "project": S_STR,
+                }
+            )
+        ),
+    }
+)
+TOKEN_KIND: Final = {"enum": ["personal", "project", "store"]}
+TOKEN_STATUS: Final = obj(
+    {
+        "baseUrl": STRING,
+        "tokens": array(
+            obj({"kind": TOKEN_KIND, "account": STRING, "project": S_STR, "state": STRING})
+        ),
+    }
+)
+STORE_STATUS: Final = obj(
+    {
+        "where": STRING,
+        "schemaVersion": S_INT,
+        "appSchemaVersion": INT,
+        "serverVersion": S_STR,
+        "role": S_STR,
+        "waiting": INT,
+        "lastSync": S_STR,
+    }
+)
+CONFIG_CHECK: Final = obj(
+    {
+        "file": STRING,
+        "exists": BOOL,
+        "problems": array(obj({"file": STRING, "line": S_INT, "message": STRING})),
+        "count": INT,
+    }
+)
+
+#: Every document, by the command line that prints it (the order of the help).
+SCHEMAS: Final[dict[str, Schema]] = {
+    "limiter enable|disable": PROJECT,
+    "revoke --visitor-id|--user-account-id": REVOCATION,
+    "revoke --from-file": BULK,
+    "revoke --from-file --dry-run": BULK_DRY_RUN,
+    "thresholds set": THRESHOLDS,
+    "undo": UNDO,
+    "any change --dry-run": DRY_RUN,
+    "journal": JOURNAL,
+    "journal --jsonl (each line)": JOURNAL_ENTRY,
+    "journal --export FILE": JOURNAL_EXPORT,
+    "inventory list": INVENTORY,
+    "inventory import": INVENTORY_IMPORT,
+    "inventory export": INVENTORY_EXPORT,
+    "profile list": PROFILE_LIST,
+    "profile add": obj({"added": STRING}),
+    "profile use": obj({"current": STRING}),
+    "profile remove": obj({"removed": STRING}),
+    "token status": TOKEN_STATUS,
+    "token set personal|project": obj({"stored": TOKEN_KIND, "account": STRING, "project": S_STR}),
+    "token set store": obj({"stored": {"enum": ["store"]}, "where": STRING}),
+    "token delete": obj({"deleted": BOOL, "kind": TOKEN_KIND}),
+    "store migrate": obj({"where": STRING, "before": INT, "after": INT, "applied": array(INT)}),
+    "store status": STORE_STATUS,
+    "store sync": obj({"where": STRING, "waiting": INT, "lastSync": S_STR, "error": S_STR}),
+    "config check": CONFIG_CHECK,
+    "any command that fails": ERROR,
+}
+
+_TYPES: Final[dict[str, type | tuple[type, ...]]] = {
+    "string": str,
+    "integer": int,
+    "number": (int, float),
+    "boolean": bool,
+    "null": type(None),
+    "array": list,
+    "object": dict,
+}
+
+
+def problems(doc: Any, schema: Schema, where: str = "$") -> list[str]:
+    """Where ``doc`` departs from ``schema`` (empty: it matches)."""
+    if "anyOf" in schema:
+        if any(not problems(doc, option, where) for option in schema["anyOf"]):
+            return []
+        return [f"{where}: matches none of {len(schema['anyOf'])} shapes ({doc!r:.80})"]
+    if "enum" in schema and doc not in schema["enum"]:
+        return [f"{where}: {doc!r:.80} is not one of {schema['enum']}"]
+    kind = schema.get("type")
+    if kind is not None:
+        expected = _TYPES[kind]
+        # bool is an int to Python, never to JSON.
+        if isinstance(doc, bool) and kind in ("integer", "number"):
+            return [f"{where}: a boolean, not {kind}"]
+        if not isinstance(doc, expected):
+            return [f"{where}: {type(doc).__name__}, not {kind}"]
+    found: list[str] = []
+    if isinstance(doc, list) and "items" in schema:
+        for index, item in enumerate(doc):
+            found += problems(item, schema["items"], f"{where}[{index}]")
+    if isinstance(doc, dict) and kind == "object":
+        props = schema.get("properties", {})
+        found += [
+            f"{where}: {key!r} is missing" for key in schema.get("required", ()) if key not in doc
+        ]
+        for key, value in doc.items():
+            if key in props:
+                found += problems(value, props[key], f"{where}.{key}")
+            elif schema.get("additionalProperties") is False:
+                found.append(f"{where}: {key!r} is not in the schema")
+    return found
+
+
+def type_name(schema: Schema) -> str:
+    """``string``, ``integer or null``, ``array of object``, ``"ok" | "csv"``."""
+    if "title" in schema:
+        return str(schema["title"])
+    if "anyOf" in schema:
+        return " or ".join(type_name(s) for s in schema["anyOf"])
+    if "enum" in schema:
+        return " | ".join(_literal(v) for v in schema["enum"])
+    kind = schema.get("type")
+    if kind is None:
+        return "any"
+    if kind == "array":
+        return f"array of {type_name(schema.get('items', ANY))}"
+    return str(kind)
+
+
+def _literal(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f'"{value}"' if isinstance(value, str) else str(value)
+
+
+def describe(schema: Schema, indent: str = "  ") -> list[str]:
+    """The schema as indented lines: ``name  type`` per field, objects inside."""
+    lines: list[str] = []
+    target = schema.get("items", schema) if schema.get("type") == "array" else schema
+    props: dict[str, Schema] = target.get("properties", {})
+    optional = set(props) - set(target.get("required", props))
+    for key, sub in props.items():
+        mark = " (optional)" if key in optional else ""
+        inner = sub.get("items", sub) if sub.get("type") == "array" else sub
+        lines.append(f"{indent}{key}: {type_name(sub)}{mark}")
+        if inner.get("properties"):
+            lines += describe(inner, indent + "  ")
+    if target.get("additionalProperties", True) is not False and props:
+        lines.append(f"{indent}... (more fields, as the API sends them)")
+    return lines
+
+
+__all__ = ["SCHEMAS", "Schema", "describe", "problems", "type_name"]
