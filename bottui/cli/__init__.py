@@ -48,6 +48,8 @@ COMMANDS: Final[dict[str, tuple[str, str]]] = {
     "demo": ("apps", "cmd_demo"),
     "help": ("help_cmd", "cmd_help"),
     "completion": ("completion", "cmd_completion"),
+    "timed": ("timed", "cmd_timed"),
+    "run-due": ("timed", "cmd_run_due"),
 }
 
 

@@ -92,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     from bottui.cli.parser_completion import add_completion_parser
     from bottui.cli.parser_local import add_local_commands
     from bottui.cli.parser_playbook import add_playbook_parser
+    from bottui.cli.parser_timed import add_timed
 
     class _Parser(argparse.ArgumentParser):
         """An ArgumentParser that raises instead of exiting, so main picks the code."""
@@ -117,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_local_commands(commands)  # inventory, journal, token, store, profile, config, ...
     add_playbook_parser(commands)  # playbook list|show|run|revert
     add_completion_parser(commands)  # completion bash|zsh|fish
+    add_timed(commands)  # --for on the changes; timed, run-due
     return parser
 
 

@@ -37,6 +37,7 @@ PROFILE: Final[dict[str, type]] = {
     "operator": str,
     "require_reason": bool,
     "store": str,
+    "late_limit_minutes": int,
     "projects": list,
 }
 PROJECT: Final[dict[str, type]] = {
@@ -50,6 +51,7 @@ _NAMES: Final = {
     str: "a string",
     bool: "true or false",
     float: "a number",
+    int: "a whole number",
     dict: "a table",
     list: "an array of tables ([[...]])",
 }
@@ -70,6 +72,8 @@ def shown_key(key: Key) -> str:
 def _kind_ok(value: object, kind: type) -> bool:
     if kind is float:
         return isinstance(value, int | float) and not isinstance(value, bool)
+    if kind is int:  # TOML's true is not a number of minutes
+        return isinstance(value, int) and not isinstance(value, bool)
     return isinstance(value, kind)
 
 

@@ -115,6 +115,8 @@ def test_positionals_of_ids_end_in_id() -> None:
         "NAME",
         "TOPIC",
         "RUN_ID",
+        "TIMED_ID",
+        "DURATION",
         "SHELL",
     }
 
@@ -144,7 +146,11 @@ def test_hidden_common_options_stay_accepted(prog: str) -> None:
     words = prog.split()[1:]
     sub = LEAVES[prog]
     # "1": a valid value of every positional (names, ids, run ids).
-    args = ["1"] * sum(1 for a in sub._actions if not a.option_strings and a.required)
+    args = [
+        "1h" if a.metavar == "DURATION" else "1"
+        for a in sub._actions
+        if not a.option_strings and a.required
+    ]
     for action in sub._actions:
         if action.required and action.option_strings:
             args += [action.option_strings[0], "1"]
