@@ -45,6 +45,7 @@ COMMANDS: Final[dict[str, tuple[str, str]]] = {
     "journal": ("journal", "cmd_journal"),
     "store": ("store", "cmd_store"),
     "config": ("config_cmd", "cmd_config"),
+    "doctor": ("doctor", "cmd_doctor"),
     "sandbox": ("apps", "cmd_sandbox"),
     "demo": ("apps", "cmd_demo"),
 }

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
 
 from bottui import __version__
 from bottui.api.errors import RefusedError
+from bottui.cli.doctor_parser import add_doctor
 
 if TYPE_CHECKING:
     import argparse
@@ -259,6 +260,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="team mode: a throwaway PostgreSQL and a scripted teammate whose changes "
         "arrive live (pip install 'bottui[demo]')",
     )
+    add_doctor(commands, common)
     return parser
 
 
