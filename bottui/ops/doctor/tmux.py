@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -54,28 +55,56 @@ async def read_tmux(environ: Mapping[str, str], *, timeout: float) -> TmuxFacts:
         argv += ["show", "-gv", name, ";"]
     argv += ["display", "-p", _FEATURES_FORMAT]
     try:
+        code, out = await _run(argv, environ, timeout)
+    except TimeoutError:  # before OSError: it is one
+        return TmuxFacts(error=f"tmux did not answer within {timeout:g} s")
+    except OSError as exc:
+        return TmuxFacts(error=f"tmux could not be started: {exc.strerror or exc}")
+    lines = out.decode("utf-8", "replace").splitlines()
+    if not lines:
+        return TmuxFacts(error=f"tmux answered nothing (exit {code}): no server at TMUX's socket?")
+    return _facts(lines)
+
+
+async def _run(argv: list[str], environ: Mapping[str, str], timeout: float) -> tuple[int, bytes]:
+    """Run ``argv``; its exit code and output, or TimeoutError after ``timeout`` s (killed).
+
+    The output comes through a pipe of our own, not ``asyncio.subprocess.PIPE``:
+    the tmux client hands its stdout to the server, so a server that hangs
+    keeps that pipe open after the client is killed, and asyncio's own pipe
+    would then never close. Ours is closed here whatever the server does.
+    """
+    loop = asyncio.get_running_loop()
+    read_fd, write_fd = os.pipe()
+    try:
         proc = await asyncio.create_subprocess_exec(
             *argv,
             stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
+            stdout=write_fd,
+            stderr=asyncio.subprocess.DEVNULL,
             env=dict(environ),
         )
-    except OSError as exc:
-        return TmuxFacts(error=f"tmux could not be started: {exc.strerror or exc}")
+    except BaseException:
+        os.close(read_fd)
+        raise
+    finally:
+        os.close(write_fd)
+    reader = asyncio.StreamReader()
+    transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0)
+    )
     try:
         async with asyncio.timeout(timeout):
-            out, err = await proc.communicate()
+            out = await reader.read()
+            code = await proc.wait()
     except TimeoutError:
         with contextlib.suppress(ProcessLookupError):
             proc.kill()
         await proc.wait()
-        return TmuxFacts(error=f"tmux did not answer within {timeout:g} s")
-    lines = out.decode("utf-8", "replace").splitlines()
-    if not lines:
-        reason = " ".join(err.decode("utf-8", "replace").split()) or f"exit {proc.returncode}"
-        return TmuxFacts(error=f"tmux answered nothing: {reason}")
-    return _facts(lines)
+        raise
+    finally:
+        transport.close()
+    return code, out
 
 
 def _facts(lines: list[str]) -> TmuxFacts:
