@@ -239,3 +239,18 @@ def test_doctor_help_names_purpose_examples_and_exit_codes() -> None:
     assert done.code == 0
     for words in ("bottui doctor --json", "exit codes:", "1    at least one problem", "--json"):
         assert words in done.out
+
+
+def test_a_failing_keyring_does_not_hide_an_env_token(
+    sandbox: SandboxServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BOTTUI_BASE_URL", sandbox.base_url)
+    monkeypatch.setenv("BOTTUI_ACCESS_TOKEN", DEMO_ACCESS_TOKEN)
+    with installed(fail.Keyring()):  # type: ignore[no-untyped-call]
+        done = cli("doctor", "--json", *scope())
+    tokens = checks(done)["tokens"]
+    assert (
+        "personal access token from environment (BOTTUI_ACCESS_TOKEN), "
+        "project API token unknown (keyring not answering)"
+    ) in tokens["detail"]
+    assert tokens["verdict"] == "problem"

@@ -95,7 +95,7 @@ async def run_checks(prepared: Prepared, timeouts: Timeouts = DEFAULT_TIMEOUTS) 
             projects = await _known_projects(session)
         finally:
             await session.aclose()
-        return await check_tokens(tokens, base_url, projects)
+        return await check_tokens(tokens, base_url, projects, environ)
 
     async def api_check() -> Check:
         if not base_url:

@@ -13,7 +13,7 @@ problem (the keyring check says why).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 from bottui.api.tokens import TOKEN_ENV
@@ -29,9 +29,16 @@ _TITLE: Final = "Tokens"
 
 
 async def check_tokens(
-    tokens: TokenStore, base_url: str, projects: Sequence[tuple[str, str]]
+    tokens: TokenStore,
+    base_url: str,
+    projects: Sequence[tuple[str, str]],
+    environ: Mapping[str, str],
 ) -> Check:
-    """The state of every slot the ``(account, project)`` pairs need, at ``base_url``."""
+    """The state of every slot the ``(account, project)`` pairs need, at ``base_url``.
+
+    A kind of token the environment holds is "from environment" without
+    asking the keyring: a keyring that fails must not hide it.
+    """
     if not projects:
         return Check(
             "tokens",
@@ -44,7 +51,11 @@ async def check_tokens(
     slots: list[Slot] = []
     for account, project in projects:
         slots += [Slot.personal(account), Slot.for_project(account, project)]
-    readings = await read_states(tokens, base_url, slots)
+    in_env = {kind for kind, name in TOKEN_ENV.items() if environ.get(name, "").strip()}
+    readings: dict[Slot, Reading] = dict.fromkeys(
+        (slot for slot in slots if slot.kind in in_env), TokenState.ENVIRONMENT
+    )
+    readings.update(await read_states(tokens, base_url, [s for s in slots if s.kind not in in_env]))
     lines: list[str] = []
     missing = unknown = usable = 0
     for number, (account, project) in enumerate(projects):
