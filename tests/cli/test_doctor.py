@@ -120,6 +120,20 @@ def test_a_dead_port_is_not_reachable_quickly() -> None:
     assert line.startswith("problem") and "not reachable" in line
 
 
+def test_a_server_that_never_answers_costs_the_probe_timeout() -> None:
+    """Connected (the kernel's backlog accepts) but never answered: the 4 s timeout, no more."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(8)
+        started = time.monotonic()
+        done = cli("doctor", "--json", "--base-url", f"http://127.0.0.1:{sock.getsockname()[1]}")
+        took = time.monotonic() - started
+    api = checks(done)["api"]
+    assert api["verdict"] == "problem"
+    assert "no answer within 4 s" in api["detail"]
+    assert 3.5 < took < 10, took
+
+
 def test_a_new_user_without_keyring_or_config(isolated_home: Path) -> None:
     """The first run: no config, keyring's fail backend, no base URL. Nothing is written."""
     with installed(fail.Keyring()):  # type: ignore[no-untyped-call]

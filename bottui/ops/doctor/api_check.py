@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from bottui.api.errors import BottuiError
+from bottui.api.errors import BottuiError, DeadlineExceeded
 from bottui.api.probe import ProbeAnswer, probe_api
 from bottui.ops.doctor.model import Check, Verdict
 
@@ -45,13 +45,21 @@ async def check_api(base_url: str | None, *, timeout: float, source: str) -> Che
             f"{base_url} ({source}) is refused before sending: {exc}",
             "fix the base URL: https://host[:port] (plain http only to this machine)",
         )
-    return _judge(base_url, source, answer)
+    return _judge(base_url, source, answer, timeout)
 
 
-def _judge(base_url: str, source: str, answer: ProbeAnswer) -> Check:
+def _judge(base_url: str, source: str, answer: ProbeAnswer, timeout: float) -> Check:
     where = f"{base_url} ({source})"
     secure = base_url.lower().startswith("https://")
     transport = "TLS valid" if secure else "plain HTTP (loopback)"
+    if isinstance(answer.failure, DeadlineExceeded):
+        return Check(
+            "api",
+            _TITLE,
+            Verdict.PROBLEM,
+            f"{where}: no answer within {timeout:g} s",
+            "check the base URL, the network and any proxy or firewall on the way",
+        )
     if answer.failure is not None:
         text = str(answer.failure)
         tls = secure and any(word in text.lower() for word in _TLS_WORDS)
