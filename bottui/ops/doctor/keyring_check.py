@@ -30,7 +30,8 @@ async def check_keyring(tokens: TokenStore, environ: Mapping[str, str]) -> Check
             "Keyring",
             Verdict.WARNING,
             f"{detail}; not needed while both tokens are in the environment",
-            _FIX,
+            "to keep tokens in a keyring instead: run under a Secret Service, or choose a "
+            "backend: keyring --list-backends, PYTHON_KEYRING_BACKEND",
         )
     return Check(
         "keyring",
