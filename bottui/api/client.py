@@ -334,8 +334,16 @@ class BotProtectionClient:
             functools.partial(self._attempt, request, token), self.policy, self.timing, pause
         )
 
+    async def send_without_token(self, request: PreparedRequest) -> Answer | Failure:
+        """One attempt carrying no token at all, never retried (``bottui doctor``'s probe).
+
+        Returns the 2xx :class:`Answer`, or the :class:`Failure` (an
+        :class:`ApiError` for an error status, as :meth:`send` would raise).
+        """
+        return await self._attempt(request, None, self.policy.deadline)
+
     async def _attempt(
-        self, request: PreparedRequest, token: Secret, remaining: float
+        self, request: PreparedRequest, token: Secret | None, remaining: float
     ) -> Answer | Failure:
         """One attempt. Never raises for transport trouble: returns a Failure."""
         policy = self.policy
@@ -433,7 +441,9 @@ def _parsed_url(url: str) -> httpx.URL:
     return httpx.URL(url)
 
 
-def _auth_headers(token: Secret) -> Mapping[str, str]:
+def _auth_headers(token: Secret | None) -> Mapping[str, str]:
+    if token is None:  # the doctor's probe: no credential of any kind
+        return {"Content-Type": "application/json"}
     # Built inline in the call so no local variable of ours holds the clear
     # header (crash reports print locals). A token sent is a token in use:
     # whatever the server echoes of it is masked (bottui.api.scrub).

@@ -44,6 +44,7 @@ COMMANDS: Final[dict[str, tuple[str, str]]] = {
     "store": ("store", "cmd_store"),
     "config": ("config_cmd", "cmd_config"),
     "playbook": ("playbooks", "cmd_playbook"),
+    "doctor": ("doctor", "cmd_doctor"),
     "sandbox": ("apps", "cmd_sandbox"),
     "demo": ("apps", "cmd_demo"),
     "help": ("help_cmd", "cmd_help"),

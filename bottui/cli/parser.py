@@ -87,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     """
     import argparse
 
+    from bottui.cli.doctor_parser import add_doctor
     from bottui.cli.help_text import ALL_COMMON, Formatter, add_common, top_epilog
     from bottui.cli.parser_changes import add_change_commands
     from bottui.cli.parser_completion import add_completion_parser
@@ -119,6 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_playbook_parser(commands)  # playbook list|show|run|revert
     add_completion_parser(commands)  # completion bash|zsh|fish
     add_timed(commands)  # --for on the changes; timed, run-due
+    add_doctor(commands)  # doctor
     return parser
 
 

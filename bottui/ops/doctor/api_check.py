@@ -1,0 +1,123 @@
+"""The profile's base URL: reachable, TLS valid, and answering like the API.
+
+One probe (:mod:`bottui.api.probe`): no token, the body ``{}``, made-up ids,
+so nothing can change. The API refuses it with its error object
+(``message``, ``code``, ``type``). What else can come back, and what it means:
+
+* a 2xx: something accepted a request with no credential and no valid body.
+  That is not how the API answers: a red flag (a wrong URL, a proxy that
+  answers everything, a mock), and no token should be sent there;
+* a 3xx: a redirect (to a login page, or http to https): not the API's path;
+* an error status without the error object (an HTML page, a gateway's text):
+  something else answers at this URL;
+* no answer: refused, unknown host, a certificate that is not valid, timed out.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from bottui.api.errors import BottuiError, DeadlineExceeded
+from bottui.api.probe import ProbeAnswer, probe_api
+from bottui.ops.doctor.model import Check, Verdict
+
+_TITLE: Final = "API at the base URL"
+_TLS_WORDS: Final = ("certificate", "ssl", "tls", "hostname mismatch")
+
+
+async def check_api(base_url: str | None, *, timeout: float, source: str) -> Check:
+    """Probe ``base_url`` (``source``: where it came from, a flag, the environment, a profile)."""
+    if not base_url:
+        return Check(
+            "api",
+            _TITLE,
+            Verdict.PROBLEM,
+            "no base URL: no profile, no --base-url, no BOTTUI_BASE_URL",
+            "bottui profile add NAME --base-url https://... (or try bottui demo first)",
+        )
+    try:
+        answer = await probe_api(base_url, timeout=timeout)
+    except BottuiError as exc:
+        return Check(
+            "api",
+            _TITLE,
+            Verdict.PROBLEM,
+            f"{base_url} ({source}) is refused before sending: {exc}",
+            "fix the base URL: https://host[:port] (plain http only to this machine)",
+        )
+    return _judge(base_url, source, answer, timeout)
+
+
+def _judge(base_url: str, source: str, answer: ProbeAnswer, timeout: float) -> Check:
+    where = f"{base_url} ({source})"
+    secure = base_url.lower().startswith("https://")
+    transport = "TLS valid" if secure else "plain HTTP (loopback)"
+    if isinstance(answer.failure, DeadlineExceeded):
+        return Check(
+            "api",
+            _TITLE,
+            Verdict.PROBLEM,
+            f"{where}: no answer within {timeout:g} s",
+            "check the base URL, the network and any proxy or firewall on the way",
+        )
+    if answer.failure is not None:
+        text = str(answer.failure)
+        tls = secure and any(word in text.lower() for word in _TLS_WORDS)
+        return Check(
+            "api",
+            _TITLE,
+            Verdict.PROBLEM,
+            f"{where}: {'TLS not valid: ' if tls else 'not reachable: '}{text}",
+            "the server's certificate must be valid for this host name and trusted here "
+            "(SSL_CERT_FILE names a private CA bundle)"
+            if tls
+            else "check the base URL, the network and any proxy; a timeout may be a firewall",
+        )
+    status = answer.status or 0
+    if 200 <= status < 300:
+        return Check(
+            "api",
+            _TITLE,
+            Verdict.PROBLEM,
+            f"{where}: answered HTTP {status} to a request with no token and no valid body; "
+            "the API refuses that, so this is not the API (or something in front accepts "
+            "anything): a red flag",
+            "do not send tokens there until you know what answers; check the base URL",
+        )
+    if 300 <= status < 400:
+        return Check(
+            "api",
+            _TITLE,
+            Verdict.PROBLEM,
+            f"{where}: answered with a redirect (HTTP {status}), not the API's error object",
+            "use the URL the service's documentation gives (https, no login page in between)",
+        )
+    if answer.complete_error_object and answer.error is not None:
+        err = answer.error
+        return Check(
+            "api",
+            _TITLE,
+            Verdict.OK,
+            f"{where}: reachable, {transport}; answers like the API (HTTP {status}, "
+            f"code {err.code!r}, type {err.type!r} to a request without a token)",
+        )
+    if answer.error is not None:
+        return Check(
+            "api",
+            _TITLE,
+            Verdict.WARNING,
+            f"{where}: reachable, {transport}; HTTP {status} with a message "
+            f"({answer.error.message!r}) but no code or type: a gateway in front of the API?",
+            "if commands fail with this message, check the base URL's path and any proxy",
+        )
+    body = f": {answer.excerpt!r}" if answer.excerpt else " with an empty body"
+    return Check(
+        "api",
+        _TITLE,
+        Verdict.PROBLEM,
+        f"{where}: reachable, {transport}; HTTP {status}{body}, not the API's error object",
+        "this URL serves something else: check the base URL (scheme, host, port)",
+    )
+
+
+__all__ = ["check_api"]
