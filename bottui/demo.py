@@ -20,7 +20,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.ops.session import Session, Settings
@@ -120,6 +120,53 @@ def inventory_toml(*, hostile: bool = False) -> str:
 
 def _ids(account: str, project: str) -> list[str]:
     return [f"account = {_q(account)}", f"project = {_q(project)}"]
+
+
+#: The playbooks ``bottui demo`` offers on screen 6 (its temporary config
+#: directory's ``playbooks/``), written in the format the README describes.
+DEMO_PLAYBOOKS: Final[dict[str, str]] = {
+    "scraping-wave": """\
+# A scraping wave on search and the public API.
+description = "Scraping wave: search limiter on, bot score tighter, API limiter on"
+duration = "2h"
+
+[[steps]]
+limiter = "rl-search"
+action = "enable"
+
+[[steps]]
+dimension = "bot-score"
+block = 0.9
+challenge = 0.6
+
+[[steps]]
+limiter = "rl-api"
+action = "enable"
+""",
+    "checkout-calm": """\
+# After an incident: let checkout breathe again.
+description = "Checkout calm: checkout flood limiter off, velocity looser"
+
+[[steps]]
+limiter = "rl-checkout"
+action = "disable"
+
+[[steps]]
+dimension = "velocity"
+block = 0.95
+challenge = 0.7
+""",
+}
+
+
+def write_demo_playbooks(locations: Locations) -> None:
+    """The demo's playbooks, in the config directory's ``playbooks/``."""
+    from bottui.store.playbook_files import playbook_dir
+
+    folder = playbook_dir(locations)
+    ensure(folder)
+    for name, text in DEMO_PLAYBOOKS.items():
+        (folder / f"{name}.toml").write_text(text, encoding="utf-8")
 
 
 def prepare(
@@ -226,6 +273,7 @@ def run_demo(*, hostile: bool = False, team: bool = False) -> int:
                 if team:
                     options = _start_team(root, teams)
                 session = prepare(root, sandbox.base_url, hostile=hostile, **options)
+                write_demo_playbooks(session.locations)
                 from bottui.tui.app import BottuiApp
 
                 def when_up() -> None:
