@@ -140,6 +140,7 @@ def _dialogs() -> list[Scope]:
     from bottui.tui.screens.project_dialogs import ProjectForm
     from bottui.tui.screens.thresholds_dialogs import AddDimensionDialog
     from bottui.tui.screens.thresholds_editor import ThresholdEditor
+    from bottui.tui.screens.timed import TimedScreen
     from bottui.tui.screens.token_dialog import TokenDialog
     from bottui.tui.widgets.slider import Slider
 
@@ -151,6 +152,7 @@ def _dialogs() -> list[Scope]:
         Scope("journal.dialog", "Journal dialogs", None, (EntryDialog,)),
         Scope("token", "Token dialog", None, (TokenDialog,)),
         Scope("bulk", "Bulk revocation", None, (BulkDialog, BulkRunDialog)),
+        Scope("timed", TimedScreen.SCREEN_TITLE, None, (TimedScreen,)),
     ]
 
 

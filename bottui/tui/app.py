@@ -111,6 +111,7 @@ class BottuiApp(App[int]):
         Binding("e", "error_log", "Error log", show=False, id="app.error"),
         Binding("D", "toggle_dry_run", "Dry run", show=False, id="app.dry_run"),
         Binding("B", "bulk_run", "Bulk run", show=False, id="app.bulk_run"),
+        Binding("T", "timed", "Timed changes", show=False, id="app.timed"),
         Binding("P", "switch_profile", "Switch profile", show=False, id="app.profiles"),
         # The Journal screen's own u undoes the highlighted row instead.
         Binding("u", "undo_latest", "Undo last change", show=False, id="app.undo"),
@@ -225,6 +226,7 @@ class BottuiApp(App[int]):
 
         self._team_live = TeamLive(self.services)
         self._team_live.start()
+        self.services.start_timed()  # this TUI performs due reverts (#15)
         if self._config_keymap:  # its mistakes said at start (reads every screen's keys)
             from bottui.tui.action_registry import keymap_toast
 
@@ -239,6 +241,8 @@ class BottuiApp(App[int]):
     def on_unmount(self) -> None:
         if self._team_live is not None:
             self._team_live.stop()
+        if self.services.timed_runner is not None:
+            self.services.timed_runner.stop()
 
     @property
     def team_live(self) -> TeamLive | None:
@@ -331,6 +335,7 @@ class BottuiApp(App[int]):
                 for bar in screen.query(ContextBar):
                     bar.working = text
                     bar.bulk = bulk
+                    bar.timed = self.services.timed_text
                     bar.live_down = live_down
                     bar.team = team
                     bar.live = self.services.team_listening
@@ -342,9 +347,16 @@ class BottuiApp(App[int]):
         """Open the bulk run's screen: its progress, or its summary once it ended."""
         self.services.bulk.show()
 
+    def action_timed(self) -> None:
+        """Open the Timed screen: the timed changes, extend, keep, revert now."""
+        from bottui.tui.screens.timed import TimedScreen
+
+        if not isinstance(self.screen, TimedScreen):
+            self.push_screen(TimedScreen())
+
     async def action_quit(self) -> None:
         """Quit; during a bulk run, ask first and let its requests in flight finish."""
-        if not self.services.bulk.active:
+        if not self.services.bulk.active and not self.services.timed_busy:
             self.exit()
             return
         if self._quitting:

@@ -1,5 +1,7 @@
 """Ask before leaving work under way: quitting, or switching profile, during a bulk run.
 
+A timed revert in flight (#15) is not asked about: it is short, and waited for.
+
 :func:`confirm_stop_work` is the one check (the app offers it as
 :meth:`~bottui.tui.app.BottuiApp.confirm_stop_work`): with nothing under
 way it says yes at once; during a bulk run it asks (Cancel focused) and, if
@@ -49,6 +51,7 @@ async def confirm_stop_work(services: TuiServices, doing: str = "quit") -> bool:
     """
     runs = services.bulk
     if not runs.active:
+        await _timed_reverts_end(services, doing)
         return True
     from bottui.tui.screens.dialogs import ConfirmDialog
 
@@ -63,7 +66,20 @@ async def confirm_stop_work(services: TuiServices, doing: str = "quit") -> bool:
             "Stopping the bulk revocation: the requests in flight finish first.", markup=False
         )
         await runs.stop_and_wait()
+    await _timed_reverts_end(services, doing)
     return True
+
+
+async def _timed_reverts_end(services: TuiServices, doing: str) -> None:
+    """A timed revert in flight (#15) is answered and journaled before leaving; not asked."""
+    if services.timed_busy:
+        services.host.notify(
+            f"A timed revert is in flight: it is recorded first, then {doing}.", markup=False
+        )
+        if doing == "quit":
+            await services.stop_timed()
+        elif services.timed_runner is not None:  # a switch stops and restarts it itself
+            await services.timed_runner.wait_idle()
 
 
 __all__ = ["confirm_stop_work", "stop_words"]
