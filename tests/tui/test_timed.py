@@ -21,7 +21,9 @@ from bottui.ops import timed
 from bottui.ops.session import Session
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.dialogs import ConfirmDialog
+from bottui.tui.screens.dialogs import ConfirmDialog, TypedConfirmDialog
+from bottui.tui.screens.timed import TimedScreen
+from bottui.tui.screens.timed_dialogs import ExtendDialog
 from bottui.tui.widgets.context_bar import ContextBar
 from bottui.tui.widgets.limiter_table import LimiterTable
 from tests.tui.conftest import SNAP_SIZE
@@ -163,3 +165,190 @@ async def test_a_bad_duration_is_said_inline_and_blocks_confirm(
         await settle(pilot)
         assert not active(sandbox, "rl-login")
         assert await timed.list_timed(session) == []  # empty: an ordinary change
+
+
+async def test_the_field_says_why_when_the_value_before_is_unknown(
+    session: Session, sandbox: SandboxServer
+) -> None:
+    app = BottuiApp(session, demo=True, start_mode="limiters")
+    async with app.run_test(size=SNAP_SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")  # a limiter id the inventory never saw: state unknown
+        await settle(pilot)
+        await pilot.press(*"rl-new", "enter")
+        await settle(pilot)
+        grid = app.screen.query_one(LimiterTable)
+        grid.move_cursor(row=grid.get_row_index("rl-new"), animate=False)
+        await pilot.press("o")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmDialog)
+        assert dialog.query_one("#duration", Input).disabled
+        line = dialog.query_one("#duration-line", Static)
+        assert line.display
+        assert "state before this change is not known, so it could never revert" in plain(line)
+
+
+async def test_a_revocation_has_no_duration_and_says_why(
+    session: Session, sandbox: SandboxServer
+) -> None:
+    app = BottuiApp(session, demo=True, start_mode="grants")
+    async with app.run_test(size=SNAP_SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("i", *"vis_7Hq2kP9xLm", "tab", "tab", "enter")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmDialog)
+        assert not dialog.query("#duration")
+        assert "a revocation cannot be timed" in plain(dialog.query_one("#duration-line", Static))
+
+
+async def test_protected_and_no_executor_notes(
+    session: Session, sandbox: SandboxServer
+) -> None:
+    from dataclasses import replace
+
+    session.settings = replace(session.settings, protected=True)
+    app = BottuiApp(session, demo=True, start_mode="limiters")
+    async with app.run_test(size=SNAP_SIZE) as pilot:
+        await settle(pilot)
+        runner = app.services.timed_runner
+        assert runner is not None
+        runner.stop()  # as if this TUI did not run reverts, and none ever ran
+        grid = app.screen.query_one(LimiterTable)
+        grid.move_cursor(row=grid.get_row_index("rl-login"), animate=False)
+        await pilot.press("t")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, TypedConfirmDialog)
+        dialog.query_one("#typed", Input).value = PROJ
+        dialog.query_one("#duration", Input).value = "2h"
+        await pilot.pause()
+        words = plain(dialog.query_one("#duration-line", Static))
+        assert "confirming now also confirms the scheduled revert" in words
+        assert "No executor is known" not in words  # the heartbeat at start counts
+        assert not dialog.query_one("#confirm", Button).disabled
+        dialog.query_one("#duration", Input).value = "2 h"
+        await pilot.pause()
+        assert dialog.query_one("#confirm", Button).disabled  # a bad duration blocks it
+
+
+async def test_the_confirmation_warns_when_no_executor_is_known(
+    tmp_path: Path, sandbox: SandboxServer, clock: MovingClock
+) -> None:
+    from bottui.tui.change_prompt import Timing
+
+    session = prepare(tmp_path / "demo", sandbox.base_url, clock=clock)
+    app = BottuiApp(session, demo=True, start_mode="limiters")
+    async with app.run_test(size=SNAP_SIZE) as pilot:
+        await settle(pilot)
+        runner = app.services.timed_runner
+        assert runner is not None
+        await runner.stop_and_wait()
+        # The heartbeats at start are old. (run_due records itself as a "run-due"
+        # executor, known for a day, even when the TUI runs it: see the report.)
+        clock.move(days=2)
+        prompt = await app.services.timed_prompt(_prompt_with_timing(Timing(reverts_to="ON")))
+        assert prompt.timing is not None
+        assert prompt.timing.notes == (timed.NO_EXECUTOR_WARNING,)
+    await session.aclose()
+
+
+def _prompt_with_timing(timing: Any) -> Any:
+    from textual.content import Content
+
+    from bottui.tui.change_prompt import ChangePrompt
+
+    return ChangePrompt("t", Content(""), "OK", PROJ, plan=list, timing=timing)
+
+
+# -- the Timed screen -------------------------------------------------------------------------
+
+
+async def open_timed(pilot: Pilot[Any]) -> TimedScreen:
+    await pilot.press("T")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, TimedScreen)
+    return screen
+
+
+async def test_extend_keep_and_revert_now_from_the_timed_screen(
+    session: Session, sandbox: SandboxServer, clock: MovingClock
+) -> None:
+    app = BottuiApp(session, demo=True, start_mode="limiters")
+    async with app.run_test(size=SNAP_SIZE) as pilot:
+        await settle(pilot)
+        runner = app.services.timed_runner
+        assert runner is not None
+        await timed_limiter(pilot, "rl-login", "30m")  # ON -> OFF, back at 12:30
+        await timed_limiter(pilot, "rl-search", "1h")  # OFF -> ON, back at 13:00
+        screen = await open_timed(pilot)
+        table = screen.query_one("#timed-table")
+        assert table.row_count == 2  # type: ignore[attr-defined]
+
+        # Extend the first (rl-login) by 1h: due 13:30.
+        await pilot.press("x")
+        await settle(pilot)
+        extend = app.screen
+        assert isinstance(extend, ExtendDialog)
+        await pilot.press(*"1x")
+        assert extend.query_one("#confirm", Button).disabled  # said inline
+        await pilot.press("backspace", "h")
+        assert "at 13:30 UTC" in plain(extend.query_one("#duration-line", Static))
+        await pilot.press("enter")
+        await settle(pilot)
+        [login, search] = sorted(await timed.list_timed(session), key=lambda t: t.what)
+        assert login.due_at.strftime("%H:%M") == "13:30"
+
+        # Keep rl-search ON: its revert is cancelled (asks first).
+        screen.query_one("#timed-table").move_cursor(row=0)  # type: ignore[attr-defined]
+        await pilot.press("k")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmDialog)
+        app.screen.query_one("#confirm", Button).press()
+        await settle(pilot)
+        assert [t.what for t in await timed.list_timed(session)] == [login.what]
+
+        # Revert rl-login now (asks): the sandbox has it ON again.
+        screen.query_one("#timed-table").move_cursor(row=0)  # type: ignore[attr-defined]
+        await pilot.press("r")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmDialog)
+        app.screen.query_one("#confirm", Button).press()
+        await settle(pilot)
+        assert active(sandbox, "rl-login")
+        assert active(sandbox, "rl-search")  # kept
+        assert await timed.list_timed(session) == []
+        states = {t.what: t.state for t in await timed.list_timed(session, include_done=True)}
+        assert sorted(states.values()) == ["cancelled", "reverted"]
+        clock.move(hours=2)
+        assert await runner.tick() == []  # nothing left to revert
+
+
+async def test_a_late_revert_asks_before_it_is_sent(
+    session: Session, sandbox: SandboxServer, clock: MovingClock
+) -> None:
+    app = BottuiApp(session, demo=True, start_mode="limiters")
+    async with app.run_test(size=SNAP_SIZE) as pilot:
+        await settle(pilot)
+        runner = app.services.timed_runner
+        assert runner is not None
+        await timed_limiter(pilot, "rl-login", "30m")
+        await runner.stop_and_wait()  # as if the TUI had not run meanwhile
+        clock.move(hours=3)  # 2h30m late: past the 1h limit
+        reports = await runner.tick()
+        await settle(pilot)
+        assert [r.action for r in reports] == ["late-skipped"]
+        assert not active(sandbox, "rl-login")  # not sent blindly
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmDialog)
+        assert "late by 2h30m" in plain(dialog.query_one(".dialog-title", Static))
+        await runner.tick()
+        await settle(pilot)
+        assert app.screen is dialog  # asked once, not twice
+        dialog.query_one("#confirm", Button).press()
+        await settle(pilot)
+        assert active(sandbox, "rl-login")
+        [done] = await timed.list_timed(session, include_done=True)
+        assert done.state == "reverted"
