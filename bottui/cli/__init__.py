@@ -47,6 +47,8 @@ COMMANDS: Final[dict[str, tuple[str, str]]] = {
     "config": ("config_cmd", "cmd_config"),
     "sandbox": ("apps", "cmd_sandbox"),
     "demo": ("apps", "cmd_demo"),
+    "timed": ("timed", "cmd_timed"),
+    "run-due": ("timed", "cmd_run_due"),
 }
 
 

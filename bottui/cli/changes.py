@@ -17,6 +17,7 @@ from bottui.cli.parser import Args, UsageError
 from bottui.cli.recent import warn_recent
 from bottui.cli.render import render_dry_run
 from bottui.cli.session import command_session
+from bottui.cli.timed import say_timed, with_for
 from bottui.ops import confirmation
 from bottui.plaintext import show_id
 
@@ -36,12 +37,13 @@ async def cmd_limiter(args: Args, out: Output) -> int:
         account, project = session.project_scope(args.account, args.project)
         is_active = args.action == "enable"
         plan = await planning.plan_limiter(session, account, project, args.limiter_id, is_active)
-        plan = plan.with_reason(args.reason)
+        plan = with_for(plan.with_reason(args.reason), args)
         if args.dry_run:
             render_dry_run(out, plan, plan.reason_refusal(session.settings))
             return EXIT_OK
         await warn_recent(out, session, plan)
         applied = await _apply(session, plan, confirmed=args.yes)
+        await say_timed(out, session, plan)
         change = applied.value
         if out.as_json:
             out.document(change.project.to_json(show_secrets=args.show_secrets))
@@ -92,6 +94,13 @@ async def cmd_revoke(args: Args, out: Output) -> int:
         async with command_session(args, out) as session:
             code: int = await run_bulk_revoke(args, out, session)
             return code
+    if getattr(args, "for_", None) is not None:
+        from bottui.ops.plan import TimedRefused
+
+        raise TimedRefused(
+            "a revocation cannot be timed: the API has no call that gives a challenge grant "
+            "back, so it could never revert; nothing was sent"
+        )
     if args.resume or args.output or args.force:
         raise UsageError("Invalid command line", "--resume, --output, --force need --from-file")
     async with command_session(args, out) as session:
@@ -138,12 +147,13 @@ async def cmd_thresholds(args: Args, out: Output) -> int:
         plan = await planning.plan_thresholds(
             session, account, project, args.dimension_id, thresholds
         )
-        plan = plan.with_reason(args.reason)
+        plan = with_for(plan.with_reason(args.reason), args)
         if args.dry_run:
             render_dry_run(out, plan, plan.reason_refusal(session.settings))
             return EXIT_OK
         await warn_recent(out, session, plan)
         await _apply(session, plan, confirmed=args.yes)
+        await say_timed(out, session, plan)
         if out.as_json:
             out.document(thresholds.to_json(args.dimension_id))
         else:

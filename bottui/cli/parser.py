@@ -259,6 +259,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="team mode: a throwaway PostgreSQL and a scripted teammate whose changes "
         "arrive live (pip install 'bottui[demo]')",
     )
+    from bottui.cli.parser_timed import add_timed
+
+    add_timed(commands, add)
     return parser
 
 

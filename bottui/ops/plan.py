@@ -150,8 +150,9 @@ class PlannedChange(Generic[T]):
             )
         if self.previous is None:
             raise TimedRefused(
-                "the value before this change is not known (refresh the inventory first, "
-                "e.g. `bottui limiter list`), so it could never revert; nothing was sent"
+                "the value before this change is not known to the inventory (it learns it "
+                "from a change made with bottui, the TUI's screens or `bottui inventory "
+                "import`), so it could never revert; nothing was sent"
             )
         if after <= timedelta(0):
             raise TimedRefused("a timed change needs a duration above zero; nothing was sent")

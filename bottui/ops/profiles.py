@@ -155,6 +155,8 @@ def new_profile(
             operator=who,
             require_reason=require_reason,
             store=store_url,
+            # Not in the profile form: an edit keeps what config.toml says.
+            late_limit_minutes=keep.late_limit_minutes if keep is not None else None,
         )
 
 

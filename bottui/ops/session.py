@@ -55,6 +55,9 @@ class Settings:
     #: The team store's URL (``BOTTUI_STORE_URL``, then the profile's
     #: ``store``), unchecked; None: no team store (always in the demo).
     store_url: str | None = None
+    #: Minutes a timed change's revert may be late and still be sent without
+    #: ``--late-ok`` (the profile's ``late_limit_minutes``; None: 60).
+    late_limit_minutes: int | None = None
 
     @property
     def inventory_scope(self) -> str:
@@ -119,6 +122,7 @@ class Settings:
             projects=dict(chosen.projects) if chosen else {},
             operator=operator,
             require_reason=chosen.require_reason if chosen else False,
+            late_limit_minutes=chosen.late_limit_minutes if chosen else None,
         )
 
 

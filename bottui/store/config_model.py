@@ -155,6 +155,9 @@ class Profile:
     require_reason: bool = False
     #: The team store: a ``postgresql://`` URL without a password, or ``None``.
     store: str | None = None
+    #: Minutes a timed change's revert may be late and still be sent by
+    #: ``bottui run-due`` without ``--late-ok`` (None: 60).
+    late_limit_minutes: int | None = None
 
     def __post_init__(self) -> None:
         validate_profile_name(self.name)
@@ -166,6 +169,11 @@ class Profile:
         for flag in ("read_only", "protected", "require_reason"):
             if not isinstance(getattr(self, flag), bool):
                 raise InvalidValue(f"{flag} must be true or false")
+        limit = self.late_limit_minutes
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 10_080
+        ):
+            raise InvalidValue("late_limit_minutes must be a whole number from 1 to 10080")
         for key in ("account", "project"):
             if getattr(self, key) is not None and not isinstance(getattr(self, key), str):
                 raise InvalidValue(f"{key} must be a string")

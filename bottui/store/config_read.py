@@ -106,6 +106,7 @@ def _parse_profile(name: str, table: Any) -> Profile:
             operator=_get(table, "operator", str, *path),
             require_reason=bool(require_reason),
             store=_get(table, "store", str, *path),
+            late_limit_minutes=_get(table, "late_limit_minutes", int, *path),
         )
     except InvalidValue as exc:
         detail = f" ({exc.details})" if exc.details else ""

@@ -92,6 +92,8 @@ def _profile_table(profile: Profile) -> Table:
         table["require_reason"] = True
     if profile.store is not None:
         table["store"] = profile.store
+    if profile.late_limit_minutes is not None:
+        table["late_limit_minutes"] = profile.late_limit_minutes
     if profile.projects:
         aot = tomlkit.aot()
         for ids, settings in profile.projects.items():
@@ -143,6 +145,7 @@ def _sync_profile(table: Table, old: Profile, new: Profile) -> None:
     _set(table, "operator", new.operator)
     _set(table, "require_reason", new.require_reason, default=False)
     _set(table, "store", new.store)
+    _set(table, "late_limit_minutes", new.late_limit_minutes)
     _sync_projects(table, old, new)
 
 

@@ -96,7 +96,7 @@ class DueReport:
 
 def late_limit(session: Session) -> timedelta:
     """The profile's lateness limit (``late_limit_minutes``; 1 h when unset)."""
-    minutes = getattr(session.settings, "late_limit_minutes", None)
+    minutes = session.settings.late_limit_minutes
     return DEFAULT_LATE_LIMIT if minutes is None else timedelta(minutes=minutes)
 
 

@@ -192,7 +192,8 @@ async def schedule_revert(
 async def list_timed(
     session: Session, include_done: bool = False, *, now: datetime | None = None
 ) -> list[TimedChange]:
-    """The timed changes of this session's profile and base URL, by due time.
+    """The timed changes of this session's profile and base URL, by due time (a
+    teammate's: of this base URL).
 
     Finished ones (reverted, superseded, cancelled, failed, unknown) only
     with ``include_done``. In team mode, every machine's (the team store's
@@ -206,10 +207,12 @@ async def list_timed(
     origin = await store.read(lambda j: j.origin())
     events, claims = await team.merged(session, events, claims)
     profile, base = session.settings.inventory_scope, session.settings.base_url
+    # This machine's by profile; a teammate's (profiles are per machine) by base URL.
     found = [
         t
         for t in fold(events, claims, origin)
-        if t.profile == profile and (base is None or t.base_url == base)
+        if (t.profile == profile or not t.key.startswith(f"{origin}:"))
+        and (base is None or t.base_url == base)
     ]
     return [t for t in found if include_done or not t.done]
 

@@ -343,8 +343,8 @@ GRANT SELECT ON bottui.schema_versions TO bottui_operator;
 GRANT SELECT, INSERT ON bottui.journal_entries, bottui.journal_outcomes TO bottui_operator;
 GRANT SELECT ON bottui.open_entries TO bottui_operator;
 GRANT SELECT, INSERT, UPDATE ON bottui.inventory_facts TO bottui_operator;
-GRANT SELECT, INSERT ON bottui.timed_events, bottui.timed_claims, bottui.timed_results
-    TO bottui_operator;
+GRANT SELECT, INSERT ON bottui.timed_events, bottui.timed_claims TO bottui_operator;
+GRANT SELECT, INSERT ON bottui.timed_results TO bottui_operator;
 """
 
 __all__ = [

@@ -1,0 +1,159 @@
+"""``bottui timed [extend|cancel|revert]``, ``bottui run-due``, and ``--for`` on the changes.
+
+:func:`with_for` times a plan before it is confirmed (refused, exit 2, for a
+revocation or an unknown value before); :func:`say_timed` says after the
+change when it reverts, warns when no executor is known, and, under a
+protected profile, that the revert was confirmed with the change.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from bottui.api.errors import EXIT_OK
+from bottui.cli.output import Output
+from bottui.cli.parser import Args
+from bottui.cli.session import command_session
+from bottui.plaintext import show_id
+
+if TYPE_CHECKING:
+    from bottui.ops.plan import PlannedChange
+    from bottui.ops.session import Session
+    from bottui.ops.timed import DueReport, TimedChange
+
+T = TypeVar("T")
+
+#: run-due's exit code per action (the worst wins, in CONVENTIONS' bulk order).
+_CODES = {"unknown": 4, "failed": 1, "refused": 2, "late-skipped": 2, "in-doubt": 2}
+
+
+def with_for(plan: PlannedChange[T], args: Args) -> PlannedChange[T]:
+    """``plan`` timed by ``--for`` (refused, exit 2, when it cannot be)."""
+    after = getattr(args, "for_", None)
+    return plan if after is None else plan.with_revert_after(after)
+
+
+async def say_timed(out: Output, session: Session, plan: PlannedChange[Any]) -> None:
+    """After a timed change: when it reverts, and the warnings that go with it."""
+    from bottui.ops.durations import duration_text
+    from bottui.ops.timed import NO_EXECUTOR_WARNING, executor_known, list_timed
+
+    if plan.revert_after is None:
+        return
+    reverts = f"reverts to {plan.previous.text if plan.previous else '?'} in " + duration_text(
+        plan.revert_after
+    )
+    found = [t for t in await list_timed(session) if t.state == "scheduled"]
+    newest = max(found, key=lambda t: t.scheduled_at, default=None)
+    if newest is not None:
+        reverts += f" (timed change {newest.id}, due {_utc(newest.due_at)})"
+    out.message(f"timed: {reverts}")
+    if session.settings.protected:
+        out.message("timed: its revert was confirmed with this change (protected profile)")
+    if await executor_known(session) is None:
+        out.message(f"warning: {NO_EXECUTOR_WARNING}")
+
+
+def _utc(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+async def cmd_timed(args: Args, out: Output) -> int:
+    """``bottui timed [--all]``; ``timed extend ID DURATION``, ``cancel ID``, ``revert ID``."""
+    from bottui.ops import timed
+
+    async with command_session(args, out) as session:
+        now = timed.schedule.now_of(session)
+        action = getattr(args, "action", None)
+        if action is None:
+            found = await timed.list_timed(session, include_done=args.all)
+            if out.as_json:
+                out.document({"now": _utc(now), "timed": [t.to_json(now) for t in found]})
+            else:
+                _print_list(out, found, now)
+            return EXIT_OK
+        if action == "revert":
+            if args.dry_run:
+                change = await timed.find(session, args.timed_id)
+                out.line(
+                    f"would revert timed change {change.id}: {change.what} to {change.revert_to}"
+                )
+                out.line("dry run: nothing was sent")
+                return EXIT_OK
+            report = await timed.revert_now(session, args.timed_id, confirmed=args.yes)
+            return _print_reports(out, [report], now)
+        if args.dry_run:
+            change = await timed.find(session, args.timed_id)
+            out.line(f"would {action} timed change {show_id(change.id)} ({change.what})")
+            out.line("dry run: nothing was changed")
+            return EXIT_OK
+        if action == "extend":
+            change = await timed.extend(session, args.timed_id, args.by)
+            verb = f"now reverts {change.when_text(now)}, at {_utc(change.due_at)}"
+        else:
+            change = await timed.cancel(session, args.timed_id)
+            verb = "cancelled: the change stays"
+        if out.as_json:
+            out.document(change.to_json(now))
+        else:
+            out.line(f"timed change {show_id(change.id)} ({change.what}): {verb}")
+        return EXIT_OK
+
+
+def _print_list(out: Output, found: list[TimedChange], now: datetime) -> None:
+    if not found:
+        out.line("no timed changes")
+        return
+    for t in found:
+        late = "" if t.done else f" ({t.when_text(now)})"
+        who = f" by {t.executor}" if t.executor else ""
+        extra = f", superseded by {t.superseded_by}" if t.superseded_by else ""
+        out.line(
+            f"{show_id(t.id)}  {_utc(t.due_at)}{late}  {t.state}{who}{extra}  "
+            f"{t.what} of {show_id(t.account)}/{show_id(t.project)} -> {t.revert_to}"
+        )
+
+
+async def cmd_run_due(args: Args, out: Output) -> int:
+    """``bottui run-due [--now ISO] [--late-ok]``: perform the due reverts of the profile."""
+    from bottui.ops import timed
+    from bottui.store.credentials_dir import read_credentials
+    from bottui.store.tokens import TokenStore
+
+    async with command_session(args, out) as session:
+        directory = os.environ.get("CREDENTIALS_DIRECTORY")
+        if directory:
+            # systemd's LoadCredential= files, kept in memory (never os.environ).
+            tokens = read_credentials(directory)
+            if tokens:
+                session.tokens = TokenStore(environ={**os.environ, **tokens})
+        now = timed.schedule.now_of(session, args.now)
+        if args.dry_run:
+            due = [
+                t
+                for t in await timed.list_timed(session, now=now)
+                if t.state == "scheduled" and t.due_at <= now
+            ]
+            for t in due:
+                out.line(f"would revert timed change {show_id(t.id)}: {t.what} to {t.revert_to}")
+            out.line("dry run: nothing was sent")
+            return EXIT_OK
+        reports = await timed.run_due(session, now=now, late_ok=args.late_ok)
+        return _print_reports(out, reports, now)
+
+
+def _print_reports(out: Output, reports: list[DueReport], now: datetime) -> int:
+    if out.as_json:
+        out.document({"now": _utc(now), "reports": [r.to_json() for r in reports]})
+    elif not reports:
+        out.line("nothing due")
+    for report in reports:
+        if not out.as_json:
+            out.line(report.line)
+    codes = {_CODES.get(r.action, 0) for r in reports}
+    return next((code for code in (4, 1, 2) if code in codes), EXIT_OK)
+
+
+__all__ = ["cmd_run_due", "cmd_timed", "say_timed", "with_for"]
