@@ -25,6 +25,7 @@ from bottui.tui.screens.dialogs import ConfirmDialog, TypedConfirmDialog
 from bottui.tui.screens.timed import TimedScreen
 from bottui.tui.screens.timed_dialogs import ExtendDialog
 from bottui.tui.widgets.context_bar import ContextBar
+from bottui.tui.widgets.journal_table import JournalTable
 from bottui.tui.widgets.limiter_table import LimiterTable
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle
@@ -134,6 +135,13 @@ async def test_timed_change_reverts_on_time_via_the_tui(
         done = await timed.list_timed(session, include_done=True)
         assert [(t.state, t.executor) for t in done] == [("reverted", timed.executor_name("tui"))]
         assert await timed.executor_known(session) is not None  # the heartbeat
+        # The Journal screen shows the revert: an undo of the change, for the timed change.
+        await pilot.press("5")
+        await settle(pilot)
+        journal = app.screen.query_one(JournalTable)
+        rows = [" ".join(c.plain for c in journal.get_row_at(i)) for i in range(journal.row_count)]
+        assert len(rows) == 2 and "rl-login" in rows[0]
+        assert "(undo #1) rl-login -> ON ok" in rows[0] and "timed change 1" in rows[0]
 
 
 # -- the duration field ---------------------------------------------------------------------
@@ -203,9 +211,7 @@ async def test_a_revocation_has_no_duration_and_says_why(
         assert "a revocation cannot be timed" in plain(dialog.query_one("#duration-line", Static))
 
 
-async def test_protected_and_no_executor_notes(
-    session: Session, sandbox: SandboxServer
-) -> None:
+async def test_protected_and_no_executor_notes(session: Session, sandbox: SandboxServer) -> None:
     from dataclasses import replace
 
     session.settings = replace(session.settings, protected=True)
@@ -300,6 +306,7 @@ async def test_extend_keep_and_revert_now_from_the_timed_screen(
         await settle(pilot)
         [login, search] = sorted(await timed.list_timed(session), key=lambda t: t.what)
         assert login.due_at.strftime("%H:%M") == "13:30"
+        assert search.due_at.strftime("%H:%M") == "13:00"  # the other one unchanged
 
         # Keep rl-search ON: its revert is cancelled (asks first).
         screen.query_one("#timed-table").move_cursor(row=0)  # type: ignore[attr-defined]
@@ -352,3 +359,45 @@ async def test_a_late_revert_asks_before_it_is_sent(
         assert active(sandbox, "rl-login")
         [done] = await timed.list_timed(session, include_done=True)
         assert done.state == "reverted"
+
+
+# -- snapshots ---------------------------------------------------------------------------
+
+
+async def _timed_confirmation(pilot: Pilot[Any]) -> None:
+    await settle(pilot)
+    dialog = await switch_for(pilot, "rl-login", "30m")
+    assert "Reverts to ON at 03:30 UTC, in 30m." in plain(
+        dialog.query_one("#duration-line", Static)
+    )
+
+
+def test_snapshot_confirmation_with_a_duration(snap_compare: Snap, make_snap_app: MakeApp) -> None:
+    app = make_snap_app(start_mode="limiters")
+    assert snap_compare(app, terminal_size=SNAP_SIZE, run_before=_timed_confirmation)
+
+
+async def _two_timed(pilot: Pilot[Any]) -> None:
+    app: BottuiApp = pilot.app  # type: ignore[assignment]
+    await settle(pilot)
+    await timed_limiter(pilot, "rl-login", "14m")
+    await timed_limiter(pilot, "rl-search", "2h")
+    runner = app.services.timed_runner
+    assert runner is not None
+    await runner.tick(execute=False)
+    await settle(pilot)
+    assert "2 timed changes · next in 14m" in bar_text(app)
+
+
+def test_snapshot_header_countdown(snap_compare: Snap, make_snap_app: MakeApp) -> None:
+    app = make_snap_app(start_mode="limiters")
+    assert snap_compare(app, terminal_size=SNAP_SIZE, run_before=_two_timed)
+
+
+def test_snapshot_timed_screen(snap_compare: Snap, make_snap_app: MakeApp) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _two_timed(pilot)
+        await open_timed(pilot)
+
+    app = make_snap_app(start_mode="limiters")
+    assert snap_compare(app, terminal_size=SNAP_SIZE, run_before=run_before)

@@ -116,7 +116,7 @@ class TimedScreen(ModalScreen[None]):
             rows = await timed.list_timed(session, include_done=self._all)
             runner = services.timed_runner
             if runner is not None and runner.running:
-                known: str | None = f"this TUI ({timed.executor_name('tui')}), every 15 s"
+                known: str | None = "this TUI while it runs (every 15 s)"
             else:
                 known = await timed.executor_known(session)
         except Exception as exc:  # a journal that cannot be read: said like any failure
