@@ -46,6 +46,16 @@ SHOTS: dict[str, Steps] = {
     "journal": [["2", "f", "tab", "enter"], ["5"]],
     "help": [["2", "question_mark"]],
     "profiles": [["P", "n"], [*"staging", "tab", *"https://staging.example.com", "enter"]],
+    # Two timed changes (the duration is the field after the reason): the header counts down.
+    "timed-header": [
+        ["2", "t", "tab", "tab", "tab", *"14m", "enter", "enter"],
+        ["down", "down", "down", "t", "tab", "tab", "tab", *"2h", "enter", "enter"],
+    ],
+    "timed": [
+        ["2", "t", "tab", "tab", "tab", *"14m", "enter", "enter"],
+        ["down", "down", "down", "t", "tab", "tab", "tab", *"2h", "enter", "enter"],
+        ["T"],
+    ],
 }
 
 
@@ -74,6 +84,9 @@ async def shoot(name: str, steps: Steps, root: Path) -> Path:
         for keys in steps:
             await pilot.press(*keys)
             await _settle(pilot)
+            runner = app.services.timed_runner
+            if runner is not None:  # the header's countdown, read now rather than in 5 s
+                await runner.tick(execute=False)
         path = HERE / f"{name}.svg"
         path.write_text(app.export_screenshot(title=f"bottui: {name}"), encoding="utf-8")
     await session.aclose()

@@ -178,6 +178,7 @@ class TuiServices(TimedServices, TeamServices):
                 await self.load_names()
             finally:
                 self._broadcast(InventoryChanged)
+                self.timed_changed()  # a change may have scheduled a revert: the header
 
         self._host.run_worker(
             reload(), name="project names", group="project-names", exit_on_error=False

@@ -49,12 +49,13 @@ def countdown_text(due: Sequence[datetime], now: datetime) -> str:
 
 
 def short_wait(left: timedelta) -> str:
-    """``40s``, ``14m``, ``2h05m``-like: whole minutes from a minute on (rounded up)."""
+    """``40s``, ``1m25s``, ``14m``, ``2h5m``: seconds under 10 minutes, then whole minutes
+    (rounded up: never sooner than it is)."""
     from bottui.ops.durations import duration_text
 
     seconds = int(left.total_seconds())
-    if seconds < 60:
-        return f"{max(seconds, 1)}s"
+    if seconds < 600:
+        return duration_text(timedelta(seconds=max(seconds, 1)))
     minutes = -(-seconds // 60)
     return duration_text(timedelta(minutes=minutes))
 

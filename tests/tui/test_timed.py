@@ -401,3 +401,14 @@ def test_snapshot_timed_screen(snap_compare: Snap, make_snap_app: MakeApp) -> No
 
     app = make_snap_app(start_mode="limiters")
     assert snap_compare(app, terminal_size=SNAP_SIZE, run_before=run_before)
+
+
+def test_countdown_words() -> None:
+    from bottui.tui.services_timed import countdown_text
+
+    now = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
+    assert countdown_text([], now) == ""  # hidden when none
+    at = [now + timedelta(minutes=14, seconds=20), now + timedelta(hours=2)]
+    assert countdown_text(at, now) == "2 timed changes · next in 15m"  # never sooner
+    assert countdown_text([now + timedelta(seconds=85)], now) == "1 timed change · next in 1m25s"
+    assert countdown_text([now - timedelta(minutes=3)], now) == "1 timed change · next due now"
