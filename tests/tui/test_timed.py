@@ -412,3 +412,67 @@ def test_countdown_words() -> None:
     assert countdown_text(at, now) == "2 timed changes · next in 15m"  # never sooner
     assert countdown_text([now + timedelta(seconds=85)], now) == "1 timed change · next in 1m25s"
     assert countdown_text([now - timedelta(minutes=3)], now) == "1 timed change · next due now"
+
+
+async def test_a_profile_switch_stops_the_executor_and_starts_it_on_the_new_profile(
+    session: Session, sandbox: SandboxServer, clock: MovingClock
+) -> None:
+    with session.locations.config_file.open("a", encoding="utf-8") as config:
+        config.write('\n[profiles.other]\nbase_url = "http://127.0.0.1:9"\n')
+    app = BottuiApp(session, demo=True, start_mode="limiters")
+    async with app.run_test(size=SNAP_SIZE) as pilot:
+        await settle(pilot)
+        runner = app.services.timed_runner
+        assert runner is not None
+        demo_profile = session.settings.profile_name
+        await timed_limiter(pilot, "rl-login", "30m")
+        await runner.tick(execute=False)
+        assert "1 timed change" in bar_text(app)
+
+        app.switch_to_profile("other")
+        await settle(pilot)
+        assert session.settings.profile_name == "other"
+        assert runner.running  # started again, on the new profile
+        await runner.tick(execute=False)
+        assert "timed change" not in bar_text(app)  # the other profile has none
+        clock.move(minutes=31)
+        assert await runner.tick() == []  # not this profile's to revert
+        assert not active(sandbox, "rl-login")
+
+        app.switch_to_profile(demo_profile or "demo")
+        await settle(pilot)
+        await runner.tick()  # its first round at start may have done it already
+        assert active(sandbox, "rl-login")
+        [done] = await timed.list_timed(session, include_done=True)
+        assert done.state == "reverted"
+
+
+async def test_a_profile_switch_waits_for_a_revert_in_flight(
+    session: Session, sandbox: SandboxServer, clock: MovingClock
+) -> None:
+    import asyncio
+
+    with session.locations.config_file.open("a", encoding="utf-8") as config:
+        config.write('\n[profiles.other]\nbase_url = "http://127.0.0.1:9"\n')
+    app = BottuiApp(session, demo=True, start_mode="limiters")
+    async with app.run_test(size=SNAP_SIZE) as pilot:
+        await settle(pilot)
+        runner = app.services.timed_runner
+        assert runner is not None
+        demo_profile = session.settings.profile_name
+        await timed_limiter(pilot, "rl-login", "30m")
+        clock.move(minutes=31)
+        sandbox.faults.hold_requests()
+        in_flight = asyncio.create_task(runner.tick())
+        assert await sandbox.faults.wait_until_held_async(1)
+        app.switch_to_profile("other")
+        for _ in range(5):
+            await pilot.pause()
+        assert session.settings.profile_name == demo_profile  # waits for the revert
+        assert runner.busy
+        sandbox.faults.release()
+        [report] = await in_flight
+        await settle(pilot)
+        assert report.action == "reverted"  # answered and journaled under its profile
+        assert session.settings.profile_name == "other"
+        assert active(sandbox, "rl-login")
