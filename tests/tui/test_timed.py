@@ -476,3 +476,35 @@ async def test_a_profile_switch_waits_for_a_revert_in_flight(
         assert report.action == "reverted"  # answered and journaled under its profile
         assert session.settings.profile_name == "other"
         assert active(sandbox, "rl-login")
+
+
+async def test_the_marked_limiters_are_timed_with_one_duration(
+    session: Session, sandbox: SandboxServer, clock: MovingClock
+) -> None:
+    app = BottuiApp(session, demo=True, start_mode="limiters")
+    async with app.run_test(size=SNAP_SIZE) as pilot:
+        await settle(pilot)
+        grid = app.screen.query_one(LimiterTable)
+        for limiter_id in ("rl-login", "rl-checkout"):
+            grid.move_cursor(row=grid.get_row_index(limiter_id), animate=False)
+            await pilot.press("space")
+        await pilot.press("f")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmDialog)
+        dialog.query_one("#duration", Input).value = "45m"
+        await pilot.pause()
+        dialog.query_one("#confirm", Button).press()
+        await settle(pilot)
+        assert not active(sandbox, "rl-login") and not active(sandbox, "rl-checkout")
+        pending = await timed.list_timed(session)
+        assert sorted(t.what for t in pending) == [
+            "rate limiter rl-checkout",
+            "rate limiter rl-login",
+        ]
+        assert {t.due_at.strftime("%H:%M") for t in pending} == {"12:45"}
+        runner = app.services.timed_runner
+        assert runner is not None
+        clock.move(minutes=46)
+        assert sorted(r.action for r in await runner.tick()) == ["reverted", "reverted"]
+        assert active(sandbox, "rl-login") and active(sandbox, "rl-checkout")
