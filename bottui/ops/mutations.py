@@ -102,7 +102,7 @@ async def _journaled(
     reason: str | None,
     send: Callable[[], Awaitable[T]],
     outcome_of: Callable[[T], tuple[Outcome, int | None, dict[str, Any] | None]],
-    before_send: Callable[[int | None], Awaitable[None]] | None = None,
+    before_send: _Schedule | None = None,
 ) -> Applied[T]:
     """Journal *started*, send, journal the outcome (even on failure or cancel).
 
@@ -139,6 +139,8 @@ async def _journaled(
         value = await send()
     except BaseException as exc:
         duration = (time.perf_counter() - started) * 1000
+        if before_send is not None:
+            await before_send.failed(error_outcome(exc))
         await _finish(
             session,
             entry_id,
@@ -265,14 +267,25 @@ async def apply(session: Session, plan: PlannedChange[T], *, confirmed: bool = F
     return result
 
 
-def _scheduler(
-    session: Session, plan: PlannedChange[Any], *, confirmed: bool
-) -> Callable[[int | None], Awaitable[None]] | None:
+def _scheduler(session: Session, plan: PlannedChange[Any], *, confirmed: bool) -> _Schedule | None:
     """A timed change's schedule, journaled before its request is sent (None: not timed)."""
-    if plan.revert_after is None:
-        return None
+    return None if plan.revert_after is None else _Schedule(session, plan, confirmed)
 
-    async def schedule(entry_id: int | None) -> None:
+
+class _Schedule:
+    """Journals a timed change's schedule before sending; cancels it when the change failed.
+
+    A change that surely changed nothing (an error answer, refused, no connection) has
+    nothing to revert: its schedule gets a ``cancel`` event. One whose outcome is not
+    known (a timeout after sending, interrupted) keeps it: ``run-due`` reports it
+    ``in-doubt`` and a person decides.
+    """
+
+    def __init__(self, session: Session, plan: PlannedChange[Any], confirmed: bool) -> None:
+        self.session, self.plan, self.confirmed = session, plan, confirmed
+        self.key: str | None = None
+
+    async def __call__(self, entry_id: int | None) -> None:
         from bottui.ops.timed.schedule import schedule_plan
         from bottui.store.errors import StoreError
 
@@ -283,14 +296,21 @@ def _scheduler(
                 "nothing was sent",
             )
         try:
-            await schedule_plan(session, plan, entry_id, confirmed=confirmed)
+            self.key = await schedule_plan(
+                self.session, self.plan, entry_id, confirmed=self.confirmed
+            )
         except StoreError as exc:
             raise RefusedError(
                 "Not timed",
                 f"the revert could not be scheduled ({exc.title}): nothing was sent",
             ) from None
 
-    return schedule
+    async def failed(self, outcome: Outcome) -> None:
+        if self.key is None or outcome in (Outcome.UNKNOWN, Outcome.INTERRUPTED):
+            return
+        from bottui.ops.timed.schedule import unschedule
+
+        await unschedule(self.session, self.key, f"the change ended as {outcome}")
 
 
 def _check_base_url(base_url: str, request: PreparedRequest) -> None:

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from bottui.api.errors import RefusedError
+from bottui.api.errors import BottuiError, RefusedError
 from bottui.api.models import DimensionThresholds
 from bottui.ops import mutations, timed
 from bottui.ops import plan as planning
@@ -258,3 +258,36 @@ async def test_an_executor_is_known_when_seen_recently(
     assert (await timed.executor_known(session) or "").startswith("timer on ")
     clock.move(hours=2)
     assert await timed.executor_known(session) is None
+
+
+async def test_a_failed_change_unschedules_and_an_unknown_one_is_in_doubt(
+    session: Session, sandbox: SandboxServer, clock: MovingClock
+) -> None:
+    # An error answer changed nothing: its revert is cancelled at once.
+    plan = await planning.plan_limiter(session, ACC, PROJ, "rl-nowhere", False)
+    known = await planning.plan_limiter(session, ACC, PROJ, "rl-login", False)
+    timed_plan = replace(plan, previous=known.previous).with_revert_after(timedelta(minutes=5))
+    with pytest.raises(BottuiError):
+        await mutations.apply(session, timed_plan)
+    [gone] = await timed.list_timed(session, include_done=True)
+    assert gone.state == "cancelled" and "the change ended as" in (gone.note or "")
+    # A change without an outcome (cut off): reported in doubt, never sent by run-due.
+    started = await session.journal_store.start(
+        profile=session.settings.inventory_scope,
+        base_url=session.base_url,
+        operation="limiter.set-active",
+        account=ACC,
+        project=PROJ,
+        target={"rate_limiter_id": "rl-login"},
+        request_body={"isActive": False},
+        previous={"isActive": True},
+        undo_of=None,
+        operator=None,
+        reason=None,
+    )
+    await timed.schedule_revert(session, [int(started)], None, clock.now)
+    [report] = await timed.run_due(session)
+    assert report.action == "in-doubt" and "not known" in report.message
+    [still] = await timed.list_timed(session)
+    assert still.state == "scheduled"
+    assert limiter_puts(sandbox, "rl-login") == []  # rl-nowhere got the one request

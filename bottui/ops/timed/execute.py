@@ -15,10 +15,11 @@ is reported late, with how late; one more than the profile's lateness limit
 (``late_limit_minutes``, 1 h by default) late is not sent by :func:`run_due`
 unless ``late_ok`` (it stays scheduled and is reported as ``late-skipped``).
 
-A change whose own outcome is not ``ok`` reverts nothing: an error (it
-changed nothing) ends as ``superseded``-free ``reverted`` with its step
-``unchanged``; an unknown or missing outcome is reported as ``in-doubt`` and
-left scheduled: only a person decides (``timed revert`` or ``timed cancel``).
+A timed change that failed was unscheduled when it failed (a ``cancel``
+event, :class:`bottui.ops.mutations._Schedule`); a playbook step that
+changed nothing is ``unchanged`` in its run's revert. An unknown or missing
+outcome is reported as ``in-doubt`` and left scheduled: only a person
+decides (``timed cancel`` after checking the value).
 """
 
 from __future__ import annotations
@@ -230,6 +231,8 @@ async def _perform(
     action: Action = state
     if state == "superseded":
         message = f"superseded by {report.superseded_by}: {report.message}"
+    elif state == "reverted" and not report.reverts:
+        message = "nothing to revert: the change changed nothing"
     elif state == "reverted":
         message = f"back to {timed.revert_to}"
     else:

@@ -130,13 +130,16 @@ def fold(
         detail = schedule.detail
         due = parse_time(str(detail["due_at"]))
         state: TimedState = "scheduled"
+        why: str | None = None
         for event in sorted(later.get(key, ()), key=lambda e: (e.at, e.event_id)):
             if event.kind == "extend":
                 due = parse_time(str(event.detail["due_at"]))
             elif event.kind == "cancel":
                 state = "cancelled"
+                why = event.detail.get("why")
         claim = claims.get(key)
-        executor = note = superseded = None
+        executor = superseded = None
+        note = None if why is None else str(why)
         reverts: tuple[int, ...] = ()
         if claim is not None:
             executor = claim.executor

@@ -286,6 +286,16 @@ async def cancel(session: Session, id_or_key: str, *, now: datetime | None = Non
     return await find(session, timed.key)
 
 
+async def unschedule(session: Session, key: str, why: str) -> None:
+    """Cancel the schedule ``key`` because its change changed nothing (a warning if it cannot)."""
+    from bottui.store.errors import StoreError
+
+    try:
+        await _append(session, "cancel", key, {"why": why}, now_of(session))
+    except StoreError as exc:
+        session.warn(f"the failed change's revert is still scheduled: {exc.title}")
+
+
 async def _push(session: Session) -> None:
     from bottui.ops.timed import team
 
