@@ -20,7 +20,7 @@ import httpx
 from textual.pilot import Pilot
 
 from bottui.api.client import BotProtectionClient
-from bottui.demo import prepare
+from bottui.demo import prepare, write_demo_playbooks
 from bottui.sandbox.app import create_app
 from bottui.sandbox.clock import ManualClock
 from bottui.sandbox.demo import demo_state
@@ -50,6 +50,19 @@ SHOTS: dict[str, Steps] = {
     "error-log": [["2", "down", "t"], ["tab", "enter"], ["escape", "e"]],
     "dry-run": [["D", "2", "t"], ["tab", "enter"]],
     "journal-undo": [["2", "o", "tab", "enter"], ["5", "u"]],
+    # Two timed changes (the duration is the field after the reason): the header counts down.
+    "timed-header": [
+        ["2", "t", "tab", "tab", "tab", *"14m", "enter", "enter"],
+        ["down", "down", "down", "t", "tab", "tab", "tab", *"2h", "enter", "enter"],
+    ],
+    "timed": [
+        ["2", "t", "tab", "tab", "tab", *"14m", "enter", "enter"],
+        ["down", "down", "down", "t", "tab", "tab", "tab", *"2h", "enter", "enter"],
+        ["T"],
+    ],
+    # The demo's playbooks (screen 6): the plan of the first, then its one confirmation.
+    "playbooks": [["6"]],
+    "playbook-confirm": [["6"], ["r"]],
 }
 
 #: Faults the sandbox is set up with before a shot's keys (``Faults.configure``).
@@ -77,12 +90,16 @@ async def shoot(name: str, steps: Steps, root: Path) -> Path:
         return BotProtectionClient(base_url, transport=httpx.ASGITransport(app=asgi))
 
     session = prepare(root / name, BASE_URL, client_factory=client, clock=lambda: NOW)
+    write_demo_playbooks(session.locations)  # as bottui demo does
     app = BottuiApp(session, demo=True)
     async with app.run_test(size=SIZE) as pilot:
         await _settle(pilot)
         for keys in steps:
             await pilot.press(*keys)
             await _settle(pilot)
+            runner = app.services.timed_runner
+            if runner is not None:  # the header's countdown, read now rather than in 5 s
+                await runner.tick(execute=False)
         path = HERE / f"{name}.svg"
         path.write_text(app.export_screenshot(title=f"bottui: {name}"), encoding="utf-8")
     await session.aclose()

@@ -20,7 +20,7 @@ from bottui.store.config_read import Malformed, parse_config, toml_key
 Key = tuple[str | int, ...]
 
 #: The type of each key, per table (``float``: any number, not a boolean).
-#: ``tests/store/test_config_types.py`` checks these are the model's fields.
+#: ``tests/cli/test_config_check_all.py`` checks these are the model's fields.
 TOP: Final[dict[str, type]] = {
     "current": str,
     "theme": str,

@@ -160,6 +160,7 @@ def _dialogs() -> list[Scope]:
     from bottui.tui.screens.target_picker import TargetPicker
     from bottui.tui.screens.thresholds_dialogs import AddDimensionDialog
     from bottui.tui.screens.thresholds_editor import ThresholdEditor
+    from bottui.tui.screens.timed import TimedScreen
     from bottui.tui.screens.token_dialog import TokenDialog
     from bottui.tui.widgets.filter_bar import FilterInput
     from bottui.tui.widgets.slider import Slider
@@ -183,6 +184,7 @@ def _dialogs() -> list[Scope]:
         # The filter field of a table: its own Esc, known to the keymap check
         # (not listed in the screen's help: the screen's Esc row says it).
         Scope("filter", "Table filter", None, (FilterInput,)),
+        Scope("timed", TimedScreen.SCREEN_TITLE, None, (TimedScreen,)),
     ]
 
 

@@ -118,6 +118,7 @@ class BottuiApp(App[int]):
         Binding("e", "error_log", "Error log", show=False, id="app.error"),
         Binding("D", "toggle_dry_run", "Dry run", show=False, id="app.dry_run"),
         Binding("B", "bulk_run", "Bulk run", show=False, id="app.bulk_run"),
+        Binding("T", "timed", "Timed changes", show=False, id="app.timed"),
         Binding("P", "switch_profile", "Switch profile", show=False, id="app.profiles"),
         # The Journal screen's own u undoes the highlighted row instead.
         Binding("u", "undo_latest", "Undo last change", show=False, id="app.undo"),
@@ -236,6 +237,7 @@ class BottuiApp(App[int]):
         from bottui.tui.config_toast import say_config_problems
 
         self.run_worker(say_config_problems(self), group="config-check", exit_on_error=False)
+        self.services.start_timed()  # this TUI performs due reverts (#15)
         if self._config_keymap:  # its mistakes said at start (reads every screen's keys)
             from bottui.tui.action_registry import keymap_toast
 
@@ -250,6 +252,8 @@ class BottuiApp(App[int]):
     def on_unmount(self) -> None:
         if self._team_live is not None:
             self._team_live.stop()
+        if self.services.timed_runner is not None:
+            self.services.timed_runner.stop()
 
     @property
     def team_live(self) -> TeamLive | None:
@@ -342,6 +346,7 @@ class BottuiApp(App[int]):
                 for bar in screen.query(ContextBar):
                     bar.working = text
                     bar.bulk = bulk
+                    bar.timed = self.services.timed_text
                     bar.live_down = live_down
                     bar.team = team
                     bar.live = self.services.team_listening
@@ -353,11 +358,18 @@ class BottuiApp(App[int]):
         """Open the bulk run's screen: its progress, or its summary once it ended."""
         self.services.bulk.show()
 
+    def action_timed(self) -> None:
+        """Open the Timed screen: the timed changes, extend, keep, revert now."""
+        from bottui.tui.screens.timed import TimedScreen
+
+        if not isinstance(self.screen, TimedScreen):  # T on it again: stays one
+            self.push_screen(TimedScreen())
+
     async def action_quit(self) -> None:
-        """Quit; during a bulk run or a change in flight, ask first and let it finish."""
+        """Quit; ask over a bulk run or a change in flight (a timed revert: wait) first."""
         from bottui.tui.stop_work import work_under_way
 
-        if not work_under_way(self.services):
+        if not work_under_way(self.services) and not self.services.timed_busy:
             self.exit()
             return
         if self._quitting:

@@ -62,6 +62,56 @@ def profile_confirmation(settings: Settings) -> Confirmation:
 
 
 @dataclass(frozen=True)
+class Timing:
+    """What a confirmation offers for a timed change (#15): a duration field, or why not.
+
+    ``offered`` False: no field, only ``unavailable`` as a note line (a
+    revocation). ``offered`` with ``unavailable``: the field is shown disabled
+    and the line says why (the value before the change is not known). The
+    ``notes`` are said once a duration is typed (no executor known, a
+    protected profile's revert confirmed now).
+    """
+
+    offered: bool = True
+    unavailable: str = ""
+    notes: tuple[str, ...] = ()
+    #: What the change reverts to, for the line under the field ("OFF", "block 0.9 …").
+    reverts_to: str = ""
+
+
+#: A revocation's note: there is nothing to revert it to.
+REVOCATION_TIMING = Timing(
+    offered=False,
+    unavailable="No duration: a revocation cannot be timed (a grant cannot be re-issued).",
+)
+
+
+def timing_of(plan: PlannedChange[Any]) -> Timing | None:
+    """The duration field a plan's confirmation gets (None: none, e.g. an undo)."""
+    if plan.kind == "revoke":
+        return REVOCATION_TIMING
+    if plan.undo_of is not None:
+        return None
+    if plan.previous is None:
+        thing = "state" if plan.kind == "limiter" else "thresholds"
+        return Timing(
+            unavailable=f"No duration: the {thing} before this change is not known, "
+            "so it could never revert."
+        )
+    notes: tuple[str, ...] = ()
+    if plan.confirmation.kind.value == "typed":
+        notes = (PROTECTED_NOTE,)
+    return Timing(notes=notes, reverts_to=plan.previous.text)
+
+
+#: A protected profile: its scheduled revert is confirmed with the change.
+PROTECTED_NOTE = (
+    "Protected profile: confirming now also confirms the scheduled revert; "
+    "it is sent without asking again."
+)
+
+
+@dataclass(frozen=True)
 class ChangePrompt:
     """What a change's confirmation shows, what it sends, and what it needs."""
 
@@ -81,6 +131,8 @@ class ChangePrompt:
     recent: tuple[str, ...] = ()
     #: A long list under the body, scrolled (the limiters of a change of many).
     listing: Content | None = None
+    #: The duration field of a timed change (#15); None: none.
+    timing: Timing | None = None
 
     @classmethod
     def of(
@@ -104,13 +156,18 @@ class ChangePrompt:
             project_id=plan.confirmation.typed or plan.project,
             plan=lambda: requests,
             needs=plan_confirmation(plan.confirmation),
+            timing=timing_of(plan),
         )
 
 
 __all__ = [
+    "PROTECTED_NOTE",
     "READ_ONLY_REFUSAL",
+    "REVOCATION_TIMING",
     "ChangePrompt",
     "Confirmation",
+    "Timing",
     "plan_confirmation",
     "profile_confirmation",
+    "timing_of",
 ]

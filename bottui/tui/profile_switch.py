@@ -13,6 +13,8 @@ at it:
   profile, the team store of the new URL (:meth:`Session.switch_settings`);
   tokens are looked up by base URL, the journal is the one file (each entry
   names its profile);
+- the timed changes' executor and countdown (#15): stopped once a revert in
+  flight is journaled, started again on the new profile;
 - the current project: the new profile's default, else its inventory's first;
 - every screen: the context bar and the data it shows are read again.
 
@@ -49,12 +51,15 @@ async def switch_profile(app: BottuiApp, name: str) -> bool:
         live = app.team_live
         if live is not None:
             live.stop()
+        await services.stop_timed()  # the old profile's reverts: none half-done
         await services.stop_team()
         await session.switch_settings(settings)
         services.forget_profile_state()
         await services.start_sharing()
         if live is not None:
             live.start()
+        if app.team_live is not None:  # started after the first frame: not before either
+            services.start_timed()
         await services.load_names()
         if services.current is None:
             from bottui.tui.app import first_project

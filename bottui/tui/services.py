@@ -36,6 +36,7 @@ from bottui.tui.error_log import Attempt, ErrorLog, attempt_of, tag, token_hint
 from bottui.tui.error_view import EXPECTED_ERRORS, error_dialog, error_toast
 from bottui.tui.messages import InventoryChanged, ProjectChosen
 from bottui.tui.services_team import TeamServices
+from bottui.tui.services_timed import Decided, TimedServices
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
     from bottui.tui.bulk_runs import BulkRuns
 
 
-class TuiServices(TeamServices):
+class TuiServices(TimedServices, TeamServices):
     """The app's services, typed, for screens and dialogs.
 
     Args:
@@ -89,6 +90,7 @@ class TuiServices(TeamServices):
         #: The session's bulk run (made when first asked for: not on the first frame).
         self._bulk: BulkRuns | None = None
         self._init_team()
+        self._init_timed()
 
     @property
     def host(self) -> App[Any]:
@@ -176,6 +178,7 @@ class TuiServices(TeamServices):
                 await self.load_names()
             finally:
                 self._broadcast(InventoryChanged)
+                self.timed_changed()  # a change may have scheduled a revert: the header
 
         self._host.run_worker(
             reload(), name="project names", group="project-names", exit_on_error=False
@@ -294,6 +297,10 @@ class TuiServices(TeamServices):
         none). Under ``require_reason`` the dialog refuses to confirm
         without one; :func:`bottui.ops.mutations.apply` checks it again.
         """
+        self.decide(prompt, lambda decided: then(decided.reason))
+
+    def decide(self, prompt: ChangePrompt, then: Callable[[Decided], None]) -> None:
+        """:meth:`confirm`, with the duration of a timed change too (``prompt.timing``)."""
         from bottui.api.curl import to_curl
         from bottui.ops import reasons
         from bottui.tui.screens.dialogs import (
@@ -321,13 +328,13 @@ class TuiServices(TeamServices):
             self.report(BottuiError("Read-only profile", needs.reason))
             return
         if needs.kind == "none":
-            then(None)
+            then(Decided(None, None))
             return
         asked = ReasonAsked(required=settings.require_reason)
 
         def decided(ok: bool | None) -> None:
             if ok:
-                then(dialog.reason)
+                then(Decided(dialog.reason, dialog.revert_after))
 
         dialog: ConfirmDialog | TypedConfirmDialog
         warning = Content("\n".join(prompt.recent)) if prompt.recent else None
@@ -340,6 +347,7 @@ class TuiServices(TeamServices):
                 reason=asked,
                 warning=warning,
                 listing=prompt.listing,
+                timing=prompt.timing,
             )
         else:
             dialog = ConfirmDialog(
@@ -349,6 +357,7 @@ class TuiServices(TeamServices):
                 reason=asked,
                 warning=warning,
                 listing=prompt.listing,
+                timing=prompt.timing,
             )
         self._host.push_screen(dialog, decided)
 
@@ -384,10 +393,16 @@ class TuiServices(TeamServices):
                 self.report(exc)
                 return
             self.flush_warnings()
-            prompt = prompt_of(plan)
+            prompt = await self.timed_prompt(prompt_of(plan))  # is an executor known?
             if recent is not None and recent.warns:
                 prompt = replace(prompt, recent=tuple(recent.lines()))
-            self.confirm(prompt, lambda reason: then(plan.with_reason(reason)))
+
+            def decided(decision: Decided) -> None:
+                timed = self.decided_plan(plan, decision)
+                if timed is not None:
+                    then(timed)
+
+            self.decide(prompt, decided)
 
         node.run_worker(
             plan_it(), name="Planning", group="plan", exit_on_error=False, exclusive=False

@@ -1,6 +1,8 @@
 """Ask before leaving work under way: quitting, or switching profile, during a bulk run
 or while a change is in flight.
 
+A timed revert in flight (#15) is not asked about: it is short, and waited for.
+
 :func:`confirm_stop_work` is the one check (the app offers it as
 :meth:`~bottui.tui.app.BottuiApp.confirm_stop_work`): with nothing under
 way it says yes at once; during a bulk run it asks (Cancel focused) and, if
@@ -48,13 +50,23 @@ def stop_words(services: TuiServices, doing: str) -> tuple[str, Content, str]:
 
 
 def work_under_way(services: TuiServices) -> bool:
-    """A bulk run, or a change sent and not yet answered and journaled."""
-    return services.bulk.active or services.session.changes_in_flight > 0
+    """A bulk run, or an operator's change sent and not yet answered and journaled.
+
+    A timed revert the TUI is sending (one at a time) is counted in the
+    session's changes in flight too, but it is waited for, not asked about.
+    """
+    return services.bulk.active or operator_changes(services) > 0
+
+
+def operator_changes(services: TuiServices) -> int:
+    """The changes in flight that are not this TUI's own timed revert."""
+    timed = 1 if services.timed_busy else 0
+    return max(0, services.session.changes_in_flight - timed)
 
 
 def change_words(services: TuiServices, doing: str) -> tuple[str, Content, str]:
     """The dialog's title, body and confirm label when a change is in flight."""
-    count = services.session.changes_in_flight
+    count = operator_changes(services)
     what = services.work_text or "a change"
     changes = "a change" if count == 1 else f"{count} changes"
     body = Content(
@@ -74,6 +86,7 @@ async def confirm_stop_work(services: TuiServices, doing: str = "quit") -> bool:
     """
     runs = services.bulk
     if not work_under_way(services):
+        await _timed_reverts_end(services, doing)
         return True
     from bottui.tui.screens.dialogs import ConfirmDialog
 
@@ -90,6 +103,7 @@ async def confirm_stop_work(services: TuiServices, doing: str = "quit") -> bool:
             "Stopping the bulk revocation: the requests in flight finish first.", markup=False
         )
         await runs.stop_and_wait()
+    await _timed_reverts_end(services, doing)
     if services.session.changes_in_flight:
         services.host.notify(
             "Waiting for the change under way to be answered and journaled.", markup=False
@@ -98,6 +112,18 @@ async def confirm_stop_work(services: TuiServices, doing: str = "quit") -> bool:
         # The change's own worker journals its outcome; nothing to wake us but polling.
         await asyncio.sleep(0.05)
     return True
+
+
+async def _timed_reverts_end(services: TuiServices, doing: str) -> None:
+    """A timed revert in flight (#15) is answered and journaled before leaving; not asked."""
+    if services.timed_busy:
+        services.host.notify(
+            f"A timed revert is in flight: it is recorded first, then {doing}.", markup=False
+        )
+        if doing == "quit":
+            await services.stop_timed()
+        elif services.timed_runner is not None:  # a switch stops and restarts it itself
+            await services.timed_runner.wait_idle()
 
 
 __all__ = ["change_words", "confirm_stop_work", "stop_words", "work_under_way"]

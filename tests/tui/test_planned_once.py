@@ -154,7 +154,8 @@ async def test_a_protected_profile_types_the_plans_project(
         await pilot.press("f")
         await settle(pilot)
         assert isinstance(flow_app.screen, TypedConfirmDialog)
-        # The reason, then Confirm: Tab from the last field skips Cancel (#14).
-        await pilot.press(*PROJ, "tab", "tab", "enter")
+        # The reason, the duration (#15), then Confirm: Tab from the last field
+        # skips Cancel (#14).
+        await pilot.press(*PROJ, "tab", "tab", "tab", "enter")
         await settle(pilot)
         sent_once_as_planned(spy, sandbox)

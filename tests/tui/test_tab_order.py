@@ -34,13 +34,14 @@ async def test_tab_from_a_typed_reason_goes_to_confirm(
         await settle(pilot)
         assert isinstance(flow_app.screen, ConfirmDialog)
         assert focused_id(flow_app) == "cancel"
-        await pilot.press("tab", "tab")  # Confirm, then the reason (the last field)
+        await pilot.press("tab", "tab")  # Confirm, then the reason
         assert focused_id(flow_app) == "reason"
-        await pilot.press("tab")  # nothing typed: Cancel, as before
+        # The duration of a timed change (#15) is the last field now.
+        await pilot.press("tab", "tab")  # nothing typed: Cancel, as before
         assert focused_id(flow_app) == "cancel"
-        await pilot.press("shift+tab")
+        await pilot.press("shift+tab", "shift+tab")
         assert focused_id(flow_app) == "reason"
-        await pilot.press(*"INC-7", "tab")
+        await pilot.press(*"INC-7", "tab", "tab")
         assert focused_id(flow_app) == "confirm"  # not Cancel: the reason is kept
         await pilot.press("enter")
         await settle(pilot)
@@ -60,9 +61,10 @@ async def test_tab_from_the_reason_under_protection_goes_back_to_the_project_id(
         await settle(pilot)
         assert isinstance(flow_app.screen, TypedConfirmDialog)
         assert focused_id(flow_app) == "typed"
-        await pilot.press(*"shop", "tab", *"INC-7", "tab")
+        # Reason, then the duration of a timed change (#15), the last field.
+        await pilot.press(*"shop", "tab", *"INC-7", "tab", "tab")
         assert focused_id(flow_app) == "typed"  # Confirm cannot be pressed yet
-        await pilot.press("end", *"-prod", "tab", "tab")
+        await pilot.press("end", *"-prod", "tab", "tab", "tab")
         assert focused_id(flow_app) == "confirm"
         assert flow_app.screen.query_one("#reason", Input).value == "INC-7"
         assert sandbox.stats.requests == 0

@@ -107,15 +107,19 @@ async def run_due(
     now: datetime | None = None,
     executor: str | None = None,
     late_ok: bool = False,
+    kind: str = "run-due",
 ) -> list[DueReport]:
     """Perform every revert of this profile that is due at ``now`` (the clock's when None).
 
-    Records the run (an executor is known: :func:`~bottui.ops.timed.schedule.executor_known`).
-    One report per due timed change; nothing raises for one change's sake.
+    Records the run under ``kind`` (``"run-due"``: a timer, known for a day;
+    ``"tui"``: a running TUI, known for minutes; see
+    :func:`~bottui.ops.timed.schedule.executor_known`), so a TUI's rounds never
+    pass for an installed timer. One report per due timed change; nothing
+    raises for one change's sake.
     """
     moment = now_of(session, now)
-    who = executor or executor_name("run-due")
-    await executor_seen(session, "run-due", now=moment)
+    who = executor or executor_name(kind)
+    await executor_seen(session, kind, now=moment)
     due = [t for t in await list_timed(session, now=moment) if t.state == "scheduled"]
     reports = []
     for timed in due:

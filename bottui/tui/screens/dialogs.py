@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -27,8 +27,12 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 from bottui.tui.help_rows import DIALOG_HELP, HelpRow, HelpSection
+from bottui.tui.screens.duration_field import DurationField
 from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import join, safe, safe_id
+
+if TYPE_CHECKING:
+    from bottui.tui.change_prompt import Timing
 
 
 class _Dialog(ModalScreen[Any]):
@@ -54,6 +58,13 @@ class _Dialog(ModalScreen[Any]):
     /* Beside the buttons: the reason costs the dialog no row (it fits 80x24).
        Focus goes by position, so from Cancel, Tab reaches Confirm, then the reason. */
     _Dialog .dialog-buttons #reason { width: 1fr; }
+    /* A timed change's duration (#15): short, after the reason (Tab from the
+       project id or Confirm reaches the reason first, as before). */
+    _Dialog .dialog-buttons #duration { width: 17; }
+    /* With the duration, narrower buttons leave the reason its words. */
+    _Dialog .dialog-buttons.-timed Button { min-width: 10; margin-left: 1; }
+    _Dialog .duration-line { color: $text-muted; margin-top: 1; }
+    _Dialog .duration-line.-error { color: $error; text-style: bold; }
     """
 
     def action_dismiss_dialog(self) -> None:
@@ -115,7 +126,7 @@ class _ReasonField:
         return True
 
 
-class ConfirmDialog(_ReasonField, _Dialog):
+class ConfirmDialog(DurationField, _ReasonField, _Dialog):
     """Yes/no for a change. Returns True only when the confirm button is pressed.
 
     With ``reason`` it holds a reason field; the text is :attr:`reason` once
@@ -132,11 +143,13 @@ class ConfirmDialog(_ReasonField, _Dialog):
         reason: ReasonAsked | None = None,
         warning: Content | None = None,
         listing: Content | None = None,
+        timing: Timing | None = None,
     ):
         super().__init__()
         self._title = title
         self._body = body
         self._confirm_label = confirm_label
+        self._timing = timing
         self._danger = danger
         self._asked = reason
         self._warning = warning
@@ -149,14 +162,16 @@ class ConfirmDialog(_ReasonField, _Dialog):
             yield from _listing(self._listing)
             if self._warning is not None:
                 yield Static(self._warning, id="recent-changes", classes="dialog-warning")
-            with Horizontal(classes="dialog-buttons"):
+            with Horizontal(classes=self._buttons_classes()):
                 yield from self._reason_widgets()
+                yield from self._duration_input()
                 yield Button("Cancel", id="cancel", variant="default")
                 yield Button(
                     Content(self._confirm_label),
                     id="confirm",
                     variant="error" if self._danger else "primary",
                 )
+            yield from self._duration_line()
 
     def on_mount(self) -> None:
         self.query_one("#cancel", Button).focus()
@@ -170,16 +185,25 @@ class ConfirmDialog(_ReasonField, _Dialog):
         # Enter in the reason does not confirm: the button must be pressed.
         self.query_one("#confirm", Button).focus()
 
+    @on(Input.Changed, "#duration")
+    def _duration_typed(self, event: Input.Changed) -> None:
+        self._duration_changed(event.value)
+
+    @on(Input.Submitted, "#duration")
+    def _duration_submitted(self) -> None:
+        # Enter in the duration does not confirm either.
+        self.query_one("#confirm", Button).focus()
+
     @on(Button.Pressed, "#confirm")
     def _confirm(self) -> None:
-        if self._reason_ok():
+        if self._duration_ok() and self._reason_ok():
             self.dismiss(True)
 
     def action_dismiss_dialog(self) -> None:
         self.dismiss(False)
 
 
-class TypedConfirmDialog(_ReasonField, _Dialog):
+class TypedConfirmDialog(DurationField, _ReasonField, _Dialog):
     """Confirmation for a protected profile: the project id must be typed.
 
     Enter in the typed field confirms once the id matches; before that it
@@ -198,10 +222,12 @@ class TypedConfirmDialog(_ReasonField, _Dialog):
         reason: ReasonAsked | None = None,
         warning: Content | None = None,
         listing: Content | None = None,
+        timing: Timing | None = None,
     ):
         super().__init__()
         self._title = title
         self._body = body
+        self._timing = timing
         self._expected = expected
         self._confirm_label = confirm_label
         self._asked = reason
@@ -222,12 +248,14 @@ class TypedConfirmDialog(_ReasonField, _Dialog):
             hint = Static("", id="typed-hint", classes="dialog-warning")
             hint.display = False
             yield hint
-            with Horizontal(classes="dialog-buttons"):
+            with Horizontal(classes=self._buttons_classes()):
                 yield from self._reason_widgets()
+                yield from self._duration_input()
                 yield Button("Cancel", id="cancel")
                 yield Button(
                     Content(self._confirm_label), id="confirm", variant="error", disabled=True
                 )
+            yield from self._duration_line()
 
     def on_mount(self) -> None:
         self.query_one("#typed", Input).focus()
@@ -235,25 +263,40 @@ class TypedConfirmDialog(_ReasonField, _Dialog):
     @on(Input.Changed, "#typed")
     def _typed(self, event: Input.Changed) -> None:
         matches = event.value == self._expected
-        self.query_one("#confirm", Button).disabled = not matches
+        self._sync_confirm()
         if matches:
             self.query_one("#typed-hint", Static).display = False
+
+    def _may_confirm(self) -> bool:
+        typed = self.query_one("#typed", Input).value == self._expected
+        return typed and self._duration_ok()
+
+    @on(Input.Changed, "#duration")
+    def _duration_typed(self, event: Input.Changed) -> None:
+        self._duration_changed(event.value)
+
+    @on(Input.Submitted, "#duration")
+    def _duration_submitted(self) -> None:
+        self.query_one("#typed", Input).focus()
 
     @on(Input.Submitted, "#typed")
     def _submitted(self, event: Input.Submitted) -> None:
         # Typing the id is the deliberate act, so Enter on a match confirms (as the
         # button would, reason check included). On no match nothing is sent, and
         # the dialog says why rather than seeming to ignore the key.
-        if event.value == self._expected:
+        if event.value == self._expected and self._duration_ok():
             self._confirm()
             return
         hint = self.query_one("#typed-hint", Static)
-        hint.update(
-            join(
-                "Not confirmed: the text typed is not the project id. Type exactly ",
-                safe_id(self._expected),
+        if event.value == self._expected:  # the id is right: the duration is not
+            hint.update(Content("Not confirmed: the duration is not usable (said below)."))
+        else:
+            hint.update(
+                join(
+                    "Not confirmed: the text typed is not the project id. Type exactly ",
+                    safe_id(self._expected),
+                )
             )
-        )
         hint.display = True
 
     @on(Button.Pressed, "#cancel")
@@ -266,7 +309,7 @@ class TypedConfirmDialog(_ReasonField, _Dialog):
 
     @on(Button.Pressed, "#confirm")
     def _confirm(self) -> None:
-        if self._reason_ok():
+        if self._duration_ok() and self._reason_ok():
             self.dismiss(self.query_one("#typed", Input).value == self._expected)
 
     def action_dismiss_dialog(self) -> None:

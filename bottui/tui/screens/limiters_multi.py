@@ -26,6 +26,7 @@ from textual.widgets import Button, Label, Static
 from bottui.plaintext import clean
 from bottui.tui.change_prompt import READ_ONLY_REFUSAL, ChangePrompt, plan_confirmation
 from bottui.tui.screens.dialogs import _InfoDialog
+from bottui.tui.services_timed import Decided
 from bottui.tui.widgets.bulk_words import plural
 from bottui.tui.widgets.limiter_table import MARK, SOURCE_WORDS, state_word
 from bottui.tui.widgets.safe import join, safe, safe_id
@@ -65,6 +66,24 @@ def marks_line(marked: int, hidden: int) -> Content:
     )
 
 
+def _timed(plans: list[PlannedChange[Any]]) -> ChangePrompt:
+    """A prompt holding only the duration field the marked limiters' change may have (#15).
+
+    A duration applies to every one of them: it can be used only when each
+    one's state before is known.
+    """
+    from bottui.tui.change_prompt import Timing, timing_of
+
+    unknown = sum(1 for plan in plans if plan.previous is None)
+    timing = timing_of(plans[0])
+    if unknown and timing is not None:
+        timing = Timing(
+            unavailable=f"No duration: the state before this change of {unknown:,} of them is "
+            "not known, so they could never revert."
+        )
+    return ChangePrompt("", Content(""), "", "", plan=list, timing=timing)
+
+
 def switch_marked(screen: LimitersScreen, table: LimiterTable, new_state: bool) -> None:
     """Plan every marked limiter's change, confirm them once, send them one by one."""
     from bottui.ops import plan as planning
@@ -101,9 +120,9 @@ def switch_marked(screen: LimitersScreen, table: LimiterTable, new_state: bool) 
             services.report(exc)
             return
         services.flush_warnings()
-        confirm(plans, recent)
+        confirm(plans, recent, await services.timed_prompt(_timed(plans)))
 
-    def confirm(plans: list[PlannedChange[Any]], recent: list[str]) -> None:
+    def confirm(plans: list[PlannedChange[Any]], recent: list[str], timed: ChangePrompt) -> None:
         requests = [request for plan in plans for request in plan.requests]
         intro = join(
             f"{verb} {plural(len(plans), 'rate limiter')} of project ",
@@ -126,8 +145,15 @@ def switch_marked(screen: LimitersScreen, table: LimiterTable, new_state: bool) 
             needs=plan_confirmation(plans[0].confirmation),
             recent=tuple(recent),
             listing=_listing(entries, hidden),
+            timing=timed.timing,
         )
-        services.confirm(prompt, lambda reason: send([p.with_reason(reason) for p in plans]))
+
+        def decided(decision: Decided) -> None:
+            confirmed = [services.decided_plan(p, decision) for p in plans]
+            if all(p is not None for p in confirmed):  # a refusal is reported: none sent
+                send([p for p in confirmed if p is not None])
+
+        services.decide(prompt, decided)
 
     def send(plans: list[PlannedChange[Any]]) -> None:
         names = {entry.id: entry.name for entry in entries}

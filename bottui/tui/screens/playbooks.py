@@ -64,13 +64,6 @@ class PlaybooksScreen(BottuiScreen):
         Binding("r", "run_playbook", "Run", id="playbooks.run"),
         Binding("ctrl+r", "reload", "Reload files", id="playbooks.reload"),
     ]
-    DEFAULT_CSS = """
-    PlaybooksScreen #playbook-top { height: 8; }
-    PlaybooksScreen #playbook-list { width: 26; height: 100%; }
-    PlaybooksScreen #playbook-head { width: 1fr; height: 100%; padding: 0 1; }
-    PlaybooksScreen #playbook-plan { height: 1fr; }
-    PlaybooksScreen #playbook-summary { height: auto; max-height: 8; padding: 0 1; }
-    """
 
     def __init__(self) -> None:
         super().__init__()

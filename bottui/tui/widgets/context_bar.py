@@ -27,6 +27,7 @@ class ContextBar(Widget):
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "context-bar--working",
         "context-bar--bulk",
+        "context-bar--timed",
         "context-bar--protected",
         "context-bar--readonly",
         "context-bar--team-down",
@@ -41,6 +42,7 @@ class ContextBar(Widget):
         background: $panel;
         & > .context-bar--working { color: $accent; text-style: bold; }
         & > .context-bar--bulk { color: $text; text-style: bold reverse; }
+        & > .context-bar--timed { color: $text; text-style: bold; }
         & > .context-bar--protected { background: $warning; color: $text; text-style: bold; }
         & > .context-bar--readonly { background: $error; color: $text; text-style: bold; }
         & > .context-bar--team-down { background: $warning; color: $text; text-style: bold; }
@@ -58,6 +60,8 @@ class ContextBar(Widget):
     working: reactive[str] = reactive("")
     #: The bulk run in the background ("bulk 41,200/100,000 · 3 failed"; "" when none).
     bulk: reactive[str] = reactive("")
+    #: Timed changes pending (#15): "2 timed changes · next in 14m"; "" when none.
+    timed: reactive[str] = reactive("")
     protected: reactive[bool] = reactive(False)
     read_only: reactive[bool] = reactive(False)
     #: The team store cannot be heard (teammates' changes do not arrive).
@@ -94,6 +98,7 @@ class ContextBar(Widget):
         self.protected = settings.protected
         self.working = services.work_text
         self.bulk = services.bulk_text
+        self.timed = services.timed_text
         self.live_down = services.live_down is not None
         self.team = services.team_text
         self.live = services.team_listening
@@ -105,6 +110,7 @@ class ContextBar(Widget):
         shown = [
             ("context-bar--working", f"⟳ {self.working}" if self.working else ""),
             ("context-bar--bulk", self.bulk),
+            ("context-bar--timed", self.timed),
             # With nothing waiting, a team store heard says so: changes arrive live.
             ("context-bar--team", self.team or ("team: live" if self.live else "")),
             ("context-bar--dry-run", "DRY RUN" if self.dry_run else ""),

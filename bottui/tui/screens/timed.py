@@ -1,0 +1,221 @@
+"""The Timed screen (``T``): the timed changes of this profile, and what to do with them (#15).
+
+One row per timed change: its id, what it changed, the project, what it
+reverts to, when (``in 14m`` / ``late by 3m`` and the UTC time), who performs
+or performed the revert, and its state. ``x`` extends (asks how much later),
+``k`` keeps the change (cancels its revert, after asking), ``r`` reverts now
+(asks, with the same rules as any change), ``a`` shows the finished ones too.
+A line above the table says who will perform the reverts: this TUI while it
+runs, else the executor the journal knows, else a warning that none is known.
+
+Rows are read in workers (the journal's async facade) on opening, after
+each action and every few seconds; every cell is cleaned text.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, Final
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Label, Static
+
+from bottui.tui.services import services_of
+from bottui.tui.widgets.safe import join, safe, safe_text
+
+if TYPE_CHECKING:
+    from bottui.ops.timed import TimedChange
+    from bottui.tui.services import TuiServices
+
+COLUMNS: Final = (
+    ("id", "ID"),
+    ("what", "What"),
+    ("project", "Project"),
+    ("to", "Reverts to"),
+    ("due", "Due"),
+    ("executor", "Executor"),
+    ("state", "State"),
+)
+EMPTY: Final = "No timed change pending. A duration in a change's confirmation makes one."
+#: Seconds between two reads of the rows while the screen is open.
+REREAD_EVERY: Final = 5.0
+
+
+class TimedScreen(ModalScreen[None]):
+    """The timed changes of the profile: extend, keep, revert now."""
+
+    SCREEN_TITLE: ClassVar[str] = "Timed changes"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("x", "extend", "Extend", id="timed.extend"),
+        Binding("k", "keep", "Keep (cancel revert)", id="timed.keep"),
+        Binding("r", "revert", "Revert now", id="timed.revert"),
+        Binding("a", "all", "Show finished too", id="timed.all"),
+        Binding("escape", "close", "Close", id="timed.close"),
+    ]
+    DEFAULT_CSS = """
+    /* Below the header line: the profile and project stay in view. */
+    TimedScreen { align: center top; }
+    TimedScreen > Vertical {
+        width: 100%; height: 1fr; margin-top: 1;
+        border: thick $primary; background: $surface; padding: 0 1;
+    }
+    TimedScreen .dialog-title { text-style: bold; }
+    TimedScreen #timed-table { height: 1fr; }
+    TimedScreen #timed-executor { color: $text-muted; }
+    TimedScreen #timed-executor.-warning { color: $warning; text-style: bold; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._rows: list[TimedChange] = []
+        self._all = False
+
+    @property
+    def services(self) -> TuiServices:
+        """What this screen uses of the app."""
+        return services_of(self)
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(
+                Content("Timed changes (they revert by themselves)"), classes="dialog-title"
+            )
+            yield Static(
+                Content(
+                    "x extend · k keep the change · r revert now · a finished too · escape close"
+                ),
+                classes="hint",
+            )
+            yield Static("", id="timed-executor")
+            yield Static(Content(EMPTY), id="timed-empty")
+            yield DataTable(cursor_type="row", zebra_stripes=True, id="timed-table")
+
+    def on_mount(self) -> None:
+        table: DataTable[Text] = self.query_one("#timed-table", DataTable)
+        for key, heading in COLUMNS:
+            table.add_column(heading, key=key)
+        table.display = False
+        table.focus()
+        self.reread()
+        self.set_interval(REREAD_EVERY, self.reread)
+
+    def reread(self) -> None:
+        """Read the rows again (a worker)."""
+        self.run_worker(self._read(), name="timed changes", group="timed-read", exclusive=True)
+
+    async def _read(self) -> None:
+        from bottui.ops import timed
+
+        services = self.services
+        session = services.session
+        try:
+            rows = await timed.list_timed(session, include_done=self._all)
+            runner = services.timed_runner
+            if runner is not None and runner.running:
+                known: str | None = "this TUI while it runs (every 15 s)"
+            else:
+                known = await timed.executor_known(session)
+        except Exception as exc:  # a journal that cannot be read: said like any failure
+            services.report(exc, operation="Reading timed changes")
+            return
+        self._show(rows, known)
+
+    def _show(self, rows: list[TimedChange], known: str | None) -> None:
+        from bottui.ops import timed
+        from bottui.ops.timed.schedule import now_of
+
+        executor = self.query_one("#timed-executor", Static)
+        executor.set_class(known is None, "-warning")
+        executor.update(
+            Content(timed.NO_EXECUTOR_WARNING)
+            if known is None
+            else join("Reverts are performed by: ", safe(known))
+        )
+        now = now_of(self.services.session)
+        table: DataTable[Text] = self.query_one("#timed-table", DataTable)
+        cursor = table.cursor_row
+        self._rows = rows
+        table.clear()
+        for row in rows:
+            due = f"{row.when_text(now)}"
+            if not row.done:
+                due += f" ({row.due_at.strftime('%H:%M')} UTC)"
+            late = not row.done and row.due_at < now
+            table.add_row(
+                Text(row.id),
+                safe_text(row.what),
+                safe_text(row.project),
+                safe_text(row.revert_to),
+                Text(due, style="bold" if late else ""),
+                safe_text(row.executor or "—"),
+                Text(row.state, style="bold" if row.state in ("failed", "unknown") else ""),
+            )
+        self.query_one("#timed-empty").display = not rows
+        table.display = bool(rows)
+        if rows:
+            table.move_cursor(row=min(max(cursor, 0), len(rows) - 1))
+
+    def _highlighted(self) -> TimedChange | None:
+        table: DataTable[Text] = self.query_one("#timed-table", DataTable)
+        index = table.cursor_row
+        if not self._rows or not 0 <= index < len(self._rows):
+            self.notify("No timed change here.", markup=False)
+            return None
+        return self._rows[index]
+
+    def _open(self, doing: str) -> TimedChange | None:
+        """The highlighted timed change if it still waits for its revert, else say why not."""
+        row = self._highlighted()
+        if row is not None and row.state != "scheduled":
+            from bottui.plaintext import clean
+
+            self.notify(
+                clean(f"Timed change {row.id} is {row.state}: nothing to {doing}."), markup=False
+            )
+            return None
+        return row
+
+    def action_extend(self) -> None:
+        """Ask how much later the highlighted timed change reverts."""
+        from bottui.ops.timed.schedule import now_of
+        from bottui.tui.timed_actions import ask_extend
+
+        row = self._open("extend")
+        if row is not None:
+            due = row.when_text(now_of(self.services.session))
+            ask_extend(self.services, row, due, done=self.reread)
+
+    def action_keep(self) -> None:
+        """Keep the highlighted change: cancel its revert, after asking."""
+        from bottui.tui.timed_actions import ask_cancel
+
+        row = self._open("cancel")
+        if row is not None:
+            ask_cancel(self.services, row, done=self.reread)
+
+    def action_revert(self) -> None:
+        """Revert the highlighted change now, after asking."""
+        from bottui.ops.timed.schedule import now_of
+        from bottui.tui.timed_actions import ask_revert
+
+        row = self._open("revert")
+        if row is not None:
+            now = now_of(self.services.session)
+            late = now - row.due_at if row.due_at < now else None
+            ask_revert(self.services, row, late=late, done=self.reread)
+
+    def action_all(self) -> None:
+        """Show the finished timed changes too (again: only those pending)."""
+        self._all = not self._all
+        self.reread()
+
+    def action_close(self) -> None:
+        """Back to the screen it was opened from."""
+        self.dismiss(None)
+
+
+__all__ = ["TimedScreen"]
