@@ -92,6 +92,13 @@ async def test_run_from_the_screen(flow_session: Session, sandbox: SandboxServer
         assert [s.split(" ")[0] for s in states(app)] == ["done", "done", "done"]
         assert "3 of 3 steps done" in summary(app)
         assert "Reverts at" in summary(app)  # the playbook's default 2h
+        # The Journal shows the run as one playbook row (it said "bulk limiter ... ids").
+        from tests.tui.test_journal import rows
+
+        await pilot.press("5")
+        await settle(pilot)
+        run_row = rows(app)[0]
+        assert run_row[2:5] == ["playbook", "▸ 3 steps, run #1", "3 ok"], run_row
 
 
 async def test_a_failure_midway_offers_and_makes_a_partial_revert(

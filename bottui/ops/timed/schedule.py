@@ -171,7 +171,7 @@ async def schedule_revert(
         revert_to = value_text(first.previous)
     else:
         what = f"{len(entries)} changes ({', '.join(targets[:3])}{'…' if len(targets) > 3 else ''})"
-        revert_to = "each back to its value before"
+        revert_to = "the value before each"
     if run_id is not None:
         what = f"run {run_id}: {what}"
     detail = _detail(

@@ -15,7 +15,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 
 from bottui.ops import journal_view
-from bottui.store.journal_records import JournalEntry
+from bottui.store.journal_records import JournalEntry, Operation
 from bottui.tui.tones import tone
 from bottui.tui.widgets.entry_table import EntryTable
 from bottui.tui.widgets.safe import safe_id_text, safe_text
@@ -202,15 +202,18 @@ class RunGroup:
     def cells(self, *, with_project: bool) -> tuple[Text, ...]:
         """The run's row: ``▸ bulk run #7 · 15 ids`` and its outcome counts."""
         newest = self.newest
+        # A bulk run revokes grants by id; any other run is a playbook's steps.
+        bulk = newest.operation == Operation.REVOKE_GRANT
         operation = journal_view.operation_text(newest, short=True)
-        what = f"▸ {self.count}{'+' if self.open else ''} ids, run #{self.run_id}"
+        items = "ids" if bulk else "steps"
+        what = f"▸ {self.count}{'+' if self.open else ''} {items}, run #{self.run_id}"
         if with_project:
             what = f"{newest.project}: {what}"
         failed = any(w not in journal_view.OUTCOME_GROUPS["succeeded"] for w in self.outcomes)
         return (
             Text(journal_view.short_when(newest)),
             safe_text(newest.operator),
-            safe_text(f"bulk {operation}"),
+            safe_text(f"bulk {operation}" if bulk else "playbook"),
             safe_id_text(cut(what, TARGET_CELL)),
             safe_text(self.outcome_words(), style="bold" if failed else ""),
             Text(""),
