@@ -114,6 +114,9 @@ async def test_a_failure_midway_offers_and_makes_a_partial_revert(
         await pilot.click("#confirm")
         await settle(pilot)
         assert isinstance(app.screen, PlaybookConfirm)  # a bad duration is refused
+        said = plain(app.screen.query_one("#duration-error", Static))
+        assert said.startswith("Invalid duration: "), said  # beside its field, not a toast
+        assert not app._notifications  # nothing covers the Run button
         app.screen.query_one("#duration").value = ""  # type: ignore[attr-defined]
         await pilot.click("#confirm")
         await app.workers.wait_for_complete()

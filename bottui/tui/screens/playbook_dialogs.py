@@ -18,6 +18,7 @@ from textual.content import Content
 from textual.widgets import Button, Input, Label, Static
 
 from bottui.ops.durations import parse_duration
+from bottui.plaintext import clean
 from bottui.tui.screens.dialogs import ReasonAsked, _Dialog, _listing, _ReasonField
 from bottui.tui.widgets.plain_paste import PlainInput
 
@@ -35,6 +36,8 @@ class PlaybookConfirm(_ReasonField, _Dialog):
 
     DEFAULT_CSS = """
     PlaybookConfirm #duration { width: 1fr; margin-top: 1; }
+    PlaybookConfirm #duration-error { display: none; height: auto; padding: 0 1; }
+    PlaybookConfirm #duration-error.-shown { display: block; text-style: bold; }
     PlaybookConfirm #typed { margin-top: 1; }
     """
 
@@ -69,6 +72,9 @@ class PlaybookConfirm(_ReasonField, _Dialog):
             yield Static(self._body, id="confirm-body")
             yield from _listing(self._listing)
             yield PlainInput(placeholder=hint, id="duration", max_length=20)
+            # A bad duration is said here, next to its field: a toast would
+            # cover the Run button the operator needs next.
+            yield Static("", id="duration-error")
             if self._typed is not None:
                 yield PlainInput(placeholder=f"Type {self._typed} to confirm", id="typed")
             with Horizontal(classes="dialog-buttons"):
@@ -97,8 +103,12 @@ class PlaybookConfirm(_ReasonField, _Dialog):
         except ValueError as exc:
             field.add_class("-invalid")
             field.focus()
-            self.notify(str(exc), title="Invalid duration", severity="error", markup=False)
+            said = self.query_one("#duration-error", Static)
+            said.update(Content(f"Invalid duration: {clean(str(exc))}"))
+            said.add_class("-shown")
             return
+        field.remove_class("-invalid")
+        self.query_one("#duration-error", Static).remove_class("-shown")
         if self._typed is not None:
             typed = self.query_one("#typed", Input)
             if typed.value != self._typed:
