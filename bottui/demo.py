@@ -273,11 +273,12 @@ def run_demo(*, hostile: bool = False, team: bool = False) -> int:
                 if team:
                     options = _start_team(root, teams)
                 session = prepare(root, sandbox.base_url, hostile=hostile, **options)
-                write_demo_playbooks(session.locations)
                 from bottui.tui.app import BottuiApp
 
                 def when_up() -> None:
                     sandbox.start()
+                    # Screen 6's files, written after the first frame (read when shown).
+                    write_demo_playbooks(session.locations)
                     if teams:
                         _team_up(teams[0], sandbox.base_url, signals.app)
                     # Directories of demos ended by SIGKILL, removed off the start-up path.
