@@ -160,9 +160,17 @@ def summary_text(app: App[Any]) -> str:
 
 
 async def stop_run(pilot: Pilot[Any]) -> None:
-    """Press the run screen's Stop button (escape only hides the screen now)."""
-    run_dialog(pilot.app).query_one("#bulk-stop", Button).press()
+    """Press the run screen's Stop button (escape only hides the screen now).
+
+    Then wait out the button's pressed look (Textual's ``-active`` class, 0.2 s):
+    a snapshot taken during it or after it would differ by one colour.
+    """
+    button = run_dialog(pilot.app).query_one("#bulk-stop", Button)
+    button.press()
     await pilot.pause()
+    deadline = time.monotonic() + 5
+    while button.has_class("-active") and time.monotonic() < deadline:
+        await pilot.pause(0.05)
 
 
 def bodies(sandbox: SandboxServer) -> list[Any]:
