@@ -35,8 +35,10 @@ time.sleep(120)
 """
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a Linux parent-death signal")
 def test_the_server_ends_with_the_process_that_started_it_even_on_sigkill() -> None:
+    # A PostgreSQL test never skips: elsewhere the promise does not hold, and says so.
+    if not sys.platform.startswith("linux"):
+        pytest.fail("the server's end with its parent rests on Linux's parent-death signal")
     root = Path(tempfile.mkdtemp(prefix="bt-", dir="/tmp"))
     starter = subprocess.Popen(
         [sys.executable, "-c", textwrap.dedent(_STARTER), str(root / "pg")],
