@@ -52,23 +52,16 @@ def _moment(text: str) -> datetime:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _subcommand(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
-    for action in parser._actions:  # argparse keeps subparsers only there
-        if isinstance(action, argparse._SubParsersAction) and name in action.choices:
-            found: argparse.ArgumentParser = action.choices[name]
-            return found
-    raise KeyError(name)
-
-
 def add_timed(commands: Any) -> None:
     """``--for`` on the changes that can be timed (and on revoke, to refuse it); the commands."""
     from bottui.cli.help_text import CHANGE, SESSION, command
+    from bottui.cli.suggest import subcommands
 
-    root = {"limiter": commands.choices["limiter"], "thresholds": commands.choices["thresholds"]}
+    limiter = subcommands(commands.choices["limiter"])
     for sub in (
-        _subcommand(root["limiter"], "enable"),
-        _subcommand(root["limiter"], "disable"),
-        _subcommand(root["thresholds"], "set"),
+        limiter["enable"],
+        limiter["disable"],
+        subcommands(commands.choices["thresholds"])["set"],
     ):
         sub.add_argument(
             "--for", dest="for_", metavar="DURATION", type=_duration, default=None, help=_FOR_HELP

@@ -12,7 +12,7 @@ from typing import Any
 
 from textual.widgets import DataTable, Static
 
-from bottui.demo import prepare
+from bottui.demo import DEMO_PLAYBOOKS, prepare
 from bottui.ops.playbooks import library
 from bottui.ops.session import Session
 from bottui.sandbox.server import SandboxServer
@@ -23,23 +23,7 @@ from tests.fixtures.sandbox import ACC, PROJ
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle
 
-PLAYBOOK = """\
-description = "Scraping wave: search limiter on, bot score tighter, API limiter on"
-duration = "2h"
-
-[[steps]]
-limiter = "rl-search"
-action = "enable"
-
-[[steps]]
-dimension = "bot-score"
-block = 0.9
-challenge = 0.6
-
-[[steps]]
-limiter = "rl-api"
-action = "enable"
-"""
+PLAYBOOK = DEMO_PLAYBOOKS["scraping-wave"]  # the demo's, as a team would write one
 BROKEN = '[[steps]]\nlimiter = "rl-login"\naction = "on"\n'
 
 

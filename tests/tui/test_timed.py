@@ -7,12 +7,11 @@ the sandbox's own state says whether a revert arrived.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
@@ -27,6 +26,8 @@ from bottui.tui.screens.timed_dialogs import ExtendDialog
 from bottui.tui.widgets.context_bar import ContextBar
 from bottui.tui.widgets.journal_table import JournalTable
 from bottui.tui.widgets.limiter_table import LimiterTable
+from tests.fixtures import moving_clock
+from tests.fixtures.moving_clock import MovingClock
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle
 
@@ -35,32 +36,9 @@ PROJ = "shop-prod"
 Snap = Callable[..., bool]
 MakeApp = Callable[..., BottuiApp]
 
-
-class MovingClock:
-    """A clock that stands still until the test moves it."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def move(self, **by: float) -> None:
-        self.now += timedelta(**by)
-
-
-@pytest.fixture
-def clock() -> MovingClock:
-    return MovingClock()
-
-
-@pytest.fixture
-async def session(
-    tmp_path: Path, sandbox: SandboxServer, clock: MovingClock
-) -> AsyncIterator[Session]:
-    made = prepare(tmp_path / "demo", sandbox.base_url, clock=clock)
-    yield made
-    await made.aclose()
+# The fixtures of tests/timed: a demo session on the sandbox with a clock the test moves.
+clock = moving_clock.clock
+session = moving_clock.session
 
 
 def active(sandbox: SandboxServer, limiter_id: str) -> bool:
