@@ -81,6 +81,10 @@ def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
             from bottui.cli.apps import cmd_tui
 
             return cmd_tui(args, output)
+        if args.command == "demo":  # the TUI too: its collector pause must come before asyncio
+            from bottui.cli.apps import cmd_demo
+
+            return cmd_demo(args, output)
         if args.command not in NO_START_CHECK:
             from bottui.cli.config_warning import warn_at_start
 

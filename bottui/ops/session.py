@@ -111,7 +111,7 @@ class Settings:
             ),
             None,
         )
-        from bottui.store.team.target import resolve_store_url
+        from bottui.store.team import resolve_store_url
 
         return cls(
             store_url=resolve_store_url(chosen.store if chosen else None, env),

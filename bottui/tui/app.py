@@ -228,6 +228,7 @@ class BottuiApp(App[int]):
         # Start-up's objects are frozen and the collector, paused by the CLI
         # for start-up, runs again.
         gc_pause.resume()
+        self.services.started()  # what screens put off until now (their filter lines)
         # Teammates' changes, live (nothing without a team store).
         from bottui.tui.team_live import TeamLive
 

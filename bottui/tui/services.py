@@ -31,8 +31,6 @@ from textual.message import Message
 from bottui.api.errors import BottuiError
 from bottui.ops.session import Session
 from bottui.plaintext import clean
-from bottui.tui.change_prompt import READ_ONLY_REFUSAL, ChangePrompt, profile_confirmation
-from bottui.tui.error_log import Attempt, ErrorLog, attempt_of, tag, token_hint
 from bottui.tui.error_view import EXPECTED_ERRORS, error_dialog, error_toast
 from bottui.tui.messages import InventoryChanged, ProjectChosen
 from bottui.tui.services_team import TeamServices
@@ -46,6 +44,8 @@ if TYPE_CHECKING:
     from bottui.api.requests import PreparedRequest
     from bottui.ops.plan import PlannedChange
     from bottui.tui.bulk_runs import BulkRuns
+    from bottui.tui.change_prompt import ChangePrompt
+    from bottui.tui.error_log import Attempt, ErrorLog
 
 
 class TuiServices(TimedServices, TeamServices):
@@ -81,14 +81,16 @@ class TuiServices(TimedServices, TeamServices):
         self._work: list[str] = []
         #: The last error reported (shown whole from the error log).
         self.last_error: BaseException | None = None
-        #: This session's errors, newest first (``e`` lists them).
-        self.errors = ErrorLog()
+        # This session's errors (made at the first: see errors).
+        self._errors: ErrorLog | None = None
         #: Names the inventory knows for projects (filled by :meth:`load_names`).
         self._names: dict[tuple[str, str], str] = {}
         #: The inventory's marker when the names were read (see ``load_names``).
         self._names_version: Hashable | None = None
         #: The session's bulk run (made when first asked for: not on the first frame).
         self._bulk: BulkRuns | None = None
+        #: What waits for the first frames (None once they are out: see after_start).
+        self._after_start: list[Callable[[], object]] | None = []
         self._init_team()
         self._init_timed()
 
@@ -96,6 +98,35 @@ class TuiServices(TimedServices, TeamServices):
     def host(self) -> App[Any]:
         """The running app (toasts, workers)."""
         return self._host
+
+    def after_start(self, callback: Callable[[], object]) -> None:
+        """Call ``callback`` once start-up's first frames are out (soon, if they are).
+
+        For work no key has asked for yet (a screen's hidden filter line): a
+        screen's own ``call_after_refresh`` may run before the first frame,
+        whose paint start-up holds back, and so would delay it.
+        """
+        if self._after_start is None:
+            self._host.call_later(callback)
+        else:
+            self._after_start.append(callback)
+
+    def started(self) -> None:
+        """The first frames are out: what waited for them runs now (the app calls this)."""
+        waiting, self._after_start = self._after_start or [], None
+        for callback in waiting:
+            self._host.call_later(callback)
+
+    @property
+    def errors(self) -> ErrorLog:
+        """This session's errors, newest first (``e`` lists them)."""
+        if self._errors is None:
+            # Imported at the first error or look at the log: with the
+            # confirmations', its module costs the first frame ~4 ms.
+            from bottui.tui.error_log import ErrorLog
+
+            self._errors = ErrorLog()
+        return self._errors
 
     @property
     def bulk(self) -> BulkRuns:
@@ -226,6 +257,7 @@ class TuiServices(TimedServices, TeamServices):
         it when nothing else does (a worker's label).
         """
         from bottui.store.utc import system_clock
+        from bottui.tui.error_log import attempt_of, token_hint
 
         self.last_error = error
         attempt = attempt or attempt_of(error)
@@ -285,6 +317,8 @@ class TuiServices(TimedServices, TeamServices):
         """
         if not self.read_only or self.dry_run:
             return False
+        from bottui.tui.change_prompt import READ_ONLY_REFUSAL
+
         self.report(BottuiError("Read-only profile", READ_ONLY_REFUSAL.reason))
         return True
 
@@ -303,6 +337,7 @@ class TuiServices(TimedServices, TeamServices):
         """:meth:`confirm`, with the duration of a timed change too (``prompt.timing``)."""
         from bottui.api.curl import to_curl
         from bottui.ops import reasons
+        from bottui.tui.change_prompt import profile_confirmation
         from bottui.tui.screens.dialogs import (
             ConfirmDialog,
             ReasonAsked,
@@ -424,6 +459,8 @@ class TuiServices(TimedServices, TeamServices):
                 else:
                     await self.session.access_token(plan.account)
             except BaseException as exc:
+                from bottui.tui.error_log import Attempt, tag
+
                 tag(exc, Attempt.of_plan(plan, plan.title or "Change", "checking tokens"))
                 raise
 

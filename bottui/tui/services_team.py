@@ -64,6 +64,12 @@ class TeamServices:
 
     async def start_sharing(self) -> None:
         """With a team store: push at start, after each change and every 30 s (own thread)."""
+        session = self.session
+        if session.settings.store_url is None:
+            return  # solo: none of team mode's modules (they cost the first frame ~15 ms)
+        team = await session.team()
+        if team is None:
+            return
         import asyncio
 
         from bottui.ops.shared_journal import SharedJournal
@@ -71,10 +77,6 @@ class TeamServices:
         from bottui.ops.team_sync import TUI_INTERVAL
         from bottui.ops.team_thread import SharingThread
 
-        session = self.session
-        team = await session.team()
-        if team is None or session.settings.store_url is None:
-            return
         with contextlib.suppress(StoreError):
             await team.register()  # before this run's first change
         loop = asyncio.get_running_loop()

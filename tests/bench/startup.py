@@ -4,6 +4,8 @@ Runs, in the same session, the smallest possible Textual app (one Static)
 and ``bottui demo``, each several times, and prints the median time from
 spawning the process to the moment its first frame's text reaches the
 terminal. Goal (issue #4): ``bottui demo`` within 1.3x of the smallest app.
+The ratio of the medians is the figure; the median of each round's own
+ratio is printed beside it, as a check on a noisy machine.
 
 A third app shows the floor of that ratio: the widgets of bottui's first
 screen (its stylesheet, a DataTable of four limiters, the text lines, the
@@ -149,6 +151,15 @@ def main() -> int:
     print(f"ratio same widgets / smallest app:   {floor:.2f} (the floor for this first screen)")
     print(f"ratio bottui demo / smallest app:    {ratio:.2f} (goal <= 1.30)")
     print(f"ratio bottui (profile) / smallest:   {saved:.2f}")
+    # The same ratios per round (each case over the smallest app of its own
+    # round), then their median: a slow spell of a shared machine slows every
+    # case of a round alike, so these move less from run to run.
+    for name in ("bottui demo", "bottui, saved profile"):
+        paired = statistics.median(
+            case / base
+            for case, base in zip(results[name], results["smallest Textual app"], strict=True)
+        )
+        print(f"median of per-round ratios, {name + ':':<22} {paired:.2f}")
     return 0
 
 

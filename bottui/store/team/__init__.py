@@ -12,3 +12,27 @@ nothing here costs start-up time until a profile names a store. Modules:
 * :mod:`.store`: :class:`~bottui.store.team.store.TeamStore`, the async API;
 * :mod:`.local_server`: a throwaway PostgreSQL of our own (``bottui demo --team``, the tests).
 """
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+#: The environment variable that names the team store; it wins over the profile's.
+ENV_STORE_URL: Final = "BOTTUI_STORE_URL"
+
+
+def resolve_store_url(
+    profile_store: str | None, environ: Mapping[str, str], *, demo: bool = False
+) -> str | None:
+    """The team store's URL: ``BOTTUI_STORE_URL``, else the profile's; ``None`` in the demo.
+
+    Here, not in :mod:`.target` (which re-exports it): every session asks,
+    and a solo one must not import the target's checks to hear "none".
+    """
+    if demo:
+        return None
+    from_env = environ.get(ENV_STORE_URL, "").strip()
+    if from_env:
+        return from_env
+    return profile_store or None

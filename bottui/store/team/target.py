@@ -30,12 +30,11 @@ from typing import Final
 from urllib.parse import urlsplit
 
 from bottui.plaintext import clean, has_control
+from bottui.store.team import ENV_STORE_URL, resolve_store_url
 from bottui.store.team.errors import StoreRefused, TeamModeNotInstalled
 from bottui.store.team.service_file import service_settings
 from bottui.store.token_names import store_username
 
-#: The environment variable that names the team store; it wins over the profile's.
-ENV_STORE_URL: Final = "BOTTUI_STORE_URL"
 _SCHEMES: Final = ("postgresql", "postgres")
 #: The only sslmode accepted off loopback.
 VERIFY_FULL: Final = "verify-full"
@@ -44,18 +43,6 @@ _NO_PASSWORD: Final = (
     "Give it through libpq (~/.pgpass or PGPASSFILE, PGPASSWORD, a client certificate, "
     "PGSERVICE) or the keyring: bottui token set store --profile NAME"
 )
-
-
-def resolve_store_url(
-    profile_store: str | None, environ: Mapping[str, str], *, demo: bool = False
-) -> str | None:
-    """The team store's URL: ``BOTTUI_STORE_URL``, else the profile's; ``None`` in the demo."""
-    if demo:
-        return None
-    from_env = environ.get(ENV_STORE_URL, "").strip()
-    if from_env:
-        return from_env
-    return profile_store or None
 
 
 def is_loopback_host(host: str) -> bool:

@@ -11,7 +11,7 @@ actions that must see rows a filter hides (marked limiters) still do.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, on
 from textual.binding import Binding, BindingType
@@ -19,7 +19,10 @@ from textual.widgets import Input
 
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.widgets.entry_table import EntryTable
-from bottui.tui.widgets.filter_bar import FilterBar, FilterInput
+
+if TYPE_CHECKING:
+    # Imported when the bar is first mounted, after start-up (~2.5 ms).
+    from bottui.tui.widgets.filter_bar import FilterBar, FilterInput
 
 
 class FilterableScreen(BottuiScreen):
@@ -40,8 +43,12 @@ class FilterableScreen(BottuiScreen):
         return self.query(EntryTable).first()
 
     def _filter_bar(self) -> FilterBar | None:
-        bars = self.query(FilterBar)
-        return bars.first() if bars else None
+        bars = self.query("FilterBar")  # by name: its module may not be imported yet
+        if not bars:
+            return None
+        from bottui.tui.widgets.filter_bar import FilterBar
+
+        return bars.first(FilterBar)
 
     @property
     def filter_text(self) -> str:
@@ -50,14 +57,18 @@ class FilterableScreen(BottuiScreen):
 
     @on(events.Mount)
     def _prepare_filter_bar(self) -> None:
-        # Mounted hidden once the first frame is out (it costs that frame
-        # nothing), so `/` shows and focuses it at once: keys typed right
+        # Mounted hidden once the first frames are out (~10 ms they need not
+        # wait for), so `/` shows and focuses it at once: keys typed right
         # after `/` (a burst over SSH) must reach the field, not the table.
-        self.call_after_refresh(self._mount_filter_bar)
+        self.services.after_start(self._mount_filter_bar)
 
-    async def _mount_filter_bar(self) -> FilterBar:
+    async def _mount_filter_bar(self) -> FilterBar | None:
+        if not self.is_attached:
+            return None  # closed before start-up was over
         bar = self._filter_bar()
         if bar is None:
+            from bottui.tui.widgets.filter_bar import FilterBar
+
             bar = FilterBar()
             bar.display = False
             await self.mount(bar, before=self.filter_table())
@@ -67,6 +78,8 @@ class FilterableScreen(BottuiScreen):
         """Open the filter line (or go back to it) above the table."""
         table = self.filter_table()
         bar = self._filter_bar() or await self._mount_filter_bar()
+        if bar is None:
+            return
         if self.focused is bar.input:  # a "/" typed in the filter itself
             bar.input.insert_text_at_cursor("/")
             return
@@ -103,8 +116,8 @@ class FilterableScreen(BottuiScreen):
             return
         self.filter_table().focus()
 
-    @on(FilterInput.Cleared)
-    def _filter_cleared(self) -> None:
+    def on_filter_input_cleared(self, _event: FilterInput.Cleared) -> None:
+        """Esc in the filter's field: clear it (by handler name, as FilterInput is lazy)."""
         self.clear_filter()
 
     @on(EntryTable.Filtered)

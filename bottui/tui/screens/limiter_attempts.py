@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from bottui.tui.error_log import Failure
 from bottui.tui.widgets.limiter_table import SOURCE_WORDS
 from bottui.tui.widgets.safe import safe
 
@@ -24,6 +23,7 @@ if TYPE_CHECKING:
     from bottui.api.models import LimiterChange
     from bottui.ops.mutations import Applied
     from bottui.store.inventory_records import LimiterEntry
+    from bottui.tui.error_log import Failure
     from bottui.tui.screens.limiters_multi import LimiterResult
     from bottui.tui.widgets.returned_project import ReturnedProjectPanel
 

@@ -23,8 +23,6 @@ from textual.widgets import Static
 from bottui.ops.inventory_reads import first_limiters, inventory_version, read_all_limiters
 from bottui.store.paging import Cursor, Page
 from bottui.store.utc import system_clock
-from bottui.tui.change_prompt import ChangePrompt
-from bottui.tui.error_log import Attempt, Failure, tag
 from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.screens.filterable import FilterableScreen
 from bottui.tui.screens.limiter_attempts import (
@@ -52,6 +50,7 @@ if TYPE_CHECKING:
 # the screen `bottui demo` opens on, and its first frame needs neither.
 
 NO_PROJECT = "No project selected. Press 1 (Projects) to choose one."
+READING = "Reading this project's rate limiters from the inventory…"
 
 
 def _how_known(entry: LimiterEntry) -> LimiterEntry:
@@ -129,6 +128,10 @@ class LimitersScreen(FilterableScreen):
             return
         table.display = legend.display = True
         account, project = current
+        if self._rows_of != current:
+            # Until its rows are read: not the "no project" words it was composed with.
+            empty.update(Content(READING))
+            empty.display = True
 
         def show_first(found: tuple[Hashable | None, Page[LimiterEntry] | None]) -> None:
             version, page = found
@@ -305,6 +308,8 @@ class LimitersScreen(FilterableScreen):
         """Plan the switch once, confirm that plan, and send exactly it."""
         from bottui.ops import mutations
         from bottui.ops import plan as planning
+        from bottui.tui.change_prompt import ChangePrompt
+        from bottui.tui.error_log import Attempt, Failure, tag
 
         services = self.services
         session = services.session
