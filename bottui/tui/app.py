@@ -225,8 +225,7 @@ class BottuiApp(App[int]):
         # it, before a key press can show another screen.
         complete_stylesheet(self.stylesheet)
         self.refresh_css(animate=False)
-        # Start-up's objects are frozen and the collector, paused by the CLI
-        # for start-up, runs again.
+        # Start-up's objects frozen; the collector the CLI paused runs again.
         gc_pause.resume()
         self.services.started()  # what screens put off until now (their filter lines)
         # Teammates' changes, live (nothing without a team store).
