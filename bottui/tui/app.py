@@ -108,7 +108,7 @@ class BottuiApp(App[int]):
         Binding("3", "show('grants')", "Grants", id="app.grants"),
         Binding("4", "show('thresholds')", "Thresholds", id="app.thresholds"),
         Binding("5", "show('journal')", "Journal", id="app.journal"),
-        # Not on the key bar (it is full at 80 columns): help and the palette list it.
+        # On the key bar only within "1-6 Screens": alone it would not fit at 80 columns.
         Binding("6", "show('playbooks')", "Playbooks", show=False, id="app.playbooks"),
         Binding("question_mark", "help", "Help", id="app.help"),
         # In a text field ? is typed, and a dialog stops the app's keys (Textual's

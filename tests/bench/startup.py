@@ -62,7 +62,7 @@ class Limiters(Screen):
         yield Static("Rate limiters - acme / shop-prod (Shop (production))")
         yield DataTable()
         yield Static("response: the service's answer listed it - request: the state we sent")
-        yield Static(" space Toggle  o Enable  f Disable  a Add id  x Forget id  1-5 Screens")
+        yield Static(" space Toggle  o Enable  f Disable  a Add id  x Forget id  1-6 Screens")
 
     def on_mount(self):
         table = self.query_one(DataTable)

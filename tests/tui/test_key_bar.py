@@ -53,7 +53,7 @@ async def test_the_screen_keys_stay_apart_once_one_is_remapped(
     async with app.run_test(size=(160, 30)) as pilot:
         await settle(pilot)
         text = bar_text(app)
-        assert "1-5 Screens" not in text
+        assert "1-6 Screens" not in text
         expected = " space Mark  o Enable  f Disable  a Add id  x Forget id  g Toggle  "
         assert text.startswith(expected)
         assert "  f1 Projects  2 Limiters  3 Grants  4 Thresholds  5 Journal  " in text

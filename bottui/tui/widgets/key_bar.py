@@ -4,7 +4,7 @@ Replaces Textual's ``Footer``, for two reasons measured on Textual 8.2.8:
 
 - At 100 columns the Footer of the Rate limiters screen ended at
   ``3 Gra``: ``?`` (help) and ``q`` (quit) were off screen, and at 80
-  columns more was. Here the five screen keys share one item (``1-5
+  columns more was. Here the six screen keys share one item (``1-6
   Screens``) while they are the plain digits, and help, quit and the
   command palette are kept at the right end; what does not fit before them
   ends in ``…`` (``?`` lists every key).
@@ -28,14 +28,17 @@ from textual.widget import Widget
 
 from bottui.plaintext import clean
 
-#: The binding ids of the five screens, in key order.
+#: The binding ids of the six screens, in key order.
 SCREEN_IDS: tuple[str, ...] = (
     "app.projects",
     "app.limiters",
     "app.grants",
     "app.thresholds",
     "app.journal",
+    "app.playbooks",
 )
+#: Their keys when none is remapped: then they share one item, "1-6 Screens".
+PLAIN_DIGITS: tuple[str, ...] = ("1", "2", "3", "4", "5", "6")
 #: Kept at the right end, in this order, whatever the width.
 TAIL_IDS: tuple[str, ...] = ("app.help", "app.quit")
 GAP = "  "
@@ -95,9 +98,12 @@ class KeyBar(Widget):
     def items(self) -> tuple[list[KeyItem], list[KeyItem]]:
         """The keys to show: (left part, right end)."""
         shown: dict[str, tuple[Binding, bool]] = {}
+        every: dict[str, tuple[Binding, bool]] = {}  # by id, also those not shown
         palette: tuple[Binding, bool] | None = None
         for active in self.screen.active_bindings.values():
             binding, enabled = active.binding, active.enabled
+            if binding.id:
+                every.setdefault(binding.id, (binding, enabled))
             if binding.key == self.app.COMMAND_PALETTE_BINDING:
                 palette = (binding, enabled)  # always at the right end
             elif binding.show and binding.action not in shown:
@@ -105,18 +111,18 @@ class KeyBar(Widget):
         by_id = {b.id: (b, on) for b, on in shown.values() if b.id}
 
         left: list[KeyItem] = []
-        screens = [by_id.get(binding_id) for binding_id in SCREEN_IDS]
-        digits = [self._display(s[0]) if s else None for s in screens]
-        combine = digits == ["1", "2", "3", "4", "5"]
+        screens = [every.get(binding_id) for binding_id in SCREEN_IDS]
+        digits = tuple(self._display(s[0]) if s else None for s in screens)
         for binding, enabled in shown.values():
             if binding.id not in TAIL_IDS and binding.id not in SCREEN_IDS:
                 left.append(self._item(binding, enabled))
         # The screens go together after the screen's own keys, in their order
         # (a remapped key would otherwise move to the end of Textual's map).
-        if combine:
-            left.append(KeyItem(None, "1-5", "Screens", True))
+        # Apart, only those whose binding is shown (6 is not: no room at 80 columns).
+        if digits == PLAIN_DIGITS:
+            left.append(KeyItem(None, "1-6", "Screens", True))
         else:
-            left += [self._item(*screen) for screen in screens if screen is not None]
+            left += [self._item(*screen) for screen in screens if screen and screen[0].show]
         right = [self._item(*by_id[i]) for i in TAIL_IDS if i in by_id]
         if palette is not None and self.app.ENABLE_COMMAND_PALETTE:
             binding, enabled = palette
