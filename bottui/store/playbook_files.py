@@ -49,12 +49,6 @@ class PlaybookFileError(StoreError):
         where = f"{clean(str(path))}:{line}" if line is not None else clean(str(path))
         super().__init__(f"Playbook {where}: {self.reason}", "nothing was sent")
 
-    @property
-    def where(self) -> str:
-        """``FILE:LINE`` (or ``FILE``), cleaned."""
-        shown = clean(str(self.path))
-        return f"{shown}:{self.line}" if self.line is not None else shown
-
 
 @dataclass(frozen=True)
 class PlaybookFile:
