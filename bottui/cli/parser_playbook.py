@@ -43,7 +43,7 @@ def _run_id(text: str) -> int:
 def add_playbook_parser(commands: Any) -> None:
     """Add ``playbook`` and its actions to ``commands`` (the top-level subparsers)."""
     from bottui.cli.help_text import CHANGE, SESSION, command, group_of
-    from bottui.cli.parser import REASON_HELP
+    from bottui.cli.parser import add_reason
 
     actions = group_of(
         commands,
@@ -99,7 +99,7 @@ def add_playbook_parser(commands: Any) -> None:
         action="store_true",
         help="no timed revert even if the playbook has a duration (default: off)",
     )
-    run.add_argument("--reason", metavar="TEXT", default=None, help=REASON_HELP)
+    add_reason(run)
     revert = command(
         actions,
         "revert",
@@ -110,7 +110,7 @@ def add_playbook_parser(commands: Any) -> None:
         common=CHANGE,
     )
     revert.add_argument("run_id", metavar="RUN_ID", type=_run_id, help="the run id a run printed")
-    revert.add_argument("--reason", metavar="TEXT", default=None, help=REASON_HELP)
+    add_reason(revert)
 
 
 __all__ = ["add_playbook_parser"]

@@ -92,6 +92,14 @@ class KnownValue:
         """``ON`` / ``OFF`` / ``Bot score: block 0.8, challenge 0.5``."""
         return value_text(self.value)
 
+    @property
+    def when(self) -> str:
+        """``known_at`` as ``2026-11-21 03:00:00`` (UTC; another shape as it is)."""
+        stamp = self.known_at
+        if len(stamp) >= 19 and stamp[10] == "T":
+            return f"{stamp[:10]} {stamp[11:19]}"
+        return stamp
+
 
 class TimedRefused(RefusedError):
     """This change cannot be timed (exit 2): it could never revert. Nothing is sent."""
@@ -192,10 +200,7 @@ class PlannedChange(Generic[T]):
         known = self.previous
         if known is None:
             return "Its value now is not known."
-        stamp = known.known_at
-        if len(stamp) >= 19 and stamp[10] == "T":
-            stamp = f"{stamp[:10]} {stamp[11:19]}"
-        return f"Last known: {known.text} since {stamp} UTC ({known.source})."
+        return f"Last known: {known.text} since {known.when} UTC ({known.source})."
 
     def dry_run_lines(self) -> list[str]:
         """What ``--dry-run`` prints: each request, its headers, body and curl (not cleaned)."""

@@ -7,11 +7,11 @@ nesting) and finds the line of every key, since ``tomllib`` gives none and
 every refusal must name the file and the line. What the keys mean is
 :mod:`bottui.ops.playbooks.schema`'s business.
 
-The line finder is a scan, not a parser: it follows ``[[steps]]`` headers
-and ``key =`` lines (comments and strings skipped by the shared token
-pattern), which is all a playbook's schema allows. A key it cannot place
-(an inline table, say) falls back to the line of the nearest enclosing key
-or the step's header.
+The line finder is ``config check``'s
+(:func:`bottui.store.config_check.key_lines`): a scan of table headers and
+``key =`` lines, ``[[steps]]`` keyed by index. A key it cannot place (in an
+inline table, say) falls back to the line of the nearest enclosing key or
+the step's header.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from bottui.plaintext import clean
+from bottui.store.config_check import key_lines
 from bottui.store.errors import StoreError
 from bottui.store.paths import Locations
 from bottui.store.toml_read import TomlProblem, decode, parse, read_bytes
@@ -33,10 +34,6 @@ SUFFIX: Final = ".toml"
 MAX_BYTES: Final = 256 * 1024
 #: A name is one path segment a person types: letters, digits, ``.``, ``_``, ``-``.
 NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-_HEADER: Final = re.compile(
-    r"\s*\[\[\s*(?P<aot>[A-Za-z0-9_\"'.-]+)\s*\]\]|\s*\[(?P<table>[^\]]*)\]"
-)
-_KEY: Final = re.compile(r"\s*(?P<key>[A-Za-z0-9_-]+|\"[^\"\n]*\"|'[^'\n]*')\s*=")
 
 #: A key's place in the document: ``("duration",)`` or ``("steps", 2, "limiter")``.
 KeyPath = tuple[str | int, ...]
@@ -51,12 +48,6 @@ class PlaybookFileError(StoreError):
         self.reason = clean(reason)
         where = f"{clean(str(path))}:{line}" if line is not None else clean(str(path))
         super().__init__(f"Playbook {where}: {self.reason}", "nothing was sent")
-
-    @property
-    def where(self) -> str:
-        """``FILE:LINE`` (or ``FILE``), cleaned."""
-        shown = clean(str(self.path))
-        return f"{shown}:{self.line}" if self.line is not None else shown
 
 
 @dataclass(frozen=True)
@@ -137,37 +128,6 @@ def read(directory: Path, name: str) -> PlaybookFile:
     except TomlProblem as problem:
         raise PlaybookFileError(path, problem.reason, problem.line) from None
     return PlaybookFile(name, path, data, key_lines(text))
-
-
-def key_lines(text: str) -> dict[KeyPath, int]:
-    """The 1-based line of each key: top-level keys, ``[[steps]]`` headers and their keys."""
-    lines: dict[KeyPath, int] = {}
-    table: KeyPath = ()
-    counts: dict[str, int] = {}
-    for number, raw in enumerate(text.splitlines(), start=1):
-        header = _HEADER.match(raw)
-        if header is not None and not _KEY.match(raw):
-            if header.group("aot") is not None:
-                name = _bare(header.group("aot"))
-                index = counts.get(name, 0)
-                counts[name] = index + 1
-                table = (name, index)
-                lines.setdefault((name,), number)
-            else:
-                table = tuple(_bare(p) for p in header.group("table").split("."))
-            lines.setdefault(table, number)
-            continue
-        key = _KEY.match(raw)
-        if key is not None:
-            lines.setdefault((*table, _bare(key.group("key"))), number)
-    return lines
-
-
-def _bare(key: str) -> str:
-    key = key.strip()
-    if len(key) >= 2 and key[0] == key[-1] and key[0] in "\"'":
-        return key[1:-1]
-    return key
 
 
 __all__ = [

@@ -2,7 +2,9 @@
 
 Reading a file is blocking work: every read here is awaited on the store
 executor's general lane, so the TUI never waits on a slow disk. Both faces
-use these; :func:`check_playbooks` is what ``bottui config check`` calls.
+use these; :func:`check_playbooks` is what ``bottui config check`` calls,
+and every CLI command's start: so the executor (and asyncio) is imported
+only where a read is awaited.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from pathlib import Path
 
 from bottui.ops.playbooks.schema import Playbook, playbook
 from bottui.store import playbook_files
-from bottui.store.executor import shared_executor
 from bottui.store.paths import Locations
 from bottui.store.playbook_files import PlaybookFileError
 
@@ -47,11 +48,14 @@ def read_playbook(locations: Locations, name: str) -> Playbook:
 
 async def load(locations: Locations, name: str) -> Playbook:
     """:func:`read_playbook`, awaited off the event loop."""
+    from bottui.store.executor import shared_executor
+
     return await shared_executor().call(lambda: read_playbook(locations, name))
 
 
 async def load_all(locations: Locations) -> list[Playbook | PlaybookFileError]:
     """Every playbook in the directory, by name; one that cannot be used is its error."""
+    from bottui.store.executor import shared_executor
 
     def read_all() -> list[Playbook | PlaybookFileError]:
         found: list[Playbook | PlaybookFileError] = []

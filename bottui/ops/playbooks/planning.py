@@ -67,10 +67,7 @@ class PlannedStep:
         previous = self.change.previous
         if previous is None:
             return ""
-        stamp = previous.known_at
-        if len(stamp) >= 19 and stamp[10] == "T":
-            stamp = f"{stamp[:10]} {stamp[11:19]}"
-        return f"{previous.source}, {stamp} UTC"
+        return f"{previous.source}, {previous.when} UTC"
 
     def to_json(self) -> dict[str, Any]:
         """One row of the plan (``--json``)."""

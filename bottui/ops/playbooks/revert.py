@@ -10,6 +10,7 @@ words the report for both faces.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -130,7 +131,7 @@ def check_may_revert(
 
 async def revert_run(session: Session, steps: RunSteps, *, reason: str | None) -> PlaybookRevert:
     """Revert a run's steps, last first (``playbook revert RUN_ID``); the caller confirmed."""
-    return await _revert(session, steps.run_id, list(steps.entries), reason)
+    return await _revert(session, steps.run_id, steps.entries, reason)
 
 
 async def revert_steps(
@@ -141,7 +142,7 @@ async def revert_steps(
 
 
 async def _revert(
-    session: Session, run_id: int | None, entries: list[Any], reason: str | None
+    session: Session, run_id: int | None, entries: Sequence[int | JournalEntry], reason: str | None
 ) -> PlaybookRevert:
     from bottui.ops.revert import revert_entries
 
