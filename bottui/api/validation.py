@@ -20,7 +20,7 @@ SUBJECT_ID_MAX: Final = 256
 PATH_ID_MAX: Final = 1024
 # A JSON number literal (RFC 8259). A typed value that already is one is sent
 # verbatim; anything else Decimal accepts is normalised to one.
-_JSON_NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+JSON_NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 
 
 def first_forbidden_char(value: str) -> str | None:
@@ -125,10 +125,10 @@ def threshold_literal(field: str, value: str | float | int | Decimal) -> str:
         raise ValidationError(field, "must be a finite number")
     if not math.isfinite(float(number)):
         raise ValidationError(field, "is too large for a double")
-    if _JSON_NUMBER.fullmatch(text):
+    if JSON_NUMBER.fullmatch(text):
         return text
     # "+1", ".5", "1." and the like: the same value, written as JSON allows.
     normal = format(number, "f") if -20 < number.adjusted() < 20 else format(number, "e")
-    if not _JSON_NUMBER.fullmatch(normal):
+    if not JSON_NUMBER.fullmatch(normal):
         normal = repr(float(number))
     return normal

@@ -21,6 +21,7 @@ from typing import Any, Final
 
 from bottui.api.models import RevocationOutcome
 from bottui.api.tokens import Secret
+from bottui.api.validation import JSON_NUMBER
 from bottui.store.redact import JsonValue, redacted_json
 
 
@@ -243,8 +244,6 @@ def _optional_int(field: str, value: object) -> int | None:
     return value
 
 
-#: A JSON number literal, as the thresholds of a ``previous`` are kept (exact text).
-_NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _THRESHOLD_KEYS: Final = ("blockThreshold", "challengeThreshold")
 
 
@@ -266,8 +265,8 @@ def previous_json(previous: Mapping[str, Any] | None) -> dict[str, Any] | None:
 
 
 def number_of(value: object) -> object:
-    """A kept JSON number literal (``"0.80"``) as the number; anything else as it is."""
-    if isinstance(value, str) and _NUMBER.fullmatch(value):
+    """A kept JSON number literal (``"0.80"``, the exact text) as the number; else as it is."""
+    if isinstance(value, str) and JSON_NUMBER.fullmatch(value):
         return json.loads(value)
     return value
 

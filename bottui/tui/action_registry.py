@@ -254,22 +254,16 @@ def known_bindings() -> list[KnownBinding]:
 def keymap_toast(app: Any, keymap: dict[str, str]) -> None:
     """Say the keymap's mistakes (misspelt ids, keys bound twice) in one lasting toast."""
     from bottui.ops.keymap_check import check_keymap
-    from bottui.plaintext import clean
+    from bottui.tui.config_toast import problems_toast
 
     problems = check_keymap(keymap, known_bindings())
     if not problems:
         return
-    lines = [f"- {problem.message}" for problem in problems[:6]]
-    if len(problems) > 6:
-        lines.append(f"- and {len(problems) - 6} more")
-    lines.append("bottui config check lists them with their lines; ? lists every binding id.")
-    count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
-    app.notify(
-        clean("\n".join(lines), keep_newlines=True),
-        title=f"Keymap in config.toml: {count}",
-        severity="warning",
-        timeout=20,
-        markup=False,
+    problems_toast(
+        app,
+        "Keymap in config.toml",
+        [problem.message for problem in problems],
+        "bottui config check lists them with their lines; ? lists every binding id.",
     )
 
 

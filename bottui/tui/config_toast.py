@@ -9,34 +9,50 @@ nor blocks the event loop. The keymap's own mistakes have their toast
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final
 
 #: Problems listed in the toast; the rest are counted.
 SHOWN: Final = 6
 
 
-async def say_config_problems(app: Any) -> None:
-    """Check the session's config files off the loop; one lasting toast if any has a problem."""
-    from bottui.ops.config_checks import run_checkers
-    from bottui.plaintext import clean
-    from bottui.store.executor import shared_executor
+def problems_toast(app: Any, subject: str, messages: Sequence[str], closing: str) -> None:
+    """One lasting warning toast: the first :data:`SHOWN` ``messages``, how many more, ``closing``.
 
-    locations = app.session.locations
-    problems = await shared_executor().call(lambda: run_checkers(locations))
-    if not problems:
-        return
-    lines = [f"- {p.path.name}:{p.line or '?'}: {p.message}" for p in problems[:SHOWN]]
-    if len(problems) > SHOWN:
-        lines.append(f"- and {len(problems) - SHOWN} more")
-    lines.append("Until fixed, what they say is not applied. bottui config check lists them all.")
-    count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
+    Its title is ``subject`` and the count (``Config files: 2 problems``); the
+    config files' toast and the keymap's (:func:`~bottui.tui.action_registry.keymap_toast`).
+    """
+    from bottui.plaintext import clean
+
+    lines = [f"- {message}" for message in messages[:SHOWN]]
+    if len(messages) > SHOWN:
+        lines.append(f"- and {len(messages) - SHOWN} more")
+    lines.append(closing)
+    count = f"{len(messages)} problem{'s' if len(messages) != 1 else ''}"
     app.notify(
         clean("\n".join(lines), keep_newlines=True),
-        title=f"Config files: {count}",
+        title=f"{subject}: {count}",
         severity="warning",
         timeout=20,
         markup=False,
     )
 
 
-__all__ = ["say_config_problems"]
+async def say_config_problems(app: Any) -> None:
+    """Check the session's config files off the loop; one lasting toast if any has a problem."""
+    from bottui.ops.config_checks import run_checkers
+    from bottui.store.executor import shared_executor
+
+    locations = app.session.locations
+    problems = await shared_executor().call(lambda: run_checkers(locations))
+    if not problems:
+        return
+    problems_toast(
+        app,
+        "Config files",
+        [f"{p.path.name}:{p.line or '?'}: {p.message}" for p in problems],
+        "Until fixed, what they say is not applied. bottui config check lists them all.",
+    )
+
+
+__all__ = ["problems_toast", "say_config_problems"]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import Button, Static
+
+if TYPE_CHECKING:
+    from bottui.sandbox.server import SandboxServer
 
 
 async def settle(pilot: Pilot[Any]) -> None:
@@ -20,3 +23,8 @@ def plain(widget: Static | Button) -> str:
     """The plain text a Static shows, or a Button's label."""
     content = widget.label if isinstance(widget, Button) else widget.content
     return content.plain if isinstance(content, Content) else str(content)
+
+
+def sent(sandbox: SandboxServer) -> list[Any]:
+    """What the sandbox was sent, in order: (method, the id in the path, the JSON body)."""
+    return [(r.method, r.segments[-2], r.json) for r in sandbox.state.recorder.log]

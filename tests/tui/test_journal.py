@@ -28,7 +28,7 @@ from bottui.tui.screens.journal_dialogs import EntryDialog, ExportDialog
 from bottui.tui.widgets.journal_table import JournalTable
 from tests.fixtures.stores import inventory_of, journal_of
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import plain, settle
+from tests.tui.helpers import plain, sent, settle
 
 SMALL = (80, 24)
 PROJ = "shop-prod"
@@ -69,10 +69,6 @@ def rows(app: Any) -> list[list[str]]:
 def csv_rows(path: Path) -> list[dict[str, str]]:
     with path.open(encoding="utf-8", newline="") as handle:
         return list(csv.DictReader(handle))
-
-
-def sent(sandbox: SandboxServer) -> list[Any]:
-    return [(r.method, r.segments[-2], r.json) for r in sandbox.state.recorder.log]
 
 
 async def changes(app: BottuiApp) -> None:

@@ -23,15 +23,11 @@ from bottui.tui.screens.dialogs import ConfirmDialog
 from bottui.tui.screens.journal import JournalScreen
 from tests.fixtures.stores import journal_of
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import plain, settle
+from tests.tui.helpers import plain, sent, settle
 from tests.tui.test_journal import rows, table, to_journal
 
 PROJ = "shop-prod"
 STAGING = "shop-staging"
-
-
-def sent(sandbox: SandboxServer) -> list[Any]:
-    return [(r.method, r.segments[-2], r.json) for r in sandbox.state.recorder.log]
 
 
 def toast(app: BottuiApp) -> Any:

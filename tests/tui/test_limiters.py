@@ -20,7 +20,7 @@ from bottui.tui.widgets.limiter_table import LimiterTable
 from bottui.tui.widgets.returned_project import ReturnedProjectPanel
 from tests.fixtures.stores import journal_of
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import plain, settle
+from tests.tui.helpers import plain, sent, settle
 
 SMALL = (80, 24)
 Snap = Callable[..., bool]
@@ -40,10 +40,6 @@ async def select(pilot: Pilot[Any], limiter_id: str) -> None:
     grid = table(pilot.app)  # type: ignore[arg-type]
     grid.move_cursor(row=grid.get_row_index(limiter_id), animate=False)
     await pilot.pause()
-
-
-def sent(sandbox: SandboxServer) -> list[Any]:
-    return [(r.method, r.segments[-2], r.json) for r in sandbox.state.recorder.log]
 
 
 # -- snapshots -----------------------------------------------------------------

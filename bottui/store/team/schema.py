@@ -67,6 +67,17 @@ JOURNAL_CHANNEL: Final = "bottui_journal"
 #: NOTIFY channel of inventory writes.
 INVENTORY_CHANNEL: Final = "bottui_inventory"
 
+
+def _stamped_append_only(table: str) -> tuple[str, str]:
+    """The two triggers of an append-only table: its writer stamped, its rows never changed."""
+    return (
+        f"CREATE TRIGGER {table}_stamp BEFORE INSERT ON bottui.{table}"
+        " FOR EACH ROW EXECUTE FUNCTION bottui.stamp_writer()",
+        f"CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE OR TRUNCATE"
+        f" ON bottui.{table} FOR EACH STATEMENT EXECUTE FUNCTION bottui.refuse_change()",
+    )
+
+
 #: The table of applied versions; made by ``migrate`` before any step.
 VERSIONS_TABLE: Final = """
 CREATE TABLE IF NOT EXISTS bottui.schema_versions (
@@ -179,10 +190,7 @@ _V1: Final = (
         stmt
         for table in ("journal_entries", "journal_outcomes")
         for stmt in (
-            f"CREATE TRIGGER {table}_stamp BEFORE INSERT ON bottui.{table}"
-            " FOR EACH ROW EXECUTE FUNCTION bottui.stamp_writer()",
-            f"CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE OR TRUNCATE"
-            f" ON bottui.{table} FOR EACH STATEMENT EXECUTE FUNCTION bottui.refuse_change()",
+            *_stamped_append_only(table),
             f"CREATE TRIGGER {table}_notify AFTER INSERT ON bottui.{table}"
             " REFERENCING NEW TABLE AS new_rows"
             " FOR EACH STATEMENT EXECUTE FUNCTION bottui.notify_insert()",
@@ -315,12 +323,7 @@ _V5_TIMED: Final = (
     *(
         stmt
         for table in ("timed_events", "timed_claims", "timed_results")
-        for stmt in (
-            f"CREATE TRIGGER {table}_stamp BEFORE INSERT ON bottui.{table}"
-            " FOR EACH ROW EXECUTE FUNCTION bottui.stamp_writer()",
-            f"CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE OR TRUNCATE"
-            f" ON bottui.{table} FOR EACH STATEMENT EXECUTE FUNCTION bottui.refuse_change()",
-        )
+        for stmt in _stamped_append_only(table)
     ),
 )
 

@@ -24,7 +24,13 @@ from textual.content import Content
 from textual.widgets import Button, Label, Static
 
 from bottui.plaintext import clean
-from bottui.tui.change_prompt import READ_ONLY_REFUSAL, ChangePrompt, plan_confirmation
+from bottui.tui.change_prompt import (
+    READ_ONLY_REFUSAL,
+    ChangePrompt,
+    Timing,
+    plan_confirmation,
+    timing_of,
+)
 from bottui.tui.screens.dialogs import _InfoDialog
 from bottui.tui.services_timed import Decided
 from bottui.tui.widgets.bulk_words import plural
@@ -66,14 +72,12 @@ def marks_line(marked: int, hidden: int) -> Content:
     )
 
 
-def _timed(plans: list[PlannedChange[Any]]) -> ChangePrompt:
-    """A prompt holding only the duration field the marked limiters' change may have (#15).
+def _timing(plans: list[PlannedChange[Any]]) -> Timing | None:
+    """The duration field the marked limiters' change may have (#15).
 
     A duration applies to every one of them: it can be used only when each
     one's state before is known.
     """
-    from bottui.tui.change_prompt import Timing, timing_of
-
     unknown = sum(1 for plan in plans if plan.previous is None)
     timing = timing_of(plans[0])
     if unknown and timing is not None:
@@ -81,7 +85,7 @@ def _timed(plans: list[PlannedChange[Any]]) -> ChangePrompt:
             unavailable=f"No duration: the state before this change of {unknown:,} of them is "
             "not known, so they could never revert."
         )
-    return ChangePrompt("", Content(""), "", "", plan=list, timing=timing)
+    return timing
 
 
 def switch_marked(screen: LimitersScreen, table: LimiterTable, new_state: bool) -> None:
@@ -120,9 +124,9 @@ def switch_marked(screen: LimitersScreen, table: LimiterTable, new_state: bool) 
             services.report(exc)
             return
         services.flush_warnings()
-        confirm(plans, recent, await services.timed_prompt(_timed(plans)))
+        await confirm(plans, recent)
 
-    def confirm(plans: list[PlannedChange[Any]], recent: list[str], timed: ChangePrompt) -> None:
+    async def confirm(plans: list[PlannedChange[Any]], recent: list[str]) -> None:
         requests = [request for plan in plans for request in plan.requests]
         intro = join(
             f"{verb} {plural(len(plans), 'rate limiter')} of project ",
@@ -145,8 +149,9 @@ def switch_marked(screen: LimitersScreen, table: LimiterTable, new_state: bool) 
             needs=plan_confirmation(plans[0].confirmation),
             recent=tuple(recent),
             listing=_listing(entries, hidden),
-            timing=timed.timing,
+            timing=_timing(plans),
         )
+        prompt = await services.timed_prompt(prompt)  # is an executor known?
 
         def decided(decision: Decided) -> None:
             confirmed = [services.decided_plan(p, decision) for p in plans]
