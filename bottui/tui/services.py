@@ -333,17 +333,22 @@ class TuiServices(TimedServices, TeamServices):
         """
         self.decide(prompt, lambda decided: then(decided.reason))
 
-    def decide(self, prompt: ChangePrompt, then: Callable[[Decided], None]) -> None:
-        """:meth:`confirm`, with the duration of a timed change too (``prompt.timing``)."""
+    def show_dry_run(self, requests: Sequence[PreparedRequest]) -> None:
+        """The dry run's box: the request(s) a change would send, and their curl; nothing sent."""
         from bottui.api.curl import to_curl
         from bottui.ops import reasons
-        from bottui.tui.change_prompt import profile_confirmation
-        from bottui.tui.screens.dialogs import (
-            ConfirmDialog,
-            ReasonAsked,
-            TypedConfirmDialog,
-        )
         from bottui.tui.screens.dry_run import DryRunDialog
+
+        lines = dry_run_lines(requests)
+        refused = reasons.refusal_text(self.session.settings, None)
+        if refused is not None:
+            lines += [f"Without a reason this would be refused: {refused}"]
+        self._host.push_screen(DryRunDialog(lines, [to_curl(r) for r in requests]))
+
+    def decide(self, prompt: ChangePrompt, then: Callable[[Decided], None]) -> None:
+        """:meth:`confirm`, with the duration of a timed change too (``prompt.timing``)."""
+        from bottui.tui.change_prompt import profile_confirmation
+        from bottui.tui.screens.dialogs import ConfirmDialog, ReasonAsked, TypedConfirmDialog
 
         try:
             requests = prompt.plan()
@@ -352,11 +357,7 @@ class TuiServices(TimedServices, TeamServices):
             return
         settings = self.session.settings
         if self.dry_run:
-            lines = dry_run_lines(requests)
-            refused = reasons.refusal_text(settings, None)
-            if refused is not None:
-                lines += [f"Without a reason this would be refused: {refused}"]
-            self._host.push_screen(DryRunDialog(lines, [to_curl(r) for r in requests]))
+            self.show_dry_run(requests)
             return
         needs = prompt.needs or profile_confirmation(self.session.settings)
         if needs.kind == "refused":

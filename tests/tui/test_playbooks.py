@@ -85,6 +85,28 @@ async def test_run_from_the_screen(flow_session: Session, sandbox: SandboxServer
         assert run_row[2:5] == ["playbook", "▸ 3 steps, run #1", "3 ok"], run_row
 
 
+async def test_dry_run_shows_every_step_and_sends_nothing(
+    flow_session: Session, sandbox: SandboxServer
+) -> None:
+    from bottui.tui.screens.dry_run import DryRunDialog
+
+    add_playbooks(flow_session)
+    app = BottuiApp(flow_session, demo=True, start_mode="playbooks")
+    async with app.run_test(size=SNAP_SIZE) as pilot:
+        await quiet(pilot)
+        await pilot.press("D", "r")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, DryRunDialog)  # not the run's confirmation
+        curls = dialog.curl_text.split("\n")
+        assert len(curls) == 3 and all(c.startswith("curl ") for c in curls)
+        assert ["rl-search" in curls[0], "bot-score" in curls[1], "rl-api" in curls[2]] == [
+            True
+        ] * 3
+        await app.workers.wait_for_complete()
+        assert puts(sandbox) == []
+
+
 async def test_a_failure_midway_offers_and_makes_a_partial_revert(
     flow_session: Session, sandbox: SandboxServer
 ) -> None:

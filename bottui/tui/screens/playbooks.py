@@ -177,6 +177,9 @@ class PlaybooksScreen(BottuiScreen):
         services = self.services
         if services.refuse_if_read_only():
             return
+        if services.dry_run:  # every step's request(s), in order; nothing is sent
+            services.show_dry_run([r for step in plan.steps for r in step.change.requests])
+            return
         book = plan.playbook
         listing = "\n".join(f"{s.number}. {s.target}: {s.known} → {s.new}" for s in plan.steps)
         dialog = PlaybookConfirm(
