@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 from bottui.plaintext import clean
 from bottui.store.config_model import MAX_CONFIG_BYTES, Config, Profile, ProjectSettings
-from bottui.store.config_read import toml_key
+from bottui.store.config_read import Malformed, parse_config, toml_key
 from bottui.store.config_types import value_problems
 
 Key = tuple[str | int, ...]
@@ -47,6 +47,9 @@ class ConfigCheck(NamedTuple):
     keymap: dict[str, Any]
     #: The line of each ``[keymap]`` entry.
     keymap_lines: dict[str, int]
+    #: :meth:`ConfigStore.load <bottui.store.config.ConfigStore.load>` reads it:
+    #: valid TOML, and no value of a type the model refuses.
+    loads: bool
 
 
 def check_config_file(path: Path) -> ConfigCheck | None:
@@ -58,7 +61,7 @@ def check_config_file(path: Path) -> ConfigCheck | None:
     except FileNotFoundError:
         return None
     except toml_read.TomlProblem as exc:
-        return ConfigCheck([ConfigProblem(exc.line, clean(exc.reason))], {}, {})
+        return ConfigCheck([ConfigProblem(exc.line, clean(exc.reason))], {}, {}, loads=False)
     lines = key_lines(text)
     problems = list(unknown_keys(data, lines))
     for key, message in value_problems(data):
@@ -68,7 +71,16 @@ def check_config_file(path: Path) -> ConfigCheck | None:
     keymap = dict(table) if isinstance(table, dict) else {}
     keymap_lines = {k: lines.get(("keymap", k), lines.get(("keymap",), 0)) for k in keymap}
     problems.sort(key=lambda p: p.line or 0)
-    return ConfigCheck(problems, keymap, keymap_lines)
+    return ConfigCheck(problems, keymap, keymap_lines, loads=_loads(data))
+
+
+def _loads(data: Mapping[str, Any]) -> bool:
+    """What :meth:`ConfigStore.load <bottui.store.config.ConfigStore.load>` says of ``data``."""
+    try:
+        parse_config(data)
+    except Malformed:
+        return False
+    return True
 
 
 def unknown_keys(data: Mapping[str, Any], lines: Mapping[Key, int]) -> Iterable[ConfigProblem]:

@@ -17,12 +17,12 @@ SHOWN: Final = 6
 
 async def say_config_problems(app: Any) -> None:
     """Check the session's config files off the loop; one lasting toast if any has a problem."""
-    from bottui.ops.config_checks import run_checkers
+    from bottui.ops.config_checks import CheckedFiles, run_checkers
     from bottui.plaintext import clean
     from bottui.store.executor import shared_executor
 
-    locations = app.session.locations
-    problems = await shared_executor().call(lambda: run_checkers(locations))
+    files = CheckedFiles(app.session.locations)
+    problems = await shared_executor().call(lambda: run_checkers(files))
     if not problems:
         return
     lines = [f"- {p.path.name}:{p.line or '?'}: {p.message}" for p in problems[:SHOWN]]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bottui.ops import config_checks
-from bottui.ops.config_checks import FileProblem
+from bottui.ops.config_checks import CheckedFiles, FileProblem
 from bottui.store.config_model import Config, Profile, ProjectSettings
 from bottui.store.config_types import PROFILE, PROJECT, TOP
 from bottui.store.paths import Locations
@@ -142,10 +142,10 @@ def test_config_check_itself_does_not_warn_twice() -> None:
 
 
 def test_every_registered_checker_is_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    def playbooks(locations: Locations) -> list[FileProblem]:
-        return [FileProblem(locations.config_dir / "playbooks" / "x.toml", 3, "bad step")]
+    def playbooks(files: CheckedFiles) -> list[FileProblem]:
+        return [FileProblem(files.locations.config_dir / "playbooks" / "x.toml", 3, "bad step")]
 
-    def broken(locations: Locations) -> list[FileProblem]:
+    def broken(files: CheckedFiles) -> list[FileProblem]:
         raise ValueError("cannot read")
 
     monkeypatch.setattr(config_checks, "CHECKERS", [*config_checks.CHECKERS, playbooks, broken])
