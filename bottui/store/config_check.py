@@ -22,8 +22,8 @@ from typing import Any, NamedTuple
 
 from bottui.plaintext import clean
 from bottui.store.config_model import MAX_CONFIG_BYTES, Config, Profile, ProjectSettings
-from bottui.store.config_read import Malformed, parse_config, toml_key
-from bottui.store.config_types import value_problems
+from bottui.store.config_read import Malformed, parse_config
+from bottui.store.config_types import shown_key, value_problems
 
 Key = tuple[str | int, ...]
 
@@ -108,12 +108,8 @@ def _unknown(
             continue
         close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        shown = clean(".".join(_shown(part) for part in (*where, key)).replace(".[", "["))
+        shown = clean(shown_key((*where, key)))
         yield ConfigProblem(_line(lines, (*where, key)), f"unknown key {shown}{hint}")
-
-
-def _shown(part: str | int) -> str:
-    return f"[{part}]" if isinstance(part, int) else toml_key(part)
 
 
 def _line(lines: Mapping[Key, int], key: Key) -> int | None:
@@ -130,7 +126,7 @@ def _line_of_message(message: str, lines: Mapping[Key, int]) -> int | None:
     # the key written that way with the longest match gives the line.
     best: tuple[int, int] | None = None
     for key, line in lines.items():
-        shown = ".".join(_shown(part) for part in key).replace(".[", "[")
+        shown = shown_key(key)
         if message.startswith(shown) and (best is None or len(shown) > best[0]):
             best = (len(shown), line)
     return None if best is None else best[1]
