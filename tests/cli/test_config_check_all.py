@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import fields
-from pathlib import Path
 
 import pytest
 
@@ -13,6 +12,7 @@ from bottui.store.config_model import Config, Profile, ProjectSettings
 from bottui.store.config_types import PROFILE, PROJECT, TOP
 from bottui.store.paths import Locations
 from tests.cli.helpers import cli
+from tests.cli.helpers import write_config as write
 
 WRONG = """\
 current = "nosuch"
@@ -35,13 +35,6 @@ base_url = "https://dev.example.com?x=1"
 [profiles.odd]
 read_only = false
 """
-
-
-def write(text: str) -> Path:
-    path = Locations.default().config_file
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def test_every_wrong_value_is_reported_at_once_with_its_line() -> None:
