@@ -19,17 +19,16 @@ from bottui.cli.parser import Args
 def cmd_config(args: Args, out: Output) -> int:
     """``bottui config check``."""
     from bottui.cli.apps import known_bindings
-    from bottui.ops.config_checks import keymap_problems, run_checkers
-    from bottui.store.config_check import check_config_file
+    from bottui.ops.config_checks import CheckedFiles, keymap_problems, run_checkers
     from bottui.store.paths import Locations
 
-    locations = Locations.default()
-    path = locations.config_file
-    found = check_config_file(path)
+    files = CheckedFiles(Locations.default())
+    path = files.locations.config_file
+    found = files.config
     # Every checker (config.toml, and any other file registered in CHECKERS), then the keymap.
-    problems = run_checkers(locations)
+    problems = run_checkers(files)
     if found is not None:
-        problems += keymap_problems(locations, known_bindings())
+        problems += keymap_problems(files, known_bindings())
     # config.toml's by line first; each other file's as its checker gave them.
     problems.sort(key=lambda p: (p.path != path, (p.line or 0) if p.path == path else 0))
     if out.as_json:

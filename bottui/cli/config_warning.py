@@ -18,17 +18,13 @@ def warn_at_start(out: Output) -> None:
     wrong type): every command that reads it stops with that error itself,
     and the same words twice would only be noise.
     """
-    from bottui.ops.config_checks import run_checkers, summary
-    from bottui.store.config import ConfigStore
-    from bottui.store.errors import ConfigError
+    from bottui.ops.config_checks import CheckedFiles, run_checkers, summary
     from bottui.store.paths import Locations
 
-    locations = Locations.default()
-    try:
-        ConfigStore(locations).load()
-    except ConfigError:
+    files = CheckedFiles(Locations.default())  # config.toml read once, for both questions
+    if files.config is not None and not files.config.loads:
         return
-    problems = run_checkers(locations)
+    problems = run_checkers(files)
     if problems:
         out.message(summary(problems))
 

@@ -22,8 +22,8 @@ from typing import Any, NamedTuple
 
 from bottui.plaintext import clean
 from bottui.store.config_model import MAX_CONFIG_BYTES, Config, Profile, ProjectSettings
-from bottui.store.config_read import toml_key
-from bottui.store.config_types import value_problems
+from bottui.store.config_read import Malformed, parse_config
+from bottui.store.config_types import shown_key, value_problems
 
 Key = tuple[str | int, ...]
 
@@ -47,6 +47,9 @@ class ConfigCheck(NamedTuple):
     keymap: dict[str, Any]
     #: The line of each ``[keymap]`` entry.
     keymap_lines: dict[str, int]
+    #: :meth:`ConfigStore.load <bottui.store.config.ConfigStore.load>` reads it:
+    #: valid TOML, and no value of a type the model refuses.
+    loads: bool
 
 
 def check_config_file(path: Path) -> ConfigCheck | None:
@@ -58,7 +61,7 @@ def check_config_file(path: Path) -> ConfigCheck | None:
     except FileNotFoundError:
         return None
     except toml_read.TomlProblem as exc:
-        return ConfigCheck([ConfigProblem(exc.line, clean(exc.reason))], {}, {})
+        return ConfigCheck([ConfigProblem(exc.line, clean(exc.reason))], {}, {}, loads=False)
     lines = key_lines(text)
     problems = list(unknown_keys(data, lines))
     for key, message in value_problems(data):
@@ -68,7 +71,16 @@ def check_config_file(path: Path) -> ConfigCheck | None:
     keymap = dict(table) if isinstance(table, dict) else {}
     keymap_lines = {k: lines.get(("keymap", k), lines.get(("keymap",), 0)) for k in keymap}
     problems.sort(key=lambda p: p.line or 0)
-    return ConfigCheck(problems, keymap, keymap_lines)
+    return ConfigCheck(problems, keymap, keymap_lines, loads=_loads(data))
+
+
+def _loads(data: Mapping[str, Any]) -> bool:
+    """What :meth:`ConfigStore.load <bottui.store.config.ConfigStore.load>` says of ``data``."""
+    try:
+        parse_config(data)
+    except Malformed:
+        return False
+    return True
 
 
 def unknown_keys(data: Mapping[str, Any], lines: Mapping[Key, int]) -> Iterable[ConfigProblem]:
@@ -96,12 +108,8 @@ def _unknown(
             continue
         close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        shown = clean(".".join(_shown(part) for part in (*where, key)).replace(".[", "["))
+        shown = clean(shown_key((*where, key)))
         yield ConfigProblem(_line(lines, (*where, key)), f"unknown key {shown}{hint}")
-
-
-def _shown(part: str | int) -> str:
-    return f"[{part}]" if isinstance(part, int) else toml_key(part)
 
 
 def _line(lines: Mapping[Key, int], key: Key) -> int | None:
@@ -118,7 +126,7 @@ def _line_of_message(message: str, lines: Mapping[Key, int]) -> int | None:
     # the key written that way with the longest match gives the line.
     best: tuple[int, int] | None = None
     for key, line in lines.items():
-        shown = ".".join(_shown(part) for part in key).replace(".[", "[")
+        shown = shown_key(key)
         if message.startswith(shown) and (best is None or len(shown) > best[0]):
             best = (len(shown), line)
     return None if best is None else best[1]

@@ -40,11 +40,11 @@ def problems_toast(app: Any, subject: str, messages: Sequence[str], closing: str
 
 async def say_config_problems(app: Any) -> None:
     """Check the session's config files off the loop; one lasting toast if any has a problem."""
-    from bottui.ops.config_checks import run_checkers
+    from bottui.ops.config_checks import CheckedFiles, run_checkers
     from bottui.store.executor import shared_executor
 
-    locations = app.session.locations
-    problems = await shared_executor().call(lambda: run_checkers(locations))
+    files = CheckedFiles(app.session.locations)  # read when checked, on the executor
+    problems = await shared_executor().call(lambda: run_checkers(files))
     if not problems:
         return
     problems_toast(

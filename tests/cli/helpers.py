@@ -8,9 +8,11 @@ import os
 import subprocess
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from bottui.cli import Output, run
+from bottui.store.paths import Locations
 
 
 @dataclass
@@ -36,6 +38,14 @@ def cli(*argv: str, stdin: str | None = None) -> Result:
     finally:
         sys.stdin = old_stdin
     return Result(code, out.getvalue(), err.getvalue())
+
+
+def write_config(text: str) -> Path:
+    """Make the default config.toml hold ``text``; its path."""
+    path = Locations.default().config_file
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def cli_process(

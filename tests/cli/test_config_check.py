@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from bottui.store.paths import Locations
 from tests.cli.helpers import cli
+from tests.cli.helpers import write_config as write
 
 CLEAN = """\
 current = "prod"
@@ -24,13 +22,6 @@ threshold_min = 0.0
 "limiters.toggle" = "t"
 "app.journal" = "j"
 """
-
-
-def write(text: str) -> Path:
-    path = Locations.default().config_file
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def test_a_clean_config_exits_0() -> None:

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import fields
-from pathlib import Path
 
 import pytest
 
 from bottui.ops import config_checks
-from bottui.ops.config_checks import FileProblem
+from bottui.ops.config_checks import CheckedFiles, FileProblem
 from bottui.store.config_model import Config, Profile, ProjectSettings
 from bottui.store.config_types import PROFILE, PROJECT, TOP
 from bottui.store.paths import Locations
 from tests.cli.helpers import cli
+from tests.cli.helpers import write_config as write
 
 WRONG = """\
 current = "nosuch"
@@ -35,13 +35,6 @@ base_url = "https://dev.example.com?x=1"
 [profiles.odd]
 read_only = false
 """
-
-
-def write(text: str) -> Path:
-    path = Locations.default().config_file
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def test_every_wrong_value_is_reported_at_once_with_its_line() -> None:
@@ -142,10 +135,10 @@ def test_config_check_itself_does_not_warn_twice() -> None:
 
 
 def test_every_registered_checker_is_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    def playbooks(locations: Locations) -> list[FileProblem]:
-        return [FileProblem(locations.config_dir / "playbooks" / "x.toml", 3, "bad step")]
+    def playbooks(files: CheckedFiles) -> list[FileProblem]:
+        return [FileProblem(files.locations.config_dir / "playbooks" / "x.toml", 3, "bad step")]
 
-    def broken(locations: Locations) -> list[FileProblem]:
+    def broken(files: CheckedFiles) -> list[FileProblem]:
         raise ValueError("cannot read")
 
     monkeypatch.setattr(config_checks, "CHECKERS", [*config_checks.CHECKERS, playbooks, broken])

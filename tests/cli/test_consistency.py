@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import shlex
-from pathlib import Path
 
 import pytest
 
 from bottui.sandbox.server import SandboxServer
-from bottui.store.paths import Locations
-from tests.cli.helpers import cli
+from tests.cli.helpers import cli, write_config
 from tests.fixtures.sandbox import scope
 
 CONFIG = """\
@@ -19,13 +17,6 @@ base_url = "https://api.example.com"
 [profiles.staging]
 base_url = "https://staging.example.com"
 """
-
-
-def write_config(text: str = CONFIG) -> Path:
-    path = Locations.default().config_file
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def set_thresholds(block: str) -> None:
@@ -97,7 +88,7 @@ def test_a_limit_that_is_not_positive_is_refused(limit: str) -> None:
     ],
 )
 def test_every_command_refuses_an_unknown_profile_the_same_way(argv: list[str]) -> None:
-    write_config()
+    write_config(CONFIG)
     done = cli("--profile", "prdo", *argv)
     assert done.code == 2, done
     assert "No profile named 'prdo'" in done.err
@@ -165,7 +156,7 @@ def test_the_team_journal_shows_numbers_too(
 
 
 def test_adding_an_existing_profile_names_replace() -> None:
-    write_config()
+    write_config(CONFIG)
     done = cli("profile", "add", "prod", "--base-url", "https://x.example")
     assert done.code == 2
     assert "give --replace to replace it" in done.err

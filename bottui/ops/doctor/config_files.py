@@ -1,20 +1,25 @@
 """config.toml and its keymap: every unknown key, wrong value and keymap mistake.
 
-The same findings as ``bottui config check``
-(:func:`bottui.store.config_check.check_config_file` and
-:func:`bottui.ops.keymap_check.check_keymap`), one line each with its line
+The same findings as ``bottui config check`` on config.toml
+(:func:`bottui.ops.config_checks.config_file_problems` and
+:func:`~bottui.ops.config_checks.keymap_problems`), one line each with its line
 number. The TUI's bindings come from the caller: ops cannot import the TUI.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Final
 
+from bottui.ops.config_checks import (
+    CheckedFiles,
+    FileProblem,
+    config_file_problems,
+    keymap_problems,
+)
 from bottui.ops.doctor.model import Check, Verdict
-from bottui.ops.keymap_check import KnownBinding, check_keymap
-from bottui.store.config_check import ConfigProblem, check_config_file
+from bottui.ops.keymap_check import KnownBinding
+from bottui.store.paths import Locations
 
 _TITLE: Final = "Config and keymap"
 #: Problems listed one per line; more are counted.
@@ -22,15 +27,17 @@ SHOWN_PROBLEMS: Final = 10
 
 
 def check_config(
-    path: Path, bindings: Iterable[KnownBinding], load_error: str | None = None
+    locations: Locations, bindings: Iterable[KnownBinding], load_error: str | None = None
 ) -> Check:
-    """Check ``path`` (``bottui config check``'s findings, summarised).
+    """Check config.toml (``bottui config check``'s findings on it, summarised).
 
     A file bottui cannot load (``load_error``: not TOML, a value of the wrong
     type) stops every command that reads it: a problem. Unknown keys and
     keymap mistakes are ignored with a warning at start: a warning here too.
     """
-    found = check_config_file(path)
+    files = CheckedFiles(locations)
+    path = locations.config_file
+    found = files.config
     if found is None:
         return Check(
             "config",
@@ -39,12 +46,10 @@ def check_config(
             f"{path}: no config file yet, defaults apply",
             "bottui profile add NAME --base-url URL creates it",
         )
-    problems = list(found.problems)
-    for mistake in check_keymap(found.keymap, bindings):
-        problems.append(ConfigProblem(found.keymap_lines.get(mistake.binding_id), mistake.message))
+    problems = config_file_problems(files) + keymap_problems(files, bindings)
     problems.sort(key=lambda p: p.line or 0)
     if load_error is not None and not problems:
-        problems.append(ConfigProblem(None, load_error))
+        problems.append(FileProblem(path, None, load_error))
     keys = len(found.keymap)
     if not problems:
         return Check(

@@ -65,7 +65,7 @@ def prepare(
 ) -> Prepared:
     """Read config.toml (and check it) and resolve the profile, as a command starts."""
     profile = resolve_profile(locations, options, environ)
-    config = check_config(locations.config_file, bindings, profile.load_error)
+    config = check_config(locations, bindings, profile.load_error)
     return Prepared(locations, environ, profile, config)
 
 
