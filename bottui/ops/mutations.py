@@ -315,9 +315,9 @@ async def apply(
         )
     if plan.revert_after is not None:
         # After the change, not before: the team store never delays a mitigation.
-        from bottui.ops.timed.schedule import push_quietly
+        from bottui.ops.timed.team import push_events
 
-        await push_quietly(session)
+        await push_events(session)
     result: Applied[T] = applied
     return result
 
