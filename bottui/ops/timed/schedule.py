@@ -193,11 +193,10 @@ async def list_timed(
     with ``include_done``. In team mode, every machine's (the team store's
     and this journal's not yet pushed), when the store answers.
     """
-    store = session.timed_store
-    events = await store.read(lambda j: j.events(include_done=True))
-    claims = {c.timed: c for c in await store.read(lambda j: j.claims())}
-    origin = await store.read(lambda j: j.origin())
-    events, claims = await team.merged(session, events, claims)
+    events, claim_list, origin = await session.timed_store.read(
+        lambda j: (j.events(include_done=True), j.claims(), j.origin())
+    )
+    events, claims = await team.merged(session, events, {c.timed: c for c in claim_list})
     profile, base = session.settings.inventory_scope, session.settings.base_url
     # This machine's by profile; a teammate's (profiles are per machine) by base URL.
     found = [
