@@ -250,6 +250,12 @@ def target_id(entry: JournalEntry) -> str:
     return json.dumps(target, ensure_ascii=False, sort_keys=True)
 
 
+def target_what(entry: JournalEntry) -> str:
+    """``rate limiter rl-login`` or ``dimension bot-score``: what a change aimed at."""
+    noun = "rate limiter" if "rate_limiter_id" in (entry.target or {}) else "dimension"
+    return f"{noun} {target_id(entry)}"
+
+
 def requested(entry: JournalEntry) -> str:
     """What was asked for, in words: ``ON``/``OFF``, ``block 0.9 challenge 0.6``."""
     return value_text(entry.request_body)
@@ -410,6 +416,7 @@ __all__ = [
     "status_text",
     "target_id",
     "target_text",
+    "target_what",
     "value_text",
     "when",
 ]

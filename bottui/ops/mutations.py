@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar
 
@@ -41,7 +43,7 @@ from bottui.api.requests import PreparedRequest
 from bottui.ops import confirmation, team_facts
 from bottui.ops import plan as planning
 from bottui.ops.plan import LimiterTarget, PlannedChange, RevocationTarget
-from bottui.ops.session import Session
+from bottui.ops.session import ChangeOrigin, Session
 from bottui.store.journal_records import Operation, Outcome, dimension_target, limiter_target
 
 if TYPE_CHECKING:
@@ -92,22 +94,36 @@ def _error_json(error: BaseException) -> dict[str, Any]:
 P = ParamSpec("P")
 R = TypeVar("R")
 
+#: Who sends the changes made in this task: an operator unless :func:`sent_by` says otherwise.
+_origin: ContextVar[ChangeOrigin] = ContextVar("change_origin", default="operator")
+
+
+@contextmanager
+def sent_by(origin: ChangeOrigin) -> Iterator[None]:
+    """Count the changes sent inside (in this task) as ``origin``'s (a due revert's executor)."""
+    token = _origin.set(origin)
+    try:
+        yield
+    finally:
+        _origin.reset(token)
+
 
 def _counted(
     send: Callable[Concatenate[Session, P], Awaitable[R]],
 ) -> Callable[Concatenate[Session, P], Awaitable[R]]:
-    """Count the change in ``session.changes_in_flight`` until its outcome is journaled.
+    """Count the change in ``session.in_flight``, by origin, until its outcome is journaled.
 
-    A face asks before quitting over a change in flight: its outcome would be
-    left unknown in the journal.
+    A face asks before quitting over an operator's change in flight: its
+    outcome would be left unknown in the journal.
     """
 
     async def counted(session: Session, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        session.changes_in_flight += 1
+        origin = _origin.get()
+        session.in_flight[origin] += 1
         try:
             return await send(session, *args, **kwargs)
         finally:
-            session.changes_in_flight -= 1
+            session.in_flight[origin] -= 1
 
     return counted
 
@@ -299,9 +315,9 @@ async def apply(
         )
     if plan.revert_after is not None:
         # After the change, not before: the team store never delays a mitigation.
-        from bottui.ops.timed.schedule import push_quietly
+        from bottui.ops.timed.team import push_events
 
-        await push_quietly(session)
+        await push_events(session)
     result: Applied[T] = applied
     return result
 
@@ -445,6 +461,7 @@ __all__ = [
     "RefusedError",
     "apply",
     "revoke",
+    "sent_by",
     "set_limiter",
     "set_thresholds",
 ]

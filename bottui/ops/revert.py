@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from bottui.api.errors import BottuiError
 from bottui.ops import mutations, undo_row
-from bottui.ops.journal_view import target_id, value_text
+from bottui.ops.journal_view import target_what, value_text
 from bottui.ops.undo import UndoRefused
 from bottui.store.journal_records import JournalEntry, Outcome
 from bottui.store.journal_store import EntryId, entry_started
@@ -95,11 +95,6 @@ def _identity(entry: JournalEntry) -> str:
     return entry.event_id or f"local:{entry.id}"
 
 
-def _what(entry: JournalEntry) -> str:
-    noun = "rate limiter" if "rate_limiter_id" in (entry.target or {}) else "dimension"
-    return f"{noun} {target_id(entry)}"
-
-
 async def revert_entries(
     session: Session,
     entries: Sequence[int | JournalEntry],
@@ -146,7 +141,7 @@ async def revert_entries(
             steps.append(StepResult(str(given), None, "?", "refused", message="not in the journal"))
             stopped = True
             continue
-        what = _what(entry)
+        what = target_what(entry)
         if stopped:
             steps.append(StepResult(_identity(entry), entry.id, what, "not-sent"))
             continue
@@ -168,7 +163,7 @@ async def _revert_one(
     reason: str,
     confirmed: bool,
 ) -> StepResult:
-    ident, what = _identity(entry), _what(entry)
+    ident, what = _identity(entry), target_what(entry)
     if entry.outcome in NO_CHANGE_OUTCOMES:
         return StepResult(ident, entry.id, what, "unchanged", message="it changed nothing")
     try:

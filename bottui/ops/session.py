@@ -8,9 +8,10 @@ becomes a warning instead of a failure: the change still goes ahead.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from bottui.api.errors import CredentialsError, RefusedError
 from bottui.api.tokens import AccessToken, ProjectToken
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     from bottui.store.timed_sqlite import TimedStore
 
 DEFAULT_PROFILE = "default"
+#: Who sends a change: a person (either face), or an executor of due reverts.
+ChangeOrigin = Literal["operator", "executor"]
 
 
 @dataclass(frozen=True)
@@ -177,15 +180,21 @@ class Session:
         self._team_tried = False
         #: Messages for the operator that do not stop the work (stderr / toast).
         self.warnings: list[str] = []
-        #: Changes sent and not yet answered and journaled (a face asks before
-        #: quitting over one: its outcome would be left unknown).
-        self.changes_in_flight = 0
+        #: Changes sent and not yet answered and journaled, by origin (a face asks
+        #: before quitting over an operator's: its outcome would be left unknown;
+        #: an executor's due revert is waited for, not asked about).
+        self.in_flight: Counter[ChangeOrigin] = Counter()
         #: Called after inventory facts were queued for the team store (the TUI
         #: kicks its push; a command pushes at its end anyway).
         self.on_shared: Callable[[], None] | None = None
         #: Read-only whatever the profile says (``--read-only``): kept when the
         #: TUI switches profile (:func:`bottui.ops.profiles.settings_of`).
         self.pinned_read_only = False
+
+    @property
+    def changes_in_flight(self) -> int:
+        """Changes sent and not yet answered and journaled, whoever sent them."""
+        return self.in_flight.total()
 
     def __repr__(self) -> str:
         # settings.base_url, not self.base_url: a repr must not raise when there is none.

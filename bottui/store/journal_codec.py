@@ -40,6 +40,11 @@ def micros(moment: datetime) -> int:
     return (moment - _EPOCH) // _ONE_US
 
 
+def from_micros(us: int) -> datetime:
+    """The UTC moment ``us`` microseconds after the epoch (what :func:`micros` made)."""
+    return _EPOCH + timedelta(microseconds=us)
+
+
 def time_text(us: int, text: str | None = None) -> str:
     """The stored shape of a time (``text`` when the row kept one)."""
     if text is not None:
@@ -144,6 +149,7 @@ def keys_text(keys: tuple[str, ...]) -> str:
 
 
 __all__ = [
+    "from_micros",
     "join_body",
     "keys_text",
     "lookup_key",

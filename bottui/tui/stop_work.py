@@ -52,16 +52,15 @@ def stop_words(services: TuiServices, doing: str) -> tuple[str, Content, str]:
 def work_under_way(services: TuiServices) -> bool:
     """A bulk run, or an operator's change sent and not yet answered and journaled.
 
-    A timed revert the TUI is sending (one at a time) is counted in the
-    session's changes in flight too, but it is waited for, not asked about.
+    A timed revert the TUI's executor is sending is counted apart (its
+    origin): it is waited for, not asked about.
     """
     return services.bulk.active or operator_changes(services) > 0
 
 
 def operator_changes(services: TuiServices) -> int:
-    """The changes in flight that are not this TUI's own timed revert."""
-    timed = 1 if services.timed_busy else 0
-    return max(0, services.session.changes_in_flight - timed)
+    """The operator's changes in flight (not the executor's due reverts)."""
+    return services.session.in_flight["operator"]
 
 
 def change_words(services: TuiServices, doing: str) -> tuple[str, Content, str]:

@@ -16,13 +16,7 @@ from bottui.ops.session import Session
 from bottui.sandbox.server import SandboxServer
 from bottui.store.journal_codec import micros
 from bottui.store.journal_store import EntryId
-from tests.timed.conftest import ACC, PROJ, MovingClock, limiter_puts
-
-
-def active(sandbox: SandboxServer, limiter_id: str = "rl-login") -> bool:
-    found = sandbox.state.rate_limiter(ACC, PROJ, limiter_id)
-    assert found is not None
-    return bool(found.is_active)
+from tests.timed.conftest import ACC, PROJ, MovingClock, active, limiter_puts
 
 
 async def timed_disable(session: Session, minutes: int = 30, **kw: object) -> int:

@@ -28,31 +28,16 @@ from bottui.tui.widgets.journal_table import JournalTable
 from bottui.tui.widgets.limiter_table import LimiterTable
 from tests.fixtures import moving_clock
 from tests.fixtures.moving_clock import MovingClock
+from tests.timed.conftest import PROJ, active, limiter_puts
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle
 
-ACC = "acme"
-PROJ = "shop-prod"
 Snap = Callable[..., bool]
 MakeApp = Callable[..., BottuiApp]
 
 # The fixtures of tests/timed: a demo session on the sandbox with a clock the test moves.
 clock = moving_clock.clock
 session = moving_clock.session
-
-
-def active(sandbox: SandboxServer, limiter_id: str) -> bool:
-    found = sandbox.state.rate_limiter(ACC, PROJ, limiter_id)
-    assert found is not None
-    return bool(found.is_active)
-
-
-def puts(sandbox: SandboxServer, limiter_id: str) -> list[Any]:
-    return [
-        r.json
-        for r in sandbox.state.recorder.log
-        if r.method in ("PUT", "PATCH", "POST") and limiter_id in r.segments
-    ]
 
 
 def bar_text(app: BottuiApp) -> str:
@@ -108,7 +93,7 @@ async def test_timed_change_reverts_on_time_via_the_tui(
         await settle(pilot)
         assert [r.action for r in reports] == ["reverted"]
         assert active(sandbox, "rl-login")  # the sandbox has it back ON
-        assert puts(sandbox, "rl-login") == [{"isActive": False}, {"isActive": True}]
+        assert limiter_puts(sandbox, "rl-login") == [{"isActive": False}, {"isActive": True}]
         assert "timed change" not in bar_text(app)  # the countdown is gone
         done = await timed.list_timed(session, include_done=True)
         assert [(t.state, t.executor) for t in done] == [("reverted", timed.executor_name("tui"))]

@@ -29,7 +29,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from bottui.api.errors import RefusedError
-from bottui.ops import confirmation
+from bottui.ops import confirmation, mutations
 from bottui.ops.durations import duration_text
 from bottui.ops.revert import RevertReport, revert_entries
 from bottui.ops.timed import team
@@ -122,10 +122,13 @@ async def run_due(
     await executor_seen(session, kind, now=moment)
     due = [t for t in await list_timed(session, now=moment) if t.state == "scheduled"]
     reports = []
-    for timed in due:
-        if timed.due_at > moment:
-            continue
-        reports.append(await _perform(session, timed, moment, who, late_ok=late_ok, person=False))
+    with mutations.sent_by("executor"):  # waited for before quitting, not asked about
+        for timed in due:
+            if timed.due_at > moment:
+                continue
+            reports.append(
+                await _perform(session, timed, moment, who, late_ok=late_ok, person=False)
+            )
     return reports
 
 

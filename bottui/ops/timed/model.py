@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any, Final, Literal
 
 from bottui.ops.durations import duration_text
+from bottui.store.journal_codec import from_micros
 from bottui.store.timed_sqlite import TimedClaim, TimedEvent
 from bottui.store.utc import parse_time, stamp
 
@@ -165,7 +166,7 @@ def fold(
                 due_at=due,
                 state=state,
                 operator=schedule.operator,
-                scheduled_at=_at(schedule.at),
+                scheduled_at=from_micros(schedule.at),
                 confirmed=bool(detail.get("confirmed", False)),
                 executor=executor,
                 superseded_by=superseded,
@@ -185,12 +186,6 @@ def _state(word: str) -> TimedState:
         "unknown": "unknown",
     }
     return known.get(word, "unknown")
-
-
-def _at(us: int) -> datetime:
-    from datetime import UTC
-
-    return datetime.fromtimestamp(us / 1_000_000, UTC)
 
 
 __all__ = ["DONE", "TimedChange", "TimedState", "fold", "short_id"]

@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any, Final
 
 from bottui.api.errors import RefusedError
 from bottui.ops.durations import MAX_DURATION, duration_text
-from bottui.ops.journal_view import target_id, value_text
+from bottui.ops.journal_view import target_id, target_what, value_text
+from bottui.ops.timed import team
 from bottui.ops.timed.model import TimedChange, fold
 from bottui.store.journal_codec import micros
 from bottui.store.journal_records import local_host, local_operator
-from bottui.store.timed_sqlite import TimedStore
 from bottui.store.utc import stamp, system_clock
 
 if TYPE_CHECKING:
@@ -54,11 +54,6 @@ def now_of(session: Session, now: datetime | None = None) -> datetime:
     return (session.clock or system_clock)()
 
 
-def timed_store(session: Session) -> TimedStore:
-    """The session's timed changes store (on its journal file; made once)."""
-    return session.timed_store
-
-
 def executor_name(kind: str) -> str:
     """``timer on bastion-2``, ``TUI on laptop``: how an executor is journaled."""
     return f"{_EXECUTOR_WORDS.get(kind, kind)} on {local_host()}"
@@ -72,7 +67,7 @@ async def _append(
     session: Session, kind: str, key: str | None, detail: dict[str, Any], now: datetime
 ) -> str:
     operator, host = _operator(session), local_host()
-    return await timed_store(session).write(
+    return await session.timed_store.write(
         lambda j: j.append(kind, key, detail, at=micros(now), operator=operator, host=host)
     )
 
@@ -85,7 +80,7 @@ async def schedule_plan(
     Called before the request is sent; returns the timed change's key.
     """
     assert plan.revert_after is not None and plan.previous is not None
-    origin = await timed_store(session).read(lambda j: j.origin())
+    origin = await session.timed_store.read(lambda j: j.origin())
     due = now_of(session) + plan.revert_after
     kind = "rate limiter" if plan.kind == "limiter" else "dimension"
     target = plan.target
@@ -162,12 +157,11 @@ async def schedule_revert(
         if entry is None:
             raise RefusedError("No such journal entry", f"#{entry_id} is not in the journal")
         entries.append(entry)
-    origin = await timed_store(session).read(lambda j: j.origin())
+    origin = await session.timed_store.read(lambda j: j.origin())
     first = entries[0]
     targets = list(dict.fromkeys(target_id(e) for e in entries))
     if len(entries) == 1:
-        noun = "rate limiter" if "rate_limiter_id" in (first.target or {}) else "dimension"
-        what = f"{noun} {targets[0]}"
+        what = target_what(first)
         revert_to = value_text(first.previous)
     else:
         what = f"{len(entries)} changes ({', '.join(targets[:3])}{'…' if len(targets) > 3 else ''})"
@@ -199,13 +193,10 @@ async def list_timed(
     with ``include_done``. In team mode, every machine's (the team store's
     and this journal's not yet pushed), when the store answers.
     """
-    from bottui.ops.timed import team
-
-    store = timed_store(session)
-    events = await store.read(lambda j: j.events(include_done=True))
-    claims = {c.timed: c for c in await store.read(lambda j: j.claims())}
-    origin = await store.read(lambda j: j.origin())
-    events, claims = await team.merged(session, events, claims)
+    events, claim_list, origin = await session.timed_store.read(
+        lambda j: (j.events(include_done=True), j.claims(), j.origin())
+    )
+    events, claims = await team.merged(session, events, {c.timed: c for c in claim_list})
     profile, base = session.settings.inventory_scope, session.settings.base_url
     # This machine's by profile; a teammate's (profiles are per machine) by base URL.
     found = [
@@ -268,7 +259,7 @@ async def extend(
         )
     detail = {"due_at": stamp(due), "by": int(by.total_seconds())}
     await _append(session, "extend", timed.key, detail, moment)
-    await _push(session)
+    await team.push_events(session)
     return await find(session, timed.key)
 
 
@@ -282,7 +273,7 @@ async def cancel(session: Session, id_or_key: str, *, now: datetime | None = Non
     timed = await find(session, id_or_key)
     _still_open(timed, "cancel")
     await _append(session, "cancel", timed.key, {}, now_of(session, now))
-    await _push(session)
+    await team.push_events(session)
     return await find(session, timed.key)
 
 
@@ -296,21 +287,10 @@ async def unschedule(session: Session, key: str, why: str) -> None:
         session.warn(f"the failed change's revert is still scheduled: {exc.title}")
 
 
-async def _push(session: Session) -> None:
-    from bottui.ops.timed import team
-
-    await team.push_events(session)
-
-
-async def push_quietly(session: Session) -> None:
-    """Share the new schedule with the team now (a store that is down: a warning)."""
-    await _push(session)
-
-
 async def executor_seen(session: Session, kind: str, now: datetime | None = None) -> None:
     """Record that an executor of ``kind`` (``tui``, ``run-due``) runs on this machine now."""
     name, at = executor_name(kind), micros(now_of(session, now))
-    await timed_store(session).write(lambda j: j.seen(kind, name, at=at))
+    await session.timed_store.write(lambda j: j.seen(kind, name, at=at))
 
 
 async def executor_known(session: Session, now: datetime | None = None) -> str | None:
@@ -321,7 +301,7 @@ async def executor_known(session: Session, now: datetime | None = None) -> str |
     journal.
     """
     moment = micros(now_of(session, now))
-    seen = await timed_store(session).read(lambda j: j.last_seen())
+    seen = await session.timed_store.read(lambda j: j.last_seen())
     for kind, name, at in sorted(seen, key=lambda s: -s[2]):
         window = SEEN_RECENTLY if kind == "tui" else TIMER_RECENTLY
         if moment - at <= int(window.total_seconds() * 1_000_000):
@@ -347,8 +327,6 @@ __all__ = [
     "find",
     "list_timed",
     "now_of",
-    "push_quietly",
     "schedule_plan",
     "schedule_revert",
-    "timed_store",
 ]

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
+from bottui.store.journal_codec import from_micros, micros
 from bottui.store.team.events import load_json
 from bottui.store.team.migrate import check_version, schema_version
 from bottui.store.team.query import SELECT
@@ -23,14 +23,6 @@ from bottui.store.timed_sqlite import TimedClaim, TimedEvent
 
 if TYPE_CHECKING:
     from bottui.store.team.store import TeamStore
-
-
-def _time(us: int) -> datetime:
-    return datetime.fromtimestamp(us / 1_000_000, UTC)
-
-
-def _us(moment: datetime) -> int:
-    return int(moment.timestamp() * 1_000_000)
 
 
 async def push_events(store: TeamStore, events: Sequence[TimedEvent]) -> int:
@@ -44,7 +36,7 @@ async def push_events(store: TeamStore, events: Sequence[TimedEvent]) -> int:
             (
                 UUID(origin),
                 int(local),
-                _time(event.at),
+                from_micros(event.at),
                 event.kind,
                 event.timed,
                 json.dumps(event.detail, ensure_ascii=False, sort_keys=True),
@@ -78,7 +70,7 @@ async def events(store: TeamStore) -> list[TimedEvent]:
             event_id=f"{row[0]}:e{row[1]}",
             kind=row[2],
             timed=row[3],
-            at=_us(row[4]),
+            at=micros(row[4]),
             detail=load_json(row[5]),
             operator=row[6],
             host=row[7],
@@ -99,10 +91,10 @@ async def claims(store: TeamStore) -> list[TimedClaim]:
     return [
         TimedClaim(
             row[0],
-            _us(row[1]),
+            micros(row[1]),
             row[2],
             row[3],
-            None if row[4] is None else _us(row[4]),
+            None if row[4] is None else micros(row[4]),
             load_json(row[5]) or {},
         )
         for row in rows
@@ -116,7 +108,7 @@ async def claim(store: TeamStore, timed: str, *, at: int, executor: str) -> bool
         " ON CONFLICT (timed) DO NOTHING RETURNING timed"
     )
     async with store._session("claiming a timed revert") as conn:
-        cur = await conn.execute(sql.encode(), (timed, _time(at), executor))
+        cur = await conn.execute(sql.encode(), (timed, from_micros(at), executor))
         return await cur.fetchone() is not None
 
 
@@ -130,7 +122,7 @@ async def result(
     )
     text = json.dumps(detail, ensure_ascii=False, sort_keys=True)
     async with store._session("recording a timed revert") as conn:
-        await conn.execute(sql.encode(), (timed, _time(at), state, text))
+        await conn.execute(sql.encode(), (timed, from_micros(at), state, text))
 
 
 async def entries_by_event(store: TeamStore, event_ids: Sequence[str]) -> dict[str, TeamEntry]:
