@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Final
 
 from bottui.store.db_errors import JournalUnavailable
+from bottui.store.journal_codec import from_micros, micros
 from bottui.store.journal_migrations import SCHEMA
 from bottui.store.journal_records import JournalEntry
 from bottui.store.journal_rows import entry
@@ -72,7 +73,7 @@ class Backlog:
 
 
 def _now_us() -> int:
-    return int(datetime.now(UTC).timestamp() * 1_000_000)
+    return micros(datetime.now(UTC))
 
 
 class Outbox:
@@ -159,7 +160,7 @@ class Outbox:
                 " ON r.entry_id = t.entry_id WHERE t.store = ?",
                 (store,),
             ).fetchone()
-        last = None if row[1] is None else datetime.fromtimestamp(row[1] / 1_000_000, UTC)
+        last = None if row[1] is None else from_micros(int(row[1]))
         return Backlog(int(entries) + int(outcomes), last)
 
     def pushed_id(self, store: str) -> int | None:
