@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from textual.content import Content
@@ -17,6 +18,21 @@ async def settle(pilot: Pilot[Any]) -> None:
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
     await pilot.pause()
+
+
+async def settle_failed(pilot: Pilot[Any]) -> None:
+    """:func:`settle` after an action the test made fail: its worker ends in error.
+
+    Until Textual drops a finished worker (a task callback, a moment later),
+    waiting on it raises the error it ended with; whether that moment has
+    come depends on the machine's speed. The app has reported the error
+    (toast, panel, error log): that is what the test looks at.
+    """
+    from textual.worker import WorkerFailed
+
+    with contextlib.suppress(WorkerFailed):
+        await pilot.app.workers.wait_for_complete()
+    await settle(pilot)
 
 
 def plain(widget: Static | Button) -> str:

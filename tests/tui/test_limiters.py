@@ -20,7 +20,7 @@ from bottui.tui.widgets.limiter_table import LimiterTable
 from bottui.tui.widgets.returned_project import ReturnedProjectPanel
 from tests.fixtures.stores import journal_of
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import plain, sent, settle
+from tests.tui.helpers import plain, sent, settle, settle_failed
 
 SMALL = (80, 24)
 Snap = Callable[..., bool]
@@ -355,7 +355,7 @@ async def test_api_error_is_reported(flow_app: BottuiApp, sandbox: SandboxServer
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
         await pilot.press("t", "tab", "enter")
-        await settle(pilot)
+        await settle_failed(pilot)
         toasts = list(flow_app._notifications)
         assert any("The service failed (500)" in (n.title or "") for n in toasts)
         # The panel is the latest attempt: the failure, not nothing (#14).
@@ -381,7 +381,7 @@ async def test_success_after_failure_clears_the_mark_and_the_panel_follows_the_p
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
         await pilot.press("t", "tab", "enter")  # fails
-        await settle(pilot)
+        await settle_failed(pilot)
         assert row_of(flow_app, "rl-api")[4].startswith("last try FAILED")
         await pilot.press("t", "tab", "enter")  # the same switch again: answered
         await settle(pilot)
@@ -404,7 +404,7 @@ def test_snapshot_failed_switch(snap_compare: Snap, make_snap_app: MakeApp) -> N
         await settle(pilot)
         app.backend.faults.configure(fail_next=1, error_status=500)  # type: ignore[attr-defined]
         await pilot.press("t", "tab", "enter")
-        await settle(pilot)
+        await settle_failed(pilot)
         app.clear_notifications()
         await pilot.pause()
 
