@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from textual.content import Content
@@ -18,6 +20,14 @@ async def settle(pilot: Pilot[Any]) -> None:
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
     await pilot.pause()
+
+
+async def until(check: Callable[[], bool], pilot: Pilot[Any], timeout: float = 5.0) -> None:
+    """Let the app run until ``check()`` holds (fails the test after ``timeout``)."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        await pilot.pause(0.02)
 
 
 async def settle_failed(pilot: Pilot[Any]) -> None:

@@ -44,7 +44,7 @@ from bottui.tui.screens.grants import GrantsScreen
 from bottui.tui.widgets.bulk_words import counts_line, progress_line, state_line, summary_lines
 from bottui.tui.widgets.plain_paste import forbidden_in_paste
 from tests.tui.conftest import SNAP_SIZE, AsgiBackend
-from tests.tui.helpers import plain, settle
+from tests.tui.helpers import plain, settle, until
 
 SMALL = (80, 24)
 Snap = Callable[..., bool]
@@ -106,14 +106,6 @@ class GateBackend(AsgiBackend):
 
     def transport(self) -> httpx.AsyncBaseTransport:
         return _GateTransport(super().transport(), self)
-
-
-async def until(check: Callable[[], bool], pilot: Pilot[Any], timeout: float = 5.0) -> None:
-    """Let the app run until ``check()`` holds (fails the test after ``timeout``)."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        await pilot.pause(0.02)
 
 
 async def open_bulk(pilot: Pilot[Any]) -> BulkDialog:

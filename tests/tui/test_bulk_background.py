@@ -28,7 +28,7 @@ from bottui.tui.screens.dialogs import ConfirmDialog
 from bottui.tui.screens.grants import GrantsScreen
 from bottui.tui.widgets.context_bar import ContextBar
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import plain, settle
+from tests.tui.helpers import plain, settle, until
 from tests.tui.test_bulk import (
     SMALL,
     FakeMonotonic,
@@ -42,7 +42,6 @@ from tests.tui.test_bulk import (
     run_dialog,
     start_and_confirm,
     summary_text,
-    until,
 )
 
 IDS = 3000

@@ -21,7 +21,7 @@ from bottui.tui.screens.dialogs import ConfirmDialog
 from bottui.tui.screens.playbook_dialogs import PlaybookConfirm
 from tests.fixtures.sandbox import ACC, PROJ
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import plain, settle
+from tests.tui.helpers import plain, settle, until
 
 PLAYBOOK = DEMO_PLAYBOOKS["scraping-wave"]  # the demo's, as a team would write one
 BROKEN = '[[steps]]\nlimiter = "rl-login"\naction = "on"\n'
@@ -125,12 +125,19 @@ async def test_a_failure_midway_offers_and_makes_a_partial_revert(
         assert not app._notifications  # nothing covers the Run button
         app.screen.query_one("#duration").value = ""  # type: ignore[attr-defined]
         await pilot.click("#confirm")
+        # The run's worker starts a few messages after the click: wait for its end, the offer.
+        await until(lambda: isinstance(app.screen, ConfirmDialog), pilot, timeout=30)
         await app.workers.wait_for_complete()
         await settle(pilot)
         assert puts(sandbox) == ["rl-search", "bot-score"]
         assert isinstance(app.screen, ConfirmDialog)
         assert "stopped at step 2" in plain(app.screen.query_one(".dialog-title"))
         await pilot.click("#confirm")
+        await until(
+            lambda: not isinstance(app.screen, ConfirmDialog) and "revert of run" in summary(app),
+            pilot,
+            timeout=30,
+        )
         await app.workers.wait_for_complete()
         await settle(pilot)
         assert puts(sandbox) == ["rl-search", "bot-score", "rl-search"]
