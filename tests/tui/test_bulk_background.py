@@ -28,7 +28,7 @@ from bottui.tui.screens.dialogs import ConfirmDialog
 from bottui.tui.screens.grants import GrantsScreen
 from bottui.tui.widgets.context_bar import ContextBar
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import plain, settle, until
+from tests.tui.helpers import click_again, plain, settle, until
 from tests.tui.test_bulk import (
     SMALL,
     FakeMonotonic,
@@ -179,7 +179,7 @@ async def test_summary_lists_problems_and_exports(
         assert any("Wrote 6 rows to" in n.message for n in grants_app._notifications)
         # The same name again: asked first, Cancel focused, the file left as it was.
         before = target.read_bytes()
-        await pilot.click("#bulk-export")
+        await click_again(pilot, "#bulk-export")
         await pilot.pause()
         grants_app.screen.query_one("#bulk-export-path", Input).value = str(target)
         await pilot.press("enter")

@@ -21,7 +21,7 @@ from bottui.tui.screens.dialogs import ConfirmDialog
 from bottui.tui.screens.playbook_dialogs import PlaybookConfirm
 from tests.fixtures.sandbox import ACC, PROJ
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import plain, settle, until
+from tests.tui.helpers import click_again, plain, settle, until
 
 PLAYBOOK = DEMO_PLAYBOOKS["scraping-wave"]  # the demo's, as a team would write one
 BROKEN = '[[steps]]\nlimiter = "rl-login"\naction = "on"\n'
@@ -124,8 +124,8 @@ async def test_a_failure_midway_offers_and_makes_a_partial_revert(
         assert said.startswith("Invalid duration: "), said  # beside its field, not a toast
         assert not app._notifications  # nothing covers the Run button
         app.screen.query_one("#duration").value = ""  # type: ignore[attr-defined]
-        await pilot.click("#confirm")
-        # The run's worker starts a few messages after the click: wait for its end, the offer.
+        await click_again(pilot, "#confirm")
+        # The run ends with the offer of a partial revert.
         await until(lambda: isinstance(app.screen, ConfirmDialog), pilot, timeout=30)
         await app.workers.wait_for_complete()
         await settle(pilot)
