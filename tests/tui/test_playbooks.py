@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.widgets import DataTable, Static
 
 from bottui.demo import DEMO_PLAYBOOKS, prepare
@@ -48,6 +49,13 @@ def summary(app: BottuiApp) -> str:
     return plain(app.screen.query_one("#playbook-summary", Static))
 
 
+@pytest.fixture
+def app(flow_session: Session) -> BottuiApp:
+    """The app on the Playbooks screen, with the demo's playbook and a broken one."""
+    add_playbooks(flow_session)
+    return BottuiApp(flow_session, demo=True, start_mode="playbooks")
+
+
 async def quiet(pilot: Any) -> None:
     """Settled, the start's toast dismissed: the broken typo.toml is a config problem,
     said in a toast at start (tests/tui/test_config_toast.py) that covers the buttons."""
@@ -63,9 +71,7 @@ async def to_run(app: BottuiApp, pilot: Any) -> None:
     assert isinstance(app.screen, PlaybookConfirm)
 
 
-async def test_run_from_the_screen(flow_session: Session, sandbox: SandboxServer) -> None:
-    add_playbooks(flow_session)
-    app = BottuiApp(flow_session, demo=True, start_mode="playbooks")
+async def test_run_from_the_screen(app: BottuiApp, sandbox: SandboxServer) -> None:
     async with app.run_test(size=SNAP_SIZE) as pilot:
         await to_run(app, pilot)
         app.screen.query_one("#duration").value = ""  # type: ignore[attr-defined]
@@ -86,12 +92,10 @@ async def test_run_from_the_screen(flow_session: Session, sandbox: SandboxServer
 
 
 async def test_dry_run_shows_every_step_and_sends_nothing(
-    flow_session: Session, sandbox: SandboxServer
+    app: BottuiApp, sandbox: SandboxServer
 ) -> None:
     from bottui.tui.screens.dry_run import DryRunDialog
 
-    add_playbooks(flow_session)
-    app = BottuiApp(flow_session, demo=True, start_mode="playbooks")
     async with app.run_test(size=SNAP_SIZE) as pilot:
         await quiet(pilot)
         await pilot.press("D", "r")
@@ -108,10 +112,8 @@ async def test_dry_run_shows_every_step_and_sends_nothing(
 
 
 async def test_a_failure_midway_offers_and_makes_a_partial_revert(
-    flow_session: Session, sandbox: SandboxServer
+    app: BottuiApp, sandbox: SandboxServer
 ) -> None:
-    add_playbooks(flow_session)
-    app = BottuiApp(flow_session, demo=True, start_mode="playbooks")
     async with app.run_test(size=SNAP_SIZE) as pilot:
         await to_run(app, pilot)
         # The dimension disappears between the plan and the run: step 2 gets a 404.
@@ -127,7 +129,6 @@ async def test_a_failure_midway_offers_and_makes_a_partial_revert(
         await click_again(pilot, "#confirm")
         # The run ends with the offer of a partial revert.
         await until(lambda: isinstance(app.screen, ConfirmDialog), pilot, timeout=30)
-        await app.workers.wait_for_complete()
         await settle(pilot)
         assert puts(sandbox) == ["rl-search", "bot-score"]
         assert isinstance(app.screen, ConfirmDialog)
@@ -138,7 +139,6 @@ async def test_a_failure_midway_offers_and_makes_a_partial_revert(
             pilot,
             timeout=30,
         )
-        await app.workers.wait_for_complete()
         await settle(pilot)
         assert puts(sandbox) == ["rl-search", "bot-score", "rl-search"]
         assert sandbox.state.rate_limiter(ACC, PROJ, "rl-search").is_active is False  # type: ignore[union-attr]
