@@ -202,6 +202,31 @@ class PlannedChange(Generic[T]):
             return "Its value now is not known."
         return f"Last known: {known.text} since {known.when} UTC ({known.source})."
 
+    @property
+    def decision(self) -> str:
+        """What this change does, before and after, in one line (not cleaned).
+
+        ``rate limiter rl-login: ON -> OFF``, ``dimension bot-score: block 0.9,
+        challenge 0.5 -> block 0.8, challenge 0.5``, ``revoke the grant of visitor
+        v-1``; an undo starts ``undo #7:``. The confirmation keeps it beside its
+        buttons whatever else scrolls.
+        """
+        before = "?" if self.previous is None else self.previous.text
+        target = self.target
+        if isinstance(target, LimiterTarget):
+            after = "ON" if target.is_active else "OFF"
+            what = f"rate limiter {target.limiter_id}: {before} -> {after}"
+        elif isinstance(target, ThresholdsTarget):
+            after = f"block {target.thresholds.block}, challenge {target.thresholds.challenge}"
+            what = f"dimension {target.dimension_id}: {_bare(before)} -> {after}"
+        else:
+            whose = [
+                f"visitor {target.visitor_id}" if target.visitor_id else "",
+                f"user account {target.user_account_id}" if target.user_account_id else "",
+            ]
+            what = "revoke the grant of " + " and ".join(w for w in whose if w)
+        return what if self.undo_of is None else f"undo #{self.undo_of}: {what}"
+
     def dry_run_lines(self) -> list[str]:
         """What ``--dry-run`` prints: each request, its headers, body and curl (not cleaned)."""
         lines: list[str] = []
@@ -220,6 +245,12 @@ class PlannedChange(Generic[T]):
         if refused is not None:
             document["wouldBeRefused"] = refused
         return document
+
+
+def _bare(thresholds: str) -> str:
+    """``block 0.8, challenge 0.5`` of ``Bot score: block 0.8, challenge 0.5``."""
+    head, colon, rest = thresholds.partition(": ")
+    return rest if colon and rest.startswith("block") else thresholds
 
 
 # -- building and validating the requests (no store, no network) ----------------------

@@ -14,10 +14,11 @@ import contextlib
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from textual import events
 from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 
 from bottui.ops.session import Session
 from bottui.plaintext import clean
@@ -25,6 +26,7 @@ from bottui.tui import gc_pause
 from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.services import TuiServices
 from bottui.tui.stylesheet_cache import complete_stylesheet, start_stylesheet
+from bottui.tui.typeahead import NOTE, TypeaheadGuard
 
 if TYPE_CHECKING:
     from textual.command import Provider
@@ -183,10 +185,38 @@ class BottuiApp(App[int]):
         self._started = False
         self._team_live: TeamLive | None = None
         self._quitting = False
+        #: Drops keys typed ahead into a closing dialog (tests set its clock).
+        self.typeahead = TypeaheadGuard()
         if demo:
             self.sub_title = "demo (sandbox)"
 
     # -- start-up ----------------------------------------------------------------
+
+    async def on_event(self, event: events.Event) -> None:
+        # Keys typed ahead into a dialog that has just closed never act on the
+        # screen below (bottui.tui.typeahead): dropped here, before any binding.
+        if (
+            isinstance(event, events.Key)
+            and not event.is_forwarded
+            and not isinstance(self.screen, ModalScreen)
+            and self.typeahead.drops(event)
+        ):
+            self._say_typed_ahead()
+            return
+        await super().on_event(event)
+
+    def _say_typed_ahead(self) -> None:
+        """The key bar says why the keys did nothing, until the window is over."""
+        from bottui.tui.widgets.key_bar import KeyBar
+
+        for bar in self.screen.query(KeyBar):
+            bar.say(NOTE)
+
+        def clear() -> None:
+            for bar in self.screen.query(KeyBar):
+                bar.say("")
+
+        self.set_timer(self.typeahead.window + 0.5, clear)
 
     def on_mount(self) -> None:
         if self._config_keymap:

@@ -77,6 +77,8 @@ class Timing:
     notes: tuple[str, ...] = ()
     #: What the change reverts to, for the line under the field ("OFF", "block 0.9 …").
     reverts_to: str = ""
+    #: Opened as a timed change: the duration must be typed before it is sent.
+    required: bool = False
 
 
 #: A revocation's note: there is nothing to revert it to.
@@ -133,6 +135,9 @@ class ChangePrompt:
     listing: Content | None = None
     #: The duration field of a timed change (#15); None: none.
     timing: Timing | None = None
+    #: The decision line kept beside the buttons: what, before -> after
+    #: (:attr:`~bottui.ops.plan.PlannedChange.decision`); None: the title says it.
+    decision: str | None = None
 
     @classmethod
     def of(
@@ -157,6 +162,7 @@ class ChangePrompt:
             plan=lambda: requests,
             needs=plan_confirmation(plan.confirmation),
             timing=timing_of(plan),
+            decision=plan.decision,
         )
 
 

@@ -384,6 +384,7 @@ class TuiServices(TimedServices, TeamServices):
                 warning=warning,
                 listing=prompt.listing,
                 timing=prompt.timing,
+                decision=prompt.decision,
             )
         else:
             dialog = ConfirmDialog(
@@ -394,6 +395,7 @@ class TuiServices(TimedServices, TeamServices):
                 warning=warning,
                 listing=prompt.listing,
                 timing=prompt.timing,
+                decision=prompt.decision,
             )
         self._host.push_screen(dialog, decided)
 

@@ -195,6 +195,10 @@ class PlaybooksScreen(BottuiScreen):
             default_text=book.duration_text,
             reason=ReasonAsked(required=services.session.settings.require_reason),
             typed=plan.typed,
+            decision=clean(
+                f"run playbook {book.name}: {len(plan.steps)} steps on "
+                f"{plan.account}/{plan.project}"
+            ),
         )
 
         def decided(answer: RunAnswer | None) -> None:
