@@ -66,6 +66,8 @@ class TimedChange:
     note: str | None = None
     #: Journal ids of the reverts sent (this machine's).
     reverts: tuple[int, ...] = ()
+    #: ``revert_to`` was stated by the operator (``--revert-to``), not known to the inventory.
+    revert_to_stated: bool = False
 
     @property
     def done(self) -> bool:
@@ -93,6 +95,7 @@ class TimedChange:
             "state": self.state,
             "what": self.what,
             "revertTo": self.revert_to,
+            "revertToStated": self.revert_to_stated,
             "account": self.account,
             "project": self.project,
             "dueAt": stamp(self.due_at),
@@ -172,6 +175,7 @@ def fold(
                 superseded_by=superseded,
                 note=note,
                 reverts=reverts,
+                revert_to_stated=bool(detail.get("revert_to_stated", False)),
             )
         )
     out.sort(key=lambda t: (t.due_at, t.key))
