@@ -370,7 +370,7 @@ class TuiServices(TimedServices, TeamServices):
 
         def decided(ok: bool | None) -> None:
             if ok:
-                then(Decided(dialog.reason, dialog.revert_after))
+                then(Decided(dialog.reason, dialog.revert_after, dialog.revert_to))
 
         dialog: ConfirmDialog | TypedConfirmDialog
         warning = Content("\n".join(prompt.recent)) if prompt.recent else None

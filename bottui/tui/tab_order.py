@@ -35,7 +35,11 @@ def _is_cancel(widget: Widget | None) -> bool:
 def _primary(screen: Screen[Any]) -> Button | None:
     """The button the dialog is for: a change's Confirm, or a form's primary action."""
     for button in screen.query(Button):
-        if button.id == "confirm" or button.variant == "primary":
+        if (
+            button.id == "confirm"
+            or button.variant == "primary"
+            or button.has_class("primary-action")
+        ):
             return button if button.focusable else None  # disabled: not focusable
     return None
 

@@ -11,12 +11,14 @@ Enter in the typed id sent at once, and what followed landed on the screen.
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from textual import events
 from textual.widgets import Button, Input
 
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
+from bottui.tui.screens.bulk_run import BulkRunDialog
 from bottui.tui.screens.dialogs import ConfirmDialog, TypedConfirmDialog
 from bottui.tui.screens.grants import GrantsScreen
 from bottui.tui.screens.journal import JournalScreen
@@ -184,3 +186,36 @@ async def test_undo_id_enter_text_enter_sends_nothing(
         await pilot.press("enter")
         await settle(pilot)
         assert [body for _, _, body in sent(sandbox)] == [{"isActive": False}, {"isActive": True}]
+
+
+async def test_the_bulk_form_moves_forward_with_enter_and_starts_from_its_last_field(
+    grants_app: BottuiApp, sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    from tests.tui.test_bulk import NOT_STANDING, STANDING, open_bulk
+
+    ids = tmp_path / "ids.txt"
+    ids.write_text(f"{STANDING}\n{NOT_STANDING}\n")
+    protect(grants_app)
+    async with grants_app.run_test(size=SNAP_SIZE) as pilot:
+        dialog = await open_bulk(pilot)
+        await pilot.press("tab")  # from the pasted ids to the file
+        path = dialog.query_one("#bulk-path", Input)
+        assert grants_app.focused is path
+        path.value = str(ids)
+        await pilot.press("enter")  # Enter in the file: on to the concurrency
+        concurrency = dialog.query_one("#bulk-concurrency", Input)
+        assert grants_app.focused is concurrency
+        await settle(pilot)  # the preview has read the file
+        await pilot.press("tab")  # Tab from the last field: the Revoke button, not Cancel
+        assert grants_app.focused is dialog.query_one("#bulk-start", Button)
+        await pilot.press("shift+tab", "enter")  # Enter in the last field starts
+        await settle(pilot)
+        confirm = grants_app.screen
+        assert isinstance(confirm, TypedConfirmDialog) and sent(sandbox) == []
+        assert "Revoke 2 grants" in str(confirm.query_one("#confirm", Button).label)
+        # The same rule there: reason, then the project id; Enter there sends once.
+        await pilot.press(*"INC-3107", "enter", *"shop-prod", "enter")
+        await settle(pilot)
+        assert isinstance(grants_app.screen, BulkRunDialog)  # the run's progress
+        await grants_app.workers.wait_for_complete()
+        assert len(sent(sandbox)) == 2

@@ -255,6 +255,13 @@ class _ChangeForm(DurationField, _ReasonField, _Dialog):
                     disabled=not self._may_confirm(),
                 )
 
+    @property
+    def revert_to(self) -> dict[str, Any] | None:
+        """The value before, as stated by typing a duration where it is not known."""
+        if self.revert_after is None or self._timing is None:
+            return None
+        return self._timing.stated
+
     def _offers_duration(self) -> bool:
         return self._timing is not None and self._timing.offered
 
