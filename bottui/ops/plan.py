@@ -278,7 +278,7 @@ class PlannedChange(Generic[T]):
 
 def _bare(thresholds: str) -> str:
     """``block 0.8, challenge 0.5`` of ``Bot score: block 0.8, challenge 0.5``."""
-    head, colon, rest = thresholds.partition(": ")
+    _head, colon, rest = thresholds.partition(": ")
     return rest if colon and rest.startswith("block") else thresholds
 
 

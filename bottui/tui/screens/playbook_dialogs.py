@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
-
 from typing import Any
 
 from textual.app import ComposeResult
