@@ -100,6 +100,7 @@ def ask_revert(
         project_id=timed.project,
         plan=lambda: [],
         needs=needs,
+        decision=f"revert timed change {timed.id}: {timed.what} back to {timed.revert_to}",
     )
 
     def confirmed(_reason: str | None) -> None:

@@ -239,20 +239,23 @@ class _ChangeForm(DurationField, _ReasonField, _Dialog):
                     yield from self._duration_input()
             if self._expected is not None:
                 with Horizontal(classes="change-row", id="typed-row"):
-                    yield Label(join("Protected: type ", safe_id(self._expected), " to confirm"))
-                    yield PlainInput(placeholder="project id", id="typed", compact=True)
+                    yield Label(join("Protected: type ", safe_id(self._expected), " to confirm:"))
+                    yield PlainInput(id="typed", compact=True)
             # Said only after an Enter or a press that could not confirm.
             hint = Static("", id="typed-hint", classes="dialog-warning")
             hint.display = False
             yield hint
             yield from self._duration_line()
+            # Compact (one row each): at 60x20 the three rows of a framed button
+            # pushed them off screen under a timed change's notes.
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel", id="cancel", variant="default")
+                yield Button("Cancel", id="cancel", variant="default", compact=True)
                 yield Button(
                     Content(self._confirm_label),
                     id="confirm",
                     variant="error" if self._danger else "primary",
                     disabled=not self._may_confirm(),
+                    compact=True,
                 )
 
     @property
@@ -261,6 +264,9 @@ class _ChangeForm(DurationField, _ReasonField, _Dialog):
         if self.revert_after is None or self._timing is None:
             return None
         return self._timing.stated
+
+    #: When it reverts is on the decision line; the duration's line keeps the notes.
+    _says_when = False
 
     def _offers_duration(self) -> bool:
         return self._timing is not None and self._timing.offered
@@ -317,7 +323,8 @@ class _ChangeForm(DurationField, _ReasonField, _Dialog):
     def _decision_line(self) -> Content:
         parts = [safe(self._decision)] if self._decision else []
         if self.revert_after is not None and self._timing is not None:
-            parts.append(Content(self._when_words(self.revert_after).rstrip(".").lower()))
+            when = self._when_words(self.revert_after).rstrip(".")
+            parts.append(Content(when[:1].lower() + when[1:]))
         if self._expected is not None:
             parts.append(Content.styled("PROTECTED", "reverse"))
         return Content(" · ").join(parts)
@@ -493,6 +500,9 @@ class _InfoDialog(_Dialog):
     """A dialog that only informs: one Close button, focused."""
 
     def on_mount(self) -> None:
+        self._first_focus()
+
+    def _first_focus(self) -> None:
         self.query_one("#close", Button).focus()
 
     @on(Button.Pressed, "#close")
@@ -604,9 +614,24 @@ class HelpDialog(_InfoDialog):
         longest = max((len(row.description) for row in rows), default=1)
         return keys, max(16, min(longest, 36, room - keys - ids - 4))
 
-    def on_mount(self) -> None:
-        # The rows have the focus: arrows and PageDown scroll them at once.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # Whatever has the focus (the rows, or Close after a Tab), the keys scroll.
+        Binding("down", "scroll_rows('down')", "Scroll", show=False, id="help.down"),
+        Binding("up", "scroll_rows('up')", "Scroll", show=False, id="help.up"),
+        Binding("pagedown", "scroll_rows('page_down')", show=False, id="help.page_down"),
+        Binding("pageup", "scroll_rows('page_up')", show=False, id="help.page_up"),
+        Binding("home", "scroll_rows('home')", show=False, id="help.home"),
+        Binding("end", "scroll_rows('end')", show=False, id="help.end"),
+    ]
+
+    def _first_focus(self) -> None:
+        # The rows have the focus: arrows and PageDown scroll them at once (it was
+        # the Close button: at 80x24 help stopped after ~9 keys and did not scroll).
         self.query_one("#help-rows").focus()
+
+    def action_scroll_rows(self, how: str) -> None:
+        rows = self.query_one("#help-rows", VerticalScroll)
+        getattr(rows, f"scroll_{how}")(animate=False)
 
 
 #: Under the help's title.
