@@ -18,7 +18,7 @@ from textual import events
 from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 
 from bottui.ops.session import Session
 from bottui.plaintext import clean
@@ -26,7 +26,7 @@ from bottui.tui import gc_pause
 from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.services import TuiServices
 from bottui.tui.stylesheet_cache import complete_stylesheet, start_stylesheet
-from bottui.tui.typeahead import NOTE, TypeaheadGuard
+from bottui.tui.typeahead import TypeaheadGuard
 
 if TYPE_CHECKING:
     from textual.command import Provider
@@ -194,29 +194,9 @@ class BottuiApp(App[int]):
 
     async def on_event(self, event: events.Event) -> None:
         # Keys typed ahead into a dialog that has just closed never act on the
-        # screen below (bottui.tui.typeahead): dropped here, before any binding.
-        if (
-            isinstance(event, events.Key)
-            and not event.is_forwarded
-            and not isinstance(self.screen, ModalScreen)
-            and self.typeahead.drops(event)
-        ):
-            self._say_typed_ahead()
-            return
-        await super().on_event(event)
-
-    def _say_typed_ahead(self) -> None:
-        """The key bar says why the keys did nothing, until the window is over."""
-        from bottui.tui.widgets.key_bar import KeyBar
-
-        for bar in self.screen.query(KeyBar):
-            bar.say(NOTE)
-
-        def clear() -> None:
-            for bar in self.screen.query(KeyBar):
-                bar.say("")
-
-        self.set_timer(self.typeahead.window + 0.5, clear)
+        # screen below: dropped here, before any binding (bottui.tui.typeahead).
+        if not self.typeahead.keeps_off(self, event):
+            await super().on_event(event)
 
     def on_mount(self) -> None:
         if self._config_keymap:

@@ -348,7 +348,7 @@ class TuiServices(TimedServices, TeamServices):
     def decide(self, prompt: ChangePrompt, then: Callable[[Decided], None]) -> None:
         """:meth:`confirm`, with the duration of a timed change too (``prompt.timing``)."""
         from bottui.tui.change_prompt import profile_confirmation
-        from bottui.tui.screens.dialogs import ConfirmDialog, ReasonAsked, TypedConfirmDialog
+        from bottui.tui.screens.change_form import ConfirmDialog, ReasonAsked, TypedConfirmDialog
 
         try:
             requests = prompt.plan()

@@ -62,5 +62,9 @@ def tab_target(screen: Screen[Any]) -> Widget | None:
     primary = _primary(screen)
     if primary is not None:
         return primary
+    # A change's confirmation knows which field keeps it from being sent.
+    to_fix = getattr(screen, "field_to_fix", None)
+    if callable(to_fix) and isinstance(found := to_fix(), Widget):
+        return found
     invalid = [f for f in fields if f.has_class("-invalid")]
     return (invalid or fields)[0]

@@ -15,8 +15,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 from textual import events
+from textual.app import App
+from textual.screen import ModalScreen
+
+from bottui.tui.widgets.key_bar import KeyBar
 
 #: How long keys are kept from the screen below, in seconds.
 WINDOW = 1.0
@@ -50,6 +55,27 @@ class TypeaheadGuard:
         if self.clock() >= self._until:
             self._until = None
             return False
+        return True
+
+    def keeps_off(self, app: App[Any], event: events.Event) -> bool:
+        """Drop ``event`` if it is a key typed ahead for the screen below; the key bar
+        says so until the window is over. True: dropped."""
+        if (
+            not isinstance(event, events.Key)
+            or event.is_forwarded
+            or isinstance(app.screen, ModalScreen)  # a dialog still takes its keys
+            or not self.drops(event)
+        ):
+            return False
+        for bar in app.screen.query(KeyBar):
+            bar.say(NOTE)
+        screen = app.screen
+
+        def clear() -> None:
+            for bar in screen.query(KeyBar):
+                bar.say("")
+
+        app.set_timer(self.window + 0.5, clear)
         return True
 
     def drops(self, event: events.Key) -> bool:

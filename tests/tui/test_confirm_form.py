@@ -19,7 +19,7 @@ from textual.widgets import Button, Input
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.bulk_run import BulkRunDialog
-from bottui.tui.screens.dialogs import ConfirmDialog, TypedConfirmDialog
+from bottui.tui.screens.change_form import ConfirmDialog, TypedConfirmDialog
 from bottui.tui.screens.grants import GrantsScreen
 from bottui.tui.screens.journal import JournalScreen
 from bottui.tui.screens.limiters import LimitersScreen

@@ -20,7 +20,8 @@ from textual.widgets import Button, Input
 from bottui.ops import mutations
 from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.dialogs import HelpDialog, _ChangeForm
+from bottui.tui.screens.change_form import ChangeForm
+from bottui.tui.screens.dialogs import HelpDialog
 from tests.tui.helpers import settle
 
 MakeApp = Callable[..., BottuiApp]
@@ -75,7 +76,7 @@ async def timed_revert_now(pilot: Pilot[Any]) -> None:
     await limiter_timed(pilot)
     app = pilot.app
     dialog = app.screen
-    assert isinstance(dialog, _ChangeForm)
+    assert isinstance(dialog, ChangeForm)
     dialog.query_one("#typed", Input).value = "shop-prod"
     await pilot.press("enter")
     await settle(pilot)
@@ -124,7 +125,7 @@ async def test_the_decision_fields_and_buttons_are_always_on_screen(
         await opener(pilot)
         await settle(pilot)
         dialog = app.screen
-        assert isinstance(dialog, _ChangeForm), dialog
+        assert isinstance(dialog, ChangeForm), dialog
         wanted = [dialog.query_one("#decision"), *dialog.query(Input), *dialog.query(Button)]
         wanted = [w for w in wanted if w.display]
         assert dialog.query_one("#decision").display
@@ -139,7 +140,9 @@ async def test_the_decision_fields_and_buttons_are_always_on_screen(
 
 
 @pytest.mark.parametrize("size", [SMALL, SMALLER], ids=["80x24", "60x20"])
-async def test_help_scrolls_with_the_keyboard(make_snap_app: MakeApp, size: tuple[int, int]) -> None:
+async def test_help_scrolls_with_the_keyboard(
+    make_snap_app: MakeApp, size: tuple[int, int]
+) -> None:
     app = make_snap_app(start_mode="limiters")
     async with app.run_test(size=size) as pilot:
         await settle(pilot)

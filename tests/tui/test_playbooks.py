@@ -18,7 +18,7 @@ from bottui.ops.playbooks import library
 from bottui.ops.session import Session
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.dialogs import ConfirmDialog
+from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.playbook_dialogs import PlaybookConfirm
 from tests.fixtures.sandbox import ACC, PROJ
 from tests.tui.conftest import SNAP_SIZE

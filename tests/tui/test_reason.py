@@ -13,7 +13,7 @@ from bottui.ops import mutations
 from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.dialogs import ConfirmDialog, TypedConfirmDialog
+from bottui.tui.screens.change_form import ConfirmDialog, TypedConfirmDialog
 from bottui.tui.screens.journal import JournalScreen
 from bottui.tui.screens.journal_filter import FilterDialog
 from bottui.tui.screens.limiters import LimitersScreen

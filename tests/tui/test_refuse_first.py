@@ -14,7 +14,7 @@ from textual.widgets import Input, Static
 from bottui.sandbox.demo import DEMO_ACCOUNT, HOSTILE_PROJECT_ID
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.base import BottuiScreen
-from bottui.tui.screens.dialogs import TypedConfirmDialog
+from bottui.tui.screens.change_form import TypedConfirmDialog
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle
 

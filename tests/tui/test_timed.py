@@ -21,7 +21,7 @@ from bottui.ops.session import Session
 from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.dialogs import ConfirmDialog, TypedConfirmDialog
+from bottui.tui.screens.change_form import ConfirmDialog, TypedConfirmDialog
 from bottui.tui.screens.timed import TimedScreen
 from bottui.tui.screens.timed_dialogs import ExtendDialog
 from bottui.tui.widgets.context_bar import ContextBar

@@ -19,7 +19,7 @@ from textual.content import Content
 from textual.widgets import Input
 
 from bottui.tui.change_prompt import Timing
-from bottui.tui.screens.dialogs import ConfirmDialog, ReasonAsked
+from bottui.tui.screens.change_form import ConfirmDialog, ReasonAsked
 
 
 @dataclass(frozen=True)
