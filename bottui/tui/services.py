@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from textual.content import Content
 from textual.message import Message
 
-from bottui.api.errors import BottuiError
+from bottui.api.errors import BottuiError, CredentialsError, RefusedError
 from bottui.ops.session import Session
 from bottui.plaintext import clean
 from bottui.tui.error_view import EXPECTED_ERRORS, error_dialog, error_toast
@@ -267,6 +267,13 @@ class TuiServices(TimedServices, TeamServices):
         message = f"{toast.message}\n{fix}" if fix else toast.message
         self._host.notify(message, title=toast.title, severity="error", timeout=8, markup=False)
         self._refresh_open_log()
+        if isinstance(error, RefusedError | CredentialsError):
+            # A change refused before its dialog opened ("Cannot undo", read-only, no
+            # token): what the operator typed for that dialog must not act on the
+            # screen ("shop-prod" opened the error log with its "e"), #24.
+            guard = getattr(self._host, "typeahead", None)
+            if guard is not None:
+                guard.arm()
 
     def _refresh_open_log(self) -> None:
         # An error log open on screen lists the new error at once.
@@ -319,7 +326,7 @@ class TuiServices(TimedServices, TeamServices):
             return False
         from bottui.tui.change_prompt import READ_ONLY_REFUSAL
 
-        self.report(BottuiError("Read-only profile", READ_ONLY_REFUSAL.reason))
+        self.report(RefusedError("Read-only profile", READ_ONLY_REFUSAL.reason))
         return True
 
     def confirm(self, prompt: ChangePrompt, then: Callable[[str | None], None]) -> None:
@@ -361,7 +368,7 @@ class TuiServices(TimedServices, TeamServices):
             return
         needs = prompt.needs or profile_confirmation(self.session.settings)
         if needs.kind == "refused":
-            self.report(BottuiError("Read-only profile", needs.reason))
+            self.report(RefusedError("Read-only profile", needs.reason))
             return
         if needs.kind == "none":
             then(Decided(None, None))

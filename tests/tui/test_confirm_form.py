@@ -219,3 +219,21 @@ async def test_the_bulk_form_moves_forward_with_enter_and_starts_from_its_last_f
         assert isinstance(grants_app.screen, BulkRunDialog)  # the run's progress
         await grants_app.workers.wait_for_complete()
         assert len(sent(sandbox)) == 2
+
+
+async def test_keys_typed_for_a_refused_change_never_act_on_the_screen(
+    flow_app: BottuiApp, sandbox: SandboxServer
+) -> None:
+    # "Cannot undo" is a toast, not a dialog: the "e" of "shop-prod" opened the error log.
+    from bottui.tui.screens.error_log import ErrorLogScreen
+
+    session = flow_app.session
+    session.settings = replace(session.settings, read_only=True)
+    guarded(flow_app)
+    async with flow_app.run_test(size=SNAP_SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f", *"shop-prod", "enter")
+        await settle(pilot)
+        assert isinstance(flow_app.screen, LimitersScreen)  # not the error log
+        assert not isinstance(flow_app.screen, ErrorLogScreen)
+        assert flow_app.typeahead.dropped == 10 and sent(sandbox) == []

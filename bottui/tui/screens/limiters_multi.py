@@ -96,9 +96,9 @@ def switch_marked(screen: LimitersScreen, table: LimiterTable, new_state: bool) 
     current = services.current
     assert current is not None
     if services.read_only:  # refused before anything is planned or asked
-        from bottui.api.errors import BottuiError
+        from bottui.api.errors import RefusedError
 
-        services.report(BottuiError("Read-only profile", READ_ONLY_REFUSAL.reason))
+        services.report(RefusedError("Read-only profile", READ_ONLY_REFUSAL.reason))
         return
     account, project = current
     entries = table.marked_entries
