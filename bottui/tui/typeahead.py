@@ -26,7 +26,7 @@ from bottui.tui.widgets.key_bar import KeyBar
 #: How long keys are kept from the screen below, in seconds.
 WINDOW = 1.0
 #: What the key bar says while keys are dropped.
-NOTE = "Keys typed ahead were ignored: the dialog had closed"
+NOTE = "keys typed ahead ignored"
 
 
 class TypeaheadGuard:

@@ -110,6 +110,10 @@ def confirm_bulk(
             confirm_label="Resume" if order.resume else f"Revoke {plural(count, 'grant')}",
             project_id=order.project,
             plan=lambda: [request for _, request in order.plan.requests[:DRY_RUN_SHOWN]],
+            decision=(
+                f"{'resume: ' if order.resume else ''}revoke the challenge grants of "
+                f"{plural(count, 'id')} in {order.account}/{order.project}"
+            ),
         ),
         lambda reason: then(replace(order, reason=reason)),
     )
