@@ -24,6 +24,7 @@ from bottui.api import netfail, urls, validation
 from bottui.api.answers import Answer, decode
 from bottui.api.errors import (
     ConnectionFailed,
+    ContradictingAnswer,
     DeadlineExceeded,
     RefusedError,
     UnusableBodyError,
@@ -220,7 +221,9 @@ class BotProtectionClient:
         """Switch one rate limiter on or off; returns the project the service sent.
 
         When the project does not list the limiter's state, the state we
-        sent is the known state (``source`` says which).
+        sent is the known state (``source`` says which). When it lists the
+        other state, the answer contradicts the request:
+        :class:`ContradictingAnswer`.
         """
         request = self.prepare_rate_limiter(account_id, project_id, limiter_id, is_active)
         return await self.send_rate_limiter(request, limiter_id, is_active, token)
@@ -237,6 +240,8 @@ class BotProtectionClient:
         project = Project.from_json(decode(answer, allow_empty=False))
         listed = project.limiter(limiter_id)
         if listed is not None and listed.is_active is not None:
+            if listed.is_active != bool(is_active):
+                raise _contradiction(limiter_id, bool(is_active), answer.status)
             state, source = listed.is_active, LimiterStateSource.RESPONSE
         else:
             state, source = bool(is_active), LimiterStateSource.REQUEST
@@ -433,6 +438,17 @@ class BotProtectionClient:
                 raise _BodyTooLarge
             chunks.append(chunk)
         return b"".join(chunks)
+
+
+def _contradiction(limiter_id: str, asked: bool, status: int) -> ContradictingAnswer:
+    """The error of an answer listing the limiter in the other state than ``asked``."""
+    words = {True: "ON", False: "OFF"}
+    return ContradictingAnswer(
+        f"HTTP {status}: rate limiter {limiter_id} was asked {words[asked]}, but the returned "
+        f"project lists it {words[not asked]}; check its state before repeating",
+        status=status,
+        context={"rateLimiterId": limiter_id, "asked": asked, "answered": not asked},
+    )
 
 
 @functools.lru_cache(maxsize=256)
