@@ -43,6 +43,7 @@ from bottui.api.resolve import Resolver
 from bottui.api.retry import RetryPolicy, Timing
 from bottui.api.scrub import remember
 from bottui.api.sending import answered, send_with_retries
+from bottui.api.token_header import DEFAULT_ENCODING, TokenEncoding, check, header_value
 from bottui.api.tokens import AccessToken, ProjectToken, Secret
 from bottui.api.transport import default_transport
 
@@ -91,6 +92,8 @@ class BotProtectionClient:
         max_body_bytes: A larger answer is an :class:`UnusableBodyError`.
         resolver: How the default transport resolves names (tests map names
             with their own); plain-http hosts must resolve to loopback only.
+        token_encoding: How tokens travel in ``X-Api-Key``: as they are
+            (``"raw"``) or Base64-encoded (:mod:`bottui.api.token_header`).
     """
 
     def __init__(
@@ -103,8 +106,10 @@ class BotProtectionClient:
         max_connections: int = 64,
         max_body_bytes: int = MAX_BODY_BYTES,
         resolver: Resolver | None = None,
+        token_encoding: TokenEncoding = DEFAULT_ENCODING,
     ) -> None:
         self.base_url = urls.check_base_url(base_url)
+        self.token_encoding: TokenEncoding = token_encoding
         self.policy = policy or RetryPolicy()
         self.timing = timing or Timing()
         self.max_body_bytes = max_body_bytes
@@ -168,6 +173,7 @@ class BotProtectionClient:
             url=self.base_url + path,
             body=json.dumps({"isActive": bool(is_active)}).encode(),
             token_kind="project",
+            token_encoding=self.token_encoding,
         )
 
     def prepare_revocation(
@@ -187,6 +193,7 @@ class BotProtectionClient:
             url=self.base_url + path,
             body=json.dumps({"subject": subject}, ensure_ascii=False).encode(),
             token_kind="personal",
+            token_encoding=self.token_encoding,
         )
 
     def prepare_thresholds(
@@ -206,6 +213,7 @@ class BotProtectionClient:
             url=self.base_url + path,
             body=checked.body(),
             token_kind="personal",
+            token_encoding=self.token_encoding,
         )
 
     # -- operations ---------------------------------------------------------
@@ -329,7 +337,12 @@ class BotProtectionClient:
         ``Retry-After``) extends it by the wait this request takes, so every
         request of the run slows down together. The deadline starts once the
         first wait is over.
+
+        A token that cannot be sent in a header (a line break, a control
+        character) is refused first: :class:`~bottui.api.token_header.UnusableToken`,
+        nothing sent.
         """
+        check(token, self.token_encoding)
         expected = ProjectToken if request.token_kind == "project" else type(token)
         if request.token_kind == "personal" and not isinstance(token, AccessToken):
             raise TypeError("this operation needs a personal access token")
@@ -368,7 +381,10 @@ class BotProtectionClient:
                     httpx.Request(
                         request.method,
                         _parsed_url(request.url),
-                        headers=[*self._default_headers, *_auth_headers(token).items()],
+                        headers=[
+                            *self._default_headers,
+                            *_auth_headers(token, self.token_encoding).items(),
+                        ],
                         content=request.body,
                         extensions={"timeout": timeout.as_dict()},
                     )
@@ -457,11 +473,11 @@ def _parsed_url(url: str) -> httpx.URL:
     return httpx.URL(url)
 
 
-def _auth_headers(token: Secret | None) -> Mapping[str, str]:
+def _auth_headers(token: Secret | None, encoding: TokenEncoding) -> Mapping[str, str]:
     if token is None:  # the doctor's probe: no credential of any kind
         return {"Content-Type": "application/json"}
     # Built inline in the call so no local variable of ours holds the clear
     # header (crash reports print locals). A token sent is a token in use:
     # whatever the server echoes of it is masked (bottui.api.scrub).
     remember(token.reveal())
-    return {"X-Api-Key": token.reveal(), "Content-Type": "application/json"}
+    return {"X-Api-Key": header_value(token, encoding), "Content-Type": "application/json"}

@@ -94,6 +94,8 @@ def _profile_table(profile: Profile) -> Table:
         table["store"] = profile.store
     if profile.late_limit_minutes is not None:
         table["late_limit_minutes"] = profile.late_limit_minutes
+    if profile.token_encoding != "raw":
+        table["token_encoding"] = profile.token_encoding
     if profile.projects:
         aot = tomlkit.aot()
         for ids, settings in profile.projects.items():
@@ -146,6 +148,7 @@ def _sync_profile(table: Table, old: Profile, new: Profile) -> None:
     _set(table, "require_reason", new.require_reason, default=False)
     _set(table, "store", new.store)
     _set(table, "late_limit_minutes", new.late_limit_minutes)
+    _set(table, "token_encoding", new.token_encoding, default="raw")
     _sync_projects(table, old, new)
 
 
