@@ -128,7 +128,7 @@ async def run_bulk_revoke(args: SimpleNamespace, out: Output, session: Session) 
             out.message(note)
         source = open_source(args.from_file)
         if args.output:
-            results = ResultsFile.open(args.output)
+            results = ResultsFile.open(args.output, overwrite=args.overwrite)
         progress = ProgressLine(out.err)
         engine = BulkRevocation(
             session,
@@ -152,7 +152,11 @@ async def run_bulk_revoke(args: SimpleNamespace, out: Output, session: Session) 
             for text in summary_lines(summary, source.label):
                 out.line(text)
         if results is not None:
-            out.message(f"{results.rows:,} rows written to {results.path}")
+            problem = results.close()
+            if problem is None:
+                out.message(f"{results.rows:,} rows written to {results.path}")
+            else:  # the changes were made: their outcome decides the exit code
+                out.message(f"warning: the --output file was not written: {problem}")
         return summary.exit_code
     finally:
         if results is not None:

@@ -303,9 +303,9 @@ class SqliteInventoryStore:
 
     # -- files ---------------------------------------------------------------------
 
-    async def export_toml(self, path: Path) -> InventorySnapshot:
+    async def export_toml(self, path: Path, *, overwrite: bool = False) -> InventorySnapshot:
         """Write the profile's inventory to a TOML file (a read: the read lane)."""
-        return await self._read(lambda: self._reader.export_toml(path))
+        return await self._read(lambda: self._reader.export_toml(path, overwrite=overwrite))
 
     async def import_toml(self, path: Path) -> MergeReport:
         """Merge a TOML file into the profile's inventory."""
