@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from bottui.store.config_model import Config, Profile, ProjectSettings
 from bottui.store.config_read import parse_config
-from bottui.store.paths import FILE_MODE, ensure
+from bottui.store.paths import FILE_MODE, ensure, real_path
 
 if TYPE_CHECKING:
     from tomlkit.container import Container
@@ -242,7 +242,7 @@ def write_atomic(path: Path, text: str) -> None:
     import tempfile  # lazily: only writes need it
 
     if path.is_symlink():
-        path = path.resolve()
+        path = real_path(path)
     ensure(path.parent)
     fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

@@ -34,7 +34,7 @@ from bottui.store.inventory_records import (
 )
 from bottui.store.inventory_store import DEFAULT_INVENTORY_PAGE, SharedRemoval
 from bottui.store.paging import Cursor, Page
-from bottui.store.paths import Locations
+from bottui.store.paths import Locations, real_path
 from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT
 from bottui.store.utc import Clock, system_clock
 
@@ -114,7 +114,7 @@ class SqliteInventoryStore:
         self._writer = Inventory(self._path, profile, clock=clock, busy_timeout=busy_timeout)
         # A connection of its own: the writer's is held while an edit waits.
         self._reader = Inventory(self._path, profile, clock=clock, busy_timeout=busy_timeout)
-        key = str(self._path.resolve())
+        key = str(real_path(self._path))
         self._write_lane = f"inventory-write:{key}"
         self._read_lane = f"inventory-read:{key}"
 

@@ -19,19 +19,27 @@ a run, for ``--resume``) and its count of lines (an upper bound of the ids,
 for progress): both at C speed, a block at a time (~0.1 s per 1,000,000 ids),
 so a run or a resume sends its first request at once. stdin is spooled to an
 unnamed temporary file on the way, so it can be read twice and hashed like a
-file.
+file; so is a named pipe (FIFO) given as the file.
+
+A file is opened without blocking and must be a regular file or a pipe: a
+device (``/dev/zero``, ``/dev/urandom``, a terminal) is refused, and so is a
+FIFO with no writer (its reader would wait forever); the first pass bounds
+what it reads (:mod:`bottui.ops.bulk.scan`: binary input, an overlong line,
+too much input), all before anything is sent.
 """
 
 from __future__ import annotations
 
 import csv
+import errno
 import hashlib
 import io
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, Final, Literal
+from typing import BinaryIO, Final, Literal, cast
 
 from bottui.api.errors import ValidationError
 from bottui.api.validation import SUBJECT_ID_MAX, subject
@@ -74,6 +82,47 @@ def _decoded(raw: bytes | None) -> str | None:
         return None
 
 
+def _first_from_pipe(fd: int, label: str) -> bytes:
+    """The first bytes of a FIFO opened without blocking; refused when it has no writer.
+
+    A read that would block means a writer is there (its bytes will come);
+    an empty read means none is (or it wrote nothing and left).
+    """
+    try:
+        first = os.read(fd, _BLOCK)
+    except BlockingIOError:
+        return b""
+    except OSError as exc:
+        if exc.errno == errno.EAGAIN:
+            return b""
+        raise BulkInputError("Cannot read the input file", f"{label}: {exc.strerror}") from None
+    if not first:
+        raise BulkInputError(
+            "The pipe has no writer",
+            f"{label} is a named pipe that nothing writes to: start its writer first, "
+            "or pipe the ids into --from-file -",
+        )
+    return first
+
+
+class _Prefixed(io.RawIOBase):
+    """``first``, then the rest of ``stream`` (a pipe whose first bytes were read)."""
+
+    def __init__(self, first: bytes, stream: BinaryIO) -> None:
+        super().__init__()
+        self._first = first
+        self._stream = stream
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        if self._first:
+            head, self._first = self._first, b""
+            return head
+        return self._stream.read(size) or b""
+
+
 class BulkSource:
     """The bytes of one bulk input, readable as many times as needed.
 
@@ -111,17 +160,42 @@ class BulkSource:
 
     @classmethod
     def from_path(cls, path: str | Path) -> BulkSource:
-        """A file; read once now for its hash and line count."""
+        """A file, read once now for its hash and line count; a FIFO, spooled as stdin is.
+
+        Raises:
+            BulkInputError: it cannot be read, is neither a regular file nor a
+                pipe (a device), is a FIFO with no writer, or is refused by the
+                first pass (binary, an overlong line, too large).
+        """
         file = Path(path)
-        scanner = Scanner()
         try:
-            with open(file, "rb") as handle:
-                for block in iter(lambda: handle.read(_SCAN_BLOCK), b""):
-                    scanner.feed(block)
+            # O_NONBLOCK: opening a FIFO without a writer would block until one comes.
+            fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
         except OSError as exc:
             raise BulkInputError(
                 "Cannot read the input file", f"{file}: {exc.strerror or exc}"
             ) from None
+        with open(fd, "rb", buffering=0) as handle:
+            mode = os.fstat(fd).st_mode
+            if stat.S_ISFIFO(mode):
+                first = _first_from_pipe(fd, str(file))
+                os.set_blocking(fd, True)
+                return cls.from_stream(cast(BinaryIO, _Prefixed(first, handle)), label=str(file))
+            if not stat.S_ISREG(mode):
+                raise BulkInputError(
+                    "Not a file of ids",
+                    f"{file} is a device or a directory, not a regular file or a pipe "
+                    "(use --from-file - to read stdin)",
+                )
+            os.set_blocking(fd, True)
+            scanner = Scanner()
+            try:
+                for block in iter(lambda: handle.read(_SCAN_BLOCK), b""):
+                    scanner.feed(block)
+            except OSError as exc:
+                raise BulkInputError(
+                    "Cannot read the input file", f"{file}: {exc.strerror or exc}"
+                ) from None
         return cls._scanned(str(file), scanner, path=file)
 
     @classmethod
