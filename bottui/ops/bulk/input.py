@@ -31,18 +31,17 @@ too much input), all before anything is sent.
 from __future__ import annotations
 
 import csv
-import errno
 import hashlib
 import io
 import os
-import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, Final, Literal, cast
+from typing import BinaryIO, Final, Literal
 
 from bottui.api.errors import ValidationError
 from bottui.api.validation import SUBJECT_ID_MAX, subject
+from bottui.ops.bulk.input_file import open_input
 from bottui.ops.bulk.scan import (
     BOM,
     MAX_LINE_BYTES,
@@ -80,47 +79,6 @@ def _decoded(raw: bytes | None) -> str | None:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         return None
-
-
-def _first_from_pipe(fd: int, label: str) -> bytes:
-    """The first bytes of a FIFO opened without blocking; refused when it has no writer.
-
-    A read that would block means a writer is there (its bytes will come);
-    an empty read means none is (or it wrote nothing and left).
-    """
-    try:
-        first = os.read(fd, _BLOCK)
-    except BlockingIOError:
-        return b""
-    except OSError as exc:
-        if exc.errno == errno.EAGAIN:
-            return b""
-        raise BulkInputError("Cannot read the input file", f"{label}: {exc.strerror}") from None
-    if not first:
-        raise BulkInputError(
-            "The pipe has no writer",
-            f"{label} is a named pipe that nothing writes to: start its writer first, "
-            "or pipe the ids into --from-file -",
-        )
-    return first
-
-
-class _Prefixed(io.RawIOBase):
-    """``first``, then the rest of ``stream`` (a pipe whose first bytes were read)."""
-
-    def __init__(self, first: bytes, stream: BinaryIO) -> None:
-        super().__init__()
-        self._first = first
-        self._stream = stream
-
-    def readable(self) -> bool:
-        return True
-
-    def read(self, size: int = -1) -> bytes:
-        if self._first:
-            head, self._first = self._first, b""
-            return head
-        return self._stream.read(size) or b""
 
 
 class BulkSource:
@@ -168,29 +126,13 @@ class BulkSource:
                 first pass (binary, an overlong line, too large).
         """
         file = Path(path)
-        try:
-            # O_NONBLOCK: opening a FIFO without a writer would block until one comes.
-            fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-        except OSError as exc:
-            raise BulkInputError(
-                "Cannot read the input file", f"{file}: {exc.strerror or exc}"
-            ) from None
-        with open(fd, "rb", buffering=0) as handle:
-            mode = os.fstat(fd).st_mode
-            if stat.S_ISFIFO(mode):
-                first = _first_from_pipe(fd, str(file))
-                os.set_blocking(fd, True)
-                return cls.from_stream(cast(BinaryIO, _Prefixed(first, handle)), label=str(file))
-            if not stat.S_ISREG(mode):
-                raise BulkInputError(
-                    "Not a file of ids",
-                    f"{file} is a device or a directory, not a regular file or a pipe "
-                    "(use --from-file - to read stdin)",
-                )
-            os.set_blocking(fd, True)
+        reader, is_pipe = open_input(file)
+        with reader:
+            if is_pipe:
+                return cls.from_stream(reader, label=str(file))
             scanner = Scanner()
             try:
-                for block in iter(lambda: handle.read(_SCAN_BLOCK), b""):
+                for block in iter(lambda: reader.read(_SCAN_BLOCK), b""):
                     scanner.feed(block)
             except OSError as exc:
                 raise BulkInputError(
