@@ -41,7 +41,13 @@ def silence(stream: TextIO) -> None:
 
 #: What a write to an unwritable stream raises: a reader gone (BrokenPipeError),
 #: a full or failing device (OSError), a stream closed under us (ValueError).
+#: Not an encoding error (UnicodeError is a ValueError): that is a bug to see.
 UNWRITABLE: Final = (OSError, ValueError)
+
+
+def _unwritable(exc: BaseException) -> bool:
+    """Whether ``exc`` says the stream cannot be written (not that the text was wrong)."""
+    return isinstance(exc, UNWRITABLE) and not isinstance(exc, UnicodeError)
 
 
 def reserve_standard_fds() -> None:
@@ -89,7 +95,9 @@ class PipeGuard:
         if not self.reader_gone and self.stream is not None:
             try:
                 return self.stream.write(text)
-            except UNWRITABLE:
+            except UNWRITABLE as exc:
+                if not _unwritable(exc):
+                    raise
                 self._gone()
         return len(text)
 
@@ -98,7 +106,9 @@ class PipeGuard:
         if not self.reader_gone and self.stream is not None:
             try:
                 self.stream.flush()
-            except UNWRITABLE:
+            except UNWRITABLE as exc:
+                if not _unwritable(exc):
+                    raise
                 self._gone()
 
     def _gone(self) -> None:
