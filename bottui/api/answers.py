@@ -4,16 +4,27 @@ Every string kept from a server's body passes through
 :func:`bottui.api.scrub.server_json` here (lone surrogates repaired, the
 tokens in use masked), so models, errors, the journal and the inventory only
 ever hold that text.
+
+A number the JSON standard does not allow (``NaN``, ``Infinity``), a float
+too large for a double (``1e999``) or an integer with more digits than
+Python converts is *data*: it is kept as its text (:func:`loads`), so an
+answer that holds one is still read, its outcome recorded.
+
+Every excerpt of a body quoted in an error (:func:`excerpt`) has the
+tokens in use and every secret member (``serverKey``) masked, by the same
+rules as a decoded answer (:mod:`bottui.api.secret_keys`).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any, Final
 
 from bottui.api.errors import ApiError, ErrorObject, UnusableBodyError
 from bottui.api.scrub import server_json, server_text
+from bottui.api.secret_keys import mask_members, mask_text
 from bottui.plaintext import clean
 
 #: Characters of a body quoted in an error when it is not an error object.
@@ -42,7 +53,7 @@ def decode(answer: Answer, *, allow_empty: bool) -> Any:
         )
     try:
         # Every string as kept from here on: surrogates repaired, tokens masked.
-        data = server_json(json.loads(answer.body))
+        data = server_json(loads(answer.body))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         data = _NOT_JSON
     if data is _NOT_JSON:
@@ -63,17 +74,44 @@ def decode(answer: Answer, *, allow_empty: bool) -> Any:
 def api_error(status: int, body: bytes) -> ApiError:
     """The error of an error status: its error object when the body holds one."""
     try:
-        data: Any = server_json(json.loads(body)) if body.strip() else None
+        data: Any = server_json(loads(body)) if body.strip() else None
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         data = None
-    return ApiError(status, ErrorObject.parse(data), body_excerpt=excerpt(body))
+    return ApiError(status, ErrorObject.parse(mask_members(data)), body_excerpt=excerpt(body))
+
+
+def _number(text: str) -> float | str:
+    """A JSON float, or its text when it is not finite (``1e999``)."""
+    value = float(text)
+    return value if math.isfinite(value) else text
+
+
+def _integer(text: str) -> int | str:
+    """A JSON integer, or its text when it has more digits than Python converts."""
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def loads(body: bytes | str) -> Any:
+    """``json.loads``, keeping NaN, infinities and unconvertible numbers as their text.
+
+    Raises what ``json.loads`` raises for a body that is not JSON.
+    """
+    return json.loads(body, parse_constant=str, parse_float=_number, parse_int=_integer)
 
 
 def excerpt(body: bytes) -> str:
-    """The head of a body, masked and cleaned, for an error message."""
-    # Masked before it is cut: a token across the cut would leave its head behind.
-    text = server_text(body.decode("utf-8", "replace"))
+    """The head of a body, masked (tokens, secret members) and cleaned, for an error message."""
+    # Masked before it is cut: a secret across the cut would leave its head behind.
+    text = body.decode("utf-8", "replace")
+    try:
+        text = json.dumps(mask_members(loads(text)), ensure_ascii=False)
+    except (json.JSONDecodeError, RecursionError):
+        text = mask_text(text)  # not JSON (or cut short): masked member by member
+    text = server_text(text)
     return clean(text[:EXCERPT_CHARS]) + ("…" if len(text) > EXCERPT_CHARS else "")
 
 
-__all__ = ["EXCERPT_CHARS", "Answer", "api_error", "decode", "excerpt"]
+__all__ = ["EXCERPT_CHARS", "Answer", "api_error", "decode", "excerpt", "loads"]

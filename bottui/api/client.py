@@ -24,6 +24,7 @@ from bottui.api import netfail, urls, validation
 from bottui.api.answers import Answer, decode
 from bottui.api.errors import (
     ConnectionFailed,
+    ContradictingAnswer,
     DeadlineExceeded,
     RefusedError,
     UnusableBodyError,
@@ -42,6 +43,7 @@ from bottui.api.resolve import Resolver
 from bottui.api.retry import RetryPolicy, Timing
 from bottui.api.scrub import remember
 from bottui.api.sending import answered, send_with_retries
+from bottui.api.token_header import DEFAULT_ENCODING, TokenEncoding, check, header_value
 from bottui.api.tokens import AccessToken, ProjectToken, Secret
 from bottui.api.transport import default_transport
 
@@ -90,6 +92,8 @@ class BotProtectionClient:
         max_body_bytes: A larger answer is an :class:`UnusableBodyError`.
         resolver: How the default transport resolves names (tests map names
             with their own); plain-http hosts must resolve to loopback only.
+        token_encoding: How tokens travel in ``X-Api-Key``: as they are
+            (``"raw"``) or Base64-encoded (:mod:`bottui.api.token_header`).
     """
 
     def __init__(
@@ -102,8 +106,10 @@ class BotProtectionClient:
         max_connections: int = 64,
         max_body_bytes: int = MAX_BODY_BYTES,
         resolver: Resolver | None = None,
+        token_encoding: TokenEncoding = DEFAULT_ENCODING,
     ) -> None:
         self.base_url = urls.check_base_url(base_url)
+        self.token_encoding: TokenEncoding = token_encoding
         self.policy = policy or RetryPolicy()
         self.timing = timing or Timing()
         self.max_body_bytes = max_body_bytes
@@ -167,6 +173,7 @@ class BotProtectionClient:
             url=self.base_url + path,
             body=json.dumps({"isActive": bool(is_active)}).encode(),
             token_kind="project",
+            token_encoding=self.token_encoding,
         )
 
     def prepare_revocation(
@@ -186,6 +193,7 @@ class BotProtectionClient:
             url=self.base_url + path,
             body=json.dumps({"subject": subject}, ensure_ascii=False).encode(),
             token_kind="personal",
+            token_encoding=self.token_encoding,
         )
 
     def prepare_thresholds(
@@ -205,6 +213,7 @@ class BotProtectionClient:
             url=self.base_url + path,
             body=checked.body(),
             token_kind="personal",
+            token_encoding=self.token_encoding,
         )
 
     # -- operations ---------------------------------------------------------
@@ -220,7 +229,9 @@ class BotProtectionClient:
         """Switch one rate limiter on or off; returns the project the service sent.
 
         When the project does not list the limiter's state, the state we
-        sent is the known state (``source`` says which).
+        sent is the known state (``source`` says which). When it lists the
+        other state, the answer contradicts the request:
+        :class:`ContradictingAnswer`.
         """
         request = self.prepare_rate_limiter(account_id, project_id, limiter_id, is_active)
         return await self.send_rate_limiter(request, limiter_id, is_active, token)
@@ -237,6 +248,8 @@ class BotProtectionClient:
         project = Project.from_json(decode(answer, allow_empty=False))
         listed = project.limiter(limiter_id)
         if listed is not None and listed.is_active is not None:
+            if listed.is_active != bool(is_active):
+                raise _contradiction(limiter_id, bool(is_active), answer.status)
             state, source = listed.is_active, LimiterStateSource.RESPONSE
         else:
             state, source = bool(is_active), LimiterStateSource.REQUEST
@@ -324,7 +337,12 @@ class BotProtectionClient:
         ``Retry-After``) extends it by the wait this request takes, so every
         request of the run slows down together. The deadline starts once the
         first wait is over.
+
+        A token that cannot be sent in a header (a line break, a control
+        character) is refused first: :class:`~bottui.api.token_header.UnusableToken`,
+        nothing sent.
         """
+        check(token, self.token_encoding)
         expected = ProjectToken if request.token_kind == "project" else type(token)
         if request.token_kind == "personal" and not isinstance(token, AccessToken):
             raise TypeError("this operation needs a personal access token")
@@ -363,7 +381,10 @@ class BotProtectionClient:
                     httpx.Request(
                         request.method,
                         _parsed_url(request.url),
-                        headers=[*self._default_headers, *_auth_headers(token).items()],
+                        headers=[
+                            *self._default_headers,
+                            *_auth_headers(token, self.token_encoding).items(),
+                        ],
                         content=request.body,
                         extensions={"timeout": timeout.as_dict()},
                     )
@@ -435,17 +456,28 @@ class BotProtectionClient:
         return b"".join(chunks)
 
 
+def _contradiction(limiter_id: str, asked: bool, status: int) -> ContradictingAnswer:
+    """The error of an answer listing the limiter in the other state than ``asked``."""
+    words = {True: "ON", False: "OFF"}
+    return ContradictingAnswer(
+        f"HTTP {status}: rate limiter {limiter_id} was asked {words[asked]}, but the returned "
+        f"project lists it {words[not asked]}; check its state before repeating",
+        status=status,
+        context={"rateLimiterId": limiter_id, "asked": asked, "answered": not asked},
+    )
+
+
 @functools.lru_cache(maxsize=256)
 def _parsed_url(url: str) -> httpx.URL:
     """``httpx.URL(url)``, parsed once per URL (a bulk run sends one URL many times)."""
     return httpx.URL(url)
 
 
-def _auth_headers(token: Secret | None) -> Mapping[str, str]:
+def _auth_headers(token: Secret | None, encoding: TokenEncoding) -> Mapping[str, str]:
     if token is None:  # the doctor's probe: no credential of any kind
         return {"Content-Type": "application/json"}
     # Built inline in the call so no local variable of ours holds the clear
     # header (crash reports print locals). A token sent is a token in use:
     # whatever the server echoes of it is masked (bottui.api.scrub).
     remember(token.reveal())
-    return {"X-Api-Key": token.reveal(), "Content-Type": "application/json"}
+    return {"X-Api-Key": header_value(token, encoding), "Content-Type": "application/json"}

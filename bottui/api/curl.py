@@ -1,7 +1,9 @@
 """An equivalent ``curl`` command for a prepared request (``--dry-run``).
 
 The token is never in it: the header reads ``"$BOTTUI_API_KEY"`` or
-``"$BOTTUI_ACCESS_TOKEN"``, expanded by the shell that runs the command.
+``"$BOTTUI_ACCESS_TOKEN"``, expanded by the shell that runs the command
+(under ``token_encoding = "base64"``, ``$(printf %s "$BOTTUI_API_KEY" |
+base64 | tr -d '\n')``: the same value bottui sends).
 ``--globoff`` stops curl from reading ``[]{}`` in ids as ranges and
 ``--path-as-is`` from folding dot segments, so the server sees the very same
 request bottui would send.
@@ -50,7 +52,7 @@ def to_curl(request: PreparedRequest) -> str:
         "-H",
         shlex.quote("Content-Type: application/json"),
         "-H",
-        f'"X-Api-Key: ${request.token_env}"',
+        f'"X-Api-Key: {request.token_shell}"',
     ]
     if request.body:
         parts += ["--data-binary", quote(request.body.decode())]
@@ -77,7 +79,7 @@ def request_lines(request: PreparedRequest) -> list[str]:
     """
     return [
         f"{request.method} {request.url}",
-        f"X-Api-Key: ${request.token_env}",
+        f"X-Api-Key: {request.token_shell}",
         "Content-Type: application/json",
         "",
         request.body.decode(),

@@ -215,9 +215,14 @@ class UnusableBodyError(BottuiError):
 
     exit_code: ClassVar[int] = EXIT_API
     title = "The service sent an unusable answer"
+    #: The ``code`` of its ``--json`` document.
+    code: ClassVar[str] = "unusable_body"
 
-    def __init__(self, details: str, *, status: int = 200) -> None:
+    def __init__(
+        self, details: str, *, status: int = 200, context: dict[str, Any] | None = None
+    ) -> None:
         self.status = status
+        self.context = context
         super().__init__(None, details)
 
     def to_json(self) -> dict[str, Any]:
@@ -225,11 +230,23 @@ class UnusableBodyError(BottuiError):
             "error": {
                 "status": self.status,
                 "message": f"{self.title}: {self.details}",
-                "code": "unusable_body",
+                "code": self.code,
                 "type": "client_error",
-                "context": None,
+                "context": self.context,
             }
         }
+
+
+class ContradictingAnswer(UnusableBodyError):
+    """A success answer that says the opposite of what was asked.
+
+    The rate limiter activation answers the project: when it lists the
+    limiter in the other state than the one sent, the change is not
+    confirmed, whatever the status says. Exit 1, as any unusable answer.
+    """
+
+    title = "The service's answer contradicts the request"
+    code: ClassVar[str] = "contradicting_answer"
 
 
 class NetworkError(BottuiError):

@@ -54,6 +54,7 @@ from bottui.api.models import Revocation
 from bottui.api.pause import SharedPause
 from bottui.api.scrub import remember
 from bottui.api.sending import answered, send_with_retries
+from bottui.api.token_header import check, header_value
 from bottui.api.tokens import AccessToken
 from bottui.api.transport import KEEPALIVE_SECONDS, AiohttpTransport, error_text
 from bottui.plaintext import clean
@@ -205,6 +206,7 @@ class LeanRevocations:
         if not isinstance(token, AccessToken):
             raise TypeError("this operation needs a personal access token")
         client = self._client
+        check(token, client.token_encoding)  # nothing sent with an unusable token
         body = subject_body(visitor_id, user_account_id)
         remember(token.reveal())  # a token sent is a token in use: masked in answers
         answer = await send_with_retries(
@@ -308,7 +310,7 @@ class LeanRevocations:
                 # the locals of every frame, and these hold the token.
                 headers={
                     **self._fixed,
-                    "X-Api-Key": token.reveal(),
+                    "X-Api-Key": header_value(token, self._client.token_encoding),
                     "Content-Type": "application/json",
                 },
                 data=body,

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from bottui.api.errors import UnusableBodyError
+from bottui.api.secret_keys import mask_members
 
 SECRET_MASK: Final = "***"
 # Keys under which services commonly put an element's id and active flag.
@@ -169,11 +170,12 @@ class Project:
         return next((r for r in self.rate_limiters if r.id == limiter_id), None)
 
     def to_json(self, *, show_secrets: bool = False) -> dict[str, Any]:
-        """The object as received; ``serverKey`` is ``"***"`` unless ``show_secrets``."""
-        out = dict(self.raw)
-        if "serverKey" in out and not show_secrets:
-            out["serverKey"] = SECRET_MASK
-        return out
+        """The object as received; every ``serverKey`` (any depth, any spelling) is
+        ``"***"`` unless ``show_secrets``."""
+        if show_secrets:
+            return dict(self.raw)
+        masked: dict[str, Any] = mask_members(dict(self.raw))
+        return masked
 
 
 class LimiterStateSource(enum.Enum):

@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from bottui.api.token_header import DEFAULT_ENCODING, TokenEncoding, shell_value
 from bottui.api.tokens import TOKEN_ENV
 
 TokenKind = Literal["project", "personal"]
@@ -18,13 +19,15 @@ TokenKind = Literal["project", "personal"]
 
 @dataclass(frozen=True)
 class PreparedRequest:
-    """Method, URL and body of one API call, and the kind of token it needs."""
+    """Method, URL and body of one API call, the kind of token it needs and how it is sent."""
 
     operation: str
     method: str
     url: str
     body: bytes
     token_kind: TokenKind
+    #: How the token travels in ``X-Api-Key`` (the profile's ``token_encoding``).
+    token_encoding: TokenEncoding = DEFAULT_ENCODING
 
     def body_json(self) -> Any:
         """The body decoded, for the journal and for display."""
@@ -34,3 +37,8 @@ class PreparedRequest:
     def token_env(self) -> str:
         """Name of the environment variable for this request's kind of token."""
         return TOKEN_ENV[self.token_kind]
+
+    @property
+    def token_shell(self) -> str:
+        """The ``X-Api-Key`` value as a shell writes it: the variable, Base64-encoded if so sent."""
+        return shell_value(self.token_env, self.token_encoding)

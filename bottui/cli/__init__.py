@@ -110,10 +110,16 @@ def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Console entry point."""
-    from bottui.cli.closed_pipe import flush_at_exit
+    """Console entry point: the exit code of :func:`run`, whatever stdout can take."""
+    from bottui.cli.closed_pipe import flush_at_exit, reserve_standard_fds
 
-    return flush_at_exit(run(argv))
+    reserve_standard_fds()
+    try:
+        return run(argv)
+    finally:
+        # Also after SystemExit (``--version``, argparse): a full or closed
+        # stdout never turns the exit code into 120 or a traceback.
+        flush_at_exit(0)
 
 
 __all__ = ["COMMANDS", "Output", "main", "run"]

@@ -21,6 +21,7 @@ import contextlib
 import io
 import signal
 import sys
+import threading
 from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import BinaryIO, Final, TextIO
@@ -99,10 +100,30 @@ def _stdin_bytes() -> BinaryIO:
 
 
 def open_source(name: str) -> BulkSource:
-    """The input named by ``--from-file`` (``-``: stdin, spooled)."""
-    if name == "-":
-        return BulkSource.from_stream(_stdin_bytes())
-    return BulkSource.from_path(name)
+    """The input named by ``--from-file`` (``-``: stdin, spooled); Ctrl-C interrupts it."""
+    with _ctrl_c_interrupts():
+        if name == "-":
+            return BulkSource.from_stream(_stdin_bytes())
+        return BulkSource.from_path(name)
+
+
+@contextlib.contextmanager
+def _ctrl_c_interrupts() -> Iterator[None]:
+    """While the input is read, Ctrl-C raises KeyboardInterrupt at once (exit 130).
+
+    The first pass reads on the event loop's thread and may block (a pipe
+    whose writer writes nothing, a terminal on stdin). asyncio's own handler
+    only cancels the main task, which a blocked read never returns to see:
+    Ctrl-C would do nothing. Python's default handler interrupts the read.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 async def run_bulk_revoke(args: SimpleNamespace, out: Output, session: Session) -> int:
@@ -128,7 +149,7 @@ async def run_bulk_revoke(args: SimpleNamespace, out: Output, session: Session) 
             out.message(note)
         source = open_source(args.from_file)
         if args.output:
-            results = ResultsFile.open(args.output)
+            results = ResultsFile.open(args.output, overwrite=args.overwrite)
         progress = ProgressLine(out.err)
         engine = BulkRevocation(
             session,
@@ -152,7 +173,11 @@ async def run_bulk_revoke(args: SimpleNamespace, out: Output, session: Session) 
             for text in summary_lines(summary, source.label):
                 out.line(text)
         if results is not None:
-            out.message(f"{results.rows:,} rows written to {results.path}")
+            problem = results.close()
+            if problem is None:
+                out.message(f"{results.rows:,} rows written to {results.path}")
+            else:  # the changes were made: their outcome decides the exit code
+                out.message(f"warning: the --output file was not written: {problem}")
         return summary.exit_code
     finally:
         if results is not None:

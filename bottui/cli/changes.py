@@ -101,8 +101,10 @@ async def cmd_revoke(args: Args, out: Output) -> int:
             "a revocation cannot be timed: the API has no call that gives a challenge grant "
             "back, so it could never revert; nothing was sent"
         )
-    if args.resume or args.output or args.force:
-        raise UsageError("Invalid command line", "--resume, --output, --force need --from-file")
+    if args.resume or args.output or args.force or args.overwrite:
+        raise UsageError(
+            "Invalid command line", "--resume, --output, --overwrite, --force need --from-file"
+        )
     async with command_session(args, out) as session:
         account, project = session.project_scope(args.account, args.project)
         subject = {"visitor_id": args.visitor_id, "user_account_id": args.user_account_id}

@@ -1,12 +1,17 @@
-"""A reader that stops early (``bottui journal | head -1``) ends a command quietly.
+"""A stdout that cannot be written (``| head -1``, ``>&-``, ``>/dev/full``) ends a command quietly.
 
 Python ignores SIGPIPE, so a write to a pipe whose reader is gone raises
 :class:`BrokenPipeError`: in the middle of a command, or when the interpreter
 flushes stdout at exit ("Exception ignored ... BrokenPipeError", exit 120).
-As Unix tools do, bottui then says nothing and keeps the exit code it would
-otherwise have had (CONVENTIONS.md); a bulk run goes on, so every request in
-flight finishes and is journaled. The CLI's streams are wrapped in a
-:class:`PipeGuard`, and :func:`flush_at_exit` does the last flush.
+A full device raises ``OSError`` (ENOSPC) the same way, and a stream closed
+before start (``>&-``) is ``None`` in :mod:`sys`. As Unix tools do, bottui
+then says nothing more on that stream and keeps the exit code it would
+otherwise have had (CONVENTIONS.md): what happened to a change decides it,
+never where its report could not be printed; a bulk run goes on, so every
+request in flight finishes and is journaled. The CLI's streams are wrapped
+in a :class:`PipeGuard`, :func:`flush_at_exit` does the last flush, and
+:func:`reserve_standard_fds` keeps a closed descriptor 0, 1 or 2 from being
+reused by a file bottui opens (the journal would then receive stdout).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import Any, TextIO, cast
+from typing import Any, Final, TextIO, cast
 
 
 def silence(stream: TextIO) -> None:
@@ -34,46 +39,88 @@ def silence(stream: TextIO) -> None:
             os.close(devnull)
 
 
-class PipeGuard:
-    """A text stream that stops writing, quietly, once its reader has gone.
+#: What a write to an unwritable stream raises: a reader gone (BrokenPipeError),
+#: a full or failing device (OSError), a stream closed under us (ValueError).
+#: Not an encoding error (UnicodeError is a ValueError): that is a bug to see.
+UNWRITABLE: Final = (OSError, ValueError)
 
-    Everything but ``write`` and ``flush`` is the wrapped stream's.
+
+def _unwritable(exc: BaseException) -> bool:
+    """Whether ``exc`` says the stream cannot be written (not that the text was wrong)."""
+    return isinstance(exc, UNWRITABLE) and not isinstance(exc, UnicodeError)
+
+
+def reserve_standard_fds() -> None:
+    """Open the null device on each of descriptors 0, 1 and 2 that is closed.
+
+    A command started with ``>&-`` has no descriptor 1: the next file opened
+    (the journal) would get it, and anything written to "stdout" would land
+    in that file. The null device takes the place instead, and a stream
+    :mod:`sys` left as ``None`` is opened on it (so ``--help`` goes nowhere,
+    not to stderr).
+    """
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            with contextlib.suppress(OSError):
+                opened = os.open(os.devnull, os.O_RDWR)
+                if opened != fd:  # a lower descriptor was free after all: keep none of it
+                    os.close(opened)
+    with contextlib.suppress(OSError):
+        if sys.stdout is None:
+            sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+        if sys.stderr is None:
+            sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+
+
+class PipeGuard:
+    """A text stream that stops writing, quietly, once it cannot be written.
+
+    Everything but ``write`` and ``flush`` is the wrapped stream's. A stream
+    that is ``None`` (closed before start) drops every write.
     """
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO | None) -> None:
         self.stream = stream
-        #: The reader closed the pipe: writes are dropped from then on.
-        self.reader_gone = False
+        #: The stream cannot be written (reader gone, device full, closed):
+        #: writes are dropped from then on.
+        self.reader_gone = stream is None
 
     def __repr__(self) -> str:
         return f"PipeGuard({self.stream!r})"
 
     def write(self, text: str) -> int:
         """Write ``text``, or drop it once the reader has gone."""
-        if not self.reader_gone:
+        if not self.reader_gone and self.stream is not None:
             try:
                 return self.stream.write(text)
-            except BrokenPipeError:
+            except UNWRITABLE as exc:
+                if not _unwritable(exc):
+                    raise
                 self._gone()
         return len(text)
 
     def flush(self) -> None:
         """Flush, or nothing once the reader has gone."""
-        if not self.reader_gone:
+        if not self.reader_gone and self.stream is not None:
             try:
                 self.stream.flush()
-            except BrokenPipeError:
+            except UNWRITABLE as exc:
+                if not _unwritable(exc):
+                    raise
                 self._gone()
 
     def _gone(self) -> None:
         self.reader_gone = True
-        silence(self.stream)
+        if self.stream is not None:
+            silence(self.stream)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.stream, name)
 
 
-def guard(stream: TextIO) -> TextIO:
+def guard(stream: TextIO | None) -> TextIO:
     """``stream`` wrapped in a :class:`PipeGuard` (once)."""
     if isinstance(stream, PipeGuard):
         return cast(TextIO, stream)
@@ -81,17 +128,28 @@ def guard(stream: TextIO) -> TextIO:
 
 
 def flush_at_exit(code: int) -> int:
-    """Flush stdout and stderr now, quietly if their reader is gone; returns ``code``."""
+    """Flush stdout and stderr now, quietly if they cannot be written; returns ``code``.
+
+    A stream that fails is pointed at the null device, so the interpreter's
+    own flush at exit has nothing left to fail on (it would exit 120).
+    """
     for stream in (sys.stdout, sys.stderr):
         if stream is None:
             continue
         try:
             stream.flush()
-        except BrokenPipeError:
+        except UNWRITABLE:
             silence(stream)
-        except (OSError, ValueError):
-            pass
+            with contextlib.suppress(*UNWRITABLE):
+                stream.flush()
     return code
 
 
-__all__ = ["PipeGuard", "flush_at_exit", "guard", "silence"]
+__all__ = [
+    "UNWRITABLE",
+    "PipeGuard",
+    "flush_at_exit",
+    "guard",
+    "reserve_standard_fds",
+    "silence",
+]

@@ -37,7 +37,7 @@ async def cmd_inventory(args: Args, out: Output) -> int:
                     out.line(f"  {change}")
             return EXIT_OK
         if args.action == "export":
-            snapshot = await inventory.export_toml(Path(args.file))
+            snapshot = await inventory.export_toml(Path(args.file), overwrite=args.overwrite)
             counts = {
                 "accounts": len(snapshot.accounts),
                 "projects": len(snapshot.projects),

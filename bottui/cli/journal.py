@@ -37,6 +37,7 @@ def check_options(args: Args) -> None:
         (args.jsonl and args.export, "--jsonl and --export: the export's format is --format"),
         (args.unfinished and args.outcome, "--unfinished and --outcome: an entry has one or not"),
         (args.format and not args.export, "--format goes with --export FILE"),
+        (args.overwrite and not args.export, "--overwrite goes with --export FILE"),
         (args.follow and (args.json or args.export), "--follow writes text or --jsonl"),
         (args.follow and (args.all or args.before), "--follow starts from the newest page"),
     )
@@ -228,7 +229,7 @@ async def _write(args: Args, out: Output, stream: EntryStream, fmt: str | None) 
         from bottui.ops.journal_pages import export_stream
 
         assert fmt is not None
-        count = await export_stream(stream, Path(args.export), fmt)
+        count = await export_stream(stream, Path(args.export), fmt, overwrite=args.overwrite)
         if out.as_json:
             out.document({"exported": count, "file": args.export, "format": fmt})
         else:

@@ -153,7 +153,9 @@ def parse(argv: Sequence[str] | None) -> Args:
         return with_defaults(Args(command="demo", team=False))
     if words in (["--version"], ["-V"]):
         # What argparse's "version" action does, without building the parser.
-        sys.stdout.write(VERSION_LINE + "\n")
+        from bottui.cli.closed_pipe import guard
+
+        guard(sys.stdout).write(VERSION_LINE + "\n")  # a closed or full stdout: quietly
         raise SystemExit(0)
     parser = build_parser()
     try:

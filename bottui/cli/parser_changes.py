@@ -91,6 +91,11 @@ def add_change_commands(commands: Any) -> None:
         metavar="FILE",
         help="bulk: write each id's result to FILE, results.csv or results.jsonl",
     )
+    revoke.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="bulk: replace an existing --output file (never a symbolic link)",
+    )
     add_reason(revoke)
 
     th_cmds = group_of(

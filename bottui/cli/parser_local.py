@@ -44,7 +44,12 @@ def add_local_commands(commands: Any) -> None:
         exits=[0, (2, "refused: the file cannot be written"), 130],
         common={"profile", "base_url", "json"},
     )
-    inv_export.add_argument("file", metavar="FILE", help="the TOML file to write (replaced)")
+    inv_export.add_argument("file", metavar="FILE", help="the TOML file to write")
+    inv_export.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace FILE if it exists (never a symbolic link)",
+    )
     cmd(
         inv_cmds,
         "list",
@@ -114,6 +119,11 @@ def add_local_commands(commands: Any) -> None:
     )
     journal.add_argument(
         "--format", choices=["jsonl", "csv"], help="export format (default: from FILE's extension)"
+    )
+    journal.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace the --export FILE if it exists (never a symbolic link)",
     )
 
     token_cmds = group_of(

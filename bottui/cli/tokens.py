@@ -11,6 +11,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from bottui.api.errors import EXIT_OK
+from bottui.api.token_header import check as check_token
 from bottui.cli.output import Output
 from bottui.cli.parser import Args, UsageError
 from bottui.cli.session import command_session
@@ -40,7 +41,10 @@ async def cmd_token(args: Args, out: Output) -> int:
         )
         if args.action == "set":
             value = _read_secret(args.kind)
-            await store_token(session.tokens, base, slot, slot.wrap(value))
+            wrapped = slot.wrap(value)
+            # A token that could never be sent is not stored either.
+            check_token(wrapped, session.settings.token_encoding)
+            await store_token(session.tokens, base, slot, wrapped)
             del value
             where = f"account {account}" if slot.project is None else f"{account}/{project}"
             if out.as_json:

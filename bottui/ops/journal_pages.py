@@ -156,7 +156,9 @@ async def _fitted(page: EntryPage, slots: SlotTokens) -> EntryPage:
     return EntryPage(tuple(fit(entry) for entry in page.entries), page.next)
 
 
-async def export_stream(stream: EntryStream, path: Path, fmt: str) -> int:
+async def export_stream(
+    stream: EntryStream, path: Path, fmt: str, *, overwrite: bool = False
+) -> int:
     """Write ``stream`` to ``path`` as ``fmt`` (atomically), page by page; returns the count.
 
     The file is written on the store executor (a blocking writer); it pulls
@@ -202,7 +204,7 @@ async def export_stream(stream: EntryStream, path: Path, fmt: str) -> int:
             yield from page
 
     try:
-        return await run_blocking(lambda: export(entries(), path, fmt))
+        return await run_blocking(lambda: export(entries(), path, fmt, overwrite=overwrite))
     except BaseException:
         abandoned.set()
         raise

@@ -379,8 +379,12 @@ def export_format(path: Path, fmt: str | None = None) -> str:
     return chosen
 
 
-def export(entries: Iterable[JournalEntry], path: Path, fmt: str) -> int:
+def export(
+    entries: Iterable[JournalEntry], path: Path, fmt: str, *, overwrite: bool = False
+) -> int:
     """Write ``entries`` to ``path`` (atomically) as ``fmt``, as they come; returns the count.
+
+    An existing ``path`` is replaced only with ``overwrite``; a symlink never.
 
     Blocking: called on the store executor (:func:`bottui.ops.journal_pages.export_stream`).
 
@@ -388,8 +392,8 @@ def export(entries: Iterable[JournalEntry], path: Path, fmt: str) -> int:
         StoreFileError: the file cannot be written (a previous file is kept).
     """
     if fmt == "csv":
-        return export_csv(Path(path), entries)
-    return export_jsonl(Path(path), entries)
+        return export_csv(Path(path), entries, overwrite=overwrite)
+    return export_jsonl(Path(path), entries, overwrite=overwrite)
 
 
 __all__ = [

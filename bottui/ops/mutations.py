@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar
 from bottui.api.errors import (
     ApiError,
     BottuiError,
+    CredentialsError,
     NetworkError,
     RefusedError,
     UnusableBodyError,
@@ -77,7 +78,8 @@ def error_outcome(error: BaseException) -> Outcome:
         return Outcome.UNUSABLE_BODY
     if isinstance(error, NetworkError):
         return Outcome.NETWORK_ERROR
-    if isinstance(error, RefusedError):
+    if isinstance(error, RefusedError | CredentialsError):
+        # Refused before sending (a token that cannot be sent, among others).
         return Outcome.REFUSED
     if isinstance(error, asyncio.CancelledError | KeyboardInterrupt):
         return Outcome.INTERRUPTED

@@ -157,6 +157,7 @@ def new_profile(
             store=store_url,
             # Not in the profile form: an edit keeps what config.toml says.
             late_limit_minutes=keep.late_limit_minutes if keep is not None else None,
+            token_encoding=keep.token_encoding if keep is not None else "raw",
         )
 
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from bottui.api.errors import CredentialsError, RefusedError
+from bottui.api.token_header import TokenEncoding
+from bottui.api.token_header import check as check_token
 from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.plaintext import clean
 from bottui.store.paths import Locations
@@ -62,6 +64,8 @@ class Settings:
     #: Minutes a timed change's revert may be late and still be sent without
     #: ``--late-ok`` (the profile's ``late_limit_minutes``; None: 60).
     late_limit_minutes: int | None = None
+    #: How tokens travel in ``X-Api-Key`` (the profile's ``token_encoding``).
+    token_encoding: TokenEncoding = "raw"
 
     @property
     def inventory_scope(self) -> str:
@@ -128,7 +132,13 @@ class Settings:
             operator=operator,
             require_reason=chosen.require_reason if chosen else False,
             late_limit_minutes=chosen.late_limit_minutes if chosen else None,
+            token_encoding=_encoding(chosen.token_encoding) if chosen else "raw",
         )
+
+
+def _encoding(value: str) -> TokenEncoding:
+    """A profile's ``token_encoding`` (validated by the config model)."""
+    return "base64" if value == "base64" else "raw"
 
 
 ClientFactory = Callable[[str], "BotProtectionClient"]
@@ -284,6 +294,7 @@ class Session:
                 f"for account {clean(account)!r}: run "
                 f"`{self.token_command('personal', account)}` or set BOTTUI_ACCESS_TOKEN",
             )
+        check_token(token, self.settings.token_encoding)  # before anything is journaled
         return token
 
     async def project_token(self, account: str, project: str) -> ProjectToken:
@@ -296,6 +307,7 @@ class Session:
                 f"for project {clean(project)!r}: run "
                 f"`{self.token_command('project', account, project)}` or set BOTTUI_API_KEY",
             )
+        check_token(token, self.settings.token_encoding)  # before anything is journaled
         return token
 
     def token_command(self, kind: str, account: str, project: str | None = None) -> str:
@@ -323,6 +335,7 @@ class Session:
         """The API client of this session's base URL (made once)."""
         if self._client is None:
             self._client = self._client_factory(self.base_url)
+            self._client.token_encoding = self.settings.token_encoding
         return self._client
 
     async def aclose(self) -> None:

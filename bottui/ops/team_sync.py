@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Final, TypeVar
 
 from bottui.store.errors import StoreError
 from bottui.store.executor import StoreExecutor, shared_executor
+from bottui.store.paths import real_path
 from bottui.store.team.errors import StoreUnavailable
 from bottui.store.team.from_local import events_of
 from bottui.store.team_facts_outbox import FactsOutbox, facts_file
@@ -89,7 +90,7 @@ class TeamSync:
         #: The shared inventory's facts learned here (pushed after the journal's events).
         self._facts = FactsOutbox(facts_file(journal))
         self._executor = executor or shared_executor()
-        self._lane = f"team-outbox:{Path(journal).resolve()}"
+        self._lane = f"team-outbox:{real_path(journal)}"
         self._batch = batch
         self._lock = asyncio.Lock()
         self._registered = False

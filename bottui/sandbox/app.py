@@ -22,7 +22,7 @@ from bottui.sandbox.bodies import plain_json
 from bottui.sandbox.control import handle_control
 from bottui.sandbox.faults import FaultKind, Faults
 from bottui.sandbox.handlers import Result, error_result, handle
-from bottui.sandbox.hostile import Hostile, hostile_error
+from bottui.sandbox.hostile import Hostile, hostile_error, odd_answer
 from bottui.sandbox.recorder import RequestRecord, finished, safe_headers
 from bottui.sandbox.routing import split_raw_path
 from bottui.sandbox.state import SandboxState
@@ -202,11 +202,15 @@ class SandboxASGI:
                 result = error_result(hostile_error(self.faults.hostile_status), self.state)
             else:
                 result = handle(self.state, method, segments, headers, body)
-            end(result.status, result, fault)
             payload = hostile.answer(result.status, result.body) if hostile else result.body
-            await _send(
-                send, result.status, encode_json(payload), "application/json", result.headers
-            )
+            status, encoded = result.status, b""
+            odd = self.faults.hostile_body
+            if odd is not None and result.status == 200:
+                status, encoded = odd_answer(odd, status, payload, encode_json)
+            else:
+                encoded = encode_json(payload)
+            end(status, result, fault)
+            await _send(send, status, encoded, "application/json", result.headers)
         finally:
             if not ended:
                 end(None, None, fault)

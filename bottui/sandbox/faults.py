@@ -17,7 +17,10 @@ Then ``hostile_status`` (4xx/5xx, ``0``/``None`` off) answers every request
 without a fault above with an error object of that status, unapplied. And
 ``hostile`` (a kind of :data:`~bottui.sandbox.hostile.HOSTILE_KINDS`, or
 ``"off"``) laces every string of every API answer, success or error, with
-that kind of payload: see :mod:`bottui.sandbox.hostile`.
+that kind of payload: see :mod:`bottui.sandbox.hostile`. ``hostile_body``
+(a kind of :data:`~bottui.sandbox.hostile.BODY_KINDS`, or ``"off"``)
+reshapes every applied answer: an unexpected status, a body that is not
+UTF-8, numbers JSON does not allow, a huge integer, the opposite limiter state.
 
 Thread-safe: a test sets faults from its thread while the server reads them.
 """
@@ -33,7 +36,7 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, Final, Literal, cast
 
-from bottui.sandbox.hostile import HOSTILE_KINDS, HostileKind
+from bottui.sandbox.hostile import BODY_KINDS, HOSTILE_KINDS, BodyKind, HostileKind
 
 DropMode = Literal["after", "before"]
 POLL_SECONDS: Final = 0.01
@@ -53,6 +56,7 @@ WIRE_NAMES: Final = {
     "seed": "seed",
     "hostile": "hostile",
     "hostileStatus": "hostile_status",
+    "hostileBody": "hostile_body",
 }
 
 
@@ -88,6 +92,14 @@ def _hostile_kind(value: object) -> HostileKind | None:
     return cast(HostileKind, value)
 
 
+def _body_kind(value: object) -> BodyKind | None:
+    if value == "off":
+        return None
+    if not isinstance(value, str) or value not in BODY_KINDS:
+        raise FaultError("hostileBody", f"hostileBody is one of {', '.join(BODY_KINDS)} or off")
+    return cast(BodyKind, value)
+
+
 def _number(name: str, value: object, low: float, high: float) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise FaultError(name, f"{name} is a number")
@@ -120,6 +132,7 @@ class Faults:
         self._hold = False
         self._hostile: HostileKind | None = None
         self._hostile_status = 0
+        self._hostile_body: BodyKind | None = None
 
     # ----------------------------------------------------------- settings
 
@@ -139,11 +152,12 @@ class Faults:
         seed: int | None = None,
         hostile: str | None = None,
         hostile_status: int | None = None,
+        hostile_body: str | None = None,
     ) -> None:
         """Change the given settings, leave the others; ``FaultError`` when invalid.
 
-        ``seed`` re-seeds the generator behind ``error_rate``. ``hostile="off"``
-        and ``hostile_status=0`` turn those off.
+        ``seed`` re-seeds the generator behind ``error_rate``. ``hostile="off"``,
+        ``hostile_body="off"`` and ``hostile_status=0`` turn those off.
         """
         values: dict[str, Any] = {}
         if latency is not None:
@@ -180,6 +194,8 @@ class Faults:
             values["hold"] = hold
         if hostile is not None:
             values["hostile"] = _hostile_kind(hostile)
+        if hostile_body is not None:
+            values["hostile_body"] = _body_kind(hostile_body)
         if hostile_status is not None:
             if (
                 isinstance(hostile_status, bool)
@@ -231,6 +247,7 @@ class Faults:
                 "seed": self._seed,
                 "hostile": self._hostile or "off",
                 "hostileStatus": self._hostile_status,
+                "hostileBody": self._hostile_body or "off",
                 "held": self._held,
             }
 
@@ -269,6 +286,12 @@ class Faults:
         """Status of the error every request is answered with; ``0`` for none."""
         with self._lock:
             return self._hostile_status
+
+    @property
+    def hostile_body(self) -> BodyKind | None:
+        """How every applied answer is reshaped, or ``None``."""
+        with self._lock:
+            return self._hostile_body
 
     # -------------------------------------------------------------- hold
 

@@ -30,12 +30,34 @@ Kinds (:data:`HOSTILE_KINDS`):
 request answer an error object with that status instead of being applied,
 so a hostile *error* answer can be had for any operation (without it, the
 error answers the sandbox gives anyway, such as ``failNext``, are hostile).
+
+``hostileBody`` (``Faults.configure(hostile_body=KIND)``, ``"off"`` turns it
+off) reshapes the answer of every *applied* API request instead, after the
+payload above (:func:`odd_answer`). Kinds (:data:`BODY_KINDS`):
+
+``status999``
+    The answer's body (the project object, serverKey included) with status
+    999, a status no contract names.
+``not_utf8``
+    Status 200, the body with bytes that are not UTF-8 (``\\xff\\xfe``) inside
+    its first string.
+``nan``
+    Status 200, the body with ``NaN``, ``Infinity``, ``-Infinity`` and
+    ``1e999`` as extra members (numbers the JSON standard does not allow, or
+    too large for a float).
+``huge_int``
+    Status 200, the body with a 100,000-digit integer as an extra member
+    (more digits than Python converts by default).
+``opposite``
+    Status 200, every ``isActive`` of the body flipped: the limiter is
+    reported in the other state than the one asked for.
 """
 
 from __future__ import annotations
 
 import base64
 import itertools
+from collections.abc import Callable
 from typing import Any, Final, Literal, get_args
 from urllib.parse import quote
 
@@ -44,6 +66,14 @@ from bottui.sandbox.errors import ApiError
 HostileKind = Literal["surrogates", "c1", "bidi", "token_echo", "escapes"]
 #: Every payload kind, as named over HTTP and from Python.
 HOSTILE_KINDS: Final[tuple[str, ...]] = get_args(HostileKind)
+
+BodyKind = Literal["status999", "not_utf8", "nan", "huge_int", "opposite"]
+#: Every answer shape of ``hostileBody``, as named over HTTP and from Python.
+BODY_KINDS: Final[tuple[str, ...]] = get_args(BodyKind)
+#: The digits of the ``huge_int`` member.
+HUGE_DIGITS: Final = 100_000
+#: The members ``nan`` adds to an answer, as JSON text.
+ODD_NUMBERS: Final = '"oddNaN":NaN,"oddInf":Infinity,"oddNegInf":-Infinity,"oddBig":1e999'
 
 SURROGATES: Final = "\ud800|\udfff"
 #: CSI 2 J (clear screen), NEL, and OSC 0 (window title) ended by ST, all as C1.
@@ -117,6 +147,44 @@ class Hostile:
         return page + self.text("").encode("utf-8", "surrogatepass")
 
 
+def _flip(value: Any) -> Any:
+    """``value`` with every ``isActive`` boolean negated, at any depth."""
+    if isinstance(value, dict):
+        return {
+            key: (not item if key == "isActive" and isinstance(item, bool) else _flip(item))
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [_flip(item) for item in value]
+    return value
+
+
+def _with_members(encoded: bytes, members: bytes) -> bytes:
+    """An encoded JSON object with ``members`` (``"k":v,...``) added first."""
+    if not encoded.startswith(b"{"):
+        return encoded
+    rest = encoded[1:]
+    return b"{" + members + (b"," if rest != b"}" else b"") + rest
+
+
+def odd_answer(
+    kind: BodyKind, status: int, body: Any, encode: Callable[[Any], bytes]
+) -> tuple[int, bytes]:
+    """The status and bytes of an applied answer reshaped by ``kind`` (see the module)."""
+    if kind == "opposite":
+        return status, encode(_flip(body))
+    encoded = encode(body)
+    if kind == "status999":
+        return 999, encoded
+    if kind == "not_utf8":
+        quote_at = encoded.find(b'":"')
+        at = quote_at + 3 if quote_at >= 0 else len(encoded)
+        return status, encoded[:at] + b"\xff\xfe" + encoded[at:]
+    if kind == "nan":
+        return status, _with_members(encoded, ODD_NUMBERS.encode("ascii"))
+    return status, _with_members(encoded, b'"oddHuge":' + b"7" * HUGE_DIGITS)
+
+
 def hostile_error(status: int) -> ApiError:
     """The error object answered while ``hostileStatus`` is set."""
     return ApiError(
@@ -130,13 +198,18 @@ def hostile_error(status: int) -> ApiError:
 
 __all__ = [
     "BIDI",
+    "BODY_KINDS",
     "C1",
     "ESCAPES",
     "FORMULA_PREFIXES",
     "HOSTILE_KINDS",
+    "HUGE_DIGITS",
+    "ODD_NUMBERS",
     "SURROGATES",
+    "BodyKind",
     "Hostile",
     "HostileKind",
     "hostile_error",
+    "odd_answer",
     "token_forms",
 ]

@@ -21,6 +21,7 @@ from types import TracebackType
 from typing import Final, Self, TextIO
 
 import uvicorn
+from uvicorn.protocols.http import h11_impl
 
 from bottui.sandbox.app import create_app, install_drop_filter
 from bottui.sandbox.demo import (
@@ -34,6 +35,10 @@ from bottui.sandbox.faults import Faults
 from bottui.sandbox.recorder import Stats
 from bottui.sandbox.sockets import bind_tcp
 from bottui.sandbox.state import SandboxState
+
+# The hostile status of ``hostileBody="status999"``: h11 sends any three-digit
+# status, uvicorn only those it has a reason phrase for.
+h11_impl.STATUS_PHRASES.setdefault(999, b"")
 
 START_TIMEOUT: Final = 5.0
 STOP_GRACE: Final = 1.0

@@ -24,7 +24,7 @@ from typing import TypeVar
 from bottui.store.config import ConfigStore
 from bottui.store.config_model import UNCHANGED, Config, Profile, ProjectSettings, Unchanged
 from bottui.store.executor import StoreExecutor, shared_executor
-from bottui.store.paths import Locations
+from bottui.store.paths import Locations, real_path
 
 R = TypeVar("R")
 
@@ -40,7 +40,7 @@ class AsyncConfigStore:
     def __init__(self, locations: Locations, *, executor: StoreExecutor | None = None) -> None:
         self._store = ConfigStore(locations)
         self._executor = executor or shared_executor()
-        key = str(self._store.path.resolve())
+        key = str(real_path(self._store.path))
         self._write_lane = f"config-write:{key}"
         self._read_lane = f"config-read:{key}"
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Final
 from urllib.parse import urlsplit
 
+from bottui.api.token_header import TOKEN_ENCODINGS
 from bottui.plaintext import clean, has_control
 from bottui.store.errors import InvalidValue
 
@@ -158,6 +159,9 @@ class Profile:
     #: Minutes a timed change's revert may be late and still be sent by
     #: ``bottui run-due`` without ``--late-ok`` (None: 60).
     late_limit_minutes: int | None = None
+    #: How tokens travel in ``X-Api-Key``: ``"raw"`` (the contract) or
+    #: ``"base64"`` (the real service's documentation): :mod:`bottui.api.token_header`.
+    token_encoding: str = "raw"
 
     def __post_init__(self) -> None:
         validate_profile_name(self.name)
@@ -174,6 +178,8 @@ class Profile:
             isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 10_080
         ):
             raise InvalidValue("late_limit_minutes must be a whole number from 1 to 10080")
+        if self.token_encoding not in TOKEN_ENCODINGS:
+            raise InvalidValue('token_encoding must be "raw" or "base64"')
         for key in ("account", "project"):
             if getattr(self, key) is not None and not isinstance(getattr(self, key), str):
                 raise InvalidValue(f"{key} must be a string")

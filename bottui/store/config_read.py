@@ -107,6 +107,7 @@ def _parse_profile(name: str, table: Any) -> Profile:
             require_reason=bool(require_reason),
             store=_get(table, "store", str, *path),
             late_limit_minutes=_get(table, "late_limit_minutes", int, *path),
+            token_encoding=_get(table, "token_encoding", str, *path) or "raw",
         )
     except InvalidValue as exc:
         detail = f" ({exc.details})" if exc.details else ""

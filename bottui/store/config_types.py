@@ -38,6 +38,7 @@ PROFILE: Final[dict[str, type]] = {
     "require_reason": bool,
     "store": str,
     "late_limit_minutes": int,
+    "token_encoding": str,
     "projects": list,
 }
 PROJECT: Final[dict[str, type]] = {

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from bottui.store.config_model import Config, Profile, ProjectSettings
 from bottui.store.config_read import parse_config
-from bottui.store.paths import FILE_MODE, ensure
+from bottui.store.paths import FILE_MODE, ensure, real_path
 
 if TYPE_CHECKING:
     from tomlkit.container import Container
@@ -94,6 +94,8 @@ def _profile_table(profile: Profile) -> Table:
         table["store"] = profile.store
     if profile.late_limit_minutes is not None:
         table["late_limit_minutes"] = profile.late_limit_minutes
+    if profile.token_encoding != "raw":
+        table["token_encoding"] = profile.token_encoding
     if profile.projects:
         aot = tomlkit.aot()
         for ids, settings in profile.projects.items():
@@ -146,6 +148,7 @@ def _sync_profile(table: Table, old: Profile, new: Profile) -> None:
     _set(table, "require_reason", new.require_reason, default=False)
     _set(table, "store", new.store)
     _set(table, "late_limit_minutes", new.late_limit_minutes)
+    _set(table, "token_encoding", new.token_encoding, default="raw")
     _sync_projects(table, old, new)
 
 
@@ -239,7 +242,7 @@ def write_atomic(path: Path, text: str) -> None:
     import tempfile  # lazily: only writes need it
 
     if path.is_symlink():
-        path = path.resolve()
+        path = real_path(path)
     ensure(path.parent)
     fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

@@ -314,17 +314,20 @@ class Inventory(InventoryReader):
 
     # -- files -------------------------------------------------------------------------------
 
-    def export_toml(self, path: Path) -> InventorySnapshot:
+    def export_toml(self, path: Path, *, overwrite: bool = False) -> InventorySnapshot:
         """Write the profile's inventory to a TOML file (atomically); returns what was written.
 
         Raises:
-            StoreFileError: the file cannot be written.
+            StoreFileError: the file cannot be written, is a symlink, or exists
+                and ``overwrite`` is False.
         """
         # Imported here: the TOML reader and writer are for files only.
         from bottui.store.inventory_toml import write as write_toml
 
         snapshot = self.snapshot()
-        write_toml(Path(path), snapshot, profile=self._profile, exported_at=self.now())
+        write_toml(
+            Path(path), snapshot, profile=self._profile, exported_at=self.now(), overwrite=overwrite
+        )
         return snapshot
 
     def import_toml(self, path: Path) -> MergeReport:

@@ -19,6 +19,8 @@ import sqlite3
 from pathlib import Path
 from typing import Final, Literal
 
+from bottui.store.paths import real_path
+
 #: ``inventory_schema.APPLICATION_ID``, not imported: that module brings the
 #: whole SQLite layer (~9 ms at every Tab). A test checks they agree.
 APPLICATION_ID: Final = 0x62747549
@@ -39,7 +41,7 @@ MAX_IDS: Final = 500
 
 def _uri(path: Path) -> str:
     """A read-only URI for ``path``; immutable when no process holds a WAL open."""
-    uri = path.resolve().as_uri() + "?mode=ro"
+    uri = real_path(path).as_uri() + "?mode=ro"
     wal = path.with_name(path.name + "-wal")
     return uri if wal.exists() else uri + "&immutable=1"
 

@@ -34,7 +34,7 @@ from bottui.store.inventory_records import (
 )
 from bottui.store.inventory_store import DEFAULT_INVENTORY_PAGE, SharedRemoval
 from bottui.store.paging import Cursor, Page
-from bottui.store.paths import Locations
+from bottui.store.paths import Locations, real_path
 from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT
 from bottui.store.utc import Clock, system_clock
 
@@ -114,7 +114,7 @@ class SqliteInventoryStore:
         self._writer = Inventory(self._path, profile, clock=clock, busy_timeout=busy_timeout)
         # A connection of its own: the writer's is held while an edit waits.
         self._reader = Inventory(self._path, profile, clock=clock, busy_timeout=busy_timeout)
-        key = str(self._path.resolve())
+        key = str(real_path(self._path))
         self._write_lane = f"inventory-write:{key}"
         self._read_lane = f"inventory-read:{key}"
 
@@ -303,9 +303,9 @@ class SqliteInventoryStore:
 
     # -- files ---------------------------------------------------------------------
 
-    async def export_toml(self, path: Path) -> InventorySnapshot:
+    async def export_toml(self, path: Path, *, overwrite: bool = False) -> InventorySnapshot:
         """Write the profile's inventory to a TOML file (a read: the read lane)."""
-        return await self._read(lambda: self._reader.export_toml(path))
+        return await self._read(lambda: self._reader.export_toml(path, overwrite=overwrite))
 
     async def import_toml(self, path: Path) -> MergeReport:
         """Merge a TOML file into the profile's inventory."""

@@ -197,8 +197,8 @@ class InventoryStore(Protocol):
 
     # -- files ---------------------------------------------------------------------
 
-    async def export_toml(self, path: Path) -> InventorySnapshot:
-        """Write the profile's inventory to a TOML file; what was written."""
+    async def export_toml(self, path: Path, *, overwrite: bool = False) -> InventorySnapshot:
+        """Write the inventory to a TOML file (``overwrite``: replace one); what it wrote."""
         ...
 
     async def import_toml(self, path: Path) -> MergeReport:

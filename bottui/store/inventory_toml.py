@@ -153,9 +153,20 @@ def _chunks(snapshot: InventorySnapshot, *, profile: str, exported_at: str) -> I
                     yield f"{key} = {_value(value)}\n"
 
 
-def write(path: Path, snapshot: InventorySnapshot, *, profile: str, exported_at: str) -> None:
-    """Write ``snapshot`` to ``path`` atomically (raises StoreFileError)."""
-    write_atomic(Path(path), _chunks(snapshot, profile=profile, exported_at=exported_at))
+def write(
+    path: Path,
+    snapshot: InventorySnapshot,
+    *,
+    profile: str,
+    exported_at: str,
+    overwrite: bool = False,
+) -> None:
+    """Write ``snapshot`` to ``path`` atomically (raises StoreFileError; see ``write_atomic``)."""
+    write_atomic(
+        Path(path),
+        _chunks(snapshot, profile=profile, exported_at=exported_at),
+        overwrite=overwrite,
+    )
 
 
 # -- reading ------------------------------------------------------------------------------

@@ -387,14 +387,16 @@ class Journal(ClosesOnExit):
     # -- export -------------------------------------------------------------------------
 
     @staticmethod
-    def export_jsonl(path: Path, entries: Iterable[JournalEntry]) -> int:
+    def export_jsonl(
+        path: Path, entries: Iterable[JournalEntry], *, overwrite: bool = False
+    ) -> int:
         """Write ``entries`` to ``path`` as JSON Lines (atomically); returns the count."""
-        return export_jsonl(path, entries)
+        return export_jsonl(path, entries, overwrite=overwrite)
 
     @staticmethod
-    def export_csv(path: Path, entries: Iterable[JournalEntry]) -> int:
+    def export_csv(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool = False) -> int:
         """Write ``entries`` to ``path`` as CSV (atomically); returns the count."""
-        return export_csv(path, entries)
+        return export_csv(path, entries, overwrite=overwrite)
 
     # -- lifetime -----------------------------------------------------------------------
 

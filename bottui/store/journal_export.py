@@ -22,8 +22,12 @@ from bottui.store.atomic_file import write_atomic
 from bottui.store.journal_records import FIELDS, JournalEntry
 
 
-def export_jsonl(path: Path, entries: Iterable[JournalEntry]) -> int:
-    """Write ``entries`` as JSON Lines; returns how many were written."""
+def export_jsonl(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool = False) -> int:
+    """Write ``entries`` as JSON Lines; returns how many were written.
+
+    A file for a person (:mod:`bottui.store.atomic_file`): an existing
+    ``path`` is replaced only with ``overwrite``, a symlink never.
+    """
     count = 0
 
     def lines() -> Iterator[str]:
@@ -32,7 +36,7 @@ def export_jsonl(path: Path, entries: Iterable[JournalEntry]) -> int:
             count += 1
             yield safe_json.dumps(entry.to_json(), separators=(",", ":")) + "\n"
 
-    write_atomic(Path(path), lines())
+    write_atomic(Path(path), lines(), overwrite=overwrite)
     return count
 
 
@@ -41,8 +45,11 @@ def csv_cell(value: object) -> str | int | float:
     return safe_csv.cell(value)
 
 
-def export_csv(path: Path, entries: Iterable[JournalEntry]) -> int:
-    """Write ``entries`` as CSV with a header row; returns how many were written."""
+def export_csv(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool = False) -> int:
+    """Write ``entries`` as CSV with a header row; returns how many were written.
+
+    As :func:`export_jsonl`: ``overwrite`` to replace a file, never a symlink.
+    """
     count = 0
 
     def rows() -> Iterator[str]:
@@ -60,7 +67,7 @@ def export_csv(path: Path, entries: Iterable[JournalEntry]) -> int:
                 buffer.truncate()
         yield buffer.getvalue()
 
-    write_atomic(Path(path), rows(), newline="")
+    write_atomic(Path(path), rows(), overwrite=overwrite, newline="")
     return count
 
 

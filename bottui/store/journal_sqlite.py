@@ -46,7 +46,7 @@ from bottui.store.journal_store import (
     RunId,
 )
 from bottui.store.journal_undo import UndoCandidate, UndoKind
-from bottui.store.paths import Locations
+from bottui.store.paths import Locations, real_path
 from bottui.store.sqlite_retry import LockStats
 from bottui.store.sqlite_util import Database
 from bottui.store.utc import Clock, system_clock
@@ -106,7 +106,7 @@ class SqliteJournalStore:
             synchronous="NORMAL",
             busy_timeout=busy_timeout,
         )
-        key = str(self._path.resolve())
+        key = str(real_path(self._path))
         self._write_lane = f"journal-write:{key}"
         self._read_lane = f"journal-read:{key}"
 

@@ -6,6 +6,7 @@ lazily, by :func:`ensure`, when something is about to write.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Final, NamedTuple
 
@@ -69,4 +70,15 @@ def ensure(directory: Path) -> Path:
     return directory
 
 
-__all__ = ["APP_NAME", "DIR_MODE", "FILE_MODE", "Locations", "ensure"]
+def real_path(path: Path | str) -> Path:
+    """``path`` with its symbolic links followed, as far as they go; never raises.
+
+    ``Path.resolve()`` raises ``RuntimeError`` (Python 3.11) or ``OSError``
+    for a link that points at itself; a store that names its file (a lock
+    lane, a URI) must not crash on one: opening the file then fails with a
+    clear error instead.
+    """
+    return Path(os.path.realpath(path))
+
+
+__all__ = ["APP_NAME", "DIR_MODE", "FILE_MODE", "Locations", "ensure", "real_path"]

@@ -2,7 +2,8 @@
 
 :func:`redact` returns a JSON-ready copy of a value in which every object
 key named ``serverKey`` (at any depth, in any letter case, also
-``server_key``) holds ``"***"``. It refuses a token wrapper
+``server_key``) holds ``"***"``: the rule of :mod:`bottui.api.secret_keys`,
+which masks the excerpts of bodies by the same names. It refuses a token wrapper
 (:class:`bottui.api.tokens.Secret`) with :class:`TypeError` wherever it is
 found, and any value that is not plain JSON, so nothing can slip into a
 file through a ``str()`` of an unexpected object.
@@ -15,17 +16,10 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from bottui.api.secret_keys import SECRET_KEYS, is_secret_key
 from bottui.api.tokens import MASK, Secret
 
-#: Key names (compared case-insensitively, without ``_``) whose value is secret.
-SECRET_KEYS: Final = frozenset({"serverkey"})
-
 JsonValue = Any  # None | bool | int | float | str | list[JsonValue] | dict[str, JsonValue]
-
-
-def is_secret_key(key: str) -> bool:
-    """True for ``serverKey``, ``server_key``, ``ServerKey`` and the like."""
-    return key.replace("_", "").replace("-", "").lower() in SECRET_KEYS
 
 
 def redact(value: object) -> JsonValue:

@@ -27,6 +27,7 @@ from bottui.store.db_errors import JournalUnavailable
 from bottui.store.executor import StoreExecutor, shared_executor
 from bottui.store.journal_migrations import SCHEMA
 from bottui.store.journal_schema import BUSY_TIMEOUT, ORIGIN
+from bottui.store.paths import real_path
 from bottui.store.sqlite_util import Database
 
 R = TypeVar("R")
@@ -209,7 +210,7 @@ class TimedStore:
     def __init__(self, path: Path, *, executor: StoreExecutor | None = None) -> None:
         self._journal = TimedJournal(path)
         self._executor = executor or shared_executor()
-        key = str(Path(path).resolve())
+        key = str(real_path(path))
         self._write_lane = f"journal-write:{key}"
         self._read_lane = f"journal-read:{key}"
 

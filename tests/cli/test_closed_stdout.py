@@ -132,3 +132,44 @@ def test_bulk_run_into_a_closed_pipe_journals_every_outcome(
     assert len(entries) == 300
     assert {e.outcome for e in entries} == {"nothing-standing"}
     assert env.stats.requests == 300
+
+
+def run_with_stdout(how: str, *argv: str) -> tuple[int, str]:
+    """``bottui argv`` with stdout closed (``>&-``) or on ``/dev/full``: exit code, stderr."""
+    redirect = ">&-" if how == "closed" else ">/dev/full"
+    proc = subprocess.run(
+        ["sh", "-c", f'exec "$@" {redirect}', "sh", sys.executable, "-m", "bottui", *argv],
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=dict(os.environ),
+        timeout=120,
+        check=False,
+    )
+    return proc.returncode, proc.stderr.decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize("how", ["closed", "full"])
+def test_a_change_made_with_a_closed_or_full_stdout_keeps_its_exit_code(
+    env: SandboxServer, tmp_path: Path, how: str
+) -> None:
+    path = tmp_path / "ids.txt"
+    path.write_text("vis_1\nvis_2\n", encoding="utf-8")
+    runs = [
+        ("limiter", "disable", "rl-login", *scope()),
+        ("limiter", "enable", "rl-login", *scope(), "--json"),
+        ("revoke", "--visitor-id", "vis_7Hq2kP9xLm", *scope()),
+        ("revoke", "--from-file", str(path), *scope(), "--json"),
+        ("--version",),
+    ]
+    for argv in runs:
+        code, err = run_with_stdout(how, *argv)
+        assert code == 0, (argv, err)
+        assert_quiet(err)
+    env.faults.configure(hostile_status=500)
+    code, err = run_with_stdout(how, "limiter", "disable", "rl-login", *scope())
+    assert code == 1 and "error:" in err  # a failure stays a failure, said on stderr
+    assert_quiet(err)
+    with Journal.at(Locations.default()) as journal:
+        entries = journal.entries()
+    assert [e.outcome for e in entries].count("api-error") == 1
+    assert len(entries) == 6 and all(e.outcome for e in entries)

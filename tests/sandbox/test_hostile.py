@@ -8,7 +8,15 @@ import httpx
 import pytest
 
 from bottui.sandbox.faults import FaultError, Faults
-from bottui.sandbox.hostile import BIDI, C1, ESCAPES, HOSTILE_KINDS, token_forms
+from bottui.sandbox.hostile import (
+    BIDI,
+    BODY_KINDS,
+    C1,
+    ESCAPES,
+    HOSTILE_KINDS,
+    HUGE_DIGITS,
+    token_forms,
+)
 from bottui.sandbox.server import SandboxServer
 from tests.fixtures.hostile import ECHO_ACCESS_TOKEN, ECHO_PROJECT_TOKEN, add_echo_tokens, strings
 from tests.sandbox.helpers import key, limiter_path, revoke_path, thresholds_path
@@ -136,3 +144,27 @@ def test_python_api_validates_and_resets() -> None:
 def test_token_forms_are_distinct() -> None:
     forms = token_forms(ECHO_ACCESS_TOKEN)
     assert len(forms) == 6
+
+
+def test_hostile_bodies_reshape_applied_answers(echo: SandboxServer, client: httpx.Client) -> None:
+    snapshot = client.put("/_sandbox/faults", json={"hostileBody": "status999"}).json()
+    assert snapshot["hostileBody"] == "status999"
+    odd = _limiter(client)
+    assert odd.status_code == 999 and odd.json()["serverKey"]
+    echo.faults.configure(hostile_body="not_utf8")
+    raw = _limiter(client).read()
+    assert b"\xff\xfe" in raw and b'"serverKey"' in raw
+    with pytest.raises(UnicodeDecodeError):
+        raw.decode("utf-8")
+    echo.faults.configure(hostile_body="nan")
+    text = _revoke(client).text
+    assert all(word in text for word in ("NaN", "-Infinity", "1e999")) and "reportId" in text
+    echo.faults.configure(hostile_body="huge_int")
+    assert "7" * HUGE_DIGITS in _revoke(client).text
+    echo.faults.configure(hostile_body="opposite")
+    listed = _limiter(client).json()["rateLimits"]["rateLimits"]
+    assert next(r for r in listed if r["id"] == LIMITER)["isActive"] is True  # asked False
+    echo.faults.configure(hostile_body="off", hostile_status=400)
+    assert _limiter(client).status_code == 400  # only applied answers are reshaped
+    assert client.put("/_sandbox/faults", json={"hostileBody": "nope"}).status_code == 400
+    assert set(BODY_KINDS) == {"status999", "not_utf8", "nan", "huge_int", "opposite"}

@@ -142,7 +142,10 @@ def test_export_replaces_the_file_atomically(source: Inventory, tmp_path: Path) 
     path = tmp_path / "inv.toml"
     path.write_text("old")
     source.add_project("acc", "p1")
-    source.export_toml(path)
+    with pytest.raises(StoreFileError, match="exists"):  # #25: only when asked
+        source.export_toml(path)
+    assert path.read_text("utf-8") == "old"
+    source.export_toml(path, overwrite=True)
     assert tomllib.loads(path.read_text("utf-8"))["format"] == FORMAT
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "inv.toml"]
 

@@ -19,7 +19,13 @@ a run, for ``--resume``) and its count of lines (an upper bound of the ids,
 for progress): both at C speed, a block at a time (~0.1 s per 1,000,000 ids),
 so a run or a resume sends its first request at once. stdin is spooled to an
 unnamed temporary file on the way, so it can be read twice and hashed like a
-file.
+file; so is a named pipe (FIFO) given as the file.
+
+A file is opened without blocking and must be a regular file or a pipe: a
+device (``/dev/zero``, ``/dev/urandom``, a terminal) is refused, and so is a
+FIFO with no writer (its reader would wait forever); the first pass bounds
+what it reads (:mod:`bottui.ops.bulk.scan`: binary input, an overlong line,
+too much input), all before anything is sent.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from typing import BinaryIO, Final, Literal
 
 from bottui.api.errors import ValidationError
 from bottui.api.validation import SUBJECT_ID_MAX, subject
+from bottui.ops.bulk.input_file import open_input
 from bottui.ops.bulk.scan import (
     BOM,
     MAX_LINE_BYTES,
@@ -111,17 +118,26 @@ class BulkSource:
 
     @classmethod
     def from_path(cls, path: str | Path) -> BulkSource:
-        """A file; read once now for its hash and line count."""
+        """A file, read once now for its hash and line count; a FIFO, spooled as stdin is.
+
+        Raises:
+            BulkInputError: it cannot be read, is neither a regular file nor a
+                pipe (a device), is a FIFO with no writer, or is refused by the
+                first pass (binary, an overlong line, too large).
+        """
         file = Path(path)
-        scanner = Scanner()
-        try:
-            with open(file, "rb") as handle:
-                for block in iter(lambda: handle.read(_SCAN_BLOCK), b""):
+        reader, is_pipe = open_input(file)
+        with reader:
+            if is_pipe:
+                return cls.from_stream(reader, label=str(file))
+            scanner = Scanner()
+            try:
+                for block in iter(lambda: reader.read(_SCAN_BLOCK), b""):
                     scanner.feed(block)
-        except OSError as exc:
-            raise BulkInputError(
-                "Cannot read the input file", f"{file}: {exc.strerror or exc}"
-            ) from None
+            except OSError as exc:
+                raise BulkInputError(
+                    "Cannot read the input file", f"{file}: {exc.strerror or exc}"
+                ) from None
         return cls._scanned(str(file), scanner, path=file)
 
     @classmethod

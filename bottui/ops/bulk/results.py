@@ -5,7 +5,10 @@ or ``.jsonl`` (one JSON object per line). Rows hold the id(s) and line
 number, the outcome in the words of :class:`~bottui.ops.bulk.ItemStatus`,
 the ``reportId``, the HTTP status and, for a failure, the error in one line.
 The file is opened before anything is sent, so a path that cannot be
-written is refused (exit 2) with nothing sent.
+written is refused (exit 2) with nothing sent. It is a file for a person
+(:mod:`bottui.store.atomic_file`): a symlink is refused, an existing file is
+replaced only with ``overwrite`` (``--overwrite``), and the rows go to a
+temporary file next to it that takes its place when the run ends.
 """
 
 from __future__ import annotations
@@ -13,11 +16,13 @@ from __future__ import annotations
 import csv
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final, TextIO
+from typing import IO, Any, Final
 
 from bottui.api.errors import RefusedError
 from bottui.ops.bulk.status import ItemResult
 from bottui.store import safe_csv, safe_json
+from bottui.store.atomic_file import AtomicText
+from bottui.store.db_errors import StoreFileError
 
 COLUMNS: Final = ("line", "visitorId", "userAccountId", "outcome", "reportId", "status", "error")
 FORMATS: Final = (".csv", ".jsonl")
@@ -26,12 +31,13 @@ FORMATS: Final = (".csv", ".jsonl")
 class ResultsFile:
     """An open ``--output`` file (close it to flush)."""
 
-    def __init__(self, path: Path, handle: TextIO, kind: str) -> None:
+    def __init__(self, path: Path, file: AtomicText, kind: str) -> None:
         self.path = path
         self.rows = 0
-        self._handle = handle
+        self._file = file
+        self._handle: IO[str] = file.handle
         self._kind = kind
-        self._csv = csv.writer(handle) if kind == ".csv" else None
+        self._csv = csv.writer(self._handle) if kind == ".csv" else None
         if self._csv is not None:
             self._csv.writerow(COLUMNS)
 
@@ -39,21 +45,21 @@ class ResultsFile:
         return f"ResultsFile({str(self.path)!r}, rows={self.rows})"
 
     @classmethod
-    def open(cls, path: str | Path) -> ResultsFile:
-        """Create (or replace) ``path``; RefusedError when its format or place is wrong."""
+    def open(cls, path: str | Path, *, overwrite: bool = False) -> ResultsFile:
+        """Start writing ``path``; refused (exit 2) when its format or place is wrong.
+
+        Raises:
+            RefusedError: not ``.csv`` or ``.jsonl``.
+            StoreFileError: a symlink, not a regular file, an existing file
+                without ``overwrite``, or a place that cannot be written.
+        """
         target = Path(path)
         kind = target.suffix.lower()
         if kind not in FORMATS:
             raise RefusedError(
                 "Unknown --output format", f"{target.name}: name it results.csv or results.jsonl"
             )
-        try:
-            handle = open(target, "w", encoding="utf-8", newline="")  # noqa: SIM115
-        except OSError as exc:
-            raise RefusedError(
-                "Cannot write the --output file", f"{target}: {exc.strerror or exc}"
-            ) from None
-        return cls(target, handle, kind)
+        return cls(target, AtomicText(target, overwrite=overwrite, newline=""), kind)
 
     def write(self, result: ItemResult) -> None:
         """Append the row of one id."""
@@ -70,10 +76,16 @@ class ResultsFile:
             self._handle.write(safe_json.dumps(row) + "\n")
         self.rows += 1
 
-    def close(self) -> None:
-        """Flush and close."""
-        if not self._handle.closed:
-            self._handle.close()
+    def close(self) -> str | None:
+        """Put the file in place (once); what went wrong, in words, or None.
+
+        Never raises: the run's outcome, not its results file, decides the exit code.
+        """
+        try:
+            self._file.commit()
+        except StoreFileError as exc:
+            return str(exc)
+        return None
 
 
 #: Columns holding ids as sent.

@@ -6,6 +6,12 @@ trimming) are here too. Lines are counted at C speed (``bytes.count`` and one
 regular expression per block), never one by one in Python: a 1,000,000-line
 input is scanned in about 0.1 s, so a run or a resume sends its first
 request at once.
+
+This pass also bounds the input, before anything is sent: a NUL byte (binary
+input: ``/dev/urandom``, an image), a line longer than
+:data:`MAX_INPUT_LINE_BYTES` (no line of ids is that long) or more than
+:data:`MAX_INPUT_BYTES` in all refuses the whole input (exit 2). A line
+between :data:`MAX_LINE_BYTES` and that bound is only an invalid line.
 """
 
 from __future__ import annotations
@@ -19,6 +25,11 @@ from bottui.api.errors import RefusedError
 
 #: Longest line read; a longer one is reported invalid and skipped.
 MAX_LINE_BYTES: Final = 1 << 16
+#: A line longer than this refuses the whole input (it is not a list of ids).
+MAX_INPUT_LINE_BYTES: Final = 1 << 20
+#: Largest input accepted (about 100,000,000 ids of 40 bytes).
+MAX_INPUT_BYTES: Final = 1 << 32
+_OVERLONG: Final = re.compile(rb"[^\n]{%d}" % (MAX_INPUT_LINE_BYTES + 1))
 UTF16_BOMS: Final = (b"\xff\xfe", b"\xfe\xff")
 BOM: Final = b"\xef\xbb\xbf"
 #: A line of ASCII whitespace only (``bytes.strip``'s), from its start to its end.
@@ -76,14 +87,19 @@ class Scanner:
         self._partial = b""
         self._partial_nonblank = False
         self._start = True
+        #: Bytes fed so far, and of the line not ended yet.
+        self.size = 0
+        self._run = 0
 
     def feed(self, block: bytes) -> None:
+        """Take the next block; BulkInputError when the input cannot be a bulk input."""
         if self._start and block:
             self._start = False
             if block.startswith(UTF16_BOMS):
                 raise BulkInputError(
                     "The input is UTF-16", "save it as UTF-8 (with or without a BOM)"
                 )
+        self._bound(block)
         self.sha256.update(block)
         end = block.rfind(b"\n")
         if end < 0:
@@ -102,6 +118,37 @@ class Scanner:
                     :MAX_LINE_BYTES
                 ]
         self._carry(block[end + 1 :])
+
+    def _bound(self, block: bytes) -> None:
+        """Refuse binary input, an overlong line or too much input (nothing is sent)."""
+        nul = block.find(b"\x00")
+        if nul >= 0:
+            raise BulkInputError(
+                "The input is binary",
+                f"a NUL byte at byte {self.size + nul + 1:,}: a bulk input is text, one id per "
+                "line or CSV (a device such as /dev/zero or /dev/urandom is not one)",
+            )
+        self.size += len(block)
+        if self.size > MAX_INPUT_BYTES:
+            raise BulkInputError(
+                "The input is too large",
+                f"more than {MAX_INPUT_BYTES:,} bytes: split it into several runs",
+            )
+        first_end = block.find(b"\n")
+        if first_end < 0:
+            self._run += len(block)
+            overlong = self._run > MAX_INPUT_LINE_BYTES
+        else:
+            overlong = (
+                self._run + first_end > MAX_INPUT_LINE_BYTES
+                or _OVERLONG.search(block, first_end) is not None
+            )
+            self._run = len(block) - block.rfind(b"\n") - 1
+        if overlong:
+            raise BulkInputError(
+                "The input is not a list of ids",
+                f"a line longer than {MAX_INPUT_LINE_BYTES:,} bytes (near byte {self.size:,})",
+            )
 
     def _carry(self, part: bytes) -> None:
         """More of the line not ended yet."""
@@ -132,6 +179,8 @@ class Scanner:
 
 __all__ = [
     "BOM",
+    "MAX_INPUT_BYTES",
+    "MAX_INPUT_LINE_BYTES",
     "MAX_LINE_BYTES",
     "TRIMMED",
     "USER_COLUMN",

@@ -23,6 +23,7 @@ from bottui.api.errors import RefusedError
 from bottui.ops.bulk.results import ResultsFile
 from bottui.ops.bulk.status import UNKNOWN_LIKE, ItemResult, ItemStatus
 from bottui.store import safe_json
+from bottui.store.db_errors import StoreFileError
 from bottui.store.executor import run_blocking
 
 #: Failed and unknown ids kept for the summary (the count goes on; the export has all).
@@ -110,9 +111,10 @@ class ResultsSpool:
         return await run_blocking(functools.partial(self._export, Path(path), replace))
 
     def _export(self, target: Path, replace: bool) -> Path:
-        if not replace and target.exists():
-            raise RefusedError("The file exists", f"{target}: not replaced")
-        out = ResultsFile.open(target)
+        try:
+            out = ResultsFile.open(target, overwrite=replace)  # a symlink: refused, even so
+        except StoreFileError as exc:
+            raise RefusedError(exc.title, exc.details) from None
         try:
             if self._file is not None:
                 self._file.seek(0)
@@ -120,7 +122,9 @@ class ResultsSpool:
                     out.write_row(json.loads(line))
                 self._file.seek(0, 2)  # appends go on at the end
         finally:
-            out.close()
+            problem = out.close()
+        if problem is not None:
+            raise RefusedError("The results were not written", problem)
         return target.resolve()
 
     def close(self) -> None:

@@ -11,6 +11,12 @@ so nothing can change. The API refuses it with its error object
 * an error status without the error object (an HTML page, a gateway's text):
   something else answers at this URL;
 * no answer: refused, unknown host, a certificate that is not valid, timed out.
+
+When the API answers with an authentication error (401, as it should to a
+request without a token), the check names the profile's ``token_encoding``
+once: the real service documents the ``X-Api-Key`` value as the
+Base64-encoded token in places, and a token pasted as its console shows it
+may then get the same 401 (:mod:`bottui.api.token_header`).
 """
 
 from __future__ import annotations
@@ -25,7 +31,9 @@ _TITLE: Final = "API at the base URL"
 _TLS_WORDS: Final = ("certificate", "ssl", "tls", "hostname mismatch")
 
 
-async def check_api(base_url: str, *, timeout: float, source: str) -> Check:
+async def check_api(
+    base_url: str, *, timeout: float, source: str, token_encoding: str = "raw"
+) -> Check:
     """Probe ``base_url`` (``source``: where it came from, a flag, the environment, a profile).
 
     Without a base URL there is nothing to probe: the caller skips the check.
@@ -40,10 +48,26 @@ async def check_api(base_url: str, *, timeout: float, source: str) -> Check:
             f"{base_url} ({source}) is refused before sending: {exc}",
             "fix the base URL: https://host[:port] (plain http only to this machine)",
         )
-    return _judge(base_url, source, answer, timeout)
+    return _judge(base_url, source, answer, timeout, token_encoding)
 
 
-def _judge(base_url: str, source: str, answer: ProbeAnswer, timeout: float) -> Check:
+def _encoding_note(token_encoding: str) -> str:
+    """The one sentence about ``token_encoding`` said beside an authentication error."""
+    if token_encoding == "base64":
+        return (
+            '; tokens are sent Base64-encoded (token_encoding = "base64"): if commands get '
+            '401, try token_encoding = "raw" (the contract\'s form)'
+        )
+    return (
+        '; tokens are sent as they are (token_encoding = "raw"): if commands get 401 with a '
+        'token pasted from the service\'s console, set token_encoding = "base64" in the '
+        "profile (the real service documents the header as the Base64-encoded token)"
+    )
+
+
+def _judge(
+    base_url: str, source: str, answer: ProbeAnswer, timeout: float, token_encoding: str
+) -> Check:
     where = f"{base_url} ({source})"
     secure = base_url.lower().startswith("https://")
     transport = "TLS valid" if secure else "plain HTTP (loopback)"
@@ -89,12 +113,13 @@ def _judge(base_url: str, source: str, answer: ProbeAnswer, timeout: float) -> C
         )
     if answer.complete_error_object and answer.error is not None:
         err = answer.error
+        note = _encoding_note(token_encoding) if status == 401 else ""
         return Check(
             "api",
             _TITLE,
             Verdict.OK,
             f"{where}: reachable, {transport}; answers like the API (HTTP {status}, "
-            f"code {err.code!r}, type {err.type!r} to a request without a token)",
+            f"code {err.code!r}, type {err.type!r} to a request without a token){note}",
         )
     if answer.error is not None:
         return Check(

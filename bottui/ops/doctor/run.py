@@ -100,7 +100,13 @@ async def run_checks(prepared: Prepared, timeouts: Timeouts = DEFAULT_TIMEOUTS) 
     async def api_check() -> Check:
         if not base_url:
             return Check("api", "API at the base URL", Verdict.SKIPPED, "no base URL to probe")
-        return await check_api(base_url, timeout=timeouts.api, source=prepared.profile.source)
+        encoding = settings.token_encoding if settings is not None else "raw"
+        return await check_api(
+            base_url,
+            timeout=timeouts.api,
+            source=prepared.profile.source,
+            token_encoding=encoding,
+        )
 
     store_url = settings.store_url if settings is not None else None
     terminal, keyring, tokens_found, api, team = await asyncio.gather(
