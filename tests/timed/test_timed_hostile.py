@@ -105,7 +105,7 @@ async def test_a_stolen_claim_is_in_doubt_and_a_person_resends_it(
         assert await timed.run_due(session) == []
         [done] = await timed.list_timed(session, include_done=True)
         assert done.state == "reverted"
-    with pytest.raises(RefusedError, match="Nothing to resolve|not a claim in doubt"):
+    with pytest.raises(RefusedError, match=r"not a claim in doubt"):
         await timed.resolve(bob, (await timed.list_timed(bob, include_done=True))[0].id, "resend")
 
 
