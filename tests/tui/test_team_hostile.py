@@ -15,8 +15,8 @@ from bottui.sandbox.server import SandboxServer
 from bottui.store.journal_codec import micros
 from bottui.store.team.recent import target_text
 from bottui.tui.app import BottuiApp
-from tests.fixtures.insert_only import Hostile
 from tests.fixtures import moving_clock
+from tests.fixtures.insert_only import Hostile
 from tests.fixtures.moving_clock import MovingClock
 from tests.fixtures.teammates import bob_change, push, wait_for
 from tests.tui.conftest import SNAP_SIZE
