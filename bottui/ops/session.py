@@ -181,6 +181,8 @@ class Session:
         self._team_tried = False
         #: Messages for the operator that do not stop the work (stderr / toast).
         self.warnings: list[str] = []
+        #: What :meth:`warn_once` said already (a row skipped is said once a session).
+        self._said_once: set[str] = set()
         #: Changes sent and not yet answered and journaled, by origin (a face asks
         #: before quitting over an operator's: its outcome would be left unknown;
         #: an executor's due revert is waited for, not asked about).
@@ -452,9 +454,15 @@ class Session:
         if message not in self.warnings:
             self.warnings.append(message)
 
+    def warn_once(self, message: str) -> None:
+        """:meth:`warn`, but once in this session's life (what every read would say again)."""
+        if message not in self._said_once:
+            self._said_once.add(message)
+            self.warn(message)
+
     def skipped(self, row: Unreadable) -> None:
         """A team store row bottui cannot read was skipped: one warning naming it."""
-        self.warn(row.line)
+        self.warn_once(row.line)
         if self.on_skipped is not None:
             self.on_skipped()
 

@@ -139,6 +139,7 @@ class TimedRunner:
                 self._failing = True
                 return reports
             self._failing = False
+        services.flush_warnings()  # a timed event skipped (unreadable): said once a session
         self.show_countdown()
         fresh = [r for r in reports if not self._told(r)]
         if fresh:

@@ -203,7 +203,7 @@ async def list_timed(
     # This machine's by profile; a teammate's (profiles are per machine) by base URL.
 
     def skip(event: TimedEvent, why: str) -> None:
-        session.warn(
+        session.warn_once(
             f"skipped timed event {clean(event.event_id)} by {clean(event.operator)}: {clean(why)}"
         )
 

@@ -123,6 +123,7 @@ class TimedScreen(ModalScreen[None]):
         except Exception as exc:  # a journal that cannot be read: said like any failure
             services.report(exc, operation="Reading timed changes")
             return
+        services.flush_warnings()  # a timed event skipped (unreadable): said once
         self._show(rows, known)
 
     def _show(self, rows: list[TimedChange], known: str | None) -> None:
