@@ -49,6 +49,14 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture(autouse=True)
+def no_typeahead_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In-process apps take every key: a test presses a screen's key right after a dialog
+    closes, faster than a person could. The window itself is tested on its own clock
+    (tests/tui/test_confirm_form.py sets ``app.typeahead.window`` and ``clock``)."""
+    monkeypatch.setattr("bottui.tui.typeahead.WINDOW", 0.0)
+
+
+@pytest.fixture(autouse=True)
 def memory_keyring() -> Iterator[InMemoryKeyring]:
     """A real in-memory keyring backend for this test."""
     with installed(InMemoryKeyring()) as backend:

@@ -41,7 +41,7 @@ async def cmd_limiter(args: Args, out: Output) -> int:
         if args.dry_run:
             render_dry_run(out, plan, plan.reason_refusal(session.settings))
             return EXIT_OK
-        await warn_recent(out, session, plan)
+        plan = await warn_recent(out, session, plan, ack=args.ack_collision)
         applied = await _apply(session, plan, confirmed=args.yes)
         await say_timed(out, session, plan)
         change = applied.value
@@ -151,7 +151,7 @@ async def cmd_thresholds(args: Args, out: Output) -> int:
         if args.dry_run:
             render_dry_run(out, plan, plan.reason_refusal(session.settings))
             return EXIT_OK
-        await warn_recent(out, session, plan)
+        plan = await warn_recent(out, session, plan, ack=args.ack_collision)
         await _apply(session, plan, confirmed=args.yes)
         await say_timed(out, session, plan)
         if out.as_json:
@@ -180,7 +180,7 @@ async def cmd_undo(args: Args, out: Output) -> int:
         if args.dry_run:
             render_dry_run(out, change, change.reason_refusal(session.settings))
             return EXIT_OK
-        await warn_recent(out, session, change)
+        change = await warn_recent(out, session, change, ack=args.ack_collision)
         # The rule first (read-only: refused; no reason where one is required;
         # protected: --yes), then the question.
         confirmation.enforce(

@@ -62,9 +62,16 @@ ERROR: Final = obj(
     }
 )
 REQUEST: Final = obj({"method": STRING, "url": STRING, "body": S_STR, "curl": STRING})
+#: A timed change's revert: after how long, to what, and whether the operator stated it.
+REVERT: Final = obj({"afterSeconds": INT, "to": STRING, "stated": BOOL})
 DRY_RUN: Final = obj(
-    {"dryRun": {"enum": [True]}, "requests": array(REQUEST), "wouldBeRefused": STRING},
-    optional=("wouldBeRefused",),
+    {
+        "dryRun": {"enum": [True]},
+        "requests": array(REQUEST),
+        "revert": REVERT,
+        "wouldBeRefused": STRING,
+    },
+    optional=("revert", "wouldBeRefused"),
 )
 RATE_LIMITER: Final = obj(
     {"id": STRING, "name": STRING, "isActive": BOOL, "threshold": INT, "period": INT},

@@ -75,6 +75,18 @@ def add_reason(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reason", metavar="TEXT", default=None, help=REASON_HELP)
 
 
+ACK_COLLISION_HELP = (
+    "send even though a teammate changed the same target in the last 15 minutes, "
+    "without asking on a terminal (a protected profile refuses a script otherwise, exit 2); "
+    "the acknowledged changes are journaled with the reason (default: no)"
+)
+
+
+def add_ack_collision(parser: argparse.ArgumentParser) -> None:
+    """``--ack-collision`` on a change the collision check warns about."""
+    parser.add_argument("--ack-collision", action="store_true", help=ACK_COLLISION_HELP)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line.
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from bottui.cli.help_text import CHANGE, group_of
 from bottui.cli.help_text import command as cmd
-from bottui.cli.parser import add_reason
+from bottui.cli.parser import add_ack_collision, add_reason
 
 
 def add_change_commands(commands: Any) -> None:
@@ -38,6 +38,7 @@ def add_change_commands(commands: Any) -> None:
         )
         sub.add_argument("limiter_id", metavar="LIMITER_ID", help="the rate limiter's id")
         add_reason(sub)
+        add_ack_collision(sub)
 
     revoke = cmd(
         commands,
@@ -130,6 +131,7 @@ def add_change_commands(commands: Any) -> None:
         help="send even outside the profile's threshold range or direction",
     )
     add_reason(th_set)
+    add_ack_collision(th_set)
 
     undo = cmd(
         commands,
@@ -145,3 +147,4 @@ def add_change_commands(commands: Any) -> None:
         help="which kind of change (default: the newer of the two)",
     )
     add_reason(undo)
+    add_ack_collision(undo)

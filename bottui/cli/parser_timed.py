@@ -2,8 +2,9 @@
 
 :func:`add_timed` is called once by :func:`bottui.cli.parser.build_parser`:
 it adds ``--for DURATION`` to ``limiter enable|disable``, ``thresholds set``
-and ``revoke`` (which refuses it, saying why), and the commands ``timed``
-and ``run-due``.
+and ``revoke`` (which refuses it, saying why), the value to revert to when
+the inventory does not know it (``--revert-to on|off``; ``--revert-to-block``
+and ``--revert-to-challenge``), and the commands ``timed`` and ``run-due``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,18 @@ if TYPE_CHECKING:
 
 _FOR_HELP: Final = (
     "revert to the value before after this long: 90s, 30m, 2h, 1d, 1h30m (at most 7d; "
-    "default: never). Refused (exit 2, nothing sent) when the value before is not known"
+    "default: never). Refused (exit 2, nothing sent) when the value before is not known "
+    "and not stated"
+)
+_REVERT_TO_HELP: Final = (
+    "with --for: the state to revert to, when the inventory does not know the one before "
+    "(journaled as stated by you); refused (exit 2) when the inventory knows another one "
+    "(default: the known value before)"
+)
+_REVERT_TO_THRESHOLD_HELP: Final = (
+    "with --for, and --revert-to-{other}: the {which} threshold to revert to, when the "
+    "inventory does not know the one before (the revert keeps --name; journaled as stated "
+    "by you; refused, exit 2, when the inventory knows other values; default: the known ones)"
 )
 #: The exit codes of sending reverts.
 _EXITS: Final[list[Exit]] = [
@@ -59,13 +71,19 @@ def add_timed(commands: Any) -> None:
     from bottui.cli.suggest import subcommands
 
     limiter = subcommands(commands.choices["limiter"])
-    for sub in (
-        limiter["enable"],
-        limiter["disable"],
-        subcommands(commands.choices["thresholds"])["set"],
-    ):
+    thresholds_set = subcommands(commands.choices["thresholds"])["set"]
+    for sub in (limiter["enable"], limiter["disable"], thresholds_set):
         sub.add_argument(
             "--for", dest="for_", metavar="DURATION", type=_duration, default=None, help=_FOR_HELP
+        )
+    for sub in (limiter["enable"], limiter["disable"]):
+        sub.add_argument("--revert-to", choices=["on", "off"], default=None, help=_REVERT_TO_HELP)
+    for which, other in (("block", "challenge"), ("challenge", "block")):
+        thresholds_set.add_argument(
+            f"--revert-to-{which}",
+            metavar="NUMBER",
+            default=None,
+            help=_REVERT_TO_THRESHOLD_HELP.format(which=which, other=other),
         )
     commands.choices["revoke"].add_argument(
         "--for",

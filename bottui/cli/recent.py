@@ -10,7 +10,7 @@ terminal after the warning, and without a terminal nothing is sent (exit 2).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
 from bottui.cli.output import Output
 from bottui.cli.parser import UsageError
@@ -21,27 +21,44 @@ if TYPE_CHECKING:
     from bottui.ops.plan import PlannedChange
     from bottui.ops.session import Session
 
+T = TypeVar("T")
 
-async def warn_recent(out: Output, session: Session, plan: PlannedChange[Any]) -> None:
-    """Print the warning on stderr; under a protected profile, confirm after it."""
+#: How an acknowledgement is journaled, by the means.
+ACK_FLAG = "--ack-collision"
+ACK_TERMINAL = "confirmed on a terminal after the warning"
+
+
+async def warn_recent(
+    out: Output, session: Session, plan: PlannedChange[T], *, ack: bool = False
+) -> PlannedChange[T]:
+    """Print the warning on stderr; under a protected profile, confirm after it (or
+    ``ack``: ``--ack-collision`` did). The plan to send: with the acknowledgement."""
     from bottui.cli.changes import confirm_on_terminal
 
     found = await collisions.check(session, plan)
     if found is None or not found.warns:
-        return
+        return plan
     for line in found.lines():
         out.message(f"warning: {line}")
-    if found.changes and plan.confirmation.kind is ConfirmKind.TYPED:
-        try:
-            confirm_on_terminal(out, "Someone else changed it lately. Send anyway?")
-        except UsageError as exc:
-            raise UsageError(
-                "Not confirmed",
-                "changed by someone else in the last 15 minutes, and this profile is"
-                " protected: confirm on a terminal after reading the warning; nothing was sent"
-                if "not a terminal" in exc.details
-                else exc.details,
-            ) from None
+    if not found.changes:
+        return plan
+    if ack:
+        out.message(f"collision acknowledged ({ACK_FLAG}): journaled with the change")
+        return collisions.acknowledge(plan, found, ACK_FLAG)
+    if plan.confirmation.kind is not ConfirmKind.TYPED:
+        return plan
+    try:
+        confirm_on_terminal(out, "Someone else changed it lately. Send anyway?")
+    except UsageError as exc:
+        raise UsageError(
+            "Not confirmed",
+            "changed by someone else in the last 15 minutes, and this profile is"
+            " protected: confirm on a terminal after reading the warning, or acknowledge it"
+            f" with {ACK_FLAG}; nothing was sent"
+            if "not a terminal" in exc.details
+            else exc.details,
+        ) from None
+    return collisions.acknowledge(plan, found, ACK_TERMINAL)
 
 
-__all__ = ["warn_recent"]
+__all__ = ["ACK_FLAG", "ACK_TERMINAL", "warn_recent"]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from bottui.api.errors import BottuiError
 from bottui.cli.output import Output
+from bottui.ops.durations import duration_text
 from bottui.plaintext import clean
 
 if TYPE_CHECKING:
@@ -38,6 +39,12 @@ def render_dry_run(out: Output, plan: PlannedChange[Any], refused: str | None = 
     """
     from bottui.ops.plan import DRY_RUN_NOTE
 
+    if plan.revert_after is not None and plan.previous is not None:
+        stated = " (stated)" if plan.previous.stated else ""
+        out.message(
+            f"timed: would revert to {clean(plan.previous.text)}{stated} after "
+            f"{duration_text(plan.revert_after)}"
+        )
     if out.as_json:
         out.document(plan.dry_run_json(refused))
         if refused is not None:

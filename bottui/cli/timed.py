@@ -1,7 +1,9 @@
 """``bottui timed [extend|cancel|revert]``, ``bottui run-due``, and ``--for`` on the changes.
 
-:func:`with_for` times a plan before it is confirmed (refused, exit 2, for a
-revocation or an unknown value before); :func:`say_timed` says after the
+:func:`with_for` times a plan before it is confirmed, to the value before or
+the one stated with ``--revert-to`` (refused, exit 2, for a revocation, an
+unknown value not stated, or a stated one the inventory contradicts:
+:mod:`bottui.ops.revert_to`); :func:`say_timed` says after the
 change when it reverts, warns when no executor is known, and, under a
 protected profile, that the revert was confirmed with the change.
 """
@@ -14,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from bottui.api.errors import EXIT_OK
 from bottui.cli.output import Output
-from bottui.cli.parser import Args
+from bottui.cli.parser import Args, UsageError
 from bottui.cli.session import command_session
 from bottui.plaintext import show_id
 
@@ -30,9 +32,37 @@ _CODES = {"unknown": 4, "failed": 1, "refused": 2, "late-skipped": 2, "in-doubt"
 
 
 def with_for(plan: PlannedChange[T], args: Args) -> PlannedChange[T]:
-    """``plan`` timed by ``--for`` (refused, exit 2, when it cannot be)."""
+    """``plan`` timed by ``--for``, reverting to the value ``--revert-to`` states when
+    the inventory does not know it (refused, exit 2, when it cannot be)."""
+    from bottui.ops.revert_to import with_revert_to
+
     after = getattr(args, "for_", None)
-    return plan if after is None else plan.with_revert_after(after)
+    stated = _stated(args)
+    if stated is not None and after is None:
+        raise UsageError("Invalid command line", "--revert-to* needs --for; nothing was sent")
+    if after is None:
+        return plan
+    return with_revert_to(plan, stated).with_revert_after(after)
+
+
+def _stated(args: Args) -> dict[str, Any] | None:
+    """The value to revert to, as ``--revert-to`` (or ``--revert-to-block`` and
+    ``--revert-to-challenge``) state it; None: not stated."""
+    from bottui.ops.revert_to import limiter_value, thresholds_value
+
+    word = getattr(args, "revert_to", None)
+    if word is not None:
+        return limiter_value(word == "on")
+    block = getattr(args, "revert_to_block", None)
+    challenge = getattr(args, "revert_to_challenge", None)
+    if block is None and challenge is None:
+        return None
+    if block is None or challenge is None:
+        raise UsageError(
+            "Invalid command line",
+            "--revert-to-block and --revert-to-challenge go together; nothing was sent",
+        )
+    return thresholds_value(args.name, block, challenge)
 
 
 async def say_timed(out: Output, session: Session, plan: PlannedChange[Any]) -> None:
@@ -42,7 +72,9 @@ async def say_timed(out: Output, session: Session, plan: PlannedChange[Any]) -> 
 
     if plan.revert_after is None:
         return
-    reverts = f"reverts to {plan.previous.text if plan.previous else '?'} in " + duration_text(
+    known = plan.previous
+    stated = " (stated)" if known is not None and known.stated else ""
+    reverts = f"reverts to {known.text if known else '?'}{stated} in " + duration_text(
         plan.revert_after
     )
     found = [t for t in await list_timed(session) if t.state == "scheduled"]
@@ -151,9 +183,10 @@ def _print_list(out: Output, found: list[TimedChange], now: datetime) -> None:
         late = "" if t.done else f" ({t.when_text(now)})"
         who = f" by {t.executor}" if t.executor else ""
         extra = f", superseded by {t.superseded_by}" if t.superseded_by else ""
+        stated = " (stated)" if t.revert_to_stated else ""
         out.line(
             f"{show_id(t.id)}  {_utc(t.due_at)}{late}  {t.shown_state(now)}{who}{extra}  "
-            f"{t.what} of {show_id(t.account)}/{show_id(t.project)} -> {t.revert_to}"
+            f"{t.what} of {show_id(t.account)}/{show_id(t.project)} -> {t.revert_to}{stated}"
         )
     doubts = [t for t in found if t.in_doubt(now)]
     for t in doubts:

@@ -7,6 +7,13 @@ database server's clock. The answer is shown inside the TUI's confirmation
 and on stderr before the CLI sends. A store that cannot be asked never
 blocks the change: the check says it could not be made.
 
+Under a protected profile a face must have the operator confirm after the
+warning; a script (no terminal) is refused unless it acknowledged the
+collision beforehand (``--ack-collision``). :func:`acknowledge` records an
+acknowledgement on the plan: the change's journal entry carries it after the
+reason (:attr:`~bottui.ops.plan.PlannedChange.journal_reason`), naming each
+teammate's change acknowledged.
+
 The lines are built from the database's strings, which are untrusted: each
 is cleaned here (``plaintext.clean``) and shown as plain text.
 """
@@ -14,9 +21,9 @@ is cleaned here (``plaintext.clean``) and shown as plain text.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from bottui.ops.team_live import what, who
 from bottui.plaintext import clean
@@ -33,6 +40,10 @@ if TYPE_CHECKING:
 WINDOW: Final = 15 * 60
 #: Seconds the check may take: a store that does not answer must not hold up the change.
 CHECK_TIMEOUT: Final = 3.0
+#: How many acknowledged changes are named in the journal (then "and N more").
+ACK_NAMED: Final = 3
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -95,6 +106,31 @@ def _mine(entry: TeamEntry, origin: UUID | None, operator: str | None) -> bool:
     return origin is not None and entry.origin == origin and same_operator
 
 
+def acknowledgement(found: RecentCheck, how: str) -> str | None:
+    """What is journaled when the operator acknowledges ``found`` (None: nothing to
+    acknowledge): ``collision acknowledged (--ack-collision): bob@bastion-2 disabled
+    rl-login on shop-prod at 12:03:04 UTC (ORIGIN:17)``. ``how`` names the means."""
+    if not found.changes:
+        return None
+    named = [
+        f"{who(e)} {what(e)} at {e.started_at.astimezone(UTC).strftime('%H:%M:%S UTC')} "
+        f"({e.origin}:{e.local_id})"
+        for e in found.changes[:ACK_NAMED]
+    ]
+    more = len(found.changes) - ACK_NAMED
+    if more > 0:
+        named.append(f"and {more} more")
+    return f"collision acknowledged ({clean(how)}): " + "; ".join(named)
+
+
+def acknowledge(plan: PlannedChange[T], found: RecentCheck, how: str) -> PlannedChange[T]:
+    """``plan`` with ``found``'s teammates' changes acknowledged by ``how``
+    (``--ack-collision``, ``the confirmation dialog``), journaled with its reason.
+    The plan as it is when ``found`` holds no change."""
+    text = acknowledgement(found, how)
+    return plan if text is None else replace(plan, acknowledged=text)
+
+
 async def check(session: Session, plan: PlannedChange[Any]) -> RecentCheck | None:
     """Others' changes of ``plan``'s target lately; None: no team store, or not a
     limiter or dimension change. Never raises for the store: it says it could not check."""
@@ -122,4 +158,12 @@ async def check(session: Session, plan: PlannedChange[Any]) -> RecentCheck | Non
     return RecentCheck(tuple(e for e in found if not _mine(e, origin, operator)))
 
 
-__all__ = ["CHECK_TIMEOUT", "WINDOW", "RecentCheck", "check"]
+__all__ = [
+    "ACK_NAMED",
+    "CHECK_TIMEOUT",
+    "WINDOW",
+    "RecentCheck",
+    "acknowledge",
+    "acknowledgement",
+    "check",
+]

@@ -262,7 +262,7 @@ async def apply(
         "project": project,
         "previous": plan.previous_json,
         "undo_of": plan.undo_of,
-        "reason": plan.reason,
+        "reason": plan.journal_reason,
         "run_id": run_id,
         "item_key": item_key,
     }

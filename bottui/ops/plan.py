@@ -81,11 +81,14 @@ class KnownValue:
     ``value`` has the journal's ``previous`` shape (``{"isActive": ...}`` or
     the threshold record); ``known_at`` is a UTC stamp, ``source`` the
     inventory's word for how it learnt it (``response``, ``request``, ...).
+    ``stated``: not known to the inventory but stated by the operator as the
+    value to revert to (``--revert-to``, :mod:`bottui.ops.revert_to`).
     """
 
     value: dict[str, Any]
     known_at: str
     source: str
+    stated: bool = False
 
     @property
     def text(self) -> str:
@@ -141,6 +144,10 @@ class PlannedChange(Generic[T]):
     #: Revert to ``previous`` this long after it is applied (a timed change,
     #: :mod:`bottui.ops.timed`); None: it stays.
     revert_after: timedelta | None = None
+    #: A teammate's recent change of the same target the operator acknowledged
+    #: (:func:`bottui.ops.collisions.acknowledge`), in words; journaled with the
+    #: reason (:attr:`journal_reason`). None: none acknowledged.
+    acknowledged: str | None = None
 
     def with_revert_after(self, after: timedelta | None) -> PlannedChange[T]:
         """This plan, reverting ``after`` it is applied (None: not timed).
@@ -160,7 +167,8 @@ class PlannedChange(Generic[T]):
             raise TimedRefused(
                 "the value before this change is not known to the inventory (it learns it "
                 "from a change made with bottui, the TUI's screens or `bottui inventory "
-                "import`), so it could never revert; nothing was sent"
+                "import`), so it could never revert: state the value to revert to "
+                "(--revert-to); nothing was sent"
             )
         if after <= timedelta(0):
             raise TimedRefused("a timed change needs a duration above zero; nothing was sent")
@@ -191,8 +199,21 @@ class PlannedChange(Generic[T]):
 
     @property
     def previous_json(self) -> dict[str, Any] | None:
-        """The journal's ``previous`` (undo restores it)."""
-        return self.previous.value if self.previous is not None else None
+        """The journal's ``previous`` (undo restores it); ``"stated": true`` added when
+        the operator stated it (:mod:`bottui.ops.revert_to`)."""
+        known = self.previous
+        if known is None:
+            return None
+        return {**known.value, "stated": True} if known.stated else known.value
+
+    @property
+    def journal_reason(self) -> str | None:
+        """The reason as journaled: the operator's, then the acknowledged collision, if any."""
+        if self.acknowledged is None:
+            return self.reason
+        if self.reason is None:
+            return self.acknowledged
+        return f"{self.reason} · {self.acknowledged}"
 
     @property
     def last_known(self) -> str:
@@ -200,7 +221,34 @@ class PlannedChange(Generic[T]):
         known = self.previous
         if known is None:
             return "Its value now is not known."
+        if known.stated:
+            return f"Its value now is not known; the operator states {known.text}."
         return f"Last known: {known.text} since {known.when} UTC ({known.source})."
+
+    @property
+    def decision(self) -> str:
+        """What this change does, before and after, in one line (not cleaned).
+
+        ``rate limiter rl-login: ON -> OFF``, ``dimension bot-score: block 0.9,
+        challenge 0.5 -> block 0.8, challenge 0.5``, ``revoke the grant of visitor
+        v-1``; an undo starts ``undo #7:``. The confirmation keeps it beside its
+        buttons whatever else scrolls.
+        """
+        before = "?" if self.previous is None else self.previous.text
+        target = self.target
+        if isinstance(target, LimiterTarget):
+            after = "ON" if target.is_active else "OFF"
+            what = f"rate limiter {target.limiter_id}: {before} -> {after}"
+        elif isinstance(target, ThresholdsTarget):
+            after = f"block {target.thresholds.block}, challenge {target.thresholds.challenge}"
+            what = f"dimension {target.dimension_id}: {_bare(before)} -> {after}"
+        else:
+            whose = [
+                f"visitor {target.visitor_id}" if target.visitor_id else "",
+                f"user account {target.user_account_id}" if target.user_account_id else "",
+            ]
+            what = "revoke the grant of " + " and ".join(w for w in whose if w)
+        return what if self.undo_of is None else f"undo #{self.undo_of}: {what}"
 
     def dry_run_lines(self) -> list[str]:
         """What ``--dry-run`` prints: each request, its headers, body and curl (not cleaned)."""
@@ -217,9 +265,21 @@ class PlannedChange(Generic[T]):
             "dryRun": True,
             "requests": [request_json(r) for r in self.requests],
         }
+        if self.revert_after is not None and self.previous is not None:
+            document["revert"] = {
+                "afterSeconds": int(self.revert_after.total_seconds()),
+                "to": self.previous.text,
+                "stated": self.previous.stated,
+            }
         if refused is not None:
             document["wouldBeRefused"] = refused
         return document
+
+
+def _bare(thresholds: str) -> str:
+    """``block 0.8, challenge 0.5`` of ``Bot score: block 0.8, challenge 0.5``."""
+    _head, colon, rest = thresholds.partition(": ")
+    return rest if colon and rest.startswith("block") else thresholds
 
 
 # -- building and validating the requests (no store, no network) ----------------------

@@ -148,7 +148,8 @@ def _dialogs() -> list[Scope]:
     from bottui.tui.screens.bulk_dialog import BulkDialog
     from bottui.tui.screens.bulk_export import ExportDialog
     from bottui.tui.screens.bulk_run import BulkRunDialog
-    from bottui.tui.screens.dialogs import ConfirmDialog
+    from bottui.tui.screens.change_form import ConfirmDialog
+    from bottui.tui.screens.dialogs import HelpDialog
     from bottui.tui.screens.discard_dialog import DiscardDialog
     from bottui.tui.screens.dry_run import DryRunDialog
     from bottui.tui.screens.error_log import ErrorLogScreen
@@ -185,6 +186,7 @@ def _dialogs() -> list[Scope]:
         # (not listed in the screen's help: the screen's Esc row says it).
         Scope("filter", "Table filter", None, (FilterInput,)),
         Scope("timed", TimedScreen.SCREEN_TITLE, None, (TimedScreen,)),
+        Scope("help", "Help", None, (HelpDialog,)),
     ]
 
 

@@ -14,6 +14,7 @@ import contextlib
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from textual import events
 from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
@@ -25,6 +26,7 @@ from bottui.tui import gc_pause
 from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.services import TuiServices
 from bottui.tui.stylesheet_cache import complete_stylesheet, start_stylesheet
+from bottui.tui.typeahead import TypeaheadGuard
 
 if TYPE_CHECKING:
     from textual.command import Provider
@@ -183,10 +185,18 @@ class BottuiApp(App[int]):
         self._started = False
         self._team_live: TeamLive | None = None
         self._quitting = False
+        #: Drops keys typed ahead into a closing dialog (tests set its clock).
+        self.typeahead = TypeaheadGuard()
         if demo:
             self.sub_title = "demo (sandbox)"
 
     # -- start-up ----------------------------------------------------------------
+
+    async def on_event(self, event: events.Event) -> None:
+        # Keys typed ahead into a dialog that has just closed never act on the
+        # screen below: dropped here, before any binding (bottui.tui.typeahead).
+        if not self.typeahead.keeps_off(self, event):
+            await super().on_event(event)
 
     def on_mount(self) -> None:
         if self._config_keymap:

@@ -77,6 +77,11 @@ class Timing:
     notes: tuple[str, ...] = ()
     #: What the change reverts to, for the line under the field ("OFF", "block 0.9 …").
     reverts_to: str = ""
+    #: Opened as a timed change: the duration must be typed before it is sent.
+    required: bool = False
+    #: The value before is not known: the one the operator states by typing a
+    #: duration (:func:`bottui.ops.revert_to.choices`); journaled as stated.
+    stated: dict[str, Any] | None = None
 
 
 #: A revocation's note: there is nothing to revert it to.
@@ -92,16 +97,28 @@ def timing_of(plan: PlannedChange[Any]) -> Timing | None:
         return REVOCATION_TIMING
     if plan.undo_of is not None:
         return None
+    protected: tuple[str, ...] = ()
+    if plan.confirmation.kind.value == "typed":
+        protected = (PROTECTED_NOTE,)
     if plan.previous is None:
+        from bottui.ops import revert_to
+        from bottui.ops.journal_view import value_text
+
+        offered = revert_to.choices(plan)
+        if offered:  # a limiter has one other state: typing a duration states it
+            text = value_text(offered[0])
+            note = (
+                f"Its state before is not known: with a duration you state it was {text}, "
+                "and it reverts to that (journaled as stated)."
+            )
+            return Timing(notes=(note, *protected), reverts_to=text, stated=offered[0])
         thing = "state" if plan.kind == "limiter" else "thresholds"
         return Timing(
             unavailable=f"No duration: the {thing} before this change is not known, "
-            "so it could never revert."
+            "so it could never revert (bottui thresholds set --revert-to-block/-challenge "
+            "can state them)."
         )
-    notes: tuple[str, ...] = ()
-    if plan.confirmation.kind.value == "typed":
-        notes = (PROTECTED_NOTE,)
-    return Timing(notes=notes, reverts_to=plan.previous.text)
+    return Timing(notes=protected, reverts_to=plan.previous.text)
 
 
 #: A protected profile: its scheduled revert is confirmed with the change.
@@ -133,6 +150,9 @@ class ChangePrompt:
     listing: Content | None = None
     #: The duration field of a timed change (#15); None: none.
     timing: Timing | None = None
+    #: The decision line kept beside the buttons: what, before -> after
+    #: (:attr:`~bottui.ops.plan.PlannedChange.decision`); None: the title says it.
+    decision: str | None = None
 
     @classmethod
     def of(
@@ -157,6 +177,7 @@ class ChangePrompt:
             plan=lambda: requests,
             needs=plan_confirmation(plan.confirmation),
             timing=timing_of(plan),
+            decision=plan.decision,
         )
 
 

@@ -348,7 +348,7 @@ class TuiServices(TimedServices, TeamServices):
     def decide(self, prompt: ChangePrompt, then: Callable[[Decided], None]) -> None:
         """:meth:`confirm`, with the duration of a timed change too (``prompt.timing``)."""
         from bottui.tui.change_prompt import profile_confirmation
-        from bottui.tui.screens.dialogs import ConfirmDialog, ReasonAsked, TypedConfirmDialog
+        from bottui.tui.screens.change_form import ConfirmDialog, ReasonAsked, TypedConfirmDialog
 
         try:
             requests = prompt.plan()
@@ -370,7 +370,7 @@ class TuiServices(TimedServices, TeamServices):
 
         def decided(ok: bool | None) -> None:
             if ok:
-                then(Decided(dialog.reason, dialog.revert_after))
+                then(Decided(dialog.reason, dialog.revert_after, dialog.revert_to))
 
         dialog: ConfirmDialog | TypedConfirmDialog
         warning = Content("\n".join(prompt.recent)) if prompt.recent else None
@@ -384,6 +384,7 @@ class TuiServices(TimedServices, TeamServices):
                 warning=warning,
                 listing=prompt.listing,
                 timing=prompt.timing,
+                decision=prompt.decision,
             )
         else:
             dialog = ConfirmDialog(
@@ -394,6 +395,7 @@ class TuiServices(TimedServices, TeamServices):
                 warning=warning,
                 listing=prompt.listing,
                 timing=prompt.timing,
+                decision=prompt.decision,
             )
         self._host.push_screen(dialog, decided)
 

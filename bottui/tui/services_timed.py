@@ -35,6 +35,8 @@ class Decided:
 
     reason: str | None
     revert_after: timedelta | None
+    #: The value to revert to as the operator stated it (None: the inventory's).
+    revert_to: dict[str, Any] | None = None
 
 
 def countdown_text(due: Sequence[datetime], now: datetime) -> str:
@@ -106,6 +108,9 @@ class TimedServices:
         try:
             confirmed = plan.with_reason(decided.reason)
             if decided.revert_after is not None:
+                from bottui.ops.revert_to import with_revert_to
+
+                confirmed = with_revert_to(confirmed, decided.revert_to)
                 confirmed = confirmed.with_revert_after(decided.revert_after)
         except (BottuiError, ValueError) as exc:  # the core's refusal, said whole
             self.report(exc)

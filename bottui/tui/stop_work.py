@@ -87,7 +87,7 @@ async def confirm_stop_work(services: TuiServices, doing: str = "quit") -> bool:
     if not work_under_way(services):
         await _timed_reverts_end(services, doing)
         return True
-    from bottui.tui.screens.dialogs import ConfirmDialog
+    from bottui.tui.screens.change_form import ConfirmDialog
 
     title, body, label = (
         stop_words(services, doing) if runs.active else change_words(services, doing)

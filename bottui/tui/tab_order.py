@@ -35,7 +35,11 @@ def _is_cancel(widget: Widget | None) -> bool:
 def _primary(screen: Screen[Any]) -> Button | None:
     """The button the dialog is for: a change's Confirm, or a form's primary action."""
     for button in screen.query(Button):
-        if button.id == "confirm" or button.variant == "primary":
+        if (
+            button.id == "confirm"
+            or button.variant == "primary"
+            or button.has_class("primary-action")
+        ):
             return button if button.focusable else None  # disabled: not focusable
     return None
 
@@ -58,5 +62,9 @@ def tab_target(screen: Screen[Any]) -> Widget | None:
     primary = _primary(screen)
     if primary is not None:
         return primary
+    # A change's confirmation knows which field keeps it from being sent.
+    to_fix = getattr(screen, "field_to_fix", None)
+    if callable(to_fix) and isinstance(found := to_fix(), Widget):
+        return found
     invalid = [f for f in fields if f.has_class("-invalid")]
     return (invalid or fields)[0]

@@ -100,6 +100,7 @@ def ask_revert(
         project_id=timed.project,
         plan=lambda: [],
         needs=needs,
+        decision=f"revert timed change {timed.id}: {timed.what} back to {timed.revert_to}",
     )
 
     def confirmed(_reason: str | None) -> None:
@@ -161,7 +162,7 @@ async def _extend(services: TuiServices, timed: TimedChange, after: timedelta) -
 
 def ask_cancel(services: TuiServices, timed: TimedChange, *, done: Done = None) -> None:
     """Keep the change: after a confirmation, its revert is cancelled (a journal event)."""
-    from bottui.tui.screens.dialogs import ConfirmDialog
+    from bottui.tui.screens.change_form import ConfirmDialog
 
     if services.refuse_if_read_only():
         return

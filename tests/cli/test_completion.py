@@ -58,6 +58,18 @@ def test_options_of_the_command_at_the_cursor() -> None:
     assert "--since" in words("journal", "")
 
 
+def test_the_timed_and_collision_flags_complete() -> None:
+    assert words("limiter", "disable", "--rev") == ["--revert-to"]
+    assert words("limiter", "disable", "rl-login", "--revert-to", "") == ["off", "on"]
+    assert words("thresholds", "set", "--revert-to-") == [
+        "--revert-to-block",
+        "--revert-to-challenge",
+    ]
+    for typed in (["limiter", "enable"], ["thresholds", "set"], ["undo"]):
+        assert words(*typed, "--ack") == ["--ack-collision"]
+    assert words("revoke", "--ack") == []
+
+
 def test_choices_and_files() -> None:
     assert words("token", "set", "") == ["personal", "project", "store"]
     assert words("completion", "") == ["bash", "fish", "zsh"]

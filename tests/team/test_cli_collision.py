@@ -11,7 +11,7 @@ from bottui.sandbox.server import SandboxServer
 from bottui.store.paths import Locations
 from tests.cli.helpers import cli
 from tests.fixtures.sandbox import scope
-from tests.fixtures.teammates import bob_change, migrated, push
+from tests.fixtures.teammates import BOB, bob_change, migrated, push
 
 PROJ = "shop-prod"
 
@@ -61,6 +61,78 @@ def test_a_protected_profile_confirms_after_the_warning(env: SandboxServer, team
     # no recent change by someone else: --yes is enough, as before
     r = cli("limiter", "enable", "rl-search", *scope(), "--yes")
     assert r.code == 0 and sent(env) == 1
+
+
+def newest_journal_entry() -> dict[str, object]:
+    entry: dict[str, object] = cli("journal", "--json", "--limit", "1").json()["entries"][0]
+    return entry
+
+
+def test_ack_collision_lets_a_protected_script_proceed_and_is_journaled(
+    env: SandboxServer, team_url: str
+) -> None:
+    configure(env.base_url, protected=True)
+    asyncio.run(push(team_url, bob_change(env.base_url, DEMO_ACCOUNT, PROJ, local_id=1)))
+    # Without it: still refused, and the refusal names the way out.
+    r = cli("limiter", "enable", "rl-login", *scope(), "--yes", "--reason", "INC-9")
+    assert r.code == 2 and sent(env) == 0
+    assert "--ack-collision" in r.err
+    # --ack-collision alone does not confirm a protected profile's change: --yes does.
+    r = cli("limiter", "enable", "rl-login", *scope(), "--ack-collision")
+    assert r.code == 2 and sent(env) == 0 and "protected" in r.err
+    r = cli(
+        "limiter", "enable", "rl-login", *scope(), "--yes", "--ack-collision", "--reason", "INC-9"
+    )
+    assert r.code == 0, r.err
+    assert sent(env) == 1
+    assert "bob@bastion-2" in r.err and "collision acknowledged (--ack-collision)" in r.err
+    reason = newest_journal_entry()["reason"]
+    assert isinstance(reason, str)
+    assert reason.startswith("INC-9 · collision acknowledged (--ack-collision): bob@bastion-2 ")
+    assert " disabled rl-login on shop-prod at " in reason and f"({BOB}:1)" in reason
+
+
+def test_ack_collision_without_a_collision_journals_nothing_more(
+    env: SandboxServer, team_url: str
+) -> None:
+    configure(env.base_url, protected=True)
+    r = cli("limiter", "enable", "rl-search", *scope(), "--yes", "--ack-collision")
+    assert r.code == 0 and sent(env) == 1 and "acknowledged" not in r.err
+    assert newest_journal_entry()["reason"] is None
+
+
+def test_ack_collision_on_undo(env: SandboxServer, team_url: str) -> None:
+    configure(env.base_url, protected=True)
+    assert cli("limiter", "enable", "rl-login", *scope(), "--yes").code == 0
+    assert cli("limiter", "disable", "rl-login", *scope(), "--yes").code == 0
+    asyncio.run(push(team_url, bob_change(env.base_url, DEMO_ACCOUNT, PROJ, local_id=2)))
+    refused = cli("undo", "--yes", *scope())
+    assert refused.code == 2 and "--ack-collision" in refused.err and sent(env) == 2
+    r = cli("undo", "--yes", "--ack-collision", *scope())
+    assert r.code == 0, r.err
+    assert sent(env) == 3
+    entry = newest_journal_entry()
+    assert entry["undo_of"] is not None
+    assert str(entry["reason"]).startswith("collision acknowledged (--ack-collision): bob@")
+
+
+def test_a_yes_on_the_terminal_after_the_warning_is_journaled_too(
+    env: SandboxServer, team_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bottui.cli import changes
+
+    configure(env.base_url, protected=True)
+    asyncio.run(push(team_url, bob_change(env.base_url, DEMO_ACCOUNT, PROJ, local_id=1)))
+    asked: list[str] = []
+    monkeypatch.setattr(
+        changes, "confirm_on_terminal", lambda out, question: asked.append(question)
+    )
+    r = cli("limiter", "enable", "rl-login", *scope(), "--yes")
+    assert (
+        r.code == 0 and sent(env) == 1 and asked == ["Someone else changed it lately. Send anyway?"]
+    )
+    reason = str(newest_journal_entry()["reason"])
+    assert reason.startswith("collision acknowledged (confirmed on a terminal after the warning)")
 
 
 def test_a_store_that_is_down_does_not_block_the_change(

@@ -34,12 +34,8 @@ from bottui.tui.app import BottuiApp
 from bottui.tui.screens.base import READ_ONLY_BANNER
 from bottui.tui.screens.bulk_dialog import BOTH, BulkDialog
 from bottui.tui.screens.bulk_run import STOPPING, BulkRunDialog
-from bottui.tui.screens.dialogs import (
-    ConfirmDialog,
-    HelpDialog,
-    RequestsDialog,
-    TypedConfirmDialog,
-)
+from bottui.tui.screens.change_form import ConfirmDialog, TypedConfirmDialog
+from bottui.tui.screens.dialogs import HelpDialog, RequestsDialog
 from bottui.tui.screens.grants import GrantsScreen
 from bottui.tui.widgets.bulk_words import counts_line, progress_line, state_line, summary_lines
 from bottui.tui.widgets.plain_paste import forbidden_in_paste
@@ -467,6 +463,7 @@ async def test_protected_needs_project_id_typed(
         typed = grants_app.screen
         assert isinstance(typed, TypedConfirmDialog)
         confirm = typed.query_one("#confirm", Button)
+        await pilot.press("enter")  # the reason (#24: the form's first field) to the id
         await pilot.press(*"shop-pro")
         assert confirm.disabled
         await pilot.press("enter")  # not the id yet: nothing is confirmed

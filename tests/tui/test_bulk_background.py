@@ -24,7 +24,7 @@ from bottui.store.journal import Journal
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.bulk_export import ExportDialog
 from bottui.tui.screens.bulk_run import BulkRunDialog
-from bottui.tui.screens.dialogs import ConfirmDialog
+from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.grants import GrantsScreen
 from bottui.tui.widgets.context_bar import ContextBar
 from tests.tui.conftest import SNAP_SIZE

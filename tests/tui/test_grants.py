@@ -23,7 +23,8 @@ from bottui.sandbox.demo import (
 from bottui.sandbox.server import SandboxServer
 from bottui.tui import palette
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.dialogs import ConfirmDialog, ErrorDialog, HelpDialog, RequestsDialog
+from bottui.tui.screens.change_form import ConfirmDialog
+from bottui.tui.screens.dialogs import ErrorDialog, HelpDialog, RequestsDialog
 from bottui.tui.screens.grants import GrantsScreen
 from bottui.tui.widgets.revocation_form import RevocationForm
 from bottui.tui.widgets.revocation_history import RevocationHistory

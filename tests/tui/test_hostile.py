@@ -171,7 +171,7 @@ def _seed_markup_everywhere(app: BottuiApp) -> None:
 
 async def _revoke_hostile_visitor(pilot: Pilot[Any], app: BottuiApp) -> None:
     """A revocation of this session: a row of the Grants history and of the journal."""
-    from bottui.tui.screens.dialogs import ConfirmDialog
+    from bottui.tui.screens.change_form import ConfirmDialog
 
     app.screen.query_one("#visitor-id", Input).value = HOSTILE_VISITOR
     await pilot.pause()

@@ -22,7 +22,8 @@ from bottui.sandbox.server import SandboxServer
 from bottui.store.journal import Operation, limiter_target
 from bottui.tui import palette
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.dialogs import ConfirmDialog, HelpDialog, RequestsDialog
+from bottui.tui.screens.change_form import ConfirmDialog
+from bottui.tui.screens.dialogs import HelpDialog, RequestsDialog
 from bottui.tui.screens.journal import JournalScreen
 from bottui.tui.screens.journal_dialogs import EntryDialog, ExportDialog
 from bottui.tui.widgets.journal_table import JournalTable

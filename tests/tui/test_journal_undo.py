@@ -19,7 +19,7 @@ from bottui.ops import mutations
 from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.dialogs import ConfirmDialog
+from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.journal import JournalScreen
 from tests.fixtures.stores import journal_of
 from tests.tui.conftest import SNAP_SIZE

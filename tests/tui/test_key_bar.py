@@ -12,7 +12,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable
 
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.dialogs import ConfirmDialog
+from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.widgets.key_bar import KeyBar
 from tests.tui.helpers import settle
 

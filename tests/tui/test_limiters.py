@@ -12,7 +12,8 @@ from bottui.sandbox.demo import DEMO_ACCOUNT, HOSTILE_LIMITER_IDS, HOSTILE_PROJE
 from bottui.sandbox.server import SandboxServer
 from bottui.tui import palette
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.dialogs import ConfirmDialog, HelpDialog, RequestsDialog
+from bottui.tui.screens.change_form import ConfirmDialog
+from bottui.tui.screens.dialogs import HelpDialog, RequestsDialog
 from bottui.tui.screens.limiter_dialogs import AddLimiterDialog, ChooseStateDialog
 from bottui.tui.screens.limiters import LimitersScreen
 from bottui.tui.screens.target_picker import TargetPicker

@@ -16,7 +16,8 @@ from textual.widgets import Static
 
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.dialogs import ConfirmDialog, RequestsDialog
+from bottui.tui.screens.change_form import ConfirmDialog
+from bottui.tui.screens.dialogs import RequestsDialog
 from bottui.tui.screens.limiters import LimitersScreen
 from bottui.tui.screens.limiters_multi import MarkedResultsDialog
 from bottui.tui.widgets.limiter_table import MARK, LimiterTable

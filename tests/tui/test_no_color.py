@@ -27,7 +27,7 @@ from textual.widget import Widget
 from textual.widgets import Button, DataTable, Input
 
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.dialogs import ConfirmDialog
+from bottui.tui.screens.change_form import ConfirmDialog
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import settle
 from tests.tui.test_journal import changes, steady, to_journal, unfinished

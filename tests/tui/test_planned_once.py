@@ -19,7 +19,8 @@ from bottui.ops import mutations
 from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.dialogs import ConfirmDialog, RequestsDialog, TypedConfirmDialog
+from bottui.tui.screens.change_form import ConfirmDialog, TypedConfirmDialog
+from bottui.tui.screens.dialogs import RequestsDialog
 from bottui.tui.screens.journal import JournalScreen
 from bottui.tui.screens.thresholds import ThresholdsScreen
 from bottui.tui.screens.thresholds_editor import ThresholdEditor
@@ -154,8 +155,8 @@ async def test_a_protected_profile_types_the_plans_project(
         await pilot.press("f")
         await settle(pilot)
         assert isinstance(flow_app.screen, TypedConfirmDialog)
-        # The reason, the duration (#15), then Confirm: Tab from the last field
-        # skips Cancel (#14).
-        await pilot.press(*PROJ, "tab", "tab", "tab", "enter")
+        # The reason, the duration (#15), then the project id, the last field (#24):
+        # Enter there sends the complete form.
+        await pilot.press("enter", "enter", *PROJ, "enter")
         await settle(pilot)
         sent_once_as_planned(spy, sandbox)

@@ -18,7 +18,7 @@ from bottui.ops.playbooks import library
 from bottui.ops.session import Session
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.dialogs import ConfirmDialog
+from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.playbook_dialogs import PlaybookConfirm
 from tests.fixtures.sandbox import ACC, PROJ
 from tests.tui.conftest import SNAP_SIZE
@@ -119,11 +119,13 @@ async def test_a_failure_midway_offers_and_makes_a_partial_revert(
         # The dimension disappears between the plan and the run: step 2 gets a 404.
         sandbox.state._projects[(ACC, PROJ)].dimensions.pop("bot-score")
         app.screen.query_one("#duration").value = "none?"  # type: ignore[attr-defined]
+        await pilot.pause()
         await pilot.click("#confirm")
         await settle(pilot)
         assert isinstance(app.screen, PlaybookConfirm)  # a bad duration is refused
-        said = plain(app.screen.query_one("#duration-error", Static))
-        assert said.startswith("Invalid duration: "), said  # beside its field, not a toast
+        assert app.screen.query_one("#confirm").disabled
+        said = plain(app.screen.query_one("#duration-line", Static))
+        assert said.startswith("Duration not usable: "), said  # beside its field, not a toast
         assert not app._notifications  # nothing covers the Run button
         app.screen.query_one("#duration").value = ""  # type: ignore[attr-defined]
         await click_again(pilot, "#confirm")

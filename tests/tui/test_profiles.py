@@ -22,7 +22,7 @@ from bottui.sandbox import demo as data
 from bottui.store.config import ConfigStore
 from bottui.tui import palette
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.dialogs import ConfirmDialog
+from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.profile_form import ProfileForm
 from bottui.tui.screens.profile_switcher import ProfileSwitcher
 from bottui.tui.widgets.context_bar import ContextBar
@@ -152,9 +152,8 @@ async def test_a_switch_repoints_the_header_the_client_and_the_journal(
         await settle(pilot)
         await pilot.press("i", *"vis_7Hq2kP9xLm", "enter", "enter")
         await settle(pilot)
-        await pilot.press(*"shop-prod")
-        app.screen.query_one("#reason", Input).value = "INC-1 lab"
-        await pilot.press("enter")
+        app.screen.query_one("#reason", Input).value = "INC-1 lab"  # the first field (#24)
+        await pilot.press("enter", *"shop-prod", "enter")  # the project id, last
         await settle(pilot)
         assert backends.lab.state.recorder.stats().requests == 1
         assert backends.demo.state.recorder.stats().requests == 0

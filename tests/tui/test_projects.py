@@ -35,7 +35,8 @@ from bottui.store.paths import Locations
 from bottui.store.tokens import TokenState, TokenStore
 from bottui.tui.app import BottuiApp
 from bottui.tui.run import START_DEMO
-from bottui.tui.screens.dialogs import ConfirmDialog, HelpDialog
+from bottui.tui.screens.change_form import ConfirmDialog
+from bottui.tui.screens.dialogs import HelpDialog
 from bottui.tui.screens.profile_form import ProfileForm
 from bottui.tui.screens.project_dialogs import ProjectForm
 from bottui.tui.screens.projects import ProjectsScreen

@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.dialogs import ConfirmDialog
+from bottui.tui.screens.change_form import ConfirmDialog
 from tests.fixtures.stores import journal_of
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle

@@ -13,7 +13,7 @@ from bottui.ops import mutations
 from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.dialogs import ConfirmDialog, TypedConfirmDialog
+from bottui.tui.screens.change_form import ConfirmDialog, TypedConfirmDialog
 from bottui.tui.screens.journal import JournalScreen
 from bottui.tui.screens.journal_filter import FilterDialog
 from bottui.tui.screens.limiters import LimitersScreen
@@ -53,7 +53,9 @@ async def test_a_reason_typed_in_the_confirmation_reaches_the_journal(
         field = dialog.query_one("#reason", Input)
         assert flow_app.focused is field
         field.value = HOSTILE  # as typed or pasted (a paste of ESC is refused: set it)
-        await pilot.press("enter")  # Enter in the field moves to Confirm, sends nothing
+        await pilot.press("enter")  # Enter in the field moves to the next one (#24)
+        assert flow_app.focused is dialog.query_one("#duration", Input)
+        await pilot.press("enter")  # an empty last field never sends: on to Confirm
         await pilot.pause()
         assert flow_app.screen is dialog and requests(sandbox) == 0
         assert flow_app.focused is dialog.query_one("#confirm", Button)
@@ -85,10 +87,10 @@ async def test_require_reason_refuses_the_confirm_until_one_is_typed(
         await pilot.pause()
         dialog = flow_app.screen
         assert isinstance(dialog, ConfirmDialog)
-        assert flow_app.focused is dialog.query_one("#cancel", Button)
         field = dialog.query_one("#reason", Input)
+        assert flow_app.focused is field  # a reason must be typed: the form opens on it
         assert "required" in str(field.placeholder)
-        await pilot.press("tab", "enter")  # Confirm without a reason
+        await pilot.press("shift+tab", "enter")  # Confirm without a reason
         await settle(pilot)
         assert flow_app.screen is dialog and field.has_class("-invalid")
         assert any("requires a reason" in toast for toast in toasts)
@@ -106,16 +108,14 @@ async def test_require_reason_refuses_the_confirm_until_one_is_typed(
 
 
 async def enter_then_confirm(pilot: Any, confirm: Button) -> None:
-    """Enter in the reason (focus moves on to Confirm), then Enter on Confirm.
-
-    The focus move is a message handled after the key: pressing both keys at
-    once raced it on a busy machine, and the second Enter went to the field.
-    """
-    await pilot.press("enter")
+    """Enter in the reason and in the (empty) duration, the last field: a complete form
+    then has Confirm focused, and Enter presses it; an incomplete one goes back to the
+    reason and sends nothing."""
+    await pilot.press("enter", "enter")
     await settle(pilot)
-    assert pilot.app.focused is confirm
-    await pilot.press("enter")
-    await settle(pilot)
+    if pilot.app.focused is confirm:
+        await pilot.press("enter")
+        await settle(pilot)
 
 
 def journal_rows(app: Any) -> list[str]:
@@ -193,19 +193,17 @@ async def test_a_protected_bulk_run_journals_the_reason_of_its_typed_confirmatio
         await pilot.pause()
         typed = grants_app.screen
         assert isinstance(typed, TypedConfirmDialog)
-        confirm = typed.query_one("#confirm", Button)
-        await pilot.press(*"shop-prod", "enter")  # the id: Enter confirms, but no reason
+        field = typed.query_one("#reason", Input)
+        assert grants_app.focused is field  # the first field (#24)
+        # Enter moves on to the project id, the last field; Enter there finds no reason.
+        await pilot.press("enter", *"shop-prod", "enter")
         await settle(pilot)
         assert grants_app.screen is typed and requests(sandbox) == 0
-        field = typed.query_one("#reason", Input)
         assert grants_app.focused is field
         field.value = "INC-9 bulk"
-        await pilot.press("enter")  # to the project id field
-        # The reason; Tab from it (the last field) skips Cancel, which would drop
-        # the typed project id, to Confirm (#14).
-        await pilot.press("tab", "tab")
-        assert grants_app.focused is confirm
-        await pilot.press("enter")
+        await pilot.press("enter")  # to the project id field, typed already
+        assert grants_app.focused is typed.query_one("#typed", Input)
+        await pilot.press("enter")  # the last field of a complete form: sent
         await settle(pilot)
         summary = run_dialog(grants_app).summary
         assert summary is not None and requests(sandbox) == 2

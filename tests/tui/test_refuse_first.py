@@ -1,5 +1,6 @@
 """Item 12 of #14: a read-only profile refuses before anything is asked; Enter in the
-protected profile's typed field confirms once the id matches, and says why when not.
+protected profile's typed field (the last field, #24) confirms once the id matches and
+the form is complete, and says why when not.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from textual.widgets import Input, Static
 from bottui.sandbox.demo import DEMO_ACCOUNT, HOSTILE_PROJECT_ID
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.base import BottuiScreen
-from bottui.tui.screens.dialogs import TypedConfirmDialog
+from bottui.tui.screens.change_form import TypedConfirmDialog
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle
 
@@ -101,7 +102,11 @@ async def test_enter_in_the_typed_field_confirms_when_the_id_matches(
     app = make_snap_app()
     app.session.settings = replace(app.session.settings, protected=True)
     async with app.run_test(size=SNAP_SIZE) as pilot:
-        await _typed_dialog(app, pilot)
+        dialog = await _typed_dialog(app, pilot)
+        # The form opens on its first field; Enter moves down to the typed id, the last.
+        assert app.focused is dialog.query_one("#reason", Input)
+        await pilot.press("enter", "enter")
+        assert app.focused is dialog.query_one("#typed", Input)
         await pilot.press(*"shop-prod", "enter")
         await settle(pilot)
         assert not isinstance(app.screen, TypedConfirmDialog)
@@ -117,7 +122,7 @@ async def test_enter_in_the_typed_field_says_why_when_the_id_does_not_match(
         dialog = await _typed_dialog(app, pilot)
         hint = dialog.query_one("#typed-hint", Static)
         assert not hint.display
-        await pilot.press(*"shop-pro", "enter")
+        await pilot.press("enter", "enter", *"shop-pro", "enter")
         await settle(pilot)
         assert app.screen is dialog  # nothing confirmed, nothing sent
         assert recorder(app).stats().requests == 0

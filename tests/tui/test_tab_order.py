@@ -14,7 +14,7 @@ from textual.widgets import Input
 
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.dialogs import ConfirmDialog, TypedConfirmDialog
+from bottui.tui.screens.change_form import ConfirmDialog, TypedConfirmDialog
 from bottui.tui.screens.limiter_dialogs import AddLimiterDialog
 from tests.fixtures.stores import journal_of
 from tests.tui.conftest import SNAP_SIZE
@@ -60,11 +60,11 @@ async def test_tab_from_the_reason_under_protection_goes_back_to_the_project_id(
         await pilot.press("t")
         await settle(pilot)
         assert isinstance(flow_app.screen, TypedConfirmDialog)
-        assert focused_id(flow_app) == "typed"
-        # Reason, then the duration of a timed change (#15), the last field.
-        await pilot.press(*"shop", "tab", *"INC-7", "tab", "tab")
+        assert focused_id(flow_app) == "reason"  # the first field (#24)
+        # The reason, the duration (#15), then the project id: the last field.
+        await pilot.press(*"INC-7", "tab", "tab", *"shop", "tab")
         assert focused_id(flow_app) == "typed"  # Confirm cannot be pressed yet
-        await pilot.press("end", *"-prod", "tab", "tab", "tab")
+        await pilot.press("end", *"-prod", "tab")
         assert focused_id(flow_app) == "confirm"
         assert flow_app.screen.query_one("#reason", Input).value == "INC-7"
         assert sandbox.stats.requests == 0

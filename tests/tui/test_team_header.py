@@ -25,7 +25,7 @@ from bottui.store.team.store import TeamStore
 from bottui.store.team.target import check_store_url
 from bottui.tui import services_team
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.dialogs import ConfirmDialog
+from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.widgets.context_bar import ContextBar
 from tests.fixtures.postgres import PostgresServer
 from tests.tui.conftest import SNAP_SIZE

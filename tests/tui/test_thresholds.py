@@ -23,7 +23,8 @@ from bottui.sandbox.demo import (
 from bottui.sandbox.server import SandboxServer
 from bottui.store.config import ConfigStore, ProjectSettings
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.dialogs import ConfirmDialog, RequestsDialog
+from bottui.tui.screens.change_form import ConfirmDialog
+from bottui.tui.screens.dialogs import RequestsDialog
 from bottui.tui.screens.thresholds import DimensionTable, ThresholdsScreen, check_words, when
 from bottui.tui.screens.thresholds_dialogs import AddDimensionDialog, ThresholdSettingsDialog
 from bottui.tui.screens.thresholds_editor import ThresholdEditor
@@ -455,7 +456,7 @@ async def test_read_only_refuses_and_keeps_the_editor(make_snap_app: MakeApp) ->
 async def test_protected_profile_wants_the_project_id_typed(make_snap_app: MakeApp) -> None:
     from dataclasses import replace
 
-    from bottui.tui.screens.dialogs import TypedConfirmDialog
+    from bottui.tui.screens.change_form import TypedConfirmDialog
 
     app = thresholds_app(make_snap_app)
     app.session.settings = replace(app.session.settings, protected=True)

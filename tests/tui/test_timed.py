@@ -18,9 +18,10 @@ from textual.widgets import Button, Input, Static
 from bottui.demo import prepare
 from bottui.ops import timed
 from bottui.ops.session import Session
+from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.dialogs import ConfirmDialog, TypedConfirmDialog
+from bottui.tui.screens.change_form import ConfirmDialog, TypedConfirmDialog
 from bottui.tui.screens.timed import TimedScreen
 from bottui.tui.screens.timed_dialogs import ExtendDialog
 from bottui.tui.widgets.context_bar import ContextBar
@@ -128,7 +129,7 @@ async def test_a_bad_duration_is_said_inline_and_blocks_confirm(
         dialog.query_one("#duration", Input).value = "1h30m"
         await pilot.pause()
         assert not confirm.disabled
-        assert "Reverts to ON at 13:30 UTC, in 1h30m." in plain(line)
+        assert "reverts to ON at 13:30 UTC, in 1h30m" in plain(dialog.query_one("#decision"))
         dialog.query_one("#duration", Input).value = ""
         await pilot.pause()
         assert not confirm.disabled and not line.display
@@ -138,9 +139,12 @@ async def test_a_bad_duration_is_said_inline_and_blocks_confirm(
         assert await timed.list_timed(session) == []  # empty: an ordinary change
 
 
-async def test_the_field_says_why_when_the_value_before_is_unknown(
+async def test_a_duration_states_the_value_before_when_it_is_unknown(
     session: Session, sandbox: SandboxServer
 ) -> None:
+    # #24 item 4: a limiter added by id ("?") could never be timed; typing a duration
+    # now states its other state as the value to revert to, said and journaled so.
+    sandbox.state.add_rate_limiter(DEMO_ACCOUNT, PROJ, "rl-new", active=False)
     app = BottuiApp(session, demo=True, start_mode="limiters")
     async with app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
@@ -154,10 +158,20 @@ async def test_the_field_says_why_when_the_value_before_is_unknown(
         await settle(pilot)
         dialog = app.screen
         assert isinstance(dialog, ConfirmDialog)
-        assert dialog.query_one("#duration", Input).disabled
-        line = dialog.query_one("#duration-line", Static)
-        assert line.display
-        assert "state before this change is not known, so it could never revert" in plain(line)
+        duration = dialog.query_one("#duration", Input)
+        assert not duration.disabled
+        await pilot.press("tab", "tab", "tab")  # Cancel, Confirm, the reason, the duration
+        assert app.focused is duration
+        await pilot.press(*"30m")
+        await pilot.pause()
+        line = plain(dialog.query_one("#duration-line", Static))
+        assert "you state it was OFF" in line
+        assert "reverts to OFF at" in plain(dialog.query_one("#decision", Static))
+        await pilot.press("enter")  # the last field of a complete form
+        await settle(pilot)
+        assert [r.json for r in sandbox.state.recorder.log] == [{"isActive": True}]
+        (change,) = await timed.list_timed(session)
+        assert change.revert_to == "OFF" and change.revert_to_stated
 
 
 async def test_a_revocation_has_no_duration_and_says_why(
@@ -330,9 +344,8 @@ async def test_a_late_revert_asks_before_it_is_sent(
 async def _timed_confirmation(pilot: Pilot[Any]) -> None:
     await settle(pilot)
     dialog = await switch_for(pilot, "rl-login", "30m")
-    assert "Reverts to ON at 03:30 UTC, in 30m." in plain(
-        dialog.query_one("#duration-line", Static)
-    )
+    # When it reverts is on the decision line, beside the buttons (#24).
+    assert "reverts to ON at 03:30 UTC, in 30m" in plain(dialog.query_one("#decision", Static))
 
 
 def test_snapshot_confirmation_with_a_duration(snap_compare: Snap, make_snap_app: MakeApp) -> None:

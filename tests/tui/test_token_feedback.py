@@ -15,7 +15,7 @@ from bottui.ops.session import Session
 from bottui.sandbox.server import SandboxServer
 from bottui.store.tokens import TokenStore
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.dialogs import ConfirmDialog
+from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.token_dialog import TokenDialog
 from tests.fixtures.keyrings import InMemoryKeyring, installed
 from tests.tui.helpers import plain, settle

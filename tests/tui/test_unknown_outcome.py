@@ -15,7 +15,7 @@ from bottui.api.errors import UNKNOWN_NOTE
 from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.dialogs import ConfirmDialog
+from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.widgets.revocation_history import RevocationHistory
 from bottui.tui.widgets.revocation_result import UNKNOWN_FAILURE
 from tests.tui.conftest import SNAP_SIZE

@@ -24,4 +24,9 @@ BOTTUI_STORE_URL wins over the profile's store. A URL carrying a password is
 refused; off loopback the connection must use sslmode=verify-full. The local
 journal is written first and pushed after, each entry once: a store that is down
 costs a warning, never a change. The README's "Team mode" section says more.
+
+A limiter or dimension a teammate changed in the last 15 minutes is named on
+stderr before bottui sends. A protected profile asks again on a terminal after
+the warning; a script (no terminal) is refused (exit 2) unless it passes
+--ack-collision, which is journaled with the reason, naming what it acknowledged.
 """

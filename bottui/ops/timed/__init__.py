@@ -3,7 +3,9 @@
 Make one: plan as usual, then ``plan.with_revert_after(timedelta)``
 (:meth:`bottui.ops.plan.PlannedChange.with_revert_after`; raises
 :class:`~bottui.ops.plan.TimedRefused`, exit 2, for a revocation or when the
-value before is unknown) and :func:`bottui.ops.mutations.apply` it: the
+value before is unknown; the operator may state it first:
+:func:`bottui.ops.revert_to.with_revert_to` ``(plan, value) -> plan``) and
+:func:`bottui.ops.mutations.apply` it: the
 schedule is journaled after the started record and before the request is
 sent. Durations: :func:`bottui.ops.durations.parse_duration` /
 :func:`~bottui.ops.durations.duration_text`.
@@ -36,7 +38,8 @@ Names (all ``async``, taking the :class:`~bottui.ops.session.Session`):
   superseded ones not sent (a playbook's "revert the steps done")
 
 :class:`TimedChange` (``id`` to type, ``key``, ``entries``, ``entry_ids``,
-``run_id``, ``account``, ``project``, ``what``, ``revert_to``, ``due_at``
+``run_id``, ``account``, ``project``, ``what``, ``revert_to``,
+``revert_to_stated`` (stated by the operator, not known), ``due_at``
 UTC, ``state``: scheduled / claimed / reverted / superseded / cancelled /
 failed / unknown, ``executor``, ``superseded_by``, ``note``; ``when_text(now)``
 "in 14m" / "late by 3m"; ``to_json(now)``). :class:`DueReport` (``timed``,

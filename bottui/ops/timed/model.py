@@ -83,6 +83,8 @@ class TimedChange:
     note: str | None = None
     #: Journal ids of the reverts sent (this machine's).
     reverts: tuple[int, ...] = ()
+    #: ``revert_to`` was stated by the operator (``--revert-to``), not known to the inventory.
+    revert_to_stated: bool = False
     #: When its revert was claimed (None: not claimed; the epoch: a time not sane).
     claimed_at: datetime | None = None
 
@@ -124,6 +126,7 @@ class TimedChange:
             "state": self.state,
             "what": self.what,
             "revertTo": self.revert_to,
+            "revertToStated": self.revert_to_stated,
             "account": self.account,
             "project": self.project,
             "dueAt": stamp(self.due_at),
@@ -223,6 +226,7 @@ def _schedule(
         superseded_by=superseded,
         note=note,
         reverts=reverts,
+        revert_to_stated=detail.get("revert_to_stated", False) is True,
         claimed_at=claimed_at,
     )
 

@@ -79,7 +79,8 @@ async def schedule_plan(
 ) -> str:
     """Journal the schedule of ``plan``'s revert (its started record is ``entry_id``).
 
-    Called before the request is sent; returns the timed change's key.
+    Called before the request is sent; returns the timed change's key. A value
+    to revert to that the operator stated is recorded as such (``revert_to_stated``).
     """
     assert plan.revert_after is not None and plan.previous is not None
     origin = await session.timed_store.read(lambda j: j.origin())
@@ -98,6 +99,9 @@ async def schedule_plan(
         due=due,
         confirmed=confirmed,
     )
+    if plan.previous.stated:
+        # Not known to the inventory: the operator stated it (bottui.ops.revert_to).
+        detail["revert_to_stated"] = True
     return await _append(session, "schedule", None, detail, now_of(session))
 
 

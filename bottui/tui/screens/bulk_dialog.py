@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import on
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -123,6 +124,8 @@ class BulkDialog(_Dialog):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss_dialog", "Close (the input is kept)", id="bulk.close"),
+        # A priority key: keys typed ahead follow the focus it moves (#24).
+        Binding("enter", "next_field", show=False, priority=True, id="bulk.next_field"),
     ]
 
     def __init__(self, account: str, project: str, draft: BulkDraft | None = None) -> None:
@@ -164,7 +167,10 @@ class BulkDialog(_Dialog):
                     compact=True,
                 )
             yield Static("", id="bulk-path-error", classes="field-error")
+            # The resume box first: the concurrency is the form's last field, where
+            # Enter starts (#24), and Tab from it goes on to the Revoke button.
             with Horizontal(classes="bulk-row"):
+                yield StateCheckbox(RESUME_LABEL, draft.resume, id="bulk-resume", compact=True)
                 yield Label(Content("Concurrency"), classes="bulk-label")
                 yield PlainInput(
                     draft.concurrency,
@@ -174,14 +180,20 @@ class BulkDialog(_Dialog):
                     compact=True,
                 )
                 yield Static(Content(f"(1-{MAX_CONCURRENCY})"), classes="bulk-unit")
-                yield StateCheckbox(RESUME_LABEL, draft.resume, id="bulk-resume", compact=True)
             yield Static("", id="bulk-concurrency-error", classes="field-error")
             # Not focusable: it holds at most a head line and a few invalid lines.
             with VerticalScroll(id="bulk-preview-box", can_focus=False):
                 yield Static(Content(EMPTY), id="bulk-preview")
+            # Revoke first: one Tab from the last field (#24); Cancel after it, and Esc.
             with Horizontal(classes="dialog-buttons"):
+                yield Button(
+                    Content("Revoke…"),
+                    id="bulk-start",
+                    variant="error",
+                    disabled=True,
+                    classes="primary-action",
+                )
                 yield Button("Cancel", id="bulk-cancel")
-                yield Button(Content("Revoke…"), id="bulk-start", variant="error", disabled=True)
 
     def on_mount(self) -> None:
         # Made here, on the event loop: the preview thread only uses it.
@@ -319,11 +331,32 @@ class BulkDialog(_Dialog):
         self._check_concurrency()
         self._update_start()
 
+    def action_next_field(self) -> None:
+        """Enter in the file field moves to the concurrency, the last field; Enter there
+        opens the run's confirmation when the input is ready, or says what is missing."""
+        focused = self.focused
+        path = self.query_one("#bulk-path", Input)
+        concurrency = self.query_one("#bulk-concurrency", Input)
+        if focused is path:
+            self.set_focus(concurrency)
+        elif focused is concurrency:
+            if self._ready() is not None:
+                self._start_run()
+            elif self._concurrency() is None:
+                concurrency.add_class("-invalid")
+            else:  # the input: empty, unreadable or still being read
+                self.notify(
+                    "Nothing to start yet: paste ids or give a file (the preview says why).",
+                    title="Not started",
+                    severity="warning",
+                    markup=False,
+                )
+        else:
+            raise SkipAction()  # a newline in the pasted ids; a button or box's own Enter
+
     @on(Input.Submitted)
     def _enter(self, event: Input.Submitted) -> None:
-        # Enter in a field does not start anything: the button must be pressed.
-        event.stop()
-        self.focus_next()
+        event.stop()  # Enter is the priority key's (action_next_field)
 
     @on(Checkbox.Changed, "#bulk-resume")
     def _resume_changed(self, event: Checkbox.Changed) -> None:
@@ -338,6 +371,10 @@ class BulkDialog(_Dialog):
     @on(Button.Pressed, "#bulk-start")
     def _start(self, event: Button.Pressed) -> None:
         event.stop()
+        self._start_run()
+
+    def _start_run(self) -> None:
+        """Open the run's confirmation (on top of this dialog) when the input is ready."""
         order = self._ready()
         if order is None:
             return

@@ -1,22 +1,16 @@
-"""Modal dialogs: confirm (focus on Cancel), typed confirm, error details, dry run, help.
+"""bottui's modal dialogs: their frame, and the dialogs that only inform.
 
-A change's confirmation shows, under its body, who else changed the same
-target lately (:mod:`bottui.ops.collisions`), in plain text.
-
-A confirmation dialog opens with focus on **Cancel**, so Enter alone never
-changes anything: the operator has to move to the confirm button on purpose.
-A change's confirmation also holds a **reason** field, left of the buttons
-(Tab reaches it; Enter in it moves to the confirm button, never presses it):
-what is typed there is journaled with the change (:attr:`ConfirmDialog.reason`).
-Under a profile with ``require_reason`` the confirm button refuses, and says
-so, until a reason is typed.
+:class:`_Dialog` is the frame every dialog shares (centred, Esc closes it,
+toasts at its top); :class:`ErrorDialog` holds a whole error, :class:`RequestsDialog`
+a dry run's requests, :class:`HelpDialog` every key of a screen. A change's
+confirmation is a form of its own: :mod:`bottui.tui.screens.change_form`.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -24,15 +18,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Button, Label, Static
 
 from bottui.tui.help_rows import DIALOG_HELP, HelpRow, HelpSection
-from bottui.tui.screens.duration_field import DurationField
-from bottui.tui.widgets.plain_paste import PlainInput
-from bottui.tui.widgets.safe import join, safe, safe_id
-
-if TYPE_CHECKING:
-    from bottui.tui.change_prompt import Timing
+from bottui.tui.widgets.safe import safe
 
 
 class _Dialog(ModalScreen[Any]):
@@ -64,6 +53,9 @@ class _Dialog(ModalScreen[Any]):
     /* With the duration, narrower buttons leave the reason its words. */
     _Dialog .dialog-buttons.-timed Button { min-width: 10; margin-left: 1; }
     _Dialog .duration-line { color: $text-muted; margin-top: 1; }
+    /* Toasts over a dialog go to the top: at the bottom they covered its fields
+       and buttons (#24); the facts at the top scroll and are said again below. */
+    _Dialog > ToastRack { dock: top; align: right top; margin-bottom: 0; margin-top: 1; }
     _Dialog .duration-line.-error { color: $error; text-style: bold; }
     """
 
@@ -78,248 +70,13 @@ def _listing(listing: Content | None) -> ComposeResult:
             yield Static(listing, id="confirm-list")
 
 
-class ReasonAsked:
-    """What a change's confirmation asks about its reason: whether, and whether required."""
-
-    def __init__(self, *, required: bool = False, refusal: str = "") -> None:
-        self.required = required
-        #: What the dialog says when confirm is pressed without a reason.
-        self.refusal = refusal or (
-            "This profile requires a reason for every change: type one in the Reason field."
-        )
-
-
-class _ReasonField:
-    """The reason field of a confirmation, and the check of ``require_reason``.
-
-    Mixed into a dialog (a Textual screen): ``query_one`` is the screen's.
-    """
-
-    _asked: ReasonAsked | None
-    reason: str | None = None
-
-    def _reason_widgets(self) -> ComposeResult:
-        from bottui.ops.reasons import MAX_REASON
-
-        if self._asked is None:
-            return
-        yield PlainInput(
-            placeholder="Reason (required)" if self._asked.required else "Reason (optional)",
-            id="reason",
-            max_length=MAX_REASON,
-        )
-
-    def _reason_ok(self) -> bool:
-        """Keep the typed reason; False (and say why) when one is required and blank."""
-        if self._asked is None:
-            return True
-        field: Input = self.query_one("#reason", Input)  # type: ignore[attr-defined]
-        text = field.value
-        self.reason = text if text.strip() else None
-        if self._asked.required and self.reason is None:
-            field.add_class("-invalid")
-            field.focus()
-            self.notify(  # type: ignore[attr-defined]
-                self._asked.refusal, title="Reason required", severity="error", markup=False
-            )
-            return False
-        return True
-
-
-class ConfirmDialog(DurationField, _ReasonField, _Dialog):
-    """Yes/no for a change. Returns True only when the confirm button is pressed.
-
-    With ``reason`` it holds a reason field; the text is :attr:`reason` once
-    confirmed (None: blank).
-    """
-
-    def __init__(
-        self,
-        title: str,
-        body: Content,
-        confirm_label: str,
-        *,
-        danger: bool = True,
-        reason: ReasonAsked | None = None,
-        warning: Content | None = None,
-        listing: Content | None = None,
-        timing: Timing | None = None,
-    ):
-        super().__init__()
-        self._title = title
-        self._body = body
-        self._confirm_label = confirm_label
-        self._timing = timing
-        self._danger = danger
-        self._asked = reason
-        self._warning = warning
-        self._listing = listing
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label(Content(self._title), classes="dialog-title")
-            yield Static(self._body, id="confirm-body")
-            yield from _listing(self._listing)
-            if self._warning is not None:
-                yield Static(self._warning, id="recent-changes", classes="dialog-warning")
-            with Horizontal(classes=self._buttons_classes()):
-                yield from self._reason_widgets()
-                yield from self._duration_input()
-                yield Button("Cancel", id="cancel", variant="default")
-                yield Button(
-                    Content(self._confirm_label),
-                    id="confirm",
-                    variant="error" if self._danger else "primary",
-                )
-            yield from self._duration_line()
-
-    def on_mount(self) -> None:
-        self.query_one("#cancel", Button).focus()
-
-    @on(Button.Pressed, "#cancel")
-    def _cancel(self) -> None:
-        self.dismiss(False)
-
-    @on(Input.Submitted, "#reason")
-    def _reason_submitted(self) -> None:
-        # Enter in the reason does not confirm: the button must be pressed.
-        self.query_one("#confirm", Button).focus()
-
-    @on(Input.Changed, "#duration")
-    def _duration_typed(self, event: Input.Changed) -> None:
-        self._duration_changed(event.value)
-
-    @on(Input.Submitted, "#duration")
-    def _duration_submitted(self) -> None:
-        # Enter in the duration does not confirm either.
-        self.query_one("#confirm", Button).focus()
-
-    @on(Button.Pressed, "#confirm")
-    def _confirm(self) -> None:
-        if self._duration_ok() and self._reason_ok():
-            self.dismiss(True)
-
-    def action_dismiss_dialog(self) -> None:
-        self.dismiss(False)
-
-
-class TypedConfirmDialog(DurationField, _ReasonField, _Dialog):
-    """Confirmation for a protected profile: the project id must be typed.
-
-    Enter in the typed field confirms once the id matches; before that it
-    confirms nothing and says, under the field, what is missing.
-
-    With ``reason`` it holds a reason field too (see :class:`ConfirmDialog`).
-    """
-
-    def __init__(
-        self,
-        title: str,
-        body: Content,
-        expected: str,
-        confirm_label: str,
-        *,
-        reason: ReasonAsked | None = None,
-        warning: Content | None = None,
-        listing: Content | None = None,
-        timing: Timing | None = None,
-    ):
-        super().__init__()
-        self._title = title
-        self._body = body
-        self._timing = timing
-        self._expected = expected
-        self._confirm_label = confirm_label
-        self._asked = reason
-        self._warning = warning
-        self._listing = listing
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label(Content(self._title), classes="dialog-title")
-            yield Static(self._body)
-            yield from _listing(self._listing)
-            if self._warning is not None:
-                # Above the typed confirmation: read before the project id is typed.
-                yield Static(self._warning, id="recent-changes", classes="dialog-warning")
-            yield Label(Content("This profile is protected. Type the project id to confirm:"))
-            yield PlainInput(placeholder="project id", id="typed")
-            # Said only after an Enter that could not confirm (see _submitted).
-            hint = Static("", id="typed-hint", classes="dialog-warning")
-            hint.display = False
-            yield hint
-            with Horizontal(classes=self._buttons_classes()):
-                yield from self._reason_widgets()
-                yield from self._duration_input()
-                yield Button("Cancel", id="cancel")
-                yield Button(
-                    Content(self._confirm_label), id="confirm", variant="error", disabled=True
-                )
-            yield from self._duration_line()
-
-    def on_mount(self) -> None:
-        self.query_one("#typed", Input).focus()
-
-    @on(Input.Changed, "#typed")
-    def _typed(self, event: Input.Changed) -> None:
-        matches = event.value == self._expected
-        self._sync_confirm()
-        if matches:
-            self.query_one("#typed-hint", Static).display = False
-
-    def _may_confirm(self) -> bool:
-        typed = self.query_one("#typed", Input).value == self._expected
-        return typed and self._duration_ok()
-
-    @on(Input.Changed, "#duration")
-    def _duration_typed(self, event: Input.Changed) -> None:
-        self._duration_changed(event.value)
-
-    @on(Input.Submitted, "#duration")
-    def _duration_submitted(self) -> None:
-        self.query_one("#typed", Input).focus()
-
-    @on(Input.Submitted, "#typed")
-    def _submitted(self, event: Input.Submitted) -> None:
-        # Typing the id is the deliberate act, so Enter on a match confirms (as the
-        # button would, reason check included). On no match nothing is sent, and
-        # the dialog says why rather than seeming to ignore the key.
-        if event.value == self._expected and self._duration_ok():
-            self._confirm()
-            return
-        hint = self.query_one("#typed-hint", Static)
-        if event.value == self._expected:  # the id is right: the duration is not
-            hint.update(Content("Not confirmed: the duration is not usable (said below)."))
-        else:
-            hint.update(
-                join(
-                    "Not confirmed: the text typed is not the project id. Type exactly ",
-                    safe_id(self._expected),
-                )
-            )
-        hint.display = True
-
-    @on(Button.Pressed, "#cancel")
-    def _cancel(self) -> None:
-        self.dismiss(False)
-
-    @on(Input.Submitted, "#reason")
-    def _reason_submitted(self) -> None:
-        self.query_one("#typed", Input).focus()
-
-    @on(Button.Pressed, "#confirm")
-    def _confirm(self) -> None:
-        if self._duration_ok() and self._reason_ok():
-            self.dismiss(self.query_one("#typed", Input).value == self._expected)
-
-    def action_dismiss_dialog(self) -> None:
-        self.dismiss(False)
-
-
 class _InfoDialog(_Dialog):
     """A dialog that only informs: one Close button, focused."""
 
     def on_mount(self) -> None:
+        self._first_focus()
+
+    def _first_focus(self) -> None:
         self.query_one("#close", Button).focus()
 
     @on(Button.Pressed, "#close")
@@ -431,9 +188,24 @@ class HelpDialog(_InfoDialog):
         longest = max((len(row.description) for row in rows), default=1)
         return keys, max(16, min(longest, 36, room - keys - ids - 4))
 
-    def on_mount(self) -> None:
-        # The rows have the focus: arrows and PageDown scroll them at once.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # Whatever has the focus (the rows, or Close after a Tab), the keys scroll.
+        Binding("down", "scroll_rows('down')", "Scroll", show=False, id="help.down"),
+        Binding("up", "scroll_rows('up')", "Scroll", show=False, id="help.up"),
+        Binding("pagedown", "scroll_rows('page_down')", show=False, id="help.page_down"),
+        Binding("pageup", "scroll_rows('page_up')", show=False, id="help.page_up"),
+        Binding("home", "scroll_rows('home')", show=False, id="help.home"),
+        Binding("end", "scroll_rows('end')", show=False, id="help.end"),
+    ]
+
+    def _first_focus(self) -> None:
+        # The rows have the focus: arrows and PageDown scroll them at once (it was
+        # the Close button: at 80x24 help stopped after ~9 keys and did not scroll).
         self.query_one("#help-rows").focus()
+
+    def action_scroll_rows(self, how: str) -> None:
+        rows = self.query_one("#help-rows", VerticalScroll)
+        getattr(rows, f"scroll_{how}")(animate=False)
 
 
 #: Under the help's title.

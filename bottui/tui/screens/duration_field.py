@@ -38,6 +38,9 @@ class DurationField:
     revert_after: timedelta | None = None
     #: Why the typed duration cannot be used ("" when it can, or none is typed).
     duration_error: str = ""
+    #: Whether the line under the field says when it reverts (a change's
+    #: confirmation says it on its decision line instead).
+    _says_when = True
 
     def _duration_input(self) -> ComposeResult:
         """The field itself, for the buttons' row (beside the reason: no row of its own)."""
@@ -91,9 +94,10 @@ class DurationField:
         field.remove_class("-invalid")
         line.set_class(False, "-error")
         self.revert_after = after
-        words = [self._when_words(after), *self._notes()]
+        words = [self._when_words(after)] if self._says_when else []
+        words += self._notes()
         line.update(Content("\n".join(words)))
-        line.display = True
+        line.display = bool(words)
         self._sync_confirm()
 
     def _when_words(self, after: timedelta) -> str:

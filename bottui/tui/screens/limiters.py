@@ -483,7 +483,7 @@ class LimitersScreen(FilterableScreen):
 
             self.load(remove, lambda _: self.services.inventory_changed(), group="limiters-edit")
 
-        from bottui.tui.screens.dialogs import ConfirmDialog
+        from bottui.tui.screens.change_form import ConfirmDialog
 
         self.app.push_screen(
             ConfirmDialog("Forget rate limiter?", body, "Forget", danger=False), decided

@@ -2,7 +2,8 @@
 
 The duration is typed like ``--for`` (``90s``, ``30m``, ``2h``, ``1h30m``);
 empty means the playbook's default (named in the placeholder) or none. A
-protected profile also wants the project id typed, as every change does.
+protected profile also wants the project id typed, as every change does, in
+the last field.
 The dialog returns a :class:`RunAnswer`, or None when cancelled.
 """
 
@@ -10,17 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
-from textual import on
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.await_complete import AwaitComplete
 from textual.content import Content
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Input
 
-from bottui.ops.durations import parse_duration
-from bottui.plaintext import clean
-from bottui.tui.screens.dialogs import ReasonAsked, _Dialog, _listing, _ReasonField
-from bottui.tui.widgets.plain_paste import PlainInput
+from bottui.tui.change_prompt import Timing
+from bottui.tui.screens.change_form import ConfirmDialog, ReasonAsked
 
 
 @dataclass(frozen=True)
@@ -31,14 +30,12 @@ class RunAnswer:
     reason: str | None
 
 
-class PlaybookConfirm(_ReasonField, _Dialog):
-    """Run a playbook? One confirmation for every step."""
+class PlaybookConfirm(ConfirmDialog):
+    """Run a playbook? One confirmation for every step, a form like every change's.
 
-    DEFAULT_CSS = """
-    PlaybookConfirm #duration { width: 1fr; margin-top: 1; }
-    PlaybookConfirm #duration-error { display: none; height: auto; padding: 0 1; }
-    PlaybookConfirm #duration-error.-shown { display: block; text-style: bold; }
-    PlaybookConfirm #typed { margin-top: 1; }
+    The fields, top to bottom: the reason, the duration, and (a protected
+    profile) the project id typed last; Enter moves down them and sends only
+    from the last field of a complete form (:class:`~bottui.tui.screens.dialogs.ConfirmDialog`).
     """
 
     def __init__(
@@ -51,78 +48,35 @@ class PlaybookConfirm(_ReasonField, _Dialog):
         default_text: str | None,
         reason: ReasonAsked,
         typed: str | None = None,
+        decision: str | None = None,
     ) -> None:
-        super().__init__()
-        self._title = title
-        self._body = body
-        self._listing = listing
+        super().__init__(
+            title,
+            body,
+            "Run",
+            expected=typed,
+            reason=reason,
+            listing=listing,
+            timing=Timing(),
+            decision=decision,
+        )
         self._default = default
         self._default_text = default_text
-        self._asked = reason
-        self._typed = typed
 
-    def compose(self) -> ComposeResult:
-        hint = (
-            f"Revert after (empty: the playbook's {self._default_text})"
-            if self._default_text
-            else "Revert after, e.g. 30m or 2h (empty: never)"
-        )
-        with Vertical():
-            yield Label(Content(self._title), classes="dialog-title")
-            yield Static(self._body, id="confirm-body")
-            yield from _listing(self._listing)
-            yield PlainInput(placeholder=hint, id="duration", max_length=20)
-            # A bad duration is said here, next to its field: a toast would
-            # cover the Run button the operator needs next.
-            yield Static("", id="duration-error")
-            if self._typed is not None:
-                yield PlainInput(placeholder=f"Type {self._typed} to confirm", id="typed")
-            with Horizontal(classes="dialog-buttons"):
-                yield from self._reason_widgets()
-                yield Button("Cancel", id="cancel", variant="default")
-                yield Button("Run", id="confirm", variant="error")
-
-    def on_mount(self) -> None:
-        self.query_one("#cancel", Button).focus()
-
-    @on(Button.Pressed, "#cancel")
-    def _cancel(self) -> None:
-        self.dismiss(None)
-
-    @on(Input.Submitted)
-    def _submitted(self) -> None:
-        # Enter in a field does not run the playbook: the button must be pressed.
-        self.query_one("#confirm", Button).focus()
-
-    @on(Button.Pressed, "#confirm")
-    def _confirm(self) -> None:
-        field = self.query_one("#duration", Input)
-        text = field.value.strip()
-        try:
-            after = parse_duration(text) if text else self._default
-        except ValueError as exc:
-            field.add_class("-invalid")
-            field.focus()
-            said = self.query_one("#duration-error", Static)
-            said.update(Content(f"Invalid duration: {clean(str(exc))}"))
-            said.add_class("-shown")
-            return
-        field.remove_class("-invalid")
-        self.query_one("#duration-error", Static).remove_class("-shown")
-        if self._typed is not None:
-            typed = self.query_one("#typed", Input)
-            if typed.value != self._typed:
-                typed.add_class("-invalid")
-                typed.focus()
-                self.notify(
-                    "Type the project id exactly to confirm on a protected profile.",
-                    title="Not confirmed",
-                    severity="error",
-                    markup=False,
+    def _duration_input(self) -> ComposeResult:
+        for widget in super()._duration_input():
+            if isinstance(widget, Input):
+                widget.placeholder = (
+                    f"{self._default_text} (default)" if self._default_text else "never"
                 )
-                return
-        if self._reason_ok():
-            self.dismiss(RunAnswer(after, self.reason))
+                widget.tooltip = "Revert after this long: 30m, 2h (empty: the playbook's own)"
+            yield widget
+
+    def dismiss(self, result: Any = None) -> AwaitComplete:
+        if result is True:
+            after = self.revert_after if self.revert_after is not None else self._default
+            return super().dismiss(RunAnswer(after, self.reason))
+        return super().dismiss(None)
 
 
 __all__ = ["PlaybookConfirm", "RunAnswer"]

@@ -168,7 +168,7 @@ class PlaybooksScreen(BottuiScreen):
     def action_run_playbook(self) -> None:
         """Confirm once, then run the selected playbook."""
         from bottui.ops.playbooks import run
-        from bottui.tui.screens.dialogs import ReasonAsked
+        from bottui.tui.screens.change_form import ReasonAsked
         from bottui.tui.screens.playbook_dialogs import PlaybookConfirm, RunAnswer
 
         plan = self._plan
@@ -195,6 +195,10 @@ class PlaybooksScreen(BottuiScreen):
             default_text=book.duration_text,
             reason=ReasonAsked(required=services.session.settings.require_reason),
             typed=plan.typed,
+            decision=clean(
+                f"run playbook {book.name}: {len(plan.steps)} steps on "
+                f"{plan.account}/{plan.project}"
+            ),
         )
 
         def decided(answer: RunAnswer | None) -> None:
@@ -247,7 +251,7 @@ class PlaybooksScreen(BottuiScreen):
 
     def _offer_revert(self, summary: RunSummary) -> None:
         from bottui.ops.playbooks import revert
-        from bottui.tui.screens.dialogs import ConfirmDialog
+        from bottui.tui.screens.change_form import ConfirmDialog
 
         stop = summary.stopped_at
         assert stop is not None

@@ -31,7 +31,8 @@ from bottui.ops import profiles
 from bottui.plaintext import clean
 from bottui.store.config import Config, Profile
 from bottui.tui.error_view import EXPECTED_ERRORS
-from bottui.tui.screens.dialogs import ConfirmDialog, _Dialog
+from bottui.tui.screens.change_form import ConfirmDialog
+from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.services import services_of
 from bottui.tui.widgets.safe import join, safe_id, safe_id_text
 

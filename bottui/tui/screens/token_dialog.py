@@ -26,7 +26,8 @@ from bottui.ops.token_slots import Reading, Slot, delete_token, store_token
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.tokens import TokenState
 from bottui.tui.error_view import EXPECTED_ERRORS, error_line
-from bottui.tui.screens.dialogs import ConfirmDialog, _Dialog
+from bottui.tui.screens.change_form import ConfirmDialog
+from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.services import services_of
 from bottui.tui.widgets.form_field import FormField
 from bottui.tui.widgets.safe import join, safe_id

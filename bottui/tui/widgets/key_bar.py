@@ -81,6 +81,14 @@ class KeyBar(Widget):
         super().__init__()
         #: (first column, end column, key) of each key drawn, for clicks.
         self._spans: list[tuple[int, int, str | None]] = []
+        #: Said instead of the screen's keys for a moment (keys typed ahead were dropped).
+        self.note = ""
+
+    def say(self, note: str) -> None:
+        """Show ``note`` in place of the screen's keys ("" shows the keys again)."""
+        if note != self.note:
+            self.note = note
+            self.refresh()
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
@@ -150,6 +158,8 @@ class KeyBar(Widget):
     def render(self) -> Content:
         width = self.size.width
         left, right = self.items()
+        if self.note:
+            left = [KeyItem(None, "!", self.note, True)]
         tail = [self._content(item) for item in right]
         # The right end: its items, a gap between each, one column of margin.
         tail_width = sum(c.cell_length for c in tail) + len(GAP) * (len(tail) - 1) + 1

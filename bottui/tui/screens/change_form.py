@@ -1,0 +1,455 @@
+"""A change's confirmation: a form read top to bottom (CONVENTIONS, "Confirmations").
+
+:class:`ChangeForm` is every dialog that sends a change (a rate limiter, marked
+limiters, thresholds, an undo, a bulk run, a playbook run, a timed revert
+now, a profile's or project's removal): the facts scroll above a decision
+line that stays beside the fields and the buttons; Enter moves down the
+fields and sends only from the last field of a complete form; the typed
+project id of a protected profile is that last field. :class:`ReasonAsked`
+and :class:`_ReasonField` are its reason field and the ``require_reason``
+check. When it closes it arms the app's type-ahead guard
+(:mod:`bottui.tui.typeahead`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on
+from textual.actions import SkipAction
+from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static
+
+from bottui.plaintext import clean
+from bottui.tui.screens.dialogs import _Dialog, _listing
+from bottui.tui.screens.duration_field import DurationField
+from bottui.tui.widgets.plain_paste import PlainInput
+from bottui.tui.widgets.safe import join, safe, safe_id
+
+if TYPE_CHECKING:
+    from bottui.tui.change_prompt import Timing
+
+
+class ReasonAsked:
+    """What a change's confirmation asks about its reason: whether, and whether required."""
+
+    def __init__(self, *, required: bool = False, refusal: str = "", prefix: str = "") -> None:
+        self.required = required
+        #: Text the field starts with (an incident id): it alone is no reason.
+        self.prefix = prefix
+        #: What the dialog says when confirm is pressed without a reason.
+        self.refusal = refusal or (
+            "This profile requires a reason for every change: type one in the Reason field."
+        )
+
+    def is_reason(self, text: str) -> bool:
+        """Whether ``text`` says why, beyond the prefilled prefix."""
+        words = text.strip()
+        prefix = self.prefix.strip()
+        if prefix and words.startswith(prefix):
+            words = words[len(prefix) :].strip(" :-—")
+        return bool(words)
+
+
+class _ReasonField:
+    """The reason field of a confirmation, and the check of ``require_reason``.
+
+    Mixed into a dialog (a Textual screen): ``query_one`` is the screen's.
+    """
+
+    _asked: ReasonAsked | None
+    reason: str | None = None
+
+    def _reason_widgets(self) -> ComposeResult:
+        from bottui.ops.reasons import MAX_REASON
+
+        if self._asked is None:
+            return
+        yield PlainInput(
+            self._asked.prefix,
+            placeholder="Reason (required)" if self._asked.required else "Reason (optional)",
+            id="reason",
+            max_length=MAX_REASON,
+        )
+
+    def _reason_ok(self) -> bool:
+        """Keep the typed reason; False (and say why) when one is required and blank."""
+        if self._asked is None:
+            return True
+        field: Input = self.query_one("#reason", Input)  # type: ignore[attr-defined]
+        text = field.value
+        self.reason = text if text.strip() else None
+        if self._asked.required and not self._asked.is_reason(text):
+            field.add_class("-invalid")
+            field.focus()
+            self.notify(  # type: ignore[attr-defined]
+                self._asked.refusal, title="Reason required", severity="error", markup=False
+            )
+            return False
+        return True
+
+
+class _Facts(VerticalScroll):
+    """What a change's confirmation says above its decision line; scrolls when short."""
+
+    #: Rows given to it by :meth:`ChangeForm._fit` (0: not fitted yet).
+    max_rows = 0
+
+
+class ChangeForm(DurationField, _ReasonField, _Dialog):
+    """A change's confirmation, read top to bottom as a form (CONVENTIONS, "Confirmations").
+
+    From the top: the title; the facts (the body, a long list, a teammate's
+    recent change), which scroll (PageUp/PageDown) when the screen is short;
+    then, always in view, the **decision line** (what, before -> after, when
+    it reverts, protected), the fields (reason, duration, the typed project
+    id last) and the buttons.
+
+    - It opens on its first field when something must be typed (a protected
+      profile's project id, a required reason, a duration), else on Cancel.
+    - Enter in a field with fields after it moves to the next one (a priority
+      key, so keys typed ahead follow the focus). Enter in the last field
+      sends only when the form is complete, and never from an empty field;
+      otherwise it says what is missing and goes to that field.
+    - The confirm button checks the same, so both ways send the same change.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "next_field", show=False, priority=True, id="dialog.next_field"),
+        Binding("pageup", "scroll_facts(-1)", "Scroll up", show=False, id="dialog.facts_up"),
+        Binding("pagedown", "scroll_facts(1)", "Scroll down", show=False, id="dialog.facts_down"),
+    ]
+    DEFAULT_CSS = """
+    ChangeForm > Vertical { width: 76; max-width: 100%; max-height: 100%; padding: 0 1; }
+    ChangeForm .dialog-title { margin-bottom: 0; }
+    ChangeForm #facts { height: auto; max-height: 100%; }
+    ChangeForm #recent-changes { margin-top: 0; }
+    ChangeForm #decision { text-style: bold; margin-top: 1; }
+    ChangeForm .change-row { height: 1; margin-top: 1; }
+    ChangeForm .change-row Label { width: auto; padding-right: 1; }
+    ChangeForm #fields-row Label { width: 7; }
+    ChangeForm .change-row #reason { width: 1fr; }
+    ChangeForm .change-row #duration { width: 16; margin-left: 1; }
+    ChangeForm #typed { width: 1fr; }
+    ChangeForm #typed-row { margin-top: 0; }
+    ChangeForm #typed-hint { margin-top: 0; }
+    ChangeForm .duration-line { margin-top: 0; }
+    ChangeForm .dialog-buttons { margin-top: 1; }
+    ChangeForm .dialog-buttons Button { margin-left: 2; }
+    """
+
+    def __init__(
+        self,
+        title: str,
+        body: Content,
+        confirm_label: str,
+        *,
+        expected: str | None = None,
+        danger: bool = True,
+        reason: ReasonAsked | None = None,
+        warning: Content | None = None,
+        listing: Content | None = None,
+        timing: Timing | None = None,
+        decision: str | None = None,
+    ):
+        super().__init__()
+        self._title = title
+        self._body = body
+        self._confirm_label = confirm_label
+        self._expected = expected
+        self._danger = danger
+        self._asked = reason
+        self._warning = warning
+        self._listing = listing
+        self._timing = timing
+        self._decision = decision
+
+    # -- layout -------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(Content(self._title), classes="dialog-title")
+            with _Facts(id="facts", can_focus=False):
+                yield Static(self._body, id="confirm-body")
+                yield from _listing(self._listing)
+                if self._warning is not None:
+                    yield Static(self._warning, id="recent-changes", classes="dialog-warning")
+            decision = Static(self._decision_line(), id="decision")
+            decision.display = self._decision is not None or self._expected is not None
+            yield decision
+            if self._asked is not None or self._offers_duration():
+                with Horizontal(classes="change-row", id="fields-row"):
+                    if self._asked is not None:
+                        yield Label(Content("Reason"))
+                    yield from self._reason_widgets()
+                    yield from self._duration_input()
+            if self._expected is not None:
+                with Horizontal(classes="change-row", id="typed-row"):
+                    yield Label(join("Protected: type ", safe_id(self._expected), " to confirm:"))
+                    yield PlainInput(id="typed", compact=True)
+            # Said only after an Enter or a press that could not confirm.
+            hint = Static("", id="typed-hint", classes="dialog-warning")
+            hint.display = False
+            yield hint
+            yield from self._duration_line()
+            # Compact (one row each): at 60x20 the three rows of a framed button
+            # pushed them off screen under a timed change's notes.
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Cancel", id="cancel", variant="default", compact=True)
+                yield Button(
+                    Content(self._confirm_label),
+                    id="confirm",
+                    variant="error" if self._danger else "primary",
+                    disabled=not self._may_confirm(),
+                    compact=True,
+                )
+
+    @property
+    def revert_to(self) -> dict[str, Any] | None:
+        """The value before, as stated by typing a duration where it is not known."""
+        if self.revert_after is None or self._timing is None:
+            return None
+        return self._timing.stated
+
+    #: When it reverts is on the decision line; the duration's line keeps the notes.
+    _says_when = False
+
+    def _offers_duration(self) -> bool:
+        return self._timing is not None and self._timing.offered
+
+    def _reason_widgets(self) -> ComposeResult:
+        for widget in super()._reason_widgets():
+            if isinstance(widget, Input):
+                widget.compact = True
+                required = self._asked is not None and self._asked.required
+                widget.placeholder = "required" if required else "optional, journaled"
+            yield widget
+
+    def _duration_input(self) -> ComposeResult:
+        for widget in super()._duration_input():
+            if isinstance(widget, Input):
+                widget.compact = True
+            yield widget
+
+    def on_mount(self) -> None:
+        fields = self._fields()
+        if fields and self._needs_typing():
+            fields[0].focus()
+        else:
+            self.query_one("#cancel", Button).focus()
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        """Give the facts what the decision, fields and buttons leave of the screen."""
+        box = self.query_one(Vertical)
+        facts = self.query_one("#facts", _Facts)
+        fixed = sum(
+            child.outer_size.height
+            for child in box.children
+            if child is not facts and child.display
+        )
+        chrome = box.styles.gutter.height + 1  # border, padding; the header's row
+        room = max(2, self.size.height - chrome - fixed)
+        if facts.max_rows != room:
+            facts.max_rows = room
+            facts.styles.max_height = room
+
+    def action_scroll_facts(self, direction: int) -> None:
+        facts = self.query_one("#facts", VerticalScroll)
+        if direction < 0:
+            facts.scroll_page_up(animate=False)
+        else:
+            facts.scroll_page_down(animate=False)
+
+    # -- the decision line ---------------------------------------------------------------
+
+    def _decision_line(self) -> Content:
+        parts = [safe(self._decision)] if self._decision else []
+        if self.revert_after is not None and self._timing is not None:
+            when = self._when_words(self.revert_after).rstrip(".")
+            parts.append(Content(when[:1].lower() + when[1:]))
+        if self._expected is not None:
+            parts.append(Content.styled("PROTECTED", "reverse"))
+        return Content(" · ").join(parts)
+
+    def _sync_confirm(self) -> None:
+        super()._sync_confirm()
+        if self.is_mounted:
+            self.query_one("#decision", Static).update(self._decision_line())
+            self.call_after_refresh(self._fit)
+
+    # -- the form ---------------------------------------------------------------------
+
+    def _fields(self) -> list[Input]:
+        """The fields to fill, top to bottom (a disabled one is not a field)."""
+        return [f for f in self.query(Input) if not f.disabled and f.display]
+
+    def _needs_typing(self) -> bool:
+        """Whether anything must be typed before this change can be sent."""
+        required = self._asked is not None and self._asked.required
+        timed = self._timing is not None and self._timing.required
+        return self._expected is not None or required or timed
+
+    def _typed_ok(self) -> bool:
+        return self._expected is None or self.query_one("#typed", Input).value == self._expected
+
+    def _duration_given(self) -> bool:
+        """A dialog opened as a timed change wants its duration."""
+        timing = self._timing
+        return timing is None or not timing.required or self.revert_after is not None
+
+    def _may_confirm(self) -> bool:
+        if not self.is_mounted:
+            return self._expected is None and not (self._timing and self._timing.required)
+        return self._typed_ok() and self._duration_ok() and self._duration_given()
+
+    def _missing(self) -> tuple[str, Input | None] | None:
+        """What keeps the form from being sent, and the field to fix (None: complete)."""
+        if self._asked is not None:
+            field = self.query_one("#reason", Input)
+            if self._asked.required and not self._asked.is_reason(field.value):
+                return (self._asked.refusal, field)
+        if self._offers_duration():
+            field = self.query_one("#duration", Input)
+            if not self._duration_ok():
+                return ("Not confirmed: the duration is not usable (said below).", field)
+            if not self._duration_given():
+                return ("Not confirmed: type how long the change lasts, e.g. 30m.", field)
+        if self._expected is not None and not self._typed_ok():
+            return (
+                f"Not confirmed: the text typed is not the project id. "
+                f"Type exactly {clean(self._expected)}",
+                self.query_one("#typed", Input),
+            )
+        return None
+
+    def field_to_fix(self) -> Input | None:
+        """The field that keeps this form from being sent (None: it is complete)."""
+        missing = self._missing()
+        return None if missing is None else missing[1]
+
+    def _say(self, words: str) -> None:
+        hint = self.query_one("#typed-hint", Static)
+        hint.update(Content(words))
+        hint.display = bool(words)
+        self.call_after_refresh(self._fit)
+
+    def action_next_field(self) -> None:
+        """Enter: to the next field; in the last one, send a complete form (never an empty one)."""
+        fields = self._fields()
+        focused = self.focused
+        if not isinstance(focused, Input) or focused not in fields:
+            raise SkipAction()  # a button: Enter presses it
+        index = fields.index(focused)
+        if index + 1 < len(fields):
+            # At once (Widget.focus waits a turn): keys already queued follow it.
+            self.set_focus(fields[index + 1])
+            return
+        if not focused.value.strip():
+            missing = self._missing()
+            if missing is None:  # complete, yet Enter in an empty field never sends
+                self.query_one("#confirm", Button).focus()
+                return
+            self._refuse(*missing)
+            return
+        self._confirm()
+
+    def _refuse(self, words: str, field: Input | None) -> None:
+        self._say(words)
+        if field is not None:
+            field.add_class("-invalid")
+            field.focus()
+            if field.id == "reason":
+                self._reason_ok()  # require_reason's own words, as a toast too
+
+    @on(Input.Changed)
+    def _field_changed(self, event: Input.Changed) -> None:
+        event.input.remove_class("-invalid")
+        if event.input.id == "duration":
+            self._duration_changed(event.value)
+        elif event.input.id == "typed":
+            self._sync_confirm()
+            if self._typed_ok():
+                self._say("")
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        # Reached only when the priority Enter did not take the key (never in
+        # practice); the same rule applies.
+        event.stop()
+        self.action_next_field()
+
+    @on(Button.Pressed, "#cancel")
+    def _cancel(self) -> None:
+        self.dismiss(False)
+
+    @on(Button.Pressed, "#confirm")
+    def _confirm(self) -> None:
+        missing = self._missing()
+        if missing is not None:
+            self._refuse(*missing)
+            return
+        if self._reason_ok():
+            self.dismiss(True)
+
+    def action_dismiss_dialog(self) -> None:
+        self.dismiss(False)
+
+    def dismiss(self, result: Any = None) -> AwaitComplete:
+        arm_typeahead(self)
+        return super().dismiss(result)
+
+
+def arm_typeahead(dialog: ModalScreen[Any]) -> None:
+    """A dialog that sends is closing: keys typed ahead must not reach the screen below."""
+    guard = getattr(dialog.app, "typeahead", None)  # the app's TypeaheadGuard
+    if guard is not None:
+        guard.arm()
+
+
+class ConfirmDialog(ChangeForm):
+    """Yes/no for a change. Returns True only when the change is confirmed.
+
+    With ``reason`` it holds a reason field; the text is :attr:`reason` once
+    confirmed (None: blank).
+    """
+
+
+class TypedConfirmDialog(ChangeForm):
+    """Confirmation for a protected profile: the project id is typed, in the last field."""
+
+    def __init__(
+        self,
+        title: str,
+        body: Content,
+        expected: str,
+        confirm_label: str,
+        *,
+        reason: ReasonAsked | None = None,
+        warning: Content | None = None,
+        listing: Content | None = None,
+        timing: Timing | None = None,
+        decision: str | None = None,
+    ):
+        super().__init__(
+            title,
+            body,
+            confirm_label,
+            expected=expected,
+            reason=reason,
+            warning=warning,
+            listing=listing,
+            timing=timing,
+            decision=decision,
+        )
+
+
+__all__ = ["ChangeForm", "ConfirmDialog", "ReasonAsked", "TypedConfirmDialog", "arm_typeahead"]
