@@ -208,13 +208,13 @@ def test_a_killed_executor_is_reported_and_resolved(
     assert len(limiter_puts(env, "rl-login")) == sent
     resent = cli("timed", "resolve", "1", "--resend", "--now", later, *scope())
     assert resent.code == 0, (resent.out, resent.err)
-    # The killed executor's own revert is journaled (and arrived): the resend sees it
-    # and sends nothing twice; the claim is settled all the same.
-    assert "superseded by #3" in resent.out
-    assert active(env, "rl-login") and len(limiter_puts(env, "rl-login")) == sent
+    # Sent again, deliberately: the killed executor's own attempt (journaled, no
+    # outcome) does not supersede it.
+    assert "reverted" in resent.out and "back to ON" in resent.out
+    assert active(env, "rl-login") and len(limiter_puts(env, "rl-login")) == sent + 1
     assert cli("run-due", "--now", later, *scope()).out.strip() == "nothing due"
     settled = cli("timed", "--all", "--now", later, *scope()).out
-    assert "superseded" in settled and "doubt" not in settled and "claimed" not in settled
+    assert "reverted" in settled and "doubt" not in settled and "claimed" not in settled
 
 
 def test_the_local_journal_skips_a_timed_event_it_cannot_read(env: SandboxServer) -> None:
@@ -233,3 +233,32 @@ def test_the_local_journal_skips_a_timed_event_it_cannot_read(env: SandboxServer
     due = cli("run-due", "--now", _at(timedelta(minutes=31)), *scope())
     assert due.code == 0, due.err
     assert "reverted" in due.out and "e100" in due.err
+
+
+async def test_a_resend_is_still_superseded_by_a_teammates_change_since(
+    alice_bob: tuple[Session, Session],
+    sandbox: SandboxServer,
+    clock: MovingClock,
+    team_url: str,
+    pg_database: str,
+) -> None:
+    from bottui.ops import mutations
+    from tests.team.test_shared_inventory import share
+    from tests.timed.conftest import ACC, PROJ
+
+    alice, bob = alice_bob
+    await _timed_disable(alice)
+    [change] = await timed.list_timed(bob)
+    hostile = Hostile(team_url, f"mallory_{pg_database}")
+    hostile.insert(
+        "timed_claims", {"timed": change.key, "at": clock.now.isoformat(), "executor": "mallory"}
+    )
+    clock.move(minutes=5)
+    await mutations.set_limiter(bob, ACC, PROJ, "rl-login", True)
+    await share(bob)
+    clock.move(minutes=30)
+    [shown] = await timed.list_timed(alice)
+    resent = await timed.resolve(alice, shown.id, "resend")
+    assert resent.report is not None and resent.report.action == "superseded"
+    assert "by bob" in resent.report.message
+    assert len(limiter_puts(sandbox, "rl-login")) == 2  # the change and bob's: nothing more

@@ -28,6 +28,7 @@ claim): every ``run-due`` reports it (exit 2) until a person resolves it
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final, Literal
@@ -242,6 +243,7 @@ async def send_revert(
     confirmed: bool,
     extra: dict[str, Any] | None = None,
     entries: list[int | JournalEntry] | None = None,
+    attempts: Sequence[JournalEntry] = (),
 ) -> DueReport:
     """Revert ``timed``'s entries (claimed already) and record how it ended on its key."""
     if entries is None:
@@ -259,6 +261,7 @@ async def send_revert(
             reason=revert_reason(timed),
             confirmed=confirmed,
             pages=pages,
+            attempts=attempts,
         )
     except RefusedError as exc:
         # Refused before sending (the profile changed since the check): nothing was sent.

@@ -40,7 +40,7 @@ from bottui.ops.timed.model import IN_DOUBT_AFTER, TimedChange
 from bottui.ops.timed.schedule import executor_name, find, now_of
 from bottui.store.errors import StoreError
 from bottui.store.journal_codec import micros
-from bottui.store.journal_records import local_operator
+from bottui.store.journal_records import JournalEntry, local_operator
 from bottui.store.journal_store import EntryQuery
 
 if TYPE_CHECKING:
@@ -80,7 +80,10 @@ async def _in_doubt(session: Session, id_or_key: str, moment: datetime) -> Timed
     return timed
 
 
-async def _check(session: Session, timed: TimedChange) -> tuple[str, ...]:
+async def _check(
+    session: Session, timed: TimedChange
+) -> tuple[tuple[str, ...], tuple[JournalEntry, ...]]:
+    """The check's lines, and the journal's entries of earlier attempts at its revert."""
     lines = [
         f"timed change {timed.id}: {timed.what} of {timed.account}/{timed.project}, "
         f"reverts to {timed.revert_to}",
@@ -88,18 +91,23 @@ async def _check(session: Session, timed: TimedChange) -> tuple[str, ...]:
     ]
     pages = await team.pages(session) or session.journal_store
     try:
-        page = await pages.page(EntryQuery(reason=revert_reason(timed)), limit=20)
+        # The part of the revert's reason every machine writes alike (the id differs).
+        part = revert_reason(timed).partition(" (")[2]
+        page = await pages.page(
+            EntryQuery(reason=part, account=timed.account, project=timed.project), limit=20
+        )
     except StoreError as exc:
         lines.append(f"its revert could not be looked for in the journal: {exc.title}")
-        return tuple(lines)
-    if not page.entries:
+        return tuple(lines), ()
+    attempts = tuple(e for e in page.entries if e.undo_of is not None)
+    if not attempts:
         lines.append("the journal holds no revert of it: it was most likely never sent")
-    for entry in page.entries:
+    for entry in attempts:
         lines.append(
             f"journal entry {entry.id}: {entry.operation} started {entry.started_at} "
             f"by {entry.operator}: {entry.outcome or 'no outcome (it may have arrived)'}"
         )
-    return tuple(lines)
+    return tuple(lines), attempts
 
 
 async def resolve(
@@ -119,7 +127,7 @@ async def resolve(
     """
     moment = now_of(session, now)
     timed = await _in_doubt(session, id_or_key, moment)
-    lines = await _check(session, timed)
+    lines, attempts = await _check(session, timed)
     if how == "check":
         return Resolution(timed, how, lines)
     operator = session.settings.operator or local_operator()
@@ -146,6 +154,8 @@ async def resolve(
             lateness if lateness > LATE_AFTER else None,
             confirmed=True,
             extra={"resent_by": operator, "resend": attempt},
+            # its own earlier attempts are not changes since: the person re-sends it
+            attempts=attempts,
         )
     return Resolution(timed, how, lines, report)
 
