@@ -10,7 +10,10 @@ query that does not answer within ``timeout`` seconds is given up the same
 way. Before writing, each push checks the schema version in its own
 transaction, so a bottui older than the schema writes nothing.
 
-``push`` is idempotent: each event is unique by ``(origin, local_id)`` and
+Every row read is untrusted (any role with INSERT wrote it): one its readers
+cannot read (:mod:`bottui.store.team.rows`) is skipped and handed, once, to
+:attr:`TeamStore.skips`; a notification's payload is only a hint to read
+again. ``push`` is idempotent: each event is unique by ``(origin, local_id)`` and
 inserted with ``ON CONFLICT DO NOTHING``. Small batches go as one pipelined
 ``executemany``; from :data:`COPY_AT` events, by ``COPY`` into a temporary
 table and one ``INSERT ... SELECT``.
