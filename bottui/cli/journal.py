@@ -208,6 +208,7 @@ async def team_journal(args: Args, out: Output) -> TeamSync | None:
     except StoreError as exc:
         out.message(f"note: team journal: {exc.title}; showing this machine's journal only")
         return None
+    store.skips.on_skip = lambda row: out.message(f"warning: {row.line}")
     team = TeamSync(locations.journal_file, store)
     state = await team.sync_within(EXIT_BUDGET)
     if state.down is not None:

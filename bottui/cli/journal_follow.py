@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from bottui.store.journal_store import EntryQuery, JournalStore
     from bottui.store.team.records import TeamEntry
     from bottui.store.team.store import TeamStore
+    from bottui.store.team.unreadable import Unreadable
 
 #: Seconds between two reads of the local journal (no team store).
 POLL: Final = 1.0
@@ -117,6 +118,10 @@ class _Printer:
         else:
             self.write([team_line(e) for e in chosen])
 
+    def skipped(self, row: Unreadable) -> None:
+        self._out.message(f"warning: {row.line}")
+        self._out.err.flush()
+
     async def state(self, reason: str | None) -> None:
         if reason is None:
             self._out.message("team store reachable again: following")
@@ -134,6 +139,7 @@ async def follow(args: Args, out: Output, journal: JournalStore, query: EntryQue
         from bottui.store.tokens import TokenStore
 
         store: TeamStore = await open_team_store_url(url, os.environ, TokenStore(timeout=1.0))
+        store.skips.on_skip = printer.skipped
         feed = LiveFeed(store, printer.shared, _quiet_first(printer))
         try:
             await feed.run()

@@ -38,7 +38,8 @@ _EXITS: Final[list[Exit]] = [
     (
         2,
         "refused before sending: read-only, protected without --yes, no such id, "
-        "superseded, late past the limit, or an outcome in doubt",
+        "superseded, late past the limit, or an outcome in doubt (a claim whose "
+        "executor stopped: `bottui timed resolve ID`)",
     ),
     3,
     (4, "network failure, or an answer that never came (the revert's outcome is unknown)"),
@@ -109,6 +110,13 @@ def add_timed(commands: Any) -> None:
         action="store_true",
         help="list finished ones too (reverted, superseded, cancelled; default: no)",
     )
+    timed.add_argument(
+        "--now",
+        metavar="ISO",
+        type=_moment,
+        default=None,
+        help="list as if at this UTC time: what is due, late or in doubt (default: now)",
+    )
     actions = timed.add_subparsers(
         dest="action", metavar="ACTION", parser_class=type(timed), title="actions"
     )
@@ -145,6 +153,47 @@ def add_timed(commands: Any) -> None:
         common=CHANGE,
     )
     revert.add_argument("timed_id", metavar="TIMED_ID", help="the id `bottui timed` shows")
+    resolve = command(
+        actions,
+        "resolve",
+        "a claim in doubt (its executor stopped, or someone else claimed it): check it, "
+        "then mark it done or send the revert again",
+        examples=[
+            "bottui timed resolve 3",
+            "bottui timed resolve 3 --done",
+            "bottui timed resolve 3 --resend --yes",
+        ],
+        exits=[
+            (0, "checked, marked done, or re-sent and reverted"),
+            1,
+            (
+                2,
+                "refused: no such timed change, not a claim in doubt, read-only, protected "
+                "without --yes (--resend), or another operator is re-sending it",
+            ),
+            *_EXITS[3:],
+        ],
+        common=CHANGE,
+    )
+    resolve.add_argument("timed_id", metavar="TIMED_ID", help="the id `bottui timed` shows")
+    resolve.add_argument(
+        "--now",
+        metavar="ISO",
+        type=_moment,
+        default=argparse.SUPPRESS,
+        help="resolve as if at this UTC time (tests, catching up; default: now)",
+    )
+    how = resolve.add_mutually_exclusive_group()
+    how.add_argument(
+        "--done",
+        action="store_true",
+        help="you checked: the value is as it should be; settle the claim, send nothing",
+    )
+    how.add_argument(
+        "--resend",
+        action="store_true",
+        help="send the revert again, deliberately (protected profiles: --yes)",
+    )
 
     run_due = command(
         commands,

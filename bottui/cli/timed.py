@@ -97,15 +97,17 @@ async def cmd_timed(args: Args, out: Output) -> int:
     from bottui.ops import timed
 
     async with command_session(args, out) as session:
-        now = timed.schedule.now_of(session)
+        now = timed.schedule.now_of(session, getattr(args, "now", None))
         action = getattr(args, "action", None)
         if action is None:
-            found = await timed.list_timed(session, include_done=args.all)
+            found = await timed.list_timed(session, include_done=args.all, now=now)
             if out.as_json:
                 out.document({"now": _utc(now), "timed": [t.to_json(now) for t in found]})
             else:
                 _print_list(out, found, now)
             return EXIT_OK
+        if action == "resolve":
+            return await _resolve(args, out, session, now)
         if action == "revert":
             if args.dry_run:
                 change = await timed.find(session, args.timed_id)
@@ -134,6 +136,45 @@ async def cmd_timed(args: Args, out: Output) -> int:
         return EXIT_OK
 
 
+async def _resolve(args: Args, out: Output, session: Session, now: datetime) -> int:
+    """``timed resolve ID [--done | --resend]``: the check, then what was done."""
+    from bottui.ops.timed.resolve import How, resolve
+
+    how: How = "done" if args.done else "resend" if args.resend else "check"
+    result = await resolve(
+        session, args.timed_id, "check" if args.dry_run else how, confirmed=args.yes, now=now
+    )
+    if out.as_json:
+        doc = {"timed": result.timed.to_json(now), "check": list(result.lines), "did": how}
+        if args.dry_run:
+            doc["did"] = "nothing (dry run)"
+        if result.report is not None:
+            doc["report"] = result.report.to_json()
+        out.document(doc)
+    else:
+        for line in result.lines:
+            out.line(line)
+    if args.dry_run:
+        if not out.as_json:
+            out.line(
+                f"dry run: would {how} timed change {show_id(result.timed.id)}; nothing changed"
+            )
+        return EXIT_OK
+    if result.report is not None:
+        if not out.as_json:
+            out.line(result.report.line)
+        return _code([result.report])
+    if not out.as_json:
+        if how == "done":
+            out.line(f"timed change {show_id(result.timed.id)}: resolved (nothing was sent)")
+        else:
+            out.line(
+                f"`bottui timed resolve {show_id(result.timed.id)} --done` settles it, "
+                "`--resend` sends the revert again"
+            )
+    return EXIT_OK
+
+
 def _print_list(out: Output, found: list[TimedChange], now: datetime) -> None:
     if not found:
         out.line("no timed changes")
@@ -144,8 +185,14 @@ def _print_list(out: Output, found: list[TimedChange], now: datetime) -> None:
         extra = f", superseded by {t.superseded_by}" if t.superseded_by else ""
         stated = " (stated)" if t.revert_to_stated else ""
         out.line(
-            f"{show_id(t.id)}  {_utc(t.due_at)}{late}  {t.state}{who}{extra}  "
+            f"{show_id(t.id)}  {_utc(t.due_at)}{late}  {t.shown_state(now)}{who}{extra}  "
             f"{t.what} of {show_id(t.account)}/{show_id(t.project)} -> {t.revert_to}{stated}"
+        )
+    doubts = [t for t in found if t.in_doubt(now)]
+    for t in doubts:
+        out.message(
+            f"warning: timed change {show_id(t.id)} is in doubt: `bottui timed resolve "
+            f"{show_id(t.id)}` checks it"
         )
 
 
@@ -185,6 +232,10 @@ def _print_reports(out: Output, reports: list[DueReport], now: datetime) -> int:
     for report in reports:
         if not out.as_json:
             out.line(report.line)
+    return _code(reports)
+
+
+def _code(reports: list[DueReport]) -> int:
     codes = {_CODES.get(r.action, 0) for r in reports}
     return next((code for code in (4, 1, 2) if code in codes), EXIT_OK)
 

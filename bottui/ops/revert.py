@@ -103,6 +103,7 @@ async def revert_entries(
     reason: str,
     confirmed: bool = False,
     pages: Pages | JournalStore | None = None,
+    attempts: Sequence[JournalEntry] = (),
 ) -> RevertReport:
     """Revert ``entries`` (given in the order they were made) newest first.
 
@@ -115,6 +116,8 @@ async def revert_entries(
             when the timed change was confirmed).
         pages: Where newer changes are looked for (this journal unless given;
             the team's shared journal in team mode).
+        attempts: Earlier attempts at this same revert (a person re-sends one in
+            doubt, ``timed resolve --resend``): not changes "since" that supersede it.
 
     Raises:
         RefusedError: read-only, or protected and not ``confirmed`` (nothing sent).
@@ -131,7 +134,7 @@ async def revert_entries(
             loaded.append(await journal.entry(EntryId(item)))
     ours = {_identity(e) for e in loaded if e is not None}
     origin = await session.timed_store.read(lambda j: j.origin())
-    sent: set[str] = set()
+    sent: set[str] = {_identity(e) for e in attempts}
     steps: list[StepResult] = []
     stopped = False
     for index in range(len(loaded) - 1, -1, -1):

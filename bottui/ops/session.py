@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from bottui.store.inventory_store import InventoryStore
     from bottui.store.journal_store import JournalStore
     from bottui.store.team.store import TeamStore
+    from bottui.store.team.unreadable import Unreadable
     from bottui.store.timed_sqlite import TimedStore
 
 DEFAULT_PROFILE = "default"
@@ -190,6 +191,8 @@ class Session:
         self._team_tried = False
         #: Messages for the operator that do not stop the work (stderr / toast).
         self.warnings: list[str] = []
+        #: What :meth:`warn_once` said already (a row skipped is said once a session).
+        self._said_once: set[str] = set()
         #: Changes sent and not yet answered and journaled, by origin (a face asks
         #: before quitting over an operator's: its outcome would be left unknown;
         #: an executor's due revert is waited for, not asked about).
@@ -197,6 +200,9 @@ class Session:
         #: Called after inventory facts were queued for the team store (the TUI
         #: kicks its push; a command pushes at its end anyway).
         self.on_shared: Callable[[], None] | None = None
+        #: Called after a team store row bottui cannot read was skipped (and made a
+        #: warning): the TUI shows the warning now; a command prints it at its end.
+        self.on_skipped: Callable[[], None] | None = None
         #: Read-only whatever the profile says (``--read-only``): kept when the
         #: TUI switches profile (:func:`bottui.ops.profiles.settings_of`).
         self.pinned_read_only = False
@@ -405,6 +411,7 @@ class Session:
 
             try:
                 store = await open_team_store_url(self.settings.store_url, os.environ, self.tokens)
+                store.skips.on_skip = self.skipped
                 self._team = TeamSync(self.locations.journal_file, store)
             except StoreError as exc:
                 self.warn(f"team journal: {exc.title}")
@@ -443,6 +450,7 @@ class Session:
             from bottui.ops.team_store import open_team_store_url
 
             self._team_store = await open_team_store_url(url, os.environ, self.tokens)
+            self._team_store.skips.on_skip = self.skipped
         return self._team_store
 
     @property
@@ -458,6 +466,18 @@ class Session:
         """Record a warning for the operator (printed or toasted by the face)."""
         if message not in self.warnings:
             self.warnings.append(message)
+
+    def warn_once(self, message: str) -> None:
+        """:meth:`warn`, but once in this session's life (what every read would say again)."""
+        if message not in self._said_once:
+            self._said_once.add(message)
+            self.warn(message)
+
+    def skipped(self, row: Unreadable) -> None:
+        """A team store row bottui cannot read was skipped: one warning naming it."""
+        self.warn_once(row.line)
+        if self.on_skipped is not None:
+            self.on_skipped()
 
     def take_warnings(self) -> list[str]:
         """The warnings so far, emptied."""

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Final
 
 from bottui.ops import team_facts
 from bottui.ops.inventory_reads import all_pages
+from bottui.plaintext import clean
 from bottui.store.errors import StoreError
 from bottui.store.executor import shared_executor
 from bottui.store.inventory_records import (
@@ -110,7 +111,12 @@ class Plan:
 async def plan(
     session: Session, facts: Sequence[Fact], *, mine: str | None, waiting: frozenset[FactKey]
 ) -> Plan:
-    """The local writes ``facts`` call for (see the module's docstring)."""
+    """The local writes ``facts`` call for (see the module's docstring).
+
+    A fact bottui cannot read (thresholds that are not the JSON object a push
+    writes) is skipped with a warning naming it; the others go on.
+    """
+    facts = [f for f in facts if _readable(session, f)]
     # One read of the whole local inventory (not two per project): thousands of projects.
     local_now = await session.inventory_store.snapshot()
     local_projects = {(p.account, p.project): p for p in local_now.projects}
@@ -243,12 +249,24 @@ def _dimension(
         out.append(entry)
 
 
+def _readable(session: Session, fact: Fact) -> bool:
+    if fact.key.field != "thresholds" or fact.value is None or _thresholds(fact) is not None:
+        return True
+    key = fact.key
+    session.warn(
+        f"skipped a shared inventory fact bottui cannot read: {clean(key.kind)} "
+        f"{clean(key.item)} of {clean(key.account)}/{clean(key.project)} ({clean(key.field)}) "
+        f"by {clean(fact.operator)}"
+    )
+    return False
+
+
 def _thresholds(fact: Fact | None) -> dict[str, str] | None:
     if fact is None or fact.value is None:
         return None
     try:
         doc = json.loads(fact.value)
-    except ValueError:
+    except (ValueError, RecursionError):  # any role may write it: never parsed blindly
         return None
     keys = ("name", "block", "challenge")
     if not isinstance(doc, dict) or not all(isinstance(doc.get(k), str) for k in keys):

@@ -27,6 +27,7 @@ from uuid import UUID
 from bottui.ops.journal_view import value_text
 from bottui.plaintext import clean
 from bottui.store.errors import StoreError
+from bottui.store.team.schema import INVENTORY_CHANNEL
 
 if TYPE_CHECKING:
     from bottui.ops.session import Session
@@ -172,12 +173,15 @@ class LiveFeed:
                 await self._on_inventory()  # what teammates taught while not listening
             while True:
                 change = await waiter
-                if change.table == "journal_entries":
-                    await self._catch_up()
-                elif change.table == "journal_outcomes":
+                if change.table == "journal_outcomes":
                     await self._outcomes()
-                elif change.table == "inventory_facts" and self._on_inventory is not None:
-                    await self._on_inventory()
+                elif change.channel == INVENTORY_CHANNEL:
+                    if self._on_inventory is not None:
+                        await self._on_inventory()
+                else:
+                    # journal_entries, or a payload that is not bottui's (any role
+                    # may NOTIFY): a hint to re-read, nothing more.
+                    await self._catch_up()
                 waiter = asyncio.ensure_future(anext(stream))
         except StopAsyncIteration:
             return
@@ -193,16 +197,17 @@ class LiveFeed:
     async def _catch_up(self) -> None:
         while True:
             after = max(0, (self._mark or 0) - SLACK)
-            found = await self._store.entries_after(after, limit=SLACK * 2)
+            scan = await self._store.scan_after(after, limit=SLACK * 2)
+            found = scan.entries  # a row it cannot read is skipped (and said), not a stop
             fresh = [e for e in found if e.id > self._floor and e.id not in self._seen_set]
             for entry in fresh:
                 self._remember(entry.id)
-            if found:
-                self._mark = max(self._mark or 0, found[-1].id)
+            if scan.rows:
+                self._mark = max(self._mark or 0, scan.last)
             if fresh:
                 await self._on_entries(fresh)
                 await self._finished(fresh)
-            if len(found) < SLACK * 2:
+            if scan.rows < SLACK * 2:
                 return
 
     async def _finished(self, entries: Sequence[TeamEntry]) -> None:

@@ -138,7 +138,10 @@ def unpack_result(text: str | None, keys: str | None) -> str | dict[str, Any] | 
     """The result back: text (parsed by the caller) or the object rebuilt."""
     if text is None or keys is None:
         return text
-    return dict(zip(_keys(keys), json.loads(text), strict=True))
+    try:
+        return dict(zip(_keys(keys), json.loads(text), strict=True))
+    except (ValueError, TypeError, RecursionError):
+        return text  # a damaged row: its text, as the other JSON columns keep theirs
 
 
 def keys_text(keys: tuple[str, ...]) -> str:

@@ -257,6 +257,8 @@ def previous_json(previous: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """
     if previous is None:
         return None
+    if not isinstance(previous, Mapping):
+        return previous  # a damaged row's text, kept as it is
     shown = dict(previous)
     for key in _THRESHOLD_KEYS:
         if key in shown:
@@ -276,7 +278,7 @@ def _load(value: str | None) -> JsonValue:
         return None
     try:
         return json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):
         return value  # never lose what is there, even if it no longer parses
 
 

@@ -313,7 +313,7 @@ def _load(value: str | None) -> JsonValue:
         return None
     try:
         return json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):
         return value  # never lose what is there, even if it no longer parses
 
 

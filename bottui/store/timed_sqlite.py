@@ -61,15 +61,30 @@ class TimedClaim:
     detail: dict[str, Any] = field(default_factory=dict)
 
 
+def _object(text: object) -> dict[str, Any]:
+    """A stored JSON object; ``{}`` for anything else (a damaged row is read, and its
+    reader, :func:`bottui.ops.timed.model.fold`, skips it and says so)."""
+    try:
+        found = json.loads(text) if isinstance(text, str | bytes) else None
+    except (ValueError, RecursionError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _int(value: object) -> int:
+    """A stored time (µs); 0 when the row holds something else."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 def _event(origin: str, row: Sequence[Any]) -> TimedEvent:
     return TimedEvent(
         event_id=f"{origin}:e{row[0]}",
-        kind=row[1],
-        timed=row[2],
-        at=int(row[3]),
-        detail=json.loads(row[4]),
-        operator=row[5],
-        host=row[6],
+        kind=str(row[1]),
+        timed=str(row[2]),
+        at=_int(row[3]),
+        detail=_object(row[4]),
+        operator=str(row[5]),
+        host=None if row[6] is None else str(row[6]),
     )
 
 
@@ -155,7 +170,14 @@ class TimedJournal:
                 "FROM timed_claims AS c LEFT JOIN timed_results AS r ON r.timed = c.timed"
             ).fetchall()
         return [
-            TimedClaim(row[0], int(row[1]), row[2], row[3], row[4], json.loads(row[5] or "{}"))
+            TimedClaim(
+                str(row[0]),
+                _int(row[1]),
+                str(row[2]),
+                None if row[3] is None else str(row[3]),
+                None if row[4] is None else _int(row[4]),
+                _object(row[5] or "{}"),
+            )
             for row in rows
         ]
 

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from bottui.ops.team_thread import SharingThread
     from bottui.store.journal_store import JournalStore
     from bottui.store.team.store import TeamStore
+    from bottui.store.team.unreadable import Unreadable
 
 #: Seconds after a failed read of the shared journal before a read tries it again.
 READ_RETRY: Final = 15.0
@@ -45,6 +46,7 @@ class TeamServices:
     session: Session
     _broadcast: Callable[[Callable[[], Message]], None]
     _show_work: Callable[[], None]
+    flush_warnings: Callable[[], None]
 
     def _init_team(self) -> None:
         #: Why teammates' changes cannot be followed (None: they can, or no team store).
@@ -94,6 +96,7 @@ class TeamServices:
             reader = await open_team_store_url(
                 session.settings.store_url, os.environ, session.tokens
             )
+            reader.skips.on_skip = self._reader_skipped
             self._reader_store = reader
             self._team_reader = SharedJournal(
                 session.journal_store,
@@ -125,6 +128,11 @@ class TeamServices:
         # fail and push again in a loop while the store is down.
         self._read_failed_at = time.monotonic()
         self.share_soon()
+
+    def _reader_skipped(self, row: Unreadable) -> None:
+        # On the app's loop (the reader reads there): a warning, toasted now.
+        self.session.warn(row.line)
+        self.flush_warnings()
 
     def _read_up(self) -> None:
         self._read_failed_at = None

@@ -58,6 +58,8 @@ class TeamLive:
             task.cancel()
 
     async def _run(self) -> None:
+        # A row of the store the feed cannot read is toasted when skipped.
+        self._services.session.on_skipped = self._services.flush_warnings
         try:
             await follow_session(
                 self._services.session,

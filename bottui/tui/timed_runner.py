@@ -58,6 +58,8 @@ class TimedRunner:
         self._refresh_every = refresh_every
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
+        #: Claims in doubt already told (every round reports them: said once per run).
+        self._told_doubts: set[str] = set()
         self._round = asyncio.Lock()
         #: Pending timed changes as last read (the Timed screen shows them too).
         self.pending: list[TimedChange] = []
@@ -137,10 +139,21 @@ class TimedRunner:
                 self._failing = True
                 return reports
             self._failing = False
+        services.flush_warnings()  # a timed event skipped (unreadable): said once a session
         self.show_countdown()
-        if reports:
-            self.tell(reports)
+        fresh = [r for r in reports if not self._told(r)]
+        if fresh:
+            self.tell(fresh)
         return reports
+
+    def _told(self, report: DueReport) -> bool:
+        """A claim in doubt told already this run (the Timed screen keeps showing it)."""
+        if report.action != "in-doubt" or report.timed.state != "claimed":
+            return False
+        if report.timed.key in self._told_doubts:
+            return True
+        self._told_doubts.add(report.timed.key)
+        return False
 
     def show_countdown(self) -> None:
         """The header's words from the pending timed changes and the session's clock."""

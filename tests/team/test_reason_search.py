@@ -272,3 +272,58 @@ async def test_the_index_is_usable_for_the_page_statement(team_store: TeamStore)
         conn.execute("SET enable_seqscan = off")
         lines = conn.execute(("EXPLAIN " + plan.sql).encode(), plan.params)
         assert INDEX in "\n".join(str(r[0]) for r in lines)
+
+
+async def test_migrate_from_version_5_rebuilds_the_index_with_linear_trigrams(
+    pg_admin_url: str,
+) -> None:
+    """Schema 6 (#26): the function replaced, its index rebuilt, the reason bounded; a
+    reason stored before, longer than the bound, stays and is still found in its tail."""
+    with psycopg.connect(pg_admin_url, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA bottui")
+        conn.execute(VERSIONS_TABLE)
+        with conn.transaction():
+            for version in range(1, 6):
+                for statement in MIGRATIONS[version]:
+                    conn.execute(statement.encode())
+                conn.execute("INSERT INTO bottui.schema_versions (version) VALUES (%s)", (version,))
+        long = "INC-88 " + "z" * 5000 + " Tail-Of-A-Long-One"
+        conn.execute(
+            "INSERT INTO bottui.journal_entries (origin, local_id, started_at, operator,"
+            " host, profile, reason, base_url, account, project, operation, target)"
+            " VALUES (%s, 1, %s, 'bob', 'h', 'prod', %s,"
+            " 'u', 'acme', 'p', 'limiter.set-active', '{}')",
+            (uuid4(), T0, long),
+        )
+    store = _store(pg_admin_url)
+    try:
+        done = await store.migrate()
+        assert (done.before, done.applied) == (5, (6,))
+        with psycopg.connect(pg_admin_url) as conn:
+            language = conn.execute(
+                "SELECT l.lanname FROM pg_proc AS p JOIN pg_language AS l ON l.oid = p.prolang"
+                " WHERE p.oid = 'bottui.reason_trigrams(text)'::regprocedure"
+            ).fetchone()
+        assert language is not None and language[0] == "sql"
+        # the index is searched (the trigram plan) and holds the old row's every trigram
+        found = await store.page(TeamQuery(reason="tail-of-a-LONG"), limit=1)
+        assert [e.local_id for e in found.entries] == [1]
+        with psycopg.connect(pg_admin_url) as conn:
+            conn.execute("SET enable_seqscan = off")
+            sql = (
+                "SELECT local_id FROM bottui.journal_entries WHERE reason IS NOT NULL"
+                " AND bottui.reason_trigrams(reason) @> bottui.reason_trigrams(%s)"
+            )
+            plan = " ".join(r[0] for r in conn.execute(f"EXPLAIN {sql}", ("tail-of-a-long",)))
+            assert "journal_entries_reason" in plan
+            assert conn.execute(sql, ("tail-of-a-long",)).fetchall() == [(1,)]
+        with psycopg.connect(pg_admin_url) as conn, pytest.raises(psycopg.errors.CheckViolation):
+            conn.execute(
+                "INSERT INTO bottui.journal_entries (origin, local_id, started_at, operator,"
+                " host, profile, reason, base_url, account, project, operation, target)"
+                " VALUES (%s, 2, %s, 'bob', 'h', 'prod', %s,"
+                " 'u', 'acme', 'p', 'limiter.set-active', '{}')",
+                (uuid4(), T0, long),
+            )
+    finally:
+        await store.close()

@@ -223,7 +223,7 @@ async def test_a_run_reverts_in_reverse_order(
     assert bot is not None and (bot.block_threshold, bot.challenge_threshold) == (0.8, 0.5)
 
 
-async def test_a_claim_without_a_result_is_never_sent_again(
+async def test_a_claim_without_a_result_is_never_sent_again_and_is_reported_in_doubt(
     session: Session, sandbox: SandboxServer, clock: MovingClock
 ) -> None:
     await timed_disable(session)
@@ -233,9 +233,13 @@ async def test_a_claim_without_a_result_is_never_sent_again(
         lambda j: j.claim(change.key, at=micros(clock.now), executor="timer on gone")
     )
     clock.move(minutes=30)
-    assert await timed.run_due(session) == []
+    # Not sent again, but never silent either (#26): every run reports it in doubt.
+    [report] = await timed.run_due(session)
+    assert report.action == "in-doubt" and not report.sent
+    assert "timer on gone" in report.message and "timed resolve" in report.message
     [shown] = await timed.list_timed(session)
     assert (shown.state, shown.executor) == ("claimed", "timer on gone")
+    assert shown.in_doubt(clock.now)
     assert len(limiter_puts(sandbox, "rl-login")) == 1
 
 

@@ -22,6 +22,10 @@ Names (all ``async``, taking the :class:`~bottui.ops.session.Session`):
 * :func:`schedule_revert` ``(session, entry_ids, run_id, due_at, *, confirmed=False)
   -> TimedChange``: a playbook run's steps (this journal's ids, in the order
   they were made), reverted in REVERSE order at ``due_at``
+* :func:`resolve` ``(session, id, how="check"|"done"|"resend", *, confirmed=False, now=None)
+  -> Resolution``: a claim in doubt (claimed, no result for :data:`IN_DOUBT_AFTER`:
+  its executor stopped, or someone else claimed it), checked, settled or re-sent
+  (:mod:`.resolve`); ``TimedChange.in_doubt(now)`` says which are
 * :func:`executor_seen` ``(session, kind, now=None)``: ``kind`` ``"tui"`` (the
   TUI calls it every minute) or ``"run-due"``; :func:`executor_known`
   ``(session, now=None) -> str | None``: a TUI seen within 5 minutes or a
@@ -45,7 +49,7 @@ Texts are untrusted: clean them where shown.
 
 Modules: :mod:`.model` (the dataclass, folding events), :mod:`.schedule`
 (schedule, list, extend, cancel, executors), :mod:`.execute` (run-due, revert
-now), :mod:`.team` (this journal and the team store).
+now), :mod:`.resolve` (claims in doubt), :mod:`.team` (this journal and the team store).
 """
 
 from __future__ import annotations
@@ -57,7 +61,8 @@ from bottui.ops.timed.execute import (
     revert_now,
     run_due,
 )
-from bottui.ops.timed.model import TimedChange, TimedState
+from bottui.ops.timed.model import IN_DOUBT_AFTER, TimedChange, TimedState
+from bottui.ops.timed.resolve import Resolution, resolve
 from bottui.ops.timed.schedule import (
     NO_EXECUTOR_WARNING,
     TimedNotFound,
@@ -73,8 +78,10 @@ from bottui.ops.timed.schedule import (
 
 __all__ = [
     "DEFAULT_LATE_LIMIT",
+    "IN_DOUBT_AFTER",
     "NO_EXECUTOR_WARNING",
     "DueReport",
+    "Resolution",
     "TimedChange",
     "TimedNotFound",
     "TimedState",
@@ -86,6 +93,7 @@ __all__ = [
     "find",
     "late_limit",
     "list_timed",
+    "resolve",
     "revert_now",
     "run_due",
     "schedule_revert",

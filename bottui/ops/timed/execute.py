@@ -19,11 +19,16 @@ A timed change that failed was unscheduled when it failed (a ``cancel``
 event, :class:`bottui.ops.mutations._Schedule`); a playbook step that
 changed nothing is ``unchanged`` in its run's revert. An unknown or missing
 outcome is reported as ``in-doubt`` and left scheduled: only a person
-decides (``timed cancel`` after checking the value).
+decides (``timed cancel`` after checking the value). So is a claim without a
+result for :data:`~bottui.ops.timed.model.IN_DOUBT_AFTER` (its executor was
+killed after claiming, maybe after sending; or someone else wrote the
+claim): every ``run-due`` reports it (exit 2) until a person resolves it
+(``timed resolve``, :mod:`bottui.ops.timed.resolve`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final, Literal
@@ -120,8 +125,9 @@ async def run_due(
     moment = now_of(session, now)
     who = executor or executor_name(kind)
     await executor_seen(session, kind, now=moment)
-    due = [t for t in await list_timed(session, now=moment) if t.state == "scheduled"]
-    reports = []
+    pending = await list_timed(session, now=moment)
+    due = [t for t in pending if t.state == "scheduled"]
+    reports = [_doubt(t, moment) for t in pending if t.in_doubt(moment)]
     with mutations.sent_by("executor"):  # waited for before quitting, not asked about
         for timed in due:
             if timed.due_at > moment:
@@ -198,7 +204,7 @@ async def _perform(
             f"`bottui timed cancel {timed.id}` keeps the change",
         )
     try:
-        entries = await _entries(session, timed)
+        entries = await timed_entries(session, timed)
     except (RefusedError, StoreError) as exc:
         return DueReport(timed, "refused", late, exc.details or exc.title)
     doubt = next((e for e in entries if isinstance(e, JournalEntry) and _in_doubt(e)), None)
@@ -217,11 +223,45 @@ async def _perform(
         return DueReport(timed, "refused", late, f"{exc.title}: not claimed, so nothing was sent")
     if not won:
         return DueReport(timed, "claimed-elsewhere", late, "another executor claimed it first")
-    reason = f"timed change {timed.id} ({timed.what}) due {timed.due_at.isoformat()[:19]}Z"
+    return await send_revert(
+        session, timed, moment, who, late, confirmed=ok_confirmed, entries=entries
+    )
+
+
+def revert_reason(timed: TimedChange) -> str:
+    """The reason journaled with a timed change's revert (the same on every machine)."""
+    return f"timed change {timed.id} ({timed.what}) due {timed.due_at.isoformat()[:19]}Z"
+
+
+async def send_revert(
+    session: Session,
+    timed: TimedChange,
+    moment: datetime,
+    who: str,
+    late: timedelta | None,
+    *,
+    confirmed: bool,
+    extra: dict[str, Any] | None = None,
+    entries: list[int | JournalEntry] | None = None,
+    attempts: Sequence[JournalEntry] = (),
+) -> DueReport:
+    """Revert ``timed``'s entries (claimed already) and record how it ended on its key."""
+    if entries is None:
+        try:
+            entries = await timed_entries(session, timed)
+        except (RefusedError, StoreError) as exc:
+            await team.record(session, timed.key, "failed", {"note": exc.details}, micros(moment))
+            return DueReport(timed, "refused", late, exc.details or exc.title)
     pages = await team.pages(session)
     try:
         report = await revert_entries(
-            session, entries, executor=who, reason=reason, confirmed=ok_confirmed, pages=pages
+            session,
+            entries,
+            executor=who,
+            reason=revert_reason(timed),
+            confirmed=confirmed,
+            pages=pages,
+            attempts=attempts,
         )
     except RefusedError as exc:
         # Refused before sending (the profile changed since the check): nothing was sent.
@@ -233,6 +273,7 @@ async def _perform(
         "superseded_by": report.superseded_by,
         "reverts": list(report.reverts),
         "late_seconds": None if late is None else int(late.total_seconds()),
+        **(extra or {}),
     }
     await team.record(session, timed.key, state, detail, micros(now_of(session)))
     action: Action = state
@@ -247,11 +288,34 @@ async def _perform(
     return DueReport(timed, action, late, message, report)
 
 
+def doubt_text(timed: TimedChange) -> str:
+    """Why a claim is in doubt, and what a person does about it."""
+    when = timed.claimed_at
+    at = (
+        "at a time that is not sane"
+        if when is None or when.year < 1971
+        else f"at {when.strftime('%Y-%m-%d %H:%M:%S')} UTC"
+    )
+    return (
+        f"claimed by {timed.executor or '?'} {at} and no outcome since: the revert may or "
+        "may not have been sent (its executor stopped, or someone else claimed it); check "
+        f"{timed.what} now, then `bottui timed resolve {timed.id} --done` (it is as it "
+        f"should be) or `--resend` (send the revert again)"
+    )
+
+
+def _doubt(timed: TimedChange, moment: datetime) -> DueReport:
+    lateness = moment - timed.due_at
+    return DueReport(
+        timed, "in-doubt", lateness if lateness > LATE_AFTER else None, doubt_text(timed)
+    )
+
+
 def _in_doubt(entry: JournalEntry) -> bool:
     return entry.unfinished or entry.outcome == Outcome.UNKNOWN
 
 
-async def _entries(session: Session, timed: TimedChange) -> list[int | JournalEntry]:
+async def timed_entries(session: Session, timed: TimedChange) -> list[int | JournalEntry]:
     """The timed change's entries: this journal's by id, a teammate's from the team store."""
     out: list[int | JournalEntry] = []
     foreign = [e for e, local in zip(timed.entries, timed.entry_ids, strict=True) if local is None]
@@ -276,7 +340,11 @@ __all__ = [
     "LATE_AFTER",
     "Action",
     "DueReport",
+    "doubt_text",
     "late_limit",
     "revert_now",
+    "revert_reason",
     "run_due",
+    "send_revert",
+    "timed_entries",
 ]

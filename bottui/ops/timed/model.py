@@ -3,11 +3,20 @@
 :func:`fold` turns the events (schedule, extends, cancel), the claim and the
 result of each timed change into one :class:`TimedChange` with its state.
 Nothing here reads a store: :mod:`bottui.ops.timed.schedule` reads them.
+
+Events are untrusted (in team mode anyone with INSERT on the store wrote
+them): a schedule or an extend that is not one bottui can read (a field
+missing or of another type, a due time outside any sane range) is skipped
+and said through ``skip`` (event id, operator, why), and never stops the
+others. A claim without a result for :data:`IN_DOUBT_AFTER` is *in doubt*
+(:meth:`TimedChange.in_doubt`): its executor died after claiming (maybe
+after sending), or someone else wrote the claim; a person resolves it
+(:mod:`bottui.ops.timed.resolve`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final, Literal
@@ -25,9 +34,17 @@ TimedState = Literal[
     "cancelled",  # kept on purpose (``timed cancel``)
     "failed",  # the revert was answered with an error
     "unknown",  # the revert may or may not have arrived
+    "resolved",  # a claim in doubt, settled by a person (`timed resolve --done`)
 ]
 #: States after which nothing more happens.
-DONE: Final = frozenset({"reverted", "superseded", "cancelled", "failed", "unknown"})
+DONE: Final = frozenset({"reverted", "superseded", "cancelled", "failed", "unknown", "resolved"})
+#: A claim without a result for this long is in doubt: sending one revert takes
+#: seconds (the API's retries end well within it).
+IN_DOUBT_AFTER: Final = timedelta(minutes=10)
+#: The years a due time may fall in (else the schedule is not one bottui can read).
+_SANE_YEARS: Final = range(1970, 2100)
+#: Told each event skipped, and why.
+Skip = Callable[[TimedEvent, str], None]
 
 
 @dataclass(frozen=True)
@@ -68,6 +85,20 @@ class TimedChange:
     reverts: tuple[int, ...] = ()
     #: ``revert_to`` was stated by the operator (``--revert-to``), not known to the inventory.
     revert_to_stated: bool = False
+    #: When its revert was claimed (None: not claimed; the epoch: a time not sane).
+    claimed_at: datetime | None = None
+
+    def in_doubt(self, now: datetime) -> bool:
+        """Claimed, no result, and for :data:`IN_DOUBT_AFTER` already: a person decides."""
+        return (
+            self.state == "claimed"
+            and self.claimed_at is not None
+            and now - self.claimed_at >= IN_DOUBT_AFTER
+        )
+
+    def shown_state(self, now: datetime) -> str:
+        """The state as a person reads it: ``in doubt`` for a claim in doubt."""
+        return "in doubt" if self.in_doubt(now) else self.state
 
     @property
     def done(self) -> bool:
@@ -107,6 +138,8 @@ class TimedChange:
             "executor": self.executor,
             "supersededBy": self.superseded_by,
             "note": self.note,
+            "claimedAt": None if self.claimed_at is None else stamp(self.claimed_at),
+            "inDoubt": self.in_doubt(now),
         }
 
 
@@ -116,12 +149,102 @@ def short_id(key: str, origin: str | None) -> str:
     return number if head == origin else f"{head[:8]}:{number}"
 
 
+def _due(detail: Mapping[str, Any]) -> datetime:
+    due = parse_time(str(detail["due_at"]))
+    if due.year not in _SANE_YEARS:
+        raise ValueError("its due time is outside any sane range")
+    return due
+
+
+def _schedule(
+    key: str,
+    schedule: TimedEvent,
+    later: Iterable[TimedEvent],
+    claim: TimedClaim | None,
+    origin: str | None,
+    skip: Skip,
+) -> TimedChange:
+    """One timed change; raises KeyError, TypeError or ValueError when the schedule is
+    not one bottui can read (an extend that is not is skipped alone)."""
+    detail = schedule.detail
+    due = _due(detail)
+    if not isinstance(detail["entries"], list) or not isinstance(detail["local"], list):
+        raise TypeError("its entries are not a list")
+    entries = tuple(str(e) for e in detail["entries"])
+    local = list(detail["local"])
+    if len(local) != len(entries) or not entries:
+        raise ValueError("its entries and their ids do not match")
+    run_id = detail.get("run_id")
+    if run_id is not None and (isinstance(run_id, bool) or not isinstance(run_id, int)):
+        raise TypeError("its run id is not a number")
+    state: TimedState = "scheduled"
+    why: object = None
+    for event in sorted(later, key=lambda e: (e.at, e.event_id)):
+        if event.kind == "extend":
+            try:
+                due = _due(event.detail)
+            except (KeyError, TypeError, ValueError) as exc:
+                skip(event, f"not an extend bottui can read: {exc}")
+        elif event.kind == "cancel":
+            state = "cancelled"
+            why = event.detail.get("why")
+    executor = superseded = note = None
+    if why is not None:
+        note = str(why)
+    reverts: tuple[int, ...] = ()
+    claimed_at = None
+    if claim is not None:
+        executor = claim.executor
+        claimed_at = from_micros(claim.at)
+        state = "claimed" if claim.state is None else _state(claim.state)
+        found = claim.detail.get("note")
+        note = None if found is None else str(found)
+        by = claim.detail.get("superseded_by")
+        superseded = None if by is None else str(by)
+        sent = claim.detail.get("reverts", ())
+        reverts = tuple(i for i in sent if isinstance(i, int)) if isinstance(sent, list) else ()
+    mine = key.rpartition(":t")[0] == origin
+    return TimedChange(
+        id=short_id(key, origin),
+        key=key,
+        entries=entries,
+        # Another journal's ids are not this one's.
+        entry_ids=tuple(None if i is None or not mine else int(i) for i in local),
+        run_id=run_id,
+        profile=str(detail["profile"]),
+        base_url=str(detail["base_url"]),
+        account=str(detail["account"]),
+        project=str(detail["project"]),
+        what=str(detail["what"]),
+        revert_to=str(detail["revert_to"]),
+        due_at=due,
+        state=state,
+        operator=schedule.operator,
+        scheduled_at=from_micros(schedule.at),
+        confirmed=detail.get("confirmed", False) is True,
+        executor=executor,
+        superseded_by=superseded,
+        note=note,
+        reverts=reverts,
+        revert_to_stated=detail.get("revert_to_stated", False) is True,
+        claimed_at=claimed_at,
+    )
+
+
+def _ignore(_event: TimedEvent, _why: str) -> None:
+    return None
+
+
 def fold(
     events: Iterable[TimedEvent],
     claims: Mapping[str, TimedClaim],
     origin: str | None,
+    skip: Skip = _ignore,
 ) -> list[TimedChange]:
-    """One :class:`TimedChange` per schedule in ``events``, by due time (oldest events first)."""
+    """One :class:`TimedChange` per schedule in ``events``, by due time (oldest events first).
+
+    A schedule bottui cannot read is told to ``skip`` and left out; the rest go on.
+    """
     schedules: dict[str, TimedEvent] = {}
     later: dict[str, list[TimedEvent]] = {}
     for event in events:
@@ -131,53 +254,10 @@ def fold(
             later.setdefault(event.timed, []).append(event)
     out = []
     for key, schedule in schedules.items():
-        detail = schedule.detail
-        due = parse_time(str(detail["due_at"]))
-        state: TimedState = "scheduled"
-        why: str | None = None
-        for event in sorted(later.get(key, ()), key=lambda e: (e.at, e.event_id)):
-            if event.kind == "extend":
-                due = parse_time(str(event.detail["due_at"]))
-            elif event.kind == "cancel":
-                state = "cancelled"
-                why = event.detail.get("why")
-        claim = claims.get(key)
-        executor = superseded = None
-        note = None if why is None else str(why)
-        reverts: tuple[int, ...] = ()
-        if claim is not None:
-            executor = claim.executor
-            state = "claimed" if claim.state is None else _state(claim.state)
-            note = claim.detail.get("note")
-            superseded = claim.detail.get("superseded_by")
-            reverts = tuple(int(i) for i in claim.detail.get("reverts", ()))
-        mine = key.rpartition(":t")[0] == origin
-        out.append(
-            TimedChange(
-                id=short_id(key, origin),
-                key=key,
-                entries=tuple(str(e) for e in detail["entries"]),
-                # Another journal's ids are not this one's.
-                entry_ids=tuple(None if i is None or not mine else int(i) for i in detail["local"]),
-                run_id=detail.get("run_id"),
-                profile=str(detail["profile"]),
-                base_url=str(detail["base_url"]),
-                account=str(detail["account"]),
-                project=str(detail["project"]),
-                what=str(detail["what"]),
-                revert_to=str(detail["revert_to"]),
-                due_at=due,
-                state=state,
-                operator=schedule.operator,
-                scheduled_at=from_micros(schedule.at),
-                confirmed=bool(detail.get("confirmed", False)),
-                executor=executor,
-                superseded_by=superseded,
-                note=note,
-                reverts=reverts,
-                revert_to_stated=bool(detail.get("revert_to_stated", False)),
-            )
-        )
+        try:
+            out.append(_schedule(key, schedule, later.get(key, ()), claims.get(key), origin, skip))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            skip(schedule, f"not a timed change bottui can read: {exc}")
     out.sort(key=lambda t: (t.due_at, t.key))
     return out
 
@@ -188,8 +268,9 @@ def _state(word: str) -> TimedState:
         "superseded": "superseded",
         "failed": "failed",
         "unknown": "unknown",
+        "resolved": "resolved",
     }
     return known.get(word, "unknown")
 
 
-__all__ = ["DONE", "TimedChange", "TimedState", "fold", "short_id"]
+__all__ = ["DONE", "IN_DOUBT_AFTER", "Skip", "TimedChange", "TimedState", "fold", "short_id"]

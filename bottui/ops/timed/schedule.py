@@ -22,6 +22,7 @@ from bottui.ops.durations import MAX_DURATION, duration_text
 from bottui.ops.journal_view import target_id, target_what, value_text
 from bottui.ops.timed import team
 from bottui.ops.timed.model import TimedChange, fold
+from bottui.plaintext import clean
 from bottui.store.journal_codec import micros
 from bottui.store.journal_records import local_host, local_operator
 from bottui.store.utc import stamp, system_clock
@@ -29,6 +30,7 @@ from bottui.store.utc import stamp, system_clock
 if TYPE_CHECKING:
     from bottui.ops.plan import PlannedChange
     from bottui.ops.session import Session
+    from bottui.store.timed_sqlite import TimedEvent
 
 #: How recently an executor must have been seen to count as running (the TUI
 #: records itself every minute).
@@ -203,9 +205,15 @@ async def list_timed(
     events, claims = await team.merged(session, events, {c.timed: c for c in claim_list})
     profile, base = session.settings.inventory_scope, session.settings.base_url
     # This machine's by profile; a teammate's (profiles are per machine) by base URL.
+
+    def skip(event: TimedEvent, why: str) -> None:
+        session.warn_once(
+            f"skipped timed event {clean(event.event_id)} by {clean(event.operator)}: {clean(why)}"
+        )
+
     found = [
         t
-        for t in fold(events, claims, origin)
+        for t in fold(events, claims, origin, skip)
         if (t.profile == profile or not t.key.startswith(f"{origin}:"))
         and (base is None or t.base_url == base)
     ]

@@ -9,6 +9,9 @@ nothing here costs start-up time until a profile names a store. Modules:
 * :mod:`.schema` and :mod:`.migrate`: the versioned schema and ``bottui store migrate``;
 * :mod:`.events`: what a push carries (entries and outcomes, each unique by its event id);
 * :mod:`.query`: the page filters and their SQL;
+* :mod:`.rows`, :mod:`.times` and :mod:`.unreadable`: a stored row read without
+  trusting it (any role with INSERT wrote it): one bottui cannot read is skipped
+  and said once, a time Python cannot hold loads as text;
 * :mod:`.store`: :class:`~bottui.store.team.store.TeamStore`, the async API;
 * :mod:`.local_server`: a throwaway PostgreSQL of our own (``bottui demo --team``, the tests).
 """

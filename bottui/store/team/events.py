@@ -24,6 +24,7 @@ from uuid import UUID
 from bottui.plaintext import REPLACEMENT, repair_surrogates
 from bottui.store.journal_records import outcome_word, text
 from bottui.store.redact import redacted_json
+from bottui.store.team.schema import MAX_STORED_REASON
 
 #: Columns of ``journal_entries`` a push writes, in row order.
 ENTRY_COLUMNS: Final = (
@@ -68,6 +69,15 @@ def db_text(field: str, value: object) -> str:
 
 def _optional_text(field: str, value: object) -> str | None:
     return None if value is None else db_text(field, value)
+
+
+def _bounded_reason(reason: str | None) -> str | None:
+    """The reason as stored: at most :data:`MAX_STORED_REASON` characters (the database
+    refuses a longer one; an old journal's may be), the cut marked with an ellipsis."""
+    found = _optional_text("reason", reason)
+    if found is None or len(found) <= MAX_STORED_REASON:
+        return found
+    return found[: MAX_STORED_REASON - 1] + "…"
 
 
 def _json(field: str, value: Mapping[str, Any] | None, *, sort_keys: bool = False) -> str | None:
@@ -132,7 +142,7 @@ class EntryEvent:
             db_text("operator", self.operator),
             db_text("host", self.host),
             db_text("profile", self.profile),
-            _optional_text("reason", self.reason),
+            _bounded_reason(self.reason),
             db_text("base_url", self.base_url),
             db_text("account", self.account),
             db_text("project", self.project),

@@ -31,12 +31,13 @@ estimate a substring's rarity, walks the time index for a rare reason
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Final
 from uuid import UUID
 
 from bottui.store.journal_store import EntryQuery
 from bottui.store.paging import Cursor
+from bottui.store.team.times import OddTime
 
 SELECT: Final = (
     "SELECT e.id, e.origin, e.local_id, e.db_role, e.received_at, e.started_at, e.operator,"
@@ -45,6 +46,9 @@ SELECT: Final = (
     " o.status, o.result, o.error, o.duration_ms, o.db_role, o.received_at"
 )
 
+
+#: Where a page starts: after this row's (start time, server id); the time may be odd.
+After = tuple[datetime | str, int]
 
 #: A reason search first looks at this many of the newest rows, at least ...
 REASON_WINDOW_MIN: Final = 5_000
@@ -102,20 +106,28 @@ def from_entry_query(
     )
 
 
-def encode_cursor(started_at: datetime, entry_id: int) -> Cursor:
-    """The cursor after a row: its start time (µs since the epoch, UTC) and server id."""
+def encode_cursor(started_at: datetime | str, entry_id: int) -> Cursor:
+    """The cursor after a row: its start time (µs since the epoch, UTC) and server id.
+
+    A time Python cannot hold (:class:`~bottui.store.team.times.OddTime`, a
+    hostile row's ``infinity``) is kept as PostgreSQL's text, which it reads
+    back exactly: the next page goes on right after that row.
+    """
+    if not isinstance(started_at, datetime):
+        return Cursor(f"pgt:{int(entry_id)}:{started_at}")
     delta = started_at.astimezone(UTC) - datetime(1970, 1, 1, tzinfo=UTC)
     micros = (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
     return Cursor(f"pg:{micros}:{entry_id}")
 
 
-def decode_cursor(cursor: Cursor) -> tuple[datetime, int]:
+def decode_cursor(cursor: Cursor) -> tuple[datetime | str, int]:
     """What :func:`encode_cursor` made; ValueError for anything else."""
+    if cursor.token.startswith("pgt:"):
+        _, entry_id, text = cursor.token.split(":", 2)
+        return OddTime(text), int(entry_id)
     kind, micros, entry_id = cursor.token.split(":")
     if kind != "pg":
         raise ValueError("not a team store cursor")
-    from datetime import timedelta
-
     moment = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=int(micros))
     return moment, int(entry_id)
 
@@ -170,9 +182,7 @@ def _entry_order(query: TeamQuery) -> str:
     return "e.started_at DESC, e.id DESC"
 
 
-def page_sql(
-    query: TeamQuery, after: tuple[datetime, int] | None, limit: int
-) -> tuple[str, list[object]]:
+def page_sql(query: TeamQuery, after: After | None, limit: int) -> tuple[str, list[object]]:
     """The SELECT of one page and its bound parameters."""
     if query.unfinished and query.outcomes is not None:
         return "SELECT NULL WHERE false", []  # no outcome is one of these outcomes
@@ -199,9 +209,7 @@ def page_sql(
     return f"{sql} ORDER BY {order} LIMIT %s", [*params, limit]
 
 
-def _by_outcome(
-    query: TeamQuery, after: tuple[datetime, int] | None, limit: int
-) -> tuple[str, list[object]]:
+def _by_outcome(query: TeamQuery, after: After | None, limit: int) -> tuple[str, list[object]]:
     parts: list[str] = []
     params: list[object] = []
     for word in sorted(query.outcomes or ()):
@@ -250,7 +258,7 @@ def reason_window(limit: int) -> int:
     return max(REASON_WINDOW_MIN, REASON_WINDOW_PER_ROW * limit)
 
 
-def page_plan(query: TeamQuery, after: tuple[datetime, int] | None, limit: int) -> PagePlan:
+def page_plan(query: TeamQuery, after: After | None, limit: int) -> PagePlan:
     """The statements of one page (see the module's docstring)."""
     part = query.reason
     if (
@@ -270,7 +278,7 @@ def page_plan(query: TeamQuery, after: tuple[datetime, int] | None, limit: int) 
 
 
 def _near_sql(
-    query: TeamQuery, part: str, after: tuple[datetime, int] | None, limit: int, window: int
+    query: TeamQuery, part: str, after: After | None, limit: int, window: int
 ) -> tuple[str, list[object]]:
     """The newest ``window`` rows of the other filters (ids, times and reasons, on
     their leading index), the page among them read whole, and the window's count."""
@@ -294,7 +302,7 @@ def _near_sql(
 
 
 def _indexed_sql(
-    query: TeamQuery, part: str, after: tuple[datetime, int] | None, limit: int
+    query: TeamQuery, part: str, after: After | None, limit: int
 ) -> tuple[str, list[object]]:
     """Every entry holding the part, by the trigram index, then sorted.
 

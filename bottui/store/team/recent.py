@@ -4,7 +4,9 @@ One change's recent history is read on ``journal_entries_target`` (schema
 version 2): the project, the target's exact text (the canonical JSON every
 push writes, :func:`target_text`) and the start time, single changes only
 (a bulk run's items are never a limiter's or a dimension's). The window is
-measured by the database server's clock, not the laptops'.
+measured by the database server's clock, not the laptops'; a start time
+more than a day ahead of it is no recent change (see
+:mod:`bottui.store.team.times`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,9 @@ def recent_sql(
         " LEFT JOIN bottui.journal_outcomes AS o ON o.entry_id = e.id"
         " WHERE e.project = %s AND e.target = %s AND e.run_id IS NULL"
         " AND e.started_at >= now() - make_interval(secs => %s)"
+        # a time ahead of the server's is not a recent change (a hostile
+        # 'infinity' would otherwise head every check and push real ones out)
+        " AND e.started_at < now() + make_interval(days => 1)"
         " AND e.base_url = %s AND e.account = %s"
         " ORDER BY e.project DESC, e.target DESC, e.started_at DESC, e.id DESC LIMIT %s"
     )

@@ -51,6 +51,18 @@ every machine, that sends it) and ``timed_results`` (how a claimed revert
 ended, at most one). All append-only and stamped like the journal's tables;
 an operator needs INSERT and SELECT only.
 
+Version 6 (issue #26): the reason's trigrams in linear time, and bounded.
+``reason_trigrams`` walked ``substr(lowered, i, 3)``, which counts characters
+from the start each time: quadratic (16,000 characters took 7.2 s, a 1 MB
+reason 24 minutes of server CPU, inside every INSERT). It now splits the
+text once (``regexp_split_to_table(..., '')``) and pairs each character with
+the next two (``lead``): the same trigrams, linear. A reason longer than
+:data:`MAX_STORED_REASON` characters is refused by the database itself (a
+CHECK, so a teammate inserting with psql cannot bypass it; bottui's own
+reasons hold at most 1,000, and a push shortens an older longer one). The
+CHECK is ``NOT VALID``: rows already stored stay. The index the function
+feeds is rebuilt (``REINDEX``).
+
 Indexes serve the journal's pages newest first (``started_at DESC, id
 DESC``): by time, project, operator, run, outcome word; each ends in
 ``(started_at, id)`` so a cursor continues the same index range.
@@ -61,7 +73,9 @@ from __future__ import annotations
 from typing import Final
 
 #: The schema version this bottui writes and reads.
-SCHEMA_VERSION: Final = 5
+SCHEMA_VERSION: Final = 6
+#: The longest reason the database accepts (characters), from schema version 6.
+MAX_STORED_REASON: Final = 4_000
 #: NOTIFY channel of journal inserts (payload: {"table", "count", "last"}).
 JOURNAL_CHANNEL: Final = "bottui_journal"
 #: NOTIFY channel of inventory writes.
@@ -327,6 +341,30 @@ _V5_TIMED: Final = (
     ),
 )
 
+#: The reason's trigrams in linear time, and bounded (step 6): see the module's docstring.
+#: SQL, not PL/pgSQL: one pass over the characters; IMMUTABLE and STRICT as before,
+#: so the index expression and the queries' ``reason_trigrams(%s)`` are unchanged.
+_V6_REASON_LINEAR: Final = (
+    """
+    CREATE OR REPLACE FUNCTION bottui.reason_trigrams(reason text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL UNSAFE AS $$
+        SELECT coalesce(pg_catalog.array_agg(t.trigram), '{}'::text[])
+        FROM (
+            SELECT c.ch OPERATOR(pg_catalog.||) pg_catalog.lead(c.ch, 1) OVER w
+                OPERATOR(pg_catalog.||) pg_catalog.lead(c.ch, 2) OVER w AS trigram
+            FROM pg_catalog.regexp_split_to_table(pg_catalog.lower(reason), '')
+                WITH ORDINALITY AS c (ch, i)
+            WINDOW w AS (ORDER BY c.i)
+        ) AS t
+        WHERE t.trigram IS NOT NULL
+    $$
+    """,
+    "GRANT EXECUTE ON FUNCTION bottui.reason_trigrams(text) TO PUBLIC",
+    "ALTER TABLE bottui.journal_entries ADD CONSTRAINT journal_entries_reason_length"
+    f" CHECK (pg_catalog.char_length(reason) <= {MAX_STORED_REASON}) NOT VALID",
+    "REINDEX INDEX bottui.journal_entries_reason",
+)
+
 #: Every step, by the version it brings the schema to. A step is never edited
 #: once released: a change is a new version.
 MIGRATIONS: Final[dict[int, tuple[str, ...]]] = {
@@ -335,6 +373,7 @@ MIGRATIONS: Final[dict[int, tuple[str, ...]]] = {
     3: _V3_REASON_SEARCH,
     4: _V4_PROJECT_OPERATOR,
     5: _V5_TIMED,
+    6: _V6_REASON_LINEAR,
 }
 
 #: What an operator role needs (the README's set-up SQL): the journal INSERT and
@@ -353,6 +392,7 @@ GRANT SELECT, INSERT ON bottui.timed_results TO bottui_operator;
 __all__ = [
     "INVENTORY_CHANNEL",
     "JOURNAL_CHANNEL",
+    "MAX_STORED_REASON",
     "MIGRATIONS",
     "OPERATOR_GRANTS",
     "SCHEMA_VERSION",

@@ -10,7 +10,10 @@ query that does not answer within ``timeout`` seconds is given up the same
 way. Before writing, each push checks the schema version in its own
 transaction, so a bottui older than the schema writes nothing.
 
-``push`` is idempotent: each event is unique by ``(origin, local_id)`` and
+Every row read is untrusted (any role with INSERT wrote it): one its readers
+cannot read (:mod:`bottui.store.team.rows`) is skipped and handed, once, to
+:attr:`TeamStore.skips`; a notification's payload is only a hint to read
+again. ``push`` is idempotent: each event is unique by ``(origin, local_id)`` and
 inserted with ``ON CONFLICT DO NOTHING``. Small batches go as one pipelined
 ``executemany``; from :data:`COPY_AT` events, by ``COPY`` into a temporary
 table and one ``INSERT ... SELECT``.
@@ -22,6 +25,7 @@ import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from bottui.api.tokens import Secret
@@ -33,15 +37,17 @@ from bottui.store.team.events import (
     EntryEvent,
     Event,
     OutcomeEvent,
-    load_json,
 )
 from bottui.store.team.facts import Fact, put_facts, read_facts
 from bottui.store.team.migrate import Migrated, check_version, migrate, schema_version
 from bottui.store.team.query import SELECT, TeamQuery, decode_cursor, encode_cursor, page_plan
 from bottui.store.team.recent import recent_sql
 from bottui.store.team.records import Change, Pushed, StoreStatus, TeamEntry, TeamPage
+from bottui.store.team.rows import outcome_skipped, read_entry
 from bottui.store.team.schema import INVENTORY_CHANNEL, JOURNAL_CHANNEL, SCHEMA_VERSION
 from bottui.store.team.target import StoreTarget, check_connected
+from bottui.store.team.times import lenient
+from bottui.store.team.unreadable import Skips, Unreadable
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection
@@ -98,6 +104,8 @@ class TeamStore:
         self._conn: AsyncConnection[Any] | None = None
         self._lock = asyncio.Lock()
         self._temp_tables = False
+        #: The rows its readers skipped (unreadable), each said once.
+        self.skips = Skips()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.target.where!r})"
@@ -122,6 +130,7 @@ class TeamStore:
             keepalives_count=3,
             **options,
         )
+        lenient(conn)
         try:
             info = {o.keyword: o.val for o in conn.pgconn.info}
             sslmode = (info.get(b"sslmode") or b"").decode()
@@ -315,10 +324,13 @@ class TeamStore:
             if rows is None:
                 cur = await conn.execute(plan.sql.encode(), plan.params)
                 rows = await cur.fetchall()
-        entries = tuple(_entry(row) for row in rows[:size])
-        more = len(rows) > size and entries
-        last = entries[-1] if more else None
-        return TeamPage(entries, None if last is None else encode_cursor(last.started_at, last.id))
+        entries = self.readable(rows[:size])
+        if len(rows) <= size or size == 0:
+            return TeamPage(entries, None)
+        # The cursor stands on the page's last row, read or skipped: an unreadable
+        # row never ends the pages early, nor is read twice.
+        last = rows[size - 1]
+        return TeamPage(entries, encode_cursor(last[5], last[0]))
 
     async def recent(
         self,
@@ -338,7 +350,7 @@ class TeamStore:
         async with self._session("reading recent changes") as conn:
             cur = await conn.execute(sql.encode(), params)
             rows = await cur.fetchall()
-        return tuple(_entry(row) for row in rows)
+        return self.readable(rows)
 
     async def entries(self, ids: Sequence[int]) -> tuple[TeamEntry, ...]:
         """The entries of these server ids (a notification's), oldest first."""
@@ -352,12 +364,17 @@ class TeamStore:
         async with self._session("reading new entries") as conn:
             cur = await conn.execute(sql.encode(), [list(ids)])
             rows = await cur.fetchall()
-        return tuple(_entry(row) for row in rows)
+        return self.readable(rows)
 
     async def entries_after(
         self, last_id: int, *, limit: int = DEFAULT_PAGE
     ) -> tuple[TeamEntry, ...]:
         """Entries whose server id is above ``last_id``, oldest first (``--follow``'s catch-up)."""
+        return (await self.scan_after(last_id, limit=limit)).entries
+
+    async def scan_after(self, last_id: int, *, limit: int = DEFAULT_PAGE) -> Scan:
+        """Up to ``limit`` rows above ``last_id``, oldest first: the readable entries, how
+        many rows were looked at and the last one's id (a skipped row counts too)."""
         sql = (
             f"{SELECT} FROM bottui.journal_entries AS e"
             " LEFT JOIN bottui.journal_outcomes AS o ON o.entry_id = e.id"
@@ -366,7 +383,21 @@ class TeamStore:
         async with self._session("reading new entries") as conn:
             cur = await conn.execute(sql.encode(), [int(last_id), max(1, int(limit))])
             rows = await cur.fetchall()
-        return tuple(_entry(row) for row in rows)
+        return Scan(self.readable(rows), len(rows), int(rows[-1][0]) if rows else int(last_id))
+
+    def readable(self, rows: Sequence[Sequence[Any]]) -> tuple[TeamEntry, ...]:
+        """The entries of these rows; each unreadable one skipped and said (:attr:`skips`)."""
+        out: list[TeamEntry] = []
+        for row in rows:
+            found = read_entry(row)
+            if isinstance(found, Unreadable):
+                self.skips.add(found)
+                continue
+            bad_outcome = outcome_skipped(row)
+            if bad_outcome is not None:
+                self.skips.add(bad_outcome)
+            out.append(found)
+        return tuple(out)
 
     async def last_id(self) -> int:
         """The newest server id of the journal (0: empty)."""
@@ -417,33 +448,36 @@ class TeamStore:
                     await conn.close()
 
 
+#: A notification longer than this is not parsed at all: it is a hint to re-read, nothing more.
+NOTICE_MAX: Final = 256
+
+
 def _change(channel: str, payload: str) -> Change:
-    try:
-        data = json.loads(payload)
-    except ValueError:
-        data = {}
+    """What a notification hints at; never parsed deeply (any role may NOTIFY any payload)."""
+    data: object = {}
+    if len(payload) <= NOTICE_MAX and payload.startswith("{"):
+        try:
+            data = json.loads(payload)
+        except (ValueError, RecursionError):
+            data = {}
     if not isinstance(data, dict):
         data = {}
-    count, last = data.get("count"), data.get("last")
+    count, last, table = data.get("count"), data.get("last"), data.get("table")
     return Change(
         channel=channel,
-        table=str(data.get("table", "")),
-        count=count if isinstance(count, int) else 0,
-        last=last if isinstance(last, int) else None,
+        table=table if isinstance(table, str) else "",
+        count=count if isinstance(count, int) and not isinstance(count, bool) else 0,
+        last=last if isinstance(last, int) and not isinstance(last, bool) else None,
     )
 
 
-def _entry(row: Sequence[Any]) -> TeamEntry:
-    names = (
-        "id", "origin", "local_id", "db_role", "received_at", "started_at", "operator", "host",
-        "profile", "reason", "base_url", "account", "project", "operation", "target",
-        "request_body", "previous", "undo_of", "run_id", "item_key", "finished_at", "outcome",
-        "status", "result", "error", "duration_ms", "outcome_db_role", "outcome_received_at",
-    )  # fmt: skip
-    values = dict(zip(names, row, strict=True))
-    for name in ("target", "request_body", "previous", "result", "error"):
-        values[name] = load_json(values[name])
-    return TeamEntry(**values)
+@dataclass(frozen=True)
+class Scan:
+    """A catch-up read: the readable entries, how many rows it looked at, the last row's id."""
+
+    entries: tuple[TeamEntry, ...]
+    rows: int
+    last: int
 
 
-__all__ = ["COPY_AT", "DEFAULT_PAGE", "TeamStore"]
+__all__ = ["COPY_AT", "DEFAULT_PAGE", "NOTICE_MAX", "Scan", "TeamStore"]

@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from bottui.store.journal_codec import from_micros, micros
-from bottui.store.team.events import load_json
 from bottui.store.team.migrate import check_version, schema_version
 from bottui.store.team.query import SELECT
 from bottui.store.team.records import TeamEntry
-from bottui.store.team.store import _entry
+from bottui.store.team.rows import NotJson, json_object
+from bottui.store.team.times import sane
+from bottui.store.team.unreadable import Unreadable
 from bottui.store.timed_sqlite import TimedClaim, TimedEvent
 
 if TYPE_CHECKING:
@@ -57,7 +58,11 @@ async def push_events(store: TeamStore, events: Sequence[TimedEvent]) -> int:
 
 
 async def events(store: TeamStore) -> list[TimedEvent]:
-    """Every timed event of the team, oldest first."""
+    """Every timed event of the team, oldest first.
+
+    An event whose detail is not a JSON object, or whose time is not sane, is
+    skipped and said (:attr:`TeamStore.skips`): the others go on.
+    """
     sql = (
         "SELECT origin, local_id, kind, timed, at, detail, operator, host"
         " FROM bottui.timed_events ORDER BY id"
@@ -65,22 +70,40 @@ async def events(store: TeamStore) -> list[TimedEvent]:
     async with store._session("reading timed changes") as conn:
         cur = await conn.execute(sql.encode())
         rows = await cur.fetchall()
-    return [
-        TimedEvent(
-            event_id=f"{row[0]}:e{row[1]}",
-            kind=row[2],
-            timed=row[3],
-            at=micros(row[4]),
-            detail=load_json(row[5]),
-            operator=row[6],
-            host=row[7],
+    out = []
+    for row in rows:
+        event_id, operator = f"{row[0]}:e{row[1]}", str(row[6])
+        try:
+            detail = json_object(row[5], optional=False)
+        except NotJson as exc:
+            store.skips.add(Unreadable("timed_events", event_id, operator, f"its detail is {exc}"))
+            continue
+        if not sane(row[4]):
+            why = "its time is outside any sane range"
+            store.skips.add(Unreadable("timed_events", event_id, operator, why))
+            continue
+        assert detail is not None
+        out.append(
+            TimedEvent(
+                event_id=event_id,
+                kind=row[2],
+                timed=row[3],
+                at=micros(row[4]),
+                detail=detail,
+                operator=operator,
+                host=row[7],
+            )
         )
-        for row in rows
-    ]
+    return out
 
 
 async def claims(store: TeamStore) -> list[TimedClaim]:
-    """Every claim, with its result when it has one."""
+    """Every claim, with its result when it has one.
+
+    A claim always counts (it is what stops a second executor), whoever wrote
+    it: a time that is not sane reads as the epoch (so it is in doubt at once),
+    a result's detail that is not a JSON object as empty (said once).
+    """
     sql = (
         "SELECT c.timed, c.at, c.executor, r.state, r.at, r.detail"
         " FROM bottui.timed_claims AS c LEFT JOIN bottui.timed_results AS r USING (timed)"
@@ -88,17 +111,27 @@ async def claims(store: TeamStore) -> list[TimedClaim]:
     async with store._session("reading timed changes") as conn:
         cur = await conn.execute(sql.encode())
         rows = await cur.fetchall()
-    return [
-        TimedClaim(
-            row[0],
-            micros(row[1]),
-            row[2],
-            row[3],
-            None if row[4] is None else micros(row[4]),
-            load_json(row[5]) or {},
+    out = []
+    for row in rows:
+        detail: dict[str, Any] | None = None
+        try:
+            detail = json_object(row[5])
+        except NotJson as exc:
+            store.skips.add(
+                Unreadable("timed_results", str(row[0]), str(row[2]), f"its detail is {exc}")
+            )
+        result_at = None if row[4] is None else micros(row[4]) if sane(row[4]) else 0
+        out.append(
+            TimedClaim(
+                row[0],
+                micros(row[1]) if sane(row[1]) else 0,
+                row[2],
+                row[3],
+                result_at,
+                detail or {},
+            )
         )
-        for row in rows
-    ]
+    return out
 
 
 async def claim(store: TeamStore, timed: str, *, at: int, executor: str) -> bool:
@@ -141,7 +174,7 @@ async def entries_by_event(store: TeamStore, event_ids: Sequence[str]) -> dict[s
     async with store._session("reading timed changes") as conn:
         cur = await conn.execute(sql.encode(), ([p[0] for p in pairs], [p[1] for p in pairs]))
         rows = await cur.fetchall()
-    found = [_entry(row) for row in rows]
+    found = store.readable(rows)
     return {f"{e.origin}:{e.local_id}": e for e in found}
 
 

@@ -2,7 +2,8 @@
 
 One row per timed change: its id, what it changed, the project, what it
 reverts to, when (``in 14m`` / ``late by 3m`` and the UTC time), who performs
-or performed the revert, and its state. ``x`` extends (asks how much later),
+or performed the revert, and its state (``in doubt``: claimed, and no outcome
+for 10 minutes; ``bottui timed resolve ID`` settles it). ``x`` extends (asks how much later),
 ``k`` keeps the change (cancels its revert, after asking), ``r`` reverts now
 (asks, with the same rules as any change), ``a`` shows the finished ones too.
 A line above the table says who will perform the reverts: this TUI while it
@@ -122,6 +123,7 @@ class TimedScreen(ModalScreen[None]):
         except Exception as exc:  # a journal that cannot be read: said like any failure
             services.report(exc, operation="Reading timed changes")
             return
+        services.flush_warnings()  # a timed event skipped (unreadable): said once
         self._show(rows, known)
 
     def _show(self, rows: list[TimedChange], known: str | None) -> None:
@@ -152,7 +154,10 @@ class TimedScreen(ModalScreen[None]):
                 safe_text(row.revert_to),
                 Text(due, style="bold" if late else ""),
                 safe_text(row.executor or "—"),
-                Text(row.state, style="bold" if row.state in ("failed", "unknown") else ""),
+                Text(
+                    row.shown_state(now),
+                    style="bold" if row.state in ("failed", "unknown") or row.in_doubt(now) else "",
+                ),
             )
         self.query_one("#timed-empty").display = not rows
         table.display = bool(rows)
