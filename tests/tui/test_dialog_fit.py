@@ -23,6 +23,7 @@ from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ChangeForm
 from bottui.tui.screens.dialogs import HelpDialog
 from tests.tui.helpers import settle
+from tests.tui.test_journal import steady  # noqa: F401  (a fixture: operator and host)
 
 MakeApp = Callable[..., BottuiApp]
 Snap = Callable[..., bool]
@@ -34,7 +35,12 @@ SMALLER = (60, 20)
 
 async def limiter_timed(pilot: Pilot[Any]) -> None:
     """``f`` on rl-login (ON), a reason and 30m typed: the revert is on the decision line."""
+    from bottui.tui.widgets.limiter_table import LimiterTable
+
     await settle(pilot)
+    grid = pilot.app.screen.query_one(LimiterTable)
+    grid.move_cursor(row=grid.get_row_index("rl-login"), animate=False)
+    await pilot.pause()
     await pilot.press("f")
     await settle(pilot)
     await pilot.press(*"INC-4312 stuffing on login", "enter", *"30m", "enter")
@@ -161,6 +167,7 @@ async def test_help_scrolls_with_the_keyboard(
         assert on_screen(dialog.query_one("#close"), size)
 
 
+@pytest.mark.usefixtures("steady")
 @pytest.mark.parametrize("kind", sorted(OPENERS))
 def test_snapshot_at_80x24(snap_compare: Snap, make_snap_app: MakeApp, kind: str) -> None:
     mode, opener = OPENERS[kind]
@@ -168,6 +175,7 @@ def test_snapshot_at_80x24(snap_compare: Snap, make_snap_app: MakeApp, kind: str
     assert snap_compare(app, terminal_size=SMALL, run_before=opener)
 
 
+@pytest.mark.usefixtures("steady")
 @pytest.mark.parametrize("kind", sorted(OPENERS))
 def test_snapshot_at_80x24_no_color(
     snap_compare: Snap, make_snap_app: MakeApp, kind: str, monkeypatch: pytest.MonkeyPatch

@@ -128,6 +128,7 @@ async def test_a_failure_midway_offers_and_makes_a_partial_revert(
         assert said.startswith("Duration not usable: "), said  # beside its field, not a toast
         assert not app._notifications  # nothing covers the Run button
         app.screen.query_one("#duration").value = ""  # type: ignore[attr-defined]
+        await until(lambda: not app.screen.query_one("#confirm").disabled, pilot)
         await click_again(pilot, "#confirm")
         # The run ends with the offer of a partial revert.
         await until(lambda: isinstance(app.screen, ConfirmDialog), pilot, timeout=30)

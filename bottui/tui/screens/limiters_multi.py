@@ -150,6 +150,7 @@ def switch_marked(screen: LimitersScreen, table: LimiterTable, new_state: bool) 
             recent=tuple(recent),
             listing=_listing(entries, hidden),
             timing=_timing(plans),
+            decision=_decision(plans, new_state, hidden),
         )
         prompt = await services.timed_prompt(prompt)  # is an executor known?
 
@@ -171,6 +172,18 @@ def switch_marked(screen: LimitersScreen, table: LimiterTable, new_state: bool) 
         )
 
     screen.run_worker(plan_all(), name="Planning", group="plan", exit_on_error=False)
+
+
+def _decision(plans: list[PlannedChange[Any]], new_state: bool, hidden: Any) -> str:
+    """``2 rate limiters -> OFF (before: 1 ON, 1 OFF) · 1 hidden by the filter``."""
+    before: dict[str, int] = {}
+    for plan in plans:
+        word = "?" if plan.previous is None else plan.previous.text
+        before[word] = before.get(word, 0) + 1
+    counts = ", ".join(f"{n} {word}" for word, n in sorted(before.items()))
+    line = f"{plural(len(plans), 'rate limiter')} -> {'ON' if new_state else 'OFF'}"
+    line += f" (before: {counts})"
+    return line + (f" · {len(hidden):,} hidden by the filter" if hidden else "")
 
 
 def _project_label(screen: LimitersScreen, account: str, project: str) -> Content:
