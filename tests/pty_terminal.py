@@ -88,6 +88,26 @@ class Terminal:
                 return os.waitstatus_to_exitcode(status)
         raise AssertionError("the process did not exit")
 
+    def quit(self, key: str = "q", keys_back: str = "Mark", timeout: float = 15.0) -> int:
+        """Press ``key`` to quit and return the exit code, pressing it again when the
+        app dropped it as typed ahead (within its window after a dialog closed, the key
+        bar says so; once the bar shows the screen's keys again, ``keys_back``, the
+        window is over)."""
+        start = len(self.text())
+        self.send(key)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self._read(0.05)
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                return os.waitstatus_to_exitcode(status)
+            seen = self.text()[start:]
+            note = seen.find("keys typed ahead ignored")
+            if note >= 0 and keys_back in seen[note:]:
+                start = len(self.text())
+                self.send(key)
+        raise AssertionError("the process did not exit")
+
     def kill(self) -> None:
         """End the program if it still runs and close the terminal."""
         try:

@@ -55,8 +55,8 @@ def test_demo_flips_a_limiter_against_its_sandbox_child_and_quits_cleanly() -> N
         # The sandbox that answered is a child of the demo (started after the first frame).
         sandboxes = [pid for pid, cmd in _children(term.pid) if "bottui.sandbox.process" in cmd]
         assert len(sandboxes) == 1, _children(term.pid)
-        term.send("q")
-        assert term.wait_exit() == 0
+        # Right after a confirmation, q may be dropped as typed ahead (#24): again then.
+        assert term.quit() == 0
         assert wait_gone(sandboxes[0], 5)
     finally:
         term.kill()

@@ -401,10 +401,16 @@ class ChangeForm(DurationField, _ReasonField, _Dialog):
             self.dismiss(True)
 
     def action_dismiss_dialog(self) -> None:
+        # Esc is a deliberate way out, never typed ahead by mistake: the keys after it
+        # are the operator's next commands (the window is for Enter and the letters).
+        self._escaped = True
         self.dismiss(False)
 
+    _escaped = False
+
     def dismiss(self, result: Any = None) -> AwaitComplete:
-        arm_typeahead(self)
+        if not self._escaped:
+            arm_typeahead(self)
         return super().dismiss(result)
 
 
