@@ -27,6 +27,7 @@ from textual.screen import Screen
 from bottui.ops.session import Session
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
+from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.journal import JournalScreen
 from bottui.tui.screens.limiters import LimitersScreen
 from bottui.tui.screens.projects import ProjectsScreen
@@ -121,7 +122,13 @@ async def test_keys_answer_while_another_process_holds_the_journal(
             assert proc.poll() is None, f"{key} answered only after the lock was released"
 
         # A change confirmed now waits for its started record, off the event loop...
-        await press(app, "t", "tab", "enter")  # rl-api: OFF -> ON
+        await press(app, "t")  # rl-api: OFF -> ON; planned in a worker, then asked
+        for _ in range(6000):  # as a person waits for it (a minute at most: no hang)
+            if isinstance(app.screen, ConfirmDialog):
+                break
+            await asyncio.sleep(0.01)
+        assert isinstance(app.screen, ConfirmDialog)
+        await press(app, "tab", "enter")
         assert app.services.work_text  # the change is under way
         for key, screen in (("5", JournalScreen), ("2", LimitersScreen)):
             await switch(app, key, screen)

@@ -400,16 +400,16 @@ class JournalScreen(BottuiScreen):
             else f"The {count} entries the filters select"
         )
 
-        def chosen(result: tuple[Path, str] | None) -> None:
+        def chosen(result: tuple[Path, str, bool] | None) -> None:
             if result is None:
                 return
-            path, fmt = result
+            path, fmt, replace = result
 
             async def write() -> int:
                 # Page by page, never the whole journal in memory; the keyring's
                 # tokens are looked up (awaited) to mask them.
                 stream = journal_pages.EntryStream(journal, query, tokens=session.tokens)
-                return await journal_pages.export_stream(stream, path, fmt)
+                return await journal_pages.export_stream(stream, path, fmt, overwrite=replace)
 
             self.call(
                 write,

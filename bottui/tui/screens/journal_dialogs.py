@@ -188,7 +188,8 @@ class ExportDialog(_JournalDialog):
             self._problem(join(safe(raw), " exists: press Replace to overwrite it."))
             self.query_one("#export", Button).label = Content("Replace")
             return
-        self.dismiss((path, fmt))
+        # Replace only the file the operator saw named and pressed Replace for (#25).
+        self.dismiss((path, fmt, self._confirmed_replace == path))
 
     @on(Button.Pressed, "#cancel")
     def _cancel(self) -> None:
