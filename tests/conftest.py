@@ -11,8 +11,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.fixtures.keyrings import InMemoryKeyring, installed
+
+#: Property tests never race the clock: no per-example deadline (the default 200 ms fails
+#: on a busy machine without a bug) and no health check that depends on speed. A test's own
+#: ``@settings`` changes only what it names and inherits the rest from here.
+settings.register_profile(
+    "bottui",
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile("bottui")
 
 pytest_plugins = ["tests.fixtures.sandbox", "tests.fixtures.plan_spy", "tests.fixtures.postgres"]
 

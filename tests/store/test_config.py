@@ -12,7 +12,7 @@ import traceback
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bottui.plaintext import has_control
@@ -551,7 +551,7 @@ def configs(draw: st.DrawFn) -> Config:
     return Config(current=current, profiles=by_name, theme=draw(st.none() | st.text(max_size=8)))
 
 
-PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(max_examples=60)
 
 
 @PROPERTY
