@@ -315,7 +315,7 @@ class Faults:
         with self._lock:
             return self._held
 
-    def wait_until_held(self, count: int = 1, timeout: float = 5.0) -> bool:
+    def wait_until_held(self, count: int = 1, timeout: float = 60.0) -> bool:
         """Block until ``count`` requests are held; ``False`` on timeout."""
         deadline = time.monotonic() + timeout
         while self.held < count:
@@ -324,7 +324,7 @@ class Faults:
             time.sleep(POLL_SECONDS / 2)
         return True
 
-    async def wait_until_held_async(self, count: int = 1, timeout: float = 5.0) -> bool:
+    async def wait_until_held_async(self, count: int = 1, timeout: float = 60.0) -> bool:
         """:meth:`wait_until_held` for a coroutine."""
         deadline = time.monotonic() + timeout
         while self.held < count:

@@ -19,15 +19,23 @@ from tests.sandbox.helpers import PERSONAL, PROD, PROJECT, SSL, limiter_path, re
 
 
 async def test_peak_in_flight_under_concurrency(sandbox: SandboxServer) -> None:
-    sandbox.faults.configure(latency=0.2)
+    # Held until all six are in: they overlap however slowly each one arrives.
+    sandbox.faults.hold_requests()
     limits = httpx.Limits(max_connections=10)
-    async with httpx.AsyncClient(verify=SSL, base_url=sandbox.base_url, limits=limits) as http:
-        responses = await asyncio.gather(
+    async with httpx.AsyncClient(
+        verify=SSL, base_url=sandbox.base_url, limits=limits, timeout=120
+    ) as http:
+        sent = asyncio.gather(
             *(
                 http.post(revoke_path(), json={"subject": {"visitorId": f"v{i}"}}, headers=PERSONAL)
                 for i in range(6)
             )
         )
+        try:
+            assert await sandbox.faults.wait_until_held_async(6, timeout=120)
+        finally:
+            sandbox.faults.release()
+        responses = await sent
         assert [r.status_code for r in responses] == [200] * 6
         stats = (await http.get("/_sandbox/stats")).json()
     assert stats == {"requests": 6, "inFlight": 0, "peakInFlight": 6}
