@@ -9,7 +9,7 @@ import textwrap
 import threading
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import keyring
@@ -19,6 +19,7 @@ from keyring.backends import fail
 from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.store.errors import KeyringUnavailable, StoreError
 from bottui.store.tokens import (
+    DEFAULT_TIMEOUT,
     ENV_ACCESS_TOKEN,
     ENV_API_KEY,
     REMEDIES,
@@ -427,33 +428,49 @@ def test_backend_error_text_is_cleaned_and_scrubbed() -> None:
     assert CANARY not in "".join(traceback.format_exception(error))
 
 
+def guarded(call: Callable[[], object]) -> BaseException | None:
+    """Run ``call`` on a thread; what it raised. Joined for 120 s: a hang guard only."""
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            call()
+        except BaseException as exc:
+            raised.append(exc)
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(120)
+    assert not worker.is_alive(), "hung"
+    return raised[0] if raised else None
+
+
 def test_blocking_backend_times_out_then_fails_fast(blocking: BlockingKeyring) -> None:
     tokens = store(timeout=1.0)
     start = time.monotonic()
-    with pytest.raises(KeyringUnavailable) as caught:
-        tokens.personal(URL, "acc")
-    elapsed = time.monotonic() - start
-    assert 0.9 <= elapsed < 5
-    assert caught.value.title == "The keyring did not answer within 1 s"
-    assert_remedies(caught.value)
-    assert_no_traceback(caught.value)
+    caught = guarded(lambda: tokens.personal(URL, "acc"))
+    assert time.monotonic() - start >= 0.9  # it did wait for the keyring first
+    assert isinstance(caught, KeyringUnavailable)
+    assert caught.title == "The keyring did not answer within 1 s"
+    assert_remedies(caught)
+    assert_no_traceback(caught)
     threads = threading.active_count()
-    start = time.monotonic()
+    # Fast: the next calls do not wait at all. With an hour's timeout, a call that
+    # waited for the stuck keyring would trip the hang guard.
+    tokens._timeout = 3600.0
     for _ in range(5):
-        with pytest.raises(KeyringUnavailable) as again:
-            tokens.set_personal(URL, "acc", AccessToken(CANARY))
-        assert again.value.title == caught.value.title
-    assert time.monotonic() - start < 0.5
+        again = guarded(lambda: tokens.set_personal(URL, "acc", AccessToken(CANARY)))
+        assert isinstance(again, KeyringUnavailable)
+        assert again.title.startswith("The keyring did not answer within")
     assert blocking.calls == 1  # no pile of threads
     assert threading.active_count() == threads
 
 
 def test_default_timeout_is_under_five_seconds(blocking: BlockingKeyring) -> None:
-    start = time.monotonic()
-    with pytest.raises(KeyringUnavailable) as caught:
-        TokenStore({}).personal_state(URL, "acc")
-    assert time.monotonic() - start < 5
-    assert caught.value.title == "The keyring did not answer within 4 s"
+    assert DEFAULT_TIMEOUT < 5
+    caught = guarded(lambda: TokenStore({}).personal_state(URL, "acc"))
+    assert isinstance(caught, KeyringUnavailable)
+    assert caught.title == f"The keyring did not answer within {DEFAULT_TIMEOUT:g} s"
 
 
 def test_stuck_thread_is_a_daemon(blocking: BlockingKeyring) -> None:
@@ -469,7 +486,7 @@ def test_calls_resume_once_the_stuck_call_returns(blocking: BlockingKeyring) -> 
     with pytest.raises(KeyringUnavailable):
         tokens.personal(URL, "acc")
     blocking.release.set()
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 120  # a hang guard
     while any(t.name == "bottui-keyring" and t.is_alive() for t in threading.enumerate()):
         assert time.monotonic() < deadline
         time.sleep(0.01)
@@ -509,19 +526,19 @@ HUNG_PROCESS = textwrap.dedent(
 
 
 def test_process_with_hung_keyring_exits_promptly() -> None:
-    start = time.monotonic()
+    """The stuck keyring thread never holds up the interpreter's exit: had it, the child
+    would wait for a keyring that never answers, and the hang guard would fail the test.
+    The figure: ``python -m tests.bench.keyring_promise``."""
     done = subprocess.run(
         [sys.executable, "-c", HUNG_PROCESS.format(root=str(ROOT))],
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=300,
         cwd=ROOT,
     )
-    elapsed = time.monotonic() - start
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == "The keyring did not answer within 1 s"
     assert done.stderr == ""
-    assert elapsed < 5
 
 
 # -- nothing shows a token ----------------------------------------------------------
