@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from bottui.sandbox.server import SandboxServer
@@ -45,13 +43,12 @@ def test_entries_not_yet_shared_warn(
     assert "bottui store sync" in team["fix"]
 
 
-def test_an_unreachable_store_is_a_problem_within_seconds(
+def test_an_unreachable_store_is_a_problem(
     env: SandboxServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """How fast: ``python -m tests.bench.doctor_timeouts``."""
     monkeypatch.setenv("BOTTUI_STORE_URL", "postgresql://bottui@127.0.0.1:9/bottui")
-    started = time.monotonic()
     done = cli("doctor", "--json", *scope())
-    assert time.monotonic() - started < 12
     team = checks(done)["team-store"]
     assert team["verdict"] == "problem"
     assert "127.0.0.1:9" in team["detail"]
