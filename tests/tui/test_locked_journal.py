@@ -1,7 +1,8 @@
 """The TUI answers while another process holds the journal's write lock (#11, fault 2).
 
 A real second process takes ``BEGIN IMMEDIATE`` on the session's journal and
-holds it for :data:`HOLD_SECONDS` (a CLI bulk run on the same laptop). The
+holds it until the test closes its stdin (a CLI bulk run on the same laptop;
+:data:`HOLD_SECONDS` only ends a holder the test forgot). The
 TUI is driven meanwhile: screens switch (1 -> 5 -> 2) while the lock is
 still held, a limiter change is confirmed, and while that change waits for
 its *started* record the screens still switch. Once the lock is released the
@@ -16,7 +17,7 @@ import asyncio
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,11 +35,11 @@ from bottui.tui.screens.projects import ProjectsScreen
 from tests.fixtures.stores import journal_of
 from tests.tui.helpers import settle
 
-#: How long the other process holds the lock.
-HOLD_SECONDS = 10.0
-#: How long a key may take to answer before the test gives up on it: well
-#: under the hold, so an answer seen is an answer given while locked.
-ANSWER_BOUND = 5.0
+#: The holder's own end, should the test never release it (a hang guard).
+HOLD_SECONDS = 600.0
+#: How long a key may take to answer before the test gives up on it: a hang guard. The
+#: lock is held until the test releases it, so an answer seen is one given while locked.
+ANSWER_BOUND = 120.0
 
 # Takes the write lock, says so, holds it for argv[2] seconds (or until stdin closes).
 HOLDER = """
@@ -95,6 +96,14 @@ async def press(app: BottuiApp, *keys: str) -> None:
         await asyncio.sleep(0.05)
 
 
+async def until(check: Callable[[], bool], what: str) -> None:
+    """Let the loop run until ``check()`` holds (:data:`ANSWER_BOUND`: a hang guard)."""
+    started = time.monotonic()
+    while not check():
+        assert time.monotonic() - started < ANSWER_BOUND, what
+        await asyncio.sleep(0.01)
+
+
 async def switch(app: BottuiApp, key: str, screen: type[Screen[Any]]) -> float:
     """Press ``key`` and wait (at most :data:`ANSWER_BOUND`) for ``screen``; seconds taken."""
     started = time.monotonic()
@@ -123,13 +132,17 @@ async def test_keys_answer_while_another_process_holds_the_journal(
 
         # A change confirmed now waits for its started record, off the event loop...
         await press(app, "t")  # rl-api: OFF -> ON; planned in a worker, then asked
-        for _ in range(6000):  # as a person waits for it (a minute at most: no hang)
-            if isinstance(app.screen, ConfirmDialog):
-                break
-            await asyncio.sleep(0.01)
-        assert isinstance(app.screen, ConfirmDialog)
+        # Shown, and its focus given to Cancel (a Tab before that lands on Cancel itself).
+        await until(
+            lambda: (
+                isinstance(app.screen, ConfirmDialog)
+                and app.focused is not None
+                and app.focused.id == "cancel"
+            ),
+            "no confirmation",
+        )
         await press(app, "tab", "enter")
-        assert app.services.work_text  # the change is under way
+        await until(lambda: bool(app.services.work_text), "the change did not start")
         for key, screen in (("5", JournalScreen), ("2", LimitersScreen)):
             await switch(app, key, screen)
             assert isinstance(app.screen, screen), key
@@ -138,7 +151,9 @@ async def test_keys_answer_while_another_process_holds_the_journal(
         assert not sandbox.state.recorder.log  # nothing sent before it is journaled
 
         # ... and completes once the lock is released, journaled.
-        assert proc.wait(timeout=30) == 0
+        assert proc.stdin is not None
+        proc.stdin.close()
+        assert proc.wait(timeout=120) == 0
         await settle(pilot)
         assert not session.warnings and not app.services.work_text
         assert not [n for n in app._notifications if n.title == "Warning"]
