@@ -65,7 +65,7 @@ class Terminal:
         self.raw += chunk
         return bool(chunk)
 
-    def wait_for(self, needle: str, timeout: float = 15.0) -> None:
+    def wait_for(self, needle: str, timeout: float = 120.0) -> None:
         """Read until ``needle`` appears in what is written from now on."""
         start = len(self.text())
         deadline = time.monotonic() + timeout
@@ -78,7 +78,7 @@ class Terminal:
         """Type ``keys``."""
         os.write(self.fd, keys.encode())
 
-    def wait_exit(self, timeout: float = 10.0) -> int:
+    def wait_exit(self, timeout: float = 120.0) -> int:
         """The exit code, once the program has ended."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -88,7 +88,7 @@ class Terminal:
                 return os.waitstatus_to_exitcode(status)
         raise AssertionError("the process did not exit")
 
-    def quit(self, key: str = "q", keys_back: str = "Mark", timeout: float = 15.0) -> int:
+    def quit(self, key: str = "q", keys_back: str = "Mark", timeout: float = 120.0) -> int:
         """Press ``key`` to quit and return the exit code, pressing it again when the
         app dropped it as typed ahead (within its window after a dialog closed, the key
         bar says so; once the bar shows the screen's keys again, ``keys_back``, the

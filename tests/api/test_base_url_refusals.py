@@ -58,7 +58,7 @@ def test_undecodable_bytes_in_the_url_from_argv(sandbox: SandboxServer) -> None:
         [sys.executable, "-m", "bottui", *argv, url],
         capture_output=True,
         env=env,
-        timeout=60,
+        timeout=300,  # a hang guard
     )
     assert proc.returncode == 2, proc.stderr
     assert b"Traceback" not in proc.stderr and b"Unexpected failure" not in proc.stderr

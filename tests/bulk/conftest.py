@@ -26,7 +26,7 @@ def ids_file(tmp_path: Path) -> Callable[..., Path]:
     return write
 
 
-def logged(sandbox: SandboxServer, timeout: float = 5.0) -> list[RequestRecord]:
+def logged(sandbox: SandboxServer, timeout: float = 60.0) -> list[RequestRecord]:
     """The request log once every counted request is in it."""
     deadline = time.monotonic() + timeout
     while True:

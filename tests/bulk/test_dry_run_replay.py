@@ -47,7 +47,7 @@ def replay(curl: str) -> None:
         "BOTTUI_ACCESS_TOKEN": demo.DEMO_ACCESS_TOKEN,
         "BOTTUI_API_KEY": demo.DEMO_PROJECT_TOKENS[PROJ],
     }
-    done = subprocess.run(["bash", "-c", curl], env=env, capture_output=True, timeout=30)
+    done = subprocess.run(["bash", "-c", curl], env=env, capture_output=True, timeout=300)
     assert done.returncode == 0, done.stderr
 
 

@@ -99,7 +99,7 @@ def test_ctrl_c_while_a_silent_writer_holds_the_fifo(env: SandboxServer, tmp_pat
     try:
         _wait_until_open(proc, fifo)
         proc.send_signal(signal.SIGINT)
-        _out, err = proc.communicate(timeout=60)
+        _out, err = proc.communicate(timeout=300)
     finally:
         os.close(writer)
         if proc.poll() is None:

@@ -47,7 +47,7 @@ def start(path: Path, *extra: str) -> subprocess.Popen[str]:
     )
 
 
-def finish(proc: subprocess.Popen[str], timeout: float = 120) -> tuple[int, str, str]:
+def finish(proc: subprocess.Popen[str], timeout: float = 300) -> tuple[int, str, str]:
     out, err = proc.communicate(timeout=timeout)
     return proc.returncode, out, err
 
@@ -97,7 +97,7 @@ def test_a_sigkilled_run_never_blocks_its_resume(env: SandboxServer, ids_path: P
     try:
         assert env.faults.wait_until_held(3, timeout=60)
         first.send_signal(signal.SIGKILL)
-        first.communicate(timeout=60)
+        first.communicate(timeout=300)
     finally:
         env.faults.release()
     assert first.returncode == -signal.SIGKILL

@@ -56,7 +56,7 @@ def standing(env: SandboxServer, visitor: str = STANDING) -> bool:
     return env.state.grant(ACC, PROJ, "visitorId", visitor) is not None
 
 
-def wait_withdrawn(env: SandboxServer, visitor: str = STANDING, timeout: float = 20) -> bool:
+def wait_withdrawn(env: SandboxServer, visitor: str = STANDING, timeout: float = 120) -> bool:
     deadline = time.monotonic() + timeout
     while standing(env, visitor):
         if time.monotonic() > deadline:

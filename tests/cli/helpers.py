@@ -49,7 +49,7 @@ def write_config(text: str) -> Path:
 
 
 def cli_process(
-    *argv: str, env: dict[str, str] | None = None, stdin: str = "", timeout: float = 30
+    *argv: str, env: dict[str, str] | None = None, stdin: str = "", timeout: float = 300
 ) -> Result:
     """Run ``python -m bottui argv`` as a real process."""
     full_env = dict(os.environ)

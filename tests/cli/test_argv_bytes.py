@@ -31,7 +31,7 @@ def run_bytes(
         capture_output=True,
         env=full_env,
         stdin=subprocess.DEVNULL,
-        timeout=60,
+        timeout=300,  # a hang guard
     )
 
 

@@ -99,7 +99,7 @@ def test_short_output_flushed_at_exit_into_a_closed_pipe() -> None:
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()  # gone before the first byte: the flush at exit meets it
     err = proc.stderr.read().decode("utf-8", "replace")
-    assert proc.wait(timeout=60) == 0
+    assert proc.wait(timeout=300) == 0
     assert_quiet(err)
 
 

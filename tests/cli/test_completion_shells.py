@@ -80,7 +80,7 @@ def ask(shell: str, env: dict[str, str], cwd: Path, script: Path, *typed: str) -
         cwd=cwd,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=300,  # a hang guard
         check=False,
     )
     assert done.returncode == 0, done.stderr
@@ -167,11 +167,11 @@ def test_tab_in_an_interactive_shell(
         term.send(f"{setup} && echo READY\r")
         term.wait_for("READY")
         term.send("bottui limiter enable rl-l\t")
-        term.wait_for("ogin", timeout=30)  # the line now reads ... rl-login
+        term.wait_for("ogin", timeout=120)  # the line now reads ... rl-login
         term.send("\x15bottui --prof\t")
-        term.wait_for("ile ", timeout=30)  # --profile and a space
+        term.wait_for("ile ", timeout=120)  # --profile and a space
         term.send("st\t")
-        term.wait_for("aging", timeout=30)
+        term.wait_for("aging", timeout=120)
         term.send("\x15echo DONE-$((6*7))\r")
         term.wait_for("DONE-42")
         text = term.text()

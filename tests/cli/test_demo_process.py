@@ -62,7 +62,7 @@ def test_demo_flips_a_limiter_against_its_sandbox_child_and_quits_cleanly() -> N
         term.kill()
 
 
-def _wait_for_sandbox(pid: int, timeout: float = 15.0) -> int:
+def _wait_for_sandbox(pid: int, timeout: float = 120.0) -> int:
     """The sandbox child's pid, once the demo has started it (after the first frame)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -73,7 +73,7 @@ def _wait_for_sandbox(pid: int, timeout: float = 15.0) -> int:
     raise AssertionError(f"no sandbox child under {pid}: {_children(pid)}")
 
 
-def _wait_exit(pid: int, timeout: float = 20.0) -> int:
+def _wait_exit(pid: int, timeout: float = 120.0) -> int:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         done, status = os.waitpid(pid, os.WNOHANG)

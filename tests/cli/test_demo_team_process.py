@@ -72,20 +72,20 @@ def test_demo_team_shows_bobs_change_live_in_the_journal_and_the_confirmation(
     try:
         term.wait_for("team: live", timeout=STARTED)  # the header: a team store, heard
         server = _postgres(term.pid)
-        term.wait_for("scripted teammate", timeout=30)  # the first toast says who bob is
+        term.wait_for("scripted teammate", timeout=120)  # the first toast says who bob is
         # Bob's first change, a few seconds after the first frame, arrives as a toast.
-        term.wait_for("disabled rl-login", timeout=60)
+        term.wait_for("disabled rl-login", timeout=120)
         term.send("5")  # the shared Journal: his entry, with his reason
-        term.wait_for("rl-login -> OFF", timeout=30)
+        term.wait_for("rl-login -> OFF", timeout=120)
         term.send("2")
-        term.wait_for("Rate limiters", timeout=15)
+        term.wait_for("Rate limiters", timeout=120)
         term.send("\x1b[B\x1b[B")  # down to rl-login (rl-api, rl-checkout, rl-login)
         term.send("t")
-        term.wait_for("Changed by someone else", timeout=30)
+        term.wait_for("Changed by someone else", timeout=120)
         term.send("\x1b")  # cancel: nothing sent
         time.sleep(1)  # else the terminal reads escape and q as one key, alt+q
         term.send("q")
-        assert term.wait_exit(timeout=30) == 0
+        assert term.wait_exit(timeout=120) == 0
         assert wait_gone(server, 15), "the demo's PostgreSQL survived it"
         assert list(short_tmpdir.iterdir()) == []
     finally:
@@ -108,7 +108,7 @@ def test_demo_team_hangup_or_sigterm_stops_its_postgresql_and_removes_its_direct
         else:
             os.kill(term.pid, signal.SIGTERM)
             expected = 128 + signal.SIGTERM
-        assert _wait_exit(term.pid, timeout=30) == expected
+        assert _wait_exit(term.pid, timeout=120) == expected
         assert wait_gone(server, 15), f"the demo's PostgreSQL survived {how}"
         assert list(short_tmpdir.iterdir()) == []
     finally:
@@ -173,7 +173,7 @@ def test_demo_team_without_postgresql_says_what_to_install(
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=300,  # a hang guard
         check=False,
     )
     assert done.returncode == 2, done.stderr

@@ -109,7 +109,7 @@ def test_the_dry_run_curl_encodes_as_it_would_send(env: SandboxServer) -> None:
         env={**os.environ, "BOTTUI_API_KEY": PROJECT_TOKEN},
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=300,  # a hang guard
         check=False,
     )
     assert ran.stdout.rstrip().endswith(" 200"), (shlex.quote(command), ran.stdout, ran.stderr)

@@ -31,7 +31,7 @@ def sandbox_process(*argv: str | bytes) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         errors="replace",
-        timeout=60,
+        timeout=300,  # a hang guard
         stdin=subprocess.DEVNULL,
     )
 

@@ -80,12 +80,12 @@ def test_the_child_exits_when_its_parent_is_killed(tmp_path: Path) -> None:
         pid_text, base_url = parent.stdout.readline().split()
         assert _activate(base_url).status_code == 200
         parent.send_signal(signal.SIGKILL)
-        parent.wait(5)
+        parent.wait(120)
         # Its stdin pipe reaches end of file: the orphan stops by itself.
         assert wait_gone(int(pid_text), 5)
     finally:
         parent.kill()
-        parent.wait(5)
+        parent.wait(120)
 
 
 def test_a_child_that_fails_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -280,7 +280,7 @@ def test_two_processes_opening_an_old_journal_at_once_migrate_it_once(tmp_path: 
         assert child.stdin is not None
         child.stdin.write("\n")
         child.stdin.flush()
-    results = [child.communicate(timeout=60) for child in children]
+    results = [child.communicate(timeout=300) for child in children]
     assert [child.returncode for child in children] == [0, 0], results
     # Each saw every old entry (and perhaps the other's new one), none lost.
     assert sorted(int(out) for out, _ in results) in ([23, 23], [23, 24])

@@ -246,7 +246,7 @@ def test_processes_creating_the_journal_at_once(tmp_path: Path) -> None:
         go = str(time.time() + 0.5)
         children = [spawn(OPEN_RACE, str(path), go, f"v-{n}") for n in range(4)]
         for child in children:
-            out, err = child.communicate(timeout=60)
+            out, err = child.communicate(timeout=300)
             assert child.returncode == 0 and out.strip() == "done", err
         assert len(Journal(path).entries(outcome="withdrawn")) == 4
 

@@ -52,7 +52,7 @@ def test_the_server_ends_with_the_process_that_started_it_even_on_sigkill() -> N
         assert line.strip().isdigit(), starter.stderr.read() if starter.stderr else line
         server = int(line)
         os.kill(starter.pid, signal.SIGKILL)
-        starter.wait(30)
+        starter.wait(120)
         assert wait_gone(server, 20), "PostgreSQL outlived the process that started it"
     finally:
         if starter.poll() is None:

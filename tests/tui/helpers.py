@@ -22,8 +22,8 @@ async def settle(pilot: Pilot[Any]) -> None:
     await pilot.pause()
 
 
-async def until(check: Callable[[], bool], pilot: Pilot[Any], timeout: float = 5.0) -> None:
-    """Let the app run until ``check()`` holds (fails the test after ``timeout``)."""
+async def until(check: Callable[[], bool], pilot: Pilot[Any], timeout: float = 60.0) -> None:
+    """Let the app run until ``check()`` holds (``timeout``: a hang guard, not a bound)."""
     deadline = time.monotonic() + timeout
     while not check():
         assert time.monotonic() < deadline, "timed out"

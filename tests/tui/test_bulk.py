@@ -156,7 +156,7 @@ async def stop_run(pilot: Pilot[Any]) -> None:
     button = run_dialog(pilot.app).query_one("#bulk-stop", Button)
     button.press()
     await pilot.pause()
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 60
     while button.has_class("-active") and time.monotonic() < deadline:
         await pilot.pause(0.05)
 

@@ -82,7 +82,7 @@ def test_crash_report_holds_no_token(
         ],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=300,  # a hang guard
         env={**os.environ, "COLUMNS": "120", "LINES": "40"},
     )
     printed = proc.stdout + proc.stderr

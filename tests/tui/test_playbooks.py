@@ -131,7 +131,7 @@ async def test_a_failure_midway_offers_and_makes_a_partial_revert(
         await until(lambda: not app.screen.query_one("#confirm").disabled, pilot)
         await click_again(pilot, "#confirm")
         # The run ends with the offer of a partial revert.
-        await until(lambda: isinstance(app.screen, ConfirmDialog), pilot, timeout=30)
+        await until(lambda: isinstance(app.screen, ConfirmDialog), pilot, timeout=120)
         await settle(pilot)
         assert puts(sandbox) == ["rl-search", "bot-score"]
         assert isinstance(app.screen, ConfirmDialog)

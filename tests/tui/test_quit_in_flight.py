@@ -23,7 +23,7 @@ from tests.tui.helpers import plain, settle
 from tests.tui.test_multi_select import select
 
 
-async def until(check: Any, timeout: float = 15.0) -> None:
+async def until(check: Any, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while not check():
         assert time.monotonic() < deadline, "timed out"
