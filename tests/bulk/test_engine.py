@@ -124,10 +124,12 @@ async def test_retry_after_pauses_every_request(
     limited = [t for t, r in answered if r.status == 429]
     assert len(limited) == 1
     t429 = limited[0]
-    # In flight when the 429 went out: at most 7 others, already arrived.
-    # Then nothing for the second the service asked for, from any worker.
-    quiet = [t for t in arrivals if t429 + 0.1 < t < t429 + 0.95]
-    assert quiet == []
+    # In flight when the 429 went out: at most 7 others (one per other worker), which a
+    # busy machine may deliver late. Nothing more for the second the service asked for:
+    # a worker that did not pause would send dozens (ordering, not speed: a pause only
+    # ever starts after the 429 went out, so a slow machine cannot make it look short).
+    quiet = [t for t in arrivals if t429 < t < t429 + 0.95]
+    assert len(quiet) <= 7, len(quiet)
     assert any(t >= t429 + 0.95 for t in arrivals)  # and then the run went on
     assert len(arrivals) == 151
 
