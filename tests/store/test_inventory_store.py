@@ -156,7 +156,9 @@ async def test_reads_answer_while_an_edit_waits_for_another_process(
         edit = asyncio.create_task(store.add_project("acc", "p2"))
         await asyncio.sleep(0.3)
         assert not edit.done()
-        page = await asyncio.wait_for(store.projects(), 5.0)  # not queued behind the edit
+        # Not queued behind the edit: the lock is held until the test releases it, so a
+        # read queued behind the edit would trip this hang guard.
+        page = await asyncio.wait_for(store.projects(), 120)
         assert [p.project for p in page.items] == ["p1"]
         assert not edit.done()
         assert proc.stdin is not None
