@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import unicodedata
 from decimal import Decimal
@@ -119,3 +120,42 @@ def test_dimension_name_not_empty() -> None:
         with pytest.raises(ValidationError):
             validation.dimension_name(bad)
     assert validation.dimension_name("Bot score") == "Bot score"
+
+
+# -- #28: what a mutation run found unguarded -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "typed, sent",
+    [("1.", "1"), ("-1.", "-1"), ("0.", "0"), ("1.e2", "100"), ("+.5", "0.5"), ("01", "1")],
+)
+def test_threshold_literal_never_sends_what_json_refuses(typed: str, sent: str) -> None:
+    """``1.`` is a number to Decimal, not to JSON: sent as typed it is an invalid body."""
+    literal = validation.threshold_literal("block", typed)
+    assert literal == sent
+    assert validation.JSON_NUMBER.fullmatch(literal)
+    assert json.loads(f'{{"block": {literal}}}')["block"] == float(typed)
+
+
+@pytest.mark.parametrize("surrogate", ["\ud800", "\udfff", "\udc80"])
+def test_a_lone_surrogate_in_an_id_is_refused(surrogate: str) -> None:
+    value = f"vis{surrogate}x"
+    with pytest.raises(ValidationError, match=f"U\\+{ord(surrogate):04X}"):
+        validation.path_id("rate limiter id", value)
+    with pytest.raises(ValidationError, match=f"U\\+{ord(surrogate):04X}"):
+        validation.subject_id("visitor id", value)
+    with pytest.raises(ValidationError, match=f"U\\+{ord(surrogate):04X}"):
+        validation.dimension_name(value)
+
+
+@pytest.mark.parametrize(
+    "length, ok",
+    [(1, True), (validation.PATH_ID_MAX, True), (validation.PATH_ID_MAX + 1, False)],
+)
+def test_path_id_length_limit(length: int, ok: bool) -> None:
+    value = "é" * length  # the limit is in characters
+    if ok:
+        assert validation.path_id("project id", value) == value
+    else:
+        with pytest.raises(ValidationError, match=f"longer than {validation.PATH_ID_MAX}"):
+            validation.path_id("project id", value)

@@ -154,3 +154,23 @@ async def test_a_checkpoint_never_leads_the_outcomes_written(
     assert not all(
         states.get(key(n), ItemState(False, None, ())).settled for n in range(1, IDS + 1)
     )
+
+
+async def test_a_resume_with_results_per_id_skips_the_checkpoint_line_itself(
+    session: Session, env: SandboxServer
+) -> None:
+    """With a result per id (the TUI, ``--output``) the engine reads every line itself: the
+    ones up to the checkpoint - the checkpoint's own line included - are skipped without a
+    lookup and never sent again (#28: an off-by-one here survived a mutation run)."""
+    await BulkRevocation(session, ACC, PROJ, BulkSource.from_text(TEXT)).run()
+    sent = env.stats.requests
+    counting = CountingStore(session.journal_store, prefix=600)
+    session._journal_store = counting
+    results: list[Any] = []
+    summary = await BulkRevocation(
+        session, ACC, PROJ, BulkSource.from_text(TEXT), resume=True, on_result=results.append
+    ).run()
+    assert summary.skipped == IDS and env.stats.requests == sent  # nothing sent again
+    assert counting.asked == [key(line) for line in range(601, IDS + 1)]
+    skipped = {r.subject.line for r in results if r.status.name == "SKIPPED"}
+    assert {599, 600} <= skipped and len(skipped) == IDS

@@ -182,3 +182,29 @@ async def test_stores_at_locations(tmp_path: Path) -> None:
     inventory = SqliteInventoryStore.at(locations, "prod", executor=StoreExecutor())
     assert journal.path == locations.journal_file
     assert inventory.path == locations.inventory_file
+
+
+# -- #28: the page boundary (a mutation run found it unguarded) --------------------------
+
+
+@pytest.mark.parametrize("entries, more", [(2, False), (3, False), (4, True)])
+async def test_a_page_says_there_is_more_only_when_there_is(
+    store: SqliteJournalStore, entries: int, more: bool
+) -> None:
+    for n in range(entries):
+        await store.start(**fields(n))
+    page = await store.page(limit=3)
+    assert len(page.entries) == min(entries, 3)
+    assert (page.next is not None) is more
+    if more:
+        rest = await store.page(limit=3, cursor=page.next)
+        assert len(rest.entries) == entries - 3 and rest.next is None
+    await store.close()
+
+
+async def test_a_page_is_at_least_one_and_at_most_max_page(store: SqliteJournalStore) -> None:
+    for n in range(2):
+        await store.start(**fields(n))
+    assert len((await store.page(limit=0)).entries) == 1
+    assert len((await store.page(limit=-5)).entries) == 1
+    await store.close()
