@@ -144,7 +144,10 @@ async def cmd_journal(args: Args, out: Output) -> int:
             from bottui.cli.journal_follow import follow
 
             out.out.flush()
-            await follow(args, out, local, query)  # with a store it follows the store itself
+            # After the newest entry listed (0: none was), so one written between the
+            # listing and the first poll is printed, not taken as the starting point.
+            since = (stream.newest or 0) if team is None else None
+            await follow(args, out, local, query, since=since)  # a store: follows the store
     finally:
         await local.close()
         if team is not None:

@@ -130,8 +130,19 @@ class _Printer:
         self._out.err.flush()
 
 
-async def follow(args: Args, out: Output, journal: JournalStore, query: EntryQuery) -> None:
-    """Print new entries until interrupted (never returns normally)."""
+async def follow(
+    args: Args,
+    out: Output,
+    journal: JournalStore,
+    query: EntryQuery,
+    *,
+    since: int | None = None,
+) -> None:
+    """Print new entries until interrupted (never returns normally).
+
+    ``since``: the newest entry the listing before showed (the local journal is
+    followed from there); None: from the newest entry when following starts.
+    """
     printer = _Printer(args, out)
     url = await store_url(args)
     if url:
@@ -145,7 +156,7 @@ async def follow(args: Args, out: Output, journal: JournalStore, query: EntryQue
             await feed.run()
         finally:
             await store.close()
-    await _poll(printer, args, journal, query)
+    await _poll(printer, args, journal, query, since)
 
 
 def _quiet_first(printer: _Printer) -> Any:
@@ -163,9 +174,13 @@ def _quiet_first(printer: _Printer) -> Any:
     return state
 
 
-async def _poll(printer: _Printer, args: Args, journal: JournalStore, query: EntryQuery) -> None:
-    newest = await journal.page(query, limit=1)
-    mark = newest.entries[0].id if newest.entries else 0
+async def _poll(
+    printer: _Printer, args: Args, journal: JournalStore, query: EntryQuery, since: int | None
+) -> None:
+    if since is None:
+        newest = await journal.page(query, limit=1)
+        since = newest.entries[0].id if newest.entries else 0
+    mark = since
     while True:
         await asyncio.sleep(POLL)
         page = await journal.page(query, limit=200)

@@ -100,6 +100,8 @@ class EntryStream:
         self.count = 0
         #: Entries older than the last given exist: the id the next page starts below.
         self.older: EntryId | None = None
+        #: The newest entry given (``--follow`` goes on after it; None: none given).
+        self.newest: EntryId | None = None
 
     @property
     def filtered(self) -> bool:
@@ -124,6 +126,8 @@ class EntryStream:
                 pending = None
                 if not raw.entries:
                     return
+                if self.newest is None:
+                    self.newest = EntryId(raw.entries[0].id)
                 self.count += len(raw.entries)
                 self.older = EntryId(raw.entries[-1].id) if raw.next is not None else None
                 size = self._size()
