@@ -16,21 +16,17 @@ async def test_a_push_is_announced_once_per_statement(team_store: TeamStore) -> 
     ready = asyncio.Event()
 
     async def listen() -> None:
-        stream = team_store.listen()
-        first = asyncio.ensure_future(anext(stream))
-        await asyncio.sleep(0.5)  # LISTEN runs before the first notification can come
-        ready.set()
-        await changes.put(await first)
-        async for change in stream:
+        # ``ready`` is set once LISTEN holds: what is pushed after it is announced.
+        async for change in team_store.listen(ready):
             await changes.put(change)
 
     task = asyncio.create_task(listen())
     try:
-        await asyncio.wait_for(ready.wait(), 30)
+        await asyncio.wait_for(ready.wait(), 120)  # a hang guard
         origin = uuid4()
         events = [entry(i, origin) for i in range(1, COPY_AT + 11)]
         await team_store.push([*events, outcome(events[0])])
-        got = [await asyncio.wait_for(changes.get(), 30) for _ in range(2)]
+        got = [await asyncio.wait_for(changes.get(), 120) for _ in range(2)]
     finally:
         task.cancel()
     by_table = {c.table: c for c in got}
