@@ -104,7 +104,7 @@ async def test_a_cancelled_export_leaves_no_file(
     try:
         stream = EntryStream(store, EntryQuery(), page_size=1000)
         task = asyncio.create_task(export_stream(stream, out, "jsonl"))
-        await asyncio.wait_for(second_page.wait(), 10)
+        await asyncio.wait_for(second_page.wait(), 120)  # a hang guard
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task

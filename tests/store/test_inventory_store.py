@@ -167,7 +167,7 @@ async def test_reads_answer_while_an_edit_waits_for_another_process(
     finally:
         if proc.poll() is None:
             proc.kill()
-        proc.wait(timeout=30)
+        proc.wait(timeout=120)
     assert [p.project for p in (await store.projects()).items] == ["p1", "p2"]
 
 

@@ -89,7 +89,7 @@ def test_a_write_waits_out_another_process_holding_the_lock_for_3_s(tmp_path: Pa
     finally:
         if holder.poll() is None:
             holder.kill()
-        holder.wait(timeout=30)
+        holder.wait(timeout=120)
     stats = journal.lock_stats
     assert (stats.writes, stats.timeouts) == (3, 0)
     assert stats.retries > 0

@@ -150,7 +150,7 @@ def test_sigkill_mid_request_leaves_an_unfinished_record(tmp_path: Path) -> None
         entry_id = int(line)
     finally:
         child.send_signal(signal.SIGKILL)
-        child.wait(timeout=30)
+        child.wait(timeout=120)
     assert child.returncode == -signal.SIGKILL
 
     journal = Journal(path)
@@ -223,7 +223,7 @@ def test_a_killed_bulk_run_loses_at_most_the_buffered_batch(tmp_path: Path) -> N
         run = int(line)
     finally:
         child.send_signal(signal.SIGKILL)
-        child.wait(timeout=30)
+        child.wait(timeout=120)
 
     journal = Journal(path)
     entries = journal.entries(run_id=run)

@@ -70,7 +70,7 @@ def holder(tmp_path: Path) -> Iterator[tuple[Path, Hold]]:
     for proc in procs:
         if proc.poll() is None:
             proc.kill()
-        proc.wait(timeout=30)
+        proc.wait(timeout=120)
 
 
 async def test_a_start_waits_off_the_loop_while_reads_answer(holder: tuple[Path, Hold]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -90,21 +91,23 @@ async def test_a_blocking_keyring_times_out_while_the_loop_runs(
     ticking = asyncio.create_task(ticker())
     try:
         with pytest.raises(KeyringUnavailable) as caught:
-            await asyncio.wait_for(tokens.personal_async(URL, "acc"), 20)
+            await asyncio.wait_for(tokens.personal_async(URL, "acc"), 120)  # a hang guard
     finally:
         ticking.cancel()
     assert caught.value.title == "The keyring did not answer within 0.5 s"
     assert ticks > 0  # the loop ran other tasks while the keyring hung
-    # While the stuck call has not returned, calls fail fast without a new thread.
+    # While the stuck call has not returned, calls fail fast without a new thread: with an
+    # hour's timeout, a call that waited for the keyring would trip the hang guard.
+    tokens._timeout = 3600.0
     with pytest.raises(KeyringUnavailable):
-        await asyncio.wait_for(tokens.set_personal_async(URL, "acc", AccessToken("x")), 0.4)
+        await asyncio.wait_for(tokens.set_personal_async(URL, "acc", AccessToken("x")), 120)
     assert blocking.calls == 1
     blocking.release.set()
-    for _ in range(500):  # the stuck call returns; then calls go through again
+    deadline = time.monotonic() + 120  # a hang guard
+    while True:  # the stuck call returns; then calls go through again
         try:
             assert await tokens.personal_async(URL, "acc") is None
             break
         except KeyringUnavailable:
+            assert time.monotonic() < deadline, "calls did not resume after the keyring returned"
             await asyncio.sleep(0.01)
-    else:
-        pytest.fail("calls did not resume after the stuck keyring call returned")

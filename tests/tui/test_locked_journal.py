@@ -79,7 +79,7 @@ def locked_session(flow_session: Session) -> Iterator[tuple[Session, list[subpro
     for proc in procs:
         if proc.poll() is None:
             proc.kill()
-        proc.wait(timeout=30)
+        proc.wait(timeout=120)
 
 
 KEYS = {"space": " ", "tab": "\t", "enter": "\r"}
