@@ -7,8 +7,6 @@ withdrawn, the history says "unknown: may have been applied" (never
 
 from __future__ import annotations
 
-import asyncio
-
 from textual.widgets import Input
 
 from bottui.api.errors import UNKNOWN_NOTE
@@ -19,7 +17,7 @@ from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.widgets.revocation_history import RevocationHistory
 from bottui.tui.widgets.revocation_result import UNKNOWN_FAILURE
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import settle
+from tests.tui.helpers import settle, until
 
 STANDING = "vis_7Hq2kP9xLm"
 
@@ -36,11 +34,8 @@ async def test_dropped_revocation_is_unknown(grants_app: BottuiApp, sandbox: San
         assert isinstance(grants_app.screen, ConfirmDialog)
         await pilot.press("tab", "enter")
         grid = grants_app.screen.query_one(RevocationHistory)
-        for _ in range(400):  # the client retries with backoff: up to a few seconds
-            await pilot.pause()
-            if grid.row_count:
-                break
-            await asyncio.sleep(0.05)
+        # The client retries with backoff (a few seconds); 120 s is a hang guard.
+        await until(lambda: bool(grid.row_count), pilot, timeout=120)
         await pilot.pause()
         outcome = grid.get_row_at(0)[4].plain
         assert outcome == UNKNOWN_FAILURE and not outcome.startswith("failed")
