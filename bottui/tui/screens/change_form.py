@@ -261,6 +261,13 @@ class ChangeForm(DurationField, _ReasonField, _Dialog):
         if facts.max_rows != room:
             facts.max_rows = room
             facts.styles.max_height = room
+            self.call_after_refresh(self._fit_toasts)
+
+    def _fit_toasts(self) -> None:
+        """Toasts stay above the decision line: they never cover the fields or buttons."""
+        above = self.query_one("#decision").region.y
+        for rack in self.query("ToastRack"):  # Textual's own; by name, not its private module
+            rack.styles.max_height = max(0, above - 1)
 
     def action_scroll_facts(self, direction: int) -> None:
         facts = self.query_one("#facts", VerticalScroll)
