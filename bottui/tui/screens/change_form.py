@@ -249,6 +249,8 @@ class ChangeForm(DurationField, _ReasonField, _Dialog):
 
     def _fit(self) -> None:
         """Give the facts what the decision, fields and buttons leave of the screen."""
+        if not self.query("#facts"):  # closed meanwhile
+            return
         box = self.query_one(Vertical)
         facts = self.query_one("#facts", _Facts)
         fixed = sum(
@@ -265,7 +267,10 @@ class ChangeForm(DurationField, _ReasonField, _Dialog):
 
     def _fit_toasts(self) -> None:
         """Toasts stay above the decision line: they never cover the fields or buttons."""
-        above = self.query_one("#decision").region.y
+        decision = self.query("#decision")
+        if not decision:  # closed meanwhile
+            return
+        above = decision.first().region.y
         for rack in self.query("ToastRack"):  # Textual's own; by name, not its private module
             rack.styles.max_height = max(0, above - 1)
 
