@@ -6,6 +6,9 @@ made: the change is never blocked by the team store). Under a protected
 profile the warning must be seen before the change is confirmed, and
 ``--yes`` was typed before it could be: the question is asked again on the
 terminal after the warning, and without a terminal nothing is sent (exit 2).
+
+A change that supersedes a pending timed revert says so first (#27: "warning:
+This supersedes timed change 1 (...): its revert will not be sent.").
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from bottui.cli.output import Output
 from bottui.cli.parser import UsageError
 from bottui.ops import collisions
 from bottui.ops.confirmation import ConfirmKind
+from bottui.ops.timed import superseding
 
 if TYPE_CHECKING:
     from bottui.ops.plan import PlannedChange
@@ -35,6 +39,8 @@ async def warn_recent(
     ``ack``: ``--ack-collision`` did). The plan to send: with the acknowledgement."""
     from bottui.cli.changes import confirm_on_terminal
 
+    for line in await superseding.warning_lines(session, plan):
+        out.message(f"warning: {line}")
     found = await collisions.check(session, plan)
     if found is None or not found.warns:
         return plan

@@ -380,7 +380,8 @@ class TuiServices(TimedServices, TeamServices):
                 then(Decided(dialog.reason, dialog.revert_after, dialog.revert_to))
 
         dialog: ConfirmDialog | TypedConfirmDialog
-        warning = Content("\n".join(prompt.recent)) if prompt.recent else None
+        warned = prompt.warning_lines()  # teammates' changes, superseded timed reverts
+        warning = Content("\n".join(warned)) if warned else None
         if needs.kind == "typed":
             dialog = TypedConfirmDialog(
                 prompt.title,
@@ -441,6 +442,7 @@ class TuiServices(TimedServices, TeamServices):
             prompt = await self.timed_prompt(prompt_of(plan))  # is an executor known?
             if recent is not None and recent.warns:
                 prompt = replace(prompt, recent=tuple(recent.lines()))
+            prompt = await self.supersedes_prompt(prompt, [plan])  # a pending timed revert?
 
             def decided(decision: Decided) -> None:
                 timed = self.decided_plan(plan, decision)
