@@ -4,14 +4,17 @@ The panel (:class:`~bottui.tui.widgets.returned_project.ReturnedProjectPanel`)
 shows the current project's latest switch: the project the service returned,
 or the failure (failed, or unknown when the request may have arrived). A
 limiter whose last attempt did not succeed is marked on its row ("last try
-FAILED (e)") until a switch of it succeeds. Kept per project, in memory. The
+FAILED (e)") until a switch of it succeeds. Kept per project, in memory.
+Shown against the rows the table shows: a panel whose answer says otherwise
+than the table now (an undo, a timed revert, another bottui's change) says
+it is history and what each is now (#27). The
 messages of an attempt's end (:class:`LimiterSet`, :class:`LimiterFailed`,
 :class:`MarkedSwitched` for a change of many) live here too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
@@ -82,10 +85,14 @@ class LimiterAttempts:
         self._marks: dict[tuple[str, str, str], str] = {}
 
     def answered(
-        self, project: Project, change: LimiterChange, known_before: Collection[str]
+        self,
+        project: Project,
+        change: LimiterChange,
+        known_before: Collection[str],
+        at: str | None = None,
     ) -> None:
-        """A switch was answered: the project's latest, and its limiter's mark gone."""
-        self._latest[project] = ("set", change, known_before)
+        """A switch was answered (at ``at``, UTC): the project's latest, its limiter's mark gone."""
+        self._latest[project] = ("set", change, known_before, at)
         self._marks.pop((*project, change.limiter_id), None)
 
     def failed(self, message: LimiterFailed) -> None:
@@ -99,13 +106,26 @@ class LimiterAttempts:
         """The panel was hidden: nothing to show for ``project`` until the next attempt."""
         self._latest.pop(project, None)
 
-    def show(self, panel: ReturnedProjectPanel, project: Project | None) -> None:
-        """``project``'s latest attempt on ``panel``, or the panel hidden."""
+    def show(
+        self,
+        panel: ReturnedProjectPanel,
+        project: Project | None,
+        rows: Mapping[str, bool | None] | None = None,
+    ) -> None:
+        """``project``'s latest attempt on ``panel``, or the panel hidden.
+
+        ``rows``: the states the table shows now (limiter id -> state); the
+        panel says it is history where the answer says otherwise.
+        """
         latest = self._latest.get(project) if project is not None else None
         if latest is None:
             panel.hide()
         elif latest[0] == "set":
-            panel.show(latest[1], latest[2])
+            from bottui.tui.widgets.returned_project import since_changed
+
+            change, known_before, at = latest[1:]
+            since = since_changed(change, rows) if rows is not None else {}
+            panel.show(change, known_before, at, since)
         else:
             failure, where, at = latest[1:]
             panel.show_failure(failure, safe(where), at)
