@@ -209,11 +209,24 @@ class TuiServices(TimedServices, TeamServices):
                 await self.load_names()
             finally:
                 self._broadcast(InventoryChanged)
+                self._tell_shown_screen()  # the Timed screen over them, say
                 self.timed_changed()  # a change may have scheduled a revert: the header
 
         self._host.run_worker(
             reload(), name="project names", group="project-names", exit_on_error=False
         )
+
+    def _tell_shown_screen(self) -> None:
+        # The broadcast reaches each mode's base screen; a screen shown over them
+        # that reads the stores too (the Timed screen) hears of the change as well.
+        from textual.app import ScreenStackError
+
+        try:
+            screen = self._host.screen
+        except ScreenStackError:
+            return
+        if len(self._host.screen_stack) > 1:
+            screen.post_message(InventoryChanged())
 
     # -- working indicator -----------------------------------------------------------
 

@@ -3,7 +3,7 @@
 A real second process (``python -m bottui``) changes the journal and the
 inventory the open TUI reads (the same files: the test's XDG directories
 lead to the demo's), and the TUI shows it without a key press: the table,
-the header's countdown of timed changes, the Journal. The TUI looks every
+the header's countdown of timed changes, the Timed screen, the Journal. The TUI looks every
 ``live_interval`` seconds (short here); the test waits for the TUI's next
 looks, never for a time.
 """
@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
+from textual.widgets import DataTable
 
 from bottui.demo import prepare
 from bottui.ops.session import Session
@@ -97,6 +98,17 @@ async def test_a_cli_change_in_another_process_shows_in_the_open_tui(
             # No key pressed: the table, then the header's countdown follow.
             await shown(pilot, lambda: state_of(app, "rl-checkout") == "OFF")
             await shown(pilot, lambda: "1 timed change" in header(app))
+
+            # The Timed screen, open over the table, follows another process's cancel.
+            await pilot.press("T")
+            await settle(pilot)
+            timed_table = app.screen.query_one("#timed-table", DataTable)
+            assert "scheduled" in " ".join(c.plain for c in timed_table.get_row_at(0))
+            done = await asyncio.to_thread(run_cli, "timed", "cancel", "1")
+            assert done.code == 0, done.err
+            await shown(pilot, lambda: timed_table.row_count == 0)
+            await shown(pilot, lambda: "timed change" not in header(app))
+            await pilot.press("escape")
 
             await pilot.press("5")
             await settle(pilot)

@@ -26,6 +26,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Static
 
 from bottui.plaintext import clean
+from bottui.tui.messages import InventoryChanged
 from bottui.tui.services import services_of
 from bottui.tui.widgets.safe import join, safe, safe_text
 
@@ -113,6 +114,10 @@ class TimedScreen(ModalScreen[None]):
         table.focus()
         self.reread()
         self.set_interval(REREAD_EVERY, self.reread)
+
+    def on_inventory_changed(self, _message: InventoryChanged) -> None:
+        """A change was journaled (here, by another bottui, a teammate): read the rows again."""
+        self.reread()
 
     def reread(self) -> None:
         """Read the rows again (a worker)."""
