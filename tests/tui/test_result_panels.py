@@ -23,7 +23,7 @@ from bottui.tui.widgets.journal_table import JournalTable
 from bottui.tui.widgets.limiter_table import LimiterTable
 from bottui.tui.widgets.returned_project import ReturnedProjectPanel
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import plain, settle
+from tests.tui.helpers import plain, settle, settle_failed
 
 PROJ = "shop-prod"
 
@@ -138,3 +138,24 @@ async def test_the_thresholds_panel_says_history_after_a_newer_value(
         flow_app.services.inventory_changed()
         await settle(pilot)
         assert plain(panel.query_one(".attempt-headline", Static)) == "Set: dimension bot-score"
+
+
+async def test_a_failed_tries_mark_goes_once_a_state_is_learnt_after_it(
+    flow_app: BottuiApp, sandbox: SandboxServer
+) -> None:
+    sandbox.faults.configure(fail_next=1, error_status=500)
+    async with flow_app.run_test(size=SNAP_SIZE) as pilot:
+        await settle(pilot)
+        grid = flow_app.screen.query_one(LimiterTable)
+        grid.move_cursor(row=grid.get_row_index("rl-api"), animate=False)
+        await pilot.press("t", "tab", "enter")  # fails
+        await settle_failed(pilot)
+        assert grid.get_row("rl-api")[5].plain.startswith("last try FAILED")
+        # Another bottui switched it meanwhile, and it worked: the row says what is known.
+        await mutations.set_limiter(
+            flow_app.session, DEMO_ACCOUNT, PROJ, "rl-api", True, confirmed=True
+        )
+        flow_app.services.inventory_changed()
+        await settle(pilot)
+        assert state_of(flow_app, "rl-api") == "ON"
+        assert not grid.get_row("rl-api")[5].plain.startswith("last try")

@@ -65,7 +65,14 @@ class LimiterFailed(Message):
     """A rate limiter change failed, or its outcome is unknown (the error log has it whole)."""
 
     def __init__(
-        self, account: str, project: str, limiter_id: str, failure: Failure, where: str, at: str
+        self,
+        account: str,
+        project: str,
+        limiter_id: str,
+        failure: Failure,
+        where: str,
+        at: str,
+        stamped: str | None = None,
     ) -> None:
         super().__init__()
         self.account = account
@@ -74,6 +81,8 @@ class LimiterFailed(Message):
         self.failure = failure
         self.where = where
         self.at = at
+        #: When it failed, as the inventory stamps what it learns (None: not known).
+        self.stamped = stamped
 
 
 class LimiterAttempts:
@@ -82,7 +91,8 @@ class LimiterAttempts:
     def __init__(self) -> None:
         #: ``("set", change, known_before)`` or ``("failed", failure, where, at)``.
         self._latest: dict[Project, tuple[Any, ...]] = {}
-        self._marks: dict[tuple[str, str, str], str] = {}
+        #: (account, project, limiter id) -> (FAILED/UNKNOWN, when, as the inventory stamps).
+        self._marks: dict[tuple[str, str, str], tuple[str, str | None]] = {}
 
     def answered(
         self,
@@ -100,7 +110,7 @@ class LimiterAttempts:
         project = (message.account, message.project)
         self._latest[project] = ("failed", message.failure, message.where, message.at)
         mark = "UNKNOWN" if message.failure.unknown else "FAILED"
-        self._marks[(*project, message.limiter_id)] = mark
+        self._marks[(*project, message.limiter_id)] = (mark, message.stamped)
 
     def forget(self, project: Project) -> None:
         """The panel was hidden: nothing to show for ``project`` until the next attempt."""
@@ -131,9 +141,18 @@ class LimiterAttempts:
             panel.show_failure(failure, safe(where), at)
 
     def marked(self, project: Project, entry: LimiterEntry) -> LimiterEntry:
-        """The row, marked when its last attempt failed or its outcome is unknown."""
-        mark = self._marks.get((*project, entry.id))
-        if mark is None:
+        """The row, marked when its last attempt failed or its outcome is unknown.
+
+        Not once a state was learnt after it (another bottui's switch, a
+        teammate's): "last try FAILED" beside a state set since would be stale.
+        """
+        key = (*project, entry.id)
+        found = self._marks.get(key)
+        if found is None:
+            return entry
+        mark, stamped = found
+        if stamped is not None and entry.is_active is not None and entry.known_at > stamped:
+            del self._marks[key]
             return entry
         words = SOURCE_WORDS.get(entry.source, entry.source)
         return entry._replace(source=f"last try {mark} (e) · {words}")

@@ -22,7 +22,7 @@ from textual.widgets import Static
 
 from bottui.ops.inventory_reads import first_limiters, inventory_version, read_all_limiters
 from bottui.store.paging import Cursor, Page
-from bottui.store.utc import system_clock
+from bottui.store.utc import stamp, system_clock
 from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.screens.filterable import FilterableScreen
 from bottui.tui.screens.limiter_attempts import (
@@ -333,10 +333,13 @@ class LimitersScreen(FilterableScreen):
                 except BaseException as exc:
                     self._in_flight.pop(key, None)
                     tag(exc, attempt)  # the error log and the token hint know what it was
-                    at = (session.clock or system_clock)().strftime("%H:%M:%S")
+                    moment = (session.clock or system_clock)()
                     failure = Failure.of(exc, attempt)
+                    at = moment.strftime("%H:%M:%S")
                     self.post_message(
-                        LimiterFailed(account, project, limiter_id, failure, where, at)
+                        LimiterFailed(
+                            account, project, limiter_id, failure, where, at, stamp(moment)
+                        )
                     )
                     raise
 
