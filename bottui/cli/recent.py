@@ -32,6 +32,12 @@ ACK_FLAG = "--ack-collision"
 ACK_TERMINAL = "confirmed on a terminal after the warning"
 
 
+async def warn_supersedes(out: Output, session: Session, plan: PlannedChange[T]) -> None:
+    """Say on stderr which pending timed reverts ``plan`` supersedes (nothing when none)."""
+    for line in await superseding.warning_lines(session, plan):
+        out.message(f"warning: {line}")
+
+
 async def warn_recent(
     out: Output, session: Session, plan: PlannedChange[T], *, ack: bool = False
 ) -> PlannedChange[T]:
@@ -39,8 +45,7 @@ async def warn_recent(
     ``ack``: ``--ack-collision`` did). The plan to send: with the acknowledgement."""
     from bottui.cli.changes import confirm_on_terminal
 
-    for line in await superseding.warning_lines(session, plan):
-        out.message(f"warning: {line}")
+    await warn_supersedes(out, session, plan)
     found = await collisions.check(session, plan)
     if found is None or not found.warns:
         return plan
@@ -67,4 +72,4 @@ async def warn_recent(
     return collisions.acknowledge(plan, found, ACK_TERMINAL)
 
 
-__all__ = ["ACK_FLAG", "ACK_TERMINAL", "warn_recent"]
+__all__ = ["ACK_FLAG", "ACK_TERMINAL", "warn_recent", "warn_supersedes"]

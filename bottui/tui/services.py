@@ -353,8 +353,11 @@ class TuiServices(TimedServices, TeamServices):
         """
         self.decide(prompt, lambda decided: then(decided.reason))
 
-    def show_dry_run(self, requests: Sequence[PreparedRequest]) -> None:
-        """The dry run's box: the request(s) a change would send, and their curl; nothing sent."""
+    def show_dry_run(self, requests: Sequence[PreparedRequest], notes: Sequence[str] = ()) -> None:
+        """The dry run's box: the request(s) a change would send, and their curl; nothing sent.
+
+        ``notes``: what sending it would also do (a timed revert it supersedes), cleaned.
+        """
         from bottui.api.curl import to_curl
         from bottui.ops import reasons
         from bottui.tui.screens.dry_run import DryRunDialog
@@ -363,6 +366,7 @@ class TuiServices(TimedServices, TeamServices):
         refused = reasons.refusal_text(self.session.settings, None)
         if refused is not None:
             lines += [f"Without a reason this would be refused: {refused}"]
+        lines += list(notes)
         self._host.push_screen(DryRunDialog(lines, [to_curl(r) for r in requests]))
 
     def decide(self, prompt: ChangePrompt, then: Callable[[Decided], None]) -> None:
@@ -377,7 +381,7 @@ class TuiServices(TimedServices, TeamServices):
             return
         settings = self.session.settings
         if self.dry_run:
-            self.show_dry_run(requests)
+            self.show_dry_run(requests, prompt.supersedes)
             return
         needs = prompt.needs or profile_confirmation(self.session.settings)
         if needs.kind == "refused":

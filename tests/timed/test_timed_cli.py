@@ -115,6 +115,8 @@ def test_an_undo_supersedes_the_revert_and_every_view_says_so(env: SandboxServer
     """#27 item 6: after an undo, no view calls the revert live while the run skips it."""
     cli("limiter", "enable", "rl-login", *scope())
     assert cli("limiter", "disable", "rl-login", "--for", "30m", *scope()).code == 0
+    dry_undo = cli("undo", "--dry-run", *scope())  # a dry run says it too
+    assert "This supersedes timed change 1" in dry_undo.err
     undone = cli("undo", "--yes", *scope())
     assert undone.code == 0, undone.err
     assert "This supersedes timed change 1 (rate limiter rl-login -> ON in " in undone.err
@@ -137,3 +139,14 @@ def test_an_undo_supersedes_the_revert_and_every_view_says_so(env: SandboxServer
     assert len(limiter_puts(env, "rl-login")) == sent_before
     assert "no timed changes" in cli("timed", *scope()).out
     assert "superseded" in cli("timed", "--all", *scope()).out
+
+
+def test_a_late_superseded_revert_is_recorded_superseded_not_late_skipped(
+    env: SandboxServer,
+) -> None:
+    cli("limiter", "enable", "rl-login", *scope())
+    cli("limiter", "disable", "rl-login", "--for", "10m", *scope())
+    cli("limiter", "enable", "rl-login", *scope())  # by hand, before it was due
+    ran = cli("run-due", "--now", _at(timedelta(hours=2)), *scope())
+    assert "late-skipped" not in ran.out and "superseded by #3" in ran.out
+    assert ran.code == 0

@@ -196,7 +196,9 @@ async def _perform(
                 f"{timed.id} --yes`); nothing was sent"
             )
         return DueReport(timed, "refused", late, why)
-    if not person and late is not None and lateness > late_limit(session) and not late_ok:
+    # A foreseen superseded one sends nothing: not "too late to send blindly" either.
+    too_late = late is not None and lateness > late_limit(session) and not timed.foreseen
+    if not person and too_late and not late_ok:
         return DueReport(
             timed,
             "late-skipped",
