@@ -185,7 +185,9 @@ async def _resolve(args: Args, out: Output, session: Session, now: datetime) -> 
 def _why(change: TimedChange) -> str:
     """``it is superseded by #5 (changed since ...)``: why nothing more is done to it."""
     by = f" by {change.superseded_by}" if change.superseded_by else ""
-    note = f" ({change.note})" if change.note else ""
+    note = f" ({change.note})" if change.note and not change.foreseen else ""
+    if change.foreseen:
+        note = ": changed since, its revert will not be sent"
     return f"it is {change.state}{by}{note}"
 
 
@@ -197,8 +199,8 @@ def _print_list(out: Output, found: list[TimedChange], now: datetime) -> None:
         late = "" if t.done else f" ({t.when_text(now)})"
         who = f" by {t.executor}" if t.executor else ""
         extra = f", superseded by {t.superseded_by}" if t.superseded_by else ""
-        if t.foreseen:
-            extra += ": will not revert"
+        if t.foreseen:  # not recorded yet: no executor; said once
+            extra = f" by {t.superseded_by}: will not revert"
         stated = " (stated)" if t.revert_to_stated else ""
         out.line(
             f"{show_id(t.id)}  {_utc(t.due_at)}{late}  {t.shown_state(now)}{who}{extra}  "
