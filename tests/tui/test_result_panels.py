@@ -90,7 +90,7 @@ async def test_another_bottuis_change_makes_the_panel_history_too(
         await settle(pilot)
         assert state_of(flow_app, "rl-checkout") == "OFF"
         first = limiter_panel(flow_app)[1].splitlines()[0]
-        assert "rl-search was set ON" in first and "since changed: rl-checkout OFF" in first
+        assert "rl-search was set ON" in first and "changed since: rl-checkout OFF" in first
 
 
 async def test_the_thresholds_panel_says_history_after_a_newer_value(

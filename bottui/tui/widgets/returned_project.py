@@ -68,7 +68,8 @@ def history_headline(change: LimiterChange, at: str, since: Mapping[str, bool]) 
     others = [(i, v) for i, v in since.items() if i != change.limiter_id]
     if others:
         words = Content(", ").join(join(safe_id(i), " ", state_word(v)) for i, v in others)
-        line = join(line, " · since changed: ", words)
+        also = " · also changed since: " if now is not None else " · changed since: "
+        line = join(line, also, words)
     return join(line, " (the table shows the state now)")
 
 
