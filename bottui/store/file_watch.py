@@ -10,8 +10,10 @@ written: cheap enough to ask twice a second in an open TUI.
 A file that does not exist yet (no change journaled so far) is not created:
 each look checks whether it appeared, and one that appears counts as a
 change. A file that cannot be opened or read counts as unchanged (the
-screens say what is wrong when they read it). Every look runs on the store
-executor's own lane (:data:`WATCH_LANE`), never on the event loop.
+screens say what is wrong when they read it). Every look runs on a store
+executor lane of the watch's own (``file-watch-N``), never on the event loop:
+a second watch in the process (a test's second app) never queues behind the
+first one's long wait.
 
 :meth:`DataVersionWatch.wait_changed` keeps looking on that lane's thread
 until something was written: while nothing is, the event loop is never
@@ -21,6 +23,7 @@ woken (a wake of the loop costs more than the look itself).
 from __future__ import annotations
 
 import contextlib
+import itertools
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
@@ -29,8 +32,10 @@ from typing import Final
 
 from bottui.store.executor import StoreExecutor, shared_executor
 
-#: The executor lane of the looks (one thread: the connections are used by one at a time).
+#: The executor lanes of the looks, one per watch (``file-watch-N``; one thread each: its
+#: connections are used by one at a time).
 WATCH_LANE: Final = "file-watch"
+_numbers = itertools.count(1)
 
 
 class _Watched:
@@ -84,6 +89,7 @@ class DataVersionWatch:
     def __init__(self, paths: Sequence[Path], *, executor: StoreExecutor | None = None) -> None:
         self._files = [_Watched(p) for p in paths]
         self._executor = executor or shared_executor()
+        self._lane = f"{WATCH_LANE}-{next(_numbers)}"
         self._primed = False
 
     def _look(self) -> bool:
@@ -95,7 +101,7 @@ class DataVersionWatch:
 
     async def changed(self) -> bool:
         """True when some file was written (by anyone) since the last call."""
-        return await self._executor.call(self._look, lane=WATCH_LANE)
+        return await self._executor.call(self._look, lane=self._lane)
 
     async def wait_changed(
         self,
@@ -120,7 +126,7 @@ class DataVersionWatch:
                     return True
             return False
 
-        return await self._executor.call(work, lane=WATCH_LANE)
+        return await self._executor.call(work, lane=self._lane)
 
     def _close(self) -> None:
         for watched in self._files:
@@ -128,7 +134,7 @@ class DataVersionWatch:
 
     async def close(self) -> None:
         """Close the watching connections (on the lane that uses them)."""
-        await self._executor.call(self._close, lane=WATCH_LANE)
+        await self._executor.call(self._close, lane=self._lane)
 
 
 __all__ = ["WATCH_LANE", "DataVersionWatch"]
