@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from bottui.api.errors import CredentialsError, RefusedError
 from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.plaintext import clean
+from bottui.store.env_tokens import scopes_of
 from bottui.store.paths import Locations
 from bottui.store.tokens import TokenStore
 from bottui.store.utc import Clock
@@ -294,7 +295,8 @@ class Session:
             raise CredentialsError(
                 "No project API token",
                 f"for project {clean(project)!r}: run "
-                f"`{self.token_command('project', account, project)}` or set BOTTUI_API_KEY",
+                f"`{self.token_command('project', account, project)}` or set BOTTUI_API_KEY "
+                "(BOTTUI_API_KEY_<PROFILE> for one profile's project)",
             )
         return token
 
@@ -472,6 +474,6 @@ def session_from_options(locations: Locations, config: Config, options: CommonOp
         project=options.project,
         read_only=options.read_only,
     )
-    session = Session(locations, settings, TokenStore())
+    session = Session(locations, settings, TokenStore(scopes=scopes_of(config)))
     session.pinned_read_only = options.read_only
     return session

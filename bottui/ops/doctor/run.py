@@ -73,7 +73,7 @@ async def run_checks(prepared: Prepared, timeouts: Timeouts = DEFAULT_TIMEOUTS) 
     """Every check, in a fixed order; they run concurrently where independent."""
     environ = prepared.environ
     settings = prepared.profile.settings
-    tokens = TokenStore(environ, timeout=timeouts.keyring)
+    tokens = TokenStore(environ, timeout=timeouts.keyring, scopes=prepared.profile.scopes)
     margin = timeouts.margin
     base_url = settings.base_url if settings is not None else None
 
@@ -95,7 +95,7 @@ async def run_checks(prepared: Prepared, timeouts: Timeouts = DEFAULT_TIMEOUTS) 
             projects = await _known_projects(session)
         finally:
             await session.aclose()
-        return await check_tokens(tokens, base_url, projects, environ)
+        return await check_tokens(tokens, base_url, projects, environ, prepared.profile.scopes)
 
     async def api_check() -> Check:
         if not base_url:
