@@ -183,6 +183,8 @@ class RunGroup:
         #: True while older entries still to be read may belong to the run.
         self.open = False
         self._seen: set[int] = set()
+        #: The distinct reasons of the loaded entries: a resume may have given another.
+        self.reasons: set[str] = set()
 
     def add(self, entry: JournalEntry) -> bool:
         """Count ``entry`` (once); True when it was new."""
@@ -190,6 +192,8 @@ class RunGroup:
             return False
         self._seen.add(entry.id)
         self.count += 1
+        if entry.reason:
+            self.reasons.add(" ".join(entry.reason.split()))
         word = journal_view.outcome_text(entry).split(" ")[0]
         self.outcomes[word] = self.outcomes.get(word, 0) + 1
         return True
@@ -218,8 +222,15 @@ class RunGroup:
             safe_text(self.outcome_words(), style="bold" if failed else ""),
             Text(""),
             Text(""),
-            safe_text(journal_view.reason_text(newest, REASON_CELL)),
+            safe_text(self.reason_cell()),
         )
+
+    def reason_cell(self) -> str:
+        """The newest entry's reason; ``(2 reasons) …`` when a resume gave another."""
+        newest = journal_view.reason_text(self.newest, REASON_CELL)
+        if len(self.reasons) <= 1:
+            return newest
+        return cut(f"({len(self.reasons)} reasons) {newest}", REASON_CELL)
 
 
 def _cells(entry: JournalEntry, *, with_project: bool) -> tuple[Text, ...]:
