@@ -148,6 +148,13 @@ async def cmd_journal(args: Args, out: Output) -> int:
         await local.close()
         if team is not None:
             await team.close()
+    if stream.not_shared and not getattr(out.out, "reader_gone", False):
+        from bottui.cli.store import backfill_command
+
+        out.message(
+            f"note: {stream.not_shared} {journal_view.NOT_SHARED_NOTE}; "
+            f"`{backfill_command(args)}` shares those of its base URL, account and project"
+        )
     if stream.older is not None and not getattr(out.out, "reader_gone", False):
         if team is not None:
             # A shared journal's id is not a --before of this machine's journal.

@@ -100,6 +100,8 @@ class EntryStream:
         self.count = 0
         #: Entries older than the last given exist: the id the next page starts below.
         self.older: EntryId | None = None
+        #: Entries given that were journaled here before the team store and are not shared.
+        self.not_shared = 0
 
     @property
     def filtered(self) -> bool:
@@ -125,6 +127,7 @@ class EntryStream:
                 if not raw.entries:
                     return
                 self.count += len(raw.entries)
+                self.not_shared += sum(1 for e in raw.entries if e.before_store)
                 self.older = EntryId(raw.entries[-1].id) if raw.next is not None else None
                 size = self._size()
                 if raw.next is not None and size > 0:

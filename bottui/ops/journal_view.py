@@ -331,6 +331,60 @@ def reason_text(entry: JournalEntry, width: int = REASON_SHOWN) -> str:
     return one_line[: max(0, width - 1)] + "…"
 
 
+#: Hex digits of a journal's origin in a teammate's entry's short id.
+SHORT_ORIGIN: Final = 8
+#: What a face says once about entries journaled here before the team store.
+NOT_SHARED_NOTE: Final = (
+    "entries marked (not shared) were journaled here before the team store was configured"
+)
+
+
+def entry_ref(entry: JournalEntry) -> str:
+    """How an entry is named to a person: one namespace for what is typed.
+
+    This machine's entries by their local number, ``#7``, which never changes
+    once shown (a store configured later does not renumber them: #27); a
+    teammate's entry read from the shared journal by a short form of its event
+    id, ``3f2a9c1b:17`` (its journal's origin and its number there), which no
+    ``--before`` or undo takes for a local number.
+    """
+    if entry.local_id is not None and entry.origin:
+        return f"{entry.origin.replace('-', '')[:SHORT_ORIGIN]}:{entry.local_id}"
+    return f"#{entry.id}"
+
+
+def entry_key(entry: JournalEntry) -> str:
+    """A key no two entries of one view share (a table's row key): local numbers
+    and teammates' event ids are two namespaces."""
+    if entry.local_id is not None and entry.origin:
+        return f"event:{entry.origin}:{entry.local_id}"
+    return str(entry.id)
+
+
+def run_key(entry: JournalEntry) -> str | None:
+    """The key of the bulk run ``entry`` belongs to (None: none): run ids are
+    per journal file, so a teammate's run #1 is not this machine's run #1."""
+    if entry.run_id is None:
+        return None
+    if entry.local_id is not None and entry.origin:
+        return f"{entry.origin}:{entry.run_id}"
+    return str(entry.run_id)
+
+
+def run_ref(entry: JournalEntry) -> str:
+    """``run #4`` of this machine's journal; a teammate's ``run 3f2a9c1b:4``."""
+    if entry.local_id is not None and entry.origin:
+        return f"run {entry.origin.replace('-', '')[:SHORT_ORIGIN]}:{entry.run_id}"
+    return f"run #{entry.run_id}"
+
+
+def sharing_text(entry: JournalEntry) -> str:
+    """``not shared`` (older than the store), ``not yet shared`` (waiting), or ""."""
+    if entry.shared is not False:
+        return ""
+    return "not shared" if entry.before_store else "not yet shared"
+
+
 def line(entry: JournalEntry) -> str:
     """One readable line (not cleaned: the caller cleans it)."""
     outcome = outcome_text(entry)
@@ -351,9 +405,10 @@ def line(entry: JournalEntry) -> str:
     why = reason_text(entry)
     if why:
         parts.append(f"why: {why}")
-    if entry.shared is False:
-        parts.append("(not yet shared)")
-    return "  ".join(parts) + f"  #{entry.id}"
+    sharing = sharing_text(entry)
+    if sharing:
+        parts.append(f"({sharing})")
+    return "  ".join(parts) + f"  {entry_ref(entry)}"
 
 
 # -- export ------------------------------------------------------------------------

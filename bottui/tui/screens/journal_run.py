@@ -110,7 +110,7 @@ class RunDialog(ModalScreen[None]):
         table = self.query_one("#run-ids", DataTable)
         for entry in page.entries:
             if self._counts.add(entry):
-                table.add_row(*_cells(entry), key=str(entry.id))
+                table.add_row(*_cells(entry), key=journal_view.entry_key(entry))
         read = self._counts.count
         more = f"the first {read} read; more below (m)" if self._next is not None else f"all {read}"
         summary = Content(f"{self._counts.outcome_words() or 'no entries'} · {more}")
@@ -126,7 +126,7 @@ class RunDialog(ModalScreen[None]):
 
 def _cells(entry: JournalEntry) -> tuple[Text, ...]:
     return (
-        Text(f"#{entry.id}"),
+        Text(journal_view.entry_ref(entry)),
         safe_id_text(journal_view.target_id(entry)),
         outcome_cell(entry),
         Text(journal_view.status_text(entry)),
