@@ -19,12 +19,13 @@ import difflib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from bottui.api.errors import ValidationError
 from bottui.api.scrub import server_json
+from bottui.ops.durations import parse_duration
 from bottui.store.journal_export import export_csv, export_jsonl
 from bottui.store.journal_records import JournalEntry, Operation, Outcome
 from bottui.store.journal_store import EntryId, EntryQuery, RunId
@@ -93,24 +94,50 @@ class JournalQuery:
     reason: str | None = None
 
 
-def _time(name: str, text: str | None) -> datetime | None:
-    if text is None:
-        return None
+#: How far back a time typed as a duration ago may reach (``--since 400d``).
+AGO_LIMIT: Final = timedelta(days=3650)
+#: What a typed time may be, said when one is refused.
+TIME_WORDS: Final = (
+    "an ISO 8601 time (UTC unless it has an offset) or a duration ago: 2h, 30m, 1d, 1h30m"
+)
+
+
+def time_of(name: str, text: str, now: datetime) -> datetime:
+    """A typed time: ISO 8601, or a duration before ``now`` (``2h``, ``1h30m``).
+
+    The one grammar of ``bottui journal --since/--until`` and the Journal
+    screen's filter (#27: the CLI refused the ``2h`` the TUI took).
+
+    Raises:
+        ValidationError: neither (exit 2).
+    """
     try:
         return parse_time(text)
-    except ValueError as exc:
-        raise ValidationError(name, str(exc)) from None
+    except ValueError:
+        pass
+    try:
+        return now - parse_duration(text, maximum=AGO_LIMIT)
+    except ValueError:
+        shown = text if len(text) <= 40 else text[:40] + "…"
+        raise ValidationError(name, f"{shown!r} is not {TIME_WORDS}") from None
 
 
-def entry_query(query: JournalQuery) -> EntryQuery:
-    """The store's query for ``query`` (outcome groups spelled out).
+def _time(name: str, text: str | None, now: datetime | None) -> datetime | None:
+    if text is None:
+        return None
+    return time_of(name, text, now or datetime.now(UTC))
+
+
+def entry_query(query: JournalQuery, *, now: datetime | None = None) -> EntryQuery:
+    """The store's query for ``query`` (outcome groups spelled out; a time typed
+    as a duration ago counted from ``now``, the current time unless given).
 
     Raises:
         ValidationError: ``since`` or ``until`` is not a time, or ``until``
             is not after ``since`` (exit 2).
     """
-    since = _time("--since", query.since)
-    until = _time("--until", query.until)
+    since = _time("--since", query.since, now)
+    until = _time("--until", query.until, now)
     if since is not None and until is not None and until <= since:
         raise ValidationError(
             "--until", f"{query.until!r} is not after --since {query.since!r}: nothing can match"
