@@ -30,9 +30,12 @@ def profile_of(args: Args) -> Profile | None:
 
     config = ConfigStore(Locations.default()).load()
     if args.profile is not None:
+        from bottui.ops.session import DEFAULT_PROFILE
         from bottui.store.errors import ProfileNotFound
 
         found = config.profile(args.profile)
+        if found is None and args.profile == DEFAULT_PROFILE:
+            return None  # the entries journaled without a profile (#27), as every command
         if found is None:
             from bottui.store.profile_hint import no_such_profile
 

@@ -96,7 +96,11 @@ class Settings:
         chosen: Profile | None = None
         if profile is not None:
             chosen = config.profiles.get(profile)
-            if chosen is None:
+            if chosen is None and profile == DEFAULT_PROFILE:
+                # What is journaled with no profile goes under "default": that name
+                # names the session without a profile until a profile takes it (#27).
+                pass
+            elif chosen is None:
                 from bottui.store.profile_hint import no_such_profile
 
                 raise RefusedError(*no_such_profile(profile, config.profiles))
