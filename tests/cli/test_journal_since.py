@@ -43,3 +43,13 @@ def test_journal_since_2h_is_not_refused(env: SandboxServer) -> None:
     assert "rl-login" not in cli("journal", "--until", "2h").out  # nothing that old
     refused = cli("journal", "--since", "yesterday")
     assert refused.code == 2 and "duration ago" in refused.err
+
+
+def test_the_next_page_command_keeps_the_moment_a_duration_stood_for(env: SandboxServer) -> None:
+    for _ in range(3):
+        assert cli("limiter", "disable", "rl-login", *scope()).code == 0
+    done = cli("journal", "--since", "2h", "--limit", "1")
+    older = [line for line in done.err.splitlines() if line.startswith("older: ")]
+    assert older and "--since 2h" not in older[0]
+    since = older[0].split("--since ", 1)[1].split()[0]
+    assert journal_view.time_of("--since", since, NOW).tzinfo is not None
