@@ -58,3 +58,17 @@ async def test_two_runs_of_one_file_are_two_rows(
         assert oldest[3].startswith("▸ 5 ids, run #") and oldest[4] == "5 withdrawn"
         assert oldest[7] == "INC-3107 stuffing"
         assert newest[3] != oldest[3]
+
+
+def test_a_teammates_run_and_mine_of_one_number_are_two_rows() -> None:
+    from dataclasses import replace
+
+    from bottui.tui.widgets.journal_table import RunGroup
+    from tests.ops.test_entry_refs import MINE, THEIRS
+
+    mine, theirs = RunGroup(MINE), RunGroup(THEIRS)
+    assert mine.add(MINE) and theirs.add(THEIRS)
+    # Same run number, same entry id 7: two runs, each counting its own.
+    assert not mine.add(replace(MINE)) and theirs.add(replace(THEIRS, local_id=18, id=8))
+    cells = theirs.cells(with_project=False)
+    assert "run 3f2a9c1b:1" in cells[3].plain and "2 ids" in cells[3].plain

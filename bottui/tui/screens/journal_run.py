@@ -61,7 +61,7 @@ class RunDialog(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         newest = self._group.newest
         title = (
-            f"Bulk run #{self._group.run_id}: "
+            f"Bulk {journal_view.run_ref(newest)}: "
             f"{journal_view.operation_text(newest, short=True)}, {newest.account}/{newest.project}"
         )
         with Vertical(classes="journal-dialog", id="run-box"):
@@ -88,6 +88,18 @@ class RunDialog(ModalScreen[None]):
     def action_more(self) -> None:
         """Read the next page of the run's entries."""
         if self._reading or (self._started and self._next is None):
+            return
+        if self._group.newest.local_id is not None:
+            # A teammate's run: run ids are per journal file, and a --run query reads
+            # this machine's. Its ids would be another run's: say so, list none (#27).
+            self._started = True
+            self.query_one("#run-summary", Static).update(
+                Content(
+                    f"{self._group.outcome_words()} · a teammate's run "
+                    f"({journal_view.run_ref(self._group.newest)}): its ids are not listed here "
+                    "(run ids are per machine; / filters the Journal by operator)"
+                )
+            )
             return
         self._reading = True
         services = services_of(self)
