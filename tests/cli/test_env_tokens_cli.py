@@ -45,7 +45,7 @@ def test_the_environment_token_is_not_claimed_for_another_project(
     assert "not tied to a project (BOTTUI_API_KEY)" in tokens["detail"]
     if "shop-staging" in tokens["detail"]:  # several projects known: only one can be its
         assert tokens["verdict"] == "warning"
-        assert "BOTTUI_API_KEY_<PROFILE>" in tokens["advice"]
+        assert "BOTTUI_API_KEY_<PROFILE>" in tokens["fix"]
 
 
 def test_one_token_per_profile_without_a_keyring(

@@ -116,3 +116,10 @@ def test_a_typed_id_is_a_local_number_in_the_shared_view_too(
     starts = [d["started_at"] for d in every]
     assert starts == sorted(starts, reverse=True)
     assert seen == [d["event_id"] for d in every[:2]]
+
+
+def test_doctor_counts_them_too(mid_incident: list[str]) -> None:
+    doctor = cli("doctor", "--json", *scope()).json()
+    team = {c["id"]: c for c in doctor["checks"]}["team-store"]
+    assert f"{BEFORE} journaled here before the store and not shared" in team["detail"]
+    assert team["verdict"] == "warning" and "--backfill" in team["fix"]

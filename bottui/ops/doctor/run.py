@@ -29,6 +29,7 @@ from bottui.ops.doctor.versions import check_versions
 from bottui.ops.keymap_check import KnownBinding
 from bottui.ops.session import CommonOptions, Session
 from bottui.store.paths import Locations
+from bottui.store.team_outbox import Scope
 from bottui.store.tokens import TokenStore
 
 
@@ -117,6 +118,9 @@ async def run_checks(prepared: Prepared, timeouts: Timeouts = DEFAULT_TIMEOUTS) 
                 tokens,
                 prepared.locations.journal_file,
                 timeout=timeouts.store,
+                scope=None
+                if settings is None or not settings.base_url
+                else Scope(settings.base_url, settings.account, settings.project),
             ),
             timeouts.keyring + timeouts.store + margin,
             _late("team-store", "Team store"),
