@@ -308,7 +308,9 @@ class JournalScreen(BottuiScreen):
         older = self.query_one(JournalTable).not_shared
         if older:
             # Journaled here before the store was configured: shown, and how to share them.
-            parts.append(Content(f"{older} not shared: bottui store sync --backfill shares them"))
+            parts.append(
+                Content(f"{older} not shared: bottui store sync --backfill shares this profile's")
+            )
         if parts:  # a second line: only while another filter is on or the store is down
             line = join(line, "\n", Content(" · ").join(parts), " (/, F)")
         self.query_one("#journal-filters", Static).update(line)
