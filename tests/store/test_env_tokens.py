@@ -163,3 +163,21 @@ async def test_doctor_warns_that_one_bare_token_cannot_be_every_projects() -> No
     check = await check_tokens(tokens, URL, pairs, environ, (PROD, STAGING))
     assert check.verdict is Verdict.OK, check
     assert "project API token from environment (BOTTUI_API_KEY_<PROFILE>)" in check.detail
+
+
+async def test_a_profile_added_in_the_tui_has_its_variable_at_once(tmp_path: Path) -> None:
+    from bottui.ops.profiles import create_first_profile
+    from bottui.ops.session import Session, Settings
+    from bottui.store.config_model import Profile
+    from bottui.store.paths import Locations
+
+    locations = Locations(tmp_path / "c", tmp_path / "d", tmp_path / "s")
+    tokens = TokenStore({"BOTTUI_API_KEY_NIGHT": "prj_night"})
+    session = Session(locations, Settings(profile_name=None, base_url=None), tokens)
+    try:
+        assert tokens.project(URL, "acme", "shop-prod") is None
+        profile = Profile("night", URL, account="acme", project="shop-prod")
+        await create_first_profile(session, profile)
+        assert tokens.project(URL, "acme", "shop-prod") == ProjectToken("prj_night")
+    finally:
+        await session.aclose()
