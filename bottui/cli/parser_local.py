@@ -194,7 +194,8 @@ def add_local_commands(commands: Any) -> None:
     store_cmds.choices["sync"].add_argument(
         "--backfill",
         action="store_true",
-        help="also share the history written before the store was configured",
+        help="also share the history written before the store was configured: the "
+        "entries of the profile's base URL, account and project only",
     )
 
     profile_cmds = group_of(
