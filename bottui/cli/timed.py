@@ -226,7 +226,9 @@ async def cmd_run_due(args: Args, out: Output) -> int:
             # systemd's LoadCredential= files, kept in memory (never os.environ).
             tokens = read_credentials(directory)
             if tokens:
-                session.tokens = TokenStore(environ={**os.environ, **tokens})
+                session.tokens = TokenStore(
+                    environ={**os.environ, **tokens}, scopes=session.tokens.scopes
+                )
         now = timed.schedule.now_of(session, args.now)
         if args.dry_run:
             due = [
