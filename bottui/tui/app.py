@@ -131,8 +131,22 @@ class BottuiApp(App[int]):
         # burst over a slow SSH link, "acme<Tab>shop-prod") are routed to the
         # focused widget as they arrive, so a Tab left to the field's own
         # bubbling sent the rest to the field it was meant to leave.
-        Binding("tab", "focus_next", show=False, priority=True, id="app.focus_next"),
-        Binding("shift+tab", "focus_previous", show=False, priority=True, id="app.focus_prev"),
+        Binding(
+            "tab",
+            "focus_next",
+            "Next field or button",
+            show=False,
+            priority=True,
+            id="app.focus_next",
+        ),
+        Binding(
+            "shift+tab",
+            "focus_previous",
+            "Previous field or button",
+            show=False,
+            priority=True,
+            id="app.focus_prev",
+        ),
     ]
     MODES: ClassVar[dict[str, str | Callable[[], Screen[Any]]]] = {
         name: _screen(name) for name in MODE_KEYS.values()

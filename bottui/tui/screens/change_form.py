@@ -120,9 +120,24 @@ class ChangeForm(DurationField, _ReasonField, _Dialog):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "next_field", show=False, priority=True, id="dialog.next_field"),
-        Binding("pageup", "scroll_facts(-1)", "Scroll up", show=False, id="dialog.facts_up"),
-        Binding("pagedown", "scroll_facts(1)", "Scroll down", show=False, id="dialog.facts_down"),
+        Binding(
+            "enter",
+            "next_field",
+            "Next field; in the last, send a complete form",
+            show=False,
+            priority=True,
+            id="dialog.next_field",
+        ),
+        Binding(
+            "pageup", "scroll_facts(-1)", "Scroll the facts up", show=False, id="dialog.facts_up"
+        ),
+        Binding(
+            "pagedown",
+            "scroll_facts(1)",
+            "Scroll the facts down",
+            show=False,
+            id="dialog.facts_down",
+        ),
     ]
     DEFAULT_CSS = """
     ChangeForm > Vertical { width: 76; max-width: 100%; max-height: 100%; padding: 0 1; }
