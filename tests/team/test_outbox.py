@@ -28,15 +28,18 @@ from tests.fixtures.sandbox import scope
 def down_warnings(err: str) -> list[str]:
     """The warning lines of a change made while the store is down, checked.
 
-    Two facts, one line each: the collision check could not be made (a
-    limiter change asks for teammates' recent changes first), and the entry
-    waits to be shared. Nothing else, and never a traceback.
+    Three facts, one line each: the collision check could not be made (a
+    limiter change asks for teammates' recent changes first), the entry
+    waits to be shared, and whether the change supersedes a timed revert was
+    judged from this machine's timed changes only (#27). Nothing else, and
+    never a traceback.
     """
     lines = [line for line in err.splitlines() if line]
     assert "Traceback" not in err
-    assert len(lines) == 2, err
+    assert len(lines) == 3, err
     assert lines[0].startswith("warning: Could not check for teammates' recent changes")
     assert lines[1].startswith("warning: team journal: 1 not yet shared")
+    assert lines[2].startswith("warning: team store down: only this machine's timed changes")
     return lines
 
 
