@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from bottui.api.errors import EXIT_OK
 from bottui.cli.output import Output
 from bottui.cli.parser import Args, UsageError
-from bottui.cli.recent import warn_recent
+from bottui.cli.recent import warn_recent, warn_supersedes
 from bottui.cli.render import render_dry_run
 from bottui.cli.session import command_session
 from bottui.cli.timed import say_timed, with_for
@@ -39,6 +39,7 @@ async def cmd_limiter(args: Args, out: Output) -> int:
         plan = await planning.plan_limiter(session, account, project, args.limiter_id, is_active)
         plan = with_for(plan.with_reason(args.reason), args)
         if args.dry_run:
+            await warn_supersedes(out, session, plan)  # what the change would do to a revert
             render_dry_run(out, plan, plan.reason_refusal(session.settings))
             return EXIT_OK
         plan = await warn_recent(out, session, plan, ack=args.ack_collision)
@@ -151,6 +152,7 @@ async def cmd_thresholds(args: Args, out: Output) -> int:
         )
         plan = with_for(plan.with_reason(args.reason), args)
         if args.dry_run:
+            await warn_supersedes(out, session, plan)  # what the change would do to a revert
             render_dry_run(out, plan, plan.reason_refusal(session.settings))
             return EXIT_OK
         plan = await warn_recent(out, session, plan, ack=args.ack_collision)
@@ -180,6 +182,7 @@ async def cmd_undo(args: Args, out: Output) -> int:
         out.line(f"undo: {plan.summary()}")
         change = (await undo.plan_change(session, plan)).with_reason(args.reason)
         if args.dry_run:
+            await warn_supersedes(out, session, change)  # what the change would do to a revert
             render_dry_run(out, change, change.reason_refusal(session.settings))
             return EXIT_OK
         change = await warn_recent(out, session, change, ack=args.ack_collision)

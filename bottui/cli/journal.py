@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from bottui.ops.journal_pages import EntryStream, Pages
     from bottui.ops.journal_view import JournalQuery
     from bottui.ops.team_sync import TeamSync
+    from bottui.store.journal_store import EntryQuery
 
 #: Entries shown unless ``--limit`` or ``--all`` says otherwise.
 DEFAULT_LIMIT: Final = 50
@@ -79,8 +80,18 @@ def limit_of(args: Args) -> int | None:
     return int(args.limit or DEFAULT_LIMIT)
 
 
-def next_page_command(args: Args, before: int) -> str:
-    """The command line that shows the entries after the last one shown (shell-quoted)."""
+def next_page_command(args: Args, before: int, query: EntryQuery | None = None) -> str:
+    """The command line that shows the entries after the last one shown (shell-quoted).
+
+    A time typed as a duration ago (``--since 2h``) is given as the moment it
+    stood for in ``query``: run later, ``2h`` would mean another page.
+    """
+    from bottui.store.utc import stamp
+
+    since, until = args.since, args.until
+    if query is not None:
+        since = since if since is None or query.since is None else stamp(query.since)
+        until = until if until is None or query.until is None else stamp(query.until)
     words = ["bottui", "journal"]
     for flag, value in (
         ("--profile", args.profile),
@@ -88,8 +99,8 @@ def next_page_command(args: Args, before: int) -> str:
         ("--project", args.project),
         ("--operation", args.operation),
         ("--outcome", args.outcome),
-        ("--since", args.since),
-        ("--until", args.until),
+        ("--since", since),
+        ("--until", until),
         ("--run", args.run_id),
         ("--operator", args.operator),
         ("--reason", args.reason),
@@ -152,6 +163,13 @@ async def cmd_journal(args: Args, out: Output) -> int:
         await local.close()
         if team is not None:
             await team.close()
+    if stream.not_shared and not getattr(out.out, "reader_gone", False):
+        from bottui.cli.store import backfill_command
+
+        out.message(
+            f"note: {stream.not_shared} {journal_view.NOT_SHARED_NOTE}; "
+            f"`{backfill_command(args)}` shares those of its base URL, account and project"
+        )
     if stream.older is not None and not getattr(out.out, "reader_gone", False):
         if team is not None:
             # A shared journal's id is not a --before of this machine's journal.
@@ -159,7 +177,7 @@ async def cmd_journal(args: Args, out: Output) -> int:
         elif args.export:
             out.message(f"older entries were not exported: --before {stream.older} goes on")
         else:
-            out.message(f"older: {next_page_command(args, stream.older)}")
+            out.message(f"older: {next_page_command(args, stream.older, query)}")
     return code
 
 

@@ -277,6 +277,7 @@ STORE_STATUS: Final = obj(
         "serverVersion": S_STR,
         "role": S_STR,
         "waiting": INT,
+        "notShared": INT,
         "lastSync": S_STR,
     }
 )
@@ -314,7 +315,10 @@ SCHEMAS: Final[dict[str, Schema]] = {
     "token delete": obj({"deleted": BOOL, "kind": TOKEN_KIND}),
     "store migrate": obj({"where": STRING, "before": INT, "after": INT, "applied": array(INT)}),
     "store status": STORE_STATUS,
-    "store sync": obj({"where": STRING, "waiting": INT, "lastSync": S_STR, "error": S_STR}),
+    "store sync": obj(
+        {"where": STRING, "waiting": INT, "lastSync": S_STR, "error": S_STR, "backfilled": INT},
+        optional=("backfilled",),
+    ),
     "config check": CONFIG_CHECK,
     "any command that fails": ERROR,
 }

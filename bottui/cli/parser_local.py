@@ -72,9 +72,12 @@ def add_local_commands(commands: Any) -> None:
         common={"profile", "account", "project", "json"},
     )
     journal.add_argument(
-        "--since", metavar="ISO", help="entries started at or after (UTC unless an offset is given)"
+        "--since",
+        metavar="TIME",
+        help="entries started at or after: ISO 8601 (UTC unless an offset is given) or a "
+        "duration ago (2h, 30m, 1d, 1h30m), as the Journal screen's filter",
     )
-    journal.add_argument("--until", metavar="ISO", help="entries started before")
+    journal.add_argument("--until", metavar="TIME", help="entries started before (same forms)")
     journal.add_argument("--unfinished", action="store_true", help="only entries with no outcome")
     journal.add_argument(
         "--operation",
@@ -201,7 +204,8 @@ def add_local_commands(commands: Any) -> None:
     store_cmds.choices["sync"].add_argument(
         "--backfill",
         action="store_true",
-        help="also share the history written before the store was configured",
+        help="also share the history written before the store was configured: the "
+        "entries of the profile's base URL, account and project only",
     )
 
     profile_cmds = group_of(

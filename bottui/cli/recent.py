@@ -6,6 +6,9 @@ made: the change is never blocked by the team store). Under a protected
 profile the warning must be seen before the change is confirmed, and
 ``--yes`` was typed before it could be: the question is asked again on the
 terminal after the warning, and without a terminal nothing is sent (exit 2).
+
+A change that supersedes a pending timed revert says so first (#27: "warning:
+This supersedes timed change 1 (...): its revert will not be sent.").
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from bottui.cli.output import Output
 from bottui.cli.parser import UsageError
 from bottui.ops import collisions
 from bottui.ops.confirmation import ConfirmKind
+from bottui.ops.timed import superseding
 
 if TYPE_CHECKING:
     from bottui.ops.plan import PlannedChange
@@ -28,6 +32,12 @@ ACK_FLAG = "--ack-collision"
 ACK_TERMINAL = "confirmed on a terminal after the warning"
 
 
+async def warn_supersedes(out: Output, session: Session, plan: PlannedChange[T]) -> None:
+    """Say on stderr which pending timed reverts ``plan`` supersedes (nothing when none)."""
+    for line in await superseding.warning_lines(session, plan):
+        out.message(f"warning: {line}")
+
+
 async def warn_recent(
     out: Output, session: Session, plan: PlannedChange[T], *, ack: bool = False
 ) -> PlannedChange[T]:
@@ -35,6 +45,7 @@ async def warn_recent(
     ``ack``: ``--ack-collision`` did). The plan to send: with the acknowledgement."""
     from bottui.cli.changes import confirm_on_terminal
 
+    await warn_supersedes(out, session, plan)
     found = await collisions.check(session, plan)
     if found is None or not found.warns:
         return plan
@@ -61,4 +72,4 @@ async def warn_recent(
     return collisions.acknowledge(plan, found, ACK_TERMINAL)
 
 
-__all__ = ["ACK_FLAG", "ACK_TERMINAL", "warn_recent"]
+__all__ = ["ACK_FLAG", "ACK_TERMINAL", "warn_recent", "warn_supersedes"]

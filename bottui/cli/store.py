@@ -20,6 +20,7 @@ from bottui.store.config_model import Profile
 if TYPE_CHECKING:
     from bottui.ops.team_sync import TeamSync
     from bottui.store.team.store import TeamStore
+    from bottui.store.team_outbox import Scope
 
 
 def profile_of(args: Args) -> Profile | None:
@@ -29,9 +30,12 @@ def profile_of(args: Args) -> Profile | None:
 
     config = ConfigStore(Locations.default()).load()
     if args.profile is not None:
+        from bottui.ops.session import DEFAULT_PROFILE
         from bottui.store.errors import ProfileNotFound
 
         found = config.profile(args.profile)
+        if found is None and args.profile == DEFAULT_PROFILE:
+            return None  # the entries journaled without a profile (#27), as every command
         if found is None:
             from bottui.store.profile_hint import no_such_profile
 
@@ -73,8 +77,11 @@ async def _run(args: Args, out: Output, profile: Profile | None) -> int:
                 out.line(f"{store.target.where} is at schema version {done.after}: nothing to do")
             return EXIT_OK
         status = await store.status()
-        backlog = await _team_sync(store).backlog()
+        team = _team_sync(store)
+        backlog = await team.backlog()
         status = dataclasses.replace(status, waiting=backlog.waiting, last_sync=backlog.last_sync)
+        scope = share_scope(args)
+        older = 0 if scope is None else await team.not_shared(scope)
     finally:
         await store.close()
     last = None if status.last_sync is None else status.last_sync.isoformat()
@@ -87,6 +94,7 @@ async def _run(args: Args, out: Output, profile: Profile | None) -> int:
                 "serverVersion": status.server_version,
                 "role": status.role,
                 "waiting": status.waiting,
+                "notShared": older,
                 "lastSync": last,
             }
         )
@@ -100,8 +108,55 @@ async def _run(args: Args, out: Output, profile: Profile | None) -> int:
         schema += ": upgrade bottui"
     out.line(schema)
     out.line(f"entries waiting to be shared: {status.waiting}")
+    if older:
+        out.line(
+            f"entries journaled here before the store was configured, not shared: {older} "
+            f"(`{backfill_command(args)}` shares those of {_scope_words(scope)})"
+        )
     out.line(f"last sync: {last or 'never'}")
     return EXIT_OK
+
+
+def share_scope(args: Args) -> Scope | None:
+    """What a backfill shares: the base URL, account and project of the store's
+    profile, as a command resolves them (options, environment, profile); None
+    without a base URL."""
+    from bottui.ops.session import Settings
+    from bottui.store.config import ConfigStore
+    from bottui.store.paths import Locations
+    from bottui.store.team_outbox import Scope
+
+    settings = Settings.resolve(
+        ConfigStore(Locations.default()).load(),
+        profile=args.profile,
+        base_url=getattr(args, "base_url", None),
+        account=getattr(args, "account", None),
+        project=getattr(args, "project", None),
+    )
+    if not settings.base_url:
+        return None
+    return Scope(settings.base_url, settings.account, settings.project)
+
+
+def backfill_command(args: Args) -> str:
+    """The one command that shares the older history with this store."""
+    import shlex
+
+    words = ["bottui", "store", "sync", "--backfill"]
+    if args.profile is not None:
+        words += ["--profile", args.profile]
+    return shlex.join(words)
+
+
+def _scope_words(scope: Scope | None) -> str:
+    if scope is None:
+        return "no profile"
+    words = [scope.base_url]
+    if scope.account is not None:
+        words.append(f"account {scope.account}")
+    if scope.project is not None:
+        words.append(f"project {scope.project}")
+    return ", ".join(words)
 
 
 def _team_sync(store: TeamStore) -> TeamSync:
@@ -112,14 +167,32 @@ def _team_sync(store: TeamStore) -> TeamSync:
 
 
 async def _sync(args: Args, out: Output, store: TeamStore) -> int:
-    """``bottui store sync [--backfill]``: push now; exit 2 with one line when the store is down."""
+    """``bottui store sync [--backfill]``: push now; exit 2 with one line when the store is down.
+
+    ``--backfill`` also shares what this machine journaled before the store was
+    configured, of the profile's base URL, account and project only.
+    """
     from bottui.api.errors import EXIT_REFUSED
+    from bottui.store.team.errors import StoreUnavailable
 
     team = _team_sync(store)
+    backfilled: int | None = None
     try:
-        if args.backfill:
-            await team.backfill()
         state = await team.sync()
+        if args.backfill and state.down is None:
+            scope = share_scope(args)
+            if scope is None:
+                from bottui.cli.parser import UsageError
+
+                raise UsageError(
+                    "--backfill needs a base URL",
+                    "it shares only the entries of the store's base URL, account and project: "
+                    "pass --profile NAME (or --base-url, --account, --project)",
+                )
+            try:
+                backfilled = await team.backfill(scope)
+            except StoreUnavailable as exc:
+                state = dataclasses.replace(state, down=exc.title)
     finally:
         await team.close()
     last = None if state.last_sync is None else state.last_sync.isoformat()
@@ -130,9 +203,15 @@ async def _sync(args: Args, out: Output, store: TeamStore) -> int:
                 "waiting": state.waiting,
                 "lastSync": last,
                 "error": state.down,
+                **({} if backfilled is None else {"backfilled": backfilled}),
             }
         )
     elif state.down is None:
+        if backfilled is not None:
+            out.line(
+                f"shared {backfilled} older entr{'y' if backfilled == 1 else 'ies'} of "
+                f"{_scope_words(share_scope(args))}"
+            )
         out.line(f"shared with {store.target.where}: {state.waiting} waiting, last sync {last}")
     if state.down is not None:
         out.message(f"warning: team journal: {state.waiting} not yet shared ({state.down})")

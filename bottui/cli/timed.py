@@ -111,16 +111,23 @@ async def cmd_timed(args: Args, out: Output) -> int:
         if action == "revert":
             if args.dry_run:
                 change = await timed.find(session, args.timed_id)
-                out.line(
-                    f"would revert timed change {change.id}: {change.what} to {change.revert_to}"
-                )
+                if change.state != "scheduled":  # what the real one would say: refused
+                    out.line(f"would not revert timed change {show_id(change.id)}: {_why(change)}")
+                else:
+                    out.line(
+                        f"would revert timed change {show_id(change.id)}: {change.what} to "
+                        f"{change.revert_to}"
+                    )
                 out.line("dry run: nothing was sent")
                 return EXIT_OK
             report = await timed.revert_now(session, args.timed_id, confirmed=args.yes)
             return _print_reports(out, [report], now)
         if args.dry_run:
             change = await timed.find(session, args.timed_id)
-            out.line(f"would {action} timed change {show_id(change.id)} ({change.what})")
+            if change.state != "scheduled":
+                out.line(f"would not {action} timed change {show_id(change.id)}: {_why(change)}")
+            else:
+                out.line(f"would {action} timed change {show_id(change.id)} ({change.what})")
             out.line("dry run: nothing was changed")
             return EXIT_OK
         if action == "extend":
@@ -175,6 +182,15 @@ async def _resolve(args: Args, out: Output, session: Session, now: datetime) -> 
     return EXIT_OK
 
 
+def _why(change: TimedChange) -> str:
+    """``it is superseded by #5 (changed since ...)``: why nothing more is done to it."""
+    by = f" by {change.superseded_by}" if change.superseded_by else ""
+    note = f" ({change.note})" if change.note and not change.foreseen else ""
+    if change.foreseen:
+        note = ": changed since, its revert will not be sent"
+    return f"it is {change.state}{by}{note}"
+
+
 def _print_list(out: Output, found: list[TimedChange], now: datetime) -> None:
     if not found:
         out.line("no timed changes")
@@ -183,6 +199,8 @@ def _print_list(out: Output, found: list[TimedChange], now: datetime) -> None:
         late = "" if t.done else f" ({t.when_text(now)})"
         who = f" by {t.executor}" if t.executor else ""
         extra = f", superseded by {t.superseded_by}" if t.superseded_by else ""
+        if t.foreseen:  # not recorded yet: no executor; said once
+            extra = f" by {t.superseded_by}: will not revert"
         stated = " (stated)" if t.revert_to_stated else ""
         out.line(
             f"{show_id(t.id)}  {_utc(t.due_at)}{late}  {t.shown_state(now)}{who}{extra}  "
@@ -208,16 +226,24 @@ async def cmd_run_due(args: Args, out: Output) -> int:
             # systemd's LoadCredential= files, kept in memory (never os.environ).
             tokens = read_credentials(directory)
             if tokens:
-                session.tokens = TokenStore(environ={**os.environ, **tokens})
+                session.tokens = TokenStore(
+                    environ={**os.environ, **tokens}, scopes=session.tokens.scopes
+                )
         now = timed.schedule.now_of(session, args.now)
         if args.dry_run:
             due = [
-                t
-                for t in await timed.list_timed(session, now=now)
-                if t.state == "scheduled" and t.due_at <= now
+                t for t in await timed.list_timed(session, now=now) if t.open and t.due_at <= now
             ]
             for t in due:
-                out.line(f"would revert timed change {show_id(t.id)}: {t.what} to {t.revert_to}")
+                if t.foreseen:  # what the run would do: skip it, not revert it
+                    out.line(
+                        f"would skip timed change {show_id(t.id)}: {t.what} was changed since "
+                        f"({t.superseded_by}): superseded, its revert is not sent"
+                    )
+                else:
+                    out.line(
+                        f"would revert timed change {show_id(t.id)}: {t.what} to {t.revert_to}"
+                    )
             out.line("dry run: nothing was sent")
             return EXIT_OK
         reports = await timed.run_due(session, now=now, late_ok=args.late_ok)

@@ -15,8 +15,9 @@ from bottui.api.token_header import check as check_token
 from bottui.cli.output import Output
 from bottui.cli.parser import Args, UsageError
 from bottui.cli.session import command_session
-from bottui.ops.token_slots import Slot, delete_token, read_states, store_token
+from bottui.ops.token_slots import Slot, delete_token, keyring_answers, read_states, store_token
 from bottui.plaintext import show_id
+from bottui.store.env_tokens import EnvTokenAmbiguous
 from bottui.store.errors import KeyringUnavailable
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ async def cmd_token(args: Args, out: Output) -> int:
             else Slot.for_project(account, project or "")
         )
         if args.action == "set":
+            await keyring_answers(session.tokens)  # no keyring: said before the prompt
             value = _read_secret(args.kind)
             wrapped = slot.wrap(value)
             # A token that could never be sent is not stored either.
@@ -74,6 +76,7 @@ async def _store_password(args: Args, out: Output) -> int:
     target = store_target(profile_of(args), os.environ)
     tokens = TokenStore()
     if args.action == "set":
+        await keyring_answers(tokens)  # no keyring: said before the prompt
         value = _read_secret("store")
         await tokens.set_store_password_async(target.keyring_username, StorePassword(value))
         del value
@@ -122,16 +125,25 @@ async def _token_status(args: Args, out: Output, session: Session, base: str) ->
     slots += [Slot.for_project(acc, proj) for acc, proj in dict.fromkeys(projects)]
     readings = await read_states(session.tokens, base, slots)
     rows: list[dict[str, Any]] = []
+    failure: KeyringUnavailable | None = None
     for slot in slots:
         state = readings[slot]
-        if isinstance(state, KeyringUnavailable):
-            raise state
+        if isinstance(state, EnvTokenAmbiguous):
+            # Two variables claim it: refused for this slot alone, said by name.
+            label = f"refused: {state.title}"
+            failure = failure or state
+        elif isinstance(state, KeyringUnavailable):
+            # Every slot is still listed: what the environment holds is known without it.
+            label = "unknown: the keyring is unavailable"
+            failure = failure or state
+        else:
+            label = state.label
         rows.append(
             {
                 "kind": slot.kind,
                 "account": slot.account,
                 "project": slot.project,
-                "state": state.label,
+                "state": label,
             }
         )
     if out.as_json:
@@ -145,4 +157,8 @@ async def _token_status(args: Args, out: Output, session: Session, base: str) ->
                 f"/{show_id(row['project'])}" if row["project"] else ""
             )
             out.line(f"  {row['kind']:<8} {where}: {row['state']}")
+    if failure is not None:
+        # Exit 3 after the list: a token of this list may be unusable.
+        out.message(f"error: {failure.title}" + (f"\n{failure.details}" if failure.details else ""))
+        return failure.exit_code
     return EXIT_OK

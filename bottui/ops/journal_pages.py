@@ -67,6 +67,17 @@ async def read_page(
     return await _fitted(page, slots or SlotTokens(None))
 
 
+def _older(page: EntryPage, before: EntryId | None) -> EntryId | None:
+    """The ``--before`` of the page after ``page``: a number of this machine's
+    journal, the one namespace typed ids are read in (#27). A teammate's entry
+    has none: the last of this machine's on the page stands for it (the next
+    page may repeat a teammate's entry, never skip one)."""
+    if page.next is None:
+        return None
+    mine = [e.id for e in page.entries if e.local_id is None]
+    return EntryId(mine[-1]) if mine else before
+
+
 class EntryStream:
     """The entries of ``query``, newest first, read one page at a time as they are used.
 
@@ -102,6 +113,8 @@ class EntryStream:
         self.older: EntryId | None = None
         #: The newest entry given (``--follow`` goes on after it; None: none given).
         self.newest: EntryId | None = None
+        #: Entries given that were journaled here before the team store and are not shared.
+        self.not_shared = 0
 
     @property
     def filtered(self) -> bool:
@@ -129,7 +142,8 @@ class EntryStream:
                 if self.newest is None:
                     self.newest = EntryId(raw.entries[0].id)
                 self.count += len(raw.entries)
-                self.older = EntryId(raw.entries[-1].id) if raw.next is not None else None
+                self.not_shared += sum(1 for e in raw.entries if e.before_store)
+                self.older = _older(raw, self.older)
                 size = self._size()
                 if raw.next is not None and size > 0:
                     pending = asyncio.ensure_future(

@@ -19,12 +19,13 @@ import difflib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from bottui.api.errors import ValidationError
 from bottui.api.scrub import server_json
+from bottui.ops.durations import parse_duration
 from bottui.store.journal_export import export_csv, export_jsonl
 from bottui.store.journal_records import JournalEntry, Operation, Outcome
 from bottui.store.journal_store import EntryId, EntryQuery, RunId
@@ -93,24 +94,50 @@ class JournalQuery:
     reason: str | None = None
 
 
-def _time(name: str, text: str | None) -> datetime | None:
-    if text is None:
-        return None
+#: How far back a time typed as a duration ago may reach (``--since 400d``).
+AGO_LIMIT: Final = timedelta(days=3650)
+#: What a typed time may be, said when one is refused.
+TIME_WORDS: Final = (
+    "an ISO 8601 time (UTC unless it has an offset) or a duration ago: 2h, 30m, 1d, 1h30m"
+)
+
+
+def time_of(name: str, text: str, now: datetime) -> datetime:
+    """A typed time: ISO 8601, or a duration before ``now`` (``2h``, ``1h30m``).
+
+    The one grammar of ``bottui journal --since/--until`` and the Journal
+    screen's filter (#27: the CLI refused the ``2h`` the TUI took).
+
+    Raises:
+        ValidationError: neither (exit 2).
+    """
     try:
         return parse_time(text)
-    except ValueError as exc:
-        raise ValidationError(name, str(exc)) from None
+    except ValueError:
+        pass
+    try:
+        return now - parse_duration(text, maximum=AGO_LIMIT)
+    except ValueError:
+        shown = text if len(text) <= 40 else text[:40] + "…"
+        raise ValidationError(name, f"{shown!r} is not {TIME_WORDS}") from None
 
 
-def entry_query(query: JournalQuery) -> EntryQuery:
-    """The store's query for ``query`` (outcome groups spelled out).
+def _time(name: str, text: str | None, now: datetime | None) -> datetime | None:
+    if text is None:
+        return None
+    return time_of(name, text, now or datetime.now(UTC))
+
+
+def entry_query(query: JournalQuery, *, now: datetime | None = None) -> EntryQuery:
+    """The store's query for ``query`` (outcome groups spelled out; a time typed
+    as a duration ago counted from ``now``, the current time unless given).
 
     Raises:
         ValidationError: ``since`` or ``until`` is not a time, or ``until``
             is not after ``since`` (exit 2).
     """
-    since = _time("--since", query.since)
-    until = _time("--until", query.until)
+    since = _time("--since", query.since, now)
+    until = _time("--until", query.until, now)
     if since is not None and until is not None and until <= since:
         raise ValidationError(
             "--until", f"{query.until!r} is not after --since {query.since!r}: nothing can match"
@@ -331,6 +358,60 @@ def reason_text(entry: JournalEntry, width: int = REASON_SHOWN) -> str:
     return one_line[: max(0, width - 1)] + "…"
 
 
+#: Hex digits of a journal's origin in a teammate's entry's short id.
+SHORT_ORIGIN: Final = 8
+#: What a face says once about entries journaled here before the team store.
+NOT_SHARED_NOTE: Final = (
+    "entries marked (not shared) were journaled here before the team store was configured"
+)
+
+
+def entry_ref(entry: JournalEntry) -> str:
+    """How an entry is named to a person: one namespace for what is typed.
+
+    This machine's entries by their local number, ``#7``, which never changes
+    once shown (a store configured later does not renumber them: #27); a
+    teammate's entry read from the shared journal by a short form of its event
+    id, ``3f2a9c1b:17`` (its journal's origin and its number there), which no
+    ``--before`` or undo takes for a local number.
+    """
+    if entry.local_id is not None and entry.origin:
+        return f"{entry.origin.replace('-', '')[:SHORT_ORIGIN]}:{entry.local_id}"
+    return f"#{entry.id}"
+
+
+def entry_key(entry: JournalEntry) -> str:
+    """A key no two entries of one view share (a table's row key): local numbers
+    and teammates' event ids are two namespaces."""
+    if entry.local_id is not None and entry.origin:
+        return f"event:{entry.origin}:{entry.local_id}"
+    return str(entry.id)
+
+
+def run_key(entry: JournalEntry) -> str | None:
+    """The key of the bulk run ``entry`` belongs to (None: none): run ids are
+    per journal file, so a teammate's run #1 is not this machine's run #1."""
+    if entry.run_id is None:
+        return None
+    if entry.local_id is not None and entry.origin:
+        return f"{entry.origin}:{entry.run_id}"
+    return str(entry.run_id)
+
+
+def run_ref(entry: JournalEntry) -> str:
+    """``run #4`` of this machine's journal; a teammate's ``run 3f2a9c1b:4``."""
+    if entry.local_id is not None and entry.origin:
+        return f"run {entry.origin.replace('-', '')[:SHORT_ORIGIN]}:{entry.run_id}"
+    return f"run #{entry.run_id}"
+
+
+def sharing_text(entry: JournalEntry) -> str:
+    """``not shared`` (older than the store), ``not yet shared`` (waiting), or ""."""
+    if entry.shared is not False:
+        return ""
+    return "not shared" if entry.before_store else "not yet shared"
+
+
 def line(entry: JournalEntry) -> str:
     """One readable line (not cleaned: the caller cleans it)."""
     outcome = outcome_text(entry)
@@ -351,9 +432,10 @@ def line(entry: JournalEntry) -> str:
     why = reason_text(entry)
     if why:
         parts.append(f"why: {why}")
-    if entry.shared is False:
-        parts.append("(not yet shared)")
-    return "  ".join(parts) + f"  #{entry.id}"
+    sharing = sharing_text(entry)
+    if sharing:
+        parts.append(f"({sharing})")
+    return "  ".join(parts) + f"  {entry_ref(entry)}"
 
 
 # -- export ------------------------------------------------------------------------

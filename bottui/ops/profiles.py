@@ -227,9 +227,13 @@ async def settings_of(session: Session, name: str) -> Settings:
         RefusedError: no profile of that name (removed meanwhile).
     """
     from bottui.ops.session import Settings
+    from bottui.store.env_tokens import scopes_of
 
     config = await session.config_store.load()
-    return Settings.resolve(config, profile=name, read_only=session.pinned_read_only)
+    settings = Settings.resolve(config, profile=name, read_only=session.pinned_read_only)
+    # The profiles read afresh: BOTTUI_API_KEY_<PROFILE> of one added meanwhile counts (#27).
+    session.tokens.scopes = scopes_of(config)
+    return settings
 
 
 async def switch_profile(session: Session, name: str) -> Settings:
@@ -252,9 +256,11 @@ async def create_first_profile(session: Session, profile: Profile) -> Settings:
     (:meth:`Session.update_settings`) on its own loop.
     """
     from bottui.ops.session import Settings
+    from bottui.store.env_tokens import scopes_of
 
     old = session.settings
     config = await add_profile(session.config_store, profile, make_current=True)
+    session.tokens.scopes = scopes_of(config)  # its BOTTUI_API_KEY_<PROFILE> counts now
     return Settings.resolve(
         config, account=old.account, project=old.project, read_only=old.read_only
     )

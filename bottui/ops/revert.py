@@ -33,6 +33,7 @@ from bottui.store.utc import stamp
 
 if TYPE_CHECKING:
     from bottui.ops.journal_pages import Pages
+    from bottui.ops.plan import PlannedChange
     from bottui.ops.session import Session
     from bottui.store.journal_store import JournalStore
 
@@ -157,15 +158,14 @@ async def revert_entries(
     return RevertReport(_worst(steps), tuple(steps))
 
 
-async def _revert_one(
+async def _check(
     session: Session,
     pages: Pages | JournalStore,
     entry: JournalEntry,
     ours: set[str],
     sent: set[str],
-    reason: str,
-    confirmed: bool,
-) -> StepResult:
+) -> StepResult | tuple[undo_row.RowUndo, PlannedChange[Any]]:
+    """Why ``entry`` is not to be reverted (a step), or the revert to send (nothing sent)."""
     ident, what = _identity(entry), target_what(entry)
     if entry.outcome in NO_CHANGE_OUTCOMES:
         return StepResult(ident, entry.id, what, "unchanged", message="it changed nothing")
@@ -206,6 +206,55 @@ async def _revert_one(
             ),
             superseded_by="the inventory",
         )
+    return row, change
+
+
+async def superseded(
+    session: Session,
+    entries: Sequence[int | JournalEntry],
+    *,
+    pages: Pages | JournalStore | None = None,
+) -> StepResult | None:
+    """The step that would stop a revert of ``entries`` as superseded; None: none would.
+
+    The superseded rule of :func:`revert_entries`, read only: nothing is
+    planned to be sent, nothing is written. What the views of a pending
+    timed change say (the Timed screen, ``bottui timed``, the header,
+    ``run-due --dry-run``), so none of them calls a revert live that will
+    be skipped.
+    """
+    journal = session.journal_store
+    look = pages if pages is not None else journal
+    loaded: list[JournalEntry] = []
+    for item in entries:
+        entry = item if isinstance(item, JournalEntry) else await journal.entry(EntryId(item))
+        if entry is not None:
+            loaded.append(entry)
+    ours = {_identity(e) for e in loaded}
+    for entry in reversed(loaded):
+        try:
+            checked = await _check(session, look, entry, ours, set())
+        except BottuiError:
+            return None  # it cannot be planned now: the run says why, not the view
+        if isinstance(checked, StepResult) and checked.state == "superseded":
+            return checked
+    return None
+
+
+async def _revert_one(
+    session: Session,
+    pages: Pages | JournalStore,
+    entry: JournalEntry,
+    ours: set[str],
+    sent: set[str],
+    reason: str,
+    confirmed: bool,
+) -> StepResult:
+    checked = await _check(session, pages, entry, ours, sent)
+    if isinstance(checked, StepResult):
+        return checked
+    row, change = checked
+    ident, what = _identity(entry), target_what(entry)
     change = change.with_reason(reason)
     try:
         applied = await mutations.apply(session, change, confirmed=confirmed)
@@ -233,4 +282,11 @@ def _worst(steps: Sequence[StepResult]) -> RevertState:
     return "reverted"
 
 
-__all__ = ["RevertReport", "RevertState", "StepResult", "StepState", "revert_entries"]
+__all__ = [
+    "RevertReport",
+    "RevertState",
+    "StepResult",
+    "StepState",
+    "revert_entries",
+    "superseded",
+]

@@ -18,6 +18,7 @@ from bottui.api.token_header import TokenEncoding
 from bottui.api.token_header import check as check_token
 from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.plaintext import clean
+from bottui.store.env_tokens import scopes_of
 from bottui.store.paths import Locations
 from bottui.store.tokens import TokenStore
 from bottui.store.utc import Clock
@@ -100,7 +101,11 @@ class Settings:
         chosen: Profile | None = None
         if profile is not None:
             chosen = config.profiles.get(profile)
-            if chosen is None:
+            if chosen is None and profile == DEFAULT_PROFILE:
+                # What is journaled with no profile goes under "default": that name
+                # names the session without a profile until a profile takes it (#27).
+                pass
+            elif chosen is None:
                 from bottui.store.profile_hint import no_such_profile
 
                 raise RefusedError(*no_such_profile(profile, config.profiles))
@@ -311,7 +316,8 @@ class Session:
             raise CredentialsError(
                 "No project API token",
                 f"for project {clean(project)!r}: run "
-                f"`{self.token_command('project', account, project)}` or set BOTTUI_API_KEY",
+                f"`{self.token_command('project', account, project)}` or set BOTTUI_API_KEY "
+                "(BOTTUI_API_KEY_<PROFILE> for one profile's project)",
             )
         check_token(token, self.settings.token_encoding)  # before anything is journaled
         return token
@@ -505,6 +511,6 @@ def session_from_options(locations: Locations, config: Config, options: CommonOp
         project=options.project,
         read_only=options.read_only,
     )
-    session = Session(locations, settings, TokenStore())
+    session = Session(locations, settings, TokenStore(scopes=scopes_of(config)))
     session.pinned_read_only = options.read_only
     return session

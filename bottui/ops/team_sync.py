@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, TypeVar
+from uuid import UUID
 
 from bottui.store.errors import StoreError
 from bottui.store.executor import StoreExecutor, shared_executor
@@ -33,7 +34,7 @@ from bottui.store.paths import real_path
 from bottui.store.team.errors import StoreUnavailable
 from bottui.store.team.from_local import events_of
 from bottui.store.team_facts_outbox import FactsOutbox, facts_file
-from bottui.store.team_outbox import BATCH, Backlog, Outbox, Pending
+from bottui.store.team_outbox import BATCH, Backlog, Outbox, Pending, Scope
 
 if TYPE_CHECKING:
     from bottui.store.team.store import TeamStore
@@ -107,10 +108,41 @@ class TeamSync:
             await self._local(lambda: self._outbox.register(self.key))
             self._registered = True
 
-    async def backfill(self) -> None:
-        """Share the older local history too (``bottui store sync --backfill``)."""
-        await self._local(lambda: self._outbox.backfill(self.key))
-        self._registered = True
+    async def backfill(self, scope: Scope) -> int:
+        """Share the history journaled here before the store was configured, of the
+        store's own base URL, account and project (``scope``) only: how many entries
+        went (``bottui store sync --backfill``). Idempotent: the store keeps each
+        event once. An entry unfinished then is shared as it stands.
+
+        Raises:
+            StoreUnavailable: the store could not take them (what went stays).
+        """
+        await self.register()
+        sent, after = 0, 0
+        while True:
+            batch = await self._local(
+                functools.partial(self._outbox.older, self.key, scope, after, self._batch)
+            )
+            if batch.entries:
+                await self.store.push(events_of(batch.entries, ()))
+                sent += len(batch.entries)
+            if batch.after is None:
+                return sent
+            after = batch.after
+
+    async def since_id(self) -> int | None:
+        """Entries up to this id were journaled before the store was configured here."""
+        return await self._local(lambda: self._outbox.since_id(self.key))
+
+    async def not_shared(self, scope: Scope) -> int:
+        """Entries of ``scope`` journaled before the store was configured and not in it."""
+        since = await self.since_id()
+        origin = await self.origin()
+        if not since or origin is None:
+            return 0
+        total = await self._local(lambda: self._outbox.older_count(self.key, scope))
+        held = await self.store.held_count(UUID(origin), since)
+        return max(0, total - held)
 
     async def backlog(self) -> Backlog:
         """Events waiting and the last successful push (local only: no store call)."""

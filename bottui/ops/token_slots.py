@@ -99,7 +99,19 @@ async def read_states(
     keyring costs one timeout, not one per batch.
     """
     out: dict[Slot, Reading] = {}
-    todo = list(dict.fromkeys(slots))
+    todo: list[Slot] = []
+    for slot in dict.fromkeys(slots):
+        # The environment first, slot by slot: a keyring that fails must not hide
+        # it, and two variables claiming one slot refuse that slot alone.
+        try:
+            in_env = tokens.environment_state(base_url, slot.account, slot.project)
+        except KeyringUnavailable as exc:
+            out[slot] = exc
+            continue
+        if in_env is None:
+            todo.append(slot)
+        else:
+            out[slot] = in_env
     for start in range(0, len(todo), BATCH):
         batch = todo[start : start + BATCH]
         names = {_username(base_url, slot): slot for slot in batch}
@@ -112,6 +124,17 @@ async def read_states(
         for name, slot in names.items():
             out[slot] = found[name]
     return out
+
+
+async def keyring_answers(tokens: TokenStore) -> None:
+    """Ask the keyring one harmless read: before a secret is asked for, not after.
+
+    Raises:
+        KeyringUnavailable: the keyring is absent, locked, failing or too slow.
+    """
+    from bottui.store.keyring_probe import PROBE_USERNAME
+
+    await tokens.store_password_async(PROBE_USERNAME)
 
 
 async def store_token(tokens: TokenStore, base_url: str, slot: Slot, token: Secret) -> TokenState:

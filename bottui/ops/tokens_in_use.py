@@ -17,6 +17,7 @@ from typing import Final, TypeAlias
 
 from bottui.api.scrub import remember
 from bottui.api.tokens import TOKEN_ENV
+from bottui.store.env_tokens import profile_variables
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.journal_records import JournalEntry
 from bottui.store.tokens import TokenStore
@@ -26,9 +27,10 @@ MAX_SLOTS: Final = 32
 
 
 def remember_environment(environ: Mapping[str, str] | None = None) -> None:
-    """Remember ``BOTTUI_API_KEY`` and ``BOTTUI_ACCESS_TOKEN`` when set."""
+    """Remember ``BOTTUI_API_KEY`` and ``BOTTUI_ACCESS_TOKEN`` when set, and every
+    profile's own (``BOTTUI_API_KEY_<PROFILE>``, ...)."""
     env = os.environ if environ is None else environ
-    for name in TOKEN_ENV.values():
+    for name in (*TOKEN_ENV.values(), *profile_variables(env)):
         value = env.get(name)
         if value:
             remember(value)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Final
 import bottui.store.journal as journal_module
 from bottui.ops import mutations
 from bottui.ops import undo as undo_ops
-from bottui.ops.journal_view import target_id, value_text, when
+from bottui.ops.journal_view import entry_ref, target_id, value_text, when
 from bottui.ops.undo import UndoPlan, UndoRefused
 from bottui.store.db_errors import JournalUnavailable
 from bottui.store.errors import StoreError
@@ -87,14 +87,14 @@ class RowUndo:
         shown = self.since.entries[:NAMED]
         if shown:
             out.append(
-                f"Changed since journal entry #{self.plan.entry.id}: this undo puts back "
+                f"Changed since journal entry {entry_ref(self.plan.entry)}: this undo puts back "
                 "the value from before it, over these newer changes:"
             )
             for entry in shown:
                 who = "you" if entry.operator == self.me else entry.operator
                 outcome = entry.outcome or "no outcome yet"
                 out.append(
-                    f"  #{entry.id} {when(entry)} by {who}: {value_text(entry.request_body)}"
+                    f"  {entry_ref(entry)} {when(entry)} by {who}: {value_text(entry.request_body)}"
                     f" ({outcome})"
                 )
             more = len(self.since.entries) - len(shown)
@@ -118,7 +118,7 @@ def kind_of(entry: JournalEntry) -> UndoKind | None:
 
 def refusal(entry: JournalEntry, current: tuple[str, str] | None) -> str | None:
     """Why ``entry`` cannot be undone from the project ``current``; None: it can be tried."""
-    ref = f"journal entry #{entry.id}"
+    ref = f"journal entry {entry_ref(entry)}"
     if current is None:
         return "no project is chosen: choose one (1), then undo its changes"
     if (entry.account, entry.project) != current:
@@ -167,7 +167,10 @@ def _newer(entry: JournalEntry, other: JournalEntry) -> bool:
     mine, theirs = entry_started(entry), entry_started(other)
     if theirs != mine:
         return theirs > mine
-    return other.id > entry.id and other.shared == entry.shared
+    # Ids compare within one namespace only: this machine's numbers, or the shared
+    # journal's rows of teammates (#27: a local #7 and a teammate's row 7 are not one).
+    same = (other.local_id is None) == (entry.local_id is None)
+    return same and other.id > entry.id and other.shared == entry.shared
 
 
 async def newer_changes(pages: Pages | JournalStore, entry: JournalEntry) -> ChangedSince:
@@ -218,7 +221,7 @@ async def plan_row(
         raise UndoRefused(why)
     if entry.base_url != session.base_url:
         raise UndoRefused(
-            f"journal entry #{entry.id} was sent to {entry.base_url}, but this session "
+            f"journal entry {entry_ref(entry)} was sent to {entry.base_url}, but this session "
             f"works against {session.base_url}: undo it from a session on that base URL"
         )
     kind = _kind(entry)
@@ -303,7 +306,9 @@ async def plan_change(session: Session, row: RowUndo) -> PlannedChange[Any]:
     change = await undo_ops.plan_change(session, row.plan)
     lines = row.warning()
     return replace(
-        change, lines=(*change.lines, *lines), title=f"Undo journal entry #{row.plan.entry.id}?"
+        change,
+        lines=(*change.lines, *lines),
+        title=f"Undo journal entry {entry_ref(row.plan.entry)}?",
     )
 
 
@@ -330,9 +335,9 @@ async def apply(
         newest = again.newest
         assert newest is not None
         raise UndoRefused(
-            f"{row.plan.what} was changed again (journal entry #{newest.id}, {when(newest)}, "
-            f"by {newest.operator}) after the confirmation was shown: nothing was sent; "
-            "look again"
+            f"{row.plan.what} was changed again (journal entry {entry_ref(newest)}, "
+            f"{when(newest)}, by {newest.operator}) after the confirmation was shown: "
+            "nothing was sent; look again"
         )
     return await mutations.apply(session, change, confirmed=True)
 

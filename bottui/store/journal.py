@@ -72,6 +72,19 @@ from bottui.store.sqlite_util import ClosesOnExit, Database
 from bottui.store.utc import Clock, parse_time, stamp, system_clock
 
 
+def run_identity(input_sha256: str, number: int) -> str:
+    """What ``runs.input_sha256`` holds for the ``number``-th run of one input.
+
+    The first run of an input is keyed by the input's SHA-256, as every run
+    was before #27; each later one by the SHA-256 of that digest and its
+    number, so a fresh run of the same file is a run of its own (the table
+    keeps one row per key) and the newest is found by counting up.
+    """
+    if number <= 1:
+        return input_sha256
+    return hashlib.sha256(f"{input_sha256}\nrun {number}".encode()).hexdigest()
+
+
 class Journal(ClosesOnExit):
     """The append-only audit journal of every mutation attempt.
 
@@ -255,25 +268,51 @@ class Journal(ClosesOnExit):
         )
 
     def run(
-        self, *, profile: str, account: str, project: str, input_sha256: str, operation: str
+        self,
+        *,
+        profile: str,
+        account: str,
+        project: str,
+        input_sha256: str,
+        operation: str,
+        resume: bool = True,
     ) -> int:
-        """The id of the bulk run (profile, account, project, input file hash), made if new."""
+        """The id of a bulk run of this input (profile, account, project, input file hash).
+
+        ``resume``: the newest run of this input, made if there is none (what
+        ``--resume`` continues). Otherwise a new run, its own row with its own
+        id, even when the same input ran before: two runs are never shown as
+        one (:func:`run_identity`).
+        """
         digest = text("input_sha256", input_sha256).lower()
         if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
             raise ValueError("input_sha256 must be a SHA-256 hex digest")
-        key = (text("profile", profile), text("account", account), text("project", project), digest)
+        scope = (text("profile", profile), text("account", account), text("project", project))
         with self._db.write() as conn:
-            conn.execute(
-                "INSERT OR IGNORE INTO runs (created_at, profile, account, project, input_sha256, "
+            newest: int | None = None
+            number = 1
+            while True:
+                row = conn.execute(
+                    "SELECT id FROM runs WHERE profile = ? AND account = ? AND project = ? "
+                    "AND input_sha256 = ?",
+                    (*scope, run_identity(digest, number)),
+                ).fetchone()
+                if row is None:
+                    break
+                newest, number = int(row[0]), number + 1
+            if resume and newest is not None:
+                return newest
+            cursor = conn.execute(
+                "INSERT INTO runs (created_at, profile, account, project, input_sha256, "
                 "operation) VALUES (?, ?, ?, ?, ?, ?)",
-                (stamp(self._clock()), *key, text("operation", operation)),
+                (
+                    stamp(self._clock()),
+                    *scope,
+                    run_identity(digest, number),
+                    text("operation", operation),
+                ),
             )
-            row = conn.execute(
-                "SELECT id FROM runs WHERE profile = ? AND account = ? AND project = ? "
-                "AND input_sha256 = ?",
-                key,
-            ).fetchone()
-        return int(row[0])
+            return int(cursor.lastrowid or 0)
 
     def settled_items(self, run_id: int, outcomes: Iterable[str] = SETTLED_OUTCOMES) -> set[str]:
         """Item keys of ``run_id`` whose outcome is one of ``outcomes``
@@ -432,5 +471,6 @@ __all__ = [
     "dimension_target",
     "file_sha256",
     "limiter_target",
+    "run_identity",
     "target_key",
 ]

@@ -317,8 +317,12 @@ class JournalEntry:
     #: local entry not yet shared; None without a team store.
     shared: bool | None = None
     #: An entry read from the shared journal: its id in the journal that wrote it
-    #: (``id`` is then the shared journal's own).
+    #: (``id`` is then the shared journal's own). None for this machine's own
+    #: entries, which keep their local number as ``id`` in every view (#27).
     local_id: int | None = None
+    #: With a team store: journaled here before the store was configured, and
+    #: not shared (``bottui store sync --backfill`` shares it). ``shared`` is False.
+    before_store: bool = False
 
     @property
     def event_id(self) -> str | None:

@@ -202,9 +202,16 @@ class SqliteJournalStore:
         )
 
     async def run(
-        self, *, profile: str, account: str, project: str, input_sha256: str, operation: str
+        self,
+        *,
+        profile: str,
+        account: str,
+        project: str,
+        input_sha256: str,
+        operation: str,
+        resume: bool = True,
     ) -> RunId:
-        """The bulk run of this input (made if new)."""
+        """The newest bulk run of this input (made if none) with ``resume``, else a new one."""
         run_id = await self._write(
             lambda: self._writer.run(
                 profile=profile,
@@ -212,6 +219,7 @@ class SqliteJournalStore:
                 project=project,
                 input_sha256=input_sha256,
                 operation=operation,
+                resume=resume,
             )
         )
         return RunId(int(run_id))

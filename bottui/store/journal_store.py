@@ -183,9 +183,16 @@ class JournalStore(Protocol):
         ...
 
     async def run(
-        self, *, profile: str, account: str, project: str, input_sha256: str, operation: str
+        self,
+        *,
+        profile: str,
+        account: str,
+        project: str,
+        input_sha256: str,
+        operation: str,
+        resume: bool = True,
     ) -> RunId:
-        """The bulk run of this input (made if new)."""
+        """The newest bulk run of this input (made if none) with ``resume``, else a new one."""
         ...
 
     async def settled_items(self, run_id: RunId, outcomes: Collection[str]) -> frozenset[str]:

@@ -7,7 +7,8 @@ version 5, :data:`~bottui.store.journal_schema.TABLES_V5`):
 
 * a store is *registered* the first time a bottui runs with it configured:
   entries written from then on are shared (``since_id`` is the newest id at
-  that moment); older ones only after :meth:`Outbox.backfill`;
+  that moment); older ones only by a backfill, which shares those of the
+  store's own base URL, account and project (:meth:`Outbox.older`, #27);
 * :meth:`Outbox.pending` reads the next entries above ``pushed_id`` and the
   outcomes of entries pushed before they had one;
 * :meth:`Outbox.pushed` records a successful push in one transaction:
@@ -43,6 +44,7 @@ _REGISTER: Final = (
     "SELECT ?1, m, m, ?2 FROM (SELECT coalesce(max(id), 0) AS m FROM items)"
 )
 _PUSHED_ID: Final = "SELECT pushed_id FROM team_push WHERE store = ?"
+_SINCE_ID: Final = "SELECT since_id FROM team_push WHERE store = ?"
 _NEXT: Final = SELECT_ENTRIES + " WHERE e.id > ? ORDER BY e.id LIMIT ?"
 _OPEN_DONE: Final = (
     SELECT_ENTRIES + " WHERE e.id IN (SELECT t.entry_id FROM team_open AS t"
@@ -62,6 +64,35 @@ class Pending:
     def empty(self) -> bool:
         """Nothing to push."""
         return not self.entries and not self.outcomes
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a store shares of the older history: its profile's base URL, account
+    and project (``None``: any)."""
+
+    base_url: str
+    account: str | None = None
+    project: str | None = None
+
+    def holds(self, found: JournalEntry) -> bool:
+        """Whether ``found`` is of this base URL, account and project."""
+        from bottui.store.token_names import normalize_base_url
+
+        if normalize_base_url(found.base_url or "") != normalize_base_url(self.base_url):
+            return False
+        if self.account is not None and found.account != self.account:
+            return False
+        return self.project is None or found.project == self.project
+
+
+@dataclass(frozen=True)
+class Older:
+    """One batch of the history older than the store: the entries of its scope,
+    and the id to read on from (None: the end)."""
+
+    entries: tuple[JournalEntry, ...]
+    after: int | None
 
 
 @dataclass(frozen=True)
@@ -103,13 +134,41 @@ class Outbox:
         with self._db.write() as conn:
             conn.execute(_REGISTER, (store, _now_us()))
 
-    def backfill(self, store: str) -> None:
-        """Share the whole local history with ``store`` too (``bottui store sync --backfill``)."""
-        self.register(store)
-        with self._db.write() as conn:
-            conn.execute(
-                "UPDATE team_push SET since_id = 0, pushed_id = 0 WHERE store = ?", (store,)
-            )
+    def since_id(self, store: str) -> int | None:
+        """Entries up to this id were journaled before ``store`` was configured here
+        (None: not registered). They are shared only by a backfill."""
+        with self._db.read() as conn:
+            row = conn.execute(_SINCE_ID, (store,)).fetchone()
+        return None if row is None else int(row[0])
+
+    def older(self, store: str, scope: Scope, after: int, limit: int = BATCH) -> Older:
+        """The next entries journaled before ``store`` was configured (ids above
+        ``after``, oldest first) and, of those, the ones of ``scope``: what
+        ``bottui store sync --backfill`` shares, a batch at a time."""
+        with self._db.read() as conn:
+            row = conn.execute(_SINCE_ID, (store,)).fetchone()
+            if row is None:
+                return Older((), None)
+            rows = conn.execute(
+                SELECT_ENTRIES + " WHERE e.id > ? AND e.id <= ? ORDER BY e.id LIMIT ?",
+                (int(after), int(row[0]), int(limit)),
+            ).fetchall()
+        read = [entry(r) for r in rows]
+        last = read[-1].id if len(read) == limit else None
+        return Older(tuple(e for e in read if scope.holds(e)), last)
+
+    def older_count(self, store: str, scope: Scope) -> int:
+        """How many entries of ``scope`` were journaled before ``store`` was configured."""
+        since = self.since_id(store)
+        if not since:
+            return 0
+        count, after = 0, 0
+        while True:
+            batch = self.older(store, scope, after)
+            count += len(batch.entries)
+            if batch.after is None:
+                return count
+            after = batch.after
 
     def pending(self, store: str, limit: int = BATCH) -> Pending:
         """The next entries and open outcomes to push (empty: nothing waits)."""
@@ -182,4 +241,4 @@ class Outbox:
         self._db.close()
 
 
-__all__ = ["BATCH", "Backlog", "Outbox", "Pending"]
+__all__ = ["BATCH", "Backlog", "Older", "Outbox", "Pending", "Scope"]

@@ -6,7 +6,10 @@ per (base URL, account, project), in the keyring under the service
 slashes, colons, brackets) cannot make two keys collide.
 
 ``BOTTUI_ACCESS_TOKEN`` and ``BOTTUI_API_KEY`` in the environment win over the
-keyring (an empty value counts as unset).
+keyring (an empty value counts as unset), and a profile's own
+``BOTTUI_API_KEY_<PROFILE>`` / ``BOTTUI_ACCESS_TOKEN_<PROFILE>`` win over
+those for that profile's slot alone (:mod:`bottui.store.env_tokens`): the
+bare names are *not tied* to a project and their state says so.
 
 Every keyring call runs in a *daemon* thread and is waited for with a
 timeout: a Secret Service that never answers (a D-Bus activation was seen to
@@ -22,6 +25,7 @@ lazily, on the first call that needs it, because importing it is slow.
 from __future__ import annotations
 
 import enum
+import json
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -29,6 +33,7 @@ from typing import TYPE_CHECKING, Final, TypeVar
 
 from bottui.api.tokens import TOKEN_ENV, AccessToken, ProjectToken, Secret, StorePassword
 from bottui.plaintext import clean
+from bottui.store.env_tokens import EnvScope, EnvToken, TokenKind, find
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.token_names import (
     SERVICE,
@@ -64,15 +69,43 @@ class TokenState(enum.Enum):
 
     STORED = "stored"
     MISSING = "missing"
+    #: A profile's own variable, tied to this very slot (``BOTTUI_API_KEY_<PROFILE>``).
     ENVIRONMENT = "from environment"
+    #: ``BOTTUI_API_KEY``: used for this project, but nothing says it is this project's.
+    ENVIRONMENT_ANY_PROJECT = "from the environment: not tied to a project"
+    #: ``BOTTUI_ACCESS_TOKEN``: used for this account, but nothing says it is this account's.
+    ENVIRONMENT_ANY_ACCOUNT = "from the environment: not tied to an account"
 
     @property
     def label(self) -> str:
-        """Human label: ``"stored"``, ``"missing"`` or ``"from environment"``."""
+        """Human label: ``"stored"``, ``"missing"``, ``"from environment"``, ..."""
         return self.value
+
+    @property
+    def from_environment(self) -> bool:
+        """The environment holds the token used for the slot (tied or not)."""
+        return self in _FROM_ENVIRONMENT
+
+    @property
+    def usable(self) -> bool:
+        """A token would be sent for the slot (which may still be another project's
+        when it is not tied)."""
+        return self is not TokenState.MISSING
+
+    @classmethod
+    def of_env(cls, found: EnvToken, kind: TokenKind) -> TokenState:
+        """The state an environment token gives its slot."""
+        if found.tied:
+            return cls.ENVIRONMENT
+        return cls.ENVIRONMENT_ANY_PROJECT if kind == "project" else cls.ENVIRONMENT_ANY_ACCOUNT
 
     def __str__(self) -> str:
         return self.value
+
+
+_FROM_ENVIRONMENT: Final = frozenset(
+    {TokenState.ENVIRONMENT, TokenState.ENVIRONMENT_ANY_PROJECT, TokenState.ENVIRONMENT_ANY_ACCOUNT}
+)
 
 
 class _Outcome:
@@ -145,6 +178,8 @@ class TokenStore:
         timeout: Seconds to wait for one keyring call before giving up.
         backend: A keyring backend to use instead of ``keyring.get_keyring()``
             (the demo passes an in-memory one).
+        scopes: The profiles whose own variables (``BOTTUI_API_KEY_<PROFILE>``)
+            may fill a slot; none: only the bare, untied names are read.
 
     Thread-safe. The plain methods block (call them from a worker thread);
     on an event loop await their ``*_async`` twins. Raises
@@ -159,10 +194,12 @@ class TokenStore:
         *,
         timeout: float = DEFAULT_TIMEOUT,
         backend: KeyringBackend | None = None,
+        scopes: Sequence[EnvScope] = (),
     ) -> None:
         if timeout <= 0:
             raise ValueError("timeout must be positive")
         self._environ: Mapping[str, str] = os.environ if environ is None else environ
+        self.scopes: tuple[EnvScope, ...] = tuple(scopes)
         self._timeout = float(timeout)
         self._backend = backend
         self._lock = threading.Lock()
@@ -180,9 +217,9 @@ class TokenStore:
 
     def personal(self, base_url: str, account: str) -> AccessToken | None:
         """The personal access token for ``account``: environment, else keyring."""
-        from_env = self._from_env(ENV_ACCESS_TOKEN, AccessToken)
+        from_env = self._env("personal", base_url, account, None)
         if from_env is not None:
-            return from_env
+            return AccessToken(from_env.value)
         return self._read(personal_username(base_url, account), AccessToken)
 
     def set_personal(self, base_url: str, account: str, token: AccessToken) -> None:
@@ -197,17 +234,18 @@ class TokenStore:
 
     def personal_state(self, base_url: str, account: str) -> TokenState:
         """Where the personal access token would come from."""
-        if self._from_env(ENV_ACCESS_TOKEN, AccessToken) is not None:
-            return TokenState.ENVIRONMENT
+        from_env = self._env("personal", base_url, account, None)
+        if from_env is not None:
+            return TokenState.of_env(from_env, "personal")
         return self._state(personal_username(base_url, account), AccessToken)
 
     # -- project API tokens -------------------------------------------------------
 
     def project(self, base_url: str, account: str, project: str) -> ProjectToken | None:
         """The project API token for ``account``/``project``: environment, else keyring."""
-        from_env = self._from_env(ENV_API_KEY, ProjectToken)
+        from_env = self._env("project", base_url, account, project)
         if from_env is not None:
-            return from_env
+            return ProjectToken(from_env.value)
         return self._read(project_username(base_url, account, project), ProjectToken)
 
     def set_project(self, base_url: str, account: str, project: str, token: ProjectToken) -> None:
@@ -222,39 +260,56 @@ class TokenStore:
 
     def project_state(self, base_url: str, account: str, project: str) -> TokenState:
         """Where the project API token would come from."""
-        if self._from_env(ENV_API_KEY, ProjectToken) is not None:
-            return TokenState.ENVIRONMENT
+        from_env = self._env("project", base_url, account, project)
+        if from_env is not None:
+            return TokenState.of_env(from_env, "project")
         return self._state(project_username(base_url, account, project), ProjectToken)
+
+    def environment_state(
+        self, base_url: str, account: str, project: str | None = None
+    ) -> TokenState | None:
+        """Where the environment puts this slot's token (None: it does not); no keyring.
+
+        ``project`` None: the personal access token of ``account``.
+
+        Raises:
+            EnvTokenAmbiguous: two environment tokens claim the slot.
+        """
+        kind: TokenKind = "personal" if project is None else "project"
+        found = self._env(kind, base_url, account, project)
+        return None if found is None else TokenState.of_env(found, kind)
 
     # -- the same, awaited on an event loop ---------------------------------------
 
     async def personal_async(self, base_url: str, account: str) -> AccessToken | None:
         """:meth:`personal`, awaited: the keyring call runs on one daemon thread."""
-        from_env = self._from_env(ENV_ACCESS_TOKEN, AccessToken)
+        from_env = self._env("personal", base_url, account, None)
         if from_env is not None:
-            return from_env
+            return AccessToken(from_env.value)
         username = personal_username(base_url, account)
         return _token(await self._acall(_getter(username), None), AccessToken)
 
     async def project_async(self, base_url: str, account: str, project: str) -> ProjectToken | None:
         """:meth:`project`, awaited."""
-        from_env = self._from_env(ENV_API_KEY, ProjectToken)
+        from_env = self._env("project", base_url, account, project)
         if from_env is not None:
-            return from_env
+            return ProjectToken(from_env.value)
         username = project_username(base_url, account, project)
         return _token(await self._acall(_getter(username), None), ProjectToken)
 
     async def personal_state_async(self, base_url: str, account: str) -> TokenState:
         """:meth:`personal_state`, awaited."""
-        if self._from_env(ENV_ACCESS_TOKEN, AccessToken) is not None:
-            return TokenState.ENVIRONMENT
+        from_env = self._env("personal", base_url, account, None)
+        if from_env is not None:
+            return TokenState.of_env(from_env, "personal")
         found = await self.personal_async(base_url, account)
         return TokenState.MISSING if found is None else TokenState.STORED
 
     async def project_state_async(self, base_url: str, account: str, project: str) -> TokenState:
         """:meth:`project_state`, awaited."""
-        if self._from_env(ENV_API_KEY, ProjectToken) is not None:
-            return TokenState.ENVIRONMENT
+        from_env = self._env("project", base_url, account, project)
+        if from_env is not None:
+            return TokenState.of_env(from_env, "project")
         found = await self.project_async(base_url, account, project)
         return TokenState.MISSING if found is None else TokenState.STORED
 
@@ -265,15 +320,21 @@ class TokenStore:
 
         Thousands of slots read one call each meant thousands of hand-overs to
         the thread; one batch is one. A kind whose token is in the environment
-        is "from environment" without asking the keyring. Raises
-        :class:`KeyringUnavailable` for the whole batch when the keyring fails.
+        is "from environment" (tied to it or not) without asking the keyring. Raises
+        :class:`KeyringUnavailable` for the whole batch when the keyring fails,
+        :class:`~bottui.store.env_tokens.EnvTokenAmbiguous` when two
+        environment tokens claim one of the slots.
         """
-        env = {
-            AccessToken: self._from_env(ENV_ACCESS_TOKEN, AccessToken) is not None,
-            ProjectToken: self._from_env(ENV_API_KEY, ProjectToken) is not None,
-        }
-        out = {name: TokenState.ENVIRONMENT for name, kind in entries if env[kind]}
-        wanted = [(name, kind) for name, kind in entries if not env[kind]]
+        out: dict[str, TokenState] = {}
+        wanted: list[tuple[str, type[AccessToken] | type[ProjectToken]]] = []
+        for name, kind in entries:
+            found = self._env_of_username(name)
+            if found is None:
+                wanted.append((name, kind))
+            else:
+                out[name] = TokenState.of_env(
+                    found, "personal" if kind is AccessToken else "project"
+                )
         if not wanted:
             return out
 
@@ -285,9 +346,9 @@ class TokenStore:
                 for name, kind in wanted
             }
 
-        found = await self._acall(operation, None)
-        assert isinstance(found, dict)
-        out.update(found)
+        stored = await self._acall(operation, None)
+        assert isinstance(stored, dict)
+        out.update(stored)
         return out
 
     async def set_personal_async(self, base_url: str, account: str, token: AccessToken) -> None:
@@ -333,14 +394,18 @@ class TokenStore:
 
     # -- internals ----------------------------------------------------------------
 
-    def _from_env(self, name: str, kind: type[S]) -> S | None:
-        value = self._environ.get(name)
-        if not value:
-            return None
-        try:
-            return kind(value)
-        except (TypeError, ValueError):  # blank: counts as unset
-            return None
+    def _env(
+        self, kind: TokenKind, base_url: str, account: str, project: str | None
+    ) -> EnvToken | None:
+        """The environment's token for one slot (tied first); raises when ambiguous."""
+        return find(self._environ, self.scopes, kind, base_url, account, project)
+
+    def _env_of_username(self, username: str) -> EnvToken | None:
+        """:meth:`_env` for a slot named by its keyring username."""
+        parts = json.loads(username)
+        if parts[0] == "personal":
+            return self._env("personal", parts[1], parts[2], None)
+        return self._env("project", parts[1], parts[2], parts[3])
 
     def _read(self, username: str, kind: type[S]) -> S | None:
         return _token(self._call(_getter(username), None), kind)

@@ -31,6 +31,7 @@ from bottui.tui.typeahead import TypeaheadGuard
 if TYPE_CHECKING:
     from textual.command import Provider
 
+    from bottui.tui.local_live import LocalLive
     from bottui.tui.team_live import TeamLive
 
 # Dialogs are imported when first opened: none is on the first frame, and
@@ -130,8 +131,22 @@ class BottuiApp(App[int]):
         # burst over a slow SSH link, "acme<Tab>shop-prod") are routed to the
         # focused widget as they arrive, so a Tab left to the field's own
         # bubbling sent the rest to the field it was meant to leave.
-        Binding("tab", "focus_next", show=False, priority=True, id="app.focus_next"),
-        Binding("shift+tab", "focus_previous", show=False, priority=True, id="app.focus_prev"),
+        Binding(
+            "tab",
+            "focus_next",
+            "Next field or button",
+            show=False,
+            priority=True,
+            id="app.focus_next",
+        ),
+        Binding(
+            "shift+tab",
+            "focus_previous",
+            "Previous field or button",
+            show=False,
+            priority=True,
+            id="app.focus_prev",
+        ),
     ]
     MODES: ClassVar[dict[str, str | Callable[[], Screen[Any]]]] = {
         name: _screen(name) for name in MODE_KEYS.values()
@@ -148,6 +163,7 @@ class BottuiApp(App[int]):
         demo: bool = False,
         start_mode: str | None = None,
         when_up: Callable[[], object] | None = None,
+        live_interval: float | None = None,
     ) -> None:
         # With no project given nor in the profile, the inventory's first
         # becomes current once read (a worker, after mount): never a store
@@ -184,6 +200,9 @@ class BottuiApp(App[int]):
         self._when_up = when_up
         self._started = False
         self._team_live: TeamLive | None = None
+        self._local_live: LocalLive | None = None
+        #: Seconds between looks for another bottui's writes (None: the default; tests shorten it).
+        self._live_interval = live_interval
         self._quitting = False
         #: Drops keys typed ahead into a closing dialog (tests set its clock).
         self.typeahead = TypeaheadGuard()
@@ -243,6 +262,11 @@ class BottuiApp(App[int]):
 
         self._team_live = TeamLive(self.services)
         self._team_live.start()
+        # Another bottui's changes on this machine (the CLI, run-due, a second TUI), live.
+        from bottui.tui.local_live import LocalLive
+
+        self._local_live = LocalLive(self.services, interval=self._live_interval)
+        self._local_live.start()
         # Unknown keys and wrong values of the config files, read off the loop.
         from bottui.tui.config_toast import say_config_problems
 
@@ -262,8 +286,15 @@ class BottuiApp(App[int]):
     def on_unmount(self) -> None:
         if self._team_live is not None:
             self._team_live.stop()
+        if self._local_live is not None:
+            self._local_live.stop()
         if self.services.timed_runner is not None:
             self.services.timed_runner.stop()
+
+    @property
+    def local_live(self) -> LocalLive | None:
+        """Another bottui's changes on this machine, live (None before the first frame)."""
+        return self._local_live
 
     @property
     def team_live(self) -> TeamLive | None:

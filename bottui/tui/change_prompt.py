@@ -146,6 +146,9 @@ class ChangePrompt:
     #: Teammates' recent changes of the same target (or why they could not be
     #: checked), cleaned lines shown inside the confirmation; empty: none.
     recent: tuple[str, ...] = ()
+    #: The timed changes whose revert this change supersedes (it will not be sent),
+    #: cleaned lines shown with ``recent`` among the facts; empty: none (#27).
+    supersedes: tuple[str, ...] = ()
     #: A long list under the body, scrolled (the limiters of a change of many).
     listing: Content | None = None
     #: The duration field of a timed change (#15); None: none.
@@ -153,6 +156,10 @@ class ChangePrompt:
     #: The decision line kept beside the buttons: what, before -> after
     #: (:attr:`~bottui.ops.plan.PlannedChange.decision`); None: the title says it.
     decision: str | None = None
+
+    def warning_lines(self) -> tuple[str, ...]:
+        """Every warning line the facts show: teammates' changes, then superseded reverts."""
+        return (*self.recent, *self.supersedes)
 
     @classmethod
     def of(

@@ -209,11 +209,24 @@ class TuiServices(TimedServices, TeamServices):
                 await self.load_names()
             finally:
                 self._broadcast(InventoryChanged)
+                self._tell_shown_screen()  # the Timed screen over them, say
                 self.timed_changed()  # a change may have scheduled a revert: the header
 
         self._host.run_worker(
             reload(), name="project names", group="project-names", exit_on_error=False
         )
+
+    def _tell_shown_screen(self) -> None:
+        # The broadcast reaches each mode's base screen; a screen shown over them
+        # that reads the stores too (the Timed screen) hears of the change as well.
+        from textual.app import ScreenStackError
+
+        try:
+            screen = self._host.screen
+        except ScreenStackError:
+            return
+        if len(self._host.screen_stack) > 1:
+            screen.post_message(InventoryChanged())
 
     # -- working indicator -----------------------------------------------------------
 
@@ -340,8 +353,11 @@ class TuiServices(TimedServices, TeamServices):
         """
         self.decide(prompt, lambda decided: then(decided.reason))
 
-    def show_dry_run(self, requests: Sequence[PreparedRequest]) -> None:
-        """The dry run's box: the request(s) a change would send, and their curl; nothing sent."""
+    def show_dry_run(self, requests: Sequence[PreparedRequest], notes: Sequence[str] = ()) -> None:
+        """The dry run's box: the request(s) a change would send, and their curl; nothing sent.
+
+        ``notes``: what sending it would also do (a timed revert it supersedes), cleaned.
+        """
         from bottui.api.curl import to_curl
         from bottui.ops import reasons
         from bottui.tui.screens.dry_run import DryRunDialog
@@ -350,6 +366,7 @@ class TuiServices(TimedServices, TeamServices):
         refused = reasons.refusal_text(self.session.settings, None)
         if refused is not None:
             lines += [f"Without a reason this would be refused: {refused}"]
+        lines += list(notes)
         self._host.push_screen(DryRunDialog(lines, [to_curl(r) for r in requests]))
 
     def decide(self, prompt: ChangePrompt, then: Callable[[Decided], None]) -> None:
@@ -364,7 +381,7 @@ class TuiServices(TimedServices, TeamServices):
             return
         settings = self.session.settings
         if self.dry_run:
-            self.show_dry_run(requests)
+            self.show_dry_run(requests, prompt.supersedes)
             return
         needs = prompt.needs or profile_confirmation(self.session.settings)
         if needs.kind == "refused":
@@ -380,7 +397,8 @@ class TuiServices(TimedServices, TeamServices):
                 then(Decided(dialog.reason, dialog.revert_after, dialog.revert_to))
 
         dialog: ConfirmDialog | TypedConfirmDialog
-        warning = Content("\n".join(prompt.recent)) if prompt.recent else None
+        warned = prompt.warning_lines()  # teammates' changes, superseded timed reverts
+        warning = Content("\n".join(warned)) if warned else None
         if needs.kind == "typed":
             dialog = TypedConfirmDialog(
                 prompt.title,
@@ -441,6 +459,7 @@ class TuiServices(TimedServices, TeamServices):
             prompt = await self.timed_prompt(prompt_of(plan))  # is an executor known?
             if recent is not None and recent.warns:
                 prompt = replace(prompt, recent=tuple(recent.lines()))
+            prompt = await self.supersedes_prompt(prompt, [plan])  # a pending timed revert?
 
             def decided(decision: Decided) -> None:
                 timed = self.decided_plan(plan, decision)

@@ -101,6 +101,22 @@ class TimedServices:
         note = timed.NO_EXECUTOR_WARNING
         return replace(prompt, timing=replace(timing, notes=(*timing.notes, note)))
 
+    async def supersedes_prompt(
+        self, prompt: ChangePrompt, plans: Sequence[PlannedChange[Any]]
+    ) -> ChangePrompt:
+        """``prompt`` saying which timed changes' reverts these changes supersede (#27).
+
+        Read in the planning worker, through the journal's async facade.
+        """
+        from bottui.ops.timed import superseding
+
+        found: list[str] = []
+        for plan in plans:
+            for line in await superseding.warning_lines(self.session, plan):
+                if line not in found:
+                    found.append(line)
+        return replace(prompt, supersedes=tuple(found)) if found else prompt
+
     def decided_plan(self, plan: PlannedChange[Any], decided: Decided) -> PlannedChange[Any] | None:
         """The plan to send as confirmed; None (reported) when its duration is refused."""
         from bottui.api.errors import BottuiError

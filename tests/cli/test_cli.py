@@ -136,7 +136,7 @@ def test_token_set_status_delete(sandbox: SandboxServer, monkeypatch: pytest.Mon
     # The environment wins over the keyring.
     monkeypatch.setenv("BOTTUI_ACCESS_TOKEN", "pat_from_env")
     r = cli("token", "status", *scope())
-    assert "from environment" in r.out
+    assert "from the environment: not tied to an account" in r.out  # #27 item 7
     assert cli("revoke", *scope(), "--visitor-id", "v").code == 1  # env token unknown: 401
     monkeypatch.delenv("BOTTUI_ACCESS_TOKEN")
     assert cli("token", "delete", "personal", "--account", ACC).code == 0

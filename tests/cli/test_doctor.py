@@ -188,8 +188,9 @@ def test_env_tokens_are_named_never_shown(env: SandboxServer) -> None:
     tokens = checks(done)["tokens"]
     assert tokens["verdict"] == "ok"
     assert (
-        f"{ACC}/{PROJ}: personal access token from environment (BOTTUI_ACCESS_TOKEN), "
-        "project API token from environment (BOTTUI_API_KEY)"
+        f"{ACC}/{PROJ}: personal access token from the environment: not tied to an account "
+        "(BOTTUI_ACCESS_TOKEN), project API token from the environment: not tied to a project "
+        "(BOTTUI_API_KEY)"
     ) in tokens["detail"]
 
 
@@ -268,7 +269,7 @@ def test_a_failing_keyring_does_not_hide_an_env_token(
         done = cli("doctor", "--json", *scope())
     tokens = checks(done)["tokens"]
     assert (
-        "personal access token from environment (BOTTUI_ACCESS_TOKEN), "
-        "project API token unknown (keyring not answering)"
+        "personal access token from the environment: not tied to an account "
+        "(BOTTUI_ACCESS_TOKEN), project API token unknown (keyring not answering)"
     ) in tokens["detail"]
     assert tokens["verdict"] == "problem"

@@ -202,8 +202,9 @@ def test_environment_wins_over_keyring(memory: InMemoryKeyring) -> None:
     tokens.set_project(URL, "acc", "p", ProjectToken("stored-project"))
     assert tokens.personal(URL, "acc") == AccessToken("from-env-personal")
     assert tokens.project(URL, "acc", "p") == ProjectToken("from-env-project")
-    assert tokens.personal_state(URL, "acc") is TokenState.ENVIRONMENT
-    assert tokens.project_state(URL, "acc", "p") is TokenState.ENVIRONMENT
+    # The bare names are not tied to an account or a project (#27 item 7), and say so.
+    assert tokens.personal_state(URL, "acc") is TokenState.ENVIRONMENT_ANY_ACCOUNT
+    assert tokens.project_state(URL, "acc", "p") is TokenState.ENVIRONMENT_ANY_PROJECT
     # every slot, not only stored ones
     assert tokens.personal("https://other", "x") == AccessToken("from-env-personal")
 
@@ -232,7 +233,7 @@ def test_environment_works_without_a_keyring() -> None:
         tokens = store({ENV_ACCESS_TOKEN: CANARY, ENV_API_KEY: PROJECT_CANARY})
         assert tokens.personal(URL, "acc") == AccessToken(CANARY)
         assert tokens.project(URL, "acc", "p") == ProjectToken(PROJECT_CANARY)
-        assert tokens.personal_state(URL, "acc") is TokenState.ENVIRONMENT
+        assert tokens.personal_state(URL, "acc") is TokenState.ENVIRONMENT_ANY_ACCOUNT
 
 
 def test_default_environment_is_os_environ(

@@ -72,7 +72,7 @@ async def test_the_environment_wins_without_a_thread(recording: RecordingKeyring
     tokens = TokenStore({"BOTTUI_ACCESS_TOKEN": "from-env"})
     token = await tokens.personal_async(URL, "acc")
     assert token is not None and token.reveal() == "from-env"
-    assert await tokens.personal_state_async(URL, "acc") is TokenState.ENVIRONMENT
+    assert await tokens.personal_state_async(URL, "acc") is TokenState.ENVIRONMENT_ANY_ACCOUNT
     assert recording.threads == []
 
 

@@ -142,8 +142,10 @@ def test_a_store_that_is_down_does_not_block_the_change(
     monkeypatch.setenv("BOTTUI_STORE_URL", "postgresql://bottui@127.0.0.1:9/bottui")
     r = cli("limiter", "disable", "rl-login", *scope())
     assert r.code == 0 and sent(env) == 1
-    # One line for the collision check, one for the push (the same store is down).
-    check, push = r.err.splitlines()
+    # One line for the collision check, one for the push, one for the timed changes it
+    # could compare the change with (the same store is down).
+    check, push, timed = r.err.splitlines()
     assert check.startswith("warning: Could not check for teammates' recent changes: ")
     assert push.startswith("warning: team journal: 1 not yet shared")
+    assert timed.startswith("warning: team store down: only this machine's timed changes")
     assert "Traceback" not in r.err

@@ -29,15 +29,18 @@ from tests.fixtures.sandbox import scope
 def down_warnings(err: str) -> list[str]:
     """The warning lines of a change made while the store is down, checked.
 
-    Two facts, one line each: the collision check could not be made (a
-    limiter change asks for teammates' recent changes first), and the entry
-    waits to be shared. Nothing else, and never a traceback.
+    Three facts, one line each: the collision check could not be made (a
+    limiter change asks for teammates' recent changes first), the entry
+    waits to be shared, and whether the change supersedes a timed revert was
+    judged from this machine's timed changes only (#27). Nothing else, and
+    never a traceback.
     """
     lines = [line for line in err.splitlines() if line]
     assert "Traceback" not in err
-    assert len(lines) == 2, err
+    assert len(lines) == 3, err
     assert lines[0].startswith("warning: Could not check for teammates' recent changes")
     assert lines[1].startswith("warning: team journal: 1 not yet shared")
+    assert lines[2].startswith("warning: team store down: only this machine's timed changes")
     return lines
 
 
@@ -73,13 +76,16 @@ def test_history_before_the_store_only_with_backfill_and_scrubbed(
     env: SandboxServer, pg_admin_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert cli("limiter", "disable", "rl-login", *scope()).code == 0  # no store yet
-    plant_a_key_in_old_history()
+    plant_a_key_in_old_history(env.base_url)
+    plant_a_key_in_old_history("http://x")  # another base URL: never this store's (#27)
     monkeypatch.setenv("BOTTUI_STORE_URL", pg_admin_url)
     assert cli("store", "migrate").code == 0
     assert cli("limiter", "enable", "rl-login", *scope()).code == 0
     assert [row[2] for row in shared(pg_admin_url)] == ["limiter.set-active"]
     done = cli("store", "sync", "--backfill")
     assert done.code == 0, done.err
+    # Only the entries of the store's base URL (here BOTTUI_BASE_URL's, no profile).
+    assert "shared 2 older entries of " + env.base_url in done.out
     ops = sorted(row[2] for row in shared(pg_admin_url))
     assert ops == ["limiter.set-active", "limiter.set-active", "project.create"]
     again = cli("store", "sync", "--backfill")  # at-least-once, still once each
@@ -92,7 +98,7 @@ def test_history_before_the_store_only_with_backfill_and_scrubbed(
 CANARY = "sk-CANARY-5c1f0e"
 
 
-def plant_a_key_in_old_history() -> None:
+def plant_a_key_in_old_history(base_url: str) -> None:
     """An old entry whose result holds a server key in clear (as an early journal could)."""
     import sqlite3
 
@@ -102,7 +108,7 @@ def plant_a_key_in_old_history() -> None:
     path = Locations.default().journal_file
     journal = Journal(path)
     entry_id = journal.start(
-        profile="p", base_url="http://x", operation="project.create", account="a",
+        profile="p", base_url=base_url, operation="project.create", account="a",
         project="p1", target={"projectId": "p1"}, request_body=None,
     )  # fmt: skip
     journal.close()

@@ -146,3 +146,57 @@ async def test_the_readme_operator_role_may_insert_and_select_only(
                     conn.execute(statement.encode())
     finally:
         await alice.close()
+
+
+async def test_the_readme_set_up_needs_a_superuser_only_for_its_first_step(
+    postgres_server: PostgresServer, pg_database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The README's whole set-up as written: step 1 as an administrator, then the
+    # migration and the grants as the owner, a role that is no superuser (#27's docs).
+    sql = _readme_sql()
+    step_1, rest = sql.split("-- 2.", 1)
+    step_3 = rest[rest.index("GRANT") :]
+    names = {
+        "bottui_owner": f"own_{pg_database}",
+        "bottui_operator": f"ops_{pg_database}",
+        "alice": f"al_{pg_database}",
+        "DATABASE bottui ": f"DATABASE db_{pg_database} ",
+        "'change-me'": "'s3cret'",
+    }
+
+    def ours(text: str) -> str:
+        for old, new in names.items():
+            text = text.replace(old, new)
+        return text
+
+    statements = [s.strip() for s in ours(step_1).split(";") if s.strip()]
+    statements = [
+        "\n".join(ln for ln in s.splitlines() if not ln.startswith("--")) for s in statements
+    ]
+    statements = [s for s in statements if s.strip()]
+    statements.append(f"ALTER ROLE own_{pg_database} PASSWORD 's3cret'")  # to log in over TCP
+    for statement in statements:
+        postgres_server.execute(statement)
+    monkeypatch.setenv("PGPASSWORD", "s3cret")
+    owner_url = postgres_server.tcp_url(f"db_{pg_database}", f"own_{pg_database}")
+    with psycopg.connect(owner_url) as conn:
+        assert not conn.execute(
+            b"SELECT rolsuper FROM pg_roles WHERE rolname = current_user"
+        ).fetchone()[0]  # type: ignore[index]
+    owner = _store(owner_url)
+    try:
+        await owner.migrate()
+    finally:
+        await owner.close()
+    with psycopg.connect(owner_url, autocommit=True) as conn:
+        conn.execute(ours(step_3).encode())
+    alice = TeamStore(
+        check_store_url(postgres_server.tcp_url(f"db_{pg_database}", f"al_{pg_database}"), {}),
+        timeout=10,
+    )
+    try:
+        first = entry(1)
+        done = await alice.push([first, outcome(first)])
+        assert (done.entries, done.outcomes) == (1, 1)
+    finally:
+        await alice.close()

@@ -109,3 +109,44 @@ def test_help_has_examples_and_exit_codes(capsys: pytest.CaptureFixture[str]) ->
         text = capsys.readouterr().out
         assert "examples:" in text and "exit codes:" in text
         assert "default" in text
+
+
+def test_an_undo_supersedes_the_revert_and_every_view_says_so(env: SandboxServer) -> None:
+    """#27 item 6: after an undo, no view calls the revert live while the run skips it."""
+    cli("limiter", "enable", "rl-login", *scope())
+    assert cli("limiter", "disable", "rl-login", "--for", "30m", *scope()).code == 0
+    dry_undo = cli("undo", "--dry-run", *scope())  # a dry run says it too
+    assert "This supersedes timed change 1" in dry_undo.err
+    undone = cli("undo", "--yes", *scope())
+    assert undone.code == 0, undone.err
+    assert "This supersedes timed change 1 (rate limiter rl-login -> ON in " in undone.err
+    assert "its revert will not be sent" in undone.err
+    listed = cli("timed", *scope())
+    assert "scheduled" not in listed.out
+    assert "superseded by #3: will not revert" in listed.out
+    [row] = cli("timed", "--json", *scope()).json()["timed"]
+    assert (row["state"], row["supersededBy"], row["foreseen"]) == ("superseded", "#3", True)
+    later = _at(timedelta(minutes=31))
+    dry = cli("run-due", "--now", later, "--dry-run", *scope())
+    assert "would revert" not in dry.out
+    assert "would skip timed change 1" in dry.out and "superseded" in dry.out
+    revert_dry = cli("timed", "revert", "1", "--dry-run", *scope())
+    assert "would not revert timed change 1: it is superseded by #3" in revert_dry.out
+    # What the real run does is what the views said: skipped as superseded, nothing sent.
+    sent_before = len(limiter_puts(env, "rl-login"))
+    ran = cli("run-due", "--now", later, *scope())
+    assert "superseded by #3" in ran.out
+    assert len(limiter_puts(env, "rl-login")) == sent_before
+    assert "no timed changes" in cli("timed", *scope()).out
+    assert "superseded" in cli("timed", "--all", *scope()).out
+
+
+def test_a_late_superseded_revert_is_recorded_superseded_not_late_skipped(
+    env: SandboxServer,
+) -> None:
+    cli("limiter", "enable", "rl-login", *scope())
+    cli("limiter", "disable", "rl-login", "--for", "10m", *scope())
+    cli("limiter", "enable", "rl-login", *scope())  # by hand, before it was due
+    ran = cli("run-due", "--now", _at(timedelta(hours=2)), *scope())
+    assert "late-skipped" not in ran.out and "superseded by #3" in ran.out
+    assert ran.code == 0

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from textual import events
+from textual.pilot import Pilot
 from textual.widgets import Button, Input
 
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.bulk_run import BulkRunDialog
-from bottui.tui.screens.change_form import ConfirmDialog, TypedConfirmDialog
+from bottui.tui.screens.change_form import ChangeForm, ConfirmDialog, TypedConfirmDialog
 from bottui.tui.screens.grants import GrantsScreen
 from bottui.tui.screens.journal import JournalScreen
 from bottui.tui.screens.limiters import LimitersScreen
@@ -61,15 +63,22 @@ def burst(app: BottuiApp, keys: list[str]) -> None:
         app.post_message(events.Key(key, key if len(key) == 1 else None))
 
 
+async def disable(pilot: Pilot[Any]) -> ChangeForm:
+    """``f`` on the Rate limiters screen: the confirmation it opens."""
+    await settle(pilot)
+    await pilot.press("f")
+    await settle(pilot)
+    dialog = pilot.app.screen
+    assert isinstance(dialog, ChangeForm)
+    return dialog
+
+
 async def test_id_enter_30m_sends_nothing_and_nothing_reaches_the_screen(
     flow_app: BottuiApp, sandbox: SandboxServer
 ) -> None:
     protect(flow_app)
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("f")
-        await settle(pilot)
-        dialog = flow_app.screen
+        dialog = await disable(pilot)
         assert isinstance(dialog, TypedConfirmDialog)
         # The form opens on its first field, never on the typed project id.
         assert flow_app.focused is dialog.query_one("#reason", Input)
@@ -85,10 +94,7 @@ async def test_a_burst_follows_the_focus_and_sends_nothing(
 ) -> None:
     protect(flow_app)
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("f")
-        await settle(pilot)
-        dialog = flow_app.screen
+        dialog = await disable(pilot)
         assert isinstance(dialog, TypedConfirmDialog)
         burst(flow_app, [*"INC-7", "enter", *"30m", "enter", "3", "t"])
         await settle(pilot)
@@ -102,10 +108,7 @@ async def test_enter_in_empty_fields_never_sends(
 ) -> None:
     protect(flow_app)
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("f")
-        await settle(pilot)
-        dialog = flow_app.screen
+        dialog = await disable(pilot)
         await pilot.press(*["enter"] * 6)
         await settle(pilot)
         assert flow_app.screen is dialog and sent(sandbox) == []
@@ -118,10 +121,7 @@ async def test_a_deliberate_confirmation_sends_exactly_once(
 ) -> None:
     clock = protect(flow_app)
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("f")
-        await settle(pilot)
-        dialog = flow_app.screen
+        dialog = await disable(pilot)
         assert isinstance(dialog, TypedConfirmDialog)
         # Reason, no duration, the project id, Enter; then "30m" and Enter typed ahead.
         await pilot.press(*"INC-7", "enter", "enter", *"shop-prod", "enter")
@@ -147,10 +147,7 @@ async def test_cancel_by_enter_also_keeps_keys_typed_ahead_off_the_screen(
 ) -> None:
     guarded(flow_app)
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("f")
-        await settle(pilot)
-        dialog = flow_app.screen
+        dialog = await disable(pilot)
         assert isinstance(dialog, ConfirmDialog)
         assert flow_app.focused is dialog.query_one("#cancel", Button)  # nothing to type
         await pilot.press("enter", "3", "f")

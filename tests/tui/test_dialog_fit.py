@@ -184,3 +184,26 @@ def test_snapshot_at_80x24_no_color(
     mode, opener = OPENERS[kind]
     app = protected_app(make_snap_app, mode)
     assert snap_compare(app, terminal_size=SMALL, run_before=opener)
+
+
+async def test_toasts_never_cover_a_dialogs_fields_or_buttons(make_snap_app: MakeApp) -> None:
+    from textual.widgets._toast import Toast
+
+    app = protected_app(make_snap_app, "limiters")
+    async with app.run_test(size=SMALL, notifications=True) as pilot:
+        await limiter_timed(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ChangeForm)
+        for n in range(3):
+            app.notify(f"toast {n}: " + "a long message " * 6, title="Something happened")
+        await settle(pilot)
+        await pilot.pause()
+        shown = [dialog.find_widget(t) for t in dialog.query(Toast)]
+        toasts = [g.region.intersection(g.clip) for g in shown]  # what is drawn of each
+        assert len(toasts) == 3 and toasts[0].height > 0  # the newest is on screen
+        covered = [
+            w.id
+            for w in [dialog.query_one("#decision"), *dialog.query(Input), *dialog.query(Button)]
+            if any(t.overlaps(w.region) for t in toasts)
+        ]
+        assert covered == []

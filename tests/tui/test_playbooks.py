@@ -192,6 +192,11 @@ def test_snapshot_summary(
         await pilot.click("#confirm")
         await pilot.app.workers.wait_for_complete()
         await settle(pilot)
+        # The run scheduled its revert: the header says so (#27), once it has read it.
+        services = pilot.app.services
+        while "timed change" not in services.timed_text:
+            await pilot.pause()
+        await settle(pilot)
 
     app = _snap_app(tmp_path, asgi_backend)
     assert snap_compare(app, terminal_size=SNAP_SIZE, run_before=run_it)

@@ -492,12 +492,17 @@ async def test_environment_token_shows_from_environment(flow_app: BottuiApp) -> 
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await open_projects(pilot)
         cells = row_cells(flow_app, DEMO_ACCOUNT, "shop-prod")
-        assert cells[4:] == ["missing", "from environment"]
+        # BOTTUI_API_KEY is sent for any project: not said to be this one's (#27 item 7).
+        assert cells[4:] == ["missing", "env, not tied"]
         assert "prj_from_env_0001" not in screen_text(flow_app)
         await pilot.press("t")
         await pilot.pause()
         state = plain(flow_app.screen.query_one("#token-state", Static))
-        assert state == "Now: from environment. BOTTUI_API_KEY is set and wins over the keyring."
+        assert state == (
+            "Now: from the environment: not tied to a project. BOTTUI_API_KEY is set and wins "
+            "over the keyring, for every project: it can be only one's. BOTTUI_API_KEY_<PROFILE> "
+            "ties a token to one profile."
+        )
         # Nothing stored in the keyring: nothing to delete.
         assert flow_app.screen.query_one("#token-delete", Button).disabled
 
@@ -735,7 +740,10 @@ async def test_read_states_reports_failure_per_slot() -> None:
     assert all(isinstance(r, KeyringUnavailable) for r in readings.values())
     store = TokenStore(environ={"BOTTUI_ACCESS_TOKEN": "pat_x"}, backend=InMemoryKeyring())
     readings = await read_states(store, "https://x.example", slots)
-    assert readings == {slots[0]: TokenState.ENVIRONMENT, slots[1]: TokenState.MISSING}
+    assert readings == {
+        slots[0]: TokenState.ENVIRONMENT_ANY_ACCOUNT,
+        slots[1]: TokenState.MISSING,
+    }
 
 
 def test_slot_wraps_in_the_right_type() -> None:

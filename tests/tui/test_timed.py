@@ -484,3 +484,49 @@ async def test_the_marked_limiters_are_timed_with_one_duration(
         clock.move(minutes=46)
         assert sorted(r.action for r in await runner.tick()) == ["reverted", "reverted"]
         assert active(sandbox, "rl-login") and active(sandbox, "rl-checkout")
+
+
+# -- a change that supersedes a pending revert (#27 item 6) -----------------------------------
+
+
+async def test_an_undo_of_a_timed_change_says_it_supersedes_the_revert_everywhere(
+    session: Session, sandbox: SandboxServer, clock: MovingClock
+) -> None:
+    app = BottuiApp(session, demo=True, start_mode="limiters")
+    async with app.run_test(size=SNAP_SIZE) as pilot:
+        await settle(pilot)
+        runner = app.services.timed_runner
+        assert runner is not None
+        await timed_limiter(pilot, "rl-login", "30m")  # ON -> OFF, back at 12:30
+        await runner.tick()
+        assert "1 timed change · next in 30m" in bar_text(app)
+
+        # Undo it from the Journal: the confirmation says the revert is superseded.
+        await pilot.press("5")
+        await settle(pilot)
+        journal = app.screen.query_one(JournalTable)
+        journal.move_cursor(row=0, animate=False)
+        await pilot.press("u")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmDialog)
+        facts = plain(dialog.query_one("#recent-changes", Static))
+        assert "This supersedes timed change 1 (rate limiter rl-login -> ON in 30m)" in facts
+        assert "its revert will not be sent" in facts
+        dialog.query_one("#confirm", Button).press()
+        await settle(pilot)
+        assert active(sandbox, "rl-login")  # the undo put it back ON
+
+        # The header no longer counts it; the Timed screen says superseded, not scheduled.
+        await runner.tick()
+        assert "timed change" not in bar_text(app)
+        screen = await open_timed(pilot)
+        table = screen.query_one("#timed-table")
+        row = " ".join(c.plain for c in table.get_row_at(0))  # type: ignore[attr-defined]
+        assert "superseded by #2" in row and "scheduled" not in row
+
+        # When due, the run skips it as the views said: nothing more is sent.
+        clock.move(minutes=31)
+        reports = await runner.tick()
+        assert [r.action for r in reports] == ["superseded"]
+        assert limiter_puts(sandbox, "rl-login") == [{"isActive": False}, {"isActive": True}]

@@ -42,7 +42,9 @@ async def test_k_says_what_it_checked(projects_app: BottuiApp) -> None:
         await settle(pilot)
         told = [n for n in toasts(projects_app) if n.title == "Tokens checked"]
         # 3 projects of one account: 3 project slots (all from the environment), 1 personal.
-        assert told and told[-1].message == "Checked 4 tokens again: 1 missing, 3 from environment."
+        assert told and told[-1].message == (
+            "Checked 4 tokens again: 1 missing, 3 from the environment: not tied to a project."
+        )
         assert told[-1].severity == "information"
 
 

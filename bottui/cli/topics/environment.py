@@ -20,6 +20,9 @@ TEXT: Final = (
     "Environment variables (a value that is not valid UTF-8 is refused, exit 2):\n\n"
     + "".join(f"  {name:<23}{meaning}\n" for name, meaning in VARIABLES.items())
     + """
+BOTTUI_API_KEY_<PROFILE> and BOTTUI_ACCESS_TOKEN_<PROFILE> hold one profile's
+own tokens (its name in upper case, [A-Za-z0-9_] only): see `bottui help tokens`.
+
 Order: a command-line option wins over the environment, which wins over the
 profile (config.toml), which wins over the built-in default. `bottui demo`
 reads none of them. Files go where platformdirs puts them, so XDG_CONFIG_HOME,

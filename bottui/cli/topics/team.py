@@ -23,7 +23,11 @@ you already run; without it everything stays in local SQLite files.
 BOTTUI_STORE_URL wins over the profile's store. A URL carrying a password is
 refused; off loopback the connection must use sslmode=verify-full. The local
 journal is written first and pushed after, each entry once: a store that is down
-costs a warning, never a change. The README's "Team mode" section says more.
+costs a warning, never a change. What this machine journaled before the store
+was configured still shows, marked "not shared", until `store sync --backfill`
+shares it (the profile's base URL, account and project only). Entry numbers
+are this machine's (#7, never renumbered); a teammate's entry shows a short form
+of its event id (3f2a9c1b:17). The README's "Team mode" section says more.
 
 A limiter or dimension a teammate changed in the last 15 minutes is named on
 stderr before bottui sends. A protected profile asks again on a terminal after

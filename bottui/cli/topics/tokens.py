@@ -16,7 +16,15 @@ never in a file, the journal, the output or a screen:
                          account; needs the scopes "Project Action" and
                          "Dimension Thresholds Action"     (BOTTUI_ACCESS_TOKEN)
 
-The environment wins over the keyring.
+The environment wins over the keyring. BOTTUI_API_KEY and BOTTUI_ACCESS_TOKEN
+are not tied to a project (an account): bottui sends them for whichever one is
+asked, and `token status` says so ("from the environment: not tied to a
+project"). One token per profile, for a headless box with several projects:
+BOTTUI_API_KEY_<PROFILE> and BOTTUI_ACCESS_TOKEN_<PROFILE> (the profile's name
+in upper case; names of [A-Za-z0-9_] only) are given to that profile's base
+URL, account and project alone, before the bare names. Two that could be one
+slot's (profiles `prod` and `PROD`) are refused, never guessed. `bottui run-due`
+reads the same names from systemd's credentials (bottui-api-key-<PROFILE>).
 
   bottui token set personal --account acme       hidden prompt, or piped on stdin
   bottui token set project --account acme --project shop-prod

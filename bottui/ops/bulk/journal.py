@@ -142,7 +142,9 @@ class JournalSink:
         resume: bool,
         force: bool = False,
     ) -> ResumeState:
-        """Find or make the run; with ``resume``, read what earlier runs settled.
+        """Make a run of its own, or with ``resume`` take the input's newest run and
+        read what its earlier attempts settled (a fresh run of an input that ran
+        before is never joined to that run: #27 item 5).
 
         Refused (:class:`RefusedError`) while another process runs the same
         input, unless ``force``: a forced run is a run of its own, with its
@@ -216,6 +218,8 @@ class JournalSink:
                 project=project,
                 input_sha256=input_sha256,
                 operation=operation,
+                # A fresh run is a run of its own; --resume continues the newest (#27 item 5).
+                resume=resume,
             )
             if resume:
                 first = await journal.page(EntryQuery(run_id=run_id), limit=1)

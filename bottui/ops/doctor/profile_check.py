@@ -16,6 +16,7 @@ from bottui.ops.doctor.model import Check, Verdict
 from bottui.ops.session import CommonOptions, Settings
 from bottui.plaintext import show_id
 from bottui.store.config import ConfigStore
+from bottui.store.env_tokens import EnvScope, scopes_of
 from bottui.store.errors import ConfigError
 from bottui.store.paths import Locations
 
@@ -31,6 +32,8 @@ class ProfileFacts:
     source: str
     load_error: str | None = None
     refused: str | None = None
+    #: Where each profile's own environment tokens belong (``BOTTUI_API_KEY_<PROFILE>``).
+    scopes: tuple[EnvScope, ...] = ()
 
 
 def resolve_profile(
@@ -62,7 +65,7 @@ def resolve_profile(
         source = "from BOTTUI_BASE_URL"
     else:
         source = f"profile {show_id(settings.profile_name or '')}"
-    return ProfileFacts(settings, source, load_error)
+    return ProfileFacts(settings, source, load_error, scopes=scopes_of(config))
 
 
 def check_profile(facts: ProfileFacts) -> Check:

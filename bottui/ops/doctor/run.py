@@ -29,6 +29,7 @@ from bottui.ops.doctor.versions import check_versions
 from bottui.ops.keymap_check import KnownBinding
 from bottui.ops.session import CommonOptions, Session
 from bottui.store.paths import Locations
+from bottui.store.team_outbox import Scope
 from bottui.store.tokens import TokenStore
 
 
@@ -73,7 +74,7 @@ async def run_checks(prepared: Prepared, timeouts: Timeouts = DEFAULT_TIMEOUTS) 
     """Every check, in a fixed order; they run concurrently where independent."""
     environ = prepared.environ
     settings = prepared.profile.settings
-    tokens = TokenStore(environ, timeout=timeouts.keyring)
+    tokens = TokenStore(environ, timeout=timeouts.keyring, scopes=prepared.profile.scopes)
     margin = timeouts.margin
     base_url = settings.base_url if settings is not None else None
 
@@ -95,7 +96,7 @@ async def run_checks(prepared: Prepared, timeouts: Timeouts = DEFAULT_TIMEOUTS) 
             projects = await _known_projects(session)
         finally:
             await session.aclose()
-        return await check_tokens(tokens, base_url, projects, environ)
+        return await check_tokens(tokens, base_url, projects, environ, prepared.profile.scopes)
 
     async def api_check() -> Check:
         if not base_url:
@@ -123,6 +124,9 @@ async def run_checks(prepared: Prepared, timeouts: Timeouts = DEFAULT_TIMEOUTS) 
                 tokens,
                 prepared.locations.journal_file,
                 timeout=timeouts.store,
+                scope=None
+                if settings is None or not settings.base_url
+                else Scope(settings.base_url, settings.account, settings.project),
             ),
             timeouts.keyring + timeouts.store + margin,
             _late("team-store", "Team store"),

@@ -13,6 +13,7 @@ from typing import Final
 
 from bottui.ops.doctor.model import Check, Verdict
 from bottui.store.errors import StoreError
+from bottui.store.team_outbox import Scope
 from bottui.store.tokens import TokenStore
 
 _TITLE: Final = "Team store"
@@ -25,8 +26,10 @@ async def check_team_store(
     journal: Path,
     *,
     timeout: float,
+    scope: Scope | None = None,
 ) -> Check:
-    """Connect once, read the schema version, count what waits to be shared."""
+    """Connect once, read the schema version, count what waits to be shared, and
+    what was journaled here before the store (of ``scope``) and is not shared."""
     if not url:
         return Check(
             "team-store", _TITLE, Verdict.SKIPPED, "solo mode: no team store is configured"
@@ -42,6 +45,7 @@ async def check_team_store(
     try:
         status = await store.status()
         waiting = (await team.backlog()).waiting if team is not None else 0
+        older = await team.not_shared(scope) if team is not None and scope is not None else 0
     except StoreError as exc:
         return Check(
             "team-store",
@@ -61,11 +65,21 @@ async def check_team_store(
         f"schema version {status.schema_version} (this bottui: {status.app_schema_version}), "
         f"{waiting} entr{'y' if waiting == 1 else 'ies'} not yet shared"
     )
+    if older:
+        found += f", {older} journaled here before the store and not shared"
     if status.schema_version < status.app_schema_version:
         return Check("team-store", _TITLE, Verdict.PROBLEM, found, "bottui store migrate")
     if status.schema_version > status.app_schema_version:
         return Check(
             "team-store", _TITLE, Verdict.PROBLEM, found, "upgrade bottui: the store is newer"
+        )
+    if older:
+        return Check(
+            "team-store",
+            _TITLE,
+            Verdict.WARNING,
+            found,
+            "bottui store sync --backfill shares those of this base URL, account and project",
         )
     if waiting:
         return Check(

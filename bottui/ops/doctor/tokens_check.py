@@ -8,7 +8,11 @@ comes from is shown, never a token.
 Verdicts: every token there, ok; some missing, a warning (a command that
 needs one says so, exit 3; not every project needs both); none usable at
 all, a problem (nothing could be changed); a keyring that cannot tell, a
-problem (the keyring check says why).
+problem (the keyring check says why). A token from ``BOTTUI_API_KEY`` (or
+``BOTTUI_ACCESS_TOKEN``) is not tied to a project (an account): it is shown
+as such, and with several projects known that is a warning (it cannot be
+every project's; ``BOTTUI_API_KEY_<PROFILE>`` ties one per profile), as is a
+per-profile variable that names no profile able to use it.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from bottui.api.tokens import TOKEN_ENV
 from bottui.ops.doctor.model import Check, Verdict
 from bottui.ops.token_slots import Reading, Slot, read_states
 from bottui.plaintext import show_id
+from bottui.store.env_tokens import EnvScope, EnvTokenAmbiguous, unmatched
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.tokens import TokenState, TokenStore
 
@@ -33,11 +38,13 @@ async def check_tokens(
     base_url: str,
     projects: Sequence[tuple[str, str]],
     environ: Mapping[str, str],
+    scopes: Sequence[EnvScope] = (),
 ) -> Check:
     """The state of every slot the ``(account, project)`` pairs need, at ``base_url``.
 
-    A kind of token the environment holds is "from environment" without
-    asking the keyring: a keyring that fails must not hide it.
+    A slot the environment fills is read without asking the keyring
+    (:func:`~bottui.ops.token_slots.read_states`): a keyring that fails must
+    not hide it.
     """
     if not projects:
         return Check(
@@ -51,18 +58,20 @@ async def check_tokens(
     slots: list[Slot] = []
     for account, project in projects:
         slots += [Slot.personal(account), Slot.for_project(account, project)]
-    in_env = {kind for kind, name in TOKEN_ENV.items() if environ.get(name, "").strip()}
-    readings: dict[Slot, Reading] = dict.fromkeys(
-        (slot for slot in slots if slot.kind in in_env), TokenState.ENVIRONMENT
-    )
-    readings.update(await read_states(tokens, base_url, [s for s in slots if s.kind not in in_env]))
+    readings = await read_states(tokens, base_url, slots)
     lines: list[str] = []
-    missing = unknown = usable = 0
+    missing = unknown = usable = untied = refused = 0
     for number, (account, project) in enumerate(projects):
         pair = [readings[Slot.personal(account)], readings[Slot.for_project(account, project)]]
         missing += sum(1 for r in pair if r is TokenState.MISSING)
-        unknown += sum(1 for r in pair if isinstance(r, KeyringUnavailable))
-        usable += sum(1 for r in pair if r in (TokenState.STORED, TokenState.ENVIRONMENT))
+        refused += sum(1 for r in pair if isinstance(r, EnvTokenAmbiguous))
+        unknown += sum(
+            1
+            for r in pair
+            if isinstance(r, KeyringUnavailable) and not isinstance(r, EnvTokenAmbiguous)
+        )
+        usable += sum(1 for r in pair if isinstance(r, TokenState) and r.usable)
+        untied += pair[1] is TokenState.ENVIRONMENT_ANY_PROJECT
         if number < SHOWN_PROJECTS:
             lines.append(
                 f"{show_id(account)}/{show_id(project)}: personal access token "
@@ -71,6 +80,12 @@ async def check_tokens(
     if len(projects) > SHOWN_PROJECTS:
         lines.append(f"... and {len(projects) - SHOWN_PROJECTS} more projects")
     head = f"{len(projects)} project{'s' if len(projects) != 1 else ''} known"
+    stray = unmatched(environ, scopes)
+    if stray:
+        lines.append(
+            f"set but given to no project: {', '.join(stray)} (no profile of that name in "
+            "[A-Za-z0-9_] with the account and project it needs)"
+        )
     detail = "\n".join([head, *lines])
     if unknown:
         return Check(
@@ -80,6 +95,14 @@ async def check_tokens(
             detail,
             "the keyring cannot tell (see the keyring check); tokens in the environment still work",
         )
+    if refused:
+        return Check(
+            "tokens",
+            _TITLE,
+            Verdict.PROBLEM,
+            detail,
+            "two environment variables claim one token: unset all but one (never guessed)",
+        )
     if not usable:
         return Check(
             "tokens",
@@ -88,6 +111,19 @@ async def check_tokens(
             detail + "\nno token at all: nothing can be changed",
             "bottui token set personal --account ID; bottui token set project --account ID "
             "--project ID (or BOTTUI_ACCESS_TOKEN / BOTTUI_API_KEY)",
+        )
+    if (untied and len(projects) > 1) or stray:
+        return Check(
+            "tokens",
+            _TITLE,
+            Verdict.WARNING,
+            detail,
+            f"{TOKEN_ENV['project']} is one token for whichever project is asked: it can be only "
+            f"one project's. Give each profile its own ({TOKEN_ENV['project']}_<PROFILE>, a "
+            "profile name of [A-Za-z0-9_]), or keep them in the keyring"
+            if untied and len(projects) > 1
+            else "check the variables' names: BOTTUI_API_KEY_<PROFILE> with the profile's name "
+            "in upper case",
         )
     if missing:
         return Check(
@@ -102,10 +138,14 @@ async def check_tokens(
 
 
 def _where(reading: Reading, kind: str) -> str:
+    if isinstance(reading, EnvTokenAmbiguous):
+        return f"refused ({reading.title})"
     if isinstance(reading, KeyringUnavailable):
         return "unknown (keyring not answering)"
     if reading is TokenState.ENVIRONMENT:
-        return f"from environment ({TOKEN_ENV[kind]})"
+        return f"from environment ({TOKEN_ENV[kind]}_<PROFILE>)"
+    if reading.from_environment:
+        return f"{reading.label} ({TOKEN_ENV[kind]})"
     return reading.label
 
 

@@ -202,6 +202,7 @@ async def _open_run(session: Session, plan: PlaybookPlan) -> int | None:
             project=plan.project,
             input_sha256=digest.hexdigest(),
             operation=RUN_OPERATION,
+            resume=False,
         )
     except JournalUnavailable as exc:
         session.warn(f"this playbook run is NOT journaled: {exc.title}. {exc.details}")

@@ -126,7 +126,8 @@ async def run_due(
     who = executor or executor_name(kind)
     await executor_seen(session, kind, now=moment)
     pending = await list_timed(session, now=moment)
-    due = [t for t in pending if t.state == "scheduled"]
+    # A foreseen superseded one too: the run records how it ended.
+    due = [t for t in pending if t.open]
     reports = [_doubt(t, moment) for t in pending if t.in_doubt(moment)]
     with mutations.sent_by("executor"):  # waited for before quitting, not asked about
         for timed in due:
@@ -157,9 +158,10 @@ async def revert_now(
     moment = now_of(session, now)
     timed = await find(session, id_or_key)
     if timed.state != "scheduled":
+        by = f" by {timed.superseded_by}" if timed.superseded_by else ""
         raise RefusedError(
             "Cannot revert",
-            f"timed change {timed.id} is {timed.state}: nothing was sent",
+            f"timed change {timed.id} is {timed.state}{by}: nothing was sent",
         )
     who = executor or executor_name("cli")
     report = await _perform(
@@ -194,7 +196,9 @@ async def _perform(
                 f"{timed.id} --yes`); nothing was sent"
             )
         return DueReport(timed, "refused", late, why)
-    if not person and late is not None and lateness > late_limit(session) and not late_ok:
+    # A foreseen superseded one sends nothing: not "too late to send blindly" either.
+    too_late = late is not None and lateness > late_limit(session) and not timed.foreseen
+    if not person and too_late and not late_ok:
         return DueReport(
             timed,
             "late-skipped",

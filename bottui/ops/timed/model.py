@@ -100,10 +100,25 @@ class TimedChange:
         """The state as a person reads it: ``in doubt`` for a claim in doubt."""
         return "in doubt" if self.in_doubt(now) else self.state
 
+    #: The state is foreseen, not yet recorded: still scheduled in the journal, but the
+    #: object changed since, so its revert will be skipped as superseded when due
+    #: (:func:`bottui.ops.timed.schedule.list_timed`). Every view says superseded.
+    foreseen: bool = False
+
     @property
     def done(self) -> bool:
-        """True when nothing more will happen to it."""
-        return self.state in DONE
+        """True when nothing more will happen to it (a foreseen end has yet to be recorded)."""
+        return self.state in DONE and not self.foreseen
+
+    @property
+    def pending(self) -> bool:
+        """True while a revert is going to be sent when due: scheduled, and not superseded."""
+        return self.state == "scheduled"
+
+    @property
+    def open(self) -> bool:
+        """True while its end is still to be recorded by a run (scheduled, or foreseen)."""
+        return self.state == "scheduled" or self.foreseen
 
     def due_in(self, now: datetime) -> timedelta:
         """Time until due (negative: overdue)."""
@@ -140,6 +155,7 @@ class TimedChange:
             "note": self.note,
             "claimedAt": None if self.claimed_at is None else stamp(self.claimed_at),
             "inDoubt": self.in_doubt(now),
+            "foreseen": self.foreseen,
         }
 
 

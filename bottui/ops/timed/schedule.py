@@ -14,15 +14,18 @@ In team mode the events are pushed to the team store after the journal's
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
 
 from bottui.api.errors import RefusedError
 from bottui.ops.durations import MAX_DURATION, duration_text
 from bottui.ops.journal_view import target_id, target_what, value_text
+from bottui.ops.revert import superseded
 from bottui.ops.timed import team
 from bottui.ops.timed.model import TimedChange, fold
 from bottui.plaintext import clean
+from bottui.store.errors import StoreError
 from bottui.store.journal_codec import micros
 from bottui.store.journal_records import local_host, local_operator
 from bottui.store.utc import stamp, system_clock
@@ -217,7 +220,34 @@ async def list_timed(
         if (t.profile == profile or not t.key.startswith(f"{origin}:"))
         and (base is None or t.base_url == base)
     ]
+    found = [await foresee(session, t) if t.state == "scheduled" else t for t in found]
     return [t for t in found if include_done or not t.done]
+
+
+async def foresee(session: Session, timed: TimedChange) -> TimedChange:
+    """``timed`` as superseded (foreseen) when its object changed since; else as it is.
+
+    The superseded rule the revert applies when due (:func:`bottui.ops.revert.superseded`),
+    read only, against this journal (a run looks at the team's too). Its
+    entries of another machine are not read here: the run decides for them.
+    """
+    local = [i for i in timed.entry_ids if i is not None]
+    if not local or len(local) != len(timed.entry_ids):
+        return timed
+    try:
+        step = await superseded(session, local)
+    except StoreError:
+        return timed
+    if step is None:
+        return timed
+    by = step.superseded_by or "a newer change"
+    return replace(
+        timed,
+        state="superseded",
+        foreseen=True,
+        superseded_by=by,
+        note=f"changed since ({by}): its revert will not be sent",
+    )
 
 
 async def find(session: Session, id_or_key: str) -> TimedChange:
@@ -241,6 +271,7 @@ def _still_open(timed: TimedChange, doing: str) -> None:
         raise RefusedError(
             f"Cannot {doing}",
             f"timed change {timed.id} is {timed.state}"
+            + (f" by {timed.superseded_by}" if timed.superseded_by else "")
             + (f" (by {timed.executor})" if timed.executor else "")
             + ": nothing was changed",
         )
@@ -337,6 +368,7 @@ __all__ = [
     "executor_seen",
     "extend",
     "find",
+    "foresee",
     "list_timed",
     "now_of",
     "schedule_plan",

@@ -50,6 +50,8 @@ from bottui.store.team.times import lenient
 from bottui.store.team.unreadable import Skips, Unreadable
 
 if TYPE_CHECKING:
+    from uuid import UUID
+
     from psycopg import AsyncConnection
 
 #: From this many entries (or outcomes) a push goes by COPY.
@@ -398,6 +400,28 @@ class TeamStore:
                 self.skips.add(bad_outcome)
             out.append(found)
         return tuple(out)
+
+    async def held(self, origin: UUID, local_ids: Sequence[int]) -> frozenset[int]:
+        """Which of these entries of one journal file (``origin``) the store holds.
+
+        On the event id's unique index: what a machine's older history shows as
+        "not shared" is asked of the store, never guessed from a local cursor.
+        """
+        if not local_ids:
+            return frozenset()
+        sql = "SELECT local_id FROM bottui.journal_entries WHERE origin = %s AND local_id = ANY(%s)"
+        async with self._session("reading the journal") as conn:
+            cur = await conn.execute(sql.encode(), [origin, [int(i) for i in local_ids]])
+            rows = await cur.fetchall()
+        return frozenset(int(row[0]) for row in rows)
+
+    async def held_count(self, origin: UUID, upto: int) -> int:
+        """How many entries of ``origin`` with a local id up to ``upto`` the store holds."""
+        sql = "SELECT count(*) FROM bottui.journal_entries WHERE origin = %s AND local_id <= %s"
+        async with self._session("reading the journal") as conn:
+            cur = await conn.execute(sql.encode(), [origin, int(upto)])
+            row = await cur.fetchone()
+        return int(row[0]) if row is not None else 0
 
     async def last_id(self) -> int:
         """The newest server id of the journal (0: empty)."""

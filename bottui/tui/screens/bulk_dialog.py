@@ -125,7 +125,14 @@ class BulkDialog(_Dialog):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss_dialog", "Close (the input is kept)", id="bulk.close"),
         # A priority key: keys typed ahead follow the focus it moves (#24).
-        Binding("enter", "next_field", show=False, priority=True, id="bulk.next_field"),
+        Binding(
+            "enter",
+            "next_field",
+            "Next field; in the last, review the run",
+            show=False,
+            priority=True,
+            id="bulk.next_field",
+        ),
     ]
 
     def __init__(self, account: str, project: str, draft: BulkDraft | None = None) -> None:

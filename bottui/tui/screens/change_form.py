@@ -120,9 +120,24 @@ class ChangeForm(DurationField, _ReasonField, _Dialog):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "next_field", show=False, priority=True, id="dialog.next_field"),
-        Binding("pageup", "scroll_facts(-1)", "Scroll up", show=False, id="dialog.facts_up"),
-        Binding("pagedown", "scroll_facts(1)", "Scroll down", show=False, id="dialog.facts_down"),
+        Binding(
+            "enter",
+            "next_field",
+            "Next field; in the last, send a complete form",
+            show=False,
+            priority=True,
+            id="dialog.next_field",
+        ),
+        Binding(
+            "pageup", "scroll_facts(-1)", "Scroll the facts up", show=False, id="dialog.facts_up"
+        ),
+        Binding(
+            "pagedown",
+            "scroll_facts(1)",
+            "Scroll the facts down",
+            show=False,
+            id="dialog.facts_down",
+        ),
     ]
     DEFAULT_CSS = """
     ChangeForm > Vertical { width: 76; max-width: 100%; max-height: 100%; padding: 0 1; }
@@ -249,6 +264,8 @@ class ChangeForm(DurationField, _ReasonField, _Dialog):
 
     def _fit(self) -> None:
         """Give the facts what the decision, fields and buttons leave of the screen."""
+        if not self.query("#facts"):  # closed meanwhile
+            return
         box = self.query_one(Vertical)
         facts = self.query_one("#facts", _Facts)
         fixed = sum(
@@ -261,6 +278,16 @@ class ChangeForm(DurationField, _ReasonField, _Dialog):
         if facts.max_rows != room:
             facts.max_rows = room
             facts.styles.max_height = room
+            self.call_after_refresh(self._fit_toasts)
+
+    def _fit_toasts(self) -> None:
+        """Toasts stay above the decision line: they never cover the fields or buttons."""
+        decision = self.query("#decision")
+        if not decision:  # closed meanwhile
+            return
+        above = decision.first().region.y
+        for rack in self.query("ToastRack"):  # Textual's own; by name, not its private module
+            rack.styles.max_height = max(0, above - 1)
 
     def action_scroll_facts(self, direction: int) -> None:
         facts = self.query_one("#facts", VerticalScroll)

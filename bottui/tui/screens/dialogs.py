@@ -192,10 +192,12 @@ class HelpDialog(_InfoDialog):
         # Whatever has the focus (the rows, or Close after a Tab), the keys scroll.
         Binding("down", "scroll_rows('down')", "Scroll", show=False, id="help.down"),
         Binding("up", "scroll_rows('up')", "Scroll", show=False, id="help.up"),
-        Binding("pagedown", "scroll_rows('page_down')", show=False, id="help.page_down"),
-        Binding("pageup", "scroll_rows('page_up')", show=False, id="help.page_up"),
-        Binding("home", "scroll_rows('home')", show=False, id="help.home"),
-        Binding("end", "scroll_rows('end')", show=False, id="help.end"),
+        Binding(
+            "pagedown", "scroll_rows('page_down')", "Scroll a page", show=False, id="help.page_down"
+        ),
+        Binding("pageup", "scroll_rows('page_up')", "Scroll a page", show=False, id="help.page_up"),
+        Binding("home", "scroll_rows('home')", "To the top", show=False, id="help.home"),
+        Binding("end", "scroll_rows('end')", "To the end", show=False, id="help.end"),
     ]
 
     def _first_focus(self) -> None:

@@ -305,6 +305,12 @@ class JournalScreen(BottuiScreen):
             parts.append(join("From ", safe(_cut(start)), " to ", safe(_cut(end))))
         if self.services.team_down:
             parts.append(Content("team store down: this machine's journal only"))
+        older = self.query_one(JournalTable).not_shared
+        if older:
+            # Journaled here before the store was configured: shown, and how to share them.
+            parts.append(
+                Content(f"{older} not shared: bottui store sync --backfill shares this profile's")
+            )
         if parts:  # a second line: only while another filter is on or the store is down
             line = join(line, "\n", Content(" · ").join(parts), " (/, F)")
         self.query_one("#journal-filters", Static).update(line)

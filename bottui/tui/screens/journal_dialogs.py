@@ -106,7 +106,8 @@ class EntryDialog(_JournalDialog):
 
     def compose(self) -> ComposeResult:
         entry = self.entry
-        title = join(f"Journal entry #{entry.id} · ", safe(journal_view.operation_text(entry)))
+        ref = journal_view.entry_ref(entry)
+        title = join(f"Journal entry {ref} · ", safe(journal_view.operation_text(entry)))
         with Vertical(id="entry-box", classes="journal-dialog"):
             yield Label(title, classes="dialog-title")
             with VerticalScroll(id="entry-scroll"):

@@ -13,9 +13,8 @@ through ``safe()``.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import ClassVar, Final
 
 from textual import on
@@ -29,7 +28,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 from bottui.api.errors import ValidationError
 from bottui.ops import journal_view
 from bottui.store.journal_records import Outcome
-from bottui.store.utc import stamp
+from bottui.store.utc import parse_time, stamp
 from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import safe
 
@@ -45,8 +44,6 @@ OUTCOMES: Final[tuple[tuple[str, str | None], ...]] = (
     *((group, group) for group in journal_view.OUTCOME_GROUPS),
     *((f"  {word}", str(word)) for word in Outcome),
 )
-_AGO: Final = re.compile(r"^\s*(\d{1,6})\s*([mhd])\s*$")
-_UNITS: Final = {"m": "minutes", "h": "hours", "d": "days"}
 _ALL: Final = "all"
 _CURRENT: Final = "current"
 _OTHER: Final = "other"
@@ -91,13 +88,13 @@ def resolve_time(field: str, text: str, now: datetime) -> str | None:
     """
     if not text.strip():
         return None
-    ago = _AGO.match(text)
-    if ago is not None:
-        delta = timedelta(**{_UNITS[ago.group(2)]: int(ago.group(1))})
-        return stamp(now - delta)
     typed = text.strip()
-    query = journal_view.JournalQuery(since=typed) if field == "since" else None
-    journal_view.entry_query(query or journal_view.JournalQuery(until=typed))
+    # The CLI's grammar (journal_view.time_of): ISO 8601 kept as typed, a duration ago resolved.
+    moment = journal_view.time_of(f"--{field}", typed, now)
+    try:
+        parse_time(typed)
+    except ValueError:
+        return stamp(moment)
     return typed
 
 

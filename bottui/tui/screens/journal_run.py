@@ -61,7 +61,7 @@ class RunDialog(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         newest = self._group.newest
         title = (
-            f"Bulk run #{self._group.run_id}: "
+            f"Bulk {journal_view.run_ref(newest)}: "
             f"{journal_view.operation_text(newest, short=True)}, {newest.account}/{newest.project}"
         )
         with Vertical(classes="journal-dialog", id="run-box"):
@@ -89,6 +89,18 @@ class RunDialog(ModalScreen[None]):
         """Read the next page of the run's entries."""
         if self._reading or (self._started and self._next is None):
             return
+        if self._group.newest.local_id is not None:
+            # A teammate's run: run ids are per journal file, and a --run query reads
+            # this machine's. Its ids would be another run's: say so, list none (#27).
+            self._started = True
+            self.query_one("#run-summary", Static).update(
+                Content(
+                    f"{self._group.outcome_words()} · a teammate's run "
+                    f"({journal_view.run_ref(self._group.newest)}): its ids are not listed here "
+                    "(run ids are per machine; / filters the Journal by operator)"
+                )
+            )
+            return
         self._reading = True
         services = services_of(self)
         store = services.journal_pages()
@@ -110,7 +122,7 @@ class RunDialog(ModalScreen[None]):
         table = self.query_one("#run-ids", DataTable)
         for entry in page.entries:
             if self._counts.add(entry):
-                table.add_row(*_cells(entry), key=str(entry.id))
+                table.add_row(*_cells(entry), key=journal_view.entry_key(entry))
         read = self._counts.count
         more = f"the first {read} read; more below (m)" if self._next is not None else f"all {read}"
         summary = Content(f"{self._counts.outcome_words() or 'no entries'} · {more}")
@@ -126,7 +138,7 @@ class RunDialog(ModalScreen[None]):
 
 def _cells(entry: JournalEntry) -> tuple[Text, ...]:
     return (
-        Text(f"#{entry.id}"),
+        Text(journal_view.entry_ref(entry)),
         safe_id_text(journal_view.target_id(entry)),
         outcome_cell(entry),
         Text(journal_view.status_text(entry)),

@@ -59,7 +59,7 @@ def start_undo(screen: BottuiScreen, entry: JournalEntry | None) -> None:
             screen.notify(
                 clean(
                     f"{row.plan.what} is {row.plan.restored} again "
-                    f"({where}, undoes #{row.plan.entry.id})"
+                    f"({where}, undoes {journal_view.entry_ref(row.plan.entry)})"
                 ),
                 title="Undone",
                 markup=False,
@@ -74,7 +74,9 @@ def start_undo(screen: BottuiScreen, entry: JournalEntry | None) -> None:
         screen,
         plan,
         lambda change: ChangePrompt.of(
-            change, undo_body(planned[0]), title=f"Undo journal entry #{planned[0].plan.entry.id}?"
+            change,
+            undo_body(planned[0]),
+            title=f"Undo journal entry {journal_view.entry_ref(planned[0].plan.entry)}?",
         ),
         send,
     )
@@ -97,7 +99,7 @@ def undo_body(row: undo_row.RowUndo) -> Content:
         )
     lines += [
         join(
-            f"Journal entry #{entry.id}, {journal_view.when(entry)}, by ",
+            f"Journal entry {journal_view.entry_ref(entry)}, {journal_view.when(entry)}, by ",
             safe(entry.operator),
         ),
         join("Rate limiter " if plan.kind == "limiter" else "Dimension ", safe_id(plan.target_id)),

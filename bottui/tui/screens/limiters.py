@@ -22,7 +22,7 @@ from textual.widgets import Static
 
 from bottui.ops.inventory_reads import first_limiters, inventory_version, read_all_limiters
 from bottui.store.paging import Cursor, Page
-from bottui.store.utc import system_clock
+from bottui.store.utc import stamp, system_clock
 from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.screens.filterable import FilterableScreen
 from bottui.tui.screens.limiter_attempts import (
@@ -95,6 +95,8 @@ class LimitersScreen(FilterableScreen):
         self._rows_of: tuple[str, str] | None = None
         #: Each project's latest attempt (the panel) and failed limiters (row marks).
         self._attempts = LimiterAttempts()
+        #: The states the table shows (limiter id -> state) for the panel's comparison.
+        self._states: dict[str, bool | None] = {}
         #: (account, project, limiter id) -> the state a switch in flight asks for.
         self._in_flight: dict[tuple[str, str, str], bool] = {}
 
@@ -158,6 +160,8 @@ class LimitersScreen(FilterableScreen):
         def show(entries: list[LimiterEntry]) -> None:
             table.show([self._attempts.marked(current, _how_known(entry)) for entry in entries])
             self._rows_of = current
+            self._states = {entry.id: entry.is_active for entry in entries}
+            self._show_latest(current)  # the panel against the rows now: history if changed
             self._show_marks()
             if entries:
                 empty.display = False
@@ -329,10 +333,13 @@ class LimitersScreen(FilterableScreen):
                 except BaseException as exc:
                     self._in_flight.pop(key, None)
                     tag(exc, attempt)  # the error log and the token hint know what it was
-                    at = (session.clock or system_clock)().strftime("%H:%M:%S")
+                    moment = (session.clock or system_clock)()
                     failure = Failure.of(exc, attempt)
+                    at = moment.strftime("%H:%M:%S")
                     self.post_message(
-                        LimiterFailed(account, project, limiter_id, failure, where, at)
+                        LimiterFailed(
+                            account, project, limiter_id, failure, where, at, stamp(moment)
+                        )
                     )
                     raise
 
@@ -378,14 +385,20 @@ class LimitersScreen(FilterableScreen):
         panel = self._panel()
         self._panel_for = current
         if panel is not None:
-            self._attempts.show(panel, current)
+            rows = self._states if current is not None and self._rows_of == current else None
+            self._attempts.show(panel, current, rows)
 
     @on(LimiterSet)
     async def _limiter_set(self, message: LimiterSet) -> None:
         key = (message.account, message.project)
         self._in_flight.pop((*key, message.applied.value.limiter_id), None)
         await self._mounted_panel()
-        self._attempts.answered(key, message.applied.value, message.known_before)
+        at = (self.services.session.clock or system_clock)().strftime("%H:%M:%S")
+        change = message.applied.value
+        self._attempts.answered(key, change, message.known_before, at)
+        if self._rows_of == key:  # what the answer taught the inventory, until read again
+            self._states.update({lim.id: lim.is_active for lim in change.project.rate_limiters})
+            self._states[change.limiter_id] = change.is_active
         self._show_latest(self.services.current)
         # The ops layer taught the inventory: every screen reads it again.
         # No toast: the panel's first line says what happened.

@@ -153,6 +153,7 @@ def switch_marked(screen: LimitersScreen, table: LimiterTable, new_state: bool) 
             decision=_decision(plans, new_state, hidden),
         )
         prompt = await services.timed_prompt(prompt)  # is an executor known?
+        prompt = await services.supersedes_prompt(prompt, plans)  # pending timed reverts
 
         def decided(decision: Decided) -> None:
             confirmed = [services.decided_plan(p, decision) for p in plans]

@@ -246,6 +246,9 @@ class PlaybooksScreen(BottuiScreen):
         if summary.revert_due is not None:
             text += f"\nReverts at {summary.revert_due.isoformat(timespec='seconds')}."
         self._summary(text)
+        # Its changes taught the inventory and may have scheduled a revert: every
+        # screen reads again, and the header's countdown says it at once (#27).
+        self.services.inventory_changed()
         if summary.stopped_at is not None and summary.done:
             self._offer_revert(summary)
 
@@ -286,6 +289,7 @@ class PlaybooksScreen(BottuiScreen):
         current = str(self.query_one("#playbook-summary", Static).content)
         lines = message.report.lines()
         self._summary(f"{current}\n" + "\n".join(lines))
+        self.services.inventory_changed()  # the steps put back: every screen reads again
         for step in message.report.report.steps:
             number = self._entry_steps.get(step.entry_id or 0)
             if number is not None:

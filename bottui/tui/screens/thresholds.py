@@ -81,6 +81,26 @@ class ThresholdsSet(Message):
     project: tuple[str, str] | None = None
 
 
+def _since(sent: DimensionThresholds, entry: DimensionEntry | None) -> str | None:
+    """The thresholds the row shows now, in words, when they differ from ``sent``; else None."""
+    if entry is None or entry.block is None or entry.challenge is None:
+        return None
+
+    def same(a: str, b: str) -> bool:
+        try:
+            return Decimal(a) == Decimal(b)
+        except ArithmeticError:
+            return a == b
+
+    if (
+        same(entry.block, sent.block)
+        and same(entry.challenge, sent.challenge)
+        and (entry.name is None or entry.name == sent.name)
+    ):
+        return None
+    return clean(f"block {entry.block}, challenge {entry.challenge}")
+
+
 def check_words(entry: DimensionEntry, settings: ProjectSettings) -> str:
     """What is wrong with the known thresholds, in a few words ("" when nothing)."""
     if entry.block is None or entry.challenge is None:
@@ -150,6 +170,8 @@ class ThresholdsScreen(FilterableScreen):
         self._unsent: dict[tuple[str, str, str], DimensionThresholds] = {}
         #: Each project's latest attempt, shown in the result panel while it is current.
         self._latest: dict[tuple[str, str], Callable[[AttemptPanel], None]] = {}
+        #: The project whose rows the table shows, and those rows by dimension id.
+        self._rows: tuple[tuple[str, str] | None, dict[str, DimensionEntry]] = (None, {})
 
     def compose_body(self) -> ComposeResult:
         yield Static(Content("Thresholds"), classes="screen-title", id="thresholds-title")
@@ -179,6 +201,8 @@ class ThresholdsScreen(FilterableScreen):
 
         def show(entries: list[DimensionEntry], message: Content | None) -> None:
             self.services.flush_warnings()
+            self._rows = (current, {entry.id: entry for entry in entries})
+            self._show_latest()  # the panel against the rows now: history if changed
             empty.update(message or "")
             empty.display = message is not None
             table.display = bool(entries)
@@ -327,8 +351,34 @@ class ThresholdsScreen(FilterableScreen):
             Content(f"journal #{journal}" if journal is not None else "NOT journaled"),
         ]
         headline = join("Set: dimension ", safe_id(message.dimension_id))
-        if message.project is not None:
-            self._latest[message.project] = lambda panel: panel.show_success(headline, lines, at)
+        project = message.project
+        dimension_id = message.dimension_id
+
+        def show(panel: AttemptPanel) -> None:
+            # Against the row shown now: set since to other values, the panel is history.
+            shown_for, rows = self._rows
+            entry = rows.get(dimension_id) if shown_for == project else None
+            now = _since(new, entry)
+            if now is None:
+                panel.show_success(headline, lines, at)
+            else:
+                history = join(
+                    f"At {at} UTC dimension ",
+                    safe_id(dimension_id),
+                    " was set · since changed to ",
+                    Content.styled(now, "bold reverse"),
+                    " (the table shows it now)",
+                )
+                panel.show_success(history, lines, at, history=True)
+
+        if project is not None:
+            if self._rows[0] == project and dimension_id in self._rows[1]:
+                # What the answer taught the inventory, until the rows are read again.
+                old = self._rows[1][dimension_id]
+                self._rows[1][dimension_id] = old._replace(
+                    name=new.name, block=new.block, challenge=new.challenge
+                )
+            self._latest[project] = show
         self._show_latest()
         self.notify(
             clean(

@@ -25,25 +25,37 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Static
 
+from bottui.plaintext import clean
+from bottui.tui.messages import InventoryChanged
 from bottui.tui.services import services_of
 from bottui.tui.widgets.safe import join, safe, safe_text
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from bottui.ops.timed import TimedChange
     from bottui.tui.services import TuiServices
 
+#: The state right after what: at 80 columns it stays in view ("superseded by #6", #27).
 COLUMNS: Final = (
     ("id", "ID"),
     ("what", "What"),
-    ("project", "Project"),
+    ("state", "State"),
     ("to", "Reverts to"),
     ("due", "Due"),
+    ("project", "Project"),
     ("executor", "Executor"),
-    ("state", "State"),
 )
 EMPTY: Final = "No timed change pending. A duration in a change's confirmation makes one."
 #: Seconds between two reads of the rows while the screen is open.
 REREAD_EVERY: Final = 5.0
+
+
+def _state_words(row: TimedChange, now: datetime) -> str:
+    """``scheduled``, ``in doubt``; ``superseded by #3`` (foreseen or recorded: not sent)."""
+    if row.state == "superseded" and row.superseded_by:
+        return clean(f"superseded by {row.superseded_by}")
+    return row.shown_state(now)
 
 
 class TimedScreen(ModalScreen[None]):
@@ -104,6 +116,10 @@ class TimedScreen(ModalScreen[None]):
         self.reread()
         self.set_interval(REREAD_EVERY, self.reread)
 
+    def on_inventory_changed(self, _message: InventoryChanged) -> None:
+        """A change was journaled (here, by another bottui, a teammate): read the rows again."""
+        self.reread()
+
     def reread(self) -> None:
         """Read the rows again (a worker)."""
         self.run_worker(self._read(), name="timed changes", group="timed-read", exclusive=True)
@@ -150,14 +166,14 @@ class TimedScreen(ModalScreen[None]):
             table.add_row(
                 Text(row.id),
                 safe_text(row.what),
-                safe_text(row.project),
-                safe_text(row.revert_to),
-                Text(due, style="bold" if late else ""),
-                safe_text(row.executor or "—"),
                 Text(
-                    row.shown_state(now),
+                    _state_words(row, now),
                     style="bold" if row.state in ("failed", "unknown") or row.in_doubt(now) else "",
                 ),
+                safe_text(row.revert_to),
+                Text(due, style="bold" if late else ""),
+                safe_text(row.project),
+                safe_text(row.executor or "—"),
             )
         self.query_one("#timed-empty").display = not rows
         table.display = bool(rows)
@@ -176,10 +192,12 @@ class TimedScreen(ModalScreen[None]):
         """The highlighted timed change if it still waits for its revert, else say why not."""
         row = self._highlighted()
         if row is not None and row.state != "scheduled":
-            from bottui.plaintext import clean
+            from bottui.ops.timed.schedule import now_of
 
+            words = _state_words(row, now_of(self.services.session))
             self.notify(
-                clean(f"Timed change {row.id} is {row.state}: nothing to {doing}."), markup=False
+                clean(f"Timed change {row.id} is {words}: nothing to {doing}."),
+                markup=False,
             )
             return None
         return row

@@ -65,7 +65,17 @@ def state_words(slot: Slot, reading: Reading | None) -> str:
     if reading is TokenState.STORED:
         return "Now: stored in the keyring."
     if reading is TokenState.ENVIRONMENT:
-        return f"Now: from environment. {slot.env_var} is set and wins over the keyring."
+        return (
+            f"Now: from environment. {slot.env_var}_<PROFILE> of a profile for this very "
+            f"{'project' if slot.project is not None else 'account'} is set and wins over "
+            "the keyring."
+        )
+    if reading.from_environment:
+        return (
+            f"Now: {reading.label}. {slot.env_var} is set and wins over the keyring, for "
+            f"every {'project' if slot.project is not None else 'account'}: it can be only "
+            f"one's. {slot.env_var}_<PROFILE> ties a token to one profile."
+        )
     return f"Now: missing. Nothing in the keyring and {slot.env_var} is not set."
 
 
@@ -157,7 +167,9 @@ class TokenDialog(_Dialog):
     def _update_buttons(self) -> None:
         self.query_one("#token-store", Button).disabled = self._busy or not self._value_ok()
         # Deleting is offered unless we know there is nothing stored.
-        nothing = self._reading in (TokenState.MISSING, TokenState.ENVIRONMENT)
+        nothing = self._reading is TokenState.MISSING or (
+            isinstance(self._reading, TokenState) and self._reading.from_environment
+        )
         self.query_one("#token-delete", Button).disabled = self._busy or nothing
 
     def _show_problem(self, error: KeyringUnavailable | None, *, lead: str = "") -> None:

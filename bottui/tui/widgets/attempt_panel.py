@@ -1,7 +1,8 @@
 """A result panel for one kind of change: the current project's latest attempt.
 
 A headline (what happened, in words that read the same without colour)
-and the lines under it. A failure shows the failure's words
+and the lines under it; a success whose value was changed since is shown as
+history ("at 20:56 UTC · since changed"), #27. A failure shows the failure's words
 (:mod:`bottui.tui.widgets.attempt_failure`); hidden until there is an attempt.
 """
 
@@ -40,8 +41,12 @@ class AttemptPanel(Vertical):
     def on_mount(self) -> None:
         self.display = False
 
-    def _show(self, headline: Content, css: str, lines: Sequence[Content], at: str) -> None:
-        self.border_title = f"Result · {at} UTC"
+    def _show(
+        self, headline: Content, css: str, lines: Sequence[Content], at: str, history: bool = False
+    ) -> None:
+        self.border_title = (
+            f"Result · at {at} UTC · since changed" if history else f"Result · {at} UTC"
+        )
         head = self.query_one(".attempt-headline", Static)
         head.update(headline)
         for name in (SUCCESS_CLASS, FAILED_CLASS, UNKNOWN_CLASS):
@@ -49,9 +54,15 @@ class AttemptPanel(Vertical):
         self.query_one(".attempt-body", Static).update(Content("\n").join(lines))
         self.display = True
 
-    def show_success(self, headline: Content, lines: Sequence[Content], at: str) -> None:
-        """An answered attempt (made at ``at``, UTC)."""
-        self._show(headline, SUCCESS_CLASS, lines, at)
+    def show_success(
+        self, headline: Content, lines: Sequence[Content], at: str, *, history: bool = False
+    ) -> None:
+        """An answered attempt (made at ``at``, UTC).
+
+        ``history``: what it set was changed since; the headline says what is
+        now and the title says it is history, never a state the table contradicts.
+        """
+        self._show(headline, "" if history else SUCCESS_CLASS, lines, at, history)
 
     def show_failure(self, failure: Failure, where: Content, at: str) -> None:
         """A failed or unknown attempt on ``where`` (made at ``at``, UTC)."""

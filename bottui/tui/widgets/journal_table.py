@@ -57,8 +57,9 @@ def outcome_cell(entry: JournalEntry) -> Text:
             journal_view.outcome_text(entry),
             style=tone(*_OUTCOME_STYLES.get(entry.outcome or "", ("", ""))),
         )
-    if entry.shared is False:  # with a team store: still only in this machine's journal
-        cell.append(" · not yet shared", style="italic")
+    sharing = journal_view.sharing_text(entry)
+    if sharing:  # with a team store: only in this machine's journal (waiting, or older)
+        cell.append(f" · {sharing}", style="italic")
     return cell
 
 
@@ -99,6 +100,11 @@ class JournalTable(EntryTable[JournalEntry]):
             self.action_cursor_right()
 
     @property
+    def not_shared(self) -> int:
+        """Rows of entries journaled here before the team store and not shared."""
+        return sum(1 for entry in self.all_entries if entry.before_store)
+
+    @property
     def selected_run(self) -> RunGroup | None:
         """The bulk run whose row is under the cursor, if it is one."""
         key = self._cursor_key()
@@ -119,10 +125,11 @@ class JournalTable(EntryTable[JournalEntry]):
         rows: list[tuple[str, JournalEntry, tuple[Text, ...]]] = []
         for entry in entries:
             if entry.run_id is None:
-                # Journal ids are integers; row keys are strings.
-                rows.append((str(entry.id), entry, _cells(entry, with_project=with_project)))
+                # Local numbers and teammates' event ids are two namespaces: one key each.
+                key = journal_view.entry_key(entry)
+                rows.append((key, entry, _cells(entry, with_project=with_project)))
                 continue
-            key = f"{RUN_KEY}{entry.run_id}"
+            key = f"{RUN_KEY}{journal_view.run_key(entry)}"
             group = self._runs.get(key)
             if group is None:
                 group = self._runs[key] = RunGroup(entry)
@@ -139,7 +146,7 @@ class JournalTable(EntryTable[JournalEntry]):
             group.open = False
         last = entries[-1] if entries else None
         if more and last is not None and last.run_id is not None:
-            self._runs[f"{RUN_KEY}{last.run_id}"].open = True
+            self._runs[f"{RUN_KEY}{journal_view.run_key(last)}"].open = True
 
     def append(
         self, entries: Sequence[JournalEntry], *, with_project: bool, more: bool = False
@@ -148,12 +155,12 @@ class JournalTable(EntryTable[JournalEntry]):
         changed = {k for k, g in self._runs.items() if g.open}  # may lose their "+"
         for entry in entries:
             if entry.run_id is None:
-                key = str(entry.id)
+                key = journal_view.entry_key(entry)
                 if key not in self._entries:
                     self._entries[key] = entry
                     self.add_row(*_cells(entry, with_project=with_project), key=key)
                 continue
-            key = f"{RUN_KEY}{entry.run_id}"
+            key = f"{RUN_KEY}{journal_view.run_key(entry)}"
             known = self._runs.get(key)
             if known is None:
                 self._runs[key] = RunGroup(entry)
@@ -182,14 +189,19 @@ class RunGroup:
         self.outcomes: dict[str, int] = {}
         #: True while older entries still to be read may belong to the run.
         self.open = False
-        self._seen: set[int] = set()
+        self._seen: set[str] = set()
+        #: The distinct reasons of the loaded entries: a resume may have given another.
+        self.reasons: set[str] = set()
 
     def add(self, entry: JournalEntry) -> bool:
         """Count ``entry`` (once); True when it was new."""
-        if entry.id in self._seen:
+        key = journal_view.entry_key(entry)
+        if key in self._seen:
             return False
-        self._seen.add(entry.id)
+        self._seen.add(key)
         self.count += 1
+        if entry.reason:
+            self.reasons.add(" ".join(entry.reason.split()))
         word = journal_view.outcome_text(entry).split(" ")[0]
         self.outcomes[word] = self.outcomes.get(word, 0) + 1
         return True
@@ -206,7 +218,8 @@ class RunGroup:
         bulk = newest.operation == Operation.REVOKE_GRANT
         operation = journal_view.operation_text(newest, short=True)
         items = "ids" if bulk else "steps"
-        what = f"▸ {self.count}{'+' if self.open else ''} {items}, run #{self.run_id}"
+        run = journal_view.run_ref(newest)
+        what = f"▸ {self.count}{'+' if self.open else ''} {items}, {run}"
         if with_project:
             what = f"{newest.project}: {what}"
         failed = any(w not in journal_view.OUTCOME_GROUPS["succeeded"] for w in self.outcomes)
@@ -218,8 +231,15 @@ class RunGroup:
             safe_text(self.outcome_words(), style="bold" if failed else ""),
             Text(""),
             Text(""),
-            safe_text(journal_view.reason_text(newest, REASON_CELL)),
+            safe_text(self.reason_cell()),
         )
+
+    def reason_cell(self) -> str:
+        """The newest entry's reason; ``(2 reasons) …`` when a resume gave another."""
+        newest = journal_view.reason_text(self.newest, REASON_CELL)
+        if len(self.reasons) <= 1:
+            return newest
+        return cut(f"({len(self.reasons)} reasons) {newest}", REASON_CELL)
 
 
 def _cells(entry: JournalEntry, *, with_project: bool) -> tuple[Text, ...]:

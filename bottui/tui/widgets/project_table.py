@@ -17,6 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.content import Content
 
 from bottui.ops.token_slots import Reading, Slot
+from bottui.store.env_tokens import EnvTokenAmbiguous
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.tokens import TokenState
 from bottui.tui.tones import tone
@@ -74,6 +75,9 @@ def state_cell(state: CellState) -> Text:
         return Text("no base URL", style=tone("italic", "dim"))
     if state == CHECKING:
         return Text("checking…", style=tone("italic", "dim"))
+    if isinstance(state, EnvTokenAmbiguous):
+        # Two environment variables claim this token: refused, never guessed.
+        return Text("env: ambiguous", style=tone("bold", "red"))
     if isinstance(state, KeyringUnavailable):
         # Short, so the table fits 80 columns: the notice above says "Keyring unavailable".
         return Text("unavailable", style=tone("bold", "red"))
@@ -81,6 +85,9 @@ def state_cell(state: CellState) -> Text:
         return Text("stored", style=tone("", "green"))
     if state is TokenState.ENVIRONMENT:
         return Text("from environment", style=tone("", "cyan"))
+    if isinstance(state, TokenState) and state.from_environment:
+        # BOTTUI_API_KEY: sent for this project, but nothing says it is this project's.
+        return Text("env, not tied", style=tone("italic", "yellow"))
     return Text("missing", style=tone("bold underline", "yellow"))
 
 

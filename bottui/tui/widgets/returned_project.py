@@ -5,11 +5,16 @@ shows what that answer says: name, url, isProtected, siteKey, the serverKey
 **masked**, and the rate limiters it lists. It also says how the changed
 limiter's new state is known: listed in the answer ("response"), or only
 the state we sent because the answer did not say ("request").
+
+The panel never contradicts the table: when a limiter it lists was changed
+since (an undo, a timed revert, the CLI, a teammate), it says plainly that it
+is history, when, and what each is now ("at 20:56:12 UTC rl-login was set ON
+· since changed to OFF"), #27.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -49,11 +54,36 @@ def headline(change: LimiterChange) -> Content:
     )
 
 
-def listed_limiters(project: Project, known_before: Collection[str]) -> Content:
-    """``rateLimits (n): id (name) ON, ...``; ids the inventory did not know are marked new."""
+def history_headline(change: LimiterChange, at: str, since: Mapping[str, bool]) -> Content:
+    """``At 20:56:12 UTC rl-login was set ON · since changed to OFF``: the panel is history."""
+    line = join(
+        f"At {at} UTC ",
+        safe_id(change.limiter_id),
+        " was set ",
+        Content.styled(state_word(change.is_active), "bold"),
+    )
+    now = since.get(change.limiter_id)
+    if now is not None:
+        line = join(line, " · since changed to ", Content.styled(state_word(now), "bold reverse"))
+    others = [(i, v) for i, v in since.items() if i != change.limiter_id]
+    if others:
+        words = Content(", ").join(join(safe_id(i), " ", state_word(v)) for i, v in others)
+        also = " · also changed since: " if now is not None else " · changed since: "
+        line = join(line, also, words)
+    return join(line, " (the table shows the state now)")
+
+
+def listed_limiters(
+    project: Project, known_before: Collection[str], at: str | None = None
+) -> Content:
+    """``rateLimits (n): id (name) ON, ...``; ids the inventory did not know are marked new.
+
+    ``at``: the answer is history, its time is said (``rateLimits at 20:56:12 (n)``).
+    """
     limiters = project.rate_limiters
+    when = f" at {at} UTC" if at else ""
     if not limiters:
-        return join(_label("rateLimits: "), Content.styled("none listed", "italic"))
+        return join(_label(f"rateLimits{when}: "), Content.styled("none listed", "italic"))
     parts: list[Content] = []
     for limiter in limiters:
         part = safe_id(limiter.id)
@@ -63,18 +93,44 @@ def listed_limiters(project: Project, known_before: Collection[str]) -> Content:
         if limiter.id not in known_before:
             part = join(part, " ", Content.styled("new", "bold"))
         parts.append(part)
-    return join(_label(f"rateLimits ({len(limiters)}): "), Content(", ").join(parts))
+    return join(_label(f"rateLimits{when} ({len(limiters)}): "), Content(", ").join(parts))
 
 
-def project_lines(change: LimiterChange, known_before: Collection[str]) -> list[Content]:
-    """Every line of the panel, each built from plain, cleaned text."""
+def since_changed(change: LimiterChange, now: Mapping[str, bool | None]) -> dict[str, bool]:
+    """The limiters the answer (or the change) states otherwise than ``now`` (id -> state now).
+
+    ``now``: the states the table shows (unknown ones are not compared).
+    """
+    stated = {limiter.id: limiter.is_active for limiter in change.project.rate_limiters}
+    stated[change.limiter_id] = change.is_active
+    out: dict[str, bool] = {}
+    for limiter_id, was in stated.items():
+        state = now.get(limiter_id)
+        if state is not None and was is not None and state != was:
+            out[limiter_id] = state
+    return out
+
+
+def project_lines(
+    change: LimiterChange,
+    known_before: Collection[str],
+    at: str | None = None,
+    since: Mapping[str, bool] | None = None,
+) -> list[Content]:
+    """Every line of the panel, each built from plain, cleaned text.
+
+    ``since``: what changed after the answer (:func:`since_changed`); then the
+    lines say they are history, of ``at``.
+    """
+    stale = bool(since) and at is not None
     project = change.project
     protected = (
         NOT_SENT if project.is_protected is None else ("yes" if project.is_protected else "no")
     )
     server_key = SECRET_MASK if project.server_key else NOT_SENT
+    first = history_headline(change, at or "", since or {}) if stale else headline(change)
     lines = [
-        headline(change),
+        first,
         join(_label("name: "), _value(project.name), "  ", _label("url: "), _value(project.url)),
         join(
             _label("isProtected: "),
@@ -87,7 +143,7 @@ def project_lines(change: LimiterChange, known_before: Collection[str]) -> list[
             # The secret never reaches the screen: only whether it was sent.
             server_key,
         ),
-        listed_limiters(project, known_before),
+        listed_limiters(project, known_before, at if stale else None),
     ]
     if project.updated_at:
         lines.append(join(_label("updatedAt: "), safe(project.updated_at)))
@@ -109,24 +165,45 @@ class ReturnedProjectPanel(VerticalScroll):
         yield Static(id="returned-project-headline")
         yield Static(id="returned-project-body")
 
+    #: What is shown (the change, its time, what changed since): the same again is not redrawn.
+    _shown_key: object = None
+
     def on_mount(self) -> None:
         self.border_title = "Returned project"
         self.border_subtitle = "escape hides"
         self.display = False
 
-    def show(self, change: LimiterChange, known_before: Collection[str]) -> None:
-        """Show ``change``'s project; ``known_before`` are the ids the table had."""
-        self.border_title = "Returned project"
+    def show(
+        self,
+        change: LimiterChange,
+        known_before: Collection[str],
+        at: str | None = None,
+        since: Mapping[str, bool] | None = None,
+    ) -> None:
+        """Show ``change``'s project; ``known_before`` are the ids the table had.
+
+        ``since`` (:func:`since_changed`): what the table shows otherwise now;
+        then the panel is titled and worded as history of ``at``.
+        """
+        stale = bool(since) and at is not None
+        key = (id(change), at, tuple(sorted((since or {}).items())) if stale else ())
+        if key == getattr(self, "_shown_key", None) and self.display:
+            return  # read again, nothing new: the operator's scroll stays
+        self._shown_key = key
+        self.border_title = (
+            f"Returned project · at {at} UTC · since changed" if stale else "Returned project"
+        )
         headline = self.query_one("#returned-project-headline", Static)
         headline.update("")
         headline.display = False
-        body = Content("\n").join(project_lines(change, known_before))
+        body = Content("\n").join(project_lines(change, known_before, at, since))
         self.query_one("#returned-project-body", Static).update(body)
         self.display = True
         self.scroll_home(animate=False)
 
     def show_failure(self, failure: Failure, where: Content, at: str) -> None:
         """Show a failed or unknown attempt on ``where`` (made at ``at``, UTC)."""
+        self._shown_key = None
         self.border_title = f"Last attempt · {at} UTC"
         text, css = failure_headline(failure)
         headline = self.query_one("#returned-project-headline", Static)

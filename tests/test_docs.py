@@ -1,0 +1,66 @@
+"""The docs cannot drift from the code (#27): generated parts current, examples valid.
+
+- The generated parts of README.md (``docs/generate.py``: every binding id with its
+  default keys) are what the code declares today.
+- Every configuration example (a ```toml block of a config file) passes
+  ``bottui config check``, and every playbook example (a block headed
+  ``# playbooks/NAME.toml``) is read by ``bottui playbook list`` as a playbook.
+- Every binding id the README names in prose exists; the screen keys it names are the
+  key bar's.
+"""
+
+from __future__ import annotations
+
+import re
+import runpy
+from pathlib import Path
+
+import pytest
+
+from bottui.store.paths import Locations
+from bottui.tui.action_registry import binding_ids
+from bottui.tui.widgets.key_bar import PLAIN_DIGITS
+from tests.cli.helpers import cli, write_config
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+TOML_BLOCKS = re.findall(r"```toml\n(.*?)```", README, re.S)
+PLAYBOOKS = [b for b in TOML_BLOCKS if re.match(r"# playbooks/[\w-]+\.toml\n", b)]
+CONFIGS = [b for b in TOML_BLOCKS if b not in PLAYBOOKS]
+
+
+def test_the_generated_parts_are_current() -> None:
+    generate = runpy.run_path(str(ROOT / "docs" / "generate.py"))
+    assert generate["rendered"](README) == README, "run: python docs/generate.py"
+
+
+@pytest.mark.parametrize("example", CONFIGS, ids=lambda b: b.splitlines()[0][:30])
+def test_every_config_example_passes_config_check(example: str) -> None:
+    write_config(example)
+    result = cli("config", "check")
+    assert result.code == 0, result.out + result.err
+
+
+@pytest.mark.parametrize("example", PLAYBOOKS, ids=lambda b: b.splitlines()[0])
+def test_every_playbook_example_is_a_playbook(example: str) -> None:
+    name = re.match(r"# playbooks/([\w-]+)\.toml", example).group(1)  # type: ignore[union-attr]
+    folder = Locations.default().config_file.parent / "playbooks"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.toml").write_text(example, encoding="utf-8")
+    result = cli("playbook", "list")
+    assert result.code == 0, result.err
+    assert name in result.out and "invalid" not in result.out.lower(), result.out
+
+
+def test_every_binding_id_named_in_the_readme_exists() -> None:
+    known = binding_ids()
+    prefixes = {i.split(".")[0] for i in known}
+    named = set(re.findall(r"`([a-z_]+(?:\.[a-z_]+)+)`", README))
+    ids = {n for n in named if n.split(".")[0] in prefixes and "." in n and "/" not in n}
+    ids -= {n for n in ids if n.endswith((".toml", ".py", ".md", ".csv", ".jsonl", ".svg"))}
+    assert sorted(ids - set(known)) == []
+
+
+def test_the_screen_keys_are_the_key_bars() -> None:
+    first, last = PLAIN_DIGITS[0], PLAIN_DIGITS[-1]
+    assert f"| `{first}`-`{last}` |" in README
