@@ -617,7 +617,7 @@ def test_backend_chosen_by_keyrings_own_config(
         "PYTHON_KEYRING_BACKEND": backend,
     }
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=30
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=300
     )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()

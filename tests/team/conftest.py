@@ -13,7 +13,7 @@ from bottui.store.team.target import check_store_url
 @pytest.fixture
 async def team_store(pg_admin_url: str) -> AsyncIterator[TeamStore]:
     """A :class:`TeamStore` (as the database owner) on a fresh, migrated database."""
-    store = TeamStore(check_store_url(pg_admin_url, {}), timeout=10)
+    store = TeamStore(check_store_url(pg_admin_url, {}), timeout=120)
     await store.migrate()
     try:
         yield store

@@ -70,7 +70,7 @@ PARTS = (
 
 
 def _store(url: str) -> TeamStore:
-    return TeamStore(check_store_url(url, {}), timeout=20)
+    return TeamStore(check_store_url(url, {}), timeout=120)
 
 
 def _index(url: str) -> str | None:

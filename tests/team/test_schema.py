@@ -20,7 +20,7 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def _store(url: str) -> TeamStore:
-    return TeamStore(check_store_url(url, {}), timeout=20)
+    return TeamStore(check_store_url(url, {}), timeout=120)
 
 
 async def test_migrate_from_empty_then_again_applies_nothing(pg_admin_url: str) -> None:
@@ -126,7 +126,7 @@ async def test_the_readme_operator_role_may_insert_and_select_only(
     with psycopg.connect(team_store.target.url, autocommit=True) as conn:
         conn.execute(setup.encode())
     url = postgres_server.tcp_url(pg_database, role)
-    alice = TeamStore(check_store_url(url, {}), timeout=10)
+    alice = TeamStore(check_store_url(url, {}), timeout=120)
     monkeypatch.setenv("PGPASSWORD", "s3cret-alice")
     try:
         first = entry(1)
@@ -192,7 +192,7 @@ async def test_the_readme_set_up_needs_a_superuser_only_for_its_first_step(
         conn.execute(ours(step_3).encode())
     alice = TeamStore(
         check_store_url(postgres_server.tcp_url(f"db_{pg_database}", f"al_{pg_database}"), {}),
-        timeout=10,
+        timeout=120,
     )
     try:
         first = entry(1)

@@ -17,7 +17,7 @@ async def test_migrate_from_version_1_adds_the_target_index(pg_admin_url: str) -
             for statement in MIGRATIONS[1]:
                 conn.execute(statement)
             conn.execute("INSERT INTO bottui.schema_versions (version) VALUES (1)")
-    store = TeamStore(check_store_url(pg_admin_url, {}), timeout=20)
+    store = TeamStore(check_store_url(pg_admin_url, {}), timeout=120)
     try:
         done = await store.migrate()
     finally:

@@ -197,7 +197,7 @@ async def test_a_write_cannot_carry_its_own_time(team_url: str) -> None:
 async def test_hostile_strings_round_trip(
     team_url: str, alice_bob: tuple[Session, Session]
 ) -> None:
-    store = TeamStore(check_store_url(team_url, {}), timeout=20)
+    store = TeamStore(check_store_url(team_url, {}), timeout=120)
     key = FactKey("http://h'?", HOSTILE, HOSTILE, "limiter", HOSTILE, "name")
     nul = FactKey("http://h'?", HOSTILE, HOSTILE, "limiter", "other", "name")
     try:

@@ -41,7 +41,7 @@ async def test_entries_older_than_the_store_still_show_marked_not_shared(
                 reason=f"INC-{n}",
             )
             journal.finish(entry, outcome="ok", status=200)
-    store = TeamStore(check_store_url(pg_admin_url, {}), timeout=10)
+    store = TeamStore(check_store_url(pg_admin_url, {}), timeout=120)
     await store.migrate()
     await store.close()
     flow_session.update_settings(replace(flow_session.settings, store_url=pg_admin_url))

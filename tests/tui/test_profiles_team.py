@@ -23,7 +23,7 @@ from tests.tui.test_team_header import until
 async def test_a_switch_stops_and_starts_the_team_store(
     tmp_path: Path, sandbox: SandboxServer, pg_admin_url: str
 ) -> None:
-    store = TeamStore(check_store_url(pg_admin_url, {}), timeout=10)
+    store = TeamStore(check_store_url(pg_admin_url, {}), timeout=120)
     await store.migrate()
     await store.close()
     session = prepare(tmp_path / "demo", sandbox.base_url, store_url=pg_admin_url)

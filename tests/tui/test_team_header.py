@@ -80,7 +80,7 @@ async def test_store_down_the_header_says_so_and_the_change_goes_ahead(
     postgres_server: PostgresServer,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    store = TeamStore(check_store_url(pg_admin_url, {}), timeout=10)
+    store = TeamStore(check_store_url(pg_admin_url, {}), timeout=120)
     await store.migrate()
     await store.close()
     flow_session.update_settings(replace(flow_session.settings, store_url=pg_admin_url))
@@ -107,7 +107,7 @@ async def test_the_journal_screen_reads_the_shared_journal_and_falls_back_when_d
     postgres_server: PostgresServer,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    store = TeamStore(check_store_url(pg_admin_url, {}), timeout=10)
+    store = TeamStore(check_store_url(pg_admin_url, {}), timeout=120)
     await store.migrate()
     await store.close()
     # A teammate's entry, only in the shared journal, under his own profile

@@ -45,7 +45,7 @@ def limiter_fact(base_url: str, field: str, value: str, operator: str = "bob") -
 
 async def teammate_writes(url: str, facts: list[Fact]) -> None:
     """A teammate's bottui sharing what it learned (a connection of its own)."""
-    store = TeamStore(check_store_url(url, {}), timeout=20)
+    store = TeamStore(check_store_url(url, {}), timeout=120)
     try:
         await store.put_facts(facts)
     finally:
