@@ -27,6 +27,7 @@ from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.services import TuiServices
 from bottui.tui.stylesheet_cache import complete_stylesheet, start_stylesheet
 from bottui.tui.typeahead import TypeaheadGuard
+from bottui.tui.visible_focus import release_hidden_focus
 
 if TYPE_CHECKING:
     from textual.command import Provider
@@ -196,6 +197,9 @@ class BottuiApp(App[int]):
         # Keys typed ahead into a dialog that has just closed never act on the
         # screen below: dropped here, before any binding (bottui.tui.typeahead).
         if not self.typeahead.keeps_off(self, event):
+            if isinstance(event, events.Key):
+                # Never to a widget nobody can see (bottui.tui.visible_focus).
+                release_hidden_focus(self.screen)
             await super().on_event(event)
 
     def on_mount(self) -> None:

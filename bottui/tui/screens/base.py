@@ -24,6 +24,7 @@ from textual.worker import Worker, WorkerState
 
 from bottui.tui.messages import InventoryChanged, ProjectChosen
 from bottui.tui.services import TuiServices, find_services, services_of
+from bottui.tui.visible_focus import release_hidden_focus
 from bottui.tui.widgets.context_bar import ContextBar
 from bottui.tui.widgets.key_bar import KeyBar
 
@@ -164,6 +165,9 @@ class BottuiScreen(Screen[None]):
 
     def on_screen_resume(self) -> None:
         self._refresh_context()
+        # Textual's auto-focus (run after this handler) may pick a hidden
+        # table: then nothing is focused, and the screen's keys work.
+        self.call_later(release_hidden_focus, self)
 
     def refresh_data(self) -> None:
         """Re-read what the screen shows (inventory, current project)."""

@@ -22,6 +22,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Static
 
 from bottui.tui.error_log import ErrorLog, LoggedError
+from bottui.tui.visible_focus import focus_shown, show_widget
 from bottui.tui.widgets.safe import safe, safe_text
 
 COLUMNS: Final = (
@@ -59,6 +60,8 @@ class ErrorLogScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="error_log.close"),
     ]
+    #: Not Textual's "first focusable": that is the table even while it is hidden.
+    AUTO_FOCUS: ClassVar[str | None] = ""
     DEFAULT_CSS = """
     /* Below the header line: the profile and project stay in view. */
     ErrorLogScreen { align: center top; }
@@ -93,7 +96,7 @@ class ErrorLogScreen(ModalScreen[None]):
         for key, heading in COLUMNS:
             table.add_column(heading, key=key)
         self.refresh_rows()
-        table.focus()
+        focus_shown(table)
 
     def refresh_rows(self) -> None:
         """Show the log as it is now (newest first); the cursor stays on the top row."""
@@ -114,7 +117,7 @@ class ErrorLogScreen(ModalScreen[None]):
                 safe_text(entry.url or "—"),
             )
         self.query_one("#error-log-empty").display = not self._shown
-        table.display = bool(self._shown)
+        show_widget(table, bool(self._shown), take_focus=True)
         self._show_detail(0)
 
     @on(DataTable.RowHighlighted, "#error-log-table")

@@ -33,6 +33,7 @@ from bottui.tui.screens.limiter_attempts import (
 )
 from bottui.tui.screens.limiter_prompt import limiter_body
 from bottui.tui.team_source import taught_words
+from bottui.tui.visible_focus import show_widget
 from bottui.tui.widgets.limiter_table import (
     SOURCE_LEGEND,
     LimiterTable,
@@ -122,7 +123,8 @@ class LimitersScreen(FilterableScreen):
         if current is None:
             empty.update(Content(NO_PROJECT))
             empty.display = True
-            table.display = legend.display = False
+            legend.display = False
+            show_widget(table, False)
             table.show([])
             self._shown = self._rows_of = None
             return

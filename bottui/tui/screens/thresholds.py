@@ -45,6 +45,7 @@ from bottui.tui.screens.filterable import FilterableScreen
 from bottui.tui.screens.thresholds_dialogs import AddDimensionDialog, ThresholdSettingsDialog
 from bottui.tui.screens.thresholds_editor import UNKNOWN, ThresholdEditor, direction_words
 from bottui.tui.team_source import taught_words
+from bottui.tui.visible_focus import show_widget
 from bottui.tui.widgets.attempt_panel import AttemptPanel
 from bottui.tui.widgets.entry_table import EntryTable
 from bottui.tui.widgets.safe import join, safe, safe_id, safe_id_text, safe_text
@@ -181,8 +182,8 @@ class ThresholdsScreen(FilterableScreen):
             self.services.flush_warnings()
             empty.update(message or "")
             empty.display = message is not None
-            table.display = bool(entries)
             table.show(entries, self.settings)
+            show_widget(table, bool(entries), take_focus=True)
 
         if current is None:
             title.update(Content("Thresholds"))

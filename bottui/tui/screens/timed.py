@@ -26,6 +26,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Static
 
 from bottui.tui.services import services_of
+from bottui.tui.visible_focus import show_widget
 from bottui.tui.widgets.safe import join, safe, safe_text
 
 if TYPE_CHECKING:
@@ -50,6 +51,8 @@ class TimedScreen(ModalScreen[None]):
     """The timed changes of the profile: extend, keep, revert now."""
 
     SCREEN_TITLE: ClassVar[str] = "Timed changes"
+    #: Not Textual's "first focusable": that is the table even while it is hidden.
+    AUTO_FOCUS: ClassVar[str | None] = ""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "extend", "Extend", id="timed.extend"),
         Binding("k", "keep", "Keep (cancel revert)", id="timed.keep"),
@@ -99,8 +102,7 @@ class TimedScreen(ModalScreen[None]):
         table: DataTable[Text] = self.query_one("#timed-table", DataTable)
         for key, heading in COLUMNS:
             table.add_column(heading, key=key)
-        table.display = False
-        table.focus()
+        show_widget(table, False)  # until rows are read; then it takes the focus
         self.reread()
         self.set_interval(REREAD_EVERY, self.reread)
 
@@ -160,7 +162,7 @@ class TimedScreen(ModalScreen[None]):
                 ),
             )
         self.query_one("#timed-empty").display = not rows
-        table.display = bool(rows)
+        show_widget(table, bool(rows), take_focus=True)
         if rows:
             table.move_cursor(row=min(max(cursor, 0), len(rows) - 1))
 
