@@ -1,4 +1,4 @@
-"""Focus never rests on something the operator cannot see; an empty screen's keys work (#27 item 4)."""
+"""Focus never rests on what the operator cannot see; an empty screen's keys work (#27 item 4)."""
 
 from __future__ import annotations
 
