@@ -21,7 +21,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Static
 
-from bottui.tui.error_log import ErrorLog, LoggedError
+from bottui.tui.error_log import ErrorLog, LoggedError, outcome_word
 from bottui.tui.visible_focus import focus_shown, show_widget
 from bottui.tui.widgets.safe import safe, safe_text
 
@@ -40,7 +40,9 @@ EMPTY: Final = "No error so far in this session."
 def entry_where(entry: LoggedError) -> str:
     """What the error interrupted, raw (shown through ``clean``): outcome, hint, what, where."""
     lines = []
-    if entry.unknown:
+    if entry.refused:
+        lines.append("Outcome: refused by bottui before anything was sent.")
+    elif entry.unknown:
         lines.append("Outcome: unknown, the request may have arrived; check before repeating.")
     if entry.hint:
         lines.append(entry.hint)
@@ -104,9 +106,8 @@ class ErrorLogScreen(ModalScreen[None]):
         self._shown = list(self._log)
         table.clear()
         for entry in self._shown:
-            outcome = (
-                Text("unknown", style="bold reverse") if entry.unknown else Text("failed", "bold")
-            )
+            word = outcome_word(entry)
+            outcome = Text(word, style={"unknown": "bold reverse", "failed": "bold"}.get(word, ""))
             table.add_row(
                 Text(entry.at.strftime("%H:%M:%S")),
                 outcome,

@@ -158,7 +158,9 @@ class GrantsScreen(BottuiScreen):
         if current is None:
             self.notify(NO_PROJECT, markup=False)
             return
-        if self.services.refuse_if_read_only():  # before the ids are pasted for nothing
+        if self.services.refuse_if_read_only(
+            "Revoke grants"
+        ):  # before the ids are pasted for nothing
             return
         self.app.push_screen(BulkDialog(*current, draft=runs.draft), self._bulk_ordered)
 
@@ -217,6 +219,7 @@ class GrantsScreen(BottuiScreen):
             ),
             lambda plan: ChangePrompt.of(plan, self._body(plan)),
             send,
+            operation="Revoke grants",
         )
 
     def _body(self, plan: PlannedChange[Revocation]) -> Content:

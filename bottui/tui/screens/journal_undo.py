@@ -77,6 +77,7 @@ def start_undo(screen: BottuiScreen, entry: JournalEntry | None) -> None:
             change, undo_body(planned[0]), title=f"Undo journal entry #{planned[0].plan.entry.id}?"
         ),
         send,
+        operation="Undo" if entry is None else f"Undo journal entry #{entry.id}",
     )
 
 

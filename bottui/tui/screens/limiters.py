@@ -233,7 +233,9 @@ class LimitersScreen(FilterableScreen):
 
     def action_toggle_limiter(self) -> None:
         """Switch the selected limiter to the other state; ask when its state is unknown."""
-        if self.services.refuse_if_read_only():  # before the choice of state
+        row = self.query_one(LimiterTable).selected
+        what = f"Switch rate limiter {row.id}" if row is not None else "Switch a rate limiter"
+        if self.services.refuse_if_read_only(what):  # before the choice
             return
         selected = self._selected()
         if selected is None:
@@ -260,7 +262,9 @@ class LimitersScreen(FilterableScreen):
         self._switch(False)
 
     def _switch(self, new_state: bool) -> None:
-        if self.services.refuse_if_read_only():  # refused before anything is asked
+        if self.services.refuse_if_read_only(
+            f"Switch rate limiters {'ON' if new_state else 'OFF'}"
+        ):
             return
         table = self.query_one(LimiterTable)
         # The palette's picked limiter wins over the marks: it named one.
@@ -349,6 +353,7 @@ class LimitersScreen(FilterableScreen):
             lambda: planning.plan_limiter(session, account, project, limiter_id, new_state),
             lambda plan: ChangePrompt.of(plan, self._body(plan, entry.name, new_state)),
             send,
+            operation=f"Switch rate limiter {limiter_id} {'ON' if new_state else 'OFF'}",
         )
 
     def _body(self, plan: PlannedChange[Any], limiter_name: str | None, new_state: bool) -> Content:

@@ -175,7 +175,7 @@ class PlaybooksScreen(BottuiScreen):
         if plan is None or self._busy:
             return
         services = self.services
-        if services.refuse_if_read_only():
+        if services.refuse_if_read_only(f"Run playbook {plan.playbook.name}"):
             return
         if services.dry_run:  # every step's request(s), in order; nothing is sent
             services.show_dry_run([r for step in plan.steps for r in step.change.requests])

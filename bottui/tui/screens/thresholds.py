@@ -255,7 +255,9 @@ class ThresholdsScreen(FilterableScreen):
     def _open_editor(
         self, current: tuple[str, str], dimension_id: str, entry: DimensionEntry | None
     ) -> None:
-        if self.services.refuse_if_read_only():  # before the editor: it could only be refused
+        if self.services.refuse_if_read_only(
+            f"Set thresholds of {dimension_id}"
+        ):  # before the editor: it could only be refused
             return
         account, project = current
         draft = self._unsent.get((account, project, dimension_id))
