@@ -7,7 +7,10 @@ Two formats, told apart by the first non-blank line:
   case; other columns are ignored; comma, semicolon or tab separated).
 
 Either way the bytes are UTF-8 with or without a BOM, lines end in LF or
-CRLF, surrounding whitespace is trimmed and blank lines are skipped. Each
+CRLF, surrounding whitespace is trimmed, and blank lines and comments (a
+line whose first character is ``#``) are skipped. In the one-id-per-line
+format an id holding a space is invalid (``id  # note``, two ids on a line:
+never sent as one visitor id); an id that truly holds one goes in a CSV. Each
 line is validated on its own: a bad one becomes an :class:`InvalidLine` with
 its 1-based line number and a reason, and is never sent. Subjects are
 deduplicated exactly on the (visitorId, userAccountId) pair, on disk
@@ -64,6 +67,13 @@ _SCAN_BLOCK: Final = 1 << 20
 _OPEN_QUOTE: Final = "unexpected end of data"
 #: Lines read, validated and deduplicated together.
 _BATCH: Final = 512
+#: A line starting with this (after trimming) is a comment, never an id.
+COMMENT: Final = "#"
+#: Why a line of the one-id-per-line format that holds a space is not sent.
+SPACE_IN_ID: Final = (
+    "holds a space: one id per line (an id with a space goes in a CSV with a visitorId column)"
+)
+
 #: Joins the two ids of a pair in its de-duplication key: a control character,
 #: which a valid id never holds, so two distinct pairs never share a key.
 _PAIR: Final = "\x1f"
@@ -353,7 +363,10 @@ class SubjectReader:
             except UnicodeDecodeError:
                 item = self._line(number, raw)
             else:
-                if not text:
+                if not text or text[0] == COMMENT:
+                    continue
+                if " " in text:
+                    batch.append(InvalidLine(number, SPACE_IN_ID))
                     continue
                 if len(text) <= SUBJECT_ID_MAX and text.isprintable():
                     key = blake2b((text + "\x00").encode(), digest_size=16).digest()
@@ -402,7 +415,7 @@ class SubjectReader:
             text = trim(raw.decode("utf-8"))
         except UnicodeDecodeError as exc:
             return InvalidLine(number, f"not valid UTF-8 (byte {exc.start + 1})")
-        if not text:
+        if not text or text[0] == COMMENT:
             return None
         if self.format is None:
             columns = header_columns(text)
@@ -411,6 +424,8 @@ class SubjectReader:
                 return None
             self.format = "lines"
         if self.format == "lines":
+            if " " in text:
+                return InvalidLine(number, SPACE_IN_ID)
             return self._subject(number, text, None)
         return self._csv_row(number, text)
 
