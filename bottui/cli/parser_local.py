@@ -12,6 +12,21 @@ from bottui.cli.help_text import command as cmd
 from bottui.cli.help_text import group_of
 from bottui.cli.parser import entry_id, positive_int
 
+#: ``bottui sandbox --help``: faults are injected over HTTP while it serves
+#: (every name of ``bottui.sandbox.faults.WIRE_NAMES``; a test checks it).
+SANDBOX_FAULTS = """
+
+Fault injection, while it serves (no auth; the sandbox's own endpoints):
+  GET  /_sandbox/faults   the fault settings now
+  PUT  /_sandbox/faults   change some, as a JSON object; for example
+    curl -X PUT http://127.0.0.1:8765/_sandbox/faults -d '{"failNext": 2, "errorStatus": 503}'
+  failNext, rateLimitNext (with retryAfter), nonJsonNext: answer the next N
+    requests with errorStatus (a 5xx), a 429, or an HTML page
+  dropNext, dropMode ("after": applied, then the answer is cut; "before")
+  errorRate (0..1, with seed), latency (seconds), hold (true: wait until false)
+  hostile, hostileStatus, hostileBody: hostile text, error statuses or bodies
+GET /_sandbox/stats, POST /_sandbox/reset: request counters."""
+
 
 def add_local_commands(commands: Any) -> None:
     """Add the commands on local state and tools to ``commands`` (a subparsers action)."""
@@ -280,6 +295,7 @@ def add_local_commands(commands: Any) -> None:
         examples=["bottui sandbox", "bottui sandbox --port 9000 --latency 0.2"],
         exits=[0, (2, "refused: the address is in use or not allowed"), 130],
     )
+    sandbox.epilog = SANDBOX_FAULTS.strip("\n") + "\n\n" + (sandbox.epilog or "")
     sandbox.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default %(default)s)"
     )
