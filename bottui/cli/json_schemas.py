@@ -286,6 +286,7 @@ CONFIG_CHECK: Final = obj(
         "exists": BOOL,
         "problems": array(obj({"file": STRING, "line": S_INT, "message": STRING})),
         "count": INT,
+        "warnings": array(obj({"file": STRING, "line": S_INT, "message": STRING})),
     }
 )
 
