@@ -244,7 +244,54 @@ def add_local_commands(commands: Any) -> None:
         action="store_true",
         help="every change on it needs --yes (or a confirmation)",
     )
+    p_add.add_argument(
+        "--require-reason",
+        action="store_true",
+        help="refuse a change without --reason (the journal says why)",
+    )
+    p_add.add_argument(
+        "--store",
+        metavar="URL",
+        default="",
+        help="the team store: postgresql://user@host/db, no password (default: none)",
+    )
+    p_add.add_argument(
+        "--operator",
+        metavar="NAME",
+        default="",
+        help="who makes this profile's changes, as journaled (default: the config's or $USER)",
+    )
     p_add.add_argument("--replace", action="store_true", help="replace an existing profile")
+    p_edit = cmd(
+        profile_cmds,
+        "edit",
+        "change some options of a profile; the others stay",
+        examples=[
+            "bottui profile edit prod --protected --require-reason",
+            "bottui profile edit stage --store postgresql://bottui@db/team --operator alice",
+            "bottui profile edit prod --no-protected --store ''",
+        ],
+        exits=[0, (2, "refused: no such profile, or a bad value")],
+        common={"base_url", "account", "project", "read_only", "json"},
+    )
+    p_edit.add_argument("name", metavar="NAME", help="the profile's name (it cannot change)")
+    for flag, words in (
+        ("protected", "every change on it needs --yes (or a confirmation)"),
+        ("require-reason", "refuse a change without --reason"),
+    ):
+        p_edit.add_argument(f"--{flag}", action="store_const", const=True, default=None, help=words)
+    for flag in ("read-only", "protected", "require-reason"):
+        p_edit.add_argument(
+            f"--no-{flag}",
+            action="store_true",
+            help=f"turn --{flag} off",
+        )
+    p_edit.add_argument(
+        "--store", metavar="URL", default=None, help="the team store ('' removes it)"
+    )
+    p_edit.add_argument(
+        "--operator", metavar="NAME", default=None, help="who is journaled ('' removes it)"
+    )
     cmd(
         profile_cmds,
         "list",
