@@ -116,3 +116,23 @@ async def test_no_screen_focuses_what_it_hides(make_snap_app: MakeApp) -> None:
         for mode in ("projects", "grants", "thresholds", "journal", "playbooks"):
             app.switch_mode(mode)
             await check_screen(pilot, [])
+
+
+async def test_a_dialog_over_a_screen_shows_its_own_keys(make_snap_app: MakeApp) -> None:
+    """The threshold editor's bottom line said the Thresholds screen's keys (#27)."""
+    from tests.tui.test_thresholds import open_editor
+
+    app = make_snap_app(start_mode="thresholds")
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press("slash", "b", "o", "t", "enter")  # a filter kept, as reported
+        await settle(pilot)
+        await open_editor(pilot)
+        await settle(pilot)
+        shown = screen.query_one(KeyBar).render().plain
+        assert "Close without sending" in shown and "Review and send" in shown, shown
+        assert "Clear the filter" not in shown and "Add dimension" not in shown
+        await pilot.press("escape")
+        await settle(pilot)
+        assert "Add dimension" in key_bar(app)
