@@ -329,6 +329,10 @@ class BottuiApp(App[int]):
             if stack:
                 stack[0].post_message(make())
 
+    def main_screens(self) -> list[Screen[Any]]:
+        """The base screen of every mode shown so far (Projects, Rate limiters, ...)."""
+        return [stack[0] for stack in self._mode_stacks() if stack]
+
     def _mode_stacks(self) -> list[list[Screen[Any]]]:
         # Through the public get_screen_stack (a copy of each): a mode not
         # shown yet has no stack.

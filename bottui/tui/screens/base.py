@@ -172,6 +172,15 @@ class BottuiScreen(Screen[None]):
     def refresh_data(self) -> None:
         """Re-read what the screen shows (inventory, current project)."""
 
+    def leave_profile(self) -> list[str]:
+        """Drop what belonged to the profile being left; what was dropped, in words.
+
+        Called on every main screen by a profile switch, before the new
+        profile's data is read (a table filter, marked rows): nothing of the
+        old profile is kept silently.
+        """
+        return []
+
     def key_help_rows(self) -> list[tuple[str, str]]:
         """(key, description) rows for the help screen: every active binding."""
         rows: list[tuple[str, str]] = []

@@ -89,6 +89,14 @@ class FilterableScreen(BottuiScreen):
         # At once, not on the next idle (Widget.focus): the next key goes to the field.
         self.set_focus(bar.input)
 
+    def leave_profile(self) -> list[str]:
+        """A kept filter was typed for the old profile's rows: it goes, said."""
+        dropped = super().leave_profile()
+        text = self.filter_text
+        if self.clear_filter() and text:
+            dropped.append(f"the {self.SCREEN_TITLE} filter {text!r} was cleared")
+        return dropped
+
     def action_clear_filter(self) -> None:
         """Clear the filter: every row again."""
         self.clear_filter()

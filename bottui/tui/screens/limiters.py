@@ -229,6 +229,17 @@ class LimitersScreen(FilterableScreen):
             return None
         return current[0], current[1], entry
 
+    def leave_profile(self) -> list[str]:
+        """Marks name the old profile's limiters: unmarked, and said how many."""
+        dropped = super().leave_profile()
+        table = self.query_one(LimiterTable)
+        if table.marked:
+            count = len(table.marked)
+            table.set_marks(list(table.marked), False)
+            self._show_marks()
+            dropped.append(f"{count} marked rate limiter{'s' if count != 1 else ''} unmarked")
+        return dropped
+
     # -- switching ------------------------------------------------------------------
 
     def action_toggle_limiter(self) -> None:
