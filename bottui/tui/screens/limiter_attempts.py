@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from bottui.tui.widgets.limiter_table import SOURCE_WORDS
+from bottui.tui.widgets.limiter_table import flagged_source
 from bottui.tui.widgets.safe import safe
 
 if TYPE_CHECKING:
@@ -115,5 +115,4 @@ class LimiterAttempts:
         mark = self._marks.get((*project, entry.id))
         if mark is None:
             return entry
-        words = SOURCE_WORDS.get(entry.source, entry.source)
-        return entry._replace(source=f"last try {mark} (e) · {words}")
+        return entry._replace(source=flagged_source(mark, entry.source))

@@ -33,14 +33,16 @@ if TYPE_CHECKING:
     from bottui.ops.timed import TimedChange
     from bottui.tui.services import TuiServices
 
+#: State, due and executor first: at 80 columns the last columns are cut, and
+#: those say whether the revert will happen (#27); the project is in the header.
 COLUMNS: Final = (
     ("id", "ID"),
-    ("what", "What"),
-    ("project", "Project"),
-    ("to", "Reverts to"),
+    ("state", "State"),
     ("due", "Due"),
     ("executor", "Executor"),
-    ("state", "State"),
+    ("what", "What"),
+    ("to", "Reverts to"),
+    ("project", "Project"),
 )
 EMPTY: Final = "No timed change pending. A duration in a change's confirmation makes one."
 #: Seconds between two reads of the rows while the screen is open.
@@ -149,17 +151,18 @@ class TimedScreen(ModalScreen[None]):
             if not row.done:
                 due += f" ({row.due_at.strftime('%H:%M')} UTC)"
             late = not row.done and row.due_at < now
+            state = Text(
+                row.shown_state(now),
+                style="bold" if row.state in ("failed", "unknown") or row.in_doubt(now) else "",
+            )
             table.add_row(
                 Text(row.id),
-                safe_text(row.what),
-                safe_text(row.project),
-                safe_text(row.revert_to),
+                state,
                 Text(due, style="bold" if late else ""),
                 safe_text(row.executor or "—"),
-                Text(
-                    row.shown_state(now),
-                    style="bold" if row.state in ("failed", "unknown") or row.in_doubt(now) else "",
-                ),
+                safe_text(row.what),
+                safe_text(row.revert_to),
+                safe_text(row.project),
             )
         self.query_one("#timed-empty").display = not rows
         show_widget(table, bool(rows), take_focus=True)
