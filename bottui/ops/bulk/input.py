@@ -6,11 +6,9 @@ Two formats, told apart by the first non-blank line:
 * **CSV** whose header names ``visitorId`` and/or ``userAccountId`` (any
   case; other columns are ignored; comma, semicolon or tab separated).
 
-Either way the bytes are UTF-8 with or without a BOM, lines end in LF or
-CRLF, surrounding whitespace is trimmed, and blank lines and comments (a
-line whose first character is ``#``) are skipped. In the one-id-per-line
-format an id holding a space is invalid (``id  # note``, two ids on a line:
-never sent as one visitor id); an id that truly holds one goes in a CSV. Each
+Either way the bytes are UTF-8 with or without a BOM, lines end in LF or CRLF,
+surrounding whitespace is trimmed, blank and ``#`` comment lines are skipped;
+a one-id line holding a space (``id # note``) is invalid, never one id. Each
 line is validated on its own: a bad one becomes an :class:`InvalidLine` with
 its 1-based line number and a reason, and is never sent. Subjects are
 deduplicated exactly on the (visitorId, userAccountId) pair, on disk
@@ -47,7 +45,9 @@ from bottui.api.validation import SUBJECT_ID_MAX, subject
 from bottui.ops.bulk.input_file import open_input
 from bottui.ops.bulk.scan import (
     BOM,
+    COMMENT,
     MAX_LINE_BYTES,
+    SPACE_IN_ID,
     TRIMMED,
     USER_COLUMN,
     UTF16_BOMS,
@@ -67,13 +67,6 @@ _SCAN_BLOCK: Final = 1 << 20
 _OPEN_QUOTE: Final = "unexpected end of data"
 #: Lines read, validated and deduplicated together.
 _BATCH: Final = 512
-#: A line starting with this (after trimming) is a comment, never an id.
-COMMENT: Final = "#"
-#: Why a line of the one-id-per-line format that holds a space is not sent.
-SPACE_IN_ID: Final = (
-    "holds a space: one id per line (an id with a space goes in a CSV with a visitorId column)"
-)
-
 #: Joins the two ids of a pair in its de-duplication key: a control character,
 #: which a valid id never holds, so two distinct pairs never share a key.
 _PAIR: Final = "\x1f"
@@ -365,15 +358,12 @@ class SubjectReader:
             else:
                 if not text or text[0] == COMMENT:
                     continue
-                if " " in text:
-                    batch.append(InvalidLine(number, SPACE_IN_ID))
-                    continue
-                if len(text) <= SUBJECT_ID_MAX and text.isprintable():
+                if len(text) <= SUBJECT_ID_MAX and text.isprintable() and " " not in text:
                     key = blake2b((text + "\x00").encode(), digest_size=16).digest()
                     batch.append(Subject(number, text, None, key))
                     keys.append(text)
                     continue
-                item = self._subject(number, text, None)
+                item = self._line(number, raw)  # the rules in full (a space, a control)
             if item is not None:
                 batch.append(item)
                 if type(item) is Subject:
