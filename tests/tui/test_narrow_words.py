@@ -8,14 +8,21 @@ from collections.abc import Callable
 
 from bottui.ops import mutations
 from bottui.ops import plan as planning
+from bottui.ops.session import Session
 from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.widgets.context_bar import ContextBar, fit_where
 from bottui.tui.widgets.returned_project import ReturnedProjectPanel
+from tests.fixtures import moving_clock
+from tests.fixtures.moving_clock import MovingClock
 from tests.tui.helpers import settle, settle_failed
 
 MakeApp = Callable[..., BottuiApp]
 SMALL = (80, 24)
+# The fixtures of tests/timed: a demo session on the sandbox with a clock the test moves.
+clock = moving_clock.clock
+session = moving_clock.session
 
 
 def test_fit_where_keeps_the_project_longest() -> None:
@@ -99,8 +106,18 @@ async def test_a_failed_limiter_says_so_beside_its_state_at_80(make_snap_app: Ma
         assert len(rows) == 1, screen_lines(app)
 
 
-async def test_the_timed_screen_shows_state_and_executor_at_80(make_snap_app: MakeApp) -> None:
-    from bottui.tui.screens.timed import COLUMNS
+async def test_the_timed_screen_shows_state_and_executor_at_80(
+    session: Session, sandbox: SandboxServer, clock: MovingClock
+) -> None:
+    from tests.tui.test_timed import open_timed, timed_limiter
 
-    keys = [key for key, _heading in COLUMNS]
-    assert keys[:4] == ["id", "state", "due", "executor"]  # before the long texts
+    app = BottuiApp(session, demo=True, start_mode="limiters")
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await timed_limiter(pilot, "rl-login", "30m")
+        await open_timed(pilot)
+        lines = screen_lines(app)
+        heading = next(line for line in lines if " ID " in line)
+        assert "State" in heading and "Executor" in heading, heading
+        row = next(line for line in lines if "scheduled" in line)
+        assert "in 30m" in row, row
