@@ -136,3 +136,16 @@ async def test_a_dialog_over_a_screen_shows_its_own_keys(make_snap_app: MakeApp)
         await pilot.press("escape")
         await settle(pilot)
         assert "Add dimension" in key_bar(app)
+
+
+async def test_the_grants_form_hidden_with_no_project_keeps_no_focus(
+    make_snap_app: MakeApp,
+) -> None:
+    app = make_snap_app(start_mode="grants")
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        app.screen.query_one("#visitor-id").focus()
+        await pilot.pause()
+        app.services.choose_project(None, None)
+        await settle(pilot)
+        assert nothing_hidden_focused(app), app.screen.focused

@@ -46,6 +46,7 @@ from bottui.tui.error_log import Attempt, Failure, tag
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.bulk_confirm import BulkOrder
 from bottui.tui.screens.bulk_dialog import BulkDialog
+from bottui.tui.visible_focus import show_widget
 from bottui.tui.widgets.revocation_form import RevocationForm
 from bottui.tui.widgets.revocation_history import RevocationHistory
 from bottui.tui.widgets.revocation_result import (
@@ -136,7 +137,8 @@ class GrantsScreen(BottuiScreen):
                 title = join(title, " (", safe(name), ")")
         self.query_one("#grants-title", Static).update(title)
         self.query_one("#grants-empty").display = current is None
-        self.query_one("#grants-forms").display = current is not None
+        # Hidden with no project: a field of it never keeps the focus unseen.
+        show_widget(self.query_one("#grants-forms"), current is not None)
         self._show_result()  # another project: its own latest attempt, or none
 
     # -- actions --------------------------------------------------------------------
