@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from bottui.ops import profiles
 from bottui.plaintext import clean
+from bottui.tui.screens.base import BottuiScreen
 
 if TYPE_CHECKING:
     from bottui.ops.timed.model import TimedChange
@@ -62,7 +63,9 @@ async def switch_profile(app: BottuiApp, name: str) -> bool:
         await services.stop_timed()  # the old profile's reverts: none half-done
         await services.stop_team()
         await session.switch_settings(settings)
-        dropped = [words for screen in app.main_screens() for words in _left_behind(screen)]
+        # Another profile's rows: a filter or marks of the old ones mean nothing there.
+        screens = app.main_screens() if old != name else []
+        dropped = [words for screen in screens for words in _left_behind(screen)]
         services.forget_profile_state()
         await services.start_sharing()
         if live is not None:
@@ -98,8 +101,7 @@ async def switch_profile(app: BottuiApp, name: str) -> bool:
 
 
 def _left_behind(screen: object) -> list[str]:
-    from bottui.tui.screens.base import BottuiScreen
-
+    """What ``screen`` dropped of the profile left (a main screen's filter, marks)."""
     return screen.leave_profile() if isinstance(screen, BottuiScreen) else []
 
 
