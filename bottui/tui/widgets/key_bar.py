@@ -13,7 +13,10 @@ Replaces Textual's ``Footer``, for two reasons measured on Textual 8.2.8:
   ``bottui demo``'s start-up (``tests/bench/startup.py``). This is one
   widget that renders one line.
 
-A click on a key presses it, as on the Footer.
+A click on a key presses it, as on the Footer. While a dialog is open over
+the screen (the threshold editor, a confirmation), the bar shows the
+dialog's keys: those are the keys that act (#27: the editor's bottom line
+said the Thresholds screen's "esc Clear the filter").
 """
 
 from __future__ import annotations
