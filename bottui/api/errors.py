@@ -26,6 +26,14 @@ EXIT_INTERRUPTED: Final = 130
 UNKNOWN_NOTE: Final = "the change may have been applied; check before repeating"
 
 
+def without_unknown_note(details: str) -> str:
+    """``details`` without the trailing :data:`UNKNOWN_NOTE` (for a headline that says it)."""
+    for ending in (f"; {UNKNOWN_NOTE}", UNKNOWN_NOTE):
+        if details.endswith(ending):
+            return details[: -len(ending)]
+    return details
+
+
 class BottuiError(Exception):
     """Base of every error bottui reports to a person instead of a traceback.
 
@@ -61,6 +69,10 @@ class BottuiError(Exception):
     @details.setter
     def details(self, value: str) -> None:
         self._details = value
+
+    def add_note(self, note: str) -> None:
+        """Add ``note`` to the details (before the unknown-outcome note, said once)."""
+        self._details = f"{self._details}; {note}" if self._details else note
 
     def __str__(self) -> str:
         title = clean(self.title)

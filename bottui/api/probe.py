@@ -12,6 +12,8 @@ names are resolved and TLS is verified exactly as for a real change.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from dataclasses import dataclass
 from typing import Final
 
@@ -92,4 +94,31 @@ async def probe_api(
     return ProbeAnswer(request.url, failure=error)
 
 
-__all__ = ["PROBE_ACCOUNT", "PROBE_PROJECT", "ProbeAnswer", "probe_api", "probe_request"]
+async def accepts_connections(base_url: str, *, timeout: float) -> bool:
+    """Whether the base URL's host accepts a TCP connection within ``timeout`` s.
+
+    Asked after the probe timed out, to tell a slow server (busy, it
+    connects) from one that cannot be reached at all. Nothing is sent.
+    """
+    url = httpx.URL(base_url)
+    port = url.port or (443 if url.scheme == "https" else 80)
+    try:
+        async with asyncio.timeout(timeout):
+            _reader, writer = await asyncio.open_connection(url.host, port)
+    except (OSError, TimeoutError, ValueError):
+        return False
+    writer.close()
+    with contextlib.suppress(OSError, TimeoutError):
+        async with asyncio.timeout(timeout):
+            await writer.wait_closed()
+    return True
+
+
+__all__ = [
+    "PROBE_ACCOUNT",
+    "PROBE_PROJECT",
+    "ProbeAnswer",
+    "accepts_connections",
+    "probe_api",
+    "probe_request",
+]

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 
 from bottui.api.answers import Answer, api_error
 from bottui.api.errors import ApiError, DeadlineExceeded, NetworkError
-from bottui.api.failures import Failure, join_details
+from bottui.api.failures import Failure
 from bottui.api.pause import SharedPause
 from bottui.api.retry import (
     AMBIGUOUS_STATUSES,
@@ -89,7 +89,7 @@ async def send_with_retries(
         if not outcome.retryable:
             raise error
         if attempt_number >= policy.max_attempts:
-            error.details = join_details(error.details, f"gave up after {attempt_number} attempts")
+            error.add_note(f"gave up after {attempt_number} attempts")
             raise error
         if outcome.wait is not None:
             wait = min(outcome.wait, policy.retry_after_cap)
@@ -104,7 +104,7 @@ async def send_with_retries(
                 f"the next retry ({wait:.1f} s away) would pass the "
                 f"{policy.deadline:g} s deadline; gave up after {attempt_number} attempts"
             )
-            error.details = join_details(error.details, note)
+            error.add_note(note)
             raise error
         await timing.sleep(wait)
         if pause is not None:

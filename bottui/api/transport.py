@@ -270,8 +270,29 @@ def error_text(exc: BaseException, fallback: str) -> str:
     if isinstance(exc, aiohttp.ClientConnectorError):
         # Its own str() shows the connection key: "ssl:<ssl.SSLContext object at 0x…>".
         return str(exc.os_error) or fallback
+    if isinstance(exc, aiohttp.ClientPayloadError):
+        # str() is "Response payload is not completed: <ContentLengthError: 400,
+        # message='Not enough data…'>": a repr, with a status the server never sent.
+        found = [arg for arg in exc.args if isinstance(arg, BaseException)]
+        found += [c for c in (exc.__cause__, exc.__context__) if c is not None and c not in found]
+        causes = [_message(cause) for cause in found]
+        words = "; ".join(cause for cause in causes if cause)
+        return f"{fallback}: {words}" if words else fallback
+    if any(isinstance(arg, BaseException) for arg in exc.args):
+        words = ": ".join(_message(arg) for arg in exc.args)
+        return words or fallback
     text = str(exc)
     return text or fallback
+
+
+def _message(value: object) -> str:
+    """An exception's own words (its ``message`` when it has one), never its repr."""
+    if isinstance(value, BaseException):
+        message = getattr(value, "message", None)
+        if isinstance(message, str) and message:
+            return message.rstrip(".")
+        return ": ".join(_message(arg) for arg in value.args) or type(value).__name__
+    return str(value).rstrip(".")
 
 
 __all__ = [

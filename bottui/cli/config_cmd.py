@@ -7,13 +7,24 @@ against the TUI's bindings: a misspelt binding id, a key that is not a key,
 a key bound twice in one place (the same check and words as the TUI's
 start-up toast). Exit 0 when clean, 2
 when a problem is found (CONVENTIONS: refused before sending, invalid values).
+
+Warnings do not change the exit code: a playbook step whose id the
+profile's inventory has never seen (``playbook run`` refuses it until the
+inventory learns it; :mod:`bottui.ops.playbooks.inventory_check`).
 """
 
 from __future__ import annotations
 
+import asyncio
+from typing import TYPE_CHECKING
+
 from bottui.api.errors import EXIT_OK, EXIT_REFUSED
 from bottui.cli.output import Output
 from bottui.cli.parser import Args
+
+if TYPE_CHECKING:
+    from bottui.ops.playbooks.library import PlaybookProblem
+    from bottui.store.paths import Locations
 
 
 def cmd_config(args: Args, out: Output) -> int:
@@ -31,6 +42,7 @@ def cmd_config(args: Args, out: Output) -> int:
         problems += keymap_problems(files, known_bindings())
     # config.toml's by line first; each other file's as its checker gave them.
     problems.sort(key=lambda p: (p.path != path, (p.line or 0) if p.path == path else 0))
+    warnings = _playbook_warnings(args, files.locations)
     if out.as_json:
         out.document(
             {
@@ -40,6 +52,9 @@ def cmd_config(args: Args, out: Output) -> int:
                     {"file": str(p.path), "line": p.line, "message": p.message} for p in problems
                 ],
                 "count": len(problems),
+                "warnings": [
+                    {"file": str(w.path), "line": w.line, "message": w.message} for w in warnings
+                ],
             }
         )
     else:
@@ -47,13 +62,43 @@ def cmd_config(args: Args, out: Output) -> int:
             out.line(f"{path}: no such file, nothing to check")
         for problem in problems:
             out.line(f"{problem.where}: {problem.message}")
+        for warning in warnings:
+            where = f"{warning.path}:{warning.line}" if warning.line else str(warning.path)
+            out.line(f"{where}: warning: {warning.message}")
+    said = f" ({len(warnings)} warning{'s' if len(warnings) != 1 else ''})" if warnings else ""
     if problems:
-        out.message(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} found")
+        out.message(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} found{said}")
         return EXIT_REFUSED
     if found is not None:
         keys = len(found.keymap)
-        out.message(f"{path}: no problems ({keys} keymap entr{'y' if keys == 1 else 'ies'})")
+        out.message(f"{path}: no problems ({keys} keymap entr{'y' if keys == 1 else 'ies'}){said}")
+    elif said:
+        out.message(f"no problems{said}")
     return EXIT_OK
+
+
+def _playbook_warnings(args: Args, locations: Locations) -> list[PlaybookProblem]:
+    """Steps whose ids the profile's inventory never saw; none when no profile resolves."""
+    from bottui.api.errors import BottuiError
+    from bottui.ops.playbooks.inventory_check import unseen_steps
+    from bottui.ops.session import session_from_options
+    from bottui.store.config import ConfigStore
+
+    try:
+        session = session_from_options(locations, ConfigStore(locations).load(), args)
+    except BottuiError:
+        return []  # no profile to check against: the problems above say why, if any
+
+    async def check() -> list[PlaybookProblem]:
+        try:
+            return await unseen_steps(session)
+        finally:
+            await session.aclose()
+
+    try:
+        return asyncio.run(check())
+    except BottuiError:
+        return []
 
 
 __all__ = ["cmd_config"]

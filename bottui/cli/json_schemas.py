@@ -287,6 +287,7 @@ CONFIG_CHECK: Final = obj(
         "exists": BOOL,
         "problems": array(obj({"file": STRING, "line": S_INT, "message": STRING})),
         "count": INT,
+        "warnings": array(obj({"file": STRING, "line": S_INT, "message": STRING})),
     }
 )
 
@@ -307,6 +308,19 @@ SCHEMAS: Final[dict[str, Schema]] = {
     "inventory export": INVENTORY_EXPORT,
     "profile list": PROFILE_LIST,
     "profile add": obj({"added": STRING}),
+    "profile edit": obj(
+        {
+            "edited": STRING,
+            "baseUrl": STRING,
+            "readOnly": BOOL,
+            "protected": BOOL,
+            "requireReason": BOOL,
+            "store": S_STR,
+            "operator": S_STR,
+            "account": S_STR,
+            "project": S_STR,
+        }
+    ),
     "profile use": obj({"current": STRING}),
     "profile remove": obj({"removed": STRING}),
     "token status": TOKEN_STATUS,

@@ -112,10 +112,11 @@ def add_change_commands(commands: Any) -> None:
     th_set = cmd(
         th_cmds,
         "set",
-        "replace a dimension's name and thresholds",
+        "replace a dimension's name and thresholds (what is not given: as known)",
         examples=[
             f"bottui thresholds set bot-score {ids} --name 'Bot score' --block 0.85 "
             "--challenge 0.5",
+            f"bottui thresholds set bot-score {ids} --block 0.9",
             "bottui thresholds set bot-score --name 'Bot score' --block 0.9 --challenge 0.6 "
             "--dry-run",
         ],
@@ -123,13 +124,10 @@ def add_change_commands(commands: Any) -> None:
         common=CHANGE,
     )
     th_set.add_argument("dimension_id", metavar="DIMENSION_ID", help="the dimension's id")
-    th_set.add_argument("--name", required=True, help="the dimension's name (required)")
-    th_set.add_argument(
-        "--block", required=True, metavar="NUMBER", help="block threshold (required)"
-    )
-    th_set.add_argument(
-        "--challenge", required=True, metavar="NUMBER", help="challenge threshold (required)"
-    )
+    known = "(default: as the inventory knows it; refused when it does not)"
+    th_set.add_argument("--name", help=f"the dimension's name {known}")
+    th_set.add_argument("--block", metavar="NUMBER", help=f"block threshold {known}")
+    th_set.add_argument("--challenge", metavar="NUMBER", help=f"challenge threshold {known}")
     th_set.add_argument(
         "--force",
         action="store_true",

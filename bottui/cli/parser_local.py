@@ -12,6 +12,21 @@ from bottui.cli.help_text import command as cmd
 from bottui.cli.help_text import group_of
 from bottui.cli.parser import entry_id, positive_int
 
+#: ``bottui sandbox --help``: faults are injected over HTTP while it serves
+#: (every name of ``bottui.sandbox.faults.WIRE_NAMES``; a test checks it).
+SANDBOX_FAULTS = """
+
+Fault injection, while it serves (no auth; the sandbox's own endpoints):
+  GET  /_sandbox/faults   the fault settings now
+  PUT  /_sandbox/faults   change some, as a JSON object; for example
+    curl -X PUT http://127.0.0.1:8765/_sandbox/faults -d '{"failNext": 2, "errorStatus": 503}'
+  failNext, rateLimitNext (with retryAfter), nonJsonNext: answer the next N
+    requests with errorStatus (a 5xx), a 429, or an HTML page
+  dropNext, dropMode ("after": applied, then the answer is cut; "before")
+  errorRate (0..1, with seed), latency (seconds), hold (true: wait until false)
+  hostile, hostileStatus, hostileBody: hostile text, error statuses or bodies
+GET /_sandbox/stats, POST /_sandbox/reset: request counters."""
+
 
 def add_local_commands(commands: Any) -> None:
     """Add the commands on local state and tools to ``commands`` (a subparsers action)."""
@@ -233,7 +248,54 @@ def add_local_commands(commands: Any) -> None:
         action="store_true",
         help="every change on it needs --yes (or a confirmation)",
     )
+    p_add.add_argument(
+        "--require-reason",
+        action="store_true",
+        help="refuse a change without --reason (the journal says why)",
+    )
+    p_add.add_argument(
+        "--store",
+        metavar="URL",
+        default="",
+        help="the team store: postgresql://user@host/db, no password (default: none)",
+    )
+    p_add.add_argument(
+        "--operator",
+        metavar="NAME",
+        default="",
+        help="who makes this profile's changes, as journaled (default: the config's or $USER)",
+    )
     p_add.add_argument("--replace", action="store_true", help="replace an existing profile")
+    p_edit = cmd(
+        profile_cmds,
+        "edit",
+        "change some options of a profile; the others stay",
+        examples=[
+            "bottui profile edit prod --protected --require-reason",
+            "bottui profile edit stage --store postgresql://bottui@db/team --operator alice",
+            "bottui profile edit prod --no-protected --store ''",
+        ],
+        exits=[0, (2, "refused: no such profile, or a bad value")],
+        common={"base_url", "account", "project", "read_only", "json"},
+    )
+    p_edit.add_argument("name", metavar="NAME", help="the profile's name (it cannot change)")
+    for flag, words in (
+        ("protected", "every change on it needs --yes (or a confirmation)"),
+        ("require-reason", "refuse a change without --reason"),
+    ):
+        p_edit.add_argument(f"--{flag}", action="store_const", const=True, default=None, help=words)
+    for flag in ("read-only", "protected", "require-reason"):
+        p_edit.add_argument(
+            f"--no-{flag}",
+            action="store_true",
+            help=f"turn --{flag} off",
+        )
+    p_edit.add_argument(
+        "--store", metavar="URL", default=None, help="the team store ('' removes it)"
+    )
+    p_edit.add_argument(
+        "--operator", metavar="NAME", default=None, help="who is journaled ('' removes it)"
+    )
     cmd(
         profile_cmds,
         "list",
@@ -284,6 +346,7 @@ def add_local_commands(commands: Any) -> None:
         examples=["bottui sandbox", "bottui sandbox --port 9000 --latency 0.2"],
         exits=[0, (2, "refused: the address is in use or not allowed"), 130],
     )
+    sandbox.epilog = SANDBOX_FAULTS.strip("\n") + "\n\n" + (sandbox.epilog or "")
     sandbox.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default %(default)s)"
     )

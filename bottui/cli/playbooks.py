@@ -35,7 +35,8 @@ async def cmd_playbook(args: Args, out: Output) -> int:
     if args.action == "revert":
         return await _revert(args, out)
     async with command_session(args, out) as session:
-        plan = await _plan(args, session)
+        # Showing is not running: an id the inventory never saw is a warning there.
+        plan = await _plan(args, session, strict=args.action != "show")
         if args.action == "show":
             _show(out, plan, as_document=True)
             return EXIT_OK
@@ -73,12 +74,12 @@ async def _list(out: Output) -> int:
     return EXIT_OK
 
 
-async def _plan(args: Args, session: Session) -> PlaybookPlan:
+async def _plan(args: Args, session: Session, *, strict: bool = True) -> PlaybookPlan:
     from bottui.ops.playbooks import library, planning
 
     book = await library.load(session.locations, args.name)
     account, project = planning.scope(session, book, args.account, args.project)
-    plan = await planning.plan_playbook(session, book, account, project)
+    plan = await planning.plan_playbook(session, book, account, project, strict=strict)
     return plan.with_reason(getattr(args, "reason", None))
 
 
@@ -102,6 +103,8 @@ def plan_rows(plan: PlaybookPlan) -> list[str]:
 
 def _show(out: Output, plan: PlaybookPlan, *, as_document: bool) -> None:
     for step in plan.steps:
+        if step.unseen is not None:
+            out.message(f"warning: {step.unseen}; playbook run refuses it until then")
         for warning in step.warnings:
             out.message(f"warning: step {step.number}: {warning}")
     if out.as_json and as_document:

@@ -1,4 +1,4 @@
-"""``bottui profile add|list|use|remove``: the profiles of config.toml.
+"""``bottui profile add|edit|list|use|remove``: the profiles of config.toml.
 
 The checks and the edits are :mod:`bottui.ops.profiles`' (the TUI's first run
 uses the same); this module parses nothing and prints what they did.
@@ -7,14 +7,18 @@ uses the same); this module parses nothing and prints what they did.
 from __future__ import annotations
 
 import shlex
+from typing import TYPE_CHECKING
 
 from bottui.api.errors import EXIT_OK
 from bottui.cli.output import Output
 from bottui.cli.parser import Args, UsageError
 
+if TYPE_CHECKING:
+    from bottui.store.config_async import AsyncConfigStore
+
 
 async def cmd_profile(args: Args, out: Output) -> int:
-    """``bottui profile add|list|use|remove``."""
+    """``bottui profile add|edit|list|use|remove``."""
     from bottui.ops import profiles
     from bottui.store.config_async import AsyncConfigStore
     from bottui.store.errors import ProfileExists
@@ -31,6 +35,9 @@ async def cmd_profile(args: Args, out: Output) -> int:
             protected=args.protected,
             account=args.account,
             project=args.project,
+            require_reason=args.require_reason,
+            store=args.store,
+            operator=args.operator,
         )
         try:
             await profiles.add_profile(store, profile, replace=args.replace)
@@ -47,6 +54,8 @@ async def cmd_profile(args: Args, out: Output) -> int:
         else:
             out.line(f"added profile {args.name} ({profile.base_url})")
         return EXIT_OK
+    if args.action == "edit":
+        return await _edit(args, out, store)
     if args.action == "use":
         await profiles.use_profile(store, args.name)
         out.document({"current": args.name}) if out.as_json else out.line(
@@ -85,4 +94,53 @@ async def cmd_profile(args: Args, out: Output) -> int:
         flags = [f for f, on in (("read-only", p.read_only), ("protected", p.protected)) if on]
         extra = f" [{', '.join(flags)}]" if flags else ""
         out.line(f"{mark} {p.name}: {p.base_url}{extra}")
+    return EXIT_OK
+
+
+async def _edit(args: Args, out: Output, store: AsyncConfigStore) -> int:
+    """``bottui profile edit NAME [OPTIONS]``: what is named changes, the rest stays."""
+    from bottui.ops import profiles
+
+    def flag(on: bool | None, off: bool) -> bool | None:
+        if on and off:
+            raise UsageError("Contradicting flags", "give a flag or its --no- form, not both")
+        return False if off else on
+
+    changes = profiles.ProfileChanges(
+        base_url=getattr(args, "base_url", None) or None,
+        read_only=flag(getattr(args, "read_only", None) or None, args.no_read_only),
+        protected=flag(args.protected, args.no_protected),
+        require_reason=flag(args.require_reason, args.no_require_reason),
+        store=args.store,
+        operator=args.operator,
+        account=getattr(args, "account", None),
+        project=getattr(args, "project", None),
+    )
+    profile = await profiles.edit_profile(store, args.name, changes)
+    flags = [
+        name
+        for name, on in (
+            ("read-only", profile.read_only),
+            ("protected", profile.protected),
+            ("require-reason", profile.require_reason),
+        )
+        if on
+    ]
+    if out.as_json:
+        out.document(
+            {
+                "edited": profile.name,
+                "baseUrl": profile.base_url,
+                "readOnly": profile.read_only,
+                "protected": profile.protected,
+                "requireReason": profile.require_reason,
+                "store": profile.store,
+                "operator": profile.operator,
+                "account": profile.account,
+                "project": profile.project,
+            }
+        )
+        return EXIT_OK
+    out.line(f"profile {profile.name}: {profile.base_url} [{', '.join(flags) or 'no flags'}]")
+    out.line(f"  store: {profile.store or 'none'} · operator: {profile.operator or 'not set'}")
     return EXIT_OK

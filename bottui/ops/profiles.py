@@ -1,6 +1,6 @@
 """Profile edits both faces share: check, add, use, remove, and the TUI's own settings.
 
-``bottui profile add|use|remove|list`` (:mod:`bottui.cli.profiles`) and the
+``bottui profile add|edit|use|remove|list`` (:mod:`bottui.cli.profiles`) and the
 TUI's first run (:mod:`bottui.tui.screens.first_run`), theme choice and
 threshold settings call these; neither face edits ``config.toml`` itself.
 Every edit is awaited on :class:`~bottui.store.config_async.AsyncConfigStore`
@@ -187,6 +187,63 @@ async def add_profile(
         await store.use(profile.name)
         config = dataclasses.replace(config, current=profile.name)
     return config
+
+
+@dataclasses.dataclass(frozen=True)
+class ProfileChanges:
+    """What ``profile edit`` changes; ``None``: kept as it is ("" clears store/operator)."""
+
+    base_url: str | None = None
+    read_only: bool | None = None
+    protected: bool | None = None
+    require_reason: bool | None = None
+    store: str | None = None
+    operator: str | None = None
+    account: str | None = None
+    project: str | None = None
+
+
+async def edit_profile(store: AsyncConfigStore, name: str, changes: ProfileChanges) -> Profile:
+    """Change some options of the profile ``name``, checked as when added; the profile after.
+
+    What is not named in ``changes`` stays, and so do the per-project
+    threshold settings and the options neither face edits (late limit,
+    token encoding). The TUI's profile form gives the same profile.
+
+    Raises:
+        ProfileNotFound: there is no such profile.
+        ValidationError: a value refused (the first).
+    """
+    from bottui.store.errors import ProfileNotFound
+    from bottui.store.profile_hint import no_such_profile
+
+    config = await store.load()
+    old = config.profiles.get(name)
+    if old is None:
+        raise ProfileNotFound(*no_such_profile(name, config.profiles))
+    profile = new_profile(
+        name,
+        changes.base_url if changes.base_url is not None else old.base_url,
+        read_only=_either(changes.read_only, old.read_only),
+        protected=_either(changes.protected, old.protected),
+        require_reason=_either(changes.require_reason, old.require_reason),
+        store=changes.store if changes.store is not None else old.store or "",
+        operator=changes.operator if changes.operator is not None else old.operator or "",
+        keep=old,
+    )
+    with _refusals_of("profile"):
+        profile = dataclasses.replace(
+            profile,
+            account=changes.account if changes.account is not None else old.account,
+            project=changes.project if changes.project is not None else old.project,
+        )
+    if profile != old:
+        await store.add_profile(profile, replace=True)
+    return profile
+
+
+def _either(given: bool | None, kept: bool) -> bool:
+    return kept if given is None else given
 
 
 async def use_profile(store: AsyncConfigStore, name: str) -> None:

@@ -4,8 +4,8 @@
 127.0.0.1 with an ephemeral port, either in a daemon thread (``with
 SandboxServer() as s``) or as a task of the running event loop (``async
 with``). Start-up returns once uvicorn is serving; stop takes a few
-milliseconds (the polling and the graceful wait of stock uvicorn are
-replaced by short ones).
+milliseconds (the graceful wait of stock uvicorn is replaced by a short one),
+and an idle server does not poll: its main loop waits on an event.
 """
 
 from __future__ import annotations
@@ -46,11 +46,35 @@ _POLL: Final = 0.002
 
 
 class _Uvicorn(uvicorn.Server):
-    """uvicorn with a fast stop; signals captured only when asked (``serve``)."""
+    """uvicorn with a fast stop; signals captured only when asked (``serve``).
+
+    Idle, it sleeps: its main loop waits on an event that setting
+    ``should_exit`` sets (from any thread or a signal handler), where stock
+    uvicorn (and bottui before #27) woke every 10 ms to look at the flag,
+    ~2% of a core for the demo's sandbox child doing nothing.
+    """
 
     def __init__(self, config: uvicorn.Config, *, capture_signals: bool) -> None:
+        self._exit_flag = False
+        self._wakeup = asyncio.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        #: Times the main loop woke up (one when it was never asked to exit).
+        self.wakeups = 0
         super().__init__(config)
         self._capture = capture_signals
+
+    @property
+    def should_exit(self) -> bool:
+        """Whether to stop serving; setting it wakes the main loop at once."""
+        return self._exit_flag
+
+    @should_exit.setter
+    def should_exit(self, value: bool) -> None:
+        self._exit_flag = value
+        loop = self._loop
+        if value and loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(self._wakeup.set)
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
@@ -61,8 +85,11 @@ class _Uvicorn(uvicorn.Server):
             yield
 
     async def main_loop(self) -> None:
-        while not self.should_exit:
-            await asyncio.sleep(0.01)
+        self._loop = asyncio.get_running_loop()
+        while not self.should_exit:  # set before the loop was known: seen here
+            self.wakeups += 1
+            await self._wakeup.wait()
+            self._wakeup.clear()
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         for server in self.servers:

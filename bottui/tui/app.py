@@ -27,6 +27,7 @@ from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.services import TuiServices
 from bottui.tui.stylesheet_cache import complete_stylesheet, start_stylesheet
 from bottui.tui.typeahead import TypeaheadGuard
+from bottui.tui.visible_focus import release_hidden_focus
 
 if TYPE_CHECKING:
     from textual.command import Provider
@@ -215,6 +216,9 @@ class BottuiApp(App[int]):
         # Keys typed ahead into a dialog that has just closed never act on the
         # screen below: dropped here, before any binding (bottui.tui.typeahead).
         if not self.typeahead.keeps_off(self, event):
+            if isinstance(event, events.Key):
+                # Never to a widget nobody can see (bottui.tui.visible_focus).
+                release_hidden_focus(self.screen)
             await super().on_event(event)
 
     def on_mount(self) -> None:
@@ -355,6 +359,10 @@ class BottuiApp(App[int]):
         for stack in self._mode_stacks():
             if stack:
                 stack[0].post_message(make())
+
+    def main_screens(self) -> list[Screen[Any]]:
+        """The base screen of every mode shown so far (Projects, Rate limiters, ...)."""
+        return [stack[0] for stack in self._mode_stacks() if stack]
 
     def _mode_stacks(self) -> list[list[Screen[Any]]]:
         # Through the public get_screen_stack (a copy of each): a mode not

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 
-from bottui.api.errors import ApiError, BottuiError, CredentialsError
+from bottui.api.errors import ApiError, BottuiError, CredentialsError, RefusedError
 from bottui.plaintext import clean
 from bottui.tui.error_view import describe_error, error_object
 
@@ -88,6 +88,18 @@ def is_unknown(error: BaseException) -> bool:
     return isinstance(error, BottuiError) and error.ambiguous
 
 
+def is_refused(error: BaseException) -> bool:
+    """True when bottui refused before sending anything (read-only, "Cannot undo")."""
+    return isinstance(error, RefusedError)
+
+
+def outcome_word(entry: LoggedError) -> str:
+    """The error log's Outcome: ``refused`` (nothing sent), ``unknown`` or ``failed``."""
+    if entry.refused:
+        return "refused"
+    return "unknown" if entry.unknown else "failed"
+
+
 def token_hint(error: BaseException, attempt: Attempt | None, *, short: bool = False) -> str:
     """Which token is wrong and how to fix it, for a 401/403 or a missing token; else "".
 
@@ -144,6 +156,8 @@ class LoggedError:
     hint: str
     #: The service's error object (status, message, code, type, context), if any.
     error_object: dict[str, Any] | None
+    #: True when bottui refused before sending: not a failure of the service.
+    refused: bool = False
 
     @property
     def message(self) -> str:
@@ -159,15 +173,24 @@ class ErrorLog:
         self._entries: deque[LoggedError] = deque(maxlen=limit)
 
     def add(
-        self, error: BaseException, at: datetime, attempt: Attempt | None, operation: str = ""
+        self,
+        error: BaseException,
+        at: datetime,
+        attempt: Attempt | None,
+        operation: str = "",
+        target: str = "",
     ) -> LoggedError:
-        """Log ``error`` (with what it was doing, when known) and return its entry."""
+        """Log ``error`` (with what it was doing, when known) and return its entry.
+
+        ``operation`` and ``target`` name what was refused or failed when no
+        ``attempt`` does (a refusal comes before any request is planned).
+        """
         title, details = describe_error(error)
         status = getattr(error, "status", None)
         entry = LoggedError(
             at=at,
             operation=attempt.operation if attempt is not None else operation,
-            target=attempt.where if attempt is not None else "",
+            target=attempt.where if attempt is not None else target,
             url=attempt.url if attempt is not None else "",
             status=status if isinstance(status, int) else None,
             title=title,
@@ -175,6 +198,7 @@ class ErrorLog:
             unknown=is_unknown(error),
             hint=token_hint(error, attempt),
             error_object=error_object(error),
+            refused=is_refused(error),
         )
         self._entries.appendleft(entry)
         return entry

@@ -87,7 +87,7 @@ async def _act(app: Any, action: Action) -> None:
     # A screen shown for the first time reads its rows in a worker: wait for
     # them (a second at most) before judging what is possible or asking which.
     for _ in range(20):
-        rows = action.target is None or _table(screen, node, action).keyed_entries
+        rows = action.target is None or _table(screen, node, action).all_keyed_entries
         if rows and node.check_action(action.action, ()) is not False:
             break
         await asyncio.sleep(0.05)
@@ -98,7 +98,8 @@ async def _act(app: Any, action: Action) -> None:
         await node.run_action(action.action)
         return
     table = _table(screen, node, action)
-    rows = table.keyed_entries
+    # Every row, also those the table's filter hides: the picker has its own filter.
+    rows = table.all_keyed_entries
     if not rows:  # the action says why (no project, nothing known yet)
         await node.run_action(action.action)
         return
@@ -109,8 +110,10 @@ async def _act(app: Any, action: Action) -> None:
     picker = TargetPicker(question, [(key, describe(entry)) for key, entry in rows])
 
     async def picked(key: str | None) -> None:
-        if key is None or key not in dict(table.keyed_entries):
+        if key is None or key not in dict(table.all_keyed_entries):
             return
+        if key not in dict(table.keyed_entries) and hasattr(screen, "clear_filter"):
+            screen.clear_filter()  # the picked row is hidden: the action shows it
         if node is table:  # the table's own Enter: on the picked row, in view
             table.move_cursor(row=table.get_row_index(key), animate=False)
             await table.run_action(action.action)
@@ -134,11 +137,24 @@ def describe(entry: object) -> Content:
         parts = ("started_at", "operation", "project", "target")
         words = [safe(str(getattr(entry, part, ""))) for part in parts]
         return join(f"#{getattr(entry, 'id', '')} ", Content(" ").join(words))
-    if hasattr(entry, "id"):  # a rate limiter, a dimension
-        return join(safe_id(str(getattr(entry, "id", ""))), tail)
+    if hasattr(entry, "id"):  # a rate limiter, a dimension: with its state as known
+        return join(safe_id(str(getattr(entry, "id", ""))), tail, _state_words(entry))
     if hasattr(entry, "account") and hasattr(entry, "project"):  # a project
         return join(safe_id(entry.account), " / ", safe_id(entry.project), tail)
     return safe(str(entry))
+
+
+def _state_words(entry: object) -> Content:
+    """``  · ON`` / ``  · OFF`` / ``  · state unknown`` of a limiter; a dimension's numbers."""
+    if hasattr(entry, "is_active"):
+        active = entry.is_active
+        return Content(
+            "  · state unknown" if active is None else f"  · {'ON' if active else 'OFF'}"
+        )
+    block, challenge = getattr(entry, "block", None), getattr(entry, "challenge", None)
+    if block is None and challenge is None:
+        return Content("")
+    return join("  · block ", safe(str(block or "?")), ", challenge ", safe(str(challenge or "?")))
 
 
 class ActionProvider(Provider):

@@ -267,14 +267,19 @@ class TuiServices(TimedServices, TeamServices):
 
         ``attempt`` says what was being done (else the one the error was
         tagged with, :func:`~bottui.tui.error_log.tag`); ``operation`` names
-        it when nothing else does (a worker's label).
+        it when nothing else does (a worker's label, the change refused).
+        A refusal with no attempt is logged against the current project.
         """
         from bottui.store.utc import system_clock
         from bottui.tui.error_log import attempt_of, token_hint
 
         self.last_error = error
         attempt = attempt or attempt_of(error)
-        self.errors.add(error, (self.session.clock or system_clock)(), attempt, operation)
+        target = ""
+        if attempt is None and isinstance(error, RefusedError) and self.current is not None:
+            target = "{} / {}".format(*self.current)
+        now = (self.session.clock or system_clock)()
+        self.errors.add(error, now, attempt, operation, target)
         toast = error_toast(error)
         fix = token_hint(error, attempt, short=True)  # the whole hint is in the log and panel
         message = f"{toast.message}\n{fix}" if fix else toast.message
@@ -327,8 +332,10 @@ class TuiServices(TimedServices, TeamServices):
 
     # -- confirmation, dry run ---------------------------------------------------------
 
-    def refuse_if_read_only(self) -> bool:
+    def refuse_if_read_only(self, operation: str = "") -> bool:
         """Under a read-only profile, say so and return True: the change action stops here.
+
+        ``operation`` names the change refused, for the error log ("Set thresholds").
 
         Called first by every change action, before any choice, form or
         planning, so nothing is asked of the operator for a change that
@@ -339,7 +346,9 @@ class TuiServices(TimedServices, TeamServices):
             return False
         from bottui.tui.change_prompt import READ_ONLY_REFUSAL
 
-        self.report(RefusedError("Read-only profile", READ_ONLY_REFUSAL.reason))
+        self.report(
+            RefusedError("Read-only profile", READ_ONLY_REFUSAL.reason), operation=operation
+        )
         return True
 
     def confirm(self, prompt: ChangePrompt, then: Callable[[str | None], None]) -> None:
@@ -385,7 +394,8 @@ class TuiServices(TimedServices, TeamServices):
             return
         needs = prompt.needs or profile_confirmation(self.session.settings)
         if needs.kind == "refused":
-            self.report(RefusedError("Read-only profile", needs.reason))
+            what = prompt.decision or prompt.title.rstrip("?")
+            self.report(RefusedError("Read-only profile", needs.reason), operation=what)
             return
         if needs.kind == "none":
             then(Decided(None, None))
@@ -430,15 +440,19 @@ class TuiServices(TimedServices, TeamServices):
         make: Callable[[], Awaitable[PlannedChange[Any]]],
         prompt_of: Callable[[PlannedChange[Any]], ChangePrompt],
         then: Callable[[PlannedChange[Any]], None],
+        *,
+        operation: str = "",
     ) -> None:
         """Plan a change once in a worker of ``node``, then :meth:`confirm` it.
+
+        ``operation`` names the change in the error log should it be refused.
 
         ``make`` awaits a planner of :mod:`bottui.ops.plan` (it may read the
         stores: never on the event loop's own turn); its errors are reported.
         ``then`` gets the very plan that was confirmed, to hand to
         :func:`bottui.ops.mutations.apply`.
         """
-        if self.refuse_if_read_only():  # before planning: the plan would be refused anyway
+        if self.refuse_if_read_only(operation):  # before planning: it would be refused anyway
             return
 
         async def plan_it() -> None:
@@ -453,7 +467,7 @@ class TuiServices(TimedServices, TeamServices):
                 recent = await collisions.check(self.session, plan)
             except Exception as exc:  # reported like any failure; nothing is sent
                 self.flush_warnings()
-                self.report(exc)
+                self.report(exc, operation=operation)
                 return
             self.flush_warnings()
             prompt = await self.timed_prompt(prompt_of(plan))  # is an executor known?

@@ -70,7 +70,7 @@ def ask_revert(
     from bottui.ops.durations import duration_text
     from bottui.tui.change_prompt import ChangePrompt, Confirmation, profile_confirmation
 
-    if services.refuse_if_read_only():
+    if services.refuse_if_read_only(f"Revert timed change {timed.id} now"):
         return
     if services.dry_run:
         services.host.notify(
@@ -129,7 +129,7 @@ def ask_extend(
     """Ask how much later ``timed`` reverts, then journal the extension."""
     from bottui.tui.screens.timed_dialogs import ExtendDialog
 
-    if services.refuse_if_read_only():
+    if services.refuse_if_read_only(f"Extend timed change {timed.id}"):
         return
 
     def chosen(after: timedelta | None) -> None:
@@ -164,7 +164,7 @@ def ask_cancel(services: TuiServices, timed: TimedChange, *, done: Done = None) 
     """Keep the change: after a confirmation, its revert is cancelled (a journal event)."""
     from bottui.tui.screens.change_form import ConfirmDialog
 
-    if services.refuse_if_read_only():
+    if services.refuse_if_read_only(f"Keep timed change {timed.id}"):
         return
     body = join("The change stays as it is; its revert will not happen.\n\n", _describe(timed))
 

@@ -38,9 +38,10 @@ def invalid(source: BulkSource) -> list[tuple[int, str]]:
 
 
 def test_one_visitor_id_per_line(ids_file: Callable[..., Path]) -> None:
-    source = BulkSource.from_path(ids_file(["vis_a", "  vis_b\t", "", "   ", "vis c/d"]))
-    assert subjects(source) == [(1, "vis_a", None), (2, "vis_b", None), (5, "vis c/d", None)]
-    assert source.candidate_lines == 3
+    source = BulkSource.from_path(ids_file(["vis_a", "  vis_b\t", "", "   ", "vis c/d", "vis/c%d"]))
+    # "vis c/d" holds a space: two ids or an id and a note, never one id (#27).
+    assert subjects(source) == [(1, "vis_a", None), (2, "vis_b", None), (6, "vis/c%d", None)]
+    assert source.candidate_lines == 4
 
 
 def test_csv_with_bom_crlf_whitespace_and_extra_columns(ids_file: Callable[..., Path]) -> None:

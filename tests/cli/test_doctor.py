@@ -132,9 +132,10 @@ def test_a_server_that_never_answers_costs_the_probe_timeout() -> None:
         done = cli("doctor", "--json", "--base-url", f"http://127.0.0.1:{sock.getsockname()[1]}")
         took = time.monotonic() - started
     api = checks(done)["api"]
-    assert api["verdict"] == "problem"
-    assert "no answer within 4 s" in api["detail"]
-    assert took >= 3.5, took
+    # It connects: slow, not unreachable; a warning that says what it waited for (#27).
+    assert api["verdict"] == "warning"
+    assert "timed out after 4 s waiting for the answer to one probe request" in api["detail"]
+    assert took >= 3.5, took  # it waited (a busy machine only adds to it; no upper bound)
 
 
 def test_a_new_user_without_keyring_or_config(isolated_home: Path) -> None:

@@ -68,6 +68,7 @@ def test_every_document_has_its_documented_shape(
     check("inventory export", "inventory", "export", str(tmp_path / "i.toml"))
     check("inventory import", "inventory", "import", str(tmp_path / "i.toml"))
     check("profile add", "profile", "add", "p1", "--base-url", "https://a.example")
+    check("profile edit", "profile", "edit", "p1", "--protected", "--operator", "alice")
     check("profile list", "profile", "list")
     check("profile use", "profile", "use", "p1")
     check("profile remove", "profile", "remove", "p1")

@@ -54,9 +54,9 @@ async def test_two_runs_of_one_file_are_two_rows(
         newest, oldest = runs
         # The second run and its resume: one run, 4 ids, both reasons counted.
         assert newest[3].startswith("▸ 4 ids, run #") and newest[4] == "4 withdrawn"
-        assert newest[7].startswith("(2 reasons) INC-3107")
+        assert newest[5].startswith("(2 reasons) INC-3107")  # Why follows Outcome
         assert oldest[3].startswith("▸ 5 ids, run #") and oldest[4] == "5 withdrawn"
-        assert oldest[7] == "INC-3107 stuffing"
+        assert oldest[5] == "INC-3107 stuffing"
         assert newest[3] != oldest[3]
 
 

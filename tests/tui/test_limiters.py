@@ -367,8 +367,8 @@ async def test_api_error_is_reported(flow_app: BottuiApp, sandbox: SandboxServer
         assert "rate limiter rl-api → ON" in plain(
             panel.query_one("#returned-project-body", Static)
         )
-        assert row_of(flow_app, "rl-api")[2] == "OFF"
-        assert row_of(flow_app, "rl-api")[4].startswith("last try FAILED (e)")
+        # The flag sits beside the state it qualifies (#27: cut at 80 columns at the end).
+        assert row_of(flow_app, "rl-api")[2] == "OFF · try FAILED (e)"
         await pilot.press("e", "enter")  # the error log, then its newest error
         await pilot.pause()
         status = flow_app.screen.query_one(".error-status", Static)
@@ -383,13 +383,13 @@ async def test_success_after_failure_clears_the_mark_and_the_panel_follows_the_p
         await settle(pilot)
         await pilot.press("t", "tab", "enter")  # fails
         await settle_failed(pilot)
-        assert row_of(flow_app, "rl-api")[4].startswith("last try FAILED")
+        assert row_of(flow_app, "rl-api")[2].endswith("· try FAILED (e)")
         await pilot.press("t", "tab", "enter")  # the same switch again: answered
         await settle(pilot)
         panel = flow_app.screen.query_one(ReturnedProjectPanel)
         assert str(panel.border_title) == "Returned project"
         assert not panel.query_one("#returned-project-headline").display
-        assert not row_of(flow_app, "rl-api")[4].startswith("last try")
+        assert "try" not in row_of(flow_app, "rl-api")[2]
         flow_app.services.choose_project(DEMO_ACCOUNT, "shop-staging")
         await settle(pilot)
         assert not panel.display  # another project: nothing of its own yet

@@ -230,3 +230,27 @@ def test_a_broken_file_shows_file_and_line(
 
     app = _snap_app(tmp_path, asgi_backend)
     assert snap_compare(app, terminal_size=SNAP_SIZE, run_before=pick_it)
+
+
+async def test_a_plan_the_inventory_never_saw_is_shown_and_r_refuses(
+    flow_session: Session, sandbox: SandboxServer
+) -> None:
+    """As ``playbook show`` (#27): the plan is shown with its warning; running is refused."""
+    folder = library.directory(flow_session.locations)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "ghost.toml").write_text(
+        '[[steps]]\nlimiter = "rl-ghost"\naction = "enable"\n', encoding="utf-8"
+    )
+    app = BottuiApp(flow_session, demo=True, start_mode="playbooks")
+    async with app.run_test(size=SNAP_SIZE) as pilot:
+        await quiet(pilot)
+        head = plain(app.screen.query_one("#playbook-head", Static))
+        assert "never seen limiter rl-ghost" in head and "r refuses it" in head
+        table: DataTable[Any] = app.screen.query_one("#playbook-plan", DataTable)
+        assert table.row_count == 1
+        await pilot.press("r")
+        await settle(pilot)
+        assert not isinstance(app.screen, PlaybookConfirm)
+        (logged,) = list(app.services.errors)
+        assert logged.refused and logged.operation == "Run playbook ghost"
+    assert puts(sandbox) == []

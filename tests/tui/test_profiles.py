@@ -285,3 +285,21 @@ async def test_the_palette_has_switch_profile(app: BottuiApp) -> None:
         await settle(pilot)
         titles = [command.title for command in palette.commands(app)]
         assert "Switch profile" in titles
+
+
+async def test_a_flag_box_is_drawn_empty_when_off(app: BottuiApp) -> None:
+    """Not ``▐X▌ Read-only (off)``: the X read as checked (#27)."""
+    async with app.run_test(size=SNAP_SIZE) as pilot:
+        switcher = await open_switcher(pilot)
+        assert switcher is pilot.app.screen
+        await pilot.press("n")
+        await settle(pilot)
+        form = app.screen
+        assert isinstance(form, ProfileForm)
+        box = form.query_one("#read-only", Checkbox)
+        assert not box.value
+        drawn = box.render().plain
+        assert drawn.startswith("[ ]") and "X" not in drawn and "▐" not in drawn, drawn
+        box.value = True
+        await pilot.pause()
+        assert box.render().plain.startswith("[x]")

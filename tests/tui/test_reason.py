@@ -228,7 +228,7 @@ def test_snapshot_who_and_why(snap_compare: Snap, make_snap_app: MakeApp) -> Non
                 session, DEMO_ACCOUNT, PROJ, limiter, state, confirmed=True, reason=reason
             )
         await to_journal(pilot)
-        assert [r[-1] for r in rows(pilot.app)] == [
+        assert [r[5] for r in rows(pilot.app)] == [  # Why, after Outcome (#27)
             "INC-4312 rollback: fals…",
             "scraping \ufffd[31m[b]x[/b]",  # ESC shown as U+FFFD, markup as text
             "INC-4312 credential stu…",

@@ -6,8 +6,9 @@ Two formats, told apart by the first non-blank line:
 * **CSV** whose header names ``visitorId`` and/or ``userAccountId`` (any
   case; other columns are ignored; comma, semicolon or tab separated).
 
-Either way the bytes are UTF-8 with or without a BOM, lines end in LF or
-CRLF, surrounding whitespace is trimmed and blank lines are skipped. Each
+Either way the bytes are UTF-8 with or without a BOM, lines end in LF or CRLF,
+surrounding whitespace is trimmed, blank and ``#`` comment lines are skipped;
+a one-id line holding a space (``id # note``) is invalid, never one id. Each
 line is validated on its own: a bad one becomes an :class:`InvalidLine` with
 its 1-based line number and a reason, and is never sent. Subjects are
 deduplicated exactly on the (visitorId, userAccountId) pair, on disk
@@ -44,7 +45,9 @@ from bottui.api.validation import SUBJECT_ID_MAX, subject
 from bottui.ops.bulk.input_file import open_input
 from bottui.ops.bulk.scan import (
     BOM,
+    COMMENT,
     MAX_LINE_BYTES,
+    SPACE_IN_ID,
     TRIMMED,
     USER_COLUMN,
     UTF16_BOMS,
@@ -353,14 +356,14 @@ class SubjectReader:
             except UnicodeDecodeError:
                 item = self._line(number, raw)
             else:
-                if not text:
+                if not text or text[0] == COMMENT:
                     continue
-                if len(text) <= SUBJECT_ID_MAX and text.isprintable():
+                if len(text) <= SUBJECT_ID_MAX and text.isprintable() and " " not in text:
                     key = blake2b((text + "\x00").encode(), digest_size=16).digest()
                     batch.append(Subject(number, text, None, key))
                     keys.append(text)
                     continue
-                item = self._subject(number, text, None)
+                item = self._line(number, raw)  # the rules in full (a space, a control)
             if item is not None:
                 batch.append(item)
                 if type(item) is Subject:
@@ -402,7 +405,7 @@ class SubjectReader:
             text = trim(raw.decode("utf-8"))
         except UnicodeDecodeError as exc:
             return InvalidLine(number, f"not valid UTF-8 (byte {exc.start + 1})")
-        if not text:
+        if not text or text[0] == COMMENT:
             return None
         if self.format is None:
             columns = header_columns(text)
@@ -411,6 +414,8 @@ class SubjectReader:
                 return None
             self.format = "lines"
         if self.format == "lines":
+            if " " in text:
+                return InvalidLine(number, SPACE_IN_ID)
             return self._subject(number, text, None)
         return self._csv_row(number, text)
 

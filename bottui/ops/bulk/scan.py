@@ -47,6 +47,13 @@ TRIMMED: Final = (
     "\u200a\u2028\u2029\u202f\u205f\u3000"
 )
 
+#: A line starting with this (after trimming) is a comment, never an id.
+COMMENT: Final = "#"
+#: Why a line of the one-id-per-line format that holds a space is not sent.
+SPACE_IN_ID: Final = (
+    "holds a space: one id per line (an id with a space goes in a CSV with a visitorId column)"
+)
+
 
 def trim(text: str) -> str:
     """``text`` without surrounding whitespace; control characters are kept (and refused)."""

@@ -11,6 +11,9 @@ so nothing can change. The API refuses it with its error object
 * an error status without the error object (an HTML page, a gateway's text):
   something else answers at this URL;
 * no answer: refused, unknown host, a certificate that is not valid, timed out.
+  A probe that timed out says so and what it waited for; it is a warning
+  when the host still accepts a connection (a busy machine, a slow server),
+  a problem only when it cannot be reached at all.
 
 When the API answers with an authentication error (401, as it should to a
 request without a token), the check names the profile's ``token_encoding``
@@ -24,7 +27,7 @@ from __future__ import annotations
 from typing import Final
 
 from bottui.api.errors import BottuiError, DeadlineExceeded
-from bottui.api.probe import ProbeAnswer, probe_api
+from bottui.api.probe import ProbeAnswer, accepts_connections, probe_api
 from bottui.ops.doctor.model import Check, Verdict
 
 _TITLE: Final = "API at the base URL"
@@ -48,7 +51,36 @@ async def check_api(
             f"{base_url} ({source}) is refused before sending: {exc}",
             "fix the base URL: https://host[:port] (plain http only to this machine)",
         )
+    if isinstance(answer.failure, DeadlineExceeded):
+        connects = await accepts_connections(base_url, timeout=min(timeout, 1.0))
+        return _timed_out(base_url, source, answer, timeout, connects=connects)
     return _judge(base_url, source, answer, timeout, token_encoding)
+
+
+def _timed_out(
+    base_url: str, source: str, answer: ProbeAnswer, timeout: float, *, connects: bool
+) -> Check:
+    """The probe got no answer in time: slow (it connects) or unreachable (it does not)."""
+    waited = (
+        f"{base_url} ({source}): timed out after {timeout:g} s waiting for the answer to "
+        f"one probe request (POST {answer.url})"
+    )
+    if connects:
+        return Check(
+            "api",
+            _TITLE,
+            Verdict.WARNING,
+            f"{waited}; the server accepts connections, so it is reachable but slow "
+            "(a busy machine, or a proxy holding the request)",
+            "run bottui doctor again; if it stays slow, commands will hit their deadline too",
+        )
+    return Check(
+        "api",
+        _TITLE,
+        Verdict.PROBLEM,
+        f"{waited}; and no connection could be opened to it: not reachable",
+        "check the base URL, the network and any proxy or firewall on the way",
+    )
 
 
 def _encoding_note(token_encoding: str) -> str:
@@ -71,14 +103,6 @@ def _judge(
     where = f"{base_url} ({source})"
     secure = base_url.lower().startswith("https://")
     transport = "TLS valid" if secure else "plain HTTP (loopback)"
-    if isinstance(answer.failure, DeadlineExceeded):
-        return Check(
-            "api",
-            _TITLE,
-            Verdict.PROBLEM,
-            f"{where}: no answer within {timeout:g} s",
-            "check the base URL, the network and any proxy or firewall on the way",
-        )
     if answer.failure is not None:
         text = str(answer.failure)
         tls = secure and any(word in text.lower() for word in _TLS_WORDS)

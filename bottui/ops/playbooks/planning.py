@@ -8,6 +8,9 @@ An id the inventory has never seen in the playbook's project (or whose
 value it does not know) is refused here, with the file and line of its
 step: a step whose value before is unknown could never be reverted, and a
 typo found after half a playbook has run is the worst time to find it.
+Showing is not running: ``playbook show`` and ``config check`` plan with
+``strict=False``, where such a step is planned anyway and carries the same
+words in :attr:`PlannedStep.unseen` (said as a warning; ``run`` refuses it).
 """
 
 from __future__ import annotations
@@ -34,6 +37,9 @@ class PlannedStep:
     step: Step
     change: PlannedChange[Any]
     warnings: tuple[str, ...] = ()
+    #: Why ``run`` would refuse this step (an id the inventory never saw), when
+    #: planned with ``strict=False``; None: known.
+    unseen: str | None = None
 
     @property
     def number(self) -> int:
@@ -147,23 +153,36 @@ def scope(
 
 
 async def plan_playbook(
-    session: Session, book: Playbook, account: str, project: str
+    session: Session, book: Playbook, account: str, project: str, *, strict: bool = True
 ) -> PlaybookPlan:
     """Plan every step of ``book`` for ``account``/``project``; nothing is sent.
 
+    ``strict=False`` (show, not run): a step whose id the inventory never
+    saw is planned anyway, its refusal in :attr:`PlannedStep.unseen`.
+
     Raises:
         PlaybookFileError: a step the API would refuse, an id the inventory
-            does not know, or thresholds outside the project's range (with
-            the step's line).
+            does not know (``strict``), or thresholds outside the project's
+            range (with the step's line).
     """
     steps: list[PlannedStep] = []
     for step in book.steps:
-        steps.append(await _plan_step(session, book, step, account, project))
+        steps.append(await _plan_step(session, book, step, account, project, strict))
     return PlaybookPlan(book, account, project, tuple(steps))
 
 
+def unseen_words(step: Step, project: str) -> str:
+    """Why ``run`` refuses a step whose id the inventory has never seen in ``project``."""
+    what = step.target_text
+    return (
+        f"step {step.number}: the inventory has never seen {what} in project {project} "
+        "(or does not know its value), so the step could not be reverted: check the id, "
+        "or open the project in the TUI once so the inventory learns it"
+    )
+
+
 async def _plan_step(
-    session: Session, book: Playbook, step: Step, account: str, project: str
+    session: Session, book: Playbook, step: Step, account: str, project: str, strict: bool
 ) -> PlannedStep:
     where = ("steps", step.number - 1)
     try:
@@ -171,13 +190,13 @@ async def _plan_step(
             change: PlannedChange[Any] = await planning.plan_limiter(
                 session, account, project, step.limiter_id, step.is_active
             )
-            _known_or_refuse(book, step, change, f"limiter {step.limiter_id}", project)
-            return PlannedStep(step, change)
+            unseen = _known_or_refuse(book, step, change, project, strict)
+            return PlannedStep(step, change, unseen=unseen)
         thresholds = build_thresholds(step.name or step.dimension_id, step.block, step.challenge)
         change = await planning.plan_thresholds(
             session, account, project, step.dimension_id, thresholds
         )
-        _known_or_refuse(book, step, change, f"dimension {step.dimension_id}", project)
+        unseen = _known_or_refuse(book, step, change, project, strict)
         known_name = change.previous.value.get("name") if change.previous is not None else None
         if step.name is None and isinstance(known_name, str) and known_name:
             # No name in the file: keep the one the dimension has (the PUT replaces it).
@@ -187,7 +206,7 @@ async def _plan_step(
             )
         settings = session.settings.project_settings(account, project)
         warnings = threshold_rules.check(thresholds, settings, force=False)
-        return PlannedStep(step, change, tuple(warnings))
+        return PlannedStep(step, change, tuple(warnings), unseen=unseen)
     except PlaybookFileError:
         raise
     except ValidationError as exc:
@@ -197,17 +216,19 @@ async def _plan_step(
 
 
 def _known_or_refuse(
-    book: Playbook, step: Step, change: PlannedChange[Any], what: str, project: str
-) -> None:
+    book: Playbook, step: Step, change: PlannedChange[Any], project: str, strict: bool
+) -> str | None:
+    """None when the inventory knows the value before; else refused, or the words (not strict)."""
     if change.previous is None:
+        if not strict:
+            return unseen_words(step, project)
         raise book.source.error(
-            f"step {step.number}: the inventory has never seen {what} in project {project} "
-            "(or does not know its value), so the step could not be reverted: check the id, "
-            "or open the project in the TUI once so the inventory learns it",
+            unseen_words(step, project),
             "steps",
             step.number - 1,
             "limiter" if isinstance(step, LimiterStep) else "dimension",
         )
+    return None
 
 
-__all__ = ["PlannedStep", "PlaybookPlan", "plan_playbook", "scope"]
+__all__ = ["PlannedStep", "PlaybookPlan", "plan_playbook", "scope", "unseen_words"]

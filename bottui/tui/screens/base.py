@@ -24,6 +24,7 @@ from textual.worker import Worker, WorkerState
 
 from bottui.tui.messages import InventoryChanged, ProjectChosen
 from bottui.tui.services import TuiServices, find_services, services_of
+from bottui.tui.visible_focus import release_hidden_focus
 from bottui.tui.widgets.context_bar import ContextBar
 from bottui.tui.widgets.key_bar import KeyBar
 
@@ -164,9 +165,21 @@ class BottuiScreen(Screen[None]):
 
     def on_screen_resume(self) -> None:
         self._refresh_context()
+        # Textual's auto-focus (run after this handler) may pick a hidden
+        # table: then nothing is focused, and the screen's keys work.
+        self.call_later(release_hidden_focus, self)
 
     def refresh_data(self) -> None:
         """Re-read what the screen shows (inventory, current project)."""
+
+    def leave_profile(self) -> list[str]:
+        """Drop what belonged to the profile being left; what was dropped, in words.
+
+        Called on every main screen by a profile switch, before the new
+        profile's data is read (a table filter, marked rows): nothing of the
+        old profile is kept silently.
+        """
+        return []
 
     def key_help_rows(self) -> list[tuple[str, str]]:
         """(key, description) rows for the help screen: every active binding."""

@@ -21,7 +21,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Static
 
-from bottui.tui.error_log import ErrorLog, LoggedError
+from bottui.tui.error_log import ErrorLog, LoggedError, outcome_word
+from bottui.tui.visible_focus import focus_shown, show_widget
 from bottui.tui.widgets.safe import safe, safe_text
 
 COLUMNS: Final = (
@@ -39,7 +40,9 @@ EMPTY: Final = "No error so far in this session."
 def entry_where(entry: LoggedError) -> str:
     """What the error interrupted, raw (shown through ``clean``): outcome, hint, what, where."""
     lines = []
-    if entry.unknown:
+    if entry.refused:
+        lines.append("Outcome: refused by bottui before anything was sent.")
+    elif entry.unknown:
         lines.append("Outcome: unknown, the request may have arrived; check before repeating.")
     if entry.hint:
         lines.append(entry.hint)
@@ -59,6 +62,8 @@ class ErrorLogScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="error_log.close"),
     ]
+    #: Not Textual's "first focusable": that is the table even while it is hidden.
+    AUTO_FOCUS: ClassVar[str | None] = ""
     DEFAULT_CSS = """
     /* Below the header line: the profile and project stay in view. */
     ErrorLogScreen { align: center top; }
@@ -93,7 +98,7 @@ class ErrorLogScreen(ModalScreen[None]):
         for key, heading in COLUMNS:
             table.add_column(heading, key=key)
         self.refresh_rows()
-        table.focus()
+        focus_shown(table)
 
     def refresh_rows(self) -> None:
         """Show the log as it is now (newest first); the cursor stays on the top row."""
@@ -101,9 +106,8 @@ class ErrorLogScreen(ModalScreen[None]):
         self._shown = list(self._log)
         table.clear()
         for entry in self._shown:
-            outcome = (
-                Text("unknown", style="bold reverse") if entry.unknown else Text("failed", "bold")
-            )
+            word = outcome_word(entry)
+            outcome = Text(word, style={"unknown": "bold reverse", "failed": "bold"}.get(word, ""))
             table.add_row(
                 Text(entry.at.strftime("%H:%M:%S")),
                 outcome,
@@ -114,7 +118,7 @@ class ErrorLogScreen(ModalScreen[None]):
                 safe_text(entry.url or "—"),
             )
         self.query_one("#error-log-empty").display = not self._shown
-        table.display = bool(self._shown)
+        show_widget(table, bool(self._shown), take_focus=True)
         self._show_detail(0)
 
     @on(DataTable.RowHighlighted, "#error-log-table")

@@ -18,6 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Input
 
 from bottui.tui.screens.base import BottuiScreen
+from bottui.tui.visible_focus import focus_shown
 from bottui.tui.widgets.entry_table import EntryTable
 
 if TYPE_CHECKING:
@@ -88,6 +89,14 @@ class FilterableScreen(BottuiScreen):
         # At once, not on the next idle (Widget.focus): the next key goes to the field.
         self.set_focus(bar.input)
 
+    def leave_profile(self) -> list[str]:
+        """A kept filter was typed for the old profile's rows: it goes, said."""
+        dropped = super().leave_profile()
+        text = self.filter_text
+        if self.clear_filter() and text:
+            dropped.append(f"the {self.SCREEN_TITLE} filter {text!r} was cleared")
+        return dropped
+
     def action_clear_filter(self) -> None:
         """Clear the filter: every row again."""
         self.clear_filter()
@@ -101,7 +110,7 @@ class FilterableScreen(BottuiScreen):
         bar.input.value = ""
         bar.display = False
         table.set_filter("")
-        table.focus()
+        focus_shown(table)  # never the hidden field, nor a table hidden while empty
         return True
 
     @on(Input.Changed, "#table-filter")
@@ -114,7 +123,7 @@ class FilterableScreen(BottuiScreen):
         if bar is not None and not bar.input.value.strip():
             self.clear_filter()
             return
-        self.filter_table().focus()
+        focus_shown(self.filter_table())
 
     def on_filter_input_cleared(self, _event: FilterInput.Cleared) -> None:
         """Esc in the filter's field: clear it (by handler name, as FilterInput is lazy)."""
@@ -124,4 +133,6 @@ class FilterableScreen(BottuiScreen):
     def _filtered(self, event: EntryTable.Filtered) -> None:
         bar = self._filter_bar()
         if bar is not None:
+            if self.filter_table().row_filter.active:
+                bar.display = True  # a narrowed table always says so ("0 of 1 shown")
             bar.show_count(event.shown, event.total)

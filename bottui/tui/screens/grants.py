@@ -46,6 +46,7 @@ from bottui.tui.error_log import Attempt, Failure, tag
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.bulk_confirm import BulkOrder
 from bottui.tui.screens.bulk_dialog import BulkDialog
+from bottui.tui.visible_focus import show_widget
 from bottui.tui.widgets.revocation_form import RevocationForm
 from bottui.tui.widgets.revocation_history import RevocationHistory
 from bottui.tui.widgets.revocation_result import (
@@ -136,7 +137,8 @@ class GrantsScreen(BottuiScreen):
                 title = join(title, " (", safe(name), ")")
         self.query_one("#grants-title", Static).update(title)
         self.query_one("#grants-empty").display = current is None
-        self.query_one("#grants-forms").display = current is not None
+        # Hidden with no project: a field of it never keeps the focus unseen.
+        show_widget(self.query_one("#grants-forms"), current is not None)
         self._show_result()  # another project: its own latest attempt, or none
 
     # -- actions --------------------------------------------------------------------
@@ -158,7 +160,9 @@ class GrantsScreen(BottuiScreen):
         if current is None:
             self.notify(NO_PROJECT, markup=False)
             return
-        if self.services.refuse_if_read_only():  # before the ids are pasted for nothing
+        if self.services.refuse_if_read_only(
+            "Revoke grants"
+        ):  # before the ids are pasted for nothing
             return
         self.app.push_screen(BulkDialog(*current, draft=runs.draft), self._bulk_ordered)
 
@@ -217,6 +221,7 @@ class GrantsScreen(BottuiScreen):
             ),
             lambda plan: ChangePrompt.of(plan, self._body(plan)),
             send,
+            operation="Revoke grants",
         )
 
     def _body(self, plan: PlannedChange[Revocation]) -> Content:

@@ -157,6 +157,10 @@ class JournalScreen(BottuiScreen):
             reason=self.reason,
         )
 
+    def on_journal_table_resized(self, _message: JournalTable.Resized) -> None:
+        """The screen's width changed the cells' widths: the rows are made again."""
+        self.refresh_data()
+
     def refresh_data(self) -> None:
         """Read the first page again, as many rows as are loaded (the cursor stays)."""
         tables = self.query(JournalTable)

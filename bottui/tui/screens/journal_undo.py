@@ -79,6 +79,7 @@ def start_undo(screen: BottuiScreen, entry: JournalEntry | None) -> None:
             title=f"Undo journal entry {journal_view.entry_ref(planned[0].plan.entry)}?",
         ),
         send,
+        operation="Undo" if entry is None else f"Undo journal entry #{entry.id}",
     )
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from bottui.tui.widgets.limiter_table import SOURCE_WORDS
+from bottui.tui.widgets.limiter_table import flagged_source
 from bottui.tui.widgets.safe import safe
 
 if TYPE_CHECKING:
@@ -154,5 +154,4 @@ class LimiterAttempts:
         if stamped is not None and entry.is_active is not None and entry.known_at > stamped:
             del self._marks[key]
             return entry
-        words = SOURCE_WORDS.get(entry.source, entry.source)
-        return entry._replace(source=f"last try {mark} (e) · {words}")
+        return entry._replace(source=flagged_source(mark, entry.source))

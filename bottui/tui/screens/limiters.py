@@ -33,6 +33,7 @@ from bottui.tui.screens.limiter_attempts import (
 )
 from bottui.tui.screens.limiter_prompt import limiter_body
 from bottui.tui.team_source import taught_words
+from bottui.tui.visible_focus import show_widget
 from bottui.tui.widgets.limiter_table import (
     SOURCE_LEGEND,
     LimiterTable,
@@ -124,7 +125,8 @@ class LimitersScreen(FilterableScreen):
         if current is None:
             empty.update(Content(NO_PROJECT))
             empty.display = True
-            table.display = legend.display = False
+            legend.display = False
+            show_widget(table, False)
             table.show([])
             self._shown = self._rows_of = None
             return
@@ -231,11 +233,24 @@ class LimitersScreen(FilterableScreen):
             return None
         return current[0], current[1], entry
 
+    def leave_profile(self) -> list[str]:
+        """Marks name the old profile's limiters: unmarked, and said how many."""
+        dropped = super().leave_profile()
+        table = self.query_one(LimiterTable)
+        if table.marked:
+            count = len(table.marked)
+            table.set_marks(list(table.marked), False)
+            self._show_marks()
+            dropped.append(f"{count} marked rate limiter{'s' if count != 1 else ''} unmarked")
+        return dropped
+
     # -- switching ------------------------------------------------------------------
 
     def action_toggle_limiter(self) -> None:
         """Switch the selected limiter to the other state; ask when its state is unknown."""
-        if self.services.refuse_if_read_only():  # before the choice of state
+        row = self.query_one(LimiterTable).selected
+        what = f"Switch rate limiter {row.id}" if row is not None else "Switch a rate limiter"
+        if self.services.refuse_if_read_only(what):  # before the choice
             return
         selected = self._selected()
         if selected is None:
@@ -262,7 +277,9 @@ class LimitersScreen(FilterableScreen):
         self._switch(False)
 
     def _switch(self, new_state: bool) -> None:
-        if self.services.refuse_if_read_only():  # refused before anything is asked
+        if self.services.refuse_if_read_only(
+            f"Switch rate limiters {'ON' if new_state else 'OFF'}"
+        ):
             return
         table = self.query_one(LimiterTable)
         # The palette's picked limiter wins over the marks: it named one.
@@ -354,6 +371,7 @@ class LimitersScreen(FilterableScreen):
             lambda: planning.plan_limiter(session, account, project, limiter_id, new_state),
             lambda plan: ChangePrompt.of(plan, self._body(plan, entry.name, new_state)),
             send,
+            operation=f"Switch rate limiter {limiter_id} {'ON' if new_state else 'OFF'}",
         )
 
     def _body(self, plan: PlannedChange[Any], limiter_name: str | None, new_state: bool) -> Content:

@@ -23,6 +23,7 @@ from textual.message import Message
 from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
+from bottui.api.errors import RefusedError
 from bottui.plaintext import clean
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.widgets.safe import safe, safe_text
@@ -140,7 +141,8 @@ class PlaybooksScreen(BottuiScreen):
         current = self.services.current
         try:
             account, project = planning.scope(session, book, current[0] if current else None, None)
-            return await planning.plan_playbook(session, book, account, project)
+            # Shown even when the inventory never saw an id (r refuses it then).
+            return await planning.plan_playbook(session, book, account, project, strict=False)
         except PlaybookFileError as exc:
             return exc
 
@@ -155,7 +157,8 @@ class PlaybooksScreen(BottuiScreen):
             parts.append(f"reverts after {book.duration_text} unless told otherwise")
         if book.description:
             parts.append(book.description)
-        warnings = [f"step {s.number}: {w}" for s in plan.steps for w in s.warnings]
+        warnings = [f"{s.unseen}; r refuses it until then" for s in plan.steps if s.unseen]
+        warnings += [f"step {s.number}: {w}" for s in plan.steps for w in s.warnings]
         self._head("\n".join(parts + warnings) + "\nr runs it (one confirmation).")
         table = self._table()
         table.clear()
@@ -175,7 +178,12 @@ class PlaybooksScreen(BottuiScreen):
         if plan is None or self._busy:
             return
         services = self.services
-        if services.refuse_if_read_only():
+        if services.refuse_if_read_only(f"Run playbook {plan.playbook.name}"):
+            return
+        unseen = next((s.unseen for s in plan.steps if s.unseen), None)
+        if unseen is not None:  # shown, never run: the step could not be reverted
+            refused = RefusedError(f"Cannot run playbook {plan.playbook.name}", unseen)
+            services.report(refused, operation=f"Run playbook {plan.playbook.name}")
             return
         if services.dry_run:  # every step's request(s), in order; nothing is sent
             services.show_dry_run([r for step in plan.steps for r in step.change.requests])

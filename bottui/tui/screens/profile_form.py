@@ -40,6 +40,7 @@ from bottui.tui.screens.project_dialogs import _FormDialog
 from bottui.tui.widgets.form_field import FormField
 from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import join, safe_id
+from bottui.tui.widgets.state_checkbox import StateCheckbox
 
 #: Each flag's words; the state is said in words too (under NO_COLOR a
 #: checkbox's mark looks the same on and off).
@@ -163,7 +164,7 @@ class ProfileForm(_FormDialog):
                 ("protected", edit.protected if edit else False),
                 ("require-reason", edit.require_reason if edit else False),
             ):
-                yield Checkbox(flag_label(flag, value), value, id=flag, compact=True)
+                yield StateCheckbox(flag_label(flag, value), value, id=flag, compact=True)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="form-cancel")
                 label = "Save" if edit is not None else "Save profile"

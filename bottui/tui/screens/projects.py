@@ -46,6 +46,7 @@ from bottui.tui.screens.first_run import (
 from bottui.tui.screens.project_dialogs import ProjectDraft, ProjectForm
 from bottui.tui.screens.project_reads import ProjectsRead, read_projects, read_rest
 from bottui.tui.screens.token_dialog import ask_token, tell_checked
+from bottui.tui.visible_focus import show_widget
 from bottui.tui.widgets.keyring_notice import KeyringNotice
 from bottui.tui.widgets.project_table import (
     CHECKING,
@@ -208,7 +209,7 @@ class ProjectsScreen(FilterableScreen):
             profile=session.settings.profile_name, base_url=base, demo=self.services.demo
         )
         table = self.table
-        table.display = bool(rows)
+        show_widget(table, bool(rows))
         focus, self._focus = self._focus, None
         if self._focus_later is not None:
             (later, moves), self._focus_later = self._focus_later, None

@@ -45,6 +45,7 @@ from bottui.tui.screens.filterable import FilterableScreen
 from bottui.tui.screens.thresholds_dialogs import AddDimensionDialog, ThresholdSettingsDialog
 from bottui.tui.screens.thresholds_editor import UNKNOWN, ThresholdEditor, direction_words
 from bottui.tui.team_source import taught_words
+from bottui.tui.visible_focus import show_widget
 from bottui.tui.widgets.attempt_panel import AttemptPanel
 from bottui.tui.widgets.entry_table import EntryTable
 from bottui.tui.widgets.safe import join, safe, safe_id, safe_id_text, safe_text
@@ -205,8 +206,8 @@ class ThresholdsScreen(FilterableScreen):
             self._show_latest()  # the panel against the rows now: history if changed
             empty.update(message or "")
             empty.display = message is not None
-            table.display = bool(entries)
             table.show(entries, self.settings)
+            show_widget(table, bool(entries), take_focus=True)
 
         if current is None:
             title.update(Content("Thresholds"))
@@ -278,7 +279,9 @@ class ThresholdsScreen(FilterableScreen):
     def _open_editor(
         self, current: tuple[str, str], dimension_id: str, entry: DimensionEntry | None
     ) -> None:
-        if self.services.refuse_if_read_only():  # before the editor: it could only be refused
+        if self.services.refuse_if_read_only(
+            f"Set thresholds of {dimension_id}"
+        ):  # before the editor: it could only be refused
             return
         account, project = current
         draft = self._unsent.get((account, project, dimension_id))

@@ -281,6 +281,7 @@ class ThresholdEditor(ModalScreen[PlannedChange[ThresholdUpdate] | None]):
                 confirm_label="Set anyway" if warn else None,
             ),
             self._confirmed,
+            operation=f"Set thresholds of {dimension_id}",
         )
 
     def _confirmed(self, plan: PlannedChange[ThresholdUpdate]) -> None:

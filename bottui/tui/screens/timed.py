@@ -28,6 +28,7 @@ from textual.widgets import DataTable, Label, Static
 from bottui.plaintext import clean
 from bottui.tui.messages import InventoryChanged
 from bottui.tui.services import services_of
+from bottui.tui.visible_focus import show_widget
 from bottui.tui.widgets.safe import join, safe, safe_text
 
 if TYPE_CHECKING:
@@ -36,15 +37,17 @@ if TYPE_CHECKING:
     from bottui.ops.timed import TimedChange
     from bottui.tui.services import TuiServices
 
-#: The state right after what: at 80 columns it stays in view ("superseded by #6", #27).
+#: State, due and executor first: at 80 columns the last columns are cut, and
+#: those say whether the revert will happen ("superseded by #6", #27); the project
+#: is in the header.
 COLUMNS: Final = (
     ("id", "ID"),
-    ("what", "What"),
     ("state", "State"),
-    ("to", "Reverts to"),
     ("due", "Due"),
-    ("project", "Project"),
     ("executor", "Executor"),
+    ("what", "What"),
+    ("to", "Reverts to"),
+    ("project", "Project"),
 )
 EMPTY: Final = "No timed change pending. A duration in a change's confirmation makes one."
 #: Seconds between two reads of the rows while the screen is open.
@@ -62,6 +65,8 @@ class TimedScreen(ModalScreen[None]):
     """The timed changes of the profile: extend, keep, revert now."""
 
     SCREEN_TITLE: ClassVar[str] = "Timed changes"
+    #: Not Textual's "first focusable": that is the table even while it is hidden.
+    AUTO_FOCUS: ClassVar[str | None] = ""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "extend", "Extend", id="timed.extend"),
         Binding("k", "keep", "Keep (cancel revert)", id="timed.keep"),
@@ -111,8 +116,7 @@ class TimedScreen(ModalScreen[None]):
         table: DataTable[Text] = self.query_one("#timed-table", DataTable)
         for key, heading in COLUMNS:
             table.add_column(heading, key=key)
-        table.display = False
-        table.focus()
+        show_widget(table, False)  # until rows are read; then it takes the focus
         self.reread()
         self.set_interval(REREAD_EVERY, self.reread)
 
@@ -163,20 +167,21 @@ class TimedScreen(ModalScreen[None]):
             if not row.done:
                 due += f" ({row.due_at.strftime('%H:%M')} UTC)"
             late = not row.done and row.due_at < now
+            state = Text(
+                _state_words(row, now),
+                style="bold" if row.state in ("failed", "unknown") or row.in_doubt(now) else "",
+            )
             table.add_row(
                 Text(row.id),
-                safe_text(row.what),
-                Text(
-                    _state_words(row, now),
-                    style="bold" if row.state in ("failed", "unknown") or row.in_doubt(now) else "",
-                ),
-                safe_text(row.revert_to),
+                state,
                 Text(due, style="bold" if late else ""),
-                safe_text(row.project),
                 safe_text(row.executor or "—"),
+                safe_text(row.what),
+                safe_text(row.revert_to),
+                safe_text(row.project),
             )
         self.query_one("#timed-empty").display = not rows
-        table.display = bool(rows)
+        show_widget(table, bool(rows), take_focus=True)
         if rows:
             table.move_cursor(row=min(max(cursor, 0), len(rows) - 1))
 

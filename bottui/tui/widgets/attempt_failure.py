@@ -14,6 +14,7 @@ from typing import Final
 
 from textual.content import Content
 
+from bottui.api.errors import without_unknown_note
 from bottui.plaintext import clean
 from bottui.tui.error_log import Failure
 from bottui.tui.widgets.safe import join, safe
@@ -22,6 +23,8 @@ from bottui.tui.widgets.safe import join, safe
 FAILED_CLASS: Final = "result-failed"
 UNKNOWN_CLASS: Final = "result-unknown"
 LOG_HINT: Final = "e: the error log, with the whole error"
+#: Under an unknown outcome's details: what to do before trying again.
+UNKNOWN_CHECK: Final = "Check whether it was applied before repeating it."
 
 
 def failure_headline(failure: Failure) -> tuple[Content, str]:
@@ -34,8 +37,12 @@ def failure_headline(failure: Failure) -> tuple[Content, str]:
 def failure_lines(failure: Failure) -> list[Content]:
     """The server's error, the token hint and where to find the rest."""
     lines: list[Content] = []
-    if failure.details:
-        lines.append(safe(failure.details, keep_newlines=True))
+    # The headline says "may have been applied": the details do not say it again.
+    details = without_unknown_note(failure.details) if failure.unknown else failure.details
+    if details:
+        lines.append(safe(details, keep_newlines=True))
+    if failure.unknown:
+        lines.append(Content(UNKNOWN_CHECK))
     if failure.hint:
         lines.append(Content.styled(clean(failure.hint), "bold"))
     lines.append(Content.styled(LOG_HINT, "italic"))

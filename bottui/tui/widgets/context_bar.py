@@ -6,11 +6,15 @@ which service, whether it is read-only or protected, and which project.
 One widget drawing one line (the where on the left, the flags at the right
 end), not a row of a label and three flag widgets: every screen has one, and
 each widget costs mounting and styling before the screen's first frame.
+
+When the flags leave too little room (a timed change's countdown, a bulk
+run, at 80 columns), the project is the last thing to go: the base URL is
+shortened first, then the project's name (:func:`fit_where`).
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from textual.content import Content
 from textual.reactive import reactive
@@ -19,6 +23,33 @@ from textual.widget import Widget
 from bottui.plaintext import show_id
 from bottui.tui.services import find_services
 from bottui.tui.widgets.safe import safe
+
+#: What stands for the cut start of a base URL.
+ELLIPSIS: Final = "…"
+
+
+def fit_where(profile: str, base: str, project: str, name: str, room: int) -> str:
+    """`` profile · base · project (name)`` in ``room`` cells, the project kept longest.
+
+    Shortened in this order: the base URL (to its end: the host is what
+    tells two services apart, its scheme least), the project's name, the
+    base URL gone; only then the line is cut at its end.
+    """
+    named = f"{project} ({name})" if name else project
+
+    def line(base_shown: str, project_shown: str) -> str:
+        middle = f" · {base_shown}" if base_shown else ""
+        return f" {profile}{middle} · {project_shown}"
+
+    full = line(base, named)
+    if len(full) <= room:
+        return full
+    spare = room - len(line("", named)) - len(" · ")
+    if spare >= 8:  # the base URL's start cut: "…example.com:8443"
+        return line(ELLIPSIS + base[-(spare - 1) :], named)
+    if len(line("", named)) <= room:
+        return line("", named)
+    return line("", project)
 
 
 class ContextBar(Widget):
@@ -53,6 +84,8 @@ class ContextBar(Widget):
     """
 
     ALLOW_SELECT: ClassVar[bool] = False
+    #: (profile, base URL, account / project, project name) of :attr:`where`.
+    _parts: tuple[str, str, str, str] | None = None
 
     #: The left part: `` profile · base URL · account / project (name)``.
     where: reactive[str] = reactive("")
@@ -93,6 +126,11 @@ class ContextBar(Widget):
             name = services.project_name(*current)
             if name:
                 where += f" ({name})"
+        parts = (profile, base, where, "")
+        if current is not None:
+            name = services.project_name(*current) or ""
+            parts = (profile, base, f"{show_id(current[0])} / {show_id(current[1])}", name)
+        self._parts = parts
         self.where = f" {profile} · {base} · {where}"
         self.read_only = settings.read_only
         self.protected = settings.protected
@@ -104,13 +142,22 @@ class ContextBar(Widget):
         self.live = services.team_listening
         self.dry_run = services.dry_run
 
-    def flags(self) -> list[Content]:
-        """The flags shown at the right end, in order, each padded by a space."""
+    def flags(self, *, compact: bool = False) -> list[Content]:
+        """The flags shown at the right end, in order, each padded by a space.
+
+        ``compact``: the bulk run and the countdown in their shortest words
+        (``bulk 41,200/100,000``, ``timed · next in 27m``), when the full
+        ones would leave no room for the project.
+        """
         live_down = self.live_down and "down" not in self.team
+        bulk, timed = self.bulk, self.timed
+        if compact:
+            bulk = bulk.split(" · ")[0]
+            timed = f"timed · {timed.rsplit(' · ', 1)[-1]}" if " · " in timed else timed
         shown = [
             ("context-bar--working", f"⟳ {self.working}" if self.working else ""),
-            ("context-bar--bulk", self.bulk),
-            ("context-bar--timed", self.timed),
+            ("context-bar--bulk", bulk),
+            ("context-bar--timed", timed),
             # With nothing waiting, a team store heard says so: changes arrive live.
             ("context-bar--team", self.team or ("team: live" if self.live else "")),
             ("context-bar--dry-run", "DRY RUN" if self.dry_run else ""),
@@ -128,6 +175,11 @@ class ContextBar(Widget):
     def render(self) -> Content:
         flags = self.flags()
         room = max(self.size.width - sum(flag.cell_length for flag in flags), 0)
-        # Cut with an ellipsis where it would run into the flags.
-        where = safe(self.where).truncate(room, ellipsis=True, pad=True)
+        parts = self._parts
+        if parts is not None and room < len(f" {parts[0]} · {parts[2]}"):
+            flags = self.flags(compact=True)  # the project before the flags' details
+            room = max(self.size.width - sum(flag.cell_length for flag in flags), 0)
+        text = fit_where(*parts, room) if parts is not None else self.where
+        # Cut with an ellipsis where it would still run into the flags.
+        where = safe(text).truncate(room, ellipsis=True, pad=True)
         return Content.assemble(where, *flags)

@@ -121,6 +121,11 @@ class EntryTable(QuickCellsTable, Generic[E]):
         return list(self._entries.items())
 
     @property
+    def all_keyed_entries(self) -> list[tuple[str, E]]:
+        """``(row key, entry)`` of every row, also those the filter hides, in table order."""
+        return [(key, entry) for key, entry, _cells in self._all_rows]
+
+    @property
     def all_entries(self) -> list[E]:
         """Every row's entry, also those the filter hides, in table order."""
         return [entry for _key, entry, _cells in self._all_rows]
@@ -141,8 +146,8 @@ class EntryTable(QuickCellsTable, Generic[E]):
     @property
     def selected(self) -> E | None:
         """The entry under the cursor (or the one picked: see :meth:`picked`), if any."""
-        if self._picked is not None:
-            return self._entries.get(self._picked)
+        if self._picked is not None:  # shown or hidden by the filter: the palette's pick
+            return self._entries.get(self._picked) or dict(self.all_keyed_entries).get(self._picked)
         key = self._cursor_key()
         return None if key is None else self._entries[key]
 

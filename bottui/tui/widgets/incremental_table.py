@@ -194,6 +194,11 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
     # -- the filter --------------------------------------------------------------------
 
     @property
+    def all_keyed_entries(self) -> list[tuple[str, E]]:
+        """``(row key, entry)`` of every row, also those the filter hides, in table order."""
+        return list(self._source)
+
+    @property
     def all_entries(self) -> list[E]:
         """Every row's entry, also those the filter hides, in table order."""
         return [entry for _key, entry in self._source]

@@ -13,6 +13,7 @@ from typing import ClassVar, Final
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.message import Message
 
 from bottui.ops import journal_view
 from bottui.store.journal_records import JournalEntry, Operation
@@ -27,16 +28,36 @@ COLUMNS: Final = (
     ("operation", "Operation"),
     ("target", "Target"),
     ("outcome", "Outcome"),
+    ("reason", "Why"),
     ("status", "HTTP"),
     ("duration", "Took"),
-    ("reason", "Why"),
 )
-#: Characters of a reason the table shows (the entry's details show it whole).
+#: Characters of a reason the table shows at 100 columns (the entry's details
+#: show it whole); it grows with the screen (:func:`cell_widths`).
 REASON_CELL: Final = 24
 #: Characters of a target the table shows: cut with ``…`` so the Outcome column
 #: after it stays on a 100-column screen (a bulk revocation's subject, with its
 #: project, pushed it past the edge: ``nothing-sta``); the details show it whole.
 TARGET_CELL: Final = 32
+#: The screen width the two cells above were made for.
+DESIGN_WIDTH: Final = 100
+#: Below it, the narrowest they get (80 columns: Why stays in view, #27).
+NARROW_TARGET: Final = 16
+NARROW_REASON: Final = 12
+
+
+def cell_widths(screen_width: int) -> tuple[int, int]:
+    """(target, reason) characters for a screen ``screen_width`` columns wide.
+
+    At 100 columns 32 and 24; wider, every column more goes to the reason
+    (the Why stayed 24 characters at 200 columns); narrower, both shrink
+    so Why stays in view before HTTP and Took.
+    """
+    if screen_width >= DESIGN_WIDTH:
+        return TARGET_CELL, REASON_CELL + screen_width - DESIGN_WIDTH
+    return NARROW_TARGET, NARROW_REASON
+
+
 #: Row keys of a bulk run's one row: ``run:<run id>`` (entries' keys are their ids).
 RUN_KEY: Final = "run:"
 
@@ -91,6 +112,21 @@ class JournalTable(EntryTable[JournalEntry]):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._runs: dict[str, RunGroup] = {}
+        #: (target, reason) characters the cells were made with.
+        self.widths: tuple[int, int] = (TARGET_CELL, REASON_CELL)
+
+    class Resized(Message):
+        """The screen's width changed the cells' widths: the rows are to be read again."""
+
+    def _take_widths(self) -> tuple[int, int]:
+        """The widths for the screen as it is now (remembered for :meth:`on_resize`)."""
+        self.widths = cell_widths(self.app.size.width)
+        return self.widths
+
+    def on_resize(self) -> None:
+        """A wider or narrower screen: rows made for another width are read again."""
+        if cell_widths(self.app.size.width) != self.widths and self.row_count:
+            self.post_message(self.Resized())
 
     def action_expand(self) -> None:
         """On a bulk run's row: list its ids (as Enter); elsewhere scroll right."""
@@ -122,12 +158,14 @@ class JournalTable(EntryTable[JournalEntry]):
                 to may hold more than those read (its count says ``+``).
         """
         self._runs = {}
+        widths = self._take_widths()
         rows: list[tuple[str, JournalEntry, tuple[Text, ...]]] = []
         for entry in entries:
             if entry.run_id is None:
                 # Local numbers and teammates' event ids are two namespaces: one key each.
                 key = journal_view.entry_key(entry)
-                rows.append((key, entry, _cells(entry, with_project=with_project)))
+                cells = _cells(entry, with_project=with_project, widths=widths)
+                rows.append((key, entry, cells))
                 continue
             key = f"{RUN_KEY}{journal_view.run_key(entry)}"
             group = self._runs.get(key)
@@ -137,7 +175,7 @@ class JournalTable(EntryTable[JournalEntry]):
             group.add(entry)
         self._mark_open(entries, more)
         self._replace_rows(
-            (key, entry, cells or self._runs[key].cells(with_project=with_project))
+            (key, entry, cells or self._runs[key].cells(with_project=with_project, widths=widths))
             for key, entry, cells in rows
         )
 
@@ -158,7 +196,8 @@ class JournalTable(EntryTable[JournalEntry]):
                 key = journal_view.entry_key(entry)
                 if key not in self._entries:
                     self._entries[key] = entry
-                    self.add_row(*_cells(entry, with_project=with_project), key=key)
+                    cells = _cells(entry, with_project=with_project, widths=self.widths)
+                    self.add_row(*cells, key=key)
                 continue
             key = f"{RUN_KEY}{journal_view.run_key(entry)}"
             known = self._runs.get(key)
@@ -172,7 +211,7 @@ class JournalTable(EntryTable[JournalEntry]):
         self._mark_open(entries, more)
         changed |= {k for k, g in self._runs.items() if g.open}
         for key in changed:
-            cells = self._runs[key].cells(with_project=with_project)
+            cells = self._runs[key].cells(with_project=with_project, widths=self.widths)
             for (column, _heading), cell in zip(COLUMNS, cells, strict=True):
                 self.update_cell(key, column, cell)
 
@@ -211,8 +250,11 @@ class RunGroup:
         ranked = sorted(self.outcomes.items(), key=lambda item: (-item[1], item[0]))
         return ", ".join(f"{n} {word}" for word, n in ranked)
 
-    def cells(self, *, with_project: bool) -> tuple[Text, ...]:
+    def cells(
+        self, *, with_project: bool, widths: tuple[int, int] = (TARGET_CELL, REASON_CELL)
+    ) -> tuple[Text, ...]:
         """The run's row: ``▸ bulk run #7 · 15 ids`` and its outcome counts."""
+        target_width, reason_width = widths
         newest = self.newest
         # A bulk run revokes grants by id; any other run is a playbook's steps.
         bulk = newest.operation == Operation.REVOKE_GRANT
@@ -227,23 +269,29 @@ class RunGroup:
             Text(journal_view.short_when(newest)),
             safe_text(newest.operator),
             safe_text(f"bulk {operation}" if bulk else "playbook"),
-            safe_id_text(cut(what, TARGET_CELL)),
+            safe_id_text(cut(what, target_width)),
             safe_text(self.outcome_words(), style="bold" if failed else ""),
+            safe_text(self.reason_cell(reason_width)),
             Text(""),
             Text(""),
-            safe_text(self.reason_cell()),
         )
 
-    def reason_cell(self) -> str:
+    def reason_cell(self, width: int = REASON_CELL) -> str:
         """The newest entry's reason; ``(2 reasons) …`` when a resume gave another."""
-        newest = journal_view.reason_text(self.newest, REASON_CELL)
+        newest = journal_view.reason_text(self.newest, width)
         if len(self.reasons) <= 1:
             return newest
-        return cut(f"({len(self.reasons)} reasons) {newest}", REASON_CELL)
+        return cut(f"({len(self.reasons)} reasons) {newest}", width)
 
 
-def _cells(entry: JournalEntry, *, with_project: bool) -> tuple[Text, ...]:
+def _cells(
+    entry: JournalEntry,
+    *,
+    with_project: bool,
+    widths: tuple[int, int] = (TARGET_CELL, REASON_CELL),
+) -> tuple[Text, ...]:
     """One entry's cells, in ``COLUMNS`` order; untrusted text goes through ``safe_text``."""
+    target_width, reason_width = widths
     target = journal_view.target_text(entry)
     if with_project:
         target = f"{entry.project}: {target}"
@@ -251,9 +299,9 @@ def _cells(entry: JournalEntry, *, with_project: bool) -> tuple[Text, ...]:
         Text(journal_view.short_when(entry)),
         safe_text(entry.operator),
         safe_text(journal_view.operation_text(entry, short=True)),
-        safe_id_text(cut(target, TARGET_CELL)),
+        safe_id_text(cut(target, target_width)),
         outcome_cell(entry),
+        safe_text(journal_view.reason_text(entry, reason_width)),
         Text(journal_view.status_text(entry)),
         Text(journal_view.duration_text(entry), justify="right"),
-        safe_text(journal_view.reason_text(entry, REASON_CELL)),
     )

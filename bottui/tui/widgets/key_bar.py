@@ -13,7 +13,10 @@ Replaces Textual's ``Footer``, for two reasons measured on Textual 8.2.8:
   ``bottui demo``'s start-up (``tests/bench/startup.py``). This is one
   widget that renders one line.
 
-A click on a key presses it, as on the Footer.
+A click on a key presses it, as on the Footer. While a dialog is open over
+the screen (the threshold editor, a confirmation), the bar shows the
+dialog's keys: those are the keys that act (#27: the editor's bottom line
+said the Thresholds screen's "esc Clear the filter").
 """
 
 from __future__ import annotations
@@ -92,9 +95,27 @@ class KeyBar(Widget):
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+        self.app.screen_change_signal.subscribe(self, self._screen_changed)
 
     def on_unmount(self) -> None:
         self.screen.bindings_updated_signal.unsubscribe(self)
+        self.app.screen_change_signal.unsubscribe(self)
+
+    def _screen_changed(self, screen: Screen[object]) -> None:
+        # A dialog opened over this screen (or closed): its keys are the ones
+        # that act now, so they are the ones shown (#27: the threshold
+        # editor's bar said the table filter's "esc Clear the filter").
+        if screen is not self.screen:
+            screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+        self.refresh()
+
+    @property
+    def keys_of(self) -> Screen[object]:
+        """The screen whose keys are shown: this one, or the dialog open over it."""
+        top = self.app.screen
+        return (
+            top if top is not self.screen and self.screen in self.app.screen_stack else self.screen
+        )
 
     def _bindings_changed(self, screen: Screen[object]) -> None:
         # A refresh, not a rebuild: several changes before the next frame
@@ -108,7 +129,7 @@ class KeyBar(Widget):
         shown: dict[str, tuple[Binding, bool]] = {}
         every: dict[str, tuple[Binding, bool]] = {}  # by id, also those not shown
         palette: tuple[Binding, bool] | None = None
-        for active in self.screen.active_bindings.values():
+        for active in self.keys_of.active_bindings.values():
             binding, enabled = active.binding, active.enabled
             if binding.id:
                 every.setdefault(binding.id, (binding, enabled))

@@ -76,6 +76,23 @@ def state_text(is_active: bool | None) -> Text:
     return Text("OFF", style=tone("bold", "red"))
 
 
+#: How a row's source says its last attempt did not succeed (see :func:`flagged_source`).
+TRY_PREFIX: Final = "last try "
+
+
+def flagged_source(mark: str, source: str) -> str:
+    """A row's source carrying its last attempt's mark (``FAILED``, ``UNKNOWN``)."""
+    return f"{TRY_PREFIX}{mark} (e) · {SOURCE_WORDS.get(source, source)}"
+
+
+def split_flag(source: str) -> tuple[str | None, str]:
+    """(the last attempt's mark or None, the source's words) of a row's source."""
+    if not source.startswith(TRY_PREFIX):
+        return None, SOURCE_WORDS.get(source, source)
+    flag, _, words = source.removeprefix(TRY_PREFIX).partition(" (e) · ")
+    return flag, words
+
+
 def short_time(stamp: str) -> str:
     """``2026-11-21T03:00:00.000000Z`` -> ``2026-11-21 03:00:00`` (the stores' shape)."""
     if len(stamp) >= 19 and stamp[10] == "T":
@@ -135,11 +152,17 @@ class LimiterTable(IncrementalTable[LimiterEntry, _View]):
 def _cells(view: _View) -> tuple[Text, ...]:
     """One limiter's cells, in ``COLUMNS`` order; ids and names are untrusted."""
     entry, marked = view
+    flag, words = split_flag(entry.source)
+    state = state_text(entry.is_active)
+    if flag is not None:
+        # Beside the state it qualifies, in the narrow columns (#27: at 80
+        # columns "How we know" was cut to "last try FAI" beside the old state).
+        state = Text.assemble(state, Text(f" · try {flag} (e)", style="bold"))
     return (
         Text(MARK if marked else " ", style="bold"),
         safe_id_text(entry.id),
         safe_text(entry.name or ""),
-        state_text(entry.is_active),
+        state,
         Text(short_time(entry.known_at)),
-        safe_text(SOURCE_WORDS.get(entry.source, entry.source)),
+        safe_text(words),
     )
