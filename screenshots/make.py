@@ -40,7 +40,7 @@ SHOTS: dict[str, Steps] = {
     "limiters": [["2", "down", "down", "down", "t"], ["tab", "enter"]],
     # Two limiters marked, a filter, the one it shows marked too: one confirmation for three.
     "limiters-multi": [["2", "space", "space", "slash", *"sea", "enter", "asterisk"], ["f"]],
-    "limiter-confirm": [["2", "f"]],
+    "limiter-confirm": [["2", "down", "down", "f"]],
     "grants": [["3", "i", *"vis_7Hq2kP9xLm", "tab", "tab", "enter"], ["tab", "enter"]],
     "thresholds": [["4", "enter"]],
     "journal": [["2", "o", "tab", "enter"], ["5"]],
@@ -50,14 +50,15 @@ SHOTS: dict[str, Steps] = {
     "error-log": [["2", "down", "t"], ["tab", "enter"], ["escape", "e"]],
     "dry-run": [["D", "2", "t"], ["tab", "enter"]],
     "journal-undo": [["2", "o", "tab", "enter"], ["5", "u"]],
-    # Two timed changes (the duration is the field after the reason): the header counts down.
+    # Two timed changes (the duration is the field after the reason, the form's last:
+    # Enter there sends it): the header counts down.
     "timed-header": [
-        ["2", "t", "tab", "tab", "tab", *"14m", "enter", "enter"],
-        ["down", "down", "down", "t", "tab", "tab", "tab", *"2h", "enter", "enter"],
+        ["2", "t", "tab", "tab", "tab", *"14m", "enter"],
+        ["down", "down", "down", "t", "tab", "tab", "tab", *"2h", "enter"],
     ],
     "timed": [
-        ["2", "t", "tab", "tab", "tab", *"14m", "enter", "enter"],
-        ["down", "down", "down", "t", "tab", "tab", "tab", *"2h", "enter", "enter"],
+        ["2", "t", "tab", "tab", "tab", *"14m", "enter"],
+        ["down", "down", "down", "t", "tab", "tab", "tab", *"2h", "enter"],
         ["T"],
     ],
     # The demo's playbooks (screen 6): the plan of the first, then its one confirmation.
@@ -92,6 +93,8 @@ async def shoot(name: str, steps: Steps, root: Path) -> Path:
     session = prepare(root / name, BASE_URL, client_factory=client, clock=lambda: NOW)
     write_demo_playbooks(session.locations)  # as bottui demo does
     app = BottuiApp(session, demo=True)
+    # The keys are scripted groups, each after the app settled: not keys typed ahead.
+    app.typeahead.window = 0.0
     async with app.run_test(size=SIZE) as pilot:
         await _settle(pilot)
         for keys in steps:
@@ -135,6 +138,7 @@ async def shoot_bulk_background(root: Path) -> Path:
 
     session = prepare(root / "bulk", BASE_URL, client_factory=client, clock=lambda: NOW)
     app = BottuiApp(session, demo=True)
+    app.typeahead.window = 0.0  # scripted keys, as above
     async with app.run_test(size=SIZE) as pilot:
         await _settle(pilot)
         await pilot.press("3", "b")
