@@ -31,6 +31,7 @@ from textual.message import Message
 from bottui.api.errors import BottuiError, CredentialsError, RefusedError
 from bottui.ops.session import Session
 from bottui.plaintext import clean
+from bottui.tui import typeahead
 from bottui.tui.error_view import EXPECTED_ERRORS, error_dialog, error_toast
 from bottui.tui.messages import InventoryChanged, ProjectChosen
 from bottui.tui.services_team import TeamServices
@@ -289,9 +290,7 @@ class TuiServices(TimedServices, TeamServices):
             # A change refused before its dialog opened ("Cannot undo", read-only, no
             # token): what the operator typed for that dialog must not act on the
             # screen ("shop-prod" opened the error log with its "e"), #24.
-            guard = getattr(self._host, "typeahead", None)
-            if guard is not None:
-                guard.arm()
+            typeahead.arm(self._host)
 
     def _refresh_open_log(self) -> None:
         # An error log open on screen lists the new error at once.

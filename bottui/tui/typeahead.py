@@ -88,4 +88,11 @@ class TypeaheadGuard:
         return True
 
 
-__all__ = ["NOTE", "WINDOW", "TypeaheadGuard"]
+def arm(app: App[Any]) -> None:
+    """Open the window of ``app`` (bottui's app: others have no guard, and nothing happens)."""
+    guard = getattr(app, "typeahead", None)
+    if isinstance(guard, TypeaheadGuard):
+        guard.arm()
+
+
+__all__ = ["NOTE", "WINDOW", "TypeaheadGuard", "arm"]

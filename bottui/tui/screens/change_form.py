@@ -22,10 +22,10 @@ from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 from bottui.plaintext import clean
+from bottui.tui import typeahead
 from bottui.tui.screens.dialogs import _Dialog, _listing
 from bottui.tui.screens.duration_field import DurationField
 from bottui.tui.widgets.plain_paste import PlainInput
@@ -437,15 +437,8 @@ class ChangeForm(DurationField, _ReasonField, _Dialog):
 
     def dismiss(self, result: Any = None) -> AwaitComplete:
         if not self._escaped:
-            arm_typeahead(self)
+            typeahead.arm(self.app)
         return super().dismiss(result)
-
-
-def arm_typeahead(dialog: ModalScreen[Any]) -> None:
-    """A dialog that sends is closing: keys typed ahead must not reach the screen below."""
-    guard = getattr(dialog.app, "typeahead", None)  # the app's TypeaheadGuard
-    if guard is not None:
-        guard.arm()
 
 
 class ConfirmDialog(ChangeForm):
@@ -485,4 +478,4 @@ class TypedConfirmDialog(ChangeForm):
         )
 
 
-__all__ = ["ChangeForm", "ConfirmDialog", "ReasonAsked", "TypedConfirmDialog", "arm_typeahead"]
+__all__ = ["ChangeForm", "ConfirmDialog", "ReasonAsked", "TypedConfirmDialog"]
