@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
+from textual.app import App
 
 from tests.fixtures.keyrings import InMemoryKeyring, installed
 
@@ -65,6 +67,20 @@ def no_typeahead_window(monkeypatch: pytest.MonkeyPatch) -> None:
     closes, faster than a person could. The window itself is tested on its own clock
     (tests/tui/test_confirm_form.py sets ``app.typeahead.window`` and ``clock``)."""
     monkeypatch.setattr("bottui.tui.typeahead.WINDOW", 0.0)
+
+
+@pytest.fixture(autouse=True)
+def toasts_stay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A toast stays until the test has looked: on a busy machine a snapshot or a check
+    may come later than a toast's 5-10 s. How long toasts last is the app's choice,
+    not something a test can see without a clock of its own."""
+    notify = App.notify
+
+    def staying(self: App[Any], message: str, **options: Any) -> None:
+        options["timeout"] = 3600.0
+        notify(self, message, **options)
+
+    monkeypatch.setattr(App, "notify", staying)
 
 
 @pytest.fixture(autouse=True)

@@ -188,7 +188,18 @@ def run(mutation: Mutation, tests: list[str], timeout: float) -> tuple[str, floa
         began = time.monotonic()
         try:
             done = subprocess.run(
-                [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests],
+                [
+                    sys.executable,
+                    "-m",
+                    "pytest",
+                    "-x",
+                    "-q",
+                    "-n",
+                    "0",
+                    "-p",
+                    "no:cacheprovider",
+                    *tests,
+                ],
                 cwd=work,
                 env=env,
                 capture_output=True,

@@ -13,8 +13,9 @@ file (:data:`~tests.cli.completion_home.TRAPS`):
 
 A second set answers through a ``bottui`` that lets hostile lines through
 (a callback gone wrong): the scripts still take them as text and run nothing.
-A shell missing from the machine skips its tests, with the reason; the
-scripts' text is checked in ``test_completion.py`` whatever is installed.
+A shell missing from the machine fails its tests with the remedy (never a
+skip: ``.ci/run`` installs both); the scripts' text is also checked in
+``test_completion.py``.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from tests.pty_terminal import Terminal
 
 def _needs(shell: str) -> None:
     if shutil.which(shell) is None:
-        pytest.skip(f"{shell} is not installed (apt-get install {shell})")
+        pytest.fail(f"{shell} is not installed: apt-get install {shell} (.ci/run does as root)")
 
 
 @pytest.fixture

@@ -115,8 +115,11 @@ def test_a_dead_port_is_not_reachable() -> None:
         port = sock.getsockname()[1]
     done = cli("doctor", "--base-url", f"http://127.0.0.1:{port}")
     assert done.code == 1
-    line = next(line for line in done.out.splitlines() if "API at the base URL" in line)
-    assert line.startswith("problem") and "not reachable" in line
+    # One check is one line at any width (a worker's stdout is a pipe: 80 columns).
+    api = checks(cli("doctor", "--json", "--base-url", f"http://127.0.0.1:{port}"))["api"]
+    assert api["verdict"] == "problem" and "not reachable" in api["detail"], api
+    words = " ".join(done.out.split())
+    assert "problem API at the base URL" in words and "not reachable" in words, words
 
 
 def test_a_server_that_never_answers_costs_the_probe_timeout() -> None:

@@ -408,6 +408,8 @@ class LimitersScreen(FilterableScreen):
 
     @on(LimiterSet)
     async def _limiter_set(self, message: LimiterSet) -> None:
+        if not self.is_attached:  # the app is closing: the journal has it, no screen to show
+            return
         key = (message.account, message.project)
         self._in_flight.pop((*key, message.applied.value.limiter_id), None)
         await self._mounted_panel()
@@ -424,6 +426,8 @@ class LimitersScreen(FilterableScreen):
 
     @on(LimiterFailed)
     async def _limiter_failed(self, message: LimiterFailed) -> None:
+        if not self.is_attached:  # the app is closing (quit after waiting): nothing to show on
+            return
         await self._mounted_panel()
         self._attempts.failed(message)
         self._show_latest(self.services.current)
