@@ -13,6 +13,7 @@ from typing import Any
 
 from textual.pilot import Pilot
 from textual.widgets import Button, DataTable, Input
+from textual.widgets._toast import Toast  # the toast widget (no public name)
 
 from bottui.plaintext import clean
 from bottui.sandbox.demo import (
@@ -27,6 +28,7 @@ from bottui.tui.app import BottuiApp
 from bottui.tui.widgets.journal_table import TARGET_CELL
 from bottui.tui.widgets.key_bar import KeyBar
 from tests.fixtures.stores import inventory_of
+from tests.tui.helpers import until
 
 
 def screen_lines(app: BottuiApp) -> list[str]:
@@ -95,7 +97,8 @@ async def test_hostile_error_message_is_literal(make_snap_app: Callable[..., Bot
         await pilot.pause()
         await pilot.press("tab", "enter")  # confirm explicitly
         await app.workers.wait_for_complete()
-        await pilot.pause(1.0)  # the toast slides in
+        await until(lambda: bool(app.screen.query(Toast)), pilot)  # the error's toast
+        await pilot.pause()
         toasts = "\n".join(screen_lines(app))
         assert clean(HOSTILE_ERROR_MESSAGE) in toasts
         await click_hostile_text(pilot, app, "[@click=app.quit]")

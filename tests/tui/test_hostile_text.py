@@ -14,12 +14,14 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets._toast import Toast  # the toast widget (no public name)
 
 from bottui.sandbox.demo import DEMO_ACCOUNT, DEMO_PROJECT_TOKENS
 from bottui.sandbox.hostile import token_forms
 from bottui.store.journal_records import Operation
 from bottui.tui.app import BottuiApp
 from tests.fixtures.stores import inventory_of, journal_of
+from tests.tui.helpers import until
 from tests.tui.test_hostile import screen_lines
 
 PROJ = "shop-prod"
@@ -50,7 +52,8 @@ async def test_an_echoed_token_never_reaches_a_screen(
         await pilot.pause()
         await pilot.press("tab", "enter")
         await app.workers.wait_for_complete()
-        await pilot.pause(1.0)  # the toast slides in
+        await until(lambda: bool(app.screen.query(Toast)), pilot)  # the error's toast
+        await pilot.pause()
         seen.append(_screen(app))
         await pilot.press("e", "enter")  # the error log, then the error modal
         await pilot.pause()
