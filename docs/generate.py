@@ -227,7 +227,9 @@ def _key_rows(cls: type, skip: set[str]) -> list[str]:
         if field.name in skip:
             continue
         kind = str(field.type).replace(" | None", "")
-        rows.append(f"| `{field.name}` | {_cell(kind)} | {_default(field)} | {_cell(docs[field.name])} |")
+        rows.append(
+            f"| `{field.name}` | {_cell(kind)} | {_default(field)} | {_cell(docs[field.name])} |"
+        )
     return rows
 
 
@@ -248,8 +250,7 @@ def config_reference() -> str:
         "",
         "## `[profiles.NAME]`",
         "",
-        "One table per profile; `NAME` is the profile's name (not blank, no control "
-        "characters).",
+        "One table per profile; `NAME` is the profile's name (not blank, no control characters).",
         "",
         *_key_rows(Profile, {"name", "projects"}),
         "",
@@ -262,7 +263,7 @@ def config_reference() -> str:
         "",
         "## `[keymap]`",
         "",
-        "Binding id = keys (`\"limiters.toggle\" = \"g\"`); the ids are listed in "
+        'Binding id = keys (`"limiters.toggle" = "g"`); the ids are listed in '
         "[Key bindings](keys.md). Only string pairs are read; anything else in the table "
         "is left alone, so a typo never stops the app from starting.",
         "",
