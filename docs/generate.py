@@ -137,7 +137,16 @@ def _cli_reference(parser: argparse.ArgumentParser) -> str:
     lines += [f"| `{name}` | {_cell(text)} |" for name, text in VARIABLES.items()]
     lines += ["", "## Help topics", "", "`bottui help TOPIC`, one of:", ""]
     lines += [f"- `{topic}`" for topic in TOPICS]
-    lines += ["", "## Commands", ""]
+    lines += ["", "## `bottui`", "", (parser.description or "").strip(), ""]
+    lines += ["```text", parser.format_usage().removeprefix("usage: ").rstrip(), "```", ""]
+    rows, _ = _option_rows(parser)
+    lines += ["| argument | what |", "|---|---|", *rows, ""]
+    lines += ["## Commands", "", "| command | what |", "|---|---|"]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for choice in action._choices_actions:
+                lines.append(f"| `bottui {choice.dest}` | {_cell(choice.help or '')} |")
+    lines.append("")
     for name, sub in _subcommands(parser):
         lines += _command_section(f"bottui {name}", sub, 3)
     return "\n".join(lines)

@@ -86,3 +86,9 @@ def test_every_binding_id_named_in_the_docs_exists() -> None:
 def test_the_screen_keys_are_the_key_bars() -> None:
     first, last = PLAIN_DIGITS[0], PLAIN_DIGITS[-1]
     assert f"| `{first}`-`{last}` |" in TEXTS["docs/tui.md"]
+
+
+def test_every_page_is_in_the_site_nav() -> None:
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    pages = sorted(p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md"))
+    assert [p for p in pages if f": {p}\n" not in nav] == []
