@@ -2,7 +2,7 @@
 
 Written from :data:`bottui.cli.json_schemas.SCHEMAS`, the same data the
 tests validate real outputs against, so the help cannot drift from what
-bottui prints. The README's "JSON output" section is this text.
+bottui prints. The docs' generated page docs/reference/json.md is this text.
 """
 
 from __future__ import annotations

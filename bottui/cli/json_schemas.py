@@ -8,7 +8,7 @@ dropped or added without its schema fails a test. bottui's own documents
 are closed (no field beyond those listed); the project document of
 ``limiter`` is the API's own and stays open.
 
-``bottui help json`` and the README's "JSON output" section are written
+``bottui help json`` and the docs' page ``docs/reference/json.md`` are written
 from :func:`describe`.
 """
 

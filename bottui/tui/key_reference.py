@@ -1,9 +1,9 @@
 """The TUI's key reference, made from the bindings themselves: docs cannot drift from them.
 
 :func:`binding_table` is the Markdown table of every binding id, its default
-keys and what it does where (the README's ``[keymap]`` section, and the docs
-site later); ``docs/generate.py`` writes it and ``tests/test_docs.py`` fails
-when what is written differs from what the code declares.
+keys and what it does where (the docs' generated page ``docs/reference/keys.md``);
+``docs/generate.py`` writes it and ``tests/test_docs.py`` fails when what is
+written differs from what the code declares.
 """
 
 from __future__ import annotations

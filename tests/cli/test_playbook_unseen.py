@@ -1,4 +1,4 @@
-"""The README's own playbook on a fresh set-up: ``show`` shows, ``config check`` warns (#27).
+"""The playbook of docs/playbooks.md on a fresh set-up: ``show`` shows, ``config check`` warns.
 
 ``playbook run`` still refuses a step whose id the inventory has never seen
 (it could not be reverted); showing the plan is not running it, and the
@@ -17,14 +17,15 @@ from bottui.sandbox.server import SandboxServer
 from tests.cli.helpers import cli
 from tests.fixtures.sandbox import scope
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+#: The docs page with the playbook example (once in the README).
+PLAYBOOKS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "playbooks.md"
 
 
 def readme_playbook() -> str:
-    """The ``playbooks/login-attack.toml`` example of the README, as printed there."""
-    text = README.read_text(encoding="utf-8")
+    """The ``playbooks/login-attack.toml`` example of docs/playbooks.md, as printed there."""
+    text = PLAYBOOKS_PAGE.read_text(encoding="utf-8")
     found = re.search(r"```toml\n# playbooks/login-attack.toml\n(.*?)```", text, re.S)
-    assert found is not None, "the README's playbook example moved"
+    assert found is not None, "the playbook example of docs/playbooks.md moved"
     return found.group(1)
 
 

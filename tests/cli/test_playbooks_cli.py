@@ -19,7 +19,7 @@ BOOK = (
 
 
 def learn() -> None:
-    """The inventory learns both limiters from a change's answer (the README's remedy)."""
+    """The inventory learns both limiters from a change's answer (docs/playbooks.md's remedy)."""
     for limiter in ("rl-search", "rl-api"):
         assert cli("limiter", "disable", limiter, *scope()).code == EXIT_OK
 

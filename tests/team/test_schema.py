@@ -16,7 +16,8 @@ from bottui.store.team.target import check_store_url
 from tests.fixtures.postgres import PostgresServer
 from tests.team.events import entry, outcome
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+#: The team mode page of the docs (its set-up SQL).
+TEAM_PAGE = Path(__file__).resolve().parents[2] / "docs" / "team.md"
 
 
 def _store(url: str) -> TeamStore:
@@ -106,9 +107,9 @@ async def test_the_journal_is_append_only_even_for_the_owner(
 
 
 def _readme_sql() -> str:
-    text = README.read_text(encoding="utf-8")
-    section = text[text.index("## Team mode") :]
-    return re.search(r"```sql\n(.*?)```", section, re.S).group(1)  # type: ignore[union-attr]
+    """The set-up SQL of the docs' Team mode page (once the README's), as printed there."""
+    text = TEAM_PAGE.read_text(encoding="utf-8")
+    return re.search(r"```sql\n(.*?)```", text, re.S).group(1)  # type: ignore[union-attr]
 
 
 async def test_the_readme_operator_role_may_insert_and_select_only(
@@ -120,7 +121,7 @@ async def test_the_readme_operator_role_may_insert_and_select_only(
     role = f"alice_{pg_database}"
     setup = _readme_sql()
     setup = setup[setup.index("CREATE ROLE bottui_operator") :].replace("alice", role)
-    # the README's role names are per cluster; this test's own names keep tests apart
+    # the docs' role names are per cluster; this test's own names keep tests apart
     setup = setup.replace("bottui_operator", f"op_{pg_database}")
     setup = setup.replace("'change-me'", "'s3cret-alice'")
     with psycopg.connect(team_store.target.url, autocommit=True) as conn:
@@ -151,7 +152,7 @@ async def test_the_readme_operator_role_may_insert_and_select_only(
 async def test_the_readme_set_up_needs_a_superuser_only_for_its_first_step(
     postgres_server: PostgresServer, pg_database: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The README's whole set-up as written: step 1 as an administrator, then the
+    # The docs' whole set-up (docs/team.md) as written: step 1 as an administrator, then the
     # migration and the grants as the owner, a role that is no superuser (#27's docs).
     sql = _readme_sql()
     step_1, rest = sql.split("-- 2.", 1)

@@ -1,7 +1,7 @@
 """``bottui help json``: the shape of every ``--json`` document.
 
 The text is :data:`bottui.cli.help_json.TEXT`, written from the schemas the
-tests validate real outputs against (the README's "JSON output" is the same).
+tests validate real outputs against (docs/reference/json.md is the same).
 """
 
 from __future__ import annotations

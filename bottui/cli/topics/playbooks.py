@@ -20,5 +20,5 @@ reports a playbook's unknown keys and bad values with file and line.
 Steps are sent in order, each journaled under one run id; on the first failure
 the run stops and offers to revert the steps already done. A step whose target
 changed since is not reverted blindly: it is reported as superseded. The
-README's "Playbooks" section says more.
+docs/playbooks.md says more.
 """

@@ -27,7 +27,7 @@ costs a warning, never a change. What this machine journaled before the store
 was configured still shows, marked "not shared", until `store sync --backfill`
 shares it (the profile's base URL, account and project only). Entry numbers
 are this machine's (#7, never renumbered); a teammate's entry shows a short form
-of its event id (3f2a9c1b:17). The README's "Team mode" section says more.
+of its event id (3f2a9c1b:17). docs/team.md says more.
 
 A limiter or dimension a teammate changed in the last 15 minutes is named on
 stderr before bottui sends. A protected profile asks again on a terminal after

@@ -38,5 +38,5 @@ keyring: `read -rs BOTTUI_ACCESS_TOKEN; export BOTTUI_ACCESS_TOKEN`, or run unde
 `dbus-run-session` with a Secret Service of your own.
 
 A token a server echoed back is masked as *** in everything shown or journaled,
-but it has travelled: rotate it. The README's "Tokens" section says more.
+but it has travelled: rotate it. docs/getting-started.md ("Tokens") says more.
 """

@@ -2,8 +2,8 @@
 
 ``playbook run`` refuses a step whose id the inventory has never seen in the
 playbook's project (:mod:`bottui.ops.playbooks.planning`). On a fresh set-up
-that is every step of the README's own example, while the file itself is
-clean; ``config check`` says so as a warning (not a problem: the file is
+that is every step of the docs' own example (``docs/playbooks.md``), while
+the file itself is clean; ``config check`` says so as a warning (not a problem: the file is
 right, the inventory has not learnt yet), with the same words ``run`` would
 refuse with. A playbook whose project cannot be told (neither the file nor
 the profile names one) is not checked. Nothing is written: with no inventory

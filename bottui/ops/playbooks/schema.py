@@ -1,6 +1,6 @@
 """What a playbook file may say, checked key by key: :class:`Playbook` and its steps.
 
-The schema (README, "Playbooks")::
+The schema (docs/playbooks.md)::
 
     description = "..."        # optional, one line
     duration = "2h"            # optional default of --for (90s, 30m, 2h, 1d, 1h30m; <= 7d)

@@ -354,7 +354,7 @@ async def executor_known(session: Session, now: datetime | None = None) -> str |
 
 NO_EXECUTOR_WARNING: Final = (
     "No executor is known: no TUI runs on this profile and no `bottui run-due` ran in the "
-    "last day, so nothing will revert this change on time (see the README's Timed changes)."
+    "last day, so nothing will revert this change on time (see the docs: docs/timed.md)."
 )
 
 __all__ = [

@@ -62,7 +62,7 @@ def check_version(version: int) -> None:
         raise SchemaMissing(
             f"The team store {state} (this bottui needs {SCHEMA_VERSION})",
             "Run `bottui store migrate` as a role that owns the bottui schema (see the"
-            " README's Team mode section).",
+            " docs: docs/team.md).",
         )
 
 

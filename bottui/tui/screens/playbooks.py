@@ -108,7 +108,7 @@ class PlaybooksScreen(BottuiScreen):
             options.add_option(Option(safe_text(mark + name)))
         if not books:
             folder = library.directory(self.services.session.locations)
-            self._head(f"No playbooks yet: add NAME.toml files to {folder} (README: Playbooks).")
+            self._head(f"No playbooks yet: add NAME.toml files to {folder} (docs/playbooks.md).")
             return
         options.highlighted = 0
         self._select(0)
