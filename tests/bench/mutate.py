@@ -235,7 +235,7 @@ def main() -> int:
     parser.add_argument("--module", action="append", choices=sorted(MODULES))
     parser.add_argument("--apply", action="append", default=[], metavar="MODULE:LINE:OLD=>NEW")
     parser.add_argument("--tests", nargs="*", help="run these tests instead of the module's")
-    parser.add_argument("--timeout", type=float, default=900.0)
+    parser.add_argument("--timeout", type=float, default=300.0)  # a hang counts as killed
     parser.add_argument("--list", action="store_true")
     options = parser.parse_args()
 
