@@ -30,7 +30,10 @@ from typing import Final
 ROOT: Final = Path(__file__).resolve().parent.parent / "bottui"
 LAYERS: Final = ("ops", "tui", "cli")
 #: Synchronous store classes, by the module that defines them.
-SYNC_CLASSES: Final = {"bottui.store.journal": "Journal", "bottui.store.inventory": "Inventory"}
+SYNC_CLASSES: Final = {
+    "bottui.store.journal.sync": "Journal",
+    "bottui.store.inventory": "Inventory",
+}
 #: Files exempt from the rule (none: every caller awaits the facades).
 PENDING: Final = frozenset[str]()
 #: The edits of ``ConfigStore`` / ``AsyncConfigStore``: only ever ``await x.edit(...)``.
@@ -119,7 +122,7 @@ def test_the_walk_finds_each_forbidden_form(tmp_path: Path) -> None:
         "x = self.services.session.inventory": ".inventory",
         "import asyncio\nasyncio.to_thread(f)": "to_thread",
         "from bottui.ops.daemon import run_in_daemon": "daemon",
-        "from bottui.store.journal import Journal": "bottui.store.journal.Journal",
+        "from bottui.store.journal.sync import Journal": "bottui.store.journal.sync.Journal",
         "from bottui.store.inventory import Inventory": "bottui.store.inventory.Inventory",
         "Journal(path)": "constructed",
         "store.Inventory(path, 'p')": "constructed",
@@ -140,7 +143,7 @@ def test_the_walk_finds_each_forbidden_form(tmp_path: Path) -> None:
             problems = _problems(sample)
             assert any(expected in p for p in problems), (source, problems)
         sample.write_text(
-            "from bottui.store.journal_records import JournalEntry\n"
+            "from bottui.store.journal.records import JournalEntry\n"
             "x = await session.journal_store.page()\n"
             "config = ConfigStore(locations).load()\n"
             "await session.config_store.set_theme('nord')\n"

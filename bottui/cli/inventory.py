@@ -116,7 +116,7 @@ def _numbers(doc: dict[str, Any]) -> dict[str, Any]:
     script reading ``inventory list --json`` gets numbers, like ``thresholds
     set --json`` and the journal's ``request_body`` and ``previous``.
     """
-    from bottui.store.journal_records import number_of
+    from bottui.store.journal.records import number_of
 
     dims = [
         {**d, "block": number_of(d.get("block")), "challenge": number_of(d.get("challenge"))}

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from bottui.store.config import Config, Profile, ProjectSettings
     from bottui.store.config_async import AsyncConfigStore
     from bottui.store.inventory_store import InventoryStore
-    from bottui.store.journal_store import JournalStore
+    from bottui.store.journal.protocol import JournalStore
     from bottui.store.team.store import TeamStore
     from bottui.store.team.unreadable import Unreadable
     from bottui.store.timed_sqlite import TimedStore
@@ -387,7 +387,7 @@ class Session:
         on the store executor and raises ``JournalUnavailable`` there.
         """
         if self._journal_store is None:
-            from bottui.store.journal_sqlite import SqliteJournalStore
+            from bottui.store.journal.async_facade import SqliteJournalStore
 
             options: dict[str, Any] = {"clock": self.clock} if self.clock else {}
             self._journal_store = SqliteJournalStore.at(self.locations, **options)

@@ -64,7 +64,7 @@ def store_key(session: Session) -> str | None:
 
 def operator(session: Session) -> str:
     """Who this operator is, as the journal says (``user@host`` by default)."""
-    from bottui.store.journal_records import local_operator
+    from bottui.store.journal.records import local_operator
 
     return session.settings.operator or local_operator()
 

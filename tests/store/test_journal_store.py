@@ -9,14 +9,10 @@ from typing import Any
 import pytest
 
 from bottui.store.executor import StoreExecutor
-from bottui.store.journal import Journal, Outcome, StartRecord, limiter_target
-from bottui.store.journal_sqlite import SqliteJournalStore
-from bottui.store.journal_store import (
-    EntryQuery,
-    JournalBatch,
-    JournalStore,
-    entry_started,
-)
+from bottui.store.journal.async_facade import SqliteJournalStore
+from bottui.store.journal.protocol import EntryQuery, JournalBatch, JournalStore, entry_started
+from bottui.store.journal.records import Outcome, StartRecord, limiter_target
+from bottui.store.journal.sync import Journal
 from bottui.store.paging import Cursor
 
 

@@ -217,7 +217,7 @@ async def _send_all(
 
     from bottui.ops import mutations
     from bottui.ops.plan import LimiterTarget
-    from bottui.store.journal_records import Outcome
+    from bottui.store.journal.records import Outcome
 
     services = screen.services
     results: list[LimiterResult] = []
