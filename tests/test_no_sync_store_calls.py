@@ -32,7 +32,7 @@ LAYERS: Final = ("ops", "tui", "cli")
 #: Synchronous store classes, by the module that defines them.
 SYNC_CLASSES: Final = {
     "bottui.store.journal.sync": "Journal",
-    "bottui.store.inventory": "Inventory",
+    "bottui.store.inventory.sync": "Inventory",
 }
 #: Files exempt from the rule (none: every caller awaits the facades).
 PENDING: Final = frozenset[str]()
@@ -123,7 +123,7 @@ def test_the_walk_finds_each_forbidden_form(tmp_path: Path) -> None:
         "import asyncio\nasyncio.to_thread(f)": "to_thread",
         "from bottui.ops.daemon import run_in_daemon": "daemon",
         "from bottui.store.journal.sync import Journal": "bottui.store.journal.sync.Journal",
-        "from bottui.store.inventory import Inventory": "bottui.store.inventory.Inventory",
+        "from bottui.store.inventory.sync import Inventory": "inventory.sync.Inventory",
         "Journal(path)": "constructed",
         "store.Inventory(path, 'p')": "constructed",
         # Config edits: called synchronously, handed on as a callback, or by hand.

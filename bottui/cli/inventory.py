@@ -13,7 +13,7 @@ from bottui.cli.output import Output
 from bottui.cli.parser import Args
 from bottui.cli.session import command_session
 from bottui.plaintext import clean, show_id
-from bottui.store.inventory_records import taught_by
+from bottui.store.inventory.records import taught_by
 
 
 async def cmd_inventory(args: Args, out: Output) -> int:

@@ -48,7 +48,7 @@ from bottui.ops.session import ChangeOrigin, Session
 from bottui.store.journal.records import Operation, Outcome, dimension_target, limiter_target
 
 if TYPE_CHECKING:
-    from bottui.store.inventory_store import InventoryStore
+    from bottui.store.inventory.protocol import InventoryStore
 
 T = TypeVar("T")
 

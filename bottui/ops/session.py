@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from bottui.ops.team_sync import TeamSync
     from bottui.store.config import Config, Profile, ProjectSettings
     from bottui.store.config_async import AsyncConfigStore
-    from bottui.store.inventory_store import InventoryStore
+    from bottui.store.inventory.protocol import InventoryStore
     from bottui.store.journal.protocol import JournalStore
     from bottui.store.team.store import TeamStore
     from bottui.store.team.unreadable import Unreadable
@@ -435,7 +435,7 @@ class Session:
     def inventory_store(self) -> InventoryStore:
         """This profile's inventory behind its async facade (every call off the event loop)."""
         if self._inventory_store is None:
-            from bottui.store.inventory_sqlite import SqliteInventoryStore
+            from bottui.store.inventory.async_facade import SqliteInventoryStore
 
             options: dict[str, Any] = {"clock": self.clock} if self.clock else {}
             self._inventory_store = SqliteInventoryStore.at(

@@ -111,7 +111,7 @@ def limiter_state(
 
 def limiter_change(account: str, project: str, change: LimiterChange) -> list[Item]:
     """What a successful limiter change taught: every limiter its answer listed, then its own."""
-    from bottui.store.inventory_sql import usable_id
+    from bottui.store.inventory.schema import usable_id
 
     out: list[Item] = []
     body = change.project

@@ -21,7 +21,7 @@ import pytest
 
 from bottui.store.db_errors import DatabaseUnavailable, InventoryUnavailable, JournalUnavailable
 from bottui.store.errors import StoreError
-from bottui.store.inventory import Inventory
+from bottui.store.inventory.sync import Inventory
 from bottui.store.journal.sync import Journal
 
 

@@ -170,7 +170,7 @@ async def test_bulk_run_batch_and_settled_items(store: SqliteJournalStore) -> No
 
 
 async def test_stores_at_locations(tmp_path: Path) -> None:
-    from bottui.store.inventory_sqlite import SqliteInventoryStore
+    from bottui.store.inventory.async_facade import SqliteInventoryStore
     from bottui.store.paths import Locations
 
     locations = Locations.under(tmp_path)

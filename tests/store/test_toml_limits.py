@@ -21,9 +21,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bottui.store import inventory_toml, toml_read
+from bottui.store import toml_read
 from bottui.store.config import ConfigStore
 from bottui.store.errors import ConfigError
+from bottui.store.inventory import toml_file as inventory_toml
 from bottui.store.paths import Locations
 
 #: Address space of a child: far above what bottui needs, far below a runaway read.

@@ -224,7 +224,7 @@ NOT_BEFORE_FIRST_FRAME = (
     "httpx",  # ~170 ms: the client is made with the first request
     "starlette",  # the sandbox runs in a child process
     "uvicorn",
-    "bottui.store.inventory_toml",  # inventory files only
+    "bottui.store.inventory.toml_file",  # inventory files only
     "bottui.api.client",
     "bottui.tui.screens.dialogs",  # shown on demand
     "bottui.ops.mutations",  # the first change

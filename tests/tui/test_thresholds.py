@@ -113,7 +113,7 @@ def test_never_reached_follows_the_direction() -> None:
 
 
 def test_check_words_and_when() -> None:
-    from bottui.store.inventory_records import DimensionEntry
+    from bottui.store.inventory.records import DimensionEntry
 
     def entry(block: str | None, challenge: str | None) -> DimensionEntry:
         return DimensionEntry("a", "p", "d", "n", block, challenge, "", "user")

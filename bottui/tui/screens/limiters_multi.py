@@ -40,7 +40,7 @@ from bottui.tui.widgets.safe import join, safe, safe_id
 if TYPE_CHECKING:
     from bottui.api.models import LimiterChange
     from bottui.ops.plan import PlannedChange
-    from bottui.store.inventory_records import LimiterEntry
+    from bottui.store.inventory.records import LimiterEntry
     from bottui.tui.screens.limiters import LimitersScreen
     from bottui.tui.widgets.limiter_table import LimiterTable
 
