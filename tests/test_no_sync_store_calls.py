@@ -14,7 +14,7 @@ removed, the theme, a project's threshold settings) is awaited on
 named in :data:`CONFIG_EDITS` that is not awaited right where it is named
 (called synchronously on a ``ConfigStore``, or handed on as a callback to
 be called later) fails, and so does writing the file by hand
-(``config_write``). A synchronous *read* (``ConfigStore(...).load()``) before
+(``bottui.store.config.write``). A synchronous *read* (``ConfigStore(...).load()``) before
 the event loop runs is allowed: the CLI and the TUI start that way.
 
 The change flows that #11's ``PlannedChange`` rewrite owns are allowed the
@@ -98,10 +98,10 @@ def _problems(path: Path) -> list[str]:
                 say(node, "imports bottui.ops.daemon")
             if module == "asyncio" and "to_thread" in names:
                 say(node, "imports asyncio.to_thread")
-            if module == "bottui.store.config_write" or (
-                module == "bottui.store" and "config_write" in names
+            if module == "bottui.store.config.write" or (
+                module == "bottui.store.config" and "write" in names
             ):
-                say(node, "imports bottui.store.config_write (config edits: ops.profiles)")
+                say(node, "imports bottui.store.config.write (config edits: ops.profiles)")
     return found
 
 
@@ -134,8 +134,8 @@ def test_the_walk_finds_each_forbidden_form(tmp_path: Path) -> None:
         "ConfigStore(locations).set_project_settings('p', 'a', 'b', s)": "set_project_settings",
         "store.remove_profile('p')": ".remove_profile not awaited",
         "profiles.save(config)": ".save not awaited",
-        "from bottui.store.config_write import write_atomic": "config_write",
-        "from bottui.store import config_write": "config_write",
+        "from bottui.store.config.write import write_atomic": "config.write",
+        "from bottui.store.config import write": "config.write",
     }
     try:
         for source, expected in forms.items():

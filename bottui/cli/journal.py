@@ -187,7 +187,7 @@ async def check_profile(name: str, journal: Pages) -> None:
     Except a profile the journal has entries of: one removed from the config
     still has its history, and reading it is what the journal is for.
     """
-    from bottui.store.config import ConfigStore
+    from bottui.store.config.sync import ConfigStore
     from bottui.store.errors import ProfileNotFound
     from bottui.store.journal.protocol import EntryQuery
     from bottui.store.paths import Locations
@@ -211,7 +211,7 @@ async def team_journal(args: Args, out: Output) -> TeamSync | None:
 
     from bottui.ops.team_store import open_team_store_url
     from bottui.ops.team_sync import EXIT_BUDGET, TeamSync
-    from bottui.store.config import ConfigStore
+    from bottui.store.config.sync import ConfigStore
     from bottui.store.errors import StoreError
     from bottui.store.paths import Locations
     from bottui.store.team.target import resolve_store_url

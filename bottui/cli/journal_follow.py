@@ -89,7 +89,7 @@ def _matches(entry: TeamEntry, args: Args) -> bool:
 
 async def store_url(args: Args) -> str | None:
     """The team store's URL: ``BOTTUI_STORE_URL``, else the profile's (``--profile`` or current)."""
-    from bottui.store.config_async import AsyncConfigStore
+    from bottui.store.config.async_facade import AsyncConfigStore
     from bottui.store.paths import Locations
     from bottui.store.team.target import resolve_store_url
 

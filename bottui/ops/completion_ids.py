@@ -15,8 +15,8 @@ else the profile's own (as a command would resolve them, see
 from __future__ import annotations
 
 from bottui.api.errors import BottuiError
-from bottui.store.config import ConfigStore
-from bottui.store.config_model import Config
+from bottui.store.config.model import Config
+from bottui.store.config.sync import ConfigStore
 from bottui.store.inventory.peek import Kind, peek_ids
 from bottui.store.paths import Locations
 

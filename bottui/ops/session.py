@@ -26,8 +26,8 @@ from bottui.store.utc import Clock
 if TYPE_CHECKING:
     from bottui.api.client import BotProtectionClient
     from bottui.ops.team_sync import TeamSync
-    from bottui.store.config import Config, Profile, ProjectSettings
-    from bottui.store.config_async import AsyncConfigStore
+    from bottui.store.config.async_facade import AsyncConfigStore
+    from bottui.store.config.model import Config, Profile, ProjectSettings
     from bottui.store.inventory.protocol import InventoryStore
     from bottui.store.journal.protocol import JournalStore
     from bottui.store.team.store import TeamStore
@@ -80,7 +80,7 @@ class Settings:
         if settings is not None:
             return settings
         # Imported here: the demo starts without the config model (~2 ms).
-        from bottui.store.config import ProjectSettings
+        from bottui.store.config.model import ProjectSettings
 
         return ProjectSettings()
 
@@ -463,7 +463,7 @@ class Session:
     def config_store(self) -> AsyncConfigStore:
         """``config.toml`` behind its async facade (edits off the event loop)."""
         if self._config_store is None:
-            from bottui.store.config_async import AsyncConfigStore
+            from bottui.store.config.async_facade import AsyncConfigStore
 
             self._config_store = AsyncConfigStore(self.locations)
         return self._config_store

@@ -35,7 +35,7 @@ from bottui.ops.plan import PlannedChange, ThresholdsTarget
 from bottui.ops.profiles import save_project_settings
 from bottui.ops.threshold_rules import in_range, never_reached
 from bottui.plaintext import clean
-from bottui.store.config import ProjectSettings
+from bottui.store.config.model import ProjectSettings
 from bottui.store.inventory.records import DimensionEntry
 from bottui.store.utc import system_clock
 from bottui.tui.error_log import Attempt, Failure, tag
