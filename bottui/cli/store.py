@@ -19,8 +19,8 @@ from bottui.store.config.model import Profile
 
 if TYPE_CHECKING:
     from bottui.ops.team_sync import TeamSync
+    from bottui.store.team.outbox import Scope
     from bottui.store.team.store import TeamStore
-    from bottui.store.team_outbox import Scope
 
 
 def profile_of(args: Args) -> Profile | None:
@@ -124,7 +124,7 @@ def share_scope(args: Args) -> Scope | None:
     from bottui.ops.session import Settings
     from bottui.store.config.sync import ConfigStore
     from bottui.store.paths import Locations
-    from bottui.store.team_outbox import Scope
+    from bottui.store.team.outbox import Scope
 
     settings = Settings.resolve(
         ConfigStore(Locations.default()).load(),

@@ -18,7 +18,7 @@ version 5, :data:`~bottui.store.journal.schema.TABLES_V5`):
   case is a push repeated, never one lost.
 
 Synchronous (sqlite3): the async side runs it on the store executor
-(:class:`~bottui.store.team_outbox_async.AsyncOutbox`).
+(:mod:`bottui.ops.team_sync`).
 """
 
 from __future__ import annotations
@@ -239,4 +239,11 @@ class Outbox:
         self._db.close()
 
 
-__all__ = ["BATCH", "Backlog", "Older", "Outbox", "Pending", "Scope"]
+__all__ = [
+    "BATCH",
+    "Backlog",
+    "Older",
+    "Outbox",
+    "Pending",
+    "Scope",
+]
