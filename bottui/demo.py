@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.ops.session import Session, Settings
 from bottui.store.errors import StoreError
-from bottui.store.inventory_records import (
+from bottui.store.inventory.records import (
     AccountEntry,
     DimensionEntry,
     InventorySnapshot,
@@ -214,7 +214,8 @@ def prepare(
     # Seeded as an import of the team file would be (source "import"), before
     # any event loop runs: the store's synchronous class, closed at once (the
     # session's async store opens its own connections when first awaited).
-    from bottui.store.inventory import Inventory, InventoryUnavailable
+    from bottui.store.db_errors import InventoryUnavailable
+    from bottui.store.inventory.sync import Inventory
 
     try:
         inventory = (

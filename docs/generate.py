@@ -27,8 +27,8 @@ from bottui.cli.help_text import COMMON_OPTIONS
 from bottui.cli.parser import build_parser
 from bottui.cli.topics import TOPICS
 from bottui.cli.topics.environment import VARIABLES
-from bottui.store import config_model
-from bottui.store.config_model import Config, Profile, ProjectSettings
+from bottui.store.config import model as config_model
+from bottui.store.config.model import Config, Profile, ProjectSettings
 from bottui.tui.key_reference import binding_table
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -247,7 +247,7 @@ def config_reference() -> str:
     lines = [
         "# Configuration reference",
         "",
-        "Every key of `config.toml`, from the config model (`bottui/store/config_model.py`; "
+        "Every key of `config.toml`, from the config model (`bottui/store/config/model.py`; "
         "`bottui config check` knows the same keys and says which it does not). The file is "
         "read as a regular file of at most "
         f"{config_model.MAX_CONFIG_BYTES // (1024 * 1024)} MiB. Examples and the story "

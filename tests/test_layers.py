@@ -83,11 +83,11 @@ def test_every_module_has_a_docstring() -> None:
     assert not missing, missing
 
 
-@pytest.mark.parametrize("part", ["cli", "ops/bulk"])
-def test_no_module_over_500_lines(part: str) -> None:
+def test_no_module_over_1000_lines() -> None:
+    # One concept is one module; 600-900 lines doing one thing is fine, past 1,000 is two things.
     long = {
         str(p.relative_to(ROOT)): n
-        for p in sorted((ROOT / part).rglob("*.py"))
-        if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500
+        for p in sorted(ROOT.rglob("*.py"))
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > 1000
     }
     assert not long, long

@@ -14,7 +14,7 @@ removed, the theme, a project's threshold settings) is awaited on
 named in :data:`CONFIG_EDITS` that is not awaited right where it is named
 (called synchronously on a ``ConfigStore``, or handed on as a callback to
 be called later) fails, and so does writing the file by hand
-(``config_write``). A synchronous *read* (``ConfigStore(...).load()``) before
+(``bottui.store.config.write``). A synchronous *read* (``ConfigStore(...).load()``) before
 the event loop runs is allowed: the CLI and the TUI start that way.
 
 The change flows that #11's ``PlannedChange`` rewrite owns are allowed the
@@ -30,7 +30,10 @@ from typing import Final
 ROOT: Final = Path(__file__).resolve().parent.parent / "bottui"
 LAYERS: Final = ("ops", "tui", "cli")
 #: Synchronous store classes, by the module that defines them.
-SYNC_CLASSES: Final = {"bottui.store.journal": "Journal", "bottui.store.inventory": "Inventory"}
+SYNC_CLASSES: Final = {
+    "bottui.store.journal.sync": "Journal",
+    "bottui.store.inventory.sync": "Inventory",
+}
 #: Files exempt from the rule (none: every caller awaits the facades).
 PENDING: Final = frozenset[str]()
 #: The edits of ``ConfigStore`` / ``AsyncConfigStore``: only ever ``await x.edit(...)``.
@@ -95,10 +98,10 @@ def _problems(path: Path) -> list[str]:
                 say(node, "imports bottui.ops.daemon")
             if module == "asyncio" and "to_thread" in names:
                 say(node, "imports asyncio.to_thread")
-            if module == "bottui.store.config_write" or (
-                module == "bottui.store" and "config_write" in names
+            if module == "bottui.store.config.write" or (
+                module == "bottui.store.config" and "write" in names
             ):
-                say(node, "imports bottui.store.config_write (config edits: ops.profiles)")
+                say(node, "imports bottui.store.config.write (config edits: ops.profiles)")
     return found
 
 
@@ -119,8 +122,8 @@ def test_the_walk_finds_each_forbidden_form(tmp_path: Path) -> None:
         "x = self.services.session.inventory": ".inventory",
         "import asyncio\nasyncio.to_thread(f)": "to_thread",
         "from bottui.ops.daemon import run_in_daemon": "daemon",
-        "from bottui.store.journal import Journal": "bottui.store.journal.Journal",
-        "from bottui.store.inventory import Inventory": "bottui.store.inventory.Inventory",
+        "from bottui.store.journal.sync import Journal": "bottui.store.journal.sync.Journal",
+        "from bottui.store.inventory.sync import Inventory": "inventory.sync.Inventory",
         "Journal(path)": "constructed",
         "store.Inventory(path, 'p')": "constructed",
         # Config edits: called synchronously, handed on as a callback, or by hand.
@@ -131,8 +134,8 @@ def test_the_walk_finds_each_forbidden_form(tmp_path: Path) -> None:
         "ConfigStore(locations).set_project_settings('p', 'a', 'b', s)": "set_project_settings",
         "store.remove_profile('p')": ".remove_profile not awaited",
         "profiles.save(config)": ".save not awaited",
-        "from bottui.store.config_write import write_atomic": "config_write",
-        "from bottui.store import config_write": "config_write",
+        "from bottui.store.config.write import write_atomic": "config.write",
+        "from bottui.store.config import write": "config.write",
     }
     try:
         for source, expected in forms.items():
@@ -140,7 +143,7 @@ def test_the_walk_finds_each_forbidden_form(tmp_path: Path) -> None:
             problems = _problems(sample)
             assert any(expected in p for p in problems), (source, problems)
         sample.write_text(
-            "from bottui.store.journal_records import JournalEntry\n"
+            "from bottui.store.journal.records import JournalEntry\n"
             "x = await session.journal_store.page()\n"
             "config = ConfigStore(locations).load()\n"
             "await session.config_store.set_theme('nord')\n"

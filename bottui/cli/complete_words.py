@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Final
 if TYPE_CHECKING:
     import argparse
 
-    from bottui.store.inventory_peek import Kind
+    from bottui.store.inventory.peek import Kind
     from bottui.store.paths import Locations
 
 #: The characters a candidate may hold (an allow-list: nothing a shell expands).
@@ -50,7 +50,7 @@ _KINDS: Final[dict[str, str]] = {
 }
 
 
-#: The kinds the inventory answers, each its own :data:`~bottui.store.inventory_peek.Kind`.
+#: The kinds the inventory answers, each its own :data:`~bottui.store.inventory.peek.Kind`.
 _ID_KINDS: Final[dict[str, Kind]] = {
     "accounts": "accounts",
     "projects": "projects",

@@ -82,7 +82,7 @@ def _playbook_warnings(args: Args, locations: Locations) -> list[PlaybookProblem
     from bottui.api.errors import BottuiError
     from bottui.ops.playbooks.inventory_check import unseen_steps
     from bottui.ops.session import session_from_options
-    from bottui.store.config import ConfigStore
+    from bottui.store.config.sync import ConfigStore
 
     try:
         session = session_from_options(locations, ConfigStore(locations).load(), args)

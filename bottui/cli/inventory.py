@@ -13,7 +13,7 @@ from bottui.cli.output import Output
 from bottui.cli.parser import Args
 from bottui.cli.session import command_session
 from bottui.plaintext import clean, show_id
-from bottui.store.inventory_records import taught_by
+from bottui.store.inventory.records import taught_by
 
 
 async def cmd_inventory(args: Args, out: Output) -> int:
@@ -116,7 +116,7 @@ def _numbers(doc: dict[str, Any]) -> dict[str, Any]:
     script reading ``inventory list --json`` gets numbers, like ``thresholds
     set --json`` and the journal's ``request_body`` and ``previous``.
     """
-    from bottui.store.journal_records import number_of
+    from bottui.store.journal.records import number_of
 
     dims = [
         {**d, "block": number_of(d.get("block")), "challenge": number_of(d.get("challenge"))}

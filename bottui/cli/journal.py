@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from bottui.ops.journal_pages import EntryStream, Pages
     from bottui.ops.journal_view import JournalQuery
     from bottui.ops.team_sync import TeamSync
-    from bottui.store.journal_store import EntryQuery
+    from bottui.store.journal.protocol import EntryQuery
 
 #: Entries shown unless ``--limit`` or ``--all`` says otherwise.
 DEFAULT_LIMIT: Final = 50
@@ -129,7 +129,7 @@ async def cmd_journal(args: Args, out: Output) -> int:
     query = journal_view.entry_query(journal_query(args))
     # Not a session: the journal is read as it is, so --profile may name a
     # profile that no longer exists in the config.
-    from bottui.store.journal_sqlite import SqliteJournalStore
+    from bottui.store.journal.async_facade import SqliteJournalStore
     from bottui.store.paths import Locations
     from bottui.store.tokens import TokenStore
 
@@ -187,9 +187,9 @@ async def check_profile(name: str, journal: Pages) -> None:
     Except a profile the journal has entries of: one removed from the config
     still has its history, and reading it is what the journal is for.
     """
-    from bottui.store.config import ConfigStore
+    from bottui.store.config.sync import ConfigStore
     from bottui.store.errors import ProfileNotFound
-    from bottui.store.journal_store import EntryQuery
+    from bottui.store.journal.protocol import EntryQuery
     from bottui.store.paths import Locations
     from bottui.store.profile_hint import no_such_profile
 
@@ -211,7 +211,7 @@ async def team_journal(args: Args, out: Output) -> TeamSync | None:
 
     from bottui.ops.team_store import open_team_store_url
     from bottui.ops.team_sync import EXIT_BUDGET, TeamSync
-    from bottui.store.config import ConfigStore
+    from bottui.store.config.sync import ConfigStore
     from bottui.store.errors import StoreError
     from bottui.store.paths import Locations
     from bottui.store.team.target import resolve_store_url

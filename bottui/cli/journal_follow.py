@@ -23,11 +23,11 @@ from bottui.ops import journal_view
 from bottui.ops.team_live import LiveFeed, describe
 from bottui.plaintext import clean, show_id
 from bottui.store import safe_json
-from bottui.store.journal_records import previous_json
+from bottui.store.journal.records import previous_json
 
 if TYPE_CHECKING:
     from bottui.cli.parser import Args
-    from bottui.store.journal_store import EntryQuery, JournalStore
+    from bottui.store.journal.protocol import EntryQuery, JournalStore
     from bottui.store.team.records import TeamEntry
     from bottui.store.team.store import TeamStore
     from bottui.store.team.unreadable import Unreadable
@@ -89,7 +89,7 @@ def _matches(entry: TeamEntry, args: Args) -> bool:
 
 async def store_url(args: Args) -> str | None:
     """The team store's URL: ``BOTTUI_STORE_URL``, else the profile's (``--profile`` or current)."""
-    from bottui.store.config_async import AsyncConfigStore
+    from bottui.store.config.async_facade import AsyncConfigStore
     from bottui.store.paths import Locations
     from bottui.store.team.target import resolve_store_url
 

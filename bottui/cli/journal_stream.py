@@ -11,7 +11,7 @@
 
 JSON goes through :mod:`bottui.store.safe_json` (C1 and bidi controls
 escaped), each entry as :meth:`JournalEntry.to_json
-<bottui.store.journal_records.JournalEntry.to_json>` gives it. A reader that
+<bottui.store.journal.records.JournalEntry.to_json>` gives it. A reader that
 stops early (``| head``) stops the reading too: no more pages are fetched.
 """
 

@@ -14,13 +14,13 @@ from bottui.cli.output import Output
 from bottui.cli.parser import Args, UsageError
 
 if TYPE_CHECKING:
-    from bottui.store.config_async import AsyncConfigStore
+    from bottui.store.config.async_facade import AsyncConfigStore
 
 
 async def cmd_profile(args: Args, out: Output) -> int:
     """``bottui profile add|edit|list|use|remove``."""
     from bottui.ops import profiles
-    from bottui.store.config_async import AsyncConfigStore
+    from bottui.store.config.async_facade import AsyncConfigStore
     from bottui.store.errors import ProfileExists
     from bottui.store.paths import Locations
 

@@ -15,17 +15,17 @@ from typing import TYPE_CHECKING
 from bottui.api.errors import EXIT_OK
 from bottui.cli.output import Output
 from bottui.cli.parser import Args
-from bottui.store.config_model import Profile
+from bottui.store.config.model import Profile
 
 if TYPE_CHECKING:
     from bottui.ops.team_sync import TeamSync
+    from bottui.store.team.outbox import Scope
     from bottui.store.team.store import TeamStore
-    from bottui.store.team_outbox import Scope
 
 
 def profile_of(args: Args) -> Profile | None:
     """The profile of ``--profile``, else the current one (``None``: none)."""
-    from bottui.store.config import ConfigStore
+    from bottui.store.config.sync import ConfigStore
     from bottui.store.paths import Locations
 
     config = ConfigStore(Locations.default()).load()
@@ -122,9 +122,9 @@ def share_scope(args: Args) -> Scope | None:
     profile, as a command resolves them (options, environment, profile); None
     without a base URL."""
     from bottui.ops.session import Settings
-    from bottui.store.config import ConfigStore
+    from bottui.store.config.sync import ConfigStore
     from bottui.store.paths import Locations
-    from bottui.store.team_outbox import Scope
+    from bottui.store.team.outbox import Scope
 
     settings = Settings.resolve(
         ConfigStore(Locations.default()).load(),

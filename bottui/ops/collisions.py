@@ -90,7 +90,7 @@ def _line(entry: TeamEntry, now: datetime) -> str:
 
 def _target(plan: PlannedChange[Any]) -> dict[str, str] | None:
     from bottui.ops.plan import LimiterTarget, ThresholdsTarget
-    from bottui.store.journal_records import dimension_target, limiter_target
+    from bottui.store.journal.records import dimension_target, limiter_target
 
     target = plan.target
     if isinstance(target, LimiterTarget):

@@ -3,7 +3,7 @@
 Synchronous and read-only on purpose: the completion callback
 (``bottui __complete``) is a short process that runs no event loop, reads
 ``config.toml`` once and glances at the inventory through
-:func:`~bottui.store.inventory_peek.peek_ids` (SQLite ``mode=ro``). Nothing
+:func:`~bottui.store.inventory.peek.peek_ids` (SQLite ``mode=ro``). Nothing
 here touches the network, a token or the journal, and nothing is written.
 No face with an event loop calls this.
 
@@ -15,9 +15,9 @@ else the profile's own (as a command would resolve them, see
 from __future__ import annotations
 
 from bottui.api.errors import BottuiError
-from bottui.store.config import ConfigStore
-from bottui.store.config_model import Config
-from bottui.store.inventory_peek import Kind, peek_ids
+from bottui.store.config.model import Config
+from bottui.store.config.sync import ConfigStore
+from bottui.store.inventory.peek import Kind, peek_ids
 from bottui.store.paths import Locations
 
 #: The inventory scope of a session with no profile: ``bottui.ops.session.DEFAULT_PROFILE``,

@@ -23,7 +23,7 @@ from bottui.plaintext import clean
 from bottui.store.paths import Locations
 
 if TYPE_CHECKING:
-    from bottui.store.config_check import ConfigCheck
+    from bottui.store.config.parse import ConfigCheck
 
 
 class FileProblem(NamedTuple):
@@ -47,8 +47,8 @@ class CheckedFiles:
 
     @cached_property
     def config(self) -> ConfigCheck | None:
-        """What :func:`~bottui.store.config_check.check_config_file` found (no file: None)."""
-        from bottui.store.config_check import check_config_file
+        """What :func:`~bottui.store.config.parse.check_config_file` found (no file: None)."""
+        from bottui.store.config.parse import check_config_file
 
         return check_config_file(self.locations.config_file)
 

@@ -1,6 +1,6 @@
 """Whole lists from the paged inventory, for the faces that show them all.
 
-The :class:`~bottui.store.inventory_store.InventoryStore` pages every list;
+The :class:`~bottui.store.inventory.protocol.InventoryStore` pages every list;
 a screen or a command that shows a project's limiters (or dimensions, or
 every project) reads the pages here, awaiting each, so nothing blocks an
 event loop and no face repeats the cursor loop.
@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable, Hashable
 from typing import TypeVar
 
 from bottui.ops.session import Session
-from bottui.store.inventory_records import DimensionEntry, LimiterEntry, ProjectEntry
+from bottui.store.inventory.records import DimensionEntry, LimiterEntry, ProjectEntry
 from bottui.store.paging import Cursor, Page
 
 T = TypeVar("T")

@@ -2,7 +2,7 @@
 
 A journal may hold ten million entries, so no face ever reads "all of them"
 into memory. Every read here asks the store for one bounded page
-(:meth:`~bottui.store.journal_store.JournalStore.page`, newest first, with
+(:meth:`~bottui.store.journal.protocol.JournalStore.page`, newest first, with
 the store's opaque cursor) and hands it on before the next is read:
 
 * :func:`read_page`: one page, each entry :func:`~bottui.ops.journal_view.fit`
@@ -28,11 +28,12 @@ from typing import TYPE_CHECKING, Final, Protocol
 
 from bottui.ops.journal_view import export, fit
 from bottui.ops.tokens_in_use import SlotTokens
-from bottui.store.journal_records import JournalEntry
-from bottui.store.journal_store import Cursor, EntryId, EntryPage, EntryQuery
+from bottui.store.journal.protocol import EntryId, EntryPage, EntryQuery
+from bottui.store.journal.records import JournalEntry
+from bottui.store.paging import Cursor
 
 if TYPE_CHECKING:
-    from bottui.store.journal_store import JournalStore
+    from bottui.store.journal.protocol import JournalStore
     from bottui.store.tokens import TokenStore
 
 

@@ -26,13 +26,13 @@ from typing import TYPE_CHECKING, Any, Final
 from bottui.api.errors import ValidationError
 from bottui.api.scrub import server_json
 from bottui.ops.durations import parse_duration
-from bottui.store.journal_export import export_csv, export_jsonl
-from bottui.store.journal_records import JournalEntry, Operation, Outcome
-from bottui.store.journal_store import EntryId, EntryQuery, RunId
+from bottui.store.journal.export import export_csv, export_jsonl
+from bottui.store.journal.protocol import EntryId, EntryQuery, RunId
+from bottui.store.journal.records import JournalEntry, Operation, Outcome
 from bottui.store.utc import parse_time
 
 if TYPE_CHECKING:
-    from bottui.store.journal_store import JournalStore
+    from bottui.store.journal.protocol import JournalStore
     from bottui.store.tokens import TokenStore
 
 #: Export formats, chosen from the file's extension unless given.

@@ -45,10 +45,10 @@ from bottui.ops import confirmation, team_facts
 from bottui.ops import plan as planning
 from bottui.ops.plan import LimiterTarget, PlannedChange, RevocationTarget
 from bottui.ops.session import ChangeOrigin, Session
-from bottui.store.journal_records import Operation, Outcome, dimension_target, limiter_target
+from bottui.store.journal.records import Operation, Outcome, dimension_target, limiter_target
 
 if TYPE_CHECKING:
-    from bottui.store.inventory_store import InventoryStore
+    from bottui.store.inventory.protocol import InventoryStore
 
 T = TypeVar("T")
 
@@ -155,7 +155,7 @@ async def _journaled(
     nothing is sent (a timed change's schedule, :mod:`bottui.ops.timed`).
     """
     from bottui.store.db_errors import JournalUnavailable
-    from bottui.store.journal_store import EntryId, RunId
+    from bottui.store.journal.protocol import EntryId, RunId
 
     entry_id: int | None = None
     try:
@@ -215,7 +215,7 @@ async def _finish(session: Session, entry_id: int | None, **outcome: Any) -> Non
     if entry_id is None:
         return
     from bottui.store.db_errors import JournalUnavailable
-    from bottui.store.journal_store import EntryId
+    from bottui.store.journal.protocol import EntryId
 
     try:
         # Shielded: a cancelled change (Ctrl+C, a closed screen) still records

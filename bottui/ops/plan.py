@@ -31,7 +31,7 @@ from bottui.ops.session import Session
 if TYPE_CHECKING:
     from bottui.api.client import ThresholdUpdate
     from bottui.ops.session import Settings
-    from bottui.store.inventory_records import DimensionEntry, LimiterEntry
+    from bottui.store.inventory.records import DimensionEntry, LimiterEntry
 
 T = TypeVar("T")
 R = TypeVar("R")

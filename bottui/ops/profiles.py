@@ -3,7 +3,7 @@
 ``bottui profile add|edit|use|remove|list`` (:mod:`bottui.cli.profiles`) and the
 TUI's first run (:mod:`bottui.tui.screens.first_run`), theme choice and
 threshold settings call these; neither face edits ``config.toml`` itself.
-Every edit is awaited on :class:`~bottui.store.config_async.AsyncConfigStore`
+Every edit is awaited on :class:`~bottui.store.config.async_facade.AsyncConfigStore`
 (the store executor's daemon threads), never run on an event loop.
 
 What an operator enters is checked here, the same for both faces, and
@@ -28,8 +28,8 @@ from bottui.store.errors import InvalidValue
 
 if TYPE_CHECKING:
     from bottui.ops.session import Session, Settings
-    from bottui.store.config import Config, Profile, ProjectSettings
-    from bottui.store.config_async import AsyncConfigStore
+    from bottui.store.config.async_facade import AsyncConfigStore
+    from bottui.store.config.model import Config, Profile, ProjectSettings
 
 #: What a form says when the profile name it was given is taken.
 NAME_TAKEN = "A profile of that name exists already."
@@ -55,7 +55,7 @@ def check_profile_name(name: str, existing: Collection[str] = ()) -> str:
     Raises:
         ValidationError: field ``profile name``.
     """
-    from bottui.store.config_model import validate_profile_name
+    from bottui.store.config.model import validate_profile_name
 
     with _refusals_of("profile name"):
         validate_profile_name(name)
@@ -68,13 +68,13 @@ def check_profile_url(raw: str) -> str:
     """The base URL a profile keeps, from what was typed (trimmed, no trailing slash).
 
     The rules of ``--base-url`` (:func:`bottui.api.urls.check_base_url`) and
-    of the config file (:func:`bottui.store.config_model.validate_base_url`).
+    of the config file (:func:`bottui.store.config.model.validate_base_url`).
 
     Raises:
         ValidationError: field ``base URL``.
     """
     from bottui.api.urls import check_base_url
-    from bottui.store.config_model import validate_base_url
+    from bottui.store.config.model import validate_base_url
 
     with _refusals_of("base URL"):
         return validate_base_url(check_base_url(raw))
@@ -83,13 +83,13 @@ def check_profile_url(raw: str) -> str:
 def check_store_url(raw: str) -> str | None:
     """The team store URL a profile keeps (None when blank: no team store).
 
-    The rules of ``config.toml`` (:func:`bottui.store.config_model.validate_store_url`):
+    The rules of ``config.toml`` (:func:`bottui.store.config.model.validate_store_url`):
     a ``postgresql://`` URL without a password.
 
     Raises:
         ValidationError: field ``store URL``.
     """
-    from bottui.store.config_model import validate_store_url
+    from bottui.store.config.model import validate_store_url
 
     text = raw.strip()
     if not text:
@@ -137,7 +137,7 @@ def new_profile(
     Raises:
         ValidationError: the first field refused.
     """
-    from bottui.store.config_model import Profile
+    from bottui.store.config.model import Profile
 
     check_profile_name(name, existing)
     url = check_profile_url(base_url)

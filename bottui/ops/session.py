@@ -26,10 +26,10 @@ from bottui.store.utc import Clock
 if TYPE_CHECKING:
     from bottui.api.client import BotProtectionClient
     from bottui.ops.team_sync import TeamSync
-    from bottui.store.config import Config, Profile, ProjectSettings
-    from bottui.store.config_async import AsyncConfigStore
-    from bottui.store.inventory_store import InventoryStore
-    from bottui.store.journal_store import JournalStore
+    from bottui.store.config.async_facade import AsyncConfigStore
+    from bottui.store.config.model import Config, Profile, ProjectSettings
+    from bottui.store.inventory.protocol import InventoryStore
+    from bottui.store.journal.protocol import JournalStore
     from bottui.store.team.store import TeamStore
     from bottui.store.team.unreadable import Unreadable
     from bottui.store.timed_sqlite import TimedStore
@@ -80,7 +80,7 @@ class Settings:
         if settings is not None:
             return settings
         # Imported here: the demo starts without the config model (~2 ms).
-        from bottui.store.config import ProjectSettings
+        from bottui.store.config.model import ProjectSettings
 
         return ProjectSettings()
 
@@ -387,7 +387,7 @@ class Session:
         on the store executor and raises ``JournalUnavailable`` there.
         """
         if self._journal_store is None:
-            from bottui.store.journal_sqlite import SqliteJournalStore
+            from bottui.store.journal.async_facade import SqliteJournalStore
 
             options: dict[str, Any] = {"clock": self.clock} if self.clock else {}
             self._journal_store = SqliteJournalStore.at(self.locations, **options)
@@ -435,7 +435,7 @@ class Session:
     def inventory_store(self) -> InventoryStore:
         """This profile's inventory behind its async facade (every call off the event loop)."""
         if self._inventory_store is None:
-            from bottui.store.inventory_sqlite import SqliteInventoryStore
+            from bottui.store.inventory.async_facade import SqliteInventoryStore
 
             options: dict[str, Any] = {"clock": self.clock} if self.clock else {}
             self._inventory_store = SqliteInventoryStore.at(
@@ -463,7 +463,7 @@ class Session:
     def config_store(self) -> AsyncConfigStore:
         """``config.toml`` behind its async facade (edits off the event loop)."""
         if self._config_store is None:
-            from bottui.store.config_async import AsyncConfigStore
+            from bottui.store.config.async_facade import AsyncConfigStore
 
             self._config_store = AsyncConfigStore(self.locations)
         return self._config_store

@@ -7,7 +7,7 @@ answer listed) becomes facts (:mod:`bottui.store.team.facts`), keyed by base
 URL, account and project: profile names are local and differ between
 teammates. The local inventory is written first, as without a team store;
 the facts are then queued in a local SQLite outbox
-(:mod:`bottui.store.team_facts_outbox`) and the push thread sends them with
+(:mod:`bottui.store.team.facts_outbox`) and the push thread sends them with
 the journal's push, kicked at once. So a store that is down never delays a
 key press or a change (the queue is local and small), and nothing is lost:
 it goes with the next push. A queue that cannot be written is a warning.
@@ -31,7 +31,7 @@ from bottui.store.team.facts import NO, YES, Fact, FactKey
 if TYPE_CHECKING:
     from bottui.api.models import DimensionThresholds, LimiterChange
     from bottui.ops.session import Session
-    from bottui.store.team_facts_outbox import FactsOutbox
+    from bottui.store.team.facts_outbox import FactsOutbox
 
 # The outbox is imported where it is used: the Projects screen, on the way to
 # `bottui demo`'s first frame, imports the inventory edits, and the demo shares nothing.
@@ -44,7 +44,7 @@ _OUTBOXES: weakref.WeakKeyDictionary[Session, FactsOutbox] = weakref.WeakKeyDict
 
 def outbox(session: Session) -> FactsOutbox:
     """The session's facts outbox (beside its journal)."""
-    from bottui.store.team_facts_outbox import FactsOutbox, facts_file
+    from bottui.store.team.facts_outbox import FactsOutbox, facts_file
 
     found = _OUTBOXES.get(session)
     if found is None:
@@ -64,7 +64,7 @@ def store_key(session: Session) -> str | None:
 
 def operator(session: Session) -> str:
     """Who this operator is, as the journal says (``user@host`` by default)."""
-    from bottui.store.journal_records import local_operator
+    from bottui.store.journal.records import local_operator
 
     return session.settings.operator or local_operator()
 
@@ -111,7 +111,7 @@ def limiter_state(
 
 def limiter_change(account: str, project: str, change: LimiterChange) -> list[Item]:
     """What a successful limiter change taught: every limiter its answer listed, then its own."""
-    from bottui.store.inventory_sql import usable_id
+    from bottui.store.inventory.schema import usable_id
 
     out: list[Item] = []
     body = change.project
@@ -178,7 +178,7 @@ async def share(session: Session, items: Sequence[Item]) -> None:
 
 def box_path(session: Session) -> str:
     """The outbox file, as a lane name (one queue writer at a time per file)."""
-    from bottui.store.team_facts_outbox import facts_file
+    from bottui.store.team.facts_outbox import facts_file
 
     return str(facts_file(session.locations.journal_file))
 

@@ -42,7 +42,7 @@ from bottui.ops.inventory_reads import all_pages
 from bottui.plaintext import clean
 from bottui.store.errors import StoreError
 from bottui.store.executor import shared_executor
-from bottui.store.inventory_records import (
+from bottui.store.inventory.records import (
     AccountEntry,
     DimensionEntry,
     InventorySnapshot,
@@ -55,7 +55,7 @@ from bottui.store.utc import stamp
 
 if TYPE_CHECKING:
     from bottui.ops.session import Session
-    from bottui.store.inventory_store import SharedRemoval
+    from bottui.store.inventory.protocol import SharedRemoval
     from bottui.store.team.store import TeamStore
 
 

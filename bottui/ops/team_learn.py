@@ -38,7 +38,7 @@ async def learn(session: Session, entries: Sequence[TeamEntry]) -> int:
 
 
 async def _learn_one(session: Session, entry: TeamEntry) -> int:
-    from bottui.store.inventory_records import team_source
+    from bottui.store.inventory.records import team_source
 
     inventory = session.inventory_store
     target: dict[str, Any] = entry.target if isinstance(entry.target, dict) else {}

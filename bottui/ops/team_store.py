@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from bottui.store.config_model import Profile
+from bottui.store.config.model import Profile
 from bottui.store.errors import KeyringUnavailable, StoreError
 from bottui.store.team.target import StoreTarget, check_store_url, resolve_store_url
 from bottui.store.tokens import TokenStore

@@ -32,9 +32,9 @@ from bottui.store.errors import StoreError
 from bottui.store.executor import StoreExecutor, shared_executor
 from bottui.store.paths import real_path
 from bottui.store.team.errors import StoreUnavailable
+from bottui.store.team.facts_outbox import FactsOutbox, facts_file
 from bottui.store.team.from_local import events_of
-from bottui.store.team_facts_outbox import FactsOutbox, facts_file
-from bottui.store.team_outbox import BATCH, Backlog, Outbox, Pending, Scope
+from bottui.store.team.outbox import BATCH, Backlog, Outbox, Pending, Scope
 
 if TYPE_CHECKING:
     from bottui.store.team.store import TeamStore

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from bottui.api.errors import ValidationError
 from bottui.ops.session import Session
 from bottui.store.db_errors import InventoryUnavailable
-from bottui.store.inventory_records import DimensionEntry
+from bottui.store.inventory.records import DimensionEntry
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from bottui.plaintext import clean
 
 if TYPE_CHECKING:
     from bottui.api.models import DimensionThresholds
-    from bottui.store.config import ProjectSettings
+    from bottui.store.config.model import ProjectSettings
 
 
 class OutOfRange(RefusedError):

@@ -19,7 +19,7 @@ from bottui.api.scrub import remember
 from bottui.api.tokens import TOKEN_ENV
 from bottui.store.env_tokens import profile_variables
 from bottui.store.errors import KeyringUnavailable
-from bottui.store.journal_records import JournalEntry
+from bottui.store.journal.records import JournalEntry
 from bottui.store.tokens import TokenStore
 
 #: Most keyring slots looked up for one read (each is a keyring call).

@@ -1,7 +1,7 @@
 """Undo: put back the value before this profile's last rate limiter or threshold change.
 
 :func:`find` asks the journal for the newest change of a kind
-(:meth:`JournalStore.last_undoable <bottui.store.journal_store.JournalStore.last_undoable>`,
+(:meth:`JournalStore.last_undoable <bottui.store.journal.protocol.JournalStore.last_undoable>`,
 awaited: off the event loop)
 and turns it into an :class:`UndoPlan` (what will be restored, old -> new),
 or refuses with :class:`UndoRefused` saying why (exit 2): nothing to undo,
@@ -28,8 +28,8 @@ from bottui.ops.mutations import Applied
 from bottui.ops.plan import PlannedChange
 from bottui.ops.session import Session
 from bottui.store.db_errors import JournalUnavailable
-from bottui.store.journal import JournalEntry, UndoCandidate, UndoKind
-from bottui.store.journal_records import previous_json
+from bottui.store.journal.records import JournalEntry, previous_json
+from bottui.store.journal.undo import UndoCandidate, UndoKind
 
 #: The kinds of change that can be undone, in the order ``--kind`` lists them.
 KINDS: Final[tuple[UndoKind, ...]] = get_args(UndoKind)

@@ -39,7 +39,7 @@ from bottui.store.errors import KeyringUnavailable
 from bottui.store.token_names import normalize_base_url
 
 if TYPE_CHECKING:
-    from bottui.store.config_model import Config
+    from bottui.store.config.model import Config
 
 TokenKind = Literal["personal", "project"]
 

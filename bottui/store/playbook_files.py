@@ -8,7 +8,7 @@ every refusal must name the file and the line. What the keys mean is
 :mod:`bottui.ops.playbooks.schema`'s business.
 
 The line finder is ``config check``'s
-(:func:`bottui.store.config_check.key_lines`): a scan of table headers and
+(:func:`bottui.store.config.parse.key_lines`): a scan of table headers and
 ``key =`` lines, ``[[steps]]`` keyed by index. A key it cannot place (in an
 inline table, say) falls back to the line of the nearest enclosing key or
 the step's header.
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from bottui.plaintext import clean
-from bottui.store.config_check import key_lines
+from bottui.store.config.parse import key_lines
 from bottui.store.errors import StoreError
 from bottui.store.paths import Locations
 from bottui.store.toml_read import TomlProblem, decode, parse, read_bytes

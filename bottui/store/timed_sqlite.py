@@ -1,4 +1,4 @@
-"""Timed changes in the local SQLite journal (tables of :mod:`bottui.store.timed_schema`).
+"""Timed changes in the local SQLite journal (tables of :mod:`bottui.store.journal.schema`).
 
 :class:`TimedJournal` reads and appends them on the journal file;
 :class:`TimedStore` is its async facade (every call on the store executor,
@@ -25,8 +25,7 @@ from typing import Any, Final, TypeVar
 
 from bottui.store.db_errors import JournalUnavailable
 from bottui.store.executor import StoreExecutor, shared_executor
-from bottui.store.journal_migrations import SCHEMA
-from bottui.store.journal_schema import BUSY_TIMEOUT, ORIGIN
+from bottui.store.journal.schema import BUSY_TIMEOUT, ORIGIN, SCHEMA
 from bottui.store.paths import real_path
 from bottui.store.sqlite_util import Database
 

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 from typing import Final
 
 from bottui.ops.session import session_from_options
-from bottui.store.config import ConfigStore
+from bottui.store.config.sync import ConfigStore
 from bottui.store.paths import Locations
 
 #: What :func:`run_app` returns when the operator chose "Start the demo" on the

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from bottui.ops.shared_journal import SharedJournal
     from bottui.ops.team_sync import SyncState
     from bottui.ops.team_thread import SharingThread
-    from bottui.store.journal_store import JournalStore
+    from bottui.store.journal.protocol import JournalStore
     from bottui.store.team.store import TeamStore
     from bottui.store.team.unreadable import Unreadable
 

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Final
 
 from bottui.plaintext import clean
-from bottui.store.inventory_records import taught_by
+from bottui.store.inventory.records import taught_by
 
 #: The longest operator name a cell shows (the rest is cut with "…"): the
 #: column stays narrow whatever a teammate calls themselves.

@@ -53,7 +53,7 @@ MODULES: dict[str, list[str]] = {
         "tests/bulk/test_resume_checkpoint.py",
         "tests/bulk/test_resume_lost.py",
     ],
-    "store/journal_sqlite.py": [
+    "store/journal/async_facade.py": [
         "tests/store/test_journal_store.py",
         "tests/store/test_journal_store_locked.py",
         "tests/store/test_journal_checkpoints.py",

@@ -56,7 +56,7 @@ from bottui.ops.session import Session
 from bottui.sandbox.clock import ManualClock
 from bottui.sandbox.demo import DEMO_ACCOUNT, DEMO_PROJECTS, DEMO_RATE_LIMITERS, demo_state
 from bottui.sandbox.server import SandboxServer
-from bottui.store.inventory_records import InventorySnapshot, LimiterEntry, ProjectEntry, Source
+from bottui.store.inventory.records import InventorySnapshot, LimiterEntry, ProjectEntry, Source
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.limiters import LimitersScreen
 from bottui.tui.screens.projects import ProjectsScreen

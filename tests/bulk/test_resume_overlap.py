@@ -19,7 +19,7 @@ from bottui.ops.session import Session, Settings
 from bottui.sandbox.server import SandboxServer
 from bottui.store import seen_ids
 from bottui.store.db_errors import JournalUnavailable
-from bottui.store.journal_store import ItemState, JournalStore, RunId
+from bottui.store.journal.protocol import ItemState, JournalStore, RunId
 from bottui.store.paths import Locations
 from bottui.store.tokens import TokenStore
 from tests.fixtures.sandbox import ACC, PROJ

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Final
 
 from bottui.ops.profiles import new_profile
-from bottui.store.config import ConfigStore
-from bottui.store.inventory import Inventory
+from bottui.store.config.sync import ConfigStore
+from bottui.store.inventory.sync import Inventory
 from bottui.store.paths import Locations
 
 ROOT: Final = Path(__file__).resolve().parents[2]

@@ -216,7 +216,8 @@ def test_another_programs_database_is_not_read(tmp_path: Path) -> None:
 
 def test_the_copied_constants_agree() -> None:
     from bottui.ops import completion_ids, session
-    from bottui.store import inventory_peek, inventory_schema
+    from bottui.store.inventory import peek as inventory_peek
+    from bottui.store.inventory import schema as inventory_schema
 
     assert completion_ids.DEFAULT_PROFILE == session.DEFAULT_PROFILE
     assert inventory_peek.APPLICATION_ID == inventory_schema.APPLICATION_ID

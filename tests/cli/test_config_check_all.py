@@ -8,8 +8,8 @@ import pytest
 
 from bottui.ops import config_checks
 from bottui.ops.config_checks import CheckedFiles, FileProblem
-from bottui.store.config_model import Config, Profile, ProjectSettings
-from bottui.store.config_types import PROFILE, PROJECT, TOP
+from bottui.store.config.model import Config, Profile, ProjectSettings
+from bottui.store.config.parse import PROFILE, PROJECT, TOP
 from bottui.store.paths import Locations
 from tests.cli.helpers import cli
 from tests.cli.helpers import write_config as write

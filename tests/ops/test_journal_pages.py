@@ -16,9 +16,10 @@ import pytest
 from bottui.api.scrub import scrub
 from bottui.api.tokens import ProjectToken
 from bottui.ops.journal_pages import EntryStream, export_stream
-from bottui.store.journal import Journal, Operation, StartRecord
-from bottui.store.journal_sqlite import SqliteJournalStore
-from bottui.store.journal_store import EntryPage, EntryQuery
+from bottui.store.journal.async_facade import SqliteJournalStore
+from bottui.store.journal.protocol import EntryPage, EntryQuery
+from bottui.store.journal.records import Operation, StartRecord
+from bottui.store.journal.sync import Journal
 from bottui.store.tokens import TokenStore
 from tests.fixtures.keyrings import InMemoryKeyring
 

@@ -35,7 +35,7 @@ from bottui.ops.plan import (
 from bottui.ops.session import Session
 from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
-from bottui.store.journal import JournalEntry
+from bottui.store.journal.records import JournalEntry
 from tests.fixtures.stores import inventory_of, journal_of
 
 ACC, PROJ = DEMO_ACCOUNT, "shop-prod"

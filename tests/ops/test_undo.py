@@ -25,7 +25,8 @@ from bottui.sandbox.clock import ManualClock
 from bottui.sandbox.demo import DEMO_ACCOUNT, demo_state
 from bottui.sandbox.faults import Faults
 from bottui.sandbox.state import SandboxState
-from bottui.store.journal import Journal, Operation, limiter_target
+from bottui.store.journal.records import Operation, limiter_target
+from bottui.store.journal.sync import Journal
 from tests.fixtures import stores
 from tests.fixtures.stores import inventory_of
 

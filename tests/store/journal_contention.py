@@ -67,7 +67,9 @@ def single_changes(path: Path, name: str, count: int, reopen: bool) -> dict[str,
     per change would (each close may checkpoint and remove the WAL, each open
     may find it being recovered); otherwise one for all, as the TUI keeps it.
     """
-    from bottui.store.journal import Journal, JournalUnavailable, Operation, Outcome
+    from bottui.store.db_errors import JournalUnavailable
+    from bottui.store.journal.records import Operation, Outcome
+    from bottui.store.journal.sync import Journal
 
     journal = Journal(path, operator=f"{name}@test")
     stats: list[dict[str, Any]] = []
@@ -108,7 +110,7 @@ async def bulk_run(root: Path, count: int) -> dict[str, Any]:
     """A bulk run of ``count`` ids, journaled through the bulk run's journal sink."""
     from bottui.ops.bulk.journal import JournalSink
     from bottui.ops.session import Session, Settings
-    from bottui.store.journal import Operation, Outcome, StartRecord
+    from bottui.store.journal.records import Operation, Outcome, StartRecord
     from bottui.store.paths import Locations
     from bottui.store.tokens import TokenStore
 

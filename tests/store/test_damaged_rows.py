@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 
 from bottui.ops import journal_view
-from bottui.store import journal_rows
-from bottui.store.journal_codec import unpack_result
-from bottui.store.journal_records import JournalEntry
+from bottui.store.journal import rows as journal_rows
+from bottui.store.journal.records import JournalEntry
+from bottui.store.journal.rows import unpack_result
 from bottui.store.timed_sqlite import _event
 
 

@@ -13,10 +13,10 @@ import pytest
 from bottui.api.models import DimensionThresholds, LimiterChange, LimiterStateSource, Project
 from bottui.store.db_errors import NotInInventory
 from bottui.store.executor import StoreExecutor
-from bottui.store.inventory import Inventory
-from bottui.store.inventory_records import InventorySnapshot
-from bottui.store.inventory_sqlite import SqliteInventoryStore
-from bottui.store.inventory_store import InventoryStore
+from bottui.store.inventory.async_facade import SqliteInventoryStore
+from bottui.store.inventory.protocol import InventoryStore
+from bottui.store.inventory.records import InventorySnapshot
+from bottui.store.inventory.sync import Inventory
 from bottui.store.paging import Cursor
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

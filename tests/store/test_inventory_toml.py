@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from bottui.api.models import DimensionThresholds, LimiterChange, LimiterStateSource, Project
 from bottui.plaintext import has_control
 from bottui.store.db_errors import StoreFileError
-from bottui.store.inventory import Inventory
-from bottui.store.inventory_toml import FORMAT, dumps, loads, toml_string
+from bottui.store.inventory.sync import Inventory
+from bottui.store.inventory.toml_file import FORMAT, dumps, loads, toml_string
 from bottui.store.paths import Locations
 
 T0 = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)

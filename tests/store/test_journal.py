@@ -18,15 +18,14 @@ import pytest
 from bottui.api.errors import ApiError, ErrorObject
 from bottui.api.models import Revocation, RevocationOutcome
 from bottui.api.tokens import AccessToken, ProjectToken
-from bottui.store.journal import (
-    Journal,
+from bottui.store.journal.records import (
     Operation,
     Outcome,
     dimension_target,
-    file_sha256,
     limiter_target,
     target_key,
 )
+from bottui.store.journal.sync import Journal, file_sha256
 from bottui.store.paths import Locations
 from bottui.store.utc import normalize, parse_time, stamp
 

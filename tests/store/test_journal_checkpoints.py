@@ -9,11 +9,10 @@ from pathlib import Path
 import pytest
 
 from bottui.store.db_errors import JournalUnavailable
-from bottui.store.journal import Journal
-from bottui.store.journal_batch import BatchWriter
-from bottui.store.journal_records import Operation, StartRecord
-from bottui.store.journal_sqlite import SqliteJournalStore
-from bottui.store.journal_store import RunId
+from bottui.store.journal.async_facade import SqliteJournalStore
+from bottui.store.journal.protocol import RunId
+from bottui.store.journal.records import Operation, StartRecord
+from bottui.store.journal.sync import BatchWriter, Journal
 
 SHA = "ab" * 32
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from bottui.store.journal import Journal
-from bottui.store.journal_records import SETTLED_OUTCOMES, StartRecord
-from bottui.store.journal_store import EntryId, ItemState
+from bottui.store.journal.protocol import EntryId, ItemState
+from bottui.store.journal.records import SETTLED_OUTCOMES, StartRecord
+from bottui.store.journal.sync import Journal
 
 SETTLED = {str(o) for o in SETTLED_OUTCOMES}
 

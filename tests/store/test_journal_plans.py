@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from bottui.store import journal_query
-from bottui.store.journal import Journal
-from bottui.store.journal_items import (
+from bottui.store.journal import query as journal_query
+from bottui.store.journal.protocol import EntryId, EntryQuery, RunId
+from bottui.store.journal.query import (
     _AGAINS,
     _FIRSTS,
     _FIRSTS_IN_RANGE,
@@ -24,10 +24,10 @@ from bottui.store.journal_items import (
     _RESULTS_OF,
     _TEXT_AGAINS,
     _TEXT_FIRSTS,
+    plans,
 )
-from bottui.store.journal_query import plans
-from bottui.store.journal_records import StartRecord
-from bottui.store.journal_store import EntryId, EntryQuery, RunId
+from bottui.store.journal.records import StartRecord
+from bottui.store.journal.sync import Journal
 
 MOMENT = datetime(2026, 1, 1, tzinfo=UTC)
 QUERIES = {

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from bottui.store.executor import StoreExecutor
-from bottui.store.journal import Journal
-from bottui.store.journal_records import Operation, StartRecord
-from bottui.store.journal_sqlite import SqliteJournalStore
-from bottui.store.journal_store import RunId
+from bottui.store.journal.async_facade import SqliteJournalStore
+from bottui.store.journal.protocol import RunId
+from bottui.store.journal.records import Operation, StartRecord
+from bottui.store.journal.sync import Journal
 
 IDS = 4000
 PER_ID_TABLES = (

@@ -9,14 +9,10 @@ from typing import Any
 import pytest
 
 from bottui.store.executor import StoreExecutor
-from bottui.store.journal import Journal, Outcome, StartRecord, limiter_target
-from bottui.store.journal_sqlite import SqliteJournalStore
-from bottui.store.journal_store import (
-    EntryQuery,
-    JournalBatch,
-    JournalStore,
-    entry_started,
-)
+from bottui.store.journal.async_facade import SqliteJournalStore
+from bottui.store.journal.protocol import EntryQuery, JournalBatch, JournalStore, entry_started
+from bottui.store.journal.records import Outcome, StartRecord, limiter_target
+from bottui.store.journal.sync import Journal
 from bottui.store.paging import Cursor
 
 
@@ -174,7 +170,7 @@ async def test_bulk_run_batch_and_settled_items(store: SqliteJournalStore) -> No
 
 
 async def test_stores_at_locations(tmp_path: Path) -> None:
-    from bottui.store.inventory_sqlite import SqliteInventoryStore
+    from bottui.store.inventory.async_facade import SqliteInventoryStore
     from bottui.store.paths import Locations
 
     locations = Locations.under(tmp_path)

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from bottui.store import journal_query
-from bottui.store.journal import Journal
-from bottui.store.journal_records import StartRecord
-from bottui.store.journal_store import EntryQuery
+from bottui.store.journal import query as journal_query
+from bottui.store.journal.protocol import EntryQuery
+from bottui.store.journal.records import StartRecord
+from bottui.store.journal.sync import Journal
 from tests.store.test_journal_plans import problems
 
 HOSTILE = "\x1b]52;c;AAAA\x07[red]x[/red] '; DROP TABLE segments; -- " + "漢" * 220

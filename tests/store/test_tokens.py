@@ -573,7 +573,7 @@ def test_nothing_shows_a_token(memory: InMemoryKeyring) -> None:
 
 def test_import_is_lazy() -> None:
     code = (
-        "import sys; import bottui.store.tokens, bottui.store.config, bottui.store.paths;"
+        "import sys; import bottui.store.tokens, bottui.store.config.sync, bottui.store.paths;"
         "print(sorted(m for m in ('keyring', 'tomlkit', 'textual', 'httpx') if m in sys.modules))"
     )
     done = subprocess.run(

@@ -21,9 +21,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bottui.store import inventory_toml, toml_read
-from bottui.store.config import ConfigStore
+from bottui.store import toml_read
+from bottui.store.config.sync import ConfigStore
 from bottui.store.errors import ConfigError
+from bottui.store.inventory import toml_file as inventory_toml
 from bottui.store.paths import Locations
 
 #: Address space of a child: far above what bottui needs, far below a runaway read.
@@ -232,7 +233,7 @@ def test_a_config_syntax_error_names_file_line_and_column(config_file: Path) -> 
 
 
 def test_an_oversize_config_is_refused(config_file: Path) -> None:
-    from bottui.store.config import MAX_CONFIG_BYTES
+    from bottui.store.config.model import MAX_CONFIG_BYTES
 
     config_file.write_text("# padding\n" * (MAX_CONFIG_BYTES // 10 + 1))
     with pytest.raises(ConfigError, match="larger than"):

@@ -23,7 +23,7 @@ from bottui.ops import inventory_edits, mutations, team_inventory
 from bottui.ops.session import Session
 from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
-from bottui.store.inventory_records import taught_by
+from bottui.store.inventory.records import taught_by
 from bottui.store.team.facts import Fact, FactKey
 from bottui.store.team.store import TeamStore
 from bottui.store.team.target import check_store_url

@@ -18,7 +18,7 @@ from bottui.ops import plan as planning
 from bottui.ops.session import Session
 from bottui.ops.timed.execute import LATE_AFTER
 from bottui.sandbox.server import SandboxServer
-from bottui.store.journal_records import Outcome
+from bottui.store.journal.records import Outcome
 from tests.timed.conftest import ACC, PROJ, MovingClock, limiter_puts
 
 

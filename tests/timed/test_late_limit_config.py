@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from bottui.ops.session import Settings
-from bottui.store.config_check import check_config_file
-from bottui.store.config_model import InvalidValue, Profile
-from bottui.store.config_read import parse_config
+from bottui.store.config.model import Profile
+from bottui.store.config.parse import check_config_file, parse_config
+from bottui.store.errors import InvalidValue
 
 
 def test_read_and_resolved() -> None:

@@ -14,8 +14,8 @@ from bottui.ops import plan as planning
 from bottui.ops.plan import TimedRefused
 from bottui.ops.session import Session
 from bottui.sandbox.server import SandboxServer
-from bottui.store.journal_codec import micros
-from bottui.store.journal_store import EntryId
+from bottui.store.journal.protocol import EntryId
+from bottui.store.journal.rows import micros
 from tests.timed.conftest import ACC, PROJ, MovingClock, active, limiter_puts
 
 

@@ -2,7 +2,7 @@
 
 The theme chosen, a project's threshold settings and the first run's profile
 are each written by :mod:`bottui.ops.profiles` through
-:class:`~bottui.store.config_async.AsyncConfigStore`. Each test drives the
+:class:`~bottui.store.config.async_facade.AsyncConfigStore`. Each test drives the
 real app over a real ``config.toml`` in ``tmp_path`` and records the thread
 of every file write: none may be the event loop's.
 """
@@ -17,11 +17,12 @@ from typing import Any
 import pytest
 from textual.widgets import Button, Input
 
-import bottui.store.config
+import bottui.store.config.sync
 from bottui.ops import profiles
 from bottui.ops.session import Session, Settings
-from bottui.store.config import ConfigStore, ProjectSettings
-from bottui.store.config_write import write_atomic
+from bottui.store.config.model import ProjectSettings
+from bottui.store.config.sync import ConfigStore
+from bottui.store.config.write import write_atomic
 from bottui.store.paths import Locations
 from bottui.store.tokens import TokenStore
 from bottui.tui.app import BottuiApp
@@ -44,7 +45,7 @@ def writes(monkeypatch: pytest.MonkeyPatch) -> list[threading.Thread]:
         seen.append(threading.current_thread())
         write_atomic(path, text)
 
-    monkeypatch.setattr(bottui.store.config, "write_atomic", recorded)
+    monkeypatch.setattr(bottui.store.config.sync, "write_atomic", recorded)
     return seen
 
 

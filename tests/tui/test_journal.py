@@ -13,13 +13,13 @@ from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
 import bottui.ops.mutations
-import bottui.store.journal
+import bottui.store.journal.sync
 from bottui.api.client import build_thresholds
 from bottui.api.errors import ApiError
 from bottui.ops import mutations
 from bottui.sandbox.demo import DEMO_ACCOUNT, HOSTILE_LIMITER_IDS, HOSTILE_PROJECT_ID
 from bottui.sandbox.server import SandboxServer
-from bottui.store.journal import Operation, limiter_target
+from bottui.store.journal.records import Operation, limiter_target
 from bottui.tui import palette
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
@@ -51,9 +51,9 @@ class _SteadyTime:
 @pytest.fixture
 def steady(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Operator, pid and durations that do not depend on the machine (snapshots)."""
-    monkeypatch.setattr(bottui.store.journal, "local_operator", lambda: "oncall@bastion")
-    monkeypatch.setattr(bottui.store.journal, "local_host", lambda: "bastion")
-    monkeypatch.setattr(bottui.store.journal, "os", SimpleNamespace(getpid=lambda: 4242))
+    monkeypatch.setattr(bottui.store.journal.sync, "local_operator", lambda: "oncall@bastion")
+    monkeypatch.setattr(bottui.store.journal.sync, "local_host", lambda: "bastion")
+    monkeypatch.setattr(bottui.store.journal.sync, "os", SimpleNamespace(getpid=lambda: 4242))
     monkeypatch.setattr(bottui.ops.mutations, "time", _SteadyTime())
     yield
 

@@ -11,7 +11,8 @@ from textual.widgets import Input, Select, Static
 
 from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
-from bottui.store.journal import Journal, Operation, dimension_target, limiter_target
+from bottui.store.journal.records import Operation, dimension_target, limiter_target
+from bottui.store.journal.sync import Journal
 from bottui.store.utc import system_clock
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.journal_filter import FilterDialog

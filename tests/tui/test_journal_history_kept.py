@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from bottui.ops.session import Session
 from bottui.sandbox.demo import DEMO_ACCOUNT
-from bottui.store.journal import Operation, limiter_target
+from bottui.store.journal.records import Operation, limiter_target
 from bottui.store.team.store import TeamStore
 from bottui.store.team.target import check_store_url
 from bottui.tui.app import BottuiApp

@@ -10,7 +10,7 @@ from textual.widgets import DataTable, Static
 
 from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
-from bottui.store.journal import Operation, limiter_target
+from bottui.store.journal.records import Operation, limiter_target
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.journal_run import RUN_PAGE, RunDialog
 from bottui.tui.widgets.journal_table import COLUMNS

@@ -29,7 +29,7 @@ from bottui.sandbox.demo import (
     HOSTILE_PROJECT_ID,
 )
 from bottui.sandbox.server import SandboxServer
-from bottui.store.config import ConfigStore
+from bottui.store.config.sync import ConfigStore
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.paths import Locations
 from bottui.store.tokens import TokenState, TokenStore

@@ -21,7 +21,8 @@ from bottui.sandbox.demo import (
     HOSTILE_PROJECT_ID,
 )
 from bottui.sandbox.server import SandboxServer
-from bottui.store.config import ConfigStore, ProjectSettings
+from bottui.store.config.model import ProjectSettings
+from bottui.store.config.sync import ConfigStore
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import RequestsDialog
@@ -113,7 +114,7 @@ def test_never_reached_follows_the_direction() -> None:
 
 
 def test_check_words_and_when() -> None:
-    from bottui.store.inventory_records import DimensionEntry
+    from bottui.store.inventory.records import DimensionEntry
 
     def entry(block: str | None, challenge: str | None) -> DimensionEntry:
         return DimensionEntry("a", "p", "d", "n", block, challenge, "", "user")

@@ -15,7 +15,7 @@ from bottui.api.errors import RefusedError
 from bottui.ops.doctor.model import Check, Verdict
 from bottui.ops.session import CommonOptions, Settings
 from bottui.plaintext import show_id
-from bottui.store.config import ConfigStore
+from bottui.store.config.sync import ConfigStore
 from bottui.store.env_tokens import EnvScope, scopes_of
 from bottui.store.errors import ConfigError
 from bottui.store.paths import Locations
@@ -40,7 +40,7 @@ def resolve_profile(
     locations: Locations, options: CommonOptions, environ: Mapping[str, str]
 ) -> ProfileFacts:
     """The settings of this run, as a command would resolve them (never raises for the config)."""
-    from bottui.store.config_model import Config
+    from bottui.store.config.model import Config
 
     load_error: str | None = None
     try:

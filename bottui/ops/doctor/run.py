@@ -29,7 +29,7 @@ from bottui.ops.doctor.versions import check_versions
 from bottui.ops.keymap_check import KnownBinding
 from bottui.ops.session import CommonOptions, Session
 from bottui.store.paths import Locations
-from bottui.store.team_outbox import Scope
+from bottui.store.team.outbox import Scope
 from bottui.store.tokens import TokenStore
 
 

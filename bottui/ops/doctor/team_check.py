@@ -13,7 +13,7 @@ from typing import Final
 
 from bottui.ops.doctor.model import Check, Verdict
 from bottui.store.errors import StoreError
-from bottui.store.team_outbox import Scope
+from bottui.store.team.outbox import Scope
 from bottui.store.tokens import TokenStore
 
 _TITLE: Final = "Team store"

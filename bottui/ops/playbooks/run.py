@@ -26,7 +26,7 @@ from bottui.ops import confirmation, mutations
 from bottui.ops.mutations import error_outcome
 from bottui.ops.playbooks.planning import PlannedStep, PlaybookPlan
 from bottui.ops.session import Session
-from bottui.store.journal_records import Outcome
+from bottui.store.journal.records import Outcome
 
 #: The ``runs.operation`` of a playbook run (a bulk revocation's is ``revoke``).
 RUN_OPERATION: Final = "playbook"

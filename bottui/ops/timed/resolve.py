@@ -39,9 +39,9 @@ from bottui.ops.timed.execute import (
 from bottui.ops.timed.model import IN_DOUBT_AFTER, TimedChange
 from bottui.ops.timed.schedule import executor_name, find, now_of
 from bottui.store.errors import StoreError
-from bottui.store.journal_codec import micros
-from bottui.store.journal_records import JournalEntry, local_operator
-from bottui.store.journal_store import EntryQuery
+from bottui.store.journal.protocol import EntryQuery
+from bottui.store.journal.records import JournalEntry, local_operator
+from bottui.store.journal.rows import micros
 
 if TYPE_CHECKING:
     from bottui.ops.session import Session

@@ -1,6 +1,6 @@
 """Scheduling timed changes, and what a person does with them: list, extend, cancel.
 
-The schedule is journaled (:mod:`bottui.store.timed_schema`): a change made
+The schedule is journaled (:mod:`bottui.store.journal.schema`): a change made
 with ``revert_after`` gets its ``schedule`` event right after its *started*
 record and before its request is sent (:func:`schedule_plan`, called by
 :func:`bottui.ops.mutations.apply`), so no change is ever made without its
@@ -26,8 +26,8 @@ from bottui.ops.timed import team
 from bottui.ops.timed.model import TimedChange, fold
 from bottui.plaintext import clean
 from bottui.store.errors import StoreError
-from bottui.store.journal_codec import micros
-from bottui.store.journal_records import local_host, local_operator
+from bottui.store.journal.records import local_host, local_operator
+from bottui.store.journal.rows import micros
 from bottui.store.utc import stamp, system_clock
 
 if TYPE_CHECKING:

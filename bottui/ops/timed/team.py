@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bottui.store.errors import StoreError
-from bottui.store.journal_records import JournalEntry
+from bottui.store.journal.records import JournalEntry
 from bottui.store.timed_sqlite import TimedClaim, TimedEvent, TimedJournal
 
 if TYPE_CHECKING:

@@ -13,6 +13,8 @@ nothing here costs start-up time until a profile names a store. Modules:
   trusting it (any role with INSERT wrote it): one bottui cannot read is skipped
   and said once, a time Python cannot hold loads as text;
 * :mod:`.store`: :class:`~bottui.store.team.store.TeamStore`, the async API;
+* :mod:`.outbox` and :mod:`.facts_outbox`: what this machine still has to push
+  (journal entries, kept in the journal file; inventory facts, in their own file);
 * :mod:`.local_server`: a throwaway PostgreSQL of our own (``bottui demo --team``, the tests).
 """
 

@@ -22,7 +22,7 @@ from typing import Any, Final
 from uuid import UUID
 
 from bottui.plaintext import REPLACEMENT, repair_surrogates
-from bottui.store.journal_records import outcome_word, text
+from bottui.store.journal.records import outcome_word, text
 from bottui.store.redact import redacted_json
 from bottui.store.team.schema import MAX_STORED_REASON
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from uuid import UUID
 
-from bottui.store.journal_records import JournalEntry
+from bottui.store.journal.records import JournalEntry
 from bottui.store.team.events import EntryEvent, Event, OutcomeEvent
 from bottui.store.utc import parse_time
 

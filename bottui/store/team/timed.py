@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from bottui.store.journal_codec import from_micros, micros
+from bottui.store.journal.rows import from_micros, micros
 from bottui.store.team.migrate import check_version, schema_version
 from bottui.store.team.query import SELECT
 from bottui.store.team.records import TeamEntry

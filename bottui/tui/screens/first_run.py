@@ -23,7 +23,7 @@ from bottui.api.errors import BottuiError
 from bottui.ops import profiles
 from bottui.ops.session import Settings
 from bottui.plaintext import clean
-from bottui.store.config import Profile
+from bottui.store.config.model import Profile
 from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.run import START_DEMO
 from bottui.tui.screens.base import BottuiScreen

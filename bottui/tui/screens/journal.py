@@ -36,8 +36,9 @@ from textual.worker import Worker
 from bottui.ops import journal_pages, journal_view
 from bottui.ops.journal_view import JournalQuery
 from bottui.plaintext import clean
-from bottui.store.journal_records import Operation
-from bottui.store.journal_store import Cursor, EntryPage, EntryQuery
+from bottui.store.journal.protocol import EntryPage, EntryQuery
+from bottui.store.journal.records import Operation
+from bottui.store.paging import Cursor
 from bottui.store.utc import stamp, system_clock
 from bottui.tui.error_view import EXPECTED_ERRORS, error_line
 from bottui.tui.screens.base import BottuiScreen

@@ -22,7 +22,7 @@ from textual.widgets import Button, Input, Label, Static
 
 from bottui.api.errors import ValidationError
 from bottui.ops import journal_view
-from bottui.store.journal_records import JournalEntry
+from bottui.store.journal.records import JournalEntry
 from bottui.tui.help_rows import DIALOG_HELP
 from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import join, safe, safe_id

@@ -27,7 +27,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from bottui.api.errors import ValidationError
 from bottui.ops import journal_view
-from bottui.store.journal_records import Outcome
+from bottui.store.journal.records import Outcome
 from bottui.store.utc import parse_time, stamp
 from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import safe

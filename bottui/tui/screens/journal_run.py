@@ -22,8 +22,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Label, Static
 
 from bottui.ops import journal_pages, journal_view
-from bottui.store.journal_records import JournalEntry
-from bottui.store.journal_store import EntryPage, EntryQuery, RunId
+from bottui.store.journal.protocol import EntryPage, EntryQuery, RunId
+from bottui.store.journal.records import JournalEntry
 from bottui.store.paging import Cursor
 from bottui.tui.error_view import EXPECTED_ERRORS, error_line
 from bottui.tui.services import services_of

@@ -21,7 +21,7 @@ from bottui.tui.widgets.safe import join, safe, safe_id
 
 if TYPE_CHECKING:
     from bottui.ops.plan import PlannedChange
-    from bottui.store.journal_records import JournalEntry
+    from bottui.store.journal.records import JournalEntry
     from bottui.tui.screens.base import BottuiScreen
 
 #: Worker group of an undo's send (the Journal screen reads again after it).

@@ -25,7 +25,7 @@ from bottui.tui.widgets.safe import safe
 if TYPE_CHECKING:
     from bottui.api.models import LimiterChange
     from bottui.ops.mutations import Applied
-    from bottui.store.inventory_records import LimiterEntry
+    from bottui.store.inventory.records import LimiterEntry
     from bottui.tui.error_log import Failure
     from bottui.tui.screens.limiters_multi import LimiterResult
     from bottui.tui.widgets.returned_project import ReturnedProjectPanel

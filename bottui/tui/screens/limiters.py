@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from bottui.api.models import LimiterChange
     from bottui.ops.mutations import Applied
     from bottui.ops.plan import PlannedChange
-    from bottui.store.inventory_records import LimiterEntry
+    from bottui.store.inventory.records import LimiterEntry
     from bottui.tui.widgets.returned_project import ReturnedProjectPanel
 
 # The dialogs and the mutations are imported where they are used: this is

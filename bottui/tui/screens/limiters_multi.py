@@ -40,7 +40,7 @@ from bottui.tui.widgets.safe import join, safe, safe_id
 if TYPE_CHECKING:
     from bottui.api.models import LimiterChange
     from bottui.ops.plan import PlannedChange
-    from bottui.store.inventory_records import LimiterEntry
+    from bottui.store.inventory.records import LimiterEntry
     from bottui.tui.screens.limiters import LimitersScreen
     from bottui.tui.widgets.limiter_table import LimiterTable
 
@@ -217,7 +217,7 @@ async def _send_all(
 
     from bottui.ops import mutations
     from bottui.ops.plan import LimiterTarget
-    from bottui.store.journal_records import Outcome
+    from bottui.store.journal.records import Outcome
 
     services = screen.services
     results: list[LimiterResult] = []

@@ -29,7 +29,7 @@ from textual.widgets import Button, DataTable, Label, Static
 from bottui.api.errors import RefusedError
 from bottui.ops import profiles
 from bottui.plaintext import clean
-from bottui.store.config import Config, Profile
+from bottui.store.config.model import Config, Profile
 from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import _Dialog

@@ -16,7 +16,7 @@ from textual.content import Content
 
 from bottui.ops.inventory_reads import first_projects, inventory_version, read_all_projects
 from bottui.ops.session import Session
-from bottui.store.inventory_records import ProjectEntry
+from bottui.store.inventory.records import ProjectEntry
 from bottui.store.paging import Cursor
 from bottui.tui.error_view import EXPECTED_ERRORS, error_line
 from bottui.tui.widgets.project_table import ProjectRow

@@ -35,8 +35,8 @@ from bottui.ops.plan import PlannedChange, ThresholdsTarget
 from bottui.ops.profiles import save_project_settings
 from bottui.ops.threshold_rules import in_range, never_reached
 from bottui.plaintext import clean
-from bottui.store.config import ProjectSettings
-from bottui.store.inventory_records import DimensionEntry
+from bottui.store.config.model import ProjectSettings
+from bottui.store.inventory.records import DimensionEntry
 from bottui.store.utc import system_clock
 from bottui.tui.error_log import Attempt, Failure, tag
 from bottui.tui.error_view import EXPECTED_ERRORS

@@ -21,7 +21,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from bottui.api.errors import ValidationError
 from bottui.api.validation import dimension_name, path_id
-from bottui.store.config import ProjectSettings
+from bottui.store.config.model import ProjectSettings
 from bottui.tui.error_view import EXPECTED_ERRORS, error_title
 from bottui.tui.help_rows import DIALOG_HELP
 from bottui.tui.widgets.plain_paste import PlainInput

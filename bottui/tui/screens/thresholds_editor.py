@@ -32,8 +32,8 @@ from bottui.api.validation import dimension_name, first_forbidden_char
 from bottui.ops import plan as planning
 from bottui.ops.plan import PlannedChange
 from bottui.ops.threshold_rules import never_reached, warning_words
-from bottui.store.config import ProjectSettings
-from bottui.store.inventory_records import DimensionEntry
+from bottui.store.config.model import ProjectSettings
+from bottui.store.inventory.records import DimensionEntry
 from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.help_rows import DIALOG_HELP
 from bottui.tui.services import TuiServices, services_of

@@ -16,7 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from bottui.ops import journal_view
-from bottui.store.journal_records import JournalEntry, Operation
+from bottui.store.journal.records import JournalEntry, Operation
 from bottui.tui.tones import tone
 from bottui.tui.widgets.entry_table import EntryTable
 from bottui.tui.widgets.safe import safe_id_text, safe_text

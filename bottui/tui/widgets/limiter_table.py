@@ -19,7 +19,7 @@ from typing import Final
 
 from rich.text import Text
 
-from bottui.store.inventory_records import LimiterEntry, Source
+from bottui.store.inventory.records import LimiterEntry, Source
 from bottui.tui.tones import tone
 from bottui.tui.widgets.incremental_table import IncrementalTable
 from bottui.tui.widgets.safe import safe_id_text, safe_text

@@ -63,7 +63,7 @@ from bottui.plaintext import clean
 from bottui.store import toml_read
 from bottui.store.atomic_file import write_atomic
 from bottui.store.db_errors import StoreFileError
-from bottui.store.inventory_records import (
+from bottui.store.inventory.records import (
     AccountEntry,
     DimensionEntry,
     InventorySnapshot,

@@ -1,6 +1,6 @@
 """Journal entries to JSON Lines and CSV files.
 
-JSONL: one :meth:`JournalEntry.to_json <bottui.store.journal_records.JournalEntry.to_json>`
+JSONL: one :meth:`JournalEntry.to_json <bottui.store.journal.records.JournalEntry.to_json>`
 object per line. CSV: the same fields as columns (:data:`FIELDS`), nested
 objects as compact JSON text, empty cells for nulls. Every cell passes
 :func:`bottui.store.safe_csv.cell`: no control characters, and a cell starting with
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from bottui.store import safe_csv, safe_json
 from bottui.store.atomic_file import write_atomic
-from bottui.store.journal_records import FIELDS, JournalEntry
+from bottui.store.journal.records import FIELDS, JournalEntry
 
 
 def export_jsonl(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool = False) -> int:
@@ -71,4 +71,8 @@ def export_csv(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool =
     return count
 
 
-__all__ = ["csv_cell", "export_csv", "export_jsonl"]
+__all__ = [
+    "csv_cell",
+    "export_csv",
+    "export_jsonl",
+]

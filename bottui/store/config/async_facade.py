@@ -1,7 +1,7 @@
 """The profiles of ``config.toml`` behind an async facade: every read and edit off the loop.
 
-:class:`AsyncConfigStore` wraps :class:`~bottui.store.config.ConfigStore`
-the way :mod:`bottui.store.inventory_sqlite` wraps the inventory: each call
+:class:`AsyncConfigStore` wraps :class:`~bottui.store.config.sync.ConfigStore`
+the way :mod:`bottui.store.inventory.async_facade` wraps the inventory: each call
 is awaited on the shared :class:`~bottui.store.executor.StoreExecutor`.
 Edits go through the file's write lane (one thread), so two edits of this
 process never interleave their read-modify-replace of the file; reads go
@@ -21,8 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from bottui.store.config import ConfigStore
-from bottui.store.config_model import UNCHANGED, Config, Profile, ProjectSettings, Unchanged
+from bottui.store.config.model import UNCHANGED, Config, Profile, ProjectSettings, Unchanged
+from bottui.store.config.sync import ConfigStore
 from bottui.store.executor import StoreExecutor, shared_executor
 from bottui.store.paths import Locations, real_path
 
@@ -107,4 +107,6 @@ class AsyncConfigStore:
         )
 
 
-__all__ = ["AsyncConfigStore"]
+__all__ = [
+    "AsyncConfigStore",
+]

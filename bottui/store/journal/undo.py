@@ -2,7 +2,7 @@
 
 :func:`undo_candidate` looks at the newest attempt of one kind (rate limiter
 or thresholds) of a profile, as :meth:`Journal.last_undoable
-<bottui.store.journal.Journal.last_undoable>` found it, and decides. An
+<bottui.store.journal.sync.Journal.last_undoable>` found it, and decides. An
 attempt that surely changed nothing (``api-error``, ``refused``) is skipped
 by that query. The newest remaining attempt must have succeeded (``ok``) and
 carry the value before it (``previous``); an attempt without a known outcome
@@ -20,7 +20,7 @@ from typing import Any, Final, Literal
 from bottui.api.errors import ValidationError
 from bottui.api.models import DimensionThresholds
 from bottui.api.validation import threshold_literal
-from bottui.store.journal_records import JournalEntry, Operation, Outcome
+from bottui.store.journal.records import JournalEntry, Operation, Outcome
 
 UndoKind = Literal["limiter", "thresholds"]
 

@@ -1,6 +1,6 @@
-"""The SQLite :class:`~bottui.store.journal_store.JournalStore`: the sync journal, off the loop.
+"""The SQLite :class:`~bottui.store.journal.protocol.JournalStore`: the sync journal, off the loop.
 
-:class:`SqliteJournalStore` wraps :class:`~bottui.store.journal.Journal`
+:class:`SqliteJournalStore` wraps :class:`~bottui.store.journal.sync.Journal`
 without changing it and awaits every call on the shared
 :class:`~bottui.store.executor.StoreExecutor`:
 
@@ -28,24 +28,22 @@ from typing import Any, Final, TypeVar
 
 from bottui.store.db_errors import JournalUnavailable
 from bottui.store.executor import StoreExecutor, shared_executor
-from bottui.store.journal import Journal
-from bottui.store.journal_batch import BatchWriter
-from bottui.store.journal_migrations import SCHEMA
-from bottui.store.journal_query import read_page
-from bottui.store.journal_records import JournalEntry, StartRecord
-from bottui.store.journal_rows import Finish
-from bottui.store.journal_schema import BUSY_TIMEOUT
-from bottui.store.journal_store import (
+from bottui.store.journal.protocol import (
     DEFAULT_PAGE,
     START_BOUND,
-    Cursor,
     EntryId,
     EntryPage,
     EntryQuery,
     ItemState,
     RunId,
 )
-from bottui.store.journal_undo import UndoCandidate, UndoKind
+from bottui.store.journal.query import read_page
+from bottui.store.journal.records import JournalEntry, StartRecord
+from bottui.store.journal.rows import Finish
+from bottui.store.journal.schema import BUSY_TIMEOUT, SCHEMA
+from bottui.store.journal.sync import BatchWriter, Journal
+from bottui.store.journal.undo import UndoCandidate, UndoKind
+from bottui.store.paging import Cursor
 from bottui.store.paths import Locations, real_path
 from bottui.store.sqlite_retry import LockStats
 from bottui.store.sqlite_util import Database
@@ -70,7 +68,7 @@ def _cursor_id(cursor: Cursor | None) -> int | None:
 
 
 class SqliteJournalStore:
-    """A :class:`~bottui.store.journal_store.JournalStore` on one SQLite file.
+    """A :class:`~bottui.store.journal.protocol.JournalStore` on one SQLite file.
 
     Args:
         path: The journal file (``Locations.journal_file``).
@@ -308,7 +306,7 @@ class SqliteJournalStore:
 
 
 class SqliteJournalBatch:
-    """A :class:`~bottui.store.journal_store.JournalBatch`: a :class:`BatchWriter` off the loop.
+    """A :class:`~bottui.store.journal.protocol.JournalBatch`: a :class:`BatchWriter` off the loop.
 
     Outcomes are checked and packed at :meth:`finish` (a token is refused
     there) and handed to the writer thread :data:`HOP` at a time, at
@@ -381,4 +379,9 @@ class SqliteJournalBatch:
         await self._store._write(work)
 
 
-__all__ = ["HOP", "MAX_PAGE", "SqliteJournalBatch", "SqliteJournalStore"]
+__all__ = [
+    "HOP",
+    "MAX_PAGE",
+    "SqliteJournalBatch",
+    "SqliteJournalStore",
+]

@@ -1,13 +1,13 @@
 """What the journal is to its callers: the async :class:`JournalStore` protocol.
 
 The ops and the TUI await these methods and never touch the file. SQLite
-implements them today (:mod:`bottui.store.journal_sqlite`); a shared team
+implements them today (:mod:`bottui.store.journal.async_facade`); a shared team
 journal on a server will implement the same protocol, so nothing here names
 SQLite: ids are :data:`EntryId`/:data:`RunId`, reads page with a
 :class:`Cursor` the store made (opaque to callers), times are ``datetime``
 in UTC.
 
-Records read back are :class:`~bottui.store.journal_records.JournalEntry`
+Records read back are :class:`~bottui.store.journal.records.JournalEntry`
 (their ``started_at``/``finished_at`` are ISO 8601 UTC text;
 :func:`entry_started` gives the ``datetime``).
 """
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, NewType, Protocol, runtime_checkable
 
-from bottui.store.journal_records import JournalEntry, StartRecord
-from bottui.store.journal_undo import UndoCandidate, UndoKind
+from bottui.store.journal.records import JournalEntry, StartRecord
+from bottui.store.journal.undo import UndoCandidate, UndoKind
 from bottui.store.paging import Cursor
 from bottui.store.utc import parse_time
 
@@ -90,7 +90,7 @@ def entry_started(entry: JournalEntry) -> datetime:
 
 @runtime_checkable
 class JournalBatch(Protocol):
-    """Buffered writes of one bulk run (see :mod:`bottui.store.journal_batch`)."""
+    """Buffered writes of one bulk run (see :mod:`bottui.store.journal.sync`)."""
 
     async def start_many(self, records: Sequence[StartRecord]) -> list[EntryId]:
         """Write the started records of a chunk at once; their ids, in order."""
@@ -222,7 +222,6 @@ class JournalStore(Protocol):
 __all__ = [
     "DEFAULT_PAGE",
     "START_BOUND",
-    "Cursor",
     "EntryId",
     "EntryPage",
     "EntryQuery",

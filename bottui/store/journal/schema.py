@@ -1,4 +1,7 @@
-"""The journal's tables (schema version 2) and the SQL that writes them.
+"""The journal's schema: its tables, the SQL that reads them, and every migration step.
+
+The journal's tables (schema version 2); the SQL that appends rows is in
+:mod:`bottui.store.journal.rows`.
 
 History, append-only (triggers refuse every ``UPDATE`` and ``DELETE``, so an
 id is never used twice):
@@ -14,7 +17,7 @@ id is never used twice):
 * ``items``: what differs per id: its target without the text every target
   of the segment starts and ends with, a body that is not the segment's
   template, previous value, ``undo_of``, run, item key (packed:
-  :mod:`bottui.store.journal_codec`), and ``again``: whether the run had
+  :mod:`bottui.store.journal.rows`), and ``again``: whether the run had
   attempted that key before (set on insert, never changed). An entry is its item plus the segment
   whose ``first_id`` is the largest not above its id.
 * ``results``: at most one per item (``entry_id`` is its key), written after
@@ -38,13 +41,76 @@ without a result, so ``--unfinished`` and a resume read only those;
   dictionary: each reason text stored once); the operator was there already.
   All three are per segment, so a bulk run stores them once per chunk.
 
-Migrations from every earlier version: :mod:`bottui.store.journal_migrations`.
+Migrations from every earlier version: :mod:`bottui.store.journal.schema`.
 :data:`BUSY_TIMEOUT` is how long a journal write waits for another process.
+
+Every version of the journal's schema, as numbered steps from an empty file.
+
+:data:`SCHEMA` is what :class:`~bottui.store.sqlite_util.Database` opens the
+journal with: a file below :data:`VERSION` is migrated in place on first use,
+all pending steps in one ``BEGIN IMMEDIATE`` transaction (see
+``Database._migrate``); a file above it is refused and never written.
+
+To change the schema: write the step (DDL, or a function moving rows that
+drops and re-creates the append-only triggers of the tables it rewrites),
+append ``Step(N + 1, ...)`` to :data:`STEPS`, and make :data:`CURRENT` (what a
+new file gets) say the same; ``test_journal_migration`` checks a migrated
+file's schema equals a new one's. Never edit a step that shipped: files in
+the field were built by it.
+
+* 1 (v0.1): ``runs``, ``entries`` (every field per id, times as text),
+  ``outcomes``. The first release declared ids ``AUTOINCREMENT``, later ones
+  plain ``INTEGER PRIMARY KEY``; both are version 1 and both migrate.
+* 2 (issue #12): shared fields once per segment, compact per-id rows, an
+  index behind every filter (:mod:`bottui.store.journal.schema`).
+* 3 (issue #12): ``run_checkpoints``, the settled prefix of a bulk run, so
+  ``--resume`` looks up only the ids after it (DDL only: no row moves).
+* 4 (issue #13): who and why. The file's origin UUID (every entry, old ones
+  too, gets the event id ``ORIGIN:ID``), ``host`` and ``reason`` per segment,
+  indexes for the operator and reason filters (DDL only: no row moves; old
+  entries keep their operator and have no host or reason).
+* 5 (issue #13): ``team_push`` and ``team_open``, the push cursor of each
+  team store (bookkeeping, not history: see
+  :data:`~bottui.store.journal.schema.TABLES_V5`).
+* 6 (issue #15): timed changes: ``timed_events``, ``timed_claims``,
+  ``timed_results`` (append-only) and the bookkeeping ``timed_seen`` and
+  ``timed_push`` (:data:`TABLES_V6`; DDL only).
+
+The journal's tables of timed changes (schema version 6, issue #15).
+
+History, append-only like every other journal table (triggers refuse
+``UPDATE`` and ``DELETE``):
+
+* ``timed_events``: the schedule of a timed change and what later changed it:
+  ``schedule`` (written right after the change's *started* record, before
+  the request is sent, so a change is never made without its revert being
+  on record), ``extend`` (a new due time) and ``cancel`` (keep the change).
+  ``timed`` names the timed change: the event id of its ``schedule``
+  (``ORIGIN:tID``, unique across journal files), so an extend written on
+  another machine names the same one. ``detail`` is JSON (see
+  :mod:`bottui.store.timed_sqlite`). Never edited: the state of a timed
+  change is read from its events.
+* ``timed_claims``: one row per revert, its key ``timed`` (PRIMARY KEY: a
+  second claim of the same revert fails), committed before the revert is
+  sent; it names the executor. A claim without a result is *unfinished* and
+  is never sent again.
+* ``timed_results``: how a claimed revert ended (``reverted``,
+  ``superseded``, ``failed``, ``unknown``), at most one per claim.
+
+Bookkeeping, not history (rows replaced): ``timed_seen``, when each kind of
+executor (``tui``, ``run-due``) on each machine was last seen, so a
+confirmation can warn that no executor is known; ``timed_push``, how far
+each team store has received ``timed_events`` (the claims and results of a
+team go to the team store directly).
 """
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Final
+
+from bottui.store.journal.rows import Dictionaries, Finish, Start, pack_time, write
+from bottui.store.sqlite_util import Schema, Step
 
 #: "btuJ": marks a SQLite file as a bottui journal.
 APPLICATION_ID: Final = 0x6274754A
@@ -206,37 +272,53 @@ TABLES_V5: Final = (
     "PRIMARY KEY (store, entry_id)) WITHOUT ROWID",
 )
 
+TABLES_V6: Final = (
+    """
+    CREATE TABLE timed_events (
+        id INTEGER PRIMARY KEY,
+        at INTEGER NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('schedule', 'extend', 'cancel')),
+        timed TEXT NOT NULL,
+        detail TEXT NOT NULL,
+        operator TEXT NOT NULL,
+        host TEXT
+    )
+    """,
+    "CREATE INDEX timed_events_by_key ON timed_events (timed, id)",
+    """
+    CREATE TABLE timed_claims (
+        timed TEXT PRIMARY KEY,
+        at INTEGER NOT NULL,
+        executor TEXT NOT NULL
+    ) WITHOUT ROWID
+    """,
+    """
+    CREATE TABLE timed_results (
+        timed TEXT PRIMARY KEY REFERENCES timed_claims (timed),
+        at INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        detail TEXT NOT NULL
+    ) WITHOUT ROWID
+    """,
+    *append_only(("timed_events", "timed_claims", "timed_results")),
+    """
+    CREATE TABLE timed_seen (
+        kind TEXT NOT NULL,
+        executor TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        PRIMARY KEY (kind, executor)
+    ) WITHOUT ROWID
+    """,
+    "CREATE TABLE timed_push (store TEXT PRIMARY KEY, pushed_id INTEGER NOT NULL)",
+)
+
 #: The file's origin (one row; a file of version 4 or later always has it).
 ORIGIN: Final = "SELECT origin FROM journal_origin WHERE id = 1"
 
-#: The segment writer of version 2 and 3 files (the v2 migration writes through it).
-INSERT_SEGMENT_V2: Final = (
-    "INSERT INTO segments (first_id, last_id, started, hw, started_text, operator, pid, "
-    "profile, base_url, operation, account, project, run_id, body_prefix, body_suffix, "
-    "target_prefix, target_suffix) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-INSERT_SEGMENT: Final = (
-    "INSERT INTO segments (first_id, last_id, started, hw, started_text, operator, pid, "
-    "profile, base_url, operation, account, project, run_id, body_prefix, body_suffix, "
-    "target_prefix, target_suffix, host, reason) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-#: ``again`` is 1 when the run already has an attempt of this key.
-INSERT_ITEM: Final = (
-    "INSERT INTO items (id, target, body, previous, undo_of, run_id, item_key, again) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?6 IS NOT NULL AND EXISTS (SELECT 1 FROM items "
-    "INDEXED BY items_by_key WHERE run_id = ?6 AND item_key = ?7 AND again = 0))"
-)
-INSERT_RESULT: Final = (
-    "INSERT INTO results (entry_id, finished, word, status, result, shape, error, "
-    "duration_ms, finished_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
 #: The id the next entry gets (read inside the writing transaction).
 NEXT_ENTRY_ID: Final = "SELECT coalesce(max(id), 0) + 1 FROM items"
-#: The newest segment's high-water start time (0 when there is none).
-LAST_HW: Final = "SELECT coalesce((SELECT hw FROM segments ORDER BY first_id DESC LIMIT 1), 0)"
 
-#: The columns of an entry, in the order :func:`~bottui.store.journal_rows.entry` reads.
+#: The columns of an entry, in the order :func:`~bottui.store.journal.rows.entry` reads.
 COLUMNS: Final = (
     "e.id, s.started, s.started_text, s.operator, s.pid, s.profile, s.base_url, "
     "s.operation, s.account, s.project, e.target, s.target_prefix, s.target_suffix, e.body, "
@@ -260,26 +342,187 @@ SELECT_ENTRIES: Final = (
     + OUTCOME_JOINS
 )
 
+#: Version 1 as v0.1 shipped it (``IF NOT EXISTS``: it ran on every opening).
+V1: Final = (
+    """
+    CREATE TABLE IF NOT EXISTS runs (
+        id INTEGER PRIMARY KEY,
+        created_at TEXT NOT NULL,
+        profile TEXT NOT NULL,
+        account TEXT NOT NULL,
+        project TEXT NOT NULL,
+        input_sha256 TEXT NOT NULL CHECK (length(input_sha256) = 64),
+        operation TEXT NOT NULL,
+        UNIQUE (profile, account, project, input_sha256)
+    )
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS entries (
+        id INTEGER PRIMARY KEY,
+        started_at TEXT NOT NULL,
+        operator TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        profile TEXT NOT NULL,
+        base_url TEXT NOT NULL,
+        operation TEXT NOT NULL,
+        account TEXT NOT NULL,
+        project TEXT NOT NULL,
+        target TEXT NOT NULL,
+        request_body TEXT,
+        previous TEXT,
+        undo_of INTEGER REFERENCES entries (id),
+        run_id INTEGER REFERENCES runs (id),
+        item_key TEXT
+    )
+    """,
+    "CREATE INDEX IF NOT EXISTS entries_by_kind ON entries (profile, operation, id)",
+    "CREATE INDEX IF NOT EXISTS entries_by_project ON entries (project, id)",
+    "CREATE INDEX IF NOT EXISTS entries_by_run ON entries (run_id, item_key) "
+    "WHERE run_id IS NOT NULL",
+    """
+    CREATE TABLE IF NOT EXISTS outcomes (
+        entry_id INTEGER PRIMARY KEY REFERENCES entries (id),
+        finished_at TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        status INTEGER,
+        result TEXT,
+        error TEXT,
+        duration_ms REAL
+    )
+    """,
+    *append_only(("runs", "entries", "outcomes")),
+)
+
+#: Rows moved per ``executemany`` while migrating (bounds the memory used).
+_MOVE_CHUNK: Final = 5000
+
+
+def to_v2(conn: sqlite3.Connection) -> None:
+    """Version 1 to 2: move every entry and outcome into the compact tables, ids kept."""
+    for statement in TABLES_V2:
+        conn.execute(statement)
+    # Filled once at the end, not row by row through the triggers.
+    conn.execute("DROP TRIGGER items_open")
+    conn.execute("DROP TRIGGER results_close")
+    conn.execute("DROP TRIGGER results_word")
+    names = Dictionaries()
+    seen_text: str | None = None
+    seen: tuple[int, str | None] = (0, None)
+    rows = conn.execute(
+        "SELECT e.id, e.started_at, e.operator, e.pid, e.profile, e.base_url, e.operation, "
+        "e.account, e.project, e.target, e.request_body, e.previous, e.undo_of, e.run_id, "
+        "e.item_key, o.finished_at, o.outcome, o.status, o.result, o.error, o.duration_ms "
+        "FROM entries AS e LEFT JOIN outcomes AS o ON o.entry_id = e.id ORDER BY e.id"
+    )
+    while batch := rows.fetchmany(_MOVE_CHUNK):
+        # Ids are kept, so a gap (never in an append-only file) starts a new segment.
+        run: list[Start] = []
+        finishes: list[Finish] = []
+        first = batch[0][0]
+        for row in batch:
+            entry_id = row[0]
+            if entry_id != first + len(run):
+                write(conn, first, run, (), names, version=2)
+                run, first = [], entry_id
+            if row[1] != seen_text:  # a chunk's ids share their start time
+                seen_text, seen = row[1], pack_time(row[1])
+            started, started_text = seen
+            run.append(Start(started, started_text, row[1:15]))
+            if row[16] is not None:
+                finished, finished_text = pack_time(row[15])
+                # Results keep their text (compacting them would double the time taken).
+                finishes.append(
+                    Finish(
+                        entry_id,
+                        finished,
+                        finished_text,
+                        row[16],
+                        row[17],
+                        row[18],
+                        None,
+                        row[19],
+                        row[20],
+                    )
+                )
+        write(conn, first, run, finishes, names, version=2)
+    conn.execute(
+        "INSERT INTO open_items (entry_id, run_id) SELECT e.id, e.run_id FROM items AS e "
+        "WHERE NOT EXISTS (SELECT 1 FROM results AS o WHERE o.entry_id = e.id)"
+    )
+    conn.execute(
+        "INSERT OR IGNORE INTO segment_words (first_id, word) SELECT DISTINCT "
+        "(SELECT max(first_id) FROM segments WHERE first_id <= o.entry_id), o.word "
+        "FROM results AS o"
+    )
+    derived = ("items_open", "results_close", "results_word")
+    for statement in TABLES_V2:
+        if statement.startswith(tuple(f"CREATE TRIGGER {name} " for name in derived)):
+            conn.execute(statement)
+    # History moves, so its guards are dropped and made again in this transaction.
+    for table in ("entries", "outcomes"):
+        for verb in ("update", "delete"):
+            conn.execute(f"DROP TRIGGER IF EXISTS {table}_no_{verb}")
+    conn.execute("DROP TABLE outcomes")
+    conn.execute("DROP TABLE entries")
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").fetchone():
+        conn.execute("DELETE FROM sqlite_sequence WHERE name IN ('entries', 'outcomes')")
+    for statement in append_only(("runs",)):
+        conn.execute(statement)
+
+
+#: Every step of an existing file (version 1 was the first); the last one's
+#: number is the current version.
+STEPS: Final = (
+    Step(2, to_v2),
+    Step(3, TABLES_V3),
+    Step(4, TABLES_V4),
+    Step(5, TABLES_V5),
+    Step(6, TABLES_V6),
+)
+VERSION: Final = STEPS[-1].version
+
+#: A new journal: the current tables at once (what every step ends in).
+CURRENT: Final = (
+    V1[0],
+    *TABLES_V2,
+    *append_only(("runs",)),
+    *TABLES_V3,
+    *TABLES_V4,
+    *TABLES_V5,
+    *TABLES_V6,
+)
+
+SCHEMA: Final = Schema(
+    name="journal",
+    application_id=APPLICATION_ID,
+    version=VERSION,
+    statements=CURRENT,
+    steps=STEPS,
+)
+
+
 __all__ = [
     "APPEND_ONLY_TABLES",
     "APPLICATION_ID",
     "BUSY_TIMEOUT",
     "COLUMNS",
+    "CURRENT",
     "INSERT_CHECKPOINT",
-    "INSERT_ITEM",
-    "INSERT_RESULT",
-    "INSERT_SEGMENT",
-    "INSERT_SEGMENT_V2",
-    "LAST_HW",
     "NEXT_ENTRY_ID",
     "ORIGIN",
     "OUTCOME_JOINS",
+    "SCHEMA",
     "SEGMENT_OF",
     "SELECT_ENTRIES",
     "SETTLED_PREFIX",
+    "STEPS",
     "TABLES_V2",
     "TABLES_V3",
     "TABLES_V4",
     "TABLES_V5",
+    "TABLES_V6",
+    "V1",
+    "VERSION",
     "append_only",
+    "to_v2",
 ]

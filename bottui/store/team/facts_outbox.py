@@ -163,4 +163,10 @@ class FactsOutbox:
         self._db.close()
 
 
-__all__ = ["BATCH", "FILE_NAME", "FactsOutbox", "FactsOutboxUnavailable", "facts_file"]
+__all__ = [
+    "BATCH",
+    "FILE_NAME",
+    "FactsOutbox",
+    "FactsOutboxUnavailable",
+    "facts_file",
+]

@@ -14,8 +14,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bottui.store.config_model import Config, Profile, ProjectSettings
-from bottui.store.config_read import parse_config
+from bottui.store.config.model import Config, Profile, ProjectSettings
+from bottui.store.config.parse import parse_config
 from bottui.store.paths import FILE_MODE, ensure, real_path
 
 if TYPE_CHECKING:
@@ -264,4 +264,7 @@ def write_atomic(path: Path, text: str) -> None:
             os.close(dir_fd)
 
 
-__all__ = ["render", "write_atomic"]
+__all__ = [
+    "render",
+    "write_atomic",
+]

@@ -14,7 +14,7 @@ their ids):
 * nothing is ever removed: records only in the inventory stay.
 
 :func:`merge` is pure: it returns the rows to write and the report, and
-:class:`~bottui.store.inventory.Inventory` writes them in one transaction.
+:class:`~bottui.store.inventory.sync.Inventory` writes them in one transaction.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from typing import NamedTuple
 
-from bottui.store.inventory_records import (
+from bottui.store.inventory.records import (
     AccountEntry,
     DimensionEntry,
     InventorySnapshot,

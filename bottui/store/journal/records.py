@@ -332,7 +332,7 @@ class JournalEntry:
 
     @classmethod
     def from_row(cls, row: tuple[Any, ...]) -> JournalEntry:
-        """Build from a row of :data:`~bottui.store.journal_schema.SELECT_ENTRIES`."""
+        """Build from a row of :data:`~bottui.store.journal.schema.SELECT_ENTRIES`."""
         (
             entry_id,
             started_at,
@@ -452,6 +452,7 @@ FIELDS: Final = (
     "host",
     "reason",
 )
+
 
 __all__ = [
     "FIELDS",

@@ -1,8 +1,8 @@
 """What the inventory holds: accounts, projects, rate limiters, dimensions.
 
-Immutable named tuples, shared by the database (:mod:`bottui.store.inventory`),
-the TOML file (:mod:`bottui.store.inventory_toml`) and the merge
-(:mod:`bottui.store.inventory_merge`). ``to_json`` gives the same keys the
+Immutable named tuples, shared by the database (:mod:`bottui.store.inventory.sync`),
+the TOML file (:mod:`bottui.store.inventory.toml_file`) and the merge
+(:mod:`bottui.store.inventory.merge`). ``to_json`` gives the same keys the
 TOML file uses, with ``null`` for what is not known.
 
 ``known_at``/``source`` of a rate limiter say when and how its active flag

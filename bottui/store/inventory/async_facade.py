@@ -1,6 +1,6 @@
-"""The SQLite :class:`~bottui.store.inventory_store.InventoryStore`: the inventory, off the loop.
+"""The SQLite :class:`~bottui.store.inventory.protocol.InventoryStore`: the inventory, off the loop.
 
-:class:`SqliteInventoryStore` wraps :class:`~bottui.store.inventory.Inventory`
+:class:`SqliteInventoryStore` wraps :class:`~bottui.store.inventory.sync.Inventory`
 and awaits every call on the shared
 :class:`~bottui.store.executor.StoreExecutor`: edits on the file's write lane
 (one thread: serialised in this process), reads on its read lane with a
@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from bottui.store.executor import StoreExecutor, shared_executor
-from bottui.store.inventory import Inventory
-from bottui.store.inventory_records import (
+from bottui.store.inventory.protocol import DEFAULT_INVENTORY_PAGE, SharedRemoval
+from bottui.store.inventory.records import (
     AccountEntry,
     DimensionEntry,
     InventorySnapshot,
@@ -32,7 +32,7 @@ from bottui.store.inventory_records import (
     ProjectEntry,
     Source,
 )
-from bottui.store.inventory_store import DEFAULT_INVENTORY_PAGE, SharedRemoval
+from bottui.store.inventory.sync import Inventory
 from bottui.store.paging import Cursor, Page
 from bottui.store.paths import Locations, real_path
 from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT
@@ -89,7 +89,7 @@ def _record_key(entry: LimiterEntry | DimensionEntry) -> list[str]:
 
 
 class SqliteInventoryStore:
-    """An :class:`~bottui.store.inventory_store.InventoryStore` on one SQLite file.
+    """An :class:`~bottui.store.inventory.protocol.InventoryStore` on one SQLite file.
 
     Args:
         path: The inventory file (``Locations.inventory_file``).

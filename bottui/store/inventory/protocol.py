@@ -2,7 +2,7 @@
 
 One profile's view of what bottui knows of accounts, projects, rate limiters
 and dimensions. SQLite implements it today
-(:mod:`bottui.store.inventory_sqlite`); a team server will implement the same
+(:mod:`bottui.store.inventory.async_facade`); a team server will implement the same
 protocol, so nothing here names SQLite. Lists page (``limit`` and a
 :class:`~bottui.store.paging.Cursor`), in the order of their ids.
 
@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
-from bottui.store.inventory_records import (
+from bottui.store.inventory.records import (
     AccountEntry,
     DimensionEntry,
     InventorySnapshot,

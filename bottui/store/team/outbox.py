@@ -3,7 +3,7 @@
 Every change is journaled first in the local SQLite journal; this module
 reads what is still to be pushed to a team store and records what was
 pushed, in the journal file itself (``team_push``/``team_open``, schema
-version 5, :data:`~bottui.store.journal_schema.TABLES_V5`):
+version 5, :data:`~bottui.store.journal.schema.TABLES_V5`):
 
 * a store is *registered* the first time a bottui runs with it configured:
   entries written from then on are shared (``since_id`` is the newest id at
@@ -18,7 +18,7 @@ version 5, :data:`~bottui.store.journal_schema.TABLES_V5`):
   case is a push repeated, never one lost.
 
 Synchronous (sqlite3): the async side runs it on the store executor
-(:class:`~bottui.store.team_outbox_async.AsyncOutbox`).
+(:mod:`bottui.ops.team_sync`).
 """
 
 from __future__ import annotations
@@ -29,11 +29,9 @@ from pathlib import Path
 from typing import Final
 
 from bottui.store.db_errors import JournalUnavailable
-from bottui.store.journal_codec import from_micros, micros
-from bottui.store.journal_migrations import SCHEMA
-from bottui.store.journal_records import JournalEntry
-from bottui.store.journal_rows import entry
-from bottui.store.journal_schema import BUSY_TIMEOUT, ORIGIN, SELECT_ENTRIES
+from bottui.store.journal.records import JournalEntry
+from bottui.store.journal.rows import entry, from_micros, micros
+from bottui.store.journal.schema import BUSY_TIMEOUT, ORIGIN, SCHEMA, SELECT_ENTRIES
 from bottui.store.sqlite_util import Database
 
 #: Entries one push carries at most (a push of many goes by COPY).
@@ -241,4 +239,11 @@ class Outbox:
         self._db.close()
 
 
-__all__ = ["BATCH", "Backlog", "Older", "Outbox", "Pending", "Scope"]
+__all__ = [
+    "BATCH",
+    "Backlog",
+    "Older",
+    "Outbox",
+    "Pending",
+    "Scope",
+]

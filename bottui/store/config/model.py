@@ -3,8 +3,8 @@
 Frozen dataclasses that check themselves on construction
 (:class:`ProjectSettings`, :class:`Profile`, :class:`Config`) and the
 validators of a profile's name and base URL. No file access here:
-:mod:`bottui.store.config_read` parses the file into these,
-:mod:`bottui.store.config_write` renders them back.
+:mod:`bottui.store.config.parse` parses the file into these,
+:mod:`bottui.store.config.write` renders them back.
 """
 
 from __future__ import annotations

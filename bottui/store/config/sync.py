@@ -28,11 +28,11 @@ Ids are TOML strings and profile names quoted TOML keys, so hostile ids
 (quotes, dots, brackets, slashes) round-trip unchanged. There is no token
 field: tokens live in the keyring or the environment only.
 
-The model lives in :mod:`bottui.store.config_model`, parsing in
-:mod:`bottui.store.config_read`, rendering in :mod:`bottui.store.config_write`;
+The model lives in :mod:`bottui.store.config.model`, parsing in
+:mod:`bottui.store.config.parse`, rendering in :mod:`bottui.store.config.write`;
 their public names are importable from here as before. :class:`ConfigStore`
 blocks (file I/O, fsync): code on an event loop awaits it through
-:class:`~bottui.store.config_async.AsyncConfigStore` instead.
+:class:`~bottui.store.config.async_facade.AsyncConfigStore` instead.
 """
 
 from __future__ import annotations
@@ -42,24 +42,17 @@ from pathlib import Path
 from typing import Any
 
 from bottui.plaintext import clean, has_control
-from bottui.store.config_model import (
+from bottui.store.config.model import (
     MAX_CONFIG_BYTES,
     UNCHANGED,
     Config,
     Profile,
     ProjectSettings,
     Unchanged,
-    validate_base_url,
-    validate_profile_name,
 )
-from bottui.store.config_read import Malformed, parse_config
-from bottui.store.config_write import render, write_atomic
-from bottui.store.errors import (
-    ConfigError,
-    InvalidValue,
-    ProfileExists,
-    ProfileNotFound,
-)
+from bottui.store.config.parse import Malformed, parse_config
+from bottui.store.config.write import render, write_atomic
+from bottui.store.errors import ConfigError, InvalidValue, ProfileExists, ProfileNotFound
 from bottui.store.paths import Locations
 
 # -- the store ----------------------------------------------------------------------
@@ -238,16 +231,5 @@ def _with_profile(config: Config, profile: Profile) -> Config:
 
 
 __all__ = [
-    "MAX_CONFIG_BYTES",
-    "UNCHANGED",
-    "Config",
-    "ConfigError",
     "ConfigStore",
-    "InvalidValue",
-    "Profile",
-    "ProfileExists",
-    "ProfileNotFound",
-    "ProjectSettings",
-    "validate_base_url",
-    "validate_profile_name",
 ]

@@ -1,0 +1,1 @@
+"""Profiles and settings: ``config.toml``, its model, reading, checking and writing."""

@@ -1,0 +1,1 @@
+"""The audit journal: every mutation attempt, appended, never rewritten (one SQLite file)."""
