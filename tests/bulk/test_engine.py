@@ -405,3 +405,12 @@ async def test_cancelling_the_task_records_what_was_in_flight(
     outcomes = [e.outcome for e in journal_entries(session, run._sink.run_id)]
     assert outcomes.count("interrupted") == 3
     assert None not in outcomes and set(outcomes) == {"interrupted", "not-sent"}
+
+
+async def test_a_bulk_revocation_runs_once(session: Session, env: SandboxServer) -> None:
+    run = engine(session, ids(3))
+    summary = await run.run()
+    assert summary.nothing_standing == 3
+    with pytest.raises(RuntimeError, match="runs once"):
+        await run.run()
+    assert env.stats.requests == 3  # the second call sent nothing

@@ -313,7 +313,7 @@ class BulkRevocation(Settling):
             if not self._stopping:
                 if chunk:
                     await self._next_chunk()
-                await self._next_chunk(last=True)
+                await self._last_chunk()
             if ahead is not None:
                 await ahead.finish(stopping=self._stopping)
         finally:
@@ -338,24 +338,26 @@ class BulkRevocation(Settling):
             self._prefix.settled(subject.line, status, entry_id is not None)
             self._checkpoint()
 
-    async def _next_chunk(self, *, last: bool = False) -> None:
+    async def _next_chunk(self) -> None:
         """Start looking the full chunk up (``--resume``); dispatch the chunk before it.
 
         One chunk ahead: the journal looks a chunk up on its own thread while
         this one reads and deduplicates the next, so a resume pays for the
-        lookups only where they take longer than reading. ``last``: no chunk
-        comes after, dispatch the one looked up.
+        lookups only where they take longer than reading.
         """
-        if last:
-            earlier, self._looking = self._looking, None
-        else:
-            chunk = self._chunk[:]
-            self._chunk.clear()
-            keys = [subject.key.hex() for subject in chunk]
-            lookup = asyncio.ensure_future(self._sink.states(keys)) if self.resume else None
-            earlier, self._looking = self._looking, (chunk, keys, lookup)
+        chunk = self._chunk[:]
+        self._chunk.clear()
+        keys = [subject.key.hex() for subject in chunk]
+        lookup = asyncio.ensure_future(self._sink.states(keys)) if self.resume else None
+        earlier, self._looking = self._looking, (chunk, keys, lookup)
         if earlier is not None:
             await self._dispatch(*earlier)
+
+    async def _last_chunk(self) -> None:
+        """Dispatch the chunk looked up: no chunk comes after it."""
+        looked_up, self._looking = self._looking, None
+        if looked_up is not None:
+            await self._dispatch(*looked_up)
 
     async def _dispatch(
         self,
