@@ -414,3 +414,17 @@ async def test_a_bulk_revocation_runs_once(session: Session, env: SandboxServer)
     with pytest.raises(RuntimeError, match="runs once"):
         await run.run()
     assert env.stats.requests == 3  # the second call sent nothing
+
+
+async def test_a_bug_reading_the_input_ends_the_run_with_its_error(
+    session: Session, env: SandboxServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The workers wait for ids the input's task will never queue: the run raises the
+    # bug instead of waiting for ever.
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise ZeroDivisionError("a bug while reading the input")
+
+    monkeypatch.setattr("bottui.ops.bulk.engine.BulkRevocation._dispatch", broken)
+    with pytest.raises(ZeroDivisionError, match="a bug while reading"):
+        await engine(session, ids(5)).run()
+    assert env.stats.requests == 0

@@ -225,6 +225,7 @@ class BulkRevocation(Settling):
                 for n in range(self.concurrency)
             ]
             self._producer = asyncio.create_task(self._produce(), name="bottui-bulk-input")
+            self._producer.add_done_callback(self._producer_done)
             tasks = (self._producer, *self._workers)
             try:
                 await asyncio.gather(*tasks, return_exceptions=True)
@@ -249,6 +250,13 @@ class BulkRevocation(Settling):
                 await self._sink.close()
         self._emit_progress()
         return self._summary()
+
+    def _producer_done(self, producer: asyncio.Task[None]) -> None:
+        """A bug in the input's task: its end-of-input never reaches the workers, so
+        they stop here (the run then raises it) instead of waiting for ever."""
+        if not producer.cancelled() and producer.exception() is not None:
+            for task in self._workers:
+                task.cancel()
 
     def _check_failures(self) -> None:
         """Re-raise a bug in a task (cancellations by :meth:`cancel` are expected)."""
@@ -373,7 +381,8 @@ class BulkRevocation(Settling):
             chunk = await ahead.drop_known(chunk)
             keys = [subject.key.hex() for subject in chunk]
         sending, held = self._unsettled(chunk, keys, states)
-        if held and ahead is not None:
+        if held:  # only a resume reading its covered lines aside holds ids
+            assert ahead is not None
             await ahead.flush()
         if chunk:
             self._prefix.add(chunk[0].line, chunk[-1].line, len(sending))
