@@ -285,6 +285,7 @@ async def test_resume_skips_settled_and_resends_the_rest(
     assert summary2.skipped == summary1.nothing_standing
     assert summary2.nothing_standing == 60 - summary1.nothing_standing
     assert summary2.run_id == summary1.run_id
+    assert not [w for w in session.warnings if "nothing to resume" in w]
     counts: dict[str, int] = {}
     for visitor in visitor_ids(logged(env)):
         counts[visitor] = counts.get(visitor, 0) + 1
@@ -428,3 +429,11 @@ async def test_a_bug_reading_the_input_ends_the_run_with_its_error(
     with pytest.raises(ZeroDivisionError, match="a bug while reading"):
         await engine(session, ids(5)).run()
     assert env.stats.requests == 0
+
+
+async def test_a_resume_with_no_earlier_run_says_so_and_sends_every_id(
+    session: Session, env: SandboxServer
+) -> None:
+    summary = await engine(session, ids(4), resume=True).run()
+    assert summary.nothing_standing == 4 and summary.skipped == 0
+    assert [w for w in session.warnings if "nothing to resume" in w]
