@@ -64,7 +64,9 @@ class ThresholdUpdate:
 
 
 class _BodyTooLarge(Exception):
-    pass
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
 
 
 def build_thresholds(
@@ -372,7 +374,6 @@ class BotProtectionClient:
             pool=remaining,
         )
         failure: Failure | None = None
-        status = 0
         retry_after: str | None = None
         body = b""
         try:
@@ -395,10 +396,10 @@ class BotProtectionClient:
                     body = await self._read_capped(response)
                 finally:
                     await response.aclose()
-        except _BodyTooLarge:
+        except _BodyTooLarge as exc:
             failure = Failure(
                 UnusableBodyError(
-                    f"the answer is larger than {self.max_body_bytes} bytes", status=status
+                    f"the answer is larger than {self.max_body_bytes} bytes", status=exc.status
                 ),
                 ambiguous=False,
                 retryable=False,
@@ -451,7 +452,7 @@ class BotProtectionClient:
         async for chunk in response.aiter_bytes():
             size += len(chunk)
             if size > self.max_body_bytes:
-                raise _BodyTooLarge
+                raise _BodyTooLarge(response.status_code)
             chunks.append(chunk)
         return b"".join(chunks)
 

@@ -394,6 +394,34 @@ async def test_empty_and_204_threshold_answers(asgi_sandbox: Any) -> None:
     assert receipt.status == 200
 
 
+@pytest.mark.parametrize("status", [200, 204])
+async def test_a_threshold_update_answered_with_an_empty_body_succeeds(
+    asgi_sandbox: Any, status: int
+) -> None:
+    # The sandbox applies the update; its answer reaches the client with no body at all.
+    from bottui.sandbox.app import create_app
+
+    app = create_app(asgi_sandbox.state, asgi_sandbox.faults)
+
+    async def emptied(scope: Any, receive: Any, send: Any) -> None:
+        async def without_body(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message["headers"] if k.lower() != b"content-length"]
+                message = {**message, "status": status, "headers": headers}
+            elif message["type"] == "http.response.body":
+                message = {**message, "body": b""}
+            await send(message)
+
+        await app(scope, receive, without_body)
+
+    transport = httpx.ASGITransport(app=emptied)
+    thresholds = build_thresholds("Bot score", "0.9", "0.4")
+    async with BotProtectionClient("http://127.0.0.1", transport=transport) as c:
+        receipt = await c.update_dimension_thresholds(ACC, PROJ, "bot-score", thresholds, PAT)
+    assert receipt.status == status
+    assert receipt.thresholds == thresholds
+
+
 # -- no token anywhere in what a failure prints ------------------------------------------
 
 CANARY = "CANARY_4f7d1e9b0c"

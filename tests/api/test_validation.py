@@ -159,3 +159,22 @@ def test_path_id_length_limit(length: int, ok: bool) -> None:
     else:
         with pytest.raises(ValidationError, match=f"longer than {validation.PATH_ID_MAX}"):
             validation.path_id("project id", value)
+
+
+@pytest.mark.parametrize(
+    ("typed", "sent"),
+    [
+        ("+1e-19", "0.0000000000000000001"),
+        ("+1e-20", "1e-20"),
+        ("+1e19", "10000000000000000000"),
+        ("+1e20", "1e+20"),
+    ],
+)
+def test_threshold_literal_rewritten_in_exponent_form_from_twenty_digits(
+    typed: str, sent: str
+) -> None:
+    # A literal JSON refuses ("+...") is rewritten: in plain digits below 20 of them,
+    # in exponent form from 20 on (no run of twenty zeros sent for a tiny or huge value).
+    literal = validation.threshold_literal("block", typed)
+    assert literal == sent
+    assert Decimal(literal) == Decimal(typed)

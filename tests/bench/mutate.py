@@ -39,8 +39,19 @@ ROOT = Path(__file__).resolve().parents[2]
 #: The core modules and the tests that speak for each (run per mutation).
 MODULES: dict[str, list[str]] = {
     "api/validation.py": ["tests/api/test_validation.py", "tests/api/test_client.py"],
-    "api/client.py": ["tests/api/test_client.py", "tests/api/test_lean_parity.py"],
-    "ops/plan.py": ["tests/ops/test_plan.py", "tests/ops/test_mutation_rules.py"],
+    "api/client.py": [
+        "tests/api/test_client.py",
+        "tests/api/test_lean_parity.py",
+        "tests/api/test_hostile_text.py",
+        "tests/api/test_tls_dns_failures.py",
+        "tests/api/test_pinning.py",
+        "tests/bulk/test_transport.py",
+    ],
+    "ops/plan.py": [
+        "tests/ops/test_plan.py",
+        "tests/ops/test_mutation_rules.py",
+        "tests/timed/test_timed_ops.py",
+    ],
     "ops/mutations.py": [
         "tests/ops/test_mutation_rules.py",
         "tests/ops/test_plan.py",
@@ -52,6 +63,8 @@ MODULES: dict[str, list[str]] = {
         "tests/bulk/test_invalid_kept.py",
         "tests/bulk/test_resume_checkpoint.py",
         "tests/bulk/test_resume_lost.py",
+        "tests/bulk/test_resume_overlap.py",
+        "tests/bulk/test_unknown_outcomes.py",
     ],
     "store/journal/async_facade.py": [
         "tests/store/test_journal_store.py",

@@ -286,6 +286,7 @@ async def test_resume_skips_settled_and_resends_the_rest(
     assert summary2.skipped == summary1.nothing_standing
     assert summary2.nothing_standing == 60 - summary1.nothing_standing
     assert summary2.run_id == summary1.run_id
+    assert not [w for w in session.warnings if "nothing to resume" in w]
     counts: dict[str, int] = {}
     for visitor in visitor_ids(logged(env)):
         counts[visitor] = counts.get(visitor, 0) + 1
@@ -406,3 +407,34 @@ async def test_cancelling_the_task_records_what_was_in_flight(
     outcomes = [e.outcome for e in journal_entries(session, run._sink.run_id)]
     assert outcomes.count("interrupted") == 3
     assert None not in outcomes and set(outcomes) == {"interrupted", "not-sent"}
+
+
+async def test_a_bulk_revocation_runs_once(session: Session, env: SandboxServer) -> None:
+    run = engine(session, ids(3))
+    summary = await run.run()
+    assert summary.nothing_standing == 3
+    with pytest.raises(RuntimeError, match="runs once"):
+        await run.run()
+    assert env.stats.requests == 3  # the second call sent nothing
+
+
+async def test_a_bug_reading_the_input_ends_the_run_with_its_error(
+    session: Session, env: SandboxServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The workers wait for ids the input's task will never queue: the run raises the
+    # bug instead of waiting for ever.
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise ZeroDivisionError("a bug while reading the input")
+
+    monkeypatch.setattr("bottui.ops.bulk.engine.BulkRevocation._dispatch", broken)
+    with pytest.raises(ZeroDivisionError, match="a bug while reading"):
+        await engine(session, ids(5)).run()
+    assert env.stats.requests == 0
+
+
+async def test_a_resume_with_no_earlier_run_says_so_and_sends_every_id(
+    session: Session, env: SandboxServer
+) -> None:
+    summary = await engine(session, ids(4), resume=True).run()
+    assert summary.nothing_standing == 4 and summary.skipped == 0
+    assert [w for w in session.warnings if "nothing to resume" in w]

@@ -162,3 +162,27 @@ async def test_the_first_request_goes_out_before_the_covered_lines_are_read(
     summary = await resume(session, Store(inner, prefix=len(COVERED)))
     assert requests_then and requests_then[0] > 0
     assert summary.skipped + summary.nothing_standing == 690 and summary.duplicates == 13
+
+
+async def test_a_resume_of_a_csv_input_counts_as_one_of_its_plain_lines(
+    session: Session, env: SandboxServer
+) -> None:
+    """A CSV input is read whole by the engine (no covered lines read aside): its covered
+    ids are counted skipped in bulk, with the same counts as the same ids one per line."""
+    await BulkRevocation(session, ACC, PROJ, BulkSource.from_text(TEXT)).run()
+    inner = session.journal_store
+    plain = await resume(session, Store(inner, prefix=len(COVERED)))
+    csv = "visitorId,userAccountId\n" + "".join(
+        f"{line},\n" if line else "\n" for line in COVERED + AFTER
+    )
+    await BulkRevocation(session, ACC, PROJ, BulkSource.from_text(csv)).run()
+    session._journal_store = Store(inner, prefix=len(COVERED) + 1)  # the header is line 1
+    try:
+        from_csv = await BulkRevocation(
+            session, ACC, PROJ, BulkSource.from_text(csv), resume=True, concurrency=8
+        ).run()
+    finally:
+        session._journal_store = inner
+    fields = ("total", "skipped", "duplicates", "invalid_count", "nothing_standing", "withdrawn")
+    assert {f: getattr(from_csv, f) for f in fields} == {f: getattr(plain, f) for f in fields}
+    assert from_csv.skipped > 0 and from_csv.nothing_standing > 0

@@ -204,3 +204,38 @@ async def test_a_page_is_at_least_one_and_at_most_max_page(store: SqliteJournalS
     assert len((await store.page(limit=0)).entries) == 1
     assert len((await store.page(limit=-5)).entries) == 1
     await store.close()
+
+
+async def test_a_batch_writes_its_outcomes_once_hop_of_them_are_queued(
+    store: SqliteJournalStore,
+) -> None:
+    from bottui.store.journal_sqlite import HOP
+
+    run_id = await store.run(
+        profile="prod", account="acc", project="p1", input_sha256="b" * 64, operation="grant.revoke"
+    )
+    batch = await store.batch()
+    records = [
+        StartRecord(
+            profile="prod",
+            base_url="https://api.example.com",
+            operation="grant.revoke",
+            account="acc",
+            project="p1",
+            target={"n": n},
+            request_body=None,
+            run_id=run_id,
+            item_key=f"k{n}",
+        )
+        for n in range(HOP)
+    ]
+    ids = await batch.start_many(records)
+    for entry_id in ids[:-1]:
+        await batch.finish(entry_id, outcome="withdrawn", status=200)
+    # One short of a full buffer: still queued, nothing settled in the journal yet.
+    assert await store.settled_items(run_id, ["withdrawn"]) == set()
+    await batch.finish(ids[-1], outcome="withdrawn", status=200)
+    # A full buffer is written at once, before the batch is flushed or closed.
+    assert len(await store.settled_items(run_id, ["withdrawn"])) == HOP
+    await batch.close()
+    await store.close()

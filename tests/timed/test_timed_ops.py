@@ -289,3 +289,21 @@ async def test_a_failed_change_unschedules_and_an_unknown_one_is_in_doubt(
     [still] = await timed.list_timed(session)
     assert still.state == "scheduled"
     assert limiter_puts(sandbox, "rl-login") == []  # rl-nowhere got the one request
+
+
+async def test_a_journal_that_cannot_be_read_at_revert_time_refuses_saying_why(
+    session: Session, sandbox: SandboxServer, clock: MovingClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bottui.store.db_errors import JournalUnavailable
+
+    await timed_disable(session)
+    clock.move(minutes=30)
+
+    async def unreadable(entry_id: EntryId) -> None:
+        raise JournalUnavailable("The journal is locked", "journal.db is held by another process")
+
+    monkeypatch.setattr(session.journal_store, "entry", unreadable)
+    [report] = await timed.run_due(session)
+    assert report.action == "refused"
+    assert report.message == "journal.db is held by another process"  # the details, not the title
+    assert not active(sandbox)  # nothing was sent

@@ -225,6 +225,7 @@ class BulkRevocation(Settling):
                 for n in range(self.concurrency)
             ]
             self._producer = asyncio.create_task(self._produce(), name="bottui-bulk-input")
+            self._producer.add_done_callback(self._producer_done)
             tasks = (self._producer, *self._workers)
             try:
                 await asyncio.gather(*tasks, return_exceptions=True)
@@ -249,6 +250,13 @@ class BulkRevocation(Settling):
                 await self._sink.close()
         self._emit_progress()
         return self._summary()
+
+    def _producer_done(self, producer: asyncio.Task[None]) -> None:
+        """A bug in the input's task: its end-of-input never reaches the workers, so
+        they stop here (the run then raises it) instead of waiting for ever."""
+        if not producer.cancelled() and producer.exception() is not None:
+            for task in self._workers:
+                task.cancel()
 
     def _check_failures(self) -> None:
         """Re-raise a bug in a task (cancellations by :meth:`cancel` are expected)."""
@@ -313,7 +321,7 @@ class BulkRevocation(Settling):
             if not self._stopping:
                 if chunk:
                     await self._next_chunk()
-                await self._next_chunk(last=True)
+                await self._last_chunk()
             if ahead is not None:
                 await ahead.finish(stopping=self._stopping)
         finally:
@@ -338,24 +346,26 @@ class BulkRevocation(Settling):
             self._prefix.settled(subject.line, status, entry_id is not None)
             self._checkpoint()
 
-    async def _next_chunk(self, *, last: bool = False) -> None:
+    async def _next_chunk(self) -> None:
         """Start looking the full chunk up (``--resume``); dispatch the chunk before it.
 
         One chunk ahead: the journal looks a chunk up on its own thread while
         this one reads and deduplicates the next, so a resume pays for the
-        lookups only where they take longer than reading. ``last``: no chunk
-        comes after, dispatch the one looked up.
+        lookups only where they take longer than reading.
         """
-        if last:
-            earlier, self._looking = self._looking, None
-        else:
-            chunk = self._chunk[:]
-            self._chunk.clear()
-            keys = [subject.key.hex() for subject in chunk]
-            lookup = asyncio.ensure_future(self._sink.states(keys)) if self.resume else None
-            earlier, self._looking = self._looking, (chunk, keys, lookup)
+        chunk = self._chunk[:]
+        self._chunk.clear()
+        keys = [subject.key.hex() for subject in chunk]
+        lookup = asyncio.ensure_future(self._sink.states(keys)) if self.resume else None
+        earlier, self._looking = self._looking, (chunk, keys, lookup)
         if earlier is not None:
             await self._dispatch(*earlier)
+
+    async def _last_chunk(self) -> None:
+        """Dispatch the chunk looked up: no chunk comes after it."""
+        looked_up, self._looking = self._looking, None
+        if looked_up is not None:
+            await self._dispatch(*looked_up)
 
     async def _dispatch(
         self,
@@ -371,7 +381,8 @@ class BulkRevocation(Settling):
             chunk = await ahead.drop_known(chunk)
             keys = [subject.key.hex() for subject in chunk]
         sending, held = self._unsettled(chunk, keys, states)
-        if held and ahead is not None:
+        if held:  # only a resume reading its covered lines aside holds ids
+            assert ahead is not None
             await ahead.flush()
         if chunk:
             self._prefix.add(chunk[0].line, chunk[-1].line, len(sending))
