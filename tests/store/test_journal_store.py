@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from bottui.store.executor import StoreExecutor
-from bottui.store.journal.async_facade import SqliteJournalStore
+from bottui.store.journal.async_facade import HOP, SqliteJournalStore
 from bottui.store.journal.protocol import EntryQuery, JournalBatch, JournalStore, entry_started
 from bottui.store.journal.records import Outcome, StartRecord, limiter_target
 from bottui.store.journal.sync import Journal
@@ -209,8 +209,6 @@ async def test_a_page_is_at_least_one_and_at_most_max_page(store: SqliteJournalS
 async def test_a_batch_writes_its_outcomes_once_hop_of_them_are_queued(
     store: SqliteJournalStore,
 ) -> None:
-    from bottui.store.journal_sqlite import HOP
-
     run_id = await store.run(
         profile="prod", account="acc", project="p1", input_sha256="b" * 64, operation="grant.revoke"
     )
