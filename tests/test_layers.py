@@ -1,8 +1,17 @@
-"""Each layer imports only the layers below it (direct imports, read from the source)."""
+"""Each layer imports only the layers below it, and bottui's imports form no cycle.
+
+Read from the source with ``ast``: the layer check reads every import of a module; the
+cycle check builds the graph of bottui's modules from every import, inside functions too
+(imports under ``if TYPE_CHECKING:`` do not count), and the last two checks count the
+imports made inside functions (#29: imports at the top of the file; inside a function only
+for a measured heavy third-party module or in one lazy registry).
+"""
 
 from __future__ import annotations
 
 import ast
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -91,3 +100,177 @@ def test_no_module_over_1000_lines() -> None:
         if (n := len(p.read_text(encoding="utf-8").splitlines())) > 1000
     }
     assert not long, long
+
+
+# -- the import graph (#29) ------------------------------------------------------------
+
+#: The modules that import lazily, on purpose: the CLI's entry points of the long-running
+#: faces (the TUI, the demo, the sandbox), and the TUI's one lazy registry (name ->
+#: "module:attr", resolved with importlib: not an import statement, so not in the graph).
+LAZY_REGISTRIES = {"bottui.cli.apps", "bottui.tui.lazy"}
+
+#: Ratchets (#29): the count may only go down. Every function-level import of a bottui
+#: module outside the lazy registries, and of the standard library, is still to be removed.
+MAX_FUNCTION_IMPORTS_OF_BOTTUI = 416
+MAX_FUNCTION_IMPORTS_OF_STDLIB = 23
+
+#: Third-party modules imported inside functions, where, and why (``python -X importtime
+#: -c "import X"``, cumulative, on the 2-core development machine).
+LAZY_THIRD_PARTY: dict[str, tuple[set[str], str]] = {
+    "aiohttp": ({"bottui.api.lean", "bottui.api.transport"}, "290 ms; not for --version"),
+    "yarl": ({"bottui.api.lean", "bottui.api.transport"}, "comes with aiohttp (11 ms)"),
+    "tomlkit": ({"bottui.store.config.write"}, "16 ms; only when the config is written"),
+    "keyring": ({"bottui.store.tokens", "bottui.store.keyring_probe"}, "53 ms; token use only"),
+    "platformdirs": ({"bottui.store.paths"}, "8 ms; not for --version or --help"),
+    "psycopg": (
+        {"bottui.store.team.store", "bottui.store.team.target", "bottui.store.team.times"},
+        "120 ms; team mode only",
+    ),
+    "textual": ({"bottui.tui.services"}, "textual.app 150 ms; to be moved to the top"),
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES: dict[str, Path] = {_module_name(p): p for p in sorted(ROOT.rglob("*.py"))}
+
+
+def _type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _import_nodes(tree: ast.AST) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
+    """Every import statement but those under ``if TYPE_CHECKING:``, and whether in a function."""
+    stack: list[tuple[ast.AST, bool]] = [(tree, False)]
+    while stack:
+        node, in_function = stack.pop()
+        skipped = node.body if isinstance(node, ast.If) and _type_checking(node.test) else []
+        for child in ast.iter_child_nodes(node):
+            if any(child is s for s in skipped):
+                continue
+            if isinstance(child, ast.Import | ast.ImportFrom):
+                yield child, in_function
+            inner = isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+            stack.append((child, in_function or inner))
+
+
+def _imported(module: str, node: ast.Import | ast.ImportFrom) -> list[str]:
+    """The names an import statement brings in: ``from package import module`` is the module."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if node.level:
+        package = module.split(".")
+        if MODULES[module].name != "__init__.py":
+            package = package[:-1]
+        package = package[: len(package) - node.level + 1]
+        base = ".".join(package + ([node.module] if node.module else []))
+    else:
+        base = node.module or ""
+    return [f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base for a in node.names]
+
+
+def _bottui_module(name: str) -> str:
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name
+
+
+def _all_imports() -> Iterator[tuple[str, str, int, bool]]:
+    """(importing module, imported name, line, inside a function) for every import."""
+    for module, path in MODULES.items():
+        for node, in_function in _import_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+            for name in _imported(module, node):
+                yield module, name, node.lineno, in_function
+
+
+def _graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {module: set() for module in MODULES}
+    for module, name, _line, _in_function in _all_imports():
+        if name.split(".")[0] == "bottui" and (target := _bottui_module(name)):
+            graph[module].add(target)
+    return graph
+
+
+def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's algorithm, iterative."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        work = [(root, iter(sorted(graph[root])))]
+        while work:
+            node, successors = work[-1]
+            for successor in successors:
+                if successor not in index:
+                    index[successor] = low[successor] = len(index)
+                    stack.append(successor)
+                    on_stack.add(successor)
+                    work.append((successor, iter(sorted(graph[successor]))))
+                    break
+                if successor in on_stack:
+                    low[node] = min(low[node], index[successor])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component: list[str] = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    found.append(sorted(component))
+    return found
+
+
+def test_the_cycle_finder_finds_cycles() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"d"}, "e": {"a"}}
+    components = sorted(_strongly_connected(graph))
+    assert components == [["a", "b", "c"], ["d"], ["e"]]
+
+
+def test_no_import_cycle() -> None:
+    graph = _graph()
+    cycles = [c for c in _strongly_connected(graph) if len(c) > 1 or c[0] in graph[c[0]]]
+    shown = "\n".join(f"{len(c)} modules: {', '.join(c)}" for c in cycles)
+    assert not cycles, shown
+
+
+def test_function_level_imports_of_bottui_only_in_the_lazy_registries() -> None:
+    found = [
+        f"{module}:{line} imports {name}"
+        for module, name, line, in_function in _all_imports()
+        if in_function and name.split(".")[0] == "bottui" and module not in LAZY_REGISTRIES
+    ]
+    print("\n".join(found))
+    assert len(found) <= MAX_FUNCTION_IMPORTS_OF_BOTTUI, f"{len(found)} imports in functions"
+
+
+def test_function_level_imports_of_other_modules_are_measured() -> None:
+    stdlib = []
+    problems = []
+    for module, name, line, in_function in _all_imports():
+        top = name.split(".")[0]
+        if not in_function or top == "bottui":
+            continue
+        if top in sys.stdlib_module_names:
+            stdlib.append(f"{module}:{line} imports {name}")
+        elif module not in LAZY_THIRD_PARTY.get(top, (set(), ""))[0]:
+            problems.append(f"{module}:{line} imports {name} inside a function")
+    assert not problems, "\n".join(problems)
+    print("\n".join(stdlib))
+    assert len(stdlib) <= MAX_FUNCTION_IMPORTS_OF_STDLIB, "\n".join(stdlib)

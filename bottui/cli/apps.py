@@ -49,7 +49,8 @@ def cmd_tui(args: Args, out: Output) -> int:
     from bottui.tui import gc_pause
 
     with gc_pause.paused():  # the app resumes it after its first frame
-        from bottui.tui.run import START_DEMO, run_app
+        from bottui.tui.run import run_app
+        from bottui.tui.run_result import START_DEMO
 
         code: int = run_app(args)
     if code == START_DEMO:  # chosen on the first-run welcome

@@ -8,10 +8,10 @@ protected rules of the session) and prints the result. Bulk revocation
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from bottui.api.errors import EXIT_OK
+from bottui.cli import terminal_confirm
 from bottui.cli.output import Output
 from bottui.cli.parser import Args, UsageError
 from bottui.cli.recent import warn_recent, warn_supersedes
@@ -204,7 +204,7 @@ async def cmd_undo(args: Args, out: Output) -> int:
             session.settings, change.confirmation, confirmed=args.yes, reason=change.reason
         )
         if not args.yes:
-            confirm_on_terminal(out, "Send this undo?")
+            terminal_confirm.confirm_on_terminal(out, "Send this undo?")
         applied = await undo.apply(session, plan, confirmed=True, change=change)
         if out.as_json:
             out.document({**plan.to_json(), "journalId": applied.journal_id})
@@ -224,16 +224,3 @@ async def _apply(session: Session, plan: PlannedChange[T], *, confirmed: bool) -
     from bottui.ops import mutations
 
     return await mutations.apply(session, plan, confirmed=confirmed)
-
-
-def confirm_on_terminal(out: Output, question: str) -> None:
-    """Ask y/N on a terminal; refuse (exit 2) when there is none or the answer is not yes."""
-    if not sys.stdin.isatty():
-        raise UsageError(
-            "Not confirmed", "stdin is not a terminal: pass --yes to confirm; nothing was sent"
-        )
-    out.err.write(f"{question} [y/N] ")
-    out.err.flush()
-    answer = sys.stdin.readline().strip().lower()
-    if answer not in ("y", "yes"):
-        raise UsageError("Not confirmed", "nothing was sent")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from bottui.api.errors import EXIT_OK, EXIT_REFUSED
+from bottui.api.errors import EXIT_OK, EXIT_REFUSED, BottuiError
 from bottui.cli.output import Output
 from bottui.cli.parser import Args
 
@@ -79,7 +79,6 @@ def cmd_config(args: Args, out: Output) -> int:
 
 def _playbook_warnings(args: Args, locations: Locations) -> list[PlaybookProblem]:
     """Steps whose ids the profile's inventory never saw; none when no profile resolves."""
-    from bottui.api.errors import BottuiError
     from bottui.ops.playbooks.inventory_check import unseen_steps
     from bottui.ops.session import session_from_options
     from bottui.store.config.sync import ConfigStore

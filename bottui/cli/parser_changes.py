@@ -9,7 +9,7 @@ from typing import Any
 
 from bottui.cli.help_text import CHANGE, group_of
 from bottui.cli.help_text import command as cmd
-from bottui.cli.parser import add_ack_collision, add_reason
+from bottui.cli.parser_options import add_ack_collision, add_reason
 
 
 def add_change_commands(commands: Any) -> None:

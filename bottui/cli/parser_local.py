@@ -10,7 +10,7 @@ from typing import Any
 
 from bottui.cli.help_text import command as cmd
 from bottui.cli.help_text import group_of
-from bottui.cli.parser import entry_id, positive_int
+from bottui.cli.parser_options import entry_id, positive_int
 
 #: ``bottui sandbox --help``: faults are injected over HTTP while it serves
 #: (every name of ``bottui.sandbox.faults.WIRE_NAMES``; a test checks it).

@@ -43,7 +43,7 @@ def _run_id(text: str) -> int:
 def add_playbook_parser(commands: Any) -> None:
     """Add ``playbook`` and its actions to ``commands`` (the top-level subparsers)."""
     from bottui.cli.help_text import CHANGE, SESSION, command, group_of
-    from bottui.cli.parser import add_reason
+    from bottui.cli.parser_options import add_reason
 
     actions = group_of(
         commands,

@@ -14,6 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from bottui.api.errors import EXIT_OK
+from bottui.cli import terminal_confirm
 from bottui.cli.output import Output
 from bottui.cli.parser import Args, UsageError
 from bottui.cli.session import command_session
@@ -202,9 +203,7 @@ def _progress(out: Output, plan: PlaybookPlan) -> Any:
 
 
 def _confirm(out: Output, question: str) -> None:
-    from bottui.cli.changes import confirm_on_terminal
-
-    confirm_on_terminal(out, question)
+    terminal_confirm.confirm_on_terminal(out, question)
 
 
 async def _offer_revert(

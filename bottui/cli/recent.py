@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TypeVar
 
+from bottui.cli import terminal_confirm
 from bottui.cli.output import Output
 from bottui.cli.parser import UsageError
 from bottui.ops import collisions
@@ -43,8 +44,6 @@ async def warn_recent(
 ) -> PlannedChange[T]:
     """Print the warning on stderr; under a protected profile, confirm after it (or
     ``ack``: ``--ack-collision`` did). The plan to send: with the acknowledgement."""
-    from bottui.cli.changes import confirm_on_terminal
-
     await warn_supersedes(out, session, plan)
     found = await collisions.check(session, plan)
     if found is None or not found.warns:
@@ -59,7 +58,7 @@ async def warn_recent(
     if plan.confirmation.kind is not ConfirmKind.TYPED:
         return plan
     try:
-        confirm_on_terminal(out, "Someone else changed it lately. Send anyway?")
+        terminal_confirm.confirm_on_terminal(out, "Someone else changed it lately. Send anyway?")
     except UsageError as exc:
         raise UsageError(
             "Not confirmed",

@@ -12,9 +12,9 @@ import dataclasses
 import os
 from typing import TYPE_CHECKING
 
-from bottui.api.errors import EXIT_OK
+from bottui.api.errors import EXIT_OK, EXIT_REFUSED
 from bottui.cli.output import Output
-from bottui.cli.parser import Args
+from bottui.cli.parser import Args, UsageError
 from bottui.store.config.model import Profile
 
 if TYPE_CHECKING:
@@ -172,7 +172,6 @@ async def _sync(args: Args, out: Output, store: TeamStore) -> int:
     ``--backfill`` also shares what this machine journaled before the store was
     configured, of the profile's base URL, account and project only.
     """
-    from bottui.api.errors import EXIT_REFUSED
     from bottui.store.team.errors import StoreUnavailable
 
     team = _team_sync(store)
@@ -182,8 +181,6 @@ async def _sync(args: Args, out: Output, store: TeamStore) -> int:
         if args.backfill and state.down is None:
             scope = share_scope(args)
             if scope is None:
-                from bottui.cli.parser import UsageError
-
                 raise UsageError(
                     "--backfill needs a base URL",
                     "it shares only the entries of the store's base URL, account and project: "

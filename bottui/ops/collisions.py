@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-from bottui.ops.team_live import what, who
+from bottui.ops.team_live import own_origin, what, who
 from bottui.plaintext import clean
 from bottui.store.errors import StoreError
 
@@ -134,7 +134,6 @@ def acknowledge(plan: PlannedChange[T], found: RecentCheck, how: str) -> Planned
 async def check(session: Session, plan: PlannedChange[Any]) -> RecentCheck | None:
     """Others' changes of ``plan``'s target lately; None: no team store, or not a
     limiter or dimension change. Never raises for the store: it says it could not check."""
-    from bottui.ops.team_live import own_origin
 
     target = _target(plan)
     if target is None or not session.settings.store_url:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Hashable
 from typing import TypeVar
 
+from bottui.api.errors import BottuiError
 from bottui.ops.session import Session
 from bottui.store.inventory.records import DimensionEntry, LimiterEntry, ProjectEntry
 from bottui.store.paging import Cursor, Page
@@ -91,10 +92,20 @@ async def read_all_projects(
     )
 
 
+async def first_project(session: Session) -> tuple[str, str] | None:
+    """The inventory's first project, if it can be read."""
+    try:
+        page = await session.inventory_store.projects(limit=1)
+    except BottuiError:  # a damaged inventory: the Projects screen says so
+        return None
+    return (page.items[0].account, page.items[0].project) if page.items else None
+
+
 __all__ = [
     "FIRST_PAGE",
     "all_pages",
     "first_limiters",
+    "first_project",
     "first_projects",
     "inventory_version",
     "read_all_dimensions",

@@ -7,6 +7,7 @@ the store's opaque cursor) and hands it on before the next is read:
 
 * :func:`read_page`: one page, each entry :func:`~bottui.ops.journal_view.fit`
   to show (tokens in use masked, lone surrogates replaced);
+* :func:`read`: a bounded read, as a list;
 * :class:`EntryStream`: pages one after another up to a limit (or to the
   end), holding one page at a time; afterwards it says how many were read
   and which id the next page starts below (``bottui journal --before ID``);
@@ -26,7 +27,7 @@ from collections.abc import AsyncGenerator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Protocol
 
-from bottui.ops.journal_view import export, fit
+from bottui.ops.journal_view import JournalQuery, entry_query, export, fit
 from bottui.ops.tokens_in_use import SlotTokens
 from bottui.store.journal.protocol import EntryId, EntryPage, EntryQuery
 from bottui.store.journal.records import JournalEntry
@@ -237,4 +238,19 @@ class ExportAbandoned(Exception):
     """Raised in the writer of an export whose caller stopped waiting."""
 
 
-__all__ = ["STREAM_PAGE", "EntryStream", "ExportAbandoned", "export_stream", "read_page"]
+async def read(
+    journal: JournalStore, query: JournalQuery, *, tokens: TokenStore | None = None
+) -> list[JournalEntry]:
+    """The entries matching ``query`` (at most ``query.limit``), newest first, each :func:`fit`.
+
+    A list: for a bounded read. A read of the whole journal streams (:class:`EntryStream`).
+
+    Raises:
+        ValidationError: ``since`` is not a time (exit 2).
+        JournalUnavailable: the journal cannot be read.
+    """
+    stream = EntryStream(journal, entry_query(query), limit=query.limit, tokens=tokens)
+    return [entry async for page in stream.pages() for entry in page]
+
+
+__all__ = ["STREAM_PAGE", "EntryStream", "ExportAbandoned", "export_stream", "read", "read_page"]

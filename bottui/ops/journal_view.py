@@ -6,8 +6,8 @@ field functions, and both export with :func:`export`. Every function returns
 raw text: the CLI cleans it before printing, the TUI wraps it with
 ``safe_text`` (targets, operators and ids are untrusted).
 
-Entries are fit to show when :func:`read` returns them: the tokens in use are
-masked in every text (a journal written before server text was scrubbed may
+Entries are fit to show when :func:`bottui.ops.journal_pages.read` returns them: the
+tokens in use are masked in every text (a journal written before server text was scrubbed may
 hold a token a server echoed) and lone surrogates, which older rows may hold
 and which no UTF-8 output can carry, are U+FFFD (:func:`fit`).
 """
@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from bottui.api.errors import ValidationError
 from bottui.api.scrub import server_json
@@ -30,10 +30,6 @@ from bottui.store.journal.export import export_csv, export_jsonl
 from bottui.store.journal.protocol import EntryId, EntryQuery, RunId
 from bottui.store.journal.records import JournalEntry, Operation, Outcome
 from bottui.store.utc import parse_time
-
-if TYPE_CHECKING:
-    from bottui.store.journal.protocol import JournalStore
-    from bottui.store.tokens import TokenStore
 
 #: Export formats, chosen from the file's extension unless given.
 EXPORT_FORMATS: Final = ("jsonl", "csv")
@@ -165,24 +161,6 @@ def entry_query(query: JournalQuery, *, now: datetime | None = None) -> EntryQue
         operator=query.operator,
         reason=query.reason,
     )
-
-
-async def read(
-    journal: JournalStore, query: JournalQuery, *, tokens: TokenStore | None = None
-) -> list[JournalEntry]:
-    """The entries matching ``query`` (at most ``query.limit``), newest first, each :func:`fit`.
-
-    A list: for a bounded read. A read of the whole journal streams
-    (:class:`bottui.ops.journal_pages.EntryStream`).
-
-    Raises:
-        ValidationError: ``since`` is not a time (exit 2).
-        JournalUnavailable: the journal cannot be read.
-    """
-    from bottui.ops.journal_pages import EntryStream
-
-    stream = EntryStream(journal, entry_query(query), limit=query.limit, tokens=tokens)
-    return [entry async for page in stream.pages() for entry in page]
 
 
 #: The fields of an entry that hold text (or JSON holding text).
@@ -495,7 +473,6 @@ __all__ = [
     "operation_text",
     "outcome_named",
     "outcome_text",
-    "read",
     "reason_text",
     "requested",
     "short_when",

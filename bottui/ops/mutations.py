@@ -45,6 +45,8 @@ from bottui.ops import confirmation, team_facts
 from bottui.ops import plan as planning
 from bottui.ops.plan import LimiterTarget, PlannedChange, RevocationTarget
 from bottui.ops.session import ChangeOrigin, Session
+from bottui.ops.timed_record import schedule_plan, unschedule
+from bottui.store.errors import StoreError
 from bottui.store.journal.records import Operation, Outcome, dimension_target, limiter_target
 
 if TYPE_CHECKING:
@@ -343,9 +345,6 @@ class _Schedule:
         self.key: str | None = None
 
     async def __call__(self, entry_id: int | None) -> None:
-        from bottui.ops.timed.schedule import schedule_plan
-        from bottui.store.errors import StoreError
-
         if entry_id is None:
             raise RefusedError(
                 "Not timed",
@@ -365,8 +364,6 @@ class _Schedule:
     async def failed(self, outcome: Outcome) -> None:
         if self.key is None or outcome in (Outcome.UNKNOWN, Outcome.INTERRUPTED):
             return
-        from bottui.ops.timed.schedule import unschedule
-
         await unschedule(self.session, self.key, f"the change ended as {outcome}")
 
 

@@ -24,7 +24,7 @@ from collections.abc import Collection, Iterator
 from typing import TYPE_CHECKING
 
 from bottui.api.errors import RefusedError, ValidationError
-from bottui.store.errors import InvalidValue
+from bottui.store.errors import InvalidValue, ProfileNotFound
 
 if TYPE_CHECKING:
     from bottui.ops.session import Session, Settings
@@ -214,7 +214,6 @@ async def edit_profile(store: AsyncConfigStore, name: str, changes: ProfileChang
         ProfileNotFound: there is no such profile.
         ValidationError: a value refused (the first).
     """
-    from bottui.store.errors import ProfileNotFound
     from bottui.store.profile_hint import no_such_profile
 
     config = await store.load()

@@ -23,7 +23,9 @@ from typing import Any, NamedTuple
 
 from textual.binding import Binding
 
-from bottui.ops.keymap_check import KnownBinding
+from bottui.ops.keymap_check import KnownBinding, check_keymap
+from bottui.tui.config_toast import problems_toast
+from bottui.tui.lazy import load
 
 #: The scope of the app's own keys (``app.*``).
 APP_SCOPE = "app"
@@ -109,16 +111,16 @@ def actions_of(scope: Scope) -> list[Action]:
 
 
 def _main_screens() -> list[Scope]:
-    from bottui.tui.screens.grants import GrantsScreen
-    from bottui.tui.screens.journal import JournalScreen
-    from bottui.tui.screens.limiters import LimitersScreen
-    from bottui.tui.screens.playbooks import PlaybooksScreen
-    from bottui.tui.screens.projects import ProjectsScreen
-    from bottui.tui.screens.thresholds import DimensionTable, ThresholdsScreen
-    from bottui.tui.widgets.journal_table import JournalTable
-    from bottui.tui.widgets.limiter_table import LimiterTable
-    from bottui.tui.widgets.project_table import ProjectTable
-
+    GrantsScreen = load("GrantsScreen")
+    JournalScreen = load("JournalScreen")
+    LimitersScreen = load("LimitersScreen")
+    PlaybooksScreen = load("PlaybooksScreen")
+    ProjectsScreen = load("ProjectsScreen")
+    DimensionTable = load("DimensionTable")
+    ThresholdsScreen = load("ThresholdsScreen")
+    JournalTable = load("JournalTable")
+    LimiterTable = load("LimiterTable")
+    ProjectTable = load("ProjectTable")
     return [
         Scope(
             "projects",
@@ -145,27 +147,26 @@ def _main_screens() -> list[Scope]:
 
 
 def _dialogs() -> list[Scope]:
-    from bottui.tui.screens.bulk_dialog import BulkDialog
-    from bottui.tui.screens.bulk_export import ExportDialog
-    from bottui.tui.screens.bulk_run import BulkRunDialog
-    from bottui.tui.screens.change_form import ConfirmDialog
-    from bottui.tui.screens.dialogs import HelpDialog
-    from bottui.tui.screens.discard_dialog import DiscardDialog
-    from bottui.tui.screens.dry_run import DryRunDialog
-    from bottui.tui.screens.error_log import ErrorLogScreen
-    from bottui.tui.screens.journal_dialogs import EntryDialog
-    from bottui.tui.screens.journal_filter import FilterDialog
-    from bottui.tui.screens.journal_run import RunDialog
-    from bottui.tui.screens.profile_switcher import ProfileSwitcher
-    from bottui.tui.screens.project_dialogs import ProjectForm
-    from bottui.tui.screens.target_picker import TargetPicker
-    from bottui.tui.screens.thresholds_dialogs import AddDimensionDialog
-    from bottui.tui.screens.thresholds_editor import ThresholdEditor
-    from bottui.tui.screens.timed import TimedScreen
-    from bottui.tui.screens.token_dialog import TokenDialog
-    from bottui.tui.widgets.filter_bar import FilterInput
-    from bottui.tui.widgets.slider import Slider
-
+    BulkDialog = load("BulkDialog")
+    ExportDialog = load("ExportDialog")
+    BulkRunDialog = load("BulkRunDialog")
+    ConfirmDialog = load("ConfirmDialog")
+    HelpDialog = load("HelpDialog")
+    DiscardDialog = load("DiscardDialog")
+    DryRunDialog = load("DryRunDialog")
+    ErrorLogScreen = load("ErrorLogScreen")
+    EntryDialog = load("EntryDialog")
+    FilterDialog = load("FilterDialog")
+    RunDialog = load("RunDialog")
+    ProfileSwitcher = load("ProfileSwitcher")
+    ProjectForm = load("ProjectForm")
+    TargetPicker = load("TargetPicker")
+    AddDimensionDialog = load("AddDimensionDialog")
+    ThresholdEditor = load("ThresholdEditor")
+    TimedScreen = load("TimedScreen")
+    TokenDialog = load("TokenDialog")
+    FilterInput = load("FilterInput")
+    Slider = load("Slider")
     return [
         Scope("editor", "Threshold editor", None, (ThresholdEditor, Slider)),
         Scope("dialog", "Dialogs", None, (ConfirmDialog,)),
@@ -193,8 +194,7 @@ def _dialogs() -> list[Scope]:
 @cache
 def scopes() -> tuple[Scope, ...]:
     """The app's scope, the five main screens', then the dialogs'."""
-    from bottui.tui.app import BottuiApp
-
+    BottuiApp = load("BottuiApp")
     app = Scope(APP_SCOPE, "Everywhere", None, (BottuiApp,))
     return (app, *_main_screens(), *_dialogs())
 
@@ -255,9 +255,6 @@ def known_bindings() -> list[KnownBinding]:
 
 def keymap_toast(app: Any, keymap: dict[str, str]) -> None:
     """Say the keymap's mistakes (misspelt ids, keys bound twice) in one lasting toast."""
-    from bottui.ops.keymap_check import check_keymap
-    from bottui.tui.config_toast import problems_toast
-
     problems = check_keymap(keymap, known_bindings())
     if not problems:
         return

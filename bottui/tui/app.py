@@ -20,10 +20,10 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
 
+from bottui.ops.inventory_reads import first_project
 from bottui.ops.session import Session
 from bottui.plaintext import clean
 from bottui.tui import gc_pause
-from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.services import TuiServices
 from bottui.tui.stylesheet_cache import complete_stylesheet, start_stylesheet
 from bottui.tui.typeahead import TypeaheadGuard
@@ -538,12 +538,3 @@ class BottuiApp(App[int]):
         for command in super().get_system_commands(screen):
             if command.title != "Keys":
                 yield command
-
-
-async def first_project(session: Session) -> tuple[str, str] | None:
-    """The inventory's first project, if it can be read."""
-    try:
-        page = await session.inventory_store.projects(limit=1)
-    except EXPECTED_ERRORS:  # a damaged inventory: the Projects screen says so
-        return None
-    return (page.items[0].account, page.items[0].project) if page.items else None

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Final, Protocol
 
 from bottui.ops.bulk import UNKNOWN_LIKE, BulkProgress, BulkRevocation, BulkSummary, ItemStatus
 from bottui.ops.bulk.spool import ResultsSpool
-from bottui.tui.screens.bulk_confirm import BulkOrder
+from bottui.tui.screens.bulk_confirm import BulkOrder, confirm_bulk
 from bottui.tui.screens.bulk_dialog import BulkDraft
 from bottui.tui.widgets.bulk_words import plural, unsettled
 
@@ -254,8 +254,6 @@ class BulkRuns:
         if result != "resume" or run is None or run.summary is None:
             return
         from dataclasses import replace
-
-        from bottui.tui.screens.bulk_confirm import confirm_bulk
 
         summary = run.summary
         settled = summary.withdrawn + summary.nothing_standing + summary.skipped

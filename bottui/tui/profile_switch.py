@@ -31,6 +31,7 @@ from datetime import UTC
 from typing import TYPE_CHECKING
 
 from bottui.ops import profiles
+from bottui.ops.inventory_reads import first_project
 from bottui.plaintext import clean
 from bottui.tui.screens.base import BottuiScreen
 
@@ -74,8 +75,6 @@ async def switch_profile(app: BottuiApp, name: str) -> bool:
             services.start_timed()
         await services.load_names()
         if services.current is None:
-            from bottui.tui.app import first_project
-
             first = await first_project(session)
             if first is not None:
                 services.choose_project(*first)

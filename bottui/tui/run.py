@@ -3,16 +3,10 @@
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import Final
 
 from bottui.ops.session import session_from_options
 from bottui.store.config.sync import ConfigStore
 from bottui.store.paths import Locations
-
-#: What :func:`run_app` returns when the operator chose "Start the demo" on the
-#: first-run welcome: the CLI then runs ``bottui demo`` (the tui layer may not
-#: import :mod:`bottui.demo`). Never a process exit code.
-START_DEMO: Final = -1
 
 
 def run_app(args: SimpleNamespace) -> int:

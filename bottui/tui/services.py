@@ -31,7 +31,7 @@ from textual.message import Message
 from bottui.api.errors import BottuiError, CredentialsError, RefusedError
 from bottui.ops.session import Session
 from bottui.plaintext import clean
-from bottui.tui import typeahead
+from bottui.tui import lazy, typeahead
 from bottui.tui.error_view import EXPECTED_ERRORS, error_dialog, error_toast
 from bottui.tui.messages import InventoryChanged, ProjectChosen
 from bottui.tui.services_team import TeamServices
@@ -47,6 +47,9 @@ if TYPE_CHECKING:
     from bottui.tui.bulk_runs import BulkRuns
     from bottui.tui.change_prompt import ChangePrompt
     from bottui.tui.error_log import Attempt, ErrorLog
+    from bottui.tui.screens.change_form import ConfirmDialog, ReasonAsked, TypedConfirmDialog
+    from bottui.tui.screens.dry_run import DryRunDialog
+    from bottui.tui.screens.error_log import ErrorLogScreen
 
 
 class TuiServices(TimedServices, TeamServices):
@@ -133,9 +136,8 @@ class TuiServices(TimedServices, TeamServices):
     def bulk(self) -> BulkRuns:
         """The session's bulk run: owned here, so it goes on whatever screen is shown."""
         if self._bulk is None:
-            from bottui.tui.bulk_runs import BulkRuns
-
-            self._bulk = BulkRuns(self)
+            bulk_runs: type[BulkRuns] = lazy.load("BulkRuns")
+            self._bulk = bulk_runs(self)
         return self._bulk
 
     @property
@@ -296,21 +298,21 @@ class TuiServices(TimedServices, TeamServices):
         # An error log open on screen lists the new error at once.
         from textual.app import ScreenStackError
 
-        from bottui.tui.screens.error_log import ErrorLogScreen
+        error_log_screen: type[ErrorLogScreen] = lazy.load("ErrorLogScreen")
 
         try:
             screen = self._host.screen
         except ScreenStackError:
             return
-        if isinstance(screen, ErrorLogScreen):
+        if isinstance(screen, error_log_screen):
             screen.refresh_rows()
 
     def show_error_log(self) -> None:
         """Open the error log (newest first); Enter there shows one error whole."""
-        from bottui.tui.screens.error_log import ErrorLogScreen
+        error_log_screen: type[ErrorLogScreen] = lazy.load("ErrorLogScreen")
 
-        if not isinstance(self._host.screen, ErrorLogScreen):
-            self._host.push_screen(ErrorLogScreen(self.errors))
+        if not isinstance(self._host.screen, error_log_screen):
+            self._host.push_screen(error_log_screen(self.errors))
 
     def show_last_error(self) -> None:
         """Open the whole last error in a modal."""
@@ -368,19 +370,23 @@ class TuiServices(TimedServices, TeamServices):
         """
         from bottui.api.curl import to_curl
         from bottui.ops import reasons
-        from bottui.tui.screens.dry_run import DryRunDialog
+
+        dry_run_dialog: type[DryRunDialog] = lazy.load("DryRunDialog")
 
         lines = dry_run_lines(requests)
         refused = reasons.refusal_text(self.session.settings, None)
         if refused is not None:
             lines += [f"Without a reason this would be refused: {refused}"]
         lines += list(notes)
-        self._host.push_screen(DryRunDialog(lines, [to_curl(r) for r in requests]))
+        self._host.push_screen(dry_run_dialog(lines, [to_curl(r) for r in requests]))
 
     def decide(self, prompt: ChangePrompt, then: Callable[[Decided], None]) -> None:
         """:meth:`confirm`, with the duration of a timed change too (``prompt.timing``)."""
         from bottui.tui.change_prompt import profile_confirmation
-        from bottui.tui.screens.change_form import ConfirmDialog, ReasonAsked, TypedConfirmDialog
+
+        confirm_dialog: type[ConfirmDialog] = lazy.load("ConfirmDialog")
+        reason_asked: type[ReasonAsked] = lazy.load("ReasonAsked")
+        typed_dialog: type[TypedConfirmDialog] = lazy.load("TypedConfirmDialog")
 
         try:
             requests = prompt.plan()
@@ -399,7 +405,7 @@ class TuiServices(TimedServices, TeamServices):
         if needs.kind == "none":
             then(Decided(None, None))
             return
-        asked = ReasonAsked(required=settings.require_reason)
+        asked = reason_asked(required=settings.require_reason)
 
         def decided(ok: bool | None) -> None:
             if ok:
@@ -409,7 +415,7 @@ class TuiServices(TimedServices, TeamServices):
         warned = prompt.warning_lines()  # teammates' changes, superseded timed reverts
         warning = Content("\n".join(warned)) if warned else None
         if needs.kind == "typed":
-            dialog = TypedConfirmDialog(
+            dialog = typed_dialog(
                 prompt.title,
                 prompt.body,
                 prompt.project_id,
@@ -421,7 +427,7 @@ class TuiServices(TimedServices, TeamServices):
                 decision=prompt.decision,
             )
         else:
-            dialog = ConfirmDialog(
+            dialog = confirm_dialog(
                 prompt.title,
                 prompt.body,
                 prompt.confirm_label,

@@ -18,6 +18,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from bottui.tui import lazy
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -135,10 +137,9 @@ class TimedServices:
 
     def start_timed(self) -> None:
         """Start this TUI's executor and countdown (after the first frame; again after a switch)."""
-        from bottui.tui.timed_runner import TimedRunner
-
         if self.timed_runner is None:
-            self.timed_runner = TimedRunner(self)  # type: ignore[arg-type]
+            runner: type[TimedRunner] = lazy.load("TimedRunner")
+            self.timed_runner = runner(self)  # type: ignore[arg-type]
         self.timed_runner.start()
 
     async def stop_timed(self) -> None:

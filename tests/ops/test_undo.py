@@ -17,7 +17,7 @@ from bottui.api.client import BotProtectionClient, build_thresholds
 from bottui.api.errors import ApiError, RefusedError, ValidationError
 from bottui.api.retry import RetryPolicy
 from bottui.demo import prepare
-from bottui.ops import journal_view, mutations, undo
+from bottui.ops import journal_pages, journal_view, mutations, undo
 from bottui.ops.journal_view import JournalQuery
 from bottui.ops.session import Session
 from bottui.sandbox.app import create_app
@@ -263,7 +263,7 @@ async def test_read_filters_and_outcome_groups(session: Session, backend: Backen
 
     async def ops(**filters: object) -> list[str]:
         query = JournalQuery(**filters)  # type: ignore[arg-type]
-        return [e.operation for e in await journal_view.read(session.journal_store, query)]
+        return [e.operation for e in await journal_pages.read(session.journal_store, query)]
 
     assert await ops() == [
         "limiter.set-active",

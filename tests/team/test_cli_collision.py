@@ -119,13 +119,13 @@ def test_ack_collision_on_undo(env: SandboxServer, team_url: str) -> None:
 def test_a_yes_on_the_terminal_after_the_warning_is_journaled_too(
     env: SandboxServer, team_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from bottui.cli import changes
+    from bottui.cli import terminal_confirm
 
     configure(env.base_url, protected=True)
     asyncio.run(push(team_url, bob_change(env.base_url, DEMO_ACCOUNT, PROJ, local_id=1)))
     asked: list[str] = []
     monkeypatch.setattr(
-        changes, "confirm_on_terminal", lambda out, question: asked.append(question)
+        terminal_confirm, "confirm_on_terminal", lambda out, question: asked.append(question)
     )
     r = cli("limiter", "enable", "rl-login", *scope(), "--yes")
     assert (

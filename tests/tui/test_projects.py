@@ -34,7 +34,7 @@ from bottui.store.errors import KeyringUnavailable
 from bottui.store.paths import Locations
 from bottui.store.tokens import TokenState, TokenStore
 from bottui.tui.app import BottuiApp
-from bottui.tui.run import START_DEMO
+from bottui.tui.run_result import START_DEMO
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import HelpDialog
 from bottui.tui.screens.profile_form import ProfileForm

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from bottui.api.errors import RefusedError
 from bottui.ops.durations import MAX_DURATION, duration_text
@@ -24,14 +24,14 @@ from bottui.ops.journal_view import target_id, target_what, value_text
 from bottui.ops.revert import superseded
 from bottui.ops.timed import team
 from bottui.ops.timed.model import TimedChange, fold
+from bottui.ops.timed_record import append_event, detail_of, now_of, schedule_plan
 from bottui.plaintext import clean
 from bottui.store.errors import StoreError
-from bottui.store.journal.records import local_host, local_operator
+from bottui.store.journal.records import local_host
 from bottui.store.journal.rows import micros
-from bottui.store.utc import stamp, system_clock
+from bottui.store.utc import stamp
 
 if TYPE_CHECKING:
-    from bottui.ops.plan import PlannedChange
     from bottui.ops.session import Session
     from bottui.store.timed_sqlite import TimedEvent
 
@@ -52,87 +52,9 @@ class TimedNotFound(RefusedError):
         super().__init__(None, details)
 
 
-def now_of(session: Session, now: datetime | None = None) -> datetime:
-    """``now`` if given, else the session's clock (tests inject one), else the system's."""
-    if now is not None:
-        return now
-    return (session.clock or system_clock)()
-
-
 def executor_name(kind: str) -> str:
     """``timer on bastion-2``, ``TUI on laptop``: how an executor is journaled."""
     return f"{_EXECUTOR_WORDS.get(kind, kind)} on {local_host()}"
-
-
-def _operator(session: Session) -> str:
-    return session.settings.operator or local_operator()
-
-
-async def _append(
-    session: Session, kind: str, key: str | None, detail: dict[str, Any], now: datetime
-) -> str:
-    operator, host = _operator(session), local_host()
-    return await session.timed_store.write(
-        lambda j: j.append(kind, key, detail, at=micros(now), operator=operator, host=host)
-    )
-
-
-async def schedule_plan(
-    session: Session, plan: PlannedChange[Any], entry_id: int, *, confirmed: bool
-) -> str:
-    """Journal the schedule of ``plan``'s revert (its started record is ``entry_id``).
-
-    Called before the request is sent; returns the timed change's key. A value
-    to revert to that the operator stated is recorded as such (``revert_to_stated``).
-    """
-    assert plan.revert_after is not None and plan.previous is not None
-    origin = await session.timed_store.read(lambda j: j.origin())
-    due = now_of(session) + plan.revert_after
-    kind = "rate limiter" if plan.kind == "limiter" else "dimension"
-    target = plan.target
-    aim = getattr(target, "limiter_id", None) or getattr(target, "dimension_id", "")
-    detail = _detail(
-        session,
-        entries=[(f"{origin}:{entry_id}", entry_id)],
-        run_id=None,
-        account=plan.account,
-        project=plan.project,
-        what=f"{kind} {aim}",
-        revert_to=plan.previous.text,
-        due=due,
-        confirmed=confirmed,
-    )
-    if plan.previous.stated:
-        # Not known to the inventory: the operator stated it (bottui.ops.revert_to).
-        detail["revert_to_stated"] = True
-    return await _append(session, "schedule", None, detail, now_of(session))
-
-
-def _detail(
-    session: Session,
-    *,
-    entries: Sequence[tuple[str, int | None]],
-    run_id: int | None,
-    account: str,
-    project: str,
-    what: str,
-    revert_to: str,
-    due: datetime,
-    confirmed: bool,
-) -> dict[str, Any]:
-    return {
-        "entries": [event for event, _ in entries],
-        "local": [local for _, local in entries],
-        "run_id": run_id,
-        "profile": session.settings.inventory_scope,
-        "base_url": session.base_url,
-        "account": account,
-        "project": project,
-        "what": what,
-        "revert_to": revert_to,
-        "due_at": stamp(due),
-        "confirmed": confirmed,
-    }
 
 
 async def schedule_revert(
@@ -177,7 +99,7 @@ async def schedule_revert(
         revert_to = "the value before each"
     if run_id is not None:
         what = f"run {run_id}: {what}"
-    detail = _detail(
+    detail = detail_of(
         session,
         entries=[(e.event_id or f"{origin}:{e.id}", e.id) for e in entries],
         run_id=run_id,
@@ -188,7 +110,7 @@ async def schedule_revert(
         due=due_at,
         confirmed=confirmed,
     )
-    key = await _append(session, "schedule", None, detail, now)
+    key = await append_event(session, "schedule", None, detail, now)
     return await find(session, key)
 
 
@@ -301,7 +223,7 @@ async def extend(
             f"{duration_text(MAX_DURATION)} from now; nothing was changed",
         )
     detail = {"due_at": stamp(due), "by": int(by.total_seconds())}
-    await _append(session, "extend", timed.key, detail, moment)
+    await append_event(session, "extend", timed.key, detail, moment)
     await team.push_events(session)
     return await find(session, timed.key)
 
@@ -315,19 +237,9 @@ async def cancel(session: Session, id_or_key: str, *, now: datetime | None = Non
     session.check_may_change(confirmed=True)
     timed = await find(session, id_or_key)
     _still_open(timed, "cancel")
-    await _append(session, "cancel", timed.key, {}, now_of(session, now))
+    await append_event(session, "cancel", timed.key, {}, now_of(session, now))
     await team.push_events(session)
     return await find(session, timed.key)
-
-
-async def unschedule(session: Session, key: str, why: str) -> None:
-    """Cancel the schedule ``key`` because its change changed nothing (a warning if it cannot)."""
-    from bottui.store.errors import StoreError
-
-    try:
-        await _append(session, "cancel", key, {"why": why}, now_of(session))
-    except StoreError as exc:
-        session.warn(f"the failed change's revert is still scheduled: {exc.title}")
 
 
 async def executor_seen(session: Session, kind: str, now: datetime | None = None) -> None:

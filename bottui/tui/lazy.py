@@ -1,0 +1,66 @@
+"""The TUI's one lazy registry: the screens, dialogs and parts not needed for the first frame.
+
+A name maps to ``"module:attr"``, resolved with :mod:`importlib` here and nowhere else
+(:func:`load`), when first asked for. Two jobs: what is not shown first stays out of
+the start-up (the dialogs of a change, the error log, the timed changes' runner), and a
+module low in the TUI (``services``, the registry of keys) reaches a screen above it
+without importing it, so the TUI's modules form no import cycle (#29). A reader that
+wants the type imports it under ``TYPE_CHECKING`` and annotates what :func:`load` gives.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any, Final
+
+#: Name -> ``"module:attr"``; the name is the attribute's own.
+REGISTRY: Final[dict[str, str]] = {
+    # The change's dialogs and the error log, shown by the services.
+    "ConfirmDialog": "bottui.tui.screens.change_form:ConfirmDialog",
+    "ReasonAsked": "bottui.tui.screens.change_form:ReasonAsked",
+    "TypedConfirmDialog": "bottui.tui.screens.change_form:TypedConfirmDialog",
+    "DryRunDialog": "bottui.tui.screens.dry_run:DryRunDialog",
+    "ErrorLogScreen": "bottui.tui.screens.error_log:ErrorLogScreen",
+    # The session's bulk run, made when first asked for.
+    "BulkRuns": "bottui.tui.bulk_runs:BulkRuns",
+    # The executor of timed changes, started after the first frame.
+    "TimedRunner": "bottui.tui.timed_runner:TimedRunner",
+    # The app and every screen and widget with keys, read by the registry of keys.
+    "BottuiApp": "bottui.tui.app:BottuiApp",
+    "GrantsScreen": "bottui.tui.screens.grants:GrantsScreen",
+    "JournalScreen": "bottui.tui.screens.journal:JournalScreen",
+    "LimitersScreen": "bottui.tui.screens.limiters:LimitersScreen",
+    "PlaybooksScreen": "bottui.tui.screens.playbooks:PlaybooksScreen",
+    "ProjectsScreen": "bottui.tui.screens.projects:ProjectsScreen",
+    "DimensionTable": "bottui.tui.screens.thresholds:DimensionTable",
+    "ThresholdsScreen": "bottui.tui.screens.thresholds:ThresholdsScreen",
+    "JournalTable": "bottui.tui.widgets.journal_table:JournalTable",
+    "LimiterTable": "bottui.tui.widgets.limiter_table:LimiterTable",
+    "ProjectTable": "bottui.tui.widgets.project_table:ProjectTable",
+    "BulkDialog": "bottui.tui.screens.bulk_dialog:BulkDialog",
+    "ExportDialog": "bottui.tui.screens.bulk_export:ExportDialog",
+    "BulkRunDialog": "bottui.tui.screens.bulk_run:BulkRunDialog",
+    "HelpDialog": "bottui.tui.screens.dialogs:HelpDialog",
+    "DiscardDialog": "bottui.tui.screens.discard_dialog:DiscardDialog",
+    "EntryDialog": "bottui.tui.screens.journal_dialogs:EntryDialog",
+    "FilterDialog": "bottui.tui.screens.journal_filter:FilterDialog",
+    "RunDialog": "bottui.tui.screens.journal_run:RunDialog",
+    "ProfileSwitcher": "bottui.tui.screens.profile_switcher:ProfileSwitcher",
+    "ProjectForm": "bottui.tui.screens.project_dialogs:ProjectForm",
+    "TargetPicker": "bottui.tui.screens.target_picker:TargetPicker",
+    "AddDimensionDialog": "bottui.tui.screens.thresholds_dialogs:AddDimensionDialog",
+    "ThresholdEditor": "bottui.tui.screens.thresholds_editor:ThresholdEditor",
+    "TimedScreen": "bottui.tui.screens.timed:TimedScreen",
+    "TokenDialog": "bottui.tui.screens.token_dialog:TokenDialog",
+    "FilterInput": "bottui.tui.widgets.filter_bar:FilterInput",
+    "Slider": "bottui.tui.widgets.slider:Slider",
+}
+
+
+def load(name: str) -> Any:
+    """The attribute registered as ``name``, its module imported now if it was not yet."""
+    module, _, attr = REGISTRY[name].partition(":")
+    return getattr(import_module(module), attr)
+
+
+__all__ = ["REGISTRY", "load"]
