@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from bottui.ops.plan import (
     LimiterTarget,
     PlannedChange,
     ThresholdsTarget,
+    TimedRefused,
     plan_limiter,
     plan_revocation,
     plan_thresholds,
@@ -35,6 +37,7 @@ from bottui.ops.plan import (
 from bottui.ops.session import Session
 from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
+from bottui.store.inventory.records import InventorySnapshot, LimiterEntry, Source
 from bottui.store.journal.records import JournalEntry
 from tests.fixtures.stores import inventory_of, journal_of
 
@@ -200,6 +203,64 @@ async def test_the_previous_value_comes_from_the_inventory(
     unknown = await plan_limiter(session, ACC, PROJ, "rl-never-seen", True)
     assert unknown.previous is None
     assert unknown.last_known == "Its value now is not known."
+
+
+async def test_a_limiter_known_without_its_state_has_no_previous_value(
+    tmp_path: Path, sandbox: SandboxServer
+) -> None:
+    # The inventory knows the limiter (by name) but not whether it is on: not a previous value.
+    session = _session(tmp_path, sandbox)
+    with inventory_of(session) as inventory:
+        inventory.import_snapshot(
+            InventorySnapshot(
+                limiters=(
+                    LimiterEntry(
+                        ACC,
+                        PROJ,
+                        "rl-name-only",
+                        "Name only",
+                        None,
+                        "2026-01-01T00:00:00Z",
+                        Source.IMPORT,
+                    ),
+                )
+            )
+        )
+        named = inventory.limiter(ACC, PROJ, "rl-name-only")
+    assert named is not None and named.is_active is None
+    plan = await plan_limiter(session, ACC, PROJ, "rl-name-only", True)
+    assert plan.previous is None
+    assert plan.last_known == "Its value now is not known."
+    with pytest.raises(TimedRefused, match="not known"):
+        plan.with_revert_after(timedelta(minutes=5))
+
+
+async def test_a_timed_change_needs_a_duration_above_zero(
+    tmp_path: Path, sandbox: SandboxServer
+) -> None:
+    session = _session(tmp_path, sandbox)
+    plan = await plan_limiter(session, ACC, PROJ, "rl-api", False)
+    assert plan.previous is not None
+    for duration in (timedelta(0), timedelta(seconds=-1)):
+        with pytest.raises(TimedRefused, match="above zero"):
+            plan.with_revert_after(duration)
+    shortest = timedelta(microseconds=1)
+    assert plan.with_revert_after(shortest).revert_after == shortest
+
+
+async def test_a_timed_dry_run_says_when_and_to_what_it_reverts(
+    tmp_path: Path, sandbox: SandboxServer
+) -> None:
+    session = _session(tmp_path, sandbox)
+    plan = await plan_limiter(session, ACC, PROJ, "rl-api", False)
+    assert plan.previous is not None
+    timed = plan.with_revert_after(timedelta(minutes=30))
+    assert timed.dry_run_json()["revert"] == {
+        "afterSeconds": 1800,
+        "to": plan.previous.text,
+        "stated": False,
+    }
+    assert "revert" not in plan.dry_run_json()
 
 
 async def test_texts_for_the_confirmation(tmp_path: Path, sandbox: SandboxServer) -> None:
