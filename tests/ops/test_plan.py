@@ -9,6 +9,7 @@ receives is compared byte for byte with the plan.
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 from datetime import timedelta
@@ -19,7 +20,7 @@ import pytest
 
 from bottui.api.client import build_thresholds
 from bottui.api.curl import request_json, request_lines
-from bottui.api.errors import RefusedError, ValidationError
+from bottui.api.errors import BottuiError, RefusedError, ValidationError
 from bottui.demo import prepare
 from bottui.ops import mutations, undo
 from bottui.ops import plan as planning
@@ -261,6 +262,27 @@ async def test_a_timed_dry_run_says_when_and_to_what_it_reverts(
         "stated": False,
     }
     assert "revert" not in plan.dry_run_json()
+
+
+async def test_the_journaled_duration_is_the_time_the_call_took(
+    tmp_path: Path, sandbox: SandboxServer
+) -> None:
+    # Bounded by the test's own clock around each call: no wall-clock limit.
+    session = _session(tmp_path, sandbox)
+    ok = await plan_limiter(session, ACC, PROJ, "rl-api", False)
+    failing = await plan_limiter(session, ACC, PROJ, "rl-nowhere", False)
+    started = time.perf_counter()
+    applied = await mutations.apply(session, ok)
+    took_ok = (time.perf_counter() - started) * 1000
+    started = time.perf_counter()
+    with pytest.raises(BottuiError):
+        await mutations.apply(session, failing)
+    took_failed = (time.perf_counter() - started) * 1000
+    assert 0 <= applied.duration_ms <= took_ok
+    [failed] = [e for e in _entries(session) if e.id != applied.journal_id]
+    [done] = [e for e in _entries(session) if e.id == applied.journal_id]
+    assert done.duration_ms == applied.duration_ms
+    assert failed.duration_ms is not None and 0 <= failed.duration_ms <= took_failed
 
 
 async def test_texts_for_the_confirmation(tmp_path: Path, sandbox: SandboxServer) -> None:
