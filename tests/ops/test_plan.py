@@ -285,6 +285,24 @@ async def test_the_journaled_duration_is_the_time_the_call_took(
     assert failed.duration_ms is not None and 0 <= failed.duration_ms <= took_failed
 
 
+async def test_the_decision_line_says_what_changes_from_what_to_what(
+    tmp_path: Path, sandbox: SandboxServer
+) -> None:
+    session = _session(tmp_path, sandbox)
+    limiter = await plan_limiter(session, ACC, PROJ, "rl-api", False)
+    assert limiter.previous is not None
+    assert limiter.decision == f"rate limiter rl-api: {limiter.previous.text} -> OFF"
+    unknown = await plan_limiter(session, ACC, PROJ, "rl-never-seen", True)
+    assert unknown.decision == "rate limiter rl-never-seen: ? -> ON"
+    assert replace(unknown, undo_of=7).decision == "undo #7: rate limiter rl-never-seen: ? -> ON"
+    visitor = await plan_revocation(session, ACC, PROJ, visitor_id="v-1")
+    assert visitor.decision == "revoke the grant of visitor v-1"
+    both = await plan_revocation(session, ACC, PROJ, visitor_id="v-1", user_account_id="u-2")
+    assert both.decision == "revoke the grant of visitor v-1 and user account u-2"
+    user = await plan_revocation(session, ACC, PROJ, user_account_id="u-2")
+    assert user.decision == "revoke the grant of user account u-2"
+
+
 async def test_texts_for_the_confirmation(tmp_path: Path, sandbox: SandboxServer) -> None:
     session = _session(tmp_path, sandbox)
     plan = await plan_limiter(session, ACC, PROJ, "rl-api", False)
