@@ -13,6 +13,7 @@ from bottui.ops import mutations, timed
 from bottui.ops import plan as planning
 from bottui.ops.plan import TimedRefused
 from bottui.ops.session import Session
+from bottui.ops.timed import team
 from bottui.sandbox.server import SandboxServer
 from bottui.store.journal.protocol import EntryId
 from bottui.store.journal.rows import micros
@@ -183,6 +184,28 @@ async def test_protected_later_needs_a_person(
     done = await timed.revert_now(session, change.id, confirmed=True)
     assert done.action == "reverted"
     assert active(sandbox)
+
+
+async def test_a_profile_made_read_only_while_claiming_refuses_saying_why(
+    session: Session, sandbox: SandboxServer, clock: MovingClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The profile passed the check, then became read-only before the revert was sent.
+    await timed_disable(session)
+    claim = team.claim
+
+    async def claim_then_read_only(*args: object, **kw: object) -> bool:
+        won = await claim(*args, **kw)  # type: ignore[arg-type]
+        session.update_settings(replace(session.settings, read_only=True))
+        return won
+
+    monkeypatch.setattr(team, "claim", claim_then_read_only)
+    clock.move(minutes=30)
+    [report] = await timed.run_due(session)
+    assert report.action == "refused"
+    assert "read-only" in report.message and "nothing was sent" in report.message
+    assert not active(sandbox)
+    [failed] = await timed.list_timed(session, include_done=True)
+    assert failed.state == "failed" and failed.note == report.message
 
 
 async def test_timing_refused_for_a_revocation_and_an_unknown_value(session: Session) -> None:
