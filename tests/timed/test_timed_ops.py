@@ -13,7 +13,7 @@ from bottui.ops import mutations, timed
 from bottui.ops import plan as planning
 from bottui.ops.plan import TimedRefused
 from bottui.ops.session import Session
-from bottui.ops.timed import team
+from bottui.ops.timed import execute, team
 from bottui.sandbox.server import SandboxServer
 from bottui.store.journal.protocol import EntryId
 from bottui.store.journal.rows import micros
@@ -263,6 +263,27 @@ async def test_a_claim_without_a_result_is_never_sent_again_and_is_reported_in_d
     [shown] = await timed.list_timed(session)
     assert (shown.state, shown.executor) == ("claimed", "timer on gone")
     assert shown.in_doubt(clock.now)
+    assert len(limiter_puts(sandbox, "rl-login")) == 1
+
+
+async def test_a_resend_whose_entries_cannot_be_gathered_is_refused_saying_why(
+    session: Session, sandbox: SandboxServer, clock: MovingClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await timed_disable(session)
+    [change] = await timed.list_timed(session)
+    await session.timed_store.write(
+        lambda j: j.claim(change.key, at=micros(clock.now), executor="timer on gone")
+    )
+    clock.move(minutes=45)
+    why = "journal entry 1 is not in the team store yet: nothing was sent"
+
+    async def not_shared(*_args: object) -> list[object]:
+        raise RefusedError("Entry not shared yet", why)
+
+    monkeypatch.setattr(execute, "timed_entries", not_shared)
+    resent = await timed.resolve(session, change.id, "resend")
+    assert resent.report is not None
+    assert (resent.report.action, resent.report.message) == ("refused", why)
     assert len(limiter_puts(sandbox, "rl-login")) == 1
 
 
