@@ -303,6 +303,35 @@ async def test_the_decision_line_says_what_changes_from_what_to_what(
     assert user.decision == "revoke the grant of user account u-2"
 
 
+async def test_a_thresholds_decision_names_the_dimension_only_when_it_must(
+    tmp_path: Path, sandbox: SandboxServer
+) -> None:
+    session = _session(tmp_path, sandbox)
+    plan = await PLANNERS["thresholds"](session)
+    assert plan.previous is not None
+    after = "block 0.9, challenge 0.6"
+    known = {"name": "Bot score", "blockThreshold": "0.8", "challengeThreshold": "0.5"}
+    was = replace(plan, previous=replace(plan.previous, value=known))
+    assert was.decision == f"dimension bot-score: block 0.8, challenge 0.5 -> {after}"
+    # A name with ": " in it: the whole text, so the name cannot pass for the thresholds.
+    odd = {**known, "name": "Bot: score"}
+    named = replace(plan, previous=replace(plan.previous, value=odd))
+    assert named.decision == f"dimension bot-score: Bot: score: block 0.8, challenge 0.5 -> {after}"
+    assert replace(plan, previous=None).decision == f"dimension bot-score: ? -> {after}"
+
+
+async def test_the_journaled_reason_adds_the_acknowledged_collision(
+    tmp_path: Path, sandbox: SandboxServer
+) -> None:
+    session = _session(tmp_path, sandbox)
+    plan = await plan_limiter(session, ACC, PROJ, "rl-api", False)
+    seen = "changed by bob 2 min ago"
+    assert replace(plan, reason=None, acknowledged=None).journal_reason is None
+    assert replace(plan, reason="INC-1", acknowledged=None).journal_reason == "INC-1"
+    assert replace(plan, reason=None, acknowledged=seen).journal_reason == seen
+    assert replace(plan, reason="INC-1", acknowledged=seen).journal_reason == f"INC-1 · {seen}"
+
+
 async def test_texts_for_the_confirmation(tmp_path: Path, sandbox: SandboxServer) -> None:
     session = _session(tmp_path, sandbox)
     plan = await plan_limiter(session, ACC, PROJ, "rl-api", False)
