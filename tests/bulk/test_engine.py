@@ -265,6 +265,24 @@ async def test_cancel_twice_abandons_requests_in_flight(
     assert outcomes.count("interrupted") == 3
 
 
+async def test_cancel_twice_stops_an_input_task_waiting_for_room_in_the_queue(
+    session: Session, env: SandboxServer
+) -> None:
+    # The input read ahead until the queue is full; the workers abandoned will never
+    # take from it again, so the input task must be stopped too or the run never ends.
+    env.faults.hold_requests()
+    run = engine(session, ids(1000), concurrency=3)
+    task = asyncio.create_task(run.run())
+    assert await env.faults.wait_until_held_async(3)
+    while not run._queue.full():  # a condition, not a delay: yield until it holds
+        await asyncio.sleep(0)
+    run.cancel()
+    run.cancel()
+    summary = await asyncio.wait_for(task, 120)  # a hang guard
+    env.faults.release()
+    assert summary.interrupted and summary.unknown == 3
+
+
 async def test_resume_skips_settled_and_resends_the_rest(
     session: Session, env: SandboxServer
 ) -> None:

@@ -9,8 +9,10 @@ receives is compared byte for byte with the plan.
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,7 @@ import pytest
 
 from bottui.api.client import build_thresholds
 from bottui.api.curl import request_json, request_lines
-from bottui.api.errors import RefusedError, ValidationError
+from bottui.api.errors import BottuiError, RefusedError, ValidationError
 from bottui.demo import prepare
 from bottui.ops import mutations, undo
 from bottui.ops import plan as planning
@@ -28,6 +30,7 @@ from bottui.ops.plan import (
     LimiterTarget,
     PlannedChange,
     ThresholdsTarget,
+    TimedRefused,
     plan_limiter,
     plan_revocation,
     plan_thresholds,
@@ -35,6 +38,7 @@ from bottui.ops.plan import (
 from bottui.ops.session import Session
 from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
+from bottui.store.inventory.records import InventorySnapshot, LimiterEntry, Source
 from bottui.store.journal.records import JournalEntry
 from tests.fixtures.stores import inventory_of, journal_of
 
@@ -200,6 +204,132 @@ async def test_the_previous_value_comes_from_the_inventory(
     unknown = await plan_limiter(session, ACC, PROJ, "rl-never-seen", True)
     assert unknown.previous is None
     assert unknown.last_known == "Its value now is not known."
+
+
+async def test_a_limiter_known_without_its_state_has_no_previous_value(
+    tmp_path: Path, sandbox: SandboxServer
+) -> None:
+    # The inventory knows the limiter (by name) but not whether it is on: not a previous value.
+    session = _session(tmp_path, sandbox)
+    with inventory_of(session) as inventory:
+        inventory.import_snapshot(
+            InventorySnapshot(
+                limiters=(
+                    LimiterEntry(
+                        ACC,
+                        PROJ,
+                        "rl-name-only",
+                        "Name only",
+                        None,
+                        "2026-01-01T00:00:00Z",
+                        Source.IMPORT,
+                    ),
+                )
+            )
+        )
+        named = inventory.limiter(ACC, PROJ, "rl-name-only")
+    assert named is not None and named.is_active is None
+    plan = await plan_limiter(session, ACC, PROJ, "rl-name-only", True)
+    assert plan.previous is None
+    assert plan.last_known == "Its value now is not known."
+    with pytest.raises(TimedRefused, match="not known"):
+        plan.with_revert_after(timedelta(minutes=5))
+
+
+async def test_a_timed_change_needs_a_duration_above_zero(
+    tmp_path: Path, sandbox: SandboxServer
+) -> None:
+    session = _session(tmp_path, sandbox)
+    plan = await plan_limiter(session, ACC, PROJ, "rl-api", False)
+    assert plan.previous is not None
+    for duration in (timedelta(0), timedelta(seconds=-1)):
+        with pytest.raises(TimedRefused, match="above zero"):
+            plan.with_revert_after(duration)
+    shortest = timedelta(microseconds=1)
+    assert plan.with_revert_after(shortest).revert_after == shortest
+
+
+async def test_a_timed_dry_run_says_when_and_to_what_it_reverts(
+    tmp_path: Path, sandbox: SandboxServer
+) -> None:
+    session = _session(tmp_path, sandbox)
+    plan = await plan_limiter(session, ACC, PROJ, "rl-api", False)
+    assert plan.previous is not None
+    timed = plan.with_revert_after(timedelta(minutes=30))
+    assert timed.dry_run_json()["revert"] == {
+        "afterSeconds": 1800,
+        "to": plan.previous.text,
+        "stated": False,
+    }
+    assert "revert" not in plan.dry_run_json()
+
+
+async def test_the_journaled_duration_is_the_time_the_call_took(
+    tmp_path: Path, sandbox: SandboxServer
+) -> None:
+    # Bounded by the test's own clock around each call: no wall-clock limit.
+    session = _session(tmp_path, sandbox)
+    ok = await plan_limiter(session, ACC, PROJ, "rl-api", False)
+    failing = await plan_limiter(session, ACC, PROJ, "rl-nowhere", False)
+    started = time.perf_counter()
+    applied = await mutations.apply(session, ok)
+    took_ok = (time.perf_counter() - started) * 1000
+    started = time.perf_counter()
+    with pytest.raises(BottuiError):
+        await mutations.apply(session, failing)
+    took_failed = (time.perf_counter() - started) * 1000
+    assert 0 <= applied.duration_ms <= took_ok
+    [failed] = [e for e in _entries(session) if e.id != applied.journal_id]
+    [done] = [e for e in _entries(session) if e.id == applied.journal_id]
+    assert done.duration_ms == applied.duration_ms
+    assert failed.duration_ms is not None and 0 <= failed.duration_ms <= took_failed
+
+
+async def test_the_decision_line_says_what_changes_from_what_to_what(
+    tmp_path: Path, sandbox: SandboxServer
+) -> None:
+    session = _session(tmp_path, sandbox)
+    limiter = await plan_limiter(session, ACC, PROJ, "rl-api", False)
+    assert limiter.previous is not None
+    assert limiter.decision == f"rate limiter rl-api: {limiter.previous.text} -> OFF"
+    unknown = await plan_limiter(session, ACC, PROJ, "rl-never-seen", True)
+    assert unknown.decision == "rate limiter rl-never-seen: ? -> ON"
+    assert replace(unknown, undo_of=7).decision == "undo #7: rate limiter rl-never-seen: ? -> ON"
+    visitor = await plan_revocation(session, ACC, PROJ, visitor_id="v-1")
+    assert visitor.decision == "revoke the grant of visitor v-1"
+    both = await plan_revocation(session, ACC, PROJ, visitor_id="v-1", user_account_id="u-2")
+    assert both.decision == "revoke the grant of visitor v-1 and user account u-2"
+    user = await plan_revocation(session, ACC, PROJ, user_account_id="u-2")
+    assert user.decision == "revoke the grant of user account u-2"
+
+
+async def test_a_thresholds_decision_names_the_dimension_only_when_it_must(
+    tmp_path: Path, sandbox: SandboxServer
+) -> None:
+    session = _session(tmp_path, sandbox)
+    plan = await PLANNERS["thresholds"](session)
+    assert plan.previous is not None
+    after = "block 0.9, challenge 0.6"
+    known = {"name": "Bot score", "blockThreshold": "0.8", "challengeThreshold": "0.5"}
+    was = replace(plan, previous=replace(plan.previous, value=known))
+    assert was.decision == f"dimension bot-score: block 0.8, challenge 0.5 -> {after}"
+    # A name with ": " in it: the whole text, so the name cannot pass for the thresholds.
+    odd = {**known, "name": "Bot: score"}
+    named = replace(plan, previous=replace(plan.previous, value=odd))
+    assert named.decision == f"dimension bot-score: Bot: score: block 0.8, challenge 0.5 -> {after}"
+    assert replace(plan, previous=None).decision == f"dimension bot-score: ? -> {after}"
+
+
+async def test_the_journaled_reason_adds_the_acknowledged_collision(
+    tmp_path: Path, sandbox: SandboxServer
+) -> None:
+    session = _session(tmp_path, sandbox)
+    plan = await plan_limiter(session, ACC, PROJ, "rl-api", False)
+    seen = "changed by bob 2 min ago"
+    assert replace(plan, reason=None, acknowledged=None).journal_reason is None
+    assert replace(plan, reason="INC-1", acknowledged=None).journal_reason == "INC-1"
+    assert replace(plan, reason=None, acknowledged=seen).journal_reason == seen
+    assert replace(plan, reason="INC-1", acknowledged=seen).journal_reason == f"INC-1 · {seen}"
 
 
 async def test_texts_for_the_confirmation(tmp_path: Path, sandbox: SandboxServer) -> None:

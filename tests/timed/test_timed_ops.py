@@ -13,6 +13,7 @@ from bottui.ops import mutations, timed
 from bottui.ops import plan as planning
 from bottui.ops.plan import TimedRefused
 from bottui.ops.session import Session
+from bottui.ops.timed import execute, team
 from bottui.sandbox.server import SandboxServer
 from bottui.store.journal.protocol import EntryId
 from bottui.store.journal.rows import micros
@@ -185,6 +186,28 @@ async def test_protected_later_needs_a_person(
     assert active(sandbox)
 
 
+async def test_a_profile_made_read_only_while_claiming_refuses_saying_why(
+    session: Session, sandbox: SandboxServer, clock: MovingClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The profile passed the check, then became read-only before the revert was sent.
+    await timed_disable(session)
+    claim = team.claim
+
+    async def claim_then_read_only(*args: object, **kw: object) -> bool:
+        won = await claim(*args, **kw)  # type: ignore[arg-type]
+        session.update_settings(replace(session.settings, read_only=True))
+        return won
+
+    monkeypatch.setattr(team, "claim", claim_then_read_only)
+    clock.move(minutes=30)
+    [report] = await timed.run_due(session)
+    assert report.action == "refused"
+    assert "read-only" in report.message and "nothing was sent" in report.message
+    assert not active(sandbox)
+    [failed] = await timed.list_timed(session, include_done=True)
+    assert failed.state == "failed" and failed.note == report.message
+
+
 async def test_timing_refused_for_a_revocation_and_an_unknown_value(session: Session) -> None:
     revoke = await planning.plan_revocation(session, ACC, PROJ, visitor_id="v-1")
     with pytest.raises(TimedRefused, match="cannot be timed"):
@@ -240,6 +263,27 @@ async def test_a_claim_without_a_result_is_never_sent_again_and_is_reported_in_d
     [shown] = await timed.list_timed(session)
     assert (shown.state, shown.executor) == ("claimed", "timer on gone")
     assert shown.in_doubt(clock.now)
+    assert len(limiter_puts(sandbox, "rl-login")) == 1
+
+
+async def test_a_resend_whose_entries_cannot_be_gathered_is_refused_saying_why(
+    session: Session, sandbox: SandboxServer, clock: MovingClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await timed_disable(session)
+    [change] = await timed.list_timed(session)
+    await session.timed_store.write(
+        lambda j: j.claim(change.key, at=micros(clock.now), executor="timer on gone")
+    )
+    clock.move(minutes=45)
+    why = "journal entry 1 is not in the team store yet: nothing was sent"
+
+    async def not_shared(*_args: object) -> list[object]:
+        raise RefusedError("Entry not shared yet", why)
+
+    monkeypatch.setattr(execute, "timed_entries", not_shared)
+    resent = await timed.resolve(session, change.id, "resend")
+    assert resent.report is not None
+    assert (resent.report.action, resent.report.message) == ("refused", why)
     assert len(limiter_puts(sandbox, "rl-login")) == 1
 
 

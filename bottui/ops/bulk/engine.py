@@ -33,7 +33,6 @@ Both are called on the event loop and must be quick.
 from __future__ import annotations
 
 import asyncio
-import math
 import time
 from collections import deque
 from typing import TYPE_CHECKING, Any, Final
@@ -429,7 +428,7 @@ class BulkRevocation(Settling):
             if job is None:
                 return
             subject, entry_id, state = job
-            if self._stopping or (pause.until > -math.inf and not await self._wait_pause()):
+            if self._stopping or not await self._wait_pause():
                 self._settle(subject, entry_id, ItemStatus.NOT_SENT)
                 continue
             tally.in_flight += 1
