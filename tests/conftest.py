@@ -7,6 +7,7 @@ class) unless a test installs another.
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -89,6 +90,17 @@ def memory_keyring() -> Iterator[InMemoryKeyring]:
     with installed(InMemoryKeyring()) as backend:
         assert isinstance(backend, InMemoryKeyring)
         yield backend
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Child processes get SIGINT as a terminal gives it.
+
+    A pytest-xdist worker ignores SIGINT (the controller takes Ctrl-C), and an ignored
+    signal is inherited through exec: a ``bottui`` the test starts would then ignore the
+    SIGINT the test sends it (Python keeps SIG_IGN rather than raising KeyboardInterrupt).
+    A handler, unlike SIG_IGN, is reset to the default in the child."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 #: Tests that were skipped in this run (node ids): the run fails if there is one.
