@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 from textual.app import App
+from textual.widgets import Input, TextArea
 
 from tests.fixtures.keyrings import InMemoryKeyring, installed
 
@@ -82,6 +83,16 @@ def toasts_stay(monkeypatch: pytest.MonkeyPatch) -> None:
         notify(self, message, **options)
 
     monkeypatch.setattr(App, "notify", staying)
+
+
+@pytest.fixture(autouse=True)
+def cursor_stays(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A focused field's cursor does not blink in tests: it blinks every 0.5 s, so a
+    snapshot taken later than that on a busy machine caught it off (the snapshots show
+    it on, as a screen does the moment a field takes focus)."""
+    for widget, toggle in ((Input, "_toggle_cursor"), (TextArea, "_toggle_cursor_blink_visible")):
+        assert callable(getattr(widget, toggle, None)), f"Textual renamed {widget}.{toggle}"
+        monkeypatch.setattr(widget, toggle, lambda self: None)
 
 
 @pytest.fixture(autouse=True)
