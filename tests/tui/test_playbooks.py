@@ -23,6 +23,7 @@ from bottui.tui.screens.playbook_dialogs import PlaybookConfirm
 from tests.fixtures.sandbox import ACC, PROJ
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import click_again, plain, settle, until
+from tests.tui.test_hostile import screen_lines
 
 PLAYBOOK = DEMO_PLAYBOOKS["scraping-wave"]  # the demo's, as a team would write one
 BROKEN = '[[steps]]\nlimiter = "rl-login"\naction = "on"\n'
@@ -160,11 +161,20 @@ def _snap_app(tmp_path: Path, backend: Any) -> BottuiApp:
     return BottuiApp(session, demo=True, start_mode="playbooks")
 
 
+async def planned(pilot: Any) -> None:
+    """:func:`quiet`, and the plan table filled and its columns measured (on a busy
+    machine a snapshot could come before the table had its width)."""
+    await quiet(pilot)
+    await until(lambda: "limiter rl-search" in "\n".join(screen_lines(pilot.app)), pilot)
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
+
+
 def test_snapshot_list_and_plan(
     snap_compare: Callable[..., bool], tmp_path: Path, asgi_backend: Any
 ) -> None:
     assert snap_compare(
-        _snap_app(tmp_path, asgi_backend), terminal_size=SNAP_SIZE, run_before=quiet
+        _snap_app(tmp_path, asgi_backend), terminal_size=SNAP_SIZE, run_before=planned
     )
 
 
@@ -173,8 +183,7 @@ def test_snapshot_confirmation(
 ) -> None:
     async def open_it(pilot: Any) -> None:
         # The plan table filled and measured first: the dialog covers part of it.
-        await quiet(pilot)
-        await pilot.wait_for_scheduled_animations()
+        await planned(pilot)
         await pilot.press("r")
         await settle(pilot)
 
