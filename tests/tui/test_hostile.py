@@ -8,7 +8,9 @@ hostile error message is shown literally in the toast and the error modal.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from textual.pilot import Pilot
@@ -215,6 +217,11 @@ async def _click_each_occurrence(pilot: Pilot[Any], app: BottuiApp, needle: str)
     return clicks
 
 
+def _all_shown(app: BottuiApp, literals: tuple[str, ...]) -> bool:
+    text = _tables_text(app)
+    return all(literal in text for literal in literals)
+
+
 async def test_markup_in_every_table_is_shown_literally(
     make_snap_app: Callable[..., BottuiApp],
 ) -> None:
@@ -227,6 +234,10 @@ async def test_markup_in_every_table_is_shown_literally(
             await pilot.pause()
             if key == "3":
                 await _revoke_hostile_visitor(pilot, app)
+            # The screen's rows come from a worker and a refresh: wait for them (a busy
+            # machine read the Grants table before its row was drawn); say which is missing.
+            with contextlib.suppress(AssertionError):
+                await until(partial(_all_shown, app, EXPECTED[key]), pilot)
             text = _tables_text(app)
             for literal in EXPECTED[key]:
                 assert literal in text, f"screen {key}: {literal!r} not in a table verbatim"
