@@ -15,7 +15,10 @@ bottui leans on Textual internals in two places, both here:
   the measuring. When :func:`table_as_tested` says no, the table adds its rows
   with ``add_row`` (every row before the first frame: slower, same screen);
 * cells drawn without Rich's general layout: :class:`QuickCellsTable`
-  overrides ``DataTable._render_cell`` (see there), and falls back to it.
+  overrides ``DataTable._render_cell`` (see there), and falls back to it;
+* columns measured before a table draws, not only at its next idle:
+  :class:`MeasuredTable` runs what ``DataTable._on_idle`` would (see there),
+  and leaves it to that idle when the private shape is not as tested.
 
 Nothing else under ``bottui/`` may touch a private Textual name
 (``tests/tui/test_stylesheet_cache.py`` checks it).
@@ -49,8 +52,10 @@ from rich.text import Text
 from textual.css.model import RuleSet
 from textual.css.stylesheet import Stylesheet
 from textual.css.types import CSSLocation
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.widgets import DataTable
-from textual.widgets.data_table import Row, RowKey
+from textual.widgets.data_table import CellType, Row, RowKey
 
 #: The Textual release the private uses below were read from and tested on.
 TESTED_TEXTUAL: Final = "8.2.8"
@@ -304,10 +309,57 @@ def quick_cell_line(
     return out
 
 
+# -- DataTable columns measured before the table draws ------------------------------------
+
+#: The private members of a DataTable that :func:`measure_pending` reads and calls.
+MEASURE_STATE: Final = ("_new_rows", "_updated_cells", "_require_update_dimensions")
+
+
+def measure_pending(table: DataTable[Any]) -> None:
+    """Measure what rows and cells added since the table last measured need, now.
+
+    A DataTable sizes its auto-width columns in its own idle handler, and
+    caches each drawn row under its update count. When the screen draws the
+    table first (rows added from a worker while the machine is busy), the
+    rows are cached at the old widths, and that cache outlives the
+    measuring: the table stays cut at its headers' widths ("limite" for
+    "limiter rl-search") until something else changes it. This is what
+    ``_on_idle`` does, done before the draw; on another Textual, nothing
+    (Textual's own idle measures, as before).
+    """
+    state = vars(table)
+    if not installed_is_tested() or not all(name in state for name in MEASURE_STATE):
+        return
+    update_widths = getattr(table, "_update_column_widths", None)
+    update_dimensions = getattr(table, "_update_dimensions", None)
+    if not callable(update_widths) or not callable(update_dimensions):
+        return
+    if table._updated_cells:
+        cells = set(table._updated_cells)
+        table._updated_cells.clear()
+        update_widths(cells)
+    if table._require_update_dimensions:
+        table._require_update_dimensions = False
+        rows = set(table._new_rows)
+        table._new_rows.clear()
+        update_dimensions(rows)
+
+
+class MeasuredTable(DataTable[CellType]):
+    """A DataTable whose columns fit their cells whenever it is drawn (:func:`measure_pending`).
+
+    Every table bottui shows is one: what a table shows is what it holds.
+    """
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        measure_pending(self)
+        return super().render_lines(crop)
+
+
 _JOIN = Text("\n")
 
 
-class QuickCellsTable(DataTable[Text]):
+class QuickCellsTable(MeasuredTable[Text]):
     """A DataTable that draws one-line Text cells with :func:`quick_cell_line`.
 
     Only on the tested Textual, for rows of height 1 outside fixed rows and

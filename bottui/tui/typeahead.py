@@ -27,6 +27,8 @@ from bottui.tui.widgets.key_bar import KeyBar
 WINDOW = 1.0
 #: What the key bar says while keys are dropped.
 NOTE = "keys typed ahead ignored"
+#: How long the note stays after the window, in seconds: time to read it.
+NOTE_AFTER = 0.5
 
 
 class TypeaheadGuard:
@@ -72,11 +74,20 @@ class TypeaheadGuard:
         screen = app.screen
 
         def clear() -> None:
+            # By the guard's clock, not the timer's: the note stays while keys are
+            # dropped (a busy machine's late timer, or a test's stopped clock).
+            if self.armed:
+                app.set_timer(self.remaining() + NOTE_AFTER, clear)
+                return
             for bar in screen.query(KeyBar):
                 bar.say("")
 
-        app.set_timer(self.window + 0.5, clear)
+        app.set_timer(self.window + NOTE_AFTER, clear)
         return True
+
+    def remaining(self) -> float:
+        """Seconds left in the window (0 when it is over)."""
+        return 0.0 if self._until is None else max(self._until - self.clock(), 0.0)
 
     def drops(self, event: events.Key) -> bool:
         """Whether ``event`` is a key typed ahead: printable or Enter, within the window."""
@@ -95,4 +106,4 @@ def arm(app: App[Any]) -> None:
         guard.arm()
 
 
-__all__ = ["NOTE", "WINDOW", "TypeaheadGuard", "arm"]
+__all__ = ["NOTE", "NOTE_AFTER", "WINDOW", "TypeaheadGuard", "arm"]

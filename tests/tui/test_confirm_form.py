@@ -29,7 +29,7 @@ from bottui.tui.typeahead import NOTE, WINDOW
 from bottui.tui.widgets.key_bar import KeyBar
 from tests.fixtures.stores import journal_of
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import plain, sent, settle
+from tests.tui.helpers import plain, sent, settle, until
 
 
 class Clock:
@@ -137,6 +137,7 @@ async def test_a_deliberate_confirmation_sends_exactly_once(
         assert entry.reason == "INC-7"
         # Once the window is over, the same key is a command again.
         clock.now += WINDOW + 0.01
+        await until(lambda: bar.note == "", pilot)  # the note goes with the window
         await pilot.press("3")
         await settle(pilot)
         assert isinstance(flow_app.screen, GrantsScreen)

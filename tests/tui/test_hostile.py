@@ -38,9 +38,21 @@ def screen_lines(app: BottuiApp) -> list[str]:
     return ["".join(segment.text for segment in strip) for strip in strips]
 
 
+async def back_to(pilot: Pilot[Any], screen: Any) -> None:
+    """Close what a click opened (a row's editor) and wait until ``screen`` is shown again.
+
+    The next click is aimed by what ``screen`` showed: aimed at a dialog that
+    is still being laid out (a busy machine) it finds no widget at all.
+    """
+    if pilot.app.screen is not screen:
+        await pilot.press("escape")
+        await until(lambda: pilot.app.screen is screen, pilot)
+
+
 async def click_hostile_text(pilot: Pilot[Any], app: BottuiApp, needle: str) -> int:
     """Click every cell of every line showing ``needle``; return how many clicks."""
     clicks = 0
+    screen = app.screen
     for y, line in enumerate(screen_lines(app)):
         x = line.find(needle)
         if x < 0:
@@ -52,6 +64,7 @@ async def click_hostile_text(pilot: Pilot[Any], app: BottuiApp, needle: str) -> 
             await pilot.click(offset=(x + dx, y))
             clicks += 1
             assert app.is_running, f"clicking {needle!r} at {(x + dx, y)} ended the app"
+            await back_to(pilot, screen)
     return clicks
 
 
@@ -203,6 +216,7 @@ def _tables_text(app: BottuiApp) -> str:
 async def _click_each_occurrence(pilot: Pilot[Any], app: BottuiApp, needle: str) -> int:
     """Click the first character and the ``q`` of each line showing ``needle``."""
     clicks = 0
+    screen = app.screen
     for y, line in enumerate(screen_lines(app)):
         x = line.find(needle)
         if x < 0:
@@ -214,6 +228,7 @@ async def _click_each_occurrence(pilot: Pilot[Any], app: BottuiApp, needle: str)
             await pilot.click(offset=(x + dx, y))
             clicks += 1
             assert app.is_running, f"clicking {needle!r} at {(x + dx, y)} ended the app"
+            await back_to(pilot, screen)
     return clicks
 
 

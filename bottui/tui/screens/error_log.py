@@ -22,6 +22,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Static
 
 from bottui.tui.error_log import ErrorLog, LoggedError, outcome_word
+from bottui.tui.textual_private import MeasuredTable
 from bottui.tui.visible_focus import focus_shown, show_widget
 from bottui.tui.widgets.safe import safe, safe_text
 
@@ -89,7 +90,7 @@ class ErrorLogScreen(ModalScreen[None]):
                 classes="hint",
             )
             yield Static(Content(EMPTY), id="error-log-empty")
-            yield DataTable(cursor_type="row", zebra_stripes=True, id="error-log-table")
+            yield MeasuredTable(cursor_type="row", zebra_stripes=True, id="error-log-table")
             # The highlighted error's message whole: the table's cells may be cut.
             yield Static("", id="error-log-detail")
 

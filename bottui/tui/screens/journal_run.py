@@ -27,6 +27,7 @@ from bottui.store.journal.records import JournalEntry
 from bottui.store.paging import Cursor
 from bottui.tui.error_view import EXPECTED_ERRORS, error_line
 from bottui.tui.services import services_of
+from bottui.tui.textual_private import MeasuredTable
 from bottui.tui.widgets.journal_table import RunGroup, outcome_cell
 from bottui.tui.widgets.safe import safe, safe_id_text
 
@@ -67,7 +68,9 @@ class RunDialog(ModalScreen[None]):
         with Vertical(classes="journal-dialog", id="run-box"):
             yield Label(safe(title), classes="dialog-title")
             yield Static("", id="run-summary")
-            table: DataTable[Any] = DataTable(cursor_type="row", zebra_stripes=True, id="run-ids")
+            table: DataTable[Any] = MeasuredTable(
+                cursor_type="row", zebra_stripes=True, id="run-ids"
+            )
             table.add_columns("Entry", "Id", "Outcome", "HTTP")
             yield table
             with Horizontal(classes="dialog-buttons"):

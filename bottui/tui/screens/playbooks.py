@@ -26,6 +26,7 @@ from textual.widgets.option_list import Option
 from bottui.api.errors import RefusedError
 from bottui.plaintext import clean
 from bottui.tui.screens.base import BottuiScreen
+from bottui.tui.textual_private import MeasuredTable
 from bottui.tui.widgets.safe import safe, safe_text
 
 if TYPE_CHECKING:
@@ -78,7 +79,9 @@ class PlaybooksScreen(BottuiScreen):
         with Horizontal(id="playbook-top"):
             yield OptionList(id="playbook-list")
             yield Static(Content("Reading playbooks…"), id="playbook-head")
-        table: DataTable[Any] = DataTable(id="playbook-plan", cursor_type="row", zebra_stripes=True)
+        table: DataTable[Any] = MeasuredTable(
+            id="playbook-plan", cursor_type="row", zebra_stripes=True
+        )
         for column in _COLUMNS:
             table.add_column(column, key=column)
         yield table

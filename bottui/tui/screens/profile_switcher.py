@@ -34,6 +34,7 @@ from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.services import services_of
+from bottui.tui.textual_private import MeasuredTable
 from bottui.tui.widgets.safe import join, safe_id, safe_id_text
 
 #: The words of the flags column, in this order.
@@ -76,7 +77,7 @@ class ProfileSwitcher(_Dialog):
         with Vertical():
             yield Label(Content("Profiles"), classes="dialog-title")
             yield Static(Content("Reading config.toml…"), id="profiles-current")
-            table: DataTable[str | Text] = DataTable(id="profiles-table", cursor_type="row")
+            table: DataTable[str | Text] = MeasuredTable(id="profiles-table", cursor_type="row")
             table.add_columns("In use", "Name", "Base URL", "Flags")
             yield table
             yield Static(

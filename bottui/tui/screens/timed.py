@@ -28,6 +28,7 @@ from textual.widgets import DataTable, Label, Static
 from bottui.plaintext import clean
 from bottui.tui.messages import InventoryChanged
 from bottui.tui.services import services_of
+from bottui.tui.textual_private import MeasuredTable
 from bottui.tui.visible_focus import show_widget
 from bottui.tui.widgets.safe import join, safe, safe_text
 
@@ -110,7 +111,7 @@ class TimedScreen(ModalScreen[None]):
             )
             yield Static("", id="timed-executor")
             yield Static(Content(EMPTY), id="timed-empty")
-            yield DataTable(cursor_type="row", zebra_stripes=True, id="timed-table")
+            yield MeasuredTable(cursor_type="row", zebra_stripes=True, id="timed-table")
 
     def on_mount(self) -> None:
         table: DataTable[Text] = self.query_one("#timed-table", DataTable)

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from typing import Final
 
 from rich.text import Text
-from textual.widgets import DataTable
 
+from bottui.tui.textual_private import MeasuredTable
 from bottui.tui.tones import tone
 from bottui.tui.widgets.revocation_result import UNKNOWN_FAILURE, RevocationRecord
 from bottui.tui.widgets.safe import safe_id_text, safe_text
@@ -34,7 +34,7 @@ _OUTCOME_STYLE: Final = {
 }
 
 
-class RevocationHistory(DataTable[Text]):
+class RevocationHistory(MeasuredTable[Text]):
     """One row per revocation of this session, newest first."""
 
     def __init__(self, *, id: str | None = None) -> None:
