@@ -247,7 +247,12 @@ class BulkRuns:
             return
         if isinstance(host.screen, BulkRunDialog):
             return
-        host.push_screen(BulkRunDialog(self, run), self._closed)
+        dialog = BulkRunDialog(self, run)
+        # The run's view from now on, not from its mount: a run that ends in
+        # between is shown by the dialog, not by a toast as well (a fast run
+        # beat the mount on an idle machine and lost to it on a busy one).
+        self.view = dialog
+        host.push_screen(dialog, self._closed)
 
     def _closed(self, result: str | None) -> None:
         run = self.run
