@@ -126,7 +126,6 @@ LAZY_THIRD_PARTY: dict[str, tuple[set[str], str]] = {
         {"bottui.store.team.store", "bottui.store.team.target", "bottui.store.team.times"},
         "120 ms; team mode only",
     ),
-    "textual": ({"bottui.tui.services"}, "textual.app 150 ms; to be moved to the top"),
 }
 
 

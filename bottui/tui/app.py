@@ -11,8 +11,8 @@ which need the screens themselves. Each screen does its own work.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Awaitable, Callable, Iterable
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from textual import events
 from textual.app import App, ScreenStackError, SystemCommand
@@ -21,19 +21,19 @@ from textual.message import Message
 from textual.screen import Screen
 
 from bottui.ops.inventory_reads import first_project
+from bottui.ops.keymap_check import check_keymap
 from bottui.ops.session import Session
 from bottui.plaintext import clean
-from bottui.tui import gc_pause
+from bottui.tui import perf
+from bottui.tui.key_registry import known_bindings
+from bottui.tui.perf.stylesheet import complete_stylesheet, start_stylesheet
 from bottui.tui.services import TuiServices
-from bottui.tui.stylesheet_cache import complete_stylesheet, start_stylesheet
-from bottui.tui.typeahead import TypeaheadGuard
-from bottui.tui.visible_focus import release_hidden_focus
+from bottui.tui.ui_rules import TypeaheadGuard, release_hidden_focus
 
 if TYPE_CHECKING:
     from textual.command import Provider
 
-    from bottui.tui.local_live import LocalLive
-    from bottui.tui.team_live import TeamLive
+    from bottui.tui.live_changes import LocalLive, TeamLive
 
 # Dialogs are imported when first opened: none is on the first frame, and
 # with their Input and TextArea widgets they cost start-up time.
@@ -80,7 +80,7 @@ def _screen(name: str) -> Callable[[], Screen[Any]]:
 
 def _action_provider() -> type[Provider]:
     # Imported when the palette first opens: the registry imports every screen.
-    from bottui.tui.palette import ActionProvider
+    from bottui.tui.key_registry import ActionProvider
 
     return ActionProvider
 
@@ -102,7 +102,7 @@ class BottuiApp(App[int]):
 
     TITLE = "bottui"
     ENABLE_COMMAND_PALETTE = True
-    #: Textual's system commands and every action of bottui (bottui.tui.palette).
+    #: Textual's system commands and every action of bottui (bottui.tui.key_registry).
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = App.COMMANDS | {
         _action_provider
     }
@@ -214,10 +214,10 @@ class BottuiApp(App[int]):
 
     async def on_event(self, event: events.Event) -> None:
         # Keys typed ahead into a dialog that has just closed never act on the
-        # screen below: dropped here, before any binding (bottui.tui.typeahead).
+        # screen below: dropped here, before any binding (bottui.tui.ui_rules).
         if not self.typeahead.keeps_off(self, event):
             if isinstance(event, events.Key):
-                # Never to a widget nobody can see (bottui.tui.visible_focus).
+                # Never to a widget nobody can see (bottui.tui.ui_rules).
                 release_hidden_focus(self.screen)
             await super().on_event(event)
 
@@ -227,7 +227,7 @@ class BottuiApp(App[int]):
         if self._initial_theme and self._initial_theme in self.available_themes:
             self.theme = self._initial_theme
         self._started = True
-        from bottui.tui.dialog_header import keep_header
+        from bottui.tui.widgets.screen_bars import keep_header
 
         self.screen_change_signal.subscribe(self, keep_header)
         self.run_worker(
@@ -259,26 +259,22 @@ class BottuiApp(App[int]):
         complete_stylesheet(self.stylesheet)
         self.refresh_css(animate=False)
         # Start-up's objects frozen; the collector the CLI paused runs again.
-        gc_pause.resume()
+        perf.resume()
         self.services.started()  # what screens put off until now (their filter lines)
         # Teammates' changes, live (nothing without a team store).
-        from bottui.tui.team_live import TeamLive
+        from bottui.tui.live_changes import TeamLive
 
         self._team_live = TeamLive(self.services)
         self._team_live.start()
         # Another bottui's changes on this machine (the CLI, run-due, a second TUI), live.
-        from bottui.tui.local_live import LocalLive
+        from bottui.tui.live_changes import LocalLive
 
         self._local_live = LocalLive(self.services, interval=self._live_interval)
         self._local_live.start()
         # Unknown keys and wrong values of the config files, read off the loop.
-        from bottui.tui.config_toast import say_config_problems
-
         self.run_worker(say_config_problems(self), group="config-check", exit_on_error=False)
         self.services.start_timed()  # this TUI performs due reverts (#15)
         if self._config_keymap:  # its mistakes said at start (reads every screen's keys)
-            from bottui.tui.action_registry import keymap_toast
-
             keymap_toast(self, self._config_keymap)
         if self._when_up is None:
             return
@@ -383,7 +379,7 @@ class BottuiApp(App[int]):
         return self.services.work_text
 
     def _show_work(self) -> None:
-        from bottui.tui.widgets.context_bar import ContextBar
+        from bottui.tui.widgets.screen_bars import ContextBar
 
         # Every screen's bar, not only the current one's: a screen left while a
         # call was under way, or lying under a dialog, must not keep old words.
@@ -416,7 +412,7 @@ class BottuiApp(App[int]):
 
     async def action_quit(self) -> None:
         """Quit; ask over a bulk run or a change in flight (a timed revert: wait) first."""
-        from bottui.tui.stop_work import work_under_way
+        from bottui.tui.quit_or_switch import work_under_way
 
         if not work_under_way(self.services) and not self.services.timed_busy:
             self.exit()
@@ -443,7 +439,7 @@ class BottuiApp(App[int]):
         from a worker (it waits for a dialog), before quitting or switching
         profile: ``if await app.confirm_stop_work("switch profile"): ...``.
         """
-        from bottui.tui.stop_work import confirm_stop_work
+        from bottui.tui.quit_or_switch import confirm_stop_work
 
         return await confirm_stop_work(self.services, doing)
 
@@ -483,8 +479,8 @@ class BottuiApp(App[int]):
         self.push_screen(ProfileSwitcher(), chosen)
 
     def switch_to_profile(self, name: str) -> None:
-        """Work under the profile ``name`` (a worker: :mod:`bottui.tui.profile_switch`)."""
-        from bottui.tui.profile_switch import switch_profile
+        """Work under the profile ``name`` (a worker: :mod:`bottui.tui.quit_or_switch`)."""
+        from bottui.tui.quit_or_switch import switch_profile
 
         self.run_worker(
             switch_profile(self, name),
@@ -506,14 +502,14 @@ class BottuiApp(App[int]):
 
     def action_help(self) -> None:
         """Every key of the screen on top: its own first, then the app's, then the rest."""
-        from bottui.tui.help_rows import help_sections
+        from bottui.tui.key_registry import help_sections
         from bottui.tui.screens.dialogs import HelpDialog
 
         screen = self.screen
         if isinstance(screen, HelpDialog):
             return  # already open
         title = getattr(screen, "SCREEN_TITLE", "") or "dialog"
-        from bottui.tui.action_registry import scope_of
+        from bottui.tui.key_registry import scope_of
 
         title = scope_of(screen).title if title == "dialog" else title
         self.push_screen(HelpDialog(title, help_sections(self, screen, self.keymap_overrides)))
@@ -525,7 +521,7 @@ class BottuiApp(App[int]):
 
     def action_focus_next(self) -> None:
         """Tab: the next widget, but never Cancel from a dialog's last field with typing to lose."""
-        from bottui.tui.tab_order import tab_target
+        from bottui.tui.ui_rules import tab_target
 
         target = tab_target(self.screen)
         if target is None:
@@ -538,3 +534,61 @@ class BottuiApp(App[int]):
         for command in super().get_system_commands(screen):
             if command.title != "Keys":
                 yield command
+
+
+# -- the config files' problems, said once after the first frame --------------------
+
+#: Problems listed in the toast; the rest are counted.
+SHOWN: Final = 6
+
+
+def problems_toast(app: Any, subject: str, messages: Sequence[str], closing: str) -> None:
+    """One lasting warning toast: the first :data:`SHOWN` ``messages``, how many more, ``closing``.
+
+    Its title is ``subject`` and the count (``Config files: 2 problems``); the
+    config files' toast and the keymap's (:func:`~bottui.tui.key_registry.keymap_toast`).
+    """
+    from bottui.plaintext import clean
+
+    lines = [f"- {message}" for message in messages[:SHOWN]]
+    if len(messages) > SHOWN:
+        lines.append(f"- and {len(messages) - SHOWN} more")
+    lines.append(closing)
+    count = f"{len(messages)} problem{'s' if len(messages) != 1 else ''}"
+    app.notify(
+        clean("\n".join(lines), keep_newlines=True),
+        title=f"{subject}: {count}",
+        severity="warning",
+        timeout=20,
+        markup=False,
+    )
+
+
+async def say_config_problems(app: Any) -> None:
+    """Check the session's config files off the loop; one lasting toast if any has a problem."""
+    from bottui.ops.config_checks import CheckedFiles, run_checkers
+    from bottui.store.executor import shared_executor
+
+    files = CheckedFiles(app.session.locations)  # read when checked, on the executor
+    problems = await shared_executor().call(lambda: run_checkers(files))
+    if not problems:
+        return
+    problems_toast(
+        app,
+        "Config files",
+        [f"{p.path.name}:{p.line or '?'}: {p.message}" for p in problems],
+        "Until fixed, what they say is not applied. bottui config check lists them all.",
+    )
+
+
+def keymap_toast(app: Any, keymap: dict[str, str]) -> None:
+    """Say the keymap's mistakes (misspelt ids, keys bound twice) in one lasting toast."""
+    problems = check_keymap(keymap, known_bindings())
+    if not problems:
+        return
+    problems_toast(
+        app,
+        "Keymap in config.toml",
+        [problem.message for problem in problems],
+        "bottui config check lists them with their lines; ? lists every binding id.",
+    )

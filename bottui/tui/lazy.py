@@ -24,7 +24,7 @@ REGISTRY: Final[dict[str, str]] = {
     # The session's bulk run, made when first asked for.
     "BulkRuns": "bottui.tui.bulk_runs:BulkRuns",
     # The executor of timed changes, started after the first frame.
-    "TimedRunner": "bottui.tui.timed_runner:TimedRunner",
+    "TimedRunner": "bottui.tui.timed_changes:TimedRunner",
     # The app and every screen and widget with keys, read by the registry of keys.
     "BottuiApp": "bottui.tui.app:BottuiApp",
     "GrantsScreen": "bottui.tui.screens.grants:GrantsScreen",
@@ -52,8 +52,8 @@ REGISTRY: Final[dict[str, str]] = {
     "ThresholdEditor": "bottui.tui.screens.thresholds_editor:ThresholdEditor",
     "TimedScreen": "bottui.tui.screens.timed:TimedScreen",
     "TokenDialog": "bottui.tui.screens.token_dialog:TokenDialog",
-    "FilterInput": "bottui.tui.widgets.filter_bar:FilterInput",
-    "Slider": "bottui.tui.widgets.slider:Slider",
+    "FilterInput": "bottui.tui.widgets.table_filter:FilterInput",
+    "Slider": "bottui.tui.widgets.threshold_field:Slider",
 }
 
 

@@ -26,7 +26,7 @@ from textual.widgets.option_list import Option
 from bottui.api.errors import RefusedError
 from bottui.plaintext import clean
 from bottui.tui.screens.base import BottuiScreen
-from bottui.tui.widgets.safe import safe, safe_text
+from bottui.tui.widgets.untrusted_text import safe, safe_text
 
 if TYPE_CHECKING:
     from bottui.ops.playbooks.planning import PlaybookPlan

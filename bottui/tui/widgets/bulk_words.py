@@ -23,7 +23,7 @@ from bottui.ops.bulk import (
 from bottui.ops.bulk.input import InvalidLine
 from bottui.ops.bulk.report import duration, retried_note, summary_counts, unknown_note
 from bottui.plaintext import show_id
-from bottui.tui.widgets.safe import join, safe
+from bottui.tui.widgets.untrusted_text import join, safe
 
 #: Invalid lines listed in the preview and in the summary (the count goes on).
 SHOWN_INVALID: Final = 5

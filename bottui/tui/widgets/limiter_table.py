@@ -20,9 +20,9 @@ from typing import Final
 from rich.text import Text
 
 from bottui.store.inventory.records import LimiterEntry, Source
-from bottui.tui.tones import tone
-from bottui.tui.widgets.incremental_table import IncrementalTable
-from bottui.tui.widgets.safe import safe_id_text, safe_text
+from bottui.tui.perf.incremental_table import IncrementalTable
+from bottui.tui.ui_rules import tone
+from bottui.tui.widgets.untrusted_text import safe_id_text, safe_text
 
 #: What the first column shows on a marked row.
 MARK: Final = "●"

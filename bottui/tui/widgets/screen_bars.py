@@ -1,6 +1,27 @@
-"""The key bar: the current screen's keys on one line, with the way to help and out always in view.
+"""The two bars of every screen: the header (where a key press lands) and the key bar.
 
-Replaces Textual's ``Footer``, for two reasons measured on Textual 8.2.8:
+:class:`ContextBar`, the header line: profile, base URL, flags, current
+project. An operator must always see where a key press will land: which
+profile, which service, whether it is read-only or protected, and which
+project. One widget drawing one line (the where on the left, the flags at the
+right end), not a row of a label and three flag widgets: every screen has one,
+and each widget costs mounting and styling before the screen's first frame.
+When the flags leave too little room (a timed change's countdown, a bulk run,
+at 80 columns), the project is the last thing to go: the base URL is
+shortened first, then the project's name (:func:`fit_where`).
+
+Every dialog keeps the header (:func:`keep_header`): a dialog is a modal
+screen over the main one, and a tall one (bulk revocation, a journal entry,
+the threshold editor at 80x24) used to cover the main screen's context bar,
+so the operator could not see which profile and project a confirmation would
+act on. Each of bottui's dialogs gets a context bar of its own, docked on the
+top row; the app calls it whenever a screen comes up (Textual's public
+``screen_change_signal``). Textual's own modal screens (the command palette)
+are left as they are.
+
+:class:`KeyBar`, the current screen's keys on one line, with the way to help
+and out always in view. It replaces Textual's ``Footer``, for two reasons
+measured on Textual 8.2.8:
 
 - At 100 columns the Footer of the Rate limiters screen ended at
   ``3 Gra``: ``?`` (help) and ``q`` (quit) were off screen, and at 80
@@ -21,15 +42,179 @@ said the Thresholds screen's "esc Clear the filter").
 
 from __future__ import annotations
 
-from typing import ClassVar, NamedTuple
+from typing import Any, ClassVar, Final, NamedTuple
 
 from textual import events
 from textual.binding import Binding
 from textual.content import Content
-from textual.screen import Screen
+from textual.reactive import reactive
+from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 
-from bottui.plaintext import clean
+from bottui.plaintext import clean, show_id
+from bottui.tui.services import find_services
+from bottui.tui.widgets.untrusted_text import safe
+
+#: What stands for the cut start of a base URL.
+ELLIPSIS: Final = "…"
+
+
+def fit_where(profile: str, base: str, project: str, name: str, room: int) -> str:
+    """`` profile · base · project (name)`` in ``room`` cells, the project kept longest.
+
+    Shortened in this order: the base URL (to its end: the host is what
+    tells two services apart, its scheme least), the project's name, the
+    base URL gone; only then the line is cut at its end.
+    """
+    named = f"{project} ({name})" if name else project
+
+    def line(base_shown: str, project_shown: str) -> str:
+        middle = f" · {base_shown}" if base_shown else ""
+        return f" {profile}{middle} · {project_shown}"
+
+    full = line(base, named)
+    if len(full) <= room:
+        return full
+    spare = room - len(line("", named)) - len(" · ")
+    if spare >= 8:  # the base URL's start cut: "…example.com:8443"
+        return line(ELLIPSIS + base[-(spare - 1) :], named)
+    if len(line("", named)) <= room:
+        return line("", named)
+    return line("", project)
+
+
+class ContextBar(Widget):
+    """One line: where we are, the profile's flags, and a working indicator."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "context-bar--working",
+        "context-bar--bulk",
+        "context-bar--timed",
+        "context-bar--protected",
+        "context-bar--readonly",
+        "context-bar--team-down",
+        "context-bar--team",
+        "context-bar--dry-run",
+    }
+
+    DEFAULT_CSS = """
+    ContextBar {
+        dock: top;
+        height: 1;
+        background: $panel;
+        & > .context-bar--working { color: $accent; text-style: bold; }
+        & > .context-bar--bulk { color: $text; text-style: bold reverse; }
+        & > .context-bar--timed { color: $text; text-style: bold; }
+        & > .context-bar--protected { background: $warning; color: $text; text-style: bold; }
+        & > .context-bar--readonly { background: $error; color: $text; text-style: bold; }
+        & > .context-bar--team-down { background: $warning; color: $text; text-style: bold; }
+        & > .context-bar--team { color: $warning; text-style: bold; }
+        /* Reverse: a block that stands out in every theme, NO_COLOR and 16 colours. */
+        & > .context-bar--dry-run { text-style: bold reverse; }
+    }
+    """
+
+    ALLOW_SELECT: ClassVar[bool] = False
+    #: (profile, base URL, account / project, project name) of :attr:`where`.
+    _parts: tuple[str, str, str, str] | None = None
+
+    #: The left part: `` profile · base URL · account / project (name)``.
+    where: reactive[str] = reactive("")
+    #: What a call under way is doing ("" when idle).
+    working: reactive[str] = reactive("")
+    #: The bulk run in the background ("bulk 41,200/100,000 · 3 failed"; "" when none).
+    bulk: reactive[str] = reactive("")
+    #: Timed changes pending (#15): "2 timed changes · next in 14m"; "" when none.
+    timed: reactive[str] = reactive("")
+    protected: reactive[bool] = reactive(False)
+    read_only: reactive[bool] = reactive(False)
+    #: The team store cannot be heard (teammates' changes do not arrive).
+    live_down: reactive[bool] = reactive(False)
+    #: The team journal's state ("team journal: N not yet shared"; "" when all is shared).
+    team: reactive[str] = reactive("")
+    #: Teammates' changes are being followed (LISTEN holds): "team: live".
+    live: reactive[bool] = reactive(False)
+    #: Dry run is on: changes are shown, not sent (a lasting badge, not only a toast).
+    dry_run: reactive[bool] = reactive(False)
+
+    def on_mount(self) -> None:
+        # A dialog's own bar (bottui.tui.widgets.screen_bars) is drawn right at once.
+        self.refresh_context()
+
+    def refresh_context(self) -> None:
+        """Re-read the app's session and current project."""
+        services = find_services(self)
+        if services is None:
+            return
+        settings = services.session.settings
+        profile = settings.profile_name or "(no profile)"
+        base = settings.base_url or "(no base URL)"
+        current = services.current
+        if current is None:
+            where = "no project selected"
+        else:
+            where = f"{show_id(current[0])} / {show_id(current[1])}"
+            name = services.project_name(*current)
+            if name:
+                where += f" ({name})"
+        parts = (profile, base, where, "")
+        if current is not None:
+            name = services.project_name(*current) or ""
+            parts = (profile, base, f"{show_id(current[0])} / {show_id(current[1])}", name)
+        self._parts = parts
+        self.where = f" {profile} · {base} · {where}"
+        self.read_only = settings.read_only
+        self.protected = settings.protected
+        self.working = services.work_text
+        self.bulk = services.bulk_text
+        self.timed = services.timed_text
+        self.live_down = services.live_down is not None
+        self.team = services.team_text
+        self.live = services.team_listening
+        self.dry_run = services.dry_run
+
+    def flags(self, *, compact: bool = False) -> list[Content]:
+        """The flags shown at the right end, in order, each padded by a space.
+
+        ``compact``: the bulk run and the countdown in their shortest words
+        (``bulk 41,200/100,000``, ``timed · next in 27m``), when the full
+        ones would leave no room for the project.
+        """
+        live_down = self.live_down and "down" not in self.team
+        bulk, timed = self.bulk, self.timed
+        if compact:
+            bulk = bulk.split(" · ")[0]
+            timed = f"timed · {timed.rsplit(' · ', 1)[-1]}" if " · " in timed else timed
+        shown = [
+            ("context-bar--working", f"⟳ {self.working}" if self.working else ""),
+            ("context-bar--bulk", bulk),
+            ("context-bar--timed", timed),
+            # With nothing waiting, a team store heard says so: changes arrive live.
+            ("context-bar--team", self.team or ("team: live" if self.live else "")),
+            ("context-bar--dry-run", "DRY RUN" if self.dry_run else ""),
+            ("context-bar--protected", "PROTECTED" if self.protected else ""),
+            ("context-bar--readonly", "READ-ONLY" if self.read_only else ""),
+            # The push's words may say the store is down already: said once.
+            ("context-bar--team-down", "TEAM STORE DOWN" if live_down else ""),
+        ]
+        return [
+            safe(f" {text} ").stylize(self.get_visual_style(component))
+            for component, text in shown
+            if text
+        ]
+
+    def render(self) -> Content:
+        flags = self.flags()
+        room = max(self.size.width - sum(flag.cell_length for flag in flags), 0)
+        parts = self._parts
+        if parts is not None and room < len(f" {parts[0]} · {parts[2]}"):
+            flags = self.flags(compact=True)  # the project before the flags' details
+            room = max(self.size.width - sum(flag.cell_length for flag in flags), 0)
+        text = fit_where(*parts, room) if parts is not None else self.where
+        # Cut with an ellipsis where it would still run into the flags.
+        where = safe(text).truncate(room, ellipsis=True, pad=True)
+        return Content.assemble(where, *flags)
+
 
 #: The binding ids of the six screens, in key order.
 SCREEN_IDS: tuple[str, ...] = (
@@ -45,7 +230,6 @@ PLAIN_DIGITS: tuple[str, ...] = ("1", "2", "3", "4", "5", "6")
 #: Kept at the right end, in this order, whatever the width.
 TAIL_IDS: tuple[str, ...] = ("app.help", "app.quit")
 GAP = "  "
-ELLIPSIS = "…"
 
 
 class KeyItem(NamedTuple):
@@ -224,3 +408,12 @@ class KeyBar(Widget):
                 event.stop()
                 self.app.simulate_key(key)
                 return
+
+
+def keep_header(screen: Screen[Any]) -> None:
+    """Dock a context bar on top of ``screen`` if it is one of bottui's dialogs without one."""
+    if not isinstance(screen, ModalScreen) or not type(screen).__module__.startswith("bottui."):
+        return
+    if screen.query(ContextBar):
+        return
+    screen.mount(ContextBar(classes="dialog-header"))
