@@ -14,7 +14,7 @@ import contextlib
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from textual import events
+from textual import events, work
 from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
@@ -24,19 +24,22 @@ from bottui.ops.inventory_reads import first_project
 from bottui.ops.keymap_check import check_keymap
 from bottui.ops.session import Session
 from bottui.plaintext import clean
-from bottui.tui import perf
-from bottui.tui.key_registry import known_bindings
+from bottui.tui import lazy, perf
+from bottui.tui.key_registry import ActionProvider, help_sections, known_bindings, scope_of
 from bottui.tui.perf.stylesheet import complete_stylesheet, start_stylesheet
 from bottui.tui.services import TuiServices
-from bottui.tui.ui_rules import TypeaheadGuard, release_hidden_focus
+from bottui.tui.ui_rules import TypeaheadGuard, release_hidden_focus, tab_target
 
 if TYPE_CHECKING:
     from textual.command import Provider
 
     from bottui.tui.live_changes import LocalLive, TeamLive
+    from bottui.tui.screens.dialogs import HelpDialog
+    from bottui.tui.screens.profile_switcher import ProfileSwitcher
+    from bottui.tui.screens.timed import TimedScreen
 
-# Dialogs are imported when first opened: none is on the first frame, and
-# with their Input and TextArea widgets they cost start-up time.
+# Dialogs and the other screens are loaded (bottui.tui.lazy) when first opened: none is
+# on the first frame, and with their Input and TextArea widgets they cost start-up time.
 
 MODE_KEYS: dict[str, str] = {
     "1": "projects",
@@ -49,40 +52,8 @@ MODE_KEYS: dict[str, str] = {
 
 
 def _screen(name: str) -> Callable[[], Screen[Any]]:
-    # Imported when first shown: the first frame needs only the first screen.
-    def make() -> Screen[Any]:
-        if name == "projects":
-            from bottui.tui.screens.projects import ProjectsScreen
-
-            return ProjectsScreen()
-        if name == "limiters":
-            from bottui.tui.screens.limiters import LimitersScreen
-
-            return LimitersScreen()
-        if name == "grants":
-            from bottui.tui.screens.grants import GrantsScreen
-
-            return GrantsScreen()
-        if name == "thresholds":
-            from bottui.tui.screens.thresholds import ThresholdsScreen
-
-            return ThresholdsScreen()
-        if name == "playbooks":
-            from bottui.tui.screens.playbooks import PlaybooksScreen
-
-            return PlaybooksScreen()
-        from bottui.tui.screens.journal import JournalScreen
-
-        return JournalScreen()
-
-    return make
-
-
-def _action_provider() -> type[Provider]:
-    # Imported when the palette first opens: the registry imports every screen.
-    from bottui.tui.key_registry import ActionProvider
-
-    return ActionProvider
+    # Loaded when first shown: the first frame needs only the first screen.
+    return lambda: lazy.load(f"{name.capitalize()}Screen")()
 
 
 class BottuiApp(App[int]):
@@ -104,7 +75,7 @@ class BottuiApp(App[int]):
     ENABLE_COMMAND_PALETTE = True
     #: Textual's system commands and every action of bottui (bottui.tui.key_registry).
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = App.COMMANDS | {
-        _action_provider
+        ActionProvider
     }
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("1", "show('projects')", "Projects", id="app.projects"),
@@ -405,23 +376,20 @@ class BottuiApp(App[int]):
 
     def action_timed(self) -> None:
         """Open the Timed screen: the timed changes, extend, keep, revert now."""
-        from bottui.tui.screens.timed import TimedScreen
-
-        if not isinstance(self.screen, TimedScreen):  # T on it again: stays one
-            self.push_screen(TimedScreen())
+        timed_screen: type[TimedScreen] = lazy.load("TimedScreen")
+        if not isinstance(self.screen, timed_screen):  # T on it again: stays one
+            self.push_screen(timed_screen())
 
     async def action_quit(self) -> None:
         """Quit; ask over a bulk run or a change in flight (a timed revert: wait) first."""
-        from bottui.tui.quit_or_switch import work_under_way
-
-        if not work_under_way(self.services) and not self.services.timed_busy:
+        if not lazy.load("work_under_way")(self.services) and not self.services.timed_busy:
             self.exit()
-            return
-        if self._quitting:
+        elif self._quitting:
             self.notify("Quitting once the requests in flight are recorded.", markup=False)
-            return
-        self.run_worker(self._quit_after_asking(), name="quit", group="quit", exit_on_error=False)
+        else:
+            self._quit_after_asking()
 
+    @work(name="quit", group="quit", exit_on_error=False)
     async def _quit_after_asking(self) -> None:
         self._quitting = True
         try:
@@ -439,9 +407,8 @@ class BottuiApp(App[int]):
         from a worker (it waits for a dialog), before quitting or switching
         profile: ``if await app.confirm_stop_work("switch profile"): ...``.
         """
-        from bottui.tui.quit_or_switch import confirm_stop_work
-
-        return await confirm_stop_work(self.services, doing)
+        stop_work: Callable[[TuiServices, str], Awaitable[bool]] = lazy.load("confirm_stop_work")
+        return await stop_work(self.services, doing)
 
     # -- errors, dry run -------------------------------------------------------------
 
@@ -468,26 +435,23 @@ class BottuiApp(App[int]):
 
     # -- profiles ---------------------------------------------------------------------
 
-    def action_switch_profile(self) -> None:
+    @work(name="switch profile", group="profile-switch", exit_on_error=False)
+    async def action_switch_profile(self) -> None:
         """Open the profile switcher: switch, create, edit or remove profiles."""
-        from bottui.tui.screens.profile_switcher import ProfileSwitcher
+        switcher: type[ProfileSwitcher] = lazy.load("ProfileSwitcher")
+        name = await self.push_screen_wait(switcher())
+        if name is not None:
+            await self._switch_profile(name)
 
-        def chosen(name: str | None) -> None:
-            if name is not None:
-                self.switch_to_profile(name)
+    @work(name="switch profile", group="profile-switch", exit_on_error=False)
+    async def switch_to_profile(self, name: str) -> None:
+        """Work under the profile ``name`` (in a worker)."""
+        await self._switch_profile(name)
 
-        self.push_screen(ProfileSwitcher(), chosen)
-
-    def switch_to_profile(self, name: str) -> None:
-        """Work under the profile ``name`` (a worker: :mod:`bottui.tui.quit_or_switch`)."""
-        from bottui.tui.quit_or_switch import switch_profile
-
-        self.run_worker(
-            switch_profile(self, name),
-            name="switch profile",
-            group="profile-switch",
-            exit_on_error=False,
-        )
+    async def _switch_profile(self, name: str) -> None:
+        """:func:`bottui.tui.quit_or_switch.switch_profile` (loaded when first used)."""
+        switch: Callable[[BottuiApp, str], Awaitable[bool]] = lazy.load("switch_profile")
+        await switch(self, name)
 
     async def confirm_leave_profile(self) -> bool:
         """May the app leave the current profile now? Asked before every switch.
@@ -502,17 +466,12 @@ class BottuiApp(App[int]):
 
     def action_help(self) -> None:
         """Every key of the screen on top: its own first, then the app's, then the rest."""
-        from bottui.tui.key_registry import help_sections
-        from bottui.tui.screens.dialogs import HelpDialog
-
+        help_dialog: type[HelpDialog] = lazy.load("HelpDialog")
         screen = self.screen
-        if isinstance(screen, HelpDialog):
+        if isinstance(screen, help_dialog):
             return  # already open
-        title = getattr(screen, "SCREEN_TITLE", "") or "dialog"
-        from bottui.tui.key_registry import scope_of
-
-        title = scope_of(screen).title if title == "dialog" else title
-        self.push_screen(HelpDialog(title, help_sections(self, screen, self.keymap_overrides)))
+        title = getattr(screen, "SCREEN_TITLE", "") or scope_of(screen).title
+        self.push_screen(help_dialog(title, help_sections(self, screen, self.keymap_overrides)))
 
     @property
     def keymap_overrides(self) -> dict[str, str]:
@@ -521,8 +480,6 @@ class BottuiApp(App[int]):
 
     def action_focus_next(self) -> None:
         """Tab: the next widget, but never Cancel from a dialog's last field with typing to lose."""
-        from bottui.tui.ui_rules import tab_target
-
         target = tab_target(self.screen)
         if target is None:
             self.screen.focus_next()

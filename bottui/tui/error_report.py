@@ -34,6 +34,7 @@ from textual.content import Content
 
 from bottui.api.errors import ApiError, BottuiError, CredentialsError, RefusedError, ValidationError
 from bottui.plaintext import clean
+from bottui.tui import lazy
 from bottui.tui.widgets.untrusted_text import join, safe
 
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
 
     from bottui.api.requests import TokenKind
     from bottui.ops.plan import PlannedChange
+    from bottui.tui.screens.dialogs import ErrorDialog
 
 
 #: The errors a screen expects and shows (a failure the operator can act on,
@@ -117,11 +119,10 @@ def error_object(error: BaseException) -> dict[str, Any] | None:
 
 def error_dialog(error: BaseException) -> ModalScreen[Any]:
     """The modal showing the whole error."""
-    # Dialogs are imported when first shown: none is on the first frame.
-    from bottui.tui.screens.dialogs import ErrorDialog
-
+    # Dialogs are loaded when first shown: none is on the first frame.
+    error_dialog_class: type[ErrorDialog] = lazy.load("ErrorDialog")
     title, details = describe_error(error)
-    return ErrorDialog(title, details, error_object(error))
+    return error_dialog_class(title, details, error_object(error))
 
 
 #: How many errors the log keeps (the oldest go first).

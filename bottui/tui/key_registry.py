@@ -41,7 +41,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cache
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -135,93 +135,55 @@ def actions_of(scope: Scope) -> list[Action]:
     return found
 
 
-def _main_screens() -> list[Scope]:
-    GrantsScreen = load("GrantsScreen")
-    JournalScreen = load("JournalScreen")
-    LimitersScreen = load("LimitersScreen")
-    PlaybooksScreen = load("PlaybooksScreen")
-    ProjectsScreen = load("ProjectsScreen")
-    DimensionTable = load("DimensionTable")
-    ThresholdsScreen = load("ThresholdsScreen")
-    JournalTable = load("JournalTable")
-    LimiterTable = load("LimiterTable")
-    ProjectTable = load("ProjectTable")
-    return [
-        Scope(
-            "projects",
-            ProjectsScreen.SCREEN_TITLE,
-            "projects",
-            (ProjectsScreen, ProjectTable),
-        ),
-        Scope(
-            "limiters",
-            LimitersScreen.SCREEN_TITLE,
-            "limiters",
-            (LimitersScreen, LimiterTable),
-        ),
-        Scope("grants", GrantsScreen.SCREEN_TITLE, "grants", (GrantsScreen,)),
-        Scope(
-            "thresholds",
-            ThresholdsScreen.SCREEN_TITLE,
-            "thresholds",
-            (ThresholdsScreen, DimensionTable),
-        ),
-        Scope("journal", JournalScreen.SCREEN_TITLE, "journal", (JournalScreen, JournalTable)),
-        Scope("playbooks", PlaybooksScreen.SCREEN_TITLE, "playbooks", (PlaybooksScreen,)),
-    ]
+#: The main screens' scopes: the name (also the mode), then its classes by their
+#: names in the lazy registry, the screen first.
+_MAIN_SCOPES: Final = (
+    ("projects", ("ProjectsScreen", "ProjectTable")),
+    ("limiters", ("LimitersScreen", "LimiterTable")),
+    ("grants", ("GrantsScreen",)),
+    ("thresholds", ("ThresholdsScreen", "DimensionTable")),
+    ("journal", ("JournalScreen", "JournalTable")),
+    ("playbooks", ("PlaybooksScreen",)),
+)
 
-
-def _dialogs() -> list[Scope]:
-    BulkDialog = load("BulkDialog")
-    ExportDialog = load("ExportDialog")
-    BulkRunDialog = load("BulkRunDialog")
-    ConfirmDialog = load("ConfirmDialog")
-    HelpDialog = load("HelpDialog")
-    DiscardDialog = load("DiscardDialog")
-    DryRunDialog = load("DryRunDialog")
-    ErrorLogScreen = load("ErrorLogScreen")
-    EntryDialog = load("EntryDialog")
-    FilterDialog = load("FilterDialog")
-    RunDialog = load("RunDialog")
-    ProfileSwitcher = load("ProfileSwitcher")
-    ProjectForm = load("ProjectForm")
-    TargetPicker = load("TargetPicker")
-    AddDimensionDialog = load("AddDimensionDialog")
-    ThresholdEditor = load("ThresholdEditor")
-    TimedScreen = load("TimedScreen")
-    TokenDialog = load("TokenDialog")
-    FilterInput = load("FilterInput")
-    Slider = load("Slider")
-    return [
-        Scope("editor", "Threshold editor", None, (ThresholdEditor, Slider)),
-        Scope("dialog", "Dialogs", None, (ConfirmDialog,)),
-        Scope("form", "Forms", None, (ProjectForm,)),
-        Scope("thresholds.dialog", "Threshold dialogs", None, (AddDimensionDialog,)),
-        Scope("journal.dialog", "Journal dialogs", None, (EntryDialog,)),
-        Scope("token", "Token dialog", None, (TokenDialog,)),
-        Scope("bulk", "Bulk revocation", None, (BulkDialog, BulkRunDialog)),
-        Scope("bulk.export", "Export a bulk run", None, (ExportDialog,)),
-        Scope("dry_run", "Dry run", None, (DryRunDialog,)),
-        Scope("discard", "Discard changes?", None, (DiscardDialog,)),
-        Scope("errors", "Error log", None, (ErrorLogScreen,)),
-        Scope("journal.filter", "Journal filter", None, (FilterDialog,)),
-        Scope("journal.run", "Bulk run in the journal", None, (RunDialog,)),
-        Scope("profiles", "Profiles", None, (ProfileSwitcher,)),
-        Scope("picker", "Pick a row", None, (TargetPicker,)),
-        # The filter field of a table: its own Esc, known to the keymap check
-        # (not listed in the screen's help: the screen's Esc row says it).
-        Scope("filter", "Table filter", None, (FilterInput,)),
-        Scope("timed", TimedScreen.SCREEN_TITLE, None, (TimedScreen,)),
-        Scope("help", "Help", None, (HelpDialog,)),
-    ]
+#: The dialogs' scopes: the name, the title (None: the screen's own ``SCREEN_TITLE``),
+#: then its classes by their names in the lazy registry, the dialog first.
+_DIALOG_SCOPES: Final[tuple[tuple[str, str | None, tuple[str, ...]], ...]] = (
+    ("editor", "Threshold editor", ("ThresholdEditor", "Slider")),
+    ("dialog", "Dialogs", ("ConfirmDialog",)),
+    ("form", "Forms", ("ProjectForm",)),
+    ("thresholds.dialog", "Threshold dialogs", ("AddDimensionDialog",)),
+    ("journal.dialog", "Journal dialogs", ("EntryDialog",)),
+    ("token", "Token dialog", ("TokenDialog",)),
+    ("bulk", "Bulk revocation", ("BulkDialog", "BulkRunDialog")),
+    ("bulk.export", "Export a bulk run", ("ExportDialog",)),
+    ("dry_run", "Dry run", ("DryRunDialog",)),
+    ("discard", "Discard changes?", ("DiscardDialog",)),
+    ("errors", "Error log", ("ErrorLogScreen",)),
+    ("journal.filter", "Journal filter", ("FilterDialog",)),
+    ("journal.run", "Bulk run in the journal", ("RunDialog",)),
+    ("profiles", "Profiles", ("ProfileSwitcher",)),
+    ("picker", "Pick a row", ("TargetPicker",)),
+    # The filter field of a table: its own Esc, known to the keymap check
+    # (not listed in the screen's help: the screen's Esc row says it).
+    ("filter", "Table filter", ("FilterInput",)),
+    ("timed", None, ("TimedScreen",)),
+    ("help", "Help", ("HelpDialog",)),
+)
 
 
 @cache
 def scopes() -> tuple[Scope, ...]:
     """The app's scope, the five main screens', then the dialogs'."""
-    BottuiApp = load("BottuiApp")
-    app = Scope(APP_SCOPE, "Everywhere", None, (BottuiApp,))
-    return (app, *_main_screens(), *_dialogs())
+    app = Scope(APP_SCOPE, "Everywhere", None, (load("BottuiApp"),))
+    main = [_scope(name, None, owners, name) for name, owners in _MAIN_SCOPES]
+    dialogs = [_scope(name, title, owners, None) for name, title, owners in _DIALOG_SCOPES]
+    return (app, *main, *dialogs)
+
+
+def _scope(name: str, title: str | None, owners: tuple[str, ...], mode: str | None) -> Scope:
+    classes = tuple(load(owner) for owner in owners)
+    return Scope(name, title or classes[0].SCREEN_TITLE, mode, classes)
 
 
 def scope_of(screen: Any) -> Scope:
@@ -494,25 +456,20 @@ async def _act(app: Any, action: Action) -> None:
     if not rows:  # the action says why (no project, nothing known yet)
         await node.run_action(action.action)
         return
-    from bottui.tui.screens.target_picker import TargetPicker
-
     what = _TARGET_WORDS.get(action.target.__name__, "row")
     question = f"{clean(action.description)}: which {what}?"
-    picker = TargetPicker(question, [(key, describe(entry)) for key, entry in rows])
-
-    async def picked(key: str | None) -> None:
-        if key is None or key not in dict(table.all_keyed_entries):
-            return
-        if key not in dict(table.keyed_entries) and hasattr(screen, "clear_filter"):
-            screen.clear_filter()  # the picked row is hidden: the action shows it
-        if node is table:  # the table's own Enter: on the picked row, in view
-            table.move_cursor(row=table.get_row_index(key), animate=False)
-            await table.run_action(action.action)
-            return
-        with table.picked(key):
-            await node.run_action(action.action)
-
-    await app.push_screen(picker, picked)
+    picker = load("TargetPicker")(question, [(key, describe(entry)) for key, entry in rows])
+    key = await app.push_screen_wait(picker)
+    if key is None or key not in dict(table.all_keyed_entries):
+        return
+    if key not in dict(table.keyed_entries) and hasattr(screen, "clear_filter"):
+        screen.clear_filter()  # the picked row is hidden: the action shows it
+    if node is table:  # the table's own Enter: on the picked row, in view
+        table.move_cursor(row=table.get_row_index(key), animate=False)
+        await table.run_action(action.action)
+        return
+    with table.picked(key):
+        await node.run_action(action.action)
 
 
 def _table(screen: Any, node: Any, action: Action) -> Any:

@@ -21,6 +21,12 @@ REGISTRY: Final[dict[str, str]] = {
     "TypedConfirmDialog": "bottui.tui.screens.change_form:TypedConfirmDialog",
     "DryRunDialog": "bottui.tui.screens.dry_run:DryRunDialog",
     "ErrorLogScreen": "bottui.tui.screens.error_log:ErrorLogScreen",
+    "ErrorDialog": "bottui.tui.screens.dialogs:ErrorDialog",
+    "ExtendDialog": "bottui.tui.screens.timed_dialogs:ExtendDialog",
+    # Quitting and switching profile, asked about work under way: ~100 ms of imports.
+    "confirm_stop_work": "bottui.tui.quit_or_switch:confirm_stop_work",
+    "switch_profile": "bottui.tui.quit_or_switch:switch_profile",
+    "work_under_way": "bottui.tui.quit_or_switch:work_under_way",
     # The session's bulk run, made when first asked for.
     "BulkRuns": "bottui.tui.bulk_runs:BulkRuns",
     # The executor of timed changes, started after the first frame.

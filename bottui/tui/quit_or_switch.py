@@ -50,12 +50,14 @@ from textual.content import Content
 from bottui.ops import profiles
 from bottui.ops.inventory_reads import first_project
 from bottui.plaintext import clean
+from bottui.tui import lazy
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.widgets.bulk_words import plural
 
 if TYPE_CHECKING:
     from bottui.ops.timed.model import TimedChange
     from bottui.tui.app import BottuiApp
+    from bottui.tui.screens.change_form import ConfirmDialog
     from bottui.tui.services import TuiServices
 
 
@@ -118,13 +120,12 @@ async def confirm_stop_work(services: TuiServices, doing: str = "quit") -> bool:
     if not work_under_way(services):
         await _timed_reverts_end(services, doing)
         return True
-    from bottui.tui.screens.change_form import ConfirmDialog
-
+    confirm_dialog: type[ConfirmDialog] = lazy.load("ConfirmDialog")
     title, body, label = (
         stop_words(services, doing) if runs.active else change_words(services, doing)
     )
-    agreed = await services.host.push_screen(
-        ConfirmDialog(title, body, label, danger=runs.active), wait_for_dismiss=True
+    agreed = await services.host.push_screen_wait(
+        confirm_dialog(title, body, label, danger=runs.active)
     )
     if not agreed:
         return False

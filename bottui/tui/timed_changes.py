@@ -38,17 +38,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from textual.content import Content
 
+from bottui.api.errors import BottuiError
+from bottui.ops import timed as timed_ops
+from bottui.ops.durations import duration_text
+from bottui.ops.timed.schedule import now_of
 from bottui.plaintext import clean
+from bottui.tui import lazy
+from bottui.tui.change_prompt import ChangePrompt, Confirmation, profile_confirmation
 from bottui.tui.widgets.untrusted_text import join, safe, safe_id
 
 if TYPE_CHECKING:
     from bottui.ops.timed import DueReport, TimedChange
+    from bottui.tui.screens.change_form import ConfirmDialog
+    from bottui.tui.screens.timed_dialogs import ExtendDialog
     from bottui.tui.services import TuiServices
 
 
@@ -76,7 +84,6 @@ def countdown_text(due: Sequence[datetime], now: datetime) -> str:
 def short_wait(left: timedelta) -> str:
     """``40s``, ``1m25s``, ``14m``, ``2h5m``: seconds under 10 minutes, then whole minutes
     (rounded up: never sooner than it is)."""
-    from bottui.ops.durations import duration_text
 
     seconds = int(left.total_seconds())
     if seconds < 600:
@@ -163,7 +170,6 @@ class TimedRunner:
 
         Never raises: a journal that cannot be read is reported once, like any failure.
         """
-        from bottui.ops import timed
 
         services = self._services
         session = services.session
@@ -171,10 +177,10 @@ class TimedRunner:
         async with self._round:
             try:
                 if execute:
-                    reports = await timed.run_due(
-                        session, executor=timed.executor_name(KIND), kind=KIND
+                    reports = await timed_ops.run_due(
+                        session, executor=timed_ops.executor_name(KIND), kind=KIND
                     )
-                self.pending = await timed.list_timed(session)
+                self.pending = await timed_ops.list_timed(session)
             except Exception as exc:  # a store gone bad: said once, tried again next round
                 if not self._failing:
                     services.report(exc, operation="Timed changes")
@@ -199,7 +205,6 @@ class TimedRunner:
 
     def show_countdown(self) -> None:
         """The header's words from the pending timed changes and the session's clock."""
-        from bottui.ops.timed.schedule import now_of
 
         services = self._services
         due = [t.due_at for t in self.pending if t.state == "scheduled"]
@@ -210,7 +215,6 @@ class TimedRunner:
 
     def tell(self, reports: Sequence[DueReport]) -> None:
         """A toast per revert; failures to the error log; late ones asked about."""
-        from bottui.api.errors import BottuiError
 
         services = self._services
         host = services.host
@@ -257,30 +261,10 @@ def _describe(timed: TimedChange) -> Content:
     )
 
 
-def _run(services: TuiServices, label: str, work: Awaitable[Any], done: Done) -> None:
-    """Run ``work`` in an app worker; report its failure; then refresh what shows timed changes."""
-
-    async def run() -> None:
-        try:
-            with services.working(label):
-                await work
-        except Exception as exc:  # reported like any failure (the error log keeps it)
-            services.report(exc, operation=label)
-        finally:
-            services.timed_changed()
-            if done is not None:
-                done()
-
-    services.host.run_worker(run(), name=label, group="timed", exit_on_error=False)
-
-
 def ask_revert(
     services: TuiServices, timed: TimedChange, *, late: timedelta | None = None, done: Done = None
 ) -> None:
     """Revert ``timed`` now, once confirmed (``late``: the executor asks past the limit)."""
-    from bottui.ops.durations import duration_text
-    from bottui.tui.change_prompt import ChangePrompt, Confirmation, profile_confirmation
-
     if services.refuse_if_read_only(f"Revert timed change {timed.id} now"):
         return
     if services.dry_run:
@@ -292,6 +276,15 @@ def ask_revert(
             markup=False,
         )
         return
+    prompt = _revert_prompt(services, timed, late)
+    services.host.run_worker(
+        _revert(services, timed, prompt, done), group="timed", exit_on_error=False
+    )
+
+
+def _revert_prompt(
+    services: TuiServices, timed: TimedChange, late: timedelta | None
+) -> ChangePrompt:
     settings = services.session.settings
     needs = Confirmation("click") if timed.confirmed else profile_confirmation(settings)
     if late is not None:
@@ -304,97 +297,91 @@ def ask_revert(
     else:
         title = f"Revert timed change {timed.id} now?"
         intro = Content("Sent now instead of at its due time.\n\n")
-    prompt = ChangePrompt(
+    return ChangePrompt(
         title=title,
         body=join(intro, _describe(timed)),
         confirm_label="Revert now",
         project_id=timed.project,
-        plan=lambda: [],
+        plan=list,
         needs=needs,
         decision=f"revert timed change {timed.id}: {timed.what} back to {timed.revert_to}",
     )
 
-    def confirmed(_reason: str | None) -> None:
-        _run(services, f"Reverting timed change {timed.id}", _revert(services, timed), done)
 
-    services.confirm(prompt, confirmed)
-
-
-async def _revert(services: TuiServices, timed: TimedChange) -> None:
-    from bottui.ops import timed as timed_ops
-
-    session = services.session
-    report = await timed_ops.revert_now(
-        session, timed.key, executor=timed_ops.executor_name("tui"), confirmed=True
-    )
-    runner = services.timed_runner
-    if runner is not None:
-        runner.tell([report])
-    else:
-        services.host.notify(clean(report.line), title="Timed change", markup=False)
+async def _revert(
+    services: TuiServices, timed: TimedChange, prompt: ChangePrompt, done: Done
+) -> None:
+    if await services.ask(prompt) is None:
+        return
+    async with _acting(services, f"Reverting timed change {timed.id}", done):
+        report = await timed_ops.revert_now(
+            services.session, timed.key, executor=timed_ops.executor_name(KIND), confirmed=True
+        )
+        if services.timed_runner is not None:
+            services.timed_runner.tell([report])
+        else:
+            services.host.notify(clean(report.line), title="Timed change", markup=False)
 
 
 def ask_extend(
     services: TuiServices, timed: TimedChange, due_words: str, *, done: Done = None
 ) -> None:
     """Ask how much later ``timed`` reverts, then journal the extension."""
-    from bottui.tui.screens.timed_dialogs import ExtendDialog
+    if not services.refuse_if_read_only(f"Extend timed change {timed.id}"):
+        services.host.run_worker(
+            _extend(services, timed, due_words, done), group="timed", exit_on_error=False
+        )
 
-    if services.refuse_if_read_only(f"Extend timed change {timed.id}"):
+
+async def _extend(services: TuiServices, timed: TimedChange, due_words: str, done: Done) -> None:
+    extend_dialog: type[ExtendDialog] = lazy.load("ExtendDialog")
+    after = await services.host.push_screen_wait(extend_dialog(timed, due_words))
+    if after is None:
         return
-
-    def chosen(after: timedelta | None) -> None:
-        if after is not None:
-            _run(
-                services,
-                f"Extending timed change {timed.id}",
-                _extend(services, timed, after),
-                done,
-            )
-
-    services.host.push_screen(ExtendDialog(timed, due_words), chosen)
-
-
-async def _extend(services: TuiServices, timed: TimedChange, after: timedelta) -> None:
-    from bottui.ops import timed as timed_ops
-    from bottui.ops.timed.schedule import now_of
-
-    session = services.session
-    moved = await timed_ops.extend(session, timed.key, after)
-    services.host.notify(
-        clean(
-            f"Timed change {moved.id} now reverts {moved.when_text(now_of(session))} "
-            f"({moved.due_at.strftime('%H:%M')} UTC)."
-        ),
-        title="Timed change extended",
-        markup=False,
-    )
+    async with _acting(services, f"Extending timed change {timed.id}", done):
+        session = services.session
+        moved = await timed_ops.extend(session, timed.key, after)
+        services.host.notify(
+            clean(
+                f"Timed change {moved.id} now reverts {moved.when_text(now_of(session))} "
+                f"({moved.due_at.strftime('%H:%M')} UTC)."
+            ),
+            title="Timed change extended",
+            markup=False,
+        )
 
 
 def ask_cancel(services: TuiServices, timed: TimedChange, *, done: Done = None) -> None:
     """Keep the change: after a confirmation, its revert is cancelled (a journal event)."""
-    from bottui.tui.screens.change_form import ConfirmDialog
+    if not services.refuse_if_read_only(f"Keep timed change {timed.id}"):
+        services.host.run_worker(_cancel(services, timed, done), group="timed", exit_on_error=False)
 
-    if services.refuse_if_read_only(f"Keep timed change {timed.id}"):
-        return
+
+async def _cancel(services: TuiServices, timed: TimedChange, done: Done) -> None:
+    confirm_dialog: type[ConfirmDialog] = lazy.load("ConfirmDialog")
     body = join("The change stays as it is; its revert will not happen.\n\n", _describe(timed))
+    title = f"Keep the change of timed change {timed.id}?"
+    if not await services.host.push_screen_wait(confirm_dialog(title, body, "Keep it")):
+        return
+    async with _acting(services, f"Cancelling timed change {timed.id}", done):
+        kept = await timed_ops.cancel(services.session, timed.key)
+        services.host.notify(
+            clean(f"Timed change {kept.id} cancelled: {kept.what} stays as it is."),
+            title="Timed change",
+            markup=False,
+        )
 
-    def answered(ok: bool | None) -> None:
-        if ok:
-            _run(services, f"Cancelling timed change {timed.id}", _cancel(services, timed), done)
 
-    services.host.push_screen(
-        ConfirmDialog(f"Keep the change of timed change {timed.id}?", body, "Keep it"),
-        answered,
-    )
-
-
-async def _cancel(services: TuiServices, timed: TimedChange) -> None:
-    from bottui.ops import timed as timed_ops
-
-    kept = await timed_ops.cancel(services.session, timed.key)
-    services.host.notify(
-        clean(f"Timed change {kept.id} cancelled: {kept.what} stays as it is."),
-        title="Timed change",
-        markup=False,
-    )
+@contextlib.asynccontextmanager
+async def _acting(services: TuiServices, label: str, done: Done) -> AsyncIterator[None]:
+    """The indicator says ``label`` during the block; its failure is reported (the error log
+    keeps it); then what shows timed changes reads again."""
+    try:
+        with services.working(label):
+            yield
+    except Exception as exc:
+        services.report(exc, operation=label)
+    finally:
+        services.timed_changed()
+        if done is not None:
+            done()

@@ -32,11 +32,11 @@ from bottui.tui.screens.limiter_attempts import (
     MarkedSwitched,
 )
 from bottui.tui.screens.limiter_prompt import limiter_body
-from bottui.tui.team_source import taught_words
 from bottui.tui.ui_rules import show_widget
 from bottui.tui.widgets.limiter_table import (
     SOURCE_LEGEND,
     LimiterTable,
+    taught_words,
 )
 from bottui.tui.widgets.untrusted_text import join, safe, safe_id
 

@@ -43,9 +43,9 @@ from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.filterable import FilterableScreen
 from bottui.tui.screens.thresholds_dialogs import AddDimensionDialog, ThresholdSettingsDialog
 from bottui.tui.screens.thresholds_editor import UNKNOWN, ThresholdEditor, direction_words
-from bottui.tui.team_source import taught_words
 from bottui.tui.ui_rules import show_widget
 from bottui.tui.widgets.entry_table import EntryTable
+from bottui.tui.widgets.limiter_table import taught_words
 from bottui.tui.widgets.result_panels import AttemptPanel
 from bottui.tui.widgets.untrusted_text import join, safe, safe_id, safe_id_text, safe_text
 
