@@ -1,11 +1,22 @@
-"""The Textual app: composes the five screens and creates their services.
+"""The Textual app: composes the six screens and creates their services.
 
-Thin on purpose: the five modes, the key bindings, start-up, and the
+Thin on purpose: the six modes, the key bindings, start-up, and the
 command palette. What screens and dialogs use (the session, the current
 project, the working indicator, error reports, confirmation and dry run)
 is :class:`~bottui.tui.services.TuiServices`, created here; the app keeps
 only delivering messages to every screen and redrawing every context bar,
-which need the screens themselves. Each screen does its own work.
+which need the screens themselves. Each screen does its own work. Quitting
+and switching profile ask about work under way first
+(:mod:`bottui.tui.quit_or_switch`). A failure of any of the app's workers
+is reported by one handler (:meth:`BottuiApp.on_worker_state_changed`).
+
+The config files' problems (unknown keys, wrong values, playbooks) and the
+keymap's (misspelt ids, keys bound twice) are said after the first frame, in
+one lasting toast each (:func:`say_config_problems`, :func:`keymap_toast`):
+the same checkers as ``bottui config check`` and the CLI's start warning
+(:data:`bottui.ops.config_checks.CHECKERS`), run on the store executor, so
+reading and scanning the files never holds that frame back nor blocks the
+event loop.
 """
 
 from __future__ import annotations
@@ -19,16 +30,21 @@ from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
+from textual.worker import Worker, WorkerState
 
+from bottui.ops.config_checks import CheckedFiles, run_checkers
 from bottui.ops.inventory_reads import first_project
 from bottui.ops.keymap_check import check_keymap
 from bottui.ops.session import Session
 from bottui.plaintext import clean
+from bottui.store.executor import shared_executor
 from bottui.tui import lazy, perf
 from bottui.tui.key_registry import ActionProvider, help_sections, known_bindings, scope_of
 from bottui.tui.perf.stylesheet import complete_stylesheet, start_stylesheet
+from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.services import TuiServices
 from bottui.tui.ui_rules import TypeaheadGuard, release_hidden_focus, tab_target
+from bottui.tui.widgets.screen_bars import ContextBar, keep_header
 
 if TYPE_CHECKING:
     from textual.command import Provider
@@ -198,8 +214,6 @@ class BottuiApp(App[int]):
         if self._initial_theme and self._initial_theme in self.available_themes:
             self.theme = self._initial_theme
         self._started = True
-        from bottui.tui.widgets.screen_bars import keep_header
-
         self.screen_change_signal.subscribe(self, keep_header)
         self.run_worker(
             self._start_reads(), name="start-up reads", group="start-up", exit_on_error=False
@@ -233,14 +247,12 @@ class BottuiApp(App[int]):
         perf.resume()
         self.services.started()  # what screens put off until now (their filter lines)
         # Teammates' changes, live (nothing without a team store).
-        from bottui.tui.live_changes import TeamLive
-
-        self._team_live = TeamLive(self.services)
+        team_live: type[TeamLive] = lazy.load("TeamLive")
+        self._team_live = team_live(self.services)
         self._team_live.start()
         # Another bottui's changes on this machine (the CLI, run-due, a second TUI), live.
-        from bottui.tui.live_changes import LocalLive
-
-        self._local_live = LocalLive(self.services, interval=self._live_interval)
+        local_live: type[LocalLive] = lazy.load("LocalLive")
+        self._local_live = local_live(self.services, interval=self._live_interval)
         self._local_live.start()
         # Unknown keys and wrong values of the config files, read off the loop.
         self.run_worker(say_config_problems(self), group="config-check", exit_on_error=False)
@@ -253,6 +265,12 @@ class BottuiApp(App[int]):
             self._when_up()
         except Exception as exc:  # e.g. the demo's sandbox process could not be started
             self.services.report(exc)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The one handler of the app's workers' failures: each is reported like any other
+        (a toast and the error log), under the worker's name."""
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            self.services.report(event.worker.error, operation=event.worker.name)
 
     def on_unmount(self) -> None:
         if self._team_live is not None:
@@ -350,8 +368,6 @@ class BottuiApp(App[int]):
         return self.services.work_text
 
     def _show_work(self) -> None:
-        from bottui.tui.widgets.screen_bars import ContextBar
-
         # Every screen's bar, not only the current one's: a screen left while a
         # call was under way, or lying under a dialog, must not keep old words.
         live_down = self.services.live_down is not None
@@ -422,12 +438,9 @@ class BottuiApp(App[int]):
 
     def action_undo_latest(self) -> None:
         """Undo the current project's newest limiter or threshold change (confirmed first)."""
-        from bottui.tui.screens.base import BottuiScreen
-        from bottui.tui.screens.journal_undo import start_undo
-
         screen = self.screen
         if isinstance(screen, BottuiScreen):
-            start_undo(screen, None)
+            lazy.load("start_undo")(screen, None)
 
     def action_toggle_dry_run(self) -> None:
         """Dry run on/off: changes show their request and curl instead of sending."""
@@ -505,8 +518,6 @@ def problems_toast(app: Any, subject: str, messages: Sequence[str], closing: str
     Its title is ``subject`` and the count (``Config files: 2 problems``); the
     config files' toast and the keymap's (:func:`~bottui.tui.key_registry.keymap_toast`).
     """
-    from bottui.plaintext import clean
-
     lines = [f"- {message}" for message in messages[:SHOWN]]
     if len(messages) > SHOWN:
         lines.append(f"- and {len(messages) - SHOWN} more")
@@ -523,9 +534,6 @@ def problems_toast(app: Any, subject: str, messages: Sequence[str], closing: str
 
 async def say_config_problems(app: Any) -> None:
     """Check the session's config files off the loop; one lasting toast if any has a problem."""
-    from bottui.ops.config_checks import CheckedFiles, run_checkers
-    from bottui.store.executor import shared_executor
-
     files = CheckedFiles(app.session.locations)  # read when checked, on the executor
     problems = await shared_executor().call(lambda: run_checkers(files))
     if not problems:

@@ -264,6 +264,3 @@ class BulkRuns:
         """Start a confirmed order and open its screen."""
         if self.start(order) is not None:
             self.show()
-
-
-__all__ = ["BackgroundRun", "BulkRuns", "RunView", "header_words"]

@@ -197,16 +197,3 @@ class Decided:
     revert_after: timedelta | None
     #: The value to revert to as the operator stated it (None: the inventory's).
     revert_to: dict[str, Any] | None = None
-
-
-__all__ = [
-    "PROTECTED_NOTE",
-    "READ_ONLY_REFUSAL",
-    "REVOCATION_TIMING",
-    "ChangePrompt",
-    "Confirmation",
-    "Timing",
-    "plan_confirmation",
-    "profile_confirmation",
-    "timing_of",
-]

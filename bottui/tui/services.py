@@ -135,8 +135,8 @@ class TuiServices:
         self._work: list[str] = []
         #: The last error reported (shown whole from the error log).
         self.last_error: BaseException | None = None
-        # This session's errors (made at the first: see errors).
-        self._errors: ErrorLog | None = None
+        #: This session's errors, newest first (``e`` lists them).
+        self.errors = ErrorLog()
         #: Names the inventory knows for projects (filled by :meth:`load_names`).
         self._names: dict[tuple[str, str], str] = {}
         #: The inventory's marker when the names were read (see ``load_names``).
@@ -173,13 +173,6 @@ class TuiServices:
         waiting, self._after_start = self._after_start or [], None
         for callback in waiting:
             self._host.call_later(callback)
-
-    @property
-    def errors(self) -> ErrorLog:
-        """This session's errors, newest first (``e`` lists them)."""
-        if self._errors is None:
-            self._errors = ErrorLog()
-        return self._errors
 
     @property
     def bulk(self) -> BulkRuns:

@@ -184,17 +184,3 @@ def problem_lines(problems: Sequence[ItemResult], count: int) -> list[Content]:
 def unsettled(summary: BulkSummary) -> int:
     """Ids of the run that a resume would send again: unknown (not retried), failed, not sent."""
     return summary.unknown - summary.unknown_retried + summary.failed + summary.not_sent
-
-
-__all__ = [
-    "SHOWN_INVALID",
-    "counts_line",
-    "invalid_lines",
-    "plural",
-    "preview_lines",
-    "problem_lines",
-    "progress_line",
-    "state_line",
-    "summary_lines",
-    "unsettled",
-]
