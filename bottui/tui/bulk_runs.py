@@ -16,16 +16,18 @@ runs in one console would share one header line.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Final, Protocol
 
 from bottui.ops.bulk import UNKNOWN_LIKE, BulkProgress, BulkRevocation, BulkSummary, ItemStatus
 from bottui.ops.bulk.spool import ResultsSpool
+from bottui.tui import lazy
 from bottui.tui.screens.bulk_confirm import BulkOrder, confirm_bulk
 from bottui.tui.screens.bulk_dialog import BulkDraft
 from bottui.tui.widgets.bulk_words import plural, unsettled
 
 if TYPE_CHECKING:
+    from bottui.tui.screens.bulk_run import BulkRunDialog
     from bottui.tui.services import TuiServices
 
 #: Seconds between two progress reports of a background run (header and screen).
@@ -238,23 +240,20 @@ class BulkRuns:
 
     def show(self) -> None:
         """Open the run's screen (progress, or the summary once it ended)."""
-        from bottui.tui.screens.bulk_run import BulkRunDialog
-
         run = self.run
         host = self._services.host
         if run is None:
             host.notify("No bulk revocation in this session (3, then b, starts one).", markup=False)
-            return
-        if isinstance(host.screen, BulkRunDialog):
-            return
-        host.push_screen(BulkRunDialog(self, run), self._closed)
+        elif not isinstance(host.screen, lazy.load("BulkRunDialog")):
+            host.run_worker(self._shown(run), group="bulk-run-screen", exit_on_error=False)
 
-    def _closed(self, result: str | None) -> None:
-        run = self.run
+    async def _shown(self, shown: BackgroundRun) -> None:
+        """The run's screen until closed; its Resume confirms the run again, for the ids left."""
+        run_dialog: type[BulkRunDialog] = lazy.load("BulkRunDialog")
+        result = await self._services.host.push_screen_wait(run_dialog(self, shown))
+        run = self.run  # the session's run when the screen closed
         if result != "resume" or run is None or run.summary is None:
             return
-        from dataclasses import replace
-
         summary = run.summary
         settled = summary.withdrawn + summary.nothing_standing + summary.skipped
         again = replace(run.order, resume=True, settled=settled)
