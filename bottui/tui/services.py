@@ -396,6 +396,16 @@ class TuiServices:
         checks it again. The duration of a timed change is asked with it
         (``prompt.timing``).
         """
+        found = self._decision(prompt)
+        if found is None or isinstance(found, Decided):
+            return found
+        return await self._answer(found)
+
+    def _decision(
+        self, prompt: ChangePrompt
+    ) -> Decided | ConfirmDialog | TypedConfirmDialog | None:
+        """What ``prompt`` needs, said at once: decided already, the dialog that asks, or
+        None (refused and reported, a plan that failed, or the dry run's box shown)."""
         try:
             requests = prompt.plan()
         except BottuiError as exc:
@@ -411,7 +421,10 @@ class TuiServices:
             return None
         if needs.kind == "none":
             return Decided(None, None)
-        dialog = self._confirmation(prompt, typed=needs.kind == "typed")
+        return self._confirmation(prompt, typed=needs.kind == "typed")
+
+    async def _answer(self, dialog: ConfirmDialog | TypedConfirmDialog) -> Decided | None:
+        """The operator's answer to a confirmation: how it was confirmed, None if not."""
         if not await self._host.push_screen_wait(dialog):
             return None
         return Decided(dialog.reason, dialog.revert_after, dialog.revert_to)
@@ -484,8 +497,16 @@ class TuiServices:
         self.decide(prompt, lambda decided: then(decided.reason))
 
     def decide(self, prompt: ChangePrompt, then: Callable[[Decided], None]) -> None:
-        """:meth:`ask` in an app worker; ``then`` gets the decision, once confirmed."""
-        self._then(self._host, self.ask(prompt), then, "Confirming")
+        """:meth:`ask`, its dialog awaited in an app worker; ``then`` gets the decision.
+
+        What needs no dialog is settled before this returns: a refusal reported,
+        the dry run's box shown, or ``then`` called at once when nothing is asked.
+        """
+        found = self._decision(prompt)
+        if isinstance(found, Decided):
+            then(found)
+        elif found is not None:
+            self._then(self._host, self._answer(found), then, "Confirming")
 
     def plan_and_confirm(
         self,
