@@ -45,6 +45,8 @@ if TYPE_CHECKING:
     from bottui.tui.screens.dialogs import ErrorDialog
 
 
+# -- the one renderer ------------------------------------------------------------------
+
 #: The errors a screen expects and shows (a failure the operator can act on,
 #: not a bug): the one root, store errors included.
 EXPECTED_ERRORS: Final = (BottuiError,)
@@ -124,6 +126,8 @@ def error_dialog(error: BaseException) -> ModalScreen[Any]:
     title, details = describe_error(error)
     return error_dialog_class(title, details, error_object(error))
 
+
+# -- the session's error log -----------------------------------------------------------
 
 #: How many errors the log keeps (the oldest go first).
 LIMIT: Final = 500

@@ -52,6 +52,8 @@ from bottui.plaintext import clean
 from bottui.tui.lazy import load
 from bottui.tui.widgets.untrusted_text import join, safe, safe_id
 
+# -- the registry ----------------------------------------------------------------------
+
 #: The scope of the app's own keys (``app.*``).
 APP_SCOPE = "app"
 
@@ -240,6 +242,8 @@ def known_bindings() -> list[KnownBinding]:
     return list(known.values())
 
 
+# -- the help --------------------------------------------------------------------------
+
 #: ``?`` in a dialog: Textual's modal screens stop the app's own ``?``. Each
 #: dialog base adds it to its ``BINDINGS`` (in a text field, ``?`` is typed).
 DIALOG_HELP = Binding("question_mark", "app.help", "Help", show=False, id="dialog.help")
@@ -375,6 +379,8 @@ def _palette_row(keys: _Keys, app: Any) -> list[HelpRow]:
     keys.used.add(normalize_key(key))
     return [HelpRow(key, "Command palette: every action, by name", "")]
 
+
+# -- the command palette ---------------------------------------------------------------
 
 #: What a row target is called in the picker's question, by table class name.
 _TARGET_WORDS = {
@@ -520,6 +526,8 @@ class ActionProvider(Provider):
             if score > 0:
                 yield Hit(score, matcher.highlight(command.title), command.run, help=command.help)
 
+
+# -- the key reference (docs) ----------------------------------------------------------
 
 #: The table's header.
 HEADER = "| binding id | default keys | what |\n|---|---|---|"

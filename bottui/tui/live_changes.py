@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     from bottui.tui.services import TuiServices
 
 
+# -- teammates' changes ----------------------------------------------------------------
+
 #: At most this many toasts per batch of arrivals; the rest are counted.
 MAX_TOASTS: Final = 3
 #: The context bar's flag while the store cannot be heard.
@@ -138,6 +140,9 @@ class TeamLive:
                 title="Team store",
                 markup=False,
             )
+
+
+# -- another bottui's changes on this machine ------------------------------------------
 
 
 class LocalLive:

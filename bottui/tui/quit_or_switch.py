@@ -61,6 +61,9 @@ if TYPE_CHECKING:
     from bottui.tui.services import TuiServices
 
 
+# -- leaving work under way ------------------------------------------------------------
+
+
 def stop_words(services: TuiServices, doing: str) -> tuple[str, Content, str]:
     """The dialog's title, body and confirm label for ``doing`` ("quit", "switch profile")."""
     runs = services.bulk
@@ -155,6 +158,9 @@ async def _timed_reverts_end(services: TuiServices, doing: str) -> None:
             await services.stop_timed()
         elif services.timed_runner is not None:  # a switch stops and restarts it itself
             await services.timed_runner.wait_idle()
+
+
+# -- switching profile -----------------------------------------------------------------
 
 
 async def switch_profile(app: BottuiApp, name: str) -> bool:

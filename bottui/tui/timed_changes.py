@@ -60,6 +60,8 @@ if TYPE_CHECKING:
     from bottui.tui.services import TuiServices
 
 
+# -- the executor and the countdown ----------------------------------------------------
+
 #: Seconds between two rounds of due reverts (and executor heartbeats).
 EXECUTE_EVERY: Final = 15.0
 #: Seconds between two reads of the pending timed changes for the header.
@@ -244,6 +246,8 @@ class TimedRunner:
 
         ask_revert(self._services, timed, late=report.late)
 
+
+# -- the operator's actions: revert now, extend, keep ----------------------------------
 
 #: Called once an action ended (the Timed screen reads its rows again).
 Done = Callable[[], None] | None

@@ -62,9 +62,11 @@ from textual import events
 from textual.app import App
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
-from textual.widgets import Button, Input, TextArea
+from textual.widgets import Button, Input
 
 from bottui.tui.widgets.screen_bars import KeyBar
+
+# -- states never by colour alone ------------------------------------------------------
 
 
 def no_color() -> bool:
@@ -77,6 +79,9 @@ def tone(attributes: str, extra: str) -> str:
     if no_color():
         return attributes
     return f"{attributes} {extra}".strip()
+
+
+# -- focus never on a hidden widget ----------------------------------------------------
 
 
 def is_shown(widget: Widget) -> bool:
@@ -128,6 +133,9 @@ def show_widget(widget: Widget, shown: bool, *, take_focus: bool = False) -> Non
         screen.set_focus(widget)
 
 
+# -- Tab from a dialog's last field ----------------------------------------------------
+
+
 def _is_cancel(widget: Widget | None) -> bool:
     return isinstance(widget, Button) and (widget.id or "").split("-")[-1] == "cancel"
 
@@ -152,6 +160,9 @@ def tab_target(screen: Screen[Any]) -> Widget | None:
     focused = screen.focused
     if focused is None or focused not in chain:
         return None
+    # Here, not at the top: TextArea costs the first frame ~5 ms to import.
+    from textual.widgets import TextArea
+
     fields = [w for w in chain if isinstance(w, Input | TextArea)]
     if not fields or focused is not fields[-1]:
         return None
@@ -169,6 +180,8 @@ def tab_target(screen: Screen[Any]) -> Widget | None:
     invalid = [f for f in fields if f.has_class("-invalid")]
     return (invalid or fields)[0]
 
+
+# -- keys typed ahead ------------------------------------------------------------------
 
 #: How long keys are kept from the screen below, in seconds.
 WINDOW = 1.0

@@ -53,6 +53,8 @@ from bottui.tui.error_report import Failure
 from bottui.tui.widgets.limiter_table import state_word
 from bottui.tui.widgets.untrusted_text import join, safe, safe_id
 
+# -- a failed or unknown attempt, on every panel ---------------------------------------
+
 #: The headline's CSS class (see ``bottui.tcss``).
 FAILED_CLASS: Final = "result-failed"
 UNKNOWN_CLASS: Final = "result-unknown"
@@ -82,6 +84,8 @@ def failure_lines(failure: Failure) -> list[Content]:
     lines.append(Content.styled(LOG_HINT, "italic"))
     return lines
 
+
+# -- one kind of change's latest attempt -----------------------------------------------
 
 SUCCESS_CLASS = "result-withdrawn"  # the Grants panel's success style
 
@@ -133,6 +137,8 @@ class AttemptPanel(Vertical):
         """Nothing to show (another project, or none)."""
         self.display = False
 
+
+# -- a revocation's result -------------------------------------------------------------
 
 #: Outcome -> (headline, explanation, CSS class).
 OUTCOMES: Final[dict[RevocationOutcome, tuple[str, str, str]]] = {
@@ -294,6 +300,8 @@ class RevocationResult(Vertical):
         self.border_subtitle = notes(record)
         self.display = True
 
+
+# -- the project returned by a rate limiter change -------------------------------------
 
 NOT_SENT = "(not in the answer)"
 

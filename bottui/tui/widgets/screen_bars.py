@@ -55,6 +55,8 @@ from bottui.plaintext import clean, show_id
 from bottui.tui.services import find_services
 from bottui.tui.widgets.untrusted_text import safe
 
+# -- the header ------------------------------------------------------------------------
+
 #: What stands for the cut start of a base URL.
 ELLIPSIS: Final = "…"
 
@@ -215,6 +217,8 @@ class ContextBar(Widget):
         where = safe(text).truncate(room, ellipsis=True, pad=True)
         return Content.assemble(where, *flags)
 
+
+# -- the key bar -----------------------------------------------------------------------
 
 #: The binding ids of the six screens, in key order.
 SCREEN_IDS: tuple[str, ...] = (
@@ -408,6 +412,9 @@ class KeyBar(Widget):
                 event.stop()
                 self.app.simulate_key(key)
                 return
+
+
+# -- every dialog keeps the header -----------------------------------------------------
 
 
 def keep_header(screen: Screen[Any]) -> None:

@@ -40,6 +40,8 @@ from bottui.api.validation import threshold_literal
 from bottui.ops.threshold_rules import within
 from bottui.tui.widgets.untrusted_text import PlainInput, join, safe
 
+# -- the slider ------------------------------------------------------------------------
+
 FILLED: Final = "━"
 EMPTY: Final = "─"
 THUMB: Final = "●"
@@ -334,6 +336,9 @@ class Slider(Widget, can_focus=True):
             parts.append(Content(" "))
             parts.append(Content.styled(text, self.get_visual_style("slider--value", partial=True)))
         return Content.assemble(*parts)
+
+
+# -- the threshold field ---------------------------------------------------------------
 
 
 def check_threshold(

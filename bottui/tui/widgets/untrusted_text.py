@@ -37,6 +37,8 @@ from textual.widgets import Input
 
 from bottui.plaintext import clean, has_control, show_id
 
+# -- text shown: plain, cleaned --------------------------------------------------------
+
 
 def safe(value: object, *, keep_newlines: bool = False) -> Content:
     """Plain ``Content`` for Static, Label, Button and other Textual widgets."""
@@ -68,6 +70,8 @@ def join(*parts: Content | str) -> Content:
         out += part if isinstance(part, Content) else Content(part)
     return out
 
+
+# -- text pasted: refused with control characters --------------------------------------
 
 #: Characters a pasted list of ids may hold.
 _ALLOWED: Final = str.maketrans("", "", "\t\r\n")
@@ -105,6 +109,9 @@ class PlainInput(Input):
     def _on_paste(self, event: events.Paste) -> None:
         # prevent_default() keeps Input's own paste handler from running.
         refuse_paste(self, event)
+
+
+# -- a token typed ---------------------------------------------------------------------
 
 
 class SecretInput(Input):
