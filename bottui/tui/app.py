@@ -370,19 +370,10 @@ class BottuiApp(App[int]):
     def _show_work(self) -> None:
         # Every screen's bar, not only the current one's: a screen left while a
         # call was under way, or lying under a dialog, must not keep old words.
-        live_down = self.services.live_down is not None
-        text, team = self.work_text, self.services.team_text
-        bulk = self.services.bulk_text
         for stack in self._mode_stacks():
             for screen in stack:
                 for bar in screen.query(ContextBar):
-                    bar.working = text
-                    bar.bulk = bulk
-                    bar.timed = self.services.timed_text
-                    bar.live_down = live_down
-                    bar.team = team
-                    bar.live = self.services.team_listening
-                    bar.dry_run = self.services.dry_run
+                    bar.show_state(self.services)
 
     # -- work under way: the bulk run, quitting ---------------------------------------
 

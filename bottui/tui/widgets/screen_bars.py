@@ -52,7 +52,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 
 from bottui.plaintext import clean, show_id
-from bottui.tui.services import find_services
+from bottui.tui.services import TuiServices, find_services
 from bottui.tui.widgets.untrusted_text import safe
 
 # -- the header ------------------------------------------------------------------------
@@ -153,20 +153,18 @@ class ContextBar(Widget):
         base = settings.base_url or "(no base URL)"
         current = services.current
         if current is None:
-            where = "no project selected"
+            self._parts = (profile, base, "no project selected", "")
         else:
-            where = f"{show_id(current[0])} / {show_id(current[1])}"
-            name = services.project_name(*current)
-            if name:
-                where += f" ({name})"
-        parts = (profile, base, where, "")
-        if current is not None:
             name = services.project_name(*current) or ""
-            parts = (profile, base, f"{show_id(current[0])} / {show_id(current[1])}", name)
-        self._parts = parts
+            self._parts = (profile, base, f"{show_id(current[0])} / {show_id(current[1])}", name)
+        where = self._parts[2] + (f" ({self._parts[3]})" if self._parts[3] else "")
         self.where = f" {profile} · {base} · {where}"
         self.read_only = settings.read_only
         self.protected = settings.protected
+        self.show_state(services)
+
+    def show_state(self, services: TuiServices) -> None:
+        """The flags that change as the app runs: work, bulk run, timed changes, team, dry run."""
         self.working = services.work_text
         self.bulk = services.bulk_text
         self.timed = services.timed_text
