@@ -439,13 +439,15 @@ class BottuiApp(App[int]):
 
     # -- profiles ---------------------------------------------------------------------
 
-    @work(name="switch profile", group="profile-switch", exit_on_error=False)
-    async def action_switch_profile(self) -> None:
+    def action_switch_profile(self) -> None:
         """Open the profile switcher: switch, create, edit or remove profiles."""
         switcher: type[ProfileSwitcher] = lazy.load("ProfileSwitcher")
-        name = await self.push_screen_wait(switcher())
-        if name is not None:
-            await self._switch_profile(name)
+
+        def chosen(name: str | None) -> None:
+            if name is not None:
+                self.switch_to_profile(name)
+
+        self.push_screen(switcher(), chosen)
 
     @work(name="switch profile", group="profile-switch", exit_on_error=False)
     async def switch_to_profile(self, name: str) -> None:

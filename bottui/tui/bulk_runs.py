@@ -240,18 +240,19 @@ class BulkRuns:
 
     def show(self) -> None:
         """Open the run's screen (progress, or the summary once it ended)."""
+        run_dialog: type[BulkRunDialog] = lazy.load("BulkRunDialog")
         run = self.run
         host = self._services.host
         if run is None:
             host.notify("No bulk revocation in this session (3, then b, starts one).", markup=False)
-        elif not isinstance(host.screen, lazy.load("BulkRunDialog")):
-            host.run_worker(self._shown(run), group="bulk-run-screen", exit_on_error=False)
+            return
+        if isinstance(host.screen, run_dialog):
+            return
+        host.push_screen(run_dialog(self, run), self._closed)
 
-    async def _shown(self, shown: BackgroundRun) -> None:
-        """The run's screen until closed; its Resume confirms the run again, for the ids left."""
-        run_dialog: type[BulkRunDialog] = lazy.load("BulkRunDialog")
-        result = await self._services.host.push_screen_wait(run_dialog(self, shown))
-        run = self.run  # the session's run when the screen closed
+    def _closed(self, result: str | None) -> None:
+        """The run's screen closed: its Resume confirms the run again, for the ids left."""
+        run = self.run
         if result != "resume" or run is None or run.summary is None:
             return
         summary = run.summary

@@ -465,17 +465,21 @@ async def _act(app: Any, action: Action) -> None:
     what = _TARGET_WORDS.get(action.target.__name__, "row")
     question = f"{clean(action.description)}: which {what}?"
     picker = load("TargetPicker")(question, [(key, describe(entry)) for key, entry in rows])
-    key = await app.push_screen_wait(picker)
-    if key is None or key not in dict(table.all_keyed_entries):
-        return
-    if key not in dict(table.keyed_entries) and hasattr(screen, "clear_filter"):
-        screen.clear_filter()  # the picked row is hidden: the action shows it
-    if node is table:  # the table's own Enter: on the picked row, in view
-        table.move_cursor(row=table.get_row_index(key), animate=False)
-        await table.run_action(action.action)
-        return
-    with table.picked(key):
-        await node.run_action(action.action)
+
+    async def picked(key: str | None) -> None:
+        if key is None or key not in dict(table.all_keyed_entries):
+            return
+        if key not in dict(table.keyed_entries) and hasattr(screen, "clear_filter"):
+            screen.clear_filter()  # the picked row is hidden: the action shows it
+        if node is table:  # the table's own Enter: on the picked row, in view
+            table.move_cursor(row=table.get_row_index(key), animate=False)
+            await table.run_action(action.action)
+            return
+        with table.picked(key):
+            await node.run_action(action.action)
+
+    # Answered through ``picked``, not awaited here: this worker ends with the picker open.
+    await app.push_screen(picker, picked)
 
 
 def _table(screen: Any, node: Any, action: Action) -> Any:

@@ -46,7 +46,7 @@ import time
 from collections.abc import Awaitable, Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final
 
 from textual.app import ScreenStackError
 from textual.content import Content
@@ -95,8 +95,6 @@ if TYPE_CHECKING:
     from bottui.tui.screens.dry_run import DryRunDialog
     from bottui.tui.screens.error_log import ErrorLogScreen
     from bottui.tui.timed_changes import TimedRunner
-
-T = TypeVar("T")
 
 #: Seconds after a failed read of the shared journal before a read tries it again.
 READ_RETRY: Final = 15.0
@@ -385,21 +383,37 @@ class TuiServices:
         )
         return True
 
-    async def ask(self, prompt: ChangePrompt) -> Decided | None:
-        """Ask before a change and return how it was confirmed; await it in a worker.
+    def confirm(self, prompt: ChangePrompt, then: Callable[[str | None], None]) -> None:
+        """Ask before a change; under dry run show the request(s) instead.
 
-        Under dry run the request(s) are shown instead and nothing is decided
-        (None). ``prompt.plan`` runs first (its errors are reported). A refused
-        change is reported and never sent (None); a change that needs no
-        confirmation is decided at once. Under ``require_reason`` the dialog
-        refuses to confirm without one; :func:`bottui.ops.mutations.apply`
-        checks it again. The duration of a timed change is asked with it
-        (``prompt.timing``).
+        ``prompt.plan`` runs first (its errors are reported). A refused
+        change is reported and never sent; ``then`` runs only after the
+        confirmation the change needs, with the reason typed in it (None:
+        none). Under ``require_reason`` the dialog refuses to confirm
+        without one; :func:`bottui.ops.mutations.apply` checks it again.
+        """
+        self.decide(prompt, lambda decided: then(decided.reason))
+
+    def decide(self, prompt: ChangePrompt, then: Callable[[Decided], None]) -> None:
+        """:meth:`confirm`, with the duration of a timed change too (``prompt.timing``).
+
+        The answer comes through ``then`` once the dialog is dismissed, not by
+        awaiting it in a worker: the tests' ``settle`` waits for every worker,
+        and a worker waiting for a dialog would never end while it is open.
         """
         found = self._decision(prompt)
-        if found is None or isinstance(found, Decided):
-            return found
-        return await self._answer(found)
+        if isinstance(found, Decided):
+            then(found)
+            return
+        if found is None:
+            return
+        dialog = found
+
+        def answered(ok: bool | None) -> None:
+            if ok:
+                then(Decided(dialog.reason, dialog.revert_after, dialog.revert_to))
+
+        self._host.push_screen(dialog, answered)
 
     def _decision(
         self, prompt: ChangePrompt
@@ -423,12 +437,6 @@ class TuiServices:
             return Decided(None, None)
         return self._confirmation(prompt, typed=needs.kind == "typed")
 
-    async def _answer(self, dialog: ConfirmDialog | TypedConfirmDialog) -> Decided | None:
-        """The operator's answer to a confirmation: how it was confirmed, None if not."""
-        if not await self._host.push_screen_wait(dialog):
-            return None
-        return Decided(dialog.reason, dialog.revert_after, dialog.revert_to)
-
     def _confirmation(
         self, prompt: ChangePrompt, *, typed: bool
     ) -> ConfirmDialog | TypedConfirmDialog:
@@ -449,27 +457,43 @@ class TuiServices:
         confirm_dialog: type[ConfirmDialog] = lazy.load("ConfirmDialog")
         return confirm_dialog(prompt.title, prompt.body, prompt.confirm_label, **options)
 
-    async def plan_and_ask(
+    def plan_and_confirm(
         self,
+        node: DOMNode,
         make: Callable[[], Awaitable[PlannedChange[Any]]],
         prompt_of: Callable[[PlannedChange[Any]], ChangePrompt],
+        then: Callable[[PlannedChange[Any]], None],
         *,
         operation: str = "",
-    ) -> PlannedChange[Any] | None:
-        """Plan a change once, confirm that plan, and return it to send; await it in a worker.
+    ) -> None:
+        """Plan a change once in a worker of ``node``, then :meth:`decide` on it.
+
+        ``operation`` names the change in the error log should it be refused.
 
         ``make`` awaits a planner of :mod:`bottui.ops.plan` (it may read the
         stores: never on the event loop's own turn); its errors are reported.
-        The plan returned is the very plan that was confirmed (with its reason
-        and duration), for :func:`bottui.ops.mutations.apply`; None when it was
-        refused, cancelled or only shown (dry run). ``operation`` names the
-        change in the error log should it be refused.
+        ``then`` gets the very plan that was confirmed (with its reason and
+        duration), to hand to :func:`bottui.ops.mutations.apply`.
         """
+        if self.refuse_if_read_only(operation):  # before planning: it would be refused anyway
+            return
+        node.run_worker(
+            self._plan_and_decide(make, prompt_of, then, operation),
+            name="Planning",
+            group="plan",
+            exit_on_error=False,
+        )
+
+    async def _plan_and_decide(
+        self,
+        make: Callable[[], Awaitable[PlannedChange[Any]]],
+        prompt_of: Callable[[PlannedChange[Any]], ChangePrompt],
+        then: Callable[[PlannedChange[Any]], None],
+        operation: str,
+    ) -> None:
         # 40 ms of the team feed's modules: not on the first frame.
         from bottui.ops import collisions
 
-        if self.refuse_if_read_only(operation):  # before planning: it would be refused anyway
-            return None
         try:
             plan = await make()
             if not self.dry_run:  # a dry run sends nothing: it needs no token
@@ -480,55 +504,19 @@ class TuiServices:
         except Exception as exc:  # reported like any failure; nothing is sent
             self.flush_warnings()
             self.report(exc, operation=operation)
-            return None
+            return
         self.flush_warnings()
         prompt = await self.timed_prompt(prompt_of(plan))  # is an executor known?
         if recent is not None and recent.warns:
             prompt = replace(prompt, recent=tuple(recent.lines()))
         prompt = await self.supersedes_prompt(prompt, [plan])  # a pending timed revert?
-        decided = await self.ask(prompt)
-        return None if decided is None else self.decided_plan(plan, decided)
 
-    # The callback forms of ask and plan_and_ask, for callers not yet in a worker of
-    # their own: each runs the awaitable form in a worker, then ``then`` with its answer.
+        def decided(decision: Decided) -> None:
+            confirmed = self.decided_plan(plan, decision)
+            if confirmed is not None:
+                then(confirmed)
 
-    def confirm(self, prompt: ChangePrompt, then: Callable[[str | None], None]) -> None:
-        """:meth:`ask` in an app worker; ``then`` gets the reason typed (None: none)."""
-        self.decide(prompt, lambda decided: then(decided.reason))
-
-    def decide(self, prompt: ChangePrompt, then: Callable[[Decided], None]) -> None:
-        """:meth:`ask`, its dialog awaited in an app worker; ``then`` gets the decision.
-
-        What needs no dialog is settled before this returns: a refusal reported,
-        the dry run's box shown, or ``then`` called at once when nothing is asked.
-        """
-        found = self._decision(prompt)
-        if isinstance(found, Decided):
-            then(found)
-        elif found is not None:
-            self._then(self._host, self._answer(found), then, "Confirming")
-
-    def plan_and_confirm(
-        self,
-        node: DOMNode,
-        make: Callable[[], Awaitable[PlannedChange[Any]]],
-        prompt_of: Callable[[PlannedChange[Any]], ChangePrompt],
-        then: Callable[[PlannedChange[Any]], None],
-        *,
-        operation: str = "",
-    ) -> None:
-        """:meth:`plan_and_ask` in a worker of ``node``; ``then`` gets the plan confirmed."""
-        self._then(node, self.plan_and_ask(make, prompt_of, operation=operation), then, "Planning")
-
-    def _then(
-        self, node: DOMNode, answer: Awaitable[T | None], then: Callable[[T], None], name: str
-    ) -> None:
-        async def asked() -> None:
-            found = await answer
-            if found is not None:
-                then(found)
-
-        node.run_worker(asked(), name=name, group="plan", exit_on_error=False)
+        self.decide(prompt, decided)
 
     def show_dry_run(self, requests: Sequence[PreparedRequest], notes: Sequence[str] = ()) -> None:
         """The dry run's box: the request(s) a change would send, and their curl; nothing sent.

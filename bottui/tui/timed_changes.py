@@ -38,9 +38,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from textual.content import Content
 
@@ -265,6 +265,23 @@ def _describe(timed: TimedChange) -> Content:
     )
 
 
+def _run(services: TuiServices, label: str, work: Awaitable[Any], done: Done) -> None:
+    """Run ``work`` in an app worker; report its failure; then refresh what shows timed changes."""
+
+    async def run() -> None:
+        try:
+            with services.working(label):
+                await work
+        except Exception as exc:  # reported like any failure (the error log keeps it)
+            services.report(exc, operation=label)
+        finally:
+            services.timed_changed()
+            if done is not None:
+                done()
+
+    services.host.run_worker(run(), name=label, group="timed", exit_on_error=False)
+
+
 def ask_revert(
     services: TuiServices, timed: TimedChange, *, late: timedelta | None = None, done: Done = None
 ) -> None:
@@ -280,15 +297,6 @@ def ask_revert(
             markup=False,
         )
         return
-    prompt = _revert_prompt(services, timed, late)
-    services.host.run_worker(
-        _revert(services, timed, prompt, done), group="timed", exit_on_error=False
-    )
-
-
-def _revert_prompt(
-    services: TuiServices, timed: TimedChange, late: timedelta | None
-) -> ChangePrompt:
     settings = services.session.settings
     needs = Confirmation("click") if timed.confirmed else profile_confirmation(settings)
     if late is not None:
@@ -301,91 +309,86 @@ def _revert_prompt(
     else:
         title = f"Revert timed change {timed.id} now?"
         intro = Content("Sent now instead of at its due time.\n\n")
-    return ChangePrompt(
+    prompt = ChangePrompt(
         title=title,
         body=join(intro, _describe(timed)),
         confirm_label="Revert now",
         project_id=timed.project,
-        plan=list,
+        plan=lambda: [],
         needs=needs,
         decision=f"revert timed change {timed.id}: {timed.what} back to {timed.revert_to}",
     )
 
+    def confirmed(_reason: str | None) -> None:
+        _run(services, f"Reverting timed change {timed.id}", _revert(services, timed), done)
 
-async def _revert(
-    services: TuiServices, timed: TimedChange, prompt: ChangePrompt, done: Done
-) -> None:
-    if await services.ask(prompt) is None:
-        return
-    async with _acting(services, f"Reverting timed change {timed.id}", done):
-        report = await timed_ops.revert_now(
-            services.session, timed.key, executor=timed_ops.executor_name(KIND), confirmed=True
-        )
-        if services.timed_runner is not None:
-            services.timed_runner.tell([report])
-        else:
-            services.host.notify(clean(report.line), title="Timed change", markup=False)
+    services.confirm(prompt, confirmed)
+
+
+async def _revert(services: TuiServices, timed: TimedChange) -> None:
+    session = services.session
+    report = await timed_ops.revert_now(
+        session, timed.key, executor=timed_ops.executor_name(KIND), confirmed=True
+    )
+    runner = services.timed_runner
+    if runner is not None:
+        runner.tell([report])
+    else:
+        services.host.notify(clean(report.line), title="Timed change", markup=False)
 
 
 def ask_extend(
     services: TuiServices, timed: TimedChange, due_words: str, *, done: Done = None
 ) -> None:
     """Ask how much later ``timed`` reverts, then journal the extension."""
-    if not services.refuse_if_read_only(f"Extend timed change {timed.id}"):
-        services.host.run_worker(
-            _extend(services, timed, due_words, done), group="timed", exit_on_error=False
-        )
-
-
-async def _extend(services: TuiServices, timed: TimedChange, due_words: str, done: Done) -> None:
-    extend_dialog: type[ExtendDialog] = lazy.load("ExtendDialog")
-    after = await services.host.push_screen_wait(extend_dialog(timed, due_words))
-    if after is None:
+    if services.refuse_if_read_only(f"Extend timed change {timed.id}"):
         return
-    async with _acting(services, f"Extending timed change {timed.id}", done):
-        session = services.session
-        moved = await timed_ops.extend(session, timed.key, after)
-        services.host.notify(
-            clean(
-                f"Timed change {moved.id} now reverts {moved.when_text(now_of(session))} "
-                f"({moved.due_at.strftime('%H:%M')} UTC)."
-            ),
-            title="Timed change extended",
-            markup=False,
-        )
+
+    def chosen(after: timedelta | None) -> None:
+        if after is not None:
+            _run(
+                services,
+                f"Extending timed change {timed.id}",
+                _extend(services, timed, after),
+                done,
+            )
+
+    extend_dialog: type[ExtendDialog] = lazy.load("ExtendDialog")
+    services.host.push_screen(extend_dialog(timed, due_words), chosen)
+
+
+async def _extend(services: TuiServices, timed: TimedChange, after: timedelta) -> None:
+    session = services.session
+    moved = await timed_ops.extend(session, timed.key, after)
+    services.host.notify(
+        clean(
+            f"Timed change {moved.id} now reverts {moved.when_text(now_of(session))} "
+            f"({moved.due_at.strftime('%H:%M')} UTC)."
+        ),
+        title="Timed change extended",
+        markup=False,
+    )
 
 
 def ask_cancel(services: TuiServices, timed: TimedChange, *, done: Done = None) -> None:
     """Keep the change: after a confirmation, its revert is cancelled (a journal event)."""
-    if not services.refuse_if_read_only(f"Keep timed change {timed.id}"):
-        services.host.run_worker(_cancel(services, timed, done), group="timed", exit_on_error=False)
-
-
-async def _cancel(services: TuiServices, timed: TimedChange, done: Done) -> None:
-    confirm_dialog: type[ConfirmDialog] = lazy.load("ConfirmDialog")
-    body = join("The change stays as it is; its revert will not happen.\n\n", _describe(timed))
-    title = f"Keep the change of timed change {timed.id}?"
-    if not await services.host.push_screen_wait(confirm_dialog(title, body, "Keep it")):
+    if services.refuse_if_read_only(f"Keep timed change {timed.id}"):
         return
-    async with _acting(services, f"Cancelling timed change {timed.id}", done):
-        kept = await timed_ops.cancel(services.session, timed.key)
-        services.host.notify(
-            clean(f"Timed change {kept.id} cancelled: {kept.what} stays as it is."),
-            title="Timed change",
-            markup=False,
-        )
+    body = join("The change stays as it is; its revert will not happen.\n\n", _describe(timed))
+
+    def answered(ok: bool | None) -> None:
+        if ok:
+            _run(services, f"Cancelling timed change {timed.id}", _cancel(services, timed), done)
+
+    confirm_dialog: type[ConfirmDialog] = lazy.load("ConfirmDialog")
+    title = f"Keep the change of timed change {timed.id}?"
+    services.host.push_screen(confirm_dialog(title, body, "Keep it"), answered)
 
 
-@contextlib.asynccontextmanager
-async def _acting(services: TuiServices, label: str, done: Done) -> AsyncIterator[None]:
-    """The indicator says ``label`` during the block; its failure is reported (the error log
-    keeps it); then what shows timed changes reads again."""
-    try:
-        with services.working(label):
-            yield
-    except Exception as exc:
-        services.report(exc, operation=label)
-    finally:
-        services.timed_changed()
-        if done is not None:
-            done()
+async def _cancel(services: TuiServices, timed: TimedChange) -> None:
+    kept = await timed_ops.cancel(services.session, timed.key)
+    services.host.notify(
+        clean(f"Timed change {kept.id} cancelled: {kept.what} stays as it is."),
+        title="Timed change",
+        markup=False,
+    )
