@@ -5,7 +5,7 @@ through :func:`clean` before it reaches a terminal: C0 and C1 control
 characters (ESC, BEL, backspace, carriage return, CSI and the rest) are
 replaced, so nothing can move the cursor, change colours or set the window
 title. The TUI wraps the result as plain ``Content`` (see
-``bottui.tui.widgets.safe``); the CLI prints it as is.
+``bottui.tui.widgets.untrusted_text``); the CLI prints it as is.
 
 :func:`show_id` goes one step further for ids shown to a person: characters
 that are invisible yet make two ids differ (zero-width spaces and joiners,

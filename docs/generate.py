@@ -29,7 +29,7 @@ from bottui.cli.topics import TOPICS
 from bottui.cli.topics.environment import VARIABLES
 from bottui.store.config import model as config_model
 from bottui.store.config.model import Config, Profile, ProjectSettings
-from bottui.tui.key_reference import binding_table
+from bottui.tui.key_registry import binding_table
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -162,7 +162,7 @@ def keys_reference() -> str:
             "# Key bindings",
             "",
             "Every binding id of the TUI with its default keys and what it does where, "
-            "from the bindings themselves (`bottui.tui.key_reference`). Remap any of them "
+            "from the bindings themselves (`bottui.tui.key_registry`). Remap any of them "
             "in the `[keymap]` table of `config.toml` (see [the TUI](../tui.md)); `?` in "
             "the app lists the keys of the current screen.",
             "",

@@ -68,7 +68,7 @@ def no_typeahead_window(monkeypatch: pytest.MonkeyPatch) -> None:
     """In-process apps take every key: a test presses a screen's key right after a dialog
     closes, faster than a person could. The window itself is tested on its own clock
     (tests/tui/test_confirm_form.py sets ``app.typeahead.window`` and ``clock``)."""
-    monkeypatch.setattr("bottui.tui.typeahead.WINDOW", 0.0)
+    monkeypatch.setattr("bottui.tui.ui_rules.WINDOW", 0.0)
 
 
 @pytest.fixture(autouse=True)

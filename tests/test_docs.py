@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from bottui.store.paths import Locations
-from bottui.tui.action_registry import binding_ids
-from bottui.tui.widgets.key_bar import PLAIN_DIGITS
+from bottui.tui.key_registry import binding_ids
+from bottui.tui.widgets.screen_bars import PLAIN_DIGITS
 from tests.cli.helpers import cli, write_config
 
 ROOT = Path(__file__).resolve().parents[1]

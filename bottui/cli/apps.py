@@ -33,7 +33,7 @@ def cmd_sandbox(args: Args, out: Output) -> int:
 
 def cmd_demo(args: Args, out: Output) -> int:
     """``bottui demo [--team]``: the app against the embedded sandbox, isolated."""
-    from bottui.tui import gc_pause
+    from bottui.tui import perf as gc_pause
 
     with gc_pause.paused():  # the app resumes it after its first frame
         from bottui.demo import run_demo
@@ -46,11 +46,11 @@ def cmd_demo(args: Args, out: Output) -> int:
 
 def cmd_tui(args: Args, out: Output) -> int:
     """No command: the TUI on the saved profile."""
-    from bottui.tui import gc_pause
+    from bottui.tui import perf as gc_pause
 
     with gc_pause.paused():  # the app resumes it after its first frame
+        from bottui.tui.messages import START_DEMO
         from bottui.tui.run import run_app
-        from bottui.tui.run_result import START_DEMO
 
         code: int = run_app(args)
     if code == START_DEMO:  # chosen on the first-run welcome
@@ -60,6 +60,6 @@ def cmd_tui(args: Args, out: Output) -> int:
 
 def known_bindings() -> list[KnownBinding]:
     """The TUI's key bindings, for ``bottui config check`` (read from its screens)."""
-    from bottui.tui.action_registry import known_bindings as of_the_tui
+    from bottui.tui.key_registry import known_bindings as of_the_tui
 
     return of_the_tui()

@@ -1,7 +1,7 @@
 """Check a ``[keymap]`` table against the app's bindings: misspelt ids, keys bound twice.
 
 Pure: the bindings come as plain records (the TUI builds them from its
-``BINDINGS``: :mod:`bottui.tui.action_registry`), so the start-up toast and
+``BINDINGS``: :mod:`bottui.tui.key_registry`), so the start-up toast and
 ``bottui config check`` report exactly the same problems in the same words.
 
 A key is *bound twice* when, in one place of the app (a screen with its

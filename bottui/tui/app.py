@@ -1,42 +1,61 @@
-"""The Textual app: composes the five screens and creates their services.
+"""The Textual app: composes the six screens and creates their services.
 
-Thin on purpose: the five modes, the key bindings, start-up, and the
+Thin on purpose: the six modes, the key bindings, start-up, and the
 command palette. What screens and dialogs use (the session, the current
 project, the working indicator, error reports, confirmation and dry run)
 is :class:`~bottui.tui.services.TuiServices`, created here; the app keeps
 only delivering messages to every screen and redrawing every context bar,
-which need the screens themselves. Each screen does its own work.
+which need the screens themselves. Each screen does its own work. Quitting
+and switching profile ask about work under way first
+(:mod:`bottui.tui.quit_or_switch`). A failure of any of the app's workers
+is reported by one handler (:meth:`BottuiApp.on_worker_state_changed`).
+
+The config files' problems (unknown keys, wrong values, playbooks) and the
+keymap's (misspelt ids, keys bound twice) are said after the first frame, in
+one lasting toast each (:func:`say_config_problems`, :func:`keymap_toast`):
+the same checkers as ``bottui config check`` and the CLI's start warning
+(:data:`bottui.ops.config_checks.CHECKERS`), run on the store executor, so
+reading and scanning the files never holds that frame back nor blocks the
+event loop.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Awaitable, Callable, Iterable
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from textual import events
+from textual import events, work
 from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
+from textual.worker import Worker, WorkerState
 
+from bottui.ops.config_checks import CheckedFiles, run_checkers
 from bottui.ops.inventory_reads import first_project
+from bottui.ops.keymap_check import check_keymap
 from bottui.ops.session import Session
 from bottui.plaintext import clean
-from bottui.tui import gc_pause
+from bottui.store.executor import shared_executor
+from bottui.tui import lazy, perf
+from bottui.tui.key_registry import ActionProvider, help_sections, known_bindings, scope_of
+from bottui.tui.perf.stylesheet import complete_stylesheet, start_stylesheet
+from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.services import TuiServices
-from bottui.tui.stylesheet_cache import complete_stylesheet, start_stylesheet
-from bottui.tui.typeahead import TypeaheadGuard
-from bottui.tui.visible_focus import release_hidden_focus
+from bottui.tui.ui_rules import TypeaheadGuard, release_hidden_focus, tab_target
+from bottui.tui.widgets.screen_bars import ContextBar, keep_header
 
 if TYPE_CHECKING:
     from textual.command import Provider
 
-    from bottui.tui.local_live import LocalLive
-    from bottui.tui.team_live import TeamLive
+    from bottui.tui.live_changes import LocalLive, TeamLive
+    from bottui.tui.screens.dialogs import HelpDialog
+    from bottui.tui.screens.profile_switcher import ProfileSwitcher
+    from bottui.tui.screens.timed import TimedScreen
 
-# Dialogs are imported when first opened: none is on the first frame, and
-# with their Input and TextArea widgets they cost start-up time.
+# Dialogs and the other screens are loaded (bottui.tui.lazy) when first opened: none is
+# on the first frame, and with their Input and TextArea widgets they cost start-up time.
 
 MODE_KEYS: dict[str, str] = {
     "1": "projects",
@@ -49,40 +68,8 @@ MODE_KEYS: dict[str, str] = {
 
 
 def _screen(name: str) -> Callable[[], Screen[Any]]:
-    # Imported when first shown: the first frame needs only the first screen.
-    def make() -> Screen[Any]:
-        if name == "projects":
-            from bottui.tui.screens.projects import ProjectsScreen
-
-            return ProjectsScreen()
-        if name == "limiters":
-            from bottui.tui.screens.limiters import LimitersScreen
-
-            return LimitersScreen()
-        if name == "grants":
-            from bottui.tui.screens.grants import GrantsScreen
-
-            return GrantsScreen()
-        if name == "thresholds":
-            from bottui.tui.screens.thresholds import ThresholdsScreen
-
-            return ThresholdsScreen()
-        if name == "playbooks":
-            from bottui.tui.screens.playbooks import PlaybooksScreen
-
-            return PlaybooksScreen()
-        from bottui.tui.screens.journal import JournalScreen
-
-        return JournalScreen()
-
-    return make
-
-
-def _action_provider() -> type[Provider]:
-    # Imported when the palette first opens: the registry imports every screen.
-    from bottui.tui.palette import ActionProvider
-
-    return ActionProvider
+    # Loaded when first shown: the first frame needs only the first screen.
+    return lambda: lazy.load(f"{name.capitalize()}Screen")()
 
 
 class BottuiApp(App[int]):
@@ -102,9 +89,9 @@ class BottuiApp(App[int]):
 
     TITLE = "bottui"
     ENABLE_COMMAND_PALETTE = True
-    #: Textual's system commands and every action of bottui (bottui.tui.palette).
+    #: Textual's system commands and every action of bottui (bottui.tui.key_registry).
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = App.COMMANDS | {
-        _action_provider
+        ActionProvider
     }
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("1", "show('projects')", "Projects", id="app.projects"),
@@ -214,10 +201,10 @@ class BottuiApp(App[int]):
 
     async def on_event(self, event: events.Event) -> None:
         # Keys typed ahead into a dialog that has just closed never act on the
-        # screen below: dropped here, before any binding (bottui.tui.typeahead).
+        # screen below: dropped here, before any binding (bottui.tui.ui_rules).
         if not self.typeahead.keeps_off(self, event):
             if isinstance(event, events.Key):
-                # Never to a widget nobody can see (bottui.tui.visible_focus).
+                # Never to a widget nobody can see (bottui.tui.ui_rules).
                 release_hidden_focus(self.screen)
             await super().on_event(event)
 
@@ -227,8 +214,6 @@ class BottuiApp(App[int]):
         if self._initial_theme and self._initial_theme in self.available_themes:
             self.theme = self._initial_theme
         self._started = True
-        from bottui.tui.dialog_header import keep_header
-
         self.screen_change_signal.subscribe(self, keep_header)
         self.run_worker(
             self._start_reads(), name="start-up reads", group="start-up", exit_on_error=False
@@ -259,26 +244,20 @@ class BottuiApp(App[int]):
         complete_stylesheet(self.stylesheet)
         self.refresh_css(animate=False)
         # Start-up's objects frozen; the collector the CLI paused runs again.
-        gc_pause.resume()
+        perf.resume()
         self.services.started()  # what screens put off until now (their filter lines)
         # Teammates' changes, live (nothing without a team store).
-        from bottui.tui.team_live import TeamLive
-
-        self._team_live = TeamLive(self.services)
+        team_live: type[TeamLive] = lazy.load("TeamLive")
+        self._team_live = team_live(self.services)
         self._team_live.start()
         # Another bottui's changes on this machine (the CLI, run-due, a second TUI), live.
-        from bottui.tui.local_live import LocalLive
-
-        self._local_live = LocalLive(self.services, interval=self._live_interval)
+        local_live: type[LocalLive] = lazy.load("LocalLive")
+        self._local_live = local_live(self.services, interval=self._live_interval)
         self._local_live.start()
         # Unknown keys and wrong values of the config files, read off the loop.
-        from bottui.tui.config_toast import say_config_problems
-
         self.run_worker(say_config_problems(self), group="config-check", exit_on_error=False)
         self.services.start_timed()  # this TUI performs due reverts (#15)
         if self._config_keymap:  # its mistakes said at start (reads every screen's keys)
-            from bottui.tui.action_registry import keymap_toast
-
             keymap_toast(self, self._config_keymap)
         if self._when_up is None:
             return
@@ -286,6 +265,12 @@ class BottuiApp(App[int]):
             self._when_up()
         except Exception as exc:  # e.g. the demo's sandbox process could not be started
             self.services.report(exc)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The one handler of the app's workers' failures: each is reported like any other
+        (a toast and the error log), under the worker's name."""
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            self.services.report(event.worker.error, operation=event.worker.name)
 
     def on_unmount(self) -> None:
         if self._team_live is not None:
@@ -383,23 +368,12 @@ class BottuiApp(App[int]):
         return self.services.work_text
 
     def _show_work(self) -> None:
-        from bottui.tui.widgets.context_bar import ContextBar
-
         # Every screen's bar, not only the current one's: a screen left while a
         # call was under way, or lying under a dialog, must not keep old words.
-        live_down = self.services.live_down is not None
-        text, team = self.work_text, self.services.team_text
-        bulk = self.services.bulk_text
         for stack in self._mode_stacks():
             for screen in stack:
                 for bar in screen.query(ContextBar):
-                    bar.working = text
-                    bar.bulk = bulk
-                    bar.timed = self.services.timed_text
-                    bar.live_down = live_down
-                    bar.team = team
-                    bar.live = self.services.team_listening
-                    bar.dry_run = self.services.dry_run
+                    bar.show_state(self.services)
 
     # -- work under way: the bulk run, quitting ---------------------------------------
 
@@ -409,23 +383,20 @@ class BottuiApp(App[int]):
 
     def action_timed(self) -> None:
         """Open the Timed screen: the timed changes, extend, keep, revert now."""
-        from bottui.tui.screens.timed import TimedScreen
-
-        if not isinstance(self.screen, TimedScreen):  # T on it again: stays one
-            self.push_screen(TimedScreen())
+        timed_screen: type[TimedScreen] = lazy.load("TimedScreen")
+        if not isinstance(self.screen, timed_screen):  # T on it again: stays one
+            self.push_screen(timed_screen())
 
     async def action_quit(self) -> None:
         """Quit; ask over a bulk run or a change in flight (a timed revert: wait) first."""
-        from bottui.tui.stop_work import work_under_way
-
-        if not work_under_way(self.services) and not self.services.timed_busy:
+        if not lazy.load("work_under_way")(self.services) and not self.services.timed_busy:
             self.exit()
-            return
-        if self._quitting:
+        elif self._quitting:
             self.notify("Quitting once the requests in flight are recorded.", markup=False)
-            return
-        self.run_worker(self._quit_after_asking(), name="quit", group="quit", exit_on_error=False)
+        else:
+            self._quit_after_asking()
 
+    @work(name="quit", group="quit", exit_on_error=False)
     async def _quit_after_asking(self) -> None:
         self._quitting = True
         try:
@@ -443,9 +414,8 @@ class BottuiApp(App[int]):
         from a worker (it waits for a dialog), before quitting or switching
         profile: ``if await app.confirm_stop_work("switch profile"): ...``.
         """
-        from bottui.tui.stop_work import confirm_stop_work
-
-        return await confirm_stop_work(self.services, doing)
+        stop_work: Callable[[TuiServices, str], Awaitable[bool]] = lazy.load("confirm_stop_work")
+        return await stop_work(self.services, doing)
 
     # -- errors, dry run -------------------------------------------------------------
 
@@ -459,12 +429,9 @@ class BottuiApp(App[int]):
 
     def action_undo_latest(self) -> None:
         """Undo the current project's newest limiter or threshold change (confirmed first)."""
-        from bottui.tui.screens.base import BottuiScreen
-        from bottui.tui.screens.journal_undo import start_undo
-
         screen = self.screen
         if isinstance(screen, BottuiScreen):
-            start_undo(screen, None)
+            lazy.load("start_undo")(screen, None)
 
     def action_toggle_dry_run(self) -> None:
         """Dry run on/off: changes show their request and curl instead of sending."""
@@ -474,24 +441,23 @@ class BottuiApp(App[int]):
 
     def action_switch_profile(self) -> None:
         """Open the profile switcher: switch, create, edit or remove profiles."""
-        from bottui.tui.screens.profile_switcher import ProfileSwitcher
+        switcher: type[ProfileSwitcher] = lazy.load("ProfileSwitcher")
 
         def chosen(name: str | None) -> None:
             if name is not None:
                 self.switch_to_profile(name)
 
-        self.push_screen(ProfileSwitcher(), chosen)
+        self.push_screen(switcher(), chosen)
 
-    def switch_to_profile(self, name: str) -> None:
-        """Work under the profile ``name`` (a worker: :mod:`bottui.tui.profile_switch`)."""
-        from bottui.tui.profile_switch import switch_profile
+    @work(name="switch profile", group="profile-switch", exit_on_error=False)
+    async def switch_to_profile(self, name: str) -> None:
+        """Work under the profile ``name`` (in a worker)."""
+        await self._switch_profile(name)
 
-        self.run_worker(
-            switch_profile(self, name),
-            name="switch profile",
-            group="profile-switch",
-            exit_on_error=False,
-        )
+    async def _switch_profile(self, name: str) -> None:
+        """:func:`bottui.tui.quit_or_switch.switch_profile` (loaded when first used)."""
+        switch: Callable[[BottuiApp, str], Awaitable[bool]] = lazy.load("switch_profile")
+        await switch(self, name)
 
     async def confirm_leave_profile(self) -> bool:
         """May the app leave the current profile now? Asked before every switch.
@@ -506,17 +472,12 @@ class BottuiApp(App[int]):
 
     def action_help(self) -> None:
         """Every key of the screen on top: its own first, then the app's, then the rest."""
-        from bottui.tui.help_rows import help_sections
-        from bottui.tui.screens.dialogs import HelpDialog
-
+        help_dialog: type[HelpDialog] = lazy.load("HelpDialog")
         screen = self.screen
-        if isinstance(screen, HelpDialog):
+        if isinstance(screen, help_dialog):
             return  # already open
-        title = getattr(screen, "SCREEN_TITLE", "") or "dialog"
-        from bottui.tui.action_registry import scope_of
-
-        title = scope_of(screen).title if title == "dialog" else title
-        self.push_screen(HelpDialog(title, help_sections(self, screen, self.keymap_overrides)))
+        title = getattr(screen, "SCREEN_TITLE", "") or scope_of(screen).title
+        self.push_screen(help_dialog(title, help_sections(self, screen, self.keymap_overrides)))
 
     @property
     def keymap_overrides(self) -> dict[str, str]:
@@ -525,8 +486,6 @@ class BottuiApp(App[int]):
 
     def action_focus_next(self) -> None:
         """Tab: the next widget, but never Cancel from a dialog's last field with typing to lose."""
-        from bottui.tui.tab_order import tab_target
-
         target = tab_target(self.screen)
         if target is None:
             self.screen.focus_next()
@@ -538,3 +497,56 @@ class BottuiApp(App[int]):
         for command in super().get_system_commands(screen):
             if command.title != "Keys":
                 yield command
+
+
+# -- the config files' problems, said once after the first frame --------------------
+
+#: Problems listed in the toast; the rest are counted.
+SHOWN: Final = 6
+
+
+def problems_toast(app: Any, subject: str, messages: Sequence[str], closing: str) -> None:
+    """One lasting warning toast: the first :data:`SHOWN` ``messages``, how many more, ``closing``.
+
+    Its title is ``subject`` and the count (``Config files: 2 problems``); the
+    config files' toast and the keymap's (:func:`~bottui.tui.key_registry.keymap_toast`).
+    """
+    lines = [f"- {message}" for message in messages[:SHOWN]]
+    if len(messages) > SHOWN:
+        lines.append(f"- and {len(messages) - SHOWN} more")
+    lines.append(closing)
+    count = f"{len(messages)} problem{'s' if len(messages) != 1 else ''}"
+    app.notify(
+        clean("\n".join(lines), keep_newlines=True),
+        title=f"{subject}: {count}",
+        severity="warning",
+        timeout=20,
+        markup=False,
+    )
+
+
+async def say_config_problems(app: Any) -> None:
+    """Check the session's config files off the loop; one lasting toast if any has a problem."""
+    files = CheckedFiles(app.session.locations)  # read when checked, on the executor
+    problems = await shared_executor().call(lambda: run_checkers(files))
+    if not problems:
+        return
+    problems_toast(
+        app,
+        "Config files",
+        [f"{p.path.name}:{p.line or '?'}: {p.message}" for p in problems],
+        "Until fixed, what they say is not applied. bottui config check lists them all.",
+    )
+
+
+def keymap_toast(app: Any, keymap: dict[str, str]) -> None:
+    """Say the keymap's mistakes (misspelt ids, keys bound twice) in one lasting toast."""
+    problems = check_keymap(keymap, known_bindings())
+    if not problems:
+        return
+    problems_toast(
+        app,
+        "Keymap in config.toml",
+        [problem.message for problem in problems],
+        "bottui config check lists them with their lines; ? lists every binding id.",
+    )

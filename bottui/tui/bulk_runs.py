@@ -16,16 +16,18 @@ runs in one console would share one header line.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Final, Protocol
 
 from bottui.ops.bulk import UNKNOWN_LIKE, BulkProgress, BulkRevocation, BulkSummary, ItemStatus
 from bottui.ops.bulk.spool import ResultsSpool
+from bottui.tui import lazy
 from bottui.tui.screens.bulk_confirm import BulkOrder, confirm_bulk
 from bottui.tui.screens.bulk_dialog import BulkDraft
 from bottui.tui.widgets.bulk_words import plural, unsettled
 
 if TYPE_CHECKING:
+    from bottui.tui.screens.bulk_run import BulkRunDialog
     from bottui.tui.services import TuiServices
 
 #: Seconds between two progress reports of a background run (header and screen).
@@ -238,16 +240,15 @@ class BulkRuns:
 
     def show(self) -> None:
         """Open the run's screen (progress, or the summary once it ended)."""
-        from bottui.tui.screens.bulk_run import BulkRunDialog
-
+        run_dialog: type[BulkRunDialog] = lazy.load("BulkRunDialog")
         run = self.run
         host = self._services.host
         if run is None:
             host.notify("No bulk revocation in this session (3, then b, starts one).", markup=False)
             return
-        if isinstance(host.screen, BulkRunDialog):
+        if isinstance(host.screen, run_dialog):
             return
-        dialog = BulkRunDialog(self, run)
+        dialog = run_dialog(self, run)
         # The run's view from now on, not from its mount: a run that ends in
         # between is shown by the dialog, not by a toast as well (a fast run
         # beat the mount on an idle machine and lost to it on a busy one).
@@ -255,11 +256,10 @@ class BulkRuns:
         host.push_screen(dialog, self._closed)
 
     def _closed(self, result: str | None) -> None:
+        """The run's screen closed: its Resume confirms the run again, for the ids left."""
         run = self.run
         if result != "resume" or run is None or run.summary is None:
             return
-        from dataclasses import replace
-
         summary = run.summary
         settled = summary.withdrawn + summary.nothing_standing + summary.skipped
         again = replace(run.order, resume=True, settled=settled)
@@ -269,6 +269,3 @@ class BulkRuns:
         """Start a confirmed order and open its screen."""
         if self.start(order) is not None:
             self.show()
-
-
-__all__ = ["BackgroundRun", "BulkRuns", "RunView", "header_words"]

@@ -2,14 +2,15 @@
 
 :class:`ChangePrompt` is what a screen hands to :meth:`TuiServices.confirm`: the
 title, the body, the confirm button's words and what the profile demands
-(:class:`Confirmation`: a typed project id, a reason). Split from
-:mod:`bottui.tui.services` so the services stay one job and under 500 lines.
+(:class:`Confirmation`: a typed project id, a reason). Its answer is a
+:class:`Decided`: the reason, and the duration typed for a timed change.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Literal
 
 from textual.content import Content
@@ -188,14 +189,11 @@ class ChangePrompt:
         )
 
 
-__all__ = [
-    "PROTECTED_NOTE",
-    "READ_ONLY_REFUSAL",
-    "REVOCATION_TIMING",
-    "ChangePrompt",
-    "Confirmation",
-    "Timing",
-    "plan_confirmation",
-    "profile_confirmation",
-    "timing_of",
-]
+@dataclass(frozen=True)
+class Decided:
+    """What a confirmation was confirmed with: the reason, and a duration (None: untimed)."""
+
+    reason: str | None
+    revert_after: timedelta | None
+    #: The value to revert to as the operator stated it (None: the inventory's).
+    revert_to: dict[str, Any] | None = None

@@ -21,10 +21,21 @@ REGISTRY: Final[dict[str, str]] = {
     "TypedConfirmDialog": "bottui.tui.screens.change_form:TypedConfirmDialog",
     "DryRunDialog": "bottui.tui.screens.dry_run:DryRunDialog",
     "ErrorLogScreen": "bottui.tui.screens.error_log:ErrorLogScreen",
+    "ErrorDialog": "bottui.tui.screens.dialogs:ErrorDialog",
+    "ExtendDialog": "bottui.tui.screens.timed_dialogs:ExtendDialog",
+    # Quitting and switching profile, asked about work under way: ~100 ms of imports.
+    "confirm_stop_work": "bottui.tui.quit_or_switch:confirm_stop_work",
+    "switch_profile": "bottui.tui.quit_or_switch:switch_profile",
+    "work_under_way": "bottui.tui.quit_or_switch:work_under_way",
+    # Undoing the newest change (the app's u).
+    "start_undo": "bottui.tui.screens.journal_undo:start_undo",
     # The session's bulk run, made when first asked for.
     "BulkRuns": "bottui.tui.bulk_runs:BulkRuns",
+    # Changes made elsewhere, followed live from the first frame on (~30 ms of imports).
+    "LocalLive": "bottui.tui.live_changes:LocalLive",
+    "TeamLive": "bottui.tui.live_changes:TeamLive",
     # The executor of timed changes, started after the first frame.
-    "TimedRunner": "bottui.tui.timed_runner:TimedRunner",
+    "TimedRunner": "bottui.tui.timed_changes:TimedRunner",
     # The app and every screen and widget with keys, read by the registry of keys.
     "BottuiApp": "bottui.tui.app:BottuiApp",
     "GrantsScreen": "bottui.tui.screens.grants:GrantsScreen",
@@ -52,8 +63,8 @@ REGISTRY: Final[dict[str, str]] = {
     "ThresholdEditor": "bottui.tui.screens.thresholds_editor:ThresholdEditor",
     "TimedScreen": "bottui.tui.screens.timed:TimedScreen",
     "TokenDialog": "bottui.tui.screens.token_dialog:TokenDialog",
-    "FilterInput": "bottui.tui.widgets.filter_bar:FilterInput",
-    "Slider": "bottui.tui.widgets.slider:Slider",
+    "FilterInput": "bottui.tui.widgets.table_filter:FilterInput",
+    "Slider": "bottui.tui.widgets.threshold_field:Slider",
 }
 
 
@@ -61,6 +72,3 @@ def load(name: str) -> Any:
     """The attribute registered as ``name``, its module imported now if it was not yet."""
     module, _, attr = REGISTRY[name].partition(":")
     return getattr(import_module(module), attr)
-
-
-__all__ = ["REGISTRY", "load"]

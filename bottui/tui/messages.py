@@ -1,12 +1,21 @@
-"""Messages the screens and the app exchange.
+"""Messages the screens and the app exchange, and what the app returns to the CLI.
 
 Workers only call :mod:`bottui.ops` and post one of these; handlers update
-widgets. Nothing here holds a token.
+widgets. Nothing here holds a token. Below the app, its runner and the
+first-run welcome (:mod:`bottui.tui.screens.first_run`), which all read
+:data:`START_DEMO`.
 """
 
 from __future__ import annotations
 
+from typing import Final
+
 from textual.message import Message
+
+#: What :func:`bottui.tui.app.run_app` returns when the operator chose "Start the demo" on
+#: the first-run welcome: the CLI then runs ``bottui demo`` (the tui layer may not
+#: import :mod:`bottui.demo`). Never a process exit code.
+START_DEMO: Final = -1
 
 
 class ProjectChosen(Message):

@@ -3,7 +3,7 @@
 The app creates one :class:`TuiServices` and hands it to every screen and
 dialog (:func:`services_of`), so none of them imports or reaches into the
 app class: the session, the current project, reporting an error (through
-the one renderer, :mod:`bottui.tui.error_view`), confirming a change
+the one renderer, :mod:`bottui.tui.error_report`), confirming a change
 (:meth:`TuiServices.plan_and_confirm`: plan once in a worker, confirm that
 plan; :meth:`TuiServices.confirm`), the working indicator, the inventory-changed
 notification and the session's warnings all live here. The app keeps only
@@ -16,26 +16,64 @@ workers through :mod:`bottui.ops` (changes, inventory and profile edits):
 never a store call on the event loop. Project names, which every context bar shows,
 are read into a cache by one worker (:meth:`TuiServices.inventory_changed`)
 so :meth:`TuiServices.project_name` needs no I/O.
+
+Team mode: the push runs on a thread of its own
+(:class:`~bottui.ops.team_thread.SharingThread`); the Journal screen reads
+the shared journal on the app's loop with a connection of its own
+(:meth:`TuiServices.journal_pages`). The store counts as down for the Journal
+screen when the push's last attempt failed, or a read of the shared journal
+failed: a push with nothing to send does not reach the store, so only a push
+that gets through (or a later read) clears a failed read, and reads try the
+store again at most every :data:`READ_RETRY` seconds.
+
+Timed changes (#15): a confirmation's answer is a
+:class:`~bottui.tui.change_prompt.Decided` (the reason, and the duration
+typed, if any); :meth:`TuiServices.decided_plan` turns it into the plan to
+send (:meth:`~bottui.ops.plan.PlannedChange.with_revert_after`, whose
+refusals are reported like any other). Before the dialog,
+:meth:`TuiServices.timed_prompt` asks the journal (through its async facade,
+in the planning worker) whether any executor is known, so the confirmation
+can warn that nothing would perform the revert. The header's countdown is
+:attr:`TuiServices.timed_text`, kept by the app's
+:class:`~bottui.tui.timed_changes.TimedRunner`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import time
 from collections.abc import Awaitable, Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
+from textual.app import ScreenStackError
 from textual.content import Content
 from textual.message import Message
 
+from bottui.api.curl import request_lines, to_curl
 from bottui.api.errors import BottuiError, CredentialsError, RefusedError
+from bottui.ops import reasons
+from bottui.ops.inventory_reads import inventory_version, read_all_projects
 from bottui.ops.session import Session
 from bottui.plaintext import clean
-from bottui.tui import lazy, typeahead
-from bottui.tui.error_view import EXPECTED_ERRORS, error_dialog, error_toast
+from bottui.store.errors import StoreError
+from bottui.store.executor import run_blocking
+from bottui.store.utc import system_clock
+from bottui.tui import lazy
+from bottui.tui.change_prompt import READ_ONLY_REFUSAL, Decided, profile_confirmation
+from bottui.tui.error_report import (
+    EXPECTED_ERRORS,
+    Attempt,
+    ErrorLog,
+    attempt_of,
+    error_dialog,
+    error_toast,
+    tag,
+    token_hint,
+)
 from bottui.tui.messages import InventoryChanged, ProjectChosen
-from bottui.tui.services_team import TeamServices
-from bottui.tui.services_timed import Decided, TimedServices
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -43,16 +81,26 @@ if TYPE_CHECKING:
     from textual.message_pump import MessagePump
 
     from bottui.api.requests import PreparedRequest
+    from bottui.ops.journal_pages import Pages
     from bottui.ops.plan import PlannedChange
+    from bottui.ops.shared_journal import SharedJournal
+    from bottui.ops.team_sync import SyncState
+    from bottui.ops.team_thread import SharingThread
+    from bottui.store.journal.protocol import JournalStore
+    from bottui.store.team.store import TeamStore
+    from bottui.store.team.unreadable import Unreadable
     from bottui.tui.bulk_runs import BulkRuns
     from bottui.tui.change_prompt import ChangePrompt
-    from bottui.tui.error_log import Attempt, ErrorLog
-    from bottui.tui.screens.change_form import ConfirmDialog, ReasonAsked, TypedConfirmDialog
+    from bottui.tui.screens.change_form import ConfirmDialog, TypedConfirmDialog
     from bottui.tui.screens.dry_run import DryRunDialog
     from bottui.tui.screens.error_log import ErrorLogScreen
+    from bottui.tui.timed_changes import TimedRunner
+
+#: Seconds after a failed read of the shared journal before a read tries it again.
+READ_RETRY: Final = 15.0
 
 
-class TuiServices(TimedServices, TeamServices):
+class TuiServices:
     """The app's services, typed, for screens and dialogs.
 
     Args:
@@ -85,8 +133,8 @@ class TuiServices(TimedServices, TeamServices):
         self._work: list[str] = []
         #: The last error reported (shown whole from the error log).
         self.last_error: BaseException | None = None
-        # This session's errors (made at the first: see errors).
-        self._errors: ErrorLog | None = None
+        #: This session's errors, newest first (``e`` lists them).
+        self.errors = ErrorLog()
         #: Names the inventory knows for projects (filled by :meth:`load_names`).
         self._names: dict[tuple[str, str], str] = {}
         #: The inventory's marker when the names were read (see ``load_names``).
@@ -95,8 +143,11 @@ class TuiServices(TimedServices, TeamServices):
         self._bulk: BulkRuns | None = None
         #: What waits for the first frames (None once they are out: see after_start).
         self._after_start: list[Callable[[], object]] | None = []
-        self._init_team()
-        self._init_timed()
+        #: The header's countdown ("" when no timed change is pending).
+        self.timed_text = ""
+        #: The app's executor and countdown (set once it starts: after the first frame).
+        self.timed_runner: TimedRunner | None = None
+        self._reset_team()
 
     @property
     def host(self) -> App[Any]:
@@ -120,17 +171,6 @@ class TuiServices(TimedServices, TeamServices):
         waiting, self._after_start = self._after_start or [], None
         for callback in waiting:
             self._host.call_later(callback)
-
-    @property
-    def errors(self) -> ErrorLog:
-        """This session's errors, newest first (``e`` lists them)."""
-        if self._errors is None:
-            # Imported at the first error or look at the log: with the
-            # confirmations', its module costs the first frame ~4 ms.
-            from bottui.tui.error_log import ErrorLog
-
-            self._errors = ErrorLog()
-        return self._errors
 
     @property
     def bulk(self) -> BulkRuns:
@@ -171,7 +211,7 @@ class TuiServices(TimedServices, TeamServices):
 
         The cached project names were the old profile's inventory's; the
         last error was the old profile's too. Nothing is broadcast here: the
-        caller (:mod:`bottui.tui.profile_switch`) does once all is in place.
+        caller (:mod:`bottui.tui.quit_or_switch`) does once all is in place.
         """
         settings = self.session.settings
         self._current = (
@@ -192,8 +232,6 @@ class TuiServices(TimedServices, TeamServices):
         Projects screen says what is wrong. Not read again while the
         inventory's marker is the one of the last read (thousands of projects).
         """
-        from bottui.ops.inventory_reads import inventory_version, read_all_projects
-
         try:
             version = await inventory_version(self.session)
             if version is not None and version == self._names_version:
@@ -222,8 +260,6 @@ class TuiServices(TimedServices, TeamServices):
     def _tell_shown_screen(self) -> None:
         # The broadcast reaches each mode's base screen; a screen shown over them
         # that reads the stores too (the Timed screen) hears of the change as well.
-        from textual.app import ScreenStackError
-
         try:
             screen = self._host.screen
         except ScreenStackError:
@@ -269,13 +305,10 @@ class TuiServices(TimedServices, TeamServices):
         """The one place a failure becomes a toast and an entry of the error log (``e``).
 
         ``attempt`` says what was being done (else the one the error was
-        tagged with, :func:`~bottui.tui.error_log.tag`); ``operation`` names
+        tagged with, :func:`~bottui.tui.error_report.tag`); ``operation`` names
         it when nothing else does (a worker's label, the change refused).
         A refusal with no attempt is logged against the current project.
         """
-        from bottui.store.utc import system_clock
-        from bottui.tui.error_log import attempt_of, token_hint
-
         self.last_error = error
         attempt = attempt or attempt_of(error)
         target = ""
@@ -292,12 +325,12 @@ class TuiServices(TimedServices, TeamServices):
             # A change refused before its dialog opened ("Cannot undo", read-only, no
             # token): what the operator typed for that dialog must not act on the
             # screen ("shop-prod" opened the error log with its "e"), #24.
-            typeahead.arm(self._host)
+            guard = getattr(self._host, "typeahead", None)  # bottui's app: ui_rules.TypeaheadGuard
+            if guard is not None:
+                guard.arm()
 
     def _refresh_open_log(self) -> None:
         # An error log open on screen lists the new error at once.
-        from textual.app import ScreenStackError
-
         error_log_screen: type[ErrorLogScreen] = lazy.load("ErrorLogScreen")
 
         try:
@@ -345,8 +378,6 @@ class TuiServices(TimedServices, TeamServices):
         """
         if not self.read_only or self.dry_run:
             return False
-        from bottui.tui.change_prompt import READ_ONLY_REFUSAL
-
         self.report(
             RefusedError("Read-only profile", READ_ONLY_REFUSAL.reason), operation=operation
         )
@@ -363,81 +394,68 @@ class TuiServices(TimedServices, TeamServices):
         """
         self.decide(prompt, lambda decided: then(decided.reason))
 
-    def show_dry_run(self, requests: Sequence[PreparedRequest], notes: Sequence[str] = ()) -> None:
-        """The dry run's box: the request(s) a change would send, and their curl; nothing sent.
-
-        ``notes``: what sending it would also do (a timed revert it supersedes), cleaned.
-        """
-        from bottui.api.curl import to_curl
-        from bottui.ops import reasons
-
-        dry_run_dialog: type[DryRunDialog] = lazy.load("DryRunDialog")
-
-        lines = dry_run_lines(requests)
-        refused = reasons.refusal_text(self.session.settings, None)
-        if refused is not None:
-            lines += [f"Without a reason this would be refused: {refused}"]
-        lines += list(notes)
-        self._host.push_screen(dry_run_dialog(lines, [to_curl(r) for r in requests]))
-
     def decide(self, prompt: ChangePrompt, then: Callable[[Decided], None]) -> None:
-        """:meth:`confirm`, with the duration of a timed change too (``prompt.timing``)."""
-        from bottui.tui.change_prompt import profile_confirmation
+        """:meth:`confirm`, with the duration of a timed change too (``prompt.timing``).
 
-        confirm_dialog: type[ConfirmDialog] = lazy.load("ConfirmDialog")
-        reason_asked: type[ReasonAsked] = lazy.load("ReasonAsked")
-        typed_dialog: type[TypedConfirmDialog] = lazy.load("TypedConfirmDialog")
+        The answer comes through ``then`` once the dialog is dismissed, not by
+        awaiting it in a worker: the tests' ``settle`` waits for every worker,
+        and a worker waiting for a dialog would never end while it is open.
+        """
+        found = self._decision(prompt)
+        if isinstance(found, Decided):
+            then(found)
+            return
+        if found is None:
+            return
+        dialog = found
 
+        def answered(ok: bool | None) -> None:
+            if ok:
+                then(Decided(dialog.reason, dialog.revert_after, dialog.revert_to))
+
+        self._host.push_screen(dialog, answered)
+
+    def _decision(
+        self, prompt: ChangePrompt
+    ) -> Decided | ConfirmDialog | TypedConfirmDialog | None:
+        """What ``prompt`` needs, said at once: decided already, the dialog that asks, or
+        None (refused and reported, a plan that failed, or the dry run's box shown)."""
         try:
             requests = prompt.plan()
         except BottuiError as exc:
             self.report(exc)
-            return
-        settings = self.session.settings
+            return None
         if self.dry_run:
             self.show_dry_run(requests, prompt.supersedes)
-            return
+            return None
         needs = prompt.needs or profile_confirmation(self.session.settings)
         if needs.kind == "refused":
             what = prompt.decision or prompt.title.rstrip("?")
             self.report(RefusedError("Read-only profile", needs.reason), operation=what)
-            return
+            return None
         if needs.kind == "none":
-            then(Decided(None, None))
-            return
-        asked = reason_asked(required=settings.require_reason)
+            return Decided(None, None)
+        return self._confirmation(prompt, typed=needs.kind == "typed")
 
-        def decided(ok: bool | None) -> None:
-            if ok:
-                then(Decided(dialog.reason, dialog.revert_after, dialog.revert_to))
-
-        dialog: ConfirmDialog | TypedConfirmDialog
+    def _confirmation(
+        self, prompt: ChangePrompt, *, typed: bool
+    ) -> ConfirmDialog | TypedConfirmDialog:
+        """The dialog asking for ``prompt``: the project id typed too when ``typed``."""
         warned = prompt.warning_lines()  # teammates' changes, superseded timed reverts
-        warning = Content("\n".join(warned)) if warned else None
-        if needs.kind == "typed":
-            dialog = typed_dialog(
-                prompt.title,
-                prompt.body,
-                prompt.project_id,
-                prompt.confirm_label,
-                reason=asked,
-                warning=warning,
-                listing=prompt.listing,
-                timing=prompt.timing,
-                decision=prompt.decision,
+        options: dict[str, Any] = {
+            "reason": lazy.load("ReasonAsked")(required=self.session.settings.require_reason),
+            "warning": Content("\n".join(warned)) if warned else None,
+            "listing": prompt.listing,
+            "timing": prompt.timing,
+            "decision": prompt.decision,
+        }
+        if typed:
+            typed_dialog: type[TypedConfirmDialog] = lazy.load("TypedConfirmDialog")
+            return typed_dialog(
+                prompt.title, prompt.body, prompt.project_id, prompt.confirm_label, **options
             )
-        else:
-            dialog = confirm_dialog(
-                prompt.title,
-                prompt.body,
-                prompt.confirm_label,
-                reason=asked,
-                warning=warning,
-                listing=prompt.listing,
-                timing=prompt.timing,
-                decision=prompt.decision,
-            )
-        self._host.push_screen(dialog, decided)
+        confirm_dialog: type[ConfirmDialog] = lazy.load("ConfirmDialog")
+        return confirm_dialog(prompt.title, prompt.body, prompt.confirm_label, **options)
 
     def plan_and_confirm(
         self,
@@ -448,48 +466,70 @@ class TuiServices(TimedServices, TeamServices):
         *,
         operation: str = "",
     ) -> None:
-        """Plan a change once in a worker of ``node``, then :meth:`confirm` it.
+        """Plan a change once in a worker of ``node``, then :meth:`decide` on it.
 
         ``operation`` names the change in the error log should it be refused.
 
         ``make`` awaits a planner of :mod:`bottui.ops.plan` (it may read the
         stores: never on the event loop's own turn); its errors are reported.
-        ``then`` gets the very plan that was confirmed, to hand to
-        :func:`bottui.ops.mutations.apply`.
+        ``then`` gets the very plan that was confirmed (with its reason and
+        duration), to hand to :func:`bottui.ops.mutations.apply`.
         """
         if self.refuse_if_read_only(operation):  # before planning: it would be refused anyway
             return
-
-        async def plan_it() -> None:
-            from bottui.ops import collisions
-
-            try:
-                plan = await make()
-                if not self.dry_run:  # a dry run sends nothing: it needs no token
-                    await self._check_tokens(plan)
-                # Before the dialog: who else changed this lately (never raises
-                # for the team store; it says when it could not check).
-                recent = await collisions.check(self.session, plan)
-            except Exception as exc:  # reported like any failure; nothing is sent
-                self.flush_warnings()
-                self.report(exc, operation=operation)
-                return
-            self.flush_warnings()
-            prompt = await self.timed_prompt(prompt_of(plan))  # is an executor known?
-            if recent is not None and recent.warns:
-                prompt = replace(prompt, recent=tuple(recent.lines()))
-            prompt = await self.supersedes_prompt(prompt, [plan])  # a pending timed revert?
-
-            def decided(decision: Decided) -> None:
-                timed = self.decided_plan(plan, decision)
-                if timed is not None:
-                    then(timed)
-
-            self.decide(prompt, decided)
-
         node.run_worker(
-            plan_it(), name="Planning", group="plan", exit_on_error=False, exclusive=False
+            self._plan_and_decide(make, prompt_of, then, operation),
+            name="Planning",
+            group="plan",
+            exit_on_error=False,
         )
+
+    async def _plan_and_decide(
+        self,
+        make: Callable[[], Awaitable[PlannedChange[Any]]],
+        prompt_of: Callable[[PlannedChange[Any]], ChangePrompt],
+        then: Callable[[PlannedChange[Any]], None],
+        operation: str,
+    ) -> None:
+        # 40 ms of the team feed's modules: not on the first frame.
+        from bottui.ops import collisions
+
+        try:
+            plan = await make()
+            if not self.dry_run:  # a dry run sends nothing: it needs no token
+                await self._check_tokens(plan)
+            # Before the dialog: who else changed this lately (never raises
+            # for the team store; it says when it could not check).
+            recent = await collisions.check(self.session, plan)
+        except Exception as exc:  # reported like any failure; nothing is sent
+            self.flush_warnings()
+            self.report(exc, operation=operation)
+            return
+        self.flush_warnings()
+        prompt = await self.timed_prompt(prompt_of(plan))  # is an executor known?
+        if recent is not None and recent.warns:
+            prompt = replace(prompt, recent=tuple(recent.lines()))
+        prompt = await self.supersedes_prompt(prompt, [plan])  # a pending timed revert?
+
+        def decided(decision: Decided) -> None:
+            confirmed = self.decided_plan(plan, decision)
+            if confirmed is not None:
+                then(confirmed)
+
+        self.decide(prompt, decided)
+
+    def show_dry_run(self, requests: Sequence[PreparedRequest], notes: Sequence[str] = ()) -> None:
+        """The dry run's box: the request(s) a change would send, and their curl; nothing sent.
+
+        ``notes``: what sending it would also do (a timed revert it supersedes), cleaned.
+        """
+        dry_run_dialog: type[DryRunDialog] = lazy.load("DryRunDialog")
+        lines = dry_run_lines(requests)
+        refused = reasons.refusal_text(self.session.settings, None)
+        if refused is not None:
+            lines += [f"Without a reason this would be refused: {refused}"]
+        lines += list(notes)
+        self._host.push_screen(dry_run_dialog(lines, [to_curl(r) for r in requests]))
 
     async def _check_tokens(self, plan: PlannedChange[Any]) -> None:
         """Refuse before the confirmation when a token the plan needs is missing.
@@ -507,8 +547,6 @@ class TuiServices(TimedServices, TeamServices):
                 else:
                     await self.session.access_token(plan.account)
             except BaseException as exc:
-                from bottui.tui.error_log import Attempt, tag
-
                 tag(exc, Attempt.of_plan(plan, plan.title or "Change", "checking tokens"))
                 raise
 
@@ -518,6 +556,212 @@ class TuiServices(TimedServices, TeamServices):
         self._show_work()  # the header's DRY RUN badge, on every screen
         state = "ON: changes are shown, not sent" if self.dry_run else "OFF"
         self._host.notify(f"Dry run {state}", markup=False)
+
+    # -- team store: the push thread, the shared journal's reads, their states ------------
+
+    def _reset_team(self) -> None:
+        #: Why teammates' changes cannot be followed (None: they can, or no team store).
+        self.live_down: str | None = None
+        #: True once teammates' changes are being followed (LISTEN holds).
+        self.team_listening = False
+        #: The header's team journal state ("" without a store, or all shared).
+        self.team_text = ""
+        #: The push found the team store down (its last attempt failed).
+        self._push_down = False
+        #: When a read of the shared journal last failed (None: the last one worked).
+        self._read_failed_at: float | None = None
+        self._sharing: SharingThread | None = None
+        self._team_reader: SharedJournal | None = None
+        #: The reader's own connection to the store (closed by :meth:`stop_team`).
+        self._reader_store: TeamStore | None = None
+
+    async def start_sharing(self) -> None:
+        """With a team store: push at start, after each change and every 30 s (own thread)."""
+        session = self.session
+        if session.settings.store_url is None:
+            return  # solo: none of team mode's modules (they cost the first frame ~15 ms)
+        team = await session.team()
+        if team is None:
+            return
+        import asyncio
+
+        from bottui.ops.shared_journal import SharedJournal
+        from bottui.ops.team_store import open_team_store_url
+        from bottui.ops.team_sync import TUI_INTERVAL
+        from bottui.ops.team_thread import SharingThread
+
+        with contextlib.suppress(StoreError):
+            await team.register()  # before this run's first change
+        loop = asyncio.get_running_loop()
+
+        def on_state(state: SyncState) -> None:  # on the push thread
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._team_state, state)
+
+        self._sharing = SharingThread(team, interval=TUI_INTERVAL, on_state=on_state)
+        self._sharing.start()
+        session.hand_over_team()
+        session.on_shared = self.share_soon  # inventory facts queued: push them now
+        # The Journal screen reads with a connection of its own, on this loop.
+        with contextlib.suppress(StoreError):
+            reader = await open_team_store_url(
+                session.settings.store_url, os.environ, session.tokens
+            )
+            reader.skips.on_skip = self._reader_skipped
+            self._reader_store = reader
+            self._team_reader = SharedJournal(
+                session.journal_store,
+                team,
+                store=reader,
+                on_down=self._read_down,
+                on_up=self._read_up,
+            )
+
+    @property
+    def team_down(self) -> bool:
+        """The store is down: the Journal screen reads (and says it shows) the local journal."""
+        return self._push_down or self._read_failed_at is not None
+
+    def _team_state(self, state: SyncState) -> None:
+        was_down, self._push_down = self._push_down, state.down is not None
+        if state.header != self.team_text:
+            self.team_text = state.header
+            self._show_work()
+        if was_down and not self._push_down:
+            # The push reached the store again: the shared journal is worth a read.
+            self._read_failed_at = None
+            self._broadcast(InventoryChanged)
+
+    def _read_down(self, _reason: str) -> None:
+        # A read failed while the push, with nothing waiting, may not have tried the
+        # store: reads stay local (and say so) until the push or a later read gets
+        # through. Never cleared by a push that had nothing to send: that would read,
+        # fail and push again in a loop while the store is down.
+        self._read_failed_at = time.monotonic()
+        self.share_soon()
+
+    def _reader_skipped(self, row: Unreadable) -> None:
+        # On the app's loop (the reader reads there): a warning, toasted now.
+        self.session.warn(row.line)
+        self.flush_warnings()
+
+    def _read_up(self) -> None:
+        self._read_failed_at = None
+
+    def share_soon(self) -> None:
+        """A change was journaled: push it now (nothing without a team store)."""
+        if self._sharing is not None:
+            self._sharing.kick()
+
+    def stop_sharing(self, budget: float = 2.0) -> None:
+        """Push once more and stop (at quit; what is left waits for the next run)."""
+        if self._sharing is not None:
+            sharing, self._sharing = self._sharing, None
+            sharing.stop(budget)
+
+    async def stop_team(self) -> None:
+        """Stop pushing to and reading the team store, its state cleared (a profile switch).
+
+        The push thread's last push is awaited on the store executor, never on the loop.
+        """
+        sharing, self._sharing = self._sharing, None
+        if sharing is not None:
+            await run_blocking(lambda: sharing.stop(2.0))
+        reader = self._reader_store
+        self._reset_team()
+        if reader is not None:
+            with contextlib.suppress(StoreError):
+                await reader.close()
+        self._show_work()
+
+    def journal_pages(self) -> Pages | JournalStore:
+        """What the Journal screen reads: the shared journal, or the local one when
+        there is no team store or it is down."""
+        if self._team_reader is None or self._push_down:
+            return self.session.journal_store
+        failed = self._read_failed_at
+        if failed is not None and time.monotonic() - failed < READ_RETRY:
+            return self.session.journal_store
+        return self._team_reader
+
+    # -- timed changes: the confirmation's duration, the header's countdown ---------------
+
+    async def timed_prompt(self, prompt: ChangePrompt) -> ChangePrompt:
+        """``prompt`` with the no-executor warning when a duration is offered and none is known.
+
+        This TUI counts as one only while its executor runs (a TUI quitting
+        before the revert is due leaves it to the next one to run).
+        """
+        timing = prompt.timing
+        if timing is None or not timing.offered or timing.unavailable:
+            return prompt
+        from bottui.ops import timed
+
+        runner = self.timed_runner
+        if runner is not None and runner.running:
+            return prompt
+        try:
+            known = await timed.executor_known(self.session)
+        except Exception:  # a journal that cannot be read: warn rather than reassure
+            known = None
+        if known:
+            return prompt
+        note = timed.NO_EXECUTOR_WARNING
+        return replace(prompt, timing=replace(timing, notes=(*timing.notes, note)))
+
+    async def supersedes_prompt(
+        self, prompt: ChangePrompt, plans: Sequence[PlannedChange[Any]]
+    ) -> ChangePrompt:
+        """``prompt`` saying which timed changes' reverts these changes supersede (#27).
+
+        Read in the planning worker, through the journal's async facade.
+        """
+        from bottui.ops.timed import superseding
+
+        found: list[str] = []
+        for plan in plans:
+            for line in await superseding.warning_lines(self.session, plan):
+                if line not in found:
+                    found.append(line)
+        return replace(prompt, supersedes=tuple(found)) if found else prompt
+
+    def decided_plan(self, plan: PlannedChange[Any], decided: Decided) -> PlannedChange[Any] | None:
+        """The plan to send as confirmed; None (reported) when its duration is refused."""
+        try:
+            confirmed = plan.with_reason(decided.reason)
+            if decided.revert_after is not None:
+                from bottui.ops.revert_to import with_revert_to
+
+                confirmed = with_revert_to(confirmed, decided.revert_to)
+                confirmed = confirmed.with_revert_after(decided.revert_after)
+        except (BottuiError, ValueError) as exc:  # the core's refusal, said whole
+            self.report(exc)
+            return None
+        return confirmed
+
+    def start_timed(self) -> None:
+        """Start this TUI's executor and countdown (after the first frame; again after a switch)."""
+        if self.timed_runner is None:
+            runner: type[TimedRunner] = lazy.load("TimedRunner")
+            self.timed_runner = runner(self)
+        self.timed_runner.start()
+
+    async def stop_timed(self) -> None:
+        """Stop it once a round under way ended (a profile switch, quitting)."""
+        if self.timed_runner is not None:
+            await self.timed_runner.stop_and_wait()
+        self.timed_text = ""
+
+    @property
+    def timed_busy(self) -> bool:
+        """True while a round of the executor runs (a revert may be in flight)."""
+        return self.timed_runner is not None and self.timed_runner.busy
+
+    def timed_changed(self) -> None:
+        """A change may have scheduled or ended a revert: the countdown reads again soon."""
+        runner = self.timed_runner
+        if runner is not None:
+            runner.poke()
 
 
 def find_services(node: MessagePump) -> TuiServices | None:
@@ -535,8 +779,6 @@ def services_of(node: MessagePump) -> TuiServices:
 
 def dry_run_lines(requests: Sequence[PreparedRequest]) -> list[str]:
     """The lines a dry run shows: method, URL, headers, body, curl."""
-    from bottui.api.curl import request_lines
-
     lines: list[str] = []
     for request in requests:
         lines += [*request_lines(request), ""]

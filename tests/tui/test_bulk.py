@@ -29,7 +29,7 @@ import bottui.ops.bulk.meter as bulk_meter
 from bottui.ops.bulk import BulkProgress, BulkSummary, ItemStatus
 from bottui.ops.bulk.input import InvalidLine
 from bottui.sandbox.server import SandboxServer
-from bottui.tui import palette
+from bottui.tui import key_registry as palette
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.base import READ_ONLY_BANNER
 from bottui.tui.screens.bulk_dialog import BOTH, BulkDialog
@@ -38,7 +38,7 @@ from bottui.tui.screens.change_form import ConfirmDialog, TypedConfirmDialog
 from bottui.tui.screens.dialogs import HelpDialog, RequestsDialog
 from bottui.tui.screens.grants import GrantsScreen
 from bottui.tui.widgets.bulk_words import counts_line, progress_line, state_line, summary_lines
-from bottui.tui.widgets.plain_paste import forbidden_in_paste
+from bottui.tui.widgets.untrusted_text import forbidden_in_paste
 from tests.tui.conftest import SNAP_SIZE, AsgiBackend
 from tests.tui.helpers import plain, settle, until
 

@@ -26,7 +26,7 @@ from bottui.tui.screens.bulk_export import ExportDialog
 from bottui.tui.screens.bulk_run import BulkRunDialog
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.grants import GrantsScreen
-from bottui.tui.widgets.context_bar import ContextBar
+from bottui.tui.widgets.screen_bars import ContextBar
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import click_again, plain, settle, until
 from tests.tui.test_bulk import (

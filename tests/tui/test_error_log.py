@@ -19,10 +19,10 @@ from bottui.api.tokens import AccessToken
 from bottui.sandbox.demo import DEMO_ACCESS_TOKEN_NO_PROJECT_ACTION, DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
-from bottui.tui.error_log import Attempt, ErrorLog, token_hint
+from bottui.tui.error_report import Attempt, ErrorLog, token_hint
 from bottui.tui.screens.dialogs import ErrorDialog
 from bottui.tui.screens.error_log import ErrorLogScreen
-from bottui.tui.widgets.revocation_result import RevocationResult
+from bottui.tui.widgets.result_panels import RevocationResult
 from tests.tui.conftest import SNAP_BASE_URL, SNAP_SIZE
 from tests.tui.helpers import plain, settle
 from tests.tui.test_grants import (

@@ -21,14 +21,13 @@ from bottui.sandbox.demo import (
     HOSTILE_VISITOR_ID,
 )
 from bottui.sandbox.server import SandboxServer
-from bottui.tui import palette
+from bottui.tui import key_registry as palette
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import ErrorDialog, HelpDialog, RequestsDialog
 from bottui.tui.screens.grants import GrantsScreen
-from bottui.tui.widgets.revocation_form import RevocationForm
-from bottui.tui.widgets.revocation_history import RevocationHistory
-from bottui.tui.widgets.revocation_result import (
+from bottui.tui.widgets.grant_revocation import RevocationForm, RevocationHistory
+from bottui.tui.widgets.result_panels import (
     OUTCOMES,
     RevocationRecord,
     RevocationResult,

@@ -8,9 +8,9 @@ import pytest
 from textual.command import CommandPalette
 from textual.widgets import Input, OptionList, Static
 
-from bottui.tui import palette
-from bottui.tui.action_registry import all_actions, main_scopes, scopes
+from bottui.tui import key_registry as palette
 from bottui.tui.app import BottuiApp
+from bottui.tui.key_registry import all_actions, main_scopes, scopes
 from bottui.tui.screens.dialogs import HelpDialog
 from bottui.tui.screens.target_picker import TargetPicker
 from bottui.tui.screens.thresholds import DimensionTable, ThresholdsScreen

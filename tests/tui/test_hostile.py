@@ -28,7 +28,7 @@ from bottui.sandbox.demo import (
 )
 from bottui.tui.app import BottuiApp
 from bottui.tui.widgets.journal_table import TARGET_CELL
-from bottui.tui.widgets.key_bar import KeyBar
+from bottui.tui.widgets.screen_bars import KeyBar
 from tests.fixtures.stores import inventory_of
 from tests.tui.helpers import until
 

@@ -20,7 +20,7 @@ from bottui.ops import mutations
 from bottui.sandbox.demo import DEMO_ACCOUNT, HOSTILE_LIMITER_IDS, HOSTILE_PROJECT_ID
 from bottui.sandbox.server import SandboxServer
 from bottui.store.journal.records import Operation, limiter_target
-from bottui.tui import palette
+from bottui.tui import key_registry as palette
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import HelpDialog, RequestsDialog

@@ -109,14 +109,14 @@ def test_every_binding_id_of_the_tui_is_known_to_the_keymap_check() -> None:
     """A binding id the registry misses would be called misspelt by `config check`.
 
     Walks every module of bottui.tui, so a new dialog with its own keys fails
-    here until its scope is registered in bottui/tui/action_registry.py.
+    here until its scope is registered in bottui/tui/key_registry.py.
     """
     import importlib
     import inspect
     import pkgutil
 
     import bottui.tui
-    from bottui.tui.action_registry import binding_ids
+    from bottui.tui.key_registry import binding_ids
 
     declared: dict[str, str] = {}
     for info in pkgutil.walk_packages(bottui.tui.__path__, "bottui.tui."):

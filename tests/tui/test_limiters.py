@@ -10,7 +10,7 @@ from textual.widgets import Button, Input, Static
 
 from bottui.sandbox.demo import DEMO_ACCOUNT, HOSTILE_LIMITER_IDS, HOSTILE_PROJECT_ID
 from bottui.sandbox.server import SandboxServer
-from bottui.tui import palette
+from bottui.tui import key_registry as palette
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import HelpDialog, RequestsDialog
@@ -18,7 +18,7 @@ from bottui.tui.screens.limiter_dialogs import AddLimiterDialog, ChooseStateDial
 from bottui.tui.screens.limiters import LimitersScreen
 from bottui.tui.screens.target_picker import TargetPicker
 from bottui.tui.widgets.limiter_table import LimiterTable
-from bottui.tui.widgets.returned_project import ReturnedProjectPanel
+from bottui.tui.widgets.result_panels import ReturnedProjectPanel
 from tests.fixtures.stores import journal_of
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, sent, settle, settle_failed

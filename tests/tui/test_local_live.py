@@ -25,9 +25,9 @@ from bottui.sandbox.demo import DEMO_ACCESS_TOKEN, DEMO_PROJECT_TOKENS
 from bottui.sandbox.server import SandboxServer
 from bottui.store.paths import Locations
 from bottui.tui.app import BottuiApp
-from bottui.tui.widgets.context_bar import ContextBar
 from bottui.tui.widgets.journal_table import JournalTable
 from bottui.tui.widgets.limiter_table import LimiterTable
+from bottui.tui.widgets.screen_bars import ContextBar
 from tests.cli.helpers import Result, cli_process
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import settle

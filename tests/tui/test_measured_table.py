@@ -6,7 +6,7 @@ from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.strip import Strip
 
-from bottui.tui.textual_private import MeasuredTable
+from bottui.tui.perf.textual_private import MeasuredTable
 
 
 class OneTable(App[None]):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.widgets import OptionList
 
 from bottui.sandbox.server import SandboxServer
-from bottui.tui import palette
+from bottui.tui import key_registry as palette
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.target_picker import TargetPicker

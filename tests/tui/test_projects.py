@@ -34,18 +34,17 @@ from bottui.store.errors import KeyringUnavailable
 from bottui.store.paths import Locations
 from bottui.store.tokens import TokenState, TokenStore
 from bottui.tui.app import BottuiApp
-from bottui.tui.run_result import START_DEMO
+from bottui.tui.messages import START_DEMO
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import HelpDialog
 from bottui.tui.screens.profile_form import ProfileForm
 from bottui.tui.screens.project_dialogs import ProjectForm
 from bottui.tui.screens.projects import ProjectsScreen
 from bottui.tui.screens.token_dialog import TokenDialog
-from bottui.tui.widgets.context_bar import ContextBar
-from bottui.tui.widgets.keyring_notice import KeyringNotice
+from bottui.tui.widgets.notices import KeyringNotice, Welcome
 from bottui.tui.widgets.project_table import ProjectTable
-from bottui.tui.widgets.secret_input import SecretInput
-from bottui.tui.widgets.welcome import Welcome
+from bottui.tui.widgets.screen_bars import ContextBar
+from bottui.tui.widgets.untrusted_text import SecretInput
 from tests.fixtures.keyrings import BlockingKeyring, InMemoryKeyring, installed
 from tests.fixtures.stores import inventory_of
 from tests.tui.conftest import SNAP_SIZE

@@ -3,7 +3,7 @@
 A first frame of a long table used to spend most of its time laying out a
 screenful of cells with Rich (``Styled(Padding(cell))``), ~0.1-0.2 ms each:
 the Rate limiters screen with 4,000 rows was 1.5x the one with 4.
-:class:`~bottui.tui.textual_private.QuickCellsTable` makes the same segments
+:class:`~bottui.tui.perf.textual_private.QuickCellsTable` makes the same segments
 directly. These tests hold it to that: segment by segment against Rich's own
 rendering, for hostile and wide text, truncation, styles and widths; and
 line by line against Textual's ``_render_cell`` in a running table, with
@@ -25,10 +25,10 @@ from textual.renderables.styled import Styled
 from textual.widgets import DataTable
 
 from bottui.store.inventory.records import LimiterEntry
-from bottui.tui import textual_private
-from bottui.tui.textual_private import quick_cell_line
+from bottui.tui.perf import textual_private
+from bottui.tui.perf.textual_private import quick_cell_line
 from bottui.tui.widgets.limiter_table import LimiterTable
-from bottui.tui.widgets.safe import safe_id_text, safe_text
+from bottui.tui.widgets.untrusted_text import safe_id_text, safe_text
 from tests.tui.conftest import SNAP_SIZE
 
 HOSTILE = [

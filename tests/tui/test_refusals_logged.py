@@ -11,7 +11,7 @@ from textual.widgets import DataTable
 from bottui.api.errors import ApiError, RefusedError
 from bottui.ops.undo import UndoRefused
 from bottui.tui.app import BottuiApp
-from bottui.tui.error_log import ErrorLog, outcome_word
+from bottui.tui.error_report import ErrorLog, outcome_word
 from bottui.tui.screens.error_log import ErrorLogScreen
 from tests.tui.helpers import settle
 

@@ -18,10 +18,9 @@ from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.thresholds import ThresholdsScreen
-from bottui.tui.widgets.attempt_panel import AttemptPanel
 from bottui.tui.widgets.journal_table import JournalTable
 from bottui.tui.widgets.limiter_table import LimiterTable
-from bottui.tui.widgets.returned_project import ReturnedProjectPanel
+from bottui.tui.widgets.result_panels import AttemptPanel, ReturnedProjectPanel
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle, settle_failed
 

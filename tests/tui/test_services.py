@@ -13,7 +13,7 @@ from bottui.api.errors import ApiError, BottuiError, ValidationError
 from bottui.store.errors import ConfigError, StoreError
 from bottui.tui.app import BottuiApp
 from bottui.tui.change_prompt import ChangePrompt, Confirmation
-from bottui.tui.error_view import (
+from bottui.tui.error_report import (
     describe_error,
     error_line,
     error_text,
@@ -45,7 +45,7 @@ def test_no_screen_or_widget_imports_the_app_even_lazily() -> None:
         *sorted((TUI / "screens").glob("*.py")),
         *sorted((TUI / "widgets").glob("*.py")),
         TUI / "services.py",
-        TUI / "error_view.py",
+        TUI / "error_report.py",
     ]
     offenders = {
         str(path.relative_to(TUI)): sorted(
@@ -58,10 +58,10 @@ def test_no_screen_or_widget_imports_the_app_even_lazily() -> None:
 
 def test_no_screen_catches_a_store_error_apart_from_the_renderer() -> None:
     # Caught side by side with BottuiError, the two roots drift apart: every
-    # screen catches EXPECTED_ERRORS and renders through bottui.tui.error_view.
+    # screen catches EXPECTED_ERRORS and renders through bottui.tui.error_report.
     found: list[str] = []
     for path in sorted(TUI.rglob("*.py")):
-        if path.name == "error_view.py":
+        if path.name == "error_report.py":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ExceptHandler) and node.type is not None:

@@ -9,7 +9,7 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
-from bottui.tui.widgets.slider import Slider, format_number
+from bottui.tui.widgets.threshold_field import Slider, format_number
 
 WIDTH = 40
 # show_value on a 0..1 slider with step 0.01 reserves "0.00" plus a space.

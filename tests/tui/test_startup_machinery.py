@@ -19,11 +19,16 @@ from textual.color import Color
 from textual.css.model import RuleSet
 from textual.css.stylesheet import Stylesheet, StylesheetParseError
 
-from bottui.tui import gc_pause
+from bottui.tui import perf as gc_pause
 from bottui.tui.app import MODE_KEYS, BottuiApp
-from bottui.tui.css_sections import CSS_SOURCE, first_frame_css, section_names, whole_css
-from bottui.tui.stylesheet_cache import SharedParseStylesheet
-from bottui.tui.textual_private import TESTED_TEXTUAL, as_tested
+from bottui.tui.perf.stylesheet import (
+    CSS_SOURCE,
+    SharedParseStylesheet,
+    first_frame_css,
+    section_names,
+    whole_css,
+)
+from bottui.tui.perf.textual_private import TESTED_TEXTUAL, as_tested
 from tests.tui.helpers import settle
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -244,7 +249,7 @@ parse(["demo"])
 from bottui.demo import prepare
 from bottui.sandbox.process import SandboxProcess
 from bottui.tui.app import MODE_KEYS, BottuiApp
-from bottui.tui.css_sections import CSS_SOURCE, first_frame_css, section_names, whole_css
+from bottui.tui.perf.stylesheet import CSS_SOURCE, first_frame_css, section_names, whole_css
 from bottui.tui.screens.limiters import LimitersScreen
 session = prepare(Path({str(tmp_path)!r}), "http://127.0.0.1:9")
 BottuiApp(session, demo=True)

@@ -1,6 +1,6 @@
 """The stylesheet cache falls back to Textual's plain stylesheet, and nothing else is private.
 
-The cache (``bottui/tui/stylesheet_cache.py``, ``bottui/tui/textual_private.py``)
+The cache (``bottui/tui/perf/stylesheet.py``, ``bottui/tui/perf/textual_private.py``)
 leans on Textual's private API, so it runs only on the Textual it was tested
 on. These tests force the fallback and check that every screen is then
 styled, and drawn, exactly as with the cache; and that no other module of
@@ -27,16 +27,17 @@ from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widget import Widget
 
-from bottui.tui import stylesheet_cache, textual_private
 from bottui.tui.app import MODE_KEYS, BottuiApp
-from bottui.tui.css_sections import CSS_SOURCE, whole_css
-from bottui.tui.textual_private import PRIVATE_STATE, SharedParseStylesheet, as_tested
+from bottui.tui.perf import stylesheet as stylesheet_cache
+from bottui.tui.perf import textual_private
+from bottui.tui.perf.stylesheet import CSS_SOURCE, whole_css
+from bottui.tui.perf.textual_private import PRIVATE_STATE, SharedParseStylesheet, as_tested
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import settle
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTTUI = ROOT / "bottui"
-WRAPPER = BOTTUI / "tui" / "textual_private.py"
+WRAPPER = BOTTUI / "tui" / "perf" / "textual_private.py"
 #: Tested on a release other than the one installed: as after an upgrade to 8.2.9.
 NOT_INSTALLED = "0.0.0.dev0"
 

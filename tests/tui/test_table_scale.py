@@ -30,13 +30,13 @@ from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.store.inventory.async_facade import SqliteInventoryStore
 from bottui.store.inventory.records import InventorySnapshot, LimiterEntry, ProjectEntry, Source
 from bottui.store.tokens import TokenState
-from bottui.tui import textual_private
 from bottui.tui.app import BottuiApp
+from bottui.tui.perf import textual_private
+from bottui.tui.perf.incremental_table import IncrementalTable, same_cell
 from bottui.tui.screens import project_reads
 from bottui.tui.screens.limiters import LimitersScreen
 from bottui.tui.screens.projects import ProjectsScreen
 from bottui.tui.widgets.entry_table import EntryTable
-from bottui.tui.widgets.incremental_table import IncrementalTable, same_cell
 from bottui.tui.widgets.limiter_table import LimiterTable
 from bottui.tui.widgets.project_table import CellState, ProjectRow, ProjectTable
 from tests.fixtures.stores import inventory_of

@@ -23,10 +23,10 @@ from bottui.ops.team_sync import SyncState
 from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.store.team.store import TeamStore
 from bottui.store.team.target import check_store_url
-from bottui.tui import services_team
+from bottui.tui import services as services_team
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
-from bottui.tui.widgets.context_bar import ContextBar
+from bottui.tui.widgets.screen_bars import ContextBar
 from tests.fixtures.postgres import PostgresServer
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle

@@ -26,7 +26,7 @@ from bottui.store.team.store import TeamStore
 from bottui.store.team.target import check_store_url
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.thresholds import DimensionTable
-from bottui.tui.team_source import local_time
+from bottui.tui.widgets.limiter_table import local_time
 from tests.fixtures.teammates import migrated, wait_for
 from tests.tui.conftest import FIXED_NOW, SNAP_BASE_URL, SNAP_SIZE
 from tests.tui.helpers import settle

@@ -29,8 +29,7 @@ from bottui.tui.screens.dialogs import RequestsDialog
 from bottui.tui.screens.thresholds import DimensionTable, ThresholdsScreen, check_words, when
 from bottui.tui.screens.thresholds_dialogs import AddDimensionDialog, ThresholdSettingsDialog
 from bottui.tui.screens.thresholds_editor import ThresholdEditor
-from bottui.tui.widgets.slider import Slider
-from bottui.tui.widgets.threshold_field import ThresholdField, check_threshold
+from bottui.tui.widgets.threshold_field import Slider, ThresholdField, check_threshold
 from tests.fixtures.stores import inventory_of
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle

@@ -24,9 +24,9 @@ from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog, TypedConfirmDialog
 from bottui.tui.screens.timed import TimedScreen
 from bottui.tui.screens.timed_dialogs import ExtendDialog
-from bottui.tui.widgets.context_bar import ContextBar
 from bottui.tui.widgets.journal_table import JournalTable
 from bottui.tui.widgets.limiter_table import LimiterTable
+from bottui.tui.widgets.screen_bars import ContextBar
 from tests.fixtures import moving_clock
 from tests.fixtures.moving_clock import MovingClock
 from tests.timed.conftest import PROJ, active, limiter_puts
@@ -380,7 +380,7 @@ def test_snapshot_timed_screen(snap_compare: Snap, make_snap_app: MakeApp) -> No
 
 
 def test_countdown_words() -> None:
-    from bottui.tui.services_timed import countdown_text
+    from bottui.tui.timed_changes import countdown_text
 
     now = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
     assert countdown_text([], now) == ""  # hidden when none

@@ -7,7 +7,7 @@ from textual.widgets import Static
 from bottui.api.errors import NetworkError
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
-from bottui.tui.widgets.returned_project import ReturnedProjectPanel
+from bottui.tui.widgets.result_panels import ReturnedProjectPanel
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle_failed, until
 

@@ -13,9 +13,9 @@ from bottui.sandbox.demo import DEMO_ACCOUNT, DEMO_DIMENSIONS
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.thresholds import DimensionTable
 from bottui.tui.screens.thresholds_dialogs import AddDimensionDialog
-from bottui.tui.visible_focus import is_shown
-from bottui.tui.widgets.filter_bar import FilterBar
-from bottui.tui.widgets.key_bar import KeyBar
+from bottui.tui.ui_rules import is_shown
+from bottui.tui.widgets.screen_bars import KeyBar
+from bottui.tui.widgets.table_filter import FilterBar
 from tests.tui.helpers import settle
 
 MakeApp = Callable[..., BottuiApp]

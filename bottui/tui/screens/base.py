@@ -24,9 +24,8 @@ from textual.worker import Worker, WorkerState
 
 from bottui.tui.messages import InventoryChanged, ProjectChosen
 from bottui.tui.services import TuiServices, find_services, services_of
-from bottui.tui.visible_focus import release_hidden_focus
-from bottui.tui.widgets.context_bar import ContextBar
-from bottui.tui.widgets.key_bar import KeyBar
+from bottui.tui.ui_rules import release_hidden_focus
+from bottui.tui.widgets.screen_bars import ContextBar, KeyBar
 
 T = TypeVar("T")
 

@@ -20,7 +20,7 @@ from bottui.ops.bulk import BulkPlan
 from bottui.ops.bulk.input import BulkSource
 from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.widgets.bulk_words import plural
-from bottui.tui.widgets.safe import join, safe, safe_id
+from bottui.tui.widgets.untrusted_text import join, safe, safe_id
 
 if TYPE_CHECKING:
     from bottui.tui.services import TuiServices

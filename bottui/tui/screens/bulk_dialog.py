@@ -32,15 +32,14 @@ from bottui.ops.bulk import DEFAULT_CONCURRENCY, MAX_CONCURRENCY, BulkPlan, plan
 from bottui.ops.bulk.input import BulkSource
 from bottui.ops.session import Session
 from bottui.store.executor import run_blocking
-from bottui.tui.error_view import error_text
+from bottui.tui.error_report import error_text
 from bottui.tui.screens.bulk_confirm import DRY_RUN_SHOWN, BulkOrder, confirm_bulk
 from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.services import services_of
 from bottui.tui.widgets.bulk_words import plural, preview_lines
-from bottui.tui.widgets.plain_paste import PlainInput
+from bottui.tui.widgets.form_field import StateCheckbox
 from bottui.tui.widgets.plain_text_area import PlainTextArea
-from bottui.tui.widgets.safe import join, safe, safe_id
-from bottui.tui.widgets.state_checkbox import StateCheckbox
+from bottui.tui.widgets.untrusted_text import PlainInput, join, safe, safe_id
 
 EMPTY = "Paste ids above or give a file; nothing is sent before you confirm."
 BOTH = "Give the ids either pasted or in a file, not both."

@@ -23,12 +23,11 @@ from textual.widgets import Button, Input, Label, Static
 from bottui.api.errors import BottuiError
 from bottui.ops.bulk.results import FORMATS
 from bottui.store.executor import run_blocking
-from bottui.tui.error_view import error_text
+from bottui.tui.error_report import error_text
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.widgets.bulk_words import plural
-from bottui.tui.widgets.plain_paste import PlainInput
-from bottui.tui.widgets.safe import join, safe
+from bottui.tui.widgets.untrusted_text import PlainInput, join, safe
 
 if TYPE_CHECKING:
     from bottui.tui.bulk_runs import BackgroundRun

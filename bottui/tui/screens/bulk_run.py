@@ -21,7 +21,7 @@ from textual.content import Content
 from textual.widgets import Button, Label, ProgressBar, Static
 
 from bottui.ops.bulk import BulkProgress, BulkSummary
-from bottui.tui.error_view import EXPECTED_ERRORS, error_words
+from bottui.tui.error_report import EXPECTED_ERRORS, error_words
 from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.widgets.bulk_words import (
     counts_line,
@@ -32,7 +32,7 @@ from bottui.tui.widgets.bulk_words import (
     summary_lines,
     unsettled,
 )
-from bottui.tui.widgets.safe import join, safe, safe_id
+from bottui.tui.widgets.untrusted_text import join, safe, safe_id
 
 if TYPE_CHECKING:
     from bottui.tui.bulk_runs import BackgroundRun, BulkRuns

@@ -8,7 +8,7 @@ fields and sends only from the last field of a complete form; the typed
 project id of a protected profile is that last field. :class:`ReasonAsked`
 and :class:`_ReasonField` are its reason field and the ``require_reason``
 check. When it closes it arms the app's type-ahead guard
-(:mod:`bottui.tui.typeahead`).
+(:mod:`bottui.tui.ui_rules`).
 """
 
 from __future__ import annotations
@@ -25,11 +25,10 @@ from textual.content import Content
 from textual.widgets import Button, Input, Label, Static
 
 from bottui.plaintext import clean
-from bottui.tui import typeahead
+from bottui.tui import ui_rules as typeahead
 from bottui.tui.screens.dialogs import _Dialog, _listing
 from bottui.tui.screens.duration_field import DurationField
-from bottui.tui.widgets.plain_paste import PlainInput
-from bottui.tui.widgets.safe import join, safe, safe_id
+from bottui.tui.widgets.untrusted_text import PlainInput, join, safe, safe_id
 
 if TYPE_CHECKING:
     from bottui.tui.change_prompt import Timing

@@ -20,8 +20,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
-from bottui.tui.help_rows import DIALOG_HELP, HelpRow, HelpSection
-from bottui.tui.widgets.safe import safe
+from bottui.tui.key_registry import DIALOG_HELP, HelpRow, HelpSection
+from bottui.tui.widgets.untrusted_text import safe
 
 
 class _Dialog(ModalScreen[Any]):
@@ -146,7 +146,7 @@ class HelpDialog(_InfoDialog):
     """Every key of the screen it was opened on: its own first, then the app's, then the rest.
 
     Full height (the rows scroll), each key once, each row with its binding
-    id for ``[keymap]`` (see :mod:`bottui.tui.help_rows`).
+    id for ``[keymap]`` (see :mod:`bottui.tui.key_registry`).
     """
 
     DEFAULT_CSS = """

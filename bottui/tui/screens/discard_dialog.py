@@ -18,7 +18,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
-from bottui.tui.widgets.safe import safe
+from bottui.tui.widgets.untrusted_text import safe
 
 
 def discard_title(changed: Sequence[str]) -> str:

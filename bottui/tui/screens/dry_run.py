@@ -29,7 +29,7 @@ from textual.widgets import Button, Label, Static
 
 from bottui.plaintext import clean
 from bottui.tui.screens.dialogs import RequestsDialog
-from bottui.tui.widgets.safe import safe
+from bottui.tui.widgets.untrusted_text import safe
 
 #: How much of the copied text the notice repeats.
 PREVIEW: Final = 100

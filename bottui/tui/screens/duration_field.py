@@ -24,7 +24,7 @@ from textual.content import Content
 from textual.widgets import Button, Input, Static
 
 from bottui.plaintext import clean
-from bottui.tui.widgets.plain_paste import PlainInput
+from bottui.tui.widgets.untrusted_text import PlainInput
 
 if TYPE_CHECKING:
     from bottui.tui.change_prompt import Timing

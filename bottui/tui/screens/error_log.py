@@ -3,9 +3,9 @@
 One row per error: time, outcome (failed, or unknown when the request may
 have arrived), operation, target, HTTP status, message and URL. Enter opens
 the whole error (its details, the token hint, the service's error object);
-escape closes. Every cell is cleaned text (:mod:`bottui.tui.widgets.safe`).
+escape closes. Every cell is cleaned text (:mod:`bottui.tui.widgets.untrusted_text`).
 The log itself lives in memory for the session only
-(:class:`~bottui.tui.error_log.ErrorLog`).
+(:class:`~bottui.tui.error_report.ErrorLog`).
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Static
 
-from bottui.tui.error_log import ErrorLog, LoggedError, outcome_word
-from bottui.tui.textual_private import MeasuredTable
-from bottui.tui.visible_focus import focus_shown, show_widget
-from bottui.tui.widgets.safe import safe, safe_text
+from bottui.tui.error_report import ErrorLog, LoggedError, outcome_word
+from bottui.tui.perf.textual_private import MeasuredTable
+from bottui.tui.ui_rules import focus_shown, show_widget
+from bottui.tui.widgets.untrusted_text import safe, safe_text
 
 COLUMNS: Final = (
     ("time", "Time (UTC)"),

@@ -18,12 +18,12 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Input
 
 from bottui.tui.screens.base import BottuiScreen
-from bottui.tui.visible_focus import focus_shown
+from bottui.tui.ui_rules import focus_shown
 from bottui.tui.widgets.entry_table import EntryTable
 
 if TYPE_CHECKING:
     # Imported when the bar is first mounted, after start-up (~2.5 ms).
-    from bottui.tui.widgets.filter_bar import FilterBar, FilterInput
+    from bottui.tui.widgets.table_filter import FilterBar, FilterInput
 
 
 class FilterableScreen(BottuiScreen):
@@ -47,7 +47,7 @@ class FilterableScreen(BottuiScreen):
         bars = self.query("FilterBar")  # by name: its module may not be imported yet
         if not bars:
             return None
-        from bottui.tui.widgets.filter_bar import FilterBar
+        from bottui.tui.widgets.table_filter import FilterBar
 
         return bars.first(FilterBar)
 
@@ -68,7 +68,7 @@ class FilterableScreen(BottuiScreen):
             return None  # closed before start-up was over
         bar = self._filter_bar()
         if bar is None:
-            from bottui.tui.widgets.filter_bar import FilterBar
+            from bottui.tui.widgets.table_filter import FilterBar
 
             bar = FilterBar()
             bar.display = False

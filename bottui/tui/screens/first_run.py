@@ -9,7 +9,7 @@ saves it (written to ``config.toml`` on the store executor, never on the
 event loop, and made current) and :class:`ProfileSaved` reaches the screen,
 whose handler calls :func:`use_saved_profile` and then asks for the project.
 Starting the demo
-leaves the app with :data:`~bottui.tui.run_result.START_DEMO` (the tui layer may
+leaves the app with :data:`~bottui.tui.messages.START_DEMO` (the tui layer may
 not import :mod:`bottui.demo`; the CLI starts it).
 """
 
@@ -24,8 +24,8 @@ from bottui.ops import profiles
 from bottui.ops.session import Settings
 from bottui.plaintext import clean
 from bottui.store.config.model import Profile
-from bottui.tui.error_view import EXPECTED_ERRORS
-from bottui.tui.run_result import START_DEMO
+from bottui.tui.error_report import EXPECTED_ERRORS
+from bottui.tui.messages import START_DEMO
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.profile_form import ProfileForm
 

@@ -42,20 +42,19 @@ from bottui.ops.mutations import Applied
 from bottui.ops.plan import PlannedChange, RevocationTarget
 from bottui.store.utc import system_clock
 from bottui.tui.change_prompt import ChangePrompt
-from bottui.tui.error_log import Attempt, Failure, tag
+from bottui.tui.error_report import Attempt, Failure, tag
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.bulk_confirm import BulkOrder
 from bottui.tui.screens.bulk_dialog import BulkDialog
-from bottui.tui.visible_focus import show_widget
-from bottui.tui.widgets.revocation_form import RevocationForm
-from bottui.tui.widgets.revocation_history import RevocationHistory
-from bottui.tui.widgets.revocation_result import (
+from bottui.tui.ui_rules import show_widget
+from bottui.tui.widgets.grant_revocation import RevocationForm, RevocationHistory
+from bottui.tui.widgets.result_panels import (
     UNKNOWN_FAILURE,
     RevocationRecord,
     RevocationResult,
     subject_line,
 )
-from bottui.tui.widgets.safe import join, safe, safe_id
+from bottui.tui.widgets.untrusted_text import join, safe, safe_id
 
 NO_PROJECT = "No project selected. Press 1 (Projects) to choose one."
 

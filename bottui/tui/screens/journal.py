@@ -40,14 +40,14 @@ from bottui.store.journal.protocol import EntryPage, EntryQuery
 from bottui.store.journal.records import Operation
 from bottui.store.paging import Cursor
 from bottui.store.utc import stamp, system_clock
-from bottui.tui.error_view import EXPECTED_ERRORS, error_line
+from bottui.tui.error_report import EXPECTED_ERRORS, error_line
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.journal_dialogs import EntryDialog, ExportDialog
 from bottui.tui.screens.journal_filter import FilterDialog, JournalFilters
 from bottui.tui.screens.journal_run import RunDialog
 from bottui.tui.screens.journal_undo import start_undo
 from bottui.tui.widgets.journal_table import JournalTable
-from bottui.tui.widgets.safe import join, safe, safe_id
+from bottui.tui.widgets.untrusted_text import join, safe, safe_id
 
 #: Entries of the first read: a few screens' worth, shown at once.
 FIRST_PAGE: Final = 100

@@ -23,9 +23,8 @@ from textual.widgets import Button, Input, Label, Static
 from bottui.api.errors import ValidationError
 from bottui.ops import journal_view
 from bottui.store.journal.records import JournalEntry
-from bottui.tui.help_rows import DIALOG_HELP
-from bottui.tui.widgets.plain_paste import PlainInput
-from bottui.tui.widgets.safe import join, safe, safe_id
+from bottui.tui.key_registry import DIALOG_HELP
+from bottui.tui.widgets.untrusted_text import PlainInput, join, safe, safe_id
 
 UNFINISHED_WORDS = (
     "UNFINISHED: started, but no outcome was recorded. The request is still under way, "

@@ -29,8 +29,7 @@ from bottui.api.errors import ValidationError
 from bottui.ops import journal_view
 from bottui.store.journal.records import Outcome
 from bottui.store.utc import parse_time, stamp
-from bottui.tui.widgets.plain_paste import PlainInput
-from bottui.tui.widgets.safe import safe
+from bottui.tui.widgets.untrusted_text import PlainInput, safe
 
 #: Operation choices: (label, value); None: every operation.
 OPERATIONS: Final[tuple[tuple[str, str | None], ...]] = (

@@ -25,11 +25,11 @@ from bottui.ops import journal_pages, journal_view
 from bottui.store.journal.protocol import EntryPage, EntryQuery, RunId
 from bottui.store.journal.records import JournalEntry
 from bottui.store.paging import Cursor
-from bottui.tui.error_view import EXPECTED_ERRORS, error_line
+from bottui.tui.error_report import EXPECTED_ERRORS, error_line
+from bottui.tui.perf.textual_private import MeasuredTable
 from bottui.tui.services import services_of
-from bottui.tui.textual_private import MeasuredTable
 from bottui.tui.widgets.journal_table import RunGroup, outcome_cell
-from bottui.tui.widgets.safe import safe, safe_id_text
+from bottui.tui.widgets.untrusted_text import safe, safe_id_text
 
 #: Entries each read of the dialog adds.
 RUN_PAGE: Final = 100

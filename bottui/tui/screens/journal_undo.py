@@ -17,7 +17,7 @@ from textual.content import Content
 from bottui.ops import journal_view, undo_row
 from bottui.plaintext import clean
 from bottui.tui.change_prompt import ChangePrompt
-from bottui.tui.widgets.safe import join, safe, safe_id
+from bottui.tui.widgets.untrusted_text import join, safe, safe_id
 
 if TYPE_CHECKING:
     from bottui.ops.plan import PlannedChange

@@ -1,6 +1,6 @@
 """The Rate limiters screen's latest attempts: its result panel and its row marks.
 
-The panel (:class:`~bottui.tui.widgets.returned_project.ReturnedProjectPanel`)
+The panel (:class:`~bottui.tui.widgets.result_panels.ReturnedProjectPanel`)
 shows the current project's latest switch: the project the service returned,
 or the failure (failed, or unknown when the request may have arrived). A
 limiter whose last attempt did not succeed is marked on its row ("last try
@@ -20,15 +20,15 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 from bottui.tui.widgets.limiter_table import flagged_source
-from bottui.tui.widgets.safe import safe
+from bottui.tui.widgets.untrusted_text import safe
 
 if TYPE_CHECKING:
     from bottui.api.models import LimiterChange
     from bottui.ops.mutations import Applied
     from bottui.store.inventory.records import LimiterEntry
-    from bottui.tui.error_log import Failure
+    from bottui.tui.error_report import Failure
     from bottui.tui.screens.limiters_multi import LimiterResult
-    from bottui.tui.widgets.returned_project import ReturnedProjectPanel
+    from bottui.tui.widgets.result_panels import ReturnedProjectPanel
 
 Project = tuple[str, str]
 
@@ -131,7 +131,7 @@ class LimiterAttempts:
         if latest is None:
             panel.hide()
         elif latest[0] == "set":
-            from bottui.tui.widgets.returned_project import since_changed
+            from bottui.tui.widgets.result_panels import since_changed
 
             change, known_before, at = latest[1:]
             since = since_changed(change, rows) if rows is not None else {}

@@ -17,8 +17,7 @@ from bottui.api.errors import ValidationError
 from bottui.api.validation import path_id
 from bottui.ops.inventory_edits import check_limiter_name
 from bottui.tui.screens.dialogs import _Dialog
-from bottui.tui.widgets.plain_paste import PlainInput
-from bottui.tui.widgets.safe import join, safe, safe_id
+from bottui.tui.widgets.untrusted_text import PlainInput, join, safe, safe_id
 
 
 class ChooseStateDialog(_Dialog):

@@ -11,9 +11,8 @@ from typing import TYPE_CHECKING, Any
 from textual.content import Content
 
 from bottui.plaintext import clean
-from bottui.tui.team_source import taught_words
-from bottui.tui.widgets.limiter_table import SOURCE_PHRASES, short_time, state_word
-from bottui.tui.widgets.safe import join, safe, safe_id
+from bottui.tui.widgets.limiter_table import SOURCE_PHRASES, short_time, state_word, taught_words
+from bottui.tui.widgets.untrusted_text import join, safe, safe_id
 
 if TYPE_CHECKING:
     from bottui.ops.plan import PlannedChange

@@ -23,7 +23,7 @@ from textual.widgets import Static
 from bottui.ops.inventory_reads import first_limiters, inventory_version, read_all_limiters
 from bottui.store.paging import Cursor, Page
 from bottui.store.utc import stamp, system_clock
-from bottui.tui.error_view import EXPECTED_ERRORS
+from bottui.tui.error_report import EXPECTED_ERRORS
 from bottui.tui.screens.filterable import FilterableScreen
 from bottui.tui.screens.limiter_attempts import (
     LimiterAttempts,
@@ -32,20 +32,20 @@ from bottui.tui.screens.limiter_attempts import (
     MarkedSwitched,
 )
 from bottui.tui.screens.limiter_prompt import limiter_body
-from bottui.tui.team_source import taught_words
-from bottui.tui.visible_focus import show_widget
+from bottui.tui.ui_rules import show_widget
 from bottui.tui.widgets.limiter_table import (
     SOURCE_LEGEND,
     LimiterTable,
+    taught_words,
 )
-from bottui.tui.widgets.safe import join, safe, safe_id
+from bottui.tui.widgets.untrusted_text import join, safe, safe_id
 
 if TYPE_CHECKING:
     from bottui.api.models import LimiterChange
     from bottui.ops.mutations import Applied
     from bottui.ops.plan import PlannedChange
     from bottui.store.inventory.records import LimiterEntry
-    from bottui.tui.widgets.returned_project import ReturnedProjectPanel
+    from bottui.tui.widgets.result_panels import ReturnedProjectPanel
 
 # The dialogs and the mutations are imported where they are used: this is
 # the screen `bottui demo` opens on, and its first frame needs neither.
@@ -80,7 +80,7 @@ class LimitersScreen(FilterableScreen):
             id="limiters.hide",
         ),
     ]
-    #: Row actions: the palette asks which limiter (see bottui.tui.action_registry).
+    #: Row actions: the palette asks which limiter (see bottui.tui.key_registry).
     TARGETS: ClassVar[dict[str, type]] = dict.fromkeys(
         ("toggle_limiter", "enable", "disable", "forget"), LimiterTable
     )
@@ -330,7 +330,7 @@ class LimitersScreen(FilterableScreen):
         from bottui.ops import mutations
         from bottui.ops import plan as planning
         from bottui.tui.change_prompt import ChangePrompt
-        from bottui.tui.error_log import Attempt, Failure, tag
+        from bottui.tui.error_report import Attempt, Failure, tag
 
         services = self.services
         session = services.session
@@ -392,7 +392,7 @@ class LimitersScreen(FilterableScreen):
         """The panel, mounted with the first attempt's end."""
         panel = self._panel()
         if panel is None:
-            from bottui.tui.widgets import returned_project
+            from bottui.tui.widgets import result_panels as returned_project
 
             panel = returned_project.ReturnedProjectPanel(id="returned-project", classes="panel")
             await self.mount(panel, after=self.query_one("#limiters-legend"))

@@ -27,15 +27,15 @@ from bottui.plaintext import clean
 from bottui.tui.change_prompt import (
     READ_ONLY_REFUSAL,
     ChangePrompt,
+    Decided,
     Timing,
     plan_confirmation,
     timing_of,
 )
 from bottui.tui.screens.dialogs import _InfoDialog
-from bottui.tui.services_timed import Decided
 from bottui.tui.widgets.bulk_words import plural
 from bottui.tui.widgets.limiter_table import MARK, SOURCE_WORDS, state_word
-from bottui.tui.widgets.safe import join, safe, safe_id
+from bottui.tui.widgets.untrusted_text import join, safe, safe_id
 
 if TYPE_CHECKING:
     from bottui.api.models import LimiterChange

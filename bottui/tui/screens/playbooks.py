@@ -25,9 +25,9 @@ from textual.widgets.option_list import Option
 
 from bottui.api.errors import RefusedError
 from bottui.plaintext import clean
+from bottui.tui.perf.textual_private import MeasuredTable
 from bottui.tui.screens.base import BottuiScreen
-from bottui.tui.textual_private import MeasuredTable
-from bottui.tui.widgets.safe import safe, safe_text
+from bottui.tui.widgets.untrusted_text import safe, safe_text
 
 if TYPE_CHECKING:
     from bottui.ops.playbooks.planning import PlaybookPlan

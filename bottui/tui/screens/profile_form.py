@@ -35,12 +35,10 @@ from bottui.ops.profiles import (
 )
 from bottui.plaintext import clean
 from bottui.store.config.model import Profile
-from bottui.tui.error_view import field_words
+from bottui.tui.error_report import field_words
 from bottui.tui.screens.project_dialogs import _FormDialog
-from bottui.tui.widgets.form_field import FormField
-from bottui.tui.widgets.plain_paste import PlainInput
-from bottui.tui.widgets.safe import join, safe_id
-from bottui.tui.widgets.state_checkbox import StateCheckbox
+from bottui.tui.widgets.form_field import FormField, StateCheckbox
+from bottui.tui.widgets.untrusted_text import PlainInput, join, safe_id
 
 #: Each flag's words; the state is said in words too (under NO_COLOR a
 #: checkbox's mark looks the same on and off).

@@ -4,7 +4,7 @@ One row per profile of ``config.toml``: whether it is the one in use, its
 name, base URL and flags (read-only, protected, reason required, team
 store), in words so that they read the same without colour. Enter switches
 to the highlighted profile (the dialog closes with its name; the app
-switches: :mod:`bottui.tui.profile_switch`); ``n`` creates a profile, ``e``
+switches: :mod:`bottui.tui.quit_or_switch`); ``n`` creates a profile, ``e``
 edits one, ``x`` removes one after a confirmation. The profile in use is
 never removed: switch first.
 
@@ -30,12 +30,12 @@ from bottui.api.errors import RefusedError
 from bottui.ops import profiles
 from bottui.plaintext import clean
 from bottui.store.config.model import Config, Profile
-from bottui.tui.error_view import EXPECTED_ERRORS
+from bottui.tui.error_report import EXPECTED_ERRORS
+from bottui.tui.perf.textual_private import MeasuredTable
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.services import services_of
-from bottui.tui.textual_private import MeasuredTable
-from bottui.tui.widgets.safe import join, safe_id, safe_id_text
+from bottui.tui.widgets.untrusted_text import join, safe_id, safe_id_text
 
 #: The words of the flags column, in this order.
 FLAG_NAMES: tuple[tuple[str, str], ...] = (

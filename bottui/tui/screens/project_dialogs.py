@@ -25,11 +25,10 @@ from bottui.api.errors import ValidationError
 from bottui.api.validation import path_id
 from bottui.ops.inventory_edits import check_display_name
 from bottui.plaintext import clean
-from bottui.tui.error_view import field_words
+from bottui.tui.error_report import field_words
 from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.widgets.form_field import FormField
-from bottui.tui.widgets.plain_paste import PlainInput
-from bottui.tui.widgets.safe import join, safe_id
+from bottui.tui.widgets.untrusted_text import PlainInput, join, safe_id
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from bottui.ops.inventory_reads import first_projects, inventory_version, read_a
 from bottui.ops.session import Session
 from bottui.store.inventory.records import ProjectEntry
 from bottui.store.paging import Cursor
-from bottui.tui.error_view import EXPECTED_ERRORS, error_line
+from bottui.tui.error_report import EXPECTED_ERRORS, error_line
 from bottui.tui.widgets.project_table import ProjectRow
 
 PROBLEM = "The inventory cannot be read: "

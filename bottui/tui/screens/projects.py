@@ -46,8 +46,8 @@ from bottui.tui.screens.first_run import (
 from bottui.tui.screens.project_dialogs import ProjectDraft, ProjectForm
 from bottui.tui.screens.project_reads import ProjectsRead, read_projects, read_rest
 from bottui.tui.screens.token_dialog import ask_token, tell_checked
-from bottui.tui.visible_focus import show_widget
-from bottui.tui.widgets.keyring_notice import KeyringNotice
+from bottui.tui.ui_rules import show_widget
+from bottui.tui.widgets.notices import KeyringNotice, Welcome
 from bottui.tui.widgets.project_table import (
     CHECKING,
     CellState,
@@ -56,8 +56,7 @@ from bottui.tui.widgets.project_table import (
     ids_line,
     project_detail,
 )
-from bottui.tui.widgets.safe import join, safe, safe_id
-from bottui.tui.widgets.welcome import Welcome
+from bottui.tui.widgets.untrusted_text import join, safe, safe_id
 
 
 class ProjectsScreen(FilterableScreen):
@@ -73,7 +72,7 @@ class ProjectsScreen(FilterableScreen):
         Binding("k", "recheck", "Check tokens again", show=False, id="projects.recheck"),
         Binding("d", "demo", "Start the demo (first run)", show=False, id="projects.demo"),
     ]
-    #: Row actions the palette asks a project for (bottui.tui.action_registry).
+    #: Row actions the palette asks a project for (bottui.tui.key_registry).
     TARGETS: ClassVar[dict[str, type]] = dict.fromkeys(
         ("edit", "remove", "project_token", "personal_token"), ProjectTable
     )

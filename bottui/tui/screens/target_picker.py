@@ -1,6 +1,6 @@
 """The picker a palette action asks its target with: type to filter, Enter picks.
 
-Opened by the command palette (:mod:`bottui.tui.palette`) for an action
+Opened by the command palette (:mod:`bottui.tui.key_registry`) for an action
 that acts on a row (a limiter, a dimension, a project, a journal entry), so
 the action never falls on whichever row happens to be highlighted. Closes
 with the picked row's key, or None.
@@ -20,8 +20,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from bottui.tui.help_rows import DIALOG_HELP
-from bottui.tui.widgets.plain_paste import PlainInput
+from bottui.tui.key_registry import DIALOG_HELP
+from bottui.tui.widgets.untrusted_text import PlainInput
 
 
 class TargetPicker(ModalScreen[str | None]):

@@ -38,17 +38,16 @@ from bottui.plaintext import clean
 from bottui.store.config.model import ProjectSettings
 from bottui.store.inventory.records import DimensionEntry
 from bottui.store.utc import system_clock
-from bottui.tui.error_log import Attempt, Failure, tag
-from bottui.tui.error_view import EXPECTED_ERRORS
+from bottui.tui.error_report import EXPECTED_ERRORS, Attempt, Failure, tag
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.filterable import FilterableScreen
 from bottui.tui.screens.thresholds_dialogs import AddDimensionDialog, ThresholdSettingsDialog
 from bottui.tui.screens.thresholds_editor import UNKNOWN, ThresholdEditor, direction_words
-from bottui.tui.team_source import taught_words
-from bottui.tui.visible_focus import show_widget
-from bottui.tui.widgets.attempt_panel import AttemptPanel
+from bottui.tui.ui_rules import show_widget
 from bottui.tui.widgets.entry_table import EntryTable
-from bottui.tui.widgets.safe import join, safe, safe_id, safe_id_text, safe_text
+from bottui.tui.widgets.limiter_table import taught_words
+from bottui.tui.widgets.result_panels import AttemptPanel
+from bottui.tui.widgets.untrusted_text import join, safe, safe_id, safe_id_text, safe_text
 
 _COLUMNS = (
     ("dimension", "Dimension"),
@@ -162,7 +161,7 @@ class ThresholdsScreen(FilterableScreen):
         Binding("x", "forget", "Forget", id="thresholds.forget"),
         Binding("s", "settings", "Range/direction", id="thresholds.settings"),
     ]
-    #: Row actions: the palette asks which dimension (see bottui.tui.action_registry).
+    #: Row actions: the palette asks which dimension (see bottui.tui.key_registry).
     TARGETS: ClassVar[dict[str, type]] = {"forget": DimensionTable}
 
     def __init__(self) -> None:

@@ -22,11 +22,10 @@ from textual.widgets import Button, Input, Label, Select, Static
 from bottui.api.errors import ValidationError
 from bottui.api.validation import dimension_name, path_id
 from bottui.store.config.model import ProjectSettings
-from bottui.tui.error_view import EXPECTED_ERRORS, error_title
-from bottui.tui.help_rows import DIALOG_HELP
-from bottui.tui.widgets.plain_paste import PlainInput
-from bottui.tui.widgets.safe import join, safe
-from bottui.tui.widgets.slider import format_number
+from bottui.tui.error_report import EXPECTED_ERRORS, error_title
+from bottui.tui.key_registry import DIALOG_HELP
+from bottui.tui.widgets.threshold_field import format_number
+from bottui.tui.widgets.untrusted_text import PlainInput, join, safe
 
 
 class _FormDialog(ModalScreen[Any]):

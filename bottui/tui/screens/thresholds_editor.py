@@ -35,12 +35,10 @@ from bottui.ops.threshold_rules import never_reached, warning_words
 from bottui.store.config.model import ProjectSettings
 from bottui.store.inventory.records import DimensionEntry
 from bottui.tui.change_prompt import ChangePrompt
-from bottui.tui.help_rows import DIALOG_HELP
+from bottui.tui.key_registry import DIALOG_HELP
 from bottui.tui.services import TuiServices, services_of
-from bottui.tui.widgets.plain_paste import PlainInput
-from bottui.tui.widgets.safe import join, safe, safe_id
-from bottui.tui.widgets.slider import format_number
-from bottui.tui.widgets.threshold_field import ThresholdField
+from bottui.tui.widgets.threshold_field import ThresholdField, format_number
+from bottui.tui.widgets.untrusted_text import PlainInput, join, safe, safe_id
 
 UNKNOWN = "unknown"
 REVIEW = "Review and send"

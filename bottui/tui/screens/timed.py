@@ -27,10 +27,10 @@ from textual.widgets import DataTable, Label, Static
 
 from bottui.plaintext import clean
 from bottui.tui.messages import InventoryChanged
+from bottui.tui.perf.textual_private import MeasuredTable
 from bottui.tui.services import services_of
-from bottui.tui.textual_private import MeasuredTable
-from bottui.tui.visible_focus import show_widget
-from bottui.tui.widgets.safe import join, safe, safe_text
+from bottui.tui.ui_rules import show_widget
+from bottui.tui.widgets.untrusted_text import join, safe, safe_text
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -211,7 +211,7 @@ class TimedScreen(ModalScreen[None]):
     def action_extend(self) -> None:
         """Ask how much later the highlighted timed change reverts."""
         from bottui.ops.timed.schedule import now_of
-        from bottui.tui.timed_actions import ask_extend
+        from bottui.tui.timed_changes import ask_extend
 
         row = self._open("extend")
         if row is not None:
@@ -220,7 +220,7 @@ class TimedScreen(ModalScreen[None]):
 
     def action_keep(self) -> None:
         """Keep the highlighted change: cancel its revert, after asking."""
-        from bottui.tui.timed_actions import ask_cancel
+        from bottui.tui.timed_changes import ask_cancel
 
         row = self._open("cancel")
         if row is not None:
@@ -229,7 +229,7 @@ class TimedScreen(ModalScreen[None]):
     def action_revert(self) -> None:
         """Revert the highlighted change now, after asking."""
         from bottui.ops.timed.schedule import now_of
-        from bottui.tui.timed_actions import ask_revert
+        from bottui.tui.timed_changes import ask_revert
 
         row = self._open("revert")
         if row is not None:

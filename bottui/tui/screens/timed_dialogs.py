@@ -20,7 +20,7 @@ from textual.widgets import Button, Input, Label, Static
 from bottui.tui.change_prompt import Timing
 from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.screens.duration_field import DurationField
-from bottui.tui.widgets.safe import join, safe
+from bottui.tui.widgets.untrusted_text import join, safe
 
 if TYPE_CHECKING:
     from bottui.ops.timed import TimedChange

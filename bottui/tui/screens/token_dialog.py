@@ -25,13 +25,12 @@ from bottui.api.validation import first_forbidden_char
 from bottui.ops.token_slots import Reading, Slot, delete_token, store_token
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.tokens import TokenState
-from bottui.tui.error_view import EXPECTED_ERRORS, error_line
+from bottui.tui.error_report import EXPECTED_ERRORS, error_line
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.services import services_of
 from bottui.tui.widgets.form_field import FormField
-from bottui.tui.widgets.safe import join, safe_id
-from bottui.tui.widgets.secret_input import SecretInput
+from bottui.tui.widgets.untrusted_text import SecretInput, join, safe_id
 
 #: Stores a token for the slot; returns the slot's state afterwards.
 SaveToken = Callable[[Secret], Awaitable[TokenState]]

@@ -23,7 +23,7 @@ from bottui.ops.bulk import (
 from bottui.ops.bulk.input import InvalidLine
 from bottui.ops.bulk.report import duration, retried_note, summary_counts, unknown_note
 from bottui.plaintext import show_id
-from bottui.tui.widgets.safe import join, safe
+from bottui.tui.widgets.untrusted_text import join, safe
 
 #: Invalid lines listed in the preview and in the summary (the count goes on).
 SHOWN_INVALID: Final = 5
@@ -184,17 +184,3 @@ def problem_lines(problems: Sequence[ItemResult], count: int) -> list[Content]:
 def unsettled(summary: BulkSummary) -> int:
     """Ids of the run that a resume would send again: unknown (not retried), failed, not sent."""
     return summary.unknown - summary.unknown_retried + summary.failed + summary.not_sent
-
-
-__all__ = [
-    "SHOWN_INVALID",
-    "counts_line",
-    "invalid_lines",
-    "plural",
-    "preview_lines",
-    "problem_lines",
-    "progress_line",
-    "state_line",
-    "summary_lines",
-    "unsettled",
-]

@@ -21,8 +21,8 @@ from rich.text import Text
 from textual.coordinate import Coordinate
 from textual.message import Message
 
-from bottui.tui.textual_private import QuickCellsTable
-from bottui.tui.widgets.row_filter import RowFilter, row_text
+from bottui.tui.perf.textual_private import QuickCellsTable
+from bottui.tui.widgets.table_filter import RowFilter, row_text
 
 #: The entry type of a table (a limiter, a journal entry, ...).
 E = TypeVar("E")

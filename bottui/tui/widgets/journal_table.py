@@ -17,9 +17,9 @@ from textual.message import Message
 
 from bottui.ops import journal_view
 from bottui.store.journal.records import JournalEntry, Operation
-from bottui.tui.tones import tone
+from bottui.tui.ui_rules import tone
 from bottui.tui.widgets.entry_table import EntryTable
-from bottui.tui.widgets.safe import safe_id_text, safe_text
+from bottui.tui.widgets.untrusted_text import safe_id_text, safe_text
 
 #: Column key -> heading.
 COLUMNS: Final = (

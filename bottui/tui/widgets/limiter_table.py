@@ -1,4 +1,4 @@
-"""The rate limiters of one project, as the inventory knows them.
+"""The rate limiters of one project, as the inventory knows them, and how each state is known.
 
 The API cannot list rate limiters, so every row is an inventory entry: an id
 from the team's inventory file, from a project the service returned, or
@@ -10,19 +10,27 @@ Rows can be *marked* (space; ``*`` for every row shown) to enable or disable
 several limiters in one confirmation: a marked row shows :data:`MARK` in its
 first column, in words, not in colour alone. Marks are kept while a filter
 hides their rows, and dropped with the rows they belong to.
+
+A state the team's shared inventory brought in has the source
+``team:<operator>`` and the server's time as ``known_at``; the Limiters and
+Thresholds screens show it as "from bob's change 03:12" (:func:`taught_words`:
+the operator cleaned and cut short, the time in the local time zone), so a
+state nobody here saw is not taken for one this operator learned (#13).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from typing import Final
 
 from rich.text import Text
 
-from bottui.store.inventory.records import LimiterEntry, Source
-from bottui.tui.tones import tone
-from bottui.tui.widgets.incremental_table import IncrementalTable
-from bottui.tui.widgets.safe import safe_id_text, safe_text
+from bottui.plaintext import clean
+from bottui.store.inventory.records import LimiterEntry, Source, taught_by
+from bottui.tui.perf.incremental_table import IncrementalTable
+from bottui.tui.ui_rules import tone
+from bottui.tui.widgets.untrusted_text import safe_id_text, safe_text
 
 #: What the first column shows on a marked row.
 MARK: Final = "●"
@@ -166,3 +174,31 @@ def _cells(view: _View) -> tuple[Text, ...]:
         Text(short_time(entry.known_at)),
         safe_text(words),
     )
+
+
+#: The longest operator name a cell shows (the rest is cut with "…"): the
+#: column stays narrow whatever a teammate calls themselves.
+NAME_MAX: Final = 16
+
+
+def local_time(known_at: str) -> str:
+    """``HH:MM`` of a stored UTC time, in the local time zone (odd text: as is, cleaned)."""
+    try:
+        moment = datetime.fromisoformat(known_at.replace("Z", "+00:00"))
+    except ValueError:
+        return clean(known_at)
+    return moment.astimezone().strftime("%H:%M")
+
+
+def teammate_name(operator: str) -> str:
+    """A teammate's name fit for a cell: cleaned, at most :data:`NAME_MAX` characters."""
+    name = clean(operator)
+    return name if len(name) <= NAME_MAX else name[: NAME_MAX - 1] + "…"
+
+
+def taught_words(source: str, known_at: str) -> str | None:
+    """``from bob's change 03:12`` for a teammate-taught source, else None."""
+    teammate = taught_by(source)
+    if teammate is None:
+        return None
+    return f"from {teammate_name(teammate)}'s change {local_time(known_at)}"

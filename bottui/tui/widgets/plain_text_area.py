@@ -1,6 +1,6 @@
 """A ``TextArea`` that refuses a paste holding control characters.
 
-Apart from :mod:`bottui.tui.widgets.plain_paste` because Textual's
+Apart from :mod:`bottui.tui.widgets.untrusted_text` because Textual's
 ``TextArea`` costs ~5 ms to import and only the bulk dialog uses it.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from textual import events
 from textual.widgets import TextArea
 
-from bottui.tui.widgets.plain_paste import refuse_paste
+from bottui.tui.widgets.untrusted_text import refuse_paste
 
 
 class PlainTextArea(TextArea):

@@ -1,7 +1,7 @@
 """The table of the Projects screen: one row per project, with its token states.
 
 Rows are keyed by ``(account, project)``; every id and name goes in through
-:func:`~bottui.tui.widgets.safe.safe_text`. Token cells say where the token
+:func:`~bottui.tui.widgets.untrusted_text.safe_text`. Token cells say where the token
 comes from (stored / missing / from environment), never what it is.
 """
 
@@ -20,9 +20,9 @@ from bottui.ops.token_slots import Reading, Slot
 from bottui.store.env_tokens import EnvTokenAmbiguous
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.tokens import TokenState
-from bottui.tui.tones import tone
-from bottui.tui.widgets.incremental_table import IncrementalTable
-from bottui.tui.widgets.safe import join, safe, safe_id, safe_id_text, safe_text
+from bottui.tui.perf.incremental_table import IncrementalTable
+from bottui.tui.ui_rules import tone
+from bottui.tui.widgets.untrusted_text import join, safe, safe_id, safe_id_text, safe_text
 
 #: A slot's cell while its state is being read.
 CHECKING: Literal["checking"] = "checking"

@@ -4,28 +4,341 @@ Moving the slider writes its snapped value into the input. Typing into the
 input moves the slider to the nearest position but the typed text stays the
 value to send, so ``0.123456789`` is sent exactly so. Validation: a finite
 JSON number (:func:`bottui.api.validation.threshold_literal`) within the
-project's range; the message sits under the field.
+project's range; the message sits under the field (:class:`ThresholdField`).
+
+:class:`Slider`, a horizontal slider for a number in a range: keys, click and
+drag. Textual 8 ships no slider (the one third-party slider is GPL-3.0 and
+integer-only), so this is ours. It draws plain characters that read under
+``NO_COLOR`` too (``━━━━●──────``), moves by a fine step on the arrows and a
+coarse one on shift+arrows or page up/down, jumps to the ends on Home/End,
+and follows the mouse while a button is held down. Values the slider moves
+are snapped to its step grid with :class:`Decimal`, so ten fine steps from 0
+show ``0.1``, never ``0.10000000000000002``. Setting :attr:`Slider.value`
+from code only moves the thumb: it posts nothing, so a form that mirrors an
+input into the slider never loops back and overwrites what the operator typed.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
+from typing import ClassVar, Final
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
 from bottui.api.errors import ValidationError
 from bottui.api.validation import threshold_literal
 from bottui.ops.threshold_rules import within
-from bottui.tui.widgets.plain_paste import PlainInput
-from bottui.tui.widgets.safe import join, safe
-from bottui.tui.widgets.slider import Slider, format_number
+from bottui.tui.widgets.untrusted_text import PlainInput, join, safe
+
+# -- the slider ------------------------------------------------------------------------
+
+FILLED: Final = "━"
+EMPTY: Final = "─"
+THUMB: Final = "●"
+#: The thumb while the slider has focus: a different glyph, so focus reads without colour.
+THUMB_FOCUSED: Final = "◉"
+#: Fine steps across the range when no step is given.
+DEFAULT_STEPS: Final = 100
+#: Fine steps per coarse step when no coarse step is given.
+DEFAULT_COARSE: Final = 10
+
+
+def to_decimal(value: float | int | Decimal) -> Decimal:
+    """``value`` as the Decimal its shortest repr spells (0.1 stays 0.1)."""
+    if isinstance(value, Decimal):
+        return value
+    return Decimal(repr(float(value)))
+
+
+def format_number(value: float | Decimal) -> str:
+    """A number without float noise or trailing zeros: 0.30 -> ``0.3``, 10 -> ``10``."""
+    number = to_decimal(value).normalize()
+    text = format(number, "f")
+    return "0" if text in ("-0", "") else text
+
+
+class Slider(Widget, can_focus=True):
+    """A number between ``minimum`` and ``maximum``, moved by keys or the mouse.
+
+    Args:
+        value: Where the thumb starts (clamped to the range).
+        minimum: The left end.
+        maximum: The right end; greater than ``minimum``.
+        step: The fine step (default: a hundredth of the range).
+        coarse_step: The coarse step (default: ten fine steps); rounded to
+            a whole number of fine steps.
+        show_value: Draw the value right of the bar.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left,down", "decrease", "Lower (fine step)", show=False, id="slider.decrease"),
+        Binding("right,up", "increase", "Raise (fine step)", show=False, id="slider.increase"),
+        Binding(
+            "shift+left,shift+down,pagedown",
+            "decrease_coarse",
+            "Lower (coarse step)",
+            show=False,
+            id="slider.decrease_coarse",
+        ),
+        Binding(
+            "shift+right,shift+up,pageup",
+            "increase_coarse",
+            "Raise (coarse step)",
+            show=False,
+            id="slider.increase_coarse",
+        ),
+        Binding("home", "to_minimum", "To the minimum", show=False, id="slider.minimum"),
+        Binding("end", "to_maximum", "To the maximum", show=False, id="slider.maximum"),
+    ]
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "slider--filled",
+        "slider--empty",
+        "slider--thumb",
+        "slider--value",
+    }
+
+    DEFAULT_CSS = """
+    Slider {
+        height: 1;
+        width: 1fr;
+        min-width: 8;
+        & > .slider--filled { color: $accent; }
+        & > .slider--empty { color: $foreground-muted; }
+        & > .slider--thumb { color: $foreground; text-style: bold; }
+        & > .slider--value { color: $foreground; }
+        &:focus > .slider--thumb { color: $accent; text-style: bold reverse; }
+        &:disabled { opacity: 0.6; }
+    }
+    """
+
+    #: Dragging must move the thumb, not start a text selection.
+    ALLOW_SELECT: ClassVar[bool] = False
+
+    value: reactive[float] = reactive(0.0)
+    minimum: reactive[float] = reactive(0.0)
+    maximum: reactive[float] = reactive(1.0)
+    step: reactive[float | None] = reactive(None)
+    coarse_step: reactive[float | None] = reactive(None)
+
+    @dataclass
+    class Changed(Message):
+        """The operator moved the slider (never posted for a value set from code).
+
+        ``text`` is the snapped value written without float noise: what a
+        form shows for it.
+        """
+
+        slider: Slider
+        value: float
+        text: str
+
+        @property
+        def control(self) -> Slider:
+            """The slider that changed (for ``@on(Slider.Changed, "#id")``)."""
+            return self.slider
+
+    def __init__(
+        self,
+        value: float = 0.0,
+        *,
+        minimum: float = 0.0,
+        maximum: float = 1.0,
+        step: float | None = None,
+        coarse_step: float | None = None,
+        show_value: bool = True,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+        disabled: bool = False,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes, disabled=disabled)
+        if not (math.isfinite(minimum) and math.isfinite(maximum) and minimum < maximum):
+            raise ValueError("a slider needs finite minimum < maximum")
+        self.show_value = show_value
+        self._dragging = False
+        self.set_reactive(Slider.minimum, float(minimum))
+        self.set_reactive(Slider.maximum, float(maximum))
+        self.set_reactive(Slider.step, step)
+        self.set_reactive(Slider.coarse_step, coarse_step)
+        self.set_reactive(Slider.value, self._clamp(value))
+
+    # -- the grid ------------------------------------------------------------------
+
+    @property
+    def fine(self) -> Decimal:
+        """The fine step as an exact Decimal."""
+        if self.step is not None and self.step > 0:
+            return to_decimal(self.step)
+        return (to_decimal(self.maximum) - to_decimal(self.minimum)) / DEFAULT_STEPS
+
+    @property
+    def coarse_steps(self) -> int:
+        """How many fine steps one coarse step moves."""
+        if self.coarse_step is None or self.coarse_step <= 0:
+            return DEFAULT_COARSE
+        return max(1, int((to_decimal(self.coarse_step) / self.fine).to_integral_value()))
+
+    def snap(self, value: float | Decimal) -> Decimal:
+        """The grid point nearest ``value``, clamped to the range."""
+        low = to_decimal(self.minimum)
+        index = ((to_decimal(value) - low) / self.fine).to_integral_value(ROUND_HALF_UP)
+        return self._clamp_decimal(low + index * self.fine)
+
+    def _index(self, rounding: str) -> Decimal:
+        position = (to_decimal(self.value) - to_decimal(self.minimum)) / self.fine
+        # Off-grid values (typed 0.1234) step to the neighbouring grid point
+        # first; the tiny tolerance keeps on-grid values on their own point.
+        nudge = Decimal("1e-9") if rounding == ROUND_FLOOR else Decimal("-1e-9")
+        return (position + nudge).to_integral_value(rounding)
+
+    def _clamp_decimal(self, value: Decimal) -> Decimal:
+        return max(to_decimal(self.minimum), min(to_decimal(self.maximum), value))
+
+    def _clamp(self, value: float) -> float:
+        if math.isnan(value):
+            return self.minimum
+        return max(self.minimum, min(self.maximum, float(value)))
+
+    def validate_value(self, value: float) -> float:
+        return self._clamp(value)
+
+    def watch_minimum(self) -> None:
+        self.value = self._clamp(self.value)
+
+    def watch_maximum(self) -> None:
+        self.value = self._clamp(self.value)
+
+    # -- moving (user actions post Changed) ------------------------------------------
+
+    def _move_to(self, target: Decimal) -> None:
+        target = self._clamp_decimal(target)
+        new = float(target)
+        if new == self.value:
+            return
+        self.value = new
+        self.post_message(self.Changed(self, new, format_number(target)))
+
+    def _steps(self, count: int) -> None:
+        low = to_decimal(self.minimum)
+        if count > 0:
+            index = self._index(ROUND_FLOOR) + count
+        else:
+            index = self._index(ROUND_CEILING) + count
+        self._move_to(low + index * self.fine)
+
+    def action_decrease(self) -> None:
+        """One fine step down."""
+        self._steps(-1)
+
+    def action_increase(self) -> None:
+        """One fine step up."""
+        self._steps(1)
+
+    def action_decrease_coarse(self) -> None:
+        """One coarse step down."""
+        self._steps(-self.coarse_steps)
+
+    def action_increase_coarse(self) -> None:
+        """One coarse step up."""
+        self._steps(self.coarse_steps)
+
+    def action_to_minimum(self) -> None:
+        """To the left end."""
+        self._move_to(to_decimal(self.minimum))
+
+    def action_to_maximum(self) -> None:
+        """To the right end."""
+        self._move_to(to_decimal(self.maximum))
+
+    # -- the mouse -------------------------------------------------------------------
+
+    def value_at(self, x: int) -> Decimal:
+        """The snapped value under content column ``x`` (outside the bar: an end)."""
+        width = self._bar_width()
+        fraction = Decimal(max(0, min(width - 1, x))) / Decimal(max(1, width - 1))
+        low, high = to_decimal(self.minimum), to_decimal(self.maximum)
+        return self.snap(low + fraction * (high - low))
+
+    def _follow(self, event: events.MouseEvent) -> None:
+        self._move_to(self.value_at(event.get_content_offset_capture(self).x))
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        if self.disabled or event.button != 1:
+            return
+        event.stop()
+        self.focus()
+        self._dragging = True
+        self.capture_mouse()
+        self._follow(event)
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        if self._dragging:
+            event.stop()
+            self._follow(event)
+
+    def on_mouse_up(self, event: events.MouseUp) -> None:
+        if self._dragging:
+            event.stop()
+            self._follow(event)
+            self._dragging = False
+            self.release_mouse()
+
+    def on_mouse_release(self, _event: events.MouseRelease) -> None:
+        # Capture lost some other way (focus moved, screen changed).
+        self._dragging = False
+
+    # -- drawing ---------------------------------------------------------------------
+
+    def _label_width(self) -> int:
+        if not self.show_value:
+            return 0
+        decimals = max(0, -self.fine.normalize().as_tuple().exponent)  # type: ignore[operator]
+        ends = (to_decimal(self.minimum), to_decimal(self.maximum))
+        return max(len(format(end.quantize(Decimal(1).scaleb(-decimals)), "f")) for end in ends)
+
+    def _bar_width(self) -> int:
+        label = self._label_width()
+        return max(2, self.content_size.width - (label + 1 if label else 0))
+
+    def thumb_column(self) -> int:
+        """The content column the thumb is drawn at."""
+        width = self._bar_width()
+        span = self.maximum - self.minimum
+        fraction = (self.value - self.minimum) / span if span > 0 else 0.0
+        return round(max(0.0, min(1.0, fraction)) * (width - 1))
+
+    def render(self) -> Content:
+        width = self._bar_width()
+        thumb = self.thumb_column()
+        glyph = THUMB_FOCUSED if self.has_focus else THUMB
+        parts: list[Content] = [
+            Content.styled(FILLED * thumb, self.get_visual_style("slider--filled", partial=True)),
+            Content.styled(glyph, self.get_visual_style("slider--thumb", partial=True)),
+            Content.styled(
+                EMPTY * (width - thumb - 1), self.get_visual_style("slider--empty", partial=True)
+            ),
+        ]
+        label = self._label_width()
+        if label:
+            # The label shows what the thumb shows: the value on the step grid.
+            text = format_number(self.snap(self.value)).rjust(label)
+            parts.append(Content(" "))
+            parts.append(Content.styled(text, self.get_visual_style("slider--value", partial=True)))
+        return Content.assemble(*parts)
+
+
+# -- the threshold field ---------------------------------------------------------------
 
 
 def check_threshold(

@@ -6,7 +6,7 @@ the same rows, and may hold thousands of them (issue #12: 5,000 projects,
 ``add_row`` and measure, and making its cells ~20 µs more, so this table
 
 * adds every row at once without ``add_row`` (a few µs a row: see
-  :func:`~bottui.tui.textual_private.add_blank_rows`) and makes a row's cells
+  :func:`~bottui.tui.perf.textual_private.add_blank_rows`) and makes a row's cells
   only when the table draws it, so the first frame costs a screenful
   whatever the rows, and PageDown finds its rows there at once;
 * measures the columns itself: a screenful before the first frame, the rest
@@ -39,14 +39,14 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual.widgets.data_table import ColumnKey, RowKey
 
-from bottui.tui.textual_private import (
+from bottui.tui.perf.textual_private import (
     add_blank_rows,
     cells_changed,
     set_row_cells,
     table_as_tested,
 )
 from bottui.tui.widgets.entry_table import E, EntryTable
-from bottui.tui.widgets.row_filter import row_text
+from bottui.tui.widgets.table_filter import row_text
 
 #: What a row's cells are made from (compared to know whether they changed).
 V = TypeVar("V", bound=Hashable)

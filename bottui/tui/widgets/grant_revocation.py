@@ -1,18 +1,26 @@
-"""The revocation form: a visitor id, a user account id, or both.
+"""The Grants screen's revocation: its form, and this session's revocations.
 
-Validated as the operator types, with the same rules the client applies
+:class:`RevocationForm` takes a visitor id, a user account id, or both,
+validated as the operator types with the same rules the client applies
 before sending (:func:`bottui.api.validation.subject_id`): 1 to 256
 characters, no control characters, at least one id. The message sits under
-its field and the submit button stays disabled while anything is wrong.
-The form only asks; the screen confirms and sends (it hears
+its field and the submit button stays disabled while anything is wrong. The
+form only asks; the screen confirms and sends (it hears
 :class:`RevocationForm.Submitted`).
+
+:class:`RevocationHistory` lists this session's revocations, newest first:
+time, ids, outcome, reportId. Failed calls are listed too ("failed: ..."),
+so the table is an honest account of what the operator tried, not only of
+what worked.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -22,8 +30,10 @@ from textual.widgets import Button, Input, Label, Static
 
 from bottui.api.errors import ValidationError
 from bottui.api.validation import subject_id
-from bottui.tui.widgets.plain_paste import PlainInput
-from bottui.tui.widgets.safe import safe
+from bottui.tui.perf.textual_private import MeasuredTable
+from bottui.tui.ui_rules import tone
+from bottui.tui.widgets.result_panels import UNKNOWN_FAILURE, RevocationRecord
+from bottui.tui.widgets.untrusted_text import PlainInput, safe, safe_id_text, safe_text
 
 #: Input id -> (field name in messages, error Static id).
 FIELDS: Final = {
@@ -142,3 +152,47 @@ class RevocationForm(Vertical):
         if self.check():
             visitor, user = self.values()
             self.post_message(self.Submitted(self, visitor, user))
+
+
+COLUMNS: Final = (
+    ("time", "Time (UTC)"),
+    ("project", "Project"),
+    ("visitor", "Visitor id"),
+    ("user", "User account id"),
+    ("outcome", "Outcome"),
+    ("report", "reportId"),
+)
+#: Outcome words -> (attributes, colour); any other words are a failure (bold, red).
+_OUTCOME_STYLE: Final = {
+    "withdrawn": ("bold", "green"),
+    "nothing standing": ("bold", ""),
+    "unknown": ("bold underline", "yellow"),
+    "unknown (retried)": ("bold underline", "yellow"),
+    UNKNOWN_FAILURE: ("bold underline", "yellow"),
+}
+
+
+class RevocationHistory(MeasuredTable[Text]):
+    """One row per revocation of this session, newest first."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, id=id)
+
+    def on_mount(self) -> None:
+        for key, heading in COLUMNS:
+            self.add_column(heading, key=key)
+
+    def show(self, records: Sequence[RevocationRecord]) -> None:
+        """Replace the rows with ``records`` (given oldest first)."""
+        self.clear()
+        for record in reversed(records):
+            words = record.outcome_words
+            report = record.revocation.report_id if record.revocation else None
+            self.add_row(
+                Text(record.at.strftime("%H:%M:%S")),
+                safe_id_text(record.project),
+                safe_id_text(record.visitor_id or "—"),
+                safe_id_text(record.user_account_id or "—"),
+                safe_text(words, style=tone(*_OUTCOME_STYLE.get(words, ("bold", "red")))),
+                safe_text(report or ""),
+            )

@@ -1,7 +1,13 @@
-"""First run: nothing configured yet. Offers the two ways in.
+"""The Projects screen's framed notices: the first-run welcome and the unusable keyring.
 
-(a) add a project and its tokens (asking first for the API's base URL when
-there is none), or (b) start the demo against the built-in sandbox.
+:class:`Welcome`, on a first run with nothing configured, offers the two ways
+in: (a) add a project and its tokens (asking first for the API's base URL
+when there is none), or (b) start the demo against the built-in sandbox.
+
+:class:`KeyringNotice` is shown while the keyring cannot be used. It says
+what failed (the :class:`~bottui.store.errors.KeyringUnavailable` title and
+reason) and what to do about it: its ``details`` carry the remedies
+(environment variables, a Secret Service session, keyring's configuration).
 """
 
 from __future__ import annotations
@@ -11,7 +17,9 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, Static
 
-from bottui.tui.widgets.safe import join, safe
+from bottui.store.errors import KeyringUnavailable
+from bottui.tui.error_report import error_line
+from bottui.tui.widgets.untrusted_text import join, safe
 
 
 class Welcome(Vertical):
@@ -73,3 +81,29 @@ class Welcome(Vertical):
                     ").",
                 )
             )
+
+
+class KeyringNotice(Vertical):
+    """A framed notice; hidden while the keyring works. Never takes the focus."""
+
+    DEFAULT_CSS = """
+    KeyringNotice {
+        height: auto; border: round $error; padding: 0 1;
+        border-title-color: $error; border-title-style: bold;
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="keyring-notice-text")
+
+    def on_mount(self) -> None:
+        self.border_title = "Keyring unavailable"
+        self.display = False
+
+    def show(self, error: KeyringUnavailable | None) -> None:
+        """Show ``error`` and its remedies; ``None`` hides the notice."""
+        self.display = error is not None
+        if error is None:
+            return
+        text = error_line("", error, sep=" (k checks again).\n", keep_newlines=True)
+        self.query_one("#keyring-notice-text", Static).update(text)

@@ -1,17 +1,34 @@
-"""Teammates' changes, live in the TUI: toasts, refreshed screens, the store's state (#13).
+"""Changes made elsewhere, live in the TUI: by teammates (#13) and by another bottui here (#27).
 
-With a team store configured, one task follows the shared journal
-(:class:`~bottui.ops.team_live.LiveFeed`: LISTEN on a connection of its own,
-off the event loop's turn, reconnecting by itself). A teammate's change
-becomes a toast ("bob@bastion-2 disabled rl-login on shop-prod · INC-4312",
-plain text: every string from the database is cleaned) and every screen
-re-reads what it shows; once it succeeded, the limiter's or dimension's
-known state follows (:mod:`bottui.ops.team_learn`), and what teammates
-taught the shared inventory is merged into the local one at start and on
-each of its notifications (:mod:`bottui.ops.team_inventory`). This process's own
-entries (same journal origin) are not toasted. When the store cannot be
-heard, the context bar says so and a warning toast says why; it clears
-itself when the store is back. Never a traceback: the worker only reads.
+**Teammates** (:class:`TeamLive`). With a team store configured, one task
+follows the shared journal (:class:`~bottui.ops.team_live.LiveFeed`: LISTEN
+on a connection of its own, off the event loop's turn, reconnecting by
+itself). A teammate's change becomes a toast ("bob@bastion-2 disabled
+rl-login on shop-prod · INC-4312", plain text: every string from the
+database is cleaned) and every screen re-reads what it shows; once it
+succeeded, the limiter's or dimension's known state follows
+(:mod:`bottui.ops.team_learn`), and what teammates taught the shared
+inventory is merged into the local one at start and on each of its
+notifications (:mod:`bottui.ops.team_inventory`). This process's own entries
+(same journal origin) are not toasted. When the store cannot be heard, the
+context bar says so and a warning toast says why; it clears itself when the
+store is back. Never a traceback: the worker only reads.
+
+**Another bottui on this machine** (:class:`LocalLive`). A CLI change,
+``bottui run-due`` or a second TUI writes the journal and the inventory this
+TUI reads, but tells it nothing. One task
+(:class:`~bottui.ops.local_live.LocalFeed`, looking at both files'
+``PRAGMA data_version`` on the store executor: nothing on the event loop's
+turn) notices the write, and then every screen reads again what it shows
+(tables, result panels, the Journal) and the header's countdown of timed
+changes is read again, as a teammate's change does in team mode. It runs in
+team mode too: the team feed leaves out this machine's own entries, and the
+CLI's are among them.
+
+Both are tasks on the app's loop, not Textual workers: they run as long as
+the app, and a worker that never completes would hold up everything waiting
+for the workers to finish. Imported after the first frame (the team feed's
+modules cost it ~30 ms).
 """
 
 from __future__ import annotations
@@ -21,11 +38,15 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
 from bottui.ops import team_inventory, team_learn
+from bottui.ops.local_live import INTERVAL, LocalFeed, session_watch
 from bottui.ops.team_live import describe, follow_session, own_origin
 
 if TYPE_CHECKING:
     from bottui.store.team.records import TeamEntry
     from bottui.tui.services import TuiServices
+
+
+# -- teammates' changes ----------------------------------------------------------------
 
 #: At most this many toasts per batch of arrivals; the rest are counted.
 MAX_TOASTS: Final = 3
@@ -121,4 +142,46 @@ class TeamLive:
             )
 
 
-__all__ = ["DOWN_FLAG", "MAX_TOASTS", "TeamLive"]
+# -- another bottui's changes on this machine ------------------------------------------
+
+
+class LocalLive:
+    """The solo live task of one TUI run.
+
+    Args:
+        services: The app's services (what is told of a change).
+        interval: Seconds between two looks (None: :data:`~bottui.ops.local_live.INTERVAL`;
+            tests make it short).
+    """
+
+    def __init__(self, services: TuiServices, *, interval: float | None = None) -> None:
+        self._services = services
+        self.feed = LocalFeed(
+            session_watch(services.session),
+            self._changed,
+            interval=INTERVAL if interval is None else interval,
+        )
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Start looking (a task on the app's loop, not a worker that never completes)."""
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="local live")
+
+    def stop(self) -> None:
+        """Stop looking (the app is closing)."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+
+    async def _run(self) -> None:
+        try:
+            await self.feed.run()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a bug must not pass silently, nor as a traceback
+            self._services.report(exc)
+
+    async def _changed(self) -> None:
+        # Every screen reads again (the Journal too), and the header's countdown.
+        self._services.inventory_changed()

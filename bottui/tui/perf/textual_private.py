@@ -3,12 +3,12 @@
 bottui leans on Textual internals in two places, both here:
 
 * the stylesheet that shares parsed CSS rules across re-parses (see
-  :mod:`bottui.tui.stylesheet_cache` for why). It overrides
+  :mod:`bottui.tui.perf.stylesheet` for why). It overrides
   ``Stylesheet._parse_rules`` and mirrors ``Stylesheet.reparse``, which reads
   or writes five private attributes (``_variables``, ``_invalid_css``,
   ``_rules``, ``_rules_map``, ``_require_parse``);
 * rows added to a ``DataTable`` without ``add_row`` (see
-  :mod:`bottui.tui.widgets.incremental_table` for why): :func:`add_blank_rows`,
+  :mod:`bottui.tui.perf.incremental_table` for why): :func:`add_blank_rows`,
   :func:`set_row_cells` and :func:`cells_changed` write the table's private
   ``_data``, ``_row_locations``, ``_update_count`` and
   ``_require_update_dimensions`` as ``add_row`` and ``update_cell`` do, minus
@@ -25,7 +25,7 @@ Nothing else under ``bottui/`` may touch a private Textual name
 
 All of it was written against, and tested on, Textual :data:`TESTED_TEXTUAL`.
 :func:`as_tested` says whether the installed Textual is that version with
-that private shape; when it is not, :mod:`bottui.tui.stylesheet_cache` uses
+that private shape; when it is not, :mod:`bottui.tui.perf.stylesheet` uses
 Textual's plain ``Stylesheet`` instead, so an upgrade costs start-up time
 (about 30 ms), never correctness. Should a private attribute still go
 missing at run time, the stylesheet falls back to Textual's own method.
@@ -126,7 +126,7 @@ class SharedParseStylesheet(Stylesheet):
     with unchanged variables costs nothing. A theme change has other
     variables, hence another key, and is parsed for real.
 
-    Made only when :func:`as_tested` (see :func:`bottui.tui.stylesheet_cache.start_stylesheet`).
+    Made only when :func:`as_tested` (see :func:`bottui.tui.perf.stylesheet.start_stylesheet`).
     """
 
     _shared: ClassVar[OrderedDict[_Key, list[RuleSet]]] = OrderedDict()

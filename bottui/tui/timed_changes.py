@@ -1,0 +1,394 @@
+"""The TUI's part of timed changes (#15): the executor and the header's countdown, and the
+operator's revert now, extend and keep.
+
+**The executor** (:class:`TimedRunner`). While the app runs on a profile, one
+task does, at start and then every :data:`EXECUTE_EVERY` seconds: records
+this TUI as an executor (:func:`bottui.ops.timed.executor_seen`, so a
+confirmation knows a revert will be performed), performs what is due
+(:func:`bottui.ops.timed.run_due`, executor "TUI on HOST") and says how each
+ended: a toast per revert; a failure, an unknown outcome or a refusal also
+goes to the error log (``e``); every screen reads again, so the Journal
+shows the reverts. Every :data:`REFRESH_EVERY` seconds it reads the pending
+timed changes for the header ("2 timed changes · next in 14m",
+:func:`countdown_text`). A revert later than the profile's lateness limit is
+not sent blindly: the runner ASKS (once per timed change and session; the
+Timed screen, ``T``, offers it again). Everything goes through the stores'
+async facades and the clock of the session (``session.clock``: tests move
+it, nothing waits). :meth:`TimedRunner.stop_and_wait` lets a round under way
+end (a revert in flight is answered and journaled) before a profile switch
+or quit; :meth:`TimedRunner.stop` cancels at once (the app is gone).
+
+**The operator's actions**, each asked first and then run in an app worker
+through :mod:`bottui.ops.timed` (the stores' async facades; never on the
+event loop's turn):
+
+* :func:`ask_revert`: "revert now", and the question the executor asks of a
+  revert past the profile's lateness limit. The same rules as any change: a
+  read-only profile refuses before asking, dry run sends nothing, a protected
+  profile wants the project id typed unless the timed change was confirmed
+  when it was made (its revert was confirmed then).
+* :func:`ask_extend`: how much later (:class:`~bottui.tui.screens.timed_dialogs.ExtendDialog`).
+* :func:`ask_cancel`: keep the change; its revert will not happen.
+
+Each result is a toast (failures go to the error log too), and the header's
+countdown and every screen read again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any, Final
+
+from textual.content import Content
+
+from bottui.api.errors import BottuiError
+from bottui.ops import timed as timed_ops
+from bottui.ops.durations import duration_text
+from bottui.ops.timed.schedule import now_of
+from bottui.plaintext import clean
+from bottui.tui import lazy
+from bottui.tui.change_prompt import ChangePrompt, Confirmation, profile_confirmation
+from bottui.tui.widgets.untrusted_text import join, safe, safe_id
+
+if TYPE_CHECKING:
+    from bottui.ops.timed import DueReport, TimedChange
+    from bottui.tui.screens.change_form import ConfirmDialog
+    from bottui.tui.screens.timed_dialogs import ExtendDialog
+    from bottui.tui.services import TuiServices
+
+
+# -- the executor and the countdown ----------------------------------------------------
+
+#: Seconds between two rounds of due reverts (and executor heartbeats).
+EXECUTE_EVERY: Final = 15.0
+#: Seconds between two reads of the pending timed changes for the header.
+REFRESH_EVERY: Final = 5.0
+#: How an executor of this kind is recorded (``executor_name("tui")``: "TUI on HOST").
+KIND: Final = "tui"
+#: Results that the error log keeps too (a revert that did not happen as planned).
+LOGGED: Final = frozenset({"failed", "unknown", "refused", "in-doubt"})
+
+
+def countdown_text(due: Sequence[datetime], now: datetime) -> str:
+    """The header's words: ``2 timed changes · next in 14m``; "" when there is none."""
+    if not due:
+        return ""
+    count = f"{len(due)} timed change{'s' if len(due) != 1 else ''}"
+    left = min(due) - now
+    if left.total_seconds() <= 0:
+        return f"{count} · next due now"
+    return f"{count} · next in {short_wait(left)}"
+
+
+def short_wait(left: timedelta) -> str:
+    """``40s``, ``1m25s``, ``14m``, ``2h5m``: seconds under 10 minutes, then whole minutes
+    (rounded up: never sooner than it is)."""
+
+    seconds = int(left.total_seconds())
+    if seconds < 600:
+        return duration_text(timedelta(seconds=max(seconds, 1)))
+    minutes = -(-seconds // 60)
+    return duration_text(timedelta(minutes=minutes))
+
+
+class TimedRunner:
+    """Performs due reverts while the TUI runs, and keeps the header's countdown."""
+
+    def __init__(
+        self,
+        services: TuiServices,
+        *,
+        execute_every: float = EXECUTE_EVERY,
+        refresh_every: float = REFRESH_EVERY,
+    ) -> None:
+        self._services = services
+        self._execute_every = execute_every
+        self._refresh_every = refresh_every
+        self._task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+        #: Claims in doubt already told (every round reports them: said once per run).
+        self._told_doubts: set[str] = set()
+        self._round = asyncio.Lock()
+        #: Pending timed changes as last read (the Timed screen shows them too).
+        self.pending: list[TimedChange] = []
+        #: Late ones already asked about this session (keys): asked once.
+        self._asked: set[str] = set()
+        #: The last round failed (reported once, until a round works again).
+        self._failing = False
+
+    @property
+    def running(self) -> bool:
+        """True while the executor's task runs."""
+        return self._task is not None and not self._task.done()
+
+    def start(self) -> None:
+        """Start the task on the app's loop (a task, not a worker: it runs as long as the app)."""
+        if self.running:
+            return
+        self._task = asyncio.get_running_loop().create_task(self._loop(), name="timed changes")
+
+    def stop(self) -> None:
+        """Stop at once (the app is closing)."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+
+    @property
+    def busy(self) -> bool:
+        """True while a round runs (a revert may be in flight)."""
+        return self._round.locked()
+
+    async def stop_and_wait(self) -> None:
+        """Stop once the round under way (a revert in flight) has ended and been journaled."""
+        async with self._round:
+            self.stop()
+
+    async def wait_idle(self) -> None:
+        """Return once no round runs (a revert in flight has been journaled)."""
+        async with self._round:
+            pass
+
+    def poke(self) -> None:
+        """Read the pending timed changes now (a change was just made or ended)."""
+        self._wake.set()
+
+    async def _loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        next_run = loop.time()
+        while True:
+            execute = loop.time() >= next_run
+            if execute:
+                next_run = loop.time() + self._execute_every
+            await self.tick(execute=execute)
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self._refresh_every)
+
+    async def tick(self, *, execute: bool = True) -> list[DueReport]:
+        """One round: heartbeat and due reverts (``execute``), then the header's countdown.
+
+        Never raises: a journal that cannot be read is reported once, like any failure.
+        """
+
+        services = self._services
+        session = services.session
+        reports: list[DueReport] = []
+        async with self._round:
+            try:
+                if execute:
+                    reports = await timed_ops.run_due(
+                        session, executor=timed_ops.executor_name(KIND), kind=KIND
+                    )
+                self.pending = await timed_ops.list_timed(session)
+            except Exception as exc:  # a store gone bad: said once, tried again next round
+                if not self._failing:
+                    services.report(exc, operation="Timed changes")
+                self._failing = True
+                return reports
+            self._failing = False
+        services.flush_warnings()  # a timed event skipped (unreadable): said once a session
+        self.show_countdown()
+        fresh = [r for r in reports if not self._told(r)]
+        if fresh:
+            self.tell(fresh)
+        return reports
+
+    def _told(self, report: DueReport) -> bool:
+        """A claim in doubt told already this run (the Timed screen keeps showing it)."""
+        if report.action != "in-doubt" or report.timed.state != "claimed":
+            return False
+        if report.timed.key in self._told_doubts:
+            return True
+        self._told_doubts.add(report.timed.key)
+        return False
+
+    def show_countdown(self) -> None:
+        """The header's words from the pending timed changes and the session's clock."""
+
+        services = self._services
+        due = [t.due_at for t in self.pending if t.state == "scheduled"]
+        text = countdown_text(due, now_of(services.session))
+        if text != services.timed_text:
+            services.timed_text = text
+            services.redraw_bars()
+
+    def tell(self, reports: Sequence[DueReport]) -> None:
+        """A toast per revert; failures to the error log; late ones asked about."""
+
+        services = self._services
+        host = services.host
+        changed = False
+        for report in reports:
+            changed = changed or report.sent or report.action == "superseded"
+            if report.action == "late-skipped":
+                self._ask_late(report)
+                continue
+            if report.action in LOGGED:
+                error = BottuiError(f"Timed revert {report.action}", report.line)
+                error.ambiguous = report.action == "unknown"
+                services.report(error, operation=f"Timed revert {report.timed.id}")
+                continue
+            if report.action == "claimed-elsewhere":
+                continue  # another executor performs it (team mode): its toast, not ours
+            host.notify(clean(report.line), title="Timed change", timeout=10, markup=False)
+        if changed:
+            services.inventory_changed()  # every screen reads again: the Journal too
+
+    def _ask_late(self, report: DueReport) -> None:
+        """Ask once whether a revert past the lateness limit is still wanted."""
+        timed = report.timed
+        if timed.key in self._asked:
+            return
+        self._asked.add(timed.key)
+
+        ask_revert(self._services, timed, late=report.late)
+
+
+# -- the operator's actions: revert now, extend, keep ----------------------------------
+
+#: Called once an action ended (the Timed screen reads its rows again).
+Done = Callable[[], None] | None
+
+
+def _describe(timed: TimedChange) -> Content:
+    return join(
+        safe(timed.what),
+        " of project ",
+        safe_id(timed.project),
+        ", account ",
+        safe_id(timed.account),
+        "\nReverts to: ",
+        Content.styled(clean(timed.revert_to), "bold"),
+    )
+
+
+def _run(services: TuiServices, label: str, work: Awaitable[Any], done: Done) -> None:
+    """Run ``work`` in an app worker; report its failure; then refresh what shows timed changes."""
+
+    async def run() -> None:
+        try:
+            with services.working(label):
+                await work
+        except Exception as exc:  # reported like any failure (the error log keeps it)
+            services.report(exc, operation=label)
+        finally:
+            services.timed_changed()
+            if done is not None:
+                done()
+
+    services.host.run_worker(run(), name=label, group="timed", exit_on_error=False)
+
+
+def ask_revert(
+    services: TuiServices, timed: TimedChange, *, late: timedelta | None = None, done: Done = None
+) -> None:
+    """Revert ``timed`` now, once confirmed (``late``: the executor asks past the limit)."""
+    if services.refuse_if_read_only(f"Revert timed change {timed.id} now"):
+        return
+    if services.dry_run:
+        services.host.notify(
+            clean(
+                f"Dry run: nothing sent. Timed change {timed.id} would revert to {timed.revert_to}."
+            ),
+            title="Dry run",
+            markup=False,
+        )
+        return
+    settings = services.session.settings
+    needs = Confirmation("click") if timed.confirmed else profile_confirmation(settings)
+    if late is not None:
+        title = f"Revert timed change {timed.id}, late by {duration_text(late)}?"
+        intro = Content(
+            "Its revert came due while no executor ran, and it is past the profile's "
+            "lateness limit: it is not sent without you. Keep the change instead: "
+            "k on the Timed screen (T).\n\n"
+        )
+    else:
+        title = f"Revert timed change {timed.id} now?"
+        intro = Content("Sent now instead of at its due time.\n\n")
+    prompt = ChangePrompt(
+        title=title,
+        body=join(intro, _describe(timed)),
+        confirm_label="Revert now",
+        project_id=timed.project,
+        plan=lambda: [],
+        needs=needs,
+        decision=f"revert timed change {timed.id}: {timed.what} back to {timed.revert_to}",
+    )
+
+    def confirmed(_reason: str | None) -> None:
+        _run(services, f"Reverting timed change {timed.id}", _revert(services, timed), done)
+
+    services.confirm(prompt, confirmed)
+
+
+async def _revert(services: TuiServices, timed: TimedChange) -> None:
+    session = services.session
+    report = await timed_ops.revert_now(
+        session, timed.key, executor=timed_ops.executor_name(KIND), confirmed=True
+    )
+    runner = services.timed_runner
+    if runner is not None:
+        runner.tell([report])
+    else:
+        services.host.notify(clean(report.line), title="Timed change", markup=False)
+
+
+def ask_extend(
+    services: TuiServices, timed: TimedChange, due_words: str, *, done: Done = None
+) -> None:
+    """Ask how much later ``timed`` reverts, then journal the extension."""
+    if services.refuse_if_read_only(f"Extend timed change {timed.id}"):
+        return
+
+    def chosen(after: timedelta | None) -> None:
+        if after is not None:
+            _run(
+                services,
+                f"Extending timed change {timed.id}",
+                _extend(services, timed, after),
+                done,
+            )
+
+    extend_dialog: type[ExtendDialog] = lazy.load("ExtendDialog")
+    services.host.push_screen(extend_dialog(timed, due_words), chosen)
+
+
+async def _extend(services: TuiServices, timed: TimedChange, after: timedelta) -> None:
+    session = services.session
+    moved = await timed_ops.extend(session, timed.key, after)
+    services.host.notify(
+        clean(
+            f"Timed change {moved.id} now reverts {moved.when_text(now_of(session))} "
+            f"({moved.due_at.strftime('%H:%M')} UTC)."
+        ),
+        title="Timed change extended",
+        markup=False,
+    )
+
+
+def ask_cancel(services: TuiServices, timed: TimedChange, *, done: Done = None) -> None:
+    """Keep the change: after a confirmation, its revert is cancelled (a journal event)."""
+    if services.refuse_if_read_only(f"Keep timed change {timed.id}"):
+        return
+    body = join("The change stays as it is; its revert will not happen.\n\n", _describe(timed))
+
+    def answered(ok: bool | None) -> None:
+        if ok:
+            _run(services, f"Cancelling timed change {timed.id}", _cancel(services, timed), done)
+
+    confirm_dialog: type[ConfirmDialog] = lazy.load("ConfirmDialog")
+    title = f"Keep the change of timed change {timed.id}?"
+    services.host.push_screen(confirm_dialog(title, body, "Keep it"), answered)
+
+
+async def _cancel(services: TuiServices, timed: TimedChange) -> None:
+    kept = await timed_ops.cancel(services.session, timed.key)
+    services.host.notify(
+        clean(f"Timed change {kept.id} cancelled: {kept.what} stays as it is."),
+        title="Timed change",
+        markup=False,
+    )

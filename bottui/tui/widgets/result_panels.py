@@ -1,0 +1,496 @@
+"""The result panels: what the latest change of the current project did, said plainly.
+
+The Grants, Rate limiters and Thresholds screens each show the latest attempt
+of the current project in a panel. Words first, colour second: every
+headline reads the same without colour.
+
+* A failed or unknown attempt reads the same on every screen
+  (:func:`failure_headline`, :func:`failure_lines`): "FAILED" (nothing was
+  changed) or "UNKNOWN" (the request may have arrived), the server's error,
+  which token to fix when one was refused, and where the whole error is (the
+  error log, ``e``).
+* :class:`AttemptPanel`: one kind of change's latest attempt; a success whose
+  value was changed since is shown as history ("at 20:56 UTC · since
+  changed"), #27; hidden until there is an attempt.
+* :class:`RevocationResult`: four outcomes, never blurred: withdrawn; nothing
+  was standing (not an error); unknown (the service did not say); unknown
+  after a retry (an earlier attempt may have withdrawn the grant before the
+  connection failed, so the final "nothing standing" proves nothing).
+* :class:`ReturnedProject`: the rate limiter operation answers with the whole
+  project, so this panel shows what that answer says: name, url, isProtected,
+  siteKey, the serverKey **masked**, and the rate limiters it lists. It also
+  says how the changed limiter's new state is known: listed in the answer
+  ("response"), or only the state we sent because the answer did not say
+  ("request"). It never contradicts the table: when a limiter it lists was
+  changed since (an undo, a timed revert, the CLI, a teammate), it says
+  plainly that it is history, when, and what each is now ("at 20:56:12 UTC
+  rl-login was set ON · since changed to OFF"), #27.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Final
+
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from bottui.api.errors import without_unknown_note
+from bottui.api.models import (
+    SECRET_MASK,
+    LimiterChange,
+    LimiterStateSource,
+    Project,
+    Revocation,
+    RevocationOutcome,
+)
+from bottui.plaintext import clean
+from bottui.tui.error_report import Failure
+from bottui.tui.widgets.limiter_table import state_word
+from bottui.tui.widgets.untrusted_text import join, safe, safe_id
+
+# -- a failed or unknown attempt, on every panel ---------------------------------------
+
+#: The headline's CSS class (see ``bottui.tcss``).
+FAILED_CLASS: Final = "result-failed"
+UNKNOWN_CLASS: Final = "result-unknown"
+LOG_HINT: Final = "e: the error log, with the whole error"
+#: Under an unknown outcome's details: what to do before trying again.
+UNKNOWN_CHECK: Final = "Check whether it was applied before repeating it."
+
+
+def failure_headline(failure: Failure) -> tuple[Content, str]:
+    """The headline and its CSS class."""
+    if failure.unknown:
+        return join("UNKNOWN: may have been applied · ", safe(failure.title)), UNKNOWN_CLASS
+    return join("FAILED: ", safe(failure.title)), FAILED_CLASS
+
+
+def failure_lines(failure: Failure) -> list[Content]:
+    """The server's error, the token hint and where to find the rest."""
+    lines: list[Content] = []
+    # The headline says "may have been applied": the details do not say it again.
+    details = without_unknown_note(failure.details) if failure.unknown else failure.details
+    if details:
+        lines.append(safe(details, keep_newlines=True))
+    if failure.unknown:
+        lines.append(Content(UNKNOWN_CHECK))
+    if failure.hint:
+        lines.append(Content.styled(clean(failure.hint), "bold"))
+    lines.append(Content.styled(LOG_HINT, "italic"))
+    return lines
+
+
+# -- one kind of change's latest attempt -----------------------------------------------
+
+SUCCESS_CLASS = "result-withdrawn"  # the Grants panel's success style
+
+
+class AttemptPanel(Vertical):
+    """The latest attempt: answered (``show_success``) or not (``show_failure``)."""
+
+    DEFAULT_CSS = """
+    AttemptPanel { height: auto; }
+    AttemptPanel > Static { height: auto; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(classes="attempt-headline")
+        yield Static(classes="attempt-body")
+
+    def on_mount(self) -> None:
+        self.display = False
+
+    def _show(
+        self, headline: Content, css: str, lines: Sequence[Content], at: str, history: bool = False
+    ) -> None:
+        self.border_title = (
+            f"Result · at {at} UTC · since changed" if history else f"Result · {at} UTC"
+        )
+        head = self.query_one(".attempt-headline", Static)
+        head.update(headline)
+        for name in (SUCCESS_CLASS, FAILED_CLASS, UNKNOWN_CLASS):
+            head.set_class(name == css, name)
+        self.query_one(".attempt-body", Static).update(Content("\n").join(lines))
+        self.display = True
+
+    def show_success(
+        self, headline: Content, lines: Sequence[Content], at: str, *, history: bool = False
+    ) -> None:
+        """An answered attempt (made at ``at``, UTC).
+
+        ``history``: what it set was changed since; the headline says what is
+        now and the title says it is history, never a state the table contradicts.
+        """
+        self._show(headline, "" if history else SUCCESS_CLASS, lines, at, history)
+
+    def show_failure(self, failure: Failure, where: Content, at: str) -> None:
+        """A failed or unknown attempt on ``where`` (made at ``at``, UTC)."""
+        headline, css = failure_headline(failure)
+        self._show(headline, css, [where, *failure_lines(failure)], at)
+
+    def hide(self) -> None:
+        """Nothing to show (another project, or none)."""
+        self.display = False
+
+
+# -- a revocation's result -------------------------------------------------------------
+
+#: Outcome -> (headline, explanation, CSS class).
+OUTCOMES: Final[dict[RevocationOutcome, tuple[str, str, str]]] = {
+    RevocationOutcome.WITHDRAWN: (
+        "Withdrawn",
+        "A grant stood on this identity and the service withdrew it.",
+        "result-withdrawn",
+    ),
+    RevocationOutcome.NOTHING_STANDING: (
+        "Nothing was standing — not an error",
+        "No grant stood on this identity; the service withdrew nothing.",
+        "result-nothing",
+    ),
+    RevocationOutcome.UNKNOWN: (
+        "Unknown: the service did not say",
+        "The answer did not say whether a grant was withdrawn; keep the reportId.",
+        "result-unknown",
+    ),
+    RevocationOutcome.UNKNOWN_RETRIED: (
+        "Unknown (retried): an earlier attempt may have withdrawn it before the connection failed",
+        "The last attempt found nothing standing, but an earlier one may have reached "
+        "the service first.",
+        "result-unknown",
+    ),
+}
+#: Short outcome words for the history table.
+SHORT: Final[dict[RevocationOutcome, str]] = {
+    RevocationOutcome.WITHDRAWN: "withdrawn",
+    RevocationOutcome.NOTHING_STANDING: "nothing standing",
+    RevocationOutcome.UNKNOWN: "unknown",
+    RevocationOutcome.UNKNOWN_RETRIED: "unknown (retried)",
+}
+RESULT_CLASSES: Final = frozenset({FAILED_CLASS, *(css for _, _, css in OUTCOMES.values())})
+
+
+#: The history's words for a request that may have arrived unanswered.
+UNKNOWN_FAILURE: Final = "unknown: may have been applied"
+
+
+@dataclass(frozen=True)
+class RevocationRecord:
+    """One revocation of this session: what was asked and what came back.
+
+    ``revocation`` is None when the call failed; ``error`` then says how
+    (a few words for the history) and ``failure`` says it whole (the panel).
+    """
+
+    at: datetime
+    account: str
+    project: str
+    visitor_id: str | None
+    user_account_id: str | None
+    revocation: Revocation | None = None
+    error: str | None = None
+    journal_id: int | None = None
+    failure: Failure | None = None
+
+    @property
+    def outcome_words(self) -> str:
+        """The history table's outcome cell."""
+        if self.revocation is None:
+            if self.error == UNKNOWN_FAILURE:  # not failed: it may have been applied
+                return UNKNOWN_FAILURE
+            return f"failed: {self.error or 'error'}"
+        return SHORT[self.revocation.outcome]
+
+
+def notes(record: RevocationRecord) -> str:
+    """Retries and the journal entry, for the panel's border."""
+    out: list[str] = []
+    if record.revocation is not None and record.revocation.attempts > 1:
+        out.append(f"sent {record.revocation.attempts} times")
+    if record.journal_id is not None:
+        out.append(f"journal #{record.journal_id}")
+    return " · ".join(out)
+
+
+def subject_line(visitor_id: str | None, user_account_id: str | None) -> Content:
+    """``visitor id X · user account id Y`` (only the ids given)."""
+    parts: list[Content] = []
+    if visitor_id is not None:
+        parts.append(join("visitor id ", safe_id(visitor_id)))
+    if user_account_id is not None:
+        parts.append(join("user account id ", safe_id(user_account_id)))
+    return Content(" · ").join(parts)
+
+
+def result_lines(record: RevocationRecord) -> list[Content]:
+    """The lines under the headline of an answered revocation."""
+    revocation = record.revocation
+    assert revocation is not None
+    explanation = OUTCOMES[revocation.outcome][1]
+    bold = "bold"
+    lines = [Content(explanation), where_line(record)]
+    fields: list[Content] = []
+    if revocation.report_id is not None:
+        fields.append(join(Content.styled("reportId: ", bold), safe(revocation.report_id)))
+    if revocation.grant_expires_at is not None:
+        fields.append(
+            join(Content.styled("grantExpiresAt: ", bold), safe(revocation.grant_expires_at))
+        )
+    if revocation.grant_remaining_attempts is not None:
+        fields.append(
+            join(
+                Content.styled("grantRemainingAttempts: ", bold),
+                str(revocation.grant_remaining_attempts),
+            )
+        )
+    if fields:
+        lines.append(Content("  ").join(fields))
+    return lines
+
+
+def where_line(record: RevocationRecord) -> Content:
+    """``visitor id X · project A / P``: what the attempt was about."""
+    return join(
+        subject_line(record.visitor_id, record.user_account_id),
+        " · project ",
+        safe_id(record.account),
+        " / ",
+        safe_id(record.project),
+    )
+
+
+class RevocationResult(Vertical):
+    """The current project's latest revocation attempt (hidden until there is one).
+
+    Answered or not: a failure replaces an earlier success, so the panel
+    never says "Withdrawn" about an attempt that was not the last.
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="result-headline")
+        yield Static(id="result-body")
+
+    def on_mount(self) -> None:
+        self.border_title = "Result"
+        self.display = False
+
+    def show(self, record: RevocationRecord | None) -> None:
+        """Show a revocation attempt, styled by its outcome (None: hide the panel)."""
+        if record is None:
+            self.display = False
+            return
+        headline = self.query_one("#result-headline", Static)
+        if record.revocation is None:
+            failure = record.failure or Failure(record.error or "error", "", False, "")
+            text, css = failure_headline(failure)
+            lines = [where_line(record), *failure_lines(failure)]
+            self.border_title = f"Result · attempt at {record.at.strftime('%H:%M:%S')} UTC"
+        else:
+            words, _, css = OUTCOMES[record.revocation.outcome]
+            text, lines = Content(words), result_lines(record)
+            self.border_title = "Result"
+        headline.update(text)
+        for name in RESULT_CLASSES:
+            headline.set_class(name == css, name)
+        self.query_one("#result-body", Static).update(Content("\n").join(lines))
+        self.border_subtitle = notes(record)
+        self.display = True
+
+
+# -- the project returned by a rate limiter change -------------------------------------
+
+NOT_SENT = "(not in the answer)"
+
+
+def _label(text: str) -> Content:
+    return Content.styled(text, "bold")
+
+
+def _value(value: str | None) -> Content:
+    return safe(value) if value else Content.styled(NOT_SENT, "italic")
+
+
+def headline(change: LimiterChange) -> Content:
+    """``<id> is now ON/OFF`` and how that is known."""
+    how = (
+        "known from the response: the returned project lists it"
+        if change.source is LimiterStateSource.RESPONSE
+        else "known from the request: the answer did not list it; this is the state we sent"
+    )
+    return join(
+        safe_id(change.limiter_id),
+        " is now ",
+        Content.styled(state_word(change.is_active), "bold reverse"),
+        f" · {how}",
+    )
+
+
+def history_headline(change: LimiterChange, at: str, since: Mapping[str, bool]) -> Content:
+    """``At 20:56:12 UTC rl-login was set ON · since changed to OFF``: the panel is history."""
+    line = join(
+        f"At {at} UTC ",
+        safe_id(change.limiter_id),
+        " was set ",
+        Content.styled(state_word(change.is_active), "bold"),
+    )
+    now = since.get(change.limiter_id)
+    if now is not None:
+        line = join(line, " · since changed to ", Content.styled(state_word(now), "bold reverse"))
+    others = [(i, v) for i, v in since.items() if i != change.limiter_id]
+    if others:
+        words = Content(", ").join(join(safe_id(i), " ", state_word(v)) for i, v in others)
+        also = " · also changed since: " if now is not None else " · changed since: "
+        line = join(line, also, words)
+    return join(line, " (the table shows the state now)")
+
+
+def listed_limiters(
+    project: Project, known_before: Collection[str], at: str | None = None
+) -> Content:
+    """``rateLimits (n): id (name) ON, ...``; ids the inventory did not know are marked new.
+
+    ``at``: the answer is history, its time is said (``rateLimits at 20:56:12 (n)``).
+    """
+    limiters = project.rate_limiters
+    when = f" at {at} UTC" if at else ""
+    if not limiters:
+        return join(_label(f"rateLimits{when}: "), Content.styled("none listed", "italic"))
+    parts: list[Content] = []
+    for limiter in limiters:
+        part = safe_id(limiter.id)
+        if limiter.name:
+            part = join(part, " (", safe(limiter.name), ")")
+        part = join(part, " ", state_word(limiter.is_active))
+        if limiter.id not in known_before:
+            part = join(part, " ", Content.styled("new", "bold"))
+        parts.append(part)
+    return join(_label(f"rateLimits{when} ({len(limiters)}): "), Content(", ").join(parts))
+
+
+def since_changed(change: LimiterChange, now: Mapping[str, bool | None]) -> dict[str, bool]:
+    """The limiters the answer (or the change) states otherwise than ``now`` (id -> state now).
+
+    ``now``: the states the table shows (unknown ones are not compared).
+    """
+    stated = {limiter.id: limiter.is_active for limiter in change.project.rate_limiters}
+    stated[change.limiter_id] = change.is_active
+    out: dict[str, bool] = {}
+    for limiter_id, was in stated.items():
+        state = now.get(limiter_id)
+        if state is not None and was is not None and state != was:
+            out[limiter_id] = state
+    return out
+
+
+def project_lines(
+    change: LimiterChange,
+    known_before: Collection[str],
+    at: str | None = None,
+    since: Mapping[str, bool] | None = None,
+) -> list[Content]:
+    """Every line of the panel, each built from plain, cleaned text.
+
+    ``since``: what changed after the answer (:func:`since_changed`); then the
+    lines say they are history, of ``at``.
+    """
+    stale = bool(since) and at is not None
+    project = change.project
+    protected = (
+        NOT_SENT if project.is_protected is None else ("yes" if project.is_protected else "no")
+    )
+    server_key = SECRET_MASK if project.server_key else NOT_SENT
+    first = history_headline(change, at or "", since or {}) if stale else headline(change)
+    lines = [
+        first,
+        join(_label("name: "), _value(project.name), "  ", _label("url: "), _value(project.url)),
+        join(
+            _label("isProtected: "),
+            protected,
+            "  ",
+            _label("siteKey: "),
+            _value(project.site_key),
+            "  ",
+            _label("serverKey: "),
+            # The secret never reaches the screen: only whether it was sent.
+            server_key,
+        ),
+        listed_limiters(project, known_before, at if stale else None),
+    ]
+    if project.updated_at:
+        lines.append(join(_label("updatedAt: "), safe(project.updated_at)))
+    if not project.raw:
+        lines.append(
+            Content.styled("The service returned an empty object: nothing more is known.", "italic")
+        )
+    return lines
+
+
+class ReturnedProjectPanel(VerticalScroll):
+    """The current project's latest rate limiter change: the project returned, or the failure.
+
+    Hidden until there is one. A failed or unknown attempt replaces an
+    earlier answer, so the panel never shows a change that was not the last.
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="returned-project-headline")
+        yield Static(id="returned-project-body")
+
+    #: What is shown (the change, its time, what changed since): the same again is not redrawn.
+    _shown_key: object = None
+
+    def on_mount(self) -> None:
+        self.border_title = "Returned project"
+        self.border_subtitle = "escape hides"
+        self.display = False
+
+    def show(
+        self,
+        change: LimiterChange,
+        known_before: Collection[str],
+        at: str | None = None,
+        since: Mapping[str, bool] | None = None,
+    ) -> None:
+        """Show ``change``'s project; ``known_before`` are the ids the table had.
+
+        ``since`` (:func:`since_changed`): what the table shows otherwise now;
+        then the panel is titled and worded as history of ``at``.
+        """
+        stale = bool(since) and at is not None
+        key = (id(change), at, tuple(sorted((since or {}).items())) if stale else ())
+        if key == getattr(self, "_shown_key", None) and self.display:
+            return  # read again, nothing new: the operator's scroll stays
+        self._shown_key = key
+        self.border_title = (
+            f"Returned project · at {at} UTC · since changed" if stale else "Returned project"
+        )
+        headline = self.query_one("#returned-project-headline", Static)
+        headline.update("")
+        headline.display = False
+        body = Content("\n").join(project_lines(change, known_before, at, since))
+        self.query_one("#returned-project-body", Static).update(body)
+        self.display = True
+        self.scroll_home(animate=False)
+
+    def show_failure(self, failure: Failure, where: Content, at: str) -> None:
+        """Show a failed or unknown attempt on ``where`` (made at ``at``, UTC)."""
+        self._shown_key = None
+        self.border_title = f"Last attempt · {at} UTC"
+        text, css = failure_headline(failure)
+        headline = self.query_one("#returned-project-headline", Static)
+        headline.update(text)
+        headline.set_class(css == FAILED_CLASS, FAILED_CLASS)
+        headline.set_class(css == UNKNOWN_CLASS, UNKNOWN_CLASS)
+        headline.display = True
+        body = Content("\n").join([where, *failure_lines(failure)])
+        self.query_one("#returned-project-body", Static).update(body)
+        self.display = True
+        self.scroll_home(animate=False)
+
+    def hide(self) -> None:
+        """Forget the panel (another project was chosen, or escape)."""
+        self.display = False
