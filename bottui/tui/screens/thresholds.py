@@ -40,8 +40,8 @@ from bottui.store.inventory.records import DimensionEntry
 from bottui.store.utc import system_clock
 from bottui.tui.error_log import Attempt, Failure, tag
 from bottui.tui.error_view import EXPECTED_ERRORS
+from bottui.tui.screens.base import FilterableScreen
 from bottui.tui.screens.change_form import ConfirmDialog
-from bottui.tui.screens.filterable import FilterableScreen
 from bottui.tui.screens.thresholds_dialogs import AddDimensionDialog, ThresholdSettingsDialog
 from bottui.tui.screens.thresholds_editor import UNKNOWN, ThresholdEditor, direction_words
 from bottui.tui.team_source import taught_words
