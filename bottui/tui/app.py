@@ -68,7 +68,7 @@ def _screen(name: str) -> Callable[[], Screen[Any]]:
 
             return ThresholdsScreen()
         if name == "playbooks":
-            from bottui.tui.screens.playbooks import PlaybooksScreen
+            from bottui.tui.screens.playbooks_screen import PlaybooksScreen
 
             return PlaybooksScreen()
         from bottui.tui.screens.journal import JournalScreen
@@ -409,7 +409,7 @@ class BottuiApp(App[int]):
 
     def action_timed(self) -> None:
         """Open the Timed screen: the timed changes, extend, keep, revert now."""
-        from bottui.tui.screens.timed import TimedScreen
+        from bottui.tui.screens.timed_screen import TimedScreen
 
         if not isinstance(self.screen, TimedScreen):  # T on it again: stays one
             self.push_screen(TimedScreen())

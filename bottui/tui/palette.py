@@ -5,7 +5,7 @@ One command per action of the app and of the five main screens, read from
 so a new ``Binding`` with an id and a description is in the palette at once.
 A command switches to its screen and runs the action there; an action that
 acts on a row (the screen's ``TARGETS``, or a table's own Enter) first asks
-which row with a :class:`~bottui.tui.screens.target_picker.TargetPicker`,
+which row with a :class:`~bottui.tui.screens.dialogs.TargetPicker`,
 and acts on the picked row, never on the highlighted one.
 """
 
@@ -103,7 +103,7 @@ async def _act(app: Any, action: Action) -> None:
     if not rows:  # the action says why (no project, nothing known yet)
         await node.run_action(action.action)
         return
-    from bottui.tui.screens.target_picker import TargetPicker
+    from bottui.tui.screens.dialogs import TargetPicker
 
     what = _TARGET_WORDS.get(action.target.__name__, "row")
     question = f"{clean(action.description)}: which {what}?"

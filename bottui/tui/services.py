@@ -48,8 +48,8 @@ if TYPE_CHECKING:
     from bottui.tui.change_prompt import ChangePrompt
     from bottui.tui.error_log import Attempt, ErrorLog
     from bottui.tui.screens.change_form import ConfirmDialog, ReasonAsked, TypedConfirmDialog
-    from bottui.tui.screens.dry_run import DryRunDialog
-    from bottui.tui.screens.error_log import ErrorLogScreen
+    from bottui.tui.screens.dialogs import DryRunDialog
+    from bottui.tui.screens.error_log_screen import ErrorLogScreen
 
 
 class TuiServices(TimedServices, TeamServices):

@@ -32,7 +32,7 @@ from bottui.store.inventory.records import InventorySnapshot, LimiterEntry, Proj
 from bottui.store.tokens import TokenState
 from bottui.tui import textual_private
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens import project_reads
+from bottui.tui.screens import projects as project_reads
 from bottui.tui.screens.limiters import LimitersScreen
 from bottui.tui.screens.projects import ProjectsScreen
 from bottui.tui.widgets.entry_table import EntryTable

@@ -2,7 +2,7 @@
 
 With nothing configured, the Projects screen shows a welcome offering two
 ways in. Adding a project with no base URL yet first asks for a profile
-(every option: :mod:`~bottui.tui.screens.profile_form`): :func:`ask_first_profile`
+(every option: :mod:`~bottui.tui.screens.profile_switcher`): :func:`ask_first_profile`
 reads the profile names taken and shows the form, whose checks are those of
 :mod:`bottui.ops.profiles`; :func:`bottui.ops.profiles.create_first_profile`
 saves it (written to ``config.toml`` on the store executor, never on the
@@ -27,7 +27,7 @@ from bottui.store.config.model import Profile
 from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.run_result import START_DEMO
 from bottui.tui.screens.base import BottuiScreen
-from bottui.tui.screens.profile_form import ProfileForm
+from bottui.tui.screens.profile_switcher import ProfileForm
 
 
 @dataclass

@@ -8,9 +8,9 @@ which of the four outcomes happened, and this session's revocations are
 listed below, failures included.
 
 The form lives in ``#grants-forms`` on its own. ``b`` opens the bulk dialog
-(pasted ids or a file, :mod:`bottui.tui.screens.bulk_dialog`); once confirmed,
+(pasted ids or a file, :mod:`bottui.tui.screens.bulk_dialogs`); once confirmed,
 the app runs it in the background (:mod:`bottui.tui.bulk_runs`) and the run's
-screen (:mod:`bottui.tui.screens.bulk_run`) shows progress and summary; during
+screen (:mod:`bottui.tui.screens.bulk_dialogs`) shows progress and summary; during
 a run ``b`` shows that screen again.
 """
 
@@ -44,8 +44,7 @@ from bottui.store.utc import system_clock
 from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.error_log import Attempt, Failure, tag
 from bottui.tui.screens.base import BottuiScreen
-from bottui.tui.screens.bulk_confirm import BulkOrder
-from bottui.tui.screens.bulk_dialog import BulkDialog
+from bottui.tui.screens.bulk_dialogs import BulkDialog, BulkOrder
 from bottui.tui.visible_focus import show_widget
 from bottui.tui.widgets.revocation_form import RevocationForm
 from bottui.tui.widgets.revocation_history import RevocationHistory

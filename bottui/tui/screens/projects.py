@@ -1,4 +1,12 @@
-"""The Projects screen: the inventory's projects, their token states, the current project.
+"""The Projects screen's reads of the inventory: unchanged, a first page, the rest, or all.
+
+The screen may list thousands of projects (issue #12). A read first asks the
+inventory's marker (:func:`~bottui.ops.inventory_reads.inventory_version`):
+the one of the rows shown means nothing changed, and nothing is read. A
+screen with no rows yet reads a first page, shown before the rest is read;
+a screen with rows reads them all again, to update them in place.
+
+The Projects screen: the inventory's projects, their token states, the current project.
 
 One row per project: account, project id, display name, and where its two
 tokens come from (personal access token of the account, project API token
@@ -21,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 from textual import on
 from textual.app import ComposeResult
@@ -31,10 +39,15 @@ from textual.message import Message
 from textual.widgets import Button, DataTable, Static
 
 from bottui.ops import inventory_edits
+from bottui.ops.inventory_reads import first_projects, inventory_version, read_all_projects
+from bottui.ops.session import Session
 from bottui.ops.token_slots import Reading, Slot, read_states
 from bottui.plaintext import clean
 from bottui.store.errors import KeyringUnavailable
+from bottui.store.inventory.records import ProjectEntry
+from bottui.store.paging import Cursor
 from bottui.store.tokens import TokenState
+from bottui.tui.error_view import EXPECTED_ERRORS, error_line
 from bottui.tui.screens.base import FilterableScreen
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.first_run import (
@@ -43,9 +56,7 @@ from bottui.tui.screens.first_run import (
     start_demo,
     use_saved_profile,
 )
-from bottui.tui.screens.project_dialogs import ProjectDraft, ProjectForm
-from bottui.tui.screens.project_reads import ProjectsRead, read_projects, read_rest
-from bottui.tui.screens.token_dialog import ask_token, tell_checked
+from bottui.tui.screens.project_dialogs import ProjectDraft, ProjectForm, ask_token, tell_checked
 from bottui.tui.visible_focus import show_widget
 from bottui.tui.widgets.keyring_notice import KeyringNotice
 from bottui.tui.widgets.project_table import (
@@ -58,6 +69,48 @@ from bottui.tui.widgets.project_table import (
 )
 from bottui.tui.widgets.safe import join, safe, safe_id
 from bottui.tui.widgets.welcome import Welcome
+
+PROBLEM = "The inventory cannot be read: "
+
+
+class ProjectsRead(NamedTuple):
+    """What a read of the inventory found."""
+
+    #: The inventory's marker before the read (None: unknown).
+    version: Hashable | None
+    #: The rows read; None: the inventory has not changed since the rows shown.
+    rows: list[ProjectRow] | None
+    problem: Content | None
+    #: Where the rest begins when only a first page was read.
+    after: Cursor | None
+
+
+def _rows(entries: tuple[ProjectEntry, ...] | list[ProjectEntry]) -> list[ProjectRow]:
+    return [ProjectRow(e.account, e.project, e.name) for e in entries]
+
+
+async def read_projects(session: Session, *, whole: bool, shown: Hashable | None) -> ProjectsRead:
+    """Nothing if the marker is ``shown``; else every project if ``whole``, or a first page."""
+    try:
+        version = await inventory_version(session)
+        if version is not None and version == shown:
+            return ProjectsRead(version, None, None, None)
+        if whole:
+            return ProjectsRead(version, _rows(await read_all_projects(session)), None, None)
+        page = await first_projects(session)
+    except EXPECTED_ERRORS as exc:
+        return ProjectsRead(None, [], error_line(PROBLEM, exc), None)
+    return ProjectsRead(version, _rows(page.items), None, page.next)
+
+
+async def read_rest(session: Session, first: ProjectsRead) -> ProjectsRead:
+    """The first page's rows and the rest after them (its marker: the first page's)."""
+    rows = first.rows or []
+    try:
+        rest = await read_all_projects(session, after=first.after)
+    except EXPECTED_ERRORS as exc:
+        return ProjectsRead(None, rows, error_line(PROBLEM, exc), None)
+    return ProjectsRead(first.version, rows + _rows(rest), None, None)
 
 
 class ProjectsScreen(FilterableScreen):

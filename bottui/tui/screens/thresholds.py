@@ -42,8 +42,13 @@ from bottui.tui.error_log import Attempt, Failure, tag
 from bottui.tui.error_view import EXPECTED_ERRORS
 from bottui.tui.screens.base import FilterableScreen
 from bottui.tui.screens.change_form import ConfirmDialog
-from bottui.tui.screens.thresholds_dialogs import AddDimensionDialog, ThresholdSettingsDialog
-from bottui.tui.screens.thresholds_editor import UNKNOWN, ThresholdEditor, direction_words
+from bottui.tui.screens.threshold_dialogs import (
+    UNKNOWN,
+    AddDimensionDialog,
+    ThresholdEditor,
+    ThresholdSettingsDialog,
+    direction_words,
+)
 from bottui.tui.team_source import taught_words
 from bottui.tui.visible_focus import show_widget
 from bottui.tui.widgets.attempt_panel import AttemptPanel

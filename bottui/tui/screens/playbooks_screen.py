@@ -1,4 +1,12 @@
-"""The Playbooks screen: the playbooks of the config directory, the plan of one, its run.
+"""The one confirmation of a playbook run: its steps, a duration field, a reason field.
+
+The duration is typed like ``--for`` (``90s``, ``30m``, ``2h``, ``1h30m``);
+empty means the playbook's default (named in the placeholder) or none. A
+protected profile also wants the project id typed, as every change does, in
+the last field.
+The dialog returns a :class:`RunAnswer`, or None when cancelled.
+
+The Playbooks screen: the playbooks of the config directory, the plan of one, its run.
 
 Left, the playbooks (a file with a problem shows its ``FILE:LINE`` and
 reason instead of a plan). Right, the selected one's plan as a table, one
@@ -12,20 +20,25 @@ the steps already done (last first, the superseded rule).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import DataTable, OptionList, Static
+from textual.widgets import DataTable, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from bottui.api.errors import RefusedError
 from bottui.plaintext import clean
+from bottui.tui.change_prompt import Timing
 from bottui.tui.screens.base import BottuiScreen
+from bottui.tui.screens.change_form import ConfirmDialog, ReasonAsked
 from bottui.tui.widgets.safe import safe, safe_text
 
 if TYPE_CHECKING:
@@ -34,6 +47,64 @@ if TYPE_CHECKING:
     from bottui.ops.playbooks.run import RunSummary, StepResult
     from bottui.ops.playbooks.schema import Playbook
     from bottui.store.playbook_files import PlaybookFileError
+
+
+@dataclass(frozen=True)
+class RunAnswer:
+    """What the confirmation decided: when to revert (None: never) and why."""
+
+    revert_after: timedelta | None
+    reason: str | None
+
+
+class PlaybookConfirm(ConfirmDialog):
+    """Run a playbook? One confirmation for every step, a form like every change's.
+
+    The fields, top to bottom: the reason, the duration, and (a protected
+    profile) the project id typed last; Enter moves down them and sends only
+    from the last field of a complete form (:class:`~bottui.tui.screens.dialogs.ConfirmDialog`).
+    """
+
+    def __init__(
+        self,
+        title: str,
+        body: Content,
+        listing: Content,
+        *,
+        default: timedelta | None,
+        default_text: str | None,
+        reason: ReasonAsked,
+        typed: str | None = None,
+        decision: str | None = None,
+    ) -> None:
+        super().__init__(
+            title,
+            body,
+            "Run",
+            expected=typed,
+            reason=reason,
+            listing=listing,
+            timing=Timing(),
+            decision=decision,
+        )
+        self._default = default
+        self._default_text = default_text
+
+    def _duration_input(self) -> ComposeResult:
+        for widget in super()._duration_input():
+            if isinstance(widget, Input):
+                widget.placeholder = (
+                    f"{self._default_text} (default)" if self._default_text else "never"
+                )
+                widget.tooltip = "Revert after this long: 30m, 2h (empty: the playbook's own)"
+            yield widget
+
+    def dismiss(self, result: Any = None) -> AwaitComplete:
+        if result is True:
+            after = self.revert_after if self.revert_after is not None else self._default
+            return super().dismiss(RunAnswer(after, self.reason))
+        return super().dismiss(None)
+
 
 # State before the values: the thresholds' texts are long, and the progress
 # of a run must stay in view at 80 columns (the table scrolls sideways).
@@ -172,8 +243,6 @@ class PlaybooksScreen(BottuiScreen):
         """Confirm once, then run the selected playbook."""
         from bottui.ops.playbooks import run
         from bottui.tui.screens.change_form import ReasonAsked
-        from bottui.tui.screens.playbook_dialogs import PlaybookConfirm, RunAnswer
-
         plan = self._plan
         if plan is None or self._busy:
             return
