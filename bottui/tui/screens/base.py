@@ -42,7 +42,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Input, Static
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from bottui.tui.messages import InventoryChanged, ProjectChosen
 from bottui.tui.services import TuiServices, find_services, services_of
@@ -163,11 +163,14 @@ class BottuiScreen(Screen[None]):
     def sending(self, label: str, attempt: Attempt | None = None) -> Iterator[None]:
         """Around a change sent in a worker: "working", the attempt on a failure, the team told.
 
-        ``label`` is what the working indicator says meanwhile; ``attempt`` is
-        tagged onto a failure (the error log, the token hint and the panels read
-        it); what the change journaled goes to the team store at once, sent or not.
+        ``label`` is what the working indicator says meanwhile, and the worker's
+        name: a failure with no attempt is logged under it
+        (:meth:`on_worker_state_changed`). ``attempt`` is tagged onto a failure
+        (the error log, the token hint and the panels read it); what the change
+        journaled goes to the team store at once, sent or not.
         """
         services = self.services
+        get_current_worker().name = label
         try:
             with services.working(label):
                 yield

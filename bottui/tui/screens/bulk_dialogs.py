@@ -71,6 +71,7 @@ from bottui.ops.session import Session
 from bottui.store.executor import run_blocking
 from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.error_view import EXPECTED_ERRORS, error_text, error_words
+from bottui.tui.screens.base import then
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.services import services_of
@@ -846,8 +847,4 @@ class BulkDialog(_Dialog):
         order = self._ready()
         if order is None:
             return
-
-        def confirmed(with_reason: BulkOrder) -> None:
-            self.dismiss(with_reason)
-
-        confirm_bulk(services_of(self), order, confirmed)
+        confirm_bulk(services_of(self), order, then(self.dismiss))

@@ -551,7 +551,7 @@ class LimitersScreen(FilterableScreen):
             operation=f"Switch rate limiter {entry.id} {'ON' if new_state else 'OFF'}",
         )
 
-    @work(name="Switching rate limiter", group="change", exit_on_error=False)
+    @work(group="change", exit_on_error=False)
     async def _send_switch(
         self, plan: PlannedChange[LimiterChange], known_before: frozenset[str]
     ) -> None:
@@ -673,26 +673,26 @@ class LimitersScreen(FilterableScreen):
             return
         account, project = current
 
-        def added(values: tuple[str, str | None] | None) -> None:
-            if values is None:
-                return
-            limiter_id, name = values
-            session = self.services.session
-            from bottui.ops import inventory_edits
-
-            async def add() -> list[LimiterEntry]:
-                await inventory_edits.add_limiter(session, account, project, limiter_id, name)
-                return await self._read(account, project)
-
-            def show(entries: list[LimiterEntry]) -> None:
-                self.services.inventory_changed()
-                self.query_one(LimiterTable).show(entries, select=limiter_id)
-
-            self.load(add, show, group="limiters-edit")
-
         from bottui.tui.screens.limiter_dialogs import AddLimiterDialog
 
-        self.app.push_screen(AddLimiterDialog(project), added)
+        dialog = AddLimiterDialog(project)
+        self.app.push_screen(dialog, then(partial(self._add_limiter, account, project)))
+
+    @work(group="limiters-edit", exit_on_error=False)
+    async def _add_limiter(
+        self, account: str, project: str, added: tuple[str, str | None] | None
+    ) -> None:
+        """Add the id to the inventory, then show the rows with it selected (None: not added)."""
+        from bottui.ops.inventory_edits import add_limiter
+
+        if added is None:
+            return
+        limiter_id, name = added
+        await add_limiter(self.services.session, account, project, limiter_id, name)
+        entries = await self._read(account, project)
+        self.services.flush_warnings()
+        self.services.inventory_changed()
+        self.query_one(LimiterTable).show(entries, select=limiter_id)
 
     def action_forget(self) -> None:
         """Remove the selected limiter from the inventory (the service keeps it)."""
@@ -710,19 +710,21 @@ class LimitersScreen(FilterableScreen):
             "that lists it brings it back.",
         )
 
-        def decided(ok: bool | None) -> None:
-            if not ok:
-                return
-            session = self.services.session
-            from bottui.ops import inventory_edits
-
-            async def remove() -> None:
-                await inventory_edits.forget_limiter(session, account, project, entry.id)
-
-            self.load(remove, lambda _: self.services.inventory_changed(), group="limiters-edit")
-
         from bottui.tui.screens.change_form import ConfirmDialog
 
         self.app.push_screen(
-            ConfirmDialog("Forget rate limiter?", body, "Forget", danger=False), decided
+            ConfirmDialog("Forget rate limiter?", body, "Forget", danger=False),
+            then(partial(self._forget_limiter, account, project, entry.id)),
         )
+
+    @work(group="limiters-edit", exit_on_error=False)
+    async def _forget_limiter(
+        self, account: str, project: str, limiter_id: str, ok: bool | None
+    ) -> None:
+        """Remove the id from the inventory once the operator said so."""
+        from bottui.ops.inventory_edits import forget_limiter
+
+        if ok:
+            await forget_limiter(self.services.session, account, project, limiter_id)
+            self.services.flush_warnings()
+            self.services.inventory_changed()

@@ -1,30 +1,28 @@
-"""The one confirmation of a playbook run: its steps, a duration field, a reason field.
-
-The duration is typed like ``--for`` (``90s``, ``30m``, ``2h``, ``1h30m``);
-empty means the playbook's default (named in the placeholder) or none. A
-protected profile also wants the project id typed, as every change does, in
-the last field.
-The dialog returns a :class:`RunAnswer`, or None when cancelled.
-
-The Playbooks screen: the playbooks of the config directory, the plan of one, its run.
+"""The Playbooks screen: the playbooks of the config directory, the plan of one, its run.
 
 Left, the playbooks (a file with a problem shows its ``FILE:LINE`` and
 reason instead of a plan). Right, the selected one's plan as a table, one
 row per step: target, the value known now, the new value, where the known
 value came from, and the step's state once running. ``r`` runs it after one
-confirmation (:class:`~bottui.tui.screens.playbook_dialogs.PlaybookConfirm`:
-duration and reason); each row's state changes as its step is sent; the
-summary says how it ended. A run that stops at a failure offers to revert
-the steps already done (last first, the superseded rule).
+confirmation (:class:`PlaybookConfirm`: duration and reason); each row's state
+changes as its step is sent; the summary says how it ended. A run that stops at
+a failure offers to revert the steps already done (last first, the superseded rule).
+
+The confirmation's duration is typed like ``--for`` (``90s``, ``30m``, ``2h``,
+``1h30m``); empty means the playbook's default (named in the placeholder) or
+none. A protected profile also wants the project id typed, as every change
+does, in the last field. The dialog returns a :class:`RunAnswer`, or None when
+cancelled.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
@@ -35,18 +33,19 @@ from textual.widgets import DataTable, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from bottui.api.errors import RefusedError
+from bottui.ops.playbooks import library, planning
+from bottui.ops.playbooks.planning import PlaybookPlan
+from bottui.ops.playbooks.revert import PlaybookRevert, revert_steps
+from bottui.ops.playbooks.run import RunSummary, StepResult, run_playbook
 from bottui.plaintext import clean
+from bottui.store.playbook_files import PlaybookFileError
 from bottui.tui.change_prompt import Timing
-from bottui.tui.screens.base import BottuiScreen
+from bottui.tui.screens.base import BottuiScreen, then
 from bottui.tui.screens.change_form import ConfirmDialog, ReasonAsked
 from bottui.tui.widgets.safe import safe, safe_text
 
 if TYPE_CHECKING:
-    from bottui.ops.playbooks.planning import PlaybookPlan
-    from bottui.ops.playbooks.revert import PlaybookRevert
-    from bottui.ops.playbooks.run import RunSummary, StepResult
     from bottui.ops.playbooks.schema import Playbook
-    from bottui.store.playbook_files import PlaybookFileError
 
 
 @dataclass(frozen=True)
@@ -162,14 +161,10 @@ class PlaybooksScreen(BottuiScreen):
 
     def action_reload(self) -> None:
         """Read the playbook files again."""
-        from bottui.ops.playbooks import library
-
         session = self.services.session
         self.load(lambda: library.load_all(session.locations), self._show_list, group="list")
 
     def _show_list(self, books: list[Playbook | PlaybookFileError]) -> None:
-        from bottui.ops.playbooks import library
-
         self._books = books
         options = self.query_one("#playbook-list", OptionList)
         options.clear_options()
@@ -190,8 +185,6 @@ class PlaybooksScreen(BottuiScreen):
             self._select(event.option_index)
 
     def _select(self, index: int) -> None:
-        from bottui.store.playbook_files import PlaybookFileError
-
         if index >= len(self._books):
             return
         book = self._books[index]
@@ -205,9 +198,6 @@ class PlaybooksScreen(BottuiScreen):
         self.load(lambda: self._plan_of(book), self._show_plan, group="plan")
 
     async def _plan_of(self, book: Playbook) -> PlaybookPlan | PlaybookFileError:
-        from bottui.ops.playbooks import planning
-        from bottui.store.playbook_files import PlaybookFileError
-
         session = self.services.session
         current = self.services.current
         try:
@@ -241,8 +231,6 @@ class PlaybooksScreen(BottuiScreen):
 
     def action_run_playbook(self) -> None:
         """Confirm once, then run the selected playbook."""
-        from bottui.ops.playbooks import run
-        from bottui.tui.screens.change_form import ReasonAsked
         plan = self._plan
         if plan is None or self._busy:
             return
@@ -278,28 +266,27 @@ class PlaybooksScreen(BottuiScreen):
             ),
         )
 
-        def decided(answer: RunAnswer | None) -> None:
-            if answer is None:
-                return
-            ready = plan.with_reason(answer.reason)
-            self._busy = True
-            self._entry_steps.clear()
-            self._summary("")
-            self.call(
-                lambda: run.run_playbook(
-                    services.session,
-                    ready,
-                    confirmed=True,
-                    revert_after=answer.revert_after,
-                    progress=self._progress,
-                    now=services.session.clock,
-                ),
-                label=f"Running playbook {book.name}",
-                done=PlaybookRunEnded,
-                group="playbook-run",
-            )
+        self.app.push_screen(dialog, then(partial(self._run, plan)))
 
-        self.app.push_screen(dialog, decided)
+    @work(group="playbook-run", exit_on_error=False)
+    async def _run(self, plan: PlaybookPlan, answer: RunAnswer | None) -> None:
+        """Run the confirmed playbook, step by step (None: not confirmed)."""
+        if answer is None:
+            return
+        self._busy = True
+        self._entry_steps.clear()
+        self._summary("")
+        session = self.services.session
+        with self.sending(f"Running playbook {plan.playbook.name}"):
+            summary = await run_playbook(
+                session,
+                plan.with_reason(answer.reason),
+                confirmed=True,
+                revert_after=answer.revert_after,
+                progress=self._progress,
+                now=session.clock,
+            )
+        self.post_message(PlaybookRunEnded(summary))
 
     def _progress(self, result: StepResult) -> None:
         word = _STATE_WORDS.get(result.state, result.state)
@@ -330,9 +317,6 @@ class PlaybooksScreen(BottuiScreen):
             self._offer_revert(summary)
 
     def _offer_revert(self, summary: RunSummary) -> None:
-        from bottui.ops.playbooks import revert
-        from bottui.tui.screens.change_form import ConfirmDialog
-
         stop = summary.stopped_at
         assert stop is not None
         done = "\n".join(
@@ -348,18 +332,15 @@ class PlaybooksScreen(BottuiScreen):
             "Revert",
             listing=safe(done, keep_newlines=True),
         )
-        services = self.services
+        self.app.push_screen(dialog, then(partial(self._revert, summary)))
 
-        def decided(ok: bool | None) -> None:
-            if ok:
-                self.call(
-                    lambda: revert.revert_steps(services.session, summary, reason=None),
-                    label="Reverting the steps done",
-                    done=PlaybookReverted,
-                    group="playbook-run",
-                )
-
-        self.app.push_screen(dialog, decided)
+    @work(group="playbook-run", exit_on_error=False)
+    async def _revert(self, summary: RunSummary, ok: bool | None) -> None:
+        """Revert the steps a stopped run did, last first, once the operator said so."""
+        if ok:
+            with self.sending("Reverting the steps done"):
+                report = await revert_steps(self.services.session, summary, reason=None)
+            self.post_message(PlaybookReverted(report))
 
     def on_playbook_reverted(self, message: PlaybookReverted) -> None:
         """Show how the revert ended under the summary."""

@@ -29,9 +29,10 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass
+from functools import partial
 from typing import ClassVar, NamedTuple
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
@@ -48,7 +49,7 @@ from bottui.store.inventory.records import ProjectEntry
 from bottui.store.paging import Cursor
 from bottui.store.tokens import TokenState
 from bottui.tui.error_view import EXPECTED_ERRORS, error_line
-from bottui.tui.screens.base import FilterableScreen
+from bottui.tui.screens.base import FilterableScreen, on_answer, then
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.first_run import (
     ProfileSaved,
@@ -314,19 +315,16 @@ class ProjectsScreen(FilterableScreen):
             self._states[slot] = CHECKING
             self._versions[slot] = self._versions.get(slot, 0) + 1
         versions = {slot: self._versions[slot] for slot in todo}
-        tokens = self.services.session.tokens
+        self._read_states(base, todo, versions)
 
-        async def work() -> dict[Slot, Reading]:
-            return await read_states(tokens, base, todo)
+    @work(group="tokens", exit_on_error=False)
+    async def _read_states(self, base: str, todo: list[Slot], versions: dict[Slot, int]) -> None:
+        """Read the token states of ``todo`` (off the loop); :class:`TokensRead` shows them."""
+        with self.sending("checking tokens"):
+            readings = await read_states(self.services.session.tokens, base, todo)
+        self.post_message(self.TokensRead(base, readings, versions))
 
-        self.call(
-            work,
-            label="checking tokens",
-            done=lambda readings: self.TokensRead(base, readings, versions),
-            group="tokens",
-        )
-
-    @on(TokensRead)
+    @on_answer(TokensRead)
     def _tokens_read(self, message: TokensRead) -> None:
         if message.base_url != self._states_base:
             return  # read for a base URL this screen no longer shows
@@ -409,11 +407,8 @@ class ProjectsScreen(FilterableScreen):
         account = current[0] if current else (settings.account or "")
         existing = [row.key for row in self._rows]
 
-        def chosen(draft: ProjectDraft | None) -> None:
-            if draft is not None:
-                self._write_project(draft, added=True)
-
-        self.app.push_screen(ProjectForm(existing=existing, account=account), chosen)
+        form = ProjectForm(existing=existing, account=account)
+        self.app.push_screen(form, then(partial(self._write_project, True)))
 
     def action_edit(self) -> None:
         """Edit the display name of the highlighted project."""
@@ -421,29 +416,20 @@ class ProjectsScreen(FilterableScreen):
         if row is None:
             return
 
-        def chosen(draft: ProjectDraft | None) -> None:
-            if draft is not None:
-                self._write_project(draft, added=False)
+        form = ProjectForm(existing=[], edit=(row.account, row.project, row.name))
+        self.app.push_screen(form, then(partial(self._write_project, False)))
 
-        self.app.push_screen(
-            ProjectForm(existing=[], edit=(row.account, row.project, row.name)), chosen
-        )
-
-    def _write_project(self, draft: ProjectDraft, *, added: bool) -> None:
-        session = self.services.session
+    @work(group="inventory", exit_on_error=False)
+    async def _write_project(self, added: bool, draft: ProjectDraft | None) -> None:
+        """Add the project to the inventory, or rename it (None: the form was cancelled)."""
+        if draft is None:
+            return
         edit = inventory_edits.add_project if added else inventory_edits.rename_project
+        with self.sending("saving the project"):
+            await edit(self.services.session, draft.account, draft.project, draft.name)
+        self.post_message(self.ProjectSaved(draft, added))
 
-        async def work() -> None:
-            await edit(session, draft.account, draft.project, draft.name)
-
-        self.call(
-            work,
-            label="saving the project",
-            done=lambda _: self.ProjectSaved(draft, added),
-            group="inventory",
-        )
-
-    @on(ProjectSaved)
+    @on_answer(ProjectSaved)
     def _project_saved(self, message: ProjectSaved) -> None:
         draft = message.draft
         self._focus = (draft.account, draft.project)
@@ -461,7 +447,6 @@ class ProjectsScreen(FilterableScreen):
     def action_remove(self) -> None:
         """Remove the highlighted project from the inventory (asks first)."""
         row = self.table.highlighted
-        session = self.services.session
         if row is None:
             return
         profile = self.services.session.settings.inventory_scope
@@ -476,23 +461,21 @@ class ProjectsScreen(FilterableScreen):
             "? Nothing is sent to the API. Its tokens stay in the keyring (t and p delete them).",
         )
 
-        def decided(ok: bool | None) -> None:
-            if not ok:
-                return
+        self.app.push_screen(
+            ConfirmDialog("Remove project?", body, "Remove"),
+            then(partial(self._remove_project, row.account, row.project)),
+        )
 
-            async def work() -> None:
-                await inventory_edits.forget_project(session, row.account, row.project)
+    @work(group="inventory", exit_on_error=False)
+    async def _remove_project(self, account: str, project: str, ok: bool | None) -> None:
+        """Remove the project from the inventory once the operator said so."""
+        if not ok:
+            return
+        with self.sending("removing the project"):
+            await inventory_edits.forget_project(self.services.session, account, project)
+        self.post_message(self.ProjectRemoved(account, project))
 
-            self.call(
-                work,
-                label="removing the project",
-                done=lambda _: self.ProjectRemoved(row.account, row.project),
-                group="inventory",
-            )
-
-        self.app.push_screen(ConfirmDialog("Remove project?", body, "Remove"), decided)
-
-    @on(ProjectRemoved)
+    @on_answer(ProjectRemoved)
     def _project_removed(self, message: ProjectRemoved) -> None:
         self.notify(
             clean(f"Removed from the inventory: {ids_line(message.account, message.project)}"),
