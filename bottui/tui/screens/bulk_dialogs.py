@@ -1,4 +1,4 @@
-"""A bulk revocation as asked for, and its confirmation.
+"""Bulk revocation in the TUI: the dialog, its order and confirmation, the run's screen, the export.
 
 A :class:`BulkOrder` is what the bulk dialog returns: the input (already
 read once for its hash and line count), its dry-run plan, the concurrency
@@ -7,7 +7,8 @@ confirmation path (:meth:`~bottui.tui.services.TuiServices.confirm`):
 read-only refuses, dry run shows the first requests, a protected profile
 wants the project id typed, otherwise focus on Cancel.
 
-Export a bulk run's per-id results to a file, as ``bottui revoke --output`` writes it.
+Export (:class:`ExportDialog`) writes a bulk run's per-id results to a file, as
+``bottui revoke --output`` writes it.
 
 A path prompt (``.csv`` or ``.jsonl``; a relative path is taken from the
 directory bottui was started in). An existing file is replaced only after
@@ -16,7 +17,8 @@ a confirmation with Cancel focused. The rows are those of ``--output``
 exactly as sent), written off the event loop
 (:meth:`~bottui.ops.bulk.spool.ResultsSpool.export`).
 
-A bulk revocation's screen: its progress, then its summary; a view of the app's run.
+A bulk revocation's screen (:class:`BulkRunDialog`): its progress, then its summary;
+a view of the app's run.
 
 The run is the app's (:class:`~bottui.tui.bulk_runs.BulkRuns`): it goes on
 when this screen is closed (escape or Hide; the header keeps its progress)
@@ -26,7 +28,7 @@ flight. At the end it shows the summary with the failed and unknown ids,
 offers Export (every id's result, as ``revoke --output`` writes it) and
 Resume when some ids are not settled.
 
-The bulk revocation dialog: paste ids or load a file, preview, confirm.
+The bulk revocation dialog (:class:`BulkDialog`): paste ids or load a file, preview, confirm.
 
 The operator pastes ids (one visitor id per line, or CSV with a header
 naming ``visitorId`` and/or ``userAccountId``) or gives a file path. As the

@@ -1,4 +1,6 @@
-"""The duration field of a change's confirmation: a timed change reverts by itself (#15).
+"""A change's confirmation: a form read top to bottom, and its duration field.
+
+The duration field (:class:`DurationField`): a timed change reverts by itself (#15).
 
 Empty by default: the change is then an ordinary one. What is typed is read
 with :func:`bottui.ops.durations.parse_duration` as the operator types; a
@@ -13,18 +15,14 @@ line says why; a revocation has no field, only that line.
 Mixed into the two confirmation dialogs (Textual screens): ``query_one`` and
 ``app`` are the screen's.
 
-A change's confirmation: a form read top to bottom (CONVENTIONS, "Confirmations").
-
-:class:`ChangeForm` is every dialog that sends a change (a rate limiter, marked
-limiters, thresholds, an undo, a bulk run, a playbook run, a timed revert
-now, a profile's or project's removal): the facts scroll above a decision
-line that stays beside the fields and the buttons; Enter moves down the
-fields and sends only from the last field of a complete form; the typed
-project id of a protected profile is that last field. :class:`ReasonAsked`
-and :class:`_ReasonField` are its reason field and the ``require_reason``
-check. When it closes it arms the app's type-ahead guard
-(:mod:`bottui.tui.typeahead`).
-"""
+The form follows CONVENTIONS, "Confirmations". :class:`ChangeForm` is every dialog
+that sends a change (a rate limiter, marked limiters, thresholds, an undo, a bulk
+run, a playbook run, a timed revert now, a profile's or project's removal): the
+facts scroll above a decision line that stays beside the fields and the buttons;
+Enter moves down the fields and sends only from the last field of a complete form;
+the typed project id of a protected profile is that last field. :class:`ReasonAsked`
+and :class:`_ReasonField` are its reason field and the ``require_reason`` check.
+When it closes it arms the app's type-ahead guard (:mod:`bottui.tui.typeahead`)."""
 
 from __future__ import annotations
 

@@ -1,17 +1,19 @@
-"""bottui's modal dialogs: their frame, and the dialogs that only inform.
+"""bottui's modal dialogs that inform or ask a small question (error, help, dry run...).
 
 :class:`_Dialog` is the frame every dialog shares (centred, Esc closes it,
 toasts at its top); :class:`ErrorDialog` holds a whole error, :class:`RequestsDialog`
 a dry run's requests, :class:`HelpDialog` every key of a screen. A change's
 confirmation is a form of its own: :mod:`bottui.tui.screens.change_form`.
 
-The "Discard changes?" question, asked before an editor closes with unsent edits.
+The "Discard changes?" question (:class:`DiscardDialog`), asked before an editor
+closes with unsent edits.
 
 Escape in an editor used to drop every edit without a word. This dialog
 asks first, with **Keep editing** focused, so Enter or a second Escape
 never throws edits away: only the Discard button does.
 
-The dry run's dialog: the exact request(s), unwrapped, and ``c`` to copy the curl.
+The dry run's dialog (:class:`DryRunDialog`): the exact request(s), unwrapped, and
+``c`` to copy the curl.
 
 A dry run shows what would be sent and sends nothing. The curl command is
 the part an operator takes elsewhere (a ticket, another shell), so it is
@@ -27,7 +29,8 @@ how it starts), and the text stays on screen for copying by hand.
 The curl never holds a token: its header names a shell variable
 (``"$BOTTUI_API_KEY"``, ``"$BOTTUI_ACCESS_TOKEN"``; see :mod:`bottui.api.curl`).
 
-The picker a palette action asks its target with: type to filter, Enter picks.
+The picker a palette action asks its target with (:class:`TargetPicker`): type to
+filter, Enter picks.
 
 Opened by the command palette (:mod:`bottui.tui.palette`) for an action
 that acts on a row (a limiter, a dimension, a project, a journal entry), so

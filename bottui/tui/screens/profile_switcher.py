@@ -1,7 +1,10 @@
-"""The profile form: create a profile, or edit one, with every option ``config.toml`` holds.
+"""Profiles in the TUI: the switcher (``P``) and the form that creates or edits a profile.
+
+The profile form (:class:`ProfileForm`): create a profile, or edit one, with every
+option ``config.toml`` holds.
 
 Used by the first run (:mod:`bottui.tui.screens.first_run`) and the profile
-switcher (:mod:`bottui.tui.screens.profile_switcher`). The fields are those
+switcher. The fields are those
 of a profile: name, base URL, team store URL, operator, and the read-only,
 protected and require-reason flags. Each is checked as the operator types,
 with the checks of :mod:`bottui.ops.profiles` (those of ``bottui profile``
@@ -13,7 +16,8 @@ An edit keeps the profile's name (the inventory is filed under it: a new
 name would leave it behind), its default account and project, and its
 per-project threshold settings.
 
-The profile switcher (``P``, palette "Switch profile…"): every profile, and what to do with it.
+The profile switcher (:class:`ProfileSwitcher`, ``P``, palette "Switch profile…"):
+every profile, and what to do with it.
 
 One row per profile of ``config.toml``: whether it is the one in use, its
 name, base URL and flags (read-only, protected, reason required, team

@@ -1,4 +1,6 @@
-"""The forms of the Projects screen: add or edit a project (the profile form is
+"""The Projects screen's dialogs: a project's form, and a token's masked field.
+
+The form adds or edits a project (the profile form is
 :mod:`bottui.tui.screens.profile_switcher`).
 
 Each form validates as the operator types, with the checks of the ops that
@@ -7,7 +9,8 @@ the message goes under the field, the submit button stays disabled while
 anything is invalid. A form returns what was entered; the screen hands it to
 those ops, in a worker.
 
-Set, replace or delete one token: a masked field that goes straight to the keyring.
+The token dialog sets, replaces or deletes one token: a masked field that goes
+straight to the keyring.
 
 The value typed here is shown as dots, cannot be copied out of the field,
 is wrapped in its token type the moment it is submitted, and the field is

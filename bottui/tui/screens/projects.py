@@ -1,12 +1,10 @@
-"""The Projects screen's reads of the inventory: unchanged, a first page, the rest, or all.
+"""Its reads of the inventory: unchanged, a first page, the rest, or all.
 
 The screen may list thousands of projects (issue #12). A read first asks the
 inventory's marker (:func:`~bottui.ops.inventory_reads.inventory_version`):
 the one of the rows shown means nothing changed, and nothing is read. A
 screen with no rows yet reads a first page, shown before the rest is read;
 a screen with rows reads them all again, to update them in place.
-
-The Projects screen: the inventory's projects, their token states, the current project.
 
 One row per project: account, project id, display name, and where its two
 tokens come from (personal access token of the account, project API token

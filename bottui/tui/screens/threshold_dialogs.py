@@ -1,9 +1,9 @@
-"""Small dialogs of the Thresholds screen: add a dimension, the project's threshold settings.
+"""The Thresholds screen's dialogs: the editor of one dimension, add a dimension, the settings.
 
-Both validate as the operator types, show the message under the field and
-keep their Save button disabled until every field is valid. Neither sends
-anything to the service: a dimension is added to the local inventory, the
-settings go to the profile in ``config.toml``.
+Adding a dimension and the project's threshold settings validate as the operator
+types, show the message under the field and keep their Save button disabled until
+every field is valid. Neither sends anything to the service: a dimension is added to
+the local inventory, the settings go to the profile in ``config.toml``.
 
 The editor of one dimension: name, block and challenge thresholds, then confirmation.
 

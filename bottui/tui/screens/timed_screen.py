@@ -1,4 +1,6 @@
-"""The Timed screen's question for an extension: how much later (#15).
+"""The Timed screen (``T``) and its question for an extension (#15).
+
+The extension's question (:class:`ExtendDialog`): how much later.
 
 One duration field, read as it is typed (:class:`DurationField`: a bad
 duration is said under it and disables Extend), counted from the timed
