@@ -8,7 +8,7 @@ Each asks first and then runs in an app worker through :mod:`bottui.ops.timed`
   read-only profile refuses before asking, dry run sends nothing, a protected
   profile wants the project id typed unless the timed change was confirmed
   when it was made (its revert was confirmed then).
-* :func:`ask_extend`: how much later (:class:`~bottui.tui.screens.timed_screen.ExtendDialog`).
+* :func:`ask_extend`: how much later (:class:`~bottui.tui.screens.change_form.ExtendDialog`).
 * :func:`ask_cancel`: keep the change; its revert will not happen.
 
 Each result is a toast (failures go to the error log too), and the header's
@@ -127,7 +127,7 @@ def ask_extend(
     services: TuiServices, timed: TimedChange, due_words: str, *, done: Done = None
 ) -> None:
     """Ask how much later ``timed`` reverts, then journal the extension."""
-    from bottui.tui.screens.timed_screen import ExtendDialog
+    from bottui.tui.screens.change_form import ExtendDialog
 
     if services.refuse_if_read_only(f"Extend timed change {timed.id}"):
         return

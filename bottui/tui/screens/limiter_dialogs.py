@@ -317,18 +317,10 @@ def _decided(
     verb: str,
     decision: Decided,
 ) -> None:
-    """Confirmed: every plan sent in one worker, unless one is refused (then none is)."""
-    from bottui.tui.screens.limiters import MarkedSwitched
-
-    services = screen.services
-    confirmed = [services.decided_plan(p, decision) for p in plans]
-    if any(p is None for p in confirmed):  # a refusal is reported: none sent
-        return
-    screen.call(
-        partial(_send_all, screen, [p for p in confirmed if p is not None], names),
-        label=f"{verb} {plural(len(plans), 'rate limiter')}",
-        done=partial(MarkedSwitched, verb),
-    )
+    """Confirmed: every plan sent by the screen, unless one is refused (then none is)."""
+    confirmed = [screen.services.decided_plan(p, decision) for p in plans]
+    if all(p is not None for p in confirmed):  # a refusal is reported: none sent
+        screen.send_marked(verb, names, [p for p in confirmed if p is not None])
 
 
 def _decision(plans: list[PlannedChange[Any]], new_state: bool, hidden: Any) -> str:
@@ -365,7 +357,7 @@ def _listing(entries: Sequence[LimiterEntry], hidden: set[str]) -> Content:
     return Content("\n").join(lines)
 
 
-async def _send_all(
+async def send_all(
     screen: LimitersScreen, plans: list[PlannedChange[Any]], names: dict[str, str | None]
 ) -> list[LimiterResult]:
     """Send each plan, in order; every outcome kept (a failure does not stop the others)."""

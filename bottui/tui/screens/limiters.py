@@ -582,6 +582,18 @@ class LimitersScreen(FilterableScreen):
             self._in_flight.pop(key, None)
         self.post_message(LimiterSet(account, project, applied, known_before))
 
+    @work(group="change", exit_on_error=False)
+    async def send_marked(
+        self, verb: str, names: dict[str, str | None], plans: list[PlannedChange[Any]]
+    ) -> None:
+        """Send the confirmed plans of the marked limiters, one by one; list how each ended."""
+        from bottui.tui.screens.limiter_dialogs import send_all
+        from bottui.tui.widgets.bulk_words import plural
+
+        with self.sending(f"{verb} {plural(len(plans), 'rate limiter')}"):
+            results = await send_all(self, plans, names)
+        self.post_message(MarkedSwitched(verb, results))
+
     def _body(self, plan: PlannedChange[Any], limiter_name: str | None, new_state: bool) -> Content:
         """The confirmation's body, from the plan (the limiter's name is the table's)."""
         target = plan.target
@@ -678,7 +690,7 @@ class LimitersScreen(FilterableScreen):
         dialog = AddLimiterDialog(project)
         self.app.push_screen(dialog, then(partial(self._add_limiter, account, project)))
 
-    @work(group="limiters-edit", exit_on_error=False)
+    @work(name="limiters-edit", group="limiters-edit", exit_on_error=False)
     async def _add_limiter(
         self, account: str, project: str, added: tuple[str, str | None] | None
     ) -> None:
@@ -717,7 +729,7 @@ class LimitersScreen(FilterableScreen):
             then(partial(self._forget_limiter, account, project, entry.id)),
         )
 
-    @work(group="limiters-edit", exit_on_error=False)
+    @work(name="limiters-edit", group="limiters-edit", exit_on_error=False)
     async def _forget_limiter(
         self, account: str, project: str, limiter_id: str, ok: bool | None
     ) -> None:

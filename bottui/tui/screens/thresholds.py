@@ -399,7 +399,7 @@ class ThresholdsScreen(FilterableScreen):
         known = {entry.id for entry in self.query_one(DimensionTable).all_entries}
         self.app.push_screen(AddDimensionDialog(known), then(partial(self._add, current)))
 
-    @work(group="dimensions-edit", exit_on_error=False)
+    @work(name="dimensions-edit", group="dimensions-edit", exit_on_error=False)
     async def _add(self, current: tuple[str, str], added: tuple[str, str] | None) -> None:
         """Add the dimension to the inventory, then open its editor (None: not added)."""
         if added is None:
@@ -443,7 +443,7 @@ class ThresholdsScreen(FilterableScreen):
             then(partial(self._forget, account, project, entry.id)),
         )
 
-    @work(group="dimensions-edit", exit_on_error=False)
+    @work(name="dimensions-edit", group="dimensions-edit", exit_on_error=False)
     async def _forget(self, account: str, project: str, dimension_id: str, ok: bool | None) -> None:
         """Remove the dimension from the inventory once the operator said so."""
         if not ok:
@@ -480,7 +480,7 @@ class ThresholdsScreen(FilterableScreen):
             then(partial(self._save_settings, account, project)),
         )
 
-    @work(group="settings-edit", exit_on_error=False)
+    @work(name="settings-edit", group="settings-edit", exit_on_error=False)
     async def _save_settings(
         self, account: str, project: str, settings: ProjectSettings | None
     ) -> None:

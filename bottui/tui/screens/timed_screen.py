@@ -1,13 +1,4 @@
-"""The Timed screen (``T``) and its question for an extension (#15).
-
-The extension's question (:class:`ExtendDialog`): how much later.
-
-One duration field, read as it is typed (:class:`DurationField`: a bad
-duration is said under it and disables Extend), counted from the timed
-change's due time (from now when it is overdue), as
-:func:`bottui.ops.timed.extend` counts it. Closes with the duration, or None.
-
-The Timed screen (``T``): the timed changes of this profile, and what to do with them (#15).
+"""The Timed screen (``T``): the timed changes of this profile, and what to do with them (#15).
 
 One row per timed change: its id, what it changed, the project, what it
 reverts to, when (``in 14m`` / ``late by 3m`` and the UTC time), who performs
@@ -28,19 +19,15 @@ from datetime import datetime
 from typing import TYPE_CHECKING, ClassVar, Final
 
 from rich.text import Text
-from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, DataTable, Input, Label, Static
+from textual.widgets import DataTable, Label, Static
 
 from bottui.plaintext import clean
-from bottui.tui.change_prompt import Timing
 from bottui.tui.messages import InventoryChanged
-from bottui.tui.screens.change_form import DurationField
-from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.services import services_of
 from bottui.tui.visible_focus import show_widget
 from bottui.tui.widgets.safe import join, safe, safe_text
@@ -48,59 +35,6 @@ from bottui.tui.widgets.safe import join, safe, safe_text
 if TYPE_CHECKING:
     from bottui.ops.timed import TimedChange
     from bottui.tui.services import TuiServices
-
-
-class ExtendDialog(DurationField, _Dialog):
-    """How much later a timed change reverts; closes with a timedelta or None."""
-
-    def __init__(self, timed: TimedChange, due_words: str) -> None:
-        super().__init__()
-        self._timed = timed
-        self._due_words = due_words
-        self._timing = Timing(reverts_to=timed.revert_to)
-
-    def compose(self) -> ComposeResult:
-        timed = self._timed
-        with Vertical():
-            yield Label(Content(f"Extend timed change {timed.id}?"), classes="dialog-title")
-            yield Static(
-                join(
-                    safe(timed.what),
-                    " reverts to ",
-                    safe(timed.revert_to),
-                    f" {self._due_words}.\nHow much later (from its due time; "
-                    "from now when overdue)?",
-                ),
-                id="extend-body",
-            )
-            with Horizontal(classes="dialog-buttons"):
-                yield from self._duration_input()
-                yield Button("Cancel", id="cancel")
-                yield Button("Extend", id="confirm", variant="primary", disabled=True)
-            yield from self._duration_line()
-
-    def on_mount(self) -> None:
-        self.query_one("#duration", Input).focus()
-
-    def _revert_base(self) -> datetime | None:
-        return self._timed.due_at
-
-    def _may_confirm(self) -> bool:
-        return self.revert_after is not None and self._duration_ok()
-
-    @on(Input.Changed, "#duration")
-    def _typed(self, event: Input.Changed) -> None:
-        self._duration_changed(event.value)
-
-    @on(Input.Submitted, "#duration")
-    @on(Button.Pressed, "#confirm")
-    def _extend(self) -> None:
-        if self._may_confirm():
-            self.dismiss(self.revert_after)
-
-    @on(Button.Pressed, "#cancel")
-    def _cancel(self) -> None:
-        self.dismiss(None)
 
 
 #: State, due and executor first: at 80 columns the last columns are cut, and
