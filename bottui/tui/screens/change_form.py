@@ -214,7 +214,6 @@ class ExtendDialog(DurationField, _Dialog):
         self.dismiss(None)
 
 
-
 class ReasonAsked:
     """What a change's confirmation asks about its reason: whether, and whether required."""
 

@@ -36,6 +36,7 @@ visible), never as markup.
 from __future__ import annotations
 
 from collections.abc import Collection
+from functools import partial
 from typing import ClassVar
 
 from rich.text import Text
@@ -58,6 +59,7 @@ from bottui.ops.profiles import (
 from bottui.plaintext import clean
 from bottui.store.config.model import Config, Profile
 from bottui.tui.error_view import EXPECTED_ERRORS, field_words
+from bottui.tui.screens.base import then
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.screens.project_dialogs import _FormDialog
@@ -399,25 +401,20 @@ class ProfileSwitcher(_Dialog):
     def action_new(self) -> None:
         """Create a profile (every option); it is not switched to until Enter."""
         names = list(self._config.profiles) if self._config else []
-        self.app.push_screen(ProfileForm(existing=names), self._created)
-
-    def _created(self, profile: Profile | None) -> None:
-        if profile is not None:
-            self._save(profile, replace=False)
+        self.app.push_screen(ProfileForm(existing=names), then(partial(self._save, replace=False)))
 
     @on(Button.Pressed, "#profiles-edit")
     def action_edit(self) -> None:
         """Edit the highlighted profile (its name stays)."""
         profile = self._selected()
         if profile is not None:
-            self.app.push_screen(ProfileForm(edit=profile), self._edited)
-
-    def _edited(self, profile: Profile | None) -> None:
-        if profile is not None:
-            self._save(profile, replace=True)
+            self.app.push_screen(ProfileForm(edit=profile), then(partial(self._save, replace=True)))
 
     @work(group="profiles-write", exit_on_error=False)
-    async def _save(self, profile: Profile, *, replace: bool) -> None:
+    async def _save(self, profile: Profile | None, *, replace: bool) -> None:
+        """Write the profile the form returned to config.toml (None: the form was cancelled)."""
+        if profile is None:
+            return
         services = services_of(self)
         try:
             config = await profiles.add_profile(
@@ -456,15 +453,14 @@ class ProfileSwitcher(_Dialog):
             ") from config.toml.\n"
             "Its tokens stay in the keyring, its inventory and the journal stay on disk.",
         )
-
-        def decided(ok: bool | None) -> None:
-            if ok:
-                self._remove(name)
-
-        self.app.push_screen(ConfirmDialog("Remove this profile?", body, "Remove profile"), decided)
+        dialog = ConfirmDialog("Remove this profile?", body, "Remove profile")
+        self.app.push_screen(dialog, then(partial(self._remove, name)))
 
     @work(group="profiles-write", exit_on_error=False)
-    async def _remove(self, name: str) -> None:
+    async def _remove(self, name: str, ok: bool | None) -> None:
+        """Remove the profile from config.toml once the operator said so."""
+        if not ok:
+            return
         services = services_of(self)
         try:
             config = await profiles.remove_other_profile(services.session, name)

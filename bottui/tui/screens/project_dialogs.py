@@ -510,8 +510,6 @@ def ask_token(
     host.app.push_screen(TokenDialog(slot, known, save=save, delete=delete), done)
 
 
-
-
 def checked_words(readings: dict[Slot, Reading]) -> tuple[str, bool]:
     """What ``k`` found, in one sentence, and whether the keyring failed for any slot."""
     counts: dict[str, int] = {}
