@@ -1,7 +1,7 @@
 """What the app returns to the CLI on leaving, besides an exit code.
 
 Below the app, its runner (:mod:`bottui.tui.run`) and the first-run welcome
-(:mod:`bottui.tui.screens.first_run`), which all read it.
+(:mod:`bottui.tui.screens.projects`), which all read it.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The profile form (:class:`ProfileForm`): create a profile, or edit one, with every
 option ``config.toml`` holds.
 
-Used by the first run (:mod:`bottui.tui.screens.first_run`) and the profile
+Used by the first run (:mod:`bottui.tui.screens.projects`) and the profile
 switcher. The fields are those
 of a profile: name, base URL, team store URL, operator, and the read-only,
 protected and require-reason flags. Each is checked as the operator types,

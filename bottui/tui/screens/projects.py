@@ -1,10 +1,4 @@
-"""Its reads of the inventory: unchanged, a first page, the rest, or all.
-
-The screen may list thousands of projects (issue #12). A read first asks the
-inventory's marker (:func:`~bottui.ops.inventory_reads.inventory_version`):
-the one of the rows shown means nothing changed, and nothing is read. A
-screen with no rows yet reads a first page, shown before the rest is read;
-a screen with rows reads them all again, to update them in place.
+"""The Projects screen: the inventory's projects, their token states, the current project.
 
 One row per project: account, project id, display name, and where its two
 tokens come from (personal access token of the account, project API token
@@ -12,15 +6,29 @@ of the project): stored / missing / from environment, never a value. Enter
 makes the highlighted project current for every screen. Projects are
 added, renamed and removed here through :mod:`bottui.ops.inventory_edits`
 (the inventory is local: nothing is sent to the API), and tokens are
-stored through a masked field straight into the keyring. With nothing
-configured, a welcome offers the two ways in: add a project (creating the
-first profile on the way) or start the demo
-(:mod:`bottui.tui.screens.first_run`).
+stored through a masked field straight into the keyring.
+
+Its reads of the inventory: unchanged, a first page, the rest, or all. The
+screen may list thousands of projects (issue #12). A read first asks the
+inventory's marker (:func:`~bottui.ops.inventory_reads.inventory_version`):
+the one of the rows shown means nothing changed, and nothing is read. A
+screen with no rows yet reads a first page, shown before the rest is read;
+a screen with rows reads them all again, to update them in place.
 
 Token states are read in a worker, in a daemon thread: the keyring may
 block for seconds or be missing altogether; the table says "checking…"
 meanwhile and "keyring unavailable" (with a notice and the remedies) when
 it cannot be used.
+
+The first run: with nothing configured, a welcome offers two ways in.
+Adding a project with no base URL yet first asks for a profile (every
+option: :class:`~bottui.tui.screens.profile_switcher.ProfileForm`, whose checks
+are those of :mod:`bottui.ops.profiles`); the names taken are read meanwhile;
+:func:`bottui.ops.profiles.create_first_profile` saves it (written to
+``config.toml`` on the store executor, never on the event loop, and made
+current), then the project is asked for. Starting the demo leaves the app with
+:data:`~bottui.tui.run_result.START_DEMO` (the tui layer may not import
+:mod:`bottui.demo`; the CLI starts it).
 """
 
 from __future__ import annotations
@@ -37,24 +45,21 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, DataTable, Static
 
-from bottui.ops import inventory_edits
+from bottui.ops import inventory_edits, profiles
 from bottui.ops.inventory_reads import first_projects, inventory_version, read_all_projects
-from bottui.ops.session import Session
+from bottui.ops.session import Session, Settings
 from bottui.ops.token_slots import Reading, Slot, read_states
 from bottui.plaintext import clean
+from bottui.store.config.model import Profile
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.inventory.records import ProjectEntry
 from bottui.store.paging import Cursor
 from bottui.store.tokens import TokenState
 from bottui.tui.error_view import EXPECTED_ERRORS, error_line
+from bottui.tui.run_result import START_DEMO
 from bottui.tui.screens.base import FilterableScreen, on_answer, then
 from bottui.tui.screens.change_form import ConfirmDialog
-from bottui.tui.screens.first_run import (
-    ProfileSaved,
-    ask_first_profile,
-    start_demo,
-    use_saved_profile,
-)
+from bottui.tui.screens.profile_switcher import ProfileForm
 from bottui.tui.screens.project_dialogs import ProjectDraft, ProjectForm, ask_token, tell_checked
 from bottui.tui.visible_focus import show_widget
 from bottui.tui.widgets.keyring_notice import KeyringNotice
@@ -152,6 +157,12 @@ class ProjectsScreen(FilterableScreen):
 
         account: str
         project: str
+
+    @dataclass
+    class ProfileSaved(Message):
+        """The first profile was saved; ``settings`` are the session's new settings."""
+
+        settings: Settings
 
     def __init__(self) -> None:
         super().__init__()
@@ -391,7 +402,7 @@ class ProjectsScreen(FilterableScreen):
     def action_add(self) -> None:
         """Add a project (asking for the base URL first when there is none)."""
         if self.services.session.settings.base_url is None:
-            ask_first_profile(self)
+            self._ask_first_profile()
         else:
             self._ask_project()
 
@@ -486,9 +497,49 @@ class ProjectsScreen(FilterableScreen):
 
     # -- the first profile ---------------------------------------------------------------
 
-    @on(ProfileSaved)
+    def _ask_first_profile(self) -> None:
+        """Ask for the first profile (:meth:`_save_first_profile`), then for the project."""
+        form = ProfileForm(first=True)
+        self.app.push_screen(form, then(self._save_first_profile))
+        # The form opens at once; the names taken are read off the loop and
+        # reach it a moment later. A damaged config.toml closes it and is reported.
+        self._tell_names_taken(form)
+
+    @work(name="config-read", group="config-read", exit_on_error=False)
+    async def _tell_names_taken(self, form: ProfileForm) -> None:
+        try:
+            config = await profiles.read_config(self.services.session.config_store)
+        except EXPECTED_ERRORS as exc:
+            self.services.flush_warnings()
+            if form.is_attached:
+                form.dismiss(None)
+            self.services.report(exc)
+            return
+        self.services.flush_warnings()
+        form.know_existing(list(config.profiles))
+
+    @work(group="config", exit_on_error=False)
+    async def _save_first_profile(self, profile: Profile | None) -> None:
+        """Save the first profile (on the store executor, made current), then ask the project."""
+        if profile is None:
+            return
+        with self.sending("saving the profile"):
+            settings = await profiles.create_first_profile(self.services.session, profile)
+        self.post_message(self.ProfileSaved(settings))
+
+    @on_answer(ProfileSaved)
     def _profile_saved(self, message: ProfileSaved) -> None:
-        use_saved_profile(self, message.settings)
+        settings = message.settings
+        self.services.session.update_settings(settings)
+        self.notify(
+            clean(
+                f"Profile {settings.profile_name} saved ({settings.base_url}) "
+                "and made current. Now the project:"
+            ),
+            title="Profile",
+            markup=False,
+        )
+        self.services.inventory_changed()
         self._ask_project()
 
     # -- tokens --------------------------------------------------------------------------
@@ -528,7 +579,8 @@ class ProjectsScreen(FilterableScreen):
 
     def action_demo(self) -> None:
         """Leave and start ``bottui demo`` (first run only)."""
-        start_demo(self)
+        if not self.services.demo:  # never from the demo itself
+            self.app.exit(START_DEMO)
 
     @on(Button.Pressed, "#welcome-demo")
     def _welcome_demo(self) -> None:
