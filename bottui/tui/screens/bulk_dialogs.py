@@ -70,6 +70,7 @@ from bottui.ops.bulk import (
 from bottui.ops.bulk.input import BulkSource
 from bottui.ops.bulk.results import FORMATS
 from bottui.ops.session import Session
+from bottui.plaintext import clean
 from bottui.store.executor import run_blocking
 from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.error_view import EXPECTED_ERRORS, error_text, error_words
@@ -294,7 +295,6 @@ class ExportDialog(_Dialog):
 
 def clean_words(rows: int, path: Path) -> str:
     """``Wrote 3,000 rows to /tmp/bulk-run-3.csv`` (the path cleaned: it is data)."""
-    from bottui.plaintext import clean
 
     return f"Wrote {plural(rows, 'row')} to {clean(str(path))}"
 

@@ -44,10 +44,14 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Input, Label, Static
 
+from bottui.ops.durations import duration_text, parse_duration
+from bottui.ops.reasons import MAX_REASON
 from bottui.plaintext import clean
+from bottui.store.utc import system_clock
 from bottui.tui import typeahead
 from bottui.tui.change_prompt import Timing
 from bottui.tui.screens.dialogs import _Dialog, _listing
+from bottui.tui.services import find_services
 from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import join, safe, safe_id
 
@@ -93,7 +97,6 @@ class DurationField:
 
     def _duration_changed(self, value: str) -> None:
         """Read the typed duration; say what it means or what is wrong with it."""
-        from bottui.ops.durations import parse_duration
 
         line: Static = self.query_one("#duration-line", Static)  # type: ignore[attr-defined]
         field: Input = self.query_one("#duration", Input)  # type: ignore[attr-defined]
@@ -127,9 +130,6 @@ class DurationField:
 
     def _when_words(self, after: timedelta) -> str:
         """``Reverts to OFF at 03:30 UTC, in 30m.``"""
-        from bottui.ops.durations import duration_text
-        from bottui.store.utc import system_clock
-        from bottui.tui.services import find_services
 
         timing = self._timing
         services = find_services(self)  # type: ignore[arg-type]
@@ -245,7 +245,6 @@ class _ReasonField:
     reason: str | None = None
 
     def _reason_widgets(self) -> ComposeResult:
-        from bottui.ops.reasons import MAX_REASON
 
         if self._asked is None:
             return

@@ -22,6 +22,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Static
 
 from bottui.tui.error_log import ErrorLog, LoggedError, outcome_word
+from bottui.tui.screens.dialogs import ErrorDialog
 from bottui.tui.visible_focus import focus_shown, show_widget
 from bottui.tui.widgets.safe import safe, safe_text
 
@@ -137,8 +138,6 @@ class ErrorLogScreen(ModalScreen[None]):
     def _selected(self, event: DataTable.RowSelected) -> None:
         index = event.cursor_row
         if 0 <= index < len(self._shown):
-            from bottui.tui.screens.dialogs import ErrorDialog
-
             entry = self._shown[index]
             self.app.push_screen(
                 ErrorDialog(

@@ -19,6 +19,7 @@ arrived: check before trying again) or *not sent* (the run was stopped before it
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
@@ -29,10 +30,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Input, Label, Static
 
-from bottui.api.errors import ValidationError
+from bottui.api.errors import RefusedError, ValidationError
 from bottui.api.validation import path_id
+from bottui.ops import collisions, mutations
 from bottui.ops.inventory_edits import check_limiter_name
+from bottui.ops.plan import LimiterTarget, plan_limiter
 from bottui.plaintext import clean
+from bottui.store.journal.records import Outcome
 from bottui.tui.change_prompt import (
     READ_ONLY_REFUSAL,
     ChangePrompt,
@@ -236,8 +240,6 @@ def switch_marked(screen: LimitersScreen, table: LimiterTable, new_state: bool) 
     services = screen.services
     assert services.current is not None
     if services.read_only:  # refused before anything is planned or asked
-        from bottui.api.errors import RefusedError
-
         services.report(RefusedError("Read-only profile", READ_ONLY_REFUSAL.reason))
         return
     marked = table.marked_entries, table.hidden_marks
@@ -258,8 +260,6 @@ async def _plan_all(
     new_state: bool,
 ) -> None:
     """Plan each marked limiter's change, then ask once (:func:`_decided` sends them)."""
-    from bottui.ops import collisions
-    from bottui.ops.plan import plan_limiter
 
     services = screen.services
     session = services.session
@@ -361,11 +361,6 @@ async def send_all(
     screen: LimitersScreen, plans: list[PlannedChange[Any]], names: dict[str, str | None]
 ) -> list[LimiterResult]:
     """Send each plan, in order; every outcome kept (a failure does not stop the others)."""
-    import asyncio
-
-    from bottui.ops import mutations
-    from bottui.ops.plan import LimiterTarget
-    from bottui.store.journal.records import Outcome
 
     services = screen.services
     results: list[LimiterResult] = []

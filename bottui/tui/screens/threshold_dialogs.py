@@ -45,6 +45,7 @@ from bottui.store.inventory.records import DimensionEntry
 from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.error_view import EXPECTED_ERRORS, error_title
 from bottui.tui.help_rows import DIALOG_HELP
+from bottui.tui.screens.dialogs import DiscardDialog
 from bottui.tui.services import TuiServices, services_of
 from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import join, safe, safe_id
@@ -541,7 +542,6 @@ class ThresholdEditor(ModalScreen[PlannedChange[ThresholdUpdate] | None]):
         if not edited:
             self.dismiss(None)
             return
-        from bottui.tui.screens.dialogs import DiscardDialog
 
         now = self._values()
         lines = [

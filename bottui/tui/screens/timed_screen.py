@@ -26,9 +26,12 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Static
 
+from bottui.ops import timed
+from bottui.ops.timed.schedule import now_of
 from bottui.plaintext import clean
 from bottui.tui.messages import InventoryChanged
 from bottui.tui.services import services_of
+from bottui.tui.timed_actions import ask_cancel, ask_extend, ask_revert
 from bottui.tui.visible_focus import show_widget
 from bottui.tui.widgets.safe import join, safe, safe_text
 
@@ -129,7 +132,6 @@ class TimedScreen(ModalScreen[None]):
         self.run_worker(self._read(), name="timed changes", group="timed-read", exclusive=True)
 
     async def _read(self) -> None:
-        from bottui.ops import timed
 
         services = self.services
         session = services.session
@@ -147,8 +149,6 @@ class TimedScreen(ModalScreen[None]):
         self._show(rows, known)
 
     def _show(self, rows: list[TimedChange], known: str | None) -> None:
-        from bottui.ops import timed
-        from bottui.ops.timed.schedule import now_of
 
         executor = self.query_one("#timed-executor", Static)
         executor.set_class(known is None, "-warning")
@@ -197,8 +197,6 @@ class TimedScreen(ModalScreen[None]):
         """The highlighted timed change if it still waits for its revert, else say why not."""
         row = self._highlighted()
         if row is not None and row.state != "scheduled":
-            from bottui.ops.timed.schedule import now_of
-
             words = _state_words(row, now_of(self.services.session))
             self.notify(
                 clean(f"Timed change {row.id} is {words}: nothing to {doing}."),
@@ -209,8 +207,6 @@ class TimedScreen(ModalScreen[None]):
 
     def action_extend(self) -> None:
         """Ask how much later the highlighted timed change reverts."""
-        from bottui.ops.timed.schedule import now_of
-        from bottui.tui.timed_actions import ask_extend
 
         row = self._open("extend")
         if row is not None:
@@ -219,7 +215,6 @@ class TimedScreen(ModalScreen[None]):
 
     def action_keep(self) -> None:
         """Keep the highlighted change: cancel its revert, after asking."""
-        from bottui.tui.timed_actions import ask_cancel
 
         row = self._open("cancel")
         if row is not None:
@@ -227,8 +222,6 @@ class TimedScreen(ModalScreen[None]):
 
     def action_revert(self) -> None:
         """Revert the highlighted change now, after asking."""
-        from bottui.ops.timed.schedule import now_of
-        from bottui.tui.timed_actions import ask_revert
 
         row = self._open("revert")
         if row is not None:
