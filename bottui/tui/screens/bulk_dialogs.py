@@ -171,10 +171,10 @@ def confirm_body(order: BulkOrder, project_name: str | None) -> Content:
 
 
 def confirm_bulk(
-    services: TuiServices, order: BulkOrder, then: Callable[[BulkOrder], None]
+    services: TuiServices, order: BulkOrder, confirmed: Callable[[BulkOrder], None]
 ) -> None:
     """Ask before sending ``order`` (or show its first requests under dry run);
-    ``then`` gets it with the reason typed in the confirmation."""
+    ``confirmed`` gets it with the reason typed in the confirmation."""
     count = order.plan.count
     services.confirm(
         ChangePrompt(
@@ -188,7 +188,7 @@ def confirm_bulk(
                 f"{plural(count, 'id')} in {order.account}/{order.project}"
             ),
         ),
-        lambda reason: then(replace(order, reason=reason)),
+        lambda reason: confirmed(replace(order, reason=reason)),
     )
 
 
