@@ -53,7 +53,7 @@ from bottui.tui.widgets.slider import format_number
 from bottui.tui.widgets.threshold_field import ThresholdField
 
 
-class _FormDialog(ModalScreen[Any]):
+class _ThresholdForm(ModalScreen[Any]):
     """A framed form: fields with error lines, Cancel and Save; escape cancels."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -75,7 +75,7 @@ class _FormDialog(ModalScreen[Any]):
         self.dismiss(None)
 
 
-class AddDimensionDialog(_FormDialog):
+class AddDimensionDialog(_ThresholdForm):
     """Id and name of a dimension to add (the PUT needs the name; nothing reads it).
 
     Args:
@@ -167,7 +167,7 @@ _HIGHER = "higher"
 _LOWER = "lower"
 
 
-class ThresholdSettingsDialog(_FormDialog):
+class ThresholdSettingsDialog(_ThresholdForm):
     """Range and direction of a project's thresholds (the spec fixes neither).
 
     Args:
