@@ -37,8 +37,9 @@ from bottui.api.errors import (
     RefusedError,
 )
 from bottui.api.models import Revocation
+from bottui.ops import plan as planning
 from bottui.ops.mutations import apply
-from bottui.ops.plan import PlannedChange, RevocationTarget, plan_revocation
+from bottui.ops.plan import PlannedChange, RevocationTarget
 from bottui.store.utc import system_clock
 from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.error_log import Attempt, Failure
@@ -192,7 +193,12 @@ class GrantsScreen(BottuiScreen):
         services.plan_and_confirm(
             self,
             partial(
-                plan_revocation, session, account, project, visitor_id=visitor, user_account_id=user
+                planning.plan_revocation,
+                session,
+                account,
+                project,
+                visitor_id=visitor,
+                user_account_id=user,
             ),
             lambda plan: ChangePrompt.of(plan, self._body(plan)),
             then(partial(self._revoke, started)),

@@ -33,8 +33,9 @@ from textual.widgets import Button, Input, Label, Static
 from bottui.api.errors import RefusedError, ValidationError
 from bottui.api.validation import path_id
 from bottui.ops import collisions, mutations
+from bottui.ops import plan as planning
 from bottui.ops.inventory_edits import check_limiter_name
-from bottui.ops.plan import LimiterTarget, plan_limiter
+from bottui.ops.plan import LimiterTarget
 from bottui.plaintext import clean
 from bottui.store.journal.records import Outcome
 from bottui.tui.change_prompt import (
@@ -267,7 +268,7 @@ async def _plan_all(
     recent: list[str] = []
     try:
         for entry in entries:
-            plan = await plan_limiter(session, account, project, entry.id, new_state)
+            plan = await planning.plan_limiter(session, account, project, entry.id, new_state)
             plans.append(plan)
             # Who else changed each lately (never raises for the team store).
             found = await collisions.check(session, plan)
