@@ -327,11 +327,17 @@ class ProjectsScreen(FilterableScreen):
         self._read_states(base, todo, versions)
 
     @work(group="tokens", exit_on_error=False)
-    async def _read_states(self, base: str, todo: list[Slot], versions: dict[Slot, int]) -> None:
-        """Read the token states of ``todo`` (off the loop); :class:`TokensRead` shows them."""
+    async def _read_states(
+        self, base: str, todo: list[Slot], versions: dict[Slot, int]
+    ) -> dict[Slot, Reading]:
+        """Read the token states of ``todo`` (off the loop); :class:`TokensRead` shows them.
+
+        Returned too: ``k`` says what was found when this worker ends (:func:`tell_checked`).
+        """
         with self.sending("checking tokens"):
             readings = await read_states(self.services.session.tokens, base, todo)
         self.post_message(self.TokensRead(base, readings, versions))
+        return readings
 
     @on_answer(TokensRead)
     def _tokens_read(self, message: TokensRead) -> None:
