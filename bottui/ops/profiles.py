@@ -1,7 +1,7 @@
 """Profile edits both faces share: check, add, use, remove, and the TUI's own settings.
 
 ``bottui profile add|edit|use|remove|list`` (:mod:`bottui.cli.profiles`) and the
-TUI's first run (:mod:`bottui.tui.screens.first_run`), theme choice and
+TUI's first run (:mod:`bottui.tui.screens.projects`), theme choice and
 threshold settings call these; neither face edits ``config.toml`` itself.
 Every edit is awaited on :class:`~bottui.store.config.async_facade.AsyncConfigStore`
 (the store executor's daemon threads), never run on an event loop.

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from bottui.tui.live_changes import LocalLive, TeamLive
     from bottui.tui.screens.dialogs import HelpDialog
     from bottui.tui.screens.profile_switcher import ProfileSwitcher
-    from bottui.tui.screens.timed import TimedScreen
+    from bottui.tui.screens.timed_screen import TimedScreen
 
 # Dialogs and the other screens are loaded (bottui.tui.lazy) when first opened: none is
 # on the first frame, and with their Input and TextArea widgets they cost start-up time.

@@ -3,7 +3,7 @@
 A run goes on while the operator uses every other screen: it is driven by an
 app worker (:meth:`BulkRuns.start`), its progress is in every header
 (:meth:`BulkRuns.header_text`), and its screen
-(:class:`~bottui.tui.screens.bulk_run.BulkRunDialog`) is only a view of it,
+(:class:`~bottui.tui.screens.bulk_dialogs.BulkRunDialog`) is only a view of it,
 closed and opened again at will (``B``, the palette, ``b`` on Grants).
 Quitting (or anything else that must not leave a run behind) asks first
 through :meth:`BulkRuns.stop_and_wait`: no new ids, the requests in flight
@@ -22,12 +22,11 @@ from typing import TYPE_CHECKING, Final, Protocol
 from bottui.ops.bulk import UNKNOWN_LIKE, BulkProgress, BulkRevocation, BulkSummary, ItemStatus
 from bottui.ops.bulk.spool import ResultsSpool
 from bottui.tui import lazy
-from bottui.tui.screens.bulk_confirm import BulkOrder, confirm_bulk
-from bottui.tui.screens.bulk_dialog import BulkDraft
+from bottui.tui.screens.bulk_dialogs import BulkDraft, BulkOrder, confirm_bulk
 from bottui.tui.widgets.bulk_words import plural, unsettled
 
 if TYPE_CHECKING:
-    from bottui.tui.screens.bulk_run import BulkRunDialog
+    from bottui.tui.screens.bulk_dialogs import BulkRunDialog
     from bottui.tui.services import TuiServices
 
 #: Seconds between two progress reports of a background run (header and screen).

@@ -23,7 +23,7 @@ other screens' and dialogs' after the rest, for remapping in ``config.toml``.
 of the five main screens. A command switches to its screen and runs the action
 there; an action that acts on a row (the screen's ``TARGETS``, or a table's own
 Enter) first asks which row with a
-:class:`~bottui.tui.screens.target_picker.TargetPicker`, and acts on the picked
+:class:`~bottui.tui.screens.dialogs.TargetPicker`, and acts on the picked
 row, never on the highlighted one.
 
 **The keymap check** (:func:`known_bindings`): ``bottui config check`` and the

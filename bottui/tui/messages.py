@@ -2,7 +2,7 @@
 
 Workers only call :mod:`bottui.ops` and post one of these; handlers update
 widgets. Nothing here holds a token. Below the app, its runner and the
-first-run welcome (:mod:`bottui.tui.screens.first_run`), which all read
+first-run welcome (:mod:`bottui.tui.screens.projects`), which all read
 :data:`START_DEMO`.
 """
 

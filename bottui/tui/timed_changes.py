@@ -27,7 +27,7 @@ event loop's turn):
   read-only profile refuses before asking, dry run sends nothing, a protected
   profile wants the project id typed unless the timed change was confirmed
   when it was made (its revert was confirmed then).
-* :func:`ask_extend`: how much later (:class:`~bottui.tui.screens.timed_dialogs.ExtendDialog`).
+* :func:`ask_extend`: how much later (:class:`~bottui.tui.screens.timed_screen.ExtendDialog`).
 * :func:`ask_cancel`: keep the change; its revert will not happen.
 
 Each result is a toast (failures go to the error log too), and the header's
@@ -55,8 +55,7 @@ from bottui.tui.widgets.untrusted_text import join, safe, safe_id
 
 if TYPE_CHECKING:
     from bottui.ops.timed import DueReport, TimedChange
-    from bottui.tui.screens.change_form import ConfirmDialog
-    from bottui.tui.screens.timed_dialogs import ExtendDialog
+    from bottui.tui.screens.change_form import ConfirmDialog, ExtendDialog
     from bottui.tui.services import TuiServices
 
 

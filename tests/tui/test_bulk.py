@@ -32,8 +32,7 @@ from bottui.sandbox.server import SandboxServer
 from bottui.tui import key_registry as palette
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.base import READ_ONLY_BANNER
-from bottui.tui.screens.bulk_dialog import BOTH, BulkDialog
-from bottui.tui.screens.bulk_run import STOPPING, BulkRunDialog
+from bottui.tui.screens.bulk_dialogs import BOTH, STOPPING, BulkDialog, BulkRunDialog
 from bottui.tui.screens.change_form import ConfirmDialog, TypedConfirmDialog
 from bottui.tui.screens.dialogs import HelpDialog, RequestsDialog
 from bottui.tui.screens.grants import GrantsScreen

@@ -22,8 +22,7 @@ from bottui.ops.bulk.spool import PROBLEMS
 from bottui.sandbox.server import SandboxServer
 from bottui.store.journal.sync import Journal
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.bulk_export import ExportDialog
-from bottui.tui.screens.bulk_run import BulkRunDialog
+from bottui.tui.screens.bulk_dialogs import BulkRunDialog, ExportDialog
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.grants import GrantsScreen
 from bottui.tui.widgets.screen_bars import ContextBar

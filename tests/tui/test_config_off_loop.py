@@ -26,9 +26,9 @@ from bottui.store.config.write import write_atomic
 from bottui.store.paths import Locations
 from bottui.store.tokens import TokenStore
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.profile_form import ProfileForm
+from bottui.tui.screens.profile_switcher import ProfileForm
+from bottui.tui.screens.threshold_dialogs import ThresholdSettingsDialog
 from bottui.tui.screens.thresholds import ThresholdsScreen
-from bottui.tui.screens.thresholds_dialogs import ThresholdSettingsDialog
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import settle
 from tests.tui.test_thresholds import SHOP, retype

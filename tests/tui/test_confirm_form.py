@@ -20,7 +20,7 @@ from textual.widgets import Button, Input
 
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.bulk_run import BulkRunDialog
+from bottui.tui.screens.bulk_dialogs import BulkRunDialog
 from bottui.tui.screens.change_form import ChangeForm, ConfirmDialog, TypedConfirmDialog
 from bottui.tui.screens.grants import GrantsScreen
 from bottui.tui.screens.journal import JournalScreen
@@ -223,7 +223,7 @@ async def test_keys_typed_for_a_refused_change_never_act_on_the_screen(
     flow_app: BottuiApp, sandbox: SandboxServer
 ) -> None:
     # "Cannot undo" is a toast, not a dialog: the "e" of "shop-prod" opened the error log.
-    from bottui.tui.screens.error_log import ErrorLogScreen
+    from bottui.tui.screens.error_log_screen import ErrorLogScreen
 
     session = flow_app.session
     session.settings = replace(session.settings, read_only=True)

@@ -8,7 +8,7 @@ from typing import Any
 from textual.widgets import Button, Label, Static
 
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.discard_dialog import DiscardDialog, discard_title
+from bottui.tui.screens.dialogs import DiscardDialog, discard_title
 from bottui.tui.screens.thresholds import ThresholdsScreen
 from bottui.tui.widgets.threshold_field import ThresholdField
 from tests.tui.conftest import SNAP_SIZE

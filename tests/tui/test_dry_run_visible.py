@@ -10,7 +10,7 @@ from textual.widgets import Static
 
 from bottui.sandbox.demo import DEMO_ACCESS_TOKEN
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.dry_run import DryRunDialog, copied_words
+from bottui.tui.screens.dialogs import DryRunDialog, copied_words
 from bottui.tui.widgets.screen_bars import ContextBar
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle

@@ -11,10 +11,9 @@ from textual.widgets import Input, OptionList, Static
 from bottui.tui import key_registry as palette
 from bottui.tui.app import BottuiApp
 from bottui.tui.key_registry import all_actions, main_scopes, scopes
-from bottui.tui.screens.dialogs import HelpDialog
-from bottui.tui.screens.target_picker import TargetPicker
+from bottui.tui.screens.dialogs import HelpDialog, TargetPicker
+from bottui.tui.screens.threshold_dialogs import ThresholdEditor
 from bottui.tui.screens.thresholds import DimensionTable, ThresholdsScreen
-from bottui.tui.screens.thresholds_editor import ThresholdEditor
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle
 

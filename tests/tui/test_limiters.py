@@ -13,10 +13,9 @@ from bottui.sandbox.server import SandboxServer
 from bottui.tui import key_registry as palette
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
-from bottui.tui.screens.dialogs import HelpDialog, RequestsDialog
+from bottui.tui.screens.dialogs import HelpDialog, RequestsDialog, TargetPicker
 from bottui.tui.screens.limiter_dialogs import AddLimiterDialog, ChooseStateDialog
 from bottui.tui.screens.limiters import LimitersScreen
-from bottui.tui.screens.target_picker import TargetPicker
 from bottui.tui.widgets.limiter_table import LimiterTable
 from bottui.tui.widgets.result_panels import ReturnedProjectPanel
 from tests.fixtures.stores import journal_of

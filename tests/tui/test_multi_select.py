@@ -18,8 +18,8 @@ from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import RequestsDialog
+from bottui.tui.screens.limiter_dialogs import MarkedResultsDialog
 from bottui.tui.screens.limiters import LimitersScreen
-from bottui.tui.screens.limiters_multi import MarkedResultsDialog
 from bottui.tui.widgets.limiter_table import MARK, LimiterTable
 from tests.fixtures.stores import journal_of
 from tests.tui.conftest import SNAP_SIZE

@@ -8,7 +8,7 @@ from bottui.sandbox.server import SandboxServer
 from bottui.tui import key_registry as palette
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
-from bottui.tui.screens.target_picker import TargetPicker
+from bottui.tui.screens.dialogs import TargetPicker
 from bottui.tui.widgets.limiter_table import LimiterTable
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import sent, settle, until

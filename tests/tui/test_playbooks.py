@@ -19,7 +19,7 @@ from bottui.ops.session import Session
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
-from bottui.tui.screens.playbook_dialogs import PlaybookConfirm
+from bottui.tui.screens.playbooks_screen import PlaybookConfirm
 from tests.fixtures.sandbox import ACC, PROJ
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import click_again, plain, settle, until
@@ -95,7 +95,7 @@ async def test_run_from_the_screen(app: BottuiApp, sandbox: SandboxServer) -> No
 async def test_dry_run_shows_every_step_and_sends_nothing(
     app: BottuiApp, sandbox: SandboxServer
 ) -> None:
-    from bottui.tui.screens.dry_run import DryRunDialog
+    from bottui.tui.screens.dialogs import DryRunDialog
 
     async with app.run_test(size=SNAP_SIZE) as pilot:
         await quiet(pilot)

@@ -23,8 +23,7 @@ from bottui.store.config.sync import ConfigStore
 from bottui.tui import key_registry as palette
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
-from bottui.tui.screens.profile_form import ProfileForm
-from bottui.tui.screens.profile_switcher import ProfileSwitcher
+from bottui.tui.screens.profile_switcher import ProfileForm, ProfileSwitcher
 from bottui.tui.widgets.screen_bars import ContextBar
 from tests.fixtures.stores import journal_of
 from tests.tui.conftest import SNAP_BASE_URL, SNAP_SIZE, AsgiBackend, fixed_clock

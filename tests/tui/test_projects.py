@@ -37,10 +37,9 @@ from bottui.tui.app import BottuiApp
 from bottui.tui.messages import START_DEMO
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import HelpDialog
-from bottui.tui.screens.profile_form import ProfileForm
-from bottui.tui.screens.project_dialogs import ProjectForm
+from bottui.tui.screens.profile_switcher import ProfileForm
+from bottui.tui.screens.project_dialogs import ProjectForm, TokenDialog
 from bottui.tui.screens.projects import ProjectsScreen
-from bottui.tui.screens.token_dialog import TokenDialog
 from bottui.tui.widgets.notices import KeyringNotice, Welcome
 from bottui.tui.widgets.project_table import ProjectTable
 from bottui.tui.widgets.screen_bars import ContextBar

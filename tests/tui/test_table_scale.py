@@ -33,7 +33,7 @@ from bottui.store.tokens import TokenState
 from bottui.tui.app import BottuiApp
 from bottui.tui.perf import textual_private
 from bottui.tui.perf.incremental_table import IncrementalTable, same_cell
-from bottui.tui.screens import project_reads
+from bottui.tui.screens import projects as project_reads
 from bottui.tui.screens.limiters import LimitersScreen
 from bottui.tui.screens.projects import ProjectsScreen
 from bottui.tui.widgets.entry_table import EntryTable

@@ -26,9 +26,12 @@ from bottui.store.config.sync import ConfigStore
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import RequestsDialog
+from bottui.tui.screens.threshold_dialogs import (
+    AddDimensionDialog,
+    ThresholdEditor,
+    ThresholdSettingsDialog,
+)
 from bottui.tui.screens.thresholds import DimensionTable, ThresholdsScreen, check_words, when
-from bottui.tui.screens.thresholds_dialogs import AddDimensionDialog, ThresholdSettingsDialog
-from bottui.tui.screens.thresholds_editor import ThresholdEditor
 from bottui.tui.widgets.threshold_field import Slider, ThresholdField, check_threshold
 from tests.fixtures.stores import inventory_of
 from tests.tui.conftest import SNAP_SIZE

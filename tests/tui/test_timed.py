@@ -21,9 +21,8 @@ from bottui.ops.session import Session
 from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.change_form import ConfirmDialog, TypedConfirmDialog
-from bottui.tui.screens.timed import TimedScreen
-from bottui.tui.screens.timed_dialogs import ExtendDialog
+from bottui.tui.screens.change_form import ConfirmDialog, ExtendDialog, TypedConfirmDialog
+from bottui.tui.screens.timed_screen import TimedScreen
 from bottui.tui.widgets.journal_table import JournalTable
 from bottui.tui.widgets.limiter_table import LimiterTable
 from bottui.tui.widgets.screen_bars import ContextBar

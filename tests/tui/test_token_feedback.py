@@ -16,7 +16,7 @@ from bottui.sandbox.server import SandboxServer
 from bottui.store.tokens import TokenStore
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
-from bottui.tui.screens.token_dialog import TokenDialog
+from bottui.tui.screens.project_dialogs import TokenDialog
 from tests.fixtures.keyrings import InMemoryKeyring, installed
 from tests.tui.helpers import plain, settle
 from tests.tui.test_grants import fill, to_grants

@@ -11,8 +11,8 @@ from textual.widgets import Static
 from bottui.ops import inventory_edits
 from bottui.sandbox.demo import DEMO_ACCOUNT, DEMO_DIMENSIONS
 from bottui.tui.app import BottuiApp
+from bottui.tui.screens.threshold_dialogs import AddDimensionDialog
 from bottui.tui.screens.thresholds import DimensionTable
-from bottui.tui.screens.thresholds_dialogs import AddDimensionDialog
 from bottui.tui.ui_rules import is_shown
 from bottui.tui.widgets.screen_bars import KeyBar
 from bottui.tui.widgets.table_filter import FilterBar

@@ -1,36 +1,107 @@
-"""What every main screen shares: the context bar, the key bar, and worker plumbing.
+"""What every main screen shares: the context bar, the key bar, the worker plumbing, the filter.
 
 A screen reaches the app only through :attr:`BottuiScreen.services` (a
-:class:`~bottui.tui.services.TuiServices`), never the app class. It starts
-service calls with :meth:`BottuiScreen.call`; the worker awaits
-:mod:`bottui.ops` and posts a message; a failure reaches the one error
-renderer (:meth:`TuiServices.report`). Changes never run in an
+:class:`~bottui.tui.services.TuiServices`), never the app class. An action
+reads top to bottom: it plans and confirms through
+:meth:`TuiServices.plan_and_confirm`, whose answer is the screen's ``@work``
+method that sends the confirmed plan inside :meth:`BottuiScreen.sending` and
+posts a message with the answer. Every worker's failure reaches the one
+handler (:meth:`BottuiScreen.on_worker_state_changed`, then the one error
+renderer :meth:`TuiServices.report`). An answer that arrives once its screen is
+detached (the app closing) is dropped in one place, :func:`on_answer`: the
+journal has it, and no screen is there to show it. Changes never run in an
 ``exclusive`` group: a later action must not cancel a change in flight.
+
+Why the dialog's answer calls a method instead of being awaited in the worker
+(``push_screen_wait``): a worker waiting on the operator never completes, and
+the tests wait for the app's workers to complete before they look at the
+screen (a dialog up included): the worker that plans ends once the dialog is up.
+
+:class:`FilterableScreen` is a main screen whose table ``/`` filters (Projects,
+Rate limiters, Thresholds). ``/`` opens a line above the screen's table
+(:class:`FilterBar`, mounted on first use: most sessions never filter, and the
+first frame is faster without it). Typing narrows the table to the rows whose
+visible text holds what was typed (any case); Enter goes back to the table with
+the filter kept and shown; Esc (in the field, or on the screen while a filter is
+kept) clears it. The table keeps every row
+(:attr:`~bottui.tui.widgets.entry_table.EntryTable.all_entries`): actions that
+must see rows a filter hides (marked limiters) still do.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Any, ClassVar, TypeVar
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from inspect import isawaitable
+from typing import TYPE_CHECKING, Any, ClassVar, ParamSpec, TypeVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Static
-from textual.worker import Worker, WorkerState
+from textual.widgets import Input, Static
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from bottui.tui.messages import InventoryChanged, ProjectChosen
 from bottui.tui.services import TuiServices, find_services, services_of
-from bottui.tui.ui_rules import release_hidden_focus
+from bottui.tui.ui_rules import focus_shown, release_hidden_focus
+from bottui.tui.widgets.entry_table import EntryTable
 from bottui.tui.widgets.screen_bars import ContextBar, KeyBar
 
+if TYPE_CHECKING:
+    from bottui.tui.error_report import Attempt
+
+    # Imported when the bar is first mounted, after start-up (~2.5 ms).
+    from bottui.tui.widgets.table_filter import FilterBar, FilterInput
+
+
 T = TypeVar("T")
+P = ParamSpec("P")
+S = TypeVar("S", bound="BottuiScreen")
+M = TypeVar("M", bound=Message)
 
 #: Under the context bar on every screen while the profile is read-only.
 READ_ONLY_BANNER = "READ-ONLY profile: every change is refused; nothing is sent"
+
+
+def then(start: Callable[P, object]) -> Callable[P, None]:
+    """``start`` (a ``@work`` method) as a dialog's answer, which returns nothing."""
+
+    def answer(*args: P.args, **kwargs: P.kwargs) -> None:
+        start(*args, **kwargs)
+
+    return answer
+
+
+def on_answer(
+    *messages: type[Message],
+) -> Callable[[Callable[[S, M], Awaitable[None] | None]], Callable[[S, M], Awaitable[None]]]:
+    """``@on(*messages)`` for a worker's answer to its screen, dropped once the screen is detached.
+
+    The app may close while a change is answered (quit after waiting for it):
+    the journal has the answer, and no screen is there to show it; showing it
+    would mount on a detached screen and raise.
+    """
+
+    def decorate(
+        handler: Callable[[S, M], Awaitable[None] | None],
+    ) -> Callable[[S, M], Awaitable[None]]:
+        async def shown_if_attached(screen: S, message: M) -> None:
+            if screen.is_attached:
+                shown = handler(screen, message)
+                if isawaitable(shown):
+                    await shown
+
+        # Not functools.wraps: Textual would read the handler's own signature through it.
+        shown_if_attached.__doc__ = handler.__doc__
+
+        for message in messages:
+            shown_if_attached = on(message)(shown_if_attached)
+        return shown_if_attached
+
+    return decorate
 
 
 class BottuiScreen(Screen[None]):
@@ -69,7 +140,7 @@ class BottuiScreen(Screen[None]):
         done: Callable[[Any], Message] | None = None,
         group: str = "default",
     ) -> Worker[Any]:
-        """Run ``work`` in a worker; post ``done(result)``; errors go to the app.
+        """Run ``work`` in a worker :meth:`sending`; post ``done(result)``; errors go to the app.
 
         Args:
             work: Calls :mod:`bottui.ops` and returns its result.
@@ -77,20 +148,41 @@ class BottuiScreen(Screen[None]):
             done: Builds the message posted on success.
             group: Worker group (never exclusive: changes are not cancelled).
         """
-        services = self.services
 
         async def run() -> Any:
-            try:
-                with services.working(label):
-                    result = await work()
-            finally:
-                services.share_soon()  # what it journaled goes to the team store now
-            services.flush_warnings()
+            with self.sending(label):
+                result = await work()
             if done is not None:
                 self.post_message(done(result))
             return result
 
         return self.run_worker(run(), name=label, group=group, exit_on_error=False, exclusive=False)
+
+    @contextmanager
+    def sending(self, label: str, attempt: Attempt | None = None) -> Iterator[None]:
+        """Around a change sent in a worker: "working", the attempt on a failure, the team told.
+
+        ``label`` is what the working indicator says meanwhile, and the worker's
+        name: a failure with no attempt is logged under it
+        (:meth:`on_worker_state_changed`). ``attempt`` is tagged onto a failure
+        (the error log, the token hint and the panels read it); what the change
+        journaled goes to the team store at once, sent or not.
+        """
+        services = self.services
+        get_current_worker().name = label
+        try:
+            with services.working(label):
+                yield
+        except BaseException as exc:
+            if attempt is not None:
+                # Here, not at the top: 2.5 ms the first frame does not need.
+                from bottui.tui.error_report import tag
+
+                tag(exc, attempt)
+            raise
+        finally:
+            services.share_soon()  # what it journaled goes to the team store now
+        services.flush_warnings()
 
     def load(
         self,
@@ -190,3 +282,115 @@ class BottuiScreen(Screen[None]):
                 seen.add(key)
                 rows.append((self.app.get_key_display(binding), binding.description))
         return rows
+
+
+class FilterableScreen(BottuiScreen):
+    """A main screen with one table that ``/`` filters."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # Priority: taken in the app's own key loop, so the keys typed right
+        # after it are routed once the field has focus (the table would pass
+        # them on only after those keys were routed to it: "t" = token).
+        Binding(
+            "slash", "filter", "Filter the table", show=False, id="table.filter", priority=True
+        ),
+        Binding("escape", "clear_filter", "Clear the filter", show=False, id="table.unfilter"),
+    ]
+
+    def filter_table(self) -> EntryTable[Any]:
+        """The table ``/`` filters (the screen's first)."""
+        return self.query(EntryTable).first()
+
+    def _filter_bar(self) -> FilterBar | None:
+        bars = self.query("FilterBar")  # by name: its module may not be imported yet
+        if not bars:
+            return None
+        from bottui.tui.widgets.table_filter import FilterBar
+
+        return bars.first(FilterBar)
+
+    @property
+    def filter_text(self) -> str:
+        """The text the table is filtered by ("" when none)."""
+        return self.filter_table().row_filter.text
+
+    @on(events.Mount)
+    def _prepare_filter_bar(self) -> None:
+        # Mounted hidden once the first frames are out (~10 ms they need not
+        # wait for), so `/` shows and focuses it at once: keys typed right
+        # after `/` (a burst over SSH) must reach the field, not the table.
+        self.services.after_start(self._mount_filter_bar)
+
+    async def _mount_filter_bar(self) -> FilterBar | None:
+        if not self.is_attached:
+            return None  # closed before start-up was over
+        bar = self._filter_bar()
+        if bar is None:
+            from bottui.tui.widgets.table_filter import FilterBar
+
+            bar = FilterBar()
+            bar.display = False
+            await self.mount(bar, before=self.filter_table())
+        return bar
+
+    async def action_filter(self) -> None:
+        """Open the filter line (or go back to it) above the table."""
+        table = self.filter_table()
+        bar = self._filter_bar() or await self._mount_filter_bar()
+        if bar is None:
+            return
+        if self.focused is bar.input:  # a "/" typed in the filter itself
+            bar.input.insert_text_at_cursor("/")
+            return
+        bar.display = True
+        bar.show_count(len(table.entries), table.total)
+        # At once, not on the next idle (Widget.focus): the next key goes to the field.
+        self.set_focus(bar.input)
+
+    def leave_profile(self) -> list[str]:
+        """A kept filter was typed for the old profile's rows: it goes, said."""
+        dropped = super().leave_profile()
+        text = self.filter_text
+        if self.clear_filter() and text:
+            dropped.append(f"the {self.SCREEN_TITLE} filter {text!r} was cleared")
+        return dropped
+
+    def action_clear_filter(self) -> None:
+        """Clear the filter: every row again."""
+        self.clear_filter()
+
+    def clear_filter(self) -> bool:
+        """Clear the filter if one is open or kept; False when there was none."""
+        bar = self._filter_bar()
+        if bar is None or not bar.display:
+            return False
+        table = self.filter_table()
+        bar.input.value = ""
+        bar.display = False
+        table.set_filter("")
+        focus_shown(table)  # never the hidden field, nor a table hidden while empty
+        return True
+
+    @on(Input.Changed, "#table-filter")
+    def _filter_typed(self, event: Input.Changed) -> None:
+        self.filter_table().set_filter(event.value)
+
+    @on(Input.Submitted, "#table-filter")
+    def _filter_kept(self) -> None:
+        bar = self._filter_bar()
+        if bar is not None and not bar.input.value.strip():
+            self.clear_filter()
+            return
+        focus_shown(self.filter_table())
+
+    def on_filter_input_cleared(self, _event: FilterInput.Cleared) -> None:
+        """Esc in the filter's field: clear it (by handler name, as FilterInput is lazy)."""
+        self.clear_filter()
+
+    @on(EntryTable.Filtered)
+    def _filtered(self, event: EntryTable.Filtered) -> None:
+        bar = self._filter_bar()
+        if bar is not None:
+            if self.filter_table().row_filter.active:
+                bar.display = True  # a narrowed table always says so ("0 of 1 shown")
+            bar.show_count(event.shown, event.total)

@@ -1,27 +1,61 @@
-"""bottui's modal dialogs: their frame, and the dialogs that only inform.
+"""bottui's modal dialogs that inform or ask a small question (error, help, dry run...).
 
 :class:`_Dialog` is the frame every dialog shares (centred, Esc closes it,
 toasts at its top); :class:`ErrorDialog` holds a whole error, :class:`RequestsDialog`
 a dry run's requests, :class:`HelpDialog` every key of a screen. A change's
 confirmation is a form of its own: :mod:`bottui.tui.screens.change_form`.
+
+The "Discard changes?" question (:class:`DiscardDialog`), asked before an editor
+closes with unsent edits.
+
+Escape in an editor used to drop every edit without a word. This dialog
+asks first, with **Keep editing** focused, so Enter or a second Escape
+never throws edits away: only the Discard button does.
+
+The dry run's dialog (:class:`DryRunDialog`): the exact request(s), unwrapped, and
+``c`` to copy the curl.
+
+A dry run shows what would be sent and sends nothing. The curl command is
+the part an operator takes elsewhere (a ticket, another shell), so it is
+shown on one line each, never soft-wrapped (a wrapped command pasted back
+breaks), in an area that scrolls both ways and whose text the mouse can
+select. ``c`` (or the Copy button) sends every curl command shown, one per
+line, to the terminal's clipboard with OSC 52
+(:meth:`textual.app.App.copy_to_clipboard`): it works over SSH and in tmux
+with ``set-clipboard on``. A terminal never acknowledges OSC 52, so the
+dialog and a notice say exactly what was sent (how many characters, and
+how it starts), and the text stays on screen for copying by hand.
+
+The curl never holds a token: its header names a shell variable
+(``"$BOTTUI_API_KEY"``, ``"$BOTTUI_ACCESS_TOKEN"``; see :mod:`bottui.api.curl`).
+
+The picker a palette action asks its target with (:class:`TargetPicker`): type to
+filter, Enter picks.
+
+Opened by the command palette (:mod:`bottui.tui.key_registry`) for an action
+that acts on a row (a limiter, a dimension, a project, a journal entry), so
+the action never falls on whichever row happens to be highlighted. Closes
+with the picked row's key, or None.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, Static
+from textual.widgets import Button, Input, Label, OptionList, Static
+from textual.widgets.option_list import Option
 
+from bottui.plaintext import clean
 from bottui.tui.key_registry import DIALOG_HELP, HelpRow, HelpSection
-from bottui.tui.widgets.untrusted_text import safe
+from bottui.tui.widgets.untrusted_text import PlainInput, safe
 
 
 class _Dialog(ModalScreen[Any]):
@@ -222,3 +256,226 @@ def help_line(row: HelpRow, keys_width: int = 16, words_width: int = 36) -> Cont
     keys = Content.styled(f"{row.keys:>{keys_width}}", "bold")
     words = Content(f"  {row.description:<{words_width}}  ")
     return Content.assemble(keys, words, Content.styled(row.binding_id, "dim"))
+
+
+def discard_title(changed: Sequence[str]) -> str:
+    """``Discard changes to 2 thresholds?``, naming the name apart when it changed."""
+    thresholds = [name for name in changed if name != "name"]
+    count = len(thresholds)
+    parts = [f"{count} threshold{'' if count == 1 else 's'}"] if count else []
+    if "name" in changed:
+        parts.append("the name")
+    return f"Discard changes to {' and '.join(parts)}?"
+
+
+class DiscardDialog(ModalScreen[bool]):
+    """Ask whether to drop unsent edits; True only when Discard is pressed.
+
+    Args:
+        changed: The fields edited, in the editor's order (``name``, ``block``...).
+        lines: One line per edit, ``block: 0.8 -> 0.9`` (untrusted text: shown plain).
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # A second Escape keeps the edits: only the button discards them.
+        Binding("escape", "keep", "Keep editing", id="discard.keep"),
+    ]
+    DEFAULT_CSS = """
+    DiscardDialog { align: center middle; }
+    DiscardDialog > Vertical {
+        width: 60; max-width: 95%; height: auto; max-height: 90%;
+        border: thick $warning; background: $surface; padding: 1 2;
+    }
+    DiscardDialog .dialog-title { text-style: bold; margin-bottom: 1; }
+    DiscardDialog .dialog-buttons { height: auto; margin-top: 1; align-horizontal: right; }
+    DiscardDialog .dialog-buttons Button { margin-left: 2; }
+    """
+
+    def __init__(self, changed: Sequence[str], lines: Sequence[str]) -> None:
+        super().__init__()
+        self._changed = list(changed)
+        self._lines = list(lines)
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(Content(discard_title(self._changed)), classes="dialog-title")
+            yield Static(safe("\n".join(self._lines), keep_newlines=True), id="discard-edits")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Keep editing", id="keep", variant="primary")
+                yield Button("Discard", id="discard", variant="error")
+
+    def on_mount(self) -> None:
+        self.query_one("#keep", Button).focus()
+
+    @on(Button.Pressed, "#keep")
+    def action_keep(self) -> None:
+        """Back to the editor, every edit kept."""
+        self.dismiss(False)
+
+    @on(Button.Pressed, "#discard")
+    def _discard(self) -> None:
+        self.dismiss(True)
+
+
+#: How much of the copied text the notice repeats.
+PREVIEW: Final = 100
+
+
+def copied_words(text: str) -> str:
+    """``copied 212 characters: curl --silent …``: what went to the clipboard, in words."""
+    commands = text.count("\n") + 1
+    what = f"{len(text):,} characters"
+    if commands > 1:
+        what += f", {commands} curl commands, one per line"
+    first = clean(text.split("\n", 1)[0])
+    preview = first if len(first) <= PREVIEW else first[: PREVIEW - 1] + "…"
+    return f"copied {what}: {preview}"
+
+
+class DryRunDialog(RequestsDialog):
+    """Dry run: the request(s) and their curl, unwrapped; ``c`` copies the curl.
+
+    Args:
+        lines: What the dialog shows (method, URL, headers, body, curl; untrusted).
+        curls: The curl command of each request, copied by ``c``.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("c", "copy_curl", "Copy curl (OSC 52)", id="dry_run.copy"),
+    ]
+    DEFAULT_CSS = """
+    DryRunDialog > Vertical { width: 95%; }
+    DryRunDialog #dry-run-scroll {
+        height: auto; max-height: 40vh; overflow-x: auto; overflow-y: auto;
+        border: round $primary-muted;
+    }
+    DryRunDialog #dry-run-scroll:focus { border: round $accent; }
+    /* One line per line of the request: a wrapped curl pasted back breaks. */
+    DryRunDialog #dry-run { width: auto; text-wrap: nowrap; text-overflow: clip; }
+    DryRunDialog #copy-status { margin-top: 1; }
+    """
+
+    def __init__(self, lines: Sequence[str], curls: Sequence[str]) -> None:
+        # The request lines end in a blank line: no empty row at the box's foot.
+        shown = list(lines)
+        while shown and not shown[-1].strip():
+            shown.pop()
+        super().__init__(shown)
+        self._curls = list(curls)
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(Content("Dry run: nothing was sent"), classes="dialog-title")
+            with ScrollableContainer(id="dry-run-scroll"):
+                yield Static(safe("\n".join(self._lines), keep_newlines=True), id="dry-run")
+            yield Static(
+                Content(
+                    "c copies the curl (it holds no token) · arrows scroll the box "
+                    "when focused · the mouse selects text"
+                ),
+                id="copy-status",
+                classes="hint",
+            )
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Copy curl (c)", id="copy", disabled=not self._curls)
+                yield Button("Close", id="close", variant="primary")
+
+    @property
+    def curl_text(self) -> str:
+        """What ``c`` copies: each curl command, one per line."""
+        return "\n".join(self._curls)
+
+    @on(Button.Pressed, "#copy")
+    def action_copy_curl(self) -> None:
+        """Send the curl command(s) to the clipboard (OSC 52) and say what was sent."""
+        text = self.curl_text
+        if not text:
+            return
+        self.app.copy_to_clipboard(text)
+        words = copied_words(text)
+        # The terminal says nothing back: the dialog keeps the words, the text stays above.
+        what = "the curl command" if len(self._curls) == 1 else "the curl commands"
+        self.query_one("#copy-status", Static).update(
+            Content(
+                f"Sent to the terminal's clipboard (OSC 52): {len(text):,} characters, "
+                f"{what} above. The terminal does not confirm it: if nothing pastes, "
+                "select the text above with the mouse."
+            )
+        )
+        self.notify(words, title="Sent to the clipboard (OSC 52)", markup=False)
+
+
+class TargetPicker(ModalScreen[str | None]):
+    """Choose one of ``choices`` (row key, label); the filter matches any part, any case."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="picker.cancel"),
+        Binding("down", "move(1)", "Next match", show=False, id="picker.down"),
+        Binding("up", "move(-1)", "Previous match", show=False, id="picker.up"),
+        DIALOG_HELP,
+    ]
+    DEFAULT_CSS = """
+    TargetPicker { align: center middle; }
+    TargetPicker > Vertical {
+        width: 80; max-width: 95%; height: auto; max-height: 90%;
+        border: thick $primary; background: $surface; padding: 1 2;
+    }
+    TargetPicker .dialog-title { text-style: bold; margin-bottom: 1; }
+    TargetPicker OptionList { height: auto; max-height: 16; margin-top: 1; }
+    """
+
+    def __init__(self, title: str, choices: Sequence[tuple[str, Content]]) -> None:
+        super().__init__()
+        self._title = title
+        self._choices = list(choices)
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(Content(self._title), classes="dialog-title")
+            yield PlainInput(placeholder="type to filter", id="picker-filter")
+            yield OptionList(*self._options(""), id="picker-options")
+            yield Static(Content("Enter picks · Esc cancels"), classes="hint")
+
+    def _options(self, text: str) -> list[Option]:
+        words = text.casefold().split()
+        return [
+            Option(label, id=key)
+            for key, label in self._choices
+            if all(word in label.plain.casefold() for word in words)
+        ]
+
+    def on_mount(self) -> None:
+        self.query_one("#picker-filter", Input).focus()
+        options = self.query_one(OptionList)
+        if options.option_count:
+            options.highlighted = 0
+
+    @on(Input.Changed, "#picker-filter")
+    def _filter(self, event: Input.Changed) -> None:
+        options = self.query_one(OptionList)
+        options.clear_options()
+        options.add_options(self._options(event.value))
+        if options.option_count:
+            options.highlighted = 0
+
+    def action_move(self, step: int) -> None:
+        """Move the highlight while the filter keeps the focus."""
+        options = self.query_one(OptionList)
+        if options.option_count:
+            now = options.highlighted or 0
+            options.highlighted = max(0, min(options.option_count - 1, now + step))
+
+    @on(Input.Submitted, "#picker-filter")
+    def _submitted(self) -> None:
+        options = self.query_one(OptionList)
+        if options.highlighted is None:
+            self.notify("Nothing matches: change the filter, or Esc.", markup=False)
+            return
+        self.dismiss(options.get_option_at_index(options.highlighted).id)
+
+    @on(OptionList.OptionSelected, "#picker-options")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

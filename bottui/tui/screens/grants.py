@@ -8,9 +8,9 @@ which of the four outcomes happened, and this session's revocations are
 listed below, failures included.
 
 The form lives in ``#grants-forms`` on its own. ``b`` opens the bulk dialog
-(pasted ids or a file, :mod:`bottui.tui.screens.bulk_dialog`); once confirmed,
+(pasted ids or a file, :mod:`bottui.tui.screens.bulk_dialogs`); once confirmed,
 the app runs it in the background (:mod:`bottui.tui.bulk_runs`) and the run's
-screen (:mod:`bottui.tui.screens.bulk_run`) shows progress and summary; during
+screen (:mod:`bottui.tui.screens.bulk_dialogs`) shows progress and summary; during
 a run ``b`` shows that screen again.
 """
 
@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -36,16 +37,14 @@ from bottui.api.errors import (
     RefusedError,
 )
 from bottui.api.models import Revocation
-from bottui.ops import mutations
 from bottui.ops import plan as planning
-from bottui.ops.mutations import Applied
+from bottui.ops.mutations import apply
 from bottui.ops.plan import PlannedChange, RevocationTarget
 from bottui.store.utc import system_clock
 from bottui.tui.change_prompt import ChangePrompt
-from bottui.tui.error_report import Attempt, Failure, tag
-from bottui.tui.screens.base import BottuiScreen
-from bottui.tui.screens.bulk_confirm import BulkOrder
-from bottui.tui.screens.bulk_dialog import BulkDialog
+from bottui.tui.error_report import Attempt, Failure
+from bottui.tui.screens.base import BottuiScreen, on_answer, then
+from bottui.tui.screens.bulk_dialogs import BulkDialog, BulkOrder
 from bottui.tui.ui_rules import show_widget
 from bottui.tui.widgets.grant_revocation import RevocationForm, RevocationHistory
 from bottui.tui.widgets.result_panels import (
@@ -189,39 +188,40 @@ class GrantsScreen(BottuiScreen):
             user_account_id=user,
         )
 
-        def send(plan: PlannedChange[Revocation]) -> None:
-            attempt = Attempt.of_plan(plan, "Revoke grant", subject_line(visitor, user).plain)
-
-            async def work() -> Applied[Revocation]:
-                try:
-                    return await mutations.apply(session, plan, confirmed=True)
-                except BaseException as exc:
-                    tag(exc, attempt)  # the error log and the token hint know what it was
-                    failed = replace(
-                        started, error=failure_words(exc), failure=Failure.of(exc, attempt)
-                    )
-                    self.post_message(RevocationFailed(failed))
-                    raise
-
-            def answered(applied: Applied[Revocation]) -> RevocationAnswered:
-                return RevocationAnswered(
-                    replace(started, revocation=applied.value, journal_id=applied.journal_id)
-                )
-
-            # Out of the fields while the call runs: 1-5 and e work again.
-            self.query_one(RevocationHistory).focus()
-            self.call(work, label="Revoking grant", done=answered)
-
         # Planned once: the dialog, the dry run and the request sent are this plan's.
         services.plan_and_confirm(
             self,
-            lambda: planning.plan_revocation(
-                session, account, project, visitor_id=visitor, user_account_id=user
+            partial(
+                planning.plan_revocation,
+                session,
+                account,
+                project,
+                visitor_id=visitor,
+                user_account_id=user,
             ),
             lambda plan: ChangePrompt.of(plan, self._body(plan)),
-            send,
+            then(partial(self._revoke, started)),
             operation="Revoke grants",
         )
+
+    @work(group="change", exit_on_error=False)
+    async def _revoke(self, started: RevocationRecord, plan: PlannedChange[Revocation]) -> None:
+        """Send the confirmed revocation; its answer or its failure goes to the history."""
+        subject = subject_line(started.visitor_id, started.user_account_id).plain
+        attempt = Attempt.of_plan(plan, "Revoke grant", subject)
+        # Out of the fields while the call runs: 1-5 and e work again.
+        self.query_one(RevocationHistory).focus()
+        try:
+            with self.sending("Revoking grant", attempt):
+                applied = await apply(self.services.session, plan, confirmed=True)
+        except BaseException as exc:
+            failure = Failure.of(exc, attempt)
+            self.post_message(
+                RevocationFailed(replace(started, error=failure_words(exc), failure=failure))
+            )
+            raise
+        answered = replace(started, revocation=applied.value, journal_id=applied.journal_id)
+        self.post_message(RevocationAnswered(answered))
 
     def _body(self, plan: PlannedChange[Revocation]) -> Content:
         """The confirmation's body: the plan's subject, project and account."""
@@ -247,7 +247,7 @@ class GrantsScreen(BottuiScreen):
         )
         self.query_one(RevocationResult).show(latest)
 
-    @on(RevocationAnswered)
+    @on_answer(RevocationAnswered)
     def _answered(self, message: RevocationAnswered) -> None:
         self.records.append(message.record)
         self.query_one(RevocationHistory).show(self.records)
@@ -256,7 +256,7 @@ class GrantsScreen(BottuiScreen):
         # focus stays out of the fields (i goes back), so the key bar shows the keys.
         self.query_one(RevocationForm).clear()
 
-    @on(RevocationFailed)
+    @on_answer(RevocationFailed)
     def _failed(self, message: RevocationFailed) -> None:
         # The form keeps its values: fix the token or retry as is.
         self.records.append(message.record)

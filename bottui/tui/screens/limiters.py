@@ -6,36 +6,53 @@ inventory file, projects the service returned, and ids added here with
 plan goes through the one confirmation (focus on Cancel, dry run, read-only,
 protected), and the worker sends exactly it; the answer's project
 is shown in a panel and the inventory, which the ops layer has taught, is
-read again.
+read again. The confirmation's body (:func:`limiter_body`) says what, where,
+and what is known now; the change of every marked limiter at once is in
+:mod:`bottui.tui.screens.limiter_dialogs`.
+
+The screen's latest attempts (:class:`LimiterAttempts`): the panel
+(:class:`~bottui.tui.widgets.result_panels.ReturnedProjectPanel`) shows the
+current project's latest switch: the project the service returned, or the
+failure (failed, or unknown when the request may have arrived). A limiter whose
+last attempt did not succeed is marked on its row ("last try FAILED (e)") until
+a switch of it succeeds. Kept per project, in memory. Shown against the rows
+the table shows: a panel whose answer says otherwise than the table now (an
+undo, a timed revert, another bottui's change) says it is history and what each
+is now (#27). The messages of an attempt's end (:class:`LimiterSet`,
+:class:`LimiterFailed`, :class:`MarkedSwitched` for a change of many) live here too.
+
+The dialogs and the mutations are imported where they are used: this is the
+screen ``bottui demo`` opens on, and its first frame needs neither
+(``tests/tui/test_startup_machinery.py``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Collection, Hashable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Static
 
 from bottui.ops.inventory_reads import first_limiters, inventory_version, read_all_limiters
+from bottui.plaintext import clean
 from bottui.store.paging import Cursor, Page
 from bottui.store.utc import stamp, system_clock
 from bottui.tui.error_report import EXPECTED_ERRORS
-from bottui.tui.screens.filterable import FilterableScreen
-from bottui.tui.screens.limiter_attempts import (
-    LimiterAttempts,
-    LimiterFailed,
-    LimiterSet,
-    MarkedSwitched,
-)
-from bottui.tui.screens.limiter_prompt import limiter_body
+from bottui.tui.screens.base import FilterableScreen, on_answer, then
 from bottui.tui.ui_rules import show_widget
 from bottui.tui.widgets.limiter_table import (
     SOURCE_LEGEND,
+    SOURCE_PHRASES,
     LimiterTable,
+    flagged_source,
+    short_time,
+    state_word,
     taught_words,
 )
 from bottui.tui.widgets.untrusted_text import join, safe, safe_id
@@ -45,10 +62,198 @@ if TYPE_CHECKING:
     from bottui.ops.mutations import Applied
     from bottui.ops.plan import PlannedChange
     from bottui.store.inventory.records import LimiterEntry
+    from bottui.tui.error_report import Failure
+    from bottui.tui.screens.limiter_dialogs import LimiterResult
     from bottui.tui.widgets.result_panels import ReturnedProjectPanel
 
-# The dialogs and the mutations are imported where they are used: this is
-# the screen `bottui demo` opens on, and its first frame needs neither.
+
+Project = tuple[str, str]
+
+
+class LimiterSet(Message):
+    """A rate limiter change was answered."""
+
+    # A plain __init__, not a dataclass: this module is on the way to the
+    # demo's first frame, and a dataclass costs ~0.3 ms to define there.
+    def __init__(
+        self,
+        account: str,
+        project: str,
+        applied: Applied[LimiterChange],
+        known_before: frozenset[str],
+    ) -> None:
+        super().__init__()
+        self.account = account
+        self.project = project
+        self.applied = applied
+        self.known_before = known_before
+
+
+class MarkedSwitched(Message):
+    """Every marked limiter's change was sent (or not): the results, in order."""
+
+    def __init__(self, verb: str, results: list[LimiterResult]) -> None:
+        super().__init__()
+        self.verb = verb
+        self.results = results
+
+
+class LimiterFailed(Message):
+    """A rate limiter change failed, or its outcome is unknown (the error log has it whole)."""
+
+    def __init__(
+        self,
+        account: str,
+        project: str,
+        limiter_id: str,
+        failure: Failure,
+        where: str,
+        at: str,
+        stamped: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.account = account
+        self.project = project
+        self.limiter_id = limiter_id
+        self.failure = failure
+        self.where = where
+        self.at = at
+        #: When it failed, as the inventory stamps what it learns (None: not known).
+        self.stamped = stamped
+
+
+class LimiterAttempts:
+    """Each project's latest attempt (for the panel) and each limiter's failed one (marks)."""
+
+    def __init__(self) -> None:
+        #: ``("set", change, known_before)`` or ``("failed", failure, where, at)``.
+        self._latest: dict[Project, tuple[Any, ...]] = {}
+        #: (account, project, limiter id) -> (FAILED/UNKNOWN, when, as the inventory stamps).
+        self._marks: dict[tuple[str, str, str], tuple[str, str | None]] = {}
+
+    def answered(
+        self,
+        project: Project,
+        change: LimiterChange,
+        known_before: Collection[str],
+        at: str | None = None,
+    ) -> None:
+        """A switch was answered (at ``at``, UTC): the project's latest, its limiter's mark gone."""
+        self._latest[project] = ("set", change, known_before, at)
+        self._marks.pop((*project, change.limiter_id), None)
+
+    def failed(self, message: LimiterFailed) -> None:
+        """A switch failed or its outcome is unknown: the latest, and a mark on its row."""
+        project = (message.account, message.project)
+        self._latest[project] = ("failed", message.failure, message.where, message.at)
+        mark = "UNKNOWN" if message.failure.unknown else "FAILED"
+        self._marks[(*project, message.limiter_id)] = (mark, message.stamped)
+
+    def forget(self, project: Project) -> None:
+        """The panel was hidden: nothing to show for ``project`` until the next attempt."""
+        self._latest.pop(project, None)
+
+    def show(
+        self,
+        panel: ReturnedProjectPanel,
+        project: Project | None,
+        rows: Mapping[str, bool | None] | None = None,
+    ) -> None:
+        """``project``'s latest attempt on ``panel``, or the panel hidden.
+
+        ``rows``: the states the table shows now (limiter id -> state); the
+        panel says it is history where the answer says otherwise.
+        """
+        latest = self._latest.get(project) if project is not None else None
+        if latest is None:
+            panel.hide()
+        elif latest[0] == "set":
+            from bottui.tui.widgets.result_panels import since_changed
+
+            change, known_before, at = latest[1:]
+            since = since_changed(change, rows) if rows is not None else {}
+            panel.show(change, known_before, at, since)
+        else:
+            failure, where, at = latest[1:]
+            panel.show_failure(failure, safe(where), at)
+
+    def marked(self, project: Project, entry: LimiterEntry) -> LimiterEntry:
+        """The row, marked when its last attempt failed or its outcome is unknown.
+
+        Not once a state was learnt after it (another bottui's switch, a
+        teammate's): "last try FAILED" beside a state set since would be stale.
+        """
+        key = (*project, entry.id)
+        found = self._marks.get(key)
+        if found is None:
+            return entry
+        mark, stamped = found
+        if stamped is not None and entry.is_active is not None and entry.known_at > stamped:
+            del self._marks[key]
+            return entry
+        return entry._replace(source=flagged_source(mark, entry.source))
+
+
+def phrase(source: str, known_at: str) -> str:
+    """How a state is known, for the confirmation's sentence."""
+    words = taught_words(source, known_at)
+    if words is not None:
+        return words
+    return clean(SOURCE_PHRASES.get(source, source))
+
+
+def limiter_body(
+    plan: PlannedChange[Any],
+    limiter_name: str | None,
+    new_state: bool,
+    project_name: str | None,
+    flying: bool | None,
+) -> Content:
+    """A limiter change's confirmation body, from the plan.
+
+    ``limiter_name`` is the table's, ``project_name`` the inventory's, ``flying``
+    the state of a switch of this limiter still in flight (None: none).
+    """
+    account, project = plan.account, plan.project
+    name = join(" (", safe(limiter_name), ")") if limiter_name else Content("")
+    project_label = join(" (", safe(project_name), ")") if project_name else Content("")
+    known = plan.previous
+    if flying is not None:
+        # The inventory learns the state only from the answer: until then it is stale.
+        now = Content.styled(
+            f"A switch to {'ON' if flying else 'OFF'} is in flight, not answered yet: "
+            "its answer decides the state now.",
+            "bold",
+        )
+    elif known is None or "isActive" not in known.value:
+        now = Content("Its state now is not known.")
+    else:
+        now = join(
+            "Last known: ",
+            state_word(bool(known.value["isActive"])),
+            f" since {short_time(known.known_at)} UTC",
+            f" ({phrase(known.source, known.known_at)}).",
+        )
+    # Imported here: the plan's models are not on the way to the first frame.
+    from bottui.ops.plan import LimiterTarget
+
+    target = plan.target
+    assert isinstance(target, LimiterTarget)
+    return join(
+        "Rate limiter ",
+        safe_id(target.limiter_id),
+        name,
+        "\nProject ",
+        safe_id(project),
+        project_label,
+        ", account ",
+        safe_id(account),
+        "\nNew state: ",
+        Content.styled("ON" if new_state else "OFF", "bold reverse"),
+        "\n",
+        now,
+    )
+
 
 NO_PROJECT = "No project selected. Press 1 (Projects) to choose one."
 READING = "Reading this project's rate limiters from the inventory…"
@@ -260,13 +465,12 @@ class LimitersScreen(FilterableScreen):
             self._confirm(account, project, entry, not entry.is_active)
             return
 
-        def chosen(state: bool | None) -> None:
-            if state is not None:
-                self._confirm(account, project, entry, state)
-
         from bottui.tui.screens.limiter_dialogs import ChooseStateDialog
 
-        self.app.push_screen(ChooseStateDialog(entry.id, entry.name, project), chosen)
+        self.app.push_screen(
+            ChooseStateDialog(entry.id, entry.name, project),
+            partial(self._confirm, account, project, entry),
+        )
 
     def action_enable(self) -> None:
         """Switch the marked limiters, or else the selected one, ON (after confirmation)."""
@@ -284,9 +488,9 @@ class LimitersScreen(FilterableScreen):
         table = self.query_one(LimiterTable)
         # The palette's picked limiter wins over the marks: it named one.
         if table.marked and not table.picking and self.services.current is not None:
-            from bottui.tui.screens import limiters_multi
+            from bottui.tui.screens.limiter_dialogs import switch_marked
 
-            limiters_multi.switch_marked(self, table, new_state)
+            switch_marked(self, table, new_state)
             return
         selected = self._selected()
         if selected is not None:
@@ -321,58 +525,74 @@ class LimitersScreen(FilterableScreen):
         table = self.query_one(LimiterTable)
         hint.display = bool(table.marked)
         if table.marked:
-            from bottui.tui.screens.limiters_multi import marks_line
+            from bottui.tui.screens.limiter_dialogs import marks_line
 
             hint.update(marks_line(len(table.marked), len(table.hidden_marks)))
 
-    def _confirm(self, account: str, project: str, entry: LimiterEntry, new_state: bool) -> None:
-        """Plan the switch once, confirm that plan, and send exactly it."""
-        from bottui.ops import mutations
-        from bottui.ops import plan as planning
+    def _confirm(
+        self, account: str, project: str, entry: LimiterEntry, new_state: bool | None
+    ) -> None:
+        """Plan the switch once and confirm that plan; :meth:`_send_switch` sends exactly it.
+
+        ``new_state`` None: the operator cancelled the choice of a state (nothing to do).
+        """
+        from bottui.ops.plan import plan_limiter
         from bottui.tui.change_prompt import ChangePrompt
-        from bottui.tui.error_report import Attempt, Failure, tag
 
-        services = self.services
-        session = services.session
+        if new_state is None:
+            return
+        session = self.services.session
         known_before = frozenset(e.id for e in self.query_one(LimiterTable).all_entries)
-        limiter_id = entry.id
-
-        def send(plan: PlannedChange[Any]) -> None:
-            where = f"rate limiter {limiter_id} → {'ON' if new_state else 'OFF'}"
-            attempt = Attempt.of_plan(plan, "Switch rate limiter", where)
-
-            key = (account, project, limiter_id)
-            self._in_flight[key] = new_state
-
-            async def work() -> Applied[LimiterChange]:
-                try:
-                    return await mutations.apply(session, plan, confirmed=True)
-                except BaseException as exc:
-                    self._in_flight.pop(key, None)
-                    tag(exc, attempt)  # the error log and the token hint know what it was
-                    moment = (session.clock or system_clock)()
-                    failure = Failure.of(exc, attempt)
-                    at = moment.strftime("%H:%M:%S")
-                    self.post_message(
-                        LimiterFailed(
-                            account, project, limiter_id, failure, where, at, stamp(moment)
-                        )
-                    )
-                    raise
-
-            self.call(
-                work,
-                label="Switching rate limiter",
-                done=lambda applied: LimiterSet(account, project, applied, known_before),
-            )
-
-        services.plan_and_confirm(
+        self.services.plan_and_confirm(
             self,
-            lambda: planning.plan_limiter(session, account, project, limiter_id, new_state),
+            partial(plan_limiter, session, account, project, entry.id, new_state),
             lambda plan: ChangePrompt.of(plan, self._body(plan, entry.name, new_state)),
-            send,
-            operation=f"Switch rate limiter {limiter_id} {'ON' if new_state else 'OFF'}",
+            then(partial(self._send_switch, known_before=known_before)),
+            operation=f"Switch rate limiter {entry.id} {'ON' if new_state else 'OFF'}",
         )
+
+    @work(group="change", exit_on_error=False)
+    async def _send_switch(
+        self, plan: PlannedChange[LimiterChange], known_before: frozenset[str]
+    ) -> None:
+        """Send the confirmed switch; its answer or its failure goes to the panel."""
+        from bottui.ops.mutations import apply
+        from bottui.ops.plan import LimiterTarget
+        from bottui.tui.error_report import Attempt, Failure
+
+        target = plan.target
+        assert isinstance(target, LimiterTarget)
+        account, project, limiter_id = plan.account, plan.project, target.limiter_id
+        where = f"rate limiter {limiter_id} → {'ON' if target.is_active else 'OFF'}"
+        attempt = Attempt.of_plan(plan, "Switch rate limiter", where)
+        key = (account, project, limiter_id)
+        self._in_flight[key] = target.is_active
+        try:
+            with self.sending("Switching rate limiter", attempt):
+                applied = await apply(self.services.session, plan, confirmed=True)
+        except BaseException as exc:
+            moment = (self.services.session.clock or system_clock)()
+            failure = Failure.of(exc, attempt)
+            at = moment.strftime("%H:%M:%S")
+            self.post_message(
+                LimiterFailed(account, project, limiter_id, failure, where, at, stamp(moment))
+            )
+            raise
+        finally:
+            self._in_flight.pop(key, None)
+        self.post_message(LimiterSet(account, project, applied, known_before))
+
+    @work(group="change", exit_on_error=False)
+    async def send_marked(
+        self, verb: str, names: dict[str, str | None], plans: list[PlannedChange[Any]]
+    ) -> None:
+        """Send the confirmed plans of the marked limiters, one by one; list how each ended."""
+        from bottui.tui.screens.limiter_dialogs import send_all
+        from bottui.tui.widgets.bulk_words import plural
+
+        with self.sending(f"{verb} {plural(len(plans), 'rate limiter')}"):
+            results = await send_all(self, plans, names)
+        self.post_message(MarkedSwitched(verb, results))
 
     def _body(self, plan: PlannedChange[Any], limiter_name: str | None, new_state: bool) -> Content:
         """The confirmation's body, from the plan (the limiter's name is the table's)."""
@@ -392,9 +612,9 @@ class LimitersScreen(FilterableScreen):
         """The panel, mounted with the first attempt's end."""
         panel = self._panel()
         if panel is None:
-            from bottui.tui.widgets import result_panels as returned_project
+            from bottui.tui.widgets import result_panels
 
-            panel = returned_project.ReturnedProjectPanel(id="returned-project", classes="panel")
+            panel = result_panels.ReturnedProjectPanel(id="returned-project", classes="panel")
             await self.mount(panel, after=self.query_one("#limiters-legend"))
         return panel
 
@@ -406,12 +626,9 @@ class LimitersScreen(FilterableScreen):
             rows = self._states if current is not None and self._rows_of == current else None
             self._attempts.show(panel, current, rows)
 
-    @on(LimiterSet)
+    @on_answer(LimiterSet)
     async def _limiter_set(self, message: LimiterSet) -> None:
-        if not self.is_attached:  # the app is closing: the journal has it, no screen to show
-            return
         key = (message.account, message.project)
-        self._in_flight.pop((*key, message.applied.value.limiter_id), None)
         await self._mounted_panel()
         at = (self.services.session.clock or system_clock)().strftime("%H:%M:%S")
         change = message.applied.value
@@ -424,10 +641,8 @@ class LimitersScreen(FilterableScreen):
         # No toast: the panel's first line says what happened.
         self.services.inventory_changed()
 
-    @on(LimiterFailed)
+    @on_answer(LimiterFailed)
     async def _limiter_failed(self, message: LimiterFailed) -> None:
-        if not self.is_attached:  # the app is closing (quit after waiting): nothing to show on
-            return
         await self._mounted_panel()
         self._attempts.failed(message)
         self._show_latest(self.services.current)
@@ -438,9 +653,9 @@ class LimitersScreen(FilterableScreen):
     def _marks_after_filter(self) -> None:
         self._show_marks()  # how many marks the filter hides
 
-    @on(MarkedSwitched)
+    @on_answer(MarkedSwitched)
     def _marked_switched(self, message: MarkedSwitched) -> None:
-        from bottui.tui.screens.limiters_multi import OK, MarkedResultsDialog
+        from bottui.tui.screens.limiter_dialogs import OK, MarkedResultsDialog
 
         table = self.query_one(LimiterTable)
         # Those not ok stay marked, so o or f tries them again.
@@ -470,26 +685,26 @@ class LimitersScreen(FilterableScreen):
             return
         account, project = current
 
-        def added(values: tuple[str, str | None] | None) -> None:
-            if values is None:
-                return
-            limiter_id, name = values
-            session = self.services.session
-            from bottui.ops import inventory_edits
-
-            async def add() -> list[LimiterEntry]:
-                await inventory_edits.add_limiter(session, account, project, limiter_id, name)
-                return await self._read(account, project)
-
-            def show(entries: list[LimiterEntry]) -> None:
-                self.services.inventory_changed()
-                self.query_one(LimiterTable).show(entries, select=limiter_id)
-
-            self.load(add, show, group="limiters-edit")
-
         from bottui.tui.screens.limiter_dialogs import AddLimiterDialog
 
-        self.app.push_screen(AddLimiterDialog(project), added)
+        dialog = AddLimiterDialog(project)
+        self.app.push_screen(dialog, then(partial(self._add_limiter, account, project)))
+
+    @work(name="limiters-edit", group="limiters-edit", exit_on_error=False)
+    async def _add_limiter(
+        self, account: str, project: str, added: tuple[str, str | None] | None
+    ) -> None:
+        """Add the id to the inventory, then show the rows with it selected (None: not added)."""
+        from bottui.ops.inventory_edits import add_limiter
+
+        if added is None:
+            return
+        limiter_id, name = added
+        await add_limiter(self.services.session, account, project, limiter_id, name)
+        entries = await self._read(account, project)
+        self.services.flush_warnings()
+        self.services.inventory_changed()
+        self.query_one(LimiterTable).show(entries, select=limiter_id)
 
     def action_forget(self) -> None:
         """Remove the selected limiter from the inventory (the service keeps it)."""
@@ -507,19 +722,21 @@ class LimitersScreen(FilterableScreen):
             "that lists it brings it back.",
         )
 
-        def decided(ok: bool | None) -> None:
-            if not ok:
-                return
-            session = self.services.session
-            from bottui.ops import inventory_edits
-
-            async def remove() -> None:
-                await inventory_edits.forget_limiter(session, account, project, entry.id)
-
-            self.load(remove, lambda _: self.services.inventory_changed(), group="limiters-edit")
-
         from bottui.tui.screens.change_form import ConfirmDialog
 
         self.app.push_screen(
-            ConfirmDialog("Forget rate limiter?", body, "Forget", danger=False), decided
+            ConfirmDialog("Forget rate limiter?", body, "Forget", danger=False),
+            then(partial(self._forget_limiter, account, project, entry.id)),
         )
+
+    @work(name="limiters-edit", group="limiters-edit", exit_on_error=False)
+    async def _forget_limiter(
+        self, account: str, project: str, limiter_id: str, ok: bool | None
+    ) -> None:
+        """Remove the id from the inventory once the operator said so."""
+        from bottui.ops.inventory_edits import forget_limiter
+
+        if ok:
+            await forget_limiter(self.services.session, account, project, limiter_id)
+            self.services.flush_warnings()
+            self.services.inventory_changed()

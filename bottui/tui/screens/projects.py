@@ -6,46 +6,61 @@ of the project): stored / missing / from environment, never a value. Enter
 makes the highlighted project current for every screen. Projects are
 added, renamed and removed here through :mod:`bottui.ops.inventory_edits`
 (the inventory is local: nothing is sent to the API), and tokens are
-stored through a masked field straight into the keyring. With nothing
-configured, a welcome offers the two ways in: add a project (creating the
-first profile on the way) or start the demo
-(:mod:`bottui.tui.screens.first_run`).
+stored through a masked field straight into the keyring.
+
+Its reads of the inventory: unchanged, a first page, the rest, or all. The
+screen may list thousands of projects (issue #12). A read first asks the
+inventory's marker (:func:`~bottui.ops.inventory_reads.inventory_version`):
+the one of the rows shown means nothing changed, and nothing is read. A
+screen with no rows yet reads a first page, shown before the rest is read;
+a screen with rows reads them all again, to update them in place.
 
 Token states are read in a worker, in a daemon thread: the keyring may
 block for seconds or be missing altogether; the table says "checking…"
 meanwhile and "keyring unavailable" (with a notice and the remedies) when
 it cannot be used.
+
+The first run: with nothing configured, a welcome offers two ways in.
+Adding a project with no base URL yet first asks for a profile (every
+option: :class:`~bottui.tui.screens.profile_switcher.ProfileForm`, whose checks
+are those of :mod:`bottui.ops.profiles`); the names taken are read meanwhile;
+:func:`bottui.ops.profiles.create_first_profile` saves it (written to
+``config.toml`` on the store executor, never on the event loop, and made
+current), then the project is asked for. Starting the demo leaves the app with
+:data:`~bottui.tui.messages.START_DEMO` (the tui layer may not import
+:mod:`bottui.demo`; the CLI starts it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import ClassVar
+from functools import partial
+from typing import ClassVar, NamedTuple
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, DataTable, Static
 
-from bottui.ops import inventory_edits
+from bottui.ops import inventory_edits, profiles
+from bottui.ops.inventory_reads import first_projects, inventory_version, read_all_projects
+from bottui.ops.session import Session, Settings
 from bottui.ops.token_slots import Reading, Slot, read_states
 from bottui.plaintext import clean
+from bottui.store.config.model import Profile
 from bottui.store.errors import KeyringUnavailable
+from bottui.store.inventory.records import ProjectEntry
+from bottui.store.paging import Cursor
 from bottui.store.tokens import TokenState
+from bottui.tui.error_report import EXPECTED_ERRORS, error_line
+from bottui.tui.messages import START_DEMO
+from bottui.tui.screens.base import FilterableScreen, on_answer, then
 from bottui.tui.screens.change_form import ConfirmDialog
-from bottui.tui.screens.filterable import FilterableScreen
-from bottui.tui.screens.first_run import (
-    ProfileSaved,
-    ask_first_profile,
-    start_demo,
-    use_saved_profile,
-)
-from bottui.tui.screens.project_dialogs import ProjectDraft, ProjectForm
-from bottui.tui.screens.project_reads import ProjectsRead, read_projects, read_rest
-from bottui.tui.screens.token_dialog import ask_token, tell_checked
+from bottui.tui.screens.profile_switcher import ProfileForm
+from bottui.tui.screens.project_dialogs import ProjectDraft, ProjectForm, ask_token, tell_checked
 from bottui.tui.ui_rules import show_widget
 from bottui.tui.widgets.notices import KeyringNotice, Welcome
 from bottui.tui.widgets.project_table import (
@@ -57,6 +72,48 @@ from bottui.tui.widgets.project_table import (
     project_detail,
 )
 from bottui.tui.widgets.untrusted_text import join, safe, safe_id
+
+PROBLEM = "The inventory cannot be read: "
+
+
+class ProjectsRead(NamedTuple):
+    """What a read of the inventory found."""
+
+    #: The inventory's marker before the read (None: unknown).
+    version: Hashable | None
+    #: The rows read; None: the inventory has not changed since the rows shown.
+    rows: list[ProjectRow] | None
+    problem: Content | None
+    #: Where the rest begins when only a first page was read.
+    after: Cursor | None
+
+
+def _rows(entries: tuple[ProjectEntry, ...] | list[ProjectEntry]) -> list[ProjectRow]:
+    return [ProjectRow(e.account, e.project, e.name) for e in entries]
+
+
+async def read_projects(session: Session, *, whole: bool, shown: Hashable | None) -> ProjectsRead:
+    """Nothing if the marker is ``shown``; else every project if ``whole``, or a first page."""
+    try:
+        version = await inventory_version(session)
+        if version is not None and version == shown:
+            return ProjectsRead(version, None, None, None)
+        if whole:
+            return ProjectsRead(version, _rows(await read_all_projects(session)), None, None)
+        page = await first_projects(session)
+    except EXPECTED_ERRORS as exc:
+        return ProjectsRead(None, [], error_line(PROBLEM, exc), None)
+    return ProjectsRead(version, _rows(page.items), None, page.next)
+
+
+async def read_rest(session: Session, first: ProjectsRead) -> ProjectsRead:
+    """The first page's rows and the rest after them (its marker: the first page's)."""
+    rows = first.rows or []
+    try:
+        rest = await read_all_projects(session, after=first.after)
+    except EXPECTED_ERRORS as exc:
+        return ProjectsRead(None, rows, error_line(PROBLEM, exc), None)
+    return ProjectsRead(first.version, rows + _rows(rest), None, None)
 
 
 class ProjectsScreen(FilterableScreen):
@@ -99,6 +156,12 @@ class ProjectsScreen(FilterableScreen):
 
         account: str
         project: str
+
+    @dataclass
+    class ProfileSaved(Message):
+        """The first profile was saved; ``settings`` are the session's new settings."""
+
+        settings: Settings
 
     def __init__(self) -> None:
         super().__init__()
@@ -260,19 +323,22 @@ class ProjectsScreen(FilterableScreen):
             self._states[slot] = CHECKING
             self._versions[slot] = self._versions.get(slot, 0) + 1
         versions = {slot: self._versions[slot] for slot in todo}
-        tokens = self.services.session.tokens
+        self._read_states(base, todo, versions)
 
-        async def work() -> dict[Slot, Reading]:
-            return await read_states(tokens, base, todo)
+    @work(group="tokens", exit_on_error=False)
+    async def _read_states(
+        self, base: str, todo: list[Slot], versions: dict[Slot, int]
+    ) -> dict[Slot, Reading]:
+        """Read the token states of ``todo`` (off the loop); :class:`TokensRead` shows them.
 
-        self.call(
-            work,
-            label="checking tokens",
-            done=lambda readings: self.TokensRead(base, readings, versions),
-            group="tokens",
-        )
+        Returned too: ``k`` says what was found when this worker ends (:func:`tell_checked`).
+        """
+        with self.sending("checking tokens"):
+            readings = await read_states(self.services.session.tokens, base, todo)
+        self.post_message(self.TokensRead(base, readings, versions))
+        return readings
 
-    @on(TokensRead)
+    @on_answer(TokensRead)
     def _tokens_read(self, message: TokensRead) -> None:
         if message.base_url != self._states_base:
             return  # read for a base URL this screen no longer shows
@@ -341,7 +407,7 @@ class ProjectsScreen(FilterableScreen):
     def action_add(self) -> None:
         """Add a project (asking for the base URL first when there is none)."""
         if self.services.session.settings.base_url is None:
-            ask_first_profile(self)
+            self._ask_first_profile()
         else:
             self._ask_project()
 
@@ -355,11 +421,8 @@ class ProjectsScreen(FilterableScreen):
         account = current[0] if current else (settings.account or "")
         existing = [row.key for row in self._rows]
 
-        def chosen(draft: ProjectDraft | None) -> None:
-            if draft is not None:
-                self._write_project(draft, added=True)
-
-        self.app.push_screen(ProjectForm(existing=existing, account=account), chosen)
+        form = ProjectForm(existing=existing, account=account)
+        self.app.push_screen(form, then(partial(self._write_project, True)))
 
     def action_edit(self) -> None:
         """Edit the display name of the highlighted project."""
@@ -367,29 +430,20 @@ class ProjectsScreen(FilterableScreen):
         if row is None:
             return
 
-        def chosen(draft: ProjectDraft | None) -> None:
-            if draft is not None:
-                self._write_project(draft, added=False)
+        form = ProjectForm(existing=[], edit=(row.account, row.project, row.name))
+        self.app.push_screen(form, then(partial(self._write_project, False)))
 
-        self.app.push_screen(
-            ProjectForm(existing=[], edit=(row.account, row.project, row.name)), chosen
-        )
-
-    def _write_project(self, draft: ProjectDraft, *, added: bool) -> None:
-        session = self.services.session
+    @work(group="inventory", exit_on_error=False)
+    async def _write_project(self, added: bool, draft: ProjectDraft | None) -> None:
+        """Add the project to the inventory, or rename it (None: the form was cancelled)."""
+        if draft is None:
+            return
         edit = inventory_edits.add_project if added else inventory_edits.rename_project
+        with self.sending("saving the project"):
+            await edit(self.services.session, draft.account, draft.project, draft.name)
+        self.post_message(self.ProjectSaved(draft, added))
 
-        async def work() -> None:
-            await edit(session, draft.account, draft.project, draft.name)
-
-        self.call(
-            work,
-            label="saving the project",
-            done=lambda _: self.ProjectSaved(draft, added),
-            group="inventory",
-        )
-
-    @on(ProjectSaved)
+    @on_answer(ProjectSaved)
     def _project_saved(self, message: ProjectSaved) -> None:
         draft = message.draft
         self._focus = (draft.account, draft.project)
@@ -407,7 +461,6 @@ class ProjectsScreen(FilterableScreen):
     def action_remove(self) -> None:
         """Remove the highlighted project from the inventory (asks first)."""
         row = self.table.highlighted
-        session = self.services.session
         if row is None:
             return
         profile = self.services.session.settings.inventory_scope
@@ -422,23 +475,21 @@ class ProjectsScreen(FilterableScreen):
             "? Nothing is sent to the API. Its tokens stay in the keyring (t and p delete them).",
         )
 
-        def decided(ok: bool | None) -> None:
-            if not ok:
-                return
+        self.app.push_screen(
+            ConfirmDialog("Remove project?", body, "Remove"),
+            then(partial(self._remove_project, row.account, row.project)),
+        )
 
-            async def work() -> None:
-                await inventory_edits.forget_project(session, row.account, row.project)
+    @work(group="inventory", exit_on_error=False)
+    async def _remove_project(self, account: str, project: str, ok: bool | None) -> None:
+        """Remove the project from the inventory once the operator said so."""
+        if not ok:
+            return
+        with self.sending("removing the project"):
+            await inventory_edits.forget_project(self.services.session, account, project)
+        self.post_message(self.ProjectRemoved(account, project))
 
-            self.call(
-                work,
-                label="removing the project",
-                done=lambda _: self.ProjectRemoved(row.account, row.project),
-                group="inventory",
-            )
-
-        self.app.push_screen(ConfirmDialog("Remove project?", body, "Remove"), decided)
-
-    @on(ProjectRemoved)
+    @on_answer(ProjectRemoved)
     def _project_removed(self, message: ProjectRemoved) -> None:
         self.notify(
             clean(f"Removed from the inventory: {ids_line(message.account, message.project)}"),
@@ -451,9 +502,49 @@ class ProjectsScreen(FilterableScreen):
 
     # -- the first profile ---------------------------------------------------------------
 
-    @on(ProfileSaved)
+    def _ask_first_profile(self) -> None:
+        """Ask for the first profile (:meth:`_save_first_profile`), then for the project."""
+        form = ProfileForm(first=True)
+        self.app.push_screen(form, then(self._save_first_profile))
+        # The form opens at once; the names taken are read off the loop and
+        # reach it a moment later. A damaged config.toml closes it and is reported.
+        self._tell_names_taken(form)
+
+    @work(name="config-read", group="config-read", exit_on_error=False)
+    async def _tell_names_taken(self, form: ProfileForm) -> None:
+        try:
+            config = await profiles.read_config(self.services.session.config_store)
+        except EXPECTED_ERRORS as exc:
+            self.services.flush_warnings()
+            if form.is_attached:
+                form.dismiss(None)
+            self.services.report(exc)
+            return
+        self.services.flush_warnings()
+        form.know_existing(list(config.profiles))
+
+    @work(group="config", exit_on_error=False)
+    async def _save_first_profile(self, profile: Profile | None) -> None:
+        """Save the first profile (on the store executor, made current), then ask the project."""
+        if profile is None:
+            return
+        with self.sending("saving the profile"):
+            settings = await profiles.create_first_profile(self.services.session, profile)
+        self.post_message(self.ProfileSaved(settings))
+
+    @on_answer(ProfileSaved)
     def _profile_saved(self, message: ProfileSaved) -> None:
-        use_saved_profile(self, message.settings)
+        settings = message.settings
+        self.services.session.update_settings(settings)
+        self.notify(
+            clean(
+                f"Profile {settings.profile_name} saved ({settings.base_url}) "
+                "and made current. Now the project:"
+            ),
+            title="Profile",
+            markup=False,
+        )
+        self.services.inventory_changed()
         self._ask_project()
 
     # -- tokens --------------------------------------------------------------------------
@@ -493,7 +584,8 @@ class ProjectsScreen(FilterableScreen):
 
     def action_demo(self) -> None:
         """Leave and start ``bottui demo`` (first run only)."""
-        start_demo(self)
+        if not self.services.demo:  # never from the demo itself
+            self.app.exit(START_DEMO)
 
     @on(Button.Pressed, "#welcome-demo")
     def _welcome_demo(self) -> None:

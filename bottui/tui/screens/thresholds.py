@@ -16,10 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
+from functools import partial
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
@@ -38,11 +39,16 @@ from bottui.plaintext import clean
 from bottui.store.config.model import ProjectSettings
 from bottui.store.inventory.records import DimensionEntry
 from bottui.store.utc import system_clock
-from bottui.tui.error_report import EXPECTED_ERRORS, Attempt, Failure, tag
+from bottui.tui.error_report import EXPECTED_ERRORS, Attempt, Failure
+from bottui.tui.screens.base import FilterableScreen, on_answer, then
 from bottui.tui.screens.change_form import ConfirmDialog
-from bottui.tui.screens.filterable import FilterableScreen
-from bottui.tui.screens.thresholds_dialogs import AddDimensionDialog, ThresholdSettingsDialog
-from bottui.tui.screens.thresholds_editor import UNKNOWN, ThresholdEditor, direction_words
+from bottui.tui.screens.threshold_dialogs import (
+    UNKNOWN,
+    AddDimensionDialog,
+    ThresholdEditor,
+    ThresholdSettingsDialog,
+    direction_words,
+)
 from bottui.tui.ui_rules import show_widget
 from bottui.tui.widgets.entry_table import EntryTable
 from bottui.tui.widgets.limiter_table import taught_words
@@ -286,46 +292,33 @@ class ThresholdsScreen(FilterableScreen):
         draft = self._unsent.get((account, project, dimension_id))
         editor = ThresholdEditor(account, project, dimension_id, entry, self.settings, draft=draft)
 
-        def edited(plan: PlannedChange[ThresholdUpdate] | None) -> None:
-            if plan is not None:
-                self._send(plan)
+        self.app.push_screen(editor, then(self._send))
 
-        self.app.push_screen(editor, edited)
-
-    def _send(self, plan: PlannedChange[ThresholdUpdate]) -> None:
-        """Send the plan the editor confirmed, exactly as planned."""
-        session = self.services.session
+    @work(group="change", exit_on_error=False)
+    async def _send(self, plan: PlannedChange[ThresholdUpdate] | None) -> None:
+        """Send the plan the editor confirmed, exactly as planned (None: closed unsent)."""
+        if plan is None:
+            return
         target = plan.target
         assert isinstance(target, ThresholdsTarget)
         dimension_id, thresholds = target.dimension_id, target.thresholds
-        key = (plan.account, plan.project, dimension_id)
+        key, project = (plan.account, plan.project, dimension_id), (plan.account, plan.project)
         where = (
             f"dimension {dimension_id}: name {thresholds.name!r}, block {thresholds.block}, "
             f"challenge {thresholds.challenge}"
         )
         attempt = Attempt.of_plan(plan, "Set thresholds", where)
-
-        async def work() -> Applied[Any]:
-            try:
+        session = self.services.session
+        try:
+            with self.sending(f"setting thresholds of {dimension_id}", attempt):
                 applied = await mutations.apply(session, plan, confirmed=True)
-            except BaseException as exc:
-                # Not lost: the editor opens with these values next time.
-                self._unsent[key] = thresholds
-                tag(exc, attempt)  # the error log and the token hint know what it was
-                at = (session.clock or system_clock)().strftime("%H:%M:%S")
-                project = (plan.account, plan.project)
-                self.post_message(ThresholdsFailed(project, where, Failure.of(exc, attempt), at))
-                raise
-            self._unsent.pop(key, None)
-            return applied
-
-        self.call(
-            work,
-            label=f"setting thresholds of {dimension_id}",
-            done=lambda applied: ThresholdsSet(
-                dimension_id, thresholds, applied, (plan.account, plan.project)
-            ),
-        )
+        except BaseException as exc:
+            self._unsent[key] = thresholds  # not lost: the editor opens with them next time
+            at = (session.clock or system_clock)().strftime("%H:%M:%S")
+            self.post_message(ThresholdsFailed(project, where, Failure.of(exc, attempt), at))
+            raise
+        self._unsent.pop(key, None)
+        self.post_message(ThresholdsSet(dimension_id, thresholds, applied, project))
 
     def _show_latest(self) -> None:
         """The panel shows the current project's latest attempt, or nothing."""
@@ -337,13 +330,13 @@ class ThresholdsScreen(FilterableScreen):
         else:
             show(panel)
 
-    @on(ThresholdsFailed)
+    @on_answer(ThresholdsFailed)
     def _thresholds_failed(self, message: ThresholdsFailed) -> None:
         failure, where, at = message.failure, safe(message.where), message.at
         self._latest[message.project] = lambda panel: panel.show_failure(failure, where, at)
         self._show_latest()
 
-    @on(ThresholdsSet)
+    @on_answer(ThresholdsSet)
     def _thresholds_set(self, message: ThresholdsSet) -> None:
         new = message.thresholds
         journal = message.applied.journal_id
@@ -402,23 +395,15 @@ class ThresholdsScreen(FilterableScreen):
         if current is None:
             return
 
-        def added(result: tuple[str, str] | None) -> None:
-            if result is None:
-                return
-            dimension_id, name = result
-            self.load(
-                lambda: self._add(current, dimension_id, name),
-                lambda entry: self._open_editor(current, dimension_id, entry),
-                group="dimensions-edit",
-            )
-
         known = {entry.id for entry in self.query_one(DimensionTable).all_entries}
-        self.app.push_screen(AddDimensionDialog(known), added)
+        self.app.push_screen(AddDimensionDialog(known), then(partial(self._add, current)))
 
-    async def _add(
-        self, current: tuple[str, str], dimension_id: str, name: str
-    ) -> DimensionEntry | None:
-        account, project = current
+    @work(name="dimensions-edit", group="dimensions-edit", exit_on_error=False)
+    async def _add(self, current: tuple[str, str], added: tuple[str, str] | None) -> None:
+        """Add the dimension to the inventory, then open its editor (None: not added)."""
+        if added is None:
+            return
+        (account, project), (dimension_id, name) = current, added
         session = self.services.session
         try:
             entry = await inventory_edits.add_dimension(
@@ -426,9 +411,11 @@ class ThresholdsScreen(FilterableScreen):
             )
         except EXPECTED_ERRORS as exc:
             self.services.report(exc)
-            return DimensionEntry(account, project, dimension_id, name, None, None, "", "user")
-        self.services.inventory_changed()
-        return entry
+            entry = DimensionEntry(account, project, dimension_id, name, None, None, "", "user")
+        else:
+            self.services.inventory_changed()
+        self.services.flush_warnings()
+        self._open_editor(current, dimension_id, entry)
 
     def action_forget(self) -> None:
         """Remove the selected dimension from the local inventory (nothing is sent)."""
@@ -450,24 +437,21 @@ class ThresholdsScreen(FilterableScreen):
             "?\nOnly the local record goes: nothing is sent, the service keeps its thresholds.",
         )
 
-        def decided(ok: bool | None) -> None:
-            if not ok:
-                return
-            session = self.services.session
-
-            def forgotten(_: None) -> None:
-                self.notify(clean(f"Forgot dimension {entry.id}"), markup=False)
-                self.services.inventory_changed()
-
-            self.load(
-                lambda: inventory_edits.forget_dimension(session, account, project, entry.id),
-                forgotten,
-                group="dimensions-edit",
-            )
-
         self.app.push_screen(
-            ConfirmDialog("Forget dimension?", body, "Forget", danger=False), decided
+            ConfirmDialog("Forget dimension?", body, "Forget", danger=False),
+            then(partial(self._forget, account, project, entry.id)),
         )
+
+    @work(name="dimensions-edit", group="dimensions-edit", exit_on_error=False)
+    async def _forget(self, account: str, project: str, dimension_id: str, ok: bool | None) -> None:
+        """Remove the dimension from the inventory once the operator said so."""
+        if not ok:
+            return
+        session = self.services.session
+        await inventory_edits.forget_dimension(session, account, project, dimension_id)
+        self.services.flush_warnings()
+        self.notify(clean(f"Forgot dimension {dimension_id}"), markup=False)
+        self.services.inventory_changed()
 
     # -- range and direction -----------------------------------------------------------------
 
@@ -489,21 +473,24 @@ class ThresholdsScreen(FilterableScreen):
             return
         account, project = current
 
-        def chosen(settings: ProjectSettings | None) -> None:
-            if settings is None:
-                return
-
-            def saved(_: object) -> None:
-                self.notify(clean(direction_words(settings)), title="Settings saved", markup=False)
-                self.refresh_data()
-
-            # Written on the store executor, never on the event loop; a failure
-            # reaches the one error renderer through the worker.
-            self.load(
-                lambda: save_project_settings(session, account, project, settings),
-                saved,
-                group="settings-edit",
-            )
-
         where = join(safe_id(account), " / ", safe_id(project))
-        self.app.push_screen(ThresholdSettingsDialog(self.settings, where), chosen)
+        self.app.push_screen(
+            ThresholdSettingsDialog(self.settings, where),
+            then(partial(self._save_settings, account, project)),
+        )
+
+    @work(name="settings-edit", group="settings-edit", exit_on_error=False)
+    async def _save_settings(
+        self, account: str, project: str, settings: ProjectSettings | None
+    ) -> None:
+        """Save the range and direction chosen (None: cancelled).
+
+        Written on the store executor, never on the event loop; a failure
+        reaches the one error renderer through the worker.
+        """
+        if settings is None:
+            return
+        await save_project_settings(self.services.session, account, project, settings)
+        self.services.flush_warnings()
+        self.notify(clean(direction_words(settings)), title="Settings saved", markup=False)
+        self.refresh_data()

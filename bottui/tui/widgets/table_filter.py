@@ -9,7 +9,7 @@ after ``sho``) is looked for among the last matches alone.
 
 :class:`FilterBar` is the line above the table while a filter is typed or
 kept: ``Filter / text  12 of 4,000``. Opened by ``/``
-(:class:`~bottui.tui.screens.filterable.FilterableScreen`): typing narrows
+(:class:`~bottui.tui.screens.base.FilterableScreen`): typing narrows
 the table at once, Enter goes back to the table with the filter kept (and
 still shown here), Esc clears it and hides the line. The count says how many
 rows are shown of how many, so a narrowed table is never mistaken for the

@@ -23,6 +23,7 @@ from textual.widgets import DataTable, Label, Static
 
 from bottui.tui.error_report import ErrorLog, LoggedError, outcome_word
 from bottui.tui.perf.textual_private import MeasuredTable
+from bottui.tui.screens.dialogs import ErrorDialog
 from bottui.tui.ui_rules import focus_shown, show_widget
 from bottui.tui.widgets.untrusted_text import safe, safe_text
 
@@ -138,8 +139,6 @@ class ErrorLogScreen(ModalScreen[None]):
     def _selected(self, event: DataTable.RowSelected) -> None:
         index = event.cursor_row
         if 0 <= index < len(self._shown):
-            from bottui.tui.screens.dialogs import ErrorDialog
-
             entry = self._shown[index]
             self.app.push_screen(
                 ErrorDialog(

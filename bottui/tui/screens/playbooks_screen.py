@@ -4,37 +4,107 @@ Left, the playbooks (a file with a problem shows its ``FILE:LINE`` and
 reason instead of a plan). Right, the selected one's plan as a table, one
 row per step: target, the value known now, the new value, where the known
 value came from, and the step's state once running. ``r`` runs it after one
-confirmation (:class:`~bottui.tui.screens.playbook_dialogs.PlaybookConfirm`:
-duration and reason); each row's state changes as its step is sent; the
-summary says how it ended. A run that stops at a failure offers to revert
-the steps already done (last first, the superseded rule).
+confirmation (:class:`PlaybookConfirm`: duration and reason); each row's state
+changes as its step is sent; the summary says how it ended. A run that stops at
+a failure offers to revert the steps already done (last first, the superseded rule).
+
+The confirmation's duration is typed like ``--for`` (``90s``, ``30m``, ``2h``,
+``1h30m``); empty means the playbook's default (named in the placeholder) or
+none. A protected profile also wants the project id typed, as every change
+does, in the last field. The dialog returns a :class:`RunAnswer`, or None when
+cancelled.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import timedelta
+from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import DataTable, OptionList, Static
+from textual.widgets import DataTable, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from bottui.api.errors import RefusedError
+from bottui.ops.playbooks import library, planning
+from bottui.ops.playbooks.planning import PlaybookPlan
+from bottui.ops.playbooks.revert import PlaybookRevert, revert_steps
+from bottui.ops.playbooks.run import RunSummary, StepResult, run_playbook
 from bottui.plaintext import clean
+from bottui.store.playbook_files import PlaybookFileError
+from bottui.tui.change_prompt import Timing
 from bottui.tui.perf.textual_private import MeasuredTable
-from bottui.tui.screens.base import BottuiScreen
+from bottui.tui.screens.base import BottuiScreen, then
+from bottui.tui.screens.change_form import ConfirmDialog, ReasonAsked
 from bottui.tui.widgets.untrusted_text import safe, safe_text
 
 if TYPE_CHECKING:
-    from bottui.ops.playbooks.planning import PlaybookPlan
-    from bottui.ops.playbooks.revert import PlaybookRevert
-    from bottui.ops.playbooks.run import RunSummary, StepResult
     from bottui.ops.playbooks.schema import Playbook
-    from bottui.store.playbook_files import PlaybookFileError
+
+
+@dataclass(frozen=True)
+class RunAnswer:
+    """What the confirmation decided: when to revert (None: never) and why."""
+
+    revert_after: timedelta | None
+    reason: str | None
+
+
+class PlaybookConfirm(ConfirmDialog):
+    """Run a playbook? One confirmation for every step, a form like every change's.
+
+    The fields, top to bottom: the reason, the duration, and (a protected
+    profile) the project id typed last; Enter moves down them and sends only
+    from the last field of a complete form (:class:`~bottui.tui.screens.dialogs.ConfirmDialog`).
+    """
+
+    def __init__(
+        self,
+        title: str,
+        body: Content,
+        listing: Content,
+        *,
+        default: timedelta | None,
+        default_text: str | None,
+        reason: ReasonAsked,
+        typed: str | None = None,
+        decision: str | None = None,
+    ) -> None:
+        super().__init__(
+            title,
+            body,
+            "Run",
+            expected=typed,
+            reason=reason,
+            listing=listing,
+            timing=Timing(),
+            decision=decision,
+        )
+        self._default = default
+        self._default_text = default_text
+
+    def _duration_input(self) -> ComposeResult:
+        for widget in super()._duration_input():
+            if isinstance(widget, Input):
+                widget.placeholder = (
+                    f"{self._default_text} (default)" if self._default_text else "never"
+                )
+                widget.tooltip = "Revert after this long: 30m, 2h (empty: the playbook's own)"
+            yield widget
+
+    def dismiss(self, result: Any = None) -> AwaitComplete:
+        if result is True:
+            after = self.revert_after if self.revert_after is not None else self._default
+            return super().dismiss(RunAnswer(after, self.reason))
+        return super().dismiss(None)
+
 
 # State before the values: the thresholds' texts are long, and the progress
 # of a run must stay in view at 80 columns (the table scrolls sideways).
@@ -94,14 +164,10 @@ class PlaybooksScreen(BottuiScreen):
 
     def action_reload(self) -> None:
         """Read the playbook files again."""
-        from bottui.ops.playbooks import library
-
         session = self.services.session
         self.load(lambda: library.load_all(session.locations), self._show_list, group="list")
 
     def _show_list(self, books: list[Playbook | PlaybookFileError]) -> None:
-        from bottui.ops.playbooks import library
-
         self._books = books
         options = self.query_one("#playbook-list", OptionList)
         options.clear_options()
@@ -122,8 +188,6 @@ class PlaybooksScreen(BottuiScreen):
             self._select(event.option_index)
 
     def _select(self, index: int) -> None:
-        from bottui.store.playbook_files import PlaybookFileError
-
         if index >= len(self._books):
             return
         book = self._books[index]
@@ -137,9 +201,6 @@ class PlaybooksScreen(BottuiScreen):
         self.load(lambda: self._plan_of(book), self._show_plan, group="plan")
 
     async def _plan_of(self, book: Playbook) -> PlaybookPlan | PlaybookFileError:
-        from bottui.ops.playbooks import planning
-        from bottui.store.playbook_files import PlaybookFileError
-
         session = self.services.session
         current = self.services.current
         try:
@@ -173,10 +234,6 @@ class PlaybooksScreen(BottuiScreen):
 
     def action_run_playbook(self) -> None:
         """Confirm once, then run the selected playbook."""
-        from bottui.ops.playbooks import run
-        from bottui.tui.screens.change_form import ReasonAsked
-        from bottui.tui.screens.playbook_dialogs import PlaybookConfirm, RunAnswer
-
         plan = self._plan
         if plan is None or self._busy:
             return
@@ -212,28 +269,27 @@ class PlaybooksScreen(BottuiScreen):
             ),
         )
 
-        def decided(answer: RunAnswer | None) -> None:
-            if answer is None:
-                return
-            ready = plan.with_reason(answer.reason)
-            self._busy = True
-            self._entry_steps.clear()
-            self._summary("")
-            self.call(
-                lambda: run.run_playbook(
-                    services.session,
-                    ready,
-                    confirmed=True,
-                    revert_after=answer.revert_after,
-                    progress=self._progress,
-                    now=services.session.clock,
-                ),
-                label=f"Running playbook {book.name}",
-                done=PlaybookRunEnded,
-                group="playbook-run",
-            )
+        self.app.push_screen(dialog, then(partial(self._run, plan)))
 
-        self.app.push_screen(dialog, decided)
+    @work(group="playbook-run", exit_on_error=False)
+    async def _run(self, plan: PlaybookPlan, answer: RunAnswer | None) -> None:
+        """Run the confirmed playbook, step by step (None: not confirmed)."""
+        if answer is None:
+            return
+        self._busy = True
+        self._entry_steps.clear()
+        self._summary("")
+        session = self.services.session
+        with self.sending(f"Running playbook {plan.playbook.name}"):
+            summary = await run_playbook(
+                session,
+                plan.with_reason(answer.reason),
+                confirmed=True,
+                revert_after=answer.revert_after,
+                progress=self._progress,
+                now=session.clock,
+            )
+        self.post_message(PlaybookRunEnded(summary))
 
     def _progress(self, result: StepResult) -> None:
         word = _STATE_WORDS.get(result.state, result.state)
@@ -264,9 +320,6 @@ class PlaybooksScreen(BottuiScreen):
             self._offer_revert(summary)
 
     def _offer_revert(self, summary: RunSummary) -> None:
-        from bottui.ops.playbooks import revert
-        from bottui.tui.screens.change_form import ConfirmDialog
-
         stop = summary.stopped_at
         assert stop is not None
         done = "\n".join(
@@ -282,18 +335,15 @@ class PlaybooksScreen(BottuiScreen):
             "Revert",
             listing=safe(done, keep_newlines=True),
         )
-        services = self.services
+        self.app.push_screen(dialog, then(partial(self._revert, summary)))
 
-        def decided(ok: bool | None) -> None:
-            if ok:
-                self.call(
-                    lambda: revert.revert_steps(services.session, summary, reason=None),
-                    label="Reverting the steps done",
-                    done=PlaybookReverted,
-                    group="playbook-run",
-                )
-
-        self.app.push_screen(dialog, decided)
+    @work(group="playbook-run", exit_on_error=False)
+    async def _revert(self, summary: RunSummary, ok: bool | None) -> None:
+        """Revert the steps a stopped run did, last first, once the operator said so."""
+        if ok:
+            with self.sending("Reverting the steps done"):
+                report = await revert_steps(self.services.session, summary, reason=None)
+            self.post_message(PlaybookReverted(report))
 
     def on_playbook_reverted(self, message: PlaybookReverted) -> None:
         """Show how the revert ended under the summary."""

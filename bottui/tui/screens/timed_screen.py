@@ -15,6 +15,7 @@ each action and every few seconds; every cell is cleaned text.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING, ClassVar, Final
 
 from rich.text import Text
@@ -25,18 +26,20 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Static
 
+from bottui.ops import timed
+from bottui.ops.timed.schedule import now_of
 from bottui.plaintext import clean
 from bottui.tui.messages import InventoryChanged
 from bottui.tui.perf.textual_private import MeasuredTable
 from bottui.tui.services import services_of
+from bottui.tui.timed_changes import ask_cancel, ask_extend, ask_revert
 from bottui.tui.ui_rules import show_widget
 from bottui.tui.widgets.untrusted_text import join, safe, safe_text
 
 if TYPE_CHECKING:
-    from datetime import datetime
-
     from bottui.ops.timed import TimedChange
     from bottui.tui.services import TuiServices
+
 
 #: State, due and executor first: at 80 columns the last columns are cut, and
 #: those say whether the revert will happen ("superseded by #6", #27); the project
@@ -130,7 +133,6 @@ class TimedScreen(ModalScreen[None]):
         self.run_worker(self._read(), name="timed changes", group="timed-read", exclusive=True)
 
     async def _read(self) -> None:
-        from bottui.ops import timed
 
         services = self.services
         session = services.session
@@ -148,8 +150,6 @@ class TimedScreen(ModalScreen[None]):
         self._show(rows, known)
 
     def _show(self, rows: list[TimedChange], known: str | None) -> None:
-        from bottui.ops import timed
-        from bottui.ops.timed.schedule import now_of
 
         executor = self.query_one("#timed-executor", Static)
         executor.set_class(known is None, "-warning")
@@ -198,8 +198,6 @@ class TimedScreen(ModalScreen[None]):
         """The highlighted timed change if it still waits for its revert, else say why not."""
         row = self._highlighted()
         if row is not None and row.state != "scheduled":
-            from bottui.ops.timed.schedule import now_of
-
             words = _state_words(row, now_of(self.services.session))
             self.notify(
                 clean(f"Timed change {row.id} is {words}: nothing to {doing}."),
@@ -210,8 +208,6 @@ class TimedScreen(ModalScreen[None]):
 
     def action_extend(self) -> None:
         """Ask how much later the highlighted timed change reverts."""
-        from bottui.ops.timed.schedule import now_of
-        from bottui.tui.timed_changes import ask_extend
 
         row = self._open("extend")
         if row is not None:
@@ -220,7 +216,6 @@ class TimedScreen(ModalScreen[None]):
 
     def action_keep(self) -> None:
         """Keep the highlighted change: cancel its revert, after asking."""
-        from bottui.tui.timed_changes import ask_cancel
 
         row = self._open("cancel")
         if row is not None:
@@ -228,8 +223,6 @@ class TimedScreen(ModalScreen[None]):
 
     def action_revert(self) -> None:
         """Revert the highlighted change now, after asking."""
-        from bottui.ops.timed.schedule import now_of
-        from bottui.tui.timed_changes import ask_revert
 
         row = self._open("revert")
         if row is not None:
@@ -245,6 +238,3 @@ class TimedScreen(ModalScreen[None]):
     def action_close(self) -> None:
         """Back to the screen it was opened from."""
         self.dismiss(None)
-
-
-__all__ = ["TimedScreen"]
