@@ -55,7 +55,7 @@ def _q(value: object) -> str:
 
 def demo_snapshot(now: str, *, hostile: bool = False) -> InventorySnapshot:
     """The demo's inventory as an operator's team file would bring it in at ``now``."""
-    from bottui.sandbox import demo as data
+    from bottui.sandbox import demo_data as data
 
     account = data.DEMO_ACCOUNT
     projects = dict(data.DEMO_PROJECTS)
@@ -185,7 +185,7 @@ def prepare(
     ``store_url`` names the team store (``bottui demo --team``'s own
     PostgreSQL); the demo reads neither ``BOTTUI_STORE_URL`` nor a profile's.
     """
-    from bottui.sandbox import demo as data
+    from bottui.sandbox import demo_data as data
 
     locations = Locations.under(root)
     # One profile on the sandbox. Written as text (a fresh file needs no

@@ -58,7 +58,7 @@ class Step:
 def _limiter(limiter: str, active: bool) -> Callable[[Session, str], Awaitable[object]]:
     async def send(session: Session, reason: str) -> object:
         from bottui.ops import mutations
-        from bottui.sandbox import demo as data
+        from bottui.sandbox import demo_data as data
 
         return await mutations.set_limiter(
             session, data.DEMO_ACCOUNT, PROJECT, limiter, active, confirmed=True, reason=reason
@@ -72,7 +72,7 @@ def _thresholds(
 ) -> Callable[[Session, str], Awaitable[object]]:
     async def send(session: Session, reason: str) -> object:
         from bottui.ops import mutations
-        from bottui.sandbox import demo as data
+        from bottui.sandbox import demo_data as data
 
         values = DimensionThresholds(name=name, block=block, challenge=challenge)
         return await mutations.set_thresholds(
@@ -85,7 +85,7 @@ def _thresholds(
 def _revoke(visitor: str) -> Callable[[Session, str], Awaitable[object]]:
     async def send(session: Session, reason: str) -> object:
         from bottui.ops import mutations
-        from bottui.sandbox import demo as data
+        from bottui.sandbox import demo_data as data
 
         return await mutations.revoke(
             session, data.DEMO_ACCOUNT, PROJECT, visitor_id=visitor, confirmed=True, reason=reason
@@ -108,7 +108,7 @@ SCRIPT: Final = (
 
 def teammate_session(root: Path, base_url: str, store_url: str) -> Session:
     """Bob's session: his own directory under ``root``, the demo's sandbox and team store."""
-    from bottui.sandbox import demo as data
+    from bottui.sandbox import demo_data as data
 
     locations = Locations.under(root)
     settings = Settings(

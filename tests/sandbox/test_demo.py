@@ -5,8 +5,7 @@ from __future__ import annotations
 import httpx
 
 from bottui.plaintext import clean, has_control
-from bottui.sandbox.clock import ManualClock
-from bottui.sandbox.demo import (
+from bottui.sandbox.demo_data import (
     DEMO_ACCOUNT,
     DEMO_DIMENSIONS,
     DEMO_GRANTS,
@@ -24,6 +23,7 @@ from bottui.sandbox.demo import (
     project_tokens,
 )
 from bottui.sandbox.server import SandboxServer
+from bottui.sandbox.state import ManualClock
 from tests.sandbox.helpers import PERSONAL, SSL, assert_error, key, limiter_path, revoke_path
 
 

@@ -10,12 +10,15 @@ markup and terminal escapes, and every API error answers
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import Final, NamedTuple
 
-if TYPE_CHECKING:
-    from bottui.sandbox.clock import Clock
-    from bottui.sandbox.model import SubjectKind
-    from bottui.sandbox.state import SandboxState
+from bottui.sandbox.state import (
+    SCOPE_DIMENSION_THRESHOLDS,
+    SCOPE_PROJECT_ACTION,
+    Clock,
+    SandboxState,
+    SubjectKind,
+)
 
 HOUR: Final = 3600.0
 DAY: Final = 24 * HOUR
@@ -185,11 +188,6 @@ def project_tokens(hostile: bool = False) -> dict[str, str]:
 
 def demo_state(clock: Clock | None = None, hostile: bool = False, *, seed: int = 0) -> SandboxState:
     """A fresh state holding the demo data set; see the module docstring."""
-    # Imported here: `bottui demo` reads the constants above before its
-    # first frame, and the sandbox's model is not needed until it starts.
-    from bottui.sandbox.model import SCOPE_DIMENSION_THRESHOLDS, SCOPE_PROJECT_ACTION
-    from bottui.sandbox.state import SandboxState
-
     state = SandboxState(clock, seed=seed, error_message=HOSTILE_ERROR_MESSAGE if hostile else None)
     now = state.clock.now()
     state.add_account(DEMO_ACCOUNT, DEMO_ACCOUNT_NAME, DEMO_CUSTOMER_ID)
