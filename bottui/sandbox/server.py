@@ -29,13 +29,12 @@ from bottui.sandbox.demo_data import (
     DEMO_ACCESS_TOKEN,
     DEMO_ACCOUNT,
     DEMO_PROJECT_TOKENS,
-    demo_state,
     project_tokens,
 )
 from bottui.sandbox.endpoints import create_app, install_drop_filter
 from bottui.sandbox.faults import Faults
 from bottui.sandbox.process import bind_tcp
-from bottui.sandbox.state import SandboxState, Stats
+from bottui.sandbox.state import SandboxState, Stats, demo_state
 
 # The hostile status of ``hostileBody="status999"``: h11 sends any three-digit
 # status, uvicorn only those it has a reason phrase for.

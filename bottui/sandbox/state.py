@@ -30,6 +30,8 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Final, Literal, Protocol, runtime_checkable
 
+from bottui.sandbox import demo_data as data
+
 # -- time --------------------------------------------------------------------------------
 
 #: Start of a :class:`ManualClock` unless told otherwise: 2026-01-01T00:00:00Z.
@@ -763,3 +765,141 @@ class SandboxState:
 
     def _hex(self, digits: int) -> str:
         return f"{self._rng.getrandbits(digits * 4):0{digits}x}"
+
+
+# -- the demo data set, as a state -------------------------------------------------------
+
+
+def demo_state(clock: Clock | None = None, hostile: bool = False, *, seed: int = 0) -> SandboxState:
+    """A fresh state holding the demo data set (:mod:`bottui.sandbox.demo_data`); with
+    ``hostile``, a project whose ids and names carry Rich/Textual markup and terminal
+    escapes, and every API error answers ``HOSTILE_ERROR_MESSAGE``."""
+    state = SandboxState(
+        clock, seed=seed, error_message=data.HOSTILE_ERROR_MESSAGE if hostile else None
+    )
+    now = state.clock.now()
+    state.add_account(data.DEMO_ACCOUNT, data.DEMO_ACCOUNT_NAME, data.DEMO_CUSTOMER_ID)
+    state.add_account(data.OTHER_ACCOUNT, data.OTHER_ACCOUNT_NAME, "cus_globex_01")
+    for age, (project_id, name) in enumerate(data.DEMO_PROJECTS.items()):
+        url, site_key, server_key = data._PROJECT_DETAILS[project_id]
+        state.add_project(
+            data.DEMO_ACCOUNT,
+            project_id,
+            name,
+            url=url,
+            site_key=site_key,
+            server_key=server_key,
+            is_protected=project_id != "shop-staging",
+            rules=data._RULES,
+            phishing_info={"originalUrl": url, "action": "warn", "allowedUrls": [url]},
+            response_extra_fields=["botScore"] if project_id == "shop-prod" else [],
+            created_at=now - (90 - 20 * age) * data.DAY,
+            updated_at=now - (age + 1) * data.HOUR,
+        )
+        for limiter in data.DEMO_RATE_LIMITERS[project_id]:
+            state.add_rate_limiter(
+                data.DEMO_ACCOUNT,
+                project_id,
+                limiter.id,
+                limiter.name,
+                active=limiter.active,
+                threshold=limiter.threshold,
+                period=limiter.period,
+            )
+        for dim in data.DEMO_DIMENSIONS[project_id]:
+            state.add_dimension(
+                data.DEMO_ACCOUNT,
+                project_id,
+                dim.id,
+                dim.name,
+                block=dim.block,
+                challenge=dim.challenge,
+            )
+        state.add_project_token(
+            data.DEMO_PROJECT_TOKENS[project_id],
+            data.DEMO_ACCOUNT,
+            project_id,
+            f"{project_id} API token",
+        )
+    for grant in data.DEMO_GRANTS:
+        state.issue_grant(
+            data.DEMO_ACCOUNT,
+            grant.project_id,
+            grant.kind,
+            grant.subject_id,
+            lifetime_seconds=grant.lifetime_seconds,
+            attempts=grant.attempts,
+        )
+    state.add_personal_token(data.DEMO_ACCESS_TOKEN, data.DEMO_ACCOUNT, label="demo personal token")
+    state.add_personal_token(
+        data.DEMO_ACCESS_TOKEN_NO_PROJECT_ACTION,
+        data.DEMO_ACCOUNT,
+        {SCOPE_DIMENSION_THRESHOLDS},
+        label="demo token without Project Action",
+    )
+    state.add_personal_token(
+        data.DEMO_ACCESS_TOKEN_NO_THRESHOLDS,
+        data.DEMO_ACCOUNT,
+        {SCOPE_PROJECT_ACTION},
+        label="demo token without Dimension Thresholds Action",
+    )
+    # The other account: same limiter/dimension ids, so only ownership tells them apart.
+    state.add_project(
+        data.OTHER_ACCOUNT, data.OTHER_PROJECT, "Globex website", created_at=now - 10 * data.DAY
+    )
+    state.add_rate_limiter(
+        data.OTHER_ACCOUNT, data.OTHER_PROJECT, "rl-login", "Login bursts", active=True
+    )
+    state.add_dimension(data.OTHER_ACCOUNT, data.OTHER_PROJECT, "bot-score", "Bot score")
+    state.add_project_token(
+        data.OTHER_PROJECT_TOKEN, data.OTHER_ACCOUNT, data.OTHER_PROJECT, "globex API token"
+    )
+    state.add_personal_token(
+        data.OTHER_ACCESS_TOKEN, data.OTHER_ACCOUNT, label="globex personal token"
+    )
+    if hostile:
+        _add_hostile(state, now)
+    return state
+
+
+def _add_hostile(state: SandboxState, now: float) -> None:
+    project = data.HOSTILE_PROJECT_ID
+    state.add_project(
+        data.DEMO_ACCOUNT,
+        project,
+        data.HOSTILE_MARKUP,
+        url=f"https://evil.example/{data.HOSTILE_ANSI}",
+        site_key=f"site_{data.HOSTILE_C1}",
+        server_key=f"srv_{data.HOSTILE_ANSI}",
+        rules=({"id": "rule-x", "name": data.HOSTILE_MARKUP, "action": data.HOSTILE_ANSI},),
+        phishing_info={
+            "originalUrl": data.HOSTILE_ANSI,
+            "action": data.HOSTILE_MARKUP,
+            "allowedUrls": [data.HOSTILE_C1, data.HOSTILE_BIDI],
+        },
+        response_extra_fields=[data.HOSTILE_ANSI],
+        created_at=now - 3 * data.DAY,
+        updated_at=now - data.HOUR,
+    )
+    names = (data.HOSTILE_ANSI, data.HOSTILE_C1, data.HOSTILE_BIDI)
+    for index, (limiter_id, name) in enumerate(zip(data.HOSTILE_LIMITER_IDS, names, strict=True)):
+        state.add_rate_limiter(data.DEMO_ACCOUNT, project, limiter_id, name, active=index % 2 == 0)
+    for dimension_id, name in zip(
+        data.HOSTILE_DIMENSION_IDS, (data.HOSTILE_MARKUP, data.HOSTILE_C1), strict=True
+    ):
+        state.add_dimension(
+            data.DEMO_ACCOUNT, project, dimension_id, name, block=0.9, challenge=0.6
+        )
+    state.add_project_token(
+        data.HOSTILE_PROJECT_TOKEN, data.DEMO_ACCOUNT, project, "hostile API token"
+    )
+    state.issue_grant(
+        data.DEMO_ACCOUNT, project, "visitorId", data.HOSTILE_VISITOR_ID, lifetime_seconds=data.HOUR
+    )
+    state.issue_grant(
+        data.DEMO_ACCOUNT,
+        project,
+        "userAccountId",
+        data.HOSTILE_USER_ACCOUNT_ID,
+        lifetime_seconds=data.HOUR,
+    )

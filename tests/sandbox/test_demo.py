@@ -19,11 +19,10 @@ from bottui.sandbox.demo_data import (
     HOSTILE_PROJECT_ID,
     HOSTILE_PROJECT_TOKEN,
     HOSTILE_STRINGS,
-    demo_state,
     project_tokens,
 )
 from bottui.sandbox.server import SandboxServer
-from bottui.sandbox.state import ManualClock
+from bottui.sandbox.state import ManualClock, demo_state
 from tests.sandbox.helpers import PERSONAL, SSL, assert_error, key, limiter_path, revoke_path
 
 
