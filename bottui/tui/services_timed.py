@@ -126,7 +126,7 @@ class TimedServices:
         try:
             confirmed = plan.with_reason(decided.reason)
             if decided.revert_after is not None:
-                from bottui.ops.revert_to import with_revert_to
+                from bottui.ops.revert import with_revert_to
 
                 confirmed = with_revert_to(confirmed, decided.revert_to)
                 confirmed = confirmed.with_revert_after(decided.revert_after)
