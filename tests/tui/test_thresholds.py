@@ -10,7 +10,7 @@ from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
 from bottui.api.models import DimensionThresholds
-from bottui.ops.threshold_rules import never_reached
+from bottui.ops.thresholds import never_reached
 from bottui.sandbox.demo_data import (
     DEMO_ACCOUNT,
     HOSTILE_ANSI,

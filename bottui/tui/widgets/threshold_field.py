@@ -22,7 +22,7 @@ from textual.widgets import Input, Label, Static
 
 from bottui.api.errors import ValidationError
 from bottui.api.validation import threshold_literal
-from bottui.ops.threshold_rules import within
+from bottui.ops.thresholds import within
 from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import join, safe
 from bottui.tui.widgets.slider import Slider, format_number
