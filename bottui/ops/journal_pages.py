@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, Protocol
 
 from bottui.ops.journal_view import JournalQuery, entry_query, export, fit
-from bottui.ops.tokens_in_use import SlotTokens
+from bottui.ops.token_slots import SlotTokens
 from bottui.store.journal.protocol import EntryId, EntryPage, EntryQuery
 from bottui.store.journal.records import JournalEntry
 from bottui.store.paging import Cursor
