@@ -3,7 +3,7 @@
 :func:`with_for` times a plan before it is confirmed, to the value before or
 the one stated with ``--revert-to`` (refused, exit 2, for a revocation, an
 unknown value not stated, or a stated one the inventory contradicts:
-:mod:`bottui.ops.revert_to`); :func:`say_timed` says after the
+:mod:`bottui.ops.revert`); :func:`say_timed` says after the
 change when it reverts, warns when no executor is known, and, under a
 protected profile, that the revert was confirmed with the change.
 """

@@ -14,7 +14,7 @@ the store's opaque cursor) and hands it on before the next is read:
 * :func:`export_stream`: a stream written to an export file as it is read.
 
 The keyring's tokens of the slots the entries name are looked up once per
-slot over a whole stream (:class:`~bottui.ops.tokens_in_use.SlotTokens`).
+slot over a whole stream (:class:`~bottui.ops.token_slots.SlotTokens`).
 """
 
 from __future__ import annotations

@@ -82,7 +82,7 @@ class KnownValue:
     the threshold record); ``known_at`` is a UTC stamp, ``source`` the
     inventory's word for how it learnt it (``response``, ``request``, ...).
     ``stated``: not known to the inventory but stated by the operator as the
-    value to revert to (``--revert-to``, :mod:`bottui.ops.revert_to`).
+    value to revert to (``--revert-to``, :mod:`bottui.ops.revert`).
     """
 
     value: dict[str, Any]
@@ -200,7 +200,7 @@ class PlannedChange(Generic[T]):
     @property
     def previous_json(self) -> dict[str, Any] | None:
         """The journal's ``previous`` (undo restores it); ``"stated": true`` added when
-        the operator stated it (:mod:`bottui.ops.revert_to`)."""
+        the operator stated it (:mod:`bottui.ops.revert`)."""
         known = self.previous
         if known is None:
             return None

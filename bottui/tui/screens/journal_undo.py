@@ -1,7 +1,7 @@
 """``u``: undo a journal row (the Journal screen) or the current project's newest change.
 
 The planning, refusals and the changed-since check are
-:mod:`bottui.ops.undo_row`'s; this module runs them in a worker of the
+:mod:`bottui.ops.undo`'s; this module runs them in a worker of the
 screen, builds the confirmation's body (before -> after, and who changed
 the object since) and says how it ended. A row that cannot be undone is
 refused with its reason, through the app's one error path; nothing else
