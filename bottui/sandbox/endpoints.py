@@ -1,7 +1,7 @@
 """The sandbox's endpoints: the three operations of the spec, its error objects, and ``/_sandbox/``.
 
-:func:`create_app` is a Starlette app whose router has no routes: every request falls
-through to :class:`SandboxASGI`, which routes on ``scope["raw_path"]``, counts and logs
+:func:`create_app` is a plain ASGI app, :class:`SandboxASGI` (served by uvicorn, or
+in-process through ``httpx.ASGITransport``): it routes on ``scope["raw_path"]``, counts and logs
 API requests, applies the injected faults (:mod:`bottui.sandbox.faults`), and answers
 an API request (:func:`handle`) or, under ``/_sandbox/``, a control request
 (:func:`handle_control`).
@@ -57,14 +57,11 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final
 from urllib.parse import unquote_to_bytes
-
-from starlette.applications import Starlette
-from starlette.types import Receive, Scope, Send
 
 from bottui.sandbox.faults import FaultError, FaultKind, Faults, Hostile, odd_answer
 from bottui.sandbox.state import (
@@ -688,6 +685,14 @@ def handle_control(
 
 # -- the ASGI app --------------------------------------------------------------------------
 
+# The ASGI interface's types, named as in the ASGI specification. No framework: the sandbox
+# routes on the raw path itself, so Starlette's router, middleware and lifespan (#29: a
+# runtime dependency for three type names and an empty router) were an unused layer.
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
 #: Largest request body accepted (413 above).
 MAX_BODY: Final = 1 << 20
 
@@ -900,8 +905,6 @@ class SandboxASGI:
         raise ConnectionDropped("sandbox fault: connection dropped mid-response")
 
 
-def create_app(state: SandboxState, faults: Faults | None = None) -> Starlette:
-    """The sandbox as a Starlette app over ``state``, with ``faults`` (default: none)."""
-    app = Starlette()
-    app.router.default = SandboxASGI(state, faults if faults is not None else Faults())
-    return app
+def create_app(state: SandboxState, faults: Faults | None = None) -> SandboxASGI:
+    """The sandbox as an ASGI app over ``state``, with ``faults`` (default: none)."""
+    return SandboxASGI(state, faults if faults is not None else Faults())
