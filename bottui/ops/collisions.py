@@ -155,14 +155,3 @@ async def check(session: Session, plan: PlannedChange[Any]) -> RecentCheck | Non
     origin = await own_origin(session)
     operator = session.settings.operator
     return RecentCheck(tuple(e for e in found if not _mine(e, origin, operator)))
-
-
-__all__ = [
-    "ACK_NAMED",
-    "CHECK_TIMEOUT",
-    "WINDOW",
-    "RecentCheck",
-    "acknowledge",
-    "acknowledgement",
-    "check",
-]

@@ -453,14 +453,3 @@ async def set_thresholds(
         session, account, project, dimension_id, thresholds, undo_of=undo_of
     )
     return await apply(session, plan.with_reason(reason), confirmed=confirmed)
-
-
-__all__ = [
-    "Applied",
-    "RefusedError",
-    "apply",
-    "revoke",
-    "sent_by",
-    "set_limiter",
-    "set_thresholds",
-]

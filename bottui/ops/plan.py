@@ -24,7 +24,12 @@ from bottui.api.curl import request_json, request_lines
 from bottui.api.errors import RefusedError
 from bottui.api.models import DimensionThresholds, LimiterChange, Revocation
 from bottui.api.requests import PreparedRequest
-from bottui.ops.confirmation import Confirmation, required
+from bottui.ops.confirmation import (
+    Confirmation,
+    normalize_reason,
+    reason_refusal_text,
+    required,
+)
 from bottui.ops.journal_view import value_text
 from bottui.ops.session import Session
 
@@ -178,17 +183,13 @@ class PlannedChange(Generic[T]):
         """This plan made for ``reason`` (blank: none).
 
         Raises:
-            ValidationError: a reason longer than :data:`~bottui.ops.reasons.MAX_REASON`.
+            ValidationError: a reason longer than :data:`~bottui.ops.confirmation.MAX_REASON`.
         """
-        from bottui.ops import reasons
-
-        return replace(self, reason=reasons.normalize(reason))
+        return replace(self, reason=normalize_reason(reason))
 
     def reason_refusal(self, settings: Settings) -> str | None:
         """Why this plan would be refused for its reason under ``settings`` (None: it would not)."""
-        from bottui.ops import reasons
-
-        return reasons.refusal_text(settings, self.reason)
+        return reason_refusal_text(settings, self.reason)
 
     @property
     def request(self) -> PreparedRequest:
@@ -477,22 +478,3 @@ async def _safe(session: Session, read: Callable[[], Awaitable[R]]) -> R | None:
     except InventoryUnavailable as exc:
         session.warn(f"inventory unavailable: {exc.title}. {exc.details}")
         return None
-
-
-__all__ = [
-    "DRY_RUN_NOTE",
-    "ChangeKind",
-    "KnownValue",
-    "LimiterTarget",
-    "PlannedChange",
-    "RevocationTarget",
-    "Target",
-    "ThresholdsTarget",
-    "TimedRefused",
-    "limiter_request",
-    "plan_limiter",
-    "plan_revocation",
-    "plan_thresholds",
-    "revocation_request",
-    "thresholds_request",
-]

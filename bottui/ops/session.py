@@ -17,6 +17,7 @@ from bottui.api.errors import CredentialsError, RefusedError
 from bottui.api.token_header import TokenEncoding
 from bottui.api.token_header import check as check_token
 from bottui.api.tokens import AccessToken, ProjectToken
+from bottui.ops import confirmation
 from bottui.plaintext import clean
 from bottui.store.env_tokens import scopes_of
 from bottui.store.paths import Locations
@@ -289,8 +290,6 @@ class Session:
 
         The rule itself lives in :mod:`bottui.ops.confirmation` (planning uses it too).
         """
-        from bottui.ops import confirmation
-
         confirmation.enforce(self.settings, confirmed=confirmed, reason=reason)
 
     # -- tokens -----------------------------------------------------------------

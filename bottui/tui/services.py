@@ -369,12 +369,12 @@ class TuiServices(TimedServices, TeamServices):
         ``notes``: what sending it would also do (a timed revert it supersedes), cleaned.
         """
         from bottui.api.curl import to_curl
-        from bottui.ops import reasons
+        from bottui.ops.confirmation import reason_refusal_text
 
         dry_run_dialog: type[DryRunDialog] = lazy.load("DryRunDialog")
 
         lines = dry_run_lines(requests)
-        refused = reasons.refusal_text(self.session.settings, None)
+        refused = reason_refusal_text(self.session.settings, None)
         if refused is not None:
             lines += [f"Without a reason this would be refused: {refused}"]
         lines += list(notes)

@@ -66,7 +66,7 @@ class _ReasonField:
     reason: str | None = None
 
     def _reason_widgets(self) -> ComposeResult:
-        from bottui.ops.reasons import MAX_REASON
+        from bottui.ops.confirmation import MAX_REASON
 
         if self._asked is None:
             return
