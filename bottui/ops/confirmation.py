@@ -13,7 +13,8 @@ the TUI's field): kept exactly as given (a face cleans it as it shows it), blank
 as none, and it may not be longer than :data:`MAX_REASON` characters. A profile with
 ``require_reason = true`` refuses a change without one before anything is sent (exit 2):
 :func:`check_reason` is that rule, called by :func:`enforce` for every change, single or
-bulk, and by the faces to say it early (a dry run, a confirmation dialog)."""
+bulk, and by the faces to say it early (a dry run, a confirmation dialog).
+"""
 
 from __future__ import annotations
 
