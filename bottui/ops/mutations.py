@@ -46,7 +46,9 @@ from bottui.ops import plan as planning
 from bottui.ops.plan import LimiterTarget, PlannedChange, RevocationTarget
 from bottui.ops.session import ChangeOrigin, Session
 from bottui.ops.timed_record import schedule_plan, unschedule
+from bottui.store.db_errors import InventoryUnavailable, JournalUnavailable
 from bottui.store.errors import StoreError
+from bottui.store.journal.protocol import EntryId, RunId
 from bottui.store.journal.records import Operation, Outcome, dimension_target, limiter_target
 
 if TYPE_CHECKING:
@@ -156,9 +158,6 @@ async def _journaled(
     id (None: not journaled); what it raises is journaled as the outcome and
     nothing is sent (a timed change's schedule, :mod:`bottui.ops.timed`).
     """
-    from bottui.store.db_errors import JournalUnavailable
-    from bottui.store.journal.protocol import EntryId, RunId
-
     entry_id: int | None = None
     try:
         # Awaited on the store executor: a locked journal waits there (at most
@@ -216,9 +215,6 @@ async def _journaled(
 async def _finish(session: Session, entry_id: int | None, **outcome: Any) -> None:
     if entry_id is None:
         return
-    from bottui.store.db_errors import JournalUnavailable
-    from bottui.store.journal.protocol import EntryId
-
     try:
         # Shielded: a cancelled change (Ctrl+C, a closed screen) still records
         # its outcome; the write goes on in the store's lane either way.
@@ -391,8 +387,6 @@ def _limiter_outcome(change: LimiterChange) -> tuple[Outcome, int | None, dict[s
 
 
 async def _learn(session: Session, write: Callable[[InventoryStore], Awaitable[None]]) -> None:
-    from bottui.store.db_errors import InventoryUnavailable
-
     try:
         await write(session.inventory_store)
     except InventoryUnavailable as exc:

@@ -32,6 +32,7 @@ from bottui.ops.confirmation import (
 )
 from bottui.ops.journal_view import value_text
 from bottui.ops.session import Session
+from bottui.store.db_errors import InventoryUnavailable
 
 if TYPE_CHECKING:
     from bottui.api.client import ThresholdUpdate
@@ -471,8 +472,6 @@ async def _known(
 
 async def _safe(session: Session, read: Callable[[], Awaitable[R]]) -> R | None:
     # The inventory is a help, not a condition: unreadable means "not known".
-    from bottui.store.db_errors import InventoryUnavailable
-
     try:
         return await read()
     except InventoryUnavailable as exc:
