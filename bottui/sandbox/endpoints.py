@@ -534,6 +534,21 @@ def _string(data: dict[str, Any], name: str) -> str:
     return value
 
 
+def _seconds(data: dict[str, Any], name: str, default: float | None, *, positive: bool) -> float:
+    value = data.get(name, default)
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value < 0
+        or (positive and value == 0)
+    ):
+        raise invalid(
+            name, f"{name} is {'a positive number' if positive else 'a number, 0 or more'}."
+        )
+    return value
+
+
 def _subjects(data: dict[str, Any], *, only_one: bool) -> list[tuple[SubjectKind, str]]:
     found: list[tuple[SubjectKind, str]] = []
     for kind in SUBJECT_KINDS:
@@ -586,15 +601,7 @@ def advance_clock(state: SandboxState, faults: Faults, body: bytes) -> Result:
     clock = state.clock
     if not isinstance(clock, ManualClock):
         raise ApiError(409, "conflict", "invalid_request_error", "The clock is not manual.")
-    seconds = data.get("advanceSeconds")
-    if (
-        isinstance(seconds, bool)
-        or not isinstance(seconds, int | float)
-        or not math.isfinite(seconds)
-        or seconds < 0
-    ):
-        raise invalid("advanceSeconds", "advanceSeconds is a number, 0 or more.")
-    now = clock.advance(seconds)
+    now = clock.advance(_seconds(data, "advanceSeconds", None, positive=False))
     return Result(200, {"now": iso_utc(now), "epochSeconds": now})
 
 
@@ -607,14 +614,7 @@ def issue_grant(state: SandboxState, faults: Faults, body: bytes) -> Result:
     """``POST /_sandbox/grants``."""
     data = _control_object(body)
     account_id, project_id = _control_project(state, data)
-    lifetime = data.get("lifetimeSeconds", 3600)
-    if (
-        isinstance(lifetime, bool)
-        or not isinstance(lifetime, int | float)
-        or not math.isfinite(lifetime)
-        or lifetime <= 0
-    ):
-        raise invalid("lifetimeSeconds", "lifetimeSeconds is a positive number.")
+    lifetime = _seconds(data, "lifetimeSeconds", 3600, positive=True)
     attempts = data.get("attempts", 3)
     if isinstance(attempts, bool) or not isinstance(attempts, int) or attempts <= 0:
         raise invalid("attempts", "attempts is a positive integer.")
