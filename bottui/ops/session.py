@@ -20,6 +20,7 @@ from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.ops import confirmation
 from bottui.plaintext import clean
 from bottui.store.env_tokens import scopes_of
+from bottui.store.errors import StoreError
 from bottui.store.paths import Locations
 from bottui.store.tokens import TokenStore
 from bottui.store.utc import Clock
@@ -412,7 +413,6 @@ class Session:
             self._team_tried = True
             from bottui.ops.team_store import open_team_store_url
             from bottui.ops.team_sync import TeamSync
-            from bottui.store.errors import StoreError
 
             try:
                 store = await open_team_store_url(self.settings.store_url, os.environ, self.tokens)
