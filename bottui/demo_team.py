@@ -39,6 +39,7 @@ import sys
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Final
 
@@ -172,45 +173,42 @@ class Step:
     reason: str
 
 
-def _limiter(limiter: str, active: bool) -> Callable[[Session, str], Awaitable[object]]:
-    async def send(session: Session, reason: str) -> object:
-        return await mutations.set_limiter(
-            session, data.DEMO_ACCOUNT, PROJECT, limiter, active, confirmed=True, reason=reason
-        )
-
-    return send
+async def _limiter(limiter: str, active: bool, session: Session, reason: str) -> object:
+    return await mutations.set_limiter(
+        session, data.DEMO_ACCOUNT, PROJECT, limiter, active, confirmed=True, reason=reason
+    )
 
 
-def _thresholds(
-    dimension: str, name: str, block: str, challenge: str
-) -> Callable[[Session, str], Awaitable[object]]:
-    async def send(session: Session, reason: str) -> object:
-        values = DimensionThresholds(name=name, block=block, challenge=challenge)
-        return await mutations.set_thresholds(
-            session, data.DEMO_ACCOUNT, PROJECT, dimension, values, confirmed=True, reason=reason
-        )
-
-    return send
+async def _thresholds(
+    dimension: str, name: str, block: str, challenge: str, session: Session, reason: str
+) -> object:
+    values = DimensionThresholds(name=name, block=block, challenge=challenge)
+    return await mutations.set_thresholds(
+        session, data.DEMO_ACCOUNT, PROJECT, dimension, values, confirmed=True, reason=reason
+    )
 
 
-def _revoke(visitor: str) -> Callable[[Session, str], Awaitable[object]]:
-    async def send(session: Session, reason: str) -> object:
-        return await mutations.revoke(
-            session, data.DEMO_ACCOUNT, PROJECT, visitor_id=visitor, confirmed=True, reason=reason
-        )
-
-    return send
+async def _revoke(visitor: str, session: Session, reason: str) -> object:
+    return await mutations.revoke(
+        session, data.DEMO_ACCOUNT, PROJECT, visitor_id=visitor, confirmed=True, reason=reason
+    )
 
 
 #: Bob's incident, in order, then again from the top.
 SCRIPT: Final = (
-    Step(_limiter("rl-login", False), "INC-4312 credential stuffing: limiter locks out customers"),
-    Step(_thresholds("bot-score", "Bot score", "0.7", "0.35"), "INC-4312 challenge more logins"),
-    Step(_revoke("vis_7Hq2kP9xLm"), "INC-4312 grant passed from a stuffing IP range"),
-    Step(_limiter("rl-login", True), "INC-4312 attack over, login limiter back on"),
-    Step(_limiter("rl-search", True), "INC-4318 search scraping from a hosting range"),
-    Step(_thresholds("bot-score", "Bot score", "0.8", "0.5"), "INC-4312 back to normal"),
-    Step(_limiter("rl-search", False), "INC-4318 scraping stopped"),
+    Step(
+        partial(_limiter, "rl-login", False),
+        "INC-4312 credential stuffing: limiter locks out customers",
+    ),
+    Step(
+        partial(_thresholds, "bot-score", "Bot score", "0.7", "0.35"),
+        "INC-4312 challenge more logins",
+    ),
+    Step(partial(_revoke, "vis_7Hq2kP9xLm"), "INC-4312 grant passed from a stuffing IP range"),
+    Step(partial(_limiter, "rl-login", True), "INC-4312 attack over, login limiter back on"),
+    Step(partial(_limiter, "rl-search", True), "INC-4318 search scraping from a hosting range"),
+    Step(partial(_thresholds, "bot-score", "Bot score", "0.8", "0.5"), "INC-4312 back to normal"),
+    Step(partial(_limiter, "rl-search", False), "INC-4318 scraping stopped"),
 )
 
 

@@ -289,6 +289,12 @@ def _boolean(name: str, value: object) -> bool:
     return value
 
 
+def _drop_mode(name: str, value: object) -> DropMode:
+    if value not in ("after", "before"):
+        raise FaultError(name, f'{name} is "after" or "before"')
+    return cast(DropMode, value)
+
+
 def _seed(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise FaultError(name, f"{name} is an integer")
@@ -310,7 +316,7 @@ SETTINGS: Final[dict[str, tuple[Any, Callable[[str, Any], Any]]]] = {
     "retry_after": ("1", _retry_after),
     "non_json_next": (0, _count),
     "drop_next": (0, _count),
-    "drop_mode": ("after", partial(_one_of, kinds=("after", "before"))),
+    "drop_mode": ("after", _drop_mode),
     "hold": (False, _boolean),
     "seed": (0, _seed),
     "hostile": (None, partial(_one_of, kinds=HOSTILE_KINDS, off=True)),
