@@ -292,7 +292,7 @@ def _boolean(name: str, value: object) -> bool:
 def _drop_mode(name: str, value: object) -> DropMode:
     if value not in ("after", "before"):
         raise FaultError(name, f'{name} is "after" or "before"')
-    return cast(DropMode, value)
+    return value
 
 
 def _seed(name: str, value: object) -> int:
