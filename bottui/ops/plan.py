@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from bottui.store.inventory.records import DimensionEntry, LimiterEntry
 
 T = TypeVar("T")
-R = TypeVar("R")
 
 ChangeKind = Literal["limiter", "revoke", "thresholds"]
 
@@ -337,7 +336,8 @@ async def plan_limiter(
         ValidationError: an id the API would refuse (nothing is planned).
     """
     request = limiter_request(session, account, project, limiter_id, is_active)
-    previous = await _known_limiter(session, account, project, limiter_id)
+    inventory = session.inventory_store
+    previous = await _known(session, lambda: inventory.limiter(account, project, limiter_id))
     verb = "Enable" if is_active else "Disable"
     plan: PlannedChange[LimiterChange] = PlannedChange(
         kind="limiter",
@@ -410,7 +410,8 @@ async def plan_thresholds(
 ) -> PlannedChange[ThresholdUpdate]:
     """Plan replacing a dimension's name and thresholds (literals sent as typed)."""
     request = thresholds_request(session, account, project, dimension_id, thresholds)
-    previous = await _known_thresholds(session, account, project, dimension_id)
+    inventory = session.inventory_store
+    previous = await _known(session, lambda: inventory.dimension(account, project, dimension_id))
     plan: PlannedChange[ThresholdUpdate] = PlannedChange(
         kind="thresholds",
         account=account,
@@ -443,37 +444,17 @@ def _with_lines(plan: PlannedChange[T], lines: tuple[str, ...]) -> PlannedChange
 # -- what the inventory knew before ---------------------------------------------------
 
 
-async def _known_limiter(
-    session: Session, account: str, project: str, limiter_id: str
-) -> KnownValue | None:
-    """The limiter's state before the change, as the inventory knew it."""
-    inventory = session.inventory_store
-    return await _known(session, lambda: inventory.limiter(account, project, limiter_id))
-
-
-async def _known_thresholds(
-    session: Session, account: str, project: str, dimension_id: str
-) -> KnownValue | None:
-    """The dimension's name and thresholds before the change, as the inventory knew them."""
-    inventory = session.inventory_store
-    return await _known(session, lambda: inventory.dimension(account, project, dimension_id))
-
-
 async def _known(
     session: Session, read: Callable[[], Awaitable[LimiterEntry | DimensionEntry | None]]
 ) -> KnownValue | None:
     """What an inventory record knew before the change; None when unknown or unreadable."""
-    entry = await _safe(session, read)
+    try:
+        entry = await read()
+    except InventoryUnavailable as exc:
+        # The inventory is a help, not a condition: unreadable means "not known".
+        session.warn(f"inventory unavailable: {exc.title}. {exc.details}")
+        return None
     value = entry.previous() if entry is not None else None
     if entry is None or value is None:
         return None
     return KnownValue(value, entry.known_at, entry.source)
-
-
-async def _safe(session: Session, read: Callable[[], Awaitable[R]]) -> R | None:
-    # The inventory is a help, not a condition: unreadable means "not known".
-    try:
-        return await read()
-    except InventoryUnavailable as exc:
-        session.warn(f"inventory unavailable: {exc.title}. {exc.details}")
-        return None
