@@ -7,23 +7,49 @@ process (:class:`~bottui.sandbox.process.SandboxProcess`) on a port bound
 here before the app starts. The child starts once the first frame is on
 screen and boots on another core (starlette and uvicorn cost ~150 ms of CPU
 to import); a request sent before it serves waits for it in the backlog.
+
+The temporary directories: who owns each, and removing those of dead demos. A demo ended
+by SIGKILL (or a power cut) cannot remove its directory. Each demo writes its owner (pid
+and host) into its directory when it starts, and a later demo, once its first frame is
+on screen, removes the directories whose owner is certainly gone: same user, same host,
+a recorded pid that no longer runs. A directory without an owner file (another version,
+or a demo still starting) or of another host (a shared ``/tmp`` seen from a container
+with its own pids) is left alone: when in doubt, nothing is removed.
+
+SIGHUP and SIGTERM end ``bottui demo`` as ``q`` does, so nothing of it stays behind. An
+SSH drop hangs the terminal up (SIGHUP); ``kill`` and service managers send SIGTERM.
+Python's default for both is to die on the spot, which left ``$TMPDIR/bottui-demo-*``
+behind. :class:`EndOnSignal` turns either into an orderly end: the app is asked to exit,
+the ``with`` and ``finally`` blocks around it stop the sandbox and remove the directory,
+and the demo exits with 128 + the signal number, as a shell reports a process ended by a
+signal.
+
+``bottui demo --team`` adds a throwaway PostgreSQL and a scripted teammate:
+:mod:`bottui.demo_team`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
 import shutil
 import signal
+import socket
 import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from types import FrameType, TracebackType
+from typing import TYPE_CHECKING, Any, Final, Self
 
 from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.ops.session import Session, Settings
+from bottui.sandbox import demo_data as data
+from bottui.sandbox.process import SandboxProcess
+from bottui.store.db_errors import InventoryUnavailable
 from bottui.store.errors import StoreError
 from bottui.store.inventory.records import (
     AccountEntry,
@@ -33,19 +59,197 @@ from bottui.store.inventory.records import (
     ProjectEntry,
     Source,
 )
+from bottui.store.inventory.sync import Inventory
 from bottui.store.memory_keyring import MemoryKeyring
 from bottui.store.paths import Locations, ensure
 from bottui.store.tokens import TokenStore
 from bottui.store.utc import Clock
+from bottui.tui.app import BottuiApp
 
 if TYPE_CHECKING:
-    import threading
-
     from bottui.api.client import BotProtectionClient
     from bottui.demo_team import TeamDemo
-    from bottui.sandbox.process import SandboxProcess
 
 DEMO_PROFILE = "demo"
+
+
+# -- the demo's directory ----------------------------------------------------------------
+
+#: The prefix ``tempfile`` gives a demo's directory.
+PREFIX: Final = "bottui-demo-"
+#: The owner file inside a demo's directory.
+OWNER_FILE: Final = "owner.json"
+
+
+def write_owner(root: Path) -> None:
+    """Record this process as the owner of the demo directory ``root``."""
+    owner = {"pid": os.getpid(), "host": socket.gethostname()}
+    (root / OWNER_FILE).write_text(json.dumps(owner), encoding="utf-8")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it runs, as another user
+        return True
+    return True
+
+
+def _abandoned(directory: Path) -> bool:
+    """Whether ``directory`` is a demo's whose owner certainly no longer runs."""
+    try:
+        if directory.is_symlink() or not directory.is_dir():
+            return False
+        if directory.stat().st_uid != os.getuid():
+            return False
+        owner = json.loads((directory / OWNER_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(owner, dict) or owner.get("host") != socket.gethostname():
+        return False
+    pid = owner.get("pid")
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0 or pid == os.getpid():
+        return False
+    return not _alive(pid)
+
+
+def _remove(directory: Path) -> None:
+    # The owner file goes last: a removal cut short is found and finished next time.
+    for child in directory.iterdir():
+        if child.name == OWNER_FILE:
+            continue
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                child.unlink()
+    with contextlib.suppress(OSError):
+        (directory / OWNER_FILE).unlink()
+        directory.rmdir()
+
+
+def remove_abandoned(parent: Path) -> list[Path]:
+    """Remove the directories of dead demos directly under ``parent``; those removed."""
+    removed = []
+    try:
+        candidates = [p for p in parent.iterdir() if p.name.startswith(PREFIX)]
+    except OSError:
+        return []
+    for directory in candidates:
+        if _abandoned(directory):
+            _remove(directory)
+            removed.append(directory)
+    return removed
+
+
+def _sweep(parent: Path) -> None:
+    # A thread's uncaught exception would print a traceback over the TUI.
+    with contextlib.suppress(Exception):
+        remove_abandoned(parent)
+
+
+def remove_abandoned_later(parent: Path) -> threading.Thread:
+    """:func:`remove_abandoned` on a daemon thread (never on the start-up path)."""
+    thread = threading.Thread(target=_sweep, args=(parent,), name="bottui-demo-sweep", daemon=True)
+    thread.start()
+    return thread
+
+
+# -- ending on a signal -------------------------------------------------------------------
+
+#: How long the orderly end may take (the app winding down, the sandbox
+#: stopping) before :class:`EndOnSignal` cleans up itself and exits.
+GRACE: Final = 8.0
+
+_SIGNALS: Final = tuple(
+    sig for sig in (getattr(signal, "SIGHUP", None), signal.SIGTERM) if sig is not None
+)
+
+
+class Terminated(Exception):
+    """Raised in the main thread by a signal that came while no app was running."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+class EndOnSignal:
+    """While entered, SIGHUP and SIGTERM end the demo in an orderly way.
+
+    Before and after the app's event loop runs, the signal raises
+    :class:`Terminated` where the main thread is, so the blocks around it
+    clean up. While the loop runs, the app's ``exit`` is scheduled on it
+    (``call_soon_threadsafe`` wakes a loop waiting for input). Either way a
+    watchdog starts: if the process has not ended within :data:`GRACE`
+    seconds (say the app is stuck writing to a terminal that is gone),
+    ``force_cleanup`` runs on the watchdog's thread and the process exits.
+
+    Args:
+        force_cleanup: The watchdog's last resort; must not raise and must
+            not wait for the main thread.
+    """
+
+    def __init__(self, force_cleanup: Callable[[], None]) -> None:
+        self._force_cleanup = force_cleanup
+        self._previous: dict[int, Any] = {}
+        self._watchdog: threading.Timer | None = None
+        #: The app to ask to exit while it runs; set by the caller.
+        self.app: Any = None
+        #: The first signal received, if any.
+        self.signum: int | None = None
+        #: Set once the caller is cleaning up: a signal then only counts.
+        self.cleaning = False
+
+    @property
+    def exit_code(self) -> int | None:
+        """128 + the signal number once one came, else None."""
+        return None if self.signum is None else 128 + self.signum
+
+    def __enter__(self) -> Self:
+        for sig in _SIGNALS:
+            self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        for sig, previous in self._previous.items():
+            signal.signal(sig, previous)
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        if self.signum is not None:
+            return  # the first one is being acted on
+        self.signum = signum
+        self._watchdog = threading.Timer(GRACE, self._force)
+        self._watchdog.daemon = True
+        self._watchdog.start()
+        if self.cleaning:
+            return
+        app = self.app
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no app loop in this thread: unwind from here
+            loop = None
+        if app is None or loop is None:
+            raise Terminated(signum)
+        loop.call_soon_threadsafe(app.exit)
+
+    def _force(self) -> None:
+        try:
+            self._force_cleanup()
+        finally:
+            os._exit(self.exit_code or 1)
+
+
+# -- the demo --------------------------------------------------------------------------
 
 
 def _q(value: object) -> str:
@@ -55,8 +259,6 @@ def _q(value: object) -> str:
 
 def demo_snapshot(now: str, *, hostile: bool = False) -> InventorySnapshot:
     """The demo's inventory as an operator's team file would bring it in at ``now``."""
-    from bottui.sandbox import demo as data
-
     account = data.DEMO_ACCOUNT
     projects = dict(data.DEMO_PROJECTS)
     limiters: list[tuple[str, str, str, bool | None]] = [
@@ -185,8 +387,6 @@ def prepare(
     ``store_url`` names the team store (``bottui demo --team``'s own
     PostgreSQL); the demo reads neither ``BOTTUI_STORE_URL`` nor a profile's.
     """
-    from bottui.sandbox import demo as data
-
     locations = Locations.under(root)
     # One profile on the sandbox. Written as text (a fresh file needs no
     # comment-preserving editor: tomlkit costs ~30 ms) for the edits made
@@ -214,9 +414,6 @@ def prepare(
     # Seeded as an import of the team file would be (source "import"), before
     # any event loop runs: the store's synchronous class, closed at once (the
     # session's async store opens its own connections when first awaited).
-    from bottui.store.db_errors import InventoryUnavailable
-    from bottui.store.inventory.sync import Inventory
-
     try:
         inventory = (
             Inventory(locations.inventory_file, settings.inventory_scope, clock=clock)
@@ -244,12 +441,10 @@ def run_demo(*, hostile: bool = False, team: bool = False) -> int:
     SIGHUP (an SSH drop) and SIGTERM end it as ``q`` does, directory,
     sandbox and PostgreSQL removed, with exit code 128 + the signal number.
     """
-    from bottui.demo_dirs import PREFIX, remove_abandoned_later, write_owner
-    from bottui.demo_signals import EndOnSignal, Terminated
-    from bottui.sandbox.process import SandboxProcess
-
     if team:
-        from bottui.demo_team import check_installed
+        # Here, not at the top: its PostgreSQL and teammate modules cost ~12 ms of CPU
+        # (measured) that the solo demo's first frame does not pay.
+        from bottui.demo_team import TeamDemo, check_installed
 
         check_installed()  # before the screen is taken: the message stays readable
     roots: list[Path] = []
@@ -272,16 +467,16 @@ def run_demo(*, hostile: bool = False, team: bool = False) -> int:
             try:
                 options: dict[str, Any] = {}
                 if team:
-                    options = _start_team(root, teams)
+                    teams.append(TeamDemo(root))  # before it starts: a signal meanwhile stops it
+                    options = teams[0].start()
                 session = prepare(root, sandbox.base_url, hostile=hostile, **options)
-                from bottui.tui.app import BottuiApp
 
                 def when_up() -> None:
                     sandbox.start()
                     # Screen 6's files, written after the first frame (read when shown).
                     write_demo_playbooks(session.locations)
                     if teams:
-                        _team_up(teams[0], sandbox.base_url, signals.app)
+                        teams[0].start_teammate(sandbox.base_url, signals.app)
                     # Directories of demos ended by SIGKILL, removed off the start-up path.
                     sweeps.append(remove_abandoned_later(root.parent))
 
@@ -305,26 +500,6 @@ def run_demo(*, hostile: bool = False, team: bool = False) -> int:
     if failure is not None:
         print(f"bottui demo: {failure}", file=sys.stderr)
     return result if isinstance(result, int) else 0
-
-
-def _start_team(root: Path, teams: list[TeamDemo]) -> dict[str, Any]:
-    """The team demo's PostgreSQL, started and migrated: the session's options for it."""
-    from bottui.demo_team import TEAM_PROFILE, TeamDemo
-
-    print("bottui demo --team: starting a throwaway PostgreSQL...", file=sys.stderr, flush=True)
-    started = TeamDemo(root)
-    teams.append(started)  # before it starts: a signal meanwhile stops what did
-    started.start()
-    return {"store_url": started.store_url, "profile": TEAM_PROFILE}
-
-
-def _team_up(team: TeamDemo, base_url: str, app: Any) -> None:
-    """After the first frame: bob starts his shift, and a toast says who he is."""
-    from bottui.demo_team import INTRO
-
-    team.start_teammate(base_url)
-    if app is not None:
-        app.notify(INTRO, title="Team demo", timeout=20, markup=False)
 
 
 def _force_cleanup(

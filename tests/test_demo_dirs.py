@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bottui.demo_dirs import OWNER_FILE, PREFIX, remove_abandoned, write_owner
+from bottui.demo import OWNER_FILE, PREFIX, remove_abandoned, write_owner
 
 
 def _dead_pid() -> int:

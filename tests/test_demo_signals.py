@@ -12,7 +12,7 @@ import signal
 
 import pytest
 
-from bottui.demo_signals import EndOnSignal, Terminated
+from bottui.demo import EndOnSignal, Terminated
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="POSIX signals")
 

@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 
 def cmd_sandbox(args: Args, out: Output) -> int:
     """``bottui sandbox``: serve the emulator until Ctrl-C."""
+    from bottui.sandbox.process import BindError
     from bottui.sandbox.server import serve
-    from bottui.sandbox.sockets import BindError
 
     try:
         serve(args.host, args.port, latency=args.latency)

@@ -29,7 +29,6 @@ from typing import BinaryIO, Final, TextIO
 from bottui.api.curl import request_json, request_lines
 from bottui.api.errors import EXIT_OK, RefusedError
 from bottui.cli.output import Output
-from bottui.ops import reasons
 from bottui.ops.bulk import (
     BulkPlan,
     BulkProgress,
@@ -41,6 +40,7 @@ from bottui.ops.bulk import (
 from bottui.ops.bulk.input import BulkSource
 from bottui.ops.bulk.report import progress_line, summary_lines
 from bottui.ops.bulk.results import ResultsFile
+from bottui.ops.confirmation import normalize_reason, reason_refusal_text
 from bottui.ops.session import Session
 from bottui.plaintext import clean
 
@@ -137,11 +137,11 @@ async def run_bulk_revoke(args: SimpleNamespace, out: Output, session: Session) 
     try:
         _check_options(args)
         account, project = session.project_scope(args.account, args.project)
-        reason = reasons.normalize(args.reason)
+        reason = normalize_reason(args.reason)
         if args.dry_run:
             source = open_source(args.from_file)
             plan = plan_bulk(session, account, project, source, keep=DRY_RUN_SHOWN)
-            _print_plan(out, plan, reasons.refusal_text(session.settings, reason))
+            _print_plan(out, plan, reason_refusal_text(session.settings, reason))
             return EXIT_OK
         session.check_may_change(confirmed=args.yes, reason=reason)
         note = concurrency_note(args.concurrency)

@@ -139,8 +139,7 @@ async def cmd_thresholds(args: Args, out: Output) -> int:
     """``bottui thresholds set DIMENSION_ID [--name N] [--block X] [--challenge Y]``."""
     from bottui.api.client import build_thresholds
     from bottui.ops import plan as planning
-    from bottui.ops import threshold_rules
-    from bottui.ops.threshold_fill import fill_thresholds
+    from bottui.ops.thresholds import check_rules, fill_thresholds
 
     async with command_session(args, out) as session:
         account, project = session.project_scope(args.account, args.project)
@@ -157,7 +156,7 @@ async def cmd_thresholds(args: Args, out: Output) -> int:
             out.message(filled.taken_words())
         thresholds = build_thresholds(filled.name, filled.block, filled.challenge)
         settings = session.settings.project_settings(account, project)
-        for warning in threshold_rules.check(thresholds, settings, force=args.force):
+        for warning in check_rules(thresholds, settings, force=args.force):
             out.message(f"warning: {warning}")
         plan = await planning.plan_thresholds(
             session, account, project, args.dimension_id, thresholds

@@ -3,7 +3,7 @@
 :func:`with_for` times a plan before it is confirmed, to the value before or
 the one stated with ``--revert-to`` (refused, exit 2, for a revocation, an
 unknown value not stated, or a stated one the inventory contradicts:
-:mod:`bottui.ops.revert_to`); :func:`say_timed` says after the
+:mod:`bottui.ops.revert`); :func:`say_timed` says after the
 change when it reverts, warns when no executor is known, and, under a
 protected profile, that the revert was confirmed with the change.
 """
@@ -34,7 +34,7 @@ _CODES = {"unknown": 4, "failed": 1, "refused": 2, "late-skipped": 2, "in-doubt"
 def with_for(plan: PlannedChange[T], args: Args) -> PlannedChange[T]:
     """``plan`` timed by ``--for``, reverting to the value ``--revert-to`` states when
     the inventory does not know it (refused, exit 2, when it cannot be)."""
-    from bottui.ops.revert_to import with_revert_to
+    from bottui.ops.revert import with_revert_to
 
     after = getattr(args, "for_", None)
     stated = _stated(args)
@@ -48,7 +48,7 @@ def with_for(plan: PlannedChange[T], args: Args) -> PlannedChange[T]:
 def _stated(args: Args) -> dict[str, Any] | None:
     """The value to revert to, as ``--revert-to`` (or ``--revert-to-block`` and
     ``--revert-to-challenge``) state it; None: not stated."""
-    from bottui.ops.revert_to import limiter_value, thresholds_value
+    from bottui.ops.revert import limiter_value, thresholds_value
 
     word = getattr(args, "revert_to", None)
     if word is not None:

@@ -25,9 +25,11 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
+from bottui.ops.plan import LimiterTarget, ThresholdsTarget
 from bottui.ops.team_live import own_origin, what, who
 from bottui.plaintext import clean
 from bottui.store.errors import StoreError
+from bottui.store.journal.records import dimension_target, limiter_target
 
 if TYPE_CHECKING:
     from uuid import UUID
@@ -89,9 +91,6 @@ def _line(entry: TeamEntry, now: datetime) -> str:
 
 
 def _target(plan: PlannedChange[Any]) -> dict[str, str] | None:
-    from bottui.ops.plan import LimiterTarget, ThresholdsTarget
-    from bottui.store.journal.records import dimension_target, limiter_target
-
     target = plan.target
     if isinstance(target, LimiterTarget):
         return limiter_target(target.limiter_id)
@@ -155,14 +154,3 @@ async def check(session: Session, plan: PlannedChange[Any]) -> RecentCheck | Non
     origin = await own_origin(session)
     operator = session.settings.operator
     return RecentCheck(tuple(e for e in found if not _mine(e, origin, operator)))
-
-
-__all__ = [
-    "ACK_NAMED",
-    "CHECK_TIMEOUT",
-    "WINDOW",
-    "RecentCheck",
-    "acknowledge",
-    "acknowledgement",
-    "check",
-]

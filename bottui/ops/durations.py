@@ -65,6 +65,3 @@ def duration_text(duration: timedelta) -> str:
         if count:
             out.append(f"{count}{unit}")
     return sign + "".join(out)
-
-
-__all__ = ["MAX_DURATION", "duration_text", "parse_duration"]

@@ -14,7 +14,7 @@ the store's opaque cursor) and hands it on before the next is read:
 * :func:`export_stream`: a stream written to an export file as it is read.
 
 The keyring's tokens of the slots the entries name are looked up once per
-slot over a whole stream (:class:`~bottui.ops.tokens_in_use.SlotTokens`).
+slot over a whole stream (:class:`~bottui.ops.token_slots.SlotTokens`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, Protocol
 
 from bottui.ops.journal_view import JournalQuery, entry_query, export, fit
-from bottui.ops.tokens_in_use import SlotTokens
+from bottui.ops.token_slots import SlotTokens
 from bottui.store.journal.protocol import EntryId, EntryPage, EntryQuery
 from bottui.store.journal.records import JournalEntry
 from bottui.store.paging import Cursor

@@ -46,10 +46,13 @@ from bottui.ops import plan as planning
 from bottui.ops.plan import LimiterTarget, PlannedChange, RevocationTarget
 from bottui.ops.session import ChangeOrigin, Session
 from bottui.ops.timed_record import schedule_plan, unschedule
+from bottui.store.db_errors import InventoryUnavailable, JournalUnavailable
 from bottui.store.errors import StoreError
+from bottui.store.journal.protocol import EntryId, RunId
 from bottui.store.journal.records import Operation, Outcome, dimension_target, limiter_target
 
 if TYPE_CHECKING:
+    from bottui.api.client import BotProtectionClient
     from bottui.store.inventory.protocol import InventoryStore
 
 T = TypeVar("T")
@@ -135,20 +138,12 @@ def _counted(
 @_counted
 async def _journaled(
     session: Session,
+    plan: PlannedChange[Any],
+    wire: _Wire[T],
+    before_send: _Schedule | None,
     *,
-    operation: Operation,
-    request: PreparedRequest,
-    account: str,
-    project: str,
-    target: dict[str, Any],
-    previous: dict[str, Any] | None,
-    undo_of: int | None,
-    reason: str | None,
-    send: Callable[[], Awaitable[T]],
-    run_id: int | None = None,
-    item_key: str | None = None,
-    outcome_of: Callable[[T], tuple[Outcome, int | None, dict[str, Any] | None]],
-    before_send: _Schedule | None = None,
+    run_id: int | None,
+    item_key: str | None,
 ) -> Applied[T]:
     """Journal *started*, send, journal the outcome (even on failure or cancel).
 
@@ -156,9 +151,6 @@ async def _journaled(
     id (None: not journaled); what it raises is journaled as the outcome and
     nothing is sent (a timed change's schedule, :mod:`bottui.ops.timed`).
     """
-    from bottui.store.db_errors import JournalUnavailable
-    from bottui.store.journal.protocol import EntryId, RunId
-
     entry_id: int | None = None
     try:
         # Awaited on the store executor: a locked journal waits there (at most
@@ -166,15 +158,15 @@ async def _journaled(
         entry_id = await session.journal_store.start(
             profile=session.settings.inventory_scope,
             base_url=session.base_url,
-            operation=operation,
-            account=account,
-            project=project,
-            target=target,
-            request_body=request.body_json(),  # the journal redacts serverKey
-            previous=previous,
-            undo_of=EntryId(undo_of) if undo_of is not None else None,
+            operation=wire.operation,
+            account=plan.account,
+            project=plan.project,
+            target=wire.target,
+            request_body=plan.request.body_json(),  # the journal redacts serverKey
+            previous=plan.previous_json,
+            undo_of=EntryId(plan.undo_of) if plan.undo_of is not None else None,
             operator=session.settings.operator,
-            reason=reason,
+            reason=plan.journal_reason,
             run_id=RunId(run_id) if run_id is not None else None,
             item_key=item_key,
         )
@@ -184,7 +176,7 @@ async def _journaled(
     try:
         if before_send is not None:
             await before_send(entry_id)
-        value = await send()
+        value = await wire.send()
     except BaseException as exc:
         duration = (time.perf_counter() - started) * 1000
         if before_send is not None:
@@ -200,7 +192,7 @@ async def _journaled(
         )
         raise
     duration = (time.perf_counter() - started) * 1000
-    outcome, status, result = outcome_of(value)
+    outcome, status, result = wire.outcome_of(value)
     await _finish(
         session,
         entry_id,
@@ -210,15 +202,12 @@ async def _journaled(
         error=None,
         duration_ms=duration,
     )
-    return Applied(value=value, request=request, journal_id=entry_id, duration_ms=duration)
+    return Applied(value=value, request=plan.request, journal_id=entry_id, duration_ms=duration)
 
 
 async def _finish(session: Session, entry_id: int | None, **outcome: Any) -> None:
     if entry_id is None:
         return
-    from bottui.store.db_errors import JournalUnavailable
-    from bottui.store.journal.protocol import EntryId
-
     try:
         # Shielded: a cancelled change (Ctrl+C, a closed screen) still records
         # its outcome; the write goes on in the store's lane either way.
@@ -255,80 +244,86 @@ async def apply(
     confirmation.enforce(
         session.settings, plan.confirmation, confirmed=confirmed, reason=plan.reason
     )
-    request = plan.request
     client = session.client()
-    _check_base_url(client.base_url, request)
-    account, project, target = plan.account, plan.project, plan.target
-    common: dict[str, Any] = {
-        "before_send": _scheduler(session, plan, confirmed=confirmed),
-        "request": request,
-        "account": account,
-        "project": project,
-        "previous": plan.previous_json,
-        "undo_of": plan.undo_of,
-        "reason": plan.journal_reason,
-        "run_id": run_id,
-        "item_key": item_key,
-    }
-    applied: Applied[Any]
-    if isinstance(target, LimiterTarget):
-        project_token = await session.project_token(account, project)
-        limiter_id, is_active = target.limiter_id, target.is_active
-        applied = await _journaled(
-            session,
-            operation=Operation.SET_LIMITER_ACTIVE,
-            target=limiter_target(limiter_id),
-            send=lambda: client.send_rate_limiter(request, limiter_id, is_active, project_token),
-            outcome_of=_limiter_outcome,
-            **common,
-        )
-        change: LimiterChange = applied.value
-        await _learn(
-            session, lambda inventory: inventory.learn_limiter_change(account, project, change)
-        )
-        await team_facts.share(session, team_facts.limiter_change(account, project, change))
-    elif isinstance(target, RevocationTarget):
-        token = await session.access_token(account)
-        applied = await _journaled(
-            session,
-            operation=Operation.REVOKE_GRANT,
-            target=target.journal_target(),
-            send=lambda: client.send_revocation(request, token),
-            outcome_of=lambda rev: (Outcome.of_revocation(rev.outcome), rev.status, rev.to_json()),
-            **common,
-        )
-    else:
-        token = await session.access_token(account)
-        dimension_id, thresholds = target.dimension_id, target.thresholds
-        applied = await _journaled(
-            session,
-            operation=Operation.SET_THRESHOLDS,
-            target=dimension_target(dimension_id),
-            send=lambda: client.send_thresholds(request, dimension_id, thresholds, token),
-            outcome_of=lambda update: (Outcome.OK, update.status, thresholds.to_json(dimension_id)),
-            **common,
-        )
-        await _learn(
-            session,
-            lambda inventory: inventory.learn_thresholds(
-                account, project, dimension_id, thresholds
-            ),
-        )
-        await team_facts.share(
-            session, team_facts.thresholds(account, project, dimension_id, thresholds)
-        )
+    _check_base_url(client.base_url, plan.request)
+    wire = await _wire(session, client, plan)
+    schedule = _Schedule(session, plan, confirmed) if plan.revert_after is not None else None
+    applied: Applied[T] = await _journaled(
+        session, plan, wire, schedule, run_id=run_id, item_key=item_key
+    )
+    if wire.learn is not None:
+        await wire.learn(applied.value)
     if plan.revert_after is not None:
         # After the change, not before: the team store never delays a mitigation.
         from bottui.ops.timed.team import push_events
 
         await push_events(session)
-    result: Applied[T] = applied
-    return result
+    return applied
 
 
-def _scheduler(session: Session, plan: PlannedChange[Any], *, confirmed: bool) -> _Schedule | None:
-    """A timed change's schedule, journaled before its request is sent (None: not timed)."""
-    return None if plan.revert_after is None else _Schedule(session, plan, confirmed)
+@dataclass(frozen=True)
+class _Wire(Generic[T]):
+    """How one planned change goes on the wire: journaled as what, sent how, learnt from."""
+
+    operation: Operation
+    #: The journal's ``target``.
+    target: dict[str, Any]
+    #: Sends exactly the plan's request, with the token it needs.
+    send: Callable[[], Awaitable[T]]
+    #: The journal's outcome, status and result of the answer.
+    outcome_of: Callable[[T], tuple[Outcome, int | None, dict[str, Any] | None]]
+    #: What the answer teaches the inventory and the team (None: nothing).
+    learn: Callable[[T], Awaitable[None]] | None = None
+
+
+async def _wire(session: Session, client: BotProtectionClient, plan: PlannedChange[T]) -> Any:
+    """The :class:`_Wire` of ``plan``'s target, its token found (``CredentialsError``)."""
+    request, target = plan.request, plan.target
+    account, project = plan.account, plan.project
+    if isinstance(target, LimiterTarget):
+        project_token = await session.project_token(account, project)
+
+        async def learn_limiter(change: LimiterChange) -> None:
+            await _learn(
+                session, lambda store: store.learn_limiter_change(account, project, change)
+            )
+            await team_facts.share(session, team_facts.limiter_change(account, project, change))
+
+        return _Wire(
+            Operation.SET_LIMITER_ACTIVE,
+            limiter_target(target.limiter_id),
+            lambda: client.send_rate_limiter(
+                request, target.limiter_id, target.is_active, project_token
+            ),
+            _limiter_outcome,
+            learn_limiter,
+        )
+    token = await session.access_token(account)
+    if isinstance(target, RevocationTarget):
+        return _Wire(
+            Operation.REVOKE_GRANT,
+            target.journal_target(),
+            lambda: client.send_revocation(request, token),
+            lambda rev: (Outcome.of_revocation(rev.outcome), rev.status, rev.to_json()),
+        )
+    dimension_id, thresholds = target.dimension_id, target.thresholds
+
+    async def learn_thresholds(_update: object) -> None:
+        await _learn(
+            session,
+            lambda store: store.learn_thresholds(account, project, dimension_id, thresholds),
+        )
+        await team_facts.share(
+            session, team_facts.thresholds(account, project, dimension_id, thresholds)
+        )
+
+    return _Wire(
+        Operation.SET_THRESHOLDS,
+        dimension_target(dimension_id),
+        lambda: client.send_thresholds(request, dimension_id, thresholds, token),
+        lambda update: (Outcome.OK, update.status, thresholds.to_json(dimension_id)),
+        learn_thresholds,
+    )
 
 
 class _Schedule:
@@ -391,8 +386,6 @@ def _limiter_outcome(change: LimiterChange) -> tuple[Outcome, int | None, dict[s
 
 
 async def _learn(session: Session, write: Callable[[InventoryStore], Awaitable[None]]) -> None:
-    from bottui.store.db_errors import InventoryUnavailable
-
     try:
         await write(session.inventory_store)
     except InventoryUnavailable as exc:
@@ -453,14 +446,3 @@ async def set_thresholds(
         session, account, project, dimension_id, thresholds, undo_of=undo_of
     )
     return await apply(session, plan.with_reason(reason), confirmed=confirmed)
-
-
-__all__ = [
-    "Applied",
-    "RefusedError",
-    "apply",
-    "revoke",
-    "sent_by",
-    "set_limiter",
-    "set_thresholds",
-]

@@ -24,9 +24,15 @@ from bottui.api.curl import request_json, request_lines
 from bottui.api.errors import RefusedError
 from bottui.api.models import DimensionThresholds, LimiterChange, Revocation
 from bottui.api.requests import PreparedRequest
-from bottui.ops.confirmation import Confirmation, required
+from bottui.ops.confirmation import (
+    Confirmation,
+    normalize_reason,
+    reason_refusal_text,
+    required,
+)
 from bottui.ops.journal_view import value_text
 from bottui.ops.session import Session
+from bottui.store.db_errors import InventoryUnavailable
 
 if TYPE_CHECKING:
     from bottui.api.client import ThresholdUpdate
@@ -34,7 +40,6 @@ if TYPE_CHECKING:
     from bottui.store.inventory.records import DimensionEntry, LimiterEntry
 
 T = TypeVar("T")
-R = TypeVar("R")
 
 ChangeKind = Literal["limiter", "revoke", "thresholds"]
 
@@ -82,7 +87,7 @@ class KnownValue:
     the threshold record); ``known_at`` is a UTC stamp, ``source`` the
     inventory's word for how it learnt it (``response``, ``request``, ...).
     ``stated``: not known to the inventory but stated by the operator as the
-    value to revert to (``--revert-to``, :mod:`bottui.ops.revert_to`).
+    value to revert to (``--revert-to``, :mod:`bottui.ops.revert`).
     """
 
     value: dict[str, Any]
@@ -178,17 +183,13 @@ class PlannedChange(Generic[T]):
         """This plan made for ``reason`` (blank: none).
 
         Raises:
-            ValidationError: a reason longer than :data:`~bottui.ops.reasons.MAX_REASON`.
+            ValidationError: a reason longer than :data:`~bottui.ops.confirmation.MAX_REASON`.
         """
-        from bottui.ops import reasons
-
-        return replace(self, reason=reasons.normalize(reason))
+        return replace(self, reason=normalize_reason(reason))
 
     def reason_refusal(self, settings: Settings) -> str | None:
         """Why this plan would be refused for its reason under ``settings`` (None: it would not)."""
-        from bottui.ops import reasons
-
-        return reasons.refusal_text(settings, self.reason)
+        return reason_refusal_text(settings, self.reason)
 
     @property
     def request(self) -> PreparedRequest:
@@ -200,7 +201,7 @@ class PlannedChange(Generic[T]):
     @property
     def previous_json(self) -> dict[str, Any] | None:
         """The journal's ``previous`` (undo restores it); ``"stated": true`` added when
-        the operator stated it (:mod:`bottui.ops.revert_to`)."""
+        the operator stated it (:mod:`bottui.ops.revert`)."""
         known = self.previous
         if known is None:
             return None
@@ -335,7 +336,8 @@ async def plan_limiter(
         ValidationError: an id the API would refuse (nothing is planned).
     """
     request = limiter_request(session, account, project, limiter_id, is_active)
-    previous = await _known_limiter(session, account, project, limiter_id)
+    inventory = session.inventory_store
+    previous = await _known(session, lambda: inventory.limiter(account, project, limiter_id))
     verb = "Enable" if is_active else "Disable"
     plan: PlannedChange[LimiterChange] = PlannedChange(
         kind="limiter",
@@ -408,7 +410,8 @@ async def plan_thresholds(
 ) -> PlannedChange[ThresholdUpdate]:
     """Plan replacing a dimension's name and thresholds (literals sent as typed)."""
     request = thresholds_request(session, account, project, dimension_id, thresholds)
-    previous = await _known_thresholds(session, account, project, dimension_id)
+    inventory = session.inventory_store
+    previous = await _known(session, lambda: inventory.dimension(account, project, dimension_id))
     plan: PlannedChange[ThresholdUpdate] = PlannedChange(
         kind="thresholds",
         account=account,
@@ -441,58 +444,17 @@ def _with_lines(plan: PlannedChange[T], lines: tuple[str, ...]) -> PlannedChange
 # -- what the inventory knew before ---------------------------------------------------
 
 
-async def _known_limiter(
-    session: Session, account: str, project: str, limiter_id: str
-) -> KnownValue | None:
-    """The limiter's state before the change, as the inventory knew it."""
-    inventory = session.inventory_store
-    return await _known(session, lambda: inventory.limiter(account, project, limiter_id))
-
-
-async def _known_thresholds(
-    session: Session, account: str, project: str, dimension_id: str
-) -> KnownValue | None:
-    """The dimension's name and thresholds before the change, as the inventory knew them."""
-    inventory = session.inventory_store
-    return await _known(session, lambda: inventory.dimension(account, project, dimension_id))
-
-
 async def _known(
     session: Session, read: Callable[[], Awaitable[LimiterEntry | DimensionEntry | None]]
 ) -> KnownValue | None:
     """What an inventory record knew before the change; None when unknown or unreadable."""
-    entry = await _safe(session, read)
+    try:
+        entry = await read()
+    except InventoryUnavailable as exc:
+        # The inventory is a help, not a condition: unreadable means "not known".
+        session.warn(f"inventory unavailable: {exc.title}. {exc.details}")
+        return None
     value = entry.previous() if entry is not None else None
     if entry is None or value is None:
         return None
     return KnownValue(value, entry.known_at, entry.source)
-
-
-async def _safe(session: Session, read: Callable[[], Awaitable[R]]) -> R | None:
-    # The inventory is a help, not a condition: unreadable means "not known".
-    from bottui.store.db_errors import InventoryUnavailable
-
-    try:
-        return await read()
-    except InventoryUnavailable as exc:
-        session.warn(f"inventory unavailable: {exc.title}. {exc.details}")
-        return None
-
-
-__all__ = [
-    "DRY_RUN_NOTE",
-    "ChangeKind",
-    "KnownValue",
-    "LimiterTarget",
-    "PlannedChange",
-    "RevocationTarget",
-    "Target",
-    "ThresholdsTarget",
-    "TimedRefused",
-    "limiter_request",
-    "plan_limiter",
-    "plan_revocation",
-    "plan_thresholds",
-    "revocation_request",
-    "thresholds_request",
-]

@@ -2,7 +2,7 @@
 
 :func:`revert_entries` is what a timed change's revert and a playbook run's
 revert send: each entry (a rate limiter or threshold change) back to the
-value before it, in REVERSE order, through :mod:`bottui.ops.undo_row` (the
+value before it, in REVERSE order, through :func:`bottui.ops.undo.plan_row` (the
 undo of a journal row: same refusals, ``undo_of`` pointing at the entry) and
 :func:`bottui.ops.mutations.apply` (read-only and protected rules, journal,
 inventory).
@@ -14,28 +14,59 @@ from what the entry set), nothing is sent for it: the report says
 "superseded by #N" (or "by the inventory"), and the reverting stops there,
 so an older step is never put back under a change somebody made since.
 The first error stops it too; what was not sent is listed.
+
+The value a timed change reverts to, stated by the operator when the inventory does not
+know it. A timed change reverts to the value before it (:attr:`PlannedChange.previous
+<bottui.ops.plan.PlannedChange.previous>`); a rate limiter added by id, or a
+dimension never changed with bottui, has none, so it could not be timed.
+:func:`with_revert_to` lets the operator state that value (``--revert-to
+on|off``, ``--revert-to-block X --revert-to-challenge Y``, the TUI dialog's
+"Revert to"): the plan's ``previous`` becomes a :class:`~bottui.ops.plan.KnownValue`
+marked ``stated``, and then ``plan.with_revert_after(duration)`` times it as
+usual.
+
+Where the inventory knows the value before, a stated value that agrees
+changes nothing (the plan keeps the inventory's, with its date), and one
+that disagrees is refused (exit 2, naming both): the inventory learnt its
+value from a change or an import, and a revert to a value nobody checked
+is not sent on one word; refresh the inventory (``bottui inventory
+import``) or leave ``--revert-to`` out. A stated value equal to what the
+change sets is refused too: the change could never revert.
+
+Recorded: the journal entry's ``previous`` carries ``"stated": true``
+(:attr:`~bottui.ops.plan.PlannedChange.previous_json`), the timed change's
+schedule ``revert_to_stated`` (``revertToStated`` in ``bottui timed --json``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from bottui.api.client import build_thresholds
 from bottui.api.errors import BottuiError
-from bottui.ops import mutations, undo_row
+from bottui.ops import mutations, undo
 from bottui.ops.journal_view import target_what, value_text
+from bottui.ops.plan import (
+    KnownValue,
+    LimiterTarget,
+    PlannedChange,
+    ThresholdsTarget,
+    TimedRefused,
+)
 from bottui.ops.undo import UndoRefused
 from bottui.store.journal.protocol import EntryId, entry_started
 from bottui.store.journal.records import JournalEntry, Outcome
-from bottui.store.journal.undo import NO_CHANGE_OUTCOMES, value_of
-from bottui.store.utc import stamp
+from bottui.store.journal.undo import NO_CHANGE_OUTCOMES, UndoKind, value_of
+from bottui.store.utc import stamp, system_clock
 
 if TYPE_CHECKING:
     from bottui.ops.journal_pages import Pages
-    from bottui.ops.plan import PlannedChange
     from bottui.ops.session import Session
     from bottui.store.journal.protocol import JournalStore
+
+# -- reverting journal entries ---------------------------------------------------------
 
 StepState = Literal[
     "reverted", "unchanged", "superseded", "refused", "failed", "unknown", "not-sent"
@@ -164,13 +195,13 @@ async def _check(
     entry: JournalEntry,
     ours: set[str],
     sent: set[str],
-) -> StepResult | tuple[undo_row.RowUndo, PlannedChange[Any]]:
+) -> StepResult | tuple[undo.RowUndo, PlannedChange[Any]]:
     """Why ``entry`` is not to be reverted (a step), or the revert to send (nothing sent)."""
     ident, what = _identity(entry), target_what(entry)
     if entry.outcome in NO_CHANGE_OUTCOMES:
         return StepResult(ident, entry.id, what, "unchanged", message="it changed nothing")
     try:
-        row = await undo_row.plan_row(session, pages, entry, (entry.account, entry.project))
+        row = await undo.plan_row(session, pages, entry, (entry.account, entry.project))
     except UndoRefused as exc:
         return StepResult(ident, entry.id, what, "refused", message=exc.details)
     others = [e for e in row.since.entries if _identity(e) not in ours and _identity(e) not in sent]
@@ -185,7 +216,7 @@ async def _check(
             message=f"{what} was changed since by {newest.operator} ({by}): not reverted",
             superseded_by=by,
         )
-    change = await undo_row.plan_change(session, row)
+    change = await undo.plan_row_change(session, row)
     kind = row.plan.kind
     known = change.previous
     set_to = value_of(kind, entry.request_body)
@@ -282,11 +313,92 @@ def _worst(steps: Sequence[StepResult]) -> RevertState:
     return "reverted"
 
 
-__all__ = [
-    "RevertReport",
-    "RevertState",
-    "StepResult",
-    "StepState",
-    "revert_entries",
-    "superseded",
-]
+# -- the value to revert to, stated --------------------------------------------------------
+
+T = TypeVar("T")
+
+#: ``KnownValue.source`` of a stated value.
+STATED_SOURCE = "stated by the operator"
+
+
+class RevertToRefused(TimedRefused):
+    """The stated value cannot be the revert's (exit 2): nothing is sent."""
+
+    title = "Cannot revert to that"
+
+
+def limiter_value(is_active: bool) -> dict[str, Any]:
+    """A rate limiter's state as a value to revert to (``{"isActive": ...}``)."""
+    return {"isActive": bool(is_active)}
+
+
+def thresholds_value(name: str, block: str, challenge: str) -> dict[str, Any]:
+    """A dimension's name and thresholds as a value to revert to (literals as typed).
+
+    Raises:
+        ValidationError: a threshold the API would refuse.
+    """
+    return build_thresholds(name, block, challenge).record()
+
+
+def choices(plan: PlannedChange[Any]) -> tuple[dict[str, Any], ...]:
+    """The values a face may offer as "Revert to" for ``plan`` when its value before is
+    unknown: a rate limiter's other state (none for a dimension, whose value is typed;
+    none when the value before is known or the change cannot be timed)."""
+    target = plan.target
+    if plan.previous is not None or not isinstance(target, LimiterTarget):
+        return ()
+    return (limiter_value(not target.is_active),)
+
+
+def with_revert_to(plan: PlannedChange[T], value: dict[str, Any] | None) -> PlannedChange[T]:
+    """``plan`` whose value before is ``value``, as the operator states it (None: as it is).
+
+    ``value``: :func:`limiter_value` for a rate limiter, :func:`thresholds_value`
+    for a dimension. Time it afterwards with ``with_revert_after``.
+
+    Raises:
+        RevertToRefused: a revocation; a value of the other kind; one that is
+            what the change sets; or one that disagrees with the value the
+            inventory knows (both are named).
+    """
+    if value is None:
+        return plan
+    target = plan.target
+    kind: UndoKind
+    if isinstance(target, LimiterTarget):
+        kind, sets = "limiter", limiter_value(target.is_active)
+    elif isinstance(target, ThresholdsTarget):
+        kind, sets = "thresholds", target.thresholds.record()
+    else:
+        raise RevertToRefused(
+            "a revocation cannot be timed, so it has no value to revert to; nothing was sent"
+        )
+    stated = value_of(kind, value)
+    if stated is None:
+        raise RevertToRefused(
+            f"{value_text(value) or value!r} is not a value of this {_word(kind)}; nothing was sent"
+        )
+    known = plan.previous
+    if known is not None and not known.stated:
+        if value_of(kind, known.value) == stated:
+            return plan
+        raise RevertToRefused(
+            f"the inventory knows {known.text} (since {known.when} UTC, {known.source}), "
+            f"not {value_text(stated)} as stated: leave the value to revert to out, or "
+            "refresh the inventory first (`bottui inventory import`); nothing was sent"
+        )
+    if value_of(kind, sets) == stated:
+        raise RevertToRefused(
+            f"{value_text(stated)} is what this change sets, so it could never revert: "
+            "state the value before it; nothing was sent"
+        )
+    value_before = KnownValue(stated, stamp(system_clock()), STATED_SOURCE, stated=True)
+    old_line = plan.last_known
+    changed = replace(plan, previous=value_before)
+    lines = tuple(changed.last_known if line == old_line else line for line in plan.lines)
+    return replace(changed, lines=lines)
+
+
+def _word(kind: str) -> str:
+    return "rate limiter" if kind == "limiter" else "dimension"

@@ -17,8 +17,10 @@ from bottui.api.errors import CredentialsError, RefusedError
 from bottui.api.token_header import TokenEncoding
 from bottui.api.token_header import check as check_token
 from bottui.api.tokens import AccessToken, ProjectToken
+from bottui.ops import confirmation
 from bottui.plaintext import clean
 from bottui.store.env_tokens import scopes_of
+from bottui.store.errors import StoreError
 from bottui.store.paths import Locations
 from bottui.store.tokens import TokenStore
 from bottui.store.utc import Clock
@@ -289,8 +291,6 @@ class Session:
 
         The rule itself lives in :mod:`bottui.ops.confirmation` (planning uses it too).
         """
-        from bottui.ops import confirmation
-
         confirmation.enforce(self.settings, confirmed=confirmed, reason=reason)
 
     # -- tokens -----------------------------------------------------------------
@@ -413,7 +413,6 @@ class Session:
             self._team_tried = True
             from bottui.ops.team_store import open_team_store_url
             from bottui.ops.team_sync import TeamSync
-            from bottui.store.errors import StoreError
 
             try:
                 store = await open_team_store_url(self.settings.store_url, os.environ, self.tokens)

@@ -74,7 +74,7 @@ async def schedule_plan(
         confirmed=confirmed,
     )
     if plan.previous.stated:
-        # Not known to the inventory: the operator stated it (bottui.ops.revert_to).
+        # Not known to the inventory: the operator stated it (bottui.ops.revert).
         detail["revert_to_stated"] = True
     return await append_event(session, "schedule", None, detail, now_of(session))
 

@@ -1,8 +1,10 @@
 """A stateful emulator of the bot-protection management API, for the demo and the tests.
 
-Modules: :mod:`~bottui.sandbox.demo` (seed data and demo constants),
-:mod:`~bottui.sandbox.state` (the state), :mod:`~bottui.sandbox.faults`
-(fault injection), :mod:`~bottui.sandbox.app` (``create_app``),
-:mod:`~bottui.sandbox.server` (``SandboxServer``, ``serve``). This package
-module imports nothing, so ``bottui.sandbox.demo`` stays cheap to import.
+Modules, from the bottom up: :mod:`~bottui.sandbox.state` (clock, records, the state,
+the request log), :mod:`~bottui.sandbox.faults` (fault injection and hostile answers),
+:mod:`~bottui.sandbox.endpoints` (the three operations, error objects, ``/_sandbox/``,
+``create_app``), :mod:`~bottui.sandbox.server` (``SandboxServer``, ``serve``, the demo
+child's ``main``), :mod:`~bottui.sandbox.process` (``SandboxProcess``, ``bind_tcp``:
+standard library only) and :mod:`~bottui.sandbox.demo_data` (the demo data set). This
+package module imports nothing, so ``bottui.sandbox.process`` stays cheap to import.
 """

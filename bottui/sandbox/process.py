@@ -1,4 +1,4 @@
-"""The demo's sandbox in a child process: :class:`SandboxProcess`, and the child's ``main``.
+"""The demo's sandbox in a child process (:class:`SandboxProcess`), and its listening sockets.
 
 ``bottui demo`` used to serve the sandbox from a thread of its own process.
 Importing starlette and uvicorn there (~150 ms of CPU) held the GIL while
@@ -13,15 +13,17 @@ inherits that socket (``--fd``), serves it until its stdin reaches end of
 file, and so also exits when the parent dies, however it dies. It runs in
 its own session: a Ctrl-C meant for the parent does not reach it.
 
-Only the standard library (and :mod:`bottui.sandbox.sockets`, which binds
-the socket as the in-process server does) is imported at module level; the child imports
-the server when it starts.
+Standard library only, so the demo binds its port before the app starts and
+does not pay for importing the server to do so: the child runs
+``python -m bottui.sandbox.server`` (its ``main``). :func:`bind_tcp` binds the
+listening sockets of both, this child's and the in-process
+:class:`~bottui.sandbox.server.SandboxServer`'s.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
+import errno
 import socket
 import subprocess
 import sys
@@ -29,7 +31,50 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Final, Self
 
-from bottui.sandbox.sockets import bind_tcp
+
+class BindError(OSError):
+    """The sandbox cannot listen where it was asked; the message says why, in one line."""
+
+
+def bind_tcp(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``(host, port)`` (port 0: any free one), inheritable by a child.
+
+    Raises :class:`BindError` (an ``OSError``) with a plain reason: a port
+    out of 0..65535, an unknown host, an address this machine does not
+    have, a port in use or one that needs privileges.
+    """
+    if not 0 <= port <= 65535:
+        raise BindError(f"port {port} is not a number in 0..65535 (0: any free port)")
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # proto=IPPROTO_TCP matters: asyncio sets TCP_NODELAY on accepted sockets only
+    # when the proto says TCP; with proto 0, Nagle + delayed ACK add ~40 ms per request.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    reason: str | None = None
+    try:
+        sock.bind((host, port))
+    except (socket.gaierror, UnicodeError, TypeError):
+        # TypeError: a host that cannot be encoded (undecodable argv bytes).
+        reason = f"unknown host {host!r}"
+    except OSError as exc:
+        reason = _reason(exc, host, port)
+    if reason is not None:
+        sock.close()
+        raise BindError(reason)
+    sock.set_inheritable(True)
+    return sock
+
+
+def _reason(exc: OSError, host: str, port: int) -> str:
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    if exc.errno == errno.EADDRINUSE:
+        return f"{where} is already in use (choose another --port, or 0 for any free one)"
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return f"{host!r} is not an address of this machine"
+    if exc.errno == errno.EACCES:
+        return f"no permission to listen on {where} (ports below 1024 need privileges)"
+    return f"cannot listen on {where}: {exc.strerror or exc}"
+
 
 #: How long :meth:`SandboxProcess.stop` waits for a clean exit before killing.
 STOP_TIMEOUT: Final = 5.0
@@ -71,7 +116,7 @@ class SandboxProcess:
         if self._sock is None or self._process is not None:
             raise RuntimeError("a SandboxProcess starts once")
         fd = self._sock.fileno()
-        argv = [sys.executable, "-m", "bottui.sandbox.process", "--fd", str(fd)]
+        argv = [sys.executable, "-m", "bottui.sandbox.server", "--fd", str(fd)]
         if self.hostile:
             argv.append("--hostile")
         log: IO[bytes] | int = subprocess.DEVNULL
@@ -143,30 +188,3 @@ class SandboxProcess:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
-
-
-def main(argv: list[str] | None = None) -> int:
-    """The child: serve the inherited socket until stdin reaches end of file."""
-    import argparse  # the child's alone: the parent imports this module at start-up
-
-    parser = argparse.ArgumentParser(prog="python -m bottui.sandbox.process")
-    parser.add_argument("--fd", type=int, required=True, help="an inherited listening socket")
-    parser.add_argument("--hostile", action="store_true")
-    args = parser.parse_args(argv)
-
-    from bottui.sandbox.demo import demo_state
-    from bottui.sandbox.server import SandboxServer
-
-    sock = socket.socket(fileno=args.fd)
-    server = SandboxServer(demo_state(hostile=args.hostile), sock=sock).start()
-    try:
-        # Blocks until the parent closes the pipe or dies.
-        while os.read(sys.stdin.fileno(), 4096):
-            pass
-    finally:
-        server.stop()
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -10,8 +10,10 @@ and an idle server does not poll: its main loop waits on an event.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
+import os
 import socket
 import sys
 import threading
@@ -23,18 +25,16 @@ from typing import Final, Self, TextIO
 import uvicorn
 from uvicorn.protocols.http import h11_impl
 
-from bottui.sandbox.app import create_app, install_drop_filter
-from bottui.sandbox.demo import (
+from bottui.sandbox.demo_data import (
     DEMO_ACCESS_TOKEN,
     DEMO_ACCOUNT,
     DEMO_PROJECT_TOKENS,
-    demo_state,
     project_tokens,
 )
+from bottui.sandbox.endpoints import create_app, install_drop_filter
 from bottui.sandbox.faults import Faults
-from bottui.sandbox.recorder import Stats
-from bottui.sandbox.sockets import bind_tcp
-from bottui.sandbox.state import SandboxState
+from bottui.sandbox.process import bind_tcp
+from bottui.sandbox.state import SandboxState, Stats, demo_state
 
 # The hostile status of ``hostileBody="status999"``: h11 sends any three-digit
 # status, uvicorn only those it has a reason phrase for.
@@ -330,3 +330,26 @@ def serve(
         sandbox._cleanup()
     out.write("sandbox stopped\n")
     out.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The demo's child (:class:`~bottui.sandbox.process.SandboxProcess`): serve the
+    inherited socket until stdin reaches end of file."""
+    parser = argparse.ArgumentParser(prog="python -m bottui.sandbox.server")
+    parser.add_argument("--fd", type=int, required=True, help="an inherited listening socket")
+    parser.add_argument("--hostile", action="store_true")
+    args = parser.parse_args(argv)
+
+    sock = socket.socket(fileno=args.fd)
+    server = SandboxServer(demo_state(hostile=args.hostile), sock=sock).start()
+    try:
+        # Blocks until the parent closes the pipe or dies.
+        while os.read(sys.stdin.fileno(), 4096):
+            pass
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

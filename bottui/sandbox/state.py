@@ -1,35 +1,406 @@
-"""The sandbox's state: accounts, projects, limiters, dimensions, grants and tokens.
+"""What the emulated service knows: its clock, its records, its state and its request log.
 
-Thread-safe behind one lock: a test changes it from its own thread while
-uvicorn serves from another. Readers get copies or immutable records.
-Token values are never stored: the state keeps a SHA-256 digest of each.
+- Time: every time the sandbox reads (grant expiry, ``updatedAt``) comes from
+  a :class:`Clock`, so a test can move time forward without sleeping
+  (:class:`ManualClock`).
+- Records: accounts, projects, limiters, dimensions, grants, tokens. Plain
+  data with a ``to_json`` where the record goes on the wire. Immutable records
+  (limiters, dimensions, grants, tokens) are replaced, never changed, so a
+  copy handed to a test cannot drift while the server runs.
+- :class:`SandboxState`: thread-safe behind one lock, since a test changes it
+  from its own thread while uvicorn serves from another. Readers get copies
+  or immutable records. Token values are never stored: the state keeps a
+  SHA-256 digest of each.
+- :class:`Recorder`: counters and the log of the API requests served, also
+  thread-safe. Token values are never recorded: an entry names the token
+  kind, owner and label only, and the headers that carry credentials are
+  left out.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
+import math
 import random
 import threading
+import time
 from collections.abc import Iterable
-from dataclasses import replace
-from typing import Any
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any, Final, Literal, Protocol, runtime_checkable
 
-from bottui.sandbox.clock import Clock, SystemClock, iso_utc
-from bottui.sandbox.model import (
-    ALL_SCOPES,
-    Account,
-    Dimension,
-    Grant,
-    JsonObject,
-    Outcome,
-    PersonalToken,
-    Project,
-    ProjectApiToken,
-    RateLimiter,
-    SubjectKind,
-    TokenRecord,
-)
-from bottui.sandbox.recorder import Recorder
+from bottui.sandbox import demo_data as data
+
+# -- time --------------------------------------------------------------------------------
+
+#: Start of a :class:`ManualClock` unless told otherwise: 2026-01-01T00:00:00Z.
+MANUAL_EPOCH: Final = 1_767_225_600.0
+
+
+@runtime_checkable
+class Clock(Protocol):
+    """Anything that tells the time in epoch seconds."""
+
+    def now(self) -> float:
+        """Seconds since the Unix epoch."""
+        ...
+
+
+class SystemClock:
+    """The wall clock (:func:`time.time`)."""
+
+    def now(self) -> float:
+        """Seconds since the Unix epoch, from the system."""
+        return time.time()
+
+
+class ManualClock:
+    """A clock that only moves when told to; safe to move from any thread."""
+
+    def __init__(self, start: float = MANUAL_EPOCH) -> None:
+        self._lock = threading.Lock()
+        self._now = float(start)
+
+    def now(self) -> float:
+        """The current manual time."""
+        with self._lock:
+            return self._now
+
+    def advance(self, seconds: float) -> float:
+        """Move forward by ``seconds`` (finite, not negative) and return the new time."""
+        seconds = float(seconds)
+        if not math.isfinite(seconds) or seconds < 0:
+            raise ValueError("a clock only moves forward by a finite number of seconds")
+        with self._lock:
+            self._now += seconds
+            return self._now
+
+    def set(self, when: float) -> None:
+        """Jump to ``when`` (epoch seconds); may move backwards, for tests."""
+        with self._lock:
+            self._now = float(when)
+
+
+def iso_utc(when: float) -> str:
+    """``when`` (epoch seconds) as ISO 8601 UTC ending in ``Z``.
+
+    Whole seconds are written without a fraction (``2026-01-01T00:00:00Z``),
+    anything else with milliseconds (``2026-01-01T00:00:00.250Z``).
+    """
+    moment = datetime.fromtimestamp(when, UTC)
+    spec = "seconds" if moment.microsecond == 0 else "milliseconds"
+    return moment.isoformat(timespec=spec).replace("+00:00", "Z")
+
+
+# -- the records ------------------------------------------------------------------------
+
+SCOPE_PROJECT_ACTION: Final = "Project Action"
+SCOPE_DIMENSION_THRESHOLDS: Final = "Dimension Thresholds Action"
+ALL_SCOPES: Final = frozenset({SCOPE_PROJECT_ACTION, SCOPE_DIMENSION_THRESHOLDS})
+
+SubjectKind = Literal["visitorId", "userAccountId"]
+SUBJECT_KINDS: Final[tuple[SubjectKind, ...]] = ("visitorId", "userAccountId")
+
+JsonObject = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Account:
+    """An account: holds projects, personal access tokens are bound to it."""
+
+    id: str
+    name: str
+    customer_id: str
+
+
+@dataclass(frozen=True)
+class RateLimiter:
+    """One rate limiting rule of a project."""
+
+    id: str
+    name: str
+    is_active: bool
+    threshold: int = 100
+    period: int = 60
+    action: str = "challenge"
+
+    def to_json(self) -> JsonObject:
+        """The limiter as it appears in ``rateLimits.rateLimits``."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "isActive": self.is_active,
+            "threshold": self.threshold,
+            "period": self.period,
+            "action": self.action,
+        }
+
+
+@dataclass(frozen=True)
+class Dimension:
+    """A risk dimension and its score thresholds.
+
+    ``*_raw`` keep the JSON text of the last numbers received (``None`` for
+    seeded values), so a test can check that ``0.123456789`` arrived verbatim.
+    """
+
+    id: str
+    name: str
+    block_threshold: float
+    challenge_threshold: float
+    block_threshold_raw: str | None = None
+    challenge_threshold_raw: str | None = None
+
+    def to_json(self) -> JsonObject:
+        """The dimension as JSON (sandbox views only; the API returns ``{}``)."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "blockThreshold": self.block_threshold,
+            "challengeThreshold": self.challenge_threshold,
+        }
+
+
+@dataclass(frozen=True)
+class Grant:
+    """A standing challenge grant held on one identity of one project."""
+
+    account_id: str
+    project_id: str
+    kind: SubjectKind
+    subject_id: str
+    expires_at: float
+    remaining_attempts: int
+
+    def to_json(self) -> JsonObject:
+        """The grant as JSON (sandbox views)."""
+        return {
+            "accountId": self.account_id,
+            "projectId": self.project_id,
+            self.kind: self.subject_id,
+            "grantExpiresAt": iso_utc(self.expires_at),
+            "grantRemainingAttempts": self.remaining_attempts,
+        }
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A recorded challenge outcome report."""
+
+    account_id: str
+    project_id: str
+    kind: SubjectKind
+    subject_id: str
+    outcome: str
+    at: float
+    removed_grant: bool
+
+
+@dataclass(frozen=True)
+class PersonalToken:
+    """What a personal access token grants: one account, some scopes. Never the value."""
+
+    account_id: str
+    scopes: frozenset[str]
+    label: str
+
+    @property
+    def kind(self) -> Literal["personal"]:
+        """Token kind, as recorded in the request log."""
+        return "personal"
+
+
+@dataclass(frozen=True)
+class ProjectApiToken:
+    """What a project API token grants: one project of one account. Never the value."""
+
+    account_id: str
+    project_id: str
+    label: str
+
+    @property
+    def kind(self) -> Literal["project"]:
+        """Token kind, as recorded in the request log."""
+        return "project"
+
+
+TokenRecord = PersonalToken | ProjectApiToken
+
+
+@dataclass
+class Project:
+    """A project with every field of the spec's Project table.
+
+    ``limiters`` and ``dimensions`` keep insertion order; the limiters are
+    rendered into ``rateLimits``. Mutable: only :class:`SandboxState` holds
+    one, under its lock.
+    """
+
+    id: str
+    customer_id: str
+    name: str
+    url: str
+    site_key: str
+    server_key: str
+    is_protected: bool = True
+    rules: list[JsonObject] = field(default_factory=list)
+    phishing_info: JsonObject = field(
+        default_factory=lambda: {"originalUrl": "", "action": "none", "allowedUrls": []}
+    )
+    response_extra_fields: list[Any] = field(default_factory=list)
+    created_at: float = 0.0
+    updated_at: float = 0.0
+    limiters: dict[str, RateLimiter] = field(default_factory=dict)
+    dimensions: dict[str, Dimension] = field(default_factory=dict)
+
+    def to_json(self) -> JsonObject:
+        """The project object returned by the rate limiter activation."""
+        return {
+            "id": self.id,
+            "customerId": self.customer_id,
+            "name": self.name,
+            "url": self.url,
+            "siteKey": self.site_key,
+            "serverKey": self.server_key,
+            "isProtected": self.is_protected,
+            "rules": {
+                "order": [rule.get("id") for rule in self.rules],
+                "rules": copy.deepcopy(self.rules),
+            },
+            "rateLimits": {
+                "order": list(self.limiters),
+                "rateLimits": [limiter.to_json() for limiter in self.limiters.values()],
+            },
+            "phishingInfo": copy.deepcopy(self.phishing_info),
+            "responseExtraFields": copy.deepcopy(self.response_extra_fields),
+            "updatedAt": iso_utc(self.updated_at),
+            "createdAt": iso_utc(self.created_at),
+        }
+
+
+# -- the request log --------------------------------------------------------------------
+
+#: Request headers never recorded (they carry credentials).
+SECRET_HEADERS: Final = frozenset({"x-api-key", "authorization", "cookie", "proxy-authorization"})
+
+
+@dataclass(frozen=True)
+class AuthInfo:
+    """Who a request authenticated as: token kind, owner, label. Not the token."""
+
+    kind: str
+    account_id: str
+    project_id: str | None
+    label: str
+
+
+@dataclass(frozen=True)
+class RequestRecord:
+    """One API request as received and answered.
+
+    ``segments`` are the percent-decoded path segments (empty when a segment
+    was not UTF-8); ``json`` is the parsed body or ``None`` when the body was
+    empty or not JSON; ``status`` is ``None`` until answered; ``fault`` names
+    the injected fault that shaped the answer, if any.
+    """
+
+    method: str
+    raw_path: str
+    segments: tuple[str, ...]
+    query_string: str
+    body: bytes
+    json: Any
+    content_type: str | None
+    headers: tuple[tuple[str, str], ...]
+    auth: AuthInfo | None = None
+    status: int | None = None
+    fault: str | None = None
+    dropped: bool = False
+
+
+@dataclass(frozen=True)
+class Stats:
+    """A snapshot of the counters."""
+
+    requests: int
+    in_flight: int
+    peak_in_flight: int
+
+    def to_json(self) -> dict[str, int]:
+        """The counters as served by ``GET /_sandbox/stats``."""
+        return {
+            "requests": self.requests,
+            "inFlight": self.in_flight,
+            "peakInFlight": self.peak_in_flight,
+        }
+
+
+class Recorder:
+    """Counts API requests (total, in flight, peak in flight) and logs them."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._requests = 0
+        self._in_flight = 0
+        self._peak = 0
+        self._log: list[RequestRecord] = []
+
+    def begin(self) -> None:
+        """A request arrived."""
+        with self._lock:
+            self._requests += 1
+            self._in_flight += 1
+            self._peak = max(self._peak, self._in_flight)
+
+    def end(self, record: RequestRecord) -> None:
+        """A request was answered (or dropped): log it."""
+        with self._lock:
+            self._in_flight -= 1
+            self._log.append(record)
+
+    def stats(self) -> Stats:
+        """The counters now."""
+        with self._lock:
+            return Stats(self._requests, self._in_flight, self._peak)
+
+    @property
+    def log(self) -> list[RequestRecord]:
+        """A copy of the request log, oldest first."""
+        with self._lock:
+            return list(self._log)
+
+    def last(self) -> RequestRecord:
+        """The latest logged request; ``LookupError`` when none."""
+        with self._lock:
+            if not self._log:
+                raise LookupError("no request logged yet")
+            return self._log[-1]
+
+    def reset(self) -> None:
+        """Zero the total and the peak (to what is in flight now) and clear the log."""
+        with self._lock:
+            self._requests = 0
+            self._peak = self._in_flight
+            self._log.clear()
+
+
+def safe_headers(headers: list[tuple[bytes, bytes]]) -> tuple[tuple[str, str], ...]:
+    """Request headers as text, without the ones that carry credentials."""
+    kept: list[tuple[str, str]] = []
+    for name, value in headers:
+        key = name.decode("latin-1").lower()
+        if key not in SECRET_HEADERS:
+            kept.append((key, value.decode("latin-1")))
+    return tuple(kept)
+
+
+def finished(record: RequestRecord, status: int | None, **changes: Any) -> RequestRecord:
+    """``record`` with its answer filled in."""
+    return replace(record, status=status, **changes)
+
+
+# -- the state ----------------------------------------------------------------------------
 
 GrantKey = tuple[str, str, SubjectKind, str]
 
@@ -394,3 +765,141 @@ class SandboxState:
 
     def _hex(self, digits: int) -> str:
         return f"{self._rng.getrandbits(digits * 4):0{digits}x}"
+
+
+# -- the demo data set, as a state -------------------------------------------------------
+
+
+def demo_state(clock: Clock | None = None, hostile: bool = False, *, seed: int = 0) -> SandboxState:
+    """A fresh state holding the demo data set (:mod:`bottui.sandbox.demo_data`); with
+    ``hostile``, a project whose ids and names carry Rich/Textual markup and terminal
+    escapes, and every API error answers ``HOSTILE_ERROR_MESSAGE``."""
+    state = SandboxState(
+        clock, seed=seed, error_message=data.HOSTILE_ERROR_MESSAGE if hostile else None
+    )
+    now = state.clock.now()
+    state.add_account(data.DEMO_ACCOUNT, data.DEMO_ACCOUNT_NAME, data.DEMO_CUSTOMER_ID)
+    state.add_account(data.OTHER_ACCOUNT, data.OTHER_ACCOUNT_NAME, "cus_globex_01")
+    for age, (project_id, name) in enumerate(data.DEMO_PROJECTS.items()):
+        url, site_key, server_key = data._PROJECT_DETAILS[project_id]
+        state.add_project(
+            data.DEMO_ACCOUNT,
+            project_id,
+            name,
+            url=url,
+            site_key=site_key,
+            server_key=server_key,
+            is_protected=project_id != "shop-staging",
+            rules=data._RULES,
+            phishing_info={"originalUrl": url, "action": "warn", "allowedUrls": [url]},
+            response_extra_fields=["botScore"] if project_id == "shop-prod" else [],
+            created_at=now - (90 - 20 * age) * data.DAY,
+            updated_at=now - (age + 1) * data.HOUR,
+        )
+        for limiter in data.DEMO_RATE_LIMITERS[project_id]:
+            state.add_rate_limiter(
+                data.DEMO_ACCOUNT,
+                project_id,
+                limiter.id,
+                limiter.name,
+                active=limiter.active,
+                threshold=limiter.threshold,
+                period=limiter.period,
+            )
+        for dim in data.DEMO_DIMENSIONS[project_id]:
+            state.add_dimension(
+                data.DEMO_ACCOUNT,
+                project_id,
+                dim.id,
+                dim.name,
+                block=dim.block,
+                challenge=dim.challenge,
+            )
+        state.add_project_token(
+            data.DEMO_PROJECT_TOKENS[project_id],
+            data.DEMO_ACCOUNT,
+            project_id,
+            f"{project_id} API token",
+        )
+    for grant in data.DEMO_GRANTS:
+        state.issue_grant(
+            data.DEMO_ACCOUNT,
+            grant.project_id,
+            grant.kind,
+            grant.subject_id,
+            lifetime_seconds=grant.lifetime_seconds,
+            attempts=grant.attempts,
+        )
+    state.add_personal_token(data.DEMO_ACCESS_TOKEN, data.DEMO_ACCOUNT, label="demo personal token")
+    state.add_personal_token(
+        data.DEMO_ACCESS_TOKEN_NO_PROJECT_ACTION,
+        data.DEMO_ACCOUNT,
+        {SCOPE_DIMENSION_THRESHOLDS},
+        label="demo token without Project Action",
+    )
+    state.add_personal_token(
+        data.DEMO_ACCESS_TOKEN_NO_THRESHOLDS,
+        data.DEMO_ACCOUNT,
+        {SCOPE_PROJECT_ACTION},
+        label="demo token without Dimension Thresholds Action",
+    )
+    # The other account: same limiter/dimension ids, so only ownership tells them apart.
+    state.add_project(
+        data.OTHER_ACCOUNT, data.OTHER_PROJECT, "Globex website", created_at=now - 10 * data.DAY
+    )
+    state.add_rate_limiter(
+        data.OTHER_ACCOUNT, data.OTHER_PROJECT, "rl-login", "Login bursts", active=True
+    )
+    state.add_dimension(data.OTHER_ACCOUNT, data.OTHER_PROJECT, "bot-score", "Bot score")
+    state.add_project_token(
+        data.OTHER_PROJECT_TOKEN, data.OTHER_ACCOUNT, data.OTHER_PROJECT, "globex API token"
+    )
+    state.add_personal_token(
+        data.OTHER_ACCESS_TOKEN, data.OTHER_ACCOUNT, label="globex personal token"
+    )
+    if hostile:
+        _add_hostile(state, now)
+    return state
+
+
+def _add_hostile(state: SandboxState, now: float) -> None:
+    project = data.HOSTILE_PROJECT_ID
+    state.add_project(
+        data.DEMO_ACCOUNT,
+        project,
+        data.HOSTILE_MARKUP,
+        url=f"https://evil.example/{data.HOSTILE_ANSI}",
+        site_key=f"site_{data.HOSTILE_C1}",
+        server_key=f"srv_{data.HOSTILE_ANSI}",
+        rules=({"id": "rule-x", "name": data.HOSTILE_MARKUP, "action": data.HOSTILE_ANSI},),
+        phishing_info={
+            "originalUrl": data.HOSTILE_ANSI,
+            "action": data.HOSTILE_MARKUP,
+            "allowedUrls": [data.HOSTILE_C1, data.HOSTILE_BIDI],
+        },
+        response_extra_fields=[data.HOSTILE_ANSI],
+        created_at=now - 3 * data.DAY,
+        updated_at=now - data.HOUR,
+    )
+    names = (data.HOSTILE_ANSI, data.HOSTILE_C1, data.HOSTILE_BIDI)
+    for index, (limiter_id, name) in enumerate(zip(data.HOSTILE_LIMITER_IDS, names, strict=True)):
+        state.add_rate_limiter(data.DEMO_ACCOUNT, project, limiter_id, name, active=index % 2 == 0)
+    for dimension_id, name in zip(
+        data.HOSTILE_DIMENSION_IDS, (data.HOSTILE_MARKUP, data.HOSTILE_C1), strict=True
+    ):
+        state.add_dimension(
+            data.DEMO_ACCOUNT, project, dimension_id, name, block=0.9, challenge=0.6
+        )
+    state.add_project_token(
+        data.HOSTILE_PROJECT_TOKEN, data.DEMO_ACCOUNT, project, "hostile API token"
+    )
+    state.issue_grant(
+        data.DEMO_ACCOUNT, project, "visitorId", data.HOSTILE_VISITOR_ID, lifetime_seconds=data.HOUR
+    )
+    state.issue_grant(
+        data.DEMO_ACCOUNT,
+        project,
+        "userAccountId",
+        data.HOSTILE_USER_ACCOUNT_ID,
+        lifetime_seconds=data.HOUR,
+    )

@@ -81,7 +81,7 @@ class Timing:
     #: Opened as a timed change: the duration must be typed before it is sent.
     required: bool = False
     #: The value before is not known: the one the operator states by typing a
-    #: duration (:func:`bottui.ops.revert_to.choices`); journaled as stated.
+    #: duration (:func:`bottui.ops.revert.choices`); journaled as stated.
     stated: dict[str, Any] | None = None
 
 
@@ -102,10 +102,10 @@ def timing_of(plan: PlannedChange[Any]) -> Timing | None:
     if plan.confirmation.kind.value == "typed":
         protected = (PROTECTED_NOTE,)
     if plan.previous is None:
-        from bottui.ops import revert_to
+        from bottui.ops import revert
         from bottui.ops.journal_view import value_text
 
-        offered = revert_to.choices(plan)
+        offered = revert.choices(plan)
         if offered:  # a limiter has one other state: typing a duration states it
             text = value_text(offered[0])
             note = (

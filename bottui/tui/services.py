@@ -54,7 +54,7 @@ from textual.message import Message
 
 from bottui.api.curl import request_lines, to_curl
 from bottui.api.errors import BottuiError, CredentialsError, RefusedError
-from bottui.ops import reasons
+from bottui.ops.confirmation import reason_refusal_text
 from bottui.ops.inventory_reads import inventory_version, read_all_projects
 from bottui.ops.session import Session
 from bottui.plaintext import clean
@@ -525,7 +525,7 @@ class TuiServices:
         """
         dry_run_dialog: type[DryRunDialog] = lazy.load("DryRunDialog")
         lines = dry_run_lines(requests)
-        refused = reasons.refusal_text(self.session.settings, None)
+        refused = reason_refusal_text(self.session.settings, None)
         if refused is not None:
             lines += [f"Without a reason this would be refused: {refused}"]
         lines += list(notes)
@@ -730,7 +730,7 @@ class TuiServices:
         try:
             confirmed = plan.with_reason(decided.reason)
             if decided.revert_after is not None:
-                from bottui.ops.revert_to import with_revert_to
+                from bottui.ops.revert import with_revert_to
 
                 confirmed = with_revert_to(confirmed, decided.revert_to)
                 confirmed = confirmed.with_revert_after(decided.revert_after)

@@ -10,7 +10,7 @@ import pytest
 
 from bottui.api.errors import RefusedError
 from bottui.api.urls import check_base_url
-from bottui.sandbox.demo import DEMO_PROJECT_TOKENS
+from bottui.sandbox.demo_data import DEMO_PROJECT_TOKENS
 from bottui.sandbox.server import SandboxServer
 from tests.cli.helpers import cli
 from tests.fixtures.sandbox import PROJ, scope

@@ -26,7 +26,7 @@ from bottui.api.errors import (
 from bottui.api.models import DimensionThresholds, LimiterStateSource, RevocationOutcome
 from bottui.api.retry import RetryPolicy, Timing
 from bottui.api.tokens import AccessToken, ProjectToken
-from bottui.sandbox import demo
+from bottui.sandbox import demo_data as demo
 from bottui.sandbox.server import SandboxServer
 
 ACC = demo.DEMO_ACCOUNT
@@ -384,7 +384,7 @@ async def test_empty_and_204_threshold_answers(asgi_sandbox: Any) -> None:
     # The ASGI transport path, with the sandbox's own {} answer.
     import httpx
 
-    from bottui.sandbox.app import create_app
+    from bottui.sandbox.endpoints import create_app
 
     transport = httpx.ASGITransport(app=create_app(asgi_sandbox.state, asgi_sandbox.faults))
     async with BotProtectionClient("http://127.0.0.1", transport=transport) as c:
@@ -399,7 +399,7 @@ async def test_a_threshold_update_answered_with_an_empty_body_succeeds(
     asgi_sandbox: Any, status: int
 ) -> None:
     # The sandbox applies the update; its answer reaches the client with no body at all.
-    from bottui.sandbox.app import create_app
+    from bottui.sandbox.endpoints import create_app
 
     app = create_app(asgi_sandbox.state, asgi_sandbox.faults)
 

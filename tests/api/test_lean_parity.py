@@ -23,9 +23,9 @@ from bottui.api.lean import ClientRevocations, LeanRevocations, RevocationSender
 from bottui.api.pause import SharedPause
 from bottui.api.retry import RetryPolicy, Timing
 from bottui.api.tokens import AccessToken
-from bottui.sandbox.clock import ManualClock
-from bottui.sandbox.demo import DEMO_ACCESS_TOKEN, DEMO_ACCOUNT, demo_state
+from bottui.sandbox.demo_data import DEMO_ACCESS_TOKEN, DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
+from bottui.sandbox.state import ManualClock, demo_state
 from tests.api.resolvers import MapResolver, use_transport
 from tests.fixtures.hostile import ECHO_ACCESS_TOKEN, add_echo_tokens, every_form
 

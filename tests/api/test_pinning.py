@@ -21,8 +21,8 @@ from bottui.api.errors import EXIT_REFUSED, PlainHttpRefused, RefusedError
 from bottui.api.httpx_pinned import BookBackend, PinnedHttpxTransport
 from bottui.api.transport import AiohttpTransport, default_transport
 from bottui.api.urls import check_base_url
-from bottui.sandbox.demo import demo_state
 from bottui.sandbox.server import SandboxServer
+from bottui.sandbox.state import demo_state
 from tests.api.resolvers import TRANSPORTS, MapResolver, use_transport
 from tests.api.test_client import ACC, PRJ, PROJ
 

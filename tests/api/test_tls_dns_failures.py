@@ -14,8 +14,8 @@ import pytest
 from bottui.api.client import BotProtectionClient, build_thresholds
 from bottui.api.errors import EXIT_NETWORK, ConnectionFailed
 from bottui.api.retry import RetryPolicy
-from bottui.sandbox.demo import demo_state
 from bottui.sandbox.server import SandboxServer
+from bottui.sandbox.state import demo_state
 from tests.api.resolvers import TRANSPORTS, MapResolver, use_transport
 from tests.api.test_client import ACC, PAT, PROJ, FakeTime
 from tests.api.tls_server import self_signed, tls_server

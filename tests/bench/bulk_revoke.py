@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bottui.sandbox.demo import DEMO_ACCESS_TOKEN, DEMO_ACCOUNT  # noqa: E402
+from bottui.sandbox.demo_data import DEMO_ACCESS_TOKEN, DEMO_ACCOUNT  # noqa: E402
 from tests.bench.sandbox_process import Sandbox  # noqa: E402
 
 PROJECT = "shop-prod"

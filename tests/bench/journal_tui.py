@@ -38,9 +38,9 @@ if str(ROOT) not in sys.path:
 from textual import events  # noqa: E402
 
 from bottui.demo import prepare  # noqa: E402
-from bottui.sandbox.clock import ManualClock  # noqa: E402
-from bottui.sandbox.demo import DEMO_ACCOUNT, demo_state  # noqa: E402
+from bottui.sandbox.demo_data import DEMO_ACCOUNT  # noqa: E402
 from bottui.sandbox.server import SandboxServer  # noqa: E402
+from bottui.sandbox.state import ManualClock, demo_state  # noqa: E402
 from bottui.tui.app import BottuiApp  # noqa: E402
 from bottui.tui.screens import journal as journal_screen  # noqa: E402
 from bottui.tui.widgets.journal_table import JournalTable  # noqa: E402

@@ -43,7 +43,7 @@ if str(ROOT) not in sys.path:
 
 import psycopg  # noqa: E402
 
-from bottui.sandbox.demo import DEMO_ACCESS_TOKEN, DEMO_ACCOUNT  # noqa: E402
+from bottui.sandbox.demo_data import DEMO_ACCESS_TOKEN, DEMO_ACCOUNT  # noqa: E402
 from tests.bench.bulk_scale import environment, load, measured, write_ids  # noqa: E402
 from tests.bench.sandbox_process import Sandbox  # noqa: E402
 from tests.fixtures.postgres import PostgresServer, _own_server, _teardown  # noqa: E402
@@ -211,7 +211,7 @@ def single(args: argparse.Namespace, server: PostgresServer) -> None:
 
 
 def _project_token() -> str:
-    from bottui.sandbox.demo import DEMO_PROJECT_TOKENS
+    from bottui.sandbox.demo_data import DEMO_PROJECT_TOKENS
 
     return DEMO_PROJECT_TOKENS[PROJECT]
 

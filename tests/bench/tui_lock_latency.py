@@ -23,9 +23,8 @@ from textual import events
 from textual.screen import Screen
 
 from bottui.demo import prepare
-from bottui.sandbox.clock import ManualClock
-from bottui.sandbox.demo import demo_state
 from bottui.sandbox.server import SandboxServer
+from bottui.sandbox.state import ManualClock, demo_state
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.journal import JournalScreen
 from bottui.tui.screens.limiters import LimitersScreen

@@ -53,9 +53,9 @@ from textual.screen import Screen
 from bottui.api.tokens import ProjectToken
 from bottui.demo import prepare
 from bottui.ops.session import Session
-from bottui.sandbox.clock import ManualClock
-from bottui.sandbox.demo import DEMO_ACCOUNT, DEMO_PROJECTS, DEMO_RATE_LIMITERS, demo_state
+from bottui.sandbox.demo_data import DEMO_ACCOUNT, DEMO_PROJECTS, DEMO_RATE_LIMITERS
 from bottui.sandbox.server import SandboxServer
+from bottui.sandbox.state import ManualClock, demo_state
 from bottui.store.inventory.records import InventorySnapshot, LimiterEntry, ProjectEntry, Source
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.limiters import LimitersScreen

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bottui.sandbox.recorder import RequestRecord
 from bottui.sandbox.server import SandboxServer
+from bottui.sandbox.state import RequestRecord
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from bottui.sandbox import demo
+from bottui.sandbox import demo_data as demo
 from bottui.sandbox.server import SandboxServer
 from tests.bulk.conftest import logged
 from tests.cli.helpers import cli

@@ -17,8 +17,8 @@ from bottui.api.retry import RetryPolicy, Timing
 from bottui.ops.bulk import BulkProgress, BulkRevocation, ItemResult, ItemStatus
 from bottui.ops.bulk.input import BulkSource, subject_key
 from bottui.ops.session import Session, Settings
-from bottui.sandbox.recorder import RequestRecord
 from bottui.sandbox.server import SandboxServer
+from bottui.sandbox.state import RequestRecord
 from bottui.store.journal.records import StartRecord
 from bottui.store.journal.sync import Journal
 from bottui.store.paths import Locations

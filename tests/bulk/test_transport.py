@@ -11,7 +11,7 @@ import pytest
 from bottui.api.client import BotProtectionClient
 from bottui.api.tokens import AccessToken
 from bottui.api.transport import AiohttpTransport, default_transport, transport_name
-from bottui.sandbox import demo
+from bottui.sandbox import demo_data as demo
 from bottui.sandbox.server import SandboxServer
 from tests.bulk.conftest import logged
 from tests.sandbox.helpers import revoke_path

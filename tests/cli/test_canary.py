@@ -19,7 +19,7 @@ import platformdirs
 import pytest
 
 from bottui.api.scrub import token_forms as scrubbed_forms
-from bottui.sandbox.hostile import BODY_KINDS, HOSTILE_KINDS
+from bottui.sandbox.faults import BODY_KINDS, HOSTILE_KINDS
 from bottui.sandbox.server import SandboxServer
 from tests.cli.helpers import Result, cli
 from tests.fixtures.hostile import (

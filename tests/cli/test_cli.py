@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from bottui.sandbox import demo
+from bottui.sandbox import demo_data as demo
 from bottui.sandbox.server import SandboxServer
 from tests.cli.helpers import cli, cli_process
 from tests.fixtures.sandbox import ACC, PROJ, scope

@@ -53,7 +53,7 @@ def test_demo_flips_a_limiter_against_its_sandbox_child_and_quits_cleanly() -> N
         term.send("\r")
         term.wait_for("rl-api is now ON")
         # The sandbox that answered is a child of the demo (started after the first frame).
-        sandboxes = [pid for pid, cmd in _children(term.pid) if "bottui.sandbox.process" in cmd]
+        sandboxes = [pid for pid, cmd in _children(term.pid) if "bottui.sandbox.server" in cmd]
         assert len(sandboxes) == 1, _children(term.pid)
         # Right after a confirmation, q may be dropped as typed ahead (#24): again then.
         assert term.quit() == 0
@@ -66,7 +66,7 @@ def _wait_for_sandbox(pid: int, timeout: float = 120.0) -> int:
     """The sandbox child's pid, once the demo has started it (after the first frame)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        found = [c for c, cmd in _children(pid) if "bottui.sandbox.process" in cmd]
+        found = [c for c, cmd in _children(pid) if "bottui.sandbox.server" in cmd]
         if found:
             return found[0]
         time.sleep(0.05)

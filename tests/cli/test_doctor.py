@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from keyring.backends import fail
 
-from bottui.sandbox.demo import DEMO_ACCESS_TOKEN, DEMO_PROJECT_TOKENS
+from bottui.sandbox.demo_data import DEMO_ACCESS_TOKEN, DEMO_PROJECT_TOKENS
 from bottui.sandbox.server import SandboxServer
 from bottui.store.token_names import SERVICE, personal_username
 from tests.cli.helpers import Result, cli, cli_process

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from keyring.backends import fail
 
-from bottui.sandbox.demo import DEMO_PROJECT_TOKENS
+from bottui.sandbox.demo_data import DEMO_PROJECT_TOKENS
 from bottui.sandbox.server import SandboxServer
 from tests.cli.helpers import cli
 from tests.fixtures.keyrings import installed

@@ -20,7 +20,7 @@ from urllib.parse import quote
 import pytest
 
 from bottui.cli import Output, run
-from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.store.journal.records import Operation
 from bottui.store.journal.sync import Journal

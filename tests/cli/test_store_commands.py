@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bottui.demo import inventory_toml
-from bottui.sandbox import demo
+from bottui.sandbox import demo_data as demo
 from bottui.sandbox.server import SandboxServer
 from bottui.store.paths import Locations
 from tests.cli.helpers import cli

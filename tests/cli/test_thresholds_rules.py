@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from bottui.ops import threshold_rules
+from bottui.ops.thresholds import OutOfRange, check_rules
 from bottui.sandbox.server import SandboxServer
 from bottui.store.config.model import Profile, ProjectSettings
 from bottui.store.config.sync import ConfigStore
@@ -128,8 +128,8 @@ def test_tui_and_cli_judge_alike(block: str, challenge: str, higher: bool, words
 
     thresholds = build_thresholds("n", block, challenge)
     if words == "out of range":
-        with pytest.raises(threshold_rules.OutOfRange):
-            threshold_rules.check(thresholds, settings, force=False)
+        with pytest.raises(OutOfRange):
+            check_rules(thresholds, settings, force=False)
     else:
-        warned = threshold_rules.check(thresholds, settings, force=False)
+        warned = check_rules(thresholds, settings, force=False)
         assert bool(warned) == (words == "challenge never reached")

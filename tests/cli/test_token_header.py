@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bottui.api.errors import EXIT_CREDENTIALS
-from bottui.sandbox.demo import DEMO_ACCESS_TOKEN, DEMO_PROJECT_TOKENS
+from bottui.sandbox.demo_data import DEMO_ACCESS_TOKEN, DEMO_PROJECT_TOKENS
 from bottui.sandbox.server import SandboxServer
 from bottui.store.journal.sync import Journal
 from bottui.store.paths import Locations

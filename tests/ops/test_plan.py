@@ -36,7 +36,7 @@ from bottui.ops.plan import (
     plan_thresholds,
 )
 from bottui.ops.session import Session
-from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.store.inventory.records import InventorySnapshot, LimiterEntry, Source
 from bottui.store.journal.records import JournalEntry

@@ -21,7 +21,7 @@ from bottui.api.errors import RefusedError
 from bottui.demo import prepare
 from bottui.ops import mutations
 from bottui.ops.session import Session
-from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from tests.fixtures.stores import journal_of
 

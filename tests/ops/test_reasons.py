@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bottui.api.errors import EXIT_REFUSED, RefusedError, ValidationError
-from bottui.ops import confirmation, reasons
+from bottui.ops import confirmation
 from bottui.ops.session import Settings
 from bottui.store.config.model import Config, Profile
 
@@ -13,13 +13,16 @@ REQUIRED = Settings("prod", "https://x", require_reason=True)
 
 
 def test_blank_is_no_reason_and_anything_else_is_kept_exactly() -> None:
-    assert reasons.normalize(None) is None
-    assert reasons.normalize(" \t\n") is None
+    assert confirmation.normalize_reason(None) is None
+    assert confirmation.normalize_reason(" \t\n") is None
     hostile = " INC-1 \x1b[2J[b]x[/b] "
-    assert reasons.normalize(hostile) == hostile
-    assert reasons.normalize("é" * reasons.MAX_REASON) == "é" * reasons.MAX_REASON
+    assert confirmation.normalize_reason(hostile) == hostile
+    assert (
+        confirmation.normalize_reason("é" * confirmation.MAX_REASON)
+        == "é" * confirmation.MAX_REASON
+    )
     with pytest.raises(ValidationError) as caught:
-        reasons.normalize("x" * (reasons.MAX_REASON + 1))
+        confirmation.normalize_reason("x" * (confirmation.MAX_REASON + 1))
     assert caught.value.exit_code == EXIT_REFUSED
 
 
@@ -33,8 +36,8 @@ def test_require_reason_refuses_without_one_and_read_only_comes_first() -> None:
     read_only = Settings("prod", "https://x", read_only=True, require_reason=True)
     with pytest.raises(RefusedError, match="Read-only"):
         confirmation.enforce(read_only, confirmed=True, reason=None)
-    assert reasons.refusal_text(REQUIRED, None) is not None
-    assert reasons.refusal_text(REQUIRED, "why") is None
+    assert confirmation.reason_refusal_text(REQUIRED, None) is not None
+    assert confirmation.reason_refusal_text(REQUIRED, "why") is None
 
 
 def test_the_operator_comes_from_the_environment_then_the_profile_then_the_config() -> None:

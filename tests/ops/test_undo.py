@@ -20,11 +20,10 @@ from bottui.demo import prepare
 from bottui.ops import journal_pages, journal_view, mutations, undo
 from bottui.ops.journal_view import JournalQuery
 from bottui.ops.session import Session
-from bottui.sandbox.app import create_app
-from bottui.sandbox.clock import ManualClock
-from bottui.sandbox.demo import DEMO_ACCOUNT, demo_state
+from bottui.sandbox.demo_data import DEMO_ACCOUNT
+from bottui.sandbox.endpoints import create_app
 from bottui.sandbox.faults import Faults
-from bottui.sandbox.state import SandboxState
+from bottui.sandbox.state import ManualClock, SandboxState, demo_state
 from bottui.store.journal.records import Operation, limiter_target
 from bottui.store.journal.sync import Journal
 from tests.fixtures import stores

@@ -8,7 +8,7 @@ from urllib.parse import quote
 
 import httpx
 
-from bottui.sandbox.demo import DEMO_ACCESS_TOKEN, DEMO_ACCOUNT, DEMO_PROJECT_TOKENS
+from bottui.sandbox.demo_data import DEMO_ACCESS_TOKEN, DEMO_ACCOUNT, DEMO_PROJECT_TOKENS
 
 #: One TLS context for every test client: building one per client costs ~30 ms.
 SSL = ssl.create_default_context()

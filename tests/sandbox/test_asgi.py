@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from bottui.sandbox.app import ConnectionDropped
-from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.demo_data import DEMO_ACCOUNT
+from bottui.sandbox.endpoints import ConnectionDropped
 from tests.fixtures.sandbox import AsgiSandbox
 from tests.sandbox.helpers import (
     PERSONAL,

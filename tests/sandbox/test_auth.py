@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-from bottui.sandbox.demo import (
+from bottui.sandbox.demo_data import (
     DEMO_ACCESS_TOKEN,
     DEMO_ACCESS_TOKEN_NO_PROJECT_ACTION,
     DEMO_ACCESS_TOKEN_NO_THRESHOLDS,
@@ -18,8 +18,8 @@ from bottui.sandbox.demo import (
     OTHER_PROJECT,
     OTHER_PROJECT_TOKEN,
 )
-from bottui.sandbox.model import SCOPE_DIMENSION_THRESHOLDS, SCOPE_PROJECT_ACTION
 from bottui.sandbox.server import SandboxServer
+from bottui.sandbox.state import SCOPE_DIMENSION_THRESHOLDS, SCOPE_PROJECT_ACTION
 from tests.sandbox.helpers import (
     PERSONAL,
     PROD,

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bottui.sandbox.sockets import BindError, bind_tcp
+from bottui.sandbox.process import BindError, bind_tcp
 from tests.cli.helpers import cli
 
 NOT_HERE = "203.0.113.7"  # TEST-NET-3: an address no test machine has

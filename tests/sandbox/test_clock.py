@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from bottui.sandbox.clock import MANUAL_EPOCH, Clock, ManualClock, SystemClock, iso_utc
+from bottui.sandbox.state import MANUAL_EPOCH, Clock, ManualClock, SystemClock, iso_utc
 
 
 def test_manual_clock() -> None:

@@ -8,7 +8,7 @@ import logging
 import httpx
 import pytest
 
-from bottui.sandbox.demo import (
+from bottui.sandbox.demo_data import (
     DEMO_ACCESS_TOKEN,
     DEMO_ACCESS_TOKEN_NO_PROJECT_ACTION,
     DEMO_ACCOUNT,

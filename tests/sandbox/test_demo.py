@@ -5,8 +5,7 @@ from __future__ import annotations
 import httpx
 
 from bottui.plaintext import clean, has_control
-from bottui.sandbox.clock import ManualClock
-from bottui.sandbox.demo import (
+from bottui.sandbox.demo_data import (
     DEMO_ACCOUNT,
     DEMO_DIMENSIONS,
     DEMO_GRANTS,
@@ -20,10 +19,10 @@ from bottui.sandbox.demo import (
     HOSTILE_PROJECT_ID,
     HOSTILE_PROJECT_TOKEN,
     HOSTILE_STRINGS,
-    demo_state,
     project_tokens,
 )
 from bottui.sandbox.server import SandboxServer
+from bottui.sandbox.state import ManualClock, demo_state
 from tests.sandbox.helpers import PERSONAL, SSL, assert_error, key, limiter_path, revoke_path
 
 

@@ -10,7 +10,7 @@ from email.utils import formatdate
 import httpx
 import pytest
 
-from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.faults import FaultError, Faults
 from bottui.sandbox.server import SandboxServer
 from tests.sandbox.helpers import PERSONAL, PROD, SSL, assert_error, revoke_path

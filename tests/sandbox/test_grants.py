@@ -5,9 +5,9 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from bottui.sandbox.clock import ManualClock, iso_utc
-from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
+from bottui.sandbox.state import ManualClock, iso_utc
 from tests.sandbox.helpers import PERSONAL, PROD, SSL, assert_error, revoke_path
 
 

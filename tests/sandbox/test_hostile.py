@@ -7,14 +7,15 @@ import json
 import httpx
 import pytest
 
-from bottui.sandbox.faults import FaultError, Faults
-from bottui.sandbox.hostile import (
+from bottui.sandbox.faults import (
     BIDI,
     BODY_KINDS,
     C1,
     ESCAPES,
     HOSTILE_KINDS,
     HUGE_DIGITS,
+    FaultError,
+    Faults,
     token_forms,
 )
 from bottui.sandbox.server import SandboxServer

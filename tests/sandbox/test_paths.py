@@ -7,7 +7,7 @@ import http.client
 import httpx
 import pytest
 
-from bottui.sandbox.demo import (
+from bottui.sandbox.demo_data import (
     DEMO_ACCESS_TOKEN,
     DEMO_ACCOUNT,
     HOSTILE_DIMENSION_IDS,
@@ -17,7 +17,7 @@ from bottui.sandbox.demo import (
     HOSTILE_USER_ACCOUNT_ID,
     HOSTILE_VISITOR_ID,
 )
-from bottui.sandbox.routing import split_raw_path
+from bottui.sandbox.endpoints import split_raw_path
 from bottui.sandbox.server import SandboxServer
 from tests.sandbox.helpers import (
     PERSONAL,

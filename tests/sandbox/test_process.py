@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bottui.sandbox.demo import (
+from bottui.sandbox.demo_data import (
     DEMO_PROJECT_TOKENS,
     HOSTILE_LIMITER_IDS,
     HOSTILE_MARKUP,

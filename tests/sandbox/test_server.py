@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bottui.sandbox.demo import DEMO_ACCESS_TOKEN, DEMO_ACCOUNT, DEMO_PROJECT_TOKENS
+from bottui.sandbox.demo_data import DEMO_ACCESS_TOKEN, DEMO_ACCOUNT, DEMO_PROJECT_TOKENS
 from bottui.sandbox.server import SandboxServer, banner
 from tests.sandbox.helpers import PERSONAL, SSL, revoke_path
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bottui.sandbox import demo
+from bottui.sandbox import demo_data as demo
 from bottui.sandbox.server import SandboxServer
 from bottui.store.paths import Locations
 from tests.cli.helpers import cli, cli_process

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.store.paths import Locations
 from tests.cli.helpers import cli

@@ -15,7 +15,7 @@ from typing import IO
 
 import pytest
 
-from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from tests.cli.helpers import cli
 from tests.fixtures.sandbox import scope

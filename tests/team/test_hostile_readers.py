@@ -17,7 +17,7 @@ import pytest
 
 from bottui.ops import team_inventory
 from bottui.ops.session import Session
-from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.store.team.recent import target_text
 from tests.cli.helpers import cli

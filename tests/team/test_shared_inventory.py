@@ -21,7 +21,7 @@ from bottui.api.client import build_thresholds
 from bottui.demo import prepare
 from bottui.ops import inventory_edits, mutations, team_inventory
 from bottui.ops.session import Session
-from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.store.inventory.records import taught_by
 from bottui.store.team.facts import Fact, FactKey

@@ -2,7 +2,7 @@
 
 ``--revert-to on|off`` (``--revert-to-block``/``--revert-to-challenge`` for a
 dimension) on the loopback sandbox, ``run-due --now`` moving time; and the ops
-function the TUI's dialog calls, :func:`bottui.ops.revert_to.with_revert_to`.
+function the TUI's dialog calls, :func:`bottui.ops.revert.with_revert_to`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from bottui.ops import mutations, revert_to, timed
+from bottui.ops import mutations, revert, timed
 from bottui.ops import plan as planning
-from bottui.ops.revert_to import RevertToRefused, limiter_value, thresholds_value, with_revert_to
+from bottui.ops.revert import RevertToRefused, limiter_value, thresholds_value, with_revert_to
 from bottui.ops.session import Session
 from bottui.sandbox.server import SandboxServer
 from bottui.store.journal.protocol import EntryId
@@ -121,7 +121,7 @@ async def test_the_ops_function_for_the_dialog(
 ) -> None:
     plan = await planning.plan_limiter(session, ACC, PROJ, "rl-nowhere", True)
     assert plan.previous is None
-    assert revert_to.choices(plan) == ({"isActive": False},)
+    assert revert.choices(plan) == ({"isActive": False},)
     stated = with_revert_to(plan, limiter_value(False))
     assert stated.previous is not None and stated.previous.stated
     assert stated.previous_json == {"isActive": False, "stated": True}
@@ -139,7 +139,7 @@ async def test_the_ops_function_for_the_dialog(
         with_revert_to(revoke, limiter_value(True))
     # Applied: the schedule records that the value was stated.
     known = await planning.plan_limiter(session, ACC, PROJ, "rl-login", False)
-    assert known.previous is not None and revert_to.choices(known) == ()
+    assert known.previous is not None and revert.choices(known) == ()
     sandbox_plan = replace_previous(known)
     applied = await mutations.apply(
         session,

@@ -21,12 +21,10 @@ from bottui.api.client import BotProtectionClient
 from bottui.api.retry import RetryPolicy
 from bottui.demo import prepare
 from bottui.ops.session import Session
-from bottui.sandbox.app import create_app
-from bottui.sandbox.clock import ManualClock
-from bottui.sandbox.demo import demo_state
+from bottui.sandbox.endpoints import create_app
 from bottui.sandbox.faults import Faults
 from bottui.sandbox.server import SandboxServer
-from bottui.sandbox.state import SandboxState
+from bottui.sandbox.state import ManualClock, SandboxState, demo_state
 from bottui.tui.app import BottuiApp
 
 SNAP_BASE_URL = "http://127.0.0.1:8765"

@@ -160,7 +160,7 @@ async def test_undo_id_enter_text_enter_sends_nothing(
     flow_app: BottuiApp, sandbox: SandboxServer
 ) -> None:
     from bottui.ops import mutations
-    from bottui.sandbox.demo import DEMO_ACCOUNT
+    from bottui.sandbox.demo_data import DEMO_ACCOUNT
 
     protect(flow_app)
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:

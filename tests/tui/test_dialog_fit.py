@@ -18,7 +18,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Input
 
 from bottui.ops import mutations
-from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ChangeForm
 from bottui.tui.screens.dialogs import HelpDialog

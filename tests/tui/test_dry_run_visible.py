@@ -8,7 +8,7 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from bottui.sandbox.demo import DEMO_ACCESS_TOKEN
+from bottui.sandbox.demo_data import DEMO_ACCESS_TOKEN
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.dialogs import DryRunDialog, copied_words
 from bottui.tui.widgets.screen_bars import ContextBar

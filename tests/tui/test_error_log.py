@@ -16,7 +16,7 @@ from textual.widgets import DataTable, Static
 
 from bottui.api.errors import ApiError, ErrorObject, NetworkError
 from bottui.api.tokens import AccessToken
-from bottui.sandbox.demo import DEMO_ACCESS_TOKEN_NO_PROJECT_ACTION, DEMO_ACCOUNT
+from bottui.sandbox.demo_data import DEMO_ACCESS_TOKEN_NO_PROJECT_ACTION, DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.error_report import Attempt, ErrorLog, token_hint

@@ -12,14 +12,14 @@ from textual.widgets import Button, Input, Static
 
 from bottui.api.models import Revocation
 from bottui.api.tokens import AccessToken
-from bottui.sandbox.app import ConnectionDropped
-from bottui.sandbox.demo import (
+from bottui.sandbox.demo_data import (
     DEMO_ACCESS_TOKEN_NO_PROJECT_ACTION,
     DEMO_ACCOUNT,
     HOSTILE_PROJECT_ID,
     HOSTILE_USER_ACCOUNT_ID,
     HOSTILE_VISITOR_ID,
 )
+from bottui.sandbox.endpoints import ConnectionDropped
 from bottui.sandbox.server import SandboxServer
 from bottui.tui import key_registry as palette
 from bottui.tui.app import BottuiApp

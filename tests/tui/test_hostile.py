@@ -18,7 +18,7 @@ from textual.widgets import Button, DataTable, Input
 from textual.widgets._toast import Toast  # the toast widget (no public name)
 
 from bottui.plaintext import clean
-from bottui.sandbox.demo import (
+from bottui.sandbox.demo_data import (
     DEMO_ACCOUNT,
     HOSTILE_ANSI,
     HOSTILE_DIMENSION_IDS,

@@ -16,8 +16,8 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets._toast import Toast  # the toast widget (no public name)
 
-from bottui.sandbox.demo import DEMO_ACCOUNT, DEMO_PROJECT_TOKENS
-from bottui.sandbox.hostile import token_forms
+from bottui.sandbox.demo_data import DEMO_ACCOUNT, DEMO_PROJECT_TOKENS
+from bottui.sandbox.faults import token_forms
 from bottui.store.journal.records import Operation
 from bottui.tui.app import BottuiApp
 from tests.fixtures.stores import inventory_of, journal_of

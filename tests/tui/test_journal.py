@@ -17,7 +17,7 @@ import bottui.store.journal.sync
 from bottui.api.client import build_thresholds
 from bottui.api.errors import ApiError
 from bottui.ops import mutations
-from bottui.sandbox.demo import DEMO_ACCOUNT, HOSTILE_LIMITER_IDS, HOSTILE_PROJECT_ID
+from bottui.sandbox.demo_data import DEMO_ACCOUNT, HOSTILE_LIMITER_IDS, HOSTILE_PROJECT_ID
 from bottui.sandbox.server import SandboxServer
 from bottui.store.journal.records import Operation, limiter_target
 from bottui.tui import key_registry as palette

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bottui.ops.session import Session
-from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.store.journal.records import Operation, limiter_target
 from bottui.store.team.store import TeamStore
 from bottui.store.team.target import check_store_url

@@ -16,7 +16,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from bottui.ops.session import Session
-from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.store.journal.async_facade import SqliteJournalStore
 from bottui.store.journal.protocol import EntryPage
 from bottui.store.journal.records import Operation, StartRecord

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.store.journal.records import Operation
 from bottui.tui.app import BottuiApp

@@ -21,7 +21,7 @@ from textual.widgets import DataTable
 
 from bottui.demo import prepare
 from bottui.ops.session import Session
-from bottui.sandbox.demo import DEMO_ACCESS_TOKEN, DEMO_PROJECT_TOKENS
+from bottui.sandbox.demo_data import DEMO_ACCESS_TOKEN, DEMO_PROJECT_TOKENS
 from bottui.sandbox.server import SandboxServer
 from bottui.store.paths import Locations
 from bottui.tui.app import BottuiApp

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from bottui.ops import mutations
 from bottui.ops import plan as planning
 from bottui.ops.session import Session
-from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.widgets.result_panels import ReturnedProjectPanel

@@ -18,7 +18,7 @@ from textual.widgets import Checkbox, DataTable, Input
 
 from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.demo import prepare
-from bottui.sandbox import demo as data
+from bottui.sandbox import demo_data as data
 from bottui.store.config.sync import ConfigStore
 from bottui.tui import key_registry as palette
 from bottui.tui.app import BottuiApp

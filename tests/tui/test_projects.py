@@ -22,7 +22,7 @@ from textual.widgets import Button, Checkbox, Input, Static
 from bottui.api.tokens import ProjectToken
 from bottui.ops.session import Session, Settings
 from bottui.ops.token_slots import Slot, read_states
-from bottui.sandbox.demo import (
+from bottui.sandbox.demo_data import (
     DEMO_ACCOUNT,
     DEMO_PROJECT_TOKENS,
     HOSTILE_MARKUP,
@@ -199,7 +199,7 @@ def test_snapshot_remove_confirmation(snap_compare: Snap, make_snap_app: MakeApp
 
 
 def test_snapshots_hold_no_token() -> None:
-    from bottui.sandbox.demo import DEMO_ACCESS_TOKEN, HOSTILE_PROJECT_TOKEN
+    from bottui.sandbox.demo_data import DEMO_ACCESS_TOKEN, HOSTILE_PROJECT_TOKEN
 
     folder = Path(__file__).parent / "__snapshots__" / "test_projects"
     files = sorted(folder.glob("*.svg"))

@@ -10,7 +10,7 @@ from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
 from bottui.ops import mutations
-from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog, TypedConfirmDialog

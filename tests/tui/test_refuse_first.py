@@ -11,7 +11,7 @@ from typing import Any
 
 from textual.widgets import Input, Static
 
-from bottui.sandbox.demo import DEMO_ACCOUNT, HOSTILE_PROJECT_ID
+from bottui.sandbox.demo_data import DEMO_ACCOUNT, HOSTILE_PROJECT_ID
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.change_form import TypedConfirmDialog

@@ -13,7 +13,7 @@ from textual.widgets import Static
 from bottui.api.client import build_thresholds
 from bottui.ops import mutations
 from bottui.ops import plan as planning
-from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog

@@ -26,7 +26,7 @@ from textual.pilot import Pilot
 from bottui.api.tokens import ProjectToken
 from bottui.ops.inventory_reads import FIRST_PAGE
 from bottui.ops.session import Session
-from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.store.inventory.async_facade import SqliteInventoryStore
 from bottui.store.inventory.records import InventorySnapshot, LimiterEntry, ProjectEntry, Source
 from bottui.store.tokens import TokenState

@@ -12,7 +12,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 import bottui.ops.collisions
-from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.tui.screens.change_form import ConfirmDialog
 from tests.fixtures.teammates import bob_change, migrated, push
 from tests.tui.conftest import SNAP_BASE_URL, SNAP_SIZE

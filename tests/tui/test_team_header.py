@@ -20,7 +20,7 @@ from textual.widgets import Static
 
 from bottui.ops.session import Session
 from bottui.ops.team_sync import SyncState
-from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.store.team.store import TeamStore
 from bottui.store.team.target import check_store_url
 from bottui.tui import services as services_team

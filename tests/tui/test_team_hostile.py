@@ -10,7 +10,7 @@ from textual.widgets import DataTable
 from bottui.ops import timed
 from bottui.ops.session import Session
 from bottui.ops.shared_journal import SharedJournal
-from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.store.journal.rows import micros
 from bottui.store.team.recent import target_text

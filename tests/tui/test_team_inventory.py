@@ -19,7 +19,7 @@ import pytest
 from textual.pilot import Pilot
 
 from bottui.demo import prepare
-from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.store.team.facts import Fact, FactKey
 from bottui.store.team.store import TeamStore

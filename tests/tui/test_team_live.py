@@ -11,7 +11,7 @@ import pytest
 from bottui.demo import prepare
 from bottui.ops import mutations
 from bottui.ops.team_live import own_origin
-from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.widgets.screen_bars import ContextBar

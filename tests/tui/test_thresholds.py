@@ -10,8 +10,8 @@ from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
 from bottui.api.models import DimensionThresholds
-from bottui.ops.threshold_rules import never_reached
-from bottui.sandbox.demo import (
+from bottui.ops.thresholds import never_reached
+from bottui.sandbox.demo_data import (
     DEMO_ACCOUNT,
     HOSTILE_ANSI,
     HOSTILE_BIDI,

@@ -18,7 +18,7 @@ from textual.widgets import Button, Input, Static
 from bottui.demo import prepare
 from bottui.ops import timed
 from bottui.ops.session import Session
-from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog, ExtendDialog, TypedConfirmDialog

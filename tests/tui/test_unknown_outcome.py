@@ -10,7 +10,7 @@ from __future__ import annotations
 from textual.widgets import Input
 
 from bottui.api.errors import UNKNOWN_NOTE
-from bottui.sandbox.demo import DEMO_ACCOUNT
+from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog

@@ -9,7 +9,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from bottui.ops import inventory_edits
-from bottui.sandbox.demo import DEMO_ACCOUNT, DEMO_DIMENSIONS
+from bottui.sandbox.demo_data import DEMO_ACCOUNT, DEMO_DIMENSIONS
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.threshold_dialogs import AddDimensionDialog
 from bottui.tui.screens.thresholds import DimensionTable

@@ -41,7 +41,6 @@ from bottui.api.errors import BottuiError
 from bottui.api.models import Revocation
 from bottui.api.pause import SharedPause
 from bottui.api.tokens import AccessToken
-from bottui.ops import reasons
 from bottui.ops.bulk.covered import CoveredLines
 from bottui.ops.bulk.input import BulkSource, Duplicate, InvalidLine, Subject
 from bottui.ops.bulk.journal import JournalSink, ResumeState
@@ -58,6 +57,7 @@ from bottui.ops.bulk.status import (
     ResultCallback,
     check_concurrency,
 )
+from bottui.ops.confirmation import normalize_reason
 from bottui.ops.session import Session
 from bottui.plaintext import clean
 from bottui.store.journal.protocol import ItemState
@@ -117,7 +117,7 @@ class BulkRevocation(Settling):
         self.resume = resume
         self.force = force
         self.confirmed = confirmed
-        self.reason = reasons.normalize(reason)
+        self.reason = normalize_reason(reason)
         self.on_progress = on_progress
         self.on_result = on_result
         self.progress_interval = progress_interval

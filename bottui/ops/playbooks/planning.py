@@ -21,12 +21,12 @@ from typing import Any
 from bottui.api.client import build_thresholds
 from bottui.api.errors import RefusedError, ValidationError
 from bottui.ops import plan as planning
-from bottui.ops import threshold_rules
 from bottui.ops.confirmation import Confirmation
 from bottui.ops.journal_view import value_text
 from bottui.ops.plan import PlannedChange
 from bottui.ops.playbooks.schema import LimiterStep, Playbook, Step
 from bottui.ops.session import Session
+from bottui.ops.thresholds import check_rules
 from bottui.store.playbook_files import PlaybookFileError
 
 
@@ -205,7 +205,7 @@ async def _plan_step(
                 session, account, project, step.dimension_id, thresholds
             )
         settings = session.settings.project_settings(account, project)
-        warnings = threshold_rules.check(thresholds, settings, force=False)
+        warnings = check_rules(thresholds, settings, force=False)
         return PlannedStep(step, change, tuple(warnings), unseen=unseen)
     except PlaybookFileError:
         raise

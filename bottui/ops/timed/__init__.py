@@ -4,7 +4,7 @@ Make one: plan as usual, then ``plan.with_revert_after(timedelta)``
 (:meth:`bottui.ops.plan.PlannedChange.with_revert_after`; raises
 :class:`~bottui.ops.plan.TimedRefused`, exit 2, for a revocation or when the
 value before is unknown; the operator may state it first:
-:func:`bottui.ops.revert_to.with_revert_to` ``(plan, value) -> plan``) and
+:func:`bottui.ops.revert.with_revert_to` ``(plan, value) -> plan``) and
 :func:`bottui.ops.mutations.apply` it: the
 schedule is journaled after the started record and before the request is
 sent. Durations: :func:`bottui.ops.durations.parse_duration` /

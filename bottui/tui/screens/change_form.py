@@ -44,8 +44,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Input, Label, Static
 
+from bottui.ops.confirmation import MAX_REASON
 from bottui.ops.durations import duration_text, parse_duration
-from bottui.ops.reasons import MAX_REASON
 from bottui.plaintext import clean
 from bottui.store.utc import system_clock
 from bottui.tui import ui_rules

@@ -1,7 +1,7 @@
 """``u``: undo a journal row (the Journal screen) or the current project's newest change.
 
 The planning, refusals and the changed-since check are
-:mod:`bottui.ops.undo_row`'s; this module runs them in a worker of the
+:mod:`bottui.ops.undo`'s; this module runs them in a worker of the
 screen, builds the confirmation's body (before -> after, and who changed
 the object since) and says how it ended. A row that cannot be undone is
 refused with its reason, through the app's one error path; nothing else
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from textual.content import Content
 
-from bottui.ops import journal_view, undo_row
+from bottui.ops import journal_view, undo
 from bottui.plaintext import clean
 from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.widgets.untrusted_text import join, safe, safe_id
@@ -34,23 +34,23 @@ def start_undo(screen: BottuiScreen, entry: JournalEntry | None) -> None:
     session = services.session
     pages = services.journal_pages()
     current = services.current
-    planned: list[undo_row.RowUndo] = []
+    planned: list[undo.RowUndo] = []
 
     async def plan() -> PlannedChange[Any]:
         # Refusals (another project, a revocation, an unknown outcome...) are
         # reported like any error: the toast says why, nothing is sent.
         if entry is None:
-            row = await undo_row.plan_latest(session, pages, current)
+            row = await undo.plan_latest(session, pages, current)
         else:
-            row = await undo_row.plan_row(session, pages, entry, current)
+            row = await undo.plan_row(session, pages, entry, current)
         planned.append(row)
-        return await undo_row.plan_change(session, row)
+        return await undo.plan_row_change(session, row)
 
     def send(change: PlannedChange[Any]) -> None:
         row = planned[0]
 
         async def work() -> None:
-            applied = await undo_row.apply(session, pages, row, change)
+            applied = await undo.apply_row(session, pages, row, change)
             where = (
                 f"journal #{applied.journal_id}"
                 if applied.journal_id is not None
@@ -83,7 +83,7 @@ def start_undo(screen: BottuiScreen, entry: JournalEntry | None) -> None:
     )
 
 
-def undo_body(row: undo_row.RowUndo) -> Content:
+def undo_body(row: undo.RowUndo) -> Content:
     """The confirmation: which entry, what, before -> after, and what changed since."""
     plan = row.plan
     entry = plan.entry

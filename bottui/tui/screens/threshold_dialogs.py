@@ -39,7 +39,7 @@ from bottui.api.models import DimensionThresholds
 from bottui.api.validation import dimension_name, first_forbidden_char, path_id
 from bottui.ops import plan as planning
 from bottui.ops.plan import PlannedChange
-from bottui.ops.threshold_rules import never_reached, warning_words
+from bottui.ops.thresholds import never_reached, warning_words
 from bottui.store.config.model import ProjectSettings
 from bottui.store.inventory.records import DimensionEntry
 from bottui.tui.change_prompt import ChangePrompt

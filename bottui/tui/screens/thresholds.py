@@ -34,7 +34,7 @@ from bottui.ops.inventory_reads import read_all_dimensions
 from bottui.ops.mutations import Applied
 from bottui.ops.plan import PlannedChange, ThresholdsTarget
 from bottui.ops.profiles import save_project_settings
-from bottui.ops.threshold_rules import in_range, never_reached
+from bottui.ops.thresholds import in_range, never_reached
 from bottui.plaintext import clean
 from bottui.store.config.model import ProjectSettings
 from bottui.store.inventory.records import DimensionEntry

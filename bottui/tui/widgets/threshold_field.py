@@ -37,7 +37,7 @@ from textual.widgets import Input, Label, Static
 
 from bottui.api.errors import ValidationError
 from bottui.api.validation import threshold_literal
-from bottui.ops.threshold_rules import within
+from bottui.ops.thresholds import within
 from bottui.tui.widgets.untrusted_text import PlainInput, join, safe
 
 # -- the slider ------------------------------------------------------------------------

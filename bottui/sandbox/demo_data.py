@@ -2,10 +2,8 @@
 
 Importable by the rest of bottui (``bottui demo``, tests). The tokens here
 are sandbox credentials: they work against the sandbox only, and printing
-them is intended. :func:`demo_state` builds a fresh :class:`SandboxState`;
-with ``hostile=True`` it adds a project whose ids and names carry Rich/Textual
-markup and terminal escapes, and every API error answers
-:data:`HOSTILE_ERROR_MESSAGE`.
+them is intended. :func:`bottui.sandbox.state.demo_state` builds a fresh state
+holding it. Constants only: ``bottui demo`` reads them before its first frame.
 """
 
 from __future__ import annotations
@@ -13,9 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 if TYPE_CHECKING:
-    from bottui.sandbox.clock import Clock
-    from bottui.sandbox.model import SubjectKind
-    from bottui.sandbox.state import SandboxState
+    from bottui.sandbox.state import SubjectKind
 
 HOUR: Final = 3600.0
 DAY: Final = 24 * HOUR
@@ -181,111 +177,3 @@ def project_tokens(hostile: bool = False) -> dict[str, str]:
     if hostile:
         tokens[HOSTILE_PROJECT_ID] = HOSTILE_PROJECT_TOKEN
     return tokens
-
-
-def demo_state(clock: Clock | None = None, hostile: bool = False, *, seed: int = 0) -> SandboxState:
-    """A fresh state holding the demo data set; see the module docstring."""
-    # Imported here: `bottui demo` reads the constants above before its
-    # first frame, and the sandbox's model is not needed until it starts.
-    from bottui.sandbox.model import SCOPE_DIMENSION_THRESHOLDS, SCOPE_PROJECT_ACTION
-    from bottui.sandbox.state import SandboxState
-
-    state = SandboxState(clock, seed=seed, error_message=HOSTILE_ERROR_MESSAGE if hostile else None)
-    now = state.clock.now()
-    state.add_account(DEMO_ACCOUNT, DEMO_ACCOUNT_NAME, DEMO_CUSTOMER_ID)
-    state.add_account(OTHER_ACCOUNT, OTHER_ACCOUNT_NAME, "cus_globex_01")
-    for age, (project_id, name) in enumerate(DEMO_PROJECTS.items()):
-        url, site_key, server_key = _PROJECT_DETAILS[project_id]
-        state.add_project(
-            DEMO_ACCOUNT,
-            project_id,
-            name,
-            url=url,
-            site_key=site_key,
-            server_key=server_key,
-            is_protected=project_id != "shop-staging",
-            rules=_RULES,
-            phishing_info={"originalUrl": url, "action": "warn", "allowedUrls": [url]},
-            response_extra_fields=["botScore"] if project_id == "shop-prod" else [],
-            created_at=now - (90 - 20 * age) * DAY,
-            updated_at=now - (age + 1) * HOUR,
-        )
-        for limiter in DEMO_RATE_LIMITERS[project_id]:
-            state.add_rate_limiter(
-                DEMO_ACCOUNT,
-                project_id,
-                limiter.id,
-                limiter.name,
-                active=limiter.active,
-                threshold=limiter.threshold,
-                period=limiter.period,
-            )
-        for dim in DEMO_DIMENSIONS[project_id]:
-            state.add_dimension(
-                DEMO_ACCOUNT, project_id, dim.id, dim.name, block=dim.block, challenge=dim.challenge
-            )
-        state.add_project_token(
-            DEMO_PROJECT_TOKENS[project_id], DEMO_ACCOUNT, project_id, f"{project_id} API token"
-        )
-    for grant in DEMO_GRANTS:
-        state.issue_grant(
-            DEMO_ACCOUNT,
-            grant.project_id,
-            grant.kind,
-            grant.subject_id,
-            lifetime_seconds=grant.lifetime_seconds,
-            attempts=grant.attempts,
-        )
-    state.add_personal_token(DEMO_ACCESS_TOKEN, DEMO_ACCOUNT, label="demo personal token")
-    state.add_personal_token(
-        DEMO_ACCESS_TOKEN_NO_PROJECT_ACTION,
-        DEMO_ACCOUNT,
-        {SCOPE_DIMENSION_THRESHOLDS},
-        label="demo token without Project Action",
-    )
-    state.add_personal_token(
-        DEMO_ACCESS_TOKEN_NO_THRESHOLDS,
-        DEMO_ACCOUNT,
-        {SCOPE_PROJECT_ACTION},
-        label="demo token without Dimension Thresholds Action",
-    )
-    # The other account: same limiter/dimension ids, so only ownership tells them apart.
-    state.add_project(OTHER_ACCOUNT, OTHER_PROJECT, "Globex website", created_at=now - 10 * DAY)
-    state.add_rate_limiter(OTHER_ACCOUNT, OTHER_PROJECT, "rl-login", "Login bursts", active=True)
-    state.add_dimension(OTHER_ACCOUNT, OTHER_PROJECT, "bot-score", "Bot score")
-    state.add_project_token(OTHER_PROJECT_TOKEN, OTHER_ACCOUNT, OTHER_PROJECT, "globex API token")
-    state.add_personal_token(OTHER_ACCESS_TOKEN, OTHER_ACCOUNT, label="globex personal token")
-    if hostile:
-        _add_hostile(state, now)
-    return state
-
-
-def _add_hostile(state: SandboxState, now: float) -> None:
-    project = HOSTILE_PROJECT_ID
-    state.add_project(
-        DEMO_ACCOUNT,
-        project,
-        HOSTILE_MARKUP,
-        url=f"https://evil.example/{HOSTILE_ANSI}",
-        site_key=f"site_{HOSTILE_C1}",
-        server_key=f"srv_{HOSTILE_ANSI}",
-        rules=({"id": "rule-x", "name": HOSTILE_MARKUP, "action": HOSTILE_ANSI},),
-        phishing_info={
-            "originalUrl": HOSTILE_ANSI,
-            "action": HOSTILE_MARKUP,
-            "allowedUrls": [HOSTILE_C1, HOSTILE_BIDI],
-        },
-        response_extra_fields=[HOSTILE_ANSI],
-        created_at=now - 3 * DAY,
-        updated_at=now - HOUR,
-    )
-    names = (HOSTILE_ANSI, HOSTILE_C1, HOSTILE_BIDI)
-    for index, (limiter_id, name) in enumerate(zip(HOSTILE_LIMITER_IDS, names, strict=True)):
-        state.add_rate_limiter(DEMO_ACCOUNT, project, limiter_id, name, active=index % 2 == 0)
-    for dimension_id, name in zip(HOSTILE_DIMENSION_IDS, (HOSTILE_MARKUP, HOSTILE_C1), strict=True):
-        state.add_dimension(DEMO_ACCOUNT, project, dimension_id, name, block=0.9, challenge=0.6)
-    state.add_project_token(HOSTILE_PROJECT_TOKEN, DEMO_ACCOUNT, project, "hostile API token")
-    state.issue_grant(DEMO_ACCOUNT, project, "visitorId", HOSTILE_VISITOR_ID, lifetime_seconds=HOUR)
-    state.issue_grant(
-        DEMO_ACCOUNT, project, "userAccountId", HOSTILE_USER_ACCOUNT_ID, lifetime_seconds=HOUR
-    )

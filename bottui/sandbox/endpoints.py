@@ -1,0 +1,910 @@
+"""The sandbox's endpoints: the three operations of the spec, its error objects, and ``/_sandbox/``.
+
+:func:`create_app` is a plain ASGI app, :class:`SandboxASGI` (served by uvicorn, or
+in-process through ``httpx.ASGITransport``): it routes on ``scope["raw_path"]``, counts and logs
+API requests, applies the injected faults (:mod:`bottui.sandbox.faults`), and answers
+an API request (:func:`handle`) or, under ``/_sandbox/``, a control request
+(:func:`handle_control`).
+
+Routing is on the raw request path, so ids arrive exactly as the client sent them: the
+decoded ``scope["path"]`` has already turned ``%2F`` into ``/``; here the raw path is
+split on ``/`` first and each segment is percent-decoded (UTF-8) afterwards, so ``a%2Fb``
+is the one id ``a/b`` and ``%2E%2E`` is the id ``..``.
+
+An API request is checked in the order a real service would: route (404) and method
+(405), then credential (401), token kind and owner (403), scope (403), then the existence
+of the project / limiter / dimension (404), then the body (400). Bodies are parsed keeping
+each number's JSON text (:class:`RawFloat`, :class:`RawInt`), so a threshold's digits can
+be checked exactly as sent; every refusal is a 400 :class:`ApiError` whose
+``context.field`` names the culprit.
+
+Every error answers ``{"message", "code", "type", "context"?}``:
+
+Every error answers ``{"message", "code", "type", "context"?}``:
+
+======  ======================  =========================
+status  code                    type
+======  ======================  =========================
+400     ``invalid_request``     ``validation_error``
+401     ``unauthorized``        ``authentication_error``
+403     ``forbidden``           ``permission_error``
+404     ``not_found``           ``not_found_error``
+405     ``method_not_allowed``  ``invalid_request_error``
+413     ``payload_too_large``   ``invalid_request_error``
+429     ``rate_limited``        ``rate_limit_error``
+5xx     ``unavailable``         ``server_error``
+======  ======================  =========================
+
+The sandbox-only endpoints under ``/_sandbox/`` (no auth, not counted, no faults):
+
+=======  ==========================  ================================================
+method   path                        effect
+=======  ==========================  ================================================
+GET      ``/_sandbox/stats``         ``{"requests", "inFlight", "peakInFlight"}``
+POST     ``/_sandbox/reset``         zero the counters and clear the request log
+GET/PUT  ``/_sandbox/faults``        read / change fault settings (camelCase names)
+POST     ``/_sandbox/clock``         ``{"advanceSeconds"}``; only with a ManualClock
+GET      ``/_sandbox/grants``        standing grants
+POST     ``/_sandbox/grants``        issue: ``{accountId, projectId, visitorId and/or
+                                     userAccountId, lifetimeSeconds?, attempts?}``
+POST     ``/_sandbox/grants/attempts``  use one attempt of the grant on one subject
+POST     ``/_sandbox/outcomes``      ``{..., "kind": "FAILED"}`` removes the grant
+=======  ==========================  ================================================
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Final
+from urllib.parse import unquote_to_bytes
+
+from bottui.sandbox.faults import FaultError, FaultKind, Faults, Hostile, odd_answer
+from bottui.sandbox.state import (
+    SCOPE_DIMENSION_THRESHOLDS,
+    SCOPE_PROJECT_ACTION,
+    SUBJECT_KINDS,
+    AuthInfo,
+    ManualClock,
+    PersonalToken,
+    ProjectApiToken,
+    RequestRecord,
+    SandboxState,
+    SubjectKind,
+    TokenRecord,
+    finished,
+    iso_utc,
+    safe_headers,
+)
+
+# -- error objects -------------------------------------------------------------------------
+
+
+class ApiError(Exception):
+    """An error answer: status, body fields and extra headers."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        type_: str,
+        message: str,
+        context: Any = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.type = type_
+        self.message = message
+        self.context = context
+        self.headers = dict(headers or {})
+
+    def body(self, message: str | None = None) -> dict[str, Any]:
+        """The error object; ``message`` replaces the message (hostile mode)."""
+        out: dict[str, Any] = {
+            "message": self.message if message is None else message,
+            "code": self.code,
+            "type": self.type,
+        }
+        if self.context is not None:
+            out["context"] = self.context
+        return out
+
+
+def invalid(field: str, message: str) -> ApiError:
+    """400: the request (body or path) is not valid; ``context.field`` names the culprit."""
+    return ApiError(400, "invalid_request", "validation_error", message, {"field": field})
+
+
+def unauthorized(message: str = "Missing or invalid X-Api-Key.") -> ApiError:
+    """401: no credential, or one the service does not know."""
+    return ApiError(401, "unauthorized", "authentication_error", message)
+
+
+def forbidden(message: str, context: Any = None) -> ApiError:
+    """403: the credential is known but does not allow this."""
+    return ApiError(403, "forbidden", "permission_error", message, context)
+
+
+def not_found(message: str, context: Any = None) -> ApiError:
+    """404: no such path, project, rate limiter or dimension."""
+    return ApiError(404, "not_found", "not_found_error", message, context)
+
+
+def method_not_allowed(allowed: str) -> ApiError:
+    """405 with an ``Allow`` header."""
+    return ApiError(
+        405,
+        "method_not_allowed",
+        "invalid_request_error",
+        f"Method not allowed; use {allowed}.",
+        {"allowed": [allowed]},
+        {"allow": allowed},
+    )
+
+
+def too_large(limit: int) -> ApiError:
+    """413: the body exceeds the sandbox's limit."""
+    return ApiError(
+        413,
+        "payload_too_large",
+        "invalid_request_error",
+        "Request body too large.",
+        {"limitBytes": limit},
+    )
+
+
+def rate_limited(retry_after: str) -> ApiError:
+    """429 with ``Retry-After``."""
+    return ApiError(
+        429,
+        "rate_limited",
+        "rate_limit_error",
+        "Too many requests; retry later.",
+        {"retryAfter": retry_after},
+        {"retry-after": retry_after},
+    )
+
+
+def unavailable(status: int) -> ApiError:
+    """An injected 5xx."""
+    return ApiError(status, "unavailable", "server_error", "The service is unavailable.")
+
+
+def hostile_error(status: int) -> ApiError:
+    """The error object answered while ``hostileStatus`` is set."""
+    return ApiError(
+        status,
+        "hostile",
+        "hostile_error",
+        "The sandbox answers every request with this error.",
+        {"field": "hostileStatus"},
+    )
+
+
+# -- routing -------------------------------------------------------------------------------
+
+
+class Operation(StrEnum):
+    """The three operations of the API."""
+
+    SET_ACTIVE = "set_rate_limiter_active"
+    REVOKE = "revoke_grant"
+    THRESHOLDS = "update_dimension_thresholds"
+
+
+#: Method of each operation.
+METHODS: dict[Operation, str] = {
+    Operation.SET_ACTIVE: "PATCH",
+    Operation.REVOKE: "POST",
+    Operation.THRESHOLDS: "PUT",
+}
+
+
+@dataclass(frozen=True)
+class Match:
+    """A path that names an operation, with its decoded ids."""
+
+    operation: Operation
+    account_id: str
+    project_id: str
+    item_id: str | None = None
+
+    @property
+    def method(self) -> str:
+        """The one method the operation accepts."""
+        return METHODS[self.operation]
+
+
+def split_raw_path(raw_path: bytes) -> tuple[str, ...]:
+    """The percent-decoded segments of a raw path, without the leading empty one.
+
+    Raises ``UnicodeDecodeError`` when a segment does not decode as UTF-8.
+    ``b"/a%2Fb/c"`` gives ``("a/b", "c")``; a path not starting with ``/``
+    gives its segments as they are (it will match nothing).
+    """
+    parts = raw_path.split(b"/")
+    if parts and parts[0] == b"":
+        parts = parts[1:]
+    return tuple(unquote_to_bytes(part).decode("utf-8") for part in parts)
+
+
+def match(segments: tuple[str, ...]) -> Match | None:
+    """The operation a path names, or ``None``."""
+    if len(segments) < 5 or segments[:2] != ("api", "v1") or segments[3] != "projects":
+        return None
+    account_id, project_id, rest = segments[2], segments[4], segments[5:]
+    if len(rest) == 3 and rest[0] == "rate_limiters" and rest[2] == "active":
+        return Match(Operation.SET_ACTIVE, account_id, project_id, rest[1])
+    if rest == ("challenges", "grant-revocations"):
+        return Match(Operation.REVOKE, account_id, project_id)
+    if len(rest) == 2 and rest[0] == "dimension-thresholds":
+        return Match(Operation.THRESHOLDS, account_id, project_id, rest[1])
+    return None
+
+
+# -- request bodies ------------------------------------------------------------------------
+
+MAX_SUBJECT_ID: Final = 256
+
+
+class RawFloat(float):
+    """A float that remembers the JSON text it was parsed from."""
+
+    raw: str
+
+    def __new__(cls, text: str) -> RawFloat:
+        value = super().__new__(cls, text)
+        value.raw = text
+        return value
+
+
+class RawInt(int):
+    """An int that remembers the JSON text it was parsed from."""
+
+    raw: str
+
+    def __new__(cls, text: str) -> RawInt:
+        value = super().__new__(cls, text)
+        value.raw = text
+        return value
+
+
+def parse_json(body: bytes) -> Any:
+    """The JSON value of a body, numbers as :class:`RawFloat`/:class:`RawInt`."""
+    try:
+        return json.loads(body, parse_float=RawFloat, parse_int=RawInt, parse_constant=RawFloat)
+    except (ValueError, RecursionError):
+        raise invalid("body", "The request body is not valid JSON.") from None
+
+
+def plain_json(body: bytes) -> Any:
+    """The JSON value of a body with plain numbers, or ``None`` when not JSON."""
+    if not body:
+        return None
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _object(body: bytes) -> dict[str, Any]:
+    value = parse_json(body)
+    if not isinstance(value, dict):
+        raise invalid("body", "The request body must be a JSON object.")
+    return value
+
+
+def parse_set_active(body: bytes) -> bool:
+    """``{"isActive": bool}`` -> the flag."""
+    data = _object(body)
+    if "isActive" not in data:
+        raise invalid("isActive", "isActive is required.")
+    value = data["isActive"]
+    if not isinstance(value, bool):
+        raise invalid("isActive", "isActive must be a boolean.")
+    return value
+
+
+def _subject_id(subject: dict[str, Any], name: str) -> str | None:
+    if name not in subject:
+        return None
+    value = subject[name]
+    field = f"subject.{name}"
+    if not isinstance(value, str):
+        raise invalid(field, f"{field} must be a string.")
+    if not value:
+        raise invalid(field, f"{field} must not be empty.")
+    if len(value) > MAX_SUBJECT_ID:
+        raise invalid(field, f"{field} must be at most {MAX_SUBJECT_ID} characters.")
+    return value
+
+
+def parse_revocation(body: bytes) -> tuple[str | None, str | None]:
+    """``{"subject": {...}}`` -> (visitorId, userAccountId); ``customFields`` ignored."""
+    data = _object(body)
+    if "subject" not in data:
+        raise invalid("subject", "subject is required.")
+    subject = data["subject"]
+    if not isinstance(subject, dict):
+        raise invalid("subject", "subject must be an object.")
+    visitor_id = _subject_id(subject, "visitorId")
+    user_account_id = _subject_id(subject, "userAccountId")
+    if visitor_id is None and user_account_id is None:
+        raise invalid("subject", "Give subject.visitorId or subject.userAccountId.")
+    return visitor_id, user_account_id
+
+
+@dataclass(frozen=True)
+class ThresholdUpdate:
+    """A parsed threshold update, with the JSON text of each number."""
+
+    name: str
+    block: float
+    challenge: float
+    block_raw: str
+    challenge_raw: str
+
+
+def _threshold(data: dict[str, Any], name: str) -> tuple[float, str]:
+    if name not in data:
+        raise invalid(name, f"{name} is required.")
+    value = data[name]
+    if isinstance(value, bool) or not isinstance(value, RawFloat | RawInt):
+        raise invalid(name, f"{name} must be a number.")
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number):
+        raise invalid(name, f"{name} must be a finite number.")
+    return number, value.raw
+
+
+def parse_thresholds(body: bytes) -> ThresholdUpdate:
+    """``{"name", "blockThreshold", "challengeThreshold"}`` -> the update."""
+    data = _object(body)
+    name = data.get("name")
+    if "name" not in data:
+        raise invalid("name", "name is required.")
+    if not isinstance(name, str) or not name:
+        raise invalid("name", "name must be a non-empty string.")
+    block, block_raw = _threshold(data, "blockThreshold")
+    challenge, challenge_raw = _threshold(data, "challengeThreshold")
+    return ThresholdUpdate(name, block, challenge, block_raw, challenge_raw)
+
+
+# -- the three operations ------------------------------------------------------------------
+
+
+@dataclass
+class Result:
+    """What to answer: status, JSON body, extra headers, and who authenticated."""
+
+    status: int
+    body: Any
+    headers: dict[str, str] = field(default_factory=dict)
+    auth: AuthInfo | None = None
+
+
+def error_result(error: ApiError, state: SandboxState, auth: AuthInfo | None = None) -> Result:
+    """An error as a :class:`Result`, with the state's hostile message if set."""
+    return Result(error.status, error.body(state.error_message), error.headers, auth)
+
+
+def auth_info(record: TokenRecord) -> AuthInfo:
+    """The loggable description of a token (never its value)."""
+    project_id = record.project_id if isinstance(record, ProjectApiToken) else None
+    return AuthInfo(record.kind, record.account_id, project_id, record.label)
+
+
+def handle(
+    state: SandboxState,
+    method: str,
+    segments: tuple[str, ...] | None,
+    headers: Mapping[str, str],
+    body: bytes,
+) -> Result:
+    """Answer one API request. ``segments`` is ``None`` when the path was not UTF-8."""
+    auth: AuthInfo | None = None
+    try:
+        if segments is None:
+            raise invalid("path", "The path is not valid UTF-8 once percent-decoded.")
+        route = match(segments)
+        if route is None:
+            raise not_found("No such endpoint.", {"resource": "endpoint"})
+        if method != route.method:
+            raise method_not_allowed(route.method)
+        record = _authenticate(state, headers)
+        auth = auth_info(record)
+        if route.operation is Operation.SET_ACTIVE:
+            return Result(200, _set_active(state, route, record, body), auth=auth)
+        _check_personal(route, record)
+        if route.operation is Operation.REVOKE:
+            return Result(200, _revoke(state, route, body), auth=auth)
+        return Result(200, _thresholds(state, route, body), auth=auth)
+    except ApiError as error:
+        return error_result(error, state, auth)
+
+
+def _authenticate(state: SandboxState, headers: Mapping[str, str]) -> TokenRecord:
+    token = headers.get("x-api-key", "")
+    if not token:
+        if headers.get("authorization"):
+            raise unauthorized("Missing X-Api-Key; the Authorization header is not accepted.")
+        raise unauthorized("Missing X-Api-Key.")
+    record = state.authenticate(token)
+    if record is None:
+        raise unauthorized("Invalid X-Api-Key.")
+    return record
+
+
+def _set_active(state: SandboxState, route: Match, record: TokenRecord, body: bytes) -> Any:
+    if not isinstance(record, ProjectApiToken):
+        raise forbidden(
+            "This operation needs a project API token.",
+            {"tokenKind": record.kind, "requiredTokenKind": "project"},
+        )
+    if record.account_id != route.account_id or record.project_id != route.project_id:
+        raise forbidden("This token does not belong to this project.")
+    _require_project(state, route)
+    assert route.item_id is not None
+    if state.rate_limiter(route.account_id, route.project_id, route.item_id) is None:
+        raise not_found("No such rate limiter.", {"resource": "rate_limiter", "id": route.item_id})
+    active = parse_set_active(body)
+    project = state.set_rate_limiter_active(
+        route.account_id, route.project_id, route.item_id, active
+    )
+    if project is None:  # removed meanwhile
+        raise not_found("No such rate limiter.", {"resource": "rate_limiter"})
+    return project
+
+
+def _check_personal(route: Match, record: TokenRecord) -> None:
+    if not isinstance(record, PersonalToken):
+        raise forbidden(
+            "This operation needs a personal access token.",
+            {"tokenKind": record.kind, "requiredTokenKind": "personal"},
+        )
+    if record.account_id != route.account_id:
+        raise forbidden("This token does not belong to this account.")
+    scope = (
+        SCOPE_PROJECT_ACTION if route.operation is Operation.REVOKE else SCOPE_DIMENSION_THRESHOLDS
+    )
+    if scope not in record.scopes:
+        raise forbidden(f"The token lacks the scope {scope!r}.", {"missingScope": scope})
+
+
+def _require_project(state: SandboxState, route: Match) -> None:
+    if not state.has_project(route.account_id, route.project_id):
+        raise not_found("No such project.", {"resource": "project", "id": route.project_id})
+
+
+def _revoke(state: SandboxState, route: Match, body: bytes) -> Any:
+    _require_project(state, route)
+    visitor_id, user_account_id = parse_revocation(body)
+    return state.revoke(route.account_id, route.project_id, visitor_id, user_account_id)
+
+
+def _thresholds(state: SandboxState, route: Match, body: bytes) -> Any:
+    _require_project(state, route)
+    assert route.item_id is not None
+    if state.dimension(route.account_id, route.project_id, route.item_id) is None:
+        raise not_found("No such dimension.", {"resource": "dimension", "id": route.item_id})
+    update = parse_thresholds(body)
+    done = state.update_dimension(
+        route.account_id,
+        route.project_id,
+        route.item_id,
+        name=update.name,
+        block=update.block,
+        challenge=update.challenge,
+        block_raw=update.block_raw,
+        challenge_raw=update.challenge_raw,
+    )
+    if not done:  # removed meanwhile
+        raise not_found("No such dimension.", {"resource": "dimension"})
+    return {}
+
+
+# -- the /_sandbox/ endpoints --------------------------------------------------------------
+
+Handler = Callable[[SandboxState, Faults, bytes], Result]
+
+
+def _control_object(body: bytes) -> dict[str, Any]:
+    try:
+        value = json.loads(body) if body else {}
+    except (ValueError, RecursionError):
+        raise invalid("body", "The request body is not valid JSON.") from None
+    if not isinstance(value, dict):
+        raise invalid("body", "The request body must be a JSON object.")
+    return value
+
+
+def _string(data: dict[str, Any], name: str) -> str:
+    value = data.get(name)
+    if not isinstance(value, str) or not value:
+        raise invalid(name, f"{name} must be a non-empty string.")
+    return value
+
+
+def _seconds(data: dict[str, Any], name: str, default: float | None, *, positive: bool) -> float:
+    value = data.get(name, default)
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value < 0
+        or (positive and value == 0)
+    ):
+        raise invalid(
+            name, f"{name} is {'a positive number' if positive else 'a number, 0 or more'}."
+        )
+    return value
+
+
+def _subjects(data: dict[str, Any], *, only_one: bool) -> list[tuple[SubjectKind, str]]:
+    found: list[tuple[SubjectKind, str]] = []
+    for kind in SUBJECT_KINDS:
+        if kind in data:
+            found.append((kind, _string(data, kind)))
+    if not found or (only_one and len(found) > 1):
+        needed = "exactly one of" if only_one else "visitorId and/or"
+        raise invalid("subject", f"Give {needed} visitorId, userAccountId.")
+    return found
+
+
+def _control_project(state: SandboxState, data: dict[str, Any]) -> tuple[str, str]:
+    account_id, project_id = _string(data, "accountId"), _string(data, "projectId")
+    if not state.has_project(account_id, project_id):
+        raise not_found("No such project.", {"resource": "project", "id": project_id})
+    return account_id, project_id
+
+
+def stats(state: SandboxState, faults: Faults, body: bytes) -> Result:
+    """``GET /_sandbox/stats``."""
+    return Result(200, state.recorder.stats().to_json())
+
+
+def reset(state: SandboxState, faults: Faults, body: bytes) -> Result:
+    """``POST /_sandbox/reset``: counters and log."""
+    state.recorder.reset()
+    return Result(200, state.recorder.stats().to_json())
+
+
+def get_faults(state: SandboxState, faults: Faults, body: bytes) -> Result:
+    """``GET /_sandbox/faults``."""
+    return Result(200, faults.snapshot())
+
+
+def put_faults(state: SandboxState, faults: Faults, body: bytes) -> Result:
+    """``PUT /_sandbox/faults``: change the settings given, keep the others."""
+    data = _control_object(body)
+    try:
+        if data.pop("reset", False) is True:
+            faults.reset()
+        faults.configure_wire(data)
+    except FaultError as error:
+        raise invalid(error.field, str(error)) from None
+    return Result(200, faults.snapshot())
+
+
+def advance_clock(state: SandboxState, faults: Faults, body: bytes) -> Result:
+    """``POST /_sandbox/clock`` with ``{"advanceSeconds": n}``."""
+    data = _control_object(body)
+    clock = state.clock
+    if not isinstance(clock, ManualClock):
+        raise ApiError(409, "conflict", "invalid_request_error", "The clock is not manual.")
+    now = clock.advance(_seconds(data, "advanceSeconds", None, positive=False))
+    return Result(200, {"now": iso_utc(now), "epochSeconds": now})
+
+
+def list_grants(state: SandboxState, faults: Faults, body: bytes) -> Result:
+    """``GET /_sandbox/grants``."""
+    return Result(200, {"grants": [grant.to_json() for grant in state.grants()]})
+
+
+def issue_grant(state: SandboxState, faults: Faults, body: bytes) -> Result:
+    """``POST /_sandbox/grants``."""
+    data = _control_object(body)
+    account_id, project_id = _control_project(state, data)
+    lifetime = _seconds(data, "lifetimeSeconds", 3600, positive=True)
+    attempts = data.get("attempts", 3)
+    if isinstance(attempts, bool) or not isinstance(attempts, int) or attempts <= 0:
+        raise invalid("attempts", "attempts is a positive integer.")
+    grants = [
+        state.issue_grant(
+            account_id, project_id, kind, subject, lifetime_seconds=lifetime, attempts=attempts
+        ).to_json()
+        for kind, subject in _subjects(data, only_one=False)
+    ]
+    return Result(201, {"grants": grants})
+
+
+def use_attempt(state: SandboxState, faults: Faults, body: bytes) -> Result:
+    """``POST /_sandbox/grants/attempts``: 404 when nothing stands."""
+    data = _control_object(body)
+    account_id, project_id = _control_project(state, data)
+    [(kind, subject)] = _subjects(data, only_one=True)
+    grant = state.use_attempt(account_id, project_id, kind, subject)
+    if grant is None:
+        raise not_found("No grant stands on this subject.", {"resource": "grant"})
+    return Result(
+        200,
+        {
+            "grantRemainingAttempts": grant.remaining_attempts,
+            "standing": grant.remaining_attempts > 0,
+        },
+    )
+
+
+def report_outcome(state: SandboxState, faults: Faults, body: bytes) -> Result:
+    """``POST /_sandbox/outcomes``: ``FAILED`` removes the grant."""
+    data = _control_object(body)
+    account_id, project_id = _control_project(state, data)
+    [(kind, subject)] = _subjects(data, only_one=True)
+    outcome = _string(data, "kind")
+    record = state.report_outcome(account_id, project_id, kind, subject, outcome)
+    return Result(200, {"recorded": True, "kind": outcome, "grantRemoved": record.removed_grant})
+
+
+ROUTES: dict[tuple[str, ...], dict[str, Handler]] = {
+    ("_sandbox", "stats"): {"GET": stats},
+    ("_sandbox", "reset"): {"POST": reset},
+    ("_sandbox", "faults"): {"GET": get_faults, "PUT": put_faults},
+    ("_sandbox", "clock"): {"POST": advance_clock},
+    ("_sandbox", "grants"): {"GET": list_grants, "POST": issue_grant},
+    ("_sandbox", "grants", "attempts"): {"POST": use_attempt},
+    ("_sandbox", "outcomes"): {"POST": report_outcome},
+}
+
+
+def handle_control(
+    state: SandboxState, faults: Faults, method: str, segments: tuple[str, ...], body: bytes
+) -> Result:
+    """Answer one ``/_sandbox/`` request."""
+    try:
+        methods = ROUTES.get(segments)
+        if methods is None:
+            raise not_found("No such sandbox endpoint.", {"resource": "endpoint"})
+        handler = methods.get(method)
+        if handler is None:
+            raise method_not_allowed(", ".join(methods))
+        return handler(state, faults, body)
+    except ApiError as error:
+        return Result(error.status, error.body(), error.headers)
+    except (KeyError, ValueError) as error:
+        return Result(400, invalid("body", str(error)).body())
+
+
+# -- the ASGI app --------------------------------------------------------------------------
+
+# The ASGI interface's types, named as in the ASGI specification. No framework: the sandbox
+# routes on the raw path itself, so Starlette's router, middleware and lifespan (#29: a
+# runtime dependency for three type names and an empty router) were an unused layer.
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+#: Largest request body accepted (413 above).
+MAX_BODY: Final = 1 << 20
+
+HTML_GARBAGE: Final = (
+    b"<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head>"
+    b"<body><h1>Bad Gateway</h1><p>upstream sent nonsense</p></body></html>"
+)
+
+
+class ConnectionDropped(ConnectionError):
+    """Raised by the app to cut a response short (the ``drop_next`` fault).
+
+    Under uvicorn the connection is closed after the partial response; with
+    ``httpx.ASGITransport`` the client sees this exception itself.
+    """
+
+
+class DropFilter(logging.Filter):
+    """Keeps uvicorn from logging the deliberate :class:`ConnectionDropped` as a crash."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """``False`` for uvicorn's report of a deliberate drop."""
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, ConnectionDropped)
+
+
+def install_drop_filter() -> None:
+    """Add :class:`DropFilter` to the ``uvicorn.error`` logger (once)."""
+    logger = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, DropFilter) for f in logger.filters):
+        logger.addFilter(DropFilter())
+
+
+def encode_json(value: Any) -> bytes:
+    """Compact UTF-8 JSON; ASCII with ``\\uXXXX`` escapes when it holds a lone surrogate."""
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # the hostile "surrogates" payload: only escapes carry it
+        return json.dumps(value, ensure_ascii=True, allow_nan=False).encode("ascii")
+
+
+async def _read_body(receive: Receive) -> tuple[bytes, bool]:
+    """The whole request body, and whether it exceeded :data:`MAX_BODY`."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return b"".join(chunks), False
+        chunk: bytes = message.get("body", b"")
+        size += len(chunk)
+        if size <= MAX_BODY:
+            chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks), size > MAX_BODY
+
+
+def _start(status: int, body: bytes, content_type: str, extra: dict[str, str]) -> dict[str, Any]:
+    headers = [
+        (b"content-type", content_type.encode("latin-1")),
+        (b"content-length", str(len(body)).encode("ascii")),
+        (b"cache-control", b"no-store"),
+    ]
+    headers += [(k.encode("latin-1"), v.encode("latin-1")) for k, v in extra.items()]
+    return {"type": "http.response.start", "status": status, "headers": headers}
+
+
+async def _send(
+    send: Send, status: int, body: bytes, content_type: str, extra: dict[str, str]
+) -> None:
+    await send(_start(status, body, content_type, extra))
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+class SandboxASGI:
+    """The raw ASGI app behind :func:`create_app`."""
+
+    def __init__(self, state: SandboxState, faults: Faults) -> None:
+        self.state = state
+        self.faults = faults
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve one HTTP request (websockets are closed)."""
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        if scope["type"] != "http":
+            return
+        raw_path: bytes = scope.get("raw_path") or scope["path"].encode("utf-8")
+        try:
+            segments: tuple[str, ...] | None = split_raw_path(raw_path)
+        except UnicodeDecodeError:
+            segments = None
+        body, oversized = await _read_body(receive)
+        if segments and segments[0] == "_sandbox":
+            result = handle_control(self.state, self.faults, scope["method"], segments, body)
+            await _send(
+                send, result.status, encode_json(result.body), "application/json", result.headers
+            )
+            return
+        await self._api(scope, send, raw_path, segments, body, oversized)
+
+    async def _api(
+        self,
+        scope: Scope,
+        send: Send,
+        raw_path: bytes,
+        segments: tuple[str, ...] | None,
+        body: bytes,
+        oversized: bool,
+    ) -> None:
+        method: str = scope["method"]
+        header_list: list[tuple[bytes, bytes]] = list(scope.get("headers", []))
+        headers: dict[str, str] = {}
+        for name, value in header_list:
+            headers.setdefault(name.decode("latin-1").lower(), value.decode("latin-1"))
+        record = RequestRecord(
+            method=method,
+            raw_path=raw_path.decode("latin-1"),
+            segments=segments or (),
+            query_string=bytes(scope.get("query_string", b"")).decode("latin-1"),
+            body=body,
+            json=plain_json(body),
+            content_type=headers.get("content-type"),
+            headers=safe_headers(header_list),
+        )
+        recorder = self.state.recorder
+        recorder.begin()
+        ended = False
+
+        def end(
+            status: int | None,
+            result: Result | None,
+            fault: FaultKind | None,
+            dropped: bool = False,
+        ) -> None:
+            # Logged before the last byte leaves: a client that has its answer
+            # finds its request in the log.
+            nonlocal ended
+            ended = True
+            recorder.end(
+                finished(
+                    record,
+                    status,
+                    auth=result.auth if result else None,
+                    fault=fault.value if fault else None,
+                    dropped=dropped,
+                )
+            )
+
+        fault: FaultKind | None = None
+        kind = self.faults.hostile
+        hostile = Hostile(kind, headers.get("x-api-key", "")) if kind else None
+        try:
+            await self.faults.delay()
+            fault = self.faults.take()
+            if fault is FaultKind.DROP:
+                await self._drop(send, method, segments, headers, body, end)
+                return
+            if oversized:
+                result = error_result(too_large(MAX_BODY), self.state)
+            elif fault in (FaultKind.FAIL, FaultKind.RANDOM_ERROR):
+                result = error_result(unavailable(self.faults.error_status), self.state)
+            elif fault is FaultKind.RATE_LIMIT:
+                result = error_result(rate_limited(self.faults.retry_after), self.state)
+            elif fault is FaultKind.NON_JSON:
+                end(200, None, fault)
+                page = hostile.page(HTML_GARBAGE) if hostile else HTML_GARBAGE
+                await _send(send, 200, page, "text/html; charset=utf-8", {})
+                return
+            elif self.faults.hostile_status:
+                result = error_result(hostile_error(self.faults.hostile_status), self.state)
+            else:
+                result = handle(self.state, method, segments, headers, body)
+            payload = hostile.answer(result.status, result.body) if hostile else result.body
+            status, encoded = result.status, b""
+            odd = self.faults.hostile_body
+            if odd is not None and result.status == 200:
+                status, encoded = odd_answer(odd, status, payload, encode_json)
+            else:
+                encoded = encode_json(payload)
+            end(status, result, fault)
+            await _send(send, status, encoded, "application/json", result.headers)
+        finally:
+            if not ended:
+                end(None, None, fault)
+
+    async def _drop(
+        self,
+        send: Send,
+        method: str,
+        segments: tuple[str, ...] | None,
+        headers: dict[str, str],
+        body: bytes,
+        end: Callable[..., None],
+    ) -> None:
+        """Start a response, send half of it (or none), log it, cut the connection."""
+        if self.faults.drop_mode == "after":
+            result: Result | None = handle(self.state, method, segments, headers, body)
+            assert result is not None
+            status, payload = result.status, encode_json(result.body)
+            await send(_start(status, payload, "application/json", result.headers))
+            half = payload[: len(payload) // 2]
+            await send({"type": "http.response.body", "body": half, "more_body": True})
+        else:
+            result, status = None, 200
+            await send(_start(status, b"{}" * 32, "application/json", {}))
+        end(status, result, FaultKind.DROP, dropped=True)
+        raise ConnectionDropped("sandbox fault: connection dropped mid-response")
+
+
+def create_app(state: SandboxState, faults: Faults | None = None) -> SandboxASGI:
+    """The sandbox as an ASGI app over ``state``, with ``faults`` (default: none)."""
+    return SandboxASGI(state, faults if faults is not None else Faults())
