@@ -215,7 +215,7 @@ def prepare(
     # any event loop runs: the store's synchronous class, closed at once (the
     # session's async store opens its own connections when first awaited).
     from bottui.store.db_errors import InventoryUnavailable
-    from bottui.store.inventory.sync import Inventory
+    from bottui.store.inventory.file import Inventory
 
     try:
         inventory = (

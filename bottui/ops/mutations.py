@@ -50,7 +50,7 @@ from bottui.store.errors import StoreError
 from bottui.store.journal.records import Operation, Outcome, dimension_target, limiter_target
 
 if TYPE_CHECKING:
-    from bottui.store.inventory.protocol import InventoryStore
+    from bottui.store.inventory.store import SqliteInventoryStore as InventoryStore
 
 T = TypeVar("T")
 
@@ -157,7 +157,7 @@ async def _journaled(
     nothing is sent (a timed change's schedule, :mod:`bottui.ops.timed`).
     """
     from bottui.store.db_errors import JournalUnavailable
-    from bottui.store.journal.protocol import EntryId, RunId
+    from bottui.store.journal.records import EntryId, RunId
 
     entry_id: int | None = None
     try:
@@ -217,7 +217,7 @@ async def _finish(session: Session, entry_id: int | None, **outcome: Any) -> Non
     if entry_id is None:
         return
     from bottui.store.db_errors import JournalUnavailable
-    from bottui.store.journal.protocol import EntryId
+    from bottui.store.journal.records import EntryId
 
     try:
         # Shielded: a cancelled change (Ctrl+C, a closed screen) still records

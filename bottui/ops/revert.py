@@ -26,16 +26,21 @@ from bottui.api.errors import BottuiError
 from bottui.ops import mutations, undo_row
 from bottui.ops.journal_view import target_what, value_text
 from bottui.ops.undo import UndoRefused
-from bottui.store.journal.protocol import EntryId, entry_started
-from bottui.store.journal.records import JournalEntry, Outcome
-from bottui.store.journal.undo import NO_CHANGE_OUTCOMES, value_of
+from bottui.store.journal.records import (
+    NO_CHANGE_OUTCOMES,
+    EntryId,
+    JournalEntry,
+    Outcome,
+    entry_started,
+    value_of,
+)
 from bottui.store.utc import stamp
 
 if TYPE_CHECKING:
-    from bottui.ops.journal_pages import Pages
     from bottui.ops.plan import PlannedChange
     from bottui.ops.session import Session
-    from bottui.store.journal.protocol import JournalStore
+    from bottui.store.journal.records import JournalReader as Pages
+    from bottui.store.journal.store import SqliteJournalStore as JournalStore
 
 StepState = Literal[
     "reverted", "unchanged", "superseded", "refused", "failed", "unknown", "not-sent"

@@ -36,7 +36,7 @@ from bottui.ops.plan import (
     ThresholdsTarget,
     TimedRefused,
 )
-from bottui.store.journal.undo import UndoKind, value_of
+from bottui.store.journal.records import UndoKind, value_of
 from bottui.store.utc import stamp, system_clock
 
 T = TypeVar("T")

@@ -28,8 +28,7 @@ from bottui.ops.mutations import Applied
 from bottui.ops.plan import PlannedChange
 from bottui.ops.session import Session
 from bottui.store.db_errors import JournalUnavailable
-from bottui.store.journal.records import JournalEntry, previous_json
-from bottui.store.journal.undo import UndoCandidate, UndoKind
+from bottui.store.journal.records import JournalEntry, UndoCandidate, UndoKind, previous_json
 
 #: The kinds of change that can be undone, in the order ``--kind`` lists them.
 KINDS: Final[tuple[UndoKind, ...]] = get_args(UndoKind)

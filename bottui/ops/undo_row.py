@@ -24,23 +24,30 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Final
 
-import bottui.store.journal.sync as journal_module
+import bottui.store.journal.file as journal_module
 from bottui.ops import mutations
 from bottui.ops import undo as undo_ops
 from bottui.ops.journal_view import entry_ref, target_id, value_text, when
 from bottui.ops.undo import UndoPlan, UndoRefused
 from bottui.store.db_errors import JournalUnavailable
 from bottui.store.errors import StoreError
-from bottui.store.journal.protocol import EntryQuery, entry_started
-from bottui.store.journal.records import JournalEntry, Operation, Outcome
-from bottui.store.journal.undo import NO_CHANGE_OUTCOMES, UndoKind, value_of
+from bottui.store.journal.records import (
+    NO_CHANGE_OUTCOMES,
+    EntryQuery,
+    JournalEntry,
+    Operation,
+    Outcome,
+    UndoKind,
+    entry_started,
+    value_of,
+)
 
 if TYPE_CHECKING:
-    from bottui.ops.journal_pages import Pages
     from bottui.ops.mutations import Applied
     from bottui.ops.plan import PlannedChange
     from bottui.ops.session import Session
-    from bottui.store.journal.protocol import JournalStore
+    from bottui.store.journal.records import JournalReader as Pages
+    from bottui.store.journal.store import SqliteJournalStore as JournalStore
 
 #: Entries a search for newer changes (or the newest change) reads at most.
 SCAN_LIMIT: Final = 500

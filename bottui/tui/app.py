@@ -460,7 +460,7 @@ class BottuiApp(App[int]):
     def action_undo_latest(self) -> None:
         """Undo the current project's newest limiter or threshold change (confirmed first)."""
         from bottui.tui.screens.base import BottuiScreen
-        from bottui.tui.screens.journal_undo import start_undo
+        from bottui.tui.screens.journal import start_undo
 
         screen = self.screen
         if isinstance(screen, BottuiScreen):

@@ -20,8 +20,8 @@ from bottui.api.models import DimensionThresholds, LimiterChange, LimiterStateSo
 from bottui.api.tokens import ProjectToken
 from bottui.store.db_errors import NotInInventory
 from bottui.store.errors import StoreError
+from bottui.store.inventory.file import Inventory
 from bottui.store.inventory.records import LimiterEntry
-from bottui.store.inventory.sync import Inventory
 from bottui.store.paths import Locations
 
 ROOT = Path(__file__).resolve().parents[2]

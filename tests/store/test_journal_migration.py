@@ -15,9 +15,8 @@ from pathlib import Path
 import pytest
 
 from bottui.store.db_errors import JournalUnavailable
-from bottui.store.journal.async_facade import SqliteJournalStore
-from bottui.store.journal.protocol import EntryQuery, RunId
-from bottui.store.journal.records import JournalEntry
+from bottui.store.journal.file import Journal
+from bottui.store.journal.records import EntryQuery, JournalEntry, RunId
 from bottui.store.journal.schema import (
     SCHEMA,
     STEPS,
@@ -27,7 +26,7 @@ from bottui.store.journal.schema import (
     VERSION,
     append_only,
 )
-from bottui.store.journal.sync import Journal
+from bottui.store.journal.store import SqliteJournalStore
 from bottui.store.sqlite_util import Database, Schema, Step
 from tests.store.journal_v01 import APPLICATION_ID, build
 

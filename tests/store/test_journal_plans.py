@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from bottui.store.journal import query as journal_query
-from bottui.store.journal.protocol import EntryId, EntryQuery, RunId
+from bottui.store.journal.file import Journal
 from bottui.store.journal.query import (
     _AGAINS,
     _FIRSTS,
@@ -26,8 +26,7 @@ from bottui.store.journal.query import (
     _TEXT_FIRSTS,
     plans,
 )
-from bottui.store.journal.records import StartRecord
-from bottui.store.journal.sync import Journal
+from bottui.store.journal.records import EntryId, EntryQuery, RunId, StartRecord
 
 MOMENT = datetime(2026, 1, 1, tzinfo=UTC)
 QUERIES = {

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from bottui.store.journal.file import Journal
 from bottui.store.journal.records import target_key
-from bottui.store.journal.sync import Journal
 from tests.store.journal_contention import cpu_burners, run_scenario
 
 ROOT = Path(__file__).resolve().parents[2]

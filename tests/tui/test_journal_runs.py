@@ -12,7 +12,7 @@ from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.store.journal.records import Operation, limiter_target
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.journal_run import RUN_PAGE, RunDialog
+from bottui.tui.screens.journal_dialogs import RUN_PAGE, RunDialog
 from bottui.tui.widgets.journal_table import COLUMNS
 from tests.fixtures.stores import journal_of
 from tests.tui.conftest import SNAP_SIZE

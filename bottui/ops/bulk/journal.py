@@ -41,11 +41,18 @@ from bottui.api.errors import RefusedError
 from bottui.ops.bulk.input import Subject
 from bottui.ops.session import Session
 from bottui.store.db_errors import JournalUnavailable
-from bottui.store.journal.protocol import EntryId, EntryQuery, ItemState, RunId
-from bottui.store.journal.records import Operation, Outcome, StartRecord
+from bottui.store.journal.records import (
+    EntryId,
+    EntryQuery,
+    ItemState,
+    Operation,
+    Outcome,
+    RunId,
+    StartRecord,
+)
 
 if TYPE_CHECKING:
-    from bottui.store.journal.protocol import JournalBatch
+    from bottui.store.journal.store import SqliteJournalBatch as JournalBatch
     from bottui.store.run_lock import RunLock
 
 FLUSH_SECONDS: Final = 0.5

@@ -35,7 +35,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Final
 from uuid import UUID
 
-from bottui.store.journal.protocol import EntryQuery
+from bottui.store.journal.records import EntryQuery
 from bottui.store.paging import Cursor
 from bottui.store.team.times import OddTime
 
