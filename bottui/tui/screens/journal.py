@@ -229,8 +229,9 @@ class JournalScreen(BottuiScreen):
 
         self.load(read, show, group=JOURNAL_READS)
 
-    def action_older(self) -> None:
-        """Read the next page of older entries and add it below."""
+    def action_older(self, go_past: bool = True) -> None:
+        """Read the next page of older entries and add it below; ``go_past``
+        (``m``, ``ctrl+end``): past the run the last row shows (:func:`_read_older`)."""
         if self._next is None or self._shown is None:
             if self._shown is not None:
                 self.notify("No older entries.", markup=False)
@@ -244,7 +245,7 @@ class JournalScreen(BottuiScreen):
 
         async def read() -> Older:
             try:
-                return await _read_older(store, table, query, cursor)
+                return await _read_older(store, table, query, cursor, go_past=go_past)
             finally:
                 if generation == self._generation:
                     self._reading_older = False
@@ -269,7 +270,7 @@ class JournalScreen(BottuiScreen):
     @on(DataTable.RowHighlighted, "#journal-table")
     def _near_the_end(self, event: DataTable.RowHighlighted) -> None:
         if self._next is not None and event.cursor_row >= event.data_table.row_count - LOOKAHEAD:
-            self.action_older()
+            self.action_older(go_past=False)
 
     def _show(
         self,
@@ -508,7 +509,7 @@ MAX_SKIPPED_RUNS: Final = 8
 
 
 async def _read_older(
-    store: JournalReader, table: JournalTable, query: EntryQuery, cursor: Cursor
+    store: JournalReader, table: JournalTable, query: EntryQuery, cursor: Cursor, *, go_past: bool
 ) -> Older:
     """The page after ``cursor``; a page that would add no row goes past the run it shows.
 
@@ -518,13 +519,16 @@ async def _read_older(
     shows, this machine's journal counts the rest of that run in SQL
     (:meth:`~bottui.store.journal.store.SqliteJournalStore.run_rest`) and
     the read goes on without it (``skip_runs``): the entries between its
-    ids that belong to no run, or to another, are still read, in order.
+    ids that belong to no run, or to another, are still read, in order. Only
+    when asked (``go_past``): the read made as the cursor nears the end loads
+    the run page by page, its count saying more may follow.
     """
     page = await journal_view.read_page(store, query, limit=MORE_PAGE, cursor=cursor)
     entries = list(page.entries)
     rests: dict[RunId, RunRest] = {}
     while (
-        isinstance(store, SqliteJournalStore)
+        go_past
+        and isinstance(store, SqliteJournalStore)
         and page.next is not None
         and len(rests) < MAX_SKIPPED_RUNS
         and (run := table.only_run_shown(page.entries)) is not None
