@@ -75,7 +75,7 @@ import time
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Unpack
 
 from bottui.store import safe_csv, safe_json
 from bottui.store.atomic_file import write_atomic
@@ -93,6 +93,7 @@ from bottui.store.journal.records import (
     EntryQuery,
     ItemState,
     JournalEntry,
+    OutcomeFields,
     RunId,
     RunRest,
     StartRecord,
@@ -246,48 +247,14 @@ class BatchWriter(ClosesOnExit):
             self._raise_background_error()
             return self._write(rows)
 
-    def finish(
-        self,
-        entry_id: int,
-        *,
-        outcome: str,
-        status: int | None = None,
-        result: Mapping[str, Any] | None = None,
-        error: Mapping[str, Any] | None = None,
-        duration_ms: float | None = None,
-    ) -> None:
+    def finish(self, entry_id: int, **outcome: Unpack[OutcomeFields]) -> None:
         """Buffer the outcome of an entry written by :meth:`start_many`."""
-        row = self.pack(
-            entry_id,
-            outcome=outcome,
-            status=status,
-            result=result,
-            error=error,
-            duration_ms=duration_ms,
-        )
-        self._add(None, row)
+        self._add(None, self.pack(entry_id, **outcome))
 
-    def pack(
-        self,
-        entry_id: int,
-        *,
-        outcome: str,
-        status: int | None = None,
-        result: Mapping[str, Any] | None = None,
-        error: Mapping[str, Any] | None = None,
-        duration_ms: float | None = None,
-    ) -> Finish:
+    def pack(self, entry_id: int, **outcome: Unpack[OutcomeFields]) -> Finish:
         """An outcome checked, redacted and stamped now, for :meth:`finish_many`
         (needs no lock: an async caller packs on its own thread)."""
-        return finish_of(
-            entry_id,
-            micros(self._clock()),
-            outcome=outcome,
-            status=status,
-            result=result,
-            error=error,
-            duration_ms=duration_ms,
-        )
+        return finish_of(entry_id, micros(self._clock()), **outcome)
 
     def finish_many(self, rows: Sequence[Finish]) -> None:
         """Buffer packed outcomes (:meth:`pack`); a full buffer writes them now."""
@@ -300,33 +267,15 @@ class BatchWriter(ClosesOnExit):
             if len(self._pending) >= self._batch_size or self._due():
                 self._write([])
 
-    def record(
-        self,
-        record: StartRecord,
-        *,
-        outcome: str,
-        status: int | None = None,
-        result: Mapping[str, Any] | None = None,
-        error: Mapping[str, Any] | None = None,
-        duration_ms: float | None = None,
-    ) -> None:
+    def record(self, record: StartRecord, **outcome: Unpack[OutcomeFields]) -> None:
         """Buffer a whole entry (started and outcome at once), for ids whose
         started record need not precede the request."""
         finished = self._clock()
-        started = finished - timedelta(milliseconds=duration_ms or 0.0)
+        started = finished - timedelta(milliseconds=outcome.get("duration_ms") or 0.0)
         started_row = journal_rows.start_row(
             record, micros(started), stamp(started), self._operator, self._pid, self._host
         )
-        row = finish_of(
-            0,
-            micros(finished),
-            outcome=outcome,
-            status=status,
-            result=result,
-            error=error,
-            duration_ms=duration_ms,
-        )
-        self._add(started_row, row)
+        self._add(started_row, finish_of(0, micros(finished), **outcome))
 
     def checkpoint(self, run_id: int, settled_line: int) -> None:
         """Buffer a settled prefix of ``run_id``: every id on an input line up to
@@ -668,36 +617,16 @@ class Journal(ClosesOnExit):
     def finish(
         self,
         entry_id: EntryId,
-        *,
-        outcome: str,
-        status: int | None = None,
-        result: Mapping[str, Any] | None = None,
-        error: Mapping[str, Any] | None = None,
-        duration_ms: float | None = None,
+        **outcome: Unpack[OutcomeFields],
     ) -> None:
-        """Append the outcome of ``entry_id``, committed durably.
-
-        Args:
-            entry_id: What :meth:`start` returned.
-            outcome: A word of :class:`Outcome` (``ok``, ``api-error``, ...).
-            status: The HTTP status, when there was an answer.
-            result: What the answer said (redacted), e.g. ``{"revoked": true, "reportId": ...}``.
-            error: The error object, e.g. ``ApiError.to_json()["error"]``.
-            duration_ms: Time from sending to the answer (retries included).
+        """Append the outcome (:class:`~bottui.store.journal.records.OutcomeFields`)
+        of ``entry_id`` (what :meth:`start` returned), committed durably.
 
         Raises:
             JournalUnavailable: the journal cannot be written.
             ValueError: no such entry, or it already has an outcome.
         """
-        finish = finish_of(
-            entry_id,
-            micros(self._clock()),
-            outcome=outcome,
-            status=status,
-            result=result,
-            error=error,
-            duration_ms=duration_ms,
-        )
+        finish = finish_of(entry_id, micros(self._clock()), **outcome)
         try:
             with self._db.write() as conn:
                 write(conn, 0, (), [finish], self._names)

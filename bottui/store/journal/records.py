@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from functools import cache
-from typing import Any, Final, Literal, NewType, Protocol
+from typing import Any, Final, Literal, NewType, Protocol, Required, TypedDict
 
 from bottui.api.errors import ValidationError
 from bottui.api.models import DimensionThresholds, RevocationOutcome
@@ -163,6 +163,23 @@ def outcome_word(value: str) -> str:
     if not _OUTCOME_WORD.fullmatch(word):
         raise ValueError(f"an outcome is a short lowercase word like 'api-error', not {word!r}")
     return str(word)
+
+
+class OutcomeFields(TypedDict, total=False):
+    """The outcome of an entry, as the writers take it (``**outcome``).
+
+    ``outcome`` (required): a word of :class:`Outcome` (``ok``, ``api-error``,
+    ...); ``status``: the HTTP status, when there was an answer; ``result``:
+    what the answer said (redacted), e.g. ``{"revoked": true, "reportId":
+    ...}``; ``error``: the error object, e.g. ``ApiError.to_json()["error"]``;
+    ``duration_ms``: time from sending to the answer (retries included).
+    """
+
+    outcome: Required[str]
+    status: int | None
+    result: Mapping[str, Any] | None
+    error: Mapping[str, Any] | None
+    duration_ms: float | None
 
 
 @dataclass(frozen=True)
@@ -733,6 +750,7 @@ __all__ = [
     "JournalReader",
     "Operation",
     "Outcome",
+    "OutcomeFields",
     "RunId",
     "RunRest",
     "StartRecord",

@@ -27,12 +27,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, Unpack
 
 from bottui.store.db_errors import JournalUnavailable
 from bottui.store.executor import OffLoop, StoreExecutor, reads, writes
 from bottui.store.journal.file import BatchWriter, Journal
-from bottui.store.journal.records import START_BOUND, EntryId, RunId, StartRecord
+from bottui.store.journal.records import START_BOUND, EntryId, OutcomeFields, RunId, StartRecord
 from bottui.store.journal.rows import Finish
 from bottui.store.journal.schema import BUSY_TIMEOUT
 from bottui.store.paths import Locations, real_path
@@ -171,7 +171,7 @@ class SqliteJournalBatch:
         ids: list[int] = await self._store._write(work)
         return [EntryId(i) for i in ids]
 
-    async def finish(self, entry_id: EntryId, **outcome: Any) -> None:
+    async def finish(self, entry_id: EntryId, **outcome: Unpack[OutcomeFields]) -> None:
         """Queue the outcome of ``entry_id`` (a full buffer writes it now)."""
         self._queued.append(self._writer.pack(int(entry_id), **outcome))
         if len(self._queued) >= HOP:
