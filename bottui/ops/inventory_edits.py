@@ -4,7 +4,7 @@ The API lists nothing, so the operator teaches bottui its ids: the TUI's
 Projects, Rate limiters and Thresholds screens add, rename and forget
 projects, limiters and dimensions; ``bottui inventory import`` merges a file.
 Nothing here is sent to the API. Every edit is awaited on the session's
-:class:`~bottui.store.inventory.protocol.InventoryStore` (off the event loop).
+:class:`~bottui.store.inventory.store.SqliteInventoryStore` (off the event loop).
 
 What is entered is checked here, and refused with
 :class:`~bottui.api.errors.ValidationError` (exit 2; a form shows it under

@@ -4,8 +4,8 @@ rate limiters and dimensions, since the API lists none of them.
 This module is its synchronous side (:class:`Inventory`: opening the file,
 reading it in one transaction per read, writing it; statements in
 :mod:`bottui.store.inventory.schema`); the async
-:class:`~bottui.store.inventory.protocol.InventoryStore` callers await wraps it
-off the event loop (:mod:`bottui.store.inventory.async_facade`). It learns from
+:class:`~bottui.store.inventory.store.SqliteInventoryStore` callers await wraps it
+off the event loop (:mod:`bottui.store.inventory.store`). It learns from
 every successful response (:meth:`Inventory.learn_limiter_change`,
 :meth:`Inventory.learn_thresholds`), from what the user enters (``add_*``,
 ``rename_*``, ``remove_*``) and from a shared TOML file
@@ -41,7 +41,7 @@ their ids):
 * nothing is ever removed: records only in the inventory stay.
 
 :func:`merge` is pure: it returns the rows to write and the report, and
-:class:`~bottui.store.inventory.sync.Inventory` writes them in one transaction.
+:class:`Inventory` writes them in one transaction.
 """
 
 from __future__ import annotations

@@ -317,15 +317,6 @@ def number_of(value: object) -> object:
     return value
 
 
-def _load(value: str | None) -> JsonValue:
-    if value is None:
-        return None
-    try:
-        return json.loads(value)
-    except (ValueError, RecursionError):
-        return value  # never lose what is there, even if it no longer parses
-
-
 @dataclass(frozen=True)
 class JournalEntry:
     """One mutation attempt: the started record joined with its outcome, if any."""
@@ -373,56 +364,6 @@ class JournalEntry:
         """``ORIGIN:ID``: unique across every journal file (None without an origin)."""
         own = self.id if self.local_id is None else self.local_id
         return None if self.origin is None else f"{self.origin}:{own}"
-
-    @classmethod
-    def from_row(cls, row: tuple[Any, ...]) -> JournalEntry:
-        """Build from a row of :data:`~bottui.store.journal.schema.SELECT_ENTRIES`."""
-        (
-            entry_id,
-            started_at,
-            operator,
-            pid,
-            profile,
-            base_url,
-            operation,
-            account,
-            project,
-            target,
-            request_body,
-            previous,
-            undo_of,
-            run_id,
-            item_key,
-            finished_at,
-            outcome,
-            status,
-            result,
-            error,
-            duration_ms,
-        ) = row
-        return cls(
-            id=entry_id,
-            started_at=started_at,
-            operator=operator,
-            pid=pid,
-            profile=profile,
-            base_url=base_url,
-            operation=operation,
-            account=account,
-            project=project,
-            target=_load(target),
-            request_body=_load(request_body),
-            previous=_load(previous),
-            undo_of=undo_of,
-            run_id=run_id,
-            item_key=item_key,
-            finished_at=finished_at,
-            outcome=outcome,
-            status=status,
-            result=_load(result),
-            error=_load(error),
-            duration_ms=duration_ms,
-        )
 
     @property
     def unfinished(self) -> bool:

@@ -4,12 +4,12 @@ The table shows the audit journal (:mod:`bottui.store.journal`) of the
 session's profile: who changed what, when, how it ended, how long it took.
 An entry without an outcome is marked UNFINISHED (still running, or cut off
 by a crash). ``F`` opens every filter in one dialog (project, operation,
-outcome, operator, time range, reason: :mod:`bottui.tui.screens.journal_filter`;
+outcome, operator, time range, reason: :class:`~bottui.tui.screens.journal_dialogs.FilterDialog`;
 ``/`` opens it in the operator field); ``p``, ``o`` and ``f`` cycle the first three;
 ``enter`` opens an entry in full; ``x`` exports what the filters show;
 ``u`` undoes the highlighted rate limiter or threshold change of the current
 project, after the one confirmation (dry run, read-only and protected rules
-included; :mod:`bottui.tui.screens.journal_undo`).
+included; :func:`start_undo`).
 
 A journal may hold millions of entries, so the table holds pages: the newest
 :data:`FIRST_PAGE` first, then :data:`MORE_PAGE` more whenever the cursor

@@ -1,11 +1,9 @@
-"""Dialogs of the Journal screen: one entry in full, the export file.
-
-The filter dialog is :mod:`bottui.tui.screens.journal_filter`.
+"""Dialogs of the Journal screen: one entry in full, the export file, the filters, a run's ids.
 
 Everything an entry holds is untrusted (ids, server messages, another
 process's writes) and reaches the screen through ``safe()``.
 
-The Journal screen's filter dialog (``F``, ``/``): every filter in one place.
+The filter dialog (``F``, ``/``): every filter in one place.
 
 Project (this one, every one, or another id), operation, outcome, operator
 (exact), time range (ISO 8601 or ``15m``/``2h``/``3d`` ago) and a text the
