@@ -44,6 +44,7 @@ from textual.worker import Worker
 
 from bottui.ops import journal_view, undo_row
 from bottui.ops.journal_view import JournalQuery
+from bottui.ops.shared_journal import SharedJournal
 from bottui.plaintext import clean
 from bottui.store.journal.records import (
     EntryId,
@@ -176,8 +177,6 @@ class JournalScreen(BottuiScreen):
         # Teammates journal under their own profile names (local words that
         # differ between machines): the shared journal is scoped by account
         # and project only, or a teammate's changes would never show.
-        from bottui.ops.shared_journal import SharedJournal
-
         shared = isinstance(self.services.journal_pages(), SharedJournal)
         return JournalQuery(
             profile=None if shared else self.services.session.settings.inventory_scope,
