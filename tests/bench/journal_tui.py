@@ -33,7 +33,9 @@ import shutil
 import statistics
 import sys
 import tempfile
+import threading
 import time
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
@@ -80,10 +82,23 @@ NOT_SHOWN: Final = frozenset({"pagedown"})
 class Probe:
     """Counts what the screen showed, and the event loop's worst lag, while a read runs."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, stacks: bool = False) -> None:
         self.shown = 0
         self.worst_lag = 0.0
         self._running = True
+        self._ticked = time.perf_counter()
+        if stacks:
+            threading.Thread(target=self._watch, args=(threading.get_ident(),), daemon=True).start()
+
+    def _watch(self, loop_thread: int) -> None:
+        """``--stacks``: print where the loop is when it has not ticked for the target."""
+        while self._running:
+            time.sleep(TARGET_MS / 2000)
+            stalled = time.perf_counter() - self._ticked
+            frame = sys._current_frames().get(loop_thread)
+            if stalled * 1000 > TARGET_MS and frame is not None:
+                print(f"--- loop stalled {stalled * 1000:.0f} ms at:", file=sys.stderr)
+                traceback.print_stack(frame, limit=12, file=sys.stderr)
 
     def hook(self) -> None:
         """Count every first page shown and every older page added."""
@@ -107,7 +122,8 @@ class Probe:
         while self._running:
             started = time.perf_counter()
             await asyncio.sleep(0.005)
-            self.worst_lag = max(self.worst_lag, time.perf_counter() - started - 0.005)
+            self._ticked = time.perf_counter()
+            self.worst_lag = max(self.worst_lag, self._ticked - started - 0.005)
 
     def stop(self) -> None:
         self._running = False
@@ -130,8 +146,10 @@ async def _press(app: BottuiApp, probe: Probe, key: str) -> tuple[float, float]:
     return shown, probe.worst_lag * 1000
 
 
-async def _measure(session: Any, rounds: int) -> dict[str, list[tuple[float, float]]]:
-    probe = Probe()
+async def _measure(
+    session: Any, rounds: int, *, stacks: bool = False
+) -> dict[str, list[tuple[float, float]]]:
+    probe = Probe(stacks=stacks)
     probe.hook()
     app = BottuiApp(session, demo=True)
     found: dict[str, list[tuple[float, float]]] = {"5: open the screen": []}
@@ -166,6 +184,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--dir", type=Path, default=Path("/tmp/bottui-bench-journal"))
     parser.add_argument("--reuse", action="store_true", help="keep a journal made before")
+    parser.add_argument(
+        "--stacks", action="store_true", help="print the loop's stack whenever it stalls"
+    )
     args = parser.parse_args(argv)
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     cached = _journal(args.dir, args.entries, args.reuse)
@@ -177,7 +198,7 @@ def main(argv: list[str]) -> int:
             os.link(cached, target)  # the same file, no copy (read only here)
         except OSError:
             shutil.copyfile(cached, target)
-        found = asyncio.run(_measure(session, args.rounds))
+        found = asyncio.run(_measure(session, args.rounds, stacks=args.stacks))
     print(f"\n{args.entries:,} entries; ms, median and worst of {args.rounds} rounds")
     print(f"{'action':26} {'loop':>8} {'worst':>8} {'shown':>8} {'worst':>8}")
     for label, times in found.items():
