@@ -630,48 +630,20 @@ class Inventory(ClosesOnExit):
         with self._db.write() as conn:
             plan = merge(self._snapshot(conn), incoming, now=now)
             p = self._profile
-            w = plan.writes
             conn.executemany(
-                PUT_ACCOUNT, [(p, a.account, a.name, a.updated_at, a.source) for a in w.accounts]
+                PUT_ACCOUNT,
+                [(p, a.account, a.name, a.updated_at, a.source) for a in plan.writes.accounts],
             )
-            conn.executemany(
-                PUT_PROJECT,
-                [(p, x.account, x.project, x.name, x.updated_at, x.source) for x in w.projects],
-            )
-            conn.executemany(
-                PUT_LIMITER,
-                [
-                    (
-                        p,
-                        r.account,
-                        r.project,
-                        r.id,
-                        r.name,
-                        None if r.is_active is None else int(r.is_active),
-                        r.known_at,
-                        r.source,
-                    )
-                    for r in w.limiters
-                ],
-            )
-            conn.executemany(
-                PUT_DIMENSION,
-                [
-                    (
-                        p,
-                        d.account,
-                        d.project,
-                        d.id,
-                        d.name,
-                        d.block,
-                        d.challenge,
-                        d.known_at,
-                        d.source,
-                    )
-                    for d in w.dimensions
-                ],
-            )
+            self._put(conn, plan.writes)
         return plan.report
+
+    def _put(self, conn: sqlite3.Connection, records: InventorySnapshot) -> None:
+        """Write whole projects, limiters and dimensions (their fields are in the
+        statements' column order, after the profile)."""
+        p = self._profile
+        conn.executemany(PUT_PROJECT, [(p, *x) for x in records.projects])
+        conn.executemany(PUT_LIMITER, [(p, *r) for r in records.limiters])
+        conn.executemany(PUT_DIMENSION, [(p, *d) for d in records.dimensions])
 
     # -- the team's shared inventory ---------------------------------------------------------
 
@@ -694,10 +666,7 @@ class Inventory(ClosesOnExit):
             conn.executemany(
                 ENSURE_ACCOUNT, [(p, a.account, a.updated_at, a.source) for a in writes.accounts]
             )
-            # The records' fields are in the statements' column order (after the profile).
-            conn.executemany(PUT_PROJECT, [(p, *x) for x in writes.projects])
-            conn.executemany(PUT_LIMITER, [(p, *r) for r in writes.limiters])
-            conn.executemany(PUT_DIMENSION, [(p, *d) for d in writes.dimensions])
+            self._put(conn, writes)
 
     # -- writing: internals -------------------------------------------------------------------
 
