@@ -365,7 +365,7 @@ def test_two_objects_on_one_file_see_each_others_writes(tmp_path: Path) -> None:
 WRITER = """
 import sys, time
 from pathlib import Path
-from bottui.store.inventory.sync import Inventory
+from bottui.store.inventory.file import Inventory
 inventory = Inventory(Path(sys.argv[1]), "prod")
 name, go = sys.argv[2], float(sys.argv[3])
 while time.time() < go:

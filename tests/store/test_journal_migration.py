@@ -257,7 +257,7 @@ def test_a_failed_migration_leaves_the_file_as_it_was(tmp_path: Path) -> None:
 _OPEN_AND_WRITE = textwrap.dedent(
     """
     import sys
-    from bottui.store.journal.sync import Journal
+    from bottui.store.journal.file import Journal
     journal = Journal(sys.argv[1])
     sys.stdin.readline()  # both start together
     count = len(journal.entries())

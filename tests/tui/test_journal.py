@@ -8,7 +8,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-import bottui.store.journal.sync
+import bottui.store.journal.file
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
@@ -51,9 +51,9 @@ class _SteadyTime:
 @pytest.fixture
 def steady(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Operator, pid and durations that do not depend on the machine (snapshots)."""
-    monkeypatch.setattr(bottui.store.journal.sync, "local_operator", lambda: "oncall@bastion")
-    monkeypatch.setattr(bottui.store.journal.sync, "local_host", lambda: "bastion")
-    monkeypatch.setattr(bottui.store.journal.sync, "os", SimpleNamespace(getpid=lambda: 4242))
+    monkeypatch.setattr(bottui.store.journal.file, "local_operator", lambda: "oncall@bastion")
+    monkeypatch.setattr(bottui.store.journal.file, "local_host", lambda: "bastion")
+    monkeypatch.setattr(bottui.store.journal.file, "os", SimpleNamespace(getpid=lambda: 4242))
     monkeypatch.setattr(bottui.ops.mutations, "time", _SteadyTime())
     yield
 
