@@ -1,11 +1,12 @@
-"""The synchronous journal: single changes written durably, bulk runs in batches.
+"""The journal file, synchronous: single changes written durably, bulk runs in batches, exports.
 
 :class:`Journal` owns the file (single writes, reads through
 :mod:`bottui.store.journal.query`); :class:`BatchWriter` is the writer of one
-bulk run. Neither is used on the event loop: the async facade
-(:mod:`bottui.store.journal.store`) runs them on the store executor.
+bulk run; :func:`export_jsonl` and :func:`export_csv` write entries to a file.
+None is used on the event loop: :mod:`bottui.store.journal.store` runs the
+journal on the store executor, an export runs there too.
 
-The journal writer of bulk runs: one transaction per batch, not per id.
+Bulk runs: one transaction per batch, not per id.
 
 A bulk run sends hundreds or thousands of requests; a durable commit
 (``synchronous=FULL``, one fsync) per id would cost more than the journal is
@@ -31,9 +32,7 @@ records (when :meth:`start_many` wrote them) stay, shown as unfinished, and
 ``--resume`` sends those ids again (harmless: a revocation of nothing that
 stands reports so).
 
-The audit journal: every mutation attempt, appended, never rewritten.
-
-One SQLite file (``Locations.journal_file``) shared by all profiles. A
+Single changes: every mutation attempt, appended, never rewritten, in one SQLite file (``Locations.journal_file``) shared by all profiles. A
 mutation writes a *started* record with :meth:`Journal.start` before its
 request is sent, and an *outcome* with :meth:`Journal.finish` after; both are
 committed durably (``synchronous=FULL``: the WAL is fsynced) before the call
@@ -51,9 +50,7 @@ the busy timeout), read-only or damaged file raises
 :class:`~bottui.store.db_errors.JournalUnavailable`: the caller warns that
 the change is not journaled and goes ahead.
 
-Journal entries to JSON Lines and CSV files.
-
-JSONL: one :meth:`JournalEntry.to_json <bottui.store.journal.records.JournalEntry.to_json>`
+Exports: JSONL, one :meth:`JournalEntry.to_json <bottui.store.journal.records.JournalEntry.to_json>`
 object per line. CSV: the same fields as columns (:data:`FIELDS`), nested
 objects as compact JSON text, empty cells for nulls. Every cell passes
 :func:`bottui.store.safe_csv.cell`: no control characters, and a cell starting with
