@@ -1,4 +1,4 @@
-"""The journal file, synchronous: single changes written durably, bulk runs in batches, exports.
+"""The journal file, synchronous: single changes durably, bulk runs in batches, exports.
 
 :class:`Journal` owns the file (single writes, reads through
 :mod:`bottui.store.journal.query`); :class:`BatchWriter` is the writer of one
@@ -32,8 +32,8 @@ records (when :meth:`start_many` wrote them) stay, shown as unfinished, and
 ``--resume`` sends those ids again (harmless: a revocation of nothing that
 stands reports so).
 
-Single changes: every mutation attempt, appended, never rewritten, in one SQLite file (``Locations.journal_file``) shared by all profiles. A
-mutation writes a *started* record with :meth:`Journal.start` before its
+Single changes: every mutation attempt, appended, never rewritten, in one
+SQLite file (``Locations.journal_file``) shared by all profiles. A mutation writes a *started* record with :meth:`Journal.start` before its
 request is sent, and an *outcome* with :meth:`Journal.finish` after; both are
 committed durably (``synchronous=FULL``: the WAL is fsynced) before the call
 returns, so a crash or a SIGKILL in between leaves the started record,
