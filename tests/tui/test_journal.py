@@ -8,12 +8,12 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-import bottui.store.journal.file
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
 import bottui.ops.mutations
+import bottui.store.journal.file
 from bottui.api.client import build_thresholds
 from bottui.api.errors import ApiError
 from bottui.ops import mutations

@@ -33,8 +33,8 @@ records (when :meth:`start_many` wrote them) stay, shown as unfinished, and
 stands reports so).
 
 Single changes: every mutation attempt, appended, never rewritten, in one
-SQLite file (``Locations.journal_file``) shared by all profiles. A mutation writes a *started* record with :meth:`Journal.start` before its
-request is sent, and an *outcome* with :meth:`Journal.finish` after; both are
+SQLite file (``Locations.journal_file``) shared by all profiles. A mutation
+writes a *started* record with :meth:`Journal.start` before its request is sent, and an *outcome* with :meth:`Journal.finish` after; both are
 committed durably (``synchronous=FULL``: the WAL is fsynced) before the call
 returns, so a crash or a SIGKILL in between leaves the started record,
 read back as *unfinished*. Bulk runs use :meth:`Journal.batch` instead
