@@ -34,10 +34,11 @@ stands reports so).
 
 Single changes: every mutation attempt, appended, never rewritten, in one
 SQLite file (``Locations.journal_file``) shared by all profiles. A mutation
-writes a *started* record with :meth:`Journal.start` before its request is sent, and an *outcome* with :meth:`Journal.finish` after; both are
-committed durably (``synchronous=FULL``: the WAL is fsynced) before the call
-returns, so a crash or a SIGKILL in between leaves the started record,
-read back as *unfinished*. Bulk runs use :meth:`Journal.batch` instead
+writes a *started* record with :meth:`Journal.start` before its request is
+sent, and an *outcome* with :meth:`Journal.finish` after; both are committed
+durably (``synchronous=FULL``: the WAL is fsynced) before the call returns, so
+a crash or a SIGKILL in between leaves the started record, read back as
+*unfinished*. Bulk runs use :meth:`Journal.batch` instead
 (:class:`BatchWriter`).
 
 The file is opened on first use; a journal of an earlier schema is migrated
