@@ -122,10 +122,11 @@ class JournalTable(EntryTable[JournalEntry]):
         """``ctrl+end`` took the cursor to the last row: older rows are wanted."""
 
     def action_scroll_bottom(self) -> None:
-        """To the last row, and ask for older ones (no row highlight comes when
-        the cursor is on the last row already: a bulk run's one row, say)."""
-        super().action_scroll_bottom()
+        """Ask for older rows, and go to the last row (no row highlight comes
+        when the cursor is on the last row already: a bulk run's one row, say).
+        Asked first: the read the highlight starts would not go past a run."""
         self.post_message(self.AtEnd())
+        super().action_scroll_bottom()
 
     def only_run_shown(self, entries: Sequence[JournalEntry]) -> RunId | None:
         """The run of this machine's journal every one of ``entries`` belongs to,
