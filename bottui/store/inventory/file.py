@@ -85,8 +85,6 @@ from bottui.store.inventory.schema import (
     row_bool,
     usable_id,
 )
-from bottui.store.inventory.toml_file import read as read_toml
-from bottui.store.inventory.toml_file import write as write_toml
 from bottui.store.paths import Locations
 from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT, ClosesOnExit, Database
 from bottui.store.utc import Clock, stamp, system_clock
@@ -607,6 +605,10 @@ class Inventory(ClosesOnExit):
             StoreFileError: the file cannot be written, is a symlink, or exists
                 and ``overwrite`` is False.
         """
+        # Imported here: the TOML reader and writer are for files only (the demo's
+        # start-up must not import tomllib: tests/tui/test_startup_machinery.py).
+        from bottui.store.inventory.toml_file import write as write_toml
+
         snapshot = self.snapshot()
         write_toml(
             Path(path), snapshot, profile=self._profile, exported_at=self.now(), overwrite=overwrite
@@ -619,6 +621,8 @@ class Inventory(ClosesOnExit):
         Raises:
             StoreFileError: the file cannot be read or is malformed (nothing changed).
         """
+        from bottui.store.inventory.toml_file import read as read_toml
+
         now = self.now()
         return self._merge(read_toml(Path(path), now=now), now)
 
