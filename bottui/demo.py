@@ -51,6 +51,7 @@ from bottui.sandbox import demo_data as data
 from bottui.sandbox.process import SandboxProcess
 from bottui.store.db_errors import InventoryUnavailable
 from bottui.store.errors import StoreError
+from bottui.store.inventory.file import Inventory
 from bottui.store.inventory.records import (
     AccountEntry,
     DimensionEntry,
@@ -59,7 +60,6 @@ from bottui.store.inventory.records import (
     ProjectEntry,
     Source,
 )
-from bottui.store.inventory.sync import Inventory
 from bottui.store.memory_keyring import MemoryKeyring
 from bottui.store.paths import Locations, ensure
 from bottui.store.tokens import TokenStore

@@ -31,8 +31,8 @@ ROOT: Final = Path(__file__).resolve().parent.parent / "bottui"
 LAYERS: Final = ("ops", "tui", "cli")
 #: Synchronous store classes, by the module that defines them.
 SYNC_CLASSES: Final = {
-    "bottui.store.journal.sync": "Journal",
-    "bottui.store.inventory.sync": "Inventory",
+    "bottui.store.journal.file": "Journal",
+    "bottui.store.inventory.file": "Inventory",
 }
 #: Files exempt from the rule (none: every caller awaits the facades).
 PENDING: Final = frozenset[str]()
@@ -122,8 +122,8 @@ def test_the_walk_finds_each_forbidden_form(tmp_path: Path) -> None:
         "x = self.services.session.inventory": ".inventory",
         "import asyncio\nasyncio.to_thread(f)": "to_thread",
         "from bottui.ops.daemon import run_in_daemon": "daemon",
-        "from bottui.store.journal.sync import Journal": "bottui.store.journal.sync.Journal",
-        "from bottui.store.inventory.sync import Inventory": "inventory.sync.Inventory",
+        "from bottui.store.journal.file import Journal": "bottui.store.journal.file.Journal",
+        "from bottui.store.inventory.file import Inventory": "inventory.file.Inventory",
         "Journal(path)": "constructed",
         "store.Inventory(path, 'p')": "constructed",
         # Config edits: called synchronously, handed on as a callback, or by hand.

@@ -4,7 +4,7 @@ The newest 50 entries by default (``--limit N``); when older ones match, the
 last line on stderr is the command that shows them (``--before ID``).
 ``--all`` streams every match. Nothing ever reads the whole journal into
 memory: the entries are written out one store page at a time
-(:class:`bottui.ops.journal_pages.EntryStream`, :mod:`bottui.cli.journal_stream`),
+(:class:`bottui.ops.journal_view.EntryStream`, :mod:`bottui.cli.journal_stream`),
 so a journal of ten million entries costs what a page costs, in time to the
 first line and in memory.
 """
@@ -19,10 +19,10 @@ from bottui.cli.output import Output
 from bottui.cli.parser import Args, UsageError
 
 if TYPE_CHECKING:
-    from bottui.ops.journal_pages import EntryStream, Pages
-    from bottui.ops.journal_view import JournalQuery
+    from bottui.ops.journal_view import EntryStream, JournalQuery
     from bottui.ops.team_sync import TeamSync
-    from bottui.store.journal.protocol import EntryQuery
+    from bottui.store.journal.records import EntryQuery
+    from bottui.store.journal.records import JournalReader as Pages
 
 #: Entries shown unless ``--limit`` or ``--all`` says otherwise.
 DEFAULT_LIMIT: Final = 50
@@ -121,7 +121,7 @@ async def cmd_journal(args: Args, out: Output) -> int:
     from pathlib import Path
 
     from bottui.ops import journal_view
-    from bottui.ops.journal_pages import EntryStream
+    from bottui.ops.journal_view import EntryStream
 
     check_options(args)
     fmt = journal_view.export_format(Path(args.export), args.format) if args.export else None
@@ -129,7 +129,7 @@ async def cmd_journal(args: Args, out: Output) -> int:
     query = journal_view.entry_query(journal_query(args))
     # Not a session: the journal is read as it is, so --profile may name a
     # profile that no longer exists in the config.
-    from bottui.store.journal.async_facade import SqliteJournalStore
+    from bottui.store.journal.store import SqliteJournalStore
     from bottui.store.paths import Locations
     from bottui.store.tokens import TokenStore
 
@@ -189,7 +189,7 @@ async def check_profile(name: str, journal: Pages) -> None:
     """
     from bottui.store.config.sync import ConfigStore
     from bottui.store.errors import ProfileNotFound
-    from bottui.store.journal.protocol import EntryQuery
+    from bottui.store.journal.records import EntryQuery
     from bottui.store.paths import Locations
     from bottui.store.profile_hint import no_such_profile
 
@@ -248,7 +248,7 @@ async def _write(args: Args, out: Output, stream: EntryStream, fmt: str | None) 
     if args.export:
         from pathlib import Path
 
-        from bottui.ops.journal_pages import export_stream
+        from bottui.ops.journal_view import export_stream
 
         assert fmt is not None
         count = await export_stream(stream, Path(args.export), fmt, overwrite=args.overwrite)

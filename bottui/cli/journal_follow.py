@@ -27,7 +27,8 @@ from bottui.store.journal.records import previous_json
 
 if TYPE_CHECKING:
     from bottui.cli.parser import Args
-    from bottui.store.journal.protocol import EntryQuery, JournalStore
+    from bottui.store.journal.records import EntryQuery
+    from bottui.store.journal.store import SqliteJournalStore as JournalStore
     from bottui.store.team.records import TeamEntry
     from bottui.store.team.store import TeamStore
     from bottui.store.team.unreadable import Unreadable

@@ -22,7 +22,7 @@ from typing import Final
 from bottui.api.errors import EXIT_OK, BottuiError
 from bottui.cli.output import Output
 from bottui.ops import journal_view
-from bottui.ops.journal_pages import EntryStream
+from bottui.ops.journal_view import EntryStream
 from bottui.plaintext import show_id
 from bottui.store import safe_json
 

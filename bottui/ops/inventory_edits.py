@@ -4,7 +4,7 @@ The API lists nothing, so the operator teaches bottui its ids: the TUI's
 Projects, Rate limiters and Thresholds screens add, rename and forget
 projects, limiters and dimensions; ``bottui inventory import`` merges a file.
 Nothing here is sent to the API. Every edit is awaited on the session's
-:class:`~bottui.store.inventory.protocol.InventoryStore` (off the event loop).
+:class:`~bottui.store.inventory.store.SqliteInventoryStore` (off the event loop).
 
 What is entered is checked here, and refused with
 :class:`~bottui.api.errors.ValidationError` (exit 2; a form shows it under
@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Final
 from bottui.api.errors import ValidationError
 from bottui.api.validation import dimension_name, first_forbidden_char, path_id
 from bottui.ops import team_facts
+from bottui.ops.inventory_reads import read_all_dimensions, read_all_limiters
 
 if TYPE_CHECKING:
     from bottui.ops.session import Session
@@ -97,8 +98,6 @@ async def forget_project(session: Session, account: str, project: str) -> None:
     facts = team_facts.removed(account, project, "project", "")
     if team_facts.store_key(session) is not None:
         # Its limiters and dimensions are forgotten for the team too (read before they go).
-        from bottui.ops.inventory_reads import read_all_dimensions, read_all_limiters
-
         for limiter in await read_all_limiters(session, account, project):
             facts += team_facts.removed(account, project, "limiter", limiter.id)
         for dimension in await read_all_dimensions(session, account, project):

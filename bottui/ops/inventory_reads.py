@@ -1,6 +1,6 @@
 """Whole lists from the paged inventory, for the faces that show them all.
 
-The :class:`~bottui.store.inventory.protocol.InventoryStore` pages every list;
+The :class:`~bottui.store.inventory.store.SqliteInventoryStore` pages every list;
 a screen or a command that shows a project's limiters (or dimensions, or
 every project) reads the pages here, awaiting each, so nothing blocks an
 event loop and no face repeats the cursor loop.

@@ -48,12 +48,18 @@ from bottui.ops.session import ChangeOrigin, Session
 from bottui.ops.timed_record import schedule_plan, unschedule
 from bottui.store.db_errors import InventoryUnavailable, JournalUnavailable
 from bottui.store.errors import StoreError
-from bottui.store.journal.protocol import EntryId, RunId
-from bottui.store.journal.records import Operation, Outcome, dimension_target, limiter_target
+from bottui.store.journal.records import (
+    EntryId,
+    Operation,
+    Outcome,
+    RunId,
+    dimension_target,
+    limiter_target,
+)
 
 if TYPE_CHECKING:
     from bottui.api.client import BotProtectionClient
-    from bottui.store.inventory.protocol import InventoryStore
+    from bottui.store.inventory.store import SqliteInventoryStore as InventoryStore
 
 T = TypeVar("T")
 

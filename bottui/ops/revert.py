@@ -56,15 +56,21 @@ from bottui.ops.plan import (
     TimedRefused,
 )
 from bottui.ops.undo import UndoRefused
-from bottui.store.journal.protocol import EntryId, entry_started
-from bottui.store.journal.records import JournalEntry, Outcome
-from bottui.store.journal.undo import NO_CHANGE_OUTCOMES, UndoKind, value_of
+from bottui.store.journal.records import (
+    NO_CHANGE_OUTCOMES,
+    EntryId,
+    JournalEntry,
+    Outcome,
+    UndoKind,
+    entry_started,
+    value_of,
+)
 from bottui.store.utc import stamp, system_clock
 
 if TYPE_CHECKING:
-    from bottui.ops.journal_pages import Pages
     from bottui.ops.session import Session
-    from bottui.store.journal.protocol import JournalStore
+    from bottui.store.journal.records import JournalReader as Pages
+    from bottui.store.journal.store import SqliteJournalStore as JournalStore
 
 # -- reverting journal entries ---------------------------------------------------------
 

@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from bottui.ops.team_sync import TeamSync
     from bottui.store.config.async_facade import AsyncConfigStore
     from bottui.store.config.model import Config, Profile, ProjectSettings
-    from bottui.store.inventory.protocol import InventoryStore
-    from bottui.store.journal.protocol import JournalStore
+    from bottui.store.inventory.store import SqliteInventoryStore as InventoryStore
+    from bottui.store.journal.store import SqliteJournalStore as JournalStore
     from bottui.store.team.store import TeamStore
     from bottui.store.team.unreadable import Unreadable
     from bottui.store.timed_sqlite import TimedStore
@@ -387,7 +387,7 @@ class Session:
         on the store executor and raises ``JournalUnavailable`` there.
         """
         if self._journal_store is None:
-            from bottui.store.journal.async_facade import SqliteJournalStore
+            from bottui.store.journal.store import SqliteJournalStore
 
             options: dict[str, Any] = {"clock": self.clock} if self.clock else {}
             self._journal_store = SqliteJournalStore.at(self.locations, **options)
@@ -434,7 +434,7 @@ class Session:
     def inventory_store(self) -> InventoryStore:
         """This profile's inventory behind its async facade (every call off the event loop)."""
         if self._inventory_store is None:
-            from bottui.store.inventory.async_facade import SqliteInventoryStore
+            from bottui.store.inventory.store import SqliteInventoryStore
 
             options: dict[str, Any] = {"clock": self.clock} if self.clock else {}
             self._inventory_store = SqliteInventoryStore.at(

@@ -1,7 +1,7 @@
 """The journal a team reads: the shared journal, plus this machine's entries not in it.
 
 :class:`SharedJournal` answers ``page`` as the local
-:class:`~bottui.store.journal.protocol.JournalStore` does, so ``bottui journal``
+:class:`~bottui.store.journal.records.JournalStore` does, so ``bottui journal``
 (table, ``--json``, ``--jsonl``, ``--all``, every filter) and the Journal
 screen read it unchanged. Its pages go in two phases:
 
@@ -37,8 +37,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Final
 from uuid import UUID
 
-from bottui.store.journal.protocol import DEFAULT_PAGE, EntryId, EntryPage, EntryQuery
-from bottui.store.journal.records import JournalEntry
+from bottui.store.journal.records import DEFAULT_PAGE, EntryId, EntryPage, EntryQuery, JournalEntry
 from bottui.store.paging import Cursor
 from bottui.store.team.errors import StoreUnavailable
 from bottui.store.team.query import TeamQuery, encode_cursor, from_entry_query
@@ -46,7 +45,7 @@ from bottui.store.utc import parse_time, stamp
 
 if TYPE_CHECKING:
     from bottui.ops.team_sync import TeamSync
-    from bottui.store.journal.protocol import JournalStore
+    from bottui.store.journal.store import SqliteJournalStore as JournalStore
     from bottui.store.team.records import TeamEntry
     from bottui.store.team.store import TeamStore
 

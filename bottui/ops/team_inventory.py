@@ -55,7 +55,7 @@ from bottui.store.utc import stamp
 
 if TYPE_CHECKING:
     from bottui.ops.session import Session
-    from bottui.store.inventory.protocol import SharedRemoval
+    from bottui.store.inventory.records import SharedRemoval
     from bottui.store.team.store import TeamStore
 
 

@@ -1,7 +1,7 @@
 """Undo: put back the value before a rate limiter or threshold change, the last one or any row.
 
 :func:`find` asks the journal for the newest change of a kind
-(:meth:`JournalStore.last_undoable <bottui.store.journal.protocol.JournalStore.last_undoable>`,
+(:meth:`JournalStore.last_undoable <bottui.store.journal.records.JournalStore.last_undoable>`,
 awaited: off the event loop)
 and turns it into an :class:`UndoPlan` (what will be restored, old -> new),
 or refuses with :class:`UndoRefused` saying why (exit 2): nothing to undo,
@@ -38,7 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Final, get_args
 
-import bottui.store.journal.sync as journal_module
+import bottui.store.journal.file as journal_module
 from bottui.api.errors import RefusedError
 from bottui.api.models import DimensionThresholds
 from bottui.ops import mutations
@@ -49,13 +49,22 @@ from bottui.ops.plan import PlannedChange
 from bottui.ops.session import Session
 from bottui.store.db_errors import JournalUnavailable
 from bottui.store.errors import StoreError
-from bottui.store.journal.protocol import EntryQuery, entry_started
-from bottui.store.journal.records import JournalEntry, Operation, Outcome, previous_json
-from bottui.store.journal.undo import NO_CHANGE_OUTCOMES, UndoCandidate, UndoKind, value_of
+from bottui.store.journal.records import (
+    NO_CHANGE_OUTCOMES,
+    EntryQuery,
+    JournalEntry,
+    Operation,
+    Outcome,
+    UndoCandidate,
+    UndoKind,
+    entry_started,
+    previous_json,
+    value_of,
+)
 
 if TYPE_CHECKING:
-    from bottui.ops.journal_pages import Pages
-    from bottui.store.journal.protocol import JournalStore
+    from bottui.store.journal.records import JournalReader as Pages
+    from bottui.store.journal.store import SqliteJournalStore as JournalStore
 
 # -- the last change of a kind ---------------------------------------------------------
 

@@ -18,19 +18,28 @@ runs it on a *lane*: a named queue served by its own daemon thread(s).
 
 Threads start on demand and end after :data:`IDLE_SECONDS` without work;
 they are never joined. :func:`shared_executor` is the process's executor.
+
+An async store over a sync one is an :class:`OffLoop`: its methods are made
+once from the sync class's by :func:`reads` and :func:`writes` (typed with
+the sync method's own parameters, so ``mypy --strict`` checks every caller),
+not written again by hand per method.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any, Final, TypeVar
+from typing import Any, Concatenate, Final, Generic, ParamSpec, TypeVar
 
 T = TypeVar("T")
+P = ParamSpec("P")
+#: The sync store an :class:`OffLoop` runs.
+S = TypeVar("S")
 
 #: Lane of one-off blocking calls that belong to no store's write order.
 GENERAL_LANE: Final = "general"
@@ -197,4 +206,68 @@ async def run_blocking(fn: Callable[[], T], *, lane: str = GENERAL_LANE) -> T:
     return await shared_executor().call(fn, lane=lane)
 
 
-__all__ = ["GENERAL_LANE", "IDLE_SECONDS", "StoreExecutor", "run_blocking", "shared_executor"]
+class OffLoop(Generic[S]):
+    """An async store over a sync one: writes on one lane, reads on another.
+
+    ``writer`` and ``reader`` are two objects of the sync store on the same
+    file, each with its own connection: a read is answered while a write
+    waits for another process's lock (WAL readers do not wait for writers).
+    Writes run one at a time on the write lane, so they are serialised in
+    this process; neither ever runs on the event loop.
+    """
+
+    def __init__(
+        self, writer: S, reader: S, *, kind: str, key: str, executor: StoreExecutor | None = None
+    ) -> None:
+        self._writer = writer
+        self._reader = reader
+        self._executor = executor or shared_executor()
+        # "journal-write:<file>": the timed store writes the journal's file on the same lane.
+        self._write_lane = f"{kind}-write:{key}"
+        self._read_lane = f"{kind}-read:{key}"
+
+    async def _write(self, fn: Callable[[], T], timeout: float | None = None) -> T:
+        return await self._executor.call(fn, lane=self._write_lane, timeout=timeout)
+
+    async def _read(self, fn: Callable[[], T]) -> T:
+        return await self._executor.call(fn, lane=self._read_lane)
+
+    async def _bounded_write(self, fn: Callable[[], T]) -> T:
+        """A write of :func:`writes` with ``bounded``: the store says how long it may wait."""
+        return await self._write(fn)
+
+
+def reads(
+    method: Callable[Concatenate[S, P], T],
+) -> Callable[Concatenate[OffLoop[S], P], Coroutine[Any, Any, T]]:
+    """``method`` of the sync store, awaited on the read lane with the reader's connection."""
+
+    async def call(self: OffLoop[S], /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return await self._read(functools.partial(method, self._reader, *args, **kwargs))
+
+    return functools.update_wrapper(call, method)
+
+
+def writes(
+    method: Callable[Concatenate[S, P], T], *, bounded: bool = False
+) -> Callable[Concatenate[OffLoop[S], P], Coroutine[Any, Any, T]]:
+    """``method`` of the sync store, awaited on the write lane (one at a time, in
+    order); ``bounded``: through the store's :meth:`OffLoop._bounded_write`."""
+
+    async def call(self: OffLoop[S], /, *args: P.args, **kwargs: P.kwargs) -> T:
+        work = functools.partial(method, self._writer, *args, **kwargs)
+        return await (self._bounded_write(work) if bounded else self._write(work))
+
+    return functools.update_wrapper(call, method)
+
+
+__all__ = [
+    "GENERAL_LANE",
+    "IDLE_SECONDS",
+    "OffLoop",
+    "StoreExecutor",
+    "reads",
+    "run_blocking",
+    "shared_executor",
+    "writes",
+]

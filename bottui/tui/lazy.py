@@ -28,7 +28,7 @@ REGISTRY: Final[dict[str, str]] = {
     "switch_profile": "bottui.tui.quit_or_switch:switch_profile",
     "work_under_way": "bottui.tui.quit_or_switch:work_under_way",
     # Undoing the newest change (the app's u).
-    "start_undo": "bottui.tui.screens.journal_undo:start_undo",
+    "start_undo": "bottui.tui.screens.journal:start_undo",
     # The session's bulk run, made when first asked for.
     "BulkRuns": "bottui.tui.bulk_runs:BulkRuns",
     # Changes made elsewhere, followed live from the first frame on (~30 ms of imports).
@@ -54,8 +54,8 @@ REGISTRY: Final[dict[str, str]] = {
     "HelpDialog": "bottui.tui.screens.dialogs:HelpDialog",
     "DiscardDialog": "bottui.tui.screens.dialogs:DiscardDialog",
     "EntryDialog": "bottui.tui.screens.journal_dialogs:EntryDialog",
-    "FilterDialog": "bottui.tui.screens.journal_filter:FilterDialog",
-    "RunDialog": "bottui.tui.screens.journal_run:RunDialog",
+    "FilterDialog": "bottui.tui.screens.journal_dialogs:FilterDialog",
+    "RunDialog": "bottui.tui.screens.journal_dialogs:RunDialog",
     "ProfileSwitcher": "bottui.tui.screens.profile_switcher:ProfileSwitcher",
     "ProjectForm": "bottui.tui.screens.project_dialogs:ProjectForm",
     "TargetPicker": "bottui.tui.screens.dialogs:TargetPicker",

@@ -81,12 +81,12 @@ if TYPE_CHECKING:
     from textual.message_pump import MessagePump
 
     from bottui.api.requests import PreparedRequest
-    from bottui.ops.journal_pages import Pages
     from bottui.ops.plan import PlannedChange
     from bottui.ops.shared_journal import SharedJournal
     from bottui.ops.team_sync import SyncState
     from bottui.ops.team_thread import SharingThread
-    from bottui.store.journal.protocol import JournalStore
+    from bottui.store.journal.records import JournalReader as Pages
+    from bottui.store.journal.store import SqliteJournalStore as JournalStore
     from bottui.store.team.store import TeamStore
     from bottui.store.team.unreadable import Unreadable
     from bottui.tui.bulk_runs import BulkRuns

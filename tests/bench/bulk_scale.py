@@ -235,9 +235,8 @@ async def settled_journal(
     """
     os.environ.update(environment(home))
     from bottui.ops.bulk.input import BulkSource, subject_key
-    from bottui.store.journal.async_facade import SqliteJournalStore
-    from bottui.store.journal.protocol import EntryId
-    from bottui.store.journal.records import Operation, StartRecord
+    from bottui.store.journal.records import EntryId, Operation, StartRecord
+    from bottui.store.journal.store import SqliteJournalStore
     from bottui.store.paths import Locations
 
     source = BulkSource.from_path(ids)

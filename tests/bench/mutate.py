@@ -95,7 +95,7 @@ MODULES: dict[str, list[str]] = {
         "tests/bulk/test_concurrency_scale.py",
         "tests/bulk/test_spool.py",
     ],
-    "store/journal/async_facade.py": [
+    "store/journal/store.py": [
         "tests/store/test_journal_store.py",
         "tests/store/test_journal_store_locked.py",
         "tests/store/test_journal_checkpoints.py",

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from bottui.sandbox.server import SandboxServer
-from bottui.store.journal.sync import Journal
+from bottui.store.journal.file import Journal
 from bottui.store.paths import Locations
 from tests.fixtures.sandbox import scope
 

@@ -13,8 +13,10 @@ from bottui.ops.bulk.input import BulkSource, subject_key
 from bottui.ops.session import Session, Settings
 from bottui.sandbox.server import SandboxServer
 from bottui.store.db_errors import JournalUnavailable
-from bottui.store.journal.protocol import ItemState, JournalBatch, JournalStore, RunId
-from bottui.store.journal.sync import Journal
+from bottui.store.journal.file import Journal
+from bottui.store.journal.records import ItemState, RunId
+from bottui.store.journal.store import SqliteJournalBatch as JournalBatch
+from bottui.store.journal.store import SqliteJournalStore as JournalStore
 from bottui.store.paths import Locations
 from bottui.store.tokens import TokenStore
 from tests.fixtures.sandbox import ACC, PROJ

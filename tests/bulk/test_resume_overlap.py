@@ -19,7 +19,8 @@ from bottui.ops.session import Session, Settings
 from bottui.sandbox.server import SandboxServer
 from bottui.store import seen_ids
 from bottui.store.db_errors import JournalUnavailable
-from bottui.store.journal.protocol import ItemState, JournalStore, RunId
+from bottui.store.journal.records import ItemState, RunId
+from bottui.store.journal.store import SqliteJournalStore as JournalStore
 from bottui.store.paths import Locations
 from bottui.store.tokens import TokenStore
 from tests.fixtures.sandbox import ACC, PROJ

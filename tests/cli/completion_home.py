@@ -16,7 +16,7 @@ from typing import Final
 
 from bottui.ops.profiles import new_profile
 from bottui.store.config.sync import ConfigStore
-from bottui.store.inventory.sync import Inventory
+from bottui.store.inventory.file import Inventory
 from bottui.store.paths import Locations
 
 ROOT: Final = Path(__file__).resolve().parents[2]

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from bottui.sandbox.server import SandboxServer
+from bottui.store.journal.file import Journal
 from bottui.store.journal.records import StartRecord
-from bottui.store.journal.sync import Journal
 from bottui.store.paths import Locations
 from tests.fixtures.sandbox import scope
 

@@ -22,8 +22,8 @@ import pytest
 from bottui.cli import Output, run
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
+from bottui.store.journal.file import Journal
 from bottui.store.journal.records import Operation
-from bottui.store.journal.sync import Journal
 from bottui.store.paths import Locations
 from bottui.store.tokens import personal_username
 from tests.fixtures.hostile import (

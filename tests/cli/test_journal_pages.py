@@ -18,10 +18,9 @@ import pytest
 
 from bottui.cli import Output, run
 from bottui.store.db_errors import JournalUnavailable
-from bottui.store.journal.async_facade import SqliteJournalStore
-from bottui.store.journal.protocol import EntryPage
-from bottui.store.journal.records import Operation, StartRecord
-from bottui.store.journal.sync import Journal
+from bottui.store.journal.file import Journal
+from bottui.store.journal.records import EntryPage, Operation, StartRecord
+from bottui.store.journal.store import SqliteJournalStore
 from bottui.store.paths import Locations
 from tests.cli.helpers import Result, cli, cli_process
 

@@ -9,7 +9,7 @@ import pytest
 from bottui.api.errors import ValidationError
 from bottui.ops import journal_view
 from bottui.sandbox.server import SandboxServer
-from bottui.tui.screens.journal_filter import resolve_time
+from bottui.tui.screens.journal_dialogs import resolve_time
 from tests.cli.helpers import cli
 from tests.fixtures.sandbox import scope
 

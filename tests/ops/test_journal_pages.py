@@ -15,11 +15,10 @@ import pytest
 
 from bottui.api.scrub import scrub
 from bottui.api.tokens import ProjectToken
-from bottui.ops.journal_pages import EntryStream, export_stream
-from bottui.store.journal.async_facade import SqliteJournalStore
-from bottui.store.journal.protocol import EntryPage, EntryQuery
-from bottui.store.journal.records import Operation, StartRecord
-from bottui.store.journal.sync import Journal
+from bottui.ops.journal_view import EntryStream, export_stream
+from bottui.store.journal.file import Journal
+from bottui.store.journal.records import EntryPage, EntryQuery, Operation, StartRecord
+from bottui.store.journal.store import SqliteJournalStore
 from bottui.store.tokens import TokenStore
 from tests.fixtures.keyrings import InMemoryKeyring
 

@@ -17,15 +17,16 @@ from bottui.api.client import BotProtectionClient, build_thresholds
 from bottui.api.errors import ApiError, RefusedError, ValidationError
 from bottui.api.retry import RetryPolicy
 from bottui.demo import prepare
-from bottui.ops import journal_pages, journal_view, mutations, undo
+from bottui.ops import journal_view, mutations, undo
+from bottui.ops import journal_view as journal_pages
 from bottui.ops.journal_view import JournalQuery
 from bottui.ops.session import Session
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.endpoints import create_app
 from bottui.sandbox.faults import Faults
 from bottui.sandbox.state import ManualClock, SandboxState, demo_state
+from bottui.store.journal.file import Journal
 from bottui.store.journal.records import Operation, limiter_target
-from bottui.store.journal.sync import Journal
 from tests.fixtures import stores
 from tests.fixtures.stores import inventory_of
 

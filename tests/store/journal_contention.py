@@ -68,8 +68,8 @@ def single_changes(path: Path, name: str, count: int, reopen: bool) -> dict[str,
     may find it being recovered); otherwise one for all, as the TUI keeps it.
     """
     from bottui.store.db_errors import JournalUnavailable
+    from bottui.store.journal.file import Journal
     from bottui.store.journal.records import Operation, Outcome
-    from bottui.store.journal.sync import Journal
 
     journal = Journal(path, operator=f"{name}@test")
     stats: list[dict[str, Any]] = []

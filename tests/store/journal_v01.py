@@ -75,7 +75,7 @@ DDL_V01: Final = (
     ),
 )
 
-#: v0.1's read: an entry joined with its outcome (``JournalEntry.from_row``'s columns).
+#: v0.1's read: an entry joined with its outcome (:func:`v01_entry`'s columns).
 SELECT_V01: Final = (
     "SELECT e.id, e.started_at, e.operator, e.pid, e.profile, e.base_url, e.operation, "
     "e.account, e.project, e.target, e.request_body, e.previous, e.undo_of, e.run_id, "
@@ -324,9 +324,68 @@ def build(path: Path) -> list[JournalEntry]:
     )
     conn.executemany("INSERT INTO outcomes VALUES (?, ?, ?, ?, ?, ?, ?)", outcomes)
     conn.execute("COMMIT")
-    found = [JournalEntry.from_row(row) for row in conn.execute(SELECT_V01)]
+    found = [v01_entry(row) for row in conn.execute(SELECT_V01)]
     conn.close()
     return found
 
 
 __all__ = ["DDL_V01", "SELECT_V01", "build"]
+
+
+def v01_entry(row: tuple[Any, ...]) -> JournalEntry:
+    """An entry as v0.1 built it from a row of :data:`SELECT_V01` (``JournalEntry.from_row``)."""
+    (
+        entry_id,
+        started_at,
+        operator,
+        pid,
+        profile,
+        base_url,
+        operation,
+        account,
+        project,
+        target,
+        request_body,
+        previous,
+        undo_of,
+        run_id,
+        item_key,
+        finished_at,
+        outcome,
+        status,
+        result,
+        error,
+        duration_ms,
+    ) = row
+    return JournalEntry(
+        id=entry_id,
+        started_at=started_at,
+        operator=operator,
+        pid=pid,
+        profile=profile,
+        base_url=base_url,
+        operation=operation,
+        account=account,
+        project=project,
+        target=_load(target),
+        request_body=_load(request_body),
+        previous=_load(previous),
+        undo_of=undo_of,
+        run_id=run_id,
+        item_key=item_key,
+        finished_at=finished_at,
+        outcome=outcome,
+        status=status,
+        result=_load(result),
+        error=_load(error),
+        duration_ms=duration_ms,
+    )
+
+
+def _load(value: str | None) -> Any:
+    if value is None:
+        return None
+    try:
+        return json.loads(value)
+    except (ValueError, RecursionError):
+        return value

@@ -20,8 +20,8 @@ from bottui.api.models import DimensionThresholds, LimiterChange, LimiterStateSo
 from bottui.api.tokens import ProjectToken
 from bottui.store.db_errors import NotInInventory
 from bottui.store.errors import StoreError
+from bottui.store.inventory.file import Inventory
 from bottui.store.inventory.records import LimiterEntry
-from bottui.store.inventory.sync import Inventory
 from bottui.store.paths import Locations
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -365,7 +365,7 @@ def test_two_objects_on_one_file_see_each_others_writes(tmp_path: Path) -> None:
 WRITER = """
 import sys, time
 from pathlib import Path
-from bottui.store.inventory.sync import Inventory
+from bottui.store.inventory.file import Inventory
 inventory = Inventory(Path(sys.argv[1]), "prod")
 name, go = sys.argv[2], float(sys.argv[3])
 while time.time() < go:

@@ -18,7 +18,7 @@ import pytest
 
 from bottui.ops.inventory_reads import all_pages
 from bottui.store.executor import StoreExecutor
-from bottui.store.inventory.async_facade import SqliteInventoryStore
+from bottui.store.inventory.file import Inventory
 from bottui.store.inventory.records import (
     DimensionEntry,
     InventorySnapshot,
@@ -26,7 +26,7 @@ from bottui.store.inventory.records import (
     ProjectEntry,
     Source,
 )
-from bottui.store.inventory.sync import Inventory
+from bottui.store.inventory.store import SqliteInventoryStore
 from bottui.store.paging import Cursor
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

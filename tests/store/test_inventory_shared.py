@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bottui.store.inventory.file import Inventory
 from bottui.store.inventory.records import (
     AccountEntry,
     InventorySnapshot,
@@ -18,7 +19,6 @@ from bottui.store.inventory.records import (
     taught_by,
     team_source,
 )
-from bottui.store.inventory.sync import Inventory
 
 AT = "2026-11-21T03:12:00.000000Z"
 WHO = "bob'; [b]x[/b]\x1b"

@@ -1,10 +1,11 @@
-"""The InventoryStore protocol's contract, against the SQLite store over real files."""
+"""The async inventory store's contract, against the SQLite store over real files."""
 
 from __future__ import annotations
 
 import asyncio
 import subprocess
 import sys
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -13,10 +14,9 @@ import pytest
 from bottui.api.models import DimensionThresholds, LimiterChange, LimiterStateSource, Project
 from bottui.store.db_errors import NotInInventory
 from bottui.store.executor import StoreExecutor
-from bottui.store.inventory.async_facade import SqliteInventoryStore
-from bottui.store.inventory.protocol import InventoryStore
+from bottui.store.inventory.file import Inventory
 from bottui.store.inventory.records import InventorySnapshot
-from bottui.store.inventory.sync import Inventory
+from bottui.store.inventory.store import SqliteInventoryStore
 from bottui.store.paging import Cursor
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -29,10 +29,23 @@ def store(tmp_path: Path) -> SqliteInventoryStore:
     )
 
 
-async def test_the_sqlite_store_is_an_inventory_store(store: SqliteInventoryStore) -> None:
-    assert isinstance(store, InventoryStore)
-    assert store.profile == "prod"
-    assert store.now() == T0
+async def test_every_call_runs_off_the_event_loop(tmp_path: Path) -> None:
+    """The methods made from the sync inventory's run on the store's lanes, never here."""
+    threads: list[threading.Thread] = []
+
+    def clock() -> datetime:
+        threads.append(threading.current_thread())
+        return T0
+
+    store = SqliteInventoryStore(
+        tmp_path / "i.sqlite3", "prod", clock=clock, executor=StoreExecutor()
+    )
+    await store.add_project("acc", "p1", "Shop")
+    found = await store.project("acc", "p1")
+    await store.close()
+    assert found is not None and found.name == "Shop"
+    assert threads and threading.current_thread() not in threads
+    assert all(t.name.startswith("bottui-store-inventory-write:") for t in threads)
 
 
 async def test_reading_a_missing_file_is_empty_and_creates_nothing(

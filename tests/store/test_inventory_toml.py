@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from bottui.api.models import DimensionThresholds, LimiterChange, LimiterStateSource, Project
 from bottui.plaintext import has_control
 from bottui.store.db_errors import StoreFileError
-from bottui.store.inventory.sync import Inventory
+from bottui.store.inventory.file import Inventory
 from bottui.store.inventory.toml_file import FORMAT, dumps, loads, toml_string
 from bottui.store.paths import Locations
 

@@ -6,8 +6,8 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bottui.store.journal.async_facade import SqliteJournalStore
-from bottui.store.journal.protocol import EntryId, EntryQuery
+from bottui.store.journal.records import EntryId, EntryQuery
+from bottui.store.journal.store import SqliteJournalStore
 
 
 def _store(tmp_path: Path, now: list[datetime]) -> SqliteJournalStore:

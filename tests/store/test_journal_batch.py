@@ -14,8 +14,8 @@ import pytest
 
 from bottui.api.tokens import AccessToken
 from bottui.store.db_errors import JournalUnavailable
+from bottui.store.journal.file import Journal
 from bottui.store.journal.records import Operation, StartRecord
-from bottui.store.journal.sync import Journal
 
 T0 = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
 

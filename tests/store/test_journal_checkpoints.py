@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 
 from bottui.store.db_errors import JournalUnavailable
-from bottui.store.journal.async_facade import SqliteJournalStore
-from bottui.store.journal.protocol import RunId
-from bottui.store.journal.records import Operation, StartRecord
-from bottui.store.journal.sync import BatchWriter, Journal
+from bottui.store.journal.file import BatchWriter, Journal
+from bottui.store.journal.records import Operation, RunId, StartRecord
+from bottui.store.journal.store import SqliteJournalStore
 
 SHA = "ab" * 32
 

@@ -21,8 +21,8 @@ import pytest
 
 from bottui.store.db_errors import DatabaseUnavailable, InventoryUnavailable, JournalUnavailable
 from bottui.store.errors import StoreError
-from bottui.store.inventory.sync import Inventory
-from bottui.store.journal.sync import Journal
+from bottui.store.inventory.file import Inventory
+from bottui.store.journal.file import Journal
 
 
 @dataclass

@@ -15,9 +15,8 @@ from pathlib import Path
 import pytest
 
 from bottui.store.db_errors import JournalUnavailable
-from bottui.store.journal.async_facade import SqliteJournalStore
-from bottui.store.journal.protocol import EntryQuery, RunId
-from bottui.store.journal.records import JournalEntry
+from bottui.store.journal.file import Journal
+from bottui.store.journal.records import EntryQuery, JournalEntry, RunId
 from bottui.store.journal.schema import (
     SCHEMA,
     STEPS,
@@ -27,7 +26,7 @@ from bottui.store.journal.schema import (
     VERSION,
     append_only,
 )
-from bottui.store.journal.sync import Journal
+from bottui.store.journal.store import SqliteJournalStore
 from bottui.store.sqlite_util import Database, Schema, Step
 from tests.store.journal_v01 import APPLICATION_ID, build
 
@@ -258,7 +257,7 @@ def test_a_failed_migration_leaves_the_file_as_it_was(tmp_path: Path) -> None:
 _OPEN_AND_WRITE = textwrap.dedent(
     """
     import sys
-    from bottui.store.journal.sync import Journal
+    from bottui.store.journal.file import Journal
     journal = Journal(sys.argv[1])
     sys.stdin.readline()  # both start together
     count = len(journal.entries())

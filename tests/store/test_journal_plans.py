@@ -7,6 +7,7 @@ cheaply: SQLite's own plan of every query a page, a resume or an undo runs.
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bottui.store.journal import query as journal_query
-from bottui.store.journal.protocol import EntryId, EntryQuery, RunId
+from bottui.store.journal.file import Journal
 from bottui.store.journal.query import (
     _AGAINS,
     _FIRSTS,
@@ -26,8 +27,7 @@ from bottui.store.journal.query import (
     _TEXT_FIRSTS,
     plans,
 )
-from bottui.store.journal.records import StartRecord
-from bottui.store.journal.sync import Journal
+from bottui.store.journal.records import EntryId, EntryQuery, RunId, StartRecord
 
 MOMENT = datetime(2026, 1, 1, tzinfo=UTC)
 QUERIES = {
@@ -47,6 +47,11 @@ QUERIES = {
     "since and until": EntryQuery(since=MOMENT, until=MOMENT),
     "project and since": EntryQuery(project="p", since=MOMENT),
     "project and outcome": EntryQuery(project="p", outcomes=frozenset({"ok"})),
+    # The Journal screen past the runs it counted (ctrl+end, m): still along an index.
+    "past a run": EntryQuery(skip_runs=frozenset({RunId(1)})),
+    "profile past runs": EntryQuery(profile="prod", skip_runs=frozenset({RunId(1), RunId(2)})),
+    "outcome past a run": EntryQuery(outcomes=frozenset({"ok"}), skip_runs=frozenset({RunId(1)})),
+    "unfinished past a run": EntryQuery(unfinished=True, skip_runs=frozenset({RunId(1)})),
 }
 # Tables whose size grows with the journal: walking one whole is a full scan.
 BIG = ("items", "results", "segments", "open_items", " e ", " o ", " s ", " u ")
@@ -153,3 +158,28 @@ def test_combined_filters_give_the_same_entries_whichever_index_leads(
             assert journal_query.read_page(conn, query, None, None) == want, (project, words)
             assert journal_query.read_page(conn, query, None, 3) == want[:3]
     journal.close()
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        EntryQuery(),
+        EntryQuery(profile="prod", project="p"),
+        EntryQuery(outcomes=frozenset({"ok", "api-error"})),
+        EntryQuery(unfinished=True),
+    ],
+)
+def test_the_rest_of_a_run_is_counted_along_the_runs_segments(
+    conn: sqlite3.Connection, query: EntryQuery
+) -> None:
+    """What the Journal screen counts instead of reading a run's rest page by page."""
+    wanted = dataclasses.replace(query, run_id=RunId(1))
+    for sql, params in journal_query._selects(conn, wanted, 1000, -1):
+        assert problems(conn, sql, params) == [], sql
+    selects = journal_query._selects(conn, dataclasses.replace(query, run_id=RunId(1)), 1000, -1)
+    steps = [
+        row[3]
+        for sql, params in selects
+        for row in conn.execute("EXPLAIN QUERY PLAN " + sql, params)
+    ]
+    assert any("segments_by_run" in step or "open_by_run" in step for step in steps), steps

@@ -16,10 +16,9 @@ from pathlib import Path
 import pytest
 
 from bottui.store.executor import StoreExecutor
-from bottui.store.journal.async_facade import SqliteJournalStore
-from bottui.store.journal.protocol import RunId
-from bottui.store.journal.records import Operation, StartRecord
-from bottui.store.journal.sync import Journal
+from bottui.store.journal.file import Journal
+from bottui.store.journal.records import Operation, RunId, StartRecord
+from bottui.store.journal.store import SqliteJournalStore
 
 IDS = 4000
 PER_ID_TABLES = (

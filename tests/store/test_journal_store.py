@@ -1,7 +1,8 @@
-"""The JournalStore protocol's contract, against the SQLite store over real files."""
+"""The async journal store's contract, against the SQLite store over real files."""
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -9,10 +10,15 @@ from typing import Any
 import pytest
 
 from bottui.store.executor import StoreExecutor
-from bottui.store.journal.async_facade import HOP, SqliteJournalStore
-from bottui.store.journal.protocol import EntryQuery, JournalBatch, JournalStore, entry_started
-from bottui.store.journal.records import Outcome, StartRecord, limiter_target
-from bottui.store.journal.sync import Journal
+from bottui.store.journal.file import Journal
+from bottui.store.journal.records import (
+    EntryQuery,
+    Outcome,
+    StartRecord,
+    entry_started,
+    limiter_target,
+)
+from bottui.store.journal.store import HOP, SqliteJournalStore
 from bottui.store.paging import Cursor
 
 
@@ -48,9 +54,23 @@ def store(tmp_path: Path) -> SqliteJournalStore:
     )
 
 
-async def test_the_sqlite_store_is_a_journal_store(store: SqliteJournalStore) -> None:
-    assert isinstance(store, JournalStore)
-    assert isinstance(await store.batch(), JournalBatch)
+async def test_every_call_runs_off_the_event_loop(tmp_path: Path) -> None:
+    """The methods made from the sync journal's run on the store's lanes, never here."""
+    threads: list[threading.Thread] = []
+    ticking = Ticking()
+
+    def clock() -> datetime:
+        threads.append(threading.current_thread())
+        return ticking()
+
+    store = SqliteJournalStore(tmp_path / "journal.sqlite3", clock=clock, executor=StoreExecutor())
+    entry_id = await store.start(**fields(1))
+    await store.finish(entry_id, outcome="ok", status=200)
+    page = await store.page(EntryQuery(project="p1"))
+    await store.close()
+    assert [e.id for e in page.entries] == [entry_id]
+    assert threads and threading.current_thread() not in threads
+    assert all(t.name.startswith("bottui-store-journal-write:") for t in threads)
 
 
 async def test_start_finish_and_read_back(store: SqliteJournalStore) -> None:
@@ -170,7 +190,7 @@ async def test_bulk_run_batch_and_settled_items(store: SqliteJournalStore) -> No
 
 
 async def test_stores_at_locations(tmp_path: Path) -> None:
-    from bottui.store.inventory.async_facade import SqliteInventoryStore
+    from bottui.store.inventory.store import SqliteInventoryStore
     from bottui.store.paths import Locations
 
     locations = Locations.under(tmp_path)

@@ -18,8 +18,8 @@ import pytest
 
 from bottui.store.db_errors import JournalUnavailable
 from bottui.store.executor import StoreExecutor
-from bottui.store.journal.async_facade import SqliteJournalStore
 from bottui.store.journal.records import limiter_target
+from bottui.store.journal.store import SqliteJournalStore
 
 # Takes the write lock, says so, holds it for argv[2] seconds (or until stdin closes).
 HOLDER = """

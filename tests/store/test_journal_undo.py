@@ -9,10 +9,9 @@ from typing import Any
 import pytest
 
 from bottui.api.models import DimensionThresholds
-from bottui.store.inventory.sync import Inventory
-from bottui.store.journal.records import Operation, dimension_target, limiter_target
-from bottui.store.journal.sync import Journal
-from bottui.store.journal.undo import value_of
+from bottui.store.inventory.file import Inventory
+from bottui.store.journal.file import Journal
+from bottui.store.journal.records import Operation, dimension_target, limiter_target, value_of
 from bottui.store.paths import Locations
 
 

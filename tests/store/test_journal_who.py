@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from bottui.store.journal import query as journal_query
-from bottui.store.journal.protocol import EntryQuery
-from bottui.store.journal.records import StartRecord
-from bottui.store.journal.sync import Journal
+from bottui.store.journal.file import Journal
+from bottui.store.journal.records import EntryQuery, StartRecord
 from tests.store.test_journal_plans import problems
 
 HOSTILE = "\x1b]52;c;AAAA\x07[red]x[/red] '; DROP TABLE segments; -- " + "漢" * 220

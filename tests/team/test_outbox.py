@@ -20,7 +20,7 @@ import pytest
 from bottui.ops.journal_view import line
 from bottui.ops.team_sync import EXIT_BUDGET
 from bottui.sandbox.server import SandboxServer
-from bottui.store.journal.protocol import EntryPage
+from bottui.store.journal.records import EntryPage
 from tests.cli.helpers import cli
 from tests.fixtures.postgres import PostgresServer
 from tests.fixtures.sandbox import scope
@@ -102,7 +102,7 @@ def plant_a_key_in_old_history(base_url: str) -> None:
     """An old entry whose result holds a server key in clear (as an early journal could)."""
     import sqlite3
 
-    from bottui.store.journal.sync import Journal
+    from bottui.store.journal.file import Journal
     from bottui.store.paths import Locations
 
     path = Locations.default().journal_file
@@ -202,7 +202,7 @@ async def _local_then_shared(team: str) -> EntryPage:
     from bottui.ops.shared_journal import SharedJournal
     from bottui.ops.team_store import open_team_store_url
     from bottui.ops.team_sync import TeamSync
-    from bottui.store.journal.async_facade import SqliteJournalStore
+    from bottui.store.journal.store import SqliteJournalStore
     from bottui.store.paths import Locations
     from bottui.store.tokens import TokenStore
 

@@ -15,7 +15,7 @@ from bottui.ops.plan import TimedRefused
 from bottui.ops.session import Session
 from bottui.ops.timed import execute, team
 from bottui.sandbox.server import SandboxServer
-from bottui.store.journal.protocol import EntryId
+from bottui.store.journal.records import EntryId
 from bottui.store.journal.rows import micros
 from tests.timed.conftest import ACC, PROJ, MovingClock, active, limiter_puts
 

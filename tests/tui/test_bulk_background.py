@@ -20,7 +20,7 @@ from textual.widgets import Button, Input, Static
 from bottui.ops.bulk import ItemStatus
 from bottui.ops.bulk.spool import PROBLEMS
 from bottui.sandbox.server import SandboxServer
-from bottui.store.journal.sync import Journal
+from bottui.store.journal.file import Journal
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.bulk_dialogs import BulkRunDialog, ExportDialog
 from bottui.tui.screens.change_form import ConfirmDialog

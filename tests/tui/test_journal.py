@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
 import bottui.ops.mutations
-import bottui.store.journal.sync
+import bottui.store.journal.file
 from bottui.api.client import build_thresholds
 from bottui.api.errors import ApiError
 from bottui.ops import mutations
@@ -51,9 +51,9 @@ class _SteadyTime:
 @pytest.fixture
 def steady(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Operator, pid and durations that do not depend on the machine (snapshots)."""
-    monkeypatch.setattr(bottui.store.journal.sync, "local_operator", lambda: "oncall@bastion")
-    monkeypatch.setattr(bottui.store.journal.sync, "local_host", lambda: "bastion")
-    monkeypatch.setattr(bottui.store.journal.sync, "os", SimpleNamespace(getpid=lambda: 4242))
+    monkeypatch.setattr(bottui.store.journal.file, "local_operator", lambda: "oncall@bastion")
+    monkeypatch.setattr(bottui.store.journal.file, "local_host", lambda: "bastion")
+    monkeypatch.setattr(bottui.store.journal.file, "os", SimpleNamespace(getpid=lambda: 4242))
     monkeypatch.setattr(bottui.ops.mutations, "time", _SteadyTime())
     yield
 

@@ -11,11 +11,11 @@ from textual.widgets import Input, Select, Static
 
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
+from bottui.store.journal.file import Journal
 from bottui.store.journal.records import Operation, dimension_target, limiter_target
-from bottui.store.journal.sync import Journal
 from bottui.store.utc import system_clock
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.journal_filter import FilterDialog
+from bottui.tui.screens.journal_dialogs import FilterDialog
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle
 from tests.tui.test_journal import table, to_journal

@@ -10,14 +10,14 @@ from textual.widgets import DataTable, Static
 
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
-from bottui.store.journal.records import Operation, limiter_target
+from bottui.store.journal.records import Operation, StartRecord, limiter_target
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.journal_run import RUN_PAGE, RunDialog
+from bottui.tui.screens.journal_dialogs import RUN_PAGE, RunDialog
 from bottui.tui.widgets.journal_table import COLUMNS
 from tests.fixtures.stores import journal_of
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle
-from tests.tui.test_journal import rows, steady, to_journal
+from tests.tui.test_journal import rows, steady, table, to_journal
 
 Snap = Callable[..., bool]
 MakeApp = Callable[..., BottuiApp]
@@ -160,3 +160,72 @@ async def test_the_outcome_column_fits_beside_a_long_target(
         # The whole word is on a 100-column screen (it was cut: "nothing-sta").
         assert sum(widths[: outcome + 1]) <= SNAP_SIZE[0]
         assert rows(flow_app)[0][outcome] == "nothing-standing"
+
+
+def write_long_run(app: BottuiApp, chunk: int) -> None:
+    """An old single change, a run of two chunks of ``chunk`` ids (every 10th
+    failed) and, between them, a single change made while the run went on."""
+
+    def single(journal: Any, limiter: str) -> None:
+        entry = journal.start(
+            profile="demo",
+            base_url=app.session.base_url,
+            operation=Operation.SET_LIMITER_ACTIVE,
+            account=DEMO_ACCOUNT,
+            project=PROJ,
+            target=limiter_target(limiter),
+            request_body={"isActive": False},
+        )
+        journal.finish(entry, outcome="ok", status=200)
+
+    with journal_of(app.session) as journal:
+        single(journal, "rl-old")
+        run = journal.run(
+            profile="demo",
+            account=DEMO_ACCOUNT,
+            project=PROJ,
+            input_sha256="cd" * 32,
+            operation=Operation.REVOKE_GRANT,
+        )
+        for part in range(2):
+            if part:
+                single(journal, "rl-mid")
+            records = [
+                StartRecord(
+                    profile="demo",
+                    base_url=app.session.base_url,
+                    operation=Operation.REVOKE_GRANT,
+                    account=DEMO_ACCOUNT,
+                    project=PROJ,
+                    target={"visitorId": f"vis_{part}_{n:04d}"},
+                    run_id=run,
+                )
+                for n in range(chunk)
+            ]
+            with journal.batch(interval=0) as writer:
+                for n, entry in enumerate(writer.start_many(records)):
+                    failed = n % 10 == 9
+                    writer.finish(entry, outcome="api-error" if failed else "withdrawn")
+
+
+async def test_ctrl_end_goes_past_a_run_by_counting_it_not_reading_it(
+    flow_app: BottuiApp, sandbox: SandboxServer
+) -> None:
+    """A run of a million ids must not take 5,000 reads before the next row shows."""
+    async with flow_app.run_test(size=SNAP_SIZE) as pilot:
+        await settle(pilot)
+        write_long_run(flow_app, chunk=500)
+        await to_journal(pilot)
+        first = rows(flow_app)
+        assert len(first) == 1 and first[0][3].endswith("+ ids, run #1")
+        await pilot.press("ctrl+end")
+        await settle(pilot)
+        run_row, mid, old = rows(flow_app)
+        assert run_row[3:5] == ["▸ 1000 ids, run #1", "900 withdrawn, 100 api-error"]
+        # The run's older chunk was counted in SQL, never read entry by entry.
+        group = table(flow_app)._runs["run:1"]
+        assert group.count == 1000 and len(group._seen) <= 500
+        assert mid[3] == "rl-mid -> OFF" and old[3] == "rl-old -> OFF"
+        await pilot.press("m")  # nothing older: said, nothing added
+        await settle(pilot)
+        assert len(rows(flow_app)) == 3

@@ -15,7 +15,7 @@ from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog, TypedConfirmDialog
 from bottui.tui.screens.journal import JournalScreen
-from bottui.tui.screens.journal_filter import FilterDialog
+from bottui.tui.screens.journal_dialogs import FilterDialog
 from bottui.tui.screens.limiters import LimitersScreen
 from bottui.tui.widgets.journal_table import JournalTable
 from tests.fixtures.stores import journal_of

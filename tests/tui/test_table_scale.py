@@ -27,8 +27,8 @@ from bottui.api.tokens import ProjectToken
 from bottui.ops.inventory_reads import FIRST_PAGE
 from bottui.ops.session import Session
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
-from bottui.store.inventory.async_facade import SqliteInventoryStore
 from bottui.store.inventory.records import InventorySnapshot, LimiterEntry, ProjectEntry, Source
+from bottui.store.inventory.store import SqliteInventoryStore
 from bottui.store.tokens import TokenState
 from bottui.tui.app import BottuiApp
 from bottui.tui.perf import textual_private

@@ -60,8 +60,7 @@ from bottui.ops.bulk.status import (
 from bottui.ops.confirmation import normalize_reason
 from bottui.ops.session import Session
 from bottui.plaintext import clean
-from bottui.store.journal.protocol import ItemState
-from bottui.store.journal.records import Operation
+from bottui.store.journal.records import ItemState, Operation
 
 if TYPE_CHECKING:
     from bottui.api.lean import RevocationSender

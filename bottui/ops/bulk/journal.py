@@ -3,7 +3,7 @@ and the started, outcome and closing records of every id, written in batches.
 
 ``--resume`` never loads a run: the engine asks :meth:`JournalSink.states`
 for the ids of each chunk just before sending it
-(:meth:`~bottui.store.journal.protocol.JournalStore.item_states`), so a resume
+(:meth:`~bottui.store.journal.records.JournalStore.item_states`), so a resume
 starts sending at once and its memory does not grow with the run. An id
 whose earlier attempt left its entry unfinished (a crash lost the answer) is
 sent again; once settled, :meth:`JournalSink.supersede` appends the closing
@@ -16,7 +16,7 @@ While it runs, a run holds the liveness lock of its identity
 refused, unless forced into a run of its own.
 
 Every journal call is awaited on the async
-:class:`~bottui.store.journal.protocol.JournalStore` (its SQLite work runs on
+:class:`~bottui.store.journal.records.JournalStore` (its SQLite work runs on
 the store executor's daemon threads), so a journal locked by another process
 (up to its busy timeout) never stalls
 the event loop, the requests in flight or a TUI. Started records are written
@@ -41,11 +41,18 @@ from bottui.api.errors import RefusedError
 from bottui.ops.bulk.input import Subject
 from bottui.ops.session import Session
 from bottui.store.db_errors import JournalUnavailable
-from bottui.store.journal.protocol import EntryId, EntryQuery, ItemState, RunId
-from bottui.store.journal.records import Operation, Outcome, StartRecord
+from bottui.store.journal.records import (
+    EntryId,
+    EntryQuery,
+    ItemState,
+    Operation,
+    Outcome,
+    RunId,
+    StartRecord,
+)
 
 if TYPE_CHECKING:
-    from bottui.store.journal.protocol import JournalBatch
+    from bottui.store.journal.store import SqliteJournalBatch as JournalBatch
     from bottui.store.run_lock import RunLock
 
 FLUSH_SECONDS: Final = 0.5

@@ -23,8 +23,7 @@ from bottui.ops.bulk.meter import Tally
 from bottui.ops.bulk.status import FATAL_STATUSES, ItemResult, ItemStatus, ResultCallback
 from bottui.ops.mutations import error_outcome
 from bottui.plaintext import clean
-from bottui.store.journal.protocol import ItemState
-from bottui.store.journal.records import Outcome
+from bottui.store.journal.records import ItemState, Outcome
 
 #: One id on its way: its subject, its entry, what earlier attempts left.
 Job = tuple[Subject, int | None, ItemState | None]

@@ -16,8 +16,14 @@ from typing import TYPE_CHECKING, Any, Final
 
 from bottui.api.errors import EXIT_API, EXIT_NETWORK, EXIT_OK, EXIT_REFUSED, RefusedError
 from bottui.ops.journal_view import target_id, value_text
-from bottui.store.journal.protocol import EntryQuery, RunId
-from bottui.store.journal.records import JournalEntry, Operation, Outcome, local_operator
+from bottui.store.journal.records import (
+    EntryQuery,
+    JournalEntry,
+    Operation,
+    Outcome,
+    RunId,
+    local_operator,
+)
 
 if TYPE_CHECKING:
     from bottui.ops.playbooks.run import RunSummary

@@ -41,8 +41,7 @@ from bottui.ops.timed import team
 from bottui.ops.timed.model import TimedChange
 from bottui.ops.timed.schedule import executor_name, executor_seen, find, list_timed, now_of
 from bottui.store.errors import StoreError
-from bottui.store.journal.protocol import EntryId
-from bottui.store.journal.records import JournalEntry, Outcome
+from bottui.store.journal.records import EntryId, JournalEntry, Outcome
 from bottui.store.journal.rows import micros
 
 if TYPE_CHECKING:

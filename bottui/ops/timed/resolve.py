@@ -39,8 +39,7 @@ from bottui.ops.timed.execute import (
 from bottui.ops.timed.model import IN_DOUBT_AFTER, TimedChange
 from bottui.ops.timed.schedule import executor_name, find, now_of
 from bottui.store.errors import StoreError
-from bottui.store.journal.protocol import EntryQuery
-from bottui.store.journal.records import JournalEntry, local_operator
+from bottui.store.journal.records import EntryQuery, JournalEntry, local_operator
 from bottui.store.journal.rows import micros
 
 if TYPE_CHECKING:

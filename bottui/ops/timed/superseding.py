@@ -18,7 +18,7 @@ from bottui.ops.timed.model import TimedChange
 from bottui.ops.timed.schedule import list_timed, now_of
 from bottui.plaintext import clean
 from bottui.store.errors import StoreError
-from bottui.store.journal.protocol import EntryId
+from bottui.store.journal.records import EntryId
 
 if TYPE_CHECKING:
     from bottui.ops.plan import PlannedChange

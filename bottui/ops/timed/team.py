@@ -26,8 +26,8 @@ from bottui.store.journal.records import JournalEntry
 from bottui.store.timed_sqlite import TimedClaim, TimedEvent, TimedJournal
 
 if TYPE_CHECKING:
-    from bottui.ops.journal_pages import Pages
     from bottui.ops.session import Session
+    from bottui.store.journal.records import JournalReader as Pages
     from bottui.store.team.store import TeamStore
 
 

@@ -1,7 +1,7 @@
 """The profiles of ``config.toml`` behind an async facade: every read and edit off the loop.
 
 :class:`AsyncConfigStore` wraps :class:`~bottui.store.config.sync.ConfigStore`
-the way :mod:`bottui.store.inventory.async_facade` wraps the inventory: each call
+the way :mod:`bottui.store.inventory.store` wraps the inventory: each call
 is awaited on the shared :class:`~bottui.store.executor.StoreExecutor`.
 Edits go through the file's write lane (one thread), so two edits of this
 process never interleave their read-modify-replace of the file; reads go

@@ -1,8 +1,9 @@
 """What the inventory holds: accounts, projects, rate limiters, dimensions.
 
-Immutable named tuples, shared by the database (:mod:`bottui.store.inventory.sync`),
-the TOML file (:mod:`bottui.store.inventory.toml_file`) and the merge
-(:mod:`bottui.store.inventory.merge`). ``to_json`` gives the same keys the
+Immutable named tuples, shared by the database and the merge of an import
+(:mod:`bottui.store.inventory.file`), the TOML file
+(:mod:`bottui.store.inventory.toml_file`) and the async store
+(:mod:`bottui.store.inventory.store`). ``to_json`` gives the same keys the
 TOML file uses, with ``null`` for what is not known.
 
 ``known_at``/``source`` of a rate limiter say when and how its active flag
@@ -13,12 +14,19 @@ Renaming changes neither.
 Named tuples rather than frozen dataclasses: Python 3.11 takes ~0.5 ms to
 define a frozen dataclass (it compiles six methods) against ~0.1 ms for a
 named tuple, and these are defined before ``bottui demo``'s first frame.
+
+One profile's view: every list pages (``limit`` and a
+:class:`~bottui.store.paging.Cursor`, :data:`DEFAULT_INVENTORY_PAGE`), in
+the order of its ids. The inventory has one implementation
+(:class:`~bottui.store.inventory.store.SqliteInventoryStore`); the team's
+shared inventory teaches it records (:data:`SharedRemoval`), it does not
+stand in for it.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 if TYPE_CHECKING:
     from bottui.api.models import DimensionThresholds
@@ -173,7 +181,15 @@ class MergeReport(NamedTuple):
         }
 
 
+#: A record the shared inventory removed: (kind, account, project, item), kind
+#: ``project`` (item ``""``: with its limiters and dimensions), ``limiter`` or ``dimension``.
+SharedRemoval = tuple[str, str, str, str]
+
+#: How many records a page holds unless the caller says.
+DEFAULT_INVENTORY_PAGE: Final = 500
+
 __all__ = [
+    "DEFAULT_INVENTORY_PAGE",
     "TEAM_PREFIX",
     "AccountEntry",
     "DimensionEntry",
@@ -181,6 +197,7 @@ __all__ = [
     "LimiterEntry",
     "MergeReport",
     "ProjectEntry",
+    "SharedRemoval",
     "Source",
     "taught_by",
     "team_source",

@@ -10,8 +10,8 @@ Thresholds are stored as the JSON number literals that were sent.
 
 The inventory's SQL statements and the checks of what goes into a row.
 
-Shared by the reads (:mod:`bottui.store.inventory.sync`) and the writes
-(:mod:`bottui.store.inventory.sync`): column lists, upserts, and the checks that
+Shared by the reads (:mod:`bottui.store.inventory.file`) and the writes
+(:mod:`bottui.store.inventory.file`): column lists, upserts, and the checks that
 keep tokens out and ids path-safe.
 """
 

@@ -40,6 +40,7 @@ otherwise.
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import json
 import sqlite3
@@ -47,8 +48,15 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any, Final
 
-from bottui.store.journal.protocol import EntryId, EntryQuery, ItemState
-from bottui.store.journal.records import SETTLED_OUTCOMES, JournalEntry
+from bottui.store.journal.records import (
+    SETTLED_OUTCOMES,
+    EntryId,
+    EntryQuery,
+    ItemState,
+    JournalEntry,
+    RunId,
+    RunRest,
+)
 from bottui.store.journal.rows import entry, lookup_key, micros
 from bottui.store.journal.schema import COLUMNS, OUTCOME_JOINS, SEGMENT_OF
 
@@ -64,6 +72,9 @@ MAX_REASON_STREAMS: Final = 32
 #: A segment's reason is one of a JSON array of ids (the unary ``+`` keeps
 #: SQLite from leading with it: a list of index walks would need a sort).
 _REASON_IN: Final = "+s.reason IN (SELECT value FROM json_each(?))"
+#: Segments of none of these runs (``skip_runs``): checked on the segments the
+#: other filters give, or walked newest first along the segments' key.
+_NOT_IN_RUNS: Final = "(s.run_id IS NULL OR +s.run_id NOT IN (SELECT value FROM json_each(?)))"
 
 
 def _segment_filters(
@@ -85,6 +96,9 @@ def _segment_filters(
     if query.reason is not None:
         where.append(_REASON_IN)
         params.append(json.dumps(sorted(reason_ids or ())))
+    if query.skip_runs:
+        where.append(_NOT_IN_RUNS)
+        params.append(json.dumps(sorted(int(run) for run in query.skip_runs)))
     return where, params
 
 
@@ -244,6 +258,16 @@ def _finish(
     return f"{sql} ORDER BY {lead} DESC LIMIT ?", [*params, limit]
 
 
+def _selects(
+    conn: sqlite3.Connection, query: EntryQuery, before: int | None, size: int
+) -> list[tuple[str, list[object]]]:
+    reasons = None if query.reason is None else reason_ids(conn, query.reason)
+    lead = True
+    if query.outcomes and not query.unfinished and _segment_filters(query, reasons)[0]:
+        lead = outcomes_are_fewer(conn, query, reasons)
+    return plans(query, before, size, outcomes_lead=lead, reasons=reasons)
+
+
 def read_page(
     conn: sqlite3.Connection, query: EntryQuery, before: int | None, limit: int | None
 ) -> list[JournalEntry]:
@@ -251,12 +275,36 @@ def read_page(
     size = -1 if limit is None else max(0, int(limit))
     if size == 0:
         return []
-    reasons = None if query.reason is None else reason_ids(conn, query.reason)
-    lead = True
-    if query.outcomes and not query.unfinished and _segment_filters(query, reasons)[0]:
-        lead = outcomes_are_fewer(conn, query, reasons)
-    selects = plans(query, before, size, outcomes_lead=lead, reasons=reasons)
-    return [entry(row) for row in _rows(conn, selects, size)]
+    return [entry(row) for row in _rows(conn, _selects(conn, query, before, size), size)]
+
+
+#: What :func:`run_rest` reads of each entry instead of the whole row.
+_REST_COLUMNS: Final = (
+    "w.word AS word, (SELECT r.reason FROM reasons AS r WHERE r.id = s.reason) AS reason"
+)
+
+
+def run_rest(conn: sqlite3.Connection, query: EntryQuery, run_id: int, before: int) -> RunRest:
+    """The entries of ``query`` in run ``run_id`` older than ``before``, counted in SQL.
+
+    The Journal screen shows a run as one row: to show what is older than a
+    run of a million ids it counts the run's rest here (the run's segments,
+    along ``segments_by_run``), then reads on without it (``skip_runs``).
+    """
+    wanted = dataclasses.replace(query, run_id=RunId(run_id), skip_runs=frozenset())
+    outcomes: dict[str | None, int] = {}
+    reasons: set[str] = set()
+    for sql, params in _selects(conn, wanted, before, -1):
+        counted = (
+            f"SELECT word, reason, count(*) FROM "
+            f"({sql.replace(f'SELECT {COLUMNS} FROM', f'SELECT {_REST_COLUMNS} FROM', 1)}) "
+            "GROUP BY word, reason"
+        )
+        for word, reason, count in conn.execute(counted, params):
+            outcomes[word] = outcomes.get(word, 0) + int(count)
+            if reason:
+                reasons.add(str(reason))
+    return RunRest(outcomes, frozenset(reasons))
 
 
 #: Rows counted at most when guessing which index of a combined filter leads.
@@ -493,4 +541,5 @@ __all__ = [
     "plans",
     "read_page",
     "reason_ids",
+    "run_rest",
 ]

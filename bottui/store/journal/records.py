@@ -1,9 +1,31 @@
-"""What a journal record holds: its vocabulary, its dataclasses, its rows.
+"""What a journal record holds, what a read asks and gets, and what undo would do.
 
 A mutation attempt is journaled as a :class:`StartRecord` (before the request)
-and an outcome (after it); read back, the two are one :class:`JournalEntry`.
-Everything that reaches a row passes through :func:`bottui.store.redact.redact`
-(``serverKey`` becomes ``"***"``, a token object is refused).
+and an outcome (after it); read back, the two are one :class:`JournalEntry`
+(``started_at``/``finished_at`` are ISO 8601 UTC text; :func:`entry_started`
+gives the ``datetime``). Everything that reaches a row passes through
+:func:`bottui.store.redact.redact` (``serverKey`` becomes ``"***"``, a token
+object is refused).
+
+Reads: ids are :data:`EntryId`/:data:`RunId`; an :class:`EntryQuery` says
+which entries, and a read returns an :class:`EntryPage`, newest first, with a
+:class:`~bottui.store.paging.Cursor` the store made (opaque to callers).
+:class:`JournalReader` is the one shape two stores share: this machine's
+SQLite journal (:class:`~bottui.store.journal.store.SqliteJournalStore`) and
+the team's shared journal on PostgreSQL, merged with this machine's entries
+not yet in it (:class:`~bottui.ops.shared_journal.SharedJournal`). Every other
+journal call has one implementation, so it is that class's, not a Protocol's.
+
+Which change ``bottui undo`` would reverse, and with what value, or why not:
+:func:`undo_candidate` looks at the newest attempt of one kind (rate limiter
+or thresholds) of a profile, as :meth:`Journal.last_undoable
+<bottui.store.journal.file.Journal.last_undoable>` found it, and decides. An
+attempt that surely changed nothing (``api-error``, ``refused``) is skipped
+by that query. The newest remaining attempt must have succeeded (``ok``) and
+carry the value before it (``previous``); an attempt without a known outcome
+(unfinished, network error, unknown) makes the current value uncertain, so
+undo refuses rather than guess. An undo is itself a change of its kind with
+``undo_of`` set: undoing it again is a redo.
 """
 
 from __future__ import annotations
@@ -15,14 +37,18 @@ import re
 import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from enum import StrEnum
 from functools import cache
-from typing import Any, Final
+from typing import Any, Final, Literal, NewType, Protocol, Required, TypedDict
 
-from bottui.api.models import RevocationOutcome
+from bottui.api.errors import ValidationError
+from bottui.api.models import DimensionThresholds, RevocationOutcome
 from bottui.api.tokens import Secret
-from bottui.api.validation import JSON_NUMBER
+from bottui.api.validation import JSON_NUMBER, threshold_literal
+from bottui.store.paging import Cursor
 from bottui.store.redact import JsonValue, redacted_json
+from bottui.store.utc import parse_time
 
 
 class Operation(StrEnum):
@@ -70,6 +96,7 @@ _REVOCATION_OUTCOMES: Final = {
 SETTLED_OUTCOMES: Final = (Outcome.WITHDRAWN, Outcome.NOTHING_STANDING)
 
 _OUTCOME_WORD: Final = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+
 _KNOWN_OUTCOMES: Final = frozenset(o.value for o in Outcome)
 
 
@@ -136,6 +163,23 @@ def outcome_word(value: str) -> str:
     if not _OUTCOME_WORD.fullmatch(word):
         raise ValueError(f"an outcome is a short lowercase word like 'api-error', not {word!r}")
     return str(word)
+
+
+class OutcomeFields(TypedDict, total=False):
+    """The outcome of an entry, as the writers take it (``**outcome``).
+
+    ``outcome`` (required): a word of :class:`Outcome` (``ok``, ``api-error``,
+    ...); ``status``: the HTTP status, when there was an answer; ``result``:
+    what the answer said (redacted), e.g. ``{"revoked": true, "reportId":
+    ...}``; ``error``: the error object, e.g. ``ApiError.to_json()["error"]``;
+    ``duration_ms``: time from sending to the answer (retries included).
+    """
+
+    outcome: Required[str]
+    status: int | None
+    result: Mapping[str, Any] | None
+    error: Mapping[str, Any] | None
+    duration_ms: float | None
 
 
 @dataclass(frozen=True)
@@ -273,15 +317,6 @@ def number_of(value: object) -> object:
     return value
 
 
-def _load(value: str | None) -> JsonValue:
-    if value is None:
-        return None
-    try:
-        return json.loads(value)
-    except (ValueError, RecursionError):
-        return value  # never lose what is there, even if it no longer parses
-
-
 @dataclass(frozen=True)
 class JournalEntry:
     """One mutation attempt: the started record joined with its outcome, if any."""
@@ -329,56 +364,6 @@ class JournalEntry:
         """``ORIGIN:ID``: unique across every journal file (None without an origin)."""
         own = self.id if self.local_id is None else self.local_id
         return None if self.origin is None else f"{self.origin}:{own}"
-
-    @classmethod
-    def from_row(cls, row: tuple[Any, ...]) -> JournalEntry:
-        """Build from a row of :data:`~bottui.store.journal.schema.SELECT_ENTRIES`."""
-        (
-            entry_id,
-            started_at,
-            operator,
-            pid,
-            profile,
-            base_url,
-            operation,
-            account,
-            project,
-            target,
-            request_body,
-            previous,
-            undo_of,
-            run_id,
-            item_key,
-            finished_at,
-            outcome,
-            status,
-            result,
-            error,
-            duration_ms,
-        ) = row
-        return cls(
-            id=entry_id,
-            started_at=started_at,
-            operator=operator,
-            pid=pid,
-            profile=profile,
-            base_url=base_url,
-            operation=operation,
-            account=account,
-            project=project,
-            target=_load(target),
-            request_body=_load(request_body),
-            previous=_load(previous),
-            undo_of=undo_of,
-            run_id=run_id,
-            item_key=item_key,
-            finished_at=finished_at,
-            outcome=outcome,
-            status=status,
-            result=_load(result),
-            error=_load(error),
-            duration_ms=duration_ms,
-        )
 
     @property
     def unfinished(self) -> bool:
@@ -454,14 +439,266 @@ FIELDS: Final = (
 )
 
 
+#: A journal entry's id, given by the store; shown as ``#<id>``, compared for equality.
+EntryId = NewType("EntryId", int)
+
+#: A bulk run's id, given by the store.
+RunId = NewType("RunId", int)
+
+#: How many entries a page holds unless the caller says.
+DEFAULT_PAGE: int = 200
+
+#: Seconds a *started* record may wait for the journal before the change goes
+#: ahead unjournaled (:class:`~bottui.store.db_errors.JournalUnavailable`).
+START_BOUND: float = 15.0
+
+
+@dataclass(frozen=True)
+class EntryQuery:
+    """Which entries to read; every filter given must match.
+
+    ``outcomes`` matches any of its words; ``unfinished`` only entries without
+    an outcome. ``since``/``until`` are aware ``datetime`` (a naive one is
+    taken as UTC): started at or after ``since``, before ``until``. ``before``
+    keeps entries older than that id (``--before ID``). ``operator`` matches
+    exactly; ``reason`` is a case-insensitive substring of the reason.
+    ``skip_runs`` leaves out the entries of those bulk runs of this machine's
+    journal (the Journal screen, once it counted the rest of a run it shows as
+    one row: :meth:`~bottui.store.journal.file.Journal.run_rest`); a shared
+    journal may ignore it (the run's entries then come again, counted once).
+    """
+
+    since: datetime | None = None
+    until: datetime | None = None
+    before: EntryId | None = None
+    profile: str | None = None
+    account: str | None = None
+    project: str | None = None
+    operation: str | None = None
+    outcomes: frozenset[str] | None = None
+    unfinished: bool = False
+    run_id: RunId | None = None
+    operator: str | None = None
+    reason: str | None = None
+    skip_runs: frozenset[RunId] = frozenset()
+
+
+@dataclass(frozen=True)
+class RunRest:
+    """The entries of a bulk run older than those read, counted, not read.
+
+    ``outcomes``: outcome word (None: unfinished) -> how many; ``reasons``:
+    the distinct reasons given (a resume may have given another).
+    """
+
+    outcomes: dict[str | None, int]
+    reasons: frozenset[str]
+
+
+@dataclass(frozen=True)
+class EntryPage:
+    """One page of entries, newest first, and the cursor of the next (``None``: the end)."""
+
+    entries: tuple[JournalEntry, ...]
+    next: Cursor | None
+
+
+@dataclass(frozen=True)
+class ItemState:
+    """What a bulk run's journal knows of one item key (``--resume``).
+
+    ``settled``: some attempt ended withdrawn or nothing-standing.
+    ``last_outcome``: the outcome of its newest finished attempt (``None``: none).
+    ``unfinished``: its attempts without an outcome (a crash lost their answer).
+    """
+
+    settled: bool
+    last_outcome: str | None
+    unfinished: tuple[EntryId, ...]
+
+
+def entry_started(entry: JournalEntry) -> datetime:
+    """When ``entry`` was started, as an aware UTC ``datetime``."""
+    return parse_time(entry.started_at).astimezone(UTC)
+
+
+class JournalReader(Protocol):
+    """What reads the journal page by page: this machine's, or the team's shared one."""
+
+    async def page(
+        self,
+        query: EntryQuery | None = None,
+        *,
+        limit: int = DEFAULT_PAGE,
+        cursor: Cursor | None = None,
+    ) -> EntryPage:
+        """Up to ``limit`` entries matching ``query``, newest first, after ``cursor``.
+
+        Raises:
+            JournalUnavailable: the journal cannot be read.
+        """
+        ...
+
+
+UndoKind = Literal["limiter", "thresholds"]
+
+#: The operations each undo kind covers.
+KIND_OPERATIONS: Final[dict[str, tuple[str, ...]]] = {
+    "limiter": (Operation.SET_LIMITER_ACTIVE,),
+    "thresholds": (Operation.SET_THRESHOLDS,),
+}
+
+#: Outcomes of attempts that changed nothing for sure; undo looks past them.
+NO_CHANGE_OUTCOMES: Final = (Outcome.API_ERROR, Outcome.REFUSED)
+
+_WORDS: Final = {"limiter": "rate limiter change", "thresholds": "threshold change"}
+
+_TARGET_KEYS: Final = {"limiter": "rate_limiter_id", "thresholds": "dimension_id"}
+
+
+@dataclass(frozen=True)
+class UndoCandidate:
+    """The change undo would reverse, or the reason it cannot.
+
+    When :attr:`possible`, send :attr:`restore` (the value before
+    :attr:`entry`) with a new request and journal it with
+    ``previous=self.current`` and ``undo_of=self.entry.id``
+    (:meth:`journal_fields` gives exactly those).
+    """
+
+    kind: UndoKind
+    #: The newest attempt of this kind, or None when there is none.
+    entry: JournalEntry | None
+    #: The body that restores the previous value: ``{"isActive": bool}`` or
+    #: ``{"name", "blockThreshold", "challengeThreshold"}`` (numbers as literal strings).
+    restore: dict[str, Any] | None
+    #: The value the entry set, in the same shape (``previous`` of the undo), if known.
+    current: dict[str, Any] | None
+    #: Why undo is refused; None when it is possible.
+    reason: str | None
+
+    @property
+    def possible(self) -> bool:
+        """True when there is a change to undo and its previous value is known."""
+        return self.reason is None and self.entry is not None and self.restore is not None
+
+    @property
+    def target_id(self) -> str | None:
+        """The rate limiter id or dimension id the entry changed."""
+        if self.entry is None or not isinstance(self.entry.target, dict):
+            return None
+        value = self.entry.target.get(_TARGET_KEYS[self.kind])
+        return value if isinstance(value, str) else None
+
+    def restore_active(self) -> bool:
+        """The active flag to send (kind ``limiter``)."""
+        if self.kind != "limiter" or self.restore is None:
+            raise ValueError(self.reason or "not a rate limiter undo")
+        return bool(self.restore["isActive"])
+
+    def restore_thresholds(self) -> DimensionThresholds:
+        """The thresholds to send (kind ``thresholds``), literals as recorded."""
+        if self.kind != "thresholds" or self.restore is None:
+            raise ValueError(self.reason or "not a threshold undo")
+        return DimensionThresholds.from_record(self.restore)
+
+    def journal_fields(self) -> dict[str, Any]:
+        """Keyword arguments for ``Journal.start`` (add ``profile`` and ``base_url``)."""
+        if not self.possible or self.entry is None:
+            raise ValueError(self.reason or "nothing to undo")
+        return {
+            "operation": self.entry.operation,
+            "account": self.entry.account,
+            "project": self.entry.project,
+            "target": self.entry.target,
+            "request_body": self.restore,
+            "previous": self.current,
+            "undo_of": self.entry.id,
+        }
+
+
+def undo_candidate(kind: UndoKind, profile: str, entry: JournalEntry | None) -> UndoCandidate:
+    """Decide whether ``entry`` (the newest attempt of ``kind`` that may have changed
+    something) can be undone."""
+    word = _WORDS[kind]
+    if entry is None:
+        reason = f"no {word} of profile {profile!r} is in the journal"
+        return UndoCandidate(kind, None, None, None, reason)
+    ref = f"the last {word} (journal entry #{entry.id}, {entry.started_at})"
+    current = value_of(kind, entry.request_body)
+    if entry.unfinished:
+        reason = (
+            f"{ref} has no outcome: it is still running or was cut off, "
+            "so the current value is not known"
+        )
+        return UndoCandidate(kind, entry, None, current, reason)
+    if entry.outcome != Outcome.OK:
+        reason = (
+            f"{ref} ended as {entry.outcome!r}: whether it changed anything is not known, "
+            "so the current value is not known"
+        )
+        return UndoCandidate(kind, entry, None, current, reason)
+    if entry.previous is None:
+        reason = (
+            f"{ref} was sent when the value before it was not known, so there is nothing to restore"
+        )
+        return UndoCandidate(kind, entry, None, current, reason)
+    restore = value_of(kind, entry.previous)
+    if restore is None:
+        reason = f"{ref} recorded a previous value bottui cannot use: {entry.previous!r}"
+        return UndoCandidate(kind, entry, None, current, reason)
+    return UndoCandidate(kind, entry, restore, current, None)
+
+
+def value_of(kind: UndoKind, value: object) -> dict[str, Any] | None:
+    """``value`` in the canonical shape of ``kind``, or None if it is not one.
+
+    ``{"isActive": bool}`` for a limiter; for thresholds ``{"name": str,
+    "blockThreshold": str, "challengeThreshold": str}`` with each number a JSON
+    literal (a recorded number is turned into its shortest literal).
+    """
+    if not isinstance(value, Mapping):
+        return None
+    if kind == "limiter":
+        active = value.get("isActive")
+        return {"isActive": active} if isinstance(active, bool) else None
+    name = value.get("name")
+    if not isinstance(name, str):
+        return None
+    block_value, challenge_value = value.get("blockThreshold"), value.get("challengeThreshold")
+    if block_value is None or challenge_value is None:
+        return None
+    try:
+        block = threshold_literal("blockThreshold", block_value)
+        challenge = threshold_literal("challengeThreshold", challenge_value)
+    except ValidationError:
+        return None
+    return DimensionThresholds(name=name, block=block, challenge=challenge).record()
+
+
 __all__ = [
+    "DEFAULT_PAGE",
     "FIELDS",
+    "KIND_OPERATIONS",
+    "NO_CHANGE_OUTCOMES",
     "SETTLED_OUTCOMES",
+    "START_BOUND",
+    "EntryId",
+    "EntryPage",
+    "EntryQuery",
+    "ItemState",
     "JournalEntry",
+    "JournalReader",
     "Operation",
     "Outcome",
+    "OutcomeFields",
+    "RunId",
+    "RunRest",
     "StartRecord",
+    "UndoCandidate",
+    "UndoKind",
     "dimension_target",
+    "entry_started",
     "limiter_target",
     "local_host",
     "local_operator",
@@ -472,4 +709,6 @@ __all__ = [
     "reason_or_none",
     "target_key",
     "text",
+    "undo_candidate",
+    "value_of",
 ]

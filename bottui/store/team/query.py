@@ -35,7 +35,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Final
 from uuid import UUID
 
-from bottui.store.journal.protocol import EntryQuery
+from bottui.store.journal.records import EntryQuery
 from bottui.store.paging import Cursor
 from bottui.store.team.times import OddTime
 
@@ -60,7 +60,7 @@ REASON_WINDOW_PER_ROW: Final = 100
 class TeamQuery:
     """Which shared entries to read; every filter given must match.
 
-    The filters of :class:`~bottui.store.journal.protocol.EntryQuery`, plus
+    The filters of :class:`~bottui.store.journal.records.EntryQuery`, plus
     ``operator`` (exact) and ``reason`` (a part of it, any case). A run is
     named by its origin and local run id (run ids are per journal file).
     """

@@ -4,12 +4,12 @@ The table shows the audit journal (:mod:`bottui.store.journal`) of the
 session's profile: who changed what, when, how it ended, how long it took.
 An entry without an outcome is marked UNFINISHED (still running, or cut off
 by a crash). ``F`` opens every filter in one dialog (project, operation,
-outcome, operator, time range, reason: :mod:`bottui.tui.screens.journal_filter`;
+outcome, operator, time range, reason: :class:`~bottui.tui.screens.journal_dialogs.FilterDialog`;
 ``/`` opens it in the operator field); ``p``, ``o`` and ``f`` cycle the first three;
 ``enter`` opens an entry in full; ``x`` exports what the filters show;
 ``u`` undoes the highlighted rate limiter or threshold change of the current
 project, after the one confirmation (dry run, read-only and protected rules
-included; :mod:`bottui.tui.screens.journal_undo`).
+included; :func:`start_undo`).
 
 A journal may hold millions of entries, so the table holds pages: the newest
 :data:`FIRST_PAGE` first, then :data:`MORE_PAGE` more whenever the cursor
@@ -17,13 +17,22 @@ comes within :data:`LOOKAHEAD` rows of the end (or on ``m``). Every read is
 awaited in a worker (the store reads on its own thread), so keys answer
 while a page is read; a page read for filters that have changed since is
 dropped.
+
+``u``: undo a journal row (the Journal screen) or the current project's newest change.
+
+The planning, refusals and the changed-since check are
+:mod:`bottui.ops.undo`'s; this module runs them in a worker of the
+screen, builds the confirmation's body (before -> after, and who changed
+the object since) and says how it ended. A row that cannot be undone is
+refused with its reason, through the app's one error path; nothing else
+is offered in its place.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import ClassVar, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from textual import on
 from textual.app import ComposeResult
@@ -33,33 +42,57 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 from textual.worker import Worker
 
-from bottui.ops import journal_pages, journal_view
+from bottui.ops import journal_view, undo
 from bottui.ops.journal_view import JournalQuery
+from bottui.ops.shared_journal import SharedJournal
 from bottui.plaintext import clean
-from bottui.store.journal.protocol import EntryPage, EntryQuery
-from bottui.store.journal.records import Operation
+from bottui.store.journal.records import (
+    EntryId,
+    EntryPage,
+    EntryQuery,
+    JournalEntry,
+    JournalReader,
+    Operation,
+    RunId,
+    RunRest,
+)
+from bottui.store.journal.store import SqliteJournalStore
 from bottui.store.paging import Cursor
 from bottui.store.utc import stamp, system_clock
+from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.error_report import EXPECTED_ERRORS, error_line
 from bottui.tui.screens.base import BottuiScreen
-from bottui.tui.screens.journal_dialogs import EntryDialog, ExportDialog
-from bottui.tui.screens.journal_filter import FilterDialog, JournalFilters
-from bottui.tui.screens.journal_run import RunDialog
-from bottui.tui.screens.journal_undo import start_undo
+from bottui.tui.screens.journal_dialogs import (
+    EntryDialog,
+    ExportDialog,
+    FilterDialog,
+    JournalFilters,
+    RunDialog,
+)
 from bottui.tui.widgets.journal_table import JournalTable
 from bottui.tui.widgets.untrusted_text import join, safe, safe_id
 
+if TYPE_CHECKING:
+    from bottui.ops.plan import PlannedChange
+    from bottui.tui.screens.base import BottuiScreen
+
+
 #: Entries of the first read: a few screens' worth, shown at once.
 FIRST_PAGE: Final = 100
+
 #: Entries each later read adds below.
 MORE_PAGE: Final = 200
+
 #: The next page is read when the cursor comes this close to the last row.
 LOOKAHEAD: Final = 20
+
 #: A re-read (after a change, ``r``) keeps at most this many of the rows loaded
 #: (rebuilding a longer table would hold up the keys; the rest is read again on scrolling).
 KEPT_ON_RELOAD: Final = 500
+
 #: Worker group of the screen's reads of a first page.
 JOURNAL_READS: Final = "journal"
+
 #: Worker group of the screen's reads of older pages.
 OLDER_READS: Final = "journal-older"
 
@@ -70,6 +103,7 @@ OPERATION_FILTERS: Final[tuple[str | None, ...]] = (
     Operation.SET_THRESHOLDS,
     Operation.REVOKE_GRANT,
 )
+
 #: Outcome filters, in the order ``f`` cycles them (None: all).
 OUTCOME_FILTERS: Final[tuple[str | None, ...]] = (
     None,
@@ -143,8 +177,6 @@ class JournalScreen(BottuiScreen):
         # Teammates journal under their own profile names (local words that
         # differ between machines): the shared journal is scoped by account
         # and project only, or a teammate's changes would never show.
-        from bottui.ops.shared_journal import SharedJournal
-
         shared = isinstance(self.services.journal_pages(), SharedJournal)
         return JournalQuery(
             profile=None if shared else self.services.session.settings.inventory_scope,
@@ -178,7 +210,7 @@ class JournalScreen(BottuiScreen):
 
         async def read() -> tuple[EntryPage, Content | None, bool]:
             try:
-                page = await journal_pages.read_page(
+                page = await journal_view.read_page(
                     store, journal_view.entry_query(query), limit=size
                 )
             except EXPECTED_ERRORS as exc:
@@ -196,8 +228,9 @@ class JournalScreen(BottuiScreen):
 
         self.load(read, show, group=JOURNAL_READS)
 
-    def action_older(self) -> None:
-        """Read the next page of older entries and add it below."""
+    def action_older(self, go_past: bool = True) -> None:
+        """Read the next page of older entries and add it below; ``go_past``
+        (``m``, ``ctrl+end``): past the run the last row shows (:func:`_read_older`)."""
         if self._next is None or self._shown is None:
             if self._shown is not None:
                 self.notify("No older entries.", markup=False)
@@ -207,32 +240,36 @@ class JournalScreen(BottuiScreen):
         self._reading_older = True
         store = self.services.journal_pages()
         query, cursor, generation = self._shown, self._next, self._generation
+        table = self.query_one(JournalTable)
 
-        async def read() -> EntryPage:
+        async def read() -> Older:
             try:
-                return await journal_pages.read_page(store, query, limit=MORE_PAGE, cursor=cursor)
+                return await _read_older(store, table, query, cursor, go_past=go_past)
             finally:
                 if generation == self._generation:
                     self._reading_older = False
 
-        def show(page: EntryPage) -> None:
+        def show(older: Older) -> None:
             if generation != self._generation:
                 return  # the filters changed meanwhile: these rows belong to none shown
-            table = self.query_one(JournalTable)
-            table.append(
-                page.entries,
-                with_project=self.query_now().project is None,
-                more=page.next is not None,
-            )
-            self._next = page.next
+            with_project = self.query_now().project is None
+            more = older.page.next is not None
+            table.append(older.entries, with_project=with_project, more=more)
+            for run_id, rest in older.rests.items():
+                table.add_rest(run_id, rest, with_project=with_project)
+            self._shown, self._next = older.query, older.page.next
             self._show_filters(table.row_count)
 
         self.load(read, show, group=OLDER_READS)
 
+    def on_journal_table_at_end(self, _message: JournalTable.AtEnd) -> None:
+        """``ctrl+end`` on the last row: the older entries (the cursor is there already)."""
+        self.action_older()
+
     @on(DataTable.RowHighlighted, "#journal-table")
     def _near_the_end(self, event: DataTable.RowHighlighted) -> None:
         if self._next is not None and event.cursor_row >= event.data_table.row_count - LOOKAHEAD:
-            self.action_older()
+            self.action_older(go_past=False)
 
     def _show(
         self,
@@ -419,8 +456,8 @@ class JournalScreen(BottuiScreen):
             async def write() -> int:
                 # Page by page, never the whole journal in memory; the keyring's
                 # tokens are looked up (awaited) to mask them.
-                stream = journal_pages.EntryStream(journal, query, tokens=session.tokens)
-                return await journal_pages.export_stream(stream, path, fmt, overwrite=replace)
+                stream = journal_view.EntryStream(journal, query, tokens=session.tokens)
+                return await journal_view.export_stream(stream, path, fmt, overwrite=replace)
 
             self.call(
                 write,
@@ -455,6 +492,53 @@ class JournalScreen(BottuiScreen):
             self.refresh_data()
 
 
+@dataclass(frozen=True)
+class Older:
+    """What an older read found: the entries to add, the counted rests of the
+    runs it went past, the query to read on with, and the last page read."""
+
+    entries: tuple[JournalEntry, ...]
+    rests: dict[RunId, RunRest]
+    query: EntryQuery
+    page: EntryPage
+
+
+#: Runs counted and skipped by one older read at most (then it shows what it has).
+MAX_SKIPPED_RUNS: Final = 8
+
+
+async def _read_older(
+    store: JournalReader, table: JournalTable, query: EntryQuery, cursor: Cursor, *, go_past: bool
+) -> Older:
+    """The page after ``cursor``; a page that would add no row goes past the run it shows.
+
+    A bulk run is one row: paging through a run of a million ids 200 at a
+    time (5,000 reads) before the next row appears is what stalled
+    ``ctrl+end``. When every entry read belongs to the run the last row
+    shows, this machine's journal counts the rest of that run in SQL
+    (:meth:`~bottui.store.journal.store.SqliteJournalStore.run_rest`) and
+    the read goes on without it (``skip_runs``): the entries between its
+    ids that belong to no run, or to another, are still read, in order. Only
+    when asked (``go_past``): the read made as the cursor nears the end loads
+    the run page by page, its count saying more may follow.
+    """
+    page = await journal_view.read_page(store, query, limit=MORE_PAGE, cursor=cursor)
+    entries = list(page.entries)
+    rests: dict[RunId, RunRest] = {}
+    while (
+        go_past
+        and isinstance(store, SqliteJournalStore)
+        and page.next is not None
+        and len(rests) < MAX_SKIPPED_RUNS
+        and (run := table.only_run_shown(page.entries)) is not None
+    ):
+        rests[run] = await store.run_rest(query, run, EntryId(page.entries[-1].id))
+        query = replace(query, skip_runs=query.skip_runs | {run})
+        page = await journal_view.read_page(store, query, limit=MORE_PAGE, cursor=page.next)
+        entries += page.entries
+    return Older(tuple(entries), rests, query, page)
+
+
 def _cut(text: str, width: int = 32) -> str:
     """A filter's text on one line, cut to ``width`` characters with ``…``."""
     one_line = " ".join(text.split())
@@ -464,3 +548,109 @@ def _cut(text: str, width: int = 32) -> str:
 def _next(options: tuple[str | None, ...], value: str | None) -> str | None:
     index = options.index(value) if value in options else -1
     return options[(index + 1) % len(options)]
+
+
+#: Worker group of an undo's send (the Journal screen reads again after it).
+UNDO_SENDS: Final = "undo"
+
+
+def start_undo(screen: BottuiScreen, entry: JournalEntry | None) -> None:
+    """Plan the undo of ``entry`` (None: the current project's newest change), confirm, send."""
+    services = screen.services
+    session = services.session
+    pages = services.journal_pages()
+    current = services.current
+    planned: list[undo.RowUndo] = []
+
+    async def plan() -> PlannedChange[Any]:
+        # Refusals (another project, a revocation, an unknown outcome...) are
+        # reported like any error: the toast says why, nothing is sent.
+        if entry is None:
+            row = await undo.plan_latest(session, pages, current)
+        else:
+            row = await undo.plan_row(session, pages, entry, current)
+        planned.append(row)
+        return await undo.plan_row_change(session, row)
+
+    def send(change: PlannedChange[Any]) -> None:
+        row = planned[0]
+
+        async def work() -> None:
+            applied = await undo.apply_row(session, pages, row, change)
+            where = (
+                f"journal #{applied.journal_id}"
+                if applied.journal_id is not None
+                else "NOT journaled"
+            )
+            screen.notify(
+                clean(
+                    f"{row.plan.what} is {row.plan.restored} again "
+                    f"({where}, undoes {journal_view.entry_ref(row.plan.entry)})"
+                ),
+                title="Undone",
+                markup=False,
+            )
+            # The ops layer taught the inventory: every screen reads it again.
+            services.inventory_changed()
+
+        screen.call(work, label="Undoing", group=UNDO_SENDS)
+
+    # Planned once: the dialog, the dry run and the request sent are this plan's.
+    services.plan_and_confirm(
+        screen,
+        plan,
+        lambda change: ChangePrompt.of(
+            change,
+            undo_body(planned[0]),
+            title=f"Undo journal entry {journal_view.entry_ref(planned[0].plan.entry)}?",
+        ),
+        send,
+        operation="Undo" if entry is None else f"Undo journal entry #{entry.id}",
+    )
+
+
+def undo_body(row: undo.RowUndo) -> Content:
+    """The confirmation: which entry, what, before -> after, and what changed since."""
+    plan = row.plan
+    entry = plan.entry
+    before = journal_view.value_text(plan.current) if plan.current is not None else "not known"
+    lines: list[Content] = []
+    warning = row.warning()
+    if warning:
+        lines.append(
+            join(
+                Content.styled(clean(warning[0]), "bold"),
+                "\n",
+                safe("\n".join(warning[1:]), keep_newlines=True),
+            )
+        )
+    lines += [
+        join(
+            f"Journal entry {journal_view.entry_ref(entry)}, {journal_view.when(entry)}, by ",
+            safe(entry.operator),
+        ),
+        join("Rate limiter " if plan.kind == "limiter" else "Dimension ", safe_id(plan.target_id)),
+        join("Project ", safe_id(plan.project), ", account ", safe_id(plan.account)),
+        join(
+            "Now: ",
+            safe(before),
+            "\nAfter the undo: ",
+            Content.styled(clean(plan.restored), "bold reverse"),
+        ),
+        Content(
+            "A new request sets the value back"
+            + (
+                f"; the journal records it as the undo of #{plan.undoes}."
+                if plan.undoes is not None
+                else " (a teammate's change: journaled as a change of its own)."
+            )
+        ),
+    ]
+    return Content("\n").join(lines)
+
+
+__all__ = [
+    "UNDO_SENDS",
+    "start_undo",
+    "undo_body",
+]

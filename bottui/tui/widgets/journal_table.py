@@ -16,7 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from bottui.ops import journal_view
-from bottui.store.journal.records import JournalEntry, Operation
+from bottui.store.journal.records import JournalEntry, Operation, RunId, RunRest
 from bottui.tui.ui_rules import tone
 from bottui.tui.widgets.entry_table import EntryTable
 from bottui.tui.widgets.untrusted_text import safe_id_text, safe_text
@@ -117,6 +117,36 @@ class JournalTable(EntryTable[JournalEntry]):
 
     class Resized(Message):
         """The screen's width changed the cells' widths: the rows are to be read again."""
+
+    class AtEnd(Message):
+        """``ctrl+end`` took the cursor to the last row: older rows are wanted."""
+
+    def action_scroll_bottom(self) -> None:
+        """Ask for older rows, and go to the last row (no row highlight comes
+        when the cursor is on the last row already: a bulk run's one row, say).
+        Asked first: the read the highlight starts would not go past a run."""
+        self.post_message(self.AtEnd())
+        super().action_scroll_bottom()
+
+    def only_run_shown(self, entries: Sequence[JournalEntry]) -> RunId | None:
+        """The run of this machine's journal every one of ``entries`` belongs to,
+        when its row is shown already (they would add no row), else None."""
+        runs = {(e.run_id, e.local_id) for e in entries}
+        if len(runs) != 1:
+            return None
+        ((run_id, local_id),) = runs
+        if run_id is None or local_id is not None or f"{RUN_KEY}{run_id}" not in self._runs:
+            return None
+        return RunId(run_id)
+
+    def add_rest(self, run_id: RunId, rest: RunRest, *, with_project: bool) -> None:
+        """Count the rest of a run (read as counts, not entries) in its row."""
+        key = f"{RUN_KEY}{run_id}"
+        group = self._runs[key]
+        group.add_rest(rest)
+        cells = group.cells(with_project=with_project, widths=self.widths)
+        for (column, _heading), cell in zip(COLUMNS, cells, strict=True):
+            self.update_cell(key, column, cell)
 
     def _take_widths(self) -> tuple[int, int]:
         """The widths for the screen as it is now (remembered for :meth:`on_resize`)."""
@@ -244,6 +274,16 @@ class RunGroup:
         word = journal_view.outcome_text(entry).split(" ")[0]
         self.outcomes[word] = self.outcomes.get(word, 0) + 1
         return True
+
+    def add_rest(self, rest: RunRest) -> None:
+        """Count the run's entries older than those loaded, from their counts:
+        after it the row counts the whole run (they are never read one by one)."""
+        for word, count in rest.outcomes.items():
+            shown = journal_view.UNFINISHED.upper() if word is None else word
+            self.outcomes[shown] = self.outcomes.get(shown, 0) + count
+            self.count += count
+        self.reasons |= {" ".join(reason.split()) for reason in rest.reasons}
+        self.open = False
 
     def outcome_words(self) -> str:
         """``12 withdrawn, 3 api-error``: most first."""

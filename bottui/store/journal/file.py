@@ -1,11 +1,12 @@
-"""The synchronous journal: single changes written durably, bulk runs in batches.
+"""The journal file, synchronous: single changes durably, bulk runs in batches, exports.
 
 :class:`Journal` owns the file (single writes, reads through
 :mod:`bottui.store.journal.query`); :class:`BatchWriter` is the writer of one
-bulk run. Neither is used on the event loop: the async facade
-(:mod:`bottui.store.journal.async_facade`) runs them on the store executor.
+bulk run; :func:`export_jsonl` and :func:`export_csv` write entries to a file.
+None is used on the event loop: :mod:`bottui.store.journal.store` runs the
+journal on the store executor, an export runs there too.
 
-The journal writer of bulk runs: one transaction per batch, not per id.
+Bulk runs: one transaction per batch, not per id.
 
 A bulk run sends hundreds or thousands of requests; a durable commit
 (``synchronous=FULL``, one fsync) per id would cost more than the journal is
@@ -31,14 +32,13 @@ records (when :meth:`start_many` wrote them) stay, shown as unfinished, and
 ``--resume`` sends those ids again (harmless: a revocation of nothing that
 stands reports so).
 
-The audit journal: every mutation attempt, appended, never rewritten.
-
-One SQLite file (``Locations.journal_file``) shared by all profiles. A
-mutation writes a *started* record with :meth:`Journal.start` before its
-request is sent, and an *outcome* with :meth:`Journal.finish` after; both are
-committed durably (``synchronous=FULL``: the WAL is fsynced) before the call
-returns, so a crash or a SIGKILL in between leaves the started record,
-read back as *unfinished*. Bulk runs use :meth:`Journal.batch` instead
+Single changes: every mutation attempt, appended, never rewritten, in one
+SQLite file (``Locations.journal_file``) shared by all profiles. A mutation
+writes a *started* record with :meth:`Journal.start` before its request is
+sent, and an *outcome* with :meth:`Journal.finish` after; both are committed
+durably (``synchronous=FULL``: the WAL is fsynced) before the call returns, so
+a crash or a SIGKILL in between leaves the started record, read back as
+*unfinished*. Bulk runs use :meth:`Journal.batch` instead
 (:class:`BatchWriter`).
 
 The file is opened on first use; a journal of an earlier schema is migrated
@@ -50,32 +50,57 @@ with jittered backoff, :mod:`bottui.store.sqlite_retry`), and
 the busy timeout), read-only or damaged file raises
 :class:`~bottui.store.db_errors.JournalUnavailable`: the caller warns that
 the change is not journaled and goes ahead.
+
+Exports: JSONL, one :meth:`JournalEntry.to_json <bottui.store.journal.records.JournalEntry.to_json>`
+object per line. CSV: the same fields as columns (:data:`FIELDS`), nested
+objects as compact JSON text, empty cells for nulls. Every cell passes
+:func:`bottui.store.safe_csv.cell`: no control characters, and a cell starting with
+``=``, ``+``, ``-`` or ``@`` gets a leading ``'`` so a spreadsheet shows it
+instead of running it as a formula (server messages and ids are untrusted).
+JSONL goes through :mod:`bottui.store.safe_json` (C1 and bidi controls escaped).
+Both are written atomically.
 """
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Unpack
 
+from bottui.store import safe_csv, safe_json
+from bottui.store.atomic_file import write_atomic
 from bottui.store.db_errors import JournalUnavailable
 from bottui.store.journal import rows as journal_rows
-from bottui.store.journal.export import export_csv, export_jsonl
-from bottui.store.journal.protocol import EntryQuery, ItemState, RunId
-from bottui.store.journal.query import item_states, read_page
+from bottui.store.journal.query import item_states, read_page, run_rest
 from bottui.store.journal.records import (
+    DEFAULT_PAGE,
+    FIELDS,
+    KIND_OPERATIONS,
+    NO_CHANGE_OUTCOMES,
     SETTLED_OUTCOMES,
+    EntryId,
+    EntryPage,
+    EntryQuery,
+    ItemState,
     JournalEntry,
+    OutcomeFields,
+    RunId,
+    RunRest,
     StartRecord,
+    UndoCandidate,
+    UndoKind,
     local_host,
     local_operator,
     text,
+    undo_candidate,
 )
 from bottui.store.journal.rows import (
     Dictionaries,
@@ -97,13 +122,7 @@ from bottui.store.journal.schema import (
     SELECT_ENTRIES,
     SETTLED_PREFIX,
 )
-from bottui.store.journal.undo import (
-    KIND_OPERATIONS,
-    NO_CHANGE_OUTCOMES,
-    UndoCandidate,
-    UndoKind,
-    undo_candidate,
-)
+from bottui.store.paging import Cursor
 from bottui.store.paths import Locations
 from bottui.store.sqlite_retry import LockStats
 from bottui.store.sqlite_util import ClosesOnExit, Database
@@ -111,6 +130,18 @@ from bottui.store.utc import Clock, parse_time, stamp, system_clock
 
 DEFAULT_BATCH_SIZE: Final = 256
 DEFAULT_INTERVAL: Final = 0.5
+_CURSOR_PREFIX: Final = "before:"
+#: The largest page one read returns, whatever the caller asks.
+MAX_PAGE: Final = 10_000
+
+
+def _cursor_id(cursor: Cursor | None) -> int | None:
+    if cursor is None:
+        return None
+    token = cursor.token
+    if not token.startswith(_CURSOR_PREFIX) or not token[len(_CURSOR_PREFIX) :].isdigit():
+        raise ValueError("not a cursor of this journal")
+    return int(token[len(_CURSOR_PREFIX) :])
 
 
 class BatchWriter(ClosesOnExit):
@@ -214,48 +245,14 @@ class BatchWriter(ClosesOnExit):
             self._raise_background_error()
             return self._write(rows)
 
-    def finish(
-        self,
-        entry_id: int,
-        *,
-        outcome: str,
-        status: int | None = None,
-        result: Mapping[str, Any] | None = None,
-        error: Mapping[str, Any] | None = None,
-        duration_ms: float | None = None,
-    ) -> None:
+    def finish(self, entry_id: int, **outcome: Unpack[OutcomeFields]) -> None:
         """Buffer the outcome of an entry written by :meth:`start_many`."""
-        row = self.pack(
-            entry_id,
-            outcome=outcome,
-            status=status,
-            result=result,
-            error=error,
-            duration_ms=duration_ms,
-        )
-        self._add(None, row)
+        self._add(None, self.pack(entry_id, **outcome))
 
-    def pack(
-        self,
-        entry_id: int,
-        *,
-        outcome: str,
-        status: int | None = None,
-        result: Mapping[str, Any] | None = None,
-        error: Mapping[str, Any] | None = None,
-        duration_ms: float | None = None,
-    ) -> Finish:
+    def pack(self, entry_id: int, **outcome: Unpack[OutcomeFields]) -> Finish:
         """An outcome checked, redacted and stamped now, for :meth:`finish_many`
         (needs no lock: an async caller packs on its own thread)."""
-        return finish_of(
-            entry_id,
-            micros(self._clock()),
-            outcome=outcome,
-            status=status,
-            result=result,
-            error=error,
-            duration_ms=duration_ms,
-        )
+        return finish_of(entry_id, micros(self._clock()), **outcome)
 
     def finish_many(self, rows: Sequence[Finish]) -> None:
         """Buffer packed outcomes (:meth:`pack`); a full buffer writes them now."""
@@ -268,33 +265,15 @@ class BatchWriter(ClosesOnExit):
             if len(self._pending) >= self._batch_size or self._due():
                 self._write([])
 
-    def record(
-        self,
-        record: StartRecord,
-        *,
-        outcome: str,
-        status: int | None = None,
-        result: Mapping[str, Any] | None = None,
-        error: Mapping[str, Any] | None = None,
-        duration_ms: float | None = None,
-    ) -> None:
+    def record(self, record: StartRecord, **outcome: Unpack[OutcomeFields]) -> None:
         """Buffer a whole entry (started and outcome at once), for ids whose
         started record need not precede the request."""
         finished = self._clock()
-        started = finished - timedelta(milliseconds=duration_ms or 0.0)
+        started = finished - timedelta(milliseconds=outcome.get("duration_ms") or 0.0)
         started_row = journal_rows.start_row(
             record, micros(started), stamp(started), self._operator, self._pid, self._host
         )
-        row = finish_of(
-            0,
-            micros(finished),
-            outcome=outcome,
-            status=status,
-            result=result,
-            error=error,
-            duration_ms=duration_ms,
-        )
-        self._add(started_row, row)
+        self._add(started_row, finish_of(0, micros(finished), **outcome))
 
     def checkpoint(self, run_id: int, settled_line: int) -> None:
         """Buffer a settled prefix of ``run_id``: every id on an input line up to
@@ -586,12 +565,12 @@ class Journal(ClosesOnExit):
         target: Mapping[str, Any],
         request_body: Mapping[str, Any] | None,
         previous: Mapping[str, Any] | None = None,
-        undo_of: int | None = None,
-        run_id: int | None = None,
+        undo_of: EntryId | None = None,
+        run_id: RunId | None = None,
         item_key: str | None = None,
         operator: str | None = None,
         reason: str | None = None,
-    ) -> int:
+    ) -> EntryId:
         """Append a started record, committed durably; returns the entry id.
 
         Call it before the request is sent. ``request_body``, ``target`` and
@@ -631,41 +610,21 @@ class Journal(ClosesOnExit):
             raise ValueError(
                 f"undo_of={undo_of} or run_id={run_id} names nothing in the journal"
             ) from None
-        return entry_id
+        return EntryId(entry_id)
 
     def finish(
         self,
-        entry_id: int,
-        *,
-        outcome: str,
-        status: int | None = None,
-        result: Mapping[str, Any] | None = None,
-        error: Mapping[str, Any] | None = None,
-        duration_ms: float | None = None,
+        entry_id: EntryId,
+        **outcome: Unpack[OutcomeFields],
     ) -> None:
-        """Append the outcome of ``entry_id``, committed durably.
-
-        Args:
-            entry_id: What :meth:`start` returned.
-            outcome: A word of :class:`Outcome` (``ok``, ``api-error``, ...).
-            status: The HTTP status, when there was an answer.
-            result: What the answer said (redacted), e.g. ``{"revoked": true, "reportId": ...}``.
-            error: The error object, e.g. ``ApiError.to_json()["error"]``.
-            duration_ms: Time from sending to the answer (retries included).
+        """Append the outcome (:class:`~bottui.store.journal.records.OutcomeFields`)
+        of ``entry_id`` (what :meth:`start` returned), committed durably.
 
         Raises:
             JournalUnavailable: the journal cannot be written.
             ValueError: no such entry, or it already has an outcome.
         """
-        finish = finish_of(
-            entry_id,
-            micros(self._clock()),
-            outcome=outcome,
-            status=status,
-            result=result,
-            error=error,
-            duration_ms=duration_ms,
-        )
+        finish = finish_of(entry_id, micros(self._clock()), **outcome)
         try:
             with self._db.write() as conn:
                 write(conn, 0, (), [finish], self._names)
@@ -705,7 +664,7 @@ class Journal(ClosesOnExit):
         input_sha256: str,
         operation: str,
         resume: bool = True,
-    ) -> int:
+    ) -> RunId:
         """The id of a bulk run of this input (profile, account, project, input file hash).
 
         ``resume``: the newest run of this input, made if there is none (what
@@ -730,7 +689,7 @@ class Journal(ClosesOnExit):
                     break
                 newest, number = int(row[0]), number + 1
             if resume and newest is not None:
-                return newest
+                return RunId(newest)
             cursor = conn.execute(
                 "INSERT INTO runs (created_at, profile, account, project, input_sha256, "
                 "operation) VALUES (?, ?, ?, ?, ?, ?)",
@@ -741,14 +700,16 @@ class Journal(ClosesOnExit):
                     text("operation", operation),
                 ),
             )
-            return int(cursor.lastrowid or 0)
+            return RunId(int(cursor.lastrowid or 0))
 
-    def settled_items(self, run_id: int, outcomes: Iterable[str] = SETTLED_OUTCOMES) -> set[str]:
+    def settled_items(
+        self, run_id: RunId, outcomes: Iterable[str] = SETTLED_OUTCOMES
+    ) -> frozenset[str]:
         """Item keys of ``run_id`` whose outcome is one of ``outcomes``
         (default: withdrawn or nothing-standing): what ``--resume`` skips."""
         wanted = [str(o) for o in outcomes]
-        if not wanted:
-            return set()
+        if not wanted or not self._exists():
+            return frozenset()
         marks = ", ".join("?" * len(wanted))
         with self._db.read() as conn:
             rows = conn.execute(
@@ -757,17 +718,21 @@ class Journal(ClosesOnExit):
                 f"WHERE e.run_id = ? AND w.word IN ({marks}) AND e.item_key IS NOT NULL",
                 (run_id, *wanted),
             ).fetchall()
-        return {str(unpack_key(key)) for (key,) in rows}
+        return frozenset(str(unpack_key(key)) for (key,) in rows)
 
-    def item_states(self, run_id: int, keys: Sequence[str]) -> dict[str, ItemState]:
+    def item_states(self, run_id: RunId, keys: Sequence[str]) -> dict[str, ItemState]:
         """What ``run_id`` knows of each of ``keys`` (absent: never attempted);
         indexed lookups only, whatever the run's size (:mod:`~bottui.store.journal.query`)."""
+        if not self._exists():
+            return {}
         with self._db.read() as conn:
             return item_states(conn, run_id, keys)
 
-    def settled_prefix(self, run_id: int) -> int | None:
+    def settled_prefix(self, run_id: RunId) -> int | None:
         """The newest checkpoint of ``run_id``: every id on an input line up to
         it is settled (None: no checkpoint)."""
+        if not self._exists():
+            return None
         with self._db.read() as conn:
             row = conn.execute(SETTLED_PREFIX, (run_id,)).fetchone()
         return None if row is None or row[0] is None else int(row[0])
@@ -820,7 +785,42 @@ class Journal(ClosesOnExit):
         with self._db.read() as conn:
             return read_page(conn, query, None, limit)
 
-    def entry(self, entry_id: int) -> JournalEntry | None:
+    def page(
+        self,
+        query: EntryQuery | None = None,
+        *,
+        limit: int = DEFAULT_PAGE,
+        cursor: Cursor | None = None,
+    ) -> EntryPage:
+        """Up to ``limit`` (at most :data:`MAX_PAGE`) entries matching ``query``,
+        newest first, after ``cursor``.
+
+        Pages are read by id, newest first: the cursor says "entries older
+        than #N", so entries appended meanwhile never shift a page.
+
+        Raises:
+            ValueError: ``cursor`` was not made by this journal.
+        """
+        before = _cursor_id(cursor)
+        size = max(1, min(int(limit), MAX_PAGE))
+        if not self._exists():
+            return EntryPage((), None)
+        with self._db.read() as conn:
+            # One more than asked: whether a next page exists, without a second query.
+            found = read_page(conn, query or EntryQuery(), before, size + 1)
+        entries = tuple(found[:size])
+        more = len(found) > size
+        return EntryPage(entries, Cursor(f"{_CURSOR_PREFIX}{entries[-1].id}") if more else None)
+
+    def run_rest(self, query: EntryQuery, run_id: RunId, before: EntryId) -> RunRest:
+        """The entries of ``query`` in ``run_id`` older than ``before``, counted
+        by outcome, not read (:func:`~bottui.store.journal.query.run_rest`)."""
+        if not self._exists():
+            return RunRest({}, frozenset())
+        with self._db.read() as conn:
+            return run_rest(conn, query, run_id, before)
+
+    def entry(self, entry_id: EntryId) -> JournalEntry | None:
         """One entry by id."""
         if not self._exists():
             return None
@@ -886,11 +886,64 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def export_jsonl(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool = False) -> int:
+    """Write ``entries`` as JSON Lines; returns how many were written.
+
+    A file for a person (:mod:`bottui.store.atomic_file`): an existing
+    ``path`` is replaced only with ``overwrite``, a symlink never.
+    """
+    count = 0
+
+    def lines() -> Iterator[str]:
+        nonlocal count
+        for one in entries:
+            count += 1
+            yield safe_json.dumps(one.to_json(), separators=(",", ":")) + "\n"
+
+    write_atomic(Path(path), lines(), overwrite=overwrite)
+    return count
+
+
+def csv_cell(value: object) -> str | int | float:
+    """One CSV cell: numbers as numbers, objects as JSON, formula starts defused."""
+    return safe_csv.cell(value)
+
+
+def export_csv(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool = False) -> int:
+    """Write ``entries`` as CSV with a header row; returns how many were written.
+
+    As :func:`export_jsonl`: ``overwrite`` to replace a file, never a symlink.
+    """
+    count = 0
+
+    def rows() -> Iterator[str]:
+        nonlocal count
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\r\n")
+        writer.writerow(FIELDS)
+        for one in entries:
+            count += 1
+            record = one.to_json()
+            writer.writerow([csv_cell(record[name]) for name in FIELDS])
+            if buffer.tell() > 65536:
+                yield buffer.getvalue()
+                buffer.seek(0)
+                buffer.truncate()
+        yield buffer.getvalue()
+
+    write_atomic(Path(path), rows(), overwrite=overwrite, newline="")
+    return count
+
+
 __all__ = [
     "DEFAULT_BATCH_SIZE",
     "DEFAULT_INTERVAL",
+    "MAX_PAGE",
     "BatchWriter",
     "Journal",
+    "csv_cell",
+    "export_csv",
+    "export_jsonl",
     "file_sha256",
     "run_identity",
 ]
