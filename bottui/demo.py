@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.ops.session import Session, Settings
 from bottui.store.errors import StoreError
+from bottui.store.files import Locations, ensure
 from bottui.store.inventory.records import (
     AccountEntry,
     DimensionEntry,
@@ -33,9 +34,7 @@ from bottui.store.inventory.records import (
     ProjectEntry,
     Source,
 )
-from bottui.store.memory_keyring import MemoryKeyring
-from bottui.store.paths import Locations, ensure
-from bottui.store.tokens import TokenStore
+from bottui.store.keyring_tokens import MemoryKeyring, TokenStore
 from bottui.store.utc import Clock
 
 if TYPE_CHECKING:
@@ -214,7 +213,7 @@ def prepare(
     # Seeded as an import of the team file would be (source "import"), before
     # any event loop runs: the store's synchronous class, closed at once (the
     # session's async store opens its own connections when first awaited).
-    from bottui.store.db_errors import InventoryUnavailable
+    from bottui.store.errors import InventoryUnavailable
     from bottui.store.inventory.sync import Inventory
 
     try:

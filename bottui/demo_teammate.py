@@ -32,9 +32,8 @@ from bottui.api.errors import BottuiError
 from bottui.api.models import DimensionThresholds
 from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.ops.session import Session, Settings
-from bottui.store.memory_keyring import MemoryKeyring
-from bottui.store.paths import Locations
-from bottui.store.tokens import TokenStore
+from bottui.store.files import Locations
+from bottui.store.keyring_tokens import MemoryKeyring, TokenStore
 
 #: Who he is, as journaled and shown ("bob@bastion-2 disabled rl-login on shop-prod").
 OPERATOR: Final = "bob@bastion-2"

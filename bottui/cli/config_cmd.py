@@ -24,14 +24,14 @@ from bottui.cli.parser import Args
 
 if TYPE_CHECKING:
     from bottui.ops.playbooks.library import PlaybookProblem
-    from bottui.store.paths import Locations
+    from bottui.store.files import Locations
 
 
 def cmd_config(args: Args, out: Output) -> int:
     """``bottui config check``."""
     from bottui.cli.apps import known_bindings
     from bottui.ops.config_checks import CheckedFiles, keymap_problems, run_checkers
-    from bottui.store.paths import Locations
+    from bottui.store.files import Locations
 
     files = CheckedFiles(Locations.default())
     path = files.locations.config_file

@@ -35,7 +35,7 @@ from bottui.store.paging import Cursor
 
 if TYPE_CHECKING:
     from bottui.store.journal.protocol import JournalStore
-    from bottui.store.tokens import TokenStore
+    from bottui.store.keyring_tokens import TokenStore
 
 
 class Pages(Protocol):

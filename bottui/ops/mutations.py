@@ -156,7 +156,7 @@ async def _journaled(
     id (None: not journaled); what it raises is journaled as the outcome and
     nothing is sent (a timed change's schedule, :mod:`bottui.ops.timed`).
     """
-    from bottui.store.db_errors import JournalUnavailable
+    from bottui.store.errors import JournalUnavailable
     from bottui.store.journal.protocol import EntryId, RunId
 
     entry_id: int | None = None
@@ -216,7 +216,7 @@ async def _journaled(
 async def _finish(session: Session, entry_id: int | None, **outcome: Any) -> None:
     if entry_id is None:
         return
-    from bottui.store.db_errors import JournalUnavailable
+    from bottui.store.errors import JournalUnavailable
     from bottui.store.journal.protocol import EntryId
 
     try:
@@ -391,7 +391,7 @@ def _limiter_outcome(change: LimiterChange) -> tuple[Outcome, int | None, dict[s
 
 
 async def _learn(session: Session, write: Callable[[InventoryStore], Awaitable[None]]) -> None:
-    from bottui.store.db_errors import InventoryUnavailable
+    from bottui.store.errors import InventoryUnavailable
 
     try:
         await write(session.inventory_store)

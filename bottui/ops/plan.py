@@ -470,7 +470,7 @@ async def _known(
 
 async def _safe(session: Session, read: Callable[[], Awaitable[R]]) -> R | None:
     # The inventory is a help, not a condition: unreadable means "not known".
-    from bottui.store.db_errors import InventoryUnavailable
+    from bottui.store.errors import InventoryUnavailable
 
     try:
         return await read()

@@ -214,7 +214,7 @@ async def edit_profile(store: AsyncConfigStore, name: str, changes: ProfileChang
         ProfileNotFound: there is no such profile.
         ValidationError: a value refused (the first).
     """
-    from bottui.store.profile_hint import no_such_profile
+    from bottui.store.errors import no_such_profile
 
     config = await store.load()
     old = config.profiles.get(name)
@@ -283,7 +283,7 @@ async def settings_of(session: Session, name: str) -> Settings:
         RefusedError: no profile of that name (removed meanwhile).
     """
     from bottui.ops.session import Settings
-    from bottui.store.env_tokens import scopes_of
+    from bottui.store.token_sources import scopes_of
 
     config = await session.config_store.load()
     settings = Settings.resolve(config, profile=name, read_only=session.pinned_read_only)
@@ -312,7 +312,7 @@ async def create_first_profile(session: Session, profile: Profile) -> Settings:
     (:meth:`Session.update_settings`) on its own loop.
     """
     from bottui.ops.session import Settings
-    from bottui.store.env_tokens import scopes_of
+    from bottui.store.token_sources import scopes_of
 
     old = session.settings
     config = await add_profile(session.config_store, profile, make_current=True)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from bottui.api.errors import ValidationError
 from bottui.ops.session import Session
-from bottui.store.db_errors import InventoryUnavailable
+from bottui.store.errors import InventoryUnavailable
 from bottui.store.inventory.records import DimensionEntry
 
 

@@ -3,7 +3,7 @@
 A *slot* is where one token belongs: the personal access token of an
 account, or the project API token of a project. The TUI shows the state of
 each slot (stored / missing / from environment), never a value. Every call
-here awaits :class:`~bottui.store.tokens.TokenStore`'s ``*_async`` twins
+here awaits :class:`~bottui.store.keyring_tokens.TokenStore`'s ``*_async`` twins
 (one daemon thread of the store executor, the keyring's own timeout), since
 the keyring can block for seconds; a keyring that fails turns into a per-slot
 :class:`~bottui.store.errors.KeyringUnavailable`, not into a lost screen.
@@ -17,7 +17,8 @@ from typing import Literal
 
 from bottui.api.tokens import TOKEN_ENV, AccessToken, ProjectToken, Secret
 from bottui.store.errors import KeyringUnavailable
-from bottui.store.tokens import TokenState, TokenStore, personal_username, project_username
+from bottui.store.keyring_tokens import TokenState, TokenStore
+from bottui.store.token_sources import personal_username, project_username
 
 SlotKind = Literal["personal", "project"]
 
@@ -132,7 +133,7 @@ async def keyring_answers(tokens: TokenStore) -> None:
     Raises:
         KeyringUnavailable: the keyring is absent, locked, failing or too slow.
     """
-    from bottui.store.keyring_probe import PROBE_USERNAME
+    from bottui.store.keyring_tokens import PROBE_USERNAME
 
     await tokens.store_password_async(PROBE_USERNAME)
 

@@ -17,10 +17,10 @@ from typing import Final, TypeAlias
 
 from bottui.api.scrub import remember
 from bottui.api.tokens import TOKEN_ENV
-from bottui.store.env_tokens import profile_variables
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.journal.records import JournalEntry
-from bottui.store.tokens import TokenStore
+from bottui.store.keyring_tokens import TokenStore
+from bottui.store.token_sources import profile_variables
 
 #: Most keyring slots looked up for one read (each is a keyring call).
 MAX_SLOTS: Final = 32

@@ -27,7 +27,7 @@ from bottui.ops.journal_view import value_text, when
 from bottui.ops.mutations import Applied
 from bottui.ops.plan import PlannedChange
 from bottui.ops.session import Session
-from bottui.store.db_errors import JournalUnavailable
+from bottui.store.errors import JournalUnavailable
 from bottui.store.journal.records import JournalEntry, previous_json
 from bottui.store.journal.undo import UndoCandidate, UndoKind
 

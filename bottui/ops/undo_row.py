@@ -29,8 +29,7 @@ from bottui.ops import mutations
 from bottui.ops import undo as undo_ops
 from bottui.ops.journal_view import entry_ref, target_id, value_text, when
 from bottui.ops.undo import UndoPlan, UndoRefused
-from bottui.store.db_errors import JournalUnavailable
-from bottui.store.errors import StoreError
+from bottui.store.errors import JournalUnavailable, StoreError
 from bottui.store.journal.protocol import EntryQuery, entry_started
 from bottui.store.journal.records import JournalEntry, Operation, Outcome
 from bottui.store.journal.undo import NO_CHANGE_OUTCOMES, UndoKind, value_of

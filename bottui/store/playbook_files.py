@@ -2,7 +2,7 @@
 
 A playbook is kept as one TOML file per name so a team can keep the
 directory in Git. This module only *reads*: it lists the names, reads one
-file through :mod:`bottui.store.toml_read` (bounded in size, kind and
+file through :mod:`bottui.store.files` (bounded in size, kind and
 nesting) and finds the line of every key, since ``tomllib`` gives none and
 every refusal must name the file and the line. What the keys mean is
 :mod:`bottui.ops.playbooks.schema`'s business.
@@ -24,8 +24,7 @@ from typing import Any, Final
 from bottui.plaintext import clean
 from bottui.store.config.parse import key_lines
 from bottui.store.errors import StoreError
-from bottui.store.paths import Locations
-from bottui.store.toml_read import TomlProblem, decode, parse, read_bytes
+from bottui.store.files import Locations, TomlProblem, decode, parse, read_bytes
 
 #: The directory under the config directory.
 PLAYBOOK_DIR: Final = "playbooks"

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 
 from textual.binding import Binding
 
-from bottui.ops.keymap_check import KnownBinding, check_keymap
+from bottui.ops.config_checks import KnownBinding, check_keymap
 from bottui.tui.config_toast import problems_toast
 from bottui.tui.lazy import load
 

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from textual.binding import Binding
 
-from bottui.ops.keymap_check import normalize_key, split_keys
+from bottui.ops.config_checks import normalize_key, split_keys
 from bottui.plaintext import clean
 from bottui.tui.action_registry import APP_SCOPE, Action, actions_of, scope_of, scopes
 

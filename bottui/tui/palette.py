@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
-from bottui.ops.keymap_check import split_keys
+from bottui.ops.config_checks import split_keys
 from bottui.plaintext import clean
 from bottui.tui.action_registry import APP_SCOPE, Action, Scope, actions_of, main_scopes
 from bottui.tui.widgets.safe import join, safe, safe_id

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 from bottui.ops.session import session_from_options
 from bottui.store.config.sync import ConfigStore
-from bottui.store.paths import Locations
+from bottui.store.files import Locations
 
 
 def run_app(args: SimpleNamespace) -> int:

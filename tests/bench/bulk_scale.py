@@ -235,10 +235,10 @@ async def settled_journal(
     """
     os.environ.update(environment(home))
     from bottui.ops.bulk.input import BulkSource, subject_key
+    from bottui.store.files import Locations
     from bottui.store.journal.async_facade import SqliteJournalStore
     from bottui.store.journal.protocol import EntryId
     from bottui.store.journal.records import Operation, StartRecord
-    from bottui.store.paths import Locations
 
     source = BulkSource.from_path(ids)
     store = SqliteJournalStore(Locations.default().journal_file)

@@ -12,11 +12,11 @@ from bottui.ops.bulk import BulkRevocation, prefix
 from bottui.ops.bulk.input import BulkSource, subject_key
 from bottui.ops.session import Session, Settings
 from bottui.sandbox.server import SandboxServer
-from bottui.store.db_errors import JournalUnavailable
+from bottui.store.errors import JournalUnavailable
+from bottui.store.files import Locations
 from bottui.store.journal.protocol import ItemState, JournalBatch, JournalStore, RunId
 from bottui.store.journal.sync import Journal
-from bottui.store.paths import Locations
-from bottui.store.tokens import TokenStore
+from bottui.store.keyring_tokens import TokenStore
 from tests.fixtures.sandbox import ACC, PROJ
 
 IDS = 1000

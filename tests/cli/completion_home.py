@@ -16,8 +16,8 @@ from typing import Final
 
 from bottui.ops.profiles import new_profile
 from bottui.store.config.sync import ConfigStore
+from bottui.store.files import Locations
 from bottui.store.inventory.sync import Inventory
-from bottui.store.paths import Locations
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 

@@ -10,7 +10,7 @@ from bottui.ops import config_checks
 from bottui.ops.config_checks import CheckedFiles, FileProblem
 from bottui.store.config.model import Config, Profile, ProjectSettings
 from bottui.store.config.parse import PROFILE, PROJECT, TOP
-from bottui.store.paths import Locations
+from bottui.store.files import Locations
 from tests.cli.helpers import cli
 from tests.cli.helpers import write_config as write
 

@@ -20,7 +20,7 @@ from bottui.store.journal.async_facade import SqliteJournalStore
 from bottui.store.journal.protocol import EntryPage, EntryQuery
 from bottui.store.journal.records import Operation, StartRecord
 from bottui.store.journal.sync import Journal
-from bottui.store.tokens import TokenStore
+from bottui.store.keyring_tokens import TokenStore
 from tests.fixtures.keyrings import InMemoryKeyring
 
 BASE = "https://api.example.com"

@@ -9,7 +9,7 @@ import pytest
 
 from bottui.ops.playbooks import library
 from bottui.ops.playbooks.schema import LimiterStep, ThresholdsStep
-from bottui.store.paths import Locations
+from bottui.store.files import Locations
 from bottui.store.playbook_files import PlaybookFileError, key_lines
 
 GOOD = """\

@@ -23,8 +23,8 @@ from bottui.store.config.model import ProjectSettings
 from bottui.store.config.sync import ConfigStore
 from bottui.store.config.write import write_atomic
 from bottui.store.errors import ProfileExists, ProfileNotFound
-from bottui.store.paths import Locations
-from bottui.store.tokens import TokenStore
+from bottui.store.files import Locations
+from bottui.store.keyring_tokens import TokenStore
 
 URL = "https://api.example.com"
 

@@ -25,7 +25,7 @@ from bottui.store.errors import (
     ProfileNotFound,
     StoreError,
 )
-from bottui.store.paths import Locations
+from bottui.store.files import Locations
 
 ROOT = Path(__file__).resolve().parents[2]
 URL = "https://api.example.com"
@@ -576,7 +576,7 @@ def test_load_does_not_import_tomlkit(tmp_path: Path) -> None:
     code = (
         "import sys; from pathlib import Path;"
         "from bottui.store.config.sync import ConfigStore;"
-        "from bottui.store.paths import Locations;"
+        "from bottui.store.files import Locations;"
         f"ConfigStore(Locations.under(Path({str(tmp_path)!r}))).load();"
         "print('tomlkit' in sys.modules, 'keyring' in sys.modules)"
     )

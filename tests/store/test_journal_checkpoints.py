@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bottui.store.db_errors import JournalUnavailable
+from bottui.store.errors import JournalUnavailable
 from bottui.store.journal.async_facade import SqliteJournalStore
 from bottui.store.journal.protocol import RunId
 from bottui.store.journal.records import Operation, StartRecord

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from bottui.api.models import DimensionThresholds
+from bottui.store.files import Locations
 from bottui.store.inventory.sync import Inventory
 from bottui.store.journal.records import Operation, dimension_target, limiter_target
 from bottui.store.journal.sync import Journal
 from bottui.store.journal.undo import value_of
-from bottui.store.paths import Locations
 
 
 @pytest.fixture

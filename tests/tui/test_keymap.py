@@ -6,7 +6,7 @@ from pathlib import Path
 
 from bottui.store.config.model import Config
 from bottui.store.config.sync import ConfigStore
-from bottui.store.paths import Locations
+from bottui.store.files import Locations
 
 
 def test_the_keymap_is_read_with_the_config(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ from bottui.ops.session import Session
 from bottui.sandbox.demo import DEMO_ACCOUNT
 from bottui.store.inventory.async_facade import SqliteInventoryStore
 from bottui.store.inventory.records import InventorySnapshot, LimiterEntry, ProjectEntry, Source
-from bottui.store.tokens import TokenState
+from bottui.store.keyring_tokens import TokenState
 from bottui.tui import textual_private
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens import project_reads

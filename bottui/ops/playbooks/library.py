@@ -14,7 +14,7 @@ from pathlib import Path
 
 from bottui.ops.playbooks.schema import Playbook, playbook
 from bottui.store import playbook_files
-from bottui.store.paths import Locations
+from bottui.store.files import Locations
 from bottui.store.playbook_files import PlaybookFileError
 
 

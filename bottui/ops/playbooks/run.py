@@ -190,7 +190,7 @@ def _not_sent(results: list[StepResult]) -> None:
 
 async def _open_run(session: Session, plan: PlaybookPlan) -> int | None:
     """A new run id in the journal (None, with a warning, when it cannot be written)."""
-    from bottui.store.db_errors import JournalUnavailable
+    from bottui.store.errors import JournalUnavailable
 
     # A run row is keyed by its input's digest: a fresh one per run, so two
     # runs of one playbook are two runs (a bulk run's digest is its file's).

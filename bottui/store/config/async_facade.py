@@ -24,7 +24,7 @@ from typing import TypeVar
 from bottui.store.config.model import UNCHANGED, Config, Profile, ProjectSettings, Unchanged
 from bottui.store.config.sync import ConfigStore
 from bottui.store.executor import StoreExecutor, shared_executor
-from bottui.store.paths import Locations, real_path
+from bottui.store.files import Locations, real_path
 
 R = TypeVar("R")
 

@@ -303,13 +303,13 @@ class ConfigCheck(NamedTuple):
 
 def check_config_file(path: Path) -> ConfigCheck | None:
     """Every problem of the config file at ``path``; None when there is no such file."""
-    from bottui.store import toml_read
+    from bottui.store import files
 
     try:
-        text, data = toml_read.read(path, MAX_CONFIG_BYTES)
+        text, data = files.read(path, MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return None
-    except toml_read.TomlProblem as exc:
+    except files.TomlProblem as exc:
         return ConfigCheck([ConfigProblem(exc.line, clean(exc.reason))], {}, {}, loads=False)
     lines = key_lines(text)
     problems = list(unknown_keys(data, lines))

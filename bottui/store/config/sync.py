@@ -53,7 +53,7 @@ from bottui.store.config.model import (
 from bottui.store.config.parse import Malformed, parse_config
 from bottui.store.config.write import render, write_atomic
 from bottui.store.errors import ConfigError, InvalidValue, ProfileExists, ProfileNotFound
-from bottui.store.paths import Locations
+from bottui.store.files import Locations
 
 # -- the store ----------------------------------------------------------------------
 
@@ -164,7 +164,7 @@ class ConfigStore:
     def _need(config: Config, name: str) -> Profile:
         profile = config.profiles.get(name)
         if profile is None:
-            from bottui.store.profile_hint import no_such_profile
+            from bottui.store.errors import no_such_profile
 
             raise ProfileNotFound(*no_such_profile(name, config.profiles))
         return profile
@@ -176,18 +176,18 @@ class ConfigStore:
     def _read(self) -> tuple[str | None, Config]:
         """The file's text (``None`` if absent) and the config it holds.
 
-        Read through :mod:`bottui.store.toml_read`: a regular file of at most
+        Read through :mod:`bottui.store.files`: a regular file of at most
         :data:`MAX_CONFIG_BYTES`, nesting and dotted keys bounded.
         """
-        from bottui.store import toml_read  # here: the demo never reads the file back
+        from bottui.store import files  # here: the demo never reads the file back
 
         try:
-            text, data = toml_read.read(self.path, MAX_CONFIG_BYTES)
+            text, data = files.read(self.path, MAX_CONFIG_BYTES)
         except FileNotFoundError:
             return None, Config()
-        except toml_read.TomlProblem as exc:
+        except files.TomlProblem as exc:
             raise ConfigError(
-                f"{clean(str(self.path))} {exc.reason}{toml_read.where(exc)}",
+                f"{clean(str(self.path))} {exc.reason}{files.where(exc)}",
                 "Fix it, or move it aside to start afresh (commands that use a profile read it).",
                 path=self.path,
                 line=exc.line,

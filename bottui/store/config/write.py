@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from bottui.store.config.model import Config, Profile, ProjectSettings
 from bottui.store.config.parse import parse_config
-from bottui.store.paths import FILE_MODE, ensure, real_path
+from bottui.store.files import FILE_MODE, ensure, real_path
 
 if TYPE_CHECKING:
     from tomlkit.container import Container

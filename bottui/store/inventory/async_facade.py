@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from bottui.store.executor import StoreExecutor, shared_executor
+from bottui.store.files import Locations, real_path
 from bottui.store.inventory.protocol import DEFAULT_INVENTORY_PAGE, SharedRemoval
 from bottui.store.inventory.records import (
     AccountEntry,
@@ -34,8 +35,7 @@ from bottui.store.inventory.records import (
 )
 from bottui.store.inventory.sync import Inventory
 from bottui.store.paging import Cursor, Page
-from bottui.store.paths import Locations, real_path
-from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT
+from bottui.store.sqlite_helpers import DEFAULT_BUSY_TIMEOUT
 from bottui.store.utc import Clock, system_clock
 
 if TYPE_CHECKING:

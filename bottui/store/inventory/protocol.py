@@ -6,8 +6,8 @@ and dimensions. SQLite implements it today
 protocol, so nothing here names SQLite. Lists page (``limit`` and a
 :class:`~bottui.store.paging.Cursor`), in the order of their ids.
 
-Every method may raise :class:`~bottui.store.db_errors.InventoryUnavailable`;
-edits of a missing record raise :class:`~bottui.store.db_errors.NotInInventory`.
+Every method may raise :class:`~bottui.store.errors.InventoryUnavailable`;
+edits of a missing record raise :class:`~bottui.store.errors.NotInInventory`.
 """
 
 from __future__ import annotations

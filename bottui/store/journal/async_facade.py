@@ -11,7 +11,7 @@ without changing it and awaits every call on the shared
   a read is answered while a write waits for another process's lock (WAL
   readers do not wait for writers);
 * a *started* record waits at most ``start_bound`` seconds (15 by default)
-  and then raises :class:`~bottui.store.db_errors.JournalUnavailable`, which
+  and then raises :class:`~bottui.store.errors.JournalUnavailable`, which
   the caller already turns into the "not journaled" warning. A start not yet
   begun by then is dropped; one already inside SQLite cannot be interrupted
   and may still commit, read back later as *unfinished*.
@@ -26,8 +26,9 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from bottui.store.db_errors import JournalUnavailable
+from bottui.store.errors import JournalUnavailable
 from bottui.store.executor import StoreExecutor, shared_executor
+from bottui.store.files import Locations, real_path
 from bottui.store.journal.protocol import (
     DEFAULT_PAGE,
     START_BOUND,
@@ -44,9 +45,7 @@ from bottui.store.journal.schema import BUSY_TIMEOUT, SCHEMA
 from bottui.store.journal.sync import BatchWriter, Journal
 from bottui.store.journal.undo import UndoCandidate, UndoKind
 from bottui.store.paging import Cursor
-from bottui.store.paths import Locations, real_path
-from bottui.store.sqlite_retry import LockStats
-from bottui.store.sqlite_util import Database
+from bottui.store.sqlite_helpers import Database, LockStats
 from bottui.store.utc import Clock, system_clock
 
 R = TypeVar("R")

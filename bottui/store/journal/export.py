@@ -3,10 +3,10 @@
 JSONL: one :meth:`JournalEntry.to_json <bottui.store.journal.records.JournalEntry.to_json>`
 object per line. CSV: the same fields as columns (:data:`FIELDS`), nested
 objects as compact JSON text, empty cells for nulls. Every cell passes
-:func:`bottui.store.safe_csv.cell`: no control characters, and a cell starting with
+:func:`bottui.store.safe_export.cell`: no control characters, and a cell starting with
 ``=``, ``+``, ``-`` or ``@`` gets a leading ``'`` so a spreadsheet shows it
 instead of running it as a formula (server messages and ids are untrusted).
-JSONL goes through :mod:`bottui.store.safe_json` (C1 and bidi controls escaped).
+JSONL goes through :mod:`bottui.store.safe_export` (C1 and bidi controls escaped).
 Both are written atomically.
 """
 
@@ -17,15 +17,15 @@ import io
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from bottui.store import safe_csv, safe_json
-from bottui.store.atomic_file import write_atomic
+from bottui.store import safe_export
+from bottui.store.files import write_atomic
 from bottui.store.journal.records import FIELDS, JournalEntry
 
 
 def export_jsonl(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool = False) -> int:
     """Write ``entries`` as JSON Lines; returns how many were written.
 
-    A file for a person (:mod:`bottui.store.atomic_file`): an existing
+    A file for a person (:mod:`bottui.store.files`): an existing
     ``path`` is replaced only with ``overwrite``, a symlink never.
     """
     count = 0
@@ -34,7 +34,7 @@ def export_jsonl(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool
         nonlocal count
         for entry in entries:
             count += 1
-            yield safe_json.dumps(entry.to_json(), separators=(",", ":")) + "\n"
+            yield safe_export.dumps(entry.to_json(), separators=(",", ":")) + "\n"
 
     write_atomic(Path(path), lines(), overwrite=overwrite)
     return count
@@ -42,7 +42,7 @@ def export_jsonl(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool
 
 def csv_cell(value: object) -> str | int | float:
     """One CSV cell: numbers as numbers, objects as JSON, formula starts defused."""
-    return safe_csv.cell(value)
+    return safe_export.cell(value)
 
 
 def export_csv(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool = False) -> int:

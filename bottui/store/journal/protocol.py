@@ -32,7 +32,7 @@ RunId = NewType("RunId", int)
 #: How many entries a page holds unless the caller says.
 DEFAULT_PAGE: int = 200
 #: Seconds a *started* record may wait for the journal before the change goes
-#: ahead unjournaled (:class:`~bottui.store.db_errors.JournalUnavailable`).
+#: ahead unjournaled (:class:`~bottui.store.errors.JournalUnavailable`).
 START_BOUND: float = 15.0
 
 
@@ -119,7 +119,7 @@ class JournalBatch(Protocol):
 class JournalStore(Protocol):
     """The audit journal: every mutation attempt, appended, never rewritten.
 
-    Every method may raise :class:`~bottui.store.db_errors.JournalUnavailable`
+    Every method may raise :class:`~bottui.store.errors.JournalUnavailable`
     (the caller warns "not journaled" and goes ahead).
     """
 

@@ -45,10 +45,10 @@ The file is opened on first use; a journal of an earlier schema is migrated
 in place then (:mod:`bottui.store.journal.schema`). Several processes may write it at once (the
 TUI, CLI commands, a bulk run): a write waits for the others' lock up to the
 busy timeout (:data:`~bottui.store.journal.schema.BUSY_TIMEOUT`, retried
-with jittered backoff, :mod:`bottui.store.sqlite_retry`), and
+with jittered backoff, :mod:`bottui.store.sqlite_helpers`), and
 :attr:`Journal.lock_stats` says how long the writes waited. A locked (past
 the busy timeout), read-only or damaged file raises
-:class:`~bottui.store.db_errors.JournalUnavailable`: the caller warns that
+:class:`~bottui.store.errors.JournalUnavailable`: the caller warns that
 the change is not journaled and goes ahead.
 """
 
@@ -64,7 +64,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
 
-from bottui.store.db_errors import JournalUnavailable
+from bottui.store.errors import JournalUnavailable
+from bottui.store.files import Locations
 from bottui.store.journal import rows as journal_rows
 from bottui.store.journal.export import export_csv, export_jsonl
 from bottui.store.journal.protocol import EntryQuery, ItemState, RunId
@@ -104,9 +105,7 @@ from bottui.store.journal.undo import (
     UndoKind,
     undo_candidate,
 )
-from bottui.store.paths import Locations
-from bottui.store.sqlite_retry import LockStats
-from bottui.store.sqlite_util import ClosesOnExit, Database
+from bottui.store.sqlite_helpers import ClosesOnExit, Database, LockStats
 from bottui.store.utc import Clock, parse_time, stamp, system_clock
 
 DEFAULT_BATCH_SIZE: Final = 256

@@ -34,7 +34,7 @@ from bottui.ops import inventory_edits
 from bottui.ops.token_slots import Reading, Slot, read_states
 from bottui.plaintext import clean
 from bottui.store.errors import KeyringUnavailable
-from bottui.store.tokens import TokenState
+from bottui.store.keyring_tokens import TokenState
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.filterable import FilterableScreen
 from bottui.tui.screens.first_run import (

@@ -24,7 +24,7 @@ from bottui.api.tokens import Secret
 from bottui.api.validation import first_forbidden_char
 from bottui.ops.token_slots import Reading, Slot, delete_token, store_token
 from bottui.store.errors import KeyringUnavailable
-from bottui.store.tokens import TokenState
+from bottui.store.keyring_tokens import TokenState
 from bottui.tui.error_view import EXPECTED_ERRORS, error_line
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import _Dialog
