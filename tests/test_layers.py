@@ -119,7 +119,7 @@ MAX_FUNCTION_IMPORTS_OF_STDLIB = 23
 LAZY_THIRD_PARTY: dict[str, tuple[set[str], str]] = {
     "aiohttp": ({"bottui.api.lean", "bottui.api.transport"}, "290 ms; not for --version"),
     "yarl": ({"bottui.api.lean", "bottui.api.transport"}, "comes with aiohttp (11 ms)"),
-    "tomlkit": ({"bottui.store.config.write"}, "16 ms; only when the config is written"),
+    "tomlkit": ({"bottui.store.config.config_file"}, "16 ms; only when the config is written"),
     "keyring": ({"bottui.store.keyring_tokens"}, "53 ms; token use only"),
     "platformdirs": ({"bottui.store.files"}, "8 ms; not for --version or --help"),
     "psycopg": (

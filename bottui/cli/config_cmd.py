@@ -81,7 +81,7 @@ def _playbook_warnings(args: Args, locations: Locations) -> list[PlaybookProblem
     """Steps whose ids the profile's inventory never saw; none when no profile resolves."""
     from bottui.ops.playbooks.inventory_check import unseen_steps
     from bottui.ops.session import session_from_options
-    from bottui.store.config.sync import ConfigStore
+    from bottui.store.config.config_file import ConfigStore
 
     try:
         session = session_from_options(locations, ConfigStore(locations).load(), args)

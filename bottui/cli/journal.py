@@ -187,7 +187,7 @@ async def check_profile(name: str, journal: Pages) -> None:
     Except a profile the journal has entries of: one removed from the config
     still has its history, and reading it is what the journal is for.
     """
-    from bottui.store.config.sync import ConfigStore
+    from bottui.store.config.config_file import ConfigStore
     from bottui.store.errors import ProfileNotFound, no_such_profile
     from bottui.store.files import Locations
     from bottui.store.journal.protocol import EntryQuery
@@ -210,7 +210,7 @@ async def team_journal(args: Args, out: Output) -> TeamSync | None:
 
     from bottui.ops.team_store import open_team_store_url
     from bottui.ops.team_sync import EXIT_BUDGET, TeamSync
-    from bottui.store.config.sync import ConfigStore
+    from bottui.store.config.config_file import ConfigStore
     from bottui.store.errors import StoreError
     from bottui.store.files import Locations
     from bottui.store.keyring_tokens import TokenStore

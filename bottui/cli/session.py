@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 def make_session(args: Args) -> Session:
     """A session from the common options, the environment and the config."""
     from bottui.ops.session import session_from_options
-    from bottui.store.config.sync import ConfigStore
+    from bottui.store.config.config_file import ConfigStore
     from bottui.store.files import Locations
 
     locations = Locations.default()

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 def profile_of(args: Args) -> Profile | None:
     """The profile of ``--profile``, else the current one (``None``: none)."""
-    from bottui.store.config.sync import ConfigStore
+    from bottui.store.config.config_file import ConfigStore
     from bottui.store.files import Locations
 
     config = ConfigStore(Locations.default()).load()
@@ -122,7 +122,7 @@ def share_scope(args: Args) -> Scope | None:
     profile, as a command resolves them (options, environment, profile); None
     without a base URL."""
     from bottui.ops.session import Settings
-    from bottui.store.config.sync import ConfigStore
+    from bottui.store.config.config_file import ConfigStore
     from bottui.store.files import Locations
     from bottui.store.team.outbox import Scope
 

@@ -15,8 +15,8 @@ else the profile's own (as a command would resolve them, see
 from __future__ import annotations
 
 from bottui.api.errors import BottuiError
+from bottui.store.config.config_file import ConfigStore
 from bottui.store.config.model import Config
-from bottui.store.config.sync import ConfigStore
 from bottui.store.files import Locations
 from bottui.store.inventory.peek import Kind, peek_ids
 

@@ -24,7 +24,7 @@ from bottui.plaintext import clean
 from bottui.store.files import Locations
 
 if TYPE_CHECKING:
-    from bottui.store.config.parse import ConfigCheck
+    from bottui.store.config.config_file import ConfigCheck
 
 
 class FileProblem(NamedTuple):
@@ -48,8 +48,8 @@ class CheckedFiles:
 
     @cached_property
     def config(self) -> ConfigCheck | None:
-        """What :func:`~bottui.store.config.parse.check_config_file` found (no file: None)."""
-        from bottui.store.config.parse import check_config_file
+        """What :func:`~bottui.store.config.config_file.check_config_file` found (no file: None)."""
+        from bottui.store.config.config_file import check_config_file
 
         return check_config_file(self.locations.config_file)
 

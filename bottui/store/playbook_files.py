@@ -8,7 +8,7 @@ every refusal must name the file and the line. What the keys mean is
 :mod:`bottui.ops.playbooks.schema`'s business.
 
 The line finder is ``config check``'s
-(:func:`bottui.store.config.parse.key_lines`): a scan of table headers and
+(:func:`bottui.store.config.config_file.key_lines`): a scan of table headers and
 ``key =`` lines, ``[[steps]]`` keyed by index. A key it cannot place (in an
 inline table, say) falls back to the line of the nearest enclosing key or
 the step's header.
@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import Any, Final
 
 from bottui.plaintext import clean
-from bottui.store.config.parse import key_lines
+from bottui.store.config.config_file import key_lines
 from bottui.store.errors import StoreError
-from bottui.store.files import Locations, TomlProblem, decode, parse, read_bytes
+from bottui.store.files import Locations
+from bottui.store.toml_read import TomlProblem, decode, parse, read_bytes
 
 #: The directory under the config directory.
 PLAYBOOK_DIR: Final = "playbooks"

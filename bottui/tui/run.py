@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from bottui.ops.session import session_from_options
-from bottui.store.config.sync import ConfigStore
+from bottui.store.config.config_file import ConfigStore
 from bottui.store.files import Locations
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Final
 
 from bottui.ops.profiles import new_profile
-from bottui.store.config.sync import ConfigStore
+from bottui.store.config.config_file import ConfigStore
 from bottui.store.files import Locations
 from bottui.store.inventory.sync import Inventory
 

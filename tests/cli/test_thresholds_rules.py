@@ -13,8 +13,8 @@ import pytest
 
 from bottui.ops import threshold_rules
 from bottui.sandbox.server import SandboxServer
+from bottui.store.config.config_file import ConfigStore
 from bottui.store.config.model import Profile, ProjectSettings
-from bottui.store.config.sync import ConfigStore
 from bottui.store.files import Locations
 from bottui.store.inventory.records import DimensionEntry
 from bottui.tui.screens.thresholds import check_words

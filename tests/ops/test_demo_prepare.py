@@ -9,7 +9,7 @@ import pytest
 
 from bottui.demo import DEMO_PROFILE, demo_snapshot, inventory_toml, prepare
 from bottui.ops.session import Settings
-from bottui.store.config.sync import ConfigStore
+from bottui.store.config.config_file import ConfigStore
 from bottui.store.files import Locations
 from bottui.store.inventory.records import InventorySnapshot, Source
 from bottui.store.inventory.sync import Inventory

@@ -575,7 +575,7 @@ def test_nothing_shows_a_token(memory: InMemoryKeyring) -> None:
 
 def test_import_is_lazy() -> None:
     code = (
-        "import sys; import bottui.store.keyring_tokens, bottui.store.config.sync;"
+        "import sys; import bottui.store.keyring_tokens, bottui.store.config.config_file;"
         "import bottui.store.files;"
         "print(sorted(m for m in ('keyring', 'tomlkit', 'textual', 'httpx') if m in sys.modules))"
     )

@@ -21,8 +21,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bottui.store import files
-from bottui.store.config.sync import ConfigStore
+from bottui.store import toml_read
+from bottui.store.config.config_file import ConfigStore
 from bottui.store.errors import ConfigError
 from bottui.store.files import Locations
 from bottui.store.inventory import toml_file as inventory_toml
@@ -266,19 +266,19 @@ v = { w = [ [ ], [ [ ] ] ] }
 
 
 def test_tricky_but_valid_toml_passes_the_scan() -> None:
-    files.check_shape(TRICKY)
-    assert files.parse(TRICKY)["ends_with_quotes"] == 'a"'
+    toml_read.check_shape(TRICKY)
+    assert toml_read.parse(TRICKY)["ends_with_quotes"] == 'a"'
 
 
 def test_limits_are_exact() -> None:
-    files.check_shape("a = " + "[" * 64 + "]" * 64)
-    files.check_shape(".".join(["k"] * 64) + " = 1")
-    with pytest.raises(files.TomlProblem):
-        files.check_shape("a = " + "[" * 65 + "]" * 65)
-    with pytest.raises(files.TomlProblem):
-        files.check_shape(".".join(["k"] * 65) + " = 1")
-    with pytest.raises(files.TomlProblem, match="more than 64 parts") as raised:
-        files.check_shape("x = 1\n\n[" + '."q.q".'.join(["k"] * 40) + "]\n")
+    toml_read.check_shape("a = " + "[" * 64 + "]" * 64)
+    toml_read.check_shape(".".join(["k"] * 64) + " = 1")
+    with pytest.raises(toml_read.TomlProblem):
+        toml_read.check_shape("a = " + "[" * 65 + "]" * 65)
+    with pytest.raises(toml_read.TomlProblem):
+        toml_read.check_shape(".".join(["k"] * 65) + " = 1")
+    with pytest.raises(toml_read.TomlProblem, match="more than 64 parts") as raised:
+        toml_read.check_shape("x = 1\n\n[" + '."q.q".'.join(["k"] * 40) + "]\n")
     assert raised.value.line == 3
 
 
@@ -286,9 +286,9 @@ def test_a_recursion_the_scan_missed_is_still_no_traceback(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # The scan is bypassed on purpose: the parser's own recursion is caught too.
-    monkeypatch.setattr(files, "check_shape", lambda text: None)
-    with pytest.raises(files.TomlProblem, match="deeper than"):
-        files.parse(deep())
+    monkeypatch.setattr(toml_read, "check_shape", lambda text: None)
+    with pytest.raises(toml_read.TomlProblem, match="deeper than"):
+        toml_read.parse(deep())
 
 
 _text = st.text(
@@ -310,5 +310,5 @@ def test_the_scan_accepts_what_a_toml_writer_writes(data: dict[str, object]) -> 
         text = tomlkit.dumps(data)
     except Exception:  # a value tomlkit cannot write is no test of the scan
         return
-    files.check_shape(text)
-    assert files.parse(text) == tomllib.loads(text)
+    toml_read.check_shape(text)
+    assert toml_read.parse(text) == tomllib.loads(text)

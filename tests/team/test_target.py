@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bottui.store.config.sync import ConfigStore
+from bottui.store.config.config_file import ConfigStore
 from bottui.store.errors import ConfigError
 from bottui.store.files import Locations
 from bottui.store.team import target as target_module

@@ -29,7 +29,7 @@ from bottui.sandbox.demo import (
     HOSTILE_PROJECT_ID,
 )
 from bottui.sandbox.server import SandboxServer
-from bottui.store.config.sync import ConfigStore
+from bottui.store.config.config_file import ConfigStore
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.files import Locations
 from bottui.store.keyring_tokens import TokenState, TokenStore

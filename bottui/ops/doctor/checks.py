@@ -23,7 +23,7 @@ from bottui.ops.config_checks import (
 from bottui.ops.session import CommonOptions, Settings
 from bottui.ops.token_slots import Reading, Slot, read_states
 from bottui.plaintext import show_id
-from bottui.store.config.sync import ConfigStore
+from bottui.store.config.config_file import ConfigStore
 from bottui.store.errors import ConfigError, KeyringUnavailable, StoreError
 from bottui.store.files import Locations
 from bottui.store.keyring_tokens import TokenState, TokenStore, probe_keyring

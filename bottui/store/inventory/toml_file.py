@@ -60,7 +60,7 @@ from typing import Any, Final
 from bottui.api.errors import ValidationError
 from bottui.api.validation import path_id, threshold_literal
 from bottui.plaintext import clean
-from bottui.store import files
+from bottui.store import toml_read
 from bottui.store.errors import StoreFileError
 from bottui.store.files import write_atomic
 from bottui.store.inventory.records import (
@@ -361,7 +361,7 @@ def loads(text: str, *, path: Path, now: str) -> InventorySnapshot:
 
     Raises:
         StoreFileError: a syntax error, nesting or a key beyond the limits of
-            :mod:`bottui.store.files`, or a bad record (file and line named).
+            :mod:`bottui.store.toml_read`, or a bad record (file and line named).
     """
     reader, data = _parsed(text, Path(path), now)
     return reader.snapshot(data)
@@ -370,12 +370,12 @@ def loads(text: str, *, path: Path, now: str) -> InventorySnapshot:
 def _parsed(text: str, path: Path, now: str) -> tuple[_Reader, dict[str, Any]]:
     reader = _Reader(text, path, now)
     try:
-        return reader, files.parse(text)
-    except files.TomlProblem as exc:
+        return reader, toml_read.parse(text)
+    except toml_read.TomlProblem as exc:
         raise reader.fail(_problem_words(exc), line=exc.line) from None
 
 
-def _problem_words(problem: files.TomlProblem) -> str:
+def _problem_words(problem: toml_read.TomlProblem) -> str:
     """The reason as the rest of an import error (the line is said by ``fail``)."""
     reason = problem.reason.removeprefix("is ")
     return reason + (f" (column {problem.column})" if problem.column is not None else "")
@@ -389,12 +389,12 @@ def read(path: Path, *, now: str) -> InventorySnapshot:
     """
     path = Path(path)
     try:
-        text = files.decode(files.read_bytes(path, MAX_FILE_BYTES, allow_stdin=True))
+        text = toml_read.decode(toml_read.read_bytes(path, MAX_FILE_BYTES, allow_stdin=True))
     except FileNotFoundError as exc:
         raise StoreFileError(
             f"Cannot read {path.name}", f"{path}: {exc.strerror or exc}", path=path
         ) from None
-    except files.TomlProblem as exc:
+    except toml_read.TomlProblem as exc:
         where = f", line {exc.line}" if exc.line is not None else ""
         raise StoreFileError(
             f"Cannot import {clean(path.name)}{where}: the file {exc.reason}",
