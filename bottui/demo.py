@@ -160,7 +160,7 @@ challenge = 0.7
 
 def write_demo_playbooks(locations: Locations) -> None:
     """The demo's playbooks, in the config directory's ``playbooks/``."""
-    from bottui.store.playbook_files import playbook_dir
+    from bottui.ops.playbooks.library import playbook_dir
 
     folder = playbook_dir(locations)
     ensure(folder)

@@ -10,7 +10,7 @@ when a problem is found (CONVENTIONS: refused before sending, invalid values).
 
 Warnings do not change the exit code: a playbook step whose id the
 profile's inventory has never seen (``playbook run`` refuses it until the
-inventory learns it; :mod:`bottui.ops.playbooks.inventory_check`).
+inventory learns it; :func:`bottui.ops.playbooks.planning.unseen_steps`).
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def cmd_config(args: Args, out: Output) -> int:
 
 def _playbook_warnings(args: Args, locations: Locations) -> list[PlaybookProblem]:
     """Steps whose ids the profile's inventory never saw; none when no profile resolves."""
-    from bottui.ops.playbooks.inventory_check import unseen_steps
+    from bottui.ops.playbooks.planning import unseen_steps
     from bottui.ops.session import session_from_options
     from bottui.store.config.config_file import ConfigStore
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from bottui.demo import DEMO_PLAYBOOKS, demo_snapshot, write_demo_playbooks
 from bottui.ops.playbooks import library
-from bottui.ops.playbooks.schema import LimiterStep
+from bottui.ops.playbooks.library import LimiterStep
 from bottui.store.files import Locations
 
 

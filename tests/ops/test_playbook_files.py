@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 from bottui.ops.playbooks import library
-from bottui.ops.playbooks.schema import LimiterStep, ThresholdsStep
+from bottui.ops.playbooks.library import LimiterStep, PlaybookFileError, ThresholdsStep, key_lines
 from bottui.store.files import Locations
-from bottui.store.playbook_files import PlaybookFileError, key_lines
 
 GOOD = """\
 # Credential stuffing on /login

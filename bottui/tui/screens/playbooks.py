@@ -29,11 +29,10 @@ from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.widgets.safe import safe, safe_text
 
 if TYPE_CHECKING:
+    from bottui.ops.playbooks.library import Playbook, PlaybookFileError
     from bottui.ops.playbooks.planning import PlaybookPlan
     from bottui.ops.playbooks.revert import PlaybookRevert
     from bottui.ops.playbooks.run import RunSummary, StepResult
-    from bottui.ops.playbooks.schema import Playbook
-    from bottui.store.playbook_files import PlaybookFileError
 
 # State before the values: the thresholds' texts are long, and the progress
 # of a run must stay in view at 80 columns (the table scrolls sideways).
@@ -119,7 +118,7 @@ class PlaybooksScreen(BottuiScreen):
             self._select(event.option_index)
 
     def _select(self, index: int) -> None:
-        from bottui.store.playbook_files import PlaybookFileError
+        from bottui.ops.playbooks.library import PlaybookFileError
 
         if index >= len(self._books):
             return
@@ -135,7 +134,7 @@ class PlaybooksScreen(BottuiScreen):
 
     async def _plan_of(self, book: Playbook) -> PlaybookPlan | PlaybookFileError:
         from bottui.ops.playbooks import planning
-        from bottui.store.playbook_files import PlaybookFileError
+        from bottui.ops.playbooks.library import PlaybookFileError
 
         session = self.services.session
         current = self.services.current
