@@ -1,17 +1,22 @@
-"""Playbook files: ``playbooks/NAME.toml`` beside ``config.toml``, read safely, with line numbers.
+"""Playbook files: ``playbooks/NAME.toml`` beside ``config.toml``, read, declared and checked.
 
 A playbook is kept as one TOML file per name so a team can keep the
-directory in Git. This module only *reads*: it lists the names, reads one
-file through :mod:`bottui.store.files` (bounded in size, kind and
-nesting) and finds the line of every key, since ``tomllib`` gives none and
-every refusal must name the file and the line. What the keys mean is
-:mod:`bottui.ops.playbooks.schema`'s business.
+directory in Git. A file is read through :mod:`bottui.store.toml_read`
+(bounded in size, kind and nesting) and the line of every key is found
+(:func:`~bottui.store.config.config_file.key_lines`, ``config check``'s own
+scan), since ``tomllib`` gives none and every refusal must name the file and
+the line. A key it cannot place (in an inline table, say) falls back to the
+line of the nearest enclosing key or the step's header.
 
-The line finder is ``config check``'s
-(:func:`bottui.store.config.config_file.key_lines`): a scan of table headers and
-``key =`` lines, ``[[steps]]`` keyed by index. A key it cannot place (in an
-inline table, say) falls back to the line of the nearest enclosing key or
-the step's header.
+What a file may say is declared once, as msgspec Structs
+(:class:`PlaybookDoc`, :class:`LimiterDoc`, :class:`ThresholdsDoc`); msgspec
+refuses an unknown key or a wrong type, and this module turns its refusal
+into the words and line of a :class:`PlaybookFileError`. The values (ids that
+must be one path segment, threshold literals, a duration) are checked after.
+
+The playbooks of a config directory are read off the event loop
+(:func:`load`, :func:`load_all`, on the store executor's general lane);
+:func:`check_playbooks` is what ``bottui config check`` calls.
 """
 
 from __future__ import annotations
@@ -20,10 +25,13 @@ import re
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
+
+import msgspec
 
 from bottui.api import validation
 from bottui.api.errors import ValidationError
+from bottui.ops.durations import parse_duration
 from bottui.plaintext import clean
 from bottui.store.config.config_file import key_lines
 from bottui.store.errors import StoreError
@@ -47,6 +55,7 @@ NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 #: A key's place in the document: ``("duration",)`` or ``("steps", 2, "limiter")``.
 KeyPath = tuple[str | int, ...]
+T = TypeVar("T")
 
 
 class PlaybookFileError(StoreError):
@@ -140,7 +149,7 @@ def read(directory: Path, name: str) -> PlaybookFile:
     return PlaybookFile(name, path, data, key_lines(text))
 
 
-# What a playbook file may say, checked key by key: :class:`Playbook` and its steps.
+# What a playbook file may say: :class:`PlaybookDoc` and its steps, declared for msgspec.
 #
 # The schema (docs/playbooks.md)::
 #
@@ -161,7 +170,7 @@ def read(directory: Path, name: str) -> PlaybookFile:
 #
 # Anything else (an unknown key, a wrong type, an id that cannot be one path
 # segment, a bad literal or duration) is refused as a
-# :class:`~bottui.store.playbook_files.PlaybookFileError` naming the file and
+# :class:`PlaybookFileError` naming the file and
 # the line. Whether the inventory knows the ids is checked when the playbook
 # is planned (:mod:`bottui.ops.playbooks.planning`), not here: that needs a
 # profile.
@@ -175,16 +184,55 @@ MAX_STEPS: Final = 50
 MAX_DESCRIPTION: Final = 200
 
 
-TOP_KEYS: Final = frozenset({"description", "duration", "account", "project", "steps"})
-
-
-LIMITER_KEYS: Final = frozenset({"limiter", "action"})
-
-
-THRESHOLD_KEYS: Final = frozenset({"dimension", "block", "challenge", "name"})
-
-
 ACTIONS: Final = {"enable": True, "disable": False}
+
+
+class PlaybookDoc(msgspec.Struct, forbid_unknown_fields=True):
+    """A playbook file's top level, as msgspec reads it (an unknown key is refused)."""
+
+    #: ``[[steps]]`` tables, each read as a :class:`LimiterDoc` or a :class:`ThresholdsDoc`.
+    steps: list[dict[str, Any]]
+    #: One line a list shows (at most :data:`MAX_DESCRIPTION` characters).
+    description: str | None = None
+    #: The default of ``--for`` (``90s``, ``30m``, ``2h``, ``1d``, ``1h30m``; at most 7d).
+    duration: str | None = None
+    #: Account id; else ``--account`` or the profile's.
+    account: str | None = None
+    #: Project id; else ``--project`` or the profile's.
+    project: str | None = None
+
+
+class LimiterDoc(msgspec.Struct, forbid_unknown_fields=True):
+    """A step that switches a rate limiter: ``limiter = "rl-login"``, ``action = "enable"``."""
+
+    limiter: str
+    action: str
+
+
+class ThresholdsDoc(msgspec.Struct, forbid_unknown_fields=True):
+    """A step that gives a dimension new thresholds (a number, or a string holding the literal)."""
+
+    dimension: str
+    block: int | float | str
+    challenge: int | float | str
+    name: str | None = None
+
+
+#: The words for a key of the wrong type (``{n}``: the step's number); else "KEY must be a string".
+_WRONG: Final = {
+    "steps": "steps must be [[steps]] tables",
+    "action": 'step {n}: action must be "enable" or "disable"',
+    "block": "step {n}: block must be a number",
+    "challenge": "step {n}: challenge must be a number",
+}
+#: The words for a missing key; else "step N: KEY is missing".
+_MISSING: Final = {
+    "steps": "has no steps: add [[steps]] tables",
+    "action": "step {n}: action is missing (enable or disable)",
+}
+_UNKNOWN_KEY: Final = re.compile(r"Object contains unknown field `([^`]*)`")
+_MISSING_KEY: Final = re.compile(r"Object missing required field `([^`]*)`")
+_WRONG_TYPE: Final = re.compile(r"Expected `[^`]*`, got `[^`]*` - at `\$\.(\w+)")
 
 
 @dataclass(frozen=True)
@@ -274,117 +322,89 @@ def playbook(file: PlaybookFile) -> Playbook:
     Raises:
         PlaybookFileError: the first problem, with the file and its line.
     """
-    data = file.data
-    _no_unknown(file, data, TOP_KEYS, ())
-    description = _optional_text(file, data, "description")
+    doc = _read_as(file, PlaybookDoc, file.data, ())
+    description = doc.description
     if description is not None and (len(description) > MAX_DESCRIPTION or "\n" in description):
         raise file.error(f"description is one line of at most {MAX_DESCRIPTION}", "description")
-    duration_text = _optional_text(file, data, "duration")
-    duration = _duration(file, duration_text) if duration_text is not None else None
-    account = _optional_id(file, data, "account", ())
-    project = _optional_id(file, data, "project", ())
-    raw_steps = data.get("steps")
-    if raw_steps is None:
-        raise file.error("has no steps: add [[steps]] tables")
-    if not isinstance(raw_steps, list) or not all(isinstance(s, dict) for s in raw_steps):
-        raise file.error("steps must be [[steps]] tables", "steps")
-    if not raw_steps:
+    duration = _duration(file, doc.duration) if doc.duration is not None else None
+    account = None if doc.account is None else _id(file, "account", doc.account, ())
+    project = None if doc.project is None else _id(file, "project", doc.project, ())
+    if not doc.steps:
         raise file.error("has no steps: add [[steps]] tables", "steps")
-    if len(raw_steps) > MAX_STEPS:
+    if len(doc.steps) > MAX_STEPS:
         raise file.error(f"has more than {MAX_STEPS} steps", "steps")
-    steps = tuple(_step(file, index, raw) for index, raw in enumerate(raw_steps))
     return Playbook(
         name=file.name,
         path=file.path,
         description=description,
         duration=duration,
-        duration_text=duration_text,
+        duration_text=doc.duration,
         account=account,
         project=project,
-        steps=steps,
+        steps=tuple(_step(file, index, raw) for index, raw in enumerate(doc.steps)),
         source=file,
     )
 
 
+def _read_as(file: PlaybookFile, kind: type[T], table: object, where: KeyPath) -> T:
+    """``table`` as ``kind``: msgspec checks every key and type; a refusal names the line."""
+    try:
+        return msgspec.convert(table, kind)
+    except msgspec.ValidationError as exc:
+        raise _refusal(file, kind, str(exc), where) from None
+
+
+def _refusal(file: PlaybookFile, kind: type, text: str, where: KeyPath) -> PlaybookFileError:
+    n = where[-1] + 1 if where and isinstance(where[-1], int) else 0
+    if unknown := _UNKNOWN_KEY.match(text):
+        key = unknown[1]
+        known = ", ".join(sorted(kind.__struct_fields__))  # type: ignore[attr-defined]
+        return file.error(f"unknown key {key!r} (known: {known})", *where, key)
+    if missing := _MISSING_KEY.match(text):
+        key = missing[1]
+        return file.error(
+            _MISSING.get(key, "step {n}: {key} is missing").format(n=n, key=key), *where
+        )
+    wrong = _WRONG_TYPE.match(text)
+    key = wrong[1] if wrong else ""
+    return file.error(_WRONG.get(key, "{key} must be a string").format(n=n, key=key), *where, key)
+
+
 def _step(file: PlaybookFile, index: int, raw: dict[str, Any]) -> Step:
-    where: tuple[str | int, ...] = ("steps", index)
+    where: KeyPath = ("steps", index)
     line = file.line(*where)
     number = index + 1
     if "limiter" in raw and "dimension" in raw:
         raise file.error(f"step {number} names both a limiter and a dimension", *where)
     if "limiter" in raw:
-        _no_unknown(file, raw, LIMITER_KEYS, where)
-        limiter_id = _required_id(file, raw, "limiter", where)
-        action = raw.get("action")
-        if action is None:
-            raise file.error(f"step {number}: action is missing (enable or disable)", *where)
-        if not isinstance(action, str) or action not in ACTIONS:
-            raise file.error(
-                f'step {number}: action must be "enable" or "disable"', *where, "action"
-            )
-        return LimiterStep(number, limiter_id, ACTIONS[action], line)
+        limiter = _read_as(file, LimiterDoc, raw, where)
+        if limiter.action not in ACTIONS:
+            raise file.error(_WRONG["action"].format(n=number), *where, "action")
+        limiter_id = _id(file, "limiter", limiter.limiter, where)
+        return LimiterStep(number, limiter_id, ACTIONS[limiter.action], line)
     if "dimension" in raw:
-        _no_unknown(file, raw, THRESHOLD_KEYS, where)
-        dimension_id = _required_id(file, raw, "dimension", where)
-        name = _optional_text(file, raw, "name", where)
-        if name is not None:
-            _validated(file, lambda: validation.dimension_name(name), (*where, "name"))
-        literals = []
-        for key in ("block", "challenge"):
-            if key not in raw:
-                raise file.error(f"step {number}: {key} is missing", *where)
-            value = raw[key]
-            if isinstance(value, bool) or not isinstance(value, int | float | str):
-                raise file.error(f"step {number}: {key} must be a number", *where, key)
-            field = f"{key} threshold"
-            literals.append(
-                _validated(
-                    file, lambda v=value, f=field: validation.threshold_literal(f, v), (*where, key)
-                )
+        step = _read_as(file, ThresholdsDoc, raw, where)
+        dimension_id = _id(file, "dimension", step.dimension, where)
+        if step.name is not None:
+            _validated(file, lambda: validation.dimension_name(step.name), (*where, "name"))
+        literals = [
+            _validated(
+                file,
+                lambda v=value, f=key: validation.threshold_literal(f"{f} threshold", v),
+                (*where, key),
             )
-        return ThresholdsStep(number, dimension_id, name, literals[0], literals[1], line)
+            for key, value in (("block", step.block), ("challenge", step.challenge))
+        ]
+        return ThresholdsStep(number, dimension_id, step.name, literals[0], literals[1], line)
     raise file.error(f"step {number} names neither a limiter nor a dimension", *where)
 
 
-def _no_unknown(
-    file: PlaybookFile, table: dict[str, Any], allowed: frozenset[str], where: tuple[str | int, ...]
-) -> None:
-    for key in table:
-        if key not in allowed:
-            known = ", ".join(sorted(allowed))
-            raise file.error(f"unknown key {key!r} (known: {known})", *where, key)
-
-
-def _optional_text(
-    file: PlaybookFile, table: dict[str, Any], key: str, where: tuple[str | int, ...] = ()
-) -> str | None:
-    value = table.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise file.error(f"{key} must be a string", *where, key)
-    return value
-
-
-def _optional_id(
-    file: PlaybookFile, table: dict[str, Any], key: str, where: tuple[str | int, ...]
-) -> str | None:
-    value = _optional_text(file, table, key, where)
-    if value is None:
-        return None
+def _id(file: PlaybookFile, key: str, value: str, where: KeyPath) -> str:
+    """``value`` if it can be one path segment of the API (``validation.path_id``)."""
     return _validated(file, lambda: validation.path_id(key, value), (*where, key))
 
 
-def _required_id(
-    file: PlaybookFile, table: dict[str, Any], key: str, where: tuple[str | int, ...]
-) -> str:
-    value = _optional_id(file, table, key, where)
-    if value is None:  # present (the caller checked), so only a wrong type gets here
-        raise file.error(f"{key} must be a string", *where, key)
-    return value
-
-
-def _validated(file: PlaybookFile, check: Any, where: tuple[str | int, ...]) -> str:
+def _validated(file: PlaybookFile, check: Any, where: KeyPath) -> str:
     try:
         result: str = check()
     except ValidationError as exc:
@@ -393,8 +413,6 @@ def _validated(file: PlaybookFile, check: Any, where: tuple[str | int, ...]) -> 
 
 
 def _duration(file: PlaybookFile, text: str) -> timedelta:
-    from bottui.ops.durations import parse_duration
-
     try:
         return parse_duration(text)
     except ValueError as exc:
