@@ -1,14 +1,8 @@
 """Every check of the user's files, in one list: ``bottui config check`` and the start warnings.
 
-A checker takes the :class:`CheckedFiles` of one run (the
-:class:`~bottui.store.files.Locations`, and config.toml read and checked at
-most once, whoever asks) and returns the problems it found, each with its
-file and line. :data:`CHECKERS` is the one
-list both faces run, so a new kind of file (playbooks in the config
-directory) is checked everywhere by adding its checker here.
-
-The keymap is checked apart (:func:`keymap_problems`): it needs the TUI's
-bindings, which only ``config check`` and the TUI itself load.
+The checkers of config.toml and the playbook files (:data:`CHECKERS`), and
+the check of a ``[keymap]`` table against the app's bindings
+(:func:`check_keymap`), which needs the TUI's bindings.
 """
 
 from __future__ import annotations
@@ -25,6 +19,19 @@ from bottui.store.files import Locations
 
 if TYPE_CHECKING:
     from bottui.store.config.config_file import ConfigCheck
+
+
+# Every check of the user's files, in one list: ``bottui config check`` and the start warnings.
+#
+# A checker takes the :class:`CheckedFiles` of one run (the
+# :class:`~bottui.store.files.Locations`, and config.toml read and checked at
+# most once, whoever asks) and returns the problems it found, each with its
+# file and line. :data:`CHECKERS` is the one
+# list both faces run, so a new kind of file (playbooks in the config
+# directory) is checked everywhere by adding its checker here.
+#
+# The keymap is checked apart (:func:`keymap_problems`): it needs the TUI's
+# bindings, which only ``config check`` and the TUI itself load.
 
 
 class FileProblem(NamedTuple):

@@ -1,12 +1,8 @@
-"""The errors of the local store: one base class, one subclass per failure.
+"""The errors of the local store: one base class, one subclass per failure, and their words.
 
-:class:`StoreError` is a :class:`~bottui.api.errors.BottuiError`, the one
-root of every error bottui reports: each carries a one-line ``title`` (what
-went wrong), a ``details`` text (why, and what the user can do), its CLI
-``exit_code`` (2, refused; 3 for a keyring that fails) and its ``--json``
-document (``"type": "local_error"``). ``str(error)`` is the title. None of
-them ever holds a token: messages are built from fixed text and from
-backend or parser messages passed through :func:`bottui.plaintext.clean`.
+* :class:`StoreError` and the errors of config, keyring and values;
+* :class:`DatabaseUnavailable` and its subclasses: the SQLite stores and their files;
+* :func:`no_such_profile`: the one refusal of a profile name that names no profile.
 """
 
 from __future__ import annotations
@@ -19,6 +15,16 @@ from typing import Any, ClassVar, Final
 
 from bottui.api.errors import EXIT_CREDENTIALS, EXIT_REFUSED, BottuiError
 from bottui.plaintext import clean
+
+# The errors of the local store: one base class, one subclass per failure.
+#
+# :class:`StoreError` is a :class:`~bottui.api.errors.BottuiError`, the one
+# root of every error bottui reports: each carries a one-line ``title`` (what
+# went wrong), a ``details`` text (why, and what the user can do), its CLI
+# ``exit_code`` (2, refused; 3 for a keyring that fails) and its ``--json``
+# document (``"type": "local_error"``). ``str(error)`` is the title. None of
+# them ever holds a token: messages are built from fixed text and from
+# backend or parser messages passed through :func:`bottui.plaintext.clean`.
 
 _TOML_POSITION: Final = re.compile(r"\(at line (\d+), column (\d+)\)")
 

@@ -1,25 +1,9 @@
-"""The one place that reads and writes tokens: the environment, then the OS keyring.
+"""Tokens in the OS keyring: read and written with a timeout, probed for doctor, and the demo's.
 
-Personal access tokens are kept per (base URL, account), project API tokens
-per (base URL, account, project), in the keyring under the service
-``"bottui"``. The keyring username is a JSON array, so hostile ids (quotes,
-slashes, colons, brackets) cannot make two keys collide.
-
-``BOTTUI_ACCESS_TOKEN`` and ``BOTTUI_API_KEY`` in the environment win over the
-keyring (an empty value counts as unset), and a profile's own
-``BOTTUI_API_KEY_<PROFILE>`` / ``BOTTUI_ACCESS_TOKEN_<PROFILE>`` win over
-those for that profile's slot alone (:mod:`bottui.store.token_sources`): the
-bare names are *not tied* to a project and their state says so.
-
-Every keyring call runs in a *daemon* thread and is waited for with a
-timeout: a Secret Service that never answers (a D-Bus activation was seen to
-hang for 120 s) turns into :class:`KeyringUnavailable` within seconds, and the
-stuck thread cannot hold up interpreter exit. On an event loop, await the
-``*_async`` methods: the keyring call runs on one daemon thread of the store
-executor (:mod:`bottui.store.executor`) and the loop waits out the timeout,
-so a read takes one thread, not a waiting worker plus a keyring thread.
-``keyring`` itself is imported
-lazily, on the first call that needs it, because importing it is slow.
+* :class:`TokenStore`: the environment first (:mod:`bottui.store.token_sources`),
+  then the keyring, every keyring call on a daemon thread with a timeout;
+* :func:`probe_keyring`: which backend is in use and whether it answers (``bottui doctor``);
+* :class:`MemoryKeyring`: the demo's keyring, so nothing reaches the user's real one.
 """
 
 from __future__ import annotations
@@ -49,6 +33,29 @@ from bottui.store.token_sources import (
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend
 
+
+# The one place that reads and writes tokens: the environment, then the OS keyring.
+#
+# Personal access tokens are kept per (base URL, account), project API tokens
+# per (base URL, account, project), in the keyring under the service
+# ``"bottui"``. The keyring username is a JSON array, so hostile ids (quotes,
+# slashes, colons, brackets) cannot make two keys collide.
+#
+# ``BOTTUI_ACCESS_TOKEN`` and ``BOTTUI_API_KEY`` in the environment win over the
+# keyring (an empty value counts as unset), and a profile's own
+# ``BOTTUI_API_KEY_<PROFILE>`` / ``BOTTUI_ACCESS_TOKEN_<PROFILE>`` win over
+# those for that profile's slot alone (:mod:`bottui.store.token_sources`): the
+# bare names are *not tied* to a project and their state says so.
+#
+# Every keyring call runs in a *daemon* thread and is waited for with a
+# timeout: a Secret Service that never answers (a D-Bus activation was seen to
+# hang for 120 s) turns into :class:`KeyringUnavailable` within seconds, and the
+# stuck thread cannot hold up interpreter exit. On an event loop, await the
+# ``*_async`` methods: the keyring call runs on one daemon thread of the store
+# executor (:mod:`bottui.store.executor`) and the loop waits out the timeout,
+# so a read takes one thread, not a waiting worker plus a keyring thread.
+# ``keyring`` itself is imported
+# lazily, on the first call that needs it, because importing it is slow.
 
 ENV_ACCESS_TOKEN: Final = TOKEN_ENV["personal"]
 

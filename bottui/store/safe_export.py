@@ -1,12 +1,9 @@
-"""JSON for people's terminals and files: C1, bidi and separators escaped.
+r"""JSON and CSV for people's terminals, files and spreadsheets: nothing in them acts.
 
-``json.dump(..., ensure_ascii=False)`` escapes C0 only: C1 controls (xterm
-acts on a UTF-8 U+009B as CSI), the bidi embeddings, overrides and isolates,
-and U+2028/U+2029 would reach stdout or a file raw. Every JSON document bottui
-prints or exports goes through :func:`dump` or :func:`dumps`, which write
-those (and DEL, and any lone surrogate) as ``\\uXXXX`` escapes. Such
-characters only ever occur inside JSON strings, where an escape means the
-same character: ``json.loads`` gives the original strings back.
+:func:`dump`, :func:`dumps` and :func:`iterencode` write JSON whose C1, bidi
+and separator characters are escaped; :func:`cell` makes one CSV cell safe
+(no control character, no formula). Every JSON document and CSV file bottui
+prints or exports goes through here.
 """
 
 from __future__ import annotations
@@ -17,6 +14,16 @@ from collections.abc import Iterator
 from typing import Any, Final, TextIO
 
 from bottui.plaintext import REPLACEMENT, clean, repair_surrogates
+
+# JSON for people's terminals and files: C1, bidi and separators escaped.
+#
+# ``json.dump(..., ensure_ascii=False)`` escapes C0 only: C1 controls (xterm
+# acts on a UTF-8 U+009B as CSI), the bidi embeddings, overrides and isolates,
+# and U+2028/U+2029 would reach stdout or a file raw. Every JSON document bottui
+# prints or exports goes through :func:`dump` or :func:`dumps`, which write
+# those (and DEL, and any lone surrogate) as ``\\uXXXX`` escapes. Such
+# characters only ever occur inside JSON strings, where an escape means the
+# same character: ``json.loads`` gives the original strings back.
 
 _UNSAFE: Final = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 

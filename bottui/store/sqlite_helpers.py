@@ -1,22 +1,9 @@
-"""One lazily opened SQLite database: WAL, busy timeout, schema, clear errors.
+"""SQLite as the inventory and the journal use it: one lazily opened database, waiting for locks.
 
-:class:`Database` is what the inventory and the journal are built on. It
-opens its file on first use (never at import or construction), creates the
-directory and the file (mode 0600) when missing, switches to WAL, waits up to
-``busy_timeout`` seconds for another process's lock, creates the schema or
-migrates an older file in place (:class:`Schema` ``steps``: numbered, in
-order, in one ``BEGIN IMMEDIATE`` transaction; a file of a newer version is
-refused and never written), and turns every ``sqlite3`` failure that is about the file (locked,
-read-only, damaged, not ours, disk full, I/O error) into the store's
-:class:`~bottui.store.errors.DatabaseUnavailable` subclass with a
-one-line title. It never deletes, truncates or rewrites a file it cannot read.
-
-Writes run in ``BEGIN IMMEDIATE`` transactions (the write lock is taken up
-front, so two processes queue for it instead of failing on a lock upgrade).
-Taking the lock, committing, opening and starting a read snapshot are
-retried on ``SQLITE_BUSY`` with jittered backoff until ``busy_timeout``
-(:mod:`bottui.store.sqlite_helpers`); :attr:`Database.lock_stats` counts how
-long writes waited. A connection is shared by threads under a lock.
+* :class:`Database`: WAL, busy timeout, schema and migrations, and every
+  ``sqlite3`` failure about the file turned into a clear error;
+* :func:`retry_busy` and :class:`LockStats`: bounded, jittered waiting for
+  another process's write lock, and how long writes waited.
 """
 
 from __future__ import annotations
@@ -35,6 +22,26 @@ from typing import Final, Literal, NamedTuple, Self, TypeVar
 
 from bottui.store.errors import DatabaseUnavailable
 from bottui.store.files import FILE_MODE, ensure
+
+# One lazily opened SQLite database: WAL, busy timeout, schema, clear errors.
+#
+# :class:`Database` is what the inventory and the journal are built on. It
+# opens its file on first use (never at import or construction), creates the
+# directory and the file (mode 0600) when missing, switches to WAL, waits up to
+# ``busy_timeout`` seconds for another process's lock, creates the schema or
+# migrates an older file in place (:class:`Schema` ``steps``: numbered, in
+# order, in one ``BEGIN IMMEDIATE`` transaction; a file of a newer version is
+# refused and never written), and turns every ``sqlite3`` failure that is about the file (locked,
+# read-only, damaged, not ours, disk full, I/O error) into the store's
+# :class:`~bottui.store.errors.DatabaseUnavailable` subclass with a
+# one-line title. It never deletes, truncates or rewrites a file it cannot read.
+#
+# Writes run in ``BEGIN IMMEDIATE`` transactions (the write lock is taken up
+# front, so two processes queue for it instead of failing on a lock upgrade).
+# Taking the lock, committing, opening and starting a read snapshot are
+# retried on ``SQLITE_BUSY`` with jittered backoff until ``busy_timeout``
+# (:mod:`bottui.store.sqlite_helpers`); :attr:`Database.lock_stats` counts how
+# long writes waited. A connection is shared by threads under a lock.
 
 DEFAULT_BUSY_TIMEOUT: Final = 2.0
 

@@ -1,9 +1,14 @@
-"""Which keyring entry holds which token: the service name and the usernames.
+"""Where a token comes from besides the keyring, and the name of each slot.
 
-A slot is named by the kind of token, the normalised base URL and the
-account (and project): JSON, so no separator in an id can make two slots
-share a name. Kept apart from :mod:`bottui.store.keyring_tokens` (which reads and
-writes the keyring with timeouts) because naming needs no keyring at all.
+* The keyring names of the slots (:data:`SERVICE`, :func:`personal_username`,
+  :func:`project_username`, :func:`store_username`): JSON, so no id can make
+  two slots collide. No keyring is needed to name them.
+* Tokens from the environment (:func:`find`), tied to one profile's slot or
+  not, refused when two could be a slot's (:class:`EnvTokenAmbiguous`).
+* Tokens from systemd's credentials directory, for ``run-due``
+  (:func:`read_credentials`).
+
+:mod:`bottui.store.keyring_tokens` reads and writes the keyring itself.
 """
 
 from __future__ import annotations
@@ -24,6 +29,13 @@ from bottui.store.errors import KeyringUnavailable, StoreError
 if TYPE_CHECKING:
     from bottui.store.config.model import Config
 
+
+# Which keyring entry holds which token: the service name and the usernames.
+#
+# A slot is named by the kind of token, the normalised base URL and the
+# account (and project): JSON, so no separator in an id can make two slots
+# share a name. Kept apart from :mod:`bottui.store.keyring_tokens` (which reads and
+# writes the keyring with timeouts) because naming needs no keyring at all.
 
 #: The keyring service every bottui token is stored under.
 SERVICE: Final = "bottui"

@@ -1,4 +1,10 @@
-"""A doctor check's result: an id, a verdict, what was found and how to fix it."""
+"""``bottui doctor``'s checks, one function per area, and the :class:`Check` each returns.
+
+Versions, the profile, config and keymap, the keyring, the tokens of each
+project, the API at the base URL, the team store; the terminal and tmux are
+:mod:`bottui.ops.doctor.terminal`'s. Each check gives a :class:`Verdict`,
+what it found, and how to fix it.
+"""
 
 from __future__ import annotations
 
@@ -29,6 +35,8 @@ from bottui.store.files import Locations
 from bottui.store.keyring_tokens import TokenState, TokenStore, probe_keyring
 from bottui.store.team.outbox import Scope
 from bottui.store.token_sources import EnvScope, EnvTokenAmbiguous, scopes_of, unmatched
+
+# A doctor check's result: an id, a verdict, what was found and how to fix it.
 
 
 class Verdict(enum.Enum):

@@ -1,10 +1,7 @@
-"""The terminal: TERM, colours, tmux's Esc delay and mouse, and the OSC 52 clipboard.
+"""The terminal and tmux, as doctor sees them: TERM, colours, tmux's options, the OSC 52 clipboard.
 
-Everything here is read from the environment and from tmux, never by asking
-the terminal itself: a query sequence would need a reply read from the
-terminal, which a doctor run in a pipe or a script must not wait for. So
-some facts cannot be known (whether the terminal honours OSC 52), and the
-check says so instead of guessing.
+:func:`read_tmux` asks the tmux server once; the checks below judge what it
+and the environment say.
 """
 
 from __future__ import annotations
@@ -18,6 +15,14 @@ from dataclasses import dataclass
 from typing import Final
 
 from bottui.ops.doctor.checks import Check, Verdict
+
+# The terminal: TERM, colours, tmux's Esc delay and mouse, and the OSC 52 clipboard.
+#
+# Everything here is read from the environment and from tmux, never by asking
+# the terminal itself: a query sequence would need a reply read from the
+# terminal, which a doctor run in a pipe or a script must not wait for. So
+# some facts cannot be known (whether the terminal honours OSC 52), and the
+# check says so instead of guessing.
 
 #: Above this Esc feels slow (tmux waits this long for a key sequence after Esc).
 ESCAPE_TIME_MAX_MS: Final = 25

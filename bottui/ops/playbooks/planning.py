@@ -1,16 +1,7 @@
-"""Plan a playbook once: every step through :mod:`bottui.ops.plan`, before anything is sent.
+"""Plan a playbook once, before anything is sent; and say which ids the inventory has not seen.
 
-Each step becomes a :class:`~bottui.ops.plan.PlannedChange` (the exact
-request, the value the inventory knew, the confirmation rule), so the
-table a face shows, the dry run and the run itself share one plan.
-
-An id the inventory has never seen in the playbook's project (or whose
-value it does not know) is refused here, with the file and line of its
-step: a step whose value before is unknown could never be reverted, and a
-typo found after half a playbook has run is the worst time to find it.
-Showing is not running: ``playbook show`` and ``config check`` plan with
-``strict=False``, where such a step is planned anyway and carries the same
-words in :attr:`PlannedStep.unseen` (said as a warning; ``run`` refuses it).
+:func:`plan_playbook` plans every step; :func:`unseen_steps` is ``config
+check``'s warning for the ids of every playbook.
 """
 
 from __future__ import annotations
@@ -34,6 +25,20 @@ from bottui.ops.playbooks.library import (
     load_all,
 )
 from bottui.ops.session import Session
+
+# Plan a playbook once: every step through :mod:`bottui.ops.plan`, before anything is sent.
+#
+# Each step becomes a :class:`~bottui.ops.plan.PlannedChange` (the exact
+# request, the value the inventory knew, the confirmation rule), so the
+# table a face shows, the dry run and the run itself share one plan.
+#
+# An id the inventory has never seen in the playbook's project (or whose
+# value it does not know) is refused here, with the file and line of its
+# step: a step whose value before is unknown could never be reverted, and a
+# typo found after half a playbook has run is the worst time to find it.
+# Showing is not running: ``playbook show`` and ``config check`` plan with
+# ``strict=False``, where such a step is planned anyway and carries the same
+# words in :attr:`PlannedStep.unseen` (said as a warning; ``run`` refuses it).
 
 
 @dataclass(frozen=True)
