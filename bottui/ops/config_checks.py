@@ -139,7 +139,6 @@ def summary(problems: list[FileProblem]) -> str:
 
 _MODIFIERS: Final = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
 
-
 #: Key names besides single characters (Textual's names, ``textual.keys.Keys``).
 _NAMED: Final = frozenset(
     {"escape", "enter", "tab", "space", "backspace", "delete", "insert", "home", "end"}

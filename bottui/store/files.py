@@ -37,11 +37,7 @@ from bottui.store.utc import stamp, system_clock
 # lazily, by :func:`ensure`, when something is about to write.
 
 APP_NAME: Final = "bottui"
-
-
 DIR_MODE: Final = 0o700
-
-
 FILE_MODE: Final = 0o600
 
 
@@ -311,8 +307,6 @@ except ImportError:  # Windows
 
 
 LOCK_DIR: Final = "bulk-runs"
-
-
 _MAX_HOLDER_BYTES: Final = 4096
 
 

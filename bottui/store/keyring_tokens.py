@@ -58,11 +58,7 @@ if TYPE_CHECKING:
 # lazily, on the first call that needs it, because importing it is slow.
 
 ENV_ACCESS_TOKEN: Final = TOKEN_ENV["personal"]
-
-
 ENV_API_KEY: Final = TOKEN_ENV["project"]
-
-
 DEFAULT_TIMEOUT: Final = 4.0
 
 
@@ -78,8 +74,6 @@ REMEDIES: Final = (
 
 
 _MAX_REASON: Final = 300
-
-
 S = TypeVar("S", bound=Secret)
 
 
@@ -579,7 +573,6 @@ def _token(value: object, kind: type[S]) -> S | None:
 
 #: Not a JSON array naming a kind, as every username bottui stores under is.
 PROBE_USERNAME: Final = "bottui-doctor-probe"
-
 
 #: How long naming the backend may take once the probe is over (it is loaded by then).
 _NAME_TIMEOUT: Final = 0.5

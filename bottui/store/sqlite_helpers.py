@@ -44,36 +44,22 @@ from bottui.store.files import FILE_MODE, ensure
 # long writes waited. A connection is shared by threads under a lock.
 
 DEFAULT_BUSY_TIMEOUT: Final = 2.0
-
-
 Synchronous = Literal["FULL", "NORMAL"]
 
 
 # Primary result codes (sqlite3.h).
 _SQLITE_PERM: Final = 3
 
+SQLITE_BUSY: Final = 5
 
-_SQLITE_BUSY: Final = 5
-
-
-_SQLITE_LOCKED: Final = 6
-
+SQLITE_LOCKED: Final = 6
 
 _SQLITE_READONLY: Final = 8
 
-
 _SQLITE_IOERR: Final = 10
-
-
 _SQLITE_CORRUPT: Final = 11
-
-
 _SQLITE_FULL: Final = 13
-
-
 _SQLITE_CANTOPEN: Final = 14
-
-
 _SQLITE_NOTADB: Final = 26
 
 
@@ -429,7 +415,7 @@ def describe(exc: sqlite3.Error, name: str, path: Path, busy_timeout: float) -> 
     primary = code & 0xFF if isinstance(code, int) else None
     message = str(exc)
     lowered = message.lower()
-    if primary in (_SQLITE_BUSY, _SQLITE_LOCKED) or "locked" in lowered:
+    if primary in (SQLITE_BUSY, SQLITE_LOCKED) or "locked" in lowered:
         return (
             f"The {name} is locked by another process",
             f"{path} stayed locked for more than {busy_timeout:g} s: another program "
@@ -501,24 +487,17 @@ class ClosesOnExit:
 
 T = TypeVar("T")
 
-
 #: Seconds SQLite's busy handler waits inside one attempt (it polls at 1, 3, 8 ms).
 HANDLER_SLICE: Final = 0.01
 
-
 #: First pause between attempts, doubled after each until :data:`MAX_PAUSE`.
 FIRST_PAUSE: Final = 0.001
-
 
 #: Longest pause: low, so the lock goes to a waiter within a few ms of its release.
 MAX_PAUSE: Final = 0.016
 
 
 # Primary result codes (sqlite3.h).
-SQLITE_BUSY: Final = 5
-
-
-SQLITE_LOCKED: Final = 6
 
 
 def is_busy(exc: BaseException) -> bool:

@@ -117,7 +117,6 @@ def store_username(store_url: str) -> str:
 
 TokenKind = Literal["personal", "project"]
 
-
 #: The profile names that have variables of their own.
 PROFILE_NAME: Final = re.compile(r"[A-Za-z0-9_]+")
 
@@ -277,7 +276,6 @@ CREDENTIALS: Final = {
 
 
 _MAX: Final = 4096
-
 
 #: A profile's own credential: ``bottui-api-key-<PROFILE>`` (name upper-cased in the variable).
 _PER_PROFILE: Final = re.compile(r"(bottui-api-key|bottui-access-token)-([A-Za-z0-9_]+)")

@@ -112,7 +112,6 @@ def check_versions(version_info: tuple[int, ...] | None = None) -> Check:
 
 _CONFIG_TITLE: Final = "Config and keymap"
 
-
 #: Problems listed one per line; more are counted.
 SHOWN_PROBLEMS: Final = 10
 
@@ -315,8 +314,6 @@ async def check_keyring(tokens: TokenStore, environ: Mapping[str, str]) -> Check
 
 #: Projects listed one per line; more are counted.
 SHOWN_PROJECTS: Final = 20
-
-
 _TOKENS_TITLE: Final = "Tokens"
 
 

@@ -26,10 +26,7 @@ from bottui.ops.doctor.checks import Check, Verdict
 
 #: Above this Esc feels slow (tmux waits this long for a key sequence after Esc).
 ESCAPE_TIME_MAX_MS: Final = 25
-
-
 _TRUECOLOR: Final = frozenset({"truecolor", "24bit"})
-
 
 #: Terminals known to honour OSC 52 (TERM_PROGRAM values, TERM prefixes) without asking.
 _OSC52_TERM_PROGRAMS: Final = {"WezTerm": "WezTerm", "ghostty": "Ghostty"}

@@ -40,18 +40,13 @@ from bottui.store.toml_read import TomlProblem, decode, parse, read_bytes
 
 #: The directory under the config directory.
 PLAYBOOK_DIR: Final = "playbooks"
-
-
 SUFFIX: Final = ".toml"
-
 
 #: A playbook file is small; anything larger is a mistake or hostile.
 MAX_BYTES: Final = 256 * 1024
 
-
 #: A name is one path segment a person types: letters, digits, ``.``, ``_``, ``-``.
 NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-
 
 #: A key's place in the document: ``("duration",)`` or ``("steps", 2, "limiter")``.
 KeyPath = tuple[str | int, ...]
@@ -178,7 +173,6 @@ def read(directory: Path, name: str) -> PlaybookFile:
 
 #: Steps in one playbook: a mitigation, not a bulk run.
 MAX_STEPS: Final = 50
-
 
 #: A description is one line a list shows.
 MAX_DESCRIPTION: Final = 200
