@@ -49,13 +49,9 @@ Synchronous = Literal["FULL", "NORMAL"]
 
 # Primary result codes (sqlite3.h).
 _SQLITE_PERM: Final = 3
-
 SQLITE_BUSY: Final = 5
-
 SQLITE_LOCKED: Final = 6
-
 _SQLITE_READONLY: Final = 8
-
 _SQLITE_IOERR: Final = 10
 _SQLITE_CORRUPT: Final = 11
 _SQLITE_FULL: Final = 13
