@@ -12,6 +12,7 @@ import enum
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Final
 
@@ -82,6 +83,9 @@ def worst(verdicts: list[Verdict]) -> Verdict:
 PYTHON_FLOOR: Final = (3, 11)
 
 
+_versions: Final = partial(Check, "versions", "Python and bottui")
+
+
 def check_versions(version_info: tuple[int, ...] | None = None) -> Check:
     """Python (against the floor) and bottui's own version and location."""
     info = tuple(sys.version_info[:3]) if version_info is None else version_info
@@ -92,14 +96,12 @@ def check_versions(version_info: tuple[int, ...] | None = None) -> Check:
     detail = f"Python {python} ({sys.executable}), bottui {__version__} ({where})"
     if info[:2] < PYTHON_FLOOR:
         floor = ".".join(str(part) for part in PYTHON_FLOOR)
-        return Check(
-            "versions",
-            "Python and bottui",
+        return _versions(
             Verdict.PROBLEM,
             f"{detail}: bottui needs Python {floor} or newer",
             f"install bottui under Python {floor}+ (pipx install --python python3.12 bottui)",
         )
-    return Check("versions", "Python and bottui", Verdict.OK, detail)
+    return _versions(Verdict.OK, detail)
 
 
 # config.toml and its keymap: every unknown key, wrong value and keymap mistake.
@@ -110,7 +112,7 @@ def check_versions(version_info: tuple[int, ...] | None = None) -> Check:
 # number. The TUI's bindings come from the caller: ops cannot import the TUI.
 
 
-_CONFIG_TITLE: Final = "Config and keymap"
+_config: Final = partial(Check, "config", "Config and keymap")
 
 #: Problems listed one per line; more are counted.
 SHOWN_PROBLEMS: Final = 10
@@ -129,9 +131,7 @@ def check_config(
     path = locations.config_file
     found = files.config
     if found is None:
-        return Check(
-            "config",
-            _CONFIG_TITLE,
+        return _config(
             Verdict.SKIPPED,
             f"{path}: no config file yet, defaults apply",
             "bottui profile add NAME --base-url URL creates it",
@@ -142,9 +142,7 @@ def check_config(
         problems.append(FileProblem(path, None, load_error))
     keys = len(found.keymap)
     if not problems:
-        return Check(
-            "config",
-            _CONFIG_TITLE,
+        return _config(
             Verdict.OK,
             f"{path}: valid ({keys} keymap entr{'y' if keys == 1 else 'ies'})",
         )
@@ -153,16 +151,12 @@ def check_config(
         lines = [*lines[:SHOWN_PROBLEMS], f"... and {len(lines) - SHOWN_PROBLEMS} more"]
     count = f"{len(problems)} mistake{'s' if len(problems) != 1 else ''}"
     if load_error is not None:
-        return Check(
-            "config",
-            _CONFIG_TITLE,
+        return _config(
             Verdict.PROBLEM,
             "\n".join([f"{path}: cannot be loaded, {count}", *lines]),
             "fix it (bottui config check lists each with its line), or move it aside",
         )
-    return Check(
-        "config",
-        _CONFIG_TITLE,
+    return _config(
         Verdict.WARNING,
         "\n".join([f"{path}: {count}, ignored with a warning at start", *lines]),
         "bottui config check lists each with its line; fix them, or move the file aside",
@@ -176,7 +170,7 @@ def check_config(
 # reason there are none.
 
 
-_PROFILE_TITLE: Final = "Profile"
+_profile: Final = partial(Check, "profile", "Profile")
 
 
 @dataclass(frozen=True)
@@ -228,17 +222,13 @@ def check_profile(facts: ProfileFacts) -> Check:
     """The profile in use: its name, base URL, defaults and guards."""
     settings = facts.settings
     if settings is None:
-        return Check(
-            "profile",
-            _PROFILE_TITLE,
+        return _profile(
             Verdict.PROBLEM,
             facts.refused or "no profile",
             "bottui profile list names them; pass one of those to --profile",
         )
     if not settings.base_url:
-        return Check(
-            "profile",
-            _PROFILE_TITLE,
+        return _profile(
             Verdict.PROBLEM,
             "no profile and no base URL (no --base-url, no BOTTUI_BASE_URL)",
             "bottui profile add NAME --base-url https://... --account ID --project ID "
@@ -256,7 +246,7 @@ def check_profile(facts: ProfileFacts) -> Check:
         detail += f", default {scope}"
     if guards:
         detail += f", {' and '.join(guards)}"
-    return Check("profile", _PROFILE_TITLE, Verdict.OK, detail)
+    return _profile(Verdict.OK, detail)
 
 
 # The keyring: which backend keyring chose, and whether it answers in time.
@@ -269,26 +259,25 @@ _FIX = (
 )
 
 
+_keyring: Final = partial(Check, "keyring", "Keyring")
+
+
 async def check_keyring(tokens: TokenStore, environ: Mapping[str, str]) -> Check:
     """Probe the keyring once; a failure is a problem unless the environment holds both tokens."""
     report = await probe_keyring(tokens)
     backend = report.backend or "unknown (it could not be named in time)"
     if report.failure is None:
-        return Check("keyring", "Keyring", Verdict.OK, f"{backend} answers")
+        return _keyring(Verdict.OK, f"{backend} answers")
     reason = report.failure.details.split("\n", 1)[0]
     detail = f"{report.failure.title}: {reason} (backend: {backend})"
     if all(environ.get(name, "").strip() for name in TOKEN_ENV.values()):
-        return Check(
-            "keyring",
-            "Keyring",
+        return _keyring(
             Verdict.WARNING,
             f"{detail}; not needed while both tokens are in the environment",
             "to keep tokens in a keyring instead: run under a Secret Service, or choose a "
             "backend: keyring --list-backends, PYTHON_KEYRING_BACKEND",
         )
-    return Check(
-        "keyring",
-        "Keyring",
+    return _keyring(
         Verdict.PROBLEM,
         f"{detail}; tokens can be neither stored nor read",
         _FIX,
@@ -314,7 +303,7 @@ async def check_keyring(tokens: TokenStore, environ: Mapping[str, str]) -> Check
 
 #: Projects listed one per line; more are counted.
 SHOWN_PROJECTS: Final = 20
-_TOKENS_TITLE: Final = "Tokens"
+_tokens: Final = partial(Check, "tokens", "Tokens")
 
 
 async def check_tokens(
@@ -331,9 +320,7 @@ async def check_tokens(
     not hide it.
     """
     if not projects:
-        return Check(
-            "tokens",
-            _TOKENS_TITLE,
+        return _tokens(
             Verdict.SKIPPED,
             "no project known yet (neither the profile nor the inventory names one)",
             "set a default: bottui profile add NAME --base-url URL --account ID --project ID "
@@ -372,34 +359,26 @@ async def check_tokens(
         )
     detail = "\n".join([head, *lines])
     if unknown:
-        return Check(
-            "tokens",
-            _TOKENS_TITLE,
+        return _tokens(
             Verdict.PROBLEM,
             detail,
             "the keyring cannot tell (see the keyring check); tokens in the environment still work",
         )
     if refused:
-        return Check(
-            "tokens",
-            _TOKENS_TITLE,
+        return _tokens(
             Verdict.PROBLEM,
             detail,
             "two environment variables claim one token: unset all but one (never guessed)",
         )
     if not usable:
-        return Check(
-            "tokens",
-            _TOKENS_TITLE,
+        return _tokens(
             Verdict.PROBLEM,
             detail + "\nno token at all: nothing can be changed",
             "bottui token set personal --account ID; bottui token set project --account ID "
             "--project ID (or BOTTUI_ACCESS_TOKEN / BOTTUI_API_KEY)",
         )
     if (untied and len(projects) > 1) or stray:
-        return Check(
-            "tokens",
-            _TOKENS_TITLE,
+        return _tokens(
             Verdict.WARNING,
             detail,
             f"{TOKEN_ENV['project']} is one token for whichever project is asked: it can be only "
@@ -410,15 +389,13 @@ async def check_tokens(
             "in upper case",
         )
     if missing:
-        return Check(
-            "tokens",
-            _TOKENS_TITLE,
+        return _tokens(
             Verdict.WARNING,
             detail,
             "store the missing ones: bottui token set personal|project --account ID "
             "[--project ID]; bottui token status lists every one",
         )
-    return Check("tokens", _TOKENS_TITLE, Verdict.OK, detail)
+    return _tokens(Verdict.OK, detail)
 
 
 def _where(reading: Reading, kind: str) -> str:
@@ -457,7 +434,7 @@ def _where(reading: Reading, kind: str) -> str:
 # may then get the same 401 (:mod:`bottui.api.token_header`).
 
 
-_API_TITLE: Final = "API at the base URL"
+_api: Final = partial(Check, "api", "API at the base URL")
 
 
 _TLS_WORDS: Final = ("certificate", "ssl", "tls", "hostname mismatch")
@@ -473,9 +450,7 @@ async def check_api(
     try:
         answer = await probe_api(base_url, timeout=timeout)
     except BottuiError as exc:
-        return Check(
-            "api",
-            _API_TITLE,
+        return _api(
             Verdict.PROBLEM,
             f"{base_url} ({source}) is refused before sending: {exc}",
             "fix the base URL: https://host[:port] (plain http only to this machine)",
@@ -495,17 +470,13 @@ def _timed_out(
         f"one probe request (POST {answer.url})"
     )
     if connects:
-        return Check(
-            "api",
-            _API_TITLE,
+        return _api(
             Verdict.WARNING,
             f"{waited}; the server accepts connections, so it is reachable but slow "
             "(a busy machine, or a proxy holding the request)",
             "run bottui doctor again; if it stays slow, commands will hit their deadline too",
         )
-    return Check(
-        "api",
-        _API_TITLE,
+    return _api(
         Verdict.PROBLEM,
         f"{waited}; and no connection could be opened to it: not reachable",
         "check the base URL, the network and any proxy or firewall on the way",
@@ -535,9 +506,7 @@ def _judge(
     if answer.failure is not None:
         text = str(answer.failure)
         tls = secure and any(word in text.lower() for word in _TLS_WORDS)
-        return Check(
-            "api",
-            _API_TITLE,
+        return _api(
             Verdict.PROBLEM,
             f"{where}: {'TLS not valid: ' if tls else 'not reachable: '}{text}",
             "the server's certificate must be valid for this host name and trusted here "
@@ -547,9 +516,7 @@ def _judge(
         )
     status = answer.status or 0
     if 200 <= status < 300:
-        return Check(
-            "api",
-            _API_TITLE,
+        return _api(
             Verdict.PROBLEM,
             f"{where}: answered HTTP {status} to a request with no token and no valid body; "
             "the API refuses that, so this is not the API (or something in front accepts "
@@ -557,9 +524,7 @@ def _judge(
             "do not send tokens there until you know what answers; check the base URL",
         )
     if 300 <= status < 400:
-        return Check(
-            "api",
-            _API_TITLE,
+        return _api(
             Verdict.PROBLEM,
             f"{where}: answered with a redirect (HTTP {status}), not the API's error object",
             "use the URL the service's documentation gives (https, no login page in between)",
@@ -567,26 +532,20 @@ def _judge(
     if answer.complete_error_object and answer.error is not None:
         err = answer.error
         note = _encoding_note(token_encoding) if status == 401 else ""
-        return Check(
-            "api",
-            _API_TITLE,
+        return _api(
             Verdict.OK,
             f"{where}: reachable, {transport}; answers like the API (HTTP {status}, "
             f"code {err.code!r}, type {err.type!r} to a request without a token){note}",
         )
     if answer.error is not None:
-        return Check(
-            "api",
-            _API_TITLE,
+        return _api(
             Verdict.WARNING,
             f"{where}: reachable, {transport}; HTTP {status} with a message "
             f"({answer.error.message!r}) but no code or type: a gateway in front of the API?",
             "if commands fail with this message, check the base URL's path and any proxy",
         )
     body = f": {answer.excerpt!r}" if answer.excerpt else " with an empty body"
-    return Check(
-        "api",
-        _API_TITLE,
+    return _api(
         Verdict.PROBLEM,
         f"{where}: reachable, {transport}; HTTP {status}{body}, not the API's error object",
         "this URL serves something else: check the base URL (scheme, host, port)",
@@ -600,7 +559,7 @@ def _judge(
 # only when a journal exists: the doctor creates no file.
 
 
-_TEAM_TITLE: Final = "Team store"
+_team: Final = partial(Check, "team-store", "Team store")
 
 
 async def check_team_store(
@@ -615,25 +574,21 @@ async def check_team_store(
     """Connect once, read the schema version, count what waits to be shared, and
     what was journaled here before the store (of ``scope``) and is not shared."""
     if not url:
-        return Check(
-            "team-store", _TEAM_TITLE, Verdict.SKIPPED, "solo mode: no team store is configured"
-        )
+        return _team(Verdict.SKIPPED, "solo mode: no team store is configured")
     from bottui.ops.team_store import open_team_store_url
     from bottui.ops.team_sync import TeamSync
 
     try:
         store = await open_team_store_url(url, environ, tokens, timeout=timeout)
     except StoreError as exc:
-        return Check("team-store", _TEAM_TITLE, Verdict.PROBLEM, f"refused: {_said(exc)}", _FIX_URL)
+        return _team(Verdict.PROBLEM, f"refused: {_said(exc)}", _FIX_URL)
     team = TeamSync(journal, store) if journal.exists() else None
     try:
         status = await store.status()
         waiting = (await team.backlog()).waiting if team is not None else 0
         older = await team.not_shared(scope) if team is not None and scope is not None else 0
     except StoreError as exc:
-        return Check(
-            "team-store",
-            _TEAM_TITLE,
+        return _team(
             Verdict.PROBLEM,
             f"{store.target.where}: {_said(exc)}",
             "check that the server runs and this machine may reach it; "
@@ -652,28 +607,22 @@ async def check_team_store(
     if older:
         found += f", {older} journaled here before the store and not shared"
     if status.schema_version < status.app_schema_version:
-        return Check("team-store", _TEAM_TITLE, Verdict.PROBLEM, found, "bottui store migrate")
+        return _team(Verdict.PROBLEM, found, "bottui store migrate")
     if status.schema_version > status.app_schema_version:
-        return Check(
-            "team-store", _TEAM_TITLE, Verdict.PROBLEM, found, "upgrade bottui: the store is newer"
-        )
+        return _team(Verdict.PROBLEM, found, "upgrade bottui: the store is newer")
     if older:
-        return Check(
-            "team-store",
-            _TEAM_TITLE,
+        return _team(
             Verdict.WARNING,
             found,
             "bottui store sync --backfill shares those of this base URL, account and project",
         )
     if waiting:
-        return Check(
-            "team-store",
-            _TEAM_TITLE,
+        return _team(
             Verdict.WARNING,
             found,
             "bottui store sync (every command also pushes at its end)",
         )
-    return Check("team-store", _TEAM_TITLE, Verdict.OK, found)
+    return _team(Verdict.OK, found)
 
 
 _FIX_URL: Final = 'fix the store URL: store = "postgresql://user@host/db" (no password in it)'

@@ -12,6 +12,7 @@ import os
 import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Final
 
 from bottui.ops.doctor.checks import Check, Verdict
@@ -35,31 +36,29 @@ _OSC52_TERM_PROGRAMS: Final = {"WezTerm": "WezTerm", "ghostty": "Ghostty"}
 _OSC52_TERMS: Final = {"xterm-kitty": "kitty", "foot": "foot", "xterm-ghostty": "Ghostty"}
 
 
+_terminal: Final = partial(Check, "terminal", "Terminal")
+_tmux: Final = partial(Check, "tmux", "tmux")
+
+
 def check_terminal(environ: Mapping[str, str], tmux: TmuxFacts | None) -> Check:
     """TERM and COLORTERM: can the TUI draw, and in 24-bit colour?"""
     term = environ.get("TERM", "")
     colorterm = environ.get("COLORTERM", "")
     shown = f"TERM={term or '(unset)'}, COLORTERM={colorterm or '(unset)'}"
     if not term or term == "dumb":
-        return Check(
-            "terminal",
-            "Terminal",
+        return _terminal(
             Verdict.WARNING,
             f"{shown}: not a terminal the TUI can draw on (the CLI works anywhere)",
             "run bottui in a terminal emulator; TERM is set by it (xterm-256color and alike)",
         )
     if colorterm.lower() in _TRUECOLOR:
-        return Check("terminal", "Terminal", Verdict.OK, f"{shown}: 24-bit colour")
+        return _terminal(Verdict.OK, f"{shown}: 24-bit colour")
     if tmux is not None and tmux.features is not None and "RGB" in tmux.features:
-        return Check(
-            "terminal",
-            "Terminal",
+        return _terminal(
             Verdict.OK,
             f"{shown}: tmux reports 24-bit colour (RGB) for the outer terminal",
         )
-    return Check(
-        "terminal",
-        "Terminal",
+    return _terminal(
         Verdict.WARNING,
         f"{shown}: 24-bit colour not announced; colours are reduced to 256",
         "if the terminal shows 24-bit colour, export COLORTERM=truecolor "
@@ -70,11 +69,9 @@ def check_terminal(environ: Mapping[str, str], tmux: TmuxFacts | None) -> Check:
 def check_tmux(environ: Mapping[str, str], tmux: TmuxFacts | None) -> Check:
     """Inside tmux: ``escape-time`` (Esc delay) and ``mouse``."""
     if tmux is None:
-        return Check("tmux", "tmux", Verdict.SKIPPED, "not running inside tmux (TMUX unset)")
+        return _tmux(Verdict.SKIPPED, "not running inside tmux (TMUX unset)")
     if tmux.error is not None:
-        return Check(
-            "tmux",
-            "tmux",
+        return _tmux(
             Verdict.WARNING,
             f"{tmux.error}: escape-time and mouse unknown",
             "check that `tmux show -gv escape-time` answers in this pane",
@@ -99,7 +96,7 @@ def check_tmux(environ: Mapping[str, str], tmux: TmuxFacts | None) -> Check:
     fix = ""
     if fixes:
         fix = "add to ~/.tmux.conf: " + "; ".join(fixes) + " (then: tmux source ~/.tmux.conf)"
-    return Check("tmux", "tmux", verdict, ", ".join(found), fix)
+    return _tmux(verdict, ", ".join(found), fix)
 
 
 def check_osc52(environ: Mapping[str, str], tmux: TmuxFacts | None) -> Check:
