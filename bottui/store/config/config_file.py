@@ -49,8 +49,9 @@ import re
 import tempfile
 import tomllib
 from collections.abc import Mapping
+from dataclasses import fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from bottui.plaintext import clean, has_control
 from bottui.store import toml_read
@@ -78,7 +79,7 @@ from bottui.store.files import FILE_MODE, Locations, ensure, real_path
 
 if TYPE_CHECKING:
     from tomlkit.container import Container
-    from tomlkit.items import Table
+    from tomlkit.items import AoT, Table
     from tomlkit.toml_document import TOMLDocument
 
 
@@ -260,16 +261,29 @@ def _with_profile(config: Config, profile: Profile) -> Config:
 # rename, mode 0o600).
 
 
+#: The keys a new profile's table always shows, even at their defaults.
+_ALWAYS_WRITTEN: Final = frozenset({"base_url", "read_only", "protected"})
+#: The model's fields a profile's table holds as plain keys.
+_PROFILE_KEYS: Final = tuple(f for f in fields(Profile) if f.name not in ("name", "projects"))
+
+
 def _settings_table(ids: tuple[str, str], settings: ProjectSettings) -> Table:
     import tomlkit
 
     table = tomlkit.table()
-    table["account"] = ids[0]
-    table["project"] = ids[1]
-    table["threshold_min"] = settings.threshold_min
-    table["threshold_max"] = settings.threshold_max
-    table["higher_is_riskier"] = settings.higher_is_riskier
+    table["account"], table["project"] = ids
+    for f in fields(ProjectSettings):
+        table[f.name] = getattr(settings, f.name)
     return table
+
+
+def _projects_table(projects: Mapping[tuple[str, str], ProjectSettings]) -> AoT:
+    import tomlkit
+
+    aot = tomlkit.aot()
+    for ids, settings in projects.items():
+        aot.append(_settings_table(ids, settings))
+    return aot
 
 
 def _add(table: Table | Container | TOMLDocument, key: str, value: object) -> None:
@@ -315,33 +329,16 @@ def _profile_table(profile: Profile) -> Table:
     import tomlkit
 
     table = tomlkit.table()
-    table["base_url"] = profile.base_url
-    table["read_only"] = profile.read_only
-    table["protected"] = profile.protected
-    if profile.account is not None:
-        table["account"] = profile.account
-    if profile.project is not None:
-        table["project"] = profile.project
-    if profile.operator is not None:
-        table["operator"] = profile.operator
-    if profile.require_reason:
-        table["require_reason"] = True
-    if profile.store is not None:
-        table["store"] = profile.store
-    if profile.late_limit_minutes is not None:
-        table["late_limit_minutes"] = profile.late_limit_minutes
-    if profile.token_encoding != "raw":
-        table["token_encoding"] = profile.token_encoding
+    for f in _PROFILE_KEYS:
+        value = getattr(profile, f.name)
+        if f.name in _ALWAYS_WRITTEN or (value is not None and value != f.default):
+            table[f.name] = value
     if profile.projects:
-        aot = tomlkit.aot()
-        for ids, settings in profile.projects.items():
-            aot.append(_settings_table(ids, settings))
-        table["projects"] = aot
+        table["projects"] = _projects_table(profile.projects)
     return table
 
 
 def _sync_projects(table: Table, old: Profile, new: Profile) -> None:
-    import tomlkit
     from tomlkit.items import AoT
 
     if old.projects == new.projects:
@@ -352,10 +349,7 @@ def _sync_projects(table: Table, old: Profile, new: Profile) -> None:
         return
     existing = table.get("projects")
     if not isinstance(existing, AoT):
-        aot = tomlkit.aot()
-        for ids, settings in new.projects.items():
-            aot.append(_settings_table(ids, settings))
-        table["projects"] = aot
+        table["projects"] = _projects_table(new.projects)
         return
     seen: set[tuple[str, str]] = set()
     for index in reversed(range(len(existing))):
@@ -366,25 +360,16 @@ def _sync_projects(table: Table, old: Profile, new: Profile) -> None:
             del existing[index]
             continue
         seen.add(ids)
-        _set(entry, "threshold_min", wanted.threshold_min, default=0.0)
-        _set(entry, "threshold_max", wanted.threshold_max, default=1.0)
-        _set(entry, "higher_is_riskier", wanted.higher_is_riskier, default=True)
+        for f in fields(ProjectSettings):
+            _set(entry, f.name, getattr(wanted, f.name), default=f.default)
     for ids, settings in new.projects.items():
         if ids not in seen:
             existing.append(_settings_table(ids, settings))
 
 
 def _sync_profile(table: Table, old: Profile, new: Profile) -> None:
-    _set(table, "base_url", new.base_url)
-    _set(table, "read_only", new.read_only, default=False)
-    _set(table, "protected", new.protected, default=False)
-    _set(table, "account", new.account)
-    _set(table, "project", new.project)
-    _set(table, "operator", new.operator)
-    _set(table, "require_reason", new.require_reason, default=False)
-    _set(table, "store", new.store)
-    _set(table, "late_limit_minutes", new.late_limit_minutes)
-    _set(table, "token_encoding", new.token_encoding, default="raw")
+    for f in _PROFILE_KEYS:
+        _set(table, f.name, getattr(new, f.name), default=f.default)
     _sync_projects(table, old, new)
 
 
