@@ -189,15 +189,11 @@ class Profile:
     token_encoding: str = "raw"
 
     def __post_init__(self) -> None:
+        # The types are msgspec's to check (the file) and mypy's (code); here, the values.
         validate_profile_name(self.name)
         validate_base_url(self.base_url)
-        if self.operator is not None and not isinstance(self.operator, str):
-            raise InvalidValue("operator must be a string")
         if self.store is not None:
             validate_store_url(self.store)
-        for flag in ("read_only", "protected", "require_reason"):
-            if not isinstance(getattr(self, flag), bool):
-                raise InvalidValue(f"{flag} must be true or false")
         limit = self.late_limit_minutes
         if limit is not None and (
             isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 10_080
@@ -205,18 +201,6 @@ class Profile:
             raise InvalidValue("late_limit_minutes must be a whole number from 1 to 10080")
         if self.token_encoding not in TOKEN_ENCODINGS:
             raise InvalidValue('token_encoding must be "raw" or "base64"')
-        for key in ("account", "project"):
-            if getattr(self, key) is not None and not isinstance(getattr(self, key), str):
-                raise InvalidValue(f"{key} must be a string")
-        for ids, settings in self.projects.items():
-            if (
-                not isinstance(ids, tuple)
-                or len(ids) != 2
-                or not all(isinstance(part, str) for part in ids)
-            ):
-                raise InvalidValue("project settings are keyed by (account id, project id)")
-            if not isinstance(settings, ProjectSettings):
-                raise InvalidValue("project settings must be ProjectSettings")
 
 
 @dataclass(frozen=True)
@@ -243,12 +227,6 @@ class Config:
                 raise InvalidValue("a profile is filed under its own name", clean(name))
         if self.current is not None and self.current not in self.profiles:
             raise InvalidValue("current names no profile", clean(self.current))
-        if self.theme is not None and not isinstance(self.theme, str):
-            raise InvalidValue("theme must be a string")
-        if self.operator is not None and not isinstance(self.operator, str):
-            raise InvalidValue("operator must be a string")
-        if not all(isinstance(k, str) and isinstance(v, str) for k, v in self.keymap.items()):
-            raise InvalidValue("the keymap maps binding ids to keys, both strings")
 
     def profile(self, name: str | None = None) -> Profile | None:
         """The profile called ``name``, else the current one; ``None`` if there is none."""
