@@ -296,7 +296,7 @@ def write_atomic(
 # SIGKILL included, so a stale lock never blocks a ``--resume``.
 #
 # ``fcntl`` locks exist on Linux and macOS. Where there is none (Windows),
-# :func:`acquire` returns None: the run goes ahead unguarded, and the caller
+# :func:`acquire_run_lock` returns None: the run goes ahead unguarded, and the caller
 # warns.
 
 
@@ -315,7 +315,7 @@ class RunLive(Exception):
 
     def __init__(self, holder: dict[str, Any]) -> None:
         self.holder = holder
-        super().__init__(describe(holder))
+        super().__init__(describe_holder(holder))
 
 
 def run_key(profile: str, account: str, project: str, input_sha256: str) -> str:
@@ -324,7 +324,7 @@ def run_key(profile: str, account: str, project: str, input_sha256: str) -> str:
     return hashlib.sha256(data).hexdigest()[:32]
 
 
-def describe(holder: dict[str, Any]) -> str:
+def describe_holder(holder: dict[str, Any]) -> str:
     """``pid 123 on host h (run #7, started 2026-...)`` from a lock file's contents."""
     pid = holder.get("pid")
     host = holder.get("host")
@@ -354,7 +354,7 @@ class RunLock:
         """Add the run id to what a refused second run is told."""
         if run_id is not None and self._fd is not None:
             self.holder["runId"] = run_id
-            _write(self._fd, self.holder)
+            _write_holder(self._fd, self.holder)
 
     def release(self) -> None:
         """Let the lock go (the file stays: removing it would race a new holder)."""
@@ -365,7 +365,7 @@ class RunLock:
             os.close(fd)  # closing the last descriptor drops the flock
 
 
-def acquire(state_dir: Path, key: str) -> RunLock | None:
+def acquire_run_lock(state_dir: Path, key: str) -> RunLock | None:
     """Take the lock of run ``key`` without waiting.
 
     Returns None where the system has no ``flock``.
@@ -382,7 +382,7 @@ def acquire(state_dir: Path, key: str) -> RunLock | None:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        live = _read(fd)
+        live = _read_holder(fd)
         os.close(fd)
         raise RunLive(live) from None
     except BaseException:
@@ -393,18 +393,18 @@ def acquire(state_dir: Path, key: str) -> RunLock | None:
         "host": socket.gethostname(),
         "started": stamp(system_clock()),
     }
-    _write(fd, holder)
+    _write_holder(fd, holder)
     return RunLock(path, fd, holder)
 
 
-def _write(fd: int, holder: dict[str, Any]) -> None:
+def _write_holder(fd: int, holder: dict[str, Any]) -> None:
     with contextlib.suppress(OSError):  # the description is a courtesy; the lock holds
         data = json.dumps(holder).encode()
         os.ftruncate(fd, 0)
         os.pwrite(fd, data, 0)
 
 
-def _read(fd: int) -> dict[str, Any]:
+def _read_holder(fd: int) -> dict[str, Any]:
     try:
         data = os.pread(fd, _MAX_HOLDER_BYTES, 0)
         holder = json.loads(data.decode("utf-8")) if data else {}
@@ -423,9 +423,9 @@ __all__ = [
     "Locations",
     "RunLive",
     "RunLock",
-    "acquire",
+    "acquire_run_lock",
     "check_target",
-    "describe",
+    "describe_holder",
     "ensure",
     "real_path",
     "run_key",

@@ -176,11 +176,11 @@ class JournalSink:
 
         key = files.run_key(profile, account, project, input_sha256)
         try:
-            self._lock = files.acquire(self._session.locations.state_dir, key)
+            self._lock = files.acquire_run_lock(self._session.locations.state_dir, key)
         except files.RunLive as live:
             raise RefusedError(
                 "Another run of this input is live",
-                f"{files.describe(live.holder)}; wait for it to end, or pass --force "
+                f"{files.describe_holder(live.holder)}; wait for it to end, or pass --force "
                 "to start a run of its own (ids that run sends too are sent twice)",
             ) from None
         except OSError as exc:
