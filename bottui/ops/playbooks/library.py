@@ -3,7 +3,7 @@
 A playbook is kept as one TOML file per name so a team can keep the
 directory in Git. A file is read through :mod:`bottui.store.toml_read`
 (bounded in size, kind and nesting) and the line of every key is found
-(:func:`~bottui.store.config.config_file.key_lines`, ``config check``'s own
+(:func:`~bottui.store.config.model.key_lines`, ``config check``'s own
 scan), since ``tomllib`` gives none and every refusal must name the file and
 the line. A key it cannot place (in an inline table, say) falls back to the
 line of the nearest enclosing key or the step's header.
@@ -33,7 +33,7 @@ from bottui.api import validation
 from bottui.api.errors import ValidationError
 from bottui.ops.durations import parse_duration
 from bottui.plaintext import clean
-from bottui.store.config.config_file import key_lines
+from bottui.store.config.model import key_lines
 from bottui.store.errors import StoreError
 from bottui.store.files import Locations
 from bottui.store.toml_read import TomlProblem, decode, parse, read_bytes

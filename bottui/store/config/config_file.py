@@ -43,9 +43,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import difflib
-import json
 import os
-import re
 import tempfile
 import tomllib
 from collections.abc import Mapping
@@ -65,6 +63,7 @@ from bottui.store.config.model import (
     Profile,
     ProjectSettings,
     Unchanged,
+    key_lines,
     parse_config,
     shown_key,
 )
@@ -562,90 +561,11 @@ def _line_of_message(message: str, lines: Mapping[Key, int]) -> int | None:
     return None if best is None else best[1]
 
 
-# -- where each key is: a scan of the lines (the file is valid TOML by then) ----------
-
-_PART = r'(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|\'[^\']*\')'
-_DOTTED = re.compile(rf"\s*({_PART}(?:\s*\.\s*{_PART})*)\s*")
-_PARTS = re.compile(_PART)
-
-
-def _key_parts(text: str) -> tuple[str, ...]:
-    parts: list[str] = []
-    for token in _PARTS.findall(text):
-        if token.startswith('"'):
-            try:
-                parts.append(json.loads(token))
-            except ValueError:
-                parts.append(token[1:-1])
-        elif token.startswith("'"):
-            parts.append(token[1:-1])
-        else:
-            parts.append(token)
-    return tuple(parts)
-
-
-def key_lines(text: str) -> dict[Key, int]:
-    """The 1-based line of each table header and each ``key =`` of the file.
-
-    Array-of-tables entries are keyed by index (``profiles, prod, projects,
-    0``). Keys inside inline tables and multi-line values are not scanned:
-    their problems are reported on the line of the key holding them.
-    """
-    lines: dict[Key, int] = {}
-    counts: dict[Key, int] = {}
-    table: Key = ()
-    skip_until: str | None = None  # the closing quotes of a multi-line string
-    depth = 0  # of brackets of a multi-line array
-    for number, line in enumerate(text.splitlines(), start=1):
-        if skip_until is not None:
-            if skip_until in line:
-                skip_until = None
-            continue
-        if depth > 0:
-            depth = max(0, depth + _brackets(line))
-            continue
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        if stripped.startswith("[["):
-            path = _key_parts(stripped[2 : stripped.index("]]")])
-            index = counts.get(path, 0)
-            counts[path] = index + 1
-            table = (*path, index)
-            lines.setdefault(path, number)
-            lines[table] = number
-            continue
-        if stripped.startswith("["):
-            table = _key_parts(stripped[1 : stripped.index("]")])
-            lines.setdefault(table, number)
-            continue
-        match = _DOTTED.match(line)
-        if match is None or "=" not in line[match.end() : match.end() + 1]:
-            continue
-        parts = _key_parts(match.group(1))
-        for n in range(1, len(parts) + 1):  # a.b.c = 1 defines a and a.b as well
-            lines.setdefault((*table, *parts[:n]), number)
-        value = line[match.end() + 1 :]
-        for quotes in ('"""', "'''"):
-            if value.count(quotes) == 1:
-                skip_until = quotes
-        if skip_until is None:
-            depth = max(0, _brackets(value))
-    return lines
-
-
-def _brackets(text: str) -> int:
-    """Opened minus closed ``[`` outside strings and comments (roughly: ids hold none)."""
-    text = re.sub(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'', "", text).split("#", 1)[0]
-    return text.count("[") - text.count("]")
-
-
 __all__ = [
     "ConfigCheck",
     "ConfigProblem",
     "ConfigStore",
     "check_config_file",
-    "key_lines",
     "render",
     "write_atomic",
 ]
