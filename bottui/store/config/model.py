@@ -9,15 +9,16 @@ to the same rules as the file.
 
 msgspec reads the parsed TOML into them (``msgspec.convert``): it checks every
 type (``true`` is not a number, ``1`` is not a string) and the dataclasses
-judge the values. One reader (:class:`ConfigReader`) serves both ways the file is
-read:
+judge the values. One reader (:class:`ConfigReader`) serves both ways the
+file is read:
 
 - loading (:func:`parse_config`) stops at the first wrong value, which
   :class:`~bottui.store.config.config_file.ConfigStore` turns into a
   ``ConfigError`` naming where it is (``profiles."prod".projects[0].threshold_min``);
   an unknown key is passed over, so a typo never stops an operator mid-incident;
-- ``config check`` (:func:`check_config_file`) wants every problem at once,
-  each on its line: the reader goes on after a wrong value, judges the values
+- ``config check`` (:func:`~bottui.store.config.config_file.check_config_file`)
+  wants every problem at once, each on its line: the reader goes on after a
+  wrong value, judges the values
   of a table only when its types are right (so nothing is said twice), and
   names every key the model does not have (``protect = true`` for
   ``protected``), with the closest known key.
