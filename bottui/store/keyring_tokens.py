@@ -25,7 +25,6 @@ from bottui.store.token_sources import (
     EnvToken,
     TokenKind,
     find,
-    normalize_base_url,
     personal_username,
     project_username,
 )
@@ -660,13 +659,8 @@ __all__ = [
     "ENV_API_KEY",
     "PROBE_USERNAME",
     "REMEDIES",
-    "SERVICE",
     "KeyringReport",
-    "KeyringUnavailable",
     "TokenState",
     "TokenStore",
-    "normalize_base_url",
-    "personal_username",
     "probe_keyring",
-    "project_username",
 ]

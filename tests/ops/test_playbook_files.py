@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from bottui.ops.playbooks import library
-from bottui.ops.playbooks.library import LimiterStep, PlaybookFileError, ThresholdsStep, key_lines
+from bottui.ops.playbooks.library import LimiterStep, PlaybookFileError, ThresholdsStep
+from bottui.store.config.model import key_lines
 from bottui.store.files import Locations
 
 GOOD = """\

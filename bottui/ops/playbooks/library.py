@@ -508,7 +508,6 @@ __all__ = [
     "check_playbooks",
     "directory",
     "invalid_file_names",
-    "key_lines",
     "list_names",
     "load",
     "load_all",
