@@ -16,6 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import Final
 
+import bottui
 from bottui import __version__
 from bottui.api.errors import BottuiError, DeadlineExceeded, RefusedError
 from bottui.api.probe import ProbeAnswer, accepts_connections, probe_api
@@ -31,6 +32,7 @@ from bottui.ops.session import CommonOptions, Settings
 from bottui.ops.token_slots import Reading, Slot, read_states
 from bottui.plaintext import show_id
 from bottui.store.config.config_file import ConfigStore
+from bottui.store.config.model import Config
 from bottui.store.errors import ConfigError, KeyringUnavailable, StoreError
 from bottui.store.files import Locations
 from bottui.store.keyring_tokens import TokenState, TokenStore, probe_keyring
@@ -90,8 +92,6 @@ def check_versions(version_info: tuple[int, ...] | None = None) -> Check:
     """Python (against the floor) and bottui's own version and location."""
     info = tuple(sys.version_info[:3]) if version_info is None else version_info
     python = ".".join(str(part) for part in info)
-    import bottui
-
     where = bottui.__file__ or "?"
     detail = f"Python {python} ({sys.executable}), bottui {__version__} ({where})"
     if info[:2] < PYTHON_FLOOR:
@@ -190,8 +190,6 @@ def resolve_profile(
     locations: Locations, options: CommonOptions, environ: Mapping[str, str]
 ) -> ProfileFacts:
     """The settings of this run, as a command would resolve them (never raises for the config)."""
-    from bottui.store.config.model import Config
-
     load_error: str | None = None
     try:
         config = ConfigStore(locations).load()
