@@ -51,6 +51,17 @@ def test_every_wrong_value_is_reported_at_once_with_its_line() -> None:
     assert "6 problems found" in done.err
 
 
+def test_every_wrong_type_of_one_table_is_said_and_its_values_are_not_judged() -> None:
+    # Two wrong types in one profile: both said; its base URL (refused) is not judged too.
+    path = write('[profiles.p]\nbase_url = "ftp://a"\nread_only = "yes"\naccount = 5\n')
+    done = cli("config", "check")
+    assert done.code == 2
+    assert done.out.splitlines() == [
+        f"{path}:3: profiles.p.read_only must be true or false",
+        f"{path}:4: profiles.p.account must be a string",
+    ]
+
+
 def test_a_dangling_current_is_said_once_the_rest_is_right() -> None:
     path = write('current = "prdo"\n\n[profiles.prod]\nbase_url = "https://a.example"\n')
     done = cli("config", "check")
