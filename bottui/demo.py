@@ -49,8 +49,8 @@ from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.ops.session import Session, Settings
 from bottui.sandbox import demo_data as data
 from bottui.sandbox.process import SandboxProcess
-from bottui.store.db_errors import InventoryUnavailable
-from bottui.store.errors import StoreError
+from bottui.store.errors import InventoryUnavailable, StoreError
+from bottui.store.files import Locations, ensure
 from bottui.store.inventory.file import Inventory
 from bottui.store.inventory.records import (
     AccountEntry,
@@ -60,9 +60,7 @@ from bottui.store.inventory.records import (
     ProjectEntry,
     Source,
 )
-from bottui.store.memory_keyring import MemoryKeyring
-from bottui.store.paths import Locations, ensure
-from bottui.store.tokens import TokenStore
+from bottui.store.keyring_tokens import MemoryKeyring, TokenStore
 from bottui.store.utc import Clock
 from bottui.tui.app import BottuiApp
 
@@ -363,7 +361,7 @@ challenge = 0.7
 
 def write_demo_playbooks(locations: Locations) -> None:
     """The demo's playbooks, in the config directory's ``playbooks/``."""
-    from bottui.store.playbook_files import playbook_dir
+    from bottui.ops.playbooks.library import playbook_dir
 
     folder = playbook_dir(locations)
     ensure(folder)

@@ -49,8 +49,8 @@ from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.ops import mutations
 from bottui.ops.session import Session, Settings
 from bottui.sandbox import demo_data as data
-from bottui.store.memory_keyring import MemoryKeyring
-from bottui.store.paths import Locations
+from bottui.store.files import Locations
+from bottui.store.keyring_tokens import MemoryKeyring, TokenStore
 from bottui.store.team.local_server import (
     INSTALL_DEMO,
     LocalPostgres,
@@ -60,7 +60,6 @@ from bottui.store.team.local_server import (
 )
 from bottui.store.team.store import TeamStore
 from bottui.store.team.target import check_store_url, driver_works
-from bottui.store.tokens import TokenStore
 
 # -- the team store: a throwaway PostgreSQL ------------------------------------------------
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from bottui.store.paths import Locations
+from bottui.store.files import Locations
 from bottui.tui.key_registry import binding_ids
 from bottui.tui.widgets.screen_bars import PLAIN_DIGITS
 from tests.cli.helpers import cli, write_config

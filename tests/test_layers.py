@@ -119,9 +119,9 @@ MAX_FUNCTION_IMPORTS_OF_STDLIB = 22
 LAZY_THIRD_PARTY: dict[str, tuple[set[str], str]] = {
     "aiohttp": ({"bottui.api.lean", "bottui.api.transport"}, "290 ms; not for --version"),
     "yarl": ({"bottui.api.lean", "bottui.api.transport"}, "comes with aiohttp (11 ms)"),
-    "tomlkit": ({"bottui.store.config.write"}, "16 ms; only when the config is written"),
-    "keyring": ({"bottui.store.tokens", "bottui.store.keyring_probe"}, "53 ms; token use only"),
-    "platformdirs": ({"bottui.store.paths"}, "8 ms; not for --version or --help"),
+    "tomlkit": ({"bottui.store.config.config_file"}, "16 ms; only when the config is written"),
+    "keyring": ({"bottui.store.keyring_tokens"}, "53 ms; token use only"),
+    "platformdirs": ({"bottui.store.files"}, "8 ms; not for --version or --help"),
     "textual": ({"bottui.tui.ui_rules"}, "textual.widgets.TextArea 5 ms; only on Tab"),
     "psycopg": (
         {"bottui.store.team.store", "bottui.store.team.target", "bottui.store.team.times"},

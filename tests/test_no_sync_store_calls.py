@@ -13,9 +13,10 @@ removed, the theme, a project's threshold settings) is awaited on
 ``AsyncConfigStore`` through :mod:`bottui.ops.profiles`. An edit method
 named in :data:`CONFIG_EDITS` that is not awaited right where it is named
 (called synchronously on a ``ConfigStore``, or handed on as a callback to
-be called later) fails, and so does writing the file by hand
-(``bottui.store.config.write``). A synchronous *read* (``ConfigStore(...).load()``) before
-the event loop runs is allowed: the CLI and the TUI start that way.
+be called later) fails, and so does writing the file by hand (``render`` or
+``write_atomic`` of ``bottui.store.config.config_file``). A synchronous *read*
+(``ConfigStore(...).load()``) before the event loop runs is allowed: the CLI
+and the TUI start that way.
 
 The change flows that #11's ``PlannedChange`` rewrite owns are allowed the
 synchronous journal until that rewrite lands (:data:`PENDING`), each named.
@@ -98,10 +99,8 @@ def _problems(path: Path) -> list[str]:
                 say(node, "imports bottui.ops.daemon")
             if module == "asyncio" and "to_thread" in names:
                 say(node, "imports asyncio.to_thread")
-            if module == "bottui.store.config.write" or (
-                module == "bottui.store.config" and "write" in names
-            ):
-                say(node, "imports bottui.store.config.write (config edits: ops.profiles)")
+            if module == "bottui.store.config.config_file" and names & {"render", "write_atomic"}:
+                say(node, "imports config_file's writers (config edits: ops.profiles)")
     return found
 
 
@@ -134,8 +133,8 @@ def test_the_walk_finds_each_forbidden_form(tmp_path: Path) -> None:
         "ConfigStore(locations).set_project_settings('p', 'a', 'b', s)": "set_project_settings",
         "store.remove_profile('p')": ".remove_profile not awaited",
         "profiles.save(config)": ".save not awaited",
-        "from bottui.store.config.write import write_atomic": "config.write",
-        "from bottui.store.config import write": "config.write",
+        "from bottui.store.config.config_file import write_atomic": "config_file's writers",
+        "from bottui.store.config.config_file import render": "config_file's writers",
     }
     try:
         for source, expected in forms.items():

@@ -16,7 +16,7 @@ from bottui.cli.output import Output
 from bottui.cli.parser import Args, UsageError
 
 if TYPE_CHECKING:
-    from bottui.ops.keymap_check import KnownBinding
+    from bottui.ops.config_checks import KnownBinding
 
 
 def cmd_sandbox(args: Args, out: Output) -> int:

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Final
 if TYPE_CHECKING:
     import argparse
 
+    from bottui.store.files import Locations
     from bottui.store.inventory.peek import Kind
-    from bottui.store.paths import Locations
 
 #: The characters a candidate may hold (an allow-list: nothing a shell expands).
 SAFE: Final = re.compile(r"[A-Za-z0-9._+@,%/][A-Za-z0-9._+@,%/-]{0,199}")
@@ -249,7 +249,7 @@ def callback(words: Sequence[str]) -> int:
         shell, dash, *rest = words
         if shell not in SHELLS or dash != "--":
             return 0
-        from bottui.store.paths import Locations
+        from bottui.store.files import Locations
 
         found = answer(rest, Locations.default())
         lines = [":files" if found.files else ":words"]

@@ -10,7 +10,7 @@ when a problem is found (CONVENTIONS: refused before sending, invalid values).
 
 Warnings do not change the exit code: a playbook step whose id the
 profile's inventory has never seen (``playbook run`` refuses it until the
-inventory learns it; :mod:`bottui.ops.playbooks.inventory_check`).
+inventory learns it; :func:`bottui.ops.playbooks.planning.unseen_steps`).
 """
 
 from __future__ import annotations
@@ -24,14 +24,14 @@ from bottui.cli.parser import Args
 
 if TYPE_CHECKING:
     from bottui.ops.playbooks.library import PlaybookProblem
-    from bottui.store.paths import Locations
+    from bottui.store.files import Locations
 
 
 def cmd_config(args: Args, out: Output) -> int:
     """``bottui config check``."""
     from bottui.cli.apps import known_bindings
     from bottui.ops.config_checks import CheckedFiles, keymap_problems, run_checkers
-    from bottui.store.paths import Locations
+    from bottui.store.files import Locations
 
     files = CheckedFiles(Locations.default())
     path = files.locations.config_file
@@ -79,9 +79,9 @@ def cmd_config(args: Args, out: Output) -> int:
 
 def _playbook_warnings(args: Args, locations: Locations) -> list[PlaybookProblem]:
     """Steps whose ids the profile's inventory never saw; none when no profile resolves."""
-    from bottui.ops.playbooks.inventory_check import unseen_steps
+    from bottui.ops.playbooks.planning import unseen_steps
     from bottui.ops.session import session_from_options
-    from bottui.store.config.sync import ConfigStore
+    from bottui.store.config.config_file import ConfigStore
 
     try:
         session = session_from_options(locations, ConfigStore(locations).load(), args)

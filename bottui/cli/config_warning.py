@@ -19,7 +19,7 @@ def warn_at_start(out: Output) -> None:
     and the same words twice would only be noise.
     """
     from bottui.ops.config_checks import CheckedFiles, run_checkers, summary
-    from bottui.store.paths import Locations
+    from bottui.store.files import Locations
 
     files = CheckedFiles(Locations.default())  # config.toml read once, for both questions
     if files.config is not None and not files.config.loads:

@@ -19,7 +19,7 @@ from typing import Any, Final
 from bottui.api.errors import EXIT_API, EXIT_OK
 from bottui.cli.output import Output
 from bottui.cli.parser import Args
-from bottui.ops.doctor.model import Check, Verdict
+from bottui.ops.doctor.checks import Check, Verdict
 from bottui.plaintext import clean
 
 _VERDICT_WIDTH: Final = 8
@@ -30,7 +30,7 @@ def cmd_doctor(args: Args, out: Output) -> int:
     """``bottui doctor [--json]``."""
     from bottui.cli.apps import known_bindings
     from bottui.ops.doctor.run import prepare, run_checks
-    from bottui.store.paths import Locations
+    from bottui.store.files import Locations
 
     prepared = prepare(Locations.default(), args, os.environ, known_bindings())
     checks = asyncio.run(run_checks(prepared))

@@ -129,9 +129,9 @@ async def cmd_journal(args: Args, out: Output) -> int:
     query = journal_view.entry_query(journal_query(args))
     # Not a session: the journal is read as it is, so --profile may name a
     # profile that no longer exists in the config.
+    from bottui.store.files import Locations
     from bottui.store.journal.store import SqliteJournalStore
-    from bottui.store.paths import Locations
-    from bottui.store.tokens import TokenStore
+    from bottui.store.keyring_tokens import TokenStore
 
     local = SqliteJournalStore.at(Locations.default())
     team = await team_journal(args, out)
@@ -187,11 +187,10 @@ async def check_profile(name: str, journal: Pages) -> None:
     Except a profile the journal has entries of: one removed from the config
     still has its history, and reading it is what the journal is for.
     """
-    from bottui.store.config.sync import ConfigStore
-    from bottui.store.errors import ProfileNotFound
+    from bottui.store.config.config_file import ConfigStore
+    from bottui.store.errors import ProfileNotFound, no_such_profile
+    from bottui.store.files import Locations
     from bottui.store.journal.records import EntryQuery
-    from bottui.store.paths import Locations
-    from bottui.store.profile_hint import no_such_profile
 
     known = ConfigStore(Locations.default()).load().profiles
     if name in known:
@@ -211,11 +210,11 @@ async def team_journal(args: Args, out: Output) -> TeamSync | None:
 
     from bottui.ops.team_store import open_team_store_url
     from bottui.ops.team_sync import EXIT_BUDGET, TeamSync
-    from bottui.store.config.sync import ConfigStore
+    from bottui.store.config.config_file import ConfigStore
     from bottui.store.errors import StoreError
-    from bottui.store.paths import Locations
+    from bottui.store.files import Locations
+    from bottui.store.keyring_tokens import TokenStore
     from bottui.store.team.target import resolve_store_url
-    from bottui.store.tokens import TokenStore
 
     locations = Locations.default()
     config = ConfigStore(locations).load()

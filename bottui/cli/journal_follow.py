@@ -6,7 +6,7 @@ a teammate's change is printed within a second of its push. When the store
 cannot be reached, one line on stderr says so and it keeps trying by itself;
 another says when it is back. Without a team store, the local journal is
 polled every :data:`POLL` seconds. Text lines are cleaned; ``--jsonl``
-writes one compact JSON object per entry (:mod:`bottui.store.safe_json`).
+writes one compact JSON object per entry (:mod:`bottui.store.safe_export`).
 Ctrl-C ends it: exit 130 (CONVENTIONS).
 """
 
@@ -22,7 +22,7 @@ from bottui.cli.output import Output
 from bottui.ops import journal_view
 from bottui.ops.team_live import LiveFeed, describe
 from bottui.plaintext import clean, show_id
-from bottui.store import safe_json
+from bottui.store import safe_export
 from bottui.store.journal.records import previous_json
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ def _matches(entry: TeamEntry, args: Args) -> bool:
 async def store_url(args: Args) -> str | None:
     """The team store's URL: ``BOTTUI_STORE_URL``, else the profile's (``--profile`` or current)."""
     from bottui.store.config.async_facade import AsyncConfigStore
-    from bottui.store.paths import Locations
+    from bottui.store.files import Locations
     from bottui.store.team.target import resolve_store_url
 
     from_env = resolve_store_url(None, os.environ)
@@ -115,7 +115,7 @@ class _Printer:
     async def shared(self, entries: Sequence[TeamEntry]) -> None:
         chosen = [e for e in entries if _matches(e, self._args)]
         if self._args.jsonl:
-            self.write([safe_json.dumps(team_json(e), separators=(",", ":")) for e in chosen])
+            self.write([safe_export.dumps(team_json(e), separators=(",", ":")) for e in chosen])
         else:
             self.write([team_line(e) for e in chosen])
 
@@ -148,7 +148,7 @@ async def follow(
     url = await store_url(args)
     if url:
         from bottui.ops.team_store import open_team_store_url
-        from bottui.store.tokens import TokenStore
+        from bottui.store.keyring_tokens import TokenStore
 
         store: TeamStore = await open_team_store_url(url, os.environ, TokenStore(timeout=1.0))
         store.skips.on_skip = printer.skipped
@@ -190,7 +190,7 @@ async def _poll(
             continue
         mark = fresh[-1].id
         if args.jsonl:
-            printer.write([safe_json.dumps(e.to_json(), separators=(",", ":")) for e in fresh])
+            printer.write([safe_export.dumps(e.to_json(), separators=(",", ":")) for e in fresh])
         else:
             printer.write([show_id(journal_view.line(e)) for e in fresh])
 

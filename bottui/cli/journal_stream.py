@@ -9,7 +9,7 @@
 * ``--jsonl``: one compact JSON object per line (the form a later
   ``journal --follow`` streams).
 
-JSON goes through :mod:`bottui.store.safe_json` (C1 and bidi controls
+JSON goes through :mod:`bottui.store.safe_export` (C1 and bidi controls
 escaped), each entry as :meth:`JournalEntry.to_json
 <bottui.store.journal.records.JournalEntry.to_json>` gives it. A reader that
 stops early (``| head``) stops the reading too: no more pages are fetched.
@@ -24,7 +24,7 @@ from bottui.cli.output import Output
 from bottui.ops import journal_view
 from bottui.ops.journal_view import EntryStream
 from bottui.plaintext import show_id
-from bottui.store import safe_json
+from bottui.store import safe_export
 
 #: What ``--json`` entries are indented by inside the document.
 #: What moves an array of entries at depth 1 to depth 2.
@@ -59,7 +59,7 @@ async def write_jsonl(stream: EntryStream, out: Output) -> None:
     async for page in stream.pages():
         out.out.write(
             "".join(
-                safe_json.dumps(entry.to_json(), separators=(",", ":")) + "\n" for entry in page
+                safe_export.dumps(entry.to_json(), separators=(",", ":")) + "\n" for entry in page
             )
         )
         if _gone(out):
@@ -82,7 +82,7 @@ async def write_json(stream: EntryStream, out: Output) -> int:
                 # costly to set up: once per page, not per entry), its entries moved
                 # in by two: the same text entry by entry (no raw line break inside
                 # a JSON string). 1,000 entries: 0.15 s less.
-                text = safe_json.dumps([entry.to_json() for entry in page], indent=2)
+                text = safe_export.dumps([entry.to_json() for entry in page], indent=2)
                 inner = text[2:-2].replace("\n", _PAGE_INDENT)
                 parts.append(("," if begun else "") + _PAGE_INDENT + inner)
                 begun = True
@@ -109,7 +109,7 @@ def _end(out: Output, stream: EntryStream, *, error: BottuiError | None = None) 
     tail: dict[str, object] = {"count": stream.count, "next_before": stream.older}
     if error is not None:
         tail.update(error.to_json())
-    body = safe_json.dumps(tail, indent=2)  # '{\n  "count": ...\n}'
+    body = safe_export.dumps(tail, indent=2)  # '{\n  "count": ...\n}'
     closing = "\n  ]" if stream.count else "]"
     out.out.write(f"{closing},\n{body[2:]}\n")
 

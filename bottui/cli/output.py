@@ -6,7 +6,7 @@ as they are and nothing it prints can move the cursor or recolour the
 terminal. Ids shown to a person still go through
 :func:`~bottui.plaintext.show_id` at the caller, which reveals invisible
 characters as well (cleaning its result again changes nothing). The JSON
-document is written by :mod:`bottui.store.safe_json` (C1 and bidi controls
+document is written by :mod:`bottui.store.safe_export` (C1 and bidi controls
 escaped). Both streams are wrapped by :func:`bottui.cli.closed_pipe.guard`:
 a reader that stops early (``| head``) ends the command quietly.
 """
@@ -38,7 +38,7 @@ class Output:
 
     def document(self, doc: Any) -> None:
         """The one JSON document of --json (C1 and bidi controls escaped)."""
-        from bottui.store import safe_json
+        from bottui.store import safe_export
 
-        safe_json.dump(doc, self.out, indent=2)
+        safe_export.dump(doc, self.out, indent=2)
         self.out.write("\n")

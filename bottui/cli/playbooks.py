@@ -46,7 +46,7 @@ async def cmd_playbook(args: Args, out: Output) -> int:
 
 async def _list(out: Output) -> int:
     from bottui.ops.playbooks import library
-    from bottui.store.paths import Locations
+    from bottui.store.files import Locations
 
     locations = Locations.default()
     found = await library.load_all(locations)

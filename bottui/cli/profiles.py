@@ -22,7 +22,7 @@ async def cmd_profile(args: Args, out: Output) -> int:
     from bottui.ops import profiles
     from bottui.store.config.async_facade import AsyncConfigStore
     from bottui.store.errors import ProfileExists
-    from bottui.store.paths import Locations
+    from bottui.store.files import Locations
 
     store = AsyncConfigStore(Locations.default())
     if args.action == "add":

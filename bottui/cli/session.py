@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 def make_session(args: Args) -> Session:
     """A session from the common options, the environment and the config."""
     from bottui.ops.session import session_from_options
-    from bottui.store.config.sync import ConfigStore
-    from bottui.store.paths import Locations
+    from bottui.store.config.config_file import ConfigStore
+    from bottui.store.files import Locations
 
     locations = Locations.default()
     return session_from_options(locations, ConfigStore(locations).load(), args)

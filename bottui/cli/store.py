@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 
 def profile_of(args: Args) -> Profile | None:
     """The profile of ``--profile``, else the current one (``None``: none)."""
-    from bottui.store.config.sync import ConfigStore
-    from bottui.store.paths import Locations
+    from bottui.store.config.config_file import ConfigStore
+    from bottui.store.files import Locations
 
     config = ConfigStore(Locations.default()).load()
     if args.profile is not None:
@@ -37,7 +37,7 @@ def profile_of(args: Args) -> Profile | None:
         if found is None and args.profile == DEFAULT_PROFILE:
             return None  # the entries journaled without a profile (#27), as every command
         if found is None:
-            from bottui.store.profile_hint import no_such_profile
+            from bottui.store.errors import no_such_profile
 
             raise ProfileNotFound(*no_such_profile(args.profile, config.profiles))
         return found
@@ -52,7 +52,7 @@ def cmd_store(args: Args, out: Output) -> int:
 
 async def _run(args: Args, out: Output, profile: Profile | None) -> int:
     from bottui.ops.team_store import open_team_store
-    from bottui.store.tokens import TokenStore
+    from bottui.store.keyring_tokens import TokenStore
 
     store = await open_team_store(profile, os.environ, TokenStore())
     if args.action == "sync":
@@ -122,8 +122,8 @@ def share_scope(args: Args) -> Scope | None:
     profile, as a command resolves them (options, environment, profile); None
     without a base URL."""
     from bottui.ops.session import Settings
-    from bottui.store.config.sync import ConfigStore
-    from bottui.store.paths import Locations
+    from bottui.store.config.config_file import ConfigStore
+    from bottui.store.files import Locations
     from bottui.store.team.outbox import Scope
 
     settings = Settings.resolve(
@@ -161,7 +161,7 @@ def _scope_words(scope: Scope | None) -> str:
 
 def _team_sync(store: TeamStore) -> TeamSync:
     from bottui.ops.team_sync import TeamSync
-    from bottui.store.paths import Locations
+    from bottui.store.files import Locations
 
     return TeamSync(Locations.default().journal_file, store)
 

@@ -217,8 +217,8 @@ def _print_list(out: Output, found: list[TimedChange], now: datetime) -> None:
 async def cmd_run_due(args: Args, out: Output) -> int:
     """``bottui run-due [--now ISO] [--late-ok]``: perform the due reverts of the profile."""
     from bottui.ops import timed
-    from bottui.store.credentials_dir import read_credentials
-    from bottui.store.tokens import TokenStore
+    from bottui.store.keyring_tokens import TokenStore
+    from bottui.store.token_sources import read_credentials
 
     async with command_session(args, out) as session:
         directory = os.environ.get("CREDENTIALS_DIRECTORY")

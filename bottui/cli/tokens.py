@@ -17,8 +17,8 @@ from bottui.cli.parser import Args, UsageError
 from bottui.cli.session import command_session
 from bottui.ops.token_slots import Slot, delete_token, keyring_answers, read_states, store_token
 from bottui.plaintext import show_id
-from bottui.store.env_tokens import EnvTokenAmbiguous
 from bottui.store.errors import KeyringUnavailable
+from bottui.store.token_sources import EnvTokenAmbiguous
 
 if TYPE_CHECKING:
     from bottui.ops.session import Session
@@ -71,7 +71,7 @@ async def _store_password(args: Args, out: Output) -> int:
     from bottui.api.tokens import StorePassword
     from bottui.cli.store import profile_of
     from bottui.ops.team_store import store_target
-    from bottui.store.tokens import TokenStore
+    from bottui.store.keyring_tokens import TokenStore
 
     target = store_target(profile_of(args), os.environ)
     tokens = TokenStore()

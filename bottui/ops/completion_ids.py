@@ -15,10 +15,10 @@ else the profile's own (as a command would resolve them, see
 from __future__ import annotations
 
 from bottui.api.errors import BottuiError
+from bottui.store.config.config_file import ConfigStore
 from bottui.store.config.model import Config
-from bottui.store.config.sync import ConfigStore
+from bottui.store.files import Locations
 from bottui.store.inventory.peek import Kind, peek_ids
-from bottui.store.paths import Locations
 
 #: The inventory scope of a session with no profile: ``bottui.ops.session.DEFAULT_PROFILE``,
 #: not imported (it costs the callback ~30 ms at every Tab); a test checks they agree.

@@ -65,7 +65,7 @@ from bottui.store.paging import Cursor
 from bottui.store.utc import parse_time
 
 if TYPE_CHECKING:
-    from bottui.store.tokens import TokenStore
+    from bottui.store.keyring_tokens import TokenStore
 
 
 #: Export formats, chosen from the file's extension unless given.

@@ -46,8 +46,7 @@ from bottui.ops import plan as planning
 from bottui.ops.plan import LimiterTarget, PlannedChange, RevocationTarget
 from bottui.ops.session import ChangeOrigin, Session
 from bottui.ops.timed_record import schedule_plan, unschedule
-from bottui.store.db_errors import InventoryUnavailable, JournalUnavailable
-from bottui.store.errors import StoreError
+from bottui.store.errors import InventoryUnavailable, JournalUnavailable, StoreError
 from bottui.store.journal.records import (
     EntryId,
     Operation,

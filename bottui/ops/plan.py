@@ -32,7 +32,7 @@ from bottui.ops.confirmation import (
 )
 from bottui.ops.journal_view import value_text
 from bottui.ops.session import Session
-from bottui.store.db_errors import InventoryUnavailable
+from bottui.store.errors import InventoryUnavailable
 
 if TYPE_CHECKING:
     from bottui.api.client import ThresholdUpdate

@@ -24,12 +24,21 @@ from collections.abc import Collection, Iterator
 from typing import TYPE_CHECKING
 
 from bottui.api.errors import RefusedError, ValidationError
-from bottui.store.errors import InvalidValue, ProfileNotFound
+from bottui.ops.session import Session, Settings
+from bottui.plaintext import has_control
+from bottui.store.config.model import (
+    Config,
+    Profile,
+    ProjectSettings,
+    validate_base_url,
+    validate_profile_name,
+    validate_store_url,
+)
+from bottui.store.errors import InvalidValue, ProfileNotFound, no_such_profile
+from bottui.store.token_sources import scopes_of
 
 if TYPE_CHECKING:
-    from bottui.ops.session import Session, Settings
     from bottui.store.config.async_facade import AsyncConfigStore
-    from bottui.store.config.model import Config, Profile, ProjectSettings
 
 #: What a form says when the profile name it was given is taken.
 NAME_TAKEN = "A profile of that name exists already."
@@ -55,7 +64,6 @@ def check_profile_name(name: str, existing: Collection[str] = ()) -> str:
     Raises:
         ValidationError: field ``profile name``.
     """
-    from bottui.store.config.model import validate_profile_name
 
     with _refusals_of("profile name"):
         validate_profile_name(name)
@@ -73,8 +81,7 @@ def check_profile_url(raw: str) -> str:
     Raises:
         ValidationError: field ``base URL``.
     """
-    from bottui.api.urls import check_base_url
-    from bottui.store.config.model import validate_base_url
+    from bottui.api.urls import check_base_url  # imports httpx (~170 ms): only to check a URL
 
     with _refusals_of("base URL"):
         return validate_base_url(check_base_url(raw))
@@ -89,7 +96,6 @@ def check_store_url(raw: str) -> str | None:
     Raises:
         ValidationError: field ``store URL``.
     """
-    from bottui.store.config.model import validate_store_url
 
     text = raw.strip()
     if not text:
@@ -104,7 +110,6 @@ def check_operator(raw: str) -> str | None:
     Raises:
         ValidationError: field ``operator`` (control characters).
     """
-    from bottui.plaintext import has_control
 
     text = raw.strip()
     if not text:
@@ -137,7 +142,6 @@ def new_profile(
     Raises:
         ValidationError: the first field refused.
     """
-    from bottui.store.config.model import Profile
 
     check_profile_name(name, existing)
     url = check_profile_url(base_url)
@@ -214,7 +218,6 @@ async def edit_profile(store: AsyncConfigStore, name: str, changes: ProfileChang
         ProfileNotFound: there is no such profile.
         ValidationError: a value refused (the first).
     """
-    from bottui.store.profile_hint import no_such_profile
 
     config = await store.load()
     old = config.profiles.get(name)
@@ -282,8 +285,6 @@ async def settings_of(session: Session, name: str) -> Settings:
     Raises:
         RefusedError: no profile of that name (removed meanwhile).
     """
-    from bottui.ops.session import Settings
-    from bottui.store.env_tokens import scopes_of
 
     config = await session.config_store.load()
     settings = Settings.resolve(config, profile=name, read_only=session.pinned_read_only)
@@ -311,8 +312,6 @@ async def create_first_profile(session: Session, profile: Profile) -> Settings:
     ``--project``) still holds. The caller applies the settings
     (:meth:`Session.update_settings`) on its own loop.
     """
-    from bottui.ops.session import Settings
-    from bottui.store.env_tokens import scopes_of
 
     old = session.settings
     config = await add_profile(session.config_store, profile, make_current=True)

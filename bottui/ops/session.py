@@ -19,10 +19,10 @@ from bottui.api.token_header import check as check_token
 from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.ops import confirmation
 from bottui.plaintext import clean
-from bottui.store.env_tokens import scopes_of
 from bottui.store.errors import StoreError
-from bottui.store.paths import Locations
-from bottui.store.tokens import TokenStore
+from bottui.store.files import Locations
+from bottui.store.keyring_tokens import TokenStore
+from bottui.store.token_sources import scopes_of
 from bottui.store.utc import Clock
 
 if TYPE_CHECKING:
@@ -108,7 +108,7 @@ class Settings:
                 # names the session without a profile until a profile takes it (#27).
                 pass
             elif chosen is None:
-                from bottui.store.profile_hint import no_such_profile
+                from bottui.store.errors import no_such_profile
 
                 raise RefusedError(*no_such_profile(profile, config.profiles))
         else:

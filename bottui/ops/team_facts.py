@@ -57,7 +57,7 @@ def store_key(session: Session) -> str | None:
     url = session.settings.store_url
     if not url or not session.settings.base_url:
         return None
-    from bottui.store.token_names import store_username
+    from bottui.store.token_sources import store_username
 
     return store_username(url)
 

@@ -79,7 +79,7 @@ def describe(entry: TeamEntry) -> str:
 
 async def own_origin(session: Session) -> UUID | None:
     """The origin of this machine's journal file (None: no entry yet, or unreadable)."""
-    from bottui.store.db_errors import DatabaseUnavailable
+    from bottui.store.errors import DatabaseUnavailable
 
     try:
         page = await session.journal_store.page(limit=1)

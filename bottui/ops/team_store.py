@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 from bottui.store.config.model import Profile
 from bottui.store.errors import KeyringUnavailable, StoreError
+from bottui.store.keyring_tokens import TokenStore
 from bottui.store.team.target import StoreTarget, check_store_url, resolve_store_url
-from bottui.store.tokens import TokenStore
 
 if TYPE_CHECKING:
     from bottui.store.team.store import TeamStore

@@ -30,7 +30,7 @@ from uuid import UUID
 
 from bottui.store.errors import StoreError
 from bottui.store.executor import StoreExecutor, shared_executor
-from bottui.store.paths import real_path
+from bottui.store.files import real_path
 from bottui.store.team.errors import StoreUnavailable
 from bottui.store.team.facts_outbox import FactsOutbox, facts_file
 from bottui.store.team.from_local import events_of

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from bottui.api.errors import RefusedError, ValidationError
 from bottui.ops.session import Session
 from bottui.plaintext import clean
-from bottui.store.db_errors import InventoryUnavailable
+from bottui.store.errors import InventoryUnavailable
 from bottui.store.inventory.records import DimensionEntry
 
 if TYPE_CHECKING:

@@ -3,7 +3,7 @@
 A *slot* is where one token belongs: the personal access token of an
 account, or the project API token of a project. The TUI shows the state of
 each slot (stored / missing / from environment), never a value. Every call
-here awaits :class:`~bottui.store.tokens.TokenStore`'s ``*_async`` twins
+here awaits :class:`~bottui.store.keyring_tokens.TokenStore`'s ``*_async`` twins
 (one daemon thread of the store executor, the keyring's own timeout), since
 the keyring can block for seconds; a keyring that fails turns into a per-slot
 :class:`~bottui.store.errors.KeyringUnavailable`, not into a lost screen.
@@ -26,10 +26,9 @@ from typing import TYPE_CHECKING, Final, Literal, TypeAlias
 
 from bottui.api.scrub import remember
 from bottui.api.tokens import TOKEN_ENV, AccessToken, ProjectToken, Secret
-from bottui.store.env_tokens import profile_variables
 from bottui.store.errors import KeyringUnavailable
-from bottui.store.keyring_probe import PROBE_USERNAME
-from bottui.store.tokens import TokenState, TokenStore, personal_username, project_username
+from bottui.store.keyring_tokens import PROBE_USERNAME, TokenState, TokenStore
+from bottui.store.token_sources import personal_username, profile_variables, project_username
 
 if TYPE_CHECKING:
     from bottui.store.journal.records import JournalEntry

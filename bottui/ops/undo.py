@@ -47,8 +47,7 @@ from bottui.ops.journal_view import entry_ref, target_id, value_text, when
 from bottui.ops.mutations import Applied
 from bottui.ops.plan import PlannedChange
 from bottui.ops.session import Session
-from bottui.store.db_errors import JournalUnavailable
-from bottui.store.errors import StoreError
+from bottui.store.errors import JournalUnavailable, StoreError
 from bottui.store.journal.records import (
     NO_CHANGE_OUTCOMES,
     EntryQuery,

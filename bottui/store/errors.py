@@ -1,21 +1,30 @@
-"""The errors of the local store: one base class, one subclass per failure.
+"""The errors of the local store: one base class, one subclass per failure, and their words.
 
-:class:`StoreError` is a :class:`~bottui.api.errors.BottuiError`, the one
-root of every error bottui reports: each carries a one-line ``title`` (what
-went wrong), a ``details`` text (why, and what the user can do), its CLI
-``exit_code`` (2, refused; 3 for a keyring that fails) and its ``--json``
-document (``"type": "local_error"``). ``str(error)`` is the title. None of
-them ever holds a token: messages are built from fixed text and from
-backend or parser messages passed through :func:`bottui.plaintext.clean`.
+* :class:`StoreError` and the errors of config, keyring and values;
+* :class:`DatabaseUnavailable` and its subclasses: the SQLite stores and their files;
+* :func:`no_such_profile`: the one refusal of a profile name that names no profile.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, ClassVar, Final
 
 from bottui.api.errors import EXIT_CREDENTIALS, EXIT_REFUSED, BottuiError
+from bottui.plaintext import clean
+
+# The errors of the local store: one base class, one subclass per failure.
+#
+# :class:`StoreError` is a :class:`~bottui.api.errors.BottuiError`, the one
+# root of every error bottui reports: each carries a one-line ``title`` (what
+# went wrong), a ``details`` text (why, and what the user can do), its CLI
+# ``exit_code`` (2, refused; 3 for a keyring that fails) and its ``--json``
+# document (``"type": "local_error"``). ``str(error)`` is the title. None of
+# them ever holds a token: messages are built from fixed text and from
+# backend or parser messages passed through :func:`bottui.plaintext.clean`.
 
 _TOML_POSITION: Final = re.compile(r"\(at line (\d+), column (\d+)\)")
 
@@ -99,3 +108,84 @@ class ProfileExists(StoreError):
 
 class ProfileNotFound(StoreError):
     """No profile of that name."""
+
+
+# The errors of the two SQLite stores (inventory, journal) and of their files.
+#
+# A database that is locked past the busy timeout, read-only, missing its
+# directory, full or damaged raises one :class:`DatabaseUnavailable` subclass
+# per store. Callers catch it, print its ``title`` as a warning and go on: a
+# change still goes ahead when it cannot be journaled. None of these errors
+# chains to the ``sqlite3`` exception (they are raised ``from None``), so no
+# traceback or SQL text reaches a person.
+
+
+class DatabaseUnavailable(StoreError):
+    """A store's SQLite file cannot be opened, read or written right now."""
+
+    def __init__(self, title: str, details: str = "", *, path: Path | None = None) -> None:
+        super().__init__(title, details)
+        #: The database file concerned.
+        self.path: Path | None = path
+
+
+class InventoryUnavailable(DatabaseUnavailable):
+    """The inventory database is locked, read-only or damaged."""
+
+
+class JournalUnavailable(DatabaseUnavailable):
+    """The audit journal is locked, read-only or damaged: the change is not journaled."""
+
+
+class NotInInventory(StoreError, LookupError):
+    """An account, project, rate limiter or dimension the inventory does not hold."""
+
+
+class StoreFileError(StoreError):
+    """An import file that cannot be read or parsed, or an export that cannot be written.
+
+    ``line`` is the 1-based line of the problem when it is known (a syntax
+    error, or the ``[[table]]`` header of the offending record).
+    """
+
+    def __init__(
+        self, title: str, details: str = "", *, path: Path | None = None, line: int | None = None
+    ) -> None:
+        super().__init__(title, details)
+        #: The file concerned.
+        self.path: Path | None = path
+        #: 1-based line of the problem, when known.
+        self.line: int | None = line
+
+
+# The one refusal of a profile name that names no profile: title, closest name, the others.
+#
+# Every command says it the same way (``No profile named 'prd'`` / ``did you
+# mean 'prod'? known profiles: dev, prod``), whether it opens a session, reads
+# the journal or edits the config.
+
+
+def no_such_profile(name: str, known: Iterable[str]) -> tuple[str, str]:
+    """(title, details) of the refusal of ``name`` among the ``known`` profile names."""
+    names = sorted(known)
+    if not names:
+        return (
+            f"No profile named {clean(name)!r}",
+            "there are no profiles yet: bottui profile add NAME --base-url URL",
+        )
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
+    hint = f"did you mean {clean(close[0])!r}? " if close else ""
+    return (
+        f"No profile named {clean(name)!r}",
+        f"{hint}known profiles: {', '.join(clean(n) for n in names)}",
+    )
+
+
+__all__ = [
+    "DatabaseUnavailable",
+    "InventoryUnavailable",
+    "JournalUnavailable",
+    "NotInInventory",
+    "StoreFileError",
+    "no_such_profile",
+]

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from bottui.api.secret_keys import SECRET_KEYS, is_secret_key
+from bottui.api.secret_keys import is_secret_key
 from bottui.api.tokens import MASK, Secret
 
 JsonValue = Any  # None | bool | int | float | str | list[JsonValue] | dict[str, JsonValue]
@@ -114,4 +114,4 @@ def redacted_json(value: object, *, sort_keys: bool = False) -> str | None:
     return encode(redact(value))
 
 
-__all__ = ["SECRET_KEYS", "is_secret_key", "redact", "redacted_json"]
+__all__ = ["redact", "redacted_json"]

@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from bottui.store.db_errors import JournalUnavailable
+from bottui.store.errors import JournalUnavailable
 from bottui.store.executor import StoreExecutor, shared_executor
+from bottui.store.files import real_path
 from bottui.store.journal.schema import BUSY_TIMEOUT, ORIGIN, SCHEMA
-from bottui.store.paths import real_path
-from bottui.store.sqlite_util import Database
+from bottui.store.sqlite_helpers import Database
 
 R = TypeVar("R")
 

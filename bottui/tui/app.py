@@ -32,9 +32,8 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from bottui.ops.config_checks import CheckedFiles, run_checkers
+from bottui.ops.config_checks import CheckedFiles, check_keymap, run_checkers
 from bottui.ops.inventory_reads import first_project
-from bottui.ops.keymap_check import check_keymap
 from bottui.ops.session import Session
 from bottui.plaintext import clean
 from bottui.store.executor import shared_executor

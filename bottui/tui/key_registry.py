@@ -47,7 +47,7 @@ from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
-from bottui.ops.keymap_check import KnownBinding, normalize_key, split_keys
+from bottui.ops.config_checks import KnownBinding, normalize_key, split_keys
 from bottui.plaintext import clean
 from bottui.tui.lazy import load
 from bottui.tui.widgets.untrusted_text import join, safe, safe_id

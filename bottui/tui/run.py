@@ -5,8 +5,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from bottui.ops.session import session_from_options
-from bottui.store.config.sync import ConfigStore
-from bottui.store.paths import Locations
+from bottui.store.config.config_file import ConfigStore
+from bottui.store.files import Locations
 
 
 def run_app(args: SimpleNamespace) -> int:

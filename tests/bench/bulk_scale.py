@@ -235,9 +235,9 @@ async def settled_journal(
     """
     os.environ.update(environment(home))
     from bottui.ops.bulk.input import BulkSource, subject_key
+    from bottui.store.files import Locations
     from bottui.store.journal.records import EntryId, Operation, StartRecord
     from bottui.store.journal.store import SqliteJournalStore
-    from bottui.store.paths import Locations
 
     source = BulkSource.from_path(ids)
     store = SqliteJournalStore(Locations.default().journal_file)

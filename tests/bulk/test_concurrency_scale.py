@@ -12,8 +12,8 @@ from bottui.ops.bulk import MAX_CONCURRENCY, BulkRevocation, check_concurrency, 
 from bottui.ops.bulk.input import BulkSource
 from bottui.ops.session import Session, Settings
 from bottui.sandbox.server import SandboxServer
-from bottui.store.paths import Locations
-from bottui.store.tokens import TokenStore
+from bottui.store.files import Locations
+from bottui.store.keyring_tokens import TokenStore
 from tests.cli.helpers import cli
 from tests.fixtures.sandbox import ACC, PROJ, scope
 

@@ -12,8 +12,8 @@ from bottui.ops.bulk.input import BulkSource
 from bottui.ops.bulk.status import MAX_INVALID_KEPT
 from bottui.ops.session import Session, Settings
 from bottui.sandbox.server import SandboxServer
-from bottui.store.paths import Locations
-from bottui.store.tokens import TokenStore
+from bottui.store.files import Locations
+from bottui.store.keyring_tokens import TokenStore
 from tests.fixtures.sandbox import ACC, PROJ
 
 

@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 from bottui.sandbox.server import SandboxServer
+from bottui.store.files import Locations
 from bottui.store.journal.file import Journal
-from bottui.store.paths import Locations
 from tests.fixtures.sandbox import scope
 
 IDS = 3000

@@ -12,13 +12,13 @@ from bottui.ops.bulk import BulkRevocation, prefix
 from bottui.ops.bulk.input import BulkSource, subject_key
 from bottui.ops.session import Session, Settings
 from bottui.sandbox.server import SandboxServer
-from bottui.store.db_errors import JournalUnavailable
+from bottui.store.errors import JournalUnavailable
+from bottui.store.files import Locations
 from bottui.store.journal.file import Journal
 from bottui.store.journal.records import ItemState, RunId
 from bottui.store.journal.store import SqliteJournalBatch as JournalBatch
 from bottui.store.journal.store import SqliteJournalStore as JournalStore
-from bottui.store.paths import Locations
-from bottui.store.tokens import TokenStore
+from bottui.store.keyring_tokens import TokenStore
 from tests.fixtures.sandbox import ACC, PROJ
 
 IDS = 1000

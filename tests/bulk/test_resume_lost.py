@@ -18,11 +18,11 @@ from bottui.ops.bulk.input import BulkSource, subject_key
 from bottui.ops.bulk.report import summary_lines
 from bottui.ops.session import Session, Settings
 from bottui.sandbox.server import SandboxServer
+from bottui.store.files import Locations
 from bottui.store.journal.file import Journal
 from bottui.store.journal.records import ItemState, Operation
 from bottui.store.journal.store import SqliteJournalStore as JournalStore
-from bottui.store.paths import Locations
-from bottui.store.tokens import TokenStore
+from bottui.store.keyring_tokens import TokenStore
 from bottui.tui.widgets.bulk_words import unsettled
 from tests.fixtures.sandbox import ACC, PROJ
 

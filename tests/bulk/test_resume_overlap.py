@@ -18,11 +18,11 @@ from bottui.ops.bulk.status import BulkSummary
 from bottui.ops.session import Session, Settings
 from bottui.sandbox.server import SandboxServer
 from bottui.store import seen_ids
-from bottui.store.db_errors import JournalUnavailable
+from bottui.store.errors import JournalUnavailable
+from bottui.store.files import Locations
 from bottui.store.journal.records import ItemState, RunId
 from bottui.store.journal.store import SqliteJournalStore as JournalStore
-from bottui.store.paths import Locations
-from bottui.store.tokens import TokenStore
+from bottui.store.keyring_tokens import TokenStore
 from tests.fixtures.sandbox import ACC, PROJ
 
 #: Lines 1-300: ids with repeats, an invalid line, a blank one; the checkpoint

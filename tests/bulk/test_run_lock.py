@@ -21,8 +21,8 @@ import pytest
 
 from bottui.sandbox.server import SandboxServer
 from bottui.store import run_lock
+from bottui.store.files import Locations
 from bottui.store.journal.file import Journal
-from bottui.store.paths import Locations
 from tests.bulk.conftest import logged, visitor_ids
 from tests.fixtures.sandbox import scope
 

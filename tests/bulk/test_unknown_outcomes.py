@@ -24,9 +24,9 @@ from bottui.ops.bulk.input import BulkSource
 from bottui.ops.bulk.report import summary_lines
 from bottui.ops.session import Session, Settings
 from bottui.sandbox.server import SandboxServer
+from bottui.store.files import Locations
 from bottui.store.journal.file import Journal
-from bottui.store.paths import Locations
-from bottui.store.tokens import TokenStore
+from bottui.store.keyring_tokens import TokenStore
 from tests.cli.helpers import cli
 from tests.fixtures.sandbox import ACC, PROJ, scope
 

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Final
 
 from bottui.ops.profiles import new_profile
-from bottui.store.config.sync import ConfigStore
+from bottui.store.config.config_file import ConfigStore
+from bottui.store.files import Locations
 from bottui.store.inventory.file import Inventory
-from bottui.store.paths import Locations
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from bottui.cli import Output, run
-from bottui.store.paths import Locations
+from bottui.store.files import Locations
 
 
 @dataclass

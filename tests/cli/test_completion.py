@@ -16,7 +16,7 @@ import pytest
 from bottui.cli import COMMANDS
 from bottui.cli.complete_words import Answer, answer, safe
 from bottui.cli.completion import SCRIPTS
-from bottui.store.paths import Locations
+from bottui.store.files import Locations
 from tests.cli.completion_home import HOSTILE, RAW_HOSTILE, seed
 from tests.cli.helpers import cli, cli_process
 

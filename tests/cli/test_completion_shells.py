@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from bottui.cli.completion import SCRIPTS
-from bottui.store.paths import Locations
+from bottui.store.files import Locations
 from tests.cli.completion_home import bottui_on_path, lying_bottui, seed, sprung
 from tests.pty_terminal import Terminal
 

@@ -9,8 +9,7 @@ import pytest
 from bottui.ops import config_checks
 from bottui.ops.config_checks import CheckedFiles, FileProblem
 from bottui.store.config.model import Config, Profile, ProjectSettings
-from bottui.store.config.parse import PROFILE, PROJECT, TOP
-from bottui.store.paths import Locations
+from bottui.store.files import Locations
 from tests.cli.helpers import cli
 from tests.cli.helpers import write_config as write
 
@@ -52,6 +51,17 @@ def test_every_wrong_value_is_reported_at_once_with_its_line() -> None:
     assert "6 problems found" in done.err
 
 
+def test_every_wrong_type_of_one_table_is_said_and_its_values_are_not_judged() -> None:
+    # Two wrong types in one profile: both said; its base URL (refused) is not judged too.
+    path = write('[profiles.p]\nbase_url = "ftp://a"\nread_only = "yes"\naccount = 5\n')
+    done = cli("config", "check")
+    assert done.code == 2
+    assert done.out.splitlines() == [
+        f"{path}:3: profiles.p.read_only must be true or false",
+        f"{path}:4: profiles.p.account must be a string",
+    ]
+
+
 def test_a_dangling_current_is_said_once_the_rest_is_right() -> None:
     path = write('current = "prdo"\n\n[profiles.prod]\nbase_url = "https://a.example"\n')
     done = cli("config", "check")
@@ -82,10 +92,34 @@ def test_tables_of_the_wrong_kind(text: str, expected: str) -> None:
     assert done.out == f"{path}:{expected}\n"
 
 
-def test_the_types_are_the_models_fields() -> None:
-    assert set(TOP) == {f.name for f in fields(Config)}
-    assert set(PROFILE) == {f.name for f in fields(Profile)} - {"name"}
-    assert set(PROJECT) == {f.name for f in fields(ProjectSettings)} | {"account", "project"}
+@pytest.mark.parametrize(
+    ("model", "header", "skip"),
+    [
+        (Config, "", set()),
+        (Profile, '[profiles.p]\nbase_url = "https://a.example"\n', {"name"}),
+        (
+            ProjectSettings,
+            '[profiles.p]\nbase_url = "https://a.example"\n'
+            '[[profiles.p.projects]]\naccount = "a"\nproject = "w"\n',
+            set(),
+        ),
+    ],
+)
+def test_every_field_of_the_model_is_a_key_config_check_knows(
+    model: type, header: str, skip: set[str]
+) -> None:
+    # A value of the wrong type under each of the model's fields: said as such, never unknown.
+    where = {Config: "", Profile: "profiles.p.", ProjectSettings: "profiles.p.projects[0]."}[model]
+    for field in fields(model):
+        if field.name in skip:
+            continue
+        value = "[]" if field.name in ("profiles", "keymap") else "{}"
+        lines = [line for line in header.splitlines() if not line.startswith(f"{field.name} =")]
+        write("".join(f"{line}\n" for line in lines) + f"{field.name} = {value}\n")
+        done = cli("config", "check")
+        assert done.code == 2, (field.name, done)
+        assert f"{where}{field.name} must be " in done.out, (field.name, done.out)
+        assert "unknown key" not in done.out, (field.name, done.out)
 
 
 # -- said at the start of every command -------------------------------------------

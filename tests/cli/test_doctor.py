@@ -22,7 +22,7 @@ from keyring.backends import fail
 
 from bottui.sandbox.demo_data import DEMO_ACCESS_TOKEN, DEMO_PROJECT_TOKENS
 from bottui.sandbox.server import SandboxServer
-from bottui.store.token_names import SERVICE, personal_username
+from bottui.store.token_sources import SERVICE, personal_username
 from tests.cli.helpers import Result, cli, cli_process
 from tests.fixtures.keyrings import BlockingKeyring, InMemoryKeyring, installed
 from tests.fixtures.sandbox import ACC, PROJ, scope

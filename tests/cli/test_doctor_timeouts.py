@@ -11,8 +11,7 @@ import asyncio
 import json
 import socket
 
-from bottui.ops.doctor.api_check import check_api
-from bottui.ops.doctor.model import Verdict
+from bottui.ops.doctor.checks import Verdict, check_api
 from bottui.sandbox.server import SandboxServer
 from tests.cli.helpers import cli
 

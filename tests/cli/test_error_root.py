@@ -5,14 +5,16 @@ from __future__ import annotations
 import pytest
 
 from bottui.api.errors import EXIT_CREDENTIALS, EXIT_REFUSED, BottuiError
-from bottui.store.db_errors import DatabaseUnavailable, NotInInventory, StoreFileError
 from bottui.store.errors import (
     ConfigError,
+    DatabaseUnavailable,
     InvalidValue,
     KeyringUnavailable,
+    NotInInventory,
     ProfileExists,
     ProfileNotFound,
     StoreError,
+    StoreFileError,
 )
 from tests.cli.helpers import cli
 

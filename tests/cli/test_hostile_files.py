@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bottui.sandbox.server import SandboxServer
-from bottui.store.safe_csv import cell
+from bottui.store.safe_export import cell
 from tests.cli.helpers import cli
 from tests.fixtures.sandbox import scope
 

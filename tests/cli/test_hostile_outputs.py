@@ -22,10 +22,10 @@ import pytest
 from bottui.cli import Output, run
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
+from bottui.store.files import Locations
 from bottui.store.journal.file import Journal
 from bottui.store.journal.records import Operation
-from bottui.store.paths import Locations
-from bottui.store.tokens import personal_username
+from bottui.store.keyring_tokens import personal_username
 from tests.fixtures.hostile import (
     ECHO_ACCESS_TOKEN,
     ECHO_PROJECT_TOKEN,

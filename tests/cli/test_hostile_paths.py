@@ -8,7 +8,7 @@ import pstats
 from pathlib import Path
 
 from bottui.api.errors import EXIT_REFUSED
-from bottui.store.paths import Locations
+from bottui.store.files import Locations
 from tests.cli.helpers import cli
 
 

@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 
 from bottui.cli import Output, run
-from bottui.store.db_errors import JournalUnavailable
+from bottui.store.errors import JournalUnavailable
+from bottui.store.files import Locations
 from bottui.store.journal.file import Journal
 from bottui.store.journal.records import EntryPage, Operation, StartRecord
 from bottui.store.journal.store import SqliteJournalStore
-from bottui.store.paths import Locations
 from tests.cli.helpers import Result, cli, cli_process
 
 
@@ -268,17 +268,17 @@ def test_json_encodes_a_page_at_once_with_the_same_text(
     """json's indenting encoder is pure Python and costly to set up: once per page
     (not per entry: 0.5 s for 1,000 entries), and the text is what encoding each
     entry on its own and indenting it gives."""
-    from bottui.store import safe_json
+    from bottui.store import safe_export
 
     fill(2100)  # pages of 1,000
     calls: list[int] = []
-    real = safe_json.dumps
+    real = safe_export.dumps
 
     def dumps(value: Any, **kwargs: Any) -> str:
         calls.append(1)
         return real(value, **kwargs)
 
-    monkeypatch.setattr(safe_json, "dumps", dumps)
+    monkeypatch.setattr(safe_export, "dumps", dumps)
     r = cli("journal", "--all", "--json")
     assert r.code == 0, r.err
     assert len(reads.pages) == 3 and len(calls) <= 3 + 1  # the pages, and the closing

@@ -1,7 +1,7 @@
 """No keyring, or a hung one: a clear message naming the remedies, exit 3.
 
 The promise "within 5 s of the keyring call" is kept by the code's own deadline
-(:data:`bottui.store.tokens.DEFAULT_TIMEOUT`, checked against the promise below)
+(:data:`bottui.store.keyring_tokens.DEFAULT_TIMEOUT`, checked against the promise below)
 and measured by ``python -m tests.bench.keyring_promise``: a test that timed it
 failed on a busy machine without a bug. Here the child still reports whether
 its message came from a keyring call (:mod:`tests.fixtures.timed_cli`); a hung
@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from bottui.sandbox.server import SandboxServer
-from bottui.store.tokens import DEFAULT_TIMEOUT
+from bottui.store.keyring_tokens import DEFAULT_TIMEOUT
 from tests.cli.helpers import Result, cli_process
 from tests.fixtures.sandbox import scope
 

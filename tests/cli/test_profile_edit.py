@@ -9,7 +9,7 @@ import pytest
 from bottui.api.errors import EXIT_OK, EXIT_REFUSED
 from bottui.sandbox.demo_data import DEMO_ACCESS_TOKEN, DEMO_PROJECT_TOKENS
 from bottui.sandbox.server import SandboxServer
-from bottui.store.paths import Locations
+from bottui.store.files import Locations
 from tests.cli.helpers import cli
 from tests.fixtures.sandbox import ACC, PROJ
 

@@ -13,7 +13,7 @@ import pytest
 from bottui.demo import inventory_toml
 from bottui.sandbox import demo_data as demo
 from bottui.sandbox.server import SandboxServer
-from bottui.store.paths import Locations
+from bottui.store.files import Locations
 from tests.cli.helpers import cli
 from tests.fixtures.sandbox import ACC, PROJ, scope
 

@@ -13,10 +13,10 @@ import pytest
 
 from bottui.ops.thresholds import OutOfRange, check_rules
 from bottui.sandbox.server import SandboxServer
+from bottui.store.config.config_file import ConfigStore
 from bottui.store.config.model import Profile, ProjectSettings
-from bottui.store.config.sync import ConfigStore
+from bottui.store.files import Locations
 from bottui.store.inventory.records import DimensionEntry
-from bottui.store.paths import Locations
 from bottui.tui.screens.thresholds import check_words
 from tests.cli.helpers import cli
 from tests.fixtures.sandbox import ACC, PROJ, scope

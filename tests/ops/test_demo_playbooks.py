@@ -6,8 +6,8 @@ from pathlib import Path
 
 from bottui.demo import DEMO_PLAYBOOKS, demo_snapshot, write_demo_playbooks
 from bottui.ops.playbooks import library
-from bottui.ops.playbooks.schema import LimiterStep
-from bottui.store.paths import Locations
+from bottui.ops.playbooks.library import LimiterStep
+from bottui.store.files import Locations
 
 
 def test_the_demo_playbooks_are_valid_and_name_known_ids(tmp_path: Path) -> None:

@@ -16,9 +16,9 @@ import pytest
 from bottui.api.errors import EXIT_REFUSED, ValidationError
 from bottui.ops import inventory_edits as edits
 from bottui.ops.session import Session, Settings
+from bottui.store.files import Locations
 from bottui.store.inventory.file import Inventory
-from bottui.store.paths import Locations
-from bottui.store.tokens import TokenStore
+from bottui.store.keyring_tokens import TokenStore
 from tests.fixtures.stores import inventory_of
 
 ACC, PROJ = "acme", "shop"

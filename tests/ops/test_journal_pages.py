@@ -19,7 +19,7 @@ from bottui.ops.journal_view import EntryStream, export_stream
 from bottui.store.journal.file import Journal
 from bottui.store.journal.records import EntryPage, EntryQuery, Operation, StartRecord
 from bottui.store.journal.store import SqliteJournalStore
-from bottui.store.tokens import TokenStore
+from bottui.store.keyring_tokens import TokenStore
 from tests.fixtures.keyrings import InMemoryKeyring
 
 BASE = "https://api.example.com"

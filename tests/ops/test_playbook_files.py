@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from bottui.ops.playbooks import library
-from bottui.ops.playbooks.schema import LimiterStep, ThresholdsStep
-from bottui.store.paths import Locations
-from bottui.store.playbook_files import PlaybookFileError, key_lines
+from bottui.ops.playbooks.library import LimiterStep, PlaybookFileError, ThresholdsStep
+from bottui.store.config.model import key_lines
+from bottui.store.files import Locations
 
 GOOD = """\
 # Credential stuffing on /login

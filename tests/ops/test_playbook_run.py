@@ -14,10 +14,10 @@ from bottui.api.errors import RefusedError
 from bottui.demo import prepare
 from bottui.ops import mutations
 from bottui.ops.playbooks import library, planning, revert, run
+from bottui.ops.playbooks.library import PlaybookFileError
 from bottui.ops.session import Session
 from bottui.sandbox.server import SandboxServer
 from bottui.store.journal.records import EntryQuery, RunId
-from bottui.store.playbook_files import PlaybookFileError
 from tests.fixtures.sandbox import ACC, PROJ
 
 PLAYBOOK = """\

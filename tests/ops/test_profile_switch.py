@@ -14,10 +14,10 @@ import pytest
 from bottui.api.errors import RefusedError, ValidationError
 from bottui.ops import profiles
 from bottui.ops.session import Session, Settings
+from bottui.store.config.config_file import ConfigStore
 from bottui.store.config.model import Profile, ProjectSettings
-from bottui.store.config.sync import ConfigStore
-from bottui.store.paths import Locations
-from bottui.store.tokens import TokenStore
+from bottui.store.files import Locations
+from bottui.store.keyring_tokens import TokenStore
 
 URL = "https://api.example.com"
 COMMENTED = """# my profiles

@@ -14,17 +14,16 @@ from pathlib import Path
 
 import pytest
 
-import bottui.store.config.sync
+import bottui.store.config.config_file
 from bottui.api.errors import EXIT_REFUSED, RefusedError, ValidationError
 from bottui.ops import profiles
 from bottui.ops.session import Session, Settings
 from bottui.store.config.async_facade import AsyncConfigStore
+from bottui.store.config.config_file import ConfigStore, write_atomic
 from bottui.store.config.model import ProjectSettings
-from bottui.store.config.sync import ConfigStore
-from bottui.store.config.write import write_atomic
 from bottui.store.errors import ProfileExists, ProfileNotFound
-from bottui.store.paths import Locations
-from bottui.store.tokens import TokenStore
+from bottui.store.files import Locations
+from bottui.store.keyring_tokens import TokenStore
 
 URL = "https://api.example.com"
 
@@ -143,7 +142,7 @@ async def test_edits_run_on_the_config_write_lane(
         threads.append(threading.current_thread().name)
         write_atomic(path, text)
 
-    monkeypatch.setattr(bottui.store.config.sync, "write_atomic", recorded)
+    monkeypatch.setattr(bottui.store.config.config_file, "write_atomic", recorded)
     await profiles.add_profile(store, profiles.new_profile("one", URL))
     await profiles.remember_theme(store, "nord")
     assert threads and all(name.startswith("bottui-store-config-write") for name in threads)

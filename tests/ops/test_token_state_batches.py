@@ -9,7 +9,7 @@ import pytest
 from bottui.api.tokens import ProjectToken
 from bottui.ops.token_slots import BATCH, Slot, read_states
 from bottui.store.executor import StoreExecutor
-from bottui.store.tokens import TokenState, TokenStore
+from bottui.store.keyring_tokens import TokenState, TokenStore
 from tests.fixtures.keyrings import InMemoryKeyring
 
 URL = "https://x.example"

@@ -67,7 +67,7 @@ def single_changes(path: Path, name: str, count: int, reopen: bool) -> dict[str,
     per change would (each close may checkpoint and remove the WAL, each open
     may find it being recovered); otherwise one for all, as the TUI keeps it.
     """
-    from bottui.store.db_errors import JournalUnavailable
+    from bottui.store.errors import JournalUnavailable
     from bottui.store.journal.file import Journal
     from bottui.store.journal.records import Operation, Outcome
 
@@ -110,9 +110,9 @@ async def bulk_run(root: Path, count: int) -> dict[str, Any]:
     """A bulk run of ``count`` ids, journaled through the bulk run's journal sink."""
     from bottui.ops.bulk.journal import JournalSink
     from bottui.ops.session import Session, Settings
+    from bottui.store.files import Locations
     from bottui.store.journal.records import Operation, Outcome, StartRecord
-    from bottui.store.paths import Locations
-    from bottui.store.tokens import TokenStore
+    from bottui.store.keyring_tokens import TokenStore
 
     session = Session(
         Locations.under(root),
@@ -237,7 +237,7 @@ def run_scenario(
     timeout: float = 600.0,
 ) -> ScenarioResult:
     """Run every writer at once against ``root``'s journal, with a burner per core."""
-    from bottui.store.paths import Locations
+    from bottui.store.files import Locations
 
     path = Locations.under(root).journal_file
     named: list[tuple[str, subprocess.Popen[str]]] = []

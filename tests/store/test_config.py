@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bottui.plaintext import has_control
+from bottui.store.config.config_file import ConfigStore
 from bottui.store.config.model import UNCHANGED, Config, Profile, ProjectSettings
-from bottui.store.config.sync import ConfigStore
 from bottui.store.errors import (
     ConfigError,
     InvalidValue,
@@ -25,7 +25,7 @@ from bottui.store.errors import (
     ProfileNotFound,
     StoreError,
 )
-from bottui.store.paths import Locations
+from bottui.store.files import Locations
 
 ROOT = Path(__file__).resolve().parents[2]
 URL = "https://api.example.com"
@@ -575,8 +575,8 @@ def test_load_does_not_import_tomlkit(tmp_path: Path) -> None:
     store.add_profile(Profile("p", URL))
     code = (
         "import sys; from pathlib import Path;"
-        "from bottui.store.config.sync import ConfigStore;"
-        "from bottui.store.paths import Locations;"
+        "from bottui.store.config.config_file import ConfigStore;"
+        "from bottui.store.files import Locations;"
         f"ConfigStore(Locations.under(Path({str(tmp_path)!r}))).load();"
         "print('tomlkit' in sys.modules, 'keyring' in sys.modules)"
     )

@@ -14,9 +14,15 @@ from pathlib import Path
 import pytest
 
 from bottui.api.tokens import ProjectToken
-from bottui.store.credentials_dir import CredentialFileRefused, read_credentials
-from bottui.store.env_tokens import EnvScope, EnvTokenAmbiguous, unmatched, variable
-from bottui.store.tokens import TokenState, TokenStore
+from bottui.store.keyring_tokens import TokenState, TokenStore
+from bottui.store.token_sources import (
+    CredentialFileRefused,
+    EnvScope,
+    EnvTokenAmbiguous,
+    read_credentials,
+    unmatched,
+    variable,
+)
 
 URL = "https://api.example.com"
 PROD = EnvScope("shop_prod", URL, "acme", "shop-prod")
@@ -142,8 +148,7 @@ def test_systemd_credentials_of_one_variable_are_refused(tmp_path: Path) -> None
 
 
 async def test_doctor_warns_that_one_bare_token_cannot_be_every_projects() -> None:
-    from bottui.ops.doctor.model import Verdict
-    from bottui.ops.doctor.tokens_check import check_tokens
+    from bottui.ops.doctor.checks import Verdict, check_tokens
 
     environ = {"BOTTUI_API_KEY": "prj_prod", "BOTTUI_ACCESS_TOKEN": "pat_x"}
     tokens = TokenStore(environ, scopes=(PROD, STAGING))
@@ -169,7 +174,7 @@ async def test_a_profile_added_in_the_tui_has_its_variable_at_once(tmp_path: Pat
     from bottui.ops.profiles import create_first_profile
     from bottui.ops.session import Session, Settings
     from bottui.store.config.model import Profile
-    from bottui.store.paths import Locations
+    from bottui.store.files import Locations
 
     locations = Locations(tmp_path / "c", tmp_path / "d", tmp_path / "s")
     tokens = TokenStore({"BOTTUI_API_KEY_NIGHT": "prj_night"})

@@ -18,11 +18,10 @@ import pytest
 from bottui.api.errors import ValidationError
 from bottui.api.models import DimensionThresholds, LimiterChange, LimiterStateSource, Project
 from bottui.api.tokens import ProjectToken
-from bottui.store.db_errors import NotInInventory
-from bottui.store.errors import StoreError
+from bottui.store.errors import NotInInventory, StoreError
+from bottui.store.files import Locations
 from bottui.store.inventory.file import Inventory
 from bottui.store.inventory.records import LimiterEntry
-from bottui.store.paths import Locations
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)

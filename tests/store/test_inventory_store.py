@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bottui.api.models import DimensionThresholds, LimiterChange, LimiterStateSource, Project
-from bottui.store.db_errors import NotInInventory
+from bottui.store.errors import NotInInventory
 from bottui.store.executor import StoreExecutor
 from bottui.store.inventory.file import Inventory
 from bottui.store.inventory.records import InventorySnapshot

@@ -18,6 +18,7 @@ import pytest
 from bottui.api.errors import ApiError, ErrorObject
 from bottui.api.models import Revocation, RevocationOutcome
 from bottui.api.tokens import AccessToken, ProjectToken
+from bottui.store.files import Locations
 from bottui.store.journal.file import Journal, file_sha256
 from bottui.store.journal.records import (
     Operation,
@@ -26,7 +27,6 @@ from bottui.store.journal.records import (
     limiter_target,
     target_key,
 )
-from bottui.store.paths import Locations
 from bottui.store.utc import normalize, parse_time, stamp
 
 T0 = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)

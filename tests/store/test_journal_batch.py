@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from bottui.api.tokens import AccessToken
-from bottui.store.db_errors import JournalUnavailable
+from bottui.store.errors import JournalUnavailable
 from bottui.store.journal.file import Journal
 from bottui.store.journal.records import Operation, StartRecord
 

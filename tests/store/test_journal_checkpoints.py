@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bottui.store.db_errors import JournalUnavailable
+from bottui.store.errors import JournalUnavailable
 from bottui.store.journal.file import BatchWriter, Journal
 from bottui.store.journal.records import Operation, RunId, StartRecord
 from bottui.store.journal.store import SqliteJournalStore

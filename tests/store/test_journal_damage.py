@@ -19,8 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from bottui.store.db_errors import DatabaseUnavailable, InventoryUnavailable, JournalUnavailable
-from bottui.store.errors import StoreError
+from bottui.store.errors import (
+    DatabaseUnavailable,
+    InventoryUnavailable,
+    JournalUnavailable,
+    StoreError,
+)
 from bottui.store.inventory.file import Inventory
 from bottui.store.journal.file import Journal
 

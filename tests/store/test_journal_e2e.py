@@ -17,7 +17,7 @@ import pytest
 
 from bottui.sandbox import demo_data as demo
 from bottui.sandbox.server import SandboxServer
-from bottui.store.paths import Locations
+from bottui.store.files import Locations
 from tests.cli.helpers import cli, cli_process
 
 ACC = demo.DEMO_ACCOUNT

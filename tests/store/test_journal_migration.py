@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bottui.store.db_errors import JournalUnavailable
+from bottui.store.errors import JournalUnavailable
 from bottui.store.journal.file import Journal
 from bottui.store.journal.records import EntryQuery, JournalEntry, RunId
 from bottui.store.journal.schema import (
@@ -27,7 +27,7 @@ from bottui.store.journal.schema import (
     append_only,
 )
 from bottui.store.journal.store import SqliteJournalStore
-from bottui.store.sqlite_util import Database, Schema, Step
+from bottui.store.sqlite_helpers import Database, Schema, Step
 from tests.store.journal_v01 import APPLICATION_ID, build
 
 ROOT = Path(__file__).resolve().parents[2]

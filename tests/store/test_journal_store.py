@@ -190,8 +190,8 @@ async def test_bulk_run_batch_and_settled_items(store: SqliteJournalStore) -> No
 
 
 async def test_stores_at_locations(tmp_path: Path) -> None:
+    from bottui.store.files import Locations
     from bottui.store.inventory.store import SqliteInventoryStore
-    from bottui.store.paths import Locations
 
     locations = Locations.under(tmp_path)
     journal = SqliteJournalStore.at(locations, executor=StoreExecutor())

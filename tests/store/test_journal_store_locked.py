@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from bottui.store.db_errors import JournalUnavailable
+from bottui.store.errors import JournalUnavailable
 from bottui.store.executor import StoreExecutor
 from bottui.store.journal.records import limiter_target
 from bottui.store.journal.store import SqliteJournalStore

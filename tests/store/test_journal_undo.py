@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from bottui.api.models import DimensionThresholds
+from bottui.store.files import Locations
 from bottui.store.inventory.file import Inventory
 from bottui.store.journal.file import Journal
 from bottui.store.journal.records import Operation, dimension_target, limiter_target, value_of
-from bottui.store.paths import Locations
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Tests of bottui.store.paths."""
+"""Tests of bottui.store.files."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bottui.store.paths import Locations, ensure
+from bottui.store.files import Locations, ensure
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -73,6 +73,6 @@ def test_import_creates_nothing(tmp_path: Path) -> None:
         "XDG_DATA_HOME": str(tmp_path / "d"),
         "XDG_STATE_HOME": str(tmp_path / "s"),
     }
-    code = "import bottui.store.paths as p; p.Locations.default()"
+    code = "import bottui.store.files as p; p.Locations.default()"
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, env=env)
     assert list(tmp_path.iterdir()) == []

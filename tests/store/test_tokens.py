@@ -1,4 +1,4 @@
-"""Tests of bottui.store.tokens with real keyring backend classes."""
+"""Tests of bottui.store.keyring_tokens with real keyring backend classes."""
 
 from __future__ import annotations
 
@@ -18,14 +18,16 @@ from keyring.backends import fail
 
 from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.store.errors import KeyringUnavailable, StoreError
-from bottui.store.tokens import (
+from bottui.store.keyring_tokens import (
     DEFAULT_TIMEOUT,
     ENV_ACCESS_TOKEN,
     ENV_API_KEY,
     REMEDIES,
-    SERVICE,
     TokenState,
     TokenStore,
+)
+from bottui.store.token_sources import (
+    SERVICE,
     normalize_base_url,
     personal_username,
     project_username,
@@ -331,7 +333,7 @@ def test_a_keyring_that_may_hang_is_called_in_a_watched_thread() -> None:
 
 def test_an_in_process_keyring_is_called_in_the_callers_thread() -> None:
     # The demo's MemoryKeyring says it answers at once: no thread per call.
-    from bottui.store.memory_keyring import MemoryKeyring
+    from bottui.store.keyring_tokens import MemoryKeyring
 
     assert MemoryKeyring.answers_at_once is True
     backend = _AtOnceKeyring()
@@ -514,7 +516,7 @@ HUNG_PROCESS = textwrap.dedent(
     sys.path.insert(0, {root!r})
     import keyring
     from tests.fixtures.keyrings import BlockingKeyring
-    from bottui.store.tokens import TokenStore
+    from bottui.store.keyring_tokens import TokenStore
     from bottui.store.errors import KeyringUnavailable
     keyring.set_keyring(BlockingKeyring())
     start = time.monotonic()
@@ -574,7 +576,8 @@ def test_nothing_shows_a_token(memory: InMemoryKeyring) -> None:
 
 def test_import_is_lazy() -> None:
     code = (
-        "import sys; import bottui.store.tokens, bottui.store.config.sync, bottui.store.paths;"
+        "import sys; import bottui.store.keyring_tokens, bottui.store.config.config_file;"
+        "import bottui.store.files;"
         "print(sorted(m for m in ('keyring', 'tomlkit', 'textual', 'httpx') if m in sys.modules))"
     )
     done = subprocess.run(
@@ -603,7 +606,7 @@ def test_backend_chosen_by_keyrings_own_config(
     tmp_path: Path, backend: str, title: str, reason: str
 ) -> None:
     code = (
-        "from bottui.store.tokens import TokenStore\n"
+        "from bottui.store.keyring_tokens import TokenStore\n"
         "from bottui.store.errors import KeyringUnavailable\n"
         "try:\n"
         "    TokenStore({}).personal('https://x', 'acc')\n"

@@ -12,7 +12,7 @@ import pytest
 from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.executor import shared_executor
-from bottui.store.tokens import TokenState, TokenStore
+from bottui.store.keyring_tokens import TokenState, TokenStore
 from tests.fixtures.keyrings import BlockingKeyring, InMemoryKeyring, installed
 
 URL = "https://api.example.com"

@@ -22,10 +22,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bottui.store import toml_read
-from bottui.store.config.sync import ConfigStore
+from bottui.store.config.config_file import ConfigStore
 from bottui.store.errors import ConfigError
+from bottui.store.files import Locations
 from bottui.store.inventory import toml_file as inventory_toml
-from bottui.store.paths import Locations
 
 #: Address space of a child: far above what bottui needs, far below a runaway read.
 ADDRESS_SPACE = 2 * 1024**3

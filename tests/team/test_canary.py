@@ -12,8 +12,8 @@ from bottui.api.models import LimiterChange, LimiterStateSource, Project
 from bottui.api.tokens import AccessToken
 from bottui.ops import team_facts
 from bottui.ops.team_store import open_team_store
+from bottui.store.keyring_tokens import TokenStore
 from bottui.store.team.facts import Fact, FactKey
-from bottui.store.tokens import TokenStore
 from tests.cli.helpers import cli
 from tests.fixtures.postgres import PostgresServer
 from tests.team.events import entry, outcome

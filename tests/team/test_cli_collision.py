@@ -8,7 +8,7 @@ import pytest
 
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
-from bottui.store.paths import Locations
+from bottui.store.files import Locations
 from tests.cli.helpers import cli
 from tests.fixtures.sandbox import scope
 from tests.fixtures.teammates import BOB, bob_change, migrated, push

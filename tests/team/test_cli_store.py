@@ -8,7 +8,7 @@ import pytest
 from keyring.backends import fail
 
 from bottui.store.team.schema import SCHEMA_VERSION
-from bottui.store.token_names import SERVICE
+from bottui.store.token_sources import SERVICE
 from tests.cli.helpers import cli
 from tests.fixtures.keyrings import InMemoryKeyring, installed
 

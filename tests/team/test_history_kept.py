@@ -17,7 +17,7 @@ import pytest
 
 from bottui.ops.team_store import open_team_store_url
 from bottui.sandbox.server import SandboxServer
-from bottui.store.tokens import TokenStore
+from bottui.store.keyring_tokens import TokenStore
 from tests.cli.helpers import cli
 from tests.fixtures.sandbox import scope
 from tests.team.events import entry, outcome

@@ -102,8 +102,8 @@ def plant_a_key_in_old_history(base_url: str) -> None:
     """An old entry whose result holds a server key in clear (as an early journal could)."""
     import sqlite3
 
+    from bottui.store.files import Locations
     from bottui.store.journal.file import Journal
-    from bottui.store.paths import Locations
 
     path = Locations.default().journal_file
     journal = Journal(path)
@@ -202,9 +202,9 @@ async def _local_then_shared(team: str) -> EntryPage:
     from bottui.ops.shared_journal import SharedJournal
     from bottui.ops.team_store import open_team_store_url
     from bottui.ops.team_sync import TeamSync
+    from bottui.store.files import Locations
     from bottui.store.journal.store import SqliteJournalStore
-    from bottui.store.paths import Locations
-    from bottui.store.tokens import TokenStore
+    from bottui.store.keyring_tokens import TokenStore
 
     locations = Locations.default()
     team_sync = TeamSync(locations.journal_file, await open_team_store_url(team, {}, TokenStore()))

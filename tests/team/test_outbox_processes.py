@@ -20,7 +20,7 @@ import psycopg
 import pytest
 
 from bottui.sandbox.server import SandboxServer
-from bottui.store.paths import Locations
+from bottui.store.files import Locations
 from tests.cli.helpers import cli
 from tests.fixtures.postgres import PostgresServer
 from tests.fixtures.sandbox import scope

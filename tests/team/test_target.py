@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from bottui.store.config.sync import ConfigStore
+from bottui.store.config.config_file import ConfigStore
 from bottui.store.errors import ConfigError
-from bottui.store.paths import Locations
+from bottui.store.files import Locations
 from bottui.store.team import target as target_module
 from bottui.store.team.errors import INSTALL_TEAM, StoreRefused, TeamModeNotInstalled
 from bottui.store.team.target import check_store_url, resolve_store_url

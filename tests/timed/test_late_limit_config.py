@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from bottui.ops.session import Settings
-from bottui.store.config.model import Profile
-from bottui.store.config.parse import check_config_file, parse_config
+from bottui.store.config.config_file import check_config_file
+from bottui.store.config.model import Profile, parse_config
 from bottui.store.errors import InvalidValue
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bottui.sandbox.server import SandboxServer
-from bottui.store.credentials_dir import CredentialFileRefused, read_credentials
+from bottui.store.token_sources import CredentialFileRefused, read_credentials
 from tests.cli.helpers import cli
 from tests.fixtures.sandbox import scope
 from tests.timed.conftest import limiter_puts

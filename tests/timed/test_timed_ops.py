@@ -338,7 +338,7 @@ async def test_a_failed_change_unschedules_and_an_unknown_one_is_in_doubt(
 async def test_a_journal_that_cannot_be_read_at_revert_time_refuses_saying_why(
     session: Session, sandbox: SandboxServer, clock: MovingClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from bottui.store.db_errors import JournalUnavailable
+    from bottui.store.errors import JournalUnavailable
 
     await timed_disable(session)
     clock.move(minutes=30)

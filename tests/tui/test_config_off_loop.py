@@ -17,14 +17,13 @@ from typing import Any
 import pytest
 from textual.widgets import Button, Input
 
-import bottui.store.config.sync
+import bottui.store.config.config_file
 from bottui.ops import profiles
 from bottui.ops.session import Session, Settings
+from bottui.store.config.config_file import ConfigStore, write_atomic
 from bottui.store.config.model import ProjectSettings
-from bottui.store.config.sync import ConfigStore
-from bottui.store.config.write import write_atomic
-from bottui.store.paths import Locations
-from bottui.store.tokens import TokenStore
+from bottui.store.files import Locations
+from bottui.store.keyring_tokens import TokenStore
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.profile_switcher import ProfileForm
 from bottui.tui.screens.threshold_dialogs import ThresholdSettingsDialog
@@ -45,7 +44,7 @@ def writes(monkeypatch: pytest.MonkeyPatch) -> list[threading.Thread]:
         seen.append(threading.current_thread())
         write_atomic(path, text)
 
-    monkeypatch.setattr(bottui.store.config.sync, "write_atomic", recorded)
+    monkeypatch.setattr(bottui.store.config.config_file, "write_atomic", recorded)
     return seen
 
 

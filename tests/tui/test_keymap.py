@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bottui.store.config.config_file import ConfigStore
 from bottui.store.config.model import Config
-from bottui.store.config.sync import ConfigStore
-from bottui.store.paths import Locations
+from bottui.store.files import Locations
 
 
 def test_the_keymap_is_read_with_the_config(tmp_path: Path) -> None:
@@ -69,7 +69,7 @@ async def test_theme_choice_is_remembered(make_snap_app: object) -> None:
 
 
 def test_theme_is_saved_in_the_config(tmp_path: Path) -> None:
-    from bottui.store.config.sync import ConfigStore
+    from bottui.store.config.config_file import ConfigStore
 
     store = ConfigStore(Locations.under(tmp_path))
     store.set_theme("gruvbox")

@@ -23,7 +23,7 @@ from bottui.demo import prepare
 from bottui.ops.session import Session
 from bottui.sandbox.demo_data import DEMO_ACCESS_TOKEN, DEMO_PROJECT_TOKENS
 from bottui.sandbox.server import SandboxServer
-from bottui.store.paths import Locations
+from bottui.store.files import Locations
 from bottui.tui.app import BottuiApp
 from bottui.tui.widgets.journal_table import JournalTable
 from bottui.tui.widgets.limiter_table import LimiterTable

@@ -19,7 +19,7 @@ from textual.widgets import Checkbox, DataTable, Input
 from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.demo import prepare
 from bottui.sandbox import demo_data as data
-from bottui.store.config.sync import ConfigStore
+from bottui.store.config.config_file import ConfigStore
 from bottui.tui import key_registry as palette
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog

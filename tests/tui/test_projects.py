@@ -29,10 +29,10 @@ from bottui.sandbox.demo_data import (
     HOSTILE_PROJECT_ID,
 )
 from bottui.sandbox.server import SandboxServer
-from bottui.store.config.sync import ConfigStore
+from bottui.store.config.config_file import ConfigStore
 from bottui.store.errors import KeyringUnavailable
-from bottui.store.paths import Locations
-from bottui.store.tokens import TokenState, TokenStore
+from bottui.store.files import Locations
+from bottui.store.keyring_tokens import TokenState, TokenStore
 from bottui.tui.app import BottuiApp
 from bottui.tui.messages import START_DEMO
 from bottui.tui.screens.change_form import ConfirmDialog

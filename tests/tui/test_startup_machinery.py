@@ -223,7 +223,7 @@ async def test_the_app_resumes_the_collector_once_it_is_up(
 NOT_BEFORE_FIRST_FRAME = (
     "argparse",  # ~2.5 ms with gettext: the bare command needs no parser
     "tomllib",  # ~2 ms: the demo starts from the settings it wrote, in memory
-    "bottui.store.config.sync",  # ~2 ms: and needs no config model for that
+    "bottui.store.config.config_file",  # ~2 ms: and needs no config model for that
     "tomlkit",  # ~30 ms: only edits of config.toml need it
     "keyring",  # ~115 ms: the demo's keyring is in memory
     "httpx",  # ~170 ms: the client is made with the first request

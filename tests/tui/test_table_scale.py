@@ -29,7 +29,7 @@ from bottui.ops.session import Session
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.store.inventory.records import InventorySnapshot, LimiterEntry, ProjectEntry, Source
 from bottui.store.inventory.store import SqliteInventoryStore
-from bottui.store.tokens import TokenState
+from bottui.store.keyring_tokens import TokenState
 from bottui.tui.app import BottuiApp
 from bottui.tui.perf import textual_private
 from bottui.tui.perf.incremental_table import IncrementalTable, same_cell

@@ -21,8 +21,8 @@ from bottui.sandbox.demo_data import (
     HOSTILE_PROJECT_ID,
 )
 from bottui.sandbox.server import SandboxServer
+from bottui.store.config.config_file import ConfigStore
 from bottui.store.config.model import ProjectSettings
-from bottui.store.config.sync import ConfigStore
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import RequestsDialog

@@ -13,7 +13,7 @@ from textual.widgets import Button, Static
 
 from bottui.ops.session import Session
 from bottui.sandbox.server import SandboxServer
-from bottui.store.tokens import TokenStore
+from bottui.store.keyring_tokens import TokenStore
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.project_dialogs import TokenDialog

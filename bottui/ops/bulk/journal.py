@@ -12,7 +12,7 @@ that settled it): the journal stays append-only and no entry of a resumed
 run stays unfinished.
 
 While it runs, a run holds the liveness lock of its identity
-(:mod:`bottui.store.run_lock`): a second process running the same input is
+(:mod:`bottui.store.files`): a second process running the same input is
 refused, unless forced into a run of its own.
 
 Every journal call is awaited on the async
@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, Final
 from bottui.api.errors import RefusedError
 from bottui.ops.bulk.input import Subject
 from bottui.ops.session import Session
-from bottui.store.db_errors import JournalUnavailable
+from bottui.store.errors import JournalUnavailable
 from bottui.store.journal.records import (
     EntryId,
     EntryQuery,
@@ -52,8 +52,8 @@ from bottui.store.journal.records import (
 )
 
 if TYPE_CHECKING:
+    from bottui.store.files import RunLock
     from bottui.store.journal.store import SqliteJournalBatch as JournalBatch
-    from bottui.store.run_lock import RunLock
 
 FLUSH_SECONDS: Final = 0.5
 FLUSH_COUNT: Final = 256
@@ -179,15 +179,15 @@ class JournalSink:
 
     def _take_lock(self, profile: str, account: str, project: str, input_sha256: str) -> None:
         """Hold the run's liveness lock, or refuse: another process runs this input."""
-        from bottui.store import run_lock
+        from bottui.store.files import RunLive, acquire_run_lock, describe_holder, run_key
 
-        key = run_lock.run_key(profile, account, project, input_sha256)
+        key = run_key(profile, account, project, input_sha256)
         try:
-            self._lock = run_lock.acquire(self._session.locations.state_dir, key)
-        except run_lock.RunLive as live:
+            self._lock = acquire_run_lock(self._session.locations.state_dir, key)
+        except RunLive as live:
             raise RefusedError(
                 "Another run of this input is live",
-                f"{run_lock.describe(live.holder)}; wait for it to end, or pass --force "
+                f"{describe_holder(live.holder)}; wait for it to end, or pass --force "
                 "to start a run of its own (ids that run sends too are sent twice)",
             ) from None
         except OSError as exc:

@@ -6,7 +6,7 @@ number, the outcome in the words of :class:`~bottui.ops.bulk.ItemStatus`,
 the ``reportId``, the HTTP status and, for a failure, the error in one line.
 The file is opened before anything is sent, so a path that cannot be
 written is refused (exit 2) with nothing sent. It is a file for a person
-(:mod:`bottui.store.atomic_file`): a symlink is refused, an existing file is
+(:mod:`bottui.store.files`): a symlink is refused, an existing file is
 replaced only with ``overwrite`` (``--overwrite``), and the rows go to a
 temporary file next to it that takes its place when the run ends.
 """
@@ -20,9 +20,9 @@ from typing import IO, Any, Final
 
 from bottui.api.errors import RefusedError
 from bottui.ops.bulk.status import ItemResult
-from bottui.store import safe_csv, safe_json
-from bottui.store.atomic_file import AtomicText
-from bottui.store.db_errors import StoreFileError
+from bottui.store import safe_export
+from bottui.store.errors import StoreFileError
+from bottui.store.files import AtomicText
 
 COLUMNS: Final = ("line", "visitorId", "userAccountId", "outcome", "reportId", "status", "error")
 FORMATS: Final = (".csv", ".jsonl")
@@ -70,10 +70,10 @@ class ResultsFile:
         if self._csv is not None:
             # No control characters, server text's formula starts defused; the ids
             # exactly as sent, so the file can be fed back as input (safe_csv).
-            self._csv.writerow([safe_csv.cell(row[c], exact=c in _ID_COLUMNS) for c in COLUMNS])
+            self._csv.writerow([safe_export.cell(row[c], exact=c in _ID_COLUMNS) for c in COLUMNS])
         else:
             # C1 and bidi controls escaped (safe_json).
-            self._handle.write(safe_json.dumps(row) + "\n")
+            self._handle.write(safe_export.dumps(row) + "\n")
         self.rows += 1
 
     def close(self) -> str | None:

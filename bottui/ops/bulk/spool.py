@@ -22,8 +22,8 @@ from typing import IO, Any, Final
 from bottui.api.errors import RefusedError
 from bottui.ops.bulk.results import ResultsFile
 from bottui.ops.bulk.status import UNKNOWN_LIKE, ItemResult, ItemStatus
-from bottui.store import safe_json
-from bottui.store.db_errors import StoreFileError
+from bottui.store import safe_export
+from bottui.store.errors import StoreFileError
 from bottui.store.executor import run_blocking
 
 #: Failed and unknown ids kept for the summary (the count goes on; the export has all).
@@ -89,7 +89,7 @@ class ResultsSpool:
     def _write_rows(self, batch: list[dict[str, Any]]) -> None:
         if self._file is None:
             self._file = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115
-        self._file.writelines(safe_json.dumps(row) + "\n" for row in batch)
+        self._file.writelines(safe_export.dumps(row) + "\n" for row in batch)
 
     async def finish(self) -> None:
         """Hand the last rows to the writer and wait until every row is on disk."""

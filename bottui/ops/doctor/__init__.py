@@ -1,12 +1,11 @@
 """``bottui doctor``: one check per area, each with a verdict and a fix. No UI here.
 
-* :mod:`.model`: :class:`~.model.Check` and :class:`~.model.Verdict`;
+* :mod:`.checks`: :class:`~.checks.Check` and :class:`~.checks.Verdict`, and
+  the check of each area: versions, profile, config and keymap, keyring,
+  tokens, the API at the base URL, the team store;
+* :mod:`.terminal`: TERM, colours, tmux (asked once) and the OSC 52 clipboard;
 * :mod:`.run`: :func:`~.run.prepare` (before the event loop) and
-  :func:`~.run.run_checks` (concurrent, each check within its budget);
-* one module per area: :mod:`.versions`, :mod:`.terminal` (with
-  :mod:`.tmux`), :mod:`.profile_check`, :mod:`.config_files`,
-  :mod:`.keyring_check`, :mod:`.tokens_check`, :mod:`.api_check`,
-  :mod:`.team_check`.
+  :func:`~.run.run_checks` (concurrent, each check within its budget).
 
-Only a :attr:`~.model.Verdict.PROBLEM` means something needed does not work.
+Only a :attr:`~.checks.Verdict.PROBLEM` means something needed does not work.
 """

@@ -16,21 +16,32 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
-from bottui.ops.doctor.api_check import check_api
-from bottui.ops.doctor.config_files import check_config
-from bottui.ops.doctor.keyring_check import check_keyring
-from bottui.ops.doctor.model import Check, Verdict
-from bottui.ops.doctor.profile_check import ProfileFacts, check_profile, resolve_profile
-from bottui.ops.doctor.team_check import check_team_store
-from bottui.ops.doctor.terminal import check_osc52, check_terminal, check_tmux
-from bottui.ops.doctor.tmux import TmuxFacts, inside_tmux, read_tmux
-from bottui.ops.doctor.tokens_check import check_tokens
-from bottui.ops.doctor.versions import check_versions
-from bottui.ops.keymap_check import KnownBinding
+from bottui.ops.config_checks import KnownBinding
+from bottui.ops.doctor.checks import (
+    Check,
+    ProfileFacts,
+    Verdict,
+    check_api,
+    check_config,
+    check_keyring,
+    check_profile,
+    check_team_store,
+    check_tokens,
+    check_versions,
+    resolve_profile,
+)
+from bottui.ops.doctor.terminal import (
+    TmuxFacts,
+    check_osc52,
+    check_terminal,
+    check_tmux,
+    inside_tmux,
+    read_tmux,
+)
 from bottui.ops.session import CommonOptions, Session
-from bottui.store.paths import Locations
+from bottui.store.files import Locations
+from bottui.store.keyring_tokens import TokenStore
 from bottui.store.team.outbox import Scope
-from bottui.store.tokens import TokenStore
 
 
 @dataclass(frozen=True)

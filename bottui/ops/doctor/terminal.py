@@ -1,19 +1,29 @@
-"""The terminal: TERM, colours, tmux's Esc delay and mouse, and the OSC 52 clipboard.
+"""The terminal and tmux, as doctor sees them: TERM, colours, tmux's options, the OSC 52 clipboard.
 
-Everything here is read from the environment and from tmux, never by asking
-the terminal itself: a query sequence would need a reply read from the
-terminal, which a doctor run in a pipe or a script must not wait for. So
-some facts cannot be known (whether the terminal honours OSC 52), and the
-check says so instead of guessing.
+:func:`read_tmux` asks the tmux server once; the checks below judge what it
+and the environment say.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import os
+import shutil
 from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import partial
 from typing import Final
 
-from bottui.ops.doctor.model import Check, Verdict
-from bottui.ops.doctor.tmux import TmuxFacts
+from bottui.ops.doctor.checks import Check, Verdict
+
+# The terminal: TERM, colours, tmux's Esc delay and mouse, and the OSC 52 clipboard.
+#
+# Everything here is read from the environment and from tmux, never by asking
+# the terminal itself: a query sequence would need a reply read from the
+# terminal, which a doctor run in a pipe or a script must not wait for. So
+# some facts cannot be known (whether the terminal honours OSC 52), and the
+# check says so instead of guessing.
 
 #: Above this Esc feels slow (tmux waits this long for a key sequence after Esc).
 ESCAPE_TIME_MAX_MS: Final = 25
@@ -21,7 +31,13 @@ _TRUECOLOR: Final = frozenset({"truecolor", "24bit"})
 
 #: Terminals known to honour OSC 52 (TERM_PROGRAM values, TERM prefixes) without asking.
 _OSC52_TERM_PROGRAMS: Final = {"WezTerm": "WezTerm", "ghostty": "Ghostty"}
+
+
 _OSC52_TERMS: Final = {"xterm-kitty": "kitty", "foot": "foot", "xterm-ghostty": "Ghostty"}
+
+
+_terminal: Final = partial(Check, "terminal", "Terminal")
+_tmux: Final = partial(Check, "tmux", "tmux")
 
 
 def check_terminal(environ: Mapping[str, str], tmux: TmuxFacts | None) -> Check:
@@ -30,25 +46,19 @@ def check_terminal(environ: Mapping[str, str], tmux: TmuxFacts | None) -> Check:
     colorterm = environ.get("COLORTERM", "")
     shown = f"TERM={term or '(unset)'}, COLORTERM={colorterm or '(unset)'}"
     if not term or term == "dumb":
-        return Check(
-            "terminal",
-            "Terminal",
+        return _terminal(
             Verdict.WARNING,
             f"{shown}: not a terminal the TUI can draw on (the CLI works anywhere)",
             "run bottui in a terminal emulator; TERM is set by it (xterm-256color and alike)",
         )
     if colorterm.lower() in _TRUECOLOR:
-        return Check("terminal", "Terminal", Verdict.OK, f"{shown}: 24-bit colour")
+        return _terminal(Verdict.OK, f"{shown}: 24-bit colour")
     if tmux is not None and tmux.features is not None and "RGB" in tmux.features:
-        return Check(
-            "terminal",
-            "Terminal",
+        return _terminal(
             Verdict.OK,
             f"{shown}: tmux reports 24-bit colour (RGB) for the outer terminal",
         )
-    return Check(
-        "terminal",
-        "Terminal",
+    return _terminal(
         Verdict.WARNING,
         f"{shown}: 24-bit colour not announced; colours are reduced to 256",
         "if the terminal shows 24-bit colour, export COLORTERM=truecolor "
@@ -59,11 +69,9 @@ def check_terminal(environ: Mapping[str, str], tmux: TmuxFacts | None) -> Check:
 def check_tmux(environ: Mapping[str, str], tmux: TmuxFacts | None) -> Check:
     """Inside tmux: ``escape-time`` (Esc delay) and ``mouse``."""
     if tmux is None:
-        return Check("tmux", "tmux", Verdict.SKIPPED, "not running inside tmux (TMUX unset)")
+        return _tmux(Verdict.SKIPPED, "not running inside tmux (TMUX unset)")
     if tmux.error is not None:
-        return Check(
-            "tmux",
-            "tmux",
+        return _tmux(
             Verdict.WARNING,
             f"{tmux.error}: escape-time and mouse unknown",
             "check that `tmux show -gv escape-time` answers in this pane",
@@ -88,7 +96,7 @@ def check_tmux(environ: Mapping[str, str], tmux: TmuxFacts | None) -> Check:
     fix = ""
     if fixes:
         fix = "add to ~/.tmux.conf: " + "; ".join(fixes) + " (then: tmux source ~/.tmux.conf)"
-    return Check("tmux", "tmux", verdict, ", ".join(found), fix)
+    return _tmux(verdict, ", ".join(found), fix)
 
 
 def check_osc52(environ: Mapping[str, str], tmux: TmuxFacts | None) -> Check:
@@ -160,4 +168,125 @@ def check_osc52(environ: Mapping[str, str], tmux: TmuxFacts | None) -> Check:
     )
 
 
-__all__ = ["ESCAPE_TIME_MAX_MS", "check_osc52", "check_terminal", "check_tmux"]
+# What the tmux server bottui runs under says about itself (``tmux show -gv``).
+#
+# One ``tmux`` process asks for the options that matter to a TUI: how long
+# tmux waits after Esc (``escape-time``), whether it passes the mouse on
+# (``mouse``), whether it lets applications set the clipboard
+# (``set-clipboard``), and what it knows of the outer terminal
+# (``client_termfeatures``: ``RGB``, ``clipboard``). It is bounded by a timeout
+# and killed past it: a tmux server that does not answer costs seconds, never
+# the doctor.
+
+
+#: Asked in this order, one answer line each.
+_ASKED: Final = ("escape-time", "mouse", "set-clipboard")
+
+
+_FEATURES_FORMAT: Final = "#{client_termfeatures}"
+
+
+@dataclass(frozen=True)
+class TmuxFacts:
+    """The tmux options read; ``None`` where tmux gave no answer for one.
+
+    ``error`` says why nothing could be read (no tmux binary, no answer in
+    time, an error from the server); the other fields are then ``None``.
+    """
+
+    escape_time_ms: int | None = None
+    mouse: str | None = None
+    set_clipboard: str | None = None
+    #: The outer terminal's features as tmux knows them (``RGB``, ``clipboard``, ...).
+    features: frozenset[str] | None = None
+    error: str | None = None
+
+
+def inside_tmux(environ: Mapping[str, str]) -> bool:
+    """Whether this process runs in a tmux pane (tmux sets ``TMUX`` there)."""
+    return bool(environ.get("TMUX"))
+
+
+async def read_tmux(environ: Mapping[str, str], *, timeout: float) -> TmuxFacts:
+    """Ask the tmux server of ``TMUX`` for its options, within ``timeout`` seconds."""
+    binary = shutil.which("tmux", path=environ.get("PATH"))
+    if binary is None:
+        return TmuxFacts(error="TMUX is set but no tmux program is on PATH")
+    argv: list[str] = [binary]
+    for name in _ASKED:
+        argv += ["show", "-gv", name, ";"]
+    argv += ["display", "-p", _FEATURES_FORMAT]
+    try:
+        code, out = await _run(argv, environ, timeout)
+    except TimeoutError:  # before OSError: it is one
+        return TmuxFacts(error=f"tmux did not answer within {timeout:g} s")
+    except OSError as exc:
+        return TmuxFacts(error=f"tmux could not be started: {exc.strerror or exc}")
+    lines = out.decode("utf-8", "replace").splitlines()
+    if not lines:
+        return TmuxFacts(error=f"tmux answered nothing (exit {code}): no server at TMUX's socket?")
+    return _facts(lines)
+
+
+async def _run(argv: list[str], environ: Mapping[str, str], timeout: float) -> tuple[int, bytes]:
+    """Run ``argv``; its exit code and output, or TimeoutError after ``timeout`` s (killed).
+
+    The output comes through a pipe of our own, not ``asyncio.subprocess.PIPE``:
+    the tmux client hands its stdout to the server, so a server that hangs
+    keeps that pipe open after the client is killed, and asyncio's own pipe
+    would then never close. Ours is closed here whatever the server does.
+    """
+    loop = asyncio.get_running_loop()
+    read_fd, write_fd = os.pipe()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=write_fd,
+            stderr=asyncio.subprocess.DEVNULL,
+            env=dict(environ),
+        )
+    except BaseException:
+        os.close(read_fd)
+        raise
+    finally:
+        os.close(write_fd)
+    reader = asyncio.StreamReader()
+    transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0)
+    )
+    try:
+        async with asyncio.timeout(timeout):
+            out = await reader.read()
+            code = await proc.wait()
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        await proc.wait()
+        raise
+    finally:
+        transport.close()
+    return code, out
+
+
+def _facts(lines: list[str]) -> TmuxFacts:
+    answers = [*lines, *[""] * (len(_ASKED) + 1)]
+    escape = answers[0].strip()
+    features = answers[len(_ASKED)].strip()
+    return TmuxFacts(
+        escape_time_ms=int(escape) if escape.isdigit() else None,
+        mouse=answers[1].strip() or None,
+        set_clipboard=answers[2].strip() or None,
+        features=frozenset(f for f in features.split(",") if f) if features else None,
+    )
+
+
+__all__ = [
+    "ESCAPE_TIME_MAX_MS",
+    "TmuxFacts",
+    "check_osc52",
+    "check_terminal",
+    "check_tmux",
+    "inside_tmux",
+    "read_tmux",
+]

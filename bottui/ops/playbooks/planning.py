@@ -1,16 +1,7 @@
-"""Plan a playbook once: every step through :mod:`bottui.ops.plan`, before anything is sent.
+"""Plan a playbook once, before anything is sent; and say which ids the inventory has not seen.
 
-Each step becomes a :class:`~bottui.ops.plan.PlannedChange` (the exact
-request, the value the inventory knew, the confirmation rule), so the
-table a face shows, the dry run and the run itself share one plan.
-
-An id the inventory has never seen in the playbook's project (or whose
-value it does not know) is refused here, with the file and line of its
-step: a step whose value before is unknown could never be reverted, and a
-typo found after half a playbook has run is the worst time to find it.
-Showing is not running: ``playbook show`` and ``config check`` plan with
-``strict=False``, where such a step is planned anyway and carries the same
-words in :attr:`PlannedStep.unseen` (said as a warning; ``run`` refuses it).
+:func:`plan_playbook` plans every step; :func:`unseen_steps` is ``config
+check``'s warning for the ids of every playbook.
 """
 
 from __future__ import annotations
@@ -19,15 +10,35 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bottui.api.client import build_thresholds
-from bottui.api.errors import RefusedError, ValidationError
+from bottui.api.errors import BottuiError, RefusedError, ValidationError
 from bottui.ops import plan as planning
 from bottui.ops.confirmation import Confirmation
 from bottui.ops.journal_view import value_text
 from bottui.ops.plan import PlannedChange
-from bottui.ops.playbooks.schema import LimiterStep, Playbook, Step
+from bottui.ops.playbooks.library import (
+    LimiterStep,
+    Playbook,
+    PlaybookFileError,
+    PlaybookProblem,
+    Step,
+    load_all,
+)
 from bottui.ops.session import Session
 from bottui.ops.thresholds import check_rules
-from bottui.store.playbook_files import PlaybookFileError
+
+# Plan a playbook once: every step through :mod:`bottui.ops.plan`, before anything is sent.
+#
+# Each step becomes a :class:`~bottui.ops.plan.PlannedChange` (the exact
+# request, the value the inventory knew, the confirmation rule), so the
+# table a face shows, the dry run and the run itself share one plan.
+#
+# An id the inventory has never seen in the playbook's project (or whose
+# value it does not know) is refused here, with the file and line of its
+# step: a step whose value before is unknown could never be reverted, and a
+# typo found after half a playbook has run is the worst time to find it.
+# Showing is not running: ``playbook show`` and ``config check`` plan with
+# ``strict=False``, where such a step is planned anyway and carries the same
+# words in :attr:`PlannedStep.unseen` (said as a warning; ``run`` refuses it).
 
 
 @dataclass(frozen=True)
@@ -231,4 +242,51 @@ def _known_or_refuse(
     return None
 
 
-__all__ = ["PlannedStep", "PlaybookPlan", "plan_playbook", "scope", "unseen_words"]
+# Whether the inventory knows every id the playbooks name: ``config check``'s warnings.
+#
+# ``playbook run`` refuses a step whose id the inventory has never seen in the
+# playbook's project (:mod:`bottui.ops.playbooks.planning`). On a fresh set-up
+# that is every step of the docs' own example (``docs/playbooks.md``), while
+# the file itself is clean; ``config check`` says so as a warning (not a problem: the file is
+# right, the inventory has not learnt yet), with the same words ``run`` would
+# refuse with. A playbook whose project cannot be told (neither the file nor
+# the profile names one) is not checked. Nothing is written: with no inventory
+# file yet, every id is unseen and no file is created.
+
+
+async def unseen_steps(session: Session) -> list[PlaybookProblem]:
+    """A warning per step whose id ``session``'s inventory has never seen (by file, line)."""
+    found: list[PlaybookProblem] = []
+    for book in await load_all(session.locations):
+        if isinstance(book, BaseException):
+            continue  # its problem is reported by check_playbooks
+        found += await _unseen_of(session, book)
+    return found
+
+
+async def _unseen_of(session: Session, book: Playbook) -> list[PlaybookProblem]:
+    account = book.account or session.settings.account
+    project = book.project or session.settings.project
+    if not account or not project:
+        return []
+    if not session.locations.inventory_file.exists():
+        return [PlaybookProblem(book.path, s.line, unseen_words(s, project)) for s in book.steps]
+    try:
+        plan = await plan_playbook(session, book, account, project, strict=False)
+    except BottuiError:
+        return []  # a step the API would refuse: check_playbooks or show says it
+    return [
+        PlaybookProblem(book.path, s.step.line, s.unseen)
+        for s in plan.steps
+        if s.unseen is not None
+    ]
+
+
+__all__ = [
+    "PlannedStep",
+    "PlaybookPlan",
+    "plan_playbook",
+    "scope",
+    "unseen_steps",
+    "unseen_words",
+]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from bottui.api.errors import EXIT_API, EXIT_NETWORK, EXIT_OK, EXIT_REFUSED, RefusedError
 from bottui.ops.journal_view import target_id, value_text
+from bottui.ops.revert import revert_entries
 from bottui.store.journal.records import (
     EntryQuery,
     JournalEntry,
@@ -150,8 +151,6 @@ async def revert_steps(
 async def _revert(
     session: Session, run_id: int | None, entries: Sequence[int | JournalEntry], reason: str | None
 ) -> PlaybookRevert:
-    from bottui.ops.revert import revert_entries
-
     report = await revert_entries(
         session,
         entries,

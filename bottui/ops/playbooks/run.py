@@ -26,6 +26,8 @@ from bottui.ops import confirmation, mutations
 from bottui.ops.mutations import error_outcome
 from bottui.ops.playbooks.planning import PlannedStep, PlaybookPlan
 from bottui.ops.session import Session
+from bottui.ops.timed import schedule_revert
+from bottui.store.errors import JournalUnavailable
 from bottui.store.journal.records import Outcome
 
 #: The ``runs.operation`` of a playbook run (a bulk revocation's is ``revoke``).
@@ -190,8 +192,6 @@ def _not_sent(results: list[StepResult]) -> None:
 
 async def _open_run(session: Session, plan: PlaybookPlan) -> int | None:
     """A new run id in the journal (None, with a warning, when it cannot be written)."""
-    from bottui.store.db_errors import JournalUnavailable
-
     # A run row is keyed by its input's digest: a fresh one per run, so two
     # runs of one playbook are two runs (a bulk run's digest is its file's).
     digest = hashlib.sha256(f"playbook\0{plan.playbook.name}\0{uuid.uuid4()}".encode())
@@ -216,8 +216,6 @@ async def _schedule(
     after: timedelta,
     now: Callable[[], datetime] | None,
 ) -> datetime | None:
-    from bottui.ops.timed import schedule_revert
-
     ids = summary.done_entry_ids()
     if summary.run_id is None or len(ids) != len(summary.results):
         session.warn("the revert is NOT scheduled: the run's steps are not all journaled")

@@ -1,6 +1,6 @@
 """The profiles of ``config.toml`` behind an async facade: every read and edit off the loop.
 
-:class:`AsyncConfigStore` wraps :class:`~bottui.store.config.sync.ConfigStore`
+:class:`AsyncConfigStore` wraps :class:`~bottui.store.config.config_file.ConfigStore`
 the way :mod:`bottui.store.inventory.store` wraps the inventory: each call
 is awaited on the shared :class:`~bottui.store.executor.StoreExecutor`.
 Edits go through the file's write lane (one thread), so two edits of this
@@ -21,10 +21,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from bottui.store.config.config_file import ConfigStore
 from bottui.store.config.model import UNCHANGED, Config, Profile, ProjectSettings, Unchanged
-from bottui.store.config.sync import ConfigStore
 from bottui.store.executor import StoreExecutor, shared_executor
-from bottui.store.paths import Locations, real_path
+from bottui.store.files import Locations, real_path
 
 R = TypeVar("R")
 

@@ -17,7 +17,7 @@ opened on first write or on the first read of an existing file, in WAL mode
 with ``synchronous=NORMAL`` (a write survives a crash of the process; a power
 loss may undo the newest writes, which the next response teaches again).
 A locked, read-only or damaged file raises
-:class:`~bottui.store.db_errors.InventoryUnavailable`.
+:class:`~bottui.store.errors.InventoryUnavailable`.
 
 Ids are checked as the API checks path segments
 (:func:`bottui.api.validation.path_id`: not empty, not ``.``/``..``, no control
@@ -52,7 +52,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, Self, TypeVar
 
-from bottui.store.db_errors import InventoryUnavailable, NotInInventory
+from bottui.store.errors import InventoryUnavailable, NotInInventory
+from bottui.store.files import Locations
 from bottui.store.inventory.records import (
     AccountEntry,
     DimensionEntry,
@@ -85,8 +86,7 @@ from bottui.store.inventory.schema import (
     row_bool,
     usable_id,
 )
-from bottui.store.paths import Locations
-from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT, ClosesOnExit, Database
+from bottui.store.sqlite_helpers import DEFAULT_BUSY_TIMEOUT, ClosesOnExit, Database
 from bottui.store.utc import Clock, stamp, system_clock
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ import sqlite3
 from pathlib import Path
 from typing import Final, Literal
 
-from bottui.store.paths import real_path
+from bottui.store.files import real_path
 
 #: ``inventory_schema.APPLICATION_ID``, not imported: that module brings the
 #: whole SQLite layer (~9 ms at every Tab). A test checks they agree.

@@ -22,7 +22,7 @@ from typing import Final
 from bottui.api.errors import ValidationError
 from bottui.api.tokens import Secret
 from bottui.api.validation import path_id
-from bottui.store.sqlite_util import Schema
+from bottui.store.sqlite_helpers import Schema
 
 #: "btuI": marks a SQLite file as a bottui inventory.
 APPLICATION_ID: Final = 0x62747549

@@ -7,8 +7,8 @@ once from the sync ones (:func:`~bottui.store.executor.reads`,
 thread: serialised in this process), reads on its read lane with a
 connection of their own, so a read is answered while an edit waits for
 another process's lock. Every method may raise
-:class:`~bottui.store.db_errors.InventoryUnavailable`; edits of a missing
-record raise :class:`~bottui.store.db_errors.NotInInventory`.
+:class:`~bottui.store.errors.InventoryUnavailable`; edits of a missing
+record raise :class:`~bottui.store.errors.NotInInventory`.
 
 Lists page by key (account, project, id): the cursor names the last key
 shown, so records added meanwhile never shift a page. The page is cut from
@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from bottui.store.executor import OffLoop, StoreExecutor, reads, writes
+from bottui.store.files import Locations, real_path
 from bottui.store.inventory.file import Inventory
 from bottui.store.inventory.records import (
     DEFAULT_INVENTORY_PAGE,
@@ -34,8 +35,7 @@ from bottui.store.inventory.records import (
     ProjectEntry,
 )
 from bottui.store.paging import Cursor, Page
-from bottui.store.paths import Locations, real_path
-from bottui.store.sqlite_util import DEFAULT_BUSY_TIMEOUT
+from bottui.store.sqlite_helpers import DEFAULT_BUSY_TIMEOUT
 from bottui.store.utc import Clock, system_clock
 
 if TYPE_CHECKING:

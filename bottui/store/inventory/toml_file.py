@@ -45,7 +45,7 @@ text. Ids must be usable as one path segment (no control characters, not
 ``.``/``..``, at most 1024 characters), as the API requires.
 
 Reading is all or nothing: a syntax error or a bad record raises
-:class:`~bottui.store.db_errors.StoreFileError` naming the file and line,
+:class:`~bottui.store.errors.StoreFileError` naming the file and line,
 and nothing is imported.
 """
 
@@ -61,8 +61,8 @@ from bottui.api.errors import ValidationError
 from bottui.api.validation import path_id, threshold_literal
 from bottui.plaintext import clean
 from bottui.store import toml_read
-from bottui.store.atomic_file import write_atomic
-from bottui.store.db_errors import StoreFileError
+from bottui.store.errors import StoreFileError
+from bottui.store.files import write_atomic
 from bottui.store.inventory.records import (
     AccountEntry,
     DimensionEntry,

@@ -45,19 +45,19 @@ The file is opened on first use; a journal of an earlier schema is migrated
 in place then (:mod:`bottui.store.journal.schema`). Several processes may write it at once (the
 TUI, CLI commands, a bulk run): a write waits for the others' lock up to the
 busy timeout (:data:`~bottui.store.journal.schema.BUSY_TIMEOUT`, retried
-with jittered backoff, :mod:`bottui.store.sqlite_retry`), and
+with jittered backoff, :mod:`bottui.store.sqlite_helpers`), and
 :attr:`Journal.lock_stats` says how long the writes waited. A locked (past
 the busy timeout), read-only or damaged file raises
-:class:`~bottui.store.db_errors.JournalUnavailable`: the caller warns that
+:class:`~bottui.store.errors.JournalUnavailable`: the caller warns that
 the change is not journaled and goes ahead.
 
 Exports: JSONL, one :meth:`JournalEntry.to_json <bottui.store.journal.records.JournalEntry.to_json>`
 object per line. CSV: the same fields as columns (:data:`FIELDS`), nested
 objects as compact JSON text, empty cells for nulls. Every cell passes
-:func:`bottui.store.safe_csv.cell`: no control characters, and a cell starting with
+:func:`bottui.store.safe_export.cell`: no control characters, and a cell starting with
 ``=``, ``+``, ``-`` or ``@`` gets a leading ``'`` so a spreadsheet shows it
 instead of running it as a formula (server messages and ids are untrusted).
-JSONL goes through :mod:`bottui.store.safe_json` (C1 and bidi controls escaped).
+JSONL goes through :mod:`bottui.store.safe_export` (C1 and bidi controls escaped).
 Both are written atomically.
 """
 
@@ -75,9 +75,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Final, Unpack
 
-from bottui.store import safe_csv, safe_json
-from bottui.store.atomic_file import write_atomic
-from bottui.store.db_errors import JournalUnavailable
+from bottui.store import safe_export
+from bottui.store.errors import JournalUnavailable
+from bottui.store.files import Locations, write_atomic
 from bottui.store.journal import rows as journal_rows
 from bottui.store.journal.query import item_states, read_page, run_rest
 from bottui.store.journal.records import (
@@ -123,9 +123,7 @@ from bottui.store.journal.schema import (
     SETTLED_PREFIX,
 )
 from bottui.store.paging import Cursor
-from bottui.store.paths import Locations
-from bottui.store.sqlite_retry import LockStats
-from bottui.store.sqlite_util import ClosesOnExit, Database
+from bottui.store.sqlite_helpers import ClosesOnExit, Database, LockStats
 from bottui.store.utc import Clock, parse_time, stamp, system_clock
 
 DEFAULT_BATCH_SIZE: Final = 256
@@ -889,7 +887,7 @@ def file_sha256(path: Path) -> str:
 def export_jsonl(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool = False) -> int:
     """Write ``entries`` as JSON Lines; returns how many were written.
 
-    A file for a person (:mod:`bottui.store.atomic_file`): an existing
+    A file for a person (:mod:`bottui.store.files`): an existing
     ``path`` is replaced only with ``overwrite``, a symlink never.
     """
     count = 0
@@ -898,7 +896,7 @@ def export_jsonl(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool
         nonlocal count
         for one in entries:
             count += 1
-            yield safe_json.dumps(one.to_json(), separators=(",", ":")) + "\n"
+            yield safe_export.dumps(one.to_json(), separators=(",", ":")) + "\n"
 
     write_atomic(Path(path), lines(), overwrite=overwrite)
     return count
@@ -906,7 +904,7 @@ def export_jsonl(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool
 
 def csv_cell(value: object) -> str | int | float:
     """One CSV cell: numbers as numbers, objects as JSON, formula starts defused."""
-    return safe_csv.cell(value)
+    return safe_export.cell(value)
 
 
 def export_csv(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool = False) -> int:

@@ -449,7 +449,7 @@ RunId = NewType("RunId", int)
 DEFAULT_PAGE: int = 200
 
 #: Seconds a *started* record may wait for the journal before the change goes
-#: ahead unjournaled (:class:`~bottui.store.db_errors.JournalUnavailable`).
+#: ahead unjournaled (:class:`~bottui.store.errors.JournalUnavailable`).
 START_BOUND: float = 15.0
 
 

@@ -46,7 +46,7 @@ Migrations from every earlier version: :mod:`bottui.store.journal.schema`.
 
 Every version of the journal's schema, as numbered steps from an empty file.
 
-:data:`SCHEMA` is what :class:`~bottui.store.sqlite_util.Database` opens the
+:data:`SCHEMA` is what :class:`~bottui.store.sqlite_helpers.Database` opens the
 journal with: a file below :data:`VERSION` is migrated in place on first use,
 all pending steps in one ``BEGIN IMMEDIATE`` transaction (see
 ``Database._migrate``); a file above it is refused and never written.
@@ -110,7 +110,7 @@ import sqlite3
 from typing import Final
 
 from bottui.store.journal.rows import Dictionaries, Finish, Start, pack_time, write
-from bottui.store.sqlite_util import Schema, Step
+from bottui.store.sqlite_helpers import Schema, Step
 
 #: "btuJ": marks a SQLite file as a bottui journal.
 APPLICATION_ID: Final = 0x6274754A

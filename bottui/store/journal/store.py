@@ -13,7 +13,7 @@ once from the sync ones (:func:`~bottui.store.executor.reads`,
   readers do not wait for writers);
 * a *started* record waits at most ``start_bound`` seconds
   (:data:`~bottui.store.journal.records.START_BOUND`, 15 by default) and then
-  raises :class:`~bottui.store.db_errors.JournalUnavailable`, which the
+  raises :class:`~bottui.store.errors.JournalUnavailable`, which the
   caller already turns into the "not journaled" warning. A start not yet
   begun by then is dropped; one already inside SQLite cannot be interrupted
   and may still commit, read back later as *unfinished*.
@@ -29,14 +29,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final, TypeVar, Unpack
 
-from bottui.store.db_errors import JournalUnavailable
+from bottui.store.errors import JournalUnavailable
 from bottui.store.executor import OffLoop, StoreExecutor, reads, writes
+from bottui.store.files import Locations, real_path
 from bottui.store.journal.file import BatchWriter, Journal
 from bottui.store.journal.records import START_BOUND, EntryId, OutcomeFields, RunId, StartRecord
 from bottui.store.journal.rows import Finish
 from bottui.store.journal.schema import BUSY_TIMEOUT
-from bottui.store.paths import Locations, real_path
-from bottui.store.sqlite_retry import LockStats
+from bottui.store.sqlite_helpers import LockStats
 from bottui.store.utc import Clock, system_clock
 
 T = TypeVar("T")

@@ -15,8 +15,7 @@ from __future__ import annotations
 from typing import Final
 
 from bottui.plaintext import clean
-from bottui.store.db_errors import DatabaseUnavailable
-from bottui.store.errors import InvalidValue, StoreError
+from bottui.store.errors import DatabaseUnavailable, InvalidValue, StoreError
 
 #: The command that installs team mode's driver.
 INSTALL_TEAM: Final = "pip install 'bottui[team]'"

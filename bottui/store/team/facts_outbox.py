@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from bottui.store.db_errors import DatabaseUnavailable
-from bottui.store.sqlite_util import Database, Schema
+from bottui.store.errors import DatabaseUnavailable
+from bottui.store.sqlite_helpers import Database, Schema
 from bottui.store.team.facts import Fact, FactKey
 
 #: The queue's file name, in the journal's directory.

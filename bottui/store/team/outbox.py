@@ -28,11 +28,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
-from bottui.store.db_errors import JournalUnavailable
+from bottui.store.errors import JournalUnavailable
 from bottui.store.journal.records import JournalEntry
 from bottui.store.journal.rows import entry, from_micros, micros
 from bottui.store.journal.schema import BUSY_TIMEOUT, ORIGIN, SCHEMA, SELECT_ENTRIES
-from bottui.store.sqlite_util import Database
+from bottui.store.sqlite_helpers import Database
 
 #: Entries one push carries at most (a push of many goes by COPY).
 BATCH: Final = 5000
@@ -75,7 +75,7 @@ class Scope:
 
     def holds(self, found: JournalEntry) -> bool:
         """Whether ``found`` is of this base URL, account and project."""
-        from bottui.store.token_names import normalize_base_url
+        from bottui.store.token_sources import normalize_base_url
 
         if normalize_base_url(found.base_url or "") != normalize_base_url(self.base_url):
             return False

@@ -33,7 +33,7 @@ from bottui.plaintext import clean, has_control
 from bottui.store.team import ENV_STORE_URL, resolve_store_url
 from bottui.store.team.errors import StoreRefused, TeamModeNotInstalled
 from bottui.store.team.service_file import service_settings
-from bottui.store.token_names import store_username
+from bottui.store.token_sources import store_username
 
 _SCHEMES: Final = ("postgresql", "postgres")
 #: The only sslmode accepted off loopback.

@@ -34,11 +34,11 @@ from textual.widgets.option_list import Option
 
 from bottui.api.errors import RefusedError
 from bottui.ops.playbooks import library, planning
+from bottui.ops.playbooks.library import PlaybookFileError
 from bottui.ops.playbooks.planning import PlaybookPlan
 from bottui.ops.playbooks.revert import PlaybookRevert, revert_steps
 from bottui.ops.playbooks.run import RunSummary, StepResult, run_playbook
 from bottui.plaintext import clean
-from bottui.store.playbook_files import PlaybookFileError
 from bottui.tui.change_prompt import Timing
 from bottui.tui.perf.textual_private import MeasuredTable
 from bottui.tui.screens.base import BottuiScreen, then
@@ -46,7 +46,7 @@ from bottui.tui.screens.change_form import ConfirmDialog, ReasonAsked
 from bottui.tui.widgets.untrusted_text import safe, safe_text
 
 if TYPE_CHECKING:
-    from bottui.ops.playbooks.schema import Playbook
+    from bottui.ops.playbooks.library import Playbook
 
 
 @dataclass(frozen=True)

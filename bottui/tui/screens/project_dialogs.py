@@ -40,7 +40,7 @@ from bottui.ops.inventory_edits import check_display_name
 from bottui.ops.token_slots import Reading, Slot, delete_token, store_token
 from bottui.plaintext import clean
 from bottui.store.errors import KeyringUnavailable
-from bottui.store.tokens import TokenState
+from bottui.store.keyring_tokens import TokenState
 from bottui.tui.error_report import EXPECTED_ERRORS, error_line, field_words
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import _Dialog

@@ -53,8 +53,8 @@ from bottui.plaintext import clean
 from bottui.store.config.model import Profile
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.inventory.records import ProjectEntry
+from bottui.store.keyring_tokens import TokenState
 from bottui.store.paging import Cursor
-from bottui.store.tokens import TokenState
 from bottui.tui.error_report import EXPECTED_ERRORS, error_line
 from bottui.tui.messages import START_DEMO
 from bottui.tui.screens.base import FilterableScreen, on_answer, then

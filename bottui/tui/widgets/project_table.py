@@ -17,9 +17,9 @@ from textual.binding import Binding, BindingType
 from textual.content import Content
 
 from bottui.ops.token_slots import Reading, Slot
-from bottui.store.env_tokens import EnvTokenAmbiguous
 from bottui.store.errors import KeyringUnavailable
-from bottui.store.tokens import TokenState
+from bottui.store.keyring_tokens import TokenState
+from bottui.store.token_sources import EnvTokenAmbiguous
 from bottui.tui.perf.incremental_table import IncrementalTable
 from bottui.tui.ui_rules import tone
 from bottui.tui.widgets.untrusted_text import join, safe, safe_id, safe_id_text, safe_text

@@ -1,25 +1,9 @@
-"""The one place that reads and writes tokens: the environment, then the OS keyring.
+"""Tokens in the OS keyring: read and written with a timeout, probed for doctor, and the demo's.
 
-Personal access tokens are kept per (base URL, account), project API tokens
-per (base URL, account, project), in the keyring under the service
-``"bottui"``. The keyring username is a JSON array, so hostile ids (quotes,
-slashes, colons, brackets) cannot make two keys collide.
-
-``BOTTUI_ACCESS_TOKEN`` and ``BOTTUI_API_KEY`` in the environment win over the
-keyring (an empty value counts as unset), and a profile's own
-``BOTTUI_API_KEY_<PROFILE>`` / ``BOTTUI_ACCESS_TOKEN_<PROFILE>`` win over
-those for that profile's slot alone (:mod:`bottui.store.env_tokens`): the
-bare names are *not tied* to a project and their state says so.
-
-Every keyring call runs in a *daemon* thread and is waited for with a
-timeout: a Secret Service that never answers (a D-Bus activation was seen to
-hang for 120 s) turns into :class:`KeyringUnavailable` within seconds, and the
-stuck thread cannot hold up interpreter exit. On an event loop, await the
-``*_async`` methods: the keyring call runs on one daemon thread of the store
-executor (:mod:`bottui.store.executor`) and the loop waits out the timeout,
-so a read takes one thread, not a waiting worker plus a keyring thread.
-``keyring`` itself is imported
-lazily, on the first call that needs it, because importing it is slow.
+* :class:`TokenStore`: the environment first (:mod:`bottui.store.token_sources`),
+  then the keyring, every keyring call on a daemon thread with a timeout;
+* :func:`probe_keyring`: which backend is in use and whether it answers (``bottui doctor``);
+* :class:`MemoryKeyring`: the demo's keyring, so nothing reaches the user's real one.
 """
 
 from __future__ import annotations
@@ -29,15 +13,18 @@ import json
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, TypeVar
 
 from bottui.api.tokens import TOKEN_ENV, AccessToken, ProjectToken, Secret, StorePassword
 from bottui.plaintext import clean
-from bottui.store.env_tokens import EnvScope, EnvToken, TokenKind, find
 from bottui.store.errors import KeyringUnavailable
-from bottui.store.token_names import (
+from bottui.store.token_sources import (
     SERVICE,
-    normalize_base_url,
+    EnvScope,
+    EnvToken,
+    TokenKind,
+    find,
     personal_username,
     project_username,
 )
@@ -45,9 +32,34 @@ from bottui.store.token_names import (
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend
 
+
+# The one place that reads and writes tokens: the environment, then the OS keyring.
+#
+# Personal access tokens are kept per (base URL, account), project API tokens
+# per (base URL, account, project), in the keyring under the service
+# ``"bottui"``. The keyring username is a JSON array, so hostile ids (quotes,
+# slashes, colons, brackets) cannot make two keys collide.
+#
+# ``BOTTUI_ACCESS_TOKEN`` and ``BOTTUI_API_KEY`` in the environment win over the
+# keyring (an empty value counts as unset), and a profile's own
+# ``BOTTUI_API_KEY_<PROFILE>`` / ``BOTTUI_ACCESS_TOKEN_<PROFILE>`` win over
+# those for that profile's slot alone (:mod:`bottui.store.token_sources`): the
+# bare names are *not tied* to a project and their state says so.
+#
+# Every keyring call runs in a *daemon* thread and is waited for with a
+# timeout: a Secret Service that never answers (a D-Bus activation was seen to
+# hang for 120 s) turns into :class:`KeyringUnavailable` within seconds, and the
+# stuck thread cannot hold up interpreter exit. On an event loop, await the
+# ``*_async`` methods: the keyring call runs on one daemon thread of the store
+# executor (:mod:`bottui.store.executor`) and the loop waits out the timeout,
+# so a read takes one thread, not a waiting worker plus a keyring thread.
+# ``keyring`` itself is imported
+# lazily, on the first call that needs it, because importing it is slow.
+
 ENV_ACCESS_TOKEN: Final = TOKEN_ENV["personal"]
 ENV_API_KEY: Final = TOKEN_ENV["project"]
 DEFAULT_TIMEOUT: Final = 4.0
+
 
 REMEDIES: Final = (
     "What you can do:\n"
@@ -59,8 +71,8 @@ REMEDIES: Final = (
     " keyring --list-backends, PYTHON_KEYRING_BACKEND, keyringrc.cfg."
 )
 
-_MAX_REASON: Final = 300
 
+_MAX_REASON: Final = 300
 S = TypeVar("S", bound=Secret)
 
 
@@ -322,7 +334,7 @@ class TokenStore:
         the thread; one batch is one. A kind whose token is in the environment
         is "from environment" (tied to it or not) without asking the keyring. Raises
         :class:`KeyringUnavailable` for the whole batch when the keyring fails,
-        :class:`~bottui.store.env_tokens.EnvTokenAmbiguous` when two
+        :class:`~bottui.store.token_sources.EnvTokenAmbiguous` when two
         environment tokens claim one of the slots.
         """
         out: dict[str, TokenState] = {}
@@ -549,16 +561,106 @@ def _token(value: object, kind: type[S]) -> S | None:
         return None
 
 
+# Which keyring backend is in use, and does it answer? (``bottui doctor``)
+#
+# The probe is one read of a name bottui never stores under, through
+# :class:`~bottui.store.keyring_tokens.TokenStore` and so with its timeout: a keyring
+# that hangs (a Secret Service being activated, an unlock prompt nobody sees)
+# becomes an answer in seconds, and a daemon thread that never returns holds
+# nothing up. No token is read or written.
+
+
+#: Not a JSON array naming a kind, as every username bottui stores under is.
+PROBE_USERNAME: Final = "bottui-doctor-probe"
+
+#: How long naming the backend may take once the probe is over (it is loaded by then).
+_NAME_TIMEOUT: Final = 0.5
+
+
+@dataclass(frozen=True)
+class KeyringReport:
+    """The backend's name (``None``: it could not be named) and why it failed, if it did."""
+
+    backend: str | None
+    failure: KeyringUnavailable | None = None
+
+
+async def probe_keyring(tokens: TokenStore) -> KeyringReport:
+    """Read one unused name from the keyring; name the backend that answered or failed."""
+    failure: KeyringUnavailable | None = None
+    try:
+        await tokens.store_password_async(PROBE_USERNAME)
+    except KeyringUnavailable as exc:
+        failure = exc
+    return KeyringReport(_backend_name(), failure)
+
+
+def _backend_name() -> str | None:
+    """keyring's backend, named in a daemon thread: its first load can hang as a call can."""
+    found: list[str] = []
+
+    def name() -> None:
+        import keyring
+
+        backend = keyring.get_keyring()
+        text = f"{type(backend).__module__}.{type(backend).__qualname__}"
+        chained = getattr(backend, "backends", None)
+        if isinstance(chained, list | tuple) and chained:
+            inner = ", ".join(f"{type(b).__module__}.{type(b).__qualname__}" for b in chained)
+            text += f" ({inner})"
+        found.append(clean(text))
+
+    worker = threading.Thread(target=name, name="bottui-keyring-name", daemon=True)
+    worker.start()
+    worker.join(_NAME_TIMEOUT)
+    return found[0] if found else None
+
+
+# An in-memory keyring for ``bottui demo``: nothing reaches the user's real keyring.
+#
+# Duck-typed like a ``keyring`` backend (``get_password``, ``set_password``,
+# ``delete_password``, ``priority``) so the demo need not import keyring at all.
+
+
+class MemoryKeyring:
+    """A keyring that forgets everything when the process ends."""
+
+    priority = 1.0
+    #: Never blocks, so :class:`~bottui.store.keyring_tokens.TokenStore` calls it in the
+    #: caller's thread instead of a watched worker thread.
+    answers_at_once = True
+
+    def __init__(self) -> None:
+        self._items: dict[tuple[str, str], str] = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"MemoryKeyring({len(self._items)} items)"
+
+    def get_password(self, service: str, username: str) -> str | None:
+        """The stored secret, or None."""
+        with self._lock:
+            return self._items.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        """Store a secret."""
+        with self._lock:
+            self._items[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        """Forget a secret (KeyError-free: deleting nothing is fine here)."""
+        with self._lock:
+            self._items.pop((service, username), None)
+
+
 __all__ = [
     "DEFAULT_TIMEOUT",
     "ENV_ACCESS_TOKEN",
     "ENV_API_KEY",
+    "PROBE_USERNAME",
     "REMEDIES",
-    "SERVICE",
-    "KeyringUnavailable",
+    "KeyringReport",
     "TokenState",
     "TokenStore",
-    "normalize_base_url",
-    "personal_username",
-    "project_username",
+    "probe_keyring",
 ]
