@@ -27,7 +27,7 @@ from bottui.store.team.local_server import (
     find_binaries,
     server_account,
 )
-from bottui.store.team.target import check_store_url, driver_works
+from bottui.store.team.store_target import check_store_url, driver_works
 
 if TYPE_CHECKING:
     from bottui.demo_teammate import ScriptedTeammate
@@ -109,7 +109,7 @@ class TeamDemo:
 
 
 async def _migrate(url: str) -> None:
-    from bottui.store.team.store import TeamStore
+    from bottui.store.team.pg_store import TeamStore
 
     store = TeamStore(check_store_url(url, {}), timeout=30)
     try:

@@ -123,7 +123,11 @@ LAZY_THIRD_PARTY: dict[str, tuple[set[str], str]] = {
     "keyring": ({"bottui.store.tokens", "bottui.store.keyring_probe"}, "53 ms; token use only"),
     "platformdirs": ({"bottui.store.paths"}, "8 ms; not for --version or --help"),
     "psycopg": (
-        {"bottui.store.team.store", "bottui.store.team.target", "bottui.store.team.times"},
+        {
+            "bottui.store.team.pg_store",
+            "bottui.store.team.store_target",
+            "bottui.store.team.read_rows",
+        },
         "120 ms; team mode only",
     ),
     "textual": ({"bottui.tui.services"}, "textual.app 150 ms; to be moved to the top"),

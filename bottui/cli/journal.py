@@ -21,7 +21,7 @@ from bottui.cli.parser import Args, UsageError
 if TYPE_CHECKING:
     from bottui.ops.journal_pages import EntryStream, Pages
     from bottui.ops.journal_view import JournalQuery
-    from bottui.ops.team_sync import TeamSync
+    from bottui.ops.team_push import TeamSync
     from bottui.store.journal.protocol import EntryQuery
 
 #: Entries shown unless ``--limit`` or ``--all`` says otherwise.
@@ -209,12 +209,11 @@ async def team_journal(args: Args, out: Output) -> TeamSync | None:
     """
     import os
 
-    from bottui.ops.team_store import open_team_store_url
-    from bottui.ops.team_sync import EXIT_BUDGET, TeamSync
+    from bottui.ops.team_push import EXIT_BUDGET, TeamSync, open_team_store_url
     from bottui.store.config.sync import ConfigStore
     from bottui.store.errors import StoreError
     from bottui.store.paths import Locations
-    from bottui.store.team.target import resolve_store_url
+    from bottui.store.team.store_target import resolve_store_url
     from bottui.store.tokens import TokenStore
 
     locations = Locations.default()

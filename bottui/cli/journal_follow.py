@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from bottui.cli.output import Output
 from bottui.ops import journal_view
-from bottui.ops.team_live import LiveFeed, describe
+from bottui.ops.live_feeds import LiveFeed, describe
 from bottui.plaintext import clean, show_id
 from bottui.store import safe_json
 from bottui.store.journal.records import previous_json
@@ -28,9 +28,8 @@ from bottui.store.journal.records import previous_json
 if TYPE_CHECKING:
     from bottui.cli.parser import Args
     from bottui.store.journal.protocol import EntryQuery, JournalStore
-    from bottui.store.team.records import TeamEntry
-    from bottui.store.team.store import TeamStore
-    from bottui.store.team.unreadable import Unreadable
+    from bottui.store.team.pg_store import TeamStore
+    from bottui.store.team.read_rows import TeamEntry, Unreadable
 
 #: Seconds between two reads of the local journal (no team store).
 POLL: Final = 1.0
@@ -91,7 +90,7 @@ async def store_url(args: Args) -> str | None:
     """The team store's URL: ``BOTTUI_STORE_URL``, else the profile's (``--profile`` or current)."""
     from bottui.store.config.async_facade import AsyncConfigStore
     from bottui.store.paths import Locations
-    from bottui.store.team.target import resolve_store_url
+    from bottui.store.team.store_target import resolve_store_url
 
     from_env = resolve_store_url(None, os.environ)
     if from_env:
@@ -146,7 +145,7 @@ async def follow(
     printer = _Printer(args, out)
     url = await store_url(args)
     if url:
-        from bottui.ops.team_store import open_team_store_url
+        from bottui.ops.team_push import open_team_store_url
         from bottui.store.tokens import TokenStore
 
         store: TeamStore = await open_team_store_url(url, os.environ, TokenStore(timeout=1.0))

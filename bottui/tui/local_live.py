@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from bottui.ops.local_live import INTERVAL, LocalFeed, session_watch
+from bottui.ops.live_feeds import INTERVAL, LocalFeed, session_watch
 
 if TYPE_CHECKING:
     from bottui.tui.services import TuiServices

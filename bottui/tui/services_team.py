@@ -30,11 +30,10 @@ if TYPE_CHECKING:
     from bottui.ops.journal_pages import Pages
     from bottui.ops.session import Session
     from bottui.ops.shared_journal import SharedJournal
-    from bottui.ops.team_sync import SyncState
-    from bottui.ops.team_thread import SharingThread
+    from bottui.ops.team_push import SharingThread, SyncState
     from bottui.store.journal.protocol import JournalStore
-    from bottui.store.team.store import TeamStore
-    from bottui.store.team.unreadable import Unreadable
+    from bottui.store.team.pg_store import TeamStore
+    from bottui.store.team.read_rows import Unreadable
 
 #: Seconds after a failed read of the shared journal before a read tries it again.
 READ_RETRY: Final = 15.0
@@ -75,9 +74,7 @@ class TeamServices:
         import asyncio
 
         from bottui.ops.shared_journal import SharedJournal
-        from bottui.ops.team_store import open_team_store_url
-        from bottui.ops.team_sync import TUI_INTERVAL
-        from bottui.ops.team_thread import SharingThread
+        from bottui.ops.team_push import TUI_INTERVAL, SharingThread, open_team_store_url
 
         with contextlib.suppress(StoreError):
             await team.register()  # before this run's first change

@@ -110,11 +110,11 @@ class TimedServices:
 
         Read in the planning worker, through the journal's async facade.
         """
-        from bottui.ops.timed import superseding
+        from bottui.ops.timed.schedule import warning_lines
 
         found: list[str] = []
         for plan in plans:
-            for line in await superseding.warning_lines(self.session, plan):
+            for line in await warning_lines(self.session, plan):
                 if line not in found:
                     found.append(line)
         return replace(prompt, supersedes=tuple(found)) if found else prompt

@@ -6,7 +6,7 @@ off the event loop's turn, reconnecting by itself). A teammate's change
 becomes a toast ("bob@bastion-2 disabled rl-login on shop-prod · INC-4312",
 plain text: every string from the database is cleaned) and every screen
 re-reads what it shows; once it succeeded, the limiter's or dimension's
-known state follows (:mod:`bottui.ops.team_learn`), and what teammates
+known state follows (:mod:`bottui.ops.team_inventory`), and what teammates
 taught the shared inventory is merged into the local one at start and on
 each of its notifications (:mod:`bottui.ops.team_inventory`). This process's own
 entries (same journal origin) are not toasted. When the store cannot be
@@ -20,11 +20,11 @@ import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
-from bottui.ops import team_inventory, team_learn
-from bottui.ops.team_live import describe, follow_session, own_origin
+from bottui.ops import team_inventory
+from bottui.ops.live_feeds import describe, follow_session, own_origin
 
 if TYPE_CHECKING:
-    from bottui.store.team.records import TeamEntry
+    from bottui.store.team.read_rows import TeamEntry
     from bottui.tui.services import TuiServices
 
 #: At most this many toasts per batch of arrivals; the rest are counted.
@@ -89,7 +89,7 @@ class TeamLive:
     async def _finished(self, entries: Sequence[TeamEntry]) -> None:
         mine = await own_origin(self._services.session)
         others = [e for e in entries if mine is None or e.origin != mine]
-        if others and await team_learn.learn(self._services.session, others):
+        if others and await team_inventory.learn(self._services.session, others):
             self._services.inventory_changed()
 
     async def _inventory(self) -> None:

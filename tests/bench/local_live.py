@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bottui.ops.local_live import INTERVAL, LocalFeed  # noqa: E402
+from bottui.ops.live_feeds import INTERVAL, LocalFeed  # noqa: E402
 from bottui.store.file_watch import DataVersionWatch  # noqa: E402
 
 WRITE = (

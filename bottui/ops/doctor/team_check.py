@@ -34,8 +34,7 @@ async def check_team_store(
         return Check(
             "team-store", _TITLE, Verdict.SKIPPED, "solo mode: no team store is configured"
         )
-    from bottui.ops.team_store import open_team_store_url
-    from bottui.ops.team_sync import TeamSync
+    from bottui.ops.team_push import TeamSync, open_team_store_url
 
     try:
         store = await open_team_store_url(url, environ, tokens, timeout=timeout)

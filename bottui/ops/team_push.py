@@ -1,7 +1,9 @@
-"""Pushing the local journal to the team store: never in the way of a change.
+"""Pushing this machine's outbox to the team store: never in the way of a change.
 
 A change is journaled in the local SQLite journal first (durable, as
-without a team store) and pushed to PostgreSQL afterwards, by
+without a team store), an inventory fact queued locally, a timed change's
+event journaled; all of it is pushed to PostgreSQL afterwards, as one stream
+of typed events (:class:`~bottui.store.team.outbox.Outbox`), by
 :meth:`TeamSync.sync`: at start, after each change, every 30 s in the TUI,
 and by ``bottui store sync``. Pushing is at-least-once (the cursor moves
 only after the store said yes) and the store keeps each event once (unique
@@ -10,10 +12,28 @@ answer is lost, repeats a push but never loses or duplicates an event.
 
 Nothing here raises to the caller for the store's sake: a store that is
 down (stopped, unreachable, credentials revoked, disk full) leaves the
-entries waiting, and :attr:`TeamSync.state` says so in one line
+events waiting, and :attr:`TeamSync.state` says so in one line
 (the header's "team journal: N not yet shared", the CLI's warning). The
 local SQLite work runs on the store executor, the push on psycopg's async
 connection: nothing blocks the event loop, and every push is time-bounded.
+
+:class:`SharingThread` runs the pushes on a thread of its own with its own
+event loop: building a batch of events (JSON, redaction) and writing it by
+``COPY`` is CPU work, and a bulk run of a million ids has a lot of it; there,
+none of it delays a key press or a bulk run's requests. It pushes at start,
+whenever :meth:`SharingThread.kick` is called (after each change), every
+``interval`` seconds, and once more when stopped. Each state it reaches is
+handed to ``on_state`` *on the pushing thread*: the caller hops to its own
+loop (the TUI with ``loop.call_soon_threadsafe``).
+
+Opening a profile's team store (:func:`open_team_store`): ``BOTTUI_STORE_URL``
+wins over the profile's ``store``; the demo reads neither. The URL is checked
+before anything connects (no password in it, verified TLS off loopback:
+:func:`bottui.store.team.store_target.check_store_url`). The password is
+libpq's business (``~/.pgpass``, ``PGPASSWORD``, a client certificate,
+``PGSERVICE``) unless the keyring keeps one for this URL (``bottui token set
+store``); ``PGPASSWORD`` wins over the keyring, as the environment wins for
+the API tokens.
 """
 
 from __future__ import annotations
@@ -21,23 +41,81 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, TypeVar
 from uuid import UUID
 
-from bottui.store.errors import StoreError
+from bottui.store.config.model import Profile
+from bottui.store.errors import KeyringUnavailable, StoreError
 from bottui.store.executor import StoreExecutor, shared_executor
-from bottui.store.paths import real_path
-from bottui.store.team.errors import StoreUnavailable
-from bottui.store.team.facts_outbox import FactsOutbox, facts_file
-from bottui.store.team.from_local import events_of
-from bottui.store.team.outbox import BATCH, Backlog, Outbox, Pending, Scope
+from bottui.store.team.outbox import BATCH, Backlog, Batch, Outbox, Scope
+from bottui.store.team.push_events import events_of
+from bottui.store.team.store_target import StoreTarget, check_store_url, resolve_store_url
+from bottui.store.team.team_errors import StoreUnavailable
+from bottui.store.tokens import TokenStore
 
 if TYPE_CHECKING:
-    from bottui.store.team.store import TeamStore
+    from bottui.ops.session import Session
+    from bottui.store.team.pg_store import TeamStore
+
+
+class NoTeamStore(StoreError):
+    """Neither ``BOTTUI_STORE_URL`` nor the profile names a team store."""
+
+
+def store_target(profile: Profile | None, environ: Mapping[str, str]) -> StoreTarget:
+    """The checked team store of ``profile`` (or ``BOTTUI_STORE_URL``)."""
+    url = resolve_store_url(None if profile is None else profile.store, environ)
+    if url is None:
+        raise _no_team_store()
+    return check_store_url(url, environ)
+
+
+def _no_team_store() -> NoTeamStore:
+    return NoTeamStore(
+        "No team store is configured",
+        'Set store = "postgresql://..." in the profile, or BOTTUI_STORE_URL.',
+    )
+
+
+async def open_team_store(
+    profile: Profile | None, environ: Mapping[str, str], tokens: TokenStore
+) -> TeamStore:
+    """The team store of ``profile``, ready to connect on first use."""
+    return await _open(store_target(profile, environ), environ, tokens)
+
+
+async def open_team_store_url(
+    url: str, environ: Mapping[str, str], tokens: TokenStore, *, timeout: float = 5.0
+) -> TeamStore:
+    """The team store at ``url`` (checked first), with a short timeout: the push's."""
+    return await _open(check_store_url(url, environ), environ, tokens, timeout=timeout)
+
+
+async def _open(
+    target: StoreTarget,
+    environ: Mapping[str, str],
+    tokens: TokenStore,
+    *,
+    timeout: float | None = None,
+) -> TeamStore:
+    from bottui.store.team.pg_store import DEFAULT_TIMEOUT, TeamStore
+
+    password = None
+    if not environ.get("PGPASSWORD"):
+        try:
+            password = await tokens.store_password_async(target.keyring_username)
+        except KeyringUnavailable:
+            # A server reached over SSH often has no keyring at all: the store's
+            # password is then libpq's business (~/.pgpass, PGSERVICE, a
+            # certificate), as it is for every PostgreSQL client there.
+            password = None
+    return TeamStore(target, password=password, timeout=timeout or DEFAULT_TIMEOUT)
+
 
 R = TypeVar("R")
 
@@ -69,7 +147,7 @@ class SyncState:
 
 
 class TeamSync:
-    """The outbox of one journal file towards one team store.
+    """The outbox of one journal file (and its facts) towards one team store.
 
     Args:
         journal: The local journal file.
@@ -88,10 +166,8 @@ class TeamSync:
         self.store = store
         self.key = store.target.keyring_username
         self._outbox = Outbox(journal)
-        #: The shared inventory's facts learned here (pushed after the journal's events).
-        self._facts = FactsOutbox(facts_file(journal))
         self._executor = executor or shared_executor()
-        self._lane = f"team-outbox:{real_path(journal)}"
+        self._lane = self._outbox.lane
         self._batch = batch
         self._lock = asyncio.Lock()
         self._registered = False
@@ -163,17 +239,18 @@ class TeamSync:
             try:
                 await self.register()
                 while True:
-                    pending: Pending = await self._local(
+                    batch: Batch = await self._local(
                         lambda: self._outbox.pending(self.key, self._batch)
                     )
-                    if pending.empty:
+                    if batch.empty:
                         break
-                    events = events_of(pending.entries, pending.outcomes)
-                    pushed = await self.store.push(events)
-                    await self._record(pending, orphans=pushed.orphans > 0)
+                    pushed = await self.store.push(batch.events())
+                    record = functools.partial(
+                        self._outbox.pushed, self.key, batch, orphans=pushed.orphans > 0
+                    )
+                    await self._local(record)
                     if not until_empty:
                         break
-                await self._push_facts(until_empty=until_empty)
             except StoreUnavailable as exc:
                 down = exc.title
             except StoreError as exc:  # the local journal itself: the change went ahead anyway
@@ -186,21 +263,6 @@ class TeamSync:
         if self.on_state is not None:
             self.on_state(self.state)
         return self.state
-
-    async def _push_facts(self, *, until_empty: bool) -> None:
-        """The inventory's facts waiting here, after the journal (a teammate's
-        live feed then learns the change before the state it taught)."""
-        while True:
-            facts, seqs = await self._local(lambda: self._facts.pending(self.key))
-            if not facts:
-                return
-            await self.store.put_facts(facts)
-            await self._local(functools.partial(self._facts.pushed, self.key, facts, seqs))
-            if not until_empty:
-                return
-
-    async def _record(self, pending: Pending, *, orphans: bool) -> None:
-        await self._local(lambda: self._outbox.pushed(self.key, pending, orphans=orphans))
 
     async def sync_within(self, budget: float) -> SyncState:
         """:meth:`sync`, given up after ``budget`` seconds (what waits stays waiting)."""
@@ -233,8 +295,101 @@ class TeamSync:
             await self.store.close()
         with contextlib.suppress(Exception):
             await self._local(self._outbox.close)
-        with contextlib.suppress(Exception):
-            await self._local(self._facts.close)
 
 
-__all__ = ["EXIT_BUDGET", "TUI_INTERVAL", "SyncState", "TeamSync"]
+class SharingThread:
+    """Pushes of one :class:`TeamSync`, on a daemon thread with its own event loop.
+
+    Args:
+        team: The outbox and store (used by this thread only, once started).
+        interval: Seconds between two pushes when nothing calls :meth:`kick`.
+        on_state: Called (on this thread) with the state after each push.
+    """
+
+    def __init__(
+        self,
+        team: TeamSync,
+        *,
+        interval: float,
+        on_state: Callable[[SyncState], None] | None = None,
+    ) -> None:
+        self.team = team
+        self._interval = interval
+        self._on_state = on_state
+        self._thread = threading.Thread(target=self._main, name="bottui-team-push", daemon=True)
+        self._ready = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._kicked: asyncio.Event | None = None
+        self._stopping = False
+
+    def start(self) -> None:
+        """Start pushing (returns once the thread's loop runs)."""
+        self._thread.start()
+        self._ready.wait()
+
+    def kick(self) -> None:
+        """Push now (a change was just journaled); thread-safe."""
+        loop, kicked = self._loop, self._kicked
+        if loop is not None and kicked is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has ended already
+                loop.call_soon_threadsafe(kicked.set)
+
+    def stop(self, budget: float) -> SyncState | None:
+        """Push once more and stop, waiting at most ``budget`` seconds.
+
+        Returns the last state, or ``None`` when the push did not end in
+        time (the daemon thread is abandoned; what it had not pushed waits in
+        the outbox for the next run).
+        """
+        self._stopping = True
+        self.kick()
+        self._thread.join(budget)
+        return None if self._thread.is_alive() else self.team.state
+
+    def _main(self) -> None:
+        asyncio.run(self._run())
+
+    async def _run(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._kicked = asyncio.Event()
+        self._ready.set()
+        try:
+            while not self._stopping:
+                self._report(await self.team.sync())
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._kicked.wait(), self._interval)
+                self._kicked.clear()
+            # Stopping: what was journaled since the last push goes now.
+            self._report(await self.team.sync())
+        finally:
+            await self.team.close()
+
+    def _report(self, state: SyncState) -> None:
+        if self._on_state is not None:
+            with contextlib.suppress(Exception):  # a face that has gone away
+                self._on_state(state)
+
+
+async def share_now(session: Session) -> str | None:
+    """Push what waits now: by the session's own push, else by kicking the push thread
+    (``session.on_shared``, the TUI's; a command's thread pushes within its interval).
+    Why the store did not take it (None: it did, or the thread will)."""
+    team = await session.team()
+    if team is None:
+        if session.on_shared is not None:
+            session.on_shared()
+        return None
+    return (await team.sync()).down
+
+
+__all__ = [
+    "EXIT_BUDGET",
+    "TUI_INTERVAL",
+    "NoTeamStore",
+    "SharingThread",
+    "SyncState",
+    "TeamSync",
+    "open_team_store",
+    "open_team_store_url",
+    "store_target",
+]
