@@ -249,8 +249,8 @@ class TeamSync:
                         self._outbox.pushed, self.key, batch, orphans=pushed.orphans > 0
                     )
                     await self._local(record)
-                    if not until_empty:
-                        break
+                    if not until_empty or pushed.orphans:
+                        break  # an orphan goes again with the next push, after its entry
             except StoreUnavailable as exc:
                 down = exc.title
             except StoreError as exc:  # the local journal itself: the change went ahead anyway
