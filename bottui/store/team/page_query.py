@@ -56,6 +56,10 @@ SELECT: Final = (
     " e.request_body, e.previous, e.undo_of, e.run_id, e.item_key, o.finished_at, o.outcome,"
     " o.status, o.result, o.error, o.duration_ms, o.db_role, o.received_at"
 )
+#: An entry with its outcome, if any: what :data:`SELECT` reads from.
+ENTRIES_FROM: Final = (
+    " FROM bottui.journal_entries AS e LEFT JOIN bottui.journal_outcomes AS o ON o.entry_id = e.id"
+)
 
 
 #: Where a page starts: after this row's (start time, server id); the time may be odd.
@@ -358,8 +362,7 @@ def recent_sql(
 ) -> tuple[str, list[object]]:
     """The SELECT of one target's changes in the last ``seconds``, newest first."""
     sql = (
-        f"{SELECT} FROM bottui.journal_entries AS e"
-        " LEFT JOIN bottui.journal_outcomes AS o ON o.entry_id = e.id"
+        f"{SELECT}{ENTRIES_FROM}"
         " WHERE e.project = %s AND e.target = %s AND e.run_id IS NULL"
         " AND e.started_at >= now() - make_interval(secs => %s)"
         # a time ahead of the server's is not a recent change (a hostile
@@ -372,6 +375,7 @@ def recent_sql(
 
 
 __all__ = [
+    "ENTRIES_FROM",
     "REASON_WINDOW_MIN",
     "REASON_WINDOW_PER_ROW",
     "RECENT_LIMIT",

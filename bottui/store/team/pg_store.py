@@ -41,6 +41,7 @@ from bottui.api.tokens import Secret
 from bottui.store.journal.rows import from_micros, micros
 from bottui.store.paging import Cursor
 from bottui.store.team.page_query import (
+    ENTRIES_FROM,
     SELECT,
     TeamQuery,
     decode_cursor,
@@ -240,6 +241,12 @@ class TeamStore:
                         self._temp_tables = False
                     yield self._conn
 
+    async def _fetch(self, doing: str, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """The rows of one statement, on the connection (errors mapped, time bounded)."""
+        async with self._session(doing) as conn:
+            cur = await conn.execute(sql.encode(), params)
+            return await cur.fetchall()
+
     async def close(self) -> None:
         """Close the connection (a later call opens another)."""
         async with self._lock:
@@ -409,24 +416,14 @@ class TeamStore:
         :data:`~bottui.store.team.recent.RECENT_LIMIT`; on an index.
         """
         sql, params = recent_sql(base_url, account, project, target, seconds)
-        async with self._session("reading recent changes") as conn:
-            cur = await conn.execute(sql.encode(), params)
-            rows = await cur.fetchall()
-        return self.readable(rows)
+        return self.readable(await self._fetch("reading recent changes", sql, params))
 
     async def entries(self, ids: Sequence[int]) -> tuple[TeamEntry, ...]:
         """The entries of these server ids (a notification's), oldest first."""
         if not ids:
             return ()
-        sql = (
-            f"{SELECT} FROM bottui.journal_entries AS e"
-            " LEFT JOIN bottui.journal_outcomes AS o ON o.entry_id = e.id"
-            " WHERE e.id = ANY(%s) ORDER BY e.id"
-        )
-        async with self._session("reading new entries") as conn:
-            cur = await conn.execute(sql.encode(), [list(ids)])
-            rows = await cur.fetchall()
-        return self.readable(rows)
+        sql = f"{SELECT}{ENTRIES_FROM} WHERE e.id = ANY(%s) ORDER BY e.id"
+        return self.readable(await self._fetch("reading new entries", sql, [list(ids)]))
 
     async def entries_after(
         self, last_id: int, *, limit: int = DEFAULT_PAGE
@@ -437,14 +434,8 @@ class TeamStore:
     async def scan_after(self, last_id: int, *, limit: int = DEFAULT_PAGE) -> Scan:
         """Up to ``limit`` rows above ``last_id``, oldest first: the readable entries, how
         many rows were looked at and the last one's id (a skipped row counts too)."""
-        sql = (
-            f"{SELECT} FROM bottui.journal_entries AS e"
-            " LEFT JOIN bottui.journal_outcomes AS o ON o.entry_id = e.id"
-            " WHERE e.id > %s ORDER BY e.id LIMIT %s"
-        )
-        async with self._session("reading new entries") as conn:
-            cur = await conn.execute(sql.encode(), [int(last_id), max(1, int(limit))])
-            rows = await cur.fetchall()
+        sql = f"{SELECT}{ENTRIES_FROM} WHERE e.id > %s ORDER BY e.id LIMIT %s"
+        rows = await self._fetch("reading new entries", sql, [int(last_id), max(1, int(limit))])
         return Scan(self.readable(rows), len(rows), int(rows[-1][0]) if rows else int(last_id))
 
     def readable(self, rows: Sequence[Sequence[Any]]) -> tuple[TeamEntry, ...]:
@@ -470,25 +461,20 @@ class TeamStore:
         if not local_ids:
             return frozenset()
         sql = "SELECT local_id FROM bottui.journal_entries WHERE origin = %s AND local_id = ANY(%s)"
-        async with self._session("reading the journal") as conn:
-            cur = await conn.execute(sql.encode(), [origin, [int(i) for i in local_ids]])
-            rows = await cur.fetchall()
+        rows = await self._fetch("reading the journal", sql, [origin, [int(i) for i in local_ids]])
         return frozenset(int(row[0]) for row in rows)
 
     async def held_count(self, origin: UUID, upto: int) -> int:
         """How many entries of ``origin`` with a local id up to ``upto`` the store holds."""
         sql = "SELECT count(*) FROM bottui.journal_entries WHERE origin = %s AND local_id <= %s"
-        async with self._session("reading the journal") as conn:
-            cur = await conn.execute(sql.encode(), [origin, int(upto)])
-            row = await cur.fetchone()
-        return int(row[0]) if row is not None else 0
+        rows = await self._fetch("reading the journal", sql, [origin, int(upto)])
+        return int(rows[0][0]) if rows else 0
 
     async def last_id(self) -> int:
         """The newest server id of the journal (0: empty)."""
-        async with self._session("reading the journal") as conn:
-            cur = await conn.execute("SELECT coalesce(max(id), 0) FROM bottui.journal_entries")
-            row = await cur.fetchone()
-        return int(row[0]) if row is not None else 0
+        sql = "SELECT coalesce(max(id), 0) FROM bottui.journal_entries"
+        rows = await self._fetch("reading the journal", sql)
+        return int(rows[0][0]) if rows else 0
 
     # -- the inventory ------------------------------------------------------------------
 
@@ -529,11 +515,8 @@ class TeamStore:
             "SELECT origin, local_id, kind, timed, at, detail, operator, host"
             " FROM bottui.timed_events ORDER BY id"
         )
-        async with self._session("reading timed changes") as conn:
-            cur = await conn.execute(sql.encode())
-            rows = await cur.fetchall()
         out = []
-        for row in rows:
+        for row in await self._fetch("reading timed changes", sql):
             event_id, operator = f"{row[0]}:e{row[1]}", str(row[6])
             try:
                 detail = json_object(row[5], optional=False)
@@ -562,11 +545,8 @@ class TeamStore:
             "SELECT c.timed, c.at, c.executor, r.state, r.at, r.detail"
             " FROM bottui.timed_claims AS c LEFT JOIN bottui.timed_results AS r USING (timed)"
         )
-        async with self._session("reading timed changes") as conn:
-            cur = await conn.execute(sql.encode())
-            rows = await cur.fetchall()
         out = []
-        for row in rows:
+        for row in await self._fetch("reading timed changes", sql):
             detail: dict[str, Any] | None = None
             try:
                 detail = json_object(row[5])
@@ -584,9 +564,8 @@ class TeamStore:
             "INSERT INTO bottui.timed_claims (timed, at, executor) VALUES (%s, %s, %s)"
             " ON CONFLICT (timed) DO NOTHING RETURNING timed"
         )
-        async with self._session("claiming a timed revert") as conn:
-            cur = await conn.execute(sql.encode(), (timed, from_micros(at), executor))
-            return await cur.fetchone() is not None
+        won = await self._fetch("claiming a timed revert", sql, (timed, from_micros(at), executor))
+        return bool(won)
 
     async def timed_result(
         self, timed: str, state: str, detail: dict[str, Any], *, at: int
@@ -609,14 +588,11 @@ class TeamStore:
         if not pairs:
             return {}
         sql = (
-            f"{SELECT} FROM bottui.journal_entries AS e"
-            " LEFT JOIN bottui.journal_outcomes AS o ON o.entry_id = e.id"
+            f"{SELECT}{ENTRIES_FROM}"
             " WHERE (e.origin, e.local_id) IN (SELECT * FROM unnest(%s::uuid[], %s::bigint[]))"
         )
-        async with self._session("reading timed changes") as conn:
-            params = ([p[0] for p in pairs], [p[1] for p in pairs])
-            cur = await conn.execute(sql.encode(), params)
-            rows = await cur.fetchall()
+        params = ([p[0] for p in pairs], [p[1] for p in pairs])
+        rows = await self._fetch("reading timed changes", sql, params)
         return {f"{e.origin}:{e.local_id}": e for e in self.readable(rows)}
 
     # -- notifications ------------------------------------------------------------------
