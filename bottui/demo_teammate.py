@@ -5,7 +5,7 @@ journal and inventory under the demo's temporary directory, the same sandbox
 and the same throwaway PostgreSQL. Every change he makes goes through the
 same pipeline as the operator's (:func:`bottui.ops.mutations.apply`: planned,
 journaled locally first, sent to the sandbox) and is then pushed to the team
-store by :class:`~bottui.ops.team_sync.TeamSync`, exactly as a real teammate's
+store by :class:`~bottui.ops.team_push.TeamSync`, exactly as a real teammate's
 bottui would push it. So what the demo shows of him (the toast, the shared
 Journal, the limiter's state "from bob's change", the collision warning in a
 confirmation) is what the operator would see of a real teammate.

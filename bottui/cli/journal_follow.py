@@ -1,7 +1,7 @@
 """``bottui journal --follow``: after the newest page, each new entry as it arrives (#13).
 
 With a team store (``BOTTUI_STORE_URL`` or the profile's ``store``), the
-shared journal is followed live (LISTEN/NOTIFY, :class:`~bottui.ops.team_live.LiveFeed`):
+shared journal is followed live (LISTEN/NOTIFY, :class:`~bottui.ops.live_feeds.LiveFeed`):
 a teammate's change is printed within a second of its push. When the store
 cannot be reached, one line on stderr says so and it keeps trying by itself;
 another says when it is back. Without a team store, the local journal is

@@ -2,9 +2,9 @@
 
 Only with a team store configured. The journal is registered with the
 store before the command's first entry (entries from then on are shared);
-the push then runs on :class:`~bottui.ops.team_thread.SharingThread`, so
+the push then runs on :class:`~bottui.ops.team_push.SharingThread`, so
 the change never waits for PostgreSQL. At the end the command gives the
-push :data:`~bottui.ops.team_sync.EXIT_BUDGET` seconds and, when the store
+push :data:`~bottui.ops.team_push.EXIT_BUDGET` seconds and, when the store
 could not take it, prints one warning line on stderr saying how many
 entries wait (they go with the next command, ``bottui store sync``, or the
 TUI).

@@ -2,7 +2,7 @@
 
 A CLI change, ``bottui run-due`` or a second TUI writes the journal and the
 inventory this TUI reads, but tells it nothing. One task
-(:class:`~bottui.ops.local_live.LocalFeed`, looking at both files'
+(:class:`~bottui.ops.live_feeds.LocalFeed`, looking at both files'
 ``PRAGMA data_version`` on the store executor: nothing on the event loop's
 turn) notices the write, and then every screen reads again what it shows
 (tables, result panels, the Journal) and the header's countdown of timed
@@ -27,7 +27,7 @@ class LocalLive:
 
     Args:
         services: The app's services (what is told of a change).
-        interval: Seconds between two looks (None: :data:`~bottui.ops.local_live.INTERVAL`;
+        interval: Seconds between two looks (None: :data:`~bottui.ops.live_feeds.INTERVAL`;
             tests make it short).
     """
 

@@ -3,7 +3,7 @@
 Mixed into :class:`~bottui.tui.services.TuiServices` (the screens ask the
 services for ``team_down``, ``journal_pages()``, ``share_soon()``): kept
 apart so the services stay one job each. The push runs on a thread of its
-own (:class:`~bottui.ops.team_thread.SharingThread`); the Journal screen
+own (:class:`~bottui.ops.team_push.SharingThread`); the Journal screen
 reads the shared journal on the app's loop with a connection of its own.
 
 The store counts as down for the Journal screen when the push's last

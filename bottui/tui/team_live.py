@@ -1,7 +1,7 @@
 """Teammates' changes, live in the TUI: toasts, refreshed screens, the store's state (#13).
 
 With a team store configured, one task follows the shared journal
-(:class:`~bottui.ops.team_live.LiveFeed`: LISTEN on a connection of its own,
+(:class:`~bottui.ops.live_feeds.LiveFeed`: LISTEN on a connection of its own,
 off the event loop's turn, reconnecting by itself). A teammate's change
 becomes a toast ("bob@bastion-2 disabled rl-login on shop-prod · INC-4312",
 plain text: every string from the database is cleaned) and every screen

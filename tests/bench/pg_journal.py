@@ -18,7 +18,7 @@ Run it as a script (pytest does not collect tests/bench)::
    ``api-error``). Triggers are disabled and the secondary indexes dropped
    while loading (as a restore would), then rebuilt, and the tables analysed.
 3. For each filter, the store's ``page`` (limit 50, newest first, through
-   :class:`~bottui.store.team.store.TeamStore` as the faces will call it):
+   :class:`~bottui.store.team.pg_store.TeamStore` as the faces will call it):
    the first call, then the median (and max) of ``--reps`` more rounds, each
    round timing every filter once (interleaved).
 """

@@ -124,7 +124,7 @@ def from_entry_query(
 def encode_cursor(started_at: datetime | str, entry_id: int) -> Cursor:
     """The cursor after a row: its start time (µs since the epoch, UTC) and server id.
 
-    A time Python cannot hold (:class:`~bottui.store.team.times.OddTime`, a
+    A time Python cannot hold (:class:`~bottui.store.team.read_rows.OddTime`, a
     hostile row's ``infinity``) is kept as PostgreSQL's text, which it reads
     back exactly: the next page goes on right after that row.
     """

@@ -4,7 +4,7 @@
 first use, again after it is lost) and serializes its calls. Every failure
 of the database (stopped, unreachable, wrong or revoked credentials, disk
 full, a statement it refuses) becomes one
-:class:`~bottui.store.team.errors.StoreUnavailable` with a cleaned
+:class:`~bottui.store.team.team_errors.StoreUnavailable` with a cleaned
 one-line reason, never psycopg's exception or a traceback; a connection or
 query that does not answer within ``timeout`` seconds is given up the same
 way. Before writing, each push checks the schema version in its own
@@ -145,7 +145,7 @@ class TeamStore:
     """The shared journal (and, later, inventory) of a team, on PostgreSQL.
 
     Args:
-        target: The checked store URL (:func:`~bottui.store.team.target.check_store_url`).
+        target: The checked store URL (:func:`~bottui.store.team.store_target.check_store_url`).
         password: From the keyring, when libpq's own means do not provide it.
         timeout: Seconds a connection or a call may take before it is given up.
     """
@@ -413,7 +413,7 @@ class TeamStore:
         """The changes of ``target`` started in the last ``seconds`` (server clock), newest first.
 
         Single changes only (no bulk run's items), at most
-        :data:`~bottui.store.team.recent.RECENT_LIMIT`; on an index.
+        :data:`~bottui.store.team.page_query.RECENT_LIMIT`; on an index.
         """
         sql, params = recent_sql(base_url, account, project, target, seconds)
         return self.readable(await self._fetch("reading recent changes", sql, params))

@@ -233,7 +233,7 @@ class Skips:
         return out
 
 
-#: The columns of :data:`~bottui.store.team.query.SELECT`, in order.
+#: The columns of :data:`~bottui.store.team.page_query.SELECT`, in order.
 NAMES: Final = (
     "id", "origin", "local_id", "db_role", "received_at", "started_at", "operator", "host",
     "profile", "reason", "base_url", "account", "project", "operation", "target",
@@ -285,7 +285,7 @@ def _outcome(values: dict[str, Any]) -> str | None:
 
 
 def read_entry(row: Sequence[Any]) -> TeamEntry | Unreadable:
-    """The entry of a :data:`~bottui.store.team.query.SELECT` row, or why it is unreadable.
+    """The entry of a :data:`~bottui.store.team.page_query.SELECT` row, or why it is unreadable.
 
     Its unreadable outcome, if any, is dropped and said apart
     (:func:`outcome_skipped`).
