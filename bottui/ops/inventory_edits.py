@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Final
 
 from bottui.api.errors import ValidationError
 from bottui.api.validation import dimension_name, first_forbidden_char, path_id
-from bottui.ops import team_inventory
+from bottui.ops import team_facts
 
 if TYPE_CHECKING:
     from bottui.ops.session import Session
@@ -82,31 +82,29 @@ async def add_project(session: Session, account: str, project: str, name: str | 
     account, project = check_project_ids(account, project)
     shown = check_display_name(name) if name is not None else None
     await session.inventory_store.add_project(account, project, shown)
-    await team_inventory.share(
-        session, team_inventory.added(account, project, "project", "", shown)
-    )
+    await team_facts.share(session, team_facts.added(account, project, "project", "", shown))
 
 
 async def rename_project(session: Session, account: str, project: str, name: str | None) -> None:
     """Give a known project another display name (``None``: none)."""
     shown = check_display_name(name) if name is not None else None
     await session.inventory_store.rename_project(account, project, shown)
-    await team_inventory.share(session, team_inventory.renamed(account, project, shown))
+    await team_facts.share(session, team_facts.renamed(account, project, shown))
 
 
 async def forget_project(session: Session, account: str, project: str) -> None:
     """Remove a project and its limiters and dimensions from the inventory."""
-    facts = team_inventory.removed(account, project, "project", "")
-    if team_inventory.store_key(session) is not None:
+    facts = team_facts.removed(account, project, "project", "")
+    if team_facts.store_key(session) is not None:
         # Its limiters and dimensions are forgotten for the team too (read before they go).
         from bottui.ops.inventory_reads import read_all_dimensions, read_all_limiters
 
         for limiter in await read_all_limiters(session, account, project):
-            facts += team_inventory.removed(account, project, "limiter", limiter.id)
+            facts += team_facts.removed(account, project, "limiter", limiter.id)
         for dimension in await read_all_dimensions(session, account, project):
-            facts += team_inventory.removed(account, project, "dimension", dimension.id)
+            facts += team_facts.removed(account, project, "dimension", dimension.id)
     await session.inventory_store.remove_project(account, project)
-    await team_inventory.share(session, facts)
+    await team_facts.share(session, facts)
 
 
 # -- rate limiters ------------------------------------------------------------------------
@@ -119,17 +117,15 @@ async def add_limiter(
     path_id("rate limiter id", limiter_id)
     shown = check_limiter_name(name) if name is not None else None
     await session.inventory_store.add_limiter(account, project, limiter_id, shown)
-    await team_inventory.share(
-        session, team_inventory.added(account, project, "limiter", limiter_id, shown)
+    await team_facts.share(
+        session, team_facts.added(account, project, "limiter", limiter_id, shown)
     )
 
 
 async def forget_limiter(session: Session, account: str, project: str, limiter_id: str) -> None:
     """Remove a rate limiter from the inventory (the service keeps it)."""
     await session.inventory_store.remove_limiter(account, project, limiter_id)
-    await team_inventory.share(
-        session, team_inventory.removed(account, project, "limiter", limiter_id)
-    )
+    await team_facts.share(session, team_facts.removed(account, project, "limiter", limiter_id))
 
 
 # -- dimensions ---------------------------------------------------------------------------
@@ -142,8 +138,8 @@ async def add_dimension(
     check_dimension(dimension_id, name)
     inventory = session.inventory_store
     await inventory.add_dimension(account, project, dimension_id, name)
-    await team_inventory.share(
-        session, team_inventory.added(account, project, "dimension", dimension_id, name)
+    await team_facts.share(
+        session, team_facts.added(account, project, "dimension", dimension_id, name)
     )
     return await inventory.dimension(account, project, dimension_id)
 
@@ -151,9 +147,7 @@ async def add_dimension(
 async def forget_dimension(session: Session, account: str, project: str, dimension_id: str) -> None:
     """Remove a dimension from the inventory (the service keeps its thresholds)."""
     await session.inventory_store.remove_dimension(account, project, dimension_id)
-    await team_inventory.share(
-        session, team_inventory.removed(account, project, "dimension", dimension_id)
-    )
+    await team_facts.share(session, team_facts.removed(account, project, "dimension", dimension_id))
 
 
 # -- files --------------------------------------------------------------------------------

@@ -41,7 +41,7 @@ from bottui.api.models import (
     Revocation,
 )
 from bottui.api.requests import PreparedRequest
-from bottui.ops import confirmation, team_inventory
+from bottui.ops import confirmation, team_facts
 from bottui.ops import plan as planning
 from bottui.ops.plan import LimiterTarget, PlannedChange, RevocationTarget
 from bottui.ops.session import ChangeOrigin, Session
@@ -286,7 +286,7 @@ async def apply(
         await _learn(
             session, lambda inventory: inventory.learn_limiter_change(account, project, change)
         )
-        await team_inventory.share(session, team_inventory.limiter_change(account, project, change))
+        await team_facts.share(session, team_facts.limiter_change(account, project, change))
     elif isinstance(target, RevocationTarget):
         token = await session.access_token(account)
         applied = await _journaled(
@@ -314,8 +314,8 @@ async def apply(
                 account, project, dimension_id, thresholds
             ),
         )
-        await team_inventory.share(
-            session, team_inventory.thresholds(account, project, dimension_id, thresholds)
+        await team_facts.share(
+            session, team_facts.thresholds(account, project, dimension_id, thresholds)
         )
     if plan.revert_after is not None:
         # After the change, not before: the team store never delays a mitigation.

@@ -10,7 +10,7 @@ import pytest
 
 from bottui.api.models import LimiterChange, LimiterStateSource, Project
 from bottui.api.tokens import AccessToken
-from bottui.ops import team_inventory
+from bottui.ops import team_facts
 from bottui.ops.team_push import open_team_store
 from bottui.store.team.push_events import Fact, FactKey
 from bottui.store.tokens import TokenStore
@@ -62,7 +62,7 @@ async def test_no_secret_reaches_any_table(
         change = LimiterChange("rl", False, LimiterStateSource.RESPONSE, answer)
         taught = [
             Fact(FactKey("http://x", *item[:5]), item[5], "dora")
-            for item in team_inventory.limiter_change("a", "p", change)
+            for item in team_facts.limiter_change("a", "p", change)
         ]
         assert await store.put_facts(taught) > 0
         status = await asyncio.to_thread(cli, "store", "status", "--json")

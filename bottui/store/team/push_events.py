@@ -40,7 +40,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeAlias
 from uuid import UUID
 
 from bottui.api.tokens import Secret
@@ -48,10 +48,13 @@ from bottui.plaintext import REPLACEMENT, repair_surrogates
 from bottui.store.journal.records import JournalEntry, outcome_word, text
 from bottui.store.journal.rows import from_micros
 from bottui.store.redact import redacted_json
-from bottui.store.team.pg_schema import MAX_STORED_REASON
-from bottui.store.timed_sqlite import TimedEvent
 from bottui.store.utc import parse_time
 
+if TYPE_CHECKING:
+    from bottui.store.timed_sqlite import TimedEvent
+
+#: The longest reason the database accepts (characters), from schema version 6 (a CHECK).
+MAX_STORED_REASON: Final = 4_000
 #: Columns of ``journal_entries`` a push writes, in row order.
 ENTRY_COLUMNS: Final = (
     "origin",
@@ -289,13 +292,6 @@ def events_of(
     return events
 
 
-#: The kinds of item a fact is about.
-KINDS: Final = ("project", "limiter", "dimension")
-#: An ``exists`` fact's values.
-YES: Final = "yes"
-NO: Final = "no"
-
-
 class FactKey(NamedTuple):
     """Which field a fact sets: the table's primary key."""
 
@@ -354,15 +350,13 @@ def timed_row(event: TimedEvent) -> tuple[object, ...]:
 
 
 #: One event of a push.
-Event = EntryEvent | OutcomeEvent | TimedEvent | Fact
+Event: TypeAlias = "EntryEvent | OutcomeEvent | TimedEvent | Fact"
 
 
 __all__ = [
     "ENTRY_COLUMNS",
-    "KINDS",
-    "NO",
+    "MAX_STORED_REASON",
     "OUTCOME_COLUMNS",
-    "YES",
     "EntryEvent",
     "Event",
     "Fact",
