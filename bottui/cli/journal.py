@@ -213,7 +213,7 @@ async def team_journal(args: Args, out: Output) -> TeamSync | None:
     from bottui.store.config.sync import ConfigStore
     from bottui.store.errors import StoreError
     from bottui.store.paths import Locations
-    from bottui.store.team.store_target import resolve_store_url
+    from bottui.store.team import resolve_store_url
     from bottui.store.tokens import TokenStore
 
     locations = Locations.default()

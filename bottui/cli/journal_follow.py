@@ -90,7 +90,7 @@ async def store_url(args: Args) -> str | None:
     """The team store's URL: ``BOTTUI_STORE_URL``, else the profile's (``--profile`` or current)."""
     from bottui.store.config.async_facade import AsyncConfigStore
     from bottui.store.paths import Locations
-    from bottui.store.team.store_target import resolve_store_url
+    from bottui.store.team import resolve_store_url
 
     from_env = resolve_store_url(None, os.environ)
     if from_env:

@@ -52,9 +52,10 @@ from uuid import UUID
 from bottui.store.config.model import Profile
 from bottui.store.errors import KeyringUnavailable, StoreError
 from bottui.store.executor import StoreExecutor, shared_executor
+from bottui.store.team import resolve_store_url
 from bottui.store.team.outbox import BATCH, Backlog, Batch, Outbox, Scope
 from bottui.store.team.push_events import events_of
-from bottui.store.team.store_target import StoreTarget, check_store_url, resolve_store_url
+from bottui.store.team.store_target import StoreTarget, check_store_url
 from bottui.store.team.team_errors import StoreUnavailable
 from bottui.store.tokens import TokenStore
 

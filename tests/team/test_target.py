@@ -12,8 +12,9 @@ import pytest
 from bottui.store.config.sync import ConfigStore
 from bottui.store.errors import ConfigError
 from bottui.store.paths import Locations
+from bottui.store.team import resolve_store_url
 from bottui.store.team import store_target as target_module
-from bottui.store.team.store_target import check_store_url, resolve_store_url
+from bottui.store.team.store_target import check_store_url
 from bottui.store.team.team_errors import INSTALL_TEAM, StoreRefused, TeamModeNotInstalled
 from tests.cli.helpers import cli
 

@@ -32,8 +32,8 @@ def resolve_store_url(
 ) -> str | None:
     """The team store's URL: ``BOTTUI_STORE_URL``, else the profile's; ``None`` in the demo.
 
-    Here, not in :mod:`.store_target` (which re-exports it): every session asks,
-    and a solo one must not import the target's checks to hear "none".
+    Here, not in :mod:`.store_target`: every session asks, and a solo one must not
+    import the target's checks to hear "none".
     """
     if demo:
         return None

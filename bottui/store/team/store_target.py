@@ -1,7 +1,7 @@
 """Which PostgreSQL a profile's team store is, checked before anything connects.
 
 A store is named by a ``postgresql://`` URL: the profile's ``store`` in
-``config.toml``, or ``BOTTUI_STORE_URL``, which wins (:func:`resolve_store_url`;
+``config.toml``, or ``BOTTUI_STORE_URL``, which wins (:func:`bottui.store.team.resolve_store_url`;
 ``bottui demo`` reads neither). :func:`check_store_url` refuses
 
 * a URL that carries a password (user info or ``?password=``): the password
@@ -39,7 +39,6 @@ from typing import Final
 from urllib.parse import urlsplit
 
 from bottui.plaintext import clean, has_control
-from bottui.store.team import ENV_STORE_URL, resolve_store_url
 from bottui.store.team.team_errors import StoreRefused, TeamModeNotInstalled
 from bottui.store.token_names import store_username
 
@@ -235,14 +234,11 @@ def check_connected(target: StoreTarget, host: str, sslmode: str, ssl_in_use: bo
 
 
 __all__ = [
-    "ENV_STORE_URL",
     "VERIFY_FULL",
     "StoreTarget",
     "check_connected",
     "check_store_url",
     "driver_works",
     "is_loopback_host",
-    "resolve_store_url",
     "service_settings",
-    "store_username",
 ]
