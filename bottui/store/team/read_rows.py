@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 from uuid import UUID
@@ -233,13 +233,8 @@ class Skips:
         return out
 
 
-#: The columns of :data:`~bottui.store.team.page_query.SELECT`, in order.
-NAMES: Final = (
-    "id", "origin", "local_id", "db_role", "received_at", "started_at", "operator", "host",
-    "profile", "reason", "base_url", "account", "project", "operation", "target",
-    "request_body", "previous", "undo_of", "run_id", "item_key", "finished_at", "outcome",
-    "status", "result", "error", "duration_ms", "outcome_db_role", "outcome_received_at",
-)  # fmt: skip
+#: The columns of :data:`~bottui.store.team.page_query.SELECT`, in order: the entry's fields.
+NAMES: Final = tuple(f.name for f in fields(TeamEntry))
 _OUTCOME: Final = NAMES[NAMES.index("finished_at") :]
 
 
