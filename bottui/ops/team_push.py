@@ -243,6 +243,7 @@ class TeamSync:
                     batch: Batch = await self._local(
                         lambda: self._outbox.pending(self.key, self._batch)
                     )
+                    down = batch.trouble
                     if batch.empty:
                         break
                     pushed = await self.store.push(batch.events())

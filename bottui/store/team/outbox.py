@@ -133,6 +133,8 @@ class Batch:
     timed_upto: int = 0
     facts: tuple[Fact, ...] = ()
     seqs: tuple[int, ...] = ()
+    #: Why the facts could not be read (their file locked or damaged): the rest goes.
+    trouble: str | None = None
 
     @property
     def empty(self) -> bool:
@@ -279,7 +281,10 @@ class Outbox:
             rows = conn.execute(_TIMED_NEXT, (after, SMALL_BATCH)).fetchall()
         timed = tuple(timed_event(origin, r) for r in rows)
         upto = int(rows[-1][0]) if rows else after
-        facts, seqs = self._waiting_facts(store)
+        try:
+            facts, seqs = self._waiting_facts(store)
+        except OutboxUnavailable as exc:  # never holds back the journal's events
+            return Batch(entries, outcomes, timed, upto, trouble=exc.title)
         return Batch(entries, outcomes, timed, upto, facts, seqs)
 
     def pushed(self, store: str, done: Batch, *, orphans: bool = False) -> None:
