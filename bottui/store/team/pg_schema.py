@@ -81,7 +81,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from bottui.store.team.push_events import MAX_STORED_REASON
 from bottui.store.team.team_errors import SchemaMissing, SchemaTooNew
 
 if TYPE_CHECKING:
@@ -90,6 +89,8 @@ if TYPE_CHECKING:
 
 #: The schema version this bottui writes and reads.
 SCHEMA_VERSION: Final = 6
+#: The longest reason the database accepts (characters), from schema version 6 (a CHECK).
+MAX_STORED_REASON: Final = 4_000
 #: NOTIFY channel of journal inserts (payload: {"table", "count", "last"}).
 JOURNAL_CHANNEL: Final = "bottui_journal"
 #: NOTIFY channel of inventory writes.

@@ -48,13 +48,12 @@ from bottui.plaintext import REPLACEMENT, repair_surrogates
 from bottui.store.journal.records import JournalEntry, outcome_word, text
 from bottui.store.journal.rows import from_micros
 from bottui.store.redact import redacted_json
+from bottui.store.team.pg_schema import MAX_STORED_REASON
 from bottui.store.utc import parse_time
 
 if TYPE_CHECKING:
     from bottui.store.timed_sqlite import TimedEvent
 
-#: The longest reason the database accepts (characters), from schema version 6 (a CHECK).
-MAX_STORED_REASON: Final = 4_000
 #: Columns of ``journal_entries`` a push writes, in row order.
 ENTRY_COLUMNS: Final = (
     "origin",
@@ -355,7 +354,6 @@ Event: TypeAlias = "EntryEvent | OutcomeEvent | TimedEvent | Fact"
 
 __all__ = [
     "ENTRY_COLUMNS",
-    "MAX_STORED_REASON",
     "OUTCOME_COLUMNS",
     "EntryEvent",
     "Event",
