@@ -18,7 +18,7 @@ demo's temporary directory, the same sandbox and the same throwaway PostgreSQL. 
 change he makes goes through the same pipeline as the operator's
 (:func:`bottui.ops.mutations.apply`: planned, journaled locally first, sent to the
 sandbox) and is then pushed to the team store by
-:class:`~bottui.ops.team_sync.TeamSync`, exactly as a real teammate's bottui would push
+:class:`~bottui.ops.team_push.TeamSync`, exactly as a real teammate's bottui would push
 it. So what the demo shows of him (the toast, the shared Journal, the limiter's state
 "from bob's change", the collision warning in a confirmation) is what the operator would
 see of a real teammate.
@@ -58,8 +58,8 @@ from bottui.store.team.local_server import (
     find_binaries,
     server_account,
 )
-from bottui.store.team.store import TeamStore
-from bottui.store.team.target import check_store_url, driver_works
+from bottui.store.team.pg_store import TeamStore
+from bottui.store.team.store_target import check_store_url, driver_works
 
 # -- the team store: a throwaway PostgreSQL ------------------------------------------------
 

@@ -124,7 +124,11 @@ LAZY_THIRD_PARTY: dict[str, tuple[set[str], str]] = {
     "platformdirs": ({"bottui.store.files"}, "8 ms; not for --version or --help"),
     "textual": ({"bottui.tui.ui_rules"}, "textual.widgets.TextArea 5 ms; only on Tab"),
     "psycopg": (
-        {"bottui.store.team.store", "bottui.store.team.target", "bottui.store.team.times"},
+        {
+            "bottui.store.team.pg_store",
+            "bottui.store.team.store_target",
+            "bottui.store.team.read_rows",
+        },
         "120 ms; team mode only",
     ),
 }

@@ -20,7 +20,7 @@ from bottui.cli.parser import Args, UsageError
 
 if TYPE_CHECKING:
     from bottui.ops.journal_view import EntryStream, JournalQuery
-    from bottui.ops.team_sync import TeamSync
+    from bottui.ops.team_push import TeamSync
     from bottui.store.journal.records import EntryQuery
     from bottui.store.journal.records import JournalReader as Pages
 
@@ -208,13 +208,12 @@ async def team_journal(args: Args, out: Output) -> TeamSync | None:
     """
     import os
 
-    from bottui.ops.team_store import open_team_store_url
-    from bottui.ops.team_sync import EXIT_BUDGET, TeamSync
+    from bottui.ops.team_push import EXIT_BUDGET, TeamSync, open_team_store_url
     from bottui.store.config.config_file import ConfigStore
     from bottui.store.errors import StoreError
     from bottui.store.files import Locations
     from bottui.store.keyring_tokens import TokenStore
-    from bottui.store.team.target import resolve_store_url
+    from bottui.store.team import resolve_store_url
 
     locations = Locations.default()
     config = ConfigStore(locations).load()

@@ -1,7 +1,7 @@
 """``bottui journal --follow``: after the newest page, each new entry as it arrives (#13).
 
 With a team store (``BOTTUI_STORE_URL`` or the profile's ``store``), the
-shared journal is followed live (LISTEN/NOTIFY, :class:`~bottui.ops.team_live.LiveFeed`):
+shared journal is followed live (LISTEN/NOTIFY, :class:`~bottui.ops.live_feeds.LiveFeed`):
 a teammate's change is printed within a second of its push. When the store
 cannot be reached, one line on stderr says so and it keeps trying by itself;
 another says when it is back. Without a team store, the local journal is
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from bottui.cli.output import Output
 from bottui.ops import journal_view
-from bottui.ops.team_live import LiveFeed, describe
+from bottui.ops.live_feeds import LiveFeed, describe
 from bottui.plaintext import clean, show_id
 from bottui.store import safe_export
 from bottui.store.journal.records import previous_json
@@ -29,9 +29,8 @@ if TYPE_CHECKING:
     from bottui.cli.parser import Args
     from bottui.store.journal.records import EntryQuery
     from bottui.store.journal.store import SqliteJournalStore as JournalStore
-    from bottui.store.team.records import TeamEntry
-    from bottui.store.team.store import TeamStore
-    from bottui.store.team.unreadable import Unreadable
+    from bottui.store.team.pg_store import TeamStore
+    from bottui.store.team.read_rows import TeamEntry, Unreadable
 
 #: Seconds between two reads of the local journal (no team store).
 POLL: Final = 1.0
@@ -92,7 +91,7 @@ async def store_url(args: Args) -> str | None:
     """The team store's URL: ``BOTTUI_STORE_URL``, else the profile's (``--profile`` or current)."""
     from bottui.store.config.async_facade import AsyncConfigStore
     from bottui.store.files import Locations
-    from bottui.store.team.target import resolve_store_url
+    from bottui.store.team import resolve_store_url
 
     from_env = resolve_store_url(None, os.environ)
     if from_env:
@@ -147,7 +146,7 @@ async def follow(
     printer = _Printer(args, out)
     url = await store_url(args)
     if url:
-        from bottui.ops.team_store import open_team_store_url
+        from bottui.ops.team_push import open_team_store_url
         from bottui.store.keyring_tokens import TokenStore
 
         store: TeamStore = await open_team_store_url(url, os.environ, TokenStore(timeout=1.0))

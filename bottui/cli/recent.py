@@ -20,7 +20,7 @@ from bottui.cli.output import Output
 from bottui.cli.parser import UsageError
 from bottui.ops import collisions
 from bottui.ops.confirmation import ConfirmKind
-from bottui.ops.timed import superseding
+from bottui.ops.timed.schedule import warning_lines
 
 if TYPE_CHECKING:
     from bottui.ops.plan import PlannedChange
@@ -35,7 +35,7 @@ ACK_TERMINAL = "confirmed on a terminal after the warning"
 
 async def warn_supersedes(out: Output, session: Session, plan: PlannedChange[T]) -> None:
     """Say on stderr which pending timed reverts ``plan`` supersedes (nothing when none)."""
-    for line in await superseding.warning_lines(session, plan):
+    for line in await warning_lines(session, plan):
         out.message(f"warning: {line}")
 
 

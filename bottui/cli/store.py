@@ -18,9 +18,9 @@ from bottui.cli.parser import Args, UsageError
 from bottui.store.config.model import Profile
 
 if TYPE_CHECKING:
-    from bottui.ops.team_sync import TeamSync
+    from bottui.ops.team_push import TeamSync
     from bottui.store.team.outbox import Scope
-    from bottui.store.team.store import TeamStore
+    from bottui.store.team.pg_store import TeamStore
 
 
 def profile_of(args: Args) -> Profile | None:
@@ -51,7 +51,7 @@ def cmd_store(args: Args, out: Output) -> int:
 
 
 async def _run(args: Args, out: Output, profile: Profile | None) -> int:
-    from bottui.ops.team_store import open_team_store
+    from bottui.ops.team_push import open_team_store
     from bottui.store.keyring_tokens import TokenStore
 
     store = await open_team_store(profile, os.environ, TokenStore())
@@ -160,7 +160,7 @@ def _scope_words(scope: Scope | None) -> str:
 
 
 def _team_sync(store: TeamStore) -> TeamSync:
-    from bottui.ops.team_sync import TeamSync
+    from bottui.ops.team_push import TeamSync
     from bottui.store.files import Locations
 
     return TeamSync(Locations.default().journal_file, store)
@@ -172,7 +172,7 @@ async def _sync(args: Args, out: Output, store: TeamStore) -> int:
     ``--backfill`` also shares what this machine journaled before the store was
     configured, of the profile's base URL, account and project only.
     """
-    from bottui.store.team.errors import StoreUnavailable
+    from bottui.store.team.team_errors import StoreUnavailable
 
     team = _team_sync(store)
     backfilled: int | None = None

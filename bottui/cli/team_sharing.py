@@ -2,9 +2,9 @@
 
 Only with a team store configured. The journal is registered with the
 store before the command's first entry (entries from then on are shared);
-the push then runs on :class:`~bottui.ops.team_thread.SharingThread`, so
+the push then runs on :class:`~bottui.ops.team_push.SharingThread`, so
 the change never waits for PostgreSQL. At the end the command gives the
-push :data:`~bottui.ops.team_sync.EXIT_BUDGET` seconds and, when the store
+push :data:`~bottui.ops.team_push.EXIT_BUDGET` seconds and, when the store
 could not take it, prints one warning line on stderr saying how many
 entries wait (they go with the next command, ``bottui store sync``, or the
 TUI).
@@ -20,8 +20,7 @@ from bottui.cli.output import Output
 
 if TYPE_CHECKING:
     from bottui.ops.session import Session
-    from bottui.ops.team_sync import SyncState
-    from bottui.ops.team_thread import SharingThread
+    from bottui.ops.team_push import SharingThread, SyncState
 
 #: Seconds between two pushes while a command runs (a bulk run's batches).
 INTERVAL: Final = 1.0
@@ -36,7 +35,7 @@ class Sharing:
 
 async def start(session: Session) -> Sharing:
     """Register the journal with the store and start pushing (nothing without a store)."""
-    from bottui.ops.team_thread import SharingThread
+    from bottui.ops.team_push import SharingThread
     from bottui.store.errors import StoreError
 
     team = await session.team()
@@ -63,7 +62,7 @@ def warning(state: SyncState) -> str | None:
 
 async def finish(sharing: Sharing, out: Output) -> None:
     """Push once more (bounded), stop, and warn when the store could not take it."""
-    from bottui.ops.team_sync import EXIT_BUDGET, SyncState
+    from bottui.ops.team_push import EXIT_BUDGET, SyncState
     from bottui.store.errors import StoreError
     from bottui.store.executor import run_blocking
 

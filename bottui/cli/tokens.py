@@ -70,7 +70,7 @@ async def _store_password(args: Args, out: Output) -> int:
 
     from bottui.api.tokens import StorePassword
     from bottui.cli.store import profile_of
-    from bottui.ops.team_store import store_target
+    from bottui.ops.team_push import store_target
     from bottui.store.keyring_tokens import TokenStore
 
     target = store_target(profile_of(args), os.environ)

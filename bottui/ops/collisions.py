@@ -25,8 +25,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
+from bottui.ops.live_feeds import own_origin, what, who
 from bottui.ops.plan import LimiterTarget, ThresholdsTarget
-from bottui.ops.team_live import own_origin, what, who
 from bottui.plaintext import clean
 from bottui.store.errors import StoreError
 from bottui.store.journal.records import dimension_target, limiter_target
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
     from bottui.ops.plan import PlannedChange
     from bottui.ops.session import Session
-    from bottui.store.team.records import TeamEntry
+    from bottui.store.team.read_rows import TeamEntry
 
 #: The window of the warning, in seconds.
 WINDOW: Final = 15 * 60

@@ -27,13 +27,13 @@ from bottui.store.utc import Clock
 
 if TYPE_CHECKING:
     from bottui.api.client import BotProtectionClient
-    from bottui.ops.team_sync import TeamSync
+    from bottui.ops.team_push import TeamSync
     from bottui.store.config.async_facade import AsyncConfigStore
     from bottui.store.config.model import Config, Profile, ProjectSettings
     from bottui.store.inventory.store import SqliteInventoryStore as InventoryStore
     from bottui.store.journal.store import SqliteJournalStore as JournalStore
-    from bottui.store.team.store import TeamStore
-    from bottui.store.team.unreadable import Unreadable
+    from bottui.store.team.pg_store import TeamStore
+    from bottui.store.team.read_rows import Unreadable
     from bottui.store.timed_sqlite import TimedStore
 
 DEFAULT_PROFILE = "default"
@@ -411,8 +411,7 @@ class Session:
         """
         if self._team is None and not self._team_tried and self.settings.store_url:
             self._team_tried = True
-            from bottui.ops.team_store import open_team_store_url
-            from bottui.ops.team_sync import TeamSync
+            from bottui.ops.team_push import TeamSync, open_team_store_url
 
             try:
                 store = await open_team_store_url(self.settings.store_url, os.environ, self.tokens)
@@ -452,7 +451,7 @@ class Session:
         if not url:
             return None
         if self._team_store is None:
-            from bottui.ops.team_store import open_team_store_url
+            from bottui.ops.team_push import open_team_store_url
 
             self._team_store = await open_team_store_url(url, os.environ, self.tokens)
             self._team_store.skips.on_skip = self.skipped

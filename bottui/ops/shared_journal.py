@@ -39,15 +39,15 @@ from uuid import UUID
 
 from bottui.store.journal.records import DEFAULT_PAGE, EntryId, EntryPage, EntryQuery, JournalEntry
 from bottui.store.paging import Cursor
-from bottui.store.team.errors import StoreUnavailable
-from bottui.store.team.query import TeamQuery, encode_cursor, from_entry_query
+from bottui.store.team.page_query import TeamQuery, encode_cursor, from_entry_query
+from bottui.store.team.team_errors import StoreUnavailable
 from bottui.store.utc import parse_time, stamp
 
 if TYPE_CHECKING:
-    from bottui.ops.team_sync import TeamSync
+    from bottui.ops.team_push import TeamSync
     from bottui.store.journal.store import SqliteJournalStore as JournalStore
-    from bottui.store.team.records import TeamEntry
-    from bottui.store.team.store import TeamStore
+    from bottui.store.team.pg_store import TeamStore
+    from bottui.store.team.read_rows import TeamEntry
 
 _LOCAL: Final = "local:"
 #: Phase 2: the shared journal merged with the older local history (a JSON state).

@@ -1,20 +1,19 @@
 """Sharing what this operator enters or learns with the team's inventory (#13, one inventory).
 
-With a team store configured, each inventory edit (a project, limiter or
-dimension added, named or forgotten) and each state a successful change
-taught (a limiter's active flag, a dimension's thresholds, the limiters an
-answer listed) becomes facts (:mod:`bottui.store.team.facts`), keyed by base
-URL, account and project: profile names are local and differ between
-teammates. The local inventory is written first, as without a team store;
-the facts are then queued in a local SQLite outbox
-(:mod:`bottui.store.team.facts_outbox`) and the push thread sends them with
-the journal's push, kicked at once. So a store that is down never delays a
-key press or a change (the queue is local and small), and nothing is lost:
-it goes with the next push. A queue that cannot be written is a warning.
-
-A removal is a fact too (``exists = no``), so the newest of "added" and
-"forgotten" wins; forgetting a project also forgets, for everyone, the
-limiters and dimensions this inventory knew under it.
+With a team store configured, each inventory edit (a project,
+limiter or dimension added, named or forgotten) and each state a successful
+change taught (a limiter's active flag, a dimension's thresholds, the
+limiters an answer listed) becomes facts
+(:class:`~bottui.store.team.push_events.Fact`), keyed by base URL, account and
+project: profile names are local and differ between teammates. The local
+inventory is written first, as without a team store; the facts are then
+queued in the outbox (:class:`~bottui.store.team.outbox.Outbox`) and the push
+thread sends them with the journal's events, kicked at once. So a store that
+is down never delays a key press or a change (the queue is local and small),
+and nothing is lost: it goes with the next push. A queue that cannot be
+written is a warning. A removal is a fact too (``exists = no``), so the newest
+of "added" and "forgotten" wins; forgetting a project also forgets, for
+everyone, the limiters and dimensions this inventory knew under it.
 """
 
 from __future__ import annotations
@@ -22,33 +21,42 @@ from __future__ import annotations
 import json
 import weakref
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from bottui.store.errors import StoreError
 from bottui.store.executor import shared_executor
-from bottui.store.team.facts import NO, YES, Fact, FactKey
+from bottui.store.inventory.schema import usable_id
+from bottui.store.journal.records import local_operator
+from bottui.store.token_sources import store_username
 
 if TYPE_CHECKING:
     from bottui.api.models import DimensionThresholds, LimiterChange
     from bottui.ops.session import Session
-    from bottui.store.team.facts_outbox import FactsOutbox
+    from bottui.store.team.outbox import Outbox
+    from bottui.store.team.push_events import Fact
 
-# The outbox is imported where it is used: the Projects screen, on the way to
-# `bottui demo`'s first frame, imports the inventory edits, and the demo shares nothing.
 
+#: The kinds of item a fact is about.
+KINDS: Final = ("project", "limiter", "dimension")
+#: An ``exists`` fact's values.
+YES: Final = "yes"
+NO: Final = "no"
 #: One fact before it is addressed: (account, project, kind, item, field, value).
 Item = tuple[str, str, str, str, str, "str | None"]
 
-_OUTBOXES: weakref.WeakKeyDictionary[Session, FactsOutbox] = weakref.WeakKeyDictionary()
+_OUTBOXES: weakref.WeakKeyDictionary[Session, Outbox] = weakref.WeakKeyDictionary()
 
 
-def outbox(session: Session) -> FactsOutbox:
-    """The session's facts outbox (beside its journal)."""
-    from bottui.store.team.facts_outbox import FactsOutbox, facts_file
+def outbox(session: Session) -> Outbox:
+    """The session's outbox (its journal's), where the facts are queued."""
+    # Imported here, with a store configured only: a change and the Projects screen (on the
+    # way to `bottui demo`'s first frame) import this module; the outbox and its events
+    # (uuid, the event classes) are 7-12 ms more (`python -X importtime`, busy 2-core machine).
+    from bottui.store.team.outbox import Outbox
 
     found = _OUTBOXES.get(session)
     if found is None:
-        found = _OUTBOXES[session] = FactsOutbox(facts_file(session.locations.journal_file))
+        found = _OUTBOXES[session] = Outbox(session.locations.journal_file)
     return found
 
 
@@ -57,15 +65,11 @@ def store_key(session: Session) -> str | None:
     url = session.settings.store_url
     if not url or not session.settings.base_url:
         return None
-    from bottui.store.token_sources import store_username
-
     return store_username(url)
 
 
 def operator(session: Session) -> str:
     """Who this operator is, as the journal says (``user@host`` by default)."""
-    from bottui.store.journal.records import local_operator
-
     return session.settings.operator or local_operator()
 
 
@@ -111,8 +115,6 @@ def limiter_state(
 
 def limiter_change(account: str, project: str, change: LimiterChange) -> list[Item]:
     """What a successful limiter change taught: every limiter its answer listed, then its own."""
-    from bottui.store.inventory.schema import usable_id
-
     out: list[Item] = []
     body = change.project
     if isinstance(body.name, str) and body.name:
@@ -143,6 +145,9 @@ def thresholds(
 
 
 def _facts(session: Session, items: Iterable[Item], origin: str) -> list[Fact]:
+    # With a store configured only, as the outbox (see :func:`outbox`).
+    from bottui.store.team.push_events import Fact, FactKey
+
     base = session.settings.base_url or ""
     who = operator(session)
     # The last value of a field wins within one edit too (the changed limiter after the list).
@@ -164,10 +169,10 @@ async def share(session: Session, items: Sequence[Item]) -> None:
     box = outbox(session)
 
     def queue() -> None:
-        box.queue(key, _facts(session, items, box.origin()))
+        box.queue_facts(key, _facts(session, items, box.facts_origin()))
 
     try:
-        await shared_executor().call(queue, lane=f"team-facts:{box_path(session)}")
+        await shared_executor().call(queue, lane=box.lane)
     except (StoreError, TypeError, ValueError) as exc:
         title = exc.title if isinstance(exc, StoreError) else str(exc)
         session.warn(f"shared inventory: not shared ({title})")
@@ -176,17 +181,12 @@ async def share(session: Session, items: Sequence[Item]) -> None:
         session.on_shared()
 
 
-def box_path(session: Session) -> str:
-    """The outbox file, as a lane name (one queue writer at a time per file)."""
-    from bottui.store.team.facts_outbox import facts_file
-
-    return str(facts_file(session.locations.journal_file))
-
-
 __all__ = [
+    "KINDS",
+    "NO",
+    "YES",
     "Item",
     "added",
-    "box_path",
     "limiter_change",
     "limiter_state",
     "operator",

@@ -1,19 +1,17 @@
-"""Reading the team's shared inventory into this operator's local one (#13, one inventory).
+"""The team's one inventory (#13): what teammates taught, brought into this operator's.
 
-:func:`refresh_shared` reads the facts of this profile's base URL
-(:mod:`bottui.store.team.facts`) and writes what teammates taught into the
-local inventory, so every screen and command that reads the inventory sees
-it: the TUI at start and on each NOTIFY of the inventory channel, ``bottui
-inventory list`` before it lists. Profile names play no part: facts are keyed
-by base URL, account and project.
+What this operator enters or learns goes out as facts (:mod:`bottui.ops.team_facts`).
 
-Which accounts: those this inventory already knows, plus the profile's
-default account. A teammate's projects in those accounts appear here; an
-account this operator has never used does not (its token is not this
-profile's, and an operator should not find a customer's account in their
-list only because a colleague once worked on it).
-
-Per field, the store holds the newest value by the server's clock. Here:
+**In.** :func:`refresh_shared` reads the facts of this profile's base URL and
+writes what teammates taught into the local inventory, so every screen and
+command that reads the inventory sees it: the TUI at start and on each NOTIFY
+of the inventory channel, ``bottui inventory list`` before it lists. Which
+accounts: those this inventory already knows, plus the profile's default
+account. A teammate's projects in those accounts appear here; an account this
+operator has never used does not (its token is not this profile's, and an
+operator should not find a customer's account in their list only because a
+colleague once worked on it). Per field, the store holds the newest value by
+the server's clock. Here:
 
 * this machine's own facts (same origin) are skipped: the local inventory
   wrote them first;
@@ -24,8 +22,15 @@ Per field, the store holds the newest value by the server's clock. Here:
   ``known_at`` and ``team:<operator>`` as source, which the screens show as
   "from bob's change 03:12".
 
+**Live.** :func:`learn`: a teammate who switched ``rl-login`` off on the same
+base URL leaves it off for everybody: once the shared journal says the change
+succeeded, the limiter's (or dimension's) known state here follows ("from
+bob's change"). Only what this inventory already knows is updated (a
+teammate's other projects come through the facts above).
+
 Nothing here raises for the store's sake: a store that is down leaves the
-local inventory as it is and says so once (a warning).
+local inventory as it is and says so once (a warning); anything unreadable is
+skipped, never raised: the inventory is a help, not a condition.
 """
 
 from __future__ import annotations
@@ -35,10 +40,12 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
+from bottui.api.errors import BottuiError
 from bottui.ops import team_facts
 from bottui.ops.inventory_reads import all_pages
+from bottui.ops.team_facts import NO
 from bottui.plaintext import clean
 from bottui.store.errors import StoreError
 from bottui.store.executor import shared_executor
@@ -50,13 +57,14 @@ from bottui.store.inventory.records import (
     ProjectEntry,
     team_source,
 )
-from bottui.store.team.facts import NO, Fact, FactKey
+from bottui.store.team.push_events import Fact, FactKey
 from bottui.store.utc import stamp
 
 if TYPE_CHECKING:
     from bottui.ops.session import Session
     from bottui.store.inventory.records import SharedRemoval
-    from bottui.store.team.store import TeamStore
+    from bottui.store.team.pg_store import TeamStore
+    from bottui.store.team.read_rows import TeamEntry
 
 
 @dataclass
@@ -300,9 +308,8 @@ async def refresh_shared(session: Session, store: TeamStore | None = None) -> in
             return 0
         facts = await store.facts(base, await accounts_of(session))
         box = team_facts.outbox(session)
-        lane = f"team-facts:{team_facts.box_path(session)}"
-        mine = await shared_executor().call(box.origin, lane=lane)
-        waiting = await shared_executor().call(lambda: box.waiting_keys(key), lane=lane)
+        mine = await shared_executor().call(box.facts_origin, lane=box.lane)
+        waiting = await shared_executor().call(lambda: box.waiting_keys(key), lane=box.lane)
         changes = await plan(session, facts, mine=mine, waiting=waiting)
         if changes.empty:
             return 0
@@ -313,4 +320,50 @@ async def refresh_shared(session: Session, store: TeamStore | None = None) -> in
     return len(changes.removals) + sum(len(part) for part in changes.writes)
 
 
-__all__ = ["Plan", "accounts_of", "plan", "refresh_shared"]
+async def learn(session: Session, entries: Sequence[TeamEntry]) -> int:
+    """Apply the succeeded limiter and threshold changes of ``entries``; how many."""
+    base = session.settings.base_url
+    learnt = 0
+    for entry in entries:
+        if entry.outcome != "ok" or entry.base_url != base:
+            continue
+        try:
+            learnt += await _learn_one(session, entry)
+        except (BottuiError, StoreError, TypeError, ValueError):
+            continue  # an id or value this inventory would not hold
+    return learnt
+
+
+async def _learn_one(session: Session, entry: TeamEntry) -> int:
+    inventory = session.inventory_store
+    target: dict[str, Any] = entry.target if isinstance(entry.target, dict) else {}
+    body: dict[str, Any] = entry.request_body if isinstance(entry.request_body, dict) else {}
+    account, project = entry.account, entry.project
+    if entry.operation == "limiter.set-active":
+        limiter_id = target.get("rate_limiter_id")
+        active = body.get("isActive")
+        if not isinstance(limiter_id, str) or not isinstance(active, bool):
+            return 0
+        if await inventory.limiter(account, project, limiter_id) is None:
+            return 0
+        await inventory.set_limiter_state(
+            account, project, limiter_id, active, source=team_source(entry.operator)
+        )
+        return 1
+    if entry.operation == "thresholds.set":
+        from bottui.api.client import build_thresholds
+
+        dimension_id = target.get("dimension_id")
+        if not isinstance(dimension_id, str):
+            return 0
+        if await inventory.dimension(account, project, dimension_id) is None:
+            return 0
+        thresholds = build_thresholds(
+            str(body["name"]), str(body["blockThreshold"]), str(body["challengeThreshold"])
+        )
+        await inventory.learn_thresholds(account, project, dimension_id, thresholds)
+        return 1
+    return 0
+
+
+__all__ = ["Plan", "accounts_of", "learn", "plan", "refresh_shared"]

@@ -1,5 +1,8 @@
 """Timed changes in the local SQLite journal (tables of :mod:`bottui.store.journal.schema`).
 
+What the team store has not got yet is the outbox's business
+(:class:`~bottui.store.team.outbox.Outbox`, cursor ``timed_push``).
+
 :class:`TimedJournal` reads and appends them on the journal file;
 :class:`TimedStore` is its async facade (every call on the store executor,
 writes in the journal's own write lane, so they queue behind this process's
@@ -75,7 +78,8 @@ def _int(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def _event(origin: str, row: Sequence[Any]) -> TimedEvent:
+def timed_event(origin: str, row: Sequence[Any]) -> TimedEvent:
+    """The event of a ``timed_events`` row ``(id, kind, timed, at, detail, operator, host)``."""
     return TimedEvent(
         event_id=f"{origin}:e{row[0]}",
         kind=str(row[1]),
@@ -159,7 +163,7 @@ class TimedJournal:
                 "SELECT e.id, e.kind, e.timed, e.at, e.detail, e.operator, e.host "
                 f"FROM timed_events AS e{where} ORDER BY e.id"
             ).fetchall()
-        return [_event(origin, row) for row in rows]
+        return [timed_event(origin, row) for row in rows]
 
     def claims(self) -> list[TimedClaim]:
         """Every claim, with its result when it has one."""
@@ -195,31 +199,6 @@ class TimedJournal:
             rows = conn.execute("SELECT kind, executor, at FROM timed_seen").fetchall()
         return [(str(k), str(e), int(a)) for k, e, a in rows]
 
-    def unpushed(self, store: str, limit: int = 500) -> tuple[int, list[TimedEvent]]:
-        """Events not yet pushed to ``store``, and the id the push reaches."""
-        with self._db.read() as conn:
-            origin = str(conn.execute(ORIGIN).fetchone()[0])
-            row = conn.execute(
-                "SELECT pushed_id FROM timed_push WHERE store = ?", (store,)
-            ).fetchone()
-            after = int(row[0]) if row else 0
-            rows = conn.execute(
-                "SELECT id, kind, timed, at, detail, operator, host FROM timed_events "
-                "WHERE id > ? ORDER BY id LIMIT ?",
-                (after, limit),
-            ).fetchall()
-        last = int(rows[-1][0]) if rows else after
-        return last, [_event(origin, row) for row in rows]
-
-    def pushed(self, store: str, last: int) -> None:
-        """``store`` has every event up to ``last`` (only ever raised)."""
-        with self._db.write() as conn:
-            conn.execute(
-                "INSERT INTO timed_push (store, pushed_id) VALUES (?, ?) ON CONFLICT (store) "
-                "DO UPDATE SET pushed_id = max(pushed_id, excluded.pushed_id)",
-                (store, last),
-            )
-
     def close(self) -> None:
         """Close the connection."""
         self._db.close()
@@ -248,4 +227,11 @@ class TimedStore:
         await self._executor.call(self._journal.close, lane=self._write_lane)
 
 
-__all__ = ["SEEN_KINDS", "TimedClaim", "TimedEvent", "TimedJournal", "TimedStore"]
+__all__ = [
+    "SEEN_KINDS",
+    "TimedClaim",
+    "TimedEvent",
+    "TimedJournal",
+    "TimedStore",
+    "timed_event",
+]

@@ -1,13 +1,13 @@
 """Changes made elsewhere, live in the TUI: by teammates (#13) and by another bottui here (#27).
 
 **Teammates** (:class:`TeamLive`). With a team store configured, one task
-follows the shared journal (:class:`~bottui.ops.team_live.LiveFeed`: LISTEN
+follows the shared journal (:class:`~bottui.ops.live_feeds.LiveFeed`: LISTEN
 on a connection of its own, off the event loop's turn, reconnecting by
 itself). A teammate's change becomes a toast ("bob@bastion-2 disabled
 rl-login on shop-prod · INC-4312", plain text: every string from the
 database is cleaned) and every screen re-reads what it shows; once it
 succeeded, the limiter's or dimension's known state follows
-(:mod:`bottui.ops.team_learn`), and what teammates taught the shared
+(:mod:`bottui.ops.team_inventory`), and what teammates taught the shared
 inventory is merged into the local one at start and on each of its
 notifications (:mod:`bottui.ops.team_inventory`). This process's own entries
 (same journal origin) are not toasted. When the store cannot be heard, the
@@ -17,7 +17,7 @@ store is back. Never a traceback: the worker only reads.
 **Another bottui on this machine** (:class:`LocalLive`). A CLI change,
 ``bottui run-due`` or a second TUI writes the journal and the inventory this
 TUI reads, but tells it nothing. One task
-(:class:`~bottui.ops.local_live.LocalFeed`, looking at both files'
+(:class:`~bottui.ops.live_feeds.LocalFeed`, looking at both files'
 ``PRAGMA data_version`` on the store executor: nothing on the event loop's
 turn) notices the write, and then every screen reads again what it shows
 (tables, result panels, the Journal) and the header's countdown of timed
@@ -37,12 +37,18 @@ import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
-from bottui.ops import team_inventory, team_learn
-from bottui.ops.local_live import INTERVAL, LocalFeed, session_watch
-from bottui.ops.team_live import describe, follow_session, own_origin
+from bottui.ops import team_inventory
+from bottui.ops.live_feeds import (
+    INTERVAL,
+    LocalFeed,
+    describe,
+    follow_session,
+    own_origin,
+    session_watch,
+)
 
 if TYPE_CHECKING:
-    from bottui.store.team.records import TeamEntry
+    from bottui.store.team.read_rows import TeamEntry
     from bottui.tui.services import TuiServices
 
 
@@ -110,7 +116,7 @@ class TeamLive:
     async def _finished(self, entries: Sequence[TeamEntry]) -> None:
         mine = await own_origin(self._services.session)
         others = [e for e in entries if mine is None or e.origin != mine]
-        if others and await team_learn.learn(self._services.session, others):
+        if others and await team_inventory.learn(self._services.session, others):
             self._services.inventory_changed()
 
     async def _inventory(self) -> None:
@@ -150,7 +156,7 @@ class LocalLive:
 
     Args:
         services: The app's services (what is told of a change).
-        interval: Seconds between two looks (None: :data:`~bottui.ops.local_live.INTERVAL`;
+        interval: Seconds between two looks (None: :data:`~bottui.ops.live_feeds.INTERVAL`;
             tests make it short).
     """
 

@@ -18,7 +18,7 @@ are read into a cache by one worker (:meth:`TuiServices.inventory_changed`)
 so :meth:`TuiServices.project_name` needs no I/O.
 
 Team mode: the push runs on a thread of its own
-(:class:`~bottui.ops.team_thread.SharingThread`); the Journal screen reads
+(:class:`~bottui.ops.team_push.SharingThread`); the Journal screen reads
 the shared journal on the app's loop with a connection of its own
 (:meth:`TuiServices.journal_pages`). The store counts as down for the Journal
 screen when the push's last attempt failed, or a read of the shared journal
@@ -83,12 +83,11 @@ if TYPE_CHECKING:
     from bottui.api.requests import PreparedRequest
     from bottui.ops.plan import PlannedChange
     from bottui.ops.shared_journal import SharedJournal
-    from bottui.ops.team_sync import SyncState
-    from bottui.ops.team_thread import SharingThread
+    from bottui.ops.team_push import SharingThread, SyncState
     from bottui.store.journal.records import JournalReader as Pages
     from bottui.store.journal.store import SqliteJournalStore as JournalStore
-    from bottui.store.team.store import TeamStore
-    from bottui.store.team.unreadable import Unreadable
+    from bottui.store.team.pg_store import TeamStore
+    from bottui.store.team.read_rows import Unreadable
     from bottui.tui.bulk_runs import BulkRuns
     from bottui.tui.change_prompt import ChangePrompt
     from bottui.tui.screens.change_form import ConfirmDialog, TypedConfirmDialog
@@ -586,9 +585,7 @@ class TuiServices:
         import asyncio
 
         from bottui.ops.shared_journal import SharedJournal
-        from bottui.ops.team_store import open_team_store_url
-        from bottui.ops.team_sync import TUI_INTERVAL
-        from bottui.ops.team_thread import SharingThread
+        from bottui.ops.team_push import TUI_INTERVAL, SharingThread, open_team_store_url
 
         with contextlib.suppress(StoreError):
             await team.register()  # before this run's first change
@@ -716,11 +713,11 @@ class TuiServices:
 
         Read in the planning worker, through the journal's async facade.
         """
-        from bottui.ops.timed import superseding
+        from bottui.ops.timed.schedule import warning_lines
 
         found: list[str] = []
         for plan in plans:
-            for line in await superseding.warning_lines(self.session, plan):
+            for line in await warning_lines(self.session, plan):
                 if line not in found:
                     found.append(line)
         return replace(prompt, supersedes=tuple(found)) if found else prompt

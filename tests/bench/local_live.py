@@ -5,8 +5,8 @@ Run it as a script (pytest does not collect tests/bench)::
     python tests/bench/local_live.py [--seconds 60]
 
 1. Idle cost: a journal and an inventory file (WAL, as bottui makes them),
-   and :class:`~bottui.ops.local_live.LocalFeed` looking at them every
-   :data:`~bottui.ops.local_live.INTERVAL` seconds on the store executor
+   and :class:`~bottui.ops.live_feeds.LocalFeed` looking at them every
+   :data:`~bottui.ops.live_feeds.INTERVAL` seconds on the store executor
    (one job on the watch lane: the event loop is not woken while nothing is
    written), in an event loop that does nothing else, for ``--seconds``. The
    process's CPU time (all threads) over that wall time is the figure; the
@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bottui.ops.local_live import INTERVAL, LocalFeed  # noqa: E402
+from bottui.ops.live_feeds import INTERVAL, LocalFeed  # noqa: E402
 from bottui.store.file_watch import DataVersionWatch  # noqa: E402
 
 WRITE = (

@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bottui.ops.team_sync import EXIT_BUDGET
+from bottui.ops.team_push import EXIT_BUDGET
 from bottui.sandbox.demo_data import DEMO_ACCESS_TOKEN, DEMO_PROJECT_TOKENS
 from bottui.sandbox.server import SandboxServer
 from tests.fixtures.sandbox import PROJ, scope

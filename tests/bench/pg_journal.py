@@ -18,7 +18,7 @@ Run it as a script (pytest does not collect tests/bench)::
    ``api-error``). Triggers are disabled and the secondary indexes dropped
    while loading (as a restore would), then rebuilt, and the tables analysed.
 3. For each filter, the store's ``page`` (limit 50, newest first, through
-   :class:`~bottui.store.team.store.TeamStore` as the faces will call it):
+   :class:`~bottui.store.team.pg_store.TeamStore` as the faces will call it):
    the first call, then the median (and max) of ``--reps`` more rounds, each
    round timing every filter once (interleaved).
 """
@@ -39,9 +39,9 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bottui.store.team.query import TeamQuery  # noqa: E402
-from bottui.store.team.store import TeamStore  # noqa: E402
-from bottui.store.team.target import check_store_url  # noqa: E402
+from bottui.store.team.page_query import TeamQuery  # noqa: E402
+from bottui.store.team.pg_store import TeamStore  # noqa: E402
+from bottui.store.team.store_target import check_store_url  # noqa: E402
 
 T0 = datetime(2025, 11, 24, tzinfo=UTC)
 STEP_S = 3
@@ -185,7 +185,7 @@ async def measure(url: str, entries: int, reps: int) -> None:
 def fill(url: str, entries: int) -> None:
     import psycopg
 
-    from bottui.store.team.schema import SCHEMA_VERSION
+    from bottui.store.team.pg_schema import SCHEMA_VERSION
 
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("DROP SCHEMA IF EXISTS bottui CASCADE")

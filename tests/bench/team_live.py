@@ -37,8 +37,8 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bottui.store.team.store import TeamStore  # noqa: E402
-from bottui.store.team.target import check_store_url  # noqa: E402
+from bottui.store.team.pg_store import TeamStore  # noqa: E402
+from bottui.store.team.store_target import check_store_url  # noqa: E402
 from tests.fixtures.teammates import bob_change  # noqa: E402
 
 BASE = "http://127.0.0.1:9"

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from bottui.sandbox.server import SandboxServer
-from bottui.store import run_lock
+from bottui.store import files
 from bottui.store.files import Locations
 from bottui.store.journal.file import Journal
 from tests.bulk.conftest import logged, visitor_ids
@@ -118,17 +118,17 @@ def test_force_and_resume_exclude_each_other(env: SandboxServer, ids_path: Path)
 
 
 def test_lock_in_process_is_exclusive_and_released(tmp_path: Path) -> None:
-    key = run_lock.run_key("p", "acc", "proj", "a" * 64)
-    held = run_lock.acquire(tmp_path, key)
+    key = files.run_key("p", "acc", "proj", "a" * 64)
+    held = files.acquire_run_lock(tmp_path, key)
     assert held is not None
     held.note_run(7)
-    with pytest.raises(run_lock.RunLive) as live:
-        run_lock.acquire(tmp_path, key)
+    with pytest.raises(files.RunLive) as live:
+        files.acquire_run_lock(tmp_path, key)
     assert live.value.holder["pid"] == os.getpid() and live.value.holder["runId"] == 7
-    other = run_lock.acquire(tmp_path, run_lock.run_key("p", "acc", "proj", "b" * 64))
+    other = files.acquire_run_lock(tmp_path, files.run_key("p", "acc", "proj", "b" * 64))
     assert other is not None  # another input: its own lock
     other.release()
     held.release()
-    again = run_lock.acquire(tmp_path, key)
+    again = files.acquire_run_lock(tmp_path, key)
     assert again is not None
     again.release()

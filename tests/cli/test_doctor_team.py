@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bottui.sandbox.server import SandboxServer
-from bottui.store.team.schema import SCHEMA_VERSION
+from bottui.store.team.pg_schema import SCHEMA_VERSION
 from tests.cli.helpers import cli
 from tests.cli.test_doctor import checks
 from tests.fixtures.sandbox import scope

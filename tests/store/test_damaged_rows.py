@@ -14,7 +14,7 @@ from bottui.ops import journal_view
 from bottui.store.journal import rows as journal_rows
 from bottui.store.journal.records import JournalEntry
 from bottui.store.journal.rows import unpack_result
-from bottui.store.timed_sqlite import _event
+from bottui.store.timed_sqlite import timed_event
 
 
 def test_json_columns_that_do_not_parse_are_kept_as_text() -> None:
@@ -40,5 +40,5 @@ def test_a_damaged_entry_is_shown_and_written_as_json() -> None:
 
 
 def test_a_timed_event_that_is_not_json_reads_as_an_empty_detail() -> None:
-    event = _event("o", (7, "schedule", "o:t7", "soon", "[" * 5000, "mallory", None))
+    event = timed_event("o", (7, "schedule", "o:t7", "soon", "[" * 5000, "mallory", None))
     assert (event.event_id, event.at, event.detail, event.operator) == ("o:e7", 0, {}, "mallory")

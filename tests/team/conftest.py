@@ -6,8 +6,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bottui.store.team.store import TeamStore
-from bottui.store.team.target import check_store_url
+from bottui.store.team.pg_store import TeamStore
+from bottui.store.team.store_target import check_store_url
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID, uuid4
 
-from bottui.store.team.events import EntryEvent, OutcomeEvent
+from bottui.store.team.push_events import EntryEvent, OutcomeEvent
 
 T0 = datetime(2026, 11, 24, 3, 0, tzinfo=UTC)
 

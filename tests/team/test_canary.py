@@ -11,9 +11,9 @@ import pytest
 from bottui.api.models import LimiterChange, LimiterStateSource, Project
 from bottui.api.tokens import AccessToken
 from bottui.ops import team_facts
-from bottui.ops.team_store import open_team_store
+from bottui.ops.team_push import open_team_store
 from bottui.store.keyring_tokens import TokenStore
-from bottui.store.team.facts import Fact, FactKey
+from bottui.store.team.push_events import Fact, FactKey
 from tests.cli.helpers import cli
 from tests.fixtures.postgres import PostgresServer
 from tests.team.events import entry, outcome

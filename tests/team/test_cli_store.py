@@ -7,7 +7,7 @@ import json
 import pytest
 from keyring.backends import fail
 
-from bottui.store.team.schema import SCHEMA_VERSION
+from bottui.store.team.pg_schema import SCHEMA_VERSION
 from bottui.store.token_sources import SERVICE
 from tests.cli.helpers import cli
 from tests.fixtures.keyrings import InMemoryKeyring, installed

@@ -15,7 +15,7 @@ from uuid import uuid4
 
 import pytest
 
-from bottui.ops.team_store import open_team_store_url
+from bottui.ops.team_push import open_team_store_url
 from bottui.sandbox.server import SandboxServer
 from bottui.store.keyring_tokens import TokenStore
 from tests.cli.helpers import cli

@@ -19,7 +19,7 @@ from bottui.ops import team_inventory
 from bottui.ops.session import Session
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
-from bottui.store.team.recent import target_text
+from bottui.store.team.page_query import target_text
 from tests.cli.helpers import cli
 from tests.fixtures.insert_only import Hostile
 from tests.fixtures.sandbox import scope

@@ -8,12 +8,10 @@ from uuid import uuid4
 import psycopg
 import pytest
 
-from bottui.store.team import timed as shared_timed
-from bottui.store.team.query import TeamQuery
-from bottui.store.team.recent import target_text
-from bottui.store.team.schema import MAX_STORED_REASON
-from bottui.store.team.store import TeamStore, _change
-from bottui.store.team.unreadable import Unreadable
+from bottui.store.team.page_query import TeamQuery, target_text
+from bottui.store.team.pg_schema import MAX_STORED_REASON
+from bottui.store.team.pg_store import TeamStore, _change
+from bottui.store.team.read_rows import Unreadable
 from tests.fixtures.insert_only import Hostile
 from tests.team.events import entry, outcome
 
@@ -186,11 +184,11 @@ async def test_timed_events_that_are_not_json_are_skipped(
         },
     )
     hostile.insert("timed_claims", {"timed": f"{BAD}:t9", "at": "infinity", "executor": "mallory"})
-    assert await shared_timed.events(team_store) == []
+    assert await team_store.timed_events() == []
     skipped = {u.event: u for u in team_store.skips.take()}
     assert set(skipped) == {f"{BAD}:e1", f"{BAD}:e2"}
     assert skipped[f"{BAD}:e1"].operator == "mallory"
-    claims = await shared_timed.claims(team_store)
+    claims = await team_store.timed_claims()
     assert [(c.timed, c.at, c.executor) for c in claims] == [(f"{BAD}:t9", 0, "mallory")]
 
 

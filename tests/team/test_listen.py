@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from uuid import uuid4
 
-from bottui.store.team.records import Change
-from bottui.store.team.schema import JOURNAL_CHANNEL
-from bottui.store.team.store import COPY_AT, TeamStore
+from bottui.store.team.pg_schema import JOURNAL_CHANNEL
+from bottui.store.team.pg_store import COPY_AT, TeamStore
+from bottui.store.team.read_rows import Change
 from tests.team.events import entry, outcome
 
 

@@ -18,7 +18,7 @@ import psycopg
 import pytest
 
 from bottui.ops.journal_view import line
-from bottui.ops.team_sync import EXIT_BUDGET
+from bottui.ops.team_push import EXIT_BUDGET
 from bottui.sandbox.server import SandboxServer
 from bottui.store.journal.records import EntryPage
 from tests.cli.helpers import cli
@@ -200,8 +200,7 @@ def test_unshared_local_entries_are_marked(team: str) -> None:
 
 async def _local_then_shared(team: str) -> EntryPage:
     from bottui.ops.shared_journal import SharedJournal
-    from bottui.ops.team_store import open_team_store_url
-    from bottui.ops.team_sync import TeamSync
+    from bottui.ops.team_push import TeamSync, open_team_store_url
     from bottui.store.files import Locations
     from bottui.store.journal.store import SqliteJournalStore
     from bottui.store.keyring_tokens import TokenStore

@@ -6,8 +6,8 @@ from uuid import uuid4
 
 import psycopg
 
-from bottui.store.team.query import TeamQuery, page_sql
-from bottui.store.team.store import TeamStore
+from bottui.store.team.page_query import TeamQuery, page_sql
+from bottui.store.team.pg_store import TeamStore
 from tests.team.events import entry
 
 

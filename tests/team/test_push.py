@@ -9,8 +9,8 @@ import psycopg
 import pytest
 
 from bottui.api.tokens import AccessToken
-from bottui.store.team.query import TeamQuery
-from bottui.store.team.store import COPY_AT, TeamStore
+from bottui.store.team.page_query import TeamQuery
+from bottui.store.team.pg_store import COPY_AT, TeamStore
 from tests.team.events import T0, entry, outcome
 
 HOSTILE = [

@@ -9,7 +9,7 @@ import pytest
 
 from bottui.store.journal.records import EntryQuery, RunId
 from bottui.store.paging import Cursor
-from bottui.store.team.query import decode_cursor, encode_cursor, from_entry_query
+from bottui.store.team.page_query import decode_cursor, encode_cursor, from_entry_query
 
 
 def test_a_local_query_carries_its_filters_and_the_run_origin() -> None:

@@ -15,11 +15,11 @@ from uuid import uuid4
 import psycopg
 import pytest
 
-from bottui.store.team import query as query_module
-from bottui.store.team.query import TeamQuery, page_plan, page_sql, reason_window
-from bottui.store.team.schema import MIGRATIONS, OPERATOR_GRANTS, SCHEMA_VERSION, VERSIONS_TABLE
-from bottui.store.team.store import TeamStore
-from bottui.store.team.target import check_store_url
+from bottui.store.team import page_query as query_module
+from bottui.store.team.page_query import TeamQuery, page_plan, page_sql, reason_window
+from bottui.store.team.pg_schema import MIGRATIONS, OPERATOR_GRANTS, SCHEMA_VERSION, VERSIONS_TABLE
+from bottui.store.team.pg_store import TeamStore
+from bottui.store.team.store_target import check_store_url
 from tests.fixtures.postgres import PostgresServer
 from tests.team.events import T0, entry, outcome
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from bottui.store.team.errors import SchemaMissing, SchemaTooNew
-from bottui.store.team.schema import SCHEMA_VERSION
-from bottui.store.team.store import TeamStore
-from bottui.store.team.target import check_store_url
+from bottui.store.team.pg_schema import SCHEMA_VERSION
+from bottui.store.team.pg_store import TeamStore
+from bottui.store.team.store_target import check_store_url
+from bottui.store.team.team_errors import SchemaMissing, SchemaTooNew
 from tests.fixtures.postgres import PostgresServer
 from tests.team.events import entry, outcome
 

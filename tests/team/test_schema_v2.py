@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import psycopg
 
-from bottui.store.team.schema import MIGRATIONS, SCHEMA_VERSION, VERSIONS_TABLE
-from bottui.store.team.store import TeamStore
-from bottui.store.team.target import check_store_url
+from bottui.store.team.pg_schema import MIGRATIONS, SCHEMA_VERSION, VERSIONS_TABLE
+from bottui.store.team.pg_store import TeamStore
+from bottui.store.team.store_target import check_store_url
 
 
 async def test_migrate_from_version_1_adds_the_target_index(pg_admin_url: str) -> None:
@@ -38,7 +38,7 @@ async def test_recent_changes_are_read_on_the_target_index(team_store: TeamStore
     from datetime import UTC, datetime
     from uuid import uuid4
 
-    from bottui.store.team.recent import recent_sql
+    from bottui.store.team.page_query import recent_sql
     from tests.team.events import entry
 
     origin = uuid4()

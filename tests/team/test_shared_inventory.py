@@ -24,9 +24,9 @@ from bottui.ops.session import Session
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.store.inventory.records import taught_by
-from bottui.store.team.facts import Fact, FactKey
-from bottui.store.team.store import TeamStore
-from bottui.store.team.target import check_store_url
+from bottui.store.team.pg_store import TeamStore
+from bottui.store.team.push_events import Fact, FactKey
+from bottui.store.team.store_target import check_store_url
 from bottui.store.utc import parse_time
 from tests.fixtures.postgres import PostgresServer
 from tests.fixtures.teammates import migrated

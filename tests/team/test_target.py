@@ -12,9 +12,10 @@ import pytest
 from bottui.store.config.config_file import ConfigStore
 from bottui.store.errors import ConfigError
 from bottui.store.files import Locations
-from bottui.store.team import target as target_module
-from bottui.store.team.errors import INSTALL_TEAM, StoreRefused, TeamModeNotInstalled
-from bottui.store.team.target import check_store_url, resolve_store_url
+from bottui.store.team import resolve_store_url
+from bottui.store.team import store_target as target_module
+from bottui.store.team.store_target import check_store_url
+from bottui.store.team.team_errors import INSTALL_TEAM, StoreRefused, TeamModeNotInstalled
 from tests.cli.helpers import cli
 
 SECRET = "hunter2-Zq9"

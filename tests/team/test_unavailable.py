@@ -8,9 +8,9 @@ import psycopg
 import pytest
 
 from bottui.api.tokens import StorePassword
-from bottui.store.team.errors import StoreUnavailable
-from bottui.store.team.store import TeamStore
-from bottui.store.team.target import check_store_url
+from bottui.store.team.pg_store import TeamStore
+from bottui.store.team.store_target import check_store_url
+from bottui.store.team.team_errors import StoreUnavailable
 from tests.cli.helpers import cli
 from tests.fixtures.postgres import PostgresServer
 from tests.team.events import entry

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from bottui.demo import prepare
 from bottui.sandbox.server import SandboxServer
-from bottui.store.team.store import TeamStore
-from bottui.store.team.target import check_store_url
+from bottui.store.team.pg_store import TeamStore
+from bottui.store.team.store_target import check_store_url
 from bottui.tui.app import BottuiApp
 from bottui.tui.widgets.screen_bars import ContextBar
 from tests.tui.conftest import SNAP_SIZE

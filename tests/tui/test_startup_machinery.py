@@ -235,7 +235,7 @@ NOT_BEFORE_FIRST_FRAME = (
     "bottui.ops.mutations",  # the first change
     "bottui.api.models",
     "psycopg",  # team mode only: imported when a store is used, never at start-up
-    "bottui.store.team.store",
+    "bottui.store.team.pg_store",
 )
 
 

@@ -19,10 +19,10 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from bottui.ops.session import Session
-from bottui.ops.team_sync import SyncState
+from bottui.ops.team_push import SyncState
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
-from bottui.store.team.store import TeamStore
-from bottui.store.team.target import check_store_url
+from bottui.store.team.pg_store import TeamStore
+from bottui.store.team.store_target import check_store_url
 from bottui.tui import services as services_team
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog

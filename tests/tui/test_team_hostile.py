@@ -13,7 +13,7 @@ from bottui.ops.shared_journal import SharedJournal
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.store.journal.rows import micros
-from bottui.store.team.recent import target_text
+from bottui.store.team.page_query import target_text
 from bottui.tui.app import BottuiApp
 from tests.fixtures import moving_clock
 from tests.fixtures.insert_only import Hostile

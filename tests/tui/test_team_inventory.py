@@ -21,9 +21,9 @@ from textual.pilot import Pilot
 from bottui.demo import prepare
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
-from bottui.store.team.facts import Fact, FactKey
-from bottui.store.team.store import TeamStore
-from bottui.store.team.target import check_store_url
+from bottui.store.team.pg_store import TeamStore
+from bottui.store.team.push_events import Fact, FactKey
+from bottui.store.team.store_target import check_store_url
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.thresholds import DimensionTable
 from bottui.tui.widgets.limiter_table import local_time

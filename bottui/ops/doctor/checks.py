@@ -573,8 +573,7 @@ async def check_team_store(
     what was journaled here before the store (of ``scope``) and is not shared."""
     if not url:
         return _team(Verdict.SKIPPED, "solo mode: no team store is configured")
-    from bottui.ops.team_store import open_team_store_url
-    from bottui.ops.team_sync import TeamSync
+    from bottui.ops.team_push import TeamSync, open_team_store_url
 
     try:
         store = await open_team_store_url(url, environ, tokens, timeout=timeout)

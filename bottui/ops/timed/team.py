@@ -4,8 +4,8 @@ Without a team store (``store`` in the profile, ``BOTTUI_STORE_URL``) all of
 it is this machine's journal. With one:
 
 * events are written to this journal first (the outbox) and pushed to the
-  team store by :func:`push_events` (after scheduling, extending, cancelling,
-  and before listing), each once;
+  team store with the rest of the outbox by :func:`push_events` (after
+  scheduling, extending, cancelling, and before listing), each once;
 * :func:`merged` lists everyone's: the team store's events and claims, and
   this journal's not yet pushed; a store that is down leaves this journal's
   alone, with a warning;
@@ -17,18 +17,17 @@ it is this machine's journal. With one:
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bottui.store.errors import StoreError
 from bottui.store.journal.records import JournalEntry
-from bottui.store.timed_sqlite import TimedClaim, TimedEvent, TimedJournal
+from bottui.store.timed_sqlite import TimedClaim, TimedEvent
 
 if TYPE_CHECKING:
     from bottui.ops.session import Session
     from bottui.store.journal.records import JournalReader as Pages
-    from bottui.store.team.store import TeamStore
+    from bottui.store.team.pg_store import TeamStore
 
 
 async def _store(session: Session) -> TeamStore | None:
@@ -41,24 +40,20 @@ async def _store(session: Session) -> TeamStore | None:
         return None
 
 
-async def push_events(session: Session) -> None:
-    """Push this journal's timed events the team store has not got (no store: nothing)."""
-    store = await _store(session)
-    if store is None:
-        return
-    from bottui.store.team import timed as shared
+# The team side is imported where a store is configured: a solo `bottui run-due` or TUI
+# does without it (the timed package's import is 11 ms with it lazy, 37 ms without, on
+# the busy 2-core machine: `python -X importtime -c "import bottui.ops.timed"`).
 
-    key = store.target.keyring_username
-    local = session.timed_store
-    try:
-        while True:
-            last, events = await local.read(lambda j: j.unpushed(key))
-            if not events:
-                return
-            await shared.push_events(store, events)
-            await local.write(functools.partial(TimedJournal.pushed, store=key, last=last))
-    except StoreError as exc:
-        session.warn(f"timed changes not yet shared with the team: {exc.title}")
+
+async def push_events(session: Session) -> None:
+    """Push this machine's outbox now, its timed events with the rest (no store: nothing)."""
+    if not session.settings.store_url:
+        return
+    from bottui.ops.team_push import share_now
+
+    down = await share_now(session)
+    if down is not None:
+        session.warn(f"timed changes not yet shared with the team: {down}")
 
 
 async def merged(
@@ -68,12 +63,10 @@ async def merged(
     store = await _store(session)
     if store is None:
         return events, claims
-    from bottui.store.team import timed as shared
-
     await push_events(session)
     try:
-        theirs = await shared.events(store)
-        their_claims = await shared.claims(store)
+        theirs = await store.timed_events()
+        their_claims = await store.timed_claims()
     except StoreError as exc:
         session.warn(f"team store down: only this machine's timed changes ({exc.title})")
         return events, claims
@@ -98,9 +91,7 @@ async def claim(session: Session, key: str, *, executor: str, at: int) -> bool:
         if session.settings.store_url:
             raise StoreError("The team store is unavailable", "the revert was not claimed")
         return await local.write(lambda j: j.claim(key, at=at, executor=executor))
-    from bottui.store.team import timed as shared
-
-    if not await shared.claim(store, key, at=at, executor=executor):
+    if not await store.claim_timed(key, at=at, executor=executor):
         return False
     # Mirrored here so this journal shows it; the team store's claim is the one that counts.
     await local.write(lambda j: j.claim(key, at=at, executor=executor))
@@ -114,10 +105,8 @@ async def record(session: Session, key: str, state: str, detail: dict[str, Any],
     """
     store = await _store(session)
     if store is not None:
-        from bottui.store.team import timed as shared
-
         try:
-            await shared.result(store, key, state, detail, at=at)
+            await store.timed_result(key, state, detail, at=at)
         except StoreError as exc:
             session.warn(f"the revert's result is not shared with the team: {exc.title}")
     try:
@@ -132,9 +121,8 @@ async def entries(session: Session, event_ids: Sequence[str]) -> Mapping[str, Jo
     if store is None:
         return {}
     from bottui.ops.shared_journal import from_team
-    from bottui.store.team import timed as shared
 
-    found = await shared.entries_by_event(store, event_ids)
+    found = await store.entries_by_event(event_ids)
     return {event: from_team(entry) for event, entry in found.items()}
 
 

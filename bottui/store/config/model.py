@@ -108,7 +108,7 @@ def validate_store_url(store: str) -> str:
     """Return ``store`` if it can name a team store in ``config.toml``; raise if not.
 
     Only what needs no driver: a ``postgresql://`` URL without a password
-    (the full check, TLS included, is :func:`bottui.store.team.target.check_store_url`).
+    (the full check, TLS included, is :func:`bottui.store.team.store_target.check_store_url`).
     """
     if not isinstance(store, str) or not store.strip():
         raise InvalidValue("store must be a postgresql:// URL")

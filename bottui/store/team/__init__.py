@@ -3,18 +3,18 @@
 The only package that imports psycopg, always lazily (inside functions), so
 nothing here costs start-up time until a profile names a store. Modules:
 
-* :mod:`.errors`: what can go wrong, each a :class:`~bottui.store.errors.StoreError`;
-* :mod:`.target`: a store URL checked (no password, TLS off loopback) and resolved;
-* :mod:`.service_file`: the libpq service file, read as libpq reads it;
-* :mod:`.schema` and :mod:`.migrate`: the versioned schema and ``bottui store migrate``;
-* :mod:`.events`: what a push carries (entries and outcomes, each unique by its event id);
-* :mod:`.query`: the page filters and their SQL;
-* :mod:`.rows`, :mod:`.times` and :mod:`.unreadable`: a stored row read without
-  trusting it (any role with INSERT wrote it): one bottui cannot read is skipped
-  and said once, a time Python cannot hold loads as text;
-* :mod:`.store`: :class:`~bottui.store.team.store.TeamStore`, the async API;
-* :mod:`.outbox` and :mod:`.facts_outbox`: what this machine still has to push
-  (journal entries, kept in the journal file; inventory facts, in their own file);
+* :mod:`.team_errors`: the failure words, each a :class:`~bottui.store.errors.StoreError`;
+* :mod:`.store_target`: a store URL checked (no password, TLS off loopback) and
+  resolved, the libpq service file read as libpq reads it;
+* :mod:`.pg_schema`: the versioned schema, ``bottui store migrate`` and the version check;
+* :mod:`.push_events`: the typed events a push carries (entries, outcomes, timed
+  events, inventory facts), each unique by its id;
+* :mod:`.outbox`: what this machine still has to push, one :class:`~.outbox.Batch` at a time;
+* :mod:`.page_query`: the page filters and their SQL, and the collision warning's;
+* :mod:`.read_rows`: a stored row read without trusting it (any role with INSERT
+  wrote it): one bottui cannot read is skipped and said once, a time Python
+  cannot hold loads as text;
+* :mod:`.pg_store`: :class:`~bottui.store.team.pg_store.TeamStore`, the async API;
 * :mod:`.local_server`: a throwaway PostgreSQL of our own (``bottui demo --team``, the tests).
 """
 
@@ -32,8 +32,8 @@ def resolve_store_url(
 ) -> str | None:
     """The team store's URL: ``BOTTUI_STORE_URL``, else the profile's; ``None`` in the demo.
 
-    Here, not in :mod:`.target` (which re-exports it): every session asks,
-    and a solo one must not import the target's checks to hear "none".
+    Here, not in :mod:`.store_target`: every session asks, and a solo one must not
+    import the target's checks to hear "none".
     """
     if demo:
         return None

@@ -1,41 +1,96 @@
-"""The outbox: which local journal entries a team store still has to receive.
+"""The one outbox: every event this machine still has to push to a team store.
 
-Every change is journaled first in the local SQLite journal; this module
-reads what is still to be pushed to a team store and records what was
-pushed, in the journal file itself (``team_push``/``team_open``, schema
-version 5, :data:`~bottui.store.journal.schema.TABLES_V5`):
+Every change is journaled first in the local SQLite journal, and every
+inventory fact learned is queued locally: a store that is down never delays a
+key press, and nothing is lost meanwhile. :meth:`Outbox.pending` reads the next
+:class:`Batch` of typed events (:mod:`bottui.store.team.push_events`) for one
+store, and :meth:`Outbox.pushed` records, once the store said yes, that they
+went. Pushing is at-least-once: the store keeps each event once, so a push may
+repeat (a crash between the store's yes and the record here, several bottui
+processes on one journal pushing at once), never lose or duplicate.
 
-* a store is *registered* the first time a bottui runs with it configured:
-  entries written from then on are shared (``since_id`` is the newest id at
-  that moment); older ones only by a backfill, which shares those of the
-  store's own base URL, account and project (:meth:`Outbox.older`, #27);
-* :meth:`Outbox.pending` reads the next entries above ``pushed_id`` and the
-  outcomes of entries pushed before they had one;
-* :meth:`Outbox.pushed` records a successful push in one transaction:
-  ``pushed_id`` only ever grows (``max``), the open ids are added and
-  removed. Several bottui processes on one journal may push the same entries
-  at once: the store keeps each event once (unique event id), so the worst
-  case is a push repeated, never one lost.
+Where each kind waits (the files of the version before #29, unchanged, so the
+older bottui of a teammate mid-upgrade reads them as they are):
 
-Synchronous (sqlite3): the async side runs it on the store executor
-(:mod:`bottui.ops.team_sync`).
+* **journal entries and their outcomes** are the journal's own rows; the
+  cursor is ``team_push``/``team_open`` in the journal file (schema version 5,
+  :data:`~bottui.store.journal.schema.TABLES_V5`). A store is *registered*
+  the first time a bottui runs with it configured: entries written from then
+  on are shared (``since_id`` is the newest id at that moment); older ones
+  only by a backfill, which shares those of the store's own base URL, account
+  and project (:meth:`Outbox.older`, #27). ``pushed_id`` only ever grows
+  (``max``); entries pushed before they had an outcome stay in ``team_open``
+  until the outcome went.
+* **timed events** (a timed change's schedule, extends, cancel) are the
+  journal's ``timed_events``; the cursor is ``timed_push`` (every timed event
+  is shared, from the first: a teammate's executor must see the schedule).
+* **inventory facts** wait in ``team-facts.sqlite3`` beside the journal
+  (:data:`FACTS_FILE`), one row per (store, fact key): a newer local value of
+  the same field replaces the waiting one (only the newest is worth sending)
+  with a new ``seq``; :meth:`Outbox.pushed` removes exactly the rows it sent
+  (same ``seq``), so a value queued while a push ran stays for the next. The
+  file also keeps the facts' *origin* (a UUID), written with every fact:
+  reading the shared inventory skips this machine's own facts, and facts
+  still waiting here win over what the store holds (they are newer).
+
+Synchronous (sqlite3): :class:`~bottui.ops.team_push.TeamSync` runs it on the
+store executor, in one lane per journal file.
 """
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
-from bottui.store.errors import JournalUnavailable
+from bottui.store.errors import DatabaseUnavailable, JournalUnavailable
+from bottui.store.files import real_path
 from bottui.store.journal.records import JournalEntry
 from bottui.store.journal.rows import entry, from_micros, micros
 from bottui.store.journal.schema import BUSY_TIMEOUT, ORIGIN, SCHEMA, SELECT_ENTRIES
-from bottui.store.sqlite_helpers import Database
+from bottui.store.sqlite_helpers import Database, Schema
+from bottui.store.team.push_events import Event, Fact, FactKey, events_of
+from bottui.store.timed_sqlite import TimedEvent, timed_event
+from bottui.store.token_sources import normalize_base_url
 
-#: Entries one push carries at most (a push of many goes by COPY).
+#: Journal entries one push carries at most (a push of many goes by COPY).
 BATCH: Final = 5000
+#: Timed events and facts one push carries at most.
+SMALL_BATCH: Final = 2000
+#: The facts' file name, in the journal's directory.
+FACTS_FILE: Final = "team-facts.sqlite3"
+
+FACTS_SCHEMA: Final = Schema(
+    name="team inventory outbox",
+    application_id=0x62747546,  # "btuF"
+    version=1,
+    statements=(
+        """
+        CREATE TABLE IF NOT EXISTS meta (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            origin TEXT NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS facts (
+            store TEXT NOT NULL,
+            base_url TEXT NOT NULL,
+            account TEXT NOT NULL,
+            project TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            item TEXT NOT NULL,
+            field TEXT NOT NULL,
+            value TEXT,
+            operator TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            PRIMARY KEY (store, base_url, account, project, kind, item, field)
+        )
+        """,
+    ),
+)
 
 _REGISTER: Final = (
     "INSERT OR IGNORE INTO team_push (store, since_id, pushed_id, configured_at) "
@@ -48,20 +103,48 @@ _OPEN_DONE: Final = (
     SELECT_ENTRIES + " WHERE e.id IN (SELECT t.entry_id FROM team_open AS t"
     " JOIN results AS r ON r.entry_id = t.entry_id WHERE t.store = ? LIMIT ?) ORDER BY e.id"
 )
+_TIMED_PUSHED: Final = "SELECT pushed_id FROM timed_push WHERE store = ?"
+_TIMED_NEXT: Final = (
+    "SELECT id, kind, timed, at, detail, operator, host FROM timed_events"
+    " WHERE id > ? ORDER BY id LIMIT ?"
+)
+_QUEUE: Final = (
+    "INSERT INTO facts (store, base_url, account, project, kind, item, field, value, operator,"
+    " seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM facts))"
+    " ON CONFLICT (store, base_url, account, project, kind, item, field) DO UPDATE SET"
+    " value = excluded.value, operator = excluded.operator, seq = excluded.seq"
+)
+_FACT_COLS: Final = "base_url, account, project, kind, item, field, value, operator, seq"
+
+
+class OutboxUnavailable(DatabaseUnavailable):
+    """The facts' file is locked, read-only or damaged (the local edit stands)."""
 
 
 @dataclass(frozen=True)
-class Pending:
-    """What to push next: new entries (with their outcome when they have one)
-    and outcomes of entries pushed earlier without one."""
+class Batch:
+    """What to push next, typed: new journal entries (with their outcome when they have
+    one), outcomes of entries pushed earlier without one, timed events (and the timed
+    cursor they reach), and facts (with the ``seq`` each was queued under)."""
 
-    entries: tuple[JournalEntry, ...]
-    outcomes: tuple[JournalEntry, ...]
+    entries: tuple[JournalEntry, ...] = ()
+    outcomes: tuple[JournalEntry, ...] = ()
+    timed: tuple[TimedEvent, ...] = ()
+    timed_upto: int = 0
+    facts: tuple[Fact, ...] = ()
+    seqs: tuple[int, ...] = ()
+    #: Why the facts could not be read (their file locked or damaged): the rest goes.
+    trouble: str | None = None
 
     @property
     def empty(self) -> bool:
         """Nothing to push."""
-        return not self.entries and not self.outcomes
+        return not (self.entries or self.outcomes or self.timed or self.facts)
+
+    def events(self) -> list[Event]:
+        """The batch as one push: entries and outcomes, timed events, then facts (a
+        teammate's live feed learns the change before the state it taught)."""
+        return [*events_of(self.entries, self.outcomes), *self.timed, *self.facts]
 
 
 @dataclass(frozen=True)
@@ -75,8 +158,6 @@ class Scope:
 
     def holds(self, found: JournalEntry) -> bool:
         """Whether ``found`` is of this base URL, account and project."""
-        from bottui.store.token_sources import normalize_base_url
-
         if normalize_base_url(found.base_url or "") != normalize_base_url(self.base_url):
             return False
         if self.account is not None and found.account != self.account:
@@ -95,10 +176,15 @@ class Older:
 
 @dataclass(frozen=True)
 class Backlog:
-    """How far behind a store is: events waiting and the last successful push."""
+    """How far behind a store is: journal events waiting and the last successful push."""
 
     waiting: int
     last_sync: datetime | None
+
+
+def facts_file(journal_file: Path) -> Path:
+    """The facts' file of the journal at ``journal_file`` (same directory)."""
+    return Path(journal_file).with_name(FACTS_FILE)
 
 
 def _now_us() -> int:
@@ -106,7 +192,8 @@ def _now_us() -> int:
 
 
 class Outbox:
-    """The push bookkeeping of one journal file (see the module's docstring).
+    """What one journal file (and its facts' file) still has to push (see the module's
+    docstring). Each file is opened on first use.
 
     Args:
         path: The journal file.
@@ -121,11 +208,23 @@ class Outbox:
             synchronous="NORMAL",
             busy_timeout=busy_timeout,
         )
+        self._facts_path = facts_file(self._path)
+        self._facts = Database(
+            self._facts_path, FACTS_SCHEMA, unavailable=OutboxUnavailable, synchronous="NORMAL"
+        )
+        self._facts_origin: str | None = None
 
     @property
     def path(self) -> Path:
         """The journal file."""
         return self._path
+
+    @property
+    def lane(self) -> str:
+        """The store executor's lane of this outbox: its pushes' local work, the facts queued."""
+        return f"team-outbox:{real_path(self._path)}"
+
+    # -- the journal's events -----------------------------------------------------------
 
     def register(self, store: str) -> None:
         """Share entries written from now on with ``store`` (nothing when known already)."""
@@ -157,33 +256,44 @@ class Outbox:
 
     def older_count(self, store: str, scope: Scope) -> int:
         """How many entries of ``scope`` were journaled before ``store`` was configured."""
-        since = self.since_id(store)
-        if not since:
-            return 0
         count, after = 0, 0
-        while True:
+        while self.since_id(store):
             batch = self.older(store, scope, after)
             count += len(batch.entries)
             if batch.after is None:
-                return count
+                break
             after = batch.after
+        return count
 
-    def pending(self, store: str, limit: int = BATCH) -> Pending:
-        """The next entries and open outcomes to push (empty: nothing waits)."""
+    def pending(self, store: str, limit: int = BATCH) -> Batch:
+        """The next events to push to ``store`` (empty: nothing waits). Journal entries
+        only once the store is registered; timed events and facts always."""
         with self._db.read() as conn:
             row = conn.execute(_PUSHED_ID, (store,)).fetchone()
-            if row is None:
-                return Pending((), ())
-            entries = tuple(entry(r) for r in conn.execute(_NEXT, (int(row[0]), limit)))
-            outcomes = tuple(entry(r) for r in conn.execute(_OPEN_DONE, (store, limit)))
-        return Pending(entries, outcomes)
+            entries: tuple[JournalEntry, ...] = ()
+            outcomes: tuple[JournalEntry, ...] = ()
+            if row is not None:
+                entries = tuple(entry(r) for r in conn.execute(_NEXT, (int(row[0]), limit)))
+                outcomes = tuple(entry(r) for r in conn.execute(_OPEN_DONE, (store, limit)))
+            origin = str(conn.execute(ORIGIN).fetchone()[0])
+            found = conn.execute(_TIMED_PUSHED, (store,)).fetchone()
+            after = int(found[0]) if found else 0
+            rows = conn.execute(_TIMED_NEXT, (after, SMALL_BATCH)).fetchall()
+        timed = tuple(timed_event(origin, r) for r in rows)
+        upto = int(rows[-1][0]) if rows else after
+        try:
+            facts, seqs = self._waiting_facts(store)
+        except OutboxUnavailable as exc:  # never holds back the journal's events
+            return Batch(entries, outcomes, timed, upto, trouble=exc.title)
+        return Batch(entries, outcomes, timed, upto, facts, seqs)
 
-    def pushed(self, store: str, done: Pending, *, orphans: bool = False) -> None:
+    def pushed(self, store: str, done: Batch, *, orphans: bool = False) -> None:
         """Record that ``done`` is in ``store`` now.
 
         Entries pushed without an outcome are kept open (their outcome goes
         later); outcomes pushed close theirs, unless the store reported
-        orphans (``orphans``: keep them open, push them again).
+        orphans (``orphans``: keep them open, push them again). Facts replaced
+        since they were read keep their newer value.
         """
         with self._db.write() as conn:
             conn.executemany(
@@ -200,6 +310,19 @@ class Outbox:
                 "UPDATE team_push SET pushed_id = max(pushed_id, ?), last_sync = ? WHERE store = ?",
                 (last, _now_us(), store),
             )
+            if done.timed:
+                conn.execute(
+                    "INSERT INTO timed_push (store, pushed_id) VALUES (?, ?) ON CONFLICT (store)"
+                    " DO UPDATE SET pushed_id = max(pushed_id, excluded.pushed_id)",
+                    (store, done.timed_upto),
+                )
+        if done.facts:
+            with self._facts.write() as conn:
+                conn.executemany(
+                    "DELETE FROM facts WHERE store = ? AND base_url = ? AND account = ?"
+                    " AND project = ? AND kind = ? AND item = ? AND field = ? AND seq = ?",
+                    [(store, *f.key, seq) for f, seq in zip(done.facts, done.seqs, strict=True)],
+                )
 
     def backlog(self, store: str) -> Backlog:
         """Entries not yet pushed plus outcomes waiting, and the last successful push."""
@@ -234,16 +357,65 @@ class Outbox:
             row = conn.execute(ORIGIN).fetchone()
         return None if row is None else str(row[0])
 
+    # -- the inventory's facts ----------------------------------------------------------
+
+    def facts_origin(self) -> str:
+        """The origin written with this machine's facts (made on first use)."""
+        if self._facts_origin is None:
+            with self._facts.write() as conn:
+                conn.execute(
+                    "INSERT OR IGNORE INTO meta (id, origin) VALUES (1, ?)", (str(uuid.uuid4()),)
+                )
+                (found,) = conn.execute("SELECT origin FROM meta WHERE id = 1").fetchone()
+            self._facts_origin = str(found)
+        return self._facts_origin
+
+    def queue_facts(self, store: str, facts: Sequence[Fact]) -> None:
+        """Queue ``facts`` for ``store`` (a waiting value of the same field is replaced)."""
+        if not facts:
+            return
+        with self._facts.write() as conn:
+            for fact in facts:
+                conn.execute(_QUEUE, (store, *fact.key, fact.value, fact.operator))
+
+    def _waiting_facts(self, store: str) -> tuple[tuple[Fact, ...], tuple[int, ...]]:
+        """The oldest waiting facts of ``store`` (with their origin) and their ``seq``."""
+        if not self._facts_path.exists():
+            return (), ()
+        origin = self.facts_origin()
+        with self._facts.read() as conn:
+            rows = conn.execute(
+                f"SELECT {_FACT_COLS} FROM facts WHERE store = ? ORDER BY seq LIMIT ?",
+                (store, SMALL_BATCH),
+            ).fetchall()
+        facts = tuple(Fact(FactKey(*row[:6]), row[6], row[7], origin=origin) for row in rows)
+        return facts, tuple(int(row[8]) for row in rows)
+
+    def waiting_keys(self, store: str) -> frozenset[FactKey]:
+        """The keys of every fact still waiting for ``store``."""
+        if not self._facts_path.exists():
+            return frozenset()
+        with self._facts.read() as conn:
+            rows = conn.execute(
+                "SELECT base_url, account, project, kind, item, field FROM facts WHERE store = ?",
+                (store,),
+            ).fetchall()
+        return frozenset(FactKey(*row) for row in rows)
+
     def close(self) -> None:
-        """Close the connection (the next call opens another)."""
+        """Close the connections (the next call opens others)."""
         self._db.close()
+        self._facts.close()
 
 
 __all__ = [
     "BATCH",
+    "FACTS_FILE",
     "Backlog",
+    "Batch",
     "Older",
     "Outbox",
-    "Pending",
+    "OutboxUnavailable",
     "Scope",
+    "facts_file",
 ]

@@ -1,24 +1,34 @@
-"""Live: teammates' changes as they arrive in the team store (#13).
+"""Live: what others wrote, seen as it arrives, in team mode and in solo mode.
 
-:class:`LiveFeed` follows the shared journal for the TUI and ``bottui journal
---follow``: it LISTENs (a connection of its own), reads the entries each
-notification announces, and, when the database goes away, says so through
-``on_state`` and tries again by itself every ``retry`` seconds, catching up
-on what was written meanwhile. Nothing here blocks a change: it only reads.
-
-Server ids are given in insert order but committed in any order, so each
-read looks :data:`SLACK` ids back from the newest seen and skips the ids
-already handed over: an entry committed late is not lost.
-
+**Team mode** (#13). :class:`LiveFeed` follows the shared journal for the TUI
+and ``bottui journal --follow``: it LISTENs (a connection of its own), reads
+the entries each notification announces, and, when the database goes away,
+says so through ``on_state`` and tries again by itself every ``retry``
+seconds, catching up on what was written meanwhile. Nothing here blocks a
+change: it only reads. Server ids are given in insert order but committed in
+any order, so each read looks :data:`SLACK` ids back from the newest seen and
+skips the ids already handed over: an entry committed late is not lost.
 :func:`describe` is the one line a teammate's change becomes ("bob@bastion-2
 disabled rl-login on shop-prod · INC-4312"); every field is cleaned
 (``plaintext.clean``): the database's strings are untrusted.
+
+**Solo mode** (#27). The CLI, ``bottui run-due`` and a second TUI write the
+same journal and inventory files as this TUI. :class:`LocalFeed` has the store
+executor look every :data:`INTERVAL` seconds whether either file was written
+since (:class:`~bottui.store.file_watch.DataVersionWatch`: ``PRAGMA
+data_version`` on connections that never write) and awaits ``on_change`` when
+one was. The looking is one job on the watch lane's thread: while nothing is
+written the event loop is not woken at all. Idle, a look is a thread's wake
+and two pragmas: ``tests/bench/local_live.py`` measures it. The interval is
+injectable, and :meth:`LocalFeed.rounds` lets a test wait for the next looks
+to have happened instead of sleeping.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
@@ -26,13 +36,15 @@ from uuid import UUID
 
 from bottui.ops.journal_view import value_text
 from bottui.plaintext import clean
-from bottui.store.errors import StoreError
-from bottui.store.team.schema import INVENTORY_CHANNEL
+from bottui.store.errors import DatabaseUnavailable, StoreError
+from bottui.store.file_watch import DataVersionWatch
+from bottui.store.team.pg_schema import INVENTORY_CHANNEL
 
 if TYPE_CHECKING:
     from bottui.ops.session import Session
-    from bottui.store.team.records import TeamEntry
-    from bottui.store.team.store import TeamStore
+    from bottui.store.team.pg_store import TeamStore
+    from bottui.store.team.read_rows import TeamEntry
+
 
 #: How far back (in server ids) each read looks for entries committed late.
 SLACK: Final = 200
@@ -79,8 +91,6 @@ def describe(entry: TeamEntry) -> str:
 
 async def own_origin(session: Session) -> UUID | None:
     """The origin of this machine's journal file (None: no entry yet, or unreadable)."""
-    from bottui.store.errors import DatabaseUnavailable
-
     try:
         page = await session.journal_store.page(limit=1)
     except (DatabaseUnavailable, StoreError):
@@ -258,13 +268,87 @@ async def follow_session(
     ).run()
 
 
+#: Seconds between two looks: a change shows within this and one read of the screens.
+INTERVAL: Final = 0.5
+
+
+class LocalFeed:
+    """Calls ``on_change`` after each look that found the journal or inventory written.
+
+    Args:
+        watch: What to look at (the session's journal and inventory files).
+        on_change: Awaited once per look that found a change.
+        interval: Seconds between looks.
+    """
+
+    def __init__(
+        self,
+        watch: DataVersionWatch,
+        on_change: Callable[[], Awaitable[None]],
+        *,
+        interval: float = INTERVAL,
+    ) -> None:
+        self._watch = watch
+        self._on_change = on_change
+        self.interval = interval
+        #: Looks made so far (counted on the watch lane's thread).
+        self.looks = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        #: Futures of :meth:`rounds`, with the look count each waits for.
+        self._waiting: list[tuple[int, asyncio.Future[None]]] = []
+
+    def _looked(self) -> None:
+        # On the watch lane's thread: the loop is told only when a test waits.
+        self.looks += 1
+        if self._waiting and self._loop is not None:
+            self._loop.call_soon_threadsafe(self._wake)
+
+    def _wake(self) -> None:
+        still = []
+        for target, future in self._waiting:
+            if self.looks >= target:
+                if not future.done():
+                    future.set_result(None)
+            else:
+                still.append((target, future))
+        self._waiting = still
+
+    async def rounds(self, count: int = 1) -> None:
+        """Return once ``count`` more looks have been made (for tests: no sleeping)."""
+        future = asyncio.get_running_loop().create_future()
+        self._waiting.append((self.looks + count, future))
+        await future
+
+    async def run(self) -> None:
+        """Look until cancelled; closes the watch's connections when it ends."""
+        self._loop = asyncio.get_running_loop()
+        stop = threading.Event()
+        try:
+            await self._watch.changed()  # takes the numbers in
+            while True:
+                if await self._watch.wait_changed(self.interval, stop, self._looked):
+                    await self._on_change()
+        finally:
+            stop.set()  # the lane's job ends at its next wake; then the close runs
+            await asyncio.shield(self._watch.close())
+
+
+def session_watch(session: Session) -> DataVersionWatch:
+    """A watch of the session's journal (changes, timed changes) and inventory files."""
+    locations = session.locations
+    return DataVersionWatch([locations.journal_file, locations.inventory_file])
+
+
 __all__ = [
+    "INTERVAL",
     "RETRY",
     "SLACK",
     "LiveFeed",
+    "LocalFeed",
     "describe",
     "follow_session",
     "own_origin",
+    "session_watch",
     "what",
     "who",
 ]

@@ -1,4 +1,5 @@
-"""One page of the shared journal, newest first, each filter on an index.
+"""The shared journal's reads as SQL: one page newest first, each filter on an index; one
+target's recent changes (the collision warning, #13).
 
 Pages are ordered by ``(started_at DESC, id DESC)``: when the change was
 made, then the server's order. Every B-tree of ``journal_entries`` ends in
@@ -26,24 +27,38 @@ page there); when they do not fill it, the trigram index
 part, and those are sorted. Left to itself, the planner, which cannot
 estimate a substring's rarity, walks the time index for a rare reason
 (every row) or the trigram index for a common one (a heap read per match).
+
+One change's recent history (:func:`recent_sql`) is read on
+``journal_entries_target`` (schema version 2): the project, the target's
+exact text (the canonical JSON every push writes, :func:`target_text`) and
+the start time, single changes only (a bulk run's items are never a
+limiter's or a dimension's). The window is measured by the database server's
+clock, not the laptops'; a start time more than a day ahead of it is no
+recent change.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Final
+from typing import Any, Final
 from uuid import UUID
 
 from bottui.store.journal.records import EntryQuery
 from bottui.store.paging import Cursor
-from bottui.store.team.times import OddTime
+from bottui.store.redact import redacted_json
+from bottui.store.team.read_rows import OddTime
 
 SELECT: Final = (
     "SELECT e.id, e.origin, e.local_id, e.db_role, e.received_at, e.started_at, e.operator,"
     " e.host, e.profile, e.reason, e.base_url, e.account, e.project, e.operation, e.target,"
     " e.request_body, e.previous, e.undo_of, e.run_id, e.item_key, o.finished_at, o.outcome,"
     " o.status, o.result, o.error, o.duration_ms, o.db_role, o.received_at"
+)
+#: An entry with its outcome, if any: what :data:`SELECT` reads from.
+ENTRIES_FROM: Final = (
+    " FROM bottui.journal_entries AS e LEFT JOIN bottui.journal_outcomes AS o ON o.entry_id = e.id"
 )
 
 
@@ -109,7 +124,7 @@ def from_entry_query(
 def encode_cursor(started_at: datetime | str, entry_id: int) -> Cursor:
     """The cursor after a row: its start time (µs since the epoch, UTC) and server id.
 
-    A time Python cannot hold (:class:`~bottui.store.team.times.OddTime`, a
+    A time Python cannot hold (:class:`~bottui.store.team.read_rows.OddTime`, a
     hostile row's ``infinity``) is kept as PostgreSQL's text, which it reads
     back exactly: the next page goes on right after that row.
     """
@@ -330,9 +345,40 @@ def _indexed_sql(
     return sql, [*params, limit]
 
 
+#: At most this many recent changes are read (the newest).
+RECENT_LIMIT: Final = 5
+
+
+def target_text(target: Mapping[str, Any]) -> str:
+    """The stored text of ``target``, as a push writes it (sorted keys, redacted)."""
+    found = redacted_json(target, sort_keys=True)
+    if found is None:
+        raise TypeError("target must be a JSON object")
+    return found
+
+
+def recent_sql(
+    base_url: str, account: str, project: str, target: Mapping[str, Any], seconds: float
+) -> tuple[str, list[object]]:
+    """The SELECT of one target's changes in the last ``seconds``, newest first."""
+    sql = (
+        f"{SELECT}{ENTRIES_FROM}"
+        " WHERE e.project = %s AND e.target = %s AND e.run_id IS NULL"
+        " AND e.started_at >= now() - make_interval(secs => %s)"
+        # a time ahead of the server's is not a recent change (a hostile
+        # 'infinity' would otherwise head every check and push real ones out)
+        " AND e.started_at < now() + make_interval(days => 1)"
+        " AND e.base_url = %s AND e.account = %s"
+        " ORDER BY e.project DESC, e.target DESC, e.started_at DESC, e.id DESC LIMIT %s"
+    )
+    return sql, [project, target_text(target), float(seconds), base_url, account, RECENT_LIMIT]
+
+
 __all__ = [
+    "ENTRIES_FROM",
     "REASON_WINDOW_MIN",
     "REASON_WINDOW_PER_ROW",
+    "RECENT_LIMIT",
     "PagePlan",
     "TeamQuery",
     "decode_cursor",
@@ -341,4 +387,6 @@ __all__ = [
     "page_plan",
     "page_sql",
     "reason_window",
+    "recent_sql",
+    "target_text",
 ]

@@ -1,22 +1,30 @@
-"""The team store's async API over psycopg 3: push, page, status, listen, migrate.
+"""The team store's async API over psycopg 3: push, page, status, listen, migrate, timed claims.
 
 :class:`TeamStore` holds one :class:`psycopg.AsyncConnection` (opened on
 first use, again after it is lost) and serializes its calls. Every failure
 of the database (stopped, unreachable, wrong or revoked credentials, disk
 full, a statement it refuses) becomes one
-:class:`~bottui.store.team.errors.StoreUnavailable` with a cleaned
+:class:`~bottui.store.team.team_errors.StoreUnavailable` with a cleaned
 one-line reason, never psycopg's exception or a traceback; a connection or
 query that does not answer within ``timeout`` seconds is given up the same
 way. Before writing, each push checks the schema version in its own
 transaction, so a bottui older than the schema writes nothing.
 
 Every row read is untrusted (any role with INSERT wrote it): one its readers
-cannot read (:mod:`bottui.store.team.rows`) is skipped and handed, once, to
+cannot read (:mod:`bottui.store.team.read_rows`) is skipped and handed, once, to
 :attr:`TeamStore.skips`; a notification's payload is only a hint to read
 again. ``push`` is idempotent: each event is unique by ``(origin, local_id)`` and
-inserted with ``ON CONFLICT DO NOTHING``. Small batches go as one pipelined
-``executemany``; from :data:`COPY_AT` events, by ``COPY`` into a temporary
-table and one ``INSERT ... SELECT``.
+inserted with ``ON CONFLICT DO NOTHING`` (a fact with ``ON CONFLICT DO UPDATE``:
+the newest write wins). One push carries every kind of the outbox's events
+(:mod:`bottui.store.team.push_events`) in one transaction. Small batches go as
+one pipelined ``executemany``; from :data:`COPY_AT` entries (or outcomes), by
+``COPY`` into a temporary table and one ``INSERT ... SELECT``.
+
+Timed changes (schema version 5): the events are each local journal's, pushed
+with the rest. The claims are written here FIRST in team mode:
+:meth:`TeamStore.claim_timed` is one INSERT whose success makes its caller the
+one executor, across every machine, that sends the revert; no UPDATE privilege
+is needed.
 """
 
 from __future__ import annotations
@@ -27,31 +35,61 @@ import json
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
+from uuid import UUID
 
 from bottui.api.tokens import Secret
+from bottui.store.journal.rows import from_micros, micros
 from bottui.store.paging import Cursor
-from bottui.store.team.errors import StoreUnavailable, scrub
-from bottui.store.team.events import (
+from bottui.store.team.page_query import (
+    ENTRIES_FROM,
+    SELECT,
+    TeamQuery,
+    decode_cursor,
+    encode_cursor,
+    page_plan,
+    recent_sql,
+)
+from bottui.store.team.pg_schema import (
+    INVENTORY_CHANNEL,
+    JOURNAL_CHANNEL,
+    SCHEMA_VERSION,
+    Migrated,
+    check_version,
+    migrate,
+    schema_version,
+)
+from bottui.store.team.push_events import (
     ENTRY_COLUMNS,
     OUTCOME_COLUMNS,
     EntryEvent,
     Event,
+    Fact,
+    FactKey,
     OutcomeEvent,
+    fact_row,
+    storable,
+    timed_row,
 )
-from bottui.store.team.facts import Fact, put_facts, read_facts
-from bottui.store.team.migrate import Migrated, check_version, migrate, schema_version
-from bottui.store.team.query import SELECT, TeamQuery, decode_cursor, encode_cursor, page_plan
-from bottui.store.team.recent import recent_sql
-from bottui.store.team.records import Change, Pushed, StoreStatus, TeamEntry, TeamPage
-from bottui.store.team.rows import outcome_skipped, read_entry
-from bottui.store.team.schema import INVENTORY_CHANNEL, JOURNAL_CHANNEL, SCHEMA_VERSION
-from bottui.store.team.target import StoreTarget, check_connected
-from bottui.store.team.times import lenient
-from bottui.store.team.unreadable import Skips, Unreadable
+from bottui.store.team.read_rows import (
+    Change,
+    NotJson,
+    Pushed,
+    Skips,
+    StoreStatus,
+    TeamEntry,
+    TeamPage,
+    Unreadable,
+    json_object,
+    lenient,
+    outcome_skipped,
+    read_entry,
+    sane,
+)
+from bottui.store.team.store_target import StoreTarget, check_connected
+from bottui.store.team.team_errors import StoreUnavailable, scrub
+from bottui.store.timed_sqlite import TimedClaim, TimedEvent
 
 if TYPE_CHECKING:
-    from uuid import UUID
-
     from psycopg import AsyncConnection
 
 #: From this many entries (or outcomes) a push goes by COPY.
@@ -78,6 +116,25 @@ _INSERT_OUTCOME: Final = (
     " WHERE e.origin = %s AND e.local_id = %s ON CONFLICT DO NOTHING"
 )
 
+_INSERT_TIMED: Final = (
+    "INSERT INTO bottui.timed_events (origin, local_id, at, kind, timed, detail, operator,"
+    " host) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+    " ON CONFLICT ON CONSTRAINT timed_events_event DO NOTHING"
+)
+_UPSERT_FACT: Final = (
+    "INSERT INTO bottui.inventory_facts"
+    " (base_url, account, project, kind, item, field, value, operator, origin)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+    " ON CONFLICT (base_url, account, project, kind, item, field) DO UPDATE SET"
+    " value = EXCLUDED.value, operator = EXCLUDED.operator, origin = EXCLUDED.origin,"
+    " local_id = NULL"
+)
+_SELECT_FACTS: Final = (
+    "SELECT base_url, account, project, kind, item, field, value, operator, origin::text,"
+    " received_at, db_role FROM bottui.inventory_facts"
+    " WHERE base_url = %s AND account = ANY(%s) ORDER BY received_at, kind, item, field"
+)
+
 
 def _temp_table(name: str, columns: Sequence[str], types: str) -> str:
     pairs = ", ".join(f"{c} {t.strip()}" for c, t in zip(columns, types.split(","), strict=True))
@@ -88,7 +145,7 @@ class TeamStore:
     """The shared journal (and, later, inventory) of a team, on PostgreSQL.
 
     Args:
-        target: The checked store URL (:func:`~bottui.store.team.target.check_store_url`).
+        target: The checked store URL (:func:`~bottui.store.team.store_target.check_store_url`).
         password: From the keyring, when libpq's own means do not provide it.
         timeout: Seconds a connection or a call may take before it is given up.
     """
@@ -184,6 +241,12 @@ class TeamStore:
                         self._temp_tables = False
                     yield self._conn
 
+    async def _fetch(self, doing: str, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """The rows of one statement, on the connection (errors mapped, time bounded)."""
+        async with self._session(doing) as conn:
+            cur = await conn.execute(sql.encode(), params)
+            return await cur.fetchall()
+
     async def close(self) -> None:
         """Close the connection (a later call opens another)."""
         async with self._lock:
@@ -217,26 +280,33 @@ class TeamStore:
     # -- the journal ------------------------------------------------------------------
 
     async def push(self, events: Sequence[Event]) -> Pushed:
-        """Store ``events`` (entries, then outcomes), each once; idempotent.
+        """Store ``events`` (entries, outcomes, timed events, then facts), each once; idempotent.
 
         Raises TypeError on a token or a value that is not an event's (a
         bug, before anything is sent), and :class:`StoreUnavailable`.
         """
-        entries = [e.row() for e in events if isinstance(e, EntryEvent)]
-        outcomes = [e.row() for e in events if isinstance(e, OutcomeEvent)]
-        if len(entries) + len(outcomes) != len(events):
-            raise TypeError("push takes EntryEvent and OutcomeEvent only")
-        if not events:
+        entries, outcomes, timed, facts = _rows(events)
+        if not (entries or outcomes or timed or facts):
             return Pushed()
-        async with self._session("sharing journal entries") as conn, conn.transaction():
+        doing = "sharing timed changes" if timed else "sharing the inventory"
+        if entries or outcomes:
+            doing = "sharing journal entries"
+        async with self._session(doing) as conn, conn.transaction():
             check_version(await schema_version(conn))
             if len(entries) >= COPY_AT or len(outcomes) >= COPY_AT:
                 await self._ensure_temp_tables(conn)
             new_entries = await self._insert_entries(conn, entries)
             new_outcomes, orphans = await self._insert_outcomes(conn, outcomes)
+            new_timed = await _executemany(conn, _INSERT_TIMED, timed)
+            new_facts = await _executemany(conn, _UPSERT_FACT, facts)
         duplicates = len(entries) - new_entries + len(outcomes) - new_outcomes - orphans
         return Pushed(
-            entries=new_entries, outcomes=new_outcomes, duplicates=duplicates, orphans=orphans
+            entries=new_entries,
+            outcomes=new_outcomes,
+            duplicates=duplicates,
+            orphans=orphans,
+            timed=new_timed,
+            facts=new_facts,
         )
 
     async def _ensure_temp_tables(self, conn: AsyncConnection[Any]) -> None:
@@ -249,12 +319,9 @@ class TeamStore:
     async def _insert_entries(
         self, conn: AsyncConnection[Any], rows: list[tuple[object, ...]]
     ) -> int:
-        if not rows:
-            return 0
-        cur = conn.cursor()
         if len(rows) < COPY_AT:
-            await cur.executemany(_INSERT_ENTRY, rows)
-            return max(0, cur.rowcount)
+            return await _executemany(conn, _INSERT_ENTRY, rows)
+        cur = conn.cursor()
         async with cur.copy(f"COPY push_entries ({_COLS}) FROM STDIN") as copy:
             for row in rows:
                 await copy.write_row(row)
@@ -346,27 +413,17 @@ class TeamStore:
         """The changes of ``target`` started in the last ``seconds`` (server clock), newest first.
 
         Single changes only (no bulk run's items), at most
-        :data:`~bottui.store.team.recent.RECENT_LIMIT`; on an index.
+        :data:`~bottui.store.team.page_query.RECENT_LIMIT`; on an index.
         """
         sql, params = recent_sql(base_url, account, project, target, seconds)
-        async with self._session("reading recent changes") as conn:
-            cur = await conn.execute(sql.encode(), params)
-            rows = await cur.fetchall()
-        return self.readable(rows)
+        return self.readable(await self._fetch("reading recent changes", sql, params))
 
     async def entries(self, ids: Sequence[int]) -> tuple[TeamEntry, ...]:
         """The entries of these server ids (a notification's), oldest first."""
         if not ids:
             return ()
-        sql = (
-            f"{SELECT} FROM bottui.journal_entries AS e"
-            " LEFT JOIN bottui.journal_outcomes AS o ON o.entry_id = e.id"
-            " WHERE e.id = ANY(%s) ORDER BY e.id"
-        )
-        async with self._session("reading new entries") as conn:
-            cur = await conn.execute(sql.encode(), [list(ids)])
-            rows = await cur.fetchall()
-        return self.readable(rows)
+        sql = f"{SELECT}{ENTRIES_FROM} WHERE e.id = ANY(%s) ORDER BY e.id"
+        return self.readable(await self._fetch("reading new entries", sql, [list(ids)]))
 
     async def entries_after(
         self, last_id: int, *, limit: int = DEFAULT_PAGE
@@ -377,14 +434,8 @@ class TeamStore:
     async def scan_after(self, last_id: int, *, limit: int = DEFAULT_PAGE) -> Scan:
         """Up to ``limit`` rows above ``last_id``, oldest first: the readable entries, how
         many rows were looked at and the last one's id (a skipped row counts too)."""
-        sql = (
-            f"{SELECT} FROM bottui.journal_entries AS e"
-            " LEFT JOIN bottui.journal_outcomes AS o ON o.entry_id = e.id"
-            " WHERE e.id > %s ORDER BY e.id LIMIT %s"
-        )
-        async with self._session("reading new entries") as conn:
-            cur = await conn.execute(sql.encode(), [int(last_id), max(1, int(limit))])
-            rows = await cur.fetchall()
+        sql = f"{SELECT}{ENTRIES_FROM} WHERE e.id > %s ORDER BY e.id LIMIT %s"
+        rows = await self._fetch("reading new entries", sql, [int(last_id), max(1, int(limit))])
         return Scan(self.readable(rows), len(rows), int(rows[-1][0]) if rows else int(last_id))
 
     def readable(self, rows: Sequence[Sequence[Any]]) -> tuple[TeamEntry, ...]:
@@ -410,41 +461,141 @@ class TeamStore:
         if not local_ids:
             return frozenset()
         sql = "SELECT local_id FROM bottui.journal_entries WHERE origin = %s AND local_id = ANY(%s)"
-        async with self._session("reading the journal") as conn:
-            cur = await conn.execute(sql.encode(), [origin, [int(i) for i in local_ids]])
-            rows = await cur.fetchall()
+        rows = await self._fetch("reading the journal", sql, [origin, [int(i) for i in local_ids]])
         return frozenset(int(row[0]) for row in rows)
 
     async def held_count(self, origin: UUID, upto: int) -> int:
         """How many entries of ``origin`` with a local id up to ``upto`` the store holds."""
         sql = "SELECT count(*) FROM bottui.journal_entries WHERE origin = %s AND local_id <= %s"
-        async with self._session("reading the journal") as conn:
-            cur = await conn.execute(sql.encode(), [origin, int(upto)])
-            row = await cur.fetchone()
-        return int(row[0]) if row is not None else 0
+        rows = await self._fetch("reading the journal", sql, [origin, int(upto)])
+        return int(rows[0][0]) if rows else 0
 
     async def last_id(self) -> int:
         """The newest server id of the journal (0: empty)."""
-        async with self._session("reading the journal") as conn:
-            cur = await conn.execute("SELECT coalesce(max(id), 0) FROM bottui.journal_entries")
-            row = await cur.fetchone()
-        return int(row[0]) if row is not None else 0
+        sql = "SELECT coalesce(max(id), 0) FROM bottui.journal_entries"
+        rows = await self._fetch("reading the journal", sql)
+        return int(rows[0][0]) if rows else 0
 
     # -- the inventory ------------------------------------------------------------------
 
     async def put_facts(self, facts: Sequence[Fact]) -> int:
-        """Upsert shared inventory facts (the server stamps when and who); idempotent."""
-        if not facts:
-            return 0
-        async with self._session("sharing the inventory") as conn, conn.transaction():
-            check_version(await schema_version(conn))
-            return await put_facts(conn, facts)
+        """Upsert shared inventory facts (the server stamps when and who); how many rows
+        were written (a fact PostgreSQL cannot hold, NUL in it, is left out)."""
+        return (await self.push(facts)).facts
 
     async def facts(self, base_url: str, accounts: Sequence[str]) -> tuple[Fact, ...]:
         """The shared inventory of ``accounts`` at ``base_url``, oldest first."""
+        if not accounts:
+            return ()
         async with self._session("reading the shared inventory") as conn:
             check_version(await schema_version(conn))
-            return await read_facts(conn, base_url, accounts)
+            cur = await conn.execute(_SELECT_FACTS, (base_url, list(accounts)))
+            rows = await cur.fetchall()
+        return tuple(
+            Fact(
+                key=FactKey(*(str(v) for v in row[:6])),
+                value=None if row[6] is None else str(row[6]),
+                operator=str(row[7]),
+                origin=None if row[8] is None else str(row[8]),
+                received_at=row[9],
+                db_role=None if row[10] is None else str(row[10]),
+            )
+            for row in rows
+        )
+
+    # -- timed changes ------------------------------------------------------------------
+
+    async def timed_events(self) -> list[TimedEvent]:
+        """Every timed event of the team, oldest first.
+
+        An event whose detail is not a JSON object, or whose time is not sane, is
+        skipped and said (:attr:`skips`): the others go on.
+        """
+        sql = (
+            "SELECT origin, local_id, kind, timed, at, detail, operator, host"
+            " FROM bottui.timed_events ORDER BY id"
+        )
+        out = []
+        for row in await self._fetch("reading timed changes", sql):
+            event_id, operator = f"{row[0]}:e{row[1]}", str(row[6])
+            try:
+                detail = json_object(row[5], optional=False)
+            except NotJson as exc:
+                self.skips.add(
+                    Unreadable("timed_events", event_id, operator, f"its detail is {exc}")
+                )
+                continue
+            if not sane(row[4]):
+                why = "its time is outside any sane range"
+                self.skips.add(Unreadable("timed_events", event_id, operator, why))
+                continue
+            assert detail is not None
+            at = micros(row[4])
+            out.append(TimedEvent(event_id, row[2], row[3], at, detail, operator, row[7]))
+        return out
+
+    async def timed_claims(self) -> list[TimedClaim]:
+        """Every claim, with its result when it has one.
+
+        A claim always counts (it is what stops a second executor), whoever wrote
+        it: a time that is not sane reads as the epoch (so it is in doubt at once),
+        a result's detail that is not a JSON object as empty (said once).
+        """
+        sql = (
+            "SELECT c.timed, c.at, c.executor, r.state, r.at, r.detail"
+            " FROM bottui.timed_claims AS c LEFT JOIN bottui.timed_results AS r USING (timed)"
+        )
+        out = []
+        for row in await self._fetch("reading timed changes", sql):
+            detail: dict[str, Any] | None = None
+            try:
+                detail = json_object(row[5])
+            except NotJson as exc:
+                why = f"its detail is {exc}"
+                self.skips.add(Unreadable("timed_results", str(row[0]), str(row[2]), why))
+            result_at = None if row[4] is None else micros(row[4]) if sane(row[4]) else 0
+            claimed_at = micros(row[1]) if sane(row[1]) else 0
+            out.append(TimedClaim(row[0], claimed_at, row[2], row[3], result_at, detail or {}))
+        return out
+
+    async def claim_timed(self, timed: str, *, at: int, executor: str) -> bool:
+        """Claim the revert of ``timed`` for the whole team; False: someone has already."""
+        sql = (
+            "INSERT INTO bottui.timed_claims (timed, at, executor) VALUES (%s, %s, %s)"
+            " ON CONFLICT (timed) DO NOTHING RETURNING timed"
+        )
+        won = await self._fetch("claiming a timed revert", sql, (timed, from_micros(at), executor))
+        return bool(won)
+
+    async def timed_result(
+        self, timed: str, state: str, detail: dict[str, Any], *, at: int
+    ) -> None:
+        """Record how the claimed revert of ``timed`` ended (once)."""
+        sql = (
+            "INSERT INTO bottui.timed_results (timed, at, state, detail) VALUES (%s, %s, %s, %s)"
+            " ON CONFLICT (timed) DO NOTHING"
+        )
+        text = json.dumps(detail, ensure_ascii=False, sort_keys=True)
+        async with self._session("recording a timed revert") as conn:
+            await conn.execute(sql.encode(), (timed, from_micros(at), state, text))
+
+    async def entries_by_event(self, event_ids: Sequence[str]) -> dict[str, TeamEntry]:
+        """The shared entries of these event ids (``ORIGIN:ID``); those not shared are missing."""
+        pairs = []
+        for event_id in event_ids:
+            origin, _, local = event_id.rpartition(":")
+            pairs.append((UUID(origin), int(local)))
+        if not pairs:
+            return {}
+        sql = (
+            f"{SELECT}{ENTRIES_FROM}"
+            " WHERE (e.origin, e.local_id) IN (SELECT * FROM unnest(%s::uuid[], %s::bigint[]))"
+        )
+        params = ([p[0] for p in pairs], [p[1] for p in pairs])
+        rows = await self._fetch("reading timed changes", sql, params)
+        return {f"{e.origin}:{e.local_id}": e for e in self.readable(rows)}
+
+    # -- notifications ------------------------------------------------------------------
 
     async def listen(self, ready: asyncio.Event | None = None) -> AsyncIterator[Change]:
         """Each change the store announces (journal and inventory), as it comes.
@@ -493,6 +644,40 @@ def _change(channel: str, payload: str) -> Change:
         count=count if isinstance(count, int) and not isinstance(count, bool) else 0,
         last=last if isinstance(last, int) and not isinstance(last, bool) else None,
     )
+
+
+Rows = list[tuple[object, ...]]
+
+
+def _rows(events: Sequence[Event]) -> tuple[Rows, Rows, Rows, Rows]:
+    """The rows of entries, outcomes, timed events and facts (a fact PostgreSQL cannot
+    hold, NUL in it, left out); TypeError for anything else, before anything is sent."""
+    entries: Rows = []
+    outcomes: Rows = []
+    timed: Rows = []
+    facts: Rows = []
+    for event in events:
+        if isinstance(event, EntryEvent):
+            entries.append(event.row())
+        elif isinstance(event, OutcomeEvent):
+            outcomes.append(event.row())
+        elif isinstance(event, TimedEvent):
+            timed.append(timed_row(event))
+        elif isinstance(event, Fact):
+            if storable(event):
+                facts.append(fact_row(event))
+        else:
+            raise TypeError("push takes the outbox's events only")
+    return entries, outcomes, timed, facts
+
+
+async def _executemany(conn: AsyncConnection[Any], sql: str, rows: list[tuple[object, ...]]) -> int:
+    """``rows`` by one pipelined ``executemany``; how many were written."""
+    if not rows:
+        return 0
+    cur = conn.cursor()
+    await cur.executemany(sql, rows)
+    return max(0, cur.rowcount)
 
 
 @dataclass(frozen=True)

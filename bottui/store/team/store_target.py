@@ -1,7 +1,7 @@
 """Which PostgreSQL a profile's team store is, checked before anything connects.
 
 A store is named by a ``postgresql://`` URL: the profile's ``store`` in
-``config.toml``, or ``BOTTUI_STORE_URL``, which wins (:func:`resolve_store_url`;
+``config.toml``, or ``BOTTUI_STORE_URL``, which wins (:func:`bottui.store.team.resolve_store_url`;
 ``bottui demo`` reads neither). :func:`check_store_url` refuses
 
 * a URL that carries a password (user info or ``?password=``): the password
@@ -18,22 +18,74 @@ What was judged is then *pinned*: the connection is made with the hosts and
 the ``sslmode`` given explicitly (:attr:`StoreTarget.pinned`), so a setting
 libpq would find where this module cannot look (a system service file in
 its compiled-in directory) cannot make it connect elsewhere or less safely.
+
+The libpq connection service file (``PGSERVICE``, ``service=``) is read as
+libpq reads it (:func:`service_settings`): a service's settings count between
+the URL's own and the environment's. libpq looks in ``PGSERVICEFILE``
+(default ``~/.pg_service.conf``) and, if the service is not there, in
+``PGSYSCONFDIR/pg_service.conf``; a system file in libpq's compiled-in
+directory cannot be found without ``pg_config``, hence the pinning above.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import ipaddress
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Final
 from urllib.parse import urlsplit
 
 from bottui.plaintext import clean, has_control
-from bottui.store.team import ENV_STORE_URL, resolve_store_url
-from bottui.store.team.errors import StoreRefused, TeamModeNotInstalled
-from bottui.store.team.service_file import service_settings
+from bottui.store.team.team_errors import StoreRefused, TeamModeNotInstalled
 from bottui.store.token_sources import store_username
+
+_MAX_BYTES = 1024 * 1024
+
+
+def _files(environ: Mapping[str, str]) -> list[Path]:
+    user = environ.get("PGSERVICEFILE") or str(Path(environ.get("HOME", "~")) / ".pg_service.conf")
+    files = [Path(os.path.expanduser(user))]
+    if environ.get("PGSYSCONFDIR"):
+        files.append(Path(environ["PGSYSCONFDIR"]) / "pg_service.conf")
+    return files
+
+
+def _section(path: Path, name: str) -> dict[str, str] | None:
+    try:
+        with path.open("rb") as file:
+            data = file.read(_MAX_BYTES)
+    except OSError:
+        return None
+    found: dict[str, str] | None = None
+    current: str | None = None
+    for raw in data.decode("utf-8", "replace").splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            current = line[1:-1]
+            if current == name and found is None:
+                found = {}
+            continue
+        if current == name and found is not None and "=" in line:
+            key, _, value = line.partition("=")
+            found.setdefault(key.strip(), value.strip())
+    return found
+
+
+def service_settings(name: str | None, environ: Mapping[str, str]) -> dict[str, str]:
+    """The settings of service ``name`` (empty when there is none or it is not found)."""
+    if not name:
+        return {}
+    for path in _files(environ):
+        found = _section(path, name)
+        if found is not None:
+            return found
+    return {}
+
 
 _SCHEMES: Final = ("postgresql", "postgres")
 #: The only sslmode accepted off loopback.
@@ -182,13 +234,11 @@ def check_connected(target: StoreTarget, host: str, sslmode: str, ssl_in_use: bo
 
 
 __all__ = [
-    "ENV_STORE_URL",
     "VERIFY_FULL",
     "StoreTarget",
     "check_connected",
     "check_store_url",
     "driver_works",
     "is_loopback_host",
-    "resolve_store_url",
-    "store_username",
+    "service_settings",
 ]
