@@ -22,11 +22,8 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from bottui.cli.help_json import TEXT as JSON_TEXT
-from bottui.cli.help_text import COMMON_OPTIONS
-from bottui.cli.parser import build_parser
-from bottui.cli.topics import TOPICS
-from bottui.cli.topics.environment import VARIABLES
+from bottui.cli.help_topics import JSON_TEXT
+from bottui.cli.parser import COMMON_OPTIONS, TOPICS, VARIABLES, build_parser
 from bottui.store.config import model as config_model
 from bottui.store.config.model import Config, Profile, ProjectSettings
 from bottui.tui.key_reference import binding_table
@@ -182,7 +179,7 @@ def json_reference() -> str:
             "# JSON output",
             "",
             "Every command that prints JSON and the shape of its document; `bottui help json` "
-            "prints the same text. The shapes are data (`bottui/cli/json_schemas.py`) and "
+            "prints the same text. The shapes are data (`bottui/cli/help_topics.py`) and "
             "`tests/cli/test_json_schemas.py` validates real outputs against them, so a change "
             "of shape fails a test.",
             "",

@@ -1,57 +1,45 @@
-"""The scriptable face: ``bottui COMMAND [SUBCOMMAND] [ARGS] [OPTIONS]``.
+"""The scriptable face: ``bottui COMMAND [SUBCOMMAND] [ARGS] [OPTIONS]``, and its lazy registry.
 
 :func:`run` parses the command line (:mod:`~bottui.cli.parser`), runs one
-command and renders its error, if any (:mod:`~bottui.cli.render`). Exit
+command and renders its error, if any (:mod:`~bottui.cli.output`). Exit
 codes, option placement and ``--json`` behaviour follow CONVENTIONS.md: with
 ``--json`` stdout holds exactly one JSON document and every message goes to
-stderr (:mod:`~bottui.cli.output`). Expected failures never print a
-traceback.
+stderr. Expected failures never print a traceback.
 
-One module per command group, imported only when its command runs:
+This module is the CLI's one lazy registry: it imports its modules with
+:func:`importlib.import_module` when a command needs them (not import
+statements, so not in the import graph), because what a command costs is
+what it imports. ``bottui --version`` imports nothing of bottui but its
+version; the shells' Tab callback no parser module of another command; a
+command the module of its own (:data:`bottui.cli.parser.COMMANDS`: name ->
+module, whose ``cmd_NAME`` runs it) and what that module imports. A command
+whose handler is a coroutine runs under :func:`asyncio.run`; the others
+never import asyncio (~30 ms with ssl).
 
-* :mod:`~bottui.cli.changes`: ``limiter``, ``revoke``, ``thresholds``, ``undo``
-  (and :mod:`~bottui.cli.bulk` for ``revoke --from-file``);
-* :mod:`~bottui.cli.journal`, :mod:`~bottui.cli.inventory`,
-  :mod:`~bottui.cli.tokens`, :mod:`~bottui.cli.profiles`,
-  :mod:`~bottui.cli.config_cmd` (``config check``);
-* :mod:`~bottui.cli.apps`: the TUI, ``demo`` and ``sandbox``;
-* :mod:`~bottui.cli.help_cmd`: ``help [TOPIC]`` (topics in :mod:`~bottui.cli.topics`).
-
-Commands that reach the service open their session with
-:func:`bottui.cli.session.command_session`.
+The commands: :mod:`~bottui.cli.changes` (``limiter``, ``thresholds``,
+``undo``), :mod:`~bottui.cli.revoke` (one subject or ``--from-file``),
+:mod:`~bottui.cli.journal`, :mod:`~bottui.cli.inventory`,
+:mod:`~bottui.cli.token_cmd`, :mod:`~bottui.cli.profiles`,
+:mod:`~bottui.cli.store`, :mod:`~bottui.cli.config_cmd`,
+:mod:`~bottui.cli.playbooks`, :mod:`~bottui.cli.timed`,
+:mod:`~bottui.cli.doctor`, :mod:`~bottui.cli.completion`,
+:mod:`~bottui.cli.help_topics` and :mod:`~bottui.cli.apps` (the TUI,
+``demo`` and ``sandbox``). Commands that reach the service open their
+session with :func:`bottui.cli.session.command_session`.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Any, Final
 
-from bottui.api.errors import EXIT_INTERRUPTED, BottuiError
-from bottui.cli.output import Output
+from bottui import __version__
 
-#: Command name -> (module of bottui.cli, function). A function may be async.
-COMMANDS: Final[dict[str, tuple[str, str]]] = {
-    "limiter": ("changes", "cmd_limiter"),
-    "revoke": ("changes", "cmd_revoke"),
-    "thresholds": ("changes", "cmd_thresholds"),
-    "undo": ("changes", "cmd_undo"),
-    "token": ("tokens", "cmd_token"),
-    "profile": ("profiles", "cmd_profile"),
-    "inventory": ("inventory", "cmd_inventory"),
-    "journal": ("journal", "cmd_journal"),
-    "store": ("store", "cmd_store"),
-    "config": ("config_cmd", "cmd_config"),
-    "playbook": ("playbooks", "cmd_playbook"),
-    "doctor": ("doctor", "cmd_doctor"),
-    "sandbox": ("apps", "cmd_sandbox"),
-    "demo": ("apps", "cmd_demo"),
-    "help": ("help_cmd", "cmd_help"),
-    "completion": ("completion", "cmd_completion"),
-    "timed": ("timed", "cmd_timed"),
-    "run-due": ("timed", "cmd_run_due"),
-}
+if TYPE_CHECKING:
+    from bottui.cli.output import Output
 
 
 #: Commands that do not warn about the config files at start: ``config`` lists
@@ -60,66 +48,78 @@ COMMANDS: Final[dict[str, tuple[str, str]]] = {
 NO_START_CHECK: Final = frozenset({"config", "demo", "sandbox", "help", "completion"})
 
 
+def _module(name: str) -> Any:
+    """``bottui.cli.NAME`` (or ``bottui.NAME`` for a dotted one), imported now."""
+    return importlib.import_module(name if "." in name else f"bottui.cli.{name}")
+
+
 def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
     """Parse and run one command; return the exit code."""
-    from bottui.cli.render import render_error
-
     words = sys.argv[1:] if argv is None else argv
     if words[:1] == ["__complete"]:  # the shells' Tab callback: never parsed, never an error
-        from bottui.cli.complete_words import callback
-
-        return callback(words[1:])
-    output = out or Output("--json" in words)
+        code: int = _module("completion").callback(words[1:])
+        return code
+    output_module = _module("output")
+    errors = _module("bottui.api.errors")
+    output = out or output_module.Output("--json" in words)
     try:
-        from bottui.cli.parser import parse
-        from bottui.ops.argv_text import check_command_line
-
-        check_command_line(words, os.environ)
-        args = parse(argv)
+        parser = _module("parser")
+        _module("bottui.ops.argv_text").check_command_line(words, os.environ)
+        args = parser.parse(argv)
         output.as_json = args.json
         if args.command is None:
-            from bottui.cli.apps import cmd_tui
-
-            return cmd_tui(args, output)
-        if args.command == "demo":  # the TUI too: its collector pause must come before asyncio
-            from bottui.cli.apps import cmd_demo
-
-            return cmd_demo(args, output)
-        if args.command not in NO_START_CHECK:
-            from bottui.cli.config_warning import warn_at_start
-
-            warn_at_start(output)
-        # Imported here, not at the top: ``bottui --version``, a refused
-        # command line and the shells' Tab callback never need asyncio (~35 ms).
-        import asyncio
-        import importlib
-        import inspect
-
-        module, name = COMMANDS[args.command]
-        command = getattr(importlib.import_module(f"bottui.cli.{module}"), name)
-        if inspect.iscoroutinefunction(command):
-            code: int = asyncio.run(command(args, output))
+            code = _module("apps").cmd_tui(args, output)
             return code
-        done: int = command(args, output)
-        return done
-    except BottuiError as exc:
-        return render_error(output, exc)
+        module, _ = parser.COMMANDS[args.command]
+        if args.command not in NO_START_CHECK:
+            _module("config_cmd").warn_at_start(output)
+        command = getattr(_module(module), "cmd_" + args.command.replace("-", "_"))
+        done = command(args, output)
+        if not isinstance(done, int):  # a coroutine: the command's event loop
+            done = importlib.import_module("asyncio").run(done)
+        return int(done)
+    except errors.BottuiError as exc:
+        code = output_module.render_error(output, exc)
+        return code
     except KeyboardInterrupt:
         output.message("interrupted")
-        return EXIT_INTERRUPTED
+        return int(errors.EXIT_INTERRUPTED)
+
+
+def _version_only(words: Sequence[str]) -> bool:
+    """``bottui --version`` with nothing to refuse: printed before anything is imported.
+
+    A ``BOTTUI_*`` variable that is not UTF-8 (it does not encode) still goes
+    the long way, to be refused as every command refuses it.
+    """
+    if list(words) not in (["--version"], ["-V"]):
+        return False
+    try:
+        for name, value in os.environ.items():
+            if name.startswith("BOTTUI_"):
+                value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Console entry point: the exit code of :func:`run`, whatever stdout can take."""
-    from bottui.cli.closed_pipe import flush_at_exit, reserve_standard_fds
-
-    reserve_standard_fds()
+    if _version_only(sys.argv[1:] if argv is None else argv):
+        try:
+            sys.stdout.write(f"bottui {__version__}\n")
+            sys.stdout.flush()
+        except (OSError, ValueError, AttributeError):  # closed, full, or no stdout: quietly
+            return int(_module("output").flush_at_exit(0))
+        return 0
+    streams = _module("output")
+    streams.reserve_standard_fds()
     try:
         return run(argv)
     finally:
-        # Also after SystemExit (``--version``, argparse): a full or closed
-        # stdout never turns the exit code into 120 or a traceback.
-        flush_at_exit(0)
+        # Also after SystemExit (argparse's --help): a full or closed stdout
+        # never turns the exit code into 120 or a traceback.
+        streams.flush_at_exit(0)
 
 
-__all__ = ["COMMANDS", "Output", "main", "run"]
+__all__ = ["NO_START_CHECK", "main", "run"]

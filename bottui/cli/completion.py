@@ -1,22 +1,77 @@
-"""``bottui completion bash|zsh|fish``: print the shell's completion script.
+"""Shell completion: ``bottui completion bash|zsh|fish`` and the Tab callback ``bottui __complete``.
 
-Each script asks ``bottui __complete SHELL -- WORDS...`` (see
-:mod:`bottui.cli.complete_words`) for the candidates and never evaluates
-them: bash reads them line by line into an array and filters by prefix with
-a quoted pattern (``compgen -W`` would expand ``$(...)`` inside its word
-list); zsh hands them to ``compadd --`` (without ``-Q``, so zsh quotes
-whatever it inserts; without ``-U``, so zsh matches them itself); fish takes
-each output line of a function as one literal candidate. The callback only
-ever answers words of safe characters, so each of these is a second wall.
+``bottui completion bash|zsh|fish`` prints the shell's completion script. Each
+script asks ``bottui __complete SHELL -- WORDS...`` (below) for the candidates
+and never evaluates them: bash reads them line by line into an array and
+filters by prefix with a quoted pattern (``compgen -W`` would expand ``$(...)``
+inside its word list); zsh hands them to ``compadd --`` (without ``-Q``, so zsh
+quotes whatever it inserts; without ``-U``, so zsh matches them itself); fish
+takes each output line of a function as one literal candidate. The callback
+only ever answers words of safe characters, so each of these is a second wall.
+
+The callback, ``bottui __complete SHELL -- WORD... CURRENT``: the scripts run
+it at every Tab with the words after ``bottui`` (the last one being the word under the cursor) and
+read its answer: a first line ``:words`` or ``:files`` (the shell completes
+file names itself), then one candidate per line. Which commands, options and
+choices exist is read from :func:`~bottui.cli.parser.build_parser` each time,
+so a new command completes without an edit here; profile names and the
+inventory's ids come from :mod:`bottui.ops.completion_ids` (read-only).
+
+Every candidate passes :func:`safe`: only letters, digits and ``. _ - + @ , % /``
+(:data:`SAFE`), not starting with ``-`` (an option's place), at most 200 characters.
+An id from a server or a file holding anything else (``$``, backticks,
+quotes, spaces, ``;``, ``*``, a backslash, a control character, a colon...)
+is left out, so a script could not expand it even by mistake. The callback
+never prints a traceback, never touches the network or a token, and writes
+nothing; whatever goes wrong, it answers nothing and exits 0.
+
+Profile names and ids come from the user's files, synchronously and
+read-only: the callback is a short process that runs no event loop, reads
+``config.toml`` once and glances at the inventory through
+:func:`~bottui.store.inventory.peek.peek_ids` (SQLite ``mode=ro``). The
+profile, account and project are the ones already on the command line, else
+the profile's own (as a command would resolve them, see
+:class:`bottui.ops.session.Settings`). Any failure is an empty answer.
+
+Why not argcomplete or shtab (#29 asked for one of them; measured on
+argcomplete 3.7.2 and shtab 1.13.0, pip-installed, 2026-11-28):
+
+* argcomplete's bash glue assigns the answer unquoted,
+  ``COMPREPLY=($(... "$1"))``: each candidate goes through pathname
+  expansion. Fed a callback that answers ``*``, it offered the names of the
+  files of the working directory. The scripts here take each line as one
+  literal word (``IFS= read -r``; zsh ``compadd --``; fish's own lines), a
+  second wall behind :func:`safe` that ``test_a_lying_callback_is_never_evaluated``
+  holds in real bash, zsh and fish. Its zsh glue hands the answer to
+  ``_describe``, which splits a candidate at ``:``.
+* shtab writes static scripts (no Python at a Tab for commands and options),
+  but an id has to come from a command: ``shtab.cmd`` feeds its output to
+  ``compgen -W "$(...)"``, which expands ``$(...)`` and backticks inside the
+  words: an id ``$(touch x)`` from a server would run.
+* ``import argcomplete`` adds subprocess, threading, selectors, signal and
+  locale to every Tab (~14 ms of imports on the busy 2-core machine, where
+  the whole ``python -c pass`` costs ~20 ms; the target is a Tab within 2x).
+
+So the protocol stays this small one, and the parser walk builds only the
+parser of the command typed (:func:`bottui.cli.parser.command_named`).
 """
 
 from __future__ import annotations
 
-from typing import Final
+import argparse
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
 
-from bottui.api.errors import EXIT_OK
+from bottui.api.errors import EXIT_OK, BottuiError
 from bottui.cli.output import Output
-from bottui.cli.parser import Args
+from bottui.cli.parser import Args, build_parser, command, command_named
+from bottui.store.config.model import Config
+from bottui.store.config.sync import ConfigStore
+from bottui.store.inventory.peek import Kind, peek_ids
+from bottui.store.paths import Locations
 
 BASH: Final = r"""# bash completion for bottui. Install: add to ~/.bashrc
 #     eval "$(bottui completion bash)"
@@ -90,4 +145,329 @@ def cmd_completion(args: Args, out: Output) -> int:
     return EXIT_OK
 
 
-__all__ = ["SCRIPTS", "cmd_completion"]
+# -- the Tab callback --------------------------------------------------------------------
+
+#: The characters a candidate may hold (an allow-list: nothing a shell expands).
+SAFE: Final = re.compile(r"[A-Za-z0-9._+@,%/][A-Za-z0-9._+@,%/-]{0,199}")
+
+SHELLS: Final = ("bash", "zsh", "fish")
+
+#: A value's kind, by the option's or positional's ``dest`` (or metavar, lowercased).
+_KINDS: Final[dict[str, str]] = {
+    "profile": "profiles",
+    "account": "accounts",
+    "project": "projects",
+    "limiter_id": "limiters",
+    "dimension_id": "dimensions",
+    "file": "files",
+    "from_file": "files",
+    "output": "files",
+    "export": "files",
+}
+
+
+#: The kinds the inventory answers, each its own :data:`~bottui.store.inventory.peek.Kind`.
+_ID_KINDS: Final[dict[str, Kind]] = {
+    "accounts": "accounts",
+    "projects": "projects",
+    "limiters": "limiters",
+    "dimensions": "dimensions",
+}
+
+
+def safe(word: str) -> bool:
+    """True when ``word`` holds only :data:`SAFE` characters."""
+    return SAFE.fullmatch(word) is not None
+
+
+def _printable(word: str) -> bool:
+    """A candidate as printed: a safe value, an option, or an option's ``--name=`` and a value."""
+    _, eq, value = word.partition("=")
+    return safe(value) if eq else safe(word.lstrip("-"))
+
+
+@dataclass
+class _Line:
+    """What the words before the cursor say: where in the parser tree, with which values."""
+
+    parser: argparse.ArgumentParser
+    path: list[str] = field(default_factory=list)
+    values: dict[str, str] = field(default_factory=dict)
+    positional: int = 0
+    pending: argparse.Action | None = None
+    lost: bool = False
+
+
+def _takes_value(action: argparse.Action) -> bool:
+    return action.nargs != 0
+
+
+def _option(parser: argparse.ArgumentParser, word: str) -> argparse.Action | None:
+    """The option ``word`` names, exactly or by a unique prefix (argparse's abbreviation)."""
+    found = parser._option_string_actions.get(word)
+    if found is not None or not word.startswith("--"):
+        return found
+    matches = {a for s, a in parser._option_string_actions.items() if s.startswith(word)}
+    return matches.pop() if len(matches) == 1 else None
+
+
+def _positionals(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    return [a for a in parser._actions if not a.option_strings]
+
+
+def _subcommands(action: argparse.Action) -> dict[str, argparse.ArgumentParser] | None:
+    if isinstance(action, argparse._SubParsersAction):
+        choices: dict[str, argparse.ArgumentParser] = action.choices
+        return choices
+    return None
+
+
+def _read(parser: argparse.ArgumentParser, words: Sequence[str]) -> _Line:
+    """Walk the words before the cursor as argparse would, remembering the values seen."""
+    line = _Line(parser)
+    only_positionals = False
+    for word in words:
+        if line.pending is not None:
+            if word != "=":  # bash splits --profile=prod at the '='
+                line.values[line.pending.dest] = word
+                line.pending = None
+            continue
+        if word == "--" and not only_positionals:
+            only_positionals = True
+        elif word.startswith("-") and len(word) > 1 and not only_positionals:
+            name, eq, value = word.partition("=")
+            action = _option(line.parser, name)
+            if action is not None and _takes_value(action):
+                if eq:
+                    line.values[action.dest] = value
+                else:
+                    line.pending = action
+        else:
+            _positional(line, word)
+        if line.lost:
+            break
+    return line
+
+
+def _positional(line: _Line, word: str) -> None:
+    actions = _positionals(line.parser)
+    if line.positional >= len(actions):
+        return
+    action = actions[line.positional]
+    commands = _subcommands(action)
+    if commands is None:
+        line.values[action.dest] = word
+        if action.nargs in (None, 1):
+            line.positional += 1
+    elif word in commands:
+        line.parser, line.positional = commands[word], 0
+        line.path.append(word)
+    else:
+        line.lost = True  # not a command: nothing sensible to offer
+
+
+def _visible_options(parser: argparse.ArgumentParser) -> list[str]:
+    return [
+        option
+        for action in parser._actions
+        if action.help != argparse.SUPPRESS
+        for option in action.option_strings
+    ]
+
+
+def _visible_commands(action: argparse.Action) -> list[str]:
+    """The subcommands a ``--help`` lists (a hidden one has no help entry)."""
+    if isinstance(action, argparse._SubParsersAction):
+        return [choice.dest for choice in action._choices_actions]
+    return []
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The callback's answer: ``files`` (the shell lists file names) or these words."""
+
+    words: list[str]
+    files: bool = False
+
+
+def answer(words: Sequence[str], locations: Locations) -> Answer:
+    """The candidates for the last of ``words`` (the words after ``bottui``).
+
+    Only the parser of the command already typed is built (none before one is):
+    a Tab costs what that command's parser costs.
+    """
+    *before, current = list(words) or [""]
+    line = _read(build_parser(command_named(before)), before)
+    if line.lost:
+        return Answer([])
+    if line.pending is not None:
+        return _values(line, line.pending, current, "", locations)
+    if current.startswith("--") and "=" in current:
+        name, _, value = current.partition("=")
+        action = _option(line.parser, name)
+        if action is None or not _takes_value(action):
+            return Answer([])
+        return _values(line, action, value, name + "=", locations)
+    if current.startswith("-"):
+        return Answer([o for o in _visible_options(line.parser) if o.startswith(current)])
+    actions = _positionals(line.parser)
+    if line.positional < len(actions):
+        action = actions[line.positional]
+        if _subcommands(action) is not None:
+            return Answer([c for c in _visible_commands(action) if c.startswith(current)])
+        return _values(line, action, current, "", locations)
+    # Nothing positional is left: the options are all there is to type.
+    return Answer(_visible_options(line.parser) if current == "" else [])
+
+
+def _kind(line: _Line, action: argparse.Action) -> str | None:
+    if line.path[:1] == ["profile"] and line.path[1:] != ["add"] and action.dest == "name":
+        return "profiles"
+    for key in (action.dest, str(action.metavar or "").lower()):
+        if key in _KINDS:
+            return _KINDS[key]
+    return None
+
+
+def _values(
+    line: _Line, action: argparse.Action, current: str, before: str, locations: Locations
+) -> Answer:
+    """The values ``action`` may take that start with ``current`` (each after ``before``)."""
+    kind = _kind(line, action)
+    if kind == "files":
+        return Answer([], files=True)
+    found: list[str] = []
+    if action.choices is not None and _subcommands(action) is None:
+        found = [str(choice) for choice in action.choices if str(choice).startswith(current)]
+    elif kind == "profiles":
+        found = profile_names(locations, current)
+    elif kind in _ID_KINDS:
+        found = known_ids(
+            locations,
+            _ID_KINDS[kind],
+            current,
+            profile=line.values.get("profile"),
+            account=line.values.get("account"),
+            project=line.values.get("project"),
+        )
+    return Answer([before + value for value in found if safe(value)])
+
+
+def callback(words: Sequence[str]) -> int:
+    """``bottui __complete SHELL -- WORD...``: print the answer; exit 0 whatever happens."""
+    try:
+        shell, dash, *rest = words
+        if shell not in SHELLS or dash != "--":
+            return 0
+        found = answer(rest, Locations.default())
+        lines = [":files" if found.files else ":words"]
+        lines += sorted({word for word in found.words if _printable(word)})
+        sys.stdout.write("\n".join(lines) + "\n")
+        sys.stdout.flush()
+    except BaseException:  # a Tab never shows a traceback (nor a ^C one)
+        return 0
+    return 0
+
+
+# -- profile names and inventory ids ----------------------------------------------------
+
+#: The inventory scope of a session with no profile: ``bottui.ops.session.DEFAULT_PROFILE``,
+#: not imported (it costs the callback ~30 ms at every Tab); a test checks they agree.
+DEFAULT_PROFILE = "default"
+
+
+def _config(locations: Locations) -> Config | None:
+    try:
+        return ConfigStore(locations).load()
+    except (BottuiError, OSError, ValueError):
+        return None
+
+
+def profile_names(locations: Locations, prefix: str = "") -> list[str]:
+    """The profiles of ``config.toml`` starting with ``prefix``, sorted."""
+    config = _config(locations)
+    if config is None:
+        return []
+    return sorted(name for name in config.profiles if name.startswith(prefix))
+
+
+def known_ids(
+    locations: Locations,
+    kind: Kind,
+    prefix: str = "",
+    *,
+    profile: str | None = None,
+    account: str | None = None,
+    project: str | None = None,
+) -> list[str]:
+    """The inventory's ids of ``kind`` starting with ``prefix``, for that profile/account/project.
+
+    An unknown ``profile`` has nothing (the command would refuse it); with no
+    ``profile``, the current one (else the inventory's ``default`` scope).
+    """
+    config = _config(locations) or Config()
+    chosen = config.profiles.get(profile) if profile is not None else config.profile()
+    if profile is not None and chosen is None:
+        return []
+    scope = chosen.name if chosen is not None else DEFAULT_PROFILE
+    return peek_ids(
+        locations.inventory_file,
+        scope,
+        kind,
+        prefix=prefix,
+        account=account or (chosen.account if chosen else None),
+        project=project or (chosen.project if chosen else None),
+    )
+
+
+# -- the parser --------------------------------------------------------------------------
+
+_INSTALL: Final = """\
+Install (one line per shell):
+  bash   add to ~/.bashrc:   eval "$(bottui completion bash)"
+  zsh    add to ~/.zshrc, after compinit:   eval "$(bottui completion zsh)"
+         (or: bottui completion zsh > "${fpath[1]}/_bottui")
+  fish   bottui completion fish > ~/.config/fish/completions/bottui.fish
+
+Tab then completes commands, subcommands, options, profile names and the
+account, project, rate limiter and dimension ids the inventory knows (of the
+--profile, --account and --project already typed, else the profile's own).
+Ids holding anything but letters, digits and . _ - + @ , % / are not offered."""
+
+
+def _add_completion(commands: Any) -> None:
+    """``bottui completion SHELL`` in the subcommands ``commands``."""
+    sub = command(
+        commands,
+        "completion",
+        examples=[
+            "bottui completion bash > /tmp/bottui.bash && . /tmp/bottui.bash",
+            "bottui completion fish > ~/.config/fish/completions/bottui.fish",
+        ],
+        exits=[(0, "the script was printed"), (2, "no such shell (bash, zsh or fish)")],
+    )
+    sub.epilog = f"{_INSTALL}\n\n{sub.epilog}"
+    sub.add_argument(
+        "shell",
+        metavar="SHELL",
+        choices=["bash", "zsh", "fish"],
+        help="the shell to print the script for: bash, zsh or fish",
+    )
+
+
+#: The command's parser (:data:`bottui.cli.parser.COMMANDS`).
+PARSERS: Final = {"completion": _add_completion}
+
+__all__ = [
+    "PARSERS",
+    "SAFE",
+    "SCRIPTS",
+    "SHELLS",
+    "Answer",
+    "answer",
+    "callback",
+    "cmd_completion",
+    "known_ids",
+    "profile_names",
+    "safe",
+]

@@ -11,28 +11,50 @@ when a problem is found (CONVENTIONS: refused before sending, invalid values).
 Warnings do not change the exit code: a playbook step whose id the
 profile's inventory has never seen (``playbook run`` refuses it until the
 inventory learns it; :mod:`bottui.ops.playbooks.inventory_check`).
+
+Every other command (but ``help``, ``completion``, ``demo`` and ``sandbox``)
+starts with :func:`warn_at_start`: one line on stderr when the config files
+have problems. A misspelt key (``protect = true``) is otherwise silently
+ignored: the command would run as if it were not there. The line names the
+first problem and how many more, and points to ``bottui config check``; it
+never changes the exit code (a value the command cannot use stops it with
+its own error).
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import Any, Final
 
 from bottui.api.errors import EXIT_OK, EXIT_REFUSED, BottuiError
+from bottui.cli.apps import known_bindings
 from bottui.cli.output import Output
-from bottui.cli.parser import Args
+from bottui.cli.parser import Args, command, group_of
+from bottui.ops.config_checks import CheckedFiles, keymap_problems, run_checkers, summary
+from bottui.ops.playbooks.inventory_check import unseen_steps
+from bottui.ops.playbooks.library import PlaybookProblem
+from bottui.ops.session import session_from_options
+from bottui.store.config.sync import ConfigStore
+from bottui.store.paths import Locations
 
-if TYPE_CHECKING:
-    from bottui.ops.playbooks.library import PlaybookProblem
-    from bottui.store.paths import Locations
+
+def warn_at_start(out: Output) -> None:
+    """Run every checker; print one warning line on stderr if any found a problem.
+
+    Not when config.toml cannot be loaded at all (not TOML, a value of the
+    wrong type): every command that reads it stops with that error itself,
+    and the same words twice would only be noise.
+    """
+    files = CheckedFiles(Locations.default())  # config.toml read once, for both questions
+    if files.config is not None and not files.config.loads:
+        return
+    problems = run_checkers(files)
+    if problems:
+        out.message(summary(problems))
 
 
 def cmd_config(args: Args, out: Output) -> int:
     """``bottui config check``."""
-    from bottui.cli.apps import known_bindings
-    from bottui.ops.config_checks import CheckedFiles, keymap_problems, run_checkers
-    from bottui.store.paths import Locations
-
     files = CheckedFiles(Locations.default())
     path = files.locations.config_file
     found = files.config
@@ -79,10 +101,6 @@ def cmd_config(args: Args, out: Output) -> int:
 
 def _playbook_warnings(args: Args, locations: Locations) -> list[PlaybookProblem]:
     """Steps whose ids the profile's inventory never saw; none when no profile resolves."""
-    from bottui.ops.playbooks.inventory_check import unseen_steps
-    from bottui.ops.session import session_from_options
-    from bottui.store.config.sync import ConfigStore
-
     try:
         session = session_from_options(locations, ConfigStore(locations).load(), args)
     except BottuiError:
@@ -100,4 +118,24 @@ def _playbook_warnings(args: Args, locations: Locations) -> list[PlaybookProblem
         return []
 
 
-__all__ = ["cmd_config"]
+def _add_config(commands: Any) -> None:
+    config_cmds = group_of(
+        commands,
+        "config",
+        examples=["bottui config check", "bottui config check --json"],
+        exits=[0, 2],
+    )
+    command(
+        config_cmds,
+        "check",
+        "every unknown key, wrong value and keymap mistake, by line",
+        examples=["bottui config check", "bottui config check --json"],
+        exits=[(0, "no problems, or no config file"), (2, "problems found (each printed)")],
+        common={"json"},
+    )
+
+
+#: Each command's parser (:data:`bottui.cli.parser.COMMANDS`).
+PARSERS: Final = {"config": _add_config}
+
+__all__ = ["PARSERS", "cmd_config", "warn_at_start"]

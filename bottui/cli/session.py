@@ -1,30 +1,93 @@
-"""The session of one command: built from the options, warnings flushed, closed.
+"""The session of one command: from the options, shared with the team, warnings flushed, closed.
 
 :func:`command_session` replaces the try/finally every command that talks to
 the service used to repeat: whatever happens in the body (success, error,
 Ctrl-C), the session's warnings reach stderr and its client is closed.
+
+With a team store configured, the command's push runs on its own thread while
+it runs, and once more at its end. The journal is registered with the
+store before the command's first entry (entries from then on are shared);
+the push then runs on :class:`~bottui.ops.team_thread.SharingThread`, so
+the change never waits for PostgreSQL. At the end the command gives the
+push :data:`~bottui.ops.team_sync.EXIT_BUDGET` seconds and, when the store
+could not take it, prints one warning line on stderr saying how many
+entries wait (they go with the next command, ``bottui store sync``, or the
+TUI).
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import Final
 
-from bottui.cli import team_sharing
 from bottui.cli.output import Output
 from bottui.cli.parser import Args
+from bottui.ops.session import Session, session_from_options
+from bottui.ops.team_sync import EXIT_BUDGET, SyncState
+from bottui.ops.team_thread import SharingThread
+from bottui.store.config.sync import ConfigStore
+from bottui.store.errors import StoreError
+from bottui.store.executor import run_blocking
+from bottui.store.paths import Locations
 
-if TYPE_CHECKING:
-    from bottui.ops.session import Session
+#: Seconds between two pushes while a command runs (a bulk run's batches).
+INTERVAL: Final = 1.0
+
+
+@dataclass
+class Sharing:
+    """The push thread of one command (``thread`` None: no team store)."""
+
+    thread: SharingThread | None
+
+
+async def start(session: Session) -> Sharing:
+    """Register the journal with the store and start pushing (nothing without a store)."""
+    team = await session.team()
+    if team is None:
+        return Sharing(None)
+    with contextlib.suppress(StoreError):
+        # Before the command's first entry: entries from here on are shared.
+        await team.register()
+    thread = SharingThread(team, interval=INTERVAL)
+    thread.start()
+    session.hand_over_team()
+    return Sharing(thread)
+
+
+def warning(state: SyncState) -> str | None:
+    """The one line a command prints when its entries could not be shared."""
+    if state.down is None:
+        return None
+    return (
+        f"warning: team journal: {state.waiting} not yet shared ({state.down}); "
+        "they will be pushed by the next command or `bottui store sync`"
+    )
+
+
+async def finish(sharing: Sharing, out: Output) -> None:
+    """Push once more (bounded), stop, and warn when the store could not take it."""
+    if sharing.thread is None:
+        return
+    thread = sharing.thread
+    # Joined off the loop: the loop stays free for whatever else is closing.
+    state = await run_blocking(lambda: thread.stop(EXIT_BUDGET), lane="team-push-stop")
+    if state is None:
+        waiting = thread.team.state.waiting
+        with contextlib.suppress(StoreError):
+            waiting = (await thread.team.backlog()).waiting
+        state = SyncState(
+            waiting, None, f"the team store did not take the entries within {EXIT_BUDGET:g} s"
+        )
+    line = warning(state)
+    if line is not None:
+        out.message(line)
 
 
 def make_session(args: Args) -> Session:
     """A session from the common options, the environment and the config."""
-    from bottui.ops.session import session_from_options
-    from bottui.store.config.sync import ConfigStore
-    from bottui.store.paths import Locations
-
     locations = Locations.default()
     return session_from_options(locations, ConfigStore(locations).load(), args)
 
@@ -44,10 +107,22 @@ async def command_session(args: Args, out: Output) -> AsyncIterator[Session]:
     store that is down costs one warning line, never the change.
     """
     session = make_session(args)
-    sharing = await team_sharing.start(session)
+    sharing = await start(session)
     try:
         yield session
     finally:
-        await team_sharing.finish(sharing, out)
+        await finish(sharing, out)
         flush_warnings(session, out)
         await session.aclose()
+
+
+__all__ = [
+    "INTERVAL",
+    "Sharing",
+    "command_session",
+    "finish",
+    "flush_warnings",
+    "make_session",
+    "start",
+    "warning",
+]

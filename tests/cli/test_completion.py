@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from bottui.cli import COMMANDS
-from bottui.cli.complete_words import Answer, answer, safe
-from bottui.cli.completion import SCRIPTS
+from bottui.cli.completion import SCRIPTS, Answer, answer, safe
+from bottui.cli.parser import COMMANDS
 from bottui.store.paths import Locations
 from tests.cli.completion_home import HOSTILE, RAW_HOSTILE, seed
 from tests.cli.helpers import cli, cli_process
@@ -215,7 +214,8 @@ def test_another_programs_database_is_not_read(tmp_path: Path) -> None:
 
 
 def test_the_copied_constants_agree() -> None:
-    from bottui.ops import completion_ids, session
+    from bottui.cli import completion as completion_ids
+    from bottui.ops import session
     from bottui.store.inventory import peek as inventory_peek
     from bottui.store.inventory import schema as inventory_schema
 

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from bottui.cli import Output, run
+from bottui.cli import run
+from bottui.cli.output import Output
 from bottui.store.db_errors import JournalUnavailable
 from bottui.store.journal.async_facade import SqliteJournalStore
 from bottui.store.journal.protocol import EntryPage
