@@ -22,6 +22,7 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from bottui.cli.completion import TREE_FILE, tree_text
 from bottui.cli.help_topics import JSON_TEXT
 from bottui.cli.parser import COMMON_OPTIONS, TOPICS, VARIABLES, build_parser
 from bottui.store.config import model as config_model
@@ -325,8 +326,10 @@ def hand_written() -> list[Path]:
 
 
 def expected() -> dict[Path, str]:
-    """Every file this script writes, with what it should hold."""
+    """Every file this script writes, with what it should hold (the command tree of
+    shell completion too: the parser as data)."""
     files = {DOCS / name: page(name) for name in PAGES}
+    files[TREE_FILE] = tree_text(build_parser())  # what the shells' Tab walks
     for path in hand_written():
         text = path.read_text(encoding="utf-8")
         files[path] = rendered(text)

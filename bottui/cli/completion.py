@@ -10,12 +10,13 @@ takes each output line of a function as one literal candidate. The callback
 only ever answers words of safe characters, so each of these is a second wall.
 
 The callback, ``bottui __complete SHELL -- WORD... CURRENT``: the scripts run
-it at every Tab with the words after ``bottui`` (the last one being the word under the cursor) and
-read its answer: a first line ``:words`` or ``:files`` (the shell completes
-file names itself), then one candidate per line. Which commands, options and
-choices exist is read from :func:`~bottui.cli.parser.build_parser` each time,
-so a new command completes without an edit here; profile names and the
-inventory's ids come from :mod:`bottui.ops.completion_ids` (read-only).
+it at every Tab with the words after ``bottui`` (the last one being the word
+under the cursor) and read its answer: a first line ``:words`` or ``:files``
+(the shell completes file names itself), then one candidate per line. Which
+commands, options and choices exist is read from :data:`TREE_FILE` (the
+parser as data), so a new command completes without an edit here; profile
+names and the inventory's ids come from :func:`profile_names` and
+:func:`known_ids` (read-only).
 
 Every candidate passes :func:`safe`: only letters, digits and ``. _ - + @ , % /``
 (:data:`SAFE`), not starting with ``-`` (an option's place), at most 200 characters.
@@ -52,22 +53,26 @@ argcomplete 3.7.2 and shtab 1.13.0, pip-installed, 2026-11-28):
   locale to every Tab (~14 ms of imports on the busy 2-core machine, where
   the whole ``python -c pass`` costs ~20 ms; the target is a Tab within 2x).
 
-So the protocol stays this small one, and the parser walk builds only the
-parser of the command typed (:func:`bottui.cli.parser.command_named`).
+So the protocol stays this small one. The callback walks the command line
+as data (:data:`TREE_FILE`, written from the parser by :func:`tree`), not
+the parser itself: each command's parser sits beside its handler, and
+building one would import the handler's whole module at every Tab.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final
 
 from bottui.api.errors import EXIT_OK, BottuiError
 from bottui.cli.output import Output
-from bottui.cli.parser import Args, build_parser, command, command_named
+from bottui.cli.parser import Args, command
 from bottui.store.config.model import Config
 from bottui.store.config.sync import ConfigStore
 from bottui.store.inventory.peek import Kind, peek_ids
@@ -186,62 +191,91 @@ def _printable(word: str) -> bool:
     return safe(value) if eq else safe(word.lstrip("-"))
 
 
+#: One parser of the command line as data: ``options`` (option string -> ``dest``,
+#: ``metavar``, whether it takes a ``value``, its ``choices``), the options its
+#: ``--help`` ``shown``, and its positional ``args`` in order (a value, or the
+#: ``commands`` of a subparsers action with those ``shown``).
+Node = dict[str, Any]
+
+#: The whole command line as :func:`tree` writes it, read at every Tab.
+TREE_FILE: Final = Path(__file__).with_name("command_tree.json")
+
+
+def tree(parser: argparse.ArgumentParser) -> Node:
+    """``parser`` and its subcommands as data: what the Tab callback walks.
+
+    ``docs/generate.py`` writes :data:`TREE_FILE` from the whole parser, and
+    ``tests/test_docs.py`` fails while it differs: the file cannot drift.
+    """
+    node: Node = {"options": {}, "shown": [], "args": []}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            commands = {name: tree(sub) for name, sub in action.choices.items()}
+            shown = [choice.dest for choice in action._choices_actions]
+            node["args"].append({"commands": commands, "shown": shown})
+            continue
+        about = {
+            "dest": action.dest,
+            "metavar": action.metavar,
+            "value": action.nargs != 0,
+            "choices": None if action.choices is None else [str(c) for c in action.choices],
+        }
+        for option in action.option_strings:
+            node["options"][option] = about
+            if action.help != argparse.SUPPRESS:
+                node["shown"].append(option)
+        if not action.option_strings:
+            node["args"].append({**about, "many": action.nargs not in (None, 1)})
+    return node
+
+
+def tree_text(parser: argparse.ArgumentParser) -> str:
+    """:data:`TREE_FILE`'s text for ``parser``."""
+    return json.dumps(tree(parser), indent=1) + "\n"
+
+
 @dataclass
 class _Line:
-    """What the words before the cursor say: where in the parser tree, with which values."""
+    """What the words before the cursor say: where in the tree, with which values."""
 
-    parser: argparse.ArgumentParser
+    node: Node
     path: list[str] = field(default_factory=list)
     values: dict[str, str] = field(default_factory=dict)
     positional: int = 0
-    pending: argparse.Action | None = None
+    pending: Node | None = None
     lost: bool = False
 
 
-def _takes_value(action: argparse.Action) -> bool:
-    return action.nargs != 0
-
-
-def _option(parser: argparse.ArgumentParser, word: str) -> argparse.Action | None:
+def _option(node: Node, word: str) -> Node | None:
     """The option ``word`` names, exactly or by a unique prefix (argparse's abbreviation)."""
-    found = parser._option_string_actions.get(word)
+    options: dict[str, Node] = node["options"]
+    found = options.get(word)
     if found is not None or not word.startswith("--"):
         return found
-    matches = {a for s, a in parser._option_string_actions.items() if s.startswith(word)}
-    return matches.pop() if len(matches) == 1 else None
+    matches = {o["dest"]: o for s, o in options.items() if s.startswith(word)}
+    return next(iter(matches.values())) if len(matches) == 1 else None
 
 
-def _positionals(parser: argparse.ArgumentParser) -> list[argparse.Action]:
-    return [a for a in parser._actions if not a.option_strings]
-
-
-def _subcommands(action: argparse.Action) -> dict[str, argparse.ArgumentParser] | None:
-    if isinstance(action, argparse._SubParsersAction):
-        choices: dict[str, argparse.ArgumentParser] = action.choices
-        return choices
-    return None
-
-
-def _read(parser: argparse.ArgumentParser, words: Sequence[str]) -> _Line:
+def _read(node: Node, words: Sequence[str]) -> _Line:
     """Walk the words before the cursor as argparse would, remembering the values seen."""
-    line = _Line(parser)
+    line = _Line(node)
     only_positionals = False
     for word in words:
         if line.pending is not None:
             if word != "=":  # bash splits --profile=prod at the '='
-                line.values[line.pending.dest] = word
+                line.values[line.pending["dest"]] = word
                 line.pending = None
             continue
         if word == "--" and not only_positionals:
             only_positionals = True
         elif word.startswith("-") and len(word) > 1 and not only_positionals:
             name, eq, value = word.partition("=")
-            action = _option(line.parser, name)
-            if action is not None and _takes_value(action):
+            option = _option(line.node, name)
+            if option is not None and option["value"]:
                 if eq:
-                    line.values[action.dest] = value
+                    line.values[option["dest"]] = value
                 else:
-                    line.pending = action
+                    line.pending = option
         else:
             _positional(line, word)
         if line.lost:
@@ -250,36 +284,19 @@ def _read(parser: argparse.ArgumentParser, words: Sequence[str]) -> _Line:
 
 
 def _positional(line: _Line, word: str) -> None:
-    actions = _positionals(line.parser)
-    if line.positional >= len(actions):
+    args = line.node["args"]
+    if line.positional >= len(args):
         return
-    action = actions[line.positional]
-    commands = _subcommands(action)
-    if commands is None:
-        line.values[action.dest] = word
-        if action.nargs in (None, 1):
+    arg = args[line.positional]
+    if "commands" not in arg:
+        line.values[arg["dest"]] = word
+        if not arg["many"]:
             line.positional += 1
-    elif word in commands:
-        line.parser, line.positional = commands[word], 0
+    elif word in arg["commands"]:
+        line.node, line.positional = arg["commands"][word], 0
         line.path.append(word)
     else:
         line.lost = True  # not a command: nothing sensible to offer
-
-
-def _visible_options(parser: argparse.ArgumentParser) -> list[str]:
-    return [
-        option
-        for action in parser._actions
-        if action.help != argparse.SUPPRESS
-        for option in action.option_strings
-    ]
-
-
-def _visible_commands(action: argparse.Action) -> list[str]:
-    """The subcommands a ``--help`` lists (a hidden one has no help entry)."""
-    if isinstance(action, argparse._SubParsersAction):
-        return [choice.dest for choice in action._choices_actions]
-    return []
 
 
 @dataclass(frozen=True)
@@ -291,54 +308,49 @@ class Answer:
 
 
 def answer(words: Sequence[str], locations: Locations) -> Answer:
-    """The candidates for the last of ``words`` (the words after ``bottui``).
-
-    Only the parser of the command already typed is built (none before one is):
-    a Tab costs what that command's parser costs.
-    """
+    """The candidates for the last of ``words`` (the words after ``bottui``)."""
     *before, current = list(words) or [""]
-    line = _read(build_parser(command_named(before)), before)
+    line = _read(json.loads(TREE_FILE.read_text(encoding="utf-8")), before)
     if line.lost:
         return Answer([])
     if line.pending is not None:
         return _values(line, line.pending, current, "", locations)
     if current.startswith("--") and "=" in current:
         name, _, value = current.partition("=")
-        action = _option(line.parser, name)
-        if action is None or not _takes_value(action):
+        option = _option(line.node, name)
+        if option is None or not option["value"]:
             return Answer([])
-        return _values(line, action, value, name + "=", locations)
+        return _values(line, option, value, name + "=", locations)
     if current.startswith("-"):
-        return Answer([o for o in _visible_options(line.parser) if o.startswith(current)])
-    actions = _positionals(line.parser)
-    if line.positional < len(actions):
-        action = actions[line.positional]
-        if _subcommands(action) is not None:
-            return Answer([c for c in _visible_commands(action) if c.startswith(current)])
-        return _values(line, action, current, "", locations)
+        return Answer([o for o in line.node["shown"] if o.startswith(current)])
+    args = line.node["args"]
+    if line.positional < len(args):
+        arg = args[line.positional]
+        if "commands" in arg:
+            return Answer([c for c in arg["shown"] if c.startswith(current)])
+        return _values(line, arg, current, "", locations)
     # Nothing positional is left: the options are all there is to type.
-    return Answer(_visible_options(line.parser) if current == "" else [])
+    return Answer(line.node["shown"] if current == "" else [])
 
 
-def _kind(line: _Line, action: argparse.Action) -> str | None:
-    if line.path[:1] == ["profile"] and line.path[1:] != ["add"] and action.dest == "name":
+def _kind(line: _Line, about: Node) -> str | None:
+    if line.path[:1] == ["profile"] and line.path[1:] != ["add"] and about["dest"] == "name":
         return "profiles"
-    for key in (action.dest, str(action.metavar or "").lower()):
+    for key in (about["dest"], str(about["metavar"] or "").lower()):
         if key in _KINDS:
             return _KINDS[key]
     return None
 
 
-def _values(
-    line: _Line, action: argparse.Action, current: str, before: str, locations: Locations
-) -> Answer:
-    """The values ``action`` may take that start with ``current`` (each after ``before``)."""
-    kind = _kind(line, action)
+def _values(line: _Line, about: Node, current: str, before: str, locations: Locations) -> Answer:
+    """The values an option or positional may take that start with ``current`` (each
+    after ``before``)."""
+    kind = _kind(line, about)
     if kind == "files":
         return Answer([], files=True)
     found: list[str] = []
-    if action.choices is not None and _subcommands(action) is None:
-        found = [str(choice) for choice in action.choices if str(choice).startswith(current)]
+    if about["choices"] is not None:
+        found = [choice for choice in about["choices"] if choice.startswith(current)]
     elif kind == "profiles":
         found = profile_names(locations, current)
     elif kind in _ID_KINDS:
@@ -463,11 +475,15 @@ __all__ = [
     "SAFE",
     "SCRIPTS",
     "SHELLS",
+    "TREE_FILE",
     "Answer",
+    "Node",
     "answer",
     "callback",
     "cmd_completion",
     "known_ids",
     "profile_names",
     "safe",
+    "tree",
+    "tree_text",
 ]

@@ -11,14 +11,8 @@ when a problem is found (CONVENTIONS: refused before sending, invalid values).
 Warnings do not change the exit code: a playbook step whose id the
 profile's inventory has never seen (``playbook run`` refuses it until the
 inventory learns it; :mod:`bottui.ops.playbooks.inventory_check`).
-
-Every other command (but ``help``, ``completion``, ``demo`` and ``sandbox``)
-starts with :func:`warn_at_start`: one line on stderr when the config files
-have problems. A misspelt key (``protect = true``) is otherwise silently
-ignored: the command would run as if it were not there. The line names the
-first problem and how many more, and points to ``bottui config check``; it
-never changes the exit code (a value the command cannot use stops it with
-its own error).
+Every other command warns in one line at its start
+(:func:`bottui.cli.session.warn_at_start`).
 """
 
 from __future__ import annotations
@@ -30,27 +24,12 @@ from bottui.api.errors import EXIT_OK, EXIT_REFUSED, BottuiError
 from bottui.cli.apps import known_bindings
 from bottui.cli.output import Output
 from bottui.cli.parser import Args, command, group_of
-from bottui.ops.config_checks import CheckedFiles, keymap_problems, run_checkers, summary
+from bottui.ops.config_checks import CheckedFiles, keymap_problems, run_checkers
 from bottui.ops.playbooks.inventory_check import unseen_steps
 from bottui.ops.playbooks.library import PlaybookProblem
 from bottui.ops.session import session_from_options
 from bottui.store.config.sync import ConfigStore
 from bottui.store.paths import Locations
-
-
-def warn_at_start(out: Output) -> None:
-    """Run every checker; print one warning line on stderr if any found a problem.
-
-    Not when config.toml cannot be loaded at all (not TOML, a value of the
-    wrong type): every command that reads it stops with that error itself,
-    and the same words twice would only be noise.
-    """
-    files = CheckedFiles(Locations.default())  # config.toml read once, for both questions
-    if files.config is not None and not files.config.loads:
-        return
-    problems = run_checkers(files)
-    if problems:
-        out.message(summary(problems))
 
 
 def cmd_config(args: Args, out: Output) -> int:
@@ -138,4 +117,4 @@ def _add_config(commands: Any) -> None:
 #: Each command's parser (:data:`bottui.cli.parser.COMMANDS`).
 PARSERS: Final = {"config": _add_config}
 
-__all__ = ["PARSERS", "cmd_config", "warn_at_start"]
+__all__ = ["PARSERS", "cmd_config"]

@@ -1,4 +1,12 @@
-"""The session of one command: from the options, shared with the team, warnings flushed, closed.
+"""What every command does around its work: the config warning, its session, the team push.
+
+:func:`warn_at_start` runs before every command but ``config``, ``help``,
+``completion``, ``demo`` and ``sandbox``: one line on stderr when the config
+files have problems. A misspelt key (``protect = true``) is otherwise
+silently ignored: the command would run as if it were not there. The line
+names the first problem and how many more, and points to ``bottui config
+check``; it never changes the exit code (a value the command cannot use
+stops it with its own error).
 
 :func:`command_session` replaces the try/finally every command that talks to
 the service used to repeat: whatever happens in the body (success, error,
@@ -24,6 +32,7 @@ from typing import Final
 
 from bottui.cli.output import Output
 from bottui.cli.parser import Args
+from bottui.ops.config_checks import CheckedFiles, run_checkers, summary
 from bottui.ops.session import Session, session_from_options
 from bottui.ops.team_sync import EXIT_BUDGET, SyncState
 from bottui.ops.team_thread import SharingThread
@@ -86,6 +95,21 @@ async def finish(sharing: Sharing, out: Output) -> None:
         out.message(line)
 
 
+def warn_at_start(out: Output) -> None:
+    """Run every checker; print one warning line on stderr if any found a problem.
+
+    Not when config.toml cannot be loaded at all (not TOML, a value of the
+    wrong type): every command that reads it stops with that error itself,
+    and the same words twice would only be noise.
+    """
+    files = CheckedFiles(Locations.default())  # config.toml read once, for both questions
+    if files.config is not None and not files.config.loads:
+        return
+    problems = run_checkers(files)
+    if problems:
+        out.message(summary(problems))
+
+
 def make_session(args: Args) -> Session:
     """A session from the common options, the environment and the config."""
     locations = Locations.default()
@@ -124,5 +148,6 @@ __all__ = [
     "flush_warnings",
     "make_session",
     "start",
+    "warn_at_start",
     "warning",
 ]
