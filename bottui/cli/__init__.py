@@ -33,19 +33,63 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final
+from types import SimpleNamespace
 
 from bottui import __version__
 
+# Not typing's: ``bottui --version`` imports nothing it does not print (typing ~2 ms).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any, Final
+
     from bottui.cli.output import Output
+    from bottui.cli.parser import Args
 
 
 #: Commands that do not warn about the config files at start: ``config`` lists
 #: every problem itself; ``demo`` and ``sandbox`` never read the user's config.
 #: (The TUI says them in a toast after its first frame.)
 NO_START_CHECK: Final = frozenset({"config", "demo", "sandbox", "help", "completion"})
+
+
+#: Options every (sub)command accepts, before or after it, and their defaults.
+_COMMON_DEFAULTS: Final[dict[str, Any]] = {
+    "profile": None,
+    "base_url": None,
+    "account": None,
+    "project": None,
+    "json": False,
+    "dry_run": False,
+    "read_only": False,
+    "yes": False,
+    "show_secrets": False,
+}
+
+
+def with_defaults(args: Args) -> Args:
+    """``args`` with every common option set (its default when not given)."""
+    for key, value in _COMMON_DEFAULTS.items():
+        if not hasattr(args, key):
+            setattr(args, key, value)
+    return args
+
+
+def parse(argv: Sequence[str] | None) -> Args:
+    """The command line; a bare ``bottui`` or ``bottui demo`` skips the parser.
+
+    Importing argparse and building a parser cost milliseconds (argparse
+    looks up a translation for each of its messages), a share of the TUI's
+    start-up that buys nothing when there is nothing to parse. ``test_cli``
+    checks that the shortcuts give what the parser gives.
+    """
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words == []:
+        return with_defaults(SimpleNamespace(command=None))
+    if words == ["demo"]:
+        return with_defaults(SimpleNamespace(command="demo", team=False))
+    parsed: Args = _module("parser").parse_words(words)
+    return parsed
 
 
 def _module(name: str) -> Any:
@@ -63,14 +107,13 @@ def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
     errors = _module("bottui.api.errors")
     output = out or output_module.Output("--json" in words)
     try:
-        parser = _module("parser")
         _module("bottui.ops.argv_text").check_command_line(words, os.environ)
-        args = parser.parse(argv)
+        args = parse(argv)
         output.as_json = args.json
         if args.command is None:
             code = _module("apps").cmd_tui(args, output)
             return code
-        module, _ = parser.COMMANDS[args.command]
+        module, _ = _module("parser").COMMANDS[args.command]
         if args.command not in NO_START_CHECK:
             _module("session").warn_at_start(output)
         command = getattr(_module(module), "cmd_" + args.command.replace("-", "_"))
@@ -122,4 +165,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         streams.flush_at_exit(0)
 
 
-__all__ = ["NO_START_CHECK", "main", "run"]
+__all__ = ["NO_START_CHECK", "main", "parse", "run", "with_defaults"]

@@ -8,7 +8,9 @@ the command line names, and a one-line stub (name and purpose) for each other
 (what ``bottui --help`` lists): ``bottui limiter disable`` never imports the
 journal, the playbooks or the timed commands. :func:`build_parser` with no
 argument builds every command (``bottui help COMMAND``, the docs, the tests).
-A bare ``bottui`` (and ``bottui demo``) builds no parser at all.
+A bare ``bottui`` (and ``bottui demo``) does not even import this module
+(:func:`bottui.cli.parse`): argparse and its translations cost ~2.5 ms of the
+TUI's start-up.
 
 Every subcommand is made with :func:`command`, so its help has the same
 parts in the same order (a one-line purpose, its own options, the common
@@ -48,6 +50,7 @@ from typing import Any, Final, NoReturn, TypeAlias
 
 from bottui import __version__
 from bottui.api.errors import RefusedError
+from bottui.cli import with_defaults
 from bottui.cli.output import guard
 from bottui.ops.argv_text import shown
 
@@ -114,7 +117,7 @@ VARIABLES: Final[dict[str, str]] = {
 }
 
 #: The parsed command line. A plain namespace (argparse fills it in place),
-#: so the shortcut of :func:`parse` needs no parser.
+#: so the shortcuts of :func:`bottui.cli.parse` need no parser.
 Args: TypeAlias = SimpleNamespace
 
 
@@ -396,20 +399,14 @@ def command_named(words: Sequence[str]) -> frozenset[str] | None:
     return frozenset()
 
 
-def parse(argv: Sequence[str] | None) -> Args:
-    """The command line; a bare ``bottui`` or ``bottui demo`` skips building the parser.
+def parse_words(words: Sequence[str]) -> Args:
+    """The command line (``bottui.cli.parse`` takes the shortcuts that need no parser).
 
-    Building a parser costs milliseconds (argparse looks up a translation for
-    each of its messages), a share of the TUI's start-up that buys nothing
-    when there is nothing to parse; ``--version`` and ``-V`` print without it
-    too. ``test_cli`` checks that the shortcuts give what the parser gives.
+    Only a command line argparse refused is looked at again, for a closer
+    word (:func:`suggestion`, with every command built): a valid one never
+    pays for the suggestion.
     """
-    words = list(sys.argv[1:] if argv is None else argv)
-    if words == []:
-        return with_defaults(Args(command=None))
-    if words == ["demo"]:
-        return with_defaults(Args(command="demo", team=False))
-    if words in (["--version"], ["-V"]):
+    if list(words) in (["--version"], ["-V"]):
         # What argparse's "version" action does, without building the parser.
         guard(sys.stdout).write(VERSION_LINE + "\n")  # a closed or full stdout: quietly
         raise SystemExit(0)
@@ -418,37 +415,12 @@ def parse(argv: Sequence[str] | None) -> Args:
     try:
         return with_defaults(parser.parse_args(words, namespace=Args()))
     except UsageError:
-        # Only a command line argparse refused is looked at again, for a
-        # closer word: a valid one never pays for the suggestion.
         if wanted is not None:
             parser = build_parser()
         better = suggestion(parser, words)
         if better is None:
             raise
         raise UsageError(better) from None
-
-
-#: Options every (sub)command accepts, before or after it. SUPPRESS keeps a
-#: subparser from overwriting a value given before the subcommand.
-_COMMON_DEFAULTS: Final[dict[str, Any]] = {
-    "profile": None,
-    "base_url": None,
-    "account": None,
-    "project": None,
-    "json": False,
-    "dry_run": False,
-    "read_only": False,
-    "yes": False,
-    "show_secrets": False,
-}
-
-
-def with_defaults(args: Args) -> Args:
-    """``args`` with every common option set (its default when not given)."""
-    for key, value in _COMMON_DEFAULTS.items():
-        if not hasattr(args, key):
-            setattr(args, key, value)
-    return args
 
 
 # -- did you mean ------------------------------------------------------------------------
@@ -537,9 +509,8 @@ __all__ = [
     "entry_id",
     "group_of",
     "options",
-    "parse",
+    "parse_words",
     "positive_int",
     "subcommands",
     "suggestion",
-    "with_defaults",
 ]

@@ -206,13 +206,14 @@ def test_module_entry_point_version() -> None:
 
 @pytest.mark.parametrize("argv", [[], ["demo"]])
 def test_the_tui_shortcuts_parse_as_the_parser_does(argv: list[str]) -> None:
-    from bottui.cli.parser import build_parser, parse, with_defaults
+    from bottui.cli import parse, with_defaults
+    from bottui.cli.parser import build_parser
 
     assert vars(parse(argv)) == vars(with_defaults(build_parser().parse_args(argv)))
 
 
 def test_anything_more_goes_through_the_parser(capsys: pytest.CaptureFixture[str]) -> None:
-    from bottui.cli.parser import parse
+    from bottui.cli import parse
 
     parsed = parse(["demo", "--profile", "x"])
     assert (parsed.command, parsed.profile) == ("demo", "x")

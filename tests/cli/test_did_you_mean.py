@@ -48,7 +48,7 @@ def test_nothing_close_names_the_word_and_no_guess() -> None:
 
 def test_a_valid_abbreviation_is_not_a_typo() -> None:
     """argparse takes a unique prefix: --acc is --account, and stays accepted."""
-    from bottui.cli.parser import parse
+    from bottui.cli import parse
 
     assert parse(["--acc", "acme", "help"]).account == "acme"
 
