@@ -22,9 +22,10 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from bottui.cli.completion import TREE_FILE, tree_text
+from bottui.cli.completion import tree_text
 from bottui.cli.help_topics import JSON_TEXT
 from bottui.cli.parser import COMMON_OPTIONS, TOPICS, VARIABLES, build_parser
+from bottui.cli.tab_callback import TREE_FILE
 from bottui.store.config import model as config_model
 from bottui.store.config.model import Config, Profile, ProjectSettings
 from bottui.tui.key_reference import binding_table

@@ -101,7 +101,7 @@ def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
     """Parse and run one command; return the exit code."""
     words = sys.argv[1:] if argv is None else argv
     if words[:1] == ["__complete"]:  # the shells' Tab callback: never parsed, never an error
-        code: int = _module("completion").callback(words[1:])
+        code: int = _module("tab_callback").callback(words[1:])
         return code
     output_module = _module("output")
     errors = _module("bottui.api.errors")

@@ -214,7 +214,7 @@ def test_another_programs_database_is_not_read(tmp_path: Path) -> None:
 
 
 def test_the_copied_constants_agree() -> None:
-    from bottui.cli import completion as completion_ids
+    from bottui.cli import tab_callback as completion_ids
     from bottui.ops import session
     from bottui.store.inventory import peek as inventory_peek
     from bottui.store.inventory import schema as inventory_schema
