@@ -11,7 +11,7 @@ import asyncio
 import dataclasses
 import os
 import shlex
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from bottui.api.errors import EXIT_OK, EXIT_REFUSED
 from bottui.cli.output import Output
@@ -26,8 +26,10 @@ from bottui.store.paths import Locations
 from bottui.store.profile_hint import no_such_profile
 from bottui.store.team.errors import StoreUnavailable
 from bottui.store.team.outbox import Scope
-from bottui.store.team.store import TeamStore
 from bottui.store.tokens import TokenStore
+
+if TYPE_CHECKING:
+    from bottui.store.team.store import TeamStore
 
 
 def profile_of(args: Args) -> Profile | None:
