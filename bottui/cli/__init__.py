@@ -11,8 +11,8 @@ This module is the CLI's one lazy registry: it imports its modules with
 statements, so not in the import graph), because what a command costs is
 what it imports. ``bottui --version`` imports nothing of bottui but its
 version; the shells' Tab callback no parser module of another command; a
-command the module of its own (:data:`bottui.cli.parser.COMMANDS`: name ->
-module, whose ``cmd_NAME`` runs it) and what that module imports. A command
+command the module of its own (:data:`COMMANDS`: name -> module, whose
+``cmd_NAME`` runs it) and what that module imports. A command
 whose handler is a coroutine runs under :func:`asyncio.run`; the others
 never import asyncio (~30 ms with ssl).
 
@@ -46,6 +46,47 @@ if TYPE_CHECKING:
     from bottui.cli.output import Output
     from bottui.cli.parser import Args
 
+
+#: Command name -> (module of bottui.cli that parses and runs it, its purpose).
+#: The module's ``PARSERS[name]`` adds the parser; ``cmd_NAME`` runs it.
+COMMANDS: Final[dict[str, tuple[str, str]]] = {
+    "limiter": ("changes", "switch a rate limiter on or off (project API token)"),
+    "revoke": (
+        "revoke",
+        "revoke challenge grants of a visitor or a user account (personal access token)",
+    ),
+    "thresholds": ("changes", "set a dimension's thresholds (personal access token)"),
+    "undo": ("changes", "undo this profile's last rate limiter or threshold change"),
+    "inventory": (
+        "inventory",
+        "the profile's known accounts, projects, rate limiters and dimensions",
+    ),
+    "journal": ("journal", "the audit journal of every change, newest first, 50 at a time"),
+    "token": ("token_cmd", "store, inspect or delete tokens (OS keyring)"),
+    "store": ("store", "the team store (PostgreSQL): schema and state"),
+    "profile": ("profiles", "manage profiles (config.toml)"),
+    "config": ("config_cmd", "check config.toml"),
+    "sandbox": (
+        "apps",
+        "serve the sandbox emulator of the API (prints its URL and demo tokens)",
+    ),
+    "demo": (
+        "apps",
+        "run bottui against the built-in sandbox, isolated from your config and keyring",
+    ),
+    "help": ("help_topics", "explain a topic (exit codes, tokens, ...) or a command"),
+    "playbook": (
+        "playbooks",
+        "named lists of changes, run and reverted as one (playbooks/NAME.toml)",
+    ),
+    "completion": ("completion", "print the shell completion script for bash, zsh or fish"),
+    "timed": ("timed", "timed changes: what reverts when; extend, cancel or revert one now"),
+    "run-due": ("timed", "perform the reverts that are due (for cron or a systemd timer)"),
+    "doctor": (
+        "doctor",
+        "check this machine: versions, terminal, keyring, tokens, API, team store, config",
+    ),
+}
 
 #: Commands that do not warn about the config files at start: ``config`` lists
 #: every problem itself; ``demo`` and ``sandbox`` never read the user's config.
@@ -113,7 +154,7 @@ def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
         if args.command is None:
             code = _module("apps").cmd_tui(args, output)
             return code
-        module, _ = _module("parser").COMMANDS[args.command]
+        module, _ = COMMANDS[args.command]
         if args.command not in NO_START_CHECK:
             _module("session").warn_at_start(output)
         command = getattr(_module(module), "cmd_" + args.command.replace("-", "_"))
@@ -165,4 +206,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         streams.flush_at_exit(0)
 
 
-__all__ = ["NO_START_CHECK", "main", "parse", "run", "with_defaults"]
+__all__ = ["COMMANDS", "NO_START_CHECK", "main", "parse", "run", "with_defaults"]

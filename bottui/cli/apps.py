@@ -3,7 +3,8 @@
 The one module of the CLI that imports the TUI, the demo and the sandbox
 (the layer test allows it here only), each lazily, so a command never loads
 them. :func:`cmd_tui` is the fast path of a bare ``bottui``: nothing here
-imports argparse, and the collector stays paused until the first frame.
+imports argparse (the parsers of ``sandbox`` and ``demo`` import the parser
+when they are built), and the collector stays paused until the first frame.
 :func:`known_bindings` hands the TUI's key bindings to ``bottui config check``.
 """
 
@@ -11,11 +12,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from bottui.api.errors import EXIT_OK
-from bottui.cli.output import Output
-from bottui.cli.parser import Args, UsageError, command
+from bottui.api.errors import EXIT_OK, RefusedError
 
 if TYPE_CHECKING:
+    from bottui.cli.output import Output
+    from bottui.cli.parser import Args
     from bottui.ops.keymap_check import KnownBinding
 
 #: ``bottui sandbox --help``: faults are injected over HTTP while it serves
@@ -42,7 +43,7 @@ def cmd_sandbox(args: Args, out: Output) -> int:
     try:
         serve(args.host, args.port, latency=args.latency)
     except BindError as exc:
-        raise UsageError("Cannot serve the sandbox", str(exc)) from None
+        raise RefusedError("Cannot serve the sandbox", str(exc)) from None
     return EXIT_OK
 
 
@@ -81,6 +82,8 @@ def known_bindings() -> list[KnownBinding]:
 
 
 def _add_sandbox(commands: Any) -> None:
+    from bottui.cli.parser import command
+
     sandbox = command(
         commands,
         "sandbox",
@@ -104,6 +107,8 @@ def _add_sandbox(commands: Any) -> None:
 
 
 def _add_demo(commands: Any) -> None:
+    from bottui.cli.parser import command
+
     demo = command(
         commands,
         "demo",
@@ -118,7 +123,7 @@ def _add_demo(commands: Any) -> None:
     )
 
 
-#: Each command's parser (:data:`bottui.cli.parser.COMMANDS`).
+#: Each command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"sandbox": _add_sandbox, "demo": _add_demo}
 
 __all__ = ["PARSERS", "SANDBOX_FAULTS", "cmd_demo", "cmd_sandbox", "cmd_tui", "known_bindings"]

@@ -339,7 +339,7 @@ def _add_undo(commands: Any) -> None:
     add_ack_collision(sub)
 
 
-#: Each command's parser (:data:`bottui.cli.parser.COMMANDS`).
+#: Each command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"limiter": _add_limiter, "thresholds": _add_thresholds, "undo": _add_undo}
 
 __all__ = [

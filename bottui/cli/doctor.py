@@ -117,7 +117,7 @@ def _add_doctor(commands: Any) -> None:
     sub.epilog = f"{ABOUT}\n\n{sub.epilog}"
 
 
-#: The command's parser (:data:`bottui.cli.parser.COMMANDS`).
+#: The command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"doctor": _add_doctor}
 
 __all__ = ["ABOUT", "PARSERS", "cmd_doctor"]

@@ -672,7 +672,7 @@ def _add_help(commands: Any) -> None:
     )
 
 
-#: The command's parser (:data:`bottui.cli.parser.COMMANDS`).
+#: The command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"help": _add_help}
 
 __all__ = [

@@ -598,7 +598,7 @@ def _add_journal(commands: Any) -> None:
     )
 
 
-#: The command's parser (:data:`bottui.cli.parser.COMMANDS`).
+#: The command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"journal": _add_journal}
 
 __all__ = [

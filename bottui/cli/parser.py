@@ -1,6 +1,6 @@
 """The command line of ``bottui``: its commands, their shared options, the shape of ``--help``.
 
-:data:`COMMANDS` names every command, the module that holds it and its one
+:data:`bottui.cli.COMMANDS` names every command, the module that holds it and its one
 line of purpose. Each command module registers its own parser beside its
 handler (``PARSERS``: name -> a function adding it to the subparsers) and
 runs it with ``cmd_NAME``. :func:`parse` builds the parser of the one command
@@ -50,50 +50,9 @@ from typing import Any, Final, NoReturn, TypeAlias
 
 from bottui import __version__
 from bottui.api.errors import RefusedError
-from bottui.cli import with_defaults
+from bottui.cli import COMMANDS, with_defaults
 from bottui.cli.output import guard
 from bottui.ops.argv_text import shown
-
-#: Command name -> (module of bottui.cli that parses and runs it, its purpose).
-#: The module's ``PARSERS[name]`` adds the parser; ``cmd_NAME`` runs it.
-COMMANDS: Final[dict[str, tuple[str, str]]] = {
-    "limiter": ("changes", "switch a rate limiter on or off (project API token)"),
-    "revoke": (
-        "revoke",
-        "revoke challenge grants of a visitor or a user account (personal access token)",
-    ),
-    "thresholds": ("changes", "set a dimension's thresholds (personal access token)"),
-    "undo": ("changes", "undo this profile's last rate limiter or threshold change"),
-    "inventory": (
-        "inventory",
-        "the profile's known accounts, projects, rate limiters and dimensions",
-    ),
-    "journal": ("journal", "the audit journal of every change, newest first, 50 at a time"),
-    "token": ("token_cmd", "store, inspect or delete tokens (OS keyring)"),
-    "store": ("store", "the team store (PostgreSQL): schema and state"),
-    "profile": ("profiles", "manage profiles (config.toml)"),
-    "config": ("config_cmd", "check config.toml"),
-    "sandbox": (
-        "apps",
-        "serve the sandbox emulator of the API (prints its URL and demo tokens)",
-    ),
-    "demo": (
-        "apps",
-        "run bottui against the built-in sandbox, isolated from your config and keyring",
-    ),
-    "help": ("help_topics", "explain a topic (exit codes, tokens, ...) or a command"),
-    "playbook": (
-        "playbooks",
-        "named lists of changes, run and reverted as one (playbooks/NAME.toml)",
-    ),
-    "completion": ("completion", "print the shell completion script for bash, zsh or fish"),
-    "timed": ("timed", "timed changes: what reverts when; extend, cancel or revert one now"),
-    "run-due": ("timed", "perform the reverts that are due (for cron or a systemd timer)"),
-    "doctor": (
-        "doctor",
-        "check this machine: versions, terminal, keyring, tokens, API, team store, config",
-    ),
-}
 
 #: The topics of ``bottui help TOPIC`` (their texts: :mod:`bottui.cli.help_topics`).
 TOPICS: Final[dict[str, str]] = {
@@ -255,7 +214,7 @@ def command(
     two or three complete command lines; ``exits`` the codes the command can
     give; ``common`` the common options that mean something for it (the
     others are accepted but hidden). A command's ``purpose`` is its line of
-    :data:`COMMANDS` unless given.
+    :data:`bottui.cli.COMMANDS` unless given.
     """
     purpose = purpose or COMMANDS[name][1]
     sub: argparse.ArgumentParser = group.add_parser(
@@ -491,7 +450,6 @@ __all__ = [
     "ACK_COLLISION_HELP",
     "ALL_COMMON",
     "CHANGE",
-    "COMMANDS",
     "COMMON_OPTIONS",
     "REASON_HELP",
     "SESSION",

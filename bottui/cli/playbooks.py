@@ -343,7 +343,7 @@ def _add_playbook(commands: Any) -> None:
     add_reason(revert)
 
 
-#: The command's parser (:data:`bottui.cli.parser.COMMANDS`).
+#: The command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"playbook": _add_playbook}
 
 __all__ = ["PARSERS", "cmd_playbook", "plan_rows"]

@@ -246,7 +246,7 @@ def _add_profile(commands: Any) -> None:
     p_rm.add_argument("name", metavar="NAME", help="the profile's name")
 
 
-#: Each command's parser (:data:`bottui.cli.parser.COMMANDS`).
+#: Each command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"profile": _add_profile}
 
 __all__ = ["PARSERS", "cmd_profile"]

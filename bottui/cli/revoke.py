@@ -362,7 +362,7 @@ def _add_revoke(commands: Any) -> None:
     add_for(revoke, "revoke")
 
 
-#: The command's parser (:data:`bottui.cli.parser.COMMANDS`).
+#: The command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"revoke": _add_revoke}
 
 __all__ = [

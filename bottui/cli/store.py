@@ -239,7 +239,7 @@ def _add_store(commands: Any) -> None:
     )
 
 
-#: Each command's parser (:data:`bottui.cli.parser.COMMANDS`).
+#: Each command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"store": _add_store}
 
 __all__ = ["PARSERS", "cmd_store"]

@@ -470,7 +470,7 @@ def _code(reports: list[DueReport]) -> int:
     return next((code for code in (4, 1, 2) if code in codes), EXIT_OK)
 
 
-#: Each command's parser (:data:`bottui.cli.parser.COMMANDS`).
+#: Each command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"timed": _add_timed, "run-due": _add_run_due}
 
 __all__ = ["PARSERS", "add_for", "cmd_run_due", "cmd_timed", "say_timed", "with_for"]

@@ -206,7 +206,7 @@ def _add_token(commands: Any) -> None:
     token_del.add_argument("kind", choices=kinds, metavar="KIND", help=kind_help)
 
 
-#: Each command's parser (:data:`bottui.cli.parser.COMMANDS`).
+#: Each command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"token": _add_token}
 
 __all__ = ["PARSERS", "cmd_token"]

@@ -279,3 +279,16 @@ def test_a_command_imports_its_own_module_only(argv: list[str], modules: set[str
         check=True,
     )
     assert {name.removeprefix("bottui.cli.") for name in done.stdout.split()} == modules
+
+
+def test_the_tui_and_the_demo_start_without_argparse() -> None:
+    # argparse and its translations cost ~2.5 ms of the first frame: no parser to build.
+    script = (
+        "import sys\n"
+        "from bottui.cli import apps, run\n"
+        "apps.cmd_tui = apps.cmd_demo = lambda args, out: 0\n"
+        "assert run([]) == run(['demo']) == 0\n"
+        "print('argparse' in sys.modules, 'bottui.cli.parser' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert (done.returncode, done.stdout.split()) == (0, ["False", "False"]), done.stderr

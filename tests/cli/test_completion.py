@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from bottui.cli import COMMANDS
 from bottui.cli.completion import SCRIPTS
-from bottui.cli.parser import COMMANDS
 from bottui.cli.tab_callback import Answer, answer, safe
 from bottui.store.paths import Locations
 from tests.cli.completion_home import HOSTILE, RAW_HOSTILE, seed
