@@ -33,8 +33,14 @@ value is, ``..._ID`` for an id (LIMITER_ID, ENTRY_ID), ``FILE`` for a path,
 ``NAME`` for a profile.
 
 A refused command line is looked at again for a misspelt command or option
-(:func:`suggestion`, "did you mean"). This module is also the one place that
-reads argparse's private attributes (``_actions``, ``_option_string_actions``):
+(:func:`suggestion`, "did you mean"): :func:`suggestion` walks a command line
+the way argparse does (the top level, then the chosen command, then its
+action), and names the first word that is neither a known option of where it
+stands nor a known (sub)command, with the closest known one (difflib).
+``bottui --acount acme journal`` is then "unknown option --acount; did you
+mean --account?" rather than argparse's "invalid choice: 'acme'". This
+module and :func:`bottui.cli.completion.tree` are the places that read
+argparse's private attributes (``_actions``, ``_option_string_actions``):
 argparse has no public way to list a parser's subcommands and options.
 """
 
