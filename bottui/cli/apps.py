@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from bottui.api.errors import EXIT_OK, RefusedError
+from bottui.api.errors import EXIT_OK
+from bottui.cli.output import UsageError
 
 if TYPE_CHECKING:
     from bottui.cli.output import Output
@@ -43,7 +44,7 @@ def cmd_sandbox(args: Args, out: Output) -> int:
     try:
         serve(args.host, args.port, latency=args.latency)
     except BindError as exc:
-        raise RefusedError("Cannot serve the sandbox", str(exc)) from None
+        raise UsageError("Cannot serve the sandbox", str(exc)) from None
     return EXIT_OK
 
 

@@ -241,8 +241,8 @@ async def warn_recent(
         return plan
     try:
         output.confirm_on_terminal(out, "Someone else changed it lately. Send anyway?")
-    except output.NotConfirmed as exc:
-        raise output.NotConfirmed(
+    except output.UsageError as exc:
+        raise output.UsageError(
             "Not confirmed",
             "changed by someone else in the last 15 minutes, and this profile is"
             " protected: confirm on a terminal after reading the warning, or acknowledge it"

@@ -29,12 +29,11 @@ from __future__ import annotations
 from typing import Any, Final
 
 from bottui.api.errors import EXIT_OK
-from bottui.cli.output import Output
+from bottui.cli.output import Output, UsageError
 from bottui.cli.parser import (
     TOPICS,
     VARIABLES,
     Args,
-    UsageError,
     build_parser,
     closest,
     command,

@@ -47,8 +47,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from bottui.api.errors import EXIT_OK, BottuiError
-from bottui.cli.output import Output, render_error
-from bottui.cli.parser import Args, UsageError, command, entry_id, positive_int
+from bottui.cli.output import Output, UsageError, render_error
+from bottui.cli.parser import Args, command, entry_id, positive_int
 from bottui.cli.store import backfill_command
 from bottui.ops import journal_view
 from bottui.ops.journal_pages import EntryStream, export_stream

@@ -203,28 +203,28 @@ def render_error(out: Output, error: BottuiError) -> int:
     return error.exit_code
 
 
-class NotConfirmed(RefusedError):
-    """A change the operator did not confirm on the terminal (exit 2, nothing sent)."""
+class UsageError(RefusedError):
+    """Invalid flags or values, or a change not confirmed (exit 2)."""
 
 
 def confirm_on_terminal(out: Output, question: str) -> None:
     """Ask y/N on a terminal; refuse (exit 2) when there is none or the answer is not yes."""
     if not sys.stdin.isatty():
-        raise NotConfirmed(
+        raise UsageError(
             "Not confirmed", "stdin is not a terminal: pass --yes to confirm; nothing was sent"
         )
     out.err.write(f"{question} [y/N] ")
     out.err.flush()
     answer = sys.stdin.readline().strip().lower()
     if answer not in ("y", "yes"):
-        raise NotConfirmed("Not confirmed", "nothing was sent")
+        raise UsageError("Not confirmed", "nothing was sent")
 
 
 __all__ = [
     "UNWRITABLE",
-    "NotConfirmed",
     "Output",
     "PipeGuard",
+    "UsageError",
     "confirm_on_terminal",
     "flush_at_exit",
     "guard",

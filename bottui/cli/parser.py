@@ -55,9 +55,8 @@ from types import SimpleNamespace
 from typing import Any, Final, NoReturn, TypeAlias
 
 from bottui import __version__
-from bottui.api.errors import RefusedError
 from bottui.cli import COMMANDS, with_defaults
-from bottui.cli.output import guard
+from bottui.cli.output import UsageError, guard
 from bottui.ops.argv_text import shown
 
 #: The topics of ``bottui help TOPIC`` (their texts: :mod:`bottui.cli.help_topics`).
@@ -84,10 +83,6 @@ VARIABLES: Final[dict[str, str]] = {
 #: The parsed command line. A plain namespace (argparse fills it in place),
 #: so the shortcuts of :func:`bottui.cli.parse` need no parser.
 Args: TypeAlias = SimpleNamespace
-
-
-class UsageError(RefusedError):
-    """Invalid flags or values (exit 2)."""
 
 
 #: What ``bottui --version`` (and ``-V``) prints.
@@ -463,7 +458,6 @@ __all__ = [
     "VARIABLES",
     "VERSION_LINE",
     "Args",
-    "UsageError",
     "add_ack_collision",
     "add_reason",
     "build_parser",

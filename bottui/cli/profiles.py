@@ -10,8 +10,8 @@ import shlex
 from typing import Any, Final
 
 from bottui.api.errors import EXIT_OK
-from bottui.cli.output import Output
-from bottui.cli.parser import Args, UsageError, command, group_of
+from bottui.cli.output import Output, UsageError
+from bottui.cli.parser import Args, command, group_of
 from bottui.ops import profiles
 from bottui.store.config.async_facade import AsyncConfigStore
 from bottui.store.errors import ProfileExists

@@ -31,8 +31,8 @@ from typing import Any, BinaryIO, Final, TextIO
 from bottui.api.curl import request_json, request_lines
 from bottui.api.errors import EXIT_OK, RefusedError
 from bottui.cli.changes import IDS, apply, render_dry_run
-from bottui.cli.output import Output
-from bottui.cli.parser import CHANGE, Args, UsageError, add_reason, command
+from bottui.cli.output import Output, UsageError
+from bottui.cli.parser import CHANGE, Args, add_reason, command
 from bottui.cli.session import command_session
 from bottui.cli.timed import add_for
 from bottui.ops import plan as planning

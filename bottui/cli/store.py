@@ -14,8 +14,8 @@ import shlex
 from typing import TYPE_CHECKING, Any, Final
 
 from bottui.api.errors import EXIT_OK, EXIT_REFUSED
-from bottui.cli.output import Output
-from bottui.cli.parser import Args, UsageError, command, group_of
+from bottui.cli.output import Output, UsageError
+from bottui.cli.parser import Args, command, group_of
 from bottui.ops.session import DEFAULT_PROFILE, Settings
 from bottui.ops.team_store import open_team_store
 from bottui.ops.team_sync import TeamSync
