@@ -18,14 +18,14 @@ never import asyncio (~30 ms with ssl).
 
 The commands: :mod:`~bottui.cli.changes` (``limiter``, ``thresholds``,
 ``undo``), :mod:`~bottui.cli.revoke` (one subject or ``--from-file``),
-:mod:`~bottui.cli.journal`, :mod:`~bottui.cli.inventory`,
-:mod:`~bottui.cli.token_cmd`, :mod:`~bottui.cli.profiles`,
-:mod:`~bottui.cli.store`, :mod:`~bottui.cli.config_cmd`,
-:mod:`~bottui.cli.playbooks`, :mod:`~bottui.cli.timed`,
-:mod:`~bottui.cli.doctor`, :mod:`~bottui.cli.completion`,
+:mod:`~bottui.cli.journal_cmd`, :mod:`~bottui.cli.inventory_cmd`,
+:mod:`~bottui.cli.token_cmd`, :mod:`~bottui.cli.profile_cmd`,
+:mod:`~bottui.cli.store_cmd`, :mod:`~bottui.cli.config_cmd`,
+:mod:`~bottui.cli.playbook_cmd`, :mod:`~bottui.cli.timed_cmd`,
+:mod:`~bottui.cli.doctor_cmd`, :mod:`~bottui.cli.completion`,
 :mod:`~bottui.cli.help_topics` and :mod:`~bottui.cli.apps` (the TUI,
 ``demo`` and ``sandbox``). Commands that reach the service open their
-session with :func:`bottui.cli.session.command_session`.
+session with :func:`bottui.cli.command_session.command_session`.
 """
 
 from __future__ import annotations
@@ -58,13 +58,13 @@ COMMANDS: Final[dict[str, tuple[str, str]]] = {
     "thresholds": ("changes", "set a dimension's thresholds (personal access token)"),
     "undo": ("changes", "undo this profile's last rate limiter or threshold change"),
     "inventory": (
-        "inventory",
+        "inventory_cmd",
         "the profile's known accounts, projects, rate limiters and dimensions",
     ),
-    "journal": ("journal", "the audit journal of every change, newest first, 50 at a time"),
+    "journal": ("journal_cmd", "the audit journal of every change, newest first, 50 at a time"),
     "token": ("token_cmd", "store, inspect or delete tokens (OS keyring)"),
-    "store": ("store", "the team store (PostgreSQL): schema and state"),
-    "profile": ("profiles", "manage profiles (config.toml)"),
+    "store": ("store_cmd", "the team store (PostgreSQL): schema and state"),
+    "profile": ("profile_cmd", "manage profiles (config.toml)"),
     "config": ("config_cmd", "check config.toml"),
     "sandbox": (
         "apps",
@@ -76,14 +76,14 @@ COMMANDS: Final[dict[str, tuple[str, str]]] = {
     ),
     "help": ("help_topics", "explain a topic (exit codes, tokens, ...) or a command"),
     "playbook": (
-        "playbooks",
+        "playbook_cmd",
         "named lists of changes, run and reverted as one (playbooks/NAME.toml)",
     ),
     "completion": ("completion", "print the shell completion script for bash, zsh or fish"),
-    "timed": ("timed", "timed changes: what reverts when; extend, cancel or revert one now"),
-    "run-due": ("timed", "perform the reverts that are due (for cron or a systemd timer)"),
+    "timed": ("timed_cmd", "timed changes: what reverts when; extend, cancel or revert one now"),
+    "run-due": ("timed_cmd", "perform the reverts that are due (for cron or a systemd timer)"),
     "doctor": (
-        "doctor",
+        "doctor_cmd",
         "check this machine: versions, terminal, keyring, tokens, API, team store, config",
     ),
 }
@@ -156,7 +156,7 @@ def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
             return code
         module, _ = COMMANDS[args.command]
         if args.command not in NO_START_CHECK:
-            _module("session").warn_at_start(output)
+            _module("command_session").warn_at_start(output)
         command = getattr(_module(module), "cmd_" + args.command.replace("-", "_"))
         done = command(args, output)
         if not isinstance(done, int):  # a coroutine: the command's event loop

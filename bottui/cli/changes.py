@@ -4,7 +4,7 @@ Each plans its request with :mod:`bottui.ops`, prints it under ``--dry-run``
 (sending nothing, :func:`render_dry_run`), or applies it (journaled, guarded
 by the read-only and protected rules of the session) and prints the result.
 ``revoke`` is :mod:`bottui.cli.revoke`; ``--for`` and ``--revert-to*`` come
-from :mod:`bottui.cli.timed`.
+from :mod:`bottui.cli.timed_cmd`.
 
 Before a limiter or threshold change is sent, stderr says who else changed
 the same target in the last 15 minutes (:func:`warn_recent`, #13; or that the
@@ -24,6 +24,7 @@ from bottui.api.client import build_thresholds
 from bottui.api.errors import EXIT_OK
 from bottui.api.models import SECRET_MASK
 from bottui.cli import output
+from bottui.cli.command_session import command_session
 from bottui.cli.output import Output
 from bottui.cli.parser import (
     CHANGE,
@@ -33,8 +34,7 @@ from bottui.cli.parser import (
     command,
     group_of,
 )
-from bottui.cli.session import command_session
-from bottui.cli.timed import add_for, say_timed, with_for
+from bottui.cli.timed_cmd import add_for, say_timed, with_for
 from bottui.ops import collisions, confirmation, mutations, threshold_rules, undo
 from bottui.ops import plan as planning
 from bottui.ops.confirmation import ConfirmKind

@@ -12,7 +12,7 @@ Warnings do not change the exit code: a playbook step whose id the
 profile's inventory has never seen (``playbook run`` refuses it until the
 inventory learns it; :mod:`bottui.ops.playbooks.inventory_check`).
 Every other command warns in one line at its start
-(:func:`bottui.cli.session.warn_at_start`).
+(:func:`bottui.cli.command_session.warn_at_start`).
 """
 
 from __future__ import annotations

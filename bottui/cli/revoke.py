@@ -31,10 +31,10 @@ from typing import Any, BinaryIO, Final, TextIO
 from bottui.api.curl import request_json, request_lines
 from bottui.api.errors import EXIT_OK, RefusedError
 from bottui.cli.changes import IDS, apply, render_dry_run
+from bottui.cli.command_session import command_session
 from bottui.cli.output import Output, UsageError
 from bottui.cli.parser import CHANGE, Args, add_reason, command
-from bottui.cli.session import command_session
-from bottui.cli.timed import add_for
+from bottui.cli.timed_cmd import add_for
 from bottui.ops import plan as planning
 from bottui.ops import reasons
 from bottui.ops.bulk import (
@@ -180,7 +180,7 @@ def _ctrl_c_interrupts() -> Iterator[None]:
 async def run_bulk_revoke(args: Args, out: Output, session: Session) -> int:
     """``bottui revoke --from-file F|- [--concurrency N] [--resume] [--output F]``.
 
-    ``session`` is the command's (:func:`bottui.cli.session.command_session`
+    ``session`` is the command's (:func:`bottui.cli.command_session.command_session`
     prints its warnings and closes it).
     """
     source: BulkSource | None = None

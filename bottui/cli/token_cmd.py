@@ -15,10 +15,10 @@ from typing import Any, Final
 from bottui.api.errors import EXIT_OK
 from bottui.api.token_header import check as check_token
 from bottui.api.tokens import StorePassword
+from bottui.cli.command_session import command_session
 from bottui.cli.output import Output, UsageError
 from bottui.cli.parser import Args, command, group_of
-from bottui.cli.session import command_session
-from bottui.cli.store import profile_of
+from bottui.cli.store_cmd import profile_of
 from bottui.ops.inventory_reads import read_all_projects
 from bottui.ops.session import Session
 from bottui.ops.team_store import store_target

@@ -1,6 +1,6 @@
 """Profile edits both faces share: check, add, use, remove, and the TUI's own settings.
 
-``bottui profile add|edit|use|remove|list`` (:mod:`bottui.cli.profiles`) and the
+``bottui profile add|edit|use|remove|list`` (:mod:`bottui.cli.profile_cmd`) and the
 TUI's first run (:mod:`bottui.tui.screens.first_run`), theme choice and
 threshold settings call these; neither face edits ``config.toml`` itself.
 Every edit is awaited on :class:`~bottui.store.config.async_facade.AsyncConfigStore`

@@ -265,8 +265,11 @@ print(" ".join(sorted(m for m in sys.modules if m.startswith("bottui.cli."))))
 @pytest.mark.parametrize(
     ("argv", "modules"),
     [
-        (["limiter", "disable", "rl-1"], {"changes", "output", "parser", "session", "timed"}),
-        (["journal", "--limit", "5"], {"journal", "output", "parser", "store"}),
+        (
+            ["limiter", "disable", "rl-1"],
+            {"changes", "command_session", "output", "parser", "timed_cmd"},
+        ),
+        (["journal", "--limit", "5"], {"journal_cmd", "output", "parser", "store_cmd"}),
         (["completion", "bash"], {"completion", "output", "parser", "tab_callback"}),
         (["--json"], {"output", "parser"}),
     ],

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from bottui.api.errors import EXIT_OK
+from bottui.cli.command_session import command_session
 from bottui.cli.output import Output
 from bottui.cli.parser import Args, command, group_of
-from bottui.cli.session import command_session
 from bottui.ops.inventory_edits import import_file
 from bottui.ops.team_inventory import refresh_shared
 from bottui.plaintext import clean, show_id

@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any, Final
 from bottui.api.errors import EXIT_OK, BottuiError
 from bottui.cli.output import Output, UsageError, render_error
 from bottui.cli.parser import Args, command, entry_id, positive_int
-from bottui.cli.store import backfill_command
+from bottui.cli.store_cmd import backfill_command
 from bottui.ops import journal_view
 from bottui.ops.journal_pages import EntryStream, export_stream
 from bottui.ops.shared_journal import SharedJournal

@@ -17,9 +17,9 @@ from typing import Any, Final
 
 from bottui.api.errors import EXIT_OK
 from bottui.cli import output
+from bottui.cli.command_session import command_session
 from bottui.cli.output import Output, UsageError
 from bottui.cli.parser import CHANGE, SESSION, Args, Exit, add_reason, command, group_of
-from bottui.cli.session import command_session
 from bottui.ops.durations import duration_text, parse_duration
 from bottui.ops.plan import DRY_RUN_NOTE
 from bottui.ops.playbooks import library, planning, revert, run

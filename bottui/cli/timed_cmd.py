@@ -20,9 +20,9 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 from bottui.api.errors import EXIT_OK
+from bottui.cli.command_session import command_session
 from bottui.cli.output import Output, UsageError
 from bottui.cli.parser import CHANGE, SESSION, Args, Exit, command
-from bottui.cli.session import command_session
 from bottui.ops import timed
 from bottui.ops.durations import duration_text, parse_duration
 from bottui.ops.revert_to import limiter_value, thresholds_value, with_revert_to
