@@ -30,12 +30,16 @@ argcomplete 3.7.2 and shtab 1.13.0, pip-installed, 2026-11-28):
   ``compgen -W "$(...)"``, which expands ``$(...)`` and backticks inside the
   words: an id ``$(touch x)`` from a server would run.
 * ``import argcomplete`` adds subprocess, threading, selectors, signal and
-  locale to every Tab (~14 ms of imports on the busy 2-core machine, where
-  the whole ``python -c pass`` costs ~20 ms; the target is a Tab within 2x).
+  locale to every Tab: 10-14 ms (``python -X importtime``, cumulative,
+  argparse already loaded) on the busy 2-core machine, where ``python -c
+  pass`` costs ~22 ms of CPU (``tests/bench/cli_startup.py``) and a Tab is
+  held to 2x that.
 
 So the protocol stays this small one. The callback walks the command line
-as data (:data:`TREE_FILE`, written from the parser by :func:`tree`), not
-the parser itself: each command's parser sits beside its handler, and
+as data (:data:`~bottui.cli.tab_callback.TREE_FILE`, written from the parser
+by :func:`tree`), not the parser itself: each command's parser sits beside
+its handler, and building one would import the handler's whole module at
+every Tab.
 """
 
 from __future__ import annotations
