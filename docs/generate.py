@@ -22,11 +22,10 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from bottui.cli.help_json import TEXT as JSON_TEXT
-from bottui.cli.help_text import COMMON_OPTIONS
-from bottui.cli.parser import build_parser
-from bottui.cli.topics import TOPICS
-from bottui.cli.topics.environment import VARIABLES
+from bottui.cli.completion import tree_text
+from bottui.cli.help_topics import JSON_TEXT
+from bottui.cli.parser import COMMON_OPTIONS, TOPICS, VARIABLES, build_parser
+from bottui.cli.tab_callback import TREE_FILE
 from bottui.store.config import model as config_model
 from bottui.store.config.model import Config, Profile, ProjectSettings
 from bottui.tui.key_registry import binding_table
@@ -182,7 +181,7 @@ def json_reference() -> str:
             "# JSON output",
             "",
             "Every command that prints JSON and the shape of its document; `bottui help json` "
-            "prints the same text. The shapes are data (`bottui/cli/json_schemas.py`) and "
+            "prints the same text. The shapes are data (`bottui/cli/help_topics.py`) and "
             "`tests/cli/test_json_schemas.py` validates real outputs against them, so a change "
             "of shape fails a test.",
             "",
@@ -328,8 +327,10 @@ def hand_written() -> list[Path]:
 
 
 def expected() -> dict[Path, str]:
-    """Every file this script writes, with what it should hold."""
+    """Every file this script writes, with what it should hold (the command tree of
+    shell completion too: the parser as data)."""
     files = {DOCS / name: page(name) for name in PAGES}
+    files[TREE_FILE] = tree_text(build_parser())  # what the shells' Tab walks
     for path in hand_written():
         text = path.read_text(encoding="utf-8")
         files[path] = rendered(text)

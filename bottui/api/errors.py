@@ -40,7 +40,7 @@ class BottuiError(Exception):
     The one root: api, policy and store errors
     (:class:`bottui.store.errors.StoreError`) all derive from it, so a face
     catches this class alone and renders its ``title``, ``details``,
-    ``exit_code`` and :meth:`to_json` (the CLI in :mod:`bottui.cli.render`).
+    ``exit_code`` and :meth:`to_json` (the CLI in :mod:`bottui.cli.output`).
 
     ``ambiguous`` is set when a request may have reached the service before
     the failure (a read timeout, a connection lost after sending, a gateway's

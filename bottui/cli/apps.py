@@ -3,20 +3,37 @@
 The one module of the CLI that imports the TUI, the demo and the sandbox
 (the layer test allows it here only), each lazily, so a command never loads
 them. :func:`cmd_tui` is the fast path of a bare ``bottui``: nothing here
-imports argparse, and the collector stays paused until the first frame.
+imports argparse (the parsers of ``sandbox`` and ``demo`` import the parser
+when they are built), and the collector stays paused until the first frame.
 :func:`known_bindings` hands the TUI's key bindings to ``bottui config check``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Final
 
 from bottui.api.errors import EXIT_OK
-from bottui.cli.output import Output
-from bottui.cli.parser import Args, UsageError
+from bottui.cli.output import UsageError
 
 if TYPE_CHECKING:
+    from bottui.cli.output import Output
+    from bottui.cli.parser import Args
     from bottui.ops.config_checks import KnownBinding
+
+#: ``bottui sandbox --help``: faults are injected over HTTP while it serves
+#: (every name of ``bottui.sandbox.faults.WIRE_NAMES``; a test checks it).
+SANDBOX_FAULTS: Final = """
+
+Fault injection, while it serves (no auth; the sandbox's own endpoints):
+  GET  /_sandbox/faults   the fault settings now
+  PUT  /_sandbox/faults   change some, as a JSON object; for example
+    curl -X PUT http://127.0.0.1:8765/_sandbox/faults -d '{"failNext": 2, "errorStatus": 503}'
+  failNext, rateLimitNext (with retryAfter), nonJsonNext: answer the next N
+    requests with errorStatus (a 5xx), a 429, or an HTML page
+  dropNext, dropMode ("after": applied, then the answer is cut; "before")
+  errorRate (0..1, with seed), latency (seconds), hold (true: wait until false)
+  hostile, hostileStatus, hostileBody: hostile text, error statuses or bodies
+GET /_sandbox/stats, POST /_sandbox/reset: request counters."""
 
 
 def cmd_sandbox(args: Args, out: Output) -> int:
@@ -63,3 +80,51 @@ def known_bindings() -> list[KnownBinding]:
     from bottui.tui.key_registry import known_bindings as of_the_tui
 
     return of_the_tui()
+
+
+def _add_sandbox(commands: Any) -> None:
+    from bottui.cli.parser import command
+
+    sandbox = command(
+        commands,
+        "sandbox",
+        examples=["bottui sandbox", "bottui sandbox --port 9000 --latency 0.2"],
+        exits=[0, (2, "refused: the address is in use or not allowed"), 130],
+    )
+    sandbox.epilog = SANDBOX_FAULTS.strip("\n") + "\n\n" + (sandbox.epilog or "")
+    sandbox.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default %(default)s)"
+    )
+    sandbox.add_argument(
+        "--port", type=int, default=8765, help="port to listen on (default %(default)s)"
+    )
+    sandbox.add_argument(
+        "--latency",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="added to every request (default %(default)s)",
+    )
+
+
+def _add_demo(commands: Any) -> None:
+    from bottui.cli.parser import command
+
+    demo = command(
+        commands,
+        "demo",
+        examples=["bottui demo", "bottui demo --team"],
+        exits=[0, (2, "refused: --team without its extras"), 130],
+    )
+    demo.add_argument(
+        "--team",
+        action="store_true",
+        help="team mode: a throwaway PostgreSQL and a scripted teammate whose changes "
+        "arrive live (pip install 'bottui[demo]')",
+    )
+
+
+#: Each command's parser (:data:`bottui.cli.COMMANDS`).
+PARSERS: Final = {"sandbox": _add_sandbox, "demo": _add_demo}
+
+__all__ = ["PARSERS", "SANDBOX_FAULTS", "cmd_demo", "cmd_sandbox", "cmd_tui", "known_bindings"]

@@ -1,25 +1,47 @@
-"""The commands that change something: ``limiter``, ``revoke``, ``thresholds``, ``undo``.
+"""The commands that change a setting: ``limiter``, ``thresholds``, ``undo``; their parsers.
 
 Each plans its request with :mod:`bottui.ops`, prints it under ``--dry-run``
-(sending nothing), or applies it (journaled, guarded by the read-only and
-protected rules of the session) and prints the result. Bulk revocation
-(``revoke --from-file``) is :mod:`bottui.cli.bulk`.
+(sending nothing, :func:`render_dry_run`), or applies it (journaled, guarded
+by the read-only and protected rules of the session) and prints the result.
+``revoke`` is :mod:`bottui.cli.revoke`; ``--for`` and ``--revert-to*`` come
+from :mod:`bottui.cli.timed_cmd`.
+
+Before a limiter or threshold change is sent, stderr says who else changed
+the same target in the last 15 minutes (:func:`warn_recent`, #13; or that the
+check could not be made: the change is never blocked by the team store).
+Under a protected profile the warning must be seen before the change is
+confirmed, and ``--yes`` was typed before it could be: the question is asked
+again on the terminal after the warning, and without a terminal nothing is
+sent (exit 2). A change that supersedes a pending timed revert says so first
+(#27: "warning: This supersedes timed change 1 (...): its revert will not be sent.").
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
+from bottui.api.client import build_thresholds
 from bottui.api.errors import EXIT_OK
-from bottui.cli import terminal_confirm
+from bottui.api.models import SECRET_MASK
+from bottui.cli import output
+from bottui.cli.command_session import command_session
 from bottui.cli.output import Output
-from bottui.cli.parser import Args, UsageError
-from bottui.cli.recent import warn_recent, warn_supersedes
-from bottui.cli.render import render_dry_run
-from bottui.cli.session import command_session
-from bottui.cli.timed import say_timed, with_for
-from bottui.ops import confirmation
-from bottui.plaintext import show_id
+from bottui.cli.parser import (
+    CHANGE,
+    Args,
+    add_ack_collision,
+    add_reason,
+    command,
+    group_of,
+)
+from bottui.cli.timed_cmd import add_for, say_timed, with_for
+from bottui.ops import collisions, confirmation, mutations, undo
+from bottui.ops import plan as planning
+from bottui.ops.confirmation import ConfirmKind
+from bottui.ops.durations import duration_text
+from bottui.ops.thresholds import check_rules, fill_thresholds
+from bottui.ops.timed.schedule import warning_lines
+from bottui.plaintext import clean, show_id
 
 if TYPE_CHECKING:
     from bottui.ops.mutations import Applied
@@ -28,11 +50,15 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+#: How an acknowledgement is journaled, by the means.
+ACK_FLAG: Final = "--ack-collision"
+ACK_TERMINAL: Final = "confirmed on a terminal after the warning"
+#: The scope every example names.
+IDS: Final = "--account acme --project shop-prod"
+
 
 async def cmd_limiter(args: Args, out: Output) -> int:
     """``bottui limiter enable|disable LIMITER_ID``."""
-    from bottui.ops import plan as planning
-
     async with command_session(args, out) as session:
         account, project = session.project_scope(args.account, args.project)
         is_active = args.action == "enable"
@@ -43,7 +69,7 @@ async def cmd_limiter(args: Args, out: Output) -> int:
             render_dry_run(out, plan, plan.reason_refusal(session.settings))
             return EXIT_OK
         plan = await warn_recent(out, session, plan, ack=args.ack_collision)
-        applied = await _apply(session, plan, confirmed=args.yes)
+        applied = await apply(session, plan, confirmed=args.yes)
         await say_timed(out, session, plan)
         change = applied.value
         if out.as_json:
@@ -61,8 +87,6 @@ async def cmd_limiter(args: Args, out: Output) -> int:
 
 
 def _print_project(out: Output, project: Any, *, show_secrets: bool) -> None:
-    from bottui.api.models import SECRET_MASK
-
     fields = [
         ("project", project.id),
         ("name", project.name),
@@ -85,62 +109,8 @@ def _print_project(out: Output, project: Any, *, show_secrets: bool) -> None:
         out.line(f"  limiter {show_id(limiter.id)}{name}: {state}")
 
 
-async def cmd_revoke(args: Args, out: Output) -> int:
-    """``bottui revoke`` for one subject (bulk: ``--from-file``)."""
-    from bottui.ops import plan as planning
-
-    if args.from_file is not None:
-        from bottui.cli.bulk import run_bulk_revoke
-
-        async with command_session(args, out) as session:
-            code: int = await run_bulk_revoke(args, out, session)
-            return code
-    if getattr(args, "for_", None) is not None:
-        from bottui.ops.plan import TimedRefused
-
-        raise TimedRefused(
-            "a revocation cannot be timed: the API has no call that gives a challenge grant "
-            "back, so it could never revert; nothing was sent"
-        )
-    if args.resume or args.output or args.force or args.overwrite:
-        raise UsageError(
-            "Invalid command line", "--resume, --output, --overwrite, --force need --from-file"
-        )
-    async with command_session(args, out) as session:
-        account, project = session.project_scope(args.account, args.project)
-        subject = {"visitor_id": args.visitor_id, "user_account_id": args.user_account_id}
-        plan = await planning.plan_revocation(session, account, project, **subject)
-        plan = plan.with_reason(args.reason)
-        if args.dry_run:
-            render_dry_run(out, plan, plan.reason_refusal(session.settings))
-            return EXIT_OK
-        applied = await _apply(session, plan, confirmed=args.yes)
-        revocation = applied.value
-        if out.as_json:
-            out.document(revocation.to_json())
-        else:
-            out.line(f"revocation: {revocation.outcome.value}")
-            for label, value in (
-                ("reportId", revocation.report_id),
-                ("grantExpiresAt", revocation.grant_expires_at),
-                ("grantRemainingAttempts", revocation.grant_remaining_attempts),
-            ):
-                if value is not None:
-                    out.line(f"  {label}: {value}")
-            if revocation.outcome.value == "unknown (retried)":
-                out.line(
-                    "  an earlier attempt may have withdrawn the grant before the "
-                    "connection failed; the retry found nothing standing"
-                )
-        return EXIT_OK
-
-
 async def cmd_thresholds(args: Args, out: Output) -> int:
     """``bottui thresholds set DIMENSION_ID [--name N] [--block X] [--challenge Y]``."""
-    from bottui.api.client import build_thresholds
-    from bottui.ops import plan as planning
-    from bottui.ops.thresholds import check_rules, fill_thresholds
-
     async with command_session(args, out) as session:
         account, project = session.project_scope(args.account, args.project)
         filled = await fill_thresholds(
@@ -167,7 +137,7 @@ async def cmd_thresholds(args: Args, out: Output) -> int:
             render_dry_run(out, plan, plan.reason_refusal(session.settings))
             return EXIT_OK
         plan = await warn_recent(out, session, plan, ack=args.ack_collision)
-        await _apply(session, plan, confirmed=args.yes)
+        await apply(session, plan, confirmed=args.yes)
         await say_timed(out, session, plan)
         if out.as_json:
             out.document(thresholds.to_json(args.dimension_id))
@@ -181,8 +151,6 @@ async def cmd_thresholds(args: Args, out: Output) -> int:
 
 async def cmd_undo(args: Args, out: Output) -> int:
     """``bottui undo [--kind limiter|thresholds] [--yes] [--dry-run]``."""
-    from bottui.ops import undo
-
     async with command_session(args, out) as session:
         try:
             plan = await undo.find(session, args.kind)
@@ -203,7 +171,7 @@ async def cmd_undo(args: Args, out: Output) -> int:
             session.settings, change.confirmation, confirmed=args.yes, reason=change.reason
         )
         if not args.yes:
-            terminal_confirm.confirm_on_terminal(out, "Send this undo?")
+            output.confirm_on_terminal(out, "Send this undo?")
         applied = await undo.apply(session, plan, confirmed=True, change=change)
         if out.as_json:
             out.document({**plan.to_json(), "journalId": applied.journal_id})
@@ -218,8 +186,171 @@ async def cmd_undo(args: Args, out: Output) -> int:
         return EXIT_OK
 
 
-async def _apply(session: Session, plan: PlannedChange[T], *, confirmed: bool) -> Applied[T]:
+async def apply(session: Session, plan: PlannedChange[T], *, confirmed: bool) -> Applied[T]:
     """Send ``plan`` as planned; the plan's rule decides (TYPED: ``--yes``, REFUSED: never)."""
-    from bottui.ops import mutations
-
     return await mutations.apply(session, plan, confirmed=confirmed)
+
+
+def render_dry_run(out: Output, plan: PlannedChange[Any], refused: str | None = None) -> None:
+    """Print the plan's exact request(s) and an equivalent curl; the token stays a variable.
+
+    ``refused`` says why sending it would be refused (``require_reason``
+    without a reason): a dry run still shows the request, and says so.
+    """
+    if plan.revert_after is not None and plan.previous is not None:
+        stated = " (stated)" if plan.previous.stated else ""
+        out.message(
+            f"timed: would revert to {clean(plan.previous.text)}{stated} after "
+            f"{duration_text(plan.revert_after)}"
+        )
+    if out.as_json:
+        out.document(plan.dry_run_json(refused))
+        if refused is not None:
+            out.message(f"dry run: would be refused: {clean(refused)}")
+        return
+    for shown_line in plan.dry_run_lines():
+        out.line(shown_line)
+    if refused is not None:
+        out.message(f"dry run: would be refused: {clean(refused)}")
+    out.message(planning.DRY_RUN_NOTE)
+
+
+async def warn_supersedes(out: Output, session: Session, plan: PlannedChange[T]) -> None:
+    """Say on stderr which pending timed reverts ``plan`` supersedes (nothing when none)."""
+    for line in await warning_lines(session, plan):
+        out.message(f"warning: {line}")
+
+
+async def warn_recent(
+    out: Output, session: Session, plan: PlannedChange[T], *, ack: bool = False
+) -> PlannedChange[T]:
+    """Print the warning on stderr; under a protected profile, confirm after it (or
+    ``ack``: ``--ack-collision`` did). The plan to send: with the acknowledgement."""
+    await warn_supersedes(out, session, plan)
+    found = await collisions.check(session, plan)
+    if found is None or not found.warns:
+        return plan
+    for line in found.lines():
+        out.message(f"warning: {line}")
+    if not found.changes:
+        return plan
+    if ack:
+        out.message(f"collision acknowledged ({ACK_FLAG}): journaled with the change")
+        return collisions.acknowledge(plan, found, ACK_FLAG)
+    if plan.confirmation.kind is not ConfirmKind.TYPED:
+        return plan
+    try:
+        output.confirm_on_terminal(out, "Someone else changed it lately. Send anyway?")
+    except output.UsageError as exc:
+        raise output.UsageError(
+            "Not confirmed",
+            "changed by someone else in the last 15 minutes, and this profile is"
+            " protected: confirm on a terminal after reading the warning, or acknowledge it"
+            f" with {ACK_FLAG}; nothing was sent"
+            if "not a terminal" in exc.details
+            else exc.details,
+        ) from None
+    return collisions.acknowledge(plan, found, ACK_TERMINAL)
+
+
+# -- the parsers -------------------------------------------------------------------------
+
+
+def _add_limiter(commands: Any) -> None:
+    limiter_cmds = group_of(
+        commands,
+        "limiter",
+        examples=[f"bottui limiter disable rl-login {IDS}", "bottui limiter enable --help"],
+        exits=[0, 1, 2, 3, 4, 130],
+    )
+    for action in ("enable", "disable"):
+        sub = command(
+            limiter_cmds,
+            action,
+            f"{action} a rate limiter (project API token)",
+            examples=[
+                f"bottui limiter {action} rl-login {IDS}",
+                f"bottui limiter {action} rl-login {IDS} --dry-run",
+                f"bottui limiter {action} rl-login --profile prod --yes --reason INC-42",
+            ],
+            exits=[0, 1, 2, 3, 4, 130],
+            common=CHANGE | {"show_secrets"},
+        )
+        sub.add_argument("limiter_id", metavar="LIMITER_ID", help="the rate limiter's id")
+        add_reason(sub)
+        add_ack_collision(sub)
+        add_for(sub, "limiter")
+
+
+def _add_thresholds(commands: Any) -> None:
+    th_cmds = group_of(
+        commands,
+        "thresholds",
+        examples=[
+            f"bottui thresholds set bot-score {IDS} --name 'Bot score' "
+            "--block 0.85 --challenge 0.5",
+            "bottui thresholds set --help",
+        ],
+        exits=[0, 1, 2, 3, 4, 130],
+    )
+    th_set = command(
+        th_cmds,
+        "set",
+        "replace a dimension's name and thresholds (what is not given: as known)",
+        examples=[
+            f"bottui thresholds set bot-score {IDS} --name 'Bot score' --block 0.85 "
+            "--challenge 0.5",
+            f"bottui thresholds set bot-score {IDS} --block 0.9",
+            "bottui thresholds set bot-score --name 'Bot score' --block 0.9 --challenge 0.6 "
+            "--dry-run",
+        ],
+        exits=[0, 1, 2, 3, 4, 130],
+        common=CHANGE,
+    )
+    th_set.add_argument("dimension_id", metavar="DIMENSION_ID", help="the dimension's id")
+    known = "(default: as the inventory knows it; refused when it does not)"
+    th_set.add_argument("--name", help=f"the dimension's name {known}")
+    th_set.add_argument("--block", metavar="NUMBER", help=f"block threshold {known}")
+    th_set.add_argument("--challenge", metavar="NUMBER", help=f"challenge threshold {known}")
+    th_set.add_argument(
+        "--force",
+        action="store_true",
+        help="send even outside the profile's threshold range or direction",
+    )
+    add_reason(th_set)
+    add_ack_collision(th_set)
+    add_for(th_set, "thresholds")
+
+
+def _add_undo(commands: Any) -> None:
+    sub = command(
+        commands,
+        "undo",
+        examples=["bottui undo --dry-run", "bottui undo --kind limiter --reason 'INC-42 over'"],
+        exits=[0, 1, (2, "refused: nothing to undo, or it changed since"), 3, 4, 130],
+        common=CHANGE,
+    )
+    sub.add_argument(
+        "--kind",
+        choices=["limiter", "thresholds"],
+        help="which kind of change (default: the newer of the two)",
+    )
+    add_reason(sub)
+    add_ack_collision(sub)
+
+
+#: Each command's parser (:data:`bottui.cli.COMMANDS`).
+PARSERS: Final = {"limiter": _add_limiter, "thresholds": _add_thresholds, "undo": _add_undo}
+
+__all__ = [
+    "ACK_FLAG",
+    "ACK_TERMINAL",
+    "PARSERS",
+    "apply",
+    "cmd_limiter",
+    "cmd_thresholds",
+    "cmd_undo",
+    "render_dry_run",
+    "warn_recent",
+    "warn_supersedes",
+]

@@ -10,29 +10,30 @@ when a problem is found (CONVENTIONS: refused before sending, invalid values).
 
 Warnings do not change the exit code: a playbook step whose id the
 profile's inventory has never seen (``playbook run`` refuses it until the
-inventory learns it; :func:`bottui.ops.playbooks.planning.unseen_steps`).
+inventory learns it; :mod:`bottui.ops.playbooks.planning`).
+Every other command warns in one line at its start
+(:func:`bottui.cli.command_session.warn_at_start`).
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import Any, Final
 
 from bottui.api.errors import EXIT_OK, EXIT_REFUSED, BottuiError
+from bottui.cli.apps import known_bindings
 from bottui.cli.output import Output
-from bottui.cli.parser import Args
-
-if TYPE_CHECKING:
-    from bottui.ops.playbooks.library import PlaybookProblem
-    from bottui.store.files import Locations
+from bottui.cli.parser import Args, command, group_of
+from bottui.ops.config_checks import CheckedFiles, keymap_problems, run_checkers
+from bottui.ops.playbooks.library import PlaybookProblem
+from bottui.ops.playbooks.planning import unseen_steps
+from bottui.ops.session import session_from_options
+from bottui.store.config.config_file import ConfigStore
+from bottui.store.files import Locations
 
 
 def cmd_config(args: Args, out: Output) -> int:
     """``bottui config check``."""
-    from bottui.cli.apps import known_bindings
-    from bottui.ops.config_checks import CheckedFiles, keymap_problems, run_checkers
-    from bottui.store.files import Locations
-
     files = CheckedFiles(Locations.default())
     path = files.locations.config_file
     found = files.config
@@ -79,10 +80,6 @@ def cmd_config(args: Args, out: Output) -> int:
 
 def _playbook_warnings(args: Args, locations: Locations) -> list[PlaybookProblem]:
     """Steps whose ids the profile's inventory never saw; none when no profile resolves."""
-    from bottui.ops.playbooks.planning import unseen_steps
-    from bottui.ops.session import session_from_options
-    from bottui.store.config.config_file import ConfigStore
-
     try:
         session = session_from_options(locations, ConfigStore(locations).load(), args)
     except BottuiError:
@@ -100,4 +97,24 @@ def _playbook_warnings(args: Args, locations: Locations) -> list[PlaybookProblem
         return []
 
 
-__all__ = ["cmd_config"]
+def _add_config(commands: Any) -> None:
+    config_cmds = group_of(
+        commands,
+        "config",
+        examples=["bottui config check", "bottui config check --json"],
+        exits=[0, 2],
+    )
+    command(
+        config_cmds,
+        "check",
+        "every unknown key, wrong value and keymap mistake, by line",
+        examples=["bottui config check", "bottui config check --json"],
+        exits=[(0, "no problems, or no config file"), (2, "problems found (each printed)")],
+        common={"json"},
+    )
+
+
+#: Each command's parser (:data:`bottui.cli.COMMANDS`).
+PARSERS: Final = {"config": _add_config}
+
+__all__ = ["PARSERS", "cmd_config"]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bottui.cli.bulk import ProgressLine
+from bottui.cli.revoke import ProgressLine
 from bottui.ops.bulk import BulkProgress, ItemStatus
 from bottui.sandbox.server import SandboxServer
 from tests.bulk.conftest import logged, visitor_ids

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bottui.cli import Output, run
+from bottui.cli import run
+from bottui.cli.output import Output
 from bottui.store.files import Locations
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -206,13 +208,14 @@ def test_module_entry_point_version() -> None:
 
 @pytest.mark.parametrize("argv", [[], ["demo"]])
 def test_the_tui_shortcuts_parse_as_the_parser_does(argv: list[str]) -> None:
-    from bottui.cli.parser import build_parser, parse, with_defaults
+    from bottui.cli import parse, with_defaults
+    from bottui.cli.parser import build_parser
 
     assert vars(parse(argv)) == vars(with_defaults(build_parser().parse_args(argv)))
 
 
 def test_anything_more_goes_through_the_parser(capsys: pytest.CaptureFixture[str]) -> None:
-    from bottui.cli.parser import parse
+    from bottui.cli import parse
 
     parsed = parse(["demo", "--profile", "x"])
     assert (parsed.command, parsed.profile) == ("demo", "x")
@@ -221,3 +224,74 @@ def test_anything_more_goes_through_the_parser(capsys: pytest.CaptureFixture[str
     with pytest.raises(SystemExit):
         parse(["demo", "-h"])
     assert "usage: bottui demo" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["limiter", "disable", "rl-1", "--account", "a", "--project", "p", "--for", "1h"],
+        ["--acc", "a", "--proj=p", "limiter", "enable", "rl-1", "--json"],
+        ["--profile", "journal", "thresholds", "set", "d", "--block", "0.9"],
+        ["--json", "--dry-run", "revoke", "--visitor-id", "v", "--for", "2h"],
+        ["journal", "--since", "2h", "--limit", "5", "--jsonl"],
+        ["timed", "resolve", "3", "--done"],
+        ["run-due", "--late-ok"],
+        ["playbook", "revert", "#12", "--yes"],
+        ["profile", "edit", "prod", "--no-protected", "--store", ""],
+        ["token", "set", "project", "--base-url", "http://127.0.0.1:1"],
+        ["store", "sync", "--backfill"],
+        ["completion", "zsh"],
+        ["help", "exit-codes"],
+        ["--read-only", "undo", "--kind", "limiter"],
+    ],
+)
+def test_the_command_named_parses_as_the_whole_parser(argv: list[str]) -> None:
+    # parse() builds the parser of the one command named (the others are stubs).
+    from bottui.cli import parse, with_defaults
+    from bottui.cli.parser import build_parser, command_named
+
+    assert command_named(argv) == {build_parser().parse_args(argv).command}
+    assert vars(parse(argv)) == vars(with_defaults(build_parser().parse_args(argv)))
+
+
+IMPORTED = """
+import sys
+from bottui.cli import parse
+parse({argv!r})
+print(" ".join(sorted(m for m in sys.modules if m.startswith("bottui.cli."))))
+"""
+
+
+@pytest.mark.parametrize(
+    ("argv", "modules"),
+    [
+        (
+            ["limiter", "disable", "rl-1"],
+            {"changes", "command_session", "output", "parser", "timed_cmd"},
+        ),
+        (["journal", "--limit", "5"], {"journal_cmd", "output", "parser", "store_cmd"}),
+        (["completion", "bash"], {"completion", "output", "parser", "tab_callback"}),
+        (["--json"], {"output", "parser"}),
+    ],
+)
+def test_a_command_imports_its_own_module_only(argv: list[str], modules: set[str]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORTED.format(argv=argv)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert {name.removeprefix("bottui.cli.") for name in done.stdout.split()} == modules
+
+
+def test_the_tui_and_the_demo_start_without_argparse() -> None:
+    # argparse and its translations cost ~2.5 ms of the first frame: no parser to build.
+    script = (
+        "import sys\n"
+        "from bottui.cli import apps, run\n"
+        "apps.cmd_tui = apps.cmd_demo = lambda args, out: 0\n"
+        "assert run([]) == run(['demo']) == 0\n"
+        "print('argparse' in sys.modules, 'bottui.cli.parser' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert (done.returncode, done.stdout.split()) == (0, ["False", "False"]), done.stderr

@@ -8,9 +8,9 @@ import io
 import pytest
 
 from bottui.api.errors import RefusedError
+from bottui.cli import parse
+from bottui.cli.command_session import command_session
 from bottui.cli.output import Output
-from bottui.cli.parser import parse
-from bottui.cli.session import command_session
 from bottui.ops.session import Session
 
 

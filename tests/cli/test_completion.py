@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from bottui.cli import COMMANDS
-from bottui.cli.complete_words import Answer, answer, safe
 from bottui.cli.completion import SCRIPTS
+from bottui.cli.tab_callback import Answer, answer, safe
 from bottui.store.files import Locations
 from tests.cli.completion_home import HOSTILE, RAW_HOSTILE, seed
 from tests.cli.helpers import cli, cli_process
@@ -215,7 +217,8 @@ def test_another_programs_database_is_not_read(tmp_path: Path) -> None:
 
 
 def test_the_copied_constants_agree() -> None:
-    from bottui.ops import completion_ids, session
+    from bottui.cli import tab_callback as completion_ids
+    from bottui.ops import session
     from bottui.store.inventory import peek as inventory_peek
     from bottui.store.inventory import schema as inventory_schema
 
@@ -258,3 +261,26 @@ def test_scripts_never_evaluate_the_answer() -> None:
     assert "compadd -- " in zsh and not eval.search(zsh.split("\n", 4)[4])
     assert "compadd -Q" not in zsh and "compadd -U" not in zsh
     assert not eval.search(fish)
+
+
+def test_a_tab_imports_no_parser_and_no_command() -> None:
+    # A Tab walks the command tree (data): argparse and the command modules cost every Tab.
+    script = (
+        "import sys\n"
+        "from bottui.cli import run\n"
+        "run(['__complete', 'bash', '--', 'limiter', 'enable', ''])\n"
+        "print(*sorted(m for m in sys.modules if m.startswith('bottui.cli') or m == 'argparse'))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.splitlines()[-1].split() == ["bottui.cli", "bottui.cli.tab_callback"]
+
+
+def test_the_tree_is_the_parser() -> None:
+    # docs/generate.py writes it; test_docs fails while it differs: said here too.
+    from bottui.cli.completion import tree_text
+    from bottui.cli.parser import build_parser
+    from bottui.cli.tab_callback import TREE_FILE
+
+    assert TREE_FILE.read_text(encoding="utf-8") == tree_text(build_parser())

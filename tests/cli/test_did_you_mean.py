@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from bottui.cli import topics
+from bottui.cli import help_topics as topics
 from tests.cli.helpers import cli, cli_process
 
 
@@ -48,7 +48,7 @@ def test_nothing_close_names_the_word_and_no_guess() -> None:
 
 def test_a_valid_abbreviation_is_not_a_typo() -> None:
     """argparse takes a unique prefix: --acc is --account, and stays accepted."""
-    from bottui.cli.parser import parse
+    from bottui.cli import parse
 
     assert parse(["--acc", "acme", "help"]).account == "acme"
 
@@ -117,14 +117,13 @@ def test_each_topic_prints_its_text(name: str) -> None:
 
 
 def test_the_json_topic_is_the_schemas_text() -> None:
-    from bottui.cli.help_json import TEXT
+    from bottui.cli.help_topics import JSON_TEXT as TEXT
 
     assert topics.text("json") == TEXT and TEXT.startswith("JSON output")
 
 
 def test_help_of_a_command_is_its_help() -> None:
-    from bottui.cli.parser import build_parser
-    from bottui.cli.suggest import subcommands
+    from bottui.cli.parser import build_parser, subcommands
 
     r = cli("help", "revoke")
     assert r.code == 0

@@ -13,9 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bottui.cli.help_text import COMMON_OPTIONS
-from bottui.cli.parser import build_parser
-from bottui.cli.suggest import subcommands
+from bottui.cli.parser import COMMON_OPTIONS, build_parser, subcommands
 
 ROOT = Path(__file__).resolve().parents[2]
 EXIT_CODES = {0, 1, 2, 3, 4, 130}
@@ -164,7 +162,7 @@ def test_hidden_common_options_stay_accepted(prog: str) -> None:
 
 
 def test_top_level_help_names_every_variable_and_the_topics() -> None:
-    from bottui.cli.topics import TOPICS
+    from bottui.cli.parser import TOPICS
 
     read = set()
     for path in (ROOT / "bottui").rglob("*.py"):

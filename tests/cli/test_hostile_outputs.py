@@ -19,7 +19,8 @@ from urllib.parse import quote
 
 import pytest
 
-from bottui.cli import Output, run
+from bottui.cli import run
+from bottui.cli.output import Output
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.store.files import Locations

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from bottui.cli import Output, run
+from bottui.cli import run
+from bottui.cli.output import Output
 from bottui.store.errors import JournalUnavailable
 from bottui.store.files import Locations
 from bottui.store.journal.file import Journal

@@ -1,7 +1,7 @@
 """Every ``--json`` document has the shape its schema documents (#16 item 7).
 
 Real outputs of the loopback sandbox (and a real PostgreSQL for ``store``)
-are validated against :data:`bottui.cli.json_schemas.SCHEMAS`; a field
+are validated against :data:`bottui.cli.help_topics.SCHEMAS`; a field
 renamed, dropped or added without its schema fails here.
 """
 
@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from bottui.cli.help_json import TEXT
-from bottui.cli.json_schemas import SCHEMAS, problems
+from bottui.cli.help_topics import JSON_TEXT as TEXT
+from bottui.cli.help_topics import SCHEMAS, problems
 from bottui.sandbox.server import SandboxServer
 from tests.cli.helpers import cli
 from tests.fixtures.sandbox import scope

@@ -5,8 +5,7 @@ from __future__ import annotations
 import io
 
 from bottui.api.errors import RefusedError
-from bottui.cli.output import Output
-from bottui.cli.render import render_error
+from bottui.cli.output import Output, render_error
 
 HOSTILE = "id\x1b]0;pwned\x07\x9b31m\u202eevil"
 SHOWN = "id\ufffd]0;pwned\ufffd\ufffd31m\ufffdevil"

@@ -119,7 +119,7 @@ def test_ack_collision_on_undo(env: SandboxServer, team_url: str) -> None:
 def test_a_yes_on_the_terminal_after_the_warning_is_journaled_too(
     env: SandboxServer, team_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from bottui.cli import terminal_confirm
+    from bottui.cli import output as terminal_confirm
 
     configure(env.base_url, protected=True)
     asyncio.run(push(team_url, bob_change(env.base_url, DEMO_ACCOUNT, PROJ, local_id=1)))

@@ -244,7 +244,7 @@ def test_the_demo_start_up_path_imports_none_of_the_costly_modules(tmp_path: Pat
     script = f"""
 import sys
 from pathlib import Path
-from bottui.cli.parser import parse
+from bottui.cli import parse
 parse(["demo"])
 from bottui.demo import prepare
 from bottui.sandbox.process import SandboxProcess

@@ -10,35 +10,34 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
-from typing import TYPE_CHECKING
+import shlex
+from typing import TYPE_CHECKING, Any, Final
 
 from bottui.api.errors import EXIT_OK, EXIT_REFUSED
-from bottui.cli.output import Output
-from bottui.cli.parser import Args, UsageError
+from bottui.cli.output import Output, UsageError
+from bottui.cli.parser import Args, command, group_of
+from bottui.ops.session import DEFAULT_PROFILE, Settings
+from bottui.ops.team_push import TeamSync, open_team_store
+from bottui.store.config.config_file import ConfigStore
 from bottui.store.config.model import Profile
+from bottui.store.errors import ProfileNotFound, no_such_profile
+from bottui.store.files import Locations
+from bottui.store.keyring_tokens import TokenStore
+from bottui.store.team.outbox import Scope
+from bottui.store.team.team_errors import StoreUnavailable
 
 if TYPE_CHECKING:
-    from bottui.ops.team_push import TeamSync
-    from bottui.store.team.outbox import Scope
     from bottui.store.team.pg_store import TeamStore
 
 
 def profile_of(args: Args) -> Profile | None:
     """The profile of ``--profile``, else the current one (``None``: none)."""
-    from bottui.store.config.config_file import ConfigStore
-    from bottui.store.files import Locations
-
     config = ConfigStore(Locations.default()).load()
     if args.profile is not None:
-        from bottui.ops.session import DEFAULT_PROFILE
-        from bottui.store.errors import ProfileNotFound
-
         found = config.profile(args.profile)
         if found is None and args.profile == DEFAULT_PROFILE:
             return None  # the entries journaled without a profile (#27), as every command
         if found is None:
-            from bottui.store.errors import no_such_profile
-
             raise ProfileNotFound(*no_such_profile(args.profile, config.profiles))
         return found
     return config.profile()
@@ -51,9 +50,6 @@ def cmd_store(args: Args, out: Output) -> int:
 
 
 async def _run(args: Args, out: Output, profile: Profile | None) -> int:
-    from bottui.ops.team_push import open_team_store
-    from bottui.store.keyring_tokens import TokenStore
-
     store = await open_team_store(profile, os.environ, TokenStore())
     if args.action == "sync":
         return await _sync(args, out, store)
@@ -121,11 +117,6 @@ def share_scope(args: Args) -> Scope | None:
     """What a backfill shares: the base URL, account and project of the store's
     profile, as a command resolves them (options, environment, profile); None
     without a base URL."""
-    from bottui.ops.session import Settings
-    from bottui.store.config.config_file import ConfigStore
-    from bottui.store.files import Locations
-    from bottui.store.team.outbox import Scope
-
     settings = Settings.resolve(
         ConfigStore(Locations.default()).load(),
         profile=args.profile,
@@ -140,8 +131,6 @@ def share_scope(args: Args) -> Scope | None:
 
 def backfill_command(args: Args) -> str:
     """The one command that shares the older history with this store."""
-    import shlex
-
     words = ["bottui", "store", "sync", "--backfill"]
     if args.profile is not None:
         words += ["--profile", args.profile]
@@ -160,9 +149,6 @@ def _scope_words(scope: Scope | None) -> str:
 
 
 def _team_sync(store: TeamStore) -> TeamSync:
-    from bottui.ops.team_push import TeamSync
-    from bottui.store.files import Locations
-
     return TeamSync(Locations.default().journal_file, store)
 
 
@@ -172,8 +158,6 @@ async def _sync(args: Args, out: Output, store: TeamStore) -> int:
     ``--backfill`` also shares what this machine journaled before the store was
     configured, of the profile's base URL, account and project only.
     """
-    from bottui.store.team.team_errors import StoreUnavailable
-
     team = _team_sync(store)
     backfilled: int | None = None
     try:
@@ -214,3 +198,46 @@ async def _sync(args: Args, out: Output, store: TeamStore) -> int:
         out.message(f"warning: team journal: {state.waiting} not yet shared ({state.down})")
         return EXIT_REFUSED
     return EXIT_OK
+
+
+def _add_store(commands: Any) -> None:
+    store_examples = ["bottui store status --profile prod", "bottui store migrate --profile prod"]
+    store_cmds = group_of(
+        commands,
+        "store",
+        examples=store_examples,
+        exits=[0, 2, 3, 130],
+    )
+    for name, purpose, examples in (
+        ("migrate", "create or upgrade the shared schema (idempotent)", store_examples[1:]),
+        (
+            "status",
+            "where the store is, its schema version, what waits to be shared",
+            store_examples[:1],
+        ),
+        (
+            "sync",
+            "push the journal entries not yet shared, now",
+            ["bottui store sync --profile prod"],
+        ),
+    ):
+        command(
+            store_cmds,
+            name,
+            purpose,
+            examples=[*examples, f"bottui store {name} --json"],
+            exits=[0, (2, "refused: no store configured, or unreachable"), 3, 130],
+            common={"profile", "json"},
+        )
+    store_cmds.choices["sync"].add_argument(
+        "--backfill",
+        action="store_true",
+        help="also share the history written before the store was configured: the "
+        "entries of the profile's base URL, account and project only",
+    )
+
+
+#: Each command's parser (:data:`bottui.cli.COMMANDS`).
+PARSERS: Final = {"store": _add_store}
+
+__all__ = ["PARSERS", "cmd_store"]

@@ -10,23 +10,25 @@ for revert (on a terminal; otherwise the revert command is printed).
 
 from __future__ import annotations
 
+import argparse
 import sys
-from typing import TYPE_CHECKING, Any
+from datetime import timedelta
+from typing import Any, Final
 
 from bottui.api.errors import EXIT_OK
-from bottui.cli import terminal_confirm
-from bottui.cli.output import Output
-from bottui.cli.parser import Args, UsageError
-from bottui.cli.session import command_session
+from bottui.cli import output
+from bottui.cli.command_session import command_session
+from bottui.cli.output import Output, UsageError
+from bottui.cli.parser import CHANGE, SESSION, Args, Exit, add_reason, command, group_of
+from bottui.ops.durations import duration_text, parse_duration
+from bottui.ops.plan import DRY_RUN_NOTE
+from bottui.ops.playbooks import library, planning, revert, run
+from bottui.ops.playbooks.planning import PlaybookPlan
+from bottui.ops.playbooks.revert import PlaybookRevert
+from bottui.ops.playbooks.run import RunSummary, StepResult
+from bottui.ops.session import Session
 from bottui.plaintext import show_id
-
-if TYPE_CHECKING:
-    from datetime import timedelta
-
-    from bottui.ops.playbooks.planning import PlaybookPlan
-    from bottui.ops.playbooks.revert import PlaybookRevert
-    from bottui.ops.playbooks.run import RunSummary, StepResult
-    from bottui.ops.session import Session
+from bottui.store.files import Locations
 
 
 async def cmd_playbook(args: Args, out: Output) -> int:
@@ -45,9 +47,6 @@ async def cmd_playbook(args: Args, out: Output) -> int:
 
 
 async def _list(out: Output) -> int:
-    from bottui.ops.playbooks import library
-    from bottui.store.files import Locations
-
     locations = Locations.default()
     found = await library.load_all(locations)
     if out.as_json:
@@ -76,8 +75,6 @@ async def _list(out: Output) -> int:
 
 
 async def _plan(args: Args, session: Session, *, strict: bool = True) -> PlaybookPlan:
-    from bottui.ops.playbooks import library, planning
-
     book = await library.load(session.locations, args.name)
     account, project = planning.scope(session, book, args.account, args.project)
     plan = await planning.plan_playbook(session, book, account, project, strict=strict)
@@ -116,8 +113,6 @@ def _show(out: Output, plan: PlaybookPlan, *, as_document: bool) -> None:
 
 
 def _duration(args: Args, plan: PlaybookPlan) -> timedelta | None:
-    from bottui.ops.durations import parse_duration
-
     if args.no_revert:
         if args.revert_after is not None:
             raise UsageError("Invalid command line", "--for and --no-revert contradict each other")
@@ -131,9 +126,6 @@ def _duration(args: Args, plan: PlaybookPlan) -> timedelta | None:
 
 
 async def _run(args: Args, out: Output, session: Session, plan: PlaybookPlan) -> int:
-    from bottui.ops.plan import DRY_RUN_NOTE
-    from bottui.ops.playbooks import run
-
     after = _duration(args, plan)
     if args.dry_run:
         _dry_run(out, plan, plan.steps[0].change.reason_refusal(session.settings))
@@ -161,8 +153,6 @@ async def _run(args: Args, out: Output, session: Session, plan: PlaybookPlan) ->
 
 
 def _text(after: timedelta) -> str:
-    from bottui.ops.durations import duration_text
-
     return duration_text(after)
 
 
@@ -203,14 +193,12 @@ def _progress(out: Output, plan: PlaybookPlan) -> Any:
 
 
 def _confirm(out: Output, question: str) -> None:
-    terminal_confirm.confirm_on_terminal(out, question)
+    output.confirm_on_terminal(out, question)
 
 
 async def _offer_revert(
     args: Args, out: Output, session: Session, summary: RunSummary
 ) -> PlaybookRevert | None:
-    from bottui.ops.playbooks import revert
-
     count = len(summary.done)
     hint = f"bottui playbook revert {summary.run_id}" if summary.run_id is not None else None
     if not sys.stdin.isatty():
@@ -243,8 +231,6 @@ def _summary(out: Output, summary: RunSummary, report: PlaybookRevert | None) ->
 
 
 async def _revert(args: Args, out: Output) -> int:
-    from bottui.ops.playbooks import revert
-
     async with command_session(args, out) as session:
         steps = await revert.run_steps(session, args.run_id)
         for line in steps.lines():
@@ -261,4 +247,103 @@ async def _revert(args: Args, out: Output) -> int:
         return report.exit_code
 
 
-__all__ = ["cmd_playbook", "plan_rows"]
+#: The exit codes of running or reverting a playbook.
+_CHANGE_EXITS: Final[list[Exit]] = [
+    (0, "done (every step sent; also every --dry-run)"),
+    (1, "the API answered an error on a step (the steps after it were not sent)"),
+    (
+        2,
+        "refused before sending: a playbook file with a problem (FILE:LINE named), an id "
+        "the inventory does not know, read-only, protected without --yes, not confirmed, "
+        "or a revert refused (superseded)",
+    ),
+    3,
+    (4, "network failure or timeout on a step (its outcome may be unknown)"),
+    130,
+]
+_READ_EXITS: Final[list[Exit]] = [0, (2, "a playbook file with a problem (FILE:LINE named)"), 130]
+
+
+def _run_id(text: str) -> int:
+    try:
+        value = int(text.strip().removeprefix("#"))
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a run id (a positive integer)")
+    return value
+
+
+def _add_playbook(commands: Any) -> None:
+    """Add ``playbook`` and its actions to ``commands`` (the top-level subparsers)."""
+    actions = group_of(
+        commands,
+        "playbook",
+        examples=[
+            "bottui playbook list",
+            'bottui playbook run login-attack --for 2h --reason "INC-4711"',
+            "bottui playbook revert 12 --yes",
+        ],
+        exits=[0, 1, 2, 3, 4, 130],
+    )
+    command(
+        actions,
+        "list",
+        "list the playbooks of the config directory (name, steps, duration, description)",
+        examples=["bottui playbook list", "bottui playbook list --json"],
+        exits=_READ_EXITS,
+        common={"profile", "json"},
+    )
+    show = command(
+        actions,
+        "show",
+        "show a playbook's plan: each step's target, known value now -> new value, source",
+        examples=["bottui playbook show login-attack", "bottui playbook show login-attack --json"],
+        exits=_READ_EXITS,
+        common=SESSION,
+    )
+    show.add_argument("name", metavar="NAME", help="the playbook (playbooks/NAME.toml)")
+    run = command(
+        actions,
+        "run",
+        "plan every step, confirm once, send the steps in order (stop at the first failure)",
+        examples=[
+            "bottui playbook run login-attack --reason INC-4711",
+            "bottui playbook run login-attack --for 30m --yes",
+            "bottui playbook run login-attack --dry-run --json",
+        ],
+        exits=_CHANGE_EXITS,
+        common=CHANGE,
+    )
+    run.add_argument("name", metavar="NAME", help="the playbook (playbooks/NAME.toml)")
+    run.add_argument(
+        "--for",
+        dest="revert_after",
+        metavar="DURATION",
+        default=None,
+        help="revert every step this long after the run (90s, 30m, 2h, 1d, 1h30m; "
+        "at most 7d); default: the playbook's duration, or none",
+    )
+    run.add_argument(
+        "--no-revert",
+        action="store_true",
+        help="no timed revert even if the playbook has a duration (default: off)",
+    )
+    add_reason(run)
+    revert = command(
+        actions,
+        "revert",
+        "revert a playbook run's steps in reverse order, each back to its previous value "
+        "(a step whose object changed since is not sent: superseded)",
+        examples=["bottui playbook revert 12", "bottui playbook revert '#12' --yes --reason done"],
+        exits=_CHANGE_EXITS,
+        common=CHANGE,
+    )
+    revert.add_argument("run_id", metavar="RUN_ID", type=_run_id, help="the run id a run printed")
+    add_reason(revert)
+
+
+#: The command's parser (:data:`bottui.cli.COMMANDS`).
+PARSERS: Final = {"playbook": _add_playbook}
+
+__all__ = ["PARSERS", "cmd_playbook", "plan_rows"]

@@ -7,21 +7,26 @@ awaited on the store executor, so a keyring that hangs costs its timeout and no 
 
 from __future__ import annotations
 
+import getpass
+import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any, Final
 
 from bottui.api.errors import EXIT_OK
 from bottui.api.token_header import check as check_token
-from bottui.cli.output import Output
-from bottui.cli.parser import Args, UsageError
-from bottui.cli.session import command_session
+from bottui.api.tokens import StorePassword
+from bottui.cli.command_session import command_session
+from bottui.cli.output import Output, UsageError
+from bottui.cli.parser import Args, command, group_of
+from bottui.cli.store_cmd import profile_of
+from bottui.ops.inventory_reads import read_all_projects
+from bottui.ops.session import Session
+from bottui.ops.team_push import store_target
 from bottui.ops.token_slots import Slot, delete_token, keyring_answers, read_states, store_token
 from bottui.plaintext import show_id
 from bottui.store.errors import KeyringUnavailable
+from bottui.store.keyring_tokens import TokenStore
 from bottui.store.token_sources import EnvTokenAmbiguous
-
-if TYPE_CHECKING:
-    from bottui.ops.session import Session
 
 
 async def cmd_token(args: Args, out: Output) -> int:
@@ -66,13 +71,6 @@ async def cmd_token(args: Args, out: Output) -> int:
 
 async def _store_password(args: Args, out: Output) -> int:
     """``bottui token set|delete store``: the team store's password, kept in the keyring."""
-    import os
-
-    from bottui.api.tokens import StorePassword
-    from bottui.cli.store import profile_of
-    from bottui.ops.team_push import store_target
-    from bottui.store.keyring_tokens import TokenStore
-
     target = store_target(profile_of(args), os.environ)
     tokens = TokenStore()
     if args.action == "set":
@@ -98,8 +96,6 @@ def _read_secret(kind: str) -> str:
         kind, "Project API token"
     )
     if sys.stdin.isatty():
-        import getpass
-
         value = getpass.getpass(f"{label} (input hidden): ")
     else:
         value = sys.stdin.readline()
@@ -115,8 +111,6 @@ async def _token_status(args: Args, out: Output, session: Session, base: str) ->
     accounts: list[str] = [account] if account else []
     projects: list[tuple[str, str]] = [(account, project)] if account and project else []
     if not (account and project):
-        from bottui.ops.inventory_reads import read_all_projects
-
         for entry in await read_all_projects(session, account):
             if not account:
                 accounts.append(entry.account)
@@ -162,3 +156,57 @@ async def _token_status(args: Args, out: Output, session: Session, base: str) ->
         out.message(f"error: {failure.title}" + (f"\n{failure.details}" if failure.details else ""))
         return failure.exit_code
     return EXIT_OK
+
+
+#: The scope the examples name.
+IDS: Final = "--account acme --project shop-prod"
+
+
+def _add_token(commands: Any) -> None:
+    token_cmds = group_of(
+        commands,
+        "token",
+        examples=["bottui token status", "bottui token set personal --account acme"],
+        exits=[0, 2, 3, 130],
+    )
+    kinds = ["personal", "project", "store"]
+    kind_help = "personal (access token), project (API token) or store (the team store's password)"
+    token_set = command(
+        token_cmds,
+        "set",
+        "store a token read from a hidden prompt or stdin",
+        examples=[
+            "bottui token set personal --account acme",
+            f"bottui token set project {IDS} < token.txt",
+            "bottui token set store --profile prod",
+        ],
+        exits=[0, 2, (3, "the keyring is absent, locked or not answering"), 130],
+        common={"profile", "base_url", "account", "project", "json"},
+    )
+    token_set.add_argument("kind", choices=kinds, metavar="KIND", help=kind_help)
+    command(
+        token_cmds,
+        "status",
+        "which tokens are stored (never their values)",
+        examples=["bottui token status", f"bottui token status {IDS} --json"],
+        exits=[0, 2, (3, "the keyring is absent, locked or not answering"), 130],
+        common={"profile", "base_url", "account", "project", "json"},
+    )
+    token_del = command(
+        token_cmds,
+        "delete",
+        "delete a stored token",
+        examples=[
+            f"bottui token delete project {IDS}",
+            "bottui token delete personal --account acme",
+        ],
+        exits=[0, 2, (3, "the keyring is absent, locked or not answering"), 130],
+        common={"profile", "base_url", "account", "project", "json"},
+    )
+    token_del.add_argument("kind", choices=kinds, metavar="KIND", help=kind_help)
+
+
+#: Each command's parser (:data:`bottui.cli.COMMANDS`).
+PARSERS: Final = {"token": _add_token}
+
+__all__ = ["PARSERS", "cmd_token"]

@@ -7,23 +7,19 @@ uses the same); this module parses nothing and prints what they did.
 from __future__ import annotations
 
 import shlex
-from typing import TYPE_CHECKING
+from typing import Any, Final
 
 from bottui.api.errors import EXIT_OK
-from bottui.cli.output import Output
-from bottui.cli.parser import Args, UsageError
-
-if TYPE_CHECKING:
-    from bottui.store.config.async_facade import AsyncConfigStore
+from bottui.cli.output import Output, UsageError
+from bottui.cli.parser import Args, command, group_of
+from bottui.ops import profiles
+from bottui.store.config.async_facade import AsyncConfigStore
+from bottui.store.errors import ProfileExists
+from bottui.store.files import Locations
 
 
 async def cmd_profile(args: Args, out: Output) -> int:
     """``bottui profile add|edit|list|use|remove``."""
-    from bottui.ops import profiles
-    from bottui.store.config.async_facade import AsyncConfigStore
-    from bottui.store.errors import ProfileExists
-    from bottui.store.files import Locations
-
     store = AsyncConfigStore(Locations.default())
     if args.action == "add":
         if not args.base_url:
@@ -99,7 +95,6 @@ async def cmd_profile(args: Args, out: Output) -> int:
 
 async def _edit(args: Args, out: Output, store: AsyncConfigStore) -> int:
     """``bottui profile edit NAME [OPTIONS]``: what is named changes, the rest stays."""
-    from bottui.ops import profiles
 
     def flag(on: bool | None, off: bool) -> bool | None:
         if on and off:
@@ -144,3 +139,114 @@ async def _edit(args: Args, out: Output, store: AsyncConfigStore) -> int:
     out.line(f"profile {profile.name}: {profile.base_url} [{', '.join(flags) or 'no flags'}]")
     out.line(f"  store: {profile.store or 'none'} · operator: {profile.operator or 'not set'}")
     return EXIT_OK
+
+
+#: The scope the examples name.
+IDS: Final = "--account acme --project shop-prod"
+
+
+def _add_profile(commands: Any) -> None:
+    profile_cmds = group_of(
+        commands,
+        "profile",
+        examples=["bottui profile list", "bottui profile use prod"],
+        exits=[0, 2, 130],
+    )
+    p_add = command(
+        profile_cmds,
+        "add",
+        "add a profile",
+        examples=[
+            "bottui profile add prod --base-url https://api.example.com --protected",
+            f"bottui profile add stage --base-url https://stage.example.com {IDS}",
+            "bottui profile add prod --base-url https://api2.example.com --replace",
+        ],
+        exits=[0, (2, "refused: a profile of that name exists (see --replace), or a bad URL")],
+        common={"base_url", "account", "project", "read_only", "json"},
+    )
+    p_add.add_argument("name", metavar="NAME", help="the new profile's name")
+    p_add.add_argument(
+        "--protected",
+        action="store_true",
+        help="every change on it needs --yes (or a confirmation)",
+    )
+    p_add.add_argument(
+        "--require-reason",
+        action="store_true",
+        help="refuse a change without --reason (the journal says why)",
+    )
+    p_add.add_argument(
+        "--store",
+        metavar="URL",
+        default="",
+        help="the team store: postgresql://user@host/db, no password (default: none)",
+    )
+    p_add.add_argument(
+        "--operator",
+        metavar="NAME",
+        default="",
+        help="who makes this profile's changes, as journaled (default: the config's or $USER)",
+    )
+    p_add.add_argument("--replace", action="store_true", help="replace an existing profile")
+    p_edit = command(
+        profile_cmds,
+        "edit",
+        "change some options of a profile; the others stay",
+        examples=[
+            "bottui profile edit prod --protected --require-reason",
+            "bottui profile edit stage --store postgresql://bottui@db/team --operator alice",
+            "bottui profile edit prod --no-protected --store ''",
+        ],
+        exits=[0, (2, "refused: no such profile, or a bad value")],
+        common={"base_url", "account", "project", "read_only", "json"},
+    )
+    p_edit.add_argument("name", metavar="NAME", help="the profile's name (it cannot change)")
+    for flag, words in (
+        ("protected", "every change on it needs --yes (or a confirmation)"),
+        ("require-reason", "refuse a change without --reason"),
+    ):
+        p_edit.add_argument(f"--{flag}", action="store_const", const=True, default=None, help=words)
+    for flag in ("read-only", "protected", "require-reason"):
+        p_edit.add_argument(
+            f"--no-{flag}",
+            action="store_true",
+            help=f"turn --{flag} off",
+        )
+    p_edit.add_argument(
+        "--store", metavar="URL", default=None, help="the team store ('' removes it)"
+    )
+    p_edit.add_argument(
+        "--operator", metavar="NAME", default=None, help="who is journaled ('' removes it)"
+    )
+    command(
+        profile_cmds,
+        "list",
+        "list profiles (* marks the current one)",
+        examples=["bottui profile list", "bottui profile list --json"],
+        exits=[0, 2],
+        common={"json"},
+    )
+    p_use = command(
+        profile_cmds,
+        "use",
+        "make a profile the current one",
+        examples=["bottui profile use prod", "bottui profile use stage --json"],
+        exits=[0, (2, "refused: no such profile")],
+        common={"json"},
+    )
+    p_use.add_argument("name", metavar="NAME", help="the profile's name")
+    p_rm = command(
+        profile_cmds,
+        "remove",
+        "remove a profile",
+        examples=["bottui profile remove stage", "bottui profile remove stage --json"],
+        exits=[0, (2, "refused: no such profile")],
+        common={"json"},
+    )
+    p_rm.add_argument("name", metavar="NAME", help="the profile's name")
+
+
+#: Each command's parser (:data:`bottui.cli.COMMANDS`).
+PARSERS: Final = {"profile": _add_profile}
+
+__all__ = ["PARSERS", "cmd_profile"]

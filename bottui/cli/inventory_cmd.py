@@ -6,22 +6,22 @@ TUI's adds and forgets are its others); ``export`` and ``list`` read.
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import Any, Final
 
 from bottui.api.errors import EXIT_OK
+from bottui.cli.command_session import command_session
 from bottui.cli.output import Output
-from bottui.cli.parser import Args
-from bottui.cli.session import command_session
+from bottui.cli.parser import Args, command, group_of
+from bottui.ops.inventory_edits import import_file
+from bottui.ops.team_inventory import refresh_shared
 from bottui.plaintext import clean, show_id
 from bottui.store.inventory.records import taught_by
+from bottui.store.journal.records import number_of
 
 
 async def cmd_inventory(args: Args, out: Output) -> int:
     """``bottui inventory import FILE | export FILE | list``."""
-    from pathlib import Path
-
-    from bottui.ops.inventory_edits import import_file
-
     async with command_session(args, out) as session:
         inventory = session.inventory_store
         if args.action == "import":
@@ -50,7 +50,6 @@ async def cmd_inventory(args: Args, out: Output) -> int:
                 what = ", ".join(f"{n} {name}" for name, n in counts.items())
                 out.line(f"exported {what} to {args.file}")
             return EXIT_OK
-        from bottui.ops.team_inventory import refresh_shared
 
         await refresh_shared(session)  # what teammates taught, when a team store is configured
         doc = with_teammates(await inventory.to_dict())
@@ -116,10 +115,57 @@ def _numbers(doc: dict[str, Any]) -> dict[str, Any]:
     script reading ``inventory list --json`` gets numbers, like ``thresholds
     set --json`` and the journal's ``request_body`` and ``previous``.
     """
-    from bottui.store.journal.records import number_of
-
     dims = [
         {**d, "block": number_of(d.get("block")), "challenge": number_of(d.get("challenge"))}
         for d in doc.get("dimensions", [])
     ]
     return {**doc, "dimensions": dims}
+
+
+def _add_inventory(commands: Any) -> None:
+    inv_cmds = group_of(
+        commands,
+        "inventory",
+        examples=["bottui inventory list", "bottui inventory export team.toml"],
+        exits=[0, 2, 130],
+    )
+    inv_import = command(
+        inv_cmds,
+        "import",
+        "merge a TOML inventory file; report what changed",
+        examples=["bottui inventory import team.toml", "bottui inventory import team.toml --json"],
+        exits=[0, (2, "refused: the file cannot be read or is not a valid inventory"), 130],
+        common={"profile", "base_url", "json"},
+    )
+    inv_import.add_argument("file", metavar="FILE", help="the TOML file to merge")
+    inv_export = command(
+        inv_cmds,
+        "export",
+        "write the inventory to a TOML file",
+        examples=[
+            "bottui inventory export team.toml",
+            "bottui inventory export --profile prod p.toml",
+        ],
+        exits=[0, (2, "refused: the file cannot be written"), 130],
+        common={"profile", "base_url", "json"},
+    )
+    inv_export.add_argument("file", metavar="FILE", help="the TOML file to write")
+    inv_export.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace FILE if it exists (never a symbolic link)",
+    )
+    command(
+        inv_cmds,
+        "list",
+        "show the inventory",
+        examples=["bottui inventory list", "bottui inventory list --profile prod --json"],
+        exits=[0, 2, 130],
+        common={"profile", "base_url", "json"},
+    )
+
+
+#: Each command's parser (:data:`bottui.cli.COMMANDS`).
+PARSERS: Final = {"inventory": _add_inventory}
+
+__all__ = ["PARSERS", "cmd_inventory"]

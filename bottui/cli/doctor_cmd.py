@@ -17,10 +17,13 @@ import textwrap
 from typing import Any, Final
 
 from bottui.api.errors import EXIT_API, EXIT_OK
+from bottui.cli.apps import known_bindings
 from bottui.cli.output import Output
-from bottui.cli.parser import Args
+from bottui.cli.parser import SESSION, Args, command
 from bottui.ops.doctor.checks import Check, Verdict
+from bottui.ops.doctor.run import prepare, run_checks
 from bottui.plaintext import clean
+from bottui.store.files import Locations
 
 _VERDICT_WIDTH: Final = 8
 _TITLE_WIDTH: Final = 20
@@ -28,10 +31,6 @@ _TITLE_WIDTH: Final = 20
 
 def cmd_doctor(args: Args, out: Output) -> int:
     """``bottui doctor [--json]``."""
-    from bottui.cli.apps import known_bindings
-    from bottui.ops.doctor.run import prepare, run_checks
-    from bottui.store.files import Locations
-
     prepared = prepare(Locations.default(), args, os.environ, known_bindings())
     checks = asyncio.run(run_checks(prepared))
     counts = {verdict.value: sum(c.verdict is verdict for c in checks) for verdict in Verdict}
@@ -89,4 +88,36 @@ def _summary(counts: dict[str, int], healthy: bool) -> str:
     return f"{', '.join(parts)}: {verdict}"
 
 
-__all__ = ["cmd_doctor"]
+ABOUT: Final = """\
+Each check ends ok, warning, problem or skipped, with a fix. Checks run at
+once, each within a few seconds, so a dead network or a hanging keyring
+cannot hold the doctor up. Tokens are named by where they come from (stored,
+from environment, missing), never shown. The API check sends one request
+with no token and the body {} to a made-up project: nothing can change."""
+
+
+def _add_doctor(commands: Any) -> None:
+    """``bottui doctor`` on the ``commands`` subparsers."""
+    sub = command(
+        commands,
+        "doctor",
+        examples=[
+            "bottui doctor",
+            "bottui doctor --profile prod",
+            "bottui doctor --json | jq '.checks[] | select(.verdict == \"problem\")'",
+        ],
+        exits=[
+            (0, "no problem (warnings and skipped checks do not fail)"),
+            (1, "at least one problem: something needed does not work"),
+            (2, "invalid command line"),
+            130,
+        ],
+        common=SESSION,
+    )
+    sub.epilog = f"{ABOUT}\n\n{sub.epilog}"
+
+
+#: The command's parser (:data:`bottui.cli.COMMANDS`).
+PARSERS: Final = {"doctor": _add_doctor}
+
+__all__ = ["ABOUT", "PARSERS", "cmd_doctor"]

@@ -1,5 +1,9 @@
-"""``bottui timed [extend|cancel|revert]``, ``bottui run-due``, and ``--for`` on the changes.
+"""Timed changes: ``bottui timed [extend|cancel|revert|resolve]``, ``bottui run-due``, ``--for``.
 
+:func:`add_for` puts ``--for DURATION`` on ``limiter enable|disable``,
+``thresholds set`` and ``revoke`` (which refuses it, saying why), with the
+value to revert to when the inventory does not know it (``--revert-to
+on|off``; ``--revert-to-block`` and ``--revert-to-challenge``).
 :func:`with_for` times a plan before it is confirmed, to the value before or
 the one stated with ``--revert-to`` (refused, exit 2, for a revocation, an
 unknown value not stated, or a stated one the inventory contradicts:
@@ -10,15 +14,24 @@ protected profile, that the revert was confirmed with the change.
 
 from __future__ import annotations
 
+import argparse
 import os
-from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 from bottui.api.errors import EXIT_OK
-from bottui.cli.output import Output
-from bottui.cli.parser import Args, UsageError
-from bottui.cli.session import command_session
+from bottui.cli.command_session import command_session
+from bottui.cli.output import Output, UsageError
+from bottui.cli.parser import CHANGE, SESSION, Args, Exit, command
+from bottui.ops import timed
+from bottui.ops.durations import duration_text, parse_duration
+from bottui.ops.revert import limiter_value, thresholds_value, with_revert_to
+from bottui.ops.timed import NO_EXECUTOR_WARNING, executor_known, list_timed
+from bottui.ops.timed.resolve import How, resolve
 from bottui.plaintext import show_id
+from bottui.store.keyring_tokens import TokenStore
+from bottui.store.token_sources import read_credentials
+from bottui.store.utc import parse_time
 
 if TYPE_CHECKING:
     from bottui.ops.plan import PlannedChange
@@ -30,12 +43,216 @@ T = TypeVar("T")
 #: run-due's exit code per action (the worst wins, in CONVENTIONS' bulk order).
 _CODES = {"unknown": 4, "failed": 1, "refused": 2, "late-skipped": 2, "in-doubt": 2}
 
+_FOR_HELP: Final = (
+    "revert to the value before after this long: 90s, 30m, 2h, 1d, 1h30m (at most 7d; "
+    "default: never). Refused (exit 2, nothing sent) when the value before is not known "
+    "and not stated"
+)
+_REVERT_TO_HELP: Final = (
+    "with --for: the state to revert to, when the inventory does not know the one before "
+    "(journaled as stated by you); refused (exit 2) when the inventory knows another one "
+    "(default: the known value before)"
+)
+_REVERT_TO_THRESHOLD_HELP: Final = (
+    "with --for, and --revert-to-{other}: the {which} threshold to revert to, when the "
+    "inventory does not know the one before (the revert keeps --name; journaled as stated "
+    "by you; refused, exit 2, when the inventory knows other values; default: the known ones)"
+)
+#: The exit codes of sending reverts.
+_EXITS: Final[list[Exit]] = [
+    0,
+    1,
+    (
+        2,
+        "refused before sending: read-only, protected without --yes, no such id, "
+        "superseded, late past the limit, or an outcome in doubt (a claim whose "
+        "executor stopped: `bottui timed resolve ID`)",
+    ),
+    3,
+    (4, "network failure, or an answer that never came (the revert's outcome is unknown)"),
+    130,
+]
+
+
+def _duration(text: str) -> timedelta:
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _moment(text: str) -> datetime:
+    try:
+        return parse_time(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_for(sub: argparse.ArgumentParser, kind: Literal["limiter", "thresholds", "revoke"]) -> None:
+    """``--for`` on a change that can be timed (and on ``revoke``, to refuse it), with the
+    value to revert to when the inventory does not know it."""
+    if kind == "revoke":
+        sub.add_argument(
+            "--for",
+            dest="for_",
+            metavar="DURATION",
+            default=None,
+            help="refused: a revocation cannot be timed (the API cannot give a grant back)",
+        )
+        return
+    sub.add_argument(
+        "--for", dest="for_", metavar="DURATION", type=_duration, default=None, help=_FOR_HELP
+    )
+    if kind == "limiter":
+        sub.add_argument("--revert-to", choices=["on", "off"], default=None, help=_REVERT_TO_HELP)
+        return
+    for which, other in (("block", "challenge"), ("challenge", "block")):
+        sub.add_argument(
+            f"--revert-to-{which}",
+            metavar="NUMBER",
+            default=None,
+            help=_REVERT_TO_THRESHOLD_HELP.format(which=which, other=other),
+        )
+
+
+def _add_timed(commands: Any) -> None:
+    timed = command(
+        commands,
+        "timed",
+        examples=[
+            "bottui timed",
+            "bottui timed extend 3 1h",
+            "bottui timed cancel 3",
+        ],
+        exits=[0, (2, "refused: no such timed change, or invalid options"), 130],
+        common=SESSION,
+    )
+    timed.add_argument(
+        "--all",
+        action="store_true",
+        help="list finished ones too (reverted, superseded, cancelled; default: no)",
+    )
+    timed.add_argument(
+        "--now",
+        metavar="ISO",
+        type=_moment,
+        default=None,
+        help="list as if at this UTC time: what is due, late or in doubt (default: now)",
+    )
+    actions = timed.add_subparsers(
+        dest="action", metavar="ACTION", parser_class=type(timed), title="actions"
+    )
+    extend = command(
+        actions,
+        "extend",
+        "revert later: from its due time (or from now, when overdue)",
+        examples=["bottui timed extend 3 1h", "bottui timed extend 3 30m --json"],
+        exits=[0, (2, "no such timed change, or it is no longer scheduled"), 130],
+        common=SESSION | {"dry_run"},
+    )
+    extend.add_argument("timed_id", metavar="TIMED_ID", help="the id `bottui timed` shows")
+    extend.add_argument(
+        "by",
+        metavar="DURATION",
+        type=_duration,
+        help="how much later: 30m, 1h, 1h30m (at most 7d from now)",
+    )
+    cancel = command(
+        actions,
+        "cancel",
+        "keep the change: its revert will not happen",
+        examples=["bottui timed cancel 3", "bottui timed cancel 3 --json"],
+        exits=[0, (2, "no such timed change, or it is no longer scheduled"), 130],
+        common=SESSION | {"dry_run"},
+    )
+    cancel.add_argument("timed_id", metavar="TIMED_ID", help="the id `bottui timed` shows")
+    revert = command(
+        actions,
+        "revert",
+        "revert now, as its timer would (protected profiles: --yes)",
+        examples=["bottui timed revert 3", "bottui timed revert 3 --yes --json"],
+        exits=_EXITS,
+        common=CHANGE,
+    )
+    revert.add_argument("timed_id", metavar="TIMED_ID", help="the id `bottui timed` shows")
+    resolve = command(
+        actions,
+        "resolve",
+        "a claim in doubt (its executor stopped, or someone else claimed it): check it, "
+        "then mark it done or send the revert again",
+        examples=[
+            "bottui timed resolve 3",
+            "bottui timed resolve 3 --done",
+            "bottui timed resolve 3 --resend --yes",
+        ],
+        exits=[
+            (0, "checked, marked done, or re-sent and reverted"),
+            1,
+            (
+                2,
+                "refused: no such timed change, not a claim in doubt, read-only, protected "
+                "without --yes (--resend), or another operator is re-sending it",
+            ),
+            *_EXITS[3:],
+        ],
+        common=CHANGE,
+    )
+    resolve.add_argument("timed_id", metavar="TIMED_ID", help="the id `bottui timed` shows")
+    resolve.add_argument(
+        "--now",
+        metavar="ISO",
+        type=_moment,
+        default=argparse.SUPPRESS,
+        help="resolve as if at this UTC time (tests, catching up; default: now)",
+    )
+    how = resolve.add_mutually_exclusive_group()
+    how.add_argument(
+        "--done",
+        action="store_true",
+        help="you checked: the value is as it should be; settle the claim, send nothing",
+    )
+    how.add_argument(
+        "--resend",
+        action="store_true",
+        help="send the revert again, deliberately (protected profiles: --yes)",
+    )
+
+
+def _add_run_due(commands: Any) -> None:
+    run_due = command(
+        commands,
+        "run-due",
+        examples=[
+            "bottui run-due",
+            "bottui run-due --late-ok",
+            "bottui run-due --now 2026-11-24T12:00:00Z --json",
+        ],
+        exits=[(0, "done, or nothing due"), *_EXITS[1:]],
+        common=SESSION | {"read_only", "dry_run"},
+    )
+    run_due.epilog = (
+        "Tokens: the keyring, or systemd LoadCredential= files bottui-api-key and\n"
+        "bottui-access-token in $CREDENTIALS_DIRECTORY (never Environment=).\n\n"
+        + (run_due.epilog or "")
+    )
+    run_due.add_argument(
+        "--now",
+        metavar="ISO",
+        type=_moment,
+        default=None,
+        help="run as if at this UTC time (tests, catching up; default: now)",
+    )
+    run_due.add_argument(
+        "--late-ok",
+        action="store_true",
+        help="send reverts later than the profile's late_limit_minutes too "
+        "(default: skip and report them)",
+    )
+
 
 def with_for(plan: PlannedChange[T], args: Args) -> PlannedChange[T]:
     """``plan`` timed by ``--for``, reverting to the value ``--revert-to`` states when
     the inventory does not know it (refused, exit 2, when it cannot be)."""
-    from bottui.ops.revert import with_revert_to
-
     after = getattr(args, "for_", None)
     stated = _stated(args)
     if stated is not None and after is None:
@@ -48,8 +265,6 @@ def with_for(plan: PlannedChange[T], args: Args) -> PlannedChange[T]:
 def _stated(args: Args) -> dict[str, Any] | None:
     """The value to revert to, as ``--revert-to`` (or ``--revert-to-block`` and
     ``--revert-to-challenge``) state it; None: not stated."""
-    from bottui.ops.revert import limiter_value, thresholds_value
-
     word = getattr(args, "revert_to", None)
     if word is not None:
         return limiter_value(word == "on")
@@ -67,9 +282,6 @@ def _stated(args: Args) -> dict[str, Any] | None:
 
 async def say_timed(out: Output, session: Session, plan: PlannedChange[Any]) -> None:
     """After a timed change: when it reverts, and the warnings that go with it."""
-    from bottui.ops.durations import duration_text
-    from bottui.ops.timed import NO_EXECUTOR_WARNING, executor_known, list_timed
-
     if plan.revert_after is None:
         return
     known = plan.previous
@@ -94,8 +306,6 @@ def _utc(moment: datetime) -> str:
 
 async def cmd_timed(args: Args, out: Output) -> int:
     """``bottui timed [--all]``; ``timed extend ID DURATION``, ``cancel ID``, ``revert ID``."""
-    from bottui.ops import timed
-
     async with command_session(args, out) as session:
         now = timed.schedule.now_of(session, getattr(args, "now", None))
         action = getattr(args, "action", None)
@@ -145,8 +355,6 @@ async def cmd_timed(args: Args, out: Output) -> int:
 
 async def _resolve(args: Args, out: Output, session: Session, now: datetime) -> int:
     """``timed resolve ID [--done | --resend]``: the check, then what was done."""
-    from bottui.ops.timed.resolve import How, resolve
-
     how: How = "done" if args.done else "resend" if args.resend else "check"
     result = await resolve(
         session, args.timed_id, "check" if args.dry_run else how, confirmed=args.yes, now=now
@@ -216,10 +424,6 @@ def _print_list(out: Output, found: list[TimedChange], now: datetime) -> None:
 
 async def cmd_run_due(args: Args, out: Output) -> int:
     """``bottui run-due [--now ISO] [--late-ok]``: perform the due reverts of the profile."""
-    from bottui.ops import timed
-    from bottui.store.keyring_tokens import TokenStore
-    from bottui.store.token_sources import read_credentials
-
     async with command_session(args, out) as session:
         directory = os.environ.get("CREDENTIALS_DIRECTORY")
         if directory:
@@ -266,4 +470,7 @@ def _code(reports: list[DueReport]) -> int:
     return next((code for code in (4, 1, 2) if code in codes), EXIT_OK)
 
 
-__all__ = ["cmd_run_due", "cmd_timed", "say_timed", "with_for"]
+#: Each command's parser (:data:`bottui.cli.COMMANDS`).
+PARSERS: Final = {"timed": _add_timed, "run-due": _add_run_due}
+
+__all__ = ["PARSERS", "add_for", "cmd_run_due", "cmd_timed", "say_timed", "with_for"]

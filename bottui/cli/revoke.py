@@ -1,6 +1,8 @@
-"""The CLI face of bulk revocation: ``bottui revoke --from-file F|- ...``.
+"""``bottui revoke``: one visitor or user account, or many from a file (``--from-file``).
 
-The engine is :mod:`bottui.ops.bulk`; this module checks the options, opens
+One subject is planned with :mod:`bottui.ops.plan` and sent as every change
+is (:func:`bottui.cli.changes.apply`). Bulk revocation is the engine of
+:mod:`bottui.ops.bulk`; this module checks the options, opens
 the input and the ``--output`` file, refuses a read-only or unconfirmed
 protected profile before anything is sent, runs
 :class:`~bottui.ops.bulk.engine.BulkRevocation` with a progress line on stderr when
@@ -12,6 +14,7 @@ applies (CONVENTIONS.md).
 ``--dry-run`` prints the first :data:`DRY_RUN_SHOWN` requests in full (method,
 URL, headers, body and an equivalent ``curl`` with the token left as
 ``$BOTTUI_ACCESS_TOKEN``) and the count of the rest, sends nothing and exits 0.
+A revocation cannot be timed: ``--for`` is refused, saying why.
 """
 
 from __future__ import annotations
@@ -23,12 +26,16 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator
-from types import SimpleNamespace
-from typing import BinaryIO, Final, TextIO
+from typing import Any, BinaryIO, Final, TextIO
 
 from bottui.api.curl import request_json, request_lines
 from bottui.api.errors import EXIT_OK, RefusedError
-from bottui.cli.output import Output
+from bottui.cli.changes import IDS, apply, render_dry_run
+from bottui.cli.command_session import command_session
+from bottui.cli.output import Output, UsageError
+from bottui.cli.parser import CHANGE, Args, add_reason, command
+from bottui.cli.timed_cmd import add_for
+from bottui.ops import plan as planning
 from bottui.ops.bulk import (
     BulkPlan,
     BulkProgress,
@@ -46,6 +53,50 @@ from bottui.plaintext import clean
 
 #: Requests a bulk ``--dry-run`` prints in full; the rest are counted.
 DRY_RUN_SHOWN: Final = 20
+
+
+async def cmd_revoke(args: Args, out: Output) -> int:
+    """``bottui revoke`` for one subject (bulk: ``--from-file``)."""
+    if args.from_file is not None:
+        async with command_session(args, out) as session:
+            code: int = await run_bulk_revoke(args, out, session)
+            return code
+    if getattr(args, "for_", None) is not None:
+        raise planning.TimedRefused(
+            "a revocation cannot be timed: the API has no call that gives a challenge grant "
+            "back, so it could never revert; nothing was sent"
+        )
+    if args.resume or args.output or args.force or args.overwrite:
+        raise UsageError(
+            "Invalid command line", "--resume, --output, --overwrite, --force need --from-file"
+        )
+    async with command_session(args, out) as session:
+        account, project = session.project_scope(args.account, args.project)
+        subject = {"visitor_id": args.visitor_id, "user_account_id": args.user_account_id}
+        plan = await planning.plan_revocation(session, account, project, **subject)
+        plan = plan.with_reason(args.reason)
+        if args.dry_run:
+            render_dry_run(out, plan, plan.reason_refusal(session.settings))
+            return EXIT_OK
+        applied = await apply(session, plan, confirmed=args.yes)
+        revocation = applied.value
+        if out.as_json:
+            out.document(revocation.to_json())
+        else:
+            out.line(f"revocation: {revocation.outcome.value}")
+            for label, value in (
+                ("reportId", revocation.report_id),
+                ("grantExpiresAt", revocation.grant_expires_at),
+                ("grantRemainingAttempts", revocation.grant_remaining_attempts),
+            ):
+                if value is not None:
+                    out.line(f"  {label}: {value}")
+            if revocation.outcome.value == "unknown (retried)":
+                out.line(
+                    "  an earlier attempt may have withdrawn the grant before the "
+                    "connection failed; the retry found nothing standing"
+                )
+        return EXIT_OK
 
 
 class ProgressLine:
@@ -78,7 +129,7 @@ def _isatty(stream: TextIO) -> bool:
         return False
 
 
-def _check_options(args: SimpleNamespace) -> None:
+def _check_options(args: Args) -> None:
     if args.visitor_id is not None or args.user_account_id is not None:
         raise RefusedError(
             "Invalid command line",
@@ -126,10 +177,10 @@ def _ctrl_c_interrupts() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-async def run_bulk_revoke(args: SimpleNamespace, out: Output, session: Session) -> int:
+async def run_bulk_revoke(args: Args, out: Output, session: Session) -> int:
     """``bottui revoke --from-file F|- [--concurrency N] [--resume] [--output F]``.
 
-    ``session`` is the command's (:func:`bottui.cli.session.command_session`
+    ``session`` is the command's (:func:`bottui.cli.command_session.command_session`
     prints its warnings and closes it).
     """
     source: BulkSource | None = None
@@ -251,4 +302,74 @@ def _print_plan(out: Output, plan: BulkPlan, refused: str | None = None) -> None
     out.message("dry run: nothing was sent")
 
 
-__all__ = ["DRY_RUN_SHOWN", "ProgressLine", "open_source", "run_bulk_revoke"]
+def _add_revoke(commands: Any) -> None:
+    revoke = command(
+        commands,
+        "revoke",
+        examples=[
+            f"bottui revoke {IDS} --visitor-id vis_7Hq2kP9xLm",
+            f"bottui revoke {IDS} --user-account-id user-1234 --reason INC-42",
+            f"bottui revoke {IDS} --from-file ids.txt --output results.csv",
+        ],
+        exits=[
+            (0, "done, also when nothing was standing"),
+            (1, "the API answered an error (bulk: at least one request failed)"),
+            (2, "refused before sending (bulk: some input lines were invalid)"),
+            3,
+            4,
+            130,
+        ],
+        common=CHANGE,
+    )
+    revoke.add_argument(
+        "--visitor-id",
+        metavar="VISITOR_ID",
+        help="revoke this visitor's grants (with --user-account-id: both)",
+    )
+    revoke.add_argument(
+        "--user-account-id",
+        metavar="USER_ACCOUNT_ID",
+        help="revoke this user account's grants (with --visitor-id: both)",
+    )
+    revoke.add_argument(
+        "--from-file",
+        metavar="FILE",
+        help="bulk: ids from FILE (- for stdin): one visitor id per line, or CSV with a "
+        "visitorId and/or userAccountId header",
+    )
+    revoke.add_argument(
+        "--concurrency",
+        type=int,
+        default=32,
+        metavar="N",
+        help="bulk: requests in flight, 1 to 512 (default %(default)s)",
+    )
+    revoke.add_argument("--resume", action="store_true", help="bulk: skip ids already done")
+    revoke.add_argument(
+        "--force", action="store_true", help="bulk: run even while the same input runs"
+    )
+    revoke.add_argument(
+        "--output",
+        metavar="FILE",
+        help="bulk: write each id's result to FILE, results.csv or results.jsonl",
+    )
+    revoke.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="bulk: replace an existing --output file (never a symbolic link)",
+    )
+    add_reason(revoke)
+    add_for(revoke, "revoke")
+
+
+#: The command's parser (:data:`bottui.cli.COMMANDS`).
+PARSERS: Final = {"revoke": _add_revoke}
+
+__all__ = [
+    "DRY_RUN_SHOWN",
+    "PARSERS",
+    "ProgressLine",
+    "cmd_revoke",
+    "open_source",
+    "run_bulk_revoke",
+]

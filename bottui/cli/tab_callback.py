@@ -1,0 +1,305 @@
+"""The shells' Tab callback: ``bottui __complete SHELL -- WORD... CURRENT``.
+
+The scripts of :mod:`bottui.cli.completion` run it at every Tab with the words
+after ``bottui`` (the last one being the word under the cursor) and read its
+answer: a first line ``:words`` or ``:files`` (the shell completes file names
+itself), then one candidate per line. Which commands, options and choices exist
+is read from :data:`TREE_FILE` (the parser as data), so a new command completes
+without an edit here; profile names and the inventory's ids come from
+:func:`profile_names` and :func:`known_ids` (read-only).
+
+Every candidate passes :func:`safe`: only letters, digits and ``. _ - + @ , % /``
+(:data:`SAFE`), not starting with ``-`` (an option's place), at most 200 characters.
+An id from a server or a file holding anything else (``$``, backticks,
+quotes, spaces, ``;``, ``*``, a backslash, a control character, a colon...)
+is left out, so a script could not expand it even by mistake. The callback
+never prints a traceback, never touches the network or a token, and writes
+nothing; whatever goes wrong, it answers nothing and exits 0.
+
+Profile names and ids come from the user's files, synchronously and
+read-only: the callback is a short process that runs no event loop, reads
+``config.toml`` once and glances at the inventory through
+:func:`~bottui.store.inventory.peek.peek_ids` (SQLite ``mode=ro``). The
+profile, account and project are the ones already on the command line, else
+the profile's own (as a command would resolve them, see
+:class:`bottui.ops.session.Settings`). Any failure is an empty answer.
+
+Imported by nothing but the registry, at a Tab: no parser, no argparse, no
+command module (a Tab is held to 2x ``python -c pass``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from bottui.api.errors import BottuiError
+from bottui.store.config.config_file import ConfigStore
+from bottui.store.config.model import Config
+from bottui.store.files import Locations
+from bottui.store.inventory.peek import Kind, peek_ids
+
+#: The characters a candidate may hold (an allow-list: nothing a shell expands).
+SAFE: Final = re.compile(r"[A-Za-z0-9._+@,%/][A-Za-z0-9._+@,%/-]{0,199}")
+
+SHELLS: Final = ("bash", "zsh", "fish")
+
+#: A value's kind, by the option's or positional's ``dest`` (or metavar, lowercased).
+_KINDS: Final[dict[str, str]] = {
+    "profile": "profiles",
+    "account": "accounts",
+    "project": "projects",
+    "limiter_id": "limiters",
+    "dimension_id": "dimensions",
+    "file": "files",
+    "from_file": "files",
+    "output": "files",
+    "export": "files",
+}
+
+
+#: The kinds the inventory answers, each its own :data:`~bottui.store.inventory.peek.Kind`.
+_ID_KINDS: Final[dict[str, Kind]] = {
+    "accounts": "accounts",
+    "projects": "projects",
+    "limiters": "limiters",
+    "dimensions": "dimensions",
+}
+
+
+def safe(word: str) -> bool:
+    """True when ``word`` holds only :data:`SAFE` characters."""
+    return SAFE.fullmatch(word) is not None
+
+
+def _printable(word: str) -> bool:
+    """A candidate as printed: a safe value, an option, or an option's ``--name=`` and a value."""
+    _, eq, value = word.partition("=")
+    return safe(value) if eq else safe(word.lstrip("-"))
+
+
+#: One parser of the command line as data: ``options`` (option string -> ``dest``,
+#: ``metavar``, whether it takes a ``value``, its ``choices``), the options its
+#: ``--help`` ``shown``, and its positional ``args`` in order (a value, or the
+#: ``commands`` of a subparsers action with those ``shown``).
+Node = dict[str, Any]
+
+#: The whole command line as :func:`tree` writes it, read at every Tab.
+TREE_FILE: Final = Path(__file__).with_name("command_tree.json")
+
+
+@dataclass
+class _Line:
+    """What the words before the cursor say: where in the tree, with which values."""
+
+    node: Node
+    path: list[str] = field(default_factory=list)
+    values: dict[str, str] = field(default_factory=dict)
+    positional: int = 0
+    pending: Node | None = None
+    lost: bool = False
+
+
+def _option(node: Node, word: str) -> Node | None:
+    """The option ``word`` names, exactly or by a unique prefix (argparse's abbreviation)."""
+    options: dict[str, Node] = node["options"]
+    found = options.get(word)
+    if found is not None or not word.startswith("--"):
+        return found
+    matches = {o["dest"]: o for s, o in options.items() if s.startswith(word)}
+    return next(iter(matches.values())) if len(matches) == 1 else None
+
+
+def _read(node: Node, words: Sequence[str]) -> _Line:
+    """Walk the words before the cursor as argparse would, remembering the values seen."""
+    line = _Line(node)
+    only_positionals = False
+    for word in words:
+        if line.pending is not None:
+            if word != "=":  # bash splits --profile=prod at the '='
+                line.values[line.pending["dest"]] = word
+                line.pending = None
+            continue
+        if word == "--" and not only_positionals:
+            only_positionals = True
+        elif word.startswith("-") and len(word) > 1 and not only_positionals:
+            name, eq, value = word.partition("=")
+            option = _option(line.node, name)
+            if option is not None and option["value"]:
+                if eq:
+                    line.values[option["dest"]] = value
+                else:
+                    line.pending = option
+        else:
+            _positional(line, word)
+        if line.lost:
+            break
+    return line
+
+
+def _positional(line: _Line, word: str) -> None:
+    args = line.node["args"]
+    if line.positional >= len(args):
+        return
+    arg = args[line.positional]
+    if "commands" not in arg:
+        line.values[arg["dest"]] = word
+        if not arg["many"]:
+            line.positional += 1
+    elif word in arg["commands"]:
+        line.node, line.positional = arg["commands"][word], 0
+        line.path.append(word)
+    else:
+        line.lost = True  # not a command: nothing sensible to offer
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The callback's answer: ``files`` (the shell lists file names) or these words."""
+
+    words: list[str]
+    files: bool = False
+
+
+def answer(words: Sequence[str], locations: Locations) -> Answer:
+    """The candidates for the last of ``words`` (the words after ``bottui``)."""
+    *before, current = list(words) or [""]
+    line = _read(json.loads(TREE_FILE.read_text(encoding="utf-8")), before)
+    if line.lost:
+        return Answer([])
+    if line.pending is not None:
+        return _values(line, line.pending, current, "", locations)
+    if current.startswith("--") and "=" in current:
+        name, _, value = current.partition("=")
+        option = _option(line.node, name)
+        if option is None or not option["value"]:
+            return Answer([])
+        return _values(line, option, value, name + "=", locations)
+    if current.startswith("-"):
+        return Answer([o for o in line.node["shown"] if o.startswith(current)])
+    args = line.node["args"]
+    if line.positional < len(args):
+        arg = args[line.positional]
+        if "commands" in arg:
+            return Answer([c for c in arg["shown"] if c.startswith(current)])
+        return _values(line, arg, current, "", locations)
+    # Nothing positional is left: the options are all there is to type.
+    return Answer(line.node["shown"] if current == "" else [])
+
+
+def _kind(line: _Line, about: Node) -> str | None:
+    if line.path[:1] == ["profile"] and line.path[1:] != ["add"] and about["dest"] == "name":
+        return "profiles"
+    for key in (about["dest"], str(about["metavar"] or "").lower()):
+        if key in _KINDS:
+            return _KINDS[key]
+    return None
+
+
+def _values(line: _Line, about: Node, current: str, before: str, locations: Locations) -> Answer:
+    """The values an option or positional may take that start with ``current`` (each
+    after ``before``)."""
+    kind = _kind(line, about)
+    if kind == "files":
+        return Answer([], files=True)
+    found: list[str] = []
+    if about["choices"] is not None:
+        found = [choice for choice in about["choices"] if choice.startswith(current)]
+    elif kind == "profiles":
+        found = profile_names(locations, current)
+    elif kind in _ID_KINDS:
+        found = known_ids(
+            locations,
+            _ID_KINDS[kind],
+            current,
+            profile=line.values.get("profile"),
+            account=line.values.get("account"),
+            project=line.values.get("project"),
+        )
+    return Answer([before + value for value in found if safe(value)])
+
+
+def callback(words: Sequence[str]) -> int:
+    """``bottui __complete SHELL -- WORD...``: print the answer; exit 0 whatever happens."""
+    try:
+        shell, dash, *rest = words
+        if shell not in SHELLS or dash != "--":
+            return 0
+        found = answer(rest, Locations.default())
+        lines = [":files" if found.files else ":words"]
+        lines += sorted({word for word in found.words if _printable(word)})
+        sys.stdout.write("\n".join(lines) + "\n")
+        sys.stdout.flush()
+    except BaseException:  # a Tab never shows a traceback (nor a ^C one)
+        return 0
+    return 0
+
+
+# -- profile names and inventory ids ----------------------------------------------------
+
+#: The inventory scope of a session with no profile: ``bottui.ops.session.DEFAULT_PROFILE``,
+#: not imported (it costs the callback ~30 ms at every Tab); a test checks they agree.
+DEFAULT_PROFILE = "default"
+
+
+def _config(locations: Locations) -> Config | None:
+    try:
+        return ConfigStore(locations).load()
+    except (BottuiError, OSError, ValueError):
+        return None
+
+
+def profile_names(locations: Locations, prefix: str = "") -> list[str]:
+    """The profiles of ``config.toml`` starting with ``prefix``, sorted."""
+    config = _config(locations)
+    if config is None:
+        return []
+    return sorted(name for name in config.profiles if name.startswith(prefix))
+
+
+def known_ids(
+    locations: Locations,
+    kind: Kind,
+    prefix: str = "",
+    *,
+    profile: str | None = None,
+    account: str | None = None,
+    project: str | None = None,
+) -> list[str]:
+    """The inventory's ids of ``kind`` starting with ``prefix``, for that profile/account/project.
+
+    An unknown ``profile`` has nothing (the command would refuse it); with no
+    ``profile``, the current one (else the inventory's ``default`` scope).
+    """
+    config = _config(locations) or Config()
+    chosen = config.profiles.get(profile) if profile is not None else config.profile()
+    if profile is not None and chosen is None:
+        return []
+    scope = chosen.name if chosen is not None else DEFAULT_PROFILE
+    return peek_ids(
+        locations.inventory_file,
+        scope,
+        kind,
+        prefix=prefix,
+        account=account or (chosen.account if chosen else None),
+        project=project or (chosen.project if chosen else None),
+    )
+
+
+__all__ = [
+    "SAFE",
+    "SHELLS",
+    "TREE_FILE",
+    "Answer",
+    "Node",
+    "answer",
+    "callback",
+    "known_ids",
+    "profile_names",
+    "safe",
+]
