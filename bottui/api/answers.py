@@ -1,7 +1,9 @@
-"""What a 2xx or error answer's body becomes: decoded JSON, or an error of ours.
+"""What one attempt comes back with: a 2xx Answer, or a Failure; and what a body becomes.
+
+What a 2xx or error answer's body becomes: decoded JSON, or an error of ours.
 
 Every string kept from a server's body passes through
-:func:`bottui.api.scrub.server_json` here (lone surrogates repaired, the
+:func:`bottui.api.tokens.server_json` here (lone surrogates repaired, the
 tokens in use masked), so models, errors, the journal and the inventory only
 ever hold that text.
 
@@ -12,7 +14,13 @@ answer that holds one is still read, its outcome recorded.
 
 Every excerpt of a body quoted in an error (:func:`excerpt`) has the
 tokens in use and every secret member (``serverKey``) masked, by the same
-rules as a decoded answer (:mod:`bottui.api.secret_keys`).
+rules as a decoded answer (:mod:`bottui.api.tokens`).
+
+One failed attempt of a request, described without the HTTP library's objects.
+
+The client keeps a :class:`Failure` (our error, whether the request may have
+arrived, whether to retry) instead of the httpx exception: that exception's
+request holds the headers, and so the token.
 """
 
 from __future__ import annotations
@@ -22,13 +30,19 @@ import math
 from dataclasses import dataclass
 from typing import Any, Final
 
-from bottui.api.errors import ApiError, ErrorObject, UnusableBodyError
-from bottui.api.scrub import server_json, server_text
-from bottui.api.secret_keys import mask_members, mask_text
+import httpx
+
+from bottui.api.errors import ApiError, BottuiError, ErrorObject, UnusableBodyError
+from bottui.api.requests import PreparedRequest
+from bottui.api.tokens import mask_members, mask_text, server_json, server_text
 from bottui.plaintext import clean
+
+# -- answers and their bodies ---------------------------------------------------------------------
+
 
 #: Characters of a body quoted in an error when it is not an error object.
 EXCERPT_CHARS: Final = 200
+
 _NOT_JSON: Final = object()
 
 
@@ -114,4 +128,31 @@ def excerpt(body: bytes) -> str:
     return clean(text[:EXCERPT_CHARS]) + ("…" if len(text) > EXCERPT_CHARS else "")
 
 
-__all__ = ["EXCERPT_CHARS", "Answer", "api_error", "decode", "excerpt", "loads"]
+# -- a failed attempt -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One failed attempt, described without keeping the httpx exception."""
+
+    error: BottuiError
+    ambiguous: bool
+    retryable: bool
+    wait: float | None = None  # from Retry-After
+
+
+def describe(exc: Exception, request: PreparedRequest, plain: str | None = None) -> str:
+    """The exception's text and host, never its request (whose headers hold the token).
+
+    ``plain`` replaces the text when :mod:`bottui.api.transport` has words for the cause.
+    """
+    if plain is not None:
+        return clean(plain)
+    text = clean(str(exc)) or type(exc).__name__
+    host = httpx.URL(request.url).host
+    return f"{host}: {text}"
+
+
+def join_details(details: str, note: str) -> str:
+    """``details; note`` (or the note alone)."""
+    return f"{details}; {note}" if details else note

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from bottui.api.errors import UnusableBodyError
-from bottui.api.secret_keys import mask_members
+from bottui.api.tokens import mask_members
 
 SECRET_MASK: Final = "***"
 # Keys under which services commonly put an element's id and active flag.
@@ -286,7 +286,7 @@ class DimensionThresholds:
     """The body of a threshold update, numbers kept as the literals to send.
 
     ``block`` and ``challenge`` are JSON number literals (validated by
-    :func:`bottui.api.validation.threshold_literal`), so a typed
+    :func:`bottui.api.requests.threshold_literal`), so a typed
     ``0.123456789`` is sent exactly so.
     """
 

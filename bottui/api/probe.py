@@ -19,7 +19,7 @@ from typing import Final
 
 import httpx
 
-from bottui.api import urls
+from bottui.api import requests as urls
 from bottui.api.answers import Answer
 from bottui.api.client import BotProtectionClient
 from bottui.api.errors import ApiError, BottuiError, ErrorObject

@@ -1,9 +1,29 @@
-"""When to try an operation again, and how long to wait before it.
+"""Sending one request with retries inside one total deadline, and the pause a run shares.
+
+When to try an operation again, and how long to wait before it.
 
 Exponential backoff with jitter for 429, 502, 503, 504 and connection
 failures; ``Retry-After`` (seconds or an HTTP date) is honoured up to a cap;
 and nothing waits past the operation's total deadline. Time comes in through
 injectable callables so tests never wait.
+
+A pause shared by every request of a run: one 429 slows the whole run down.
+
+When the service answers 429 (or 503 with ``Retry-After``), the request that
+got it waits before its retry, as always. With a :class:`SharedPause` passed
+to :meth:`~bottui.api.client.BotProtectionClient.send`, every other request
+of the run waits until the same moment before its next attempt, so a bulk
+run stops hammering a service that asked it to slow down.
+
+Time comes from the client's :class:`~bottui.api.retry.Timing`, so tests that
+inject a fake clock and sleep see the pause as injected sleeps.
+
+The retry loop (:func:`send_with_retries`) and how an answered status
+becomes an :class:`~bottui.api.answers.Answer` or a
+:class:`~bottui.api.answers.Failure` (:func:`answered`) serve every request
+of :class:`~bottui.api.client.BotProtectionClient`, a single change or one
+id of a bulk run alike, so every outcome is classified one way (a timeout or
+a connection lost after sending is *unknown*, never *failed*).
 """
 
 from __future__ import annotations
@@ -18,13 +38,23 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Final
 
+from bottui.api.answers import Answer, Failure, api_error
+from bottui.api.errors import ApiError, DeadlineExceeded, NetworkError
+
+# -- when to try again ----------------------------------------------------------------------------
+
+
 RETRY_STATUSES: Final = frozenset({429, 502, 503, 504})
+
+
 # A 502 or 504 came from a gateway that may already have forwarded the
 # request: the service may have acted on it.
 AMBIGUOUS_STATUSES: Final = frozenset({502, 504})
 
 Sleep = Callable[[float], Awaitable[None]]
+
 Clock = Callable[[], float]
+
 WallClock = Callable[[], datetime]
 
 
@@ -96,3 +126,136 @@ class Timing:
     clock: Clock = time.monotonic
     wall: WallClock = _utcnow
     rng: random.Random = field(default_factory=random.Random)
+
+
+# -- the pause a run shares -----------------------------------------------------------------------
+
+
+class SharedPause:
+    """The moment (on the client's clock) before which no request may go out.
+
+    Attributes:
+        until: Clock reading when the pause ends (``-inf``: never paused).
+        count: How many answers asked for a pause so far.
+    """
+
+    def __init__(self) -> None:
+        self.until: float = -math.inf
+        self.count = 0
+
+    def __repr__(self) -> str:
+        return f"SharedPause(until={self.until!r}, count={self.count})"
+
+    def hold(self, now: float, seconds: float) -> None:
+        """Pause every request until ``now + seconds`` (never shortens a pause)."""
+        if seconds <= 0:
+            return
+        self.count += 1
+        end = now + seconds
+        if end > self.until:
+            self.until = end
+
+    def remaining(self, now: float) -> float:
+        """Seconds left before requests may go out again (0 when not paused)."""
+        return max(0.0, self.until - now)
+
+    async def wait(self, timing: Timing, *, limit: float = math.inf) -> None:
+        """Sleep until the pause is over (re-checked: it may be extended meanwhile).
+
+        ``limit`` is a clock reading not to sleep past (a request's deadline).
+        """
+        while True:
+            now = timing.clock()
+            end = min(self.until, limit)
+            if end <= now:
+                return
+            await timing.sleep(end - now)
+
+
+# -- the retry loop -------------------------------------------------------------------------------
+
+
+#: One attempt, given the seconds left before the deadline; never raises for
+#: transport trouble (returns a Failure).
+Attempt = Callable[[float], Awaitable[Answer | Failure]]
+
+
+def answered(status: int, body: bytes, retry_after: str | None, timing: Timing) -> Answer | Failure:
+    """What an answer of ``status`` is: a 2xx :class:`Answer`, or a :class:`Failure`."""
+    if 200 <= status < 300:
+        return Answer(status, body, attempts=1, retried_ambiguous=False)
+    error = api_error(status, body)
+    if status in RETRY_STATUSES:
+        wait = None
+        if status in (429, 503):
+            wait = parse_retry_after(retry_after, timing.wall())
+        return Failure(error, ambiguous=status in AMBIGUOUS_STATUSES, retryable=True, wait=wait)
+    return Failure(error, ambiguous=False, retryable=False)
+
+
+async def send_with_retries(
+    attempt: Attempt, policy: RetryPolicy, timing: Timing, pause: SharedPause | None
+) -> Answer:
+    """Attempt until an answer, a final failure or the deadline; raise on failure.
+
+    With a ``pause`` (a bulk run shares one among its requests), every
+    attempt first waits out the pause, and a 429 (or a 503 with
+    ``Retry-After``) extends it by the wait this request takes, so every
+    request of the run slows down together. The deadline starts once the
+    first wait is over.
+    """
+    if pause is not None:
+        await pause.wait(timing)
+    deadline_at = timing.clock() + policy.deadline
+    ambiguous = False
+    attempt_number = 0
+    while True:
+        attempt_number += 1
+        remaining = deadline_at - timing.clock()
+        if remaining <= 0:
+            raise DeadlineExceeded(
+                "Timed out",
+                f"no answer within the {policy.deadline:g} s deadline",
+                attempts=attempt_number - 1,
+                ambiguous=ambiguous,
+            )
+        outcome = await attempt(remaining)
+        if isinstance(outcome, Answer):
+            if attempt_number == 1:
+                return outcome  # the common case: no copy
+            return Answer(
+                outcome.status,
+                outcome.body,
+                attempts=attempt_number,
+                retried_ambiguous=ambiguous,
+            )
+        ambiguous = ambiguous or outcome.ambiguous
+        error = outcome.error
+        if isinstance(error, ApiError | NetworkError):
+            error.attempts = attempt_number
+            # Any attempt that may have arrived makes the outcome unknown,
+            # whatever the last one answered (a 400 after a timeout too).
+            error.ambiguous = ambiguous
+        if not outcome.retryable:
+            raise error
+        if attempt_number >= policy.max_attempts:
+            error.add_note(f"gave up after {attempt_number} attempts")
+            raise error
+        if outcome.wait is not None:
+            wait = min(outcome.wait, policy.retry_after_cap)
+        else:
+            wait = policy.backoff(attempt_number, timing.rng)
+        if pause is not None and (
+            outcome.wait is not None or (isinstance(error, ApiError) and error.status == 429)
+        ):
+            pause.hold(timing.clock(), wait)
+        if timing.clock() + wait >= deadline_at:
+            note = (
+                f"the next retry ({wait:.1f} s away) would pass the "
+                f"{policy.deadline:g} s deadline; gave up after {attempt_number} attempts"
+            )
+            error.add_note(note)
+            raise error
+        await timing.sleep(wait)
+        if pause is not None:
+            await pause.wait(timing, limit=deadline_at)

@@ -26,8 +26,8 @@ from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import BinaryIO, Final, TextIO
 
-from bottui.api.curl import request_json, request_lines
 from bottui.api.errors import EXIT_OK, RefusedError
+from bottui.api.requests import request_json, request_lines
 from bottui.cli.output import Output
 from bottui.ops import reasons
 from bottui.ops.bulk import (

@@ -11,7 +11,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from bottui.api.errors import EXIT_OK
-from bottui.api.token_header import check as check_token
+from bottui.api.tokens import check as check_token
 from bottui.cli.output import Output
 from bottui.cli.parser import Args, UsageError
 from bottui.cli.session import command_session

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from bottui.api.errors import ValidationError
-from bottui.api.scrub import server_json
+from bottui.api.tokens import server_json
 from bottui.ops.durations import parse_duration
 from bottui.store.journal.export import export_csv, export_jsonl
 from bottui.store.journal.protocol import EntryId, EntryQuery, RunId

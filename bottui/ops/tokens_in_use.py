@@ -3,7 +3,7 @@
 A journal written before server text was scrubbed may hold a token a server
 echoed. Whoever reads such text back (the ``journal`` command, its exports,
 the Journal screen) first makes the tokens in use known to
-:mod:`bottui.api.scrub`: the environment's (:func:`remember_environment`,
+:mod:`bottui.api.tokens`: the environment's (:func:`remember_environment`,
 cheap, always) and, awaited off the event loop, the keyring's tokens of the slots the entries name
 (:func:`remember_slots`). A keyring that cannot answer leaves the
 environment's tokens as the ones masked; reading goes on.
@@ -15,7 +15,7 @@ import os
 from collections.abc import Collection, Iterable, Mapping
 from typing import Final, TypeAlias
 
-from bottui.api.scrub import remember
+from bottui.api.tokens import remember
 from bottui.api.tokens import TOKEN_ENV
 from bottui.store.env_tokens import profile_variables
 from bottui.store.errors import KeyringUnavailable

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final, Protocol
 
 from bottui.ops.bulk import UNKNOWN_LIKE, BulkProgress, BulkRevocation, BulkSummary, ItemStatus
-from bottui.ops.bulk.spool import ResultsSpool
+from bottui.ops.bulk.results import ResultsSpool
 from bottui.tui.screens.bulk_confirm import BulkOrder, confirm_bulk
 from bottui.tui.screens.bulk_dialog import BulkDraft
 from bottui.tui.widgets.bulk_words import plural, unsettled

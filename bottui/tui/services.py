@@ -368,7 +368,7 @@ class TuiServices(TimedServices, TeamServices):
 
         ``notes``: what sending it would also do (a timed revert it supersedes), cleaned.
         """
-        from bottui.api.curl import to_curl
+        from bottui.api.requests import to_curl
         from bottui.ops import reasons
 
         dry_run_dialog: type[DryRunDialog] = lazy.load("DryRunDialog")
@@ -535,7 +535,7 @@ def services_of(node: MessagePump) -> TuiServices:
 
 def dry_run_lines(requests: Sequence[PreparedRequest]) -> list[str]:
     """The lines a dry run shows: method, URL, headers, body, curl."""
-    from bottui.api.curl import request_lines
+    from bottui.api.requests import request_lines
 
     lines: list[str] = []
     for request in requests:

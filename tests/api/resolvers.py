@@ -1,4 +1,4 @@
-"""A :class:`~bottui.api.resolve.Resolver` the tests control, and the transport switch."""
+"""A :class:`~bottui.api.transport.Resolver` the tests control, and the transport switch."""
 
 from __future__ import annotations
 

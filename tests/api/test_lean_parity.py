@@ -16,12 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from bottui.api.lean import ClientRevocations, LeanRevocations, RevocationSender
 
 from bottui.api.client import BotProtectionClient
 from bottui.api.errors import BottuiError
-from bottui.api.lean import ClientRevocations, LeanRevocations, RevocationSender
-from bottui.api.pause import SharedPause
-from bottui.api.retry import RetryPolicy, Timing
+from bottui.api.retry import RetryPolicy, SharedPause, Timing
 from bottui.api.tokens import AccessToken
 from bottui.sandbox.clock import ManualClock
 from bottui.sandbox.demo import DEMO_ACCESS_TOKEN, DEMO_ACCOUNT, demo_state

@@ -15,12 +15,12 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from bottui.api.httpx_pinned import BookBackend, PinnedHttpxTransport
 
 from bottui.api.client import BotProtectionClient
 from bottui.api.errors import EXIT_REFUSED, PlainHttpRefused, RefusedError
-from bottui.api.httpx_pinned import BookBackend, PinnedHttpxTransport
+from bottui.api.requests import check_base_url
 from bottui.api.transport import AiohttpTransport, default_transport
-from bottui.api.urls import check_base_url
 from bottui.sandbox.demo import demo_state
 from bottui.sandbox.server import SandboxServer
 from tests.api.resolvers import TRANSPORTS, MapResolver, use_transport

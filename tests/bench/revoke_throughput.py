@@ -31,7 +31,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bottui.api.client import BotProtectionClient  # noqa: E402
-from bottui.api.pause import SharedPause  # noqa: E402
+from bottui.api.retry import SharedPause  # noqa: E402
 from bottui.api.tokens import AccessToken  # noqa: E402
 from bottui.sandbox.demo import DEMO_ACCESS_TOKEN, DEMO_ACCOUNT  # noqa: E402
 from tests.bench.sandbox_process import Sandbox  # noqa: E402

@@ -9,7 +9,7 @@ import pytest
 
 from bottui.ops.bulk import BulkRevocation
 from bottui.ops.bulk.input import BulkSource
-from bottui.ops.bulk.status import MAX_INVALID_KEPT
+from bottui.ops.bulk.report import MAX_INVALID_KEPT
 from bottui.ops.session import Session, Settings
 from bottui.sandbox.server import SandboxServer
 from bottui.store.paths import Locations

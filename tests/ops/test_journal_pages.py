@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from bottui.api.scrub import scrub
-from bottui.api.tokens import ProjectToken
+from bottui.api.tokens import ProjectToken, scrub
 from bottui.ops.journal_pages import EntryStream, export_stream
 from bottui.store.journal.async_facade import SqliteJournalStore
 from bottui.store.journal.protocol import EntryPage, EntryQuery

@@ -25,7 +25,7 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Button, Checkbox, Input, Static, TextArea
 
-import bottui.ops.bulk.meter as bulk_meter
+import bottui.ops.bulk.report as bulk_meter
 from bottui.ops.bulk import BulkProgress, BulkSummary, ItemStatus
 from bottui.ops.bulk.input import InvalidLine
 from bottui.sandbox.server import SandboxServer

@@ -18,7 +18,7 @@ from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
 from bottui.ops.bulk import ItemStatus
-from bottui.ops.bulk.spool import PROBLEMS
+from bottui.ops.bulk.results import PROBLEMS
 from bottui.sandbox.server import SandboxServer
 from bottui.store.journal.sync import Journal
 from bottui.tui.app import BottuiApp

@@ -19,7 +19,7 @@ When the API answers with an authentication error (401, as it should to a
 request without a token), the check names the profile's ``token_encoding``
 once: the real service documents the ``X-Api-Key`` value as the
 Base64-encoded token in places, and a token pasted as its console shows it
-may then get the same 401 (:mod:`bottui.api.token_header`).
+may then get the same 401 (:mod:`bottui.api.tokens`).
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Final
 
-from bottui.api import validation
+from bottui.api import requests as validation
 from bottui.api.errors import ValidationError
 from bottui.store.playbook_files import PlaybookFile
 

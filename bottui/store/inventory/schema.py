@@ -21,7 +21,7 @@ from typing import Final
 
 from bottui.api.errors import ValidationError
 from bottui.api.tokens import Secret
-from bottui.api.validation import path_id
+from bottui.api.requests import path_id
 from bottui.store.sqlite_util import Schema
 
 #: "btuI": marks a SQLite file as a bottui inventory.

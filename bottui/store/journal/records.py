@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from bottui.api.models import RevocationOutcome
 from bottui.api.tokens import Secret
-from bottui.api.validation import JSON_NUMBER
+from bottui.api.requests import JSON_NUMBER
 from bottui.store.redact import JsonValue, redacted_json
 
 

@@ -19,7 +19,7 @@ from typing import Any, Final, Literal
 
 from bottui.api.errors import ValidationError
 from bottui.api.models import DimensionThresholds
-from bottui.api.validation import threshold_literal
+from bottui.api.requests import threshold_literal
 from bottui.store.journal.records import JournalEntry, Operation, Outcome
 
 UndoKind = Literal["limiter", "thresholds"]

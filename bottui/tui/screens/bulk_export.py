@@ -5,7 +5,7 @@ directory bottui was started in). An existing file is replaced only after
 a confirmation with Cancel focused. The rows are those of ``--output``
 (:class:`~bottui.ops.bulk.results.ResultsFile`: every value cleaned, ids
 exactly as sent), written off the event loop
-(:meth:`~bottui.ops.bulk.spool.ResultsSpool.export`).
+(:meth:`~bottui.ops.bulk.results.ResultsSpool.export`).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from textual.content import Content
 from textual.widgets import Button, Input, Label, Static
 
 from bottui.api.errors import ValidationError
-from bottui.api.validation import path_id
+from bottui.api.requests import path_id
 from bottui.ops.inventory_edits import check_limiter_name
 from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.widgets.plain_paste import PlainInput

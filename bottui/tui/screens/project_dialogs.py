@@ -22,7 +22,7 @@ from textual.content import Content
 from textual.widgets import Button, Checkbox, Input, Label, Static
 
 from bottui.api.errors import ValidationError
-from bottui.api.validation import path_id
+from bottui.api.requests import path_id
 from bottui.ops.inventory_edits import check_display_name
 from bottui.plaintext import clean
 from bottui.tui.error_view import field_words

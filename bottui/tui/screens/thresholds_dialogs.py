@@ -20,7 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from bottui.api.errors import ValidationError
-from bottui.api.validation import dimension_name, path_id
+from bottui.api.requests import dimension_name, path_id
 from bottui.store.config.model import ProjectSettings
 from bottui.tui.error_view import EXPECTED_ERRORS, error_title
 from bottui.tui.help_rows import DIALOG_HELP

@@ -28,7 +28,7 @@ from textual.widgets import Button, Input, Label, Static
 from bottui.api.client import ThresholdUpdate, build_thresholds
 from bottui.api.errors import ValidationError
 from bottui.api.models import DimensionThresholds
-from bottui.api.validation import dimension_name, first_forbidden_char
+from bottui.api.requests import dimension_name, first_forbidden_char
 from bottui.ops import plan as planning
 from bottui.ops.plan import PlannedChange
 from bottui.ops.threshold_rules import never_reached, warning_words

@@ -20,8 +20,8 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Static
 
+from bottui.api.requests import first_forbidden_char
 from bottui.api.tokens import Secret
-from bottui.api.validation import first_forbidden_char
 from bottui.ops.token_slots import Reading, Slot, delete_token, store_token
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.tokens import TokenState

@@ -1,7 +1,7 @@
 """The revocation form: a visitor id, a user account id, or both.
 
 Validated as the operator types, with the same rules the client applies
-before sending (:func:`bottui.api.validation.subject_id`): 1 to 256
+before sending (:func:`bottui.api.requests.subject_id`): 1 to 256
 characters, no control characters, at least one id. The message sits under
 its field and the submit button stays disabled while anything is wrong.
 The form only asks; the screen confirms and sends (it hears
@@ -21,7 +21,7 @@ from textual.message import Message
 from textual.widgets import Button, Input, Label, Static
 
 from bottui.api.errors import ValidationError
-from bottui.api.validation import subject_id
+from bottui.api.requests import subject_id
 from bottui.tui.widgets.plain_paste import PlainInput
 from bottui.tui.widgets.safe import safe
 
