@@ -117,8 +117,8 @@ MAX_FUNCTION_IMPORTS_OF_STDLIB = 23
 #: Third-party modules imported inside functions, where, and why (``python -X importtime
 #: -c "import X"``, cumulative, on the 2-core development machine).
 LAZY_THIRD_PARTY: dict[str, tuple[set[str], str]] = {
-    "aiohttp": ({"bottui.api.lean", "bottui.api.transport"}, "290 ms; not for --version"),
-    "yarl": ({"bottui.api.lean", "bottui.api.transport"}, "comes with aiohttp (11 ms)"),
+    "aiohttp": ({"bottui.api.transport"}, "290 ms; not for --version"),
+    "yarl": ({"bottui.api.transport"}, "comes with aiohttp (11 ms)"),
     "tomlkit": ({"bottui.store.config.write"}, "16 ms; only when the config is written"),
     "keyring": ({"bottui.store.tokens", "bottui.store.keyring_probe"}, "53 ms; token use only"),
     "platformdirs": ({"bottui.store.paths"}, "8 ms; not for --version or --help"),

@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from bottui.api.errors import CredentialsError, RefusedError
-from bottui.api.tokens import TokenEncoding
+from bottui.api.tokens import AccessToken, ProjectToken, TokenEncoding
 from bottui.api.tokens import check as check_token
-from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.plaintext import clean
 from bottui.store.env_tokens import scopes_of
 from bottui.store.paths import Locations

@@ -15,8 +15,7 @@ import os
 from collections.abc import Collection, Iterable, Mapping
 from typing import Final, TypeAlias
 
-from bottui.api.tokens import remember
-from bottui.api.tokens import TOKEN_ENV
+from bottui.api.tokens import TOKEN_ENV, remember
 from bottui.store.env_tokens import profile_variables
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.journal.records import JournalEntry

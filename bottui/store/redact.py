@@ -16,8 +16,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from bottui.api.tokens import SECRET_KEYS, is_secret_key
-from bottui.api.tokens import MASK, Secret
+from bottui.api.tokens import MASK, SECRET_KEYS, Secret, is_secret_key
 
 JsonValue = Any  # None | bool | int | float | str | list[JsonValue] | dict[str, JsonValue]
 

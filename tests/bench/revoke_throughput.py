@@ -3,25 +3,24 @@
 Run it as a script (pytest does not collect tests/bench)::
 
     python tests/bench/revoke_throughput.py [--count 1000] [--concurrency 1,8]
-                                            [--latency 0] [--transports aiohttp,httpx]
+                                            [--latency 0] [--transports aiohttp,httpx,bulk]
 
 The sandbox runs in a process of its own, over loopback. For each transport
-(``BOTTUI_HTTP_TRANSPORT``: ``aiohttp``, the default, and ``httpx``) and each
-concurrency (1 = one after the other), ``--count`` revocations go through
+(``aiohttp``: the client's own, ``httpx``: httpx's ``AsyncHTTPTransport``
+handed to the client, for comparison, and ``bulk``: the client's pool as a
+bulk run uses it, ``with_pool`` and a shared pause) and each concurrency (1 =
+one after the other), ``--count`` revocations go through
 ``BotProtectionClient.revoke_grant`` (validation, request building, the
 retry loop, the transport, parsing the answer); the script prints requests
 per second. With ``--latency`` (seconds per request at the sandbox) the
 ceiling is ``concurrency / latency``: ``--concurrency 16,32,64 --latency 0.05``
-shows how each transport holds up as concurrency grows. ``--transports lean``
-times the bulk runs' own request path instead (``BotProtectionClient.revocations``:
-straight on aiohttp, a pool as large as the concurrency; #12).
+shows how each transport holds up as concurrency grows.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 import time
 from pathlib import Path
@@ -29,6 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+import httpx  # noqa: E402
 
 from bottui.api.client import BotProtectionClient  # noqa: E402
 from bottui.api.retry import SharedPause  # noqa: E402
@@ -39,26 +40,29 @@ from tests.bench.sandbox_process import Sandbox  # noqa: E402
 PROJECT = "shop-prod"
 
 
-async def revocations(base_url: str, count: int, concurrency: int, lean: bool = False) -> float:
+async def revocations(base_url: str, count: int, concurrency: int, transport: str) -> float:
     """Seconds for ``count`` revocations, ``concurrency`` at a time."""
     token = AccessToken(DEMO_ACCESS_TOKEN)
     numbers = iter(range(count))
-    async with BotProtectionClient(base_url, max_connections=max(concurrency, 1)) as client:
-        sender = client.revocations(DEMO_ACCOUNT, PROJECT, max_connections=max(concurrency, 1))
-        pause = SharedPause()
+    size = max(concurrency, 1)
+    own = httpx.AsyncHTTPTransport(limits=httpx.Limits(max_connections=size))
+    chosen = own if transport == "httpx" else None
+    async with BotProtectionClient(base_url, transport=chosen, max_connections=size) as client:
+        sender = client.with_pool(size) if transport == "bulk" else client
+        pause = SharedPause() if transport == "bulk" else None
 
         async def worker() -> None:
             for n in numbers:
-                if lean:
-                    await sender.revoke(f"vis_t{n}", None, token, pause)
-                else:
-                    await client.revoke_grant(DEMO_ACCOUNT, PROJECT, token, visitor_id=f"vis_t{n}")
+                await sender.revoke_grant(
+                    DEMO_ACCOUNT, PROJECT, token, visitor_id=f"vis_t{n}", pause=pause
+                )
 
-        await client.revoke_grant(DEMO_ACCOUNT, PROJECT, token, visitor_id="warm-up")
+        await sender.revoke_grant(DEMO_ACCOUNT, PROJECT, token, visitor_id="warm-up")
         started = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
         seconds = time.perf_counter() - started
-        await sender.aclose()
+        if sender is not client:
+            await sender.aclose()
         return seconds
 
 
@@ -67,7 +71,7 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=1000)
     parser.add_argument("--concurrency", default="1,8", help="comma-separated, e.g. 1,8,64")
     parser.add_argument("--latency", type=float, default=0.0)
-    parser.add_argument("--transports", default="aiohttp,httpx,lean")
+    parser.add_argument("--transports", default="aiohttp,httpx,bulk")
     args = parser.parse_args()
     levels = [int(x) for x in args.concurrency.split(",")]
     print(
@@ -77,11 +81,10 @@ def main() -> None:
     sandbox = Sandbox(args.latency)
     try:
         for transport in args.transports.split(","):
-            os.environ["BOTTUI_HTTP_TRANSPORT"] = "aiohttp" if transport == "lean" else transport
             for concurrency in levels:
                 sandbox.reset()
                 seconds = asyncio.run(
-                    revocations(sandbox.base_url, args.count, concurrency, transport == "lean")
+                    revocations(sandbox.base_url, args.count, concurrency, transport)
                 )
                 label = "sequential" if concurrency == 1 else f"concurrency {concurrency}"
                 extra = ""

@@ -20,8 +20,8 @@ from functools import cache
 from typing import Any, Final
 
 from bottui.api.models import RevocationOutcome
-from bottui.api.tokens import Secret
 from bottui.api.requests import JSON_NUMBER
+from bottui.api.tokens import Secret
 from bottui.store.redact import JsonValue, redacted_json
 
 

@@ -1,31 +1,40 @@
-"""#12: the lean bulk path (``api/lean.py``) behaves as the client, fault by fault.
+"""#12, #29: the hostile matrix through the single path and the bulk path alike.
 
-Each case runs twice against a fresh loopback sandbox with the same fault:
-once through :class:`ClientRevocations` (the client over its transport), once
-through :class:`LeanRevocations` (straight on aiohttp). What comes back (the
-revocation, or the error with its title, details, "may have arrived" and
-attempts) and what the sandbox received (method, path, body, headers) must be
-the same: a timeout or a drop after sending is *unknown* on both.
+Each case runs against a fresh loopback sandbox with the same fault, three
+ways: a single change (:meth:`BotProtectionClient.revoke_grant`), one id as a
+bulk run's worker sends it (a pool of the run's own,
+:meth:`BotProtectionClient.with_pool`, and a shared pause), and a whole
+:class:`~bottui.ops.bulk.engine.BulkRevocation` of that one id. What comes
+back (the revocation, or the error with its title, details, "may have
+arrived" and attempts; for the engine, the id's status and words) and what
+the sandbox received (method, path, body, headers) must be the same: a
+timeout or a drop after sending is *unknown* on every path, an echoed token
+masked on every path.
 """
 
 from __future__ import annotations
 
 import socket
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from bottui.api.lean import ClientRevocations, LeanRevocations, RevocationSender
 
 from bottui.api.client import BotProtectionClient
 from bottui.api.errors import BottuiError
+from bottui.api.models import Revocation
 from bottui.api.retry import RetryPolicy, SharedPause, Timing
 from bottui.api.tokens import AccessToken
+from bottui.ops.bulk import BulkRevocation, ItemResult, ItemStatus
+from bottui.ops.bulk.input import BulkSource
+from bottui.ops.session import Session, Settings
 from bottui.sandbox.clock import ManualClock
 from bottui.sandbox.demo import DEMO_ACCESS_TOKEN, DEMO_ACCOUNT, demo_state
 from bottui.sandbox.server import SandboxServer
-from tests.api.resolvers import MapResolver, use_transport
+from bottui.store.paths import Locations
+from bottui.store.tokens import TokenStore
+from tests.api.resolvers import MapResolver
 from tests.fixtures.hostile import ECHO_ACCESS_TOKEN, add_echo_tokens, every_form
 
 PROJ = "shop-prod"
@@ -106,60 +115,133 @@ def received(sandbox: SandboxServer) -> list[tuple[Any, ...]]:
     ]
 
 
-async def attempt(
-    make: Callable[[BotProtectionClient], RevocationSender],
-    base_url: str,
-    case: Case,
-    resolver: MapResolver | None = None,
-) -> tuple[Any, ...]:
+#: One way to send a case's revocation: the revocation, or the error raised.
+Path = Callable[[BotProtectionClient, "Case", AccessToken], Awaitable[Revocation]]
+
+
+def ids(case: Case) -> tuple[str | None, str | None]:
+    """The case's (visitor id, user account id)."""
+    return (None, case.visitor) if case.visitor.startswith("user") else (case.visitor, None)
+
+
+async def single(client: BotProtectionClient, case: Case, token: AccessToken) -> Revocation:
+    """A single change, as the CLI's ``revoke`` and the TUI send it."""
+    visitor, user = ids(case)
+    return await client.revoke_grant(
+        DEMO_ACCOUNT, PROJ, token, visitor_id=visitor, user_account_id=user
+    )
+
+
+async def bulk(client: BotProtectionClient, case: Case, token: AccessToken) -> Revocation:
+    """One id as a bulk run's worker sends it: a pool of the run's size, a shared pause."""
+    visitor, user = ids(case)
+    pooled = client.with_pool(8)
+    try:
+        return await pooled.revoke_grant(
+            DEMO_ACCOUNT, PROJ, token, visitor_id=visitor, user_account_id=user, pause=SharedPause()
+        )
+    finally:
+        await pooled.aclose()
+
+
+async def outcome_of(
+    path: Path, base_url: str, case: Case, resolver: MapResolver | None = None
+) -> object:
+    """What ``path`` came back with: the revocation, or the error raised."""
     timing = Timing(sleep=no_sleep)
     client = BotProtectionClient(
         base_url, policy=case.policy, timing=timing, resolver=resolver, **case.client
     )
     async with client:
-        sender = make(client)
         try:
-            try:
-                kind = "user" if case.visitor.startswith("user") else "visitor"
-                ids = (None, case.visitor) if kind == "user" else (case.visitor, None)
-                outcome: object = await sender.revoke(*ids, AccessToken(case.token), SharedPause())
-            except BottuiError as exc:
-                outcome = exc
-        finally:
-            await sender.aclose()
-    return shape(outcome)
+            return await path(client, case, AccessToken(case.token))
+        except BottuiError as exc:
+            return exc
 
 
-def lean(client: BotProtectionClient) -> RevocationSender:
-    sender = client.revocations(DEMO_ACCOUNT, PROJ, max_connections=8)
-    assert isinstance(sender, LeanRevocations)
-    return sender
+async def attempt(
+    path: Path, base_url: str, case: Case, resolver: MapResolver | None = None
+) -> tuple[Any, ...]:
+    return shape(await outcome_of(path, base_url, case, resolver))
 
 
-def normal(client: BotProtectionClient) -> RevocationSender:
-    return ClientRevocations(client, DEMO_ACCOUNT, PROJ)
+async def engine(base_url: str, case: Case, monkeypatch: pytest.MonkeyPatch) -> ItemResult:
+    """The case's id as a whole bulk run of one id: what it says of the id."""
+    monkeypatch.setenv("BOTTUI_ACCESS_TOKEN", case.token)
+    timing = Timing(sleep=no_sleep)
+    session = Session(
+        Locations.default(),
+        Settings(profile_name=None, base_url=base_url),
+        TokenStore(),
+        client_factory=lambda url: BotProtectionClient(
+            url, policy=case.policy, timing=timing, **case.client
+        ),
+    )
+    visitor, user = ids(case)
+    text = f"{visitor}\n" if user is None else f"userAccountId\n{user}\n"
+    results: list[ItemResult] = []
+    try:
+        run = BulkRevocation(
+            session,
+            DEMO_ACCOUNT,
+            PROJ,
+            BulkSource.from_text(text),
+            on_result=results.append,
+        )
+        await run.run()
+    finally:
+        await session.aclose()
+    (result,) = results
+    return result
 
 
-@pytest.fixture(autouse=True)
-def aiohttp_transport(monkeypatch: pytest.MonkeyPatch) -> None:
-    use_transport(monkeypatch, "aiohttp")
+def as_item(outcome: tuple[Any, ...], error: str | None) -> tuple[Any, ...]:
+    """What the engine should say of an id whose single change came out as ``outcome``."""
+    if outcome[0] == "Revocation":
+        data = dict(outcome[1])
+        return (data["outcome"], data["reportId"], None)
+    status = ItemStatus.UNKNOWN if outcome[3] else ItemStatus.FAILED
+    return (status.value, False, error)
 
 
 @pytest.mark.parametrize("name", list(CASES))
 async def test_same_outcome_and_same_bytes_on_the_wire(name: str) -> None:
     case = CASES[name]
     seen = []
-    for make in (normal, lean):
+    for path in (single, bulk):
         with SandboxServer(demo_state(ManualClock())) as sandbox:  # same times on both
             add_echo_tokens(sandbox)
             sandbox.faults.configure(**case.faults)
-            outcome = await attempt(make, sandbox.base_url, case)
+            outcome = await attempt(path, sandbox.base_url, case)
             seen.append((outcome, received(sandbox)))
-    (client_outcome, client_wire), (lean_outcome, lean_wire) = seen
-    assert lean_outcome == client_outcome
-    assert lean_wire == client_wire
+    (single_outcome, single_wire), (bulk_outcome, bulk_wire) = seen
+    assert bulk_outcome == single_outcome
+    assert bulk_wire == single_wire
     if "echo" in name:
-        text = repr(lean_outcome)
+        text = repr(bulk_outcome)
+        assert not any(form in text for form in every_form(ECHO_ACCESS_TOKEN, "x" * 16))
+
+
+@pytest.mark.parametrize("name", list(CASES))
+async def test_a_bulk_run_says_of_the_id_what_the_single_path_met(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = CASES[name]
+    with SandboxServer(demo_state(ManualClock())) as sandbox:
+        add_echo_tokens(sandbox)
+        sandbox.faults.configure(**case.faults)
+        expected = await outcome_of(single, sandbox.base_url, case)
+        single_wire = received(sandbox)
+    with SandboxServer(demo_state(ManualClock())) as sandbox:
+        add_echo_tokens(sandbox)
+        sandbox.faults.configure(**case.faults)
+        result = await engine(sandbox.base_url, case, monkeypatch)
+        assert received(sandbox) == single_wire
+    error = str(expected) if isinstance(expected, BottuiError) else None
+    said = (result.status.value, bool(result.report_id), result.error)
+    assert said == as_item(shape(expected), error)
+    if "echo" in name:
+        text = repr(result)
         assert not any(form in text for form in every_form(ECHO_ACCESS_TOKEN, "x" * 16))
 
 
@@ -173,7 +255,7 @@ async def test_nothing_listening_could_not_connect_on_both() -> None:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]  # closed: nothing listens
     base = f"http://127.0.0.1:{port}"
-    shapes = [await attempt(make, base, Case(policy=TWO)) for make in (normal, lean)]
+    shapes = [await attempt(path, base, Case(policy=TWO)) for path in (single, bulk)]
     assert shapes[0] == shapes[1]
     assert shapes[0][:2] == ("ConnectionFailed", "Could not connect")
     assert shapes[0][3] is False  # nothing was sent: not unknown
@@ -191,19 +273,19 @@ async def test_plain_http_pinning_and_names_as_the_client(
 ) -> None:
     shapes = []
     resolvers = []
-    for make in (normal, lean):
+    for path in (single, bulk):
         resolver = MapResolver(names)
         resolvers.append(resolver)
-        shapes.append(await attempt(make, "http://evil.localhost:18700", Case(), resolver))
+        shapes.append(await attempt(path, "http://evil.localhost:18700", Case(), resolver))
     assert shapes[0] == shapes[1]
     assert shapes[0][0] == expected
     assert resolvers[0].calls == resolvers[1].calls == ["evil.localhost"]
 
 
 async def test_a_pinned_name_goes_to_its_pinned_address() -> None:
-    # The sandbox listens on 127.0.0.3 only: the lean pool connects where the pin says.
+    # The sandbox listens on 127.0.0.3 only: a bulk run's pool connects where the pin says.
     resolver = MapResolver({"pinned.localhost": ["127.0.0.3"]})
     with SandboxServer(demo_state(), host="127.0.0.3") as sandbox:
         base = f"http://pinned.localhost:{sandbox.port}"
-        outcome = await attempt(lean, base, Case(), resolver)
+        outcome = await attempt(bulk, base, Case(), resolver)
         assert outcome[0] == "Revocation" and sandbox.stats.requests == 1
