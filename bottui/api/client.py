@@ -380,11 +380,13 @@ class BotProtectionClient:
     ) -> Answer | Failure:
         """One attempt. Never raises for transport trouble: returns a Failure."""
         policy = self.policy
+        # No "pool" timeout: the whole attempt, waiting for a pooled connection
+        # included, is bounded by asyncio.timeout(remaining) below; so the usual
+        # timeouts repeat, and the transport makes aiohttp's once.
         timeouts = {
             "connect": min(policy.connect_timeout, remaining),
             "read": min(policy.read_timeout, remaining),
             "write": min(policy.read_timeout, remaining),
-            "pool": remaining,
         }
         failure: Failure | None = None
         try:

@@ -30,16 +30,15 @@ from bottui.api.errors import EXIT_OK, RefusedError
 from bottui.api.requests import request_json, request_lines
 from bottui.cli.output import Output
 from bottui.ops import reasons
-from bottui.ops.bulk import (
-    BulkPlan,
+from bottui.ops.bulk.engine import BulkPlan, BulkRevocation, plan_bulk
+from bottui.ops.bulk.input import BulkSource
+from bottui.ops.bulk.report import (
     BulkProgress,
-    BulkRevocation,
     check_concurrency,
     concurrency_note,
-    plan_bulk,
+    progress_line,
+    summary_lines,
 )
-from bottui.ops.bulk.input import BulkSource
-from bottui.ops.bulk.report import progress_line, summary_lines
 from bottui.ops.bulk.results import ResultsFile
 from bottui.ops.session import Session
 from bottui.plaintext import clean

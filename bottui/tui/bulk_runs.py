@@ -19,7 +19,8 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final, Protocol
 
-from bottui.ops.bulk import UNKNOWN_LIKE, BulkProgress, BulkRevocation, BulkSummary, ItemStatus
+from bottui.ops.bulk.engine import BulkRevocation
+from bottui.ops.bulk.report import UNKNOWN_LIKE, BulkProgress, BulkSummary, ItemStatus
 from bottui.ops.bulk.results import ResultsSpool
 from bottui.tui.screens.bulk_confirm import BulkOrder, confirm_bulk
 from bottui.tui.screens.bulk_dialog import BulkDraft

@@ -26,8 +26,9 @@ from bottui.api.errors import BottuiError
 from bottui.api.models import Revocation
 from bottui.api.retry import RetryPolicy, SharedPause, Timing
 from bottui.api.tokens import AccessToken
-from bottui.ops.bulk import BulkRevocation, ItemResult, ItemStatus
+from bottui.ops.bulk.engine import BulkRevocation
 from bottui.ops.bulk.input import BulkSource
+from bottui.ops.bulk.report import ItemResult, ItemStatus
 from bottui.ops.session import Session, Settings
 from bottui.sandbox.clock import ManualClock
 from bottui.sandbox.demo import DEMO_ACCESS_TOKEN, DEMO_ACCOUNT, demo_state

@@ -14,8 +14,9 @@ import pytest
 from bottui.api.client import BotProtectionClient
 from bottui.api.errors import CredentialsError, RefusedError
 from bottui.api.retry import RetryPolicy, Timing
-from bottui.ops.bulk import BulkProgress, BulkRevocation, ItemResult, ItemStatus
+from bottui.ops.bulk.engine import BulkRevocation
 from bottui.ops.bulk.input import BulkSource, subject_key
+from bottui.ops.bulk.report import BulkProgress, ItemResult, ItemStatus
 from bottui.ops.session import Session, Settings
 from bottui.sandbox.recorder import RequestRecord
 from bottui.sandbox.server import SandboxServer

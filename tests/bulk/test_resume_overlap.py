@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from bottui.ops.bulk import BulkRevocation
 from bottui.ops.bulk import journaling as covered
+from bottui.ops.bulk.engine import BulkRevocation
 from bottui.ops.bulk.input import BulkSource, subject_key
 from bottui.ops.bulk.report import BulkSummary
 from bottui.ops.session import Session, Settings

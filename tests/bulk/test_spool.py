@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from bottui.api.errors import RefusedError
-from bottui.ops.bulk import ItemResult, ItemStatus
 from bottui.ops.bulk.input import Subject
+from bottui.ops.bulk.report import ItemResult, ItemStatus
 from bottui.ops.bulk.results import COLUMNS, ResultsFile, ResultsSpool
 
 

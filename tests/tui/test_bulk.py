@@ -26,8 +26,8 @@ from textual.pilot import Pilot
 from textual.widgets import Button, Checkbox, Input, Static, TextArea
 
 import bottui.ops.bulk.report as bulk_meter
-from bottui.ops.bulk import BulkProgress, BulkSummary, ItemStatus
 from bottui.ops.bulk.input import InvalidLine
+from bottui.ops.bulk.report import BulkProgress, BulkSummary, ItemStatus
 from bottui.sandbox.server import SandboxServer
 from bottui.tui import palette
 from bottui.tui.app import BottuiApp

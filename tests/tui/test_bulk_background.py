@@ -17,7 +17,7 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
-from bottui.ops.bulk import ItemStatus
+from bottui.ops.bulk.report import ItemStatus
 from bottui.ops.bulk.results import PROBLEMS
 from bottui.sandbox.server import SandboxServer
 from bottui.store.journal.sync import Journal

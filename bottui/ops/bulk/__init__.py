@@ -14,36 +14,4 @@ The modules, in the order a run uses them:
   summary, and their words;
 * :mod:`~bottui.ops.bulk.results`: the ``--output`` file (CSV or JSON lines) and
   the TUI's spool of per-id results.
-
-The names most callers need are re-exported here.
 """
-
-from __future__ import annotations
-
-from bottui.ops.bulk.engine import BulkPlan, BulkRevocation, plan_bulk
-from bottui.ops.bulk.report import (
-    DEFAULT_CONCURRENCY,
-    MAX_CONCURRENCY,
-    UNKNOWN_LIKE,
-    BulkProgress,
-    BulkSummary,
-    ItemResult,
-    ItemStatus,
-    check_concurrency,
-    concurrency_note,
-)
-
-__all__ = [
-    "DEFAULT_CONCURRENCY",
-    "MAX_CONCURRENCY",
-    "UNKNOWN_LIKE",
-    "BulkPlan",
-    "BulkProgress",
-    "BulkRevocation",
-    "BulkSummary",
-    "ItemResult",
-    "ItemStatus",
-    "check_concurrency",
-    "concurrency_note",
-    "plan_bulk",
-]

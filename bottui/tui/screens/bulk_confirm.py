@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Final
 
 from textual.content import Content
 
-from bottui.ops.bulk import BulkPlan
+from bottui.ops.bulk.engine import BulkPlan
 from bottui.ops.bulk.input import BulkSource
 from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.widgets.bulk_words import plural

@@ -28,8 +28,9 @@ from textual.content import Content
 from textual.widgets import Button, Checkbox, Input, Label, Static, TextArea
 
 from bottui.api.errors import BottuiError
-from bottui.ops.bulk import DEFAULT_CONCURRENCY, MAX_CONCURRENCY, BulkPlan, plan_bulk
+from bottui.ops.bulk.engine import BulkPlan, plan_bulk
 from bottui.ops.bulk.input import BulkSource
+from bottui.ops.bulk.report import DEFAULT_CONCURRENCY, MAX_CONCURRENCY
 from bottui.ops.session import Session
 from bottui.store.executor import run_blocking
 from bottui.tui.error_view import error_text

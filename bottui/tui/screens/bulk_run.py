@@ -20,7 +20,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Label, ProgressBar, Static
 
-from bottui.ops.bulk import BulkProgress, BulkSummary
+from bottui.ops.bulk.report import BulkProgress, BulkSummary
 from bottui.tui.error_view import EXPECTED_ERRORS, error_words
 from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.widgets.bulk_words import (
