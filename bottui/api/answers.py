@@ -151,8 +151,3 @@ def describe(exc: Exception, request: PreparedRequest, plain: str | None = None)
     text = clean(str(exc)) or type(exc).__name__
     host = httpx.URL(request.url).host
     return f"{host}: {text}"
-
-
-def join_details(details: str, note: str) -> str:
-    """``details; note`` (or the note alone)."""
-    return f"{details}; {note}" if details else note

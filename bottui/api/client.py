@@ -66,6 +66,9 @@ from bottui.api.transport import (
 )
 
 MAX_BODY_BYTES: Final = 1 << 20
+#: The headers every request carries besides the token's. No Accept-Encoding:
+#: answers are small, and read as they come (see the transport).
+HEADERS: Final = (("User-Agent", f"bottui/{__version__}"), ("Accept", "application/json"))
 
 
 @dataclass(frozen=True)
@@ -103,7 +106,7 @@ class BotProtectionClient:
         resolver: How the default transport resolves names (tests map names
             with their own); plain-http hosts must resolve to loopback only.
         token_encoding: How tokens travel in ``X-Api-Key``: as they are
-            (``"raw"``) or Base64-encoded (:mod:`bottui.api.token_header`).
+            (``"raw"``) or Base64-encoded (:mod:`bottui.api.tokens`).
     """
 
     def __init__(
@@ -127,11 +130,6 @@ class BotProtectionClient:
             transport = AiohttpTransport(max_connections=max_connections, resolver=resolver)
         self._transport = transport
         self._owns_transport = True
-        # No Accept-Encoding: answers are small, and read as they come (see the transport).
-        self._default_headers = (
-            ("User-Agent", f"bottui/{__version__}"),
-            ("Accept", "application/json"),
-        )
 
     def __repr__(self) -> str:
         return f"BotProtectionClient({self.base_url!r})"
@@ -140,11 +138,6 @@ class BotProtectionClient:
     def transport(self) -> httpx.AsyncBaseTransport:
         """The transport requests go through."""
         return self._transport
-
-    @property
-    def default_headers(self) -> tuple[tuple[str, str], ...]:
-        """The headers every request carries besides the token's (``User-Agent``, ``Accept``)."""
-        return self._default_headers
 
     def with_pool(self, max_connections: int) -> BotProtectionClient:
         """This client with a keep-alive pool of its own (a bulk run's, of its concurrency).
@@ -354,7 +347,7 @@ class BotProtectionClient:
         first wait is over.
 
         A token that cannot be sent in a header (a line break, a control
-        character) is refused first: :class:`~bottui.api.token_header.UnusableToken`,
+        character) is refused first: :class:`~bottui.api.tokens.UnusableToken`,
         nothing sent.
         """
         check(token, self.token_encoding)
@@ -452,7 +445,7 @@ class BotProtectionClient:
             return await transport.exchange(
                 request.method,
                 request.url,
-                [*self._default_headers, *_auth_headers(token, self.token_encoding)],
+                [*HEADERS, *_auth_headers(token, self.token_encoding)],
                 request.body,
                 timeouts,
                 self.max_body_bytes,
@@ -461,7 +454,7 @@ class BotProtectionClient:
             httpx.Request(
                 request.method,
                 _parsed_url(request.url),
-                headers=[*self._default_headers, *_auth_headers(token, self.token_encoding)],
+                headers=[*HEADERS, *_auth_headers(token, self.token_encoding)],
                 content=request.body,
                 extensions={"timeout": timeouts},
             )
@@ -496,6 +489,6 @@ def _auth_headers(token: Secret | None, encoding: TokenEncoding) -> list[tuple[s
         return [("Content-Type", "application/json")]
     # Built inline in the call so no local variable of ours holds the clear
     # header (crash reports print locals). A token sent is a token in use:
-    # whatever the server echoes of it is masked (bottui.api.scrub).
+    # whatever the server echoes of it is masked (bottui.api.tokens).
     remember(token.reveal())
     return [("X-Api-Key", header_value(token, encoding)), ("Content-Type", "application/json")]

@@ -47,7 +47,7 @@ DEFAULT_CONCURRENCY: Final = 32
 
 
 #: Requests in flight at most: a run's pool holds as many connections as its
-#: concurrency (bottui.api.lean), and past a few hundred the service's rate
+#: concurrency (BotProtectionClient.with_pool), and past a few hundred the service's rate
 #: limit, not the client, bounds the rate.
 MAX_CONCURRENCY: Final = 512
 
