@@ -29,6 +29,7 @@ request bottui would send.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import json
 import math
@@ -258,6 +259,7 @@ def segment(field: str, value: str) -> str:
     return quote(value, safe="")
 
 
+@functools.lru_cache(maxsize=64)  # a bulk run builds one path per id
 def project_path(account_id: str, project_id: str) -> str:
     """``/api/v1/{account}/projects/{project}``, each id one segment."""
     return (

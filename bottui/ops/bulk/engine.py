@@ -652,6 +652,7 @@ class BulkRevocation:
         journal_outcome: str | None = None,
         duration: float | None = None,
     ) -> None:
+        """Count the id's end, queue its outcome record, hand ``on_result`` its result."""
         tally = self._tally
         tally.counts[status] += 1
         tally.done += 1

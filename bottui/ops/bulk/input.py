@@ -29,9 +29,6 @@ What reading a bulk input yields per line: a :class:`Subject` to send, an
 :class:`InvalidLine` never sent, a :class:`Duplicate` of an earlier line; and
 the key a subject is journaled under (:func:`subject_key`).
 
-Kept apart from the reader (:mod:`bottui.ops.bulk.input`, which re-exports
-them) so each module stays small.
-
 The input of a bulk revocation: where the ids come from, and reading them.
 
 Two formats, told apart by the first non-blank line:

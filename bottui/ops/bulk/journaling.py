@@ -1,6 +1,4 @@
-"""The journal side of a bulk run: its records, its lock, what --resume skips, its checkpoints.
-
-The journal side of a bulk run: the run's identity, what ``--resume`` skips,
+"""The journal side of a bulk run: the run's identity, what ``--resume`` skips,
 and the started, outcome and closing records of every id, written in batches.
 
 ``--resume`` never loads a run: the engine asks :meth:`JournalSink.states`

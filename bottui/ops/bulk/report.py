@@ -1,6 +1,4 @@
-"""What a bulk run reports: each id's status, its counters, progress, the summary, in words.
-
-What a bulk run reports: the status of each id, progress snapshots, the summary.
+"""What a bulk run reports: the status of each id, progress snapshots, the summary, in words.
 
 The words of :class:`ItemStatus` are those of ``--output`` and the TUI;
 :class:`BulkSummary` carries the ``--json`` document and the exit code of a

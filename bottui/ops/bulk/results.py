@@ -4,7 +4,7 @@
 
 The format follows the file name: ``.csv`` (a header, then one row per id)
 or ``.jsonl`` (one JSON object per line). Rows hold the id(s) and line
-number, the outcome in the words of :class:`~bottui.ops.bulk.ItemStatus`,
+number, the outcome in the words of :class:`~bottui.ops.bulk.report.ItemStatus`,
 the ``reportId``, the HTTP status and, for a failure, the error in one line.
 The file is opened before anything is sent, so a path that cannot be
 written is refused (exit 2) with nothing sent. It is a file for a person

@@ -37,7 +37,7 @@ class BulkOrder:
         account: The account id.
         project: The project id.
         source: The ids (pasted text or a file).
-        plan: What :func:`bottui.ops.bulk.plan_bulk` found in it; nothing sent.
+        plan: What :func:`bottui.ops.bulk.engine.plan_bulk` found in it; nothing sent.
         concurrency: Requests in flight at most.
         path: The file the ids come from, as given; None for pasted text.
         resume: Skip the ids an earlier run of the same input settled.

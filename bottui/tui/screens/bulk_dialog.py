@@ -2,7 +2,7 @@
 
 The operator pastes ids (one visitor id per line, or CSV with a header
 naming ``visitorId`` and/or ``userAccountId``) or gives a file path. As the
-input changes, :func:`bottui.ops.bulk.plan_bulk` reads it in a thread (it
+input changes, :func:`bottui.ops.bulk.engine.plan_bulk` reads it in a thread (it
 sends nothing) and the dialog shows how many lines and ids it holds and
 which lines are invalid, with their numbers and reasons. Start goes through
 the app's confirmation (:func:`~bottui.tui.screens.bulk_confirm.confirm_bulk`)
