@@ -88,6 +88,7 @@ from bottui.ops.bulk.input import BulkInputError, BulkSource, InvalidLine, Subje
 from bottui.ops.bulk.report import MAX_INVALID_KEPT, ItemStatus, Tally
 from bottui.ops.session import Session
 from bottui.plaintext import clean
+from bottui.store import run_lock
 from bottui.store.db_errors import JournalUnavailable
 from bottui.store.executor import run_blocking
 from bottui.store.journal.protocol import EntryId, EntryQuery, ItemState, RunId
@@ -96,7 +97,6 @@ from bottui.store.seen_ids import SeenIds
 
 if TYPE_CHECKING:
     from bottui.store.journal.protocol import JournalBatch
-    from bottui.store.run_lock import RunLock
 
 
 # -- the run's records ----------------------------------------------------------------------------
@@ -171,7 +171,7 @@ class JournalSink:
         self._wake = asyncio.Event()
         self._closing = False
         self._pump: asyncio.Task[None] | None = None
-        self._lock: RunLock | None = None
+        self._lock: run_lock.RunLock | None = None
         self._states_warned = False
         #: A lookup of earlier attempts failed (its ids were taken as unknown).
         self.lookup_failed = False
@@ -229,8 +229,6 @@ class JournalSink:
 
     def _take_lock(self, profile: str, account: str, project: str, input_sha256: str) -> None:
         """Hold the run's liveness lock, or refuse: another process runs this input."""
-        from bottui.store import run_lock
-
         key = run_lock.run_key(profile, account, project, input_sha256)
         try:
             self._lock = run_lock.acquire(self._session.locations.state_dir, key)
