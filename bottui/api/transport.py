@@ -505,24 +505,8 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
                 timeout=self._timeout(timeouts),
                 **options,
             )
-        except aiohttp.ConnectionTimeoutError as exc:
-            failure = httpx.ConnectTimeout(error_text(exc, "connect timeout"))
-        except aiohttp.ClientConnectorError as exc:
-            reason = final_reason(exc, target.host or "")
-            if reason is not None:
-                failure = FinalConnectError(reason)
-            else:
-                failure = httpx.ConnectError(error_text(exc, "could not connect"))
-        except (aiohttp.ServerTimeoutError, TimeoutError) as exc:
-            failure = httpx.ReadTimeout(error_text(exc, "read timeout"))
-        except aiohttp.ServerDisconnectedError as exc:
-            failure = httpx.RemoteProtocolError(error_text(exc, "server disconnected"))
-        except (aiohttp.ClientPayloadError, aiohttp.ClientResponseError) as exc:
-            failure = httpx.RemoteProtocolError(error_text(exc, "invalid answer"))
-        except aiohttp.InvalidURL as exc:
-            failure = httpx.UnsupportedProtocol(error_text(exc, "invalid URL"))
-        except (aiohttp.ClientError, OSError) as exc:
-            failure = httpx.ReadError(error_text(exc, "connection lost"))
+        except (aiohttp.ClientError, OSError) as exc:  # TimeoutError is an OSError
+            failure = _mapped(exc, target.host or "")
         raise failure  # outside the except blocks: no __context__ to aiohttp's request
 
     async def aclose(self) -> None:
@@ -562,17 +546,41 @@ async def _chunks(response: aiohttp.ClientResponse) -> AsyncIterator[bytes]:
         chunk = b""
         try:
             chunk = await content.read(_CHUNK)
-        except (aiohttp.ServerTimeoutError, TimeoutError) as exc:
-            failure = httpx.ReadTimeout(error_text(exc, "read timeout"))
-        except (aiohttp.ClientPayloadError, aiohttp.ServerDisconnectedError) as exc:
-            failure = httpx.RemoteProtocolError(error_text(exc, "answer cut short"))
-        except (aiohttp.ClientError, OSError) as exc:
-            failure = httpx.ReadError(error_text(exc, "connection lost"))
+        except (aiohttp.ClientError, OSError) as exc:  # TimeoutError is an OSError
+            failure = _mapped(exc, "", reading=True)
         if failure is not None:
-            raise failure
+            raise failure  # outside the except block: no __context__ to aiohttp's objects
         if not chunk:
             return
         yield chunk
+
+
+def _mapped(exc: BaseException, host: str, *, reading: bool = False) -> httpx.TransportError:
+    """httpx's error for an aiohttp one (``reading``: the body, after the head came).
+
+    The order matters: aiohttp's connect timeout is a ``ServerTimeoutError``
+    too, and ``TimeoutError`` an ``OSError``.
+    """
+    import aiohttp
+
+    if not reading and isinstance(exc, aiohttp.ConnectionTimeoutError):
+        return httpx.ConnectTimeout(error_text(exc, "connect timeout"))
+    if isinstance(exc, aiohttp.ServerTimeoutError | TimeoutError):
+        return httpx.ReadTimeout(error_text(exc, "read timeout"))
+    if reading and isinstance(exc, aiohttp.ClientPayloadError | aiohttp.ServerDisconnectedError):
+        return httpx.RemoteProtocolError(error_text(exc, "answer cut short"))
+    if not reading and isinstance(exc, aiohttp.ClientConnectorError):
+        reason = final_reason(exc, host)
+        if reason is not None:
+            return FinalConnectError(reason)
+        return httpx.ConnectError(error_text(exc, "could not connect"))
+    if not reading and isinstance(exc, aiohttp.ServerDisconnectedError):
+        return httpx.RemoteProtocolError(error_text(exc, "server disconnected"))
+    if not reading and isinstance(exc, aiohttp.ClientPayloadError | aiohttp.ClientResponseError):
+        return httpx.RemoteProtocolError(error_text(exc, "invalid answer"))
+    if not reading and isinstance(exc, aiohttp.InvalidURL):
+        return httpx.UnsupportedProtocol(error_text(exc, "invalid URL"))
+    return httpx.ReadError(error_text(exc, "connection lost"))
 
 
 class _ResponseStream(httpx.AsyncByteStream):
