@@ -20,7 +20,6 @@ from typing import Final, Self
 import httpx
 
 from bottui import __version__
-from bottui.api.answers import Answer, Failure, decode, describe
 from bottui.api.errors import (
     ConnectionFailed,
     ContradictingAnswer,
@@ -45,7 +44,17 @@ from bottui.api.requests import (
     subject,
     threshold_literal,
 )
-from bottui.api.retry import RetryPolicy, SharedPause, Timing, answered, send_with_retries
+from bottui.api.sending import (
+    Answer,
+    Failure,
+    RetryPolicy,
+    SharedPause,
+    Timing,
+    answered,
+    decode,
+    describe,
+    send_with_retries,
+)
 from bottui.api.tokens import (
     DEFAULT_ENCODING,
     AccessToken,

@@ -20,11 +20,10 @@ from typing import Final
 import httpx
 
 from bottui.api import requests as urls
-from bottui.api.answers import Answer
 from bottui.api.client import BotProtectionClient
 from bottui.api.errors import ApiError, BottuiError, ErrorObject
 from bottui.api.requests import PreparedRequest
-from bottui.api.retry import RetryPolicy
+from bottui.api.sending import Answer, RetryPolicy
 
 #: The ids of the probe's path: made up, so no real account's logs show the probe.
 PROBE_ACCOUNT: Final = "bottui-doctor"

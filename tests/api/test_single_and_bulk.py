@@ -24,7 +24,7 @@ import pytest
 from bottui.api.client import BotProtectionClient
 from bottui.api.errors import BottuiError
 from bottui.api.models import Revocation
-from bottui.api.retry import RetryPolicy, SharedPause, Timing
+from bottui.api.sending import RetryPolicy, SharedPause, Timing
 from bottui.api.tokens import AccessToken
 from bottui.ops.bulk.engine import BulkRevocation
 from bottui.ops.bulk.input import BulkSource

@@ -13,7 +13,7 @@ import pytest
 
 from bottui.api.client import BotProtectionClient, build_thresholds
 from bottui.api.errors import EXIT_NETWORK, ConnectionFailed
-from bottui.api.retry import RetryPolicy
+from bottui.api.sending import RetryPolicy
 from bottui.sandbox.demo import demo_state
 from bottui.sandbox.server import SandboxServer
 from tests.api.resolvers import MapResolver

@@ -38,7 +38,7 @@ if str(ROOT) not in sys.path:
 import httpx  # noqa: E402
 
 from bottui.api.client import BotProtectionClient  # noqa: E402
-from bottui.api.retry import SharedPause  # noqa: E402
+from bottui.api.sending import SharedPause  # noqa: E402
 from bottui.api.tokens import AccessToken  # noqa: E402
 from bottui.api.transport import AiohttpTransport  # noqa: E402
 from bottui.sandbox.demo import DEMO_ACCESS_TOKEN, DEMO_ACCOUNT  # noqa: E402

@@ -13,7 +13,7 @@ import pytest
 
 from bottui.api.client import BotProtectionClient
 from bottui.api.errors import CredentialsError, RefusedError
-from bottui.api.retry import RetryPolicy, Timing
+from bottui.api.sending import RetryPolicy, Timing
 from bottui.ops.bulk.engine import BulkRevocation
 from bottui.ops.bulk.input import BulkSource, subject_key
 from bottui.ops.bulk.report import BulkProgress, ItemResult, ItemStatus

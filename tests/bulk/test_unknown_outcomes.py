@@ -18,7 +18,7 @@ import pytest
 
 from bottui.api.client import BotProtectionClient
 from bottui.api.errors import UNKNOWN_NOTE
-from bottui.api.retry import RetryPolicy
+from bottui.api.sending import RetryPolicy
 from bottui.ops.bulk.engine import BulkRevocation
 from bottui.ops.bulk.input import BulkSource
 from bottui.ops.bulk.report import ItemResult, ItemStatus, summary_lines

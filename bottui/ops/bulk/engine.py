@@ -12,7 +12,7 @@ One :class:`BulkRevocation` revokes the grants of every subject of a
   and connection failures are retried by the client with backoff within
   its total deadline, per id;
 * a 429 (or 503 with ``Retry-After``) pauses the whole run: every request
-  waits until the moment the service named (:class:`~bottui.api.retry.SharedPause`);
+  waits until the moment the service named (:class:`~bottui.api.sending.SharedPause`);
 * an answer that every other id would get too (401, 403, 404), or a long
   series of network failures, stops the run early instead of hammering;
 * every id is journaled (started before its chunk is sent, outcome after)
@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any, Final
 from bottui.api.errors import ApiError, BottuiError, NetworkError
 from bottui.api.models import Revocation
 from bottui.api.requests import PreparedRequest
-from bottui.api.retry import SharedPause
+from bottui.api.sending import SharedPause
 from bottui.api.tokens import AccessToken
 from bottui.ops import reasons
 from bottui.ops.bulk.input import BulkSource, Duplicate, InvalidLine, Subject
