@@ -34,16 +34,7 @@ from bottui.api.models import (
     Project,
     Revocation,
 )
-from bottui.api.requests import (
-    PreparedRequest,
-    check_base_url,
-    dimension_name,
-    dimension_thresholds_path,
-    grant_revocations_path,
-    rate_limiter_active_path,
-    subject,
-    threshold_literal,
-)
+from bottui.api.requests import PreparedRequest, dimension_name, subject, threshold_literal
 from bottui.api.sending import (
     Answer,
     Failure,
@@ -70,7 +61,11 @@ from bottui.api.transport import (
     BodyTooLarge,
     Resolver,
     Timeouts,
+    check_base_url,
+    dimension_thresholds_path,
     final_reason,
+    grant_revocations_path,
+    rate_limiter_active_path,
     read_capped,
 )
 

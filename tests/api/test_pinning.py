@@ -18,8 +18,7 @@ import pytest
 
 from bottui.api.client import BotProtectionClient
 from bottui.api.errors import EXIT_REFUSED, PlainHttpRefused, RefusedError
-from bottui.api.requests import check_base_url
-from bottui.api.transport import AiohttpTransport
+from bottui.api.transport import AiohttpTransport, check_base_url
 from bottui.sandbox.demo import demo_state
 from bottui.sandbox.server import SandboxServer
 from tests.api.resolvers import MapResolver
