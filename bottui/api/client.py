@@ -10,18 +10,16 @@ variable of ours leads back to a request whose headers hold the token.
 from __future__ import annotations
 
 import asyncio
+import copy
 import functools
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Final, Self
+from typing import Final, Self
 
 import httpx
 
 from bottui import __version__
-from bottui.api import netfail, urls, validation
-from bottui.api.answers import Answer, decode
 from bottui.api.errors import (
     ConnectionFailed,
     ContradictingAnswer,
@@ -29,7 +27,6 @@ from bottui.api.errors import (
     RefusedError,
     UnusableBodyError,
 )
-from bottui.api.failures import Failure, describe
 from bottui.api.models import (
     DimensionThresholds,
     LimiterChange,
@@ -37,20 +34,45 @@ from bottui.api.models import (
     Project,
     Revocation,
 )
-from bottui.api.pause import SharedPause
-from bottui.api.requests import PreparedRequest
-from bottui.api.resolve import Resolver
-from bottui.api.retry import RetryPolicy, Timing
-from bottui.api.scrub import remember
-from bottui.api.sending import answered, send_with_retries
-from bottui.api.token_header import DEFAULT_ENCODING, TokenEncoding, check, header_value
-from bottui.api.tokens import AccessToken, ProjectToken, Secret
-from bottui.api.transport import default_transport
-
-if TYPE_CHECKING:
-    from bottui.api.lean import RevocationSender
+from bottui.api.requests import PreparedRequest, dimension_name, subject, threshold_literal
+from bottui.api.sending import (
+    Answer,
+    Failure,
+    RetryPolicy,
+    SharedPause,
+    Timing,
+    answered,
+    decode,
+    describe,
+    send_with_retries,
+)
+from bottui.api.tokens import (
+    DEFAULT_ENCODING,
+    AccessToken,
+    ProjectToken,
+    Secret,
+    TokenEncoding,
+    check,
+    header_value,
+    remember,
+)
+from bottui.api.transport import (
+    AiohttpTransport,
+    BodyTooLarge,
+    Resolver,
+    Timeouts,
+    check_base_url,
+    dimension_thresholds_path,
+    final_reason,
+    grant_revocations_path,
+    rate_limiter_active_path,
+    read_capped,
+)
 
 MAX_BODY_BYTES: Final = 1 << 20
+#: The headers every request carries besides the token's. No Accept-Encoding:
+#: answers are small, and read as they come (see the transport).
+HEADERS: Final = (("User-Agent", f"bottui/{__version__}"), ("Accept", "application/json"))
 
 
 @dataclass(frozen=True)
@@ -63,20 +85,14 @@ class ThresholdUpdate:
     attempts: int = 1
 
 
-class _BodyTooLarge(Exception):
-    def __init__(self, status: int) -> None:
-        super().__init__(status)
-        self.status = status
-
-
 def build_thresholds(
     name: str, block: str | float | Decimal, challenge: str | float | Decimal
 ) -> DimensionThresholds:
     """Validate a threshold update and keep its numbers as literals to send."""
     return DimensionThresholds(
-        name=validation.dimension_name(name),
-        block=validation.threshold_literal("block threshold", block),
-        challenge=validation.threshold_literal("challenge threshold", challenge),
+        name=dimension_name(name),
+        block=threshold_literal("block threshold", block),
+        challenge=threshold_literal("challenge threshold", challenge),
     )
 
 
@@ -86,8 +102,7 @@ class BotProtectionClient:
     Args:
         base_url: The service root; plain http is refused except on loopback.
         transport: An httpx transport (tests pass ``ASGITransport``); default
-            :func:`bottui.api.transport.default_transport`: aiohttp's pool, or
-            httpx's own with ``BOTTUI_HTTP_TRANSPORT=httpx``.
+            :class:`~bottui.api.transport.AiohttpTransport`, aiohttp's pool.
         policy: Retries and deadline.
         timing: Sleep, clocks and randomness (tests inject fakes).
         max_connections: Size of the keep-alive pool.
@@ -95,7 +110,7 @@ class BotProtectionClient:
         resolver: How the default transport resolves names (tests map names
             with their own); plain-http hosts must resolve to loopback only.
         token_encoding: How tokens travel in ``X-Api-Key``: as they are
-            (``"raw"``) or Base64-encoded (:mod:`bottui.api.token_header`).
+            (``"raw"``) or Base64-encoded (:mod:`bottui.api.tokens`).
     """
 
     def __init__(
@@ -110,23 +125,15 @@ class BotProtectionClient:
         resolver: Resolver | None = None,
         token_encoding: TokenEncoding = DEFAULT_ENCODING,
     ) -> None:
-        self.base_url = urls.check_base_url(base_url)
+        self.base_url = check_base_url(base_url)
         self.token_encoding: TokenEncoding = token_encoding
         self.policy = policy or RetryPolicy()
         self.timing = timing or Timing()
         self.max_body_bytes = max_body_bytes
         if transport is None:
-            transport = default_transport(max_connections, resolver=resolver)
-        self._http = httpx.AsyncClient(
-            transport=transport,
-            headers={"User-Agent": f"bottui/{__version__}", "Accept": "application/json"},
-            follow_redirects=False,
-        )
-        # Requests go straight to the transport (see _attempt): the client's
-        # cookie jar, auth and redirect machinery cost more per request than
-        # the transport itself, and none of them is used here.
+            transport = AiohttpTransport(max_connections=max_connections, resolver=resolver)
         self._transport = transport
-        self._default_headers = tuple(self._http.headers.multi_items())
+        self._owns_transport = True
 
     def __repr__(self) -> str:
         return f"BotProtectionClient({self.base_url!r})"
@@ -136,21 +143,19 @@ class BotProtectionClient:
         """The transport requests go through."""
         return self._transport
 
-    @property
-    def default_headers(self) -> tuple[tuple[str, str], ...]:
-        """The headers every request carries besides the token's (``User-Agent``, ``Accept``)."""
-        return self._default_headers
+    def with_pool(self, max_connections: int) -> BotProtectionClient:
+        """This client with a keep-alive pool of its own (a bulk run's, of its concurrency).
 
-    def revocations(
-        self, account_id: str, project_id: str, *, max_connections: int
-    ) -> RevocationSender:
-        """A sender of many revocations (a bulk run): :func:`bottui.api.lean.revocation_sender`.
-
-        ``max_connections`` sizes the lean path's pool (the run's concurrency).
+        The same rules, settings and pinned addresses; closing it closes its
+        pool only. Over a transport that is not the aiohttp one (a test's),
+        the same transport, left open.
         """
-        from bottui.api.lean import revocation_sender
-
-        return revocation_sender(self, account_id, project_id, max_connections=max_connections)
+        twin = copy.copy(self)
+        transport = self._transport
+        twin._owns_transport = isinstance(transport, AiohttpTransport)
+        if isinstance(transport, AiohttpTransport):
+            twin._transport = transport.sibling(max_connections)
+        return twin
 
     async def __aenter__(self) -> Self:
         return self
@@ -159,8 +164,9 @@ class BotProtectionClient:
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Close the connection pool."""
-        await self._http.aclose()
+        """Close the connection pool (one of :meth:`with_pool`: its own only)."""
+        if self._owns_transport:
+            await self._transport.aclose()
 
     # -- building -----------------------------------------------------------
 
@@ -168,7 +174,7 @@ class BotProtectionClient:
         self, account_id: str, project_id: str, limiter_id: str, is_active: bool
     ) -> PreparedRequest:
         """Validate and build the rate limiter activation request."""
-        path = urls.rate_limiter_active_path(account_id, project_id, limiter_id)
+        path = rate_limiter_active_path(account_id, project_id, limiter_id)
         return PreparedRequest(
             operation="limiter",
             method="PATCH",
@@ -187,13 +193,13 @@ class BotProtectionClient:
         user_account_id: str | None = None,
     ) -> PreparedRequest:
         """Validate and build the grant revocation request (only the ids given)."""
-        path = urls.grant_revocations_path(account_id, project_id)
-        subject = validation.subject(visitor_id, user_account_id)
+        path = grant_revocations_path(account_id, project_id)
+        ids = subject(visitor_id, user_account_id)
         return PreparedRequest(
             operation="revoke",
             method="POST",
             url=self.base_url + path,
-            body=json.dumps({"subject": subject}, ensure_ascii=False).encode(),
+            body=json.dumps({"subject": ids}, ensure_ascii=False).encode(),
             token_kind="personal",
             token_encoding=self.token_encoding,
         )
@@ -206,7 +212,7 @@ class BotProtectionClient:
         thresholds: DimensionThresholds,
     ) -> PreparedRequest:
         """Validate and build the threshold update request."""
-        path = urls.dimension_thresholds_path(account_id, project_id, dimension_id)
+        path = dimension_thresholds_path(account_id, project_id, dimension_id)
         # Re-validate: a DimensionThresholds can be built by hand.
         checked = build_thresholds(thresholds.name, thresholds.block, thresholds.challenge)
         return PreparedRequest(
@@ -272,12 +278,16 @@ class BotProtectionClient:
         *,
         visitor_id: str | None = None,
         user_account_id: str | None = None,
+        pause: SharedPause | None = None,
     ) -> Revocation:
-        """Withdraw the grant held on a visitor id and/or a user account id."""
+        """Withdraw the grant held on a visitor id and/or a user account id.
+
+        A bulk run sends each id so, sharing one ``pause`` (see :meth:`send`).
+        """
         request = self.prepare_revocation(
             account_id, project_id, visitor_id=visitor_id, user_account_id=user_account_id
         )
-        return await self.send_revocation(request, token)
+        return await self.send_revocation(request, token, pause=pause)
 
     async def send_revocation(
         self, request: PreparedRequest, token: AccessToken, *, pause: SharedPause | None = None
@@ -341,7 +351,7 @@ class BotProtectionClient:
         first wait is over.
 
         A token that cannot be sent in a header (a line break, a control
-        character) is refused first: :class:`~bottui.api.token_header.UnusableToken`,
+        character) is refused first: :class:`~bottui.api.tokens.UnusableToken`,
         nothing sent.
         """
         check(token, self.token_encoding)
@@ -367,36 +377,19 @@ class BotProtectionClient:
     ) -> Answer | Failure:
         """One attempt. Never raises for transport trouble: returns a Failure."""
         policy = self.policy
-        timeout = httpx.Timeout(
-            connect=min(policy.connect_timeout, remaining),
-            read=min(policy.read_timeout, remaining),
-            write=min(policy.read_timeout, remaining),
-            pool=remaining,
-        )
+        # No "pool" timeout: the whole attempt, waiting for a pooled connection
+        # included, is bounded by asyncio.timeout(remaining) below; so the usual
+        # timeouts repeat, and the transport makes aiohttp's once.
+        timeouts = {
+            "connect": min(policy.connect_timeout, remaining),
+            "read": min(policy.read_timeout, remaining),
+            "write": min(policy.read_timeout, remaining),
+        }
         failure: Failure | None = None
-        retry_after: str | None = None
-        body = b""
         try:
             async with asyncio.timeout(remaining):
-                response = await self._transport.handle_async_request(
-                    httpx.Request(
-                        request.method,
-                        _parsed_url(request.url),
-                        headers=[
-                            *self._default_headers,
-                            *_auth_headers(token, self.token_encoding).items(),
-                        ],
-                        content=request.body,
-                        extensions={"timeout": timeout.as_dict()},
-                    )
-                )
-                try:
-                    status = response.status_code
-                    retry_after = response.headers.get("retry-after")
-                    body = await self._read_capped(response)
-                finally:
-                    await response.aclose()
-        except _BodyTooLarge as exc:
+                status, retry_after, body = await self._exchange(request, token, timeouts)
+        except BodyTooLarge as exc:
             failure = Failure(
                 UnusableBodyError(
                     f"the answer is larger than {self.max_body_bytes} bytes", status=exc.status
@@ -412,7 +405,7 @@ class BotProtectionClient:
         except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
             # Nothing reached the service: safe to retry anything, but a
             # certificate, TLS or DNS failure would only fail again.
-            final = netfail.final_reason(exc, httpx.URL(request.url).host)
+            final = final_reason(exc, httpx.URL(request.url).host)
             failure = Failure(
                 ConnectionFailed("Could not connect", describe(exc, request, final)),
                 ambiguous=False,
@@ -446,15 +439,36 @@ class BotProtectionClient:
             return failure
         return answered(status, body, retry_after, self.timing)
 
-    async def _read_capped(self, response: httpx.Response) -> bytes:
-        chunks: list[bytes] = []
-        size = 0
-        async for chunk in response.aiter_bytes():
-            size += len(chunk)
-            if size > self.max_body_bytes:
-                raise _BodyTooLarge(response.status_code)
-            chunks.append(chunk)
-        return b"".join(chunks)
+    async def _exchange(
+        self, request: PreparedRequest, token: Secret | None, timeouts: Timeouts
+    ) -> tuple[int, str | None, bytes]:
+        """Status, ``Retry-After`` and capped body of one request (the headers built inline:
+        crash reports print the locals of every frame, and these hold the token)."""
+        transport = self._transport
+        if isinstance(transport, AiohttpTransport):  # the wire, without httpx's objects
+            return await transport.exchange(
+                request.method,
+                request.url,
+                [*HEADERS, *_auth_headers(token, self.token_encoding)],
+                request.body,
+                timeouts,
+                self.max_body_bytes,
+            )
+        response = await transport.handle_async_request(  # a test's httpx transport
+            httpx.Request(
+                request.method,
+                _parsed_url(request.url),
+                headers=[*HEADERS, *_auth_headers(token, self.token_encoding)],
+                content=request.body,
+                extensions={"timeout": timeouts},
+            )
+        )
+        try:
+            status = response.status_code
+            body = await read_capped(response.aiter_bytes(), self.max_body_bytes, status)
+            return status, response.headers.get("retry-after"), body
+        finally:
+            await response.aclose()
 
 
 def _contradiction(limiter_id: str, asked: bool, status: int) -> ContradictingAnswer:
@@ -474,11 +488,11 @@ def _parsed_url(url: str) -> httpx.URL:
     return httpx.URL(url)
 
 
-def _auth_headers(token: Secret | None, encoding: TokenEncoding) -> Mapping[str, str]:
+def _auth_headers(token: Secret | None, encoding: TokenEncoding) -> list[tuple[str, str]]:
     if token is None:  # the doctor's probe: no credential of any kind
-        return {"Content-Type": "application/json"}
+        return [("Content-Type", "application/json")]
     # Built inline in the call so no local variable of ours holds the clear
     # header (crash reports print locals). A token sent is a token in use:
-    # whatever the server echoes of it is masked (bottui.api.scrub).
+    # whatever the server echoes of it is masked (bottui.api.tokens).
     remember(token.reveal())
-    return {"X-Api-Key": header_value(token, encoding), "Content-Type": "application/json"}
+    return [("X-Api-Key", header_value(token, encoding)), ("Content-Type", "application/json")]

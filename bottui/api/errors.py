@@ -100,7 +100,7 @@ class RefusedError(BottuiError):
 class ValidationError(RefusedError):
     """A value refused before anything is sent or written: the one validation error.
 
-    The API's rules (:mod:`bottui.api.validation`) and the ops' checks of
+    The API's rules (:mod:`bottui.api.requests`) and the ops' checks of
     what an operator enters (:mod:`bottui.ops.profiles`,
     :mod:`bottui.ops.inventory_edits`) raise this alone. ``field`` names the
     input the value came from, so a form can put the message under it. The

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from bottui.api.errors import UnusableBodyError
-from bottui.api.secret_keys import mask_members
+from bottui.api.tokens import mask_members
 
 SECRET_MASK: Final = "***"
 # Keys under which services commonly put an element's id and active flag.
@@ -243,31 +243,11 @@ class Revocation:
         """Parse a decoded 200 body; raises UnusableBodyError on impossible types."""
         if not isinstance(data, dict):
             raise UnusableBodyError(f"expected a JSON object, got {_json_kind(data)}")
-        revoked = data.get("revoked")
-        if revoked is not None and not isinstance(revoked, bool):
-            raise UnusableBodyError(f"'revoked' should be a boolean, got {_json_kind(revoked)}")
-        report_id = data.get("reportId")
-        if report_id is not None and not isinstance(report_id, str):
-            raise UnusableBodyError(f"'reportId' should be a string, got {_json_kind(report_id)}")
-        expires = data.get("grantExpiresAt")
-        if expires is not None and not isinstance(expires, str):
-            raise UnusableBodyError(
-                f"'grantExpiresAt' should be a string, got {_json_kind(expires)}"
-            )
-        remaining = data.get("grantRemainingAttempts")
-        if remaining is not None and (
-            isinstance(remaining, bool) or not isinstance(remaining, int)
-        ):
-            raise UnusableBodyError(
-                f"'grantRemainingAttempts' should be an integer, got {_json_kind(remaining)}"
-            )
-        return cls(
-            revoked=revoked,
-            report_id=report_id,
-            grant_expires_at=expires,
-            grant_remaining_attempts=remaining,
-            **meta,
-        )
+        fields = {
+            attribute: _typed(data, key, kind, words)
+            for attribute, (key, kind, words) in _REVOCATION_FIELDS.items()
+        }
+        return cls(**fields, **meta)
 
     def to_json(self) -> dict[str, Any]:
         """The ``--json`` document: ``revoked`` is null when unknown."""
@@ -286,7 +266,7 @@ class DimensionThresholds:
     """The body of a threshold update, numbers kept as the literals to send.
 
     ``block`` and ``challenge`` are JSON number literals (validated by
-    :func:`bottui.api.validation.threshold_literal`), so a typed
+    :func:`bottui.api.requests.threshold_literal`), so a typed
     ``0.123456789`` is sent exactly so.
     """
 
@@ -331,6 +311,23 @@ class DimensionThresholds:
             "blockThreshold": json.loads(self.block),
             "challengeThreshold": json.loads(self.challenge),
         }
+
+
+#: The fields of a revocation's answer: its key, the type it must have, and that type in words.
+_REVOCATION_FIELDS: Final[dict[str, tuple[str, type, str]]] = {
+    "revoked": ("revoked", bool, "a boolean"),
+    "report_id": ("reportId", str, "a string"),
+    "grant_expires_at": ("grantExpiresAt", str, "a string"),
+    "grant_remaining_attempts": ("grantRemainingAttempts", int, "an integer"),
+}
+
+
+def _typed(data: Mapping[str, Any], key: str, kind: type, words: str) -> Any:
+    """``data[key]`` when absent, null or of ``kind`` (a boolean is no integer here)."""
+    value = data.get(key)
+    if value is not None and (not isinstance(value, kind) or (kind is int and type(value) is bool)):
+        raise UnusableBodyError(f"'{key}' should be {words}, got {_json_kind(value)}")
+    return value
 
 
 def _json_kind(value: object) -> str:

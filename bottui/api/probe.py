@@ -19,12 +19,11 @@ from typing import Final
 
 import httpx
 
-from bottui.api import urls
-from bottui.api.answers import Answer
 from bottui.api.client import BotProtectionClient
 from bottui.api.errors import ApiError, BottuiError, ErrorObject
 from bottui.api.requests import PreparedRequest
-from bottui.api.retry import RetryPolicy
+from bottui.api.sending import Answer, RetryPolicy
+from bottui.api.transport import check_base_url, grant_revocations_path
 
 #: The ids of the probe's path: made up, so no real account's logs show the probe.
 PROBE_ACCOUNT: Final = "bottui-doctor"
@@ -59,8 +58,7 @@ def probe_request(base_url: str) -> PreparedRequest:
     return PreparedRequest(
         operation="probe",
         method="POST",
-        url=urls.check_base_url(base_url)
-        + urls.grant_revocations_path(PROBE_ACCOUNT, PROBE_PROJECT),
+        url=check_base_url(base_url) + grant_revocations_path(PROBE_ACCOUNT, PROBE_PROJECT),
         body=b"{}",
         token_kind="personal",
     )

@@ -1,29 +1,321 @@
-"""Sending one request with retries inside one total deadline, whatever carries it.
+"""Sending one request: each attempt's answer or failure, retries in one deadline, a shared pause.
 
-:class:`~bottui.api.client.BotProtectionClient` (over httpx's API) and
-:class:`~bottui.api.lean.LeanRevocations` (straight on aiohttp, for bulk
-runs) share this: the retry loop (:func:`send_with_retries`) and how an
-answered status becomes an :class:`~bottui.api.answers.Answer` or a
-:class:`~bottui.api.failures.Failure` (:func:`answered`). Only one attempt,
-the wire itself, differs between them, so both classify every outcome alike
-(a timeout or a connection lost after sending is *unknown*, never *failed*).
+What one attempt comes back with: a 2xx :class:`Answer`, or a :class:`Failure`;
+and what a 2xx or error answer's body becomes: decoded JSON, or an error of ours.
+
+Every string kept from a server's body passes through
+:func:`bottui.api.tokens.server_json` here (lone surrogates repaired, the
+tokens in use masked), so models, errors, the journal and the inventory only
+ever hold that text.
+
+A number the JSON standard does not allow (``NaN``, ``Infinity``), a float
+too large for a double (``1e999``) or an integer with more digits than
+Python converts is *data*: it is kept as its text (:func:`loads`), so an
+answer that holds one is still read, its outcome recorded.
+
+Every excerpt of a body quoted in an error (:func:`excerpt`) has the
+tokens in use and every secret member (``serverKey``) masked, by the same
+rules as a decoded answer (:mod:`bottui.api.tokens`).
+
+One failed attempt of a request, described without the HTTP library's objects.
+
+The client keeps a :class:`Failure` (our error, whether the request may have
+arrived, whether to retry) instead of the httpx exception: that exception's
+request holds the headers, and so the token.
+
+When to try an operation again, and how long to wait before it.
+
+Exponential backoff with jitter for 429, 502, 503, 504 and connection
+failures; ``Retry-After`` (seconds or an HTTP date) is honoured up to a cap;
+and nothing waits past the operation's total deadline. Time comes in through
+injectable callables so tests never wait.
+
+A pause shared by every request of a run: one 429 slows the whole run down.
+
+When the service answers 429 (or 503 with ``Retry-After``), the request that
+got it waits before its retry, as always. With a :class:`SharedPause` passed
+to :meth:`~bottui.api.client.BotProtectionClient.send`, every other request
+of the run waits until the same moment before its next attempt, so a bulk
+run stops hammering a service that asked it to slow down.
+
+Time comes from the client's :class:`~bottui.api.sending.Timing`, so tests that
+inject a fake clock and sleep see the pause as injected sleeps.
+
+The retry loop (:func:`send_with_retries`) and how an answered status
+becomes an :class:`~bottui.api.sending.Answer` or a
+:class:`~bottui.api.sending.Failure` (:func:`answered`) serve every request
+of :class:`~bottui.api.client.BotProtectionClient`, a single change or one
+id of a bulk run alike, so every outcome is classified one way (a timeout or
+a connection lost after sending is *unknown*, never *failed*).
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
+import math
+import random
+import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any, Final
 
-from bottui.api.answers import Answer, api_error
-from bottui.api.errors import ApiError, DeadlineExceeded, NetworkError
-from bottui.api.failures import Failure
-from bottui.api.pause import SharedPause
-from bottui.api.retry import (
-    AMBIGUOUS_STATUSES,
-    RETRY_STATUSES,
-    RetryPolicy,
-    Timing,
-    parse_retry_after,
+import httpx
+
+from bottui.api.errors import (
+    ApiError,
+    BottuiError,
+    DeadlineExceeded,
+    ErrorObject,
+    NetworkError,
+    UnusableBodyError,
 )
+from bottui.api.requests import PreparedRequest
+from bottui.api.tokens import mask_members, mask_text, server_json, server_text
+from bottui.plaintext import clean
+
+# -- answers and failures -------------------------------------------------------------------------
+
+
+#: Characters of a body quoted in an error when it is not an error object.
+EXCERPT_CHARS: Final = 200
+
+_NOT_JSON: Final = object()
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The final 2xx answer of a request, after its retries."""
+
+    status: int
+    body: bytes
+    attempts: int
+    retried_ambiguous: bool
+
+
+def decode(answer: Answer, *, allow_empty: bool) -> Any:
+    """Decode a 2xx body. An empty body reads as ``{}`` where allowed."""
+    if not answer.body.strip() or answer.status == 204:
+        if allow_empty:
+            return {}
+        raise UnusableBodyError(
+            f"HTTP {answer.status} with an empty body; the change was probably applied",
+            status=answer.status,
+        )
+    try:
+        # Every string as kept from here on: surrogates repaired, tokens masked.
+        data = server_json(loads(answer.body))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        data = _NOT_JSON
+    if data is _NOT_JSON:
+        raise UnusableBodyError(
+            f"HTTP {answer.status} but the body is not JSON "
+            f"({excerpt(answer.body)!r}); the change was probably applied",
+            status=answer.status,
+        )
+    if not isinstance(data, dict):
+        raise UnusableBodyError(
+            f"HTTP {answer.status} but the body is not a JSON object; "
+            "the change was probably applied",
+            status=answer.status,
+        )
+    return data
+
+
+def api_error(status: int, body: bytes) -> ApiError:
+    """The error of an error status: its error object when the body holds one."""
+    try:
+        data: Any = server_json(loads(body)) if body.strip() else None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        data = None
+    return ApiError(status, ErrorObject.parse(mask_members(data)), body_excerpt=excerpt(body))
+
+
+def _number(text: str) -> float | str:
+    """A JSON float, or its text when it is not finite (``1e999``)."""
+    value = float(text)
+    return value if math.isfinite(value) else text
+
+
+def _integer(text: str) -> int | str:
+    """A JSON integer, or its text when it has more digits than Python converts."""
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def loads(body: bytes | str) -> Any:
+    """``json.loads``, keeping NaN, infinities and unconvertible numbers as their text.
+
+    Raises what ``json.loads`` raises for a body that is not JSON.
+    """
+    return json.loads(body, parse_constant=str, parse_float=_number, parse_int=_integer)
+
+
+def excerpt(body: bytes) -> str:
+    """The head of a body, masked (tokens, secret members) and cleaned, for an error message."""
+    # Masked before it is cut: a secret across the cut would leave its head behind.
+    text = body.decode("utf-8", "replace")
+    try:
+        text = json.dumps(mask_members(loads(text)), ensure_ascii=False)
+    except (json.JSONDecodeError, RecursionError):
+        text = mask_text(text)  # not JSON (or cut short): masked member by member
+    text = server_text(text)
+    return clean(text[:EXCERPT_CHARS]) + ("…" if len(text) > EXCERPT_CHARS else "")
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One failed attempt, described without keeping the httpx exception."""
+
+    error: BottuiError
+    ambiguous: bool
+    retryable: bool
+    wait: float | None = None  # from Retry-After
+
+
+def describe(exc: Exception, request: PreparedRequest, plain: str | None = None) -> str:
+    """The exception's text and host, never its request (whose headers hold the token).
+
+    ``plain`` replaces the text when :mod:`bottui.api.transport` has words for the cause.
+    """
+    if plain is not None:
+        return clean(plain)
+    text = clean(str(exc)) or type(exc).__name__
+    host = httpx.URL(request.url).host
+    return f"{host}: {text}"
+
+
+# -- retries --------------------------------------------------------------------------------------
+
+
+RETRY_STATUSES: Final = frozenset({429, 502, 503, 504})
+
+
+# A 502 or 504 came from a gateway that may already have forwarded the
+# request: the service may have acted on it.
+AMBIGUOUS_STATUSES: Final = frozenset({502, 504})
+
+Sleep = Callable[[float], Awaitable[None]]
+
+Clock = Callable[[], float]
+
+WallClock = Callable[[], datetime]
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How many attempts, how far apart, and the total deadline.
+
+    Attributes:
+        max_attempts: Attempts in all, the first included.
+        base_delay: Delay before the second attempt, doubled each time.
+        max_delay: Cap of one backoff delay.
+        retry_after_cap: Cap of a server's ``Retry-After``.
+        deadline: Seconds for the whole operation, retries and waits included.
+        connect_timeout: Per-attempt connect timeout.
+        read_timeout: Per-attempt timeout for each read and write.
+    """
+
+    max_attempts: int = 4
+    base_delay: float = 0.25
+    max_delay: float = 4.0
+    retry_after_cap: float = 30.0
+    deadline: float = 30.0
+    connect_timeout: float = 5.0
+    read_timeout: float = 10.0
+
+    def backoff(self, retry_number: int, rng: random.Random) -> float:
+        """Delay before retry ``retry_number`` (1-based): equal jitter.
+
+        Half the exponential delay is fixed and half random, so retries of
+        many clients spread out but never collapse to zero wait.
+        """
+        ceiling: float = min(self.max_delay, self.base_delay * 2.0 ** (retry_number - 1))
+        return ceiling / 2 + rng.uniform(0, ceiling / 2)
+
+
+def parse_retry_after(value: str | None, now: datetime) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header; None if absent or unreadable."""
+    if value is None:
+        return None
+    text = value.strip()
+    if not text:
+        return None
+    if text.isdigit():
+        return float(text)
+    try:
+        seconds = float(text)
+    except ValueError:
+        pass
+    else:
+        return max(0.0, seconds) if math.isfinite(seconds) else None
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - now).total_seconds())
+
+
+@dataclass
+class Timing:
+    """The injectable sources of time and chance a client uses."""
+
+    sleep: Sleep = asyncio.sleep
+    clock: Clock = time.monotonic
+    wall: WallClock = _utcnow
+    rng: random.Random = field(default_factory=random.Random)
+
+
+class SharedPause:
+    """The moment (on the client's clock) before which no request may go out.
+
+    Attributes:
+        until: Clock reading when the pause ends (``-inf``: never paused).
+        count: How many answers asked for a pause so far.
+    """
+
+    def __init__(self) -> None:
+        self.until: float = -math.inf
+        self.count = 0
+
+    def __repr__(self) -> str:
+        return f"SharedPause(until={self.until!r}, count={self.count})"
+
+    def hold(self, now: float, seconds: float) -> None:
+        """Pause every request until ``now + seconds`` (never shortens a pause)."""
+        if seconds <= 0:
+            return
+        self.count += 1
+        end = now + seconds
+        if end > self.until:
+            self.until = end
+
+    def remaining(self, now: float) -> float:
+        """Seconds left before requests may go out again (0 when not paused)."""
+        return max(0.0, self.until - now)
+
+    async def wait(self, timing: Timing, *, limit: float = math.inf) -> None:
+        """Sleep until the pause is over (re-checked: it may be extended meanwhile).
+
+        ``limit`` is a clock reading not to sleep past (a request's deadline).
+        """
+        while True:
+            now = timing.clock()
+            end = min(self.until, limit)
+            if end <= now:
+                return
+            await timing.sleep(end - now)
+
 
 #: One attempt, given the seconds left before the deadline; never raises for
 #: transport trouble (returns a Failure).
@@ -109,6 +401,3 @@ async def send_with_retries(
         await timing.sleep(wait)
         if pause is not None:
             await pause.wait(timing, limit=deadline_at)
-
-
-__all__ = ["Attempt", "answered", "send_with_retries"]

@@ -28,24 +28,23 @@ import threading
 from collections.abc import Iterator
 from typing import Any, BinaryIO, Final, TextIO
 
-from bottui.api.curl import request_json, request_lines
 from bottui.api.errors import EXIT_OK, RefusedError
+from bottui.api.requests import request_json, request_lines
 from bottui.cli.changes import IDS, apply, render_dry_run
 from bottui.cli.command_session import command_session
 from bottui.cli.output import Output, UsageError
 from bottui.cli.parser import CHANGE, Args, add_reason, command
 from bottui.cli.timed_cmd import add_for
 from bottui.ops import plan as planning
-from bottui.ops.bulk import (
-    BulkPlan,
+from bottui.ops.bulk.engine import BulkPlan, BulkRevocation, plan_bulk
+from bottui.ops.bulk.input import BulkSource
+from bottui.ops.bulk.report import (
     BulkProgress,
-    BulkRevocation,
     check_concurrency,
     concurrency_note,
-    plan_bulk,
+    progress_line,
+    summary_lines,
 )
-from bottui.ops.bulk.input import BulkSource
-from bottui.ops.bulk.report import progress_line, summary_lines
 from bottui.ops.bulk.results import ResultsFile
 from bottui.ops.confirmation import normalize_reason, reason_refusal_text
 from bottui.ops.session import Session

@@ -13,8 +13,8 @@ import sys
 from typing import Any, Final
 
 from bottui.api.errors import EXIT_OK
-from bottui.api.token_header import check as check_token
 from bottui.api.tokens import StorePassword
+from bottui.api.tokens import check as check_token
 from bottui.cli.command_session import command_session
 from bottui.cli.output import Output, UsageError
 from bottui.cli.parser import Args, command, group_of

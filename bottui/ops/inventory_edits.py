@@ -9,7 +9,7 @@ Nothing here is sent to the API. Every edit is awaited on the session's
 What is entered is checked here, and refused with
 :class:`~bottui.api.errors.ValidationError` (exit 2; a form shows it under
 the field): a new id becomes exactly one path segment
-(:func:`bottui.api.validation.path_id`), a display name holds no control
+(:func:`bottui.api.requests.path_id`), a display name holds no control
 character (a project's at most :data:`NAME_MAX` characters; a dimension's
 is required, the PUT sends it). Forgetting checks nothing: it names a
 record already stored. The forms call the same ``check_*`` functions as the
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from bottui.api.errors import ValidationError
-from bottui.api.validation import dimension_name, first_forbidden_char, path_id
+from bottui.api.requests import dimension_name, first_forbidden_char, path_id
 from bottui.ops import team_facts
 from bottui.ops.inventory_reads import read_all_dimensions, read_all_limiters
 

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from bottui.api.errors import ValidationError
-from bottui.api.scrub import server_json
+from bottui.api.tokens import server_json
 from bottui.ops.durations import parse_duration
 from bottui.ops.token_slots import SlotTokens
 from bottui.store.executor import run_blocking

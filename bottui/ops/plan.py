@@ -20,10 +20,9 @@ from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
-from bottui.api.curl import request_json, request_lines
 from bottui.api.errors import RefusedError
 from bottui.api.models import DimensionThresholds, LimiterChange, Revocation
-from bottui.api.requests import PreparedRequest
+from bottui.api.requests import PreparedRequest, request_json, request_lines
 from bottui.ops.confirmation import (
     Confirmation,
     normalize_reason,

@@ -75,13 +75,13 @@ def check_profile_name(name: str, existing: Collection[str] = ()) -> str:
 def check_profile_url(raw: str) -> str:
     """The base URL a profile keeps, from what was typed (trimmed, no trailing slash).
 
-    The rules of ``--base-url`` (:func:`bottui.api.urls.check_base_url`) and
+    The rules of ``--base-url`` (:func:`bottui.api.transport.check_base_url`) and
     of the config file (:func:`bottui.store.config.model.validate_base_url`).
 
     Raises:
         ValidationError: field ``base URL``.
     """
-    from bottui.api.urls import check_base_url  # imports httpx (~170 ms): only to check a URL
+    from bottui.api.transport import check_base_url  # imports httpx (~170 ms): only to check a URL
 
     with _refusals_of("base URL"):
         return validate_base_url(check_base_url(raw))

@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from bottui.api.errors import CredentialsError, RefusedError
-from bottui.api.token_header import TokenEncoding
-from bottui.api.token_header import check as check_token
-from bottui.api.tokens import AccessToken, ProjectToken
+from bottui.api.tokens import AccessToken, ProjectToken, TokenEncoding
+from bottui.api.tokens import check as check_token
 from bottui.ops import confirmation
 from bottui.plaintext import clean
 from bottui.store.errors import StoreError

@@ -11,7 +11,7 @@ higher is riskier). Two rules follow (:func:`check_rules`):
   stderr) and send if told to.
 
 Thresholds arrive as JSON number literals (already validated by
-:func:`bottui.api.validation.threshold_literal`) and are compared as
+:func:`bottui.api.requests.threshold_literal`) and are compared as
 ``Decimal`` so ``0.1`` is exactly ``0.1``.
 
 A change names only what changes (:func:`fill_thresholds`): the API replaces a

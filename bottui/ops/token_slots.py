@@ -11,7 +11,7 @@ the keyring can block for seconds; a keyring that fails turns into a per-slot
 The tokens in use are remembered, so that text kept before #10.2 is masked when read: a
 journal written before server text was scrubbed may hold a token a server echoed.
 Whoever reads such text back (the ``journal`` command, its exports, the Journal screen)
-first makes the tokens in use known to :mod:`bottui.api.scrub` (:class:`SlotTokens`):
+first makes the tokens in use known to :mod:`bottui.api.tokens` (:class:`SlotTokens`):
 the environment's (:func:`remember_environment`, cheap, always) and, awaited off the
 event loop, the keyring's tokens of the slots the entries name. A keyring that cannot
 answer leaves the environment's tokens as the ones masked; reading goes on.
@@ -24,8 +24,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal, TypeAlias
 
-from bottui.api.scrub import remember
-from bottui.api.tokens import TOKEN_ENV, AccessToken, ProjectToken, Secret
+from bottui.api.tokens import TOKEN_ENV, AccessToken, ProjectToken, Secret, remember
 from bottui.store.errors import KeyringUnavailable
 from bottui.store.keyring_tokens import PROBE_USERNAME, TokenState, TokenStore
 from bottui.store.token_sources import personal_username, profile_variables, project_username

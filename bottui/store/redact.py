@@ -2,7 +2,7 @@
 
 :func:`redact` returns a JSON-ready copy of a value in which every object
 key named ``serverKey`` (at any depth, in any letter case, also
-``server_key``) holds ``"***"``: the rule of :mod:`bottui.api.secret_keys`,
+``server_key``) holds ``"***"``: the rule of :mod:`bottui.api.tokens`,
 which masks the excerpts of bodies by the same names. It refuses a token wrapper
 (:class:`bottui.api.tokens.Secret`) with :class:`TypeError` wherever it is
 found, and any value that is not plain JSON, so nothing can slip into a
@@ -16,8 +16,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from bottui.api.secret_keys import is_secret_key
-from bottui.api.tokens import MASK, Secret
+from bottui.api.tokens import MASK, Secret, is_secret_key
 
 JsonValue = Any  # None | bool | int | float | str | list[JsonValue] | dict[str, JsonValue]
 

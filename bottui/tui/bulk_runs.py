@@ -19,8 +19,9 @@ import asyncio
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Final, Protocol
 
-from bottui.ops.bulk import UNKNOWN_LIKE, BulkProgress, BulkRevocation, BulkSummary, ItemStatus
-from bottui.ops.bulk.spool import ResultsSpool
+from bottui.ops.bulk.engine import BulkRevocation
+from bottui.ops.bulk.report import UNKNOWN_LIKE, BulkProgress, BulkSummary, ItemStatus
+from bottui.ops.bulk.results import ResultsSpool
 from bottui.tui import lazy
 from bottui.tui.screens.bulk_dialogs import BulkDraft, BulkOrder, confirm_bulk
 from bottui.tui.widgets.bulk_words import plural, unsettled

@@ -52,8 +52,8 @@ from textual.app import ScreenStackError
 from textual.content import Content
 from textual.message import Message
 
-from bottui.api.curl import request_lines, to_curl
 from bottui.api.errors import BottuiError, CredentialsError, RefusedError
+from bottui.api.requests import request_lines, to_curl
 from bottui.ops.confirmation import reason_refusal_text
 from bottui.ops.inventory_reads import inventory_version, read_all_projects
 from bottui.ops.session import Session

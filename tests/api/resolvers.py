@@ -1,15 +1,9 @@
-"""A :class:`~bottui.api.resolve.Resolver` the tests control, and the transport switch."""
+"""A :class:`~bottui.api.transport.Resolver` the tests control."""
 
 from __future__ import annotations
 
 import socket
 from collections.abc import Sequence
-
-import pytest
-
-from bottui.api.transport import TRANSPORT_ENV
-
-TRANSPORTS = ["aiohttp", "httpx"]
 
 
 class MapResolver:
@@ -24,8 +18,3 @@ class MapResolver:
         if host not in self.names:
             raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
         return self.names[host]
-
-
-def use_transport(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    """Make clients built from now on use transport ``name`` (aiohttp or httpx)."""
-    monkeypatch.setenv(TRANSPORT_ENV, name)

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from bottui.api.errors import RefusedError
-from bottui.api.urls import check_base_url
+from bottui.api.transport import check_base_url
 from bottui.sandbox.demo_data import DEMO_PROJECT_TOKENS
 from bottui.sandbox.server import SandboxServer
 from tests.cli.helpers import cli

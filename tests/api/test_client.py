@@ -24,7 +24,7 @@ from bottui.api.errors import (
     ValidationError,
 )
 from bottui.api.models import DimensionThresholds, LimiterStateSource, RevocationOutcome
-from bottui.api.retry import RetryPolicy, Timing
+from bottui.api.sending import RetryPolicy, Timing
 from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.sandbox import demo_data as demo
 from bottui.sandbox.server import SandboxServer

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bottui.api.curl import quote
+from bottui.api.requests import shell_quote as quote
 from bottui.plaintext import has_control
 
 

@@ -6,8 +6,14 @@ import pytest
 
 from bottui.api.client import BotProtectionClient, build_thresholds
 from bottui.api.errors import ApiError, UnusableBodyError
-from bottui.api.scrub import MASK, TokenScrubber, server_json, token_forms
-from bottui.api.tokens import AccessToken, ProjectToken
+from bottui.api.tokens import (
+    MASK,
+    AccessToken,
+    ProjectToken,
+    TokenScrubber,
+    server_json,
+    token_forms,
+)
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from tests.fixtures.hostile import (

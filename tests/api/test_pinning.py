@@ -18,22 +18,19 @@ import pytest
 
 from bottui.api.client import BotProtectionClient
 from bottui.api.errors import EXIT_REFUSED, PlainHttpRefused, RefusedError
-from bottui.api.httpx_pinned import BookBackend, PinnedHttpxTransport
-from bottui.api.transport import AiohttpTransport, default_transport
-from bottui.api.urls import check_base_url
+from bottui.api.transport import AiohttpTransport, check_base_url
 from bottui.sandbox.server import SandboxServer
 from bottui.sandbox.state import demo_state
-from tests.api.resolvers import TRANSPORTS, MapResolver, use_transport
+from tests.api.resolvers import MapResolver
 from tests.api.test_client import ACC, PRJ, PROJ
 
 ELSEWHERE = "192.0.2.2"  # TEST-NET-1; this machine's own address in CI, if anywhere
 
 
-@pytest.fixture(params=TRANSPORTS)
-def transport(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    name: str = request.param
-    use_transport(monkeypatch, name)
-    return name
+@pytest.fixture
+def transport() -> str:
+    """The one transport (httpx's own, switchable before #29, is gone)."""
+    return "aiohttp"
 
 
 @contextlib.contextmanager
@@ -67,14 +64,12 @@ def nothing_connected(sock: socket.socket | None) -> bool:
 
 
 def test_the_default_transport_is_the_pinned_one(transport: str) -> None:
-    made = default_transport(4)
-    if transport == "aiohttp":
-        assert isinstance(made, AiohttpTransport)
-    else:
-        # httpx has no parameter for the backend: if an httpx release
-        # renames the pool attribute, this says so.
-        assert isinstance(made, PinnedHttpxTransport)
-        assert isinstance(made._pool._network_backend, BookBackend)
+    client = BotProtectionClient("http://127.0.0.1:1", max_connections=4)
+    assert isinstance(client.transport, AiohttpTransport)
+    pooled = client.with_pool(8)  # a bulk run's pool: the same pins
+    assert isinstance(pooled.transport, AiohttpTransport)
+    assert pooled.transport is not client.transport
+    assert pooled.transport.addresses is client.transport.addresses
 
 
 async def test_a_name_resolving_elsewhere_is_refused_before_any_connection(
@@ -159,8 +154,8 @@ def test_the_sync_check_leaves_names_to_the_send() -> None:
 async def test_https_keeps_normal_resolution(transport: str) -> None:
     # Not pinned, not refused: certificate verification protects https.
     resolver = MapResolver({"api.localhost": [ELSEWHERE]})
-    transport_ = default_transport(2, resolver=resolver)
-    book = transport_.addresses  # type: ignore[attr-defined]
+    transport_ = AiohttpTransport(max_connections=2, resolver=resolver)
+    book = transport_.addresses
     assert await book.addresses("api.localhost", 443) == (ELSEWHERE,)
     assert book.pinned("api.localhost", 443) is None
     await transport_.aclose()

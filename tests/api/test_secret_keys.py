@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from bottui.api.answers import api_error, excerpt, loads
 from bottui.api.models import Project
-from bottui.api.secret_keys import mask_members, mask_text
+from bottui.api.sending import api_error, excerpt, loads
+from bottui.api.tokens import mask_members, mask_text
 
 KEY = "srv_secret_9f8e7d6c"
 

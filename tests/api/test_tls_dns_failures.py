@@ -13,10 +13,10 @@ import pytest
 
 from bottui.api.client import BotProtectionClient, build_thresholds
 from bottui.api.errors import EXIT_NETWORK, ConnectionFailed
-from bottui.api.retry import RetryPolicy
+from bottui.api.sending import RetryPolicy
 from bottui.sandbox.server import SandboxServer
 from bottui.sandbox.state import demo_state
-from tests.api.resolvers import TRANSPORTS, MapResolver, use_transport
+from tests.api.resolvers import MapResolver
 from tests.api.test_client import ACC, PAT, PROJ, FakeTime
 from tests.api.tls_server import self_signed, tls_server
 from tests.cli.helpers import cli
@@ -31,10 +31,10 @@ def fake_time() -> FakeTime:
     return FakeTime()
 
 
-@pytest.fixture(params=TRANSPORTS)
-def transport(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    name: str = request.param
-    use_transport(monkeypatch, name)
+@pytest.fixture
+def transport(monkeypatch: pytest.MonkeyPatch) -> str:
+    """The one transport (httpx's own, switchable before #29, is gone); no CA overrides."""
+    name = "aiohttp"
     monkeypatch.delenv("SSL_CERT_FILE", raising=False)
     monkeypatch.delenv("SSL_CERT_DIR", raising=False)
     return name

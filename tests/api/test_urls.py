@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bottui.api import urls
+from bottui.api import transport as urls
 from bottui.api.errors import RefusedError, ValidationError
 
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bottui.api import validation
+from bottui.api import requests as validation
 from bottui.api.errors import ValidationError
 
 

@@ -15,8 +15,7 @@ the same run, alternating, ``--rounds`` times each:
   and reading its JSON: the reference;
 * **bottui CLI**: ``python -m bottui revoke --from-file ids.txt --concurrency N
   --json``, timed from spawn to exit (start-up, imports, reading and hashing
-  the file, journaling every id, the summary), with each HTTP transport
-  (``BOTTUI_HTTP_TRANSPORT=aiohttp``, the default, and ``httpx``).
+  the file, journaling every id, the summary).
 
 The goal: the CLI reaches at least 90% of the bare client's rate. Then the
 peak RSS of the CLI process (``wait4``) for 100, ``--ids`` and ``--rss-ids``
@@ -91,15 +90,12 @@ async def bare_aiohttp(base_url: str, count: int, concurrency: int) -> float:
         return time.perf_counter() - started
 
 
-def run_cli(
-    sandbox: Sandbox, ids_file: Path, count: int, concurrency: int, transport: str, home: Path
-) -> Timed:
+def run_cli(sandbox: Sandbox, ids_file: Path, count: int, concurrency: int, home: Path) -> Timed:
     """Time the whole CLI process; its peak RSS from wait4."""
     env = dict(os.environ)
     env.update(
         {
             "BOTTUI_ACCESS_TOKEN": DEMO_ACCESS_TOKEN,
-            "BOTTUI_HTTP_TRANSPORT": transport,
             "XDG_CONFIG_HOME": str(home / "config"),
             "XDG_DATA_HOME": str(home / "data"),
             "XDG_STATE_HOME": str(home / "state"),
@@ -135,9 +131,9 @@ def run_cli(
     if proc.returncode != 0 or summary["total"] != count:
         raise RuntimeError(f"the CLI run failed: exit {proc.returncode}, {summary}")
     if summary["unknown"]:  # timed out, retried, then "nothing standing"
-        print(f"    ({transport}: {summary['unknown']} ids unknown (retried) after timeouts)")
+        print(f"    ({summary['unknown']} ids unknown (retried) after timeouts)")
     peak = sandbox.stats()["peakInFlight"]
-    return Timed(f"bottui CLI ({transport})", count, seconds, peak, usage.ru_maxrss / 1024)
+    return Timed("bottui CLI", count, seconds, peak, usage.ru_maxrss / 1024)
 
 
 def main() -> None:
@@ -148,7 +144,6 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--rss-ids", type=int, default=100_000)
     parser.add_argument("--no-rss", action="store_true", help="skip the memory runs")
-    parser.add_argument("--transports", default="aiohttp,httpx", help="CLI transports to time")
     parser.add_argument("--rss-only", action="store_true", help="only the memory runs")
     args = parser.parse_args()
 
@@ -168,11 +163,8 @@ def main() -> None:
                 sandbox.reset()
                 seconds = asyncio.run(bare_aiohttp(sandbox.base_url, args.ids, args.concurrency))
                 runs = [Timed("bare aiohttp", args.ids, seconds, sandbox.stats()["peakInFlight"])]
-                for transport in args.transports.split(","):
-                    home = work / f"home-{transport}-{time.monotonic_ns()}"
-                    runs.append(
-                        run_cli(sandbox, ids_file, args.ids, args.concurrency, transport, home)
-                    )
+                home = work / f"home-{time.monotonic_ns()}"
+                runs.append(run_cli(sandbox, ids_file, args.ids, args.concurrency, home))
                 for run in runs:
                     rss = f", peak RSS {run.max_rss_mb:.1f} MB" if run.max_rss_mb else ""
                     print(
@@ -195,14 +187,14 @@ def main() -> None:
                 )
             if args.no_rss:
                 return
-            print("peak RSS of the CLI process (aiohttp transport):")
+            print("peak RSS of the CLI process:")
             sizes = sorted({100, args.ids, args.rss_ids})
             rss: dict[int, float] = {}
             for count in sizes:
                 file = work / f"ids-{count}.txt"
                 write_ids(file, count)
                 home = work / f"home-rss-{count}"
-                run = run_cli(sandbox, file, count, args.concurrency, "aiohttp", home)
+                run = run_cli(sandbox, file, count, args.concurrency, home)
                 assert run.max_rss_mb is not None
                 rss[count] = run.max_rss_mb
                 print(f"  {count:>8,} ids: {run.max_rss_mb:6.1f} MB  ({run.rate:,.0f} req/s)")

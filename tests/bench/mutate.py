@@ -2,8 +2,8 @@
 
 Run from the repository root (pytest does not collect tests/bench)::
 
-    python -m tests.bench.mutate --count 40 [--seed N] [--module api/validation.py ...]
-    python -m tests.bench.mutate --apply 'api/validation.py:69:Cs=>Cx'   # one, by hand
+    python -m tests.bench.mutate --count 40 [--seed N] [--module api/requests.py ...]
+    python -m tests.bench.mutate --apply 'api/requests.py:69:Cs=>Cx'   # one, by hand
 
 Each mutation changes one line of one module (an operator, a comparison, a
 boolean, a constant, a negation), in a copy of the working tree (the checkout
@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: The core modules and the tests that speak for each (run per mutation).
 MODULES: dict[str, list[str]] = {
-    "api/validation.py": [
+    "api/requests.py": [
         "tests/api/test_validation.py",
         "tests/api/test_client.py",
         "tests/cli/test_thresholds_rules.py",
@@ -46,7 +46,7 @@ MODULES: dict[str, list[str]] = {
     ],
     "api/client.py": [
         "tests/api/test_client.py",
-        "tests/api/test_lean_parity.py",
+        "tests/api/test_single_and_bulk.py",
         "tests/api/test_hostile_text.py",
         "tests/api/test_tls_dns_failures.py",
         "tests/api/test_pinning.py",

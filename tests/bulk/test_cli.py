@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bottui.cli.revoke import ProgressLine
-from bottui.ops.bulk import BulkProgress, ItemStatus
+from bottui.ops.bulk.report import BulkProgress, ItemStatus
 from bottui.sandbox.server import SandboxServer
 from tests.bulk.conftest import logged, visitor_ids
 from tests.cli.helpers import cli

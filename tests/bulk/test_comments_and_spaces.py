@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from bottui.ops.bulk.input import BulkSource, InvalidLine, Subject
-from bottui.ops.bulk.scan import SPACE_IN_ID
+from bottui.ops.bulk.input import SPACE_IN_ID, BulkSource, InvalidLine, Subject
 from bottui.sandbox.server import SandboxServer
 from tests.bulk.conftest import logged, visitor_ids
 from tests.cli.helpers import cli

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from bottui.api.errors import RefusedError
-from bottui.ops.bulk import MAX_CONCURRENCY, BulkRevocation, check_concurrency, concurrency_note
+from bottui.ops.bulk.engine import BulkRevocation
 from bottui.ops.bulk.input import BulkSource
+from bottui.ops.bulk.report import MAX_CONCURRENCY, check_concurrency, concurrency_note
 from bottui.ops.session import Session, Settings
 from bottui.sandbox.server import SandboxServer
 from bottui.store.files import Locations

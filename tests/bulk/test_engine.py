@@ -13,9 +13,10 @@ import pytest
 
 from bottui.api.client import BotProtectionClient
 from bottui.api.errors import CredentialsError, RefusedError
-from bottui.api.retry import RetryPolicy, Timing
-from bottui.ops.bulk import BulkProgress, BulkRevocation, ItemResult, ItemStatus
+from bottui.api.sending import RetryPolicy, Timing
+from bottui.ops.bulk.engine import BulkRevocation
 from bottui.ops.bulk.input import BulkSource, subject_key
+from bottui.ops.bulk.report import BulkProgress, ItemResult, ItemStatus
 from bottui.ops.session import Session, Settings
 from bottui.sandbox.server import SandboxServer
 from bottui.sandbox.state import RequestRecord

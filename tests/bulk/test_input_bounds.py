@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from bottui.api.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_REFUSED
-from bottui.ops.bulk.scan import MAX_INPUT_LINE_BYTES
+from bottui.ops.bulk.input import MAX_INPUT_LINE_BYTES
 from bottui.sandbox.server import SandboxServer
 from tests.cli.helpers import cli
 from tests.fixtures.sandbox import scope

@@ -7,9 +7,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bottui.ops.bulk import BulkRevocation
+from bottui.ops.bulk.engine import BulkRevocation
 from bottui.ops.bulk.input import BulkSource
-from bottui.ops.bulk.status import MAX_INVALID_KEPT
+from bottui.ops.bulk.report import MAX_INVALID_KEPT
 from bottui.ops.session import Session, Settings
 from bottui.sandbox.server import SandboxServer
 from bottui.store.files import Locations

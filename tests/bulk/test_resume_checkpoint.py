@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from bottui.ops.bulk import BulkRevocation, prefix
+from bottui.ops.bulk import journaling as prefix
+from bottui.ops.bulk.engine import BulkRevocation
 from bottui.ops.bulk.input import BulkSource, subject_key
 from bottui.ops.session import Session, Settings
 from bottui.sandbox.server import SandboxServer

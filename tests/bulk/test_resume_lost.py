@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from bottui.ops.bulk import BulkRevocation, ItemResult, ItemStatus
+from bottui.ops.bulk.engine import BulkRevocation
 from bottui.ops.bulk.input import BulkSource, subject_key
-from bottui.ops.bulk.report import summary_lines
+from bottui.ops.bulk.report import ItemResult, ItemStatus, summary_lines
 from bottui.ops.session import Session, Settings
 from bottui.sandbox.server import SandboxServer
 from bottui.store.files import Locations

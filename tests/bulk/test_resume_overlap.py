@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 
-from bottui.ops.bulk import BulkRevocation, covered
+from bottui.ops.bulk import journaling as covered
+from bottui.ops.bulk.engine import BulkRevocation
 from bottui.ops.bulk.input import BulkSource, subject_key
-from bottui.ops.bulk.status import BulkSummary
+from bottui.ops.bulk.report import BulkSummary
 from bottui.ops.session import Session, Settings
 from bottui.sandbox.server import SandboxServer
 from bottui.store import seen_ids

@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 
 from bottui.api.errors import RefusedError
-from bottui.ops.bulk import ItemResult, ItemStatus
-from bottui.ops.bulk.results import COLUMNS, ResultsFile
-from bottui.ops.bulk.spool import ResultsSpool
-from bottui.ops.bulk.subjects import Subject
+from bottui.ops.bulk.input import Subject
+from bottui.ops.bulk.report import ItemResult, ItemStatus
+from bottui.ops.bulk.results import COLUMNS, ResultsFile, ResultsSpool
 
 
 def result(n: int, status: ItemStatus, error: str | None = None) -> ItemResult:

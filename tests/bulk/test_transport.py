@@ -10,7 +10,7 @@ import pytest
 
 from bottui.api.client import BotProtectionClient
 from bottui.api.tokens import AccessToken
-from bottui.api.transport import AiohttpTransport, default_transport, transport_name
+from bottui.api.transport import AiohttpTransport
 from bottui.sandbox import demo_data as demo
 from bottui.sandbox.server import SandboxServer
 from tests.bulk.conftest import logged
@@ -19,14 +19,12 @@ from tests.sandbox.helpers import revoke_path
 REVOCATIONS = revoke_path()
 
 
-def test_default_is_aiohttp_and_httpx_is_selectable(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert transport_name({}) == "aiohttp"
-    assert transport_name({"BOTTUI_HTTP_TRANSPORT": "HTTPX "}) == "httpx"
-    assert isinstance(default_transport(8), AiohttpTransport)
-    monkeypatch.setenv("BOTTUI_HTTP_TRANSPORT", "httpx")
-    assert isinstance(default_transport(8), httpx.AsyncHTTPTransport)
+def test_the_transport_is_aiohttp_and_a_variable_no_longer_switches_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("BOTTUI_HTTP_TRANSPORT", "httpx")  # gone with #29: one path
     client = BotProtectionClient("http://127.0.0.1:1")
-    assert isinstance(client._transport, httpx.AsyncHTTPTransport)
+    assert isinstance(client.transport, AiohttpTransport)
 
 
 @pytest.mark.parametrize(

@@ -18,10 +18,10 @@ import pytest
 
 from bottui.api.client import BotProtectionClient
 from bottui.api.errors import UNKNOWN_NOTE
-from bottui.api.retry import RetryPolicy
-from bottui.ops.bulk import BulkRevocation, ItemResult, ItemStatus
+from bottui.api.sending import RetryPolicy
+from bottui.ops.bulk.engine import BulkRevocation
 from bottui.ops.bulk.input import BulkSource
-from bottui.ops.bulk.report import summary_lines
+from bottui.ops.bulk.report import ItemResult, ItemStatus, summary_lines
 from bottui.ops.session import Session, Settings
 from bottui.sandbox.server import SandboxServer
 from bottui.store.files import Locations

@@ -18,7 +18,7 @@ from typing import Any
 import platformdirs
 import pytest
 
-from bottui.api.scrub import token_forms as scrubbed_forms
+from bottui.api.tokens import token_forms as scrubbed_forms
 from bottui.sandbox.faults import BODY_KINDS, HOSTILE_KINDS
 from bottui.sandbox.server import SandboxServer
 from tests.cli.helpers import Result, cli

@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from bottui.api.scrub import scrub
-from bottui.api.tokens import ProjectToken
+from bottui.api.tokens import ProjectToken, scrub
 from bottui.ops.journal_view import EntryStream, export_stream
 from bottui.store.journal.file import Journal
 from bottui.store.journal.records import EntryPage, EntryQuery, Operation, StartRecord

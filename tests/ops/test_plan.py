@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from bottui.api.client import build_thresholds
-from bottui.api.curl import request_json, request_lines
 from bottui.api.errors import BottuiError, RefusedError, ValidationError
+from bottui.api.requests import request_json, request_lines
 from bottui.demo import prepare
 from bottui.ops import mutations, undo
 from bottui.ops import plan as planning

@@ -15,7 +15,7 @@ import pytest
 
 from bottui.api.client import BotProtectionClient, build_thresholds
 from bottui.api.errors import ApiError, RefusedError, ValidationError
-from bottui.api.retry import RetryPolicy
+from bottui.api.sending import RetryPolicy
 from bottui.demo import prepare
 from bottui.ops import journal_view, mutations, undo
 from bottui.ops import journal_view as journal_pages

@@ -12,7 +12,7 @@ in, however long another holds the write lock, and none may fall back to
   last of them opens and closes the journal for each change, as a CLI
   command per change would; the others keep theirs open, as a TUI does;
 * one bulk run of ``bulk_ids`` ids journaled through the bulk run's sink
-  (``bottui.ops.bulk.journal.JournalSink``: the run, started records per
+  (``bottui.ops.bulk.journaling.JournalSink``: the run, started records per
   chunk, outcomes pumped in batches), driven directly, without HTTP;
 * one CPU-burning process per core (``os.cpu_count()``), killed at the end.
 
@@ -108,7 +108,7 @@ def single_changes(path: Path, name: str, count: int, reopen: bool) -> dict[str,
 
 async def bulk_run(root: Path, count: int) -> dict[str, Any]:
     """A bulk run of ``count`` ids, journaled through the bulk run's journal sink."""
-    from bottui.ops.bulk.journal import JournalSink
+    from bottui.ops.bulk.journaling import JournalSink
     from bottui.ops.session import Session, Settings
     from bottui.store.files import Locations
     from bottui.store.journal.records import Operation, Outcome, StartRecord

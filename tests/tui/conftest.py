@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from bottui.api.client import BotProtectionClient
-from bottui.api.retry import RetryPolicy
+from bottui.api.sending import RetryPolicy
 from bottui.demo import prepare
 from bottui.ops.session import Session
 from bottui.sandbox.endpoints import create_app

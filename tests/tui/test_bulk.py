@@ -25,9 +25,9 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Button, Checkbox, Input, Static, TextArea
 
-import bottui.ops.bulk.meter as bulk_meter
-from bottui.ops.bulk import BulkProgress, BulkSummary, ItemStatus
+import bottui.ops.bulk.report as bulk_meter
 from bottui.ops.bulk.input import InvalidLine
+from bottui.ops.bulk.report import BulkProgress, BulkSummary, ItemStatus
 from bottui.sandbox.server import SandboxServer
 from bottui.tui import key_registry as palette
 from bottui.tui.app import BottuiApp

@@ -17,8 +17,8 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
-from bottui.ops.bulk import ItemStatus
-from bottui.ops.bulk.spool import PROBLEMS
+from bottui.ops.bulk.report import ItemStatus
+from bottui.ops.bulk.results import PROBLEMS
 from bottui.sandbox.server import SandboxServer
 from bottui.store.journal.file import Journal
 from bottui.tui.app import BottuiApp
@@ -238,7 +238,13 @@ def test_snapshot_summary_with_failed_ids(
         await pilot.pause()
         app.backend.faults.configure(fail_next=1, error_status=500)  # type: ignore[attr-defined]
         await start_and_confirm(pilot)
+        # Whether the run ends before its screen is up is a race: hide the screen,
+        # so the end is always the toast's, then show the summary again (B).
+        if isinstance(app.screen, BulkRunDialog):
+            await pilot.press("escape")
         await settle(pilot)
+        await pilot.press("B")
+        await pilot.pause()
         assert "Failed and unknown ids (1;" in summary_text(app)
 
     assert snap_compare(app, terminal_size=SNAP_SIZE, run_before=run_before)

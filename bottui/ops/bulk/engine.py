@@ -5,11 +5,14 @@ One :class:`BulkRevocation` revokes the grants of every subject of a
 
 * ids are read as a stream, validated and deduplicated line by line
   (:mod:`bottui.ops.bulk.input`); bad lines are reported, never sent;
-* at most ``concurrency`` requests are in flight, over the client's
-  keep-alive pool; 5xx answers and connection failures are retried by the
-  client with backoff within its total deadline, per id;
+* at most ``concurrency`` requests are in flight, each sent as a single
+  change is (:meth:`~bottui.api.client.BotProtectionClient.revoke_grant`),
+  over a keep-alive pool of the run's size
+  (:meth:`~bottui.api.client.BotProtectionClient.with_pool`); 5xx answers
+  and connection failures are retried by the client with backoff within
+  its total deadline, per id;
 * a 429 (or 503 with ``Retry-After``) pauses the whole run: every request
-  waits until the moment the service named (:class:`~bottui.api.pause.SharedPause`);
+  waits until the moment the service named (:class:`~bottui.api.sending.SharedPause`);
 * an answer that every other id would get too (401, 403, 404), or a long
   series of network failures, stops the run early instead of hammering;
 * every id is journaled (started before its chunk is sent, outcome after)
@@ -28,6 +31,14 @@ Driving it (the TUI does the same as the CLI)::
 ``on_progress`` receives a :class:`BulkProgress` every ``progress_interval``
 seconds and once at the end; ``on_result`` an :class:`ItemResult` per id.
 Both are called on the event loop and must be quick.
+
+*Settling* an id turns what became of it (an answer, a failure, a stop) into
+its :class:`~bottui.ops.bulk.report.ItemStatus`, the run's counters, its
+outcome record (and the closing records of entries a crash left unfinished)
+and the ``on_result`` callback.
+
+:func:`plan_bulk` is a run's dry run: it validates the whole input and builds
+its first requests, sending nothing.
 """
 
 from __future__ import annotations
@@ -35,44 +46,70 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from bottui.api.errors import BottuiError
+from bottui.api.errors import ApiError, BottuiError, NetworkError
 from bottui.api.models import Revocation
-from bottui.api.pause import SharedPause
+from bottui.api.requests import PreparedRequest
+from bottui.api.sending import SharedPause
 from bottui.api.tokens import AccessToken
-from bottui.ops.bulk.covered import CoveredLines
 from bottui.ops.bulk.input import BulkSource, Duplicate, InvalidLine, Subject
-from bottui.ops.bulk.journal import JournalSink, ResumeState
-from bottui.ops.bulk.meter import Meter
-from bottui.ops.bulk.prefix import SettledPrefix
-from bottui.ops.bulk.settling import Job, Looking, Settling
-from bottui.ops.bulk.status import (
+from bottui.ops.bulk.journaling import (
+    CoveredLines,
+    JournalSink,
+    ResumeState,
+    SettledPrefix,
+    is_settled,
+    is_uncertain,
+)
+from bottui.ops.bulk.report import (
     DEFAULT_CONCURRENCY,
+    FATAL_STATUSES,
     MAX_INVALID_KEPT,
     BulkProgress,
     BulkSummary,
+    ItemResult,
     ItemStatus,
+    Meter,
     ProgressCallback,
     ResultCallback,
     check_concurrency,
 )
 from bottui.ops.confirmation import normalize_reason
+from bottui.ops.mutations import error_outcome
 from bottui.ops.session import Session
 from bottui.plaintext import clean
-from bottui.store.journal.records import ItemState, Operation
+from bottui.store.journal.records import ItemState, Operation, Outcome
 
 if TYPE_CHECKING:
-    from bottui.api.lean import RevocationSender
+    from bottui.api.client import BotProtectionClient
+
+
+# -- the run --------------------------------------------------------------------------------------
+
 
 _YIELD_EVERY: Final = 256
+
+
 #: Ids read, looked up (``--resume``) and journaled as started together: one
 #: lookup and one transaction per chunk, however small the concurrency.
 MIN_CHUNK: Final = 256
-_Job = Job
 
 
-class BulkRevocation(Settling):
+#: One id on its way: its subject, its entry, what earlier attempts left.
+Job = tuple[Subject, int | None, ItemState | None]
+
+
+#: An id to send: its subject, its item key, what earlier attempts left.
+Sending = tuple[Subject, str, ItemState | None]
+
+
+#: A chunk read and being looked up: its subjects, their item keys, the lookup.
+Looking = tuple[list[Subject], list[str], "asyncio.Future[dict[str, ItemState]] | None"]
+
+
+class BulkRevocation:
     """Revoke the grants of every subject of an input; see the module docstring.
 
     Args:
@@ -128,12 +165,12 @@ class BulkRevocation(Settling):
         self._prefix = SettledPrefix()
         self._chunk_size = max(MIN_CHUNK, self.concurrency)
         # A whole chunk may wait queued while the next one is read and journaled.
-        self._queue: asyncio.Queue[_Job | None] = asyncio.Queue(maxsize=self._chunk_size)
+        self._queue: asyncio.Queue[Job | None] = asyncio.Queue(maxsize=self._chunk_size)
         self._chunk: list[Subject] = []
         self._looking: Looking | None = None  # the chunk being looked up
         self._covered: CoveredLines | None = None  # a resume's covered lines, read aside
-        self._sender: RevocationSender | None = None
-        self._unqueued: deque[_Job] = deque()
+        self._pooled: BotProtectionClient | None = None  # the run's pool
+        self._unqueued: deque[Job] = deque()
         self._workers: list[asyncio.Task[None]] = []
         self._producer: asyncio.Task[None] | None = None
         self._started = False
@@ -212,9 +249,7 @@ class BulkRevocation(Settling):
         if self.resume and not self._resume_state.earlier_run and self._sink.available:
             session.warn("nothing to resume: no earlier run of this input; sending every id")
         self._prefix = SettledPrefix(self._resume_state.settled_line)
-        self._sender = client.revocations(
-            self.account, self.project, max_connections=self.concurrency
-        )
+        self._pooled = client.with_pool(self.concurrency)
         self._meter.start()
         ticker = asyncio.create_task(self._tick(), name="bottui-bulk-progress")
         try:
@@ -243,7 +278,7 @@ class BulkRevocation(Settling):
                 if task is not None and not task.done():
                     task.cancel()
             try:
-                await self._sender.aclose()
+                await self._pooled.aclose()
             finally:
                 await self._sink.close()
         self._emit_progress()
@@ -338,7 +373,7 @@ class BulkRevocation(Settling):
     def _settle(
         self, subject: Subject, entry_id: int | None, status: ItemStatus, **kw: Any
     ) -> None:
-        super()._settle(subject, entry_id, status, **kw)
+        self._record(subject, entry_id, status, **kw)
         if status is not ItemStatus.SKIPPED:
             # After the outcome is queued: a checkpoint never leads what it covers.
             self._prefix.settled(subject.line, status, entry_id is not None)
@@ -418,8 +453,8 @@ class BulkRevocation(Settling):
             self._unqueued.popleft()
 
     async def _worker(self, token: AccessToken) -> None:
-        sender = self._sender
-        assert sender is not None
+        client = self._pooled
+        assert client is not None
         tally = self._tally
         pause = self.pause
         while True:
@@ -435,8 +470,13 @@ class BulkRevocation(Settling):
             revocation: Revocation | None = None
             failure: BottuiError | None = None
             try:
-                revocation = await sender.revoke(
-                    subject.visitor_id, subject.user_account_id, token, pause
+                revocation = await client.revoke_grant(
+                    self.account,
+                    self.project,
+                    token,
+                    visitor_id=subject.visitor_id,
+                    user_account_id=subject.user_account_id,
+                    pause=pause,
                 )
             except BottuiError as exc:
                 failure = exc
@@ -495,3 +535,222 @@ class BulkRevocation(Settling):
             run_id=self._sink.run_id,
             resumed=self.resume and self._resume_state.earlier_run,
         )
+
+    # -- what a resume skips ----------------------------------------------------------
+
+    def _count_skipped(self, skipped: int) -> None:
+        """Count ids skipped at once (a settled 1,000,000-id resume skips them all)."""
+        self._tally.counts[ItemStatus.SKIPPED] += skipped
+        self._tally.done += skipped
+
+    def _unsettled(
+        self, chunk: list[Subject], keys: list[str], states: dict[str, ItemState]
+    ) -> tuple[list[Sending], bool]:
+        """The ids of a chunk to send (what earlier attempts left of each); the others
+        skipped, their unfinished entries closed. True: too many held for counting
+        (a resume reading its covered lines aside: :meth:`CoveredLines.flush`)."""
+        if not states:  # nothing known of these ids: every one is sent
+            return [(subject, key, None) for subject, key in zip(chunk, keys, strict=True)], False
+        sending: list[Sending] = []
+        skipped = 0
+        held = False
+        ahead = self._covered
+        for subject, key in zip(chunk, keys, strict=True):
+            state = states.get(key)
+            if state is None or not is_settled(state):
+                sending.append((subject, key, state))
+                continue
+            if state.unfinished:  # settled since by another attempt: close them
+                self._sink.supersede(state.unfinished, None)
+            if ahead is not None:  # skipped, or a repeat of a covered line: counted later
+                held = ahead.hold(subject) or held
+            elif self.on_result is not None:
+                self._settle(subject, None, ItemStatus.SKIPPED)
+            else:
+                skipped += 1  # counted at once: a settled 1,000,000-id resume skips them all
+        if skipped:
+            self._count_skipped(skipped)
+        return sending, held
+
+    # -- settling an id ---------------------------------------------------------------
+
+    def _answered(
+        self,
+        subject: Subject,
+        entry_id: int | None,
+        revocation: Revocation,
+        duration: float,
+        state: ItemState | None,
+    ) -> None:
+        # Same words: RevocationOutcome's values are ItemStatus's.
+        status = ItemStatus(revocation.outcome.value)
+        if status is not ItemStatus.UNKNOWN and is_uncertain(state):
+            # An earlier attempt's answer was lost (a crash) or unknown: it may
+            # have withdrawn the grant, and one withdrawn now may be a new one.
+            status = ItemStatus.UNKNOWN_RETRIED
+        self._tally.network_streak = 0
+        result = revocation.to_json()
+        result["outcome"] = status.value
+        if status is ItemStatus.UNKNOWN_RETRIED and revocation.revoked is False:
+            result["revoked"] = None  # nothing stood: who withdrew it is not known
+        if state is not None and state.unfinished and entry_id is not None:
+            # Settled now: the entries a crash left unfinished get their closing
+            # record, queued before the outcome (and any checkpoint covering it).
+            self._sink.supersede(state.unfinished, entry_id)
+        self._settle(
+            subject,
+            entry_id,
+            status,
+            report_id=revocation.report_id,
+            http_status=revocation.status,
+            journal_result=result,
+            duration=duration,
+        )
+
+    def _failed(
+        self, subject: Subject, entry_id: int | None, error: BottuiError, duration: float
+    ) -> None:
+        tally = self._tally
+        title = clean(error.title)
+        tally.errors[title] += 1
+        if isinstance(error, NetworkError):
+            tally.network_failures += 1
+            tally.network_streak += 1
+            if tally.network_streak >= max(16, 2 * self.concurrency):
+                self._stop(f"{tally.network_streak} ids in a row failed: {title}")
+        else:
+            tally.api_failures += 1
+            tally.network_streak = 0
+            if isinstance(error, ApiError) and error.status in FATAL_STATUSES:
+                self._stop(f"{title}: every other id would get the same answer")
+        status = getattr(error, "status", None)
+        # A request that may have arrived unanswered is unknown, never failed.
+        unknown = isinstance(error, BottuiError) and error.ambiguous
+        self._settle(
+            subject,
+            entry_id,
+            ItemStatus.UNKNOWN if unknown else ItemStatus.FAILED,
+            http_status=status if isinstance(status, int) else None,
+            error=str(error),
+            journal_error=error.to_json()["error"],
+            journal_outcome=error_outcome(error),
+            duration=duration,
+        )
+
+    def _record(
+        self,
+        subject: Subject,
+        entry_id: int | None,
+        status: ItemStatus,
+        *,
+        report_id: str | None = None,
+        http_status: int | None = None,
+        error: str | None = None,
+        journal_result: dict[str, Any] | None = None,
+        journal_error: dict[str, Any] | None = None,
+        journal_outcome: str | None = None,
+        duration: float | None = None,
+    ) -> None:
+        """Count the id's end, queue its outcome record, hand ``on_result`` its result."""
+        tally = self._tally
+        tally.counts[status] += 1
+        tally.done += 1
+        if status not in (ItemStatus.SKIPPED, ItemStatus.NOT_SENT):
+            tally.sent += 1
+        if status is ItemStatus.NOT_SENT:
+            journal_error = {"message": "not sent: the run stopped before this id"}
+        if entry_id is not None:
+            self._sink.finish(
+                entry_id,
+                # ItemStatus and Outcome name their members alike; FAILED and an
+                # unknown failure bring their journal_outcome, SKIPPED is never journaled.
+                outcome=journal_outcome or Outcome[status.name].value,
+                status=http_status,
+                result=journal_result,
+                error=journal_error,
+                duration_ms=None if duration is None else duration * 1000,
+            )
+        if self.on_result is not None:
+            self.on_result(
+                ItemResult(
+                    subject=subject,
+                    status=status,
+                    report_id=report_id,
+                    http_status=http_status,
+                    error=error,
+                )
+            )
+
+    def _settle_leftovers(self) -> None:
+        """Ids taken but never sent (stopped, or abandoned): recorded as not sent."""
+        chunk = self._chunk[:]
+        self._chunk.clear()
+        looking, self._looking = self._looking, None
+        if looking is not None:
+            if looking[2] is not None:
+                looking[2].cancel()
+            chunk = looking[0] + chunk
+        for subject in chunk:
+            self._settle(subject, None, ItemStatus.NOT_SENT)
+        while self._unqueued:
+            subject, entry_id, _ = self._unqueued.popleft()
+            self._settle(subject, entry_id, ItemStatus.NOT_SENT)
+        while not self._queue.empty():
+            job = self._queue.get_nowait()
+            if job is not None:
+                self._settle(job[0], job[1], ItemStatus.NOT_SENT)
+
+
+# -- the dry run ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BulkPlan:
+    """What a bulk run would send (``--dry-run``): nothing is sent.
+
+    Attributes:
+        requests: The first requests, with their subjects.
+        count: Requests the run would send (distinct valid ids).
+        invalid: The invalid lines (the first :data:`MAX_INVALID_KEPT`).
+        invalid_count: Invalid lines in all.
+        duplicates: Repeated lines.
+    """
+
+    requests: tuple[tuple[Subject, PreparedRequest], ...]
+    count: int
+    invalid: tuple[InvalidLine, ...]
+    invalid_count: int
+    duplicates: int
+
+
+def plan_bulk(
+    session: Session, account: str, project: str, source: BulkSource, *, keep: int = 20
+) -> BulkPlan:
+    """Validate the whole input and build its first ``keep`` requests; send nothing."""
+    client = session.client()
+    client.prepare_revocation(account, project, visitor_id="-")  # ids usable?
+    requests: list[tuple[Subject, PreparedRequest]] = []
+    invalid: list[InvalidLine] = []
+    reader = source.read()
+    try:
+        for item in iter(reader):
+            if isinstance(item, InvalidLine):
+                if len(invalid) < MAX_INVALID_KEPT:
+                    invalid.append(InvalidLine(item.line, clean(item.reason)))
+            elif isinstance(item, Subject) and len(requests) < keep:
+                request = client.prepare_revocation(
+                    account,
+                    project,
+                    visitor_id=item.visitor_id,
+                    user_account_id=item.user_account_id,
+                )
+                requests.append((item, request))
+    finally:
+        reader.close()
+    return BulkPlan(
+        requests=tuple(requests),
+        count=reader.valid,
+        invalid=tuple(invalid),
+        invalid_count=reader.invalid,
+        duplicates=reader.duplicates,
+    )

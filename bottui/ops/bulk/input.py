@@ -1,4 +1,35 @@
-"""The input of a bulk revocation: where the ids come from, and reading them.
+"""The input of a bulk revocation: opening it, its first pass, and reading its ids.
+
+The first pass over a bulk input: its SHA-256, its non-blank lines, the first of them.
+
+The hash is the run's identity (``--resume``); the count of lines bounds the
+ids for progress. The rules the reader shares with this pass (a CSV header,
+trimming) are here too. Lines are counted at C speed (``bytes.count`` and one
+regular expression per block), never one by one in Python: a 1,000,000-line
+input is scanned in about 0.1 s, so a run or a resume sends its first
+request at once.
+
+This pass also bounds the input, before anything is sent: a NUL byte (binary
+input: ``/dev/urandom``, an image), a line longer than
+:data:`MAX_INPUT_LINE_BYTES` (no line of ids is that long) or more than
+:data:`MAX_INPUT_BYTES` in all refuses the whole input (exit 2). A line
+between :data:`MAX_LINE_BYTES` and that bound is only an invalid line.
+
+Opening a bulk input named by ``--from-file``: a regular file or a pipe, never blocking.
+
+The path is opened with ``O_NONBLOCK`` (opening a FIFO without a writer
+would wait for one forever) and must be a regular file or a pipe: a device
+(``/dev/zero``, ``/dev/urandom``, a terminal) or a directory is refused. A
+FIFO with no writer is refused at once; one with a writer is returned as a
+stream, its first bytes included, to be spooled as stdin is (it cannot be
+read twice). Every refusal is a
+:class:`~bottui.ops.bulk.input.BulkInputError` (exit 2), before anything is sent.
+
+What reading a bulk input yields per line: a :class:`Subject` to send, an
+:class:`InvalidLine` never sent, a :class:`Duplicate` of an earlier line; and
+the key a subject is journaled under (:func:`subject_key`).
+
+The input of a bulk revocation: where the ids come from, and reading them.
 
 Two formats, told apart by the first non-blank line:
 
@@ -25,48 +56,360 @@ file; so is a named pipe (FIFO) given as the file.
 A file is opened without blocking and must be a regular file or a pipe: a
 device (``/dev/zero``, ``/dev/urandom``, a terminal) is refused, and so is a
 FIFO with no writer (its reader would wait forever); the first pass bounds
-what it reads (:mod:`bottui.ops.bulk.scan`: binary input, an overlong line,
+what it reads (:mod:`bottui.ops.bulk.input`: binary input, an overlong line,
 too much input), all before anything is sent.
 """
 
 from __future__ import annotations
 
 import csv
+import errno
 import hashlib
 import io
 import os
+import re
+import stat
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Final, Literal
+from typing import BinaryIO, Final, Literal, NamedTuple, cast
 
-from bottui.api.errors import ValidationError
-from bottui.api.validation import SUBJECT_ID_MAX, subject
-from bottui.ops.bulk.input_file import open_input
-from bottui.ops.bulk.scan import (
-    BOM,
-    COMMENT,
-    MAX_LINE_BYTES,
-    SPACE_IN_ID,
-    TRIMMED,
-    USER_COLUMN,
-    UTF16_BOMS,
-    VISITOR_COLUMN,
-    BulkInputError,
-    Scanner,
-    header_columns,
-    trim,
-)
-from bottui.ops.bulk.subjects import Duplicate, InvalidLine, Subject, subject_key
+from bottui.api.errors import RefusedError, ValidationError
+from bottui.api.requests import SUBJECT_ID_MAX, subject
 from bottui.store.seen_ids import SeenIds
 
+# -- the first pass -------------------------------------------------------------------------------
+
+
+#: Longest line read; a longer one is reported invalid and skipped.
+MAX_LINE_BYTES: Final = 1 << 16
+
+
+#: A line longer than this refuses the whole input (it is not a list of ids).
+MAX_INPUT_LINE_BYTES: Final = 1 << 20
+
+
+#: Largest input accepted (about 100,000,000 ids of 40 bytes).
+MAX_INPUT_BYTES: Final = 1 << 32
+
+_OVERLONG: Final = re.compile(rb"[^\n]{%d}" % (MAX_INPUT_LINE_BYTES + 1))
+
+UTF16_BOMS: Final = (b"\xff\xfe", b"\xfe\xff")
+
+BOM: Final = b"\xef\xbb\xbf"
+
+
+#: A line of ASCII whitespace only (``bytes.strip``'s), from its start to its end.
+_BLANK_LINE: Final = re.compile(rb"(?m)^[ \t\r\x0b\x0c]*\n")
+
+VISITOR_COLUMN: Final = "visitorid"
+
+USER_COLUMN: Final = "useraccountid"
+
+_DELIMITERS: Final = (",", ";", "\t")
+
+
+#: What trimming removes: spaces, tabs, line ends and the Unicode spaces. Not
+#: str.strip()'s default, which also eats the controls U+001C-U+001F and U+0085:
+#: a control character at the edge of an id must be refused, not dropped.
+TRIMMED: Final = (
+    " \t\r\n\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+    "\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+
+
+#: A line starting with this (after trimming) is a comment, never an id.
+COMMENT: Final = "#"
+
+
+#: Why a line of the one-id-per-line format that holds a space is not sent.
+SPACE_IN_ID: Final = (
+    "holds a space: one id per line (an id with a space goes in a CSV with a visitorId column)"
+)
+
+
+def trim(text: str) -> str:
+    """``text`` without surrounding whitespace; control characters are kept (and refused)."""
+    return text.strip(TRIMMED)
+
+
+def header_columns(first_line: str) -> tuple[str, list[str]] | None:
+    """The delimiter and column names when ``first_line`` is a CSV header naming ours."""
+    for delimiter in _DELIMITERS:
+        try:
+            names = next(csv.reader([first_line], delimiter=delimiter, strict=True))
+        except (csv.Error, StopIteration):
+            continue
+        folded = [trim(name).lower() for name in names]
+        if VISITOR_COLUMN in folded or USER_COLUMN in folded:
+            return delimiter, folded
+    return None
+
+
+def _decode_first(raw: bytes) -> str | None:
+    try:
+        return trim(raw.removeprefix(BOM).decode("utf-8"))
+    except UnicodeDecodeError:
+        return None
+
+
+class BulkInputError(RefusedError):
+    """The input as a whole cannot be used (unreadable, UTF-16, a bad header): exit 2."""
+
+
+class Scanner:
+    """Fed the input block by block: SHA-256, non-blank lines, the first of them."""
+
+    def __init__(self) -> None:
+        self.sha256 = hashlib.sha256()
+        self.nonblank = 0
+        self.first: bytes | None = None
+        self._partial = b""
+        self._partial_nonblank = False
+        self._start = True
+        #: Bytes fed so far, and of the line not ended yet.
+        self.size = 0
+        self._run = 0
+
+    def feed(self, block: bytes) -> None:
+        """Take the next block; BulkInputError when the input cannot be a bulk input."""
+        if self._start and block:
+            self._start = False
+            if block.startswith(UTF16_BOMS):
+                raise BulkInputError(
+                    "The input is UTF-16", "save it as UTF-8 (with or without a BOM)"
+                )
+        self._bound(block)
+        self.sha256.update(block)
+        end = block.rfind(b"\n")
+        if end < 0:
+            self._carry(block)
+            return
+        first_end = block.find(b"\n")
+        self._carry(block[:first_end])
+        self._line_end()
+        body = block[first_end + 1 : end + 1]  # whole lines only
+        lines = body.count(b"\n")
+        if lines:
+            nonblank = lines - len(_BLANK_LINE.findall(body))
+            self.nonblank += nonblank
+            if self.first is None and nonblank:
+                self.first = next(line for line in body.split(b"\n") if line.strip())[
+                    :MAX_LINE_BYTES
+                ]
+        self._carry(block[end + 1 :])
+
+    def _bound(self, block: bytes) -> None:
+        """Refuse binary input, an overlong line or too much input (nothing is sent)."""
+        nul = block.find(b"\x00")
+        if nul >= 0:
+            raise BulkInputError(
+                "The input is binary",
+                f"a NUL byte at byte {self.size + nul + 1:,}: a bulk input is text, one id per "
+                "line or CSV (a device such as /dev/zero or /dev/urandom is not one)",
+            )
+        self.size += len(block)
+        if self.size > MAX_INPUT_BYTES:
+            raise BulkInputError(
+                "The input is too large",
+                f"more than {MAX_INPUT_BYTES:,} bytes: split it into several runs",
+            )
+        first_end = block.find(b"\n")
+        if first_end < 0:
+            self._run += len(block)
+            overlong = self._run > MAX_INPUT_LINE_BYTES
+        else:
+            overlong = (
+                self._run + first_end > MAX_INPUT_LINE_BYTES
+                or _OVERLONG.search(block, first_end) is not None
+            )
+            self._run = len(block) - block.rfind(b"\n") - 1
+        if overlong:
+            raise BulkInputError(
+                "The input is not a list of ids",
+                f"a line longer than {MAX_INPUT_LINE_BYTES:,} bytes (near byte {self.size:,})",
+            )
+
+    def _carry(self, part: bytes) -> None:
+        """More of the line not ended yet."""
+        if not self._partial_nonblank and part.strip():
+            self._partial_nonblank = True
+        if self.first is None and len(self._partial) < MAX_LINE_BYTES:
+            self._partial += part[: MAX_LINE_BYTES - len(self._partial)]
+
+    def _line_end(self) -> None:
+        if self._partial_nonblank:
+            self.nonblank += 1
+            if self.first is None:
+                self.first = self._partial[:MAX_LINE_BYTES]
+        self._partial = b""
+        self._partial_nonblank = False
+
+    def finish(self) -> None:
+        self._line_end()
+
+    def candidate_lines(self) -> int:
+        """Non-blank lines, less the CSV header if there is one."""
+        if self.first is None:
+            return 0
+        text = _decode_first(self.first)
+        header = text is not None and header_columns(text) is not None
+        return self.nonblank - (1 if header else 0)
+
+
+# -- opening a file of ids ------------------------------------------------------------------------
+
+
 _BLOCK: Final = 1 << 16
+
+
+def open_input(path: Path) -> tuple[BinaryIO, bool]:
+    """A blocking reader of ``path`` from its first byte, and whether it is a pipe.
+
+    Raises:
+        BulkInputError: it cannot be opened, is neither a regular file nor a
+            pipe, or is a FIFO with no writer.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise BulkInputError(
+            "Cannot read the input file", f"{path}: {exc.strerror or exc}"
+        ) from None
+    handle = open(fd, "rb", buffering=0)  # noqa: SIM115 (returned, or closed below)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISFIFO(mode):
+            first = _first_from_pipe(fd, str(path))
+            os.set_blocking(fd, True)
+            return cast(BinaryIO, _Prefixed(first, handle)), True
+        if not stat.S_ISREG(mode):
+            raise BulkInputError(
+                "Not a file of ids",
+                f"{path} is a device or a directory, not a regular file or a pipe "
+                "(use --from-file - to read stdin)",
+            )
+        os.set_blocking(fd, True)
+    except BaseException:
+        handle.close()
+        raise
+    return cast(BinaryIO, handle), False
+
+
+def _first_from_pipe(fd: int, label: str) -> bytes:
+    """The first bytes of a FIFO opened without blocking; refused when it has no writer.
+
+    A read that would block means a writer is there (its bytes will come);
+    an empty read means none is (or it wrote nothing and left).
+    """
+    try:
+        first = os.read(fd, _BLOCK)
+    except BlockingIOError:
+        return b""
+    except OSError as exc:
+        if exc.errno == errno.EAGAIN:
+            return b""
+        raise BulkInputError("Cannot read the input file", f"{label}: {exc.strerror}") from None
+    if not first:
+        raise BulkInputError(
+            "The pipe has no writer",
+            f"{label} is a named pipe that nothing writes to: start its writer first, "
+            "or pipe the ids into --from-file -",
+        )
+    return first
+
+
+class _Prefixed(io.RawIOBase):
+    """``first``, then the rest of ``stream`` (a pipe whose first bytes were read).
+
+    Closing it closes ``stream``.
+    """
+
+    def __init__(self, first: bytes, stream: BinaryIO) -> None:
+        super().__init__()
+        self._first = first
+        self._stream = stream
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        if self._first:
+            head, self._first = self._first, b""
+            return head
+        return self._stream.read(size) or b""
+
+    def close(self) -> None:
+        self._stream.close()
+        super().close()
+
+
+# -- what a line yields ---------------------------------------------------------------------------
+
+
+class Subject(NamedTuple):
+    """One valid line: the identity whose grant to revoke (a named tuple: cheap to make).
+
+    Attributes:
+        line: 1-based line number in the input.
+        visitor_id: The visitor id, or None.
+        user_account_id: The user account id, or None.
+        key: 16-byte digest of the pair (deduplication and ``--resume``).
+    """
+
+    line: int
+    visitor_id: str | None
+    user_account_id: str | None
+    key: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidLine:
+    """A line that is not sent, and why (``reason`` holds no control characters)."""
+
+    line: int
+    reason: str
+
+    def to_json(self) -> dict[str, int | str]:
+        """``{"line", "reason"}`` as in the ``--json`` summary."""
+        return {"line": self.line, "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class Duplicate:
+    """A valid line repeating the pair of an earlier line (not sent again)."""
+
+    line: int
+
+
+def subject_key(visitor_id: str | None, user_account_id: str | None) -> bytes:
+    """The 16-byte digest of a (visitorId, userAccountId) pair.
+
+    NUL separates the two: validated ids hold no control characters, so two
+    different pairs never share the bytes that are hashed.
+    """
+    data = f"{visitor_id or ''}\x00{user_account_id or ''}".encode()
+    return _blake2b(data, digest_size=16).digest()
+
+
 _blake2b = hashlib.blake2b
+
+
+# -- reading the ids ------------------------------------------------------------------------------
+
+
 _SCAN_BLOCK: Final = 1 << 20
+
+
 #: The csv module's message for a record that ends inside a quoted field.
 _OPEN_QUOTE: Final = "unexpected end of data"
+
+
 #: Lines read, validated and deduplicated together.
 _BATCH: Final = 512
+
+
 #: Joins the two ids of a pair in its de-duplication key: a control character,
 #: which a valid id never holds, so two distinct pairs never share a key.
 _PAIR: Final = "\x1f"
@@ -484,16 +827,3 @@ class SubjectReader:
         visitor_id = checked.get("visitorId")
         user_id = checked.get("userAccountId")
         return Subject(number, visitor_id, user_id, subject_key(visitor_id, user_id))
-
-
-__all__ = [
-    "MAX_LINE_BYTES",
-    "BulkInputError",
-    "BulkSource",
-    "Duplicate",
-    "InvalidLine",
-    "Subject",
-    "SubjectReader",
-    "subject_key",
-    "trim",
-]

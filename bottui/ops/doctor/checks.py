@@ -429,7 +429,7 @@ def _where(reading: Reading, kind: str) -> str:
 # request without a token), the check names the profile's ``token_encoding``
 # once: the real service documents the ``X-Api-Key`` value as the
 # Base64-encoded token in places, and a token pasted as its console shows it
-# may then get the same 401 (:mod:`bottui.api.token_header`).
+# may then get the same 401 (:mod:`bottui.api.tokens`).
 
 
 _api: Final = partial(Check, "api", "API at the base URL")

@@ -29,8 +29,8 @@ from typing import Any, Final, TypeVar
 
 import msgspec
 
-from bottui.api import validation
 from bottui.api.errors import ValidationError
+from bottui.api.requests import dimension_name, path_id, threshold_literal
 from bottui.ops.durations import parse_duration
 from bottui.plaintext import clean
 from bottui.store.config.model import key_lines
@@ -380,11 +380,11 @@ def _step(file: PlaybookFile, index: int, raw: dict[str, Any]) -> Step:
         step = _read_as(file, ThresholdsDoc, raw, where)
         dimension_id = _id(file, "dimension", step.dimension, where)
         if step.name is not None:
-            _validated(file, lambda: validation.dimension_name(step.name), (*where, "name"))
+            _validated(file, lambda: dimension_name(step.name), (*where, "name"))
         literals = [
             _validated(
                 file,
-                lambda v=value, f=key: validation.threshold_literal(f"{f} threshold", v),
+                lambda v=value, f=key: threshold_literal(f"{f} threshold", v),
                 (*where, key),
             )
             for key, value in (("block", step.block), ("challenge", step.challenge))
@@ -394,8 +394,8 @@ def _step(file: PlaybookFile, index: int, raw: dict[str, Any]) -> Step:
 
 
 def _id(file: PlaybookFile, key: str, value: str, where: KeyPath) -> str:
-    """``value`` if it can be one path segment of the API (``validation.path_id``)."""
-    return _validated(file, lambda: validation.path_id(key, value), (*where, key))
+    """``value`` if it can be one path segment of the API (``api.requests.path_id``)."""
+    return _validated(file, lambda: path_id(key, value), (*where, key))
 
 
 def _validated(file: PlaybookFile, check: Any, where: KeyPath) -> str:

@@ -42,7 +42,7 @@ from urllib.parse import urlsplit
 
 import msgspec
 
-from bottui.api.token_header import TOKEN_ENCODINGS
+from bottui.api.tokens import TOKEN_ENCODINGS
 from bottui.plaintext import clean, has_control
 from bottui.store.errors import InvalidValue
 
@@ -187,7 +187,7 @@ class Profile:
     #: ``bottui run-due`` without ``--late-ok`` (None: 60).
     late_limit_minutes: int | None = None
     #: How tokens travel in ``X-Api-Key``: ``"raw"`` (the contract) or
-    #: ``"base64"`` (the real service's documentation): :mod:`bottui.api.token_header`.
+    #: ``"base64"`` (the real service's documentation): :mod:`bottui.api.tokens`.
     token_encoding: str = "raw"
 
     def __post_init__(self) -> None:

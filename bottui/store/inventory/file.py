@@ -20,7 +20,7 @@ A locked, read-only or damaged file raises
 :class:`~bottui.store.errors.InventoryUnavailable`.
 
 Ids are checked as the API checks path segments
-(:func:`bottui.api.validation.path_id`: not empty, not ``.``/``..``, no control
+(:func:`bottui.api.requests.path_id`: not empty, not ``.``/``..``, no control
 characters); a bad id from the user raises
 :class:`~bottui.api.errors.ValidationError`, one listed by a response is
 skipped. Neither tokens nor the project's ``serverKey`` are ever stored.

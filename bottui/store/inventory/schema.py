@@ -20,8 +20,8 @@ from __future__ import annotations
 from typing import Final
 
 from bottui.api.errors import ValidationError
+from bottui.api.requests import path_id
 from bottui.api.tokens import Secret
-from bottui.api.validation import path_id
 from bottui.store.sqlite_helpers import Schema
 
 #: "btuI": marks a SQLite file as a bottui inventory.

@@ -58,7 +58,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from bottui.api.errors import ValidationError
-from bottui.api.validation import path_id, threshold_literal
+from bottui.api.requests import path_id, threshold_literal
 from bottui.plaintext import clean
 from bottui.store import toml_read
 from bottui.store.errors import StoreFileError

@@ -44,8 +44,8 @@ from typing import Any, Final, Literal, NewType, Protocol, Required, TypedDict
 
 from bottui.api.errors import ValidationError
 from bottui.api.models import DimensionThresholds, RevocationOutcome
+from bottui.api.requests import JSON_NUMBER, threshold_literal
 from bottui.api.tokens import Secret
-from bottui.api.validation import JSON_NUMBER, threshold_literal
 from bottui.store.paging import Cursor
 from bottui.store.redact import JsonValue, redacted_json
 from bottui.store.utc import parse_time

@@ -42,8 +42,7 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Any, Final, NamedTuple, cast
 
-from bottui.api.secret_keys import is_secret_key
-from bottui.api.tokens import Secret
+from bottui.api.tokens import Secret, is_secret_key
 from bottui.store.journal.records import JournalEntry, StartRecord, outcome_row
 from bottui.store.redact import JsonValue, redacted_json
 from bottui.store.utc import stamp

@@ -15,7 +15,7 @@ directory bottui was started in). An existing file is replaced only after
 a confirmation with Cancel focused. The rows are those of ``--output``
 (:class:`~bottui.ops.bulk.results.ResultsFile`: every value cleaned, ids
 exactly as sent), written off the event loop
-(:meth:`~bottui.ops.bulk.spool.ResultsSpool.export`).
+(:meth:`~bottui.ops.bulk.results.ResultsSpool.export`).
 
 A bulk revocation's screen (:class:`BulkRunDialog`): its progress, then its summary;
 a view of the app's run.
@@ -59,15 +59,9 @@ from textual.content import Content
 from textual.widgets import Button, Checkbox, Input, Label, ProgressBar, Static, TextArea
 
 from bottui.api.errors import BottuiError
-from bottui.ops.bulk import (
-    DEFAULT_CONCURRENCY,
-    MAX_CONCURRENCY,
-    BulkPlan,
-    BulkProgress,
-    BulkSummary,
-    plan_bulk,
-)
+from bottui.ops.bulk.engine import BulkPlan, plan_bulk
 from bottui.ops.bulk.input import BulkSource
+from bottui.ops.bulk.report import DEFAULT_CONCURRENCY, MAX_CONCURRENCY, BulkProgress, BulkSummary
 from bottui.ops.bulk.results import FORMATS
 from bottui.ops.session import Session
 from bottui.plaintext import clean

@@ -27,7 +27,7 @@ dialog and a notice say exactly what was sent (how many characters, and
 how it starts), and the text stays on screen for copying by hand.
 
 The curl never holds a token: its header names a shell variable
-(``"$BOTTUI_API_KEY"``, ``"$BOTTUI_ACCESS_TOKEN"``; see :mod:`bottui.api.curl`).
+(``"$BOTTUI_API_KEY"``, ``"$BOTTUI_ACCESS_TOKEN"``; see :mod:`bottui.api.requests`).
 
 The picker a palette action asks its target with (:class:`TargetPicker`): type to
 filter, Enter picks.

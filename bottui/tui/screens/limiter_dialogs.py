@@ -31,7 +31,7 @@ from textual.content import Content
 from textual.widgets import Button, Input, Label, Static
 
 from bottui.api.errors import RefusedError, ValidationError
-from bottui.api.validation import path_id
+from bottui.api.requests import path_id
 from bottui.ops import collisions, mutations
 from bottui.ops import plan as planning
 from bottui.ops.inventory_edits import check_limiter_name

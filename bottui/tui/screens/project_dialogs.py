@@ -34,8 +34,8 @@ from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Input, Label, Static
 
 from bottui.api.errors import ValidationError
+from bottui.api.requests import first_forbidden_char, path_id
 from bottui.api.tokens import Secret
-from bottui.api.validation import first_forbidden_char, path_id
 from bottui.ops.inventory_edits import check_display_name
 from bottui.ops.token_slots import Reading, Slot, delete_token, store_token
 from bottui.plaintext import clean

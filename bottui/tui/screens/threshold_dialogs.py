@@ -36,7 +36,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 from bottui.api.client import ThresholdUpdate, build_thresholds
 from bottui.api.errors import ValidationError
 from bottui.api.models import DimensionThresholds
-from bottui.api.validation import dimension_name, first_forbidden_char, path_id
+from bottui.api.requests import dimension_name, first_forbidden_char, path_id
 from bottui.ops import plan as planning
 from bottui.ops.plan import PlannedChange
 from bottui.ops.thresholds import never_reached, warning_words

@@ -12,16 +12,19 @@ from typing import Final
 
 from textual.content import Content
 
-from bottui.ops.bulk import (
+from bottui.ops.bulk.engine import BulkPlan
+from bottui.ops.bulk.input import InvalidLine
+from bottui.ops.bulk.report import (
     UNKNOWN_LIKE,
-    BulkPlan,
     BulkProgress,
     BulkSummary,
     ItemResult,
     ItemStatus,
+    duration,
+    retried_note,
+    summary_counts,
+    unknown_note,
 )
-from bottui.ops.bulk.input import InvalidLine
-from bottui.ops.bulk.report import duration, retried_note, summary_counts, unknown_note
 from bottui.plaintext import show_id
 from bottui.tui.widgets.untrusted_text import join, safe
 

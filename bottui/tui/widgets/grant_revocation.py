@@ -2,7 +2,7 @@
 
 :class:`RevocationForm` takes a visitor id, a user account id, or both,
 validated as the operator types with the same rules the client applies
-before sending (:func:`bottui.api.validation.subject_id`): 1 to 256
+before sending (:func:`bottui.api.requests.subject_id`): 1 to 256
 characters, no control characters, at least one id. The message sits under
 its field and the submit button stays disabled while anything is wrong. The
 form only asks; the screen confirms and sends (it hears
@@ -29,7 +29,7 @@ from textual.message import Message
 from textual.widgets import Button, Input, Label, Static
 
 from bottui.api.errors import ValidationError
-from bottui.api.validation import subject_id
+from bottui.api.requests import subject_id
 from bottui.tui.perf.textual_private import MeasuredTable
 from bottui.tui.ui_rules import tone
 from bottui.tui.widgets.result_panels import UNKNOWN_FAILURE, RevocationRecord

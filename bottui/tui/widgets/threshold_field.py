@@ -3,7 +3,7 @@
 Moving the slider writes its snapped value into the input. Typing into the
 input moves the slider to the nearest position but the typed text stays the
 value to send, so ``0.123456789`` is sent exactly so. Validation: a finite
-JSON number (:func:`bottui.api.validation.threshold_literal`) within the
+JSON number (:func:`bottui.api.requests.threshold_literal`) within the
 project's range; the message sits under the field (:class:`ThresholdField`).
 
 :class:`Slider`, a horizontal slider for a number in a range: keys, click and
@@ -36,7 +36,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
 from bottui.api.errors import ValidationError
-from bottui.api.validation import threshold_literal
+from bottui.api.requests import threshold_literal
 from bottui.ops.thresholds import within
 from bottui.tui.widgets.untrusted_text import PlainInput, join, safe
 

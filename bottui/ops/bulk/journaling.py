@@ -25,22 +25,72 @@ written by one pump task, in order, every :data:`FLUSH_SECONDS` or
 :data:`FLUSH_COUNT` outcomes. A journal that cannot be opened or written
 becomes a warning on the session: the run goes on and its exit code does
 not change (CONVENTIONS.md).
+
+The settled prefix of a bulk run: the input line up to which every id is settled.
+
+Ids are sent out of order (many in flight) but read, looked up and journaled
+in chunks, in input order. :class:`SettledPrefix` keeps the chunks not yet
+wholly settled; when the oldest ones are, the prefix moves to their last
+line. An id that ends otherwise than settled for ``--resume`` (failed,
+unknown, not sent, not journaled) stops the prefix for the rest of the run:
+a later resume must look it up and send it again.
+
+The engine hands the prefix to the journal as a checkpoint (through the same
+writer and queue as the outcomes, after them), so a resume skips the lines
+it covers without asking the journal about each id.
+
+A resume's covered lines, read on a thread of their own while the lines after them are sent.
+
+The newest checkpoint of a run says every id up to input line ``L`` is
+settled. A resume still owes the exact counts of those lines (valid, invalid,
+repeated) and, above all, exact de-duplication: an id after line ``L`` that
+repeats one of the covered lines is a duplicate, never sent. Reading and
+deduplicating the covered lines costs about 2 µs per id (2 s at 1,000,000),
+so instead of doing it before the first request, :class:`CoveredLines`
+does it on a thread of its own (its own reader and its own on-disk set of
+keys, :class:`~bottui.store.seen_ids.SeenIds`) while the engine reads on from
+the byte offset of line ``L + 1`` and sends.
+
+Why sending before that set is complete stays exact: every id on a covered
+line is settled in the journal *for this run* (that is what the checkpoint
+says, and it is written with or after those outcomes). So an id after line
+``L`` that the journal's lookup finds unsettled, or does not know, is on no
+covered line: it is sent at once. One the journal finds settled is never
+sent either way; only whether to count it *skipped* or *duplicate* waits for
+the covered set (:meth:`CoveredLines.hold`; at most :data:`HELD_MAX` held
+in memory, then the engine waits for the set). When a lookup fails (the
+journal away), the engine waits for the set and drops the repeats itself
+(:meth:`CoveredLines.drop_known`).
+
+Only for the one-id-per-line format (a CSV record may span lines), a file or
+text (two readers of a spooled stdin would share one file offset), and a run
+without per-id results (the CLI without ``--output``: per-id results come in
+input order); otherwise the engine reads the covered lines first, as before.
 """
 
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import hashlib
+import threading
+import time
 import uuid
+from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING, Any, BinaryIO, Final, cast
 
 from bottui.api.errors import RefusedError
-from bottui.ops.bulk.input import Subject
+from bottui.ops.bulk.input import BulkInputError, BulkSource, InvalidLine, Subject, SubjectReader
+from bottui.ops.bulk.report import MAX_INVALID_KEPT, ItemStatus, Tally
 from bottui.ops.session import Session
+from bottui.plaintext import clean
 from bottui.store.errors import JournalUnavailable
+from bottui.store.executor import run_blocking
+from bottui.store.files import RunLive, RunLock, acquire_run_lock, describe_holder, run_key
 from bottui.store.journal.records import (
     EntryId,
     EntryQuery,
@@ -50,13 +100,20 @@ from bottui.store.journal.records import (
     RunId,
     StartRecord,
 )
+from bottui.store.seen_ids import SeenIds
 
 if TYPE_CHECKING:
-    from bottui.store.files import RunLock
     from bottui.store.journal.store import SqliteJournalBatch as JournalBatch
 
+
+# -- the run's records ----------------------------------------------------------------------------
+
+
 FLUSH_SECONDS: Final = 0.5
+
 FLUSH_COUNT: Final = 256
+
+
 #: Outcomes after which an earlier attempt may have withdrawn the grant
 #: without our knowing: resent, a "nothing standing" reads "unknown (retried)".
 UNCERTAIN_OUTCOMES: Final = (
@@ -179,8 +236,6 @@ class JournalSink:
 
     def _take_lock(self, profile: str, account: str, project: str, input_sha256: str) -> None:
         """Hold the run's liveness lock, or refuse: another process runs this input."""
-        from bottui.store.files import RunLive, acquire_run_lock, describe_holder, run_key
-
         key = run_key(profile, account, project, input_sha256)
         try:
             self._lock = acquire_run_lock(self._session.locations.state_dir, key)
@@ -374,11 +429,272 @@ class JournalSink:
             self._session.warn(f"journal: {exc}")
 
 
-__all__ = [
-    "RESUME_SETTLED",
-    "UNCERTAIN_OUTCOMES",
-    "JournalSink",
-    "ResumeState",
-    "is_settled",
-    "is_uncertain",
-]
+# -- the settled prefix (checkpoints) -------------------------------------------------------------
+
+
+#: Statuses that leave an id settled for ``--resume`` (when journaled).
+SETTLED_STATUSES: Final = frozenset(
+    {ItemStatus.WITHDRAWN, ItemStatus.NOTHING_STANDING, ItemStatus.UNKNOWN_RETRIED}
+)
+
+
+#: A checkpoint is written at most this often (seconds) ...
+CHECKPOINT_SECONDS: Final = 2.0
+
+
+#: ... or when the prefix has moved this many lines since the last one.
+CHECKPOINT_LINES: Final = 20_000
+
+
+@dataclass(slots=True)
+class _Chunk:
+    first: int
+    last: int
+    outstanding: int
+
+
+class SettledPrefix:
+    """Where a run's settled prefix stands (see the module docstring).
+
+    Args:
+        line: The prefix the run starts from (a resume: the newest checkpoint).
+    """
+
+    def __init__(self, line: int = 0) -> None:
+        self.line = line
+        self.written = line
+        self._written_at = time.monotonic()
+        self._chunks: deque[_Chunk] = deque()
+        self._firsts: deque[int] = deque()
+        self._broken = False
+
+    def add(self, first: int, last: int, outstanding: int) -> None:
+        """A chunk of lines ``first``..``last`` dispatched, ``outstanding`` of its ids sent."""
+        if self._broken:
+            return
+        self._chunks.append(_Chunk(first, last, outstanding))
+        self._firsts.append(first)
+        self._advance()
+
+    def settled(self, line: int, status: ItemStatus, journaled: bool) -> None:
+        """The id on ``line`` ended with ``status`` (``journaled``: its outcome is queued)."""
+        if self._broken or not self._chunks:
+            return
+        at = bisect.bisect_right(self._firsts, line) - 1
+        if at < 0 or line > self._chunks[at].last:
+            return  # never dispatched (stopped before): a later chunk, the prefix stops anyway
+        if not (journaled and status in SETTLED_STATUSES):
+            self._broken = True
+            self._chunks.clear()
+            self._firsts.clear()
+            return
+        self._chunks[at].outstanding -= 1
+        if at == 0:
+            self._advance()
+
+    def due(self, *, final: bool = False) -> int | None:
+        """The line to checkpoint now, if the prefix moved enough (``final``: at all)."""
+        if self.line <= self.written:
+            return None
+        now = time.monotonic()
+        if not final and (
+            self.line - self.written < CHECKPOINT_LINES
+            and now - self._written_at < CHECKPOINT_SECONDS
+        ):
+            return None
+        self.written, self._written_at = self.line, now
+        return self.line
+
+    def _advance(self) -> None:
+        chunks = self._chunks
+        while chunks and chunks[0].outstanding <= 0:
+            self.line = max(self.line, chunks.popleft().last)
+            self._firsts.popleft()
+
+
+# -- a resume's covered lines ---------------------------------------------------------------------
+
+
+#: Settled ids after the covered lines held for counting before the engine
+#: waits for the covered set (each a short string: a few MB at most).
+HELD_MAX: Final = 50_000
+
+
+#: The lane of the executor the covered lines are read on.
+LANE: Final = "bulk-covered"
+
+_BLOCK: Final = 1 << 20
+
+
+def line_end_offset(source: BulkSource, line: int) -> int:
+    """The byte offset just after input line ``line`` (the input's size if it is shorter).
+
+    Lines are counted as the reader counts them, one per line feed, at C
+    speed (about 10 ms per 1,000,000 lines).
+    """
+    offset, left = 0, line
+    with source.open() as stream:
+        while left > 0:
+            block = stream.read(_BLOCK)
+            if not block:
+                break
+            feeds = block.count(b"\n")
+            if feeds < left:
+                left -= feeds
+                offset += len(block)
+                continue
+            head = block.split(b"\n", left)[:left]
+            return offset + sum(map(len, head)) + left
+    return offset
+
+
+@dataclass
+class CoveredCounts:
+    """What the covered lines hold (those read, if the run stopped first)."""
+
+    valid: int = 0
+    duplicates: int = 0
+    invalid_count: int = 0
+    invalid: list[InvalidLine] = field(default_factory=list)
+
+
+class CoveredLines:
+    """The covered lines of a resume, read on a thread; see the module docstring.
+
+    Make one with :meth:`start`; the engine reads on from :attr:`offset`.
+    """
+
+    def __init__(self, source: BulkSource, line: int, offset: int, tally: Tally) -> None:
+        self.line = line
+        self.offset = offset
+        self._source = source
+        self._tally = tally
+        self._seen = SeenIds()
+        self._stop = threading.Event()
+        self._held: list[str] = []
+        self.counts = CoveredCounts()
+        self._done = False
+        self._reading: asyncio.Future[CoveredCounts] | None = None
+
+    @classmethod
+    async def start(cls, source: BulkSource, line: int, tally: Tally) -> CoveredLines | None:
+        """Start reading lines 1 to ``line`` on a thread; None when it does not apply
+        (the engine then reads them itself): not the one-id-per-line format, a spool."""
+        if line <= 0 or not source.rereadable:
+            return None
+        offset = await run_blocking(lambda: line_end_offset(source, line), lane=LANE)
+        sniffer = source.read()
+        try:
+            form = await run_blocking(sniffer.sniff, lane=LANE)
+        except (BulkInputError, OSError):
+            form = None  # the engine's own reading reports it
+        finally:
+            sniffer.close()
+        if form != "lines":
+            return None
+        covered = cls(source, line, offset, tally)
+        covered._reading = asyncio.ensure_future(run_blocking(covered._read, lane=LANE))
+        return covered
+
+    def _read(self) -> CoveredCounts:
+        """Lines 1 to :attr:`line`, read, validated and deduplicated (on the thread)."""
+        counts = CoveredCounts()
+        stream = cast(BinaryIO, _Upto(self._source.open(), self.offset))
+        reader = SubjectReader(stream, seen=self._seen)
+        try:
+            for n, item in enumerate(reader):
+                if n % 4096 == 0 and self._stop.is_set():
+                    break
+                if type(item) is Subject:
+                    counts.valid += 1
+                elif isinstance(item, InvalidLine):
+                    counts.invalid_count += 1
+                    if len(counts.invalid) < MAX_INVALID_KEPT:  # cleaned as the engine does
+                        counts.invalid.append(InvalidLine(item.line, clean(item.reason)))
+                else:
+                    counts.duplicates += 1
+        finally:
+            reader.close()
+        return counts
+
+    def hold(self, subject: Subject) -> bool:
+        """An id after the covered lines that the journal finds settled: counted
+        when the covered set is complete. True when the engine should
+        :meth:`flush` first (too many held)."""
+        self._held.append(subject.visitor_id or "")
+        return len(self._held) >= HELD_MAX
+
+    async def flush(self) -> None:
+        """Wait for the covered set; count the ids held: duplicates of a covered line or skipped."""
+        await self._wait()
+        held, self._held = self._held, []
+        tally = self._tally
+        for start in range(0, len(held), 4096):
+            part = held[start : start + 4096]
+            repeats = await run_blocking(partial(self._seen.known, part), lane=LANE)
+            dups = sum(1 for key in part if key in repeats)
+            tally.taken -= dups
+            tally.duplicates += dups
+            tally.counts[ItemStatus.SKIPPED] += len(part) - dups
+            tally.done += len(part) - dups
+
+    async def drop_known(self, chunk: list[Subject]) -> list[Subject]:
+        """``chunk`` without the ids a covered line holds (counted as duplicates); waits
+        for the covered set. For a chunk the journal could not be asked about."""
+        await self._wait()
+        keys = [subject.visitor_id or "" for subject in chunk]
+        repeats = await run_blocking(lambda: self._seen.known(keys), lane=LANE)
+        if not repeats:
+            return chunk
+        kept = [s for s, key in zip(chunk, keys, strict=True) if key not in repeats]
+        self._tally.taken -= len(chunk) - len(kept)
+        self._tally.duplicates += len(chunk) - len(kept)
+        return kept
+
+    async def finish(self, *, stopping: bool) -> None:
+        """Count the covered lines and the ids held into the tally (``stopping``: what
+        was read of them so far, the ids held against that)."""
+        if stopping:
+            self._stop.set()
+        await self.flush()
+        counts, tally = self.counts, self._tally
+        tally.taken += counts.valid
+        tally.counts[ItemStatus.SKIPPED] += counts.valid
+        tally.done += counts.valid
+        tally.duplicates += counts.duplicates
+        tally.invalid_count += counts.invalid_count
+        # The covered lines come first: their invalid lines before the others.
+        tally.invalid[:0] = counts.invalid
+        del tally.invalid[MAX_INVALID_KEPT:]
+
+    async def _wait(self) -> None:
+        if not self._done and self._reading is not None:
+            self.counts = await asyncio.shield(self._reading)
+            self._done = True
+
+    def close(self) -> None:
+        """Stop reading (if it still does) and drop the set once the thread is done."""
+        self._stop.set()
+        if self._reading is None or self._reading.done():
+            self._seen.close()
+        else:  # the thread still reads into it
+            self._reading.add_done_callback(lambda _: self._seen.close())
+
+
+class _Upto:
+    """A binary stream read only up to a byte offset (the end of the covered lines)."""
+
+    def __init__(self, stream: BinaryIO, end: int) -> None:
+        self._stream = stream
+        self._left = end
+
+    def readline(self, limit: int = -1) -> bytes:
+        if self._left <= 0:
+            return b""
+        size = self._left if limit < 0 else min(limit, self._left)
+        line: bytes = self._stream.readline(size)
+        self._left -= len(line)
+        return line
+
+    def close(self) -> None:
+        self._stream.close()
