@@ -77,7 +77,6 @@ VARIABLES: Final[dict[str, str]] = {
     "BOTTUI_BASE_URL": "API base URL; wins over the profile's, --base-url wins over it",
     "BOTTUI_STORE_URL": "team store (PostgreSQL URL, no password); wins over the profile's",
     "BOTTUI_OPERATOR": "who is journaled as making a change; wins over the profile's operator",
-    "BOTTUI_HTTP_TRANSPORT": "HTTP library: aiohttp (default) or httpx",
 }
 
 #: The parsed command line. A plain namespace (argparse fills it in place),
