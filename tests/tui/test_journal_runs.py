@@ -215,6 +215,11 @@ async def test_ctrl_end_goes_past_a_run_by_counting_it_not_reading_it(
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
         write_long_run(flow_app, chunk=500)
+        # The live look notices the writes (another process's, to it) and reads the
+        # journal again from its first page: let it, before paging past the run.
+        live = flow_app.local_live
+        assert live is not None
+        await live.feed.rounds(2)
         await to_journal(pilot)
         first = rows(flow_app)
         assert len(first) == 1 and first[0][3].endswith("+ ids, run #1")
