@@ -2,7 +2,8 @@
 
 Shared by the test that runs ``bottui demo`` as a user would
 (``tests/cli/test_demo_process.py``) and the start-up benchmark
-(``tests/bench/startup.py``); :func:`wait_gone` also by ``tests/sandbox/test_process.py``.
+(``tests/bench/startup.py``); :func:`wait_gone` also by ``tests/sandbox/test_process.py``,
+:func:`children` by the demos' process tests.
 """
 
 from __future__ import annotations
@@ -118,6 +119,32 @@ class Terminal:
         os.close(self.fd)
 
 
+def _stat_fields(stat: bytes) -> list[bytes]:
+    """The fields of a ``/proc/PID/stat`` after the command name, which may hold any byte."""
+    return stat.rsplit(b")", 1)[1].split()
+
+
+def children(pid: int) -> list[tuple[int, str]]:
+    """The processes whose parent is ``pid``, with their command lines (Linux ``/proc``).
+
+    Any process on the machine may be read on the way, so its name and arguments are
+    bytes, not text: another test's child may carry hostile argv (an invalid UTF-8
+    byte failed a CI run when this decoded strictly).
+    """
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_bytes()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:  # ended meanwhile
+            continue
+        if int(_stat_fields(stat)[1]) == pid:
+            found.append((int(entry.name), cmdline.replace(b"\0", b" ").decode(errors="replace")))
+    return found
+
+
 def _running(pid: int) -> bool:
     """Whether process ``pid`` still runs; a zombie (ended, not yet reaped) does not."""
     try:
@@ -125,10 +152,10 @@ def _running(pid: int) -> bool:
     except ProcessLookupError:
         return False
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
     except FileNotFoundError:  # reaped meanwhile, or no /proc: then kill is all we know
         return not Path("/proc").is_dir()
-    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    return _stat_fields(stat)[0] not in (b"Z", b"X")
 
 
 def wait_gone(pid: int, timeout: float) -> bool:

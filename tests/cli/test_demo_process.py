@@ -21,24 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.pty_terminal import Terminal, wait_gone
+from tests.pty_terminal import Terminal, children, wait_gone
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
-
-
-def _children(pid: int) -> list[tuple[int, str]]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-            found.append((int(entry.name), cmdline))
-    return found
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc for the sandbox child")
@@ -53,8 +38,8 @@ def test_demo_flips_a_limiter_against_its_sandbox_child_and_quits_cleanly() -> N
         term.send("\r")
         term.wait_for("rl-api is now ON")
         # The sandbox that answered is a child of the demo (started after the first frame).
-        sandboxes = [pid for pid, cmd in _children(term.pid) if "bottui.sandbox.server" in cmd]
-        assert len(sandboxes) == 1, _children(term.pid)
+        sandboxes = [pid for pid, cmd in children(term.pid) if "bottui.sandbox.server" in cmd]
+        assert len(sandboxes) == 1, children(term.pid)
         # Right after a confirmation, q may be dropped as typed ahead (#24): again then.
         assert term.quit() == 0
         assert wait_gone(sandboxes[0], 5)
@@ -66,11 +51,11 @@ def _wait_for_sandbox(pid: int, timeout: float = 120.0) -> int:
     """The sandbox child's pid, once the demo has started it (after the first frame)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        found = [c for c, cmd in _children(pid) if "bottui.sandbox.server" in cmd]
+        found = [c for c, cmd in children(pid) if "bottui.sandbox.server" in cmd]
         if found:
             return found[0]
         time.sleep(0.05)
-    raise AssertionError(f"no sandbox child under {pid}: {_children(pid)}")
+    raise AssertionError(f"no sandbox child under {pid}: {children(pid)}")
 
 
 def _wait_exit(pid: int, timeout: float = 120.0) -> int:

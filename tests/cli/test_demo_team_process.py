@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_demo_process import _children, _wait_exit
-from tests.pty_terminal import Terminal, wait_gone
+from tests.cli.test_demo_process import _wait_exit
+from tests.pty_terminal import Terminal, children, wait_gone
 
 
 @pytest.fixture(autouse=True)
@@ -59,8 +59,8 @@ def _env(tmpdir: Path) -> dict[str, str]:
 
 def _postgres(pid: int) -> int:
     """The demo's PostgreSQL server: a child of the demo."""
-    found = [c for c, cmd in _children(pid) if "postgres" in cmd and " -D " in cmd]
-    assert len(found) == 1, _children(pid)
+    found = [c for c, cmd in children(pid) if "postgres" in cmd and " -D " in cmd]
+    assert len(found) == 1, children(pid)
     return found[0]
 
 
