@@ -349,13 +349,19 @@ class Session:
             self._client.token_encoding = self.settings.token_encoding
         return self._client
 
-    async def aclose(self) -> None:
-        """Close the client and the stores."""
+    async def close_clients(self) -> None:
+        """Close the API client and those of earlier base URLs: their connections are
+        bound to the running event loop, so a face closes them before its loop ends
+        (the next :meth:`client` makes a new one)."""
         if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+            client, self._client = self._client, None
+            await client.aclose()
         while self._retired:
             await self._retired.pop().aclose()
+
+    async def aclose(self) -> None:
+        """Close the clients and the stores."""
+        await self.close_clients()
         stores: list[JournalStore | InventoryStore] = [*self._retired_stores]
         self._retired_stores = []
         if self._journal_store is not None:

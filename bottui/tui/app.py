@@ -271,13 +271,16 @@ class BottuiApp(App[int]):
         if event.state == WorkerState.ERROR and event.worker.error is not None:
             self.services.report(event.worker.error, operation=event.worker.name)
 
-    def on_unmount(self) -> None:
+    async def on_unmount(self) -> None:
         if self._team_live is not None:
             self._team_live.stop()
         if self._local_live is not None:
             self._local_live.stop()
         if self.services.timed_runner is not None:
             self.services.timed_runner.stop()
+        # The client's connections live on this loop, which ends with the app: closed
+        # here, not left to the garbage collector ("Unclosed client session" on stderr).
+        await self.session.close_clients()
 
     @property
     def local_live(self) -> LocalLive | None:

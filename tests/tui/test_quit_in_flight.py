@@ -14,6 +14,7 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import Static
 
+from bottui.api.transport import AiohttpTransport
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
@@ -78,3 +79,21 @@ async def test_wait_then_quit_journals_the_outcome_first(
     with journal_of(flow_app.session) as journal:
         outcomes = [entry.outcome for entry in journal.entries()]
     assert outcomes == ["ok"], outcomes
+
+
+async def test_quitting_closes_the_connection_pool_on_the_apps_loop(
+    flow_app: BottuiApp, sandbox: SandboxServer
+) -> None:
+    # The pool's connections live on the app's event loop: left to the garbage
+    # collector they were printed as "Unclosed client session" on stderr.
+    async with flow_app.run_test(size=SNAP_SIZE) as pilot:
+        await switch_held(pilot, flow_app, sandbox)
+        sandbox.faults.configure(hold=False)
+        await until(lambda: flow_app.session.changes_in_flight == 0)
+        transport = flow_app.session.client().transport
+        assert isinstance(transport, AiohttpTransport)
+        pool = transport._client_session()  # the pool the change went through
+        assert not pool.closed and pool.connector is not None
+        await pilot.press("q")
+        await until(lambda: flow_app.return_code is not None)
+    assert pool.closed
