@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -52,12 +53,13 @@ def _target(segments: tuple[str, ...]) -> str:
 
 
 @pytest.fixture
-def session(tmp_path: Path, sandbox: SandboxServer) -> Session:
+async def session(tmp_path: Path, sandbox: SandboxServer) -> AsyncIterator[Session]:
     session = prepare(tmp_path / "demo", sandbox.base_url)
     folder = library.directory(session.locations)
     folder.mkdir(parents=True)
     (folder / "scrape.toml").write_text(PLAYBOOK, encoding="utf-8")
-    return session
+    yield session
+    await session.aclose()
 
 
 async def planned(session: Session, name: str = "scrape") -> planning.PlaybookPlan:

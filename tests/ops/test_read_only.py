@@ -49,10 +49,13 @@ async def test_read_only_refuses_before_sending(
 ) -> None:
     session = prepare(tmp_path / "demo", sandbox.base_url)
     session.update_settings(replace(session.settings, read_only=True))
-    with pytest.raises(RefusedError, match="Read-only"):
-        await CHANGES[operation](session)
-    assert sandbox.state.recorder.log == []
-    assert _journal_size(session) == 0
+    try:
+        with pytest.raises(RefusedError, match="Read-only"):
+            await CHANGES[operation](session)
+        assert sandbox.state.recorder.log == []
+        assert _journal_size(session) == 0
+    finally:
+        await session.aclose()
 
 
 @pytest.mark.parametrize("operation", sorted(CHANGES))
@@ -60,6 +63,9 @@ async def test_the_same_change_on_a_writable_profile_is_sent(
     operation: str, tmp_path: Path, sandbox: SandboxServer
 ) -> None:
     session = prepare(tmp_path / "demo", sandbox.base_url)
-    await CHANGES[operation](session)
-    assert len(sandbox.state.recorder.log) >= 1
-    assert _journal_size(session) == 1
+    try:
+        await CHANGES[operation](session)
+        assert len(sandbox.state.recorder.log) >= 1
+        assert _journal_size(session) == 1
+    finally:
+        await session.aclose()
