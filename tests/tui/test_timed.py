@@ -7,11 +7,13 @@ the sandbox's own state says whether a revert arrived.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
@@ -529,3 +531,30 @@ async def test_an_undo_of_a_timed_change_says_it_supersedes_the_revert_everywher
         reports = await runner.tick()
         assert [r.action for r in reports] == ["superseded"]
         assert limiter_puts(sandbox, "rl-login") == [{"isActive": False}, {"isActive": True}]
+
+
+async def test_a_read_that_ends_while_the_timed_screen_closes_shows_nothing_and_fails_nothing(
+    session: Session, sandbox: SandboxServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The screen's widgets go before Textual cancels its workers: a read that ended in
+    # between found "#timed-executor" gone (NoMatches, failed a run under load).
+    app = BottuiApp(session, demo=True, start_mode="limiters")
+    async with app.run_test(size=SNAP_SIZE) as pilot:
+        await settle(pilot)
+        screen = await open_timed(pilot)
+        await settle(pilot)
+        executor = screen.query_one("#timed-executor", Static)
+        read = timed.list_timed
+
+        async def list_once_the_screen_is_going(*args: Any, **kwargs: Any) -> Any:
+            rows = await read(*args, **kwargs)
+            while executor.is_attached:  # the widgets are removed: the screen is going
+                await asyncio.sleep(0)
+            return rows
+
+        monkeypatch.setattr(timed, "list_timed", list_once_the_screen_is_going)
+        screen.reread()
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, TimedScreen)
+    assert app.return_code in (None, 0)  # a worker's failure would have been raised here

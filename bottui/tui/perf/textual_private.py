@@ -18,7 +18,10 @@ bottui leans on Textual internals in two places, both here:
   overrides ``DataTable._render_cell`` (see there), and falls back to it;
 * columns measured before a table draws, not only at its next idle:
   :class:`MeasuredTable` runs what ``DataTable._on_idle`` would (see there),
-  and leaves it to that idle when the private shape is not as tested.
+  and leaves it to that idle when the private shape is not as tested;
+* whether a screen is still shown: :func:`still_shown` reads ``_pruning`` and
+  ``_closing`` (a screen being removed is still attached while its widgets are
+  already gone), and falls back to the public ``is_attached``.
 
 Nothing else under ``bottui/`` may touch a private Textual name
 (``tests/tui/test_stylesheet_cache.py`` checks it).
@@ -52,6 +55,7 @@ from rich.text import Text
 from textual.css.model import RuleSet
 from textual.css.stylesheet import Stylesheet
 from textual.css.types import CSSLocation
+from textual.dom import DOMNode
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.widgets import DataTable
@@ -197,6 +201,21 @@ class SharedParseStylesheet(Stylesheet):
 
 
 # -- DataTable rows without add_row -----------------------------------------------------
+
+
+def still_shown(node: DOMNode) -> bool:
+    """Whether ``node`` is attached and not being removed.
+
+    A worker that awaited something and then fills its screen asks this first:
+    while a screen is removed (popped, or the app closing) Textual takes its
+    widgets away before it cancels the screen's workers, and ``is_attached`` stays
+    true meanwhile, so a worker waking in that window found ``#timed-executor``
+    gone (``NoMatches``, a failure shown for a screen the operator had left).
+    Without the private flags (another Textual), ``is_attached`` alone decides.
+    """
+    if not node.is_attached:
+        return False
+    return not (getattr(node, "_pruning", False) or getattr(node, "_closing", False))
 
 
 def table_as_tested(table: DataTable[Any]) -> bool:

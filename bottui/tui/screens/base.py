@@ -45,6 +45,7 @@ from textual.widgets import Input, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from bottui.tui.messages import InventoryChanged, ProjectChosen
+from bottui.tui.perf.textual_private import still_shown
 from bottui.tui.services import TuiServices, find_services, services_of
 from bottui.tui.ui_rules import focus_shown, release_hidden_focus
 from bottui.tui.widgets.entry_table import EntryTable
@@ -89,7 +90,7 @@ def on_answer(
         handler: Callable[[S, M], Awaitable[None] | None],
     ) -> Callable[[S, M], Awaitable[None]]:
         async def shown_if_attached(screen: S, message: M) -> None:
-            if screen.is_attached:
+            if still_shown(screen):
                 shown = handler(screen, message)
                 if isawaitable(shown):
                     await shown

@@ -30,7 +30,7 @@ from bottui.ops import timed
 from bottui.ops.timed.schedule import now_of
 from bottui.plaintext import clean
 from bottui.tui.messages import InventoryChanged
-from bottui.tui.perf.textual_private import MeasuredTable
+from bottui.tui.perf.textual_private import MeasuredTable, still_shown
 from bottui.tui.services import services_of
 from bottui.tui.timed_changes import ask_cancel, ask_extend, ask_revert
 from bottui.tui.ui_rules import show_widget
@@ -147,7 +147,8 @@ class TimedScreen(ModalScreen[None]):
             services.report(exc, operation="Reading timed changes")
             return
         services.flush_warnings()  # a timed event skipped (unreadable): said once
-        self._show(rows, known)
+        if still_shown(self):  # not left (or the app closed) during the read
+            self._show(rows, known)
 
     def _show(self, rows: list[TimedChange], known: str | None) -> None:
 
