@@ -130,7 +130,13 @@ class TimedScreen(ModalScreen[None]):
 
     def reread(self) -> None:
         """Read the rows again (a worker)."""
-        self.run_worker(self._read(), name="timed changes", group="timed-read", exclusive=True)
+        self.run_worker(
+            self._read(),
+            name="timed changes",
+            group="timed-read",
+            exclusive=True,
+            exit_on_error=False,
+        )
 
     async def _read(self) -> None:
 
