@@ -70,12 +70,13 @@ async def test_other_screens_work_during_a_run(
     async with grants_app.run_test(size=SNAP_SIZE) as pilot:
         await start_big_run(pilot, sandbox)
         assert isinstance(grants_app.screen, BulkRunDialog)
+        # Each key's screen change is awaited as a condition: a mode switch composes
+        # its screen in a task of its own, which one pause does not wait for on a
+        # busy machine.
         await pilot.press("escape")  # hides the run's screen: the run goes on
-        await pilot.pause()
-        assert isinstance(grants_app.screen, GrantsScreen)
+        await until(lambda: isinstance(grants_app.screen, GrantsScreen), pilot)
         await pilot.press("2")
-        await pilot.pause()
-        assert grants_app.current_mode == "limiters"
+        await until(lambda: grants_app.current_mode == "limiters", pilot)
         runs = grants_app.services.bulk
         assert runs.active
         done = runs.run.progress.done if runs.run and runs.run.progress else 0
@@ -86,11 +87,11 @@ async def test_other_screens_work_during_a_run(
         # machine's test can outlast the run's minute, as run 12 of the last proof did).
         sandbox.faults.hold_requests()
         await pilot.press("5")
-        await pilot.pause()
-        assert grants_app.current_mode == "journal" and " bulk " in header(grants_app)
+        await until(lambda: grants_app.current_mode == "journal", pilot)
+        assert " bulk " in header(grants_app)
         await pilot.press("B")  # the run's screen again, over the current screen
-        await pilot.pause()
-        assert isinstance(grants_app.screen, BulkRunDialog) and runs.active
+        await until(lambda: isinstance(grants_app.screen, BulkRunDialog), pilot)
+        assert runs.active
         run_dialog(grants_app).query_one("#bulk-stop", Button).press()
         sandbox.faults.release()  # the requests in flight answer; nothing new is sent
         await settle(pilot)
