@@ -67,3 +67,19 @@ def plain(widget: Static | Button) -> str:
 def sent(sandbox: SandboxServer) -> list[Any]:
     """What the sandbox was sent, in order: (method, the id in the path, the JSON body)."""
     return [(r.method, r.segments[-2], r.json) for r in sandbox.state.recorder.log]
+
+
+async def open_then(pilot: Pilot[Any], key: str, *keys: str) -> None:
+    """Press ``key``, which opens a screen, then ``keys`` on that screen once it is up.
+
+    An action that plans first (in a worker) pushes its dialog a moment later;
+    keys pressed meanwhile reach the screen below, and Tab, Enter there are not
+    the dialog's. A person sees the dialog, then types: so does this. (Pressed
+    in one ``press()``, a busy machine let Tab and Enter in before the dialog:
+    nothing was sent, and the test that expected a send failed.)
+    """
+    app = pilot.app
+    before = app.screen
+    await pilot.press(key)
+    await until(lambda: app.screen is not before, pilot)
+    await pilot.press(*keys)

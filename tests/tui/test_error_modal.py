@@ -9,6 +9,7 @@ from textual.pilot import Pilot
 
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.dialogs import ErrorDialog
+from tests.tui.helpers import open_then
 
 
 async def _fail_a_change(pilot: Pilot[Any]) -> None:
@@ -16,7 +17,7 @@ async def _fail_a_change(pilot: Pilot[Any]) -> None:
     await pilot.press("2")
     await app.workers.wait_for_complete()
     await pilot.pause()
-    await pilot.press("o", "tab", "enter")  # enable rl-api, confirmed explicitly
+    await open_then(pilot, "o", "tab", "enter")  # enable rl-api, confirmed explicitly
     await app.workers.wait_for_complete()
     await pilot.pause()
 
@@ -29,7 +30,7 @@ def test_snapshot_api_error_modal(
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await _fail_a_change(pilot)
-        await pilot.press("e", "enter")  # the error log, then its newest error
+        await open_then(pilot, "e", "enter")  # the error log, then its newest error
         await pilot.pause()
         assert isinstance(pilot.app.screen, ErrorDialog)
 
@@ -45,7 +46,7 @@ async def test_error_modal_holds_the_whole_error_object(
         await _fail_a_change(pilot)
         errors = [n for n in app._notifications if n.severity == "error"]
         assert errors and "press e for details" in errors[0].message
-        await pilot.press("e", "enter")  # the error log, then its newest error
+        await open_then(pilot, "e", "enter")  # the error log, then its newest error
         await pilot.pause()
         dialog = app.screen
         assert isinstance(dialog, ErrorDialog)

@@ -35,7 +35,7 @@ from bottui.tui.widgets.result_panels import (
     result_lines,
 )
 from tests.tui.conftest import SNAP_BASE_URL, SNAP_SIZE, AsgiBackend
-from tests.tui.helpers import plain, settle
+from tests.tui.helpers import open_then, plain, settle
 
 SMALL = (80, 24)
 Snap = Callable[..., bool]
@@ -353,7 +353,7 @@ async def test_api_error_toast_and_details(grants_app: BottuiApp, sandbox: Sandb
         assert history(grants_app)[0][4] == "failed: HTTP 403"
         # The values stay, to retry once the token is fixed.
         assert screen.query_one(RevocationForm).values() == ("vis_7Hq2kP9xLm", None)
-        await pilot.press("e", "enter")  # the error log, then its newest error
+        await open_then(pilot, "e", "enter")  # the error log, then its newest error
         await pilot.pause()
         dialog = grants_app.screen
         assert isinstance(dialog, ErrorDialog)

@@ -30,7 +30,7 @@ from bottui.tui.app import BottuiApp
 from bottui.tui.widgets.journal_table import TARGET_CELL
 from bottui.tui.widgets.screen_bars import KeyBar
 from tests.fixtures.stores import inventory_of
-from tests.tui.helpers import until
+from tests.tui.helpers import open_then, until
 
 
 def screen_lines(app: BottuiApp) -> list[str]:
@@ -117,7 +117,7 @@ async def test_hostile_error_message_is_literal(make_snap_app: Callable[..., Bot
         toasts = "\n".join(screen_lines(app))
         assert clean(HOSTILE_ERROR_MESSAGE) in toasts
         await click_hostile_text(pilot, app, "[@click=app.quit]")
-        await pilot.press("e", "enter")  # the error log, then its newest error
+        await open_then(pilot, "e", "enter")  # the error log, then its newest error
         await pilot.pause()
         modal = "\n".join(screen_lines(app))
         assert clean(HOSTILE_ERROR_MESSAGE) in modal

@@ -21,7 +21,7 @@ from bottui.sandbox.faults import token_forms
 from bottui.store.journal.records import Operation
 from bottui.tui.app import BottuiApp
 from tests.fixtures.stores import inventory_of, journal_of
-from tests.tui.helpers import until
+from tests.tui.helpers import open_then, until
 from tests.tui.test_hostile import screen_lines
 
 PROJ = "shop-prod"
@@ -55,7 +55,7 @@ async def test_an_echoed_token_never_reaches_a_screen(
         await until(lambda: bool(app.screen.query(Toast)), pilot)  # the error's toast
         await pilot.pause()
         seen.append(_screen(app))
-        await pilot.press("e", "enter")  # the error log, then the error modal
+        await open_then(pilot, "e", "enter")  # the error log, then the error modal
         await pilot.pause()
         seen.append(_screen(app))
         await pilot.press("escape", "escape")

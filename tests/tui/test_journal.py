@@ -29,7 +29,7 @@ from bottui.tui.screens.journal_dialogs import EntryDialog, ExportDialog
 from bottui.tui.widgets.journal_table import JournalTable
 from tests.fixtures.stores import inventory_of, journal_of
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import plain, sent, settle
+from tests.tui.helpers import open_then, plain, sent, settle
 
 SMALL = (80, 24)
 PROJ = "shop-prod"
@@ -218,7 +218,7 @@ async def test_undo_from_the_journal_screen(flow_app: BottuiApp, sandbox: Sandbo
         # Disable a limiter on the Limiters screen (its state is known: ON).
         grid = flow_app.screen.query_one("#limiters-table")
         grid.move_cursor(row=grid.get_row_index("rl-login"), animate=False)  # type: ignore[attr-defined]
-        await pilot.press("f", "tab", "enter")
+        await open_then(pilot, "f", "tab", "enter")
         await settle(pilot)
         assert sent(sandbox) == [("PATCH", "rl-login", {"isActive": False})]
         await to_journal(pilot)
@@ -379,7 +379,7 @@ async def test_refresh_after_a_change_elsewhere(
         assert empty.startswith("Nothing journaled for this project yet (p shows every project)")
         await pilot.press("2")
         await settle(pilot)
-        await pilot.press("f", "tab", "enter")  # the first limiter: rl-api OFF
+        await open_then(pilot, "f", "tab", "enter")  # the first limiter: rl-api OFF
         await settle(pilot)
         await pilot.press("5")
         await settle(pilot)

@@ -20,7 +20,7 @@ from bottui.tui.widgets.limiter_table import LimiterTable
 from bottui.tui.widgets.result_panels import ReturnedProjectPanel
 from tests.fixtures.stores import journal_of
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import plain, sent, settle, settle_failed
+from tests.tui.helpers import open_then, plain, sent, settle, settle_failed
 
 SMALL = (80, 24)
 Snap = Callable[..., bool]
@@ -66,7 +66,7 @@ def test_snapshot_confirmation_focus_on_cancel(snap_compare: Snap, make_snap_app
 
 async def _flip_first(pilot: Pilot[Any]) -> None:
     await settle(pilot)
-    await pilot.press("t", "tab", "enter")  # rl-api: OFF -> ON
+    await open_then(pilot, "t", "tab", "enter")  # rl-api: OFF -> ON
     await settle(pilot)
 
 
@@ -131,7 +131,7 @@ def test_snapshot_returned_hostile_project(snap_compare: Snap, make_snap_app: Ma
         await settle(pilot)
         pilot.app.services.choose_project(DEMO_ACCOUNT, HOSTILE_PROJECT_ID)  # type: ignore[attr-defined]
         await settle(pilot)
-        await pilot.press("o", "tab", "enter")
+        await open_then(pilot, "o", "tab", "enter")
         await settle(pilot)
         panel = pilot.app.screen.query_one(ReturnedProjectPanel)
         text = plain(panel.query_one("#returned-project-body", Static))
@@ -266,7 +266,7 @@ async def test_unknown_state_asks_instead_of_guessing(
         await settle(pilot)
         assert isinstance(flow_app.screen, LimitersScreen)
         assert sandbox.stats.requests == 0
-        await pilot.press("t", "tab", "tab", "enter")  # Disable (OFF)
+        await open_then(pilot, "t", "tab", "tab", "enter")  # Disable (OFF)
         await pilot.pause()
         dialog = flow_app.screen
         assert isinstance(dialog, ConfirmDialog)
@@ -283,7 +283,7 @@ async def test_new_ids_from_the_answer_appear(flow_app: BottuiApp, sandbox: Sand
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
         assert "rl-zz-new" not in {e.id for e in table(flow_app).entries}
-        await pilot.press("f", "tab", "enter")  # rl-api OFF (already): still asks, still sends
+        await open_then(pilot, "f", "tab", "enter")  # rl-api OFF (already): still asks, still sends
         await settle(pilot)
         assert row_of(flow_app, "rl-zz-new")[:3] == ["rl-zz-new", "Fresh", "ON"]
         assert row_of(flow_app, "rl-zz-new")[4] == "response"
@@ -344,7 +344,7 @@ async def test_add_validates_and_forget_removes(
         await pilot.press("enter")  # Cancel
         await settle(pilot)
         assert "rl-typed" in {e.id for e in table(flow_app).entries}
-        await pilot.press("x", "tab", "enter")
+        await open_then(pilot, "x", "tab", "enter")
         await settle(pilot)
         assert "rl-typed" not in {e.id for e in table(flow_app).entries}
         assert sandbox.stats.requests == 0
@@ -354,7 +354,7 @@ async def test_api_error_is_reported(flow_app: BottuiApp, sandbox: SandboxServer
     sandbox.faults.configure(fail_next=9, error_status=500)
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("t", "tab", "enter")
+        await open_then(pilot, "t", "tab", "enter")
         await settle_failed(pilot)
         toasts = list(flow_app._notifications)
         assert any("The service failed (500)" in (n.title or "") for n in toasts)
@@ -368,7 +368,7 @@ async def test_api_error_is_reported(flow_app: BottuiApp, sandbox: SandboxServer
         )
         # The flag sits beside the state it qualifies (#27: cut at 80 columns at the end).
         assert row_of(flow_app, "rl-api")[2] == "OFF · try FAILED (e)"
-        await pilot.press("e", "enter")  # the error log, then its newest error
+        await open_then(pilot, "e", "enter")  # the error log, then its newest error
         await pilot.pause()
         status = flow_app.screen.query_one(".error-status", Static)
         assert "500" in plain(status)
@@ -380,10 +380,10 @@ async def test_success_after_failure_clears_the_mark_and_the_panel_follows_the_p
     sandbox.faults.configure(fail_next=1, error_status=500)
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("t", "tab", "enter")  # fails
+        await open_then(pilot, "t", "tab", "enter")  # fails
         await settle_failed(pilot)
         assert row_of(flow_app, "rl-api")[2].endswith("· try FAILED (e)")
-        await pilot.press("t", "tab", "enter")  # the same switch again: answered
+        await open_then(pilot, "t", "tab", "enter")  # the same switch again: answered
         await settle(pilot)
         panel = flow_app.screen.query_one(ReturnedProjectPanel)
         assert str(panel.border_title) == "Returned project"
@@ -403,7 +403,7 @@ def test_snapshot_failed_switch(snap_compare: Snap, make_snap_app: MakeApp) -> N
     async def run_before(pilot: Pilot[Any]) -> None:
         await settle(pilot)
         app.backend.faults.configure(fail_next=1, error_status=500)  # type: ignore[attr-defined]
-        await pilot.press("t", "tab", "enter")
+        await open_then(pilot, "t", "tab", "enter")
         await settle_failed(pilot)
         app.clear_notifications()
         await pilot.pause()

@@ -16,7 +16,7 @@ from bottui.tui.widgets.result_panels import ReturnedProjectPanel
 from bottui.tui.widgets.screen_bars import ContextBar, fit_where
 from tests.fixtures import moving_clock
 from tests.fixtures.moving_clock import MovingClock
-from tests.tui.helpers import settle, settle_failed
+from tests.tui.helpers import open_then, settle, settle_failed
 
 MakeApp = Callable[..., BottuiApp]
 SMALL = (80, 24)
@@ -98,7 +98,7 @@ async def test_a_failed_limiter_says_so_beside_its_state_at_80(make_snap_app: Ma
     app.backend.faults.configure(fail_next=9, error_status=500)  # type: ignore[attr-defined]
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot)
-        await pilot.press("t", "tab", "enter")
+        await open_then(pilot, "t", "tab", "enter")
         await settle_failed(pilot)
         app.screen.query_one(ReturnedProjectPanel).hide()
         await pilot.pause()

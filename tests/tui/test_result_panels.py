@@ -22,7 +22,7 @@ from bottui.tui.widgets.journal_table import JournalTable
 from bottui.tui.widgets.limiter_table import LimiterTable
 from bottui.tui.widgets.result_panels import AttemptPanel, ReturnedProjectPanel
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import plain, settle, settle_failed
+from tests.tui.helpers import open_then, plain, settle, settle_failed
 
 PROJ = "shop-prod"
 
@@ -44,7 +44,7 @@ async def test_after_an_undo_from_the_journal_the_limiter_panel_says_it_is_histo
         await settle(pilot)
         grid = flow_app.screen.query_one(LimiterTable)
         grid.move_cursor(row=grid.get_row_index("rl-login"), animate=False)
-        await pilot.press("t", "tab", "enter")  # rl-login ON -> OFF
+        await open_then(pilot, "t", "tab", "enter")  # rl-login ON -> OFF
         await settle(pilot)
         title, body = limiter_panel(flow_app)
         assert body.startswith("rl-login is now OFF") and title == "Returned project"
@@ -78,7 +78,7 @@ async def test_another_bottuis_change_makes_the_panel_history_too(
         await settle(pilot)
         grid = flow_app.screen.query_one(LimiterTable)
         grid.move_cursor(row=grid.get_row_index("rl-search"), animate=False)
-        await pilot.press("t", "tab", "enter")  # rl-search OFF -> ON; the answer lists them all
+        await open_then(pilot, "t", "tab", "enter")  # rl-search OFF -> ON; the answer lists all
         await settle(pilot)
         assert limiter_panel(flow_app)[1].startswith("rl-search is now ON")
         # Another limiter the answer listed is changed elsewhere (a second connection).
@@ -147,7 +147,7 @@ async def test_a_failed_tries_mark_goes_once_a_state_is_learnt_after_it(
         await settle(pilot)
         grid = flow_app.screen.query_one(LimiterTable)
         grid.move_cursor(row=grid.get_row_index("rl-api"), animate=False)
-        await pilot.press("t", "tab", "enter")  # fails
+        await open_then(pilot, "t", "tab", "enter")  # fails
         await settle_failed(pilot)
         # The flag sits in the State cell (#27: at 80 columns the row's end is cut).
         assert state_of(flow_app, "rl-api") == "OFF · try FAILED (e)"

@@ -9,7 +9,7 @@ from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.widgets.result_panels import ReturnedProjectPanel
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import plain, settle_failed, until
+from tests.tui.helpers import open_then, plain, settle_failed, until
 
 NOTE = "may have been applied"
 
@@ -25,7 +25,7 @@ async def test_a_cut_answer_is_unknown_in_words_said_once(
     sandbox.faults.configure(drop_next=10, drop_mode="after")  # every attempt, applied
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await settle_failed(pilot)
-        await pilot.press("t", "tab", "enter")
+        await open_then(pilot, "t", "tab", "enter")
         await until(lambda: isinstance(flow_app.services.last_error, NetworkError), pilot, 30)
         await settle_failed(pilot)
         toast = next(n for n in flow_app._notifications if n.severity == "error")
