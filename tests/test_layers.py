@@ -121,7 +121,6 @@ LAZY_THIRD_PARTY: dict[str, tuple[set[str], str]] = {
     "yarl": ({"bottui.api.lean", "bottui.api.transport"}, "comes with aiohttp (11 ms)"),
     "tomlkit": ({"bottui.store.config.config_file"}, "16 ms; only when the config is written"),
     "keyring": ({"bottui.store.keyring_tokens"}, "53 ms; token use only"),
-    "platformdirs": ({"bottui.store.files"}, "8 ms; not for --version or --help"),
     "textual": ({"bottui.tui.ui_rules"}, "textual.widgets.TextArea 5 ms; only on Tab"),
     "psycopg": (
         {

@@ -17,15 +17,15 @@ never prints a traceback, never touches the network or a token, and writes
 nothing; whatever goes wrong, it answers nothing and exits 0.
 
 Profile names and ids come from the user's files, synchronously and
-read-only: the callback is a short process that runs no event loop, reads
-``config.toml`` once and glances at the inventory through
+read-only: the callback is a short process that runs no event loop, glances
+at ``config.toml`` once (:func:`glance_config`) and at the inventory through
 :func:`~bottui.store.inventory.peek.peek_ids` (SQLite ``mode=ro``). The
 profile, account and project are the ones already on the command line, else
 the profile's own (as a command would resolve them, see
 :class:`bottui.ops.session.Settings`). Any failure is an empty answer.
 
 Imported by nothing but the registry, at a Tab: no parser, no argparse, no
-command module (a Tab is held to 2x ``python -c pass``).
+command module, no config model (a Tab is held to 2x ``python -c pass``).
 """
 
 from __future__ import annotations
@@ -34,15 +34,19 @@ import json
 import re
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
-from bottui.api.errors import BottuiError
-from bottui.store.config.config_file import ConfigStore
-from bottui.store.config.model import Config
+from bottui.plaintext import has_control
+from bottui.store import toml_read
 from bottui.store.files import Locations
 from bottui.store.inventory.peek import Kind, peek_ids
+
+# Not imported, measured (CPU over ``python -c pass``, 20 runs interleaved, the
+# busy 2-core machine, 2026-11-28; a Tab is held to 2x ``python -c pass``, 21 ms):
+# the config model, +36 ms (msgspec alone +22 ms, with typing_extensions and
+# inspect; see :func:`glance_config`), and dataclasses, +8 ms (inspect, ast, dis,
+# tokenize). The Tab went from 3.40x to ~1.9x (tests/bench/cli_startup.py).
 
 #: The characters a candidate may hold (an allow-list: nothing a shell expands).
 SAFE: Final = re.compile(r"[A-Za-z0-9._+@,%/][A-Za-z0-9._+@,%/-]{0,199}")
@@ -93,16 +97,18 @@ Node = dict[str, Any]
 TREE_FILE: Final = Path(__file__).with_name("command_tree.json")
 
 
-@dataclass
 class _Line:
     """What the words before the cursor say: where in the tree, with which values."""
 
-    node: Node
-    path: list[str] = field(default_factory=list)
-    values: dict[str, str] = field(default_factory=dict)
-    positional: int = 0
-    pending: Node | None = None
-    lost: bool = False
+    __slots__ = ("lost", "node", "path", "pending", "positional", "values")
+
+    def __init__(self, node: Node) -> None:
+        self.node = node
+        self.path: list[str] = []
+        self.values: dict[str, str] = {}
+        self.positional = 0
+        self.pending: Node | None = None
+        self.lost = False
 
 
 def _option(node: Node, word: str) -> Node | None:
@@ -158,8 +164,7 @@ def _positional(line: _Line, word: str) -> None:
         line.lost = True  # not a command: nothing sensible to offer
 
 
-@dataclass(frozen=True)
-class Answer:
+class Answer(NamedTuple):
     """The callback's answer: ``files`` (the shell lists file names) or these words."""
 
     words: list[str]
@@ -245,18 +250,55 @@ def callback(words: Sequence[str]) -> int:
 #: The inventory scope of a session with no profile: ``bottui.ops.session.DEFAULT_PROFILE``,
 #: not imported (it costs the callback ~30 ms at every Tab); a test checks they agree.
 DEFAULT_PROFILE = "default"
+#: ``bottui.store.config.model.MAX_CONFIG_BYTES``, not imported (the model, see
+#: above); a test checks they agree.
+MAX_CONFIG_BYTES: Final = 4 * 1024 * 1024
 
 
-def _config(locations: Locations) -> Config | None:
+class Glance(NamedTuple):
+    """What a Tab needs of ``config.toml``: each profile's (account, project), the current one."""
+
+    profiles: dict[str, tuple[str | None, str | None]]
+    current: str | None = None
+
+
+def glance_config(locations: Locations) -> Glance | None:
+    """The profiles of ``config.toml`` as a Tab needs them; None when they cannot be told.
+
+    Read as :class:`~bottui.store.config.config_file.ConfigStore` reads it
+    (:mod:`bottui.store.toml_read`: bounded, a missing file is no profile),
+    but not through the model: the keys a Tab uses are judged as the model
+    judges them (each profile a table under a name that is not blank nor
+    holds a control character, ``current``, ``account`` and ``project``
+    strings; a ``current`` naming no profile is no current profile), and a
+    wrong one is None, as a file the model refuses. A wrong value elsewhere
+    (a ``base_url`` without a host) does not hide the names: the command,
+    once run, says what is wrong.
+    """
     try:
-        return ConfigStore(locations).load()
-    except (BottuiError, OSError, ValueError):
+        _, data = toml_read.read(locations.config_file, MAX_CONFIG_BYTES)
+    except FileNotFoundError:
+        return Glance({})
+    except (toml_read.TomlProblem, OSError, ValueError):
         return None
+    tables = data.get("profiles", {})
+    current = data.get("current")
+    if not isinstance(tables, dict) or not isinstance(current, str | None):
+        return None
+    profiles: dict[str, tuple[str | None, str | None]] = {}
+    for name, table in tables.items():
+        if not isinstance(table, dict) or not name.strip() or has_control(name):
+            return None
+        account, project = table.get("account"), table.get("project")
+        if not isinstance(account, str | None) or not isinstance(project, str | None):
+            return None
+        profiles[name] = (account, project)
+    return Glance(profiles, current if current in profiles else None)
 
 
 def profile_names(locations: Locations, prefix: str = "") -> list[str]:
     """The profiles of ``config.toml`` starting with ``prefix``, sorted."""
-    config = _config(locations)
+    config = glance_config(locations)
     if config is None:
         return []
     return sorted(name for name in config.profiles if name.startswith(prefix))
@@ -276,18 +318,19 @@ def known_ids(
     An unknown ``profile`` has nothing (the command would refuse it); with no
     ``profile``, the current one (else the inventory's ``default`` scope).
     """
-    config = _config(locations) or Config()
-    chosen = config.profiles.get(profile) if profile is not None else config.profile()
-    if profile is not None and chosen is None:
+    config = glance_config(locations) or Glance({})
+    scope = config.current if profile is None else profile
+    ids = config.profiles.get(scope) if scope is not None else None
+    if profile is not None and ids is None:
         return []
-    scope = chosen.name if chosen is not None else DEFAULT_PROFILE
+    own_account, own_project = ids or (None, None)
     return peek_ids(
         locations.inventory_file,
-        scope,
+        scope or DEFAULT_PROFILE,
         kind,
         prefix=prefix,
-        account=account or (chosen.account if chosen else None),
-        project=project or (chosen.project if chosen else None),
+        account=account or own_account,
+        project=project or own_project,
     )
 
 
@@ -296,9 +339,11 @@ __all__ = [
     "SHELLS",
     "TREE_FILE",
     "Answer",
+    "Glance",
     "Node",
     "answer",
     "callback",
+    "glance_config",
     "known_ids",
     "profile_names",
     "safe",

@@ -1,7 +1,7 @@
 """bottui's files: where they live, writing one for a person, and the lock of a bulk run.
 
-* :class:`Locations`: the config, state and data directories (XDG through
-  platformdirs) and the files in them; nothing is made at import time.
+* :class:`Locations`: the config, state and data directories (XDG's, as
+  platformdirs gives them) and the files in them; nothing is made at import time.
 * :class:`AtomicText` / :func:`write_atomic`: a file for a person (``revoke
   --output``, ``journal export``), whole or not at all, never through a
   symlink nor over a file unless asked.
@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import json
 import os
-import secrets
-import socket
+import pwd
 import stat
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
@@ -53,13 +52,24 @@ class Locations(NamedTuple):
 
     @classmethod
     def default(cls) -> Locations:
-        """The user's directories from platformdirs (XDG variables honoured)."""
-        import platformdirs
+        """The user's directories, where platformdirs 4 puts them (XDG variables honoured).
 
+        ``$XDG_CONFIG_HOME/bottui``, ``$XDG_DATA_HOME/bottui`` and
+        ``$XDG_STATE_HOME/bottui`` when the variable holds an absolute path;
+        else under the home directory: ``.config``, ``.local/share`` and
+        ``.local/state``, or ``Library/Application Support`` on macOS.
+
+        Not platformdirs itself: importing it (with tempfile, shutil, bz2,
+        lzma and random) cost a Tab 7 ms of CPU, a third of ``python -c pass``,
+        when a Tab is held to 2x that (tests/bench/cli_startup.py and
+        ``-c "import platformdirs"``, 2026-11-28). ``tests/store/test_paths.py``
+        holds them to what platformdirs answers.
+        """
+        mac = sys.platform == "darwin"
         return cls(
-            config_dir=Path(platformdirs.user_config_dir(APP_NAME)),
-            data_dir=Path(platformdirs.user_data_dir(APP_NAME)),
-            state_dir=Path(platformdirs.user_state_dir(APP_NAME)),
+            config_dir=_user_dir("XDG_CONFIG_HOME", _MACOS_DIR if mac else ".config"),
+            data_dir=_user_dir("XDG_DATA_HOME", _MACOS_DIR if mac else ".local/share"),
+            state_dir=_user_dir("XDG_STATE_HOME", _MACOS_DIR if mac else ".local/state"),
         )
 
     @classmethod
@@ -82,6 +92,29 @@ class Locations(NamedTuple):
     def journal_file(self) -> Path:
         """The SQLite audit journal."""
         return self.state_dir / "journal.sqlite3"
+
+
+#: Under the home directory, each of the three on macOS (without its XDG variable).
+_MACOS_DIR: Final = "Library/Application Support"
+
+
+def _user_dir(variable: str, under_home: str) -> Path:
+    """``$variable/bottui`` when it holds an absolute path, else ``~/under_home/bottui``."""
+    value = os.environ.get(variable, "")
+    if os.path.isabs(value):
+        return Path(value, APP_NAME)
+    return Path(_home(), under_home, APP_NAME)
+
+
+def _home() -> str:
+    """``$HOME`` when it is an absolute path, else the user's entry in the password database."""
+    home = os.environ.get("HOME", "")
+    if not os.path.isabs(home):
+        with contextlib.suppress(KeyError):
+            home = pwd.getpwuid(os.getuid()).pw_dir
+    if not os.path.isabs(home):
+        raise RuntimeError("could not determine the home directory: set HOME or XDG_*_HOME")
+    return home
 
 
 def ensure(directory: Path) -> Path:
@@ -172,7 +205,8 @@ class AtomicText:
         self.path = Path(path)
         self.overwrite = overwrite
         check_target(self.path, overwrite=overwrite)
-        self._tmp = self.path.with_name(f".{self.path.name}.{secrets.token_hex(6)}.tmp")
+        # os.urandom is what secrets.token_hex reads (importing secrets: ~5 ms at a Tab).
+        self._tmp = self.path.with_name(f".{self.path.name}.{os.urandom(6).hex()}.tmp")
         try:
             self.handle: IO[str] = open(  # noqa: SIM115
                 self._tmp, "x", encoding="utf-8", newline=newline
@@ -290,7 +324,9 @@ def write_atomic(
 # Two runs of the same input (same profile, account, project and input hash)
 # share one run id; both sending every id would send each twice. The first
 # run holds an exclusive ``flock`` on ``bulk-runs/<key>.lock`` in the state
-# directory for as long as it runs, with its pid, host and run id written in
+# directory (the key: :func:`bottui.ops.bulk.journaling.run_key`, a hash made
+# there, so that hashlib, ~3 ms, is not imported with :class:`Locations` at a
+# Tab) for as long as it runs, with its pid, host and run id written in
 # the file; a second run finds the lock taken and is refused, naming them.
 # The operating system drops the lock when its holder ends in any way,
 # SIGKILL included, so a stale lock never blocks a ``--resume``.
@@ -316,12 +352,6 @@ class RunLive(Exception):
     def __init__(self, holder: dict[str, Any]) -> None:
         self.holder = holder
         super().__init__(describe_holder(holder))
-
-
-def run_key(profile: str, account: str, project: str, input_sha256: str) -> str:
-    """The lock's name for a run identity (hex; safe as a file name)."""
-    data = json.dumps([profile, account, project, input_sha256.lower()]).encode()
-    return hashlib.sha256(data).hexdigest()[:32]
 
 
 def describe_holder(holder: dict[str, Any]) -> str:
@@ -390,7 +420,7 @@ def acquire_run_lock(state_dir: Path, key: str) -> RunLock | None:
         raise
     holder: dict[str, Any] = {
         "pid": os.getpid(),
-        "host": socket.gethostname(),
+        "host": os.uname().nodename,  # socket.gethostname()'s answer; socket: ~4 ms at a Tab
         "started": stamp(system_clock()),
     }
     _write_holder(fd, holder)
@@ -428,6 +458,5 @@ __all__ = [
     "describe_holder",
     "ensure",
     "real_path",
-    "run_key",
     "write_atomic",
 ]

@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any, Final
 
 from bottui.plaintext import clean
-from bottui.store.errors import toml_error_parts
 
 #: Nesting of arrays and inline tables; real files use two or three levels.
 MAX_DEPTH: Final = 64
@@ -50,6 +49,7 @@ _TOKEN: Final = re.compile(
     r"|[\[\]{}.,=\n]",
     re.DOTALL,
 )
+_TOML_POSITION: Final = re.compile(r"\(at line (\d+), column (\d+)\)")
 _OPEN: Final = frozenset("[{")
 _CLOSE: Final = frozenset("]}")
 _KEY_BREAK: Final = frozenset("[]{},=\n")
@@ -192,6 +192,16 @@ def check_shape(
             depth = max(0, depth - 1)
 
 
+def toml_error_parts(error: ValueError) -> tuple[str, int | None, int | None]:
+    """A ``tomllib.TOMLDecodeError`` as (reason without the position, line, column)."""
+    message = str(error)
+    found = _TOML_POSITION.search(message)
+    reason = _TOML_POSITION.sub("", message).strip()
+    if found is None:
+        return reason, None, None
+    return reason, int(found.group(1)), int(found.group(2))
+
+
 def parse(text: str) -> dict[str, Any]:
     """``tomllib.loads`` after :func:`check_shape`; every failure is a :class:`TomlProblem`."""
     check_shape(text)
@@ -227,5 +237,6 @@ __all__ = [
     "parse",
     "read",
     "read_bytes",
+    "toml_error_parts",
     "where",
 ]

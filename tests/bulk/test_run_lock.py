@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from bottui.ops.bulk.journaling import run_key
 from bottui.sandbox.server import SandboxServer
 from bottui.store import files
 from bottui.store.files import Locations
@@ -118,14 +119,14 @@ def test_force_and_resume_exclude_each_other(env: SandboxServer, ids_path: Path)
 
 
 def test_lock_in_process_is_exclusive_and_released(tmp_path: Path) -> None:
-    key = files.run_key("p", "acc", "proj", "a" * 64)
+    key = run_key("p", "acc", "proj", "a" * 64)
     held = files.acquire_run_lock(tmp_path, key)
     assert held is not None
     held.note_run(7)
     with pytest.raises(files.RunLive) as live:
         files.acquire_run_lock(tmp_path, key)
     assert live.value.holder["pid"] == os.getpid() and live.value.holder["runId"] == 7
-    other = files.acquire_run_lock(tmp_path, files.run_key("p", "acc", "proj", "b" * 64))
+    other = files.acquire_run_lock(tmp_path, run_key("p", "acc", "proj", "b" * 64))
     assert other is not None  # another input: its own lock
     other.release()
     held.release()

@@ -246,7 +246,7 @@ def test_anything_more_goes_through_the_parser(capsys: pytest.CaptureFixture[str
     ],
 )
 def test_the_command_named_parses_as_the_whole_parser(argv: list[str]) -> None:
-    # parse() builds the parser of the one command named (the others are stubs).
+    # parse() builds the parser of the one command named (no other).
     from bottui.cli import parse, with_defaults
     from bottui.cli.parser import build_parser, command_named
 

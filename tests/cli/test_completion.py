@@ -219,10 +219,12 @@ def test_another_programs_database_is_not_read(tmp_path: Path) -> None:
 def test_the_copied_constants_agree() -> None:
     from bottui.cli import tab_callback as completion_ids
     from bottui.ops import session
+    from bottui.store.config import model as config_model
     from bottui.store.inventory import peek as inventory_peek
     from bottui.store.inventory import schema as inventory_schema
 
     assert completion_ids.DEFAULT_PROFILE == session.DEFAULT_PROFILE
+    assert completion_ids.MAX_CONFIG_BYTES == config_model.MAX_CONFIG_BYTES
     assert inventory_peek.APPLICATION_ID == inventory_schema.APPLICATION_ID
 
 
@@ -263,17 +265,20 @@ def test_scripts_never_evaluate_the_answer() -> None:
     assert not eval.search(fish)
 
 
-def test_a_tab_imports_no_parser_and_no_command() -> None:
-    # A Tab walks the command tree (data): argparse and the command modules cost every Tab.
+def test_a_tab_imports_no_parser_and_no_command(home: Locations) -> None:
+    # A Tab walks the command tree (data): argparse and the command modules cost every
+    # Tab, and so would the config model (msgspec) and dataclasses (inspect).
     script = (
         "import sys\n"
         "from bottui.cli import run\n"
         "run(['__complete', 'bash', '--', 'limiter', 'enable', ''])\n"
-        "print(*sorted(m for m in sys.modules if m.startswith('bottui.cli') or m == 'argparse'))"
+        "heavy = ('argparse', 'msgspec', 'dataclasses', 'bottui.store.config.model')\n"
+        "print(*sorted(m for m in sys.modules if m.startswith('bottui.cli') or m in heavy))"
     )
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
+    assert done.stdout.splitlines()[:3] == [":words", "rl-api", "rl-login"]  # ids looked up
     assert done.stdout.splitlines()[-1].split() == ["bottui.cli", "bottui.cli.tab_callback"]
 
 

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import platformdirs
 import pytest
 
 from bottui.store.files import Locations, ensure
@@ -42,6 +43,41 @@ def test_default_honours_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert locations.config_file == tmp_path / "cfg" / "bottui" / "config.toml"
     assert locations.inventory_file == tmp_path / "share" / "bottui" / "inventory.sqlite3"
     assert locations.journal_file == tmp_path / "st" / "bottui" / "journal.sqlite3"
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "xdg",
+    [
+        "absolute",  # each variable names its directory
+        "unset",  # none: under HOME
+        "relative",  # a relative value counts as unset (the XDG spec)
+        "empty",
+    ],
+)
+@pytest.mark.parametrize("home", ["absolute", "relative", "unset"])
+def test_default_is_where_platformdirs_puts_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, xdg: str, home: str
+) -> None:
+    # Locations.default() reads the variables itself (platformdirs costs a Tab ~7 ms):
+    # where existing users' files are must not move.
+    monkeypatch.chdir(tmp_path)
+    for name, sub in (("CONFIG", "cfg"), ("DATA", "share"), ("STATE", "st")):
+        value = {"absolute": str(tmp_path / sub), "relative": sub, "empty": ""}.get(xdg)
+        if value is None:
+            monkeypatch.delenv(f"XDG_{name}_HOME", raising=False)
+        else:
+            monkeypatch.setenv(f"XDG_{name}_HOME", value)
+    value = {"absolute": str(tmp_path / "me"), "relative": "me"}.get(home)
+    if value is None:
+        monkeypatch.delenv("HOME", raising=False)
+    else:
+        monkeypatch.setenv("HOME", value)
+    assert Locations.default() == Locations(
+        config_dir=Path(platformdirs.user_config_dir("bottui")),
+        data_dir=Path(platformdirs.user_data_dir("bottui")),
+        state_dir=Path(platformdirs.user_state_dir("bottui")),
+    )
     assert list(tmp_path.iterdir()) == []
 
 

@@ -74,6 +74,7 @@ import asyncio
 import bisect
 import contextlib
 import hashlib
+import json
 import threading
 import time
 import uuid
@@ -90,7 +91,7 @@ from bottui.ops.session import Session
 from bottui.plaintext import clean
 from bottui.store.errors import JournalUnavailable
 from bottui.store.executor import run_blocking
-from bottui.store.files import RunLive, RunLock, acquire_run_lock, describe_holder, run_key
+from bottui.store.files import RunLive, RunLock, acquire_run_lock, describe_holder
 from bottui.store.journal.records import (
     EntryId,
     EntryQuery,
@@ -145,6 +146,12 @@ class _Checkpoint:
     """A settled prefix queued among the outcomes, written after those before it."""
 
     line: int
+
+
+def run_key(profile: str, account: str, project: str, input_sha256: str) -> str:
+    """The run lock's name for a run identity (hex; safe as a file name)."""
+    data = json.dumps([profile, account, project, input_sha256.lower()]).encode()
+    return hashlib.sha256(data).hexdigest()[:32]
 
 
 def is_settled(state: ItemState) -> bool:
