@@ -15,10 +15,12 @@ each action and every few seconds; every cell is cleaned text.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from datetime import datetime
 from typing import TYPE_CHECKING, ClassVar, Final
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -29,10 +31,10 @@ from textual.widgets import DataTable, Label, Static
 from bottui.ops import timed
 from bottui.ops.timed.schedule import now_of
 from bottui.plaintext import clean
+from bottui.tui import timed_changes
 from bottui.tui.messages import InventoryChanged
 from bottui.tui.perf.textual_private import MeasuredTable
-from bottui.tui.services import services_of
-from bottui.tui.timed_changes import ask_cancel, ask_extend, ask_revert
+from bottui.tui.services import services_of, worker_failed
 from bottui.tui.ui_rules import show_widget
 from bottui.tui.widgets.untrusted_text import join, safe, safe_text
 
@@ -100,6 +102,8 @@ class TimedScreen(ModalScreen[None]):
     def services(self) -> TuiServices:
         """What this screen uses of the app."""
         return services_of(self)
+
+    on_worker_state_changed = worker_failed
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -208,27 +212,33 @@ class TimedScreen(ModalScreen[None]):
 
     def action_extend(self) -> None:
         """Ask how much later the highlighted timed change reverts."""
-
         row = self._open("extend")
         if row is not None:
-            due = row.when_text(now_of(self.services.session))
-            ask_extend(self.services, row, due, done=self.reread)
+            self._act(timed_changes.extend(self.services, row, row.when_text(self._now())))
 
     def action_keep(self) -> None:
         """Keep the highlighted change: cancel its revert, after asking."""
-
         row = self._open("cancel")
         if row is not None:
-            ask_cancel(self.services, row, done=self.reread)
+            self._act(timed_changes.keep(self.services, row))
 
     def action_revert(self) -> None:
         """Revert the highlighted change now, after asking."""
-
         row = self._open("revert")
         if row is not None:
-            now = now_of(self.services.session)
-            late = now - row.due_at if row.due_at < now else None
-            ask_revert(self.services, row, late=late, done=self.reread)
+            late = self._now() - row.due_at if row.due_at < self._now() else None
+            self._act(timed_changes.revert(self.services, row, late=late))
+
+    @work(group="timed", exit_on_error=False)
+    async def _act(self, action: Awaitable[None]) -> None:
+        """Ask, then do ``action`` (extend, keep, revert now); the rows are read again after."""
+        try:
+            await action
+        finally:
+            self.reread()
+
+    def _now(self) -> datetime:
+        return now_of(self.services.session)
 
     def action_all(self) -> None:
         """Show the finished timed changes too (again: only those pending)."""
