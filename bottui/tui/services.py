@@ -218,7 +218,7 @@ class TuiServices:
     def choose_project(self, account: str | None, project: str | None) -> None:
         """Make a project current for every screen."""
         self._current = (account, project) if account and project else None
-        self._broadcast(lambda: ProjectChosen(account, project))
+        self._broadcast(partial(ProjectChosen, account, project))
 
     def forget_profile_state(self) -> None:
         """The session now works under another profile: its defaults become current.
@@ -706,7 +706,7 @@ class TuiServices:
         """
         sharing, self._sharing = self._sharing, None
         if sharing is not None:
-            await run_blocking(lambda: sharing.stop(2.0))
+            await run_blocking(partial(sharing.stop, 2.0))
         reader = self._reader_store
         self._reset_team()
         if reader is not None:

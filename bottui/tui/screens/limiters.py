@@ -29,6 +29,7 @@ screen ``bottui demo`` opens on, and its first frame needs neither
 from __future__ import annotations
 
 from collections.abc import Collection, Hashable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
@@ -386,7 +387,7 @@ class LimitersScreen(FilterableScreen):
         # The project's rows already shown are read again whole, and updated in
         # place: a first page alone would replace them (and lose the cursor).
         whole = self._rows_of == current
-        self.load(lambda: self._read_first(current, whole), show_first, group="limiters")
+        self.load(partial(self._read_first, current, whole), show_first, group="limiters")
 
     async def _read_first(
         self, current: tuple[str, str], whole: bool

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
+from functools import partial
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -336,8 +337,12 @@ class ThresholdsScreen(FilterableScreen):
 
     @on_answer(ThresholdsFailed)
     def _thresholds_failed(self, message: ThresholdsFailed) -> None:
-        failure, where, at = message.failure, safe(message.where), message.at
-        self._latest[message.project] = lambda panel: panel.show_failure(failure, where, at)
+        self._latest[message.project] = partial(
+            AttemptPanel.show_failure,
+            failure=message.failure,
+            where=safe(message.where),
+            at=message.at,
+        )
         self._show_latest()
 
     @on_answer(ThresholdsSet)

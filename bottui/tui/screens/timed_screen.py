@@ -214,7 +214,8 @@ class TimedScreen(ModalScreen[None]):
         """Ask how much later the highlighted timed change reverts."""
         row = self._open("extend")
         if row is not None:
-            self._act(timed_changes.extend(self.services, row, row.when_text(self._now())))
+            due = row.when_text(now_of(self.services.session))
+            self._act(timed_changes.extend(self.services, row, due))
 
     def action_keep(self) -> None:
         """Keep the highlighted change: cancel its revert, after asking."""
@@ -226,7 +227,8 @@ class TimedScreen(ModalScreen[None]):
         """Revert the highlighted change now, after asking."""
         row = self._open("revert")
         if row is not None:
-            late = self._now() - row.due_at if row.due_at < self._now() else None
+            now = now_of(self.services.session)
+            late = now - row.due_at if row.due_at < now else None
             self._act(timed_changes.revert(self.services, row, late=late))
 
     @work(group="timed", exit_on_error=False)
@@ -236,9 +238,6 @@ class TimedScreen(ModalScreen[None]):
             await action
         finally:
             self.reread()
-
-    def _now(self) -> datetime:
-        return now_of(self.services.session)
 
     def action_all(self) -> None:
         """Show the finished timed changes too (again: only those pending)."""
