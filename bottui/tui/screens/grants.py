@@ -36,8 +36,9 @@ from bottui.api.errors import (
     RefusedError,
 )
 from bottui.api.models import Revocation
+from bottui.ops import plan as planning
 from bottui.ops.mutations import apply
-from bottui.ops.plan import PlannedChange, RevocationTarget, plan_revocation
+from bottui.ops.plan import PlannedChange, RevocationTarget
 from bottui.store.utc import system_clock
 from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.error_report import Attempt, Failure
@@ -191,10 +192,10 @@ class GrantsScreen(BottuiScreen):
             visitor_id=visitor,
             user_account_id=user,
         )
-        planning = plan_revocation(
+        revocation = planning.plan_revocation(
             session, account, project, visitor_id=visitor, user_account_id=user
         )
-        plan = await services.planned(planning, "Revoke grants")
+        plan = await services.planned(revocation, "Revoke grants")
         if plan is not None:
             prompt = ChangePrompt.of(plan, self._body(plan))
             plan = await services.confirmed(plan, prompt, "Revoke grants")

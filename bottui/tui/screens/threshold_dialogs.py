@@ -37,7 +37,8 @@ from bottui.api.client import ThresholdUpdate, build_thresholds
 from bottui.api.errors import ValidationError
 from bottui.api.models import DimensionThresholds
 from bottui.api.requests import dimension_name, first_forbidden_char, path_id
-from bottui.ops.plan import PlannedChange, plan_thresholds
+from bottui.ops import plan as planning
+from bottui.ops.plan import PlannedChange
 from bottui.ops.thresholds import never_reached, warning_words
 from bottui.store.config.model import ProjectSettings
 from bottui.store.inventory.records import DimensionEntry
@@ -499,10 +500,10 @@ class ThresholdEditor(ModalScreen[PlannedChange[ThresholdUpdate] | None]):
         """Plan the update once, confirm that plan; the editor closes with it, and the
         Thresholds screen sends exactly it (the dialog and the dry run are this plan's)."""
         services = self.services
-        planning = plan_thresholds(
+        update = planning.plan_thresholds(
             services.session, self.account, self.project, self.dimension_id, new
         )
-        plan = await services.planned(planning, operation)
+        plan = await services.planned(update, operation)
         if plan is not None:
             prompt = ChangePrompt.of(
                 plan,
