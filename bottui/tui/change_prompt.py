@@ -1,6 +1,6 @@
 """What a change's confirmation needs, built once from the plan for both kinds of dialog.
 
-:class:`ChangePrompt` is what a screen hands to :meth:`TuiServices.confirm`: the
+:class:`ChangePrompt` is what a screen hands to :meth:`TuiServices.confirmed`: the
 title, the body, the confirm button's words and what the profile demands
 (:class:`Confirmation`: a typed project id, a reason). Its answer is a
 :class:`Decided`: the reason, and the duration typed for a timed change.
