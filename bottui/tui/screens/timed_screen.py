@@ -15,8 +15,9 @@ each action and every few seconds; every cell is cleaned text.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING, ClassVar, Final
 
 from rich.text import Text
@@ -132,12 +133,9 @@ class TimedScreen(ModalScreen[None]):
         """A change was journaled (here, by another bottui, a teammate): read the rows again."""
         self.reread()
 
-    def reread(self) -> None:
-        """Read the rows again (a worker)."""
-        self.run_worker(self._read(), name="timed changes", group="timed-read", exclusive=True)
-
-    async def _read(self) -> None:
-
+    @work(name="timed changes", group="timed-read", exclusive=True)
+    async def reread(self) -> None:
+        """Read the rows again (a worker: a newer read replaces one still under way)."""
         services = self.services
         session = services.session
         try:
@@ -215,13 +213,13 @@ class TimedScreen(ModalScreen[None]):
         row = self._open("extend")
         if row is not None:
             due = row.when_text(now_of(self.services.session))
-            self._act(timed_changes.extend(self.services, row, due))
+            self._act(partial(timed_changes.extend, self.services, row, due))
 
     def action_keep(self) -> None:
         """Keep the highlighted change: cancel its revert, after asking."""
         row = self._open("cancel")
         if row is not None:
-            self._act(timed_changes.keep(self.services, row))
+            self._act(partial(timed_changes.keep, self.services, row))
 
     def action_revert(self) -> None:
         """Revert the highlighted change now, after asking."""
@@ -229,13 +227,13 @@ class TimedScreen(ModalScreen[None]):
         if row is not None:
             now = now_of(self.services.session)
             late = now - row.due_at if row.due_at < now else None
-            self._act(timed_changes.revert(self.services, row, late=late))
+            self._act(partial(timed_changes.revert, self.services, row, late=late))
 
     @work(group="timed", exit_on_error=False)
-    async def _act(self, action: Awaitable[None]) -> None:
+    async def _act(self, action: Callable[[], Awaitable[None]]) -> None:
         """Ask, then do ``action`` (extend, keep, revert now); the rows are read again after."""
         try:
-            await action
+            await action()
         finally:
             self.reread()
 
