@@ -8,7 +8,7 @@ only delivering messages to every screen and redrawing every context bar,
 which need the screens themselves. Each screen does its own work. Quitting
 and switching profile ask about work under way first
 (:mod:`bottui.tui.quit_or_switch`). A failure of any of the app's workers
-is reported by one handler (:meth:`BottuiApp.on_worker_state_changed`).
+is reported by one handler (:func:`~bottui.tui.services.worker_failed`).
 
 The config files' problems (unknown keys, wrong values, playbooks) and the
 keymap's (misspelt ids, keys bound twice) are said after the first frame, in
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable, Iterable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from textual import events, work
@@ -30,7 +31,6 @@ from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
-from textual.worker import Worker, WorkerState
 
 from bottui.ops.config_checks import CheckedFiles, check_keymap, run_checkers
 from bottui.ops.inventory_reads import first_project
@@ -41,7 +41,7 @@ from bottui.tui import lazy, perf
 from bottui.tui.key_registry import ActionProvider, help_sections, known_bindings, scope_of
 from bottui.tui.perf.stylesheet import complete_stylesheet, start_stylesheet
 from bottui.tui.screens.base import BottuiScreen
-from bottui.tui.services import TuiServices
+from bottui.tui.services import TuiServices, worker_failed
 from bottui.tui.ui_rules import TypeaheadGuard, release_hidden_focus, tab_target
 from bottui.tui.widgets.screen_bars import ContextBar, keep_header
 
@@ -265,11 +265,7 @@ class BottuiApp(App[int]):
         except Exception as exc:  # e.g. the demo's sandbox process could not be started
             self.services.report(exc)
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """The one handler of the app's workers' failures: each is reported like any other
-        (a toast and the error log), under the worker's name."""
-        if event.state == WorkerState.ERROR and event.worker.error is not None:
-            self.services.report(event.worker.error, operation=event.worker.name)
+    on_worker_state_changed = worker_failed
 
     async def on_unmount(self) -> None:
         if self._team_live is not None:
@@ -441,15 +437,13 @@ class BottuiApp(App[int]):
 
     # -- profiles ---------------------------------------------------------------------
 
-    def action_switch_profile(self) -> None:
+    @work(name="switch profile", group="profile-switch", exit_on_error=False)
+    async def action_switch_profile(self) -> None:
         """Open the profile switcher: switch, create, edit or remove profiles."""
         switcher: type[ProfileSwitcher] = lazy.load("ProfileSwitcher")
-
-        def chosen(name: str | None) -> None:
-            if name is not None:
-                self.switch_to_profile(name)
-
-        self.push_screen(switcher(), chosen)
+        name = await self.services.ask(switcher())
+        if name is not None:
+            await self._switch_profile(name)
 
     @work(name="switch profile", group="profile-switch", exit_on_error=False)
     async def switch_to_profile(self, name: str) -> None:
@@ -530,7 +524,7 @@ def problems_toast(app: Any, subject: str, messages: Sequence[str], closing: str
 async def say_config_problems(app: Any) -> None:
     """Check the session's config files off the loop; one lasting toast if any has a problem."""
     files = CheckedFiles(app.session.locations)  # read when checked, on the executor
-    problems = await shared_executor().call(lambda: run_checkers(files))
+    problems = await shared_executor().call(partial(run_checkers, files))
     if not problems:
         return
     problems_toast(

@@ -1,6 +1,6 @@
 """What a change's confirmation needs, built once from the plan for both kinds of dialog.
 
-:class:`ChangePrompt` is what a screen hands to :meth:`TuiServices.confirm`: the
+:class:`ChangePrompt` is what a screen hands to :meth:`TuiServices.confirmed`: the
 title, the body, the confirm button's words and what the profile demands
 (:class:`Confirmation`: a typed project id, a reason). Its answer is a
 :class:`Decided`: the reason, and the duration typed for a timed change.
@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from textual.content import Content
@@ -176,13 +177,12 @@ class ChangePrompt:
         ``body`` is the screen's own rendering of the plan's data; ``title`` and
         ``confirm_label`` default to the plan's.
         """
-        requests = list(plan.requests)
         return cls(
             title=plan.title if title is None else title,
             body=body,
             confirm_label=plan.confirm_label if confirm_label is None else confirm_label,
             project_id=plan.confirmation.typed or plan.project,
-            plan=lambda: requests,
+            plan=partial(list, plan.requests),
             needs=plan_confirmation(plan.confirmation),
             timing=timing_of(plan),
             decision=plan.decision,

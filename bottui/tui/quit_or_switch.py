@@ -127,9 +127,7 @@ async def confirm_stop_work(services: TuiServices, doing: str = "quit") -> bool:
     title, body, label = (
         stop_words(services, doing) if runs.active else change_words(services, doing)
     )
-    agreed = await services.host.push_screen(
-        confirm_dialog(title, body, label, danger=runs.active), wait_for_dismiss=True
-    )
+    agreed = await services.ask(confirm_dialog(title, body, label, danger=runs.active))
     if not agreed:
         return False
     if runs.active:

@@ -3,10 +3,9 @@
 The app creates one :class:`TuiServices` and hands it to every screen and
 dialog (:func:`services_of`), so none of them imports or reaches into the
 app class: the session, the current project, reporting an error (through
-the one renderer, :mod:`bottui.tui.error_report`), confirming a change
-(:meth:`TuiServices.plan_and_confirm`: plan once in a worker, confirm that
-plan; :meth:`TuiServices.confirm`), the working indicator, the inventory-changed
-notification and the session's warnings all live here. The app keeps only
+the one renderer, :mod:`bottui.tui.error_report`; :func:`worker_failed`, the one
+handler of every worker's failure), confirming a change, the working indicator,
+the inventory-changed notification and the session's warnings all live here. The app keeps only
 what needs the screens themselves (delivering a message to every screen,
 redrawing every context bar) and passes those two in as callables.
 
@@ -26,6 +25,13 @@ failed: a push with nothing to send does not reach the store, so only a push
 that gets through (or a later read) clears a failed read, and reads try the
 store again at most every :data:`READ_RETRY` seconds.
 
+A change action reads top to bottom in one ``@work`` method of its screen:
+``plan = await services.planned(plan_limiter(...))`` (planned once: the dialog,
+the dry run and the request sent are this plan's), ``plan = await
+services.confirmed(plan, prompt)`` (the dialog awaited with :meth:`TuiServices.ask`,
+``push_screen_wait``), then it sends the plan and posts a message with the answer.
+A worker waiting for a dialog is in :attr:`TuiServices.asking`.
+
 Timed changes (#15): a confirmation's answer is a
 :class:`~bottui.tui.change_prompt.Decided` (the reason, and the duration
 typed, if any); :meth:`TuiServices.decided_plan` turns it into the plan to
@@ -40,17 +46,21 @@ can warn that nothing would perform the revert. The header's countdown is
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import time
 from collections.abc import Awaitable, Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Final
+from functools import partial
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from textual.app import ScreenStackError
 from textual.content import Content
 from textual.message import Message
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from bottui.api.errors import BottuiError, CredentialsError, RefusedError
 from bottui.api.requests import request_lines, to_curl
@@ -97,6 +107,9 @@ if TYPE_CHECKING:
 
 #: Seconds after a failed read of the shared journal before a read tries it again.
 READ_RETRY: Final = 15.0
+
+T = TypeVar("T")
+C = TypeVar("C")
 
 
 class TuiServices:
@@ -146,6 +159,8 @@ class TuiServices:
         self.timed_text = ""
         #: The app's executor and countdown (set once it starts: after the first frame).
         self.timed_runner: TimedRunner | None = None
+        #: The workers waiting for the operator's answer to a dialog, and that answer.
+        self.asking: dict[Worker[Any], asyncio.Future[Any]] = {}
         self._reset_team()
 
     @property
@@ -203,7 +218,7 @@ class TuiServices:
     def choose_project(self, account: str | None, project: str | None) -> None:
         """Make a project current for every screen."""
         self._current = (account, project) if account and project else None
-        self._broadcast(lambda: ProjectChosen(account, project))
+        self._broadcast(partial(ProjectChosen, account, project))
 
     def forget_profile_state(self) -> None:
         """The session now works under another profile: its defaults become current.
@@ -382,37 +397,95 @@ class TuiServices:
         )
         return True
 
+    async def ask(self, dialog: Screen[T]) -> T:
+        """The operator's answer to ``dialog``, awaited in a worker (``push_screen_wait``).
+
+        Meanwhile :attr:`asking` holds the worker and the answer to come: until it
+        comes, the worker waits on the operator, not on work (the tests' ``settle``
+        waits for every worker but those).
+        """
+        answer = self._host.push_screen(dialog, wait_for_dismiss=True)
+        worker = get_current_worker()
+        self.asking[worker] = answer
+        try:
+            # Shielded as push_screen_wait does: a worker cancelled meanwhile (the app
+            # closing) leaves the answer for the dialog to give.
+            return await asyncio.shield(answer)
+        finally:
+            del self.asking[worker]
+
+    async def planned(
+        self, planning: Awaitable[PlannedChange[C]], operation: str = ""
+    ) -> PlannedChange[C] | None:
+        """The change ``planning`` plans, once, its tokens checked; None when that failed.
+
+        ``planning`` awaits a planner of :mod:`bottui.ops.plan` (it may read the
+        stores: never on the event loop's own turn). Its errors are reported, under
+        ``operation`` when they name nothing; nothing is sent. The dialog, the dry run
+        and the request sent are then this plan's.
+        """
+        try:
+            plan = await planning
+            if not self.dry_run:  # a dry run sends nothing: it needs no token
+                await self._check_tokens(plan)
+        except Exception as exc:  # reported like any failure; nothing is sent
+            self.flush_warnings()
+            self.report(exc, operation=operation)
+            return None
+        self.flush_warnings()
+        return plan
+
+    async def confirmed(
+        self, plan: PlannedChange[C], prompt: ChangePrompt, operation: str = ""
+    ) -> PlannedChange[C] | None:
+        """``plan`` as the operator confirmed it (reason, duration), to hand to
+        :func:`bottui.ops.mutations.apply`; None: nothing to send (cancelled, refused)."""
+        decided = await self.decided(prompt, [plan], operation)
+        return None if decided is None else self.decided_plan(plan, decided)
+
+    async def decided(
+        self, prompt: ChangePrompt, plans: Sequence[PlannedChange[Any]] = (), operation: str = ""
+    ) -> Decided | None:
+        """What the operator decided on ``prompt`` (in a worker); None: nothing to send.
+
+        Asked as the change needs (:meth:`_decision`): refused (reported), the dry
+        run's box, at once, or a dialog. Before the dialog, the prompt says who else
+        changed ``plans``' targets lately, whether a duration's revert has an
+        executor, and which pending timed reverts they supersede. Under
+        ``require_reason`` the dialog refuses to confirm without a reason;
+        :func:`bottui.ops.mutations.apply` checks it again.
+        """
+        # 40 ms of the team feed's modules: not on the first frame.
+        from bottui.ops import collisions
+
+        recent: list[str] = []
+        try:
+            for plan in plans:  # never raises for the team store: it says it could not check
+                found = await collisions.check(self.session, plan)
+                if found is not None and found.warns:
+                    recent += found.lines()
+        except Exception as exc:  # reported like any failure; nothing is sent
+            self.flush_warnings()
+            self.report(exc, operation=operation)
+            return None
+        self.flush_warnings()
+        prompt = await self.timed_prompt(prompt)  # is an executor known?
+        if recent:
+            prompt = replace(prompt, recent=tuple(recent))
+        prompt = await self.supersedes_prompt(prompt, plans)  # a pending timed revert?
+        asked = self._decision(prompt)
+        if asked is None or isinstance(asked, Decided):
+            return asked
+        return _answer(asked, await self.ask(asked))
+
     def confirm(self, prompt: ChangePrompt, then: Callable[[str | None], None]) -> None:
-        """Ask before a change; under dry run show the request(s) instead.
-
-        ``prompt.plan`` runs first (its errors are reported). A refused
-        change is reported and never sent; ``then`` runs only after the
-        confirmation the change needs, with the reason typed in it (None:
-        none). Under ``require_reason`` the dialog refuses to confirm
-        without one; :func:`bottui.ops.mutations.apply` checks it again.
-        """
-        self.decide(prompt, lambda decided: then(decided.reason))
-
-    def decide(self, prompt: ChangePrompt, then: Callable[[Decided], None]) -> None:
-        """:meth:`confirm`, with the duration of a timed change too (``prompt.timing``).
-
-        The answer comes through ``then`` once the dialog is dismissed, not by
-        awaiting it in a worker: the tests' ``settle`` waits for every worker,
-        and a worker waiting for a dialog would never end while it is open.
-        """
+        """:meth:`decided` for a caller outside a worker: ``then`` gets the reason once
+        the change is confirmed (at once when it needs no dialog; never when refused)."""
         found = self._decision(prompt)
         if isinstance(found, Decided):
-            then(found)
-            return
-        if found is None:
-            return
-        dialog = found
-
-        def answered(ok: bool | None) -> None:
-            if ok:
-                then(Decided(dialog.reason, dialog.revert_after, dialog.revert_to))
-
-        self._host.push_screen(dialog, answered)
+            then(found.reason)
+        elif found is not None:
+            self._host.push_screen(found, partial(_then_confirmed, found, then))
 
     def _decision(
         self, prompt: ChangePrompt
@@ -465,57 +538,29 @@ class TuiServices:
         *,
         operation: str = "",
     ) -> None:
-        """Plan a change once in a worker of ``node``, then :meth:`decide` on it.
-
-        ``operation`` names the change in the error log should it be refused.
-
-        ``make`` awaits a planner of :mod:`bottui.ops.plan` (it may read the
-        stores: never on the event loop's own turn); its errors are reported.
-        ``then`` gets the very plan that was confirmed (with its reason and
-        duration), to hand to :func:`bottui.ops.mutations.apply`.
-        """
+        """:meth:`planned` then :meth:`confirmed` in a worker of ``node``; ``then`` gets the
+        plan as confirmed (the Journal's undo: a screen's action awaits them in its worker)."""
         if self.refuse_if_read_only(operation):  # before planning: it would be refused anyway
             return
         node.run_worker(
-            self._plan_and_decide(make, prompt_of, then, operation),
+            self._plan_and_confirm(make, prompt_of, then, operation),
             name="Planning",
             group="plan",
             exit_on_error=False,
         )
 
-    async def _plan_and_decide(
+    async def _plan_and_confirm(
         self,
         make: Callable[[], Awaitable[PlannedChange[Any]]],
         prompt_of: Callable[[PlannedChange[Any]], ChangePrompt],
         then: Callable[[PlannedChange[Any]], None],
         operation: str,
     ) -> None:
-        # 40 ms of the team feed's modules: not on the first frame.
-        from bottui.ops import collisions
-
-        try:
-            plan = await make()
-            if not self.dry_run:  # a dry run sends nothing: it needs no token
-                await self._check_tokens(plan)
-            # Before the dialog: who else changed this lately (never raises
-            # for the team store; it says when it could not check).
-            recent = await collisions.check(self.session, plan)
-        except Exception as exc:  # reported like any failure; nothing is sent
-            self.flush_warnings()
-            self.report(exc, operation=operation)
-            return
-        self.flush_warnings()
-        prompt = await self.timed_prompt(prompt_of(plan))  # is an executor known?
-        if recent is not None and recent.warns:
-            prompt = replace(prompt, recent=tuple(recent.lines()))
-        prompt = await self.supersedes_prompt(prompt, [plan])  # a pending timed revert?
-
-        def decided(decision: Decided) -> None:
-            confirmed = self.decided_plan(plan, decision)
-            if confirmed is not None:
-                then(confirmed)
-
-        self.decide(prompt, decided)
+        plan = await self.planned(make(), operation)
+        if plan is not None:
+            plan = await self.confirmed(plan, prompt_of(plan), operation)
+        if plan is not None:
+            then(plan)
 
     def show_dry_run(self, requests: Sequence[PreparedRequest], notes: Sequence[str] = ()) -> None:
         """The dry run's box: the request(s) a change would send, and their curl; nothing sent.
@@ -582,8 +627,6 @@ class TuiServices:
         team = await session.team()
         if team is None:
             return
-        import asyncio
-
         from bottui.ops.shared_journal import SharedJournal
         from bottui.ops.team_push import TUI_INTERVAL, SharingThread, open_team_store_url
 
@@ -663,7 +706,7 @@ class TuiServices:
         """
         sharing, self._sharing = self._sharing, None
         if sharing is not None:
-            await run_blocking(lambda: sharing.stop(2.0))
+            await run_blocking(partial(sharing.stop, 2.0))
         reader = self._reader_store
         self._reset_team()
         if reader is not None:
@@ -772,6 +815,34 @@ def services_of(node: MessagePump) -> TuiServices:
     services = find_services(node)
     assert services is not None, "not running in bottui's app"
     return services
+
+
+def worker_failed(node: MessagePump, event: Worker.StateChanged) -> None:
+    """The one handler of every worker's failure (the app's, a screen's, a dialog's).
+
+    Reported like any other (a toast and the error log), under the worker's name
+    when the error names no operation. Each node that runs workers takes it as its
+    ``on_worker_state_changed`` (the message does not bubble).
+    """
+    services = find_services(node)
+    error = event.worker.error
+    if services is not None and event.state is WorkerState.ERROR and error is not None:
+        services.flush_warnings()
+        services.report(error, operation=event.worker.name)
+
+
+def _answer(dialog: ConfirmDialog | TypedConfirmDialog, ok: bool | None) -> Decided | None:
+    """What a confirmation closed with: the reason and duration typed, or None (cancelled)."""
+    return Decided(dialog.reason, dialog.revert_after, dialog.revert_to) if ok else None
+
+
+def _then_confirmed(
+    dialog: ConfirmDialog | TypedConfirmDialog,
+    then: Callable[[str | None], None],
+    ok: bool | None,
+) -> None:
+    if ok:
+        then(dialog.reason)
 
 
 def dry_run_lines(requests: Sequence[PreparedRequest]) -> list[str]:

@@ -18,31 +18,34 @@ it, nothing waits). :meth:`TimedRunner.stop_and_wait` lets a round under way
 end (a revert in flight is answered and journaled) before a profile switch
 or quit; :meth:`TimedRunner.stop` cancels at once (the app is gone).
 
-**The operator's actions**, each asked first and then run in an app worker
-through :mod:`bottui.ops.timed` (the stores' async facades; never on the
-event loop's turn):
+**The operator's actions**, each awaited in a worker (the Timed screen's, or
+the app's for the executor's question) that asks first, then acts through
+:mod:`bottui.ops.timed` (the stores' async facades; never on the event loop's
+turn):
 
-* :func:`ask_revert`: "revert now", and the question the executor asks of a
+* :func:`revert`: "revert now", and the question the executor asks of a
   revert past the profile's lateness limit. The same rules as any change: a
   read-only profile refuses before asking, dry run sends nothing, a protected
   profile wants the project id typed unless the timed change was confirmed
   when it was made (its revert was confirmed then).
-* :func:`ask_extend`: how much later (:class:`~bottui.tui.screens.timed_screen.ExtendDialog`).
-* :func:`ask_cancel`: keep the change; its revert will not happen.
+* :func:`extend`: how much later (:class:`~bottui.tui.screens.change_form.ExtendDialog`).
+* :func:`keep`: keep the change; its revert will not happen.
 
-Each result is a toast (failures go to the error log too), and the header's
-countdown and every screen read again.
+Each result is a toast (a failure goes to the one handler of workers' failures,
+and the error log), and the header's countdown and every screen read again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from textual.content import Content
+from textual.worker import get_current_worker
 
 from bottui.api.errors import BottuiError
 from bottui.ops import timed as timed_ops
@@ -242,14 +245,13 @@ class TimedRunner:
         if timed.key in self._asked:
             return
         self._asked.add(timed.key)
-
-        ask_revert(self._services, timed, late=report.late)
+        asking = revert(self._services, timed, late=report.late)
+        self._services.host.run_worker(
+            asking, name="timed change", group="timed", exit_on_error=False
+        )
 
 
 # -- the operator's actions: revert now, extend, keep ----------------------------------
-
-#: Called once an action ended (the Timed screen reads its rows again).
-Done = Callable[[], None] | None
 
 
 def _describe(timed: TimedChange) -> Content:
@@ -264,25 +266,20 @@ def _describe(timed: TimedChange) -> Content:
     )
 
 
-def _run(services: TuiServices, label: str, work: Awaitable[Any], done: Done) -> None:
-    """Run ``work`` in an app worker; report its failure; then refresh what shows timed changes."""
-
-    async def run() -> None:
-        try:
-            with services.working(label):
-                await work
-        except Exception as exc:  # reported like any failure (the error log keeps it)
-            services.report(exc, operation=label)
-        finally:
-            services.timed_changed()
-            if done is not None:
-                done()
-
-    services.host.run_worker(run(), name=label, group="timed", exit_on_error=False)
+@contextmanager
+def _doing(services: TuiServices, label: str) -> Iterator[None]:
+    """Around the action, once asked: "working", a failure logged under ``label``, then
+    the countdown and every screen that shows timed changes read again."""
+    get_current_worker().name = label
+    try:
+        with services.working(label):
+            yield
+    finally:
+        services.timed_changed()
 
 
-def ask_revert(
-    services: TuiServices, timed: TimedChange, *, late: timedelta | None = None, done: Done = None
+async def revert(
+    services: TuiServices, timed: TimedChange, *, late: timedelta | None = None
 ) -> None:
     """Revert ``timed`` now, once confirmed (``late``: the executor asks past the limit)."""
     if services.refuse_if_read_only(f"Revert timed change {timed.id} now"):
@@ -313,81 +310,57 @@ def ask_revert(
         body=join(intro, _describe(timed)),
         confirm_label="Revert now",
         project_id=timed.project,
-        plan=lambda: [],
+        plan=list,
         needs=needs,
         decision=f"revert timed change {timed.id}: {timed.what} back to {timed.revert_to}",
     )
-
-    def confirmed(_reason: str | None) -> None:
-        _run(services, f"Reverting timed change {timed.id}", _revert(services, timed), done)
-
-    services.confirm(prompt, confirmed)
-
-
-async def _revert(services: TuiServices, timed: TimedChange) -> None:
-    session = services.session
-    report = await timed_ops.revert_now(
-        session, timed.key, executor=timed_ops.executor_name(KIND), confirmed=True
-    )
-    runner = services.timed_runner
-    if runner is not None:
-        runner.tell([report])
-    else:
-        services.host.notify(clean(report.line), title="Timed change", markup=False)
+    if await services.decided(prompt) is None:
+        return
+    with _doing(services, f"Reverting timed change {timed.id}"):
+        report = await timed_ops.revert_now(
+            services.session, timed.key, executor=timed_ops.executor_name(KIND), confirmed=True
+        )
+        runner = services.timed_runner
+        if runner is not None:
+            runner.tell([report])
+        else:
+            services.host.notify(clean(report.line), title="Timed change", markup=False)
 
 
-def ask_extend(
-    services: TuiServices, timed: TimedChange, due_words: str, *, done: Done = None
-) -> None:
+async def extend(services: TuiServices, timed: TimedChange, due_words: str) -> None:
     """Ask how much later ``timed`` reverts, then journal the extension."""
     if services.refuse_if_read_only(f"Extend timed change {timed.id}"):
         return
-
-    def chosen(after: timedelta | None) -> None:
-        if after is not None:
-            _run(
-                services,
-                f"Extending timed change {timed.id}",
-                _extend(services, timed, after),
-                done,
-            )
-
     extend_dialog: type[ExtendDialog] = lazy.load("ExtendDialog")
-    services.host.push_screen(extend_dialog(timed, due_words), chosen)
-
-
-async def _extend(services: TuiServices, timed: TimedChange, after: timedelta) -> None:
+    after = await services.ask(extend_dialog(timed, due_words))
+    if after is None:
+        return
     session = services.session
-    moved = await timed_ops.extend(session, timed.key, after)
-    services.host.notify(
-        clean(
-            f"Timed change {moved.id} now reverts {moved.when_text(now_of(session))} "
-            f"({moved.due_at.strftime('%H:%M')} UTC)."
-        ),
-        title="Timed change extended",
-        markup=False,
-    )
+    with _doing(services, f"Extending timed change {timed.id}"):
+        moved = await timed_ops.extend(session, timed.key, after)
+        services.host.notify(
+            clean(
+                f"Timed change {moved.id} now reverts {moved.when_text(now_of(session))} "
+                f"({moved.due_at.strftime('%H:%M')} UTC)."
+            ),
+            title="Timed change extended",
+            markup=False,
+        )
 
 
-def ask_cancel(services: TuiServices, timed: TimedChange, *, done: Done = None) -> None:
+async def keep(services: TuiServices, timed: TimedChange) -> None:
     """Keep the change: after a confirmation, its revert is cancelled (a journal event)."""
     if services.refuse_if_read_only(f"Keep timed change {timed.id}"):
         return
     body = join("The change stays as it is; its revert will not happen.\n\n", _describe(timed))
-
-    def answered(ok: bool | None) -> None:
-        if ok:
-            _run(services, f"Cancelling timed change {timed.id}", _cancel(services, timed), done)
-
     confirm_dialog: type[ConfirmDialog] = lazy.load("ConfirmDialog")
     title = f"Keep the change of timed change {timed.id}?"
-    services.host.push_screen(confirm_dialog(title, body, "Keep it"), answered)
-
-
-async def _cancel(services: TuiServices, timed: TimedChange) -> None:
-    kept = await timed_ops.cancel(services.session, timed.key)
-    services.host.notify(
-        clean(f"Timed change {kept.id} cancelled: {kept.what} stays as it is."),
-        title="Timed change",
-        markup=False,
-    )
+    if not await services.ask(confirm_dialog(title, body, "Keep it")):
+        return
+    with _doing(services, f"Cancelling timed change {timed.id}"):
+        kept = await timed_ops.cancel(services.session, timed.key)
+        services.host.notify(
+            clean(f"Timed change {kept.id} cancelled: {kept.what} stays as it is."),
+            title="Timed change",
+            markup=False,
+        )

@@ -4,20 +4,39 @@ from __future__ import annotations
 
 import contextlib
 import time
+from asyncio import Future
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import Button, Static
+from textual.worker import Worker
 
 if TYPE_CHECKING:
     from bottui.sandbox.server import SandboxServer
 
 
 async def settle(pilot: Pilot[Any]) -> None:
-    """Let every worker finish and the screen catch up."""
-    await pilot.app.workers.wait_for_complete()
+    """Let every worker finish and the screen catch up.
+
+    But for a worker waiting for the operator's answer to a dialog (bottui's
+    ``TuiServices.ask``): that one waits for the test, which answers the dialog.
+    Once the answer is given, the worker is waited for again. Workers started
+    meanwhile are waited for too; a worker's failure is raised, as
+    ``wait_for_complete`` raises it.
+    """
+    app = pilot.app
+    asking: dict[Worker[Any], Future[Any]] = getattr(getattr(app, "services", None), "asking", {})
+
+    def busy(worker: Worker[Any]) -> bool:
+        answer = asking.get(worker)
+        return not worker.is_finished and (answer is None or answer.done())
+
+    while any(busy(worker) for worker in app.workers):
+        await pilot.pause()
+    if finished := [worker for worker in app.workers if worker.is_finished]:
+        await app.workers.wait_for_complete(finished)
     await pilot.pause()
     await pilot.pause()
 

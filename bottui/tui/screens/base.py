@@ -2,20 +2,18 @@
 
 A screen reaches the app only through :attr:`BottuiScreen.services` (a
 :class:`~bottui.tui.services.TuiServices`), never the app class. An action
-reads top to bottom: it plans and confirms through
-:meth:`TuiServices.plan_and_confirm`, whose answer is the screen's ``@work``
-method that sends the confirmed plan inside :meth:`BottuiScreen.sending` and
-posts a message with the answer. Every worker's failure reaches the one
-handler (:meth:`BottuiScreen.on_worker_state_changed`, then the one error
-renderer :meth:`TuiServices.report`). An answer that arrives once its screen is
+reads top to bottom in one ``@work`` method: it plans
+(:meth:`TuiServices.planned`), awaits the operator's confirmation of that plan
+(:meth:`TuiServices.confirmed`, ``push_screen_wait``), sends the confirmed plan
+inside :meth:`BottuiScreen.sending` and posts a message with the answer. The
+key's own handler says first, at once, what refuses the action (no project, a
+read-only profile), so the keys typed after it meet the guard in time. Every
+worker's failure reaches the one handler
+(:func:`~bottui.tui.services.worker_failed`, then the one error renderer
+:meth:`TuiServices.report`). An answer that arrives once its screen is
 detached (the app closing) is dropped in one place, :func:`on_answer`: the
 journal has it, and no screen is there to show it. Changes never run in an
 ``exclusive`` group: a later action must not cancel a change in flight.
-
-Why the dialog's answer calls a method instead of being awaited in the worker
-(``push_screen_wait``): a worker waiting on the operator never completes, and
-the tests wait for the app's workers to complete before they look at the
-screen (a dialog up included): the worker that plans ends once the dialog is up.
 
 :class:`FilterableScreen` is a main screen whose table ``/`` filters (Projects,
 Rate limiters, Thresholds). ``/`` opens a line above the screen's table
@@ -42,11 +40,11 @@ from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Input, Static
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import Worker, get_current_worker
 
 from bottui.tui.messages import InventoryChanged, ProjectChosen
 from bottui.tui.perf.textual_private import still_shown
-from bottui.tui.services import TuiServices, find_services, services_of
+from bottui.tui.services import TuiServices, find_services, services_of, worker_failed
 from bottui.tui.ui_rules import focus_shown, release_hidden_focus
 from bottui.tui.widgets.entry_table import EntryTable
 from bottui.tui.widgets.screen_bars import ContextBar, KeyBar
@@ -165,7 +163,7 @@ class BottuiScreen(Screen[None]):
 
         ``label`` is what the working indicator says meanwhile, and the worker's
         name: a failure with no attempt is logged under it
-        (:meth:`on_worker_state_changed`). ``attempt`` is tagged onto a failure
+        (:func:`~bottui.tui.services.worker_failed`). ``attempt`` is tagged onto a failure
         (the error log, the token hint and the panels read it); what the change
         journaled goes to the team store at once, sent or not.
         """
@@ -239,12 +237,7 @@ class BottuiScreen(Screen[None]):
 
         (after or self.call_after_refresh)(start)
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """The one place a failed worker turns into a toast or a modal."""
-        if event.state is WorkerState.ERROR and event.worker.error is not None:
-            self.services.flush_warnings()
-            # The worker's label names the operation when its error carries none.
-            self.services.report(event.worker.error, operation=event.worker.name)
+    on_worker_state_changed = worker_failed
 
     @on(ProjectChosen)
     @on(InventoryChanged)

@@ -80,11 +80,6 @@ class DurationField:
         field.tooltip = "Revert by itself after this long: 90s, 30m, 2h, 1d, 1h30m (at most 7d)"
         yield field
 
-    def _buttons_classes(self) -> str:
-        """The buttons' row: ``-timed`` (narrower buttons) when it holds the field."""
-        timing = self._timing
-        return "dialog-buttons" + (" -timed" if timing is not None and timing.offered else "")
-
     def _duration_line(self) -> ComposeResult:
         """The line under the buttons: why no duration, the error, or when it reverts."""
         timing = self._timing

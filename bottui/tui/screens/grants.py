@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import ClassVar
 
 from textual import on, work
@@ -43,7 +42,7 @@ from bottui.ops.plan import PlannedChange, RevocationTarget
 from bottui.store.utc import system_clock
 from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.error_report import Attempt, Failure
-from bottui.tui.screens.base import BottuiScreen, on_answer, then
+from bottui.tui.screens.base import BottuiScreen, on_answer
 from bottui.tui.screens.bulk_dialogs import BulkDialog, BulkOrder
 from bottui.tui.ui_rules import show_widget
 from bottui.tui.widgets.grant_revocation import RevocationForm, RevocationHistory
@@ -173,12 +172,18 @@ class GrantsScreen(BottuiScreen):
     @on(RevocationForm.Submitted)
     def _submitted(self, message: RevocationForm.Submitted) -> None:
         services = self.services
-        current = services.current
-        if current is None:
+        if services.current is None:
             self.notify(NO_PROJECT, markup=False)
-            return
-        account, project = current
-        visitor, user = message.visitor_id, message.user_account_id
+        elif not services.refuse_if_read_only("Revoke grants"):  # before planning
+            self._revoke(*services.current, message.visitor_id, message.user_account_id)
+
+    @work(group="change", exit_on_error=False)
+    async def _revoke(
+        self, account: str, project: str, visitor: str | None, user: str | None
+    ) -> None:
+        """Plan the revocation once, confirm that plan, send exactly it; its answer or its
+        failure goes to the history."""
+        services = self.services
         session = services.session
         started = RevocationRecord(
             at=(session.clock or system_clock)(),
@@ -187,33 +192,22 @@ class GrantsScreen(BottuiScreen):
             visitor_id=visitor,
             user_account_id=user,
         )
-
-        # Planned once: the dialog, the dry run and the request sent are this plan's.
-        services.plan_and_confirm(
-            self,
-            partial(
-                planning.plan_revocation,
-                session,
-                account,
-                project,
-                visitor_id=visitor,
-                user_account_id=user,
-            ),
-            lambda plan: ChangePrompt.of(plan, self._body(plan)),
-            then(partial(self._revoke, started)),
-            operation="Revoke grants",
+        revocation = planning.plan_revocation(
+            session, account, project, visitor_id=visitor, user_account_id=user
         )
-
-    @work(group="change", exit_on_error=False)
-    async def _revoke(self, started: RevocationRecord, plan: PlannedChange[Revocation]) -> None:
-        """Send the confirmed revocation; its answer or its failure goes to the history."""
-        subject = subject_line(started.visitor_id, started.user_account_id).plain
+        plan = await services.planned(revocation, "Revoke grants")
+        if plan is not None:
+            prompt = ChangePrompt.of(plan, self._body(plan))
+            plan = await services.confirmed(plan, prompt, "Revoke grants")
+        if plan is None:
+            return
+        subject = subject_line(visitor, user).plain
         attempt = Attempt.of_plan(plan, "Revoke grant", subject)
         # Out of the fields while the call runs: 1-5 and e work again.
         self.query_one(RevocationHistory).focus()
         try:
             with self.sending("Revoking grant", attempt):
-                applied = await apply(self.services.session, plan, confirmed=True)
+                applied = await apply(session, plan, confirmed=True)
         except BaseException as exc:
             failure = Failure.of(exc, attempt)
             self.post_message(

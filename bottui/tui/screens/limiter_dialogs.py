@@ -30,18 +30,16 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Input, Label, Static
 
-from bottui.api.errors import RefusedError, ValidationError
+from bottui.api.errors import ValidationError
 from bottui.api.requests import path_id
-from bottui.ops import collisions, mutations
+from bottui.ops import mutations
 from bottui.ops import plan as planning
 from bottui.ops.inventory_edits import check_limiter_name
 from bottui.ops.plan import LimiterTarget
 from bottui.plaintext import clean
 from bottui.store.journal.records import Outcome
 from bottui.tui.change_prompt import (
-    READ_ONLY_REFUSAL,
     ChangePrompt,
-    Decided,
     Timing,
     plan_confirmation,
     timing_of,
@@ -56,7 +54,6 @@ if TYPE_CHECKING:
     from bottui.ops.plan import PlannedChange
     from bottui.store.inventory.records import LimiterEntry
     from bottui.tui.screens.limiters import LimitersScreen
-    from bottui.tui.widgets.limiter_table import LimiterTable
 
 
 class ChooseStateDialog(_Dialog):
@@ -235,51 +232,31 @@ def _timing(plans: list[PlannedChange[Any]]) -> Timing | None:
     return timing
 
 
-def switch_marked(screen: LimitersScreen, table: LimiterTable, new_state: bool) -> None:
-    """Plan every marked limiter's change, confirm them once, send them one by one."""
-    services = screen.services
-    assert services.current is not None
-    if services.read_only:  # refused before anything is planned or asked
-        services.report(RefusedError("Read-only profile", READ_ONLY_REFUSAL.reason))
-        return
-    marked = table.marked_entries, table.hidden_marks
-    screen.run_worker(
-        _plan_all(screen, *services.current, *marked, new_state),
-        name="Planning",
-        group="plan",
-        exit_on_error=False,
-    )
-
-
-async def _plan_all(
+async def confirmed_marked(
     screen: LimitersScreen,
     account: str,
     project: str,
     entries: list[LimiterEntry],
     hidden: set[str],
     new_state: bool,
-) -> None:
-    """Plan each marked limiter's change, then ask once (:func:`_decided` sends them)."""
+) -> list[PlannedChange[Any]]:
+    """Plan each marked limiter's change, ask once; the plans as confirmed (empty: none to send).
 
+    A plan that fails, a cancel, or a duration one of them refuses: nothing is sent.
+    """
     services = screen.services
     session = services.session
-    plans: list[PlannedChange[Any]] = []
-    recent: list[str] = []
     try:
-        for entry in entries:
-            plan = await planning.plan_limiter(session, account, project, entry.id, new_state)
-            plans.append(plan)
-            # Who else changed each lately (never raises for the team store).
-            found = await collisions.check(session, plan)
-            if found is not None and found.warns:
-                recent += found.lines()
+        plans = [
+            await planning.plan_limiter(session, account, project, entry.id, new_state)
+            for entry in entries
+        ]
     except Exception as exc:  # reported like any failure; nothing is sent
         services.flush_warnings()
         services.report(exc)
-        return
+        return []
     services.flush_warnings()
     verb = "Enable" if new_state else "Disable"
-    requests = [request for plan in plans for request in plan.requests]
     intro = join(
         f"{verb} {plural(len(plans), 'rate limiter')} of project ",
         safe_id(project),
@@ -292,35 +269,23 @@ async def _plan_all(
         + (f" · {len(hidden):,} of them hidden by the filter" if hidden else "")
         + ":",
     )
+    requests = [request for plan in plans for request in plan.requests]
     prompt = ChangePrompt(
         title=f"{verb} {plural(len(plans), 'rate limiter')}?",
         body=intro,
         confirm_label=f"{verb} {len(plans):,}",
         project_id=plans[0].confirmation.typed or project,
-        plan=lambda: requests,
+        plan=partial(list, requests),
         needs=plan_confirmation(plans[0].confirmation),
-        recent=tuple(recent),
         listing=_listing(entries, hidden),
         timing=_timing(plans),
         decision=_decision(plans, new_state, hidden),
     )
-    prompt = await services.timed_prompt(prompt)  # is an executor known?
-    prompt = await services.supersedes_prompt(prompt, plans)  # pending timed reverts
-    names = {entry.id: entry.name for entry in entries}
-    services.decide(prompt, partial(_decided, screen, plans, names, verb))
-
-
-def _decided(
-    screen: LimitersScreen,
-    plans: list[PlannedChange[Any]],
-    names: dict[str, str | None],
-    verb: str,
-    decision: Decided,
-) -> None:
-    """Confirmed: every plan sent by the screen, unless one is refused (then none is)."""
-    confirmed = [screen.services.decided_plan(p, decision) for p in plans]
-    if all(p is not None for p in confirmed):  # a refusal is reported: none sent
-        screen.send_marked(verb, names, [p for p in confirmed if p is not None])
+    decided = await services.decided(prompt, plans)
+    if decided is None:
+        return []
+    confirmed = [services.decided_plan(plan, decided) for plan in plans]
+    return [p for p in confirmed if p is not None] if None not in confirmed else []
 
 
 def _decision(plans: list[PlannedChange[Any]], new_state: bool, hidden: Any) -> str:

@@ -39,12 +39,14 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
+from bottui.api.errors import RefusedError
 from bottui.ops.inventory_reads import first_limiters, inventory_version, read_all_limiters
 from bottui.plaintext import clean
 from bottui.store.paging import Cursor, Page
 from bottui.store.utc import stamp, system_clock
+from bottui.tui.change_prompt import READ_ONLY_REFUSAL
 from bottui.tui.error_report import EXPECTED_ERRORS
-from bottui.tui.screens.base import FilterableScreen, on_answer, then
+from bottui.tui.screens.base import FilterableScreen, on_answer
 from bottui.tui.ui_rules import show_widget
 from bottui.tui.widgets.limiter_table import (
     SOURCE_LEGEND,
@@ -385,7 +387,7 @@ class LimitersScreen(FilterableScreen):
         # The project's rows already shown are read again whole, and updated in
         # place: a first page alone would replace them (and lose the cursor).
         whole = self._rows_of == current
-        self.load(lambda: self._read_first(current, whole), show_first, group="limiters")
+        self.load(partial(self._read_first, current, whole), show_first, group="limiters")
 
     async def _read_first(
         self, current: tuple[str, str], whole: bool
@@ -458,19 +460,9 @@ class LimitersScreen(FilterableScreen):
         if self.services.refuse_if_read_only(what):  # before the choice
             return
         selected = self._selected()
-        if selected is None:
-            return
-        account, project, entry = selected
-        if entry.is_active is not None:
-            self._confirm(account, project, entry, not entry.is_active)
-            return
-
-        from bottui.tui.screens.limiter_dialogs import ChooseStateDialog
-
-        self.app.push_screen(
-            ChooseStateDialog(entry.id, entry.name, project),
-            partial(self._confirm, account, project, entry),
-        )
+        if selected is not None:
+            entry = selected[2]
+            self._switch_one(*selected, None if entry.is_active is None else not entry.is_active)
 
     def action_enable(self) -> None:
         """Switch the marked limiters, or else the selected one, ON (after confirmation)."""
@@ -481,20 +473,20 @@ class LimitersScreen(FilterableScreen):
         self._switch(False)
 
     def _switch(self, new_state: bool) -> None:
-        if self.services.refuse_if_read_only(
-            f"Switch rate limiters {'ON' if new_state else 'OFF'}"
-        ):
+        services = self.services
+        if services.refuse_if_read_only(f"Switch rate limiters {'ON' if new_state else 'OFF'}"):
             return
         table = self.query_one(LimiterTable)
         # The palette's picked limiter wins over the marks: it named one.
-        if table.marked and not table.picking and self.services.current is not None:
-            from bottui.tui.screens.limiter_dialogs import switch_marked
-
-            switch_marked(self, table, new_state)
+        if table.marked and not table.picking and services.current is not None:
+            if services.read_only:  # a dry run too: refused before anything is planned
+                services.report(RefusedError("Read-only profile", READ_ONLY_REFUSAL.reason))
+            else:
+                self._switch_marked(*services.current, new_state)
             return
         selected = self._selected()
         if selected is not None:
-            self._confirm(*selected, new_state)
+            self._switch_one(*selected, new_state)
 
     # -- marks --------------------------------------------------------------------
 
@@ -529,53 +521,51 @@ class LimitersScreen(FilterableScreen):
 
             hint.update(marks_line(len(table.marked), len(table.hidden_marks)))
 
-    def _confirm(
+    @work(group="change", exit_on_error=False)
+    async def _switch_one(
         self, account: str, project: str, entry: LimiterEntry, new_state: bool | None
     ) -> None:
-        """Plan the switch once and confirm that plan; :meth:`_send_switch` sends exactly it.
+        """Plan the switch once, confirm that plan, send exactly it; its answer or its
+        failure goes to the panel.
 
-        ``new_state`` None: the operator cancelled the choice of a state (nothing to do).
+        ``new_state`` None: its state is unknown, and the operator says which to send
+        (bottui does not guess the opposite of a state it does not know).
         """
+        from bottui.ops.mutations import apply
         from bottui.ops.plan import plan_limiter
         from bottui.tui.change_prompt import ChangePrompt
-
-        if new_state is None:
-            return
-        session = self.services.session
-        known_before = frozenset(e.id for e in self.query_one(LimiterTable).all_entries)
-        self.services.plan_and_confirm(
-            self,
-            partial(plan_limiter, session, account, project, entry.id, new_state),
-            lambda plan: ChangePrompt.of(plan, self._body(plan, entry.name, new_state)),
-            then(partial(self._send_switch, known_before=known_before)),
-            operation=f"Switch rate limiter {entry.id} {'ON' if new_state else 'OFF'}",
-        )
-
-    @work(group="change", exit_on_error=False)
-    async def _send_switch(
-        self, plan: PlannedChange[LimiterChange], known_before: frozenset[str]
-    ) -> None:
-        """Send the confirmed switch; its answer or its failure goes to the panel."""
-        from bottui.ops.mutations import apply
-        from bottui.ops.plan import LimiterTarget
         from bottui.tui.error_report import Attempt, Failure
 
-        target = plan.target
-        assert isinstance(target, LimiterTarget)
-        account, project, limiter_id = plan.account, plan.project, target.limiter_id
-        where = f"rate limiter {limiter_id} → {'ON' if target.is_active else 'OFF'}"
+        services = self.services
+        session = services.session
+        if new_state is None:
+            from bottui.tui.screens.limiter_dialogs import ChooseStateDialog
+
+            new_state = await services.ask(ChooseStateDialog(entry.id, entry.name, project))
+            if new_state is None:
+                return
+        known_before = frozenset(e.id for e in self.query_one(LimiterTable).all_entries)
+        operation = f"Switch rate limiter {entry.id} {'ON' if new_state else 'OFF'}"
+        planning = plan_limiter(session, account, project, entry.id, new_state)
+        plan = await services.planned(planning, operation)
+        if plan is not None:
+            prompt = ChangePrompt.of(plan, self._body(plan, entry.name, new_state))
+            plan = await services.confirmed(plan, prompt, operation)
+        if plan is None:
+            return
+        where = f"rate limiter {entry.id} → {'ON' if new_state else 'OFF'}"
         attempt = Attempt.of_plan(plan, "Switch rate limiter", where)
-        key = (account, project, limiter_id)
-        self._in_flight[key] = target.is_active
+        key = (account, project, entry.id)
+        self._in_flight[key] = new_state
         try:
             with self.sending("Switching rate limiter", attempt):
-                applied = await apply(self.services.session, plan, confirmed=True)
+                applied = await apply(session, plan, confirmed=True)
         except BaseException as exc:
-            moment = (self.services.session.clock or system_clock)()
+            moment = (session.clock or system_clock)()
             failure = Failure.of(exc, attempt)
             at = moment.strftime("%H:%M:%S")
             self.post_message(
-                LimiterFailed(account, project, limiter_id, failure, where, at, stamp(moment))
+                LimiterFailed(account, project, entry.id, failure, where, at, stamp(moment))
             )
             raise
         finally:
@@ -583,13 +573,21 @@ class LimitersScreen(FilterableScreen):
         self.post_message(LimiterSet(account, project, applied, known_before))
 
     @work(group="change", exit_on_error=False)
-    async def send_marked(
-        self, verb: str, names: dict[str, str | None], plans: list[PlannedChange[Any]]
-    ) -> None:
-        """Send the confirmed plans of the marked limiters, one by one; list how each ended."""
-        from bottui.tui.screens.limiter_dialogs import send_all
+    async def _switch_marked(self, account: str, project: str, new_state: bool) -> None:
+        """Plan every marked limiter's change, confirm them once, send them one by one,
+        then list how each ended."""
+        from bottui.tui.screens.limiter_dialogs import confirmed_marked, send_all
         from bottui.tui.widgets.bulk_words import plural
 
+        table = self.query_one(LimiterTable)
+        entries = table.marked_entries
+        plans = await confirmed_marked(
+            self, account, project, entries, table.hidden_marks, new_state
+        )
+        if not plans:
+            return
+        verb = "Enable" if new_state else "Disable"
+        names = {entry.id: entry.name for entry in entries}
         with self.sending(f"{verb} {plural(len(plans), 'rate limiter')}"):
             results = await send_all(self, plans, names)
         self.post_message(MarkedSwitched(verb, results))
@@ -682,21 +680,16 @@ class LimitersScreen(FilterableScreen):
         current = self.services.current
         if current is None:
             self.notify(NO_PROJECT, markup=False)
-            return
-        account, project = current
-
-        from bottui.tui.screens.limiter_dialogs import AddLimiterDialog
-
-        dialog = AddLimiterDialog(project)
-        self.app.push_screen(dialog, then(partial(self._add_limiter, account, project)))
+        else:
+            self._add_limiter(*current)
 
     @work(name="limiters-edit", group="limiters-edit", exit_on_error=False)
-    async def _add_limiter(
-        self, account: str, project: str, added: tuple[str, str | None] | None
-    ) -> None:
-        """Add the id to the inventory, then show the rows with it selected (None: not added)."""
+    async def _add_limiter(self, account: str, project: str) -> None:
+        """Ask for the id, add it to the inventory, then show the rows with it selected."""
         from bottui.ops.inventory_edits import add_limiter
+        from bottui.tui.screens.limiter_dialogs import AddLimiterDialog
 
+        added = await self.services.ask(AddLimiterDialog(project))
         if added is None:
             return
         limiter_id, name = added
@@ -709,9 +702,15 @@ class LimitersScreen(FilterableScreen):
     def action_forget(self) -> None:
         """Remove the selected limiter from the inventory (the service keeps it)."""
         selected = self._selected()
-        if selected is None:
-            return
-        account, project, entry = selected
+        if selected is not None:
+            self._forget_limiter(*selected)
+
+    @work(name="limiters-edit", group="limiters-edit", exit_on_error=False)
+    async def _forget_limiter(self, account: str, project: str, entry: LimiterEntry) -> None:
+        """Remove the id from the inventory once the operator said so."""
+        from bottui.ops.inventory_edits import forget_limiter
+        from bottui.tui.screens.change_form import ConfirmDialog
+
         body = join(
             "Remove rate limiter ",
             safe_id(entry.id),
@@ -721,22 +720,8 @@ class LimitersScreen(FilterableScreen):
             "Nothing is sent: the service keeps the limiter, and a later answer "
             "that lists it brings it back.",
         )
-
-        from bottui.tui.screens.change_form import ConfirmDialog
-
-        self.app.push_screen(
-            ConfirmDialog("Forget rate limiter?", body, "Forget", danger=False),
-            then(partial(self._forget_limiter, account, project, entry.id)),
-        )
-
-    @work(name="limiters-edit", group="limiters-edit", exit_on_error=False)
-    async def _forget_limiter(
-        self, account: str, project: str, limiter_id: str, ok: bool | None
-    ) -> None:
-        """Remove the id from the inventory once the operator said so."""
-        from bottui.ops.inventory_edits import forget_limiter
-
-        if ok:
-            await forget_limiter(self.services.session, account, project, limiter_id)
+        dialog = ConfirmDialog("Forget rate limiter?", body, "Forget", danger=False)
+        if await self.services.ask(dialog):
+            await forget_limiter(self.services.session, account, project, entry.id)
             self.services.flush_warnings()
             self.services.inventory_changed()

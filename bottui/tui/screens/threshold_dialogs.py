@@ -13,8 +13,8 @@ disabled while a field is invalid. A challenge threshold that can never be
 reached (under the project's direction) is a warning line here and an
 explicit question in the confirmation, which shows old -> new for each
 field. Review plans the update once (:func:`bottui.ops.plan.plan_thresholds`)
-and confirms that plan (:meth:`TuiServices.plan_and_confirm`); the editor
-closes with the confirmed plan, and the Thresholds screen sends exactly it.
+and confirms that plan (:meth:`TuiServices.confirmed`) in the editor's worker; the
+editor closes with the confirmed plan, and the Thresholds screen sends exactly it.
 Escape (or Cancel) with edits unsent asks first
 (:class:`~bottui.tui.screens.dialogs.DiscardDialog`, Keep editing
 focused); with nothing edited it closes at once.
@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from typing import Any, ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -46,7 +46,7 @@ from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.error_report import EXPECTED_ERRORS, error_title
 from bottui.tui.key_registry import DIALOG_HELP
 from bottui.tui.screens.dialogs import DiscardDialog
-from bottui.tui.services import TuiServices, services_of
+from bottui.tui.services import TuiServices, services_of, worker_failed
 from bottui.tui.widgets.threshold_field import ThresholdField, format_number
 from bottui.tui.widgets.untrusted_text import PlainInput, join, safe, safe_id
 
@@ -351,6 +351,8 @@ class ThresholdEditor(ModalScreen[PlannedChange[ThresholdUpdate] | None]):
         """What this dialog uses of the app: session, reports, confirmation."""
         return services_of(self)
 
+    on_worker_state_changed = worker_failed
+
     def _target(self) -> Content:
         """``Dimension <id> in <account> / <project>``, every part shown as plain text."""
         where = join(safe_id(self.account), " / ", safe_id(self.project))
@@ -487,26 +489,31 @@ class ThresholdEditor(ModalScreen[PlannedChange[ThresholdUpdate] | None]):
                 warning_words(self.settings),
                 "\nSet these thresholds anyway?",
             )
-        session = self.services.session
-        account, project, dimension_id = self.account, self.project, self.dimension_id
+        operation = f"Set thresholds of {self.dimension_id}"
+        if not self.services.refuse_if_read_only(operation):  # before planning
+            self._review(new, body, warn, operation)
 
-        # Planned once here: the dialog, the dry run and the request the
-        # Thresholds screen sends are this plan's.
-        self.services.plan_and_confirm(
-            self,
-            lambda: planning.plan_thresholds(session, account, project, dimension_id, new),
-            lambda plan: ChangePrompt.of(
+    @work(group="plan", exit_on_error=False)
+    async def _review(
+        self, new: DimensionThresholds, body: Content, warn: bool, operation: str
+    ) -> None:
+        """Plan the update once, confirm that plan; the editor closes with it, and the
+        Thresholds screen sends exactly it (the dialog and the dry run are this plan's)."""
+        services = self.services
+        update = planning.plan_thresholds(
+            services.session, self.account, self.project, self.dimension_id, new
+        )
+        plan = await services.planned(update, operation)
+        if plan is not None:
+            prompt = ChangePrompt.of(
                 plan,
                 body,
                 title="Challenge never reached: set anyway?" if warn else None,
                 confirm_label="Set anyway" if warn else None,
-            ),
-            self._confirmed,
-            operation=f"Set thresholds of {dimension_id}",
-        )
-
-    def _confirmed(self, plan: PlannedChange[ThresholdUpdate]) -> None:
-        self.dismiss(plan)
+            )
+            plan = await services.confirmed(plan, prompt, operation)
+        if plan is not None:
+            self.dismiss(plan)
 
     def _focus_first_invalid(self) -> None:
         if self._name_error() is not None:
@@ -546,9 +553,10 @@ class ThresholdEditor(ModalScreen[PlannedChange[ThresholdUpdate] | None]):
             f"{name}: {self._opened[name] or '(empty)'} -> {now[name] or '(empty)'}"
             for name in edited
         ]
+        self._discard(DiscardDialog(edited, lines))
 
-        def decided(discard: bool | None) -> None:
-            if discard:
-                self.dismiss(None)
-
-        self.app.push_screen(DiscardDialog(edited, lines), decided)
+    @work(group="discard", exit_on_error=False)
+    async def _discard(self, dialog: DiscardDialog) -> None:
+        """Close without sending once the operator said to discard the edits."""
+        if await self.services.ask(dialog):
+            self.dismiss(None)

@@ -40,7 +40,7 @@ from bottui.store.config.model import ProjectSettings
 from bottui.store.inventory.records import DimensionEntry
 from bottui.store.utc import system_clock
 from bottui.tui.error_report import EXPECTED_ERRORS, Attempt, Failure
-from bottui.tui.screens.base import FilterableScreen, on_answer, then
+from bottui.tui.screens.base import FilterableScreen, on_answer
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.threshold_dialogs import (
     UNKNOWN,
@@ -290,15 +290,20 @@ class ThresholdsScreen(FilterableScreen):
             return
         account, project = current
         draft = self._unsent.get((account, project, dimension_id))
-        editor = ThresholdEditor(account, project, dimension_id, entry, self.settings, draft=draft)
-
-        self.app.push_screen(editor, then(self._send))
+        self._edit(
+            ThresholdEditor(account, project, dimension_id, entry, self.settings, draft=draft)
+        )
 
     @work(group="change", exit_on_error=False)
-    async def _send(self, plan: PlannedChange[ThresholdUpdate] | None) -> None:
-        """Send the plan the editor confirmed, exactly as planned (None: closed unsent)."""
-        if plan is None:
-            return
+    async def _edit(self, editor: ThresholdEditor) -> None:
+        """Open the editor; the plan it confirmed is sent exactly as planned (closed: nothing)."""
+        plan = await self.services.ask(editor)
+        if plan is not None:
+            self._send(plan)
+
+    @work(group="change", exit_on_error=False)
+    async def _send(self, plan: PlannedChange[ThresholdUpdate]) -> None:
+        """Send a plan the editor confirmed, exactly as planned."""
         target = plan.target
         assert isinstance(target, ThresholdsTarget)
         dimension_id, thresholds = target.dimension_id, target.thresholds
@@ -332,8 +337,12 @@ class ThresholdsScreen(FilterableScreen):
 
     @on_answer(ThresholdsFailed)
     def _thresholds_failed(self, message: ThresholdsFailed) -> None:
-        failure, where, at = message.failure, safe(message.where), message.at
-        self._latest[message.project] = lambda panel: panel.show_failure(failure, where, at)
+        self._latest[message.project] = partial(
+            AttemptPanel.show_failure,
+            failure=message.failure,
+            where=safe(message.where),
+            at=message.at,
+        )
         self._show_latest()
 
     @on_answer(ThresholdsSet)
@@ -392,15 +401,14 @@ class ThresholdsScreen(FilterableScreen):
     def action_add(self) -> None:
         """Add a dimension by id and name, then edit its thresholds."""
         current = self._project()
-        if current is None:
-            return
-
-        known = {entry.id for entry in self.query_one(DimensionTable).all_entries}
-        self.app.push_screen(AddDimensionDialog(known), then(partial(self._add, current)))
+        if current is not None:
+            self._add(current)
 
     @work(name="dimensions-edit", group="dimensions-edit", exit_on_error=False)
-    async def _add(self, current: tuple[str, str], added: tuple[str, str] | None) -> None:
-        """Add the dimension to the inventory, then open its editor (None: not added)."""
+    async def _add(self, current: tuple[str, str]) -> None:
+        """Ask for the id and name, add the dimension to the inventory, then open its editor."""
+        known = {entry.id for entry in self.query_one(DimensionTable).all_entries}
+        added = await self.services.ask(AddDimensionDialog(known))
         if added is None:
             return
         (account, project), (dimension_id, name) = current, added
@@ -426,26 +434,23 @@ class ThresholdsScreen(FilterableScreen):
         if entry is None:
             self.notify("No dimension selected.", markup=False)
             return
-        account, project = current
+        self._forget(*current, entry.id)
+
+    @work(name="dimensions-edit", group="dimensions-edit", exit_on_error=False)
+    async def _forget(self, account: str, project: str, dimension_id: str) -> None:
+        """Remove the dimension from the inventory once the operator said so."""
         body = join(
             "Remove dimension ",
-            safe_id(entry.id),
+            safe_id(dimension_id),
             " from bottui's inventory of ",
             safe_id(account),
             " / ",
             safe_id(project),
             "?\nOnly the local record goes: nothing is sent, the service keeps its thresholds.",
         )
-
-        self.app.push_screen(
-            ConfirmDialog("Forget dimension?", body, "Forget", danger=False),
-            then(partial(self._forget, account, project, entry.id)),
-        )
-
-    @work(name="dimensions-edit", group="dimensions-edit", exit_on_error=False)
-    async def _forget(self, account: str, project: str, dimension_id: str, ok: bool | None) -> None:
-        """Remove the dimension from the inventory once the operator said so."""
-        if not ok:
+        if not await self.services.ask(
+            ConfirmDialog("Forget dimension?", body, "Forget", danger=False)
+        ):
             return
         session = self.services.session
         await inventory_edits.forget_dimension(session, account, project, dimension_id)
@@ -471,23 +476,17 @@ class ThresholdsScreen(FilterableScreen):
                 markup=False,
             )
             return
-        account, project = current
-
-        where = join(safe_id(account), " / ", safe_id(project))
-        self.app.push_screen(
-            ThresholdSettingsDialog(self.settings, where),
-            then(partial(self._save_settings, account, project)),
-        )
+        self._save_settings(*current)
 
     @work(name="settings-edit", group="settings-edit", exit_on_error=False)
-    async def _save_settings(
-        self, account: str, project: str, settings: ProjectSettings | None
-    ) -> None:
-        """Save the range and direction chosen (None: cancelled).
+    async def _save_settings(self, account: str, project: str) -> None:
+        """Ask for the range and direction, then save them (cancelled: nothing).
 
         Written on the store executor, never on the event loop; a failure
         reaches the one error renderer through the worker.
         """
+        where = join(safe_id(account), " / ", safe_id(project))
+        settings = await self.services.ask(ThresholdSettingsDialog(self.settings, where))
         if settings is None:
             return
         await save_project_settings(self.services.session, account, project, settings)

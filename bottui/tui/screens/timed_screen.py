@@ -15,10 +15,13 @@ each action and every few seconds; every cell is cleaned text.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING, ClassVar, Final
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -29,10 +32,10 @@ from textual.widgets import DataTable, Label, Static
 from bottui.ops import timed
 from bottui.ops.timed.schedule import now_of
 from bottui.plaintext import clean
+from bottui.tui import timed_changes
 from bottui.tui.messages import InventoryChanged
 from bottui.tui.perf.textual_private import MeasuredTable, still_shown
-from bottui.tui.services import services_of
-from bottui.tui.timed_changes import ask_cancel, ask_extend, ask_revert
+from bottui.tui.services import services_of, worker_failed
 from bottui.tui.ui_rules import show_widget
 from bottui.tui.widgets.untrusted_text import join, safe, safe_text
 
@@ -101,6 +104,8 @@ class TimedScreen(ModalScreen[None]):
         """What this screen uses of the app."""
         return services_of(self)
 
+    on_worker_state_changed = worker_failed
+
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(
@@ -128,18 +133,9 @@ class TimedScreen(ModalScreen[None]):
         """A change was journaled (here, by another bottui, a teammate): read the rows again."""
         self.reread()
 
-    def reread(self) -> None:
-        """Read the rows again (a worker)."""
-        self.run_worker(
-            self._read(),
-            name="timed changes",
-            group="timed-read",
-            exclusive=True,
-            exit_on_error=False,
-        )
-
-    async def _read(self) -> None:
-
+    @work(name="timed changes", group="timed-read", exclusive=True, exit_on_error=False)
+    async def reread(self) -> None:
+        """Read the rows again (a worker: a newer read replaces one still under way)."""
         services = self.services
         session = services.session
         try:
@@ -215,27 +211,32 @@ class TimedScreen(ModalScreen[None]):
 
     def action_extend(self) -> None:
         """Ask how much later the highlighted timed change reverts."""
-
         row = self._open("extend")
         if row is not None:
             due = row.when_text(now_of(self.services.session))
-            ask_extend(self.services, row, due, done=self.reread)
+            self._act(partial(timed_changes.extend, self.services, row, due))
 
     def action_keep(self) -> None:
         """Keep the highlighted change: cancel its revert, after asking."""
-
         row = self._open("cancel")
         if row is not None:
-            ask_cancel(self.services, row, done=self.reread)
+            self._act(partial(timed_changes.keep, self.services, row))
 
     def action_revert(self) -> None:
         """Revert the highlighted change now, after asking."""
-
         row = self._open("revert")
         if row is not None:
             now = now_of(self.services.session)
             late = now - row.due_at if row.due_at < now else None
-            ask_revert(self.services, row, late=late, done=self.reread)
+            self._act(partial(timed_changes.revert, self.services, row, late=late))
+
+    @work(group="timed", exit_on_error=False)
+    async def _act(self, action: Callable[[], Awaitable[None]]) -> None:
+        """Ask, then do ``action`` (extend, keep, revert now); the rows are read again after."""
+        try:
+            await action()
+        finally:
+            self.reread()
 
     def action_all(self) -> None:
         """Show the finished timed changes too (again: only those pending)."""
