@@ -341,16 +341,3 @@ def _add_undo(commands: Any) -> None:
 
 #: Each command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"limiter": _add_limiter, "thresholds": _add_thresholds, "undo": _add_undo}
-
-__all__ = [
-    "ACK_FLAG",
-    "ACK_TERMINAL",
-    "PARSERS",
-    "apply",
-    "cmd_limiter",
-    "cmd_thresholds",
-    "cmd_undo",
-    "render_dry_run",
-    "warn_recent",
-    "warn_supersedes",
-]

@@ -167,5 +167,3 @@ def _add_inventory(commands: Any) -> None:
 
 #: Each command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"inventory": _add_inventory}
-
-__all__ = ["PARSERS", "cmd_inventory"]

@@ -596,23 +596,3 @@ def _add_journal(commands: Any) -> None:
 
 #: The command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"journal": _add_journal}
-
-__all__ = [
-    "DEFAULT_LIMIT",
-    "MAX_LIMIT",
-    "PARSERS",
-    "POLL",
-    "check_options",
-    "check_profile",
-    "cmd_journal",
-    "follow",
-    "journal_query",
-    "limit_of",
-    "next_page_command",
-    "store_url",
-    "team_json",
-    "team_line",
-    "write_json",
-    "write_jsonl",
-    "write_text",
-]

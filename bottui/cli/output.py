@@ -218,17 +218,3 @@ def confirm_on_terminal(out: Output, question: str) -> None:
     answer = sys.stdin.readline().strip().lower()
     if answer not in ("y", "yes"):
         raise UsageError("Not confirmed", "nothing was sent")
-
-
-__all__ = [
-    "UNWRITABLE",
-    "Output",
-    "PipeGuard",
-    "UsageError",
-    "confirm_on_terminal",
-    "flush_at_exit",
-    "guard",
-    "render_error",
-    "reserve_standard_fds",
-    "silence",
-]

@@ -345,5 +345,3 @@ def _add_playbook(commands: Any) -> None:
 
 #: The command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"playbook": _add_playbook}
-
-__all__ = ["PARSERS", "cmd_playbook", "plan_rows"]

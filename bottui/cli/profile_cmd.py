@@ -248,5 +248,3 @@ def _add_profile(commands: Any) -> None:
 
 #: Each command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"profile": _add_profile}
-
-__all__ = ["PARSERS", "cmd_profile"]

@@ -363,12 +363,3 @@ def _add_revoke(commands: Any) -> None:
 
 #: The command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"revoke": _add_revoke}
-
-__all__ = [
-    "DRY_RUN_SHOWN",
-    "PARSERS",
-    "ProgressLine",
-    "cmd_revoke",
-    "open_source",
-    "run_bulk_revoke",
-]

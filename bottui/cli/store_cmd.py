@@ -239,5 +239,3 @@ def _add_store(commands: Any) -> None:
 
 #: Each command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"store": _add_store}
-
-__all__ = ["PARSERS", "cmd_store"]

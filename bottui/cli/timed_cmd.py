@@ -472,5 +472,3 @@ def _code(reports: list[DueReport]) -> int:
 
 #: Each command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"timed": _add_timed, "run-due": _add_run_due}
-
-__all__ = ["PARSERS", "add_for", "cmd_run_due", "cmd_timed", "say_timed", "with_for"]

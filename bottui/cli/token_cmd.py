@@ -208,5 +208,3 @@ def _add_token(commands: Any) -> None:
 
 #: Each command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"token": _add_token}
-
-__all__ = ["PARSERS", "cmd_token"]

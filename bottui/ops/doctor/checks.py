@@ -629,22 +629,3 @@ def _said(exc: StoreError) -> str:
     """The error's title and the first line of its details (the cause, mostly)."""
     first = exc.details.split("\n", 1)[0].strip() if exc.details else ""
     return f"{exc.title}: {first}" if first else exc.title
-
-
-__all__ = [
-    "PYTHON_FLOOR",
-    "SHOWN_PROBLEMS",
-    "SHOWN_PROJECTS",
-    "Check",
-    "ProfileFacts",
-    "Verdict",
-    "check_api",
-    "check_config",
-    "check_keyring",
-    "check_profile",
-    "check_team_store",
-    "check_tokens",
-    "check_versions",
-    "resolve_profile",
-    "worst",
-]

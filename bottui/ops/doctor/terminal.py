@@ -279,14 +279,3 @@ def _facts(lines: list[str]) -> TmuxFacts:
         set_clipboard=answers[2].strip() or None,
         features=frozenset(f for f in features.split(",") if f) if features else None,
     )
-
-
-__all__ = [
-    "ESCAPE_TIME_MAX_MS",
-    "TmuxFacts",
-    "check_osc52",
-    "check_terminal",
-    "check_tmux",
-    "inside_tmux",
-    "read_tmux",
-]

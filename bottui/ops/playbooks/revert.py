@@ -164,14 +164,3 @@ async def _revert(
 def _reason(run_id: int | None, reason: str | None) -> str:
     run = f"run #{run_id}" if run_id is not None else "a run"
     return reason.strip() if reason and reason.strip() else f"revert of playbook {run}"
-
-
-__all__ = [
-    "NotAPlaybookRun",
-    "PlaybookRevert",
-    "RunSteps",
-    "check_may_revert",
-    "revert_run",
-    "revert_steps",
-    "run_steps",
-]

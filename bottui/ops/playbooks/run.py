@@ -224,6 +224,3 @@ async def _schedule(
     # The run was confirmed as a whole, its scheduled revert with it (protected profiles).
     await schedule_revert(session, ids, summary.run_id, due, confirmed=True)
     return due
-
-
-__all__ = ["RUN_OPERATION", "RunSummary", "StepResult", "check_may_run", "run_playbook"]

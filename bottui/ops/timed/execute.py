@@ -336,18 +336,3 @@ async def timed_entries(session: Session, timed: TimedChange) -> list[int | Jour
                 )
             out.append(found)
     return out
-
-
-__all__ = [
-    "DEFAULT_LATE_LIMIT",
-    "LATE_AFTER",
-    "Action",
-    "DueReport",
-    "doubt_text",
-    "late_limit",
-    "revert_now",
-    "revert_reason",
-    "run_due",
-    "send_revert",
-    "timed_entries",
-]

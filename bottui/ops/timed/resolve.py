@@ -192,6 +192,3 @@ async def _mirror(session: Session, timed: TimedChange, moment: datetime) -> Non
         await session.timed_store.write(lambda j: j.claim(timed.key, at=at, executor=executor))
     except StoreError as exc:
         session.warn(f"the claim is not mirrored in this journal: {exc.title}")
-
-
-__all__ = ["RESEND", "How", "Resolution", "resolve"]
