@@ -20,12 +20,13 @@ from bottui.cli import output
 from bottui.cli.command_session import command_session
 from bottui.cli.output import Output, UsageError
 from bottui.cli.parser import CHANGE, SESSION, Args, Exit, add_reason, command, group_of
+from bottui.ops import revert
 from bottui.ops.durations import duration_text, parse_duration
 from bottui.ops.plan import DRY_RUN_NOTE
-from bottui.ops.playbooks import library, planning, revert, run
+from bottui.ops.playbooks import library, planning, run
 from bottui.ops.playbooks.planning import PlaybookPlan
-from bottui.ops.playbooks.revert import PlaybookRevert
 from bottui.ops.playbooks.run import RunSummary, StepResult
+from bottui.ops.revert import PlaybookRevert
 from bottui.ops.session import Session
 from bottui.plaintext import show_id
 from bottui.store.files import Locations
