@@ -139,13 +139,11 @@ async def cmd_thresholds(args: Args, out: Output) -> int:
         plan = await warn_recent(out, session, plan, ack=args.ack_collision)
         await apply(session, plan, confirmed=args.yes)
         await say_timed(out, session, plan)
-        if out.as_json:
-            out.document(thresholds.to_json(args.dimension_id))
-        else:
-            out.line(
-                f"dimension {show_id(args.dimension_id)} ({thresholds.name}): "
-                f"block {thresholds.block}, challenge {thresholds.challenge}"
-            )
+        out.result(
+            thresholds.to_json(args.dimension_id),
+            f"dimension {show_id(args.dimension_id)} ({thresholds.name}): "
+            f"block {thresholds.block}, challenge {thresholds.challenge}",
+        )
         return EXIT_OK
 
 
@@ -173,16 +171,12 @@ async def cmd_undo(args: Args, out: Output) -> int:
         if not args.yes:
             output.confirm_on_terminal(out, "Send this undo?")
         applied = await undo.apply(session, plan, confirmed=True, change=change)
-        if out.as_json:
-            out.document({**plan.to_json(), "journalId": applied.journal_id})
-        else:
-            entry = (
-                f"journal entry #{applied.journal_id}" if applied.journal_id else "not journaled"
-            )
-            out.line(
-                f"undone: {plan.what} of {show_id(plan.account)}/{show_id(plan.project)} "
-                f"is {plan.restored} again ({entry}, undoes #{plan.entry.id})"
-            )
+        entry = f"journal entry #{applied.journal_id}" if applied.journal_id else "not journaled"
+        out.result(
+            {**plan.to_json(), "journalId": applied.journal_id},
+            f"undone: {plan.what} of {show_id(plan.account)}/{show_id(plan.project)} "
+            f"is {plan.restored} again ({entry}, undoes #{plan.entry.id})",
+        )
         return EXIT_OK
 
 

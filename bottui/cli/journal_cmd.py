@@ -263,10 +263,10 @@ async def _write(args: Args, out: Output, stream: EntryStream, fmt: str | None) 
     if args.export:
         assert fmt is not None
         count = await export_stream(stream, Path(args.export), fmt, overwrite=args.overwrite)
-        if out.as_json:
-            out.document({"exported": count, "file": args.export, "format": fmt})
-        else:
-            out.line(f"exported {count} entries to {args.export} ({fmt})")
+        out.result(
+            {"exported": count, "file": args.export, "format": fmt},
+            f"exported {count} entries to {args.export} ({fmt})",
+        )
         return EXIT_OK
     if args.jsonl:
         await write_jsonl(stream, out)

@@ -135,9 +135,11 @@ async def _run(args: Args, out: Output, session: Session, plan: PlaybookPlan) ->
     _show(out, plan, as_document=False)
     run.check_may_run(session, plan, confirmed=args.yes)  # refused before the question
     if after is not None:
-        out.line(f"every step reverts after {_text(after)} (reverse order, superseded skipped)")
+        out.line(
+            f"every step reverts after {duration_text(after)} (reverse order, superseded skipped)"
+        )
     if not args.yes:
-        _confirm(out, f"Run these {len(plan.steps)} steps?")
+        output.confirm_on_terminal(out, f"Run these {len(plan.steps)} steps?")
     summary = await run.run_playbook(
         session, plan, confirmed=True, revert_after=after, progress=_progress(out, plan)
     )
@@ -151,10 +153,6 @@ async def _run(args: Args, out: Output, session: Session, plan: PlaybookPlan) ->
     if stop is not None and stop.error is not None:
         return stop.error.exit_code
     return EXIT_OK
-
-
-def _text(after: timedelta) -> str:
-    return duration_text(after)
 
 
 def _dry_run(out: Output, plan: PlaybookPlan, refused: str | None) -> None:
@@ -191,10 +189,6 @@ def _progress(out: Output, plan: PlaybookPlan) -> Any:
         )
 
     return show
-
-
-def _confirm(out: Output, question: str) -> None:
-    output.confirm_on_terminal(out, question)
 
 
 async def _offer_revert(
@@ -238,7 +232,9 @@ async def _revert(args: Args, out: Output) -> int:
             out.line(line)
         revert.check_may_revert(session, steps, confirmed=args.yes, reason=args.reason)
         if not args.yes:
-            _confirm(out, f"Revert these {len(steps.entries)} step(s), last first?")
+            output.confirm_on_terminal(
+                out, f"Revert these {len(steps.entries)} step(s), last first?"
+            )
         report = await revert.revert_run(session, steps, reason=args.reason)
         if out.as_json:
             out.document(report.to_json())

@@ -346,10 +346,9 @@ async def cmd_timed(args: Args, out: Output) -> int:
         else:
             change = await timed.cancel(session, args.timed_id)
             verb = "cancelled: the change stays"
-        if out.as_json:
-            out.document(change.to_json(now))
-        else:
-            out.line(f"timed change {show_id(change.id)} ({change.what}): {verb}")
+        out.result(
+            change.to_json(now), f"timed change {show_id(change.id)} ({change.what}): {verb}"
+        )
         return EXIT_OK
 
 
