@@ -28,6 +28,7 @@ from bottui.ops.durations import duration_text, parse_duration
 from bottui.ops.revert import limiter_value, thresholds_value, with_revert_to
 from bottui.ops.timed import NO_EXECUTOR_WARNING, executor_known, list_timed
 from bottui.ops.timed.resolve import How, resolve
+from bottui.ops.timed_record import now_of
 from bottui.plaintext import show_id
 from bottui.store.keyring_tokens import TokenStore
 from bottui.store.token_sources import read_credentials
@@ -307,7 +308,7 @@ def _utc(moment: datetime) -> str:
 async def cmd_timed(args: Args, out: Output) -> int:
     """``bottui timed [--all]``; ``timed extend ID DURATION``, ``cancel ID``, ``revert ID``."""
     async with command_session(args, out) as session:
-        now = timed.schedule.now_of(session, getattr(args, "now", None))
+        now = now_of(session, getattr(args, "now", None))
         action = getattr(args, "action", None)
         if action is None:
             found = await timed.list_timed(session, include_done=args.all, now=now)
@@ -432,7 +433,7 @@ async def cmd_run_due(args: Args, out: Output) -> int:
                 session.tokens = TokenStore(
                     environ={**os.environ, **tokens}, scopes=session.tokens.scopes
                 )
-        now = timed.schedule.now_of(session, args.now)
+        now = now_of(session, args.now)
         if args.dry_run:
             due = [
                 t for t in await timed.list_timed(session, now=now) if t.open and t.due_at <= now

@@ -39,7 +39,8 @@ from bottui.ops.durations import duration_text
 from bottui.ops.revert import RevertReport, revert_entries
 from bottui.ops.timed import team
 from bottui.ops.timed.model import TimedChange
-from bottui.ops.timed.schedule import executor_name, executor_seen, find, list_timed, now_of
+from bottui.ops.timed.schedule import executor_name, executor_seen, find, list_timed
+from bottui.ops.timed_record import now_of
 from bottui.store.errors import StoreError
 from bottui.store.journal.records import EntryId, JournalEntry, Outcome
 from bottui.store.journal.rows import micros
