@@ -63,14 +63,9 @@ async def cmd_limiter(args: Args, out: Output) -> int:
         account, project = session.project_scope(args.account, args.project)
         is_active = args.action == "enable"
         plan = await planning.plan_limiter(session, account, project, args.limiter_id, is_active)
-        plan = with_for(plan.with_reason(args.reason), args)
-        if args.dry_run:
-            await warn_supersedes(out, session, plan)  # what the change would do to a revert
-            render_dry_run(out, plan, plan.reason_refusal(session.settings))
+        applied = await send(args, out, session, plan)
+        if applied is None:
             return EXIT_OK
-        plan = await warn_recent(out, session, plan, ack=args.ack_collision)
-        applied = await apply(session, plan, confirmed=args.yes)
-        await say_timed(out, session, plan)
         change = applied.value
         if out.as_json:
             out.document(change.project.to_json(show_secrets=args.show_secrets))
@@ -131,14 +126,8 @@ async def cmd_thresholds(args: Args, out: Output) -> int:
         plan = await planning.plan_thresholds(
             session, account, project, args.dimension_id, thresholds
         )
-        plan = with_for(plan.with_reason(args.reason), args)
-        if args.dry_run:
-            await warn_supersedes(out, session, plan)  # what the change would do to a revert
-            render_dry_run(out, plan, plan.reason_refusal(session.settings))
+        if await send(args, out, session, plan) is None:
             return EXIT_OK
-        plan = await warn_recent(out, session, plan, ack=args.ack_collision)
-        await apply(session, plan, confirmed=args.yes)
-        await say_timed(out, session, plan)
         out.result(
             thresholds.to_json(args.dimension_id),
             f"dimension {show_id(args.dimension_id)} ({thresholds.name}): "
@@ -180,9 +169,21 @@ async def cmd_undo(args: Args, out: Output) -> int:
         return EXIT_OK
 
 
-async def apply(session: Session, plan: PlannedChange[T], *, confirmed: bool) -> Applied[T]:
-    """Send ``plan`` as planned; the plan's rule decides (TYPED: ``--yes``, REFUSED: never)."""
-    return await mutations.apply(session, plan, confirmed=confirmed)
+async def send(
+    args: Args, out: Output, session: Session, plan: PlannedChange[T]
+) -> Applied[T] | None:
+    """A limiter or threshold change, timed by ``--for``: printed under ``--dry-run``
+    (None), else sent after the warnings, and said when it reverts."""
+    plan = with_for(plan.with_reason(args.reason), args)
+    if args.dry_run:
+        await warn_supersedes(out, session, plan)  # what the change would do to a revert
+        render_dry_run(out, plan, plan.reason_refusal(session.settings))
+        return None
+    plan = await warn_recent(out, session, plan, ack=args.ack_collision)
+    # The plan's rule decides (TYPED: --yes, REFUSED: never).
+    applied = await mutations.apply(session, plan, confirmed=args.yes)
+    await say_timed(out, session, plan)
+    return applied
 
 
 def render_dry_run(out: Output, plan: PlannedChange[Any], refused: str | None = None) -> None:
