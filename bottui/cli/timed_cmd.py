@@ -151,13 +151,6 @@ def _add_timed(commands: Any) -> None:
         exits=[0, (2, "no such timed change, or it is no longer scheduled"), 130],
         common=SESSION | {"dry_run"},
     )
-    extend.add_argument("timed_id", metavar="TIMED_ID", help="the id `bottui timed` shows")
-    extend.add_argument(
-        "by",
-        metavar="DURATION",
-        type=_duration,
-        help="how much later: 30m, 1h, 1h30m (at most 7d from now)",
-    )
     cancel = command(
         actions,
         "cancel",
@@ -166,7 +159,6 @@ def _add_timed(commands: Any) -> None:
         exits=[0, (2, "no such timed change, or it is no longer scheduled"), 130],
         common=SESSION | {"dry_run"},
     )
-    cancel.add_argument("timed_id", metavar="TIMED_ID", help="the id `bottui timed` shows")
     revert = command(
         actions,
         "revert",
@@ -175,7 +167,6 @@ def _add_timed(commands: Any) -> None:
         exits=_EXITS,
         common=CHANGE,
     )
-    revert.add_argument("timed_id", metavar="TIMED_ID", help="the id `bottui timed` shows")
     resolve = command(
         actions,
         "resolve",
@@ -198,7 +189,14 @@ def _add_timed(commands: Any) -> None:
         ],
         common=CHANGE,
     )
-    resolve.add_argument("timed_id", metavar="TIMED_ID", help="the id `bottui timed` shows")
+    for sub in (extend, cancel, revert, resolve):
+        sub.add_argument("timed_id", metavar="TIMED_ID", help="the id `bottui timed` shows")
+    extend.add_argument(
+        "by",
+        metavar="DURATION",
+        type=_duration,
+        help="how much later: 30m, 1h, 1h30m (at most 7d from now)",
+    )
     resolve.add_argument(
         "--now",
         metavar="ISO",
@@ -319,28 +317,22 @@ async def cmd_timed(args: Args, out: Output) -> int:
             return EXIT_OK
         if action == "resolve":
             return await _resolve(args, out, session, now)
-        if action == "revert":
-            if args.dry_run:
-                change = await timed.find(session, args.timed_id)
-                if change.state != "scheduled":  # what the real one would say: refused
-                    out.line(f"would not revert timed change {show_id(change.id)}: {_why(change)}")
-                else:
-                    out.line(
-                        f"would revert timed change {show_id(change.id)}: {change.what} to "
-                        f"{change.revert_to}"
-                    )
-                out.line("dry run: nothing was sent")
-                return EXIT_OK
-            report = await timed.revert_now(session, args.timed_id, confirmed=args.yes)
-            return _print_reports(out, [report], now)
         if args.dry_run:
             change = await timed.find(session, args.timed_id)
-            if change.state != "scheduled":
+            if change.state != "scheduled":  # what the real one would say: refused
                 out.line(f"would not {action} timed change {show_id(change.id)}: {_why(change)}")
+            elif action == "revert":
+                out.line(
+                    f"would revert timed change {show_id(change.id)}: {change.what} to "
+                    f"{change.revert_to}"
+                )
             else:
                 out.line(f"would {action} timed change {show_id(change.id)} ({change.what})")
-            out.line("dry run: nothing was changed")
+            out.line(f"dry run: nothing was {'sent' if action == 'revert' else 'changed'}")
             return EXIT_OK
+        if action == "revert":
+            report = await timed.revert_now(session, args.timed_id, confirmed=args.yes)
+            return _print_reports(out, [report], now)
         if action == "extend":
             change = await timed.extend(session, args.timed_id, args.by)
             verb = f"now reverts {change.when_text(now)}, at {_utc(change.due_at)}"
