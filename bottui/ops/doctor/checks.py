@@ -33,7 +33,7 @@ from bottui.ops.config_checks import (
     config_file_problems,
     keymap_problems,
 )
-from bottui.ops.session import CommonOptions, Settings
+from bottui.ops.session import CommonOptions, Settings, settings_from_options
 from bottui.ops.token_slots import Reading, Slot, read_states
 from bottui.plaintext import show_id
 from bottui.store.config.config_file import ConfigStore
@@ -201,15 +201,7 @@ def resolve_profile(
     except ConfigError as exc:
         config, load_error = Config(), str(exc)
     try:
-        settings = Settings.resolve(
-            config,
-            profile=options.profile,
-            base_url=options.base_url,
-            account=options.account,
-            project=options.project,
-            read_only=options.read_only,
-            environ=environ,
-        )
+        settings = settings_from_options(config, options, environ)
     except RefusedError as exc:
         return ProfileFacts(None, "", load_error, f"{exc.title} ({exc.details})")
     if options.base_url:
