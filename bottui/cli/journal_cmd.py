@@ -199,12 +199,12 @@ async def cmd_journal(args: Args, out: Output) -> int:
         await local.close()
         if team is not None:
             await team.close()
-    if stream.not_shared and not getattr(out.out, "reader_gone", False):
+    if stream.not_shared and not _gone(out):
         out.message(
             f"note: {stream.not_shared} {journal_view.NOT_SHARED_NOTE}; "
             f"`{backfill_command(args)}` shares those of its base URL, account and project"
         )
-    if stream.older is not None and not getattr(out.out, "reader_gone", False):
+    if stream.older is not None and not _gone(out):
         if team is not None:
             # A shared journal's id is not a --before of this machine's journal.
             out.message("older entries match: --all shows every one")
