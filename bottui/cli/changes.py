@@ -200,14 +200,13 @@ def render_dry_run(out: Output, plan: PlannedChange[Any], refused: str | None = 
         )
     if out.as_json:
         out.document(plan.dry_run_json(refused))
-        if refused is not None:
-            out.message(f"dry run: would be refused: {clean(refused)}")
-        return
-    for shown_line in plan.dry_run_lines():
-        out.line(shown_line)
+    else:
+        for shown_line in plan.dry_run_lines():
+            out.line(shown_line)
     if refused is not None:
         out.message(f"dry run: would be refused: {clean(refused)}")
-    out.message(planning.DRY_RUN_NOTE)
+    if not out.as_json:
+        out.message(planning.DRY_RUN_NOTE)
 
 
 async def warn_supersedes(out: Output, session: Session, plan: PlannedChange[T]) -> None:
