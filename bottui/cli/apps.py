@@ -126,5 +126,3 @@ def _add_demo(commands: Any) -> None:
 
 #: Each command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"sandbox": _add_sandbox, "demo": _add_demo}
-
-__all__ = ["PARSERS", "SANDBOX_FAULTS", "cmd_demo", "cmd_sandbox", "cmd_tui", "known_bindings"]

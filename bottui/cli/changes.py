@@ -63,14 +63,9 @@ async def cmd_limiter(args: Args, out: Output) -> int:
         account, project = session.project_scope(args.account, args.project)
         is_active = args.action == "enable"
         plan = await planning.plan_limiter(session, account, project, args.limiter_id, is_active)
-        plan = with_for(plan.with_reason(args.reason), args)
-        if args.dry_run:
-            await warn_supersedes(out, session, plan)  # what the change would do to a revert
-            render_dry_run(out, plan, plan.reason_refusal(session.settings))
+        applied = await send(args, out, session, plan)
+        if applied is None:
             return EXIT_OK
-        plan = await warn_recent(out, session, plan, ack=args.ack_collision)
-        applied = await apply(session, plan, confirmed=args.yes)
-        await say_timed(out, session, plan)
         change = applied.value
         if out.as_json:
             out.document(change.project.to_json(show_secrets=args.show_secrets))
@@ -131,21 +126,13 @@ async def cmd_thresholds(args: Args, out: Output) -> int:
         plan = await planning.plan_thresholds(
             session, account, project, args.dimension_id, thresholds
         )
-        plan = with_for(plan.with_reason(args.reason), args)
-        if args.dry_run:
-            await warn_supersedes(out, session, plan)  # what the change would do to a revert
-            render_dry_run(out, plan, plan.reason_refusal(session.settings))
+        if await send(args, out, session, plan) is None:
             return EXIT_OK
-        plan = await warn_recent(out, session, plan, ack=args.ack_collision)
-        await apply(session, plan, confirmed=args.yes)
-        await say_timed(out, session, plan)
-        if out.as_json:
-            out.document(thresholds.to_json(args.dimension_id))
-        else:
-            out.line(
-                f"dimension {show_id(args.dimension_id)} ({thresholds.name}): "
-                f"block {thresholds.block}, challenge {thresholds.challenge}"
-            )
+        out.result(
+            thresholds.to_json(args.dimension_id),
+            f"dimension {show_id(args.dimension_id)} ({thresholds.name}): "
+            f"block {thresholds.block}, challenge {thresholds.challenge}",
+        )
         return EXIT_OK
 
 
@@ -173,22 +160,30 @@ async def cmd_undo(args: Args, out: Output) -> int:
         if not args.yes:
             output.confirm_on_terminal(out, "Send this undo?")
         applied = await undo.apply(session, plan, confirmed=True, change=change)
-        if out.as_json:
-            out.document({**plan.to_json(), "journalId": applied.journal_id})
-        else:
-            entry = (
-                f"journal entry #{applied.journal_id}" if applied.journal_id else "not journaled"
-            )
-            out.line(
-                f"undone: {plan.what} of {show_id(plan.account)}/{show_id(plan.project)} "
-                f"is {plan.restored} again ({entry}, undoes #{plan.entry.id})"
-            )
+        entry = f"journal entry #{applied.journal_id}" if applied.journal_id else "not journaled"
+        out.result(
+            {**plan.to_json(), "journalId": applied.journal_id},
+            f"undone: {plan.what} of {show_id(plan.account)}/{show_id(plan.project)} "
+            f"is {plan.restored} again ({entry}, undoes #{plan.entry.id})",
+        )
         return EXIT_OK
 
 
-async def apply(session: Session, plan: PlannedChange[T], *, confirmed: bool) -> Applied[T]:
-    """Send ``plan`` as planned; the plan's rule decides (TYPED: ``--yes``, REFUSED: never)."""
-    return await mutations.apply(session, plan, confirmed=confirmed)
+async def send(
+    args: Args, out: Output, session: Session, plan: PlannedChange[T]
+) -> Applied[T] | None:
+    """A limiter or threshold change, timed by ``--for``: printed under ``--dry-run``
+    (None), else sent after the warnings, and said when it reverts."""
+    plan = with_for(plan.with_reason(args.reason), args)
+    if args.dry_run:
+        await warn_supersedes(out, session, plan)  # what the change would do to a revert
+        render_dry_run(out, plan, plan.reason_refusal(session.settings))
+        return None
+    plan = await warn_recent(out, session, plan, ack=args.ack_collision)
+    # The plan's rule decides (TYPED: --yes, REFUSED: never).
+    applied = await mutations.apply(session, plan, confirmed=args.yes)
+    await say_timed(out, session, plan)
+    return applied
 
 
 def render_dry_run(out: Output, plan: PlannedChange[Any], refused: str | None = None) -> None:
@@ -205,14 +200,13 @@ def render_dry_run(out: Output, plan: PlannedChange[Any], refused: str | None = 
         )
     if out.as_json:
         out.document(plan.dry_run_json(refused))
-        if refused is not None:
-            out.message(f"dry run: would be refused: {clean(refused)}")
-        return
-    for shown_line in plan.dry_run_lines():
-        out.line(shown_line)
+    else:
+        for shown_line in plan.dry_run_lines():
+            out.line(shown_line)
     if refused is not None:
         out.message(f"dry run: would be refused: {clean(refused)}")
-    out.message(planning.DRY_RUN_NOTE)
+    if not out.as_json:
+        out.message(planning.DRY_RUN_NOTE)
 
 
 async def warn_supersedes(out: Output, session: Session, plan: PlannedChange[T]) -> None:
@@ -341,16 +335,3 @@ def _add_undo(commands: Any) -> None:
 
 #: Each command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"limiter": _add_limiter, "thresholds": _add_thresholds, "undo": _add_undo}
-
-__all__ = [
-    "ACK_FLAG",
-    "ACK_TERMINAL",
-    "PARSERS",
-    "apply",
-    "cmd_limiter",
-    "cmd_thresholds",
-    "cmd_undo",
-    "render_dry_run",
-    "warn_recent",
-    "warn_supersedes",
-]

@@ -137,16 +137,3 @@ async def command_session(args: Args, out: Output) -> AsyncIterator[Session]:
         await finish(sharing, out)
         flush_warnings(session, out)
         await session.aclose()
-
-
-__all__ = [
-    "INTERVAL",
-    "Sharing",
-    "command_session",
-    "finish",
-    "flush_warnings",
-    "make_session",
-    "start",
-    "warn_at_start",
-    "warning",
-]

@@ -116,5 +116,3 @@ def _add_config(commands: Any) -> None:
 
 #: Each command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"config": _add_config}
-
-__all__ = ["PARSERS", "cmd_config"]

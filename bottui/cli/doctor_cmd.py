@@ -119,5 +119,3 @@ def _add_doctor(commands: Any) -> None:
 
 #: The command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"doctor": _add_doctor}
-
-__all__ = ["ABOUT", "PARSERS", "cmd_doctor"]

@@ -673,15 +673,3 @@ def _add_help(commands: Any) -> None:
 
 #: The command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"help": _add_help}
-
-__all__ = [
-    "JSON_TEXT",
-    "PARSERS",
-    "SCHEMAS",
-    "TEXTS",
-    "cmd_help",
-    "describe",
-    "json_text",
-    "problems",
-    "text",
-]

@@ -44,11 +44,8 @@ async def cmd_inventory(args: Args, out: Output) -> int:
                 "limiters": len(snapshot.limiters),
                 "dimensions": len(snapshot.dimensions),
             }
-            if out.as_json:
-                out.document({"file": args.file, **counts})
-            else:
-                what = ", ".join(f"{n} {name}" for name, n in counts.items())
-                out.line(f"exported {what} to {args.file}")
+            what = ", ".join(f"{n} {name}" for name, n in counts.items())
+            out.result({"file": args.file, **counts}, f"exported {what} to {args.file}")
             return EXIT_OK
 
         await refresh_shared(session)  # what teammates taught, when a team store is configured
@@ -167,5 +164,3 @@ def _add_inventory(commands: Any) -> None:
 
 #: Each command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"inventory": _add_inventory}
-
-__all__ = ["PARSERS", "cmd_inventory"]

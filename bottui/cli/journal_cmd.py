@@ -57,7 +57,6 @@ from bottui.ops.shared_journal import SharedJournal
 from bottui.ops.team_push import EXIT_BUDGET, TeamSync, open_team_store_url
 from bottui.plaintext import clean, show_id
 from bottui.store import safe_export
-from bottui.store.config.async_facade import AsyncConfigStore
 from bottui.store.config.config_file import ConfigStore
 from bottui.store.errors import ProfileNotFound, StoreError, no_such_profile
 from bottui.store.files import Locations
@@ -172,7 +171,8 @@ async def cmd_journal(args: Args, out: Output) -> int:
     # profile that no longer exists in the config.
 
     local = SqliteJournalStore.at(Locations.default())
-    team = await team_journal(args, out)
+    url = store_url(args)
+    team = None if url is None else await team_journal(url, out)
     journal: Pages = local
     if team is not None:
 
@@ -193,17 +193,18 @@ async def cmd_journal(args: Args, out: Output) -> int:
             # After the newest entry listed (0: none was), so one written between the
             # listing and the first poll is printed, not taken as the starting point.
             since = (stream.newest or 0) if team is None else None
-            await follow(args, out, local, query, since=since)  # a store: follows the store
+            # With a store, the store is followed.
+            await follow(args, out, local, query, url=url, since=since)
     finally:
         await local.close()
         if team is not None:
             await team.close()
-    if stream.not_shared and not getattr(out.out, "reader_gone", False):
+    if stream.not_shared and not _gone(out):
         out.message(
             f"note: {stream.not_shared} {journal_view.NOT_SHARED_NOTE}; "
             f"`{backfill_command(args)}` shares those of its base URL, account and project"
         )
-    if stream.older is not None and not getattr(out.out, "reader_gone", False):
+    if stream.older is not None and not _gone(out):
         if team is not None:
             # A shared journal's id is not a --before of this machine's journal.
             out.message("older entries match: --all shows every one")
@@ -228,26 +229,19 @@ async def check_profile(name: str, journal: Pages) -> None:
         raise ProfileNotFound(*no_such_profile(name, known))
 
 
-async def team_journal(args: Args, out: Output) -> TeamSync | None:
-    """With a team store configured and reachable: its push, done first (what waits goes).
+async def team_journal(url: str, out: Output) -> TeamSync | None:
+    """The team store at ``url``, when reachable: its push, done first (what waits goes).
 
     A store that is down (or cannot be named) is one note on stderr, and the
     local journal is read alone.
     """
-    locations = Locations.default()
-    config = ConfigStore(locations).load()
-    # --profile filters; it names the store only when the config has that profile.
-    profile = (config.profile(args.profile) if args.profile else None) or config.profile()
-    url = resolve_store_url(None if profile is None else profile.store, os.environ)
-    if url is None:
-        return None
     try:
         store = await open_team_store_url(url, os.environ, TokenStore(timeout=1.0))
     except StoreError as exc:
         out.message(f"note: team journal: {exc.title}; showing this machine's journal only")
         return None
     store.skips.on_skip = lambda row: out.message(f"warning: {row.line}")
-    team = TeamSync(locations.journal_file, store)
+    team = TeamSync(Locations.default().journal_file, store)
     state = await team.sync_within(EXIT_BUDGET)
     if state.down is not None:
         await team.close()
@@ -263,10 +257,10 @@ async def _write(args: Args, out: Output, stream: EntryStream, fmt: str | None) 
     if args.export:
         assert fmt is not None
         count = await export_stream(stream, Path(args.export), fmt, overwrite=args.overwrite)
-        if out.as_json:
-            out.document({"exported": count, "file": args.export, "format": fmt})
-        else:
-            out.line(f"exported {count} entries to {args.export} ({fmt})")
+        out.result(
+            {"exported": count, "file": args.export, "format": fmt},
+            f"exported {count} entries to {args.export} ({fmt})",
+        )
         return EXIT_OK
     if args.jsonl:
         await write_jsonl(stream, out)
@@ -423,14 +417,15 @@ def _matches(entry: TeamEntry, args: Args) -> bool:
     return args.reason is None or args.reason.lower() in (entry.reason or "").lower()
 
 
-async def store_url(args: Args) -> str | None:
-    """The team store's URL: ``BOTTUI_STORE_URL``, else the profile's (``--profile`` or current)."""
-    from_env = resolve_store_url(None, os.environ)
-    if from_env:
-        return from_env
-    config = await AsyncConfigStore(Locations.default()).load()
-    profile = config.profile(args.profile) if args.profile else config.profile()
-    return None if profile is None else profile.store
+def store_url(args: Args) -> str | None:
+    """The team store's URL: ``BOTTUI_STORE_URL``, else the profile's.
+
+    ``--profile`` filters; it names the store only when the config has that
+    profile (else the current one's).
+    """
+    config = ConfigStore(Locations.default()).load()
+    profile = (config.profile(args.profile) if args.profile else None) or config.profile()
+    return resolve_store_url(None if profile is None else profile.store, os.environ)
 
 
 class _Printer:
@@ -468,15 +463,16 @@ async def follow(
     journal: JournalStore,
     query: EntryQuery,
     *,
+    url: str | None,
     since: int | None = None,
 ) -> None:
     """Print new entries until interrupted (never returns normally).
 
-    ``since``: the newest entry the listing before showed (the local journal is
-    followed from there); None: from the newest entry when following starts.
+    ``url``: the team store's, followed live; None: the local journal is
+    polled. ``since``: the newest entry the listing before showed (the local
+    journal is followed from there); None: from the newest entry when following starts.
     """
     printer = _Printer(args, out)
-    url = await store_url(args)
     if url:
         store: TeamStore = await open_team_store_url(url, os.environ, TokenStore(timeout=1.0))
         store.skips.on_skip = printer.skipped
@@ -596,23 +592,3 @@ def _add_journal(commands: Any) -> None:
 
 #: The command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"journal": _add_journal}
-
-__all__ = [
-    "DEFAULT_LIMIT",
-    "MAX_LIMIT",
-    "PARSERS",
-    "POLL",
-    "check_options",
-    "check_profile",
-    "cmd_journal",
-    "follow",
-    "journal_query",
-    "limit_of",
-    "next_page_command",
-    "store_url",
-    "team_json",
-    "team_line",
-    "write_json",
-    "write_jsonl",
-    "write_text",
-]

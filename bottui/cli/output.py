@@ -190,6 +190,13 @@ class Output:
         safe_export.dump(doc, self.out, indent=2)
         self.out.write("\n")
 
+    def result(self, doc: Any, text: str) -> None:
+        """A command's result: ``doc`` as the one document under --json, else ``text``."""
+        if self.as_json:
+            self.document(doc)
+        else:
+            self.line(text)
+
 
 def render_error(out: Output, error: BottuiError) -> int:
     """Report ``error``: words on stderr, its document under --json; its exit code."""
@@ -218,17 +225,3 @@ def confirm_on_terminal(out: Output, question: str) -> None:
     answer = sys.stdin.readline().strip().lower()
     if answer not in ("y", "yes"):
         raise UsageError("Not confirmed", "nothing was sent")
-
-
-__all__ = [
-    "UNWRITABLE",
-    "Output",
-    "PipeGuard",
-    "UsageError",
-    "confirm_on_terminal",
-    "flush_at_exit",
-    "guard",
-    "render_error",
-    "reserve_standard_fds",
-    "silence",
-]

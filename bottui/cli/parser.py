@@ -449,30 +449,3 @@ def _unknown(kind: str, word: str, near: str | None, where: argparse.ArgumentPar
     place = "" if where.prog == "bottui" else f" for `{where.prog}`"
     hint = f"; did you mean '{near}'?" if near else ""
     return f"unknown {kind} '{shown(word)}'{place}{hint} (see `{where.prog} --help`)"
-
-
-__all__ = [
-    "ACK_COLLISION_HELP",
-    "ALL_COMMON",
-    "CHANGE",
-    "COMMON_OPTIONS",
-    "REASON_HELP",
-    "SESSION",
-    "TOPICS",
-    "VARIABLES",
-    "VERSION_LINE",
-    "Args",
-    "add_ack_collision",
-    "add_reason",
-    "build_parser",
-    "closest",
-    "command",
-    "command_named",
-    "entry_id",
-    "group_of",
-    "options",
-    "parse_words",
-    "positive_int",
-    "subcommands",
-    "suggestion",
-]

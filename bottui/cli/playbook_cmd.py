@@ -20,12 +20,13 @@ from bottui.cli import output
 from bottui.cli.command_session import command_session
 from bottui.cli.output import Output, UsageError
 from bottui.cli.parser import CHANGE, SESSION, Args, Exit, add_reason, command, group_of
+from bottui.ops import revert
 from bottui.ops.durations import duration_text, parse_duration
 from bottui.ops.plan import DRY_RUN_NOTE
-from bottui.ops.playbooks import library, planning, revert, run
+from bottui.ops.playbooks import library, planning, run
 from bottui.ops.playbooks.planning import PlaybookPlan
-from bottui.ops.playbooks.revert import PlaybookRevert
 from bottui.ops.playbooks.run import RunSummary, StepResult
+from bottui.ops.revert import PlaybookRevert
 from bottui.ops.session import Session
 from bottui.plaintext import show_id
 from bottui.store.files import Locations
@@ -134,9 +135,11 @@ async def _run(args: Args, out: Output, session: Session, plan: PlaybookPlan) ->
     _show(out, plan, as_document=False)
     run.check_may_run(session, plan, confirmed=args.yes)  # refused before the question
     if after is not None:
-        out.line(f"every step reverts after {_text(after)} (reverse order, superseded skipped)")
+        out.line(
+            f"every step reverts after {duration_text(after)} (reverse order, superseded skipped)"
+        )
     if not args.yes:
-        _confirm(out, f"Run these {len(plan.steps)} steps?")
+        output.confirm_on_terminal(out, f"Run these {len(plan.steps)} steps?")
     summary = await run.run_playbook(
         session, plan, confirmed=True, revert_after=after, progress=_progress(out, plan)
     )
@@ -150,10 +153,6 @@ async def _run(args: Args, out: Output, session: Session, plan: PlaybookPlan) ->
     if stop is not None and stop.error is not None:
         return stop.error.exit_code
     return EXIT_OK
-
-
-def _text(after: timedelta) -> str:
-    return duration_text(after)
 
 
 def _dry_run(out: Output, plan: PlaybookPlan, refused: str | None) -> None:
@@ -190,10 +189,6 @@ def _progress(out: Output, plan: PlaybookPlan) -> Any:
         )
 
     return show
-
-
-def _confirm(out: Output, question: str) -> None:
-    output.confirm_on_terminal(out, question)
 
 
 async def _offer_revert(
@@ -237,7 +232,9 @@ async def _revert(args: Args, out: Output) -> int:
             out.line(line)
         revert.check_may_revert(session, steps, confirmed=args.yes, reason=args.reason)
         if not args.yes:
-            _confirm(out, f"Revert these {len(steps.entries)} step(s), last first?")
+            output.confirm_on_terminal(
+                out, f"Revert these {len(steps.entries)} step(s), last first?"
+            )
         report = await revert.revert_run(session, steps, reason=args.reason)
         if out.as_json:
             out.document(report.to_json())
@@ -345,5 +342,3 @@ def _add_playbook(commands: Any) -> None:
 
 #: The command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"playbook": _add_playbook}
-
-__all__ = ["PARSERS", "cmd_playbook", "plan_rows"]

@@ -45,24 +45,17 @@ async def cmd_profile(args: Args, out: Output) -> int:
                 "--base-url URL --replace), or remove it first: bottui profile remove "
                 f"{shlex.quote(args.name)}",
             ) from None
-        if out.as_json:
-            out.document({"added": args.name})
-        else:
-            out.line(f"added profile {args.name} ({profile.base_url})")
+        out.result({"added": args.name}, f"added profile {args.name} ({profile.base_url})")
         return EXIT_OK
     if args.action == "edit":
         return await _edit(args, out, store)
     if args.action == "use":
         await profiles.use_profile(store, args.name)
-        out.document({"current": args.name}) if out.as_json else out.line(
-            f"current profile: {args.name}"
-        )
+        out.result({"current": args.name}, f"current profile: {args.name}")
         return EXIT_OK
     if args.action == "remove":
         await profiles.remove_profile(store, args.name)
-        out.document({"removed": args.name}) if out.as_json else out.line(
-            f"removed profile {args.name}"
-        )
+        out.result({"removed": args.name}, f"removed profile {args.name}")
         return EXIT_OK
     config = await profiles.read_config(store)
     if out.as_json:
@@ -248,5 +241,3 @@ def _add_profile(commands: Any) -> None:
 
 #: Each command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"profile": _add_profile}
-
-__all__ = ["PARSERS", "cmd_profile"]

@@ -1,7 +1,7 @@
 """``bottui revoke``: one visitor or user account, or many from a file (``--from-file``).
 
 One subject is planned with :mod:`bottui.ops.plan` and sent as every change
-is (:func:`bottui.cli.changes.apply`). Bulk revocation is the engine of
+is (:func:`bottui.ops.mutations.apply`). Bulk revocation is the engine of
 :mod:`bottui.ops.bulk`; this module checks the options, opens
 the input and the ``--output`` file, refuses a read-only or unconfirmed
 protected profile before anything is sent, runs
@@ -30,11 +30,12 @@ from typing import Any, BinaryIO, Final, TextIO
 
 from bottui.api.errors import EXIT_OK, RefusedError
 from bottui.api.requests import request_json, request_lines
-from bottui.cli.changes import IDS, apply, render_dry_run
+from bottui.cli.changes import IDS, render_dry_run
 from bottui.cli.command_session import command_session
 from bottui.cli.output import Output, UsageError
 from bottui.cli.parser import CHANGE, Args, add_reason, command
 from bottui.cli.timed_cmd import add_for
+from bottui.ops import mutations
 from bottui.ops import plan as planning
 from bottui.ops.bulk.engine import BulkPlan, BulkRevocation, plan_bulk
 from bottui.ops.bulk.input import BulkSource
@@ -77,7 +78,7 @@ async def cmd_revoke(args: Args, out: Output) -> int:
         if args.dry_run:
             render_dry_run(out, plan, plan.reason_refusal(session.settings))
             return EXIT_OK
-        applied = await apply(session, plan, confirmed=args.yes)
+        applied = await mutations.apply(session, plan, confirmed=args.yes)
         revocation = applied.value
         if out.as_json:
             out.document(revocation.to_json())
@@ -363,12 +364,3 @@ def _add_revoke(commands: Any) -> None:
 
 #: The command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"revoke": _add_revoke}
-
-__all__ = [
-    "DRY_RUN_SHOWN",
-    "PARSERS",
-    "ProgressLine",
-    "cmd_revoke",
-    "open_source",
-    "run_bulk_revoke",
-]

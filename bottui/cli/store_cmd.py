@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Final
 from bottui.api.errors import EXIT_OK, EXIT_REFUSED
 from bottui.cli.output import Output, UsageError
 from bottui.cli.parser import Args, command, group_of
-from bottui.ops.session import DEFAULT_PROFILE, Settings
+from bottui.ops.session import DEFAULT_PROFILE, settings_from_options
 from bottui.ops.team_push import TeamSync, open_team_store
 from bottui.store.config.config_file import ConfigStore
 from bottui.store.config.model import Profile
@@ -117,13 +117,7 @@ def share_scope(args: Args) -> Scope | None:
     """What a backfill shares: the base URL, account and project of the store's
     profile, as a command resolves them (options, environment, profile); None
     without a base URL."""
-    settings = Settings.resolve(
-        ConfigStore(Locations.default()).load(),
-        profile=args.profile,
-        base_url=getattr(args, "base_url", None),
-        account=getattr(args, "account", None),
-        project=getattr(args, "project", None),
-    )
+    settings = settings_from_options(ConfigStore(Locations.default()).load(), args)
     if not settings.base_url:
         return None
     return Scope(settings.base_url, settings.account, settings.project)
@@ -239,5 +233,3 @@ def _add_store(commands: Any) -> None:
 
 #: Each command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"store": _add_store}
-
-__all__ = ["PARSERS", "cmd_store"]

@@ -28,6 +28,7 @@ from bottui.ops.durations import duration_text, parse_duration
 from bottui.ops.revert import limiter_value, thresholds_value, with_revert_to
 from bottui.ops.timed import NO_EXECUTOR_WARNING, executor_known, list_timed
 from bottui.ops.timed.resolve import How, resolve
+from bottui.ops.timed_record import now_of
 from bottui.plaintext import show_id
 from bottui.store.keyring_tokens import TokenStore
 from bottui.store.token_sources import read_credentials
@@ -150,13 +151,6 @@ def _add_timed(commands: Any) -> None:
         exits=[0, (2, "no such timed change, or it is no longer scheduled"), 130],
         common=SESSION | {"dry_run"},
     )
-    extend.add_argument("timed_id", metavar="TIMED_ID", help="the id `bottui timed` shows")
-    extend.add_argument(
-        "by",
-        metavar="DURATION",
-        type=_duration,
-        help="how much later: 30m, 1h, 1h30m (at most 7d from now)",
-    )
     cancel = command(
         actions,
         "cancel",
@@ -165,7 +159,6 @@ def _add_timed(commands: Any) -> None:
         exits=[0, (2, "no such timed change, or it is no longer scheduled"), 130],
         common=SESSION | {"dry_run"},
     )
-    cancel.add_argument("timed_id", metavar="TIMED_ID", help="the id `bottui timed` shows")
     revert = command(
         actions,
         "revert",
@@ -174,7 +167,6 @@ def _add_timed(commands: Any) -> None:
         exits=_EXITS,
         common=CHANGE,
     )
-    revert.add_argument("timed_id", metavar="TIMED_ID", help="the id `bottui timed` shows")
     resolve = command(
         actions,
         "resolve",
@@ -197,7 +189,14 @@ def _add_timed(commands: Any) -> None:
         ],
         common=CHANGE,
     )
-    resolve.add_argument("timed_id", metavar="TIMED_ID", help="the id `bottui timed` shows")
+    for sub in (extend, cancel, revert, resolve):
+        sub.add_argument("timed_id", metavar="TIMED_ID", help="the id `bottui timed` shows")
+    extend.add_argument(
+        "by",
+        metavar="DURATION",
+        type=_duration,
+        help="how much later: 30m, 1h, 1h30m (at most 7d from now)",
+    )
     resolve.add_argument(
         "--now",
         metavar="ISO",
@@ -307,7 +306,7 @@ def _utc(moment: datetime) -> str:
 async def cmd_timed(args: Args, out: Output) -> int:
     """``bottui timed [--all]``; ``timed extend ID DURATION``, ``cancel ID``, ``revert ID``."""
     async with command_session(args, out) as session:
-        now = timed.schedule.now_of(session, getattr(args, "now", None))
+        now = now_of(session, getattr(args, "now", None))
         action = getattr(args, "action", None)
         if action is None:
             found = await timed.list_timed(session, include_done=args.all, now=now)
@@ -318,38 +317,31 @@ async def cmd_timed(args: Args, out: Output) -> int:
             return EXIT_OK
         if action == "resolve":
             return await _resolve(args, out, session, now)
-        if action == "revert":
-            if args.dry_run:
-                change = await timed.find(session, args.timed_id)
-                if change.state != "scheduled":  # what the real one would say: refused
-                    out.line(f"would not revert timed change {show_id(change.id)}: {_why(change)}")
-                else:
-                    out.line(
-                        f"would revert timed change {show_id(change.id)}: {change.what} to "
-                        f"{change.revert_to}"
-                    )
-                out.line("dry run: nothing was sent")
-                return EXIT_OK
-            report = await timed.revert_now(session, args.timed_id, confirmed=args.yes)
-            return _print_reports(out, [report], now)
         if args.dry_run:
             change = await timed.find(session, args.timed_id)
-            if change.state != "scheduled":
+            if change.state != "scheduled":  # what the real one would say: refused
                 out.line(f"would not {action} timed change {show_id(change.id)}: {_why(change)}")
+            elif action == "revert":
+                out.line(
+                    f"would revert timed change {show_id(change.id)}: {change.what} to "
+                    f"{change.revert_to}"
+                )
             else:
                 out.line(f"would {action} timed change {show_id(change.id)} ({change.what})")
-            out.line("dry run: nothing was changed")
+            out.line(f"dry run: nothing was {'sent' if action == 'revert' else 'changed'}")
             return EXIT_OK
+        if action == "revert":
+            report = await timed.revert_now(session, args.timed_id, confirmed=args.yes)
+            return _print_reports(out, [report], now)
         if action == "extend":
             change = await timed.extend(session, args.timed_id, args.by)
             verb = f"now reverts {change.when_text(now)}, at {_utc(change.due_at)}"
         else:
             change = await timed.cancel(session, args.timed_id)
             verb = "cancelled: the change stays"
-        if out.as_json:
-            out.document(change.to_json(now))
-        else:
-            out.line(f"timed change {show_id(change.id)} ({change.what}): {verb}")
+        out.result(
+            change.to_json(now), f"timed change {show_id(change.id)} ({change.what}): {verb}"
+        )
         return EXIT_OK
 
 
@@ -433,7 +425,7 @@ async def cmd_run_due(args: Args, out: Output) -> int:
                 session.tokens = TokenStore(
                     environ={**os.environ, **tokens}, scopes=session.tokens.scopes
                 )
-        now = timed.schedule.now_of(session, args.now)
+        now = now_of(session, args.now)
         if args.dry_run:
             due = [
                 t for t in await timed.list_timed(session, now=now) if t.open and t.due_at <= now
@@ -472,5 +464,3 @@ def _code(reports: list[DueReport]) -> int:
 
 #: Each command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"timed": _add_timed, "run-due": _add_run_due}
-
-__all__ = ["PARSERS", "add_for", "cmd_run_due", "cmd_timed", "say_timed", "with_for"]

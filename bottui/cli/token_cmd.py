@@ -54,18 +54,16 @@ async def cmd_token(args: Args, out: Output) -> int:
             await store_token(session.tokens, base, slot, wrapped)
             del value
             where = f"account {account}" if slot.project is None else f"{account}/{project}"
-            if out.as_json:
-                out.document({"stored": args.kind, "account": account, "project": project})
-            else:
-                out.line(f"stored the {slot.label} for {where} in the keyring")
+            out.result(
+                {"stored": args.kind, "account": account, "project": project},
+                f"stored the {slot.label} for {where} in the keyring",
+            )
             return EXIT_OK
         deleted, _ = await delete_token(session.tokens, base, slot)
-        if out.as_json:
-            out.document({"deleted": deleted, "kind": args.kind})
-        else:
-            out.line(
-                f"deleted the {args.kind} token" if deleted else f"no {args.kind} token stored"
-            )
+        out.result(
+            {"deleted": deleted, "kind": args.kind},
+            f"deleted the {args.kind} token" if deleted else f"no {args.kind} token stored",
+        )
         return EXIT_OK
 
 
@@ -78,16 +76,16 @@ async def _store_password(args: Args, out: Output) -> int:
         value = _read_secret("store")
         await tokens.set_store_password_async(target.keyring_username, StorePassword(value))
         del value
-        if out.as_json:
-            out.document({"stored": "store", "where": target.where})
-        else:
-            out.line(f"stored the password of {target.where} in the keyring")
+        out.result(
+            {"stored": "store", "where": target.where},
+            f"stored the password of {target.where} in the keyring",
+        )
         return EXIT_OK
     deleted = await tokens.delete_store_password_async(target.keyring_username)
-    if out.as_json:
-        out.document({"deleted": deleted, "kind": "store"})
-    else:
-        out.line("deleted the store password" if deleted else "no store password stored")
+    out.result(
+        {"deleted": deleted, "kind": "store"},
+        "deleted the store password" if deleted else "no store password stored",
+    )
     return EXIT_OK
 
 
@@ -208,5 +206,3 @@ def _add_token(commands: Any) -> None:
 
 #: Each command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"token": _add_token}
-
-__all__ = ["PARSERS", "cmd_token"]

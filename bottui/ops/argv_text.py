@@ -56,6 +56,3 @@ def check_command_line(argv: Sequence[str], environ: Mapping[str, str]) -> None:
             raise NotUtf8Error(
                 f"environment variable {shown(name)} is not valid UTF-8 (value not shown)"
             )
-
-
-__all__ = ["NotUtf8Error", "check_command_line", "shown"]

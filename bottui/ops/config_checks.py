@@ -275,21 +275,3 @@ def _bound_twice(
                 )
             )
     return problems
-
-
-__all__ = [
-    "CHECKERS",
-    "CheckedFiles",
-    "Checker",
-    "FileProblem",
-    "KeymapProblem",
-    "KnownBinding",
-    "check_keymap",
-    "config_file_problems",
-    "key_problem",
-    "keymap_problems",
-    "normalize_key",
-    "run_checkers",
-    "split_keys",
-    "summary",
-]

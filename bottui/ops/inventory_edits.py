@@ -155,20 +155,3 @@ async def forget_dimension(session: Session, account: str, project: str, dimensi
 async def import_file(session: Session, path: Path) -> MergeReport:
     """Merge a TOML inventory file (``-``: stdin) into the profile's; what changed."""
     return await session.inventory_store.import_toml(Path(path))
-
-
-__all__ = [
-    "NAME_MAX",
-    "add_dimension",
-    "add_limiter",
-    "add_project",
-    "check_dimension",
-    "check_display_name",
-    "check_limiter_name",
-    "check_project_ids",
-    "forget_dimension",
-    "forget_limiter",
-    "forget_project",
-    "import_file",
-    "rename_project",
-]

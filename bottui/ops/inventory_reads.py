@@ -99,16 +99,3 @@ async def first_project(session: Session) -> tuple[str, str] | None:
     except BottuiError:  # a damaged inventory: the Projects screen says so
         return None
     return (page.items[0].account, page.items[0].project) if page.items else None
-
-
-__all__ = [
-    "FIRST_PAGE",
-    "all_pages",
-    "first_limiters",
-    "first_project",
-    "first_projects",
-    "inventory_version",
-    "read_all_dimensions",
-    "read_all_limiters",
-    "read_all_projects",
-]

@@ -692,38 +692,3 @@ async def read(
     """
     stream = EntryStream(journal, entry_query(query), limit=query.limit, tokens=tokens)
     return [entry async for page in stream.pages() for entry in page]
-
-
-__all__ = [
-    "EXPORT_FORMATS",
-    "OPERATION_NAMES",
-    "OUTCOME_GROUPS",
-    "REASON_SHOWN",
-    "STREAM_PAGE",
-    "UNFINISHED",
-    "EntryStream",
-    "ExportAbandoned",
-    "JournalQuery",
-    "duration_text",
-    "entry_query",
-    "export",
-    "export_format",
-    "export_stream",
-    "fit",
-    "line",
-    "operation_named",
-    "operation_text",
-    "outcome_named",
-    "outcome_text",
-    "read",
-    "read_page",
-    "reason_text",
-    "requested",
-    "short_when",
-    "status_text",
-    "target_id",
-    "target_text",
-    "target_what",
-    "value_text",
-    "when",
-]

@@ -337,18 +337,3 @@ def session_watch(session: Session) -> DataVersionWatch:
     """A watch of the session's journal (changes, timed changes) and inventory files."""
     locations = session.locations
     return DataVersionWatch([locations.journal_file, locations.inventory_file])
-
-
-__all__ = [
-    "INTERVAL",
-    "RETRY",
-    "SLACK",
-    "LiveFeed",
-    "LocalFeed",
-    "describe",
-    "follow_session",
-    "own_origin",
-    "session_watch",
-    "what",
-    "who",
-]

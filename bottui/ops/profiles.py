@@ -349,23 +349,3 @@ async def save_project_settings(
     updated = dataclasses.replace(session.settings, projects=projects)
     session.update_settings(updated)
     return updated
-
-
-__all__ = [
-    "NAME_TAKEN",
-    "add_profile",
-    "check_operator",
-    "check_profile_name",
-    "check_profile_url",
-    "check_store_url",
-    "create_first_profile",
-    "new_profile",
-    "read_config",
-    "remember_theme",
-    "remove_other_profile",
-    "remove_profile",
-    "save_project_settings",
-    "settings_of",
-    "switch_profile",
-    "use_profile",
-]

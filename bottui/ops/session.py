@@ -504,16 +504,24 @@ class CommonOptions(Protocol):
     read_only: bool
 
 
-def session_from_options(locations: Locations, config: Config, options: CommonOptions) -> Session:
-    """A command's or the TUI's session: the options over the config, tokens in the keyring."""
-    settings = Settings.resolve(
+def settings_from_options(
+    config: Config, options: CommonOptions, environ: Mapping[str, str] | None = None
+) -> Settings:
+    """The options over the environment and the config (:meth:`Settings.resolve`)."""
+    return Settings.resolve(
         config,
         profile=options.profile,
         base_url=options.base_url,
         account=options.account,
         project=options.project,
         read_only=options.read_only,
+        environ=environ,
     )
+
+
+def session_from_options(locations: Locations, config: Config, options: CommonOptions) -> Session:
+    """A command's or the TUI's session: the options over the config, tokens in the keyring."""
+    settings = settings_from_options(config, options)
     session = Session(locations, settings, TokenStore(scopes=scopes_of(config)))
     session.pinned_read_only = options.read_only
     return session

@@ -291,6 +291,3 @@ class SharedJournal:
     async def close(self) -> None:
         """Close the local journal (the team store is the session's to close)."""
         await self._local.close()
-
-
-__all__ = ["SharedJournal", "from_team"]

@@ -179,21 +179,3 @@ async def share(session: Session, items: Sequence[Item]) -> None:
         return
     if session.on_shared is not None:
         session.on_shared()
-
-
-__all__ = [
-    "KINDS",
-    "NO",
-    "YES",
-    "Item",
-    "added",
-    "limiter_change",
-    "limiter_state",
-    "operator",
-    "outbox",
-    "removed",
-    "renamed",
-    "share",
-    "store_key",
-    "thresholds",
-]

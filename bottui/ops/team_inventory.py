@@ -364,6 +364,3 @@ async def _learn_one(session: Session, entry: TeamEntry) -> int:
         await inventory.learn_thresholds(account, project, dimension_id, thresholds)
         return 1
     return 0
-
-
-__all__ = ["Plan", "accounts_of", "learn", "plan", "refresh_shared"]

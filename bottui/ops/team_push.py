@@ -382,16 +382,3 @@ async def share_now(session: Session) -> str | None:
             session.on_shared()
         return None
     return (await team.sync()).down
-
-
-__all__ = [
-    "EXIT_BUDGET",
-    "TUI_INTERVAL",
-    "NoTeamStore",
-    "SharingThread",
-    "SyncState",
-    "TeamSync",
-    "open_team_store",
-    "open_team_store_url",
-    "store_target",
-]

@@ -112,6 +112,3 @@ async def unschedule(session: Session, key: str, why: str) -> None:
         await append_event(session, "cancel", key, {"why": why}, now_of(session))
     except StoreError as exc:
         session.warn(f"the failed change's revert is still scheduled: {exc.title}")
-
-
-__all__ = ["append_event", "detail_of", "now_of", "schedule_plan", "unschedule"]

@@ -50,7 +50,7 @@ from textual.worker import get_current_worker
 from bottui.api.errors import BottuiError
 from bottui.ops import timed as timed_ops
 from bottui.ops.durations import duration_text
-from bottui.ops.timed.schedule import now_of
+from bottui.ops.timed_record import now_of
 from bottui.plaintext import clean
 from bottui.tui import lazy
 from bottui.tui.change_prompt import ChangePrompt, Confirmation, profile_confirmation

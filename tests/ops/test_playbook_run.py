@@ -13,8 +13,8 @@ import pytest
 from bottui.api.client import build_thresholds
 from bottui.api.errors import RefusedError
 from bottui.demo import prepare
-from bottui.ops import mutations
-from bottui.ops.playbooks import library, planning, revert, run
+from bottui.ops import mutations, revert
+from bottui.ops.playbooks import library, planning, run
 from bottui.ops.playbooks.library import PlaybookFileError
 from bottui.ops.session import Session
 from bottui.sandbox.server import SandboxServer

@@ -2,8 +2,8 @@
 
 * :mod:`.checks`: :class:`~.checks.Check` and :class:`~.checks.Verdict`, and
   the check of each area: versions, profile, config and keymap, keyring,
-  tokens, the API at the base URL, the team store;
-* :mod:`.terminal`: TERM, colours, tmux (asked once) and the OSC 52 clipboard;
+  tokens, the API at the base URL, the team store; TERM, colours, tmux
+  (asked once) and the OSC 52 clipboard;
 * :mod:`.run`: :func:`~.run.prepare` (before the event loop) and
   :func:`~.run.run_checks` (concurrent, each check within its budget).
 

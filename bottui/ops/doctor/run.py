@@ -20,23 +20,21 @@ from bottui.ops.config_checks import KnownBinding
 from bottui.ops.doctor.checks import (
     Check,
     ProfileFacts,
+    TmuxFacts,
     Verdict,
     check_api,
     check_config,
     check_keyring,
+    check_osc52,
     check_profile,
     check_team_store,
-    check_tokens,
-    check_versions,
-    resolve_profile,
-)
-from bottui.ops.doctor.terminal import (
-    TmuxFacts,
-    check_osc52,
     check_terminal,
     check_tmux,
+    check_tokens,
+    check_versions,
     inside_tmux,
     read_tmux,
+    resolve_profile,
 )
 from bottui.ops.session import CommonOptions, Session
 from bottui.store.files import Locations

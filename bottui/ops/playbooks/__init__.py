@@ -8,5 +8,5 @@
   -> new value, and its source), and ``config check``'s warning for ids the
   inventory has not seen;
 * :mod:`~bottui.ops.playbooks.run`: the run, one confirmation, stop at the first failure;
-* :mod:`~bottui.ops.playbooks.revert`: a run's steps reverted, last first.
+  a run's steps are reverted, last first, by :mod:`bottui.ops.revert`.
 """

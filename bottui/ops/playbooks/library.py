@@ -491,30 +491,3 @@ def check_playbooks(locations: Locations) -> list[PlaybookProblem]:
         except PlaybookFileError as exc:
             problems.append(PlaybookProblem(exc.path, exc.line, exc.reason))
     return problems
-
-
-__all__ = [
-    "MAX_BYTES",
-    "MAX_STEPS",
-    "PLAYBOOK_DIR",
-    "KeyPath",
-    "LimiterStep",
-    "Playbook",
-    "PlaybookFile",
-    "PlaybookFileError",
-    "PlaybookProblem",
-    "Step",
-    "ThresholdsStep",
-    "check_playbooks",
-    "directory",
-    "invalid_file_names",
-    "list_names",
-    "load",
-    "load_all",
-    "playbook",
-    "playbook_dir",
-    "read",
-    "read_playbook",
-    "step_json",
-    "valid_name",
-]

@@ -280,13 +280,3 @@ async def _unseen_of(session: Session, book: Playbook) -> list[PlaybookProblem]:
         for s in plan.steps
         if s.unseen is not None
     ]
-
-
-__all__ = [
-    "PlannedStep",
-    "PlaybookPlan",
-    "plan_playbook",
-    "scope",
-    "unseen_steps",
-    "unseen_words",
-]

@@ -7,7 +7,7 @@ journaled under the run's id with the item key ``NAME#N``, so
 ``bottui journal --run RUN_ID`` lists it. The first step that fails, or
 whose outcome is unknown, stops the run: the steps after it are not sent,
 and the caller offers to revert the ones done
-(:func:`bottui.ops.playbooks.revert.revert_steps`). A run with a duration
+(:func:`bottui.ops.revert.revert_steps`). A run with a duration
 schedules the revert of all its steps at once, when every step was done.
 """
 
@@ -224,6 +224,3 @@ async def _schedule(
     # The run was confirmed as a whole, its scheduled revert with it (protected profiles).
     await schedule_revert(session, ids, summary.run_id, due, confirmed=True)
     return due
-
-
-__all__ = ["RUN_OPERATION", "RunSummary", "StepResult", "check_may_run", "run_playbook"]

@@ -39,7 +39,8 @@ from bottui.ops.durations import duration_text
 from bottui.ops.revert import RevertReport, revert_entries
 from bottui.ops.timed import team
 from bottui.ops.timed.model import TimedChange
-from bottui.ops.timed.schedule import executor_name, executor_seen, find, list_timed, now_of
+from bottui.ops.timed.schedule import executor_name, executor_seen, find, list_timed
+from bottui.ops.timed_record import now_of
 from bottui.store.errors import StoreError
 from bottui.store.journal.records import EntryId, JournalEntry, Outcome
 from bottui.store.journal.rows import micros
@@ -336,18 +337,3 @@ async def timed_entries(session: Session, timed: TimedChange) -> list[int | Jour
                 )
             out.append(found)
     return out
-
-
-__all__ = [
-    "DEFAULT_LATE_LIMIT",
-    "LATE_AFTER",
-    "Action",
-    "DueReport",
-    "doubt_text",
-    "late_limit",
-    "revert_now",
-    "revert_reason",
-    "run_due",
-    "send_revert",
-    "timed_entries",
-]

@@ -287,6 +287,3 @@ def _state(word: str) -> TimedState:
         "resolved": "resolved",
     }
     return known.get(word, "unknown")
-
-
-__all__ = ["DONE", "IN_DOUBT_AFTER", "Skip", "TimedChange", "TimedState", "fold", "short_id"]

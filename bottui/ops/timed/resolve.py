@@ -37,7 +37,8 @@ from bottui.ops.timed.execute import (
     send_revert,
 )
 from bottui.ops.timed.model import IN_DOUBT_AFTER, TimedChange
-from bottui.ops.timed.schedule import executor_name, find, now_of
+from bottui.ops.timed.schedule import executor_name, find
+from bottui.ops.timed_record import now_of
 from bottui.store.errors import StoreError
 from bottui.store.journal.records import EntryQuery, JournalEntry, local_operator
 from bottui.store.journal.rows import micros
@@ -192,6 +193,3 @@ async def _mirror(session: Session, timed: TimedChange, moment: datetime) -> Non
         await session.timed_store.write(lambda j: j.claim(timed.key, at=at, executor=executor))
     except StoreError as exc:
         session.warn(f"the claim is not mirrored in this journal: {exc.title}")
-
-
-__all__ = ["RESEND", "How", "Resolution", "resolve"]

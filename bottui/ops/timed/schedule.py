@@ -31,7 +31,7 @@ from bottui.ops.journal_view import target_id, target_what, value_text
 from bottui.ops.revert import superseded
 from bottui.ops.timed import team
 from bottui.ops.timed.model import TimedChange, fold
-from bottui.ops.timed_record import append_event, detail_of, now_of, schedule_plan
+from bottui.ops.timed_record import append_event, detail_of, now_of
 from bottui.plaintext import clean
 from bottui.store.errors import StoreError
 from bottui.store.journal.records import EntryId, local_host
@@ -339,25 +339,3 @@ def lines(found: list[TimedChange], now: datetime) -> list[str]:
 async def warning_lines(session: Session, plan: PlannedChange[Any]) -> list[str]:
     """:func:`lines` of :func:`pending_for`, at the session's now."""
     return lines(await pending_for(session, plan), now_of(session))
-
-
-__all__ = [
-    "NO_EXECUTOR_WARNING",
-    "SEEN_RECENTLY",
-    "TIMER_RECENTLY",
-    "TimedNotFound",
-    "cancel",
-    "executor_known",
-    "executor_name",
-    "executor_seen",
-    "extend",
-    "find",
-    "foresee",
-    "lines",
-    "list_timed",
-    "now_of",
-    "pending_for",
-    "schedule_plan",
-    "schedule_revert",
-    "warning_lines",
-]

@@ -137,6 +137,3 @@ async def pages(session: Session) -> Pages | None:
 
     await team.sync_within(5.0)
     return SharedJournal(session.journal_store, team)
-
-
-__all__ = ["claim", "entries", "merged", "pages", "push_events", "record"]

@@ -36,8 +36,8 @@ from bottui.api.errors import RefusedError
 from bottui.ops.playbooks import library, planning
 from bottui.ops.playbooks.library import PlaybookFileError
 from bottui.ops.playbooks.planning import PlaybookPlan
-from bottui.ops.playbooks.revert import PlaybookRevert, revert_steps
 from bottui.ops.playbooks.run import RunSummary, StepResult, run_playbook
+from bottui.ops.revert import PlaybookRevert, revert_steps
 from bottui.plaintext import clean
 from bottui.tui.change_prompt import Timing
 from bottui.tui.perf.textual_private import MeasuredTable

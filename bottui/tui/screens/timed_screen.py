@@ -30,7 +30,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Static
 
 from bottui.ops import timed
-from bottui.ops.timed.schedule import now_of
+from bottui.ops.timed_record import now_of
 from bottui.plaintext import clean
 from bottui.tui import timed_changes
 from bottui.tui.messages import InventoryChanged
