@@ -63,7 +63,7 @@ REGISTRY: Final[dict[str, str]] = {
     "ThresholdEditor": "bottui.tui.screens.threshold_dialogs:ThresholdEditor",
     "TimedScreen": "bottui.tui.screens.timed_screen:TimedScreen",
     "TokenDialog": "bottui.tui.screens.project_dialogs:TokenDialog",
-    "FilterInput": "bottui.tui.widgets.table_filter:FilterInput",
+    "FilterInput": "bottui.tui.widgets.entry_table:FilterInput",
     "Slider": "bottui.tui.widgets.threshold_field:Slider",
 }
 

@@ -45,8 +45,7 @@ from bottui.tui.perf.textual_private import (
     set_row_cells,
     table_as_tested,
 )
-from bottui.tui.widgets.entry_table import E, EntryTable
-from bottui.tui.widgets.table_filter import row_text
+from bottui.tui.widgets.entry_table import E, EntryTable, row_text
 
 #: What a row's cells are made from (compared to know whether they changed).
 V = TypeVar("V", bound=Hashable)

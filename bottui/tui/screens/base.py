@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from bottui.tui.error_report import Attempt
 
     # Imported when the bar is first mounted, after start-up (~2.5 ms).
-    from bottui.tui.widgets.table_filter import FilterBar, FilterInput
+    from bottui.tui.widgets.entry_table import FilterBar, FilterInput
 
 
 T = TypeVar("T")
@@ -305,7 +305,7 @@ class FilterableScreen(BottuiScreen):
         bars = self.query("FilterBar")  # by name: its module may not be imported yet
         if not bars:
             return None
-        from bottui.tui.widgets.table_filter import FilterBar
+        from bottui.tui.widgets.entry_table import FilterBar
 
         return bars.first(FilterBar)
 
@@ -326,7 +326,7 @@ class FilterableScreen(BottuiScreen):
             return None  # closed before start-up was over
         bar = self._filter_bar()
         if bar is None:
-            from bottui.tui.widgets.table_filter import FilterBar
+            from bottui.tui.widgets.entry_table import FilterBar
 
             bar = FilterBar()
             bar.display = False
