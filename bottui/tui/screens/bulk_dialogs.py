@@ -50,7 +50,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
-from textual import on
+from textual import events, on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -83,8 +83,7 @@ from bottui.tui.widgets.bulk_words import (
     unsettled,
 )
 from bottui.tui.widgets.form_field import StateCheckbox
-from bottui.tui.widgets.plain_text_area import PlainTextArea
-from bottui.tui.widgets.untrusted_text import PlainInput, join, safe, safe_id
+from bottui.tui.widgets.untrusted_text import PlainInput, join, refuse_paste, safe, safe_id
 
 if TYPE_CHECKING:
     from bottui.tui.bulk_runs import BackgroundRun, BulkRuns
@@ -564,6 +563,14 @@ def read_input(session: Session, account: str, project: str, text: str, path: st
     except BottuiError as exc:  # the input's fault; anything else is the app's to report
         return Preview(key, problem=error_text(exc), path_problem=bool(given_path))
     return Preview(key, source=source, plan=plan)
+
+
+class PlainTextArea(TextArea):
+    """A ``TextArea`` that refuses a paste holding control characters (as ``PlainInput``
+    does); here, beside its one user, because Textual's ``TextArea`` costs ~5 ms to import."""
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        refuse_paste(self, event)
 
 
 #: The Resume checkbox's label; its box says on (``[x]``) or off (``[ ]``).
