@@ -20,7 +20,7 @@ REGISTRY: Final[dict[str, str]] = {
     "ReasonAsked": "bottui.tui.screens.change_form:ReasonAsked",
     "TypedConfirmDialog": "bottui.tui.screens.change_form:TypedConfirmDialog",
     "DryRunDialog": "bottui.tui.screens.dialogs:DryRunDialog",
-    "ErrorLogScreen": "bottui.tui.screens.error_log_screen:ErrorLogScreen",
+    "ErrorLogScreen": "bottui.tui.screens.dialogs:ErrorLogScreen",
     "ErrorDialog": "bottui.tui.screens.dialogs:ErrorDialog",
     "ExtendDialog": "bottui.tui.screens.change_form:ExtendDialog",
     # Quitting and switching profile, asked about work under way: ~100 ms of imports.

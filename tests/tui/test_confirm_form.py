@@ -223,7 +223,7 @@ async def test_keys_typed_for_a_refused_change_never_act_on_the_screen(
     flow_app: BottuiApp, sandbox: SandboxServer
 ) -> None:
     # "Cannot undo" is a toast, not a dialog: the "e" of "shop-prod" opened the error log.
-    from bottui.tui.screens.error_log_screen import ErrorLogScreen
+    from bottui.tui.screens.dialogs import ErrorLogScreen
 
     session = flow_app.session
     session.settings = replace(session.settings, read_only=True)
