@@ -47,7 +47,7 @@ REGISTRY: Final[dict[str, str]] = {
     "ThresholdsScreen": "bottui.tui.screens.thresholds:ThresholdsScreen",
     "JournalTable": "bottui.tui.widgets.journal_table:JournalTable",
     "LimiterTable": "bottui.tui.widgets.limiter_table:LimiterTable",
-    "ProjectTable": "bottui.tui.widgets.project_table:ProjectTable",
+    "ProjectTable": "bottui.tui.screens.projects:ProjectTable",
     "BulkDialog": "bottui.tui.screens.bulk_dialogs:BulkDialog",
     "ExportDialog": "bottui.tui.screens.bulk_dialogs:ExportDialog",
     "BulkRunDialog": "bottui.tui.screens.bulk_dialogs:BulkRunDialog",
