@@ -263,18 +263,6 @@ class JournalFilters:
     until: str | None = None
     reason: str | None = None
 
-    @property
-    def narrowed(self) -> bool:
-        """True when anything beyond the project narrows the rows."""
-        return any(
-            v is not None
-            for v in (self.operation, self.outcome, self.operator, self.since, self.until)
-        ) or (self.reason is not None)
-
-    def cleared(self) -> JournalFilters:
-        """No filter but the project."""
-        return JournalFilters(project=self.project, project_id=self.project_id)
-
 
 def resolve_time(field: str, text: str, now: datetime) -> str | None:
     """A time field as ISO 8601: ``2h`` is two hours before ``now``; blank: None.
