@@ -71,6 +71,7 @@ from bottui.tui.error_report import EXPECTED_ERRORS, error_text, error_words
 from bottui.tui.screens.base import then
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import _Dialog
+from bottui.tui.screens.project_dialogs import StateCheckbox
 from bottui.tui.services import services_of
 from bottui.tui.widgets.bulk_words import (
     counts_line,
@@ -82,7 +83,6 @@ from bottui.tui.widgets.bulk_words import (
     summary_lines,
     unsettled,
 )
-from bottui.tui.widgets.form_field import StateCheckbox
 from bottui.tui.widgets.untrusted_text import PlainInput, join, refuse_paste, safe, safe_id
 
 if TYPE_CHECKING:
