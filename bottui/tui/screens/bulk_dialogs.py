@@ -221,7 +221,7 @@ class ExportDialog(_Dialog):
             yield PlainInput(default_name(self.run), id="bulk-export-path", compact=True)
             yield Static("", id="bulk-export-error", classes="field-error")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel", id="bulk-export-cancel")
+                yield Button("Cancel", id="bulk-export-cancel", classes="closes")
                 yield Button(Content("Export"), id="bulk-export-write", variant="primary")
 
     def on_mount(self) -> None:
@@ -277,11 +277,6 @@ class ExportDialog(_Dialog):
             title="Exported",
             markup=False,
         )
-        self.dismiss(None)
-
-    @on(Button.Pressed, "#bulk-export-cancel")
-    def _cancel(self, event: Button.Pressed) -> None:
-        event.stop()
         self.dismiss(None)
 
 
@@ -360,13 +355,15 @@ class BulkRunDialog(_Dialog):
             with summary_box:
                 yield Static("", id="bulk-summary")
             with Horizontal(classes="dialog-buttons"):
-                yield Button(Content(HIDE), id="bulk-hide")
+                yield Button(Content(HIDE), id="bulk-hide", classes="closes")
                 yield Button(Content(STOP), id="bulk-stop", variant="warning")
                 for name, words in (("bulk-export", "Export…"), ("bulk-resume-run", "Resume…")):
                     button = Button(Content(words), id=name)
                     button.display = False
                     yield button
-                close = Button(Content("Close"), id="bulk-close", variant="primary")
+                close = Button(
+                    Content("Close"), id="bulk-close", variant="primary", classes="closes"
+                )
                 close.display = False
                 yield close
 
@@ -480,12 +477,6 @@ class BulkRunDialog(_Dialog):
     def _stop_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         self.stop()
-
-    @on(Button.Pressed, "#bulk-hide")
-    @on(Button.Pressed, "#bulk-close")
-    def _close(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.dismiss(None)
 
     @on(Button.Pressed, "#bulk-export")
     def _export(self, event: Button.Pressed) -> None:
@@ -664,7 +655,7 @@ class BulkDialog(_Dialog):
                     disabled=True,
                     classes="primary-action",
                 )
-                yield Button("Cancel", id="bulk-cancel")
+                yield Button("Cancel", id="bulk-cancel", classes="closes")
 
     def on_mount(self) -> None:
         # Made here, on the event loop: the preview thread only uses it.
@@ -833,11 +824,6 @@ class BulkDialog(_Dialog):
     def _resume_changed(self, event: Checkbox.Changed) -> None:
         event.stop()
         self.draft.resume = event.value
-
-    @on(Button.Pressed, "#bulk-cancel")
-    def _cancel(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.dismiss(None)
 
     @on(Button.Pressed, "#bulk-start")
     def _start(self, event: Button.Pressed) -> None:

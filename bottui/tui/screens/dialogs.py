@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, TypeVar
 
 from rich.text import Text
 from textual import on
@@ -70,8 +70,24 @@ from bottui.tui.perf.textual_private import MeasuredTable
 from bottui.tui.ui_rules import focus_shown, show_widget
 from bottui.tui.widgets.untrusted_text import PlainInput, safe, safe_text
 
+ResultT = TypeVar("ResultT")
 
-class _Dialog(ModalScreen[Any]):
+
+class _Modal(ModalScreen[ResultT]):
+    """One of bottui's dialogs: its Close button (``#close``) and any button of class
+    ``closes`` (Cancel, Hide) dismiss it with None, as ``action_close`` does."""
+
+    @on(Button.Pressed, "#close, .closes")
+    def _closes(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(None)
+
+    def action_close(self) -> None:
+        """Close without a result."""
+        self.dismiss(None)
+
+
+class _Dialog(_Modal[Any]):
     """A framed box in the middle of the screen; escape closes it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -125,10 +141,6 @@ class _InfoDialog(_Dialog):
 
     def _first_focus(self) -> None:
         self.query_one("#close", Button).focus()
-
-    @on(Button.Pressed, "#close")
-    def _close(self) -> None:
-        self.dismiss(None)
 
 
 class ErrorDialog(_InfoDialog):
@@ -525,7 +537,7 @@ def entry_where(entry: LoggedError) -> str:
     return "\n".join(lines)
 
 
-class ErrorLogScreen(ModalScreen[None]):
+class ErrorLogScreen(_Modal[None]):
     """Every error of this session, newest first; Enter shows one whole."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -612,7 +624,3 @@ class ErrorLogScreen(ModalScreen[None]):
                     entry.title, entry.details, entry.error_object, where=entry_where(entry)
                 )
             )
-
-    def action_close(self) -> None:
-        """Back to the screen the log was opened from."""
-        self.dismiss(None)

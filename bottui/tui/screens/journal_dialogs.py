@@ -39,7 +39,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Input, Label, Select, Static
 
 from bottui.api.errors import ValidationError
@@ -50,6 +49,7 @@ from bottui.store.utc import parse_time, stamp
 from bottui.tui.error_report import EXPECTED_ERRORS, error_line
 from bottui.tui.key_registry import DIALOG_HELP
 from bottui.tui.perf.textual_private import MeasuredTable
+from bottui.tui.screens.dialogs import _Modal
 from bottui.tui.services import services_of
 from bottui.tui.widgets.journal_table import RunGroup, outcome_cell
 from bottui.tui.widgets.untrusted_text import PlainInput, join, safe, safe_id, safe_id_text
@@ -111,17 +111,13 @@ def entry_details(entry: JournalEntry) -> Content:
     return Content("\n").join(lines)
 
 
-class _JournalDialog(ModalScreen[Any]):
+class _JournalDialog(_Modal[Any]):
     """A framed box in the middle of the screen; escape closes it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="journal.dialog.close"),
         DIALOG_HELP,
     ]
-
-    def action_close(self) -> None:
-        """Close without a result."""
-        self.dismiss(None)
 
 
 class EntryDialog(_JournalDialog):
@@ -145,10 +141,6 @@ class EntryDialog(_JournalDialog):
     def on_mount(self) -> None:
         # The fields have focus, so arrows and page keys scroll at once; escape closes.
         self.query_one("#entry-scroll", VerticalScroll).focus()
-
-    @on(Button.Pressed, "#close")
-    def _close(self) -> None:
-        self.dismiss(None)
 
 
 class ExportDialog(_JournalDialog):
@@ -177,7 +169,7 @@ class ExportDialog(_JournalDialog):
             yield PlainInput(self._default, id="export-path")
             yield Static("", id="export-problem", classes="field-error")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel", id="cancel")
+                yield Button("Cancel", id="cancel", classes="closes")
                 yield Button("Export", id="export", variant="primary")
 
     def on_mount(self) -> None:
@@ -218,10 +210,6 @@ class ExportDialog(_JournalDialog):
             return
         # Replace only the file the operator saw named and pressed Replace for (#25).
         self.dismiss((path, fmt, self._confirmed_replace == path))
-
-    @on(Button.Pressed, "#cancel")
-    def _cancel(self) -> None:
-        self.dismiss(None)
 
 
 #: Operation choices: (label, value); None: every operation.
@@ -282,7 +270,7 @@ def resolve_time(field: str, text: str, now: datetime) -> str | None:
     return typed
 
 
-class FilterDialog(ModalScreen[JournalFilters | None]):
+class FilterDialog(_Modal[JournalFilters | None]):
     """Every journal filter in one dialog; returns the filters, or None when cancelled."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -349,16 +337,12 @@ class FilterDialog(ModalScreen[JournalFilters | None]):
             yield Static("", id="filter-problem")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Clear", id="clear")
-                yield Button("Cancel", id="cancel")
+                yield Button("Cancel", id="cancel", classes="closes")
                 yield Button("Filter", id="apply", variant="primary")
 
     def on_mount(self) -> None:
         self.query_one("#filter-problem", Static).display = False
         self.query_one(f"#{self._first}").focus()
-
-    def action_close(self) -> None:
-        """Close without a change."""
-        self.dismiss(None)
 
     def _text(self, widget_id: str) -> str | None:
         value = self.query_one(f"#{widget_id}", Input).value
@@ -411,10 +395,6 @@ class FilterDialog(ModalScreen[JournalFilters | None]):
     def _clear(self) -> None:
         self.dismiss(JournalFilters())
 
-    @on(Button.Pressed, "#cancel")
-    def _cancel(self) -> None:
-        self.dismiss(None)
-
 
 def _select(
     options: tuple[tuple[str, str | None], ...] | list[tuple[str, str]],
@@ -445,7 +425,7 @@ RUN_PAGE: Final = 100
 LOOKAHEAD: Final = 10
 
 
-class RunDialog(ModalScreen[None]):
+class RunDialog(_Modal[None]):
     """The ids of one bulk run and how each ended; escape closes it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -487,14 +467,6 @@ class RunDialog(ModalScreen[None]):
     def on_mount(self) -> None:
         self.query_one("#run-ids", DataTable).focus()
         self.action_more()
-
-    def action_close(self) -> None:
-        """Close the dialog."""
-        self.dismiss(None)
-
-    @on(Button.Pressed, "#close")
-    def _close(self) -> None:
-        self.dismiss(None)
 
     def action_more(self) -> None:
         """Read the next page of the run's entries."""

@@ -173,7 +173,7 @@ class ProfileForm(_FormDialog):
             ):
                 yield StateCheckbox(flag_label(flag, value), value, id=flag, compact=True)
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel", id="form-cancel")
+                yield Button("Cancel", id="form-cancel", classes="closes")
                 label = "Save" if edit is not None else "Save profile"
                 yield Button(label, id="form-submit", variant="primary")
 
@@ -290,7 +290,7 @@ class ProfileSwitcher(_Dialog):
                 yield Button("New", id="profiles-new")
                 yield Button("Edit", id="profiles-edit")
                 yield Button("Remove", id="profiles-remove")
-                yield Button("Close", id="profiles-close", variant="primary")
+                yield Button("Close", id="profiles-close", variant="primary", classes="closes")
 
     def on_mount(self) -> None:
         self.query_one(DataTable).focus()
@@ -437,7 +437,3 @@ class ProfileSwitcher(_Dialog):
             return
         self._show(config, None)
         self.notify(clean(f"Profile {name} removed from config.toml."), markup=False)
-
-    @on(Button.Pressed, "#profiles-close")
-    def _close(self) -> None:
-        self.dismiss(None)

@@ -199,10 +199,6 @@ class _FormDialog(_Dialog):
                 field.query_one(Input).focus()
                 return
 
-    @on(Button.Pressed, "#form-cancel")
-    def _cancel(self) -> None:
-        self.dismiss(None)
-
     @on(Button.Pressed, "#form-submit")
     def _submit(self) -> None:
         if self.validate_form():
@@ -269,7 +265,7 @@ class ProjectForm(_FormDialog):
                 id="field-name",
             )
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel", id="form-cancel")
+                yield Button("Cancel", id="form-cancel", classes="closes")
                 yield Button(
                     "Save" if editing else "Add project", id="form-submit", variant="primary"
                 )
@@ -426,7 +422,7 @@ class TokenDialog(_Dialog):
             with VerticalScroll(id="token-problem"):
                 yield Static("", id="token-problem-text")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel", id="token-cancel")
+                yield Button("Cancel", id="token-cancel", classes="closes")
                 yield Button("Delete stored", id="token-delete", variant="error")
                 yield Button("Store in keyring", id="token-store", variant="primary")
 
@@ -481,10 +477,6 @@ class TokenDialog(_Dialog):
     def _submitted(self) -> None:
         if self._value_ok() and not self._busy:
             self._store()
-
-    @on(Button.Pressed, "#token-cancel")
-    def _cancel(self) -> None:
-        self.dismiss(None)
 
     @on(Button.Pressed, "#token-store")
     def _store_pressed(self) -> None:
