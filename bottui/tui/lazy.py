@@ -45,7 +45,7 @@ REGISTRY: Final[dict[str, str]] = {
     "ProjectsScreen": "bottui.tui.screens.projects:ProjectsScreen",
     "DimensionTable": "bottui.tui.screens.thresholds:DimensionTable",
     "ThresholdsScreen": "bottui.tui.screens.thresholds:ThresholdsScreen",
-    "JournalTable": "bottui.tui.widgets.journal_table:JournalTable",
+    "JournalTable": "bottui.tui.screens.journal_dialogs:JournalTable",
     "LimiterTable": "bottui.tui.widgets.limiter_table:LimiterTable",
     "ProjectTable": "bottui.tui.screens.projects:ProjectTable",
     "BulkDialog": "bottui.tui.screens.bulk_dialogs:BulkDialog",

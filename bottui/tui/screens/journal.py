@@ -67,9 +67,10 @@ from bottui.tui.screens.journal_dialogs import (
     ExportDialog,
     FilterDialog,
     JournalFilters,
+    JournalTable,
     RunDialog,
+    cut,
 )
-from bottui.tui.widgets.journal_table import JournalTable, cut
 from bottui.tui.widgets.untrusted_text import join, safe, safe_id
 
 if TYPE_CHECKING:
