@@ -1,4 +1,4 @@
-"""The Journal screen's table and dialogs: one entry in full, the export file, the filters, a run's ids.
+"""The Journal screen's table and dialogs: an entry in full, the export, the filters, a run's ids.
 
 Everything an entry holds is untrusted (ids, server messages, another
 process's writes) and reaches the screen through ``safe()``.
@@ -17,11 +17,11 @@ through ``safe()``.
 
 One bulk run's ids, page by page: what Enter (or →) opens on a run's journal row.
 
-The Journal screen shows a bulk run as one row (:class:`RunGroup`); this dialog reads the run's entries from the
-journal the screen reads (this machine's or the team's), :data:`RUN_PAGE`
-at a time, awaited in a worker (the store reads on its own thread), the next
-page when the cursor nears the end or on ``m``. The header counts the
-outcomes of the entries read so far and says when every one is read.
+The Journal screen shows a bulk run as one row (:class:`RunGroup`); this dialog
+reads the run's entries from the journal the screen reads (this machine's or the
+team's), :data:`RUN_PAGE` at a time, awaited in a worker (the store reads on its own
+thread), the next page when the cursor nears the end or on ``m``. The header counts
+the outcomes of the entries read so far and says when every one is read.
 
 **The table** (:class:`JournalTable`): the journal's entries, newest first.
 
