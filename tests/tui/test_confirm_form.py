@@ -25,8 +25,7 @@ from bottui.tui.screens.change_form import ChangeForm, ConfirmDialog, TypedConfi
 from bottui.tui.screens.grants import GrantsScreen
 from bottui.tui.screens.journal import JournalScreen
 from bottui.tui.screens.limiters import LimitersScreen
-from bottui.tui.ui_rules import NOTE, WINDOW
-from bottui.tui.widgets.screen_bars import KeyBar
+from bottui.tui.ui_rules import NOTE, WINDOW, KeyBar
 from tests.fixtures.stores import journal_of
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, sent, settle, until

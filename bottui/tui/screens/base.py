@@ -46,9 +46,8 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from bottui.tui.messages import InventoryChanged, ProjectChosen
 from bottui.tui.services import TuiServices, find_services, services_of
-from bottui.tui.ui_rules import focus_shown, release_hidden_focus
+from bottui.tui.ui_rules import ContextBar, KeyBar, focus_shown, release_hidden_focus
 from bottui.tui.widgets.entry_table import EntryTable
-from bottui.tui.widgets.screen_bars import ContextBar, KeyBar
 
 if TYPE_CHECKING:
     from bottui.tui.error_report import Attempt
