@@ -186,19 +186,12 @@ class ErrorDialog(_InfoDialog):
 
 
 class RequestsDialog(_InfoDialog):
-    """Dry run: the exact request(s) and an equivalent curl; nothing was sent."""
+    """Dry run: the exact request(s) and an equivalent curl; nothing was sent (shown
+    by :class:`DryRunDialog`)."""
 
     def __init__(self, lines: Sequence[str]):
         super().__init__()
         self._lines = list(lines)
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label(Content("Dry run: nothing was sent"), classes="dialog-title")
-            with VerticalScroll():
-                yield Static(safe("\n".join(self._lines), keep_newlines=True), id="dry-run")
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Close", id="close", variant="primary")
 
 
 class HelpDialog(_InfoDialog):
