@@ -80,6 +80,7 @@ from bottui.tui.widgets.bulk_words import (
     problem_lines,
     progress_line,
     state_line,
+    stopped,
     summary_lines,
     unsettled,
 )
@@ -435,8 +436,7 @@ class BulkRunDialog(_Dialog):
             self._show_failure(run.failure)
 
     def _show_summary(self, summary: BulkSummary) -> None:
-        stopped = summary.interrupted or summary.stopped_by is not None
-        title = "Bulk revocation stopped" if stopped else "Bulk revocation done"
+        title = "Bulk revocation stopped" if stopped(summary) else "Bulk revocation done"
         self.query_one("#bulk-run-title", Label).update(
             join(title, " · ", safe_id(self.order.account), " / ", safe_id(self.order.project))
         )
