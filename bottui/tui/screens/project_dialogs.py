@@ -474,12 +474,8 @@ class TokenDialog(_Dialog):
         self._update_buttons()
 
     @on(Input.Submitted, "#token-value")
-    def _submitted(self) -> None:
-        if self._value_ok() and not self._busy:
-            self._store()
-
     @on(Button.Pressed, "#token-store")
-    def _store_pressed(self) -> None:
+    def _store_asked(self) -> None:
         if self._value_ok() and not self._busy:
             self._store()
 
