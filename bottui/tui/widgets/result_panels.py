@@ -626,18 +626,11 @@ class RevocationForm(Vertical):
         self.query_one("#user-account-id", Input).focus()
 
     @on(Input.Submitted, "#user-account-id")
-    def _submit_from_field(self, event: Input.Submitted) -> None:
+    @on(Button.Pressed, "#revoke")
+    def _submit(self, event: Input.Submitted | Button.Pressed) -> None:
         # Enter in the last field submits only when valid; the confirmation
         # dialog that follows still protects against a stray Enter.
         event.stop()
-        self._submit()
-
-    @on(Button.Pressed, "#revoke")
-    def _pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self._submit()
-
-    def _submit(self) -> None:
         if self.check():
             visitor, user = self.values()
             self.post_message(self.Submitted(self, visitor, user))
