@@ -401,6 +401,7 @@ class JournalScreen(BottuiScreen):
 
     # -- details ------------------------------------------------------------------------
 
+    @on(DataTable.RowSelected, "#journal-table")
     def action_details(self) -> None:
         """Open the selected entry in full; a bulk run's row: its ids, page by page."""
         table = self.query_one(JournalTable)
@@ -413,10 +414,6 @@ class JournalScreen(BottuiScreen):
             self.notify("No entry selected.", markup=False)
             return
         self.app.push_screen(EntryDialog(entry))
-
-    @on(DataTable.RowSelected, "#journal-table")
-    def _row_selected(self) -> None:
-        self.action_details()
 
     # -- export ----------------------------------------------------------------------------
 

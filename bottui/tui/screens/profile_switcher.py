@@ -352,9 +352,6 @@ class ProfileSwitcher(_Dialog):
     # -- actions ---------------------------------------------------------------------
 
     @on(DataTable.RowSelected)
-    def _row_selected(self) -> None:
-        self.action_switch()
-
     def action_switch(self) -> None:
         """Switch to the highlighted profile (the dialog closes; the app switches)."""
         profile = self._selected()

@@ -711,16 +711,13 @@ class ProjectsScreen(FilterableScreen):
 
     # -- adding, editing, removing -------------------------------------------------------
 
+    @on(Button.Pressed, "#welcome-add")
     def action_add(self) -> None:
         """Add a project (asking for the base URL first when there is none)."""
         if self.services.session.settings.base_url is None:
             self._ask_first_profile()
         else:
             self._ask_project()
-
-    @on(Button.Pressed, "#welcome-add")
-    def _welcome_add(self) -> None:
-        self.action_add()
 
     def _ask_project(self) -> None:
         settings = self.services.session.settings
@@ -889,11 +886,8 @@ class ProjectsScreen(FilterableScreen):
         self._check_tokens(again=True)
         tell_checked(self, redraw=self._after_states)  # "checking…" now, the findings after
 
+    @on(Button.Pressed, "#welcome-demo")
     def action_demo(self) -> None:
         """Leave and start ``bottui demo`` (first run only)."""
         if not self.services.demo:  # never from the demo itself
             self.app.exit(START_DEMO)
-
-    @on(Button.Pressed, "#welcome-demo")
-    def _welcome_demo(self) -> None:
-        self.action_demo()
