@@ -406,6 +406,7 @@ class BulkRunDialog(_Dialog):
 
     # -- stopping -----------------------------------------------------------------------
 
+    @on(Button.Pressed, "#bulk-stop")
     def stop(self) -> None:
         """First call: stop taking ids; second: abandon the requests in flight."""
         self.runs.stop()
@@ -472,11 +473,6 @@ class BulkRunDialog(_Dialog):
         close = self.query_one("#bulk-close", Button)
         close.display = True
         close.focus()
-
-    @on(Button.Pressed, "#bulk-stop")
-    def _stop_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.stop()
 
     @on(Button.Pressed, "#bulk-export")
     def _export(self, event: Button.Pressed) -> None:
@@ -826,10 +822,6 @@ class BulkDialog(_Dialog):
         self.draft.resume = event.value
 
     @on(Button.Pressed, "#bulk-start")
-    def _start(self, event: Button.Pressed) -> None:
-        event.stop()
-        self._start_run()
-
     def _start_run(self) -> None:
         """Open the run's confirmation (on top of this dialog) when the input is ready."""
         order = self._ready()
