@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import ClassVar, Generic, TypeVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -183,11 +183,12 @@ class EntryTable(QuickCellsTable, Generic[E]):
         self._placing_depth = 0
         # The row the palette's picker chose, while its action runs (see picked).
         self._picked: str | None = None
-        #: The text typed after ``/`` and the rows it kept last (rows as the
-        #: subclass keeps them: ``Row`` here, ``(key, entry)`` in IncrementalTable).
-        self.row_filter: RowFilter[Any] = RowFilter()
-        # Every row given to _replace_rows, shown or not.
-        self._all_rows: list[Row[E]] = []
+        #: The text typed after ``/`` and the ``(key, entry)`` rows it kept last.
+        self.row_filter: RowFilter[tuple[str, E]] = RowFilter()
+        # Every row given to be shown, shown or hidden by the filter, in table order.
+        self._source: list[tuple[str, E]] = []
+        # Row key -> its cells, of every row given to _replace_rows.
+        self._row_cells: dict[str, Sequence[Text]] = {}
 
     @property
     def picking(self) -> bool:
@@ -244,17 +245,17 @@ class EntryTable(QuickCellsTable, Generic[E]):
     @property
     def all_keyed_entries(self) -> list[tuple[str, E]]:
         """``(row key, entry)`` of every row, also those the filter hides, in table order."""
-        return [(key, entry) for key, entry, _cells in self._all_rows]
+        return list(self._source)
 
     @property
     def all_entries(self) -> list[E]:
         """Every row's entry, also those the filter hides, in table order."""
-        return [entry for _key, entry, _cells in self._all_rows]
+        return [entry for _key, entry in self._source]
 
     @property
     def total(self) -> int:
         """How many rows the table holds, shown or hidden by the filter."""
-        return len(self._all_rows)
+        return len(self._source)
 
     def set_filter(self, text: str) -> None:
         """Show only the rows whose visible text contains ``text`` (any case); "" shows all."""
@@ -289,7 +290,9 @@ class EntryTable(QuickCellsTable, Generic[E]):
         The cursor stays where it was (by key, not by position) only when that row
         is still shown, so a refresh does not move the operator's selection.
         """
-        self._all_rows = list(rows)
+        given = list(rows)
+        self._source = [(key, entry) for key, entry, _cells in given]
+        self._row_cells = {key: cells for key, _entry, cells in given}
         self.row_filter.source_changed()
         self._show_filtered(select)
 
@@ -298,10 +301,12 @@ class EntryTable(QuickCellsTable, Generic[E]):
         keep = select or self._cursor_key()
         with self._placing():
             self.clear()
-            shown = self.row_filter.apply(self._all_rows, lambda row: row_text(row[2]))
-            self._entries = {key: entry for key, entry, _cells in shown}
-            for key, _entry, cells in shown:
-                self.add_row(*cells, key=key)
+            shown = self.row_filter.apply(
+                self._source, lambda row: row_text(self._row_cells[row[0]])
+            )
+            self._entries = dict(shown)
+            for key, _entry in shown:
+                self.add_row(*self._row_cells[key], key=key)
             if keep is not None and keep in self._entries:
                 self.move_cursor(row=self.get_row_index(keep), animate=False)
         self._filtered_message()
