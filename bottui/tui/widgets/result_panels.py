@@ -44,7 +44,7 @@ what worked.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
@@ -55,6 +55,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Static
 
 from bottui.api.errors import ValidationError, without_unknown_note
@@ -113,6 +114,19 @@ def failure_lines(failure: Failure) -> list[Content]:
     return lines
 
 
+def fill(
+    panel: Widget, headline: Content, css: str, classes: Iterable[str], lines: Sequence[Content]
+) -> None:
+    """Show a panel: its first Static the headline (styled by ``css``, one of ``classes``),
+    its second the lines."""
+    head, body = panel.query(Static).results()
+    head.update(headline)
+    for name in classes:
+        head.set_class(name == css, name)
+    body.update(Content("\n").join(lines))
+    panel.display = True
+
+
 # -- one kind of change's latest attempt -----------------------------------------------
 
 SUCCESS_CLASS = "result-withdrawn"  # the Grants panel's success style
@@ -139,12 +153,7 @@ class AttemptPanel(Vertical):
         self.border_title = (
             f"Result · at {at} UTC · since changed" if history else f"Result · {at} UTC"
         )
-        head = self.query_one(".attempt-headline", Static)
-        head.update(headline)
-        for name in (SUCCESS_CLASS, FAILED_CLASS, UNKNOWN_CLASS):
-            head.set_class(name == css, name)
-        self.query_one(".attempt-body", Static).update(Content("\n").join(lines))
-        self.display = True
+        fill(self, headline, css, (SUCCESS_CLASS, FAILED_CLASS, UNKNOWN_CLASS), lines)
 
     def show_success(
         self, headline: Content, lines: Sequence[Content], at: str, *, history: bool = False
@@ -311,7 +320,6 @@ class RevocationResult(Vertical):
         if record is None:
             self.display = False
             return
-        headline = self.query_one("#result-headline", Static)
         if record.revocation is None:
             failure = record.failure or Failure(record.error or "error", "", False, "")
             text, css = failure_headline(failure)
@@ -321,12 +329,8 @@ class RevocationResult(Vertical):
             words, _, css = OUTCOMES[record.revocation.outcome]
             text, lines = Content(words), result_lines(record)
             self.border_title = "Result"
-        headline.update(text)
-        for name in RESULT_CLASSES:
-            headline.set_class(name == css, name)
-        self.query_one("#result-body", Static).update(Content("\n").join(lines))
         self.border_subtitle = notes(record)
-        self.display = True
+        fill(self, text, css, RESULT_CLASSES, lines)
 
 
 # -- the project returned by a rate limiter change -------------------------------------
@@ -509,14 +513,8 @@ class ReturnedProjectPanel(VerticalScroll):
         self._shown_key = None
         self.border_title = f"Last attempt · {at} UTC"
         text, css = failure_headline(failure)
-        headline = self.query_one("#returned-project-headline", Static)
-        headline.update(text)
-        headline.set_class(css == FAILED_CLASS, FAILED_CLASS)
-        headline.set_class(css == UNKNOWN_CLASS, UNKNOWN_CLASS)
-        headline.display = True
-        body = Content("\n").join([where, *failure_lines(failure)])
-        self.query_one("#returned-project-body", Static).update(body)
-        self.display = True
+        self.query_one("#returned-project-headline", Static).display = True
+        fill(self, text, css, (FAILED_CLASS, UNKNOWN_CLASS), [where, *failure_lines(failure)])
         self.scroll_home(animate=False)
 
     def hide(self) -> None:
