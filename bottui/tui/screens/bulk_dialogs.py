@@ -273,18 +273,10 @@ class ExportDialog(_Dialog):
             return
         finally:
             self._busy = False
-        self.notify(
-            clean_words(self.run.spool.rows, written),
-            title="Exported",
-            markup=False,
-        )
+        # ``Wrote 3,000 rows to /tmp/bulk-run-3.csv`` (the path cleaned: it is data).
+        rows = plural(self.run.spool.rows, "row")
+        self.notify(f"Wrote {rows} to {clean(str(written))}", title="Exported", markup=False)
         self.dismiss(None)
-
-
-def clean_words(rows: int, path: Path) -> str:
-    """``Wrote 3,000 rows to /tmp/bulk-run-3.csv`` (the path cleaned: it is data)."""
-
-    return f"Wrote {plural(rows, 'row')} to {clean(str(path))}"
 
 
 STOP: Final = "Stop"
