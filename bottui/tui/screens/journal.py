@@ -38,7 +38,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
-from textual.message import Message
 from textual.widgets import DataTable, Static
 from textual.worker import Worker
 
@@ -116,14 +115,6 @@ OUTCOME_FILTERS: Final[tuple[str | None, ...]] = (
     "failed",
     "unknown",
 )
-
-
-@dataclass
-class Exported(Message):
-    """The export file was written."""
-
-    path: Path
-    count: int
 
 
 class JournalScreen(BottuiScreen):
@@ -436,27 +427,17 @@ class JournalScreen(BottuiScreen):
                 return
             path, fmt, replace = result
 
-            async def write() -> int:
+            async def write() -> None:
                 # Page by page, never the whole journal in memory; the keyring's
                 # tokens are looked up (awaited) to mask them.
                 stream = journal_view.EntryStream(journal, query, tokens=session.tokens)
-                return await journal_view.export_stream(stream, path, fmt, overwrite=replace)
+                count = await journal_view.export_stream(stream, path, fmt, overwrite=replace)
+                words = clean(f"Exported {count} entries to {path}")
+                self.notify(words, title="Journal exported", markup=False)
 
-            self.call(
-                write,
-                label="Exporting the journal",
-                done=lambda written: Exported(path, written),
-            )
+            self.call(write, label="Exporting the journal")
 
         self.app.push_screen(ExportDialog(default, words), chosen)
-
-    @on(Exported)
-    def _exported(self, message: Exported) -> None:
-        self.notify(
-            clean(f"Exported {message.count} entries to {message.path}"),
-            title="Journal exported",
-            markup=False,
-        )
 
     # -- undo ----------------------------------------------------------------------------
 
