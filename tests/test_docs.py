@@ -21,7 +21,7 @@ import pytest
 
 from bottui.store.files import Locations
 from bottui.tui.key_registry import binding_ids
-from bottui.tui.widgets.screen_bars import PLAIN_DIGITS
+from bottui.tui.ui_rules import PLAIN_DIGITS
 from tests.cli.helpers import cli, write_config
 
 ROOT = Path(__file__).resolve().parents[1]

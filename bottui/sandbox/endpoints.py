@@ -20,8 +20,6 @@ be checked exactly as sent; every refusal is a 400 :class:`ApiError` whose
 
 Every error answers ``{"message", "code", "type", "context"?}``:
 
-Every error answers ``{"message", "code", "type", "context"?}``:
-
 ======  ======================  =========================
 status  code                    type
 ======  ======================  =========================
@@ -84,22 +82,39 @@ from bottui.sandbox.state import (
 # -- error objects -------------------------------------------------------------------------
 
 
+#: Status -> (code, type) of its error object, as in the table above; any 5xx is
+#: ``unavailable``/``server_error``.
+ERROR_KINDS: Final[dict[int, tuple[str, str]]] = {
+    400: ("invalid_request", "validation_error"),
+    401: ("unauthorized", "authentication_error"),
+    403: ("forbidden", "permission_error"),
+    404: ("not_found", "not_found_error"),
+    405: ("method_not_allowed", "invalid_request_error"),
+    409: ("conflict", "invalid_request_error"),
+    413: ("payload_too_large", "invalid_request_error"),
+    429: ("rate_limited", "rate_limit_error"),
+}
+
+
 class ApiError(Exception):
-    """An error answer: status, body fields and extra headers."""
+    """An error answer: status, body fields and extra headers.
+
+    ``kind`` is the ``(code, type)`` of the body; by default the status's
+    (:data:`ERROR_KINDS`).
+    """
 
     def __init__(
         self,
         status: int,
-        code: str,
-        type_: str,
         message: str,
         context: Any = None,
         headers: dict[str, str] | None = None,
+        *,
+        kind: tuple[str, str] | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
-        self.code = code
-        self.type = type_
+        self.code, self.type = kind or ERROR_KINDS.get(status, ("unavailable", "server_error"))
         self.message = message
         self.context = context
         self.headers = dict(headers or {})
@@ -118,72 +133,13 @@ class ApiError(Exception):
 
 def invalid(field: str, message: str) -> ApiError:
     """400: the request (body or path) is not valid; ``context.field`` names the culprit."""
-    return ApiError(400, "invalid_request", "validation_error", message, {"field": field})
-
-
-def unauthorized(message: str = "Missing or invalid X-Api-Key.") -> ApiError:
-    """401: no credential, or one the service does not know."""
-    return ApiError(401, "unauthorized", "authentication_error", message)
-
-
-def forbidden(message: str, context: Any = None) -> ApiError:
-    """403: the credential is known but does not allow this."""
-    return ApiError(403, "forbidden", "permission_error", message, context)
-
-
-def not_found(message: str, context: Any = None) -> ApiError:
-    """404: no such path, project, rate limiter or dimension."""
-    return ApiError(404, "not_found", "not_found_error", message, context)
+    return ApiError(400, message, {"field": field})
 
 
 def method_not_allowed(allowed: str) -> ApiError:
     """405 with an ``Allow`` header."""
     return ApiError(
-        405,
-        "method_not_allowed",
-        "invalid_request_error",
-        f"Method not allowed; use {allowed}.",
-        {"allowed": [allowed]},
-        {"allow": allowed},
-    )
-
-
-def too_large(limit: int) -> ApiError:
-    """413: the body exceeds the sandbox's limit."""
-    return ApiError(
-        413,
-        "payload_too_large",
-        "invalid_request_error",
-        "Request body too large.",
-        {"limitBytes": limit},
-    )
-
-
-def rate_limited(retry_after: str) -> ApiError:
-    """429 with ``Retry-After``."""
-    return ApiError(
-        429,
-        "rate_limited",
-        "rate_limit_error",
-        "Too many requests; retry later.",
-        {"retryAfter": retry_after},
-        {"retry-after": retry_after},
-    )
-
-
-def unavailable(status: int) -> ApiError:
-    """An injected 5xx."""
-    return ApiError(status, "unavailable", "server_error", "The service is unavailable.")
-
-
-def hostile_error(status: int) -> ApiError:
-    """The error object answered while ``hostileStatus`` is set."""
-    return ApiError(
-        status,
-        "hostile",
-        "hostile_error",
-        "The sandbox answers every request with this error.",
-        {"field": "hostileStatus"},
+        405, f"Method not allowed; use {allowed}.", {"allowed": [allowed]}, {"allow": allowed}
     )
 
 
@@ -417,7 +373,7 @@ def handle(
             raise invalid("path", "The path is not valid UTF-8 once percent-decoded.")
         route = match(segments)
         if route is None:
-            raise not_found("No such endpoint.", {"resource": "endpoint"})
+            raise ApiError(404, "No such endpoint.", {"resource": "endpoint"})
         if method != route.method:
             raise method_not_allowed(route.method)
         record = _authenticate(state, headers)
@@ -436,53 +392,57 @@ def _authenticate(state: SandboxState, headers: Mapping[str, str]) -> TokenRecor
     token = headers.get("x-api-key", "")
     if not token:
         if headers.get("authorization"):
-            raise unauthorized("Missing X-Api-Key; the Authorization header is not accepted.")
-        raise unauthorized("Missing X-Api-Key.")
+            raise ApiError(401, "Missing X-Api-Key; the Authorization header is not accepted.")
+        raise ApiError(401, "Missing X-Api-Key.")
     record = state.authenticate(token)
     if record is None:
-        raise unauthorized("Invalid X-Api-Key.")
+        raise ApiError(401, "Invalid X-Api-Key.")
     return record
 
 
 def _set_active(state: SandboxState, route: Match, record: TokenRecord, body: bytes) -> Any:
     if not isinstance(record, ProjectApiToken):
-        raise forbidden(
+        raise ApiError(
+            403,
             "This operation needs a project API token.",
             {"tokenKind": record.kind, "requiredTokenKind": "project"},
         )
     if record.account_id != route.account_id or record.project_id != route.project_id:
-        raise forbidden("This token does not belong to this project.")
+        raise ApiError(403, "This token does not belong to this project.")
     _require_project(state, route)
     assert route.item_id is not None
     if state.rate_limiter(route.account_id, route.project_id, route.item_id) is None:
-        raise not_found("No such rate limiter.", {"resource": "rate_limiter", "id": route.item_id})
+        raise ApiError(
+            404, "No such rate limiter.", {"resource": "rate_limiter", "id": route.item_id}
+        )
     active = parse_set_active(body)
     project = state.set_rate_limiter_active(
         route.account_id, route.project_id, route.item_id, active
     )
     if project is None:  # removed meanwhile
-        raise not_found("No such rate limiter.", {"resource": "rate_limiter"})
+        raise ApiError(404, "No such rate limiter.", {"resource": "rate_limiter"})
     return project
 
 
 def _check_personal(route: Match, record: TokenRecord) -> None:
     if not isinstance(record, PersonalToken):
-        raise forbidden(
+        raise ApiError(
+            403,
             "This operation needs a personal access token.",
             {"tokenKind": record.kind, "requiredTokenKind": "personal"},
         )
     if record.account_id != route.account_id:
-        raise forbidden("This token does not belong to this account.")
+        raise ApiError(403, "This token does not belong to this account.")
     scope = (
         SCOPE_PROJECT_ACTION if route.operation is Operation.REVOKE else SCOPE_DIMENSION_THRESHOLDS
     )
     if scope not in record.scopes:
-        raise forbidden(f"The token lacks the scope {scope!r}.", {"missingScope": scope})
+        raise ApiError(403, f"The token lacks the scope {scope!r}.", {"missingScope": scope})
 
 
 def _require_project(state: SandboxState, route: Match) -> None:
     if not state.has_project(route.account_id, route.project_id):
-        raise not_found("No such project.", {"resource": "project", "id": route.project_id})
+        raise ApiError(404, "No such project.", {"resource": "project", "id": route.project_id})
 
 
 def _revoke(state: SandboxState, route: Match, body: bytes) -> Any:
@@ -495,7 +455,7 @@ def _thresholds(state: SandboxState, route: Match, body: bytes) -> Any:
     _require_project(state, route)
     assert route.item_id is not None
     if state.dimension(route.account_id, route.project_id, route.item_id) is None:
-        raise not_found("No such dimension.", {"resource": "dimension", "id": route.item_id})
+        raise ApiError(404, "No such dimension.", {"resource": "dimension", "id": route.item_id})
     update = parse_thresholds(body)
     done = state.update_dimension(
         route.account_id,
@@ -508,7 +468,7 @@ def _thresholds(state: SandboxState, route: Match, body: bytes) -> Any:
         challenge_raw=update.challenge_raw,
     )
     if not done:  # removed meanwhile
-        raise not_found("No such dimension.", {"resource": "dimension"})
+        raise ApiError(404, "No such dimension.", {"resource": "dimension"})
     return {}
 
 
@@ -563,7 +523,7 @@ def _subjects(data: dict[str, Any], *, only_one: bool) -> list[tuple[SubjectKind
 def _control_project(state: SandboxState, data: dict[str, Any]) -> tuple[str, str]:
     account_id, project_id = _string(data, "accountId"), _string(data, "projectId")
     if not state.has_project(account_id, project_id):
-        raise not_found("No such project.", {"resource": "project", "id": project_id})
+        raise ApiError(404, "No such project.", {"resource": "project", "id": project_id})
     return account_id, project_id
 
 
@@ -600,7 +560,7 @@ def advance_clock(state: SandboxState, faults: Faults, body: bytes) -> Result:
     data = _control_object(body)
     clock = state.clock
     if not isinstance(clock, ManualClock):
-        raise ApiError(409, "conflict", "invalid_request_error", "The clock is not manual.")
+        raise ApiError(409, "The clock is not manual.")
     now = clock.advance(_seconds(data, "advanceSeconds", None, positive=False))
     return Result(200, {"now": iso_utc(now), "epochSeconds": now})
 
@@ -634,7 +594,7 @@ def use_attempt(state: SandboxState, faults: Faults, body: bytes) -> Result:
     [(kind, subject)] = _subjects(data, only_one=True)
     grant = state.use_attempt(account_id, project_id, kind, subject)
     if grant is None:
-        raise not_found("No grant stands on this subject.", {"resource": "grant"})
+        raise ApiError(404, "No grant stands on this subject.", {"resource": "grant"})
     return Result(
         200,
         {
@@ -672,7 +632,7 @@ def handle_control(
     try:
         methods = ROUTES.get(segments)
         if methods is None:
-            raise not_found("No such sandbox endpoint.", {"resource": "endpoint"})
+            raise ApiError(404, "No such sandbox endpoint.", {"resource": "endpoint"})
         handler = methods.get(method)
         if handler is None:
             raise method_not_allowed(", ".join(methods))
@@ -854,18 +814,33 @@ class SandboxASGI:
                 await self._drop(send, method, segments, headers, body, end)
                 return
             if oversized:
-                result = error_result(too_large(MAX_BODY), self.state)
+                too_large = ApiError(413, "Request body too large.", {"limitBytes": MAX_BODY})
+                result = error_result(too_large, self.state)
             elif fault in (FaultKind.FAIL, FaultKind.RANDOM_ERROR):
-                result = error_result(unavailable(self.faults.error_status), self.state)
+                unavailable = ApiError(self.faults.error_status, "The service is unavailable.")
+                result = error_result(unavailable, self.state)
             elif fault is FaultKind.RATE_LIMIT:
-                result = error_result(rate_limited(self.faults.retry_after), self.state)
+                after = self.faults.retry_after
+                limited = ApiError(
+                    429,
+                    "Too many requests; retry later.",
+                    {"retryAfter": after},
+                    {"retry-after": after},
+                )
+                result = error_result(limited, self.state)
             elif fault is FaultKind.NON_JSON:
                 end(200, None, fault)
                 page = hostile.page(HTML_GARBAGE) if hostile else HTML_GARBAGE
                 await _send(send, 200, page, "text/html; charset=utf-8", {})
                 return
             elif self.faults.hostile_status:
-                result = error_result(hostile_error(self.faults.hostile_status), self.state)
+                hostile_error = ApiError(
+                    self.faults.hostile_status,
+                    "The sandbox answers every request with this error.",
+                    {"field": "hostileStatus"},
+                    kind=("hostile", "hostile_error"),
+                )
+                result = error_result(hostile_error, self.state)
             else:
                 result = handle(self.state, method, segments, headers, body)
             payload = hostile.answer(result.status, result.body) if hostile else result.body

@@ -42,8 +42,13 @@ from bottui.tui.key_registry import ActionProvider, help_sections, known_binding
 from bottui.tui.perf.stylesheet import complete_stylesheet, start_stylesheet
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.services import TuiServices, worker_failed
-from bottui.tui.ui_rules import TypeaheadGuard, release_hidden_focus, tab_target
-from bottui.tui.widgets.screen_bars import ContextBar, keep_header
+from bottui.tui.ui_rules import (
+    ContextBar,
+    TypeaheadGuard,
+    keep_header,
+    release_hidden_focus,
+    tab_target,
+)
 
 if TYPE_CHECKING:
     from textual.command import Provider

@@ -20,11 +20,11 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Final, Protocol
 
 from bottui.ops.bulk.engine import BulkRevocation
-from bottui.ops.bulk.report import UNKNOWN_LIKE, BulkProgress, BulkSummary, ItemStatus
+from bottui.ops.bulk.report import BulkProgress, BulkSummary, ItemStatus
 from bottui.ops.bulk.results import ResultsSpool
 from bottui.tui import lazy
 from bottui.tui.screens.bulk_dialogs import BulkDraft, BulkOrder, confirm_bulk
-from bottui.tui.widgets.bulk_words import plural, unsettled
+from bottui.tui.widgets.bulk_words import plural, stopped, total_words, unknown_count, unsettled
 
 if TYPE_CHECKING:
     from bottui.tui.screens.bulk_dialogs import BulkRunDialog
@@ -73,14 +73,11 @@ def header_words(run: BackgroundRun) -> str:
         return "bulk failed · B"
     if progress is None:
         return "bulk starting"
-    total = "?" if progress.total is None else f"{progress.total:,}"
-    if progress.total is not None and not progress.total_exact:
-        total = "~" + total
-    failed = progress.counts.get(ItemStatus.FAILED, 0)
-    unknown = sum(progress.counts.get(s, 0) for s in UNKNOWN_LIKE)
+    total = total_words(progress)
+    failed, unknown = progress.counts.get(ItemStatus.FAILED, 0), unknown_count(progress)
     if run.summary is not None:
         summary = run.summary
-        state = "stopped" if summary.interrupted or summary.stopped_by else "done"
+        state = "stopped" if stopped(summary) else "done"
         head = f"bulk {state} {summary.total - summary.not_sent:,}/{summary.total:,}"
         failed, unknown = summary.failed, summary.unknown
     elif progress.stopping:
@@ -201,8 +198,7 @@ class BulkRuns:
             self.view.show_end()
         elif run.summary is not None:
             summary = run.summary
-            stopped = summary.interrupted or summary.stopped_by is not None
-            words = "stopped" if stopped else "done"
+            words = "stopped" if stopped(summary) else "done"
             self._services.host.notify(
                 f"Bulk revocation {words}: {plural(summary.withdrawn, 'grant')} withdrawn, "
                 f"{summary.failed:,} failed, {summary.unknown:,} unknown. B shows the summary.",

@@ -189,11 +189,6 @@ def is_unknown(error: BaseException) -> bool:
     return isinstance(error, BottuiError) and error.ambiguous
 
 
-def is_refused(error: BaseException) -> bool:
-    """True when bottui refused before sending anything (read-only, "Cannot undo")."""
-    return isinstance(error, RefusedError)
-
-
 def outcome_word(entry: LoggedError) -> str:
     """The error log's Outcome: ``refused`` (nothing sent), ``unknown`` or ``failed``."""
     if entry.refused:
@@ -299,7 +294,8 @@ class ErrorLog:
             unknown=is_unknown(error),
             hint=token_hint(error, attempt),
             error_object=error_object(error),
-            refused=is_refused(error),
+            # Refused by bottui before anything was sent (read-only, "Cannot undo").
+            refused=isinstance(error, RefusedError),
         )
         self._entries.appendleft(entry)
         return entry

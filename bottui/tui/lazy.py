@@ -20,7 +20,7 @@ REGISTRY: Final[dict[str, str]] = {
     "ReasonAsked": "bottui.tui.screens.change_form:ReasonAsked",
     "TypedConfirmDialog": "bottui.tui.screens.change_form:TypedConfirmDialog",
     "DryRunDialog": "bottui.tui.screens.dialogs:DryRunDialog",
-    "ErrorLogScreen": "bottui.tui.screens.error_log_screen:ErrorLogScreen",
+    "ErrorLogScreen": "bottui.tui.screens.dialogs:ErrorLogScreen",
     "ErrorDialog": "bottui.tui.screens.dialogs:ErrorDialog",
     "ExtendDialog": "bottui.tui.screens.change_form:ExtendDialog",
     # Quitting and switching profile, asked about work under way: ~100 ms of imports.
@@ -45,9 +45,9 @@ REGISTRY: Final[dict[str, str]] = {
     "ProjectsScreen": "bottui.tui.screens.projects:ProjectsScreen",
     "DimensionTable": "bottui.tui.screens.thresholds:DimensionTable",
     "ThresholdsScreen": "bottui.tui.screens.thresholds:ThresholdsScreen",
-    "JournalTable": "bottui.tui.widgets.journal_table:JournalTable",
+    "JournalTable": "bottui.tui.screens.journal_dialogs:JournalTable",
     "LimiterTable": "bottui.tui.widgets.limiter_table:LimiterTable",
-    "ProjectTable": "bottui.tui.widgets.project_table:ProjectTable",
+    "ProjectTable": "bottui.tui.screens.projects:ProjectTable",
     "BulkDialog": "bottui.tui.screens.bulk_dialogs:BulkDialog",
     "ExportDialog": "bottui.tui.screens.bulk_dialogs:ExportDialog",
     "BulkRunDialog": "bottui.tui.screens.bulk_dialogs:BulkRunDialog",
@@ -63,7 +63,7 @@ REGISTRY: Final[dict[str, str]] = {
     "ThresholdEditor": "bottui.tui.screens.threshold_dialogs:ThresholdEditor",
     "TimedScreen": "bottui.tui.screens.timed_screen:TimedScreen",
     "TokenDialog": "bottui.tui.screens.project_dialogs:TokenDialog",
-    "FilterInput": "bottui.tui.widgets.table_filter:FilterInput",
+    "FilterInput": "bottui.tui.widgets.entry_table:FilterInput",
     "Slider": "bottui.tui.widgets.threshold_field:Slider",
 }
 

@@ -101,8 +101,7 @@ if TYPE_CHECKING:
     from bottui.tui.bulk_runs import BulkRuns
     from bottui.tui.change_prompt import ChangePrompt
     from bottui.tui.screens.change_form import ConfirmDialog, TypedConfirmDialog
-    from bottui.tui.screens.dialogs import DryRunDialog
-    from bottui.tui.screens.error_log_screen import ErrorLogScreen
+    from bottui.tui.screens.dialogs import DryRunDialog, ErrorLogScreen
     from bottui.tui.timed_changes import TimedRunner
 
 #: Seconds after a failed read of the shared journal before a read tries it again.

@@ -52,7 +52,7 @@ from bottui.sandbox.server import SandboxServer  # noqa: E402
 from bottui.sandbox.state import ManualClock, demo_state  # noqa: E402
 from bottui.tui.app import BottuiApp  # noqa: E402
 from bottui.tui.screens import journal as journal_screen  # noqa: E402
-from bottui.tui.widgets.journal_table import JournalTable  # noqa: E402
+from bottui.tui.screens.journal_dialogs import JournalTable  # noqa: E402
 from tests.bench import journal_data  # noqa: E402
 
 TARGET_MS: Final = 200.0

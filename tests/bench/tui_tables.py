@@ -59,9 +59,8 @@ from bottui.sandbox.state import ManualClock, demo_state
 from bottui.store.inventory.records import InventorySnapshot, LimiterEntry, ProjectEntry, Source
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.limiters import LimitersScreen
-from bottui.tui.screens.projects import ProjectsScreen
+from bottui.tui.screens.projects import CHECKING, ProjectsScreen, ProjectTable
 from bottui.tui.widgets.limiter_table import LimiterTable
-from bottui.tui.widgets.project_table import CHECKING, ProjectTable
 from tests.fixtures.stores import inventory_of
 
 SIZE = (100, 30)

@@ -25,7 +25,7 @@ from bottui.tui.app import BottuiApp
 from bottui.tui.screens.bulk_dialogs import BulkRunDialog, ExportDialog
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.grants import GrantsScreen
-from bottui.tui.widgets.screen_bars import ContextBar
+from bottui.tui.ui_rules import ContextBar
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import click_again, plain, settle, until
 from tests.tui.test_bulk import (

@@ -25,8 +25,7 @@ from bottui.tui.screens.change_form import ChangeForm, ConfirmDialog, TypedConfi
 from bottui.tui.screens.grants import GrantsScreen
 from bottui.tui.screens.journal import JournalScreen
 from bottui.tui.screens.limiters import LimitersScreen
-from bottui.tui.ui_rules import NOTE, WINDOW
-from bottui.tui.widgets.screen_bars import KeyBar
+from bottui.tui.ui_rules import NOTE, WINDOW, KeyBar
 from tests.fixtures.stores import journal_of
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, sent, settle, until
@@ -223,7 +222,7 @@ async def test_keys_typed_for_a_refused_change_never_act_on_the_screen(
     flow_app: BottuiApp, sandbox: SandboxServer
 ) -> None:
     # "Cannot undo" is a toast, not a dialog: the "e" of "shop-prod" opened the error log.
-    from bottui.tui.screens.error_log_screen import ErrorLogScreen
+    from bottui.tui.screens.dialogs import ErrorLogScreen
 
     session = flow_app.session
     session.settings = replace(session.settings, read_only=True)

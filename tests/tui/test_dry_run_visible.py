@@ -11,7 +11,7 @@ from textual.widgets import Static
 from bottui.sandbox.demo_data import DEMO_ACCESS_TOKEN
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.dialogs import DryRunDialog, copied_words
-from bottui.tui.widgets.screen_bars import ContextBar
+from bottui.tui.ui_rules import ContextBar
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle
 from tests.tui.test_bulk import open_bulk, paste

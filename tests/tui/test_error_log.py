@@ -20,8 +20,7 @@ from bottui.sandbox.demo_data import DEMO_ACCESS_TOKEN_NO_PROJECT_ACTION, DEMO_A
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.error_report import Attempt, ErrorLog, token_hint
-from bottui.tui.screens.dialogs import ErrorDialog
-from bottui.tui.screens.error_log_screen import ErrorLogScreen
+from bottui.tui.screens.dialogs import ErrorDialog, ErrorLogScreen
 from bottui.tui.widgets.result_panels import RevocationResult
 from tests.tui.conftest import SNAP_BASE_URL, SNAP_SIZE
 from tests.tui.helpers import plain, settle

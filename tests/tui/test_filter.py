@@ -14,10 +14,9 @@ import pytest
 from textual.widgets import Input, Static
 
 from bottui.tui.app import BottuiApp
-from bottui.tui.widgets.entry_table import EntryTable
+from bottui.tui.screens.projects import ProjectTable
+from bottui.tui.widgets.entry_table import EntryTable, FilterBar
 from bottui.tui.widgets.limiter_table import LimiterTable
-from bottui.tui.widgets.project_table import ProjectTable
-from bottui.tui.widgets.table_filter import FilterBar
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle
 from tests.tui.test_table_scale import add_limiters, settle_tables

@@ -26,9 +26,10 @@ from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import ErrorDialog, HelpDialog, RequestsDialog
 from bottui.tui.screens.grants import GrantsScreen
-from bottui.tui.widgets.grant_revocation import RevocationForm, RevocationHistory
 from bottui.tui.widgets.result_panels import (
     OUTCOMES,
+    RevocationForm,
+    RevocationHistory,
     RevocationRecord,
     RevocationResult,
     notes,

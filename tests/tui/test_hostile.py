@@ -27,8 +27,8 @@ from bottui.sandbox.demo_data import (
     HOSTILE_PROJECT_ID,
 )
 from bottui.tui.app import BottuiApp
-from bottui.tui.widgets.journal_table import TARGET_CELL
-from bottui.tui.widgets.screen_bars import KeyBar
+from bottui.tui.screens.journal_dialogs import TARGET_CELL
+from bottui.tui.ui_rules import KeyBar
 from tests.fixtures.stores import inventory_of
 from tests.tui.helpers import open_then, until
 

@@ -25,8 +25,7 @@ from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import HelpDialog, RequestsDialog
 from bottui.tui.screens.journal import JournalScreen
-from bottui.tui.screens.journal_dialogs import EntryDialog, ExportDialog
-from bottui.tui.widgets.journal_table import JournalTable
+from bottui.tui.screens.journal_dialogs import EntryDialog, ExportDialog, JournalTable
 from tests.fixtures.stores import inventory_of, journal_of
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import open_then, plain, sent, settle, settle_failed

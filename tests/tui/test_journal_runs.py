@@ -12,8 +12,7 @@ from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.store.journal.records import Operation, StartRecord, limiter_target
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.journal_dialogs import RUN_PAGE, RunDialog
-from bottui.tui.widgets.journal_table import COLUMNS
+from bottui.tui.screens.journal_dialogs import COLUMNS, RUN_PAGE, RunDialog
 from tests.fixtures.stores import journal_of
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle, until

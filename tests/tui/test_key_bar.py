@@ -13,7 +13,7 @@ from textual.widgets import DataTable
 
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
-from bottui.tui.widgets.screen_bars import KeyBar
+from bottui.tui.ui_rules import KeyBar
 from tests.tui.helpers import settle
 
 

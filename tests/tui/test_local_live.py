@@ -25,9 +25,9 @@ from bottui.sandbox.demo_data import DEMO_ACCESS_TOKEN, DEMO_PROJECT_TOKENS
 from bottui.sandbox.server import SandboxServer
 from bottui.store.files import Locations
 from bottui.tui.app import BottuiApp
-from bottui.tui.widgets.journal_table import JournalTable
+from bottui.tui.screens.journal_dialogs import JournalTable
+from bottui.tui.ui_rules import ContextBar
 from bottui.tui.widgets.limiter_table import LimiterTable
-from bottui.tui.widgets.screen_bars import ContextBar
 from tests.cli.helpers import Result, cli_process
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import settle

@@ -12,8 +12,8 @@ from bottui.ops.session import Session
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
+from bottui.tui.ui_rules import ContextBar, fit_where
 from bottui.tui.widgets.result_panels import ReturnedProjectPanel
-from bottui.tui.widgets.screen_bars import ContextBar, fit_where
 from tests.fixtures import moving_clock
 from tests.fixtures.moving_clock import MovingClock
 from tests.tui.helpers import open_then, settle, settle_failed

@@ -5,8 +5,8 @@ from __future__ import annotations
 from bottui.ops.session import Session
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
+from bottui.tui.widgets.entry_table import FilterBar
 from bottui.tui.widgets.limiter_table import LimiterTable
-from bottui.tui.widgets.table_filter import FilterBar
 from tests.fixtures import moving_clock
 from tests.fixtures.moving_clock import MovingClock
 from tests.tui.conftest import SNAP_SIZE

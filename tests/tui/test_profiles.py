@@ -24,7 +24,7 @@ from bottui.tui import key_registry as palette
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.profile_switcher import ProfileForm, ProfileSwitcher
-from bottui.tui.widgets.screen_bars import ContextBar
+from bottui.tui.ui_rules import ContextBar
 from tests.fixtures.stores import journal_of
 from tests.tui.conftest import SNAP_BASE_URL, SNAP_SIZE, AsgiBackend, fixed_clock
 from tests.tui.helpers import settle

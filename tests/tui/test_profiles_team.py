@@ -14,7 +14,7 @@ from bottui.sandbox.server import SandboxServer
 from bottui.store.team.pg_store import TeamStore
 from bottui.store.team.store_target import check_store_url
 from bottui.tui.app import BottuiApp
-from bottui.tui.widgets.screen_bars import ContextBar
+from bottui.tui.ui_rules import ContextBar
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import settle
 from tests.tui.test_team_header import until

@@ -39,10 +39,8 @@ from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import HelpDialog
 from bottui.tui.screens.profile_switcher import ProfileForm
 from bottui.tui.screens.project_dialogs import ProjectForm, TokenDialog
-from bottui.tui.screens.projects import ProjectsScreen
-from bottui.tui.widgets.notices import KeyringNotice, Welcome
-from bottui.tui.widgets.project_table import ProjectTable
-from bottui.tui.widgets.screen_bars import ContextBar
+from bottui.tui.screens.projects import KeyringNotice, ProjectsScreen, ProjectTable, Welcome
+from bottui.tui.ui_rules import ContextBar
 from bottui.tui.widgets.untrusted_text import SecretInput
 from tests.fixtures.keyrings import BlockingKeyring, InMemoryKeyring, installed
 from tests.fixtures.stores import inventory_of

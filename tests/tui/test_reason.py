@@ -15,9 +15,8 @@ from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog, TypedConfirmDialog
 from bottui.tui.screens.journal import JournalScreen
-from bottui.tui.screens.journal_dialogs import FilterDialog
+from bottui.tui.screens.journal_dialogs import FilterDialog, JournalTable
 from bottui.tui.screens.limiters import LimitersScreen
-from bottui.tui.widgets.journal_table import JournalTable
 from tests.fixtures.stores import journal_of
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle

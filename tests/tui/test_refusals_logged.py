@@ -12,7 +12,7 @@ from bottui.api.errors import ApiError, RefusedError
 from bottui.ops.undo import UndoRefused
 from bottui.tui.app import BottuiApp
 from bottui.tui.error_report import ErrorLog, outcome_word
-from bottui.tui.screens.error_log_screen import ErrorLogScreen
+from bottui.tui.screens.dialogs import ErrorLogScreen
 from tests.tui.helpers import settle
 
 MakeApp = Callable[..., BottuiApp]

@@ -17,8 +17,8 @@ from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
+from bottui.tui.screens.journal_dialogs import JournalTable
 from bottui.tui.screens.thresholds import ThresholdsScreen
-from bottui.tui.widgets.journal_table import JournalTable
 from bottui.tui.widgets.limiter_table import LimiterTable
 from bottui.tui.widgets.result_panels import AttemptPanel, ReturnedProjectPanel
 from tests.tui.conftest import SNAP_SIZE

@@ -35,10 +35,9 @@ from bottui.tui.perf import textual_private
 from bottui.tui.perf.incremental_table import IncrementalTable, same_cell
 from bottui.tui.screens import projects as project_reads
 from bottui.tui.screens.limiters import LimitersScreen
-from bottui.tui.screens.projects import ProjectsScreen
+from bottui.tui.screens.projects import CellState, ProjectRow, ProjectsScreen, ProjectTable
 from bottui.tui.widgets.entry_table import EntryTable
 from bottui.tui.widgets.limiter_table import LimiterTable
-from bottui.tui.widgets.project_table import CellState, ProjectRow, ProjectTable
 from tests.fixtures.stores import inventory_of
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import settle

@@ -26,7 +26,7 @@ from bottui.store.team.store_target import check_store_url
 from bottui.tui import services as services_team
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
-from bottui.tui.widgets.screen_bars import ContextBar
+from bottui.tui.ui_rules import ContextBar
 from tests.fixtures.postgres import PostgresServer
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle

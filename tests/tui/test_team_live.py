@@ -14,7 +14,7 @@ from bottui.ops.live_feeds import own_origin
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
-from bottui.tui.widgets.screen_bars import ContextBar
+from bottui.tui.ui_rules import ContextBar
 from tests.fixtures.postgres import PostgresServer
 from tests.fixtures.teammates import bob_change, migrated, push, wait_for
 from tests.tui.conftest import SNAP_SIZE

@@ -24,10 +24,10 @@ from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog, ExtendDialog, TypedConfirmDialog
+from bottui.tui.screens.journal_dialogs import JournalTable
 from bottui.tui.screens.timed_screen import TimedScreen
-from bottui.tui.widgets.journal_table import JournalTable
+from bottui.tui.ui_rules import ContextBar
 from bottui.tui.widgets.limiter_table import LimiterTable
-from bottui.tui.widgets.screen_bars import ContextBar
 from tests.fixtures import moving_clock
 from tests.fixtures.moving_clock import MovingClock
 from tests.timed.conftest import PROJ, active, limiter_puts

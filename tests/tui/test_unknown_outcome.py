@@ -14,8 +14,7 @@ from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
-from bottui.tui.widgets.grant_revocation import RevocationHistory
-from bottui.tui.widgets.result_panels import UNKNOWN_FAILURE
+from bottui.tui.widgets.result_panels import UNKNOWN_FAILURE, RevocationHistory
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import settle, until
 

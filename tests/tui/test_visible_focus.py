@@ -13,9 +13,8 @@ from bottui.sandbox.demo_data import DEMO_ACCOUNT, DEMO_DIMENSIONS
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.threshold_dialogs import AddDimensionDialog
 from bottui.tui.screens.thresholds import DimensionTable
-from bottui.tui.ui_rules import is_shown
-from bottui.tui.widgets.screen_bars import KeyBar
-from bottui.tui.widgets.table_filter import FilterBar
+from bottui.tui.ui_rules import KeyBar, is_shown
+from bottui.tui.widgets.entry_table import FilterBar
 from tests.tui.helpers import settle
 
 MakeApp = Callable[..., BottuiApp]

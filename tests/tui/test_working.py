@@ -7,7 +7,7 @@ from collections.abc import Callable
 from textual.screen import Screen
 
 from bottui.tui.app import BottuiApp
-from bottui.tui.widgets.screen_bars import ContextBar
+from bottui.tui.ui_rules import ContextBar
 from tests.tui.helpers import settle
 
 

@@ -45,8 +45,7 @@ from bottui.tui.perf.textual_private import (
     set_row_cells,
     table_as_tested,
 )
-from bottui.tui.widgets.entry_table import E, EntryTable
-from bottui.tui.widgets.table_filter import row_text
+from bottui.tui.widgets.entry_table import E, EntryTable, row_text
 
 #: What a row's cells are made from (compared to know whether they changed).
 V = TypeVar("V", bound=Hashable)
@@ -103,8 +102,6 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
         self.cells_made = 0
         # Called once the table's lines have next been drawn (see call_after_drawn).
         self._after_drawn: list[Callable[[], None]] = []
-        # Every row given to _update_rows, shown or hidden by the filter.
-        self._source: list[tuple[str, E]] = []
         # Row key -> (view, folded visible text), for the filter.
         self._texts: dict[str, tuple[V, str]] = {}
         # Rows added again blank whose cells were made before (given back when drawn).
@@ -192,21 +189,6 @@ class IncrementalTable(EntryTable[E], Generic[E, V]):
         return self._make_cells(view)
 
     # -- the filter --------------------------------------------------------------------
-
-    @property
-    def all_keyed_entries(self) -> list[tuple[str, E]]:
-        """``(row key, entry)`` of every row, also those the filter hides, in table order."""
-        return list(self._source)
-
-    @property
-    def all_entries(self) -> list[E]:
-        """Every row's entry, also those the filter hides, in table order."""
-        return [entry for _key, entry in self._source]
-
-    @property
-    def total(self) -> int:
-        """How many rows the table holds, shown or hidden by the filter."""
-        return len(self._source)
 
     def set_filter(self, text: str) -> None:
         """Show only the rows whose visible text contains ``text`` (any case); "" shows all."""

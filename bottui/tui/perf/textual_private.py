@@ -115,6 +115,16 @@ def as_tested() -> bool:
     return installed_is_tested() and private_shape_is_tested()
 
 
+def holds_private(obj: object, attributes: Sequence[str], methods: Sequence[str] = ()) -> bool:
+    """True on the tested Textual when ``obj`` holds every private attribute and method named."""
+    state = vars(obj)
+    return (
+        installed_is_tested()
+        and all(name in state for name in attributes)
+        and all(callable(getattr(obj, name, None)) for name in methods)
+    )
+
+
 def has_private_state(sheet: Stylesheet) -> bool:
     """True if ``sheet`` holds every private attribute our ``reparse`` reads or writes."""
     state = vars(sheet)
@@ -220,12 +230,7 @@ def still_shown(node: DOMNode) -> bool:
 
 def table_as_tested(table: DataTable[Any]) -> bool:
     """True when the row functions below may be used on ``table``."""
-    if not installed_is_tested():
-        return False
-    state = vars(table)
-    return all(name in state for name in TABLE_STATE) and callable(
-        getattr(table, "_highlight_cursor", None)
-    )
+    return holds_private(table, TABLE_STATE, ("_highlight_cursor",))
 
 
 def add_blank_rows(table: DataTable[Any], keys: Sequence[str]) -> None:
@@ -346,22 +351,17 @@ def measure_pending(table: DataTable[Any]) -> None:
     ``_on_idle`` does, done before the draw; on another Textual, nothing
     (Textual's own idle measures, as before).
     """
-    state = vars(table)
-    if not installed_is_tested() or not all(name in state for name in MEASURE_STATE):
-        return
-    update_widths = getattr(table, "_update_column_widths", None)
-    update_dimensions = getattr(table, "_update_dimensions", None)
-    if not callable(update_widths) or not callable(update_dimensions):
+    if not holds_private(table, MEASURE_STATE, ("_update_column_widths", "_update_dimensions")):
         return
     if table._updated_cells:
         cells = set(table._updated_cells)
         table._updated_cells.clear()
-        update_widths(cells)
+        table._update_column_widths(cells)
     if table._require_update_dimensions:
         table._require_update_dimensions = False
         rows = set(table._new_rows)
         table._new_rows.clear()
-        update_dimensions(rows)
+        table._update_dimensions(rows)
 
 
 class MeasuredTable(DataTable[CellType]):
@@ -470,12 +470,7 @@ def quick_cells_as_tested(table: DataTable[Any]) -> bool:
     """True when :class:`QuickCellsTable` may draw ``table``'s cells itself (checked once)."""
     known: bool | None = getattr(table, "_bottui_quick_cells", None)
     if known is None:
-        state = vars(table)
-        known = (
-            installed_is_tested()
-            and all(name in state for name in QUICK_CELL_STATE)
-            and callable(getattr(table, "_get_styles_to_render_cell", None))
-            and callable(getattr(table, "_get_row_renderables", None))
-        )
+        methods = ("_get_styles_to_render_cell", "_get_row_renderables")
+        known = holds_private(table, QUICK_CELL_STATE, methods)
         table._bottui_quick_cells = known  # type: ignore[attr-defined]
     return known

@@ -45,15 +45,14 @@ from textual.worker import Worker, get_current_worker
 from bottui.tui.messages import InventoryChanged, ProjectChosen
 from bottui.tui.perf.textual_private import still_shown
 from bottui.tui.services import TuiServices, find_services, services_of, worker_failed
-from bottui.tui.ui_rules import focus_shown, release_hidden_focus
+from bottui.tui.ui_rules import ContextBar, KeyBar, focus_shown, release_hidden_focus
 from bottui.tui.widgets.entry_table import EntryTable
-from bottui.tui.widgets.screen_bars import ContextBar, KeyBar
 
 if TYPE_CHECKING:
     from bottui.tui.error_report import Attempt
 
     # Imported when the bar is first mounted, after start-up (~2.5 ms).
-    from bottui.tui.widgets.table_filter import FilterBar, FilterInput
+    from bottui.tui.widgets.entry_table import FilterBar, FilterInput
 
 
 T = TypeVar("T")
@@ -299,7 +298,7 @@ class FilterableScreen(BottuiScreen):
         bars = self.query("FilterBar")  # by name: its module may not be imported yet
         if not bars:
             return None
-        from bottui.tui.widgets.table_filter import FilterBar
+        from bottui.tui.widgets.entry_table import FilterBar
 
         return bars.first(FilterBar)
 
@@ -320,7 +319,7 @@ class FilterableScreen(BottuiScreen):
             return None  # closed before start-up was over
         bar = self._filter_bar()
         if bar is None:
-            from bottui.tui.widgets.table_filter import FilterBar
+            from bottui.tui.widgets.entry_table import FilterBar
 
             bar = FilterBar()
             bar.display = False

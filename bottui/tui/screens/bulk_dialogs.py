@@ -50,7 +50,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
-from textual import on
+from textual import events, on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -71,6 +71,7 @@ from bottui.tui.error_report import EXPECTED_ERRORS, error_text, error_words
 from bottui.tui.screens.base import then
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import _Dialog
+from bottui.tui.screens.project_dialogs import StateCheckbox
 from bottui.tui.services import services_of
 from bottui.tui.widgets.bulk_words import (
     counts_line,
@@ -79,12 +80,11 @@ from bottui.tui.widgets.bulk_words import (
     problem_lines,
     progress_line,
     state_line,
+    stopped,
     summary_lines,
     unsettled,
 )
-from bottui.tui.widgets.form_field import StateCheckbox
-from bottui.tui.widgets.plain_text_area import PlainTextArea
-from bottui.tui.widgets.untrusted_text import PlainInput, join, safe, safe_id
+from bottui.tui.widgets.untrusted_text import PlainInput, join, refuse_paste, safe, safe_id
 
 if TYPE_CHECKING:
     from bottui.tui.bulk_runs import BackgroundRun, BulkRuns
@@ -222,7 +222,7 @@ class ExportDialog(_Dialog):
             yield PlainInput(default_name(self.run), id="bulk-export-path", compact=True)
             yield Static("", id="bulk-export-error", classes="field-error")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel", id="bulk-export-cancel")
+                yield Button("Cancel", id="bulk-export-cancel", classes="closes")
                 yield Button(Content("Export"), id="bulk-export-write", variant="primary")
 
     def on_mount(self) -> None:
@@ -273,23 +273,10 @@ class ExportDialog(_Dialog):
             return
         finally:
             self._busy = False
-        self.notify(
-            clean_words(self.run.spool.rows, written),
-            title="Exported",
-            markup=False,
-        )
+        # ``Wrote 3,000 rows to /tmp/bulk-run-3.csv`` (the path cleaned: it is data).
+        rows = plural(self.run.spool.rows, "row")
+        self.notify(f"Wrote {rows} to {clean(str(written))}", title="Exported", markup=False)
         self.dismiss(None)
-
-    @on(Button.Pressed, "#bulk-export-cancel")
-    def _cancel(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.dismiss(None)
-
-
-def clean_words(rows: int, path: Path) -> str:
-    """``Wrote 3,000 rows to /tmp/bulk-run-3.csv`` (the path cleaned: it is data)."""
-
-    return f"Wrote {plural(rows, 'row')} to {clean(str(path))}"
 
 
 STOP: Final = "Stop"
@@ -361,13 +348,15 @@ class BulkRunDialog(_Dialog):
             with summary_box:
                 yield Static("", id="bulk-summary")
             with Horizontal(classes="dialog-buttons"):
-                yield Button(Content(HIDE), id="bulk-hide")
+                yield Button(Content(HIDE), id="bulk-hide", classes="closes")
                 yield Button(Content(STOP), id="bulk-stop", variant="warning")
                 for name, words in (("bulk-export", "Export…"), ("bulk-resume-run", "Resume…")):
                     button = Button(Content(words), id=name)
                     button.display = False
                     yield button
-                close = Button(Content("Close"), id="bulk-close", variant="primary")
+                close = Button(
+                    Content("Close"), id="bulk-close", variant="primary", classes="closes"
+                )
                 close.display = False
                 yield close
 
@@ -409,6 +398,7 @@ class BulkRunDialog(_Dialog):
 
     # -- stopping -----------------------------------------------------------------------
 
+    @on(Button.Pressed, "#bulk-stop")
     def stop(self) -> None:
         """First call: stop taking ids; second: abandon the requests in flight."""
         self.runs.stop()
@@ -439,8 +429,7 @@ class BulkRunDialog(_Dialog):
             self._show_failure(run.failure)
 
     def _show_summary(self, summary: BulkSummary) -> None:
-        stopped = summary.interrupted or summary.stopped_by is not None
-        title = "Bulk revocation stopped" if stopped else "Bulk revocation done"
+        title = "Bulk revocation stopped" if stopped(summary) else "Bulk revocation done"
         self.query_one("#bulk-run-title", Label).update(
             join(title, " · ", safe_id(self.order.account), " / ", safe_id(self.order.project))
         )
@@ -476,17 +465,6 @@ class BulkRunDialog(_Dialog):
         close = self.query_one("#bulk-close", Button)
         close.display = True
         close.focus()
-
-    @on(Button.Pressed, "#bulk-stop")
-    def _stop_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.stop()
-
-    @on(Button.Pressed, "#bulk-hide")
-    @on(Button.Pressed, "#bulk-close")
-    def _close(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.dismiss(None)
 
     @on(Button.Pressed, "#bulk-export")
     def _export(self, event: Button.Pressed) -> None:
@@ -564,6 +542,14 @@ def read_input(session: Session, account: str, project: str, text: str, path: st
     except BottuiError as exc:  # the input's fault; anything else is the app's to report
         return Preview(key, problem=error_text(exc), path_problem=bool(given_path))
     return Preview(key, source=source, plan=plan)
+
+
+class PlainTextArea(TextArea):
+    """A ``TextArea`` that refuses a paste holding control characters (as ``PlainInput``
+    does); here, beside its one user, because Textual's ``TextArea`` costs ~5 ms to import."""
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        refuse_paste(self, event)
 
 
 #: The Resume checkbox's label; its box says on (``[x]``) or off (``[ ]``).
@@ -657,7 +643,7 @@ class BulkDialog(_Dialog):
                     disabled=True,
                     classes="primary-action",
                 )
-                yield Button("Cancel", id="bulk-cancel")
+                yield Button("Cancel", id="bulk-cancel", classes="closes")
 
     def on_mount(self) -> None:
         # Made here, on the event loop: the preview thread only uses it.
@@ -827,16 +813,7 @@ class BulkDialog(_Dialog):
         event.stop()
         self.draft.resume = event.value
 
-    @on(Button.Pressed, "#bulk-cancel")
-    def _cancel(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.dismiss(None)
-
     @on(Button.Pressed, "#bulk-start")
-    def _start(self, event: Button.Pressed) -> None:
-        event.stop()
-        self._start_run()
-
     def _start_run(self) -> None:
         """Open the run's confirmation (on top of this dialog) when the input is ready."""
         order = self._ready()

@@ -36,29 +36,58 @@ Opened by the command palette (:mod:`bottui.tui.key_registry`) for an action
 that acts on a row (a limiter, a dimension, a project, a journal entry), so
 the action never falls on whichever row happens to be highlighted. Closes
 with the picked row's key, or None.
+
+The error log screen (``e``): this session's errors, newest first.
+
+One row per error: time, outcome (failed, or unknown when the request may
+have arrived), operation, target, HTTP status, message and URL. Enter opens
+the whole error (its details, the token hint, the service's error object);
+escape closes. Every cell is cleaned text (:mod:`bottui.tui.widgets.untrusted_text`).
+The log itself lives in memory for the session only
+(:class:`~bottui.tui.error_report.ErrorLog`).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, TypeVar
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, OptionList, Static
+from textual.widgets import Button, DataTable, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from bottui.plaintext import clean
+from bottui.tui.error_report import ErrorLog, LoggedError, outcome_word
 from bottui.tui.key_registry import DIALOG_HELP, HelpRow, HelpSection
-from bottui.tui.widgets.untrusted_text import PlainInput, safe
+from bottui.tui.perf.textual_private import MeasuredTable
+from bottui.tui.ui_rules import focus_shown, show_widget
+from bottui.tui.widgets.untrusted_text import PlainInput, safe, safe_text
+
+ResultT = TypeVar("ResultT")
 
 
-class _Dialog(ModalScreen[Any]):
+class _Modal(ModalScreen[ResultT]):
+    """One of bottui's dialogs: its Close button (``#close``) and any button of class
+    ``closes`` (Cancel, Hide) dismiss it with None, as ``action_close`` does."""
+
+    @on(Button.Pressed, "#close, .closes")
+    def _closes(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(None)
+
+    def action_close(self) -> None:
+        """Close without a result."""
+        self.dismiss(None)
+
+
+class _Dialog(_Modal[Any]):
     """A framed box in the middle of the screen; escape closes it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -113,10 +142,6 @@ class _InfoDialog(_Dialog):
     def _first_focus(self) -> None:
         self.query_one("#close", Button).focus()
 
-    @on(Button.Pressed, "#close")
-    def _close(self) -> None:
-        self.dismiss(None)
-
 
 class ErrorDialog(_InfoDialog):
     """The whole error: title, details, and the service's error object.
@@ -161,19 +186,12 @@ class ErrorDialog(_InfoDialog):
 
 
 class RequestsDialog(_InfoDialog):
-    """Dry run: the exact request(s) and an equivalent curl; nothing was sent."""
+    """Dry run: the exact request(s) and an equivalent curl; nothing was sent (shown
+    by :class:`DryRunDialog`)."""
 
     def __init__(self, lines: Sequence[str]):
         super().__init__()
         self._lines = list(lines)
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label(Content("Dry run: nothing was sent"), classes="dialog-title")
-            with VerticalScroll():
-                yield Static(safe("\n".join(self._lines), keep_newlines=True), id="dry-run")
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Close", id="close", variant="primary")
 
 
 class HelpDialog(_InfoDialog):
@@ -479,3 +497,123 @@ class TargetPicker(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+ERROR_LOG_COLUMNS: Final = (
+    ("time", "Time (UTC)"),
+    ("outcome", "Outcome"),
+    ("status", "Status"),
+    ("operation", "Operation"),
+    ("target", "Target"),
+    ("message", "Message"),
+    ("url", "URL"),
+)
+NO_ERROR: Final = "No error so far in this session."
+
+
+def entry_where(entry: LoggedError) -> str:
+    """What the error interrupted, raw (shown through ``clean``): outcome, hint, what, where."""
+    lines = []
+    if entry.refused:
+        lines.append("Outcome: refused by bottui before anything was sent.")
+    elif entry.unknown:
+        lines.append("Outcome: unknown, the request may have arrived; check before repeating.")
+    if entry.hint:
+        lines.append(entry.hint)
+    lines.append(f"At: {entry.at.strftime('%Y-%m-%d %H:%M:%S')} UTC")
+    if entry.operation:
+        lines.append(f"Operation: {entry.operation}")
+    if entry.target:
+        lines.append(f"Target: {entry.target}")
+    if entry.url:
+        lines.append(f"URL: {entry.url}")
+    return "\n".join(lines)
+
+
+class ErrorLogScreen(_Modal[None]):
+    """Every error of this session, newest first; Enter shows one whole."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close", id="error_log.close"),
+    ]
+    #: Not Textual's "first focusable": that is the table even while it is hidden.
+    AUTO_FOCUS: ClassVar[str | None] = ""
+    DEFAULT_CSS = """
+    /* Below the header line: the profile and project stay in view. */
+    ErrorLogScreen { align: center top; }
+    ErrorLogScreen > Vertical {
+        width: 100%; height: 1fr; margin-top: 1;
+        border: thick $error; background: $surface; padding: 0 1;
+    }
+    ErrorLogScreen .dialog-title { text-style: bold; }
+    ErrorLogScreen #error-log-table { height: 1fr; }
+    ErrorLogScreen #error-log-detail { height: auto; max-height: 6; border-top: solid $error; }
+    """
+
+    def __init__(self, log: ErrorLog) -> None:
+        super().__init__()
+        self._log = log
+        self._shown: list[LoggedError] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(Content("Error log (this session, newest first)"), classes="dialog-title")
+            yield Static(
+                Content("enter: the whole error · escape: close · kept in memory for this session"),
+                classes="hint",
+            )
+            yield Static(Content(NO_ERROR), id="error-log-empty")
+            yield MeasuredTable(cursor_type="row", zebra_stripes=True, id="error-log-table")
+            # The highlighted error's message whole: the table's cells may be cut.
+            yield Static("", id="error-log-detail")
+
+    def on_mount(self) -> None:
+        table: DataTable[Text] = self.query_one("#error-log-table", DataTable)
+        for key, heading in ERROR_LOG_COLUMNS:
+            table.add_column(heading, key=key)
+        self.refresh_rows()
+        focus_shown(table)
+
+    def refresh_rows(self) -> None:
+        """Show the log as it is now (newest first); the cursor stays on the top row."""
+        table: DataTable[Text] = self.query_one("#error-log-table", DataTable)
+        self._shown = list(self._log)
+        table.clear()
+        for entry in self._shown:
+            word = outcome_word(entry)
+            outcome = Text(word, style={"unknown": "bold reverse", "failed": "bold"}.get(word, ""))
+            table.add_row(
+                Text(entry.at.strftime("%H:%M:%S")),
+                outcome,
+                Text(str(entry.status) if entry.status is not None else "—"),
+                safe_text(entry.operation or "—"),
+                safe_text(entry.target or "—"),
+                safe_text(entry.message),
+                safe_text(entry.url or "—"),
+            )
+        self.query_one("#error-log-empty").display = not self._shown
+        show_widget(table, bool(self._shown), take_focus=True)
+        self._show_detail(0)
+
+    @on(DataTable.RowHighlighted, "#error-log-table")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail(event.cursor_row)
+
+    def _show_detail(self, index: int) -> None:
+        detail = self.query_one("#error-log-detail", Static)
+        detail.display = 0 <= index < len(self._shown)
+        if detail.display:
+            entry = self._shown[index]
+            lines = [entry.message, entry.hint, f"URL: {entry.url}" if entry.url else ""]
+            detail.update(safe("\n".join(line for line in lines if line), keep_newlines=True))
+
+    @on(DataTable.RowSelected, "#error-log-table")
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        index = event.cursor_row
+        if 0 <= index < len(self._shown):
+            entry = self._shown[index]
+            self.app.push_screen(
+                ErrorDialog(
+                    entry.title, entry.details, entry.error_object, where=entry_where(entry)
+                )
+            )

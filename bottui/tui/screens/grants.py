@@ -45,9 +45,10 @@ from bottui.tui.error_report import Attempt, Failure
 from bottui.tui.screens.base import BottuiScreen, on_answer
 from bottui.tui.screens.bulk_dialogs import BulkDialog, BulkOrder
 from bottui.tui.ui_rules import show_widget
-from bottui.tui.widgets.grant_revocation import RevocationForm, RevocationHistory
 from bottui.tui.widgets.result_panels import (
     UNKNOWN_FAILURE,
+    RevocationForm,
+    RevocationHistory,
     RevocationRecord,
     RevocationResult,
     subject_line,

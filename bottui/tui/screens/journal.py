@@ -38,7 +38,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
-from textual.message import Message
 from textual.widgets import DataTable, Static
 from textual.worker import Worker
 
@@ -67,9 +66,10 @@ from bottui.tui.screens.journal_dialogs import (
     ExportDialog,
     FilterDialog,
     JournalFilters,
+    JournalTable,
     RunDialog,
+    cut,
 )
-from bottui.tui.widgets.journal_table import JournalTable
 from bottui.tui.widgets.untrusted_text import join, safe, safe_id
 
 if TYPE_CHECKING:
@@ -89,6 +89,9 @@ LOOKAHEAD: Final = 20
 #: A re-read (after a change, ``r``) keeps at most this many of the rows loaded
 #: (rebuilding a longer table would hold up the keys; the rest is read again on scrolling).
 KEPT_ON_RELOAD: Final = 500
+
+#: Characters of a typed filter the filter line shows (cut with ``…``).
+FILTER_TEXT: Final = 32
 
 #: Worker group of the screen's reads of a first page.
 JOURNAL_READS: Final = "journal"
@@ -114,14 +117,6 @@ OUTCOME_FILTERS: Final[tuple[str | None, ...]] = (
 )
 
 
-@dataclass
-class Exported(Message):
-    """The export file was written."""
-
-    path: Path
-    count: int
-
-
 class JournalScreen(BottuiScreen):
     """The audit journal of this profile: filters, details, export, undo."""
 
@@ -143,17 +138,11 @@ class JournalScreen(BottuiScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.all_projects = False
-        self.operation: str | None = None
-        self.outcome: str | None = None
-        #: Who and why filters (``/``): exact operator, reason substring (any case).
-        self.operator: str | None = None
-        self.reason: str | None = None
-        #: Another project's id (any account) instead of the current one, and a
-        #: time range (ISO 8601, UTC): set in the filter dialog (``F``).
-        self.project_id: str | None = None
-        self.since: str | None = None
-        self.until: str | None = None
+        #: What the rows are filtered by: ``p``, ``o`` and ``f`` cycle the first three;
+        #: who and why (``/``: exact operator, reason substring in any case), another
+        #: project's id (any account) and a time range (ISO 8601, UTC) are set in the
+        #: filter dialog (``F``).
+        self.filters = JournalFilters()
         #: Bumped by every first-page read: an older page of earlier filters is dropped.
         self._generation = 0
         #: The query of the rows shown, and the cursor of the page after them (None: the end).
@@ -172,8 +161,8 @@ class JournalScreen(BottuiScreen):
     def query_now(self) -> JournalQuery:
         """The filters as a journal query (this profile only; the whole team's when
         the shared journal is read)."""
-        current = self.services.current
-        scoped = current is not None and not self.all_projects and self.project_id is None
+        current, f = self.services.current, self.filters
+        scoped = current is not None and f.project == "current"
         # Teammates journal under their own profile names (local words that
         # differ between machines): the shared journal is scoped by account
         # and project only, or a teammate's changes would never show.
@@ -181,13 +170,13 @@ class JournalScreen(BottuiScreen):
         return JournalQuery(
             profile=None if shared else self.services.session.settings.inventory_scope,
             account=current[0] if scoped and current else None,
-            project=current[1] if scoped and current else self.project_id,
-            since=self.since,
-            until=self.until,
-            operation=self.operation,
-            outcome=self.outcome,
-            operator=self.operator,
-            reason=self.reason,
+            project=current[1] if scoped and current else f.project_id,
+            since=f.since,
+            until=f.until,
+            operation=f.operation,
+            outcome=f.outcome,
+            operator=f.operator,
+            reason=f.reason,
         )
 
     def on_journal_table_resized(self, _message: JournalTable.Resized) -> None:
@@ -321,30 +310,32 @@ class JournalScreen(BottuiScreen):
         return bool(page.entries)
 
     def _show_filters(self, count: int) -> None:
-        current = self.services.current
-        if self.project_id is not None:
-            project = join(safe_id(self.project_id), " (any account)")
+        current, f = self.services.current, self.filters
+        if f.project_id is not None:
+            project = join(safe_id(f.project_id), " (any account)")
         elif current is None:
             project = Content("all (no project chosen)")
-        elif self.all_projects:
+        elif f.project == "all":
             project = Content("all")
         else:
             project = join(safe_id(current[0]), " / ", safe_id(current[1]))
-        operation = journal_view.OPERATION_NAMES.get(self.operation or "", "all")
+        operation = journal_view.OPERATION_NAMES.get(f.operation or "", "all")
         shown = f"newest {count} shown, older on m" if self._next is not None else f"{count} shown"
         line = join(
             "Project ",
             project,
-            f" (p) · Operation {operation} (o) · Outcome {self.outcome or 'all'} (f) · {shown}",
+            f" (p) · Operation {operation} (o) · Outcome {f.outcome or 'all'} (f) · {shown}",
         )
         parts = []
-        if self.operator is not None:
-            parts.append(join("Operator ", safe(_cut(self.operator))))
-        if self.reason is not None:
-            parts.append(join("Reason holds ", safe(_cut(self.reason))))
-        if self.since is not None or self.until is not None:
-            start, end = self.since or "the start", self.until or "now"
-            parts.append(join("From ", safe(_cut(start)), " to ", safe(_cut(end))))
+        if f.operator is not None:
+            parts.append(join("Operator ", safe(cut(f.operator, FILTER_TEXT))))
+        if f.reason is not None:
+            parts.append(join("Reason holds ", safe(cut(f.reason, FILTER_TEXT))))
+        if f.since is not None or f.until is not None:
+            start, end = f.since or "the start", f.until or "now"
+            parts.append(
+                join("From ", safe(cut(start, FILTER_TEXT)), " to ", safe(cut(end, FILTER_TEXT)))
+            )
         if self.services.team_down:
             parts.append(Content("team store down: this machine's journal only"))
         older = self.query_one(JournalTable).not_shared
@@ -361,18 +352,20 @@ class JournalScreen(BottuiScreen):
 
     def action_cycle_project(self) -> None:
         """Show the current project's entries, or every project's."""
-        self.all_projects = not self.all_projects and self.project_id is None
-        self.project_id = None
+        project = "all" if self.filters.project == "current" else "current"
+        self.filters = replace(self.filters, project=project, project_id=None)
         self._read_first()
 
     def action_cycle_operation(self) -> None:
         """Next operation filter: all, limiter, thresholds, revoke."""
-        self.operation = _next(OPERATION_FILTERS, self.operation)
+        operation = _next(OPERATION_FILTERS, self.filters.operation)
+        self.filters = replace(self.filters, operation=operation)
         self._read_first()
 
     def action_cycle_outcome(self) -> None:
         """Next outcome filter: all, unfinished, succeeded, failed, unknown."""
-        self.outcome = _next(OUTCOME_FILTERS, self.outcome)
+        outcome = _next(OUTCOME_FILTERS, self.filters.outcome)
+        self.filters = replace(self.filters, outcome=outcome)
         self._read_first()
 
     def action_who_why(self) -> None:
@@ -382,32 +375,16 @@ class JournalScreen(BottuiScreen):
     def action_filters(self, first: str = "filter-operation") -> None:
         """Every filter in one dialog: project, operation, outcome, operator, time, reason."""
         current = self.services.current
-        chosen_project = "all" if self.all_projects else "current"
-        filters = JournalFilters(
-            project="other" if self.project_id is not None else chosen_project,
-            project_id=self.project_id,
-            operation=self.operation,
-            outcome=self.outcome,
-            operator=self.operator,
-            since=self.since,
-            until=self.until,
-            reason=self.reason,
-        )
         session = self.services.session
         now = (session.clock or system_clock)()
         where = f"{clean(current[0])}/{clean(current[1])}" if current else None
 
         def chosen(result: JournalFilters | None) -> None:
-            if result is None:
-                return
-            self.all_projects = result.project == "all"
-            self.project_id = result.project_id if result.project == "other" else None
-            self.operation, self.outcome = result.operation, result.outcome
-            self.operator, self.reason = result.operator, result.reason
-            self.since, self.until = result.since, result.until
-            self._read_first()
+            if result is not None:
+                self.filters = result
+                self._read_first()
 
-        self.app.push_screen(FilterDialog(filters, where, now, first=first), chosen)
+        self.app.push_screen(FilterDialog(self.filters, where, now, first=first), chosen)
 
     def action_reload(self) -> None:
         """Read the journal again (another process may have written to it)."""
@@ -415,6 +392,7 @@ class JournalScreen(BottuiScreen):
 
     # -- details ------------------------------------------------------------------------
 
+    @on(DataTable.RowSelected, "#journal-table")
     def action_details(self) -> None:
         """Open the selected entry in full; a bulk run's row: its ids, page by page."""
         table = self.query_one(JournalTable)
@@ -427,10 +405,6 @@ class JournalScreen(BottuiScreen):
             self.notify("No entry selected.", markup=False)
             return
         self.app.push_screen(EntryDialog(entry))
-
-    @on(DataTable.RowSelected, "#journal-table")
-    def _row_selected(self) -> None:
-        self.action_details()
 
     # -- export ----------------------------------------------------------------------------
 
@@ -453,27 +427,17 @@ class JournalScreen(BottuiScreen):
                 return
             path, fmt, replace = result
 
-            async def write() -> int:
+            async def write() -> None:
                 # Page by page, never the whole journal in memory; the keyring's
                 # tokens are looked up (awaited) to mask them.
                 stream = journal_view.EntryStream(journal, query, tokens=session.tokens)
-                return await journal_view.export_stream(stream, path, fmt, overwrite=replace)
+                count = await journal_view.export_stream(stream, path, fmt, overwrite=replace)
+                words = clean(f"Exported {count} entries to {path}")
+                self.notify(words, title="Journal exported", markup=False)
 
-            self.call(
-                write,
-                label="Exporting the journal",
-                done=lambda written: Exported(path, written),
-            )
+            self.call(write, label="Exporting the journal")
 
         self.app.push_screen(ExportDialog(default, words), chosen)
-
-    @on(Exported)
-    def _exported(self, message: Exported) -> None:
-        self.notify(
-            clean(f"Exported {message.count} entries to {message.path}"),
-            title="Journal exported",
-            markup=False,
-        )
 
     # -- undo ----------------------------------------------------------------------------
 
@@ -537,12 +501,6 @@ async def _read_older(
         page = await journal_view.read_page(store, query, limit=MORE_PAGE, cursor=page.next)
         entries += page.entries
     return Older(tuple(entries), rests, query, page)
-
-
-def _cut(text: str, width: int = 32) -> str:
-    """A filter's text on one line, cut to ``width`` characters with ``…``."""
-    one_line = " ".join(text.split())
-    return one_line if len(one_line) <= width else one_line[: width - 1] + "…"
 
 
 def _next(options: tuple[str | None, ...], value: str | None) -> str | None:

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from functools import partial
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from rich.text import Text
 from textual import on, work
@@ -63,9 +63,8 @@ from bottui.tui.perf.textual_private import MeasuredTable
 from bottui.tui.screens.base import then
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import _Dialog
-from bottui.tui.screens.project_dialogs import _FormDialog
+from bottui.tui.screens.project_dialogs import FormField, StateCheckbox, _FormDialog
 from bottui.tui.services import services_of
-from bottui.tui.widgets.form_field import FormField, StateCheckbox
 from bottui.tui.widgets.untrusted_text import PlainInput, join, safe_id, safe_id_text
 
 #: Each flag's words; the state is said in words too (under NO_COLOR a
@@ -83,6 +82,15 @@ def flag_label(flag: str, on: bool) -> str:
     head, _, rest = words.partition(":")
     state = "on" if on else "off"
     return f"{head} ({state}):{rest}" if rest else f"{words} ({state})"
+
+
+_URL_HINT: Final = "https:// (plain http:// only for a loopback host)"
+#: The text fields after the name: (label, id and ``Profile`` attribute, placeholder, hint).
+TEXT_FIELDS: Final = (
+    ("Base URL", "base-url", "https://api.example.com", _URL_HINT),
+    ("Team store", "store", "optional: postgresql://host/db (no password)", ""),
+    ("Operator", "operator", "optional: who the journal says made the changes", ""),
+)
 
 
 class ProfileForm(_FormDialog):
@@ -154,37 +162,10 @@ class ProfileForm(_FormDialog):
                     PlainInput(value=offered, id="profile", compact=True),
                     id="field-profile",
                 )
-            yield FormField(
-                "Base URL",
-                PlainInput(
-                    value=clean(edit.base_url) if edit else "",
-                    id="base-url",
-                    placeholder="https://api.example.com",
-                    compact=True,
-                ),
-                hint="https:// (plain http:// only for a loopback host)",
-                id="field-base-url",
-            )
-            yield FormField(
-                "Team store",
-                PlainInput(
-                    value=clean(edit.store or "") if edit else "",
-                    id="store",
-                    placeholder="optional: postgresql://host/db (no password)",
-                    compact=True,
-                ),
-                id="field-store",
-            )
-            yield FormField(
-                "Operator",
-                PlainInput(
-                    value=clean(edit.operator or "") if edit else "",
-                    id="operator",
-                    placeholder="optional: who the journal says made the changes",
-                    compact=True,
-                ),
-                id="field-operator",
-            )
+            for label, name, placeholder, hint in TEXT_FIELDS:
+                text = clean(getattr(edit, name.replace("-", "_")) or "") if edit else ""
+                field = PlainInput(value=text, id=name, placeholder=placeholder, compact=True)
+                yield FormField(label, field, hint=hint, id=f"field-{name}")
             for flag, value in (
                 ("read-only", edit.read_only if edit else False),
                 ("protected", edit.protected if edit else False),
@@ -192,7 +173,7 @@ class ProfileForm(_FormDialog):
             ):
                 yield StateCheckbox(flag_label(flag, value), value, id=flag, compact=True)
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel", id="form-cancel")
+                yield Button("Cancel", id="form-cancel", classes="closes")
                 label = "Save" if edit is not None else "Save profile"
                 yield Button(label, id="form-submit", variant="primary")
 
@@ -207,33 +188,21 @@ class ProfileForm(_FormDialog):
         if flag in FLAG_WORDS:
             event.checkbox.label = flag_label(flag, event.value)
 
-    def _check(self, field_id: str, raw: str, check: object) -> bool:
-        """Run ``check`` on ``raw``; show its refusal under the field (none while empty)."""
-        field = self.query_one(field_id, FormField)
-        try:
-            check(raw)  # type: ignore[operator]
-        except ValidationError as exc:
-            field.show_error(None if raw == "" else field_words(exc))
-            field.set_class(True, "-invalid")
-            return False
-        field.show_error(None)
-        return True
-
     def _profile(self) -> Profile | None:
         edit = self._edit
         if edit is not None:
             name, ok = edit.name, True
         else:
             name = self.query_one("#profile", Input).value
-            ok = self._check(
+            ok = self.check_field(
                 "#field-profile", name, lambda raw: check_profile_name(raw, self._existing)
             )
         raw_url = self.query_one("#base-url", Input).value.strip()
-        ok = self._check("#field-base-url", raw_url, check_profile_url) and ok
+        ok = self.check_field("#field-base-url", raw_url, check_profile_url) and ok
         store = self.query_one("#store", Input).value
-        ok = self._check("#field-store", store, check_store_url) and ok
+        ok = self.check_field("#field-store", store, check_store_url) and ok
         operator = self.query_one("#operator", Input).value
-        ok = self._check("#field-operator", operator, check_operator) and ok
+        ok = self.check_field("#field-operator", operator, check_operator) and ok
         if not ok:
             return None
         try:
@@ -321,7 +290,7 @@ class ProfileSwitcher(_Dialog):
                 yield Button("New", id="profiles-new")
                 yield Button("Edit", id="profiles-edit")
                 yield Button("Remove", id="profiles-remove")
-                yield Button("Close", id="profiles-close", variant="primary")
+                yield Button("Close", id="profiles-close", variant="primary", classes="closes")
 
     def on_mount(self) -> None:
         self.query_one(DataTable).focus()
@@ -383,9 +352,6 @@ class ProfileSwitcher(_Dialog):
     # -- actions ---------------------------------------------------------------------
 
     @on(DataTable.RowSelected)
-    def _row_selected(self) -> None:
-        self.action_switch()
-
     def action_switch(self) -> None:
         """Switch to the highlighted profile (the dialog closes; the app switches)."""
         profile = self._selected()
@@ -468,7 +434,3 @@ class ProfileSwitcher(_Dialog):
             return
         self._show(config, None)
         self.notify(clean(f"Profile {name} removed from config.toml."), markup=False)
-
-    @on(Button.Pressed, "#profiles-close")
-    def _close(self) -> None:
-        self.dismiss(None)

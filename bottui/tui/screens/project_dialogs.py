@@ -17,12 +17,26 @@ is wrapped in its token type the moment it is submitted, and the field is
 cleared at once: the keyring is the only place it goes. When the keyring is
 absent, locked or silent, the dialog says so and shows the remedies
 (environment variables, a Secret Service, keyring's own configuration).
+
+**The parts of a form**: one labelled field with its error line, and a checkbox that reads as text.
+
+Forms validate as the operator types: the message appears under the field
+and the submit button stays disabled while any field is invalid. The label
+sits left of a compact (one-row) field so that a form fits in 24 rows
+(:class:`FormField`).
+
+:class:`StateCheckbox` reads ``[x] Resume`` on and ``[ ] Resume`` off.
+Textual's ``Checkbox`` draws ``▐X▌`` both on and off and tells them apart by
+colour alone, which NO_COLOR, 16 colours and monochrome lose (and an X reads
+as "on" to most people even when it is off). Here the box holds ``x`` or a
+space, in bold, so the state survives any palette.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar
 
 from textual import on
@@ -31,6 +45,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, Label, Static
 
 from bottui.api.errors import ValidationError
@@ -45,8 +60,84 @@ from bottui.tui.error_report import EXPECTED_ERRORS, error_line, field_words
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.services import services_of
-from bottui.tui.widgets.form_field import FormField
 from bottui.tui.widgets.untrusted_text import PlainInput, SecretInput, join, safe_id
+
+
+class FormField(Vertical):
+    """A label and one input widget on a row, and a line for its error under them.
+
+    Args:
+        label: Our own words naming the field.
+        field: The input widget (Input, SecretInput, ...).
+        hint: Optional words under the field while it is valid.
+    """
+
+    DEFAULT_CSS = """
+    FormField { height: auto; margin-bottom: 1; }
+    FormField > Horizontal { height: auto; }
+    FormField > Horizontal > .form-label { width: 16; padding: 0 1; }
+    FormField > Horizontal > Input { width: 1fr; background: $boost; }
+    FormField > Horizontal > Input:focus { background: $primary 25%; }
+    FormField > .form-error { color: $error; padding: 0 1 0 16; height: auto; }
+    FormField > .form-hint { color: $text-muted; padding: 0 1 0 16; height: auto; }
+    """
+
+    def __init__(self, label: str, field: Widget, *, hint: str = "", id: str | None = None):
+        super().__init__(id=id)
+        self._label = label
+        self._field = field
+        self._hint = hint
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield Label(Content(self._label), classes="form-label")
+            yield self._field
+        hint = Static(Content(self._hint), classes="form-hint")
+        hint.display = bool(self._hint)
+        yield hint
+        error = Static("", classes="form-error")
+        error.display = False
+        yield error
+
+    def show_error(self, message: Content | None) -> None:
+        """Show ``message`` (safe Content) under the field, or clear it."""
+        error = self.query_one(".form-error", Static)
+        error.update(message or "")
+        error.display = message is not None
+        self.query_one(".form-hint", Static).display = message is None and bool(self._hint)
+        self.set_class(message is not None, "-invalid")
+
+
+class StateCheckbox(Checkbox):
+    """A ``Checkbox`` drawn ``[x]`` when on and ``[ ]`` when off (see the module docstring)."""
+
+    DEFAULT_CSS = """
+    StateCheckbox > .toggle--button,
+    StateCheckbox.-on > .toggle--button {
+        background: transparent;
+        color: $text;
+        text-style: bold;
+    }
+    StateCheckbox:focus > .toggle--button { text-style: bold reverse; }
+    """
+
+    BUTTON_LEFT: str = ""
+    BUTTON_RIGHT: str = ""
+    BUTTON_INNER: str = "[ ]"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._show_state()
+
+    def watch_value(self) -> None:
+        super().watch_value()
+        self._show_state()
+        self.refresh(layout=True)
+
+    def _show_state(self) -> None:
+        # BUTTON_INNER is Textual's documented way to choose the box's characters;
+        # set per instance, it follows the value.
+        self.BUTTON_INNER = "[x]" if self.value else "[ ]"
 
 
 @dataclass(frozen=True)
@@ -77,6 +168,18 @@ class _FormDialog(_Dialog):
         """The field that has the focus when the form opens."""
         return self.query(Input).first()
 
+    def check_field(self, field_id: str, raw: str, check: Callable[[str], object]) -> bool:
+        """Run ``check`` on ``raw``; show its refusal under the field (none while empty)."""
+        field = self.query_one(field_id, FormField)
+        try:
+            check(raw)
+        except ValidationError as exc:
+            field.show_error(None if raw == "" else field_words(exc))
+            field.set_class(True, "-invalid")
+            return False
+        field.show_error(None)
+        return True
+
     def on_mount(self) -> None:
         self.validate_form()
         self.first_field().focus()
@@ -95,10 +198,6 @@ class _FormDialog(_Dialog):
             if field.has_class("-invalid"):
                 field.query_one(Input).focus()
                 return
-
-    @on(Button.Pressed, "#form-cancel")
-    def _cancel(self) -> None:
-        self.dismiss(None)
 
     @on(Button.Pressed, "#form-submit")
     def _submit(self) -> None:
@@ -166,7 +265,7 @@ class ProjectForm(_FormDialog):
                 id="field-name",
             )
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel", id="form-cancel")
+                yield Button("Cancel", id="form-cancel", classes="closes")
                 yield Button(
                     "Save" if editing else "Add project", id="form-submit", variant="primary"
                 )
@@ -184,20 +283,9 @@ class ProjectForm(_FormDialog):
         else:
             account = self.query_one("#account", Input).value
             project = self.query_one("#project", Input).value
-            for field_id, label, value in (
-                ("#field-account", "account id", account),
-                ("#field-project", "project id", project),
-            ):
-                field = self.query_one(field_id, FormField)
-                try:
-                    path_id(label, value)
-                except ValidationError as exc:
-                    # Empty is not "wrong" yet: say nothing until something is typed.
-                    field.show_error(None if value == "" else field_words(exc))
-                    field.set_class(True, "-invalid")
-                    ok = False
-                else:
-                    field.show_error(None)
+            # Empty is not "wrong" yet: nothing is said until something is typed.
+            ok = self.check_field("#field-account", account, partial(path_id, "account id"))
+            ok = self.check_field("#field-project", project, partial(path_id, "project id")) and ok
             if ok and (account, project) in self._existing:
                 self.query_one("#field-project", FormField).show_error(
                     Content("This project is in the inventory already: edit it instead (r).")
@@ -334,7 +422,7 @@ class TokenDialog(_Dialog):
             with VerticalScroll(id="token-problem"):
                 yield Static("", id="token-problem-text")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel", id="token-cancel")
+                yield Button("Cancel", id="token-cancel", classes="closes")
                 yield Button("Delete stored", id="token-delete", variant="error")
                 yield Button("Store in keyring", id="token-store", variant="primary")
 
@@ -386,16 +474,8 @@ class TokenDialog(_Dialog):
         self._update_buttons()
 
     @on(Input.Submitted, "#token-value")
-    def _submitted(self) -> None:
-        if self._value_ok() and not self._busy:
-            self._store()
-
-    @on(Button.Pressed, "#token-cancel")
-    def _cancel(self) -> None:
-        self.dismiss(None)
-
     @on(Button.Pressed, "#token-store")
-    def _store_pressed(self) -> None:
+    def _store_asked(self) -> None:
         if self._value_ok() and not self._busy:
             self._store()
 

@@ -29,18 +29,37 @@ are those of :mod:`bottui.ops.profiles`); the names taken are read meanwhile;
 current), then the project is asked for. Starting the demo leaves the app with
 :data:`~bottui.tui.messages.START_DEMO` (the tui layer may not import
 :mod:`bottui.demo`; the CLI starts it).
+
+**The table** (:class:`ProjectTable`): one row per project, with its token states.
+
+Rows are keyed by ``(account, project)``; every id and name goes in through
+:func:`~bottui.tui.widgets.untrusted_text.safe_text`. Token cells say where the token
+comes from (stored / missing / from environment), never what it is.
+
+**The framed notices**: the first-run welcome and the unusable keyring.
+
+:class:`Welcome`, on a first run with nothing configured, offers the two ways
+in: (a) add a project and its tokens (asking first for the API's base URL
+when there is none), or (b) start the demo against the built-in sandbox.
+
+:class:`KeyringNotice` is shown while the keyring cannot be used. It says
+what failed (the :class:`~bottui.store.errors.KeyringUnavailable` title and
+reason) and what to do about it: its ``details`` carry the remedies
+(environment variables, a Secret Service session, keyring's configuration).
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from functools import partial
-from typing import ClassVar, NamedTuple
+from functools import cached_property, lru_cache, partial
+from typing import ClassVar, Literal, NamedTuple
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, DataTable, Static
@@ -55,23 +74,311 @@ from bottui.store.errors import KeyringUnavailable
 from bottui.store.inventory.records import ProjectEntry
 from bottui.store.keyring_tokens import TokenState
 from bottui.store.paging import Cursor
+from bottui.store.token_sources import EnvTokenAmbiguous
 from bottui.tui.error_report import EXPECTED_ERRORS, error_line
 from bottui.tui.messages import START_DEMO
+from bottui.tui.perf.incremental_table import IncrementalTable
 from bottui.tui.screens.base import FilterableScreen, on_answer, then
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.profile_switcher import ProfileForm
 from bottui.tui.screens.project_dialogs import ProjectDraft, ProjectForm, ask_token, tell_checked
-from bottui.tui.ui_rules import show_widget
-from bottui.tui.widgets.notices import KeyringNotice, Welcome
-from bottui.tui.widgets.project_table import (
-    CHECKING,
-    CellState,
-    ProjectRow,
-    ProjectTable,
-    ids_line,
-    project_detail,
-)
-from bottui.tui.widgets.untrusted_text import join, safe, safe_id
+from bottui.tui.ui_rules import show_widget, tone
+from bottui.tui.widgets.untrusted_text import join, safe, safe_id, safe_id_text, safe_text
+
+
+class Welcome(Vertical):
+    """The welcome panel, with an "Add a project" and a "Start the demo" button."""
+
+    DEFAULT_CSS = """
+    Welcome { height: auto; border: round $primary; padding: 0 1; margin: 1 0 0 0; }
+    Welcome > #welcome-title { text-style: bold; }
+    Welcome > Horizontal { height: auto; margin: 1 0 0 0; }
+    Welcome Button { margin-right: 2; }
+    Welcome .welcome-way { margin: 1 0 0 0; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content("Welcome to bottui"), id="welcome-title")
+        yield Static("", id="welcome-where")
+        yield Static(
+            Content(
+                "a  Add a project: its account id and project id, then store its "
+                "tokens in the keyring (t project API token, p personal access token)."
+            ),
+            classes="welcome-way",
+            id="welcome-add-text",
+        )
+        yield Static(
+            Content(
+                "d  Start the demo: every screen against a built-in sandbox, with demo "
+                "data and tokens; nothing of yours is read or written."
+            ),
+            classes="welcome-way",
+            id="welcome-demo-text",
+        )
+        with Horizontal():
+            yield Button("Add a project", id="welcome-add", variant="primary")
+            yield Button("Start the demo", id="welcome-demo")
+
+    def configure(self, *, profile: str | None, base_url: str | None, demo: bool = False) -> None:
+        """Say what is configured: nothing, or a profile with no projects yet.
+
+        Under ``bottui demo`` the demo is not offered again.
+        """
+        self.query_one("#welcome-demo-text").display = not demo
+        self.query_one("#welcome-demo").display = not demo
+        where = self.query_one("#welcome-where", Static)
+        if base_url is None:
+            where.update(
+                Content(
+                    "Nothing is configured yet. Adding a project first asks for the API's "
+                    "base URL, saved as a profile."
+                )
+            )
+        else:
+            where.update(
+                join(
+                    "No projects yet in profile ",
+                    safe(profile or "(none)"),
+                    " (",
+                    safe(base_url),
+                    ").",
+                )
+            )
+
+
+class KeyringNotice(Vertical):
+    """A framed notice; hidden while the keyring works. Never takes the focus."""
+
+    DEFAULT_CSS = """
+    KeyringNotice {
+        height: auto; border: round $error; padding: 0 1;
+        border-title-color: $error; border-title-style: bold;
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="keyring-notice-text")
+
+    def on_mount(self) -> None:
+        self.border_title = "Keyring unavailable"
+        self.display = False
+
+    def show(self, error: KeyringUnavailable | None) -> None:
+        """Show ``error`` and its remedies; ``None`` hides the notice."""
+        self.display = error is not None
+        if error is None:
+            return
+        text = error_line("", error, sep=" (k checks again).\n", keep_newlines=True)
+        self.query_one("#keyring-notice-text", Static).update(text)
+
+
+#: A slot's cell while its state is being read.
+CHECKING: Literal["checking"] = "checking"
+#: What the table knows of a slot: a reading, "checking", or None (no base URL).
+CellState = Reading | Literal["checking"] | None
+
+CURRENT_MARK = "▶"
+
+
+@lru_cache(maxsize=1024)
+def _personal_slot(account: str) -> Slot:
+    # One per account, shared by all its projects' rows.
+    return Slot.personal(account)
+
+
+@dataclass(frozen=True)
+class ProjectRow:
+    """One project of the inventory."""
+
+    account: str
+    project: str
+    name: str | None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """``(account, project)``."""
+        return (self.account, self.project)
+
+    @cached_property
+    def row_key(self) -> str:
+        """The table's key of this project's row."""
+        return _row_key(self.key)
+
+    # Cached: the table looks both slots up for every row on every update, and
+    # a Slot costs more to make than the lookup itself.
+    @cached_property
+    def personal_slot(self) -> Slot:
+        """Where the account's personal access token belongs."""
+        return _personal_slot(self.account)
+
+    @cached_property
+    def project_slot(self) -> Slot:
+        """Where the project's API token belongs."""
+        return Slot.for_project(self.account, self.project)
+
+
+def state_cell(state: CellState) -> Text:
+    """The words (and a style) for a token cell."""
+    if state is None:
+        return Text("no base URL", style=tone("italic", "dim"))
+    if state == CHECKING:
+        return Text("checking…", style=tone("italic", "dim"))
+    if isinstance(state, EnvTokenAmbiguous):
+        # Two environment variables claim this token: refused, never guessed.
+        return Text("env: ambiguous", style=tone("bold", "red"))
+    if isinstance(state, KeyringUnavailable):
+        # Short, so the table fits 80 columns: the notice above says "Keyring unavailable".
+        return Text("unavailable", style=tone("bold", "red"))
+    if state is TokenState.STORED:
+        return Text("stored", style=tone("", "green"))
+    if state is TokenState.ENVIRONMENT:
+        return Text("from environment", style=tone("", "cyan"))
+    if isinstance(state, TokenState) and state.from_environment:
+        # BOTTUI_API_KEY: sent for this project, but nothing says it is this project's.
+        return Text("env, not tied", style=tone("italic", "yellow"))
+    return Text("missing", style=tone("bold underline", "yellow"))
+
+
+#: What a project's cells are made from: the project, whether it is the
+#: current one, and the states of its personal and project tokens.
+_View = tuple[ProjectRow, bool, CellState, CellState]
+
+
+def _row_key(key: tuple[str, str]) -> str:
+    # The account's length first: hostile ids (slashes, colons, digits) cannot
+    # make two keys collide, at a tenth of the cost of JSON for 5,000 rows.
+    account, project = key
+    return f"{len(account)}:{account}/{project}"
+
+
+class ProjectTable(IncrementalTable[ProjectRow, _View]):
+    """Projects with account, id, display name and the two token states."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select_cursor", "Use project", id="projects.select"),
+    ]
+    COLUMNS = (
+        ("mark", " "),
+        ("account", "Account"),
+        ("project", "Project id"),
+        ("name", "Name"),
+        ("personal", "Personal token"),
+        ("token", "Project token"),
+    )
+    ZEBRA_STRIPES = False
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        #: The current project as last shown (its row is marked and bold).
+        self._current: tuple[str, str] | None = None
+
+    @property
+    def highlighted(self) -> ProjectRow | None:
+        """The project under the cursor, if any (the table's ``selected``)."""
+        return self.selected
+
+    def row_for(self, key: str | None) -> ProjectRow | None:
+        """The project of a DataTable row key."""
+        return self._entries.get(key or "")
+
+    def show(
+        self,
+        rows: Sequence[ProjectRow],
+        *,
+        current: tuple[str, str] | None,
+        state: Callable[[Slot], CellState],
+        focus: tuple[str, str] | None = None,
+    ) -> None:
+        """Show the rows; the cursor goes to ``focus`` if given, else stays on its project.
+
+        With neither (nothing was highlighted yet), it goes to the ``current`` project.
+        The same projects shown again are updated in place (see ``_update_rows``).
+        """
+        highlighted = self.highlighted
+        keep = focus or (highlighted.key if highlighted else None) or current
+        self._current = current
+        self._update_rows(
+            ((row.row_key, row) for row in rows),
+            _viewer(current, state),
+            _cells,
+            select=None if keep is None else _row_key(keep),
+        )
+
+    def set_current(
+        self,
+        current: tuple[str, str] | None,
+        *,
+        state: Callable[[Slot], CellState],
+        focus: tuple[str, str] | None = None,
+    ) -> None:
+        """The same rows, another current project: its row and the last one's alone are redone."""
+        keys = [_row_key(key) for key in {self._current, current} if key is not None]
+        self._current = current
+        self._refresh_rows(keys, _viewer(current, state))
+        if focus is not None and _row_key(focus) in self._entries:
+            self._select(_row_key(focus))
+
+    def update_states(self, state: Callable[[Slot], CellState]) -> None:
+        """Redraw the token cells that changed (the cursor stays where it is)."""
+        # Every row, also those a filter hides: their states are shown when it lets them in.
+        self._update_rows(self._source, _viewer(self._current, state), _cells)
+
+
+def _viewer(
+    current: tuple[str, str] | None, state: Callable[[Slot], CellState]
+) -> Callable[[ProjectRow], _View]:
+    """What a project's cells show, given the current project and the token states."""
+
+    def view(row: ProjectRow) -> _View:
+        return (row, row.key == current, state(row.personal_slot), state(row.project_slot))
+
+    return view
+
+
+def ids_line(account: str, project: str, name: str | None = None) -> str:
+    """``acme / shop-prod (Shop)``, for a toast (cleaned by the caller)."""
+    return f"{account} / {project}" + (f" ({name})" if name else "")
+
+
+def project_detail(
+    row: ProjectRow, *, current: bool, state: Callable[[Slot], CellState]
+) -> Content:
+    """The two lines under the table about the highlighted project (ids are untrusted)."""
+    marker = "current: " if current else ""
+    first = join(marker, safe_id(row.account), " / ", safe_id(row.project))
+    if row.name:
+        first = join(first, " · ", safe(row.name))
+    words = {None: "no base URL", CHECKING: "checking…"}
+
+    def said(slot: Slot) -> str:
+        value = state(slot)
+        if isinstance(value, KeyringUnavailable):
+            return "keyring unavailable"
+        if isinstance(value, TokenState):
+            return value.label
+        return words[value]
+
+    second = Content(
+        f"personal token: {said(row.personal_slot)} (p) · "
+        f"project token: {said(row.project_slot)} (t)"
+    )
+    return join(first, "\n", second)
+
+
+def _cells(view: _View) -> list[Text]:
+    """One project's cells, in ``COLUMNS`` order; ids and names are untrusted."""
+    row, is_current, personal, project = view
+    style = "bold" if is_current else ""
+    return [
+        Text(CURRENT_MARK if is_current else " ", style="bold"),
+        safe_id_text(row.account, style=style),
+        safe_id_text(row.project, style=style),
+        safe_text(row.name or "", style=style),
+        state_cell(personal),
+        state_cell(project),
+    ]
+
 
 PROBLEM = "The inventory cannot be read: "
 
@@ -404,16 +711,13 @@ class ProjectsScreen(FilterableScreen):
 
     # -- adding, editing, removing -------------------------------------------------------
 
+    @on(Button.Pressed, "#welcome-add")
     def action_add(self) -> None:
         """Add a project (asking for the base URL first when there is none)."""
         if self.services.session.settings.base_url is None:
             self._ask_first_profile()
         else:
             self._ask_project()
-
-    @on(Button.Pressed, "#welcome-add")
-    def _welcome_add(self) -> None:
-        self.action_add()
 
     def _ask_project(self) -> None:
         settings = self.services.session.settings
@@ -582,11 +886,8 @@ class ProjectsScreen(FilterableScreen):
         self._check_tokens(again=True)
         tell_checked(self, redraw=self._after_states)  # "checking…" now, the findings after
 
+    @on(Button.Pressed, "#welcome-demo")
     def action_demo(self) -> None:
         """Leave and start ``bottui demo`` (first run only)."""
         if not self.services.demo:  # never from the demo itself
             self.app.exit(START_DEMO)
-
-    @on(Button.Pressed, "#welcome-demo")
-    def _welcome_demo(self) -> None:
-        self.action_demo()

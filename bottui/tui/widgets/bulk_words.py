@@ -72,12 +72,26 @@ def _rate(rate: float | None) -> str:
     return f"{rate:,.1f} ids/s" if rate < 10 else f"{rate:,.0f} ids/s"
 
 
+def total_words(progress: BulkProgress) -> str:
+    """The run's id count: ``6``, ``~6`` while estimated, ``?`` while unknown."""
+    if progress.total is None:
+        return "?"
+    return f"{progress.total:,}" if progress.total_exact else f"~{progress.total:,}"
+
+
+def unknown_count(progress: BulkProgress) -> int:
+    """Ids whose outcome is unknown so far (every unknown-like status)."""
+    return sum(progress.counts.get(s, 0) for s in UNKNOWN_LIKE)
+
+
+def stopped(summary: BulkSummary) -> bool:
+    """Whether the run was stopped (interrupted, or by a reason) rather than done."""
+    return summary.interrupted or summary.stopped_by is not None
+
+
 def progress_line(progress: BulkProgress) -> Content:
     """``3 / 6 ids · 1.5 ids/s · ETA 2s``."""
-    total = "?" if progress.total is None else f"{progress.total:,}"
-    if progress.total is not None and not progress.total_exact:
-        total = "~" + total
-    parts = [f"{progress.done:,} / {total} ids", _rate(progress.rate)]
+    parts = [f"{progress.done:,} / {total_words(progress)} ids", _rate(progress.rate)]
     if not progress.stopping:
         parts.append(f"ETA {duration(progress.eta)}")
     parts.append(f"{progress.in_flight:,} in flight")
@@ -87,11 +101,10 @@ def progress_line(progress: BulkProgress) -> Content:
 def counts_line(progress: BulkProgress) -> Content:
     """``withdrawn 2 · nothing standing 1 · unknown 0 · failed 0`` (+ not sent, skipped)."""
     counts = progress.counts
-    unknown = sum(counts.get(s, 0) for s in UNKNOWN_LIKE)
     parts = [
         f"withdrawn {counts.get(ItemStatus.WITHDRAWN, 0):,}",
         f"nothing standing {counts.get(ItemStatus.NOTHING_STANDING, 0):,}",
-        f"unknown {unknown:,}",
+        f"unknown {unknown_count(progress):,}",
         f"failed {counts.get(ItemStatus.FAILED, 0):,}",
     ]
     for status, words in ((ItemStatus.SKIPPED, "skipped"), (ItemStatus.NOT_SENT, "not sent")):
@@ -121,8 +134,7 @@ def state_line(progress: BulkProgress, *, abandoning: bool = False) -> Content:
 
 def summary_lines(summary: BulkSummary, *, abandoned: bool = False) -> list[Content]:
     """The summary of a finished (or stopped) run, line by line."""
-    stopped = summary.interrupted or summary.stopped_by is not None
-    if stopped:
+    if stopped(summary):
         head = (
             f"Stopped after {duration(summary.elapsed)}: "
             f"{plural(summary.total, 'id')} read before the stop."

@@ -25,21 +25,40 @@ headline reads the same without colour.
   changed since (an undo, a timed revert, the CLI, a teammate), it says
   plainly that it is history, when, and what each is now ("at 20:56:12 UTC
   rl-login was set ON · since changed to OFF"), #27.
+
+**The Grants screen's revocation**: its form, and this session's revocations.
+
+:class:`RevocationForm` takes a visitor id, a user account id, or both,
+validated as the operator types with the same rules the client applies
+before sending (:func:`bottui.api.requests.subject_id`): 1 to 256
+characters, no control characters, at least one id. The message sits under
+its field and the submit button stays disabled while anything is wrong. The
+form only asks; the screen confirms and sends (it hears
+:class:`RevocationForm.Submitted`).
+
+:class:`RevocationHistory` lists this session's revocations, newest first:
+time, ids, outcome, reportId. Failed calls are listed too ("failed: ..."),
+so the table is an honest account of what the operator tried, not only of
+what worked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
+from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Static
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Button, Input, Label, Static
 
-from bottui.api.errors import without_unknown_note
+from bottui.api.errors import ValidationError, without_unknown_note
 from bottui.api.models import (
     SECRET_MASK,
     LimiterChange,
@@ -48,10 +67,20 @@ from bottui.api.models import (
     Revocation,
     RevocationOutcome,
 )
+from bottui.api.requests import subject_id
 from bottui.plaintext import clean
 from bottui.tui.error_report import Failure
+from bottui.tui.perf.textual_private import MeasuredTable
+from bottui.tui.ui_rules import tone
 from bottui.tui.widgets.limiter_table import state_word
-from bottui.tui.widgets.untrusted_text import join, safe, safe_id
+from bottui.tui.widgets.untrusted_text import (
+    PlainInput,
+    join,
+    safe,
+    safe_id,
+    safe_id_text,
+    safe_text,
+)
 
 # -- a failed or unknown attempt, on every panel ---------------------------------------
 
@@ -85,6 +114,19 @@ def failure_lines(failure: Failure) -> list[Content]:
     return lines
 
 
+def fill(
+    panel: Widget, headline: Content, css: str, classes: Iterable[str], lines: Sequence[Content]
+) -> None:
+    """Show a panel: its first Static the headline (styled by ``css``, one of ``classes``),
+    its second the lines."""
+    head, body = panel.query(Static).results()
+    head.update(headline)
+    for name in classes:
+        head.set_class(name == css, name)
+    body.update(Content("\n").join(lines))
+    panel.display = True
+
+
 # -- one kind of change's latest attempt -----------------------------------------------
 
 SUCCESS_CLASS = "result-withdrawn"  # the Grants panel's success style
@@ -111,12 +153,7 @@ class AttemptPanel(Vertical):
         self.border_title = (
             f"Result · at {at} UTC · since changed" if history else f"Result · {at} UTC"
         )
-        head = self.query_one(".attempt-headline", Static)
-        head.update(headline)
-        for name in (SUCCESS_CLASS, FAILED_CLASS, UNKNOWN_CLASS):
-            head.set_class(name == css, name)
-        self.query_one(".attempt-body", Static).update(Content("\n").join(lines))
-        self.display = True
+        fill(self, headline, css, (SUCCESS_CLASS, FAILED_CLASS, UNKNOWN_CLASS), lines)
 
     def show_success(
         self, headline: Content, lines: Sequence[Content], at: str, *, history: bool = False
@@ -283,7 +320,6 @@ class RevocationResult(Vertical):
         if record is None:
             self.display = False
             return
-        headline = self.query_one("#result-headline", Static)
         if record.revocation is None:
             failure = record.failure or Failure(record.error or "error", "", False, "")
             text, css = failure_headline(failure)
@@ -293,12 +329,8 @@ class RevocationResult(Vertical):
             words, _, css = OUTCOMES[record.revocation.outcome]
             text, lines = Content(words), result_lines(record)
             self.border_title = "Result"
-        headline.update(text)
-        for name in RESULT_CLASSES:
-            headline.set_class(name == css, name)
-        self.query_one("#result-body", Static).update(Content("\n").join(lines))
         self.border_subtitle = notes(record)
-        self.display = True
+        fill(self, text, css, RESULT_CLASSES, lines)
 
 
 # -- the project returned by a rate limiter change -------------------------------------
@@ -481,16 +513,166 @@ class ReturnedProjectPanel(VerticalScroll):
         self._shown_key = None
         self.border_title = f"Last attempt · {at} UTC"
         text, css = failure_headline(failure)
-        headline = self.query_one("#returned-project-headline", Static)
-        headline.update(text)
-        headline.set_class(css == FAILED_CLASS, FAILED_CLASS)
-        headline.set_class(css == UNKNOWN_CLASS, UNKNOWN_CLASS)
-        headline.display = True
-        body = Content("\n").join([where, *failure_lines(failure)])
-        self.query_one("#returned-project-body", Static).update(body)
-        self.display = True
+        self.query_one("#returned-project-headline", Static).display = True
+        fill(self, text, css, (FAILED_CLASS, UNKNOWN_CLASS), [where, *failure_lines(failure)])
         self.scroll_home(animate=False)
 
     def hide(self) -> None:
         """Forget the panel (another project was chosen, or escape)."""
         self.display = False
+
+
+#: Input id -> (field name in messages, error Static id).
+FIELDS: Final = {
+    "visitor-id": ("Visitor id", "visitor-id-error"),
+    "user-account-id": ("User account id", "user-account-id-error"),
+}
+NEED_ONE: Final = "Give a visitor id, a user account id, or both."
+READY: Final = "Nothing is sent before you confirm."
+
+
+def field_problem(label: str, value: str) -> tuple[str, bool]:
+    """(message, blocking) for one field; ``("", False)`` when it is fine or empty.
+
+    Surrounding spaces are allowed (sent exactly as typed) but pointed out:
+    a pasted id with a trailing space matches no grant.
+    """
+    if value == "":
+        return "", False
+    try:
+        subject_id(label.lower(), value)
+    except ValidationError as exc:
+        return f"{label} {exc.message}", True
+    if value != value.strip():
+        return f"{label} starts or ends with a space; it is sent exactly as typed", False
+    return "", False
+
+
+class RevocationForm(Vertical):
+    """Two fields and a submit button; posts :class:`Submitted` when valid."""
+
+    @dataclass
+    class Submitted(Message):
+        """The operator asked to revoke (values validated; None = not given)."""
+
+        form: RevocationForm
+        visitor_id: str | None
+        user_account_id: str | None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(classes="form-row"):
+            yield Label(Content("Visitor id"))
+            yield PlainInput(placeholder="subject.visitorId", id="visitor-id")
+        yield Static("", id="visitor-id-error", classes="field-error")
+        with Horizontal(classes="form-row"):
+            yield Label(Content("User account id"))
+            yield PlainInput(placeholder="subject.userAccountId", id="user-account-id")
+        yield Static("", id="user-account-id-error", classes="field-error")
+        with Horizontal(classes="buttons"):
+            yield Button(Content("Revoke grant…"), id="revoke", variant="error", disabled=True)
+            yield Static(Content(NEED_ONE), id="revoke-hint", classes="hint")
+
+    def on_mount(self) -> None:
+        self.check()
+
+    # -- values and validation ------------------------------------------------------
+
+    def values(self) -> tuple[str | None, str | None]:
+        """(visitor id, user account id) as typed; None for an empty field."""
+        visitor = self.query_one("#visitor-id", Input).value
+        user = self.query_one("#user-account-id", Input).value
+        return visitor or None, user or None
+
+    def check(self) -> bool:
+        """Validate both fields, show messages, enable submit; True when valid."""
+        blocked = False
+        for input_id, (label, error_id) in FIELDS.items():
+            value = self.query_one(f"#{input_id}", Input).value
+            message, blocking = field_problem(label, value)
+            blocked = blocked or blocking
+            error = self.query_one(f"#{error_id}", Static)
+            error.update(safe(message))
+            error.set_class(not blocking and bool(message), "field-note")
+            error.display = bool(message)
+        given = any(self.values())
+        valid = given and not blocked
+        self.query_one("#revoke", Button).disabled = not valid
+        hint = READY if valid else (NEED_ONE if not given else "Fix the field above to revoke.")
+        self.query_one("#revoke-hint", Static).update(Content(hint))
+        return valid
+
+    def clear(self) -> None:
+        """Empty both fields (after a revocation was answered)."""
+        for input_id in FIELDS:
+            self.query_one(f"#{input_id}", Input).value = ""
+        self.check()
+
+    def focus_first(self) -> None:
+        """Focus the visitor id field."""
+        self.query_one("#visitor-id", Input).focus()
+
+    # -- events ---------------------------------------------------------------------
+
+    @on(Input.Changed)
+    def _changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.check()
+
+    @on(Input.Submitted, "#visitor-id")
+    def _next_field(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.query_one("#user-account-id", Input).focus()
+
+    @on(Input.Submitted, "#user-account-id")
+    @on(Button.Pressed, "#revoke")
+    def _submit(self, event: Input.Submitted | Button.Pressed) -> None:
+        # Enter in the last field submits only when valid; the confirmation
+        # dialog that follows still protects against a stray Enter.
+        event.stop()
+        if self.check():
+            visitor, user = self.values()
+            self.post_message(self.Submitted(self, visitor, user))
+
+
+HISTORY_COLUMNS: Final = (
+    ("time", "Time (UTC)"),
+    ("project", "Project"),
+    ("visitor", "Visitor id"),
+    ("user", "User account id"),
+    ("outcome", "Outcome"),
+    ("report", "reportId"),
+)
+#: Outcome words -> (attributes, colour); any other words are a failure (bold, red).
+_OUTCOME_STYLE: Final = {
+    "withdrawn": ("bold", "green"),
+    "nothing standing": ("bold", ""),
+    "unknown": ("bold underline", "yellow"),
+    "unknown (retried)": ("bold underline", "yellow"),
+    UNKNOWN_FAILURE: ("bold underline", "yellow"),
+}
+
+
+class RevocationHistory(MeasuredTable[Text]):
+    """One row per revocation of this session, newest first."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, id=id)
+
+    def on_mount(self) -> None:
+        for key, heading in HISTORY_COLUMNS:
+            self.add_column(heading, key=key)
+
+    def show(self, records: Sequence[RevocationRecord]) -> None:
+        """Replace the rows with ``records`` (given oldest first)."""
+        self.clear()
+        for record in reversed(records):
+            words = record.outcome_words
+            report = record.revocation.report_id if record.revocation else None
+            self.add_row(
+                Text(record.at.strftime("%H:%M:%S")),
+                safe_id_text(record.project),
+                safe_id_text(record.visitor_id or "—"),
+                safe_id_text(record.user_account_id or "—"),
+                safe_text(words, style=tone(*_OUTCOME_STYLE.get(words, ("bold", "red")))),
+                safe_text(report or ""),
+            )

@@ -16,8 +16,8 @@ and an OSC sequence can set the window title. So :class:`PlainInput` refuses
 such a paste and says why; tabs and line ends stay allowed (CSV, TSV, Windows
 line ends). Replacing the characters would silently change the ids that are
 sent; a file is the way to bring such input in: its bad lines are reported and
-never shown raw. The ``TextArea`` variant is in
-:mod:`bottui.tui.widgets.plain_text_area`, apart because it costs ~5 ms to import.
+never shown raw. The ``TextArea`` variant is
+:class:`~bottui.tui.screens.bulk_dialogs.PlainTextArea`, beside its one user.
 
 A token is typed into a :class:`SecretInput`: Textual's password ``Input``
 masks what it draws, but its copy and cut actions would still send the clear
