@@ -130,8 +130,7 @@ def preview(dialog: BulkDialog) -> str:
 async def start_and_confirm(pilot: Pilot[Any]) -> None:
     """Start, move from Cancel to the confirm button, press it."""
     await pilot.click("#bulk-start")
-    await pilot.pause()
-    assert isinstance(pilot.app.screen, ConfirmDialog)
+    await until(lambda: isinstance(pilot.app.screen, ConfirmDialog), pilot)
     await pilot.press("tab", "enter")
     await pilot.pause()
 
@@ -343,8 +342,7 @@ async def test_paste_confirm_and_summary(grants_app: BottuiApp, sandbox: Sandbox
         assert f"Journal: run #{summary.run_id}" in text
         assert not run_dialog(grants_app).query_one("#bulk-resume-run").display
         await pilot.press("escape")
-        await pilot.pause()
-        assert isinstance(grants_app.screen, GrantsScreen)
+        await until(lambda: isinstance(grants_app.screen, GrantsScreen), pilot)
         # Every id settled: the next dialog opens empty.
         dialog = await open_bulk(pilot)
         assert dialog.query_one("#bulk-text", TextArea).text == ""
@@ -446,8 +444,7 @@ async def test_no_token_fails_before_sending(grants_app: BottuiApp, sandbox: San
         assert toast.title == "No personal access token"
         assert sandbox.stats.requests == 0
         await pilot.press("escape")
-        await pilot.pause()
-        assert isinstance(grants_app.screen, GrantsScreen)
+        await until(lambda: isinstance(grants_app.screen, GrantsScreen), pilot)
 
 
 async def test_protected_needs_project_id_typed(
@@ -493,8 +490,7 @@ async def test_dry_run_shows_first_requests(grants_app: BottuiApp, sandbox: Sand
         )
         assert "pat_demo" not in text
         await pilot.press("escape")
-        await pilot.pause()
-        assert isinstance(grants_app.screen, BulkDialog)
+        await until(lambda: isinstance(grants_app.screen, BulkDialog), pilot)
         assert sandbox.stats.requests == 0
 
 
@@ -611,8 +607,7 @@ async def test_no_project_no_dialog(grants_app: BottuiApp, sandbox: SandboxServe
         grants_app.services.choose_project(None, None)
         await settle(pilot)
         await pilot.press("b")
-        await pilot.pause()
-        assert isinstance(grants_app.screen, GrantsScreen)
+        await until(lambda: isinstance(grants_app.screen, GrantsScreen), pilot)
         assert any("No project selected" in n.message for n in grants_app._notifications)
 
 

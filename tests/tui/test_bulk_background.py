@@ -133,8 +133,7 @@ async def test_quit_asks_then_lets_in_flight_finish(
         await pilot.pause()
         assert grants_app.return_code is None and grants_app.services.bulk.active
         await pilot.press("q")
-        await pilot.pause()
-        assert isinstance(grants_app.screen, ConfirmDialog)
+        await until(lambda: isinstance(grants_app.screen, ConfirmDialog), pilot)
         await pilot.press("tab", "enter")  # Stop the run and quit
         deadline = time.monotonic() + 60
         while grants_app.return_code is None:
@@ -193,8 +192,7 @@ async def test_summary_lists_problems_and_exports(
         grants_app.screen.query_one("#bulk-export-path", Input).value = str(target)
         await pilot.press("enter")
         await pilot.pause()
-        await pilot.pause()
-        assert isinstance(grants_app.screen, ConfirmDialog)
+        await until(lambda: isinstance(grants_app.screen, ConfirmDialog), pilot)
         await pilot.press("enter")  # Cancel
         await settle(pilot)
         export = grants_app.screen

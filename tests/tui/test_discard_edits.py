@@ -12,7 +12,7 @@ from bottui.tui.screens.dialogs import DiscardDialog, discard_title
 from bottui.tui.screens.thresholds import ThresholdsScreen
 from bottui.tui.widgets.threshold_field import ThresholdField
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import plain
+from tests.tui.helpers import plain, until
 from tests.tui.test_thresholds import open_editor, retype
 
 MakeApp = Callable[..., BottuiApp]
@@ -30,8 +30,7 @@ async def test_escape_with_nothing_changed_closes_at_once(make_snap_app: MakeApp
     async with app.run_test(size=SNAP_SIZE) as pilot:
         await open_editor(pilot)
         await pilot.press("escape")
-        await pilot.pause()
-        assert isinstance(app.screen, ThresholdsScreen)
+        await until(lambda: isinstance(app.screen, ThresholdsScreen), pilot)
 
 
 async def test_escape_after_an_edit_asks_and_keep_editing_is_focused(
@@ -66,8 +65,7 @@ async def test_escape_after_an_edit_asks_and_keep_editing_is_focused(
         await pilot.press("escape")
         await pilot.pause()
         await pilot.click("#discard")
-        await pilot.pause()
-        assert isinstance(app.screen, ThresholdsScreen)
+        await until(lambda: isinstance(app.screen, ThresholdsScreen), pilot)
 
 
 async def test_cancel_button_asks_too_and_an_edit_undone_asks_nothing(
@@ -80,8 +78,7 @@ async def test_cancel_button_asks_too_and_an_edit_undone_asks_nothing(
         original = name.value  # type: ignore[attr-defined]
         await retype(pilot, name, "Bot score v2")  # type: ignore[arg-type]
         await pilot.click("#cancel")
-        await pilot.pause()
-        assert isinstance(app.screen, DiscardDialog)
+        await until(lambda: isinstance(app.screen, DiscardDialog), pilot)
         assert plain(app.screen.query_one(".dialog-title", Label)) == (
             "Discard changes to the name?"
         )
@@ -89,8 +86,7 @@ async def test_cancel_button_asks_too_and_an_edit_undone_asks_nothing(
         await pilot.pause()
         await retype(pilot, name, original)  # type: ignore[arg-type]
         await pilot.press("escape")
-        await pilot.pause()
-        assert isinstance(app.screen, ThresholdsScreen)
+        await until(lambda: isinstance(app.screen, ThresholdsScreen), pilot)
 
 
 def test_snapshot_discard_question(snap_compare: Any, make_snap_app: MakeApp) -> None:

@@ -17,7 +17,7 @@ from bottui.api.errors import BottuiError
 from bottui.plaintext import REPLACEMENT
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.dialogs import ErrorDialog
-from tests.tui.helpers import open_then, plain, settle
+from tests.tui.helpers import open_then, plain, settle, until
 
 DETAILS = "the journal could not be written:\ndisk full\rretry\x1b[2J later"
 
@@ -48,8 +48,7 @@ async def test_a_multi_line_detail_is_toasted_as_lines(
 
         # The whole error (e) shows the same lines.
         await open_then(pilot, "e", "enter")  # the error log, then its newest error
-        await pilot.pause()
-        assert isinstance(app.screen, ErrorDialog)
+        await until(lambda: isinstance(app.screen, ErrorDialog), pilot)
         shown = plain(app.screen.query_one("#error-details", Static))
         assert shown.splitlines() == ["the journal could not be written:", expected]
 

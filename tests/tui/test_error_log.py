@@ -23,7 +23,7 @@ from bottui.tui.error_report import Attempt, ErrorLog, token_hint
 from bottui.tui.screens.dialogs import ErrorDialog, ErrorLogScreen
 from bottui.tui.widgets.result_panels import RevocationResult
 from tests.tui.conftest import SNAP_BASE_URL, SNAP_SIZE
-from tests.tui.helpers import plain, settle
+from tests.tui.helpers import plain, settle, until
 from tests.tui.test_grants import (
     fill,
     headline,
@@ -99,8 +99,7 @@ async def test_error_log_lists_newest_first_and_opens_one(
         await fill(pilot, visitor="vis_third_id")
         await submit_and_confirm(pilot)  # another failure, newer
         await pilot.press("e")
-        await pilot.pause()
-        assert isinstance(grants_app.screen, ErrorLogScreen)
+        await until(lambda: isinstance(grants_app.screen, ErrorLogScreen), pilot)
         rows = log_rows(grants_app)
         assert [row[4].rsplit(" ", 1)[1] for row in rows] == ["vis_third_id", "vis_second_id"]
         _, outcome, status, operation, target, message, url = rows[1]
@@ -126,8 +125,7 @@ async def test_error_log_empty_says_so(grants_app: BottuiApp, sandbox: SandboxSe
     async with grants_app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
         await pilot.press("e")
-        await pilot.pause()
-        assert isinstance(grants_app.screen, ErrorLogScreen)
+        await until(lambda: isinstance(grants_app.screen, ErrorLogScreen), pilot)
         assert grants_app.screen.query_one("#error-log-empty").display
 
 

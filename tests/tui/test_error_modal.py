@@ -9,7 +9,7 @@ from textual.pilot import Pilot
 
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.dialogs import ErrorDialog
-from tests.tui.helpers import open_then
+from tests.tui.helpers import open_then, until
 
 
 async def _fail_a_change(pilot: Pilot[Any]) -> None:
@@ -31,8 +31,7 @@ def test_snapshot_api_error_modal(
     async def run_before(pilot: Pilot[Any]) -> None:
         await _fail_a_change(pilot)
         await open_then(pilot, "e", "enter")  # the error log, then its newest error
-        await pilot.pause()
-        assert isinstance(pilot.app.screen, ErrorDialog)
+        await until(lambda: isinstance(pilot.app.screen, ErrorDialog), pilot)
 
     assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)
 

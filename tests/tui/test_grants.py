@@ -36,7 +36,7 @@ from bottui.tui.widgets.result_panels import (
     result_lines,
 )
 from tests.tui.conftest import SNAP_BASE_URL, SNAP_SIZE, AsgiBackend
-from tests.tui.helpers import open_then, plain, settle
+from tests.tui.helpers import open_then, plain, settle, until
 
 SMALL = (80, 24)
 Snap = Callable[..., bool]
@@ -87,8 +87,7 @@ async def fill(pilot: Pilot[Any], visitor: str = "", user: str = "") -> None:
 async def submit_and_confirm(pilot: Pilot[Any]) -> None:
     """Press the form's button, move from Cancel to Revoke, press it; wait for the answer."""
     await pilot.click("#revoke")
-    await pilot.pause()
-    assert isinstance(pilot.app.screen, ConfirmDialog)
+    await until(lambda: isinstance(pilot.app.screen, ConfirmDialog), pilot)
     await pilot.press("tab", "enter")
     await settle(pilot)
 
@@ -379,8 +378,7 @@ async def test_palette_focus_form(flow_app: BottuiApp, sandbox: SandboxServer) -
         await pilot.press("escape")
         assert not isinstance(flow_app.focused, Input)
         await pilot.press("1")
-        await pilot.pause()
-        assert flow_app.current_mode == "projects"
+        await until(lambda: flow_app.current_mode == "projects", pilot)
 
 
 async def test_dry_run_shows_request_and_sends_nothing(

@@ -15,7 +15,7 @@ from bottui.tui.screens.dialogs import HelpDialog, TargetPicker
 from bottui.tui.screens.threshold_dialogs import ThresholdEditor
 from bottui.tui.screens.thresholds import DimensionTable, ThresholdsScreen
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import plain, settle
+from tests.tui.helpers import plain, settle, until
 
 MakeApp = Callable[..., BottuiApp]
 
@@ -99,8 +99,7 @@ async def test_help_in_the_threshold_editor_and_f1_in_a_field(make_snap_app: Mak
         await pilot.pause()
         assert isinstance(app.screen, ThresholdEditor) and name.value == "?"
         await pilot.press("f1")
-        await pilot.pause()
-        assert isinstance(app.screen, HelpDialog)
+        await until(lambda: isinstance(app.screen, HelpDialog), pilot)
 
 
 @pytest.mark.parametrize(
@@ -111,8 +110,7 @@ async def test_palette_search_finds_an_entry(make_snap_app: MakeApp, word: str) 
     async with app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+p")
-        await pilot.pause()
-        assert isinstance(app.screen, CommandPalette)
+        await until(lambda: isinstance(app.screen, CommandPalette), pilot)
         await pilot.press(*word)
         await pilot.pause(0.3)
         await settle(pilot)

@@ -194,8 +194,7 @@ async def _revoke_hostile_visitor(pilot: Pilot[Any], app: BottuiApp) -> None:
     app.screen.query_one("#visitor-id", Input).value = HOSTILE_VISITOR
     await pilot.pause()
     await pilot.click("#revoke")
-    await pilot.pause()
-    assert isinstance(app.screen, ConfirmDialog)
+    await until(lambda: isinstance(app.screen, ConfirmDialog), pilot)
     await pilot.press("tab", "enter")
     await app.workers.wait_for_complete()
     await pilot.pause()

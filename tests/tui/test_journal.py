@@ -28,7 +28,7 @@ from bottui.tui.screens.journal import JournalScreen
 from bottui.tui.screens.journal_dialogs import EntryDialog, ExportDialog, JournalTable
 from tests.fixtures.stores import inventory_of, journal_of
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import open_then, plain, sent, settle, settle_failed
+from tests.tui.helpers import open_then, plain, sent, settle, settle_failed, until
 
 SMALL = (80, 24)
 PROJ = "shop-prod"
@@ -223,8 +223,7 @@ async def test_undo_from_the_journal_screen(flow_app: BottuiApp, sandbox: Sandbo
         await to_journal(pilot)
         assert rows(flow_app)[0][3] == "rl-login -> OFF"
         await pilot.press("u")
-        await pilot.pause()
-        assert isinstance(flow_app.screen, ConfirmDialog)
+        await until(lambda: isinstance(flow_app.screen, ConfirmDialog), pilot)
         await pilot.press("enter")  # focus is on Cancel: nothing is sent
         await settle(pilot)
         assert len(sent(sandbox)) == 1
@@ -250,8 +249,7 @@ async def test_undo_refused_says_why(flow_app: BottuiApp, sandbox: SandboxServer
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await to_journal(pilot)
         await pilot.press("u")
-        await pilot.pause()
-        assert isinstance(flow_app.screen, JournalScreen)
+        await until(lambda: isinstance(flow_app.screen, JournalScreen), pilot)
         (toast,) = list(flow_app._notifications)
         assert toast.title == "Cannot undo" and "nothing to undo" in toast.message
         # An unfinished change: whether it applied is not known, so no undo.
@@ -260,8 +258,7 @@ async def test_undo_refused_says_why(flow_app: BottuiApp, sandbox: SandboxServer
         await pilot.pause()
         assert rows(flow_app)[0][4] == "! UNFINISHED"
         await pilot.press("u")
-        await pilot.pause()
-        assert isinstance(flow_app.screen, JournalScreen)
+        await until(lambda: isinstance(flow_app.screen, JournalScreen), pilot)
         assert "no outcome" in list(flow_app._notifications)[-1].message
         assert sandbox.stats.requests == 0
 
@@ -317,8 +314,7 @@ async def test_undo_under_dry_run_and_read_only(
 
         session.update_settings(replace(session.settings, read_only=True))
         await pilot.press("u")
-        await pilot.pause()
-        assert isinstance(flow_app.screen, JournalScreen)
+        await until(lambda: isinstance(flow_app.screen, JournalScreen), pilot)
         assert list(flow_app._notifications)[-1].title == "Read-only profile"
         assert len(sandbox.state.recorder.log) == 1
 
@@ -404,8 +400,9 @@ async def test_export_from_the_screen(
         assert field.value.startswith("bottui-journal-") and field.value.endswith(".jsonl")
         field.value = "out.txt"
         await pilot.press("enter")
-        await pilot.pause()
-        assert isinstance(flow_app.screen, ExportDialog)  # no format: it says so
+        await until(
+            lambda: isinstance(flow_app.screen, ExportDialog), pilot
+        )  # no format: it says so
         assert ".jsonl or .csv" in plain(dialog.query_one("#export-problem", Static))
         field.value = "out.csv"
         await pilot.press("enter")
@@ -456,8 +453,7 @@ async def test_detail_and_hostile_text(hostile_sandbox: SandboxServer, tmp_path:
         assert app.is_running  # no markup action ran, nothing crashed
         # Help lists the screen's keys with their descriptions.
         await pilot.press("question_mark")
-        await pilot.pause()
-        assert isinstance(app.screen, HelpDialog)
+        await until(lambda: isinstance(app.screen, HelpDialog), pilot)
         help_rows = dict(app.screen._rows)
         for key in ("u", "p", "o", "f", "x", "r"):
             assert key in help_rows, key

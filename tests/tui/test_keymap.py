@@ -7,6 +7,7 @@ from pathlib import Path
 from bottui.store.config.config_file import ConfigStore
 from bottui.store.config.model import Config
 from bottui.store.files import Locations
+from tests.tui.helpers import until
 
 
 def test_the_keymap_is_read_with_the_config(tmp_path: Path) -> None:
@@ -49,8 +50,7 @@ async def test_keymap_applies_to_a_binding(make_snap_app: object) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         await pilot.press("j")
-        await pilot.pause()
-        assert app.current_mode == "journal"
+        await until(lambda: app.current_mode == "journal", pilot)
 
 
 async def test_theme_choice_is_remembered(make_snap_app: object) -> None:

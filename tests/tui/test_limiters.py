@@ -20,7 +20,7 @@ from bottui.tui.widgets.limiter_table import LimiterTable
 from bottui.tui.widgets.result_panels import ReturnedProjectPanel
 from tests.fixtures.stores import journal_of
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import open_then, plain, sent, settle, settle_failed
+from tests.tui.helpers import open_then, plain, sent, settle, settle_failed, until
 
 SMALL = (80, 24)
 Snap = Callable[..., bool]
@@ -57,8 +57,7 @@ def test_snapshot_confirmation_focus_on_cancel(snap_compare: Snap, make_snap_app
         await settle(pilot)
         await select(pilot, "rl-login")
         await pilot.press("t")
-        await pilot.pause()
-        assert isinstance(pilot.app.screen, ConfirmDialog)
+        await until(lambda: isinstance(pilot.app.screen, ConfirmDialog), pilot)
         assert pilot.app.focused is not None and pilot.app.focused.id == "cancel"
 
     assert snap_compare(make_snap_app(), terminal_size=SNAP_SIZE, run_before=run_before)
@@ -119,8 +118,7 @@ def test_snapshot_unknown_state_asks(snap_compare: Snap, make_snap_app: MakeApp)
         pilot.app.services.choose_project(DEMO_ACCOUNT, HOSTILE_PROJECT_ID)  # type: ignore[attr-defined]
         await settle(pilot)
         await pilot.press("t")
-        await pilot.pause()
-        assert isinstance(pilot.app.screen, ChooseStateDialog)
+        await until(lambda: isinstance(pilot.app.screen, ChooseStateDialog), pilot)
         assert pilot.app.focused is not None and pilot.app.focused.id == "cancel"
 
     assert snap_compare(make_snap_app(hostile=True), terminal_size=SNAP_SIZE, run_before=run_before)
@@ -194,8 +192,7 @@ async def test_enter_on_confirmation_sends_nothing(
         await settle(pilot)
         for key in ("t", "o", "f"):
             await pilot.press(key)
-            await pilot.pause()
-            assert isinstance(flow_app.screen, ConfirmDialog), key
+            await until(lambda: isinstance(flow_app.screen, ConfirmDialog), pilot)
             await pilot.press("enter")  # lands on Cancel
             await settle(pilot)
             assert isinstance(flow_app.screen, LimitersScreen), key
@@ -252,16 +249,14 @@ async def test_unknown_state_asks_instead_of_guessing(
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
         await pilot.press("a")
-        await pilot.pause()
-        assert isinstance(flow_app.screen, AddLimiterDialog)
+        await until(lambda: isinstance(flow_app.screen, AddLimiterDialog), pilot)
         await pilot.press(*"rl-bots", "enter")
         await settle(pilot)
         assert row_of(flow_app, "rl-bots")[2:] == ["?", row_of(flow_app, "rl-bots")[3], "entered"]
         selected = table(flow_app).selected
         assert selected is not None and selected.id == "rl-bots"
         await pilot.press("t")
-        await pilot.pause()
-        assert isinstance(flow_app.screen, ChooseStateDialog)
+        await until(lambda: isinstance(flow_app.screen, ChooseStateDialog), pilot)
         await pilot.press("enter")  # Cancel has the focus
         await settle(pilot)
         assert isinstance(flow_app.screen, LimitersScreen)
@@ -339,8 +334,7 @@ async def test_add_validates_and_forget_removes(
         await settle(pilot)
         assert row_of(flow_app, "rl-typed")[:3] == ["rl-typed", "Typed by hand", "?"]
         await pilot.press("x")
-        await pilot.pause()
-        assert isinstance(flow_app.screen, ConfirmDialog)
+        await until(lambda: isinstance(flow_app.screen, ConfirmDialog), pilot)
         await pilot.press("enter")  # Cancel
         await settle(pilot)
         assert "rl-typed" in {e.id for e in table(flow_app).entries}
@@ -418,8 +412,7 @@ async def test_no_project_keys_only_explain(flow_app: BottuiApp, sandbox: Sandbo
         await settle(pilot)
         for key in ("space", "t", "o", "f", "a", "x"):
             await pilot.press(key)
-            await pilot.pause()
-            assert isinstance(flow_app.screen, LimitersScreen)
+            await until(lambda: isinstance(flow_app.screen, LimitersScreen), pilot)
         assert sandbox.stats.requests == 0
 
 

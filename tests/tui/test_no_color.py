@@ -29,7 +29,7 @@ from textual.widgets import Button, DataTable, Input
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import settle
+from tests.tui.helpers import settle, until
 from tests.tui.test_journal import changes, steady, to_journal, unfinished
 
 __all__ = ["steady"]  # a fixture, used by name
@@ -142,8 +142,7 @@ async def test_every_main_screen_is_readable_at_no_color(
             await settle(pilot)
             assert unreadable(app) == set(), (theme, key)
         await pilot.press("2", "t")  # a confirmation dialog over the table
-        await pilot.pause()
-        assert isinstance(app.screen, ConfirmDialog)
+        await until(lambda: isinstance(app.screen, ConfirmDialog), pilot)
         # The screen behind a dialog is faded on purpose: the dialog's box is read.
         box = app.screen.query_one(Vertical).region
         assert unreadable(app, box) == set(), (theme, "confirm")

@@ -26,7 +26,7 @@ from bottui.tui.screens.threshold_dialogs import ThresholdEditor
 from bottui.tui.screens.thresholds import ThresholdsScreen
 from tests.fixtures.plan_spy import Spy
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import plain, settle
+from tests.tui.helpers import plain, settle, until
 
 PROJ = "shop-prod"
 
@@ -43,8 +43,7 @@ def sent_once_as_planned(spy: Spy, sandbox: SandboxServer) -> None:
 
 async def confirm(pilot: Pilot[Any]) -> None:
     """The confirmation is up: move from Cancel to the confirm button, press it."""
-    await pilot.pause()
-    assert isinstance(pilot.app.screen, ConfirmDialog)
+    await until(lambda: isinstance(pilot.app.screen, ConfirmDialog), pilot)
     await pilot.press("tab", "enter")
     await settle(pilot)
 
@@ -103,8 +102,7 @@ async def test_a_threshold_update_is_planned_once(
         await settle(pilot)
         assert isinstance(flow_app.screen, ThresholdsScreen)
         await pilot.press("enter")  # the first row: bot-score
-        await pilot.pause()
-        assert isinstance(flow_app.screen, ThresholdEditor)
+        await until(lambda: isinstance(flow_app.screen, ThresholdEditor), pilot)
         await pilot.click("#submit")
         await confirm(pilot)
         assert isinstance(flow_app.screen, ThresholdsScreen)

@@ -45,7 +45,7 @@ from bottui.tui.widgets.untrusted_text import SecretInput
 from tests.fixtures.keyrings import BlockingKeyring, InMemoryKeyring, installed
 from tests.fixtures.stores import inventory_of
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import plain, settle
+from tests.tui.helpers import plain, settle, until
 
 SMALL = (80, 24)
 Snap = Callable[..., bool]
@@ -381,11 +381,9 @@ async def test_add_form_refuses_bad_ids(flow_app: BottuiApp) -> None:
         assert form.query_one("#form-submit", Button).disabled
         assert "'..' cannot be a path segment" in screen_text(flow_app)
         await pilot.press("enter")  # Enter on an invalid form writes nothing
-        await pilot.pause()
-        assert isinstance(flow_app.screen, ProjectForm)
+        await until(lambda: isinstance(flow_app.screen, ProjectForm), pilot)
         await pilot.press("escape")
-        await pilot.pause()
-        assert isinstance(flow_app.screen, ProjectsScreen)
+        await until(lambda: isinstance(flow_app.screen, ProjectsScreen), pilot)
         assert table(flow_app).row_count == 3
 
 
@@ -436,8 +434,7 @@ async def test_delete_tokens_ask_first_personal_is_per_account(flow_app: BottuiA
         await pilot.press("t")
         await pilot.pause()
         await pilot.click("#token-delete")
-        await pilot.pause()
-        assert isinstance(flow_app.screen, ConfirmDialog)
+        await until(lambda: isinstance(flow_app.screen, ConfirmDialog), pilot)
         await pilot.click("#confirm")
         await settle(pilot)
         assert isinstance(flow_app.screen, ProjectsScreen)
@@ -447,8 +444,7 @@ async def test_delete_tokens_ask_first_personal_is_per_account(flow_app: BottuiA
         assert row_cells(flow_app, DEMO_ACCOUNT, "shop-prod")[5] == "stored"  # others keep theirs
         # The personal access token belongs to the account: every row shows the change.
         await pilot.press("p")
-        await pilot.pause()
-        assert isinstance(flow_app.screen, TokenDialog)
+        await until(lambda: isinstance(flow_app.screen, TokenDialog), pilot)
         assert "Personal access token of account acme" in screen_text(flow_app)
         await pilot.click("#token-delete")
         await pilot.pause()
@@ -574,8 +570,7 @@ async def test_token_dialog_refuses_blanks_and_control_characters(flow_app: Bott
         assert store.disabled
         assert "contains a blank" in screen_text(flow_app)
         await pilot.press("escape")
-        await pilot.pause()
-        assert isinstance(flow_app.screen, ProjectsScreen)
+        await until(lambda: isinstance(flow_app.screen, ProjectsScreen), pilot)
         assert row_cells(flow_app, DEMO_ACCOUNT, "shop-prod")[5] == "stored"
 
 
@@ -606,11 +601,9 @@ async def test_hostile_names_are_literal(make_snap_app: MakeApp) -> None:
         assert HOSTILE_PROJECT_ID in screen_text(app)
         await pilot.press("escape")
         await pilot.press("r")
-        await pilot.pause()
-        assert isinstance(app.screen, ProjectForm)
+        await until(lambda: isinstance(app.screen, ProjectForm), pilot)
         await pilot.press("escape")
-        await pilot.pause()
-        assert isinstance(app.screen, ProjectsScreen)
+        await until(lambda: isinstance(app.screen, ProjectsScreen), pilot)
 
 
 # -- first run -------------------------------------------------------------------------
@@ -721,8 +714,7 @@ async def test_profile_with_no_projects_offers_both_ways(tmp_path: Path) -> None
         await settle(pilot)
         assert "No projects yet in profile work" in screen_text(app)
         await pilot.press("a")
-        await pilot.pause()
-        assert isinstance(app.screen, ProjectForm)  # no profile needed
+        await until(lambda: isinstance(app.screen, ProjectForm), pilot)  # no profile needed
 
 
 # -- the ops helper -------------------------------------------------------------------

@@ -37,8 +37,7 @@ async def switch_held(pilot: Pilot[Any], app: BottuiApp, sandbox: SandboxServer)
     await select(pilot, "rl-login")
     sandbox.faults.configure(hold=True)
     await pilot.press("t")
-    await pilot.pause()
-    assert isinstance(app.screen, ConfirmDialog)
+    await until(lambda: isinstance(app.screen, ConfirmDialog))
     await pilot.press("tab", "enter")  # from Cancel to Disable
     await until(lambda: app.session.changes_in_flight == 1)
 
@@ -69,8 +68,7 @@ async def test_wait_then_quit_journals_the_outcome_first(
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await switch_held(pilot, flow_app, sandbox)
         await pilot.press("q")
-        await pilot.pause()
-        assert isinstance(flow_app.screen, ConfirmDialog)
+        await until(lambda: isinstance(flow_app.screen, ConfirmDialog))
         await pilot.press("tab", "enter")  # Wait, then quit
         await asyncio.sleep(0.3)
         assert flow_app.return_code is None  # still waiting for the answer

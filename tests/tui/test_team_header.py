@@ -52,8 +52,7 @@ async def until(pilot: Pilot[Any], what: Any, timeout: float = 60.0) -> None:
 async def toggle(pilot: Pilot[Any], app: BottuiApp, limiter: str) -> None:
     await select(pilot, limiter)
     await pilot.press("t")
-    await pilot.pause()
-    assert isinstance(app.screen, ConfirmDialog)
+    await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
     await pilot.press("tab", "enter")  # Confirm
     await settle(pilot)
 

@@ -35,7 +35,7 @@ from bottui.tui.screens.thresholds import DimensionTable, ThresholdsScreen, chec
 from bottui.tui.widgets.threshold_field import Slider, ThresholdField, check_threshold
 from tests.fixtures.stores import inventory_of
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import plain, settle
+from tests.tui.helpers import plain, settle, until
 
 SMALL = (80, 24)
 Snap = Callable[..., bool]
@@ -331,8 +331,7 @@ async def test_keys_only_edit_sends_the_typed_value_verbatim(
         submit: object = editor(flow_app).query_one("#submit", Button)
         assert flow_app.focused is submit
         await pilot.press("enter")
-        await pilot.pause()
-        assert isinstance(flow_app.screen, ConfirmDialog)
+        await until(lambda: isinstance(flow_app.screen, ConfirmDialog), pilot)
         assert sandbox.stats.requests == 0  # nothing sent before the confirmation
         await pilot.press("tab", "enter")
         await settle(pilot)
@@ -367,8 +366,7 @@ async def test_cancel_in_the_confirmation_keeps_the_edit_and_sends_nothing(
         await pilot.press("enter")
         await pilot.pause()
         await pilot.press("enter")  # focus starts on Cancel
-        await pilot.pause()
-        assert isinstance(flow_app.screen, ThresholdEditor)
+        await until(lambda: isinstance(flow_app.screen, ThresholdEditor), pilot)
         assert field(flow_app, "block").text == "0.95"
         await pilot.press("escape")  # an edit unsent: asks first (#14), then discarded
         await pilot.pause()
@@ -402,8 +400,7 @@ async def test_service_error_is_reported_and_the_inventory_unchanged(
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
         await pilot.press("4", "a")
-        await pilot.pause()
-        assert isinstance(flow_app.screen, AddDimensionDialog)
+        await until(lambda: isinstance(flow_app.screen, AddDimensionDialog), pilot)
         await pilot.press(*"ghost", "tab", *"Ghost", "enter")
         await pilot.pause()
         assert editor(flow_app).dimension_id == "ghost"
@@ -541,8 +538,7 @@ async def test_forget_asks_and_removes_locally(make_snap_app: MakeApp) -> None:
         grid = app.screen.query_one(DimensionTable)
         grid.move_cursor(row=grid.get_row_index("velocity"), animate=False)
         await pilot.press("x")
-        await pilot.pause()
-        assert isinstance(app.screen, ConfirmDialog)
+        await until(lambda: isinstance(app.screen, ConfirmDialog), pilot)
         await pilot.press("enter")  # Cancel has focus
         await pilot.pause()
         assert "velocity" in rows(app)
@@ -590,8 +586,7 @@ async def test_settings_need_a_profile(make_snap_app: MakeApp) -> None:
     async with app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
         await pilot.press("s")
-        await pilot.pause()
-        assert isinstance(app.screen, ThresholdsScreen)
+        await until(lambda: isinstance(app.screen, ThresholdsScreen), pilot)
         assert any("profile" in str(n.message) for n in app._notifications)
 
 
@@ -605,8 +600,7 @@ async def test_no_project_points_to_projects(make_snap_app: MakeApp) -> None:
         assert empty.display and "Press 1" in plain(empty)
         assert not app.screen.query_one(DimensionTable).display
         await pilot.press("a")
-        await pilot.pause()
-        assert isinstance(app.screen, ThresholdsScreen)
+        await until(lambda: isinstance(app.screen, ThresholdsScreen), pilot)
 
 
 async def test_help_lists_the_screen_keys(make_snap_app: MakeApp) -> None:

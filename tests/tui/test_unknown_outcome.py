@@ -29,8 +29,7 @@ async def test_dropped_revocation_is_unknown(grants_app: BottuiApp, sandbox: San
         screen.query_one("#visitor-id", Input).value = STANDING
         await pilot.pause()
         await pilot.click("#revoke")
-        await pilot.pause()
-        assert isinstance(grants_app.screen, ConfirmDialog)
+        await until(lambda: isinstance(grants_app.screen, ConfirmDialog), pilot)
         await pilot.press("tab", "enter")
         grid = grants_app.screen.query_one(RevocationHistory)
         # The client retries with backoff (a few seconds); 120 s is a hang guard.
