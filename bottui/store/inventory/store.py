@@ -11,9 +11,9 @@ another process's lock. Every method may raise
 record raise :class:`~bottui.store.errors.NotInInventory`.
 
 Lists page by key (account, project, id): the cursor names the last key
-shown, so records added meanwhile never shift a page. The page is cut from
-the profile's rows after they are read; inventories hold hundreds of rows,
-not millions, so one read is cheaper than a query per page.
+shown, so records added meanwhile never shift a page. A page is one indexed
+range scan of the rows after that key (:meth:`Inventory.projects
+<bottui.store.inventory.file.Inventory.projects>`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import json
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from bottui.store.executor import OffLoop, StoreExecutor, reads, writes
 from bottui.store.files import Locations, real_path
@@ -38,9 +38,6 @@ from bottui.store.paging import Cursor, Page
 from bottui.store.sqlite_helpers import DEFAULT_BUSY_TIMEOUT
 from bottui.store.utc import Clock, system_clock
 
-if TYPE_CHECKING:
-    pass
-
 T = TypeVar("T")
 
 
@@ -54,18 +51,6 @@ def _key_of(cursor: Cursor | None) -> list[str] | None:
     if not isinstance(key, list) or not all(isinstance(part, str) for part in key):
         raise ValueError("not a cursor of this inventory")
     return key
-
-
-def page_of(
-    items: Sequence[T], key: Callable[[T], list[str]], limit: int, cursor: Cursor | None
-) -> Page[T]:
-    """The page of ``items`` (sorted by ``key``) after ``cursor``, of at most ``limit``."""
-    after = _key_of(cursor)
-    rest = [item for item in items if after is None or key(item) > after]
-    size = max(1, int(limit))
-    chosen = tuple(rest[:size])
-    more = len(rest) > size
-    return Page(chosen, Cursor(json.dumps(key(chosen[-1]))) if more else None)
 
 
 def _page(found: Sequence[T], key: Callable[[T], list[str]], size: int) -> Page[T]:
@@ -139,12 +124,25 @@ class SqliteInventoryStore(OffLoop[Inventory]):
 
     # -- reads: lists page by key ----------------------------------------------------
 
+    async def _listed(
+        self,
+        read: Callable[..., list[T]],
+        key: Callable[[T], list[str]],
+        limit: int,
+        cursor: Cursor | None,
+        *scope: str | None,
+    ) -> Page[T]:
+        """One page of a listing: the ``size + 1`` items after the cursor's key, read
+        by one indexed range scan on the read lane."""
+        after, size = _key_of(cursor), max(1, int(limit))
+        found = await self._read(lambda: read(*scope, after=after, limit=size + 1))
+        return _page(found, key, size)
+
     async def accounts(
         self, *, limit: int = DEFAULT_INVENTORY_PAGE, cursor: Cursor | None = None
     ) -> Page[AccountEntry]:
         """The profile's accounts, by id."""
-        found = await self._read(self._reader.accounts)
-        return page_of(found, _account_key, limit, cursor)
+        return await self._listed(self._reader.accounts, _account_key, limit, cursor)
 
     async def projects(
         self,
@@ -154,11 +152,7 @@ class SqliteInventoryStore(OffLoop[Inventory]):
         cursor: Cursor | None = None,
     ) -> Page[ProjectEntry]:
         """Projects of ``account`` (or of all), by account and id."""
-        after, size = _key_of(cursor), max(1, int(limit))
-        found = await self._read(
-            lambda: self._reader.projects(account, after=after, limit=size + 1)
-        )
-        return _page(found, _project_key, size)
+        return await self._listed(self._reader.projects, _project_key, limit, cursor, account)
 
     async def limiters(
         self,
@@ -169,11 +163,8 @@ class SqliteInventoryStore(OffLoop[Inventory]):
         cursor: Cursor | None = None,
     ) -> Page[LimiterEntry]:
         """The rate limiters of a project, by id."""
-        after, size = _key_of(cursor), max(1, int(limit))
-        found = await self._read(
-            lambda: self._reader.limiters(account, project, after=after, limit=size + 1)
-        )
-        return _page(found, _record_key, size)
+        read = self._reader.limiters
+        return await self._listed(read, _record_key, limit, cursor, account, project)
 
     async def dimensions(
         self,
@@ -184,11 +175,8 @@ class SqliteInventoryStore(OffLoop[Inventory]):
         cursor: Cursor | None = None,
     ) -> Page[DimensionEntry]:
         """The dimensions of a project, by id."""
-        after, size = _key_of(cursor), max(1, int(limit))
-        found = await self._read(
-            lambda: self._reader.dimensions(account, project, after=after, limit=size + 1)
-        )
-        return _page(found, _record_key, size)
+        read = self._reader.dimensions
+        return await self._listed(read, _record_key, limit, cursor, account, project)
 
     # -- reads: one record, everything, a marker ---------------------------------------
 
@@ -229,4 +217,4 @@ class SqliteInventoryStore(OffLoop[Inventory]):
         await self._read(self._reader.close)
 
 
-__all__ = ["SqliteInventoryStore", "page_of"]
+__all__ = ["SqliteInventoryStore"]

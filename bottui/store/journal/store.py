@@ -156,51 +156,42 @@ class SqliteJournalBatch:
         queued, self._queued = self._queued, []
         return queued
 
+    async def _hand(self, then: Callable[[], T]) -> T:
+        """Write the outcomes queued so far, then ``then()``, in one executor round trip
+        (the outcomes first: a checkpoint or a chunk never leads what was queued before)."""
+        queued = self._taken()
+
+        def work() -> T:
+            if queued:
+                self._writer.finish_many(queued)
+            return then()
+
+        return await self._store._write(work)
+
     async def start_many(self, records: Sequence[StartRecord]) -> list[EntryId]:
         """Write the started records of a chunk at once; their ids, in order.
 
         Queued outcomes are written first, in the same transaction.
         """
-        chunk, queued = list(records), self._taken()
-
-        def work() -> list[int]:
-            if queued:
-                self._writer.finish_many(queued)
-            return self._writer.start_many(chunk)
-
-        ids: list[int] = await self._store._write(work)
+        chunk = list(records)
+        ids = await self._hand(lambda: self._writer.start_many(chunk))
         return [EntryId(i) for i in ids]
 
     async def finish(self, entry_id: EntryId, **outcome: Unpack[OutcomeFields]) -> None:
         """Queue the outcome of ``entry_id`` (a full buffer writes it now)."""
         self._queued.append(self._writer.pack(int(entry_id), **outcome))
         if len(self._queued) >= HOP:
-            queued = self._taken()
-            await self._store._write(lambda: self._writer.finish_many(queued))
+            await self._hand(lambda: None)
 
     async def checkpoint(self, run_id: RunId, settled_line: int) -> None:
         """Queue a settled prefix of ``run_id`` (every id on an input line up to
         ``settled_line`` is settled): written after every outcome queued before
         it, in the same or a later transaction, never before them."""
-        queued = self._taken()
-
-        def work() -> None:
-            if queued:
-                self._writer.finish_many(queued)
-            self._writer.checkpoint(int(run_id), settled_line)
-
-        await self._store._write(work)
+        await self._hand(lambda: self._writer.checkpoint(int(run_id), settled_line))
 
     async def flush(self) -> None:
         """Write every queued outcome now."""
-        queued = self._taken()
-
-        def work() -> None:
-            if queued:
-                self._writer.finish_many(queued)
-            self._writer.flush()
-
-        await self._store._write(work)
+        await self._hand(self._writer.flush)
 
     async def close(self) -> None:
         """Flush and close."""
