@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 from bottui.store.errors import JournalUnavailable
-from bottui.store.executor import StoreExecutor, shared_executor
+from bottui.store.executor import OffLoop, StoreExecutor
 from bottui.store.files import real_path
 from bottui.store.journal.schema import BUSY_TIMEOUT, ORIGIN, SCHEMA
 from bottui.store.sqlite_helpers import Database
@@ -204,27 +204,28 @@ class TimedJournal:
         self._db.close()
 
 
-class TimedStore:
-    """:class:`TimedJournal` off the event loop (the journal file's lanes)."""
+class TimedStore(OffLoop[TimedJournal]):
+    """:class:`TimedJournal` off the event loop, on the journal file's lanes (its
+    writes queue behind this process's journal writes; reads have a connection
+    of their own)."""
 
     def __init__(self, path: Path, *, executor: StoreExecutor | None = None) -> None:
-        self._journal = TimedJournal(path)
-        self._executor = executor or shared_executor()
         key = str(real_path(path))
-        self._write_lane = f"journal-write:{key}"
-        self._read_lane = f"journal-read:{key}"
+        journals = TimedJournal(path), TimedJournal(path)
+        super().__init__(*journals, kind="journal", key=key, executor=executor)
 
     async def write(self, fn: Callable[[TimedJournal], R]) -> R:
         """Run ``fn`` in the journal's write lane."""
-        return await self._executor.call(lambda: fn(self._journal), lane=self._write_lane)
+        return await self._write(lambda: fn(self._writer))
 
     async def read(self, fn: Callable[[TimedJournal], R]) -> R:
         """Run ``fn`` in the journal's read lane."""
-        return await self._executor.call(lambda: fn(self._journal), lane=self._read_lane)
+        return await self._read(lambda: fn(self._reader))
 
     async def close(self) -> None:
-        """Close the connection (in the write lane, after what is queued there)."""
-        await self._executor.call(self._journal.close, lane=self._write_lane)
+        """Close both connections, each after what is queued on its lane."""
+        await self._write(self._writer.close)
+        await self._read(self._reader.close)
 
 
 __all__ = [

@@ -70,10 +70,10 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Final, Unpack
+from typing import Any, Final, TypeVar, Unpack
 
 from bottui.store import safe_export
 from bottui.store.errors import JournalUnavailable
@@ -125,6 +125,8 @@ from bottui.store.journal.schema import (
 from bottui.store.paging import Cursor
 from bottui.store.sqlite_helpers import ClosesOnExit, Database, LockStats
 from bottui.store.utc import Clock, parse_time, stamp, system_clock
+
+T = TypeVar("T")
 
 DEFAULT_BATCH_SIZE: Final = 256
 DEFAULT_INTERVAL: Final = 0.5
@@ -721,18 +723,12 @@ class Journal(ClosesOnExit):
     def item_states(self, run_id: RunId, keys: Sequence[str]) -> dict[str, ItemState]:
         """What ``run_id`` knows of each of ``keys`` (absent: never attempted);
         indexed lookups only, whatever the run's size (:mod:`~bottui.store.journal.query`)."""
-        if not self._exists():
-            return {}
-        with self._db.read() as conn:
-            return item_states(conn, run_id, keys)
+        return self._read(lambda conn: item_states(conn, run_id, keys), {})
 
     def settled_prefix(self, run_id: RunId) -> int | None:
         """The newest checkpoint of ``run_id``: every id on an input line up to
         it is settled (None: no checkpoint)."""
-        if not self._exists():
-            return None
-        with self._db.read() as conn:
-            row = conn.execute(SETTLED_PREFIX, (run_id,)).fetchone()
+        row = self._read(lambda conn: conn.execute(SETTLED_PREFIX, (run_id,)).fetchone(), None)
         return None if row is None or row[0] is None else int(row[0])
 
     # -- reading ----------------------------------------------------------------------
@@ -778,10 +774,7 @@ class Journal(ClosesOnExit):
             unfinished=unfinished,
             run_id=None if run_id is None else RunId(run_id),
         )
-        if not self._exists():
-            return []
-        with self._db.read() as conn:
-            return read_page(conn, query, None, limit)
+        return self._read(lambda conn: read_page(conn, query, None, limit), [])
 
     def page(
         self,
@@ -813,17 +806,13 @@ class Journal(ClosesOnExit):
     def run_rest(self, query: EntryQuery, run_id: RunId, before: EntryId) -> RunRest:
         """The entries of ``query`` in ``run_id`` older than ``before``, counted
         by outcome, not read (:func:`~bottui.store.journal.query.run_rest`)."""
-        if not self._exists():
-            return RunRest({}, frozenset())
-        with self._db.read() as conn:
-            return run_rest(conn, query, run_id, before)
+        none = RunRest({}, frozenset())
+        return self._read(lambda conn: run_rest(conn, query, run_id, before), none)
 
     def entry(self, entry_id: EntryId) -> JournalEntry | None:
         """One entry by id."""
-        if not self._exists():
-            return None
-        with self._db.read() as conn:
-            row = conn.execute(SELECT_ENTRIES + " WHERE e.id = ?", (entry_id,)).fetchone()
+        sql = SELECT_ENTRIES + " WHERE e.id = ?"
+        row = self._read(lambda conn: conn.execute(sql, (entry_id,)).fetchone(), None)
         return None if row is None else entry(row)
 
     def last_undoable(self, profile: str, kind: UndoKind) -> UndoCandidate:
@@ -874,6 +863,13 @@ class Journal(ClosesOnExit):
         """Reading never creates the file: no file means no entries."""
         return self._path.exists()
 
+    def _read(self, work: Callable[[sqlite3.Connection], T], empty: T) -> T:
+        """``work`` in one read transaction; ``empty`` when there is no file."""
+        if not self._exists():
+            return empty
+        with self._db.read() as conn:
+            return work(conn)
+
 
 def file_sha256(path: Path) -> str:
     """SHA-256 hex digest of a file's bytes (the identity of a bulk input)."""
@@ -902,11 +898,6 @@ def export_jsonl(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool
     return count
 
 
-def csv_cell(value: object) -> str | int | float:
-    """One CSV cell: numbers as numbers, objects as JSON, formula starts defused."""
-    return safe_export.cell(value)
-
-
 def export_csv(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool = False) -> int:
     """Write ``entries`` as CSV with a header row; returns how many were written.
 
@@ -922,7 +913,7 @@ def export_csv(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool =
         for one in entries:
             count += 1
             record = one.to_json()
-            writer.writerow([csv_cell(record[name]) for name in FIELDS])
+            writer.writerow([safe_export.cell(record[name]) for name in FIELDS])
             if buffer.tell() > 65536:
                 yield buffer.getvalue()
                 buffer.seek(0)
@@ -939,7 +930,6 @@ __all__ = [
     "MAX_PAGE",
     "BatchWriter",
     "Journal",
-    "csv_cell",
     "export_csv",
     "export_jsonl",
     "file_sha256",

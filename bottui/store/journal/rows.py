@@ -42,8 +42,8 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Any, Final, NamedTuple, cast
 
-from bottui.api.tokens import Secret, is_secret_key
-from bottui.store.journal.records import JournalEntry, StartRecord, outcome_row
+from bottui.api.tokens import is_secret_key
+from bottui.store.journal.records import JournalEntry, StartRecord, json_object, outcome_row
 from bottui.store.redact import JsonValue, redacted_json
 from bottui.store.utc import stamp
 
@@ -252,10 +252,7 @@ def finish_of(
         error=error,
         duration_ms=duration_ms,
     )
-    if result is not None and not isinstance(result, dict | Mapping):
-        if isinstance(result, Secret):
-            raise TypeError("a token must never be journaled or stored")
-        raise TypeError(f"result must be a JSON object, not {type(result).__name__}")
+    json_object("result", result)
     text, keys = pack_result(result)
     word, code, _, error_text, duration = row[2:]
     return Finish(

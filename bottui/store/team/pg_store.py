@@ -425,12 +425,6 @@ class TeamStore:
         sql = f"{SELECT}{ENTRIES_FROM} WHERE e.id = ANY(%s) ORDER BY e.id"
         return self.readable(await self._fetch("reading new entries", sql, [list(ids)]))
 
-    async def entries_after(
-        self, last_id: int, *, limit: int = DEFAULT_PAGE
-    ) -> tuple[TeamEntry, ...]:
-        """Entries whose server id is above ``last_id``, oldest first (``--follow``'s catch-up)."""
-        return (await self.scan_after(last_id, limit=limit)).entries
-
     async def scan_after(self, last_id: int, *, limit: int = DEFAULT_PAGE) -> Scan:
         """Up to ``limit`` rows above ``last_id``, oldest first: the readable entries, how
         many rows were looked at and the last one's id (a skipped row counts too)."""
