@@ -328,6 +328,14 @@ class Database:
             with self._committed(conn):
                 yield conn
 
+    def read_or(self, work: Callable[[sqlite3.Connection], T], empty: T) -> T:
+        """``work`` in one :meth:`read` transaction; ``empty`` when there is no file
+        (reading never creates one: no file means nothing in it)."""
+        if not self._path.exists():
+            return empty
+        with self.read() as conn:
+            return work(conn)
+
     def _begin_read(self, conn: sqlite3.Connection) -> None:
         """BEGIN, and take the snapshot now, where a busy answer can be retried."""
         conn.execute("BEGIN")

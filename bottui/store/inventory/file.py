@@ -48,9 +48,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, Self
 
 from bottui.store.errors import InventoryUnavailable, NotInInventory
 from bottui.store.files import Locations
@@ -93,8 +93,6 @@ if TYPE_CHECKING:
     from bottui.api.models import DimensionThresholds, LimiterChange
     from bottui.store.inventory.records import SharedRemoval
 
-
-_T = TypeVar("_T")
 
 #: A record's key in listing order: ``[account, project]`` or ``[account, project, id]``.
 Key = Sequence[str]
@@ -202,15 +200,9 @@ class Inventory(ClosesOnExit):
 
     # -- reading --------------------------------------------------------------------
 
-    def _read(self, work: Callable[[sqlite3.Connection], _T], empty: _T) -> _T:
-        if not self._path.exists():  # reading never creates the file
-            return empty
-        with self._db.read() as conn:
-            return work(conn)
-
     def accounts(self, *, after: Key | None = None, limit: int | None = None) -> list[AccountEntry]:
         """The profile's accounts, by id (``after`` ``[account]``, ``limit`` as for projects)."""
-        return self._read(lambda conn: self._accounts(conn, after, limit), [])
+        return self._db.read_or(lambda conn: self._accounts(conn, after, limit), [])
 
     def projects(
         self, account: str | None = None, *, after: Key | None = None, limit: int | None = None
@@ -220,7 +212,7 @@ class Inventory(ClosesOnExit):
         ``after``: only those whose ``[account, project]`` sorts after it; ``limit``:
         at most that many (a page is one indexed range scan, whatever the page).
         """
-        return self._read(lambda conn: self._projects(conn, account, after, limit), [])
+        return self._db.read_or(lambda conn: self._projects(conn, account, after, limit), [])
 
     def project(self, account: str, project: str) -> ProjectEntry | None:
         """One project, if the inventory knows it."""
@@ -231,13 +223,13 @@ class Inventory(ClosesOnExit):
         self, account: str, project: str, *, after: Key | None = None, limit: int | None = None
     ) -> list[LimiterEntry]:
         """The rate limiters of a project, by id (``after`` ``[account, project, id]``)."""
-        return self._read(
+        return self._db.read_or(
             lambda conn: self._limiters(conn, account, project, after=after, limit=limit), []
         )
 
     def limiter(self, account: str, project: str, limiter_id: str) -> LimiterEntry | None:
         """One rate limiter, if known: its ``previous()`` is the journal's ``previous``."""
-        found: list[LimiterEntry] = self._read(
+        found: list[LimiterEntry] = self._db.read_or(
             lambda conn: self._limiters(conn, account, project, limiter_id), []
         )
         return found[0] if found else None
@@ -246,13 +238,13 @@ class Inventory(ClosesOnExit):
         self, account: str, project: str, *, after: Key | None = None, limit: int | None = None
     ) -> list[DimensionEntry]:
         """The dimensions of a project, by id (``after`` ``[account, project, id]``)."""
-        return self._read(
+        return self._db.read_or(
             lambda conn: self._dimensions(conn, account, project, after=after, limit=limit), []
         )
 
     def dimension(self, account: str, project: str, dimension_id: str) -> DimensionEntry | None:
         """One dimension, if known: its ``previous()`` is the journal's ``previous``."""
-        found: list[DimensionEntry] = self._read(
+        found: list[DimensionEntry] = self._db.read_or(
             lambda conn: self._dimensions(conn, account, project, dimension_id), []
         )
         return found[0] if found else None
@@ -260,7 +252,7 @@ class Inventory(ClosesOnExit):
     def snapshot(self) -> InventorySnapshot:
         """Everything the profile's inventory holds, read in one transaction."""
 
-        return self._read(self._snapshot, InventorySnapshot())
+        return self._db.read_or(self._snapshot, InventorySnapshot())
 
     def _snapshot(self, conn: sqlite3.Connection) -> InventorySnapshot:
         return InventorySnapshot(
@@ -281,11 +273,8 @@ class Inventory(ClosesOnExit):
         connection it is (a reopened one counts afresh). Commits of this very
         connection do not change it: use it on a connection that only reads.
         """
-        if not self._path.exists():
-            return None
-        with self._db.read() as conn:
-            (data_version,) = conn.execute("PRAGMA data_version").fetchone()
-        return (self._db.opened, int(data_version))
+        found = self._db.read_or(lambda conn: conn.execute("PRAGMA data_version").fetchone(), None)
+        return None if found is None else (self._db.opened, int(found[0]))
 
     # -- lifetime ------------------------------------------------------------------------------
 

@@ -70,10 +70,10 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Final, TypeVar, Unpack
+from typing import Any, Final, Unpack
 
 from bottui.store import safe_export
 from bottui.store.errors import JournalUnavailable
@@ -125,8 +125,6 @@ from bottui.store.journal.schema import (
 from bottui.store.paging import Cursor
 from bottui.store.sqlite_helpers import ClosesOnExit, Database, LockStats
 from bottui.store.utc import Clock, parse_time, stamp, system_clock
-
-T = TypeVar("T")
 
 DEFAULT_BATCH_SIZE: Final = 256
 DEFAULT_INTERVAL: Final = 0.5
@@ -247,7 +245,7 @@ class BatchWriter(ClosesOnExit):
 
     def finish(self, entry_id: int, **outcome: Unpack[OutcomeFields]) -> None:
         """Buffer the outcome of an entry written by :meth:`start_many`."""
-        self._add(None, self.pack(entry_id, **outcome))
+        self._queue([(None, self.pack(entry_id, **outcome))])
 
     def pack(self, entry_id: int, **outcome: Unpack[OutcomeFields]) -> Finish:
         """An outcome checked, redacted and stamped now, for :meth:`finish_many`
@@ -256,14 +254,7 @@ class BatchWriter(ClosesOnExit):
 
     def finish_many(self, rows: Sequence[Finish]) -> None:
         """Buffer packed outcomes (:meth:`pack`); a full buffer writes them now."""
-        with self._lock:
-            self._check_open()
-            self._pending.extend((None, row) for row in rows)
-            if self._oldest is None and self._pending:
-                self._oldest = time.monotonic()
-            self._raise_background_error()
-            if len(self._pending) >= self._batch_size or self._due():
-                self._write([])
+        self._queue([(None, row) for row in rows])
 
     def record(self, record: StartRecord, **outcome: Unpack[OutcomeFields]) -> None:
         """Buffer a whole entry (started and outcome at once), for ids whose
@@ -273,7 +264,7 @@ class BatchWriter(ClosesOnExit):
         started_row = journal_rows.start_row(
             record, micros(started), stamp(started), self._operator, self._pid, self._host
         )
-        self._add(started_row, finish_of(0, micros(finished), **outcome))
+        self._queue([(started_row, finish_of(0, micros(finished), **outcome))])
 
     def checkpoint(self, run_id: int, settled_line: int) -> None:
         """Buffer a settled prefix of ``run_id``: every id on an input line up to
@@ -350,11 +341,12 @@ class BatchWriter(ClosesOnExit):
         if error is not None:
             raise error
 
-    def _add(self, start_row: Start | None, row: Finish) -> None:
+    def _queue(self, work: list[tuple[Start | None, Finish]]) -> None:
+        """Buffer ``work``; a full buffer (or an overdue oldest) writes it now."""
         with self._lock:
             self._check_open()
-            self._pending.append((start_row, row))
-            if self._oldest is None:
+            self._pending.extend(work)
+            if self._oldest is None and self._pending:
                 self._oldest = time.monotonic()
             self._raise_background_error()
             if len(self._pending) >= self._batch_size or self._due():
@@ -375,10 +367,10 @@ class BatchWriter(ClosesOnExit):
         report; it never costs the rest of the batch.
         """
         try:
-            ids = self._write_batch(start_rows, tolerant=False)
+            ids = self._write_batch(start_rows, None)
         except sqlite3.IntegrityError:
             try:
-                ids = self._write_batch(start_rows, tolerant=True, refused=self._refused)
+                ids = self._write_batch(start_rows, self._refused)
             except sqlite3.IntegrityError:
                 raise ValueError(
                     "a started record names a run or an entry (undo_of) that does not exist"
@@ -387,27 +379,20 @@ class BatchWriter(ClosesOnExit):
         self._oldest = None
         return ids
 
-    def _write_batch(
-        self,
-        start_rows: list[Start],
-        *,
-        tolerant: bool,
-        refused: list[int] | None = None,
-    ) -> list[int]:
+    def _write_batch(self, start_rows: list[Start], refused: list[int] | None) -> list[int]:
+        """All at once; or, given where to note ``refused`` outcomes, one at a time."""
         try:
             with self._db.write() as conn:
                 # The write lock is ours until COMMIT: ids follow the largest one.
                 next_id = int(conn.execute(NEXT_ENTRY_ID).fetchone()[0])
-                if not tolerant:
+                if refused is None:
                     ids = self._write_all(conn, next_id, start_rows)
-                elif refused is not None:
+                else:
                     before = len(refused)
                     ids = self._write_each(conn, next_id, start_rows, refused)
                     if len(refused) > before:
                         # An outcome it covers was not written: never a leading checkpoint.
                         self._checkpoint = None
-                else:
-                    ids = self._write_each(conn, next_id, start_rows, refused)
                 if self._checkpoint is not None:
                     run_id, line = self._checkpoint
                     conn.execute(INSERT_CHECKPOINT, (run_id, line, micros(self._clock())))
@@ -438,11 +423,7 @@ class BatchWriter(ClosesOnExit):
         return ids
 
     def _write_each(
-        self,
-        conn: sqlite3.Connection,
-        next_id: int,
-        start_rows: list[Start],
-        refused: list[int] | None,
+        self, conn: sqlite3.Connection, next_id: int, start_rows: list[Start], refused: list[int]
     ) -> list[int]:
         """One record at a time, dropping the outcomes the database refuses."""
         for start_row, row in self._pending:
@@ -459,8 +440,7 @@ class BatchWriter(ClosesOnExit):
                 if start_row is not None:
                     conn.execute("ROLLBACK TO one")
                     conn.execute("RELEASE one")
-                if refused is not None:
-                    refused.append(target if start_row is None else 0)
+                refused.append(target if start_row is None else 0)
         ids = list(range(next_id, next_id + len(start_rows)))
         write(conn, next_id, start_rows, (), self._names)
         return ids
@@ -708,27 +688,28 @@ class Journal(ClosesOnExit):
         """Item keys of ``run_id`` whose outcome is one of ``outcomes``
         (default: withdrawn or nothing-standing): what ``--resume`` skips."""
         wanted = [str(o) for o in outcomes]
-        if not wanted or not self._exists():
+        if not wanted:
             return frozenset()
-        marks = ", ".join("?" * len(wanted))
-        with self._db.read() as conn:
-            rows = conn.execute(
-                "SELECT DISTINCT e.item_key FROM items AS e "
-                "JOIN results AS o ON o.entry_id = e.id JOIN words AS w ON w.id = o.word "
-                f"WHERE e.run_id = ? AND w.word IN ({marks}) AND e.item_key IS NOT NULL",
-                (run_id, *wanted),
-            ).fetchall()
+        sql = (
+            "SELECT DISTINCT e.item_key FROM items AS e "
+            "JOIN results AS o ON o.entry_id = e.id JOIN words AS w ON w.id = o.word "
+            f"WHERE e.run_id = ? AND w.word IN ({', '.join('?' * len(wanted))})"
+            " AND e.item_key IS NOT NULL"
+        )
+        rows: list[Any] = self._db.read_or(
+            lambda conn: conn.execute(sql, (run_id, *wanted)).fetchall(), []
+        )
         return frozenset(str(unpack_key(key)) for (key,) in rows)
 
     def item_states(self, run_id: RunId, keys: Sequence[str]) -> dict[str, ItemState]:
         """What ``run_id`` knows of each of ``keys`` (absent: never attempted);
         indexed lookups only, whatever the run's size (:mod:`~bottui.store.journal.query`)."""
-        return self._read(lambda conn: item_states(conn, run_id, keys), {})
+        return self._db.read_or(lambda conn: item_states(conn, run_id, keys), {})
 
     def settled_prefix(self, run_id: RunId) -> int | None:
         """The newest checkpoint of ``run_id``: every id on an input line up to
         it is settled (None: no checkpoint)."""
-        row = self._read(lambda conn: conn.execute(SETTLED_PREFIX, (run_id,)).fetchone(), None)
+        row = self._db.read_or(lambda db: db.execute(SETTLED_PREFIX, (run_id,)).fetchone(), None)
         return None if row is None or row[0] is None else int(row[0])
 
     # -- reading ----------------------------------------------------------------------
@@ -774,7 +755,7 @@ class Journal(ClosesOnExit):
             unfinished=unfinished,
             run_id=None if run_id is None else RunId(run_id),
         )
-        return self._read(lambda conn: read_page(conn, query, None, limit), [])
+        return self._db.read_or(lambda conn: read_page(conn, query, None, limit), [])
 
     def page(
         self,
@@ -794,11 +775,11 @@ class Journal(ClosesOnExit):
         """
         before = _cursor_id(cursor)
         size = max(1, min(int(limit), MAX_PAGE))
-        if not self._exists():
-            return EntryPage((), None)
-        with self._db.read() as conn:
-            # One more than asked: whether a next page exists, without a second query.
-            found = read_page(conn, query or EntryQuery(), before, size + 1)
+        wanted = query or EntryQuery()
+        # One more than asked: whether a next page exists, without a second query.
+        found: list[JournalEntry] = self._db.read_or(
+            lambda conn: read_page(conn, wanted, before, size + 1), []
+        )
         entries = tuple(found[:size])
         more = len(found) > size
         return EntryPage(entries, Cursor(f"{_CURSOR_PREFIX}{entries[-1].id}") if more else None)
@@ -807,12 +788,12 @@ class Journal(ClosesOnExit):
         """The entries of ``query`` in ``run_id`` older than ``before``, counted
         by outcome, not read (:func:`~bottui.store.journal.query.run_rest`)."""
         none = RunRest({}, frozenset())
-        return self._read(lambda conn: run_rest(conn, query, run_id, before), none)
+        return self._db.read_or(lambda conn: run_rest(conn, query, run_id, before), none)
 
     def entry(self, entry_id: EntryId) -> JournalEntry | None:
         """One entry by id."""
         sql = SELECT_ENTRIES + " WHERE e.id = ?"
-        row = self._read(lambda conn: conn.execute(sql, (entry_id,)).fetchone(), None)
+        row = self._db.read_or(lambda conn: conn.execute(sql, (entry_id,)).fetchone(), None)
         return None if row is None else entry(row)
 
     def last_undoable(self, profile: str, kind: UndoKind) -> UndoCandidate:
@@ -824,20 +805,17 @@ class Journal(ClosesOnExit):
         """
         operations = KIND_OPERATIONS[kind]
         skip = [str(o) for o in NO_CHANGE_OUTCOMES]
-        found: JournalEntry | None = None
-        if self._exists():
-            sql = (
-                f"SELECT {COLUMNS} FROM segments AS s "
-                "JOIN items AS e ON e.id BETWEEN s.first_id AND s.last_id"
-                + OUTCOME_JOINS
-                + f" WHERE s.profile = ? AND s.operation IN ({', '.join('?' * len(operations))})"
-                + f" AND (w.word IS NULL OR w.word NOT IN ({', '.join('?' * len(skip))}))"
-                + " ORDER BY s.first_id DESC, e.id DESC LIMIT 1"
-            )
-            with self._db.read() as conn:
-                row = conn.execute(sql, (profile, *operations, *skip)).fetchone()
-            found = None if row is None else entry(row)
-        return undo_candidate(kind, profile, found)
+        sql = (
+            f"SELECT {COLUMNS} FROM segments AS s "
+            "JOIN items AS e ON e.id BETWEEN s.first_id AND s.last_id"
+            + OUTCOME_JOINS
+            + f" WHERE s.profile = ? AND s.operation IN ({', '.join('?' * len(operations))})"
+            + f" AND (w.word IS NULL OR w.word NOT IN ({', '.join('?' * len(skip))}))"
+            + " ORDER BY s.first_id DESC, e.id DESC LIMIT 1"
+        )
+        params = (profile, *operations, *skip)
+        row = self._db.read_or(lambda conn: conn.execute(sql, params).fetchone(), None)
+        return undo_candidate(kind, profile, None if row is None else entry(row))
 
     # -- export -------------------------------------------------------------------------
 
@@ -858,17 +836,6 @@ class Journal(ClosesOnExit):
     def close(self) -> None:
         """Close the connection (a later call opens it again)."""
         self._db.close()
-
-    def _exists(self) -> bool:
-        """Reading never creates the file: no file means no entries."""
-        return self._path.exists()
-
-    def _read(self, work: Callable[[sqlite3.Connection], T], empty: T) -> T:
-        """``work`` in one read transaction; ``empty`` when there is no file."""
-        if not self._exists():
-            return empty
-        with self._db.read() as conn:
-            return work(conn)
 
 
 def file_sha256(path: Path) -> str:

@@ -44,7 +44,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from bottui.store.errors import DatabaseUnavailable, JournalUnavailable
 from bottui.store.files import real_path
@@ -351,10 +351,7 @@ class Outbox:
 
     def origin(self) -> str | None:
         """This journal file's origin UUID (None: no file yet)."""
-        if not self._path.exists():
-            return None
-        with self._db.read() as conn:
-            row = conn.execute(ORIGIN).fetchone()
+        row = self._db.read_or(lambda conn: conn.execute(ORIGIN).fetchone(), None)
         return None if row is None else str(row[0])
 
     # -- the inventory's facts ----------------------------------------------------------
@@ -393,13 +390,8 @@ class Outbox:
 
     def waiting_keys(self, store: str) -> frozenset[FactKey]:
         """The keys of every fact still waiting for ``store``."""
-        if not self._facts_path.exists():
-            return frozenset()
-        with self._facts.read() as conn:
-            rows = conn.execute(
-                "SELECT base_url, account, project, kind, item, field FROM facts WHERE store = ?",
-                (store,),
-            ).fetchall()
+        sql = "SELECT base_url, account, project, kind, item, field FROM facts WHERE store = ?"
+        rows: list[Any] = self._facts.read_or(lambda db: db.execute(sql, (store,)).fetchall(), [])
         return frozenset(FactKey(*row) for row in rows)
 
     def close(self) -> None:
