@@ -28,7 +28,6 @@ from typing import Any, Final, TypeVar
 
 from bottui.store.errors import JournalUnavailable
 from bottui.store.executor import OffLoop, StoreExecutor
-from bottui.store.files import real_path
 from bottui.store.journal.schema import BUSY_TIMEOUT, ORIGIN, SCHEMA
 from bottui.store.sqlite_helpers import Database
 
@@ -210,9 +209,8 @@ class TimedStore(OffLoop[TimedJournal]):
     of their own)."""
 
     def __init__(self, path: Path, *, executor: StoreExecutor | None = None) -> None:
-        key = str(real_path(path))
         journals = TimedJournal(path), TimedJournal(path)
-        super().__init__(*journals, kind="journal", key=key, executor=executor)
+        super().__init__(*journals, kind="journal", path=path, executor=executor)
 
     async def write(self, fn: Callable[[TimedJournal], R]) -> R:
         """Run ``fn`` in the journal's write lane."""
@@ -221,11 +219,6 @@ class TimedStore(OffLoop[TimedJournal]):
     async def read(self, fn: Callable[[TimedJournal], R]) -> R:
         """Run ``fn`` in the journal's read lane."""
         return await self._read(lambda: fn(self._reader))
-
-    async def close(self) -> None:
-        """Close both connections, each after what is queued on its lane."""
-        await self._write(self._writer.close)
-        await self._read(self._reader.close)
 
 
 __all__ = [

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from bottui.store.executor import OffLoop, StoreExecutor, reads, writes
-from bottui.store.files import Locations, real_path
+from bottui.store.files import Locations
 from bottui.store.inventory.file import Inventory
 from bottui.store.inventory.records import (
     DEFAULT_INVENTORY_PAGE,
@@ -92,14 +92,13 @@ class SqliteInventoryStore(OffLoop[Inventory]):
         busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
         executor: StoreExecutor | None = None,
     ) -> None:
-        self._path = Path(path)
         self._clock = clock
         super().__init__(
-            Inventory(self._path, profile, clock=clock, busy_timeout=busy_timeout),
+            Inventory(path, profile, clock=clock, busy_timeout=busy_timeout),
             # A connection of its own: the writer's is held while an edit waits.
-            Inventory(self._path, profile, clock=clock, busy_timeout=busy_timeout),
+            Inventory(path, profile, clock=clock, busy_timeout=busy_timeout),
             kind="inventory",
-            key=str(real_path(self._path)),
+            path=path,
             executor=executor,
         )
 
@@ -107,11 +106,6 @@ class SqliteInventoryStore(OffLoop[Inventory]):
     def at(cls, locations: Locations, profile: str, **options: Any) -> SqliteInventoryStore:
         """The inventory of ``profile`` at ``locations.inventory_file``."""
         return cls(locations.inventory_file, profile, **options)
-
-    @property
-    def path(self) -> Path:
-        """The inventory file."""
-        return self._path
 
     @property
     def profile(self) -> str:
@@ -210,11 +204,6 @@ class SqliteInventoryStore(OffLoop[Inventory]):
     import_toml = writes(Inventory.import_toml)
     import_snapshot = writes(Inventory.import_snapshot)
     apply_shared = writes(Inventory.apply_shared)
-
-    async def close(self) -> None:
-        """Close both connections, each after the calls queued on its lane."""
-        await self._write(self._writer.close)
-        await self._read(self._reader.close)
 
 
 __all__ = ["SqliteInventoryStore"]

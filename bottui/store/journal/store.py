@@ -31,7 +31,7 @@ from typing import Any, Final, TypeVar, Unpack
 
 from bottui.store.errors import JournalUnavailable
 from bottui.store.executor import OffLoop, StoreExecutor, reads, writes
-from bottui.store.files import Locations, real_path
+from bottui.store.files import Locations
 from bottui.store.journal.file import BatchWriter, Journal
 from bottui.store.journal.records import START_BOUND, EntryId, OutcomeFields, RunId, StartRecord
 from bottui.store.journal.rows import Finish
@@ -67,16 +67,15 @@ class SqliteJournalStore(OffLoop[Journal]):
         start_bound: float = START_BOUND,
         executor: StoreExecutor | None = None,
     ) -> None:
-        self._path = Path(path)
         self._start_bound = start_bound
         options: dict[str, Any] = {"operator": operator, "clock": clock}
         super().__init__(
-            Journal(self._path, busy_timeout=busy_timeout, **options),
+            Journal(path, busy_timeout=busy_timeout, **options),
             # Separate connections for reads: the writer's is held under its lock
             # for as long as a write waits on another process.
-            Journal(self._path, busy_timeout=busy_timeout, **options),
+            Journal(path, busy_timeout=busy_timeout, **options),
             kind="journal",
-            key=str(real_path(self._path)),
+            path=path,
             executor=executor,
         )
 
@@ -84,11 +83,6 @@ class SqliteJournalStore(OffLoop[Journal]):
     def at(cls, locations: Locations, **options: Any) -> SqliteJournalStore:
         """The journal of these locations (``Locations.journal_file``)."""
         return cls(locations.journal_file, **options)
-
-    @property
-    def path(self) -> Path:
-        """The journal file."""
-        return self._path
 
     @property
     def lock_stats(self) -> LockStats:
@@ -127,14 +121,6 @@ class SqliteJournalStore(OffLoop[Journal]):
     item_states = reads(Journal.item_states)
     settled_prefix = reads(Journal.settled_prefix)
     run_rest = reads(Journal.run_rest)
-
-    # -- lifetime ------------------------------------------------------------------
-
-    async def close(self) -> None:
-        """Close every connection (each on its own lane, after the calls queued
-        there); a later call opens them again."""
-        await self._write(self._writer.close)
-        await self._read(self._reader.close)
 
 
 class SqliteJournalBatch:
