@@ -283,15 +283,3 @@ def writes(
         return await (self._bounded_write(work) if bounded else self._write(work))
 
     return functools.update_wrapper(call, method)
-
-
-__all__ = [
-    "GENERAL_LANE",
-    "IDLE_SECONDS",
-    "OffLoop",
-    "StoreExecutor",
-    "reads",
-    "run_blocking",
-    "shared_executor",
-    "writes",
-]

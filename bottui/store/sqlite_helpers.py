@@ -584,19 +584,3 @@ class LockStats:
                 "total_wait": self.total_wait,
                 "max_hold": self.max_hold,
             }
-
-
-__all__ = [
-    "DEFAULT_BUSY_TIMEOUT",
-    "FIRST_PAUSE",
-    "HANDLER_SLICE",
-    "MAX_PAUSE",
-    "Database",
-    "LockStats",
-    "Schema",
-    "Step",
-    "Synchronous",
-    "describe",
-    "is_busy",
-    "retry_busy",
-]

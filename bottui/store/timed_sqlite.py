@@ -219,13 +219,3 @@ class TimedStore(OffLoop[TimedJournal]):
     async def read(self, fn: Callable[[TimedJournal], R]) -> R:
         """Run ``fn`` in the journal's read lane."""
         return await self._read(lambda: fn(self._reader))
-
-
-__all__ = [
-    "SEEN_KINDS",
-    "TimedClaim",
-    "TimedEvent",
-    "TimedJournal",
-    "TimedStore",
-    "timed_event",
-]

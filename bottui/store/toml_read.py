@@ -215,17 +215,3 @@ def read(path: Path, cap: int, *, allow_stdin: bool = False) -> tuple[str, dict[
     text = decode(raw)
     del raw  # the text alone from here: memory stays a small multiple of the file
     return text, parse(text)
-
-
-__all__ = [
-    "MAX_DEPTH",
-    "MAX_KEY_PARTS",
-    "STDIN_NAME",
-    "TomlProblem",
-    "check_shape",
-    "decode",
-    "parse",
-    "read",
-    "read_bytes",
-    "where",
-]

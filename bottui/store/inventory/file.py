@@ -854,10 +854,3 @@ def merge(current: InventorySnapshot, incoming: InventorySnapshot, *, now: str) 
         now: The stored time of the import (``updated_at`` of renamed and implied records).
     """
     return _Merger(current, incoming, now).run()
-
-
-__all__ = [
-    "Inventory",
-    "MergePlan",
-    "merge",
-]

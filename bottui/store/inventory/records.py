@@ -187,18 +187,3 @@ SharedRemoval = tuple[str, str, str, str]
 
 #: How many records a page holds unless the caller says.
 DEFAULT_INVENTORY_PAGE: Final = 500
-
-__all__ = [
-    "DEFAULT_INVENTORY_PAGE",
-    "TEAM_PREFIX",
-    "AccountEntry",
-    "DimensionEntry",
-    "InventorySnapshot",
-    "LimiterEntry",
-    "MergeReport",
-    "ProjectEntry",
-    "SharedRemoval",
-    "Source",
-    "taught_by",
-    "team_source",
-]

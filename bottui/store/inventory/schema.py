@@ -186,30 +186,3 @@ def usable_id(value: str) -> bool:
     except ValidationError:
         return False
     return True
-
-
-__all__ = [
-    "ACCOUNT_COLS",
-    "APPLICATION_ID",
-    "DIMENSION_COLS",
-    "DIMENSION_SEEN",
-    "DIMENSION_THRESHOLDS",
-    "ENSURE_ACCOUNT",
-    "ENSURE_PROJECT",
-    "LIMITER_COLS",
-    "LIMITER_SEEN",
-    "LIMITER_STATE",
-    "NAME_ACCOUNT",
-    "NAME_PROJECT",
-    "PROJECT_COLS",
-    "PUT_ACCOUNT",
-    "PUT_DIMENSION",
-    "PUT_LIMITER",
-    "PUT_PROJECT",
-    "SCHEMA",
-    "VERSION",
-    "checked_id",
-    "checked_name",
-    "row_bool",
-    "usable_id",
-]

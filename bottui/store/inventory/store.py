@@ -204,6 +204,3 @@ class SqliteInventoryStore(OffLoop[Inventory]):
     import_toml = writes(Inventory.import_toml)
     import_snapshot = writes(Inventory.import_snapshot)
     apply_shared = writes(Inventory.apply_shared)
-
-
-__all__ = ["SqliteInventoryStore"]

@@ -405,6 +405,3 @@ def read(path: Path, *, now: str) -> InventorySnapshot:
     reader, data = _parsed(text, path, now)
     del text  # the parsed tables from here on: the text is not needed twice over
     return reader.snapshot(data)
-
-
-__all__ = ["FORMAT", "VERSION", "dumps", "loads", "read", "toml_string", "write"]

@@ -889,16 +889,3 @@ def export_csv(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool =
 
     write_atomic(Path(path), rows(), overwrite=overwrite, newline="")
     return count
-
-
-__all__ = [
-    "DEFAULT_BATCH_SIZE",
-    "DEFAULT_INTERVAL",
-    "MAX_PAGE",
-    "BatchWriter",
-    "Journal",
-    "export_csv",
-    "export_jsonl",
-    "file_sha256",
-    "run_identity",
-]

@@ -533,13 +533,3 @@ def item_states(conn: sqlite3.Connection, run_id: int, keys: Sequence[str]) -> d
         else:
             found[key] = ItemState(was.settled or states[word].settled, words[word], was.unfinished)
     return found
-
-
-__all__ = [
-    "MAX_REASON_STREAMS",
-    "item_states",
-    "plans",
-    "read_page",
-    "reason_ids",
-    "run_rest",
-]

@@ -533,31 +533,3 @@ def entry(row: Sequence[Any]) -> JournalEntry:
         reason=reason,
         origin=origin,
     )
-
-
-__all__ = [
-    "INSERT_ITEM",
-    "INSERT_RESULT",
-    "INSERT_SEGMENT",
-    "INSERT_SEGMENT_V2",
-    "LAST_HW",
-    "Dictionaries",
-    "Finish",
-    "Start",
-    "entry",
-    "finish_of",
-    "from_micros",
-    "join_body",
-    "keys_text",
-    "lookup_key",
-    "micros",
-    "pack_key",
-    "pack_result",
-    "pack_time",
-    "split_body",
-    "start_row",
-    "time_text",
-    "unpack_key",
-    "unpack_result",
-    "write",
-]

@@ -499,30 +499,3 @@ SCHEMA: Final = Schema(
     statements=CURRENT,
     steps=STEPS,
 )
-
-
-__all__ = [
-    "APPEND_ONLY_TABLES",
-    "APPLICATION_ID",
-    "BUSY_TIMEOUT",
-    "COLUMNS",
-    "CURRENT",
-    "INSERT_CHECKPOINT",
-    "NEXT_ENTRY_ID",
-    "ORIGIN",
-    "OUTCOME_JOINS",
-    "SCHEMA",
-    "SEGMENT_OF",
-    "SELECT_ENTRIES",
-    "SETTLED_PREFIX",
-    "STEPS",
-    "TABLES_V2",
-    "TABLES_V3",
-    "TABLES_V4",
-    "TABLES_V5",
-    "TABLES_V6",
-    "V1",
-    "VERSION",
-    "append_only",
-    "to_v2",
-]

@@ -191,6 +191,3 @@ class SqliteJournalBatch:
                 self._writer.close()
 
         await self._store._write(work)
-
-
-__all__ = ["HOP", "SqliteJournalBatch", "SqliteJournalStore"]

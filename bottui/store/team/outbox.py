@@ -398,16 +398,3 @@ class Outbox:
         """Close the connections (the next call opens others)."""
         self._db.close()
         self._facts.close()
-
-
-__all__ = [
-    "BATCH",
-    "FACTS_FILE",
-    "Backlog",
-    "Batch",
-    "Older",
-    "Outbox",
-    "OutboxUnavailable",
-    "Scope",
-    "facts_file",
-]

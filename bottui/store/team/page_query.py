@@ -372,21 +372,3 @@ def recent_sql(
         " ORDER BY e.project DESC, e.target DESC, e.started_at DESC, e.id DESC LIMIT %s"
     )
     return sql, [project, target_text(target), float(seconds), base_url, account, RECENT_LIMIT]
-
-
-__all__ = [
-    "ENTRIES_FROM",
-    "REASON_WINDOW_MIN",
-    "REASON_WINDOW_PER_ROW",
-    "RECENT_LIMIT",
-    "PagePlan",
-    "TeamQuery",
-    "decode_cursor",
-    "encode_cursor",
-    "from_entry_query",
-    "page_plan",
-    "page_sql",
-    "reason_window",
-    "recent_sql",
-    "target_text",
-]

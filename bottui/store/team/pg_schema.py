@@ -474,20 +474,3 @@ async def migrate(conn: AsyncConnection[Any]) -> Migrated:
             )
             applied.append(version)
     return Migrated(before=before, after=max([before, *applied]), applied=tuple(applied))
-
-
-__all__ = [
-    "INVENTORY_CHANNEL",
-    "JOURNAL_CHANNEL",
-    "MAX_STORED_REASON",
-    "MIGRATIONS",
-    "MIGRATION_LOCK",
-    "OPERATOR_GRANTS",
-    "SCHEMA_VERSION",
-    "VERSIONS_TABLE",
-    "Migrated",
-    "check_version",
-    "migrate",
-    "schema_version",
-    "too_new",
-]

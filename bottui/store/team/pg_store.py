@@ -681,6 +681,3 @@ class Scan:
     entries: tuple[TeamEntry, ...]
     rows: int
     last: int
-
-
-__all__ = ["COPY_AT", "DEFAULT_PAGE", "NOTICE_MAX", "Scan", "TeamStore"]

@@ -339,21 +339,3 @@ def timed_row(event: TimedEvent) -> tuple[object, ...]:
 
 #: One event of a push.
 Event: TypeAlias = "EntryEvent | OutcomeEvent | TimedEvent | Fact"
-
-
-__all__ = [
-    "ENTRY_COLUMNS",
-    "OUTCOME_COLUMNS",
-    "EntryEvent",
-    "Event",
-    "Fact",
-    "FactKey",
-    "OutcomeEvent",
-    "db_text",
-    "entry_event",
-    "events_of",
-    "fact_row",
-    "outcome_event",
-    "storable",
-    "timed_row",
-]
