@@ -145,6 +145,15 @@ class DimensionEntry(NamedTuple):
         return self._asdict()
 
 
+def record_key(record: AccountEntry | ProjectEntry | LimiterEntry | DimensionEntry) -> list[str]:
+    """A record's key in listing order: account, project and id, as far as it has them."""
+    if isinstance(record, AccountEntry):
+        return [record.account]
+    if isinstance(record, ProjectEntry):
+        return [record.account, record.project]
+    return [record.account, record.project, record.id]
+
+
 class InventorySnapshot(NamedTuple):
     """Everything one profile's inventory holds (or a file brings), sorted by key."""
 

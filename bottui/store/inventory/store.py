@@ -33,12 +33,13 @@ from bottui.store.inventory.records import (
     DimensionEntry,
     LimiterEntry,
     ProjectEntry,
+    record_key,
 )
 from bottui.store.paging import Cursor, Page
 from bottui.store.sqlite_helpers import DEFAULT_BUSY_TIMEOUT
 from bottui.store.utc import Clock, system_clock
 
-T = TypeVar("T")
+T = TypeVar("T", AccountEntry, ProjectEntry, LimiterEntry, DimensionEntry)
 
 
 def _key_of(cursor: Cursor | None) -> list[str] | None:
@@ -53,23 +54,11 @@ def _key_of(cursor: Cursor | None) -> list[str] | None:
     return key
 
 
-def _page(found: Sequence[T], key: Callable[[T], list[str]], size: int) -> Page[T]:
+def _page(found: Sequence[T], size: int) -> Page[T]:
     """A page of ``size`` from the ``size + 1`` items read (the one more says: a next page)."""
     chosen = tuple(found[:size])
     more = len(found) > size
-    return Page(chosen, Cursor(json.dumps(key(chosen[-1]))) if more else None)
-
-
-def _account_key(entry: AccountEntry) -> list[str]:
-    return [entry.account]
-
-
-def _project_key(entry: ProjectEntry) -> list[str]:
-    return [entry.account, entry.project]
-
-
-def _record_key(entry: LimiterEntry | DimensionEntry) -> list[str]:
-    return [entry.account, entry.project, entry.id]
+    return Page(chosen, Cursor(json.dumps(record_key(chosen[-1]))) if more else None)
 
 
 class SqliteInventoryStore(OffLoop[Inventory]):
@@ -121,7 +110,6 @@ class SqliteInventoryStore(OffLoop[Inventory]):
     async def _listed(
         self,
         read: Callable[..., list[T]],
-        key: Callable[[T], list[str]],
         limit: int,
         cursor: Cursor | None,
         *scope: str | None,
@@ -130,13 +118,13 @@ class SqliteInventoryStore(OffLoop[Inventory]):
         by one indexed range scan on the read lane."""
         after, size = _key_of(cursor), max(1, int(limit))
         found = await self._read(lambda: read(*scope, after=after, limit=size + 1))
-        return _page(found, key, size)
+        return _page(found, size)
 
     async def accounts(
         self, *, limit: int = DEFAULT_INVENTORY_PAGE, cursor: Cursor | None = None
     ) -> Page[AccountEntry]:
         """The profile's accounts, by id."""
-        return await self._listed(self._reader.accounts, _account_key, limit, cursor)
+        return await self._listed(self._reader.accounts, limit, cursor)
 
     async def projects(
         self,
@@ -146,7 +134,7 @@ class SqliteInventoryStore(OffLoop[Inventory]):
         cursor: Cursor | None = None,
     ) -> Page[ProjectEntry]:
         """Projects of ``account`` (or of all), by account and id."""
-        return await self._listed(self._reader.projects, _project_key, limit, cursor, account)
+        return await self._listed(self._reader.projects, limit, cursor, account)
 
     async def limiters(
         self,
@@ -158,7 +146,7 @@ class SqliteInventoryStore(OffLoop[Inventory]):
     ) -> Page[LimiterEntry]:
         """The rate limiters of a project, by id."""
         read = self._reader.limiters
-        return await self._listed(read, _record_key, limit, cursor, account, project)
+        return await self._listed(read, limit, cursor, account, project)
 
     async def dimensions(
         self,
@@ -170,7 +158,7 @@ class SqliteInventoryStore(OffLoop[Inventory]):
     ) -> Page[DimensionEntry]:
         """The dimensions of a project, by id."""
         read = self._reader.dimensions
-        return await self._listed(read, _record_key, limit, cursor, account, project)
+        return await self._listed(read, limit, cursor, account, project)
 
     # -- reads: one record, everything, a marker ---------------------------------------
 
