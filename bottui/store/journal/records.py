@@ -446,32 +446,42 @@ START_BOUND: float = 15.0
 
 
 @dataclass(frozen=True)
-class EntryQuery:
-    """Which entries to read; every filter given must match.
+class Filters:
+    """The filters of a journal read, this machine's or the team's; every one given must match.
 
     ``outcomes`` matches any of its words; ``unfinished`` only entries without
     an outcome. ``since``/``until`` are aware ``datetime`` (a naive one is
-    taken as UTC): started at or after ``since``, before ``until``. ``before``
-    keeps entries older than that id (``--before ID``). ``operator`` matches
-    exactly; ``reason`` is a case-insensitive substring of the reason.
-    ``skip_runs`` leaves out the entries of those bulk runs of this machine's
-    journal (the Journal screen, once it counted the rest of a run it shows as
-    one row: :meth:`~bottui.store.journal.file.Journal.run_rest`); a shared
-    journal may ignore it (the run's entries then come again, counted once).
+    taken as UTC): started at or after ``since``, before ``until``.
+    ``operator`` matches exactly; ``reason`` is a case-insensitive substring
+    of the reason.
     """
 
     since: datetime | None = None
     until: datetime | None = None
-    before: EntryId | None = None
     profile: str | None = None
     account: str | None = None
     project: str | None = None
     operation: str | None = None
     outcomes: frozenset[str] | None = None
     unfinished: bool = False
-    run_id: RunId | None = None
     operator: str | None = None
     reason: str | None = None
+
+
+@dataclass(frozen=True)
+class EntryQuery(Filters):
+    """Which entries of this machine's journal to read (:class:`Filters`, and its ids).
+
+    ``before`` keeps entries older than that id (``--before ID``); ``run_id``
+    those of one bulk run. ``skip_runs`` leaves out the entries of those bulk
+    runs of this machine's journal (the Journal screen, once it counted the
+    rest of a run it shows as one row:
+    :meth:`~bottui.store.journal.file.Journal.run_rest`); a shared journal may
+    ignore it (the run's entries then come again, counted once).
+    """
+
+    before: EntryId | None = None
+    run_id: RunId | None = None
     skip_runs: frozenset[RunId] = frozenset()
 
 
