@@ -88,6 +88,8 @@ class Schema(NamedTuple):
     #: last one's is ``version``. A test checks a migrated file's schema
     #: equals a new file's.
     steps: tuple[Step, ...] = ()
+    #: The error raised when the file cannot be used (the store's own subclass).
+    unavailable: type[DatabaseUnavailable] = DatabaseUnavailable
 
 
 class Database:
@@ -95,8 +97,8 @@ class Database:
 
     Args:
         path: The database file. Its directory is created when missing.
-        schema: Tables to create and the id/version to check.
-        unavailable: The error class raised when the file cannot be used.
+        schema: Tables to create, the id/version to check, the error to raise.
+        unavailable: Another error class than the schema's (a test's schema).
         synchronous: ``FULL`` (every commit reaches the disk before it
             returns) or ``NORMAL`` (in WAL mode: a commit survives a process
             crash; a power loss may undo the newest commits).
@@ -111,14 +113,14 @@ class Database:
         path: Path,
         schema: Schema,
         *,
-        unavailable: type[DatabaseUnavailable],
+        unavailable: type[DatabaseUnavailable] | None = None,
         synchronous: Synchronous = "FULL",
         busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
         lock_stats: LockStats | None = None,
     ) -> None:
         self._path = Path(path)
         self._schema = schema
-        self._unavailable_cls = unavailable
+        self._unavailable_cls = unavailable or schema.unavailable
         self._synchronous = synchronous
         self._busy_timeout = busy_timeout
         self._lock = threading.RLock()

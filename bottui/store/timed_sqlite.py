@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from bottui.store.errors import JournalUnavailable
 from bottui.store.executor import OffLoop, StoreExecutor
 from bottui.store.journal.schema import BUSY_TIMEOUT, ORIGIN, SCHEMA
 from bottui.store.sqlite_helpers import Database
@@ -94,9 +93,7 @@ class TimedJournal:
     """The timed changes of one journal file (blocking: call through :class:`TimedStore`)."""
 
     def __init__(self, path: Path, *, busy_timeout: float = BUSY_TIMEOUT) -> None:
-        self._db = Database(
-            Path(path), SCHEMA, unavailable=JournalUnavailable, busy_timeout=busy_timeout
-        )
+        self._db = Database(Path(path), SCHEMA, busy_timeout=busy_timeout)
 
     def origin(self) -> str:
         """This file's origin UUID."""

@@ -52,7 +52,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, Self
 
-from bottui.store.errors import InventoryUnavailable, NotInInventory
+from bottui.store.errors import NotInInventory
 from bottui.store.files import Locations
 from bottui.store.inventory.records import (
     AccountEntry,
@@ -166,13 +166,7 @@ class Inventory(ClosesOnExit):
         self._path = Path(path)
         self._profile = profile
         self._clock = clock
-        self._db = Database(
-            self._path,
-            SCHEMA,
-            unavailable=InventoryUnavailable,
-            synchronous="NORMAL",
-            busy_timeout=busy_timeout,
-        )
+        self._db = Database(self._path, SCHEMA, synchronous="NORMAL", busy_timeout=busy_timeout)
 
     @classmethod
     def open(cls, path: Path, profile: str, **options: Any) -> Self:

@@ -22,6 +22,7 @@ from typing import Final
 from bottui.api.errors import ValidationError
 from bottui.api.requests import path_id
 from bottui.api.tokens import Secret
+from bottui.store.errors import InventoryUnavailable
 from bottui.store.sqlite_helpers import Schema
 
 #: "btuI": marks a SQLite file as a bottui inventory.
@@ -89,6 +90,7 @@ SCHEMA: Final = Schema(
         ) WITHOUT ROWID
         """,
     ),
+    unavailable=InventoryUnavailable,
 )
 
 ACCOUNT_COLS: Final = "account, name, updated_at, source"

@@ -178,12 +178,7 @@ class BatchWriter(ClosesOnExit):
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         self._db = Database(
-            path,
-            SCHEMA,
-            unavailable=JournalUnavailable,
-            synchronous="NORMAL",
-            busy_timeout=busy_timeout,
-            lock_stats=lock_stats,
+            path, SCHEMA, synchronous="NORMAL", busy_timeout=busy_timeout, lock_stats=lock_stats
         )
         self._operator = operator
         self._host = local_host() if host is None else host
@@ -499,14 +494,7 @@ class Journal(ClosesOnExit):
         self._clock = clock
         self._busy_timeout = busy_timeout
         self._stats = LockStats()
-        self._db = Database(
-            self._path,
-            SCHEMA,
-            unavailable=JournalUnavailable,
-            synchronous="FULL",
-            busy_timeout=busy_timeout,
-            lock_stats=self._stats,
-        )
+        self._db = Database(self._path, SCHEMA, busy_timeout=busy_timeout, lock_stats=self._stats)
         self._names = Dictionaries()
 
     @classmethod

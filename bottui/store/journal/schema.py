@@ -109,6 +109,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Final
 
+from bottui.store.errors import JournalUnavailable
 from bottui.store.journal.rows import Dictionaries, Finish, Start, pack_time, write
 from bottui.store.sqlite_helpers import Schema, Step
 
@@ -498,4 +499,5 @@ SCHEMA: Final = Schema(
     version=VERSION,
     statements=CURRENT,
     steps=STEPS,
+    unavailable=JournalUnavailable,
 )

@@ -46,7 +46,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-from bottui.store.errors import DatabaseUnavailable, JournalUnavailable
+from bottui.store.errors import DatabaseUnavailable
 from bottui.store.files import real_path
 from bottui.store.journal.records import JournalEntry
 from bottui.store.journal.rows import entry, from_micros, micros
@@ -62,6 +62,11 @@ BATCH: Final = 5000
 SMALL_BATCH: Final = 2000
 #: The facts' file name, in the journal's directory.
 FACTS_FILE: Final = "team-facts.sqlite3"
+
+
+class OutboxUnavailable(DatabaseUnavailable):
+    """The facts' file is locked, read-only or damaged (the local edit stands)."""
+
 
 FACTS_SCHEMA: Final = Schema(
     name="team inventory outbox",
@@ -90,6 +95,7 @@ FACTS_SCHEMA: Final = Schema(
         )
         """,
     ),
+    unavailable=OutboxUnavailable,
 )
 
 _REGISTER: Final = (
@@ -115,10 +121,6 @@ _QUEUE: Final = (
     " value = excluded.value, operator = excluded.operator, seq = excluded.seq"
 )
 _FACT_COLS: Final = "base_url, account, project, kind, item, field, value, operator, seq"
-
-
-class OutboxUnavailable(DatabaseUnavailable):
-    """The facts' file is locked, read-only or damaged (the local edit stands)."""
 
 
 @dataclass(frozen=True)
@@ -201,17 +203,9 @@ class Outbox:
 
     def __init__(self, path: Path, *, busy_timeout: float = BUSY_TIMEOUT) -> None:
         self._path = Path(path)
-        self._db = Database(
-            self._path,
-            SCHEMA,
-            unavailable=JournalUnavailable,
-            synchronous="NORMAL",
-            busy_timeout=busy_timeout,
-        )
+        self._db = Database(self._path, SCHEMA, synchronous="NORMAL", busy_timeout=busy_timeout)
         self._facts_path = facts_file(self._path)
-        self._facts = Database(
-            self._facts_path, FACTS_SCHEMA, unavailable=OutboxUnavailable, synchronous="NORMAL"
-        )
+        self._facts = Database(self._facts_path, FACTS_SCHEMA, synchronous="NORMAL")
         self._facts_origin: str | None = None
 
     @property
