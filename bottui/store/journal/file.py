@@ -466,6 +466,50 @@ def run_identity(input_sha256: str, number: int) -> str:
     return hashlib.sha256(f"{input_sha256}\nrun {number}".encode()).hexdigest()
 
 
+def export_jsonl(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool = False) -> int:
+    """Write ``entries`` as JSON Lines; returns how many were written.
+
+    A file for a person (:mod:`bottui.store.files`): an existing
+    ``path`` is replaced only with ``overwrite``, a symlink never.
+    """
+    count = 0
+
+    def lines() -> Iterator[str]:
+        nonlocal count
+        for one in entries:
+            count += 1
+            yield safe_export.dumps(one.to_json(), separators=(",", ":")) + "\n"
+
+    write_atomic(Path(path), lines(), overwrite=overwrite)
+    return count
+
+
+def export_csv(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool = False) -> int:
+    """Write ``entries`` as CSV with a header row; returns how many were written.
+
+    As :func:`export_jsonl`: ``overwrite`` to replace a file, never a symlink.
+    """
+    count = 0
+
+    def rows() -> Iterator[str]:
+        nonlocal count
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\r\n")
+        writer.writerow(FIELDS)
+        for one in entries:
+            count += 1
+            record = one.to_json()
+            writer.writerow([safe_export.cell(record[name]) for name in FIELDS])
+            if buffer.tell() > 65536:
+                yield buffer.getvalue()
+                buffer.seek(0)
+                buffer.truncate()
+        yield buffer.getvalue()
+
+    write_atomic(Path(path), rows(), overwrite=overwrite, newline="")
+    return count
+
+
 class Journal(ClosesOnExit):
     """The append-only audit journal of every mutation attempt.
 
@@ -493,8 +537,7 @@ class Journal(ClosesOnExit):
         self._host = local_host() if host is None else host
         self._clock = clock
         self._busy_timeout = busy_timeout
-        self._stats = LockStats()
-        self._db = Database(self._path, SCHEMA, busy_timeout=busy_timeout, lock_stats=self._stats)
+        self._db = Database(self._path, SCHEMA, busy_timeout=busy_timeout)
         self._names = Dictionaries()
 
     @classmethod
@@ -511,7 +554,7 @@ class Journal(ClosesOnExit):
     def lock_stats(self) -> LockStats:
         """How long this journal's writes (its bulk writers' too) waited for
         the write lock: for benchmarks and debugging, not for users."""
-        return self._stats
+        return self._db.lock_stats
 
     @property
     def operator(self) -> str:
@@ -620,7 +663,7 @@ class Journal(ClosesOnExit):
             batch_size=batch_size,
             interval=interval,
             busy_timeout=self._busy_timeout,
-            lock_stats=self._stats,
+            lock_stats=self._db.lock_stats,
         )
 
     def run(
@@ -807,17 +850,9 @@ class Journal(ClosesOnExit):
 
     # -- export -------------------------------------------------------------------------
 
-    @staticmethod
-    def export_jsonl(
-        path: Path, entries: Iterable[JournalEntry], *, overwrite: bool = False
-    ) -> int:
-        """Write ``entries`` to ``path`` as JSON Lines (atomically); returns the count."""
-        return export_jsonl(path, entries, overwrite=overwrite)
-
-    @staticmethod
-    def export_csv(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool = False) -> int:
-        """Write ``entries`` to ``path`` as CSV (atomically); returns the count."""
-        return export_csv(path, entries, overwrite=overwrite)
+    #: :func:`export_jsonl` and :func:`export_csv`, from a journal at hand.
+    export_jsonl = staticmethod(export_jsonl)
+    export_csv = staticmethod(export_csv)
 
     # -- lifetime -----------------------------------------------------------------------
 
@@ -833,47 +868,3 @@ def file_sha256(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 16), b""):
             digest.update(block)
     return digest.hexdigest()
-
-
-def export_jsonl(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool = False) -> int:
-    """Write ``entries`` as JSON Lines; returns how many were written.
-
-    A file for a person (:mod:`bottui.store.files`): an existing
-    ``path`` is replaced only with ``overwrite``, a symlink never.
-    """
-    count = 0
-
-    def lines() -> Iterator[str]:
-        nonlocal count
-        for one in entries:
-            count += 1
-            yield safe_export.dumps(one.to_json(), separators=(",", ":")) + "\n"
-
-    write_atomic(Path(path), lines(), overwrite=overwrite)
-    return count
-
-
-def export_csv(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool = False) -> int:
-    """Write ``entries`` as CSV with a header row; returns how many were written.
-
-    As :func:`export_jsonl`: ``overwrite`` to replace a file, never a symlink.
-    """
-    count = 0
-
-    def rows() -> Iterator[str]:
-        nonlocal count
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\r\n")
-        writer.writerow(FIELDS)
-        for one in entries:
-            count += 1
-            record = one.to_json()
-            writer.writerow([safe_export.cell(record[name]) for name in FIELDS])
-            if buffer.tell() > 65536:
-                yield buffer.getvalue()
-                buffer.seek(0)
-                buffer.truncate()
-        yield buffer.getvalue()
-
-    write_atomic(Path(path), rows(), overwrite=overwrite, newline="")
-    return count

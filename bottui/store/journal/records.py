@@ -210,10 +210,6 @@ class StartRecord:
     operator: str | None = None
     reason: str | None = None
 
-    def reason_text(self) -> str | None:
-        """The reason to store: None when none or blank, else exactly as given."""
-        return reason_or_none(self.reason)
-
     def row(self, started_at: str, operator: str, pid: int) -> tuple[object, ...]:
         """The ``entries`` row (redacted); raises TypeError on a token or bad type.
 

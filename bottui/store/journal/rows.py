@@ -43,7 +43,13 @@ from functools import lru_cache
 from typing import Any, Final, NamedTuple, cast
 
 from bottui.api.tokens import is_secret_key
-from bottui.store.journal.records import JournalEntry, StartRecord, json_object, outcome_row
+from bottui.store.journal.records import (
+    JournalEntry,
+    StartRecord,
+    json_object,
+    outcome_row,
+    reason_or_none,
+)
 from bottui.store.redact import JsonValue, redacted_json
 from bottui.store.utc import stamp
 
@@ -215,7 +221,8 @@ def start_row(
 ) -> Start:
     """A started record ready to write (``operator``: the journal's, unless the record
     names one)."""
-    return Start(started, None, record.row(started_at, operator, pid), host, record.reason_text())
+    row = record.row(started_at, operator, pid)
+    return Start(started, None, row, host, reason_or_none(record.reason))
 
 
 class Finish(NamedTuple):
