@@ -225,19 +225,13 @@ class Database:
             self._rollback(conn)
             raise
         conn.execute("COMMIT")
-        if app_id == 0:
-            if tables:
-                raise self._unavailable_cls(
-                    f"The {name} file is not a bottui {name}",
-                    f"{self._path} is a SQLite database of another program. "
-                    "bottui leaves it as it is.",
-                    path=self._path,
-                )
-        elif app_id != self._schema.application_id:
+        # No id: a new file, unless it holds tables (another program's, without an id).
+        if (app_id == 0 and tables) or app_id not in (0, self._schema.application_id):
+            which = f" (application id {app_id:#x})" if app_id else ""
             raise self._unavailable_cls(
                 f"The {name} file is not a bottui {name}",
-                f"{self._path} is a SQLite database of another program "
-                f"(application id {app_id:#x}). bottui leaves it as it is.",
+                f"{self._path} is a SQLite database of another program{which}. "
+                "bottui leaves it as it is.",
                 path=self._path,
             )
         self._refuse_newer(version)

@@ -83,7 +83,6 @@ from bottui.store.inventory.schema import (
     SCHEMA,
     checked_id,
     checked_name,
-    row_bool,
     usable_id,
 )
 from bottui.store.sqlite_helpers import DEFAULT_BUSY_TIMEOUT, ClosesOnExit, Database
@@ -167,11 +166,6 @@ class Inventory(ClosesOnExit):
         self._profile = profile
         self._clock = clock
         self._db = Database(self._path, SCHEMA, synchronous="NORMAL", busy_timeout=busy_timeout)
-
-    @classmethod
-    def open(cls, path: Path, profile: str, **options: Any) -> Self:
-        """The inventory of ``profile`` in ``path`` (opened lazily)."""
-        return cls(path, profile, **options)
 
     @classmethod
     def at(cls, locations: Locations, profile: str, **options: Any) -> Self:
@@ -353,7 +347,8 @@ class Inventory(ClosesOnExit):
     ) -> list[LimiterEntry]:
         rows = self._items(conn, "limiters", account, project, limiter_id, after, limit)
         return [
-            LimiterEntry(a, p, i, n, row_bool(active), k, s) for a, p, i, n, active, k, s in rows
+            LimiterEntry(a, p, i, n, None if on is None else bool(on), k, s)
+            for a, p, i, n, on, k, s in rows
         ]
 
     def _dimensions(

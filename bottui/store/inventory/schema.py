@@ -161,10 +161,6 @@ PUT_LIMITER: Final = LIMITER_STATE.replace(
 PUT_DIMENSION: Final = DIMENSION_THRESHOLDS
 
 
-def row_bool(value: object) -> bool | None:
-    return None if value is None else bool(value)
-
-
 def checked_id(field: str, value: object) -> str:
     """A user-given id, checked like a path segment (raises ValidationError)."""
     if isinstance(value, Secret):
