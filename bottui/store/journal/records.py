@@ -82,16 +82,8 @@ class Outcome(StrEnum):
 
     @classmethod
     def of_revocation(cls, outcome: RevocationOutcome) -> Outcome:
-        """The journal word for a revocation's outcome."""
-        return _REVOCATION_OUTCOMES[outcome]
-
-
-_REVOCATION_OUTCOMES: Final = {
-    RevocationOutcome.WITHDRAWN: Outcome.WITHDRAWN,
-    RevocationOutcome.NOTHING_STANDING: Outcome.NOTHING_STANDING,
-    RevocationOutcome.UNKNOWN: Outcome.UNKNOWN,
-    RevocationOutcome.UNKNOWN_RETRIED: Outcome.UNKNOWN_RETRIED,
-}
+        """The journal word for a revocation's outcome (the member of the same name)."""
+        return cls[outcome.name]
 
 #: Outcomes of a bulk run's ids that ``--resume`` does not send again.
 SETTLED_OUTCOMES: Final = (Outcome.WITHDRAWN, Outcome.NOTHING_STANDING)
