@@ -85,6 +85,7 @@ class Outcome(StrEnum):
         """The journal word for a revocation's outcome (the member of the same name)."""
         return cls[outcome.name]
 
+
 #: Outcomes of a bulk run's ids that ``--resume`` does not send again.
 SETTLED_OUTCOMES: Final = (Outcome.WITHDRAWN, Outcome.NOTHING_STANDING)
 
@@ -231,28 +232,6 @@ class StartRecord:
             optional_int("run_id", self.run_id),
             None if key is None else text("item_key", key),
         )
-
-
-def outcome_row(
-    entry_id: int,
-    finished_at: str,
-    *,
-    outcome: str,
-    status: int | None,
-    result: Mapping[str, Any] | None,
-    error: Mapping[str, Any] | None,
-    duration_ms: float | None,
-) -> tuple[object, ...]:
-    """The ``outcomes`` row (redacted)."""
-    return (
-        entry_id,
-        finished_at,
-        outcome_word(outcome),
-        optional_int("status", status),
-        object_json("result", result),
-        object_json("error", error),
-        duration(duration_ms),
-    )
 
 
 def json_object(field: str, value: object) -> None:

@@ -46,8 +46,11 @@ from bottui.api.tokens import is_secret_key
 from bottui.store.journal.records import (
     JournalEntry,
     StartRecord,
+    duration,
     json_object,
-    outcome_row,
+    object_json,
+    optional_int,
+    outcome_word,
     reason_or_none,
 )
 from bottui.store.redact import JsonValue, redacted_json
@@ -249,30 +252,14 @@ def finish_of(
     error: Mapping[str, Any] | None = None,
     duration_ms: float | None = None,
 ) -> Finish:
-    """Check and redact an outcome (as ``outcome_row`` does) and pack it."""
-    row = outcome_row(
-        entry_id,
-        "",
-        outcome=outcome,
-        status=status,
-        result=None,
-        error=error,
-        duration_ms=duration_ms,
-    )
+    """Check and redact an outcome and pack it (``result``: values array and key list)."""
+    word = outcome_word(outcome)
+    code = optional_int("status", status)
+    error_text = object_json("error", error)
+    took = duration(duration_ms)
     json_object("result", result)
     text, keys = pack_result(result)
-    word, code, _, error_text, duration = row[2:]
-    return Finish(
-        entry_id,
-        finished,
-        None,
-        cast(str, word),
-        cast(int | None, code),
-        text,
-        keys,
-        cast(str | None, error_text),
-        cast(float | None, duration),
-    )
+    return Finish(entry_id, finished, None, word, code, text, keys, error_text, took)
 
 
 #: The dictionaries of the journal: table -> the column holding each value once.
