@@ -305,12 +305,12 @@ class Database:
                     lambda: conn.execute("BEGIN IMMEDIATE"), asked + self._busy_timeout
                 )
             except sqlite3.Error as exc:
-                self._stats.note_timeout(time.monotonic() - asked, 0)
+                self._stats.note(time.monotonic() - asked, 0)
                 raise self._fail(exc) from None
             taken = time.monotonic()
             with self._committed(conn):
                 yield conn
-            self._stats.note_write(taken - asked, retries, time.monotonic() - taken)
+            self._stats.note(taken - asked, retries, time.monotonic() - taken)
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
@@ -552,19 +552,15 @@ class LockStats:
     max_hold: float = 0.0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
-    def note_write(self, wait: float, retries: int, hold: float) -> None:
-        """Count one committed write."""
+    def note(self, wait: float, retries: int, hold: float | None = None) -> None:
+        """Count one committed write (it held the lock ``hold`` seconds), or, without
+        ``hold``, one that waited past its deadline."""
         with self._lock:
-            self.writes += 1
-            self.retries += retries
-            self.total_wait += wait
-            self.max_wait = max(self.max_wait, wait)
-            self.max_hold = max(self.max_hold, hold)
-
-    def note_timeout(self, wait: float, retries: int) -> None:
-        """Count a write that waited past its deadline."""
-        with self._lock:
-            self.timeouts += 1
+            if hold is None:
+                self.timeouts += 1
+            else:
+                self.writes += 1
+                self.max_hold = max(self.max_hold, hold)
             self.retries += retries
             self.total_wait += wait
             self.max_wait = max(self.max_wait, wait)
