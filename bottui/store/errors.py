@@ -8,10 +8,9 @@
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar
 
 from bottui.api.errors import EXIT_CREDENTIALS, EXIT_REFUSED, BottuiError
 from bottui.plaintext import clean
@@ -25,18 +24,6 @@ from bottui.plaintext import clean
 # document (``"type": "local_error"``). ``str(error)`` is the title. None of
 # them ever holds a token: messages are built from fixed text and from
 # backend or parser messages passed through :func:`bottui.plaintext.clean`.
-
-_TOML_POSITION: Final = re.compile(r"\(at line (\d+), column (\d+)\)")
-
-
-def toml_error_parts(error: ValueError) -> tuple[str, int | None, int | None]:
-    """A ``tomllib.TOMLDecodeError`` as (reason without the position, line, column)."""
-    message = str(error)
-    found = _TOML_POSITION.search(message)
-    reason = _TOML_POSITION.sub("", message).strip()
-    if found is None:
-        return reason, None, None
-    return reason, int(found.group(1)), int(found.group(2))
 
 
 class StoreError(BottuiError):

@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any, Final
 
 from bottui.plaintext import clean
-from bottui.store.errors import toml_error_parts
 
 #: Nesting of arrays and inline tables; real files use two or three levels.
 MAX_DEPTH: Final = 64
@@ -53,6 +52,19 @@ _TOKEN: Final = re.compile(
 _OPEN: Final = frozenset("[{")
 _CLOSE: Final = frozenset("]}")
 _KEY_BREAK: Final = frozenset("[]{},=\n")
+
+
+_TOML_POSITION: Final = re.compile(r"\(at line (\d+), column (\d+)\)")
+
+
+def toml_error_parts(error: ValueError) -> tuple[str, int | None, int | None]:
+    """A ``tomllib.TOMLDecodeError`` as (reason without the position, line, column)."""
+    message = str(error)
+    found = _TOML_POSITION.search(message)
+    reason = _TOML_POSITION.sub("", message).strip()
+    if found is None:
+        return reason, None, None
+    return reason, int(found.group(1)), int(found.group(2))
 
 
 class TomlProblem(Exception):
