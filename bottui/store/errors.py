@@ -166,13 +166,3 @@ def no_such_profile(name: str, known: Iterable[str]) -> tuple[str, str]:
         f"No profile named {clean(name)!r}",
         f"{hint}known profiles: {', '.join(clean(n) for n in names)}",
     )
-
-
-__all__ = [
-    "DatabaseUnavailable",
-    "InventoryUnavailable",
-    "JournalUnavailable",
-    "NotInInventory",
-    "StoreFileError",
-    "no_such_profile",
-]

@@ -30,16 +30,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import os
 import queue
 import threading
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any, Concatenate, Final, Generic, ParamSpec, TypeVar
+from pathlib import Path
+from typing import Any, Concatenate, Final, Generic, ParamSpec, Protocol, TypeVar
 
 T = TypeVar("T")
 P = ParamSpec("P")
+
+
+class Closes(Protocol):
+    """A sync store: whatever it holds open, ``close`` lets go."""
+
+    def close(self) -> None:
+        """Close its connections (a later call opens them again)."""
+
+
 #: The sync store an :class:`OffLoop` runs.
-S = TypeVar("S")
+S = TypeVar("S", bound=Closes)
 
 #: Lane of one-off blocking calls that belong to no store's write order.
 GENERAL_LANE: Final = "general"
@@ -217,14 +228,21 @@ class OffLoop(Generic[S]):
     """
 
     def __init__(
-        self, writer: S, reader: S, *, kind: str, key: str, executor: StoreExecutor | None = None
+        self, writer: S, reader: S, *, kind: str, path: Path, executor: StoreExecutor | None = None
     ) -> None:
+        self._path = Path(path)
         self._writer = writer
         self._reader = reader
         self._executor = executor or shared_executor()
         # "journal-write:<file>": the timed store writes the journal's file on the same lane.
+        key = os.path.realpath(self._path)
         self._write_lane = f"{kind}-write:{key}"
         self._read_lane = f"{kind}-read:{key}"
+
+    @property
+    def path(self) -> Path:
+        """The store's file."""
+        return self._path
 
     async def _write(self, fn: Callable[[], T], timeout: float | None = None) -> T:
         return await self._executor.call(fn, lane=self._write_lane, timeout=timeout)
@@ -235,6 +253,12 @@ class OffLoop(Generic[S]):
     async def _bounded_write(self, fn: Callable[[], T]) -> T:
         """A write of :func:`writes` with ``bounded``: the store says how long it may wait."""
         return await self._write(fn)
+
+    async def close(self) -> None:
+        """Close both connections, each after the calls queued on its lane (a later
+        call opens them again)."""
+        await self._write(self._writer.close)
+        await self._read(self._reader.close)
 
 
 def reads(
@@ -259,15 +283,3 @@ def writes(
         return await (self._bounded_write(work) if bounded else self._write(work))
 
     return functools.update_wrapper(call, method)
-
-
-__all__ = [
-    "GENERAL_LANE",
-    "IDLE_SECONDS",
-    "OffLoop",
-    "StoreExecutor",
-    "reads",
-    "run_blocking",
-    "shared_executor",
-    "writes",
-]

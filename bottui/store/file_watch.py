@@ -135,6 +135,3 @@ class DataVersionWatch:
     async def close(self) -> None:
         """Close the watching connections (on the lane that uses them)."""
         await self._executor.call(self._close, lane=self._lane)
-
-
-__all__ = ["WATCH_LANE", "DataVersionWatch"]

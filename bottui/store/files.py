@@ -441,22 +441,3 @@ def _read_holder(fd: int) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         holder = {}
     return holder if isinstance(holder, dict) else {}
-
-
-__all__ = [
-    "APP_NAME",
-    "DIR_MODE",
-    "FILE_MODE",
-    "LOCK_DIR",
-    "OVERWRITE_HINT",
-    "AtomicText",
-    "Locations",
-    "RunLive",
-    "RunLock",
-    "acquire_run_lock",
-    "check_target",
-    "describe_holder",
-    "ensure",
-    "real_path",
-    "write_atomic",
-]

@@ -30,6 +30,3 @@ class Page(Generic[T]):
 
     items: tuple[T, ...]
     next: Cursor | None
-
-
-__all__ = ["Cursor", "Page"]

@@ -111,6 +111,3 @@ def redacted_json(value: object, *, sort_keys: bool = False) -> str | None:
     if _SECRET_HINT.search(text) is None:
         return text
     return encode(redact(value))
-
-
-__all__ = ["redact", "redacted_json"]

@@ -117,12 +117,3 @@ def cell(value: object, *, exact: bool = False) -> str | int | float:
 
 def _json(value: object) -> str:
     return dumps(value, separators=(",", ":"))
-
-
-__all__ = [
-    "FORMULA_START",
-    "cell",
-    "dump",
-    "dumps",
-    "iterencode",
-]

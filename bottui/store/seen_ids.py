@@ -87,6 +87,3 @@ class SeenIds:
     def close(self) -> None:
         """Drop the database (SQLite deletes the file)."""
         self._db.close()
-
-
-__all__ = ["CACHE_KIB", "SeenIds"]

@@ -88,6 +88,8 @@ class Schema(NamedTuple):
     #: last one's is ``version``. A test checks a migrated file's schema
     #: equals a new file's.
     steps: tuple[Step, ...] = ()
+    #: The error raised when the file cannot be used (the store's own subclass).
+    unavailable: type[DatabaseUnavailable] = DatabaseUnavailable
 
 
 class Database:
@@ -95,8 +97,8 @@ class Database:
 
     Args:
         path: The database file. Its directory is created when missing.
-        schema: Tables to create and the id/version to check.
-        unavailable: The error class raised when the file cannot be used.
+        schema: Tables to create, the id/version to check, the error to raise.
+        unavailable: Another error class than the schema's (a test's schema).
         synchronous: ``FULL`` (every commit reaches the disk before it
             returns) or ``NORMAL`` (in WAL mode: a commit survives a process
             crash; a power loss may undo the newest commits).
@@ -111,14 +113,14 @@ class Database:
         path: Path,
         schema: Schema,
         *,
-        unavailable: type[DatabaseUnavailable],
+        unavailable: type[DatabaseUnavailable] | None = None,
         synchronous: Synchronous = "FULL",
         busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
         lock_stats: LockStats | None = None,
     ) -> None:
         self._path = Path(path)
         self._schema = schema
-        self._unavailable_cls = unavailable
+        self._unavailable_cls = unavailable or schema.unavailable
         self._synchronous = synchronous
         self._busy_timeout = busy_timeout
         self._lock = threading.RLock()
@@ -223,19 +225,13 @@ class Database:
             self._rollback(conn)
             raise
         conn.execute("COMMIT")
-        if app_id == 0:
-            if tables:
-                raise self._unavailable_cls(
-                    f"The {name} file is not a bottui {name}",
-                    f"{self._path} is a SQLite database of another program. "
-                    "bottui leaves it as it is.",
-                    path=self._path,
-                )
-        elif app_id != self._schema.application_id:
+        # No id: a new file, unless it holds tables (another program's, without an id).
+        if (app_id == 0 and tables) or app_id not in (0, self._schema.application_id):
+            which = f" (application id {app_id:#x})" if app_id else ""
             raise self._unavailable_cls(
                 f"The {name} file is not a bottui {name}",
-                f"{self._path} is a SQLite database of another program "
-                f"(application id {app_id:#x}). bottui leaves it as it is.",
+                f"{self._path} is a SQLite database of another program{which}. "
+                "bottui leaves it as it is.",
                 path=self._path,
             )
         self._refuse_newer(version)
@@ -309,12 +305,12 @@ class Database:
                     lambda: conn.execute("BEGIN IMMEDIATE"), asked + self._busy_timeout
                 )
             except sqlite3.Error as exc:
-                self._stats.note_timeout(time.monotonic() - asked, 0)
+                self._stats.note(time.monotonic() - asked, 0)
                 raise self._fail(exc) from None
             taken = time.monotonic()
             with self._committed(conn):
                 yield conn
-            self._stats.note_write(taken - asked, retries, time.monotonic() - taken)
+            self._stats.note(taken - asked, retries, time.monotonic() - taken)
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
@@ -327,6 +323,14 @@ class Database:
                 raise self._fail(exc) from None
             with self._committed(conn):
                 yield conn
+
+    def read_or(self, work: Callable[[sqlite3.Connection], T], empty: T) -> T:
+        """``work`` in one :meth:`read` transaction; ``empty`` when there is no file
+        (reading never creates one: no file means nothing in it)."""
+        if not self._path.exists():
+            return empty
+        with self.read() as conn:
+            return work(conn)
 
     def _begin_read(self, conn: sqlite3.Connection) -> None:
         """BEGIN, and take the snapshot now, where a busy answer can be retried."""
@@ -548,19 +552,15 @@ class LockStats:
     max_hold: float = 0.0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
-    def note_write(self, wait: float, retries: int, hold: float) -> None:
-        """Count one committed write."""
+    def note(self, wait: float, retries: int, hold: float | None = None) -> None:
+        """Count one committed write (it held the lock ``hold`` seconds), or, without
+        ``hold``, one that waited past its deadline."""
         with self._lock:
-            self.writes += 1
-            self.retries += retries
-            self.total_wait += wait
-            self.max_wait = max(self.max_wait, wait)
-            self.max_hold = max(self.max_hold, hold)
-
-    def note_timeout(self, wait: float, retries: int) -> None:
-        """Count a write that waited past its deadline."""
-        with self._lock:
-            self.timeouts += 1
+            if hold is None:
+                self.timeouts += 1
+            else:
+                self.writes += 1
+                self.max_hold = max(self.max_hold, hold)
             self.retries += retries
             self.total_wait += wait
             self.max_wait = max(self.max_wait, wait)
@@ -576,19 +576,3 @@ class LockStats:
                 "total_wait": self.total_wait,
                 "max_hold": self.max_hold,
             }
-
-
-__all__ = [
-    "DEFAULT_BUSY_TIMEOUT",
-    "FIRST_PAUSE",
-    "HANDLER_SLICE",
-    "MAX_PAUSE",
-    "Database",
-    "LockStats",
-    "Schema",
-    "Step",
-    "Synchronous",
-    "describe",
-    "is_busy",
-    "retry_busy",
-]

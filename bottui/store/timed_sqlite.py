@@ -26,9 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from bottui.store.errors import JournalUnavailable
-from bottui.store.executor import StoreExecutor, shared_executor
-from bottui.store.files import real_path
+from bottui.store.executor import OffLoop, StoreExecutor
 from bottui.store.journal.schema import BUSY_TIMEOUT, ORIGIN, SCHEMA
 from bottui.store.sqlite_helpers import Database
 
@@ -95,9 +93,7 @@ class TimedJournal:
     """The timed changes of one journal file (blocking: call through :class:`TimedStore`)."""
 
     def __init__(self, path: Path, *, busy_timeout: float = BUSY_TIMEOUT) -> None:
-        self._db = Database(
-            Path(path), SCHEMA, unavailable=JournalUnavailable, busy_timeout=busy_timeout
-        )
+        self._db = Database(Path(path), SCHEMA, busy_timeout=busy_timeout)
 
     def origin(self) -> str:
         """This file's origin UUID."""
@@ -204,34 +200,19 @@ class TimedJournal:
         self._db.close()
 
 
-class TimedStore:
-    """:class:`TimedJournal` off the event loop (the journal file's lanes)."""
+class TimedStore(OffLoop[TimedJournal]):
+    """:class:`TimedJournal` off the event loop, on the journal file's lanes (its
+    writes queue behind this process's journal writes; reads have a connection
+    of their own)."""
 
     def __init__(self, path: Path, *, executor: StoreExecutor | None = None) -> None:
-        self._journal = TimedJournal(path)
-        self._executor = executor or shared_executor()
-        key = str(real_path(path))
-        self._write_lane = f"journal-write:{key}"
-        self._read_lane = f"journal-read:{key}"
+        journals = TimedJournal(path), TimedJournal(path)
+        super().__init__(*journals, kind="journal", path=path, executor=executor)
 
     async def write(self, fn: Callable[[TimedJournal], R]) -> R:
         """Run ``fn`` in the journal's write lane."""
-        return await self._executor.call(lambda: fn(self._journal), lane=self._write_lane)
+        return await self._write(lambda: fn(self._writer))
 
     async def read(self, fn: Callable[[TimedJournal], R]) -> R:
         """Run ``fn`` in the journal's read lane."""
-        return await self._executor.call(lambda: fn(self._journal), lane=self._read_lane)
-
-    async def close(self) -> None:
-        """Close the connection (in the write lane, after what is queued there)."""
-        await self._executor.call(self._journal.close, lane=self._write_lane)
-
-
-__all__ = [
-    "SEEN_KINDS",
-    "TimedClaim",
-    "TimedEvent",
-    "TimedJournal",
-    "TimedStore",
-    "timed_event",
-]
+        return await self._read(lambda: fn(self._reader))

@@ -338,25 +338,3 @@ def read_credentials(directory: str | os.PathLike[str]) -> dict[str, str]:
             )
         found[variable] = text
     return found
-
-
-__all__ = [
-    "CREDENTIALS",
-    "PROFILE_NAME",
-    "SERVICE",
-    "CredentialFileRefused",
-    "EnvScope",
-    "EnvToken",
-    "EnvTokenAmbiguous",
-    "TokenKind",
-    "find",
-    "normalize_base_url",
-    "personal_username",
-    "profile_variables",
-    "project_username",
-    "read_credentials",
-    "scopes_of",
-    "store_username",
-    "unmatched",
-    "variable",
-]

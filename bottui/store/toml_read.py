@@ -55,6 +55,16 @@ _CLOSE: Final = frozenset("]}")
 _KEY_BREAK: Final = frozenset("[]{},=\n")
 
 
+def toml_error_parts(error: ValueError) -> tuple[str, int | None, int | None]:
+    """A ``tomllib.TOMLDecodeError`` as (reason without the position, line, column)."""
+    message = str(error)
+    found = _TOML_POSITION.search(message)
+    reason = _TOML_POSITION.sub("", message).strip()
+    if found is None:
+        return reason, None, None
+    return reason, int(found.group(1)), int(found.group(2))
+
+
 class TomlProblem(Exception):
     """Why a TOML file was not read: a reason in our words, and where when known."""
 
@@ -192,16 +202,6 @@ def check_shape(
             depth = max(0, depth - 1)
 
 
-def toml_error_parts(error: ValueError) -> tuple[str, int | None, int | None]:
-    """A ``tomllib.TOMLDecodeError`` as (reason without the position, line, column)."""
-    message = str(error)
-    found = _TOML_POSITION.search(message)
-    reason = _TOML_POSITION.sub("", message).strip()
-    if found is None:
-        return reason, None, None
-    return reason, int(found.group(1)), int(found.group(2))
-
-
 def parse(text: str) -> dict[str, Any]:
     """``tomllib.loads`` after :func:`check_shape`; every failure is a :class:`TomlProblem`."""
     check_shape(text)
@@ -225,18 +225,3 @@ def read(path: Path, cap: int, *, allow_stdin: bool = False) -> tuple[str, dict[
     text = decode(raw)
     del raw  # the text alone from here: memory stays a small multiple of the file
     return text, parse(text)
-
-
-__all__ = [
-    "MAX_DEPTH",
-    "MAX_KEY_PARTS",
-    "STDIN_NAME",
-    "TomlProblem",
-    "check_shape",
-    "decode",
-    "parse",
-    "read",
-    "read_bytes",
-    "toml_error_parts",
-    "where",
-]

@@ -62,6 +62,3 @@ def parse_time(text: str) -> datetime:
 def normalize(text: str) -> str:
     """An ISO 8601 time rewritten in the stored shape (raises ValueError)."""
     return stamp(parse_time(text))
-
-
-__all__ = ["Clock", "normalize", "parse_time", "stamp", "system_clock"]

@@ -48,11 +48,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, Self
 
-from bottui.store.errors import InventoryUnavailable, NotInInventory
+from bottui.store.errors import NotInInventory
 from bottui.store.files import Locations
 from bottui.store.inventory.records import (
     AccountEntry,
@@ -83,7 +83,6 @@ from bottui.store.inventory.schema import (
     SCHEMA,
     checked_id,
     checked_name,
-    row_bool,
     usable_id,
 )
 from bottui.store.sqlite_helpers import DEFAULT_BUSY_TIMEOUT, ClosesOnExit, Database
@@ -93,8 +92,6 @@ if TYPE_CHECKING:
     from bottui.api.models import DimensionThresholds, LimiterChange
     from bottui.store.inventory.records import SharedRemoval
 
-
-_T = TypeVar("_T")
 
 #: A record's key in listing order: ``[account, project]`` or ``[account, project, id]``.
 Key = Sequence[str]
@@ -131,6 +128,12 @@ def _limit(limit: int | None) -> tuple[str, tuple[int, ...]]:
     return ("", ()) if limit is None else (" LIMIT ?", (max(0, int(limit)),))
 
 
+#: A project's records: table -> its id column and the columns read.
+_ITEMS: Final = {
+    "limiters": ("limiter_id", LIMITER_COLS),
+    "dimensions": ("dimension_id", DIMENSION_COLS),
+}
+
 #: A shared removal's kind -> its table and the item's column.
 _REMOVALS: Final = {
     "project": ("projects", ""),
@@ -162,18 +165,7 @@ class Inventory(ClosesOnExit):
         self._path = Path(path)
         self._profile = profile
         self._clock = clock
-        self._db = Database(
-            self._path,
-            SCHEMA,
-            unavailable=InventoryUnavailable,
-            synchronous="NORMAL",
-            busy_timeout=busy_timeout,
-        )
-
-    @classmethod
-    def open(cls, path: Path, profile: str, **options: Any) -> Self:
-        """The inventory of ``profile`` in ``path`` (opened lazily)."""
-        return cls(path, profile, **options)
+        self._db = Database(self._path, SCHEMA, synchronous="NORMAL", busy_timeout=busy_timeout)
 
     @classmethod
     def at(cls, locations: Locations, profile: str, **options: Any) -> Self:
@@ -196,15 +188,9 @@ class Inventory(ClosesOnExit):
 
     # -- reading --------------------------------------------------------------------
 
-    def _read(self, work: Callable[[sqlite3.Connection], _T], empty: _T) -> _T:
-        if not self._path.exists():  # reading never creates the file
-            return empty
-        with self._db.read() as conn:
-            return work(conn)
-
-    def accounts(self) -> list[AccountEntry]:
-        """The profile's accounts, by id."""
-        return self._read(lambda conn: self._accounts(conn), [])
+    def accounts(self, *, after: Key | None = None, limit: int | None = None) -> list[AccountEntry]:
+        """The profile's accounts, by id (``after`` ``[account]``, ``limit`` as for projects)."""
+        return self._db.read_or(lambda conn: self._accounts(conn, after, limit), [])
 
     def projects(
         self, account: str | None = None, *, after: Key | None = None, limit: int | None = None
@@ -214,7 +200,7 @@ class Inventory(ClosesOnExit):
         ``after``: only those whose ``[account, project]`` sorts after it; ``limit``:
         at most that many (a page is one indexed range scan, whatever the page).
         """
-        return self._read(lambda conn: self._projects(conn, account, after, limit), [])
+        return self._db.read_or(lambda conn: self._projects(conn, account, after, limit), [])
 
     def project(self, account: str, project: str) -> ProjectEntry | None:
         """One project, if the inventory knows it."""
@@ -225,13 +211,13 @@ class Inventory(ClosesOnExit):
         self, account: str, project: str, *, after: Key | None = None, limit: int | None = None
     ) -> list[LimiterEntry]:
         """The rate limiters of a project, by id (``after`` ``[account, project, id]``)."""
-        return self._read(
+        return self._db.read_or(
             lambda conn: self._limiters(conn, account, project, after=after, limit=limit), []
         )
 
     def limiter(self, account: str, project: str, limiter_id: str) -> LimiterEntry | None:
         """One rate limiter, if known: its ``previous()`` is the journal's ``previous``."""
-        found: list[LimiterEntry] = self._read(
+        found: list[LimiterEntry] = self._db.read_or(
             lambda conn: self._limiters(conn, account, project, limiter_id), []
         )
         return found[0] if found else None
@@ -240,13 +226,13 @@ class Inventory(ClosesOnExit):
         self, account: str, project: str, *, after: Key | None = None, limit: int | None = None
     ) -> list[DimensionEntry]:
         """The dimensions of a project, by id (``after`` ``[account, project, id]``)."""
-        return self._read(
+        return self._db.read_or(
             lambda conn: self._dimensions(conn, account, project, after=after, limit=limit), []
         )
 
     def dimension(self, account: str, project: str, dimension_id: str) -> DimensionEntry | None:
         """One dimension, if known: its ``previous()`` is the journal's ``previous``."""
-        found: list[DimensionEntry] = self._read(
+        found: list[DimensionEntry] = self._db.read_or(
             lambda conn: self._dimensions(conn, account, project, dimension_id), []
         )
         return found[0] if found else None
@@ -254,7 +240,7 @@ class Inventory(ClosesOnExit):
     def snapshot(self) -> InventorySnapshot:
         """Everything the profile's inventory holds, read in one transaction."""
 
-        return self._read(self._snapshot, InventorySnapshot())
+        return self._db.read_or(self._snapshot, InventorySnapshot())
 
     def _snapshot(self, conn: sqlite3.Connection) -> InventorySnapshot:
         return InventorySnapshot(
@@ -275,11 +261,8 @@ class Inventory(ClosesOnExit):
         connection it is (a reopened one counts afresh). Commits of this very
         connection do not change it: use it on a connection that only reads.
         """
-        if not self._path.exists():
-            return None
-        with self._db.read() as conn:
-            (data_version,) = conn.execute("PRAGMA data_version").fetchone()
-        return (self._db.opened, int(data_version))
+        found = self._db.read_or(lambda conn: conn.execute("PRAGMA data_version").fetchone(), None)
+        return None if found is None else (self._db.opened, int(found[0]))
 
     # -- lifetime ------------------------------------------------------------------------------
 
@@ -289,10 +272,14 @@ class Inventory(ClosesOnExit):
 
     # -- reading: internals -------------------------------------------------------------------
 
-    def _accounts(self, conn: sqlite3.Connection) -> list[AccountEntry]:
+    def _accounts(
+        self, conn: sqlite3.Connection, after: Key | None = None, limit: int | None = None
+    ) -> list[AccountEntry]:
+        since, since_params = _after(("account",), after)
+        bound, bound_params = _limit(limit)
         rows = conn.execute(
-            f"SELECT {ACCOUNT_COLS} FROM accounts WHERE profile = ? ORDER BY account",
-            (self._profile,),
+            f"SELECT {ACCOUNT_COLS} FROM accounts WHERE profile = ?{since} ORDER BY account{bound}",
+            (self._profile, *since_params, *bound_params),
         )
         return [AccountEntry(*row) for row in rows]
 
@@ -327,6 +314,27 @@ class Inventory(ClosesOnExit):
                 params += (given,)
         return where, params
 
+    def _items(
+        self,
+        conn: sqlite3.Connection,
+        table: str,
+        account: str | None,
+        project: str | None,
+        item: str | None,
+        after: Key | None,
+        limit: int | None,
+    ) -> list[Any]:
+        """The rows of a project's records (``limiters`` or ``dimensions``), by key."""
+        column, columns = _ITEMS[table]
+        where, params = self._scope(account, project, column, item)
+        since, since_params = _after_in(account, project, column, after)
+        bound, bound_params = _limit(limit)
+        return conn.execute(
+            f"SELECT {columns} FROM {table} WHERE {where}{since} "
+            f"ORDER BY account, project, {column}{bound}",
+            params + since_params + bound_params,
+        ).fetchall()
+
     def _limiters(
         self,
         conn: sqlite3.Connection,
@@ -337,16 +345,10 @@ class Inventory(ClosesOnExit):
         after: Key | None = None,
         limit: int | None = None,
     ) -> list[LimiterEntry]:
-        where, params = self._scope(account, project, "limiter_id", limiter_id)
-        since, since_params = _after_in(account, project, "limiter_id", after)
-        bound, bound_params = _limit(limit)
-        rows = conn.execute(
-            f"SELECT {LIMITER_COLS} FROM limiters WHERE {where}{since} "
-            f"ORDER BY account, project, limiter_id{bound}",
-            params + since_params + bound_params,
-        )
+        rows = self._items(conn, "limiters", account, project, limiter_id, after, limit)
         return [
-            LimiterEntry(a, p, i, n, row_bool(active), k, s) for a, p, i, n, active, k, s in rows
+            LimiterEntry(a, p, i, n, None if on is None else bool(on), k, s)
+            for a, p, i, n, on, k, s in rows
         ]
 
     def _dimensions(
@@ -359,14 +361,7 @@ class Inventory(ClosesOnExit):
         after: Key | None = None,
         limit: int | None = None,
     ) -> list[DimensionEntry]:
-        where, params = self._scope(account, project, "dimension_id", dimension_id)
-        since, since_params = _after_in(account, project, "dimension_id", after)
-        bound, bound_params = _limit(limit)
-        rows = conn.execute(
-            f"SELECT {DIMENSION_COLS} FROM dimensions WHERE {where}{since} "
-            f"ORDER BY account, project, dimension_id{bound}",
-            params + since_params + bound_params,
-        )
+        rows = self._items(conn, "dimensions", account, project, dimension_id, after, limit)
         return [DimensionEntry(*row) for row in rows]
 
     # -- what the user enters ----------------------------------------------------------
@@ -517,56 +512,22 @@ class Inventory(ClosesOnExit):
         limiter_id = checked_id("rate limiter id", change.limiter_id)
         now = self.now()
         body = change.project
+        scope = (self._profile, account, project)
         with self._db.write() as conn:
             self._ensure_project(conn, account, project, now, Source.RESPONSE)
             if isinstance(body.name, str) and body.name:
-                conn.execute(
-                    NAME_PROJECT,
-                    (self._profile, account, project, body.name, now, Source.RESPONSE),
-                )
+                conn.execute(NAME_PROJECT, (*scope, body.name, now, Source.RESPONSE))
             for listed in body.rate_limiters:
                 if not usable_id(listed.id):
                     continue
                 if listed.is_active is None:
-                    conn.execute(
-                        LIMITER_SEEN,
-                        (
-                            self._profile,
-                            account,
-                            project,
-                            listed.id,
-                            listed.name,
-                            now,
-                            Source.RESPONSE,
-                        ),
-                    )
+                    seen = (listed.id, listed.name, now, Source.RESPONSE)
+                    conn.execute(LIMITER_SEEN, (*scope, *seen))
                 else:
-                    conn.execute(
-                        LIMITER_STATE,
-                        (
-                            self._profile,
-                            account,
-                            project,
-                            listed.id,
-                            listed.name,
-                            int(listed.is_active),
-                            now,
-                            Source.RESPONSE,
-                        ),
-                    )
-            conn.execute(
-                LIMITER_STATE,
-                (
-                    self._profile,
-                    account,
-                    project,
-                    limiter_id,
-                    None,
-                    int(change.is_active),
-                    now,
-                    change.source.value,
-                ),
-            )
+                    state = (listed.id, listed.name, int(listed.is_active), now, Source.RESPONSE)
+                    conn.execute(LIMITER_STATE, (*scope, *state))
+            changed = (limiter_id, None, int(change.is_active), now, change.source.value)
+            conn.execute(LIMITER_STATE, (*scope, *changed))
 
     def learn_thresholds(
         self, account: str, project: str, dimension_id: str, thresholds: DimensionThresholds
@@ -581,20 +542,9 @@ class Inventory(ClosesOnExit):
         now = self.now()
         with self._db.write() as conn:
             self._ensure_project(conn, account, project, now, Source.REQUEST)
-            conn.execute(
-                DIMENSION_THRESHOLDS,
-                (
-                    self._profile,
-                    account,
-                    project,
-                    dimension_id,
-                    thresholds.name,
-                    thresholds.block,
-                    thresholds.challenge,
-                    now,
-                    Source.REQUEST,
-                ),
-            )
+            learned = (thresholds.name, thresholds.block, thresholds.challenge, now)
+            row = (self._profile, account, project, dimension_id, *learned, Source.REQUEST)
+            conn.execute(DIMENSION_THRESHOLDS, row)
 
     # -- files -------------------------------------------------------------------------------
 
@@ -718,6 +668,22 @@ def _thresholds(entry: DimensionEntry) -> str:
     return f"block {entry.block}, challenge {entry.challenge}"
 
 
+#: What an import's newest observation replaces: a limiter's flag, a dimension's thresholds.
+_OBSERVED: Final[dict[type, tuple[str, ...]]] = {
+    LimiterEntry: ("is_active",),
+    DimensionEntry: ("block", "challenge"),
+}
+
+
+def _values(entry: LimiterEntry | DimensionEntry, fields: tuple[str, ...]) -> tuple[object, ...]:
+    return tuple(getattr(entry, name) for name in fields)
+
+
+def _shown(entry: LimiterEntry | DimensionEntry) -> str:
+    """The observation as a report line says it (``active``, ``block 0.8, challenge 0.5``)."""
+    return _state(entry.is_active) if isinstance(entry, LimiterEntry) else _thresholds(entry)
+
+
 class _Merger:
     def __init__(self, current: InventorySnapshot, incoming: InventorySnapshot, now: str) -> None:
         self.now = now
@@ -773,114 +739,90 @@ class _Merger:
     # -- records ---------------------------------------------------------------------------
 
     def account(self, new: AccountEntry) -> None:
-        old = self.accounts.get(new.account)
         label = f"account {_q(new.account)}"
-        if old is None:
-            self.accounts[new.account] = self.out_accounts[new.account] = new
-            self.added += 1
-            self.lines.append(f"added {label}" + (f" ({_q(new.name)})" if new.name else ""))
-        elif new.name is not None and new.name != old.name:
-            merged = old._replace(name=new.name, updated_at=self.now, source=Source.IMPORT)
-            self.accounts[new.account] = self.out_accounts[new.account] = merged
-            self.changed += 1
-            self.lines.append(f"{label}: name {_q(old.name)} → {_q(new.name)}")
-        else:
-            self.unchanged += 1
+        self._named(new, new.account, label, self.accounts, self.out_accounts)
 
     def project(self, new: ProjectEntry) -> None:
-        key = (new.account, new.project)
         label = f"project {_q(new.account)}/{_q(new.project)}"
-        old = self.projects.get(key)
+        key = (new.account, new.project)
+        self._named(new, key, label, self.projects, self.out_projects)
+
+    def limiter(self, new: LimiterEntry) -> None:
+        label = f"rate limiter {_q(new.id)} in {_q(new.account)}/{_q(new.project)}"
+        added = _learned(new.is_active, new.known_at, new.source)
+        key = (new.account, new.project, new.id)
+        self._observed(new, key, label, added, self.limiters, self.out_limiters)
+
+    def dimension(self, new: DimensionEntry) -> None:
+        label = f"dimension {_q(new.id)} in {_q(new.account)}/{_q(new.project)}"
+        added = f"{_thresholds(new)} (known {new.known_at}, {new.source})"
+        key = (new.account, new.project, new.id)
+        self._observed(new, key, label, added, self.dimensions, self.out_dimensions)
+
+    def _named(
+        self,
+        new: AccountEntry | ProjectEntry,
+        key: Any,
+        label: str,
+        known: dict[Any, Any],
+        out: dict[Any, Any],
+    ) -> None:
+        """Merge an account or a project: added (with the account a project implies),
+        renamed, or unchanged."""
+        old = known.get(key)
         if old is None:
-            self.ensure_account(new.account, label)
-            self.projects[key] = self.out_projects[key] = new
+            if isinstance(new, ProjectEntry):
+                self.ensure_account(new.account, label)
+            known[key] = out[key] = new
             self.added += 1
             self.lines.append(f"added {label}" + (f" ({_q(new.name)})" if new.name else ""))
         elif new.name is not None and new.name != old.name:
             merged = old._replace(name=new.name, updated_at=self.now, source=Source.IMPORT)
-            self.projects[key] = self.out_projects[key] = merged
+            known[key] = out[key] = merged
             self.changed += 1
             self.lines.append(f"{label}: name {_q(old.name)} → {_q(new.name)}")
         else:
             self.unchanged += 1
 
-    def limiter(self, new: LimiterEntry) -> None:
-        key = (new.account, new.project, new.id)
-        label = f"rate limiter {_q(new.id)} in {_q(new.account)}/{_q(new.project)}"
-        old = self.limiters.get(key)
+    def _observed(
+        self,
+        new: LimiterEntry | DimensionEntry,
+        key: tuple[str, str, str],
+        label: str,
+        added: str,
+        known: dict[Any, Any],
+        out: dict[Any, Any],
+    ) -> None:
+        """Merge a limiter (its active flag) or a dimension (its thresholds): the
+        newest observation wins, an older one in the file is reported as kept."""
+        old = known.get(key)
         if old is None:
             self.ensure_project(new.account, new.project, label)
-            self.limiters[key] = self.out_limiters[key] = new
+            known[key] = out[key] = new
             self.added += 1
-            self.lines.append(f"added {label}: {_learned(new.is_active, new.known_at, new.source)}")
+            self.lines.append(f"added {label}: {added}")
             return
         merged, notes = old, []
         if new.name is not None and new.name != old.name:
             merged = merged._replace(name=new.name)
             notes.append(f"name {_q(old.name)} → {_q(new.name)}")
-        if new.is_active is not None:
-            if old.is_active is None or new.known_at > old.known_at:
-                if (new.is_active, new.known_at, new.source) != (
-                    old.is_active,
-                    old.known_at,
-                    old.source,
-                ):
-                    merged = merged._replace(
-                        is_active=new.is_active, known_at=new.known_at, source=new.source
-                    )
+        fields = _OBSERVED[type(new)]
+        values, before = _values(new, fields), _values(old, fields)
+        if values[0] is not None:
+            if before[0] is None or new.known_at > old.known_at:
+                if (*values, new.known_at, new.source) != (*before, old.known_at, old.source):
+                    observed = dict(zip(fields, values, strict=True))
+                    merged = merged._replace(**observed, known_at=new.known_at, source=new.source)
                     notes.append(
-                        f"{_state(old.is_active)} → {_state(new.is_active)} "
-                        f"(known {new.known_at}, {new.source})"
+                        f"{_shown(old)} → {_shown(new)} (known {new.known_at}, {new.source})"
                     )
-            elif new.is_active != old.is_active:
+            elif values != before:
                 self.lines.append(
-                    f"kept {label}: {_state(old.is_active)} (known {old.known_at}) is newer than "
-                    f"the file's {_state(new.is_active)} (known {new.known_at})"
+                    f"kept {label}: {_shown(old)} (known {old.known_at}) is newer than "
+                    f"the file's {_shown(new)} (known {new.known_at})"
                 )
         if self._settle(notes, label):
-            self.limiters[key] = self.out_limiters[key] = merged
-
-    def dimension(self, new: DimensionEntry) -> None:
-        key = (new.account, new.project, new.id)
-        label = f"dimension {_q(new.id)} in {_q(new.account)}/{_q(new.project)}"
-        old = self.dimensions.get(key)
-        if old is None:
-            self.ensure_project(new.account, new.project, label)
-            self.dimensions[key] = self.out_dimensions[key] = new
-            self.added += 1
-            self.lines.append(
-                f"added {label}: {_thresholds(new)} (known {new.known_at}, {new.source})"
-            )
-            return
-        merged, notes = old, []
-        if new.name is not None and new.name != old.name:
-            merged = merged._replace(name=new.name)
-            notes.append(f"name {_q(old.name)} → {_q(new.name)}")
-        if new.block is not None:
-            if old.block is None or new.known_at > old.known_at:
-                if (new.block, new.challenge, new.known_at, new.source) != (
-                    old.block,
-                    old.challenge,
-                    old.known_at,
-                    old.source,
-                ):
-                    merged = merged._replace(
-                        block=new.block,
-                        challenge=new.challenge,
-                        known_at=new.known_at,
-                        source=new.source,
-                    )
-                    notes.append(
-                        f"{_thresholds(old)} → {_thresholds(new)} "
-                        f"(known {new.known_at}, {new.source})"
-                    )
-            elif (new.block, new.challenge) != (old.block, old.challenge):
-                self.lines.append(
-                    f"kept {label}: {_thresholds(old)} (known {old.known_at}) is newer than "
-                    f"the file's {_thresholds(new)} (known {new.known_at})"
-                )
-        if self._settle(notes, label):
-            self.dimensions[key] = self.out_dimensions[key] = merged
+            known[key] = out[key] = merged
 
     def _settle(self, notes: list[str], label: str) -> bool:
         """Count and report one existing record; True when it changed."""
@@ -901,10 +843,3 @@ def merge(current: InventorySnapshot, incoming: InventorySnapshot, *, now: str) 
         now: The stored time of the import (``updated_at`` of renamed and implied records).
     """
     return _Merger(current, incoming, now).run()
-
-
-__all__ = [
-    "Inventory",
-    "MergePlan",
-    "merge",
-]

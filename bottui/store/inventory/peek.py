@@ -92,6 +92,3 @@ def peek_ids(
         return []
     finally:
         conn.close()
-
-
-__all__ = ["MAX_IDS", "Kind", "peek_ids"]

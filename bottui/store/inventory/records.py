@@ -145,6 +145,15 @@ class DimensionEntry(NamedTuple):
         return self._asdict()
 
 
+def record_key(record: AccountEntry | ProjectEntry | LimiterEntry | DimensionEntry) -> list[str]:
+    """A record's key in listing order: account, project and id, as far as it has them."""
+    if isinstance(record, AccountEntry):
+        return [record.account]
+    if isinstance(record, ProjectEntry):
+        return [record.account, record.project]
+    return [record.account, record.project, record.id]
+
+
 class InventorySnapshot(NamedTuple):
     """Everything one profile's inventory holds (or a file brings), sorted by key."""
 
@@ -187,18 +196,3 @@ SharedRemoval = tuple[str, str, str, str]
 
 #: How many records a page holds unless the caller says.
 DEFAULT_INVENTORY_PAGE: Final = 500
-
-__all__ = [
-    "DEFAULT_INVENTORY_PAGE",
-    "TEAM_PREFIX",
-    "AccountEntry",
-    "DimensionEntry",
-    "InventorySnapshot",
-    "LimiterEntry",
-    "MergeReport",
-    "ProjectEntry",
-    "SharedRemoval",
-    "Source",
-    "taught_by",
-    "team_source",
-]

@@ -22,6 +22,7 @@ from typing import Final
 from bottui.api.errors import ValidationError
 from bottui.api.requests import path_id
 from bottui.api.tokens import Secret
+from bottui.store.errors import InventoryUnavailable
 from bottui.store.sqlite_helpers import Schema
 
 #: "btuI": marks a SQLite file as a bottui inventory.
@@ -89,6 +90,7 @@ SCHEMA: Final = Schema(
         ) WITHOUT ROWID
         """,
     ),
+    unavailable=InventoryUnavailable,
 )
 
 ACCOUNT_COLS: Final = "account, name, updated_at, source"
@@ -159,10 +161,6 @@ PUT_LIMITER: Final = LIMITER_STATE.replace(
 PUT_DIMENSION: Final = DIMENSION_THRESHOLDS
 
 
-def row_bool(value: object) -> bool | None:
-    return None if value is None else bool(value)
-
-
 def checked_id(field: str, value: object) -> str:
     """A user-given id, checked like a path segment (raises ValidationError)."""
     if isinstance(value, Secret):
@@ -186,30 +184,3 @@ def usable_id(value: str) -> bool:
     except ValidationError:
         return False
     return True
-
-
-__all__ = [
-    "ACCOUNT_COLS",
-    "APPLICATION_ID",
-    "DIMENSION_COLS",
-    "DIMENSION_SEEN",
-    "DIMENSION_THRESHOLDS",
-    "ENSURE_ACCOUNT",
-    "ENSURE_PROJECT",
-    "LIMITER_COLS",
-    "LIMITER_SEEN",
-    "LIMITER_STATE",
-    "NAME_ACCOUNT",
-    "NAME_PROJECT",
-    "PROJECT_COLS",
-    "PUT_ACCOUNT",
-    "PUT_DIMENSION",
-    "PUT_LIMITER",
-    "PUT_PROJECT",
-    "SCHEMA",
-    "VERSION",
-    "checked_id",
-    "checked_name",
-    "row_bool",
-    "usable_id",
-]

@@ -11,9 +11,9 @@ another process's lock. Every method may raise
 record raise :class:`~bottui.store.errors.NotInInventory`.
 
 Lists page by key (account, project, id): the cursor names the last key
-shown, so records added meanwhile never shift a page. The page is cut from
-the profile's rows after they are read; inventories hold hundreds of rows,
-not millions, so one read is cheaper than a query per page.
+shown, so records added meanwhile never shift a page. A page is one indexed
+range scan of the rows after that key (:meth:`Inventory.projects
+<bottui.store.inventory.file.Inventory.projects>`).
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ import json
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from bottui.store.executor import OffLoop, StoreExecutor, reads, writes
-from bottui.store.files import Locations, real_path
+from bottui.store.files import Locations
 from bottui.store.inventory.file import Inventory
 from bottui.store.inventory.records import (
     DEFAULT_INVENTORY_PAGE,
@@ -33,15 +33,13 @@ from bottui.store.inventory.records import (
     DimensionEntry,
     LimiterEntry,
     ProjectEntry,
+    record_key,
 )
 from bottui.store.paging import Cursor, Page
 from bottui.store.sqlite_helpers import DEFAULT_BUSY_TIMEOUT
 from bottui.store.utc import Clock, system_clock
 
-if TYPE_CHECKING:
-    pass
-
-T = TypeVar("T")
+T = TypeVar("T", AccountEntry, ProjectEntry, LimiterEntry, DimensionEntry)
 
 
 def _key_of(cursor: Cursor | None) -> list[str] | None:
@@ -56,35 +54,11 @@ def _key_of(cursor: Cursor | None) -> list[str] | None:
     return key
 
 
-def page_of(
-    items: Sequence[T], key: Callable[[T], list[str]], limit: int, cursor: Cursor | None
-) -> Page[T]:
-    """The page of ``items`` (sorted by ``key``) after ``cursor``, of at most ``limit``."""
-    after = _key_of(cursor)
-    rest = [item for item in items if after is None or key(item) > after]
-    size = max(1, int(limit))
-    chosen = tuple(rest[:size])
-    more = len(rest) > size
-    return Page(chosen, Cursor(json.dumps(key(chosen[-1]))) if more else None)
-
-
-def _page(found: Sequence[T], key: Callable[[T], list[str]], size: int) -> Page[T]:
+def _page(found: Sequence[T], size: int) -> Page[T]:
     """A page of ``size`` from the ``size + 1`` items read (the one more says: a next page)."""
     chosen = tuple(found[:size])
     more = len(found) > size
-    return Page(chosen, Cursor(json.dumps(key(chosen[-1]))) if more else None)
-
-
-def _account_key(entry: AccountEntry) -> list[str]:
-    return [entry.account]
-
-
-def _project_key(entry: ProjectEntry) -> list[str]:
-    return [entry.account, entry.project]
-
-
-def _record_key(entry: LimiterEntry | DimensionEntry) -> list[str]:
-    return [entry.account, entry.project, entry.id]
+    return Page(chosen, Cursor(json.dumps(record_key(chosen[-1]))) if more else None)
 
 
 class SqliteInventoryStore(OffLoop[Inventory]):
@@ -107,14 +81,13 @@ class SqliteInventoryStore(OffLoop[Inventory]):
         busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
         executor: StoreExecutor | None = None,
     ) -> None:
-        self._path = Path(path)
         self._clock = clock
         super().__init__(
-            Inventory(self._path, profile, clock=clock, busy_timeout=busy_timeout),
+            Inventory(path, profile, clock=clock, busy_timeout=busy_timeout),
             # A connection of its own: the writer's is held while an edit waits.
-            Inventory(self._path, profile, clock=clock, busy_timeout=busy_timeout),
+            Inventory(path, profile, clock=clock, busy_timeout=busy_timeout),
             kind="inventory",
-            key=str(real_path(self._path)),
+            path=path,
             executor=executor,
         )
 
@@ -122,11 +95,6 @@ class SqliteInventoryStore(OffLoop[Inventory]):
     def at(cls, locations: Locations, profile: str, **options: Any) -> SqliteInventoryStore:
         """The inventory of ``profile`` at ``locations.inventory_file``."""
         return cls(locations.inventory_file, profile, **options)
-
-    @property
-    def path(self) -> Path:
-        """The inventory file."""
-        return self._path
 
     @property
     def profile(self) -> str:
@@ -139,12 +107,24 @@ class SqliteInventoryStore(OffLoop[Inventory]):
 
     # -- reads: lists page by key ----------------------------------------------------
 
+    async def _listed(
+        self,
+        read: Callable[..., list[T]],
+        limit: int,
+        cursor: Cursor | None,
+        *scope: str | None,
+    ) -> Page[T]:
+        """One page of a listing: the ``size + 1`` items after the cursor's key, read
+        by one indexed range scan on the read lane."""
+        after, size = _key_of(cursor), max(1, int(limit))
+        found = await self._read(lambda: read(*scope, after=after, limit=size + 1))
+        return _page(found, size)
+
     async def accounts(
         self, *, limit: int = DEFAULT_INVENTORY_PAGE, cursor: Cursor | None = None
     ) -> Page[AccountEntry]:
         """The profile's accounts, by id."""
-        found = await self._read(self._reader.accounts)
-        return page_of(found, _account_key, limit, cursor)
+        return await self._listed(self._reader.accounts, limit, cursor)
 
     async def projects(
         self,
@@ -154,11 +134,7 @@ class SqliteInventoryStore(OffLoop[Inventory]):
         cursor: Cursor | None = None,
     ) -> Page[ProjectEntry]:
         """Projects of ``account`` (or of all), by account and id."""
-        after, size = _key_of(cursor), max(1, int(limit))
-        found = await self._read(
-            lambda: self._reader.projects(account, after=after, limit=size + 1)
-        )
-        return _page(found, _project_key, size)
+        return await self._listed(self._reader.projects, limit, cursor, account)
 
     async def limiters(
         self,
@@ -169,11 +145,8 @@ class SqliteInventoryStore(OffLoop[Inventory]):
         cursor: Cursor | None = None,
     ) -> Page[LimiterEntry]:
         """The rate limiters of a project, by id."""
-        after, size = _key_of(cursor), max(1, int(limit))
-        found = await self._read(
-            lambda: self._reader.limiters(account, project, after=after, limit=size + 1)
-        )
-        return _page(found, _record_key, size)
+        read = self._reader.limiters
+        return await self._listed(read, limit, cursor, account, project)
 
     async def dimensions(
         self,
@@ -184,11 +157,8 @@ class SqliteInventoryStore(OffLoop[Inventory]):
         cursor: Cursor | None = None,
     ) -> Page[DimensionEntry]:
         """The dimensions of a project, by id."""
-        after, size = _key_of(cursor), max(1, int(limit))
-        found = await self._read(
-            lambda: self._reader.dimensions(account, project, after=after, limit=size + 1)
-        )
-        return _page(found, _record_key, size)
+        read = self._reader.dimensions
+        return await self._listed(read, limit, cursor, account, project)
 
     # -- reads: one record, everything, a marker ---------------------------------------
 
@@ -222,11 +192,3 @@ class SqliteInventoryStore(OffLoop[Inventory]):
     import_toml = writes(Inventory.import_toml)
     import_snapshot = writes(Inventory.import_snapshot)
     apply_shared = writes(Inventory.apply_shared)
-
-    async def close(self) -> None:
-        """Close both connections, each after the calls queued on its lane."""
-        await self._write(self._writer.close)
-        await self._read(self._reader.close)
-
-
-__all__ = ["SqliteInventoryStore", "page_of"]

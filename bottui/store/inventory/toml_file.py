@@ -70,6 +70,7 @@ from bottui.store.inventory.records import (
     LimiterEntry,
     ProjectEntry,
     Source,
+    record_key,
     taught_by,
 )
 from bottui.store.utc import normalize, stamp
@@ -237,7 +238,7 @@ class _Reader:
                 record = build(item)
             except (ValueError, TypeError) as exc:
                 raise self.fail(f"{where}: {exc}", line=line) from None
-            key = _key(record)
+            key = tuple(record_key(record))
             if key in seen:
                 raise self.fail(
                     f"{where} repeats {table[:-1]} {list(key)!r} (first given as "
@@ -347,15 +348,6 @@ class _Reader:
         )
 
 
-def _key(record: object) -> tuple[str, ...]:
-    if isinstance(record, AccountEntry):
-        return (record.account,)
-    if isinstance(record, ProjectEntry):
-        return (record.account, record.project)
-    assert isinstance(record, LimiterEntry | DimensionEntry)
-    return (record.account, record.project, record.id)
-
-
 def loads(text: str, *, path: Path, now: str) -> InventorySnapshot:
     """Parse an inventory file's text; missing times default to ``now``.
 
@@ -405,6 +397,3 @@ def read(path: Path, *, now: str) -> InventorySnapshot:
     reader, data = _parsed(text, path, now)
     del text  # the parsed tables from here on: the text is not needed twice over
     return reader.snapshot(data)
-
-
-__all__ = ["FORMAT", "VERSION", "dumps", "loads", "read", "toml_string", "write"]

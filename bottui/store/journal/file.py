@@ -178,12 +178,7 @@ class BatchWriter(ClosesOnExit):
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         self._db = Database(
-            path,
-            SCHEMA,
-            unavailable=JournalUnavailable,
-            synchronous="NORMAL",
-            busy_timeout=busy_timeout,
-            lock_stats=lock_stats,
+            path, SCHEMA, synchronous="NORMAL", busy_timeout=busy_timeout, lock_stats=lock_stats
         )
         self._operator = operator
         self._host = local_host() if host is None else host
@@ -245,7 +240,7 @@ class BatchWriter(ClosesOnExit):
 
     def finish(self, entry_id: int, **outcome: Unpack[OutcomeFields]) -> None:
         """Buffer the outcome of an entry written by :meth:`start_many`."""
-        self._add(None, self.pack(entry_id, **outcome))
+        self._queue([(None, self.pack(entry_id, **outcome))])
 
     def pack(self, entry_id: int, **outcome: Unpack[OutcomeFields]) -> Finish:
         """An outcome checked, redacted and stamped now, for :meth:`finish_many`
@@ -254,14 +249,7 @@ class BatchWriter(ClosesOnExit):
 
     def finish_many(self, rows: Sequence[Finish]) -> None:
         """Buffer packed outcomes (:meth:`pack`); a full buffer writes them now."""
-        with self._lock:
-            self._check_open()
-            self._pending.extend((None, row) for row in rows)
-            if self._oldest is None and self._pending:
-                self._oldest = time.monotonic()
-            self._raise_background_error()
-            if len(self._pending) >= self._batch_size or self._due():
-                self._write([])
+        self._queue([(None, row) for row in rows])
 
     def record(self, record: StartRecord, **outcome: Unpack[OutcomeFields]) -> None:
         """Buffer a whole entry (started and outcome at once), for ids whose
@@ -271,7 +259,7 @@ class BatchWriter(ClosesOnExit):
         started_row = journal_rows.start_row(
             record, micros(started), stamp(started), self._operator, self._pid, self._host
         )
-        self._add(started_row, finish_of(0, micros(finished), **outcome))
+        self._queue([(started_row, finish_of(0, micros(finished), **outcome))])
 
     def checkpoint(self, run_id: int, settled_line: int) -> None:
         """Buffer a settled prefix of ``run_id``: every id on an input line up to
@@ -348,11 +336,12 @@ class BatchWriter(ClosesOnExit):
         if error is not None:
             raise error
 
-    def _add(self, start_row: Start | None, row: Finish) -> None:
+    def _queue(self, work: list[tuple[Start | None, Finish]]) -> None:
+        """Buffer ``work``; a full buffer (or an overdue oldest) writes it now."""
         with self._lock:
             self._check_open()
-            self._pending.append((start_row, row))
-            if self._oldest is None:
+            self._pending.extend(work)
+            if self._oldest is None and self._pending:
                 self._oldest = time.monotonic()
             self._raise_background_error()
             if len(self._pending) >= self._batch_size or self._due():
@@ -373,10 +362,10 @@ class BatchWriter(ClosesOnExit):
         report; it never costs the rest of the batch.
         """
         try:
-            ids = self._write_batch(start_rows, tolerant=False)
+            ids = self._write_batch(start_rows, None)
         except sqlite3.IntegrityError:
             try:
-                ids = self._write_batch(start_rows, tolerant=True, refused=self._refused)
+                ids = self._write_batch(start_rows, self._refused)
             except sqlite3.IntegrityError:
                 raise ValueError(
                     "a started record names a run or an entry (undo_of) that does not exist"
@@ -385,27 +374,20 @@ class BatchWriter(ClosesOnExit):
         self._oldest = None
         return ids
 
-    def _write_batch(
-        self,
-        start_rows: list[Start],
-        *,
-        tolerant: bool,
-        refused: list[int] | None = None,
-    ) -> list[int]:
+    def _write_batch(self, start_rows: list[Start], refused: list[int] | None) -> list[int]:
+        """All at once; or, given where to note ``refused`` outcomes, one at a time."""
         try:
             with self._db.write() as conn:
                 # The write lock is ours until COMMIT: ids follow the largest one.
                 next_id = int(conn.execute(NEXT_ENTRY_ID).fetchone()[0])
-                if not tolerant:
+                if refused is None:
                     ids = self._write_all(conn, next_id, start_rows)
-                elif refused is not None:
+                else:
                     before = len(refused)
                     ids = self._write_each(conn, next_id, start_rows, refused)
                     if len(refused) > before:
                         # An outcome it covers was not written: never a leading checkpoint.
                         self._checkpoint = None
-                else:
-                    ids = self._write_each(conn, next_id, start_rows, refused)
                 if self._checkpoint is not None:
                     run_id, line = self._checkpoint
                     conn.execute(INSERT_CHECKPOINT, (run_id, line, micros(self._clock())))
@@ -436,11 +418,7 @@ class BatchWriter(ClosesOnExit):
         return ids
 
     def _write_each(
-        self,
-        conn: sqlite3.Connection,
-        next_id: int,
-        start_rows: list[Start],
-        refused: list[int] | None,
+        self, conn: sqlite3.Connection, next_id: int, start_rows: list[Start], refused: list[int]
     ) -> list[int]:
         """One record at a time, dropping the outcomes the database refuses."""
         for start_row, row in self._pending:
@@ -457,8 +435,7 @@ class BatchWriter(ClosesOnExit):
                 if start_row is not None:
                     conn.execute("ROLLBACK TO one")
                     conn.execute("RELEASE one")
-                if refused is not None:
-                    refused.append(target if start_row is None else 0)
+                refused.append(target if start_row is None else 0)
         ids = list(range(next_id, next_id + len(start_rows)))
         write(conn, next_id, start_rows, (), self._names)
         return ids
@@ -489,6 +466,50 @@ def run_identity(input_sha256: str, number: int) -> str:
     return hashlib.sha256(f"{input_sha256}\nrun {number}".encode()).hexdigest()
 
 
+def export_jsonl(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool = False) -> int:
+    """Write ``entries`` as JSON Lines; returns how many were written.
+
+    A file for a person (:mod:`bottui.store.files`): an existing
+    ``path`` is replaced only with ``overwrite``, a symlink never.
+    """
+    count = 0
+
+    def lines() -> Iterator[str]:
+        nonlocal count
+        for one in entries:
+            count += 1
+            yield safe_export.dumps(one.to_json(), separators=(",", ":")) + "\n"
+
+    write_atomic(Path(path), lines(), overwrite=overwrite)
+    return count
+
+
+def export_csv(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool = False) -> int:
+    """Write ``entries`` as CSV with a header row; returns how many were written.
+
+    As :func:`export_jsonl`: ``overwrite`` to replace a file, never a symlink.
+    """
+    count = 0
+
+    def rows() -> Iterator[str]:
+        nonlocal count
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\r\n")
+        writer.writerow(FIELDS)
+        for one in entries:
+            count += 1
+            record = one.to_json()
+            writer.writerow([safe_export.cell(record[name]) for name in FIELDS])
+            if buffer.tell() > 65536:
+                yield buffer.getvalue()
+                buffer.seek(0)
+                buffer.truncate()
+        yield buffer.getvalue()
+
+    write_atomic(Path(path), rows(), overwrite=overwrite, newline="")
+    return count
+
+
 class Journal(ClosesOnExit):
     """The append-only audit journal of every mutation attempt.
 
@@ -516,15 +537,7 @@ class Journal(ClosesOnExit):
         self._host = local_host() if host is None else host
         self._clock = clock
         self._busy_timeout = busy_timeout
-        self._stats = LockStats()
-        self._db = Database(
-            self._path,
-            SCHEMA,
-            unavailable=JournalUnavailable,
-            synchronous="FULL",
-            busy_timeout=busy_timeout,
-            lock_stats=self._stats,
-        )
+        self._db = Database(self._path, SCHEMA, busy_timeout=busy_timeout)
         self._names = Dictionaries()
 
     @classmethod
@@ -541,7 +554,7 @@ class Journal(ClosesOnExit):
     def lock_stats(self) -> LockStats:
         """How long this journal's writes (its bulk writers' too) waited for
         the write lock: for benchmarks and debugging, not for users."""
-        return self._stats
+        return self._db.lock_stats
 
     @property
     def operator(self) -> str:
@@ -650,7 +663,7 @@ class Journal(ClosesOnExit):
             batch_size=batch_size,
             interval=interval,
             busy_timeout=self._busy_timeout,
-            lock_stats=self._stats,
+            lock_stats=self._db.lock_stats,
         )
 
     def run(
@@ -706,33 +719,28 @@ class Journal(ClosesOnExit):
         """Item keys of ``run_id`` whose outcome is one of ``outcomes``
         (default: withdrawn or nothing-standing): what ``--resume`` skips."""
         wanted = [str(o) for o in outcomes]
-        if not wanted or not self._exists():
+        if not wanted:
             return frozenset()
-        marks = ", ".join("?" * len(wanted))
-        with self._db.read() as conn:
-            rows = conn.execute(
-                "SELECT DISTINCT e.item_key FROM items AS e "
-                "JOIN results AS o ON o.entry_id = e.id JOIN words AS w ON w.id = o.word "
-                f"WHERE e.run_id = ? AND w.word IN ({marks}) AND e.item_key IS NOT NULL",
-                (run_id, *wanted),
-            ).fetchall()
+        sql = (
+            "SELECT DISTINCT e.item_key FROM items AS e "
+            "JOIN results AS o ON o.entry_id = e.id JOIN words AS w ON w.id = o.word "
+            f"WHERE e.run_id = ? AND w.word IN ({', '.join('?' * len(wanted))})"
+            " AND e.item_key IS NOT NULL"
+        )
+        rows: list[Any] = self._db.read_or(
+            lambda conn: conn.execute(sql, (run_id, *wanted)).fetchall(), []
+        )
         return frozenset(str(unpack_key(key)) for (key,) in rows)
 
     def item_states(self, run_id: RunId, keys: Sequence[str]) -> dict[str, ItemState]:
         """What ``run_id`` knows of each of ``keys`` (absent: never attempted);
         indexed lookups only, whatever the run's size (:mod:`~bottui.store.journal.query`)."""
-        if not self._exists():
-            return {}
-        with self._db.read() as conn:
-            return item_states(conn, run_id, keys)
+        return self._db.read_or(lambda conn: item_states(conn, run_id, keys), {})
 
     def settled_prefix(self, run_id: RunId) -> int | None:
         """The newest checkpoint of ``run_id``: every id on an input line up to
         it is settled (None: no checkpoint)."""
-        if not self._exists():
-            return None
-        with self._db.read() as conn:
-            row = conn.execute(SETTLED_PREFIX, (run_id,)).fetchone()
+        row = self._db.read_or(lambda db: db.execute(SETTLED_PREFIX, (run_id,)).fetchone(), None)
         return None if row is None or row[0] is None else int(row[0])
 
     # -- reading ----------------------------------------------------------------------
@@ -778,10 +786,7 @@ class Journal(ClosesOnExit):
             unfinished=unfinished,
             run_id=None if run_id is None else RunId(run_id),
         )
-        if not self._exists():
-            return []
-        with self._db.read() as conn:
-            return read_page(conn, query, None, limit)
+        return self._db.read_or(lambda conn: read_page(conn, query, None, limit), [])
 
     def page(
         self,
@@ -801,11 +806,11 @@ class Journal(ClosesOnExit):
         """
         before = _cursor_id(cursor)
         size = max(1, min(int(limit), MAX_PAGE))
-        if not self._exists():
-            return EntryPage((), None)
-        with self._db.read() as conn:
-            # One more than asked: whether a next page exists, without a second query.
-            found = read_page(conn, query or EntryQuery(), before, size + 1)
+        wanted = query or EntryQuery()
+        # One more than asked: whether a next page exists, without a second query.
+        found: list[JournalEntry] = self._db.read_or(
+            lambda conn: read_page(conn, wanted, before, size + 1), []
+        )
         entries = tuple(found[:size])
         more = len(found) > size
         return EntryPage(entries, Cursor(f"{_CURSOR_PREFIX}{entries[-1].id}") if more else None)
@@ -813,17 +818,13 @@ class Journal(ClosesOnExit):
     def run_rest(self, query: EntryQuery, run_id: RunId, before: EntryId) -> RunRest:
         """The entries of ``query`` in ``run_id`` older than ``before``, counted
         by outcome, not read (:func:`~bottui.store.journal.query.run_rest`)."""
-        if not self._exists():
-            return RunRest({}, frozenset())
-        with self._db.read() as conn:
-            return run_rest(conn, query, run_id, before)
+        none = RunRest({}, frozenset())
+        return self._db.read_or(lambda conn: run_rest(conn, query, run_id, before), none)
 
     def entry(self, entry_id: EntryId) -> JournalEntry | None:
         """One entry by id."""
-        if not self._exists():
-            return None
-        with self._db.read() as conn:
-            row = conn.execute(SELECT_ENTRIES + " WHERE e.id = ?", (entry_id,)).fetchone()
+        sql = SELECT_ENTRIES + " WHERE e.id = ?"
+        row = self._db.read_or(lambda conn: conn.execute(sql, (entry_id,)).fetchone(), None)
         return None if row is None else entry(row)
 
     def last_undoable(self, profile: str, kind: UndoKind) -> UndoCandidate:
@@ -835,44 +836,29 @@ class Journal(ClosesOnExit):
         """
         operations = KIND_OPERATIONS[kind]
         skip = [str(o) for o in NO_CHANGE_OUTCOMES]
-        found: JournalEntry | None = None
-        if self._exists():
-            sql = (
-                f"SELECT {COLUMNS} FROM segments AS s "
-                "JOIN items AS e ON e.id BETWEEN s.first_id AND s.last_id"
-                + OUTCOME_JOINS
-                + f" WHERE s.profile = ? AND s.operation IN ({', '.join('?' * len(operations))})"
-                + f" AND (w.word IS NULL OR w.word NOT IN ({', '.join('?' * len(skip))}))"
-                + " ORDER BY s.first_id DESC, e.id DESC LIMIT 1"
-            )
-            with self._db.read() as conn:
-                row = conn.execute(sql, (profile, *operations, *skip)).fetchone()
-            found = None if row is None else entry(row)
-        return undo_candidate(kind, profile, found)
+        sql = (
+            f"SELECT {COLUMNS} FROM segments AS s "
+            "JOIN items AS e ON e.id BETWEEN s.first_id AND s.last_id"
+            + OUTCOME_JOINS
+            + f" WHERE s.profile = ? AND s.operation IN ({', '.join('?' * len(operations))})"
+            + f" AND (w.word IS NULL OR w.word NOT IN ({', '.join('?' * len(skip))}))"
+            + " ORDER BY s.first_id DESC, e.id DESC LIMIT 1"
+        )
+        params = (profile, *operations, *skip)
+        row = self._db.read_or(lambda conn: conn.execute(sql, params).fetchone(), None)
+        return undo_candidate(kind, profile, None if row is None else entry(row))
 
     # -- export -------------------------------------------------------------------------
 
-    @staticmethod
-    def export_jsonl(
-        path: Path, entries: Iterable[JournalEntry], *, overwrite: bool = False
-    ) -> int:
-        """Write ``entries`` to ``path`` as JSON Lines (atomically); returns the count."""
-        return export_jsonl(path, entries, overwrite=overwrite)
-
-    @staticmethod
-    def export_csv(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool = False) -> int:
-        """Write ``entries`` to ``path`` as CSV (atomically); returns the count."""
-        return export_csv(path, entries, overwrite=overwrite)
+    #: :func:`export_jsonl` and :func:`export_csv`, from a journal at hand.
+    export_jsonl = staticmethod(export_jsonl)
+    export_csv = staticmethod(export_csv)
 
     # -- lifetime -----------------------------------------------------------------------
 
     def close(self) -> None:
         """Close the connection (a later call opens it again)."""
         self._db.close()
-
-    def _exists(self) -> bool:
-        """Reading never creates the file: no file means no entries."""
-        return self._path.exists()
 
 
 def file_sha256(path: Path) -> str:
@@ -882,66 +868,3 @@ def file_sha256(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 16), b""):
             digest.update(block)
     return digest.hexdigest()
-
-
-def export_jsonl(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool = False) -> int:
-    """Write ``entries`` as JSON Lines; returns how many were written.
-
-    A file for a person (:mod:`bottui.store.files`): an existing
-    ``path`` is replaced only with ``overwrite``, a symlink never.
-    """
-    count = 0
-
-    def lines() -> Iterator[str]:
-        nonlocal count
-        for one in entries:
-            count += 1
-            yield safe_export.dumps(one.to_json(), separators=(",", ":")) + "\n"
-
-    write_atomic(Path(path), lines(), overwrite=overwrite)
-    return count
-
-
-def csv_cell(value: object) -> str | int | float:
-    """One CSV cell: numbers as numbers, objects as JSON, formula starts defused."""
-    return safe_export.cell(value)
-
-
-def export_csv(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool = False) -> int:
-    """Write ``entries`` as CSV with a header row; returns how many were written.
-
-    As :func:`export_jsonl`: ``overwrite`` to replace a file, never a symlink.
-    """
-    count = 0
-
-    def rows() -> Iterator[str]:
-        nonlocal count
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\r\n")
-        writer.writerow(FIELDS)
-        for one in entries:
-            count += 1
-            record = one.to_json()
-            writer.writerow([csv_cell(record[name]) for name in FIELDS])
-            if buffer.tell() > 65536:
-                yield buffer.getvalue()
-                buffer.seek(0)
-                buffer.truncate()
-        yield buffer.getvalue()
-
-    write_atomic(Path(path), rows(), overwrite=overwrite, newline="")
-    return count
-
-
-__all__ = [
-    "DEFAULT_BATCH_SIZE",
-    "DEFAULT_INTERVAL",
-    "MAX_PAGE",
-    "BatchWriter",
-    "Journal",
-    "csv_cell",
-    "export_csv",
-    "export_jsonl",
-    "file_sha256",
-    "run_identity",
-]

@@ -112,23 +112,8 @@ def reason_ids(conn: sqlite3.Connection, needle: str) -> list[int]:
     ]
 
 
-def _times(query: EntryQuery) -> tuple[int | None, int | None]:
-    def us(moment: datetime | None) -> int | None:
-        return None if moment is None else micros(moment)
-
-    return us(query.since), us(query.until)
-
-
-def _time_filters(since: int | None, until: int | None) -> tuple[list[str], list[object]]:
-    where: list[str] = []
-    params: list[object] = []
-    if since is not None:
-        where.append("s.started >= ?")
-        params.append(since)
-    if until is not None:
-        where.append("s.started < ?")
-        params.append(until)
-    return where, params
+def _us(moment: datetime | None) -> int | None:
+    return None if moment is None else micros(moment)
 
 
 def plans(
@@ -164,10 +149,12 @@ def plans(
         # The reason alone: one walk of its index per matching text.
         order = "s.first_id DESC, e.id DESC"
         return [_segments(["s.reason = ?"], [reason], order, before, limit) for reason in reasons]
-    since, until = _times(query)
-    time_where, time_params = _time_filters(since, until)
-    where = seg_where + time_where
-    params = seg_params + time_params
+    since, until = _us(query.since), _us(query.until)
+    where, params = list(seg_where), list(seg_params)
+    for bound, moment in (("s.started >= ?", since), ("s.started < ?", until)):
+        if moment is not None:
+            where.append(bound)
+            params.append(moment)
     if query.unfinished:
         if query.outcomes is not None:
             return []  # an entry without an outcome has none of these outcomes
@@ -533,13 +520,3 @@ def item_states(conn: sqlite3.Connection, run_id: int, keys: Sequence[str]) -> d
         else:
             found[key] = ItemState(was.settled or states[word].settled, words[word], was.unfinished)
     return found
-
-
-__all__ = [
-    "MAX_REASON_STREAMS",
-    "item_states",
-    "plans",
-    "read_page",
-    "reason_ids",
-    "run_rest",
-]

@@ -42,8 +42,17 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Any, Final, NamedTuple, cast
 
-from bottui.api.tokens import Secret, is_secret_key
-from bottui.store.journal.records import JournalEntry, StartRecord, outcome_row
+from bottui.api.tokens import is_secret_key
+from bottui.store.journal.records import (
+    JournalEntry,
+    StartRecord,
+    duration,
+    json_object,
+    object_json,
+    optional_int,
+    outcome_word,
+    reason_or_none,
+)
 from bottui.store.redact import JsonValue, redacted_json
 from bottui.store.utc import stamp
 
@@ -215,7 +224,8 @@ def start_row(
 ) -> Start:
     """A started record ready to write (``operator``: the journal's, unless the record
     names one)."""
-    return Start(started, None, record.row(started_at, operator, pid), host, record.reason_text())
+    row = record.row(started_at, operator, pid)
+    return Start(started, None, row, host, reason_or_none(record.reason))
 
 
 class Finish(NamedTuple):
@@ -242,108 +252,69 @@ def finish_of(
     error: Mapping[str, Any] | None = None,
     duration_ms: float | None = None,
 ) -> Finish:
-    """Check and redact an outcome (as ``outcome_row`` does) and pack it."""
-    row = outcome_row(
-        entry_id,
-        "",
-        outcome=outcome,
-        status=status,
-        result=None,
-        error=error,
-        duration_ms=duration_ms,
-    )
-    if result is not None and not isinstance(result, dict | Mapping):
-        if isinstance(result, Secret):
-            raise TypeError("a token must never be journaled or stored")
-        raise TypeError(f"result must be a JSON object, not {type(result).__name__}")
+    """Check and redact an outcome and pack it (``result``: values array and key list)."""
+    word = outcome_word(outcome)
+    code = optional_int("status", status)
+    error_text = object_json("error", error)
+    took = duration(duration_ms)
+    json_object("result", result)
     text, keys = pack_result(result)
-    word, code, _, error_text, duration = row[2:]
-    return Finish(
-        entry_id,
-        finished,
-        None,
-        cast(str, word),
-        cast(int | None, code),
-        text,
-        keys,
-        cast(str | None, error_text),
-        cast(float | None, duration),
-    )
+    return Finish(entry_id, finished, None, word, code, text, keys, error_text, took)
+
+
+#: The dictionaries of the journal: table -> the column holding each value once.
+_DICTIONARIES: Final = {"words": "word", "shapes": "keys", "reasons": "reason"}
 
 
 class Dictionaries:
-    """Ids of outcome words and result key lists, cached per connection.
+    """Ids of outcome words, result key lists and reasons, cached per connection.
 
     A value added inside a transaction that is rolled back must not stay
     cached: :meth:`commit`/:meth:`forget` after the transaction.
     """
 
     def __init__(self) -> None:
-        self._words: dict[str, int] = {}
-        self._shapes: dict[tuple[str, ...], int] = {}
-        self._reasons: dict[str, int] = {}
-        self._new_words: list[str] = []
-        self._new_shapes: list[tuple[str, ...]] = []
-        self._new_reasons: list[str] = []
+        self._ids: dict[str, dict[Any, int]] = {table: {} for table in _DICTIONARIES}
+        self._new: list[tuple[str, Any]] = []
         self._conn: sqlite3.Connection | None = None
 
-    def _check(self, conn: sqlite3.Connection) -> None:
+    def _id(self, conn: sqlite3.Connection, table: str, value: Any) -> int:
+        """The id of ``value`` in ``table`` (added if new)."""
         # A new connection may be a new file (the old one moved aside): ask again.
         if conn is not self._conn:
-            self._words.clear()
-            self._shapes.clear()
-            self._reasons.clear()
+            for ids in self._ids.values():
+                ids.clear()
             self._conn = conn
+        found = self._ids[table].get(value)
+        if found is None:
+            column = _DICTIONARIES[table]
+            text = keys_text(value) if table == "shapes" else value
+            conn.execute(f"INSERT OR IGNORE INTO {table} ({column}) VALUES (?)", (text,))
+            row = conn.execute(f"SELECT id FROM {table} WHERE {column} = ?", (text,)).fetchone()
+            found = self._ids[table][value] = int(row[0])
+            self._new.append((table, value))
+        return found
 
     def word(self, conn: sqlite3.Connection, word: str) -> int:
         """The id of an outcome word (added if new)."""
-        self._check(conn)
-        found = self._words.get(word)
-        if found is None:
-            conn.execute("INSERT OR IGNORE INTO words (word) VALUES (?)", (word,))
-            found = int(conn.execute("SELECT id FROM words WHERE word = ?", (word,)).fetchone()[0])
-            self._words[word] = found
-            self._new_words.append(word)
-        return found
+        return self._id(conn, "words", word)
 
     def shape(self, conn: sqlite3.Connection, keys: tuple[str, ...]) -> int:
         """The id of a result key list (added if new)."""
-        self._check(conn)
-        found = self._shapes.get(keys)
-        if found is None:
-            text = keys_text(keys)
-            conn.execute("INSERT OR IGNORE INTO shapes (keys) VALUES (?)", (text,))
-            found = int(conn.execute("SELECT id FROM shapes WHERE keys = ?", (text,)).fetchone()[0])
-            self._shapes[keys] = found
-            self._new_shapes.append(keys)
-        return found
+        return self._id(conn, "shapes", keys)
 
     def reason(self, conn: sqlite3.Connection, reason: str) -> int:
         """The id of a reason text (added if new): each text is stored once."""
-        self._check(conn)
-        found = self._reasons.get(reason)
-        if found is None:
-            conn.execute("INSERT OR IGNORE INTO reasons (reason) VALUES (?)", (reason,))
-            row = conn.execute("SELECT id FROM reasons WHERE reason = ?", (reason,)).fetchone()
-            found = int(row[0])
-            self._reasons[reason] = found
-            self._new_reasons.append(reason)
-        return found
+        return self._id(conn, "reasons", reason)
 
     def commit(self) -> None:
         """The transaction committed: what it added stays cached."""
-        self._new_words.clear()
-        self._new_shapes.clear()
-        self._new_reasons.clear()
+        self._new.clear()
 
     def forget(self) -> None:
         """The transaction rolled back: drop what it added."""
-        for word in self._new_words:
-            self._words.pop(word, None)
-        for keys in self._new_shapes:
-            self._shapes.pop(keys, None)
-        for reason in self._new_reasons:
-            self._reasons.pop(reason, None)
+        for table, value in self._new:
+            self._ids[table].pop(value, None)
         self.commit()
 
 
@@ -372,7 +343,7 @@ def write(
             targets = [row[8] for row, _ in group]
             head, tail = affixes(targets)
             cut_end = len(tail or "")
-            hw = max(hw, start_of(fields))
+            hw = max(hw, cast(int, fields[0]))  # the segment's start time (µs)
             segment = (
                 entry_id,
                 entry_id + len(group) - 1,
@@ -399,13 +370,6 @@ def write(
         conn.executemany(INSERT_ITEM, items)
     if finishes:
         conn.executemany(INSERT_RESULT, [_result(conn, f, names) for f in finishes])
-
-
-def start_of(fields: tuple[object, ...]) -> int:
-    """The start time (microseconds) of a segment's shared fields."""
-    started = fields[0]
-    assert isinstance(started, int)
-    return started
 
 
 def _groups(
@@ -536,31 +500,3 @@ def entry(row: Sequence[Any]) -> JournalEntry:
         reason=reason,
         origin=origin,
     )
-
-
-__all__ = [
-    "INSERT_ITEM",
-    "INSERT_RESULT",
-    "INSERT_SEGMENT",
-    "INSERT_SEGMENT_V2",
-    "LAST_HW",
-    "Dictionaries",
-    "Finish",
-    "Start",
-    "entry",
-    "finish_of",
-    "from_micros",
-    "join_body",
-    "keys_text",
-    "lookup_key",
-    "micros",
-    "pack_key",
-    "pack_result",
-    "pack_time",
-    "split_body",
-    "start_row",
-    "time_text",
-    "unpack_key",
-    "unpack_result",
-    "write",
-]

@@ -109,6 +109,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Final
 
+from bottui.store.errors import JournalUnavailable
 from bottui.store.journal.rows import Dictionaries, Finish, Start, pack_time, write
 from bottui.store.sqlite_helpers import Schema, Step
 
@@ -498,31 +499,5 @@ SCHEMA: Final = Schema(
     version=VERSION,
     statements=CURRENT,
     steps=STEPS,
+    unavailable=JournalUnavailable,
 )
-
-
-__all__ = [
-    "APPEND_ONLY_TABLES",
-    "APPLICATION_ID",
-    "BUSY_TIMEOUT",
-    "COLUMNS",
-    "CURRENT",
-    "INSERT_CHECKPOINT",
-    "NEXT_ENTRY_ID",
-    "ORIGIN",
-    "OUTCOME_JOINS",
-    "SCHEMA",
-    "SEGMENT_OF",
-    "SELECT_ENTRIES",
-    "SETTLED_PREFIX",
-    "STEPS",
-    "TABLES_V2",
-    "TABLES_V3",
-    "TABLES_V4",
-    "TABLES_V5",
-    "TABLES_V6",
-    "V1",
-    "VERSION",
-    "append_only",
-    "to_v2",
-]

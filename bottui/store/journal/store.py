@@ -31,7 +31,7 @@ from typing import Any, Final, TypeVar, Unpack
 
 from bottui.store.errors import JournalUnavailable
 from bottui.store.executor import OffLoop, StoreExecutor, reads, writes
-from bottui.store.files import Locations, real_path
+from bottui.store.files import Locations
 from bottui.store.journal.file import BatchWriter, Journal
 from bottui.store.journal.records import START_BOUND, EntryId, OutcomeFields, RunId, StartRecord
 from bottui.store.journal.rows import Finish
@@ -67,16 +67,15 @@ class SqliteJournalStore(OffLoop[Journal]):
         start_bound: float = START_BOUND,
         executor: StoreExecutor | None = None,
     ) -> None:
-        self._path = Path(path)
         self._start_bound = start_bound
         options: dict[str, Any] = {"operator": operator, "clock": clock}
         super().__init__(
-            Journal(self._path, busy_timeout=busy_timeout, **options),
+            Journal(path, busy_timeout=busy_timeout, **options),
             # Separate connections for reads: the writer's is held under its lock
             # for as long as a write waits on another process.
-            Journal(self._path, busy_timeout=busy_timeout, **options),
+            Journal(path, busy_timeout=busy_timeout, **options),
             kind="journal",
-            key=str(real_path(self._path)),
+            path=path,
             executor=executor,
         )
 
@@ -84,11 +83,6 @@ class SqliteJournalStore(OffLoop[Journal]):
     def at(cls, locations: Locations, **options: Any) -> SqliteJournalStore:
         """The journal of these locations (``Locations.journal_file``)."""
         return cls(locations.journal_file, **options)
-
-    @property
-    def path(self) -> Path:
-        """The journal file."""
-        return self._path
 
     @property
     def lock_stats(self) -> LockStats:
@@ -128,14 +122,6 @@ class SqliteJournalStore(OffLoop[Journal]):
     settled_prefix = reads(Journal.settled_prefix)
     run_rest = reads(Journal.run_rest)
 
-    # -- lifetime ------------------------------------------------------------------
-
-    async def close(self) -> None:
-        """Close every connection (each on its own lane, after the calls queued
-        there); a later call opens them again."""
-        await self._write(self._writer.close)
-        await self._read(self._reader.close)
-
 
 class SqliteJournalBatch:
     """Buffered writes of one bulk run: a :class:`BatchWriter` off the loop.
@@ -156,51 +142,42 @@ class SqliteJournalBatch:
         queued, self._queued = self._queued, []
         return queued
 
+    async def _hand(self, then: Callable[[], T]) -> T:
+        """Write the outcomes queued so far, then ``then()``, in one executor round trip
+        (the outcomes first: a checkpoint or a chunk never leads what was queued before)."""
+        queued = self._taken()
+
+        def work() -> T:
+            if queued:
+                self._writer.finish_many(queued)
+            return then()
+
+        return await self._store._write(work)
+
     async def start_many(self, records: Sequence[StartRecord]) -> list[EntryId]:
         """Write the started records of a chunk at once; their ids, in order.
 
         Queued outcomes are written first, in the same transaction.
         """
-        chunk, queued = list(records), self._taken()
-
-        def work() -> list[int]:
-            if queued:
-                self._writer.finish_many(queued)
-            return self._writer.start_many(chunk)
-
-        ids: list[int] = await self._store._write(work)
+        chunk = list(records)
+        ids = await self._hand(lambda: self._writer.start_many(chunk))
         return [EntryId(i) for i in ids]
 
     async def finish(self, entry_id: EntryId, **outcome: Unpack[OutcomeFields]) -> None:
         """Queue the outcome of ``entry_id`` (a full buffer writes it now)."""
         self._queued.append(self._writer.pack(int(entry_id), **outcome))
         if len(self._queued) >= HOP:
-            queued = self._taken()
-            await self._store._write(lambda: self._writer.finish_many(queued))
+            await self._hand(lambda: None)
 
     async def checkpoint(self, run_id: RunId, settled_line: int) -> None:
         """Queue a settled prefix of ``run_id`` (every id on an input line up to
         ``settled_line`` is settled): written after every outcome queued before
         it, in the same or a later transaction, never before them."""
-        queued = self._taken()
-
-        def work() -> None:
-            if queued:
-                self._writer.finish_many(queued)
-            self._writer.checkpoint(int(run_id), settled_line)
-
-        await self._store._write(work)
+        await self._hand(lambda: self._writer.checkpoint(int(run_id), settled_line))
 
     async def flush(self) -> None:
         """Write every queued outcome now."""
-        queued = self._taken()
-
-        def work() -> None:
-            if queued:
-                self._writer.finish_many(queued)
-            self._writer.flush()
-
-        await self._store._write(work)
+        await self._hand(self._writer.flush)
 
     async def close(self) -> None:
         """Flush and close."""
@@ -214,6 +191,3 @@ class SqliteJournalBatch:
                 self._writer.close()
 
         await self._store._write(work)
-
-
-__all__ = ["HOP", "SqliteJournalBatch", "SqliteJournalStore"]

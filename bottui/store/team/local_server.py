@@ -374,15 +374,3 @@ class LocalPostgres:
             f"postgresql://{quote(user, safe='')}@/{quote(database, safe='')}"
             f"?host={host}&port={self.port}"
         )
-
-
-__all__ = [
-    "INSTALL_DEMO",
-    "SERVICE_ACCOUNT",
-    "SYSTEM_BINDIRS",
-    "LocalPostgres",
-    "NoPostgres",
-    "find_binaries",
-    "make_searchable",
-    "server_account",
-]

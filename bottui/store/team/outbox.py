@@ -44,9 +44,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
-from bottui.store.errors import DatabaseUnavailable, JournalUnavailable
+from bottui.store.errors import DatabaseUnavailable
 from bottui.store.files import real_path
 from bottui.store.journal.records import JournalEntry
 from bottui.store.journal.rows import entry, from_micros, micros
@@ -62,6 +62,11 @@ BATCH: Final = 5000
 SMALL_BATCH: Final = 2000
 #: The facts' file name, in the journal's directory.
 FACTS_FILE: Final = "team-facts.sqlite3"
+
+
+class OutboxUnavailable(DatabaseUnavailable):
+    """The facts' file is locked, read-only or damaged (the local edit stands)."""
+
 
 FACTS_SCHEMA: Final = Schema(
     name="team inventory outbox",
@@ -90,6 +95,7 @@ FACTS_SCHEMA: Final = Schema(
         )
         """,
     ),
+    unavailable=OutboxUnavailable,
 )
 
 _REGISTER: Final = (
@@ -115,10 +121,6 @@ _QUEUE: Final = (
     " value = excluded.value, operator = excluded.operator, seq = excluded.seq"
 )
 _FACT_COLS: Final = "base_url, account, project, kind, item, field, value, operator, seq"
-
-
-class OutboxUnavailable(DatabaseUnavailable):
-    """The facts' file is locked, read-only or damaged (the local edit stands)."""
 
 
 @dataclass(frozen=True)
@@ -201,17 +203,9 @@ class Outbox:
 
     def __init__(self, path: Path, *, busy_timeout: float = BUSY_TIMEOUT) -> None:
         self._path = Path(path)
-        self._db = Database(
-            self._path,
-            SCHEMA,
-            unavailable=JournalUnavailable,
-            synchronous="NORMAL",
-            busy_timeout=busy_timeout,
-        )
+        self._db = Database(self._path, SCHEMA, synchronous="NORMAL", busy_timeout=busy_timeout)
         self._facts_path = facts_file(self._path)
-        self._facts = Database(
-            self._facts_path, FACTS_SCHEMA, unavailable=OutboxUnavailable, synchronous="NORMAL"
-        )
+        self._facts = Database(self._facts_path, FACTS_SCHEMA, synchronous="NORMAL")
         self._facts_origin: str | None = None
 
     @property
@@ -351,10 +345,7 @@ class Outbox:
 
     def origin(self) -> str | None:
         """This journal file's origin UUID (None: no file yet)."""
-        if not self._path.exists():
-            return None
-        with self._db.read() as conn:
-            row = conn.execute(ORIGIN).fetchone()
+        row = self._db.read_or(lambda conn: conn.execute(ORIGIN).fetchone(), None)
         return None if row is None else str(row[0])
 
     # -- the inventory's facts ----------------------------------------------------------
@@ -393,29 +384,11 @@ class Outbox:
 
     def waiting_keys(self, store: str) -> frozenset[FactKey]:
         """The keys of every fact still waiting for ``store``."""
-        if not self._facts_path.exists():
-            return frozenset()
-        with self._facts.read() as conn:
-            rows = conn.execute(
-                "SELECT base_url, account, project, kind, item, field FROM facts WHERE store = ?",
-                (store,),
-            ).fetchall()
+        sql = "SELECT base_url, account, project, kind, item, field FROM facts WHERE store = ?"
+        rows: list[Any] = self._facts.read_or(lambda db: db.execute(sql, (store,)).fetchall(), [])
         return frozenset(FactKey(*row) for row in rows)
 
     def close(self) -> None:
         """Close the connections (the next call opens others)."""
         self._db.close()
         self._facts.close()
-
-
-__all__ = [
-    "BATCH",
-    "FACTS_FILE",
-    "Backlog",
-    "Batch",
-    "Older",
-    "Outbox",
-    "OutboxUnavailable",
-    "Scope",
-    "facts_file",
-]

@@ -40,12 +40,12 @@ recent change.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 from uuid import UUID
 
-from bottui.store.journal.records import EntryQuery
+from bottui.store.journal.records import EntryQuery, Filters
 from bottui.store.paging import Cursor
 from bottui.store.redact import redacted_json
 from bottui.store.team.read_rows import OddTime
@@ -72,25 +72,12 @@ REASON_WINDOW_PER_ROW: Final = 100
 
 
 @dataclass(frozen=True)
-class TeamQuery:
-    """Which shared entries to read; every filter given must match.
+class TeamQuery(Filters):
+    """Which shared entries to read: the :class:`~bottui.store.journal.records.Filters`
+    of a local read, and a run named by its origin and local run id (run ids are
+    per journal file)."""
 
-    The filters of :class:`~bottui.store.journal.records.EntryQuery`, plus
-    ``operator`` (exact) and ``reason`` (a part of it, any case). A run is
-    named by its origin and local run id (run ids are per journal file).
-    """
-
-    since: datetime | None = None
-    until: datetime | None = None
-    profile: str | None = None
-    account: str | None = None
-    project: str | None = None
-    operation: str | None = None
-    outcomes: frozenset[str] | None = None
-    unfinished: bool = False
     run: tuple[UUID, int] | None = None
-    operator: str | None = None
-    reason: str | None = None
 
 
 def from_entry_query(
@@ -106,19 +93,9 @@ def from_entry_query(
     run = None
     if query.run_id is not None:
         run = (run_origin or UUID(int=0), int(query.run_id))
-    return TeamQuery(
-        since=query.since,
-        until=query.until,
-        profile=query.profile,
-        account=query.account,
-        project=query.project,
-        operation=query.operation,
-        outcomes=query.outcomes,
-        unfinished=query.unfinished,
-        run=run,
-        operator=operator,
-        reason=reason,
-    )
+    shared: dict[str, Any] = {f.name: getattr(query, f.name) for f in fields(Filters)}
+    shared.update(operator=operator, reason=reason)
+    return TeamQuery(**shared, run=run)
 
 
 def encode_cursor(started_at: datetime | str, entry_id: int) -> Cursor:
@@ -372,21 +349,3 @@ def recent_sql(
         " ORDER BY e.project DESC, e.target DESC, e.started_at DESC, e.id DESC LIMIT %s"
     )
     return sql, [project, target_text(target), float(seconds), base_url, account, RECENT_LIMIT]
-
-
-__all__ = [
-    "ENTRIES_FROM",
-    "REASON_WINDOW_MIN",
-    "REASON_WINDOW_PER_ROW",
-    "RECENT_LIMIT",
-    "PagePlan",
-    "TeamQuery",
-    "decode_cursor",
-    "encode_cursor",
-    "from_entry_query",
-    "page_plan",
-    "page_sql",
-    "reason_window",
-    "recent_sql",
-    "target_text",
-]

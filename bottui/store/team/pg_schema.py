@@ -72,7 +72,7 @@ takes a transaction-scoped advisory lock first
 (``pg_advisory_xact_lock``), so two operators running it at once take turns:
 the second finds the work done and applies nothing. Every pending step and
 its version row commit together, or none does. A database migrated by a
-newer bottui is never written: :func:`require_current` refuses with
+newer bottui is never written: :func:`check_version` refuses with
 :class:`~bottui.store.team.team_errors.SchemaTooNew`.
 """
 
@@ -452,11 +452,6 @@ def check_version(version: int) -> None:
         )
 
 
-async def require_current(conn: AsyncConnection[Any]) -> None:
-    """Refuse unless the database's schema is exactly this bottui's."""
-    check_version(await schema_version(conn))
-
-
 async def migrate(conn: AsyncConnection[Any]) -> Migrated:
     """Apply every pending step, under the advisory lock; idempotent."""
     async with conn.transaction():
@@ -479,21 +474,3 @@ async def migrate(conn: AsyncConnection[Any]) -> Migrated:
             )
             applied.append(version)
     return Migrated(before=before, after=max([before, *applied]), applied=tuple(applied))
-
-
-__all__ = [
-    "INVENTORY_CHANNEL",
-    "JOURNAL_CHANNEL",
-    "MAX_STORED_REASON",
-    "MIGRATIONS",
-    "MIGRATION_LOCK",
-    "OPERATOR_GRANTS",
-    "SCHEMA_VERSION",
-    "VERSIONS_TABLE",
-    "Migrated",
-    "check_version",
-    "migrate",
-    "require_current",
-    "schema_version",
-    "too_new",
-]

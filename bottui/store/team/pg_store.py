@@ -321,41 +321,36 @@ class TeamStore:
     ) -> int:
         if len(rows) < COPY_AT:
             return await _executemany(conn, _INSERT_ENTRY, rows)
-        cur = conn.cursor()
-        async with cur.copy(f"COPY push_entries ({_COLS}) FROM STDIN") as copy:
-            for row in rows:
-                await copy.write_row(row)
-        await cur.execute(
+        return await _copied(
+            conn,
+            "push_entries",
+            _COLS,
+            rows,
             f"INSERT INTO bottui.journal_entries ({_COLS}) SELECT {_COLS} FROM push_entries"
-            " ORDER BY started_at, local_id ON CONFLICT DO NOTHING"
+            " ORDER BY started_at, local_id ON CONFLICT DO NOTHING",
         )
-        count = max(0, cur.rowcount)
-        await cur.execute("DELETE FROM push_entries")
-        return count
 
     async def _insert_outcomes(
         self, conn: AsyncConnection[Any], rows: list[tuple[object, ...]]
     ) -> tuple[int, int]:
         if not rows:
             return 0, 0
-        cur = conn.cursor()
         if len(rows) < COPY_AT:
-            await cur.executemany(_INSERT_OUTCOME, [(*row[2:], row[0], row[1]) for row in rows])
-            count = max(0, cur.rowcount)
+            keyed = [(*row[2:], row[0], row[1]) for row in rows]
+            count = await _executemany(conn, _INSERT_OUTCOME, keyed)
         else:
-            cols = ", ".join(OUTCOME_COLUMNS)
-            async with cur.copy(f"COPY push_outcomes ({cols}) FROM STDIN") as copy:
-                for row in rows:
-                    await copy.write_row(row)
-            await cur.execute(
+            count = await _copied(
+                conn,
+                "push_outcomes",
+                ", ".join(OUTCOME_COLUMNS),
+                rows,
                 "INSERT INTO bottui.journal_outcomes (origin, local_id, entry_id,"
                 f" entry_started_at, {_OUT_VALUES}) SELECT e.origin, e.local_id, e.id,"
                 f" e.started_at, {', '.join('p.' + c for c in _OUT_VALUES.split(', '))}"
                 " FROM push_outcomes AS p JOIN bottui.journal_entries AS e"
-                " ON e.origin = p.origin AND e.local_id = p.local_id ON CONFLICT DO NOTHING"
+                " ON e.origin = p.origin AND e.local_id = p.local_id ON CONFLICT DO NOTHING",
             )
-            count = max(0, cur.rowcount)
-            await cur.execute("DELETE FROM push_outcomes")
+        cur = conn.cursor()
         await cur.execute(
             "SELECT count(*) FROM unnest(%s::uuid[], %s::bigint[]) AS k (origin, local_id)"
             " WHERE NOT EXISTS (SELECT 1 FROM bottui.journal_entries AS e"
@@ -424,12 +419,6 @@ class TeamStore:
             return ()
         sql = f"{SELECT}{ENTRIES_FROM} WHERE e.id = ANY(%s) ORDER BY e.id"
         return self.readable(await self._fetch("reading new entries", sql, [list(ids)]))
-
-    async def entries_after(
-        self, last_id: int, *, limit: int = DEFAULT_PAGE
-    ) -> tuple[TeamEntry, ...]:
-        """Entries whose server id is above ``last_id``, oldest first (``--follow``'s catch-up)."""
-        return (await self.scan_after(last_id, limit=limit)).entries
 
     async def scan_after(self, last_id: int, *, limit: int = DEFAULT_PAGE) -> Scan:
         """Up to ``limit`` rows above ``last_id``, oldest first: the readable entries, how
@@ -680,6 +669,21 @@ async def _executemany(conn: AsyncConnection[Any], sql: str, rows: list[tuple[ob
     return max(0, cur.rowcount)
 
 
+async def _copied(
+    conn: AsyncConnection[Any], table: str, columns: str, rows: Rows, insert: str
+) -> int:
+    """``rows`` by ``COPY`` into the temporary ``table``, then ``insert`` from it; how
+    many it wrote (the temporary table is emptied for the next push)."""
+    cur = conn.cursor()
+    async with cur.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+        for row in rows:
+            await copy.write_row(row)
+    await cur.execute(insert)
+    count = max(0, cur.rowcount)
+    await cur.execute(f"DELETE FROM {table}")
+    return count
+
+
 @dataclass(frozen=True)
 class Scan:
     """A catch-up read: the readable entries, how many rows it looked at, the last row's id."""
@@ -687,6 +691,3 @@ class Scan:
     entries: tuple[TeamEntry, ...]
     rows: int
     last: int
-
-
-__all__ = ["COPY_AT", "DEFAULT_PAGE", "NOTICE_MAX", "Scan", "TeamStore"]

@@ -45,9 +45,15 @@ from uuid import UUID
 
 from bottui.api.tokens import Secret
 from bottui.plaintext import REPLACEMENT, repair_surrogates
-from bottui.store.journal.records import JournalEntry, outcome_word, text
+from bottui.store.journal.records import (
+    JournalEntry,
+    duration,
+    object_json,
+    optional_int,
+    outcome_word,
+    text,
+)
 from bottui.store.journal.rows import from_micros
-from bottui.store.redact import redacted_json
 from bottui.store.team.pg_schema import MAX_STORED_REASON
 from bottui.store.utc import parse_time
 
@@ -111,11 +117,7 @@ def _bounded_reason(reason: str | None) -> str | None:
 
 
 def _json(field: str, value: Mapping[str, Any] | None, *, sort_keys: bool = False) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, Mapping):
-        raise TypeError(f"{field} must be a JSON object")
-    found = redacted_json(value, sort_keys=sort_keys)
+    found = object_json(field, value, sort_keys=sort_keys)
     # JSON escapes NUL; a lone surrogate would not encode as UTF-8.
     return None if found is None else repair_surrogates(found)
 
@@ -124,14 +126,6 @@ def _aware(field: str, moment: datetime) -> datetime:
     if not isinstance(moment, datetime):
         raise TypeError(f"{field} must be a datetime")
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
-def _int(field: str, value: object) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{field} must be an integer")
-    return value
 
 
 @dataclass(frozen=True)
@@ -167,7 +161,7 @@ class EntryEvent:
             raise TypeError("target must be a JSON object")
         return (
             self.origin,
-            _int("local_id", self.local_id),
+            optional_int("local_id", self.local_id),
             _aware("started_at", self.started_at),
             db_text("operator", self.operator),
             db_text("host", self.host),
@@ -180,8 +174,8 @@ class EntryEvent:
             target,
             _json("request_body", self.request_body),
             _json("previous", self.previous),
-            _int("undo_of", self.undo_of),
-            _int("run_id", self.run_id),
+            optional_int("undo_of", self.undo_of),
+            optional_int("run_id", self.run_id),
             _optional_text("item_key", self.item_key),
         )
 
@@ -203,20 +197,15 @@ class OutcomeEvent:
         """The row in :data:`OUTCOME_COLUMNS` order."""
         if not isinstance(self.origin, UUID):
             raise TypeError("origin must be a UUID")
-        duration = self.duration_ms
-        if duration is not None and (
-            isinstance(duration, bool) or not isinstance(duration, int | float)
-        ):
-            raise TypeError("duration_ms must be a number")
         return (
             self.origin,
-            _int("local_id", self.local_id),
+            optional_int("local_id", self.local_id),
             _aware("finished_at", self.finished_at),
             outcome_word(self.outcome),
-            _int("status", self.status),
+            optional_int("status", self.status),
             _json("result", self.result),
             _json("error", self.error),
-            None if duration is None else float(duration),
+            duration(self.duration_ms),
         )
 
 
@@ -350,21 +339,3 @@ def timed_row(event: TimedEvent) -> tuple[object, ...]:
 
 #: One event of a push.
 Event: TypeAlias = "EntryEvent | OutcomeEvent | TimedEvent | Fact"
-
-
-__all__ = [
-    "ENTRY_COLUMNS",
-    "OUTCOME_COLUMNS",
-    "EntryEvent",
-    "Event",
-    "Fact",
-    "FactKey",
-    "OutcomeEvent",
-    "db_text",
-    "entry_event",
-    "events_of",
-    "fact_row",
-    "outcome_event",
-    "storable",
-    "timed_row",
-]

@@ -312,24 +312,3 @@ def outcome_skipped(row: Sequence[Any]) -> Unreadable | None:
         return None
     event = f"{values['origin']}:{values['local_id']}"
     return Unreadable("journal_outcomes", event, str(values["operator"]), why)
-
-
-__all__ = [
-    "NAMES",
-    "SANE_YEARS",
-    "Change",
-    "NotJson",
-    "OddTime",
-    "Pushed",
-    "Skips",
-    "StoreStatus",
-    "TeamEntry",
-    "TeamPage",
-    "Unreadable",
-    "json_object",
-    "lenient",
-    "load_json",
-    "outcome_skipped",
-    "read_entry",
-    "sane",
-]

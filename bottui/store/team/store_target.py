@@ -231,14 +231,3 @@ def check_connected(target: StoreTarget, host: str, sslmode: str, ssl_in_use: bo
             "The team store was reached off loopback without a verified TLS connection: "
             "refused (verify-full is required)"
         )
-
-
-__all__ = [
-    "VERIFY_FULL",
-    "StoreTarget",
-    "check_connected",
-    "check_store_url",
-    "driver_works",
-    "is_loopback_host",
-    "service_settings",
-]

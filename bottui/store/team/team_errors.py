@@ -69,15 +69,3 @@ def scrub(text: str, *secrets: str | None) -> str:
     if len(text) > _MAX_REASON:
         text = text[: _MAX_REASON - 1] + "…"
     return text
-
-
-__all__ = [
-    "INSTALL_TEAM",
-    "SchemaMismatch",
-    "SchemaMissing",
-    "SchemaTooNew",
-    "StoreRefused",
-    "StoreUnavailable",
-    "TeamModeNotInstalled",
-    "scrub",
-]
