@@ -45,7 +45,7 @@ from bottui.ops import confirmation, team_facts
 from bottui.ops import plan as planning
 from bottui.ops.plan import LimiterTarget, PlannedChange, RevocationTarget
 from bottui.ops.session import ChangeOrigin, Session
-from bottui.ops.timed_record import schedule_plan, unschedule
+from bottui.ops.timed_record import push_events, schedule_plan, unschedule
 from bottui.store.errors import InventoryUnavailable, JournalUnavailable, StoreError
 from bottui.store.journal.records import (
     EntryId,
@@ -260,8 +260,6 @@ async def apply(
         await wire.learn(applied.value)
     if plan.revert_after is not None:
         # After the change, not before: the team store never delays a mitigation.
-        from bottui.ops.timed.team import push_events
-
         await push_events(session)
     return applied
 

@@ -2,10 +2,11 @@
 writes as it is sent.
 
 :func:`schedule_plan` (the ``schedule`` event, right after the change's *started* record
-and before its request is sent) and :func:`unschedule` (a ``cancel`` when the change
-changed nothing) are what :func:`bottui.ops.mutations.apply` calls; the rest of the
-timed changes' life (list, extend, cancel, a playbook's revert) is
-:mod:`bottui.ops.timed.schedule`, which writes its events here too. Outside the package
+and before its request is sent), :func:`unschedule` (a ``cancel`` when the change
+changed nothing) and :func:`push_events` (after the change: the events to the team
+store, when there is one) are what :func:`bottui.ops.mutations.apply` calls; the rest of
+the timed changes' life (list, extend, cancel, a playbook's revert) is
+:mod:`bottui.ops.timed.schedule`, which writes and pushes its events here too. Outside the package
 ``bottui.ops.timed``, whose ``__init__`` gathers the whole of timed changes (the run of
 due reverts, the revert rule, which applies through ``mutations``): sending a change
 imports only this.
@@ -112,3 +113,19 @@ async def unschedule(session: Session, key: str, why: str) -> None:
         await append_event(session, "cancel", key, {"why": why}, now_of(session))
     except StoreError as exc:
         session.warn(f"the failed change's revert is still scheduled: {exc.title}")
+
+
+# The team side is imported where a store is configured: a solo change, `bottui run-due` or
+# TUI does without it (the timed package's import is 11 ms with it lazy, 37 ms without, on
+# the busy 2-core machine: `python -X importtime -c "import bottui.ops.timed"`).
+
+
+async def push_events(session: Session) -> None:
+    """Push this machine's outbox now, its timed events with the rest (no store: nothing)."""
+    if not session.settings.store_url:
+        return
+    from bottui.ops.team_push import share_now
+
+    down = await share_now(session)
+    if down is not None:
+        session.warn(f"timed changes not yet shared with the team: {down}")

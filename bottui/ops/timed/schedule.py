@@ -8,7 +8,8 @@ revert on record. A playbook run schedules the revert of its steps after
 they ran (:func:`schedule_revert`). Extend and cancel are new events.
 
 In team mode the events are pushed to the team store with the journal's
-(:mod:`bottui.ops.timed.team`), and :func:`list_timed` shows everyone's.
+(:func:`bottui.ops.timed_record.push_events`), and :func:`list_timed` shows everyone's
+(:mod:`bottui.ops.timed.team`).
 
 A change of a rate limiter or dimension whose timed change has not reverted
 yet makes that revert superseded: when due, it is skipped and nothing is sent
@@ -31,7 +32,7 @@ from bottui.ops.journal_view import target_id, target_what, value_text
 from bottui.ops.revert import superseded
 from bottui.ops.timed import team
 from bottui.ops.timed.model import TimedChange, fold
-from bottui.ops.timed_record import append_event, detail_of, now_of
+from bottui.ops.timed_record import append_event, detail_of, now_of, push_events
 from bottui.plaintext import clean
 from bottui.store.errors import StoreError
 from bottui.store.journal.records import EntryId, local_host
@@ -232,7 +233,7 @@ async def extend(
         )
     detail = {"due_at": stamp(due), "by": int(by.total_seconds())}
     await append_event(session, "extend", timed.key, detail, moment)
-    await team.push_events(session)
+    await push_events(session)
     return await find(session, timed.key)
 
 
@@ -246,7 +247,7 @@ async def cancel(session: Session, id_or_key: str, *, now: datetime | None = Non
     timed = await find(session, id_or_key)
     _still_open(timed, "cancel")
     await append_event(session, "cancel", timed.key, {}, now_of(session, now))
-    await team.push_events(session)
+    await push_events(session)
     return await find(session, timed.key)
 
 

@@ -4,8 +4,9 @@ Without a team store (``store`` in the profile, ``BOTTUI_STORE_URL``) all of
 it is this machine's journal. With one:
 
 * events are written to this journal first (the outbox) and pushed to the
-  team store with the rest of the outbox by :func:`push_events` (after
-  scheduling, extending, cancelling, and before listing), each once;
+  team store with the rest of the outbox by
+  :func:`bottui.ops.timed_record.push_events` (after scheduling, extending,
+  cancelling, and before listing), each once;
 * :func:`merged` lists everyone's: the team store's events and claims, and
   this journal's not yet pushed; a store that is down leaves this journal's
   alone, with a warning;
@@ -20,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from bottui.ops.timed_record import push_events
 from bottui.store.errors import StoreError
 from bottui.store.journal.records import JournalEntry
 from bottui.store.timed_sqlite import TimedClaim, TimedEvent
@@ -38,22 +40,6 @@ async def _store(session: Session) -> TeamStore | None:
     except StoreError as exc:
         session.warn(f"team store: {exc.title}")
         return None
-
-
-# The team side is imported where a store is configured: a solo `bottui run-due` or TUI
-# does without it (the timed package's import is 11 ms with it lazy, 37 ms without, on
-# the busy 2-core machine: `python -X importtime -c "import bottui.ops.timed"`).
-
-
-async def push_events(session: Session) -> None:
-    """Push this machine's outbox now, its timed events with the rest (no store: nothing)."""
-    if not session.settings.store_url:
-        return
-    from bottui.ops.team_push import share_now
-
-    down = await share_now(session)
-    if down is not None:
-        session.warn(f"timed changes not yet shared with the team: {down}")
 
 
 async def merged(
