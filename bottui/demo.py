@@ -47,12 +47,11 @@ from typing import TYPE_CHECKING, Any, Final, Self
 
 from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.ops.session import Session, Settings
-from bottui.sandbox import demo_data as data
+from bottui.sandbox import demo_data
 from bottui.sandbox.process import SandboxProcess
-from bottui.store.errors import InventoryUnavailable, StoreError
 from bottui.store.files import Locations, ensure
-from bottui.store.inventory.file import Inventory
-from bottui.store.inventory.records import (
+from bottui.store.inventory.inventory_file import Inventory
+from bottui.store.inventory.inventory_records import (
     AccountEntry,
     DimensionEntry,
     InventorySnapshot,
@@ -61,6 +60,7 @@ from bottui.store.inventory.records import (
     Source,
 )
 from bottui.store.keyring_tokens import MemoryKeyring, TokenStore
+from bottui.store.store_errors import InventoryUnavailable, StoreError
 from bottui.store.utc import Clock
 from bottui.tui.app import BottuiApp
 
@@ -257,28 +257,28 @@ def _q(value: object) -> str:
 
 def demo_snapshot(now: str, *, hostile: bool = False) -> InventorySnapshot:
     """The demo's inventory as an operator's team file would bring it in at ``now``."""
-    account = data.DEMO_ACCOUNT
-    projects = dict(data.DEMO_PROJECTS)
+    account = demo_data.DEMO_ACCOUNT
+    projects = dict(demo_data.DEMO_PROJECTS)
     limiters: list[tuple[str, str, str, bool | None]] = [
         (pid, limiter.id, limiter.name, limiter.active)
-        for pid, seeded in data.DEMO_RATE_LIMITERS.items()
+        for pid, seeded in demo_data.DEMO_RATE_LIMITERS.items()
         for limiter in seeded
     ]
     if hostile:
-        projects[data.HOSTILE_PROJECT_ID] = data.HOSTILE_MARKUP
+        projects[demo_data.HOSTILE_PROJECT_ID] = demo_data.HOSTILE_MARKUP
         limiters += [
-            (data.HOSTILE_PROJECT_ID, lid, data.HOSTILE_ANSI, None)
-            for lid in data.HOSTILE_LIMITER_IDS
+            (demo_data.HOSTILE_PROJECT_ID, lid, demo_data.HOSTILE_ANSI, None)
+            for lid in demo_data.HOSTILE_LIMITER_IDS
         ]
     dimensions = [
         (pid, d.id, d.name, repr(d.block), repr(d.challenge))
-        for pid, seeded in data.DEMO_DIMENSIONS.items()
+        for pid, seeded in demo_data.DEMO_DIMENSIONS.items()
         for d in seeded
     ]
     imported = Source.IMPORT
     # Sorted by key (project, id), as a snapshot read from a file is.
     return InventorySnapshot(
-        accounts=(AccountEntry(account, data.DEMO_ACCOUNT_NAME, now, imported),),
+        accounts=(AccountEntry(account, demo_data.DEMO_ACCOUNT_NAME, now, imported),),
         projects=tuple(
             ProjectEntry(account, pid, name, now, imported)
             for pid, name in sorted(projects.items())
@@ -394,17 +394,17 @@ def prepare(
     ensure(locations.config_dir)
     locations.config_file.write_text(
         f"current = {_q(profile)}\n\n[profiles.{profile}]\n"
-        f"base_url = {_q(base_url)}\naccount = {_q(data.DEMO_ACCOUNT)}\n"
+        f"base_url = {_q(base_url)}\naccount = {_q(demo_data.DEMO_ACCOUNT)}\n"
         f"project = {_q(project)}\n" + (f"store = {_q(store_url)}\n" if store_url else ""),
         encoding="utf-8",
     )
     settings = Settings(
-        profile, base_url, account=data.DEMO_ACCOUNT, project=project, store_url=store_url
+        profile, base_url, account=demo_data.DEMO_ACCOUNT, project=project, store_url=store_url
     )
     tokens = TokenStore(environ={}, backend=MemoryKeyring())  # type: ignore[arg-type]
-    tokens.set_personal(base_url, data.DEMO_ACCOUNT, AccessToken(data.DEMO_ACCESS_TOKEN))
-    for pid, value in data.project_tokens(hostile).items():
-        tokens.set_project(base_url, data.DEMO_ACCOUNT, pid, ProjectToken(value))
+    tokens.set_personal(base_url, demo_data.DEMO_ACCOUNT, AccessToken(demo_data.DEMO_ACCESS_TOKEN))
+    for pid, value in demo_data.project_tokens(hostile).items():
+        tokens.set_project(base_url, demo_data.DEMO_ACCOUNT, pid, ProjectToken(value))
     options: dict[str, Any] = {"clock": clock}
     if client_factory is not None:
         options["client_factory"] = client_factory
@@ -433,7 +433,7 @@ def run_demo(*, hostile: bool = False, team: bool = False) -> int:
     With ``team`` (``bottui demo --team``), a throwaway PostgreSQL in that
     directory is the session's team store, and a scripted teammate changes
     things on it now and then (:mod:`bottui.demo_team`). What it needs is
-    checked first: a :class:`~bottui.store.errors.StoreError` naming what to
+    checked first: a :class:`~bottui.store.store_errors.StoreError` naming what to
     install when it is missing.
 
     SIGHUP (an SSH drop) and SIGTERM end it as ``q`` does, directory,

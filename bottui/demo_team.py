@@ -48,7 +48,7 @@ from bottui.api.models import DimensionThresholds
 from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.ops import mutations
 from bottui.ops.session import Session, Settings
-from bottui.sandbox import demo_data as data
+from bottui.sandbox import demo_data
 from bottui.store.files import Locations
 from bottui.store.keyring_tokens import MemoryKeyring, TokenStore
 from bottui.store.team.local_server import (
@@ -174,7 +174,7 @@ class Step:
 
 async def _limiter(limiter: str, active: bool, session: Session, reason: str) -> object:
     return await mutations.set_limiter(
-        session, data.DEMO_ACCOUNT, PROJECT, limiter, active, confirmed=True, reason=reason
+        session, demo_data.DEMO_ACCOUNT, PROJECT, limiter, active, confirmed=True, reason=reason
     )
 
 
@@ -183,13 +183,13 @@ async def _thresholds(
 ) -> object:
     values = DimensionThresholds(name=name, block=block, challenge=challenge)
     return await mutations.set_thresholds(
-        session, data.DEMO_ACCOUNT, PROJECT, dimension, values, confirmed=True, reason=reason
+        session, demo_data.DEMO_ACCOUNT, PROJECT, dimension, values, confirmed=True, reason=reason
     )
 
 
 async def _revoke(visitor: str, session: Session, reason: str) -> object:
     return await mutations.revoke(
-        session, data.DEMO_ACCOUNT, PROJECT, visitor_id=visitor, confirmed=True, reason=reason
+        session, demo_data.DEMO_ACCOUNT, PROJECT, visitor_id=visitor, confirmed=True, reason=reason
     )
 
 
@@ -217,15 +217,15 @@ def teammate_session(root: Path, base_url: str, store_url: str) -> Session:
     settings = Settings(
         "bob",
         base_url,
-        account=data.DEMO_ACCOUNT,
+        account=demo_data.DEMO_ACCOUNT,
         project=PROJECT,
         operator=OPERATOR,
         store_url=store_url,
     )
     tokens = TokenStore(environ={}, backend=MemoryKeyring())  # type: ignore[arg-type]
-    tokens.set_personal(base_url, data.DEMO_ACCOUNT, AccessToken(data.DEMO_ACCESS_TOKEN))
-    for pid, value in data.project_tokens(False).items():
-        tokens.set_project(base_url, data.DEMO_ACCOUNT, pid, ProjectToken(value))
+    tokens.set_personal(base_url, demo_data.DEMO_ACCOUNT, AccessToken(demo_data.DEMO_ACCESS_TOKEN))
+    for pid, value in demo_data.project_tokens(False).items():
+        tokens.set_project(base_url, demo_data.DEMO_ACCOUNT, pid, ProjectToken(value))
     return Session(locations, settings, tokens)
 
 

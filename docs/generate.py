@@ -26,8 +26,8 @@ from bottui.cli.completion import tree_text
 from bottui.cli.help_topics import JSON_TEXT
 from bottui.cli.parser import COMMON_OPTIONS, TOPICS, VARIABLES, build_parser
 from bottui.cli.tab_callback import TREE_FILE
-from bottui.store.config import model as config_model
-from bottui.store.config.model import Config, Profile, ProjectSettings
+from bottui.store.config import config_model
+from bottui.store.config.config_model import Config, Profile, ProjectSettings
 from bottui.tui.key_registry import binding_table
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -246,7 +246,7 @@ def config_reference() -> str:
     lines = [
         "# Configuration reference",
         "",
-        "Every key of `config.toml`, from the config model (`bottui/store/config/model.py`; "
+        "Every key of `config.toml`, from the config model (`bottui/store/config/config_model.py`; "
         "`bottui config check` knows the same keys and says which it does not). The file is "
         "read as a regular file of at most "
         f"{config_model.MAX_CONFIG_BYTES // (1024 * 1024)} MiB. Examples and the story "

@@ -32,8 +32,8 @@ ROOT: Final = Path(__file__).resolve().parent.parent / "bottui"
 LAYERS: Final = ("ops", "tui", "cli")
 #: Synchronous store classes, by the module that defines them.
 SYNC_CLASSES: Final = {
-    "bottui.store.journal.file": "Journal",
-    "bottui.store.inventory.file": "Inventory",
+    "bottui.store.journal.journal_file": "Journal",
+    "bottui.store.inventory.inventory_file": "Inventory",
 }
 #: Files exempt from the rule (none: every caller awaits the facades).
 PENDING: Final = frozenset[str]()
@@ -121,8 +121,8 @@ def test_the_walk_finds_each_forbidden_form(tmp_path: Path) -> None:
         "x = self.services.session.inventory": ".inventory",
         "import asyncio\nasyncio.to_thread(f)": "to_thread",
         "from bottui.ops.daemon import run_in_daemon": "daemon",
-        "from bottui.store.journal.file import Journal": "bottui.store.journal.file.Journal",
-        "from bottui.store.inventory.file import Inventory": "inventory.file.Inventory",
+        "from bottui.store.journal.journal_file import Journal": "journal_file.Journal",
+        "from bottui.store.inventory.inventory_file import Inventory": "inventory_file.Inventory",
         "Journal(path)": "constructed",
         "store.Inventory(path, 'p')": "constructed",
         # Config edits: called synchronously, handed on as a callback, or by hand.
@@ -142,7 +142,7 @@ def test_the_walk_finds_each_forbidden_form(tmp_path: Path) -> None:
             problems = _problems(sample)
             assert any(expected in p for p in problems), (source, problems)
         sample.write_text(
-            "from bottui.store.journal.records import JournalEntry\n"
+            "from bottui.store.journal.journal_records import JournalEntry\n"
             "x = await session.journal_store.page()\n"
             "config = ConfigStore(locations).load()\n"
             "await session.config_store.set_theme('nord')\n"

@@ -52,7 +52,7 @@ from bottui.api.tokens import (
     ProjectToken,
     Secret,
     TokenEncoding,
-    check,
+    check_token,
     header_value,
     remember,
 )
@@ -354,7 +354,7 @@ class BotProtectionClient:
         character) is refused first: :class:`~bottui.api.tokens.UnusableToken`,
         nothing sent.
         """
-        check(token, self.token_encoding)
+        check_token(token, self.token_encoding)
         expected = ProjectToken if request.token_kind == "project" else type(token)
         if request.token_kind == "personal" and not isinstance(token, AccessToken):
             raise TypeError("this operation needs a personal access token")

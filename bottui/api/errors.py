@@ -38,7 +38,7 @@ class BottuiError(Exception):
     """Base of every error bottui reports to a person instead of a traceback.
 
     The one root: api, policy and store errors
-    (:class:`bottui.store.errors.StoreError`) all derive from it, so a face
+    (:class:`bottui.store.store_errors.StoreError`) all derive from it, so a face
     catches this class alone and renders its ``title``, ``details``,
     ``exit_code`` and :meth:`to_json` (the CLI in :mod:`bottui.cli.output`).
 

@@ -182,7 +182,7 @@ def _problem(raw: str, encoding: TokenEncoding) -> str | None:
     return None
 
 
-def check(token: Secret, encoding: TokenEncoding = DEFAULT_ENCODING) -> None:
+def check_token(token: Secret, encoding: TokenEncoding = DEFAULT_ENCODING) -> None:
     """Raise :class:`UnusableToken` when ``token`` cannot be sent with ``encoding``."""
     problem = _problem(token.reveal(), encoding)
     if problem is not None:

@@ -50,9 +50,9 @@ def cmd_sandbox(args: Args, out: Output) -> int:
 
 def cmd_demo(args: Args, out: Output) -> int:
     """``bottui demo [--team]``: the app against the embedded sandbox, isolated."""
-    from bottui.tui import perf as gc_pause
+    from bottui.tui import perf
 
-    with gc_pause.paused():  # the app resumes it after its first frame
+    with perf.paused():  # the app resumes it after its first frame
         from bottui.demo import run_demo
 
         # The first run's "Start the demo" comes with the TUI's arguments: no --team.
@@ -63,11 +63,11 @@ def cmd_demo(args: Args, out: Output) -> int:
 
 def cmd_tui(args: Args, out: Output) -> int:
     """No command: the TUI on the saved profile."""
-    from bottui.tui import perf as gc_pause
+    from bottui.tui import perf
 
-    with gc_pause.paused():  # the app resumes it after its first frame
+    with perf.paused():  # the app resumes it after its first frame
+        from bottui.tui.launch import run_app
         from bottui.tui.messages import START_DEMO
-        from bottui.tui.run import run_app
 
         code: int = run_app(args)
     if code == START_DEMO:  # chosen on the first-run welcome
@@ -77,9 +77,9 @@ def cmd_tui(args: Args, out: Output) -> int:
 
 def known_bindings() -> list[KnownBinding]:
     """The TUI's key bindings, for ``bottui config check`` (read from its screens)."""
-    from bottui.tui.key_registry import known_bindings as of_the_tui
+    from bottui.tui import key_registry
 
-    return of_the_tui()
+    return key_registry.known_bindings()
 
 
 def _add_sandbox(commands: Any) -> None:

@@ -35,8 +35,7 @@ from bottui.cli.parser import (
     group_of,
 )
 from bottui.cli.timed_cmd import add_for, say_timed, with_for
-from bottui.ops import collisions, confirmation, mutations, undo
-from bottui.ops import plan as planning
+from bottui.ops import collisions, confirmation, mutations, planning, undo
 from bottui.ops.confirmation import ConfirmKind
 from bottui.ops.durations import duration_text
 from bottui.ops.thresholds import check_rules, fill_thresholds
@@ -45,7 +44,7 @@ from bottui.plaintext import clean, show_id
 
 if TYPE_CHECKING:
     from bottui.ops.mutations import Applied
-    from bottui.ops.plan import PlannedChange
+    from bottui.ops.planning import PlannedChange
     from bottui.ops.session import Session
 
 T = TypeVar("T")

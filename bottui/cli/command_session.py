@@ -36,9 +36,9 @@ from bottui.ops.config_checks import CheckedFiles, run_checkers, summary
 from bottui.ops.session import Session, session_from_options
 from bottui.ops.team_push import EXIT_BUDGET, SharingThread, SyncState
 from bottui.store.config.config_file import ConfigStore
-from bottui.store.errors import StoreError
 from bottui.store.executor import run_blocking
 from bottui.store.files import Locations
+from bottui.store.store_errors import StoreError
 
 #: Seconds between two pushes while a command runs (a bulk run's batches).
 INTERVAL: Final = 1.0

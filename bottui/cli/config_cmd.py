@@ -10,7 +10,7 @@ when a problem is found (CONVENTIONS: refused before sending, invalid values).
 
 Warnings do not change the exit code: a playbook step whose id the
 profile's inventory has never seen (``playbook run`` refuses it until the
-inventory learns it; :mod:`bottui.ops.playbooks.planning`).
+inventory learns it; :mod:`bottui.ops.playbooks.playbook_plan`).
 Every other command warns in one line at its start
 (:func:`bottui.cli.command_session.warn_at_start`).
 """
@@ -26,7 +26,7 @@ from bottui.cli.output import Output
 from bottui.cli.parser import Args, command, group_of
 from bottui.ops.config_checks import CheckedFiles, keymap_problems, run_checkers
 from bottui.ops.playbooks.library import PlaybookProblem
-from bottui.ops.playbooks.planning import unseen_steps
+from bottui.ops.playbooks.playbook_plan import unseen_steps
 from bottui.ops.session import session_from_options
 from bottui.store.config.config_file import ConfigStore
 from bottui.store.files import Locations

@@ -16,8 +16,8 @@ from bottui.cli.parser import Args, command, group_of
 from bottui.ops.inventory_edits import import_file
 from bottui.ops.team_inventory import refresh_shared
 from bottui.plaintext import clean, show_id
-from bottui.store.inventory.records import taught_by
-from bottui.store.journal.records import number_of
+from bottui.store.inventory.inventory_records import taught_by
+from bottui.store.journal.journal_records import number_of
 
 
 async def cmd_inventory(args: Args, out: Output) -> int:

@@ -21,7 +21,7 @@ Three forms, each written page by page as it is read:
 
 JSON goes through :mod:`bottui.store.safe_export` (C1 and bidi controls
 escaped), each entry as :meth:`JournalEntry.to_json
-<bottui.store.journal.records.JournalEntry.to_json>` gives it. A reader that
+<bottui.store.journal.journal_records.JournalEntry.to_json>` gives it. A reader that
 stops early (``| head``) stops the reading too: no more pages are fetched.
 
 ``--follow``: after the newest page, each new entry as it arrives (#13).
@@ -58,18 +58,17 @@ from bottui.ops.team_push import EXIT_BUDGET, TeamSync, open_team_store_url
 from bottui.plaintext import clean, show_id
 from bottui.store import safe_export
 from bottui.store.config.config_file import ConfigStore
-from bottui.store.errors import ProfileNotFound, StoreError, no_such_profile
 from bottui.store.files import Locations
-from bottui.store.journal.records import EntryQuery, previous_json
-from bottui.store.journal.store import SqliteJournalStore
+from bottui.store.journal.journal_records import EntryQuery, previous_json
+from bottui.store.journal.journal_store import SqliteJournalStore
 from bottui.store.keyring_tokens import TokenStore
+from bottui.store.store_errors import ProfileNotFound, StoreError, no_such_profile
 from bottui.store.team import resolve_store_url
 from bottui.store.utc import stamp
 
 if TYPE_CHECKING:
     from bottui.ops.journal_view import JournalQuery
-    from bottui.store.journal.records import JournalReader as Pages
-    from bottui.store.journal.store import SqliteJournalStore as JournalStore
+    from bottui.store.journal.journal_records import JournalReader
     from bottui.store.team.pg_store import TeamStore
     from bottui.store.team.read_rows import TeamEntry, Unreadable
 
@@ -173,7 +172,7 @@ async def cmd_journal(args: Args, out: Output) -> int:
     local = SqliteJournalStore.at(Locations.default())
     url = store_url(args)
     team = None if url is None else await team_journal(url, out)
-    journal: Pages = local
+    journal: JournalReader = local
     if team is not None:
 
         def down(reason: str) -> None:
@@ -215,7 +214,7 @@ async def cmd_journal(args: Args, out: Output) -> int:
     return code
 
 
-async def check_profile(name: str, journal: Pages) -> None:
+async def check_profile(name: str, journal: JournalReader) -> None:
     """Refuse a ``--profile`` that names no profile, as every command does (exit 2).
 
     Except a profile the journal has entries of: one removed from the config
@@ -460,7 +459,7 @@ class _Printer:
 async def follow(
     args: Args,
     out: Output,
-    journal: JournalStore,
+    journal: SqliteJournalStore,
     query: EntryQuery,
     *,
     url: str | None,
@@ -500,7 +499,7 @@ def _quiet_first(printer: _Printer) -> Any:
 
 
 async def _poll(
-    printer: _Printer, args: Args, journal: JournalStore, query: EntryQuery, since: int | None
+    printer: _Printer, args: Args, journal: SqliteJournalStore, query: EntryQuery, since: int | None
 ) -> None:
     if since is None:
         newest = await journal.page(query, limit=1)

@@ -22,10 +22,10 @@ from bottui.cli.output import Output, UsageError
 from bottui.cli.parser import CHANGE, SESSION, Args, Exit, add_reason, command, group_of
 from bottui.ops import revert
 from bottui.ops.durations import duration_text, parse_duration
-from bottui.ops.plan import DRY_RUN_NOTE
-from bottui.ops.playbooks import library, planning, run
-from bottui.ops.playbooks.planning import PlaybookPlan
-from bottui.ops.playbooks.run import RunSummary, StepResult
+from bottui.ops.planning import DRY_RUN_NOTE
+from bottui.ops.playbooks import library, playbook_plan, playbook_run
+from bottui.ops.playbooks.playbook_plan import PlaybookPlan
+from bottui.ops.playbooks.playbook_run import RunSummary, StepResult
 from bottui.ops.revert import PlaybookRevert
 from bottui.ops.session import Session
 from bottui.plaintext import show_id
@@ -77,8 +77,8 @@ async def _list(out: Output) -> int:
 
 async def _plan(args: Args, session: Session, *, strict: bool = True) -> PlaybookPlan:
     book = await library.load(session.locations, args.name)
-    account, project = planning.scope(session, book, args.account, args.project)
-    plan = await planning.plan_playbook(session, book, account, project, strict=strict)
+    account, project = playbook_plan.scope(session, book, args.account, args.project)
+    plan = await playbook_plan.plan_playbook(session, book, account, project, strict=strict)
     return plan.with_reason(getattr(args, "reason", None))
 
 
@@ -133,14 +133,14 @@ async def _run(args: Args, out: Output, session: Session, plan: PlaybookPlan) ->
         out.message(DRY_RUN_NOTE)
         return EXIT_OK
     _show(out, plan, as_document=False)
-    run.check_may_run(session, plan, confirmed=args.yes)  # refused before the question
+    playbook_run.check_may_run(session, plan, confirmed=args.yes)  # refused before the question
     if after is not None:
         out.line(
             f"every step reverts after {duration_text(after)} (reverse order, superseded skipped)"
         )
     if not args.yes:
         output.confirm_on_terminal(out, f"Run these {len(plan.steps)} steps?")
-    summary = await run.run_playbook(
+    summary = await playbook_run.run_playbook(
         session, plan, confirmed=True, revert_after=after, progress=_progress(out, plan)
     )
     for warning in summary.warnings:

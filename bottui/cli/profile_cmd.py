@@ -14,8 +14,8 @@ from bottui.cli.output import Output, UsageError
 from bottui.cli.parser import Args, command, group_of
 from bottui.ops import profiles
 from bottui.store.config.async_facade import AsyncConfigStore
-from bottui.store.errors import ProfileExists
 from bottui.store.files import Locations
+from bottui.store.store_errors import ProfileExists
 
 
 async def cmd_profile(args: Args, out: Output) -> int:

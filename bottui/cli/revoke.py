@@ -1,6 +1,6 @@
 """``bottui revoke``: one visitor or user account, or many from a file (``--from-file``).
 
-One subject is planned with :mod:`bottui.ops.plan` and sent as every change
+One subject is planned with :mod:`bottui.ops.planning` and sent as every change
 is (:func:`bottui.ops.mutations.apply`). Bulk revocation is the engine of
 :mod:`bottui.ops.bulk`; this module checks the options, opens
 the input and the ``--output`` file, refuses a read-only or unconfirmed
@@ -35,8 +35,7 @@ from bottui.cli.command_session import command_session
 from bottui.cli.output import Output, UsageError
 from bottui.cli.parser import CHANGE, Args, add_reason, command
 from bottui.cli.timed_cmd import add_for
-from bottui.ops import mutations
-from bottui.ops import plan as planning
+from bottui.ops import mutations, planning
 from bottui.ops.bulk.engine import BulkPlan, BulkRevocation, plan_bulk
 from bottui.ops.bulk.input import BulkSource
 from bottui.ops.bulk.report import (

@@ -19,10 +19,10 @@ from bottui.cli.parser import Args, command, group_of
 from bottui.ops.session import DEFAULT_PROFILE, settings_from_options
 from bottui.ops.team_push import TeamSync, open_team_store
 from bottui.store.config.config_file import ConfigStore
-from bottui.store.config.model import Profile
-from bottui.store.errors import ProfileNotFound, no_such_profile
+from bottui.store.config.config_model import Profile
 from bottui.store.files import Locations
 from bottui.store.keyring_tokens import TokenStore
+from bottui.store.store_errors import ProfileNotFound, no_such_profile
 from bottui.store.team.outbox import Scope
 from bottui.store.team.team_errors import StoreUnavailable
 

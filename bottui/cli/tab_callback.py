@@ -19,7 +19,7 @@ nothing; whatever goes wrong, it answers nothing and exits 0.
 Profile names and ids come from the user's files, synchronously and
 read-only: the callback is a short process that runs no event loop, glances
 at ``config.toml`` once (:func:`glance_config`) and at the inventory through
-:func:`~bottui.store.inventory.peek.peek_ids` (SQLite ``mode=ro``). The
+:func:`~bottui.store.inventory.inventory_peek.peek_ids` (SQLite ``mode=ro``). The
 profile, account and project are the ones already on the command line, else
 the profile's own (as a command would resolve them, see
 :class:`bottui.ops.session.Settings`). Any failure is an empty answer.
@@ -40,7 +40,7 @@ from typing import Any, Final, NamedTuple
 from bottui.plaintext import has_control
 from bottui.store import toml_read
 from bottui.store.files import Locations
-from bottui.store.inventory.peek import Kind, peek_ids
+from bottui.store.inventory.inventory_peek import Kind, peek_ids
 
 # Not imported, measured (CPU over ``python -c pass``, 20 runs interleaved, the
 # busy 2-core machine, 2026-11-28; a Tab is held to 2x ``python -c pass``, 21 ms):
@@ -67,7 +67,8 @@ _KINDS: Final[dict[str, str]] = {
 }
 
 
-#: The kinds the inventory answers, each its own :data:`~bottui.store.inventory.peek.Kind`.
+#: The kinds the inventory answers, each its own
+#: :data:`~bottui.store.inventory.inventory_peek.Kind`.
 _ID_KINDS: Final[dict[str, Kind]] = {
     "accounts": "accounts",
     "projects": "projects",
@@ -250,7 +251,7 @@ def callback(words: Sequence[str]) -> int:
 #: The inventory scope of a session with no profile: ``bottui.ops.session.DEFAULT_PROFILE``,
 #: not imported (it costs the callback ~30 ms at every Tab); a test checks they agree.
 DEFAULT_PROFILE = "default"
-#: ``bottui.store.config.model.MAX_CONFIG_BYTES``, not imported (the model, see
+#: ``bottui.store.config.config_model.MAX_CONFIG_BYTES``, not imported (the model, see
 #: above); a test checks they agree.
 MAX_CONFIG_BYTES: Final = 4 * 1024 * 1024
 

@@ -35,7 +35,7 @@ from bottui.store.token_sources import read_credentials
 from bottui.store.utc import parse_time
 
 if TYPE_CHECKING:
-    from bottui.ops.plan import PlannedChange
+    from bottui.ops.planning import PlannedChange
     from bottui.ops.session import Session
     from bottui.ops.timed import DueReport, TimedChange
 

@@ -13,8 +13,7 @@ import sys
 from typing import Any, Final
 
 from bottui.api.errors import EXIT_OK
-from bottui.api.tokens import StorePassword
-from bottui.api.tokens import check as check_token
+from bottui.api.tokens import StorePassword, check_token
 from bottui.cli.command_session import command_session
 from bottui.cli.output import Output, UsageError
 from bottui.cli.parser import Args, command, group_of
@@ -24,8 +23,8 @@ from bottui.ops.session import Session
 from bottui.ops.team_push import store_target
 from bottui.ops.token_slots import Slot, delete_token, keyring_answers, read_states, store_token
 from bottui.plaintext import show_id
-from bottui.store.errors import KeyringUnavailable
 from bottui.store.keyring_tokens import TokenStore
+from bottui.store.store_errors import KeyringUnavailable
 from bottui.store.token_sources import EnvTokenAmbiguous
 
 

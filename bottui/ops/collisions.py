@@ -11,7 +11,7 @@ Under a protected profile a face must have the operator confirm after the
 warning; a script (no terminal) is refused unless it acknowledged the
 collision beforehand (``--ack-collision``). :func:`acknowledge` records an
 acknowledgement on the plan: the change's journal entry carries it after the
-reason (:attr:`~bottui.ops.plan.PlannedChange.journal_reason`), naming each
+reason (:attr:`~bottui.ops.planning.PlannedChange.journal_reason`), naming each
 teammate's change acknowledged.
 
 The lines are built from the database's strings, which are untrusted: each
@@ -26,15 +26,15 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from bottui.ops.live_feeds import own_origin, what, who
-from bottui.ops.plan import LimiterTarget, ThresholdsTarget
+from bottui.ops.planning import LimiterTarget, ThresholdsTarget
 from bottui.plaintext import clean
-from bottui.store.errors import StoreError
-from bottui.store.journal.records import dimension_target, limiter_target
+from bottui.store.journal.journal_records import dimension_target, limiter_target
+from bottui.store.store_errors import StoreError
 
 if TYPE_CHECKING:
     from uuid import UUID
 
-    from bottui.ops.plan import PlannedChange
+    from bottui.ops.planning import PlannedChange
     from bottui.ops.session import Session
     from bottui.store.team.read_rows import TeamEntry
 

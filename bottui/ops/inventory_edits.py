@@ -4,7 +4,7 @@ The API lists nothing, so the operator teaches bottui its ids: the TUI's
 Projects, Rate limiters and Thresholds screens add, rename and forget
 projects, limiters and dimensions; ``bottui inventory import`` merges a file.
 Nothing here is sent to the API. Every edit is awaited on the session's
-:class:`~bottui.store.inventory.store.SqliteInventoryStore` (off the event loop).
+:class:`~bottui.store.inventory.inventory_store.SqliteInventoryStore` (off the event loop).
 
 What is entered is checked here, and refused with
 :class:`~bottui.api.errors.ValidationError` (exit 2; a form shows it under
@@ -28,7 +28,7 @@ from bottui.ops.inventory_reads import read_all_dimensions, read_all_limiters
 
 if TYPE_CHECKING:
     from bottui.ops.session import Session
-    from bottui.store.inventory.records import DimensionEntry, MergeReport
+    from bottui.store.inventory.inventory_records import DimensionEntry, MergeReport
 
 #: The longest display name a project keeps.
 NAME_MAX: Final = 200

@@ -1,6 +1,6 @@
 """Whole lists from the paged inventory, for the faces that show them all.
 
-The :class:`~bottui.store.inventory.store.SqliteInventoryStore` pages every list;
+The :class:`~bottui.store.inventory.inventory_store.SqliteInventoryStore` pages every list;
 a screen or a command that shows a project's limiters (or dimensions, or
 every project) reads the pages here, awaiting each, so nothing blocks an
 event loop and no face repeats the cursor loop.
@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from bottui.api.errors import BottuiError
 from bottui.ops.session import Session
-from bottui.store.inventory.records import DimensionEntry, LimiterEntry, ProjectEntry
+from bottui.store.inventory.inventory_records import DimensionEntry, LimiterEntry, ProjectEntry
 from bottui.store.paging import Cursor, Page
 
 T = TypeVar("T")
@@ -65,7 +65,7 @@ async def first_projects(session: Session) -> Page[ProjectEntry]:
 
 
 async def inventory_version(session: Session) -> Hashable | None:
-    """The inventory's marker (see ``InventoryStore.version``): equal, nothing changed.
+    """The inventory's marker (see ``SqliteInventoryStore.version``): equal, nothing changed.
 
     With the store it is of: after a switch of profile, markers of two stores never match.
     """

@@ -15,7 +15,7 @@ Read page by page: what ``bottui journal`` streams and the Journal screen scroll
 
 A journal may hold ten million entries, so no face ever reads "all of them"
 into memory. Every read here asks the store for one bounded page
-(:meth:`~bottui.store.journal.records.JournalReader.page`, newest first, with
+(:meth:`~bottui.store.journal.journal_records.JournalReader.page`, newest first, with
 the store's opaque cursor) and hands it on before the next is read:
 
 * :func:`read_page`: one page, each entry :func:`~bottui.ops.journal_view.fit`
@@ -50,8 +50,8 @@ from bottui.api.tokens import server_json
 from bottui.ops.durations import parse_duration
 from bottui.ops.token_slots import SlotTokens
 from bottui.store.executor import run_blocking
-from bottui.store.journal.file import export_csv, export_jsonl
-from bottui.store.journal.records import (
+from bottui.store.journal.journal_file import export_csv, export_jsonl
+from bottui.store.journal.journal_records import (
     EntryId,
     EntryPage,
     EntryQuery,

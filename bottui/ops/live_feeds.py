@@ -36,8 +36,8 @@ from uuid import UUID
 
 from bottui.ops.journal_view import value_text
 from bottui.plaintext import clean
-from bottui.store.errors import DatabaseUnavailable, StoreError
 from bottui.store.file_watch import DataVersionWatch
+from bottui.store.store_errors import DatabaseUnavailable, StoreError
 from bottui.store.team.pg_schema import INVENTORY_CHANNEL
 
 if TYPE_CHECKING:

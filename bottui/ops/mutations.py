@@ -1,6 +1,6 @@
 """Every change bottui makes, from either face, goes through here.
 
-A change is planned once (:mod:`bottui.ops.plan`: validated, the exact
+A change is planned once (:mod:`bottui.ops.planning`: validated, the exact
 request, the value before, the confirmation it needs), then :func:`apply`
 sends it, the one template of every operation: re-check the read-only and
 protected rule, find the token, append a *started* journal record (durable)
@@ -41,13 +41,11 @@ from bottui.api.models import (
     Revocation,
 )
 from bottui.api.requests import PreparedRequest
-from bottui.ops import confirmation, team_facts
-from bottui.ops import plan as planning
-from bottui.ops.plan import LimiterTarget, PlannedChange, RevocationTarget
+from bottui.ops import confirmation, planning, team_facts
+from bottui.ops.planning import LimiterTarget, PlannedChange, RevocationTarget
 from bottui.ops.session import ChangeOrigin, Session
 from bottui.ops.timed_record import push_events, schedule_plan, unschedule
-from bottui.store.errors import InventoryUnavailable, JournalUnavailable, StoreError
-from bottui.store.journal.records import (
+from bottui.store.journal.journal_records import (
     EntryId,
     Operation,
     Outcome,
@@ -55,10 +53,11 @@ from bottui.store.journal.records import (
     dimension_target,
     limiter_target,
 )
+from bottui.store.store_errors import InventoryUnavailable, JournalUnavailable, StoreError
 
 if TYPE_CHECKING:
     from bottui.api.client import BotProtectionClient
-    from bottui.store.inventory.store import SqliteInventoryStore as InventoryStore
+    from bottui.store.inventory.inventory_store import SqliteInventoryStore
 
 T = TypeVar("T")
 
@@ -388,7 +387,9 @@ def _limiter_outcome(change: LimiterChange) -> tuple[Outcome, int | None, dict[s
     )
 
 
-async def _learn(session: Session, write: Callable[[InventoryStore], Awaitable[None]]) -> None:
+async def _learn(
+    session: Session, write: Callable[[SqliteInventoryStore], Awaitable[None]]
+) -> None:
     try:
         await write(session.inventory_store)
     except InventoryUnavailable as exc:

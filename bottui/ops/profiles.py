@@ -12,8 +12,8 @@ shows it under the field): a profile name (not blank, no control
 characters, not taken when the caller says which are), a base URL (http(s)
 with a host; plain ``http://`` only to loopback; a port in 1..65535; no
 credentials, query or fragment). A name already taken at write time is the
-store's :class:`~bottui.store.errors.ProfileExists`, an unknown one its
-:class:`~bottui.store.errors.ProfileNotFound`.
+store's :class:`~bottui.store.store_errors.ProfileExists`, an unknown one its
+:class:`~bottui.store.store_errors.ProfileNotFound`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from bottui.api.errors import RefusedError, ValidationError
 from bottui.ops.session import Session, Settings
 from bottui.plaintext import has_control
-from bottui.store.config.model import (
+from bottui.store.config.config_model import (
     Config,
     Profile,
     ProjectSettings,
@@ -34,7 +34,7 @@ from bottui.store.config.model import (
     validate_profile_name,
     validate_store_url,
 )
-from bottui.store.errors import InvalidValue, ProfileNotFound, no_such_profile
+from bottui.store.store_errors import InvalidValue, ProfileNotFound, no_such_profile
 from bottui.store.token_sources import scopes_of
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ def check_profile_url(raw: str) -> str:
     """The base URL a profile keeps, from what was typed (trimmed, no trailing slash).
 
     The rules of ``--base-url`` (:func:`bottui.api.transport.check_base_url`) and
-    of the config file (:func:`bottui.store.config.model.validate_base_url`).
+    of the config file (:func:`bottui.store.config.config_model.validate_base_url`).
 
     Raises:
         ValidationError: field ``base URL``.
@@ -90,7 +90,7 @@ def check_profile_url(raw: str) -> str:
 def check_store_url(raw: str) -> str | None:
     """The team store URL a profile keeps (None when blank: no team store).
 
-    The rules of ``config.toml`` (:func:`bottui.store.config.model.validate_store_url`):
+    The rules of ``config.toml`` (:func:`bottui.store.config.config_model.validate_store_url`):
     a ``postgresql://`` URL without a password.
 
     Raises:

@@ -17,11 +17,11 @@ The first error stops it too; what was not sent is listed.
 
 The value a timed change reverts to, stated by the operator when the inventory does not
 know it. A timed change reverts to the value before it (:attr:`PlannedChange.previous
-<bottui.ops.plan.PlannedChange.previous>`); a rate limiter added by id, or a
+<bottui.ops.planning.PlannedChange.previous>`); a rate limiter added by id, or a
 dimension never changed with bottui, has none, so it could not be timed.
 :func:`with_revert_to` lets the operator state that value (``--revert-to
 on|off``, ``--revert-to-block X --revert-to-challenge Y``, the TUI dialog's
-"Revert to"): the plan's ``previous`` becomes a :class:`~bottui.ops.plan.KnownValue`
+"Revert to"): the plan's ``previous`` becomes a :class:`~bottui.ops.planning.KnownValue`
 marked ``stated``, and then ``plan.with_revert_after(duration)`` times it as
 usual.
 
@@ -34,7 +34,7 @@ import``) or leave ``--revert-to`` out. A stated value equal to what the
 change sets is refused too: the change could never revert.
 
 Recorded: the journal entry's ``previous`` carries ``"stated": true``
-(:attr:`~bottui.ops.plan.PlannedChange.previous_json`), the timed change's
+(:attr:`~bottui.ops.planning.PlannedChange.previous_json`), the timed change's
 schedule ``revert_to_stated`` (``revertToStated`` in ``bottui timed --json``).
 
 A playbook run's revert: :func:`run_steps` finds a run's steps in the journal
@@ -60,7 +60,7 @@ from bottui.api.errors import (
 )
 from bottui.ops import mutations, undo
 from bottui.ops.journal_view import target_id, target_what, value_text
-from bottui.ops.plan import (
+from bottui.ops.planning import (
     KnownValue,
     LimiterTarget,
     PlannedChange,
@@ -68,7 +68,7 @@ from bottui.ops.plan import (
     TimedRefused,
 )
 from bottui.ops.undo import UndoRefused
-from bottui.store.journal.records import (
+from bottui.store.journal.journal_records import (
     NO_CHANGE_OUTCOMES,
     EntryId,
     EntryQuery,
@@ -84,10 +84,10 @@ from bottui.store.journal.records import (
 from bottui.store.utc import stamp, system_clock
 
 if TYPE_CHECKING:
-    from bottui.ops.playbooks.run import RunSummary
+    from bottui.ops.playbooks.playbook_run import RunSummary
     from bottui.ops.session import Session
-    from bottui.store.journal.records import JournalReader as Pages
-    from bottui.store.journal.store import SqliteJournalStore as JournalStore
+    from bottui.store.journal.journal_records import JournalReader
+    from bottui.store.journal.journal_store import SqliteJournalStore
 
 # -- reverting journal entries ---------------------------------------------------------
 
@@ -157,7 +157,7 @@ async def revert_entries(
     executor: str,
     reason: str,
     confirmed: bool = False,
-    pages: Pages | JournalStore | None = None,
+    pages: JournalReader | SqliteJournalStore | None = None,
     attempts: Sequence[JournalEntry] = (),
 ) -> RevertReport:
     """Revert ``entries`` (given in the order they were made) newest first.
@@ -214,7 +214,7 @@ async def revert_entries(
 
 async def _check(
     session: Session,
-    pages: Pages | JournalStore,
+    pages: JournalReader | SqliteJournalStore,
     entry: JournalEntry,
     ours: set[str],
     sent: set[str],
@@ -267,7 +267,7 @@ async def superseded(
     session: Session,
     entries: Sequence[int | JournalEntry],
     *,
-    pages: Pages | JournalStore | None = None,
+    pages: JournalReader | SqliteJournalStore | None = None,
 ) -> StepResult | None:
     """The step that would stop a revert of ``entries`` as superseded; None: none would.
 
@@ -297,7 +297,7 @@ async def superseded(
 
 async def _revert_one(
     session: Session,
-    pages: Pages | JournalStore,
+    pages: JournalReader | SqliteJournalStore,
     entry: JournalEntry,
     ours: set[str],
     sent: set[str],

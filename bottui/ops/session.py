@@ -14,13 +14,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from bottui.api.errors import CredentialsError, RefusedError
-from bottui.api.tokens import AccessToken, ProjectToken, TokenEncoding
-from bottui.api.tokens import check as check_token
+from bottui.api.tokens import AccessToken, ProjectToken, TokenEncoding, check_token
 from bottui.ops import confirmation
 from bottui.plaintext import clean
-from bottui.store.errors import StoreError
 from bottui.store.files import Locations
 from bottui.store.keyring_tokens import TokenStore
+from bottui.store.store_errors import StoreError
 from bottui.store.token_sources import scopes_of
 from bottui.store.utc import Clock
 
@@ -28,9 +27,9 @@ if TYPE_CHECKING:
     from bottui.api.client import BotProtectionClient
     from bottui.ops.team_push import TeamSync
     from bottui.store.config.async_facade import AsyncConfigStore
-    from bottui.store.config.model import Config, Profile, ProjectSettings
-    from bottui.store.inventory.store import SqliteInventoryStore as InventoryStore
-    from bottui.store.journal.store import SqliteJournalStore as JournalStore
+    from bottui.store.config.config_model import Config, Profile, ProjectSettings
+    from bottui.store.inventory.inventory_store import SqliteInventoryStore
+    from bottui.store.journal.journal_store import SqliteJournalStore
     from bottui.store.team.pg_store import TeamStore
     from bottui.store.team.read_rows import Unreadable
     from bottui.store.timed_sqlite import TimedStore
@@ -81,7 +80,7 @@ class Settings:
         if settings is not None:
             return settings
         # Imported here: the demo starts without the config model (~2 ms).
-        from bottui.store.config.model import ProjectSettings
+        from bottui.store.config.config_model import ProjectSettings
 
         return ProjectSettings()
 
@@ -107,7 +106,7 @@ class Settings:
                 # names the session without a profile until a profile takes it (#27).
                 pass
             elif chosen is None:
-                from bottui.store.errors import no_such_profile
+                from bottui.store.store_errors import no_such_profile
 
                 raise RefusedError(*no_such_profile(profile, config.profiles))
         else:
@@ -185,10 +184,10 @@ class Session:
         self._client_factory = client_factory
         self._client: BotProtectionClient | None = None
         self._retired: list[BotProtectionClient] = []
-        self._retired_stores: list[InventoryStore] = []
-        self._journal_store: JournalStore | None = None
+        self._retired_stores: list[SqliteInventoryStore] = []
+        self._journal_store: SqliteJournalStore | None = None
         self._timed_store: TimedStore | None = None
-        self._inventory_store: InventoryStore | None = None
+        self._inventory_store: SqliteInventoryStore | None = None
         self._config_store: AsyncConfigStore | None = None
         #: The team store of the live feed and the collision check (connected once).
         self._team_store: TeamStore | None = None
@@ -362,7 +361,7 @@ class Session:
     async def aclose(self) -> None:
         """Close the clients and the stores."""
         await self.close_clients()
-        stores: list[JournalStore | InventoryStore] = [*self._retired_stores]
+        stores: list[SqliteJournalStore | SqliteInventoryStore] = [*self._retired_stores]
         self._retired_stores = []
         if self._journal_store is not None:
             stores.append(self._journal_store)
@@ -385,14 +384,14 @@ class Session:
     # -- stores -----------------------------------------------------------------
 
     @property
-    def journal_store(self) -> JournalStore:
+    def journal_store(self) -> SqliteJournalStore:
         """The journal behind its async facade (every call off the event loop).
 
         Made on first use; nothing is opened until the first call, which runs
         on the store executor and raises ``JournalUnavailable`` there.
         """
         if self._journal_store is None:
-            from bottui.store.journal.store import SqliteJournalStore
+            from bottui.store.journal.journal_store import SqliteJournalStore
 
             options: dict[str, Any] = {"clock": self.clock} if self.clock else {}
             self._journal_store = SqliteJournalStore.at(self.locations, **options)
@@ -435,10 +434,10 @@ class Session:
         self._team = None
 
     @property
-    def inventory_store(self) -> InventoryStore:
+    def inventory_store(self) -> SqliteInventoryStore:
         """This profile's inventory behind its async facade (every call off the event loop)."""
         if self._inventory_store is None:
-            from bottui.store.inventory.store import SqliteInventoryStore
+            from bottui.store.inventory.inventory_store import SqliteInventoryStore
 
             options: dict[str, Any] = {"clock": self.clock} if self.clock else {}
             self._inventory_store = SqliteInventoryStore.at(
@@ -449,7 +448,7 @@ class Session:
     async def team_store(self) -> TeamStore | None:
         """The team store (made once, connecting on first use); None: none configured.
 
-        Raises :class:`~bottui.store.errors.StoreError` when the URL is
+        Raises :class:`~bottui.store.store_errors.StoreError` when the URL is
         refused or team mode is not installed.
         """
         url = self.settings.store_url

@@ -1,7 +1,7 @@
 """The journal a team reads: the shared journal, plus this machine's entries not in it.
 
 :class:`SharedJournal` answers ``page`` as the local
-:class:`~bottui.store.journal.records.JournalStore` does, so ``bottui journal``
+:class:`~bottui.store.journal.journal_store.SqliteJournalStore` does, so ``bottui journal``
 (table, ``--json``, ``--jsonl``, ``--all``, every filter) and the Journal
 screen read it unchanged. Its pages go in two phases:
 
@@ -37,7 +37,13 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Final
 from uuid import UUID
 
-from bottui.store.journal.records import DEFAULT_PAGE, EntryId, EntryPage, EntryQuery, JournalEntry
+from bottui.store.journal.journal_records import (
+    DEFAULT_PAGE,
+    EntryId,
+    EntryPage,
+    EntryQuery,
+    JournalEntry,
+)
 from bottui.store.paging import Cursor
 from bottui.store.team.page_query import TeamQuery, encode_cursor, from_entry_query
 from bottui.store.team.team_errors import StoreUnavailable
@@ -45,7 +51,7 @@ from bottui.store.utc import parse_time, stamp
 
 if TYPE_CHECKING:
     from bottui.ops.team_push import TeamSync
-    from bottui.store.journal.store import SqliteJournalStore as JournalStore
+    from bottui.store.journal.journal_store import SqliteJournalStore
     from bottui.store.team.pg_store import TeamStore
     from bottui.store.team.read_rows import TeamEntry
 
@@ -128,7 +134,7 @@ class SharedJournal:
 
     def __init__(
         self,
-        local: JournalStore,
+        local: SqliteJournalStore,
         team: TeamSync,
         *,
         store: TeamStore | None = None,

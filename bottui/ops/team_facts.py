@@ -23,10 +23,10 @@ import weakref
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Final
 
-from bottui.store.errors import StoreError
 from bottui.store.executor import shared_executor
-from bottui.store.inventory.schema import usable_id
-from bottui.store.journal.records import local_operator
+from bottui.store.inventory.inventory_schema import usable_id
+from bottui.store.journal.journal_records import local_operator
+from bottui.store.store_errors import StoreError
 from bottui.store.token_sources import store_username
 
 if TYPE_CHECKING:

@@ -47,9 +47,8 @@ from bottui.ops import team_facts
 from bottui.ops.inventory_reads import all_pages
 from bottui.ops.team_facts import NO
 from bottui.plaintext import clean
-from bottui.store.errors import StoreError
 from bottui.store.executor import shared_executor
-from bottui.store.inventory.records import (
+from bottui.store.inventory.inventory_records import (
     AccountEntry,
     DimensionEntry,
     InventorySnapshot,
@@ -57,12 +56,13 @@ from bottui.store.inventory.records import (
     ProjectEntry,
     team_source,
 )
+from bottui.store.store_errors import StoreError
 from bottui.store.team.push_events import Fact, FactKey
 from bottui.store.utc import stamp
 
 if TYPE_CHECKING:
     from bottui.ops.session import Session
-    from bottui.store.inventory.records import SharedRemoval
+    from bottui.store.inventory.inventory_records import SharedRemoval
     from bottui.store.team.pg_store import TeamStore
     from bottui.store.team.read_rows import TeamEntry
 

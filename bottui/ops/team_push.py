@@ -49,10 +49,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, TypeVar
 from uuid import UUID
 
-from bottui.store.config.model import Profile
-from bottui.store.errors import KeyringUnavailable, StoreError
+from bottui.store.config.config_model import Profile
 from bottui.store.executor import StoreExecutor, shared_executor
 from bottui.store.keyring_tokens import TokenStore
+from bottui.store.store_errors import KeyringUnavailable, StoreError
 from bottui.store.team import resolve_store_url
 from bottui.store.team.outbox import BATCH, Backlog, Batch, Outbox, Scope
 from bottui.store.team.push_events import events_of

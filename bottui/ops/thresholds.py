@@ -31,12 +31,12 @@ from typing import TYPE_CHECKING
 from bottui.api.errors import RefusedError, ValidationError
 from bottui.ops.session import Session
 from bottui.plaintext import clean
-from bottui.store.errors import InventoryUnavailable
-from bottui.store.inventory.records import DimensionEntry
+from bottui.store.inventory.inventory_records import DimensionEntry
+from bottui.store.store_errors import InventoryUnavailable
 
 if TYPE_CHECKING:
     from bottui.api.models import DimensionThresholds
-    from bottui.store.config.model import ProjectSettings
+    from bottui.store.config.config_model import ProjectSettings
 
 # -- the rules ---------------------------------------------------------------------------
 

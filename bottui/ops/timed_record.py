@@ -18,13 +18,13 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from bottui.store.errors import StoreError
-from bottui.store.journal.records import local_host, local_operator
-from bottui.store.journal.rows import micros
+from bottui.store.journal.journal_records import local_host, local_operator
+from bottui.store.journal.journal_rows import micros
+from bottui.store.store_errors import StoreError
 from bottui.store.utc import stamp, system_clock
 
 if TYPE_CHECKING:
-    from bottui.ops.plan import PlannedChange
+    from bottui.ops.planning import PlannedChange
     from bottui.ops.session import Session
 
 

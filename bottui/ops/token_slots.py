@@ -6,7 +6,7 @@ each slot (stored / missing / from environment), never a value. Every call
 here awaits :class:`~bottui.store.keyring_tokens.TokenStore`'s ``*_async`` twins
 (one daemon thread of the store executor, the keyring's own timeout), since
 the keyring can block for seconds; a keyring that fails turns into a per-slot
-:class:`~bottui.store.errors.KeyringUnavailable`, not into a lost screen.
+:class:`~bottui.store.store_errors.KeyringUnavailable`, not into a lost screen.
 
 The tokens in use are remembered, so that text kept before #10.2 is masked when read: a
 journal written before server text was scrubbed may hold a token a server echoed.
@@ -25,12 +25,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal, TypeAlias
 
 from bottui.api.tokens import TOKEN_ENV, AccessToken, ProjectToken, Secret, remember
-from bottui.store.errors import KeyringUnavailable
 from bottui.store.keyring_tokens import PROBE_USERNAME, TokenState, TokenStore
+from bottui.store.store_errors import KeyringUnavailable
 from bottui.store.token_sources import personal_username, profile_variables, project_username
 
 if TYPE_CHECKING:
-    from bottui.store.journal.records import JournalEntry
+    from bottui.store.journal.journal_records import JournalEntry
 
 SlotKind = Literal["personal", "project"]
 

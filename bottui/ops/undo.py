@@ -1,16 +1,16 @@
 """Undo: put back the value before a rate limiter or threshold change, the last one or any row.
 
 :func:`find` asks the journal for the newest change of a kind
-(:meth:`JournalStore.last_undoable <bottui.store.journal.records.JournalStore.last_undoable>`,
-awaited: off the event loop)
-and turns it into an :class:`UndoPlan` (what will be restored, old -> new),
+(:meth:`SqliteJournalStore.last_undoable
+<bottui.store.journal.journal_store.SqliteJournalStore.last_undoable>`, awaited: off the
+event loop) and turns it into an :class:`UndoPlan` (what will be restored, old -> new),
 or refuses with :class:`UndoRefused` saying why (exit 2): nothing to undo,
 the value before it is not known, its outcome is not known, or it was made
 against another base URL. :func:`apply` sends the plan as a new request
 through :mod:`bottui.ops.mutations`, so the read-only and protected rules,
 the journal (a new entry with ``undo_of`` pointing at the undone one) and
 the inventory work as for any change. :func:`plan_change` gives the undo as
-a :class:`~bottui.ops.plan.PlannedChange` (dry run, confirmation texts) that
+a :class:`~bottui.ops.planning.PlannedChange` (dry run, confirmation texts) that
 :func:`apply` sends as it is.
 
 One journal row, of the current project (the Journal screen's ``u``):
@@ -38,17 +38,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Final, get_args
 
-import bottui.store.journal.file as journal_module
 from bottui.api.errors import RefusedError
 from bottui.api.models import DimensionThresholds
-from bottui.ops import mutations
-from bottui.ops import plan as planning
+from bottui.ops import mutations, planning
 from bottui.ops.journal_view import entry_ref, target_id, value_text, when
 from bottui.ops.mutations import Applied
-from bottui.ops.plan import PlannedChange
+from bottui.ops.planning import PlannedChange
 from bottui.ops.session import Session
-from bottui.store.errors import JournalUnavailable, StoreError
-from bottui.store.journal.records import (
+from bottui.store.journal import journal_file
+from bottui.store.journal.journal_records import (
     NO_CHANGE_OUTCOMES,
     EntryQuery,
     JournalEntry,
@@ -60,10 +58,11 @@ from bottui.store.journal.records import (
     previous_json,
     value_of,
 )
+from bottui.store.store_errors import JournalUnavailable, StoreError
 
 if TYPE_CHECKING:
-    from bottui.store.journal.records import JournalReader as Pages
-    from bottui.store.journal.store import SqliteJournalStore as JournalStore
+    from bottui.store.journal.journal_records import JournalReader
+    from bottui.store.journal.journal_store import SqliteJournalStore
 
 # -- the last change of a kind ---------------------------------------------------------
 
@@ -457,7 +456,9 @@ def _newer(entry: JournalEntry, other: JournalEntry) -> bool:
     return same and other.id > entry.id and other.shared == entry.shared
 
 
-async def newer_changes(pages: Pages | JournalStore, entry: JournalEntry) -> ChangedSince:
+async def newer_changes(
+    pages: JournalReader | SqliteJournalStore, entry: JournalEntry
+) -> ChangedSince:
     """The changes of ``entry``'s limiter or dimension journaled after it, newest first.
 
     Attempts that surely changed nothing (api-error, refused) are left out;
@@ -485,13 +486,13 @@ async def newer_changes(pages: Pages | JournalStore, entry: JournalEntry) -> Cha
 
 def _me(session: Session) -> str:
     # Looked up on the journal module at call time: the journal writes that name.
-    operator: str = getattr(journal_module, "local_operator")()  # noqa: B009
+    operator: str = getattr(journal_file, "local_operator")()  # noqa: B009
     return session.settings.operator or operator
 
 
 async def plan_row(
     session: Session,
-    pages: Pages | JournalStore,
+    pages: JournalReader | SqliteJournalStore,
     entry: JournalEntry,
     current: tuple[str, str] | None,
 ) -> RowUndo:
@@ -546,7 +547,7 @@ def _local_id(entry: JournalEntry) -> int | None:
 
 
 async def plan_latest(
-    session: Session, pages: Pages | JournalStore, current: tuple[str, str] | None
+    session: Session, pages: JournalReader | SqliteJournalStore, current: tuple[str, str] | None
 ) -> RowUndo:
     """The undo of the newest rate limiter or threshold change of project ``current``.
 
@@ -598,7 +599,7 @@ async def plan_row_change(session: Session, row: RowUndo) -> PlannedChange[Any]:
 
 async def apply_row(
     session: Session,
-    pages: Pages | JournalStore,
+    pages: JournalReader | SqliteJournalStore,
     row: RowUndo,
     change: PlannedChange[Any],
 ) -> Applied[Any]:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Final, Literal, Protocol, runtime_checkable
 
-from bottui.sandbox import demo_data as data
+from bottui.sandbox import demo_data
 
 # -- time --------------------------------------------------------------------------------
 
@@ -775,30 +775,32 @@ def demo_state(clock: Clock | None = None, hostile: bool = False, *, seed: int =
     ``hostile``, a project whose ids and names carry Rich/Textual markup and terminal
     escapes, and every API error answers ``HOSTILE_ERROR_MESSAGE``."""
     state = SandboxState(
-        clock, seed=seed, error_message=data.HOSTILE_ERROR_MESSAGE if hostile else None
+        clock, seed=seed, error_message=demo_data.HOSTILE_ERROR_MESSAGE if hostile else None
     )
     now = state.clock.now()
-    state.add_account(data.DEMO_ACCOUNT, data.DEMO_ACCOUNT_NAME, data.DEMO_CUSTOMER_ID)
-    state.add_account(data.OTHER_ACCOUNT, data.OTHER_ACCOUNT_NAME, "cus_globex_01")
-    for age, (project_id, name) in enumerate(data.DEMO_PROJECTS.items()):
-        url, site_key, server_key = data._PROJECT_DETAILS[project_id]
+    state.add_account(
+        demo_data.DEMO_ACCOUNT, demo_data.DEMO_ACCOUNT_NAME, demo_data.DEMO_CUSTOMER_ID
+    )
+    state.add_account(demo_data.OTHER_ACCOUNT, demo_data.OTHER_ACCOUNT_NAME, "cus_globex_01")
+    for age, (project_id, name) in enumerate(demo_data.DEMO_PROJECTS.items()):
+        url, site_key, server_key = demo_data._PROJECT_DETAILS[project_id]
         state.add_project(
-            data.DEMO_ACCOUNT,
+            demo_data.DEMO_ACCOUNT,
             project_id,
             name,
             url=url,
             site_key=site_key,
             server_key=server_key,
             is_protected=project_id != "shop-staging",
-            rules=data._RULES,
+            rules=demo_data._RULES,
             phishing_info={"originalUrl": url, "action": "warn", "allowedUrls": [url]},
             response_extra_fields=["botScore"] if project_id == "shop-prod" else [],
-            created_at=now - (90 - 20 * age) * data.DAY,
-            updated_at=now - (age + 1) * data.HOUR,
+            created_at=now - (90 - 20 * age) * demo_data.DAY,
+            updated_at=now - (age + 1) * demo_data.HOUR,
         )
-        for limiter in data.DEMO_RATE_LIMITERS[project_id]:
+        for limiter in demo_data.DEMO_RATE_LIMITERS[project_id]:
             state.add_rate_limiter(
-                data.DEMO_ACCOUNT,
+                demo_data.DEMO_ACCOUNT,
                 project_id,
                 limiter.id,
                 limiter.name,
@@ -806,9 +808,9 @@ def demo_state(clock: Clock | None = None, hostile: bool = False, *, seed: int =
                 threshold=limiter.threshold,
                 period=limiter.period,
             )
-        for dim in data.DEMO_DIMENSIONS[project_id]:
+        for dim in demo_data.DEMO_DIMENSIONS[project_id]:
             state.add_dimension(
-                data.DEMO_ACCOUNT,
+                demo_data.DEMO_ACCOUNT,
                 project_id,
                 dim.id,
                 dim.name,
@@ -816,46 +818,54 @@ def demo_state(clock: Clock | None = None, hostile: bool = False, *, seed: int =
                 challenge=dim.challenge,
             )
         state.add_project_token(
-            data.DEMO_PROJECT_TOKENS[project_id],
-            data.DEMO_ACCOUNT,
+            demo_data.DEMO_PROJECT_TOKENS[project_id],
+            demo_data.DEMO_ACCOUNT,
             project_id,
             f"{project_id} API token",
         )
-    for grant in data.DEMO_GRANTS:
+    for grant in demo_data.DEMO_GRANTS:
         state.issue_grant(
-            data.DEMO_ACCOUNT,
+            demo_data.DEMO_ACCOUNT,
             grant.project_id,
             grant.kind,
             grant.subject_id,
             lifetime_seconds=grant.lifetime_seconds,
             attempts=grant.attempts,
         )
-    state.add_personal_token(data.DEMO_ACCESS_TOKEN, data.DEMO_ACCOUNT, label="demo personal token")
     state.add_personal_token(
-        data.DEMO_ACCESS_TOKEN_NO_PROJECT_ACTION,
-        data.DEMO_ACCOUNT,
+        demo_data.DEMO_ACCESS_TOKEN, demo_data.DEMO_ACCOUNT, label="demo personal token"
+    )
+    state.add_personal_token(
+        demo_data.DEMO_ACCESS_TOKEN_NO_PROJECT_ACTION,
+        demo_data.DEMO_ACCOUNT,
         {SCOPE_DIMENSION_THRESHOLDS},
         label="demo token without Project Action",
     )
     state.add_personal_token(
-        data.DEMO_ACCESS_TOKEN_NO_THRESHOLDS,
-        data.DEMO_ACCOUNT,
+        demo_data.DEMO_ACCESS_TOKEN_NO_THRESHOLDS,
+        demo_data.DEMO_ACCOUNT,
         {SCOPE_PROJECT_ACTION},
         label="demo token without Dimension Thresholds Action",
     )
     # The other account: same limiter/dimension ids, so only ownership tells them apart.
     state.add_project(
-        data.OTHER_ACCOUNT, data.OTHER_PROJECT, "Globex website", created_at=now - 10 * data.DAY
+        demo_data.OTHER_ACCOUNT,
+        demo_data.OTHER_PROJECT,
+        "Globex website",
+        created_at=now - 10 * demo_data.DAY,
     )
     state.add_rate_limiter(
-        data.OTHER_ACCOUNT, data.OTHER_PROJECT, "rl-login", "Login bursts", active=True
+        demo_data.OTHER_ACCOUNT, demo_data.OTHER_PROJECT, "rl-login", "Login bursts", active=True
     )
-    state.add_dimension(data.OTHER_ACCOUNT, data.OTHER_PROJECT, "bot-score", "Bot score")
+    state.add_dimension(demo_data.OTHER_ACCOUNT, demo_data.OTHER_PROJECT, "bot-score", "Bot score")
     state.add_project_token(
-        data.OTHER_PROJECT_TOKEN, data.OTHER_ACCOUNT, data.OTHER_PROJECT, "globex API token"
+        demo_data.OTHER_PROJECT_TOKEN,
+        demo_data.OTHER_ACCOUNT,
+        demo_data.OTHER_PROJECT,
+        "globex API token",
     )
     state.add_personal_token(
-        data.OTHER_ACCESS_TOKEN, data.OTHER_ACCOUNT, label="globex personal token"
+        demo_data.OTHER_ACCESS_TOKEN, demo_data.OTHER_ACCOUNT, label="globex personal token"
     )
     if hostile:
         _add_hostile(state, now)
@@ -863,43 +873,55 @@ def demo_state(clock: Clock | None = None, hostile: bool = False, *, seed: int =
 
 
 def _add_hostile(state: SandboxState, now: float) -> None:
-    project = data.HOSTILE_PROJECT_ID
+    project = demo_data.HOSTILE_PROJECT_ID
     state.add_project(
-        data.DEMO_ACCOUNT,
+        demo_data.DEMO_ACCOUNT,
         project,
-        data.HOSTILE_MARKUP,
-        url=f"https://evil.example/{data.HOSTILE_ANSI}",
-        site_key=f"site_{data.HOSTILE_C1}",
-        server_key=f"srv_{data.HOSTILE_ANSI}",
-        rules=({"id": "rule-x", "name": data.HOSTILE_MARKUP, "action": data.HOSTILE_ANSI},),
+        demo_data.HOSTILE_MARKUP,
+        url=f"https://evil.example/{demo_data.HOSTILE_ANSI}",
+        site_key=f"site_{demo_data.HOSTILE_C1}",
+        server_key=f"srv_{demo_data.HOSTILE_ANSI}",
+        rules=(
+            {"id": "rule-x", "name": demo_data.HOSTILE_MARKUP, "action": demo_data.HOSTILE_ANSI},
+        ),
         phishing_info={
-            "originalUrl": data.HOSTILE_ANSI,
-            "action": data.HOSTILE_MARKUP,
-            "allowedUrls": [data.HOSTILE_C1, data.HOSTILE_BIDI],
+            "originalUrl": demo_data.HOSTILE_ANSI,
+            "action": demo_data.HOSTILE_MARKUP,
+            "allowedUrls": [demo_data.HOSTILE_C1, demo_data.HOSTILE_BIDI],
         },
-        response_extra_fields=[data.HOSTILE_ANSI],
-        created_at=now - 3 * data.DAY,
-        updated_at=now - data.HOUR,
+        response_extra_fields=[demo_data.HOSTILE_ANSI],
+        created_at=now - 3 * demo_data.DAY,
+        updated_at=now - demo_data.HOUR,
     )
-    names = (data.HOSTILE_ANSI, data.HOSTILE_C1, data.HOSTILE_BIDI)
-    for index, (limiter_id, name) in enumerate(zip(data.HOSTILE_LIMITER_IDS, names, strict=True)):
-        state.add_rate_limiter(data.DEMO_ACCOUNT, project, limiter_id, name, active=index % 2 == 0)
+    names = (demo_data.HOSTILE_ANSI, demo_data.HOSTILE_C1, demo_data.HOSTILE_BIDI)
+    for index, (limiter_id, name) in enumerate(
+        zip(demo_data.HOSTILE_LIMITER_IDS, names, strict=True)
+    ):
+        state.add_rate_limiter(
+            demo_data.DEMO_ACCOUNT, project, limiter_id, name, active=index % 2 == 0
+        )
     for dimension_id, name in zip(
-        data.HOSTILE_DIMENSION_IDS, (data.HOSTILE_MARKUP, data.HOSTILE_C1), strict=True
+        demo_data.HOSTILE_DIMENSION_IDS,
+        (demo_data.HOSTILE_MARKUP, demo_data.HOSTILE_C1),
+        strict=True,
     ):
         state.add_dimension(
-            data.DEMO_ACCOUNT, project, dimension_id, name, block=0.9, challenge=0.6
+            demo_data.DEMO_ACCOUNT, project, dimension_id, name, block=0.9, challenge=0.6
         )
     state.add_project_token(
-        data.HOSTILE_PROJECT_TOKEN, data.DEMO_ACCOUNT, project, "hostile API token"
+        demo_data.HOSTILE_PROJECT_TOKEN, demo_data.DEMO_ACCOUNT, project, "hostile API token"
     )
     state.issue_grant(
-        data.DEMO_ACCOUNT, project, "visitorId", data.HOSTILE_VISITOR_ID, lifetime_seconds=data.HOUR
+        demo_data.DEMO_ACCOUNT,
+        project,
+        "visitorId",
+        demo_data.HOSTILE_VISITOR_ID,
+        lifetime_seconds=demo_data.HOUR,
     )
     state.issue_grant(
-        data.DEMO_ACCOUNT,
+        demo_data.DEMO_ACCOUNT,
         project,
         "userAccountId",
-        data.HOSTILE_USER_ACCOUNT_ID,
-        lifetime_seconds=data.HOUR,
+        demo_data.HOSTILE_USER_ACCOUNT_ID,
+        lifetime_seconds=demo_data.HOUR,
     )

@@ -27,7 +27,7 @@ from types import TracebackType
 from typing import IO, Any, Final, NamedTuple, Self
 
 from bottui.plaintext import clean
-from bottui.store.errors import StoreFileError
+from bottui.store.store_errors import StoreFileError
 from bottui.store.utc import stamp, system_clock
 
 # Where bottui keeps its files: config, inventory and journal locations.
@@ -156,7 +156,7 @@ def real_path(path: Path | str) -> Path:
 # refused; an existing file is refused unless ``overwrite`` (the CLI's
 # ``--overwrite``). Without ``overwrite`` the file is put in place with a hard
 # link, which fails if a file appeared meanwhile, so nothing is replaced even
-# then. Refusals are :class:`~bottui.store.errors.StoreFileError` (exit 2).
+# then. Refusals are :class:`~bottui.store.store_errors.StoreFileError` (exit 2).
 
 
 #: What the CLI's refusal says to do instead.

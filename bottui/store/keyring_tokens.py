@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Final, TypeVar
 
 from bottui.api.tokens import TOKEN_ENV, AccessToken, ProjectToken, Secret, StorePassword
 from bottui.plaintext import clean
-from bottui.store.errors import KeyringUnavailable
+from bottui.store.store_errors import KeyringUnavailable
 from bottui.store.token_sources import (
     SERVICE,
     EnvScope,

@@ -20,8 +20,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Final, Literal, NamedTuple, Self, TypeVar
 
-from bottui.store.errors import DatabaseUnavailable
 from bottui.store.files import FILE_MODE, ensure
+from bottui.store.store_errors import DatabaseUnavailable
 
 # One lazily opened SQLite database: WAL, busy timeout, schema, clear errors.
 #
@@ -33,7 +33,7 @@ from bottui.store.files import FILE_MODE, ensure
 # order, in one ``BEGIN IMMEDIATE`` transaction; a file of a newer version is
 # refused and never written), and turns every ``sqlite3`` failure that is about the file (locked,
 # read-only, damaged, not ours, disk full, I/O error) into the store's
-# :class:`~bottui.store.errors.DatabaseUnavailable` subclass with a
+# :class:`~bottui.store.store_errors.DatabaseUnavailable` subclass with a
 # one-line title. It never deletes, truncates or rewrites a file it cannot read.
 #
 # Writes run in ``BEGIN IMMEDIATE`` transactions (the write lock is taken up

@@ -1,4 +1,4 @@
-"""Timed changes in the local SQLite journal (tables of :mod:`bottui.store.journal.schema`).
+"""Timed changes in the local SQLite journal (tables of :mod:`bottui.store.journal.journal_schema`).
 
 What the team store has not got yet is the outbox's business
 (:class:`~bottui.store.team.outbox.Outbox`, cursor ``timed_push``).
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 from bottui.store.executor import OffLoop, StoreExecutor
-from bottui.store.journal.schema import BUSY_TIMEOUT, ORIGIN, SCHEMA
+from bottui.store.journal.journal_schema import BUSY_TIMEOUT, ORIGIN, SCHEMA
 from bottui.store.sqlite_helpers import Database
 
 R = TypeVar("R")
@@ -63,7 +63,7 @@ class TimedClaim:
 
 def _object(text: object) -> dict[str, Any]:
     """A stored JSON object; ``{}`` for anything else (a damaged row is read, and its
-    reader, :func:`bottui.ops.timed.model.fold`, skips it and says so)."""
+    reader, :func:`bottui.ops.timed.timed_state.fold`, skips it and says so)."""
     try:
         found = json.loads(text) if isinstance(text, str | bytes) else None
     except (ValueError, RecursionError):

@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Final, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from bottui.api.tokens import TOKEN_ENV
-from bottui.store.errors import KeyringUnavailable, StoreError
+from bottui.store.store_errors import KeyringUnavailable, StoreError
 
 if TYPE_CHECKING:
-    from bottui.store.config.model import Config
+    from bottui.store.config.config_model import Config
 
 
 # Which keyring entry holds which token: the service name and the usernames.

@@ -20,8 +20,8 @@ from bottui.ops.session import Settings
 
 if TYPE_CHECKING:
     from bottui.api.requests import PreparedRequest
-    from bottui.ops import confirmation as rule
-    from bottui.ops.plan import PlannedChange
+    from bottui.ops import confirmation
+    from bottui.ops.planning import PlannedChange
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class Confirmation:
 READ_ONLY_REFUSAL = Confirmation("refused", "this profile refuses every change; nothing was sent")
 
 
-def plan_confirmation(needed: rule.Confirmation) -> Confirmation:
+def plan_confirmation(needed: confirmation.Confirmation) -> Confirmation:
     """The dialog a plan's confirmation (:mod:`bottui.ops.confirmation`) asks for.
 
     The read-only refusal keeps the TUI's own words (:data:`READ_ONLY_REFUSAL`).
@@ -156,7 +156,7 @@ class ChangePrompt:
     #: The duration field of a timed change (#15); None: none.
     timing: Timing | None = None
     #: The decision line kept beside the buttons: what, before -> after
-    #: (:attr:`~bottui.ops.plan.PlannedChange.decision`); None: the title says it.
+    #: (:attr:`~bottui.ops.planning.PlannedChange.decision`); None: the title says it.
     decision: str | None = None
 
     def warning_lines(self) -> tuple[str, ...]:

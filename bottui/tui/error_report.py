@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from textual.screen import ModalScreen
 
     from bottui.api.requests import TokenKind
-    from bottui.ops.plan import PlannedChange
+    from bottui.ops.planning import PlannedChange
     from bottui.tui.screens.dialogs import ErrorDialog
 
 

@@ -158,7 +158,7 @@ _DIALOG_SCOPES: Final[tuple[tuple[str, str | None, tuple[str, ...]], ...]] = (
     ("journal.dialog", "Journal dialogs", ("EntryDialog",)),
     ("token", "Token dialog", ("TokenDialog",)),
     ("bulk", "Bulk revocation", ("BulkDialog", "BulkRunDialog")),
-    ("bulk.export", "Export a bulk run", ("ExportDialog",)),
+    ("bulk.export", "Export a bulk run", ("BulkExportDialog",)),
     ("dry_run", "Dry run", ("DryRunDialog",)),
     ("discard", "Discard changes?", ("DiscardDialog",)),
     ("errors", "Error log", ("ErrorLogScreen",)),

@@ -12,7 +12,7 @@ from typing import Final
 
 from textual.message import Message
 
-#: What :func:`bottui.tui.app.run_app` returns when the operator chose "Start the demo" on
+#: What :func:`bottui.tui.launch.run_app` returns when the operator chose "Start the demo" on
 #: the first-run welcome: the CLI then runs ``bottui demo`` (the tui layer may not
 #: import :mod:`bottui.demo`). Never a process exit code.
 START_DEMO: Final = -1

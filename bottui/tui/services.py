@@ -35,7 +35,7 @@ A worker waiting for a dialog is in :attr:`TuiServices.asking`.
 Timed changes (#15): a confirmation's answer is a
 :class:`~bottui.tui.change_prompt.Decided` (the reason, and the duration
 typed, if any); :meth:`TuiServices.decided_plan` turns it into the plan to
-send (:meth:`~bottui.ops.plan.PlannedChange.with_revert_after`, whose
+send (:meth:`~bottui.ops.planning.PlannedChange.with_revert_after`, whose
 refusals are reported like any other). Before the dialog,
 :meth:`TuiServices.timed_prompt` asks the journal (through its async facade,
 in the planning worker) whether any executor is known, so the confirmation
@@ -68,8 +68,8 @@ from bottui.ops.confirmation import reason_refusal_text
 from bottui.ops.inventory_reads import inventory_version, read_all_projects
 from bottui.ops.session import Session
 from bottui.plaintext import clean
-from bottui.store.errors import StoreError
 from bottui.store.executor import run_blocking
+from bottui.store.store_errors import StoreError
 from bottui.store.utc import system_clock
 from bottui.tui import lazy
 from bottui.tui.change_prompt import READ_ONLY_REFUSAL, Decided, profile_confirmation
@@ -91,11 +91,11 @@ if TYPE_CHECKING:
     from textual.message_pump import MessagePump
 
     from bottui.api.requests import PreparedRequest
-    from bottui.ops.plan import PlannedChange
+    from bottui.ops.planning import PlannedChange
     from bottui.ops.shared_journal import SharedJournal
     from bottui.ops.team_push import SharingThread, SyncState
-    from bottui.store.journal.records import JournalReader as Pages
-    from bottui.store.journal.store import SqliteJournalStore as JournalStore
+    from bottui.store.journal.journal_records import JournalReader
+    from bottui.store.journal.journal_store import SqliteJournalStore
     from bottui.store.team.pg_store import TeamStore
     from bottui.store.team.read_rows import Unreadable
     from bottui.tui.bulk_runs import BulkRuns
@@ -418,7 +418,7 @@ class TuiServices:
     ) -> PlannedChange[C] | None:
         """The change ``planning`` plans, once, its tokens checked; None when that failed.
 
-        ``planning`` awaits a planner of :mod:`bottui.ops.plan` (it may read the
+        ``planning`` awaits a planner of :mod:`bottui.ops.planning` (it may read the
         stores: never on the event loop's own turn). Its errors are reported, under
         ``operation`` when they name nothing; nothing is sent. The dialog, the dry run
         and the request sent are then this plan's.
@@ -713,7 +713,7 @@ class TuiServices:
                 await reader.close()
         self._show_work()
 
-    def journal_pages(self) -> Pages | JournalStore:
+    def journal_pages(self) -> JournalReader | SqliteJournalStore:
         """What the Journal screen reads: the shared journal, or the local one when
         there is no team store or it is down."""
         if self._team_reader is None or self._push_down:

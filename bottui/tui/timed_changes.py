@@ -47,8 +47,8 @@ from typing import TYPE_CHECKING, Final
 from textual.content import Content
 from textual.worker import get_current_worker
 
+import bottui.ops.timed
 from bottui.api.errors import BottuiError
-from bottui.ops import timed as timed_ops
 from bottui.ops.durations import duration_text
 from bottui.ops.timed_record import now_of
 from bottui.plaintext import clean
@@ -181,10 +181,10 @@ class TimedRunner:
         async with self._round:
             try:
                 if execute:
-                    reports = await timed_ops.run_due(
-                        session, executor=timed_ops.executor_name(KIND), kind=KIND
+                    reports = await bottui.ops.timed.run_due(
+                        session, executor=bottui.ops.timed.executor_name(KIND), kind=KIND
                     )
-                self.pending = await timed_ops.list_timed(session)
+                self.pending = await bottui.ops.timed.list_timed(session)
             except Exception as exc:  # a store gone bad: said once, tried again next round
                 if not self._failing:
                     services.report(exc, operation="Timed changes")
@@ -317,8 +317,11 @@ async def revert(
     if await services.decided(prompt) is None:
         return
     with _doing(services, f"Reverting timed change {timed.id}"):
-        report = await timed_ops.revert_now(
-            services.session, timed.key, executor=timed_ops.executor_name(KIND), confirmed=True
+        report = await bottui.ops.timed.revert_now(
+            services.session,
+            timed.key,
+            executor=bottui.ops.timed.executor_name(KIND),
+            confirmed=True,
         )
         runner = services.timed_runner
         if runner is not None:
@@ -337,7 +340,7 @@ async def extend(services: TuiServices, timed: TimedChange, due_words: str) -> N
         return
     session = services.session
     with _doing(services, f"Extending timed change {timed.id}"):
-        moved = await timed_ops.extend(session, timed.key, after)
+        moved = await bottui.ops.timed.extend(session, timed.key, after)
         services.host.notify(
             clean(
                 f"Timed change {moved.id} now reverts {moved.when_text(now_of(session))} "
@@ -358,7 +361,7 @@ async def keep(services: TuiServices, timed: TimedChange) -> None:
     if not await services.ask(confirm_dialog(title, body, "Keep it")):
         return
     with _doing(services, f"Cancelling timed change {timed.id}"):
-        kept = await timed_ops.cancel(services.session, timed.key)
+        kept = await bottui.ops.timed.cancel(services.session, timed.key)
         services.host.notify(
             clean(f"Timed change {kept.id} cancelled: {kept.what} stays as it is."),
             title="Timed change",

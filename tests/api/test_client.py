@@ -26,13 +26,13 @@ from bottui.api.errors import (
 from bottui.api.models import DimensionThresholds, LimiterStateSource, RevocationOutcome
 from bottui.api.sending import RetryPolicy, Timing
 from bottui.api.tokens import AccessToken, ProjectToken
-from bottui.sandbox import demo_data as demo
+from bottui.sandbox import demo_data
 from bottui.sandbox.server import SandboxServer
 
-ACC = demo.DEMO_ACCOUNT
+ACC = demo_data.DEMO_ACCOUNT
 PROJ = "shop-prod"
-PAT = AccessToken(demo.DEMO_ACCESS_TOKEN)
-PRJ = ProjectToken(demo.DEMO_PROJECT_TOKENS[PROJ])
+PAT = AccessToken(demo_data.DEMO_ACCESS_TOKEN)
+PRJ = ProjectToken(demo_data.DEMO_PROJECT_TOKENS[PROJ])
 
 
 class FakeTime:
@@ -185,11 +185,11 @@ async def test_hostile_ids_arrive_exactly(
 
 
 async def test_hostile_project_ids_work_end_to_end(hostile_sandbox: SandboxServer) -> None:
-    token = ProjectToken(demo.HOSTILE_PROJECT_TOKEN)
+    token = ProjectToken(demo_data.HOSTILE_PROJECT_TOKEN)
     async with BotProtectionClient(hostile_sandbox.base_url) as c:
-        for limiter in demo.HOSTILE_LIMITER_IDS:
+        for limiter in demo_data.HOSTILE_LIMITER_IDS:
             change = await c.set_rate_limiter_active(
-                ACC, demo.HOSTILE_PROJECT_ID, limiter, True, token
+                ACC, demo_data.HOSTILE_PROJECT_ID, limiter, True, token
             )
             assert change.limiter_id == limiter
 
@@ -198,8 +198,8 @@ async def test_hostile_project_ids_work_end_to_end(hostile_sandbox: SandboxServe
     "token, status",
     [
         (AccessToken("pat_unknown"), 401),
-        (AccessToken(demo.OTHER_ACCESS_TOKEN), 403),
-        (AccessToken(demo.DEMO_ACCESS_TOKEN_NO_PROJECT_ACTION), 403),
+        (AccessToken(demo_data.OTHER_ACCESS_TOKEN), 403),
+        (AccessToken(demo_data.DEMO_ACCESS_TOKEN_NO_PROJECT_ACTION), 403),
     ],
 )
 async def test_auth_errors_carry_the_error_object(

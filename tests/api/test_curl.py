@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bottui.api.requests import shell_quote as quote
+from bottui.api.requests import shell_quote
 from bottui.plaintext import has_control
 
 
@@ -26,7 +26,7 @@ def _bash_echo(quoted: str) -> bytes:
     ["plain", "it's", 'a b"c', "\u202egnp.exe", "line\u2028sep", "c1\x9bx", "tab\tx", "ü/é\\'"],
 )
 def test_bash_receives_exact_bytes(value: str) -> None:
-    quoted = quote(value)
+    quoted = shell_quote(value)
     assert not has_control(quoted)
     assert _bash_echo(quoted) == value.encode()
 
@@ -34,4 +34,4 @@ def test_bash_receives_exact_bytes(value: str) -> None:
 @settings(max_examples=40, deadline=None)
 @given(st.text(alphabet=st.characters(exclude_characters="\x00", codec="utf-8"), max_size=12))
 def test_any_text_round_trips_through_bash(value: str) -> None:
-    assert _bash_echo(quote(value)) == value.encode()
+    assert _bash_echo(shell_quote(value)) == value.encode()

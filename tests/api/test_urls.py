@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bottui.api import transport as urls
+from bottui.api import transport
 from bottui.api.errors import RefusedError, ValidationError
 
 
@@ -25,13 +25,13 @@ from bottui.api.errors import RefusedError, ValidationError
     ],
 )
 def test_segment_encoding(raw: str, encoded: str) -> None:
-    assert urls.segment("id", raw) == encoded
+    assert transport.segment("id", raw) == encoded
 
 
 @given(st.text(min_size=1).filter(lambda s: s not in (".", "..")))
 def test_segment_is_one_segment_that_decodes_back(value: str) -> None:
     try:
-        encoded = urls.segment("id", value)
+        encoded = transport.segment("id", value)
     except ValidationError:
         return
     assert "/" not in encoded and "?" not in encoded and "#" not in encoded
@@ -39,13 +39,13 @@ def test_segment_is_one_segment_that_decodes_back(value: str) -> None:
 
 
 def test_paths() -> None:
-    assert urls.rate_limiter_active_path("a", "p/1", "r l") == (
+    assert transport.rate_limiter_active_path("a", "p/1", "r l") == (
         "/api/v1/a/projects/p%2F1/rate_limiters/r%20l/active"
     )
-    assert urls.grant_revocations_path("a", "p") == (
+    assert transport.grant_revocations_path("a", "p") == (
         "/api/v1/a/projects/p/challenges/grant-revocations"
     )
-    assert urls.dimension_thresholds_path("a", "p", "d") == (
+    assert transport.dimension_thresholds_path("a", "p", "d") == (
         "/api/v1/a/projects/p/dimension-thresholds/d"
     )
 
@@ -62,7 +62,7 @@ def test_paths() -> None:
     ],
 )
 def test_base_url_accepted(url: str, expected: str) -> None:
-    assert urls.check_base_url(url) == expected
+    assert transport.check_base_url(url) == expected
 
 
 @pytest.mark.parametrize(
@@ -80,5 +80,5 @@ def test_base_url_accepted(url: str, expected: str) -> None:
 )
 def test_base_url_refused(url: str) -> None:
     with pytest.raises(RefusedError) as info:
-        urls.check_base_url(url)
+        transport.check_base_url(url)
     assert info.value.exit_code == 2

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bottui.api import requests as validation
+from bottui.api import requests
 from bottui.api.errors import ValidationError
 
 
@@ -22,53 +22,53 @@ def _allowed(s: str) -> bool:
 @given(st.text(alphabet=st.characters(), min_size=0, max_size=300))
 def test_subject_id_accepts_exactly_1_to_256_chars_without_controls(value: str) -> None:
     if _allowed(value):
-        assert validation.subject_id("visitor id", value) == value
+        assert requests.subject_id("visitor id", value) == value
     else:
         with pytest.raises(ValidationError):
-            validation.subject_id("visitor id", value)
+            requests.subject_id("visitor id", value)
 
 
 @given(st.text(alphabet=st.characters(codec="utf-8"), min_size=1, max_size=256))
 def test_subject_id_counts_code_points(value: str) -> None:
     if all(unicodedata.category(c) != "Cc" for c in value):
-        assert validation.subject_id("id", value) == value
+        assert requests.subject_id("id", value) == value
 
 
 @pytest.mark.parametrize("length, ok", [(1, True), (255, True), (256, True), (257, False)])
 def test_subject_id_length_limits(length: int, ok: bool) -> None:
     value = "é" * length  # 2 bytes each: the limit is in characters
     if ok:
-        validation.subject_id("id", value)
+        requests.subject_id("id", value)
     else:
         with pytest.raises(ValidationError, match="at most 256"):
-            validation.subject_id("id", value)
+            requests.subject_id("id", value)
 
 
 @pytest.mark.parametrize("bad", ["a\x1bb", "\x00", "tab\there", "nl\n", "c1\x9b", "del\x7f"])
 def test_subject_id_refuses_control_characters(bad: str) -> None:
     with pytest.raises(ValidationError, match="control character"):
-        validation.subject_id("visitor id", bad)
+        requests.subject_id("visitor id", bad)
 
 
 def test_subject_needs_one_id_and_holds_only_given_ones() -> None:
     with pytest.raises(ValidationError, match="visitor id, a user account id"):
-        validation.subject(None, None)
+        requests.subject(None, None)
     with pytest.raises(ValidationError):
-        validation.subject("", None)
-    assert validation.subject("v", None) == {"visitorId": "v"}
-    assert validation.subject(None, "u") == {"userAccountId": "u"}
-    assert validation.subject("v", "u") == {"visitorId": "v", "userAccountId": "u"}
+        requests.subject("", None)
+    assert requests.subject("v", None) == {"visitorId": "v"}
+    assert requests.subject(None, "u") == {"userAccountId": "u"}
+    assert requests.subject("v", "u") == {"visitorId": "v", "userAccountId": "u"}
 
 
 @pytest.mark.parametrize("bad", ["", ".", ".."])
 def test_path_id_refuses_what_cannot_be_a_segment(bad: str) -> None:
     with pytest.raises(ValidationError):
-        validation.path_id("project id", bad)
+        requests.path_id("project id", bad)
 
 
 @pytest.mark.parametrize("good", ["a/b", "?x", "#y", "%2F", "with space", "ünï©ødé", "...", "a..b"])
 def test_path_id_accepts_hostile_but_valid_ids(good: str) -> None:
-    assert validation.path_id("project id", good) == good
+    assert requests.path_id("project id", good) == good
 
 
 @pytest.mark.parametrize(
@@ -89,7 +89,7 @@ def test_path_id_accepts_hostile_but_valid_ids(good: str) -> None:
     ],
 )
 def test_threshold_literal_is_sent_as_typed(typed: object, sent: str) -> None:
-    assert validation.threshold_literal("block", typed) == sent  # type: ignore[arg-type]
+    assert requests.threshold_literal("block", typed) == sent  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -97,19 +97,19 @@ def test_threshold_literal_is_sent_as_typed(typed: object, sent: str) -> None:
 )
 def test_threshold_literal_refuses_non_finite_and_non_numbers(bad: object) -> None:
     with pytest.raises(ValidationError):
-        validation.threshold_literal("block", bad)  # type: ignore[arg-type]
+        requests.threshold_literal("block", bad)  # type: ignore[arg-type]
 
 
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_finite_floats_round_trip_exactly(value: float) -> None:
-    literal = validation.threshold_literal("block", value)
+    literal = requests.threshold_literal("block", value)
     assert float(literal) == value
 
 
 @given(st.one_of(st.floats(), st.text(max_size=20)))
 def test_threshold_literal_raises_only_validation_error(value: object) -> None:
     try:
-        literal = validation.threshold_literal("block", value)  # type: ignore[arg-type]
+        literal = requests.threshold_literal("block", value)  # type: ignore[arg-type]
     except ValidationError:
         return
     assert math.isfinite(float(literal))
@@ -118,8 +118,8 @@ def test_threshold_literal_raises_only_validation_error(value: object) -> None:
 def test_dimension_name_not_empty() -> None:
     for bad in ("", "   ", "a\x1b"):
         with pytest.raises(ValidationError):
-            validation.dimension_name(bad)
-    assert validation.dimension_name("Bot score") == "Bot score"
+            requests.dimension_name(bad)
+    assert requests.dimension_name("Bot score") == "Bot score"
 
 
 # -- #28: what a mutation run found unguarded -------------------------------------------
@@ -131,9 +131,9 @@ def test_dimension_name_not_empty() -> None:
 )
 def test_threshold_literal_never_sends_what_json_refuses(typed: str, sent: str) -> None:
     """``1.`` is a number to Decimal, not to JSON: sent as typed it is an invalid body."""
-    literal = validation.threshold_literal("block", typed)
+    literal = requests.threshold_literal("block", typed)
     assert literal == sent
-    assert validation.JSON_NUMBER.fullmatch(literal)
+    assert requests.JSON_NUMBER.fullmatch(literal)
     assert json.loads(f'{{"block": {literal}}}')["block"] == float(typed)
 
 
@@ -141,24 +141,24 @@ def test_threshold_literal_never_sends_what_json_refuses(typed: str, sent: str) 
 def test_a_lone_surrogate_in_an_id_is_refused(surrogate: str) -> None:
     value = f"vis{surrogate}x"
     with pytest.raises(ValidationError, match=f"U\\+{ord(surrogate):04X}"):
-        validation.path_id("rate limiter id", value)
+        requests.path_id("rate limiter id", value)
     with pytest.raises(ValidationError, match=f"U\\+{ord(surrogate):04X}"):
-        validation.subject_id("visitor id", value)
+        requests.subject_id("visitor id", value)
     with pytest.raises(ValidationError, match=f"U\\+{ord(surrogate):04X}"):
-        validation.dimension_name(value)
+        requests.dimension_name(value)
 
 
 @pytest.mark.parametrize(
     "length, ok",
-    [(1, True), (validation.PATH_ID_MAX, True), (validation.PATH_ID_MAX + 1, False)],
+    [(1, True), (requests.PATH_ID_MAX, True), (requests.PATH_ID_MAX + 1, False)],
 )
 def test_path_id_length_limit(length: int, ok: bool) -> None:
     value = "é" * length  # the limit is in characters
     if ok:
-        assert validation.path_id("project id", value) == value
+        assert requests.path_id("project id", value) == value
     else:
-        with pytest.raises(ValidationError, match=f"longer than {validation.PATH_ID_MAX}"):
-            validation.path_id("project id", value)
+        with pytest.raises(ValidationError, match=f"longer than {requests.PATH_ID_MAX}"):
+            requests.path_id("project id", value)
 
 
 @pytest.mark.parametrize(
@@ -175,6 +175,6 @@ def test_threshold_literal_rewritten_in_exponent_form_from_twenty_digits(
 ) -> None:
     # A literal JSON refuses ("+...") is rewritten: in plain digits below 20 of them,
     # in exponent form from 20 on (no run of twenty zeros sent for a tiny or huge value).
-    literal = validation.threshold_literal("block", typed)
+    literal = requests.threshold_literal("block", typed)
     assert literal == sent
     assert Decimal(literal) == Decimal(typed)

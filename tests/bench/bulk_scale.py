@@ -228,7 +228,7 @@ async def settled_journal(
 ) -> None:
     """A journal holding the run of ``ids`` with its first ``settled`` ids settled.
 
-    Written through the journal's own batch writer (``JournalStore.batch``),
+    Written through the journal's own batch writer (``SqliteJournalStore.batch``),
     as a run would, without sending anything; with ``checkpoints``, a
     settled-prefix checkpoint after each chunk, as a run writes them (without:
     a journal of a bottui before checkpoints, every id looked up).
@@ -236,8 +236,8 @@ async def settled_journal(
     os.environ.update(environment(home))
     from bottui.ops.bulk.input import BulkSource, subject_key
     from bottui.store.files import Locations
-    from bottui.store.journal.records import EntryId, Operation, StartRecord
-    from bottui.store.journal.store import SqliteJournalStore
+    from bottui.store.journal.journal_records import EntryId, Operation, StartRecord
+    from bottui.store.journal.journal_store import SqliteJournalStore
 
     source = BulkSource.from_path(ids)
     store = SqliteJournalStore(Locations.default().journal_file)

@@ -32,8 +32,8 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bottui.store.journal.file import Journal  # noqa: E402
-from bottui.store.journal.records import Operation, StartRecord  # noqa: E402
+from bottui.store.journal.journal_file import Journal  # noqa: E402
+from bottui.store.journal.journal_records import Operation, StartRecord  # noqa: E402
 
 BASE_URL = "https://api.example.com"
 

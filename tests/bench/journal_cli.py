@@ -49,8 +49,8 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bottui.store.journal.records import EntryId, EntryQuery, RunId  # noqa: E402
-from bottui.store.journal.store import SqliteJournalStore  # noqa: E402
+from bottui.store.journal.journal_records import EntryId, EntryQuery, RunId  # noqa: E402
+from bottui.store.journal.journal_store import SqliteJournalStore  # noqa: E402
 from tests.bench import journal_data  # noqa: E402
 
 NEWEST: Final = journal_data.NEWEST

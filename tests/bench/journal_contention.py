@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bottui.store.journal.file import Journal  # noqa: E402
+from bottui.store.journal.journal_file import Journal  # noqa: E402
 from tests.bench.journal import file_system  # noqa: E402
 from tests.store.journal_contention import ScenarioResult, run_scenario  # noqa: E402
 

@@ -42,8 +42,8 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bottui.store.journal.records import Operation, StartRecord  # noqa: E402
-from bottui.store.journal.store import SqliteJournalStore  # noqa: E402
+from bottui.store.journal.journal_records import Operation, StartRecord  # noqa: E402
+from bottui.store.journal.journal_store import SqliteJournalStore  # noqa: E402
 
 #: Ids per bulk run.
 RUN_SIZE: Final = 100_000

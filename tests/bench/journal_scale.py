@@ -45,8 +45,8 @@ if str(ROOT) not in sys.path:
 
 # Only what version 1 had too: the write half runs against an older checkout
 # (copy this file into it) for before/after figures.
-from bottui.store.journal.file import Journal  # noqa: E402
-from bottui.store.journal.records import Operation, StartRecord  # noqa: E402
+from bottui.store.journal.journal_file import Journal  # noqa: E402
+from bottui.store.journal.journal_records import Operation, StartRecord  # noqa: E402
 
 CHUNK = 1000
 PROJECTS = 5000
@@ -192,7 +192,7 @@ def generate(path: Path, entries: int, run_size: int) -> None:
 
 
 def timed(conn: sqlite3.Connection, query: Any, reps: int) -> tuple[float, float, int]:
-    from bottui.store.journal.query import read_page
+    from bottui.store.journal.journal_query import read_page
 
     first = time.perf_counter()
     found = read_page(conn, query, None, 51)
@@ -206,7 +206,7 @@ def timed(conn: sqlite3.Connection, query: Any, reps: int) -> tuple[float, float
 
 
 def queries(conn: sqlite3.Connection, reps: int) -> None:
-    from bottui.store.journal.records import EntryId, EntryQuery, RunId
+    from bottui.store.journal.journal_records import EntryId, EntryQuery, RunId
 
     last = conn.execute("SELECT max(id) FROM items").fetchone()[0]
     run = conn.execute("SELECT max(id) FROM runs").fetchone()[0]
@@ -338,7 +338,7 @@ def _write_async(path: Path, run: int, ids: int) -> None:
     an awaited finish per id, a flush every 256 outcomes."""
     import asyncio
 
-    from bottui.store.journal.store import SqliteJournalStore
+    from bottui.store.journal.journal_store import SqliteJournalStore
 
     async def go() -> None:
         rng = random.Random(12)

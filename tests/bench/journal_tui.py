@@ -51,7 +51,7 @@ from bottui.sandbox.demo_data import DEMO_ACCOUNT  # noqa: E402
 from bottui.sandbox.server import SandboxServer  # noqa: E402
 from bottui.sandbox.state import ManualClock, demo_state  # noqa: E402
 from bottui.tui.app import BottuiApp  # noqa: E402
-from bottui.tui.screens import journal as journal_screen  # noqa: E402
+from bottui.tui.screens import journal  # noqa: E402
 from bottui.tui.screens.journal_dialogs import JournalTable  # noqa: E402
 from tests.bench import journal_data  # noqa: E402
 
@@ -103,7 +103,7 @@ class Probe:
     def hook(self) -> None:
         """Count every first page shown and every older page added."""
         probe = self
-        show: Callable[..., Any] = journal_screen.JournalScreen._show
+        show: Callable[..., Any] = journal.JournalScreen._show
         append: Callable[..., Any] = JournalTable.append
 
         def counted_show(screen: Any, *args: Any, **kwargs: Any) -> None:
@@ -114,7 +114,7 @@ class Probe:
             append(table, *args, **kwargs)
             probe.shown += 1
 
-        journal_screen.JournalScreen._show = counted_show  # type: ignore[method-assign,assignment]
+        journal.JournalScreen._show = counted_show  # type: ignore[method-assign,assignment]
         JournalTable.append = counted_append  # type: ignore[method-assign,assignment]
 
     async def lag(self) -> None:

@@ -57,7 +57,7 @@ MODULES: dict[str, list[str]] = {
         "tests/cli/test_thresholds_rules.py",
         "tests/bulk/test_unknown_outcomes.py",
     ],
-    "ops/plan.py": [
+    "ops/planning.py": [
         "tests/ops/test_plan.py",
         "tests/ops/test_mutation_rules.py",
         "tests/ops/test_undo.py",
@@ -95,7 +95,7 @@ MODULES: dict[str, list[str]] = {
         "tests/bulk/test_concurrency_scale.py",
         "tests/bulk/test_spool.py",
     ],
-    "store/journal/store.py": [
+    "store/journal/journal_store.py": [
         "tests/store/test_journal_store.py",
         "tests/store/test_journal_store_locked.py",
         "tests/store/test_journal_checkpoints.py",

@@ -56,7 +56,12 @@ from bottui.ops.session import Session
 from bottui.sandbox.demo_data import DEMO_ACCOUNT, DEMO_PROJECTS, DEMO_RATE_LIMITERS
 from bottui.sandbox.server import SandboxServer
 from bottui.sandbox.state import ManualClock, demo_state
-from bottui.store.inventory.records import InventorySnapshot, LimiterEntry, ProjectEntry, Source
+from bottui.store.inventory.inventory_records import (
+    InventorySnapshot,
+    LimiterEntry,
+    ProjectEntry,
+    Source,
+)
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.limiters import LimitersScreen
 from bottui.tui.screens.projects import CHECKING, ProjectsScreen, ProjectTable

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from bottui.sandbox import demo_data as demo
+from bottui.sandbox import demo_data
 from bottui.sandbox.server import SandboxServer
 from tests.bulk.conftest import logged
 from tests.cli.helpers import cli
@@ -44,8 +44,8 @@ def replay(curl: str) -> None:
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": os.environ.get("HOME", "/tmp"),
-        "BOTTUI_ACCESS_TOKEN": demo.DEMO_ACCESS_TOKEN,
-        "BOTTUI_API_KEY": demo.DEMO_PROJECT_TOKENS[PROJ],
+        "BOTTUI_ACCESS_TOKEN": demo_data.DEMO_ACCESS_TOKEN,
+        "BOTTUI_API_KEY": demo_data.DEMO_PROJECT_TOKENS[PROJ],
     }
     done = subprocess.run(["bash", "-c", curl], env=env, capture_output=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -114,7 +114,7 @@ def test_single_shot_curl_sends_the_same_request(
     where = scope(project)
     [request] = dry_run(*argv, *where)
     assert "$BOTTUI_" in request["curl"]
-    assert demo.DEMO_ACCESS_TOKEN not in request["curl"]
+    assert demo_data.DEMO_ACCESS_TOKEN not in request["curl"]
     assert env.stats.requests == 0  # the dry run sent nothing
     replay(request["curl"])
     [by_curl] = last(env)

@@ -21,8 +21,8 @@ from bottui.ops.session import Session, Settings
 from bottui.sandbox.server import SandboxServer
 from bottui.sandbox.state import RequestRecord
 from bottui.store.files import Locations
-from bottui.store.journal.file import Journal
-from bottui.store.journal.records import StartRecord
+from bottui.store.journal.journal_file import Journal
+from bottui.store.journal.journal_records import StartRecord
 from bottui.store.keyring_tokens import TokenStore
 from tests.bulk.conftest import logged, visitor_ids
 from tests.fixtures.sandbox import ACC, PROJ

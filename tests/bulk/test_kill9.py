@@ -19,7 +19,7 @@ from pathlib import Path
 
 from bottui.sandbox.server import SandboxServer
 from bottui.store.files import Locations
-from bottui.store.journal.file import Journal
+from bottui.store.journal.journal_file import Journal
 from tests.fixtures.sandbox import scope
 
 IDS = 3000

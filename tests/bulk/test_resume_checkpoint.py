@@ -8,18 +8,17 @@ from typing import Any
 
 import pytest
 
-from bottui.ops.bulk import journaling as prefix
+from bottui.ops.bulk import journaling
 from bottui.ops.bulk.engine import BulkRevocation
 from bottui.ops.bulk.input import BulkSource, subject_key
 from bottui.ops.session import Session, Settings
 from bottui.sandbox.server import SandboxServer
-from bottui.store.errors import JournalUnavailable
 from bottui.store.files import Locations
-from bottui.store.journal.file import Journal
-from bottui.store.journal.records import ItemState, RunId
-from bottui.store.journal.store import SqliteJournalBatch as JournalBatch
-from bottui.store.journal.store import SqliteJournalStore as JournalStore
+from bottui.store.journal.journal_file import Journal
+from bottui.store.journal.journal_records import ItemState, RunId
+from bottui.store.journal.journal_store import SqliteJournalBatch, SqliteJournalStore
 from bottui.store.keyring_tokens import TokenStore
+from bottui.store.store_errors import JournalUnavailable
 from tests.fixtures.sandbox import ACC, PROJ
 
 IDS = 1000
@@ -44,7 +43,7 @@ class CountingStore:
     """The journal store, keeping the keys of every ``item_states`` call;
     ``prefix`` (if set) replaces the checkpoint the journal holds."""
 
-    def __init__(self, inner: JournalStore, prefix: int | None = None) -> None:
+    def __init__(self, inner: SqliteJournalStore, prefix: int | None = None) -> None:
         self.inner = inner
         self.asked: list[str] = []
         self.prefix = prefix
@@ -100,7 +99,7 @@ class StoppingBatch:
     """A journal batch writer that stops dead (as a killed process does) after
     ``calls`` calls of any kind: what it was handed after that is never written."""
 
-    def __init__(self, inner: JournalBatch, calls: int) -> None:
+    def __init__(self, inner: SqliteJournalBatch, calls: int) -> None:
         self.inner = inner
         self.left = calls
 
@@ -132,12 +131,12 @@ class StoppingBatch:
 async def test_a_checkpoint_never_leads_the_outcomes_written(
     session: Session, env: SandboxServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(prefix, "CHECKPOINT_LINES", 1)  # a checkpoint at every move
+    monkeypatch.setattr(journaling, "CHECKPOINT_LINES", 1)  # a checkpoint at every move
     inner = session.journal_store
     batches: list[StoppingBatch] = []
 
     class Stopping(CountingStore):
-        async def batch(self) -> JournalBatch:
+        async def batch(self) -> SqliteJournalBatch:
             batches.append(StoppingBatch(await inner.batch(), calls=700))
             return batches[-1]
 

@@ -19,9 +19,9 @@ from bottui.ops.bulk.report import ItemResult, ItemStatus, summary_lines
 from bottui.ops.session import Session, Settings
 from bottui.sandbox.server import SandboxServer
 from bottui.store.files import Locations
-from bottui.store.journal.file import Journal
-from bottui.store.journal.records import ItemState, Operation
-from bottui.store.journal.store import SqliteJournalStore as JournalStore
+from bottui.store.journal.journal_file import Journal
+from bottui.store.journal.journal_records import ItemState, Operation
+from bottui.store.journal.journal_store import SqliteJournalStore
 from bottui.store.keyring_tokens import TokenStore
 from bottui.tui.widgets.bulk_words import unsettled
 from tests.fixtures.sandbox import ACC, PROJ
@@ -144,7 +144,7 @@ async def test_unknown_retried_is_settled_for_the_next_resume(
 class CountingStore:
     """The journal store, counting the keys each ``item_states`` call asks for."""
 
-    def __init__(self, inner: JournalStore) -> None:
+    def __init__(self, inner: SqliteJournalStore) -> None:
         self.inner = inner
         self.asked: list[int] = []
 

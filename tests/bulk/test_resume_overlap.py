@@ -12,18 +12,18 @@ from typing import Any
 
 import pytest
 
-from bottui.ops.bulk import journaling as covered
+from bottui.ops.bulk import journaling
 from bottui.ops.bulk.engine import BulkRevocation
 from bottui.ops.bulk.input import BulkSource, subject_key
 from bottui.ops.bulk.report import BulkSummary
 from bottui.ops.session import Session, Settings
 from bottui.sandbox.server import SandboxServer
 from bottui.store import seen_ids
-from bottui.store.errors import JournalUnavailable
 from bottui.store.files import Locations
-from bottui.store.journal.records import ItemState, RunId
-from bottui.store.journal.store import SqliteJournalStore as JournalStore
+from bottui.store.journal.journal_records import ItemState, RunId
+from bottui.store.journal.journal_store import SqliteJournalStore
 from bottui.store.keyring_tokens import TokenStore
+from bottui.store.store_errors import JournalUnavailable
 from tests.fixtures.sandbox import ACC, PROJ
 
 #: Lines 1-300: ids with repeats, an invalid line, a blank one; the checkpoint
@@ -57,7 +57,7 @@ class Store:
     """The journal store with a given checkpoint, some keys forgotten, lookups
     that may fail."""
 
-    def __init__(self, inner: JournalStore, prefix: int, *, failing: bool = False) -> None:
+    def __init__(self, inner: SqliteJournalStore, prefix: int, *, failing: bool = False) -> None:
         self.inner = inner
         self.prefix = prefix
         self.failing = failing
@@ -98,24 +98,24 @@ async def resume(session: Session, store: Store, *, per_id: bool = False) -> Bul
         session._journal_store = store.inner
 
 
-@pytest.mark.parametrize("held_max", [covered.HELD_MAX, 3])
+@pytest.mark.parametrize("held_max", [journaling.HELD_MAX, 3])
 async def test_counts_and_requests_are_those_of_a_resume_reading_the_covered_lines_first(
     session: Session, env: SandboxServer, monkeypatch: pytest.MonkeyPatch, held_max: int
 ) -> None:
-    monkeypatch.setattr(covered, "HELD_MAX", held_max)  # 3: waits for the set mid-run
+    monkeypatch.setattr(journaling, "HELD_MAX", held_max)  # 3: waits for the set mid-run
     await BulkRevocation(session, ACC, PROJ, BulkSource.from_text(TEXT)).run()
     inner = session.journal_store
     sent_before = env.stats.requests
     plain = await resume(session, Store(inner, prefix=len(COVERED)), per_id=True)
     sent_plain = env.stats.requests - sent_before
     started: list[int] = []
-    real_start = covered.CoveredLines.start
+    real_start = journaling.CoveredLines.start
 
-    async def start(*args: Any) -> covered.CoveredLines | None:
+    async def start(*args: Any) -> journaling.CoveredLines | None:
         started.append(1)
         return await real_start(*args)
 
-    monkeypatch.setattr(covered.CoveredLines, "start", start)
+    monkeypatch.setattr(journaling.CoveredLines, "start", start)
     sent_before = env.stats.requests
     ahead = await resume(session, Store(inner, prefix=len(COVERED)))
     assert started  # the covered lines were read aside

@@ -23,7 +23,7 @@ from bottui.ops.bulk.journaling import run_key
 from bottui.sandbox.server import SandboxServer
 from bottui.store import files
 from bottui.store.files import Locations
-from bottui.store.journal.file import Journal
+from bottui.store.journal.journal_file import Journal
 from tests.bulk.conftest import logged, visitor_ids
 from tests.fixtures.sandbox import scope
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from bottui.sandbox.server import SandboxServer
-from bottui.store.journal.file import Journal, run_identity
+from bottui.store.journal.journal_file import Journal, run_identity
 from tests.cli.helpers import cli
 from tests.fixtures.sandbox import scope
 

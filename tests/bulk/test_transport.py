@@ -11,7 +11,7 @@ import pytest
 from bottui.api.client import BotProtectionClient
 from bottui.api.tokens import AccessToken
 from bottui.api.transport import AiohttpTransport
-from bottui.sandbox import demo_data as demo
+from bottui.sandbox import demo_data
 from bottui.sandbox.server import SandboxServer
 from tests.bulk.conftest import logged
 from tests.sandbox.helpers import revoke_path
@@ -86,7 +86,7 @@ async def test_cut_answer_is_a_protocol_error(sandbox: SandboxServer) -> None:
 
 async def test_body_streamed_headers_kept_keep_alive_reused(sandbox: SandboxServer) -> None:
     async with BotProtectionClient(sandbox.base_url, max_connections=2) as client:
-        token = AccessToken(demo.DEMO_ACCESS_TOKEN)
+        token = AccessToken(demo_data.DEMO_ACCESS_TOKEN)
         for n in range(20):
             await client.revoke_grant("acme", "shop-prod", token, visitor_id=f"v{n}")
     records = logged(sandbox)

@@ -25,7 +25,7 @@ from bottui.ops.bulk.report import ItemResult, ItemStatus, summary_lines
 from bottui.ops.session import Session, Settings
 from bottui.sandbox.server import SandboxServer
 from bottui.store.files import Locations
-from bottui.store.journal.file import Journal
+from bottui.store.journal.journal_file import Journal
 from bottui.store.keyring_tokens import TokenStore
 from tests.cli.helpers import cli
 from tests.fixtures.sandbox import ACC, PROJ, scope

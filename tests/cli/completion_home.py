@@ -17,7 +17,7 @@ from typing import Final
 from bottui.ops.profiles import new_profile
 from bottui.store.config.config_file import ConfigStore
 from bottui.store.files import Locations
-from bottui.store.inventory.file import Inventory
+from bottui.store.inventory.inventory_file import Inventory
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 

@@ -18,7 +18,7 @@ from typing import Any
 import platformdirs
 import pytest
 
-from bottui.api.tokens import token_forms as scrubbed_forms
+from bottui.api.tokens import token_forms
 from bottui.sandbox.faults import BODY_KINDS, HOSTILE_KINDS
 from bottui.sandbox.server import SandboxServer
 from tests.cli.helpers import Result, cli
@@ -53,7 +53,7 @@ def secrets_of(sandbox: SandboxServer) -> list[str]:
     key = project["serverKey"]
     forms = {key, *every_form(ECHO_ACCESS_TOKEN, ECHO_PROJECT_TOKEN)}
     for token in (ECHO_ACCESS_TOKEN, ECHO_PROJECT_TOKEN):
-        forms |= scrubbed_forms(token)
+        forms |= token_forms(token)
     return sorted(forms)
 
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from bottui.sandbox import demo_data as demo
+from bottui.sandbox import demo_data
 from bottui.sandbox.server import SandboxServer
 from tests.cli.helpers import cli, cli_process
 from tests.fixtures.sandbox import ACC, PROJ, scope
@@ -117,21 +117,21 @@ def test_plain_http_refused(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_network_failure_exit_4(monkeypatch: pytest.MonkeyPatch) -> None:
     with SandboxServer() as server:
         url = server.base_url
-    monkeypatch.setenv("BOTTUI_ACCESS_TOKEN", demo.DEMO_ACCESS_TOKEN)
+    monkeypatch.setenv("BOTTUI_ACCESS_TOKEN", demo_data.DEMO_ACCESS_TOKEN)
     r = cli("revoke", *scope(), "--visitor-id", "v", "--base-url", url)
     assert r.code == 4 and "Could not connect" in r.err
 
 
 def test_token_set_status_delete(sandbox: SandboxServer, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BOTTUI_BASE_URL", sandbox.base_url)
-    r = cli("token", "set", "personal", "--account", ACC, stdin=demo.DEMO_ACCESS_TOKEN + "\n")
-    assert r.code == 0 and demo.DEMO_ACCESS_TOKEN not in r.out + r.err
-    r = cli("token", "set", "project", *scope(), stdin=demo.DEMO_PROJECT_TOKENS[PROJ])
+    r = cli("token", "set", "personal", "--account", ACC, stdin=demo_data.DEMO_ACCESS_TOKEN + "\n")
+    assert r.code == 0 and demo_data.DEMO_ACCESS_TOKEN not in r.out + r.err
+    r = cli("token", "set", "project", *scope(), stdin=demo_data.DEMO_PROJECT_TOKENS[PROJ])
     assert r.code == 0
     r = cli("token", "status", *scope(), "--json")
     states = {(t["kind"], t["project"]): t["state"] for t in r.json()["tokens"]}
     assert states == {("personal", None): "stored", ("project", PROJ): "stored"}
-    assert demo.DEMO_ACCESS_TOKEN not in r.out
+    assert demo_data.DEMO_ACCESS_TOKEN not in r.out
     # The stored tokens work.
     assert cli("revoke", *scope(), "--visitor-id", "vis_7Hq2kP9xLm").code == 0
     assert cli("limiter", "enable", "rl-api", *scope()).code == 0
@@ -161,7 +161,7 @@ def test_profiles(sandbox: SandboxServer, monkeypatch: pytest.MonkeyPatch) -> No
     doc = r.json()
     assert doc["current"] == "sb"
     assert {p["name"] for p in doc["profiles"]} == {"sb", "prod"}
-    monkeypatch.setenv("BOTTUI_ACCESS_TOKEN", demo.DEMO_ACCESS_TOKEN)
+    monkeypatch.setenv("BOTTUI_ACCESS_TOKEN", demo_data.DEMO_ACCESS_TOKEN)
     # The profile gives base URL, account and project.
     r = cli("revoke", "--visitor-id", "vis_7Hq2kP9xLm", "--json")
     assert r.code == 0 and r.json()["revoked"] is True
@@ -183,7 +183,7 @@ def test_dry_run_sends_nothing(env: SandboxServer) -> None:
     r = cli("limiter", "disable", "rl-login", *scope(), "--dry-run")
     assert r.code == 0
     assert "PATCH " in r.out and "curl" in r.out and "$BOTTUI_API_KEY" in r.out
-    assert demo.DEMO_PROJECT_TOKENS[PROJ] not in r.out
+    assert demo_data.DEMO_PROJECT_TOKENS[PROJ] not in r.out
     r = cli("revoke", *scope(), "--visitor-id", "v", "--dry-run", "--json")
     assert r.code == 0 and r.json()["requests"][0]["method"] == "POST"
     assert env.stats.requests == 0

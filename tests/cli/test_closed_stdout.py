@@ -17,8 +17,8 @@ import pytest
 
 from bottui.sandbox.server import SandboxServer
 from bottui.store.files import Locations
-from bottui.store.journal.file import Journal
-from bottui.store.journal.records import StartRecord
+from bottui.store.journal.journal_file import Journal
+from bottui.store.journal.journal_records import StartRecord
 from tests.fixtures.sandbox import scope
 
 ENTRIES = 3000  # far more than a pipe holds (64 KiB on Linux)

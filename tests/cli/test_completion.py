@@ -217,14 +217,13 @@ def test_another_programs_database_is_not_read(tmp_path: Path) -> None:
 
 
 def test_the_copied_constants_agree() -> None:
-    from bottui.cli import tab_callback as completion_ids
+    from bottui.cli import tab_callback
     from bottui.ops import session
-    from bottui.store.config import model as config_model
-    from bottui.store.inventory import peek as inventory_peek
-    from bottui.store.inventory import schema as inventory_schema
+    from bottui.store.config import config_model
+    from bottui.store.inventory import inventory_peek, inventory_schema
 
-    assert completion_ids.DEFAULT_PROFILE == session.DEFAULT_PROFILE
-    assert completion_ids.MAX_CONFIG_BYTES == config_model.MAX_CONFIG_BYTES
+    assert tab_callback.DEFAULT_PROFILE == session.DEFAULT_PROFILE
+    assert tab_callback.MAX_CONFIG_BYTES == config_model.MAX_CONFIG_BYTES
     assert inventory_peek.APPLICATION_ID == inventory_schema.APPLICATION_ID
 
 
@@ -272,7 +271,7 @@ def test_a_tab_imports_no_parser_and_no_command(home: Locations) -> None:
         "import sys\n"
         "from bottui.cli import run\n"
         "run(['__complete', 'bash', '--', 'limiter', 'enable', ''])\n"
-        "heavy = ('argparse', 'msgspec', 'dataclasses', 'bottui.store.config.model')\n"
+        "heavy = ('argparse', 'msgspec', 'dataclasses', 'bottui.store.config.config_model')\n"
         "print(*sorted(m for m in sys.modules if m.startswith('bottui.cli') or m in heavy))"
     )
     done = subprocess.run(

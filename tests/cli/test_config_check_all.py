@@ -8,7 +8,7 @@ import pytest
 
 from bottui.ops import config_checks
 from bottui.ops.config_checks import CheckedFiles, FileProblem
-from bottui.store.config.model import Config, Profile, ProjectSettings
+from bottui.store.config.config_model import Config, Profile, ProjectSettings
 from bottui.store.files import Locations
 from tests.cli.helpers import cli
 from tests.cli.helpers import write_config as write

@@ -128,7 +128,7 @@ def test_previous_thresholds_are_numbers_like_the_request_body(env: SandboxServe
 def test_old_rows_and_odd_values_read_the_same() -> None:
     # The journal keeps the literal text (undo sends it back): every row, old or
     # new, local or shared, is shown through previous_json.
-    from bottui.store.journal.records import previous_json
+    from bottui.store.journal.journal_records import previous_json
 
     kept = {"name": "n", "blockThreshold": "1e-3", "challengeThreshold": "-0"}
     assert previous_json(kept) == {"name": "n", "blockThreshold": 0.001, "challengeThreshold": 0}

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from bottui.cli import help_topics as topics
+from bottui.cli import help_topics
 from tests.cli.helpers import cli, cli_process
 
 
@@ -102,24 +102,24 @@ def test_the_parser_knows_minus_v_too() -> None:
 def test_help_lists_the_topics() -> None:
     r = cli("help")
     assert r.code == 0
-    for name in topics.TOPICS:
+    for name in help_topics.TOPICS:
         assert f"  {name} " in r.out
     assert {"exit-codes", "tokens", "environment", "team", "playbooks", "json"} <= set(
-        topics.TOPICS
+        help_topics.TOPICS
     )
 
 
-@pytest.mark.parametrize("name", sorted(topics.TOPICS))
+@pytest.mark.parametrize("name", sorted(help_topics.TOPICS))
 def test_each_topic_prints_its_text(name: str) -> None:
     r = cli("help", name)
-    assert r.code == 0 and r.out.strip() == topics.text(name).strip()
+    assert r.code == 0 and r.out.strip() == help_topics.text(name).strip()
     assert len(r.out.splitlines()) >= 5
 
 
 def test_the_json_topic_is_the_schemas_text() -> None:
-    from bottui.cli.help_topics import JSON_TEXT as TEXT
+    from bottui.cli.help_topics import JSON_TEXT
 
-    assert topics.text("json") == TEXT and TEXT.startswith("JSON output")
+    assert help_topics.text("json") == JSON_TEXT and JSON_TEXT.startswith("JSON output")
 
 
 def test_help_of_a_command_is_its_help() -> None:
@@ -140,9 +140,9 @@ def test_an_unknown_topic_suggests_the_closest() -> None:
 
 
 def test_help_with_json_is_one_document() -> None:
-    assert [t["topic"] for t in cli("help", "--json").json()["topics"]] == list(topics.TOPICS)
+    assert [t["topic"] for t in cli("help", "--json").json()["topics"]] == list(help_topics.TOPICS)
     assert cli("help", "tokens", "--json").json() == {
         "topic": "tokens",
-        "text": topics.text("tokens"),
+        "text": help_topics.text("tokens"),
     }
     assert cli("help", "undo", "--json").json()["command"] == "undo"

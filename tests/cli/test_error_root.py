@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bottui.api.errors import EXIT_CREDENTIALS, EXIT_REFUSED, BottuiError
-from bottui.store.errors import (
+from bottui.store.store_errors import (
     ConfigError,
     DatabaseUnavailable,
     InvalidValue,

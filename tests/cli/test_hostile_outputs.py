@@ -24,8 +24,8 @@ from bottui.cli.output import Output
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.store.files import Locations
-from bottui.store.journal.file import Journal
-from bottui.store.journal.records import Operation
+from bottui.store.journal.journal_file import Journal
+from bottui.store.journal.journal_records import Operation
 from bottui.store.keyring_tokens import personal_username
 from tests.fixtures.hostile import (
     ECHO_ACCESS_TOKEN,

@@ -18,11 +18,11 @@ import pytest
 
 from bottui.cli import run
 from bottui.cli.output import Output
-from bottui.store.errors import JournalUnavailable
 from bottui.store.files import Locations
-from bottui.store.journal.file import Journal
-from bottui.store.journal.records import EntryPage, Operation, StartRecord
-from bottui.store.journal.store import SqliteJournalStore
+from bottui.store.journal.journal_file import Journal
+from bottui.store.journal.journal_records import EntryPage, Operation, StartRecord
+from bottui.store.journal.journal_store import SqliteJournalStore
+from bottui.store.store_errors import JournalUnavailable
 from tests.cli.helpers import Result, cli, cli_process
 
 

@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 
-from bottui.cli.help_topics import JSON_TEXT as TEXT
-from bottui.cli.help_topics import SCHEMAS, problems
+from bottui.cli.help_topics import JSON_TEXT, SCHEMAS, problems
 from bottui.sandbox.server import SandboxServer
 from tests.cli.helpers import cli
 from tests.fixtures.sandbox import scope
@@ -109,4 +108,4 @@ def test_the_help_topic_and_the_docs_page_say_the_same() -> None:
     body = JSON_PAGE.read_text(encoding="utf-8")
     fence = re.search(r"^```text\n(.*?)^```", body, re.S | re.M)
     assert fence is not None
-    assert fence.group(1) == TEXT.split("\n\n", 1)[1].rstrip("\n") + "\n"
+    assert fence.group(1) == JSON_TEXT.split("\n\n", 1)[1].rstrip("\n") + "\n"

@@ -1,10 +1,10 @@
 """Each CLI change is planned once, and what is sent or shown is that plan (issue #11).
 
-Every request the client prepares and every plan :mod:`bottui.ops.plan`
+Every request the client prepares and every plan :mod:`bottui.ops.planning`
 makes is counted: ``limiter``, ``revoke``, ``thresholds set`` and ``undo``
 plan exactly one change, with or without ``--dry-run``; the bytes the
 sandbox receives are the plan's request, and ``--dry-run`` prints the
-plan's own :meth:`~bottui.ops.plan.PlannedChange.dry_run_lines`.
+plan's own :meth:`~bottui.ops.planning.PlannedChange.dry_run_lines`.
 """
 
 from __future__ import annotations

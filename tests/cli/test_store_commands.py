@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bottui.demo import inventory_toml
-from bottui.sandbox import demo_data as demo
+from bottui.sandbox import demo_data
 from bottui.sandbox.server import SandboxServer
 from bottui.store.files import Locations
 from tests.cli.helpers import cli
@@ -55,7 +55,7 @@ def test_inventory_import_list_export_round_trip(seed: Path, tmp_path: Path) -> 
     report = r.json()
     assert report["added"] > 0 and report["changed"] == 0
     listed = cli("inventory", "list", "--json").json()
-    assert {p["project"] for p in listed["projects"]} == set(demo.DEMO_PROJECTS)
+    assert {p["project"] for p in listed["projects"]} == set(demo_data.DEMO_PROJECTS)
     login = next(x for x in listed["limiters"] if (x["project"], x["id"]) == (PROJ, "rl-login"))
     assert login["is_active"] is True and login["name"] == "Login bursts"
 
@@ -92,7 +92,7 @@ def test_inventory_import_reports_what_it_changed(seed: Path, tmp_path: Path) ->
     r = cli("inventory", "list")
     assert r.code == 0
     assert "limiter rl-login (Login storms): ON" in r.out
-    assert f"account {ACC} ({demo.DEMO_ACCOUNT_NAME})" in r.out
+    assert f"account {ACC} ({demo_data.DEMO_ACCOUNT_NAME})" in r.out
 
 
 def test_inventory_bad_file_exit_2(tmp_path: Path) -> None:
@@ -159,7 +159,7 @@ def test_thresholds_and_revocations_are_journaled(env: SandboxServer) -> None:
 
 
 def test_journal_filters(env: SandboxServer) -> None:
-    monkeypatch_env = {"BOTTUI_API_KEY": demo.DEMO_PROJECT_TOKENS["shop-staging"]}
+    monkeypatch_env = {"BOTTUI_API_KEY": demo_data.DEMO_PROJECT_TOKENS["shop-staging"]}
     assert cli("limiter", "enable", "rl-api", *scope()).code == 0
     with pytest.MonkeyPatch.context() as mp:
         for key, value in monkeypatch_env.items():
@@ -316,7 +316,7 @@ def test_undo_refuses_after_an_unknown_outcome_and_names_the_other_kind(
 def test_undo_on_a_protected_profile_needs_yes(
     sandbox: SandboxServer, seed: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("BOTTUI_API_KEY", demo.DEMO_PROJECT_TOKENS[PROJ])
+    monkeypatch.setenv("BOTTUI_API_KEY", demo_data.DEMO_PROJECT_TOKENS[PROJ])
     r = cli("profile", "add", "prod", "--base-url", sandbox.base_url, "--protected", *scope())
     assert r.code == 0
     assert cli("inventory", "import", str(seed)).code == 0

@@ -14,10 +14,10 @@ import pytest
 from bottui.ops.thresholds import OutOfRange, check_rules
 from bottui.sandbox.server import SandboxServer
 from bottui.store.config.config_file import ConfigStore
-from bottui.store.config.model import Profile, ProjectSettings
+from bottui.store.config.config_model import Profile, ProjectSettings
 from bottui.store.files import Locations
-from bottui.store.inventory.records import DimensionEntry
-from bottui.tui.screens.thresholds import check_words
+from bottui.store.inventory.inventory_records import DimensionEntry
+from bottui.tui.screens.thresholds_screen import check_words
 from tests.cli.helpers import cli
 from tests.fixtures.sandbox import ACC, PROJ, scope
 

@@ -19,7 +19,7 @@ from bottui.api.errors import EXIT_CREDENTIALS
 from bottui.sandbox.demo_data import DEMO_ACCESS_TOKEN, DEMO_PROJECT_TOKENS
 from bottui.sandbox.server import SandboxServer
 from bottui.store.files import Locations
-from bottui.store.journal.file import Journal
+from bottui.store.journal.journal_file import Journal
 from tests.cli.helpers import cli, write_config
 from tests.fixtures.sandbox import ACC, PROJ, scope
 

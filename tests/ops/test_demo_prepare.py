@@ -11,9 +11,9 @@ from bottui.demo import DEMO_PROFILE, demo_snapshot, inventory_toml, prepare
 from bottui.ops.session import Settings
 from bottui.store.config.config_file import ConfigStore
 from bottui.store.files import Locations
-from bottui.store.inventory.file import Inventory
-from bottui.store.inventory.records import InventorySnapshot, Source
-from bottui.store.inventory.toml_file import loads
+from bottui.store.inventory.inventory_file import Inventory
+from bottui.store.inventory.inventory_records import InventorySnapshot, Source
+from bottui.store.inventory.inventory_toml import loads
 from tests.fixtures.stores import inventory_of
 
 BASE = "http://127.0.0.1:8765"

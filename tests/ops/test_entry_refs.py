@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bottui.ops import journal_view
-from bottui.store.journal.records import JournalEntry
+from bottui.store.journal.journal_records import JournalEntry
 
 ORIGIN = "3f2a9c1b-0000-4000-8000-000000000001"
 MINE = JournalEntry(

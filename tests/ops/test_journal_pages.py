@@ -15,9 +15,9 @@ import pytest
 
 from bottui.api.tokens import ProjectToken, scrub
 from bottui.ops.journal_view import EntryStream, export_stream
-from bottui.store.journal.file import Journal
-from bottui.store.journal.records import EntryPage, EntryQuery, Operation, StartRecord
-from bottui.store.journal.store import SqliteJournalStore
+from bottui.store.journal.journal_file import Journal
+from bottui.store.journal.journal_records import EntryPage, EntryQuery, Operation, StartRecord
+from bottui.store.journal.journal_store import SqliteJournalStore
 from bottui.store.keyring_tokens import TokenStore
 from tests.fixtures.keyrings import InMemoryKeyring
 

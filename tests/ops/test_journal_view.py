@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from bottui.ops.journal_view import OUTCOME_GROUPS
-from bottui.store.journal.records import Outcome
+from bottui.store.journal.journal_records import Outcome
 
 
 def test_every_outcome_is_in_exactly_one_filter_group() -> None:

@@ -16,7 +16,7 @@ from bottui.api.errors import (
 )
 from bottui.api.requests import PreparedRequest
 from bottui.ops.mutations import _check_base_url, error_outcome
-from bottui.store.journal.records import Outcome
+from bottui.store.journal.journal_records import Outcome
 
 
 def kinds() -> list[tuple[BottuiError, Outcome]]:

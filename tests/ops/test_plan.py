@@ -1,4 +1,5 @@
-"""A change is planned once (``bottui.ops.plan``) and ``mutations.apply`` sends exactly the plan.
+"""A change is planned once (``bottui.ops.planning``) and ``mutations.apply`` sends exactly the
+plan.
 
 The read-only and protected rules are tested here, at the level every face
 shares, for each of the three operations: a refused plan says why and
@@ -22,10 +23,9 @@ from bottui.api.client import build_thresholds
 from bottui.api.errors import BottuiError, RefusedError, ValidationError
 from bottui.api.requests import request_json, request_lines
 from bottui.demo import prepare
-from bottui.ops import mutations, undo
-from bottui.ops import plan as planning
+from bottui.ops import mutations, planning, undo
 from bottui.ops.confirmation import ConfirmKind
-from bottui.ops.plan import (
+from bottui.ops.planning import (
     DRY_RUN_NOTE,
     LimiterTarget,
     PlannedChange,
@@ -38,8 +38,8 @@ from bottui.ops.plan import (
 from bottui.ops.session import Session
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
-from bottui.store.inventory.records import InventorySnapshot, LimiterEntry, Source
-from bottui.store.journal.records import JournalEntry
+from bottui.store.inventory.inventory_records import InventorySnapshot, LimiterEntry, Source
+from bottui.store.journal.journal_records import JournalEntry
 from tests.fixtures.stores import inventory_of, journal_of
 
 ACC, PROJ = DEMO_ACCOUNT, "shop-prod"

@@ -9,7 +9,7 @@ import pytest
 
 from bottui.ops.playbooks import library
 from bottui.ops.playbooks.library import LimiterStep, PlaybookFileError, ThresholdsStep
-from bottui.store.config.model import key_lines
+from bottui.store.config.config_model import key_lines
 from bottui.store.files import Locations
 
 GOOD = """\

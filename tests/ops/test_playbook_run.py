@@ -14,11 +14,11 @@ from bottui.api.client import build_thresholds
 from bottui.api.errors import RefusedError
 from bottui.demo import prepare
 from bottui.ops import mutations, revert
-from bottui.ops.playbooks import library, planning, run
+from bottui.ops.playbooks import library, playbook_plan, playbook_run
 from bottui.ops.playbooks.library import PlaybookFileError
 from bottui.ops.session import Session
 from bottui.sandbox.server import SandboxServer
-from bottui.store.journal.records import EntryQuery, RunId
+from bottui.store.journal.journal_records import EntryQuery, RunId
 from tests.fixtures.sandbox import ACC, PROJ
 
 PLAYBOOK = """\
@@ -62,10 +62,10 @@ async def session(tmp_path: Path, sandbox: SandboxServer) -> AsyncIterator[Sessi
     await session.aclose()
 
 
-async def planned(session: Session, name: str = "scrape") -> planning.PlaybookPlan:
+async def planned(session: Session, name: str = "scrape") -> playbook_plan.PlaybookPlan:
     book = await library.load(session.locations, name)
-    account, project = planning.scope(session, book, ACC, None)
-    return (await planning.plan_playbook(session, book, account, project)).with_reason("INC-1")
+    account, project = playbook_plan.scope(session, book, ACC, None)
+    return (await playbook_plan.plan_playbook(session, book, account, project)).with_reason("INC-1")
 
 
 ON = {"isActive": True}
@@ -94,7 +94,7 @@ async def test_a_run_sends_in_order_under_one_run_id(
     session: Session, sandbox: SandboxServer
 ) -> None:
     seen: list[tuple[int, str]] = []
-    summary = await run.run_playbook(
+    summary = await playbook_run.run_playbook(
         session,
         await planned(session),
         confirmed=False,
@@ -122,13 +122,13 @@ async def test_a_run_sends_in_order_under_one_run_id(
 async def test_a_failure_stops_the_run_and_the_steps_done_are_reverted(
     session: Session, sandbox: SandboxServer
 ) -> None:
-    def fail_step_2(result: run.StepResult) -> None:
+    def fail_step_2(result: playbook_run.StepResult) -> None:
         if result.step.number == 2 and result.state == "sending":
             sandbox.faults.configure(fail_next=10, error_status=503)
         if result.state != "sending":
             sandbox.faults.configure(fail_next=0)
 
-    summary = await run.run_playbook(
+    summary = await playbook_run.run_playbook(
         session, await planned(session), confirmed=False, progress=fail_step_2
     )
     states = [r.state for r in summary.results]
@@ -142,7 +142,7 @@ async def test_a_failure_stops_the_run_and_the_steps_done_are_reverted(
 
 
 async def test_revert_run_goes_in_reverse_order(session: Session, sandbox: SandboxServer) -> None:
-    summary = await run.run_playbook(session, await planned(session), confirmed=False)
+    summary = await playbook_run.run_playbook(session, await planned(session), confirmed=False)
     assert summary.run_id is not None
     steps = await revert.run_steps(session, summary.run_id)
     assert steps.playbook == "scrape" and len(steps.entries) == 3
@@ -155,7 +155,7 @@ async def test_revert_run_goes_in_reverse_order(session: Session, sandbox: Sandb
 async def test_a_step_changed_since_is_superseded_not_sent(
     session: Session, sandbox: SandboxServer
 ) -> None:
-    summary = await run.run_playbook(session, await planned(session), confirmed=False)
+    summary = await playbook_run.run_playbook(session, await planned(session), confirmed=False)
     assert summary.run_id is not None
     # Someone else tightens bot-score further after the run.
     later = build_thresholds("Bot score", "0.95", "0.7")
@@ -186,19 +186,19 @@ async def test_read_only_refuses_the_whole_run_before_sending(
     plan = await planned(session)
     session.update_settings(replace(session.settings, read_only=True))
     with pytest.raises(RefusedError, match="read-only"):
-        await run.run_playbook(session, plan, confirmed=True)
+        await playbook_run.run_playbook(session, plan, confirmed=True)
     assert sent(sandbox) == []
 
 
 async def test_a_flag_naming_another_project_is_refused(session: Session) -> None:
     book = await library.load(session.locations, "scrape")
     with pytest.raises(PlaybookFileError, match="for project shop-prod"):
-        planning.scope(session, book, ACC, "shop-staging")
+        playbook_plan.scope(session, book, ACC, "shop-staging")
 
 
 async def test_for_schedules_the_revert_of_every_step(session: Session) -> None:
     now = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
-    summary = await run.run_playbook(
+    summary = await playbook_run.run_playbook(
         session,
         await planned(session),
         confirmed=False,

@@ -15,7 +15,7 @@ from bottui.api.errors import RefusedError, ValidationError
 from bottui.ops import profiles
 from bottui.ops.session import Session, Settings
 from bottui.store.config.config_file import ConfigStore
-from bottui.store.config.model import Profile, ProjectSettings
+from bottui.store.config.config_model import Profile, ProjectSettings
 from bottui.store.files import Locations
 from bottui.store.keyring_tokens import TokenStore
 

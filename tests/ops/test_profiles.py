@@ -20,10 +20,10 @@ from bottui.ops import profiles
 from bottui.ops.session import Session, Settings
 from bottui.store.config.async_facade import AsyncConfigStore
 from bottui.store.config.config_file import ConfigStore, write_atomic
-from bottui.store.config.model import ProjectSettings
-from bottui.store.errors import ProfileExists, ProfileNotFound
+from bottui.store.config.config_model import ProjectSettings
 from bottui.store.files import Locations
 from bottui.store.keyring_tokens import TokenStore
+from bottui.store.store_errors import ProfileExists, ProfileNotFound
 
 URL = "https://api.example.com"
 

@@ -7,7 +7,7 @@ import pytest
 from bottui.api.errors import EXIT_REFUSED, RefusedError, ValidationError
 from bottui.ops import confirmation
 from bottui.ops.session import Settings
-from bottui.store.config.model import Config, Profile
+from bottui.store.config.config_model import Config, Profile
 
 REQUIRED = Settings("prod", "https://x", require_reason=True)
 

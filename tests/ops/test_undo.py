@@ -18,15 +18,14 @@ from bottui.api.errors import ApiError, RefusedError, ValidationError
 from bottui.api.sending import RetryPolicy
 from bottui.demo import prepare
 from bottui.ops import journal_view, mutations, undo
-from bottui.ops import journal_view as journal_pages
 from bottui.ops.journal_view import JournalQuery
 from bottui.ops.session import Session
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.endpoints import create_app
 from bottui.sandbox.faults import Faults
 from bottui.sandbox.state import ManualClock, SandboxState, demo_state
-from bottui.store.journal.file import Journal
-from bottui.store.journal.records import Operation, limiter_target
+from bottui.store.journal.journal_file import Journal
+from bottui.store.journal.journal_records import Operation, limiter_target
 from tests.fixtures import stores
 from tests.fixtures.stores import inventory_of
 
@@ -263,7 +262,7 @@ async def test_read_filters_and_outcome_groups(session: Session, backend: Backen
 
     async def ops(**filters: object) -> list[str]:
         query = JournalQuery(**filters)  # type: ignore[arg-type]
-        return [e.operation for e in await journal_pages.read(session.journal_store, query)]
+        return [e.operation for e in await journal_view.read(session.journal_store, query)]
 
     assert await ops() == [
         "limiter.set-active",

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bottui.sandbox import server as server_module
+from bottui.sandbox import server
 from bottui.sandbox.faults import WIRE_NAMES
 from bottui.sandbox.server import SandboxServer
 from tests.cli.helpers import cli
@@ -25,7 +25,7 @@ def test_the_main_loop_waits_instead_of_polling(monkeypatch: pytest.MonkeyPatch)
             polls.append(delay)
         return await real_sleep(delay, *args)
 
-    monkeypatch.setattr(server_module.asyncio, "sleep", recording_sleep)
+    monkeypatch.setattr(server.asyncio, "sleep", recording_sleep)
     sandbox = SandboxServer().start()
     try:
         for _ in range(3):  # the server answers while its main loop sleeps

@@ -135,10 +135,10 @@ def test_serve_until_ctrl_c() -> None:
 
 def test_serve_writes_banner_to_out(monkeypatch: pytest.MonkeyPatch) -> None:
     """``serve`` prints before serving; uvicorn's run is stubbed to return at once."""
-    from bottui.sandbox import server as module
+    from bottui.sandbox import server
 
-    monkeypatch.setattr(module._Uvicorn, "run", lambda self, sockets=None: None)
+    monkeypatch.setattr(server._Uvicorn, "run", lambda self, sockets=None: None)
     out = io.StringIO()
-    module.serve(port=0, out=out)
+    server.serve(port=0, out=out)
     assert out.getvalue().startswith("bottui sandbox serving at http://127.0.0.1:")
     assert out.getvalue().endswith("sandbox stopped\n")

@@ -67,9 +67,9 @@ def single_changes(path: Path, name: str, count: int, reopen: bool) -> dict[str,
     per change would (each close may checkpoint and remove the WAL, each open
     may find it being recovered); otherwise one for all, as the TUI keeps it.
     """
-    from bottui.store.errors import JournalUnavailable
-    from bottui.store.journal.file import Journal
-    from bottui.store.journal.records import Operation, Outcome
+    from bottui.store.journal.journal_file import Journal
+    from bottui.store.journal.journal_records import Operation, Outcome
+    from bottui.store.store_errors import JournalUnavailable
 
     journal = Journal(path, operator=f"{name}@test")
     stats: list[dict[str, Any]] = []
@@ -111,7 +111,7 @@ async def bulk_run(root: Path, count: int) -> dict[str, Any]:
     from bottui.ops.bulk.journaling import JournalSink
     from bottui.ops.session import Session, Settings
     from bottui.store.files import Locations
-    from bottui.store.journal.records import Operation, Outcome, StartRecord
+    from bottui.store.journal.journal_records import Operation, Outcome, StartRecord
     from bottui.store.keyring_tokens import TokenStore
 
     session = Session(

@@ -1,6 +1,6 @@
 """A journal file as bottui v0.1 wrote it, for the migration tests.
 
-The DDL below is the first release's (``git show dd12d0e:bottui/store/journal/schema.py``:
+The DDL below is the first release's (``git show dd12d0e:bottui/store/journal/journal_schema.py``:
 ids ``AUTOINCREMENT``, schema version 1), kept here verbatim as history; the
 rows are what v0.1's writers put there (times as text, every field per id,
 item keys as text). :func:`build` fills a file with bulk runs (digest keys,
@@ -16,7 +16,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Final
 
-from bottui.store.journal.records import JournalEntry
+from bottui.store.journal.journal_records import JournalEntry
 
 APPLICATION_ID: Final = 0x6274754A
 

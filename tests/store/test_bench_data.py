@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bottui.store.journal.file import Journal
-from bottui.store.journal.records import EntryQuery
-from bottui.store.journal.schema import SCHEMA
+from bottui.store.journal.journal_file import Journal
+from bottui.store.journal.journal_records import EntryQuery
+from bottui.store.journal.journal_schema import SCHEMA
 from tests.bench import journal_data
 
 

@@ -17,15 +17,15 @@ from hypothesis import strategies as st
 
 from bottui.plaintext import has_control
 from bottui.store.config.config_file import ConfigStore
-from bottui.store.config.model import UNCHANGED, Config, Profile, ProjectSettings
-from bottui.store.errors import (
+from bottui.store.config.config_model import UNCHANGED, Config, Profile, ProjectSettings
+from bottui.store.files import Locations
+from bottui.store.store_errors import (
     ConfigError,
     InvalidValue,
     ProfileExists,
     ProfileNotFound,
     StoreError,
 )
-from bottui.store.files import Locations
 
 ROOT = Path(__file__).resolve().parents[2]
 URL = "https://api.example.com"

@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 
 from bottui.ops import journal_view
-from bottui.store.journal import rows as journal_rows
-from bottui.store.journal.records import JournalEntry
-from bottui.store.journal.rows import unpack_result
+from bottui.store.journal import journal_rows
+from bottui.store.journal.journal_records import JournalEntry
+from bottui.store.journal.journal_rows import unpack_result
 from bottui.store.timed_sqlite import timed_event
 
 

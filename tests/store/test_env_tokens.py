@@ -173,7 +173,7 @@ async def test_doctor_warns_that_one_bare_token_cannot_be_every_projects() -> No
 async def test_a_profile_added_in_the_tui_has_its_variable_at_once(tmp_path: Path) -> None:
     from bottui.ops.profiles import create_first_profile
     from bottui.ops.session import Session, Settings
-    from bottui.store.config.model import Profile
+    from bottui.store.config.config_model import Profile
     from bottui.store.files import Locations
 
     locations = Locations(tmp_path / "c", tmp_path / "d", tmp_path / "s")

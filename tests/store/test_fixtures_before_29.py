@@ -19,11 +19,11 @@ from typing import Any
 import pytest
 
 from bottui.store.executor import StoreExecutor
-from bottui.store.inventory.store import SqliteInventoryStore
-from bottui.store.journal.file import MAX_PAGE
-from bottui.store.journal.records import EntryQuery, RunId
-from bottui.store.journal.schema import SCHEMA as JOURNAL_SCHEMA
-from bottui.store.journal.store import SqliteJournalStore
+from bottui.store.inventory.inventory_store import SqliteInventoryStore
+from bottui.store.journal.journal_file import MAX_PAGE
+from bottui.store.journal.journal_records import EntryQuery, RunId
+from bottui.store.journal.journal_schema import SCHEMA
+from bottui.store.journal.journal_store import SqliteJournalStore
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "v_before_29"
 EXPECTED: dict[str, Any] = json.loads((FIXTURES / "expected.json").read_text())
@@ -75,7 +75,7 @@ async def test_the_journal_reads_back_every_entry_and_migrates_in_place(files: P
         assert [e.to_json() for e in again.entries[1:]] == EXPECTED["journal"]
     finally:
         await store.close()
-    assert _version(path) == JOURNAL_SCHEMA.version >= written_by
+    assert _version(path) == SCHEMA.version >= written_by
 
 
 async def test_the_inventory_reads_back_every_record(files: Path) -> None:

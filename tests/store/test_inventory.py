@@ -18,10 +18,10 @@ import pytest
 from bottui.api.errors import ValidationError
 from bottui.api.models import DimensionThresholds, LimiterChange, LimiterStateSource, Project
 from bottui.api.tokens import ProjectToken
-from bottui.store.errors import NotInInventory, StoreError
 from bottui.store.files import Locations
-from bottui.store.inventory.file import Inventory
-from bottui.store.inventory.records import LimiterEntry
+from bottui.store.inventory.inventory_file import Inventory
+from bottui.store.inventory.inventory_records import LimiterEntry
+from bottui.store.store_errors import NotInInventory, StoreError
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
@@ -364,7 +364,7 @@ def test_two_objects_on_one_file_see_each_others_writes(tmp_path: Path) -> None:
 WRITER = """
 import sys, time
 from pathlib import Path
-from bottui.store.inventory.file import Inventory
+from bottui.store.inventory.inventory_file import Inventory
 inventory = Inventory(Path(sys.argv[1]), "prod")
 name, go = sys.argv[2], float(sys.argv[3])
 while time.time() < go:

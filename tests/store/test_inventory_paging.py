@@ -18,15 +18,15 @@ import pytest
 
 from bottui.ops.inventory_reads import all_pages
 from bottui.store.executor import StoreExecutor
-from bottui.store.inventory.file import Inventory
-from bottui.store.inventory.records import (
+from bottui.store.inventory.inventory_file import Inventory
+from bottui.store.inventory.inventory_records import (
     DimensionEntry,
     InventorySnapshot,
     LimiterEntry,
     ProjectEntry,
     Source,
 )
-from bottui.store.inventory.store import SqliteInventoryStore
+from bottui.store.inventory.inventory_store import SqliteInventoryStore
 from bottui.store.paging import Cursor
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bottui.store.inventory.file import Inventory
-from bottui.store.inventory.records import (
+from bottui.store.inventory.inventory_file import Inventory
+from bottui.store.inventory.inventory_records import (
     AccountEntry,
     InventorySnapshot,
     LimiterEntry,

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from bottui.api.models import DimensionThresholds, LimiterChange, LimiterStateSource, Project
-from bottui.store.errors import NotInInventory
 from bottui.store.executor import StoreExecutor
-from bottui.store.inventory.file import Inventory
-from bottui.store.inventory.records import InventorySnapshot
-from bottui.store.inventory.store import SqliteInventoryStore
+from bottui.store.inventory.inventory_file import Inventory
+from bottui.store.inventory.inventory_records import InventorySnapshot
+from bottui.store.inventory.inventory_store import SqliteInventoryStore
 from bottui.store.paging import Cursor
+from bottui.store.store_errors import NotInInventory
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 

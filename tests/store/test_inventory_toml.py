@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 from bottui.api.models import DimensionThresholds, LimiterChange, LimiterStateSource, Project
 from bottui.plaintext import has_control
-from bottui.store.errors import StoreFileError
 from bottui.store.files import Locations
-from bottui.store.inventory.file import Inventory
-from bottui.store.inventory.toml_file import FORMAT, dumps, loads, toml_string
+from bottui.store.inventory.inventory_file import Inventory
+from bottui.store.inventory.inventory_toml import FORMAT, dumps, loads, toml_string
+from bottui.store.store_errors import StoreFileError
 
 T0 = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
 NOW = "2030-01-01T00:00:00.000000Z"

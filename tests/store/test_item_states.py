@@ -6,8 +6,8 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bottui.store.journal.records import EntryId, EntryQuery
-from bottui.store.journal.store import SqliteJournalStore
+from bottui.store.journal.journal_records import EntryId, EntryQuery
+from bottui.store.journal.journal_store import SqliteJournalStore
 
 
 def _store(tmp_path: Path, now: list[datetime]) -> SqliteJournalStore:

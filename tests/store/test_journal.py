@@ -19,8 +19,8 @@ from bottui.api.errors import ApiError, ErrorObject
 from bottui.api.models import Revocation, RevocationOutcome
 from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.store.files import Locations
-from bottui.store.journal.file import Journal, file_sha256
-from bottui.store.journal.records import (
+from bottui.store.journal.journal_file import Journal, file_sha256
+from bottui.store.journal.journal_records import (
     Operation,
     Outcome,
     dimension_target,

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from bottui.api.tokens import AccessToken
-from bottui.store.errors import JournalUnavailable
-from bottui.store.journal.file import Journal
-from bottui.store.journal.records import Operation, StartRecord
+from bottui.store.journal.journal_file import Journal
+from bottui.store.journal.journal_records import Operation, StartRecord
+from bottui.store.store_errors import JournalUnavailable
 
 T0 = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
 

@@ -12,9 +12,9 @@ from bottui.api.errors import ApiError, ErrorObject
 from bottui.api.models import LimiterChange, LimiterStateSource, Project
 from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.store.files import Locations
-from bottui.store.inventory.file import Inventory
-from bottui.store.journal.file import Journal
-from bottui.store.journal.records import Operation, StartRecord, limiter_target
+from bottui.store.inventory.inventory_file import Inventory
+from bottui.store.journal.journal_file import Journal
+from bottui.store.journal.journal_records import Operation, StartRecord, limiter_target
 
 TOKEN = "canary-tok-6b1f0e2d9c"
 SERVER_KEY = "canary-sk-93a7c4e1f8"

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from bottui.store.errors import JournalUnavailable
-from bottui.store.journal.file import BatchWriter, Journal
-from bottui.store.journal.records import Operation, RunId, StartRecord
-from bottui.store.journal.store import SqliteJournalStore
+from bottui.store.journal.journal_file import BatchWriter, Journal
+from bottui.store.journal.journal_records import Operation, RunId, StartRecord
+from bottui.store.journal.journal_store import SqliteJournalStore
+from bottui.store.store_errors import JournalUnavailable
 
 SHA = "ab" * 32
 

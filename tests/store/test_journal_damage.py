@@ -19,14 +19,14 @@ from pathlib import Path
 
 import pytest
 
-from bottui.store.errors import (
+from bottui.store.inventory.inventory_file import Inventory
+from bottui.store.journal.journal_file import Journal
+from bottui.store.store_errors import (
     DatabaseUnavailable,
     InventoryUnavailable,
     JournalUnavailable,
     StoreError,
 )
-from bottui.store.inventory.file import Inventory
-from bottui.store.journal.file import Journal
 
 
 @dataclass

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from bottui.sandbox import demo_data as demo
+from bottui.sandbox import demo_data
 from bottui.sandbox.server import SandboxServer
 from bottui.store.files import Locations
 from tests.cli.helpers import cli, cli_process
 
-ACC = demo.DEMO_ACCOUNT
+ACC = demo_data.DEMO_ACCOUNT
 PROJ = "shop-prod"
 SCOPE = ["--account", ACC, "--project", PROJ]
 CANARY = "canary-tok-7d41e9b0c2"
@@ -32,7 +32,7 @@ THRESHOLDS = ["--name", "B", "--block", "0.9", "--challenge", "0.6"]
 def test_sigkill_mid_request_leaves_an_unfinished_entry(sandbox: SandboxServer) -> None:
     sandbox.faults.configure(hold=True)
     env = dict(os.environ)  # the test's XDG directories (tests/conftest.py)
-    env.update(BOTTUI_BASE_URL=sandbox.base_url, BOTTUI_API_KEY=demo.DEMO_PROJECT_TOKENS[PROJ])
+    env.update(BOTTUI_BASE_URL=sandbox.base_url, BOTTUI_API_KEY=demo_data.DEMO_PROJECT_TOKENS[PROJ])
     proc = subprocess.Popen(
         [sys.executable, "-m", "bottui", "limiter", "disable", "rl-login", *SCOPE],
         env=env,
@@ -92,7 +92,10 @@ def test_canary_token_never_reaches_a_database_or_export(
         (0, ["revoke", *SCOPE, "--visitor-id", "vis_7Hq2kP9xLm"]),
         (0, ["thresholds", "set", "bot-score", *SCOPE, *THRESHOLDS]),
         (1, ["limiter", "enable", "rl-api", "--account", ACC, "--project", "shop-staging"]),
-        (1, ["revoke", "--account", demo.OTHER_ACCOUNT, "--project", "x", "--visitor-id", "v"]),
+        (
+            1,
+            ["revoke", "--account", demo_data.OTHER_ACCOUNT, "--project", "x", "--visitor-id", "v"],
+        ),
     ]
     for code, argv in runs:
         r = cli_process(*argv)

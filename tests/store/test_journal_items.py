@@ -10,8 +10,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from bottui.store.journal.file import Journal
-from bottui.store.journal.records import SETTLED_OUTCOMES, EntryId, ItemState, StartRecord
+from bottui.store.journal.journal_file import Journal
+from bottui.store.journal.journal_records import SETTLED_OUTCOMES, EntryId, ItemState, StartRecord
 
 SETTLED = {str(o) for o in SETTLED_OUTCOMES}
 

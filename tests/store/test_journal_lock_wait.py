@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from bottui.store.errors import JournalUnavailable
-from bottui.store.journal.file import Journal
-from bottui.store.journal.records import StartRecord
-from bottui.store.journal.schema import BUSY_TIMEOUT
+from bottui.store.journal.journal_file import Journal
+from bottui.store.journal.journal_records import StartRecord
+from bottui.store.journal.journal_schema import BUSY_TIMEOUT
 from bottui.store.sqlite_helpers import LockStats, is_busy, retry_busy
+from bottui.store.store_errors import JournalUnavailable
 
 # Holds the journal's write lock for argv[2] seconds, from its own process.
 HOLDER = """

@@ -14,10 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from bottui.store.errors import JournalUnavailable
-from bottui.store.journal.file import Journal
-from bottui.store.journal.records import EntryQuery, JournalEntry, RunId
-from bottui.store.journal.schema import (
+from bottui.store.journal.journal_file import Journal
+from bottui.store.journal.journal_records import EntryQuery, JournalEntry, RunId
+from bottui.store.journal.journal_schema import (
     SCHEMA,
     STEPS,
     TABLES_V2,
@@ -26,8 +25,9 @@ from bottui.store.journal.schema import (
     VERSION,
     append_only,
 )
-from bottui.store.journal.store import SqliteJournalStore
+from bottui.store.journal.journal_store import SqliteJournalStore
 from bottui.store.sqlite_helpers import Database, Schema, Step
+from bottui.store.store_errors import JournalUnavailable
 from tests.store.journal_v01 import APPLICATION_ID, build
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -257,7 +257,7 @@ def test_a_failed_migration_leaves_the_file_as_it_was(tmp_path: Path) -> None:
 _OPEN_AND_WRITE = textwrap.dedent(
     """
     import sys
-    from bottui.store.journal.file import Journal
+    from bottui.store.journal.journal_file import Journal
     journal = Journal(sys.argv[1])
     sys.stdin.readline()  # both start together
     count = len(journal.entries())

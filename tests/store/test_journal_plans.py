@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from bottui.store.journal import query as journal_query
-from bottui.store.journal.file import Journal
-from bottui.store.journal.query import (
+from bottui.store.journal import journal_query
+from bottui.store.journal.journal_file import Journal
+from bottui.store.journal.journal_query import (
     _AGAINS,
     _FIRSTS,
     _FIRSTS_IN_RANGE,
@@ -27,7 +27,7 @@ from bottui.store.journal.query import (
     _TEXT_FIRSTS,
     plans,
 )
-from bottui.store.journal.records import EntryId, EntryQuery, RunId, StartRecord
+from bottui.store.journal.journal_records import EntryId, EntryQuery, RunId, StartRecord
 
 MOMENT = datetime(2026, 1, 1, tzinfo=UTC)
 QUERIES = {

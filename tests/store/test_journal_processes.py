@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from bottui.store.journal.file import Journal
-from bottui.store.journal.records import target_key
+from bottui.store.journal.journal_file import Journal
+from bottui.store.journal.journal_records import target_key
 from tests.store.journal_contention import cpu_burners, run_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,8 +25,8 @@ pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SI
 HOLD = """
 import sys, time
 from pathlib import Path
-from bottui.store.journal.records import limiter_target
-from bottui.store.journal.file import Journal
+from bottui.store.journal.journal_records import limiter_target
+from bottui.store.journal.journal_file import Journal
 journal = Journal(Path(sys.argv[1]))
 entry_id = journal.start(
     profile="prod", base_url="https://api.example.com", operation="limiter.set-active",
@@ -43,8 +43,8 @@ WRITER = """
 import sys
 import time
 from pathlib import Path
-from bottui.store.journal.records import StartRecord
-from bottui.store.journal.file import Journal
+from bottui.store.journal.journal_records import StartRecord
+from bottui.store.journal.journal_file import Journal
 path, name, mode, count = Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
 journal = Journal(path, operator=name + "@test")
 def record(n):
@@ -76,8 +76,8 @@ print("done", flush=True)
 BATCH_CRASH = """
 import sys, time
 from pathlib import Path
-from bottui.store.journal.records import StartRecord
-from bottui.store.journal.file import Journal
+from bottui.store.journal.journal_records import StartRecord
+from bottui.store.journal.journal_file import Journal
 journal = Journal(Path(sys.argv[1]))
 run = journal.run(profile="prod", account="acc", project="p1", input_sha256="a" * 64,
                   operation="grant.revoke")
@@ -102,7 +102,7 @@ time.sleep(120)
 OPEN_RACE = """
 import sys, time
 from pathlib import Path
-from bottui.store.journal.file import Journal
+from bottui.store.journal.journal_file import Journal
 journal = Journal(Path(sys.argv[1]))
 go = float(sys.argv[2])
 while time.time() < go:

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from bottui.store.executor import StoreExecutor
-from bottui.store.journal.file import Journal
-from bottui.store.journal.records import Operation, RunId, StartRecord
-from bottui.store.journal.store import SqliteJournalStore
+from bottui.store.journal.journal_file import Journal
+from bottui.store.journal.journal_records import Operation, RunId, StartRecord
+from bottui.store.journal.journal_store import SqliteJournalStore
 
 IDS = 4000
 PER_ID_TABLES = (

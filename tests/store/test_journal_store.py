@@ -10,15 +10,15 @@ from typing import Any
 import pytest
 
 from bottui.store.executor import StoreExecutor
-from bottui.store.journal.file import Journal
-from bottui.store.journal.records import (
+from bottui.store.journal.journal_file import Journal
+from bottui.store.journal.journal_records import (
     EntryQuery,
     Outcome,
     StartRecord,
     entry_started,
     limiter_target,
 )
-from bottui.store.journal.store import HOP, SqliteJournalStore
+from bottui.store.journal.journal_store import HOP, SqliteJournalStore
 from bottui.store.paging import Cursor
 
 
@@ -191,7 +191,7 @@ async def test_bulk_run_batch_and_settled_items(store: SqliteJournalStore) -> No
 
 async def test_stores_at_locations(tmp_path: Path) -> None:
     from bottui.store.files import Locations
-    from bottui.store.inventory.store import SqliteInventoryStore
+    from bottui.store.inventory.inventory_store import SqliteInventoryStore
 
     locations = Locations.under(tmp_path)
     journal = SqliteJournalStore.at(locations, executor=StoreExecutor())

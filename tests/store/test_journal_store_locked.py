@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from bottui.store.errors import JournalUnavailable
 from bottui.store.executor import StoreExecutor
-from bottui.store.journal.records import limiter_target
-from bottui.store.journal.store import SqliteJournalStore
+from bottui.store.journal.journal_records import limiter_target
+from bottui.store.journal.journal_store import SqliteJournalStore
+from bottui.store.store_errors import JournalUnavailable
 
 # Takes the write lock, says so, holds it for argv[2] seconds (or until stdin closes).
 HOLDER = """

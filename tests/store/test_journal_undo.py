@@ -10,9 +10,14 @@ import pytest
 
 from bottui.api.models import DimensionThresholds
 from bottui.store.files import Locations
-from bottui.store.inventory.file import Inventory
-from bottui.store.journal.file import Journal
-from bottui.store.journal.records import Operation, dimension_target, limiter_target, value_of
+from bottui.store.inventory.inventory_file import Inventory
+from bottui.store.journal.journal_file import Journal
+from bottui.store.journal.journal_records import (
+    Operation,
+    dimension_target,
+    limiter_target,
+    value_of,
+)
 
 
 @pytest.fixture

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from bottui.store.journal import query as journal_query
-from bottui.store.journal.file import Journal
-from bottui.store.journal.records import EntryQuery, StartRecord
+from bottui.store.journal import journal_query
+from bottui.store.journal.journal_file import Journal
+from bottui.store.journal.journal_records import EntryQuery, StartRecord
 from tests.store.test_journal_plans import problems
 
 HOSTILE = "\x1b]52;c;AAAA\x07[red]x[/red] '; DROP TABLE segments; -- " + "漢" * 220

@@ -17,7 +17,6 @@ import pytest
 from keyring.backends import fail
 
 from bottui.api.tokens import AccessToken, ProjectToken
-from bottui.store.errors import KeyringUnavailable, StoreError
 from bottui.store.keyring_tokens import (
     DEFAULT_TIMEOUT,
     ENV_ACCESS_TOKEN,
@@ -26,6 +25,7 @@ from bottui.store.keyring_tokens import (
     TokenState,
     TokenStore,
 )
+from bottui.store.store_errors import KeyringUnavailable, StoreError
 from bottui.store.token_sources import (
     SERVICE,
     normalize_base_url,
@@ -517,7 +517,7 @@ HUNG_PROCESS = textwrap.dedent(
     import keyring
     from tests.fixtures.keyrings import BlockingKeyring
     from bottui.store.keyring_tokens import TokenStore
-    from bottui.store.errors import KeyringUnavailable
+    from bottui.store.store_errors import KeyringUnavailable
     keyring.set_keyring(BlockingKeyring())
     start = time.monotonic()
     try:
@@ -607,7 +607,7 @@ def test_backend_chosen_by_keyrings_own_config(
 ) -> None:
     code = (
         "from bottui.store.keyring_tokens import TokenStore\n"
-        "from bottui.store.errors import KeyringUnavailable\n"
+        "from bottui.store.store_errors import KeyringUnavailable\n"
         "try:\n"
         "    TokenStore({}).personal('https://x', 'acc')\n"
         "except KeyringUnavailable as error:\n"

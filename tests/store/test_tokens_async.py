@@ -10,9 +10,9 @@ from collections.abc import Iterator
 import pytest
 
 from bottui.api.tokens import AccessToken, ProjectToken
-from bottui.store.errors import KeyringUnavailable
 from bottui.store.executor import shared_executor
 from bottui.store.keyring_tokens import TokenState, TokenStore
+from bottui.store.store_errors import KeyringUnavailable
 from tests.fixtures.keyrings import BlockingKeyring, InMemoryKeyring, installed
 
 URL = "https://api.example.com"

@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 
 from bottui.store import toml_read
 from bottui.store.config.config_file import ConfigStore
-from bottui.store.errors import ConfigError
 from bottui.store.files import Locations
-from bottui.store.inventory import toml_file as inventory_toml
+from bottui.store.inventory import inventory_toml
+from bottui.store.store_errors import ConfigError
 
 #: Address space of a child: far above what bottui needs, far below a runaway read.
 ADDRESS_SPACE = 2 * 1024**3
@@ -233,7 +233,7 @@ def test_a_config_syntax_error_names_file_line_and_column(config_file: Path) -> 
 
 
 def test_an_oversize_config_is_refused(config_file: Path) -> None:
-    from bottui.store.config.model import MAX_CONFIG_BYTES
+    from bottui.store.config.config_model import MAX_CONFIG_BYTES
 
     config_file.write_text("# padding\n" * (MAX_CONFIG_BYTES // 10 + 1))
     with pytest.raises(ConfigError, match="larger than"):

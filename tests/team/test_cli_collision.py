@@ -119,14 +119,12 @@ def test_ack_collision_on_undo(env: SandboxServer, team_url: str) -> None:
 def test_a_yes_on_the_terminal_after_the_warning_is_journaled_too(
     env: SandboxServer, team_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from bottui.cli import output as terminal_confirm
+    from bottui.cli import output
 
     configure(env.base_url, protected=True)
     asyncio.run(push(team_url, bob_change(env.base_url, DEMO_ACCOUNT, PROJ, local_id=1)))
     asked: list[str] = []
-    monkeypatch.setattr(
-        terminal_confirm, "confirm_on_terminal", lambda out, question: asked.append(question)
-    )
+    monkeypatch.setattr(output, "confirm_on_terminal", lambda out, question: asked.append(question))
     r = cli("limiter", "enable", "rl-login", *scope(), "--yes")
     assert (
         r.code == 0 and sent(env) == 1 and asked == ["Someone else changed it lately. Send anyway?"]

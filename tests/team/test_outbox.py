@@ -20,7 +20,7 @@ import pytest
 from bottui.ops.journal_view import line
 from bottui.ops.team_push import EXIT_BUDGET
 from bottui.sandbox.server import SandboxServer
-from bottui.store.journal.records import EntryPage
+from bottui.store.journal.journal_records import EntryPage
 from tests.cli.helpers import cli
 from tests.fixtures.postgres import PostgresServer
 from tests.fixtures.sandbox import scope
@@ -103,7 +103,7 @@ def plant_a_key_in_old_history(base_url: str) -> None:
     import sqlite3
 
     from bottui.store.files import Locations
-    from bottui.store.journal.file import Journal
+    from bottui.store.journal.journal_file import Journal
 
     path = Locations.default().journal_file
     journal = Journal(path)
@@ -202,7 +202,7 @@ async def _local_then_shared(team: str) -> EntryPage:
     from bottui.ops.shared_journal import SharedJournal
     from bottui.ops.team_push import TeamSync, open_team_store_url
     from bottui.store.files import Locations
-    from bottui.store.journal.store import SqliteJournalStore
+    from bottui.store.journal.journal_store import SqliteJournalStore
     from bottui.store.keyring_tokens import TokenStore
 
     locations = Locations.default()

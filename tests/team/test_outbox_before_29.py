@@ -24,8 +24,8 @@ from uuid import UUID
 import psycopg
 
 from bottui.ops.team_push import TeamSync
-from bottui.store.journal.records import EntryId
-from bottui.store.journal.store import SqliteJournalStore
+from bottui.store.journal.journal_records import EntryId
+from bottui.store.journal.journal_store import SqliteJournalStore
 from bottui.store.team.outbox import Outbox
 from bottui.store.team.pg_schema import SCHEMA_VERSION
 from bottui.store.team.pg_store import TeamStore

@@ -7,7 +7,7 @@ from uuid import uuid4
 
 import pytest
 
-from bottui.store.journal.records import EntryQuery, RunId
+from bottui.store.journal.journal_records import EntryQuery, RunId
 from bottui.store.paging import Cursor
 from bottui.store.team.page_query import decode_cursor, encode_cursor, from_entry_query
 

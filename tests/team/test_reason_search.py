@@ -15,7 +15,7 @@ from uuid import uuid4
 import psycopg
 import pytest
 
-from bottui.store.team import page_query as query_module
+from bottui.store.team import page_query
 from bottui.store.team.page_query import TeamQuery, page_plan, page_sql, reason_window
 from bottui.store.team.pg_schema import MIGRATIONS, OPERATOR_GRANTS, SCHEMA_VERSION, VERSIONS_TABLE
 from bottui.store.team.pg_store import TeamStore
@@ -149,8 +149,8 @@ async def test_hostile_parts_find_what_ilike_found_and_wildcards_stay_literal(
 ) -> None:
     if path == "index":
         # a window of one row: every page that one row does not fill is read on the index
-        monkeypatch.setattr(query_module, "REASON_WINDOW_MIN", 1)
-        monkeypatch.setattr(query_module, "REASON_WINDOW_PER_ROW", 0)
+        monkeypatch.setattr(page_query, "REASON_WINDOW_MIN", 1)
+        monkeypatch.setattr(page_query, "REASON_WINDOW_PER_ROW", 0)
     origin = uuid4()
     events = [entry(i + 1, origin, reason=r) for i, r in enumerate(HOSTILE)]
     events.append(entry(len(events) + 1, origin, reason=None))
@@ -231,8 +231,8 @@ def test_short_parts_and_outcome_filters_keep_the_one_statement() -> None:
 async def test_a_role_that_cannot_create_extensions_migrates_and_operators_search(
     postgres_server: PostgresServer, pg_database: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(query_module, "REASON_WINDOW_MIN", 1)  # the operator reads on the index
-    monkeypatch.setattr(query_module, "REASON_WINDOW_PER_ROW", 0)
+    monkeypatch.setattr(page_query, "REASON_WINDOW_MIN", 1)  # the operator reads on the index
+    monkeypatch.setattr(page_query, "REASON_WINDOW_PER_ROW", 0)
     owner, alice = f"own_{pg_database}", f"alice_{pg_database}"
     postgres_server.execute(f'CREATE ROLE "{owner}" LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE')
     postgres_server.execute(f'ALTER DATABASE "{pg_database}" OWNER TO "{owner}"')

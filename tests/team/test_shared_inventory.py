@@ -23,7 +23,7 @@ from bottui.ops import inventory_edits, mutations, team_inventory
 from bottui.ops.session import Session
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
-from bottui.store.inventory.records import taught_by
+from bottui.store.inventory.inventory_records import taught_by
 from bottui.store.team.pg_store import TeamStore
 from bottui.store.team.push_events import Fact, FactKey
 from bottui.store.team.store_target import check_store_url

@@ -10,10 +10,9 @@ from typing import Any
 import pytest
 
 from bottui.store.config.config_file import ConfigStore
-from bottui.store.errors import ConfigError
 from bottui.store.files import Locations
-from bottui.store.team import resolve_store_url
-from bottui.store.team import store_target as target_module
+from bottui.store.store_errors import ConfigError
+from bottui.store.team import resolve_store_url, store_target
 from bottui.store.team.store_target import check_store_url
 from bottui.store.team.team_errors import INSTALL_TEAM, StoreRefused, TeamModeNotInstalled
 from tests.cli.helpers import cli
@@ -151,7 +150,7 @@ def test_without_psycopg_the_message_names_the_install_command(
     def find_spec(name: str, *args: Any) -> Any:
         return None if name == "psycopg" else real(name, *args)
 
-    monkeypatch.setattr(target_module.importlib.util, "find_spec", find_spec)
+    monkeypatch.setattr(store_target.importlib.util, "find_spec", find_spec)
     with pytest.raises(TeamModeNotInstalled) as refused:
         check_store_url("postgresql://bottui@127.0.0.1/bottui", {})
     assert INSTALL_TEAM in refused.value.details

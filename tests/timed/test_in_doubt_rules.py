@@ -13,12 +13,11 @@ from datetime import timedelta
 import pytest
 
 from bottui.api.errors import BottuiError
-from bottui.ops import mutations, timed
-from bottui.ops import plan as planning
+from bottui.ops import mutations, planning, timed
 from bottui.ops.session import Session
 from bottui.ops.timed.execute import LATE_AFTER
 from bottui.sandbox.server import SandboxServer
-from bottui.store.journal.records import Outcome
+from bottui.store.journal.journal_records import Outcome
 from tests.timed.conftest import ACC, PROJ, MovingClock, limiter_puts
 
 

@@ -8,8 +8,8 @@ import pytest
 
 from bottui.ops.session import Settings
 from bottui.store.config.config_file import check_config_file
-from bottui.store.config.model import Profile, parse_config
-from bottui.store.errors import InvalidValue
+from bottui.store.config.config_model import Profile, parse_config
+from bottui.store.store_errors import InvalidValue
 
 
 def test_read_and_resolved() -> None:

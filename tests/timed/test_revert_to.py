@@ -13,12 +13,11 @@ from typing import Any
 
 import pytest
 
-from bottui.ops import mutations, revert, timed
-from bottui.ops import plan as planning
+from bottui.ops import mutations, planning, revert, timed
 from bottui.ops.revert import RevertToRefused, limiter_value, thresholds_value, with_revert_to
 from bottui.ops.session import Session
 from bottui.sandbox.server import SandboxServer
-from bottui.store.journal.records import EntryId
+from bottui.store.journal.journal_records import EntryId
 from tests.cli.helpers import cli
 from tests.fixtures.sandbox import scope
 from tests.timed.conftest import ACC, PROJ, MovingClock, limiter_puts

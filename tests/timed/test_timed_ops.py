@@ -9,14 +9,13 @@ import pytest
 
 from bottui.api.errors import BottuiError, RefusedError
 from bottui.api.models import DimensionThresholds
-from bottui.ops import mutations, timed
-from bottui.ops import plan as planning
-from bottui.ops.plan import TimedRefused
+from bottui.ops import mutations, planning, timed
+from bottui.ops.planning import TimedRefused
 from bottui.ops.session import Session
 from bottui.ops.timed import execute, team
 from bottui.sandbox.server import SandboxServer
-from bottui.store.journal.records import EntryId
-from bottui.store.journal.rows import micros
+from bottui.store.journal.journal_records import EntryId
+from bottui.store.journal.journal_rows import micros
 from tests.timed.conftest import ACC, PROJ, MovingClock, active, limiter_puts
 
 
@@ -338,7 +337,7 @@ async def test_a_failed_change_unschedules_and_an_unknown_one_is_in_doubt(
 async def test_a_journal_that_cannot_be_read_at_revert_time_refuses_saying_why(
     session: Session, sandbox: SandboxServer, clock: MovingClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from bottui.store.errors import JournalUnavailable
+    from bottui.store.store_errors import JournalUnavailable
 
     await timed_disable(session)
     clock.move(minutes=30)

@@ -16,8 +16,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from bottui.ops import mutations, timed
-from bottui.ops import plan as planning
+from bottui.ops import mutations, planning, timed
 from bottui.ops.session import Session
 from bottui.ops.timed import execute
 from bottui.sandbox.server import SandboxServer

@@ -25,11 +25,11 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Button, Checkbox, Input, Static, TextArea
 
-import bottui.ops.bulk.report as bulk_meter
+import bottui.ops.bulk.report
 from bottui.ops.bulk.input import InvalidLine
 from bottui.ops.bulk.report import BulkProgress, BulkSummary, ItemStatus
 from bottui.sandbox.server import SandboxServer
-from bottui.tui import key_registry as palette
+from bottui.tui import key_registry
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.base import READ_ONLY_BANNER
 from bottui.tui.screens.bulk_dialogs import BOTH, STOPPING, BulkDialog, BulkRunDialog
@@ -68,7 +68,7 @@ class FakeMonotonic:
 def engine_clock(monkeypatch: pytest.MonkeyPatch) -> FakeMonotonic:
     fake = FakeMonotonic()
     clock = SimpleNamespace(monotonic=fake.monotonic, perf_counter=time.perf_counter)
-    monkeypatch.setattr(bulk_meter, "time", clock)
+    monkeypatch.setattr(bottui.ops.bulk.report, "time", clock)
     return fake
 
 
@@ -587,7 +587,9 @@ async def test_palette_and_help(flow_app: BottuiApp, sandbox: SandboxServer) -> 
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
         assert flow_app.current_mode == "limiters"
-        command = next(c for c in palette.commands(flow_app) if c.title == "Grants: Bulk revoke")
+        command = next(
+            c for c in key_registry.commands(flow_app) if c.title == "Grants: Bulk revoke"
+        )
         command.run()
         await settle(pilot)
         assert isinstance(flow_app.screen, BulkDialog)

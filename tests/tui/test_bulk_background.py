@@ -20,9 +20,9 @@ from textual.widgets import Button, Input, Static
 from bottui.ops.bulk.report import ItemStatus
 from bottui.ops.bulk.results import PROBLEMS
 from bottui.sandbox.server import SandboxServer
-from bottui.store.journal.file import Journal
+from bottui.store.journal.journal_file import Journal
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.bulk_dialogs import BulkRunDialog, ExportDialog
+from bottui.tui.screens.bulk_dialogs import BulkExportDialog, BulkRunDialog
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.grants import GrantsScreen
 from bottui.tui.ui_rules import ContextBar
@@ -177,7 +177,7 @@ async def test_summary_lists_problems_and_exports(
         await pilot.click("#bulk-export")
         await pilot.pause()
         export = grants_app.screen
-        assert isinstance(export, ExportDialog)
+        assert isinstance(export, BulkExportDialog)
         export.query_one("#bulk-export-path", Input).value = str(target)
         await pilot.press("enter")
         await settle(pilot)
@@ -196,7 +196,7 @@ async def test_summary_lists_problems_and_exports(
         await pilot.press("enter")  # Cancel
         await settle(pilot)
         export = grants_app.screen
-        assert isinstance(export, ExportDialog)
+        assert isinstance(export, BulkExportDialog)
         assert "exists: not replaced" in plain(export.query_one("#bulk-export-error", Static))
         assert target.read_bytes() == before
         jsonl = tmp_path / "out.jsonl"

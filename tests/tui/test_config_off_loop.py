@@ -21,13 +21,13 @@ import bottui.store.config.config_file
 from bottui.ops import profiles
 from bottui.ops.session import Session, Settings
 from bottui.store.config.config_file import ConfigStore, write_atomic
-from bottui.store.config.model import ProjectSettings
+from bottui.store.config.config_model import ProjectSettings
 from bottui.store.files import Locations
 from bottui.store.keyring_tokens import TokenStore
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.profile_switcher import ProfileForm
 from bottui.tui.screens.threshold_dialogs import ThresholdSettingsDialog
-from bottui.tui.screens.thresholds import ThresholdsScreen
+from bottui.tui.screens.thresholds_screen import ThresholdsScreen
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import settle
 from tests.tui.test_thresholds import SHOP, retype
@@ -59,7 +59,7 @@ async def test_the_theme_chosen_is_written_off_the_loop(
 ) -> None:
     holder: list[Session] = []
 
-    async def remember(theme: str) -> None:  # what tui/run.py hands the app
+    async def remember(theme: str) -> None:  # what tui/launch.py hands the app
         await profiles.remember_theme(holder[0].config_store, theme)
 
     app = make_snap_app(remember_theme=remember)

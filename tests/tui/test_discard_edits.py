@@ -9,7 +9,7 @@ from textual.widgets import Button, Label, Static
 
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.dialogs import DiscardDialog, discard_title
-from bottui.tui.screens.thresholds import ThresholdsScreen
+from bottui.tui.screens.thresholds_screen import ThresholdsScreen
 from bottui.tui.widgets.threshold_field import ThresholdField
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, until

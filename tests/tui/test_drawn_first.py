@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from textual.app import App, ComposeResult
 
-from bottui.store.inventory.records import LimiterEntry
+from bottui.store.inventory.inventory_records import LimiterEntry
 from bottui.tui.widgets.limiter_table import LimiterTable
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.test_table_scale import settle_tables

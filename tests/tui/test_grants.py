@@ -21,7 +21,7 @@ from bottui.sandbox.demo_data import (
 )
 from bottui.sandbox.endpoints import ConnectionDropped
 from bottui.sandbox.server import SandboxServer
-from bottui.tui import key_registry as palette
+from bottui.tui import key_registry
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import ErrorDialog, HelpDialog, RequestsDialog
@@ -369,7 +369,9 @@ async def test_palette_focus_form(flow_app: BottuiApp, sandbox: SandboxServer) -
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
         assert flow_app.current_mode == "limiters"
-        command = next(c for c in palette.commands(flow_app) if c.title == "Grants: Revoke form")
+        command = next(
+            c for c in key_registry.commands(flow_app) if c.title == "Grants: Revoke form"
+        )
         command.run()
         await settle(pilot)
         screen = flow_app.screen

@@ -8,12 +8,12 @@ import pytest
 from textual.command import CommandPalette
 from textual.widgets import Input, OptionList, Static
 
-from bottui.tui import key_registry as palette
+from bottui.tui import key_registry
 from bottui.tui.app import BottuiApp
 from bottui.tui.key_registry import all_actions, main_scopes, scopes
 from bottui.tui.screens.dialogs import HelpDialog, TargetPicker
 from bottui.tui.screens.threshold_dialogs import ThresholdEditor
-from bottui.tui.screens.thresholds import DimensionTable, ThresholdsScreen
+from bottui.tui.screens.thresholds_screen import DimensionTable, ThresholdsScreen
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle, until
 
@@ -121,14 +121,14 @@ async def test_palette_search_finds_an_entry(make_snap_app: MakeApp, word: str) 
 
 def test_every_action_of_every_main_screen_is_a_command(make_snap_app: MakeApp) -> None:
     app = make_snap_app()
-    ids = {c.binding_id for c in palette.commands(app)}
+    ids = {c.binding_id for c in key_registry.commands(app)}
     names = {scope.name for scope in main_scopes()}
     wanted = {(a.scope, a.action) for a in all_actions() if a.scope in names and a.description}
     found = {(a.scope, a.action) for a in all_actions() if a.binding_id in ids}
     assert wanted <= found, wanted - found
     # Each action once (q and ctrl+q: one Quit); one id may name the same action on
     # several screens (table.filter on Projects, Rate limiters and Thresholds).
-    assert len(wanted) == len(palette.commands(app))
+    assert len(wanted) == len(key_registry.commands(app))
 
 
 async def test_the_picker_edits_the_picked_dimension(make_snap_app: MakeApp) -> None:
@@ -141,7 +141,7 @@ async def test_the_picker_edits_the_picked_dimension(make_snap_app: MakeApp) -> 
         table.move_cursor(row=0)  # highlighted: the first; picked: the last
         await pilot.press("1")
         await settle(pilot)
-        command = next(c for c in palette.commands(app) if c.binding_id == "thresholds.edit")
+        command = next(c for c in key_registry.commands(app) if c.binding_id == "thresholds.edit")
         command.run()
         await settle(pilot)
         assert isinstance(app.screen, TargetPicker)

@@ -161,7 +161,7 @@ EXPECTED: dict[str, tuple[str, ...]] = {
 
 def _seed_markup_everywhere(app: BottuiApp) -> None:
     """Markup in the names (and ids) of every kind of row a table shows."""
-    from bottui.store.journal.file import Journal
+    from bottui.store.journal.journal_file import Journal
 
     session = app.session
     inventory = inventory_of(session)

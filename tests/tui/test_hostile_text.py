@@ -18,7 +18,7 @@ from textual.widgets._toast import Toast  # the toast widget (no public name)
 
 from bottui.sandbox.demo_data import DEMO_ACCOUNT, DEMO_PROJECT_TOKENS
 from bottui.sandbox.faults import token_forms
-from bottui.store.journal.records import Operation
+from bottui.store.journal.journal_records import Operation
 from bottui.tui.app import BottuiApp
 from tests.fixtures.stores import inventory_of, journal_of
 from tests.tui.helpers import open_then, until

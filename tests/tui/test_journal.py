@@ -13,19 +13,19 @@ from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
 import bottui.ops.mutations
-import bottui.store.journal.file
+import bottui.store.journal.journal_file
 from bottui.api.client import build_thresholds
 from bottui.api.errors import ApiError
 from bottui.ops import mutations
 from bottui.sandbox.demo_data import DEMO_ACCOUNT, HOSTILE_LIMITER_IDS, HOSTILE_PROJECT_ID
 from bottui.sandbox.server import SandboxServer
-from bottui.store.journal.records import Operation, limiter_target
-from bottui.tui import key_registry as palette
+from bottui.store.journal.journal_records import Operation, limiter_target
+from bottui.tui import key_registry
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import HelpDialog, RequestsDialog
 from bottui.tui.screens.journal import JournalScreen
-from bottui.tui.screens.journal_dialogs import EntryDialog, ExportDialog, JournalTable
+from bottui.tui.screens.journal_dialogs import EntryDialog, JournalExportDialog, JournalTable
 from tests.fixtures.stores import inventory_of, journal_of
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import open_then, plain, sent, settle, settle_failed, until
@@ -50,9 +50,13 @@ class _SteadyTime:
 @pytest.fixture
 def steady(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Operator, pid and durations that do not depend on the machine (snapshots)."""
-    monkeypatch.setattr(bottui.store.journal.file, "local_operator", lambda: "oncall@bastion")
-    monkeypatch.setattr(bottui.store.journal.file, "local_host", lambda: "bastion")
-    monkeypatch.setattr(bottui.store.journal.file, "os", SimpleNamespace(getpid=lambda: 4242))
+    monkeypatch.setattr(
+        bottui.store.journal.journal_file, "local_operator", lambda: "oncall@bastion"
+    )
+    monkeypatch.setattr(bottui.store.journal.journal_file, "local_host", lambda: "bastion")
+    monkeypatch.setattr(
+        bottui.store.journal.journal_file, "os", SimpleNamespace(getpid=lambda: 4242)
+    )
     monkeypatch.setattr(bottui.ops.mutations, "time", _SteadyTime())
     yield
 
@@ -323,7 +327,7 @@ async def test_palette_undo(flow_app: BottuiApp, sandbox: SandboxServer) -> None
     async with flow_app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
         await mutations.set_limiter(flow_app.session, DEMO_ACCOUNT, PROJ, "rl-login", False)
-        command = next(c for c in palette.commands(flow_app) if c.title == "Undo last change")
+        command = next(c for c in key_registry.commands(flow_app) if c.title == "Undo last change")
         command.run()
         await settle(pilot)
         assert isinstance(flow_app.screen, ConfirmDialog)
@@ -395,13 +399,13 @@ async def test_export_from_the_screen(
         await pilot.press("x")
         await pilot.pause()
         dialog = flow_app.screen
-        assert isinstance(dialog, ExportDialog)
+        assert isinstance(dialog, JournalExportDialog)
         field = dialog.query_one("#export-path", Input)
         assert field.value.startswith("bottui-journal-") and field.value.endswith(".jsonl")
         field.value = "out.txt"
         await pilot.press("enter")
         await until(
-            lambda: isinstance(flow_app.screen, ExportDialog), pilot
+            lambda: isinstance(flow_app.screen, JournalExportDialog), pilot
         )  # no format: it says so
         assert ".jsonl or .csv" in plain(dialog.query_one("#export-problem", Static))
         field.value = "out.csv"
@@ -415,7 +419,7 @@ async def test_export_from_the_screen(
         await pilot.press("f", "f", "x")  # the succeeded ones only
         await pilot.pause()
         dialog = flow_app.screen
-        assert isinstance(dialog, ExportDialog)
+        assert isinstance(dialog, JournalExportDialog)
         dialog.query_one("#export-path", Input).value = "out.csv"
         await pilot.press("enter")
         await pilot.pause()

@@ -11,8 +11,8 @@ from textual.widgets import Input, Select, Static
 
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
-from bottui.store.journal.file import Journal
-from bottui.store.journal.records import Operation, dimension_target, limiter_target
+from bottui.store.journal.journal_file import Journal
+from bottui.store.journal.journal_records import Operation, dimension_target, limiter_target
 from bottui.store.utc import system_clock
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.journal_dialogs import FilterDialog

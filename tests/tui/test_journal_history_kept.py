@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from bottui.ops.session import Session
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
-from bottui.store.journal.records import Operation, limiter_target
+from bottui.store.journal.journal_records import Operation, limiter_target
 from bottui.store.team.pg_store import TeamStore
 from bottui.store.team.store_target import check_store_url
 from bottui.tui.app import BottuiApp

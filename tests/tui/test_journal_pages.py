@@ -17,8 +17,8 @@ from textual.widgets import Static
 
 from bottui.ops.session import Session
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
-from bottui.store.journal.records import EntryPage, Operation, StartRecord
-from bottui.store.journal.store import SqliteJournalStore
+from bottui.store.journal.journal_records import EntryPage, Operation, StartRecord
+from bottui.store.journal.journal_store import SqliteJournalStore
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.journal import FIRST_PAGE, MORE_PAGE
 from tests.fixtures.stores import journal_of

@@ -10,7 +10,7 @@ from textual.widgets import DataTable, Static
 
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
-from bottui.store.journal.records import Operation, StartRecord, limiter_target
+from bottui.store.journal.journal_records import Operation, StartRecord, limiter_target
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.journal_dialogs import COLUMNS, RUN_PAGE, RunDialog
 from tests.fixtures.stores import journal_of

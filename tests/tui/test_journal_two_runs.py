@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
-from bottui.store.journal.records import Operation
+from bottui.store.journal.journal_records import Operation
 from bottui.tui.app import BottuiApp
 from tests.fixtures.stores import journal_of
 from tests.tui.helpers import settle

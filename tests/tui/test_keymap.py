@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bottui.store.config.config_file import ConfigStore
-from bottui.store.config.model import Config
+from bottui.store.config.config_model import Config
 from bottui.store.files import Locations
 from tests.tui.helpers import until
 

@@ -10,7 +10,7 @@ from textual.widgets import Button, Input, Static
 
 from bottui.sandbox.demo_data import DEMO_ACCOUNT, HOSTILE_LIMITER_IDS, HOSTILE_PROJECT_ID
 from bottui.sandbox.server import SandboxServer
-from bottui.tui import key_registry as palette
+from bottui.tui import key_registry
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import HelpDialog, RequestsDialog, TargetPicker
@@ -214,7 +214,7 @@ async def test_palette_actions_act_on_the_picked_limiter(
         await pilot.press("3")  # the palette works from another screen too
         await settle(pilot)
         command = next(
-            c for c in palette.commands(flow_app) if c.title == "Rate limiters: Disable…"
+            c for c in key_registry.commands(flow_app) if c.title == "Rate limiters: Disable…"
         )
         command.run()
         await settle(pilot)

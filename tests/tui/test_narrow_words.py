@@ -6,8 +6,7 @@ import html
 import re
 from collections.abc import Callable
 
-from bottui.ops import mutations
-from bottui.ops import plan as planning
+from bottui.ops import mutations, planning
 from bottui.ops.session import Session
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer

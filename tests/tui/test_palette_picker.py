@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.widgets import OptionList
 
 from bottui.sandbox.server import SandboxServer
-from bottui.tui import key_registry as palette
+from bottui.tui import key_registry
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import TargetPicker
@@ -24,7 +24,7 @@ async def test_disable_picks_among_every_limiter_with_its_state(
         grid = flow_app.screen.query_one(LimiterTable)
         assert [key for key, _ in grid.keyed_entries] == ["rl-api"]
         command = next(
-            c for c in palette.commands(flow_app) if c.title == "Rate limiters: Disable…"
+            c for c in key_registry.commands(flow_app) if c.title == "Rate limiters: Disable…"
         )
         command.run()
         await until(lambda: isinstance(flow_app.screen, TargetPicker), pilot)

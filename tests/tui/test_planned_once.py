@@ -23,7 +23,7 @@ from bottui.tui.screens.change_form import ConfirmDialog, TypedConfirmDialog
 from bottui.tui.screens.dialogs import RequestsDialog
 from bottui.tui.screens.journal import JournalScreen
 from bottui.tui.screens.threshold_dialogs import ThresholdEditor
-from bottui.tui.screens.thresholds import ThresholdsScreen
+from bottui.tui.screens.thresholds_screen import ThresholdsScreen
 from tests.fixtures.plan_spy import Spy
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import plain, settle, until

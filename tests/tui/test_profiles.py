@@ -18,9 +18,9 @@ from textual.widgets import Checkbox, DataTable, Input
 
 from bottui.api.tokens import AccessToken, ProjectToken
 from bottui.demo import prepare
-from bottui.sandbox import demo_data as data
+from bottui.sandbox import demo_data
 from bottui.store.config.config_file import ConfigStore
-from bottui.tui import key_registry as palette
+from bottui.tui import key_registry
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.profile_switcher import ProfileForm, ProfileSwitcher
@@ -70,9 +70,11 @@ def app(tmp_path: Path, backends: Backends) -> BottuiApp:
     )
     with session.locations.config_file.open("a", encoding="utf-8") as config:
         config.write(LAB)
-    session.tokens.set_personal(LAB_URL, data.DEMO_ACCOUNT, AccessToken(data.DEMO_ACCESS_TOKEN))
-    for project, value in data.project_tokens().items():
-        session.tokens.set_project(LAB_URL, data.DEMO_ACCOUNT, project, ProjectToken(value))
+    session.tokens.set_personal(
+        LAB_URL, demo_data.DEMO_ACCOUNT, AccessToken(demo_data.DEMO_ACCESS_TOKEN)
+    )
+    for project, value in demo_data.project_tokens().items():
+        session.tokens.set_project(LAB_URL, demo_data.DEMO_ACCOUNT, project, ProjectToken(value))
     return BottuiApp(session, demo=True)
 
 
@@ -282,7 +284,7 @@ async def test_remove_asks_first_and_never_the_profile_in_use(app: BottuiApp) ->
 async def test_the_palette_has_switch_profile(app: BottuiApp) -> None:
     async with app.run_test(size=SNAP_SIZE) as pilot:
         await settle(pilot)
-        titles = [command.title for command in palette.commands(app)]
+        titles = [command.title for command in key_registry.commands(app)]
         assert "Switch profile" in titles
 
 

@@ -30,9 +30,9 @@ from bottui.sandbox.demo_data import (
 )
 from bottui.sandbox.server import SandboxServer
 from bottui.store.config.config_file import ConfigStore
-from bottui.store.errors import KeyringUnavailable
 from bottui.store.files import Locations
 from bottui.store.keyring_tokens import TokenState, TokenStore
+from bottui.store.store_errors import KeyringUnavailable
 from bottui.tui.app import BottuiApp
 from bottui.tui.messages import START_DEMO
 from bottui.tui.screens.change_form import ConfirmDialog
@@ -680,7 +680,7 @@ async def test_first_run_demo_key(tmp_path: Path) -> None:
 
 def test_cli_runs_the_demo_when_the_app_asks(monkeypatch: pytest.MonkeyPatch) -> None:
     import bottui.demo
-    import bottui.tui.run
+    import bottui.tui.launch
     from bottui.cli.apps import cmd_tui
 
     ran: list[bool] = []
@@ -689,7 +689,7 @@ def test_cli_runs_the_demo_when_the_app_asks(monkeypatch: pytest.MonkeyPatch) ->
         ran.append(True)
         return 0
 
-    monkeypatch.setattr(bottui.tui.run, "run_app", lambda args: START_DEMO)
+    monkeypatch.setattr(bottui.tui.launch, "run_app", lambda args: START_DEMO)
     monkeypatch.setattr(bottui.demo, "run_demo", run_demo)
     assert cmd_tui(argparse.Namespace(), None) == 0  # type: ignore[arg-type]
     assert ran == [True]

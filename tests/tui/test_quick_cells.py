@@ -24,7 +24,7 @@ from textual.app import App, ComposeResult
 from textual.renderables.styled import Styled
 from textual.widgets import DataTable
 
-from bottui.store.inventory.records import LimiterEntry
+from bottui.store.inventory.inventory_records import LimiterEntry
 from bottui.tui.perf import textual_private
 from bottui.tui.perf.textual_private import quick_cell_line
 from bottui.tui.widgets.limiter_table import LimiterTable

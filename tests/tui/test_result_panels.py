@@ -11,14 +11,13 @@ from __future__ import annotations
 from textual.widgets import Static
 
 from bottui.api.client import build_thresholds
-from bottui.ops import mutations
-from bottui.ops import plan as planning
+from bottui.ops import mutations, planning
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.journal_dialogs import JournalTable
-from bottui.tui.screens.thresholds import ThresholdsScreen
+from bottui.tui.screens.thresholds_screen import ThresholdsScreen
 from bottui.tui.widgets.limiter_table import LimiterTable
 from bottui.tui.widgets.result_panels import AttemptPanel, ReturnedProjectPanel
 from tests.tui.conftest import SNAP_SIZE

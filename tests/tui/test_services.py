@@ -10,7 +10,7 @@ from pathlib import Path
 from textual.content import Content
 
 from bottui.api.errors import ApiError, BottuiError, ValidationError
-from bottui.store.errors import ConfigError, StoreError
+from bottui.store.store_errors import ConfigError, StoreError
 from bottui.tui.app import BottuiApp
 from bottui.tui.change_prompt import ChangePrompt, Confirmation
 from bottui.tui.error_report import (

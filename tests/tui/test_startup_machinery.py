@@ -19,7 +19,7 @@ from textual.color import Color
 from textual.css.model import RuleSet
 from textual.css.stylesheet import Stylesheet, StylesheetParseError
 
-from bottui.tui import perf as gc_pause
+from bottui.tui import perf
 from bottui.tui.app import MODE_KEYS, BottuiApp
 from bottui.tui.perf.stylesheet import (
     CSS_SOURCE,
@@ -184,25 +184,25 @@ async def test_the_first_frame_styles_its_screen_as_the_whole_stylesheet_does(
 def collector() -> Iterator[None]:
     """Whatever a test does, the collector is on and nothing is frozen afterwards."""
     yield
-    gc_pause._paused = False
+    perf._paused = False
     gc.unfreeze()
     gc.enable()
 
 
 def test_pause_and_resume(collector: None) -> None:
-    gc_pause.pause()
+    perf.pause()
     assert not gc.isenabled()
-    gc_pause.pause()  # twice is once
-    gc_pause.resume()
+    perf.pause()  # twice is once
+    perf.resume()
     assert gc.isenabled() and gc.get_freeze_count() > 0
-    gc_pause.resume()  # idempotent
+    perf.resume()  # idempotent
     assert gc.isenabled()
 
 
 def test_resume_leaves_a_collector_turned_off_elsewhere_alone(collector: None) -> None:
     gc.disable()
-    gc_pause.pause()  # already off: not ours to turn back on
-    gc_pause.resume()
+    perf.pause()  # already off: not ours to turn back on
+    perf.resume()
     assert not gc.isenabled()
 
 
@@ -210,7 +210,7 @@ async def test_the_app_resumes_the_collector_once_it_is_up(
     collector: None, make_snap_app: Callable[..., BottuiApp]
 ) -> None:
     app = make_snap_app()
-    gc_pause.pause()
+    perf.pause()
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert gc.isenabled()
@@ -229,7 +229,7 @@ NOT_BEFORE_FIRST_FRAME = (
     "httpx",  # ~170 ms: the client is made with the first request
     "starlette",  # the sandbox runs in a child process
     "uvicorn",
-    "bottui.store.inventory.toml_file",  # inventory files only
+    "bottui.store.inventory.inventory_toml",  # inventory files only
     "bottui.api.client",
     "bottui.tui.screens.dialogs",  # shown on demand
     "bottui.ops.mutations",  # the first change
@@ -271,7 +271,7 @@ async def test_the_deferred_start_up_work_runs_once_after_the_first_frame(
         seen.append((whole, gc.isenabled()))
 
     app = make_snap_app(when_up=when_up)
-    gc_pause.pause()
+    perf.pause()
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await pilot.press("3")  # another screen: nothing runs again

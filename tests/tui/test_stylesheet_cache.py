@@ -28,8 +28,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from bottui.tui.app import MODE_KEYS, BottuiApp
-from bottui.tui.perf import stylesheet as stylesheet_cache
-from bottui.tui.perf import textual_private
+from bottui.tui.perf import stylesheet, textual_private
 from bottui.tui.perf.stylesheet import CSS_SOURCE, whole_css
 from bottui.tui.perf.textual_private import PRIVATE_STATE, SharedParseStylesheet, as_tested
 from tests.tui.conftest import SNAP_SIZE
@@ -65,7 +64,7 @@ def test_another_textual_release_turns_them_off(
     monkeypatch.setattr(textual_private, "TESTED_TEXTUAL", NOT_INSTALLED)
     assert not textual_private.installed_is_tested()
     assert not as_tested()
-    sheet = stylesheet_cache.start_stylesheet({"accent": "red"}, "limiters")
+    sheet = stylesheet.start_stylesheet({"accent": "red"}, "limiters")
     assert type(sheet) is Stylesheet  # Textual's own, with the whole file from the start
     assert sheet.source[CSS_SOURCE].content == whole_css()
 
@@ -84,7 +83,7 @@ def test_a_missing_private_attribute_turns_them_off(
 
     monkeypatch.setattr(Stylesheet, "__init__", renamed)
     assert not as_tested()
-    assert type(stylesheet_cache.start_stylesheet({}, "limiters")) is Stylesheet
+    assert type(stylesheet.start_stylesheet({}, "limiters")) is Stylesheet
 
 
 def test_another_parse_rules_signature_turns_them_off(

@@ -27,13 +27,18 @@ from bottui.api.tokens import ProjectToken
 from bottui.ops.inventory_reads import FIRST_PAGE
 from bottui.ops.session import Session
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
-from bottui.store.inventory.records import InventorySnapshot, LimiterEntry, ProjectEntry, Source
-from bottui.store.inventory.store import SqliteInventoryStore
+from bottui.store.inventory.inventory_records import (
+    InventorySnapshot,
+    LimiterEntry,
+    ProjectEntry,
+    Source,
+)
+from bottui.store.inventory.inventory_store import SqliteInventoryStore
 from bottui.store.keyring_tokens import TokenState
 from bottui.tui.app import BottuiApp
 from bottui.tui.perf import textual_private
 from bottui.tui.perf.incremental_table import IncrementalTable, same_cell
-from bottui.tui.screens import projects as project_reads
+from bottui.tui.screens import projects
 from bottui.tui.screens.limiters import LimitersScreen
 from bottui.tui.screens.projects import CellState, ProjectRow, ProjectsScreen, ProjectTable
 from bottui.tui.widgets.entry_table import EntryTable
@@ -295,7 +300,7 @@ def operator_moves_meanwhile(
     (start-up broadcasts an inventory change): either way, before any row
     after the first page is shown. Returns the reads seen ("rest" or "whole").
     """
-    read_all = project_reads.read_all_projects
+    read_all = projects.read_all_projects
     reads: list[str | None] = []
 
     async def spied_read(session: Session, *args: Any, **options: Any) -> Any:
@@ -309,7 +314,7 @@ def operator_moves_meanwhile(
                 getattr(table, f"action_cursor_{key}")()
         return await read_all(session, *args, **options)
 
-    monkeypatch.setattr(project_reads, "read_all_projects", spied_read)
+    monkeypatch.setattr(projects, "read_all_projects", spied_read)
     return reads
 
 

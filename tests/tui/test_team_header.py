@@ -23,7 +23,7 @@ from bottui.ops.team_push import SyncState
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.store.team.pg_store import TeamStore
 from bottui.store.team.store_target import check_store_url
-from bottui.tui import services as services_team
+from bottui.tui import services
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.ui_rules import ContextBar
@@ -141,7 +141,7 @@ async def test_the_journal_screen_reads_the_shared_journal_and_falls_back_when_d
             assert app.services.journal_pages() is flow_session.journal_store
             # Back: a later read tries the store again (READ_RETRY) and the note goes.
             postgres_server.start()
-            monkeypatch.setattr(services_team, "READ_RETRY", 0.0)
+            monkeypatch.setattr(services, "READ_RETRY", 0.0)
             await reread_until(pilot, app, lambda: len(rows(app)) == 2)
             assert DOWN_NOTE not in filters_line(app)
             app.services.stop_sharing()

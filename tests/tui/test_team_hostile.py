@@ -12,7 +12,7 @@ from bottui.ops.session import Session
 from bottui.ops.shared_journal import SharedJournal
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
-from bottui.store.journal.rows import micros
+from bottui.store.journal.journal_rows import micros
 from bottui.store.team.page_query import target_text
 from bottui.tui.app import BottuiApp
 from tests.fixtures import moving_clock

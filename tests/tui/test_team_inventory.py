@@ -25,7 +25,7 @@ from bottui.store.team.pg_store import TeamStore
 from bottui.store.team.push_events import Fact, FactKey
 from bottui.store.team.store_target import check_store_url
 from bottui.tui.app import BottuiApp
-from bottui.tui.screens.thresholds import DimensionTable
+from bottui.tui.screens.thresholds_screen import DimensionTable
 from bottui.tui.widgets.limiter_table import local_time
 from tests.fixtures.teammates import migrated, wait_for
 from tests.tui.conftest import FIXED_NOW, SNAP_BASE_URL, SNAP_SIZE

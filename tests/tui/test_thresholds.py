@@ -22,7 +22,7 @@ from bottui.sandbox.demo_data import (
 )
 from bottui.sandbox.server import SandboxServer
 from bottui.store.config.config_file import ConfigStore
-from bottui.store.config.model import ProjectSettings
+from bottui.store.config.config_model import ProjectSettings
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import RequestsDialog
@@ -31,7 +31,7 @@ from bottui.tui.screens.threshold_dialogs import (
     ThresholdEditor,
     ThresholdSettingsDialog,
 )
-from bottui.tui.screens.thresholds import DimensionTable, ThresholdsScreen, check_words, when
+from bottui.tui.screens.thresholds_screen import DimensionTable, ThresholdsScreen, check_words, when
 from bottui.tui.widgets.threshold_field import Slider, ThresholdField, check_threshold
 from tests.fixtures.stores import inventory_of
 from tests.tui.conftest import SNAP_SIZE
@@ -116,7 +116,7 @@ def test_never_reached_follows_the_direction() -> None:
 
 
 def test_check_words_and_when() -> None:
-    from bottui.store.inventory.records import DimensionEntry
+    from bottui.store.inventory.inventory_records import DimensionEntry
 
     def entry(block: str | None, challenge: str | None) -> DimensionEntry:
         return DimensionEntry("a", "p", "d", "n", block, challenge, "", "user")

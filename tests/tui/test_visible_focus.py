@@ -12,7 +12,7 @@ from bottui.ops import inventory_edits
 from bottui.sandbox.demo_data import DEMO_ACCOUNT, DEMO_DIMENSIONS
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.threshold_dialogs import AddDimensionDialog
-from bottui.tui.screens.thresholds import DimensionTable
+from bottui.tui.screens.thresholds_screen import DimensionTable
 from bottui.tui.ui_rules import KeyBar, is_shown
 from bottui.tui.widgets.entry_table import FilterBar
 from tests.tui.helpers import settle

@@ -80,7 +80,7 @@ from bottui.ops.confirmation import normalize_reason
 from bottui.ops.mutations import error_outcome
 from bottui.ops.session import Session
 from bottui.plaintext import clean
-from bottui.store.journal.records import ItemState, Operation, Outcome
+from bottui.store.journal.journal_records import ItemState, Operation, Outcome
 
 if TYPE_CHECKING:
     from bottui.api.client import BotProtectionClient

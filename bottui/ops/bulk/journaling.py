@@ -3,7 +3,7 @@ and the started, outcome and closing records of every id, written in batches.
 
 ``--resume`` never loads a run: the engine asks :meth:`JournalSink.states`
 for the ids of each chunk just before sending it
-(:meth:`~bottui.store.journal.records.JournalStore.item_states`), so a resume
+(:meth:`~bottui.store.journal.journal_store.SqliteJournalStore.item_states`), so a resume
 starts sending at once and its memory does not grow with the run. An id
 whose earlier attempt left its entry unfinished (a crash lost the answer) is
 sent again; once settled, :meth:`JournalSink.supersede` appends the closing
@@ -16,7 +16,7 @@ While it runs, a run holds the liveness lock of its identity
 refused, unless forced into a run of its own.
 
 Every journal call is awaited on the async
-:class:`~bottui.store.journal.records.JournalStore` (its SQLite work runs on
+:class:`~bottui.store.journal.journal_store.SqliteJournalStore` (its SQLite work runs on
 the store executor's daemon threads), so a journal locked by another process
 (up to its busy timeout) never stalls
 the event loop, the requests in flight or a TUI. Started records are written
@@ -89,10 +89,9 @@ from bottui.ops.bulk.input import BulkInputError, BulkSource, InvalidLine, Subje
 from bottui.ops.bulk.report import MAX_INVALID_KEPT, ItemStatus, Tally
 from bottui.ops.session import Session
 from bottui.plaintext import clean
-from bottui.store.errors import JournalUnavailable
 from bottui.store.executor import run_blocking
 from bottui.store.files import RunLive, RunLock, acquire_run_lock, describe_holder
-from bottui.store.journal.records import (
+from bottui.store.journal.journal_records import (
     EntryId,
     EntryQuery,
     ItemState,
@@ -102,9 +101,10 @@ from bottui.store.journal.records import (
     StartRecord,
 )
 from bottui.store.seen_ids import SeenIds
+from bottui.store.store_errors import JournalUnavailable
 
 if TYPE_CHECKING:
-    from bottui.store.journal.store import SqliteJournalBatch as JournalBatch
+    from bottui.store.journal.journal_store import SqliteJournalBatch
 
 
 # -- the run's records ----------------------------------------------------------------------------
@@ -180,7 +180,7 @@ class JournalSink:
     def __init__(self, session: Session, *, reason: str | None = None) -> None:
         self._session = session
         self._reason = reason
-        self._writer: JournalBatch | None = None
+        self._writer: SqliteJournalBatch | None = None
         self._pending: list[tuple[int, dict[str, Any]] | _Checkpoint] = []
         self._wake = asyncio.Event()
         self._closing = False

@@ -38,9 +38,9 @@ from typing import IO, Any, Final
 from bottui.api.errors import RefusedError
 from bottui.ops.bulk.report import UNKNOWN_LIKE, ItemResult, ItemStatus
 from bottui.store import safe_export
-from bottui.store.errors import StoreFileError
 from bottui.store.executor import run_blocking
 from bottui.store.files import AtomicText
+from bottui.store.store_errors import StoreFileError
 
 # -- the --output file ----------------------------------------------------------------------------
 

@@ -37,10 +37,10 @@ from bottui.ops.session import CommonOptions, Settings, settings_from_options
 from bottui.ops.token_slots import Reading, Slot, read_states
 from bottui.plaintext import show_id
 from bottui.store.config.config_file import ConfigStore
-from bottui.store.config.model import Config
-from bottui.store.errors import ConfigError, KeyringUnavailable, StoreError
+from bottui.store.config.config_model import Config
 from bottui.store.files import Locations
 from bottui.store.keyring_tokens import TokenState, TokenStore, probe_keyring
+from bottui.store.store_errors import ConfigError, KeyringUnavailable, StoreError
 from bottui.store.team.outbox import Scope
 from bottui.store.token_sources import EnvScope, EnvTokenAmbiguous, scopes_of, unmatched
 

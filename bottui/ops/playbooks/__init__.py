@@ -4,9 +4,9 @@
   (bounded, with the line of every key), what it may say, the playbooks of a
   config directory, and :func:`~bottui.ops.playbooks.library.check_playbooks`
   for ``config check``;
-* :mod:`~bottui.ops.playbooks.planning`: every step planned (known value now
+* :mod:`~bottui.ops.playbooks.playbook_plan`: every step planned (known value now
   -> new value, and its source), and ``config check``'s warning for ids the
   inventory has not seen;
-* :mod:`~bottui.ops.playbooks.run`: the run, one confirmation, stop at the first failure;
+* :mod:`~bottui.ops.playbooks.playbook_run`: the run, one confirmation, stop at the first failure;
   a run's steps are reverted, last first, by :mod:`bottui.ops.revert`.
 """

@@ -3,7 +3,7 @@
 A playbook is kept as one TOML file per name so a team can keep the
 directory in Git. A file is read through :mod:`bottui.store.toml_read`
 (bounded in size, kind and nesting) and the line of every key is found
-(:func:`~bottui.store.config.model.key_lines`, ``config check``'s own
+(:func:`~bottui.store.config.config_model.key_lines`, ``config check``'s own
 scan), since ``tomllib`` gives none and every refusal must name the file and
 the line. A key it cannot place (in an inline table, say) falls back to the
 line of the nearest enclosing key or the step's header.
@@ -33,9 +33,9 @@ from bottui.api.errors import ValidationError
 from bottui.api.requests import dimension_name, path_id, threshold_literal
 from bottui.ops.durations import parse_duration
 from bottui.plaintext import clean
-from bottui.store.config.model import key_lines
-from bottui.store.errors import StoreError
+from bottui.store.config.config_model import key_lines
 from bottui.store.files import Locations
+from bottui.store.store_errors import StoreError
 from bottui.store.toml_read import TomlProblem, decode, parse, read_bytes
 
 #: The directory under the config directory.
@@ -167,7 +167,7 @@ def read(directory: Path, name: str) -> PlaybookFile:
 # segment, a bad literal or duration) is refused as a
 # :class:`PlaybookFileError` naming the file and
 # the line. Whether the inventory knows the ids is checked when the playbook
-# is planned (:mod:`bottui.ops.playbooks.planning`), not here: that needs a
+# is planned (:mod:`bottui.ops.playbooks.playbook_plan`), not here: that needs a
 # profile.
 
 

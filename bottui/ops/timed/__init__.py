@@ -1,8 +1,8 @@
 """Timed changes: a change that reverts itself (issue #15). The API both faces use.
 
 Make one: plan as usual, then ``plan.with_revert_after(timedelta)``
-(:meth:`bottui.ops.plan.PlannedChange.with_revert_after`; raises
-:class:`~bottui.ops.plan.TimedRefused`, exit 2, for a revocation or when the
+(:meth:`bottui.ops.planning.PlannedChange.with_revert_after`; raises
+:class:`~bottui.ops.planning.TimedRefused`, exit 2, for a revocation or when the
 value before is unknown; the operator may state it first:
 :func:`bottui.ops.revert.with_revert_to` ``(plan, value) -> plan``) and
 :func:`bottui.ops.mutations.apply` it: the
@@ -47,7 +47,7 @@ failed / unknown, ``executor``, ``superseded_by``, ``note``; ``when_text(now)``
 / in-doubt / claimed-elsewhere, ``late``, ``message``, ``line``, ``sent``).
 Texts are untrusted: clean them where shown.
 
-Modules: :mod:`.model` (the dataclass, folding events), :mod:`.schedule`
+Modules: :mod:`.timed_state` (the dataclass, folding events), :mod:`.schedule`
 (schedule, list, extend, cancel, executors), :mod:`.execute` (run-due, revert
 now), :mod:`.resolve` (claims in doubt), :mod:`.team` (this journal and the team store).
 """
@@ -61,7 +61,6 @@ from bottui.ops.timed.execute import (
     revert_now,
     run_due,
 )
-from bottui.ops.timed.model import IN_DOUBT_AFTER, TimedChange, TimedState
 from bottui.ops.timed.resolve import Resolution, resolve
 from bottui.ops.timed.schedule import (
     NO_EXECUTOR_WARNING,
@@ -75,6 +74,7 @@ from bottui.ops.timed.schedule import (
     list_timed,
     schedule_revert,
 )
+from bottui.ops.timed.timed_state import IN_DOUBT_AFTER, TimedChange, TimedState
 
 __all__ = [
     "DEFAULT_LATE_LIMIT",

@@ -20,7 +20,7 @@ event, :class:`bottui.ops.mutations._Schedule`); a playbook step that
 changed nothing is ``unchanged`` in its run's revert. An unknown or missing
 outcome is reported as ``in-doubt`` and left scheduled: only a person
 decides (``timed cancel`` after checking the value). So is a claim without a
-result for :data:`~bottui.ops.timed.model.IN_DOUBT_AFTER` (its executor was
+result for :data:`~bottui.ops.timed.timed_state.IN_DOUBT_AFTER` (its executor was
 killed after claiming, maybe after sending; or someone else wrote the
 claim): every ``run-due`` reports it (exit 2) until a person resolves it
 (``timed resolve``, :mod:`bottui.ops.timed.resolve`).
@@ -38,12 +38,12 @@ from bottui.ops import confirmation, mutations
 from bottui.ops.durations import duration_text
 from bottui.ops.revert import RevertReport, revert_entries
 from bottui.ops.timed import team
-from bottui.ops.timed.model import TimedChange
 from bottui.ops.timed.schedule import executor_name, executor_seen, find, list_timed
+from bottui.ops.timed.timed_state import TimedChange
 from bottui.ops.timed_record import now_of
-from bottui.store.errors import StoreError
-from bottui.store.journal.records import EntryId, JournalEntry, Outcome
-from bottui.store.journal.rows import micros
+from bottui.store.journal.journal_records import EntryId, JournalEntry, Outcome
+from bottui.store.journal.journal_rows import micros
+from bottui.store.store_errors import StoreError
 
 if TYPE_CHECKING:
     from bottui.ops.session import Session

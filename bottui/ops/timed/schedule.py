@@ -1,6 +1,6 @@
 """Scheduling timed changes, and what a person does with them: list, extend, cancel.
 
-The schedule is journaled (:mod:`bottui.store.journal.schema`): a change made
+The schedule is journaled (:mod:`bottui.store.journal.journal_schema`): a change made
 with ``revert_after`` gets its ``schedule`` event right after its *started*
 record and before its request is sent (:func:`schedule_plan`, called by
 :func:`bottui.ops.mutations.apply`), so no change is ever made without its
@@ -31,16 +31,16 @@ from bottui.ops.durations import MAX_DURATION, duration_text
 from bottui.ops.journal_view import target_id, target_what, value_text
 from bottui.ops.revert import superseded
 from bottui.ops.timed import team
-from bottui.ops.timed.model import TimedChange, fold
+from bottui.ops.timed.timed_state import TimedChange, fold
 from bottui.ops.timed_record import append_event, detail_of, now_of, push_events
 from bottui.plaintext import clean
-from bottui.store.errors import StoreError
-from bottui.store.journal.records import EntryId, local_host
-from bottui.store.journal.rows import micros
+from bottui.store.journal.journal_records import EntryId, local_host
+from bottui.store.journal.journal_rows import micros
+from bottui.store.store_errors import StoreError
 from bottui.store.utc import stamp
 
 if TYPE_CHECKING:
-    from bottui.ops.plan import PlannedChange
+    from bottui.ops.planning import PlannedChange
     from bottui.ops.session import Session
     from bottui.store.timed_sqlite import TimedEvent
 

@@ -22,13 +22,13 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bottui.ops.timed_record import push_events
-from bottui.store.errors import StoreError
-from bottui.store.journal.records import JournalEntry
+from bottui.store.journal.journal_records import JournalEntry
+from bottui.store.store_errors import StoreError
 from bottui.store.timed_sqlite import TimedClaim, TimedEvent
 
 if TYPE_CHECKING:
     from bottui.ops.session import Session
-    from bottui.store.journal.records import JournalReader as Pages
+    from bottui.store.journal.journal_records import JournalReader
     from bottui.store.team.pg_store import TeamStore
 
 
@@ -112,7 +112,7 @@ async def entries(session: Session, event_ids: Sequence[str]) -> Mapping[str, Jo
     return {event: from_team(entry) for event, entry in found.items()}
 
 
-async def pages(session: Session) -> Pages | None:
+async def pages(session: Session) -> JournalReader | None:
     """Where newer changes are looked for: the team's shared journal (None: this journal)."""
     if not session.settings.store_url:
         return None

@@ -1,7 +1,7 @@
 """The profiles of ``config.toml`` behind an async facade: every read and edit off the loop.
 
 :class:`AsyncConfigStore` wraps :class:`~bottui.store.config.config_file.ConfigStore`
-the way :mod:`bottui.store.inventory.store` wraps the inventory: each call
+the way :mod:`bottui.store.inventory.inventory_store` wraps the inventory: each call
 is awaited on the shared :class:`~bottui.store.executor.StoreExecutor`.
 Edits go through the file's write lane (one thread), so two edits of this
 process never interleave their read-modify-replace of the file; reads go
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from bottui.store.config.config_file import ConfigStore
-from bottui.store.config.model import UNCHANGED, Config, Profile, ProjectSettings, Unchanged
+from bottui.store.config.config_model import UNCHANGED, Config, Profile, ProjectSettings, Unchanged
 from bottui.store.executor import StoreExecutor, shared_executor
 from bottui.store.files import Locations, real_path
 

@@ -1,8 +1,8 @@
 """``config.toml`` on disk: read, edited in place, written atomically, and checked.
 
 The file is read through :mod:`bottui.store.toml_read` (a regular file of at
-most :data:`~bottui.store.config.model.MAX_CONFIG_BYTES`, nesting and dotted
-keys bounded) into the model of :mod:`bottui.store.config.model`. It is
+most :data:`~bottui.store.config.config_model.MAX_CONFIG_BYTES`, nesting and dotted
+keys bounded) into the model of :mod:`bottui.store.config.config_model`. It is
 edited with ``tomlkit`` (imported only when writing), changing only what
 changed, so the user's comments and ordering survive (:func:`render`). Writes
 are atomic (temporary file in the same directory, fsync, ``os.replace``) and
@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from bottui.plaintext import clean, has_control
 from bottui.store import toml_read
-from bottui.store.config.model import (
+from bottui.store.config.config_model import (
     MAX_CONFIG_BYTES,
     UNCHANGED,
     Config,
@@ -67,14 +67,14 @@ from bottui.store.config.model import (
     parse_config,
     shown_key,
 )
-from bottui.store.errors import (
+from bottui.store.files import FILE_MODE, Locations, ensure, real_path
+from bottui.store.store_errors import (
     ConfigError,
     InvalidValue,
     ProfileExists,
     ProfileNotFound,
     no_such_profile,
 )
-from bottui.store.files import FILE_MODE, Locations, ensure, real_path
 
 if TYPE_CHECKING:
     from tomlkit.container import Container

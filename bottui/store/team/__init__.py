@@ -3,7 +3,7 @@
 The only package that imports psycopg, always lazily (inside functions), so
 nothing here costs start-up time until a profile names a store. Modules:
 
-* :mod:`.team_errors`: the failure words, each a :class:`~bottui.store.errors.StoreError`;
+* :mod:`.team_errors`: the failure words, each a :class:`~bottui.store.store_errors.StoreError`;
 * :mod:`.store_target`: a store URL checked (no password, TLS off loopback) and
   resolved, the libpq service file read as libpq reads it;
 * :mod:`.pg_schema`: the versioned schema, ``bottui store migrate`` and the version check;

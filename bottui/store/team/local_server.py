@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import IO, Final
 from urllib.parse import quote
 
-from bottui.store.errors import StoreError
+from bottui.store.store_errors import StoreError
 
 #: Where Debian's packages put PostgreSQL's binaries (one directory per major version).
 SYSTEM_BINDIRS: Final = "/usr/lib/postgresql/*/bin"

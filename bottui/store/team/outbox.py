@@ -14,7 +14,7 @@ older bottui of a teammate mid-upgrade reads them as they are):
 
 * **journal entries and their outcomes** are the journal's own rows; the
   cursor is ``team_push``/``team_open`` in the journal file (schema version 5,
-  :data:`~bottui.store.journal.schema.TABLES_V5`). A store is *registered*
+  :data:`~bottui.store.journal.journal_schema.TABLES_V5`). A store is *registered*
   the first time a bottui runs with it configured: entries written from then
   on are shared (``since_id`` is the newest id at that moment); older ones
   only by a backfill, which shares those of the store's own base URL, account
@@ -46,12 +46,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-from bottui.store.errors import DatabaseUnavailable
 from bottui.store.files import real_path
-from bottui.store.journal.records import JournalEntry
-from bottui.store.journal.rows import entry, from_micros, micros
-from bottui.store.journal.schema import BUSY_TIMEOUT, ORIGIN, SCHEMA, SELECT_ENTRIES
+from bottui.store.journal.journal_records import JournalEntry
+from bottui.store.journal.journal_rows import entry, from_micros, micros
+from bottui.store.journal.journal_schema import BUSY_TIMEOUT, ORIGIN, SCHEMA, SELECT_ENTRIES
 from bottui.store.sqlite_helpers import Database, Schema
+from bottui.store.store_errors import DatabaseUnavailable
 from bottui.store.team.push_events import Event, Fact, FactKey, events_of
 from bottui.store.timed_sqlite import TimedEvent, timed_event
 from bottui.store.token_sources import normalize_base_url

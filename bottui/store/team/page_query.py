@@ -45,7 +45,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 from uuid import UUID
 
-from bottui.store.journal.records import EntryQuery, Filters
+from bottui.store.journal.journal_records import EntryQuery, Filters
 from bottui.store.paging import Cursor
 from bottui.store.redact import redacted_json
 from bottui.store.team.read_rows import OddTime
@@ -73,7 +73,7 @@ REASON_WINDOW_PER_ROW: Final = 100
 
 @dataclass(frozen=True)
 class TeamQuery(Filters):
-    """Which shared entries to read: the :class:`~bottui.store.journal.records.Filters`
+    """Which shared entries to read: the :class:`~bottui.store.journal.journal_records.Filters`
     of a local read, and a run named by its origin and local run id (run ids are
     per journal file)."""
 

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Final
 from uuid import UUID
 
 from bottui.api.tokens import Secret
-from bottui.store.journal.rows import from_micros, micros
+from bottui.store.journal.journal_rows import from_micros, micros
 from bottui.store.paging import Cursor
 from bottui.store.team.page_query import (
     ENTRIES_FROM,

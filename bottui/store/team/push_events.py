@@ -45,7 +45,7 @@ from uuid import UUID
 
 from bottui.api.tokens import Secret
 from bottui.plaintext import REPLACEMENT, repair_surrogates
-from bottui.store.journal.records import (
+from bottui.store.journal.journal_records import (
     JournalEntry,
     duration,
     object_json,
@@ -53,7 +53,7 @@ from bottui.store.journal.records import (
     outcome_word,
     text,
 )
-from bottui.store.journal.rows import from_micros
+from bottui.store.journal.journal_rows import from_micros
 from bottui.store.team.pg_schema import MAX_STORED_REASON
 from bottui.store.utc import parse_time
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Final
 
 from bottui.plaintext import clean
-from bottui.store.errors import DatabaseUnavailable, InvalidValue, StoreError
+from bottui.store.store_errors import DatabaseUnavailable, InvalidValue, StoreError
 
 #: The command that installs team mode's driver.
 INSTALL_TEAM: Final = "pip install 'bottui[team]'"

@@ -7,7 +7,7 @@ confirmation path (:meth:`~bottui.tui.services.TuiServices.confirm`):
 read-only refuses, dry run shows the first requests, a protected profile
 wants the project id typed, otherwise focus on Cancel.
 
-Export (:class:`ExportDialog`) writes a bulk run's per-id results to a file, as
+Export (:class:`BulkExportDialog`) writes a bulk run's per-id results to a file, as
 ``bottui revoke --output`` writes it.
 
 A path prompt (``.csv`` or ``.jsonl``; a relative path is taken from the
@@ -191,7 +191,7 @@ def default_name(run: BackgroundRun) -> str:
     return "bulk-results.csv" if run_id is None else f"bulk-run-{run_id}.csv"
 
 
-class ExportDialog(_Dialog):
+class BulkExportDialog(_Dialog):
     """Ask where to write a run's per-id results; write them; say where they went.
 
     Args:
@@ -469,7 +469,7 @@ class BulkRunDialog(_Dialog):
     @on(Button.Pressed, "#bulk-export")
     def _export(self, event: Button.Pressed) -> None:
         event.stop()
-        self.app.push_screen(ExportDialog(self.background))
+        self.app.push_screen(BulkExportDialog(self.background))
 
     @on(Button.Pressed, "#bulk-resume-run")
     def _resume(self, event: Button.Pressed) -> None:

@@ -1,7 +1,7 @@
 """Grants: withdraw a challenge grant by visitor id and/or user account id.
 
 The form validates as the operator types; submitting plans the revocation
-once (:func:`bottui.ops.plan.plan_revocation`), shows that plan through the
+once (:func:`bottui.ops.planning.plan_revocation`), shows that plan through the
 one confirmation (focus on Cancel, dry run, read-only, protected), and the
 worker sends exactly it (:func:`bottui.ops.mutations.apply`). The result panel says plainly
 which of the four outcomes happened, and this session's revocations are
@@ -36,9 +36,9 @@ from bottui.api.errors import (
     RefusedError,
 )
 from bottui.api.models import Revocation
-from bottui.ops import plan as planning
+from bottui.ops import planning
 from bottui.ops.mutations import apply
-from bottui.ops.plan import PlannedChange, RevocationTarget
+from bottui.ops.planning import PlannedChange, RevocationTarget
 from bottui.store.utc import system_clock
 from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.error_report import Attempt, Failure

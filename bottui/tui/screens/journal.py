@@ -45,7 +45,7 @@ from bottui.ops import journal_view, undo
 from bottui.ops.journal_view import JournalQuery
 from bottui.ops.shared_journal import SharedJournal
 from bottui.plaintext import clean
-from bottui.store.journal.records import (
+from bottui.store.journal.journal_records import (
     EntryId,
     EntryPage,
     EntryQuery,
@@ -55,7 +55,7 @@ from bottui.store.journal.records import (
     RunId,
     RunRest,
 )
-from bottui.store.journal.store import SqliteJournalStore
+from bottui.store.journal.journal_store import SqliteJournalStore
 from bottui.store.paging import Cursor
 from bottui.store.utc import stamp, system_clock
 from bottui.tui.change_prompt import ChangePrompt
@@ -63,8 +63,8 @@ from bottui.tui.error_report import EXPECTED_ERRORS, error_line
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.journal_dialogs import (
     EntryDialog,
-    ExportDialog,
     FilterDialog,
+    JournalExportDialog,
     JournalFilters,
     JournalTable,
     RunDialog,
@@ -73,7 +73,7 @@ from bottui.tui.screens.journal_dialogs import (
 from bottui.tui.widgets.untrusted_text import join, safe, safe_id
 
 if TYPE_CHECKING:
-    from bottui.ops.plan import PlannedChange
+    from bottui.ops.planning import PlannedChange
     from bottui.tui.screens.base import BottuiScreen
 
 
@@ -437,7 +437,7 @@ class JournalScreen(BottuiScreen):
 
             self.call(write, label="Exporting the journal")
 
-        self.app.push_screen(ExportDialog(default, words), chosen)
+        self.app.push_screen(JournalExportDialog(default, words), chosen)
 
     # -- undo ----------------------------------------------------------------------------
 
@@ -480,7 +480,7 @@ async def _read_older(
     time (5,000 reads) before the next row appears is what stalled
     ``ctrl+end``. When every entry read belongs to the run the last row
     shows, this machine's journal counts the rest of that run in SQL
-    (:meth:`~bottui.store.journal.store.SqliteJournalStore.run_rest`) and
+    (:meth:`~bottui.store.journal.journal_store.SqliteJournalStore.run_rest`) and
     the read goes on without it (``skip_runs``): the entries between its
     ids that belong to no run, or to another, are still read, in order. Only
     when asked (``go_past``): the read made as the cursor nears the end loads

@@ -51,7 +51,7 @@ from textual.widgets import Button, DataTable, Input, Label, Select, Static
 
 from bottui.api.errors import ValidationError
 from bottui.ops import journal_view
-from bottui.store.journal.records import (
+from bottui.store.journal.journal_records import (
     EntryPage,
     EntryQuery,
     JournalEntry,
@@ -493,7 +493,7 @@ class EntryDialog(_JournalDialog):
         self.query_one("#entry-scroll", VerticalScroll).focus()
 
 
-class ExportDialog(_JournalDialog):
+class JournalExportDialog(_JournalDialog):
     """Ask where to export; returns ``(path, format)`` or None.
 
     The format comes from the extension (``.jsonl`` or ``.csv``). A file that

@@ -6,7 +6,7 @@ field (adding an id to the inventory sends nothing).
 
 Enable or disable every marked rate limiter (``o``/``f`` with rows marked): one
 confirmation, then one change each. Each limiter's change is planned once
-(:func:`bottui.ops.plan.plan_limiter`, as a single change is); one confirmation
+(:func:`bottui.ops.planning.plan_limiter`, as a single change is); one confirmation
 lists every marked limiter, those a filter hides too (and says so), under the
 profile's rules (read-only refuses before anything is planned, dry run shows
 every request, a protected profile wants the project id typed, the reason is
@@ -32,12 +32,11 @@ from textual.widgets import Button, Input, Label, Static
 
 from bottui.api.errors import ValidationError
 from bottui.api.requests import path_id
-from bottui.ops import mutations
-from bottui.ops import plan as planning
+from bottui.ops import mutations, planning
 from bottui.ops.inventory_edits import check_limiter_name
-from bottui.ops.plan import LimiterTarget
+from bottui.ops.planning import LimiterTarget
 from bottui.plaintext import clean
-from bottui.store.journal.records import Outcome
+from bottui.store.journal.journal_records import Outcome
 from bottui.tui.change_prompt import (
     ChangePrompt,
     Timing,
@@ -51,8 +50,8 @@ from bottui.tui.widgets.untrusted_text import PlainInput, join, safe, safe_id
 
 if TYPE_CHECKING:
     from bottui.api.models import LimiterChange
-    from bottui.ops.plan import PlannedChange
-    from bottui.store.inventory.records import LimiterEntry
+    from bottui.ops.planning import PlannedChange
+    from bottui.store.inventory.inventory_records import LimiterEntry
     from bottui.tui.screens.limiters import LimitersScreen
 
 

@@ -2,7 +2,7 @@
 
 Rows come from the inventory (the API cannot list limiters): the team's
 inventory file, projects the service returned, and ids added here with
-``a``. A change is planned once (:func:`bottui.ops.plan.plan_limiter`), that
+``a``. A change is planned once (:func:`bottui.ops.planning.plan_limiter`), that
 plan goes through the one confirmation (focus on Cancel, dry run, read-only,
 protected), and the worker sends exactly it; the answer's project
 is shown in a panel and the inventory, which the ops layer has taught, is
@@ -62,8 +62,8 @@ from bottui.tui.widgets.untrusted_text import join, safe, safe_id
 if TYPE_CHECKING:
     from bottui.api.models import LimiterChange
     from bottui.ops.mutations import Applied
-    from bottui.ops.plan import PlannedChange
-    from bottui.store.inventory.records import LimiterEntry
+    from bottui.ops.planning import PlannedChange
+    from bottui.store.inventory.inventory_records import LimiterEntry
     from bottui.tui.error_report import Failure
     from bottui.tui.screens.limiter_dialogs import LimiterResult
     from bottui.tui.widgets.result_panels import ReturnedProjectPanel
@@ -237,7 +237,7 @@ def limiter_body(
             f" ({phrase(known.source, known.known_at)}).",
         )
     # Imported here: the plan's models are not on the way to the first frame.
-    from bottui.ops.plan import LimiterTarget
+    from bottui.ops.planning import LimiterTarget
 
     target = plan.target
     assert isinstance(target, LimiterTarget)
@@ -532,7 +532,7 @@ class LimitersScreen(FilterableScreen):
         (bottui does not guess the opposite of a state it does not know).
         """
         from bottui.ops.mutations import apply
-        from bottui.ops.plan import plan_limiter
+        from bottui.ops.planning import plan_limiter
         from bottui.tui.change_prompt import ChangePrompt
         from bottui.tui.error_report import Attempt, Failure
 

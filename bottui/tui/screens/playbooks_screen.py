@@ -33,10 +33,10 @@ from textual.widgets import DataTable, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from bottui.api.errors import RefusedError
-from bottui.ops.playbooks import library, planning
+from bottui.ops.playbooks import library, playbook_plan
 from bottui.ops.playbooks.library import PlaybookFileError
-from bottui.ops.playbooks.planning import PlaybookPlan
-from bottui.ops.playbooks.run import RunSummary, StepResult, run_playbook
+from bottui.ops.playbooks.playbook_plan import PlaybookPlan
+from bottui.ops.playbooks.playbook_run import RunSummary, StepResult, run_playbook
 from bottui.ops.revert import PlaybookRevert, revert_steps
 from bottui.plaintext import clean
 from bottui.tui.change_prompt import Timing
@@ -204,9 +204,11 @@ class PlaybooksScreen(BottuiScreen):
         session = self.services.session
         current = self.services.current
         try:
-            account, project = planning.scope(session, book, current[0] if current else None, None)
+            account, project = playbook_plan.scope(
+                session, book, current[0] if current else None, None
+            )
             # Shown even when the inventory never saw an id (r refuses it then).
-            return await planning.plan_playbook(session, book, account, project, strict=False)
+            return await playbook_plan.plan_playbook(session, book, account, project, strict=False)
         except PlaybookFileError as exc:
             return exc
 

@@ -10,7 +10,7 @@ protected and require-reason flags. Each is checked as the operator types,
 with the checks of :mod:`bottui.ops.profiles` (those of ``bottui profile``
 and of the config file): the message goes under the field and the submit
 button stays disabled while anything is invalid. The form returns a checked
-:class:`~bottui.store.config.model.Profile`; the caller saves it in a worker.
+:class:`~bottui.store.config.config_model.Profile`; the caller saves it in a worker.
 
 An edit keeps the profile's name (the inventory is filed under it: a new
 name would leave it behind), its default account and project, and its
@@ -57,7 +57,7 @@ from bottui.ops.profiles import (
     new_profile,
 )
 from bottui.plaintext import clean
-from bottui.store.config.model import Config, Profile
+from bottui.store.config.config_model import Config, Profile
 from bottui.tui.error_report import EXPECTED_ERRORS, field_words
 from bottui.tui.perf.textual_private import MeasuredTable
 from bottui.tui.screens.base import then

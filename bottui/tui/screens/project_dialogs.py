@@ -54,8 +54,8 @@ from bottui.api.tokens import Secret
 from bottui.ops.inventory_edits import check_display_name
 from bottui.ops.token_slots import Reading, Slot, delete_token, store_token
 from bottui.plaintext import clean
-from bottui.store.errors import KeyringUnavailable
 from bottui.store.keyring_tokens import TokenState
+from bottui.store.store_errors import KeyringUnavailable
 from bottui.tui.error_report import EXPECTED_ERRORS, error_line, field_words
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import _Dialog

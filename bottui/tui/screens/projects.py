@@ -43,7 +43,7 @@ in: (a) add a project and its tokens (asking first for the API's base URL
 when there is none), or (b) start the demo against the built-in sandbox.
 
 :class:`KeyringNotice` is shown while the keyring cannot be used. It says
-what failed (the :class:`~bottui.store.errors.KeyringUnavailable` title and
+what failed (the :class:`~bottui.store.store_errors.KeyringUnavailable` title and
 reason) and what to do about it: its ``details`` carry the remedies
 (environment variables, a Secret Service session, keyring's configuration).
 """
@@ -69,11 +69,11 @@ from bottui.ops.inventory_reads import first_projects, inventory_version, read_a
 from bottui.ops.session import Session, Settings
 from bottui.ops.token_slots import Reading, Slot, read_states
 from bottui.plaintext import clean
-from bottui.store.config.model import Profile
-from bottui.store.errors import KeyringUnavailable
-from bottui.store.inventory.records import ProjectEntry
+from bottui.store.config.config_model import Profile
+from bottui.store.inventory.inventory_records import ProjectEntry
 from bottui.store.keyring_tokens import TokenState
 from bottui.store.paging import Cursor
+from bottui.store.store_errors import KeyringUnavailable
 from bottui.store.token_sources import EnvTokenAmbiguous
 from bottui.tui.error_report import EXPECTED_ERRORS, error_line
 from bottui.tui.messages import START_DEMO

@@ -12,7 +12,7 @@ Each threshold is a slider with an exact input beside it
 disabled while a field is invalid. A challenge threshold that can never be
 reached (under the project's direction) is a warning line here and an
 explicit question in the confirmation, which shows old -> new for each
-field. Review plans the update once (:func:`bottui.ops.plan.plan_thresholds`)
+field. Review plans the update once (:func:`bottui.ops.planning.plan_thresholds`)
 and confirms that plan (:meth:`TuiServices.confirmed`) in the editor's worker; the
 editor closes with the confirmed plan, and the Thresholds screen sends exactly it.
 Escape (or Cancel) with edits unsent asks first
@@ -37,11 +37,11 @@ from bottui.api.client import ThresholdUpdate, build_thresholds
 from bottui.api.errors import ValidationError
 from bottui.api.models import DimensionThresholds
 from bottui.api.requests import dimension_name, first_forbidden_char, path_id
-from bottui.ops import plan as planning
-from bottui.ops.plan import PlannedChange
+from bottui.ops import planning
+from bottui.ops.planning import PlannedChange
 from bottui.ops.thresholds import never_reached, warning_words
-from bottui.store.config.model import ProjectSettings
-from bottui.store.inventory.records import DimensionEntry
+from bottui.store.config.config_model import ProjectSettings
+from bottui.store.inventory.inventory_records import DimensionEntry
 from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.error_report import EXPECTED_ERRORS, error_title
 from bottui.tui.key_registry import DIALOG_HELP

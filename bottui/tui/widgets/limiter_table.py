@@ -27,7 +27,7 @@ from typing import Final
 from rich.text import Text
 
 from bottui.plaintext import clean
-from bottui.store.inventory.records import LimiterEntry, Source, taught_by
+from bottui.store.inventory.inventory_records import LimiterEntry, Source, taught_by
 from bottui.tui.perf.incremental_table import IncrementalTable
 from bottui.tui.ui_rules import tone
 from bottui.tui.widgets.untrusted_text import safe_id_text, safe_text

@@ -31,12 +31,12 @@ from bottui.ops.confirmation import (
 )
 from bottui.ops.journal_view import value_text
 from bottui.ops.session import Session
-from bottui.store.errors import InventoryUnavailable
+from bottui.store.store_errors import InventoryUnavailable
 
 if TYPE_CHECKING:
     from bottui.api.client import ThresholdUpdate
     from bottui.ops.session import Settings
-    from bottui.store.inventory.records import DimensionEntry, LimiterEntry
+    from bottui.store.inventory.inventory_records import DimensionEntry, LimiterEntry
 
 T = TypeVar("T")
 

@@ -3,9 +3,9 @@ rate limiters and dimensions, since the API lists none of them.
 
 This module is its synchronous side (:class:`Inventory`: opening the file,
 reading it in one transaction per read, writing it; statements in
-:mod:`bottui.store.inventory.schema`); the async
-:class:`~bottui.store.inventory.store.SqliteInventoryStore` callers await wraps it
-off the event loop (:mod:`bottui.store.inventory.store`). It learns from
+:mod:`bottui.store.inventory.inventory_schema`); the async
+:class:`~bottui.store.inventory.inventory_store.SqliteInventoryStore` callers await wraps it
+off the event loop (:mod:`bottui.store.inventory.inventory_store`). It learns from
 every successful response (:meth:`Inventory.learn_limiter_change`,
 :meth:`Inventory.learn_thresholds`), from what the user enters (``add_*``,
 ``rename_*``, ``remove_*``) and from a shared TOML file
@@ -17,7 +17,7 @@ opened on first write or on the first read of an existing file, in WAL mode
 with ``synchronous=NORMAL`` (a write survives a crash of the process; a power
 loss may undo the newest writes, which the next response teaches again).
 A locked, read-only or damaged file raises
-:class:`~bottui.store.errors.InventoryUnavailable`.
+:class:`~bottui.store.store_errors.InventoryUnavailable`.
 
 Ids are checked as the API checks path segments
 (:func:`bottui.api.requests.path_id`: not empty, not ``.``/``..``, no control
@@ -52,9 +52,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, Self
 
-from bottui.store.errors import NotInInventory
 from bottui.store.files import Locations
-from bottui.store.inventory.records import (
+from bottui.store.inventory.inventory_records import (
     AccountEntry,
     DimensionEntry,
     InventorySnapshot,
@@ -63,7 +62,7 @@ from bottui.store.inventory.records import (
     ProjectEntry,
     Source,
 )
-from bottui.store.inventory.schema import (
+from bottui.store.inventory.inventory_schema import (
     ACCOUNT_COLS,
     DIMENSION_COLS,
     DIMENSION_SEEN,
@@ -86,11 +85,12 @@ from bottui.store.inventory.schema import (
     usable_id,
 )
 from bottui.store.sqlite_helpers import DEFAULT_BUSY_TIMEOUT, ClosesOnExit, Database
+from bottui.store.store_errors import NotInInventory
 from bottui.store.utc import Clock, stamp, system_clock
 
 if TYPE_CHECKING:
     from bottui.api.models import DimensionThresholds, LimiterChange
-    from bottui.store.inventory.records import SharedRemoval
+    from bottui.store.inventory.inventory_records import SharedRemoval
 
 
 #: A record's key in listing order: ``[account, project]`` or ``[account, project, id]``.
@@ -557,10 +557,10 @@ class Inventory(ClosesOnExit):
         """
         # Imported here: the TOML reader and writer are for files only (the demo's
         # start-up must not import tomllib: tests/tui/test_startup_machinery.py).
-        from bottui.store.inventory.toml_file import write as write_toml
+        from bottui.store.inventory.inventory_toml import write
 
         snapshot = self.snapshot()
-        write_toml(
+        write(
             Path(path), snapshot, profile=self._profile, exported_at=self.now(), overwrite=overwrite
         )
         return snapshot
@@ -571,10 +571,10 @@ class Inventory(ClosesOnExit):
         Raises:
             StoreFileError: the file cannot be read or is malformed (nothing changed).
         """
-        from bottui.store.inventory.toml_file import read as read_toml
+        from bottui.store.inventory.inventory_toml import read
 
         now = self.now()
-        return self._merge(read_toml(Path(path), now=now), now)
+        return self._merge(read(Path(path), now=now), now)
 
     def import_snapshot(self, incoming: InventorySnapshot) -> MergeReport:
         """Merge records as :meth:`import_toml` merges a file's (one transaction)."""

@@ -32,12 +32,12 @@ from bottui.api.models import DimensionThresholds
 from bottui.ops import inventory_edits, mutations
 from bottui.ops.inventory_reads import read_all_dimensions
 from bottui.ops.mutations import Applied
-from bottui.ops.plan import PlannedChange, ThresholdsTarget
+from bottui.ops.planning import PlannedChange, ThresholdsTarget
 from bottui.ops.profiles import save_project_settings
 from bottui.ops.thresholds import in_range, never_reached
 from bottui.plaintext import clean
-from bottui.store.config.model import ProjectSettings
-from bottui.store.inventory.records import DimensionEntry
+from bottui.store.config.config_model import ProjectSettings
+from bottui.store.inventory.inventory_records import DimensionEntry
 from bottui.store.utc import system_clock
 from bottui.tui.error_report import EXPECTED_ERRORS, Attempt, Failure
 from bottui.tui.screens.base import FilterableScreen, on_answer

@@ -1,9 +1,9 @@
 """What the inventory holds: accounts, projects, rate limiters, dimensions.
 
 Immutable named tuples, shared by the database and the merge of an import
-(:mod:`bottui.store.inventory.file`), the TOML file
-(:mod:`bottui.store.inventory.toml_file`) and the async store
-(:mod:`bottui.store.inventory.store`). ``to_json`` gives the same keys the
+(:mod:`bottui.store.inventory.inventory_file`), the TOML file
+(:mod:`bottui.store.inventory.inventory_toml`) and the async store
+(:mod:`bottui.store.inventory.inventory_store`). ``to_json`` gives the same keys the
 TOML file uses, with ``null`` for what is not known.
 
 ``known_at``/``source`` of a rate limiter say when and how its active flag
@@ -18,7 +18,7 @@ named tuple, and these are defined before ``bottui demo``'s first frame.
 One profile's view: every list pages (``limit`` and a
 :class:`~bottui.store.paging.Cursor`, :data:`DEFAULT_INVENTORY_PAGE`), in
 the order of its ids. The inventory has one implementation
-(:class:`~bottui.store.inventory.store.SqliteInventoryStore`); the team's
+(:class:`~bottui.store.inventory.inventory_store.SqliteInventoryStore`); the team's
 shared inventory teaches it records (:data:`SharedRemoval`), it does not
 stand in for it.
 """

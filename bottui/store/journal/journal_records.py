@@ -11,7 +11,7 @@ Reads: ids are :data:`EntryId`/:data:`RunId`; an :class:`EntryQuery` says
 which entries, and a read returns an :class:`EntryPage`, newest first, with a
 :class:`~bottui.store.paging.Cursor` the store made (opaque to callers).
 :class:`JournalReader` is the one shape two stores share: this machine's
-SQLite journal (:class:`~bottui.store.journal.store.SqliteJournalStore`) and
+SQLite journal (:class:`~bottui.store.journal.journal_store.SqliteJournalStore`) and
 the team's shared journal on PostgreSQL, merged with this machine's entries
 not yet in it (:class:`~bottui.ops.shared_journal.SharedJournal`). Every other
 journal call has one implementation, so it is that class's, not a Protocol's.
@@ -19,7 +19,7 @@ journal call has one implementation, so it is that class's, not a Protocol's.
 Which change ``bottui undo`` would reverse, and with what value, or why not:
 :func:`undo_candidate` looks at the newest attempt of one kind (rate limiter
 or thresholds) of a profile, as :meth:`Journal.last_undoable
-<bottui.store.journal.file.Journal.last_undoable>` found it, and decides. An
+<bottui.store.journal.journal_file.Journal.last_undoable>` found it, and decides. An
 attempt that surely changed nothing (``api-error``, ``refused``) is skipped
 by that query. The newest remaining attempt must have succeeded (``ok``) and
 carry the value before it (``previous``); an attempt without a known outcome
@@ -408,7 +408,7 @@ RunId = NewType("RunId", int)
 DEFAULT_PAGE: int = 200
 
 #: Seconds a *started* record may wait for the journal before the change goes
-#: ahead unjournaled (:class:`~bottui.store.errors.JournalUnavailable`).
+#: ahead unjournaled (:class:`~bottui.store.store_errors.JournalUnavailable`).
 START_BOUND: float = 15.0
 
 
@@ -443,7 +443,7 @@ class EntryQuery(Filters):
     those of one bulk run. ``skip_runs`` leaves out the entries of those bulk
     runs of this machine's journal (the Journal screen, once it counted the
     rest of a run it shows as one row:
-    :meth:`~bottui.store.journal.file.Journal.run_rest`); a shared journal may
+    :meth:`~bottui.store.journal.journal_file.Journal.run_rest`); a shared journal may
     ignore it (the run's entries then come again, counted once).
     """
 

@@ -1,9 +1,9 @@
 """The journal file, synchronous: single changes durably, bulk runs in batches, exports.
 
 :class:`Journal` owns the file (single writes, reads through
-:mod:`bottui.store.journal.query`); :class:`BatchWriter` is the writer of one
+:mod:`bottui.store.journal.journal_query`); :class:`BatchWriter` is the writer of one
 bulk run; :func:`export_jsonl` and :func:`export_csv` write entries to a file.
-None is used on the event loop: :mod:`bottui.store.journal.store` runs the
+None is used on the event loop: :mod:`bottui.store.journal.journal_store` runs the
 journal on the store executor, an export runs there too.
 
 Bulk runs: one transaction per batch, not per id.
@@ -42,16 +42,18 @@ a crash or a SIGKILL in between leaves the started record, read back as
 (:class:`BatchWriter`).
 
 The file is opened on first use; a journal of an earlier schema is migrated
-in place then (:mod:`bottui.store.journal.schema`). Several processes may write it at once (the
+in place then (:mod:`bottui.store.journal.journal_schema`). Several processes may write it at once
+(the
 TUI, CLI commands, a bulk run): a write waits for the others' lock up to the
-busy timeout (:data:`~bottui.store.journal.schema.BUSY_TIMEOUT`, retried
+busy timeout (:data:`~bottui.store.journal.journal_schema.BUSY_TIMEOUT`, retried
 with jittered backoff, :mod:`bottui.store.sqlite_helpers`), and
 :attr:`Journal.lock_stats` says how long the writes waited. A locked (past
 the busy timeout), read-only or damaged file raises
-:class:`~bottui.store.errors.JournalUnavailable`: the caller warns that
+:class:`~bottui.store.store_errors.JournalUnavailable`: the caller warns that
 the change is not journaled and goes ahead.
 
-Exports: JSONL, one :meth:`JournalEntry.to_json <bottui.store.journal.records.JournalEntry.to_json>`
+Exports: JSONL, one :meth:`JournalEntry.to_json
+<bottui.store.journal.journal_records.JournalEntry.to_json>`
 object per line. CSV: the same fields as columns (:data:`FIELDS`), nested
 objects as compact JSON text, empty cells for nulls. Every cell passes
 :func:`bottui.store.safe_export.cell`: no control characters, and a cell starting with
@@ -76,11 +78,10 @@ from pathlib import Path
 from typing import Any, Final, Unpack
 
 from bottui.store import safe_export
-from bottui.store.errors import JournalUnavailable
 from bottui.store.files import Locations, write_atomic
-from bottui.store.journal import rows as journal_rows
-from bottui.store.journal.query import item_states, read_page, run_rest
-from bottui.store.journal.records import (
+from bottui.store.journal import journal_rows
+from bottui.store.journal.journal_query import item_states, read_page, run_rest
+from bottui.store.journal.journal_records import (
     DEFAULT_PAGE,
     FIELDS,
     KIND_OPERATIONS,
@@ -102,7 +103,7 @@ from bottui.store.journal.records import (
     text,
     undo_candidate,
 )
-from bottui.store.journal.rows import (
+from bottui.store.journal.journal_rows import (
     Dictionaries,
     Finish,
     Start,
@@ -112,7 +113,7 @@ from bottui.store.journal.rows import (
     unpack_key,
     write,
 )
-from bottui.store.journal.schema import (
+from bottui.store.journal.journal_schema import (
     BUSY_TIMEOUT,
     COLUMNS,
     INSERT_CHECKPOINT,
@@ -124,6 +125,7 @@ from bottui.store.journal.schema import (
 )
 from bottui.store.paging import Cursor
 from bottui.store.sqlite_helpers import ClosesOnExit, Database, LockStats
+from bottui.store.store_errors import JournalUnavailable
 from bottui.store.utc import Clock, parse_time, stamp, system_clock
 
 DEFAULT_BATCH_SIZE: Final = 256
@@ -628,7 +630,7 @@ class Journal(ClosesOnExit):
         entry_id: EntryId,
         **outcome: Unpack[OutcomeFields],
     ) -> None:
-        """Append the outcome (:class:`~bottui.store.journal.records.OutcomeFields`)
+        """Append the outcome (:class:`~bottui.store.journal.journal_records.OutcomeFields`)
         of ``entry_id`` (what :meth:`start` returned), committed durably.
 
         Raises:
@@ -734,7 +736,8 @@ class Journal(ClosesOnExit):
 
     def item_states(self, run_id: RunId, keys: Sequence[str]) -> dict[str, ItemState]:
         """What ``run_id`` knows of each of ``keys`` (absent: never attempted);
-        indexed lookups only, whatever the run's size (:mod:`~bottui.store.journal.query`)."""
+        indexed lookups only, whatever the run's size
+        (:mod:`~bottui.store.journal.journal_query`)."""
         return self._db.read_or(lambda conn: item_states(conn, run_id, keys), {})
 
     def settled_prefix(self, run_id: RunId) -> int | None:
@@ -817,7 +820,7 @@ class Journal(ClosesOnExit):
 
     def run_rest(self, query: EntryQuery, run_id: RunId, before: EntryId) -> RunRest:
         """The entries of ``query`` in ``run_id`` older than ``before``, counted
-        by outcome, not read (:func:`~bottui.store.journal.query.run_rest`)."""
+        by outcome, not read (:func:`~bottui.store.journal.journal_query.run_rest`)."""
         none = RunRest({}, frozenset())
         return self._db.read_or(lambda conn: run_rest(conn, query, run_id, before), none)
 

@@ -44,7 +44,7 @@ import msgspec
 
 from bottui.api.tokens import TOKEN_ENCODINGS
 from bottui.plaintext import clean, has_control
-from bottui.store.errors import InvalidValue
+from bottui.store.store_errors import InvalidValue
 
 _SCHEMES: Final = ("http", "https")
 #: A config file larger than this is refused unread (a real one is a few KB).

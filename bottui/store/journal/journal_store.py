@@ -1,6 +1,6 @@
 """The journal as the ops and the TUI await it: the sync journal, off the loop.
 
-:class:`SqliteJournalStore` runs :class:`~bottui.store.journal.file.Journal`
+:class:`SqliteJournalStore` runs :class:`~bottui.store.journal.journal_file.Journal`
 on the shared :class:`~bottui.store.executor.StoreExecutor`, its methods made
 once from the sync ones (:func:`~bottui.store.executor.reads`,
 :func:`~bottui.store.executor.writes`: same parameters, same answers):
@@ -12,8 +12,8 @@ once from the sync ones (:func:`~bottui.store.executor.reads`,
   a read is answered while a write waits for another process's lock (WAL
   readers do not wait for writers);
 * a *started* record waits at most ``start_bound`` seconds
-  (:data:`~bottui.store.journal.records.START_BOUND`, 15 by default) and then
-  raises :class:`~bottui.store.errors.JournalUnavailable`, which the
+  (:data:`~bottui.store.journal.journal_records.START_BOUND`, 15 by default) and then
+  raises :class:`~bottui.store.store_errors.JournalUnavailable`, which the
   caller already turns into the "not journaled" warning. A start not yet
   begun by then is dropped; one already inside SQLite cannot be interrupted
   and may still commit, read back later as *unfinished*.
@@ -29,14 +29,20 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final, TypeVar, Unpack
 
-from bottui.store.errors import JournalUnavailable
 from bottui.store.executor import OffLoop, StoreExecutor, reads, writes
 from bottui.store.files import Locations
-from bottui.store.journal.file import BatchWriter, Journal
-from bottui.store.journal.records import START_BOUND, EntryId, OutcomeFields, RunId, StartRecord
-from bottui.store.journal.rows import Finish
-from bottui.store.journal.schema import BUSY_TIMEOUT
+from bottui.store.journal.journal_file import BatchWriter, Journal
+from bottui.store.journal.journal_records import (
+    START_BOUND,
+    EntryId,
+    OutcomeFields,
+    RunId,
+    StartRecord,
+)
+from bottui.store.journal.journal_rows import Finish
+from bottui.store.journal.journal_schema import BUSY_TIMEOUT
 from bottui.store.sqlite_helpers import LockStats
+from bottui.store.store_errors import JournalUnavailable
 from bottui.store.utc import Clock, system_clock
 
 T = TypeVar("T")
@@ -91,7 +97,7 @@ class SqliteJournalStore(OffLoop[Journal]):
 
     # -- writes --------------------------------------------------------------------
 
-    #: :meth:`Journal.start <bottui.store.journal.file.Journal.start>`: waits
+    #: :meth:`Journal.start <bottui.store.journal.journal_file.Journal.start>`: waits
     #: at most ``start_bound`` seconds, then raises ``JournalUnavailable``.
     start = writes(Journal.start, bounded=True)
     finish = writes(Journal.finish)

@@ -48,7 +48,7 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any, Final
 
-from bottui.store.journal.records import (
+from bottui.store.journal.journal_records import (
     SETTLED_OUTCOMES,
     EntryId,
     EntryQuery,
@@ -57,8 +57,8 @@ from bottui.store.journal.records import (
     RunId,
     RunRest,
 )
-from bottui.store.journal.rows import entry, lookup_key, micros
-from bottui.store.journal.schema import COLUMNS, OUTCOME_JOINS, SEGMENT_OF
+from bottui.store.journal.journal_rows import entry, lookup_key, micros
+from bottui.store.journal.journal_schema import COLUMNS, OUTCOME_JOINS, SEGMENT_OF
 
 _SEGMENT: Final = f" JOIN segments AS s ON s.first_id = {SEGMENT_OF}"
 _BY_SEGMENT: Final = (

@@ -1,7 +1,7 @@
 """The journal's schema: its tables, the SQL that reads them, and every migration step.
 
 The journal's tables (schema version 2); the SQL that appends rows is in
-:mod:`bottui.store.journal.rows`.
+:mod:`bottui.store.journal.journal_rows`.
 
 History, append-only (triggers refuse every ``UPDATE`` and ``DELETE``, so an
 id is never used twice):
@@ -17,7 +17,7 @@ id is never used twice):
 * ``items``: what differs per id: its target without the text every target
   of the segment starts and ends with, a body that is not the segment's
   template, previous value, ``undo_of``, run, item key (packed:
-  :mod:`bottui.store.journal.rows`), and ``again``: whether the run had
+  :mod:`bottui.store.journal.journal_rows`), and ``again``: whether the run had
   attempted that key before (set on insert, never changed). An entry is its item plus the segment
   whose ``first_id`` is the largest not above its id.
 * ``results``: at most one per item (``entry_id`` is its key), written after
@@ -41,7 +41,7 @@ without a result, so ``--unfinished`` and a resume read only those;
   dictionary: each reason text stored once); the operator was there already.
   All three are per segment, so a bulk run stores them once per chunk.
 
-Migrations from every earlier version: :mod:`bottui.store.journal.schema`.
+Migrations from every earlier version: :mod:`bottui.store.journal.journal_schema`.
 :data:`BUSY_TIMEOUT` is how long a journal write waits for another process.
 
 Every version of the journal's schema, as numbered steps from an empty file.
@@ -62,7 +62,7 @@ the field were built by it.
   ``outcomes``. The first release declared ids ``AUTOINCREMENT``, later ones
   plain ``INTEGER PRIMARY KEY``; both are version 1 and both migrate.
 * 2 (issue #12): shared fields once per segment, compact per-id rows, an
-  index behind every filter (:mod:`bottui.store.journal.schema`).
+  index behind every filter (:mod:`bottui.store.journal.journal_schema`).
 * 3 (issue #12): ``run_checkpoints``, the settled prefix of a bulk run, so
   ``--resume`` looks up only the ids after it (DDL only: no row moves).
 * 4 (issue #13): who and why. The file's origin UUID (every entry, old ones
@@ -71,7 +71,7 @@ the field were built by it.
   entries keep their operator and have no host or reason).
 * 5 (issue #13): ``team_push`` and ``team_open``, the push cursor of each
   team store (bookkeeping, not history: see
-  :data:`~bottui.store.journal.schema.TABLES_V5`).
+  :data:`~bottui.store.journal.journal_schema.TABLES_V5`).
 * 6 (issue #15): timed changes: ``timed_events``, ``timed_claims``,
   ``timed_results`` (append-only) and the bookkeeping ``timed_seen`` and
   ``timed_push`` (:data:`TABLES_V6`; DDL only).
@@ -109,9 +109,9 @@ from __future__ import annotations
 import sqlite3
 from typing import Final
 
-from bottui.store.errors import JournalUnavailable
-from bottui.store.journal.rows import Dictionaries, Finish, Start, pack_time, write
+from bottui.store.journal.journal_rows import Dictionaries, Finish, Start, pack_time, write
 from bottui.store.sqlite_helpers import Schema, Step
+from bottui.store.store_errors import JournalUnavailable
 
 #: "btuJ": marks a SQLite file as a bottui journal.
 APPLICATION_ID: Final = 0x6274754A
@@ -319,7 +319,7 @@ ORIGIN: Final = "SELECT origin FROM journal_origin WHERE id = 1"
 #: The id the next entry gets (read inside the writing transaction).
 NEXT_ENTRY_ID: Final = "SELECT coalesce(max(id), 0) + 1 FROM items"
 
-#: The columns of an entry, in the order :func:`~bottui.store.journal.rows.entry` reads.
+#: The columns of an entry, in the order :func:`~bottui.store.journal.journal_rows.entry` reads.
 COLUMNS: Final = (
     "e.id, s.started, s.started_text, s.operator, s.pid, s.profile, s.base_url, "
     "s.operation, s.account, s.project, e.target, s.target_prefix, s.target_suffix, e.body, "

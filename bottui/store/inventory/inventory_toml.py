@@ -45,7 +45,7 @@ text. Ids must be usable as one path segment (no control characters, not
 ``.``/``..``, at most 1024 characters), as the API requires.
 
 Reading is all or nothing: a syntax error or a bad record raises
-:class:`~bottui.store.errors.StoreFileError` naming the file and line,
+:class:`~bottui.store.store_errors.StoreFileError` naming the file and line,
 and nothing is imported.
 """
 
@@ -61,9 +61,8 @@ from bottui.api.errors import ValidationError
 from bottui.api.requests import path_id, threshold_literal
 from bottui.plaintext import clean
 from bottui.store import toml_read
-from bottui.store.errors import StoreFileError
 from bottui.store.files import write_atomic
-from bottui.store.inventory.records import (
+from bottui.store.inventory.inventory_records import (
     AccountEntry,
     DimensionEntry,
     InventorySnapshot,
@@ -73,6 +72,7 @@ from bottui.store.inventory.records import (
     record_key,
     taught_by,
 )
+from bottui.store.store_errors import StoreFileError
 from bottui.store.utc import normalize, stamp
 
 FORMAT: Final = "bottui-inventory"

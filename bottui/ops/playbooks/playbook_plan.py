@@ -11,10 +11,10 @@ from typing import Any
 
 from bottui.api.client import build_thresholds
 from bottui.api.errors import BottuiError, RefusedError, ValidationError
-from bottui.ops import plan as planning
+from bottui.ops import planning
 from bottui.ops.confirmation import Confirmation
 from bottui.ops.journal_view import value_text
-from bottui.ops.plan import PlannedChange
+from bottui.ops.planning import PlannedChange
 from bottui.ops.playbooks.library import (
     LimiterStep,
     Playbook,
@@ -26,9 +26,9 @@ from bottui.ops.playbooks.library import (
 from bottui.ops.session import Session
 from bottui.ops.thresholds import check_rules
 
-# Plan a playbook once: every step through :mod:`bottui.ops.plan`, before anything is sent.
+# Plan a playbook once: every step through :mod:`bottui.ops.planning`, before anything is sent.
 #
-# Each step becomes a :class:`~bottui.ops.plan.PlannedChange` (the exact
+# Each step becomes a :class:`~bottui.ops.planning.PlannedChange` (the exact
 # request, the value the inventory knew, the confirmation rule), so the
 # table a face shows, the dry run and the run itself share one plan.
 #
@@ -245,7 +245,7 @@ def _known_or_refuse(
 # Whether the inventory knows every id the playbooks name: ``config check``'s warnings.
 #
 # ``playbook run`` refuses a step whose id the inventory has never seen in the
-# playbook's project (:mod:`bottui.ops.playbooks.planning`). On a fresh set-up
+# playbook's project (:mod:`bottui.ops.playbooks.playbook_plan`). On a fresh set-up
 # that is every step of the docs' own example (``docs/playbooks.md``), while
 # the file itself is clean; ``config check`` says so as a warning (not a problem: the file is
 # right, the inventory has not learnt yet), with the same words ``run`` would

@@ -10,8 +10,8 @@ Thresholds are stored as the JSON number literals that were sent.
 
 The inventory's SQL statements and the checks of what goes into a row.
 
-Shared by the reads (:mod:`bottui.store.inventory.file`) and the writes
-(:mod:`bottui.store.inventory.file`): column lists, upserts, and the checks that
+Shared by the reads (:mod:`bottui.store.inventory.inventory_file`) and the writes
+(:mod:`bottui.store.inventory.inventory_file`): column lists, upserts, and the checks that
 keep tokens out and ids path-safe.
 """
 
@@ -22,8 +22,8 @@ from typing import Final
 from bottui.api.errors import ValidationError
 from bottui.api.requests import path_id
 from bottui.api.tokens import Secret
-from bottui.store.errors import InventoryUnavailable
 from bottui.store.sqlite_helpers import Schema
+from bottui.store.store_errors import InventoryUnavailable
 
 #: "btuI": marks a SQLite file as a bottui inventory.
 APPLICATION_ID: Final = 0x62747549

@@ -5,9 +5,9 @@ used by every write and by the migration, with the SQL that appends the rows.
 
 How journal values are packed into the compact v2 rows, and unpacked exactly.
 
-The v2 schema (:mod:`bottui.store.journal.schema`) keeps per id only what
+The v2 schema (:mod:`bottui.store.journal.journal_schema`) keeps per id only what
 differs from id to id; everything here is lossless, so a
-:class:`~bottui.store.journal.records.JournalEntry` read back equals the one a
+:class:`~bottui.store.journal.journal_records.JournalEntry` read back equals the one a
 v1 file gave:
 
 * times: integer microseconds since the epoch (UTC); a stored text that the
@@ -27,8 +27,8 @@ write transaction: consecutive started records with the same shared fields
 become one ``segments`` row, each id one small ``items`` row, each outcome
 one ``results`` row (outcome words and result key lists through their
 dictionaries). :func:`entry` turns a row of
-:data:`~bottui.store.journal.schema.COLUMNS` back into the exact
-:class:`~bottui.store.journal.records.JournalEntry` of version 1.
+:data:`~bottui.store.journal.journal_schema.COLUMNS` back into the exact
+:class:`~bottui.store.journal.journal_records.JournalEntry` of version 1.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from functools import lru_cache
 from typing import Any, Final, NamedTuple, cast
 
 from bottui.api.tokens import is_secret_key
-from bottui.store.journal.records import (
+from bottui.store.journal.journal_records import (
     JournalEntry,
     StartRecord,
     duration,
@@ -211,7 +211,7 @@ class Start(NamedTuple):
     started_text: str | None
     #: (started_at, operator, pid, profile, base_url, operation, account,
     #: project, target, body, previous, undo_of, run_id, item_key), as
-    #: :meth:`StartRecord.row <bottui.store.journal.records.StartRecord.row>` gives.
+    #: :meth:`StartRecord.row <bottui.store.journal.journal_records.StartRecord.row>` gives.
     row: tuple[Any, ...]
     #: The machine that wrote it (version 4; None in older entries).
     host: str | None = None
@@ -438,7 +438,7 @@ def _load(value: str | None) -> JsonValue:
 
 
 def entry(row: Sequence[Any]) -> JournalEntry:
-    """A row of :data:`~bottui.store.journal.schema.COLUMNS` as a :class:`JournalEntry`."""
+    """A row of :data:`~bottui.store.journal.journal_schema.COLUMNS` as a :class:`JournalEntry`."""
     (
         entry_id,
         started,

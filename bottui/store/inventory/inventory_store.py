@@ -1,19 +1,19 @@
 """The inventory as the ops and the TUI await it: the sync inventory, off the loop.
 
-:class:`SqliteInventoryStore` runs :class:`~bottui.store.inventory.file.Inventory`
+:class:`SqliteInventoryStore` runs :class:`~bottui.store.inventory.inventory_file.Inventory`
 on the shared :class:`~bottui.store.executor.StoreExecutor`, its methods made
 once from the sync ones (:func:`~bottui.store.executor.reads`,
 :func:`~bottui.store.executor.writes`): edits on the file's write lane (one
 thread: serialised in this process), reads on its read lane with a
 connection of their own, so a read is answered while an edit waits for
 another process's lock. Every method may raise
-:class:`~bottui.store.errors.InventoryUnavailable`; edits of a missing
-record raise :class:`~bottui.store.errors.NotInInventory`.
+:class:`~bottui.store.store_errors.InventoryUnavailable`; edits of a missing
+record raise :class:`~bottui.store.store_errors.NotInInventory`.
 
 Lists page by key (account, project, id): the cursor names the last key
 shown, so records added meanwhile never shift a page. A page is one indexed
 range scan of the rows after that key (:meth:`Inventory.projects
-<bottui.store.inventory.file.Inventory.projects>`).
+<bottui.store.inventory.inventory_file.Inventory.projects>`).
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from typing import Any, TypeVar
 
 from bottui.store.executor import OffLoop, StoreExecutor, reads, writes
 from bottui.store.files import Locations
-from bottui.store.inventory.file import Inventory
-from bottui.store.inventory.records import (
+from bottui.store.inventory.inventory_file import Inventory
+from bottui.store.inventory.inventory_records import (
     DEFAULT_INVENTORY_PAGE,
     AccountEntry,
     DimensionEntry,

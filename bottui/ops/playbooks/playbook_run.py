@@ -24,11 +24,11 @@ from typing import Any, Final, Literal
 from bottui.api.errors import BottuiError
 from bottui.ops import confirmation, mutations
 from bottui.ops.mutations import error_outcome
-from bottui.ops.playbooks.planning import PlannedStep, PlaybookPlan
+from bottui.ops.playbooks.playbook_plan import PlannedStep, PlaybookPlan
 from bottui.ops.session import Session
 from bottui.ops.timed import schedule_revert
-from bottui.store.errors import JournalUnavailable
-from bottui.store.journal.records import Outcome
+from bottui.store.journal.journal_records import Outcome
+from bottui.store.store_errors import JournalUnavailable
 
 #: The ``runs.operation`` of a playbook run (a bulk revocation's is ``revoke``).
 RUN_OPERATION: Final = "playbook"

@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 from typing import Any, Final, Literal
 
 from bottui.ops.durations import duration_text
-from bottui.store.journal.rows import from_micros
+from bottui.store.journal.journal_rows import from_micros
 from bottui.store.timed_sqlite import TimedClaim, TimedEvent
 from bottui.store.utc import parse_time, stamp
 

@@ -1,6 +1,6 @@
 """A strictly read-only glance at the inventory's ids, for shell completion.
 
-The inventory's own reader (:mod:`bottui.store.inventory.file`) opens the
+The inventory's own reader (:mod:`bottui.store.inventory.inventory_file`) opens the
 file for writing: it switches it to WAL and migrates an old schema. A
 completion runs at every Tab, in whatever state the user's files are, and
 must change nothing, so this opens the file with SQLite's ``mode=ro`` and
