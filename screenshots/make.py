@@ -21,10 +21,9 @@ from textual.pilot import Pilot
 
 from bottui.api.client import BotProtectionClient
 from bottui.demo import prepare, write_demo_playbooks
-from bottui.sandbox.app import create_app
-from bottui.sandbox.clock import ManualClock
-from bottui.sandbox.demo import demo_state
+from bottui.sandbox.endpoints import create_app
 from bottui.sandbox.faults import Faults
+from bottui.sandbox.state import ManualClock, demo_state
 from bottui.tui.app import BottuiApp
 
 HERE = Path(__file__).resolve().parent
@@ -162,7 +161,7 @@ async def shoot_bulk_background(root: Path) -> Path:
 
 def _header(app: BottuiApp) -> str:
     """The flags of the context bar under any dialog (a background run's progress is one)."""
-    from bottui.tui.widgets.context_bar import ContextBar
+    from bottui.tui.widgets.screen_bars import ContextBar
 
     bar = next(b for s in reversed(app.screen_stack) for b in s.query(ContextBar))
     return "".join(flag.plain for flag in bar.flags())

@@ -1,9 +1,9 @@
 """The demo's sandbox in a child process (:class:`SandboxProcess`), and its listening sockets.
 
 ``bottui demo`` used to serve the sandbox from a thread of its own process.
-Importing starlette and uvicorn there (~150 ms of CPU) held the GIL while
-Textual drew the first frame, and later every sandbox request competed with
-the UI for it. A child process runs on another core instead, and behaves
+Importing the server there (uvicorn, and Starlette then: ~150 ms of CPU) held
+the GIL while Textual drew the first frame, and later every sandbox request
+competed with the UI for it. A child process runs on another core instead, and behaves
 more like the remote service it stands for.
 
 The parent binds and listens on a loopback socket first, so the port is

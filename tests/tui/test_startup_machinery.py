@@ -227,8 +227,7 @@ NOT_BEFORE_FIRST_FRAME = (
     "tomlkit",  # ~30 ms: only edits of config.toml need it
     "keyring",  # ~115 ms: the demo's keyring is in memory
     "httpx",  # ~170 ms: the client is made with the first request
-    "starlette",  # the sandbox runs in a child process
-    "uvicorn",
+    "uvicorn",  # the sandbox runs in a child process
     "bottui.store.inventory.inventory_toml",  # inventory files only
     "bottui.api.client",
     "bottui.tui.screens.dialogs",  # shown on demand
