@@ -5,8 +5,10 @@ in-memory keyring holds the demo tokens, so the demo works over SSH on a box
 with no keyring at all and leaves no trace. The sandbox is served by a child
 process (:class:`~bottui.sandbox.process.SandboxProcess`) on a port bound
 here before the app starts. The child starts once the first frame is on
-screen and boots on another core (starlette and uvicorn cost ~150 ms of CPU
-to import); a request sent before it serves waits for it in the backlog.
+screen and boots on another core (uvicorn and the sandbox cost ~100 ms of CPU
+to import: ``time.process_time()`` around ``import bottui.sandbox.server``, on
+the busy 2-core machine); a request sent before it serves waits for it in the
+backlog.
 
 The temporary directories: who owns each, and removing those of dead demos. A demo ended
 by SIGKILL (or a power cut) cannot remove its directory. Each demo writes its owner (pid
