@@ -29,7 +29,7 @@ from bottui.tui.screens.journal_dialogs import EntryDialog, ExportDialog
 from bottui.tui.widgets.journal_table import JournalTable
 from tests.fixtures.stores import inventory_of, journal_of
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import open_then, plain, sent, settle
+from tests.tui.helpers import open_then, plain, sent, settle, settle_failed
 
 SMALL = (80, 24)
 PROJ = "shop-prod"
@@ -479,3 +479,24 @@ async def test_a_damaged_journal_is_said_on_the_screen(
         await pilot.pause()
         assert "cannot be read" in list(flow_app._notifications)[-1].message
         assert sandbox.stats.requests == 0
+
+
+async def test_a_failed_worker_of_the_journal_screen_is_reported_once(
+    flow_app: BottuiApp, sandbox: SandboxServer
+) -> None:
+    async with flow_app.run_test(size=SNAP_SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("5")
+        await settle(pilot)
+        screen = flow_app.screen
+        assert isinstance(screen, JournalScreen)
+
+        async def fails() -> None:
+            raise ApiError(503, None, body_excerpt="journal worker down")
+
+        before = len(flow_app.services.errors)
+        screen.run_worker(fails(), name="a journal job", exit_on_error=False)
+        await settle_failed(pilot)
+        # One toast and one error-log entry: Textual calls each class's handler of the
+        # message, so a handler that also called its base's reported it twice.
+        assert len(flow_app.services.errors) == before + 1

@@ -482,12 +482,12 @@ class JournalScreen(BottuiScreen):
         start_undo(self, self.query_one(JournalTable).selected)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """Failures go to the app's handler; the journal gained an entry either way.
+        """The journal gained an entry either way (failures: the base screen's handler,
+        which Textual calls after this one: calling it here too reported each twice).
 
         Not after the screen's own journal read: that would start the next read,
         whose end starts the next, forever (the screen never idles).
         """
-        super().on_worker_state_changed(event)
         if event.worker.is_finished and event.worker.group not in (JOURNAL_READS, OLDER_READS):
             self.refresh_data()
 
