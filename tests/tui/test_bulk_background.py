@@ -54,8 +54,13 @@ def header(app: BottuiApp) -> str:
 
 
 async def start_big_run(pilot: Pilot[Any], sandbox: SandboxServer, concurrency: int = 4) -> None:
-    """Start a run of IDS ids against a sandbox answering in 50 ms (about a minute's work)."""
-    sandbox.faults.configure(latency=0.05)
+    """Start a run of IDS ids against a sandbox answering in 250 ms (minutes of work).
+
+    Long enough that no test's walk through the screens outlasts it: at 50 ms
+    (a minute's work at 4 in flight) a busy machine's walk saw the run end
+    before the test held its requests (run 81 of the load proof).
+    """
+    sandbox.faults.configure(latency=0.25)
     dialog = await open_bulk(pilot)
     await paste(pilot, "\n".join(f"vis_bg_{n:05d}" for n in range(IDS)))
     dialog.query_one("#bulk-concurrency", Input).value = str(concurrency)
