@@ -67,7 +67,7 @@ from bottui.ops.planning import (
     ThresholdsTarget,
     TimedRefused,
 )
-from bottui.ops.undo import UndoRefused
+from bottui.ops.undo import NOUNS, UndoRefused, identity
 from bottui.store.journal.journal_records import (
     NO_CHANGE_OUTCOMES,
     EntryId,
@@ -146,10 +146,6 @@ class RevertReport:
         return next((s.message for s in self.steps if s.state != "reverted" and s.message), "")
 
 
-def _identity(entry: JournalEntry) -> str:
-    return entry.event_id or f"local:{entry.id}"
-
-
 async def revert_entries(
     session: Session,
     entries: Sequence[int | JournalEntry],
@@ -187,9 +183,9 @@ async def revert_entries(
             loaded.append(item)
         else:
             loaded.append(await journal.entry(EntryId(item)))
-    ours = {_identity(e) for e in loaded if e is not None}
+    ours = {identity(e) for e in loaded if e is not None}
     origin = await session.timed_store.read(lambda j: j.origin())
-    sent: set[str] = {_identity(e) for e in attempts}
+    sent: set[str] = {identity(e) for e in attempts}
     steps: list[StepResult] = []
     stopped = False
     for index in range(len(loaded) - 1, -1, -1):
@@ -201,7 +197,7 @@ async def revert_entries(
             continue
         what = target_what(entry)
         if stopped:
-            steps.append(StepResult(_identity(entry), entry.id, what, "not-sent"))
+            steps.append(StepResult(identity(entry), entry.id, what, "not-sent"))
             continue
         step = await _revert_one(session, look, entry, ours, sent, why, confirmed)
         if step.journal_id is not None:
@@ -220,14 +216,14 @@ async def _check(
     sent: set[str],
 ) -> StepResult | tuple[undo.RowUndo, PlannedChange[Any]]:
     """Why ``entry`` is not to be reverted (a step), or the revert to send (nothing sent)."""
-    ident, what = _identity(entry), target_what(entry)
+    ident, what = identity(entry), target_what(entry)
     if entry.outcome in NO_CHANGE_OUTCOMES:
         return StepResult(ident, entry.id, what, "unchanged", message="it changed nothing")
     try:
         row = await undo.plan_row(session, pages, entry, (entry.account, entry.project))
     except UndoRefused as exc:
         return StepResult(ident, entry.id, what, "refused", message=exc.details)
-    others = [e for e in row.since.entries if _identity(e) not in ours and _identity(e) not in sent]
+    others = [e for e in row.since.entries if identity(e) not in ours and identity(e) not in sent]
     if others:
         newest = others[0]
         by = f"#{newest.id}"
@@ -284,7 +280,7 @@ async def superseded(
         entry = item if isinstance(item, JournalEntry) else await journal.entry(EntryId(item))
         if entry is not None:
             loaded.append(entry)
-    ours = {_identity(e) for e in loaded}
+    ours = {identity(e) for e in loaded}
     for entry in reversed(loaded):
         try:
             checked = await _check(session, look, entry, ours, set())
@@ -308,7 +304,7 @@ async def _revert_one(
     if isinstance(checked, StepResult):
         return checked
     row, change = checked
-    ident, what = _identity(entry), target_what(entry)
+    ident, what = identity(entry), target_what(entry)
     change = change.with_reason(reason)
     try:
         applied = await mutations.apply(session, change, confirmed=confirmed)
@@ -400,7 +396,7 @@ def with_revert_to(plan: PlannedChange[T], value: dict[str, Any] | None) -> Plan
     stated = value_of(kind, value)
     if stated is None:
         raise RevertToRefused(
-            f"{value_text(value) or value!r} is not a value of this {_word(kind)}; nothing was sent"
+            f"{value_text(value) or value!r} is not a value of this {NOUNS[kind]}; nothing was sent"
         )
     known = plan.previous
     if known is not None and not known.stated:
@@ -421,10 +417,6 @@ def with_revert_to(plan: PlannedChange[T], value: dict[str, Any] | None) -> Plan
     changed = replace(plan, previous=value_before)
     lines = tuple(changed.last_known if line == old_line else line for line in plan.lines)
     return replace(changed, lines=lines)
-
-
-def _word(kind: str) -> str:
-    return "rate limiter" if kind == "limiter" else "dimension"
 
 
 # -- a playbook run's revert ----------------------------------------------------------

@@ -30,6 +30,7 @@ machine's journal alone (``on_down`` is told why, for the note a face shows).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -46,6 +47,7 @@ from bottui.store.journal.journal_records import (
 )
 from bottui.store.paging import Cursor
 from bottui.store.team.page_query import TeamQuery, encode_cursor, from_entry_query
+from bottui.store.team.read_rows import TeamEntry
 from bottui.store.team.team_errors import StoreUnavailable
 from bottui.store.utc import parse_time, stamp
 
@@ -53,7 +55,6 @@ if TYPE_CHECKING:
     from bottui.ops.team_push import TeamSync
     from bottui.store.journal.journal_store import SqliteJournalStore
     from bottui.store.team.pg_store import TeamStore
-    from bottui.store.team.read_rows import TeamEntry
 
 _LOCAL: Final = "local:"
 #: Phase 2: the shared journal merged with the older local history (a JSON state).
@@ -62,35 +63,27 @@ _MERGED: Final = "merged:"
 _SOLO: Final = "solo:"
 
 
+#: The fields a shared entry holds as the journal's entries do, copied as they are.
+_COPIED: Final = tuple(
+    f.name
+    for f in dataclasses.fields(JournalEntry)
+    if f.name in {g.name for g in dataclasses.fields(TeamEntry)}
+    and f.name not in ("id", "local_id", "started_at", "finished_at", "host", "origin")
+)
+
+
 def from_team(entry: TeamEntry, *, mine: bool = False) -> JournalEntry:
     """A shared entry as the journal's readers know entries.
 
     ``mine``: written by this machine's journal, so it keeps its local number.
     """
     return JournalEntry(
+        **{name: getattr(entry, name) for name in _COPIED},
         id=entry.local_id if mine else entry.id,
         started_at=stamp(entry.started_at),
-        operator=entry.operator,
         pid=0,
-        profile=entry.profile,
-        base_url=entry.base_url,
-        operation=entry.operation,
-        account=entry.account,
-        project=entry.project,
-        target=entry.target,
-        request_body=entry.request_body,
-        previous=entry.previous,
-        undo_of=entry.undo_of,
-        run_id=entry.run_id,
-        item_key=entry.item_key,
         finished_at=None if entry.finished_at is None else stamp(entry.finished_at),
-        outcome=entry.outcome,
-        status=entry.status,
-        result=entry.result,
-        error=entry.error,
-        duration_ms=entry.duration_ms,
         host=entry.host or None,
-        reason=entry.reason,
         origin=str(entry.origin),
         shared=True,
         local_id=None if mine else entry.local_id,

@@ -69,6 +69,8 @@ if TYPE_CHECKING:
 #: The kinds of change that can be undone, in the order ``--kind`` lists them.
 KINDS: Final[tuple[UndoKind, ...]] = get_args(UndoKind)
 _WORDS: Final[dict[str, str]] = {"limiter": "rate limiter", "thresholds": "threshold"}
+#: What each kind changes: ``rate limiter rl-login``, ``dimension bot-score``.
+NOUNS: Final[dict[str, str]] = {"limiter": "rate limiter", "thresholds": "dimension"}
 
 
 class UndoRefused(RefusedError):
@@ -133,8 +135,7 @@ class UndoPlan:
     @property
     def what(self) -> str:
         """``rate limiter rl-login`` or ``dimension bot-score``."""
-        noun = "rate limiter" if self.kind == "limiter" else "dimension"
-        return f"{noun} {self.target_id}"
+        return f"{NOUNS[self.kind]} {self.target_id}"
 
     @property
     def restored(self) -> str:
@@ -193,9 +194,7 @@ async def find(
         # be opened raises JournalUnavailable here.
         candidates = [await journal.last_undoable(profile, k) for k in ((kind,) if kind else KINDS)]
     except JournalUnavailable as exc:
-        raise UndoRefused(
-            f"the journal cannot be read ({exc.title}), so the last change is not known"
-        ) from None
+        raise _unreadable(exc, "the last change is not known") from None
     found = sorted(
         (c for c in candidates if c.entry is not None),
         key=lambda c: c.entry.id if c.entry else 0,
@@ -222,11 +221,7 @@ def _plan(
     assert entry is not None and restore is not None
     if target is None:
         raise UndoRefused(f"journal entry #{entry.id} does not name the id it changed")
-    if entry.base_url != session.base_url:
-        raise UndoRefused(
-            f"journal entry #{entry.id} was sent to {entry.base_url}, but this session "
-            f"works against {session.base_url}: undo it from a session on that base URL"
-        )
+    _check_base_url(session, entry)
     return UndoPlan(
         kind=candidate.kind,
         entry=entry,
@@ -352,7 +347,7 @@ class ChangedSince:
     def key(self) -> str | None:
         """What :func:`apply_row` compares: the newest change's identity."""
         newest = self.newest
-        return None if newest is None else _identity(newest)
+        return None if newest is None else identity(newest)
 
 
 @dataclass(frozen=True)
@@ -433,19 +428,34 @@ def refusal(entry: JournalEntry, current: tuple[str, str] | None) -> str | None:
     return None
 
 
+def _check_base_url(session: Session, entry: JournalEntry) -> None:
+    """Refuse an entry sent to another base URL than the session's."""
+    if entry.base_url != session.base_url:
+        raise UndoRefused(
+            f"journal entry {entry_ref(entry)} was sent to {entry.base_url}, but this session "
+            f"works against {session.base_url}: undo it from a session on that base URL"
+        )
+
+
+def _unreadable(exc: StoreError, unknown: str) -> UndoRefused:
+    """The refusal when the journal cannot be read, saying what is then not known."""
+    return UndoRefused(f"the journal cannot be read ({exc.title}), so {unknown}")
+
+
 def _kind(entry: JournalEntry) -> UndoKind:
     kind = kind_of(entry)
     assert kind is not None
     return kind
 
 
-def _identity(entry: JournalEntry) -> str:
+def identity(entry: JournalEntry) -> str:
+    """The entry's event id, or its local number when it has none: one key per change."""
     return entry.event_id or f"local:{entry.id}"
 
 
 def _newer(entry: JournalEntry, other: JournalEntry) -> bool:
     """True when ``other`` was journaled after ``entry`` (start time, then id)."""
-    if _identity(other) == _identity(entry):
+    if identity(other) == identity(entry):
         return False
     mine, theirs = entry_started(entry), entry_started(other)
     if theirs != mine:
@@ -504,19 +514,12 @@ async def plan_row(
     why = refusal(entry, current)
     if why is not None:
         raise UndoRefused(why)
-    if entry.base_url != session.base_url:
-        raise UndoRefused(
-            f"journal entry {entry_ref(entry)} was sent to {entry.base_url}, but this session "
-            f"works against {session.base_url}: undo it from a session on that base URL"
-        )
+    _check_base_url(session, entry)
     kind = _kind(entry)
     try:
         since = await newer_changes(pages, entry)
     except (JournalUnavailable, StoreError) as exc:
-        raise UndoRefused(
-            f"the journal cannot be read ({exc.title}), so whether the value changed "
-            "since is not known"
-        ) from None
+        raise _unreadable(exc, "whether the value changed since is not known") from None
     newest = since.newest
     # "Now" is what the newest change set; unknown when its outcome is.
     if newest is None:
@@ -564,9 +567,7 @@ async def plan_latest(
     try:
         page = await pages.page(query, limit=SCAN_LIMIT)
     except (JournalUnavailable, StoreError) as exc:
-        raise UndoRefused(
-            f"the journal cannot be read ({exc.title}), so the last change is not known"
-        ) from None
+        raise _unreadable(exc, "the last change is not known") from None
     newest = next(
         (
             e

@@ -649,6 +649,7 @@ _OSC52_TERMS: Final = {"xterm-kitty": "kitty", "foot": "foot", "xterm-ghostty": 
 
 _terminal: Final = partial(Check, "terminal", "Terminal")
 _tmux: Final = partial(Check, "tmux", "tmux")
+_clipboard: Final = partial(Check, "clipboard", "Clipboard (OSC 52)")
 
 
 def check_terminal(environ: Mapping[str, str], tmux: TmuxFacts | None) -> Check:
@@ -712,33 +713,26 @@ def check_tmux(environ: Mapping[str, str], tmux: TmuxFacts | None) -> Check:
 
 def check_osc52(environ: Mapping[str, str], tmux: TmuxFacts | None) -> Check:
     """Can ``c`` (copy, OSC 52) reach the clipboard? As far as can be known without asking."""
-    title = "Clipboard (OSC 52)"
     unknowable = (
         "whether the terminal honours OSC 52 cannot be known without asking it, "
         "and terminals do not answer that question"
     )
     if tmux is not None:
         if tmux.error is not None:
-            return Check("clipboard", title, Verdict.SKIPPED, f"{tmux.error}; {unknowable}")
+            return _clipboard(Verdict.SKIPPED, f"{tmux.error}; {unknowable}")
         if tmux.set_clipboard != "on":
-            return Check(
-                "clipboard",
-                title,
+            return _clipboard(
                 Verdict.WARNING,
                 f"tmux set-clipboard is {tmux.set_clipboard or '?'}: tmux drops the copy "
                 "sequences applications send, so c (copy) does not reach the clipboard",
                 "add to ~/.tmux.conf: set -s set-clipboard on",
             )
         if tmux.features is not None and "clipboard" in tmux.features:
-            return Check(
-                "clipboard",
-                title,
+            return _clipboard(
                 Verdict.OK,
                 "tmux set-clipboard on, and tmux reports the outer terminal takes OSC 52",
             )
-        return Check(
-            "clipboard",
-            title,
+        return _clipboard(
             Verdict.SKIPPED,
             f"tmux set-clipboard on; {unknowable} (tmux does not list it for this terminal)",
             "press c on a request in bottui and paste to try; if nothing comes, "
@@ -750,29 +744,23 @@ def check_osc52(environ: Mapping[str, str], tmux: TmuxFacts | None) -> Check:
         (name for prefix, name in _OSC52_TERMS.items() if term.startswith(prefix)), None
     )
     if known is not None:
-        return Check("clipboard", title, Verdict.OK, f"{known} takes OSC 52")
+        return _clipboard(Verdict.OK, f"{known} takes OSC 52")
     if program == "Apple_Terminal":
-        return Check(
-            "clipboard",
-            title,
+        return _clipboard(
             Verdict.WARNING,
             "macOS Terminal ignores OSC 52: c (copy) does not reach the clipboard",
             "select with the mouse to copy, or use a terminal that takes OSC 52 "
             "(iTerm2, WezTerm, kitty, Ghostty)",
         )
     if program == "iTerm.app":
-        return Check(
-            "clipboard",
-            title,
+        return _clipboard(
             Verdict.SKIPPED,
             "iTerm2 takes OSC 52 when 'Applications in terminal may access clipboard' is on; "
             "whether it is cannot be known from here",
             "iTerm2: Settings > General > Selection > "
             "Applications in terminal may access clipboard",
         )
-    return Check(
-        "clipboard",
-        title,
+    return _clipboard(
         Verdict.SKIPPED,
         f"{unknowable} (TERM={term or '(unset)'}, TERM_PROGRAM={program or '(unset)'})",
         "press c on a request in bottui and paste to try",
