@@ -40,7 +40,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from bottui.api.errors import BottuiError
 from bottui.ops import team_facts
@@ -173,78 +173,81 @@ async def plan(
         for (kind, item), record in sorted(records.items()):
             where = (account, project, item)
             if kind == "limiter":
-                _limiter(*where, record, local_limiters.get(where), taught, limiters, removals)
+                _limiter(where, record, local_limiters.get(where), taught, limiters, removals)
             elif kind == "dimension":
                 found = local_dimensions.get(where)
-                _dimension(*where, record, found, taught, dimensions, removals)
+                _dimension(where, record, found, taught, dimensions, removals)
     return Plan(InventorySnapshot(tuple(accounts), tuple(projects), tuple(limiters),
                                   tuple(dimensions)), removals)  # fmt: skip
 
 
+_Entry = TypeVar("_Entry", LimiterEntry, DimensionEntry)
+
+
+def _named(
+    kind: str,
+    where: tuple[str, str, str],
+    record: _Record,
+    local: _Entry | None,
+    taught: Taught,
+    blank: Callable[[Fact], _Entry],
+    removals: list[SharedRemoval],
+) -> _Entry | None:
+    """The local limiter or dimension, or ``blank`` when only a teammate knows it, with
+    the name a teammate taught; None when it is removed or nobody taught of it."""
+    if record.removed():
+        if local is not None and taught(record.fields["exists"]) is not None:
+            removals.append((kind, *where))
+        return None
+    seen = taught(record.newest())
+    if local is not None:
+        entry = local
+    elif seen is not None:
+        entry = blank(seen)
+    else:
+        return None
+    name = taught(record.fields.get("name"))
+    return entry if name is None else entry._replace(name=name.value)
+
+
 def _limiter(
-    account: str,
-    project: str,
-    item: str,
+    where: tuple[str, str, str],
     record: _Record,
     local: LimiterEntry | None,
     taught: Taught,
     out: list[LimiterEntry],
     removals: list[SharedRemoval],
 ) -> None:
-    if record.removed():
-        if local is not None and taught(record.fields["exists"]) is not None:
-            removals.append(("limiter", account, project, item))
-        return
-    name, active = taught(record.fields.get("name")), taught(record.fields.get("active"))
-    seen = taught(record.newest())
-    if local is not None:
-        entry = local
-    elif seen is not None:
-        entry = LimiterEntry(
-            account, project, item, None, None, _when(seen), team_source(seen.operator)
-        )
-    else:
-        return
-    if name is not None:
-        entry = entry._replace(name=name.value)
-    if active is not None and active.value in ("true", "false"):
+    def blank(seen: Fact) -> LimiterEntry:
+        return LimiterEntry(*where, None, None, _when(seen), team_source(seen.operator))
+
+    entry = _named("limiter", where, record, local, taught, blank, removals)
+    active = taught(record.fields.get("active"))
+    if entry is not None and active is not None and active.value in ("true", "false"):
         entry = entry._replace(
             is_active=active.value == "true",
             known_at=_when(active),
             source=team_source(active.operator),
         )
-    if entry != local:
+    if entry is not None and entry != local:
         out.append(entry)
 
 
 def _dimension(
-    account: str,
-    project: str,
-    item: str,
+    where: tuple[str, str, str],
     record: _Record,
     local: DimensionEntry | None,
     taught: Taught,
     out: list[DimensionEntry],
     removals: list[SharedRemoval],
 ) -> None:
-    if record.removed():
-        if local is not None and taught(record.fields["exists"]) is not None:
-            removals.append(("dimension", account, project, item))
-        return
+    def blank(seen: Fact) -> DimensionEntry:
+        return DimensionEntry(*where, None, None, None, _when(seen), team_source(seen.operator))
+
+    entry = _named("dimension", where, record, local, taught, blank, removals)
     name, values = taught(record.fields.get("name")), taught(record.fields.get("thresholds"))
-    seen = taught(record.newest())
-    if local is not None:
-        entry = local
-    elif seen is not None:
-        entry = DimensionEntry(
-            account, project, item, None, None, None, _when(seen), team_source(seen.operator)
-        )
-    else:
-        return
-    if name is not None:
-        entry = entry._replace(name=name.value)
     doc = _thresholds(values)
-    if values is not None and doc is not None:
+    if entry is not None and values is not None and doc is not None:
         entry = entry._replace(
             # The thresholds carry a name too: the newer of the two names wins.
             name=doc["name"] if name is None or _at(name) <= _at(values) else entry.name,
@@ -253,7 +256,7 @@ def _dimension(
             known_at=_when(values),
             source=team_source(values.operator),
         )
-    if entry != local:
+    if entry is not None and entry != local:
         out.append(entry)
 
 
