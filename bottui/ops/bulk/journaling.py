@@ -229,14 +229,36 @@ class JournalSink:
         else:
             self._take_lock(profile, account, project, input_sha256)
         try:
-            return await self._open(
-                profile=profile,
-                account=account,
-                project=project,
-                input_sha256=input_sha256,
-                operation=operation,
-                resume=resume,
-            )
+            journal = self._session.journal_store
+            state = ResumeState()
+            try:
+                run_id = await journal.run(
+                    profile=profile,
+                    account=account,
+                    project=project,
+                    input_sha256=input_sha256,
+                    operation=operation,
+                    # A fresh run is a run of its own; --resume continues the newest (#27 item 5).
+                    resume=resume,
+                )
+                if resume:
+                    first = await journal.page(EntryQuery(run_id=run_id), limit=1)
+                    if first.entries:
+                        line = await journal.settled_prefix(run_id)
+                        state = ResumeState(earlier_run=True, settled_line=line or 0)
+                self.run_id = run_id
+                if self._lock is not None:
+                    self._lock.note_run(run_id)
+                self._profile = profile
+                self._base_url = self._session.base_url
+                self._writer = await journal.batch()
+            except JournalUnavailable as exc:
+                self._warn("this run is NOT journaled", exc)
+                if resume:
+                    self._session.warn("cannot resume: sending every id")
+                return ResumeState()
+            self._pump = asyncio.create_task(self._pump_loop(), name="bottui-bulk-journal")
+            return state
         except BaseException:
             self._release_lock()
             raise
@@ -267,47 +289,6 @@ class JournalSink:
         lock, self._lock = self._lock, None
         if lock is not None:
             lock.release()
-
-    async def _open(
-        self,
-        *,
-        profile: str,
-        account: str,
-        project: str,
-        input_sha256: str,
-        operation: str,
-        resume: bool,
-    ) -> ResumeState:
-        journal = self._session.journal_store
-        state = ResumeState()
-        try:
-            run_id = await journal.run(
-                profile=profile,
-                account=account,
-                project=project,
-                input_sha256=input_sha256,
-                operation=operation,
-                # A fresh run is a run of its own; --resume continues the newest (#27 item 5).
-                resume=resume,
-            )
-            if resume:
-                first = await journal.page(EntryQuery(run_id=run_id), limit=1)
-                if first.entries:
-                    line = await journal.settled_prefix(run_id)
-                    state = ResumeState(earlier_run=True, settled_line=line or 0)
-            self.run_id = run_id
-            if self._lock is not None:
-                self._lock.note_run(run_id)
-            self._profile = profile
-            self._base_url = self._session.base_url
-            self._writer = await journal.batch()
-        except JournalUnavailable as exc:
-            self._warn("this run is NOT journaled", exc)
-            if resume:
-                self._session.warn("cannot resume: sending every id")
-            return ResumeState()
-        self._pump = asyncio.create_task(self._pump_loop(), name="bottui-bulk-journal")
-        return state
 
     async def states(self, keys: Sequence[str]) -> dict[str, ItemState]:
         """What earlier attempts of this run left for ``keys`` (one chunk of ids).
