@@ -182,8 +182,7 @@ async def _perform(
     person: bool,
     confirmed: bool = False,
 ) -> DueReport:
-    lateness = moment - timed.due_at
-    late = lateness if lateness > LATE_AFTER else None
+    late = lateness(timed, moment)
     ok_confirmed = confirmed or timed.confirmed
     try:
         confirmation.enforce(session.settings, confirmed=ok_confirmed)
@@ -197,7 +196,7 @@ async def _perform(
             )
         return DueReport(timed, "refused", late, why)
     # A foreseen superseded one sends nothing: not "too late to send blindly" either.
-    too_late = late is not None and lateness > late_limit(session) and not timed.foreseen
+    too_late = late is not None and late > late_limit(session) and not timed.foreseen
     if not person and too_late and not late_ok:
         return DueReport(
             timed,
@@ -250,14 +249,10 @@ async def send_revert(
     attempts: Sequence[JournalEntry] = (),
 ) -> DueReport:
     """Revert ``timed``'s entries (claimed already) and record how it ended on its key."""
-    if entries is None:
-        try:
-            entries = await timed_entries(session, timed)
-        except (RefusedError, StoreError) as exc:
-            await team.record(session, timed.key, "failed", {"note": exc.details}, micros(moment))
-            return DueReport(timed, "refused", late, exc.details or exc.title)
-    pages = await team.pages(session)
     try:
+        if entries is None:
+            entries = await timed_entries(session, timed)
+        pages = await team.pages(session)
         report = await revert_entries(
             session,
             entries,
@@ -267,8 +262,9 @@ async def send_revert(
             pages=pages,
             attempts=attempts,
         )
-    except RefusedError as exc:
-        # Refused before sending (the profile changed since the check): nothing was sent.
+    except (RefusedError, StoreError) as exc:
+        # Refused before sending (an entry not readable, the profile changed since the
+        # check): nothing was sent.
         await team.record(session, timed.key, "failed", {"note": exc.details}, micros(moment))
         return DueReport(timed, "refused", late, exc.details or exc.title)
     state = report.state if report.state != "refused" else "failed"
@@ -308,11 +304,14 @@ def doubt_text(timed: TimedChange) -> str:
     )
 
 
+def lateness(timed: TimedChange, moment: datetime) -> timedelta | None:
+    """How late a revert performed at ``moment`` is (None: on time, within :data:`LATE_AFTER`)."""
+    late = moment - timed.due_at
+    return late if late > LATE_AFTER else None
+
+
 def _doubt(timed: TimedChange, moment: datetime) -> DueReport:
-    lateness = moment - timed.due_at
-    return DueReport(
-        timed, "in-doubt", lateness if lateness > LATE_AFTER else None, doubt_text(timed)
-    )
+    return DueReport(timed, "in-doubt", lateness(timed, moment), doubt_text(timed))
 
 
 def _in_doubt(entry: JournalEntry) -> bool:

@@ -30,9 +30,9 @@ from bottui.ops import confirmation, mutations
 from bottui.ops.durations import duration_text
 from bottui.ops.timed import team
 from bottui.ops.timed.execute import (
-    LATE_AFTER,
     DueReport,
     doubt_text,
+    lateness,
     revert_reason,
     send_revert,
 )
@@ -144,14 +144,13 @@ async def resolve(
     who = executor_name("cli")
     attempt = await _resend_claim(session, timed, who, moment)
     await _mirror(session, timed, moment)
-    lateness = moment - timed.due_at
     with mutations.sent_by("executor"):
         report = await send_revert(
             session,
             timed,
             moment,
             who,
-            lateness if lateness > LATE_AFTER else None,
+            lateness(timed, moment),
             confirmed=True,
             extra={"resent_by": operator, "resend": attempt},
             # its own earlier attempts are not changes since: the person re-sends it
