@@ -34,6 +34,7 @@ from bottui.ops.config_checks import (
     keymap_problems,
 )
 from bottui.ops.session import CommonOptions, Settings, settings_from_options
+from bottui.ops.team_push import TeamSync, open_team_store_url
 from bottui.ops.token_slots import Reading, Slot, read_states
 from bottui.plaintext import show_id
 from bottui.store.config.config_file import ConfigStore
@@ -570,8 +571,6 @@ async def check_team_store(
     what was journaled here before the store (of ``scope``) and is not shared."""
     if not url:
         return _team(Verdict.SKIPPED, "solo mode: no team store is configured")
-    from bottui.ops.team_push import TeamSync, open_team_store_url
-
     try:
         store = await open_team_store_url(url, environ, tokens, timeout=timeout)
     except StoreError as exc:

@@ -36,6 +36,7 @@ from bottui.ops.doctor.checks import (
     read_tmux,
     resolve_profile,
 )
+from bottui.ops.inventory_reads import read_all_projects
 from bottui.ops.session import CommonOptions, Session
 from bottui.store.files import Locations
 from bottui.store.keyring_tokens import TokenStore
@@ -171,8 +172,6 @@ async def _known_projects(session: Session) -> list[tuple[str, str]]:
         found[(settings.account, settings.project)] = None
     # No inventory file yet: nothing to read, and the doctor creates no file.
     if session.locations.inventory_file.exists():
-        from bottui.ops.inventory_reads import read_all_projects
-
         for entry in await read_all_projects(session):
             found[(entry.account, entry.project)] = None
     return list(found)
