@@ -60,16 +60,15 @@ async def schedule_plan(
     assert plan.revert_after is not None and plan.previous is not None
     origin = await session.timed_store.read(lambda j: j.origin())
     due = now_of(session) + plan.revert_after
-    kind = "rate limiter" if plan.kind == "limiter" else "dimension"
-    target = plan.target
-    aim = getattr(target, "limiter_id", None) or getattr(target, "dimension_id", "")
+    aim = aimed_at(plan)
+    assert aim is not None  # timed: a rate limiter or a dimension, never a revocation
     detail = detail_of(
         session,
         entries=[(f"{origin}:{entry_id}", entry_id)],
         run_id=None,
         account=plan.account,
         project=plan.project,
-        what=f"{kind} {aim}",
+        what=" ".join(aim),
         revert_to=plan.previous.text,
         due=due,
         confirmed=confirmed,
@@ -78,6 +77,18 @@ async def schedule_plan(
         # Not known to the inventory: the operator stated it (bottui.ops.revert).
         detail["revert_to_stated"] = True
     return await append_event(session, "schedule", None, detail, now_of(session))
+
+
+def aimed_at(plan: PlannedChange[Any]) -> tuple[str, str] | None:
+    """``("rate limiter", id)`` or ``("dimension", id)``; None for a revocation."""
+    target = plan.target
+    limiter = getattr(target, "limiter_id", None)
+    if isinstance(limiter, str):
+        return "rate limiter", limiter
+    dimension = getattr(target, "dimension_id", None)
+    if isinstance(dimension, str):
+        return "dimension", dimension
+    return None
 
 
 def detail_of(

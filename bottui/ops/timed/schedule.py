@@ -32,7 +32,7 @@ from bottui.ops.journal_view import target_id, target_what, value_text
 from bottui.ops.revert import superseded
 from bottui.ops.timed import team
 from bottui.ops.timed.timed_state import TimedChange, fold
-from bottui.ops.timed_record import append_event, detail_of, now_of, push_events
+from bottui.ops.timed_record import aimed_at, append_event, detail_of, now_of, push_events
 from bottui.plaintext import clean
 from bottui.store.journal.journal_records import EntryId, local_host
 from bottui.store.journal.journal_rows import micros
@@ -281,18 +281,6 @@ NO_EXECUTOR_WARNING: Final = (
 # -- which pending reverts a change supersedes (#27 item 6) ---------------------------------
 
 
-def _aim(plan: PlannedChange[Any]) -> tuple[str, str] | None:
-    """``("rate limiter", id)`` or ``("dimension", id)``; None for a revocation."""
-    target = plan.target
-    limiter = getattr(target, "limiter_id", None)
-    if isinstance(limiter, str):
-        return "rate limiter", limiter
-    dimension = getattr(target, "dimension_id", None)
-    if isinstance(dimension, str):
-        return "dimension", dimension
-    return None
-
-
 async def _aims_at(session: Session, timed: TimedChange, noun: str, aim: str) -> bool:
     if timed.what == f"{noun} {aim}":
         return True
@@ -311,7 +299,7 @@ async def pending_for(session: Session, plan: PlannedChange[Any]) -> list[TimedC
     Never raises for the journal: one that cannot be read finds none (the
     change itself says what is wrong with the journal).
     """
-    aim = _aim(plan)
+    aim = aimed_at(plan)
     if aim is None:
         return []
     noun, aim_id = aim
