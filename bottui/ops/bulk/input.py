@@ -1,36 +1,5 @@
 """The input of a bulk revocation: opening it, its first pass, and reading its ids.
 
-The first pass over a bulk input: its SHA-256, its non-blank lines, the first of them.
-
-The hash is the run's identity (``--resume``); the count of lines bounds the
-ids for progress. The rules the reader shares with this pass (a CSV header,
-trimming) are here too. Lines are counted at C speed (``bytes.count`` and one
-regular expression per block), never one by one in Python: a 1,000,000-line
-input is scanned in about 0.1 s, so a run or a resume sends its first
-request at once.
-
-This pass also bounds the input, before anything is sent: a NUL byte (binary
-input: ``/dev/urandom``, an image), a line longer than
-:data:`MAX_INPUT_LINE_BYTES` (no line of ids is that long) or more than
-:data:`MAX_INPUT_BYTES` in all refuses the whole input (exit 2). A line
-between :data:`MAX_LINE_BYTES` and that bound is only an invalid line.
-
-Opening a bulk input named by ``--from-file``: a regular file or a pipe, never blocking.
-
-The path is opened with ``O_NONBLOCK`` (opening a FIFO without a writer
-would wait for one forever) and must be a regular file or a pipe: a device
-(``/dev/zero``, ``/dev/urandom``, a terminal) or a directory is refused. A
-FIFO with no writer is refused at once; one with a writer is returned as a
-stream, its first bytes included, to be spooled as stdin is (it cannot be
-read twice). Every refusal is a
-:class:`~bottui.ops.bulk.input.BulkInputError` (exit 2), before anything is sent.
-
-What reading a bulk input yields per line: a :class:`Subject` to send, an
-:class:`InvalidLine` never sent, a :class:`Duplicate` of an earlier line; and
-the key a subject is journaled under (:func:`subject_key`).
-
-The input of a bulk revocation: where the ids come from, and reading them.
-
 Two formats, told apart by the first non-blank line:
 
 * **one visitor id per line**;
@@ -39,25 +8,35 @@ Two formats, told apart by the first non-blank line:
 
 Either way the bytes are UTF-8 with or without a BOM, lines end in LF or CRLF,
 surrounding whitespace is trimmed, blank and ``#`` comment lines are skipped;
-a one-id line holding a space (``id # note``) is invalid, never one id. Each
-line is validated on its own: a bad one becomes an :class:`InvalidLine` with
-its 1-based line number and a reason, and is never sent. Subjects are
-deduplicated exactly on the (visitorId, userAccountId) pair, on disk
-(:class:`~bottui.store.seen_ids.SeenIds`, a batch of lines at a time), so
-memory stays flat at any size; everything else is streamed.
+a one-id line holding a space (``id # note``) is invalid, never one id.
 
-A :class:`BulkSource` is read once up front for its SHA-256 (the identity of
-a run, for ``--resume``) and its count of lines (an upper bound of the ids,
-for progress): both at C speed, a block at a time (~0.1 s per 1,000,000 ids),
-so a run or a resume sends its first request at once. stdin is spooled to an
-unnamed temporary file on the way, so it can be read twice and hashed like a
-file; so is a named pipe (FIFO) given as the file.
+**Opening** (``--from-file``): the path is opened with ``O_NONBLOCK`` (opening
+a FIFO without a writer would wait for one forever) and must be a regular file
+or a pipe: a device (``/dev/zero``, ``/dev/urandom``, a terminal) or a
+directory is refused, and so is a FIFO with no writer. A FIFO with a writer is
+returned as a stream, its first bytes included, and spooled as stdin is: to an
+unnamed temporary file, so it can be read twice and hashed like a file.
 
-A file is opened without blocking and must be a regular file or a pipe: a
-device (``/dev/zero``, ``/dev/urandom``, a terminal) is refused, and so is a
-FIFO with no writer (its reader would wait forever); the first pass bounds
-what it reads (:mod:`bottui.ops.bulk.input`: binary input, an overlong line,
-too much input), all before anything is sent.
+**The first pass** (:class:`Scanner`) reads a :class:`BulkSource` once up
+front for its SHA-256 (the identity of a run, for ``--resume``) and its count
+of non-blank lines (an upper bound of the ids, for progress). Lines are counted
+at C speed (``bytes.count`` and one regular expression per block), never one
+by one in Python: a 1,000,000-line input is scanned in about 0.1 s, so a run or
+a resume sends its first request at once. This pass also bounds the input:
+UTF-16 (its BOM), a NUL byte (binary input), a line longer than
+:data:`MAX_INPUT_LINE_BYTES` (no line of ids is that long) or more than
+:data:`MAX_INPUT_BYTES` in all refuses the whole input; a line between
+:data:`MAX_LINE_BYTES` and that bound is only an invalid line.
+
+**Reading** (:class:`SubjectReader`) yields per line a :class:`Subject` to
+send, an :class:`InvalidLine` never sent (its 1-based line number and a
+reason), or a :class:`Duplicate` of an earlier line. Each line is validated on
+its own; subjects are deduplicated exactly on the (visitorId, userAccountId)
+pair, on disk (:class:`~bottui.store.seen_ids.SeenIds`, a batch of lines at a
+time), so memory stays flat at any size; everything else is streamed. A
+subject is journaled under its key (:func:`subject_key`).
+
+Every refusal is a :class:`BulkInputError` (exit 2), before anything is sent.
 """
 
 from __future__ import annotations
