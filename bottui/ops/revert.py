@@ -175,14 +175,8 @@ async def revert_entries(
     """
     why = f"{reason} (by {executor})"
     session.check_may_change(confirmed=confirmed, reason=why)
-    journal = session.journal_store
-    look = pages if pages is not None else journal
-    loaded: list[JournalEntry | None] = []
-    for item in entries:
-        if isinstance(item, JournalEntry):
-            loaded.append(item)
-        else:
-            loaded.append(await journal.entry(EntryId(item)))
+    look = pages if pages is not None else session.journal_store
+    loaded = await _loaded(session, entries)
     ours = {identity(e) for e in loaded if e is not None}
     origin = await session.timed_store.read(lambda j: j.origin())
     sent: set[str] = {identity(e) for e in attempts}
@@ -206,6 +200,14 @@ async def revert_entries(
         steps.append(step)
         stopped = step.state not in ("reverted", "unchanged")
     return RevertReport(_worst(steps), tuple(steps))
+
+
+async def _loaded(
+    session: Session, entries: Sequence[int | JournalEntry]
+) -> list[JournalEntry | None]:
+    """``entries`` as entries: an id is read from this journal (None: not in it)."""
+    journal = session.journal_store
+    return [e if isinstance(e, JournalEntry) else await journal.entry(EntryId(e)) for e in entries]
 
 
 async def _check(
@@ -273,13 +275,8 @@ async def superseded(
     ``run-due --dry-run``), so none of them calls a revert live that will
     be skipped.
     """
-    journal = session.journal_store
-    look = pages if pages is not None else journal
-    loaded: list[JournalEntry] = []
-    for item in entries:
-        entry = item if isinstance(item, JournalEntry) else await journal.entry(EntryId(item))
-        if entry is not None:
-            loaded.append(entry)
+    look = pages if pages is not None else session.journal_store
+    loaded = [e for e in await _loaded(session, entries) if e is not None]
     ours = {identity(e) for e in loaded}
     for entry in reversed(loaded):
         try:
