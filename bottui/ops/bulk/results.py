@@ -1,27 +1,23 @@
-"""The per-id results of a bulk run: the --output file, and the TUI's spool for a later export.
+"""The per-id results of a bulk run: the ``--output`` file, and the TUI's spool for a later export.
 
-``--output``: one row per id of a bulk run, written as the results come in.
-
-The format follows the file name: ``.csv`` (a header, then one row per id)
-or ``.jsonl`` (one JSON object per line). Rows hold the id(s) and line
+**``--output``** (:class:`ResultsFile`): one row per id, written as the results
+come in. The format follows the file name: ``.csv`` (a header, then one row
+per id) or ``.jsonl`` (one JSON object per line). Rows hold the id(s) and line
 number, the outcome in the words of :class:`~bottui.ops.bulk.report.ItemStatus`,
 the ``reportId``, the HTTP status and, for a failure, the error in one line.
-The file is opened before anything is sent, so a path that cannot be
-written is refused (exit 2) with nothing sent. It is a file for a person
+The file is opened before anything is sent, so a path that cannot be written
+is refused (exit 2) with nothing sent. It is a file for a person
 (:mod:`bottui.store.files`): a symlink is refused, an existing file is
 replaced only with ``overwrite`` (``--overwrite``), and the rows go to a
 temporary file next to it that takes its place when the run ends.
 
-Per-id results of a run, kept aside for an export chosen after the run (the TUI).
-
-The CLI writes ``--output`` while the run goes; in the TUI the operator
-decides at the summary whether and where to export. So every id's row goes
-to a private temporary file (unlinked as it is made: nothing is left behind,
-even after a SIGKILL), in batches on the store executor, never on the event
-loop; the first :data:`KEPT_PROBLEMS` failed and unknown ids are also kept
-in memory for the summary. :meth:`ResultsSpool.export` writes the rows
-through :class:`~bottui.ops.bulk.results.ResultsFile`, exactly as
-``--output`` does (same columns, same cleaning).
+**The spool** (:class:`ResultsSpool`): in the TUI the operator decides at the
+summary whether and where to export. So every id's row goes to a private
+temporary file (unlinked as it is made: nothing is left behind, even after a
+SIGKILL), in batches on the store executor, never on the event loop; the
+first :data:`KEPT_PROBLEMS` failed and unknown ids are also kept in memory
+for the summary. :meth:`ResultsSpool.export` writes the rows through
+:class:`ResultsFile`, exactly as ``--output`` does (same columns, same cleaning).
 """
 
 from __future__ import annotations
