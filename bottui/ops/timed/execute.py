@@ -249,10 +249,14 @@ async def send_revert(
     attempts: Sequence[JournalEntry] = (),
 ) -> DueReport:
     """Revert ``timed``'s entries (claimed already) and record how it ended on its key."""
-    try:
-        if entries is None:
+    if entries is None:
+        try:
             entries = await timed_entries(session, timed)
-        pages = await team.pages(session)
+        except (RefusedError, StoreError) as exc:
+            await team.record(session, timed.key, "failed", {"note": exc.details}, micros(moment))
+            return DueReport(timed, "refused", late, exc.details or exc.title)
+    pages = await team.pages(session)
+    try:
         report = await revert_entries(
             session,
             entries,
@@ -262,9 +266,9 @@ async def send_revert(
             pages=pages,
             attempts=attempts,
         )
-    except (RefusedError, StoreError) as exc:
-        # Refused before sending (an entry not readable, the profile changed since the
-        # check): nothing was sent.
+    except RefusedError as exc:
+        # Refused before sending (the profile changed since the check): nothing was sent.
+        # A store failure is not caught here: it may come after a request was sent.
         await team.record(session, timed.key, "failed", {"note": exc.details}, micros(moment))
         return DueReport(timed, "refused", late, exc.details or exc.title)
     state = report.state if report.state != "refused" else "failed"
