@@ -1,9 +1,10 @@
 """What every command does around its work: the config warning, its session, the team push.
 
 :func:`warn_at_start` runs before every command but ``config``, ``help``,
-``completion``, ``demo`` and ``sandbox``: one line on stderr when the config
-files have problems. A misspelt key (``protect = true``) is otherwise
-silently ignored: the command would run as if it were not there. The line
+``completion``, ``demo`` and ``sandbox``: one line on stderr when the files the
+command reads have problems (config.toml; for ``playbook``, the playbooks
+too). A misspelt key (``protect = true``) is otherwise silently ignored: the
+command would run as if it were not there. The line
 names the first problem and how many more, and points to ``bottui config
 check``; it never changes the exit code (a value the command cannot use
 stops it with its own error).
@@ -31,7 +32,7 @@ from typing import TYPE_CHECKING, Final
 
 from bottui.cli.output import Output
 from bottui.cli.parser import Args
-from bottui.ops.config_checks import CheckedFiles, run_checkers, summary
+from bottui.ops.config_checks import CheckedFiles, checkers_at_start, run_checkers, summary
 from bottui.ops.session import Session, session_from_options
 from bottui.store.config.config_file import ConfigStore
 from bottui.store.files import Locations
@@ -43,8 +44,9 @@ if TYPE_CHECKING:
 INTERVAL: Final = 1.0
 
 
-def warn_at_start(out: Output) -> None:
-    """Run every checker; print one warning line on stderr if any found a problem.
+def warn_at_start(out: Output, command: str) -> None:
+    """Run the checks of the files ``command`` reads; print one warning line on stderr
+    if any found a problem.
 
     Not when config.toml cannot be loaded at all (not TOML, a value of the
     wrong type): every command that reads it stops with that error itself,
@@ -53,7 +55,7 @@ def warn_at_start(out: Output) -> None:
     files = CheckedFiles(Locations.default())  # config.toml read once, for both questions
     if files.config is not None and not files.config.loads:
         return
-    problems = run_checkers(files)
+    problems = run_checkers(files, checkers_at_start(command))
     if problems:
         out.message(summary(problems))
 
