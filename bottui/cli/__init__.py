@@ -156,7 +156,7 @@ def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
             return code
         module, _ = COMMANDS[args.command]
         if args.command not in NO_START_CHECK:
-            _module("command_session").warn_at_start(output)
+            _module("command_session").warn_at_start(output, args.command)
         command = getattr(_module(module), "cmd_" + args.command.replace("-", "_"))
         done = command(args, output)
         if not isinstance(done, int):  # a coroutine: the command's event loop

@@ -1,9 +1,10 @@
 """What every command does around its work: the config warning, its session, the team push.
 
 :func:`warn_at_start` runs before every command but ``config``, ``help``,
-``completion``, ``demo`` and ``sandbox``: one line on stderr when the config
-files have problems. A misspelt key (``protect = true``) is otherwise
-silently ignored: the command would run as if it were not there. The line
+``completion``, ``demo`` and ``sandbox``: one line on stderr when the files the
+command reads have problems (config.toml; for ``playbook``, the playbooks
+too). A misspelt key (``protect = true``) is otherwise silently ignored: the
+command would run as if it were not there. The line
 names the first problem and how many more, and points to ``bottui config
 check``; it never changes the exit code (a value the command cannot use
 stops it with its own error).
@@ -27,75 +28,25 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from bottui.cli.output import Output
 from bottui.cli.parser import Args
-from bottui.ops.config_checks import CheckedFiles, run_checkers, summary
+from bottui.ops.config_checks import CheckedFiles, checkers_at_start, run_checkers, summary
 from bottui.ops.session import Session, session_from_options
-from bottui.ops.team_push import EXIT_BUDGET, SharingThread, SyncState
 from bottui.store.config.config_file import ConfigStore
-from bottui.store.executor import run_blocking
 from bottui.store.files import Locations
-from bottui.store.store_errors import StoreError
+
+if TYPE_CHECKING:
+    from bottui.ops.team_push import SharingThread
 
 #: Seconds between two pushes while a command runs (a bulk run's batches).
 INTERVAL: Final = 1.0
 
 
-@dataclass
-class Sharing:
-    """The push thread of one command (``thread`` None: no team store)."""
-
-    thread: SharingThread | None
-
-
-async def start(session: Session) -> Sharing:
-    """Register the journal with the store and start pushing (nothing without a store)."""
-    team = await session.team()
-    if team is None:
-        return Sharing(None)
-    with contextlib.suppress(StoreError):
-        # Before the command's first entry: entries from here on are shared.
-        await team.register()
-    thread = SharingThread(team, interval=INTERVAL)
-    thread.start()
-    session.hand_over_team()
-    return Sharing(thread)
-
-
-def warning(state: SyncState) -> str | None:
-    """The one line a command prints when its entries could not be shared."""
-    if state.down is None:
-        return None
-    return (
-        f"warning: team journal: {state.waiting} not yet shared ({state.down}); "
-        "they will be pushed by the next command or `bottui store sync`"
-    )
-
-
-async def finish(sharing: Sharing, out: Output) -> None:
-    """Push once more (bounded), stop, and warn when the store could not take it."""
-    if sharing.thread is None:
-        return
-    thread = sharing.thread
-    # Joined off the loop: the loop stays free for whatever else is closing.
-    state = await run_blocking(lambda: thread.stop(EXIT_BUDGET), lane="team-push-stop")
-    if state is None:
-        waiting = thread.team.state.waiting
-        with contextlib.suppress(StoreError):
-            waiting = (await thread.team.backlog()).waiting
-        state = SyncState(
-            waiting, None, f"the team store did not take the entries within {EXIT_BUDGET:g} s"
-        )
-    line = warning(state)
-    if line is not None:
-        out.message(line)
-
-
-def warn_at_start(out: Output) -> None:
-    """Run every checker; print one warning line on stderr if any found a problem.
+def warn_at_start(out: Output, command: str) -> None:
+    """Run the checks of the files ``command`` reads; print one warning line on stderr
+    if any found a problem.
 
     Not when config.toml cannot be loaded at all (not TOML, a value of the
     wrong type): every command that reads it stops with that error itself,
@@ -104,7 +55,7 @@ def warn_at_start(out: Output) -> None:
     files = CheckedFiles(Locations.default())  # config.toml read once, for both questions
     if files.config is not None and not files.config.loads:
         return
-    problems = run_checkers(files)
+    problems = run_checkers(files, checkers_at_start(command))
     if problems:
         out.message(summary(problems))
 
@@ -130,10 +81,27 @@ async def command_session(args: Args, out: Output) -> AsyncIterator[Session]:
     store that is down costs one warning line, never the change.
     """
     session = make_session(args)
-    sharing = await start(session)
+    sharing = await start_sharing(session)
     try:
         yield session
     finally:
-        await finish(sharing, out)
+        if sharing is not None:
+            line = await sharing.finish()
+            if line is not None:
+                out.message(line)
         flush_warnings(session, out)
         await session.aclose()
+
+
+async def start_sharing(session: Session) -> SharingThread | None:
+    """The push of what the command journals (None without a team store).
+
+    The push's module is imported by :meth:`Session.team` only when a store is
+    configured: a command on a profile without one never loads it.
+    """
+    team = await session.team()
+    if team is None:
+        return None
+    thread = await team.share_in_background(INTERVAL)
+    session.hand_over_team()
+    return thread

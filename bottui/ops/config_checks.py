@@ -84,14 +84,28 @@ def playbook_problems(files: CheckedFiles) -> list[FileProblem]:
 CHECKERS: Final[list[Checker]] = [config_file_problems, playbook_problems]
 
 
-def run_checkers(files: CheckedFiles) -> list[FileProblem]:
-    """The problems every checker of :data:`CHECKERS` found, by file, then line.
+def checkers_at_start(command: str) -> list[Checker]:
+    """The checks the start of ``command`` runs: those of the files it reads.
+
+    Every command reads config.toml; only ``playbook`` reads the playbook
+    files (and the TUI and ``config check``, which run all of
+    :data:`CHECKERS`). The others neither read them nor import their reader
+    (~1.5% of ``bottui limiter disable``'s CPU).
+    """
+    if command == "playbook":
+        return CHECKERS
+    return [checker for checker in CHECKERS if checker is not playbook_problems]
+
+
+def run_checkers(files: CheckedFiles, checkers: list[Checker] | None = None) -> list[FileProblem]:
+    """The problems every checker of ``checkers`` (by default :data:`CHECKERS`) found,
+    by file, then line.
 
     A checker that fails is a problem too (named, with its reason), so a
     broken check is never taken for a clean file.
     """
     problems: list[FileProblem] = []
-    for checker in CHECKERS:
+    for checker in CHECKERS if checkers is None else checkers:
         try:
             problems += checker(files)
         except Exception as exc:  # any failure of a check is reported, never raised

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Final, TypeVar
 from uuid import UUID
 
 from bottui.store.config.config_model import Profile
-from bottui.store.executor import StoreExecutor, shared_executor
+from bottui.store.executor import StoreExecutor, run_blocking, shared_executor
 from bottui.store.keyring_tokens import TokenStore
 from bottui.store.store_errors import KeyringUnavailable, StoreError
 from bottui.store.team import resolve_store_url
@@ -291,6 +291,16 @@ class TeamSync:
         )
         return self.state
 
+    async def share_in_background(self, interval: float) -> SharingThread:
+        """Register with the store (before the command's first entry: entries from here
+        on are shared) and push every ``interval`` seconds from a thread until
+        :meth:`SharingThread.finish`; a store that is down is the push's to report."""
+        with contextlib.suppress(StoreError):
+            await self.register()
+        thread = SharingThread(self, interval=interval)
+        thread.start()
+        return thread
+
     async def close(self) -> None:
         """Close the store's connection and the outbox's."""
         with contextlib.suppress(Exception):
@@ -347,6 +357,25 @@ class SharingThread:
         self.kick()
         self._thread.join(budget)
         return None if self._thread.is_alive() else self.team.state
+
+    async def finish(self) -> str | None:
+        """Push once more within :data:`EXIT_BUDGET` seconds and stop: the one warning line
+        a command prints when what it journaled could not be shared (None: it was)."""
+        # Joined off the loop: the loop stays free for whatever else is closing.
+        state = await run_blocking(lambda: self.stop(EXIT_BUDGET), lane="team-push-stop")
+        if state is None:
+            waiting = self.team.state.waiting
+            with contextlib.suppress(StoreError):
+                waiting = (await self.team.backlog()).waiting
+            state = SyncState(
+                waiting, None, f"the team store did not take the entries within {EXIT_BUDGET:g} s"
+            )
+        if state.down is None:
+            return None
+        return (
+            f"warning: team journal: {state.waiting} not yet shared ({state.down}); "
+            "they will be pushed by the next command or `bottui store sync`"
+        )
 
     def _main(self) -> None:
         asyncio.run(self._run())

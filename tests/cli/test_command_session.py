@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import io
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -31,3 +34,33 @@ def test_a_failing_command_still_prints_its_warnings_and_closes_its_session() ->
     assert err.getvalue() == "warning: inventory \ufffd[31mred\n"
     assert seen[0]._inventory_store is None  # closed on the way out
     assert out.getvalue() == ""
+
+
+SHARED = """
+import sys
+from bottui.cli import run
+code = run({argv!r})
+team = sorted(m for m in sys.modules if m.startswith(("bottui.ops.team", "bottui.store.team")))
+print("modules:", code, " ".join(team))
+"""
+
+
+@pytest.mark.parametrize("store", [False, True])
+def test_the_team_push_is_loaded_only_with_a_team_store(store: bool) -> None:
+    # A command on a profile without a team store never imports the push (its
+    # modules and the PostgreSQL side cost ~4% of `limiter disable`'s CPU).
+    argv = ["limiter", "disable", "rl-1", "--base-url", "http://127.0.0.1:9"]
+    argv += ["--account", "a", "--project", "p", "--dry-run"]
+    env = dict(os.environ)
+    if store:  # a store that cannot be reached: the push is started, then warns
+        env["BOTTUI_STORE_URL"] = "postgresql://bottui@127.0.0.1:9/team?connect_timeout=1"
+    done = subprocess.run(
+        [sys.executable, "-c", SHARED.format(argv=argv)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    _, code, *modules = done.stdout.splitlines()[-1].split()
+    assert code == "0", done.stderr
+    assert ("bottui.ops.team_push" in modules) is store, modules

@@ -205,3 +205,17 @@ def test_config_check_covers_the_playbook_files() -> None:
     assert done.code == 2, done
     assert f"{bad}:1" in done.out + done.err and "unknown key 'owner'" in done.out + done.err
     assert "ok.toml" not in done.out + done.err
+
+
+def test_a_broken_playbook_is_said_at_the_start_of_the_commands_that_read_playbooks() -> None:
+    # A limiter change or the journal does not read the playbooks, so its start neither
+    # reads nor checks them (nor imports their reader); `playbook` and `config check` do.
+    from tests.ops.test_playbook_files import GOOD
+
+    config = write("")
+    playbooks = config.parent / "playbooks"
+    playbooks.mkdir()
+    (playbooks / "scrape.toml").write_text("owner = 'me'\n" + GOOD, encoding="utf-8")
+    assert "warning:" in cli("playbook", "list").err
+    quiet = cli("journal")
+    assert quiet.code == 0 and "warning:" not in quiet.err, quiet
