@@ -34,7 +34,13 @@ from bottui.api.models import (
     Project,
     Revocation,
 )
-from bottui.api.requests import PreparedRequest, dimension_name, subject, threshold_literal
+from bottui.api.requests import (
+    PreparedRequest,
+    TokenKind,
+    dimension_name,
+    subject,
+    threshold_literal,
+)
 from bottui.api.sending import (
     Answer,
     Failure,
@@ -175,14 +181,8 @@ class BotProtectionClient:
     ) -> PreparedRequest:
         """Validate and build the rate limiter activation request."""
         path = rate_limiter_active_path(account_id, project_id, limiter_id)
-        return PreparedRequest(
-            operation="limiter",
-            method="PATCH",
-            url=self.base_url + path,
-            body=json.dumps({"isActive": bool(is_active)}).encode(),
-            token_kind="project",
-            token_encoding=self.token_encoding,
-        )
+        body = json.dumps({"isActive": bool(is_active)}).encode()
+        return self._prepared("limiter", "PATCH", path, body, "project")
 
     def prepare_revocation(
         self,
@@ -195,14 +195,8 @@ class BotProtectionClient:
         """Validate and build the grant revocation request (only the ids given)."""
         path = grant_revocations_path(account_id, project_id)
         ids = subject(visitor_id, user_account_id)
-        return PreparedRequest(
-            operation="revoke",
-            method="POST",
-            url=self.base_url + path,
-            body=json.dumps({"subject": ids}, ensure_ascii=False).encode(),
-            token_kind="personal",
-            token_encoding=self.token_encoding,
-        )
+        body = json.dumps({"subject": ids}, ensure_ascii=False).encode()
+        return self._prepared("revoke", "POST", path, body, "personal")
 
     def prepare_thresholds(
         self,
@@ -215,13 +209,14 @@ class BotProtectionClient:
         path = dimension_thresholds_path(account_id, project_id, dimension_id)
         # Re-validate: a DimensionThresholds can be built by hand.
         checked = build_thresholds(thresholds.name, thresholds.block, thresholds.challenge)
+        return self._prepared("thresholds", "PUT", path, checked.body(), "personal")
+
+    def _prepared(
+        self, operation: str, method: str, path: str, body: bytes, token_kind: TokenKind
+    ) -> PreparedRequest:
+        """The request of ``operation`` at ``path`` of this client's base URL."""
         return PreparedRequest(
-            operation="thresholds",
-            method="PUT",
-            url=self.base_url + path,
-            body=checked.body(),
-            token_kind="personal",
-            token_encoding=self.token_encoding,
+            operation, method, self.base_url + path, body, token_kind, self.token_encoding
         )
 
     # -- operations ---------------------------------------------------------
