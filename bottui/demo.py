@@ -44,7 +44,7 @@ import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from types import FrameType, TracebackType
+from types import FrameType
 from typing import TYPE_CHECKING, Any, Final, Self
 
 from bottui.api.tokens import AccessToken, ProjectToken
@@ -63,7 +63,7 @@ from bottui.store.inventory.inventory_records import (
 )
 from bottui.store.keyring_tokens import MemoryKeyring, TokenStore
 from bottui.store.store_errors import InventoryUnavailable, StoreError
-from bottui.store.utc import Clock
+from bottui.store.utc import Clock, system_clock
 from bottui.tui.app import BottuiApp
 
 if TYPE_CHECKING:
@@ -213,12 +213,7 @@ class EndOnSignal:
             self._previous[sig] = signal.signal(sig, self._handle)
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         for sig, previous in self._previous.items():
             signal.signal(sig, previous)
         if self._watchdog is not None:
@@ -415,10 +410,8 @@ def prepare(
     # any event loop runs: the store's synchronous class, closed at once (the
     # session's async store opens its own connections when first awaited).
     try:
-        inventory = (
-            Inventory(locations.inventory_file, settings.inventory_scope, clock=clock)
-            if clock is not None
-            else Inventory(locations.inventory_file, settings.inventory_scope)
+        inventory = Inventory(
+            locations.inventory_file, settings.inventory_scope, clock=clock or system_clock
         )
     except InventoryUnavailable as exc:
         raise StoreError("The demo's inventory cannot be opened", exc.title) from None

@@ -400,37 +400,46 @@ def _authenticate(state: SandboxState, headers: Mapping[str, str]) -> TokenRecor
     return record
 
 
+#: The words of each kind of token, as a 403 names the one required.
+TOKEN_WORDS: Final = {"project": "a project API token", "personal": "a personal access token"}
+
+
+def _wrong_kind(record: TokenRecord, required: str) -> ApiError:
+    """403: the operation needs the other kind of token."""
+    return ApiError(
+        403,
+        f"This operation needs {TOKEN_WORDS[required]}.",
+        {"tokenKind": record.kind, "requiredTokenKind": required},
+    )
+
+
+def _missing(resource: str, item_id: str | None = None) -> ApiError:
+    """404: no such project, rate limiter or dimension (``item_id``: which one)."""
+    context = {"resource": resource} if item_id is None else {"resource": resource, "id": item_id}
+    return ApiError(404, f"No such {resource.replace('_', ' ')}.", context)
+
+
 def _set_active(state: SandboxState, route: Match, record: TokenRecord, body: bytes) -> Any:
     if not isinstance(record, ProjectApiToken):
-        raise ApiError(
-            403,
-            "This operation needs a project API token.",
-            {"tokenKind": record.kind, "requiredTokenKind": "project"},
-        )
+        raise _wrong_kind(record, "project")
     if record.account_id != route.account_id or record.project_id != route.project_id:
         raise ApiError(403, "This token does not belong to this project.")
     _require_project(state, route)
     assert route.item_id is not None
     if state.rate_limiter(route.account_id, route.project_id, route.item_id) is None:
-        raise ApiError(
-            404, "No such rate limiter.", {"resource": "rate_limiter", "id": route.item_id}
-        )
+        raise _missing("rate_limiter", route.item_id)
     active = parse_set_active(body)
     project = state.set_rate_limiter_active(
         route.account_id, route.project_id, route.item_id, active
     )
     if project is None:  # removed meanwhile
-        raise ApiError(404, "No such rate limiter.", {"resource": "rate_limiter"})
+        raise _missing("rate_limiter")
     return project
 
 
 def _check_personal(route: Match, record: TokenRecord) -> None:
     if not isinstance(record, PersonalToken):
-        raise ApiError(
-            403,
-            "This operation needs a personal access token.",
-            {"tokenKind": record.kind, "requiredTokenKind": "personal"},
-        )
+        raise _wrong_kind(record, "personal")
     if record.account_id != route.account_id:
         raise ApiError(403, "This token does not belong to this account.")
     scope = (
@@ -442,7 +451,7 @@ def _check_personal(route: Match, record: TokenRecord) -> None:
 
 def _require_project(state: SandboxState, route: Match) -> None:
     if not state.has_project(route.account_id, route.project_id):
-        raise ApiError(404, "No such project.", {"resource": "project", "id": route.project_id})
+        raise _missing("project", route.project_id)
 
 
 def _revoke(state: SandboxState, route: Match, body: bytes) -> Any:
@@ -455,7 +464,7 @@ def _thresholds(state: SandboxState, route: Match, body: bytes) -> Any:
     _require_project(state, route)
     assert route.item_id is not None
     if state.dimension(route.account_id, route.project_id, route.item_id) is None:
-        raise ApiError(404, "No such dimension.", {"resource": "dimension", "id": route.item_id})
+        raise _missing("dimension", route.item_id)
     update = parse_thresholds(body)
     done = state.update_dimension(
         route.account_id,
@@ -468,7 +477,7 @@ def _thresholds(state: SandboxState, route: Match, body: bytes) -> Any:
         challenge_raw=update.challenge_raw,
     )
     if not done:  # removed meanwhile
-        raise ApiError(404, "No such dimension.", {"resource": "dimension"})
+        raise _missing("dimension")
     return {}
 
 
@@ -478,13 +487,8 @@ Handler = Callable[[SandboxState, Faults, bytes], Result]
 
 
 def _control_object(body: bytes) -> dict[str, Any]:
-    try:
-        value = json.loads(body) if body else {}
-    except (ValueError, RecursionError):
-        raise invalid("body", "The request body is not valid JSON.") from None
-    if not isinstance(value, dict):
-        raise invalid("body", "The request body must be a JSON object.")
-    return value
+    # The API's parser: numbers keep their text, and are ints and floats all the same.
+    return _object(body) if body else {}
 
 
 def _string(data: dict[str, Any], name: str) -> str:
@@ -523,7 +527,7 @@ def _subjects(data: dict[str, Any], *, only_one: bool) -> list[tuple[SubjectKind
 def _control_project(state: SandboxState, data: dict[str, Any]) -> tuple[str, str]:
     account_id, project_id = _string(data, "accountId"), _string(data, "projectId")
     if not state.has_project(account_id, project_id):
-        raise ApiError(404, "No such project.", {"resource": "project", "id": project_id})
+        raise _missing("project", project_id)
     return account_id, project_id
 
 
@@ -813,34 +817,14 @@ class SandboxASGI:
             if fault is FaultKind.DROP:
                 await self._drop(send, method, segments, headers, body, end)
                 return
-            if oversized:
-                too_large = ApiError(413, "Request body too large.", {"limitBytes": MAX_BODY})
-                result = error_result(too_large, self.state)
-            elif fault in (FaultKind.FAIL, FaultKind.RANDOM_ERROR):
-                unavailable = ApiError(self.faults.error_status, "The service is unavailable.")
-                result = error_result(unavailable, self.state)
-            elif fault is FaultKind.RATE_LIMIT:
-                after = self.faults.retry_after
-                limited = ApiError(
-                    429,
-                    "Too many requests; retry later.",
-                    {"retryAfter": after},
-                    {"retry-after": after},
-                )
-                result = error_result(limited, self.state)
-            elif fault is FaultKind.NON_JSON:
+            refusal = self._refusal(fault, oversized)
+            if refusal is None and fault is FaultKind.NON_JSON:
                 end(200, None, fault)
                 page = hostile.page(HTML_GARBAGE) if hostile else HTML_GARBAGE
                 await _send(send, 200, page, "text/html; charset=utf-8", {})
                 return
-            elif self.faults.hostile_status:
-                hostile_error = ApiError(
-                    self.faults.hostile_status,
-                    "The sandbox answers every request with this error.",
-                    {"field": "hostileStatus"},
-                    kind=("hostile", "hostile_error"),
-                )
-                result = error_result(hostile_error, self.state)
+            if refusal is not None:
+                result = error_result(refusal, self.state)
             else:
                 result = handle(self.state, method, segments, headers, body)
             payload = hostile.answer(result.status, result.body) if hostile else result.body
@@ -855,6 +839,28 @@ class SandboxASGI:
         finally:
             if not ended:
                 end(None, None, fault)
+
+    def _refusal(self, fault: FaultKind | None, oversized: bool) -> ApiError | None:
+        """The error answered instead of the operation, in the order of precedence: a body too
+        large, an injected failure or 429, then (unless the page of ``non_json_next`` is due)
+        ``hostileStatus``; ``None`` when the operation is to be applied."""
+        faults = self.faults
+        if oversized:
+            return ApiError(413, "Request body too large.", {"limitBytes": MAX_BODY})
+        if fault in (FaultKind.FAIL, FaultKind.RANDOM_ERROR):
+            return ApiError(faults.error_status, "The service is unavailable.")
+        if fault is FaultKind.RATE_LIMIT:
+            after = faults.retry_after
+            context, headers = {"retryAfter": after}, {"retry-after": after}
+            return ApiError(429, "Too many requests; retry later.", context, headers)
+        if fault is FaultKind.NON_JSON or not faults.hostile_status:
+            return None
+        return ApiError(
+            faults.hostile_status,
+            "The sandbox answers every request with this error.",
+            {"field": "hostileStatus"},
+            kind=("hostile", "hostile_error"),
+        )
 
     async def _drop(
         self,
