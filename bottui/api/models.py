@@ -330,17 +330,17 @@ def _typed(data: Mapping[str, Any], key: str, kind: type, words: str) -> Any:
     return value
 
 
+#: A decoded JSON value's type and its words, bool before int (a boolean is an int too).
+_JSON_KINDS: Final = (
+    (type(None), "null"),
+    (bool, "a boolean"),
+    (int | float, "a number"),
+    (str, "a string"),
+    (list, "an array"),
+    (dict, "an object"),
+)
+
+
 def _json_kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
+    words = (words for kind, words in _JSON_KINDS if isinstance(value, kind))
+    return next(words, type(value).__name__)

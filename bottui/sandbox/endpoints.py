@@ -58,7 +58,7 @@ import math
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Final
+from typing import Any, Final, Self
 from urllib.parse import unquote_to_bytes
 
 from bottui.sandbox.faults import FaultError, FaultKind, Faults, Hostile, odd_answer
@@ -67,6 +67,7 @@ from bottui.sandbox.state import (
     SCOPE_PROJECT_ACTION,
     SUBJECT_KINDS,
     AuthInfo,
+    Dimension,
     ManualClock,
     PersonalToken,
     ProjectApiToken,
@@ -209,26 +210,23 @@ def match(segments: tuple[str, ...]) -> Match | None:
 MAX_SUBJECT_ID: Final = 256
 
 
-class RawFloat(float):
+class _Raw:
+    """A number that remembers the JSON text it was parsed from (mixed into float and int)."""
+
+    raw: str
+
+    def __new__(cls, text: str) -> Self:
+        value = super().__new__(cls, text)  # type: ignore[call-arg]  # float's or int's
+        value.raw = text
+        return value
+
+
+class RawFloat(_Raw, float):
     """A float that remembers the JSON text it was parsed from."""
 
-    raw: str
 
-    def __new__(cls, text: str) -> RawFloat:
-        value = super().__new__(cls, text)
-        value.raw = text
-        return value
-
-
-class RawInt(int):
+class RawInt(_Raw, int):
     """An int that remembers the JSON text it was parsed from."""
-
-    raw: str
-
-    def __new__(cls, text: str) -> RawInt:
-        value = super().__new__(cls, text)
-        value.raw = text
-        return value
 
 
 def parse_json(body: bytes) -> Any:
@@ -296,17 +294,6 @@ def parse_revocation(body: bytes) -> tuple[str | None, str | None]:
     return visitor_id, user_account_id
 
 
-@dataclass(frozen=True)
-class ThresholdUpdate:
-    """A parsed threshold update, with the JSON text of each number."""
-
-    name: str
-    block: float
-    challenge: float
-    block_raw: str
-    challenge_raw: str
-
-
 def _threshold(data: dict[str, Any], name: str) -> tuple[float, str]:
     if name not in data:
         raise invalid(name, f"{name} is required.")
@@ -322,8 +309,9 @@ def _threshold(data: dict[str, Any], name: str) -> tuple[float, str]:
     return number, value.raw
 
 
-def parse_thresholds(body: bytes) -> ThresholdUpdate:
-    """``{"name", "blockThreshold", "challengeThreshold"}`` -> the update."""
+def parse_thresholds(dimension_id: str, body: bytes) -> Dimension:
+    """``{"name", "blockThreshold", "challengeThreshold"}`` -> the dimension it makes, with the
+    JSON text of each number."""
     data = _object(body)
     name = data.get("name")
     if "name" not in data:
@@ -332,7 +320,7 @@ def parse_thresholds(body: bytes) -> ThresholdUpdate:
         raise invalid("name", "name must be a non-empty string.")
     block, block_raw = _threshold(data, "blockThreshold")
     challenge, challenge_raw = _threshold(data, "challengeThreshold")
-    return ThresholdUpdate(name, block, challenge, block_raw, challenge_raw)
+    return Dimension(dimension_id, name, block, challenge, block_raw, challenge_raw)
 
 
 # -- the three operations ------------------------------------------------------------------
@@ -465,19 +453,9 @@ def _thresholds(state: SandboxState, route: Match, body: bytes) -> Any:
     assert route.item_id is not None
     if state.dimension(route.account_id, route.project_id, route.item_id) is None:
         raise _missing("dimension", route.item_id)
-    update = parse_thresholds(body)
-    done = state.update_dimension(
-        route.account_id,
-        route.project_id,
-        route.item_id,
-        name=update.name,
-        block=update.block,
-        challenge=update.challenge,
-        block_raw=update.block_raw,
-        challenge_raw=update.challenge_raw,
-    )
-    if not done:  # removed meanwhile
-        raise _missing("dimension")
+    dimension = parse_thresholds(route.item_id, body)
+    if not state.update_dimension(route.account_id, route.project_id, dimension):
+        raise _missing("dimension")  # removed meanwhile
     return {}
 
 

@@ -658,26 +658,13 @@ class SandboxState:
                 body["grantRemainingAttempts"] = withdrawn[0].remaining_attempts
             return body
 
-    def update_dimension(
-        self,
-        account_id: str,
-        project_id: str,
-        dimension_id: str,
-        *,
-        name: str,
-        block: float,
-        challenge: float,
-        block_raw: str | None = None,
-        challenge_raw: str | None = None,
-    ) -> bool:
-        """Replace a dimension's name and thresholds; ``False`` when it does not exist."""
+    def update_dimension(self, account_id: str, project_id: str, dimension: Dimension) -> bool:
+        """Replace a dimension (name and thresholds); ``False`` when it does not exist."""
         with self._lock:
             project = self._projects.get((account_id, project_id))
-            if project is None or dimension_id not in project.dimensions:
+            if project is None or dimension.id not in project.dimensions:
                 return False
-            project.dimensions[dimension_id] = Dimension(
-                dimension_id, name, block, challenge, block_raw, challenge_raw
-            )
+            project.dimensions[dimension.id] = dimension
             return True
 
     # ------------------------------------------------- grants (sandbox only)
