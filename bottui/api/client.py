@@ -54,6 +54,7 @@ from bottui.api.sending import (
 )
 from bottui.api.tokens import (
     DEFAULT_ENCODING,
+    TOKEN_WORDS,
     AccessToken,
     ProjectToken,
     Secret,
@@ -350,11 +351,8 @@ class BotProtectionClient:
         nothing sent.
         """
         check_token(token, self.token_encoding)
-        expected = ProjectToken if request.token_kind == "project" else type(token)
-        if request.token_kind == "personal" and not isinstance(token, AccessToken):
-            raise TypeError("this operation needs a personal access token")
-        if not isinstance(token, expected):
-            raise TypeError("this operation needs a project API token")
+        if not isinstance(token, ProjectToken if request.token_kind == "project" else AccessToken):
+            raise TypeError(f"this operation needs a {TOKEN_WORDS[request.token_kind]}")
         return await send_with_retries(
             functools.partial(self._attempt, request, token), self.policy, self.timing, pause
         )

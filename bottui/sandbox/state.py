@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any, Final, Literal, Protocol, runtime_checkable
+from typing import Any, ClassVar, Final, Literal, Protocol, runtime_checkable
 
 from bottui.sandbox import demo_data
 
@@ -204,11 +204,8 @@ class PersonalToken:
     account_id: str
     scopes: frozenset[str]
     label: str
-
-    @property
-    def kind(self) -> Literal["personal"]:
-        """Token kind, as recorded in the request log."""
-        return "personal"
+    #: Token kind, as recorded in the request log.
+    kind: ClassVar[Literal["personal"]] = "personal"
 
 
 @dataclass(frozen=True)
@@ -218,11 +215,8 @@ class ProjectApiToken:
     account_id: str
     project_id: str
     label: str
-
-    @property
-    def kind(self) -> Literal["project"]:
-        """Token kind, as recorded in the request log."""
-        return "project"
+    #: Token kind, as recorded in the request log.
+    kind: ClassVar[Literal["project"]] = "project"
 
 
 TokenRecord = PersonalToken | ProjectApiToken
