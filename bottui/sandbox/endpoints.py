@@ -254,12 +254,16 @@ def _object(body: bytes) -> dict[str, Any]:
     return value
 
 
+def _required(data: dict[str, Any], name: str) -> Any:
+    """``data[name]``; a 400 naming it when it is absent."""
+    if name not in data:
+        raise invalid(name, f"{name} is required.")
+    return data[name]
+
+
 def parse_set_active(body: bytes) -> bool:
     """``{"isActive": bool}`` -> the flag."""
-    data = _object(body)
-    if "isActive" not in data:
-        raise invalid("isActive", "isActive is required.")
-    value = data["isActive"]
+    value = _required(_object(body), "isActive")
     if not isinstance(value, bool):
         raise invalid("isActive", "isActive must be a boolean.")
     return value
@@ -281,10 +285,7 @@ def _subject_id(subject: dict[str, Any], name: str) -> str | None:
 
 def parse_revocation(body: bytes) -> tuple[str | None, str | None]:
     """``{"subject": {...}}`` -> (visitorId, userAccountId); ``customFields`` ignored."""
-    data = _object(body)
-    if "subject" not in data:
-        raise invalid("subject", "subject is required.")
-    subject = data["subject"]
+    subject = _required(_object(body), "subject")
     if not isinstance(subject, dict):
         raise invalid("subject", "subject must be an object.")
     visitor_id = _subject_id(subject, "visitorId")
@@ -295,9 +296,7 @@ def parse_revocation(body: bytes) -> tuple[str | None, str | None]:
 
 
 def _threshold(data: dict[str, Any], name: str) -> tuple[float, str]:
-    if name not in data:
-        raise invalid(name, f"{name} is required.")
-    value = data[name]
+    value = _required(data, name)
     if isinstance(value, bool) or not isinstance(value, RawFloat | RawInt):
         raise invalid(name, f"{name} must be a number.")
     try:
@@ -313,9 +312,7 @@ def parse_thresholds(dimension_id: str, body: bytes) -> Dimension:
     """``{"name", "blockThreshold", "challengeThreshold"}`` -> the dimension it makes, with the
     JSON text of each number."""
     data = _object(body)
-    name = data.get("name")
-    if "name" not in data:
-        raise invalid("name", "name is required.")
+    name = _required(data, "name")
     if not isinstance(name, str) or not name:
         raise invalid("name", "name must be a non-empty string.")
     block, block_raw = _threshold(data, "blockThreshold")

@@ -325,6 +325,8 @@ SETTINGS: Final[dict[str, tuple[Any, Callable[[str, Any], Any]]]] = {
 }
 #: HTTP (camelCase) name -> Python (snake_case) name.
 WIRE_NAMES: Final = {_camel(name): name for name in SETTINGS}
+#: Every setting off: its default.
+DEFAULTS: Final = {name: default for name, (default, _check) in SETTINGS.items()}
 
 
 #: The counted faults, in their order of precedence (the module's list).
@@ -341,8 +343,7 @@ class Faults:
 
     def __init__(self, *, seed: int = 0) -> None:
         self._lock = threading.Lock()
-        self._settings = {name: default for name, (default, _check) in SETTINGS.items()}
-        self._settings["seed"] = seed
+        self._settings = {**DEFAULTS, "seed": seed}
         self._rng = random.Random(seed)
         self._held = 0
 
@@ -377,10 +378,8 @@ class Faults:
     def reset(self) -> None:
         """Every fault off; the generator re-seeded with the last seed."""
         with self._lock:
-            seed = self._settings["seed"]
-            self._settings = {name: default for name, (default, _check) in SETTINGS.items()}
-            self._settings["seed"] = seed
-            self._rng = random.Random(seed)
+            self._settings = {**DEFAULTS, "seed": self._settings["seed"]}
+            self._rng = random.Random(self._settings["seed"])
 
     def snapshot(self) -> dict[str, Any]:
         """The settings as served by ``GET /_sandbox/faults`` (camelCase), plus ``held``."""
