@@ -298,25 +298,26 @@ def inventory_toml(*, hostile: bool = False) -> str:
     import adds itself.
     """
     snapshot = demo_snapshot("", hostile=hostile)
-    lines = ['format = "bottui-inventory"', "version = 1", ""]
-    for a in snapshot.accounts:
-        lines += ["[[accounts]]", f"account = {_q(a.account)}", f"name = {_q(a.name)}", ""]
-    for p in snapshot.projects:
-        lines += ["[[projects]]", *_ids(p.account, p.project), f"name = {_q(p.name)}", ""]
-    for r in snapshot.limiters:
-        lines += ["[[limiters]]", *_ids(r.account, r.project), f"id = {_q(r.id)}"]
-        lines += [f"name = {_q(r.name)}"]
-        lines += [f"is_active = {_q(r.is_active)}"] if r.is_active is not None else []
-        lines += [""]
-    for d in snapshot.dimensions:
-        lines += ["[[dimensions]]", *_ids(d.account, d.project), f"id = {_q(d.id)}"]
-        lines += [f"name = {_q(d.name)}", f"block = {_q(d.block)}"]
-        lines += [f"challenge = {_q(d.challenge)}", ""]
+    tables = {
+        "accounts": snapshot.accounts,
+        "projects": snapshot.projects,
+        "limiters": snapshot.limiters,
+        "dimensions": snapshot.dimensions,
+    }
+    lines = ['format = "bottui-inventory"', "version = 1"]
+    for table, records in tables.items():
+        for record in records:
+            lines += ["", f"[[{table}]]"]
+            lines += [
+                f"{key} = {_q(value)}"
+                for key, value in record.to_json().items()
+                if value is not None and key not in _ADDED_BY_IMPORT
+            ]
     return "\n".join(lines) + "\n"
 
 
-def _ids(account: str, project: str) -> list[str]:
-    return [f"account = {_q(account)}", f"project = {_q(project)}"]
+#: The members of a record an import fills in itself.
+_ADDED_BY_IMPORT: Final = frozenset({"updated_at", "known_at", "source"})
 
 
 #: The playbooks ``bottui demo`` offers on screen 6 (its temporary config
