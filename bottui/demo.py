@@ -298,7 +298,7 @@ def inventory_toml(*, hostile: bool = False) -> str:
     import adds itself.
     """
     snapshot = demo_snapshot("", hostile=hostile)
-    tables = {
+    tables: dict[str, tuple[Any, ...]] = {
         "accounts": snapshot.accounts,
         "projects": snapshot.projects,
         "limiters": snapshot.limiters,

@@ -452,20 +452,16 @@ class Faults:
     def wait_until_held(self, count: int = 1, timeout: float = 60.0) -> bool:
         """Block until ``count`` requests are held; ``False`` on timeout."""
         deadline = time.monotonic() + timeout
-        while self.held < count:
-            if time.monotonic() >= deadline:
-                return False
+        while self.held < count and time.monotonic() < deadline:
             time.sleep(POLL_SECONDS / 2)
-        return True
+        return self.held >= count
 
     async def wait_until_held_async(self, count: int = 1, timeout: float = 60.0) -> bool:
         """:meth:`wait_until_held` for a coroutine."""
         deadline = time.monotonic() + timeout
-        while self.held < count:
-            if time.monotonic() >= deadline:
-                return False
+        while self.held < count and time.monotonic() < deadline:
             await asyncio.sleep(POLL_SECONDS / 2)
-        return True
+        return self.held >= count
 
     # ------------------------------------------------------------ serving
 
