@@ -56,7 +56,7 @@ import json
 import logging
 import math
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Final, Self
 from urllib.parse import unquote_to_bytes
@@ -65,6 +65,7 @@ from bottui.sandbox.faults import FaultError, FaultKind, Faults, Hostile, odd_an
 from bottui.sandbox.state import (
     SCOPE_DIMENSION_THRESHOLDS,
     SCOPE_PROJECT_ACTION,
+    SECRET_HEADERS,
     SUBJECT_KINDS,
     AuthInfo,
     Dimension,
@@ -75,9 +76,7 @@ from bottui.sandbox.state import (
     SandboxState,
     SubjectKind,
     TokenRecord,
-    finished,
     iso_utc,
-    safe_headers,
 )
 
 # -- error objects -------------------------------------------------------------------------
@@ -745,10 +744,13 @@ class SandboxASGI:
         oversized: bool,
     ) -> None:
         method: str = scope["method"]
-        header_list: list[tuple[bytes, bytes]] = list(scope.get("headers", []))
+        header_list = [
+            (name.decode("latin-1").lower(), value.decode("latin-1"))
+            for name, value in scope.get("headers", [])
+        ]
         headers: dict[str, str] = {}
         for name, value in header_list:
-            headers.setdefault(name.decode("latin-1").lower(), value.decode("latin-1"))
+            headers.setdefault(name, value)
         record = RequestRecord(
             method=method,
             raw_path=raw_path.decode("latin-1"),
@@ -757,7 +759,8 @@ class SandboxASGI:
             body=body,
             json=plain_json(body),
             content_type=headers.get("content-type"),
-            headers=safe_headers(header_list),
+            # The headers that carry credentials are never recorded.
+            headers=tuple((k, v) for k, v in header_list if k not in SECRET_HEADERS),
         )
         recorder = self.state.recorder
         recorder.begin()
@@ -774,9 +777,9 @@ class SandboxASGI:
             nonlocal ended
             ended = True
             recorder.end(
-                finished(
+                replace(
                     record,
-                    status,
+                    status=status,
                     auth=result.auth if result else None,
                     fault=fault.value if fault else None,
                     dropped=dropped,

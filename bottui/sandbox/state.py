@@ -379,21 +379,6 @@ class Recorder:
             self._log.clear()
 
 
-def safe_headers(headers: list[tuple[bytes, bytes]]) -> tuple[tuple[str, str], ...]:
-    """Request headers as text, without the ones that carry credentials."""
-    kept: list[tuple[str, str]] = []
-    for name, value in headers:
-        key = name.decode("latin-1").lower()
-        if key not in SECRET_HEADERS:
-            kept.append((key, value.decode("latin-1")))
-    return tuple(kept)
-
-
-def finished(record: RequestRecord, status: int | None, **changes: Any) -> RequestRecord:
-    """``record`` with its answer filled in."""
-    return replace(record, status=status, **changes)
-
-
 # -- the state ----------------------------------------------------------------------------
 
 GrantKey = tuple[str, str, SubjectKind, str]
