@@ -44,7 +44,7 @@ import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from types import FrameType, TracebackType
+from types import FrameType
 from typing import TYPE_CHECKING, Any, Final, Self
 
 from bottui.api.tokens import AccessToken, ProjectToken
@@ -63,7 +63,7 @@ from bottui.store.inventory.inventory_records import (
 )
 from bottui.store.keyring_tokens import MemoryKeyring, TokenStore
 from bottui.store.store_errors import InventoryUnavailable, StoreError
-from bottui.store.utc import Clock
+from bottui.store.utc import Clock, system_clock
 from bottui.tui.app import BottuiApp
 
 if TYPE_CHECKING:
@@ -213,12 +213,7 @@ class EndOnSignal:
             self._previous[sig] = signal.signal(sig, self._handle)
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         for sig, previous in self._previous.items():
             signal.signal(sig, previous)
         if self._watchdog is not None:
@@ -303,25 +298,26 @@ def inventory_toml(*, hostile: bool = False) -> str:
     import adds itself.
     """
     snapshot = demo_snapshot("", hostile=hostile)
-    lines = ['format = "bottui-inventory"', "version = 1", ""]
-    for a in snapshot.accounts:
-        lines += ["[[accounts]]", f"account = {_q(a.account)}", f"name = {_q(a.name)}", ""]
-    for p in snapshot.projects:
-        lines += ["[[projects]]", *_ids(p.account, p.project), f"name = {_q(p.name)}", ""]
-    for r in snapshot.limiters:
-        lines += ["[[limiters]]", *_ids(r.account, r.project), f"id = {_q(r.id)}"]
-        lines += [f"name = {_q(r.name)}"]
-        lines += [f"is_active = {_q(r.is_active)}"] if r.is_active is not None else []
-        lines += [""]
-    for d in snapshot.dimensions:
-        lines += ["[[dimensions]]", *_ids(d.account, d.project), f"id = {_q(d.id)}"]
-        lines += [f"name = {_q(d.name)}", f"block = {_q(d.block)}"]
-        lines += [f"challenge = {_q(d.challenge)}", ""]
+    tables: dict[str, tuple[Any, ...]] = {
+        "accounts": snapshot.accounts,
+        "projects": snapshot.projects,
+        "limiters": snapshot.limiters,
+        "dimensions": snapshot.dimensions,
+    }
+    lines = ['format = "bottui-inventory"', "version = 1"]
+    for table, records in tables.items():
+        for record in records:
+            lines += ["", f"[[{table}]]"]
+            lines += [
+                f"{key} = {_q(value)}"
+                for key, value in record.to_json().items()
+                if value is not None and key not in _ADDED_BY_IMPORT
+            ]
     return "\n".join(lines) + "\n"
 
 
-def _ids(account: str, project: str) -> list[str]:
-    return [f"account = {_q(account)}", f"project = {_q(project)}"]
+#: The members of a record an import fills in itself.
+_ADDED_BY_IMPORT: Final = frozenset({"updated_at", "known_at", "source"})
 
 
 #: The playbooks ``bottui demo`` offers on screen 6 (its temporary config
@@ -415,10 +411,8 @@ def prepare(
     # any event loop runs: the store's synchronous class, closed at once (the
     # session's async store opens its own connections when first awaited).
     try:
-        inventory = (
-            Inventory(locations.inventory_file, settings.inventory_scope, clock=clock)
-            if clock is not None
-            else Inventory(locations.inventory_file, settings.inventory_scope)
+        inventory = Inventory(
+            locations.inventory_file, settings.inventory_scope, clock=clock or system_clock
         )
     except InventoryUnavailable as exc:
         raise StoreError("The demo's inventory cannot be opened", exc.title) from None

@@ -5,6 +5,9 @@ sends it with retries inside one total deadline. Every failure leaves as an
 error of :mod:`bottui.api.errors`, raised outside the ``except`` block that
 caught the httpx exception, so no traceback, ``__context__`` or local
 variable of ours leads back to a request whose headers hold the token.
+
+``bottui doctor``'s probe (:func:`probe_api`) is the one request sent without a
+token: it asks whether a base URL answers like the API, and can change nothing.
 """
 
 from __future__ import annotations
@@ -21,9 +24,12 @@ import httpx
 
 from bottui import __version__
 from bottui.api.errors import (
+    ApiError,
+    BottuiError,
     ConnectionFailed,
     ContradictingAnswer,
     DeadlineExceeded,
+    ErrorObject,
     RefusedError,
     UnusableBodyError,
 )
@@ -34,7 +40,13 @@ from bottui.api.models import (
     Project,
     Revocation,
 )
-from bottui.api.requests import PreparedRequest, dimension_name, subject, threshold_literal
+from bottui.api.requests import (
+    PreparedRequest,
+    TokenKind,
+    dimension_name,
+    subject,
+    threshold_literal,
+)
 from bottui.api.sending import (
     Answer,
     Failure,
@@ -48,6 +60,7 @@ from bottui.api.sending import (
 )
 from bottui.api.tokens import (
     DEFAULT_ENCODING,
+    TOKEN_WORDS,
     AccessToken,
     ProjectToken,
     Secret,
@@ -175,14 +188,8 @@ class BotProtectionClient:
     ) -> PreparedRequest:
         """Validate and build the rate limiter activation request."""
         path = rate_limiter_active_path(account_id, project_id, limiter_id)
-        return PreparedRequest(
-            operation="limiter",
-            method="PATCH",
-            url=self.base_url + path,
-            body=json.dumps({"isActive": bool(is_active)}).encode(),
-            token_kind="project",
-            token_encoding=self.token_encoding,
-        )
+        body = json.dumps({"isActive": bool(is_active)}).encode()
+        return self._prepared("limiter", "PATCH", path, body, "project")
 
     def prepare_revocation(
         self,
@@ -195,14 +202,8 @@ class BotProtectionClient:
         """Validate and build the grant revocation request (only the ids given)."""
         path = grant_revocations_path(account_id, project_id)
         ids = subject(visitor_id, user_account_id)
-        return PreparedRequest(
-            operation="revoke",
-            method="POST",
-            url=self.base_url + path,
-            body=json.dumps({"subject": ids}, ensure_ascii=False).encode(),
-            token_kind="personal",
-            token_encoding=self.token_encoding,
-        )
+        body = json.dumps({"subject": ids}, ensure_ascii=False).encode()
+        return self._prepared("revoke", "POST", path, body, "personal")
 
     def prepare_thresholds(
         self,
@@ -215,13 +216,14 @@ class BotProtectionClient:
         path = dimension_thresholds_path(account_id, project_id, dimension_id)
         # Re-validate: a DimensionThresholds can be built by hand.
         checked = build_thresholds(thresholds.name, thresholds.block, thresholds.challenge)
+        return self._prepared("thresholds", "PUT", path, checked.body(), "personal")
+
+    def _prepared(
+        self, operation: str, method: str, path: str, body: bytes, token_kind: TokenKind
+    ) -> PreparedRequest:
+        """The request of ``operation`` at ``path`` of this client's base URL."""
         return PreparedRequest(
-            operation="thresholds",
-            method="PUT",
-            url=self.base_url + path,
-            body=checked.body(),
-            token_kind="personal",
-            token_encoding=self.token_encoding,
+            operation, method, self.base_url + path, body, token_kind, self.token_encoding
         )
 
     # -- operations ---------------------------------------------------------
@@ -355,11 +357,8 @@ class BotProtectionClient:
         nothing sent.
         """
         check_token(token, self.token_encoding)
-        expected = ProjectToken if request.token_kind == "project" else type(token)
-        if request.token_kind == "personal" and not isinstance(token, AccessToken):
-            raise TypeError("this operation needs a personal access token")
-        if not isinstance(token, expected):
-            raise TypeError("this operation needs a project API token")
+        if not isinstance(token, ProjectToken if request.token_kind == "project" else AccessToken):
+            raise TypeError(f"this operation needs a {TOKEN_WORDS[request.token_kind]}")
         return await send_with_retries(
             functools.partial(self._attempt, request, token), self.policy, self.timing, pause
         )
@@ -496,3 +495,101 @@ def _auth_headers(token: Secret | None, encoding: TokenEncoding) -> list[tuple[s
     # whatever the server echoes of it is masked (bottui.api.tokens).
     remember(token.reveal())
     return [("X-Api-Key", header_value(token, encoding)), ("Content-Type", "application/json")]
+
+
+# -- the doctor's probe: does a base URL answer like the API? -----------------------------------
+#
+# ``bottui doctor`` sends one ``POST`` to the grant revocation path of a made-up account and
+# project, with **no token** and the body ``{}`` (no ``subject``: invalid by the spec's rule
+# 1). A service that is the API refuses it with its error object (``message``, ``code``,
+# ``type``): a 401 for the missing credential, or a 400 for the body. Nothing can be changed
+# by it: no credential, no subject, no real ids. It goes through the client, so the base URL
+# is checked, names are resolved and TLS is verified exactly as for a real change.
+
+#: The ids of the probe's path: made up, so no real account's logs show the probe.
+PROBE_ACCOUNT: Final = "bottui-doctor"
+PROBE_PROJECT: Final = "bottui-doctor"
+
+
+@dataclass(frozen=True)
+class ProbeAnswer:
+    """What the probe got: an HTTP status (and the error object if any), or a failure.
+
+    Exactly one of ``status`` and ``failure`` is set.
+    """
+
+    url: str
+    status: int | None = None
+    #: The body's error object; ``None`` when the body held none.
+    error: ErrorObject | None = None
+    #: The head of a body that was not an error object, masked and cleaned.
+    excerpt: str = ""
+    #: Why no status came: a network error (its text says TLS, DNS, refused, timed out).
+    failure: BottuiError | None = None
+
+    @property
+    def complete_error_object(self) -> bool:
+        """The body held all three required fields of the spec's error object."""
+        err = self.error
+        return err is not None and bool(err.message) and bool(err.code) and bool(err.type)
+
+
+def probe_request(base_url: str) -> PreparedRequest:
+    """The probe: ``POST .../challenges/grant-revocations`` with ``{}``, to be sent tokenless."""
+    return PreparedRequest(
+        operation="probe",
+        method="POST",
+        url=check_base_url(base_url) + grant_revocations_path(PROBE_ACCOUNT, PROBE_PROJECT),
+        body=b"{}",
+        token_kind="personal",
+    )
+
+
+async def probe_api(
+    base_url: str, *, timeout: float, transport: httpx.AsyncBaseTransport | None = None
+) -> ProbeAnswer:
+    """Send the probe once (no retry) within ``timeout`` seconds.
+
+    Raises:
+        RefusedError: the base URL itself is refused (not a URL, plain http
+            off loopback); nothing was sent.
+    """
+    policy = RetryPolicy(
+        max_attempts=1,
+        deadline=timeout,
+        connect_timeout=min(5.0, timeout),
+        read_timeout=timeout,
+    )
+    request = probe_request(base_url)
+    async with BotProtectionClient(base_url, transport=transport, policy=policy) as client:
+        outcome = await client.send_without_token(request)
+    if isinstance(outcome, Answer):
+        return ProbeAnswer(request.url, status=outcome.status)
+    error = outcome.error
+    if isinstance(error, ApiError):
+        return ProbeAnswer(
+            request.url, status=error.status, error=error.error, excerpt=error.body_excerpt
+        )
+    return ProbeAnswer(request.url, failure=error)
+
+
+async def accepts_connections(base_url: str, *, timeout: float) -> bool:
+    """Whether the base URL's host accepts a TCP connection within ``timeout`` s.
+
+    Asked after the probe timed out, to tell a slow server (busy, it
+    connects) from one that cannot be reached at all. Nothing is sent.
+    """
+    url = httpx.URL(base_url)
+    port = url.port or (443 if url.scheme == "https" else 80)
+    try:
+        async with asyncio.timeout(timeout):
+            _reader, writer = await asyncio.open_connection(url.host, port)
+    except (OSError, TimeoutError, ValueError):
+        return False
+    writer.close()
+    try:
+        async with asyncio.timeout(timeout):
+            await writer.wait_closed()
+    except (OSError, TimeoutError):
+        pass  # connected: how the close went says nothing more
+    return True

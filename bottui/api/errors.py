@@ -80,15 +80,23 @@ class BottuiError(Exception):
 
     def to_json(self) -> dict[str, Any]:
         """The ``{"error": ...}`` document of ``--json`` output."""
-        return {
-            "error": {
-                "status": None,
-                "message": self.title if not self.details else f"{self.title}: {self.details}",
-                "code": type(self).__name__,
-                "type": "client_error",
-                "context": None,
-            }
+        message = self.title if not self.details else f"{self.title}: {self.details}"
+        return error_document(None, message, type(self).__name__, "client_error")
+
+
+def error_document(
+    status: int | None, message: str, code: str | None, kind: str | None, context: Any = None
+) -> dict[str, Any]:
+    """The ``{"error": ...}`` document of ``--json`` output, the shape of the API's error object."""
+    return {
+        "error": {
+            "status": status,
+            "message": message,
+            "code": code,
+            "type": kind,
+            "context": context,
         }
+    }
 
 
 class RefusedError(BottuiError):
@@ -211,15 +219,9 @@ class ApiError(BottuiError):
 
     def to_json(self) -> dict[str, Any]:
         err = self.error
-        return {
-            "error": {
-                "status": self.status,
-                "message": err.message if err else self.body_excerpt,
-                "code": err.code if err else None,
-                "type": err.type if err else None,
-                "context": err.context if err else None,
-            }
-        }
+        if err is None:
+            return error_document(self.status, self.body_excerpt, None, None)
+        return error_document(self.status, err.message, err.code, err.type, err.context)
 
 
 class UnusableBodyError(BottuiError):
@@ -238,15 +240,8 @@ class UnusableBodyError(BottuiError):
         super().__init__(None, details)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "error": {
-                "status": self.status,
-                "message": f"{self.title}: {self.details}",
-                "code": self.code,
-                "type": "client_error",
-                "context": self.context,
-            }
-        }
+        message = f"{self.title}: {self.details}"
+        return error_document(self.status, message, self.code, "client_error", self.context)
 
 
 class ContradictingAnswer(UnusableBodyError):
@@ -277,15 +272,8 @@ class NetworkError(BottuiError):
         super().__init__(title, details)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "error": {
-                "status": None,
-                "message": str(self),
-                "code": type(self).__name__,
-                "type": "network_error",
-                "context": {"attempts": self.attempts, "mayHaveArrived": self.ambiguous},
-            }
-        }
+        context = {"attempts": self.attempts, "mayHaveArrived": self.ambiguous}
+        return error_document(None, str(self), type(self).__name__, "network_error", context)
 
 
 class ConnectionFailed(NetworkError):

@@ -73,38 +73,26 @@ class RateLimiter:
 
 
 @dataclass(frozen=True)
-class PhishingInfo:
-    """``phishingInfo`` of a project."""
-
-    original_url: str | None
-    action: str | None
-    allowed_urls: tuple[Any, ...]
-
-
-@dataclass(frozen=True)
 class Project:
     """A project as the rate limiter operation returns it.
 
-    Every field of the spec is here, each ``None``/empty when the body left
-    it out. ``raw`` is the object exactly as received, so nothing is lost
-    (``to_json`` returns it, with ``serverKey`` masked unless asked).
+    The fields the faces show and the limiters are read here, each
+    ``None``/empty when the body left it out. ``raw`` is the object exactly as
+    received, so nothing is lost: the spec's other fields (``customerId``,
+    ``rules``, ``phishingInfo``, ``responseExtraFields``, ``createdAt``), which
+    bottui only keeps, are there (``to_json`` returns it, with ``serverKey``
+    masked unless asked).
     """
 
     id: str | None = None
-    customer_id: str | None = None
     name: str | None = None
     url: str | None = None
     site_key: str | None = None
     server_key: str | None = None
     is_protected: bool | None = None
-    rules_order: tuple[Any, ...] = ()
-    rules: tuple[Any, ...] = ()
     rate_limits_order: tuple[Any, ...] = ()
     rate_limits: tuple[Any, ...] = ()
-    phishing_info: PhishingInfo | None = None
-    response_extra_fields: tuple[Any, ...] = ()
     updated_at: str | None = None
-    created_at: str | None = None
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
     def __repr__(self) -> str:
@@ -116,34 +104,18 @@ class Project:
         """Parse a decoded body; any JSON object is a project, possibly empty."""
         if not isinstance(data, dict):
             raise UnusableBodyError(f"expected a JSON object, got {_json_kind(data)}")
-        rules = _obj(data.get("rules"))
         limits = _obj(data.get("rateLimits"))
-        phishing = data.get("phishingInfo")
         protected = data.get("isProtected")
         return cls(
             id=_str_or_none(data, "id"),
-            customer_id=_str_or_none(data, "customerId"),
             name=_str_or_none(data, "name"),
             url=_str_or_none(data, "url"),
             site_key=_str_or_none(data, "siteKey"),
             server_key=_str_or_none(data, "serverKey"),
             is_protected=protected if isinstance(protected, bool) else None,
-            rules_order=_seq(rules.get("order")),
-            rules=_seq(rules.get("rules")),
             rate_limits_order=_seq(limits.get("order")),
             rate_limits=_seq(limits.get("rateLimits")),
-            phishing_info=(
-                PhishingInfo(
-                    original_url=_str_or_none(phishing, "originalUrl"),
-                    action=_str_or_none(phishing, "action"),
-                    allowed_urls=_seq(phishing.get("allowedUrls")),
-                )
-                if isinstance(phishing, dict)
-                else None
-            ),
-            response_extra_fields=_seq(data.get("responseExtraFields")),
             updated_at=_str_or_none(data, "updatedAt"),
-            created_at=_str_or_none(data, "createdAt"),
             raw=data,
         )
 
@@ -330,17 +302,17 @@ def _typed(data: Mapping[str, Any], key: str, kind: type, words: str) -> Any:
     return value
 
 
+#: A decoded JSON value's type and its words, bool before int (a boolean is an int too).
+_JSON_KINDS: Final = (
+    (type(None), "null"),
+    (bool, "a boolean"),
+    (int | float, "a number"),
+    (str, "a string"),
+    (list, "an array"),
+    (dict, "an object"),
+)
+
+
 def _json_kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
+    words = (words for kind, words in _JSON_KINDS if isinstance(value, kind))
+    return next(words, type(value).__name__)

@@ -63,8 +63,12 @@ def first_forbidden_char(value: str) -> str | None:
     return None
 
 
-def _describe(ch: str) -> str:
-    return f"U+{ord(ch):04X}"
+def _no_control(field: str, value: str) -> str:
+    """``value``, refused when it holds a control character or a lone surrogate."""
+    bad = first_forbidden_char(value)
+    if bad is not None:
+        raise ValidationError(field, f"contains a control character (U+{ord(bad):04X})")
+    return value
 
 
 def path_id(field: str, value: str) -> str:
@@ -77,9 +81,7 @@ def path_id(field: str, value: str) -> str:
         raise ValidationError(field, "must not be empty")
     if value in (".", ".."):
         raise ValidationError(field, f"{value!r} cannot be a path segment")
-    bad = first_forbidden_char(value)
-    if bad is not None:
-        raise ValidationError(field, f"contains a control character ({_describe(bad)})")
+    _no_control(field, value)
     if len(value) > PATH_ID_MAX:
         raise ValidationError(field, f"is longer than {PATH_ID_MAX} characters")
     return value
@@ -93,10 +95,7 @@ def subject_id(field: str, value: str) -> str:
         raise ValidationError(
             field, f"is {len(value)} characters long; at most {SUBJECT_ID_MAX} are allowed"
         )
-    bad = first_forbidden_char(value)
-    if bad is not None:
-        raise ValidationError(field, f"contains a control character ({_describe(bad)})")
-    return value
+    return _no_control(field, value)
 
 
 def subject(visitor_id: str | None, user_account_id: str | None) -> dict[str, str]:
@@ -119,10 +118,7 @@ def dimension_name(value: str) -> str:
     """The dimension name the PUT requires: not empty, no control characters."""
     if not isinstance(value, str) or not value.strip():
         raise ValidationError("name", "must not be empty")
-    bad = first_forbidden_char(value)
-    if bad is not None:
-        raise ValidationError("name", f"contains a control character ({_describe(bad)})")
-    return value
+    return _no_control("name", value)
 
 
 def threshold_literal(field: str, value: str | float | int | Decimal) -> str:

@@ -100,28 +100,21 @@ def decode(answer: Answer, *, allow_empty: bool) -> Any:
     if not answer.body.strip() or answer.status == 204:
         if allow_empty:
             return {}
-        raise UnusableBodyError(
-            f"HTTP {answer.status} with an empty body; the change was probably applied",
-            status=answer.status,
-        )
-    try:
-        # Every string as kept from here on: surrogates repaired, tokens masked.
-        data = server_json(loads(answer.body))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-        data = _NOT_JSON
-    if data is _NOT_JSON:
-        raise UnusableBodyError(
-            f"HTTP {answer.status} but the body is not JSON "
-            f"({excerpt(answer.body)!r}); the change was probably applied",
-            status=answer.status,
-        )
-    if not isinstance(data, dict):
-        raise UnusableBodyError(
-            f"HTTP {answer.status} but the body is not a JSON object; "
-            "the change was probably applied",
-            status=answer.status,
-        )
-    return data
+        problem = "with an empty body"
+    else:
+        try:
+            # Every string as kept from here on: surrogates repaired, tokens masked.
+            data = server_json(loads(answer.body))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            data = _NOT_JSON
+        if isinstance(data, dict):
+            return data
+        problem = "but the body is not a JSON object"
+        if data is _NOT_JSON:
+            problem = f"but the body is not JSON ({excerpt(answer.body)!r})"
+    raise UnusableBodyError(
+        f"HTTP {answer.status} {problem}; the change was probably applied", status=answer.status
+    )
 
 
 def api_error(status: int, body: bytes) -> ApiError:

@@ -76,6 +76,11 @@ TOKEN_ENV: Final[dict[str, str]] = {
     "project": "BOTTUI_API_KEY",
     "personal": "BOTTUI_ACCESS_TOKEN",
 }
+#: What each kind of token is called.
+TOKEN_WORDS: Final[dict[str, str]] = {
+    "project": "project API token",
+    "personal": "personal access token",
+}
 
 
 class Secret:
@@ -161,7 +166,7 @@ class UnusableToken(CredentialsError):
     """A token that cannot be sent in a header: nothing was sent (exit 3)."""
 
     def __init__(self, kind: str, reason: str) -> None:
-        words = "project API token" if kind == "project" else "personal access token"
+        words = TOKEN_WORDS.get(kind, TOKEN_WORDS["personal"])
         variable = TOKEN_ENV.get(kind, "")
         where = f" ({variable} or the keyring)" if variable else ""
         super().__init__(

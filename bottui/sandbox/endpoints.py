@@ -56,17 +56,19 @@ import json
 import logging
 import math
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any, Final
+from typing import Any, Final, Self
 from urllib.parse import unquote_to_bytes
 
 from bottui.sandbox.faults import FaultError, FaultKind, Faults, Hostile, odd_answer
 from bottui.sandbox.state import (
     SCOPE_DIMENSION_THRESHOLDS,
     SCOPE_PROJECT_ACTION,
+    SECRET_HEADERS,
     SUBJECT_KINDS,
     AuthInfo,
+    Dimension,
     ManualClock,
     PersonalToken,
     ProjectApiToken,
@@ -74,9 +76,7 @@ from bottui.sandbox.state import (
     SandboxState,
     SubjectKind,
     TokenRecord,
-    finished,
     iso_utc,
-    safe_headers,
 )
 
 # -- error objects -------------------------------------------------------------------------
@@ -209,26 +209,23 @@ def match(segments: tuple[str, ...]) -> Match | None:
 MAX_SUBJECT_ID: Final = 256
 
 
-class RawFloat(float):
+class _Raw:
+    """A number that remembers the JSON text it was parsed from (mixed into float and int)."""
+
+    raw: str
+
+    def __new__(cls, text: str) -> Self:
+        value = super().__new__(cls, text)  # type: ignore[call-arg]  # float's or int's
+        value.raw = text
+        return value
+
+
+class RawFloat(_Raw, float):
     """A float that remembers the JSON text it was parsed from."""
 
-    raw: str
 
-    def __new__(cls, text: str) -> RawFloat:
-        value = super().__new__(cls, text)
-        value.raw = text
-        return value
-
-
-class RawInt(int):
+class RawInt(_Raw, int):
     """An int that remembers the JSON text it was parsed from."""
-
-    raw: str
-
-    def __new__(cls, text: str) -> RawInt:
-        value = super().__new__(cls, text)
-        value.raw = text
-        return value
 
 
 def parse_json(body: bytes) -> Any:
@@ -256,12 +253,16 @@ def _object(body: bytes) -> dict[str, Any]:
     return value
 
 
+def _required(data: dict[str, Any], name: str) -> Any:
+    """``data[name]``; a 400 naming it when it is absent."""
+    if name not in data:
+        raise invalid(name, f"{name} is required.")
+    return data[name]
+
+
 def parse_set_active(body: bytes) -> bool:
     """``{"isActive": bool}`` -> the flag."""
-    data = _object(body)
-    if "isActive" not in data:
-        raise invalid("isActive", "isActive is required.")
-    value = data["isActive"]
+    value = _required(_object(body), "isActive")
     if not isinstance(value, bool):
         raise invalid("isActive", "isActive must be a boolean.")
     return value
@@ -283,10 +284,7 @@ def _subject_id(subject: dict[str, Any], name: str) -> str | None:
 
 def parse_revocation(body: bytes) -> tuple[str | None, str | None]:
     """``{"subject": {...}}`` -> (visitorId, userAccountId); ``customFields`` ignored."""
-    data = _object(body)
-    if "subject" not in data:
-        raise invalid("subject", "subject is required.")
-    subject = data["subject"]
+    subject = _required(_object(body), "subject")
     if not isinstance(subject, dict):
         raise invalid("subject", "subject must be an object.")
     visitor_id = _subject_id(subject, "visitorId")
@@ -296,21 +294,8 @@ def parse_revocation(body: bytes) -> tuple[str | None, str | None]:
     return visitor_id, user_account_id
 
 
-@dataclass(frozen=True)
-class ThresholdUpdate:
-    """A parsed threshold update, with the JSON text of each number."""
-
-    name: str
-    block: float
-    challenge: float
-    block_raw: str
-    challenge_raw: str
-
-
 def _threshold(data: dict[str, Any], name: str) -> tuple[float, str]:
-    if name not in data:
-        raise invalid(name, f"{name} is required.")
-    value = data[name]
+    value = _required(data, name)
     if isinstance(value, bool) or not isinstance(value, RawFloat | RawInt):
         raise invalid(name, f"{name} must be a number.")
     try:
@@ -322,17 +307,16 @@ def _threshold(data: dict[str, Any], name: str) -> tuple[float, str]:
     return number, value.raw
 
 
-def parse_thresholds(body: bytes) -> ThresholdUpdate:
-    """``{"name", "blockThreshold", "challengeThreshold"}`` -> the update."""
+def parse_thresholds(dimension_id: str, body: bytes) -> Dimension:
+    """``{"name", "blockThreshold", "challengeThreshold"}`` -> the dimension it makes, with the
+    JSON text of each number."""
     data = _object(body)
-    name = data.get("name")
-    if "name" not in data:
-        raise invalid("name", "name is required.")
+    name = _required(data, "name")
     if not isinstance(name, str) or not name:
         raise invalid("name", "name must be a non-empty string.")
     block, block_raw = _threshold(data, "blockThreshold")
     challenge, challenge_raw = _threshold(data, "challengeThreshold")
-    return ThresholdUpdate(name, block, challenge, block_raw, challenge_raw)
+    return Dimension(dimension_id, name, block, challenge, block_raw, challenge_raw)
 
 
 # -- the three operations ------------------------------------------------------------------
@@ -400,37 +384,46 @@ def _authenticate(state: SandboxState, headers: Mapping[str, str]) -> TokenRecor
     return record
 
 
+#: The words of each kind of token, as a 403 names the one required.
+TOKEN_WORDS: Final = {"project": "a project API token", "personal": "a personal access token"}
+
+
+def _wrong_kind(record: TokenRecord, required: str) -> ApiError:
+    """403: the operation needs the other kind of token."""
+    return ApiError(
+        403,
+        f"This operation needs {TOKEN_WORDS[required]}.",
+        {"tokenKind": record.kind, "requiredTokenKind": required},
+    )
+
+
+def _missing(resource: str, item_id: str | None = None) -> ApiError:
+    """404: no such project, rate limiter or dimension (``item_id``: which one)."""
+    context = {"resource": resource} if item_id is None else {"resource": resource, "id": item_id}
+    return ApiError(404, f"No such {resource.replace('_', ' ')}.", context)
+
+
 def _set_active(state: SandboxState, route: Match, record: TokenRecord, body: bytes) -> Any:
     if not isinstance(record, ProjectApiToken):
-        raise ApiError(
-            403,
-            "This operation needs a project API token.",
-            {"tokenKind": record.kind, "requiredTokenKind": "project"},
-        )
+        raise _wrong_kind(record, "project")
     if record.account_id != route.account_id or record.project_id != route.project_id:
         raise ApiError(403, "This token does not belong to this project.")
     _require_project(state, route)
     assert route.item_id is not None
     if state.rate_limiter(route.account_id, route.project_id, route.item_id) is None:
-        raise ApiError(
-            404, "No such rate limiter.", {"resource": "rate_limiter", "id": route.item_id}
-        )
+        raise _missing("rate_limiter", route.item_id)
     active = parse_set_active(body)
     project = state.set_rate_limiter_active(
         route.account_id, route.project_id, route.item_id, active
     )
     if project is None:  # removed meanwhile
-        raise ApiError(404, "No such rate limiter.", {"resource": "rate_limiter"})
+        raise _missing("rate_limiter")
     return project
 
 
 def _check_personal(route: Match, record: TokenRecord) -> None:
     if not isinstance(record, PersonalToken):
-        raise ApiError(
-            403,
-            "This operation needs a personal access token.",
-            {"tokenKind": record.kind, "requiredTokenKind": "personal"},
-        )
+        raise _wrong_kind(record, "personal")
     if record.account_id != route.account_id:
         raise ApiError(403, "This token does not belong to this account.")
     scope = (
@@ -442,7 +435,7 @@ def _check_personal(route: Match, record: TokenRecord) -> None:
 
 def _require_project(state: SandboxState, route: Match) -> None:
     if not state.has_project(route.account_id, route.project_id):
-        raise ApiError(404, "No such project.", {"resource": "project", "id": route.project_id})
+        raise _missing("project", route.project_id)
 
 
 def _revoke(state: SandboxState, route: Match, body: bytes) -> Any:
@@ -455,20 +448,10 @@ def _thresholds(state: SandboxState, route: Match, body: bytes) -> Any:
     _require_project(state, route)
     assert route.item_id is not None
     if state.dimension(route.account_id, route.project_id, route.item_id) is None:
-        raise ApiError(404, "No such dimension.", {"resource": "dimension", "id": route.item_id})
-    update = parse_thresholds(body)
-    done = state.update_dimension(
-        route.account_id,
-        route.project_id,
-        route.item_id,
-        name=update.name,
-        block=update.block,
-        challenge=update.challenge,
-        block_raw=update.block_raw,
-        challenge_raw=update.challenge_raw,
-    )
-    if not done:  # removed meanwhile
-        raise ApiError(404, "No such dimension.", {"resource": "dimension"})
+        raise _missing("dimension", route.item_id)
+    dimension = parse_thresholds(route.item_id, body)
+    if not state.update_dimension(route.account_id, route.project_id, dimension):
+        raise _missing("dimension")  # removed meanwhile
     return {}
 
 
@@ -478,13 +461,8 @@ Handler = Callable[[SandboxState, Faults, bytes], Result]
 
 
 def _control_object(body: bytes) -> dict[str, Any]:
-    try:
-        value = json.loads(body) if body else {}
-    except (ValueError, RecursionError):
-        raise invalid("body", "The request body is not valid JSON.") from None
-    if not isinstance(value, dict):
-        raise invalid("body", "The request body must be a JSON object.")
-    return value
+    # The API's parser: numbers keep their text, and are ints and floats all the same.
+    return _object(body) if body else {}
 
 
 def _string(data: dict[str, Any], name: str) -> str:
@@ -523,7 +501,7 @@ def _subjects(data: dict[str, Any], *, only_one: bool) -> list[tuple[SubjectKind
 def _control_project(state: SandboxState, data: dict[str, Any]) -> tuple[str, str]:
     account_id, project_id = _string(data, "accountId"), _string(data, "projectId")
     if not state.has_project(account_id, project_id):
-        raise ApiError(404, "No such project.", {"resource": "project", "id": project_id})
+        raise _missing("project", project_id)
     return account_id, project_id
 
 
@@ -766,10 +744,13 @@ class SandboxASGI:
         oversized: bool,
     ) -> None:
         method: str = scope["method"]
-        header_list: list[tuple[bytes, bytes]] = list(scope.get("headers", []))
+        header_list = [
+            (name.decode("latin-1").lower(), value.decode("latin-1"))
+            for name, value in scope.get("headers", [])
+        ]
         headers: dict[str, str] = {}
         for name, value in header_list:
-            headers.setdefault(name.decode("latin-1").lower(), value.decode("latin-1"))
+            headers.setdefault(name, value)
         record = RequestRecord(
             method=method,
             raw_path=raw_path.decode("latin-1"),
@@ -778,7 +759,8 @@ class SandboxASGI:
             body=body,
             json=plain_json(body),
             content_type=headers.get("content-type"),
-            headers=safe_headers(header_list),
+            # The headers that carry credentials are never recorded.
+            headers=tuple((k, v) for k, v in header_list if k not in SECRET_HEADERS),
         )
         recorder = self.state.recorder
         recorder.begin()
@@ -795,9 +777,9 @@ class SandboxASGI:
             nonlocal ended
             ended = True
             recorder.end(
-                finished(
+                replace(
                     record,
-                    status,
+                    status=status,
                     auth=result.auth if result else None,
                     fault=fault.value if fault else None,
                     dropped=dropped,
@@ -813,34 +795,14 @@ class SandboxASGI:
             if fault is FaultKind.DROP:
                 await self._drop(send, method, segments, headers, body, end)
                 return
-            if oversized:
-                too_large = ApiError(413, "Request body too large.", {"limitBytes": MAX_BODY})
-                result = error_result(too_large, self.state)
-            elif fault in (FaultKind.FAIL, FaultKind.RANDOM_ERROR):
-                unavailable = ApiError(self.faults.error_status, "The service is unavailable.")
-                result = error_result(unavailable, self.state)
-            elif fault is FaultKind.RATE_LIMIT:
-                after = self.faults.retry_after
-                limited = ApiError(
-                    429,
-                    "Too many requests; retry later.",
-                    {"retryAfter": after},
-                    {"retry-after": after},
-                )
-                result = error_result(limited, self.state)
-            elif fault is FaultKind.NON_JSON:
+            refusal = self._refusal(fault, oversized)
+            if refusal is None and fault is FaultKind.NON_JSON:
                 end(200, None, fault)
                 page = hostile.page(HTML_GARBAGE) if hostile else HTML_GARBAGE
                 await _send(send, 200, page, "text/html; charset=utf-8", {})
                 return
-            elif self.faults.hostile_status:
-                hostile_error = ApiError(
-                    self.faults.hostile_status,
-                    "The sandbox answers every request with this error.",
-                    {"field": "hostileStatus"},
-                    kind=("hostile", "hostile_error"),
-                )
-                result = error_result(hostile_error, self.state)
+            if refusal is not None:
+                result = error_result(refusal, self.state)
             else:
                 result = handle(self.state, method, segments, headers, body)
             payload = hostile.answer(result.status, result.body) if hostile else result.body
@@ -855,6 +817,28 @@ class SandboxASGI:
         finally:
             if not ended:
                 end(None, None, fault)
+
+    def _refusal(self, fault: FaultKind | None, oversized: bool) -> ApiError | None:
+        """The error answered instead of the operation, in the order of precedence: a body too
+        large, an injected failure or 429, then (unless the page of ``non_json_next`` is due)
+        ``hostileStatus``; ``None`` when the operation is to be applied."""
+        faults = self.faults
+        if oversized:
+            return ApiError(413, "Request body too large.", {"limitBytes": MAX_BODY})
+        if fault in (FaultKind.FAIL, FaultKind.RANDOM_ERROR):
+            return ApiError(faults.error_status, "The service is unavailable.")
+        if fault is FaultKind.RATE_LIMIT:
+            after = faults.retry_after
+            context, headers = {"retryAfter": after}, {"retry-after": after}
+            return ApiError(429, "Too many requests; retry later.", context, headers)
+        if fault is FaultKind.NON_JSON or not faults.hostile_status:
+            return None
+        return ApiError(
+            faults.hostile_status,
+            "The sandbox answers every request with this error.",
+            {"field": "hostileStatus"},
+            kind=("hostile", "hostile_error"),
+        )
 
     async def _drop(
         self,

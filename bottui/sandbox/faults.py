@@ -325,6 +325,8 @@ SETTINGS: Final[dict[str, tuple[Any, Callable[[str, Any], Any]]]] = {
 }
 #: HTTP (camelCase) name -> Python (snake_case) name.
 WIRE_NAMES: Final = {_camel(name): name for name in SETTINGS}
+#: Every setting off: its default.
+DEFAULTS: Final = {name: default for name, (default, _check) in SETTINGS.items()}
 
 
 #: The counted faults, in their order of precedence (the module's list).
@@ -341,8 +343,7 @@ class Faults:
 
     def __init__(self, *, seed: int = 0) -> None:
         self._lock = threading.Lock()
-        self._settings = {name: default for name, (default, _check) in SETTINGS.items()}
-        self._settings["seed"] = seed
+        self._settings = {**DEFAULTS, "seed": seed}
         self._rng = random.Random(seed)
         self._held = 0
 
@@ -377,10 +378,8 @@ class Faults:
     def reset(self) -> None:
         """Every fault off; the generator re-seeded with the last seed."""
         with self._lock:
-            seed = self._settings["seed"]
-            self._settings = {name: default for name, (default, _check) in SETTINGS.items()}
-            self._settings["seed"] = seed
-            self._rng = random.Random(seed)
+            self._settings = {**DEFAULTS, "seed": self._settings["seed"]}
+            self._rng = random.Random(self._settings["seed"])
 
     def snapshot(self) -> dict[str, Any]:
         """The settings as served by ``GET /_sandbox/faults`` (camelCase), plus ``held``."""
@@ -453,20 +452,16 @@ class Faults:
     def wait_until_held(self, count: int = 1, timeout: float = 60.0) -> bool:
         """Block until ``count`` requests are held; ``False`` on timeout."""
         deadline = time.monotonic() + timeout
-        while self.held < count:
-            if time.monotonic() >= deadline:
-                return False
+        while self.held < count and time.monotonic() < deadline:
             time.sleep(POLL_SECONDS / 2)
-        return True
+        return self.held >= count
 
     async def wait_until_held_async(self, count: int = 1, timeout: float = 60.0) -> bool:
         """:meth:`wait_until_held` for a coroutine."""
         deadline = time.monotonic() + timeout
-        while self.held < count:
-            if time.monotonic() >= deadline:
-                return False
+        while self.held < count and time.monotonic() < deadline:
             await asyncio.sleep(POLL_SECONDS / 2)
-        return True
+        return self.held >= count
 
     # ------------------------------------------------------------ serving
 

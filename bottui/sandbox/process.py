@@ -28,7 +28,6 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
-from types import TracebackType
 from typing import IO, Final, Self
 
 
@@ -181,10 +180,5 @@ class SandboxProcess:
     def __enter__(self) -> Self:
         return self.start()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()

@@ -19,7 +19,6 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from types import TracebackType
 from typing import Final, Self, TextIO
 
 import uvicorn
@@ -208,18 +207,31 @@ class SandboxServer:
         )
         self._thread.start()
         deadline = time.monotonic() + START_TIMEOUT
-        while not server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                self._cleanup()
-                raise RuntimeError("the sandbox server did not start")
+        while not self._serving(deadline, alive=self._thread.is_alive()):
             time.sleep(_POLL)
         return self
 
-    def stop(self) -> None:
-        """Release held requests, stop serving and wait for the thread (idempotent)."""
+    def _serving(self, deadline: float, *, alive: bool) -> bool:
+        """Whether uvicorn serves; ``RuntimeError`` once it died (``alive`` false) or is late."""
+        assert self._server is not None
+        if self._server.started:
+            return True
+        if alive and time.monotonic() <= deadline:
+            return False
+        if self._task is not None:
+            self._task.cancel()
+        self._cleanup()
+        raise RuntimeError("the sandbox server did not start")
+
+    def _ask_to_stop(self) -> None:
+        """Release held requests and tell uvicorn to stop serving."""
         self.faults.release()
         if self._server is not None:
             self._server.should_exit = True
+
+    def stop(self) -> None:
+        """Release held requests, stop serving and wait for the thread (idempotent)."""
+        self._ask_to_stop()
         if self._thread is not None:
             self._thread.join(timeout=START_TIMEOUT)
         self._cleanup()
@@ -235,12 +247,7 @@ class SandboxServer:
     def __enter__(self) -> Self:
         return self.start()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
     # ------------------------------------------------------------ in a loop
@@ -250,19 +257,13 @@ class SandboxServer:
         server, sock = self._prepare()
         self._task = asyncio.create_task(server.serve(sockets=[sock]), name="bottui-sandbox")
         deadline = time.monotonic() + START_TIMEOUT
-        while not server.started:
-            if self._task.done() or time.monotonic() > deadline:
-                self._task.cancel()
-                self._cleanup()
-                raise RuntimeError("the sandbox server did not start")
+        while not self._serving(deadline, alive=not self._task.done()):
             await asyncio.sleep(_POLL)
         return self
 
     async def stop_async(self) -> None:
         """Stop a server started with :meth:`start_async`."""
-        self.faults.release()
-        if self._server is not None:
-            self._server.should_exit = True
+        self._ask_to_stop()
         if self._task is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
@@ -271,12 +272,7 @@ class SandboxServer:
     async def __aenter__(self) -> Self:
         return await self.start_async()
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await self.stop_async()
 
 

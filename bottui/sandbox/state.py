@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any, Final, Literal, Protocol, runtime_checkable
+from typing import Any, ClassVar, Final, Literal, Protocol, runtime_checkable
 
 from bottui.sandbox import demo_data
 
@@ -204,11 +204,8 @@ class PersonalToken:
     account_id: str
     scopes: frozenset[str]
     label: str
-
-    @property
-    def kind(self) -> Literal["personal"]:
-        """Token kind, as recorded in the request log."""
-        return "personal"
+    #: Token kind, as recorded in the request log.
+    kind: ClassVar[Literal["personal"]] = "personal"
 
 
 @dataclass(frozen=True)
@@ -218,11 +215,8 @@ class ProjectApiToken:
     account_id: str
     project_id: str
     label: str
-
-    @property
-    def kind(self) -> Literal["project"]:
-        """Token kind, as recorded in the request log."""
-        return "project"
+    #: Token kind, as recorded in the request log.
+    kind: ClassVar[Literal["project"]] = "project"
 
 
 TokenRecord = PersonalToken | ProjectApiToken
@@ -383,21 +377,6 @@ class Recorder:
             self._requests = 0
             self._peak = self._in_flight
             self._log.clear()
-
-
-def safe_headers(headers: list[tuple[bytes, bytes]]) -> tuple[tuple[str, str], ...]:
-    """Request headers as text, without the ones that carry credentials."""
-    kept: list[tuple[str, str]] = []
-    for name, value in headers:
-        key = name.decode("latin-1").lower()
-        if key not in SECRET_HEADERS:
-            kept.append((key, value.decode("latin-1")))
-    return tuple(kept)
-
-
-def finished(record: RequestRecord, status: int | None, **changes: Any) -> RequestRecord:
-    """``record`` with its answer filled in."""
-    return replace(record, status=status, **changes)
 
 
 # -- the state ----------------------------------------------------------------------------
@@ -658,26 +637,13 @@ class SandboxState:
                 body["grantRemainingAttempts"] = withdrawn[0].remaining_attempts
             return body
 
-    def update_dimension(
-        self,
-        account_id: str,
-        project_id: str,
-        dimension_id: str,
-        *,
-        name: str,
-        block: float,
-        challenge: float,
-        block_raw: str | None = None,
-        challenge_raw: str | None = None,
-    ) -> bool:
-        """Replace a dimension's name and thresholds; ``False`` when it does not exist."""
+    def update_dimension(self, account_id: str, project_id: str, dimension: Dimension) -> bool:
+        """Replace a dimension (name and thresholds); ``False`` when it does not exist."""
         with self._lock:
             project = self._projects.get((account_id, project_id))
-            if project is None or dimension_id not in project.dimensions:
+            if project is None or dimension.id not in project.dimensions:
                 return False
-            project.dimensions[dimension_id] = Dimension(
-                dimension_id, name, block, challenge, block_raw, challenge_raw
-            )
+            project.dimensions[dimension.id] = dimension
             return True
 
     # ------------------------------------------------- grants (sandbox only)
@@ -778,14 +744,13 @@ def demo_state(clock: Clock | None = None, hostile: bool = False, *, seed: int =
         clock, seed=seed, error_message=demo_data.HOSTILE_ERROR_MESSAGE if hostile else None
     )
     now = state.clock.now()
-    state.add_account(
-        demo_data.DEMO_ACCOUNT, demo_data.DEMO_ACCOUNT_NAME, demo_data.DEMO_CUSTOMER_ID
-    )
-    state.add_account(demo_data.OTHER_ACCOUNT, demo_data.OTHER_ACCOUNT_NAME, "cus_globex_01")
+    acme, globex = demo_data.DEMO_ACCOUNT, demo_data.OTHER_ACCOUNT
+    state.add_account(acme, demo_data.DEMO_ACCOUNT_NAME, demo_data.DEMO_CUSTOMER_ID)
+    state.add_account(globex, demo_data.OTHER_ACCOUNT_NAME, "cus_globex_01")
     for age, (project_id, name) in enumerate(demo_data.DEMO_PROJECTS.items()):
         url, site_key, server_key = demo_data._PROJECT_DETAILS[project_id]
         state.add_project(
-            demo_data.DEMO_ACCOUNT,
+            acme,
             project_id,
             name,
             url=url,
@@ -800,7 +765,7 @@ def demo_state(clock: Clock | None = None, hostile: bool = False, *, seed: int =
         )
         for limiter in demo_data.DEMO_RATE_LIMITERS[project_id]:
             state.add_rate_limiter(
-                demo_data.DEMO_ACCOUNT,
+                acme,
                 project_id,
                 limiter.id,
                 limiter.name,
@@ -810,118 +775,77 @@ def demo_state(clock: Clock | None = None, hostile: bool = False, *, seed: int =
             )
         for dim in demo_data.DEMO_DIMENSIONS[project_id]:
             state.add_dimension(
-                demo_data.DEMO_ACCOUNT,
-                project_id,
-                dim.id,
-                dim.name,
-                block=dim.block,
-                challenge=dim.challenge,
+                acme, project_id, dim.id, dim.name, block=dim.block, challenge=dim.challenge
             )
-        state.add_project_token(
-            demo_data.DEMO_PROJECT_TOKENS[project_id],
-            demo_data.DEMO_ACCOUNT,
-            project_id,
-            f"{project_id} API token",
-        )
+        token = demo_data.DEMO_PROJECT_TOKENS[project_id]
+        state.add_project_token(token, acme, project_id, f"{project_id} API token")
     for grant in demo_data.DEMO_GRANTS:
         state.issue_grant(
-            demo_data.DEMO_ACCOUNT,
+            acme,
             grant.project_id,
             grant.kind,
             grant.subject_id,
             lifetime_seconds=grant.lifetime_seconds,
             attempts=grant.attempts,
         )
-    state.add_personal_token(
-        demo_data.DEMO_ACCESS_TOKEN, demo_data.DEMO_ACCOUNT, label="demo personal token"
-    )
-    state.add_personal_token(
-        demo_data.DEMO_ACCESS_TOKEN_NO_PROJECT_ACTION,
-        demo_data.DEMO_ACCOUNT,
-        {SCOPE_DIMENSION_THRESHOLDS},
-        label="demo token without Project Action",
-    )
-    state.add_personal_token(
-        demo_data.DEMO_ACCESS_TOKEN_NO_THRESHOLDS,
-        demo_data.DEMO_ACCOUNT,
-        {SCOPE_PROJECT_ACTION},
-        label="demo token without Dimension Thresholds Action",
-    )
+    for token, scopes, label in (
+        (demo_data.DEMO_ACCESS_TOKEN, ALL_SCOPES, "demo personal token"),
+        (
+            demo_data.DEMO_ACCESS_TOKEN_NO_PROJECT_ACTION,
+            {SCOPE_DIMENSION_THRESHOLDS},
+            "demo token without Project Action",
+        ),
+        (
+            demo_data.DEMO_ACCESS_TOKEN_NO_THRESHOLDS,
+            {SCOPE_PROJECT_ACTION},
+            "demo token without Dimension Thresholds Action",
+        ),
+    ):
+        state.add_personal_token(token, acme, scopes, label=label)
     # The other account: same limiter/dimension ids, so only ownership tells them apart.
-    state.add_project(
-        demo_data.OTHER_ACCOUNT,
-        demo_data.OTHER_PROJECT,
-        "Globex website",
-        created_at=now - 10 * demo_data.DAY,
-    )
-    state.add_rate_limiter(
-        demo_data.OTHER_ACCOUNT, demo_data.OTHER_PROJECT, "rl-login", "Login bursts", active=True
-    )
-    state.add_dimension(demo_data.OTHER_ACCOUNT, demo_data.OTHER_PROJECT, "bot-score", "Bot score")
-    state.add_project_token(
-        demo_data.OTHER_PROJECT_TOKEN,
-        demo_data.OTHER_ACCOUNT,
-        demo_data.OTHER_PROJECT,
-        "globex API token",
-    )
-    state.add_personal_token(
-        demo_data.OTHER_ACCESS_TOKEN, demo_data.OTHER_ACCOUNT, label="globex personal token"
-    )
+    other = demo_data.OTHER_PROJECT
+    state.add_project(globex, other, "Globex website", created_at=now - 10 * demo_data.DAY)
+    state.add_rate_limiter(globex, other, "rl-login", "Login bursts", active=True)
+    state.add_dimension(globex, other, "bot-score", "Bot score")
+    state.add_project_token(demo_data.OTHER_PROJECT_TOKEN, globex, other, "globex API token")
+    state.add_personal_token(demo_data.OTHER_ACCESS_TOKEN, globex, label="globex personal token")
     if hostile:
         _add_hostile(state, now)
     return state
 
 
 def _add_hostile(state: SandboxState, now: float) -> None:
-    project = demo_data.HOSTILE_PROJECT_ID
-    state.add_project(
-        demo_data.DEMO_ACCOUNT,
-        project,
+    acme, project = demo_data.DEMO_ACCOUNT, demo_data.HOSTILE_PROJECT_ID
+    markup, ansi, c1, bidi = (
         demo_data.HOSTILE_MARKUP,
-        url=f"https://evil.example/{demo_data.HOSTILE_ANSI}",
-        site_key=f"site_{demo_data.HOSTILE_C1}",
-        server_key=f"srv_{demo_data.HOSTILE_ANSI}",
-        rules=(
-            {"id": "rule-x", "name": demo_data.HOSTILE_MARKUP, "action": demo_data.HOSTILE_ANSI},
-        ),
-        phishing_info={
-            "originalUrl": demo_data.HOSTILE_ANSI,
-            "action": demo_data.HOSTILE_MARKUP,
-            "allowedUrls": [demo_data.HOSTILE_C1, demo_data.HOSTILE_BIDI],
-        },
-        response_extra_fields=[demo_data.HOSTILE_ANSI],
+        demo_data.HOSTILE_ANSI,
+        demo_data.HOSTILE_C1,
+        demo_data.HOSTILE_BIDI,
+    )
+    state.add_project(
+        acme,
+        project,
+        markup,
+        url=f"https://evil.example/{ansi}",
+        site_key=f"site_{c1}",
+        server_key=f"srv_{ansi}",
+        rules=({"id": "rule-x", "name": markup, "action": ansi},),
+        phishing_info={"originalUrl": ansi, "action": markup, "allowedUrls": [c1, bidi]},
+        response_extra_fields=[ansi],
         created_at=now - 3 * demo_data.DAY,
         updated_at=now - demo_data.HOUR,
     )
-    names = (demo_data.HOSTILE_ANSI, demo_data.HOSTILE_C1, demo_data.HOSTILE_BIDI)
+    limiter_names = (ansi, c1, bidi)
     for index, (limiter_id, name) in enumerate(
-        zip(demo_data.HOSTILE_LIMITER_IDS, names, strict=True)
+        zip(demo_data.HOSTILE_LIMITER_IDS, limiter_names, strict=True)
     ):
-        state.add_rate_limiter(
-            demo_data.DEMO_ACCOUNT, project, limiter_id, name, active=index % 2 == 0
-        )
-    for dimension_id, name in zip(
-        demo_data.HOSTILE_DIMENSION_IDS,
-        (demo_data.HOSTILE_MARKUP, demo_data.HOSTILE_C1),
-        strict=True,
-    ):
-        state.add_dimension(
-            demo_data.DEMO_ACCOUNT, project, dimension_id, name, block=0.9, challenge=0.6
-        )
-    state.add_project_token(
-        demo_data.HOSTILE_PROJECT_TOKEN, demo_data.DEMO_ACCOUNT, project, "hostile API token"
+        state.add_rate_limiter(acme, project, limiter_id, name, active=index % 2 == 0)
+    for dimension_id, name in zip(demo_data.HOSTILE_DIMENSION_IDS, (markup, c1), strict=True):
+        state.add_dimension(acme, project, dimension_id, name, block=0.9, challenge=0.6)
+    state.add_project_token(demo_data.HOSTILE_PROJECT_TOKEN, acme, project, "hostile API token")
+    hostile_subjects: tuple[tuple[SubjectKind, str], ...] = (
+        ("visitorId", demo_data.HOSTILE_VISITOR_ID),
+        ("userAccountId", demo_data.HOSTILE_USER_ACCOUNT_ID),
     )
-    state.issue_grant(
-        demo_data.DEMO_ACCOUNT,
-        project,
-        "visitorId",
-        demo_data.HOSTILE_VISITOR_ID,
-        lifetime_seconds=demo_data.HOUR,
-    )
-    state.issue_grant(
-        demo_data.DEMO_ACCOUNT,
-        project,
-        "userAccountId",
-        demo_data.HOSTILE_USER_ACCOUNT_ID,
-        lifetime_seconds=demo_data.HOUR,
-    )
+    for kind, subject_id in hostile_subjects:
+        state.issue_grant(acme, project, kind, subject_id, lifetime_seconds=demo_data.HOUR)

@@ -23,8 +23,8 @@ from typing import Final
 
 import bottui
 from bottui import __version__
+from bottui.api.client import ProbeAnswer, accepts_connections, probe_api
 from bottui.api.errors import BottuiError, DeadlineExceeded, RefusedError
-from bottui.api.probe import ProbeAnswer, accepts_connections, probe_api
 from bottui.api.tokens import TOKEN_ENV
 from bottui.ops.config_checks import (
     CheckedFiles,
@@ -408,7 +408,7 @@ def _where(reading: Reading, kind: str) -> str:
 
 # The profile's base URL: reachable, TLS valid, and answering like the API.
 #
-# One probe (:mod:`bottui.api.probe`): no token, the body ``{}``, made-up ids,
+# One probe (:func:`bottui.api.client.probe_api`): no token, the body ``{}``, made-up ids,
 # so nothing can change. The API refuses it with its error object
 # (``message``, ``code``, ``type``). What else can come back, and what it means:
 #
