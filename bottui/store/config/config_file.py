@@ -110,6 +110,9 @@ class ConfigStore:
         """
         return self._read()[1]
 
+    def close(self) -> None:
+        """Nothing to let go: every call reads and writes the file afresh."""
+
     def save(self, config: Config) -> None:
         """Make the file hold ``config``, keeping comments on everything that stays."""
         text, old = self._read()
