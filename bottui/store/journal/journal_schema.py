@@ -88,7 +88,7 @@ History, append-only like every other journal table (triggers refuse
   ``timed`` names the timed change: the event id of its ``schedule``
   (``ORIGIN:tID``, unique across journal files), so an extend written on
   another machine names the same one. ``detail`` is JSON (see
-  :mod:`bottui.store.timed_sqlite`). Never edited: the state of a timed
+  :mod:`bottui.store.journal.journal_timed`). Never edited: the state of a timed
   change is read from its events.
 * ``timed_claims``: one row per revert, its key ``timed`` (PRIMARY KEY: a
   second claim of the same revert fails), committed before the revert is

@@ -39,6 +39,7 @@ from uuid import UUID
 
 from bottui.api.tokens import Secret
 from bottui.store.journal.journal_rows import from_micros, micros
+from bottui.store.journal.journal_timed import TimedClaim, TimedEvent
 from bottui.store.paging import Cursor
 from bottui.store.store_errors import reason_text
 from bottui.store.team.page_query import (
@@ -88,7 +89,6 @@ from bottui.store.team.read_rows import (
 )
 from bottui.store.team.store_target import StoreTarget, check_connected
 from bottui.store.team.team_errors import StoreUnavailable
-from bottui.store.timed_sqlite import TimedClaim, TimedEvent
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection

@@ -8,7 +8,7 @@ Four kinds, all pushed by one :meth:`~bottui.store.team.pg_store.TeamStore.push`
   its entry by the same pair (an entry has at most one outcome). Pushing is
   at-least-once; the database stores each event once. :func:`events_of` makes
   them from local journal entries.
-* :class:`~bottui.store.timed_sqlite.TimedEvent`: a timed change's schedule,
+* :class:`~bottui.store.journal.journal_timed.TimedEvent`: a timed change's schedule,
   extend or cancel, keyed the same way (``ORIGIN:eID``).
 * :class:`Fact`: one field of the shared inventory, one value per (base URL,
   account, project, kind, item, field). Per field the newest write wins, by
@@ -58,7 +58,7 @@ from bottui.store.team.pg_schema import MAX_STORED_REASON
 from bottui.store.utc import parse_time
 
 if TYPE_CHECKING:
-    from bottui.store.timed_sqlite import TimedEvent
+    from bottui.store.journal.journal_timed import TimedEvent
 
 
 def db_text(field: str, value: object) -> str:
