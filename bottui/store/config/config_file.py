@@ -67,7 +67,7 @@ from bottui.store.config.config_model import (
     parse_config,
     shown_key,
 )
-from bottui.store.files import FILE_MODE, Locations, ensure, real_path
+from bottui.store.files import FILE_MODE, Locations, ensure, real_path, sync_directory
 from bottui.store.store_errors import (
     ConfigError,
     InvalidValue,
@@ -477,11 +477,7 @@ def write_atomic(path: Path, text: str) -> None:
             os.unlink(temp_name)
         raise
     with contextlib.suppress(OSError):
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+        sync_directory(path.parent)
 
 
 # -- config check: every problem of the file, each on its line ------------------------
