@@ -384,12 +384,9 @@ def _sync(doc: TOMLDocument, old: Config, new: Config, *, rebuild: bool = False)
     """
     import tomlkit
 
-    if old.current != new.current:
-        _set(doc, "current", new.current)
-    if old.theme != new.theme:
-        _set(doc, "theme", new.theme)
-    if old.operator != new.operator:
-        _set(doc, "operator", new.operator)
+    for key in ("current", "theme", "operator"):  # the top level's plain keys
+        if getattr(old, key) != getattr(new, key):
+            _set(doc, key, getattr(new, key))
     if old.keymap != new.keymap:
         _sync_keymap(doc, old.keymap, new.keymap)
     before = old.profiles
