@@ -30,9 +30,9 @@ if TYPE_CHECKING:
     from bottui.store.config.config_model import Config, Profile, ProjectSettings
     from bottui.store.inventory.inventory_store import SqliteInventoryStore
     from bottui.store.journal.journal_store import SqliteJournalStore
+    from bottui.store.journal.journal_timed import TimedStore
     from bottui.store.team.pg_store import TeamStore
     from bottui.store.team.read_rows import Unreadable
-    from bottui.store.timed_sqlite import TimedStore
 
 DEFAULT_PROFILE = "default"
 #: Who sends a change: a person (either face), or an executor of due reverts.
@@ -401,7 +401,7 @@ class Session:
     def timed_store(self) -> TimedStore:
         """The timed changes in this journal (:mod:`bottui.ops.timed`), off the event loop."""
         if self._timed_store is None:
-            from bottui.store.timed_sqlite import TimedStore
+            from bottui.store.journal.journal_timed import TimedStore
 
             self._timed_store = TimedStore(self.locations.journal_file)
         return self._timed_store

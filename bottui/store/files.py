@@ -129,6 +129,17 @@ def ensure(directory: Path) -> Path:
     return directory
 
 
+def sync_directory(directory: Path) -> None:
+    """Make a new or renamed file's directory entry durable (POSIX; a no-op elsewhere)."""
+    if not hasattr(os, "O_DIRECTORY"):
+        return
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def real_path(path: Path | str) -> Path:
     """``path`` with its symbolic links followed, as far as they go; never raises.
 

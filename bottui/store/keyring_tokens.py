@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Final, TypeVar
 
 from bottui.api.tokens import TOKEN_ENV, AccessToken, ProjectToken, Secret, StorePassword
 from bottui.plaintext import clean
-from bottui.store.store_errors import KeyringUnavailable
+from bottui.store.store_errors import KeyringUnavailable, reason_text
 from bottui.store.token_sources import (
     SERVICE,
     EnvScope,
@@ -72,7 +72,6 @@ REMEDIES: Final = (
 )
 
 
-_MAX_REASON: Final = 300
 S = TypeVar("S", bound=Secret)
 
 
@@ -162,14 +161,9 @@ def _describe(exc: BaseException, secret: str | None) -> tuple[str, str]:
     from keyring import errors
 
     try:
-        text = str(exc)
+        text = reason_text(str(exc), secret)
     except Exception:
         text = ""
-    if secret:
-        text = text.replace(secret, "***")
-    text = clean(" ".join(text.split()))
-    if len(text) > _MAX_REASON:
-        text = text[: _MAX_REASON - 1] + "…"
     kind = clean(type(exc).__name__)
     reason = f"{kind}: {text}" if text else kind
     if isinstance(exc, errors.NoKeyringError):

@@ -20,7 +20,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Final, Literal, NamedTuple, Self, TypeVar
 
-from bottui.store.files import FILE_MODE, ensure
+from bottui.store.files import FILE_MODE, ensure, sync_directory
 from bottui.store.store_errors import DatabaseUnavailable
 
 # One lazily opened SQLite database: WAL, busy timeout, schema, clear errors.
@@ -174,7 +174,7 @@ class Database:
                     pass
                 else:
                     os.close(fd)
-                    _sync_directory(self._path.parent)
+                    sync_directory(self._path.parent)
         except OSError as exc:
             raise self._unavailable_cls(
                 f"The {name} cannot be created",
@@ -389,17 +389,6 @@ def _apply(conn: sqlite3.Connection, step: Step) -> None:
     else:
         for statement in step.apply:
             conn.execute(statement)
-
-
-def _sync_directory(directory: Path) -> None:
-    """Make a new file's directory entry durable (POSIX; a no-op elsewhere)."""
-    if not hasattr(os, "O_DIRECTORY"):
-        return
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _is_about_the_file(exc: BaseException) -> bool:

@@ -2,7 +2,8 @@
 
 * :class:`StoreError` and the errors of config, keyring and values;
 * :class:`DatabaseUnavailable` and its subclasses: the SQLite stores and their files;
-* :func:`no_such_profile`: the one refusal of a profile name that names no profile.
+* :func:`no_such_profile`: the one refusal of a profile name that names no profile;
+* :func:`reason_text`: a backend's or driver's message fit to show (keyring, team store).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from bottui.api.errors import EXIT_CREDENTIALS, EXIT_REFUSED, BottuiError
 from bottui.plaintext import clean
@@ -166,3 +167,18 @@ def no_such_profile(name: str, known: Iterable[str]) -> tuple[str, str]:
         f"No profile named {clean(name)!r}",
         f"{hint}known profiles: {', '.join(clean(n) for n in names)}",
     )
+
+
+#: The longest backend message a reason carries (the rest is cut, marked with an ellipsis).
+MAX_REASON: Final = 300
+
+
+def reason_text(text: str, *secrets: str | None) -> str:
+    """A backend's or driver's message fit to show: one line, cleaned, no secret in it."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    text = clean(" ".join(text.split()))
+    if len(text) > MAX_REASON:
+        text = text[: MAX_REASON - 1] + "…"
+    return text

@@ -14,7 +14,7 @@ from bottui.ops import journal_view
 from bottui.store.journal import journal_rows
 from bottui.store.journal.journal_records import JournalEntry
 from bottui.store.journal.journal_rows import unpack_result
-from bottui.store.timed_sqlite import timed_event
+from bottui.store.journal.journal_timed import timed_event
 
 
 def test_json_columns_that_do_not_parse_are_kept_as_text() -> None:

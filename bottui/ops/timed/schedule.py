@@ -42,7 +42,7 @@ from bottui.store.utc import stamp
 if TYPE_CHECKING:
     from bottui.ops.planning import PlannedChange
     from bottui.ops.session import Session
-    from bottui.store.timed_sqlite import TimedEvent
+    from bottui.store.journal.journal_timed import TimedEvent
 
 #: How recently an executor must have been seen to count as running (the TUI
 #: records itself every minute).

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from bottui.ops.timed_record import push_events
 from bottui.store.journal.journal_records import JournalEntry
+from bottui.store.journal.journal_timed import TimedClaim, TimedEvent
 from bottui.store.store_errors import StoreError
-from bottui.store.timed_sqlite import TimedClaim, TimedEvent
 
 if TYPE_CHECKING:
     from bottui.ops.session import Session

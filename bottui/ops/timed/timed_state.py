@@ -23,7 +23,7 @@ from typing import Any, Final, Literal
 
 from bottui.ops.durations import duration_text
 from bottui.store.journal.journal_rows import from_micros
-from bottui.store.timed_sqlite import TimedClaim, TimedEvent
+from bottui.store.journal.journal_timed import TimedClaim, TimedEvent
 from bottui.store.utc import parse_time, stamp
 
 TimedState = Literal[

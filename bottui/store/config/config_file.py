@@ -67,7 +67,7 @@ from bottui.store.config.config_model import (
     parse_config,
     shown_key,
 )
-from bottui.store.files import FILE_MODE, Locations, ensure, real_path
+from bottui.store.files import FILE_MODE, Locations, ensure, real_path, sync_directory
 from bottui.store.store_errors import (
     ConfigError,
     InvalidValue,
@@ -109,6 +109,9 @@ class ConfigStore:
                 column given), or holds a value of the wrong type.
         """
         return self._read()[1]
+
+    def close(self) -> None:
+        """Nothing to let go: every call reads and writes the file afresh."""
 
     def save(self, config: Config) -> None:
         """Make the file hold ``config``, keeping comments on everything that stays."""
@@ -381,12 +384,9 @@ def _sync(doc: TOMLDocument, old: Config, new: Config, *, rebuild: bool = False)
     """
     import tomlkit
 
-    if old.current != new.current:
-        _set(doc, "current", new.current)
-    if old.theme != new.theme:
-        _set(doc, "theme", new.theme)
-    if old.operator != new.operator:
-        _set(doc, "operator", new.operator)
+    for key in ("current", "theme", "operator"):  # the top level's plain keys
+        if getattr(old, key) != getattr(new, key):
+            _set(doc, key, getattr(new, key))
     if old.keymap != new.keymap:
         _sync_keymap(doc, old.keymap, new.keymap)
     before = old.profiles
@@ -474,11 +474,7 @@ def write_atomic(path: Path, text: str) -> None:
             os.unlink(temp_name)
         raise
     with contextlib.suppress(OSError):
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+        sync_directory(path.parent)
 
 
 # -- config check: every problem of the file, each on its line ------------------------

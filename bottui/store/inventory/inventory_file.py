@@ -421,15 +421,7 @@ class Inventory(ClosesOnExit):
         self, account: str, project: str, limiter_id: str, name: str | None = None
     ) -> None:
         """Add a rate limiter (and its project), or give a known one its name."""
-        account, project = checked_id("account id", account), checked_id("project id", project)
-        limiter_id, name = checked_id("rate limiter id", limiter_id), checked_name(name)
-        now = self.now()
-        with self._db.write() as conn:
-            self._ensure_project(conn, account, project, now, Source.USER)
-            conn.execute(
-                LIMITER_SEEN,
-                (self._profile, account, project, limiter_id, name, now, Source.USER),
-            )
+        self._add_item(LIMITER_SEEN, "rate limiter id", account, project, limiter_id, name)
 
     def rename_limiter(self, account: str, project: str, limiter_id: str, name: str | None) -> None:
         """Set (or clear) a rate limiter's name (raises NotInInventory)."""
@@ -467,35 +459,17 @@ class Inventory(ClosesOnExit):
 
     def remove_limiter(self, account: str, project: str, limiter_id: str) -> None:
         """Remove a rate limiter (raises NotInInventory)."""
-        self._delete(
-            "limiters",
-            "account = ? AND project = ? AND limiter_id = ?",
-            (account, project, limiter_id),
-            f"rate limiter {limiter_id!r} in project {project!r}",
-        )
+        self._delete_item("limiters", account, project, limiter_id, "rate limiter")
 
     def add_dimension(
         self, account: str, project: str, dimension_id: str, name: str | None = None
     ) -> None:
         """Add a dimension (and its project), or give a known one its name."""
-        account, project = checked_id("account id", account), checked_id("project id", project)
-        dimension_id, name = checked_id("dimension id", dimension_id), checked_name(name)
-        now = self.now()
-        with self._db.write() as conn:
-            self._ensure_project(conn, account, project, now, Source.USER)
-            conn.execute(
-                DIMENSION_SEEN,
-                (self._profile, account, project, dimension_id, name, now, Source.USER),
-            )
+        self._add_item(DIMENSION_SEEN, "dimension id", account, project, dimension_id, name)
 
     def remove_dimension(self, account: str, project: str, dimension_id: str) -> None:
         """Remove a dimension (raises NotInInventory)."""
-        self._delete(
-            "dimensions",
-            "account = ? AND project = ? AND dimension_id = ?",
-            (account, project, dimension_id),
-            f"dimension {dimension_id!r} in project {project!r}",
-        )
+        self._delete_item("dimensions", account, project, dimension_id, "dimension")
 
     # -- learning from successful requests ------------------------------------------------
 
@@ -629,6 +603,25 @@ class Inventory(ClosesOnExit):
     ) -> None:
         conn.execute(ENSURE_ACCOUNT, (self._profile, account, now, source))
         conn.execute(ENSURE_PROJECT, (self._profile, account, project, now, source))
+
+    def _add_item(
+        self, statement: str, label: str, account: str, project: str, item: str, name: str | None
+    ) -> None:
+        """Add a limiter or a dimension (``statement``: its "seen" upsert) and its project."""
+        account, project = checked_id("account id", account), checked_id("project id", project)
+        item, name = checked_id(label, item), checked_name(name)
+        now = self.now()
+        with self._db.write() as conn:
+            self._ensure_project(conn, account, project, now, Source.USER)
+            conn.execute(statement, (self._profile, account, project, item, name, now, Source.USER))
+
+    def _delete_item(self, table: str, account: str, project: str, item: str, word: str) -> None:
+        """Remove a limiter or a dimension of a project (``table``: where it is kept)."""
+        column = _ITEMS[table][0]
+        where = f"account = ? AND project = ? AND {column} = ?"
+        self._delete(
+            table, where, (account, project, item), f"{word} {item!r} in project {project!r}"
+        )
 
     def _delete(self, table: str, where: str, params: tuple[str, ...], what: str) -> None:
         if not self._path.exists():

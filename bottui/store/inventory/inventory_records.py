@@ -164,12 +164,7 @@ class InventorySnapshot(NamedTuple):
 
     def to_json(self) -> dict[str, Any]:
         """``{"accounts": [...], "projects": [...], "limiters": [...], "dimensions": [...]}``."""
-        return {
-            "accounts": [a.to_json() for a in self.accounts],
-            "projects": [p.to_json() for p in self.projects],
-            "limiters": [r.to_json() for r in self.limiters],
-            "dimensions": [d.to_json() for d in self.dimensions],
-        }
+        return {table: [r.to_json() for r in getattr(self, table)] for table in self._fields}
 
 
 class MergeReport(NamedTuple):

@@ -79,22 +79,16 @@ FORMAT: Final = "bottui-inventory"
 VERSION: Final = 1
 MAX_FILE_BYTES: Final = 32 * 1024 * 1024
 
-_TABLES: Final = ("accounts", "projects", "limiters", "dimensions")
-_KEYS: Final[dict[str, tuple[str, ...]]] = {
-    "accounts": ("account", "name", "updated_at", "source"),
-    "projects": ("account", "project", "name", "updated_at", "source"),
-    "limiters": ("account", "project", "id", "name", "is_active", "known_at", "source"),
-    "dimensions": (
-        "account",
-        "project",
-        "id",
-        "name",
-        "block",
-        "challenge",
-        "known_at",
-        "source",
-    ),
-}
+#: The arrays of tables, in the snapshot's (and the file's) order.
+_TABLES: Final = InventorySnapshot._fields
+#: The keys of each array's tables: the record's fields (``to_json`` writes them).
+_KEYS: Final[dict[str, tuple[str, ...]]] = dict(
+    zip(
+        _TABLES,
+        (AccountEntry._fields, ProjectEntry._fields, LimiterEntry._fields, DimensionEntry._fields),
+        strict=True,
+    )
+)
 _TOP_KEYS: Final = frozenset({"format", "version", "profile", "exported_at", *_TABLES})
 _SOURCE: Final = re.compile(r"[a-z][a-z0-9-]{0,31}")
 _HEADER: Final = re.compile(r"^[ \t]*\[\[[ \t]*(\w+)[ \t]*\]\]", re.MULTILINE)
@@ -137,14 +131,8 @@ def _chunks(snapshot: InventorySnapshot, *, profile: str, exported_at: str) -> I
     yield f"version = {VERSION}\n"
     yield f"profile = {toml_string(profile)}\n"
     yield f"exported_at = {toml_string(exported_at)}\n"
-    records: dict[str, tuple[Any, ...]] = {
-        "accounts": snapshot.accounts,
-        "projects": snapshot.projects,
-        "limiters": snapshot.limiters,
-        "dimensions": snapshot.dimensions,
-    }
     for table in _TABLES:
-        for record in records[table]:
+        for record in getattr(snapshot, table):
             yield f"\n[[{table}]]\n"
             for key, value in record.to_json().items():
                 if key == "source" and isinstance(value, str) and taught_by(value) is not None:

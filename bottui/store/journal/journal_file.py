@@ -66,16 +66,17 @@ Both are written atomically.
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import io
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Final, Unpack
+from typing import Any, Concatenate, Final, ParamSpec, TypeVar, Unpack
 
 from bottui.store import safe_export
 from bottui.store.files import Locations, write_atomic
@@ -127,6 +128,11 @@ from bottui.store.paging import Cursor
 from bottui.store.sqlite_helpers import ClosesOnExit, Database, LockStats
 from bottui.store.store_errors import JournalUnavailable
 from bottui.store.utc import Clock, parse_time, stamp, system_clock
+
+P = ParamSpec("P")
+R = TypeVar("R")
+T = TypeVar("T")
+J = TypeVar("J", bound="Journal")
 
 DEFAULT_BATCH_SIZE: Final = 256
 DEFAULT_INTERVAL: Final = 0.5
@@ -512,6 +518,21 @@ def export_csv(path: Path, entries: Iterable[JournalEntry], *, overwrite: bool =
     return count
 
 
+def _record_of(
+    make: Callable[P, R],
+) -> Callable[[Callable[[J, R], T]], Callable[Concatenate[J, P], T]]:
+    """A method of one record called with the record's fields: the parameters are
+    ``make``'s (typed, so ``mypy --strict`` checks every caller), written once there."""
+
+    def decorate(method: Callable[[J, R], T]) -> Callable[Concatenate[J, P], T]:
+        def call(self: J, /, *args: P.args, **kwargs: P.kwargs) -> T:
+            return method(self, make(*args, **kwargs))
+
+        return functools.update_wrapper(call, method)
+
+    return decorate
+
+
 class Journal(ClosesOnExit):
     """The append-only audit journal of every mutation attempt.
 
@@ -567,26 +588,13 @@ class Journal(ClosesOnExit):
 
     # -- single, durable writes ------------------------------------------------------
 
-    def start(
-        self,
-        *,
-        profile: str,
-        base_url: str,
-        operation: str,
-        account: str,
-        project: str,
-        target: Mapping[str, Any],
-        request_body: Mapping[str, Any] | None,
-        previous: Mapping[str, Any] | None = None,
-        undo_of: EntryId | None = None,
-        run_id: RunId | None = None,
-        item_key: str | None = None,
-        operator: str | None = None,
-        reason: str | None = None,
-    ) -> EntryId:
+    @_record_of(StartRecord)
+    def start(self, record: StartRecord) -> EntryId:
         """Append a started record, committed durably; returns the entry id.
 
-        Call it before the request is sent. ``request_body``, ``target`` and
+        Called with the fields of a :class:`StartRecord` (``profile=``, ``base_url=``,
+        ...), which make the record. Call it before the request is sent.
+        ``request_body``, ``target`` and
         ``previous`` are redacted (``serverKey`` becomes ``"***"``).
         ``operator`` (None: this journal's) and ``reason`` (None or blank:
         none) are stored exactly as given, once per segment.
@@ -596,21 +604,6 @@ class Journal(ClosesOnExit):
             TypeError: a token object, or a value that is not JSON.
             ValueError: ``undo_of`` or ``run_id`` names no entry/run.
         """
-        record = StartRecord(
-            profile=profile,
-            base_url=base_url,
-            operation=operation,
-            account=account,
-            project=project,
-            target=target,
-            request_body=request_body,
-            previous=previous,
-            undo_of=undo_of,
-            run_id=run_id,
-            item_key=item_key,
-            operator=operator,
-            reason=reason,
-        )
         now = self._clock()
         start = journal_rows.start_row(
             record, micros(now), stamp(now), self.operator, os.getpid(), self._host
@@ -621,7 +614,7 @@ class Journal(ClosesOnExit):
                 write(conn, entry_id, [start], (), self._names)
         except sqlite3.IntegrityError:
             raise ValueError(
-                f"undo_of={undo_of} or run_id={run_id} names nothing in the journal"
+                f"undo_of={record.undo_of} or run_id={record.run_id} names nothing in the journal"
             ) from None
         return EntryId(entry_id)
 

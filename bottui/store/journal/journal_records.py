@@ -112,20 +112,19 @@ def target_key(target: Mapping[str, Any]) -> str:
 
 
 @cache
+def local_host() -> str:
+    """This machine's host name, as journaled with every entry."""
+    return socket.gethostname() or "localhost"
+
+
+@cache
 def local_operator() -> str:
     """``user@host`` of the person running bottui."""
     try:
         user = getpass.getuser()
     except Exception:  # no login name and no passwd entry
         user = f"uid{os.getuid()}" if hasattr(os, "getuid") else "unknown"
-    host = socket.gethostname() or "localhost"
-    return f"{user}@{host}"
-
-
-@cache
-def local_host() -> str:
-    """This machine's host name, as journaled with every entry."""
-    return socket.gethostname() or "localhost"
+    return f"{user}@{local_host()}"
 
 
 def reason_or_none(value: object) -> str | None:

@@ -88,7 +88,7 @@ History, append-only like every other journal table (triggers refuse
   ``timed`` names the timed change: the event id of its ``schedule``
   (``ORIGIN:tID``, unique across journal files), so an extend written on
   another machine names the same one. ``detail`` is JSON (see
-  :mod:`bottui.store.timed_sqlite`). Never edited: the state of a timed
+  :mod:`bottui.store.journal.journal_timed`). Never edited: the state of a timed
   change is read from its events.
 * ``timed_claims``: one row per revert, its key ``timed`` (PRIMARY KEY: a
   second claim of the same revert fails), committed before the revert is
@@ -432,19 +432,9 @@ def to_v2(conn: sqlite3.Connection) -> None:
             if row[16] is not None:
                 finished, finished_text = pack_time(row[15])
                 # Results keep their text (compacting them would double the time taken).
-                finishes.append(
-                    Finish(
-                        entry_id,
-                        finished,
-                        finished_text,
-                        row[16],
-                        row[17],
-                        row[18],
-                        None,
-                        row[19],
-                        row[20],
-                    )
-                )
+                # Outcome, status and result; no result keys; error and duration.
+                outcome = (*row[16:19], None, *row[19:21])
+                finishes.append(Finish(entry_id, finished, finished_text, *outcome))
         write(conn, first, run, finishes, names, version=2)
     conn.execute(
         "INSERT INTO open_items (entry_id, run_id) SELECT e.id, e.run_id FROM items AS e "

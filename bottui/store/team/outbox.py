@@ -50,10 +50,10 @@ from bottui.store.files import real_path
 from bottui.store.journal.journal_records import JournalEntry
 from bottui.store.journal.journal_rows import entry, from_micros, micros
 from bottui.store.journal.journal_schema import BUSY_TIMEOUT, ORIGIN, SCHEMA, SELECT_ENTRIES
+from bottui.store.journal.journal_timed import TimedEvent, timed_event
 from bottui.store.sqlite_helpers import Database, Schema
 from bottui.store.store_errors import DatabaseUnavailable
 from bottui.store.team.push_events import Event, Fact, FactKey, events_of
-from bottui.store.timed_sqlite import TimedEvent, timed_event
 from bottui.store.token_sources import normalize_base_url
 
 #: Journal entries one push carries at most (a push of many goes by COPY).

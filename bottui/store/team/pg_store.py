@@ -39,7 +39,9 @@ from uuid import UUID
 
 from bottui.api.tokens import Secret
 from bottui.store.journal.journal_rows import from_micros, micros
+from bottui.store.journal.journal_timed import TimedClaim, TimedEvent
 from bottui.store.paging import Cursor
+from bottui.store.store_errors import reason_text
 from bottui.store.team.page_query import (
     ENTRIES_FROM,
     SELECT,
@@ -86,8 +88,7 @@ from bottui.store.team.read_rows import (
     sane,
 )
 from bottui.store.team.store_target import StoreTarget, check_connected
-from bottui.store.team.team_errors import StoreUnavailable, scrub
-from bottui.store.timed_sqlite import TimedClaim, TimedEvent
+from bottui.store.team.team_errors import StoreUnavailable
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection
@@ -210,7 +211,7 @@ class TeamStore:
             if drop:
                 self._drop()
             secret = None if self._password is None else self._password.reveal()
-            reason = scrub(str(exc), secret) or type(exc).__name__
+            reason = reason_text(str(exc), secret) or type(exc).__name__
             raise StoreUnavailable(
                 f"The team store is unavailable ({doing}): {reason}", where=self.target.where
             ) from None

@@ -8,7 +8,7 @@ Four kinds, all pushed by one :meth:`~bottui.store.team.pg_store.TeamStore.push`
   its entry by the same pair (an entry has at most one outcome). Pushing is
   at-least-once; the database stores each event once. :func:`events_of` makes
   them from local journal entries.
-* :class:`~bottui.store.timed_sqlite.TimedEvent`: a timed change's schedule,
+* :class:`~bottui.store.journal.journal_timed.TimedEvent`: a timed change's schedule,
   extend or cancel, keyed the same way (``ORIGIN:eID``).
 * :class:`Fact`: one field of the shared inventory, one value per (base URL,
   account, project, kind, item, field). Per field the newest write wins, by
@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeAlias
 from uuid import UUID
@@ -58,41 +58,7 @@ from bottui.store.team.pg_schema import MAX_STORED_REASON
 from bottui.store.utc import parse_time
 
 if TYPE_CHECKING:
-    from bottui.store.timed_sqlite import TimedEvent
-
-#: Columns of ``journal_entries`` a push writes, in row order.
-ENTRY_COLUMNS: Final = (
-    "origin",
-    "local_id",
-    "started_at",
-    "operator",
-    "host",
-    "profile",
-    "reason",
-    "base_url",
-    "account",
-    "project",
-    "operation",
-    "target",
-    "request_body",
-    "previous",
-    "undo_of",
-    "run_id",
-    "item_key",
-)
-
-
-#: Columns of an outcome a push sends (the entry's server id is looked up).
-OUTCOME_COLUMNS: Final = (
-    "origin",
-    "local_id",
-    "finished_at",
-    "outcome",
-    "status",
-    "result",
-    "error",
-    "duration_ms",
-)
+    from bottui.store.journal.journal_timed import TimedEvent
 
 
 def db_text(field: str, value: object) -> str:
@@ -166,7 +132,6 @@ class EntryEvent:
             db_text("operator", self.operator),
             db_text("host", self.host),
             db_text("profile", self.profile),
-            _bounded_reason(self.reason),
             db_text("base_url", self.base_url),
             db_text("account", self.account),
             db_text("project", self.project),
@@ -174,6 +139,7 @@ class EntryEvent:
             target,
             _json("request_body", self.request_body),
             _json("previous", self.previous),
+            _bounded_reason(self.reason),
             optional_int("undo_of", self.undo_of),
             optional_int("run_id", self.run_id),
             _optional_text("item_key", self.item_key),
@@ -207,6 +173,12 @@ class OutcomeEvent:
             _json("error", self.error),
             duration(self.duration_ms),
         )
+
+
+#: Columns of ``journal_entries`` a push writes, in row order: the event's fields.
+ENTRY_COLUMNS: Final = tuple(f.name for f in fields(EntryEvent))
+#: Columns of an outcome a push sends (the entry's server id is looked up).
+OUTCOME_COLUMNS: Final = tuple(f.name for f in fields(OutcomeEvent))
 
 
 def _object(value: Any) -> Mapping[str, Any] | None:

@@ -7,19 +7,17 @@ are refusals before anything is sent: a URL that carries a password, an
 unverified connection off loopback, psycopg missing, a schema this bottui
 does not know. None chains to psycopg's exception (raised ``from None``), and
 no message carries a password: texts are fixed, or a server message passed
-through :func:`scrub`.
+through :func:`~bottui.store.store_errors.reason_text`.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from bottui.plaintext import clean
 from bottui.store.store_errors import DatabaseUnavailable, InvalidValue, StoreError
 
 #: The command that installs team mode's driver.
 INSTALL_TEAM: Final = "pip install 'bottui[team]'"
-_MAX_REASON: Final = 300
 
 
 class StoreUnavailable(DatabaseUnavailable):
@@ -58,14 +56,3 @@ class SchemaTooNew(SchemaMismatch):
 
 class SchemaMissing(SchemaMismatch):
     """The shared database has no bottui schema yet, or an older one."""
-
-
-def scrub(text: str, *secrets: str | None) -> str:
-    """A server or driver message fit to show: one line, cleaned, no secret in it."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "***")
-    text = clean(" ".join(text.split()))
-    if len(text) > _MAX_REASON:
-        text = text[: _MAX_REASON - 1] + "…"
-    return text

@@ -24,16 +24,13 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Any, TypeVar
 
 from bottui.store.executor import OffLoop, StoreExecutor
 from bottui.store.journal.journal_schema import BUSY_TIMEOUT, ORIGIN, SCHEMA
 from bottui.store.sqlite_helpers import Database
 
 R = TypeVar("R")
-
-#: The kinds of executor that are recorded as seen.
-SEEN_KINDS: Final = ("tui", "run-due")
 
 
 @dataclass(frozen=True)
