@@ -10,10 +10,12 @@ text in :data:`TEXTS`.
 
 The shape of every ``--json`` document, as data: documented, and checked by the tests.
 
-Each schema is a small JSON-Schema-like dict (``type``, ``properties``,
-``required``, ``additionalProperties``, ``items``, ``enum``), so a script
-author can read it and ``tests/cli/test_json_schemas.py`` validates real
-outputs of the sandbox against it with :func:`problems`: a field renamed,
+Each schema is a small JSON Schema (Draft 2020-12: ``type``, ``properties``,
+``required``, ``additionalProperties``, ``items``, ``enum``, ``anyOf``), so a
+script author can read it or hand it to any validator, and
+``tests/cli/test_json_schemas.py`` validates real outputs of the sandbox
+against it with the ``jsonschema`` library (a test dependency; bottui itself
+only describes the schemas, it never validates): a field renamed,
 dropped or added without its schema fails a test. bottui's own documents
 are closed (no field beyond those listed); the project document of
 ``limiter`` is the API's own and stays open.
@@ -363,50 +365,6 @@ SCHEMAS: Final[dict[str, Schema]] = {
     "config check": CONFIG_CHECK,
     "any command that fails": ERROR,
 }
-
-_TYPES: Final[dict[str, type | tuple[type, ...]]] = {
-    "string": str,
-    "integer": int,
-    "number": (int, float),
-    "boolean": bool,
-    "null": type(None),
-    "array": list,
-    "object": dict,
-}
-
-
-def problems(doc: Any, schema: Schema, where: str = "$") -> list[str]:
-    """Where ``doc`` departs from ``schema`` (empty: it matches)."""
-    if "anyOf" in schema:
-        if any(not problems(doc, option, where) for option in schema["anyOf"]):
-            return []
-        return [f"{where}: matches none of {len(schema['anyOf'])} shapes ({doc!r:.80})"]
-    if "enum" in schema and doc not in schema["enum"]:
-        return [f"{where}: {doc!r:.80} is not one of {schema['enum']}"]
-    kind = schema.get("type")
-    if kind is not None:
-        expected = _TYPES[kind]
-        # bool is an int to Python, never to JSON.
-        if isinstance(doc, bool) and kind in ("integer", "number"):
-            return [f"{where}: a boolean, not {kind}"]
-        if not isinstance(doc, expected):
-            return [f"{where}: {type(doc).__name__}, not {kind}"]
-    found: list[str] = []
-    if isinstance(doc, list) and "items" in schema:
-        for index, item in enumerate(doc):
-            found += problems(item, schema["items"], f"{where}[{index}]")
-    if isinstance(doc, dict) and kind == "object":
-        props = schema.get("properties", {})
-        found += [
-            f"{where}: {key!r} is missing" for key in schema.get("required", ()) if key not in doc
-        ]
-        for key, value in doc.items():
-            if key in props:
-                found += problems(value, props[key], f"{where}.{key}")
-            elif schema.get("additionalProperties") is False:
-                found.append(f"{where}: {key!r} is not in the schema")
-    return found
-
 
 def type_name(schema: Schema) -> str:
     """``string``, ``integer or null``, ``array of object``, ``"ok" | "csv"``."""
