@@ -366,6 +366,7 @@ SCHEMAS: Final[dict[str, Schema]] = {
     "any command that fails": ERROR,
 }
 
+
 def type_name(schema: Schema) -> str:
     """``string``, ``integer or null``, ``array of object``, ``"ok" | "csv"``."""
     if "title" in schema:
