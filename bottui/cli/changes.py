@@ -197,11 +197,7 @@ def render_dry_run(out: Output, plan: PlannedChange[Any], refused: str | None = 
             f"timed: would revert to {clean(plan.previous.text)}{stated} after "
             f"{duration_text(plan.revert_after)}"
         )
-    if out.as_json:
-        out.document(plan.dry_run_json(refused))
-    else:
-        for shown_line in plan.dry_run_lines():
-            out.line(shown_line)
+    out.result(plan.dry_run_json(refused), plan.dry_run_lines())
     if refused is not None:
         out.message(f"dry run: would be refused: {clean(refused)}")
     if not out.as_json:

@@ -610,11 +610,7 @@ def cmd_help(args: Args, out: Output) -> int:
 
 def _show(out: Output, what: dict[str, str], text: str) -> None:
     """``text`` line by line (``out`` keeps no newline inside a line), or one document."""
-    if out.as_json:
-        out.document({**what, "text": text})
-        return
-    for line in text.rstrip("\n").splitlines():
-        out.line(line)
+    out.result({**what, "text": text}, text.rstrip("\n").splitlines())
 
 
 def _add_help(commands: Any) -> None:

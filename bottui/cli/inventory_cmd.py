@@ -26,15 +26,12 @@ async def cmd_inventory(args: Args, out: Output) -> int:
         inventory = session.inventory_store
         if args.action == "import":
             report = await import_file(session, Path(args.file))
-            if out.as_json:
-                out.document({"file": args.file, **report.to_json()})
-            else:
-                out.line(
-                    f"imported {args.file}: {report.added} added, "
-                    f"{report.changed} changed, {report.unchanged} unchanged"
-                )
-                for change in report.lines:
-                    out.line(f"  {change}")
+            said = (
+                f"imported {args.file}: {report.added} added, "
+                f"{report.changed} changed, {report.unchanged} unchanged"
+            )
+            lines = [said, *(f"  {change}" for change in report.lines)]
+            out.result({"file": args.file, **report.to_json()}, lines)
             return EXIT_OK
         if args.action == "export":
             snapshot = await inventory.export_toml(Path(args.file), overwrite=args.overwrite)

@@ -236,11 +236,7 @@ async def _revert(args: Args, out: Output) -> int:
                 out, f"Revert these {len(steps.entries)} step(s), last first?"
             )
         report = await revert.revert_run(session, steps, reason=args.reason)
-        if out.as_json:
-            out.document(report.to_json())
-        else:
-            for line in report.lines():
-                out.line(line)
+        out.result(report.to_json(), report.lines())
         return report.exit_code
 
 

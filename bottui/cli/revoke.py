@@ -217,11 +217,7 @@ async def run_bulk_revoke(args: Args, out: Output, session: Session) -> int:
         with _sigint_stops(engine, out, progress):
             summary = await engine.run()
         progress.clear()
-        if out.as_json:
-            out.document(summary.to_json())
-        else:
-            for text in summary_lines(summary, source.label):
-                out.line(text)
+        out.result(summary.to_json(), summary_lines(summary, source.label))
         if results is not None:
             problem = results.close()
             if problem is None:

@@ -56,21 +56,18 @@ async def _run(args: Args, out: Output, profile: Profile | None) -> int:
     try:
         if args.action == "migrate":
             done = await store.migrate()
-            if out.as_json:
-                out.document(
-                    {
-                        "where": store.target.where,
-                        "before": done.before,
-                        "after": done.after,
-                        "applied": list(done.applied),
-                    }
-                )
-            elif done.applied:
-                out.line(
-                    f"migrated {store.target.where} from version {done.before} to {done.after}"
-                )
-            else:
-                out.line(f"{store.target.where} is at schema version {done.after}: nothing to do")
+            where = store.target.where
+            out.result(
+                {
+                    "where": where,
+                    "before": done.before,
+                    "after": done.after,
+                    "applied": list(done.applied),
+                },
+                f"migrated {where} from version {done.before} to {done.after}"
+                if done.applied
+                else f"{where} is at schema version {done.after}: nothing to do",
+            )
             return EXIT_OK
         status = await store.status()
         team = _team_sync(store)

@@ -447,13 +447,8 @@ async def cmd_run_due(args: Args, out: Output) -> int:
 
 
 def _print_reports(out: Output, reports: list[DueReport], now: datetime) -> int:
-    if out.as_json:
-        out.document({"now": _utc(now), "reports": [r.to_json() for r in reports]})
-    elif not reports:
-        out.line("nothing due")
-    for report in reports:
-        if not out.as_json:
-            out.line(report.line)
+    lines = [report.line for report in reports] or ["nothing due"]
+    out.result({"now": _utc(now), "reports": [r.to_json() for r in reports]}, lines)
     return _code(reports)
 
 
