@@ -14,6 +14,7 @@ from bottui.cli.output import Output, UsageError
 from bottui.cli.parser import Args, command, group_of
 from bottui.ops import profiles
 from bottui.store.config.async_facade import AsyncConfigStore
+from bottui.store.config.config_model import Profile
 from bottui.store.files import Locations
 from bottui.store.store_errors import ProfileExists
 
@@ -59,22 +60,8 @@ async def cmd_profile(args: Args, out: Output) -> int:
         return EXIT_OK
     config = await profiles.read_config(store)
     if out.as_json:
-        out.document(
-            {
-                "current": config.current,
-                "profiles": [
-                    {
-                        "name": p.name,
-                        "baseUrl": p.base_url,
-                        "readOnly": p.read_only,
-                        "protected": p.protected,
-                        "account": p.account,
-                        "project": p.project,
-                    }
-                    for p in config.profiles.values()
-                ],
-            }
-        )
+        listed = [{"name": p.name, **_json(p)} for p in config.profiles.values()]
+        out.document({"current": config.current, "profiles": listed})
         return EXIT_OK
     if not config.profiles:
         out.line("no profiles: bottui profile add NAME --base-url URL")
@@ -115,23 +102,28 @@ async def _edit(args: Args, out: Output, store: AsyncConfigStore) -> int:
         if on
     ]
     if out.as_json:
-        out.document(
-            {
-                "edited": profile.name,
-                "baseUrl": profile.base_url,
-                "readOnly": profile.read_only,
-                "protected": profile.protected,
-                "requireReason": profile.require_reason,
-                "store": profile.store,
-                "operator": profile.operator,
-                "account": profile.account,
-                "project": profile.project,
-            }
-        )
+        more = {
+            "requireReason": profile.require_reason,
+            "store": profile.store,
+            "operator": profile.operator,
+        }
+        out.document({"edited": profile.name, **_json(profile, **more)})
         return EXIT_OK
     out.line(f"profile {profile.name}: {profile.base_url} [{', '.join(flags) or 'no flags'}]")
     out.line(f"  store: {profile.store or 'none'} · operator: {profile.operator or 'not set'}")
     return EXIT_OK
+
+
+def _json(profile: Profile, **more: Any) -> dict[str, Any]:
+    """A profile in ``--json``: its base URL and flags, ``more``, its account and project."""
+    return {
+        "baseUrl": profile.base_url,
+        "readOnly": profile.read_only,
+        "protected": profile.protected,
+        **more,
+        "account": profile.account,
+        "project": profile.project,
+    }
 
 
 #: The scope the examples name.

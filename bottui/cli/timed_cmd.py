@@ -351,35 +351,26 @@ async def _resolve(args: Args, out: Output, session: Session, now: datetime) -> 
     result = await resolve(
         session, args.timed_id, "check" if args.dry_run else how, confirmed=args.yes, now=now
     )
-    if out.as_json:
-        doc = {"timed": result.timed.to_json(now), "check": list(result.lines), "did": how}
-        if args.dry_run:
-            doc["did"] = "nothing (dry run)"
-        if result.report is not None:
-            doc["report"] = result.report.to_json()
-        out.document(doc)
-    else:
-        for line in result.lines:
-            out.line(line)
+    doc = {"timed": result.timed.to_json(now), "check": list(result.lines), "did": how}
     if args.dry_run:
-        if not out.as_json:
-            out.line(
-                f"dry run: would {how} timed change {show_id(result.timed.id)}; nothing changed"
-            )
-        return EXIT_OK
+        doc["did"] = "nothing (dry run)"
     if result.report is not None:
-        if not out.as_json:
-            out.line(result.report.line)
-        return _code([result.report])
-    if not out.as_json:
-        if how == "done":
-            out.line(f"timed change {show_id(result.timed.id)}: resolved (nothing was sent)")
-        else:
-            out.line(
-                f"`bottui timed resolve {show_id(result.timed.id)} --done` settles it, "
-                "`--resend` sends the revert again"
-            )
-    return EXIT_OK
+        doc["report"] = result.report.to_json()
+    shown = show_id(result.timed.id)
+    if args.dry_run:
+        last = f"dry run: would {how} timed change {shown}; nothing changed"
+    elif result.report is not None:
+        last = result.report.line
+    elif how == "done":
+        last = f"timed change {shown}: resolved (nothing was sent)"
+    else:
+        last = (
+            f"`bottui timed resolve {shown} --done` settles it, `--resend` sends the revert again"
+        )
+    out.result(doc, [*result.lines, last])
+    if args.dry_run or result.report is None:
+        return EXIT_OK
+    return _code([result.report])
 
 
 def _why(change: TimedChange) -> str:
