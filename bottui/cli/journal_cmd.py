@@ -48,7 +48,14 @@ from typing import TYPE_CHECKING, Any, Final
 
 from bottui.api.errors import EXIT_OK, BottuiError
 from bottui.cli.output import Output, UsageError, render_error
-from bottui.cli.parser import Args, add_options, command, entry_id, positive_int
+from bottui.cli.parser import (
+    Args,
+    add_options,
+    add_overwrite,
+    command,
+    entry_id,
+    positive_int,
+)
 from bottui.cli.store_cmd import backfill_command
 from bottui.ops import journal_view
 from bottui.ops.journal_view import EntryStream, export_stream
@@ -566,10 +573,7 @@ def _add_journal(commands: Any) -> None:
     journal.add_argument(
         "--format", choices=["jsonl", "csv"], help="export format (default: from FILE's extension)"
     )
-    add_options(
-        journal,
-        {"--overwrite": (None, "replace the --export FILE if it exists (never a symbolic link)")},
-    )
+    add_overwrite(journal, "replace the --export FILE")
 
 
 #: The command's parser (:data:`bottui.cli.COMMANDS`).

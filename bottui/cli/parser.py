@@ -301,6 +301,13 @@ def add_reason(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reason", metavar="TEXT", default=None, help=REASON_HELP)
 
 
+def add_overwrite(parser: argparse.ArgumentParser, replace: str) -> None:
+    """``--overwrite`` on a command that writes a file: ``replace`` says which."""
+    parser.add_argument(
+        "--overwrite", action="store_true", help=f"{replace} if it exists (never a symbolic link)"
+    )
+
+
 ACK_COLLISION_HELP: Final = (
     "send even though a teammate changed the same target in the last 15 minutes, "
     "without asking on a terminal (a protected profile refuses a script otherwise, exit 2); "

@@ -33,7 +33,7 @@ from bottui.api.requests import request_json, request_lines
 from bottui.cli.changes import IDS, render_dry_run
 from bottui.cli.command_session import command_session
 from bottui.cli.output import Output, UsageError
-from bottui.cli.parser import CHANGE, Args, add_reason, command
+from bottui.cli.parser import CHANGE, Args, add_overwrite, add_reason, command
 from bottui.cli.timed_cmd import add_for
 from bottui.ops import mutations, planning
 from bottui.ops.bulk.engine import BulkPlan, BulkRevocation, plan_bulk
@@ -348,11 +348,7 @@ def _add_revoke(commands: Any) -> None:
         metavar="FILE",
         help="bulk: write each id's result to FILE, results.csv or results.jsonl",
     )
-    revoke.add_argument(
-        "--overwrite",
-        action="store_true",
-        help="bulk: replace an existing --output file (never a symbolic link)",
-    )
+    add_overwrite(revoke, "bulk: replace the --output FILE")
     add_reason(revoke)
     add_for(revoke, "revoke")
 

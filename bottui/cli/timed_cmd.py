@@ -89,6 +89,11 @@ def _moment(text: str) -> datetime:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _add_now(sub: argparse.ArgumentParser, text: str, default: Any = None) -> None:
+    """``--now ISO``: the UTC time the command acts as if at (``text``: its help)."""
+    sub.add_argument("--now", metavar="ISO", type=_moment, default=default, help=text)
+
+
 def add_for(sub: argparse.ArgumentParser, kind: Literal["limiter", "thresholds", "revoke"]) -> None:
     """``--for`` on a change that can be timed (and on ``revoke``, to refuse it), with the
     value to revert to when the inventory does not know it."""
@@ -133,13 +138,7 @@ def _add_timed(commands: Any) -> None:
         action="store_true",
         help="list finished ones too (reverted, superseded, cancelled; default: no)",
     )
-    timed.add_argument(
-        "--now",
-        metavar="ISO",
-        type=_moment,
-        default=None,
-        help="list as if at this UTC time: what is due, late or in doubt (default: now)",
-    )
+    _add_now(timed, "list as if at this UTC time: what is due, late or in doubt (default: now)")
     actions = timed.add_subparsers(
         dest="action", metavar="ACTION", parser_class=type(timed), title="actions"
     )
@@ -197,12 +196,10 @@ def _add_timed(commands: Any) -> None:
         type=_duration,
         help="how much later: 30m, 1h, 1h30m (at most 7d from now)",
     )
-    resolve.add_argument(
-        "--now",
-        metavar="ISO",
-        type=_moment,
-        default=argparse.SUPPRESS,
-        help="resolve as if at this UTC time (tests, catching up; default: now)",
+    _add_now(
+        resolve,
+        "resolve as if at this UTC time (tests, catching up; default: now)",
+        argparse.SUPPRESS,
     )
     how = resolve.add_mutually_exclusive_group()
     how.add_argument(
@@ -234,13 +231,7 @@ def _add_run_due(commands: Any) -> None:
         "bottui-access-token in $CREDENTIALS_DIRECTORY (never Environment=).\n\n"
         + (run_due.epilog or "")
     )
-    run_due.add_argument(
-        "--now",
-        metavar="ISO",
-        type=_moment,
-        default=None,
-        help="run as if at this UTC time (tests, catching up; default: now)",
-    )
+    _add_now(run_due, "run as if at this UTC time (tests, catching up; default: now)")
     run_due.add_argument(
         "--late-ok",
         action="store_true",
