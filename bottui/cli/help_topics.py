@@ -581,18 +581,15 @@ def cmd_help(args: Args, out: Output) -> int:
     """``bottui help [TOPIC]``."""
     wanted: str | None = args.topic
     if wanted is None:
-        if out.as_json:
-            listed = [{"topic": name, "summary": TOPICS[name]} for name in TOPICS]
-            out.document({"topics": listed})
-            return EXIT_OK
-        out.line("Help topics (`bottui help TOPIC`):")
-        out.line("")
-        for name in TOPICS:
-            out.line(f"  {name:<13}{TOPICS[name]}")
-        out.line("")
-        out.line(
-            "Each command explains itself too: `bottui COMMAND --help` or `bottui help COMMAND`."
-        )
+        listed = [{"topic": name, "summary": TOPICS[name]} for name in TOPICS]
+        lines = [
+            "Help topics (`bottui help TOPIC`):",
+            "",
+            *(f"  {name:<13}{summary}" for name, summary in TOPICS.items()),
+            "",
+            "Each command explains itself too: `bottui COMMAND --help` or `bottui help COMMAND`.",
+        ]
+        out.result({"topics": listed}, lines)
         return EXIT_OK
     if wanted in TOPICS:
         _show(out, {"topic": wanted}, text(wanted))

@@ -79,22 +79,20 @@ async def cmd_revoke(args: Args, out: Output) -> int:
             return EXIT_OK
         applied = await mutations.apply(session, plan, confirmed=args.yes)
         revocation = applied.value
-        if out.as_json:
-            out.document(revocation.to_json())
-        else:
-            out.line(f"revocation: {revocation.outcome.value}")
-            for label, value in (
-                ("reportId", revocation.report_id),
-                ("grantExpiresAt", revocation.grant_expires_at),
-                ("grantRemainingAttempts", revocation.grant_remaining_attempts),
-            ):
-                if value is not None:
-                    out.line(f"  {label}: {value}")
-            if revocation.outcome.value == "unknown (retried)":
-                out.line(
-                    "  an earlier attempt may have withdrawn the grant before the "
-                    "connection failed; the retry found nothing standing"
-                )
+        lines = [f"revocation: {revocation.outcome.value}"]
+        for label, value in (
+            ("reportId", revocation.report_id),
+            ("grantExpiresAt", revocation.grant_expires_at),
+            ("grantRemainingAttempts", revocation.grant_remaining_attempts),
+        ):
+            if value is not None:
+                lines.append(f"  {label}: {value}")
+        if revocation.outcome.value == "unknown (retried)":
+            lines.append(
+                "  an earlier attempt may have withdrawn the grant before the "
+                "connection failed; the retry found nothing standing"
+            )
+        out.result(revocation.to_json(), lines)
         return EXIT_OK
 
 
