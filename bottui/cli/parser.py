@@ -286,7 +286,7 @@ def positive_int(text: str) -> int:
 
 
 def entry_id(text: str) -> int:
-    """A journal id as shown (``#1234``) or bare (argparse ``type``)."""
+    """A journal entry's or run's id as shown (``#1234``) or bare (argparse ``type``)."""
     return positive_int(text.strip().removeprefix("#"))
 
 

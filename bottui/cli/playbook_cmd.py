@@ -10,7 +10,6 @@ for revert (on a terminal; otherwise the revert command is printed).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from datetime import timedelta
 from typing import Any, Final
@@ -19,7 +18,16 @@ from bottui.api.errors import EXIT_OK
 from bottui.cli import output
 from bottui.cli.command_session import command_session
 from bottui.cli.output import Output, UsageError
-from bottui.cli.parser import CHANGE, SESSION, Args, Exit, add_reason, command, group_of
+from bottui.cli.parser import (
+    CHANGE,
+    SESSION,
+    Args,
+    Exit,
+    add_reason,
+    command,
+    entry_id,
+    group_of,
+)
 from bottui.ops import revert
 from bottui.ops.durations import duration_text, parse_duration
 from bottui.ops.planning import DRY_RUN_NOTE
@@ -257,16 +265,6 @@ _CHANGE_EXITS: Final[list[Exit]] = [
 _READ_EXITS: Final[list[Exit]] = [0, (2, "a playbook file with a problem (FILE:LINE named)"), 130]
 
 
-def _run_id(text: str) -> int:
-    try:
-        value = int(text.strip().removeprefix("#"))
-    except ValueError:
-        value = 0
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a run id (a positive integer)")
-    return value
-
-
 def _add_playbook(commands: Any) -> None:
     """Add ``playbook`` and its actions to ``commands`` (the top-level subparsers)."""
     actions = group_of(
@@ -332,7 +330,7 @@ def _add_playbook(commands: Any) -> None:
         exits=_CHANGE_EXITS,
         common=CHANGE,
     )
-    revert.add_argument("run_id", metavar="RUN_ID", type=_run_id, help="the run id a run printed")
+    revert.add_argument("run_id", metavar="RUN_ID", type=entry_id, help="the run id a run printed")
     add_reason(revert)
 
 
