@@ -28,6 +28,7 @@ from bottui.cli.command_session import command_session
 from bottui.cli.output import Output
 from bottui.cli.parser import (
     CHANGE,
+    IDS,
     Args,
     add_ack_collision,
     add_reason,
@@ -52,8 +53,6 @@ T = TypeVar("T")
 #: How an acknowledgement is journaled, by the means.
 ACK_FLAG: Final = "--ack-collision"
 ACK_TERMINAL: Final = "confirmed on a terminal after the warning"
-#: The scope every example names.
-IDS: Final = "--account acme --project shop-prod"
 
 
 async def cmd_limiter(args: Args, out: Output) -> int:

@@ -85,6 +85,9 @@ VARIABLES: Final[dict[str, str]] = {
 Args: TypeAlias = SimpleNamespace
 
 
+#: The scope the commands' examples name.
+IDS: Final = "--account acme --project shop-prod"
+
 #: What ``bottui --version`` (and ``-V``) prints.
 VERSION_LINE: Final = f"bottui {__version__}"
 

@@ -11,7 +11,7 @@ from typing import Any, Final
 
 from bottui.api.errors import EXIT_OK
 from bottui.cli.output import Output, UsageError
-from bottui.cli.parser import Args, command, group_of
+from bottui.cli.parser import IDS, Args, command, group_of
 from bottui.ops import profiles
 from bottui.store.config.async_facade import AsyncConfigStore
 from bottui.store.config.config_model import Profile
@@ -126,8 +126,11 @@ def _json(profile: Profile, **more: Any) -> dict[str, Any]:
     }
 
 
-#: The scope the examples name.
-IDS: Final = "--account acme --project shop-prod"
+#: The switches of ``profile add`` and ``profile edit``, with their help.
+_FLAGS: Final = {
+    "protected": "every change on it needs --yes (or a confirmation)",
+    "require-reason": "refuse a change without --reason (the journal says why)",
+}
 
 
 def _add_profile(commands: Any) -> None:
@@ -150,16 +153,8 @@ def _add_profile(commands: Any) -> None:
         common={"base_url", "account", "project", "read_only", "json"},
     )
     p_add.add_argument("name", metavar="NAME", help="the new profile's name")
-    p_add.add_argument(
-        "--protected",
-        action="store_true",
-        help="every change on it needs --yes (or a confirmation)",
-    )
-    p_add.add_argument(
-        "--require-reason",
-        action="store_true",
-        help="refuse a change without --reason (the journal says why)",
-    )
+    for flag, words in _FLAGS.items():
+        p_add.add_argument(f"--{flag}", action="store_true", help=words)
     p_add.add_argument(
         "--store",
         metavar="URL",
@@ -186,10 +181,7 @@ def _add_profile(commands: Any) -> None:
         common={"base_url", "account", "project", "read_only", "json"},
     )
     p_edit.add_argument("name", metavar="NAME", help="the profile's name (it cannot change)")
-    for flag, words in (
-        ("protected", "every change on it needs --yes (or a confirmation)"),
-        ("require-reason", "refuse a change without --reason"),
-    ):
+    for flag, words in _FLAGS.items():
         p_edit.add_argument(f"--{flag}", action="store_const", const=True, default=None, help=words)
     for flag in ("read-only", "protected", "require-reason"):
         p_edit.add_argument(

@@ -30,10 +30,10 @@ from typing import Any, BinaryIO, Final, TextIO
 
 from bottui.api.errors import EXIT_OK, RefusedError
 from bottui.api.requests import request_json, request_lines
-from bottui.cli.changes import IDS, render_dry_run
+from bottui.cli.changes import render_dry_run
 from bottui.cli.command_session import command_session
 from bottui.cli.output import Output, UsageError
-from bottui.cli.parser import CHANGE, Args, add_overwrite, add_reason, command
+from bottui.cli.parser import CHANGE, IDS, Args, add_overwrite, add_reason, command
 from bottui.cli.timed_cmd import add_for
 from bottui.ops import mutations, planning
 from bottui.ops.bulk.engine import BulkPlan, BulkRevocation, plan_bulk

@@ -16,7 +16,7 @@ from bottui.api.errors import EXIT_OK
 from bottui.api.tokens import StorePassword, check_token
 from bottui.cli.command_session import command_session
 from bottui.cli.output import Output, UsageError
-from bottui.cli.parser import Args, command, group_of
+from bottui.cli.parser import IDS, Args, command, group_of
 from bottui.cli.store_cmd import profile_of
 from bottui.ops.inventory_reads import read_all_projects
 from bottui.ops.session import Session
@@ -153,10 +153,6 @@ async def _token_status(args: Args, out: Output, session: Session, base: str) ->
         out.message(f"error: {failure.title}" + (f"\n{failure.details}" if failure.details else ""))
         return failure.exit_code
     return EXIT_OK
-
-
-#: The scope the examples name.
-IDS: Final = "--account acme --project shop-prod"
 
 
 def _add_token(commands: Any) -> None:
