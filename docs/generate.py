@@ -22,9 +22,10 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from bottui.cli import COMMON_OPTIONS
 from bottui.cli.completion import tree_text
 from bottui.cli.help_topics import JSON_TEXT
-from bottui.cli.parser import COMMON_OPTIONS, TOPICS, VARIABLES, build_parser
+from bottui.cli.parser import TOPICS, VARIABLES, build_parser
 from bottui.cli.tab_callback import TREE_FILE
 from bottui.store.config import config_model
 from bottui.store.config.config_model import Config, Profile, ProjectSettings

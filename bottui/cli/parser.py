@@ -56,7 +56,7 @@ from types import SimpleNamespace
 from typing import Any, Final, NoReturn, TypeAlias
 
 from bottui import __version__
-from bottui.cli import COMMANDS, with_defaults
+from bottui.cli import COMMANDS, COMMON_OPTIONS, with_defaults
 from bottui.cli.output import UsageError, guard
 from bottui.ops.argv_text import shown
 
@@ -103,27 +103,6 @@ EXIT_MEANINGS: Final[dict[int, str]] = {
 
 #: A command's exit codes: a code (its meaning from EXIT_MEANINGS) or (code, meaning).
 Exit = int | tuple[int, str]
-
-#: The common options: dest -> (option, metavar or None for a flag, help).
-COMMON_OPTIONS: Final[dict[str, tuple[str, str | None, str]]] = {
-    "profile": ("--profile", "NAME", "profile from config.toml (default: the current one)"),
-    "base_url": (
-        "--base-url",
-        "URL",
-        "API base URL (default: BOTTUI_BASE_URL, else the profile's base_url)",
-    ),
-    "account": ("--account", "ACCOUNT_ID", "account id (default: the profile's account)"),
-    "project": ("--project", "PROJECT_ID", "project id (default: the profile's project)"),
-    "json": ("--json", None, "one JSON document on stdout; messages go to stderr"),
-    "dry_run": ("--dry-run", None, "print the request(s) and an equivalent curl; send nothing"),
-    "read_only": ("--read-only", None, "refuse every change (exit 2)"),
-    "yes": ("--yes", None, "confirm a change on a protected profile"),
-    "show_secrets": (
-        "--show-secrets",
-        None,
-        "show the project's serverKey in the output (masked as *** otherwise)",
-    ),
-}
 
 #: Every common option: what the top-level help shows.
 ALL_COMMON: Final = frozenset(COMMON_OPTIONS)
