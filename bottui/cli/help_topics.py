@@ -90,6 +90,8 @@ ERROR: Final = obj(
         )
     }
 )
+#: The account and project a change or a record belongs to.
+_SCOPE: Final = {"account": STRING, "project": STRING}
 REQUEST: Final = obj({"method": STRING, "url": STRING, "body": S_STR, "curl": STRING})
 #: A timed change's revert: after how long, to what, and whether the operator stated it.
 REVERT: Final = obj({"afterSeconds": INT, "to": STRING, "stated": BOOL})
@@ -175,8 +177,7 @@ UNDO: Final = obj(
     {
         "kind": {"enum": ["limiter", "thresholds"]},
         "undoes": INT,
-        "account": STRING,
-        "project": STRING,
+        **_SCOPE,
         "target": obj({}, open_=True),
         "from": nullable(VALUE),
         "to": VALUE,
@@ -192,8 +193,7 @@ JOURNAL_ENTRY: Final = obj(
         "profile": STRING,
         "base_url": STRING,
         "operation": {"enum": ["limiter.set-active", "thresholds.set", "grant.revoke"]},
-        "account": STRING,
-        "project": STRING,
+        **_SCOPE,
         "target": obj({}, open_=True),
         "request_body": nullable(obj({}, open_=True)),
         "previous": nullable(VALUE),
@@ -220,6 +220,7 @@ JOURNAL: Final = obj(
 )
 JOURNAL_EXPORT: Final = obj({"exported": INT, "file": STRING, "format": {"enum": ["jsonl", "csv"]}})
 _KNOWN: Final = {"source": STRING, "taught_by": S_STR}
+_FILE_PROBLEM: Final = obj({"file": STRING, "line": S_INT, "message": STRING})
 INVENTORY: Final = obj(
     {
         "profile": STRING,
@@ -229,8 +230,7 @@ INVENTORY: Final = obj(
         "projects": array(
             obj(
                 {
-                    "account": STRING,
-                    "project": STRING,
+                    **_SCOPE,
                     "name": S_STR,
                     "updated_at": STRING,
                     **_KNOWN,
@@ -240,8 +240,7 @@ INVENTORY: Final = obj(
         "limiters": array(
             obj(
                 {
-                    "account": STRING,
-                    "project": STRING,
+                    **_SCOPE,
                     "id": STRING,
                     "name": S_STR,
                     "is_active": nullable(BOOL),
@@ -253,8 +252,7 @@ INVENTORY: Final = obj(
         "dimensions": array(
             obj(
                 {
-                    "account": STRING,
-                    "project": STRING,
+                    **_SCOPE,
                     "id": STRING,
                     "name": S_STR,
                     "block": nullable(NUMBER),
@@ -314,9 +312,9 @@ CONFIG_CHECK: Final = obj(
     {
         "file": STRING,
         "exists": BOOL,
-        "problems": array(obj({"file": STRING, "line": S_INT, "message": STRING})),
+        "problems": array(_FILE_PROBLEM),
         "count": INT,
-        "warnings": array(obj({"file": STRING, "line": S_INT, "message": STRING})),
+        "warnings": array(_FILE_PROBLEM),
     }
 )
 
