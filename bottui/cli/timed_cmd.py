@@ -313,10 +313,7 @@ async def cmd_timed(args: Args, out: Output) -> int:
             if change.state != "scheduled":  # what the real one would say: refused
                 out.line(f"would not {action} timed change {show_id(change.id)}: {_why(change)}")
             elif action == "revert":
-                out.line(
-                    f"would revert timed change {show_id(change.id)}: {change.what} to "
-                    f"{change.revert_to}"
-                )
+                out.line(_would_revert(change))
             else:
                 out.line(f"would {action} timed change {show_id(change.id)} ({change.what})")
             out.line(f"dry run: nothing was {'sent' if action == 'revert' else 'changed'}")
@@ -362,6 +359,10 @@ async def _resolve(args: Args, out: Output, session: Session, now: datetime) -> 
     if args.dry_run or result.report is None:
         return EXIT_OK
     return _code([result.report])
+
+
+def _would_revert(change: TimedChange) -> str:
+    return f"would revert timed change {show_id(change.id)}: {change.what} to {change.revert_to}"
 
 
 def _why(change: TimedChange) -> str:
@@ -412,16 +413,13 @@ async def cmd_run_due(args: Args, out: Output) -> int:
             due = [
                 t for t in await timed.list_timed(session, now=now) if t.open and t.due_at <= now
             ]
-            for t in due:
-                if t.foreseen:  # what the run would do: skip it, not revert it
-                    out.line(
-                        f"would skip timed change {show_id(t.id)}: {t.what} was changed since "
-                        f"({t.superseded_by}): superseded, its revert is not sent"
-                    )
-                else:
-                    out.line(
-                        f"would revert timed change {show_id(t.id)}: {t.what} to {t.revert_to}"
-                    )
+            for t in due:  # a foreseen one: what the run would do is skip it, not revert it
+                out.line(
+                    f"would skip timed change {show_id(t.id)}: {t.what} was changed since "
+                    f"({t.superseded_by}): superseded, its revert is not sent"
+                    if t.foreseen
+                    else _would_revert(t)
+                )
             out.line("dry run: nothing was sent")
             return EXIT_OK
         reports = await timed.run_due(session, now=now, late_ok=args.late_ok)
