@@ -52,6 +52,7 @@ import difflib
 import importlib
 import sys
 from collections.abc import Collection, Iterable, Sequence
+from datetime import datetime, timedelta
 from types import SimpleNamespace
 from typing import Any, Final, NoReturn, TypeAlias
 
@@ -59,6 +60,8 @@ from bottui import __version__
 from bottui.cli import COMMANDS, COMMON_OPTIONS, with_defaults
 from bottui.cli.output import UsageError, guard
 from bottui.ops.argv_text import shown
+from bottui.ops.durations import parse_duration
+from bottui.store.utc import parse_time
 
 #: The topics of ``bottui help TOPIC`` (their texts: :mod:`bottui.cli.help_topics`).
 TOPICS: Final[dict[str, str]] = {
@@ -254,6 +257,22 @@ def add_options(parser: argparse.ArgumentParser | Any, options: Options) -> None
             parser.add_argument(name, action="store_true", help=text)
         else:
             parser.add_argument(name, metavar=metavar, help=text)
+
+
+def duration(text: str) -> timedelta:
+    """A duration option value: 90s, 30m, 2h, 1d, 1h30m (argparse ``type``)."""
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def moment(text: str) -> datetime:
+    """A UTC time option value, ISO 8601 (argparse ``type``)."""
+    try:
+        return parse_time(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def positive_int(text: str) -> int:

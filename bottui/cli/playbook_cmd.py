@@ -25,11 +25,12 @@ from bottui.cli.parser import (
     Exit,
     add_reason,
     command,
+    duration,
     entry_id,
     group_of,
 )
 from bottui.ops import revert
-from bottui.ops.durations import duration_text, parse_duration
+from bottui.ops.durations import duration_text
 from bottui.ops.planning import DRY_RUN_NOTE
 from bottui.ops.playbooks import library, playbook_plan, playbook_run
 from bottui.ops.playbooks.playbook_plan import PlaybookPlan
@@ -126,12 +127,8 @@ def _duration(args: Args, plan: PlaybookPlan) -> timedelta | None:
         if args.revert_after is not None:
             raise UsageError("Invalid command line", "--for and --no-revert contradict each other")
         return None
-    if args.revert_after is None:
-        return plan.playbook.duration
-    try:
-        return parse_duration(args.revert_after)
-    except ValueError as exc:
-        raise UsageError("Invalid --for", f"{exc}; nothing was sent") from None
+    after: timedelta | None = args.revert_after
+    return plan.playbook.duration if after is None else after
 
 
 async def _run(args: Args, out: Output, session: Session, plan: PlaybookPlan) -> int:
@@ -311,6 +308,7 @@ def _add_playbook(commands: Any) -> None:
         "--for",
         dest="revert_after",
         metavar="DURATION",
+        type=duration,
         default=None,
         help="revert every step this long after the run (90s, 30m, 2h, 1d, 1h30m; "
         "at most 7d); default: the playbook's duration, or none",

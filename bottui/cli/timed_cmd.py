@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import argparse
 import os
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 from bottui.api.errors import EXIT_OK
 from bottui.cli.command_session import command_session
 from bottui.cli.output import Output, UsageError
-from bottui.cli.parser import CHANGE, SESSION, Args, Exit, command
+from bottui.cli.parser import CHANGE, SESSION, Args, Exit, command, duration, moment
 from bottui.ops import timed
-from bottui.ops.durations import duration_text, parse_duration
+from bottui.ops.durations import duration_text
 from bottui.ops.revert import limiter_value, thresholds_value, with_revert_to
 from bottui.ops.timed import NO_EXECUTOR_WARNING, executor_known, list_timed
 from bottui.ops.timed.resolve import How, resolve
@@ -32,7 +32,6 @@ from bottui.ops.timed_record import now_of
 from bottui.plaintext import show_id
 from bottui.store.keyring_tokens import TokenStore
 from bottui.store.token_sources import read_credentials
-from bottui.store.utc import parse_time
 
 if TYPE_CHECKING:
     from bottui.ops.planning import PlannedChange
@@ -75,23 +74,9 @@ _EXITS: Final[list[Exit]] = [
 ]
 
 
-def _duration(text: str) -> timedelta:
-    try:
-        return parse_duration(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _moment(text: str) -> datetime:
-    try:
-        return parse_time(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
 def _add_now(sub: argparse.ArgumentParser, text: str, default: Any = None) -> None:
     """``--now ISO``: the UTC time the command acts as if at (``text``: its help)."""
-    sub.add_argument("--now", metavar="ISO", type=_moment, default=default, help=text)
+    sub.add_argument("--now", metavar="ISO", type=moment, default=default, help=text)
 
 
 def add_for(sub: argparse.ArgumentParser, kind: Literal["limiter", "thresholds", "revoke"]) -> None:
@@ -107,7 +92,7 @@ def add_for(sub: argparse.ArgumentParser, kind: Literal["limiter", "thresholds",
         )
         return
     sub.add_argument(
-        "--for", dest="for_", metavar="DURATION", type=_duration, default=None, help=_FOR_HELP
+        "--for", dest="for_", metavar="DURATION", type=duration, default=None, help=_FOR_HELP
     )
     if kind == "limiter":
         sub.add_argument("--revert-to", choices=["on", "off"], default=None, help=_REVERT_TO_HELP)
@@ -193,7 +178,7 @@ def _add_timed(commands: Any) -> None:
     extend.add_argument(
         "by",
         metavar="DURATION",
-        type=_duration,
+        type=duration,
         help="how much later: 30m, 1h, 1h30m (at most 7d from now)",
     )
     _add_now(
