@@ -50,7 +50,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import importlib
-import sys
 from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime, timedelta
 from types import SimpleNamespace
@@ -58,7 +57,7 @@ from typing import Any, Final, NoReturn, TypeAlias
 
 from bottui import __version__
 from bottui.cli import COMMANDS, COMMON_OPTIONS, with_defaults
-from bottui.cli.output import UsageError, guard
+from bottui.cli.output import UsageError
 from bottui.ops.argv_text import shown
 from bottui.ops.durations import parse_duration
 from bottui.store.utc import parse_time
@@ -396,10 +395,6 @@ def parse_words(words: Sequence[str]) -> Args:
     word (:func:`suggestion`, with every command built): a valid one never
     pays for the suggestion.
     """
-    if list(words) in (["--version"], ["-V"]):
-        # What argparse's "version" action does, without building the parser.
-        guard(sys.stdout).write(VERSION_LINE + "\n")  # a closed or full stdout: quietly
-        raise SystemExit(0)
     wanted = command_named(words)
     parser = build_parser(wanted)
     try:
