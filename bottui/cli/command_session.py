@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Final
 
 from bottui.cli.output import Output
@@ -44,25 +43,18 @@ from bottui.store.store_errors import StoreError
 INTERVAL: Final = 1.0
 
 
-@dataclass
-class Sharing:
-    """The push thread of one command (``thread`` None: no team store)."""
-
-    thread: SharingThread | None
-
-
-async def start(session: Session) -> Sharing:
-    """Register the journal with the store and start pushing (nothing without a store)."""
+async def start(session: Session) -> SharingThread | None:
+    """Register the journal with the store and start pushing (None: no team store)."""
     team = await session.team()
     if team is None:
-        return Sharing(None)
+        return None
     with contextlib.suppress(StoreError):
         # Before the command's first entry: entries from here on are shared.
         await team.register()
     thread = SharingThread(team, interval=INTERVAL)
     thread.start()
     session.hand_over_team()
-    return Sharing(thread)
+    return thread
 
 
 def warning(state: SyncState) -> str | None:
@@ -75,11 +67,10 @@ def warning(state: SyncState) -> str | None:
     )
 
 
-async def finish(sharing: Sharing, out: Output) -> None:
+async def finish(thread: SharingThread | None, out: Output) -> None:
     """Push once more (bounded), stop, and warn when the store could not take it."""
-    if sharing.thread is None:
+    if thread is None:
         return
-    thread = sharing.thread
     # Joined off the loop: the loop stays free for whatever else is closing.
     state = await run_blocking(lambda: thread.stop(EXIT_BUDGET), lane="team-push-stop")
     if state is None:
