@@ -59,28 +59,19 @@ async def cmd_playbook(args: Args, out: Output) -> int:
 async def _list(out: Output) -> int:
     locations = Locations.default()
     found = await library.load_all(locations)
-    if out.as_json:
-        out.document(
-            {
-                "directory": str(library.directory(locations)),
-                "playbooks": [
-                    b.to_json() if not isinstance(b, Exception) else {"error": b.title}
-                    for b in found
-                ],
-            }
-        )
-        return EXIT_OK
-    if not found:
-        out.line(f"no playbooks in {library.directory(locations)}")
+    directory = library.directory(locations)
+    listed = [b.to_json() if not isinstance(b, Exception) else {"error": b.title} for b in found]
+    lines = [] if found else [f"no playbooks in {directory}"]
     for book in found:
         if isinstance(book, Exception):
-            out.line(f"! {book.title}")
+            lines.append(f"! {book.title}")
             continue
-        duration = f", reverts after {book.duration_text}" if book.duration_text else ""
+        reverts = f", reverts after {book.duration_text}" if book.duration_text else ""
         steps = f"{len(book.steps)} step" + ("s" if len(book.steps) != 1 else "")
-        out.line(f"{show_id(book.name)}: {steps}{duration}")
+        lines.append(f"{show_id(book.name)}: {steps}{reverts}")
         if book.description:
-            out.line(f"  {book.description}")
+            lines.append(f"  {book.description}")
+    out.result({"directory": str(directory), "playbooks": listed}, lines)
     return EXIT_OK
 
 
@@ -161,21 +152,15 @@ async def _run(args: Args, out: Output, session: Session, plan: PlaybookPlan) ->
 
 
 def _dry_run(out: Output, plan: PlaybookPlan, refused: str | None) -> None:
-    if out.as_json:
-        document: dict[str, Any] = {
-            **plan.to_json(),
-            "dryRun": True,
-            "steps": [{**s.to_json(), **s.change.dry_run_json(refused)} for s in plan.steps],
-        }
-        out.document(document)
-    else:
-        for row in plan_rows(plan):
-            out.line(row)
-        for step in plan.steps:
-            out.line("")
-            out.line(f"step {step.number}: {show_id(step.target)}")
-            for line in step.change.dry_run_lines():
-                out.line(line)
+    document: dict[str, Any] = {
+        **plan.to_json(),
+        "dryRun": True,
+        "steps": [{**s.to_json(), **s.change.dry_run_json(refused)} for s in plan.steps],
+    }
+    lines = plan_rows(plan)
+    for step in plan.steps:
+        lines += ["", f"step {step.number}: {show_id(step.target)}", *step.change.dry_run_lines()]
+    out.result(document, lines)
     if refused is not None:
         out.message(f"dry run: would be refused: {refused}")
 
@@ -216,18 +201,14 @@ async def _offer_revert(
 
 def _summary(out: Output, summary: RunSummary, report: PlaybookRevert | None) -> None:
     run_text = f"run #{summary.run_id}" if summary.run_id is not None else "run (not journaled)"
-    if out.as_json:
-        document = summary.to_json()
-        if report is not None:
-            document["revert"] = report.to_json()
-        out.document(document)
-    else:
-        out.line(f"{run_text}: {summary.text()}")
-        if summary.revert_due is not None:
-            out.line(f"  reverts at {summary.revert_due.isoformat(timespec='seconds')}")
-        if report is not None:
-            for line in report.lines():
-                out.line(f"  {line}")
+    document = summary.to_json()
+    lines = [f"{run_text}: {summary.text()}"]
+    if summary.revert_due is not None:
+        lines.append(f"  reverts at {summary.revert_due.isoformat(timespec='seconds')}")
+    if report is not None:
+        document["revert"] = report.to_json()
+        lines += [f"  {line}" for line in report.lines()]
+    out.result(document, lines)
 
 
 async def _revert(args: Args, out: Output) -> int:
