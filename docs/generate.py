@@ -182,9 +182,9 @@ def json_reference() -> str:
             "# JSON output",
             "",
             "Every command that prints JSON and the shape of its document; `bottui help json` "
-            "prints the same text. The shapes are data (`bottui/cli/help_topics.py`) and "
-            "`tests/cli/test_json_schemas.py` validates real outputs against them, so a change "
-            "of shape fails a test.",
+            "prints the same text. The shapes are JSON Schema (Draft 2020-12) kept as data "
+            "(`bottui/cli/help_topics.py`) and `tests/cli/test_json_schemas.py` validates real "
+            "outputs against them with `jsonschema`, so a change of shape fails a test.",
             "",
             "```text",
             body,
