@@ -419,11 +419,6 @@ def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentP
     return {}
 
 
-def options(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
-    """Every option string the parser accepts (shown or hidden), with its action."""
-    return dict(parser._option_string_actions)
-
-
 def closest(word: str, candidates: Iterable[str]) -> str | None:
     """The candidate closest to ``word``, if one is close enough to be a likely typo."""
     found = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
@@ -441,7 +436,7 @@ def suggestion(parser: argparse.ArgumentParser, words: Sequence[str]) -> str | N
             return None
         if word.startswith("--"):
             name, equals, _ = word.partition("=")
-            known = options(current)
+            known = current._option_string_actions  # every option, shown or hidden
             action = known.get(name)
             if action is None:
                 # argparse takes a unique prefix (--acc for --account).

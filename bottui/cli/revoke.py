@@ -56,20 +56,19 @@ DRY_RUN_SHOWN: Final = 20
 
 async def cmd_revoke(args: Args, out: Output) -> int:
     """``bottui revoke`` for one subject (bulk: ``--from-file``)."""
-    if args.from_file is not None:
-        async with command_session(args, out) as session:
-            code: int = await run_bulk_revoke(args, out, session)
-            return code
-    if getattr(args, "for_", None) is not None:
+    if args.from_file is None and getattr(args, "for_", None) is not None:
         raise planning.TimedRefused(
             "a revocation cannot be timed: the API has no call that gives a challenge grant "
             "back, so it could never revert; nothing was sent"
         )
-    if args.resume or args.output or args.force or args.overwrite:
+    if args.from_file is None and (args.resume or args.output or args.force or args.overwrite):
         raise UsageError(
             "Invalid command line", "--resume, --output, --overwrite, --force need --from-file"
         )
     async with command_session(args, out) as session:
+        if args.from_file is not None:
+            code: int = await run_bulk_revoke(args, out, session)
+            return code
         account, project = session.project_scope(args.account, args.project)
         subject = {"visitor_id": args.visitor_id, "user_account_id": args.user_account_id}
         plan = await planning.plan_revocation(session, account, project, **subject)
