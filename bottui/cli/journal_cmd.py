@@ -50,7 +50,6 @@ from bottui.api.errors import EXIT_OK, BottuiError
 from bottui.cli.output import Output, UsageError, render_error
 from bottui.cli.parser import (
     Args,
-    add_options,
     add_overwrite,
     command,
     entry_id,
@@ -527,21 +526,29 @@ def _add_journal(commands: Any) -> None:
         exits=[0, (2, "refused: invalid filters, or the journal cannot be read"), 3, 130],
         common={"profile", "account", "project", "json"},
     )
-    add_options(
-        journal,
-        {
-            "--since": (
-                "TIME",
-                "entries started at or after: ISO 8601 (UTC unless an offset is given) or a "
-                "duration ago (2h, 30m, 1d, 1h30m), as the Journal screen's filter",
-            ),
-            "--until": ("TIME", "entries started before (same forms)"),
-            "--unfinished": (None, "only entries with no outcome"),
-            "--operation": ("OPERATION", "only this operation: limiter, thresholds or revoke"),
-            "--outcome": ("OUTCOME", "ok, api-error, ... or succeeded, failed, unknown"),
-            "--operator": ("NAME", "only changes made by this operator (exact)"),
-            "--reason": ("TEXT", "only changes whose reason holds TEXT (any case)"),
-        },
+    journal.add_argument(
+        "--since",
+        metavar="TIME",
+        help="entries started at or after: ISO 8601 (UTC unless an offset is given) or a "
+        "duration ago (2h, 30m, 1d, 1h30m), as the Journal screen's filter",
+    )
+    journal.add_argument("--until", metavar="TIME", help="entries started before (same forms)")
+    journal.add_argument("--unfinished", action="store_true", help="only entries with no outcome")
+    journal.add_argument(
+        "--operation",
+        metavar="OPERATION",
+        help="only this operation: limiter, thresholds or revoke",
+    )
+    journal.add_argument(
+        "--outcome", metavar="OUTCOME", help="ok, api-error, ... or succeeded, failed, unknown"
+    )
+    journal.add_argument(
+        "--operator", metavar="NAME", help="only changes made by this operator (exact)"
+    )
+    journal.add_argument(
+        "--reason",
+        metavar="TEXT",
+        help="only changes whose reason holds TEXT (any case)",
     )
     journal.add_argument(
         "--run", dest="run_id", type=entry_id, metavar="RUN_ID", help="only one bulk run's entries"
@@ -558,17 +565,15 @@ def _add_journal(commands: Any) -> None:
         metavar="ENTRY_ID",
         help="only entries older than #ENTRY_ID: the next page",
     )
-    add_options(
-        journal,
-        {
-            "--all": (None, "every entry that matches, streamed"),
-            "--jsonl": (None, "JSON Lines: one entry per line"),
-            "--follow": (
-                None,
-                "after the newest page, print new entries as they arrive (Ctrl-C ends)",
-            ),
-            "--export": ("FILE", "write the entries to FILE (all unless --limit)"),
-        },
+    journal.add_argument("--all", action="store_true", help="every entry that matches, streamed")
+    journal.add_argument("--jsonl", action="store_true", help="JSON Lines: one entry per line")
+    journal.add_argument(
+        "--follow",
+        action="store_true",
+        help="after the newest page, print new entries as they arrive (Ctrl-C ends)",
+    )
+    journal.add_argument(
+        "--export", metavar="FILE", help="write the entries to FILE (all unless --limit)"
     )
     journal.add_argument(
         "--format", choices=["jsonl", "csv"], help="export format (default: from FILE's extension)"

@@ -240,24 +240,6 @@ def group_of(
 # -- option types and options several commands share ------------------------------------
 
 
-#: A command's own options as data: the option (or a positional's name) -> (its
-#: UPPER_SNAKE metavar, its help); metavar None: a switch (``store_true``).
-Options: TypeAlias = dict[str, tuple[str | None, str]]
-
-
-def add_options(parser: argparse.ArgumentParser | Any, options: Options) -> None:
-    """Add ``options`` in their order: switches, options taking one value, positionals.
-
-    An option that needs more (a ``type``, ``choices``, a ``default``) is
-    added with ``add_argument`` beside it.
-    """
-    for name, (metavar, text) in options.items():
-        if metavar is None:
-            parser.add_argument(name, action="store_true", help=text)
-        else:
-            parser.add_argument(name, metavar=metavar, help=text)
-
-
 def duration(text: str) -> timedelta:
     """A duration option value: 90s, 30m, 2h, 1d, 1h30m (argparse ``type``)."""
     try:
