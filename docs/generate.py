@@ -22,9 +22,10 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from bottui.cli import COMMON_OPTIONS
 from bottui.cli.completion import tree_text
 from bottui.cli.help_topics import JSON_TEXT
-from bottui.cli.parser import COMMON_OPTIONS, TOPICS, VARIABLES, build_parser
+from bottui.cli.parser import TOPICS, VARIABLES, build_parser
 from bottui.cli.tab_callback import TREE_FILE
 from bottui.store.config import config_model
 from bottui.store.config.config_model import Config, Profile, ProjectSettings
@@ -181,9 +182,9 @@ def json_reference() -> str:
             "# JSON output",
             "",
             "Every command that prints JSON and the shape of its document; `bottui help json` "
-            "prints the same text. The shapes are data (`bottui/cli/help_topics.py`) and "
-            "`tests/cli/test_json_schemas.py` validates real outputs against them, so a change "
-            "of shape fails a test.",
+            "prints the same text. The shapes are JSON Schema (Draft 2020-12) kept as data "
+            "(`bottui/cli/help_topics.py`) and `tests/cli/test_json_schemas.py` validates real "
+            "outputs against them with `jsonschema`, so a change of shape fails a test.",
             "",
             "```text",
             body,

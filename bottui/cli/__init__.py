@@ -94,25 +94,36 @@ COMMANDS: Final[dict[str, tuple[str, str]]] = {
 NO_START_CHECK: Final = frozenset({"config", "demo", "sandbox", "help", "completion"})
 
 
-#: Options every (sub)command accepts, before or after it, and their defaults.
-_COMMON_DEFAULTS: Final[dict[str, Any]] = {
-    "profile": None,
-    "base_url": None,
-    "account": None,
-    "project": None,
-    "json": False,
-    "dry_run": False,
-    "read_only": False,
-    "yes": False,
-    "show_secrets": False,
+#: The options every (sub)command accepts, before or after it: dest -> (option,
+#: metavar or None for a switch, help). Not given, each is None (a switch: False).
+#: Declared here, not in the parser module that adds them: :func:`with_defaults`
+#: fills them in for a bare ``bottui``, which never imports argparse.
+COMMON_OPTIONS: Final[dict[str, tuple[str, str | None, str]]] = {
+    "profile": ("--profile", "NAME", "profile from config.toml (default: the current one)"),
+    "base_url": (
+        "--base-url",
+        "URL",
+        "API base URL (default: BOTTUI_BASE_URL, else the profile's base_url)",
+    ),
+    "account": ("--account", "ACCOUNT_ID", "account id (default: the profile's account)"),
+    "project": ("--project", "PROJECT_ID", "project id (default: the profile's project)"),
+    "json": ("--json", None, "one JSON document on stdout; messages go to stderr"),
+    "dry_run": ("--dry-run", None, "print the request(s) and an equivalent curl; send nothing"),
+    "read_only": ("--read-only", None, "refuse every change (exit 2)"),
+    "yes": ("--yes", None, "confirm a change on a protected profile"),
+    "show_secrets": (
+        "--show-secrets",
+        None,
+        "show the project's serverKey in the output (masked as *** otherwise)",
+    ),
 }
 
 
 def with_defaults(args: Args) -> Args:
     """``args`` with every common option set (its default when not given)."""
-    for key, value in _COMMON_DEFAULTS.items():
-        if not hasattr(args, key):
-            setattr(args, key, value)
+    for dest, (_, metavar, _) in COMMON_OPTIONS.items():
+        if not hasattr(args, dest):
+            setattr(args, dest, None if metavar else False)
     return args
 
 
@@ -206,4 +217,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         streams.flush_at_exit(0)
 
 
-__all__ = ["COMMANDS", "NO_START_CHECK", "main", "parse", "run", "with_defaults"]
+__all__ = ["COMMANDS", "COMMON_OPTIONS", "NO_START_CHECK", "main", "parse", "run", "with_defaults"]

@@ -28,6 +28,7 @@ from bottui.cli.command_session import command_session
 from bottui.cli.output import Output
 from bottui.cli.parser import (
     CHANGE,
+    IDS,
     Args,
     add_ack_collision,
     add_reason,
@@ -52,8 +53,6 @@ T = TypeVar("T")
 #: How an acknowledgement is journaled, by the means.
 ACK_FLAG: Final = "--ack-collision"
 ACK_TERMINAL: Final = "confirmed on a terminal after the warning"
-#: The scope every example names.
-IDS: Final = "--account acme --project shop-prod"
 
 
 async def cmd_limiter(args: Args, out: Output) -> int:
@@ -197,11 +196,7 @@ def render_dry_run(out: Output, plan: PlannedChange[Any], refused: str | None = 
             f"timed: would revert to {clean(plan.previous.text)}{stated} after "
             f"{duration_text(plan.revert_after)}"
         )
-    if out.as_json:
-        out.document(plan.dry_run_json(refused))
-    else:
-        for shown_line in plan.dry_run_lines():
-            out.line(shown_line)
+    out.result(plan.dry_run_json(refused), plan.dry_run_lines())
     if refused is not None:
         out.message(f"dry run: would be refused: {clean(refused)}")
     if not out.as_json:

@@ -193,5 +193,3 @@ def _add_completion(commands: Any) -> None:
 
 #: The command's parser (:data:`bottui.cli.COMMANDS`).
 PARSERS: Final = {"completion": _add_completion}
-
-__all__ = ["PARSERS", "SCRIPTS", "cmd_completion", "tree", "tree_text"]

@@ -24,7 +24,7 @@ from bottui.api.errors import EXIT_OK, EXIT_REFUSED, BottuiError
 from bottui.cli.apps import known_bindings
 from bottui.cli.output import Output
 from bottui.cli.parser import Args, command, group_of
-from bottui.ops.config_checks import CheckedFiles, keymap_problems, run_checkers
+from bottui.ops.config_checks import CheckedFiles, FileProblem, keymap_problems, run_checkers
 from bottui.ops.playbooks.library import PlaybookProblem
 from bottui.ops.playbooks.playbook_plan import unseen_steps
 from bottui.ops.session import session_from_options
@@ -44,28 +44,19 @@ def cmd_config(args: Args, out: Output) -> int:
     # config.toml's by line first; each other file's as its checker gave them.
     problems.sort(key=lambda p: (p.path != path, (p.line or 0) if p.path == path else 0))
     warnings = _playbook_warnings(args, files.locations)
-    if out.as_json:
-        out.document(
-            {
-                "file": str(path),
-                "exists": found is not None,
-                "problems": [
-                    {"file": str(p.path), "line": p.line, "message": p.message} for p in problems
-                ],
-                "count": len(problems),
-                "warnings": [
-                    {"file": str(w.path), "line": w.line, "message": w.message} for w in warnings
-                ],
-            }
-        )
-    else:
-        if found is None:
-            out.line(f"{path}: no such file, nothing to check")
-        for problem in problems:
-            out.line(f"{problem.where}: {problem.message}")
-        for warning in warnings:
-            where = f"{warning.path}:{warning.line}" if warning.line else str(warning.path)
-            out.line(f"{where}: warning: {warning.message}")
+    lines = [] if found is not None else [f"{path}: no such file, nothing to check"]
+    lines += [f"{problem.where}: {problem.message}" for problem in problems]
+    for warning in warnings:
+        where = f"{warning.path}:{warning.line}" if warning.line else str(warning.path)
+        lines.append(f"{where}: warning: {warning.message}")
+    doc = {
+        "file": str(path),
+        "exists": found is not None,
+        "problems": [_json(p) for p in problems],
+        "count": len(problems),
+        "warnings": [_json(w) for w in warnings],
+    }
+    out.result(doc, lines)
     said = f" ({len(warnings)} warning{'s' if len(warnings) != 1 else ''})" if warnings else ""
     if problems:
         out.message(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} found{said}")
@@ -76,6 +67,10 @@ def cmd_config(args: Args, out: Output) -> int:
     elif said:
         out.message(f"no problems{said}")
     return EXIT_OK
+
+
+def _json(problem: FileProblem | PlaybookProblem) -> dict[str, Any]:
+    return {"file": str(problem.path), "line": problem.line, "message": problem.message}
 
 
 def _playbook_warnings(args: Args, locations: Locations) -> list[PlaybookProblem]:

@@ -10,10 +10,12 @@ text in :data:`TEXTS`.
 
 The shape of every ``--json`` document, as data: documented, and checked by the tests.
 
-Each schema is a small JSON-Schema-like dict (``type``, ``properties``,
-``required``, ``additionalProperties``, ``items``, ``enum``), so a script
-author can read it and ``tests/cli/test_json_schemas.py`` validates real
-outputs of the sandbox against it with :func:`problems`: a field renamed,
+Each schema is a small JSON Schema (Draft 2020-12: ``type``, ``properties``,
+``required``, ``additionalProperties``, ``items``, ``enum``, ``anyOf``), so a
+script author can read it or hand it to any validator, and
+``tests/cli/test_json_schemas.py`` validates real outputs of the sandbox
+against it with the ``jsonschema`` library (a test dependency; bottui itself
+only describes the schemas, it never validates): a field renamed,
 dropped or added without its schema fails a test. bottui's own documents
 are closed (no field beyond those listed); the project document of
 ``limiter`` is the API's own and stays open.
@@ -88,6 +90,8 @@ ERROR: Final = obj(
         )
     }
 )
+#: The account and project a change or a record belongs to.
+_SCOPE: Final = {"account": STRING, "project": STRING}
 REQUEST: Final = obj({"method": STRING, "url": STRING, "body": S_STR, "curl": STRING})
 #: A timed change's revert: after how long, to what, and whether the operator stated it.
 REVERT: Final = obj({"afterSeconds": INT, "to": STRING, "stated": BOOL})
@@ -173,8 +177,7 @@ UNDO: Final = obj(
     {
         "kind": {"enum": ["limiter", "thresholds"]},
         "undoes": INT,
-        "account": STRING,
-        "project": STRING,
+        **_SCOPE,
         "target": obj({}, open_=True),
         "from": nullable(VALUE),
         "to": VALUE,
@@ -190,8 +193,7 @@ JOURNAL_ENTRY: Final = obj(
         "profile": STRING,
         "base_url": STRING,
         "operation": {"enum": ["limiter.set-active", "thresholds.set", "grant.revoke"]},
-        "account": STRING,
-        "project": STRING,
+        **_SCOPE,
         "target": obj({}, open_=True),
         "request_body": nullable(obj({}, open_=True)),
         "previous": nullable(VALUE),
@@ -218,6 +220,7 @@ JOURNAL: Final = obj(
 )
 JOURNAL_EXPORT: Final = obj({"exported": INT, "file": STRING, "format": {"enum": ["jsonl", "csv"]}})
 _KNOWN: Final = {"source": STRING, "taught_by": S_STR}
+_FILE_PROBLEM: Final = obj({"file": STRING, "line": S_INT, "message": STRING})
 INVENTORY: Final = obj(
     {
         "profile": STRING,
@@ -227,8 +230,7 @@ INVENTORY: Final = obj(
         "projects": array(
             obj(
                 {
-                    "account": STRING,
-                    "project": STRING,
+                    **_SCOPE,
                     "name": S_STR,
                     "updated_at": STRING,
                     **_KNOWN,
@@ -238,8 +240,7 @@ INVENTORY: Final = obj(
         "limiters": array(
             obj(
                 {
-                    "account": STRING,
-                    "project": STRING,
+                    **_SCOPE,
                     "id": STRING,
                     "name": S_STR,
                     "is_active": nullable(BOOL),
@@ -251,8 +252,7 @@ INVENTORY: Final = obj(
         "dimensions": array(
             obj(
                 {
-                    "account": STRING,
-                    "project": STRING,
+                    **_SCOPE,
                     "id": STRING,
                     "name": S_STR,
                     "block": nullable(NUMBER),
@@ -312,9 +312,9 @@ CONFIG_CHECK: Final = obj(
     {
         "file": STRING,
         "exists": BOOL,
-        "problems": array(obj({"file": STRING, "line": S_INT, "message": STRING})),
+        "problems": array(_FILE_PROBLEM),
         "count": INT,
-        "warnings": array(obj({"file": STRING, "line": S_INT, "message": STRING})),
+        "warnings": array(_FILE_PROBLEM),
     }
 )
 
@@ -363,49 +363,6 @@ SCHEMAS: Final[dict[str, Schema]] = {
     "config check": CONFIG_CHECK,
     "any command that fails": ERROR,
 }
-
-_TYPES: Final[dict[str, type | tuple[type, ...]]] = {
-    "string": str,
-    "integer": int,
-    "number": (int, float),
-    "boolean": bool,
-    "null": type(None),
-    "array": list,
-    "object": dict,
-}
-
-
-def problems(doc: Any, schema: Schema, where: str = "$") -> list[str]:
-    """Where ``doc`` departs from ``schema`` (empty: it matches)."""
-    if "anyOf" in schema:
-        if any(not problems(doc, option, where) for option in schema["anyOf"]):
-            return []
-        return [f"{where}: matches none of {len(schema['anyOf'])} shapes ({doc!r:.80})"]
-    if "enum" in schema and doc not in schema["enum"]:
-        return [f"{where}: {doc!r:.80} is not one of {schema['enum']}"]
-    kind = schema.get("type")
-    if kind is not None:
-        expected = _TYPES[kind]
-        # bool is an int to Python, never to JSON.
-        if isinstance(doc, bool) and kind in ("integer", "number"):
-            return [f"{where}: a boolean, not {kind}"]
-        if not isinstance(doc, expected):
-            return [f"{where}: {type(doc).__name__}, not {kind}"]
-    found: list[str] = []
-    if isinstance(doc, list) and "items" in schema:
-        for index, item in enumerate(doc):
-            found += problems(item, schema["items"], f"{where}[{index}]")
-    if isinstance(doc, dict) and kind == "object":
-        props = schema.get("properties", {})
-        found += [
-            f"{where}: {key!r} is missing" for key in schema.get("required", ()) if key not in doc
-        ]
-        for key, value in doc.items():
-            if key in props:
-                found += problems(value, props[key], f"{where}.{key}")
-            elif schema.get("additionalProperties") is False:
-                found.append(f"{where}: {key!r} is not in the schema")
-    return found
 
 
 def type_name(schema: Schema) -> str:
@@ -622,18 +579,15 @@ def cmd_help(args: Args, out: Output) -> int:
     """``bottui help [TOPIC]``."""
     wanted: str | None = args.topic
     if wanted is None:
-        if out.as_json:
-            listed = [{"topic": name, "summary": TOPICS[name]} for name in TOPICS]
-            out.document({"topics": listed})
-            return EXIT_OK
-        out.line("Help topics (`bottui help TOPIC`):")
-        out.line("")
-        for name in TOPICS:
-            out.line(f"  {name:<13}{TOPICS[name]}")
-        out.line("")
-        out.line(
-            "Each command explains itself too: `bottui COMMAND --help` or `bottui help COMMAND`."
-        )
+        listed = [{"topic": name, "summary": TOPICS[name]} for name in TOPICS]
+        lines = [
+            "Help topics (`bottui help TOPIC`):",
+            "",
+            *(f"  {name:<13}{summary}" for name, summary in TOPICS.items()),
+            "",
+            "Each command explains itself too: `bottui COMMAND --help` or `bottui help COMMAND`.",
+        ]
+        out.result({"topics": listed}, lines)
         return EXIT_OK
     if wanted in TOPICS:
         _show(out, {"topic": wanted}, text(wanted))
@@ -651,11 +605,7 @@ def cmd_help(args: Args, out: Output) -> int:
 
 def _show(out: Output, what: dict[str, str], text: str) -> None:
     """``text`` line by line (``out`` keeps no newline inside a line), or one document."""
-    if out.as_json:
-        out.document({**what, "text": text})
-        return
-    for line in text.rstrip("\n").splitlines():
-        out.line(line)
+    out.result({**what, "text": text}, text.rstrip("\n").splitlines())
 
 
 def _add_help(commands: Any) -> None:

@@ -12,7 +12,7 @@ from typing import Any, Final
 from bottui.api.errors import EXIT_OK
 from bottui.cli.command_session import command_session
 from bottui.cli.output import Output
-from bottui.cli.parser import Args, command, group_of
+from bottui.cli.parser import Args, add_overwrite, command, group_of
 from bottui.ops.inventory_edits import import_file
 from bottui.ops.team_inventory import refresh_shared
 from bottui.plaintext import clean, show_id
@@ -26,15 +26,12 @@ async def cmd_inventory(args: Args, out: Output) -> int:
         inventory = session.inventory_store
         if args.action == "import":
             report = await import_file(session, Path(args.file))
-            if out.as_json:
-                out.document({"file": args.file, **report.to_json()})
-            else:
-                out.line(
-                    f"imported {args.file}: {report.added} added, "
-                    f"{report.changed} changed, {report.unchanged} unchanged"
-                )
-                for change in report.lines:
-                    out.line(f"  {change}")
+            said = (
+                f"imported {args.file}: {report.added} added, "
+                f"{report.changed} changed, {report.unchanged} unchanged"
+            )
+            lines = [said, *(f"  {change}" for change in report.lines)]
+            out.result({"file": args.file, **report.to_json()}, lines)
             return EXIT_OK
         if args.action == "export":
             snapshot = await inventory.export_toml(Path(args.file), overwrite=args.overwrite)
@@ -147,11 +144,7 @@ def _add_inventory(commands: Any) -> None:
         common={"profile", "base_url", "json"},
     )
     inv_export.add_argument("file", metavar="FILE", help="the TOML file to write")
-    inv_export.add_argument(
-        "--overwrite",
-        action="store_true",
-        help="replace FILE if it exists (never a symbolic link)",
-    )
+    add_overwrite(inv_export, "replace FILE")
     command(
         inv_cmds,
         "list",

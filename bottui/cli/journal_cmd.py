@@ -41,14 +41,20 @@ from __future__ import annotations
 import asyncio
 import os
 import shlex
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from bottui.api.errors import EXIT_OK, BottuiError
 from bottui.cli.output import Output, UsageError, render_error
-from bottui.cli.parser import Args, command, entry_id, positive_int
+from bottui.cli.parser import (
+    Args,
+    add_overwrite,
+    command,
+    entry_id,
+    positive_int,
+)
 from bottui.cli.store_cmd import backfill_command
 from bottui.ops import journal_view
 from bottui.ops.journal_view import EntryStream, export_stream
@@ -300,14 +306,15 @@ async def write_text(stream: EntryStream, out: Output) -> None:
         )
 
 
+def jsonl(docs: Iterable[dict[str, Any]]) -> list[str]:
+    """Each document as one compact JSON line (C1 and bidi controls escaped)."""
+    return [safe_export.dumps(doc, separators=(",", ":")) for doc in docs]
+
+
 async def write_jsonl(stream: EntryStream, out: Output) -> None:
     """One JSON object per line, nothing else on stdout."""
     async for page in stream.pages():
-        out.out.write(
-            "".join(
-                safe_export.dumps(entry.to_json(), separators=(",", ":")) + "\n" for entry in page
-            )
-        )
+        out.out.write("".join(line + "\n" for line in jsonl(e.to_json() for e in page)))
         if _gone(out):
             return
 
@@ -431,6 +438,7 @@ class _Printer:
     def __init__(self, args: Args, out: Output) -> None:
         self._args = args
         self._out = out
+        self._said = False  # the first "reachable" is no news; every later state is said
 
     def write(self, lines: Sequence[str]) -> None:
         if lines:
@@ -440,7 +448,7 @@ class _Printer:
     async def shared(self, entries: Sequence[TeamEntry]) -> None:
         chosen = [e for e in entries if _matches(e, self._args)]
         if self._args.jsonl:
-            self.write([safe_export.dumps(team_json(e), separators=(",", ":")) for e in chosen])
+            self.write(jsonl(team_json(e) for e in chosen))
         else:
             self.write([team_line(e) for e in chosen])
 
@@ -449,6 +457,9 @@ class _Printer:
         self._out.err.flush()
 
     async def state(self, reason: str | None) -> None:
+        said, self._said = self._said, True
+        if reason is None and not said:
+            return
         if reason is None:
             self._out.message("team store reachable again: following")
         else:
@@ -475,27 +486,12 @@ async def follow(
     if url:
         store: TeamStore = await open_team_store_url(url, os.environ, TokenStore(timeout=1.0))
         store.skips.on_skip = printer.skipped
-        feed = LiveFeed(store, printer.shared, _quiet_first(printer))
+        feed = LiveFeed(store, printer.shared, printer.state)
         try:
             await feed.run()
         finally:
             await store.close()
     await _poll(printer, args, journal, query, since)
-
-
-def _quiet_first(printer: _Printer) -> Any:
-    # The first "reachable" is no news; every later change of state is said.
-    said = False
-
-    async def state(reason: str | None) -> None:
-        nonlocal said
-        if reason is None and not said:
-            said = True
-            return
-        said = True
-        await printer.state(reason)
-
-    return state
 
 
 async def _poll(
@@ -513,7 +509,7 @@ async def _poll(
             continue
         mark = fresh[-1].id
         if args.jsonl:
-            printer.write([safe_export.dumps(e.to_json(), separators=(",", ":")) for e in fresh])
+            printer.write(jsonl(e.to_json() for e in fresh))
         else:
             printer.write([show_id(journal_view.line(e)) for e in fresh])
 
@@ -582,11 +578,7 @@ def _add_journal(commands: Any) -> None:
     journal.add_argument(
         "--format", choices=["jsonl", "csv"], help="export format (default: from FILE's extension)"
     )
-    journal.add_argument(
-        "--overwrite",
-        action="store_true",
-        help="replace the --export FILE if it exists (never a symbolic link)",
-    )
+    add_overwrite(journal, "replace the --export FILE")
 
 
 #: The command's parser (:data:`bottui.cli.COMMANDS`).

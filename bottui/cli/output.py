@@ -39,6 +39,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from collections.abc import Iterable
 from typing import Any, Final, TextIO, cast
 
 from bottui.api.errors import BottuiError, RefusedError
@@ -190,12 +191,14 @@ class Output:
         safe_export.dump(doc, self.out, indent=2)
         self.out.write("\n")
 
-    def result(self, doc: Any, text: str) -> None:
-        """A command's result: ``doc`` as the one document under --json, else ``text``."""
+    def result(self, doc: Any, text: str | Iterable[str]) -> None:
+        """A command's result: ``doc`` as the one document under --json, else ``text``
+        (one line, or lines: an iterable is only walked without --json)."""
         if self.as_json:
             self.document(doc)
-        else:
-            self.line(text)
+            return
+        for line in [text] if isinstance(text, str) else text:
+            self.line(line)
 
 
 def render_error(out: Output, error: BottuiError) -> int:

@@ -50,15 +50,17 @@ from __future__ import annotations
 import argparse
 import difflib
 import importlib
-import sys
 from collections.abc import Collection, Iterable, Sequence
+from datetime import datetime, timedelta
 from types import SimpleNamespace
 from typing import Any, Final, NoReturn, TypeAlias
 
 from bottui import __version__
-from bottui.cli import COMMANDS, with_defaults
-from bottui.cli.output import UsageError, guard
+from bottui.cli import COMMANDS, COMMON_OPTIONS, with_defaults
+from bottui.cli.output import UsageError
 from bottui.ops.argv_text import shown
+from bottui.ops.durations import parse_duration
+from bottui.store.utc import parse_time
 
 #: The topics of ``bottui help TOPIC`` (their texts: :mod:`bottui.cli.help_topics`).
 TOPICS: Final[dict[str, str]] = {
@@ -85,6 +87,9 @@ VARIABLES: Final[dict[str, str]] = {
 Args: TypeAlias = SimpleNamespace
 
 
+#: The scope the commands' examples name.
+IDS: Final = "--account acme --project shop-prod"
+
 #: What ``bottui --version`` (and ``-V``) prints.
 VERSION_LINE: Final = f"bottui {__version__}"
 
@@ -100,27 +105,6 @@ EXIT_MEANINGS: Final[dict[int, str]] = {
 
 #: A command's exit codes: a code (its meaning from EXIT_MEANINGS) or (code, meaning).
 Exit = int | tuple[int, str]
-
-#: The common options: dest -> (option, metavar or None for a flag, help).
-COMMON_OPTIONS: Final[dict[str, tuple[str, str | None, str]]] = {
-    "profile": ("--profile", "NAME", "profile from config.toml (default: the current one)"),
-    "base_url": (
-        "--base-url",
-        "URL",
-        "API base URL (default: BOTTUI_BASE_URL, else the profile's base_url)",
-    ),
-    "account": ("--account", "ACCOUNT_ID", "account id (default: the profile's account)"),
-    "project": ("--project", "PROJECT_ID", "project id (default: the profile's project)"),
-    "json": ("--json", None, "one JSON document on stdout; messages go to stderr"),
-    "dry_run": ("--dry-run", None, "print the request(s) and an equivalent curl; send nothing"),
-    "read_only": ("--read-only", None, "refuse every change (exit 2)"),
-    "yes": ("--yes", None, "confirm a change on a protected profile"),
-    "show_secrets": (
-        "--show-secrets",
-        None,
-        "show the project's serverKey in the output (masked as *** otherwise)",
-    ),
-}
 
 #: Every common option: what the top-level help shows.
 ALL_COMMON: Final = frozenset(COMMON_OPTIONS)
@@ -256,6 +240,22 @@ def group_of(
 # -- option types and options several commands share ------------------------------------
 
 
+def duration(text: str) -> timedelta:
+    """A duration option value: 90s, 30m, 2h, 1d, 1h30m (argparse ``type``)."""
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def moment(text: str) -> datetime:
+    """A UTC time option value, ISO 8601 (argparse ``type``)."""
+    try:
+        return parse_time(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def positive_int(text: str) -> int:
     """A positive integer option value (argparse ``type``)."""
     try:
@@ -268,7 +268,7 @@ def positive_int(text: str) -> int:
 
 
 def entry_id(text: str) -> int:
-    """A journal id as shown (``#1234``) or bare (argparse ``type``)."""
+    """A journal entry's or run's id as shown (``#1234``) or bare (argparse ``type``)."""
     return positive_int(text.strip().removeprefix("#"))
 
 
@@ -281,6 +281,13 @@ REASON_HELP: Final = (
 def add_reason(parser: argparse.ArgumentParser) -> None:
     """``--reason TEXT`` on a command that changes something."""
     parser.add_argument("--reason", metavar="TEXT", default=None, help=REASON_HELP)
+
+
+def add_overwrite(parser: argparse.ArgumentParser, replace: str) -> None:
+    """``--overwrite`` on a command that writes a file: ``replace`` says which."""
+    parser.add_argument(
+        "--overwrite", action="store_true", help=f"{replace} if it exists (never a symbolic link)"
+    )
 
 
 ACK_COLLISION_HELP: Final = (
@@ -370,10 +377,6 @@ def parse_words(words: Sequence[str]) -> Args:
     word (:func:`suggestion`, with every command built): a valid one never
     pays for the suggestion.
     """
-    if list(words) in (["--version"], ["-V"]):
-        # What argparse's "version" action does, without building the parser.
-        guard(sys.stdout).write(VERSION_LINE + "\n")  # a closed or full stdout: quietly
-        raise SystemExit(0)
     wanted = command_named(words)
     parser = build_parser(wanted)
     try:
@@ -398,11 +401,6 @@ def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentP
     return {}
 
 
-def options(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
-    """Every option string the parser accepts (shown or hidden), with its action."""
-    return dict(parser._option_string_actions)
-
-
 def closest(word: str, candidates: Iterable[str]) -> str | None:
     """The candidate closest to ``word``, if one is close enough to be a likely typo."""
     found = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
@@ -420,7 +418,7 @@ def suggestion(parser: argparse.ArgumentParser, words: Sequence[str]) -> str | N
             return None
         if word.startswith("--"):
             name, equals, _ = word.partition("=")
-            known = options(current)
+            known = current._option_string_actions  # every option, shown or hidden
             action = known.get(name)
             if action is None:
                 # argparse takes a unique prefix (--acc for --account).

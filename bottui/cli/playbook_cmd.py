@@ -10,7 +10,6 @@ for revert (on a terminal; otherwise the revert command is printed).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from datetime import timedelta
 from typing import Any, Final
@@ -19,9 +18,19 @@ from bottui.api.errors import EXIT_OK
 from bottui.cli import output
 from bottui.cli.command_session import command_session
 from bottui.cli.output import Output, UsageError
-from bottui.cli.parser import CHANGE, SESSION, Args, Exit, add_reason, command, group_of
+from bottui.cli.parser import (
+    CHANGE,
+    SESSION,
+    Args,
+    Exit,
+    add_reason,
+    command,
+    duration,
+    entry_id,
+    group_of,
+)
 from bottui.ops import revert
-from bottui.ops.durations import duration_text, parse_duration
+from bottui.ops.durations import duration_text
 from bottui.ops.planning import DRY_RUN_NOTE
 from bottui.ops.playbooks import library, playbook_plan, playbook_run
 from bottui.ops.playbooks.playbook_plan import PlaybookPlan
@@ -50,28 +59,19 @@ async def cmd_playbook(args: Args, out: Output) -> int:
 async def _list(out: Output) -> int:
     locations = Locations.default()
     found = await library.load_all(locations)
-    if out.as_json:
-        out.document(
-            {
-                "directory": str(library.directory(locations)),
-                "playbooks": [
-                    b.to_json() if not isinstance(b, Exception) else {"error": b.title}
-                    for b in found
-                ],
-            }
-        )
-        return EXIT_OK
-    if not found:
-        out.line(f"no playbooks in {library.directory(locations)}")
+    directory = library.directory(locations)
+    listed = [b.to_json() if not isinstance(b, Exception) else {"error": b.title} for b in found]
+    lines = [] if found else [f"no playbooks in {directory}"]
     for book in found:
         if isinstance(book, Exception):
-            out.line(f"! {book.title}")
+            lines.append(f"! {book.title}")
             continue
-        duration = f", reverts after {book.duration_text}" if book.duration_text else ""
+        reverts = f", reverts after {book.duration_text}" if book.duration_text else ""
         steps = f"{len(book.steps)} step" + ("s" if len(book.steps) != 1 else "")
-        out.line(f"{show_id(book.name)}: {steps}{duration}")
+        lines.append(f"{show_id(book.name)}: {steps}{reverts}")
         if book.description:
-            out.line(f"  {book.description}")
+            lines.append(f"  {book.description}")
+    out.result({"directory": str(directory), "playbooks": listed}, lines)
     return EXIT_OK
 
 
@@ -118,12 +118,8 @@ def _duration(args: Args, plan: PlaybookPlan) -> timedelta | None:
         if args.revert_after is not None:
             raise UsageError("Invalid command line", "--for and --no-revert contradict each other")
         return None
-    if args.revert_after is None:
-        return plan.playbook.duration
-    try:
-        return parse_duration(args.revert_after)
-    except ValueError as exc:
-        raise UsageError("Invalid --for", f"{exc}; nothing was sent") from None
+    after: timedelta | None = args.revert_after
+    return plan.playbook.duration if after is None else after
 
 
 async def _run(args: Args, out: Output, session: Session, plan: PlaybookPlan) -> int:
@@ -156,21 +152,15 @@ async def _run(args: Args, out: Output, session: Session, plan: PlaybookPlan) ->
 
 
 def _dry_run(out: Output, plan: PlaybookPlan, refused: str | None) -> None:
-    if out.as_json:
-        document: dict[str, Any] = {
-            **plan.to_json(),
-            "dryRun": True,
-            "steps": [{**s.to_json(), **s.change.dry_run_json(refused)} for s in plan.steps],
-        }
-        out.document(document)
-    else:
-        for row in plan_rows(plan):
-            out.line(row)
-        for step in plan.steps:
-            out.line("")
-            out.line(f"step {step.number}: {show_id(step.target)}")
-            for line in step.change.dry_run_lines():
-                out.line(line)
+    document: dict[str, Any] = {
+        **plan.to_json(),
+        "dryRun": True,
+        "steps": [{**s.to_json(), **s.change.dry_run_json(refused)} for s in plan.steps],
+    }
+    lines = plan_rows(plan)
+    for step in plan.steps:
+        lines += ["", f"step {step.number}: {show_id(step.target)}", *step.change.dry_run_lines()]
+    out.result(document, lines)
     if refused is not None:
         out.message(f"dry run: would be refused: {refused}")
 
@@ -211,18 +201,14 @@ async def _offer_revert(
 
 def _summary(out: Output, summary: RunSummary, report: PlaybookRevert | None) -> None:
     run_text = f"run #{summary.run_id}" if summary.run_id is not None else "run (not journaled)"
-    if out.as_json:
-        document = summary.to_json()
-        if report is not None:
-            document["revert"] = report.to_json()
-        out.document(document)
-    else:
-        out.line(f"{run_text}: {summary.text()}")
-        if summary.revert_due is not None:
-            out.line(f"  reverts at {summary.revert_due.isoformat(timespec='seconds')}")
-        if report is not None:
-            for line in report.lines():
-                out.line(f"  {line}")
+    document = summary.to_json()
+    lines = [f"{run_text}: {summary.text()}"]
+    if summary.revert_due is not None:
+        lines.append(f"  reverts at {summary.revert_due.isoformat(timespec='seconds')}")
+    if report is not None:
+        document["revert"] = report.to_json()
+        lines += [f"  {line}" for line in report.lines()]
+    out.result(document, lines)
 
 
 async def _revert(args: Args, out: Output) -> int:
@@ -236,11 +222,7 @@ async def _revert(args: Args, out: Output) -> int:
                 out, f"Revert these {len(steps.entries)} step(s), last first?"
             )
         report = await revert.revert_run(session, steps, reason=args.reason)
-        if out.as_json:
-            out.document(report.to_json())
-        else:
-            for line in report.lines():
-                out.line(line)
+        out.result(report.to_json(), report.lines())
         return report.exit_code
 
 
@@ -259,16 +241,6 @@ _CHANGE_EXITS: Final[list[Exit]] = [
     130,
 ]
 _READ_EXITS: Final[list[Exit]] = [0, (2, "a playbook file with a problem (FILE:LINE named)"), 130]
-
-
-def _run_id(text: str) -> int:
-    try:
-        value = int(text.strip().removeprefix("#"))
-    except ValueError:
-        value = 0
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a run id (a positive integer)")
-    return value
 
 
 def _add_playbook(commands: Any) -> None:
@@ -317,6 +289,7 @@ def _add_playbook(commands: Any) -> None:
         "--for",
         dest="revert_after",
         metavar="DURATION",
+        type=duration,
         default=None,
         help="revert every step this long after the run (90s, 30m, 2h, 1d, 1h30m; "
         "at most 7d); default: the playbook's duration, or none",
@@ -336,7 +309,7 @@ def _add_playbook(commands: Any) -> None:
         exits=_CHANGE_EXITS,
         common=CHANGE,
     )
-    revert.add_argument("run_id", metavar="RUN_ID", type=_run_id, help="the run id a run printed")
+    revert.add_argument("run_id", metavar="RUN_ID", type=entry_id, help="the run id a run printed")
     add_reason(revert)
 
 

@@ -11,9 +11,10 @@ from typing import Any, Final
 
 from bottui.api.errors import EXIT_OK
 from bottui.cli.output import Output, UsageError
-from bottui.cli.parser import Args, command, group_of
+from bottui.cli.parser import IDS, Args, command, group_of
 from bottui.ops import profiles
 from bottui.store.config.async_facade import AsyncConfigStore
+from bottui.store.config.config_model import Profile
 from bottui.store.files import Locations
 from bottui.store.store_errors import ProfileExists
 
@@ -59,22 +60,8 @@ async def cmd_profile(args: Args, out: Output) -> int:
         return EXIT_OK
     config = await profiles.read_config(store)
     if out.as_json:
-        out.document(
-            {
-                "current": config.current,
-                "profiles": [
-                    {
-                        "name": p.name,
-                        "baseUrl": p.base_url,
-                        "readOnly": p.read_only,
-                        "protected": p.protected,
-                        "account": p.account,
-                        "project": p.project,
-                    }
-                    for p in config.profiles.values()
-                ],
-            }
-        )
+        listed = [{"name": p.name, **_json(p)} for p in config.profiles.values()]
+        out.document({"current": config.current, "profiles": listed})
         return EXIT_OK
     if not config.profiles:
         out.line("no profiles: bottui profile add NAME --base-url URL")
@@ -115,27 +102,35 @@ async def _edit(args: Args, out: Output, store: AsyncConfigStore) -> int:
         if on
     ]
     if out.as_json:
-        out.document(
-            {
-                "edited": profile.name,
-                "baseUrl": profile.base_url,
-                "readOnly": profile.read_only,
-                "protected": profile.protected,
-                "requireReason": profile.require_reason,
-                "store": profile.store,
-                "operator": profile.operator,
-                "account": profile.account,
-                "project": profile.project,
-            }
-        )
+        more = {
+            "requireReason": profile.require_reason,
+            "store": profile.store,
+            "operator": profile.operator,
+        }
+        out.document({"edited": profile.name, **_json(profile, **more)})
         return EXIT_OK
     out.line(f"profile {profile.name}: {profile.base_url} [{', '.join(flags) or 'no flags'}]")
     out.line(f"  store: {profile.store or 'none'} · operator: {profile.operator or 'not set'}")
     return EXIT_OK
 
 
-#: The scope the examples name.
-IDS: Final = "--account acme --project shop-prod"
+def _json(profile: Profile, **more: Any) -> dict[str, Any]:
+    """A profile in ``--json``: its base URL and flags, ``more``, its account and project."""
+    return {
+        "baseUrl": profile.base_url,
+        "readOnly": profile.read_only,
+        "protected": profile.protected,
+        **more,
+        "account": profile.account,
+        "project": profile.project,
+    }
+
+
+#: The switches of ``profile add`` and ``profile edit``, with their help.
+_FLAGS: Final = {
+    "protected": "every change on it needs --yes (or a confirmation)",
+    "require-reason": "refuse a change without --reason (the journal says why)",
+}
 
 
 def _add_profile(commands: Any) -> None:
@@ -158,16 +153,8 @@ def _add_profile(commands: Any) -> None:
         common={"base_url", "account", "project", "read_only", "json"},
     )
     p_add.add_argument("name", metavar="NAME", help="the new profile's name")
-    p_add.add_argument(
-        "--protected",
-        action="store_true",
-        help="every change on it needs --yes (or a confirmation)",
-    )
-    p_add.add_argument(
-        "--require-reason",
-        action="store_true",
-        help="refuse a change without --reason (the journal says why)",
-    )
+    for flag, words in _FLAGS.items():
+        p_add.add_argument(f"--{flag}", action="store_true", help=words)
     p_add.add_argument(
         "--store",
         metavar="URL",
@@ -194,10 +181,7 @@ def _add_profile(commands: Any) -> None:
         common={"base_url", "account", "project", "read_only", "json"},
     )
     p_edit.add_argument("name", metavar="NAME", help="the profile's name (it cannot change)")
-    for flag, words in (
-        ("protected", "every change on it needs --yes (or a confirmation)"),
-        ("require-reason", "refuse a change without --reason"),
-    ):
+    for flag, words in _FLAGS.items():
         p_edit.add_argument(f"--{flag}", action="store_const", const=True, default=None, help=words)
     for flag in ("read-only", "protected", "require-reason"):
         p_edit.add_argument(

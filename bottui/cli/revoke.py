@@ -30,10 +30,10 @@ from typing import Any, BinaryIO, Final, TextIO
 
 from bottui.api.errors import EXIT_OK, RefusedError
 from bottui.api.requests import request_json, request_lines
-from bottui.cli.changes import IDS, render_dry_run
+from bottui.cli.changes import render_dry_run
 from bottui.cli.command_session import command_session
 from bottui.cli.output import Output, UsageError
-from bottui.cli.parser import CHANGE, Args, add_reason, command
+from bottui.cli.parser import CHANGE, IDS, Args, add_overwrite, add_reason, command
 from bottui.cli.timed_cmd import add_for
 from bottui.ops import mutations, planning
 from bottui.ops.bulk.engine import BulkPlan, BulkRevocation, plan_bulk
@@ -56,20 +56,19 @@ DRY_RUN_SHOWN: Final = 20
 
 async def cmd_revoke(args: Args, out: Output) -> int:
     """``bottui revoke`` for one subject (bulk: ``--from-file``)."""
-    if args.from_file is not None:
-        async with command_session(args, out) as session:
-            code: int = await run_bulk_revoke(args, out, session)
-            return code
-    if getattr(args, "for_", None) is not None:
+    if args.from_file is None and getattr(args, "for_", None) is not None:
         raise planning.TimedRefused(
             "a revocation cannot be timed: the API has no call that gives a challenge grant "
             "back, so it could never revert; nothing was sent"
         )
-    if args.resume or args.output or args.force or args.overwrite:
+    if args.from_file is None and (args.resume or args.output or args.force or args.overwrite):
         raise UsageError(
             "Invalid command line", "--resume, --output, --overwrite, --force need --from-file"
         )
     async with command_session(args, out) as session:
+        if args.from_file is not None:
+            code: int = await run_bulk_revoke(args, out, session)
+            return code
         account, project = session.project_scope(args.account, args.project)
         subject = {"visitor_id": args.visitor_id, "user_account_id": args.user_account_id}
         plan = await planning.plan_revocation(session, account, project, **subject)
@@ -79,22 +78,20 @@ async def cmd_revoke(args: Args, out: Output) -> int:
             return EXIT_OK
         applied = await mutations.apply(session, plan, confirmed=args.yes)
         revocation = applied.value
-        if out.as_json:
-            out.document(revocation.to_json())
-        else:
-            out.line(f"revocation: {revocation.outcome.value}")
-            for label, value in (
-                ("reportId", revocation.report_id),
-                ("grantExpiresAt", revocation.grant_expires_at),
-                ("grantRemainingAttempts", revocation.grant_remaining_attempts),
-            ):
-                if value is not None:
-                    out.line(f"  {label}: {value}")
-            if revocation.outcome.value == "unknown (retried)":
-                out.line(
-                    "  an earlier attempt may have withdrawn the grant before the "
-                    "connection failed; the retry found nothing standing"
-                )
+        lines = [f"revocation: {revocation.outcome.value}"]
+        for label, value in (
+            ("reportId", revocation.report_id),
+            ("grantExpiresAt", revocation.grant_expires_at),
+            ("grantRemainingAttempts", revocation.grant_remaining_attempts),
+        ):
+            if value is not None:
+                lines.append(f"  {label}: {value}")
+        if revocation.outcome.value == "unknown (retried)":
+            lines.append(
+                "  an earlier attempt may have withdrawn the grant before the "
+                "connection failed; the retry found nothing standing"
+            )
+        out.result(revocation.to_json(), lines)
         return EXIT_OK
 
 
@@ -217,11 +214,7 @@ async def run_bulk_revoke(args: Args, out: Output, session: Session) -> int:
         with _sigint_stops(engine, out, progress):
             summary = await engine.run()
         progress.clear()
-        if out.as_json:
-            out.document(summary.to_json())
-        else:
-            for text in summary_lines(summary, source.label):
-                out.line(text)
+        out.result(summary.to_json(), summary_lines(summary, source.label))
         if results is not None:
             problem = results.close()
             if problem is None:
@@ -352,11 +345,7 @@ def _add_revoke(commands: Any) -> None:
         metavar="FILE",
         help="bulk: write each id's result to FILE, results.csv or results.jsonl",
     )
-    revoke.add_argument(
-        "--overwrite",
-        action="store_true",
-        help="bulk: replace an existing --output file (never a symbolic link)",
-    )
+    add_overwrite(revoke, "bulk: replace the --output FILE")
     add_reason(revoke)
     add_for(revoke, "revoke")
 

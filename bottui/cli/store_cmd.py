@@ -56,21 +56,18 @@ async def _run(args: Args, out: Output, profile: Profile | None) -> int:
     try:
         if args.action == "migrate":
             done = await store.migrate()
-            if out.as_json:
-                out.document(
-                    {
-                        "where": store.target.where,
-                        "before": done.before,
-                        "after": done.after,
-                        "applied": list(done.applied),
-                    }
-                )
-            elif done.applied:
-                out.line(
-                    f"migrated {store.target.where} from version {done.before} to {done.after}"
-                )
-            else:
-                out.line(f"{store.target.where} is at schema version {done.after}: nothing to do")
+            where = store.target.where
+            out.result(
+                {
+                    "where": where,
+                    "before": done.before,
+                    "after": done.after,
+                    "applied": list(done.applied),
+                },
+                f"migrated {where} from version {done.before} to {done.after}"
+                if done.applied
+                else f"{where} is at schema version {done.after}: nothing to do",
+            )
             return EXIT_OK
         status = await store.status()
         team = _team_sync(store)
@@ -81,35 +78,34 @@ async def _run(args: Args, out: Output, profile: Profile | None) -> int:
     finally:
         await store.close()
     last = None if status.last_sync is None else status.last_sync.isoformat()
-    if out.as_json:
-        out.document(
-            {
-                "where": status.where,
-                "schemaVersion": status.schema_version,
-                "appSchemaVersion": status.app_schema_version,
-                "serverVersion": status.server_version,
-                "role": status.role,
-                "waiting": status.waiting,
-                "notShared": older,
-                "lastSync": last,
-            }
-        )
-        return EXIT_OK
-    out.line(f"store: {status.where}")
-    out.line(f"role: {status.role} (PostgreSQL {status.server_version})")
     schema = f"schema version: {status.schema_version} (this bottui: {status.app_schema_version})"
     if status.schema_version < status.app_schema_version:
         schema += ": run `bottui store migrate`"
     elif status.schema_version > status.app_schema_version:
         schema += ": upgrade bottui"
-    out.line(schema)
-    out.line(f"entries waiting to be shared: {status.waiting}")
+    lines = [
+        f"store: {status.where}",
+        f"role: {status.role} (PostgreSQL {status.server_version})",
+        schema,
+        f"entries waiting to be shared: {status.waiting}",
+    ]
     if older:
-        out.line(
+        lines.append(
             f"entries journaled here before the store was configured, not shared: {older} "
             f"(`{backfill_command(args)}` shares those of {_scope_words(scope)})"
         )
-    out.line(f"last sync: {last or 'never'}")
+    lines.append(f"last sync: {last or 'never'}")
+    doc = {
+        "where": status.where,
+        "schemaVersion": status.schema_version,
+        "appSchemaVersion": status.app_schema_version,
+        "serverVersion": status.server_version,
+        "role": status.role,
+        "waiting": status.waiting,
+        "notShared": older,
+        "lastSync": last,
+    }
+    out.result(doc, lines)
     return EXIT_OK
 
 

@@ -35,7 +35,7 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple, cast, get_args
 
 from bottui.plaintext import has_control
 from bottui.store import toml_read
@@ -64,16 +64,6 @@ _KINDS: Final[dict[str, str]] = {
     "from_file": "files",
     "output": "files",
     "export": "files",
-}
-
-
-#: The kinds the inventory answers, each its own
-#: :data:`~bottui.store.inventory.inventory_peek.Kind`.
-_ID_KINDS: Final[dict[str, Kind]] = {
-    "accounts": "accounts",
-    "projects": "projects",
-    "limiters": "limiters",
-    "dimensions": "dimensions",
 }
 
 
@@ -218,10 +208,10 @@ def _values(line: _Line, about: Node, current: str, before: str, locations: Loca
         found = [choice for choice in about["choices"] if choice.startswith(current)]
     elif kind == "profiles":
         found = profile_names(locations, current)
-    elif kind in _ID_KINDS:
+    elif kind in get_args(Kind):  # the kinds the inventory answers
         found = known_ids(
             locations,
-            _ID_KINDS[kind],
+            cast(Kind, kind),
             current,
             profile=line.values.get("profile"),
             account=line.values.get("account"),
@@ -333,19 +323,3 @@ def known_ids(
         account=account or own_account,
         project=project or own_project,
     )
-
-
-__all__ = [
-    "SAFE",
-    "SHELLS",
-    "TREE_FILE",
-    "Answer",
-    "Glance",
-    "Node",
-    "answer",
-    "callback",
-    "glance_config",
-    "known_ids",
-    "profile_names",
-    "safe",
-]

@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import argparse
 import os
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 from bottui.api.errors import EXIT_OK
 from bottui.cli.command_session import command_session
 from bottui.cli.output import Output, UsageError
-from bottui.cli.parser import CHANGE, SESSION, Args, Exit, command
+from bottui.cli.parser import CHANGE, SESSION, Args, Exit, command, duration, moment
 from bottui.ops import timed
-from bottui.ops.durations import duration_text, parse_duration
+from bottui.ops.durations import duration_text
 from bottui.ops.revert import limiter_value, thresholds_value, with_revert_to
 from bottui.ops.timed import NO_EXECUTOR_WARNING, executor_known, list_timed
 from bottui.ops.timed.resolve import How, resolve
@@ -32,7 +32,6 @@ from bottui.ops.timed_record import now_of
 from bottui.plaintext import show_id
 from bottui.store.keyring_tokens import TokenStore
 from bottui.store.token_sources import read_credentials
-from bottui.store.utc import parse_time
 
 if TYPE_CHECKING:
     from bottui.ops.planning import PlannedChange
@@ -75,18 +74,9 @@ _EXITS: Final[list[Exit]] = [
 ]
 
 
-def _duration(text: str) -> timedelta:
-    try:
-        return parse_duration(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _moment(text: str) -> datetime:
-    try:
-        return parse_time(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+def _add_now(sub: argparse.ArgumentParser, text: str, default: Any = None) -> None:
+    """``--now ISO``: the UTC time the command acts as if at (``text``: its help)."""
+    sub.add_argument("--now", metavar="ISO", type=moment, default=default, help=text)
 
 
 def add_for(sub: argparse.ArgumentParser, kind: Literal["limiter", "thresholds", "revoke"]) -> None:
@@ -102,7 +92,7 @@ def add_for(sub: argparse.ArgumentParser, kind: Literal["limiter", "thresholds",
         )
         return
     sub.add_argument(
-        "--for", dest="for_", metavar="DURATION", type=_duration, default=None, help=_FOR_HELP
+        "--for", dest="for_", metavar="DURATION", type=duration, default=None, help=_FOR_HELP
     )
     if kind == "limiter":
         sub.add_argument("--revert-to", choices=["on", "off"], default=None, help=_REVERT_TO_HELP)
@@ -133,13 +123,7 @@ def _add_timed(commands: Any) -> None:
         action="store_true",
         help="list finished ones too (reverted, superseded, cancelled; default: no)",
     )
-    timed.add_argument(
-        "--now",
-        metavar="ISO",
-        type=_moment,
-        default=None,
-        help="list as if at this UTC time: what is due, late or in doubt (default: now)",
-    )
+    _add_now(timed, "list as if at this UTC time: what is due, late or in doubt (default: now)")
     actions = timed.add_subparsers(
         dest="action", metavar="ACTION", parser_class=type(timed), title="actions"
     )
@@ -194,15 +178,13 @@ def _add_timed(commands: Any) -> None:
     extend.add_argument(
         "by",
         metavar="DURATION",
-        type=_duration,
+        type=duration,
         help="how much later: 30m, 1h, 1h30m (at most 7d from now)",
     )
-    resolve.add_argument(
-        "--now",
-        metavar="ISO",
-        type=_moment,
-        default=argparse.SUPPRESS,
-        help="resolve as if at this UTC time (tests, catching up; default: now)",
+    _add_now(
+        resolve,
+        "resolve as if at this UTC time (tests, catching up; default: now)",
+        argparse.SUPPRESS,
     )
     how = resolve.add_mutually_exclusive_group()
     how.add_argument(
@@ -234,13 +216,7 @@ def _add_run_due(commands: Any) -> None:
         "bottui-access-token in $CREDENTIALS_DIRECTORY (never Environment=).\n\n"
         + (run_due.epilog or "")
     )
-    run_due.add_argument(
-        "--now",
-        metavar="ISO",
-        type=_moment,
-        default=None,
-        help="run as if at this UTC time (tests, catching up; default: now)",
-    )
+    _add_now(run_due, "run as if at this UTC time (tests, catching up; default: now)")
     run_due.add_argument(
         "--late-ok",
         action="store_true",
@@ -322,10 +298,7 @@ async def cmd_timed(args: Args, out: Output) -> int:
             if change.state != "scheduled":  # what the real one would say: refused
                 out.line(f"would not {action} timed change {show_id(change.id)}: {_why(change)}")
             elif action == "revert":
-                out.line(
-                    f"would revert timed change {show_id(change.id)}: {change.what} to "
-                    f"{change.revert_to}"
-                )
+                out.line(_would_revert(change))
             else:
                 out.line(f"would {action} timed change {show_id(change.id)} ({change.what})")
             out.line(f"dry run: nothing was {'sent' if action == 'revert' else 'changed'}")
@@ -351,35 +324,30 @@ async def _resolve(args: Args, out: Output, session: Session, now: datetime) -> 
     result = await resolve(
         session, args.timed_id, "check" if args.dry_run else how, confirmed=args.yes, now=now
     )
-    if out.as_json:
-        doc = {"timed": result.timed.to_json(now), "check": list(result.lines), "did": how}
-        if args.dry_run:
-            doc["did"] = "nothing (dry run)"
-        if result.report is not None:
-            doc["report"] = result.report.to_json()
-        out.document(doc)
-    else:
-        for line in result.lines:
-            out.line(line)
+    doc = {"timed": result.timed.to_json(now), "check": list(result.lines), "did": how}
     if args.dry_run:
-        if not out.as_json:
-            out.line(
-                f"dry run: would {how} timed change {show_id(result.timed.id)}; nothing changed"
-            )
-        return EXIT_OK
+        doc["did"] = "nothing (dry run)"
     if result.report is not None:
-        if not out.as_json:
-            out.line(result.report.line)
-        return _code([result.report])
-    if not out.as_json:
-        if how == "done":
-            out.line(f"timed change {show_id(result.timed.id)}: resolved (nothing was sent)")
-        else:
-            out.line(
-                f"`bottui timed resolve {show_id(result.timed.id)} --done` settles it, "
-                "`--resend` sends the revert again"
-            )
-    return EXIT_OK
+        doc["report"] = result.report.to_json()
+    shown = show_id(result.timed.id)
+    if args.dry_run:
+        last = f"dry run: would {how} timed change {shown}; nothing changed"
+    elif result.report is not None:
+        last = result.report.line
+    elif how == "done":
+        last = f"timed change {shown}: resolved (nothing was sent)"
+    else:
+        last = (
+            f"`bottui timed resolve {shown} --done` settles it, `--resend` sends the revert again"
+        )
+    out.result(doc, [*result.lines, last])
+    if args.dry_run or result.report is None:
+        return EXIT_OK
+    return _code([result.report])
+
+
+def _would_revert(change: TimedChange) -> str:
+    return f"would revert timed change {show_id(change.id)}: {change.what} to {change.revert_to}"
 
 
 def _why(change: TimedChange) -> str:
@@ -430,16 +398,13 @@ async def cmd_run_due(args: Args, out: Output) -> int:
             due = [
                 t for t in await timed.list_timed(session, now=now) if t.open and t.due_at <= now
             ]
-            for t in due:
-                if t.foreseen:  # what the run would do: skip it, not revert it
-                    out.line(
-                        f"would skip timed change {show_id(t.id)}: {t.what} was changed since "
-                        f"({t.superseded_by}): superseded, its revert is not sent"
-                    )
-                else:
-                    out.line(
-                        f"would revert timed change {show_id(t.id)}: {t.what} to {t.revert_to}"
-                    )
+            for t in due:  # a foreseen one: what the run would do is skip it, not revert it
+                out.line(
+                    f"would skip timed change {show_id(t.id)}: {t.what} was changed since "
+                    f"({t.superseded_by}): superseded, its revert is not sent"
+                    if t.foreseen
+                    else _would_revert(t)
+                )
             out.line("dry run: nothing was sent")
             return EXIT_OK
         reports = await timed.run_due(session, now=now, late_ok=args.late_ok)
@@ -447,13 +412,8 @@ async def cmd_run_due(args: Args, out: Output) -> int:
 
 
 def _print_reports(out: Output, reports: list[DueReport], now: datetime) -> int:
-    if out.as_json:
-        out.document({"now": _utc(now), "reports": [r.to_json() for r in reports]})
-    elif not reports:
-        out.line("nothing due")
-    for report in reports:
-        if not out.as_json:
-            out.line(report.line)
+    lines = [report.line for report in reports] or ["nothing due"]
+    out.result({"now": _utc(now), "reports": [r.to_json() for r in reports]}, lines)
     return _code(reports)
 
 

@@ -16,7 +16,7 @@ from bottui.api.errors import EXIT_OK
 from bottui.api.tokens import StorePassword, check_token
 from bottui.cli.command_session import command_session
 from bottui.cli.output import Output, UsageError
-from bottui.cli.parser import Args, command, group_of
+from bottui.cli.parser import IDS, Args, command, group_of
 from bottui.cli.store_cmd import profile_of
 from bottui.ops.inventory_reads import read_all_projects
 from bottui.ops.session import Session
@@ -137,26 +137,18 @@ async def _token_status(args: Args, out: Output, session: Session, base: str) ->
                 "state": label,
             }
         )
-    if out.as_json:
-        out.document({"baseUrl": base, "tokens": rows})
-    else:
-        out.line(f"base URL: {base}")
-        if not rows:
-            out.line("no account given: pass --account (and --project), or add projects")
-        for row in rows:
-            where = show_id(row["account"]) + (
-                f"/{show_id(row['project'])}" if row["project"] else ""
-            )
-            out.line(f"  {row['kind']:<8} {where}: {row['state']}")
+    lines = [f"base URL: {base}"]
+    if not rows:
+        lines.append("no account given: pass --account (and --project), or add projects")
+    for row in rows:
+        where = show_id(row["account"]) + (f"/{show_id(row['project'])}" if row["project"] else "")
+        lines.append(f"  {row['kind']:<8} {where}: {row['state']}")
+    out.result({"baseUrl": base, "tokens": rows}, lines)
     if failure is not None:
         # Exit 3 after the list: a token of this list may be unusable.
         out.message(f"error: {failure.title}" + (f"\n{failure.details}" if failure.details else ""))
         return failure.exit_code
     return EXIT_OK
-
-
-#: The scope the examples name.
-IDS: Final = "--account acme --project shop-prod"
 
 
 def _add_token(commands: Any) -> None:

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from bottui.cli.parser import COMMON_OPTIONS, build_parser, subcommands
+from bottui.cli import COMMON_OPTIONS
+from bottui.cli.parser import build_parser, subcommands
 
 ROOT = Path(__file__).resolve().parents[2]
 EXIT_CODES = {0, 1, 2, 3, 4, 130}

@@ -1,8 +1,10 @@
 """Every ``--json`` document has the shape its schema documents (#16 item 7).
 
 Real outputs of the loopback sandbox (and a real PostgreSQL for ``store``)
-are validated against :data:`bottui.cli.help_topics.SCHEMAS`; a field
-renamed, dropped or added without its schema fails here.
+are validated against :data:`bottui.cli.help_topics.SCHEMAS` by a JSON
+Schema validator (``jsonschema``, Draft 2020-12: the schemas are standard JSON
+Schema, so a script author's own validator reads them too); a field renamed,
+dropped or added without its schema fails here.
 """
 
 from __future__ import annotations
@@ -13,14 +15,26 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
 
-from bottui.cli.help_topics import JSON_TEXT, SCHEMAS, problems
+from bottui.cli.help_topics import JSON_TEXT, SCHEMAS, Schema
 from bottui.sandbox.server import SandboxServer
 from tests.cli.helpers import cli
 from tests.fixtures.sandbox import scope
 
 #: The generated JSON output page of the docs (once the README's section).
 JSON_PAGE = Path(__file__).resolve().parents[2] / "docs" / "reference" / "json.md"
+
+
+def problems(doc: Any, schema: Schema) -> list[str]:
+    """Where ``doc`` departs from ``schema`` (empty: it matches), as ``$.path: why``."""
+    errors = Draft202012Validator(schema).iter_errors(doc)
+    return sorted(f"{error.json_path}: {error.message}" for error in errors)
+
+
+def test_every_schema_is_json_schema() -> None:
+    for schema in SCHEMAS.values():
+        Draft202012Validator.check_schema(schema)
 
 
 class Checked:
@@ -92,15 +106,16 @@ def test_the_validator_sees_a_change_of_shape() -> None:
     schema = SCHEMAS["thresholds set"]
     assert problems(good, schema) == []
     assert problems({**good, "blockThreshold": "0.9"}, schema) == [
-        "$.blockThreshold: str, not number"
+        "$.blockThreshold: '0.9' is not of type 'number'"
     ]
     renamed = {k if k != "name" else "title": v for k, v in good.items()}
     assert problems(renamed, schema) == [
-        "$: 'name' is missing",
-        "$: 'title' is not in the schema",
+        "$: 'name' is a required property",
+        "$: Additional properties are not allowed ('title' was unexpected)",
     ]
+    # bool is an int to Python, never a number to JSON.
     assert problems({**good, "challengeThreshold": True}, schema) == [
-        "$.challengeThreshold: a boolean, not number"
+        "$.challengeThreshold: True is not of type 'number'"
     ]
 
 
