@@ -56,7 +56,7 @@ DRY_RUN_SHOWN: Final = 20
 
 async def cmd_revoke(args: Args, out: Output) -> int:
     """``bottui revoke`` for one subject (bulk: ``--from-file``)."""
-    if args.from_file is None and getattr(args, "for_", None) is not None:
+    if getattr(args, "for_", None) is not None:  # one subject or a whole file alike
         raise planning.TimedRefused(
             "a revocation cannot be timed: the API has no call that gives a challenge grant "
             "back, so it could never revert; nothing was sent"

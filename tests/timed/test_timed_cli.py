@@ -49,8 +49,14 @@ def test_for_refused_before_sending_when_the_value_is_unknown(env: SandboxServer
     assert limiter_puts(env, "rl-login") == []
 
 
-def test_revoke_for_is_refused_with_the_reason(env: SandboxServer) -> None:
-    refused = cli("revoke", "--visitor-id", "v-1", "--for", "1h", *scope())
+@pytest.mark.parametrize("subject", [["--visitor-id", "v-1"], ["--from-file", "ids.txt"]])
+def test_revoke_for_is_refused_with_the_reason(
+    env: SandboxServer, subject: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A bulk run too: --for was once ignored there, and the grants revoked for good.
+    (tmp_path / "ids.txt").write_text("v-1\nv-2\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    refused = cli("revoke", *subject, "--for", "1h", *scope())
     assert refused.code == 2
     assert "cannot be timed" in refused.err
     assert env.state.recorder.log == []
