@@ -3,8 +3,17 @@
 Each plans its request with :mod:`bottui.ops`, prints it under ``--dry-run``
 (sending nothing, :func:`render_dry_run`), or applies it (journaled, guarded
 by the read-only and protected rules of the session) and prints the result.
-``revoke`` is :mod:`bottui.cli.revoke`; ``--for`` and ``--revert-to*`` come
-from :mod:`bottui.cli.timed_cmd`.
+``revoke`` is :mod:`bottui.cli.revoke`.
+
+A limiter or threshold change is timed by ``--for DURATION`` (:func:`add_for`)
+with the value to revert to when the inventory does not know it
+(``--revert-to on|off``; ``--revert-to-block`` and ``--revert-to-challenge``).
+:func:`with_for` times a plan before it is confirmed, to the value before or
+the one stated (refused, exit 2, for an unknown value not stated, or a stated
+one the inventory contradicts: :mod:`bottui.ops.revert`); :func:`say_timed`
+says after the change when it reverts, warns when no executor is known, and,
+under a protected profile, that the revert was confirmed with the change.
+``bottui timed`` and ``run-due`` are :mod:`bottui.cli.timed_cmd`.
 
 Before a limiter or threshold change is sent, stderr says who else changed
 the same target in the last 15 minutes (:func:`warn_recent`, #13; or that the
@@ -18,14 +27,15 @@ sent (exit 2). A change that supersedes a pending timed revert says so first
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+import argparse
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 from bottui.api.client import build_thresholds
 from bottui.api.errors import EXIT_OK
 from bottui.api.models import SECRET_MASK
 from bottui.cli import output
 from bottui.cli.command_session import command_session
-from bottui.cli.output import Output
+from bottui.cli.output import Output, UsageError, utc_text
 from bottui.cli.parser import (
     CHANGE,
     IDS,
@@ -33,14 +43,20 @@ from bottui.cli.parser import (
     add_ack_collision,
     add_reason,
     command,
+    duration,
     group_of,
 )
-from bottui.cli.timed_cmd import add_for, say_timed, with_for
 from bottui.ops import collisions, confirmation, mutations, planning, undo
 from bottui.ops.confirmation import ConfirmKind
 from bottui.ops.durations import duration_text
+from bottui.ops.revert import limiter_value, thresholds_value, with_revert_to
 from bottui.ops.thresholds import check_rules, fill_thresholds
-from bottui.ops.timed.schedule import warning_lines
+from bottui.ops.timed.schedule import (
+    NO_EXECUTOR_WARNING,
+    executor_known,
+    list_timed,
+    warning_lines,
+)
 from bottui.plaintext import clean, show_id
 
 if TYPE_CHECKING:
@@ -49,6 +65,22 @@ if TYPE_CHECKING:
     from bottui.ops.session import Session
 
 T = TypeVar("T")
+
+_FOR_HELP: Final = (
+    "revert to the value before after this long: 90s, 30m, 2h, 1d, 1h30m (at most 7d; "
+    "default: never). Refused (exit 2, nothing sent) when the value before is not known "
+    "and not stated"
+)
+_REVERT_TO_HELP: Final = (
+    "with --for: the state to revert to, when the inventory does not know the one before "
+    "(journaled as stated by you); refused (exit 2) when the inventory knows another one "
+    "(default: the known value before)"
+)
+_REVERT_TO_THRESHOLD_HELP: Final = (
+    "with --for, and --revert-to-{other}: the {which} threshold to revert to, when the "
+    "inventory does not know the one before (the revert keeps --name; journaled as stated "
+    "by you; refused, exit 2, when the inventory knows other values; default: the known ones)"
+)
 
 #: How an acknowledgement is journaled, by the means.
 ACK_FLAG: Final = "--ack-collision"
@@ -184,6 +216,56 @@ async def send(
     return applied
 
 
+def with_for(plan: PlannedChange[T], args: Args) -> PlannedChange[T]:
+    """``plan`` timed by ``--for``, reverting to the value ``--revert-to`` states when
+    the inventory does not know it (refused, exit 2, when it cannot be)."""
+    after = getattr(args, "for_", None)
+    stated = _stated(args)
+    if stated is not None and after is None:
+        raise UsageError("Invalid command line", "--revert-to* needs --for; nothing was sent")
+    if after is None:
+        return plan
+    return with_revert_to(plan, stated).with_revert_after(after)
+
+
+def _stated(args: Args) -> dict[str, Any] | None:
+    """The value to revert to, as ``--revert-to`` (or ``--revert-to-block`` and
+    ``--revert-to-challenge``) state it; None: not stated."""
+    word = getattr(args, "revert_to", None)
+    if word is not None:
+        return limiter_value(word == "on")
+    block = getattr(args, "revert_to_block", None)
+    challenge = getattr(args, "revert_to_challenge", None)
+    if block is None and challenge is None:
+        return None
+    if block is None or challenge is None:
+        raise UsageError(
+            "Invalid command line",
+            "--revert-to-block and --revert-to-challenge go together; nothing was sent",
+        )
+    return thresholds_value(args.name, block, challenge)
+
+
+async def say_timed(out: Output, session: Session, plan: PlannedChange[Any]) -> None:
+    """After a timed change: when it reverts, and the warnings that go with it."""
+    if plan.revert_after is None:
+        return
+    known = plan.previous
+    stated = " (stated)" if known is not None and known.stated else ""
+    reverts = f"reverts to {known.text if known else '?'}{stated} in " + duration_text(
+        plan.revert_after
+    )
+    found = [t for t in await list_timed(session) if t.state == "scheduled"]
+    newest = max(found, key=lambda t: t.scheduled_at, default=None)
+    if newest is not None:
+        reverts += f" (timed change {newest.id}, due {utc_text(newest.due_at)})"
+    out.message(f"timed: {reverts}")
+    if session.settings.protected:
+        out.message("timed: its revert was confirmed with this change (protected profile)")
+    if await executor_known(session) is None:
+        out.message(f"warning: {NO_EXECUTOR_WARNING}")
+
+
 def render_dry_run(out: Output, plan: PlannedChange[Any], refused: str | None = None) -> None:
     """Print the plan's exact request(s) and an equivalent curl; the token stays a variable.
 
@@ -242,6 +324,24 @@ async def warn_recent(
 
 
 # -- the parsers -------------------------------------------------------------------------
+
+
+def add_for(sub: argparse.ArgumentParser, kind: Literal["limiter", "thresholds"]) -> None:
+    """``--for`` on a change that can be timed, with the value to revert to when the
+    inventory does not know it (``revoke`` has its own ``--for``, which it refuses)."""
+    sub.add_argument(
+        "--for", dest="for_", metavar="DURATION", type=duration, default=None, help=_FOR_HELP
+    )
+    if kind == "limiter":
+        sub.add_argument("--revert-to", choices=["on", "off"], default=None, help=_REVERT_TO_HELP)
+        return
+    for which, other in (("block", "challenge"), ("challenge", "block")):
+        sub.add_argument(
+            f"--revert-to-{which}",
+            metavar="NUMBER",
+            default=None,
+            help=_REVERT_TO_THRESHOLD_HELP.format(which=which, other=other),
+        )
 
 
 def _add_limiter(commands: Any) -> None:

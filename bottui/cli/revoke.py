@@ -34,7 +34,6 @@ from bottui.cli.changes import render_dry_run
 from bottui.cli.command_session import command_session
 from bottui.cli.output import Output, UsageError
 from bottui.cli.parser import CHANGE, IDS, Args, add_overwrite, add_reason, command
-from bottui.cli.timed_cmd import add_for
 from bottui.ops import mutations, planning
 from bottui.ops.bulk.engine import BulkPlan, BulkRevocation, plan_bulk
 from bottui.ops.bulk.input import BulkSource
@@ -347,7 +346,13 @@ def _add_revoke(commands: Any) -> None:
     )
     add_overwrite(revoke, "bulk: replace the --output FILE")
     add_reason(revoke)
-    add_for(revoke, "revoke")
+    revoke.add_argument(
+        "--for",
+        dest="for_",
+        metavar="DURATION",
+        default=None,
+        help="refused: a revocation cannot be timed (the API cannot give a grant back)",
+    )
 
 
 #: The command's parser (:data:`bottui.cli.COMMANDS`).

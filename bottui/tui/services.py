@@ -734,18 +734,18 @@ class TuiServices:
         timing = prompt.timing
         if timing is None or not timing.offered or timing.unavailable:
             return prompt
-        from bottui.ops import timed
+        from bottui.ops.timed.schedule import NO_EXECUTOR_WARNING, executor_known
 
         runner = self.timed_runner
         if runner is not None and runner.running:
             return prompt
         try:
-            known = await timed.executor_known(self.session)
+            known = await executor_known(self.session)
         except Exception:  # a journal that cannot be read: warn rather than reassure
             known = None
         if known:
             return prompt
-        note = timed.NO_EXECUTOR_WARNING
+        note = NO_EXECUTOR_WARNING
         return replace(prompt, timing=replace(timing, notes=(*timing.notes, note)))
 
     async def supersedes_prompt(

@@ -3,9 +3,9 @@ operator's revert now, extend and keep.
 
 **The executor** (:class:`TimedRunner`). While the app runs on a profile, one
 task does, at start and then every :data:`EXECUTE_EVERY` seconds: records
-this TUI as an executor (:func:`bottui.ops.timed.executor_seen`, so a
+this TUI as an executor (:func:`bottui.ops.timed.schedule.executor_seen`, so a
 confirmation knows a revert will be performed), performs what is due
-(:func:`bottui.ops.timed.run_due`, executor "TUI on HOST") and says how each
+(:func:`bottui.ops.timed.execute.run_due`, executor "TUI on HOST") and says how each
 ended: a toast per revert; a failure, an unknown outcome or a refusal also
 goes to the error log (``e``); every screen reads again, so the Journal
 shows the reverts. Every :data:`REFRESH_EVERY` seconds it reads the pending
@@ -47,9 +47,11 @@ from typing import TYPE_CHECKING, Final
 from textual.content import Content
 from textual.worker import get_current_worker
 
-import bottui.ops.timed
 from bottui.api.errors import BottuiError
 from bottui.ops.durations import duration_text
+from bottui.ops.timed import schedule
+from bottui.ops.timed.execute import revert_now, run_due
+from bottui.ops.timed.schedule import executor_name, list_timed
 from bottui.ops.timed_record import now_of
 from bottui.plaintext import clean
 from bottui.tui import lazy
@@ -57,7 +59,8 @@ from bottui.tui.change_prompt import ChangePrompt, Confirmation, profile_confirm
 from bottui.tui.widgets.untrusted_text import join, safe, safe_id
 
 if TYPE_CHECKING:
-    from bottui.ops.timed import DueReport, TimedChange
+    from bottui.ops.timed.execute import DueReport
+    from bottui.ops.timed.timed_state import TimedChange
     from bottui.tui.screens.change_form import ConfirmDialog, ExtendDialog
     from bottui.tui.services import TuiServices
 
@@ -181,10 +184,8 @@ class TimedRunner:
         async with self._round:
             try:
                 if execute:
-                    reports = await bottui.ops.timed.run_due(
-                        session, executor=bottui.ops.timed.executor_name(KIND), kind=KIND
-                    )
-                self.pending = await bottui.ops.timed.list_timed(session)
+                    reports = await run_due(session, executor=executor_name(KIND), kind=KIND)
+                self.pending = await list_timed(session)
             except Exception as exc:  # a store gone bad: said once, tried again next round
                 if not self._failing:
                     services.report(exc, operation="Timed changes")
@@ -317,10 +318,10 @@ async def revert(
     if await services.decided(prompt) is None:
         return
     with _doing(services, f"Reverting timed change {timed.id}"):
-        report = await bottui.ops.timed.revert_now(
+        report = await revert_now(
             services.session,
             timed.key,
-            executor=bottui.ops.timed.executor_name(KIND),
+            executor=executor_name(KIND),
             confirmed=True,
         )
         runner = services.timed_runner
@@ -340,7 +341,7 @@ async def extend(services: TuiServices, timed: TimedChange, due_words: str) -> N
         return
     session = services.session
     with _doing(services, f"Extending timed change {timed.id}"):
-        moved = await bottui.ops.timed.extend(session, timed.key, after)
+        moved = await schedule.extend(session, timed.key, after)
         services.host.notify(
             clean(
                 f"Timed change {moved.id} now reverts {moved.when_text(now_of(session))} "
@@ -361,7 +362,7 @@ async def keep(services: TuiServices, timed: TimedChange) -> None:
     if not await services.ask(confirm_dialog(title, body, "Keep it")):
         return
     with _doing(services, f"Cancelling timed change {timed.id}"):
-        kept = await bottui.ops.timed.cancel(services.session, timed.key)
+        kept = await schedule.cancel(services.session, timed.key)
         services.host.notify(
             clean(f"Timed change {kept.id} cancelled: {kept.what} stays as it is."),
             title="Timed change",

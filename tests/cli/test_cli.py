@@ -267,7 +267,7 @@ print(" ".join(sorted(m for m in sys.modules if m.startswith("bottui.cli."))))
     [
         (
             ["limiter", "disable", "rl-1"],
-            {"changes", "command_session", "output", "parser", "timed_cmd"},
+            {"changes", "command_session", "output", "parser"},
         ),
         (["journal", "--limit", "5"], {"journal_cmd", "output", "parser", "store_cmd"}),
         (["completion", "bash"], {"completion", "output", "parser", "tab_callback"}),

@@ -13,9 +13,10 @@ from datetime import timedelta
 import pytest
 
 from bottui.api.errors import BottuiError
-from bottui.ops import mutations, planning, timed
+from bottui.ops import mutations, planning
 from bottui.ops.session import Session
-from bottui.ops.timed.execute import LATE_AFTER
+from bottui.ops.timed.execute import LATE_AFTER, revert_now, run_due
+from bottui.ops.timed.schedule import list_timed, schedule_revert
 from bottui.sandbox.server import SandboxServer
 from bottui.store.journal.journal_records import Outcome
 from tests.timed.conftest import ACC, PROJ, MovingClock, limiter_puts
@@ -50,7 +51,7 @@ async def started_only(session: Session, clock: MovingClock) -> int:
         operator=None,
         reason=None,
     )
-    await timed.schedule_revert(session, [int(started)], None, clock.now + timedelta(minutes=30))
+    await schedule_revert(session, [int(started)], None, clock.now + timedelta(minutes=30))
     return int(started)
 
 
@@ -59,14 +60,14 @@ async def test_an_unknown_outcome_is_in_doubt_and_not_reverted_by_run_due(
 ) -> None:
     entry_id = await disable_with_unknown_outcome(session, sandbox)
     sent = len(limiter_puts(sandbox, "rl-login"))
-    [scheduled] = await timed.list_timed(session)
+    [scheduled] = await list_timed(session)
     assert scheduled.state == "scheduled"  # an unknown outcome is not a failure
     clock.move(minutes=31)
-    [report] = await timed.run_due(session)
+    [report] = await run_due(session)
     assert (report.action, report.sent) == ("in-doubt", False), report.line
     assert f"#{entry_id}" in report.message and "unknown" in report.message
     assert len(limiter_puts(sandbox, "rl-login")) == sent  # nothing sent
-    [still] = await timed.list_timed(session)
+    [still] = await list_timed(session)
     assert still.state == "scheduled"
 
 
@@ -75,7 +76,7 @@ async def test_an_interrupted_send_is_in_doubt_and_not_reverted_by_run_due(
 ) -> None:
     entry_id = await started_only(session, clock)
     clock.move(minutes=31)
-    [report] = await timed.run_due(session)
+    [report] = await run_due(session)
     assert (report.action, report.sent) == ("in-doubt", False), report.line
     assert f"#{entry_id}" in report.message and "no outcome" in report.message
     assert limiter_puts(sandbox, "rl-login") == []
@@ -97,16 +98,16 @@ async def test_a_person_is_not_stopped_by_the_timer_s_doubt(
     else:
         await started_only(session, clock)
     before = len(limiter_puts(sandbox, "rl-login"))
-    [change] = await timed.list_timed(session)
+    [change] = await list_timed(session)
     clock.move(minutes=31)
-    report = await timed.revert_now(session, str(change.id))
+    report = await revert_now(session, str(change.id))
     assert report.action != "in-doubt", report.line
     assert (report.action, report.sent) == ("failed", False), report.line
     assert words in report.message and "not known" in report.message
     assert len(limiter_puts(sandbox, "rl-login")) == before
-    assert await timed.list_timed(session) == []  # decided: no longer scheduled
+    assert await list_timed(session) == []  # decided: no longer scheduled
     clock.move(hours=1)
-    assert await timed.run_due(session) == []
+    assert await run_due(session) == []
 
 
 # -- the lateness boundaries (off-by-one mutations survived them) -------------------------
@@ -130,7 +131,7 @@ async def test_late_is_strictly_after_two_minutes(
     assert timedelta(minutes=2) == LATE_AFTER
     await disable_for_30_minutes(session)
     clock.move(minutes=30, seconds=after_due.total_seconds())
-    [report] = await timed.run_due(session)
+    [report] = await run_due(session)
     assert (report.action, report.late) == ("reverted", late), report.line
 
 
@@ -144,5 +145,5 @@ async def test_the_lateness_limit_is_inclusive(
     """Exactly the profile's limit (1 h by default) late is still sent; a second more is not."""
     await disable_for_30_minutes(session)
     clock.move(minutes=30, seconds=after_due.total_seconds())
-    [report] = await timed.run_due(session)
+    [report] = await run_due(session)
     assert (report.action, report.late) == (action, after_due), report.line

@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from bottui.ops import mutations, planning, revert, timed
+from bottui.ops import mutations, planning, revert
 from bottui.ops.revert import RevertToRefused, limiter_value, thresholds_value, with_revert_to
 from bottui.ops.session import Session
+from bottui.ops.timed.schedule import list_timed
 from bottui.sandbox.server import SandboxServer
 from bottui.store.journal.journal_records import EntryId
 from tests.cli.helpers import cli
@@ -144,7 +145,7 @@ async def test_the_ops_function_for_the_dialog(
         session,
         with_revert_to(sandbox_plan, limiter_value(True)).with_revert_after(timedelta(minutes=5)),
     )
-    [change] = await timed.list_timed(session)
+    [change] = await list_timed(session)
     assert (change.revert_to, change.revert_to_stated) == ("ON", True)
     assert applied.journal_id is not None
     entry = await session.journal_store.entry(EntryId(applied.journal_id))

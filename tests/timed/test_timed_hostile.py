@@ -24,8 +24,10 @@ import psycopg
 import pytest
 
 from bottui.api.errors import RefusedError
-from bottui.ops import timed
 from bottui.ops.session import Session
+from bottui.ops.timed.execute import run_due
+from bottui.ops.timed.resolve import resolve
+from bottui.ops.timed.schedule import list_timed
 from bottui.sandbox.server import SandboxServer
 from tests.cli.helpers import cli
 from tests.fixtures.insert_only import Hostile
@@ -72,7 +74,7 @@ async def test_a_stolen_claim_is_in_doubt_and_a_person_resends_it(
 ) -> None:
     alice, bob = alice_bob
     await _timed_disable(alice)
-    [change] = await timed.list_timed(bob)
+    [change] = await list_timed(bob)
     hostile = Hostile(team_url, f"mallory_{pg_database}")
     _plant_events(hostile, change.key)
     # Someone claims the revert and will never send it nor say how it ended.
@@ -82,7 +84,7 @@ async def test_a_stolen_claim_is_in_doubt_and_a_person_resends_it(
     clock.move(minutes=31)
     for session in (alice, bob):
         session.take_warnings()
-        [report] = await timed.run_due(session)
+        [report] = await run_due(session)
         assert report.action == "in-doubt", report.line
         assert "mallory" in report.message and "timed resolve" in report.message
         warnings = "\n".join(session.take_warnings())
@@ -90,23 +92,23 @@ async def test_a_stolen_claim_is_in_doubt_and_a_person_resends_it(
             assert f"{BAD}:e{local_id}" in warnings, warnings
         assert "mallory" in warnings
     assert len(limiter_puts(sandbox, "rl-login")) == 1  # nothing sent by the executors
-    [shown] = await timed.list_timed(alice)
+    [shown] = await list_timed(alice)
     assert shown.in_doubt(clock.now) and shown.shown_state(clock.now) == "in doubt"
     assert shown.due_at == change.due_at  # the unreadable extend changed nothing
-    checked = await timed.resolve(alice, shown.id)
+    checked = await resolve(alice, shown.id)
     assert any("mallory" in line for line in checked.lines)
     assert any("never sent" in line for line in checked.lines)
     assert len(limiter_puts(sandbox, "rl-login")) == 1  # a check sends nothing
-    resent = await timed.resolve(alice, shown.id, "resend")
+    resent = await resolve(alice, shown.id, "resend")
     assert resent.report is not None and resent.report.action == "reverted", resent.report
     assert active(sandbox, "rl-login")
     assert len(limiter_puts(sandbox, "rl-login")) == 2
     for session in (alice, bob):
-        assert await timed.run_due(session) == []
-        [done] = await timed.list_timed(session, include_done=True)
+        assert await run_due(session) == []
+        [done] = await list_timed(session, include_done=True)
         assert done.state == "reverted"
     with pytest.raises(RefusedError, match=r"not a claim in doubt"):
-        await timed.resolve(bob, (await timed.list_timed(bob, include_done=True))[0].id, "resend")
+        await resolve(bob, (await list_timed(bob, include_done=True))[0].id, "resend")
 
 
 async def test_a_claim_in_doubt_marked_done_sends_nothing(
@@ -118,18 +120,18 @@ async def test_a_claim_in_doubt_marked_done_sends_nothing(
 ) -> None:
     alice, bob = alice_bob
     await _timed_disable(alice)
-    [change] = await timed.list_timed(bob)
+    [change] = await list_timed(bob)
     hostile = Hostile(team_url, f"mallory_{pg_database}")
     hostile.insert("timed_claims", {"timed": change.key, "at": "infinity", "executor": "mallory"})
     # A claim whose time is not sane is in doubt at once: the time is data, nothing else.
-    [shown] = await timed.list_timed(bob)
+    [shown] = await list_timed(bob)
     assert shown.in_doubt(clock.now)
-    done = await timed.resolve(bob, shown.id, "done")
+    done = await resolve(bob, shown.id, "done")
     assert done.timed.state == "resolved"
-    [seen] = await timed.list_timed(alice, include_done=True)
+    [seen] = await list_timed(alice, include_done=True)
     assert seen.state == "resolved" and "bob" in (seen.note or "")
     clock.move(minutes=31)
-    assert await timed.run_due(alice) == []
+    assert await run_due(alice) == []
     assert len(limiter_puts(sandbox, "rl-login")) == 1
 
 
@@ -138,12 +140,12 @@ async def test_a_claim_not_yet_in_doubt_is_not_resolved(
 ) -> None:
     alice, _ = alice_bob
     await _timed_disable(alice)
-    [change] = await timed.list_timed(alice)
+    [change] = await list_timed(alice)
     await alice.timed_store.write(
         lambda j: j.claim(change.key, at=int(clock.now.timestamp() * 1e6), executor="busy")
     )
     with pytest.raises(RefusedError, match="Not in doubt yet"):
-        await timed.resolve(alice, change.id, "resend")
+        await resolve(alice, change.id, "resend")
 
 
 def _until(check: Callable[[], bool], what: str, timeout: float = 60) -> None:
@@ -248,7 +250,7 @@ async def test_a_resend_is_still_superseded_by_a_teammates_change_since(
 
     alice, bob = alice_bob
     await _timed_disable(alice)
-    [change] = await timed.list_timed(bob)
+    [change] = await list_timed(bob)
     hostile = Hostile(team_url, f"mallory_{pg_database}")
     hostile.insert(
         "timed_claims", {"timed": change.key, "at": clock.now.isoformat(), "executor": "mallory"}
@@ -257,8 +259,8 @@ async def test_a_resend_is_still_superseded_by_a_teammates_change_since(
     await mutations.set_limiter(bob, ACC, PROJ, "rl-login", True)
     await share(bob)
     clock.move(minutes=30)
-    [shown] = await timed.list_timed(alice)
-    resent = await timed.resolve(alice, shown.id, "resend")
+    [shown] = await list_timed(alice)
+    resent = await resolve(alice, shown.id, "resend")
     assert resent.report is not None and resent.report.action == "superseded"
     assert "by bob" in resent.report.message
     assert len(limiter_puts(sandbox, "rl-login")) == 2  # the change and bob's: nothing more

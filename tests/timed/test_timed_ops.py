@@ -9,10 +9,20 @@ import pytest
 
 from bottui.api.errors import BottuiError, RefusedError
 from bottui.api.models import DimensionThresholds
-from bottui.ops import mutations, planning, timed
+from bottui.ops import mutations, planning
 from bottui.ops.planning import TimedRefused
 from bottui.ops.session import Session
 from bottui.ops.timed import execute, team
+from bottui.ops.timed.execute import revert_now, run_due
+from bottui.ops.timed.resolve import resolve
+from bottui.ops.timed.schedule import (
+    cancel,
+    executor_known,
+    executor_seen,
+    extend,
+    list_timed,
+    schedule_revert,
+)
 from bottui.sandbox.server import SandboxServer
 from bottui.store.journal.journal_records import EntryId
 from bottui.store.journal.journal_rows import micros
@@ -35,7 +45,7 @@ async def test_a_timed_change_reverts_when_due_and_not_before(
 ) -> None:
     entry_id = await timed_disable(session)
     assert not active(sandbox)
-    [change] = await timed.list_timed(session)
+    [change] = await list_timed(session)
     assert (change.state, change.what, change.revert_to) == (
         "scheduled",
         "rate limiter rl-login",
@@ -46,11 +56,11 @@ async def test_a_timed_change_reverts_when_due_and_not_before(
     assert change.when_text(clock.now) == "in 30m"
 
     clock.move(minutes=29)
-    assert await timed.run_due(session) == []
+    assert await run_due(session) == []
     assert len(limiter_puts(sandbox, "rl-login")) == 1
 
     clock.move(minutes=1)
-    [report] = await timed.run_due(session, executor="timer on test")
+    [report] = await run_due(session, executor="timer on test")
     assert (report.action, report.late, report.sent) == ("reverted", None, True)
     assert active(sandbox)
     assert limiter_puts(sandbox, "rl-login") == [{"isActive": False}, {"isActive": True}]
@@ -58,12 +68,12 @@ async def test_a_timed_change_reverts_when_due_and_not_before(
     entry = await session.journal_store.entry(EntryId(revert_id))
     assert entry is not None and entry.undo_of == entry_id
     assert entry.reason is not None and "timer on test" in entry.reason
-    assert await timed.list_timed(session) == []
-    [done] = await timed.list_timed(session, include_done=True)
+    assert await list_timed(session) == []
+    [done] = await list_timed(session, include_done=True)
     assert (done.state, done.executor, done.reverts) == ("reverted", "timer on test", (revert_id,))
     # Run again: nothing is sent twice.
     clock.move(hours=1)
-    assert await timed.run_due(session) == []
+    assert await run_due(session) == []
     assert len(limiter_puts(sandbox, "rl-login")) == 2
 
 
@@ -74,11 +84,11 @@ async def test_superseded_when_the_object_changed_since(
     clock.move(minutes=5)
     other = await mutations.set_limiter(session, ACC, PROJ, "rl-login", True)
     clock.move(minutes=30)
-    [report] = await timed.run_due(session)
+    [report] = await run_due(session)
     assert report.action == "superseded"
     assert f"superseded by #{other.journal_id}" in report.message
     assert len(limiter_puts(sandbox, "rl-login")) == 2  # the change and the hand-made one
-    [done] = await timed.list_timed(session, include_done=True)
+    [done] = await list_timed(session, include_done=True)
     assert (done.state, done.superseded_by) == ("superseded", f"#{other.journal_id}")
 
 
@@ -90,7 +100,7 @@ async def test_superseded_per_the_inventory(
     # Somebody switched it back in the console, and told the inventory so.
     await session.inventory_store.set_limiter_state(ACC, PROJ, "rl-login", True, source="user")
     clock.move(minutes=30)
-    [report] = await timed.run_due(session)
+    [report] = await run_due(session)
     assert (report.action, report.revert and report.revert.superseded_by) == (
         "superseded",
         "the inventory",
@@ -103,7 +113,7 @@ async def test_late_within_the_limit_is_reverted_and_says_how_late(
 ) -> None:
     await timed_disable(session)
     clock.move(minutes=45)
-    [report] = await timed.run_due(session)
+    [report] = await run_due(session)
     assert (report.action, report.late) == ("reverted", timedelta(minutes=15))
     assert "late by 15m" in report.line
     assert active(sandbox)
@@ -114,12 +124,12 @@ async def test_past_the_lateness_limit_is_skipped_unless_late_ok(
 ) -> None:
     await timed_disable(session)
     clock.move(hours=2)
-    [report] = await timed.run_due(session)
+    [report] = await run_due(session)
     assert (report.action, report.late) == ("late-skipped", timedelta(minutes=90))
     assert not active(sandbox)
-    [still] = await timed.list_timed(session)
+    [still] = await list_timed(session)
     assert still.state == "scheduled"
-    [report] = await timed.run_due(session, late_ok=True)
+    [report] = await run_due(session, late_ok=True)
     assert report.action == "reverted"
     assert active(sandbox)
 
@@ -128,18 +138,18 @@ async def test_extend_and_cancel_are_new_events(
     session: Session, sandbox: SandboxServer, clock: MovingClock
 ) -> None:
     await timed_disable(session)
-    [change] = await timed.list_timed(session)
-    longer = await timed.extend(session, change.id, timedelta(hours=1))
+    [change] = await list_timed(session)
+    longer = await extend(session, change.id, timedelta(hours=1))
     assert longer.due_at == change.due_at + timedelta(hours=1)
     clock.move(minutes=31)
-    assert await timed.run_due(session) == []
-    kept = await timed.cancel(session, change.id)
+    assert await run_due(session) == []
+    kept = await cancel(session, change.id)
     assert kept.state == "cancelled"
     clock.move(hours=3)
-    assert await timed.run_due(session) == []
+    assert await run_due(session) == []
     assert not active(sandbox)
     with pytest.raises(RefusedError, match="cancelled"):
-        await timed.extend(session, change.id, timedelta(minutes=5))
+        await extend(session, change.id, timedelta(minutes=5))
     events = await session.timed_store.read(lambda j: j.events(include_done=True))
     assert [e.kind for e in events] == ["schedule", "extend", "cancel"]
 
@@ -150,10 +160,10 @@ async def test_read_only_profile_sends_no_revert(
     await timed_disable(session)
     session.update_settings(replace(session.settings, read_only=True))
     clock.move(minutes=30)
-    [report] = await timed.run_due(session)
+    [report] = await run_due(session)
     assert report.action == "refused" and "read-only" in report.message
     assert not active(sandbox)
-    [still] = await timed.list_timed(session)
+    [still] = await list_timed(session)
     assert still.state == "scheduled"
 
 
@@ -163,7 +173,7 @@ async def test_protected_profile_revert_confirmed_by_the_timed_change(
     session.update_settings(replace(session.settings, protected=True))
     await timed_disable(session, confirmed=True)
     clock.move(minutes=30)
-    [report] = await timed.run_due(session)
+    [report] = await run_due(session)
     assert report.action == "reverted"
     assert active(sandbox)
 
@@ -174,13 +184,13 @@ async def test_protected_later_needs_a_person(
     await timed_disable(session)
     session.update_settings(replace(session.settings, protected=True))
     clock.move(minutes=30)
-    [report] = await timed.run_due(session)
+    [report] = await run_due(session)
     assert report.action == "refused" and "protected" in report.message
     assert not active(sandbox)
-    [change] = await timed.list_timed(session)
+    [change] = await list_timed(session)
     with pytest.raises(RefusedError, match="protected"):
-        await timed.revert_now(session, change.id)
-    done = await timed.revert_now(session, change.id, confirmed=True)
+        await revert_now(session, change.id)
+    done = await revert_now(session, change.id, confirmed=True)
     assert done.action == "reverted"
     assert active(sandbox)
 
@@ -199,11 +209,11 @@ async def test_a_profile_made_read_only_while_claiming_refuses_saying_why(
 
     monkeypatch.setattr(team, "claim", claim_then_read_only)
     clock.move(minutes=30)
-    [report] = await timed.run_due(session)
+    [report] = await run_due(session)
     assert report.action == "refused"
     assert "read-only" in report.message and "nothing was sent" in report.message
     assert not active(sandbox)
-    [failed] = await timed.list_timed(session, include_done=True)
+    [failed] = await list_timed(session, include_done=True)
     assert failed.state == "failed" and failed.note == report.message
 
 
@@ -229,12 +239,12 @@ async def test_a_run_reverts_in_reverse_order(
     third = await mutations.set_limiter(session, ACC, PROJ, "rl-login", True)
     ids = [a.journal_id for a in (first, second, third)]
     assert None not in ids
-    change = await timed.schedule_revert(
+    change = await schedule_revert(
         session, [i for i in ids if i is not None], 7, clock.now + timedelta(minutes=5)
     )
     assert change.what.startswith("run 7: 3 changes")
     clock.move(minutes=5)
-    [report] = await timed.run_due(session)
+    [report] = await run_due(session)
     assert report.action == "reverted", report.message
     assert report.revert is not None
     assert [s.entry_id for s in report.revert.steps] == list(reversed(ids))
@@ -249,17 +259,17 @@ async def test_a_claim_without_a_result_is_never_sent_again_and_is_reported_in_d
     session: Session, sandbox: SandboxServer, clock: MovingClock
 ) -> None:
     await timed_disable(session)
-    [change] = await timed.list_timed(session)
+    [change] = await list_timed(session)
     # An executor claimed it and died before sending.
     await session.timed_store.write(
         lambda j: j.claim(change.key, at=micros(clock.now), executor="timer on gone")
     )
     clock.move(minutes=30)
     # Not sent again, but never silent either (#26): every run reports it in doubt.
-    [report] = await timed.run_due(session)
+    [report] = await run_due(session)
     assert report.action == "in-doubt" and not report.sent
     assert "timer on gone" in report.message and "timed resolve" in report.message
-    [shown] = await timed.list_timed(session)
+    [shown] = await list_timed(session)
     assert (shown.state, shown.executor) == ("claimed", "timer on gone")
     assert shown.in_doubt(clock.now)
     assert len(limiter_puts(sandbox, "rl-login")) == 1
@@ -269,7 +279,7 @@ async def test_a_resend_whose_entries_cannot_be_gathered_is_refused_saying_why(
     session: Session, sandbox: SandboxServer, clock: MovingClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     await timed_disable(session)
-    [change] = await timed.list_timed(session)
+    [change] = await list_timed(session)
     await session.timed_store.write(
         lambda j: j.claim(change.key, at=micros(clock.now), executor="timer on gone")
     )
@@ -280,7 +290,7 @@ async def test_a_resend_whose_entries_cannot_be_gathered_is_refused_saying_why(
         raise RefusedError("Entry not shared yet", why)
 
     monkeypatch.setattr(execute, "timed_entries", not_shared)
-    resent = await timed.resolve(session, change.id, "resend")
+    resent = await resolve(session, change.id, "resend")
     assert resent.report is not None
     assert (resent.report.action, resent.report.message) == ("refused", why)
     assert len(limiter_puts(sandbox, "rl-login")) == 1
@@ -289,16 +299,16 @@ async def test_a_resend_whose_entries_cannot_be_gathered_is_refused_saying_why(
 async def test_an_executor_is_known_when_seen_recently(
     session: Session, clock: MovingClock
 ) -> None:
-    assert await timed.executor_known(session) is None
-    await timed.executor_seen(session, "tui")
-    assert (await timed.executor_known(session) or "").startswith("TUI on ")
+    assert await executor_known(session) is None
+    await executor_seen(session, "tui")
+    assert (await executor_known(session) or "").startswith("TUI on ")
     clock.move(minutes=6)
-    assert await timed.executor_known(session) is None
-    await timed.run_due(session)
+    assert await executor_known(session) is None
+    await run_due(session)
     clock.move(hours=23)
-    assert (await timed.executor_known(session) or "").startswith("timer on ")
+    assert (await executor_known(session) or "").startswith("timer on ")
     clock.move(hours=2)
-    assert await timed.executor_known(session) is None
+    assert await executor_known(session) is None
 
 
 async def test_a_failed_change_unschedules_and_an_unknown_one_is_in_doubt(
@@ -310,7 +320,7 @@ async def test_a_failed_change_unschedules_and_an_unknown_one_is_in_doubt(
     timed_plan = replace(plan, previous=known.previous).with_revert_after(timedelta(minutes=5))
     with pytest.raises(BottuiError):
         await mutations.apply(session, timed_plan)
-    [gone] = await timed.list_timed(session, include_done=True)
+    [gone] = await list_timed(session, include_done=True)
     assert gone.state == "cancelled" and "the change ended as" in (gone.note or "")
     # A change without an outcome (cut off): reported in doubt, never sent by run-due.
     started = await session.journal_store.start(
@@ -326,10 +336,10 @@ async def test_a_failed_change_unschedules_and_an_unknown_one_is_in_doubt(
         operator=None,
         reason=None,
     )
-    await timed.schedule_revert(session, [int(started)], None, clock.now)
-    [report] = await timed.run_due(session)
+    await schedule_revert(session, [int(started)], None, clock.now)
+    [report] = await run_due(session)
     assert report.action == "in-doubt" and "not known" in report.message
-    [still] = await timed.list_timed(session)
+    [still] = await list_timed(session)
     assert still.state == "scheduled"
     assert limiter_puts(sandbox, "rl-login") == []  # rl-nowhere got the one request
 
@@ -346,7 +356,7 @@ async def test_a_journal_that_cannot_be_read_at_revert_time_refuses_saying_why(
         raise JournalUnavailable("The journal is locked", "journal.db is held by another process")
 
     monkeypatch.setattr(session.journal_store, "entry", unreadable)
-    [report] = await timed.run_due(session)
+    [report] = await run_due(session)
     assert report.action == "refused"
     assert report.message == "journal.db is held by another process"  # the details, not the title
     assert not active(sandbox)  # nothing was sent

@@ -16,9 +16,11 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from bottui.ops import mutations, planning, timed
+from bottui.ops import mutations, planning
 from bottui.ops.session import Session
 from bottui.ops.timed import execute
+from bottui.ops.timed.execute import run_due
+from bottui.ops.timed.schedule import extend, list_timed
 from bottui.sandbox.server import SandboxServer
 from tests.fixtures.teammates import migrated
 from tests.team.test_shared_inventory import operator_session, share
@@ -61,12 +63,12 @@ async def test_two_executors_race_and_exactly_one_revert_is_sent(
 ) -> None:
     alice, bob = alice_bob
     await _timed_disable(alice)
-    [seen_by_bob] = await timed.list_timed(bob)
+    [seen_by_bob] = await list_timed(bob)
     assert (seen_by_bob.state, seen_by_bob.what) == ("scheduled", "rate limiter rl-login")
     assert seen_by_bob.entry_ids == (None,)  # Alice's ids are not Bob's
     clock.move(minutes=31)
     # Both have read the schedule as due before either claims: the worst interleaving.
-    [for_alice] = await timed.list_timed(alice)
+    [for_alice] = await list_timed(alice)
     both = await asyncio.gather(
         execute._perform(
             alice, for_alice, clock.now, "timer on alice-box", late_ok=False, person=False
@@ -89,13 +91,13 @@ async def test_two_executors_race_and_exactly_one_revert_is_sent(
     winner = rows[0][0]
     # Both machines show who did it.
     for session in (alice, bob):
-        [done] = await timed.list_timed(session, include_done=True)
+        [done] = await list_timed(session, include_done=True)
         assert (done.state, done.executor) == ("reverted", winner)
     # Later runs on either machine, at once, send nothing again.
     clock.move(hours=1)
-    again = await asyncio.gather(timed.run_due(alice), timed.run_due(bob))
+    again = await asyncio.gather(run_due(alice), run_due(bob))
     assert again == [[], []]
-    assert await timed.run_due(alice) == [] and await timed.run_due(bob) == []
+    assert await run_due(alice) == [] and await run_due(bob) == []
     assert len(limiter_puts(sandbox, "rl-login")) == 2
 
 
@@ -108,7 +110,7 @@ async def test_a_teammates_change_since_supersedes_the_revert(
     await mutations.set_limiter(bob, ACC, PROJ, "rl-login", True)
     await share(bob)
     clock.move(minutes=30)
-    [report] = await timed.run_due(alice)
+    [report] = await run_due(alice)
     assert report.action == "superseded", report.message
     assert "by bob" in report.message
     assert len(limiter_puts(sandbox, "rl-login")) == 2
@@ -119,9 +121,9 @@ async def test_extend_on_one_machine_holds_on_the_other(
 ) -> None:
     alice, bob = alice_bob
     await _timed_disable(alice)
-    [change] = await timed.list_timed(bob)
-    await timed.extend(bob, change.id, timedelta(hours=1))
+    [change] = await list_timed(bob)
+    await extend(bob, change.id, timedelta(hours=1))
     clock.move(minutes=31)
-    assert await timed.run_due(alice) == []
-    [again] = await timed.list_timed(alice)
+    assert await run_due(alice) == []
+    [again] = await list_timed(alice)
     assert again.due_at == change.due_at + timedelta(hours=1)

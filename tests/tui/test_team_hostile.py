@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 from textual.widgets import DataTable
 
-from bottui.ops import timed
 from bottui.ops.session import Session
 from bottui.ops.shared_journal import SharedJournal
+from bottui.ops.timed.schedule import list_timed
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.store.journal.journal_rows import micros
@@ -98,7 +98,7 @@ async def test_the_timed_screen_shows_a_claim_in_doubt_and_tells_it_once(
         runner = app.services.timed_runner
         assert runner is not None
         await timed_limiter(pilot, "rl-login", "30m")
-        [change] = await timed.list_timed(session)
+        [change] = await list_timed(session)
         # Its executor claimed it and was killed: no result, ever.
         await session.timed_store.write(
             lambda j: j.claim(change.key, at=micros(clock.now), executor="timer on gone")

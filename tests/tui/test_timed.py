@@ -18,11 +18,12 @@ from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
 from bottui.demo import prepare
-from bottui.ops import timed
 from bottui.ops.session import Session
+from bottui.ops.timed.schedule import NO_EXECUTOR_WARNING, executor_known, executor_name, list_timed
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
+from bottui.tui.screens import timed_screen
 from bottui.tui.screens.change_form import ConfirmDialog, ExtendDialog, TypedConfirmDialog
 from bottui.tui.screens.journal_dialogs import JournalTable
 from bottui.tui.screens.timed_screen import TimedScreen
@@ -97,9 +98,9 @@ async def test_timed_change_reverts_on_time_via_the_tui(
         assert active(sandbox, "rl-login")  # the sandbox has it back ON
         assert limiter_puts(sandbox, "rl-login") == [{"isActive": False}, {"isActive": True}]
         assert "timed change" not in bar_text(app)  # the countdown is gone
-        done = await timed.list_timed(session, include_done=True)
-        assert [(t.state, t.executor) for t in done] == [("reverted", timed.executor_name("tui"))]
-        assert await timed.executor_known(session) is not None  # the heartbeat
+        done = await list_timed(session, include_done=True)
+        assert [(t.state, t.executor) for t in done] == [("reverted", executor_name("tui"))]
+        assert await executor_known(session) is not None  # the heartbeat
         # The Journal screen shows the revert: an undo of the change, for the timed change.
         await pilot.press("5")
         await settle(pilot)
@@ -137,7 +138,7 @@ async def test_a_bad_duration_is_said_inline_and_blocks_confirm(
         confirm.press()
         await settle(pilot)
         assert not active(sandbox, "rl-login")
-        assert await timed.list_timed(session) == []  # empty: an ordinary change
+        assert await list_timed(session) == []  # empty: an ordinary change
 
 
 async def test_a_duration_states_the_value_before_when_it_is_unknown(
@@ -171,7 +172,7 @@ async def test_a_duration_states_the_value_before_when_it_is_unknown(
         await pilot.press("enter")  # the last field of a complete form
         await settle(pilot)
         assert [r.json for r in sandbox.state.recorder.log] == [{"isActive": True}]
-        (change,) = await timed.list_timed(session)
+        (change,) = await list_timed(session)
         assert change.revert_to == "OFF" and change.revert_to_stated
 
 
@@ -234,7 +235,7 @@ async def test_the_confirmation_warns_when_no_executor_is_known(
         clock.move(minutes=10)
         prompt = await app.services.timed_prompt(_prompt_with_timing(Timing(reverts_to="ON")))
         assert prompt.timing is not None
-        assert prompt.timing.notes == (timed.NO_EXECUTOR_WARNING,)
+        assert prompt.timing.notes == (NO_EXECUTOR_WARNING,)
     await session.aclose()
 
 
@@ -282,7 +283,7 @@ async def test_extend_keep_and_revert_now_from_the_timed_screen(
         assert "at 13:30 UTC" in plain(extend.query_one("#duration-line", Static))
         await pilot.press("enter")
         await settle(pilot)
-        [login, search] = sorted(await timed.list_timed(session), key=lambda t: t.what)
+        [login, search] = sorted(await list_timed(session), key=lambda t: t.what)
         assert login.due_at.strftime("%H:%M") == "13:30"
         assert search.due_at.strftime("%H:%M") == "13:00"  # the other one unchanged
 
@@ -293,7 +294,7 @@ async def test_extend_keep_and_revert_now_from_the_timed_screen(
         assert isinstance(app.screen, ConfirmDialog)
         app.screen.query_one("#confirm", Button).press()
         await settle(pilot)
-        assert [t.what for t in await timed.list_timed(session)] == [login.what]
+        assert [t.what for t in await list_timed(session)] == [login.what]
 
         # Revert rl-login now (asks): the sandbox has it ON again.
         screen.query_one("#timed-table").move_cursor(row=0)  # type: ignore[attr-defined]
@@ -304,8 +305,8 @@ async def test_extend_keep_and_revert_now_from_the_timed_screen(
         await settle(pilot)
         assert active(sandbox, "rl-login")
         assert active(sandbox, "rl-search")  # kept
-        assert await timed.list_timed(session) == []
-        states = {t.what: t.state for t in await timed.list_timed(session, include_done=True)}
+        assert await list_timed(session) == []
+        states = {t.what: t.state for t in await list_timed(session, include_done=True)}
         assert sorted(states.values()) == ["cancelled", "reverted"]
         clock.move(hours=2)
         assert await runner.tick() == []  # nothing left to revert
@@ -335,7 +336,7 @@ async def test_a_late_revert_asks_before_it_is_sent(
         dialog.query_one("#confirm", Button).press()
         await settle(pilot)
         assert active(sandbox, "rl-login")
-        [done] = await timed.list_timed(session, include_done=True)
+        [done] = await list_timed(session, include_done=True)
         assert done.state == "reverted"
 
 
@@ -420,7 +421,7 @@ async def test_a_profile_switch_stops_the_executor_and_starts_it_on_the_new_prof
         await settle(pilot)
         await runner.tick()  # its first round at start may have done it already
         assert active(sandbox, "rl-login")
-        [done] = await timed.list_timed(session, include_done=True)
+        [done] = await list_timed(session, include_done=True)
         assert done.state == "reverted"
 
 
@@ -474,7 +475,7 @@ async def test_the_marked_limiters_are_timed_with_one_duration(
         dialog.query_one("#confirm", Button).press()
         await settle(pilot)
         assert not active(sandbox, "rl-login") and not active(sandbox, "rl-checkout")
-        pending = await timed.list_timed(session)
+        pending = await list_timed(session)
         assert sorted(t.what for t in pending) == [
             "rate limiter rl-checkout",
             "rate limiter rl-login",
@@ -544,7 +545,7 @@ async def test_a_read_that_ends_while_the_timed_screen_closes_shows_nothing_and_
         screen = await open_timed(pilot)
         await settle(pilot)
         executor = screen.query_one("#timed-executor", Static)
-        read = timed.list_timed
+        read = list_timed
 
         async def list_once_the_screen_is_going(*args: Any, **kwargs: Any) -> Any:
             rows = await read(*args, **kwargs)
@@ -552,7 +553,7 @@ async def test_a_read_that_ends_while_the_timed_screen_closes_shows_nothing_and_
                 await asyncio.sleep(0)
             return rows
 
-        monkeypatch.setattr(timed, "list_timed", list_once_the_screen_is_going)
+        monkeypatch.setattr(timed_screen, "list_timed", list_once_the_screen_is_going)
         screen.reread()
         await pilot.press("escape")
         await settle(pilot)

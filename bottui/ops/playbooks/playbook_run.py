@@ -26,7 +26,7 @@ from bottui.ops import confirmation, mutations
 from bottui.ops.mutations import error_outcome
 from bottui.ops.playbooks.playbook_plan import PlannedStep, PlaybookPlan
 from bottui.ops.session import Session
-from bottui.ops.timed import schedule_revert
+from bottui.ops.timed.schedule import schedule_revert
 from bottui.store.journal.journal_records import Outcome
 from bottui.store.store_errors import JournalUnavailable
 

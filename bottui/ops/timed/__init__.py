@@ -47,54 +47,9 @@ failed / unknown, ``executor``, ``superseded_by``, ``note``; ``when_text(now)``
 / in-doubt / claimed-elsewhere, ``late``, ``message``, ``line``, ``sent``).
 Texts are untrusted: clean them where shown.
 
+The package re-exports nothing: each name is imported from its module (a change
+that only checks the pending reverts loads :mod:`.schedule`, not the executor).
 Modules: :mod:`.timed_state` (the dataclass, folding events), :mod:`.schedule`
 (schedule, list, extend, cancel, executors), :mod:`.execute` (run-due, revert
 now), :mod:`.resolve` (claims in doubt), :mod:`.team` (this journal and the team store).
 """
-
-from __future__ import annotations
-
-from bottui.ops.timed.execute import (
-    DEFAULT_LATE_LIMIT,
-    DueReport,
-    late_limit,
-    revert_now,
-    run_due,
-)
-from bottui.ops.timed.resolve import Resolution, resolve
-from bottui.ops.timed.schedule import (
-    NO_EXECUTOR_WARNING,
-    TimedNotFound,
-    cancel,
-    executor_known,
-    executor_name,
-    executor_seen,
-    extend,
-    find,
-    list_timed,
-    schedule_revert,
-)
-from bottui.ops.timed.timed_state import IN_DOUBT_AFTER, TimedChange, TimedState
-
-__all__ = [
-    "DEFAULT_LATE_LIMIT",
-    "IN_DOUBT_AFTER",
-    "NO_EXECUTOR_WARNING",
-    "DueReport",
-    "Resolution",
-    "TimedChange",
-    "TimedNotFound",
-    "TimedState",
-    "cancel",
-    "executor_known",
-    "executor_name",
-    "executor_seen",
-    "extend",
-    "find",
-    "late_limit",
-    "list_timed",
-    "resolve",
-    "revert_now",
-    "run_due",
-    "schedule_revert",
-]

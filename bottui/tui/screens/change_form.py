@@ -4,7 +4,7 @@ The duration field serves the Timed screen's question for an extension too
 (:class:`ExtendDialog`, #15): how much later, read as it is typed (a bad
 duration is said under it and disables Extend), counted from the timed
 change's due time (from now when it is overdue), as
-:func:`bottui.ops.timed.extend` counts it. Closes with the duration, or None.
+:func:`bottui.ops.timed.schedule.extend` counts it. Closes with the duration, or None.
 
 The duration field (:class:`DurationField`): a timed change reverts by itself (#15).
 
@@ -55,7 +55,7 @@ from bottui.tui.services import find_services
 from bottui.tui.widgets.untrusted_text import PlainInput, join, safe, safe_id
 
 if TYPE_CHECKING:
-    from bottui.ops.timed import TimedChange
+    from bottui.ops.timed.timed_state import TimedChange
 
 
 class DurationField:

@@ -29,7 +29,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Static
 
-from bottui.ops import timed
+from bottui.ops.timed.schedule import NO_EXECUTOR_WARNING, executor_known, list_timed
 from bottui.ops.timed_record import now_of
 from bottui.plaintext import clean
 from bottui.tui import timed_changes
@@ -40,7 +40,7 @@ from bottui.tui.ui_rules import show_widget
 from bottui.tui.widgets.untrusted_text import join, safe, safe_text
 
 if TYPE_CHECKING:
-    from bottui.ops.timed import TimedChange
+    from bottui.ops.timed.timed_state import TimedChange
     from bottui.tui.services import TuiServices
 
 
@@ -139,12 +139,12 @@ class TimedScreen(ModalScreen[None]):
         services = self.services
         session = services.session
         try:
-            rows = await timed.list_timed(session, include_done=self._all)
+            rows = await list_timed(session, include_done=self._all)
             runner = services.timed_runner
             if runner is not None and runner.running:
                 known: str | None = "this TUI while it runs (every 15 s)"
             else:
-                known = await timed.executor_known(session)
+                known = await executor_known(session)
         except Exception as exc:  # a journal that cannot be read: said like any failure
             services.report(exc, operation="Reading timed changes")
             return
@@ -157,7 +157,7 @@ class TimedScreen(ModalScreen[None]):
         executor = self.query_one("#timed-executor", Static)
         executor.set_class(known is None, "-warning")
         executor.update(
-            Content(timed.NO_EXECUTOR_WARNING)
+            Content(NO_EXECUTOR_WARNING)
             if known is None
             else join("Reverts are performed by: ", safe(known))
         )
