@@ -35,7 +35,6 @@ from textual.screen import Screen
 from bottui.ops.config_checks import CheckedFiles, check_keymap, run_checkers
 from bottui.ops.inventory_reads import first_project
 from bottui.ops.session import Session
-from bottui.plaintext import clean
 from bottui.store.executor import shared_executor
 from bottui.tui import lazy, perf
 from bottui.tui.key_registry import ActionProvider, help_sections, known_bindings, scope_of
@@ -332,7 +331,7 @@ class BottuiApp(App[int]):
         try:
             await remember(theme)
         except Exception as exc:  # a config that cannot be written is not fatal
-            self.notify(clean(str(exc), keep_newlines=True), title="Theme not saved", markup=False)
+            self.services.say(str(exc), "Theme not saved", keep_newlines=True)
 
     # -- navigation ----------------------------------------------------------------
 
@@ -365,11 +364,6 @@ class BottuiApp(App[int]):
 
     # -- working indicator ---------------------------------------------------------
 
-    @property
-    def work_text(self) -> str:
-        """What the working indicator says: the latest call under way, "" when none."""
-        return self.services.work_text
-
     def _show_work(self) -> None:
         # Every screen's bar, not only the current one's: a screen left while a
         # call was under way, or lying under a dialog, must not keep old words.
@@ -395,7 +389,7 @@ class BottuiApp(App[int]):
         if not lazy.load("work_under_way")(self.services) and not self.services.timed_busy:
             self.exit()
         elif self._quitting:
-            self.notify("Quitting once the requests in flight are recorded.", markup=False)
+            self.services.say("Quitting once the requests in flight are recorded.")
         else:
             self._quit_after_asking()
 
@@ -421,10 +415,6 @@ class BottuiApp(App[int]):
         return await stop_work(self.services, doing)
 
     # -- errors, dry run -------------------------------------------------------------
-
-    def action_error_details(self) -> None:
-        """Open the whole last error in a modal."""
-        self.services.show_last_error()
 
     def action_error_log(self) -> None:
         """Open this session's error log (newest first)."""
@@ -517,12 +507,8 @@ def problems_toast(app: Any, subject: str, messages: Sequence[str], closing: str
         lines.append(f"- and {len(messages) - SHOWN} more")
     lines.append(closing)
     count = f"{len(messages)} problem{'s' if len(messages) != 1 else ''}"
-    app.notify(
-        clean("\n".join(lines), keep_newlines=True),
-        title=f"{subject}: {count}",
-        severity="warning",
-        timeout=20,
-        markup=False,
+    app.services.say(
+        "\n".join(lines), f"{subject}: {count}", keep_newlines=True, severity="warning", timeout=20
     )
 
 

@@ -103,14 +103,13 @@ class TeamLive:
         others = [e for e in entries if mine is None or e.origin != mine]
         if not others:
             return
-        host = self._services.host
         single = [e for e in others if e.run_id is None]
         bulk = len(others) - len(single)
         for entry in single[-MAX_TOASTS:]:
-            host.notify(describe(entry), title="Teammate", timeout=8, markup=False)
+            self._services.say(describe(entry), "Teammate", timeout=8)
         hidden = max(0, len(single) - MAX_TOASTS) + bulk
         if hidden:
-            host.notify(f"and {hidden} more shared journal entries", title="Teammate", markup=False)
+            self._services.say(f"and {hidden} more shared journal entries", "Teammate")
         self._services.inventory_changed()  # every screen re-reads (the Journal too)
 
     async def _finished(self, entries: Sequence[TeamEntry]) -> None:
@@ -133,19 +132,14 @@ class TeamLive:
         services.team_listening = reason is None
         services.redraw_bars()
         if reason is not None:
-            services.host.notify(
+            services.say(
                 f"Teammates' changes cannot be followed: {reason}. Trying again by itself.",
-                title="Team store unavailable",
+                "Team store unavailable",
                 severity="warning",
                 timeout=8,
-                markup=False,
             )
         elif was_down:
-            services.host.notify(
-                "The team store is back: teammates' changes arrive again.",
-                title="Team store",
-                markup=False,
-            )
+            services.say("The team store is back: teammates' changes arrive again.", "Team store")
 
 
 # -- another bottui's changes on this machine ------------------------------------------

@@ -221,7 +221,6 @@ class TimedRunner:
         """A toast per revert; failures to the error log; late ones asked about."""
 
         services = self._services
-        host = services.host
         changed = False
         for report in reports:
             changed = changed or report.sent or report.action == "superseded"
@@ -235,7 +234,7 @@ class TimedRunner:
                 continue
             if report.action == "claimed-elsewhere":
                 continue  # another executor performs it (team mode): its toast, not ours
-            host.notify(clean(report.line), title="Timed change", timeout=10, markup=False)
+            services.say(report.line, "Timed change", timeout=10)
         if changed:
             services.inventory_changed()  # every screen reads again: the Journal too
 
@@ -285,12 +284,9 @@ async def revert(
     if services.refuse_if_read_only(f"Revert timed change {timed.id} now"):
         return
     if services.dry_run:
-        services.host.notify(
-            clean(
-                f"Dry run: nothing sent. Timed change {timed.id} would revert to {timed.revert_to}."
-            ),
-            title="Dry run",
-            markup=False,
+        services.say(
+            f"Dry run: nothing sent. Timed change {timed.id} would revert to {timed.revert_to}.",
+            "Dry run",
         )
         return
     settings = services.session.settings
@@ -327,7 +323,7 @@ async def revert(
         if runner is not None:
             runner.tell([report])
         else:
-            services.host.notify(clean(report.line), title="Timed change", markup=False)
+            services.say(report.line, "Timed change")
 
 
 async def extend(services: TuiServices, timed: TimedChange, due_words: str) -> None:
@@ -341,13 +337,10 @@ async def extend(services: TuiServices, timed: TimedChange, due_words: str) -> N
     session = services.session
     with _doing(services, f"Extending timed change {timed.id}"):
         moved = await bottui.ops.timed.extend(session, timed.key, after)
-        services.host.notify(
-            clean(
-                f"Timed change {moved.id} now reverts {moved.when_text(now_of(session))} "
-                f"({moved.due_at.strftime('%H:%M')} UTC)."
-            ),
-            title="Timed change extended",
-            markup=False,
+        services.say(
+            f"Timed change {moved.id} now reverts {moved.when_text(now_of(session))} "
+            f"({moved.due_at.strftime('%H:%M')} UTC).",
+            "Timed change extended",
         )
 
 
@@ -362,8 +355,6 @@ async def keep(services: TuiServices, timed: TimedChange) -> None:
         return
     with _doing(services, f"Cancelling timed change {timed.id}"):
         kept = await bottui.ops.timed.cancel(services.session, timed.key)
-        services.host.notify(
-            clean(f"Timed change {kept.id} cancelled: {kept.what} stays as it is."),
-            title="Timed change",
-            markup=False,
+        services.say(
+            f"Timed change {kept.id} cancelled: {kept.what} stays as it is.", "Timed change"
         )
