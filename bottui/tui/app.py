@@ -343,9 +343,8 @@ class BottuiApp(App[int]):
     def _broadcast(self, make: Callable[[], Message]) -> None:
         # Each mode's base screen gets its own message; hidden screens
         # refresh too, so switching to them shows current data at once.
-        for stack in self._mode_stacks():
-            if stack:
-                stack[0].post_message(make())
+        for screen in self.main_screens():
+            screen.post_message(make())
 
     def main_screens(self) -> list[Screen[Any]]:
         """The base screen of every mode shown so far (Projects, Rate limiters, ...)."""

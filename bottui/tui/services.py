@@ -464,7 +464,9 @@ class TuiServices:
         asked = self._decision(prompt)
         if asked is None or isinstance(asked, Decided):
             return asked
-        return _answer(asked, await self.ask(asked))
+        if not await self.ask(asked):
+            return None  # cancelled
+        return Decided(asked.reason, asked.revert_after, asked.revert_to)
 
     def confirm(self, prompt: ChangePrompt, then: Callable[[str | None], None]) -> None:
         """:meth:`decided` for a caller outside a worker: ``then`` gets the reason once
@@ -792,6 +794,35 @@ class TuiServices:
             runner.poke()
 
 
+class LoopTask:
+    """A task on the app's loop that runs as long as the app: the timed changes' executor,
+    the live feeds. Not a Textual worker: one that never completes would hold up
+    everything waiting for the workers to finish."""
+
+    #: The task's name (for asyncio's debugging).
+    TASK_NAME = ""
+    _task: asyncio.Task[None] | None = None
+
+    @property
+    def running(self) -> bool:
+        """True while the task runs."""
+        return self._task is not None and not self._task.done()
+
+    def start(self) -> None:
+        """Start the task on the app's loop (nothing if it runs already)."""
+        if not self.running:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name=self.TASK_NAME)
+
+    def stop(self) -> None:
+        """Stop at once (the app is closing)."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+
+    async def _run(self) -> None:
+        raise NotImplementedError
+
+
 def find_services(node: MessagePump) -> TuiServices | None:
     """The services of the app ``node`` runs in; None in an app that has none (a test's)."""
     services = getattr(node.app, "services", None)
@@ -817,11 +848,6 @@ def worker_failed(node: MessagePump, event: Worker.StateChanged) -> None:
     if services is not None and event.state is WorkerState.ERROR and error is not None:
         services.flush_warnings()
         services.report(error, operation=event.worker.name)
-
-
-def _answer(dialog: ConfirmDialog | TypedConfirmDialog, ok: bool | None) -> Decided | None:
-    """What a confirmation closed with: the reason and duration typed, or None (cancelled)."""
-    return Decided(dialog.reason, dialog.revert_after, dialog.revert_to) if ok else None
 
 
 def _then_confirmed(

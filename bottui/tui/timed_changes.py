@@ -54,12 +54,12 @@ from bottui.ops.timed_record import now_of
 from bottui.plaintext import clean
 from bottui.tui import lazy
 from bottui.tui.change_prompt import ChangePrompt, Confirmation, profile_confirmation
+from bottui.tui.services import LoopTask, TuiServices
 from bottui.tui.widgets.untrusted_text import join, safe, safe_id
 
 if TYPE_CHECKING:
     from bottui.ops.timed import DueReport, TimedChange
     from bottui.tui.screens.change_form import ConfirmDialog, ExtendDialog
-    from bottui.tui.services import TuiServices
 
 
 # -- the executor and the countdown ----------------------------------------------------
@@ -96,8 +96,10 @@ def short_wait(left: timedelta) -> str:
     return duration_text(timedelta(minutes=minutes))
 
 
-class TimedRunner:
+class TimedRunner(LoopTask):
     """Performs due reverts while the TUI runs, and keeps the header's countdown."""
+
+    TASK_NAME = "timed changes"
 
     def __init__(
         self,
@@ -109,7 +111,6 @@ class TimedRunner:
         self._services = services
         self._execute_every = execute_every
         self._refresh_every = refresh_every
-        self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
         #: Claims in doubt already told (every round reports them: said once per run).
         self._told_doubts: set[str] = set()
@@ -120,23 +121,6 @@ class TimedRunner:
         self._asked: set[str] = set()
         #: The last round failed (reported once, until a round works again).
         self._failing = False
-
-    @property
-    def running(self) -> bool:
-        """True while the executor's task runs."""
-        return self._task is not None and not self._task.done()
-
-    def start(self) -> None:
-        """Start the task on the app's loop (a task, not a worker: it runs as long as the app)."""
-        if self.running:
-            return
-        self._task = asyncio.get_running_loop().create_task(self._loop(), name="timed changes")
-
-    def stop(self) -> None:
-        """Stop at once (the app is closing)."""
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
 
     @property
     def busy(self) -> bool:
@@ -157,7 +141,7 @@ class TimedRunner:
         """Read the pending timed changes now (a change was just made or ended)."""
         self._wake.set()
 
-    async def _loop(self) -> None:
+    async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         next_run = loop.time()
         while True:
