@@ -7,7 +7,11 @@ the one renderer, :mod:`bottui.tui.error_report`; :func:`worker_failed`, the one
 handler of every worker's failure), confirming a change, the working indicator,
 the inventory-changed notification and the session's warnings all live here. The app keeps only
 what needs the screens themselves (delivering a message to every screen,
-redrawing every context bar) and passes those two in as callables.
+redrawing every context bar) and passes those two in as callables. The two
+messages the services broadcast to every main screen are defined here
+(:class:`ProjectChosen`, :class:`InventoryChanged`; nothing in them holds a
+token), and :data:`START_DEMO`, what the app returns to the CLI when the
+operator chose the demo on the first-run welcome.
 
 Screens reach the stores through ``services.session``'s async facades
 (``journal_store``, ``inventory_store``, ``config_store``), awaited in
@@ -82,7 +86,6 @@ from bottui.tui.error_report import (
     tag,
     token_hint,
 )
-from bottui.tui.messages import InventoryChanged, ProjectChosen
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -105,6 +108,31 @@ if TYPE_CHECKING:
 
 #: Seconds after a failed read of the shared journal before a read tries it again.
 READ_RETRY: Final = 15.0
+
+#: What :func:`bottui.tui.launch.run_app` returns when the operator chose "Start the demo" on
+#: the first-run welcome: the CLI then runs ``bottui demo`` (the tui layer may not
+#: import :mod:`bottui.demo`). Never a process exit code.
+START_DEMO: Final = -1
+
+
+# -- the messages the services broadcast to the screens ----------------------------------
+# Workers only call bottui.ops and post one of these; handlers update widgets.
+
+
+class ProjectChosen(Message):
+    """The operator chose the current project (None: no project)."""
+
+    # A plain __init__, not a dataclass: defined before the first frame,
+    # where a dataclass costs ~0.3 ms.
+    def __init__(self, account: str | None, project: str | None) -> None:
+        super().__init__()
+        self.account = account
+        self.project = project
+
+
+class InventoryChanged(Message):
+    """The inventory changed: screens that show it refresh."""
+
 
 T = TypeVar("T")
 C = TypeVar("C")
