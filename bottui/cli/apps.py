@@ -67,7 +67,7 @@ def cmd_tui(args: Args, out: Output) -> int:
 
     with perf.paused():  # the app resumes it after its first frame
         from bottui.tui.launch import run_app
-        from bottui.tui.messages import START_DEMO
+        from bottui.tui.services import START_DEMO
 
         code: int = run_app(args)
     if code == START_DEMO:  # chosen on the first-run welcome

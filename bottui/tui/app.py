@@ -35,7 +35,6 @@ from textual.screen import Screen
 from bottui.ops.config_checks import CheckedFiles, check_keymap, run_checkers
 from bottui.ops.inventory_reads import first_project
 from bottui.ops.session import Session
-from bottui.plaintext import clean
 from bottui.store.executor import shared_executor
 from bottui.tui import lazy, perf
 from bottui.tui.key_registry import ActionProvider, help_sections, known_bindings, scope_of
@@ -332,7 +331,7 @@ class BottuiApp(App[int]):
         try:
             await remember(theme)
         except Exception as exc:  # a config that cannot be written is not fatal
-            self.notify(clean(str(exc), keep_newlines=True), title="Theme not saved", markup=False)
+            self.services.say(str(exc), "Theme not saved", keep_newlines=True)
 
     # -- navigation ----------------------------------------------------------------
 
@@ -344,9 +343,8 @@ class BottuiApp(App[int]):
     def _broadcast(self, make: Callable[[], Message]) -> None:
         # Each mode's base screen gets its own message; hidden screens
         # refresh too, so switching to them shows current data at once.
-        for stack in self._mode_stacks():
-            if stack:
-                stack[0].post_message(make())
+        for screen in self.main_screens():
+            screen.post_message(make())
 
     def main_screens(self) -> list[Screen[Any]]:
         """The base screen of every mode shown so far (Projects, Rate limiters, ...)."""
@@ -364,11 +362,6 @@ class BottuiApp(App[int]):
         return stacks
 
     # -- working indicator ---------------------------------------------------------
-
-    @property
-    def work_text(self) -> str:
-        """What the working indicator says: the latest call under way, "" when none."""
-        return self.services.work_text
 
     def _show_work(self) -> None:
         # Every screen's bar, not only the current one's: a screen left while a
@@ -395,7 +388,7 @@ class BottuiApp(App[int]):
         if not lazy.load("work_under_way")(self.services) and not self.services.timed_busy:
             self.exit()
         elif self._quitting:
-            self.notify("Quitting once the requests in flight are recorded.", markup=False)
+            self.services.say("Quitting once the requests in flight are recorded.")
         else:
             self._quit_after_asking()
 
@@ -421,10 +414,6 @@ class BottuiApp(App[int]):
         return await stop_work(self.services, doing)
 
     # -- errors, dry run -------------------------------------------------------------
-
-    def action_error_details(self) -> None:
-        """Open the whole last error in a modal."""
-        self.services.show_last_error()
 
     def action_error_log(self) -> None:
         """Open this session's error log (newest first)."""
@@ -517,12 +506,8 @@ def problems_toast(app: Any, subject: str, messages: Sequence[str], closing: str
         lines.append(f"- and {len(messages) - SHOWN} more")
     lines.append(closing)
     count = f"{len(messages)} problem{'s' if len(messages) != 1 else ''}"
-    app.notify(
-        clean("\n".join(lines), keep_newlines=True),
-        title=f"{subject}: {count}",
-        severity="warning",
-        timeout=20,
-        markup=False,
+    app.services.say(
+        "\n".join(lines), f"{subject}: {count}", keep_newlines=True, severity="warning", timeout=20
     )
 
 

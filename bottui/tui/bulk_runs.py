@@ -133,9 +133,7 @@ class BulkRuns:
         """Start a confirmed order in an app worker; None (and a word) while one runs."""
         services = self._services
         if self.active:
-            services.host.notify(
-                "A bulk revocation is under way: one at a time (B shows it).", markup=False
-            )
+            services.say("A bulk revocation is under way: one at a time (B shows it).")
             return None
         if self.run is not None:
             self.run.spool.close()
@@ -199,12 +197,11 @@ class BulkRuns:
         elif run.summary is not None:
             summary = run.summary
             words = "stopped" if stopped(summary) else "done"
-            self._services.host.notify(
+            self._services.say(
                 f"Bulk revocation {words}: {plural(summary.withdrawn, 'grant')} withdrawn, "
                 f"{summary.failed:,} failed, {summary.unknown:,} unknown. B shows the summary.",
-                title="Bulk revocation",
+                "Bulk revocation",
                 severity="warning" if summary.failed or summary.unknown else "information",
-                markup=False,
             )
         self._services.redraw_bars()
 
@@ -240,7 +237,7 @@ class BulkRuns:
         run = self.run
         host = self._services.host
         if run is None:
-            host.notify("No bulk revocation in this session (3, then b, starts one).", markup=False)
+            self._services.say("No bulk revocation in this session (3, then b, starts one).")
             return
         if isinstance(host.screen, run_dialog):
             return

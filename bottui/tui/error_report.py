@@ -3,7 +3,7 @@
 Every screen and dialog goes through here, so an error reads the same
 wherever it appears: as a toast (:func:`error_toast`, with "press e for
 details" when the service sent an error object), as the whole-error modal
-(:func:`error_dialog`), as a line on a screen (:func:`error_line`, when a
+of the error log (with :func:`error_object`), as a line on a screen (:func:`error_line`, when a
 hidden screen must not toast on every refresh), in a panel
 (:func:`error_words`) or under a form field (:func:`field_words`). Titles and
 details pass through :func:`bottui.plaintext.clean`; an unexpected exception
@@ -34,15 +34,11 @@ from textual.content import Content
 
 from bottui.api.errors import ApiError, BottuiError, CredentialsError, RefusedError, ValidationError
 from bottui.plaintext import clean
-from bottui.tui import lazy
 from bottui.tui.widgets.untrusted_text import join, safe
 
 if TYPE_CHECKING:
-    from textual.screen import ModalScreen
-
     from bottui.api.requests import TokenKind
     from bottui.ops.planning import PlannedChange
-    from bottui.tui.screens.dialogs import ErrorDialog
 
 
 # -- the one renderer ------------------------------------------------------------------
@@ -117,14 +113,6 @@ def error_object(error: BaseException) -> dict[str, Any] | None:
         obj: dict[str, Any] = error.to_json()["error"]
         return obj
     return None
-
-
-def error_dialog(error: BaseException) -> ModalScreen[Any]:
-    """The modal showing the whole error."""
-    # Dialogs are loaded when first shown: none is on the first frame.
-    error_dialog_class: type[ErrorDialog] = lazy.load("ErrorDialog")
-    title, details = describe_error(error)
-    return error_dialog_class(title, details, error_object(error))
 
 
 # -- the session's error log -----------------------------------------------------------

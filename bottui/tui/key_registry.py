@@ -109,12 +109,6 @@ def own_bindings(cls: type) -> Iterator[Binding]:
             break
 
 
-def target_of(owner: type, action: str) -> type | None:
-    """The table class holding the targets of ``owner``'s ``action``, if it needs one."""
-    targets: dict[str, type] = getattr(owner, "TARGETS", {})
-    return targets.get(action)
-
-
 def actions_of(scope: Scope) -> list[Action]:
     """Every binding with an id of ``scope``, the screen's own first."""
     found: list[Action] = []
@@ -125,7 +119,8 @@ def actions_of(scope: Scope) -> list[Action]:
                 continue
             seen.add(binding.id)
             action = binding.action
-            target = target_of(owner, action)
+            # The table class holding the action's targets, if it needs one.
+            target: type | None = getattr(owner, "TARGETS", {}).get(action)
             if target is None and action == "select_cursor":
                 target = owner  # a table's own Enter acts on the row picked
             found.append(
@@ -210,12 +205,17 @@ def all_actions() -> list[Action]:
     return [action for scope in scopes() for action in actions_of(scope)]
 
 
+def first_actions() -> dict[str, Action]:
+    """Every binding id -> its action (the first declaration of an id wins)."""
+    found: dict[str, Action] = {}
+    for action in all_actions():
+        found.setdefault(action.binding_id, action)
+    return found
+
+
 def binding_ids() -> dict[str, str]:
     """Every binding id -> its default keys (the first declaration of an id wins)."""
-    ids: dict[str, str] = {}
-    for action in all_actions():
-        ids.setdefault(action.binding_id, action.keys)
-    return ids
+    return {binding_id: action.keys for binding_id, action in first_actions().items()}
 
 
 def main_scopes() -> list[Scope]:
@@ -301,6 +301,10 @@ class _Keys:
         words = action.description or _WORDS.get(action.binding_id, action.action)
         return HelpRow(" ".join(shown), clean(words), action.binding_id)
 
+    def listed(self, actions: Iterable[Action]) -> list[HelpRow]:
+        """A row per action, its keys listed already elsewhere or not (keys not claimed)."""
+        return [row for action in actions if (row := self.row(action, claim=False))]
+
 
 def _enabled(screen: Any, action: Action) -> bool:
     # A screen hides the keys that mean nothing in its state (check_action False).
@@ -345,15 +349,13 @@ def help_sections(app: Any, screen: Any, keymap: Mapping[str, str]) -> list[Help
             navigation.append(HelpRow(shown, words, ""))
     sections.append(HelpSection("Navigation (Textual's keys)", navigation))
     hidden = [a for a in actions_of(scope) if a.description and not _enabled(screen, a)]
-    rows = [r for a in hidden if (r := keys.row(a, claim=False))]
-    sections.append(HelpSection(f"{scope.title}: not available now", rows))
+    sections.append(HelpSection(f"{scope.title}: not available now", keys.listed(hidden)))
     for other in scopes():
-        if other.name in (scope.name, APP_SCOPE):
-            continue
-        rows = [r for a in actions_of(other) if (r := keys.row(a, claim=False))]
-        sections.append(HelpSection(f"{other.title} (elsewhere)", rows))
-    rows = [r for a in shadowed if (r := keys.row(a, claim=False))]
-    sections.append(HelpSection(f"Everywhere but {scope.title} (its own key wins here)", rows))
+        if other.name not in (scope.name, APP_SCOPE):
+            rows = keys.listed(actions_of(other))
+            sections.append(HelpSection(f"{other.title} (elsewhere)", rows))
+    title = f"Everywhere but {scope.title} (its own key wins here)"
+    sections.append(HelpSection(title, keys.listed(shadowed)))
     return [section for section in sections if section.rows]
 
 
@@ -537,27 +539,14 @@ class ActionProvider(Provider):
 HEADER = "| binding id | default keys | what |\n|---|---|---|"
 
 
-def _keys(keys: str) -> str:
-    return " ".join(f"`{key.strip()}`" for key in keys.split(",") if key.strip())
-
-
-def binding_rows() -> list[tuple[str, str, str]]:
-    """(binding id, default keys, "Scope: description") of every binding, once each."""
-    titles = {scope.name: scope.title for scope in scopes()}
-    rows: list[tuple[str, str, str]] = []
-    seen: set[str] = set()
-    for action in all_actions():
-        if action.binding_id in seen:
-            continue
-        seen.add(action.binding_id)
-        words = action.description or action.action.replace("_", " ")
-        rows.append((action.binding_id, action.keys, f"{titles[action.scope]}: {words}"))
-    return rows
-
-
 def binding_table() -> str:
-    """Every binding id as a Markdown table (ids and keys in code spans)."""
+    """Every binding id, once, as a Markdown table (ids and keys in code spans):
+    its default keys and "Scope: description"."""
+    titles = {scope.name: scope.title for scope in scopes()}
     lines = [HEADER]
-    for binding_id, keys, what in binding_rows():
-        lines.append(f"| `{binding_id}` | {_keys(keys)} | {what.replace('|', '/')} |")
+    for binding_id, action in first_actions().items():
+        keys = " ".join(f"`{key.strip()}`" for key in action.keys.split(",") if key.strip())
+        words = action.description or action.action.replace("_", " ")
+        what = f"{titles[action.scope]}: {words}".replace("|", "/")
+        lines.append(f"| `{binding_id}` | {keys} | {what} |")
     return "\n".join(lines)

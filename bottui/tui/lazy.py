@@ -21,7 +21,6 @@ REGISTRY: Final[dict[str, str]] = {
     "TypedConfirmDialog": "bottui.tui.screens.change_form:TypedConfirmDialog",
     "DryRunDialog": "bottui.tui.screens.dialogs:DryRunDialog",
     "ErrorLogScreen": "bottui.tui.screens.dialogs:ErrorLogScreen",
-    "ErrorDialog": "bottui.tui.screens.dialogs:ErrorDialog",
     "ExtendDialog": "bottui.tui.screens.change_form:ExtendDialog",
     # Quitting and switching profile, asked about work under way: ~100 ms of imports.
     "confirm_stop_work": "bottui.tui.quit_or_switch:confirm_stop_work",

@@ -46,43 +46,30 @@ from bottui.ops.live_feeds import (
     own_origin,
     session_watch,
 )
+from bottui.tui.services import LoopTask, TuiServices
 
 if TYPE_CHECKING:
     from bottui.store.team.read_rows import TeamEntry
-    from bottui.tui.services import TuiServices
 
 
 # -- teammates' changes ----------------------------------------------------------------
 
 #: At most this many toasts per batch of arrivals; the rest are counted.
 MAX_TOASTS: Final = 3
-#: The context bar's flag while the store cannot be heard.
-DOWN_FLAG: Final = "TEAM STORE DOWN"
 
 
-class TeamLive:
-    """The live worker of one TUI run (nothing when no team store is configured)."""
+class TeamLive(LoopTask):
+    """The live task of one TUI run (nothing when no team store is configured)."""
+
+    TASK_NAME = "team live"
 
     def __init__(self, services: TuiServices) -> None:
         self._services = services
-        self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
-        """Start following the shared journal (a task on the app's loop).
-
-        A task, not a Textual worker: it runs as long as the app, and a
-        worker that never completes would hold up everything waiting for
-        the workers to finish.
-        """
-        if not self._services.session.settings.store_url or self._task is not None:
-            return
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="team live")
-
-    def stop(self) -> None:
-        """Stop following (the app is closing)."""
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
+        """Start following the shared journal (with a team store only)."""
+        if self._services.session.settings.store_url:
+            super().start()
 
     async def _run(self) -> None:
         # A row of the store the feed cannot read is toasted when skipped.
@@ -103,14 +90,13 @@ class TeamLive:
         others = [e for e in entries if mine is None or e.origin != mine]
         if not others:
             return
-        host = self._services.host
         single = [e for e in others if e.run_id is None]
         bulk = len(others) - len(single)
         for entry in single[-MAX_TOASTS:]:
-            host.notify(describe(entry), title="Teammate", timeout=8, markup=False)
+            self._services.say(describe(entry), "Teammate", timeout=8)
         hidden = max(0, len(single) - MAX_TOASTS) + bulk
         if hidden:
-            host.notify(f"and {hidden} more shared journal entries", title="Teammate", markup=False)
+            self._services.say(f"and {hidden} more shared journal entries", "Teammate")
         self._services.inventory_changed()  # every screen re-reads (the Journal too)
 
     async def _finished(self, entries: Sequence[TeamEntry]) -> None:
@@ -133,25 +119,20 @@ class TeamLive:
         services.team_listening = reason is None
         services.redraw_bars()
         if reason is not None:
-            services.host.notify(
+            services.say(
                 f"Teammates' changes cannot be followed: {reason}. Trying again by itself.",
-                title="Team store unavailable",
+                "Team store unavailable",
                 severity="warning",
                 timeout=8,
-                markup=False,
             )
         elif was_down:
-            services.host.notify(
-                "The team store is back: teammates' changes arrive again.",
-                title="Team store",
-                markup=False,
-            )
+            services.say("The team store is back: teammates' changes arrive again.", "Team store")
 
 
 # -- another bottui's changes on this machine ------------------------------------------
 
 
-class LocalLive:
+class LocalLive(LoopTask):
     """The solo live task of one TUI run.
 
     Args:
@@ -160,6 +141,8 @@ class LocalLive:
             tests make it short).
     """
 
+    TASK_NAME = "local live"
+
     def __init__(self, services: TuiServices, *, interval: float | None = None) -> None:
         self._services = services
         self.feed = LocalFeed(
@@ -167,18 +150,6 @@ class LocalLive:
             self._changed,
             interval=INTERVAL if interval is None else interval,
         )
-        self._task: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        """Start looking (a task on the app's loop, not a worker that never completes)."""
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="local live")
-
-    def stop(self) -> None:
-        """Stop looking (the app is closing)."""
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
 
     async def _run(self) -> None:
         try:

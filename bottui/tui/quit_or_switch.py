@@ -49,7 +49,6 @@ from textual.content import Content
 
 from bottui.ops import profiles
 from bottui.ops.inventory_reads import first_project
-from bottui.plaintext import clean
 from bottui.tui import lazy
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.widgets.bulk_words import plural
@@ -131,15 +130,11 @@ async def confirm_stop_work(services: TuiServices, doing: str = "quit") -> bool:
     if not agreed:
         return False
     if runs.active:
-        services.host.notify(
-            "Stopping the bulk revocation: the requests in flight finish first.", markup=False
-        )
+        services.say("Stopping the bulk revocation: the requests in flight finish first.")
         await runs.stop_and_wait()
     await _timed_reverts_end(services, doing)
     if services.session.changes_in_flight:
-        services.host.notify(
-            "Waiting for the change under way to be answered and journaled.", markup=False
-        )
+        services.say("Waiting for the change under way to be answered and journaled.")
     while services.session.changes_in_flight:
         # The change's own worker journals its outcome; nothing to wake us but polling.
         await asyncio.sleep(0.05)
@@ -149,9 +144,7 @@ async def confirm_stop_work(services: TuiServices, doing: str = "quit") -> bool:
 async def _timed_reverts_end(services: TuiServices, doing: str) -> None:
     """A timed revert in flight (#15) is answered and journaled before leaving; not asked."""
     if services.timed_busy:
-        services.host.notify(
-            f"A timed revert is in flight: it is recorded first, then {doing}.", markup=False
-        )
+        services.say(f"A timed revert is in flight: it is recorded first, then {doing}.")
         if doing == "quit":
             await services.stop_timed()
         elif services.timed_runner is not None:  # a switch stops and restarts it itself
@@ -210,12 +203,12 @@ async def switch_profile(app: BottuiApp, name: str) -> bool:
     lines += [f"{words[:1].upper()}{words[1:]}." for words in dropped]
     if left and old is not None and old != name:
         lines.append(_reverts_left(left, old))
-    app.notify(
-        clean("\n".join(lines), keep_newlines=True),
-        title="Profile",
+    services.say(
+        "\n".join(lines),
+        "Profile",
+        keep_newlines=True,
         severity="warning" if left and old != name else "information",
         timeout=12 if len(lines) > 1 else 5,
-        markup=False,
     )
     return True
 

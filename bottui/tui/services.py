@@ -7,7 +7,11 @@ the one renderer, :mod:`bottui.tui.error_report`; :func:`worker_failed`, the one
 handler of every worker's failure), confirming a change, the working indicator,
 the inventory-changed notification and the session's warnings all live here. The app keeps only
 what needs the screens themselves (delivering a message to every screen,
-redrawing every context bar) and passes those two in as callables.
+redrawing every context bar) and passes those two in as callables. The two
+messages the services broadcast to every main screen are defined here
+(:class:`ProjectChosen`, :class:`InventoryChanged`; nothing in them holds a
+token), and :data:`START_DEMO`, what the app returns to the CLI when the
+operator chose the demo on the first-run welcome.
 
 Screens reach the stores through ``services.session``'s async facades
 (``journal_store``, ``inventory_store``, ``config_store``), awaited in
@@ -78,12 +82,10 @@ from bottui.tui.error_report import (
     Attempt,
     ErrorLog,
     attempt_of,
-    error_dialog,
     error_toast,
     tag,
     token_hint,
 )
-from bottui.tui.messages import InventoryChanged, ProjectChosen
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -106,6 +108,31 @@ if TYPE_CHECKING:
 
 #: Seconds after a failed read of the shared journal before a read tries it again.
 READ_RETRY: Final = 15.0
+
+#: What :func:`bottui.tui.launch.run_app` returns when the operator chose "Start the demo" on
+#: the first-run welcome: the CLI then runs ``bottui demo`` (the tui layer may not
+#: import :mod:`bottui.demo`). Never a process exit code.
+START_DEMO: Final = -1
+
+
+# -- the messages the services broadcast to the screens ----------------------------------
+# Workers only call bottui.ops and post one of these; handlers update widgets.
+
+
+class ProjectChosen(Message):
+    """The operator chose the current project (None: no project)."""
+
+    # A plain __init__, not a dataclass: defined before the first frame,
+    # where a dataclass costs ~0.3 ms.
+    def __init__(self, account: str | None, project: str | None) -> None:
+        super().__init__()
+        self.account = account
+        self.project = project
+
+
+class InventoryChanged(Message):
+    """The inventory changed: screens that show it refresh."""
+
 
 T = TypeVar("T")
 C = TypeVar("C")
@@ -133,14 +160,16 @@ class TuiServices:
         broadcast: Callable[[Callable[[], Message]], None],
         show_work: Callable[[], None],
     ) -> None:
-        self._host = host
+        #: The running app (toasts, dialogs, workers).
+        self.host = host
         self.session = session
         self._current = current
         self.demo = demo
         #: Dry run: changes show their request(s) and curl instead of sending.
         self.dry_run = False
         self._broadcast = broadcast
-        self._show_work = show_work
+        #: Redraws every context bar's flags (working indicator, team store state).
+        self.redraw_bars = show_work
         self._work: list[str] = []
         #: The last error reported (shown whole from the error log).
         self.last_error: BaseException | None = None
@@ -162,11 +191,6 @@ class TuiServices:
         self.asking: dict[Worker[Any], asyncio.Future[Any]] = {}
         self._reset_team()
 
-    @property
-    def host(self) -> App[Any]:
-        """The running app (toasts, workers)."""
-        return self._host
-
     def after_start(self, callback: Callable[[], object]) -> None:
         """Call ``callback`` once start-up's first frames are out (soon, if they are).
 
@@ -175,7 +199,7 @@ class TuiServices:
         whose paint start-up holds back, and so would delay it.
         """
         if self._after_start is None:
-            self._host.call_later(callback)
+            self.host.call_later(callback)
         else:
             self._after_start.append(callback)
 
@@ -183,7 +207,7 @@ class TuiServices:
         """The first frames are out: what waited for them runs now (the app calls this)."""
         waiting, self._after_start = self._after_start or [], None
         for callback in waiting:
-            self._host.call_later(callback)
+            self.host.call_later(callback)
 
     @property
     def bulk(self) -> BulkRuns:
@@ -197,10 +221,6 @@ class TuiServices:
     def bulk_text(self) -> str:
         """What the header says of the bulk run ("" when there is none to tell of)."""
         return "" if self._bulk is None else self._bulk.header_text()
-
-    def redraw_bars(self) -> None:
-        """Redraw every context bar's flags (working indicator, team store state)."""
-        self._show_work()
 
     # -- the current project -------------------------------------------------------
 
@@ -266,7 +286,7 @@ class TuiServices:
                 self._tell_shown_screen()  # the Timed screen over them, say
                 self.timed_changed()  # a change may have scheduled a revert: the header
 
-        self._host.run_worker(
+        self.host.run_worker(
             reload(), name="project names", group="project-names", exit_on_error=False
         )
 
@@ -274,10 +294,10 @@ class TuiServices:
         # The broadcast reaches each mode's base screen; a screen shown over them
         # that reads the stores too (the Timed screen) hears of the change as well.
         try:
-            screen = self._host.screen
+            screen = self.host.screen
         except ScreenStackError:
             return
-        if len(self._host.screen_stack) > 1:
+        if len(self.host.screen_stack) > 1:
             screen.post_message(InventoryChanged())
 
     # -- working indicator -----------------------------------------------------------
@@ -294,13 +314,13 @@ class TuiServices:
     def begin_work(self, label: str) -> None:
         """A call started: show it in every context bar."""
         self._work.append(label)
-        self._show_work()
+        self.redraw_bars()
 
     def end_work(self, label: str) -> None:
         """A call ended."""
         if label in self._work:
             self._work.remove(label)
-        self._show_work()
+        self.redraw_bars()
 
     @property
     def work_text(self) -> str:
@@ -332,13 +352,13 @@ class TuiServices:
         toast = error_toast(error)
         fix = token_hint(error, attempt, short=True)  # the whole hint is in the log and panel
         message = f"{toast.message}\n{fix}" if fix else toast.message
-        self._host.notify(message, title=toast.title, severity="error", timeout=8, markup=False)
+        self.host.notify(message, title=toast.title, severity="error", timeout=8, markup=False)
         self._refresh_open_log()
         if isinstance(error, RefusedError | CredentialsError):
             # A change refused before its dialog opened ("Cannot undo", read-only, no
             # token): what the operator typed for that dialog must not act on the
             # screen ("shop-prod" opened the error log with its "e"), #24.
-            guard = getattr(self._host, "typeahead", None)  # bottui's app: ui_rules.TypeaheadGuard
+            guard = getattr(self.host, "typeahead", None)  # bottui's app: ui_rules.TypeaheadGuard
             if guard is not None:
                 guard.arm()
 
@@ -347,7 +367,7 @@ class TuiServices:
         error_log_screen: type[ErrorLogScreen] = lazy.load("ErrorLogScreen")
 
         try:
-            screen = self._host.screen
+            screen = self.host.screen
         except ScreenStackError:
             return
         if isinstance(screen, error_log_screen):
@@ -357,25 +377,22 @@ class TuiServices:
         """Open the error log (newest first); Enter there shows one error whole."""
         error_log_screen: type[ErrorLogScreen] = lazy.load("ErrorLogScreen")
 
-        if not isinstance(self._host.screen, error_log_screen):
-            self._host.push_screen(error_log_screen(self.errors))
+        if not isinstance(self.host.screen, error_log_screen):
+            self.host.push_screen(error_log_screen(self.errors))
 
-    def show_last_error(self) -> None:
-        """Open the whole last error in a modal."""
-        if self.last_error is None:
-            self._host.notify("No error so far.", markup=False)
-            return
-        self._host.push_screen(error_dialog(self.last_error))
+    def say(
+        self, message: str, title: str = "", *, keep_newlines: bool = False, **how: Any
+    ) -> None:
+        """A toast of plain text: ``message`` cleaned (its line breaks kept with
+        ``keep_newlines``), never read as markup; ``how``: ``notify``'s severity, timeout."""
+        self.host.notify(
+            clean(message, keep_newlines=keep_newlines), title=title, markup=False, **how
+        )
 
     def flush_warnings(self) -> None:
         """Toast the session's warnings (journal or inventory not written, ...)."""
         for warning in self.session.take_warnings():
-            self._host.notify(
-                clean(warning, keep_newlines=True),
-                title="Warning",
-                severity="warning",
-                markup=False,
-            )
+            self.say(warning, "Warning", keep_newlines=True, severity="warning")
 
     # -- confirmation, dry run ---------------------------------------------------------
 
@@ -403,7 +420,7 @@ class TuiServices:
         comes, the worker waits on the operator, not on work (the tests' ``settle``
         waits for every worker but those).
         """
-        answer = self._host.push_screen(dialog, wait_for_dismiss=True)
+        answer = self.host.push_screen(dialog, wait_for_dismiss=True)
         worker = get_current_worker()
         self.asking[worker] = answer
         try:
@@ -475,7 +492,9 @@ class TuiServices:
         asked = self._decision(prompt)
         if asked is None or isinstance(asked, Decided):
             return asked
-        return _answer(asked, await self.ask(asked))
+        if not await self.ask(asked):
+            return None  # cancelled
+        return Decided(asked.reason, asked.revert_after, asked.revert_to)
 
     def confirm(self, prompt: ChangePrompt, then: Callable[[str | None], None]) -> None:
         """:meth:`decided` for a caller outside a worker: ``then`` gets the reason once
@@ -484,7 +503,7 @@ class TuiServices:
         if isinstance(found, Decided):
             then(found.reason)
         elif found is not None:
-            self._host.push_screen(found, partial(_then_confirmed, found, then))
+            self.host.push_screen(found, partial(_then_confirmed, found, then))
 
     def _decision(
         self, prompt: ChangePrompt
@@ -572,7 +591,7 @@ class TuiServices:
         if refused is not None:
             lines += [f"Without a reason this would be refused: {refused}"]
         lines += list(notes)
-        self._host.push_screen(dry_run_dialog(lines, [to_curl(r) for r in requests]))
+        self.host.push_screen(dry_run_dialog(lines, [to_curl(r) for r in requests]))
 
     async def _check_tokens(self, plan: PlannedChange[Any]) -> None:
         """Refuse before the confirmation when a token the plan needs is missing.
@@ -596,9 +615,9 @@ class TuiServices:
     def toggle_dry_run(self) -> None:
         """Dry run on/off: changes show their request and curl instead of sending."""
         self.dry_run = not self.dry_run
-        self._show_work()  # the header's DRY RUN badge, on every screen
+        self.redraw_bars()  # the header's DRY RUN badge, on every screen
         state = "ON: changes are shown, not sent" if self.dry_run else "OFF"
-        self._host.notify(f"Dry run {state}", markup=False)
+        self.say(f"Dry run {state}")
 
     # -- team store: the push thread, the shared journal's reads, their states ------------
 
@@ -665,7 +684,7 @@ class TuiServices:
         was_down, self._push_down = self._push_down, state.down is not None
         if state.header != self.team_text:
             self.team_text = state.header
-            self._show_work()
+            self.redraw_bars()
         if was_down and not self._push_down:
             # The push reached the store again: the shared journal is worth a read.
             self._read_failed_at = None
@@ -711,7 +730,7 @@ class TuiServices:
         if reader is not None:
             with contextlib.suppress(StoreError):
                 await reader.close()
-        self._show_work()
+        self.redraw_bars()
 
     def journal_pages(self) -> JournalReader | SqliteJournalStore:
         """What the Journal screen reads: the shared journal, or the local one when
@@ -803,6 +822,35 @@ class TuiServices:
             runner.poke()
 
 
+class LoopTask:
+    """A task on the app's loop that runs as long as the app: the timed changes' executor,
+    the live feeds. Not a Textual worker: one that never completes would hold up
+    everything waiting for the workers to finish."""
+
+    #: The task's name (for asyncio's debugging).
+    TASK_NAME = ""
+    _task: asyncio.Task[None] | None = None
+
+    @property
+    def running(self) -> bool:
+        """True while the task runs."""
+        return self._task is not None and not self._task.done()
+
+    def start(self) -> None:
+        """Start the task on the app's loop (nothing if it runs already)."""
+        if not self.running:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name=self.TASK_NAME)
+
+    def stop(self) -> None:
+        """Stop at once (the app is closing)."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+
+    async def _run(self) -> None:
+        raise NotImplementedError
+
+
 def find_services(node: MessagePump) -> TuiServices | None:
     """The services of the app ``node`` runs in; None in an app that has none (a test's)."""
     services = getattr(node.app, "services", None)
@@ -828,11 +876,6 @@ def worker_failed(node: MessagePump, event: Worker.StateChanged) -> None:
     if services is not None and event.state is WorkerState.ERROR and error is not None:
         services.flush_warnings()
         services.report(error, operation=event.worker.name)
-
-
-def _answer(dialog: ConfirmDialog | TypedConfirmDialog, ok: bool | None) -> Decided | None:
-    """What a confirmation closed with: the reason and duration typed, or None (cancelled)."""
-    return Decided(dialog.reason, dialog.revert_after, dialog.revert_to) if ok else None
 
 
 def _then_confirmed(

@@ -56,13 +56,13 @@ from bottui.ops.timed_record import now_of
 from bottui.plaintext import clean
 from bottui.tui import lazy
 from bottui.tui.change_prompt import ChangePrompt, Confirmation, profile_confirmation
+from bottui.tui.services import LoopTask, TuiServices
 from bottui.tui.widgets.untrusted_text import join, safe, safe_id
 
 if TYPE_CHECKING:
     from bottui.ops.timed.execute import DueReport
     from bottui.ops.timed.timed_state import TimedChange
     from bottui.tui.screens.change_form import ConfirmDialog, ExtendDialog
-    from bottui.tui.services import TuiServices
 
 
 # -- the executor and the countdown ----------------------------------------------------
@@ -99,8 +99,10 @@ def short_wait(left: timedelta) -> str:
     return duration_text(timedelta(minutes=minutes))
 
 
-class TimedRunner:
+class TimedRunner(LoopTask):
     """Performs due reverts while the TUI runs, and keeps the header's countdown."""
+
+    TASK_NAME = "timed changes"
 
     def __init__(
         self,
@@ -112,7 +114,6 @@ class TimedRunner:
         self._services = services
         self._execute_every = execute_every
         self._refresh_every = refresh_every
-        self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
         #: Claims in doubt already told (every round reports them: said once per run).
         self._told_doubts: set[str] = set()
@@ -123,23 +124,6 @@ class TimedRunner:
         self._asked: set[str] = set()
         #: The last round failed (reported once, until a round works again).
         self._failing = False
-
-    @property
-    def running(self) -> bool:
-        """True while the executor's task runs."""
-        return self._task is not None and not self._task.done()
-
-    def start(self) -> None:
-        """Start the task on the app's loop (a task, not a worker: it runs as long as the app)."""
-        if self.running:
-            return
-        self._task = asyncio.get_running_loop().create_task(self._loop(), name="timed changes")
-
-    def stop(self) -> None:
-        """Stop at once (the app is closing)."""
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
 
     @property
     def busy(self) -> bool:
@@ -160,7 +144,7 @@ class TimedRunner:
         """Read the pending timed changes now (a change was just made or ended)."""
         self._wake.set()
 
-    async def _loop(self) -> None:
+    async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         next_run = loop.time()
         while True:
@@ -222,7 +206,6 @@ class TimedRunner:
         """A toast per revert; failures to the error log; late ones asked about."""
 
         services = self._services
-        host = services.host
         changed = False
         for report in reports:
             changed = changed or report.sent or report.action == "superseded"
@@ -236,7 +219,7 @@ class TimedRunner:
                 continue
             if report.action == "claimed-elsewhere":
                 continue  # another executor performs it (team mode): its toast, not ours
-            host.notify(clean(report.line), title="Timed change", timeout=10, markup=False)
+            services.say(report.line, "Timed change", timeout=10)
         if changed:
             services.inventory_changed()  # every screen reads again: the Journal too
 
@@ -286,12 +269,9 @@ async def revert(
     if services.refuse_if_read_only(f"Revert timed change {timed.id} now"):
         return
     if services.dry_run:
-        services.host.notify(
-            clean(
-                f"Dry run: nothing sent. Timed change {timed.id} would revert to {timed.revert_to}."
-            ),
-            title="Dry run",
-            markup=False,
+        services.say(
+            f"Dry run: nothing sent. Timed change {timed.id} would revert to {timed.revert_to}.",
+            "Dry run",
         )
         return
     settings = services.session.settings
@@ -328,7 +308,7 @@ async def revert(
         if runner is not None:
             runner.tell([report])
         else:
-            services.host.notify(clean(report.line), title="Timed change", markup=False)
+            services.say(report.line, "Timed change")
 
 
 async def extend(services: TuiServices, timed: TimedChange, due_words: str) -> None:
@@ -342,13 +322,10 @@ async def extend(services: TuiServices, timed: TimedChange, due_words: str) -> N
     session = services.session
     with _doing(services, f"Extending timed change {timed.id}"):
         moved = await schedule.extend(session, timed.key, after)
-        services.host.notify(
-            clean(
-                f"Timed change {moved.id} now reverts {moved.when_text(now_of(session))} "
-                f"({moved.due_at.strftime('%H:%M')} UTC)."
-            ),
-            title="Timed change extended",
-            markup=False,
+        services.say(
+            f"Timed change {moved.id} now reverts {moved.when_text(now_of(session))} "
+            f"({moved.due_at.strftime('%H:%M')} UTC).",
+            "Timed change extended",
         )
 
 
@@ -363,8 +340,6 @@ async def keep(services: TuiServices, timed: TimedChange) -> None:
         return
     with _doing(services, f"Cancelling timed change {timed.id}"):
         kept = await schedule.cancel(services.session, timed.key)
-        services.host.notify(
-            clean(f"Timed change {kept.id} cancelled: {kept.what} stays as it is."),
-            title="Timed change",
-            markup=False,
+        services.say(
+            f"Timed change {kept.id} cancelled: {kept.what} stays as it is.", "Timed change"
         )

@@ -34,12 +34,12 @@ from bottui.store.files import Locations
 from bottui.store.keyring_tokens import TokenState, TokenStore
 from bottui.store.store_errors import KeyringUnavailable
 from bottui.tui.app import BottuiApp
-from bottui.tui.messages import START_DEMO
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import HelpDialog
 from bottui.tui.screens.profile_switcher import ProfileForm
 from bottui.tui.screens.project_dialogs import ProjectForm, TokenDialog
 from bottui.tui.screens.projects import KeyringNotice, ProjectsScreen, ProjectTable, Welcome
+from bottui.tui.services import START_DEMO
 from bottui.tui.ui_rules import ContextBar
 from bottui.tui.widgets.untrusted_text import SecretInput
 from tests.fixtures.keyrings import BlockingKeyring, InMemoryKeyring, installed

@@ -101,12 +101,12 @@ def installed_is_tested() -> bool:
 def private_shape_is_tested() -> bool:
     """True if ``Stylesheet`` still has the private members we use, as we use them."""
     try:
-        state = vars(Stylesheet())
+        sheet = Stylesheet()
         code = Stylesheet._parse_rules.__code__
     except (AttributeError, TypeError):
         return False
     parameters = code.co_varnames[: code.co_argcount]
-    return all(name in state for name in PRIVATE_STATE) and parameters == PARSE_RULES_PARAMETERS
+    return holds_private(sheet, PRIVATE_STATE) and parameters == PARSE_RULES_PARAMETERS
 
 
 @cache
@@ -123,12 +123,6 @@ def holds_private(obj: object, attributes: Sequence[str], methods: Sequence[str]
         and all(name in state for name in attributes)
         and all(callable(getattr(obj, name, None)) for name in methods)
     )
-
-
-def has_private_state(sheet: Stylesheet) -> bool:
-    """True if ``sheet`` holds every private attribute our ``reparse`` reads or writes."""
-    state = vars(sheet)
-    return all(name in state for name in PRIVATE_STATE)
 
 
 class SharedParseStylesheet(Stylesheet):
@@ -185,7 +179,7 @@ class SharedParseStylesheet(Stylesheet):
         # Textual's own reparse, but into an instance of this class so that
         # the shared cache answers. Parsing into a separate stylesheet first
         # keeps this one intact when the CSS has an error, as upstream does.
-        if not has_private_state(self):
+        if not holds_private(self, PRIVATE_STATE):
             # Writing renamed attributes would succeed silently and leave the
             # old rules in force: Textual's own reparse is right, if slower.
             super().reparse()

@@ -42,9 +42,15 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 from textual.worker import Worker, get_current_worker
 
-from bottui.tui.messages import InventoryChanged, ProjectChosen
 from bottui.tui.perf.textual_private import still_shown
-from bottui.tui.services import TuiServices, find_services, services_of, worker_failed
+from bottui.tui.services import (
+    InventoryChanged,
+    ProjectChosen,
+    TuiServices,
+    find_services,
+    services_of,
+    worker_failed,
+)
 from bottui.tui.ui_rules import ContextBar, KeyBar, focus_shown, release_hidden_focus
 from bottui.tui.widgets.entry_table import EntryTable
 

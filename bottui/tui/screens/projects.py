@@ -27,7 +27,7 @@ are those of :mod:`bottui.ops.profiles`); the names taken are read meanwhile;
 :func:`bottui.ops.profiles.create_first_profile` saves it (written to
 ``config.toml`` on the store executor, never on the event loop, and made
 current), then the project is asked for. Starting the demo leaves the app with
-:data:`~bottui.tui.messages.START_DEMO` (the tui layer may not import
+:data:`~bottui.tui.services.START_DEMO` (the tui layer may not import
 :mod:`bottui.demo`; the CLI starts it).
 
 **The table** (:class:`ProjectTable`): one row per project, with its token states.
@@ -76,12 +76,12 @@ from bottui.store.paging import Cursor
 from bottui.store.store_errors import KeyringUnavailable
 from bottui.store.token_sources import EnvTokenAmbiguous
 from bottui.tui.error_report import EXPECTED_ERRORS, error_line
-from bottui.tui.messages import START_DEMO
 from bottui.tui.perf.incremental_table import IncrementalTable
 from bottui.tui.screens.base import FilterableScreen, on_answer, then
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.profile_switcher import ProfileForm
 from bottui.tui.screens.project_dialogs import ProjectDraft, ProjectForm, ask_token, tell_checked
+from bottui.tui.services import START_DEMO
 from bottui.tui.ui_rules import show_widget, tone
 from bottui.tui.widgets.untrusted_text import join, safe, safe_id, safe_id_text, safe_text
 

@@ -33,9 +33,8 @@ from bottui.ops.timed.schedule import NO_EXECUTOR_WARNING, executor_known, list_
 from bottui.ops.timed_record import now_of
 from bottui.plaintext import clean
 from bottui.tui import timed_changes
-from bottui.tui.messages import InventoryChanged
 from bottui.tui.perf.textual_private import MeasuredTable, still_shown
-from bottui.tui.services import services_of, worker_failed
+from bottui.tui.services import InventoryChanged, services_of, worker_failed
 from bottui.tui.ui_rules import show_widget
 from bottui.tui.widgets.untrusted_text import join, safe, safe_text
 

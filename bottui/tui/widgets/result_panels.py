@@ -268,24 +268,15 @@ def result_lines(record: RevocationRecord) -> list[Content]:
     revocation = record.revocation
     assert revocation is not None
     explanation = OUTCOMES[revocation.outcome][1]
-    bold = "bold"
     lines = [Content(explanation), where_line(record)]
-    fields: list[Content] = []
-    if revocation.report_id is not None:
-        fields.append(join(Content.styled("reportId: ", bold), safe(revocation.report_id)))
-    if revocation.grant_expires_at is not None:
-        fields.append(
-            join(Content.styled("grantExpiresAt: ", bold), safe(revocation.grant_expires_at))
-        )
-    if revocation.grant_remaining_attempts is not None:
-        fields.append(
-            join(
-                Content.styled("grantRemainingAttempts: ", bold),
-                str(revocation.grant_remaining_attempts),
-            )
-        )
+    named = (
+        ("reportId", revocation.report_id),
+        ("grantExpiresAt", revocation.grant_expires_at),
+        ("grantRemainingAttempts", revocation.grant_remaining_attempts),
+    )
+    fields = [(name, safe(value)) for name, value in named if value is not None]
     if fields:
-        lines.append(Content("  ").join(fields))
+        lines.append(_fields(*fields))
     return lines
 
 
@@ -340,6 +331,11 @@ NOT_SENT = "(not in the answer)"
 
 def _label(text: str) -> Content:
     return Content.styled(text, "bold")
+
+
+def _fields(*named: tuple[str, Content]) -> Content:
+    """``name: value  name: value``, each name in bold."""
+    return Content("  ").join(join(_label(f"{name}: "), value) for name, value in named)
 
 
 def _value(value: str | None) -> Content:
@@ -438,17 +434,12 @@ def project_lines(
     first = history_headline(change, at or "", since or {}) if stale else headline(change)
     lines = [
         first,
-        join(_label("name: "), _value(project.name), "  ", _label("url: "), _value(project.url)),
-        join(
-            _label("isProtected: "),
-            protected,
-            "  ",
-            _label("siteKey: "),
-            _value(project.site_key),
-            "  ",
-            _label("serverKey: "),
-            # The secret never reaches the screen: only whether it was sent.
-            server_key,
+        _fields(("name", _value(project.name)), ("url", _value(project.url))),
+        # The secret never reaches the screen: only whether it was sent.
+        _fields(
+            ("isProtected", Content(protected)),
+            ("siteKey", _value(project.site_key)),
+            ("serverKey", Content(server_key)),
         ),
         listed_limiters(project, known_before, at if stale else None),
     ]

@@ -81,24 +81,24 @@ class Slider(Widget, can_focus=True):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left,down", "decrease", "Lower (fine step)", show=False, id="slider.decrease"),
-        Binding("right,up", "increase", "Raise (fine step)", show=False, id="slider.increase"),
+        Binding("left,down", "step(-1)", "Lower (fine step)", show=False, id="slider.decrease"),
+        Binding("right,up", "step(1)", "Raise (fine step)", show=False, id="slider.increase"),
         Binding(
             "shift+left,shift+down,pagedown",
-            "decrease_coarse",
+            "step(-1, True)",
             "Lower (coarse step)",
             show=False,
             id="slider.decrease_coarse",
         ),
         Binding(
             "shift+right,shift+up,pageup",
-            "increase_coarse",
+            "step(1, True)",
             "Raise (coarse step)",
             show=False,
             id="slider.increase_coarse",
         ),
-        Binding("home", "to_minimum", "To the minimum", show=False, id="slider.minimum"),
-        Binding("end", "to_maximum", "To the maximum", show=False, id="slider.maximum"),
+        Binding("home", "to_end(False)", "To the minimum", show=False, id="slider.minimum"),
+        Binding("end", "to_end(True)", "To the maximum", show=False, id="slider.maximum"),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -126,10 +126,6 @@ class Slider(Widget, can_focus=True):
     ALLOW_SELECT: ClassVar[bool] = False
 
     value: reactive[float] = reactive(0.0)
-    minimum: reactive[float] = reactive(0.0)
-    maximum: reactive[float] = reactive(1.0)
-    step: reactive[float | None] = reactive(None)
-    coarse_step: reactive[float | None] = reactive(None)
 
     @dataclass
     class Changed(Message):
@@ -167,10 +163,9 @@ class Slider(Widget, can_focus=True):
             raise ValueError("a slider needs finite minimum < maximum")
         self.show_value = show_value
         self._dragging = False
-        self.set_reactive(Slider.minimum, float(minimum))
-        self.set_reactive(Slider.maximum, float(maximum))
-        self.set_reactive(Slider.step, step)
-        self.set_reactive(Slider.coarse_step, coarse_step)
+        # The range and steps are fixed: the slider is made again for another range.
+        self.minimum, self.maximum = float(minimum), float(maximum)
+        self.step, self.coarse_step = step, coarse_step
         self.set_reactive(Slider.value, self._clamp(value))
 
     # -- the grid ------------------------------------------------------------------
@@ -213,12 +208,6 @@ class Slider(Widget, can_focus=True):
     def validate_value(self, value: float) -> float:
         return self._clamp(value)
 
-    def watch_minimum(self) -> None:
-        self.value = self._clamp(self.value)
-
-    def watch_maximum(self) -> None:
-        self.value = self._clamp(self.value)
-
     # -- moving (user actions post Changed) ------------------------------------------
 
     def _move_to(self, target: Decimal) -> None:
@@ -229,37 +218,15 @@ class Slider(Widget, can_focus=True):
         self.value = new
         self.post_message(self.Changed(self, new, format_number(target)))
 
-    def _steps(self, count: int) -> None:
-        low = to_decimal(self.minimum)
-        if count > 0:
-            index = self._index(ROUND_FLOOR) + count
-        else:
-            index = self._index(ROUND_CEILING) + count
-        self._move_to(low + index * self.fine)
+    def action_step(self, steps: int, coarse: bool = False) -> None:
+        """``steps`` fine steps (coarse ones with ``coarse``) up, or down when negative."""
+        count = steps * self.coarse_steps if coarse else steps
+        index = self._index(ROUND_FLOOR if count > 0 else ROUND_CEILING) + count
+        self._move_to(to_decimal(self.minimum) + index * self.fine)
 
-    def action_decrease(self) -> None:
-        """One fine step down."""
-        self._steps(-1)
-
-    def action_increase(self) -> None:
-        """One fine step up."""
-        self._steps(1)
-
-    def action_decrease_coarse(self) -> None:
-        """One coarse step down."""
-        self._steps(-self.coarse_steps)
-
-    def action_increase_coarse(self) -> None:
-        """One coarse step up."""
-        self._steps(self.coarse_steps)
-
-    def action_to_minimum(self) -> None:
-        """To the left end."""
-        self._move_to(to_decimal(self.minimum))
-
-    def action_to_maximum(self) -> None:
-        """To the right end."""
-        self._move_to(to_decimal(self.maximum))
+    def action_to_end(self, maximum: bool) -> None:
+        """To the right end (``maximum``) or the left one."""
+        self._move_to(to_decimal(self.maximum if maximum else self.minimum))
 
     # -- the mouse -------------------------------------------------------------------
 
