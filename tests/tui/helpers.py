@@ -49,6 +49,19 @@ async def until(check: Callable[[], bool], pilot: Pilot[Any], timeout: float = 6
         await pilot.pause(0.02)
 
 
+async def press_closing(pilot: Pilot[Any], selector: str = "#confirm") -> None:
+    """Press the dialog's button ``selector`` and wait until the dialog has closed, then settle.
+
+    ``Button.press()`` only posts the press: until the dialog handles it, the
+    worker waiting for the answer is not busy, so a bare :func:`settle` could
+    return before anything happened (on a busy machine it did).
+    """
+    dialog = pilot.app.screen
+    dialog.query_one(selector, Button).press()
+    await until(lambda: pilot.app.screen is not dialog, pilot)
+    await settle(pilot)
+
+
 async def click_again(pilot: Pilot[Any], selector: str) -> None:
     """Click a button pressed a moment ago, once its press has finished showing.
 

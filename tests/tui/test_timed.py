@@ -33,7 +33,7 @@ from tests.fixtures import moving_clock
 from tests.fixtures.moving_clock import MovingClock
 from tests.timed.conftest import PROJ, active, limiter_puts
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import plain, settle
+from tests.tui.helpers import plain, press_closing, settle
 
 Snap = Callable[..., bool]
 MakeApp = Callable[..., BottuiApp]
@@ -64,9 +64,8 @@ async def switch_for(pilot: Pilot[Any], limiter_id: str, duration: str) -> Confi
 
 
 async def timed_limiter(pilot: Pilot[Any], limiter_id: str, duration: str) -> None:
-    dialog = await switch_for(pilot, limiter_id, duration)
-    dialog.query_one("#confirm", Button).press()
-    await settle(pilot)
+    await switch_for(pilot, limiter_id, duration)
+    await press_closing(pilot)
 
 
 # -- the executor: a timed change made in the confirmation reverts on time ---------------
@@ -292,8 +291,7 @@ async def test_extend_keep_and_revert_now_from_the_timed_screen(
         await pilot.press("k")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmDialog)
-        app.screen.query_one("#confirm", Button).press()
-        await settle(pilot)
+        await press_closing(pilot)
         assert [t.what for t in await list_timed(session)] == [login.what]
 
         # Revert rl-login now (asks): the sandbox has it ON again.
@@ -301,8 +299,7 @@ async def test_extend_keep_and_revert_now_from_the_timed_screen(
         await pilot.press("r")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmDialog)
-        app.screen.query_one("#confirm", Button).press()
-        await settle(pilot)
+        await press_closing(pilot)
         assert active(sandbox, "rl-login")
         assert active(sandbox, "rl-search")  # kept
         assert await list_timed(session) == []
@@ -333,8 +330,7 @@ async def test_a_late_revert_asks_before_it_is_sent(
         await runner.tick()
         await settle(pilot)
         assert app.screen is dialog  # asked once, not twice
-        dialog.query_one("#confirm", Button).press()
-        await settle(pilot)
+        await press_closing(pilot)
         assert active(sandbox, "rl-login")
         [done] = await list_timed(session, include_done=True)
         assert done.state == "reverted"
@@ -472,8 +468,7 @@ async def test_the_marked_limiters_are_timed_with_one_duration(
         assert isinstance(dialog, ConfirmDialog)
         dialog.query_one("#duration", Input).value = "45m"
         await pilot.pause()
-        dialog.query_one("#confirm", Button).press()
-        await settle(pilot)
+        await press_closing(pilot)
         assert not active(sandbox, "rl-login") and not active(sandbox, "rl-checkout")
         pending = await list_timed(session)
         assert sorted(t.what for t in pending) == [
@@ -515,8 +510,7 @@ async def test_an_undo_of_a_timed_change_says_it_supersedes_the_revert_everywher
         facts = plain(dialog.query_one("#recent-changes", Static))
         assert "This supersedes timed change 1 (rate limiter rl-login -> ON in 30m)" in facts
         assert "its revert will not be sent" in facts
-        dialog.query_one("#confirm", Button).press()
-        await settle(pilot)
+        await press_closing(pilot)
         assert active(sandbox, "rl-login")  # the undo put it back ON
 
         # The header no longer counts it; the Timed screen says superseded, not scheduled.
