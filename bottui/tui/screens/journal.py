@@ -508,63 +508,52 @@ def _next(options: tuple[str | None, ...], value: str | None) -> str | None:
     return options[(index + 1) % len(options)]
 
 
-#: Worker group of an undo's send (the Journal screen reads again after it).
-UNDO_SENDS: Final = "undo"
-
-
 def start_undo(screen: BottuiScreen, entry: JournalEntry | None) -> None:
     """Plan the undo of ``entry`` (None: the current project's newest change), confirm, send."""
+    operation = "Undo" if entry is None else f"Undo journal entry #{entry.id}"
+    if not screen.services.refuse_if_read_only(operation):  # before planning: refused anyway
+        screen.run_worker(
+            _undo(screen, entry, operation), name="Planning", group="plan", exit_on_error=False
+        )
+
+
+async def _undo(screen: BottuiScreen, entry: JournalEntry | None, operation: str) -> None:
+    """:func:`start_undo`'s worker: planned once (the dialog, the dry run and the request
+    sent are this plan's), confirmed, sent, said."""
     services = screen.services
     session = services.session
     pages = services.journal_pages()
     current = services.current
-    planned: list[undo.RowUndo] = []
+    rows: list[undo.RowUndo] = []
 
     async def plan() -> PlannedChange[Any]:
         # Refusals (another project, a revocation, an unknown outcome...) are
         # reported like any error: the toast says why, nothing is sent.
         if entry is None:
-            row = await undo.plan_latest(session, pages, current)
+            rows.append(await undo.plan_latest(session, pages, current))
         else:
-            row = await undo.plan_row(session, pages, entry, current)
-        planned.append(row)
-        return await undo.plan_row_change(session, row)
+            rows.append(await undo.plan_row(session, pages, entry, current))
+        return await undo.plan_row_change(session, rows[0])
 
-    def send(change: PlannedChange[Any]) -> None:
-        row = planned[0]
-
-        async def work() -> None:
-            applied = await undo.apply_row(session, pages, row, change)
-            where = (
-                f"journal #{applied.journal_id}"
-                if applied.journal_id is not None
-                else "NOT journaled"
-            )
-            screen.notify(
-                clean(
-                    f"{row.plan.what} is {row.plan.restored} again "
-                    f"({where}, undoes {journal_view.entry_ref(row.plan.entry)})"
-                ),
-                title="Undone",
-                markup=False,
-            )
-            # The ops layer taught the inventory: every screen reads it again.
-            services.inventory_changed()
-
-        screen.call(work, label="Undoing", group=UNDO_SENDS)
-
-    # Planned once: the dialog, the dry run and the request sent are this plan's.
-    services.plan_and_confirm(
-        screen,
-        plan,
-        lambda change: ChangePrompt.of(
-            change,
-            undo_body(planned[0]),
-            title=f"Undo journal entry {journal_view.entry_ref(planned[0].plan.entry)}?",
-        ),
-        send,
-        operation="Undo" if entry is None else f"Undo journal entry #{entry.id}",
+    change = await services.planned(plan(), operation)
+    if change is None:
+        return
+    row = rows[0]
+    ref = journal_view.entry_ref(row.plan.entry)
+    prompt = ChangePrompt.of(change, undo_body(row), title=f"Undo journal entry {ref}?")
+    change = await services.confirmed(change, prompt, operation)
+    if change is None:
+        return
+    with screen.sending("Undoing"):
+        applied = await undo.apply_row(session, pages, row, change)
+    where = f"journal #{applied.journal_id}" if applied.journal_id is not None else "NOT journaled"
+    screen.notify(
+        clean(f"{row.plan.what} is {row.plan.restored} again ({where}, undoes {ref})"),
+        title="Undone",
+        markup=False,
     )
+    # The ops layer taught the inventory: every screen reads it again.
+    services.inventory_changed()
 
 
 def undo_body(row: undo.RowUndo) -> Content:
@@ -608,7 +597,6 @@ def undo_body(row: undo.RowUndo) -> Content:
 
 
 __all__ = [
-    "UNDO_SENDS",
     "start_undo",
     "undo_body",
 ]

@@ -41,7 +41,7 @@ from bottui.ops.revert import PlaybookRevert, revert_steps
 from bottui.plaintext import clean
 from bottui.tui.change_prompt import Timing
 from bottui.tui.perf.textual_private import MeasuredTable
-from bottui.tui.screens.base import BottuiScreen, then
+from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.change_form import ConfirmDialog, ReasonAsked
 from bottui.tui.widgets.untrusted_text import safe, safe_text
 
@@ -69,24 +69,13 @@ class PlaybookConfirm(ConfirmDialog):
         self,
         title: str,
         body: Content,
-        listing: Content,
         *,
         default: timedelta | None,
         default_text: str | None,
-        reason: ReasonAsked,
         typed: str | None = None,
-        decision: str | None = None,
+        **options: Any,
     ) -> None:
-        super().__init__(
-            title,
-            body,
-            "Run",
-            expected=typed,
-            reason=reason,
-            listing=listing,
-            timing=Timing(),
-            decision=decision,
-        )
+        super().__init__(title, body, "Run", expected=typed, timing=Timing(), **options)
         self._default = default
         self._default_text = default_text
 
@@ -260,7 +249,7 @@ class PlaybooksScreen(BottuiScreen):
                     "the run stops at the first failure."
                 )
             ),
-            safe(listing, keep_newlines=True),
+            listing=safe(listing, keep_newlines=True),
             default=book.duration,
             default_text=book.duration_text,
             reason=ReasonAsked(required=services.session.settings.require_reason),
@@ -270,12 +259,12 @@ class PlaybooksScreen(BottuiScreen):
                 f"{plan.account}/{plan.project}"
             ),
         )
-
-        self.app.push_screen(dialog, then(partial(self._run, plan)))
+        self._run(plan, dialog)
 
     @work(group="playbook-run", exit_on_error=False)
-    async def _run(self, plan: PlaybookPlan, answer: RunAnswer | None) -> None:
-        """Run the confirmed playbook, step by step (None: not confirmed)."""
+    async def _run(self, plan: PlaybookPlan, dialog: PlaybookConfirm) -> None:
+        """Run the playbook, step by step, once ``dialog`` confirmed it."""
+        answer = await self.services.ask(dialog)
         if answer is None:
             return
         self._busy = True
@@ -322,6 +311,7 @@ class PlaybooksScreen(BottuiScreen):
             self._offer_revert(summary)
 
     def _offer_revert(self, summary: RunSummary) -> None:
+        # No worker waits for the answer: the run is over, and the offer may stay open.
         stop = summary.stopped_at
         assert stop is not None
         done = "\n".join(
@@ -337,15 +327,18 @@ class PlaybooksScreen(BottuiScreen):
             "Revert",
             listing=safe(done, keep_newlines=True),
         )
-        self.app.push_screen(dialog, then(partial(self._revert, summary)))
+        self.app.push_screen(dialog, partial(self._revert_answered, summary))
+
+    def _revert_answered(self, summary: RunSummary, ok: bool | None) -> None:
+        if ok:
+            self._revert(summary)
 
     @work(group="playbook-run", exit_on_error=False)
-    async def _revert(self, summary: RunSummary, ok: bool | None) -> None:
-        """Revert the steps a stopped run did, last first, once the operator said so."""
-        if ok:
-            with self.sending("Reverting the steps done"):
-                report = await revert_steps(self.services.session, summary, reason=None)
-            self.post_message(PlaybookReverted(report))
+    async def _revert(self, summary: RunSummary) -> None:
+        """Revert the steps a stopped run did, last first (the operator said so)."""
+        with self.sending("Reverting the steps done"):
+            report = await revert_steps(self.services.session, summary, reason=None)
+        self.post_message(PlaybookReverted(report))
 
     def on_playbook_reverted(self, message: PlaybookReverted) -> None:
         """Show how the revert ended under the summary."""
