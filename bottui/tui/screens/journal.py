@@ -60,7 +60,7 @@ from bottui.store.paging import Cursor
 from bottui.store.utc import stamp, system_clock
 from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.error_report import EXPECTED_ERRORS, error_line
-from bottui.tui.screens.base import BottuiScreen
+from bottui.tui.screens.base import BottuiScreen, say
 from bottui.tui.screens.journal_dialogs import (
     EntryDialog,
     FilterDialog,
@@ -74,7 +74,6 @@ from bottui.tui.widgets.untrusted_text import join, safe, safe_id
 
 if TYPE_CHECKING:
     from bottui.ops.planning import PlannedChange
-    from bottui.tui.screens.base import BottuiScreen
 
 
 #: Entries of the first read: a few screens' worth, shown at once.
@@ -273,32 +272,24 @@ class JournalScreen(BottuiScreen):
         table = self.query_one(JournalTable)
         table.show(entries, with_project=query.project is None, more=page.next is not None)
         self._show_filters(len(entries))
-        empty = self.query_one("#journal-empty", Static)
         if entries:
-            empty.display = False
-            return
-        if problem is not None:
-            empty.update(problem)
+            words = None
+        elif problem is not None:
+            words = problem
         elif query.operation or query.outcome or query.operator or query.reason or query.since:
-            empty.update(
-                Content("No entry matches the filters (F changes them, p shows every project).")
-            )
+            words = Content("No entry matches the filters (F changes them, p shows every project).")
         elif query.project and profile_has_entries:
-            empty.update(
-                Content(
-                    "Nothing journaled for this project yet (p shows every project). Every "
-                    "change bottui sends, from here or the command line, is recorded before "
-                    "it is sent."
-                )
+            words = Content(
+                "Nothing journaled for this project yet (p shows every project). Every "
+                "change bottui sends, from here or the command line, is recorded before "
+                "it is sent."
             )
         else:
-            empty.update(
-                Content(
-                    "The journal is empty. Every change bottui sends, from here or the command "
-                    "line, is recorded before it is sent."
-                )
+            words = Content(
+                "The journal is empty. Every change bottui sends, from here or the command "
+                "line, is recorded before it is sent."
             )
-        empty.display = True
+        say(self.query_one("#journal-empty", Static), words)
 
     async def _profile_has_entries(self) -> bool:
         session = self.services.session
