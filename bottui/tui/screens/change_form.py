@@ -70,16 +70,28 @@ class DurationField:
     #: Whether the line under the field says when it reverts (a change's
     #: confirmation says it on its decision line instead).
     _says_when = True
+    #: A one-row field (a change's confirmation: its fields row).
+    _compact = False
 
     def _duration_input(self) -> ComposeResult:
         """The field itself, for the buttons' row (beside the reason: no row of its own)."""
         timing = self._timing
         if timing is None or not timing.offered:
             return
-        field = PlainInput(placeholder="For e.g. 2h", id="duration", max_length=24)
+        placeholder, tooltip = self._duration_words()
+        field = PlainInput(
+            placeholder=placeholder, id="duration", max_length=24, compact=self._compact
+        )
         field.disabled = bool(timing.unavailable)
-        field.tooltip = "Revert by itself after this long: 90s, 30m, 2h, 1d, 1h30m (at most 7d)"
+        field.tooltip = tooltip
         yield field
+
+    def _duration_words(self) -> tuple[str, str]:
+        """The field's placeholder and tooltip."""
+        return (
+            "For e.g. 2h",
+            "Revert by itself after this long: 90s, 30m, 2h, 1d, 1h30m (at most 7d)",
+        )
 
     def _duration_line(self) -> ComposeResult:
         """The line under the buttons: why no duration, the error, or when it reverts."""
@@ -355,6 +367,7 @@ class ChangeForm(DurationField, _Dialog):
 
     #: When it reverts is on the decision line; the duration's line keeps the notes.
     _says_when = False
+    _compact = True
 
     def _offers_duration(self) -> bool:
         return self._timing is not None and self._timing.offered
@@ -385,12 +398,6 @@ class ChangeForm(DurationField, _Dialog):
             )
             return False
         return True
-
-    def _duration_input(self) -> ComposeResult:
-        for widget in super()._duration_input():
-            if isinstance(widget, Input):
-                widget.compact = True
-            yield widget
 
     def on_mount(self) -> None:
         fields = self._fields()

@@ -29,7 +29,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import DataTable, Input, OptionList, Static
+from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
 from bottui.api.errors import RefusedError
@@ -79,14 +79,9 @@ class PlaybookConfirm(ConfirmDialog):
         self._default = default
         self._default_text = default_text
 
-    def _duration_input(self) -> ComposeResult:
-        for widget in super()._duration_input():
-            if isinstance(widget, Input):
-                widget.placeholder = (
-                    f"{self._default_text} (default)" if self._default_text else "never"
-                )
-                widget.tooltip = "Revert after this long: 30m, 2h (empty: the playbook's own)"
-            yield widget
+    def _duration_words(self) -> tuple[str, str]:
+        placeholder = f"{self._default_text} (default)" if self._default_text else "never"
+        return placeholder, "Revert after this long: 30m, 2h (empty: the playbook's own)"
 
     def dismiss(self, result: Any = None) -> AwaitComplete:
         if result is True:
