@@ -808,7 +808,8 @@ class ProjectsScreen(FilterableScreen):
         except EXPECTED_ERRORS as exc:
             self.services.flush_warnings()
             if form.is_attached:
-                form.dismiss(None)
+                # Once it has mounted (it may be mounting still): through its own queue.
+                form.call_later(form.action_close)
             self.services.report(exc)
             return
         self.services.flush_warnings()
