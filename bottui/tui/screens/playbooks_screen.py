@@ -96,20 +96,18 @@ _COLUMNS = ("Step", "Target", "State", "Known now", "New", "Source")
 _STATE_WORDS = {"pending": "", "sending": "sending…", "not sent": "not sent"}
 
 
+@dataclass
 class PlaybookRunEnded(Message):
     """A run ended (complete or stopped): its summary."""
 
-    def __init__(self, summary: RunSummary) -> None:
-        super().__init__()
-        self.summary = summary
+    summary: RunSummary
 
 
+@dataclass
 class PlaybookReverted(Message):
     """The steps a stopped run did were reverted (or not): the report."""
 
-    def __init__(self, report: PlaybookRevert) -> None:
-        super().__init__()
-        self.report = report
+    report: PlaybookRevert
 
 
 class PlaybooksScreen(BottuiScreen):
