@@ -149,32 +149,6 @@ class BottuiScreen(Screen[None]):
         """The screen's own widgets, between the context bar and the key bar."""
         yield from ()
 
-    def call(
-        self,
-        work: Callable[[], Awaitable[Any]],
-        *,
-        label: str,
-        done: Callable[[Any], Message] | None = None,
-        group: str = "default",
-    ) -> Worker[Any]:
-        """Run ``work`` in a worker :meth:`sending`; post ``done(result)``; errors go to the app.
-
-        Args:
-            work: Calls :mod:`bottui.ops` and returns its result.
-            label: What the working indicator says meanwhile.
-            done: Builds the message posted on success.
-            group: Worker group (never exclusive: changes are not cancelled).
-        """
-
-        async def run() -> Any:
-            with self.sending(label):
-                result = await work()
-            if done is not None:
-                self.post_message(done(result))
-            return result
-
-        return self.run_worker(run(), name=label, group=group, exit_on_error=False, exclusive=False)
-
     @contextmanager
     def sending(self, label: str, attempt: Attempt | None = None) -> Iterator[None]:
         """Around a change sent in a worker: "working", the attempt on a failure, the team told.
@@ -213,8 +187,9 @@ class BottuiScreen(Screen[None]):
         Of the reads of one ``group``, only the latest started is shown: an
         older one that ends later is dropped (not cancelled: a cancelled
         worker would fail whoever waits for the app's workers). Errors go to the
-        app like :meth:`call`'s; nothing shows "working" (reads are quick,
-        and a read waiting on a lock must not look like a change under way).
+        app like any worker's (:func:`~bottui.tui.services.worker_failed`); nothing
+        shows "working" (reads are quick, and a read waiting on a lock must not look
+        like a change under way).
         """
         services = self.services
         generations: dict[str, int] = self.__dict__.setdefault("_read_generations", {})

@@ -31,10 +31,9 @@ is offered in its place.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
@@ -402,7 +401,6 @@ class JournalScreen(BottuiScreen):
     def action_export(self) -> None:
         """Write the entries the filters select (all of them, not only those shown)."""
         session = self.services.session
-        journal = session.journal_store
         query = journal_view.entry_query(self.query_now())
         moment = stamp((session.clock or system_clock)())
         default = f"bottui-journal-{moment[:10]}-{moment[11:19].replace(':', '')}.jsonl"
@@ -412,23 +410,23 @@ class JournalScreen(BottuiScreen):
             if self._next is not None
             else f"The {count} entries the filters select"
         )
+        self._export(JournalExportDialog(default, words), query)
 
-        def chosen(result: tuple[Path, str, bool] | None) -> None:
-            if result is None:
-                return
-            path, fmt, replace = result
-
-            async def write() -> None:
-                # Page by page, never the whole journal in memory; the keyring's
-                # tokens are looked up (awaited) to mask them.
-                stream = journal_view.EntryStream(journal, query, tokens=session.tokens)
-                count = await journal_view.export_stream(stream, path, fmt, overwrite=replace)
-                words = clean(f"Exported {count} entries to {path}")
-                self.notify(words, title="Journal exported", markup=False)
-
-            self.call(write, label="Exporting the journal")
-
-        self.app.push_screen(JournalExportDialog(default, words), chosen)
+    @work(exit_on_error=False)
+    async def _export(self, dialog: JournalExportDialog, query: EntryQuery) -> None:
+        """Write what ``query`` selects to the file the dialog names (cancelled: nothing)."""
+        chosen = await self.services.ask(dialog)
+        if chosen is None:
+            return
+        path, fmt, replace = chosen
+        session = self.services.session
+        with self.sending("Exporting the journal"):
+            # Page by page, never the whole journal in memory; the keyring's
+            # tokens are looked up (awaited) to mask them.
+            stream = journal_view.EntryStream(session.journal_store, query, tokens=session.tokens)
+            count = await journal_view.export_stream(stream, path, fmt, overwrite=replace)
+        words = clean(f"Exported {count} entries to {path}")
+        self.notify(words, title="Journal exported", markup=False)
 
     # -- undo ----------------------------------------------------------------------------
 
