@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from inspect import isawaitable
-from typing import TYPE_CHECKING, Any, ClassVar, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -53,6 +53,7 @@ from bottui.tui.services import (
 )
 from bottui.tui.ui_rules import ContextBar, KeyBar, focus_shown, release_hidden_focus
 from bottui.tui.widgets.entry_table import EntryTable
+from bottui.tui.widgets.untrusted_text import join, safe, safe_id
 
 if TYPE_CHECKING:
     from bottui.tui.error_report import Attempt
@@ -62,21 +63,14 @@ if TYPE_CHECKING:
 
 
 T = TypeVar("T")
-P = ParamSpec("P")
 S = TypeVar("S", bound="BottuiScreen")
 M = TypeVar("M", bound=Message)
 
+#: What a screen of the current project says when there is none.
+NO_PROJECT = "No project selected. Press 1 (Projects) to choose one."
+
 #: Under the context bar on every screen while the profile is read-only.
 READ_ONLY_BANNER = "READ-ONLY profile: every change is refused; nothing is sent"
-
-
-def then(start: Callable[P, object]) -> Callable[P, None]:
-    """``start`` (a ``@work`` method) as a dialog's answer, which returns nothing."""
-
-    def answer(*args: P.args, **kwargs: P.kwargs) -> None:
-        start(*args, **kwargs)
-
-    return answer
 
 
 def on_answer(
@@ -108,6 +102,20 @@ def on_answer(
     return decorate
 
 
+def say(line: Static, words: Content | None) -> None:
+    """``words`` on ``line`` (an error or hint under a field), or the line hidden (None)."""
+    line.update(words or "")
+    line.display = words is not None
+
+
+def project_words(services: TuiServices, account: str, project: str) -> Content:
+    """``shop-prod (Shop), account acme``: a project as a confirmation names it (the
+    inventory's name, when it knows one)."""
+    name = services.project_name(account, project)
+    label = join(" (", safe(name), ")") if name else Content("")
+    return join(safe_id(project), label, ", account ", safe_id(account))
+
+
 class BottuiScreen(Screen[None]):
     """Base of the five main screens."""
 
@@ -128,6 +136,17 @@ class BottuiScreen(Screen[None]):
         yield from self.compose_body()
         yield KeyBar()
 
+    def project_title(self) -> Content:
+        """``Rate limiters · acme / shop-prod (Shop)``: the title and the current project."""
+        title = Content(self.SCREEN_TITLE)
+        current = self.services.current
+        if current is not None:
+            title = join(title, " · ", safe_id(current[0]), " / ", safe_id(current[1]))
+            name = self.services.project_name(*current)
+            if name:
+                title = join(title, " (", safe(name), ")")
+        return title
+
     def _read_only(self) -> bool:
         services = find_services(self)
         return services is not None and services.read_only
@@ -135,32 +154,6 @@ class BottuiScreen(Screen[None]):
     def compose_body(self) -> ComposeResult:
         """The screen's own widgets, between the context bar and the key bar."""
         yield from ()
-
-    def call(
-        self,
-        work: Callable[[], Awaitable[Any]],
-        *,
-        label: str,
-        done: Callable[[Any], Message] | None = None,
-        group: str = "default",
-    ) -> Worker[Any]:
-        """Run ``work`` in a worker :meth:`sending`; post ``done(result)``; errors go to the app.
-
-        Args:
-            work: Calls :mod:`bottui.ops` and returns its result.
-            label: What the working indicator says meanwhile.
-            done: Builds the message posted on success.
-            group: Worker group (never exclusive: changes are not cancelled).
-        """
-
-        async def run() -> Any:
-            with self.sending(label):
-                result = await work()
-            if done is not None:
-                self.post_message(done(result))
-            return result
-
-        return self.run_worker(run(), name=label, group=group, exit_on_error=False, exclusive=False)
 
     @contextmanager
     def sending(self, label: str, attempt: Attempt | None = None) -> Iterator[None]:
@@ -200,8 +193,9 @@ class BottuiScreen(Screen[None]):
         Of the reads of one ``group``, only the latest started is shown: an
         older one that ends later is dropped (not cancelled: a cancelled
         worker would fail whoever waits for the app's workers). Errors go to the
-        app like :meth:`call`'s; nothing shows "working" (reads are quick,
-        and a read waiting on a lock must not look like a change under way).
+        app like any worker's (:func:`~bottui.tui.services.worker_failed`); nothing
+        shows "working" (reads are quick, and a read waiting on a lock must not look
+        like a change under way).
         """
         services = self.services
         generations: dict[str, int] = self.__dict__.setdefault("_read_generations", {})

@@ -2,8 +2,8 @@
 
 A :class:`BulkOrder` is what the bulk dialog returns: the input (already
 read once for its hash and line count), its dry-run plan, the concurrency
-and whether to resume. :func:`confirm_bulk` puts it through the one
-confirmation path (:meth:`~bottui.tui.services.TuiServices.confirm`):
+and whether to resume. :func:`bulk_prompt` puts it through the one
+confirmation path (:meth:`~bottui.tui.services.TuiServices.decided`):
 read-only refuses, dry run shows the first requests, a protected profile
 wants the project id typed, otherwise focus on Cancel.
 
@@ -35,7 +35,7 @@ naming ``visitorId`` and/or ``userAccountId``) or gives a file path. As the
 input changes, :func:`bottui.ops.bulk.plan_bulk` reads it in a thread (it
 sends nothing) and the dialog shows how many lines and ids it holds and
 which lines are invalid, with their numbers and reasons. Start goes through
-the app's confirmation (:func:`~bottui.tui.screens.bulk_dialogs.confirm_bulk`)
+the app's confirmation (:func:`~bottui.tui.screens.bulk_dialogs.bulk_prompt`)
 on top of this dialog, so Cancel there comes back here with the input
 intact; once confirmed the dialog returns a :class:`BulkOrder` and the
 app runs it in the background (:mod:`bottui.tui.bulk_runs`).
@@ -50,7 +50,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
-from textual import events, on
+from textual import events, on, work
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -68,7 +68,7 @@ from bottui.plaintext import clean
 from bottui.store.executor import run_blocking
 from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.error_report import EXPECTED_ERRORS, error_text, error_words
-from bottui.tui.screens.base import then
+from bottui.tui.screens.base import project_words, say
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.screens.project_dialogs import StateCheckbox
@@ -133,16 +133,14 @@ def confirm_title(order: BulkOrder) -> str:
     return f"Revoke {plural(order.plan.count, 'grant')}?"
 
 
-def confirm_body(order: BulkOrder, project_name: str | None) -> Content:
-    """Where, how many, from what, and what happens to the rest."""
+def confirm_body(order: BulkOrder, project: Content) -> Content:
+    """Where (``project``: :func:`project_words`), how many, from what, and what happens
+    to the rest."""
     body = join(
         f"Withdraw the challenge grants of {plural(order.plan.count, 'id')} from ",
         order.origin(),
         "\nin project ",
-        safe_id(order.project),
-        join(" (", safe(project_name), ")") if project_name else "",
-        ", account ",
-        safe_id(order.account),
+        project,
         ".",
     )
     notes: list[str] = []
@@ -163,25 +161,29 @@ def confirm_body(order: BulkOrder, project_name: str | None) -> Content:
     return join(body, "\n", "\n".join(notes))
 
 
+def bulk_prompt(services: TuiServices, order: BulkOrder) -> ChangePrompt:
+    """The confirmation of ``order`` (under dry run: its first requests)."""
+    count = order.plan.count
+    return ChangePrompt(
+        title=confirm_title(order),
+        body=confirm_body(order, project_words(services, order.account, order.project)),
+        confirm_label="Resume" if order.resume else f"Revoke {plural(count, 'grant')}",
+        project_id=order.project,
+        plan=lambda: [request for _, request in order.plan.requests[:DRY_RUN_SHOWN]],
+        decision=(
+            f"{'resume: ' if order.resume else ''}revoke the challenge grants of "
+            f"{plural(count, 'id')} in {order.account}/{order.project}"
+        ),
+    )
+
+
 def confirm_bulk(
     services: TuiServices, order: BulkOrder, confirmed: Callable[[BulkOrder], None]
 ) -> None:
-    """Ask before sending ``order`` (or show its first requests under dry run);
-    ``confirmed`` gets it with the reason typed in the confirmation."""
-    count = order.plan.count
+    """Ask before sending ``order`` (outside a worker: a resume the run's screen asks
+    for); ``confirmed`` gets it with the reason typed in the confirmation."""
     services.confirm(
-        ChangePrompt(
-            title=confirm_title(order),
-            body=confirm_body(order, services.project_name(order.account, order.project)),
-            confirm_label="Resume" if order.resume else f"Revoke {plural(count, 'grant')}",
-            project_id=order.project,
-            plan=lambda: [request for _, request in order.plan.requests[:DRY_RUN_SHOWN]],
-            decision=(
-                f"{'resume: ' if order.resume else ''}revoke the challenge grants of "
-                f"{plural(count, 'id')} in {order.account}/{order.project}"
-            ),
-        ),
-        lambda reason: confirmed(replace(order, reason=reason)),
+        bulk_prompt(services, order), lambda reason: confirmed(replace(order, reason=reason))
     )
 
 
@@ -230,9 +232,7 @@ class BulkExportDialog(_Dialog):
         self.query_one("#bulk-export-path", Input).focus()
 
     def _say(self, words: Content | None) -> None:
-        error = self.query_one("#bulk-export-error", Static)
-        error.update(words or "")
-        error.display = words is not None
+        say(self.query_one("#bulk-export-error", Static), words)
 
     @on(Input.Submitted, "#bulk-export-path")
     @on(Button.Pressed, "#bulk-export-write")
@@ -250,21 +250,16 @@ class BulkExportDialog(_Dialog):
             return
         self._say(None)
         self._busy = True
-        self.run_worker(self._check_then_write(path), group="bulk-export", exit_on_error=False)
+        self._check_then_write(path)
 
+    @work(group="bulk-export", exit_on_error=False)
     async def _check_then_write(self, path: Path) -> None:
         try:
             exists = await run_blocking(path.exists)
             if exists:
-                replace = await self.app.push_screen(
-                    ConfirmDialog(
-                        "Replace the file?",
-                        join(safe(path), " exists. Replace it with this run's results?"),
-                        "Replace",
-                    ),
-                    wait_for_dismiss=True,
-                )
-                if not replace:
+                question = join(safe(path), " exists. Replace it with this run's results?")
+                dialog = ConfirmDialog("Replace the file?", question, "Replace")
+                if not await services_of(self).ask(dialog):
                     self._say(join(safe(path), " exists: not replaced. Give another name."))
                     return
             written = await self.run.spool.export(path, replace=exists)
@@ -392,9 +387,7 @@ class BulkRunDialog(_Dialog):
         self.query_one("#bulk-line", Static).update(progress_line(progress))
         self.query_one("#bulk-counts", Static).update(counts_line(progress))
         state = state_line(progress, abandoning=self.background.stops > 1)
-        widget = self.query_one("#bulk-state", Static)
-        widget.update(state)
-        widget.display = bool(state.plain)
+        say(self.query_one("#bulk-state", Static), state if state.plain else None)
 
     # -- stopping -----------------------------------------------------------------------
 
@@ -817,6 +810,13 @@ class BulkDialog(_Dialog):
     def _start_run(self) -> None:
         """Open the run's confirmation (on top of this dialog) when the input is ready."""
         order = self._ready()
-        if order is None:
-            return
-        confirm_bulk(services_of(self), order, then(self.dismiss))
+        if order is not None:
+            self._confirm(order)
+
+    @work(group="plan", exit_on_error=False)
+    async def _confirm(self, order: BulkOrder) -> None:
+        """Ask before sending ``order``; confirmed, the dialog closes with it and its reason."""
+        services = services_of(self)
+        decided = await services.decided(bulk_prompt(services, order))
+        if decided is not None:
+            self.dismiss(replace(order, reason=decided.reason))

@@ -27,7 +27,7 @@ run, a playbook run, a timed revert now, a profile's or project's removal): the
 facts scroll above a decision line that stays beside the fields and the buttons;
 Enter moves down the fields and sends only from the last field of a complete form;
 the typed project id of a protected profile is that last field. :class:`ReasonAsked`
-and :class:`_ReasonField` are its reason field and the ``require_reason`` check.
+is what its reason field asks (the ``require_reason`` check is the form's).
 When it closes it arms the app's type-ahead guard (:mod:`bottui.tui.ui_rules`)."""
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ from bottui.plaintext import clean
 from bottui.store.utc import system_clock
 from bottui.tui import ui_rules
 from bottui.tui.change_prompt import Timing
+from bottui.tui.screens.base import say
 from bottui.tui.screens.dialogs import _Dialog, _listing
 from bottui.tui.services import find_services
 from bottui.tui.widgets.untrusted_text import PlainInput, join, safe, safe_id
@@ -69,16 +70,28 @@ class DurationField:
     #: Whether the line under the field says when it reverts (a change's
     #: confirmation says it on its decision line instead).
     _says_when = True
+    #: A one-row field (a change's confirmation: its fields row).
+    _compact = False
 
     def _duration_input(self) -> ComposeResult:
         """The field itself, for the buttons' row (beside the reason: no row of its own)."""
         timing = self._timing
         if timing is None or not timing.offered:
             return
-        field = PlainInput(placeholder="For e.g. 2h", id="duration", max_length=24)
+        placeholder, tooltip = self._duration_words()
+        field = PlainInput(
+            placeholder=placeholder, id="duration", max_length=24, compact=self._compact
+        )
         field.disabled = bool(timing.unavailable)
-        field.tooltip = "Revert by itself after this long: 90s, 30m, 2h, 1d, 1h30m (at most 7d)"
+        field.tooltip = tooltip
         yield field
+
+    def _duration_words(self) -> tuple[str, str]:
+        """The field's placeholder and tooltip."""
+        return (
+            "For e.g. 2h",
+            "Revert by itself after this long: 90s, 30m, 2h, 1d, 1h30m (at most 7d)",
+        )
 
     def _duration_line(self) -> ComposeResult:
         """The line under the buttons: why no duration, the error, or when it reverts."""
@@ -96,30 +109,19 @@ class DurationField:
         field: Input = self.query_one("#duration", Input)  # type: ignore[attr-defined]
         self.revert_after = None
         self.duration_error = ""
-        text = value.strip()
-        if not text:
-            line.display = False
-            field.remove_class("-invalid")
-            self._sync_confirm()
-            return
-        try:
-            after = parse_duration(text)
-        except ValueError as exc:  # the core's words: what is wrong and what is allowed
-            self.duration_error = clean(str(exc))
-        if self.duration_error:
-            field.add_class("-invalid")
-            line.set_class(True, "-error")
-            line.update(Content(f"Duration not usable: {self.duration_error}"))
-            line.display = True
-            self._sync_confirm()
-            return
-        field.remove_class("-invalid")
-        line.set_class(False, "-error")
-        self.revert_after = after
-        words = [self._when_words(after)] if self._says_when else []
-        words += self._notes()
-        line.update(Content("\n".join(words)))
-        line.display = bool(words)
+        words: list[str] = []
+        if value.strip():
+            try:
+                self.revert_after = parse_duration(value.strip())
+            except ValueError as exc:  # the core's words: what is wrong and what is allowed
+                self.duration_error = clean(str(exc))
+                words = [f"Duration not usable: {self.duration_error}"]
+            else:
+                words = [self._when_words(self.revert_after)] if self._says_when else []
+                words += self._notes()
+        field.set_class(bool(self.duration_error), "-invalid")
+        line.set_class(bool(self.duration_error), "-error")
+        say(line, Content("\n".join(words)) if words else None)
         self._sync_confirm()
 
     def _when_words(self, after: timedelta) -> str:
@@ -180,7 +182,7 @@ class ExtendDialog(DurationField, _Dialog):
             )
             with Horizontal(classes="dialog-buttons"):
                 yield from self._duration_input()
-                yield Button("Cancel", id="cancel")
+                yield Button("Cancel", id="cancel", classes="closes")
                 yield Button("Extend", id="confirm", variant="primary", disabled=True)
             yield from self._duration_line()
 
@@ -202,10 +204,6 @@ class ExtendDialog(DurationField, _Dialog):
     def _extend(self) -> None:
         if self._may_confirm():
             self.dismiss(self.revert_after)
-
-    @on(Button.Pressed, "#cancel")
-    def _cancel(self) -> None:
-        self.dismiss(None)
 
 
 class ReasonAsked:
@@ -229,43 +227,6 @@ class ReasonAsked:
         return bool(words)
 
 
-class _ReasonField:
-    """The reason field of a confirmation, and the check of ``require_reason``.
-
-    Mixed into a dialog (a Textual screen): ``query_one`` is the screen's.
-    """
-
-    _asked: ReasonAsked | None
-    reason: str | None = None
-
-    def _reason_widgets(self) -> ComposeResult:
-
-        if self._asked is None:
-            return
-        yield PlainInput(
-            self._asked.prefix,
-            placeholder="Reason (required)" if self._asked.required else "Reason (optional)",
-            id="reason",
-            max_length=MAX_REASON,
-        )
-
-    def _reason_ok(self) -> bool:
-        """Keep the typed reason; False (and say why) when one is required and blank."""
-        if self._asked is None:
-            return True
-        field: Input = self.query_one("#reason", Input)  # type: ignore[attr-defined]
-        text = field.value
-        self.reason = text if text.strip() else None
-        if self._asked.required and not self._asked.is_reason(text):
-            field.add_class("-invalid")
-            field.focus()
-            self.notify(  # type: ignore[attr-defined]
-                self._asked.refusal, title="Reason required", severity="error", markup=False
-            )
-            return False
-        return True
-
-
 class _Facts(VerticalScroll):
     """What a change's confirmation says above its decision line; scrolls when short."""
 
@@ -273,7 +234,7 @@ class _Facts(VerticalScroll):
     max_rows = 0
 
 
-class ChangeForm(DurationField, _ReasonField, _Dialog):
+class ChangeForm(DurationField, _Dialog):
     """A change's confirmation, read top to bottom as a form (CONVENTIONS, "Confirmations").
 
     From the top: the title; the facts (the body, a long list, a teammate's
@@ -326,8 +287,6 @@ class ChangeForm(DurationField, _ReasonField, _Dialog):
     ChangeForm #typed-row { margin-top: 0; }
     ChangeForm #typed-hint { margin-top: 0; }
     ChangeForm .duration-line { margin-top: 0; }
-    ChangeForm .dialog-buttons { margin-top: 1; }
-    ChangeForm .dialog-buttons Button { margin-left: 2; }
     """
 
     def __init__(
@@ -350,7 +309,10 @@ class ChangeForm(DurationField, _ReasonField, _Dialog):
         self._confirm_label = confirm_label
         self._expected = expected
         self._danger = danger
+        #: What the reason field asks (None: no reason field).
         self._asked = reason
+        #: The reason typed, once confirmed (None: blank).
+        self.reason: str | None = None
         self._warning = warning
         self._listing = listing
         self._timing = timing
@@ -405,23 +367,37 @@ class ChangeForm(DurationField, _ReasonField, _Dialog):
 
     #: When it reverts is on the decision line; the duration's line keeps the notes.
     _says_when = False
+    _compact = True
 
     def _offers_duration(self) -> bool:
         return self._timing is not None and self._timing.offered
 
     def _reason_widgets(self) -> ComposeResult:
-        for widget in super()._reason_widgets():
-            if isinstance(widget, Input):
-                widget.compact = True
-                required = self._asked is not None and self._asked.required
-                widget.placeholder = "required" if required else "optional, journaled"
-            yield widget
+        if self._asked is None:
+            return
+        yield PlainInput(
+            self._asked.prefix,
+            placeholder="required" if self._asked.required else "optional, journaled",
+            id="reason",
+            max_length=MAX_REASON,
+            compact=True,
+        )
 
-    def _duration_input(self) -> ComposeResult:
-        for widget in super()._duration_input():
-            if isinstance(widget, Input):
-                widget.compact = True
-            yield widget
+    def _reason_ok(self) -> bool:
+        """Keep the typed reason; False (and say why) when one is required and blank."""
+        if self._asked is None:
+            return True
+        field = self.query_one("#reason", Input)
+        text = field.value
+        self.reason = text if text.strip() else None
+        if self._asked.required and not self._asked.is_reason(text):
+            field.add_class("-invalid")
+            field.focus()
+            self.notify(
+                self._asked.refusal, title="Reason required", severity="error", markup=False
+            )
+            return False
+        return True
 
     def on_mount(self) -> None:
         fields = self._fields()
@@ -536,9 +512,7 @@ class ChangeForm(DurationField, _ReasonField, _Dialog):
         return None if missing is None else missing[1]
 
     def _say(self, words: str) -> None:
-        hint = self.query_one("#typed-hint", Static)
-        hint.update(Content(words))
-        hint.display = bool(words)
+        say(self.query_one("#typed-hint", Static), Content(words) if words else None)
         self.call_after_refresh(self._fit)
 
     def action_next_field(self) -> None:
@@ -625,26 +599,6 @@ class TypedConfirmDialog(ChangeForm):
     """Confirmation for a protected profile: the project id is typed, in the last field."""
 
     def __init__(
-        self,
-        title: str,
-        body: Content,
-        expected: str,
-        confirm_label: str,
-        *,
-        reason: ReasonAsked | None = None,
-        warning: Content | None = None,
-        listing: Content | None = None,
-        timing: Timing | None = None,
-        decision: str | None = None,
+        self, title: str, body: Content, expected: str, confirm_label: str, **options: Any
     ):
-        super().__init__(
-            title,
-            body,
-            confirm_label,
-            expected=expected,
-            reason=reason,
-            warning=warning,
-            listing=listing,
-            timing=timing,
-            decision=decision,
-        )
+        super().__init__(title, body, confirm_label, expected=expected, **options)

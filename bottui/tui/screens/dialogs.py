@@ -107,14 +107,8 @@ class _Dialog(_Modal[Any]):
     _Dialog VerticalScroll { height: auto; max-height: 16; }
     /* The list of a change of many: what is left at 80x24 under a protected profile. */
     _Dialog #confirm-list-scroll { max-height: 30vh; margin-top: 1; }
-    /* Beside the buttons: the reason costs the dialog no row (it fits 80x24).
-       Focus goes by position, so from Cancel, Tab reaches Confirm, then the reason. */
-    _Dialog .dialog-buttons #reason { width: 1fr; }
-    /* A timed change's duration (#15): short, after the reason (Tab from the
-       project id or Confirm reaches the reason first, as before). */
+    /* An extension's duration (#15), beside its buttons. */
     _Dialog .dialog-buttons #duration { width: 17; }
-    /* With the duration, narrower buttons leave the reason its words. */
-    _Dialog .dialog-buttons.-timed Button { min-width: 10; margin-left: 1; }
     _Dialog .duration-line { color: $text-muted; margin-top: 1; }
     /* Toasts over a dialog go to the top: at the bottom they covered its fields
        and buttons (#24); the facts at the top scroll and are said again below. */
@@ -530,22 +524,30 @@ def entry_where(entry: LoggedError) -> str:
     return "\n".join(lines)
 
 
-class ErrorLogScreen(_Modal[None]):
+class ListModal(_Modal[None]):
+    """A list over the whole screen but its header line (the error log, the timed changes)."""
+
+    #: Not Textual's "first focusable": that is the table even while it is hidden.
+    AUTO_FOCUS: ClassVar[str | None] = ""
+    DEFAULT_CSS = """
+    /* Below the header line: the profile and project stay in view. */
+    ListModal { align: center top; }
+    ListModal > Vertical {
+        width: 100%; height: 1fr; margin-top: 1;
+        border: thick $primary; background: $surface; padding: 0 1;
+    }
+    ListModal .dialog-title { text-style: bold; }
+    """
+
+
+class ErrorLogScreen(ListModal):
     """Every error of this session, newest first; Enter shows one whole."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="error_log.close"),
     ]
-    #: Not Textual's "first focusable": that is the table even while it is hidden.
-    AUTO_FOCUS: ClassVar[str | None] = ""
     DEFAULT_CSS = """
-    /* Below the header line: the profile and project stay in view. */
-    ErrorLogScreen { align: center top; }
-    ErrorLogScreen > Vertical {
-        width: 100%; height: 1fr; margin-top: 1;
-        border: thick $error; background: $surface; padding: 0 1;
-    }
-    ErrorLogScreen .dialog-title { text-style: bold; }
+    ErrorLogScreen > Vertical { border: thick $error; }
     ErrorLogScreen #error-log-table { height: 1fr; }
     ErrorLogScreen #error-log-detail { height: auto; max-height: 6; border-top: solid $error; }
     """

@@ -42,7 +42,7 @@ from bottui.ops.planning import PlannedChange, RevocationTarget
 from bottui.store.utc import system_clock
 from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.error_report import Attempt, Failure
-from bottui.tui.screens.base import BottuiScreen, on_answer
+from bottui.tui.screens.base import NO_PROJECT, BottuiScreen, on_answer, project_words
 from bottui.tui.screens.bulk_dialogs import BulkDialog, BulkOrder
 from bottui.tui.ui_rules import show_widget
 from bottui.tui.widgets.result_panels import (
@@ -53,9 +53,7 @@ from bottui.tui.widgets.result_panels import (
     RevocationResult,
     subject_line,
 )
-from bottui.tui.widgets.untrusted_text import join, safe, safe_id
-
-NO_PROJECT = "No project selected. Press 1 (Projects) to choose one."
+from bottui.tui.widgets.untrusted_text import join
 
 
 @dataclass
@@ -127,13 +125,7 @@ class GrantsScreen(BottuiScreen):
 
     def refresh_data(self) -> None:
         current = self.services.current
-        title = Content(self.SCREEN_TITLE)
-        if current is not None:
-            title = join(title, " · ", safe_id(current[0]), " / ", safe_id(current[1]))
-            name = self.services.project_name(*current)
-            if name:
-                title = join(title, " (", safe(name), ")")
-        self.query_one("#grants-title", Static).update(title)
+        self.query_one("#grants-title", Static).update(self.project_title())
         self.query_one("#grants-empty").display = current is None
         # Hidden with no project: a field of it never keeps the focus unseen.
         show_widget(self.query_one("#grants-forms"), current is not None)
@@ -222,15 +214,11 @@ class GrantsScreen(BottuiScreen):
         """The confirmation's body: the plan's subject, project and account."""
         target = plan.target
         assert isinstance(target, RevocationTarget)
-        name = self.services.project_name(plan.account, plan.project)
         return join(
             "Withdraw the challenge grant held on\n  ",
             subject_line(target.visitor_id, target.user_account_id),
             "\nin project ",
-            safe_id(plan.project),
-            join(" (", safe(name), ")") if name else "",
-            ", account ",
-            safe_id(plan.account),
+            project_words(self.services, plan.account, plan.project),
             ".\nThe identity faces the challenge again.",
         )
 

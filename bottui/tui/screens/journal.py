@@ -31,10 +31,9 @@ is offered in its place.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
@@ -60,7 +59,7 @@ from bottui.store.paging import Cursor
 from bottui.store.utc import stamp, system_clock
 from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.error_report import EXPECTED_ERRORS, error_line
-from bottui.tui.screens.base import BottuiScreen
+from bottui.tui.screens.base import BottuiScreen, say
 from bottui.tui.screens.journal_dialogs import (
     EntryDialog,
     FilterDialog,
@@ -74,7 +73,6 @@ from bottui.tui.widgets.untrusted_text import join, safe, safe_id
 
 if TYPE_CHECKING:
     from bottui.ops.planning import PlannedChange
-    from bottui.tui.screens.base import BottuiScreen
 
 
 #: Entries of the first read: a few screens' worth, shown at once.
@@ -273,32 +271,24 @@ class JournalScreen(BottuiScreen):
         table = self.query_one(JournalTable)
         table.show(entries, with_project=query.project is None, more=page.next is not None)
         self._show_filters(len(entries))
-        empty = self.query_one("#journal-empty", Static)
         if entries:
-            empty.display = False
-            return
-        if problem is not None:
-            empty.update(problem)
+            words = None
+        elif problem is not None:
+            words = problem
         elif query.operation or query.outcome or query.operator or query.reason or query.since:
-            empty.update(
-                Content("No entry matches the filters (F changes them, p shows every project).")
-            )
+            words = Content("No entry matches the filters (F changes them, p shows every project).")
         elif query.project and profile_has_entries:
-            empty.update(
-                Content(
-                    "Nothing journaled for this project yet (p shows every project). Every "
-                    "change bottui sends, from here or the command line, is recorded before "
-                    "it is sent."
-                )
+            words = Content(
+                "Nothing journaled for this project yet (p shows every project). Every "
+                "change bottui sends, from here or the command line, is recorded before "
+                "it is sent."
             )
         else:
-            empty.update(
-                Content(
-                    "The journal is empty. Every change bottui sends, from here or the command "
-                    "line, is recorded before it is sent."
-                )
+            words = Content(
+                "The journal is empty. Every change bottui sends, from here or the command "
+                "line, is recorded before it is sent."
             )
-        empty.display = True
+        say(self.query_one("#journal-empty", Static), words)
 
     async def _profile_has_entries(self) -> bool:
         session = self.services.session
@@ -411,7 +401,6 @@ class JournalScreen(BottuiScreen):
     def action_export(self) -> None:
         """Write the entries the filters select (all of them, not only those shown)."""
         session = self.services.session
-        journal = session.journal_store
         query = journal_view.entry_query(self.query_now())
         moment = stamp((session.clock or system_clock)())
         default = f"bottui-journal-{moment[:10]}-{moment[11:19].replace(':', '')}.jsonl"
@@ -421,23 +410,23 @@ class JournalScreen(BottuiScreen):
             if self._next is not None
             else f"The {count} entries the filters select"
         )
+        self._export(JournalExportDialog(default, words), query)
 
-        def chosen(result: tuple[Path, str, bool] | None) -> None:
-            if result is None:
-                return
-            path, fmt, replace = result
-
-            async def write() -> None:
-                # Page by page, never the whole journal in memory; the keyring's
-                # tokens are looked up (awaited) to mask them.
-                stream = journal_view.EntryStream(journal, query, tokens=session.tokens)
-                count = await journal_view.export_stream(stream, path, fmt, overwrite=replace)
-                words = clean(f"Exported {count} entries to {path}")
-                self.notify(words, title="Journal exported", markup=False)
-
-            self.call(write, label="Exporting the journal")
-
-        self.app.push_screen(JournalExportDialog(default, words), chosen)
+    @work(exit_on_error=False)
+    async def _export(self, dialog: JournalExportDialog, query: EntryQuery) -> None:
+        """Write what ``query`` selects to the file the dialog names (cancelled: nothing)."""
+        chosen = await self.services.ask(dialog)
+        if chosen is None:
+            return
+        path, fmt, replace = chosen
+        session = self.services.session
+        with self.sending("Exporting the journal"):
+            # Page by page, never the whole journal in memory; the keyring's
+            # tokens are looked up (awaited) to mask them.
+            stream = journal_view.EntryStream(session.journal_store, query, tokens=session.tokens)
+            count = await journal_view.export_stream(stream, path, fmt, overwrite=replace)
+        words = clean(f"Exported {count} entries to {path}")
+        self.notify(words, title="Journal exported", markup=False)
 
     # -- undo ----------------------------------------------------------------------------
 
@@ -508,63 +497,52 @@ def _next(options: tuple[str | None, ...], value: str | None) -> str | None:
     return options[(index + 1) % len(options)]
 
 
-#: Worker group of an undo's send (the Journal screen reads again after it).
-UNDO_SENDS: Final = "undo"
-
-
 def start_undo(screen: BottuiScreen, entry: JournalEntry | None) -> None:
     """Plan the undo of ``entry`` (None: the current project's newest change), confirm, send."""
+    operation = "Undo" if entry is None else f"Undo journal entry #{entry.id}"
+    if not screen.services.refuse_if_read_only(operation):  # before planning: refused anyway
+        screen.run_worker(
+            _undo(screen, entry, operation), name="Planning", group="plan", exit_on_error=False
+        )
+
+
+async def _undo(screen: BottuiScreen, entry: JournalEntry | None, operation: str) -> None:
+    """:func:`start_undo`'s worker: planned once (the dialog, the dry run and the request
+    sent are this plan's), confirmed, sent, said."""
     services = screen.services
     session = services.session
     pages = services.journal_pages()
     current = services.current
-    planned: list[undo.RowUndo] = []
+    rows: list[undo.RowUndo] = []
 
     async def plan() -> PlannedChange[Any]:
         # Refusals (another project, a revocation, an unknown outcome...) are
         # reported like any error: the toast says why, nothing is sent.
         if entry is None:
-            row = await undo.plan_latest(session, pages, current)
+            rows.append(await undo.plan_latest(session, pages, current))
         else:
-            row = await undo.plan_row(session, pages, entry, current)
-        planned.append(row)
-        return await undo.plan_row_change(session, row)
+            rows.append(await undo.plan_row(session, pages, entry, current))
+        return await undo.plan_row_change(session, rows[0])
 
-    def send(change: PlannedChange[Any]) -> None:
-        row = planned[0]
-
-        async def work() -> None:
-            applied = await undo.apply_row(session, pages, row, change)
-            where = (
-                f"journal #{applied.journal_id}"
-                if applied.journal_id is not None
-                else "NOT journaled"
-            )
-            screen.notify(
-                clean(
-                    f"{row.plan.what} is {row.plan.restored} again "
-                    f"({where}, undoes {journal_view.entry_ref(row.plan.entry)})"
-                ),
-                title="Undone",
-                markup=False,
-            )
-            # The ops layer taught the inventory: every screen reads it again.
-            services.inventory_changed()
-
-        screen.call(work, label="Undoing", group=UNDO_SENDS)
-
-    # Planned once: the dialog, the dry run and the request sent are this plan's.
-    services.plan_and_confirm(
-        screen,
-        plan,
-        lambda change: ChangePrompt.of(
-            change,
-            undo_body(planned[0]),
-            title=f"Undo journal entry {journal_view.entry_ref(planned[0].plan.entry)}?",
-        ),
-        send,
-        operation="Undo" if entry is None else f"Undo journal entry #{entry.id}",
+    change = await services.planned(plan(), operation)
+    if change is None:
+        return
+    row = rows[0]
+    ref = journal_view.entry_ref(row.plan.entry)
+    prompt = ChangePrompt.of(change, undo_body(row), title=f"Undo journal entry {ref}?")
+    change = await services.confirmed(change, prompt, operation)
+    if change is None:
+        return
+    with screen.sending("Undoing"):
+        applied = await undo.apply_row(session, pages, row, change)
+    where = f"journal #{applied.journal_id}" if applied.journal_id is not None else "NOT journaled"
+    screen.notify(
+        clean(f"{row.plan.what} is {row.plan.restored} again ({where}, undoes {ref})"),
+        title="Undone",
+        markup=False,
     )
+    # The ops layer taught the inventory: every screen reads it again.
+    services.inventory_changed()
 
 
 def undo_body(row: undo.RowUndo) -> Content:
@@ -608,7 +586,6 @@ def undo_body(row: undo.RowUndo) -> Content:
 
 
 __all__ = [
-    "UNDO_SENDS",
     "start_undo",
     "undo_body",
 ]

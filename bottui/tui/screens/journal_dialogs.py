@@ -65,6 +65,7 @@ from bottui.store.utc import parse_time, stamp
 from bottui.tui.error_report import EXPECTED_ERRORS, error_line
 from bottui.tui.key_registry import DIALOG_HELP
 from bottui.tui.perf.textual_private import MeasuredTable
+from bottui.tui.screens.base import say
 from bottui.tui.screens.dialogs import _Modal
 from bottui.tui.services import services_of
 from bottui.tui.ui_rules import tone
@@ -199,9 +200,12 @@ class JournalTable(EntryTable[JournalEntry]):
     def add_rest(self, run_id: RunId, rest: RunRest, *, with_project: bool) -> None:
         """Count the rest of a run (read as counts, not entries) in its row."""
         key = f"{RUN_KEY}{run_id}"
-        group = self._runs[key]
-        group.add_rest(rest)
-        cells = group.cells(with_project=with_project, widths=self.widths)
+        self._runs[key].add_rest(rest)
+        self._redraw_run(key, with_project=with_project)
+
+    def _redraw_run(self, key: str, *, with_project: bool) -> None:
+        """A bulk run's row, made again from its counts."""
+        cells = self._runs[key].cells(with_project=with_project, widths=self.widths)
         for (column, _heading), cell in zip(COLUMNS, cells, strict=True):
             self.update_cell(key, column, cell)
 
@@ -298,9 +302,7 @@ class JournalTable(EntryTable[JournalEntry]):
         self._mark_open(entries, more)
         changed |= {k for k, g in self._runs.items() if g.open}
         for key in changed:
-            cells = self._runs[key].cells(with_project=with_project, widths=self.widths)
-            for (column, _heading), cell in zip(COLUMNS, cells, strict=True):
-                self.update_cell(key, column, cell)
+            self._redraw_run(key, with_project=with_project)
 
 
 class RunGroup:
@@ -527,9 +529,7 @@ class JournalExportDialog(_JournalDialog):
         self.query_one("#export-path", Input).focus()
 
     def _problem(self, text: Content) -> None:
-        problem = self.query_one("#export-problem", Static)
-        problem.update(text)
-        problem.display = True
+        say(self.query_one("#export-problem", Static), text)
 
     @on(Input.Changed, "#export-path")
     def _changed(self) -> None:
@@ -735,9 +735,8 @@ class FilterDialog(_Modal[JournalFilters | None]):
         try:
             chosen = self.filters()
         except ValidationError as exc:
-            problem = self.query_one("#filter-problem", Static)
-            problem.update(safe(f"{exc.field.lstrip('-')}: {exc.message}"))
-            problem.display = True
+            problem = safe(f"{exc.field.lstrip('-')}: {exc.message}")
+            say(self.query_one("#filter-problem", Static), problem)
             return
         self.dismiss(chosen)
 

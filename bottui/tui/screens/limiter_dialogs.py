@@ -34,7 +34,6 @@ from bottui.api.errors import ValidationError
 from bottui.api.requests import path_id
 from bottui.ops import mutations, planning
 from bottui.ops.inventory_edits import check_limiter_name
-from bottui.ops.planning import LimiterTarget
 from bottui.plaintext import clean
 from bottui.store.journal.journal_records import Outcome
 from bottui.tui.change_prompt import (
@@ -43,6 +42,7 @@ from bottui.tui.change_prompt import (
     plan_confirmation,
     timing_of,
 )
+from bottui.tui.screens.base import project_words, say
 from bottui.tui.screens.dialogs import _Dialog, _InfoDialog
 from bottui.tui.widgets.bulk_words import plural
 from bottui.tui.widgets.limiter_table import MARK, SOURCE_WORDS, state_word
@@ -84,24 +84,16 @@ class ChooseStateDialog(_Dialog):
                 id="choose-body",
             )
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel", id="cancel")
+                yield Button("Cancel", id="cancel", classes="closes")
                 yield Button("Enable (ON)", id="enable", variant="warning")
                 yield Button("Disable (OFF)", id="disable", variant="warning")
 
     def on_mount(self) -> None:
         self.query_one("#cancel", Button).focus()
 
-    @on(Button.Pressed, "#cancel")
-    def _cancel(self) -> None:
-        self.dismiss(None)
-
-    @on(Button.Pressed, "#enable")
-    def _enable(self) -> None:
-        self.dismiss(True)
-
-    @on(Button.Pressed, "#disable")
-    def _disable(self) -> None:
-        self.dismiss(False)
+    @on(Button.Pressed, "#enable, #disable")
+    def _chosen(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "enable")
 
 
 class AddLimiterDialog(_Dialog):
@@ -132,7 +124,7 @@ class AddLimiterDialog(_Dialog):
             yield PlainInput(placeholder="what the team calls it", id="limiter-name")
             yield Static("", id="limiter-name-error", classes="field-error")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel", id="cancel")
+                yield Button("Cancel", id="cancel", classes="closes")
                 yield Button("Add", id="add", variant="primary", disabled=True)
 
     def on_mount(self) -> None:
@@ -154,32 +146,19 @@ class AddLimiterDialog(_Dialog):
             check_limiter_name(raw_name)
         except ValidationError as exc:
             name_error = exc.message
-        self._show_error("#limiter-id-error", id_error)
-        self._show_error("#limiter-name-error", f"Name {name_error}" if name_error else "")
+        say(self.query_one("#limiter-id-error", Static), safe(id_error) if id_error else None)
+        name_words = safe(f"Name {name_error}") if name_error else None
+        say(self.query_one("#limiter-name-error", Static), name_words)
         valid = bool(raw_id) and not id_error and not name_error
         self.query_one("#add", Button).disabled = not valid
         return (raw_id, raw_name or None) if valid else None
-
-    def _show_error(self, selector: str, message: str) -> None:
-        error = self.query_one(selector, Static)
-        error.update(safe(message))
-        error.display = bool(message)
 
     @on(Input.Changed)
     def _changed(self) -> None:
         self._check()
 
+    # Adding only touches the inventory, so Enter may add when valid.
     @on(Input.Submitted)
-    def _submitted(self) -> None:
-        # Adding only touches the inventory, so Enter may add when valid.
-        values = self._check()
-        if values is not None:
-            self.dismiss(values)
-
-    @on(Button.Pressed, "#cancel")
-    def _cancel(self) -> None:
-        self.dismiss(None)
-
     @on(Button.Pressed, "#add")
     def _add(self) -> None:
         values = self._check()
@@ -258,10 +237,7 @@ async def confirmed_marked(
     verb = "Enable" if new_state else "Disable"
     intro = join(
         f"{verb} {plural(len(plans), 'rate limiter')} of project ",
-        safe_id(project),
-        _project_label(screen, account, project),
-        ", account ",
-        safe_id(account),
+        project_words(screen.services, account, project),
         ".\nNew state: ",
         Content.styled("ON" if new_state else "OFF", "bold reverse"),
         " · one request each, in this order"
@@ -299,11 +275,6 @@ def _decision(plans: list[PlannedChange[Any]], new_state: bool, hidden: Any) -> 
     return line + (f" · {len(hidden):,} hidden by the filter" if hidden else "")
 
 
-def _project_label(screen: LimitersScreen, account: str, project: str) -> Content:
-    name = screen.services.project_name(account, project)
-    return join(" (", safe(name), ")") if name else Content("")
-
-
 def _listing(entries: Sequence[LimiterEntry], hidden: set[str]) -> Content:
     """One line per marked limiter: id, name, last known state, and whether the filter hides it."""
     lines: list[Content] = []
@@ -326,12 +297,13 @@ async def send_all(
 ) -> list[LimiterResult]:
     """Send each plan, in order; every outcome kept (a failure does not stop the others)."""
 
+    def result(plan: PlannedChange[Any], outcome: str, detail: str) -> LimiterResult:
+        limiter_id = str(getattr(plan.target, "limiter_id", ""))
+        return LimiterResult(limiter_id, names.get(limiter_id), outcome, detail)
+
     services = screen.services
     results: list[LimiterResult] = []
     for index, plan in enumerate(plans):
-        target = plan.target
-        assert isinstance(target, LimiterTarget)
-        limiter_id = target.limiter_id
         label = f"rate limiter {index + 1:,} of {len(plans):,}"
         try:
             with services.working(label):
@@ -339,38 +311,18 @@ async def send_all(
         except asyncio.CancelledError:
             # Stopped (the app quits): the one in flight is journaled by apply;
             # the rest were never sent.
-            results += [
-                LimiterResult(_id_of(p), names.get(_id_of(p)), NOT_SENT, "the run was stopped")
-                for p in plans[index:]
-            ]
+            results += [result(p, NOT_SENT, "the run was stopped") for p in plans[index:]]
             raise
         except Exception as exc:
             services.last_error = exc  # `e` shows it whole
             unknown = mutations.error_outcome(exc) in (Outcome.UNKNOWN, Outcome.INTERRUPTED)
-            results.append(
-                LimiterResult(
-                    limiter_id,
-                    names.get(limiter_id),
-                    UNKNOWN if unknown else FAILED,
-                    clean(str(exc)),
-                )
-            )
+            results.append(result(plan, UNKNOWN if unknown else FAILED, clean(str(exc))))
             continue
         change: LimiterChange = applied.value
         source = getattr(change.source, "value", str(change.source))
-        results.append(
-            LimiterResult(
-                limiter_id,
-                names.get(limiter_id),
-                OK,
-                f"now {state_word(change.is_active)} ({SOURCE_WORDS.get(source, source)})",
-            )
-        )
+        known = f"now {state_word(change.is_active)} ({SOURCE_WORDS.get(source, source)})"
+        results.append(result(plan, OK, known))
     return results
-
-
-def _id_of(plan: PlannedChange[Any]) -> str:
-    return str(getattr(plan.target, "limiter_id", ""))
 
 
 class MarkedResultsDialog(_InfoDialog):

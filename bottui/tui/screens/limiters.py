@@ -46,7 +46,7 @@ from bottui.store.paging import Cursor, Page
 from bottui.store.utc import stamp, system_clock
 from bottui.tui.change_prompt import READ_ONLY_REFUSAL
 from bottui.tui.error_report import EXPECTED_ERRORS
-from bottui.tui.screens.base import FilterableScreen, on_answer
+from bottui.tui.screens.base import NO_PROJECT, FilterableScreen, on_answer, project_words, say
 from bottui.tui.ui_rules import show_widget
 from bottui.tui.widgets.limiter_table import (
     SOURCE_LEGEND,
@@ -208,17 +208,15 @@ def limiter_body(
     plan: PlannedChange[Any],
     limiter_name: str | None,
     new_state: bool,
-    project_name: str | None,
+    project: Content,
     flying: bool | None,
 ) -> Content:
     """A limiter change's confirmation body, from the plan.
 
-    ``limiter_name`` is the table's, ``project_name`` the inventory's, ``flying``
+    ``limiter_name`` is the table's, ``project`` the plan's (:func:`project_words`), ``flying``
     the state of a switch of this limiter still in flight (None: none).
     """
-    account, project = plan.account, plan.project
     name = join(" (", safe(limiter_name), ")") if limiter_name else Content("")
-    project_label = join(" (", safe(project_name), ")") if project_name else Content("")
     known = plan.previous
     if flying is not None:
         # The inventory learns the state only from the answer: until then it is stale.
@@ -246,10 +244,7 @@ def limiter_body(
         safe_id(target.limiter_id),
         name,
         "\nProject ",
-        safe_id(project),
-        project_label,
-        ", account ",
-        safe_id(account),
+        project,
         "\nNew state: ",
         Content.styled("ON" if new_state else "OFF", "bold reverse"),
         "\n",
@@ -257,8 +252,11 @@ def limiter_body(
     )
 
 
-NO_PROJECT = "No project selected. Press 1 (Projects) to choose one."
 READING = "Reading this project's rate limiters from the inventory…"
+NO_LIMITER = (
+    "No rate limiter id known for this project, and the API cannot list them. Press a to "
+    "add an id, or import the team's inventory file (bottui inventory import FILE)."
+)
 
 
 def _how_known(entry: LimiterEntry) -> LimiterEntry:
@@ -324,14 +322,13 @@ class LimitersScreen(FilterableScreen):
         empty = self.query_one("#limiters-empty", Static)
         legend = self.query_one("#limiters-legend", Static)
         current = self.services.current
-        self._show_title(current)
+        self.query_one("#limiters-title", Static).update(self.project_title())
         if current != self._panel_for:
             self._show_latest(current)
         if current != self._rows_of:
             table.set_marks(list(table.marked), False)  # marks belong to one project
         if current is None:
-            empty.update(Content(NO_PROJECT))
-            empty.display = True
+            say(empty, Content(NO_PROJECT))
             legend.display = False
             show_widget(table, False)
             table.show([])
@@ -341,8 +338,7 @@ class LimitersScreen(FilterableScreen):
         account, project = current
         if self._rows_of != current:
             # Until its rows are read: not the "no project" words it was composed with.
-            empty.update(Content(READING))
-            empty.display = True
+            say(empty, Content(READING))
 
         def show_first(found: tuple[Hashable | None, Page[LimiterEntry] | None]) -> None:
             version, page = found
@@ -372,17 +368,7 @@ class LimitersScreen(FilterableScreen):
             self._states = {entry.id: entry.is_active for entry in entries}
             self._show_latest(current)  # the panel against the rows now: history if changed
             self._show_marks()
-            if entries:
-                empty.display = False
-            else:
-                empty.update(
-                    Content(
-                        "No rate limiter id known for this project, and the API cannot list "
-                        "them. Press a to add an id, or import the team's inventory file "
-                        "(bottui inventory import FILE)."
-                    )
-                )
-                empty.display = True
+            say(empty, None if entries else Content(NO_LIMITER))
 
         # The project's rows already shown are read again whole, and updated in
         # place: a first page alone would replace them (and lose the cursor).
@@ -418,15 +404,6 @@ class LimitersScreen(FilterableScreen):
         except EXPECTED_ERRORS as exc:
             services.report(exc)
             return []
-
-    def _show_title(self, current: tuple[str, str] | None) -> None:
-        title = Content(self.SCREEN_TITLE)
-        if current is not None:
-            title = join(title, " · ", safe_id(current[0]), " / ", safe_id(current[1]))
-            name = self.services.project_name(*current)
-            if name:
-                title = join(title, " (", safe(name), ")")
-        self.query_one("#limiters-title", Static).update(title)
 
     def _selected(self) -> tuple[str, str, LimiterEntry] | None:
         """The current project and the limiter under the cursor, or a toast saying why not."""
@@ -598,8 +575,8 @@ class LimitersScreen(FilterableScreen):
         flying = self._in_flight.get(
             (plan.account, plan.project, getattr(target, "limiter_id", ""))
         )
-        project_name = self.services.project_name(plan.account, plan.project)
-        return limiter_body(plan, limiter_name, new_state, project_name, flying)
+        project = project_words(self.services, plan.account, plan.project)
+        return limiter_body(plan, limiter_name, new_state, project, flying)
 
     def _panel(self) -> ReturnedProjectPanel | None:
         """The result panel, once the first attempt's end mounted it."""

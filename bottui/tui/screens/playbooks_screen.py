@@ -29,7 +29,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import DataTable, Input, OptionList, Static
+from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
 from bottui.api.errors import RefusedError
@@ -41,7 +41,7 @@ from bottui.ops.revert import PlaybookRevert, revert_steps
 from bottui.plaintext import clean
 from bottui.tui.change_prompt import Timing
 from bottui.tui.perf.textual_private import MeasuredTable
-from bottui.tui.screens.base import BottuiScreen, then
+from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.screens.change_form import ConfirmDialog, ReasonAsked
 from bottui.tui.widgets.untrusted_text import safe, safe_text
 
@@ -69,35 +69,19 @@ class PlaybookConfirm(ConfirmDialog):
         self,
         title: str,
         body: Content,
-        listing: Content,
         *,
         default: timedelta | None,
         default_text: str | None,
-        reason: ReasonAsked,
         typed: str | None = None,
-        decision: str | None = None,
+        **options: Any,
     ) -> None:
-        super().__init__(
-            title,
-            body,
-            "Run",
-            expected=typed,
-            reason=reason,
-            listing=listing,
-            timing=Timing(),
-            decision=decision,
-        )
+        super().__init__(title, body, "Run", expected=typed, timing=Timing(), **options)
         self._default = default
         self._default_text = default_text
 
-    def _duration_input(self) -> ComposeResult:
-        for widget in super()._duration_input():
-            if isinstance(widget, Input):
-                widget.placeholder = (
-                    f"{self._default_text} (default)" if self._default_text else "never"
-                )
-                widget.tooltip = "Revert after this long: 30m, 2h (empty: the playbook's own)"
-            yield widget
+    def _duration_words(self) -> tuple[str, str]:
+        placeholder = f"{self._default_text} (default)" if self._default_text else "never"
+        return placeholder, "Revert after this long: 30m, 2h (empty: the playbook's own)"
 
     def dismiss(self, result: Any = None) -> AwaitComplete:
         if result is True:
@@ -112,20 +96,18 @@ _COLUMNS = ("Step", "Target", "State", "Known now", "New", "Source")
 _STATE_WORDS = {"pending": "", "sending": "sending…", "not sent": "not sent"}
 
 
+@dataclass
 class PlaybookRunEnded(Message):
     """A run ended (complete or stopped): its summary."""
 
-    def __init__(self, summary: RunSummary) -> None:
-        super().__init__()
-        self.summary = summary
+    summary: RunSummary
 
 
+@dataclass
 class PlaybookReverted(Message):
     """The steps a stopped run did were reverted (or not): the report."""
 
-    def __init__(self, report: PlaybookRevert) -> None:
-        super().__init__()
-        self.report = report
+    report: PlaybookRevert
 
 
 class PlaybooksScreen(BottuiScreen):
@@ -260,7 +242,7 @@ class PlaybooksScreen(BottuiScreen):
                     "the run stops at the first failure."
                 )
             ),
-            safe(listing, keep_newlines=True),
+            listing=safe(listing, keep_newlines=True),
             default=book.duration,
             default_text=book.duration_text,
             reason=ReasonAsked(required=services.session.settings.require_reason),
@@ -270,12 +252,12 @@ class PlaybooksScreen(BottuiScreen):
                 f"{plan.account}/{plan.project}"
             ),
         )
-
-        self.app.push_screen(dialog, then(partial(self._run, plan)))
+        self._run(plan, dialog)
 
     @work(group="playbook-run", exit_on_error=False)
-    async def _run(self, plan: PlaybookPlan, answer: RunAnswer | None) -> None:
-        """Run the confirmed playbook, step by step (None: not confirmed)."""
+    async def _run(self, plan: PlaybookPlan, dialog: PlaybookConfirm) -> None:
+        """Run the playbook, step by step, once ``dialog`` confirmed it."""
+        answer = await self.services.ask(dialog)
         if answer is None:
             return
         self._busy = True
@@ -322,6 +304,7 @@ class PlaybooksScreen(BottuiScreen):
             self._offer_revert(summary)
 
     def _offer_revert(self, summary: RunSummary) -> None:
+        # No worker waits for the answer: the run is over, and the offer may stay open.
         stop = summary.stopped_at
         assert stop is not None
         done = "\n".join(
@@ -337,15 +320,18 @@ class PlaybooksScreen(BottuiScreen):
             "Revert",
             listing=safe(done, keep_newlines=True),
         )
-        self.app.push_screen(dialog, then(partial(self._revert, summary)))
+        self.app.push_screen(dialog, partial(self._revert_answered, summary))
+
+    def _revert_answered(self, summary: RunSummary, ok: bool | None) -> None:
+        if ok:
+            self._revert(summary)
 
     @work(group="playbook-run", exit_on_error=False)
-    async def _revert(self, summary: RunSummary, ok: bool | None) -> None:
-        """Revert the steps a stopped run did, last first, once the operator said so."""
-        if ok:
-            with self.sending("Reverting the steps done"):
-                report = await revert_steps(self.services.session, summary, reason=None)
-            self.post_message(PlaybookReverted(report))
+    async def _revert(self, summary: RunSummary) -> None:
+        """Revert the steps a stopped run did, last first (the operator said so)."""
+        with self.sending("Reverting the steps done"):
+            report = await revert_steps(self.services.session, summary, reason=None)
+        self.post_message(PlaybookReverted(report))
 
     def on_playbook_reverted(self, message: PlaybookReverted) -> None:
         """Show how the revert ended under the summary."""

@@ -36,7 +36,6 @@ visible), never as markup.
 from __future__ import annotations
 
 from collections.abc import Collection
-from functools import partial
 from typing import ClassVar, Final
 
 from rich.text import Text
@@ -60,7 +59,6 @@ from bottui.plaintext import clean
 from bottui.store.config.config_model import Config, Profile
 from bottui.tui.error_report import EXPECTED_ERRORS, field_words
 from bottui.tui.perf.textual_private import MeasuredTable
-from bottui.tui.screens.base import then
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.screens.project_dialogs import FormField, StateCheckbox, _FormDialog
@@ -188,7 +186,8 @@ class ProfileForm(_FormDialog):
         if flag in FLAG_WORDS:
             event.checkbox.label = flag_label(flag, event.value)
 
-    def _profile(self) -> Profile | None:
+    def result(self) -> Profile | None:
+        """The checked profile, showing each field's message; None while invalid."""
         edit = self._edit
         if edit is not None:
             name, ok = edit.name, True
@@ -221,19 +220,8 @@ class ProfileForm(_FormDialog):
             self.query_one("#field-base-url", FormField).show_error(field_words(exc))
             return None
 
-    def validate_form(self) -> bool:
-        ok = self._profile() is not None
-        self.query_one("#form-submit", Button).disabled = not ok
-        return ok
-
-    def submit(self) -> None:
-        profile = self._profile()
-        if profile is None:
-            return
-        if self._edit is not None and profile == self._edit:
-            self.dismiss(None)  # untouched: nothing to write
-            return
-        self.dismiss(profile)
+    def unchanged(self, result: Profile) -> bool:
+        return self._edit is not None and result == self._edit
 
 
 #: The words of the flags column, in this order.
@@ -366,18 +354,19 @@ class ProfileSwitcher(_Dialog):
     def action_new(self) -> None:
         """Create a profile (every option); it is not switched to until Enter."""
         names = list(self._config.profiles) if self._config else []
-        self.app.push_screen(ProfileForm(existing=names), then(partial(self._save, replace=False)))
+        self._save(ProfileForm(existing=names), replace=False)
 
     @on(Button.Pressed, "#profiles-edit")
     def action_edit(self) -> None:
         """Edit the highlighted profile (its name stays)."""
         profile = self._selected()
         if profile is not None:
-            self.app.push_screen(ProfileForm(edit=profile), then(partial(self._save, replace=True)))
+            self._save(ProfileForm(edit=profile), replace=True)
 
     @work(group="profiles-write", exit_on_error=False)
-    async def _save(self, profile: Profile | None, *, replace: bool) -> None:
-        """Write the profile the form returned to config.toml (None: the form was cancelled)."""
+    async def _save(self, form: ProfileForm, *, replace: bool) -> None:
+        """Write the profile the form returns to config.toml (nothing when cancelled)."""
+        profile = await services_of(self).ask(form)
         if profile is None:
             return
         services = services_of(self)
@@ -419,14 +408,14 @@ class ProfileSwitcher(_Dialog):
             "Its tokens stay in the keyring, its inventory and the journal stay on disk.",
         )
         dialog = ConfirmDialog("Remove this profile?", body, "Remove profile")
-        self.app.push_screen(dialog, then(partial(self._remove, name)))
+        self._remove(name, dialog)
 
     @work(group="profiles-write", exit_on_error=False)
-    async def _remove(self, name: str, ok: bool | None) -> None:
+    async def _remove(self, name: str, dialog: ConfirmDialog) -> None:
         """Remove the profile from config.toml once the operator said so."""
-        if not ok:
-            return
         services = services_of(self)
+        if not await services.ask(dialog):
+            return
         try:
             config = await profiles.remove_other_profile(services.session, name)
         except EXPECTED_ERRORS as exc:

@@ -57,6 +57,7 @@ from bottui.plaintext import clean
 from bottui.store.keyring_tokens import TokenState
 from bottui.store.store_errors import KeyringUnavailable
 from bottui.tui.error_report import EXPECTED_ERRORS, error_line, field_words
+from bottui.tui.screens.base import say
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import _Dialog
 from bottui.tui.services import services_of
@@ -101,9 +102,7 @@ class FormField(Vertical):
 
     def show_error(self, message: Content | None) -> None:
         """Show ``message`` (safe Content) under the field, or clear it."""
-        error = self.query_one(".form-error", Static)
-        error.update(message or "")
-        error.display = message is not None
+        say(self.query_one(".form-error", Static), message)
         self.query_one(".form-hint", Static).display = message is None and bool(self._hint)
         self.set_class(message is not None, "-invalid")
 
@@ -156,13 +155,25 @@ class _FormDialog(_Dialog):
         Binding("escape", "dismiss_dialog", "Cancel", id="form.cancel"),
     ]
 
-    def validate_form(self) -> bool:
-        """Check every field, show the messages; True when all are valid."""
+    def result(self) -> Any:
+        """The form's result, checked, each field's message shown; None while invalid."""
         raise NotImplementedError
 
+    def unchanged(self, result: Any) -> bool:
+        """Whether ``result`` is what an edit opened with: nothing to write (closes with None)."""
+        return False
+
+    def validate_form(self) -> bool:
+        """Check every field, show the messages; True when all are valid."""
+        ok = self.result() is not None
+        self.query_one("#form-submit", Button).disabled = not ok
+        return ok
+
     def submit(self) -> None:
-        """Dismiss with the form's result (only called when valid)."""
-        raise NotImplementedError
+        """Dismiss with the form's result (None when untouched)."""
+        result = self.result()
+        if result is not None:
+            self.dismiss(None if self.unchanged(result) else result)
 
     def first_field(self) -> Input:
         """The field that has the focus when the form opens."""
@@ -275,7 +286,7 @@ class ProjectForm(_FormDialog):
             return self.query_one("#project", Input)
         return super().first_field()
 
-    def _draft(self) -> ProjectDraft | None:
+    def result(self) -> ProjectDraft | None:
         """The checked draft, showing each field's message; None while invalid."""
         ok = True
         if self._edit is not None:
@@ -302,20 +313,9 @@ class ProjectForm(_FormDialog):
             name_field.show_error(None)
         return ProjectDraft(account, project, name) if ok else None
 
-    def validate_form(self) -> bool:
-        ok = self._draft() is not None
-        self.query_one("#form-submit", Button).disabled = not ok
-        return ok
-
-    def submit(self) -> None:
-        draft = self._draft()
-        if draft is None:
-            return
-        if self._edit is not None and (draft.name or "") == clean(self._edit[2]):
-            # Untouched: the shown name is the cleaned one; do not write it back.
-            self.dismiss(None)
-            return
-        self.dismiss(draft)
+    def unchanged(self, result: ProjectDraft) -> bool:
+        # The shown name is the cleaned one: untouched, it is not written back.
+        return self._edit is not None and (result.name or "") == clean(self._edit[2])
 
 
 #: Stores a token for the slot; returns the slot's state afterwards.

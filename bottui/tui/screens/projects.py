@@ -52,7 +52,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache, partial
+from functools import cached_property, lru_cache
 from typing import ClassVar, Literal, NamedTuple
 
 from rich.text import Text
@@ -69,7 +69,6 @@ from bottui.ops.inventory_reads import first_projects, inventory_version, read_a
 from bottui.ops.session import Session, Settings
 from bottui.ops.token_slots import Reading, Slot, read_states
 from bottui.plaintext import clean
-from bottui.store.config.config_model import Profile
 from bottui.store.inventory.inventory_records import ProjectEntry
 from bottui.store.keyring_tokens import TokenState
 from bottui.store.paging import Cursor
@@ -77,7 +76,7 @@ from bottui.store.store_errors import KeyringUnavailable
 from bottui.store.token_sources import EnvTokenAmbiguous
 from bottui.tui.error_report import EXPECTED_ERRORS, error_line
 from bottui.tui.perf.incremental_table import IncrementalTable
-from bottui.tui.screens.base import FilterableScreen, on_answer, then
+from bottui.tui.screens.base import FilterableScreen, on_answer, say
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.profile_switcher import ProfileForm
 from bottui.tui.screens.project_dialogs import ProjectDraft, ProjectForm, ask_token, tell_checked
@@ -568,9 +567,7 @@ class ProjectsScreen(FilterableScreen):
         base = session.settings.base_url
         if base != self._states_base:
             self._states, self._states_base = {}, base
-        problem_line = self.query_one("#projects-problem", Static)
-        problem_line.update(problem or "")
-        problem_line.display = problem is not None
+        say(self.query_one("#projects-problem", Static), problem)
 
         welcome = self.query_one(Welcome)
         welcome.display = not rows and problem is None
@@ -664,16 +661,10 @@ class ProjectsScreen(FilterableScreen):
         self.refresh_bindings()
 
     def _show_detail(self) -> None:
-        detail = self.query_one("#projects-detail", Static)
         row = self.table.highlighted if self._rows else None
-        if row is None:
-            detail.update("")
-            detail.display = False
-            return
-        detail.display = True
-        detail.update(
-            project_detail(row, current=row.key == self.services.current, state=self._cell)
-        )
+        current = row is not None and row.key == self.services.current
+        words = None if row is None else project_detail(row, current=current, state=self._cell)
+        say(self.query_one("#projects-detail", Static), words)
 
     @on(DataTable.RowHighlighted)
     def _highlighted(self) -> None:
@@ -725,21 +716,19 @@ class ProjectsScreen(FilterableScreen):
         account = current[0] if current else (settings.account or "")
         existing = [row.key for row in self._rows]
 
-        form = ProjectForm(existing=existing, account=account)
-        self.app.push_screen(form, then(partial(self._write_project, True)))
+        self._write_project(ProjectForm(existing=existing, account=account), True)
 
     def action_edit(self) -> None:
         """Edit the display name of the highlighted project."""
         row = self.table.highlighted
         if row is None:
             return
-
-        form = ProjectForm(existing=[], edit=(row.account, row.project, row.name))
-        self.app.push_screen(form, then(partial(self._write_project, False)))
+        self._write_project(ProjectForm(existing=[], edit=(row.account, row.project, row.name)))
 
     @work(group="inventory", exit_on_error=False)
-    async def _write_project(self, added: bool, draft: ProjectDraft | None) -> None:
-        """Add the project to the inventory, or rename it (None: the form was cancelled)."""
+    async def _write_project(self, form: ProjectForm, added: bool = False) -> None:
+        """Add the project the form returns to the inventory, or rename it."""
+        draft = await self.services.ask(form)
         if draft is None:
             return
         edit = inventory_edits.add_project if added else inventory_edits.rename_project
@@ -778,16 +767,14 @@ class ProjectsScreen(FilterableScreen):
             safe(profile),
             "? Nothing is sent to the API. Its tokens stay in the keyring (t and p delete them).",
         )
-
-        self.app.push_screen(
-            ConfirmDialog("Remove project?", body, "Remove"),
-            then(partial(self._remove_project, row.account, row.project)),
+        self._remove_project(
+            row.account, row.project, ConfirmDialog("Remove project?", body, "Remove")
         )
 
     @work(group="inventory", exit_on_error=False)
-    async def _remove_project(self, account: str, project: str, ok: bool | None) -> None:
+    async def _remove_project(self, account: str, project: str, dialog: ConfirmDialog) -> None:
         """Remove the project from the inventory once the operator said so."""
-        if not ok:
+        if not await self.services.ask(dialog):
             return
         with self.sending("removing the project"):
             await inventory_edits.forget_project(self.services.session, account, project)
@@ -809,7 +796,7 @@ class ProjectsScreen(FilterableScreen):
     def _ask_first_profile(self) -> None:
         """Ask for the first profile (:meth:`_save_first_profile`), then for the project."""
         form = ProfileForm(first=True)
-        self.app.push_screen(form, then(self._save_first_profile))
+        self._save_first_profile(form)
         # The form opens at once; the names taken are read off the loop and
         # reach it a moment later. A damaged config.toml closes it and is reported.
         self._tell_names_taken(form)
@@ -821,15 +808,18 @@ class ProjectsScreen(FilterableScreen):
         except EXPECTED_ERRORS as exc:
             self.services.flush_warnings()
             if form.is_attached:
-                form.dismiss(None)
+                # Once it has mounted (it may be mounting still): through its own queue.
+                form.call_later(form.action_close)
             self.services.report(exc)
             return
         self.services.flush_warnings()
         form.know_existing(list(config.profiles))
 
     @work(group="config", exit_on_error=False)
-    async def _save_first_profile(self, profile: Profile | None) -> None:
-        """Save the first profile (on the store executor, made current), then ask the project."""
+    async def _save_first_profile(self, form: ProfileForm) -> None:
+        """Save the profile the form returns (on the store executor, made current), then ask
+        the project."""
+        profile = await self.services.ask(form)
         if profile is None:
             return
         with self.sending("saving the profile"):

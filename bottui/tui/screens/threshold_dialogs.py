@@ -45,32 +45,23 @@ from bottui.store.inventory.inventory_records import DimensionEntry
 from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.error_report import EXPECTED_ERRORS, error_title
 from bottui.tui.key_registry import DIALOG_HELP
-from bottui.tui.screens.dialogs import DiscardDialog
+from bottui.tui.screens.base import say
+from bottui.tui.screens.dialogs import DiscardDialog, _Modal
 from bottui.tui.services import TuiServices, services_of, worker_failed
 from bottui.tui.widgets.threshold_field import ThresholdField, format_number
 from bottui.tui.widgets.untrusted_text import PlainInput, join, safe, safe_id
 
 
-class _ThresholdForm(ModalScreen[Any]):
+class _ThresholdForm(_Modal[Any]):
     """A framed form: fields with error lines, Cancel and Save; escape cancels."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Close without saving", id="thresholds.dialog.cancel"),
+        Binding("escape", "close", "Close without saving", id="thresholds.dialog.cancel"),
         DIALOG_HELP,
     ]
 
     def _set_error(self, widget_id: str, message: str | None) -> None:
-        label = self.query_one(f"#{widget_id}", Static)
-        label.update(safe(message) if message else "")
-        label.display = message is not None
-
-    def action_cancel(self) -> None:
-        """Close; nothing is saved."""
-        self.dismiss(None)
-
-    @on(Button.Pressed, "#cancel")
-    def _cancel(self) -> None:
-        self.dismiss(None)
+        say(self.query_one(f"#{widget_id}", Static), None if message is None else safe(message))
 
 
 class AddDimensionDialog(_ThresholdForm):
@@ -103,7 +94,7 @@ class AddDimensionDialog(_ThresholdForm):
                 yield PlainInput(id="dimension-name", placeholder="dimension name")
             yield Static("", classes="field-error", id="dimension-name-error")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel", id="cancel")
+                yield Button("Cancel", id="cancel", classes="closes")
                 yield Button("Add", id="save", variant="primary", disabled=True)
 
     def on_mount(self) -> None:
@@ -210,7 +201,7 @@ class ThresholdSettingsDialog(_ThresholdForm):
                     id="threshold-direction",
                 )
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel", id="cancel")
+                yield Button("Cancel", id="cancel", classes="closes")
                 yield Button("Save", id="save", variant="primary")
 
     def on_mount(self) -> None:
@@ -428,19 +419,13 @@ class ThresholdEditor(ModalScreen[PlannedChange[ThresholdUpdate] | None]):
     def _check(self) -> bool:
         """Update error and warning lines and the submit button; True when valid."""
         error = self._name_error()
-        name_error = self.query_one("#name-error", Static)
-        name_error.update(join("Name: ", safe(error)) if error else "")
-        name_error.display = error is not None
+        say(self.query_one("#name-error", Static), join("Name: ", safe(error)) if error else None)
         block = self.query_one("#block", ThresholdField)
         challenge = self.query_one("#challenge", ThresholdField)
         valid = error is None and block.valid and challenge.valid
-        warning = self.query_one("#editor-warning", Static)
-        if block.literal and challenge.literal and self._never_reached(block, challenge):
-            warning.update(Content("Warning: " + warning_words(self.settings)))
-            warning.display = True
-        else:
-            warning.update("")
-            warning.display = False
+        warns = block.literal and challenge.literal and self._never_reached(block, challenge)
+        warning = Content("Warning: " + warning_words(self.settings)) if warns else None
+        say(self.query_one("#editor-warning", Static), warning)
         submit = self.query_one("#submit", Button)
         submit.disabled = not valid
         # Said in words too: a disabled button looks alike under NO_COLOR.

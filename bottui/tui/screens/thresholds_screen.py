@@ -40,7 +40,7 @@ from bottui.store.config.config_model import ProjectSettings
 from bottui.store.inventory.inventory_records import DimensionEntry
 from bottui.store.utc import system_clock
 from bottui.tui.error_report import EXPECTED_ERRORS, Attempt, Failure
-from bottui.tui.screens.base import FilterableScreen, on_answer
+from bottui.tui.screens.base import FilterableScreen, on_answer, say
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.threshold_dialogs import (
     UNKNOWN,
@@ -133,6 +133,15 @@ def when(known_at: str) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
+UNREADABLE = (
+    "The inventory cannot be opened, so no dimension is known. Press a to add one for this session."
+)
+NO_DIMENSION = (
+    "No dimension known for this project. Press a to add one "
+    "(its id and name as configured in the service)."
+)
+
+
 class DimensionTable(EntryTable[DimensionEntry]):
     """The dimensions, one row each; enter edits the row under the cursor."""
 
@@ -209,8 +218,7 @@ class ThresholdsScreen(FilterableScreen):
             self.services.flush_warnings()
             self._rows = (current, {entry.id: entry for entry in entries})
             self._show_latest()  # the panel against the rows now: history if changed
-            empty.update(message or "")
-            empty.display = message is not None
+            say(empty, message)
             table.show(entries, self.settings)
             show_widget(table, bool(entries), take_focus=True)
 
@@ -234,23 +242,9 @@ class ThresholdsScreen(FilterableScreen):
             if self.services.current != current:
                 return  # another project was chosen meanwhile: its read shows it
             if entries is None:
-                show(
-                    [],
-                    Content(
-                        "The inventory cannot be opened, so no dimension is known. "
-                        "Press a to add one for this session."
-                    ),
-                )
-            elif not entries:
-                show(
-                    [],
-                    Content(
-                        "No dimension known for this project. Press a to add one "
-                        "(its id and name as configured in the service)."
-                    ),
-                )
+                show([], Content(UNREADABLE))
             else:
-                show(entries, None)
+                show(entries, None if entries else Content(NO_DIMENSION))
 
         self.load(read, shown, group="dimensions")
 

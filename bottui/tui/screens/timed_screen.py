@@ -26,7 +26,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Static
 
 from bottui.ops.timed.schedule import NO_EXECUTOR_WARNING, executor_known, list_timed
@@ -34,6 +33,7 @@ from bottui.ops.timed_record import now_of
 from bottui.plaintext import clean
 from bottui.tui import timed_changes
 from bottui.tui.perf.textual_private import MeasuredTable, still_shown
+from bottui.tui.screens.dialogs import ListModal
 from bottui.tui.services import InventoryChanged, services_of, worker_failed
 from bottui.tui.ui_rules import show_widget
 from bottui.tui.widgets.untrusted_text import join, safe, safe_text
@@ -67,12 +67,10 @@ def _state_words(row: TimedChange, now: datetime) -> str:
     return row.shown_state(now)
 
 
-class TimedScreen(ModalScreen[None]):
+class TimedScreen(ListModal):
     """The timed changes of the profile: extend, keep, revert now."""
 
     SCREEN_TITLE: ClassVar[str] = "Timed changes"
-    #: Not Textual's "first focusable": that is the table even while it is hidden.
-    AUTO_FOCUS: ClassVar[str | None] = ""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "extend", "Extend", id="timed.extend"),
         Binding("k", "keep", "Keep (cancel revert)", id="timed.keep"),
@@ -81,13 +79,6 @@ class TimedScreen(ModalScreen[None]):
         Binding("escape", "close", "Close", id="timed.close"),
     ]
     DEFAULT_CSS = """
-    /* Below the header line: the profile and project stay in view. */
-    TimedScreen { align: center top; }
-    TimedScreen > Vertical {
-        width: 100%; height: 1fr; margin-top: 1;
-        border: thick $primary; background: $surface; padding: 0 1;
-    }
-    TimedScreen .dialog-title { text-style: bold; }
     TimedScreen #timed-table { height: 1fr; }
     TimedScreen #timed-executor { color: $text-muted; }
     TimedScreen #timed-executor.-warning { color: $warning; text-style: bold; }
@@ -241,7 +232,3 @@ class TimedScreen(ModalScreen[None]):
         """Show the finished timed changes too (again: only those pending)."""
         self._all = not self._all
         self.reread()
-
-    def action_close(self) -> None:
-        """Back to the screen it was opened from."""
-        self.dismiss(None)
