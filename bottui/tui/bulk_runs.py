@@ -23,7 +23,7 @@ from bottui.ops.bulk.engine import BulkRevocation
 from bottui.ops.bulk.report import BulkProgress, BulkSummary, ItemStatus
 from bottui.ops.bulk.results import ResultsSpool
 from bottui.tui import lazy
-from bottui.tui.screens.bulk_dialogs import BulkDraft, BulkOrder, confirm_bulk
+from bottui.tui.screens.bulk_dialogs import BulkDraft, BulkOrder, bulk_prompt
 from bottui.tui.widgets.bulk_words import plural, stopped, total_words, unknown_count, unsettled
 
 if TYPE_CHECKING:
@@ -256,7 +256,15 @@ class BulkRuns:
         summary = run.summary
         settled = summary.withdrawn + summary.nothing_standing + summary.skipped
         again = replace(run.order, resume=True, settled=settled)
-        confirm_bulk(self._services, again, self.start_and_show)
+        self._services.host.run_worker(
+            self._resume(again), name="Resuming", group="plan", exit_on_error=False
+        )
+
+    async def _resume(self, order: BulkOrder) -> None:
+        """Ask before resuming ``order`` (with the reason typed in the confirmation)."""
+        decided = await self._services.decided(bulk_prompt(self._services, order))
+        if decided is not None:
+            self.start_and_show(replace(order, reason=decided.reason))
 
     def start_and_show(self, order: BulkOrder) -> None:
         """Start a confirmed order and open its screen."""

@@ -89,7 +89,6 @@ from bottui.tui.error_report import (
 
 if TYPE_CHECKING:
     from textual.app import App
-    from textual.dom import DOMNode
     from textual.message_pump import MessagePump
 
     from bottui.api.requests import PreparedRequest
@@ -496,15 +495,6 @@ class TuiServices:
             return None  # cancelled
         return Decided(asked.reason, asked.revert_after, asked.revert_to)
 
-    def confirm(self, prompt: ChangePrompt, then: Callable[[str | None], None]) -> None:
-        """:meth:`decided` for a caller outside a worker: ``then`` gets the reason once
-        the change is confirmed (at once when it needs no dialog; never when refused)."""
-        found = self._decision(prompt)
-        if isinstance(found, Decided):
-            then(found.reason)
-        elif found is not None:
-            self.host.push_screen(found, partial(_then_confirmed, found, then))
-
     def _decision(
         self, prompt: ChangePrompt
     ) -> Decided | ConfirmDialog | TypedConfirmDialog | None:
@@ -546,39 +536,6 @@ class TuiServices:
             )
         confirm_dialog: type[ConfirmDialog] = lazy.load("ConfirmDialog")
         return confirm_dialog(prompt.title, prompt.body, prompt.confirm_label, **options)
-
-    def plan_and_confirm(
-        self,
-        node: DOMNode,
-        make: Callable[[], Awaitable[PlannedChange[Any]]],
-        prompt_of: Callable[[PlannedChange[Any]], ChangePrompt],
-        then: Callable[[PlannedChange[Any]], None],
-        *,
-        operation: str = "",
-    ) -> None:
-        """:meth:`planned` then :meth:`confirmed` in a worker of ``node``; ``then`` gets the
-        plan as confirmed (the Journal's undo: a screen's action awaits them in its worker)."""
-        if self.refuse_if_read_only(operation):  # before planning: it would be refused anyway
-            return
-        node.run_worker(
-            self._plan_and_confirm(make, prompt_of, then, operation),
-            name="Planning",
-            group="plan",
-            exit_on_error=False,
-        )
-
-    async def _plan_and_confirm(
-        self,
-        make: Callable[[], Awaitable[PlannedChange[Any]]],
-        prompt_of: Callable[[PlannedChange[Any]], ChangePrompt],
-        then: Callable[[PlannedChange[Any]], None],
-        operation: str,
-    ) -> None:
-        plan = await self.planned(make(), operation)
-        if plan is not None:
-            plan = await self.confirmed(plan, prompt_of(plan), operation)
-        if plan is not None:
-            then(plan)
 
     def show_dry_run(self, requests: Sequence[PreparedRequest], notes: Sequence[str] = ()) -> None:
         """The dry run's box: the request(s) a change would send, and their curl; nothing sent.
@@ -876,15 +833,6 @@ def worker_failed(node: MessagePump, event: Worker.StateChanged) -> None:
     if services is not None and event.state is WorkerState.ERROR and error is not None:
         services.flush_warnings()
         services.report(error, operation=event.worker.name)
-
-
-def _then_confirmed(
-    dialog: ConfirmDialog | TypedConfirmDialog,
-    then: Callable[[str | None], None],
-    ok: bool | None,
-) -> None:
-    if ok:
-        then(dialog.reason)
 
 
 def dry_run_lines(requests: Sequence[PreparedRequest]) -> list[str]:

@@ -23,7 +23,7 @@ from bottui.tui.error_report import (
 from bottui.tui.screens.change_form import ConfirmDialog, TypedConfirmDialog
 from bottui.tui.screens.dialogs import RequestsDialog
 from bottui.tui.services import TuiServices, services_of
-from tests.tui.helpers import settle
+from tests.tui.helpers import settle, until
 
 TUI = Path(__file__).resolve().parents[2] / "bottui" / "tui"
 
@@ -116,7 +116,17 @@ def _prompt(sent: list[str], *, needs: Confirmation | None = None) -> ChangeProm
     )
 
 
-async def test_confirm_asks_what_the_change_needs(
+def decide(app: BottuiApp, prompt: ChangePrompt, done: list[str], word: str) -> None:
+    """Ask ``prompt`` in a worker, as an action does; ``word`` is added when it is sent."""
+
+    async def ask() -> None:
+        if await app.services.decided(prompt) is not None:
+            done.append(word)
+
+    app.run_worker(ask(), exit_on_error=False)
+
+
+async def test_decided_asks_what_the_change_needs(
     make_snap_app: Callable[..., BottuiApp],
 ) -> None:
     app = make_snap_app()
@@ -126,36 +136,34 @@ async def test_confirm_asks_what_the_change_needs(
         assert isinstance(services, TuiServices) and services is app.services
         done: list[str] = []
 
-        services.confirm(_prompt(done), lambda _reason: done.append("sent"))
-        await settle(pilot)
-        assert isinstance(app.screen, ConfirmDialog) and done == []
+        decide(app, _prompt(done), done, "sent")
+        await until(lambda: isinstance(app.screen, ConfirmDialog), pilot)
         app.screen.dismiss(False)
         await settle(pilot)
+        assert done == []
 
-        services.confirm(
-            _prompt(done, needs=Confirmation("typed")), lambda _reason: done.append("x")
-        )
-        await settle(pilot)
-        assert isinstance(app.screen, TypedConfirmDialog)
+        decide(app, _prompt(done, needs=Confirmation("typed")), done, "x")
+        await until(lambda: isinstance(app.screen, TypedConfirmDialog), pilot)
         app.screen.dismiss(True)
         await settle(pilot)
         assert done == ["x"]
 
-        services.confirm(
-            _prompt(done, needs=Confirmation("none")), lambda _reason: done.append("now")
-        )
+        decide(app, _prompt(done, needs=Confirmation("none")), done, "now")
+        await settle(pilot)
         assert done == ["x", "now"]
 
         refused = Confirmation("refused", "a playbook holds this project")
-        services.confirm(_prompt(done, needs=refused), lambda _reason: done.append("never"))
+        decide(app, _prompt(done, needs=refused), done, "never")
+        await settle(pilot)
         assert done == ["x", "now"]
         assert isinstance(services.last_error, BottuiError)
         assert services.last_error.details == "a playbook holds this project"
 
         services.dry_run = True
-        services.confirm(_prompt(done), lambda _reason: done.append("never"))
+        decide(app, _prompt(done), done, "never")
+        await until(lambda: isinstance(app.screen, RequestsDialog), pilot)
         await settle(pilot)
-        assert isinstance(app.screen, RequestsDialog) and done == ["x", "now"]
+        assert done == ["x", "now"]
 
 
 async def test_the_profile_decides_when_the_change_does_not_say(
@@ -167,15 +175,15 @@ async def test_the_profile_decides_when_the_change_does_not_say(
         services = app.services
         done: list[str] = []
         services.session.settings = replace(services.session.settings, read_only=True)
-        services.confirm(_prompt(done), lambda _reason: done.append("never"))
+        decide(app, _prompt(done), done, "never")
+        await settle(pilot)
         assert done == [] and services.last_error is not None
         assert describe_error(services.last_error)[0] == "Read-only profile"
         services.session.settings = replace(
             services.session.settings, read_only=False, protected=True
         )
-        services.confirm(_prompt(done), lambda _reason: done.append("typed"))
-        await settle(pilot)
-        assert isinstance(app.screen, TypedConfirmDialog)
+        decide(app, _prompt(done), done, "typed")
+        await until(lambda: isinstance(app.screen, TypedConfirmDialog), pilot)
 
 
 async def test_working_shows_the_label_while_the_block_runs(

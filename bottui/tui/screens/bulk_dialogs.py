@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
@@ -174,16 +173,6 @@ def bulk_prompt(services: TuiServices, order: BulkOrder) -> ChangePrompt:
             f"{'resume: ' if order.resume else ''}revoke the challenge grants of "
             f"{plural(count, 'id')} in {order.account}/{order.project}"
         ),
-    )
-
-
-def confirm_bulk(
-    services: TuiServices, order: BulkOrder, confirmed: Callable[[BulkOrder], None]
-) -> None:
-    """Ask before sending ``order`` (outside a worker: a resume the run's screen asks
-    for); ``confirmed`` gets it with the reason typed in the confirmation."""
-    services.confirm(
-        bulk_prompt(services, order), lambda reason: confirmed(replace(order, reason=reason))
     )
 
 
