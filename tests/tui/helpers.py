@@ -62,6 +62,15 @@ async def press_closing(pilot: Pilot[Any], selector: str = "#confirm") -> None:
     await settle(pilot)
 
 
+async def keys_closing(pilot: Pilot[Any], *keys: str) -> None:
+    """Press ``keys`` on the dialog shown (Tab, Enter: confirm), wait until it has closed,
+    then settle (see :func:`press_closing`: a bare settle could come before the press)."""
+    dialog = pilot.app.screen
+    await pilot.press(*keys)
+    await until(lambda: pilot.app.screen is not dialog, pilot)
+    await settle(pilot)
+
+
 async def click_again(pilot: Pilot[Any], selector: str) -> None:
     """Click a button pressed a moment ago, once its press has finished showing.
 

@@ -39,7 +39,7 @@ from bottui.tui.screens.grants import GrantsScreen
 from bottui.tui.widgets.bulk_words import counts_line, progress_line, state_line, summary_lines
 from bottui.tui.widgets.untrusted_text import forbidden_in_paste
 from tests.tui.conftest import SNAP_SIZE, AsgiBackend
-from tests.tui.helpers import plain, settle, until
+from tests.tui.helpers import keys_closing, plain, settle, until
 
 SMALL = (80, 24)
 Snap = Callable[..., bool]
@@ -379,8 +379,7 @@ async def test_stop_held_run_then_resume(grants_app: BottuiApp, sandbox: Sandbox
         assert "settled (2 last time) are skipped" in plain(
             confirm.query_one("#confirm-body", Static)
         )
-        await pilot.press("tab", "enter")
-        await settle(pilot)
+        await keys_closing(pilot, "tab", "enter")
         again = run_dialog(grants_app).summary
         assert again is not None and not again.interrupted
         assert again.skipped == 2 and again.nothing_standing == 5 and again.not_sent == 0

@@ -36,7 +36,7 @@ from bottui.tui.widgets.result_panels import (
     result_lines,
 )
 from tests.tui.conftest import SNAP_BASE_URL, SNAP_SIZE, AsgiBackend
-from tests.tui.helpers import open_then, plain, settle, until
+from tests.tui.helpers import keys_closing, open_then, plain, settle, until
 
 SMALL = (80, 24)
 Snap = Callable[..., bool]
@@ -88,8 +88,7 @@ async def submit_and_confirm(pilot: Pilot[Any]) -> None:
     """Press the form's button, move from Cancel to Revoke, press it; wait for the answer."""
     await pilot.click("#revoke")
     await until(lambda: isinstance(pilot.app.screen, ConfirmDialog), pilot)
-    await pilot.press("tab", "enter")
-    await settle(pilot)
+    await keys_closing(pilot, "tab", "enter")
 
 
 def headline(app: BottuiApp) -> str:
@@ -245,8 +244,7 @@ async def test_revoke_by_visitor_id_typed(grants_app: BottuiApp, sandbox: Sandbo
         body = plain(dialog.query_one("#confirm-body", Static))
         assert "visitor id vis_7Hq2kP9xLm" in body and "shop-prod" in body
         assert "user account id" not in body
-        await pilot.press("tab", "enter")
-        await settle(pilot)
+        await keys_closing(pilot, "tab", "enter")
         assert subjects(sandbox) == [{"subject": {"visitorId": "vis_7Hq2kP9xLm"}}]
         assert headline(grants_app) == "Withdrawn"
         text = result_text(grants_app)

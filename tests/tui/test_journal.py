@@ -28,7 +28,7 @@ from bottui.tui.screens.journal import JournalScreen
 from bottui.tui.screens.journal_dialogs import EntryDialog, JournalExportDialog, JournalTable
 from tests.fixtures.stores import inventory_of, journal_of
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import open_then, plain, sent, settle, settle_failed, until
+from tests.tui.helpers import keys_closing, open_then, plain, sent, settle, settle_failed, until
 
 SMALL = (80, 24)
 PROJ = "shop-prod"
@@ -233,8 +233,7 @@ async def test_undo_from_the_journal_screen(flow_app: BottuiApp, sandbox: Sandbo
         assert len(sent(sandbox)) == 1
         await pilot.press("u")
         await pilot.pause()
-        await pilot.press("tab", "enter")
-        await settle(pilot)
+        await keys_closing(pilot, "tab", "enter")
         assert sent(sandbox)[-1] == ("PATCH", "rl-login", {"isActive": True})
         with journal_of(flow_app.session) as journal:
             undo_entry, first = journal.entries()
@@ -291,8 +290,7 @@ async def test_undo_of_an_unfinished_row_says_why_and_offers_nothing_else(
         assert body.startswith("Journal entry #1")
         assert "Dimension bot-score" in body
         assert "After the undo: Bot score: block 0.8, challenge 0.5" in body
-        await pilot.press("tab", "enter")
-        await settle(pilot)
+        await keys_closing(pilot, "tab", "enter")
         last = sandbox.state.recorder.log[-1]
         assert last.method == "PUT"
         assert last.json == {"name": "Bot score", "blockThreshold": 0.8, "challengeThreshold": 0.5}

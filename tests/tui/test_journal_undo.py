@@ -23,7 +23,7 @@ from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.journal import JournalScreen
 from tests.fixtures.stores import journal_of
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import plain, sent, settle
+from tests.tui.helpers import keys_closing, plain, sent, settle
 from tests.tui.test_journal import rows, table, to_journal
 
 PROJ = "shop-prod"
@@ -68,8 +68,7 @@ async def test_an_older_limiter_change_after_a_newer_threshold_change(
         assert text.startswith("Journal entry #1")
         assert "Rate limiter rl-login" in text and "Now: OFF\nAfter the undo: ON" in text
         assert "Changed since" not in text
-        await pilot.press("tab", "enter")
-        await settle(pilot)
+        await keys_closing(pilot, "tab", "enter")
         assert sent(sandbox)[-1] == ("PATCH", "rl-login", {"isActive": True})
         with journal_of(flow_app.session) as journal:
             newest = journal.entries()[0]
@@ -123,8 +122,7 @@ async def test_u_elsewhere_undoes_the_current_projects_newest_change(
         await settle(pilot)
         text = body(flow_app)
         assert "Rate limiter rl-login" in text and "rl-crawl" not in text
-        await pilot.press("tab", "enter")
-        await settle(pilot)
+        await keys_closing(pilot, "tab", "enter")
         assert sent(sandbox)[-1] == ("PATCH", "rl-login", {"isActive": True})
 
 
@@ -148,8 +146,7 @@ async def test_changed_since_warns_and_a_change_meanwhile_stops_the_send(
         # Another terminal changes it while the dialog is open: nothing is sent.
         await mutations.set_limiter(session, DEMO_ACCOUNT, PROJ, "rl-login", False, confirmed=True)
         count = len(sent(sandbox))
-        await pilot.press("tab", "enter")
-        await settle(pilot)
+        await keys_closing(pilot, "tab", "enter")
         assert len(sent(sandbox)) == count
         assert "changed again" in toast(flow_app).message
 

@@ -20,7 +20,7 @@ from bottui.tui.widgets.limiter_table import LimiterTable
 from bottui.tui.widgets.result_panels import ReturnedProjectPanel
 from tests.fixtures.stores import journal_of
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import open_then, plain, sent, settle, settle_failed, until
+from tests.tui.helpers import keys_closing, open_then, plain, sent, settle, settle_failed, until
 
 SMALL = (80, 24)
 Snap = Callable[..., bool]
@@ -156,8 +156,7 @@ async def test_flip_limiter_shows_returned_project(
         assert isinstance(dialog, ConfirmDialog)
         body = plain(dialog.query_one("#confirm-body", Static))
         assert "rl-search" in body and "shop-prod" in body and "New state: ON" in body
-        await pilot.press("tab", "enter")
-        await settle(pilot)
+        await keys_closing(pilot, "tab", "enter")
         assert sent(sandbox) == [("PATCH", "rl-search", {"isActive": True})]
         assert sandbox.state.recorder.last().segments[2:5] == (
             DEMO_ACCOUNT,
@@ -227,8 +226,7 @@ async def test_palette_actions_act_on_the_picked_limiter(
         body = plain(dialog.query_one("#confirm-body", Static))
         assert "rl-login" in body and "New state: OFF" in body, body
         assert "Disable" in str(dialog.query_one("#confirm", Button).label)
-        await pilot.press("tab", "enter")
-        await settle(pilot)
+        await keys_closing(pilot, "tab", "enter")
         assert sent(sandbox) == [("PATCH", "rl-login", {"isActive": False})]
         await pilot.press("2")
         await settle(pilot)
@@ -267,8 +265,7 @@ async def test_unknown_state_asks_instead_of_guessing(
         assert isinstance(dialog, ConfirmDialog)
         body = plain(dialog.query_one("#confirm-body", Static))
         assert "New state: OFF" in body and "not known" in body
-        await pilot.press("tab", "enter")
-        await settle(pilot)
+        await keys_closing(pilot, "tab", "enter")
         assert sent(sandbox) == [("PATCH", "rl-bots", {"isActive": False})]
         assert row_of(flow_app, "rl-bots")[2] == "OFF"
 

@@ -23,7 +23,7 @@ from bottui.tui.screens.limiters import LimitersScreen
 from bottui.tui.widgets.limiter_table import MARK, LimiterTable
 from tests.fixtures.stores import journal_of
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import plain, settle
+from tests.tui.helpers import keys_closing, plain, settle
 
 Snap = Callable[..., bool]
 MakeApp = Callable[..., BottuiApp]
@@ -96,8 +96,7 @@ async def test_t_toggles_the_highlighted_limiter(
         assert isinstance(dialog, ConfirmDialog)
         body = plain(dialog.query_one("#confirm-body", Static))
         assert "rl-search" in body and "rl-login" not in body
-        await pilot.press("tab", "enter")
-        await settle(pilot)
+        await keys_closing(pilot, "tab", "enter")
         assert patched(sandbox) == [("rl-search", {"isActive": True})]
 
 
@@ -171,8 +170,7 @@ async def test_each_limiter_is_sent_journaled_and_its_result_listed(
         sandbox.faults.configure(fail_next=1, error_status=500)  # the first request fails
         await pilot.press("o")
         await settle(pilot)
-        await pilot.press("tab", "enter")  # Cancel -> Enable 3
-        await settle(pilot)
+        await keys_closing(pilot, "tab", "enter")  # Cancel -> Enable 3
         assert patched(sandbox) == [
             (limiter, {"isActive": True}) for limiter in ("rl-api", "rl-login", "rl-search")
         ]
@@ -203,8 +201,7 @@ async def test_a_request_that_may_have_arrived_is_unknown(
         sandbox.faults.configure(fail_next=4, error_status=504)  # every attempt of the first
         await pilot.press("o")
         await settle(pilot)
-        await pilot.press("tab", "enter")
-        await settle(pilot)
+        await keys_closing(pilot, "tab", "enter")
         dialog = flow_app.screen
         assert isinstance(dialog, MarkedResultsDialog)
         lines = plain(dialog.query_one("#results-list", Static)).splitlines()
@@ -273,8 +270,7 @@ def test_snapshot_multi_results(snap_compare: Snap, make_snap_app: MakeApp) -> N
         app.backend.faults.configure(fail_next=1, error_status=500)  # type: ignore[attr-defined]
         await pilot.press("o")
         await settle(pilot)
-        await pilot.press("tab", "enter")
-        await settle(pilot)
+        await keys_closing(pilot, "tab", "enter")
         assert isinstance(pilot.app.screen, MarkedResultsDialog)
 
     assert snap_compare(app, terminal_size=SNAP_SIZE, run_before=run_before)

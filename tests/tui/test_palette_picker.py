@@ -11,7 +11,7 @@ from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import TargetPicker
 from bottui.tui.widgets.limiter_table import LimiterTable
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import sent, settle, until
+from tests.tui.helpers import keys_closing, sent, settle, until
 
 
 async def test_disable_picks_among_every_limiter_with_its_state(
@@ -38,6 +38,5 @@ async def test_disable_picks_among_every_limiter_with_its_state(
         await pilot.press(*"login", "enter")
         await settle(pilot)
         assert isinstance(flow_app.screen, ConfirmDialog)
-        await pilot.press("tab", "enter")
-        await settle(pilot)
+        await keys_closing(pilot, "tab", "enter")
         assert sent(sandbox) == [("PATCH", "rl-login", {"isActive": False})]

@@ -26,7 +26,7 @@ from bottui.tui.screens.threshold_dialogs import ThresholdEditor
 from bottui.tui.screens.thresholds_screen import ThresholdsScreen
 from tests.fixtures.plan_spy import Spy
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import plain, settle, until
+from tests.tui.helpers import keys_closing, plain, settle, until
 
 PROJ = "shop-prod"
 
@@ -44,8 +44,7 @@ def sent_once_as_planned(spy: Spy, sandbox: SandboxServer) -> None:
 async def confirm(pilot: Pilot[Any]) -> None:
     """The confirmation is up: move from Cancel to the confirm button, press it."""
     await until(lambda: isinstance(pilot.app.screen, ConfirmDialog), pilot)
-    await pilot.press("tab", "enter")
-    await settle(pilot)
+    await keys_closing(pilot, "tab", "enter")
 
 
 async def select_limiter(pilot: Pilot[Any], limiter_id: str) -> None:

@@ -27,7 +27,7 @@ from bottui.tui.screens.profile_switcher import ProfileForm, ProfileSwitcher
 from bottui.tui.ui_rules import ContextBar
 from tests.fixtures.stores import journal_of
 from tests.tui.conftest import SNAP_BASE_URL, SNAP_SIZE, AsgiBackend, fixed_clock
-from tests.tui.helpers import settle
+from tests.tui.helpers import keys_closing, settle
 
 Snap = Callable[..., bool]
 LAB_URL = "http://127.0.0.1:8766"
@@ -274,8 +274,7 @@ async def test_remove_asks_first_and_never_the_profile_in_use(app: BottuiApp) ->
         assert "staging" in ConfigStore(app.session.locations).load().profiles
         await pilot.press("x")
         await settle(pilot)
-        await pilot.press("tab", "enter")
-        await settle(pilot)
+        await keys_closing(pilot, "tab", "enter")
         assert [row[1] for row in rows(switcher)] == ["demo", "lab"]
     assert set(ConfigStore(app.session.locations).load().profiles) == {"demo", "lab"}
     assert "# the lab, kept by hand" in config_file(app)

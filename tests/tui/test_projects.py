@@ -45,7 +45,7 @@ from bottui.tui.widgets.untrusted_text import SecretInput
 from tests.fixtures.keyrings import BlockingKeyring, InMemoryKeyring, installed
 from tests.fixtures.stores import inventory_of
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import plain, settle, until
+from tests.tui.helpers import keys_closing, plain, settle, until
 
 SMALL = (80, 24)
 Snap = Callable[..., bool]
@@ -351,8 +351,7 @@ async def test_add_edit_remove_project(flow_app: BottuiApp) -> None:
         assert inventory.project(DEMO_ACCOUNT, "shop-pro-eu") is not None
         await pilot.press("x")
         await pilot.pause()
-        await pilot.press("tab", "enter")
-        await settle(pilot)
+        await keys_closing(pilot, "tab", "enter")
         assert inventory.project(DEMO_ACCOUNT, "shop-pro-eu") is None
         assert table(flow_app).row_count == 3
 

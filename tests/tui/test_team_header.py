@@ -29,7 +29,7 @@ from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.ui_rules import ContextBar
 from tests.fixtures.postgres import PostgresServer
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import plain, settle
+from tests.tui.helpers import keys_closing, plain, settle
 from tests.tui.test_journal import PROJ, rows, to_journal
 from tests.tui.test_limiters import select
 
@@ -53,8 +53,7 @@ async def toggle(pilot: Pilot[Any], app: BottuiApp, limiter: str) -> None:
     await select(pilot, limiter)
     await pilot.press("t")
     await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
-    await pilot.press("tab", "enter")  # Confirm
-    await settle(pilot)
+    await keys_closing(pilot, "tab", "enter")  # Confirm
 
 
 async def reread_until(pilot: Pilot[Any], app: BottuiApp, what: Any) -> None:

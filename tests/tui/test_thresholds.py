@@ -35,7 +35,7 @@ from bottui.tui.screens.thresholds_screen import DimensionTable, ThresholdsScree
 from bottui.tui.widgets.threshold_field import Slider, ThresholdField, check_threshold
 from tests.fixtures.stores import inventory_of
 from tests.tui.conftest import SNAP_SIZE
-from tests.tui.helpers import plain, settle, until
+from tests.tui.helpers import keys_closing, plain, settle, until
 
 SMALL = (80, 24)
 Snap = Callable[..., bool]
@@ -333,8 +333,7 @@ async def test_keys_only_edit_sends_the_typed_value_verbatim(
         await pilot.press("enter")
         await until(lambda: isinstance(flow_app.screen, ConfirmDialog), pilot)
         assert sandbox.stats.requests == 0  # nothing sent before the confirmation
-        await pilot.press("tab", "enter")
-        await settle(pilot)
+        await keys_closing(pilot, "tab", "enter")
         assert isinstance(flow_app.screen, ThresholdsScreen)
         assert sandbox.stats.requests == 1
         record = sandbox.state.recorder.log[-1]
@@ -408,8 +407,7 @@ async def test_service_error_is_reported_and_the_inventory_unchanged(
         await retype(pilot, field(flow_app, "challenge").input, "0.5")
         await pilot.press("enter")
         await pilot.pause()
-        await pilot.press("tab", "enter")
-        await settle(pilot)
+        await keys_closing(pilot, "tab", "enter")
         assert sandbox.stats.requests == 1
         assert sandbox.state.recorder.log[-1].status not in (200, 204)
         assert flow_app.services.last_error is not None
@@ -544,8 +542,7 @@ async def test_forget_asks_and_removes_locally(make_snap_app: MakeApp) -> None:
         assert "velocity" in rows(app)
         await pilot.press("x")
         await pilot.pause()
-        await pilot.press("tab", "enter")
-        await settle(pilot)
+        await keys_closing(pilot, "tab", "enter")
         assert "velocity" not in rows(app)
         assert recorder(app).stats().requests == 0
 
