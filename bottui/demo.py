@@ -64,7 +64,7 @@ from bottui.store.inventory.inventory_records import (
 from bottui.store.keyring_tokens import MemoryKeyring, TokenStore
 from bottui.store.store_errors import InventoryUnavailable, StoreError
 from bottui.store.utc import Clock, system_clock
-from bottui.tui.app import BottuiApp
+from bottui.tui.app import BottuiApp, need_terminal
 
 if TYPE_CHECKING:
     from bottui.api.client import BotProtectionClient
@@ -441,6 +441,7 @@ def run_demo(*, hostile: bool = False, team: bool = False) -> int:
         from bottui.demo_team import TeamDemo, check_installed
 
         check_installed()  # before the screen is taken: the message stays readable
+    need_terminal("bottui demo")  # before anything is started
     roots: list[Path] = []
     sandboxes: list[SandboxProcess] = []
     teams: list[TeamDemo] = []

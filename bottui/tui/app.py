@@ -22,6 +22,7 @@ event loop.
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, Final
@@ -32,6 +33,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
 
+from bottui.api.errors import RefusedError
 from bottui.ops.config_checks import CheckedFiles, check_keymap, run_checkers
 from bottui.ops.inventory_reads import first_project
 from bottui.ops.session import Session
@@ -73,6 +75,21 @@ MODE_KEYS: dict[str, str] = {
 def _screen(name: str) -> Callable[[], Screen[Any]]:
     # Loaded when first shown: the first frame needs only the first screen.
     return lambda: lazy.load(f"{name.capitalize()}Screen")()
+
+
+def need_terminal(what: str) -> None:
+    """Refuse (exit 2) to start the app without a terminal on stdin and stdout.
+
+    Without one the app can neither draw nor read a key, and its input thread
+    reads the end of the file again and again: ``bottui < /dev/null`` (a cron
+    job, a pipe) spun a core for as long as nobody killed it.
+    """
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise RefusedError(
+            "Not a terminal",
+            f"{what} needs a terminal on stdin and stdout; in a script, use a command "
+            "(`bottui --help` lists them)",
+        )
 
 
 class BottuiApp(App[int]):

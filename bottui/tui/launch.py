@@ -1,4 +1,4 @@
-"""Start the TUI on the saved profile (``bottui`` with no command)."""
+"""Start the TUI on the saved profile (``bottui`` with no command), on a terminal only."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from bottui.store.files import Locations
 def run_app(args: SimpleNamespace) -> int:
     """Build the session from the common options and the config; run the app."""
     from bottui.ops.profiles import remember_theme
-    from bottui.tui.app import BottuiApp
+    from bottui.tui.app import BottuiApp, need_terminal
+
+    need_terminal("bottui (the TUI)")
 
     locations = Locations.default()
     # Read once, before the app (and its event loop) runs; every later

@@ -295,3 +295,18 @@ def test_the_tui_and_the_demo_start_without_argparse() -> None:
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert (done.returncode, done.stdout.split()) == (0, ["False", "False"]), done.stderr
+
+
+@pytest.mark.parametrize("argv", [[], ["demo"]])
+def test_the_app_without_a_terminal_is_refused_at_once(argv: list[str]) -> None:
+    # Without a terminal the app could neither draw nor read a key: its input thread read
+    # the end of /dev/null again and again and spun a core until it was killed.
+    done = subprocess.run(
+        [sys.executable, "-m", "bottui", *argv],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,  # a hang guard: the refusal comes before the app is built
+    )
+    assert done.returncode == 2, done.stderr
+    assert "error: Not a terminal" in done.stderr and "needs a terminal" in done.stderr
