@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 
 from bottui.cli.help_topics import JSON_TEXT, SCHEMAS, Schema
 from bottui.sandbox.server import SandboxServer
@@ -26,15 +26,33 @@ from tests.fixtures.sandbox import scope
 JSON_PAGE = Path(__file__).resolve().parents[2] / "docs" / "reference" / "json.md"
 
 
+#: Draft 2020-12 with one rule stricter: an ``integer`` is a JSON integer, never a
+#: float such as ``1800.0`` (which the standard accepts): bottui prints counts and
+#: seconds as integers, and a float there is a change a script author would see.
+Strict = validators.extend(
+    Draft202012Validator,
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool)
+    ),
+)
+
+
 def problems(doc: Any, schema: Schema) -> list[str]:
     """Where ``doc`` departs from ``schema`` (empty: it matches), as ``$.path: why``."""
-    errors = Draft202012Validator(schema).iter_errors(doc)
+    errors = Strict(schema).iter_errors(doc)
     return sorted(f"{error.json_path}: {error.message}" for error in errors)
 
 
 def test_every_schema_is_json_schema() -> None:
     for schema in SCHEMAS.values():
         Draft202012Validator.check_schema(schema)
+
+
+def test_an_integer_field_refuses_a_float() -> None:
+    schema: Schema = {"type": "object", "properties": {"count": {"type": "integer"}}}
+    assert problems({"count": 3}, schema) == []
+    assert problems({"count": 3.0}, schema) != []
+    assert problems({"count": True}, schema) != []
 
 
 class Checked:
