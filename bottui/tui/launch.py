@@ -14,13 +14,12 @@ def run_app(args: SimpleNamespace) -> int:
     from bottui.ops.profiles import remember_theme
     from bottui.tui.app import BottuiApp, need_terminal
 
-    need_terminal("bottui (the TUI)")
-
     locations = Locations.default()
     # Read once, before the app (and its event loop) runs; every later
     # config edit is awaited on the store executor (bottui.ops.profiles).
     config = ConfigStore(locations).load()
     session = session_from_options(locations, config, args)
+    need_terminal("bottui (the TUI)")  # after the config's own errors, which say more
     store = session.config_store
 
     async def remember(theme: str) -> None:
