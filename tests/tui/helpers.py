@@ -41,11 +41,19 @@ async def settle(pilot: Pilot[Any]) -> None:
     await pilot.pause()
 
 
-async def until(check: Callable[[], bool], pilot: Pilot[Any], timeout: float = 60.0) -> None:
-    """Let the app run until ``check()`` holds (``timeout``: a hang guard, not a bound)."""
+async def until(
+    check: Callable[[], bool],
+    pilot: Pilot[Any],
+    timeout: float = 60.0,
+    state: Callable[[], object] | None = None,
+) -> None:
+    """Let the app run until ``check()`` holds (``timeout``: a hang guard, not a bound).
+
+    ``state``: what the failure message shows of the app when the guard fires.
+    """
     deadline = time.monotonic() + timeout
     while not check():
-        assert time.monotonic() < deadline, "timed out"
+        assert time.monotonic() < deadline, f"timed out: {state() if state else ''}"
         await pilot.pause(0.02)
 
 

@@ -85,7 +85,11 @@ async def test_other_screens_work_during_a_run(
         runs = grants_app.services.bulk
         assert runs.active
         done = runs.run.progress.done if runs.run and runs.run.progress else 0
-        await until(lambda: f"bulk {done:,}/" not in header(grants_app), pilot)
+        await until(
+            lambda: f"bulk {done:,}/" not in header(grants_app),
+            pilot,
+            state=lambda: (header(grants_app), runs.run and runs.run.progress, sandbox.stats),
+        )
         assert header(grants_app).startswith(" bulk ")
         assert f"{IDS:,}" in header(grants_app)
         # Held from here: the run cannot end before the test stops it (a busy
