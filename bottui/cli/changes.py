@@ -35,7 +35,7 @@ from bottui.api.errors import EXIT_OK
 from bottui.api.models import SECRET_MASK
 from bottui.cli import output
 from bottui.cli.command_session import command_session
-from bottui.cli.output import Output, UsageError, utc_text
+from bottui.cli.output import Output, UsageError
 from bottui.cli.parser import (
     CHANGE,
     IDS,
@@ -58,6 +58,7 @@ from bottui.ops.timed.schedule import (
     warning_lines,
 )
 from bottui.plaintext import clean, show_id
+from bottui.store.utc import utc_text
 
 if TYPE_CHECKING:
     from bottui.ops.mutations import Applied

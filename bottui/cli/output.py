@@ -40,7 +40,6 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterable
-from datetime import datetime
 from typing import Any, Final, TextIO, cast
 
 from bottui.api.errors import BottuiError, RefusedError
@@ -200,11 +199,6 @@ class Output:
             return
         for line in [text] if isinstance(text, str) else text:
             self.line(line)
-
-
-def utc_text(moment: datetime) -> str:
-    """``2026-11-28 03:02:00 UTC``: a time as the CLI prints it."""
-    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def render_error(out: Output, error: BottuiError) -> int:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from bottui.api.errors import EXIT_OK
 from bottui.cli.command_session import command_session
-from bottui.cli.output import Output, utc_text
+from bottui.cli.output import Output
 from bottui.cli.parser import CHANGE, SESSION, Args, Exit, command, duration, moment
 from bottui.ops.timed.execute import revert_now, run_due
 from bottui.ops.timed.resolve import How, resolve
@@ -24,6 +24,7 @@ from bottui.ops.timed_record import now_of
 from bottui.plaintext import show_id
 from bottui.store.keyring_tokens import TokenStore
 from bottui.store.token_sources import read_credentials
+from bottui.store.utc import utc_text
 
 if TYPE_CHECKING:
     from bottui.ops.session import Session

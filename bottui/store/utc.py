@@ -33,6 +33,11 @@ def stamp(moment: datetime) -> str:
     return f"{second}.{moment.microsecond:06d}Z"
 
 
+def utc_text(moment: datetime) -> str:
+    """``2026-11-28 03:02:00 UTC``: a UTC time as the faces show it to a person."""
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
 @lru_cache(maxsize=16)
 def _second(year: int, month: int, day: int, hour: int, minute: int, second: int) -> str:
     return f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}"

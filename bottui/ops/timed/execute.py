@@ -44,6 +44,7 @@ from bottui.ops.timed_record import now_of
 from bottui.store.journal.journal_records import EntryId, JournalEntry, Outcome
 from bottui.store.journal.journal_rows import micros
 from bottui.store.store_errors import StoreError
+from bottui.store.utc import utc_text
 
 if TYPE_CHECKING:
     from bottui.ops.session import Session
@@ -296,9 +297,7 @@ def doubt_text(timed: TimedChange) -> str:
     """Why a claim is in doubt, and what a person does about it."""
     when = timed.claimed_at
     at = (
-        "at a time that is not sane"
-        if when is None or when.year < 1971
-        else f"at {when.strftime('%Y-%m-%d %H:%M:%S')} UTC"
+        "at a time that is not sane" if when is None or when.year < 1971 else f"at {utc_text(when)}"
     )
     return (
         f"claimed by {timed.executor or '?'} {at} and no outcome since: the revert may or "

@@ -64,6 +64,7 @@ from textual.widgets import Button, DataTable, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from bottui.plaintext import clean
+from bottui.store.utc import utc_text
 from bottui.tui.error_report import ErrorLog, LoggedError, outcome_word
 from bottui.tui.key_registry import DIALOG_HELP, HelpRow, HelpSection
 from bottui.tui.perf.textual_private import MeasuredTable
@@ -514,7 +515,7 @@ def entry_where(entry: LoggedError) -> str:
         lines.append("Outcome: unknown, the request may have arrived; check before repeating.")
     if entry.hint:
         lines.append(entry.hint)
-    lines.append(f"At: {entry.at.strftime('%Y-%m-%d %H:%M:%S')} UTC")
+    lines.append(f"At: {utc_text(entry.at)}")
     if entry.operation:
         lines.append(f"Operation: {entry.operation}")
     if entry.target:
