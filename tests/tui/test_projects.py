@@ -8,6 +8,7 @@ appear nowhere: not in a widget, not in the exported screen.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import html
 import re
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from textual.pilot import Pilot
 from textual.widgets import Button, Checkbox, Input, Static
 
 from bottui.api.tokens import ProjectToken
+from bottui.ops import inventory_edits
 from bottui.ops.session import Session, Settings
 from bottui.ops.token_slots import Slot, read_states
 from bottui.sandbox.demo_data import (
@@ -34,6 +36,7 @@ from bottui.store.files import Locations
 from bottui.store.keyring_tokens import TokenState, TokenStore
 from bottui.store.store_errors import KeyringUnavailable
 from bottui.tui.app import BottuiApp
+from bottui.tui.screens import projects as projects_screen
 from bottui.tui.screens.change_form import ConfirmDialog
 from bottui.tui.screens.dialogs import HelpDialog
 from bottui.tui.screens.profile_switcher import ProfileForm
@@ -354,6 +357,52 @@ async def test_add_edit_remove_project(flow_app: BottuiApp) -> None:
         await keys_closing(pilot, "tab", "enter")
         assert inventory.project(DEMO_ACCOUNT, "shop-pro-eu") is None
         assert table(flow_app).row_count == 3
+
+
+async def test_a_read_begun_before_the_add_leaves_the_cursor_for_the_new_row(
+    flow_app: BottuiApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The read the Projects screen starts as the form closes sees the inventory
+    before the add; it ends after the add is saved. Its rows lack the new
+    project: the cursor waits for the read that shows it (a CI failure once)."""
+    real_read, real_add = projects_screen.read_projects, inventory_edits.add_project
+    armed, stale_read, saved = False, asyncio.Event(), asyncio.Event()
+
+    async def read(session: Session, *, whole: bool, shown: Any) -> Any:
+        found = await real_read(session, whole=whole, shown=shown)
+        if armed and not stale_read.is_set():
+            stale_read.set()
+            await saved.wait()
+        return found
+
+    async def add(session: Session, account: str, project: str, name: str) -> None:
+        await stale_read.wait()
+        await real_add(session, account, project, name)
+
+    monkeypatch.setattr(projects_screen, "read_projects", read)
+    monkeypatch.setattr(inventory_edits, "add_project", add)
+    async with flow_app.run_test(size=SNAP_SIZE) as pilot:
+        await open_projects(pilot)
+        real_changed = flow_app.services.inventory_changed
+
+        def changed() -> None:  # called once the screen has heard of the save
+            saved.set()
+            real_changed()
+
+        monkeypatch.setattr(flow_app.services, "inventory_changed", changed)
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(flow_app.screen, ProjectForm)
+        await fill(pilot, "#project", "shop-pro-eu")
+        armed = True
+        await pilot.press("enter")
+        await settle(pilot)
+        assert stale_read.is_set() and saved.is_set()
+        assert isinstance(flow_app.screen, ProjectsScreen)
+        assert row_cells(flow_app, DEMO_ACCOUNT, "shop-pro-eu")
+        highlighted = table(flow_app).highlighted
+        assert highlighted is not None and highlighted.project == "shop-pro-eu"
+        assert flow_app.current == (DEMO_ACCOUNT, "shop-prod")
 
 
 async def test_removing_the_current_project_leaves_none(flow_app: BottuiApp) -> None:

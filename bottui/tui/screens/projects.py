@@ -478,7 +478,10 @@ class ProjectsScreen(FilterableScreen):
         # a token, must not overwrite the newer state.
         self._versions: dict[Slot, int] = {}
         self._states_base: str | None = None
-        self._focus: tuple[str, str] | None = None
+        # Where the cursor goes once a read shows that project's row (the one just
+        # added or renamed), with the table's operator moves when it was set: a
+        # read begun before the save does not show it yet, and a move cancels it.
+        self._focus: tuple[tuple[str, str], int] | None = None
         # Where the cursor goes once a first page's rest is shown, unless moved since (moves).
         self._focus_later: tuple[tuple[str, str], int] | None = None
         #: Whether the last read of the inventory succeeded (``a`` adds only then).
@@ -523,7 +526,7 @@ class ProjectsScreen(FilterableScreen):
         if found.rows is None:
             self._show_same()
             return
-        focus = self._focus or self.services.current
+        focus = (self._focus[0] if self._focus else None) or self.services.current
         self._show_rows(found.rows, found.problem, complete=found.after is None)
         if found.after is None:
             self._shown_version = found.version
@@ -547,8 +550,8 @@ class ProjectsScreen(FilterableScreen):
         if self.services.session.settings.base_url != self._states_base:
             self._show_rows(self._rows, None)
             return
-        self.table.set_current(self.services.current, state=self._cell, focus=self._focus)
-        self._focus = None
+        focus = self._take_focus(self._rows)
+        self.table.set_current(self.services.current, state=self._cell, focus=focus)
         self._show_detail()
         self.refresh_bindings()
 
@@ -576,7 +579,7 @@ class ProjectsScreen(FilterableScreen):
         )
         table = self.table
         show_widget(table, bool(rows))
-        focus, self._focus = self._focus, None
+        focus = self._take_focus(rows)
         if self._focus_later is not None:
             (later, moves), self._focus_later = self._focus_later, None
             if focus is None and table.moves == moves:  # any move, even back, wins
@@ -592,6 +595,23 @@ class ProjectsScreen(FilterableScreen):
                 self.query_one("#welcome-add", Button).focus()
         elif rows and (self.focused is None or isinstance(self.focused, Button)):
             table.focus()
+
+    def _take_focus(self, shown: Sequence[ProjectRow]) -> tuple[str, str] | None:
+        """The project the cursor goes to now, if its row is among those ``shown``.
+
+        Kept for a later read while its row is not there yet; dropped once the
+        operator has moved the cursor since it was set.
+        """
+        if self._focus is None:
+            return None
+        key, moves = self._focus
+        if self.table.moves != moves:
+            self._focus = None
+            return None
+        if all(row.key != key for row in shown):
+            return None
+        self._focus = None
+        return key
 
     def _show_title(self, *, complete: bool = True) -> None:
         accounts = len({row.account for row in self._rows})
@@ -739,7 +759,7 @@ class ProjectsScreen(FilterableScreen):
     @on_answer(ProjectSaved)
     def _project_saved(self, message: ProjectSaved) -> None:
         draft = message.draft
-        self._focus = (draft.account, draft.project)
+        self._focus = ((draft.account, draft.project), self.table.moves)
         verb = "Added" if message.added else "Renamed"
         self.notify(
             clean(f"{verb}: {ids_line(draft.account, draft.project, draft.name)}"),
