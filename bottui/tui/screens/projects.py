@@ -478,9 +478,8 @@ class ProjectsScreen(FilterableScreen):
         # a token, must not overwrite the newer state.
         self._versions: dict[Slot, int] = {}
         self._states_base: str | None = None
-        # Where the cursor goes once a read shows that project's row (the one just
-        # added or renamed), with the table's operator moves when it was set: a
-        # read begun before the save does not show it yet, and a move cancels it.
+        # Where the cursor goes once a read shows its row (a project just added or renamed),
+        # with the table's operator moves then: a read begun before the save lacks it.
         self._focus: tuple[tuple[str, str], int] | None = None
         # Where the cursor goes once a first page's rest is shown, unless moved since (moves).
         self._focus_later: tuple[tuple[str, str], int] | None = None
@@ -605,13 +604,11 @@ class ProjectsScreen(FilterableScreen):
         if self._focus is None:
             return None
         key, moves = self._focus
-        if self.table.moves != moves:
-            self._focus = None
-            return None
-        if all(row.key != key for row in shown):
-            return None
+        moved = self.table.moves != moves
+        if not moved and all(row.key != key for row in shown):
+            return None  # its row is not read yet
         self._focus = None
-        return key
+        return None if moved else key
 
     def _show_title(self, *, complete: bool = True) -> None:
         accounts = len({row.account for row in self._rows})
