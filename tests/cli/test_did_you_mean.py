@@ -117,9 +117,8 @@ def test_each_topic_prints_its_text(name: str) -> None:
 
 
 def test_the_json_topic_is_the_schemas_text() -> None:
-    from bottui.cli.help_topics import JSON_TEXT
-
-    assert help_topics.text("json") == JSON_TEXT and JSON_TEXT.startswith("JSON output")
+    text = help_topics.text("json")
+    assert text == help_topics.json_text() and text.startswith("JSON output")
 
 
 def test_help_of_a_command_is_its_help() -> None:
