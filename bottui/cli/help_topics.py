@@ -32,6 +32,7 @@ import os
 from typing import Any, Final
 
 from bottui.api.errors import EXIT_OK
+from bottui.cli.argv_text import shown
 from bottui.cli.output import Output, UsageError
 from bottui.cli.parser import (
     TOPICS,
@@ -42,7 +43,6 @@ from bottui.cli.parser import (
     command,
     subcommands,
 )
-from bottui.ops.argv_text import shown
 
 # -- the --json documents ---------------------------------------------------------------
 

@@ -57,8 +57,8 @@ from typing import Any, Final, NoReturn, TypeAlias
 
 from bottui import __version__
 from bottui.cli import COMMANDS, COMMON_OPTIONS, with_defaults
+from bottui.cli.argv_text import shown
 from bottui.cli.output import UsageError
-from bottui.ops.argv_text import shown
 from bottui.ops.durations import parse_duration
 from bottui.store.utc import parse_time
 
