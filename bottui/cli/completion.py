@@ -104,19 +104,6 @@ def tree_text(parser: argparse.ArgumentParser) -> str:
     return json.dumps(tree(parser), indent=1) + "\n"
 
 
-_INSTALL: Final = """\
-Install (one line per shell):
-  bash   add to ~/.bashrc:   eval "$(bottui completion bash)"
-  zsh    add to ~/.zshrc, after compinit:   eval "$(bottui completion zsh)"
-         (or: bottui completion zsh > "${fpath[1]}/_bottui")
-  fish   bottui completion fish > ~/.config/fish/completions/bottui.fish
-
-Tab then completes commands, subcommands, options, profile names and the
-account, project, rate limiter and dimension ids the inventory knows (of the
---profile, --account and --project already typed, else the profile's own).
-Ids holding anything but letters, digits and . _ - + @ , % / are not offered."""
-
-
 def _add_completion(commands: Any) -> None:
     """``bottui completion SHELL`` in the subcommands ``commands``."""
     sub = command(
@@ -127,8 +114,8 @@ def _add_completion(commands: Any) -> None:
             "bottui completion fish > ~/.config/fish/completions/bottui.fish",
         ],
         exits=[(0, "the script was printed"), (2, "no such shell (bash, zsh or fish)")],
+        notes="completion",
     )
-    sub.epilog = f"{_INSTALL}\n\n{sub.epilog}"
     sub.add_argument(
         "shell",
         metavar="SHELL",

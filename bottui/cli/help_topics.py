@@ -28,7 +28,6 @@ so the help cannot drift from what bottui prints.
 
 from __future__ import annotations
 
-import os
 from typing import Any, Final
 
 from bottui.api.errors import EXIT_OK
@@ -41,6 +40,7 @@ from bottui.cli.parser import (
     build_parser,
     closest,
     command,
+    help_file,
     subcommands,
 )
 
@@ -405,20 +405,9 @@ def describe(schema: Schema, indent: str = "  ") -> list[str]:
     return lines
 
 
-#: Where the topics' texts are kept, one file each (``help/TOPIC.txt``, package data):
-#: prose, not code; only the topic asked for is read.
-HELP_DIR: Final = os.path.join(os.path.dirname(__file__), "help")
-
-
-def _read(name: str) -> str:
-    """The text of ``help/NAME.txt`` as written."""
-    with open(os.path.join(HELP_DIR, f"{name}.txt"), encoding="utf-8") as file:
-        return file.read()
-
-
 def json_text() -> str:
     """The whole ``json`` topic: its rules (``help/json.txt``), then each command's fields."""
-    parts = [_read("json")]
+    parts = [help_file("json")]
     for name, schema in SCHEMAS.items():
         parts.append(f"bottui {name} --json" if not name.startswith("any") else name)
         parts.append("\n".join(describe(schema)) + "\n")
@@ -431,7 +420,7 @@ def text(name: str) -> str:
     if name == "json":
         return json_text()
     variables = "\n".join(f"  {var:<23}{meaning}" for var, meaning in VARIABLES.items())
-    return _read(name).replace("{variables}", variables)
+    return help_file(name).replace("{variables}", variables)
 
 
 # -- the command -------------------------------------------------------------------------
