@@ -24,7 +24,7 @@ from pathlib import Path
 
 from bottui.cli import COMMON_OPTIONS
 from bottui.cli.completion import tree_text
-from bottui.cli.help_topics import JSON_TEXT
+from bottui.cli.help_topics import json_text
 from bottui.cli.parser import TOPICS, VARIABLES, build_parser
 from bottui.cli.tab_callback import TREE_FILE
 from bottui.store.config import config_model
@@ -176,7 +176,7 @@ def keys_reference() -> str:
 
 def json_reference() -> str:
     """The shape of every ``--json`` document: the text of ``bottui help json``."""
-    body = JSON_TEXT.split("\n\n", 1)[1].rstrip("\n")
+    body = json_text().split("\n\n", 1)[1].rstrip("\n")
     return "\n".join(
         [
             "# JSON output",

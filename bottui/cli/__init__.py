@@ -159,7 +159,7 @@ def run(argv: Sequence[str] | None, out: Output | None = None) -> int:
     errors = _module("bottui.api.errors")
     output = out or output_module.Output("--json" in words)
     try:
-        _module("bottui.ops.argv_text").check_command_line(words, os.environ)
+        _module("argv_text").check_command_line(words, os.environ)
         args = parse(argv)
         output.as_json = args.json
         if args.command is None:

@@ -20,21 +20,6 @@ if TYPE_CHECKING:
     from bottui.cli.parser import Args
     from bottui.ops.config_checks import KnownBinding
 
-#: ``bottui sandbox --help``: faults are injected over HTTP while it serves
-#: (every name of ``bottui.sandbox.faults.WIRE_NAMES``; a test checks it).
-SANDBOX_FAULTS: Final = """
-
-Fault injection, while it serves (no auth; the sandbox's own endpoints):
-  GET  /_sandbox/faults   the fault settings now
-  PUT  /_sandbox/faults   change some, as a JSON object; for example
-    curl -X PUT http://127.0.0.1:8765/_sandbox/faults -d '{"failNext": 2, "errorStatus": 503}'
-  failNext, rateLimitNext (with retryAfter), nonJsonNext: answer the next N
-    requests with errorStatus (a 5xx), a 429, or an HTML page
-  dropNext, dropMode ("after": applied, then the answer is cut; "before")
-  errorRate (0..1, with seed), latency (seconds), hold (true: wait until false)
-  hostile, hostileStatus, hostileBody: hostile text, error statuses or bodies
-GET /_sandbox/stats, POST /_sandbox/reset: request counters."""
-
 
 def cmd_sandbox(args: Args, out: Output) -> int:
     """``bottui sandbox``: serve the emulator until Ctrl-C."""
@@ -90,8 +75,10 @@ def _add_sandbox(commands: Any) -> None:
         "sandbox",
         examples=["bottui sandbox", "bottui sandbox --port 9000 --latency 0.2"],
         exits=[0, (2, "refused: the address is in use or not allowed"), 130],
+        # Faults are injected over HTTP while it serves (every name of
+        # bottui.sandbox.faults.WIRE_NAMES; a test checks it).
+        notes="sandbox",
     )
-    sandbox.epilog = SANDBOX_FAULTS.strip("\n") + "\n\n" + (sandbox.epilog or "")
     sandbox.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default %(default)s)"
     )

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from typing import Any, Final
 
 from bottui.api.errors import EXIT_OK
@@ -53,75 +54,20 @@ from bottui.cli.output import Output
 from bottui.cli.parser import Args, command
 from bottui.cli.tab_callback import Node
 
-BASH: Final = r"""# bash completion for bottui. Install: add to ~/.bashrc
-#     eval "$(bottui completion bash)"
-_bottui_complete() {
-    local cur=${COMP_WORDS[COMP_CWORD]} mode line
-    local -a reply=()
-    [[ $cur == "=" ]] && cur=
-    while IFS= read -r line; do
-        reply+=("$line")
-    done < <(command bottui __complete bash -- "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)
-    COMPREPLY=()
-    mode=${reply[0]-}
-    if [[ $mode == ":files" ]]; then
-        compopt -o default 2>/dev/null
-        return 0
-    fi
-    for line in "${reply[@]:1}"; do
-        [[ $line == "$cur"* ]] && COMPREPLY+=("$line")
-    done
-    return 0
-}
-complete -F _bottui_complete bottui
-"""
+#: Where the shells' scripts are kept (``shell/completion.SHELL``, package data): shell
+#: code, not Python; only the one asked for is read.
+SCRIPT_DIR: Final = os.path.join(os.path.dirname(__file__), "shell")
 
-ZSH: Final = r"""#compdef bottui
-# zsh completion for bottui. Install: add to ~/.zshrc, after compinit,
-#     eval "$(bottui completion zsh)"
-# or save it as _bottui in a directory of $fpath.
-_bottui() {
-    local mode
-    local -a reply
-    reply=("${(@f)$(command bottui __complete zsh -- \
-        "${(@)words[2,CURRENT-1]}" "$PREFIX" 2>/dev/null)}")
-    mode=${reply[1]-}
-    reply=("${(@)reply[2,-1]}")
-    if [[ $mode == ":files" ]]; then
-        _files
-        return
-    fi
-    (( ${#reply} )) || return 1
-    compadd -- "${(@)reply}"
-}
-if [[ ${zsh_eval_context[-1]-} == loadautofunc ]]; then
-    _bottui "$@"
-else
-    compdef _bottui bottui
-fi
-"""
 
-FISH: Final = r"""# fish completion for bottui. Install:
-#     bottui completion fish > ~/.config/fish/completions/bottui.fish
-function __bottui_complete
-    set -l words (commandline -opc)
-    set -l current (commandline -ct)
-    set -l reply (command bottui __complete fish -- $words[2..-1] $current 2>/dev/null)
-    if test "$reply[1]" = ":files"
-        __fish_complete_path $current
-        return
-    end
-    printf '%s\n' $reply[2..-1]
-end
-complete -c bottui -f -a '(__bottui_complete)'
-"""
-
-SCRIPTS: Final[dict[str, str]] = {"bash": BASH, "zsh": ZSH, "fish": FISH}
+def script(shell: str) -> str:
+    """The completion script of ``shell`` (bash, zsh or fish), as written."""
+    with open(os.path.join(SCRIPT_DIR, f"completion.{shell}"), encoding="utf-8") as file:
+        return file.read()
 
 
 def cmd_completion(args: Args, out: Output) -> int:
     """``bottui completion SHELL``: the script on stdout, as it is (no JSON form)."""
-    out.out.write(SCRIPTS[args.shell])
+    out.out.write(script(args.shell))
     return EXIT_OK
 
 
@@ -158,19 +104,6 @@ def tree_text(parser: argparse.ArgumentParser) -> str:
     return json.dumps(tree(parser), indent=1) + "\n"
 
 
-_INSTALL: Final = """\
-Install (one line per shell):
-  bash   add to ~/.bashrc:   eval "$(bottui completion bash)"
-  zsh    add to ~/.zshrc, after compinit:   eval "$(bottui completion zsh)"
-         (or: bottui completion zsh > "${fpath[1]}/_bottui")
-  fish   bottui completion fish > ~/.config/fish/completions/bottui.fish
-
-Tab then completes commands, subcommands, options, profile names and the
-account, project, rate limiter and dimension ids the inventory knows (of the
---profile, --account and --project already typed, else the profile's own).
-Ids holding anything but letters, digits and . _ - + @ , % / are not offered."""
-
-
 def _add_completion(commands: Any) -> None:
     """``bottui completion SHELL`` in the subcommands ``commands``."""
     sub = command(
@@ -181,8 +114,8 @@ def _add_completion(commands: Any) -> None:
             "bottui completion fish > ~/.config/fish/completions/bottui.fish",
         ],
         exits=[(0, "the script was printed"), (2, "no such shell (bash, zsh or fish)")],
+        notes="completion",
     )
-    sub.epilog = f"{_INSTALL}\n\n{sub.epilog}"
     sub.add_argument(
         "shell",
         metavar="SHELL",

@@ -88,17 +88,9 @@ def _summary(counts: dict[str, int], healthy: bool) -> str:
     return f"{', '.join(parts)}: {verdict}"
 
 
-ABOUT: Final = """\
-Each check ends ok, warning, problem or skipped, with a fix. Checks run at
-once, each within a few seconds, so a dead network or a hanging keyring
-cannot hold the doctor up. Tokens are named by where they come from (stored,
-from environment, missing), never shown. The API check sends one request
-with no token and the body {} to a made-up project: nothing can change."""
-
-
 def _add_doctor(commands: Any) -> None:
     """``bottui doctor`` on the ``commands`` subparsers."""
-    sub = command(
+    command(
         commands,
         "doctor",
         examples=[
@@ -113,8 +105,8 @@ def _add_doctor(commands: Any) -> None:
             130,
         ],
         common=SESSION,
+        notes="doctor",
     )
-    sub.epilog = f"{ABOUT}\n\n{sub.epilog}"
 
 
 #: The command's parser (:data:`bottui.cli.COMMANDS`).

@@ -5,8 +5,8 @@ their summaries); ``bottui help TOPIC`` prints one (:func:`text`); ``bottui
 help COMMAND`` prints what ``bottui COMMAND --help`` does. Anything else is
 refused (exit 2) naming the closest topic or command. With ``--json``:
 ``{"topics": [{"topic", "summary"}, ...]}``, ``{"topic", "text"}`` or
-``{"command", "text"}``. To add a topic, name it in ``TOPICS`` and give its
-text in :data:`TEXTS`.
+``{"command", "text"}``. To add a topic, name it in ``TOPICS`` and write its
+text in ``bottui/cli/help/TOPIC.txt`` (package data, read when the topic is asked for).
 
 The shape of every ``--json`` document, as data: documented, and checked by the tests.
 
@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from bottui.api.errors import EXIT_OK
+from bottui.cli.argv_text import shown
 from bottui.cli.output import Output, UsageError
 from bottui.cli.parser import (
     TOPICS,
@@ -39,9 +40,9 @@ from bottui.cli.parser import (
     build_parser,
     closest,
     command,
+    help_file,
     subcommands,
 )
-from bottui.ops.argv_text import shown
 
 # -- the --json documents ---------------------------------------------------------------
 
@@ -404,172 +405,22 @@ def describe(schema: Schema, indent: str = "  ") -> list[str]:
     return lines
 
 
-_INTRO: Final = """\
-JSON output
-
-With --json a command prints exactly one JSON document on stdout; every
-message (warnings, progress, "older: ..." hints) goes to stderr. The exit
-code is the same as without --json. A command that fails prints the error
-document ("any command that fails") instead. journal --jsonl prints one
-entry per line, each shaped as "journal --jsonl (each line)". Numbers are JSON
-numbers everywhere (thresholds included), times are UTC ISO 8601 strings
-("2026-11-24T03:12:05.123456Z"), serverKey is "***" unless --show-secrets.
-Every string from a server or a file is cleaned of control characters.
-Scripts should ignore fields they do not know: new ones may be added.
-"""
-
-
 def json_text() -> str:
-    """The whole topic: the rules above, then each command's fields."""
-    parts = [_INTRO]
+    """The whole ``json`` topic: its rules (``help/json.txt``), then each command's fields."""
+    parts = [help_file("json")]
     for name, schema in SCHEMAS.items():
         parts.append(f"bottui {name} --json" if not name.startswith("any") else name)
         parts.append("\n".join(describe(schema)) + "\n")
     return "\n".join(parts)
 
 
-# -- the topics --------------------------------------------------------------------------
-
-#: ``bottui help exit-codes``.
-EXIT_CODES: Final = """\
-Exit codes: the same for every command (each command's --help lists those it can give).
-
-  0    done; also "nothing was standing" for a revocation, and every --dry-run
-  1    the API answered an error or an unusable body
-       (bulk: at least one request failed)
-  2    refused before sending: invalid options or values, an id that cannot be a
-       path segment, plain http:// to a non-loopback host, a read-only profile, a
-       protected profile without --yes, no --reason under require_reason
-       (bulk: some input lines were invalid; every valid one was processed)
-  3    no usable credentials: no token for this operation, or the keyring is
-       absent, locked or not answering
-  4    network failure or timeout, after the retries and within the total
-       deadline: a change's outcome may be unknown (see `bottui journal --unfinished`)
-  130  interrupted (Ctrl-C)
-
-A bulk run reports the first that applies, in this order: 130, 4, 1, 2, 0.
-A journal that cannot be written never changes the exit code: it prints a
-warning on stderr. Output piped into a reader that stops early
-(`bottui journal | head -1`) ends quietly, with the code it would have had.
-"""
-
-#: ``bottui help tokens``.
-TOKENS: Final = """\
-Two kinds of token, kept in the OS keyring (service "bottui") or the environment,
-never in a file, the journal, the output or a screen:
-
-  project API token      switching rate limiters on or off; one per base URL,
-                         account and project               (BOTTUI_API_KEY)
-  personal access token  revocations and thresholds; one per base URL and
-                         account; needs the scopes "Project Action" and
-                         "Dimension Thresholds Action"     (BOTTUI_ACCESS_TOKEN)
-
-The environment wins over the keyring. BOTTUI_API_KEY and BOTTUI_ACCESS_TOKEN
-are not tied to a project (an account): bottui sends them for whichever one is
-asked, and `token status` says so ("from the environment: not tied to a
-project"). One token per profile, for a headless box with several projects:
-BOTTUI_API_KEY_<PROFILE> and BOTTUI_ACCESS_TOKEN_<PROFILE> (the profile's name
-in upper case; names of [A-Za-z0-9_] only) are given to that profile's base
-URL, account and project alone, before the bare names. Two that could be one
-slot's (profiles `prod` and `PROD`) are refused, never guessed. `bottui run-due`
-reads the same names from systemd's credentials (bottui-api-key-<PROFILE>).
-
-  bottui token set personal --account acme       hidden prompt, or piped on stdin
-  bottui token set project --account acme --project shop-prod
-  bottui token status --account acme --project shop-prod
-  bottui token delete project --account acme --project shop-prod
-  bottui token set store --profile prod          the team store's password
-
-No token for an operation, or a keyring that is absent, locked or not answering
-within 5 seconds: exit 3, with the remedies. On a headless machine without a
-keyring: `read -rs BOTTUI_ACCESS_TOKEN; export BOTTUI_ACCESS_TOKEN`, or run under
-`dbus-run-session` with a Secret Service of your own.
-
-A token a server echoed back is masked as *** in everything shown or journaled,
-but it has travelled: rotate it. docs/getting-started.md ("Tokens") says more.
-"""
-
-#: ``bottui help team``.
-TEAM: Final = """\
-Team mode shares the journal and the inventory of a profile on a PostgreSQL server
-you already run; without it everything stays in local SQLite files.
-
-  pip install 'bottui[team]'                      the driver (psycopg 3)
-  [profiles.prod]                                 in config.toml
-  store = "postgresql://alice@db.internal/bottui?sslmode=verify-full"
-  bottui token set store --profile prod           the password, if libpq has none
-  bottui store migrate --profile prod             create or upgrade the schema
-  bottui store status --profile prod              version, what waits to be shared
-  bottui store sync --profile prod [--backfill]   push now (and older history)
-  bottui journal --follow                         teammates' changes as they happen
-  bottui demo --team                              try it with a throwaway database
-
-BOTTUI_STORE_URL wins over the profile's store. A URL carrying a password is
-refused; off loopback the connection must use sslmode=verify-full. The local
-journal is written first and pushed after, each entry once: a store that is down
-costs a warning, never a change. What this machine journaled before the store
-was configured still shows, marked "not shared", until `store sync --backfill`
-shares it (the profile's base URL, account and project only). Entry numbers
-are this machine's (#7, never renumbered); a teammate's entry shows a short form
-of its event id (3f2a9c1b:17). docs/team.md says more.
-
-A limiter or dimension a teammate changed in the last 15 minutes is named on
-stderr before bottui sends. A protected profile asks again on a terminal after
-the warning; a script (no terminal) is refused (exit 2) unless it passes
---ack-collision, which is journaled with the reason, naming what it acknowledged.
-"""
-
-#: ``bottui help playbooks``.
-PLAYBOOKS: Final = """\
-A playbook is a named list of steps (limiter enable or disable, thresholds set),
-with an optional default duration, kept as TOML in the config directory
-(playbooks/NAME.toml) so a team can keep them in Git. `bottui config check`
-reports a playbook's unknown keys and bad values with file and line.
-
-  bottui playbook list
-  bottui playbook show NAME                 each step: target, known value -> new
-  bottui playbook run NAME --for 2h --reason INC-42 [--dry-run]
-  bottui playbook revert RUN_ID             its steps, in reverse order
-
-Steps are sent in order, each journaled under one run id; on the first failure
-the run stops and offers to revert the steps already done. A step whose target
-changed since is not reverted blindly: it is reported as superseded. The
-docs/playbooks.md says more.
-"""
-
-#: ``bottui help environment``: every ``BOTTUI_*`` variable bottui reads.
-ENVIRONMENT: Final = (
-    "Environment variables (a value that is not valid UTF-8 is refused, exit 2):\n\n"
-    + "".join(f"  {name:<23}{meaning}\n" for name, meaning in VARIABLES.items())
-    + """
-BOTTUI_API_KEY_<PROFILE> and BOTTUI_ACCESS_TOKEN_<PROFILE> hold one profile's
-own tokens (its name in upper case, [A-Za-z0-9_] only): see `bottui help tokens`.
-
-Order: a command-line option wins over the environment, which wins over the
-profile (config.toml), which wins over the built-in default. `bottui demo`
-reads none of them. Files go where platformdirs puts them, so XDG_CONFIG_HOME,
-XDG_DATA_HOME and XDG_STATE_HOME move the config, the inventory and the
-journal. NO_COLOR makes the TUI show states without colour.
-"""
-)
-
-#: The text of each topic but ``json`` (written from the schemas: :func:`json_text`).
-TEXTS: Final[dict[str, str]] = {
-    "exit-codes": EXIT_CODES,
-    "tokens": TOKENS,
-    "environment": ENVIRONMENT,
-    "team": TEAM,
-    "playbooks": PLAYBOOKS,
-}
-
-
-#: The text of ``bottui help json``.
-JSON_TEXT: Final = json_text()
-
-
 def text(name: str) -> str:
-    """The text of the topic ``name``."""
-    return JSON_TEXT if name == "json" else TEXTS[name]
+    """The text of the topic ``name``: its file; ``json`` and ``environment`` add the
+    schemas' fields (:func:`json_text`) and :data:`~bottui.cli.parser.VARIABLES`."""
+    if name == "json":
+        return json_text()
+    variables = "\n".join(f"  {var:<23}{meaning}" for var, meaning in VARIABLES.items())
+    return help_file(name).replace("{variables}", variables)
 
 
 # -- the command -------------------------------------------------------------------------

@@ -50,6 +50,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import importlib
+import os
 from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime, timedelta
 from types import SimpleNamespace
@@ -57,8 +58,8 @@ from typing import Any, Final, NoReturn, TypeAlias
 
 from bottui import __version__
 from bottui.cli import COMMANDS, COMMON_OPTIONS, with_defaults
+from bottui.cli.argv_text import shown
 from bottui.cli.output import UsageError
-from bottui.ops.argv_text import shown
 from bottui.ops.durations import parse_duration
 from bottui.store.utc import parse_time
 
@@ -134,9 +135,21 @@ def add_common(parser: argparse.ArgumentParser, shown: Iterable[str]) -> None:
             group.add_argument(option, metavar=metavar, **kwargs)
 
 
-def epilog(examples: Sequence[str], exits: Sequence[Exit]) -> str:
-    """The examples and exit codes that end a command's help."""
-    lines = ["examples:"]
+#: The help's prose, kept as package data: ``help/TOPIC.txt`` (``bottui help TOPIC``)
+#: and ``help/commands/NAME.txt`` (the notes some commands' ``--help`` begins its end with).
+HELP_DIR: Final = os.path.join(os.path.dirname(__file__), "help")
+
+
+def help_file(name: str) -> str:
+    """The text of ``help/NAME.txt`` as written (read when asked for, never at import)."""
+    with open(os.path.join(HELP_DIR, f"{name}.txt"), encoding="utf-8") as file:
+        return file.read()
+
+
+def epilog(examples: Sequence[str], exits: Sequence[Exit], notes: str | None = None) -> str:
+    """The end of a command's help: its ``notes`` (``help/commands/NOTES.txt``), if any,
+    then the examples and exit codes."""
+    lines = [help_file(f"commands/{notes}"), "examples:"] if notes else ["examples:"]
     lines += [f"  {example}" for example in examples]
     lines += ["", "exit codes:"]
     for code_or_pair in exits:
@@ -192,13 +205,15 @@ def command(
     examples: Sequence[str],
     exits: Sequence[Exit],
     common: Iterable[str] = (),
+    notes: str | None = None,
 ) -> argparse.ArgumentParser:
     """A subcommand ``name`` of ``group`` (an argparse subparsers action) that teaches.
 
     ``purpose`` is one line (the command list shows it too); ``examples``
     two or three complete command lines; ``exits`` the codes the command can
     give; ``common`` the common options that mean something for it (the
-    others are accepted but hidden). A command's ``purpose`` is its line of
+    others are accepted but hidden); ``notes`` names the prose that precedes the
+    examples (:func:`epilog`). A command's ``purpose`` is its line of
     :data:`bottui.cli.COMMANDS` unless given.
     """
     purpose = purpose or COMMANDS[name][1]
@@ -206,7 +221,7 @@ def command(
         name,
         help=purpose,
         description=purpose[:1].upper() + purpose[1:] + ".",
-        epilog=epilog(examples, exits),
+        epilog=epilog(examples, exits, notes),
         formatter_class=Formatter,
     )
     add_common(sub, common)

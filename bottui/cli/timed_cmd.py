@@ -161,11 +161,7 @@ def _add_run_due(commands: Any) -> None:
         ],
         exits=[(0, "done, or nothing due"), *_EXITS[1:]],
         common=SESSION | {"read_only", "dry_run"},
-    )
-    run_due.epilog = (
-        "Tokens: the keyring, or systemd LoadCredential= files bottui-api-key and\n"
-        "bottui-access-token in $CREDENTIALS_DIRECTORY (never Environment=).\n\n"
-        + (run_due.epilog or "")
+        notes="run-due",
     )
     _add_now(run_due, "run as if at this UTC time (tests, catching up; default: now)")
     run_due.add_argument(

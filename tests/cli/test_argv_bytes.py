@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bottui.ops.argv_text import NotUtf8Error, check_command_line, shown
+from bottui.cli.argv_text import NotUtf8Error, check_command_line, shown
 from bottui.sandbox.server import SandboxServer
 from tests.fixtures.sandbox import ACC, PROJ
 

@@ -267,11 +267,14 @@ print(" ".join(sorted(m for m in sys.modules if m.startswith("bottui.cli."))))
     [
         (
             ["limiter", "disable", "rl-1"],
-            {"changes", "command_session", "output", "parser"},
+            {"argv_text", "changes", "command_session", "output", "parser"},
         ),
-        (["journal", "--limit", "5"], {"journal_cmd", "output", "parser", "store_cmd"}),
-        (["completion", "bash"], {"completion", "output", "parser", "tab_callback"}),
-        (["--json"], {"output", "parser"}),
+        (
+            ["journal", "--limit", "5"],
+            {"argv_text", "journal_cmd", "output", "parser", "store_cmd"},
+        ),
+        (["completion", "bash"], {"argv_text", "completion", "output", "parser", "tab_callback"}),
+        (["--json"], {"argv_text", "output", "parser"}),
     ],
 )
 def test_a_command_imports_its_own_module_only(argv: list[str], modules: set[str]) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bottui.cli import COMMANDS
-from bottui.cli.completion import SCRIPTS
+from bottui.cli.completion import script
 from bottui.cli.tab_callback import Answer, answer, safe
 from bottui.store.files import Locations
 from tests.cli.completion_home import HOSTILE, RAW_HOSTILE, seed
@@ -231,7 +231,7 @@ def test_the_copied_constants_agree() -> None:
 def test_completion_prints_the_script(shell: str) -> None:
     result = cli("completion", shell)
     assert result.code == 0 and result.err == ""
-    assert result.out == SCRIPTS[shell]
+    assert result.out == script(shell)
     assert f"bottui __complete {shell} --" in result.out
 
 
@@ -254,7 +254,7 @@ def test_completion_help_says_how_to_install() -> None:
 
 
 def test_scripts_never_evaluate_the_answer() -> None:
-    bash, zsh, fish = SCRIPTS["bash"], SCRIPTS["zsh"], SCRIPTS["fish"]
+    bash, zsh, fish = script("bash"), script("zsh"), script("fish")
     # The install lines of the comments say eval; the code never does.
     eval = re.compile(r"\beval\b")
     assert "compgen" not in bash and not eval.search(bash.split("\n", 2)[2])

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from bottui.cli.completion import SCRIPTS
+from bottui.cli.completion import script as completion_script
 from bottui.store.files import Locations
 from tests.cli.completion_home import bottui_on_path, lying_bottui, seed, sprung
 from tests.pty_terminal import Terminal
@@ -48,7 +48,7 @@ def place(tmp_path: Path) -> Path:
 
 def _script(shell: str, tmp_path: Path) -> Path:
     path = tmp_path / f"bottui.{shell}"
-    path.write_text(SCRIPTS[shell])
+    path.write_text(completion_script(shell))
     return path
 
 

@@ -6,6 +6,8 @@ Exit 2, one line on stderr, nothing on stdout, nothing sent or read.
 from __future__ import annotations
 
 import json
+import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -117,9 +119,8 @@ def test_each_topic_prints_its_text(name: str) -> None:
 
 
 def test_the_json_topic_is_the_schemas_text() -> None:
-    from bottui.cli.help_topics import JSON_TEXT
-
-    assert help_topics.text("json") == JSON_TEXT and JSON_TEXT.startswith("JSON output")
+    text = help_topics.text("json")
+    assert text == help_topics.json_text() and text.startswith("JSON output")
 
 
 def test_help_of_a_command_is_its_help() -> None:
@@ -146,3 +147,27 @@ def test_help_with_json_is_one_document() -> None:
         "text": help_topics.text("tokens"),
     }
     assert cli("help", "undo", "--json").json()["command"] == "undo"
+
+
+def test_the_help_texts_and_shell_scripts_ship_in_the_wheel() -> None:
+    """Every data file of ``bottui/cli`` (the help's prose, the completion scripts,
+    the command tree) is named by pyproject's package-data: an installed bottui has it."""
+    root = Path(__file__).resolve().parents[2]
+    config = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    package = root / "bottui"
+    shipped = {
+        path.relative_to(package).as_posix()
+        for pattern in config["tool"]["setuptools"]["package-data"]["bottui"]
+        for path in package.glob(pattern)
+    }
+    data = {
+        path.relative_to(package).as_posix()
+        for path in (package / "cli").rglob("*")
+        if path.is_file() and path.suffix not in (".py", ".pyc")
+    }
+    assert {
+        "cli/help/tokens.txt",
+        "cli/help/commands/doctor.txt",
+        "cli/shell/completion.fish",
+    } <= data
+    assert data - shipped == set()

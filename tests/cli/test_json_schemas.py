@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator, validators
 
-from bottui.cli.help_topics import JSON_TEXT, SCHEMAS, Schema
+from bottui.cli.help_topics import SCHEMAS, Schema, json_text
 from bottui.sandbox.server import SandboxServer
 from tests.cli.helpers import cli
 from tests.fixtures.sandbox import scope
@@ -141,4 +141,4 @@ def test_the_help_topic_and_the_docs_page_say_the_same() -> None:
     body = JSON_PAGE.read_text(encoding="utf-8")
     fence = re.search(r"^```text\n(.*?)^```", body, re.S | re.M)
     assert fence is not None
-    assert fence.group(1) == JSON_TEXT.split("\n\n", 1)[1].rstrip("\n") + "\n"
+    assert fence.group(1) == json_text().split("\n\n", 1)[1].rstrip("\n") + "\n"
