@@ -9,7 +9,7 @@ they ran (:func:`schedule_revert`). Extend and cancel are new events.
 
 In team mode the events are pushed to the team store with the journal's
 (:func:`bottui.ops.timed_record.push_events`), and :func:`list_timed` shows everyone's
-(:mod:`bottui.ops.timed.team`).
+(:func:`bottui.ops.timed_record.merged`).
 
 A change of a rate limiter or dimension whose timed change has not reverted
 yet makes that revert superseded: when due, it is skipped and nothing is sent
@@ -27,10 +27,10 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
 
 from bottui.api.errors import RefusedError
+from bottui.ops import timed_record
 from bottui.ops.durations import MAX_DURATION, duration_text
 from bottui.ops.journal_view import target_id, target_what, value_text
 from bottui.ops.revert import superseded
-from bottui.ops.timed import team
 from bottui.ops.timed.timed_state import TimedChange, fold
 from bottui.ops.timed_record import aimed_at, append_event, detail_of, now_of, push_events
 from bottui.plaintext import clean
@@ -136,7 +136,7 @@ async def list_timed(
     events, claim_list, origin = await session.timed_store.read(
         lambda j: (j.events(include_done=True), j.claims(), j.origin())
     )
-    events, claims = await team.merged(session, events, {c.timed: c for c in claim_list})
+    events, claims = await timed_record.merged(session, events, {c.timed: c for c in claim_list})
     profile, base = session.settings.inventory_scope, session.settings.base_url
     # This machine's by profile; a teammate's (profiles are per machine) by base URL.
 
