@@ -335,24 +335,19 @@ async def check_tokens(
     for account, project in projects:
         slots += [Slot.personal(account), Slot.for_project(account, project)]
     readings = await read_states(tokens, base_url, slots)
-    lines: list[str] = []
-    missing = unknown = usable = untied = refused = 0
-    for number, (account, project) in enumerate(projects):
-        pair = [readings[Slot.personal(account)], readings[Slot.for_project(account, project)]]
-        missing += sum(1 for r in pair if r is TokenState.MISSING)
-        refused += sum(1 for r in pair if isinstance(r, EnvTokenAmbiguous))
-        unknown += sum(
-            1
-            for r in pair
-            if isinstance(r, KeyringUnavailable) and not isinstance(r, EnvTokenAmbiguous)
+    found = [readings[slot] for slot in slots]  # two per project, in order
+    missing = found.count(TokenState.MISSING)
+    refused = sum(isinstance(r, EnvTokenAmbiguous) for r in found)
+    unknown = sum(isinstance(r, KeyringUnavailable) for r in found) - refused  # one is the other
+    usable = sum(isinstance(r, TokenState) and r.usable for r in found)
+    untied = found[1::2].count(TokenState.ENVIRONMENT_ANY_PROJECT)
+    lines = [
+        f"{show_id(account)}/{show_id(project)}: personal access token "
+        f"{_where(personal, 'personal')}, project API token {_where(own, 'project')}"
+        for (account, project), personal, own in zip(
+            projects[:SHOWN_PROJECTS], found[0::2], found[1::2], strict=False
         )
-        usable += sum(1 for r in pair if isinstance(r, TokenState) and r.usable)
-        untied += pair[1] is TokenState.ENVIRONMENT_ANY_PROJECT
-        if number < SHOWN_PROJECTS:
-            lines.append(
-                f"{show_id(account)}/{show_id(project)}: personal access token "
-                f"{_where(pair[0], 'personal')}, project API token {_where(pair[1], 'project')}"
-            )
+    ]
     if len(projects) > SHOWN_PROJECTS:
         lines.append(f"... and {len(projects) - SHOWN_PROJECTS} more projects")
     head = f"{len(projects)} project{'s' if len(projects) != 1 else ''} known"
