@@ -20,7 +20,7 @@ event, :class:`bottui.ops.mutations._Schedule`); a playbook step that
 changed nothing is ``unchanged`` in its run's revert. An unknown or missing
 outcome is reported as ``in-doubt`` and left scheduled: only a person
 decides (``timed cancel`` after checking the value). So is a claim without a
-result for :data:`~bottui.ops.timed.timed_state.IN_DOUBT_AFTER` (its executor was
+result for :data:`~bottui.ops.timed.schedule.IN_DOUBT_AFTER` (its executor was
 killed after claiming, maybe after sending; or someone else wrote the
 claim): every ``run-due`` reports it (exit 2) until a person resolves it
 (``timed resolve``, :mod:`bottui.ops.timed.resolve`).
@@ -37,8 +37,7 @@ from bottui.api.errors import RefusedError
 from bottui.ops import confirmation, mutations, timed_record
 from bottui.ops.durations import duration_text
 from bottui.ops.revert import RevertReport, revert_entries
-from bottui.ops.timed.schedule import executor_name, executor_seen, find, list_timed
-from bottui.ops.timed.timed_state import TimedChange
+from bottui.ops.timed.schedule import TimedChange, executor_name, executor_seen, find, list_timed
 from bottui.ops.timed_record import now_of
 from bottui.store.journal.journal_records import EntryId, JournalEntry, Outcome
 from bottui.store.journal.journal_rows import micros

@@ -1,6 +1,6 @@
 """Resolving a claim in doubt: ``bottui timed resolve ID`` (and the Timed screen's ``v``).
 
-A claim without a result for :data:`~bottui.ops.timed.timed_state.IN_DOUBT_AFTER`
+A claim without a result for :data:`~bottui.ops.timed.schedule.IN_DOUBT_AFTER`
 is in doubt: its executor was killed after claiming (maybe after sending),
 or someone else wrote the claim. Nothing sends it again by itself; a person
 checks, then decides:
@@ -35,8 +35,7 @@ from bottui.ops.timed.execute import (
     revert_reason,
     send_revert,
 )
-from bottui.ops.timed.schedule import executor_name, find
-from bottui.ops.timed.timed_state import IN_DOUBT_AFTER, TimedChange
+from bottui.ops.timed.schedule import IN_DOUBT_AFTER, TimedChange, executor_name, find
 from bottui.ops.timed_record import now_of
 from bottui.store.journal.journal_records import EntryQuery, JournalEntry, local_operator
 from bottui.store.journal.journal_rows import micros
