@@ -85,14 +85,6 @@ class Check:
     fix: str = ""
 
 
-def worst(verdicts: list[Verdict]) -> Verdict:
-    """The verdict a group of findings adds up to (problem > warning > ok > skipped)."""
-    for verdict in (Verdict.PROBLEM, Verdict.WARNING, Verdict.OK):
-        if verdict in verdicts:
-            return verdict
-    return Verdict.SKIPPED
-
-
 # Python and bottui: which versions run, and from where.
 
 
