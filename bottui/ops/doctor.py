@@ -450,7 +450,7 @@ async def check_api(
     if isinstance(answer.failure, DeadlineExceeded):
         connects = await accepts_connections(base_url, timeout=min(timeout, 1.0))
         return _timed_out(base_url, source, answer, timeout, connects=connects)
-    return _judge(base_url, source, answer, timeout, token_encoding)
+    return _judge(base_url, source, answer, token_encoding)
 
 
 def _timed_out(
@@ -489,9 +489,7 @@ def _encoding_note(token_encoding: str) -> str:
     )
 
 
-def _judge(
-    base_url: str, source: str, answer: ProbeAnswer, timeout: float, token_encoding: str
-) -> Check:
+def _judge(base_url: str, source: str, answer: ProbeAnswer, token_encoding: str) -> Check:
     where = f"{base_url} ({source})"
     secure = base_url.lower().startswith("https://")
     transport = "TLS valid" if secure else "plain HTTP (loopback)"
@@ -673,7 +671,7 @@ def check_terminal(environ: Mapping[str, str], tmux: TmuxFacts | None) -> Check:
     )
 
 
-def check_tmux(environ: Mapping[str, str], tmux: TmuxFacts | None) -> Check:
+def check_tmux(tmux: TmuxFacts | None) -> Check:
     """Inside tmux: ``escape-time`` (Esc delay) and ``mouse``."""
     if tmux is None:
         return _tmux(Verdict.SKIPPED, "not running inside tmux (TMUX unset)")
@@ -816,7 +814,7 @@ async def run_checks(prepared: Prepared, timeouts: Timeouts = DEFAULT_TIMEOUTS) 
             facts = await read_tmux(environ, timeout=timeouts.tmux)
         return [
             check_terminal(environ, facts),
-            check_tmux(environ, facts),
+            check_tmux(facts),
             check_osc52(environ, facts),
         ]
 
