@@ -263,9 +263,9 @@ def test_the_cycle_finder_finds_cycles() -> None:
 def test_importing_a_module_runs_its_packages() -> None:
     # bottui.ops.timed's __init__ imports its submodules: a module outside the package that
     # imports one of them imports the __init__ too; a module inside it already ran it.
-    outside = _packages_run("bottui.ops.mutations", "bottui.ops.timed.timed_state")
+    outside = _packages_run("bottui.ops.mutations", "bottui.ops.timed.schedule")
     assert outside == {"bottui.ops.timed"}
-    assert _packages_run("bottui.ops.timed.execute", "bottui.ops.timed.timed_state") == set()
+    assert _packages_run("bottui.ops.timed.execute", "bottui.ops.timed.schedule") == set()
     graph = _graph()
     assert "bottui.store.journal" in graph["bottui.ops.mutations"]
     assert all(_packages_run(m, target) <= graph[m] for m in graph for target in graph[m])

@@ -20,8 +20,7 @@ from bottui.api.errors import EXIT_API, EXIT_OK
 from bottui.cli.apps import known_bindings
 from bottui.cli.output import Output
 from bottui.cli.parser import SESSION, Args, command
-from bottui.ops.doctor.checks import Check, Verdict
-from bottui.ops.doctor.run_checks import prepare, run_checks
+from bottui.ops.doctor import Check, Verdict, prepare, run_checks
 from bottui.plaintext import clean
 from bottui.store.files import Locations
 

@@ -29,7 +29,7 @@ from bottui.store.utc import utc_text
 if TYPE_CHECKING:
     from bottui.ops.session import Session
     from bottui.ops.timed.execute import DueReport
-    from bottui.ops.timed.timed_state import TimedChange
+    from bottui.ops.timed.schedule import TimedChange
 
 T = TypeVar("T")
 

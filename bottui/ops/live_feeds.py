@@ -3,7 +3,7 @@
 **Team mode** (#13). :class:`LiveFeed` follows the shared journal for the TUI
 and ``bottui journal --follow``: it LISTENs (a connection of its own), reads
 the entries each notification announces, and, when the database goes away,
-says so through ``on_state`` and tries again by itself every ``retry``
+says so through ``on_state`` and tries again by itself every :data:`RETRY`
 seconds, catching up on what was written meanwhile. Nothing here blocks a
 change: it only reads. Server ids are given in insert order but committed in
 any order, so each read looks :data:`SLACK` ids back from the newest seen and
@@ -115,8 +115,6 @@ class LiveFeed:
             teaches the inventory).
         on_inventory: Awaited when the shared inventory changed, and each
             time listening (re)starts (what was written meanwhile).
-        start_after: Hand over only entries above this server id (None: from now).
-        retry: Seconds between attempts to listen again.
     """
 
     def __init__(
@@ -127,8 +125,6 @@ class LiveFeed:
         *,
         on_finished: EntriesCallback | None = None,
         on_inventory: Callable[[], Awaitable[None]] | None = None,
-        start_after: int | None = None,
-        retry: float = RETRY,
     ) -> None:
         self._store = store
         self._on_inventory = on_inventory
@@ -137,10 +133,10 @@ class LiveFeed:
         self._on_finished = on_finished
         #: Entries handed over without an outcome yet (their ids, oldest first).
         self._pending: deque[int] = deque(maxlen=_SEEN)
-        self._mark = start_after
+        #: The newest server id read (None: not listening yet; from then on, only newer).
+        self._mark: int | None = None
         #: Ids at or below it are never handed over (what existed before we listened).
-        self._floor = start_after or 0
-        self._retry = retry
+        self._floor = 0
         self._seen: deque[int] = deque(maxlen=_SEEN)
         self._seen_set: set[int] = set()
         #: Why the store cannot be heard (None: it can).
@@ -157,7 +153,7 @@ class LiveFeed:
             if self._down != reason:
                 self._down = reason
                 await self._on_state(reason)
-            await asyncio.sleep(self._retry)
+            await asyncio.sleep(RETRY)
 
     async def _listen_once(self) -> None:
         ready = asyncio.Event()

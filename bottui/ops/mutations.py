@@ -177,47 +177,39 @@ async def _journaled(
     except JournalUnavailable as exc:
         session.warn(f"this change is NOT journaled: {exc.title}. {exc.details}")
     started = time.perf_counter()
+    failure: BaseException | None = None
     try:
         if before_send is not None:
             await before_send(entry_id)
         value = await wire.send()
     except BaseException as exc:
-        duration = (time.perf_counter() - started) * 1000
-        if before_send is not None:
-            await before_send.failed(error_outcome(exc))
-        await _finish(
-            session,
-            entry_id,
-            outcome=error_outcome(exc),
-            status=getattr(exc, "status", None),
-            result=None,
-            error=_error_json(exc),
-            duration_ms=duration,
-        )
-        raise
+        failure = exc
     duration = (time.perf_counter() - started) * 1000
-    outcome, status, result = wire.outcome_of(value)
-    await _finish(
-        session,
-        entry_id,
-        outcome=outcome,
-        status=status,
-        result=result,
-        error=None,
-        duration_ms=duration,
-    )
+    if failure is None:
+        outcome, status, result = wire.outcome_of(value)
+    else:
+        outcome, status, result = error_outcome(failure), getattr(failure, "status", None), None
+        if before_send is not None:
+            await before_send.failed(outcome)
+    if entry_id is not None:
+        try:
+            # Shielded: a cancelled change (Ctrl+C, a closed screen) still records
+            # its outcome; the write goes on in the store's lane either way.
+            await asyncio.shield(
+                session.journal_store.finish(
+                    EntryId(entry_id),
+                    outcome=outcome,
+                    status=status,
+                    result=result,
+                    error=None if failure is None else _error_json(failure),
+                    duration_ms=duration,
+                )
+            )
+        except JournalUnavailable as exc:
+            session.warn(f"the outcome is NOT journaled: {exc.title}. {exc.details}")
+    if failure is not None:
+        raise failure
     return Applied(value=value, request=plan.request, journal_id=entry_id, duration_ms=duration)
-
-
-async def _finish(session: Session, entry_id: int | None, **outcome: Any) -> None:
-    if entry_id is None:
-        return
-    try:
-        # Shielded: a cancelled change (Ctrl+C, a closed screen) still records
-        # its outcome; the write goes on in the store's lane either way.
-        await asyncio.shield(session.journal_store.finish(EntryId(entry_id), **outcome))
-    except JournalUnavailable as exc:
-        session.warn(f"the outcome is NOT journaled: {exc.title}. {exc.details}")
 
 
 # -- the pipeline: one template for every change ---------------------------------

@@ -233,7 +233,7 @@ class TeamSync:
         """The local journal's origin UUID (a run id is per journal file)."""
         return await self._local(self._outbox.origin)
 
-    async def sync(self, *, until_empty: bool = True) -> SyncState:
+    async def sync(self) -> SyncState:
         """Push what waits, a batch at a time; the state after (never raises for the store)."""
         async with self._lock:
             down: str | None = None
@@ -251,7 +251,7 @@ class TeamSync:
                         self._outbox.pushed, self.key, batch, orphans=pushed.orphans > 0
                     )
                     await self._local(record)
-                    if not until_empty or pushed.orphans:
+                    if pushed.orphans:
                         break  # an orphan goes again with the next push, after its entry
             except StoreUnavailable as exc:
                 down = exc.title

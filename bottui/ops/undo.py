@@ -239,24 +239,11 @@ async def plan_change(session: Session, plan: UndoPlan) -> PlannedChange[Any]:
     change was passed over, if one was.
     """
     change: PlannedChange[Any]
+    to = (session, plan.account, plan.project, plan.target_id)  # where the undo is sent
     if plan.kind == "limiter":
-        change = await planning.plan_limiter(
-            session,
-            plan.account,
-            plan.project,
-            plan.target_id,
-            plan.restore_active(),
-            undo_of=plan.undoes,
-        )
+        change = await planning.plan_limiter(*to, plan.restore_active(), undo_of=plan.undoes)
     else:
-        change = await planning.plan_thresholds(
-            session,
-            plan.account,
-            plan.project,
-            plan.target_id,
-            plan.restore_thresholds(),
-            undo_of=plan.undoes,
-        )
+        change = await planning.plan_thresholds(*to, plan.restore_thresholds(), undo_of=plan.undoes)
     entry = plan.entry
     now = value_text(plan.current) if plan.current is not None else "?"
     lines = [

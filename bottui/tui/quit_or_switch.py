@@ -54,7 +54,7 @@ from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.widgets.bulk_words import plural
 
 if TYPE_CHECKING:
-    from bottui.ops.timed.timed_state import TimedChange
+    from bottui.ops.timed.schedule import TimedChange
     from bottui.tui.app import BottuiApp
     from bottui.tui.screens.change_form import ConfirmDialog
     from bottui.tui.services import TuiServices

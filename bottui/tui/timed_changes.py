@@ -61,7 +61,7 @@ from bottui.tui.widgets.untrusted_text import join, safe, safe_id
 
 if TYPE_CHECKING:
     from bottui.ops.timed.execute import DueReport
-    from bottui.ops.timed.timed_state import TimedChange
+    from bottui.ops.timed.schedule import TimedChange
     from bottui.tui.screens.change_form import ConfirmDialog, ExtendDialog
 
 

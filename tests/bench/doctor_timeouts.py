@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bottui.ops.doctor.run_checks import DEFAULT_TIMEOUTS
+from bottui.ops.doctor import DEFAULT_TIMEOUTS
 from bottui.sandbox.server import SandboxServer
 from tests.fixtures.sandbox import scope
 

@@ -11,7 +11,7 @@ import asyncio
 import json
 import socket
 
-from bottui.ops.doctor.checks import Verdict, check_api
+from bottui.ops.doctor import Verdict, check_api
 from bottui.sandbox.server import SandboxServer
 from tests.cli.helpers import cli
 
@@ -51,13 +51,13 @@ def test_the_cli_says_timed_out_and_exits_0_for_a_silent_server() -> None:
 
 
 def test_a_check_past_its_budget_is_a_warning_naming_what_it_waited_for() -> None:
-    from bottui.ops.doctor import run_checks
+    from bottui.ops import doctor
 
     async def never() -> None:
         await asyncio.Event().wait()
 
-    late = run_checks._late("team-store", "Team store", "the team store (PostgreSQL) to answer")
-    found = asyncio.run(run_checks._bounded(never(), 0.01, late))
+    late = doctor._late("team-store", "Team store", "the team store (PostgreSQL) to answer")
+    found = asyncio.run(doctor._bounded(never(), 0.01, late))
     assert found is not None and found.verdict is Verdict.WARNING
     assert (
         found.detail == "timed out after 0.01 s waiting for the team store (PostgreSQL) to answer"

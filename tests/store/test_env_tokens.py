@@ -148,7 +148,7 @@ def test_systemd_credentials_of_one_variable_are_refused(tmp_path: Path) -> None
 
 
 async def test_doctor_warns_that_one_bare_token_cannot_be_every_projects() -> None:
-    from bottui.ops.doctor.checks import Verdict, check_tokens
+    from bottui.ops.doctor import Verdict, check_tokens
 
     environ = {"BOTTUI_API_KEY": "prj_prod", "BOTTUI_ACCESS_TOKEN": "pat_x"}
     tokens = TokenStore(environ, scopes=(PROD, STAGING))

@@ -9,10 +9,10 @@ import pytest
 
 from bottui.api.errors import BottuiError, RefusedError
 from bottui.api.models import DimensionThresholds
-from bottui.ops import mutations, planning
+from bottui.ops import mutations, planning, timed_record
 from bottui.ops.planning import TimedRefused
 from bottui.ops.session import Session
-from bottui.ops.timed import execute, team
+from bottui.ops.timed import execute
 from bottui.ops.timed.execute import revert_now, run_due
 from bottui.ops.timed.resolve import resolve
 from bottui.ops.timed.schedule import (
@@ -200,14 +200,14 @@ async def test_a_profile_made_read_only_while_claiming_refuses_saying_why(
 ) -> None:
     # The profile passed the check, then became read-only before the revert was sent.
     await timed_disable(session)
-    claim = team.claim
+    claim = timed_record.claim
 
     async def claim_then_read_only(*args: object, **kw: object) -> bool:
         won = await claim(*args, **kw)  # type: ignore[arg-type]
         session.update_settings(replace(session.settings, read_only=True))
         return won
 
-    monkeypatch.setattr(team, "claim", claim_then_read_only)
+    monkeypatch.setattr(timed_record, "claim", claim_then_read_only)
     clock.move(minutes=30)
     [report] = await run_due(session)
     assert report.action == "refused"

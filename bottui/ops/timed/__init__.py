@@ -49,7 +49,8 @@ Texts are untrusted: clean them where shown.
 
 The package re-exports nothing: each name is imported from its module (a change
 that only checks the pending reverts loads :mod:`.schedule`, not the executor).
-Modules: :mod:`.timed_state` (the dataclass, folding events), :mod:`.schedule`
-(schedule, list, extend, cancel, executors), :mod:`.execute` (run-due, revert
-now), :mod:`.resolve` (claims in doubt), :mod:`.team` (this journal and the team store).
+Modules: :mod:`.schedule` (the dataclass, folded from events; schedule, list,
+extend, cancel, executors), :mod:`.execute` (run-due, revert now), :mod:`.resolve`
+(claims in doubt); the events, claims and results go to this journal and the
+team store through :mod:`bottui.ops.timed_record`.
 """

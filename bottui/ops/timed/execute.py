@@ -20,7 +20,7 @@ event, :class:`bottui.ops.mutations._Schedule`); a playbook step that
 changed nothing is ``unchanged`` in its run's revert. An unknown or missing
 outcome is reported as ``in-doubt`` and left scheduled: only a person
 decides (``timed cancel`` after checking the value). So is a claim without a
-result for :data:`~bottui.ops.timed.timed_state.IN_DOUBT_AFTER` (its executor was
+result for :data:`~bottui.ops.timed.schedule.IN_DOUBT_AFTER` (its executor was
 killed after claiming, maybe after sending; or someone else wrote the
 claim): every ``run-due`` reports it (exit 2) until a person resolves it
 (``timed resolve``, :mod:`bottui.ops.timed.resolve`).
@@ -34,12 +34,10 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from bottui.api.errors import RefusedError
-from bottui.ops import confirmation, mutations
+from bottui.ops import confirmation, mutations, timed_record
 from bottui.ops.durations import duration_text
 from bottui.ops.revert import RevertReport, revert_entries
-from bottui.ops.timed import team
-from bottui.ops.timed.schedule import executor_name, executor_seen, find, list_timed
-from bottui.ops.timed.timed_state import TimedChange
+from bottui.ops.timed.schedule import TimedChange, executor_name, executor_seen, find, list_timed
 from bottui.ops.timed_record import now_of
 from bottui.store.journal.journal_records import EntryId, JournalEntry, Outcome
 from bottui.store.journal.journal_rows import micros
@@ -222,7 +220,7 @@ async def _perform(
             f"`bottui timed cancel {timed.id}` (or change it by hand)",
         )
     try:
-        won = await team.claim(session, timed.key, executor=who, at=micros(moment))
+        won = await timed_record.claim(session, timed.key, executor=who, at=micros(moment))
     except StoreError as exc:
         return DueReport(timed, "refused", late, f"{exc.title}: not claimed, so nothing was sent")
     if not won:
@@ -254,9 +252,11 @@ async def send_revert(
         try:
             entries = await timed_entries(session, timed)
         except (RefusedError, StoreError) as exc:
-            await team.record(session, timed.key, "failed", {"note": exc.details}, micros(moment))
+            await timed_record.record(
+                session, timed.key, "failed", {"note": exc.details}, micros(moment)
+            )
             return DueReport(timed, "refused", late, exc.details or exc.title)
-    pages = await team.pages(session)
+    pages = await timed_record.pages(session)
     try:
         report = await revert_entries(
             session,
@@ -270,7 +270,9 @@ async def send_revert(
     except RefusedError as exc:
         # Refused before sending (the profile changed since the check): nothing was sent.
         # A store failure is not caught here: it may come after a request was sent.
-        await team.record(session, timed.key, "failed", {"note": exc.details}, micros(moment))
+        await timed_record.record(
+            session, timed.key, "failed", {"note": exc.details}, micros(moment)
+        )
         return DueReport(timed, "refused", late, exc.details or exc.title)
     state = report.state if report.state != "refused" else "failed"
     detail = {
@@ -280,7 +282,7 @@ async def send_revert(
         "late_seconds": None if late is None else int(late.total_seconds()),
         **(extra or {}),
     }
-    await team.record(session, timed.key, state, detail, micros(now_of(session)))
+    await timed_record.record(session, timed.key, state, detail, micros(now_of(session)))
     action: Action = state
     if state == "superseded":
         message = f"superseded by {report.superseded_by}: {report.message}"
@@ -325,7 +327,7 @@ async def timed_entries(session: Session, timed: TimedChange) -> list[int | Jour
     """The timed change's entries: this journal's by id, a teammate's from the team store."""
     out: list[int | JournalEntry] = []
     foreign = [e for e, local in zip(timed.entries, timed.entry_ids, strict=True) if local is None]
-    shared = await team.entries(session, foreign) if foreign else {}
+    shared = await timed_record.entries(session, foreign) if foreign else {}
     for event, local in zip(timed.entries, timed.entry_ids, strict=True):
         if local is not None:
             entry = await session.journal_store.entry(EntryId(local))

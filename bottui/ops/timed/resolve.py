@@ -1,6 +1,6 @@
 """Resolving a claim in doubt: ``bottui timed resolve ID`` (and the Timed screen's ``v``).
 
-A claim without a result for :data:`~bottui.ops.timed.timed_state.IN_DOUBT_AFTER`
+A claim without a result for :data:`~bottui.ops.timed.schedule.IN_DOUBT_AFTER`
 is in doubt: its executor was killed after claiming (maybe after sending),
 or someone else wrote the claim. Nothing sends it again by itself; a person
 checks, then decides:
@@ -26,9 +26,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Final, Literal
 
 from bottui.api.errors import RefusedError
-from bottui.ops import confirmation, mutations
+from bottui.ops import confirmation, mutations, timed_record
 from bottui.ops.durations import duration_text
-from bottui.ops.timed import team
 from bottui.ops.timed.execute import (
     DueReport,
     doubt_text,
@@ -36,8 +35,7 @@ from bottui.ops.timed.execute import (
     revert_reason,
     send_revert,
 )
-from bottui.ops.timed.schedule import executor_name, find
-from bottui.ops.timed.timed_state import IN_DOUBT_AFTER, TimedChange
+from bottui.ops.timed.schedule import IN_DOUBT_AFTER, TimedChange, executor_name, find
 from bottui.ops.timed_record import now_of
 from bottui.store.journal.journal_records import EntryQuery, JournalEntry, local_operator
 from bottui.store.journal.journal_rows import micros
@@ -89,7 +87,7 @@ async def _check(
         f"reverts to {timed.revert_to}",
         doubt_text(timed),
     ]
-    pages = await team.pages(session) or session.journal_store
+    pages = await timed_record.pages(session) or session.journal_store
     try:
         # The part of the revert's reason every machine writes alike (the id differs).
         part = revert_reason(timed).partition(" (")[2]
@@ -138,7 +136,7 @@ async def resolve(
             "note": f"resolved by {operator}: checked, left as it is",
             "resolved_by": operator,
         }
-        await team.record(session, timed.key, "resolved", detail, micros(moment))
+        await timed_record.record(session, timed.key, "resolved", detail, micros(moment))
         return Resolution(await find(session, timed.key), how, lines)
     confirmation.enforce(session.settings, confirmed=confirmed)
     who = executor_name("cli")
@@ -162,7 +160,7 @@ async def resolve(
 async def _resend_claim(session: Session, timed: TimedChange, who: str, moment: datetime) -> str:
     """Claim the next resend of ``timed`` (its key); refused when another one has it."""
     local = await session.timed_store.read(lambda j: j.claims())
-    _, claims = await team.merged(session, [], {c.timed: c for c in local})
+    _, claims = await timed_record.merged(session, [], {c.timed: c for c in local})
     earlier = [c for key, c in claims.items() if key.startswith(timed.key + RESEND)]
     recent = micros(moment - IN_DOUBT_AFTER)
     if any(c.at > recent for c in earlier):
@@ -173,7 +171,7 @@ async def _resend_claim(session: Session, timed: TimedChange, who: str, moment: 
         )
     attempt = f"{timed.key}{RESEND}{len(earlier) + 1}"
     try:
-        won = await team.claim(session, attempt, executor=who, at=micros(moment))
+        won = await timed_record.claim(session, attempt, executor=who, at=micros(moment))
     except StoreError as exc:
         raise RefusedError(exc.title, "the resend was not claimed, so nothing was sent") from None
     if not won:

@@ -60,7 +60,7 @@ class TimedClaim:
 
 def _object(text: object) -> dict[str, Any]:
     """A stored JSON object; ``{}`` for anything else (a damaged row is read, and its
-    reader, :func:`bottui.ops.timed.timed_state.fold`, skips it and says so)."""
+    reader, :func:`bottui.ops.timed.schedule.fold`, skips it and says so)."""
     try:
         found = json.loads(text) if isinstance(text, str | bytes) else None
     except (ValueError, RecursionError):

@@ -56,7 +56,7 @@ from bottui.tui.services import find_services
 from bottui.tui.widgets.untrusted_text import PlainInput, join, safe, safe_id
 
 if TYPE_CHECKING:
-    from bottui.ops.timed.timed_state import TimedChange
+    from bottui.ops.timed.schedule import TimedChange
 
 
 class DurationField:

@@ -39,7 +39,7 @@ from bottui.tui.ui_rules import show_widget
 from bottui.tui.widgets.untrusted_text import join, safe, safe_text
 
 if TYPE_CHECKING:
-    from bottui.ops.timed.timed_state import TimedChange
+    from bottui.ops.timed.schedule import TimedChange
     from bottui.tui.services import TuiServices
 
 

@@ -1,25 +1,32 @@
-"""``bottui doctor``'s checks, one function per area, and the :class:`Check` each returns.
+"""``bottui doctor``: one check per area, each with a verdict and a fix, run at once. No UI here.
 
 Versions, the profile, config and keymap, the keyring, the tokens of each
 project, the API at the base URL, the team store; the terminal and tmux
-(TERM, colours, tmux's options, the OSC 52 clipboard: :func:`read_tmux` asks
-the tmux server once, the checks judge what it and the environment say).
-Each check gives a :class:`Verdict`, what it found, and how to fix it.
+(TERM, colours, tmux's options, the OSC 52 clipboard:
+:func:`~bottui.ops.tmux_options.read_tmux` asks the tmux server once, the
+checks judge what it and the environment say).
+Each check gives a :class:`Verdict`, what it found, and how to fix it; only
+a :attr:`Verdict.PROBLEM` means something needed does not work.
+
+:func:`prepare` reads what a command reads before its event loop (config.toml,
+the profile); :func:`run_checks` then runs the checks concurrently. Each
+check has a budget: one that overruns it (a keyring, a network or a tmux
+server that does not answer) becomes a problem saying so, and the others are
+not held up, so the doctor ends in seconds even with a dead network. The
+keyring, the API and the team store carry their own shorter timeouts; the
+budget is the backstop.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import enum
-import os
-import shutil
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeVar
 
 import bottui
 from bottui import __version__
@@ -33,8 +40,10 @@ from bottui.ops.config_checks import (
     config_file_problems,
     keymap_problems,
 )
-from bottui.ops.session import CommonOptions, Settings, settings_from_options
+from bottui.ops.inventory_reads import read_all_projects
+from bottui.ops.session import CommonOptions, Session, Settings, settings_from_options
 from bottui.ops.team_push import TeamSync, open_team_store_url
+from bottui.ops.tmux_options import TmuxFacts, inside_tmux, read_tmux
 from bottui.ops.token_slots import Reading, Slot, read_states
 from bottui.plaintext import show_id
 from bottui.store.config.config_file import ConfigStore
@@ -74,14 +83,6 @@ class Check:
     verdict: Verdict
     detail: str
     fix: str = ""
-
-
-def worst(verdicts: list[Verdict]) -> Verdict:
-    """The verdict a group of findings adds up to (problem > warning > ok > skipped)."""
-    for verdict in (Verdict.PROBLEM, Verdict.WARNING, Verdict.OK):
-        if verdict in verdicts:
-            return verdict
-    return Verdict.SKIPPED
 
 
 # Python and bottui: which versions run, and from where.
@@ -326,24 +327,19 @@ async def check_tokens(
     for account, project in projects:
         slots += [Slot.personal(account), Slot.for_project(account, project)]
     readings = await read_states(tokens, base_url, slots)
-    lines: list[str] = []
-    missing = unknown = usable = untied = refused = 0
-    for number, (account, project) in enumerate(projects):
-        pair = [readings[Slot.personal(account)], readings[Slot.for_project(account, project)]]
-        missing += sum(1 for r in pair if r is TokenState.MISSING)
-        refused += sum(1 for r in pair if isinstance(r, EnvTokenAmbiguous))
-        unknown += sum(
-            1
-            for r in pair
-            if isinstance(r, KeyringUnavailable) and not isinstance(r, EnvTokenAmbiguous)
+    found = [readings[slot] for slot in slots]  # two per project, in order
+    missing = found.count(TokenState.MISSING)
+    refused = sum(isinstance(r, EnvTokenAmbiguous) for r in found)
+    unknown = sum(isinstance(r, KeyringUnavailable) for r in found) - refused  # one is the other
+    usable = sum(isinstance(r, TokenState) and r.usable for r in found)
+    untied = found[1::2].count(TokenState.ENVIRONMENT_ANY_PROJECT)
+    lines = [
+        f"{show_id(account)}/{show_id(project)}: personal access token "
+        f"{_where(personal, 'personal')}, project API token {_where(own, 'project')}"
+        for (account, project), personal, own in zip(
+            projects[:SHOWN_PROJECTS], found[0::2], found[1::2], strict=False
         )
-        usable += sum(1 for r in pair if isinstance(r, TokenState) and r.usable)
-        untied += pair[1] is TokenState.ENVIRONMENT_ANY_PROJECT
-        if number < SHOWN_PROJECTS:
-            lines.append(
-                f"{show_id(account)}/{show_id(project)}: personal access token "
-                f"{_where(pair[0], 'personal')}, project API token {_where(pair[1], 'project')}"
-            )
+    ]
     if len(projects) > SHOWN_PROJECTS:
         lines.append(f"... and {len(projects) - SHOWN_PROJECTS} more projects")
     head = f"{len(projects)} project{'s' if len(projects) != 1 else ''} known"
@@ -454,7 +450,7 @@ async def check_api(
     if isinstance(answer.failure, DeadlineExceeded):
         connects = await accepts_connections(base_url, timeout=min(timeout, 1.0))
         return _timed_out(base_url, source, answer, timeout, connects=connects)
-    return _judge(base_url, source, answer, timeout, token_encoding)
+    return _judge(base_url, source, answer, token_encoding)
 
 
 def _timed_out(
@@ -493,9 +489,7 @@ def _encoding_note(token_encoding: str) -> str:
     )
 
 
-def _judge(
-    base_url: str, source: str, answer: ProbeAnswer, timeout: float, token_encoding: str
-) -> Check:
+def _judge(base_url: str, source: str, answer: ProbeAnswer, token_encoding: str) -> Check:
     where = f"{base_url} ({source})"
     secure = base_url.lower().startswith("https://")
     transport = "TLS valid" if secure else "plain HTTP (loopback)"
@@ -677,7 +671,7 @@ def check_terminal(environ: Mapping[str, str], tmux: TmuxFacts | None) -> Check:
     )
 
 
-def check_tmux(environ: Mapping[str, str], tmux: TmuxFacts | None) -> Check:
+def check_tmux(tmux: TmuxFacts | None) -> Check:
     """Inside tmux: ``escape-time`` (Esc delay) and ``mouse``."""
     if tmux is None:
         return _tmux(Verdict.SKIPPED, "not running inside tmux (TMUX unset)")
@@ -766,114 +760,177 @@ def check_osc52(environ: Mapping[str, str], tmux: TmuxFacts | None) -> Check:
     )
 
 
-# What the tmux server bottui runs under says about itself (``tmux show -gv``).
-#
-# One ``tmux`` process asks for the options that matter to a TUI: how long
-# tmux waits after Esc (``escape-time``), whether it passes the mouse on
-# (``mouse``), whether it lets applications set the clipboard
-# (``set-clipboard``), and what it knows of the outer terminal
-# (``client_termfeatures``: ``RGB``, ``clipboard``). It is bounded by a timeout
-# and killed past it: a tmux server that does not answer costs seconds, never
-# the doctor.
-
-
-#: Asked in this order, one answer line each.
-_ASKED: Final = ("escape-time", "mouse", "set-clipboard")
-
-
-_FEATURES_FORMAT: Final = "#{client_termfeatures}"
+# Running every check: the independent ones at once, each within its own time.
 
 
 @dataclass(frozen=True)
-class TmuxFacts:
-    """The tmux options read; ``None`` where tmux gave no answer for one.
+class Timeouts:
+    """Seconds each slow thing may take (a busy machine still answers well inside them)."""
 
-    ``error`` says why nothing could be read (no tmux binary, no answer in
-    time, an error from the server); the other fields are then ``None``.
-    """
-
-    escape_time_ms: int | None = None
-    mouse: str | None = None
-    set_clipboard: str | None = None
-    #: The outer terminal's features as tmux knows them (``RGB``, ``clipboard``, ...).
-    features: frozenset[str] | None = None
-    error: str | None = None
+    keyring: float = 3.0
+    api: float = 4.0
+    store: float = 3.0
+    tmux: float = 2.0
+    #: Added to a check's own timeouts to make its budget.
+    margin: float = 1.5
 
 
-def inside_tmux(environ: Mapping[str, str]) -> bool:
-    """Whether this process runs in a tmux pane (tmux sets ``TMUX`` there)."""
-    return bool(environ.get("TMUX"))
+DEFAULT_TIMEOUTS: Final = Timeouts()
 
 
-async def read_tmux(environ: Mapping[str, str], *, timeout: float) -> TmuxFacts:
-    """Ask the tmux server of ``TMUX`` for its options, within ``timeout`` seconds."""
-    binary = shutil.which("tmux", path=environ.get("PATH"))
-    if binary is None:
-        return TmuxFacts(error="TMUX is set but no tmux program is on PATH")
-    argv: list[str] = [binary]
-    for name in _ASKED:
-        argv += ["show", "-gv", name, ";"]
-    argv += ["display", "-p", _FEATURES_FORMAT]
-    try:
-        code, out = await _run(argv, environ, timeout)
-    except TimeoutError:  # before OSError: it is one
-        return TmuxFacts(error=f"tmux did not answer within {timeout:g} s")
-    except OSError as exc:
-        return TmuxFacts(error=f"tmux could not be started: {exc.strerror or exc}")
-    lines = out.decode("utf-8", "replace").splitlines()
-    if not lines:
-        return TmuxFacts(error=f"tmux answered nothing (exit {code}): no server at TMUX's socket?")
-    return _facts(lines)
+@dataclass(frozen=True)
+class Prepared:
+    """What the checks start from, read before the event loop."""
+
+    locations: Locations
+    environ: Mapping[str, str]
+    profile: ProfileFacts
+    config: Check
 
 
-async def _run(argv: list[str], environ: Mapping[str, str], timeout: float) -> tuple[int, bytes]:
-    """Run ``argv``; its exit code and output, or TimeoutError after ``timeout`` s (killed).
+def prepare(
+    locations: Locations,
+    options: CommonOptions,
+    environ: Mapping[str, str],
+    bindings: Iterable[KnownBinding],
+) -> Prepared:
+    """Read config.toml (and check it) and resolve the profile, as a command starts."""
+    profile = resolve_profile(locations, options, environ)
+    config = check_config(locations, bindings, profile.load_error)
+    return Prepared(locations, environ, profile, config)
 
-    The output comes through a pipe of our own, not ``asyncio.subprocess.PIPE``:
-    the tmux client hands its stdout to the server, so a server that hangs
-    keeps that pipe open after the client is killed, and asyncio's own pipe
-    would then never close. Ours is closed here whatever the server does.
-    """
-    loop = asyncio.get_running_loop()
-    read_fd, write_fd = os.pipe()
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=write_fd,
-            stderr=asyncio.subprocess.DEVNULL,
-            env=dict(environ),
+
+async def run_checks(prepared: Prepared, timeouts: Timeouts = DEFAULT_TIMEOUTS) -> list[Check]:
+    """Every check, in a fixed order; they run concurrently where independent."""
+    environ = prepared.environ
+    settings = prepared.profile.settings
+    tokens = TokenStore(environ, timeout=timeouts.keyring, scopes=prepared.profile.scopes)
+    margin = timeouts.margin
+    base_url = settings.base_url if settings is not None else None
+
+    async def terminal_checks() -> list[Check]:
+        facts: TmuxFacts | None = None
+        if inside_tmux(environ):
+            facts = await read_tmux(environ, timeout=timeouts.tmux)
+        return [
+            check_terminal(environ, facts),
+            check_tmux(facts),
+            check_osc52(environ, facts),
+        ]
+
+    async def tokens_check() -> Check:
+        if settings is None or not base_url:
+            return _tokens(Verdict.SKIPPED, "no base URL: no tokens to look up")
+        session = Session(prepared.locations, settings, tokens)
+        try:
+            projects = await _known_projects(session)
+        finally:
+            await session.aclose()
+        return await check_tokens(tokens, base_url, projects, environ, prepared.profile.scopes)
+
+    async def api_check() -> Check:
+        if not base_url:
+            return _api(Verdict.SKIPPED, "no base URL to probe")
+        encoding = settings.token_encoding if settings is not None else "raw"
+        return await check_api(
+            base_url,
+            timeout=timeouts.api,
+            source=prepared.profile.source,
+            token_encoding=encoding,
         )
-    except BaseException:
-        os.close(read_fd)
-        raise
-    finally:
-        os.close(write_fd)
-    reader = asyncio.StreamReader()
-    transport, _ = await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0)
+
+    store_url = settings.store_url if settings is not None else None
+    terminal, keyring, tokens_found, api, team = await asyncio.gather(
+        _bounded(terminal_checks(), timeouts.tmux + margin, _late_terminal),
+        _bounded(
+            check_keyring(tokens, environ),
+            timeouts.keyring + margin,
+            _late("keyring", "Keyring", "the keyring to answer"),
+        ),
+        _bounded(
+            tokens_check(),
+            timeouts.keyring + 2 * margin,
+            _late("tokens", "Tokens", "the keyring and the inventory to list the tokens"),
+        ),
+        _bounded(
+            api_check(),
+            timeouts.api + margin,
+            _late("api", "API at the base URL", "the API's answer to one probe request"),
+        ),
+        _bounded(
+            check_team_store(
+                store_url,
+                environ,
+                tokens,
+                prepared.locations.journal_file,
+                timeout=timeouts.store,
+                scope=None
+                if settings is None or not settings.base_url
+                else Scope(settings.base_url, settings.account, settings.project),
+            ),
+            timeouts.keyring + timeouts.store + margin,
+            _late("team-store", "Team store", "the team store (PostgreSQL) to answer"),
+        ),
     )
+    return [
+        check_versions(),
+        *terminal,
+        check_profile(prepared.profile),
+        prepared.config,
+        keyring,
+        tokens_found,
+        api,
+        team,
+    ]
+
+
+async def _known_projects(session: Session) -> list[tuple[str, str]]:
+    """The profile's default project, then those its inventory knows (if it has one yet)."""
+    settings = session.settings
+    found: dict[tuple[str, str], None] = {}
+    if settings.account and settings.project:
+        found[(settings.account, settings.project)] = None
+    # No inventory file yet: nothing to read, and the doctor creates no file.
+    if session.locations.inventory_file.exists():
+        for entry in await read_all_projects(session):
+            found[(entry.account, entry.project)] = None
+    return list(found)
+
+
+T = TypeVar("T")
+
+
+async def _bounded(work: Awaitable[T], budget: float, late: Callable[[float], T]) -> T:
+    """``work``'s result, or ``late(budget)`` when it does not finish within ``budget`` s."""
     try:
-        async with asyncio.timeout(timeout):
-            out = await reader.read()
-            code = await proc.wait()
+        async with asyncio.timeout(budget):
+            return await work
     except TimeoutError:
-        with contextlib.suppress(ProcessLookupError):
-            proc.kill()
-        await proc.wait()
-        raise
-    finally:
-        transport.close()
-    return code, out
+        return late(budget)
 
 
-def _facts(lines: list[str]) -> TmuxFacts:
-    answers = [*lines, *[""] * (len(_ASKED) + 1)]
-    escape = answers[0].strip()
-    features = answers[len(_ASKED)].strip()
-    return TmuxFacts(
-        escape_time_ms=int(escape) if escape.isdigit() else None,
-        mouse=answers[1].strip() or None,
-        set_clipboard=answers[2].strip() or None,
-        features=frozenset(f for f in features.split(",") if f) if features else None,
-    )
+def _late(check_id: str, title: str, waited_for: str) -> Callable[[float], Check]:
+    """The result of a check that overran its budget: a warning that says what it waited for.
+
+    Not a problem: nothing was found broken, only slow (a busy machine); a
+    thing that is really unavailable fails its own, shorter, check first.
+    """
+
+    def late(budget: float) -> Check:
+        return Check(
+            check_id,
+            title,
+            Verdict.WARNING,
+            f"timed out after {budget:g} s waiting for {waited_for}",
+            "run bottui doctor again; if it persists, this is what hangs",
+        )
+
+    return late
+
+
+def _late_terminal(budget: float) -> list[Check]:
+    return [
+        _terminal(Verdict.SKIPPED, f"not finished within {budget:g} s"),
+        _tmux(Verdict.WARNING, f"tmux did not answer within {budget:g} s"),
+        _clipboard(Verdict.SKIPPED, "tmux did not answer"),
+    ]
