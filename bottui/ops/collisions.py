@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-from bottui.ops.live_feeds import own_origin, what, who
+from bottui.ops.journal_view import own_origin, what, who
 from bottui.ops.planning import LimiterTarget, ThresholdsTarget
 from bottui.plaintext import clean
 from bottui.store.journal.journal_records import dimension_target, limiter_target

@@ -4,7 +4,9 @@ Both faces read the journal through here: ``bottui journal`` prints
 :func:`line` per entry, the Journal screen fills its table from the same
 field functions, and both export with :func:`export`. Every function returns
 raw text: the CLI cleans it before printing, the TUI wraps it with
-``safe_text`` (targets, operators and ids are untrusted).
+``safe_text`` (targets, operators and ids are untrusted). A teammate's change
+in words is :func:`who` and :func:`what` (the collision warning's and the live
+feeds' words); :func:`own_origin` tells this machine's entries from theirs.
 
 Entries are fit to show when :func:`read` returns them: the
 tokens in use are masked in every text (a journal written before server text was scrubbed may
@@ -44,11 +46,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
+from uuid import UUID
 
 from bottui.api.errors import ValidationError
 from bottui.api.tokens import server_json
 from bottui.ops.durations import parse_duration
 from bottui.ops.token_slots import SlotTokens
+from bottui.plaintext import clean
 from bottui.store.executor import run_blocking
 from bottui.store.journal.journal_file import export_csv, export_jsonl
 from bottui.store.journal.journal_records import (
@@ -62,10 +66,13 @@ from bottui.store.journal.journal_records import (
     RunId,
 )
 from bottui.store.paging import Cursor
+from bottui.store.store_errors import DatabaseUnavailable, StoreError
 from bottui.store.utc import parse_time
 
 if TYPE_CHECKING:
+    from bottui.ops.session import Session
     from bottui.store.keyring_tokens import TokenStore
+    from bottui.store.team.read_rows import TeamEntry
 
 
 #: Export formats, chosen from the file's extension unless given.
@@ -692,3 +699,42 @@ async def read(
     """
     stream = EntryStream(journal, entry_query(query), limit=query.limit, tokens=tokens)
     return [entry async for page in stream.pages() for entry in page]
+
+
+# -- a teammate's change in words ------------------------------------------------------
+
+
+def who(entry: TeamEntry) -> str:
+    """``bob@bastion-2``: the operator, with the host unless the name has one."""
+    operator = clean(entry.operator)
+    return operator if "@" in operator or not entry.host else f"{operator}@{clean(entry.host)}"
+
+
+def what(entry: TeamEntry) -> str:
+    """``disabled rl-login on shop-prod``: the change in words, cleaned."""
+    target: dict[str, Any] = entry.target if isinstance(entry.target, dict) else {}
+    body: dict[str, Any] = entry.request_body if isinstance(entry.request_body, dict) else {}
+    project = clean(entry.project)
+    if entry.operation == "limiter.set-active":
+        verb = "enabled" if body.get("isActive") is True else "disabled"
+        return f"{verb} {clean(target.get('rate_limiter_id', '?'))} on {project}"
+    if entry.operation == "thresholds.set":
+        value = clean(value_text(body))
+        return f"set {clean(target.get('dimension_id', '?'))} to {value} on {project}"
+    if entry.operation == "grant.revoke":
+        ids = " · ".join(clean(v) for v in target.values())
+        return f"revoked the grant of {ids} on {project}"
+    return f"{clean(entry.operation)} on {project}"
+
+
+async def own_origin(session: Session) -> UUID | None:
+    """The origin of this machine's journal file (None: no entry yet, or unreadable)."""
+    try:
+        page = await session.journal_store.page(limit=1)
+    except (DatabaseUnavailable, StoreError):
+        return None
+    origin = page.entries[0].origin if page.entries else None
+    try:
+        return None if origin is None else UUID(origin)
+    except ValueError:
+        return None

@@ -31,13 +31,12 @@ import contextlib
 import threading
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, Final
-from uuid import UUID
+from typing import TYPE_CHECKING, Final
 
-from bottui.ops.journal_view import value_text
+from bottui.ops.journal_view import what, who
 from bottui.plaintext import clean
 from bottui.store.file_watch import DataVersionWatch
-from bottui.store.store_errors import DatabaseUnavailable, StoreError
+from bottui.store.store_errors import StoreError
 from bottui.store.team.pg_schema import INVENTORY_CHANNEL
 
 if TYPE_CHECKING:
@@ -56,29 +55,6 @@ EntriesCallback = Callable[[Sequence["TeamEntry"]], Awaitable[None]]
 StateCallback = Callable[[str | None], Awaitable[None]]
 
 
-def who(entry: TeamEntry) -> str:
-    """``bob@bastion-2``: the operator, with the host unless the name has one."""
-    operator = clean(entry.operator)
-    return operator if "@" in operator or not entry.host else f"{operator}@{clean(entry.host)}"
-
-
-def what(entry: TeamEntry) -> str:
-    """``disabled rl-login on shop-prod``: the change in words, cleaned."""
-    target: dict[str, Any] = entry.target if isinstance(entry.target, dict) else {}
-    body: dict[str, Any] = entry.request_body if isinstance(entry.request_body, dict) else {}
-    project = clean(entry.project)
-    if entry.operation == "limiter.set-active":
-        verb = "enabled" if body.get("isActive") is True else "disabled"
-        return f"{verb} {clean(target.get('rate_limiter_id', '?'))} on {project}"
-    if entry.operation == "thresholds.set":
-        value = clean(value_text(body))
-        return f"set {clean(target.get('dimension_id', '?'))} to {value} on {project}"
-    if entry.operation == "grant.revoke":
-        ids = " · ".join(clean(v) for v in target.values())
-        return f"revoked the grant of {ids} on {project}"
-    return f"{clean(entry.operation)} on {project}"
-
-
 def describe(entry: TeamEntry) -> str:
     """The toast's and ``--follow``'s line: who, what, where, why."""
     line = f"{who(entry)} {what(entry)}"
@@ -87,19 +63,6 @@ def describe(entry: TeamEntry) -> str:
     if entry.reason:
         line += f" · {clean(entry.reason)}"
     return line
-
-
-async def own_origin(session: Session) -> UUID | None:
-    """The origin of this machine's journal file (None: no entry yet, or unreadable)."""
-    try:
-        page = await session.journal_store.page(limit=1)
-    except (DatabaseUnavailable, StoreError):
-        return None
-    origin = page.entries[0].origin if page.entries else None
-    try:
-        return None if origin is None else UUID(origin)
-    except ValueError:
-        return None
 
 
 class LiveFeed:

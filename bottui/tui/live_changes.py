@@ -38,14 +38,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
 from bottui.ops import team_inventory
-from bottui.ops.live_feeds import (
-    INTERVAL,
-    LocalFeed,
-    describe,
-    follow_session,
-    own_origin,
-    session_watch,
-)
+from bottui.ops.journal_view import own_origin
+from bottui.ops.live_feeds import INTERVAL, LocalFeed, describe, follow_session, session_watch
 from bottui.tui.services import LoopTask, TuiServices
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ import pytest
 
 from bottui.demo import prepare
 from bottui.ops import mutations
-from bottui.ops.live_feeds import own_origin
+from bottui.ops.journal_view import own_origin
 from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
