@@ -48,9 +48,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, Self
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, Self, TypeVar
 
 from bottui.store.files import Locations
 from bottui.store.inventory.inventory_records import (
@@ -93,6 +93,8 @@ if TYPE_CHECKING:
     from bottui.store.inventory.inventory_records import SharedRemoval
 
 
+R = TypeVar("R")
+
 #: A record's key in listing order: ``[account, project]`` or ``[account, project, id]``.
 Key = Sequence[str]
 
@@ -112,26 +114,36 @@ def _after(columns: Sequence[str], after: Key | None) -> tuple[str, tuple[str, .
 
 
 def _after_in(
-    account: str | None, project: str | None, column: str, after: Key | None
+    key: tuple[str, ...], scope: Sequence[str | None], after: Key | None
 ) -> tuple[str, tuple[str, ...]]:
-    """:func:`_after` for a project's records: on the id alone when the cursor is in that project.
+    """:func:`_after` on ``key``; for a project's records, on the id alone when the cursor
+    is in the project of ``scope``.
 
     SQLite then seeks in the primary key's index (profile, account, project, id);
     with the row value it would scan the project's records for every page.
     """
-    if after is not None and len(after) == 3 and list(after[:2]) == [account, project]:
-        return _after((column,), after[2:])
-    return _after(("account", "project", column), after)
+    if after is not None and len(key) == len(after) == 3 and list(after[:2]) == list(scope[:2]):
+        return _after(key[2:], after[2:])
+    return _after(key, after)
 
 
 def _limit(limit: int | None) -> tuple[str, tuple[int, ...]]:
     return ("", ()) if limit is None else (" LIMIT ?", (max(0, int(limit)),))
 
 
-#: A project's records: table -> its id column and the columns read.
-_ITEMS: Final = {
-    "limiters": ("limiter_id", LIMITER_COLS),
-    "dimensions": ("dimension_id", DIMENSION_COLS),
+def _limiter(row: Sequence[Any]) -> LimiterEntry:
+    account, project, item, name, active, known_at, source = row
+    return LimiterEntry(
+        account, project, item, name, None if active is None else bool(active), known_at, source
+    )
+
+
+#: Each table of records: its key (after the profile), the columns read, a row's record.
+_TABLES: Final[dict[str, tuple[tuple[str, ...], str, Callable[[Sequence[Any]], Any]]]] = {
+    "accounts": (("account",), ACCOUNT_COLS, AccountEntry._make),
+    "projects": (("account", "project"), PROJECT_COLS, ProjectEntry._make),
+    "limiters": (("account", "project", "limiter_id"), LIMITER_COLS, _limiter),
+    "dimensions": (("account", "project", "dimension_id"), DIMENSION_COLS, DimensionEntry._make),
 }
 
 #: A shared removal's kind -> its table and the item's column.
@@ -190,7 +202,7 @@ class Inventory(ClosesOnExit):
 
     def accounts(self, *, after: Key | None = None, limit: int | None = None) -> list[AccountEntry]:
         """The profile's accounts, by id (``after`` ``[account]``, ``limit`` as for projects)."""
-        return self._db.read_or(lambda conn: self._accounts(conn, after, limit), [])
+        return self._read("accounts", after=after, limit=limit)
 
     def projects(
         self, account: str | None = None, *, after: Key | None = None, limit: int | None = None
@@ -200,42 +212,31 @@ class Inventory(ClosesOnExit):
         ``after``: only those whose ``[account, project]`` sorts after it; ``limit``:
         at most that many (a page is one indexed range scan, whatever the page).
         """
-        return self._db.read_or(lambda conn: self._projects(conn, account, after, limit), [])
+        return self._read("projects", account, after=after, limit=limit)
 
     def project(self, account: str, project: str) -> ProjectEntry | None:
         """One project, if the inventory knows it."""
-        found = [p for p in self.projects(account) if p.project == project]
-        return found[0] if found else None
+        return self._one(ProjectEntry, "projects", account, project)
 
     def limiters(
         self, account: str, project: str, *, after: Key | None = None, limit: int | None = None
     ) -> list[LimiterEntry]:
         """The rate limiters of a project, by id (``after`` ``[account, project, id]``)."""
-        return self._db.read_or(
-            lambda conn: self._limiters(conn, account, project, after=after, limit=limit), []
-        )
+        return self._read("limiters", account, project, after=after, limit=limit)
 
     def limiter(self, account: str, project: str, limiter_id: str) -> LimiterEntry | None:
         """One rate limiter, if known: its ``previous()`` is the journal's ``previous``."""
-        found: list[LimiterEntry] = self._db.read_or(
-            lambda conn: self._limiters(conn, account, project, limiter_id), []
-        )
-        return found[0] if found else None
+        return self._one(LimiterEntry, "limiters", account, project, limiter_id)
 
     def dimensions(
         self, account: str, project: str, *, after: Key | None = None, limit: int | None = None
     ) -> list[DimensionEntry]:
         """The dimensions of a project, by id (``after`` ``[account, project, id]``)."""
-        return self._db.read_or(
-            lambda conn: self._dimensions(conn, account, project, after=after, limit=limit), []
-        )
+        return self._read("dimensions", account, project, after=after, limit=limit)
 
     def dimension(self, account: str, project: str, dimension_id: str) -> DimensionEntry | None:
         """One dimension, if known: its ``previous()`` is the journal's ``previous``."""
-        found: list[DimensionEntry] = self._db.read_or(
-            lambda conn: self._dimensions(conn, account, project, dimension_id), []
-        )
-        return found[0] if found else None
+        return self._one(DimensionEntry, "dimensions", account, project, dimension_id)
 
     def snapshot(self) -> InventorySnapshot:
         """Everything the profile's inventory holds, read in one transaction."""
@@ -244,10 +245,7 @@ class Inventory(ClosesOnExit):
 
     def _snapshot(self, conn: sqlite3.Connection) -> InventorySnapshot:
         return InventorySnapshot(
-            accounts=tuple(self._accounts(conn)),
-            projects=tuple(self._projects(conn, None, None, None)),
-            limiters=tuple(self._limiters(conn, None, None)),
-            dimensions=tuple(self._dimensions(conn, None, None)),
+            **{table: tuple(self._records(conn, table)) for table in InventorySnapshot._fields}
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -272,97 +270,43 @@ class Inventory(ClosesOnExit):
 
     # -- reading: internals -------------------------------------------------------------------
 
-    def _accounts(
-        self, conn: sqlite3.Connection, after: Key | None = None, limit: int | None = None
-    ) -> list[AccountEntry]:
-        since, since_params = _after(("account",), after)
-        bound, bound_params = _limit(limit)
-        rows = conn.execute(
-            f"SELECT {ACCOUNT_COLS} FROM accounts WHERE profile = ?{since} ORDER BY account{bound}",
-            (self._profile, *since_params, *bound_params),
+    def _read(
+        self, table: str, *scope: str | None, after: Key | None = None, limit: int | None = None
+    ) -> list[Any]:
+        """:meth:`_records` in a read transaction of its own (none: no file)."""
+        return self._db.read_or(
+            lambda conn: self._records(conn, table, *scope, after=after, limit=limit), []
         )
-        return [AccountEntry(*row) for row in rows]
 
-    def _projects(
-        self,
-        conn: sqlite3.Connection,
-        account: str | None,
-        after: Key | None,
-        limit: int | None,
-    ) -> list[ProjectEntry]:
-        sql = f"SELECT {PROJECT_COLS} FROM projects WHERE profile = ?"
-        params: tuple[str, ...] = (self._profile,)
-        if account is not None:
-            sql += " AND account = ?"
-            params += (account,)
-        since, since_params = _after(("account", "project"), after)
-        bound, bound_params = _limit(limit)
-        rows = conn.execute(
-            sql + since + " ORDER BY account, project" + bound,
-            params + since_params + bound_params,
-        )
-        return [ProjectEntry(*row) for row in rows]
+    def _one(self, kind: type[R], table: str, *key: str) -> R | None:
+        """The record of ``table`` with this whole key, or None."""
+        found: list[R] = self._read(table, *key)
+        return found[0] if found else None
 
-    def _scope(
-        self, account: str | None, project: str | None, key: str, value: str | None
-    ) -> tuple[str, tuple[str, ...]]:
-        where = "profile = ?"
-        params: tuple[str, ...] = (self._profile,)
-        for column, given in (("account", account), ("project", project), (key, value)):
-            if given is not None:
-                where += f" AND {column} = ?"
-                params += (given,)
-        return where, params
-
-    def _items(
+    def _records(
         self,
         conn: sqlite3.Connection,
         table: str,
-        account: str | None,
-        project: str | None,
-        item: str | None,
-        after: Key | None,
-        limit: int | None,
+        *scope: str | None,
+        after: Key | None = None,
+        limit: int | None = None,
     ) -> list[Any]:
-        """The rows of a project's records (``limiters`` or ``dimensions``), by key."""
-        column, columns = _ITEMS[table]
-        where, params = self._scope(account, project, column, item)
-        since, since_params = _after_in(account, project, column, after)
+        """The records of ``table`` by key; ``scope``: values of the key's first columns
+        (None: any), ``after`` and ``limit`` as for :meth:`projects`."""
+        key, columns, record = _TABLES[table]
+        where = "profile = ?"
+        params: tuple[str, ...] = (self._profile,)
+        for column, given in zip(key, scope, strict=False):
+            if given is not None:
+                where += f" AND {column} = ?"
+                params += (given,)
+        since, since_params = _after_in(key, scope, after)
         bound, bound_params = _limit(limit)
-        return conn.execute(
-            f"SELECT {columns} FROM {table} WHERE {where}{since} "
-            f"ORDER BY account, project, {column}{bound}",
+        rows = conn.execute(
+            f"SELECT {columns} FROM {table} WHERE {where}{since} ORDER BY {', '.join(key)}{bound}",
             params + since_params + bound_params,
-        ).fetchall()
-
-    def _limiters(
-        self,
-        conn: sqlite3.Connection,
-        account: str | None,
-        project: str | None,
-        limiter_id: str | None = None,
-        *,
-        after: Key | None = None,
-        limit: int | None = None,
-    ) -> list[LimiterEntry]:
-        rows = self._items(conn, "limiters", account, project, limiter_id, after, limit)
-        return [
-            LimiterEntry(a, p, i, n, None if on is None else bool(on), k, s)
-            for a, p, i, n, on, k, s in rows
-        ]
-
-    def _dimensions(
-        self,
-        conn: sqlite3.Connection,
-        account: str | None,
-        project: str | None,
-        dimension_id: str | None = None,
-        *,
-        after: Key | None = None,
-        limit: int | None = None,
-    ) -> list[DimensionEntry]:
-        rows = self._items(conn, "dimensions", account, project, dimension_id, after, limit)
-        return [DimensionEntry(*row) for row in rows]
+        )
+        return [record(row) for row in rows]
 
     # -- what the user enters ----------------------------------------------------------
 
@@ -617,7 +561,7 @@ class Inventory(ClosesOnExit):
 
     def _delete_item(self, table: str, account: str, project: str, item: str, word: str) -> None:
         """Remove a limiter or a dimension of a project (``table``: where it is kept)."""
-        column = _ITEMS[table][0]
+        column = _TABLES[table][0][2]
         where = f"account = ? AND project = ? AND {column} = ?"
         self._delete(
             table, where, (account, project, item), f"{word} {item!r} in project {project!r}"
