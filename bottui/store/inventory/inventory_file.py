@@ -61,6 +61,7 @@ from bottui.store.inventory.inventory_records import (
     MergeReport,
     ProjectEntry,
     Source,
+    record_key,
 )
 from bottui.store.inventory.inventory_schema import (
     ACCOUNT_COLS,
@@ -144,13 +145,6 @@ _TABLES: Final[dict[str, tuple[tuple[str, ...], str, Callable[[Sequence[Any]], A
     "projects": (("account", "project"), PROJECT_COLS, ProjectEntry._make),
     "limiters": (("account", "project", "limiter_id"), LIMITER_COLS, _limiter),
     "dimensions": (("account", "project", "dimension_id"), DIMENSION_COLS, DimensionEntry._make),
-}
-
-#: A shared removal's kind -> its table and the item's column.
-_REMOVALS: Final = {
-    "project": ("projects", ""),
-    "limiter": ("limiters", " AND limiter_id = ?"),
-    "dimension": ("dimensions", " AND dimension_id = ?"),
 }
 
 
@@ -322,7 +316,7 @@ class Inventory(ClosesOnExit):
 
     def remove_account(self, account: str) -> None:
         """Remove an account with its projects, limiters and dimensions."""
-        self._delete("accounts", "account = ?", (account,), f"account {account!r}")
+        self._delete("accounts", f"account {account!r}", account)
 
     def add_project(self, account: str, project: str, name: str | None = None) -> None:
         """Add a project (and its account), or give a known one its display name."""
@@ -354,12 +348,7 @@ class Inventory(ClosesOnExit):
 
     def remove_project(self, account: str, project: str) -> None:
         """Remove a project with its rate limiters and dimensions."""
-        self._delete(
-            "projects",
-            "account = ? AND project = ?",
-            (account, project),
-            f"project {project!r} in account {account!r}",
-        )
+        self._delete("projects", f"project {project!r} in account {account!r}", account, project)
 
     def add_limiter(
         self, account: str, project: str, limiter_id: str, name: str | None = None
@@ -403,7 +392,8 @@ class Inventory(ClosesOnExit):
 
     def remove_limiter(self, account: str, project: str, limiter_id: str) -> None:
         """Remove a rate limiter (raises NotInInventory)."""
-        self._delete_item("limiters", account, project, limiter_id, "rate limiter")
+        what = f"rate limiter {limiter_id!r} in project {project!r}"
+        self._delete("limiters", what, account, project, limiter_id)
 
     def add_dimension(
         self, account: str, project: str, dimension_id: str, name: str | None = None
@@ -413,7 +403,8 @@ class Inventory(ClosesOnExit):
 
     def remove_dimension(self, account: str, project: str, dimension_id: str) -> None:
         """Remove a dimension (raises NotInInventory)."""
-        self._delete_item("dimensions", account, project, dimension_id, "dimension")
+        what = f"dimension {dimension_id!r} in project {project!r}"
+        self._delete("dimensions", what, account, project, dimension_id)
 
     # -- learning from successful requests ------------------------------------------------
 
@@ -530,11 +521,8 @@ class Inventory(ClosesOnExit):
         p = self._profile
         with self._db.write() as conn:
             for kind, account, project, item in removals:
-                table, extra = _REMOVALS[kind]
-                conn.execute(
-                    f"DELETE FROM {table} WHERE profile = ? AND account = ? AND project = ?{extra}",
-                    (p, account, project, *((item,) if extra else ())),
-                )
+                key = (account, project, item) if kind != "project" else (account, project)
+                conn.execute(*self._deletion(f"{kind}s", key))
             conn.executemany(
                 ENSURE_ACCOUNT, [(p, a.account, a.updated_at, a.source) for a in writes.accounts]
             )
@@ -559,22 +547,17 @@ class Inventory(ClosesOnExit):
             self._ensure_project(conn, account, project, now, Source.USER)
             conn.execute(statement, (self._profile, account, project, item, name, now, Source.USER))
 
-    def _delete_item(self, table: str, account: str, project: str, item: str, word: str) -> None:
-        """Remove a limiter or a dimension of a project (``table``: where it is kept)."""
-        column = _TABLES[table][0][2]
-        where = f"account = ? AND project = ? AND {column} = ?"
-        self._delete(
-            table, where, (account, project, item), f"{word} {item!r} in project {project!r}"
-        )
+    def _deletion(self, table: str, key: Sequence[str]) -> tuple[str, tuple[str, ...]]:
+        """The DELETE of the records of ``table`` whose first key columns hold ``key``."""
+        where = "".join(f" AND {column} = ?" for column in _TABLES[table][0][: len(key)])
+        return f"DELETE FROM {table} WHERE profile = ?{where}", (self._profile, *key)
 
-    def _delete(self, table: str, where: str, params: tuple[str, ...], what: str) -> None:
+    def _delete(self, table: str, what: str, *key: str) -> None:
+        """Remove a record (and, by the foreign keys, what it holds); raises NotInInventory."""
         if not self._path.exists():
             raise NotInInventory(f"No {what} in the inventory")
         with self._db.write() as conn:
-            cursor = conn.execute(
-                f"DELETE FROM {table} WHERE profile = ? AND {where}", (self._profile, *params)
-            )
-            if cursor.rowcount == 0:
+            if conn.execute(*self._deletion(table, key)).rowcount == 0:
                 raise NotInInventory(f"No {what} in the inventory")
 
 
@@ -621,123 +604,106 @@ def _shown(entry: LimiterEntry | DimensionEntry) -> str:
     return _state(entry.is_active) if isinstance(entry, LimiterEntry) else _thresholds(entry)
 
 
+def _label(record: AccountEntry | ProjectEntry | LimiterEntry | DimensionEntry) -> str:
+    """How a report line names a record (``rate limiter "rl-1" in "acc"/"shop"``)."""
+    if isinstance(record, AccountEntry):
+        return f"account {_q(record.account)}"
+    if isinstance(record, ProjectEntry):
+        return f"project {_q(record.account)}/{_q(record.project)}"
+    what = "rate limiter" if isinstance(record, LimiterEntry) else "dimension"
+    return f"{what} {_q(record.id)} in {_q(record.account)}/{_q(record.project)}"
+
+
 class _Merger:
     def __init__(self, current: InventorySnapshot, incoming: InventorySnapshot, now: str) -> None:
         self.now = now
         self.incoming = incoming
-        self.accounts = {a.account: a for a in current.accounts}
-        self.projects = {(p.account, p.project): p for p in current.projects}
-        self.limiters = {(r.account, r.project, r.id): r for r in current.limiters}
-        self.dimensions = {(d.account, d.project, d.id): d for d in current.dimensions}
-        self.out_accounts: dict[str, AccountEntry] = {}
-        self.out_projects: dict[tuple[str, str], ProjectEntry] = {}
-        self.out_limiters: dict[tuple[str, str, str], LimiterEntry] = {}
-        self.out_dimensions: dict[tuple[str, str, str], DimensionEntry] = {}
+        #: Each table's records by key: the inventory's, as merged so far ...
+        self.known: dict[str, dict[tuple[str, ...], Any]] = {
+            table: {tuple(record_key(r)): r for r in getattr(current, table)}
+            for table in InventorySnapshot._fields
+        }
+        #: ... and the ones the import writes.
+        self.out: dict[str, dict[tuple[str, ...], Any]] = {t: {} for t in self.known}
         self.added = self.changed = self.unchanged = 0
         self.lines: list[str] = []
 
     def run(self) -> MergePlan:
-        for account in self.incoming.accounts:
-            self.account(account)
-        for project in self.incoming.projects:
-            self.project(project)
-        for limiter in self.incoming.limiters:
-            self.limiter(limiter)
-        for dimension in self.incoming.dimensions:
-            self.dimension(dimension)
+        for table in InventorySnapshot._fields:
+            for new in getattr(self.incoming, table):
+                key = tuple(record_key(new))
+                if isinstance(new, AccountEntry | ProjectEntry):
+                    self._named(table, key, new)
+                else:
+                    self._observed(table, key, new)
         writes = InventorySnapshot(
-            accounts=tuple(self.out_accounts[k] for k in sorted(self.out_accounts)),
-            projects=tuple(self.out_projects[k] for k in sorted(self.out_projects)),
-            limiters=tuple(self.out_limiters[k] for k in sorted(self.out_limiters)),
-            dimensions=tuple(self.out_dimensions[k] for k in sorted(self.out_dimensions)),
+            **{table: tuple(out[k] for k in sorted(out)) for table, out in self.out.items()}
         )
         report = MergeReport(self.added, self.changed, self.unchanged, tuple(self.lines))
         return MergePlan(writes, report)
 
+    def _put(self, table: str, key: tuple[str, ...], record: Any) -> None:
+        self.known[table][key] = self.out[table][key] = record
+
     # -- parents implied by a record ---------------------------------------------------
 
     def ensure_account(self, account: str, why: str) -> None:
-        if account in self.accounts:
+        if (account,) in self.known["accounts"]:
             return
-        entry = AccountEntry(account, None, self.now, Source.IMPORT)
-        self.accounts[account] = self.out_accounts[account] = entry
+        self._put("accounts", (account,), AccountEntry(account, None, self.now, Source.IMPORT))
         self.added += 1
         self.lines.append(f"added account {_q(account)} (implied by {why})")
 
     def ensure_project(self, account: str, project: str, why: str) -> None:
         self.ensure_account(account, why)
-        if (account, project) in self.projects:
+        if (account, project) in self.known["projects"]:
             return
         entry = ProjectEntry(account, project, None, self.now, Source.IMPORT)
-        self.projects[(account, project)] = self.out_projects[(account, project)] = entry
+        self._put("projects", (account, project), entry)
         self.added += 1
         self.lines.append(f"added project {_q(account)}/{_q(project)} (implied by {why})")
 
     # -- records ---------------------------------------------------------------------------
 
-    def account(self, new: AccountEntry) -> None:
-        label = f"account {_q(new.account)}"
-        self._named(new, new.account, label, self.accounts, self.out_accounts)
-
-    def project(self, new: ProjectEntry) -> None:
-        label = f"project {_q(new.account)}/{_q(new.project)}"
-        key = (new.account, new.project)
-        self._named(new, key, label, self.projects, self.out_projects)
-
-    def limiter(self, new: LimiterEntry) -> None:
-        label = f"rate limiter {_q(new.id)} in {_q(new.account)}/{_q(new.project)}"
-        added = _learned(new.is_active, new.known_at, new.source)
-        key = (new.account, new.project, new.id)
-        self._observed(new, key, label, added, self.limiters, self.out_limiters)
-
-    def dimension(self, new: DimensionEntry) -> None:
-        label = f"dimension {_q(new.id)} in {_q(new.account)}/{_q(new.project)}"
-        added = f"{_thresholds(new)} (known {new.known_at}, {new.source})"
-        key = (new.account, new.project, new.id)
-        self._observed(new, key, label, added, self.dimensions, self.out_dimensions)
-
-    def _named(
-        self,
-        new: AccountEntry | ProjectEntry,
-        key: Any,
-        label: str,
-        known: dict[Any, Any],
-        out: dict[Any, Any],
-    ) -> None:
+    def _named(self, table: str, key: tuple[str, ...], new: AccountEntry | ProjectEntry) -> None:
         """Merge an account or a project: added (with the account a project implies),
         renamed, or unchanged."""
-        old = known.get(key)
+        label = _label(new)
+        old = self.known[table].get(key)
         if old is None:
             if isinstance(new, ProjectEntry):
                 self.ensure_account(new.account, label)
-            known[key] = out[key] = new
+            self._put(table, key, new)
             self.added += 1
             self.lines.append(f"added {label}" + (f" ({_q(new.name)})" if new.name else ""))
         elif new.name is not None and new.name != old.name:
-            merged = old._replace(name=new.name, updated_at=self.now, source=Source.IMPORT)
-            known[key] = out[key] = merged
+            self._put(
+                table, key, old._replace(name=new.name, updated_at=self.now, source=Source.IMPORT)
+            )
             self.changed += 1
             self.lines.append(f"{label}: name {_q(old.name)} → {_q(new.name)}")
         else:
             self.unchanged += 1
 
     def _observed(
-        self,
-        new: LimiterEntry | DimensionEntry,
-        key: tuple[str, str, str],
-        label: str,
-        added: str,
-        known: dict[Any, Any],
-        out: dict[Any, Any],
+        self, table: str, key: tuple[str, ...], new: LimiterEntry | DimensionEntry
     ) -> None:
         """Merge a limiter (its active flag) or a dimension (its thresholds): the
         newest observation wins, an older one in the file is reported as kept."""
-        old = known.get(key)
+        label = _label(new)
+        old = self.known[table].get(key)
         if old is None:
             self.ensure_project(new.account, new.project, label)
-            known[key] = out[key] = new
+            self._put(table, key, new)
             self.added += 1
-            self.lines.append(f"added {label}: {added}")
+            if isinstance(new, LimiterEntry):
+                self.lines.append(
+                    f"added {label}: {_learned(new.is_active, new.known_at, new.source)}"
+                )
+            else:
+                self.lines.append(
+                    f"added {label}: {_thresholds(new)} (known {new.known_at}, {new.source})"
+                )
             return
         merged, notes = old, []
         if new.name is not None and new.name != old.name:
@@ -759,7 +725,7 @@ class _Merger:
                     f"the file's {_shown(new)} (known {new.known_at})"
                 )
         if self._settle(notes, label):
-            known[key] = out[key] = merged
+            self._put(table, key, merged)
 
     def _settle(self, notes: list[str], label: str) -> bool:
         """Count and report one existing record; True when it changed."""
