@@ -37,7 +37,8 @@ import json
 import os
 import re
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Any, Final, NamedTuple, cast
@@ -270,7 +271,7 @@ class Dictionaries:
     """Ids of outcome words, result key lists and reasons, cached per connection.
 
     A value added inside a transaction that is rolled back must not stay
-    cached: :meth:`commit`/:meth:`forget` after the transaction.
+    cached: every write transaction runs inside :meth:`kept`.
     """
 
     def __init__(self) -> None:
@@ -307,15 +308,18 @@ class Dictionaries:
         """The id of a reason text (added if new): each text is stored once."""
         return self._id(conn, "reasons", reason)
 
-    def commit(self) -> None:
-        """The transaction committed: what it added stays cached."""
-        self._new.clear()
-
-    def forget(self) -> None:
-        """The transaction rolled back: drop what it added."""
-        for table, value in self._new:
-            self._ids[table].pop(value, None)
-        self.commit()
+    @contextmanager
+    def kept(self) -> Iterator[None]:
+        """Around one write transaction (not nested): what it added stays cached
+        when the block ends normally, and is dropped when it raises (rolled back)."""
+        try:
+            yield
+        except BaseException:
+            for table, value in self._new:
+                self._ids[table].pop(value, None)
+            raise
+        finally:
+            self._new.clear()
 
 
 def write(
