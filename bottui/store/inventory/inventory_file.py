@@ -133,6 +133,7 @@ def _limit(limit: int | None) -> tuple[str, tuple[int, ...]]:
 
 
 def _limiter(row: Sequence[Any]) -> LimiterEntry:
+    """A ``limiters`` row's record (its flag is stored as 0 or 1)."""
     account, project, item, name, active, known_at, source = row
     return LimiterEntry(
         account, project, item, name, None if active is None else bool(active), known_at, source
@@ -273,7 +274,7 @@ class Inventory(ClosesOnExit):
         )
 
     def _one(self, kind: type[R], table: str, *key: str) -> R | None:
-        """The record of ``table`` with this whole key, or None."""
+        """The record (a ``kind``) of ``table`` with this whole key, or None."""
         found: list[R] = self._read(table, *key)
         return found[0] if found else None
 
