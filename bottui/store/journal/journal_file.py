@@ -429,7 +429,9 @@ class BatchWriter(ClosesOnExit):
             try:
                 if start_row is not None:
                     conn.execute("SAVEPOINT one")
-                    write(conn, next_id, [start_row], [row._replace(entry_id=next_id)], self._names)
+                    with self._names.kept():  # a rolled-back savepoint drops what it added
+                        finish = row._replace(entry_id=next_id)
+                        write(conn, next_id, [start_row], [finish], self._names)
                     conn.execute("RELEASE one")
                     next_id += 1
                     continue

@@ -277,6 +277,7 @@ class Dictionaries:
     def __init__(self) -> None:
         self._ids: dict[str, dict[Any, int]] = {table: {} for table in _DICTIONARIES}
         self._new: list[tuple[str, Any]] = []
+        self._depth = 0
         self._conn: sqlite3.Connection | None = None
 
     def _id(self, conn: sqlite3.Connection, table: str, value: Any) -> int:
@@ -310,15 +311,21 @@ class Dictionaries:
 
     @contextmanager
     def kept(self) -> Iterator[None]:
-        """Around one write transaction (not nested): what it added stays cached
-        when the block ends normally, and is dropped when it raises (rolled back)."""
+        """Around a write transaction, or a savepoint inside one: what the block added
+        is dropped when it raises (rolled back), and stays cached once the outermost
+        block ends normally (committed)."""
+        mark = len(self._new)
+        self._depth += 1
         try:
             yield
         except BaseException:
-            for table, value in self._new:
+            for table, value in self._new[mark:]:
                 self._ids[table].pop(value, None)
+            del self._new[mark:]
             raise
         finally:
+            self._depth -= 1
+        if self._depth == 0:
             self._new.clear()
 
 
