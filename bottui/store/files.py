@@ -212,16 +212,18 @@ class AtomicText:
     discards the temporary file. :meth:`commit` may also be called early.
     """
 
-    def __init__(self, path: Path, *, overwrite: bool, newline: str | None = "\n") -> None:
+    def __init__(
+        self, path: Path, *, overwrite: bool, newline: str | None = "\n", mode: int = 0o666
+    ) -> None:
         self.path = Path(path)
         self.overwrite = overwrite
         check_target(self.path, overwrite=overwrite)
         # os.urandom is what secrets.token_hex reads (importing secrets: ~5 ms at a Tab).
         self._tmp = self.path.with_name(f".{self.path.name}.{os.urandom(6).hex()}.tmp")
         try:
-            self.handle: IO[str] = open(  # noqa: SIM115
-                self._tmp, "x", encoding="utf-8", newline=newline
-            )
+            # ``mode`` (less the umask) from the start: never readable by more, even briefly.
+            fd = os.open(self._tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+            self.handle: IO[str] = open(fd, "w", encoding="utf-8", newline=newline)  # noqa: SIM115
         except OSError as exc:
             raise self._error(exc) from None
         self._done = False

@@ -120,6 +120,18 @@ def test_a_refused_outcome_never_costs_the_rest(journal: Journal) -> None:
     }
 
 
+def test_a_refused_whole_entry_keeps_no_reason_its_neighbour_needs(journal: Journal) -> None:
+    """A whole entry refused (its run names nothing) rolls back the reason it added;
+    the next entry giving that reason is still written, with it."""
+    with journal.batch(interval=0) as batch:
+        batch.record(record(1, run_id=4242, reason="INC-9"), outcome="withdrawn")
+        batch.record(record(2, reason="INC-9"), outcome="withdrawn")
+        with pytest.raises(ValueError, match="refused"):
+            batch.flush()
+    found = [(e.target, e.reason, e.outcome) for e in journal.entries()]
+    assert found == [({"visitorId": "v-2"}, "INC-9", "withdrawn")]
+
+
 def test_refusals_are_reported_at_close_and_bad_runs_at_once(journal: Journal) -> None:
     batch = journal.batch(interval=0)
     (entry_id,) = batch.start_many([record(1)])

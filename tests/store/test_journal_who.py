@@ -135,3 +135,24 @@ def test_operator_and_reason_pages_walk_an_index(
     assert selects
     for sql, params in selects:
         assert problems(conn, sql, params) == [], sql
+
+
+def test_a_refused_start_forgets_the_reason_it_added(tmp_path: Path) -> None:
+    """A started record refused (its undo_of names nothing) rolls back the reason it
+    added to the dictionary; the next entry with that reason still keeps it."""
+    journal = Journal(tmp_path / "j.sqlite3")
+    with pytest.raises(ValueError, match="names nothing"):
+        journal.start(
+            profile="prod",
+            base_url="u",
+            operation="limiter.set-active",
+            account="acc",
+            project="p",
+            target={"rate_limiter_id": "rl-0"},
+            reason="INC-7 stuffing",
+            undo_of=4242,
+        )
+    kept = change(journal, 1, reason="INC-7 stuffing")
+    found = journal.entry(kept)
+    assert found is not None and found.reason == "INC-7 stuffing"
+    journal.close()

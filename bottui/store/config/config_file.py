@@ -43,8 +43,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import difflib
-import os
-import tempfile
 import tomllib
 from collections.abc import Mapping
 from dataclasses import fields
@@ -67,12 +65,20 @@ from bottui.store.config.config_model import (
     parse_config,
     shown_key,
 )
-from bottui.store.files import FILE_MODE, Locations, ensure, real_path, sync_directory
+from bottui.store.files import (
+    FILE_MODE,
+    AtomicText,
+    Locations,
+    ensure,
+    real_path,
+    sync_directory,
+)
 from bottui.store.store_errors import (
     ConfigError,
     InvalidValue,
     ProfileExists,
     ProfileNotFound,
+    StoreFileError,
     no_such_profile,
 )
 
@@ -233,6 +239,8 @@ class ConfigStore:
             )
         try:
             write_atomic(self.path, output)
+        except StoreFileError as exc:
+            raise self._error("cannot be written", exc.details) from None
         except OSError as exc:
             raise self._error(
                 "cannot be written", clean(exc.strerror or type(exc).__name__)
@@ -259,8 +267,8 @@ def _with_profile(config: Config, profile: Profile) -> Config:
 # :func:`render` changes only what changed between two :class:`Config` values
 # (``tomlkit``, imported only here and only when writing), so comments and
 # ordering survive, and checks the result parses back to exactly the new
-# config. :func:`write_atomic` replaces the file (temporary file, fsync,
-# rename, mode 0o600).
+# config. :func:`write_atomic` replaces the file (:class:`~bottui.store.files.AtomicText`,
+# as every file bottui writes; mode 0o600).
 
 
 #: The keys a new profile's table always shows, even at their defaults.
@@ -461,18 +469,8 @@ def write_atomic(path: Path, text: str) -> None:
     if path.is_symlink():
         path = real_path(path)
     ensure(path.parent)
-    fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp_name, FILE_MODE)
-        os.replace(temp_name, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp_name)
-        raise
+    with AtomicText(path, overwrite=True, newline="", mode=FILE_MODE) as out:
+        out.write(text)
     with contextlib.suppress(OSError):
         sync_directory(path.parent)
 

@@ -48,9 +48,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, Self
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, Self, TypeVar
 
 from bottui.store.files import Locations
 from bottui.store.inventory.inventory_records import (
@@ -61,6 +61,7 @@ from bottui.store.inventory.inventory_records import (
     MergeReport,
     ProjectEntry,
     Source,
+    record_key,
 )
 from bottui.store.inventory.inventory_schema import (
     ACCOUNT_COLS,
@@ -93,6 +94,8 @@ if TYPE_CHECKING:
     from bottui.store.inventory.inventory_records import SharedRemoval
 
 
+R = TypeVar("R")
+
 #: A record's key in listing order: ``[account, project]`` or ``[account, project, id]``.
 Key = Sequence[str]
 
@@ -112,33 +115,37 @@ def _after(columns: Sequence[str], after: Key | None) -> tuple[str, tuple[str, .
 
 
 def _after_in(
-    account: str | None, project: str | None, column: str, after: Key | None
+    key: tuple[str, ...], scope: Sequence[str | None], after: Key | None
 ) -> tuple[str, tuple[str, ...]]:
-    """:func:`_after` for a project's records: on the id alone when the cursor is in that project.
+    """:func:`_after` on ``key``; for a project's records, on the id alone when the cursor
+    is in the project of ``scope``.
 
     SQLite then seeks in the primary key's index (profile, account, project, id);
     with the row value it would scan the project's records for every page.
     """
-    if after is not None and len(after) == 3 and list(after[:2]) == [account, project]:
-        return _after((column,), after[2:])
-    return _after(("account", "project", column), after)
+    if after is not None and len(key) == len(after) == 3 and list(after[:2]) == list(scope[:2]):
+        return _after(key[2:], after[2:])
+    return _after(key, after)
 
 
 def _limit(limit: int | None) -> tuple[str, tuple[int, ...]]:
     return ("", ()) if limit is None else (" LIMIT ?", (max(0, int(limit)),))
 
 
-#: A project's records: table -> its id column and the columns read.
-_ITEMS: Final = {
-    "limiters": ("limiter_id", LIMITER_COLS),
-    "dimensions": ("dimension_id", DIMENSION_COLS),
-}
+def _limiter(row: Sequence[Any]) -> LimiterEntry:
+    """A ``limiters`` row's record (its flag is stored as 0 or 1)."""
+    account, project, item, name, active, known_at, source = row
+    return LimiterEntry(
+        account, project, item, name, None if active is None else bool(active), known_at, source
+    )
 
-#: A shared removal's kind -> its table and the item's column.
-_REMOVALS: Final = {
-    "project": ("projects", ""),
-    "limiter": ("limiters", " AND limiter_id = ?"),
-    "dimension": ("dimensions", " AND dimension_id = ?"),
+
+#: Each table of records: its key (after the profile), the columns read, a row's record.
+_TABLES: Final[dict[str, tuple[tuple[str, ...], str, Callable[[Sequence[Any]], Any]]]] = {
+    "accounts": (("account",), ACCOUNT_COLS, AccountEntry._make),
+    "projects": (("account", "project"), PROJECT_COLS, ProjectEntry._make),
+    "limiters": (("account", "project", "limiter_id"), LIMITER_COLS, _limiter),
+    "dimensions": (("account", "project", "dimension_id"), DIMENSION_COLS, DimensionEntry._make),
 }
 
 
@@ -190,7 +197,7 @@ class Inventory(ClosesOnExit):
 
     def accounts(self, *, after: Key | None = None, limit: int | None = None) -> list[AccountEntry]:
         """The profile's accounts, by id (``after`` ``[account]``, ``limit`` as for projects)."""
-        return self._db.read_or(lambda conn: self._accounts(conn, after, limit), [])
+        return self._read("accounts", after=after, limit=limit)
 
     def projects(
         self, account: str | None = None, *, after: Key | None = None, limit: int | None = None
@@ -200,42 +207,31 @@ class Inventory(ClosesOnExit):
         ``after``: only those whose ``[account, project]`` sorts after it; ``limit``:
         at most that many (a page is one indexed range scan, whatever the page).
         """
-        return self._db.read_or(lambda conn: self._projects(conn, account, after, limit), [])
+        return self._read("projects", account, after=after, limit=limit)
 
     def project(self, account: str, project: str) -> ProjectEntry | None:
         """One project, if the inventory knows it."""
-        found = [p for p in self.projects(account) if p.project == project]
-        return found[0] if found else None
+        return self._one(ProjectEntry, "projects", account, project)
 
     def limiters(
         self, account: str, project: str, *, after: Key | None = None, limit: int | None = None
     ) -> list[LimiterEntry]:
         """The rate limiters of a project, by id (``after`` ``[account, project, id]``)."""
-        return self._db.read_or(
-            lambda conn: self._limiters(conn, account, project, after=after, limit=limit), []
-        )
+        return self._read("limiters", account, project, after=after, limit=limit)
 
     def limiter(self, account: str, project: str, limiter_id: str) -> LimiterEntry | None:
         """One rate limiter, if known: its ``previous()`` is the journal's ``previous``."""
-        found: list[LimiterEntry] = self._db.read_or(
-            lambda conn: self._limiters(conn, account, project, limiter_id), []
-        )
-        return found[0] if found else None
+        return self._one(LimiterEntry, "limiters", account, project, limiter_id)
 
     def dimensions(
         self, account: str, project: str, *, after: Key | None = None, limit: int | None = None
     ) -> list[DimensionEntry]:
         """The dimensions of a project, by id (``after`` ``[account, project, id]``)."""
-        return self._db.read_or(
-            lambda conn: self._dimensions(conn, account, project, after=after, limit=limit), []
-        )
+        return self._read("dimensions", account, project, after=after, limit=limit)
 
     def dimension(self, account: str, project: str, dimension_id: str) -> DimensionEntry | None:
         """One dimension, if known: its ``previous()`` is the journal's ``previous``."""
-        found: list[DimensionEntry] = self._db.read_or(
-            lambda conn: self._dimensions(conn, account, project, dimension_id), []
-        )
-        return found[0] if found else None
+        return self._one(DimensionEntry, "dimensions", account, project, dimension_id)
 
     def snapshot(self) -> InventorySnapshot:
         """Everything the profile's inventory holds, read in one transaction."""
@@ -244,10 +240,7 @@ class Inventory(ClosesOnExit):
 
     def _snapshot(self, conn: sqlite3.Connection) -> InventorySnapshot:
         return InventorySnapshot(
-            accounts=tuple(self._accounts(conn)),
-            projects=tuple(self._projects(conn, None, None, None)),
-            limiters=tuple(self._limiters(conn, None, None)),
-            dimensions=tuple(self._dimensions(conn, None, None)),
+            **{table: tuple(self._records(conn, table)) for table in InventorySnapshot._fields}
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -272,97 +265,43 @@ class Inventory(ClosesOnExit):
 
     # -- reading: internals -------------------------------------------------------------------
 
-    def _accounts(
-        self, conn: sqlite3.Connection, after: Key | None = None, limit: int | None = None
-    ) -> list[AccountEntry]:
-        since, since_params = _after(("account",), after)
-        bound, bound_params = _limit(limit)
-        rows = conn.execute(
-            f"SELECT {ACCOUNT_COLS} FROM accounts WHERE profile = ?{since} ORDER BY account{bound}",
-            (self._profile, *since_params, *bound_params),
+    def _read(
+        self, table: str, *scope: str | None, after: Key | None = None, limit: int | None = None
+    ) -> list[Any]:
+        """:meth:`_records` in a read transaction of its own (none: no file)."""
+        return self._db.read_or(
+            lambda conn: self._records(conn, table, *scope, after=after, limit=limit), []
         )
-        return [AccountEntry(*row) for row in rows]
 
-    def _projects(
-        self,
-        conn: sqlite3.Connection,
-        account: str | None,
-        after: Key | None,
-        limit: int | None,
-    ) -> list[ProjectEntry]:
-        sql = f"SELECT {PROJECT_COLS} FROM projects WHERE profile = ?"
-        params: tuple[str, ...] = (self._profile,)
-        if account is not None:
-            sql += " AND account = ?"
-            params += (account,)
-        since, since_params = _after(("account", "project"), after)
-        bound, bound_params = _limit(limit)
-        rows = conn.execute(
-            sql + since + " ORDER BY account, project" + bound,
-            params + since_params + bound_params,
-        )
-        return [ProjectEntry(*row) for row in rows]
+    def _one(self, kind: type[R], table: str, *key: str) -> R | None:
+        """The record (a ``kind``) of ``table`` with this whole key, or None."""
+        found: list[R] = self._read(table, *key)
+        return found[0] if found else None
 
-    def _scope(
-        self, account: str | None, project: str | None, key: str, value: str | None
-    ) -> tuple[str, tuple[str, ...]]:
-        where = "profile = ?"
-        params: tuple[str, ...] = (self._profile,)
-        for column, given in (("account", account), ("project", project), (key, value)):
-            if given is not None:
-                where += f" AND {column} = ?"
-                params += (given,)
-        return where, params
-
-    def _items(
+    def _records(
         self,
         conn: sqlite3.Connection,
         table: str,
-        account: str | None,
-        project: str | None,
-        item: str | None,
-        after: Key | None,
-        limit: int | None,
+        *scope: str | None,
+        after: Key | None = None,
+        limit: int | None = None,
     ) -> list[Any]:
-        """The rows of a project's records (``limiters`` or ``dimensions``), by key."""
-        column, columns = _ITEMS[table]
-        where, params = self._scope(account, project, column, item)
-        since, since_params = _after_in(account, project, column, after)
+        """The records of ``table`` by key; ``scope``: values of the key's first columns
+        (None: any), ``after`` and ``limit`` as for :meth:`projects`."""
+        key, columns, record = _TABLES[table]
+        where = "profile = ?"
+        params: tuple[str, ...] = (self._profile,)
+        for column, given in zip(key, scope, strict=False):
+            if given is not None:
+                where += f" AND {column} = ?"
+                params += (given,)
+        since, since_params = _after_in(key, scope, after)
         bound, bound_params = _limit(limit)
-        return conn.execute(
-            f"SELECT {columns} FROM {table} WHERE {where}{since} "
-            f"ORDER BY account, project, {column}{bound}",
+        rows = conn.execute(
+            f"SELECT {columns} FROM {table} WHERE {where}{since} ORDER BY {', '.join(key)}{bound}",
             params + since_params + bound_params,
-        ).fetchall()
-
-    def _limiters(
-        self,
-        conn: sqlite3.Connection,
-        account: str | None,
-        project: str | None,
-        limiter_id: str | None = None,
-        *,
-        after: Key | None = None,
-        limit: int | None = None,
-    ) -> list[LimiterEntry]:
-        rows = self._items(conn, "limiters", account, project, limiter_id, after, limit)
-        return [
-            LimiterEntry(a, p, i, n, None if on is None else bool(on), k, s)
-            for a, p, i, n, on, k, s in rows
-        ]
-
-    def _dimensions(
-        self,
-        conn: sqlite3.Connection,
-        account: str | None,
-        project: str | None,
-        dimension_id: str | None = None,
-        *,
-        after: Key | None = None,
-        limit: int | None = None,
-    ) -> list[DimensionEntry]:
-        rows = self._items(conn, "dimensions", account, project, dimension_id, after, limit)
-        return [DimensionEntry(*row) for row in rows]
+        )
+        return [record(row) for row in rows]
 
     # -- what the user enters ----------------------------------------------------------
 
@@ -378,7 +317,7 @@ class Inventory(ClosesOnExit):
 
     def remove_account(self, account: str) -> None:
         """Remove an account with its projects, limiters and dimensions."""
-        self._delete("accounts", "account = ?", (account,), f"account {account!r}")
+        self._delete("accounts", f"account {account!r}", account)
 
     def add_project(self, account: str, project: str, name: str | None = None) -> None:
         """Add a project (and its account), or give a known one its display name."""
@@ -410,12 +349,7 @@ class Inventory(ClosesOnExit):
 
     def remove_project(self, account: str, project: str) -> None:
         """Remove a project with its rate limiters and dimensions."""
-        self._delete(
-            "projects",
-            "account = ? AND project = ?",
-            (account, project),
-            f"project {project!r} in account {account!r}",
-        )
+        self._delete("projects", f"project {project!r} in account {account!r}", account, project)
 
     def add_limiter(
         self, account: str, project: str, limiter_id: str, name: str | None = None
@@ -459,7 +393,8 @@ class Inventory(ClosesOnExit):
 
     def remove_limiter(self, account: str, project: str, limiter_id: str) -> None:
         """Remove a rate limiter (raises NotInInventory)."""
-        self._delete_item("limiters", account, project, limiter_id, "rate limiter")
+        what = f"rate limiter {limiter_id!r} in project {project!r}"
+        self._delete("limiters", what, account, project, limiter_id)
 
     def add_dimension(
         self, account: str, project: str, dimension_id: str, name: str | None = None
@@ -469,7 +404,8 @@ class Inventory(ClosesOnExit):
 
     def remove_dimension(self, account: str, project: str, dimension_id: str) -> None:
         """Remove a dimension (raises NotInInventory)."""
-        self._delete_item("dimensions", account, project, dimension_id, "dimension")
+        what = f"dimension {dimension_id!r} in project {project!r}"
+        self._delete("dimensions", what, account, project, dimension_id)
 
     # -- learning from successful requests ------------------------------------------------
 
@@ -586,11 +522,8 @@ class Inventory(ClosesOnExit):
         p = self._profile
         with self._db.write() as conn:
             for kind, account, project, item in removals:
-                table, extra = _REMOVALS[kind]
-                conn.execute(
-                    f"DELETE FROM {table} WHERE profile = ? AND account = ? AND project = ?{extra}",
-                    (p, account, project, *((item,) if extra else ())),
-                )
+                key = (account, project, item) if kind != "project" else (account, project)
+                conn.execute(*self._deletion(f"{kind}s", key))
             conn.executemany(
                 ENSURE_ACCOUNT, [(p, a.account, a.updated_at, a.source) for a in writes.accounts]
             )
@@ -615,22 +548,17 @@ class Inventory(ClosesOnExit):
             self._ensure_project(conn, account, project, now, Source.USER)
             conn.execute(statement, (self._profile, account, project, item, name, now, Source.USER))
 
-    def _delete_item(self, table: str, account: str, project: str, item: str, word: str) -> None:
-        """Remove a limiter or a dimension of a project (``table``: where it is kept)."""
-        column = _ITEMS[table][0]
-        where = f"account = ? AND project = ? AND {column} = ?"
-        self._delete(
-            table, where, (account, project, item), f"{word} {item!r} in project {project!r}"
-        )
+    def _deletion(self, table: str, key: Sequence[str]) -> tuple[str, tuple[str, ...]]:
+        """The DELETE of the records of ``table`` whose first key columns hold ``key``."""
+        where = "".join(f" AND {column} = ?" for column in _TABLES[table][0][: len(key)])
+        return f"DELETE FROM {table} WHERE profile = ?{where}", (self._profile, *key)
 
-    def _delete(self, table: str, where: str, params: tuple[str, ...], what: str) -> None:
+    def _delete(self, table: str, what: str, *key: str) -> None:
+        """Remove a record (and, by the foreign keys, what it holds); raises NotInInventory."""
         if not self._path.exists():
             raise NotInInventory(f"No {what} in the inventory")
         with self._db.write() as conn:
-            cursor = conn.execute(
-                f"DELETE FROM {table} WHERE profile = ? AND {where}", (self._profile, *params)
-            )
-            if cursor.rowcount == 0:
+            if conn.execute(*self._deletion(table, key)).rowcount == 0:
                 raise NotInInventory(f"No {what} in the inventory")
 
 
@@ -677,123 +605,106 @@ def _shown(entry: LimiterEntry | DimensionEntry) -> str:
     return _state(entry.is_active) if isinstance(entry, LimiterEntry) else _thresholds(entry)
 
 
+def _label(record: AccountEntry | ProjectEntry | LimiterEntry | DimensionEntry) -> str:
+    """How a report line names a record (``rate limiter "rl-1" in "acc"/"shop"``)."""
+    if isinstance(record, AccountEntry):
+        return f"account {_q(record.account)}"
+    if isinstance(record, ProjectEntry):
+        return f"project {_q(record.account)}/{_q(record.project)}"
+    what = "rate limiter" if isinstance(record, LimiterEntry) else "dimension"
+    return f"{what} {_q(record.id)} in {_q(record.account)}/{_q(record.project)}"
+
+
 class _Merger:
     def __init__(self, current: InventorySnapshot, incoming: InventorySnapshot, now: str) -> None:
         self.now = now
         self.incoming = incoming
-        self.accounts = {a.account: a for a in current.accounts}
-        self.projects = {(p.account, p.project): p for p in current.projects}
-        self.limiters = {(r.account, r.project, r.id): r for r in current.limiters}
-        self.dimensions = {(d.account, d.project, d.id): d for d in current.dimensions}
-        self.out_accounts: dict[str, AccountEntry] = {}
-        self.out_projects: dict[tuple[str, str], ProjectEntry] = {}
-        self.out_limiters: dict[tuple[str, str, str], LimiterEntry] = {}
-        self.out_dimensions: dict[tuple[str, str, str], DimensionEntry] = {}
+        #: Each table's records by key: the inventory's, as merged so far ...
+        self.known: dict[str, dict[tuple[str, ...], Any]] = {
+            table: {tuple(record_key(r)): r for r in getattr(current, table)}
+            for table in InventorySnapshot._fields
+        }
+        #: ... and the ones the import writes.
+        self.out: dict[str, dict[tuple[str, ...], Any]] = {t: {} for t in self.known}
         self.added = self.changed = self.unchanged = 0
         self.lines: list[str] = []
 
     def run(self) -> MergePlan:
-        for account in self.incoming.accounts:
-            self.account(account)
-        for project in self.incoming.projects:
-            self.project(project)
-        for limiter in self.incoming.limiters:
-            self.limiter(limiter)
-        for dimension in self.incoming.dimensions:
-            self.dimension(dimension)
+        for table in InventorySnapshot._fields:
+            for new in getattr(self.incoming, table):
+                key = tuple(record_key(new))
+                if isinstance(new, AccountEntry | ProjectEntry):
+                    self._named(table, key, new)
+                else:
+                    self._observed(table, key, new)
         writes = InventorySnapshot(
-            accounts=tuple(self.out_accounts[k] for k in sorted(self.out_accounts)),
-            projects=tuple(self.out_projects[k] for k in sorted(self.out_projects)),
-            limiters=tuple(self.out_limiters[k] for k in sorted(self.out_limiters)),
-            dimensions=tuple(self.out_dimensions[k] for k in sorted(self.out_dimensions)),
+            **{table: tuple(out[k] for k in sorted(out)) for table, out in self.out.items()}
         )
         report = MergeReport(self.added, self.changed, self.unchanged, tuple(self.lines))
         return MergePlan(writes, report)
 
+    def _put(self, table: str, key: tuple[str, ...], record: Any) -> None:
+        self.known[table][key] = self.out[table][key] = record
+
     # -- parents implied by a record ---------------------------------------------------
 
     def ensure_account(self, account: str, why: str) -> None:
-        if account in self.accounts:
+        if (account,) in self.known["accounts"]:
             return
-        entry = AccountEntry(account, None, self.now, Source.IMPORT)
-        self.accounts[account] = self.out_accounts[account] = entry
+        self._put("accounts", (account,), AccountEntry(account, None, self.now, Source.IMPORT))
         self.added += 1
         self.lines.append(f"added account {_q(account)} (implied by {why})")
 
     def ensure_project(self, account: str, project: str, why: str) -> None:
         self.ensure_account(account, why)
-        if (account, project) in self.projects:
+        if (account, project) in self.known["projects"]:
             return
         entry = ProjectEntry(account, project, None, self.now, Source.IMPORT)
-        self.projects[(account, project)] = self.out_projects[(account, project)] = entry
+        self._put("projects", (account, project), entry)
         self.added += 1
         self.lines.append(f"added project {_q(account)}/{_q(project)} (implied by {why})")
 
     # -- records ---------------------------------------------------------------------------
 
-    def account(self, new: AccountEntry) -> None:
-        label = f"account {_q(new.account)}"
-        self._named(new, new.account, label, self.accounts, self.out_accounts)
-
-    def project(self, new: ProjectEntry) -> None:
-        label = f"project {_q(new.account)}/{_q(new.project)}"
-        key = (new.account, new.project)
-        self._named(new, key, label, self.projects, self.out_projects)
-
-    def limiter(self, new: LimiterEntry) -> None:
-        label = f"rate limiter {_q(new.id)} in {_q(new.account)}/{_q(new.project)}"
-        added = _learned(new.is_active, new.known_at, new.source)
-        key = (new.account, new.project, new.id)
-        self._observed(new, key, label, added, self.limiters, self.out_limiters)
-
-    def dimension(self, new: DimensionEntry) -> None:
-        label = f"dimension {_q(new.id)} in {_q(new.account)}/{_q(new.project)}"
-        added = f"{_thresholds(new)} (known {new.known_at}, {new.source})"
-        key = (new.account, new.project, new.id)
-        self._observed(new, key, label, added, self.dimensions, self.out_dimensions)
-
-    def _named(
-        self,
-        new: AccountEntry | ProjectEntry,
-        key: Any,
-        label: str,
-        known: dict[Any, Any],
-        out: dict[Any, Any],
-    ) -> None:
+    def _named(self, table: str, key: tuple[str, ...], new: AccountEntry | ProjectEntry) -> None:
         """Merge an account or a project: added (with the account a project implies),
         renamed, or unchanged."""
-        old = known.get(key)
+        label = _label(new)
+        old = self.known[table].get(key)
         if old is None:
             if isinstance(new, ProjectEntry):
                 self.ensure_account(new.account, label)
-            known[key] = out[key] = new
+            self._put(table, key, new)
             self.added += 1
             self.lines.append(f"added {label}" + (f" ({_q(new.name)})" if new.name else ""))
         elif new.name is not None and new.name != old.name:
-            merged = old._replace(name=new.name, updated_at=self.now, source=Source.IMPORT)
-            known[key] = out[key] = merged
+            self._put(
+                table, key, old._replace(name=new.name, updated_at=self.now, source=Source.IMPORT)
+            )
             self.changed += 1
             self.lines.append(f"{label}: name {_q(old.name)} → {_q(new.name)}")
         else:
             self.unchanged += 1
 
     def _observed(
-        self,
-        new: LimiterEntry | DimensionEntry,
-        key: tuple[str, str, str],
-        label: str,
-        added: str,
-        known: dict[Any, Any],
-        out: dict[Any, Any],
+        self, table: str, key: tuple[str, ...], new: LimiterEntry | DimensionEntry
     ) -> None:
         """Merge a limiter (its active flag) or a dimension (its thresholds): the
         newest observation wins, an older one in the file is reported as kept."""
-        old = known.get(key)
+        label = _label(new)
+        old = self.known[table].get(key)
         if old is None:
             self.ensure_project(new.account, new.project, label)
-            known[key] = out[key] = new
+            self._put(table, key, new)
             self.added += 1
-            self.lines.append(f"added {label}: {added}")
+            if isinstance(new, LimiterEntry):
+                self.lines.append(
+                    f"added {label}: {_learned(new.is_active, new.known_at, new.source)}"
+                )
+            else:
+                self.lines.append(
+                    f"added {label}: {_thresholds(new)} (known {new.known_at}, {new.source})"
+                )
             return
         merged, notes = old, []
         if new.name is not None and new.name != old.name:
@@ -815,7 +726,7 @@ class _Merger:
                     f"the file's {_shown(new)} (known {new.known_at})"
                 )
         if self._settle(notes, label):
-            known[key] = out[key] = merged
+            self._put(table, key, merged)
 
     def _settle(self, notes: list[str], label: str) -> bool:
         """Count and report one existing record; True when it changed."""

@@ -52,7 +52,7 @@ and nothing is imported.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any, Final
@@ -81,14 +81,6 @@ MAX_FILE_BYTES: Final = 32 * 1024 * 1024
 
 #: The arrays of tables, in the snapshot's (and the file's) order.
 _TABLES: Final = InventorySnapshot._fields
-#: The keys of each array's tables: the record's fields (``to_json`` writes them).
-_KEYS: Final[dict[str, tuple[str, ...]]] = dict(
-    zip(
-        _TABLES,
-        (AccountEntry._fields, ProjectEntry._fields, LimiterEntry._fields, DimensionEntry._fields),
-        strict=True,
-    )
-)
 _TOP_KEYS: Final = frozenset({"format", "version", "profile", "exported_at", *_TABLES})
 _SOURCE: Final = re.compile(r"[a-z][a-z0-9-]{0,31}")
 _HEADER: Final = re.compile(r"^[ \t]*\[\[[ \t]*(\w+)[ \t]*\]\]", re.MULTILINE)
@@ -202,14 +194,9 @@ class _Reader:
         unknown = sorted(set(data) - _TOP_KEYS)
         if unknown:
             raise self.fail(f"unknown key {unknown[0]!r}")
-        return InventorySnapshot(
-            accounts=tuple(self.records("accounts", data, self.account)),
-            projects=tuple(self.records("projects", data, self.project)),
-            limiters=tuple(self.records("limiters", data, self.limiter)),
-            dimensions=tuple(self.records("dimensions", data, self.dimension)),
-        )
+        return InventorySnapshot(**{table: tuple(self.records(table, data)) for table in _TABLES})
 
-    def records(self, table: str, data: Mapping[str, Any], build: Any) -> Iterator[Any]:
+    def records(self, table: str, data: Mapping[str, Any]) -> Iterator[Any]:
         items = data.get(table, [])
         if not isinstance(items, list):
             raise self.fail(f"{table!r} must be an array of tables ([[{table}]])")
@@ -219,11 +206,11 @@ class _Reader:
             where = f"{table}[{index + 1}]"
             if not isinstance(item, dict):
                 raise self.fail(f"{where} is not a table", line=line)
-            unknown = sorted(set(item) - set(_KEYS[table]))
+            unknown = sorted(set(item) - set(_RECORDS[table]._fields))
             if unknown:
                 raise self.fail(f"{where}: unknown key {unknown[0]!r}", line=line)
             try:
-                record = build(item)
+                record = self.record(table, item)
             except (ValueError, TypeError) as exc:
                 raise self.fail(f"{where}: {exc}", line=line) from None
             key = tuple(record_key(record))
@@ -239,7 +226,15 @@ class _Reader:
             items[index] = None
             yield record
 
-    # -- fields --
+    def record(self, table: str, item: Mapping[str, Any]) -> Any:
+        """One table of the file as its record: each key checked by what it holds."""
+        kind = _RECORDS[table]
+        values = {key: _CHECKS[key](self, item, key) for key in kind._fields}
+        if table == "dimensions" and (values["block"] is None) != (values["challenge"] is None):
+            raise ValueError("give both 'block' and 'challenge', or neither")
+        return kind(**values)
+
+    # -- what each key holds --
 
     def ident(self, item: Mapping[str, Any], key: str) -> str:
         if key not in item:
@@ -252,10 +247,16 @@ class _Reader:
         except ValidationError as exc:
             raise ValueError(f"{key!r} {exc.message}") from None
 
-    def name(self, item: Mapping[str, Any]) -> str | None:
-        value = item.get("name")
+    def name(self, item: Mapping[str, Any], key: str) -> str | None:
+        value = item.get(key)
         if value is not None and not isinstance(value, str):
-            raise ValueError("'name' must be a string")
+            raise ValueError(f"{key!r} must be a string")
+        return value
+
+    def flag(self, item: Mapping[str, Any], key: str) -> bool | None:
+        value = item.get(key)
+        if value is not None and not isinstance(value, bool):
+            raise ValueError(f"{key!r} must be true or false")
         return value
 
     def moment(self, item: Mapping[str, Any], key: str) -> str:
@@ -270,10 +271,10 @@ class _Reader:
             raise ValueError(f"{key!r} must be an ISO 8601 time")
         return normalize(value)
 
-    def source(self, item: Mapping[str, Any]) -> str:
-        value = item.get("source", Source.IMPORT.value)
+    def source(self, item: Mapping[str, Any], key: str) -> str:
+        value = item.get(key, Source.IMPORT.value)
         if not isinstance(value, str) or not _SOURCE.fullmatch(value):
-            raise ValueError("'source' must be a short lowercase word such as 'response'")
+            raise ValueError(f"{key!r} must be a short lowercase word such as 'response'")
         return value
 
     def literal(self, item: Mapping[str, Any], key: str) -> str | None:
@@ -287,53 +288,24 @@ class _Reader:
         except ValidationError as exc:
             raise ValueError(f"{key!r} {exc.message}") from None
 
-    # -- records --
 
-    def account(self, item: Mapping[str, Any]) -> AccountEntry:
-        return AccountEntry(
-            account=self.ident(item, "account"),
-            name=self.name(item),
-            updated_at=self.moment(item, "updated_at"),
-            source=self.source(item),
-        )
-
-    def project(self, item: Mapping[str, Any]) -> ProjectEntry:
-        return ProjectEntry(
-            account=self.ident(item, "account"),
-            project=self.ident(item, "project"),
-            name=self.name(item),
-            updated_at=self.moment(item, "updated_at"),
-            source=self.source(item),
-        )
-
-    def limiter(self, item: Mapping[str, Any]) -> LimiterEntry:
-        active = item.get("is_active")
-        if active is not None and not isinstance(active, bool):
-            raise ValueError("'is_active' must be true or false")
-        return LimiterEntry(
-            account=self.ident(item, "account"),
-            project=self.ident(item, "project"),
-            id=self.ident(item, "id"),
-            name=self.name(item),
-            is_active=active,
-            known_at=self.moment(item, "known_at"),
-            source=self.source(item),
-        )
-
-    def dimension(self, item: Mapping[str, Any]) -> DimensionEntry:
-        block, challenge = self.literal(item, "block"), self.literal(item, "challenge")
-        if (block is None) != (challenge is None):
-            raise ValueError("give both 'block' and 'challenge', or neither")
-        return DimensionEntry(
-            account=self.ident(item, "account"),
-            project=self.ident(item, "project"),
-            id=self.ident(item, "id"),
-            name=self.name(item),
-            block=block,
-            challenge=challenge,
-            known_at=self.moment(item, "known_at"),
-            source=self.source(item),
-        )
+#: The record each array of tables holds.
+_RECORDS: Final[dict[str, type[Any]]] = dict(
+    zip(_TABLES, (AccountEntry, ProjectEntry, LimiterEntry, DimensionEntry), strict=True)
+)
+#: How each key of a record is read.
+_CHECKS: Final[dict[str, Callable[[_Reader, Mapping[str, Any], str], object]]] = {
+    "account": _Reader.ident,
+    "project": _Reader.ident,
+    "id": _Reader.ident,
+    "name": _Reader.name,
+    "is_active": _Reader.flag,
+    "block": _Reader.literal,
+    "challenge": _Reader.literal,
+    "updated_at": _Reader.moment,
+    "known_at": _Reader.moment,
+    "source": _Reader.source,
+}
 
 
 def loads(text: str, *, path: Path, now: str) -> InventorySnapshot:

@@ -384,25 +384,20 @@ class BatchWriter(ClosesOnExit):
 
     def _write_batch(self, start_rows: list[Start], refused: list[int] | None) -> list[int]:
         """All at once; or, given where to note ``refused`` outcomes, one at a time."""
-        try:
-            with self._db.write() as conn:
-                # The write lock is ours until COMMIT: ids follow the largest one.
-                next_id = int(conn.execute(NEXT_ENTRY_ID).fetchone()[0])
-                if refused is None:
-                    ids = self._write_all(conn, next_id, start_rows)
-                else:
-                    before = len(refused)
-                    ids = self._write_each(conn, next_id, start_rows, refused)
-                    if len(refused) > before:
-                        # An outcome it covers was not written: never a leading checkpoint.
-                        self._checkpoint = None
-                if self._checkpoint is not None:
-                    run_id, line = self._checkpoint
-                    conn.execute(INSERT_CHECKPOINT, (run_id, line, micros(self._clock())))
-        except BaseException:
-            self._names.forget()
-            raise
-        self._names.commit()
+        with self._names.kept(), self._db.write() as conn:
+            # The write lock is ours until COMMIT: ids follow the largest one.
+            next_id = int(conn.execute(NEXT_ENTRY_ID).fetchone()[0])
+            if refused is None:
+                ids = self._write_all(conn, next_id, start_rows)
+            else:
+                before = len(refused)
+                ids = self._write_each(conn, next_id, start_rows, refused)
+                if len(refused) > before:
+                    # An outcome it covers was not written: never a leading checkpoint.
+                    self._checkpoint = None
+            if self._checkpoint is not None:
+                run_id, line = self._checkpoint
+                conn.execute(INSERT_CHECKPOINT, (run_id, line, micros(self._clock())))
         self._checkpoint = None
         return ids
 
@@ -434,7 +429,9 @@ class BatchWriter(ClosesOnExit):
             try:
                 if start_row is not None:
                     conn.execute("SAVEPOINT one")
-                    write(conn, next_id, [start_row], [row._replace(entry_id=next_id)], self._names)
+                    with self._names.kept():  # a rolled-back savepoint drops what it added
+                        finish = row._replace(entry_id=next_id)
+                        write(conn, next_id, [start_row], [finish], self._names)
                     conn.execute("RELEASE one")
                     next_id += 1
                     continue
@@ -609,7 +606,7 @@ class Journal(ClosesOnExit):
             record, micros(now), stamp(now), self.operator, os.getpid(), self._host
         )
         try:
-            with self._db.write() as conn:
+            with self._names.kept(), self._db.write() as conn:
                 entry_id = int(conn.execute(NEXT_ENTRY_ID).fetchone()[0])
                 write(conn, entry_id, [start], (), self._names)
         except sqlite3.IntegrityError:
@@ -632,17 +629,12 @@ class Journal(ClosesOnExit):
         """
         finish = finish_of(entry_id, micros(self._clock()), **outcome)
         try:
-            with self._db.write() as conn:
+            with self._names.kept(), self._db.write() as conn:
                 write(conn, 0, (), [finish], self._names)
         except sqlite3.IntegrityError:
-            self._names.forget()
             raise ValueError(
                 f"journal entry #{entry_id} does not exist or already has an outcome"
             ) from None
-        except BaseException:
-            self._names.forget()
-            raise
-        self._names.commit()
 
     # -- bulk runs ------------------------------------------------------------------
 

@@ -37,7 +37,8 @@ import json
 import os
 import re
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Any, Final, NamedTuple, cast
@@ -270,12 +271,13 @@ class Dictionaries:
     """Ids of outcome words, result key lists and reasons, cached per connection.
 
     A value added inside a transaction that is rolled back must not stay
-    cached: :meth:`commit`/:meth:`forget` after the transaction.
+    cached: every write transaction runs inside :meth:`kept`.
     """
 
     def __init__(self) -> None:
         self._ids: dict[str, dict[Any, int]] = {table: {} for table in _DICTIONARIES}
         self._new: list[tuple[str, Any]] = []
+        self._depth = 0
         self._conn: sqlite3.Connection | None = None
 
     def _id(self, conn: sqlite3.Connection, table: str, value: Any) -> int:
@@ -307,15 +309,24 @@ class Dictionaries:
         """The id of a reason text (added if new): each text is stored once."""
         return self._id(conn, "reasons", reason)
 
-    def commit(self) -> None:
-        """The transaction committed: what it added stays cached."""
-        self._new.clear()
-
-    def forget(self) -> None:
-        """The transaction rolled back: drop what it added."""
-        for table, value in self._new:
-            self._ids[table].pop(value, None)
-        self.commit()
+    @contextmanager
+    def kept(self) -> Iterator[None]:
+        """Around a write transaction, or a savepoint inside one: what the block added
+        is dropped when it raises (rolled back), and stays cached once the outermost
+        block ends normally (committed)."""
+        mark = len(self._new)
+        self._depth += 1
+        try:
+            yield
+        except BaseException:
+            for table, value in self._new[mark:]:
+                self._ids[table].pop(value, None)
+            del self._new[mark:]
+            raise
+        finally:
+            self._depth -= 1
+        if self._depth == 0:
+            self._new.clear()
 
 
 def write(

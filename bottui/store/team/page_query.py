@@ -41,11 +41,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any, Final
 from uuid import UUID
 
 from bottui.store.journal.journal_records import EntryQuery, Filters
+from bottui.store.journal.journal_rows import from_micros, micros
 from bottui.store.paging import Cursor
 from bottui.store.redact import redacted_json
 from bottui.store.team.read_rows import OddTime
@@ -107,9 +108,7 @@ def encode_cursor(started_at: datetime | str, entry_id: int) -> Cursor:
     """
     if not isinstance(started_at, datetime):
         return Cursor(f"pgt:{int(entry_id)}:{started_at}")
-    delta = started_at.astimezone(UTC) - datetime(1970, 1, 1, tzinfo=UTC)
-    micros = (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
-    return Cursor(f"pg:{micros}:{entry_id}")
+    return Cursor(f"pg:{micros(started_at)}:{entry_id}")
 
 
 def decode_cursor(cursor: Cursor) -> tuple[datetime | str, int]:
@@ -117,11 +116,10 @@ def decode_cursor(cursor: Cursor) -> tuple[datetime | str, int]:
     if cursor.token.startswith("pgt:"):
         _, entry_id, text = cursor.token.split(":", 2)
         return OddTime(text), int(entry_id)
-    kind, micros, entry_id = cursor.token.split(":")
+    kind, us, entry_id = cursor.token.split(":")
     if kind != "pg":
         raise ValueError("not a team store cursor")
-    moment = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=int(micros))
-    return moment, int(entry_id)
+    return from_micros(int(us)), int(entry_id)
 
 
 def _like(part: str) -> str:

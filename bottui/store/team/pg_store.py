@@ -83,7 +83,6 @@ from bottui.store.team.read_rows import (
     Unreadable,
     json_object,
     lenient,
-    outcome_skipped,
     read_entry,
     sane,
 )
@@ -432,14 +431,11 @@ class TeamStore:
         """The entries of these rows; each unreadable one skipped and said (:attr:`skips`)."""
         out: list[TeamEntry] = []
         for row in rows:
-            found = read_entry(row)
-            if isinstance(found, Unreadable):
-                self.skips.add(found)
-                continue
-            bad_outcome = outcome_skipped(row)
-            if bad_outcome is not None:
-                self.skips.add(bad_outcome)
-            out.append(found)
+            found, skipped = read_entry(row)
+            if skipped is not None:
+                self.skips.add(skipped)
+            if found is not None:
+                out.append(found)
         return tuple(out)
 
     async def held(self, origin: UUID, local_ids: Sequence[int]) -> frozenset[int]:

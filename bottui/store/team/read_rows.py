@@ -279,12 +279,10 @@ def _outcome(values: dict[str, Any]) -> str | None:
     return None
 
 
-def read_entry(row: Sequence[Any]) -> TeamEntry | Unreadable:
-    """The entry of a :data:`~bottui.store.team.page_query.SELECT` row, or why it is unreadable.
-
-    Its unreadable outcome, if any, is dropped and said apart
-    (:func:`outcome_skipped`).
-    """
+def read_entry(row: Sequence[Any]) -> tuple[TeamEntry | None, Unreadable | None]:
+    """The entry of a :data:`~bottui.store.team.page_query.SELECT` row (None: unreadable),
+    and what of it is skipped: the whole row, or its unreadable outcome alone (the
+    entry is then kept without it)."""
     values = dict(zip(NAMES, row, strict=True))
     event = f"{values['origin']}:{values['local_id']}"
     operator = str(values["operator"])
@@ -293,22 +291,13 @@ def read_entry(row: Sequence[Any]) -> TeamEntry | Unreadable:
         values["request_body"] = json_object(values["request_body"])
         values["previous"] = json_object(values["previous"])
     except NotJson as exc:
-        return Unreadable("journal_entries", event, operator, f"a JSON column is {exc}")
+        return None, Unreadable("journal_entries", event, operator, f"a JSON column is {exc}")
     if not sane(values["started_at"]) or not sane(values["received_at"]):
-        return Unreadable(
-            "journal_entries", event, operator, "its start time is outside any sane range"
-        )
-    if _outcome(values) is not None:
-        for name in _OUTCOME:
-            values[name] = None
-    return TeamEntry(**values)
-
-
-def outcome_skipped(row: Sequence[Any]) -> Unreadable | None:
-    """The outcome of this row when it is unreadable (said apart; the entry stays)."""
-    values = dict(zip(NAMES, row, strict=True))
-    why = _outcome(values)
-    if why is None:
-        return None
-    event = f"{values['origin']}:{values['local_id']}"
-    return Unreadable("journal_outcomes", event, str(values["operator"]), why)
+        why = "its start time is outside any sane range"
+        return None, Unreadable("journal_entries", event, operator, why)
+    bad_outcome = _outcome(values)
+    if bad_outcome is None:
+        return TeamEntry(**values), None
+    for name in _OUTCOME:
+        values[name] = None
+    return TeamEntry(**values), Unreadable("journal_outcomes", event, operator, bad_outcome)
