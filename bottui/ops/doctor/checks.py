@@ -16,10 +16,11 @@ import os
 import shutil
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Final
+
+import msgspec
 
 import bottui
 from bottui import __version__
@@ -60,8 +61,7 @@ class Verdict(enum.Enum):
         return self.value
 
 
-@dataclass(frozen=True)
-class Check:
+class Check(msgspec.Struct, frozen=True):
     """One check's result.
 
     ``detail`` may hold several lines (the tokens of each project); ``fix`` is
@@ -179,8 +179,7 @@ def check_config(
 _profile: Final = partial(Check, "profile", "Profile")
 
 
-@dataclass(frozen=True)
-class ProfileFacts:
+class ProfileFacts(msgspec.Struct, frozen=True):
     """The resolved settings (``None``: no such profile), where the base URL comes from,
     and why config.toml could not be loaded, if it could not."""
 
@@ -784,8 +783,7 @@ _ASKED: Final = ("escape-time", "mouse", "set-clipboard")
 _FEATURES_FORMAT: Final = "#{client_termfeatures}"
 
 
-@dataclass(frozen=True)
-class TmuxFacts:
+class TmuxFacts(msgspec.Struct, frozen=True):
     """The tmux options read; ``None`` where tmux gave no answer for one.
 
     ``error`` says why nothing could be read (no tmux binary, no answer in

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Final, TypeVar
+
+import msgspec
 
 from bottui.ops.config_checks import KnownBinding
 from bottui.ops.doctor.checks import (
@@ -43,8 +44,7 @@ from bottui.store.keyring_tokens import TokenStore
 from bottui.store.team.outbox import Scope
 
 
-@dataclass(frozen=True)
-class Timeouts:
+class Timeouts(msgspec.Struct, frozen=True):
     """Seconds each slow thing may take (a busy machine still answers well inside them)."""
 
     keyring: float = 3.0
@@ -58,8 +58,7 @@ class Timeouts:
 DEFAULT_TIMEOUTS: Final = Timeouts()
 
 
-@dataclass(frozen=True)
-class Prepared:
+class Prepared(msgspec.Struct, frozen=True):
     """What the checks start from, read before the event loop."""
 
     locations: Locations

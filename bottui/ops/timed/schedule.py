@@ -22,9 +22,10 @@ in plain, cleaned words.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
+
+from msgspec.structs import replace
 
 from bottui.api.errors import RefusedError
 from bottui.ops.durations import MAX_DURATION, duration_text

@@ -17,9 +17,10 @@ after sending), or someone else wrote the claim; a person resolves it
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final, Literal
+
+import msgspec
 
 from bottui.ops.durations import duration_text
 from bottui.store.journal.journal_rows import from_micros
@@ -47,8 +48,7 @@ _SANE_YEARS: Final = range(1970, 2100)
 Skip = Callable[[TimedEvent, str], None]
 
 
-@dataclass(frozen=True)
-class TimedChange:
+class TimedChange(msgspec.Struct, frozen=True):
     """A change (or a playbook run's changes) that reverts at ``due_at``.
 
     ``id`` is what a person types (``timed extend ID``): the schedule's number
