@@ -38,10 +38,11 @@ import random
 import sys
 import threading
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any, Final
+
+import msgspec
 
 from bottui.api.errors import BottuiError
 from bottui.api.models import DimensionThresholds
@@ -163,8 +164,7 @@ PACE: Final = (20.0, 40.0)
 PROJECT: Final = "shop-prod"
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(msgspec.Struct, frozen=True):
     """One change of bob's script: what it is, and why (his reason)."""
 
     #: Sends the change through the ops pipeline in bob's session.

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import argparse
 import ast
-import dataclasses
 import inspect
 import os
 import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+
+import msgspec
 
 from bottui.cli import COMMON_OPTIONS
 from bottui.cli.completion import tree_text
@@ -197,7 +198,7 @@ def json_reference() -> str:
 
 
 def _field_docs(cls: type) -> dict[str, str]:
-    """The ``#:`` comment above each field of the dataclass ``cls``."""
+    """The ``#:`` comment above each field of the struct ``cls``."""
     source = inspect.getsource(cls)
     lines = source.splitlines()
     docs: dict[str, str] = {}
@@ -213,10 +214,10 @@ def _field_docs(cls: type) -> dict[str, str]:
     return docs
 
 
-def _default(field: dataclasses.Field[object]) -> str:
-    if field.default is not dataclasses.MISSING:
+def _default(field: msgspec.structs.FieldInfo) -> str:
+    if field.default is not msgspec.NODEFAULT:
         value = field.default
-    elif field.default_factory is not dataclasses.MISSING:
+    elif field.default_factory is not msgspec.NODEFAULT:
         return "empty"
     else:
         return "required"
@@ -232,10 +233,14 @@ def _default(field: dataclasses.Field[object]) -> str:
 def _key_rows(cls: type, skip: set[str]) -> list[str]:
     docs = _field_docs(cls)
     rows = ["| key | type | default | what |", "|---|---|---|---|"]
-    for field in dataclasses.fields(cls):
+    # The annotations as written (strings: the model's modules postpone them), base classes' too.
+    written = {
+        k: v for c in reversed(cls.__mro__) for k, v in vars(c).get("__annotations__", {}).items()
+    }
+    for field in msgspec.structs.fields(cls):
         if field.name in skip:
             continue
-        kind = str(field.type).replace(" | None", "")
+        kind = str(written[field.name]).replace(" | None", "")
         rows.append(
             f"| `{field.name}` | {_cell(kind)} | {_default(field)} | {_cell(docs[field.name])} |"
         )
@@ -243,7 +248,7 @@ def _key_rows(cls: type, skip: set[str]) -> list[str]:
 
 
 def config_reference() -> str:
-    """Every key of ``config.toml``, from the config model's dataclasses."""
+    """Every key of ``config.toml``, from the config model's structs."""
     lines = [
         "# Configuration reference",
         "",

@@ -16,11 +16,11 @@ import asyncio
 import copy
 import functools
 import json
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final, Self
 
 import httpx
+import msgspec
 
 from bottui import __version__
 from bottui.api.errors import (
@@ -88,8 +88,7 @@ MAX_BODY_BYTES: Final = 1 << 20
 HEADERS: Final = (("User-Agent", f"bottui/{__version__}"), ("Accept", "application/json"))
 
 
-@dataclass(frozen=True)
-class ThresholdUpdate:
+class ThresholdUpdate(msgspec.Struct, frozen=True):
     """Receipt of a threshold update (the API itself returns nothing)."""
 
     dimension_id: str
@@ -511,8 +510,7 @@ PROBE_ACCOUNT: Final = "bottui-doctor"
 PROBE_PROJECT: Final = "bottui-doctor"
 
 
-@dataclass(frozen=True)
-class ProbeAnswer:
+class ProbeAnswer(msgspec.Struct, frozen=True):
     """What the probe got: an HTTP status (and the error object if any), or a failure.
 
     Exactly one of ``status`` and ``failure`` is set.

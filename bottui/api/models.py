@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+import msgspec
+
 from bottui.api.errors import UnusableBodyError
 from bottui.api.tokens import mask_members
 
@@ -40,8 +42,7 @@ def _seq(value: object) -> tuple[Any, ...]:
     return tuple(value) if isinstance(value, list) else ()
 
 
-@dataclass(frozen=True)
-class RateLimiter:
+class RateLimiter(msgspec.Struct, frozen=True):
     """One rate limiter as far as we know it: id, and name and state when known."""
 
     id: str
@@ -157,8 +158,7 @@ class LimiterStateSource(enum.Enum):
     REQUEST = "request"  # the body did not say; the state we sent is the known state
 
 
-@dataclass(frozen=True)
-class LimiterChange:
+class LimiterChange(msgspec.Struct, frozen=True):
     """The result of setting a rate limiter's active flag."""
 
     limiter_id: str
@@ -178,8 +178,7 @@ class RevocationOutcome(enum.Enum):
     UNKNOWN_RETRIED = "unknown (retried)"
 
 
-@dataclass(frozen=True)
-class Revocation:
+class Revocation(msgspec.Struct, frozen=True):
     """The result of a grant revocation.
 
     ``revoked`` is None when the body did not say. ``retried_ambiguous``
@@ -233,8 +232,7 @@ class Revocation:
         }
 
 
-@dataclass(frozen=True)
-class DimensionThresholds:
+class DimensionThresholds(msgspec.Struct, frozen=True):
     """The body of a threshold update, numbers kept as the literals to send.
 
     ``block`` and ``challenge`` are JSON number literals (validated by

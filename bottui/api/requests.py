@@ -32,9 +32,10 @@ import math
 import re
 import shlex
 import unicodedata
-from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any, Final, Literal
+
+import msgspec
 
 from bottui.api.errors import ValidationError
 from bottui.api.tokens import DEFAULT_ENCODING, TOKEN_ENV, TokenEncoding, shell_value
@@ -166,8 +167,7 @@ def threshold_literal(field: str, value: str | float | int | Decimal) -> str:
 TokenKind = Literal["project", "personal"]
 
 
-@dataclass(frozen=True)
-class PreparedRequest:
+class PreparedRequest(msgspec.Struct, frozen=True):
     """Method, URL and body of one API call, the kind of token it needs and how it is sent."""
 
     operation: str

@@ -57,12 +57,12 @@ import math
 import random
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, Final
 
 import httpx
+import msgspec
 
 from bottui.api.errors import (
     ApiError,
@@ -85,8 +85,7 @@ EXCERPT_CHARS: Final = 200
 _NOT_JSON: Final = object()
 
 
-@dataclass(frozen=True)
-class Answer:
+class Answer(msgspec.Struct, frozen=True):
     """The final 2xx answer of a request, after its retries."""
 
     status: int
@@ -160,8 +159,7 @@ def excerpt(body: bytes) -> str:
     return clean(text[:EXCERPT_CHARS]) + ("…" if len(text) > EXCERPT_CHARS else "")
 
 
-@dataclass(frozen=True)
-class Failure:
+class Failure(msgspec.Struct, frozen=True):
     """One failed attempt, described without keeping the httpx exception."""
 
     error: BottuiError
@@ -203,8 +201,7 @@ def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
+class RetryPolicy(msgspec.Struct, frozen=True):
     """How many attempts, how far apart, and the total deadline.
 
     Attributes:
@@ -259,14 +256,13 @@ def parse_retry_after(value: str | None, now: datetime) -> float | None:
     return max(0.0, (when - now).total_seconds())
 
 
-@dataclass
-class Timing:
+class Timing(msgspec.Struct):
     """The injectable sources of time and chance a client uses."""
 
     sleep: Sleep = asyncio.sleep
     clock: Clock = time.monotonic
     wall: WallClock = _utcnow
-    rng: random.Random = field(default_factory=random.Random)
+    rng: random.Random = msgspec.field(default_factory=random.Random)
 
 
 class SharedPause:

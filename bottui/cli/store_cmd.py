@@ -8,10 +8,11 @@ so in one line (exit 2), never a traceback.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import os
 import shlex
 from typing import TYPE_CHECKING, Any, Final
+
+import msgspec
 
 from bottui.api.errors import EXIT_OK, EXIT_REFUSED
 from bottui.cli.output import Output, UsageError
@@ -72,7 +73,9 @@ async def _run(args: Args, out: Output, profile: Profile | None) -> int:
         status = await store.status()
         team = _team_sync(store)
         backlog = await team.backlog()
-        status = dataclasses.replace(status, waiting=backlog.waiting, last_sync=backlog.last_sync)
+        status = msgspec.structs.replace(
+            status, waiting=backlog.waiting, last_sync=backlog.last_sync
+        )
         scope = share_scope(args)
         older = 0 if scope is None else await team.not_shared(scope)
     finally:
@@ -163,7 +166,7 @@ async def _sync(args: Args, out: Output, store: TeamStore) -> int:
             try:
                 backfilled = await team.backfill(scope)
             except StoreUnavailable as exc:
-                state = dataclasses.replace(state, down=exc.title)
+                state = msgspec.structs.replace(state, down=exc.title)
     finally:
         await team.close()
     last = None if state.last_sync is None else state.last_sync.isoformat()

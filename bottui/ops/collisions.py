@@ -21,9 +21,11 @@ is cleaned here (``plaintext.clean``) and shown as plain text.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, TypeVar
+
+import msgspec
+from msgspec.structs import replace
 
 from bottui.ops.journal_view import own_origin, what, who
 from bottui.ops.planning import LimiterTarget, ThresholdsTarget
@@ -48,8 +50,7 @@ ACK_NAMED: Final = 3
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class RecentCheck:
+class RecentCheck(msgspec.Struct, frozen=True):
     """What the check found: others' recent changes, or why it could not be made."""
 
     changes: tuple[TeamEntry, ...] = ()

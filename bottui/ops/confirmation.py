@@ -18,9 +18,10 @@ bulk, and by the faces to say it early (a dry run, a confirmation dialog).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Final
+
+import msgspec
 
 from bottui.api.errors import RefusedError, ValidationError
 
@@ -41,8 +42,7 @@ class ConfirmKind(StrEnum):
     REFUSED = "refused"
 
 
-@dataclass(frozen=True)
-class Confirmation:
+class Confirmation(msgspec.Struct, frozen=True):
     """What a change needs before it is sent: see :class:`ConfirmKind`.
 
     ``typed`` is the text to type (the project id) for ``TYPED``; ``title``

@@ -23,10 +23,11 @@ import asyncio
 import enum
 import sys
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Final, TypeVar
+
+import msgspec
 
 import bottui
 from bottui import __version__
@@ -69,8 +70,7 @@ class Verdict(enum.Enum):
         return self.value
 
 
-@dataclass(frozen=True)
-class Check:
+class Check(msgspec.Struct, frozen=True):
     """One check's result.
 
     ``detail`` may hold several lines (the tokens of each project); ``fix`` is
@@ -180,8 +180,7 @@ def check_config(
 _profile: Final = partial(Check, "profile", "Profile")
 
 
-@dataclass(frozen=True)
-class ProfileFacts:
+class ProfileFacts(msgspec.Struct, frozen=True):
     """The resolved settings (``None``: no such profile), where the base URL comes from,
     and why config.toml could not be loaded, if it could not."""
 
@@ -763,8 +762,7 @@ def check_osc52(environ: Mapping[str, str], tmux: TmuxFacts | None) -> Check:
 # Running every check: the independent ones at once, each within its own time.
 
 
-@dataclass(frozen=True)
-class Timeouts:
+class Timeouts(msgspec.Struct, frozen=True):
     """Seconds each slow thing may take (a busy machine still answers well inside them)."""
 
     keyring: float = 3.0
@@ -778,8 +776,7 @@ class Timeouts:
 DEFAULT_TIMEOUTS: Final = Timeouts()
 
 
-@dataclass(frozen=True)
-class Prepared:
+class Prepared(msgspec.Struct, frozen=True):
     """What the checks start from, read before the event loop."""
 
     locations: Locations

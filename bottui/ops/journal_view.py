@@ -37,16 +37,16 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import dataclasses
 import difflib
 import json
 import threading
 from collections.abc import AsyncGenerator, Iterable, Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 from uuid import UUID
+
+import msgspec
 
 from bottui.api.errors import ValidationError
 from bottui.api.tokens import server_json
@@ -108,8 +108,7 @@ OPERATION_NAMES: Final[dict[str, str]] = {
 }
 
 
-@dataclass(frozen=True)
-class JournalQuery:
+class JournalQuery(msgspec.Struct, frozen=True):
     """Which entries to read; every filter given must match.
 
     ``outcome`` is an outcome word (``ok``, ``api-error``, ...), ``unfinished``,
@@ -213,7 +212,7 @@ def entry_query(query: JournalQuery, *, now: datetime | None = None) -> EntryQue
 #: The fields of an entry that hold text (or JSON holding text).
 _TEXT_FIELDS: Final = tuple(
     f.name
-    for f in dataclasses.fields(JournalEntry)
+    for f in msgspec.structs.fields(JournalEntry)
     if f.name not in ("id", "pid", "undo_of", "run_id", "status", "duration_ms")
 )
 
@@ -227,7 +226,7 @@ def fit(entry: JournalEntry) -> JournalEntry:
         if fixed != value:
             changed[name] = fixed
     # Most entries need nothing: no copy then (a stream fits millions).
-    return dataclasses.replace(entry, **changed) if changed else entry
+    return msgspec.structs.replace(entry, **changed) if changed else entry
 
 
 def outcome_named(name: str) -> str:

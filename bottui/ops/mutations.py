@@ -24,8 +24,9 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar
+
+import msgspec
 
 from bottui.api.errors import (
     ApiError,
@@ -62,8 +63,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class Applied(Generic[T]):
+class Applied(msgspec.Struct, Generic[T], frozen=True):
     """A change that was sent and answered, and the journal entry recording it."""
 
     value: T
@@ -255,8 +255,7 @@ async def apply(
     return applied
 
 
-@dataclass(frozen=True)
-class _Wire(Generic[T]):
+class _Wire(msgspec.Struct, Generic[T], frozen=True):
     """How one planned change goes on the wire: journaled as what, sent how, learnt from."""
 
     operation: Operation

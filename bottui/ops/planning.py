@@ -16,9 +16,11 @@ from untrusted ids: a face cleans them (``plaintext.clean``) as it shows them.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+
+import msgspec
+from msgspec.structs import replace
 
 from bottui.api.errors import RefusedError
 from bottui.api.models import DimensionThresholds, LimiterChange, Revocation
@@ -46,16 +48,14 @@ ChangeKind = Literal["limiter", "revoke", "thresholds"]
 DRY_RUN_NOTE = "dry run: nothing was sent"
 
 
-@dataclass(frozen=True)
-class LimiterTarget:
+class LimiterTarget(msgspec.Struct, frozen=True):
     """A rate limiter, and the state to give it."""
 
     limiter_id: str
     is_active: bool
 
 
-@dataclass(frozen=True)
-class RevocationTarget:
+class RevocationTarget(msgspec.Struct, frozen=True):
     """The subject whose challenge grant is withdrawn (only the ids given)."""
 
     visitor_id: str | None
@@ -67,8 +67,7 @@ class RevocationTarget:
         return {k: v for k, v in pairs if v}
 
 
-@dataclass(frozen=True)
-class ThresholdsTarget:
+class ThresholdsTarget(msgspec.Struct, frozen=True):
     """A risk dimension, and the name and thresholds to give it."""
 
     dimension_id: str
@@ -78,8 +77,7 @@ class ThresholdsTarget:
 Target = LimiterTarget | RevocationTarget | ThresholdsTarget
 
 
-@dataclass(frozen=True)
-class KnownValue:
+class KnownValue(msgspec.Struct, frozen=True):
     """A value as the inventory last knew it.
 
     ``value`` has the journal's ``previous`` shape (``{"isActive": ...}`` or
@@ -117,8 +115,7 @@ class TimedRefused(RefusedError):
         super().__init__(None, details)
 
 
-@dataclass(frozen=True)
-class PlannedChange(Generic[T]):
+class PlannedChange(msgspec.Struct, Generic[T], frozen=True):
     """One change, planned: ``T`` is what :func:`~bottui.ops.mutations.apply` returns.
 
     Immutable; built by :func:`plan_limiter`, :func:`plan_revocation`,
@@ -141,7 +138,7 @@ class PlannedChange(Generic[T]):
     title: str = ""
     confirm_label: str = ""
     #: What changes, one line each (target, project, new value, last known).
-    lines: tuple[str, ...] = field(default=())
+    lines: tuple[str, ...] = msgspec.field(default=())
     #: Why, as the operator gave it (``--reason``, the dialog's field); None: none.
     #: Journaled with the change; required when the profile says ``require_reason``.
     reason: str | None = None

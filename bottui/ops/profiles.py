@@ -19,9 +19,10 @@ store's :class:`~bottui.store.store_errors.ProfileExists`, an unknown one its
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 from collections.abc import Collection, Iterator
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from bottui.api.errors import RefusedError, ValidationError
 from bottui.ops.session import Session, Settings
@@ -189,12 +190,11 @@ async def add_profile(
     config = await store.load()
     if make_current or config.current is None:
         await store.use(profile.name)
-        config = dataclasses.replace(config, current=profile.name)
+        config = msgspec.structs.replace(config, current=profile.name)
     return config
 
 
-@dataclasses.dataclass(frozen=True)
-class ProfileChanges:
+class ProfileChanges(msgspec.Struct, frozen=True):
     """What ``profile edit`` changes; ``None``: kept as it is ("" clears store/operator)."""
 
     base_url: str | None = None
@@ -234,7 +234,7 @@ async def edit_profile(store: AsyncConfigStore, name: str, changes: ProfileChang
         keep=old,
     )
     with _refusals_of("profile"):
-        profile = dataclasses.replace(
+        profile = msgspec.structs.replace(
             profile,
             account=changes.account if changes.account is not None else old.account,
             project=changes.project if changes.project is not None else old.project,
@@ -346,6 +346,6 @@ async def save_project_settings(
     await session.config_store.set_project_settings(profile, account, project, settings)
     projects = dict(session.settings.projects)
     projects[(account, project)] = settings
-    updated = dataclasses.replace(session.settings, projects=projects)
+    updated = msgspec.structs.replace(session.settings, projects=projects)
     session.update_settings(updated)
     return updated

@@ -46,8 +46,10 @@ report for both faces.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
+
+import msgspec
+from msgspec.structs import replace
 
 from bottui.api.client import build_thresholds
 from bottui.api.errors import (
@@ -97,8 +99,7 @@ StepState = Literal[
 RevertState = Literal["reverted", "superseded", "refused", "failed", "unknown"]
 
 
-@dataclass(frozen=True)
-class StepResult:
+class StepResult(msgspec.Struct, frozen=True):
     """What happened to one entry's revert (texts not cleaned)."""
 
     entry: str
@@ -123,12 +124,11 @@ class StepResult:
         }
 
 
-@dataclass(frozen=True)
-class RevertReport:
+class RevertReport(msgspec.Struct, frozen=True):
     """How a revert of several entries ended: the worst step decides ``state``."""
 
     state: RevertState
-    steps: tuple[StepResult, ...] = field(default=())
+    steps: tuple[StepResult, ...] = msgspec.field(default=())
 
     @property
     def superseded_by(self) -> str | None:
@@ -434,8 +434,7 @@ class NotAPlaybookRun(RefusedError):
     """The run id names no playbook run with a step done (exit 2)."""
 
 
-@dataclass(frozen=True)
-class RunSteps:
+class RunSteps(msgspec.Struct, frozen=True):
     """The steps of one run that were done (outcome ok), in the order they were sent."""
 
     run_id: int
@@ -453,8 +452,7 @@ class RunSteps:
         return rows
 
 
-@dataclass(frozen=True)
-class PlaybookRevert:
+class PlaybookRevert(msgspec.Struct, frozen=True):
     """How a run's revert ended: the report of :func:`~bottui.ops.revert.revert_entries`."""
 
     run_id: int | None

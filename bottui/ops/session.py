@@ -10,8 +10,9 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+import msgspec
 
 from bottui.api.errors import CredentialsError, RefusedError
 from bottui.api.tokens import AccessToken, ProjectToken, TokenEncoding, check_token
@@ -39,8 +40,7 @@ DEFAULT_PROFILE = "default"
 ChangeOrigin = Literal["operator", "executor"]
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(msgspec.Struct, frozen=True):
     """Where and how this session works, after flags, environment and profile.
 
     Precedence: command-line flag, then environment (``BOTTUI_BASE_URL``),
@@ -53,7 +53,7 @@ class Settings:
     project: str | None = None
     read_only: bool = False
     protected: bool = False
-    projects: Mapping[tuple[str, str], ProjectSettings] = field(default_factory=dict)
+    projects: Mapping[tuple[str, str], ProjectSettings] = msgspec.field(default_factory=dict)
     #: Who makes the changes, as journaled: ``BOTTUI_OPERATOR``, then the
     #: profile's ``operator``, then the config's; None: the journal's
     #: ``user@host``. Untrusted text, kept as given.

@@ -30,13 +30,14 @@ machine's journal alone (``on_down`` is told why, for the note a face shows).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Final
 from uuid import UUID
+
+import msgspec
+from msgspec.structs import replace
 
 from bottui.store.journal.journal_records import (
     DEFAULT_PAGE,
@@ -66,8 +67,8 @@ _SOLO: Final = "solo:"
 #: The fields a shared entry holds as the journal's entries do, copied as they are.
 _COPIED: Final = tuple(
     f.name
-    for f in dataclasses.fields(JournalEntry)
-    if f.name in {g.name for g in dataclasses.fields(TeamEntry)}
+    for f in msgspec.structs.fields(JournalEntry)
+    if f.name in {g.name for g in msgspec.structs.fields(TeamEntry)}
     and f.name not in ("id", "local_id", "started_at", "finished_at", "host", "origin")
 )
 
@@ -90,8 +91,7 @@ def from_team(entry: TeamEntry, *, mine: bool = False) -> JournalEntry:
     )
 
 
-@dataclass(frozen=True)
-class _Merge:
+class _Merge(msgspec.Struct, frozen=True):
     """Where phase 2 stands: after which shared row and below which local id."""
 
     team: str | None = None

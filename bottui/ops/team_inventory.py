@@ -38,9 +38,10 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, TypeVar
+
+import msgspec
 
 from bottui.api.errors import BottuiError
 from bottui.ops import team_facts
@@ -67,11 +68,10 @@ if TYPE_CHECKING:
     from bottui.store.team.read_rows import TeamEntry
 
 
-@dataclass
-class _Record:
+class _Record(msgspec.Struct):
     """The shared facts of one project, limiter or dimension: field -> fact."""
 
-    fields: dict[str, Fact] = field(default_factory=dict)
+    fields: dict[str, Fact] = msgspec.field(default_factory=dict)
 
     def removed(self) -> bool:
         exists = self.fields.get("exists")
@@ -103,8 +103,7 @@ def _fold(facts: Sequence[Fact]) -> dict[tuple[str, str], dict[tuple[str, str], 
     return out
 
 
-@dataclass
-class Plan:
+class Plan(msgspec.Struct):
     """What the shared facts change in the local inventory."""
 
     writes: InventorySnapshot

@@ -43,11 +43,12 @@ import contextlib
 import functools
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, TypeVar
 from uuid import UUID
+
+import msgspec
 
 from bottui.store.config.config_model import Profile
 from bottui.store.executor import StoreExecutor, run_blocking, shared_executor
@@ -126,8 +127,7 @@ EXIT_BUDGET: Final = 5.0
 TUI_INTERVAL: Final = 30.0
 
 
-@dataclass(frozen=True)
-class SyncState:
+class SyncState(msgspec.Struct, frozen=True):
     """Where sharing stands: events waiting, the last push, and why it stopped."""
 
     waiting: int = 0

@@ -24,9 +24,10 @@ where); a value the inventory does not know is refused (exit 2), never guessed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from bottui.api.errors import RefusedError, ValidationError
 from bottui.ops.session import Session
@@ -131,8 +132,7 @@ def check_rules(
 # -- filling in what is not given ------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class FilledThresholds:
+class FilledThresholds(msgspec.Struct, frozen=True):
     """The three values to send, and which of them came from the inventory."""
 
     name: str

@@ -16,8 +16,9 @@ import contextlib
 import os
 import shutil
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 #: Asked in this order, one answer line each.
 _ASKED: Final = ("escape-time", "mouse", "set-clipboard")
@@ -26,8 +27,7 @@ _ASKED: Final = ("escape-time", "mouse", "set-clipboard")
 _FEATURES_FORMAT: Final = "#{client_termfeatures}"
 
 
-@dataclass(frozen=True)
-class TmuxFacts:
+class TmuxFacts(msgspec.Struct, frozen=True):
     """The tmux options read; ``None`` where tmux gave no answer for one.
 
     ``error`` says why nothing could be read (no tmux binary, no answer in

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal, TypeAlias
+
+import msgspec
 
 from bottui.api.tokens import TOKEN_ENV, AccessToken, ProjectToken, Secret, remember
 from bottui.store.keyring_tokens import PROBE_USERNAME, TokenState, TokenStore
@@ -35,8 +36,7 @@ if TYPE_CHECKING:
 SlotKind = Literal["personal", "project"]
 
 
-@dataclass(frozen=True)
-class Slot:
+class Slot(msgspec.Struct, frozen=True):
     """Where one token belongs.
 
     ``project`` is ``None`` for a personal access token (one per account) and

@@ -35,8 +35,10 @@ read on their own threads, never on the event loop.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Final, get_args
+
+import msgspec
+from msgspec.structs import replace
 
 from bottui.api.errors import RefusedError
 from bottui.api.models import DimensionThresholds
@@ -87,8 +89,7 @@ class UndoRefused(RefusedError):
         super().__init__(None, details)
 
 
-@dataclass(frozen=True)
-class UndoPlan:
+class UndoPlan(msgspec.Struct, frozen=True):
     """The change to undo and the value that undoes it.
 
     ``passed_over`` is set when the newest change of the other kind could not
@@ -318,8 +319,7 @@ _KINDS: Final[dict[str, UndoKind]] = {
 _CHANGES: Final = tuple(_KINDS)
 
 
-@dataclass(frozen=True)
-class ChangedSince:
+class ChangedSince(msgspec.Struct, frozen=True):
     """The changes of the same object journaled after the row, newest first."""
 
     entries: tuple[JournalEntry, ...] = ()
@@ -337,8 +337,7 @@ class ChangedSince:
         return None if newest is None else identity(newest)
 
 
-@dataclass(frozen=True)
-class RowUndo:
+class RowUndo(msgspec.Struct, frozen=True):
     """An undo of one row: the plan, and what changed the object since (not cleaned)."""
 
     plan: UndoPlan

@@ -56,10 +56,12 @@ import json
 import logging
 import math
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
-from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Final, Self
 from urllib.parse import unquote_to_bytes
+
+import msgspec
+from msgspec.structs import replace
 
 from bottui.sandbox.faults import FaultError, FaultKind, Faults, Hostile, odd_answer
 from bottui.sandbox.state import (
@@ -162,8 +164,7 @@ METHODS: dict[Operation, str] = {
 }
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(msgspec.Struct, frozen=True):
     """A path that names an operation, with its decoded ids."""
 
     operation: Operation
@@ -322,13 +323,12 @@ def parse_thresholds(dimension_id: str, body: bytes) -> Dimension:
 # -- the three operations ------------------------------------------------------------------
 
 
-@dataclass
-class Result:
+class Result(msgspec.Struct):
     """What to answer: status, JSON body, extra headers, and who authenticated."""
 
     status: int
     body: Any
-    headers: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str] = msgspec.field(default_factory=dict)
     auth: AuthInfo | None = None
 
 

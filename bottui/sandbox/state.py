@@ -26,9 +26,11 @@ import random
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Final, Literal, Protocol, runtime_checkable
+
+import msgspec
+from msgspec.structs import replace
 
 from bottui.sandbox import demo_data
 
@@ -105,8 +107,7 @@ SUBJECT_KINDS: Final[tuple[SubjectKind, ...]] = ("visitorId", "userAccountId")
 JsonObject = dict[str, Any]
 
 
-@dataclass(frozen=True)
-class Account:
+class Account(msgspec.Struct, frozen=True):
     """An account: holds projects, personal access tokens are bound to it."""
 
     id: str
@@ -114,8 +115,7 @@ class Account:
     customer_id: str
 
 
-@dataclass(frozen=True)
-class RateLimiter:
+class RateLimiter(msgspec.Struct, frozen=True):
     """One rate limiting rule of a project."""
 
     id: str
@@ -137,8 +137,7 @@ class RateLimiter:
         }
 
 
-@dataclass(frozen=True)
-class Dimension:
+class Dimension(msgspec.Struct, frozen=True):
     """A risk dimension and its score thresholds.
 
     ``*_raw`` keep the JSON text of the last numbers received (``None`` for
@@ -162,8 +161,7 @@ class Dimension:
         }
 
 
-@dataclass(frozen=True)
-class Grant:
+class Grant(msgspec.Struct, frozen=True):
     """A standing challenge grant held on one identity of one project."""
 
     account_id: str
@@ -184,8 +182,7 @@ class Grant:
         }
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(msgspec.Struct, frozen=True):
     """A recorded challenge outcome report."""
 
     account_id: str
@@ -197,8 +194,7 @@ class Outcome:
     removed_grant: bool
 
 
-@dataclass(frozen=True)
-class PersonalToken:
+class PersonalToken(msgspec.Struct, frozen=True):
     """What a personal access token grants: one account, some scopes. Never the value."""
 
     account_id: str
@@ -208,8 +204,7 @@ class PersonalToken:
     kind: ClassVar[Literal["personal"]] = "personal"
 
 
-@dataclass(frozen=True)
-class ProjectApiToken:
+class ProjectApiToken(msgspec.Struct, frozen=True):
     """What a project API token grants: one project of one account. Never the value."""
 
     account_id: str
@@ -222,8 +217,7 @@ class ProjectApiToken:
 TokenRecord = PersonalToken | ProjectApiToken
 
 
-@dataclass
-class Project:
+class Project(msgspec.Struct):
     """A project with every field of the spec's Project table.
 
     ``limiters`` and ``dimensions`` keep insertion order; the limiters are
@@ -238,15 +232,15 @@ class Project:
     site_key: str
     server_key: str
     is_protected: bool = True
-    rules: list[JsonObject] = field(default_factory=list)
-    phishing_info: JsonObject = field(
+    rules: list[JsonObject] = msgspec.field(default_factory=list)
+    phishing_info: JsonObject = msgspec.field(
         default_factory=lambda: {"originalUrl": "", "action": "none", "allowedUrls": []}
     )
-    response_extra_fields: list[Any] = field(default_factory=list)
+    response_extra_fields: list[Any] = msgspec.field(default_factory=list)
     created_at: float = 0.0
     updated_at: float = 0.0
-    limiters: dict[str, RateLimiter] = field(default_factory=dict)
-    dimensions: dict[str, Dimension] = field(default_factory=dict)
+    limiters: dict[str, RateLimiter] = msgspec.field(default_factory=dict)
+    dimensions: dict[str, Dimension] = msgspec.field(default_factory=dict)
 
     def to_json(self) -> JsonObject:
         """The project object returned by the rate limiter activation."""
@@ -279,8 +273,7 @@ class Project:
 SECRET_HEADERS: Final = frozenset({"x-api-key", "authorization", "cookie", "proxy-authorization"})
 
 
-@dataclass(frozen=True)
-class AuthInfo:
+class AuthInfo(msgspec.Struct, frozen=True):
     """Who a request authenticated as: token kind, owner, label. Not the token."""
 
     kind: str
@@ -289,8 +282,7 @@ class AuthInfo:
     label: str
 
 
-@dataclass(frozen=True)
-class RequestRecord:
+class RequestRecord(msgspec.Struct, frozen=True):
     """One API request as received and answered.
 
     ``segments`` are the percent-decoded path segments (empty when a segment
@@ -313,8 +305,7 @@ class RequestRecord:
     dropped: bool = False
 
 
-@dataclass(frozen=True)
-class Stats:
+class Stats(msgspec.Struct, frozen=True):
     """A snapshot of the counters."""
 
     requests: int

@@ -34,9 +34,10 @@ import os
 import queue
 import threading
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Concatenate, Final, Generic, ParamSpec, Protocol, TypeVar
+
+import msgspec
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -59,15 +60,14 @@ _GENERAL_WORKERS: Final = 4
 IDLE_SECONDS: Final = 60.0
 
 
-@dataclass(eq=False)
-class _Job:
+class _Job(msgspec.Struct, eq=False):
     """One call waiting in a lane, and where its result goes."""
 
     fn: Callable[[], Any]
     loop: asyncio.AbstractEventLoop
     future: asyncio.Future[Any]
     #: Set when the caller stopped waiting before the job began: skip it.
-    abandoned: threading.Event = field(default_factory=threading.Event)
+    abandoned: threading.Event = msgspec.field(default_factory=threading.Event)
 
 
 class _Lane:

@@ -13,8 +13,9 @@ import json
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, TypeVar
+
+import msgspec
 
 from bottui.api.tokens import TOKEN_ENV, AccessToken, ProjectToken, Secret, StorePassword
 from bottui.plaintext import clean
@@ -571,8 +572,7 @@ PROBE_USERNAME: Final = "bottui-doctor-probe"
 _NAME_TIMEOUT: Final = 0.5
 
 
-@dataclass(frozen=True)
-class KeyringReport:
+class KeyringReport(msgspec.Struct, frozen=True):
     """The backend's name (``None``: it could not be named) and why it failed, if it did."""
 
     backend: str | None

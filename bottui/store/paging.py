@@ -7,14 +7,14 @@ callers never look inside (a server's store may put anything there).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Generic, TypeVar
+
+import msgspec
 
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class Cursor:
+class Cursor(msgspec.Struct, frozen=True):
     """Where the next page starts: made by the store, handed back unchanged.
 
     Stable while items are added: a page after a cursor never repeats nor
@@ -24,8 +24,7 @@ class Cursor:
     token: str
 
 
-@dataclass(frozen=True)
-class Page(Generic[T]):
+class Page(msgspec.Struct, Generic[T], frozen=True):
     """Up to ``limit`` items in the store's order, and the next page's cursor (or None)."""
 
     items: tuple[T, ...]

@@ -18,10 +18,11 @@ import os
 import re
 import stat
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Literal
 from urllib.parse import urlsplit, urlunsplit
+
+import msgspec
 
 from bottui.api.tokens import TOKEN_ENV
 from bottui.store.store_errors import KeyringUnavailable, StoreError
@@ -129,8 +130,7 @@ class EnvTokenAmbiguous(KeyringUnavailable):
     """
 
 
-@dataclass(frozen=True)
-class EnvScope:
+class EnvScope(msgspec.Struct, frozen=True):
     """Where a profile's own environment tokens belong."""
 
     profile: str
@@ -139,8 +139,7 @@ class EnvScope:
     project: str | None
 
 
-@dataclass(frozen=True)
-class EnvToken:
+class EnvToken(msgspec.Struct, frozen=True):
     """A token found in the environment: its value, its variable, whether it is tied."""
 
     value: str

@@ -16,8 +16,10 @@ runs in one console would share one header line.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Final, Protocol
+
+import msgspec
+from msgspec.structs import replace
 
 from bottui.ops.bulk.engine import BulkRevocation
 from bottui.ops.bulk.report import BulkProgress, BulkSummary, ItemStatus
@@ -44,8 +46,7 @@ class RunView(Protocol):
         """The run ended: its summary or failure is on :class:`BackgroundRun`."""
 
 
-@dataclass(eq=False)
-class BackgroundRun:
+class BackgroundRun(msgspec.Struct, eq=False):
     """One bulk run: what was ordered, the engine, and what it reported so far."""
 
     order: BulkOrder
@@ -58,7 +59,7 @@ class BackgroundRun:
     stops: int = 0
     #: The operator has seen the end on the run's screen (the header then clears).
     seen: bool = False
-    ended: asyncio.Event = field(default_factory=asyncio.Event)
+    ended: asyncio.Event = msgspec.field(default_factory=asyncio.Event)
 
     @property
     def finished(self) -> bool:

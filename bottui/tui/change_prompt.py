@@ -9,11 +9,11 @@ title, the body, the confirm button's words and what the profile demands
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
+import msgspec
 from textual.content import Content
 
 from bottui.ops.session import Settings
@@ -24,8 +24,7 @@ if TYPE_CHECKING:
     from bottui.ops.planning import PlannedChange
 
 
-@dataclass(frozen=True)
-class Confirmation:
+class Confirmation(msgspec.Struct, frozen=True):
     """What confirmation a change needs before it is sent.
 
     ``none``: sent at once; ``click``: a Confirm button; ``typed``: the
@@ -63,8 +62,7 @@ def profile_confirmation(settings: Settings) -> Confirmation:
     return Confirmation("typed" if settings.protected else "click")
 
 
-@dataclass(frozen=True)
-class Timing:
+class Timing(msgspec.Struct, frozen=True):
     """What a confirmation offers for a timed change (#15): a duration field, or why not.
 
     ``offered`` False: no field, only ``unavailable`` as a note line (a
@@ -130,8 +128,7 @@ PROTECTED_NOTE = (
 )
 
 
-@dataclass(frozen=True)
-class ChangePrompt:
+class ChangePrompt(msgspec.Struct, frozen=True):
     """What a change's confirmation shows, what it sends, and what it needs."""
 
     #: Dialog title, body and the confirm button's label.
@@ -189,8 +186,7 @@ class ChangePrompt:
         )
 
 
-@dataclass(frozen=True)
-class Decided:
+class Decided(msgspec.Struct, frozen=True):
     """What a confirmation was confirmed with: the reason, and a duration (None: untimed)."""
 
     reason: str | None

@@ -26,10 +26,10 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 
+import msgspec
 from textual.content import Content
 
 from bottui.api.errors import ApiError, BottuiError, CredentialsError, RefusedError, ValidationError
@@ -57,8 +57,7 @@ def describe_error(error: BaseException) -> tuple[str, str]:
     return "Unexpected error", f"{type(error).__name__}: {message}"
 
 
-@dataclass(frozen=True)
-class Toast:
+class Toast(msgspec.Struct, frozen=True):
     """An error as a toast: cleaned text, ready for ``notify(markup=False)``."""
 
     message: str
@@ -129,8 +128,7 @@ TOKEN_WORDS: Final[dict[str, tuple[str, str, str]]] = {
 _ATTR: Final = "_bottui_attempt"
 
 
-@dataclass(frozen=True)
-class Attempt:
+class Attempt(msgspec.Struct, frozen=True):
     """What a call was doing when it failed: for the log, the panels and the token hint."""
 
     operation: str
@@ -224,8 +222,7 @@ def token_hint(error: BaseException, attempt: Attempt | None, *, short: bool = F
     )
 
 
-@dataclass(frozen=True)
-class LoggedError:
+class LoggedError(msgspec.Struct, frozen=True):
     """One error of this session, as the error log lists it (raw: shown through ``clean``)."""
 
     at: datetime
@@ -300,8 +297,7 @@ class ErrorLog:
         return self._entries[0] if self._entries else None
 
 
-@dataclass(frozen=True)
-class Failure:
+class Failure(msgspec.Struct, frozen=True):
     """A failed or unknown attempt, in words a result panel shows (raw: shown cleaned)."""
 
     title: str

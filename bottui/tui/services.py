@@ -56,10 +56,10 @@ import os
 import time
 from collections.abc import Awaitable, Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
+from msgspec.structs import replace
 from textual.app import ScreenStackError
 from textual.content import Content
 from textual.message import Message

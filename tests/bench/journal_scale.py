@@ -282,7 +282,12 @@ def resume_lookups(path: Path) -> None:
 #: Who and why of the written run, where the checkout knows them (schema 4 on).
 _WHO: dict[str, Any] = (
     {"operator": "alice@bastion-1", "reason": "INC-4312 credential stuffing on login"}
-    if "reason" in getattr(StartRecord, "__dataclass_fields__", {})
+    # A dataclass before #29's structs, a msgspec Struct after: either names its fields.
+    if "reason"
+    in (
+        *getattr(StartRecord, "__dataclass_fields__", {}),
+        *getattr(StartRecord, "__struct_fields__", ()),
+    )
     else {}
 )
 

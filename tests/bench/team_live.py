@@ -54,7 +54,7 @@ def figures(name: str, seconds: list[float]) -> None:
 
 
 async def tui_latency(url: str, reps: int, home: Path) -> list[float]:
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from bottui.demo import prepare
     from bottui.tui.app import BottuiApp

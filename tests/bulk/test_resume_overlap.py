@@ -4,12 +4,12 @@ counts and de-duplication exactly those of a resume that reads them first."""
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import time
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+import msgspec
 import pytest
 
 from bottui.ops.bulk import journaling
@@ -76,7 +76,7 @@ class Store:
 
 
 def counts(summary: BulkSummary) -> dict[str, Any]:
-    fields = dataclasses.asdict(summary)
+    fields = msgspec.structs.asdict(summary)
     fields.pop("elapsed")
     return fields
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
-
 import pytest
+from msgspec.structs import fields
 
 from bottui.ops import config_checks
 from bottui.ops.config_checks import CheckedFiles, FileProblem

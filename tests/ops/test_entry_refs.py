@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from bottui.ops import journal_view
 from bottui.store.journal.journal_records import JournalEntry

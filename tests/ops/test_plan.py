@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from bottui.api.client import build_thresholds
 from bottui.api.errors import BottuiError, RefusedError, ValidationError

@@ -10,11 +10,11 @@ reach the sandbox, so the emptiness means the guard, not a broken setup.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from bottui.api.client import build_thresholds
 from bottui.api.errors import RefusedError

@@ -7,11 +7,11 @@ inventory, so the state before a change is known).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import httpx
 import pytest
+from msgspec.structs import replace
 
 from bottui.api.client import BotProtectionClient, build_thresholds
 from bottui.api.errors import ApiError, RefusedError, ValidationError

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 import subprocess
@@ -11,6 +10,7 @@ import tempfile
 import traceback
 from pathlib import Path
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -263,9 +263,9 @@ def test_config_invariants() -> None:
 
 
 def test_there_is_no_token_field() -> None:
-    names = {f.name for f in dataclasses.fields(Profile)}
-    names |= {f.name for f in dataclasses.fields(Config)}
-    names |= {f.name for f in dataclasses.fields(ProjectSettings)}
+    names = {f.name for f in msgspec.structs.fields(Profile)}
+    names |= {f.name for f in msgspec.structs.fields(Config)}
+    names |= {f.name for f in msgspec.structs.fields(ProjectSettings)}
     names.remove("keymap")  # keyboard keys, not a credential
     names.remove("token_encoding")  # how a token is sent ("raw" or "base64"), never a token
     assert not any("token" in n or "key" in n or "secret" in n for n in names)
@@ -618,7 +618,7 @@ def test_operator_and_require_reason_are_read_and_kept_by_edits(tmp_path: Path) 
         "[b]alice[/b]\x07",
         True,
     )
-    store.add_profile(dataclasses.replace(profile, name="b", require_reason=False))
+    store.add_profile(msgspec.structs.replace(profile, name="b", require_reason=False))
     assert store.load().profiles["b"].operator == "[b]alice[/b]\x07"
     write(store, '[profiles.a]\nbase_url = "https://x"\nrequire_reason = "yes"\n')
     with pytest.raises(ConfigError) as caught:

@@ -8,11 +8,11 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from bottui.store.journal.journal_file import Journal
 from bottui.store.journal.journal_records import EntryQuery, JournalEntry, RunId

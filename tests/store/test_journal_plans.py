@@ -7,11 +7,11 @@ cheaply: SQLite's own plan of every query a page, a resume or an undo runs.
 
 from __future__ import annotations
 
-import dataclasses
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from bottui.store.journal import journal_query
@@ -173,10 +173,12 @@ def test_the_rest_of_a_run_is_counted_along_the_runs_segments(
     conn: sqlite3.Connection, query: EntryQuery
 ) -> None:
     """What the Journal screen counts instead of reading a run's rest page by page."""
-    wanted = dataclasses.replace(query, run_id=RunId(1))
+    wanted = msgspec.structs.replace(query, run_id=RunId(1))
     for sql, params in journal_query._selects(conn, wanted, 1000, -1):
         assert problems(conn, sql, params) == [], sql
-    selects = journal_query._selects(conn, dataclasses.replace(query, run_id=RunId(1)), 1000, -1)
+    selects = journal_query._selects(
+        conn, msgspec.structs.replace(query, run_id=RunId(1)), 1000, -1
+    )
     steps = [
         row[3]
         for sql, params in selects

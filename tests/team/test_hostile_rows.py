@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from uuid import uuid4
 
+import msgspec
 import psycopg
 import pytest
 
@@ -79,7 +80,10 @@ UNREADABLE = {f"{BAD}:{i}" for i in (1, 2, 3, 4, 5, 6)}
         TeamQuery(outcomes=frozenset({"ok"})),
         TeamQuery(account="acme", profile="prod", operation="limiter.set-active"),
     ],
-    ids=lambda q: ",".join(f"{k}" for k, v in vars(q).items() if v not in (None, False)) or "all",
+    ids=lambda q: (
+        ",".join(f"{k}" for k, v in msgspec.structs.asdict(q).items() if v not in (None, False))
+        or "all"
+    ),
 )
 async def test_every_filter_reads_on_and_names_what_it_skipped(
     team_store: TeamStore, hostile: Hostile, query: TeamQuery

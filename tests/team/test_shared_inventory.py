@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import psycopg
 import pytest
+from msgspec.structs import replace
 
 from bottui.api.client import build_thresholds
 from bottui.demo import prepare

@@ -7,11 +7,11 @@ function the TUI's dialog calls, :func:`bottui.ops.revert.with_revert_to`.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from bottui.ops import mutations, planning, revert
 from bottui.ops.revert import RevertToRefused, limiter_value, thresholds_value, with_revert_to

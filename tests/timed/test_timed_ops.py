@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import timedelta
 
 import pytest
+from msgspec.structs import replace
 
 from bottui.api.errors import BottuiError, RefusedError
 from bottui.api.models import DimensionThresholds

@@ -10,7 +10,6 @@ its ``hold`` fault, and count what it received.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import re
 import time
 from collections.abc import Awaitable, Callable
@@ -19,6 +18,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import httpx
+import msgspec
 import pytest
 from textual import events
 from textual.app import App
@@ -165,7 +165,7 @@ def bodies(sandbox: SandboxServer) -> list[Any]:
 
 def with_settings(app: BottuiApp, **changes: Any) -> BottuiApp:
     session = app.session
-    session.update_settings(dataclasses.replace(session.settings, **changes))
+    session.update_settings(msgspec.structs.replace(session.settings, **changes))
     return app
 
 
@@ -631,7 +631,7 @@ def _progress(**changes: Any) -> BulkProgress:
         paused_for=0.0,
         stopping=False,
     )
-    return dataclasses.replace(base, **changes)
+    return msgspec.structs.replace(base, **changes)
 
 
 def test_progress_words() -> None:

@@ -10,10 +10,10 @@ Enter in the typed id sent at once, and what followed landed on the screen.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from msgspec.structs import replace
 from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Button, Input

@@ -9,10 +9,10 @@ change on a protected profile), thresholds, undo, bulk and timed dialogs.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Button, Input

@@ -312,7 +312,7 @@ async def test_undo_under_dry_run_and_read_only(
         assert "PATCH " in text and '"isActive": true' in text
         await pilot.press("escape", "D")
         await pilot.pause()
-        from dataclasses import replace
+        from msgspec.structs import replace
 
         session.update_settings(replace(session.settings, read_only=True))
         await pilot.press("u")

@@ -7,7 +7,7 @@ fixture's) and the loopback sandbox.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from bottui.ops.session import Session
 from bottui.sandbox.demo_data import DEMO_ACCOUNT

@@ -61,7 +61,7 @@ async def test_two_runs_of_one_file_are_two_rows(
 
 
 def test_a_teammates_run_and_mine_of_one_number_are_two_rows() -> None:
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from bottui.tui.screens.journal_dialogs import RunGroup
     from tests.ops.test_entry_refs import MINE, THEIRS

@@ -222,7 +222,7 @@ async def test_read_only_refuses_before_asking(make_snap_app: MakeApp) -> None:
 
 
 def _read_only(settings: Any) -> Any:
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     return replace(settings, read_only=True)
 

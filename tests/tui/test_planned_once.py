@@ -9,9 +9,9 @@ plan's request (issue #11).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
+from msgspec.structs import replace
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+import msgspec
 from textual.widgets import DataTable
 
 from bottui.api.errors import ApiError, RefusedError
@@ -42,7 +42,7 @@ def test_a_refusal_is_not_a_failure() -> None:
 async def test_read_only_is_logged_as_a_refusal_of_the_change(make_snap_app: MakeApp) -> None:
     app = make_snap_app(start_mode="limiters")
     session = app.session
-    session.update_settings(dataclasses.replace(session.settings, read_only=True))
+    session.update_settings(msgspec.structs.replace(session.settings, read_only=True))
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(pilot)
         await pilot.press("t")  # read-only: refused before anything is asked

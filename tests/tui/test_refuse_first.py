@@ -6,9 +6,9 @@ the form is complete, and says why when not.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
+from msgspec.structs import replace
 from textual.widgets import Input, Static
 
 from bottui.sandbox.demo_data import DEMO_ACCOUNT, HOSTILE_PROJECT_ID

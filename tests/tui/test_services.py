@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 
+from msgspec.structs import replace
 from textual.content import Content
 
 from bottui.api.errors import ApiError, BottuiError, ValidationError

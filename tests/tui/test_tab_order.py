@@ -8,8 +8,7 @@ nothing typed the order is as before, and Shift+Tab still reaches Cancel.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+from msgspec.structs import replace
 from textual.widgets import Input
 
 from bottui.sandbox.server import SandboxServer

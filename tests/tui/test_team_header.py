@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import replace
 from typing import Any
 
 import psycopg
 import pytest
+from msgspec.structs import replace
 from textual.pilot import Pilot
 from textual.widgets import Static
 

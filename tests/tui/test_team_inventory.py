@@ -10,12 +10,12 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 import psycopg
 import pytest
+from msgspec.structs import replace
 from textual.pilot import Pilot
 
 from bottui.demo import prepare

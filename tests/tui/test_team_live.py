@@ -3,10 +3,10 @@ the store stopped and started while listening; hostile strings shown literally."
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from bottui.demo import prepare
 from bottui.ops import mutations

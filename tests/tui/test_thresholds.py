@@ -437,7 +437,7 @@ async def test_service_error_is_reported_and_the_inventory_unchanged(
 
 
 async def test_read_only_refuses_and_keeps_the_editor(make_snap_app: MakeApp) -> None:
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     app = thresholds_app(make_snap_app)
     async with app.run_test(size=SNAP_SIZE) as pilot:
@@ -452,7 +452,7 @@ async def test_read_only_refuses_and_keeps_the_editor(make_snap_app: MakeApp) ->
 
 
 async def test_protected_profile_wants_the_project_id_typed(make_snap_app: MakeApp) -> None:
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from bottui.tui.screens.change_form import TypedConfirmDialog
 
@@ -576,7 +576,7 @@ async def test_settings_change_range_and_direction(make_snap_app: MakeApp) -> No
 
 
 async def test_settings_need_a_profile(make_snap_app: MakeApp) -> None:
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     app = thresholds_app(make_snap_app)
     app.session.settings = replace(app.session.settings, profile_name=None)

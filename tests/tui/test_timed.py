@@ -190,7 +190,7 @@ async def test_a_revocation_has_no_duration_and_says_why(
 
 
 async def test_protected_and_no_executor_notes(session: Session, sandbox: SandboxServer) -> None:
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     session.settings = replace(session.settings, protected=True)
     app = BottuiApp(session, demo=True, start_mode="limiters")

@@ -46,8 +46,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
+
+import msgspec
 
 from bottui.api.errors import ApiError, BottuiError, NetworkError
 from bottui.api.models import Revocation
@@ -704,8 +705,7 @@ class BulkRevocation:
 # -- the dry run ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class BulkPlan:
+class BulkPlan(msgspec.Struct, frozen=True):
     """What a bulk run would send (``--dry-run``): nothing is sent.
 
     Attributes:

@@ -50,9 +50,10 @@ import re
 import stat
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Final, Literal, NamedTuple, cast
+
+import msgspec
 
 from bottui.api.errors import RefusedError, ValidationError
 from bottui.api.requests import SUBJECT_ID_MAX, subject
@@ -343,8 +344,7 @@ class Subject(NamedTuple):
     key: bytes
 
 
-@dataclass(frozen=True, slots=True)
-class InvalidLine:
+class InvalidLine(msgspec.Struct, frozen=True):
     """A line that is not sent, and why (``reason`` holds no control characters)."""
 
     line: int
@@ -355,8 +355,7 @@ class InvalidLine:
         return {"line": self.line, "reason": self.reason}
 
 
-@dataclass(frozen=True, slots=True)
-class Duplicate:
+class Duplicate(msgspec.Struct, frozen=True):
     """A valid line repeating the pair of an earlier line (not sent again)."""
 
     line: int

@@ -80,9 +80,10 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, BinaryIO, Final, cast
+
+import msgspec
 
 from bottui.api.errors import RefusedError
 from bottui.ops.bulk.input import BulkInputError, BulkSource, InvalidLine, Subject, SubjectReader
@@ -131,8 +132,7 @@ UNCERTAIN_OUTCOMES: Final = (
 RESUME_SETTLED: Final = (Outcome.UNKNOWN_RETRIED.value,)
 
 
-@dataclass(frozen=True)
-class ResumeState:
+class ResumeState(msgspec.Struct, frozen=True):
     """Whether an earlier run of the same input exists (its ids are looked up per chunk),
     and its settled prefix: every id on an input line up to ``settled_line`` is
     settled (its newest checkpoint; those ids are skipped without a lookup)."""
@@ -141,8 +141,7 @@ class ResumeState:
     settled_line: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class _Checkpoint:
+class _Checkpoint(msgspec.Struct, frozen=True):
     """A settled prefix queued among the outcomes, written after those before it."""
 
     line: int
@@ -434,8 +433,7 @@ CHECKPOINT_SECONDS: Final = 2.0
 CHECKPOINT_LINES: Final = 20_000
 
 
-@dataclass(slots=True)
-class _Chunk:
+class _Chunk(msgspec.Struct):
     first: int
     last: int
     outstanding: int
@@ -536,14 +534,13 @@ def line_end_offset(source: BulkSource, line: int) -> int:
     return offset
 
 
-@dataclass
-class CoveredCounts:
+class CoveredCounts(msgspec.Struct):
     """What the covered lines hold (those read, if the run stopped first)."""
 
     valid: int = 0
     duplicates: int = 0
     invalid_count: int = 0
-    invalid: list[InvalidLine] = field(default_factory=list)
+    invalid: list[InvalidLine] = msgspec.field(default_factory=list)
 
 
 class CoveredLines:

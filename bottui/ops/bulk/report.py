@@ -24,8 +24,9 @@ import math
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Final
+
+import msgspec
 
 from bottui.api.errors import (
     EXIT_API,
@@ -85,8 +86,7 @@ UNKNOWN_LIKE: Final = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ItemResult:
+class ItemResult(msgspec.Struct, frozen=True):
     """The result of one id: one row of ``--output``."""
 
     subject: Subject
@@ -108,8 +108,7 @@ class ItemResult:
         }
 
 
-@dataclass(frozen=True)
-class BulkProgress:
+class BulkProgress(msgspec.Struct, frozen=True):
     """Where a run stands (a snapshot).
 
     Attributes:
@@ -144,8 +143,7 @@ class BulkProgress:
     stopping: bool
 
 
-@dataclass(frozen=True)
-class BulkSummary:
+class BulkSummary(msgspec.Struct, frozen=True):
     """The outcome of a whole run: the ``--json`` document and the exit code.
 
     ``total`` counts the distinct valid ids taken from the input (in a
@@ -238,22 +236,21 @@ ResultCallback = Callable[[ItemResult], None]
 # -- counters, progress and the summary -----------------------------------------------------------
 
 
-@dataclass
-class Tally:
+class Tally(msgspec.Struct):
     """The mutable counters of a run."""
 
-    counts: Counter[ItemStatus] = field(default_factory=Counter)
+    counts: Counter[ItemStatus] = msgspec.field(default_factory=Counter)
     taken: int = 0
     done: int = 0
     sent: int = 0
     in_flight: int = 0
-    invalid: list[InvalidLine] = field(default_factory=list)
+    invalid: list[InvalidLine] = msgspec.field(default_factory=list)
     invalid_count: int = 0
     duplicates: int = 0
     network_failures: int = 0
     api_failures: int = 0
     network_streak: int = 0
-    errors: Counter[str] = field(default_factory=Counter)
+    errors: Counter[str] = msgspec.field(default_factory=Counter)
 
 
 class Meter:

@@ -22,7 +22,6 @@ The playbooks of a config directory are read off the event loop
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, Final, TypeVar
@@ -64,14 +63,13 @@ class PlaybookFileError(StoreError):
         super().__init__(f"Playbook {where}: {self.reason}", "nothing was sent")
 
 
-@dataclass(frozen=True)
-class PlaybookFile:
+class PlaybookFile(msgspec.Struct, frozen=True):
     """One playbook file as read: its name, path, the parsed document and key lines."""
 
     name: str
     path: Path
     data: dict[str, Any]
-    lines: dict[KeyPath, int] = field(default_factory=dict)
+    lines: dict[KeyPath, int] = msgspec.field(default_factory=dict)
 
     def line(self, *path: str | int) -> int | None:
         """The line of ``path``, or of its nearest enclosing key that has one."""
@@ -229,8 +227,7 @@ _MISSING_KEY: Final = re.compile(r"Object missing required field `([^`]*)`")
 _WRONG_TYPE: Final = re.compile(r"Expected `[^`]*`, got `[^`]*` - at `\$\.(\w+)")
 
 
-@dataclass(frozen=True)
-class LimiterStep:
+class LimiterStep(msgspec.Struct, frozen=True):
     """Switch a rate limiter on (``is_active``) or off."""
 
     number: int
@@ -244,8 +241,7 @@ class LimiterStep:
         return f"limiter {self.limiter_id}"
 
 
-@dataclass(frozen=True)
-class ThresholdsStep:
+class ThresholdsStep(msgspec.Struct, frozen=True):
     """Give a risk dimension new thresholds (``name`` None: keep the known name)."""
 
     number: int
@@ -264,8 +260,7 @@ class ThresholdsStep:
 Step = LimiterStep | ThresholdsStep
 
 
-@dataclass(frozen=True)
-class Playbook:
+class Playbook(msgspec.Struct, frozen=True):
     """A named list of steps, as its file says; ``duration``: the default of ``--for``."""
 
     name: str
@@ -422,8 +417,7 @@ def _duration(file: PlaybookFile, text: str) -> timedelta:
 # only where a read is awaited.
 
 
-@dataclass(frozen=True)
-class PlaybookProblem:
+class PlaybookProblem(msgspec.Struct, frozen=True):
     """A problem ``check`` found: the file, its line when known, and what is wrong."""
 
     path: Path

@@ -6,8 +6,10 @@ check``'s warning for the ids of every playbook.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Any
+
+import msgspec
+from msgspec.structs import replace
 
 from bottui.api.client import build_thresholds
 from bottui.api.errors import BottuiError, RefusedError, ValidationError
@@ -41,8 +43,7 @@ from bottui.ops.thresholds import check_rules
 # words in :attr:`PlannedStep.unseen` (said as a warning; ``run`` refuses it).
 
 
-@dataclass(frozen=True)
-class PlannedStep:
+class PlannedStep(msgspec.Struct, frozen=True):
     """One step, planned: its change, and the texts of its row in the plan table."""
 
     step: Step
@@ -98,8 +99,7 @@ class PlannedStep:
         }
 
 
-@dataclass(frozen=True)
-class PlaybookPlan:
+class PlaybookPlan(msgspec.Struct, frozen=True):
     """A playbook planned for one project: its steps, in order, and why it is run."""
 
     playbook: Playbook

@@ -17,9 +17,10 @@ import asyncio
 import hashlib
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final, Literal
+
+import msgspec
 
 from bottui.api.errors import BottuiError
 from bottui.ops import confirmation, mutations
@@ -36,8 +37,7 @@ RUN_OPERATION: Final = "playbook"
 StepState = Literal["pending", "sending", "done", "failed", "unknown", "interrupted", "not sent"]
 
 
-@dataclass
-class StepResult:
+class StepResult(msgspec.Struct):
     """What became of one step; ``error`` is the failure as the client raised it."""
 
     step: PlannedStep
@@ -64,15 +64,14 @@ class StepResult:
         }
 
 
-@dataclass
-class RunSummary:
+class RunSummary(msgspec.Struct):
     """A playbook run: its id (None: not journaled), each step, and its revert, if timed."""
 
     plan: PlaybookPlan
     run_id: int | None
     results: list[StepResult]
     revert_due: datetime | None = None
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
 
     @property
     def done(self) -> list[StepResult]:

@@ -29,9 +29,10 @@ claim): every ``run-due`` reports it (exit 2) until a person resolves it
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final, Literal
+
+import msgspec
 
 from bottui.api.errors import RefusedError
 from bottui.ops import confirmation, mutations, timed_record
@@ -64,8 +65,7 @@ Action = Literal[
 ]
 
 
-@dataclass(frozen=True)
-class DueReport:
+class DueReport(msgspec.Struct, frozen=True):
     """What one executor did with one due timed change (texts not cleaned)."""
 
     timed: TimedChange

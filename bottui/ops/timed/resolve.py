@@ -21,9 +21,10 @@ checks, then decides:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Final, Literal
+
+import msgspec
 
 from bottui.api.errors import RefusedError
 from bottui.ops import confirmation, mutations, timed_record
@@ -49,8 +50,7 @@ How = Literal["check", "done", "resend"]
 RESEND: Final = "#resend"
 
 
-@dataclass(frozen=True)
-class Resolution:
+class Resolution(msgspec.Struct, frozen=True):
     """What ``timed resolve`` found (``check``) or did (``done``, ``resend``); texts not cleaned."""
 
     timed: TimedChange

@@ -36,9 +36,11 @@ after sending), or someone else wrote the claim; a person resolves it
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final, Literal
+
+import msgspec
+from msgspec.structs import replace
 
 from bottui.api.errors import RefusedError
 from bottui.ops import timed_record
@@ -80,8 +82,7 @@ _SANE_YEARS: Final = range(1970, 2100)
 Skip = Callable[[TimedEvent, str], None]
 
 
-@dataclass(frozen=True)
-class TimedChange:
+class TimedChange(msgspec.Struct, frozen=True):
     """A change (or a playbook run's changes) that reverts at ``due_at``.
 
     ``id`` is what a person types (``timed extend ID``): the schedule's number

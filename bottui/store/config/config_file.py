@@ -41,13 +41,14 @@ The demo never reads the file back, so its first frame never imports this.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import difflib
 import tomllib
 from collections.abc import Mapping
-from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
+
+import msgspec
+from msgspec.structs import fields
 
 from bottui.plaintext import clean, has_control
 from bottui.store import toml_read
@@ -172,7 +173,9 @@ class ConfigStore:
             projects.pop((account, project), None)
         else:
             projects[(account, project)] = settings
-        self._store(text, old, _with_profile(old, dataclasses.replace(current, projects=projects)))
+        self._store(
+            text, old, _with_profile(old, msgspec.structs.replace(current, projects=projects))
+        )
 
     def set_defaults(
         self,
@@ -186,9 +189,9 @@ class ConfigStore:
         current = self._need(old, profile)
         updated = current
         if not isinstance(account, Unchanged):
-            updated = dataclasses.replace(updated, account=account)
+            updated = msgspec.structs.replace(updated, account=account)
         if not isinstance(project, Unchanged):
-            updated = dataclasses.replace(updated, project=project)
+            updated = msgspec.structs.replace(updated, project=project)
         self._store(text, old, _with_profile(old, updated))
 
     # -- internals ------------------------------------------------------------
@@ -249,7 +252,7 @@ class ConfigStore:
 
 def _with(config: Config, **changes: Any) -> Config:
     try:
-        return dataclasses.replace(config, **changes)
+        return msgspec.structs.replace(config, **changes)
     except InvalidValue:
         raise
     except (TypeError, ValueError) as exc:  # pragma: no cover - defensive

@@ -30,17 +30,16 @@ chosen over pydantic on measured import time (pyproject.toml says the figures).
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import json
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
 from typing import Any, Final, TypeVar
 from urllib.parse import urlsplit
 
 import msgspec
+from msgspec.structs import fields
 
 from bottui.api.tokens import TOKEN_ENCODINGS
 from bottui.plaintext import clean, has_control
@@ -131,8 +130,7 @@ def validate_store_url(store: str) -> str:
     return store
 
 
-@dataclass(frozen=True)
-class ProjectSettings:
+class ProjectSettings(msgspec.Struct, frozen=True):
     """How the thresholds of one project are shown and checked."""
 
     #: Lowest value a score threshold can take.
@@ -149,7 +147,7 @@ class ProjectSettings:
                 raise InvalidValue(f"{name} must be a number")
             if not math.isfinite(value):
                 raise InvalidValue(f"{name} must be a finite number")
-            object.__setattr__(self, name, float(value))
+            msgspec.structs.force_setattr(self, name, float(value))
         if not self.threshold_min < self.threshold_max:
             raise InvalidValue(
                 "threshold_min must be lower than threshold_max",
@@ -159,8 +157,7 @@ class ProjectSettings:
             raise InvalidValue("higher_is_riskier must be true or false")
 
 
-@dataclass(frozen=True)
-class Profile:
+class Profile(msgspec.Struct, frozen=True):
     """One API endpoint the user works with, and how carefully."""
 
     #: Unique name of the profile: not blank, no control characters.
@@ -176,7 +173,7 @@ class Profile:
     #: Project id used when none is given.
     project: str | None = None
     #: Threshold settings per ``(account id, project id)``.
-    projects: dict[tuple[str, str], ProjectSettings] = field(default_factory=dict)
+    projects: dict[tuple[str, str], ProjectSettings] = msgspec.field(default_factory=dict)
     #: Who makes this profile's changes, as journaled (over the config's ``operator``).
     operator: str | None = None
     #: Refuse a change without a reason (``--reason``, the TUI's reason field).
@@ -205,20 +202,19 @@ class Profile:
             raise InvalidValue('token_encoding must be "raw" or "base64"')
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(msgspec.Struct, frozen=True):
     """Everything in ``config.toml``."""
 
     #: Name of the profile used when none is given, or ``None``.
     current: str | None = None
     #: Profiles by name; each key equals its profile's ``name``.
-    profiles: dict[str, Profile] = field(default_factory=dict)
+    profiles: dict[str, Profile] = msgspec.field(default_factory=dict)
     #: Name of the Textual theme, or ``None`` for the default.
     theme: str | None = None
     #: The ``[keymap]`` table: binding id -> keys (``"limiters.toggle" = "t"``).
     #: Only string pairs are read; anything else in the table is left alone,
     #: so a typo never stops the app from starting.
-    keymap: dict[str, str] = field(default_factory=dict)
+    keymap: dict[str, str] = msgspec.field(default_factory=dict)
     #: Who makes the changes, as journaled, unless the profile or
     #: ``BOTTUI_OPERATOR`` says otherwise (``None``: ``user@host``).
     operator: str | None = None
@@ -236,8 +232,7 @@ class Config:
         return None if key is None else self.profiles.get(key)
 
 
-@dataclass(frozen=True, kw_only=True)
-class ProjectRow(ProjectSettings):
+class ProjectRow(ProjectSettings, frozen=True, kw_only=True):
     """One ``[[profiles.NAME.projects]]`` entry: the ids it is filed under, and its settings."""
 
     account: str
@@ -335,7 +330,7 @@ class ConfigReader:
         data = {key: value for key, value in table.items() if key in known} | given
         wrong = False
         for f in fields(cls):  # type: ignore[arg-type]  # every T here is a dataclass
-            required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+            required = f.required
             if required and f.name not in data:
                 self.fail(where, f"{shown_key((*where, f.name))} is missing")
                 data[f.name] = ""  # every required key is a string: its type is checked no more

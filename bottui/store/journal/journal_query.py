@@ -40,13 +40,14 @@ otherwise.
 
 from __future__ import annotations
 
-import dataclasses
 import heapq
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any, Final
+
+import msgspec
 
 from bottui.store.journal.journal_records import (
     SETTLED_OUTCOMES,
@@ -278,7 +279,7 @@ def run_rest(conn: sqlite3.Connection, query: EntryQuery, run_id: int, before: i
     run of a million ids it counts the run's rest here (the run's segments,
     along ``segments_by_run``), then reads on without it (``skip_runs``).
     """
-    wanted = dataclasses.replace(query, run_id=RunId(run_id), skip_runs=frozenset())
+    wanted = msgspec.structs.replace(query, run_id=RunId(run_id), skip_runs=frozenset())
     outcomes: dict[str | None, int] = {}
     reasons: set[str] = set()
     for sql, params in _selects(conn, wanted, before, -1):

@@ -36,12 +36,13 @@ import os
 import re
 import socket
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from functools import cache
 from operator import attrgetter
 from typing import Any, Final, Literal, NewType, Protocol, Required, TypedDict
+
+import msgspec
 
 from bottui.api.errors import ValidationError
 from bottui.api.models import DimensionThresholds, RevocationOutcome
@@ -175,8 +176,7 @@ class OutcomeFields(TypedDict, total=False):
     duration_ms: float | None
 
 
-@dataclass(frozen=True)
-class StartRecord:
+class StartRecord(msgspec.Struct, frozen=True):
     """The *started* half of a journal entry, as the caller describes it.
 
     ``previous`` is the value before the change as the inventory knew it
@@ -296,8 +296,7 @@ def number_of(value: object) -> object:
     return value
 
 
-@dataclass(frozen=True)
-class JournalEntry:
+class JournalEntry(msgspec.Struct, frozen=True):
     """One mutation attempt: the started record joined with its outcome, if any."""
 
     id: int
@@ -411,8 +410,7 @@ DEFAULT_PAGE: int = 200
 START_BOUND: float = 15.0
 
 
-@dataclass(frozen=True)
-class Filters:
+class Filters(msgspec.Struct, frozen=True):
     """The filters of a journal read, this machine's or the team's; every one given must match.
 
     ``outcomes`` matches any of its words; ``unfinished`` only entries without
@@ -434,8 +432,7 @@ class Filters:
     reason: str | None = None
 
 
-@dataclass(frozen=True)
-class EntryQuery(Filters):
+class EntryQuery(Filters, frozen=True):
     """Which entries of this machine's journal to read (:class:`Filters`, and its ids).
 
     ``before`` keeps entries older than that id (``--before ID``); ``run_id``
@@ -451,8 +448,7 @@ class EntryQuery(Filters):
     skip_runs: frozenset[RunId] = frozenset()
 
 
-@dataclass(frozen=True)
-class RunRest:
+class RunRest(msgspec.Struct, frozen=True):
     """The entries of a bulk run older than those read, counted, not read.
 
     ``outcomes``: outcome word (None: unfinished) -> how many; ``reasons``:
@@ -463,16 +459,14 @@ class RunRest:
     reasons: frozenset[str]
 
 
-@dataclass(frozen=True)
-class EntryPage:
+class EntryPage(msgspec.Struct, frozen=True):
     """One page of entries, newest first, and the cursor of the next (``None``: the end)."""
 
     entries: tuple[JournalEntry, ...]
     next: Cursor | None
 
 
-@dataclass(frozen=True)
-class ItemState:
+class ItemState(msgspec.Struct, frozen=True):
     """What a bulk run's journal knows of one item key (``--resume``).
 
     ``settled``: some attempt ended withdrawn or nothing-standing.
@@ -524,8 +518,7 @@ _WORDS: Final = {"limiter": "rate limiter change", "thresholds": "threshold chan
 _TARGET_KEYS: Final = {"limiter": "rate_limiter_id", "thresholds": "dimension_id"}
 
 
-@dataclass(frozen=True)
-class UndoCandidate:
+class UndoCandidate(msgspec.Struct, frozen=True):
     """The change undo would reverse, or the reason it cannot.
 
     When :attr:`possible`, send :attr:`restore` (the value before

@@ -22,9 +22,10 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
+
+import msgspec
 
 from bottui.store.executor import OffLoop, StoreExecutor
 from bottui.store.journal.journal_schema import BUSY_TIMEOUT, ORIGIN, SCHEMA
@@ -33,8 +34,7 @@ from bottui.store.sqlite_helpers import Database
 R = TypeVar("R")
 
 
-@dataclass(frozen=True)
-class TimedEvent:
+class TimedEvent(msgspec.Struct, frozen=True):
     """One event of a timed change (``schedule``, ``extend``, ``cancel``)."""
 
     event_id: str
@@ -46,8 +46,7 @@ class TimedEvent:
     host: str | None
 
 
-@dataclass(frozen=True)
-class TimedClaim:
+class TimedClaim(msgspec.Struct, frozen=True):
     """The claim of one revert, and its result when it has one."""
 
     timed: str
@@ -55,7 +54,7 @@ class TimedClaim:
     executor: str
     state: str | None = None
     result_at: int | None = None
-    detail: dict[str, Any] = field(default_factory=dict)
+    detail: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
 def _object(text: object) -> dict[str, Any]:

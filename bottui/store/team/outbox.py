@@ -41,10 +41,11 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
+
+import msgspec
 
 from bottui.store.files import real_path
 from bottui.store.journal.journal_records import JournalEntry
@@ -123,8 +124,7 @@ _QUEUE: Final = (
 _FACT_COLS: Final = "base_url, account, project, kind, item, field, value, operator, seq"
 
 
-@dataclass(frozen=True)
-class Batch:
+class Batch(msgspec.Struct, frozen=True):
     """What to push next, typed: new journal entries (with their outcome when they have
     one), outcomes of entries pushed earlier without one, timed events (and the timed
     cursor they reach), and facts (with the ``seq`` each was queued under)."""
@@ -149,8 +149,7 @@ class Batch:
         return [*events_of(self.entries, self.outcomes), *self.timed, *self.facts]
 
 
-@dataclass(frozen=True)
-class Scope:
+class Scope(msgspec.Struct, frozen=True):
     """What a store shares of the older history: its profile's base URL, account
     and project (``None``: any)."""
 
@@ -167,8 +166,7 @@ class Scope:
         return self.project is None or found.project == self.project
 
 
-@dataclass(frozen=True)
-class Older:
+class Older(msgspec.Struct, frozen=True):
     """One batch of the history older than the store: the entries of its scope,
     and the id to read on from (None: the end)."""
 
@@ -176,8 +174,7 @@ class Older:
     after: int | None
 
 
-@dataclass(frozen=True)
-class Backlog:
+class Backlog(msgspec.Struct, frozen=True):
     """How far behind a store is: journal events waiting and the last successful push."""
 
     waiting: int

@@ -40,10 +40,12 @@ recent change.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any, Final
 from uuid import UUID
+
+import msgspec
+from msgspec.structs import fields
 
 from bottui.store.journal.journal_records import EntryQuery, Filters
 from bottui.store.journal.journal_rows import from_micros, micros
@@ -72,8 +74,7 @@ REASON_WINDOW_MIN: Final = 5_000
 REASON_WINDOW_PER_ROW: Final = 100
 
 
-@dataclass(frozen=True)
-class TeamQuery(Filters):
+class TeamQuery(Filters, frozen=True):
     """Which shared entries to read: the :class:`~bottui.store.journal.journal_records.Filters`
     of a local read, and a run named by its origin and local run id (run ids are
     per journal file)."""
@@ -227,8 +228,7 @@ def _by_outcome(query: TeamQuery, after: After | None, limit: int) -> tuple[str,
     )
 
 
-@dataclass(frozen=True)
-class PagePlan:
+class PagePlan(msgspec.Struct, frozen=True):
     """How to read one page: ``near`` first when there is one, else ``sql`` alone.
 
     ``near`` returns the page's rows, each followed by how many rows of the

@@ -78,8 +78,9 @@ newer bottui is never written: :func:`check_version` refuses with
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
+
+import msgspec
 
 from bottui.store.team.team_errors import SchemaMissing, SchemaTooNew
 
@@ -409,8 +410,7 @@ GRANT SELECT, INSERT ON bottui.timed_results TO bottui_operator;
 MIGRATION_LOCK: Final = 0x626F74747569
 
 
-@dataclass(frozen=True)
-class Migrated:
+class Migrated(msgspec.Struct, frozen=True):
     """What one ``migrate`` did: the version before, after, and the steps applied."""
 
     before: int

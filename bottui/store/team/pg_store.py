@@ -33,9 +33,10 @@ import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 from uuid import UUID
+
+import msgspec
 
 from bottui.api.tokens import Secret
 from bottui.store.journal.journal_rows import from_micros, micros
@@ -681,8 +682,7 @@ async def _copied(
     return count
 
 
-@dataclass(frozen=True)
-class Scan:
+class Scan(msgspec.Struct, frozen=True):
     """A catch-up read: the readable entries, how many rows it looked at, the last row's id."""
 
     entries: tuple[TeamEntry, ...]

@@ -38,10 +38,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeAlias
 from uuid import UUID
+
+import msgspec
+from msgspec.structs import fields
 
 from bottui.api.tokens import Secret
 from bottui.plaintext import REPLACEMENT, repair_surrogates
@@ -94,8 +96,7 @@ def _aware(field: str, moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
-@dataclass(frozen=True)
-class EntryEvent:
+class EntryEvent(msgspec.Struct, frozen=True):
     """A journal entry as it is shared (its *started* half)."""
 
     origin: UUID
@@ -146,8 +147,7 @@ class EntryEvent:
         )
 
 
-@dataclass(frozen=True)
-class OutcomeEvent:
+class OutcomeEvent(msgspec.Struct, frozen=True):
     """How an entry ended, keyed to it by ``(origin, local_id)``."""
 
     origin: UUID

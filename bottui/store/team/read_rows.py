@@ -31,10 +31,12 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 from uuid import UUID
+
+import msgspec
+from msgspec.structs import fields
 
 from bottui.plaintext import clean
 from bottui.store.paging import Cursor
@@ -44,8 +46,7 @@ if TYPE_CHECKING:
     from psycopg.abc import AdaptContext, Buffer
 
 
-@dataclass(frozen=True)
-class TeamEntry:
+class TeamEntry(msgspec.Struct, frozen=True):
     """One shared journal entry with its outcome (``None`` fields: none yet).
 
     ``operator`` is who the writer claimed to be; ``db_role`` the database role
@@ -82,16 +83,14 @@ class TeamEntry:
     outcome_received_at: datetime | None = None
 
 
-@dataclass(frozen=True)
-class TeamPage:
+class TeamPage(msgspec.Struct, frozen=True):
     """One page of shared entries, newest first, and the next page's cursor (``None``: end)."""
 
     entries: tuple[TeamEntry, ...]
     next: Cursor | None
 
 
-@dataclass(frozen=True)
-class Pushed:
+class Pushed(msgspec.Struct, frozen=True):
     """What one push did.
 
     ``entries``/``outcomes``: events stored now; ``duplicates``: events the
@@ -109,8 +108,7 @@ class Pushed:
     facts: int = 0
 
 
-@dataclass(frozen=True)
-class StoreStatus:
+class StoreStatus(msgspec.Struct, frozen=True):
     """``bottui store status``: where, which schema, and the outbox's state.
 
     ``waiting`` and ``last_sync`` describe this machine's outbox (entries not
@@ -127,8 +125,7 @@ class StoreStatus:
     last_sync: datetime | None = None
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(msgspec.Struct, frozen=True):
     """A notification from the store: rows were added to ``table``.
 
     ``last`` is the newest server id among them (journal tables), ``count``
@@ -187,8 +184,7 @@ def lenient(conn: AsyncConnection[Any]) -> None:
 _REMEMBER: Final = 10_000
 
 
-@dataclass(frozen=True)
-class Unreadable:
+class Unreadable(msgspec.Struct, frozen=True):
     """One row skipped: which table, its event id (or key), who claimed to write it, why."""
 
     table: str

@@ -33,10 +33,11 @@ import importlib.util
 import ipaddress
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 from urllib.parse import urlsplit
+
+import msgspec
 
 from bottui.plaintext import clean, has_control
 from bottui.store.team.team_errors import StoreRefused, TeamModeNotInstalled
@@ -109,8 +110,7 @@ def is_loopback_host(host: str) -> bool:
         return False
 
 
-@dataclass(frozen=True)
-class StoreTarget:
+class StoreTarget(msgspec.Struct, frozen=True):
     """A checked store URL and what the connection is pinned to."""
 
     #: The URL as configured (it carries no password: checked).
@@ -122,7 +122,7 @@ class StoreTarget:
     #: Every host is a Unix socket or loopback.
     loopback: bool
     #: Connection settings given explicitly, so libpq cannot choose otherwise.
-    pinned: dict[str, str] = field(default_factory=dict)
+    pinned: dict[str, str] = msgspec.field(default_factory=dict)
 
     @property
     def where(self) -> str:

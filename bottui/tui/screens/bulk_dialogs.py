@@ -45,10 +45,11 @@ from __future__ import annotations
 
 import functools
 import os
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
+import msgspec
+from msgspec.structs import replace
 from textual import events, on, work
 from textual.actions import SkipAction
 from textual.app import ComposeResult
@@ -94,8 +95,7 @@ if TYPE_CHECKING:
 DRY_RUN_SHOWN: Final = 5
 
 
-@dataclass(frozen=True)
-class BulkOrder:
+class BulkOrder(msgspec.Struct, frozen=True):
     """One bulk revocation, ready to confirm and run.
 
     Attributes:
@@ -463,8 +463,7 @@ EMPTY = "Paste ids above or give a file; nothing is sent before you confirm."
 BOTH = "Give the ids either pasted or in a file, not both."
 
 
-@dataclass
-class BulkDraft:
+class BulkDraft(msgspec.Struct):
     """What the operator entered, kept by the Grants screen between openings."""
 
     text: str = ""
@@ -473,8 +472,7 @@ class BulkDraft:
     resume: bool = False
 
 
-@dataclass(frozen=True)
-class Preview:
+class Preview(msgspec.Struct, frozen=True):
     """What the input holds, for one (text, path) pair.
 
     Attributes:

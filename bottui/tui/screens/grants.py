@@ -17,9 +17,10 @@ a run ``b`` shows that screen again.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import ClassVar
 
+from msgspec.structs import replace
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType

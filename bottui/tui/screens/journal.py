@@ -30,9 +30,10 @@ is offered in its place.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
+import msgspec
+from msgspec.structs import replace
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -445,8 +446,7 @@ class JournalScreen(BottuiScreen):
             self.refresh_data()
 
 
-@dataclass(frozen=True)
-class Older:
+class Older(msgspec.Struct, frozen=True):
     """What an older read found: the entries to add, the counted rests of the
     runs it went past, the query to read on with, and the last page read."""
 

@@ -35,11 +35,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar, Final
 
+import msgspec
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -583,8 +583,7 @@ _CURRENT: Final = "current"
 _OTHER: Final = "other"
 
 
-@dataclass(frozen=True)
-class JournalFilters:
+class JournalFilters(msgspec.Struct, frozen=True):
     """What the Journal screen shows; None: no filter on that field.
 
     ``project`` is ``"current"``, ``"all"`` or ``"other"`` (then

@@ -22,6 +22,7 @@ from datetime import timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import msgspec
 from textual import on, work
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
@@ -49,8 +50,7 @@ if TYPE_CHECKING:
     from bottui.ops.playbooks.library import Playbook
 
 
-@dataclass(frozen=True)
-class RunAnswer:
+class RunAnswer(msgspec.Struct, frozen=True):
     """What the confirmation decided: when to revert (None: never) and why."""
 
     revert_after: timedelta | None

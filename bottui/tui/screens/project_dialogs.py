@@ -35,10 +35,10 @@ space, in bold, so the state survives any palette.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Collection
-from dataclasses import dataclass
 from functools import partial
 from typing import Any, ClassVar
 
+import msgspec
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -139,8 +139,7 @@ class StateCheckbox(Checkbox):
         self.BUTTON_INNER = "[x]" if self.value else "[ ]"
 
 
-@dataclass(frozen=True)
-class ProjectDraft:
+class ProjectDraft(msgspec.Struct, frozen=True):
     """What the project form returns: ids and display name (``None``: no name)."""
 
     account: str

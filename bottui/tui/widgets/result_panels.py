@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
+import msgspec
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -215,8 +216,7 @@ RESULT_CLASSES: Final = frozenset({FAILED_CLASS, *(css for _, _, css in OUTCOMES
 UNKNOWN_FAILURE: Final = "unknown: may have been applied"
 
 
-@dataclass(frozen=True)
-class RevocationRecord:
+class RevocationRecord(msgspec.Struct, frozen=True):
     """One revocation of this session: what was asked and what came back.
 
     ``revocation`` is None when the call failed; ``error`` then says how
