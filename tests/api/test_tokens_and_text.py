@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bottui.api.tokens import AccessToken, ProjectToken
+from bottui.api.tokens import AccessToken, ProjectToken, UnusableToken, check_token
 from bottui.plaintext import clean
 
 CANARY = "CANARY-tok-5f1e2d"
@@ -45,3 +45,30 @@ def test_clean_keeps_markup_as_text() -> None:
     assert clean("[@click=app.quit]x[/]\x1b[2J") == "[@click=app.quit]x[/]\ufffd[2J"
     assert clean(None) == ""
     assert clean("a\nb", keep_newlines=True) == "a\nb"
+
+
+@pytest.mark.parametrize(
+    ("raw", "why"),
+    [
+        ("pat_a\rb", "line break"),
+        ("pat_a\nb", "line break"),
+        ("pat_\x00b", "control character"),
+        ("pat_\x1b[2J", "control character"),
+        ("pat_\x7fb", "control character"),
+        ("pat_\x85b", "control character"),  # C1: NEL (str.strip takes it at an end)
+        ("pat_\x9fb", "control character"),
+        ("pat_caf\u00e9", "other than ASCII"),  # raw only: base64 sends it
+    ],
+)
+def test_a_token_a_header_cannot_carry_is_refused_before_sending(raw: str, why: str) -> None:
+    with pytest.raises(UnusableToken, match=why):
+        check_token(AccessToken(raw), "raw")
+
+
+@pytest.mark.parametrize(
+    "raw", ["pat_demo_acme_4c1f9e2b7a", "pat_~!@#$%^&*()_+ {}|:<>?", "pat_\xa0"]
+)
+def test_a_token_a_header_can_carry_passes(raw: str) -> None:
+    check_token(AccessToken(raw), "base64")  # NBSP (U+00A0) is no control character
+    if raw.isascii():
+        check_token(AccessToken(raw), "raw")
