@@ -112,12 +112,7 @@ def is_loopback_host(host: str) -> bool:
     (:meth:`bottui.api.transport.AddressBook.pin_plain`).
     """
     host = host.strip("[]").lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    return host == "localhost" or host.endswith(".localhost") or is_loopback_address(host)
 
 
 def check_base_url(url: str) -> str:
