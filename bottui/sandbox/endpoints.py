@@ -789,12 +789,11 @@ class SandboxASGI:
             else:
                 result = handle(self.state, method, segments, headers, body)
             payload = hostile.answer(result.status, result.body) if hostile else result.body
-            status, encoded = result.status, b""
             odd = self.faults.hostile_body
             if odd is not None and result.status == 200:
-                status, encoded = odd_answer(odd, status, payload, encode_json)
+                status, encoded = odd_answer(odd, result.status, payload, encode_json)
             else:
-                encoded = encode_json(payload)
+                status, encoded = result.status, encode_json(payload)
             end(status, result, fault)
             await _send(send, status, encoded, "application/json", result.headers)
         finally:
@@ -833,15 +832,15 @@ class SandboxASGI:
         end: Callable[..., None],
     ) -> None:
         """Start a response, send half of it (or none), log it, cut the connection."""
+        result: Result | None = None
         if self.faults.drop_mode == "after":
-            result: Result | None = handle(self.state, method, segments, headers, body)
-            assert result is not None
+            result = handle(self.state, method, segments, headers, body)
             status, payload = result.status, encode_json(result.body)
             await send(_start(status, payload, "application/json", result.headers))
             half = payload[: len(payload) // 2]
             await send({"type": "http.response.body", "body": half, "more_body": True})
         else:
-            result, status = None, 200
+            status = 200
             await send(_start(status, b"{}" * 32, "application/json", {}))
         end(status, result, FaultKind.DROP, dropped=True)
         raise ConnectionDropped("sandbox fault: connection dropped mid-response")
