@@ -532,17 +532,6 @@ class ProbeAnswer(msgspec.Struct, frozen=True):
         return err is not None and bool(err.message) and bool(err.code) and bool(err.type)
 
 
-def probe_request(base_url: str) -> PreparedRequest:
-    """The probe: ``POST .../challenges/grant-revocations`` with ``{}``, to be sent tokenless."""
-    return PreparedRequest(
-        operation="probe",
-        method="POST",
-        url=check_base_url(base_url) + grant_revocations_path(PROBE_ACCOUNT, PROBE_PROJECT),
-        body=b"{}",
-        token_kind="personal",
-    )
-
-
 async def probe_api(
     base_url: str, *, timeout: float, transport: httpx.AsyncBaseTransport | None = None
 ) -> ProbeAnswer:
@@ -558,8 +547,10 @@ async def probe_api(
         connect_timeout=min(5.0, timeout),
         read_timeout=timeout,
     )
-    request = probe_request(base_url)
     async with BotProtectionClient(base_url, transport=transport, policy=policy) as client:
+        # POST .../challenges/grant-revocations with {}, sent tokenless.
+        path = grant_revocations_path(PROBE_ACCOUNT, PROBE_PROJECT)
+        request = client._prepared("probe", "POST", path, b"{}", "personal")
         outcome = await client.send_without_token(request)
     if isinstance(outcome, Answer):
         return ProbeAnswer(request.url, status=outcome.status)

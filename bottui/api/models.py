@@ -128,11 +128,7 @@ class Project:
         that appear only in ``order`` are listed with an unknown state.
         """
         found: dict[str, RateLimiter] = {}
-        for element in self.rate_limits:
-            limiter = RateLimiter.from_element(element)
-            if limiter is not None and limiter.id not in found:
-                found[limiter.id] = limiter
-        for element in self.rate_limits_order:
+        for element in (*self.rate_limits, *self.rate_limits_order):
             limiter = RateLimiter.from_element(element)
             if limiter is not None and limiter.id not in found:
                 found[limiter.id] = limiter

@@ -101,11 +101,7 @@ def decode(answer: Answer, *, allow_empty: bool) -> Any:
             return {}
         problem = "with an empty body"
     else:
-        try:
-            # Every string as kept from here on: surrogates repaired, tokens masked.
-            data = server_json(loads(answer.body))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-            data = _NOT_JSON
+        data = _server_json(answer.body)
         if isinstance(data, dict):
             return data
         problem = "but the body is not a JSON object"
@@ -118,11 +114,17 @@ def decode(answer: Answer, *, allow_empty: bool) -> Any:
 
 def api_error(status: int, body: bytes) -> ApiError:
     """The error of an error status: its error object when the body holds one."""
+    error = ErrorObject.parse(mask_members(_server_json(body)))
+    return ApiError(status, error, body_excerpt=excerpt(body))
+
+
+def _server_json(body: bytes) -> Any:
+    """A body decoded as every string is kept from here on (surrogates repaired, tokens
+    masked: :func:`~bottui.api.tokens.server_json`); ``_NOT_JSON`` when it is not JSON."""
     try:
-        data: Any = server_json(loads(body)) if body.strip() else None
+        return server_json(loads(body))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-        data = None
-    return ApiError(status, ErrorObject.parse(mask_members(data)), body_excerpt=excerpt(body))
+        return _NOT_JSON
 
 
 def _number(text: str) -> float | str:

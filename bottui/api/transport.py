@@ -112,12 +112,7 @@ def is_loopback_host(host: str) -> bool:
     (:meth:`bottui.api.transport.AddressBook.pin_plain`).
     """
     host = host.strip("[]").lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    return host == "localhost" or host.endswith(".localhost") or is_loopback_address(host)
 
 
 def check_base_url(url: str) -> str:
@@ -278,8 +273,9 @@ class AddressBook:
     async def pin_plain(self, host: str, port: int) -> tuple[str, ...]:
         """Resolve ``host`` once for plain http and check it; the pinned addresses.
 
-        Raises :class:`PlainHttpRefused` unless every address is loopback,
-        and ``OSError`` when the name does not resolve.
+        Raises :class:`PlainHttpRefused` unless every address is loopback; a
+        name that does not resolve is a :class:`FinalConnectError` (an
+        ``httpx.ConnectError`` when the failure is temporary: worth another attempt).
         """
         key = _key(host, port)
         pinned = self._pinned.get(key)
@@ -293,7 +289,15 @@ class AddressBook:
             if refused is not None:
                 raise PlainHttpRefused(host, refused)
             literal = literal_address(host)
-            found = (literal,) if literal else tuple(await self._resolve(host, port))
+            failure: httpx.TransportError | None = None
+            try:
+                found = (literal,) if literal else tuple(await self._resolve(host, port))
+            except OSError as exc:
+                reason = final_reason(exc, host)  # None: a temporary DNS failure
+                words = str(exc) or "could not resolve the host"
+                failure = FinalConnectError(reason) if reason else httpx.ConnectError(words)
+            if failure is not None:
+                raise failure  # outside the except block, as every failure of the transport
             if not all(is_loopback_address(address) for address in found):
                 self._refused[key] = found
                 raise PlainHttpRefused(host, found)
@@ -430,25 +434,6 @@ def _causes(exc: BaseException) -> Iterator[BaseException]:
             pending.append(current.__cause__)
         if current.__context__ is not None:
             pending.append(current.__context__)
-
-
-async def pin_plain(book: AddressBook, host: str, port: int) -> None:
-    """Pin a plain-http host before any connection (see :meth:`AddressBook.pin_plain`).
-
-    A name that does not resolve is a :class:`FinalConnectError`; a refusal
-    leaves as :class:`~bottui.api.errors.PlainHttpRefused`.
-    """
-    failure: httpx.TransportError | None = None
-    try:
-        await book.pin_plain(host, port)
-    except OSError as exc:
-        reason = final_reason(exc, host)
-        if reason is not None:
-            failure = FinalConnectError(reason)
-        else:  # a temporary DNS failure: worth another attempt
-            failure = httpx.ConnectError(str(exc) or "could not resolve the host")
-    if failure is not None:
-        raise failure
 
 
 # -- the pool -------------------------------------------------------------------------------------
@@ -620,7 +605,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
             # Before the session sees the request: a refusal here means no
             # connection was attempted. The connector then gets these
             # addresses from the book (its resolver).
-            await pin_plain(self.addresses, target.raw_host or "", target.port or 80)
+            await self.addresses.pin_plain(target.raw_host or "", target.port or 80)
         failure: httpx.TransportError | None = None
         try:
             return await session.request(

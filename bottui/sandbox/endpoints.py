@@ -56,8 +56,8 @@ import json
 import logging
 import math
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
-from enum import StrEnum
-from typing import Any, Final, Self
+from functools import partial
+from typing import Any, Final, NamedTuple, Self
 from urllib.parse import unquote_to_bytes
 
 import msgspec
@@ -72,7 +72,6 @@ from bottui.sandbox.state import (
     AuthInfo,
     Dimension,
     ManualClock,
-    PersonalToken,
     ProjectApiToken,
     RequestRecord,
     SandboxState,
@@ -147,35 +146,34 @@ def method_not_allowed(allowed: str) -> ApiError:
 
 # -- routing -------------------------------------------------------------------------------
 
-
-class Operation(StrEnum):
-    """The three operations of the API."""
-
-    SET_ACTIVE = "set_rate_limiter_active"
-    REVOKE = "revoke_grant"
-    THRESHOLDS = "update_dimension_thresholds"
+#: What an operation does once every check passed: ``(state, account id, project id, item
+#: id, body object)`` -> the 200 body, or ``None`` when the item was removed meanwhile.
+Apply = Callable[[SandboxState, str, str, str, dict[str, Any]], Any]
 
 
-#: Method of each operation.
-METHODS: dict[Operation, str] = {
-    Operation.SET_ACTIVE: "PATCH",
-    Operation.REVOKE: "POST",
-    Operation.THRESHOLDS: "PUT",
-}
+class Operation(NamedTuple):
+    """One operation of the API, as the one path of :func:`handle` checks and applies it.
+
+    ``path`` follows ``/api/v1/{account}/projects/{project}``, ``None`` standing for the
+    id of ``item`` (a key of :data:`ITEMS`, which must exist); ``token`` is the kind of
+    token it needs and ``scope`` the scope a personal token must hold.
+    """
+
+    path: tuple[str | None, ...]
+    method: str
+    token: str
+    scope: str | None
+    item: str | None
+    apply: Apply
 
 
-class Match(msgspec.Struct, frozen=True):
-    """A path that names an operation, with its decoded ids."""
+class Match(NamedTuple):
+    """A path that names an operation, with its decoded ids (``item_id`` empty if none)."""
 
     operation: Operation
     account_id: str
     project_id: str
-    item_id: str | None = None
-
-    @property
-    def method(self) -> str:
-        """The one method the operation accepts."""
-        return METHODS[self.operation]
+    item_id: str = ""
 
 
 def split_raw_path(raw_path: bytes) -> tuple[str, ...]:
@@ -195,13 +193,12 @@ def match(segments: tuple[str, ...]) -> Match | None:
     """The operation a path names, or ``None``."""
     if len(segments) < 5 or segments[:2] != ("api", "v1") or segments[3] != "projects":
         return None
-    account_id, project_id, rest = segments[2], segments[4], segments[5:]
-    if len(rest) == 3 and rest[0] == "rate_limiters" and rest[2] == "active":
-        return Match(Operation.SET_ACTIVE, account_id, project_id, rest[1])
-    if rest == ("challenges", "grant-revocations"):
-        return Match(Operation.REVOKE, account_id, project_id)
-    if len(rest) == 2 and rest[0] == "dimension-thresholds":
-        return Match(Operation.THRESHOLDS, account_id, project_id, rest[1])
+    rest = segments[5:]
+    for operation in OPERATIONS:
+        path = operation.path
+        if len(rest) == len(path) and all(p in (None, r) for p, r in zip(path, rest, strict=True)):
+            item_id = rest[path.index(None)] if None in path else ""
+            return Match(operation, segments[2], segments[4], item_id)
     return None
 
 
@@ -254,73 +251,129 @@ def _object(body: bytes) -> dict[str, Any]:
     return value
 
 
-def _required(data: dict[str, Any], name: str) -> Any:
-    """``data[name]``; a 400 naming it when it is absent."""
+#: Marks a member without a default: its absence is a 400.
+_REQUIRED: Final = object()
+
+
+def _field(
+    data: dict[str, Any],
+    name: str,
+    valid: type | Callable[[Any], bool],
+    words: str,
+    default: Any = _REQUIRED,
+    *,
+    prefix: str = "",
+) -> Any:
+    """``data[name]`` when ``valid`` (a type, or a test; ``default`` when absent, if it has
+    one); otherwise a 400 whose ``context.field`` is ``prefix + name``: every member of
+    every body is read so."""
+    field = prefix + name
     if name not in data:
-        raise invalid(name, f"{name} is required.")
-    return data[name]
-
-
-def parse_set_active(body: bytes) -> bool:
-    """``{"isActive": bool}`` -> the flag."""
-    value = _required(_object(body), "isActive")
-    if not isinstance(value, bool):
-        raise invalid("isActive", "isActive must be a boolean.")
+        if default is _REQUIRED:
+            raise invalid(field, f"{field} is required.")
+        return default
+    value = data[name]
+    if not (isinstance(value, valid) if isinstance(valid, type) else valid(value)):
+        raise invalid(field, f"{field} must be {words}.")
     return value
 
 
-def _subject_id(subject: dict[str, Any], name: str) -> str | None:
-    if name not in subject:
-        return None
-    value = subject[name]
-    field = f"subject.{name}"
-    if not isinstance(value, str):
-        raise invalid(field, f"{field} must be a string.")
-    if not value:
-        raise invalid(field, f"{field} must not be empty.")
-    if len(value) > MAX_SUBJECT_ID:
-        raise invalid(field, f"{field} must be at most {MAX_SUBJECT_ID} characters.")
-    return value
+def _is_text(value: Any, limit: int | None = None) -> bool:
+    """A non-empty string, of at most ``limit`` characters when given."""
+    return isinstance(value, str) and 0 < len(value) <= (limit or len(value))
 
 
-def parse_revocation(body: bytes) -> tuple[str | None, str | None]:
-    """``{"subject": {...}}`` -> (visitorId, userAccountId); ``customFields`` ignored."""
-    subject = _required(_object(body), "subject")
-    if not isinstance(subject, dict):
-        raise invalid("subject", "subject must be an object.")
-    visitor_id = _subject_id(subject, "visitorId")
-    user_account_id = _subject_id(subject, "userAccountId")
-    if visitor_id is None and user_account_id is None:
-        raise invalid("subject", "Give subject.visitorId or subject.userAccountId.")
-    return visitor_id, user_account_id
-
-
-def _threshold(data: dict[str, Any], name: str) -> tuple[float, str]:
-    value = _required(data, name)
-    if isinstance(value, bool) or not isinstance(value, RawFloat | RawInt):
-        raise invalid(name, f"{name} must be a number.")
+def _finite(value: Any) -> bool:
+    """A finite JSON number: never a boolean, nor an integer too large for a float."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
     try:
-        number = float(value)
+        return math.isfinite(value)
     except OverflowError:
-        number = math.inf
-    if not math.isfinite(number):
-        raise invalid(name, f"{name} must be a finite number.")
-    return number, value.raw
+        return False
 
 
-def parse_thresholds(dimension_id: str, body: bytes) -> Dimension:
-    """``{"name", "blockThreshold", "challengeThreshold"}`` -> the dimension it makes, with the
-    JSON text of each number."""
-    data = _object(body)
-    name = _required(data, "name")
-    if not isinstance(name, str) or not name:
-        raise invalid("name", "name must be a non-empty string.")
-    block, block_raw = _threshold(data, "blockThreshold")
-    challenge, challenge_raw = _threshold(data, "challengeThreshold")
-    return Dimension(dimension_id, name, block, challenge, block_raw, challenge_raw)
+def _positive(value: Any) -> bool:
+    return _finite(value) and value > 0
+
+
+def _not_negative(value: Any) -> bool:
+    return _finite(value) and value >= 0
+
+
+def _is_count(value: Any) -> bool:
+    return _positive(value) and isinstance(value, int)
+
+
+def _subjects(
+    data: dict[str, Any], *, prefix: str = "", only_one: bool = False
+) -> dict[SubjectKind, str]:
+    """The subject ids of ``data`` by kind: at least one (exactly one with ``only_one``)."""
+    words = f"a string of 1 to {MAX_SUBJECT_ID} characters"
+    is_id = partial(_is_text, limit=MAX_SUBJECT_ID)
+    found = {
+        kind: _field(data, kind, is_id, words, prefix=prefix)
+        for kind in SUBJECT_KINDS
+        if kind in data
+    }
+    if not found or (only_one and len(found) > 1):
+        needed = "exactly one" if only_one else "one or both"
+        raise invalid("subject", f"Give {needed} of {prefix}visitorId, {prefix}userAccountId.")
+    return found
 
 
 # -- the three operations ------------------------------------------------------------------
+
+
+def _set_active(
+    state: SandboxState, account_id: str, project_id: str, limiter_id: str, data: dict[str, Any]
+) -> Any:
+    active = _field(data, "isActive", bool, "a boolean")
+    return state.set_rate_limiter_active(account_id, project_id, limiter_id, active)
+
+
+def _revoke(
+    state: SandboxState, account_id: str, project_id: str, _none: str, data: dict[str, Any]
+) -> Any:
+    # ``customFields`` and any other member of the subject are ignored.
+    subject = _field(data, "subject", dict, "an object")
+    ids = _subjects(subject, prefix="subject.")
+    return state.revoke(account_id, project_id, ids.get("visitorId"), ids.get("userAccountId"))
+
+
+def _thresholds(
+    state: SandboxState, account_id: str, project_id: str, dimension_id: str, data: dict[str, Any]
+) -> Any:
+    # The numbers keep their JSON text, so a test can check the digits sent.
+    name = _field(data, "name", _is_text, "a non-empty string")
+    block = _field(data, "blockThreshold", _finite, "a finite number")
+    challenge = _field(data, "challengeThreshold", _finite, "a finite number")
+    dimension = Dimension(
+        dimension_id, name, float(block), float(challenge), block.raw, challenge.raw
+    )
+    return {} if state.update_dimension(account_id, project_id, dimension) else None
+
+
+#: The three operations of the spec.
+OPERATIONS: Final = (
+    Operation(
+        ("rate_limiters", None, "active"), "PATCH", "project", None, "rate_limiter", _set_active
+    ),
+    Operation(
+        ("challenges", "grant-revocations"), "POST", "personal", SCOPE_PROJECT_ACTION, None, _revoke
+    ),
+    Operation(
+        ("dimension-thresholds", None),
+        "PUT",
+        "personal",
+        SCOPE_DIMENSION_THRESHOLDS,
+        "dimension",
+        _thresholds,
+    ),
+)
+
+#: Each kind of item a path names, and how the state finds one.
+ITEMS: Final = {"rate_limiter": SandboxState.rate_limiter, "dimension": SandboxState.dimension}
 
 
 class Result(msgspec.Struct):
@@ -358,16 +411,12 @@ def handle(
         route = match(segments)
         if route is None:
             raise ApiError(404, "No such endpoint.", {"resource": "endpoint"})
-        if method != route.method:
-            raise method_not_allowed(route.method)
+        if method != route.operation.method:
+            raise method_not_allowed(route.operation.method)
         record = _authenticate(state, headers)
         auth = auth_info(record)
-        if route.operation is Operation.SET_ACTIVE:
-            return Result(200, _set_active(state, route, record, body), auth=auth)
-        _check_personal(route, record)
-        if route.operation is Operation.REVOKE:
-            return Result(200, _revoke(state, route, body), auth=auth)
-        return Result(200, _thresholds(state, route, body), auth=auth)
+        _permit(route, record)
+        return Result(200, _apply(state, route, body), auth=auth)
     except ApiError as error:
         return error_result(error, state, auth)
 
@@ -388,13 +437,19 @@ def _authenticate(state: SandboxState, headers: Mapping[str, str]) -> TokenRecor
 TOKEN_WORDS: Final = {"project": "a project API token", "personal": "a personal access token"}
 
 
-def _wrong_kind(record: TokenRecord, required: str) -> ApiError:
-    """403: the operation needs the other kind of token."""
-    return ApiError(
-        403,
-        f"This operation needs {TOKEN_WORDS[required]}.",
-        {"tokenKind": record.kind, "requiredTokenKind": required},
-    )
+def _permit(route: Match, record: TokenRecord) -> None:
+    """403 unless the token is of the operation's kind, of its owner, with its scope."""
+    required, scope = route.operation.token, route.operation.scope
+    if record.kind != required:
+        context = {"tokenKind": record.kind, "requiredTokenKind": required}
+        raise ApiError(403, f"This operation needs {TOKEN_WORDS[required]}.", context)
+    if isinstance(record, ProjectApiToken):
+        if (record.account_id, record.project_id) != (route.account_id, route.project_id):
+            raise ApiError(403, "This token does not belong to this project.")
+    elif record.account_id != route.account_id:
+        raise ApiError(403, "This token does not belong to this account.")
+    elif scope not in record.scopes:
+        raise ApiError(403, f"The token lacks the scope {scope!r}.", {"missingScope": scope})
 
 
 def _missing(resource: str, item_id: str | None = None) -> ApiError:
@@ -403,56 +458,19 @@ def _missing(resource: str, item_id: str | None = None) -> ApiError:
     return ApiError(404, f"No such {resource.replace('_', ' ')}.", context)
 
 
-def _set_active(state: SandboxState, route: Match, record: TokenRecord, body: bytes) -> Any:
-    if not isinstance(record, ProjectApiToken):
-        raise _wrong_kind(record, "project")
-    if record.account_id != route.account_id or record.project_id != route.project_id:
-        raise ApiError(403, "This token does not belong to this project.")
-    _require_project(state, route)
-    assert route.item_id is not None
-    if state.rate_limiter(route.account_id, route.project_id, route.item_id) is None:
-        raise _missing("rate_limiter", route.item_id)
-    active = parse_set_active(body)
-    project = state.set_rate_limiter_active(
-        route.account_id, route.project_id, route.item_id, active
-    )
-    if project is None:  # removed meanwhile
-        raise _missing("rate_limiter")
-    return project
-
-
-def _check_personal(route: Match, record: TokenRecord) -> None:
-    if not isinstance(record, PersonalToken):
-        raise _wrong_kind(record, "personal")
-    if record.account_id != route.account_id:
-        raise ApiError(403, "This token does not belong to this account.")
-    scope = (
-        SCOPE_PROJECT_ACTION if route.operation is Operation.REVOKE else SCOPE_DIMENSION_THRESHOLDS
-    )
-    if scope not in record.scopes:
-        raise ApiError(403, f"The token lacks the scope {scope!r}.", {"missingScope": scope})
-
-
-def _require_project(state: SandboxState, route: Match) -> None:
-    if not state.has_project(route.account_id, route.project_id):
-        raise _missing("project", route.project_id)
-
-
-def _revoke(state: SandboxState, route: Match, body: bytes) -> Any:
-    _require_project(state, route)
-    visitor_id, user_account_id = parse_revocation(body)
-    return state.revoke(route.account_id, route.project_id, visitor_id, user_account_id)
-
-
-def _thresholds(state: SandboxState, route: Match, body: bytes) -> Any:
-    _require_project(state, route)
-    assert route.item_id is not None
-    if state.dimension(route.account_id, route.project_id, route.item_id) is None:
-        raise _missing("dimension", route.item_id)
-    dimension = parse_thresholds(route.item_id, body)
-    if not state.update_dimension(route.account_id, route.project_id, dimension):
-        raise _missing("dimension")  # removed meanwhile
-    return {}
+def _apply(state: SandboxState, route: Match, body: bytes) -> Any:
+    """404 unless the project and the item exist, then 400 unless the body is valid; the
+    200 body of the operation applied."""
+    operation, account_id, project_id, item_id = route
+    if not state.has_project(account_id, project_id):
+        raise _missing("project", project_id)
+    item = operation.item
+    if item is not None and ITEMS[item](state, account_id, project_id, item_id) is None:
+        raise _missing(item, item_id)
+    answer = operation.apply(state, account_id, project_id, item_id, _object(body))
+    if answer is None:  # removed meanwhile
+        raise _missing(item or "project")
+    return answer
 
 
 # -- the /_sandbox/ endpoints --------------------------------------------------------------
@@ -465,41 +483,9 @@ def _control_object(body: bytes) -> dict[str, Any]:
     return _object(body) if body else {}
 
 
-def _string(data: dict[str, Any], name: str) -> str:
-    value = data.get(name)
-    if not isinstance(value, str) or not value:
-        raise invalid(name, f"{name} must be a non-empty string.")
-    return value
-
-
-def _seconds(data: dict[str, Any], name: str, default: float | None, *, positive: bool) -> float:
-    value = data.get(name, default)
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not math.isfinite(value)
-        or value < 0
-        or (positive and value == 0)
-    ):
-        raise invalid(
-            name, f"{name} is {'a positive number' if positive else 'a number, 0 or more'}."
-        )
-    return value
-
-
-def _subjects(data: dict[str, Any], *, only_one: bool) -> list[tuple[SubjectKind, str]]:
-    found: list[tuple[SubjectKind, str]] = []
-    for kind in SUBJECT_KINDS:
-        if kind in data:
-            found.append((kind, _string(data, kind)))
-    if not found or (only_one and len(found) > 1):
-        needed = "exactly one of" if only_one else "visitorId and/or"
-        raise invalid("subject", f"Give {needed} visitorId, userAccountId.")
-    return found
-
-
 def _control_project(state: SandboxState, data: dict[str, Any]) -> tuple[str, str]:
-    account_id, project_id = _string(data, "accountId"), _string(data, "projectId")
+    account_id = _field(data, "accountId", _is_text, "a non-empty string")
+    project_id = _field(data, "projectId", _is_text, "a non-empty string")
     if not state.has_project(account_id, project_id):
         raise _missing("project", project_id)
     return account_id, project_id
@@ -539,7 +525,7 @@ def advance_clock(state: SandboxState, faults: Faults, body: bytes) -> Result:
     clock = state.clock
     if not isinstance(clock, ManualClock):
         raise ApiError(409, "The clock is not manual.")
-    now = clock.advance(_seconds(data, "advanceSeconds", None, positive=False))
+    now = clock.advance(_field(data, "advanceSeconds", _not_negative, "a number, 0 or more"))
     return Result(200, {"now": iso_utc(now), "epochSeconds": now})
 
 
@@ -552,15 +538,13 @@ def issue_grant(state: SandboxState, faults: Faults, body: bytes) -> Result:
     """``POST /_sandbox/grants``."""
     data = _control_object(body)
     account_id, project_id = _control_project(state, data)
-    lifetime = _seconds(data, "lifetimeSeconds", 3600, positive=True)
-    attempts = data.get("attempts", 3)
-    if isinstance(attempts, bool) or not isinstance(attempts, int) or attempts <= 0:
-        raise invalid("attempts", "attempts is a positive integer.")
+    lifetime = _field(data, "lifetimeSeconds", _positive, "a positive number", 3600)
+    attempts = _field(data, "attempts", _is_count, "a positive integer", 3)
     grants = [
         state.issue_grant(
             account_id, project_id, kind, subject, lifetime_seconds=lifetime, attempts=attempts
         ).to_json()
-        for kind, subject in _subjects(data, only_one=False)
+        for kind, subject in _subjects(data).items()
     ]
     return Result(201, {"grants": grants})
 
@@ -569,7 +553,7 @@ def use_attempt(state: SandboxState, faults: Faults, body: bytes) -> Result:
     """``POST /_sandbox/grants/attempts``: 404 when nothing stands."""
     data = _control_object(body)
     account_id, project_id = _control_project(state, data)
-    [(kind, subject)] = _subjects(data, only_one=True)
+    [(kind, subject)] = _subjects(data, only_one=True).items()
     grant = state.use_attempt(account_id, project_id, kind, subject)
     if grant is None:
         raise ApiError(404, "No grant stands on this subject.", {"resource": "grant"})
@@ -586,8 +570,8 @@ def report_outcome(state: SandboxState, faults: Faults, body: bytes) -> Result:
     """``POST /_sandbox/outcomes``: ``FAILED`` removes the grant."""
     data = _control_object(body)
     account_id, project_id = _control_project(state, data)
-    [(kind, subject)] = _subjects(data, only_one=True)
-    outcome = _string(data, "kind")
+    [(kind, subject)] = _subjects(data, only_one=True).items()
+    outcome = _field(data, "kind", _is_text, "a non-empty string")
     record = state.report_outcome(account_id, project_id, kind, subject, outcome)
     return Result(200, {"recorded": True, "kind": outcome, "grantRemoved": record.removed_grant})
 
@@ -806,12 +790,11 @@ class SandboxASGI:
             else:
                 result = handle(self.state, method, segments, headers, body)
             payload = hostile.answer(result.status, result.body) if hostile else result.body
-            status, encoded = result.status, b""
             odd = self.faults.hostile_body
             if odd is not None and result.status == 200:
-                status, encoded = odd_answer(odd, status, payload, encode_json)
+                status, encoded = odd_answer(odd, result.status, payload, encode_json)
             else:
-                encoded = encode_json(payload)
+                status, encoded = result.status, encode_json(payload)
             end(status, result, fault)
             await _send(send, status, encoded, "application/json", result.headers)
         finally:
@@ -850,15 +833,15 @@ class SandboxASGI:
         end: Callable[..., None],
     ) -> None:
         """Start a response, send half of it (or none), log it, cut the connection."""
+        result: Result | None = None
         if self.faults.drop_mode == "after":
-            result: Result | None = handle(self.state, method, segments, headers, body)
-            assert result is not None
+            result = handle(self.state, method, segments, headers, body)
             status, payload = result.status, encode_json(result.body)
             await send(_start(status, payload, "application/json", result.headers))
             half = payload[: len(payload) // 2]
             await send({"type": "http.response.body", "body": half, "more_body": True})
         else:
-            result, status = None, 200
+            status = 200
             await send(_start(status, b"{}" * 32, "application/json", {}))
         end(status, result, FaultKind.DROP, dropped=True)
         raise ConnectionDropped("sandbox fault: connection dropped mid-response")

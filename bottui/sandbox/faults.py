@@ -91,7 +91,7 @@ import time
 from collections.abc import Callable, Container, Mapping
 from enum import StrEnum
 from functools import partial
-from typing import Any, Final, Literal, cast, get_args
+from typing import Any, Final, Literal, get_args
 from urllib.parse import quote
 
 # -- hostile answers ---------------------------------------------------------------------
@@ -247,12 +247,6 @@ def _camel(name: str) -> str:
     return head + "".join(word.title() for word in rest)
 
 
-def _count(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise FaultError(name, f"{name} is a count: an integer, 0 or more")
-    return value
-
-
 def _number(name: str, value: object, low: float, high: float) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise FaultError(name, f"{name} is a number")
@@ -262,8 +256,12 @@ def _number(name: str, value: object, low: float, high: float) -> float:
     return number
 
 
-def _status(name: str, value: object, statuses: Container[int], words: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value not in statuses:
+def _integer(name: str, value: object, words: str, allowed: Container[int] | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise FaultError(name, f"{name} is {words}")
+    # int(): a range finds an exact int at once, but walks itself for an int subclass
+    # (the control body's numbers): -1 in range(0, 2**63) would never end.
+    if allowed is not None and int(value) not in allowed:
         raise FaultError(name, f"{name} is {words}")
     return value
 
@@ -289,38 +287,28 @@ def _boolean(name: str, value: object) -> bool:
     return value
 
 
-def _drop_mode(name: str, value: object) -> DropMode:
-    if value not in ("after", "before"):
-        raise FaultError(name, f'{name} is "after" or "before"')
-    return value
-
-
-def _seed(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise FaultError(name, f"{name} is an integer")
-    return value
-
-
 #: ``hostileStatus``: a 4xx or 5xx status, or 0 (off).
 HOSTILE_STATUSES: Final = frozenset({0, *range(400, 600)})
 STATUS_WORDS: Final = "a 4xx or 5xx status, or 0"
+#: The check of a count of faults to come.
+_COUNT: Final = partial(_integer, words="a count: an integer, 0 or more", allowed=range(0, 1 << 63))
 
 #: Every setting: its default and its check (given the wire name), in the order
 #: ``GET /_sandbox/faults`` lists them.
 SETTINGS: Final[dict[str, tuple[Any, Callable[[str, Any], Any]]]] = {
     "latency": (0.0, partial(_number, low=0.0, high=3600.0)),
     "error_rate": (0.0, partial(_number, low=0.0, high=1.0)),
-    "error_status": (503, partial(_status, statuses=range(500, 600), words="a 5xx status")),
-    "fail_next": (0, _count),
-    "rate_limit_next": (0, _count),
+    "error_status": (503, partial(_integer, words="a 5xx status", allowed=range(500, 600))),
+    "fail_next": (0, _COUNT),
+    "rate_limit_next": (0, _COUNT),
     "retry_after": ("1", _retry_after),
-    "non_json_next": (0, _count),
-    "drop_next": (0, _count),
-    "drop_mode": ("after", _drop_mode),
+    "non_json_next": (0, _COUNT),
+    "drop_next": (0, _COUNT),
+    "drop_mode": ("after", partial(_one_of, kinds=get_args(DropMode))),
     "hold": (False, _boolean),
-    "seed": (0, _seed),
+    "seed": (0, partial(_integer, words="an integer")),
     "hostile": (None, partial(_one_of, kinds=HOSTILE_KINDS, off=True)),
-    "hostile_status": (0, partial(_status, statuses=HOSTILE_STATUSES, words=STATUS_WORDS)),
+    "hostile_status": (0, partial(_integer, words=STATUS_WORDS, allowed=HOSTILE_STATUSES)),
     "hostile_body": (None, partial(_one_of, kinds=BODY_KINDS, off=True)),
 }
 #: HTTP (camelCase) name -> Python (snake_case) name.
@@ -389,51 +377,15 @@ class Faults:
             shown["hostileBody"] = shown["hostileBody"] or "off"
             return {**shown, "held": self._held}
 
-    def _get(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> Any:
+        """A setting of :data:`SETTINGS` by its Python name (``faults.latency``): what the
+        server reads for each request."""
+        if name not in SETTINGS:
+            raise AttributeError(name)
         with self._lock:
             return self._settings[name]
 
-    @property
-    def latency(self) -> float:
-        """Seconds slept before handling each API request."""
-        return float(self._get("latency"))
-
-    @property
-    def error_status(self) -> int:
-        """Status of injected server errors."""
-        return int(self._get("error_status"))
-
-    @property
-    def retry_after(self) -> str:
-        """``Retry-After`` value of injected 429 answers."""
-        return str(self._get("retry_after"))
-
-    @property
-    def drop_mode(self) -> DropMode:
-        """Whether a dropped request is applied to the state first (``"after"``)."""
-        return cast(DropMode, self._get("drop_mode"))
-
-    @property
-    def hostile(self) -> HostileKind | None:
-        """The payload kind laced into every answer's strings, or ``None``."""
-        return cast(HostileKind | None, self._get("hostile"))
-
-    @property
-    def hostile_status(self) -> int:
-        """Status of the error every request is answered with; ``0`` for none."""
-        return int(self._get("hostile_status"))
-
-    @property
-    def hostile_body(self) -> BodyKind | None:
-        """How every applied answer is reshaped, or ``None``."""
-        return cast(BodyKind | None, self._get("hostile_body"))
-
     # -------------------------------------------------------------- hold
-
-    @property
-    def hold(self) -> bool:
-        """Whether API requests are held (not answered) until released."""
-        return bool(self._get("hold"))
 
     def hold_requests(self) -> None:
         """Hold every API request from now until :meth:`release`."""

@@ -1,11 +1,11 @@
 """Running the sandbox over real HTTP: :class:`SandboxServer` and :func:`serve`.
 
 :class:`SandboxServer` runs uvicorn (h11, no lifespan, no access log) on
-127.0.0.1 with an ephemeral port, either in a daemon thread (``with
-SandboxServer() as s``) or as a task of the running event loop (``async
-with``). Start-up returns once uvicorn is serving; stop takes a few
-milliseconds (the graceful wait of stock uvicorn is replaced by a short one),
-and an idle server does not poll: its main loop waits on an event.
+127.0.0.1 with an ephemeral port, in a daemon thread (``with SandboxServer()
+as s``, or ``async with`` inside a running event loop). Start-up returns once
+uvicorn is serving; stop takes a few milliseconds (the graceful wait of stock
+uvicorn is replaced by a short one), and an idle server does not poll: its
+main loop waits on an event.
 """
 
 from __future__ import annotations
@@ -158,7 +158,6 @@ class SandboxServer:
         self._sock: socket.socket | None = None
         self._server: _Uvicorn | None = None
         self._thread: threading.Thread | None = None
-        self._task: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------ properties
 
@@ -207,31 +206,18 @@ class SandboxServer:
         )
         self._thread.start()
         deadline = time.monotonic() + START_TIMEOUT
-        while not self._serving(deadline, alive=self._thread.is_alive()):
+        while not server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                self._cleanup()
+                raise RuntimeError("the sandbox server did not start")
             time.sleep(_POLL)
         return self
 
-    def _serving(self, deadline: float, *, alive: bool) -> bool:
-        """Whether uvicorn serves; ``RuntimeError`` once it died (``alive`` false) or is late."""
-        assert self._server is not None
-        if self._server.started:
-            return True
-        if alive and time.monotonic() <= deadline:
-            return False
-        if self._task is not None:
-            self._task.cancel()
-        self._cleanup()
-        raise RuntimeError("the sandbox server did not start")
-
-    def _ask_to_stop(self) -> None:
-        """Release held requests and tell uvicorn to stop serving."""
+    def stop(self) -> None:
+        """Release held requests, stop serving and wait for the thread (idempotent)."""
         self.faults.release()
         if self._server is not None:
             self._server.should_exit = True
-
-    def stop(self) -> None:
-        """Release held requests, stop serving and wait for the thread (idempotent)."""
-        self._ask_to_stop()
         if self._thread is not None:
             self._thread.join(timeout=START_TIMEOUT)
         self._cleanup()
@@ -242,7 +228,6 @@ class SandboxServer:
         self._sock = None
         self._server = None
         self._thread = None
-        self._task = None
 
     def __enter__(self) -> Self:
         return self.start()
@@ -250,30 +235,12 @@ class SandboxServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    # ------------------------------------------------------------ in a loop
-
-    async def start_async(self) -> Self:
-        """Serve as a task of the running loop (no signal handlers are touched)."""
-        server, sock = self._prepare()
-        self._task = asyncio.create_task(server.serve(sockets=[sock]), name="bottui-sandbox")
-        deadline = time.monotonic() + START_TIMEOUT
-        while not self._serving(deadline, alive=not self._task.done()):
-            await asyncio.sleep(_POLL)
-        return self
-
-    async def stop_async(self) -> None:
-        """Stop a server started with :meth:`start_async`."""
-        self._ask_to_stop()
-        if self._task is not None:
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-        self._cleanup()
-
     async def __aenter__(self) -> Self:
-        return await self.start_async()
+        # The same daemon thread, started off the loop: the loop keeps serving meanwhile.
+        return await asyncio.to_thread(self.start)
 
     async def __aexit__(self, *exc: object) -> None:
-        await self.stop_async()
+        await asyncio.to_thread(self.stop)
 
 
 def banner(base_url: str, *, hostile: bool = False) -> str:

@@ -770,15 +770,8 @@ def demo_state(clock: Clock | None = None, hostile: bool = False, *, seed: int =
             )
         token = demo_data.DEMO_PROJECT_TOKENS[project_id]
         state.add_project_token(token, acme, project_id, f"{project_id} API token")
-    for grant in demo_data.DEMO_GRANTS:
-        state.issue_grant(
-            acme,
-            grant.project_id,
-            grant.kind,
-            grant.subject_id,
-            lifetime_seconds=grant.lifetime_seconds,
-            attempts=grant.attempts,
-        )
+    for grant in demo_data.DEMO_GRANTS:  # its fields are issue_grant's parameters
+        state.issue_grant(acme, **grant._asdict())
     for token, scopes, label in (
         (demo_data.DEMO_ACCESS_TOKEN, ALL_SCOPES, "demo personal token"),
         (
