@@ -202,7 +202,7 @@ async def test_summary_lists_problems_and_exports(
         await settle(pilot)
         export = grants_app.screen
         assert isinstance(export, BulkExportDialog)
-        assert "exists: not replaced" in plain(export.query_one("#bulk-export-error", Static))
+        assert "exists: not replaced" in plain(export.query_one("#bulk-export-problem", Static))
         assert target.read_bytes() == before
         jsonl = tmp_path / "out.jsonl"
         export.query_one("#bulk-export-path", Input).value = str(jsonl)

@@ -37,6 +37,14 @@ that acts on a row (a limiter, a dimension, a project, a journal entry), so
 the action never falls on whichever row happens to be highlighted. Closes
 with the picked row's key, or None.
 
+The export dialog (:class:`ExportDialog`): the file a journal's entries or a bulk
+run's per-id results go to. One path field, its problem line, Cancel and Export; the
+format comes from the name's extension (``.csv``, ``.jsonl``) and a relative path
+starts in the directory bottui was started in. What it exports and how an existing
+file is replaced are each export's own (the journal's
+:class:`~bottui.tui.screens.journal_dialogs.JournalExportDialog`, a bulk run's
+:class:`~bottui.tui.screens.bulk_dialogs.BulkExportDialog`).
+
 The error log screen (``e``): this session's errors, newest first.
 
 One row per error: time, outcome (failed, or unknown when the request may
@@ -51,6 +59,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, ClassVar, Final, TypeVar
 
 from rich.text import Text
@@ -68,6 +77,7 @@ from bottui.store.utc import utc_text
 from bottui.tui.error_report import ErrorLog, LoggedError, outcome_word
 from bottui.tui.key_registry import DIALOG_HELP, HelpRow, HelpSection
 from bottui.tui.perf.textual_private import MeasuredTable
+from bottui.tui.screens.base import say
 from bottui.tui.ui_rules import focus_shown, show_widget
 from bottui.tui.widgets.untrusted_text import PlainInput, safe, safe_text
 
@@ -328,6 +338,77 @@ class DiscardDialog(ModalScreen[bool]):
     @on(Button.Pressed, "#discard")
     def _discard(self) -> None:
         self.dismiss(True)
+
+
+class ExportDialog(_Modal[Any]):
+    """Ask for the file to export to; :meth:`chosen` takes a name that passed :meth:`problem`.
+
+    Args:
+        title: The dialog's title.
+        hint: What is exported, and how the file is named.
+        default_name: The name the field starts with.
+    """
+
+    #: The widgets' ids start with it (``export-path``, ``bulk-export-path``).
+    ID_PREFIX: ClassVar[str] = ""
+    #: The box's classes (its frame) and whether the field takes one row.
+    BOX_CLASSES: ClassVar[str] = ""
+    COMPACT: ClassVar[bool] = False
+    #: What an empty field is told.
+    EMPTY: ClassVar[str] = "Give a file name."
+
+    def __init__(self, title: str, hint: str, default_name: str) -> None:
+        super().__init__()
+        self._title = title
+        self._hint = hint
+        self._default = default_name
+
+    def _part(self, name: str) -> str:
+        return f"{self.ID_PREFIX}export-{name}"
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id=self._part("box"), classes=self.BOX_CLASSES):
+            yield Label(Content(self._title), classes="dialog-title")
+            yield Static(Content(self._hint), classes="hint")
+            yield PlainInput(
+                self._default, id=self._part("path"), classes="export-field", compact=self.COMPACT
+            )
+            yield Static("", id=self._part("problem"), classes="field-error")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Cancel", id=self._part("cancel"), classes="closes")
+                yield Button(
+                    Content("Export"),
+                    id=self._part("write"),
+                    classes="export-write",
+                    variant="primary",
+                )
+
+    def on_mount(self) -> None:
+        self.query_one(f"#{self._part('problem')}").display = False
+        self.query_one(f"#{self._part('path')}", Input).focus()
+
+    def _say(self, words: Content | None) -> None:
+        say(self.query_one(f"#{self._part('problem')}", Static), words)
+
+    @on(Input.Submitted, ".export-field")
+    @on(Button.Pressed, ".export-write")
+    def _write(self, event: Input.Submitted | Button.Pressed) -> None:
+        event.stop()
+        raw = self.query_one(f"#{self._part('path')}", Input).value.strip()
+        path = Path(raw).expanduser()
+        problem = Content(self.EMPTY) if not raw else self.problem(path, raw)
+        if problem is not None:
+            self._say(problem)
+            return
+        self.chosen(path)
+
+    def problem(self, path: Path, raw: str) -> Content | None:
+        """What stops an export to the name typed (``raw``, as ``path``) now; None: nothing."""
+        return None
+
+    def chosen(self, path: Path) -> None:
+        """Export to ``path``, a name without a problem."""
+        raise NotImplementedError
 
 
 #: How much of the copied text the notice repeats.
