@@ -192,9 +192,7 @@ class BulkExportDialog(ExportDialog, _Dialog):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss_dialog", "Close", id="bulk_export.close"),
     ]
-    ID_PREFIX = "bulk-"
     COMPACT = True
-    EMPTY = "Give a file name ending in .csv or .jsonl."
 
     def __init__(self, run: BackgroundRun) -> None:
         super().__init__(

@@ -349,13 +349,9 @@ class ExportDialog(_Modal[Any]):
         default_name: The name the field starts with.
     """
 
-    #: The widgets' ids start with it (``export-path``, ``bulk-export-path``).
-    ID_PREFIX: ClassVar[str] = ""
     #: The box's classes (its frame) and whether the field takes one row.
     BOX_CLASSES: ClassVar[str] = ""
     COMPACT: ClassVar[bool] = False
-    #: What an empty field is told.
-    EMPTY: ClassVar[str] = "Give a file name."
 
     def __init__(self, title: str, hint: str, default_name: str) -> None:
         super().__init__()
@@ -363,40 +359,32 @@ class ExportDialog(_Modal[Any]):
         self._hint = hint
         self._default = default_name
 
-    def _part(self, name: str) -> str:
-        return f"{self.ID_PREFIX}export-{name}"
-
     def compose(self) -> ComposeResult:
-        with Vertical(id=self._part("box"), classes=self.BOX_CLASSES):
+        with Vertical(classes=self.BOX_CLASSES):
             yield Label(Content(self._title), classes="dialog-title")
             yield Static(Content(self._hint), classes="hint")
-            yield PlainInput(
-                self._default, id=self._part("path"), classes="export-field", compact=self.COMPACT
-            )
-            yield Static("", id=self._part("problem"), classes="field-error")
+            yield PlainInput(self._default, id="export-path", compact=self.COMPACT)
+            yield Static("", id="export-problem", classes="field-error")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel", id=self._part("cancel"), classes="closes")
-                yield Button(
-                    Content("Export"),
-                    id=self._part("write"),
-                    classes="export-write",
-                    variant="primary",
-                )
+                yield Button("Cancel", id="export-cancel", classes="closes")
+                yield Button(Content("Export"), id="export-write", variant="primary")
 
     def on_mount(self) -> None:
-        self.query_one(f"#{self._part('problem')}").display = False
-        self.query_one(f"#{self._part('path')}", Input).focus()
+        self.query_one("#export-problem").display = False
+        self.query_one("#export-path", Input).focus()
 
     def _say(self, words: Content | None) -> None:
-        say(self.query_one(f"#{self._part('problem')}", Static), words)
+        say(self.query_one("#export-problem", Static), words)
 
-    @on(Input.Submitted, ".export-field")
-    @on(Button.Pressed, ".export-write")
+    @on(Input.Submitted, "#export-path")
+    @on(Button.Pressed, "#export-write")
     def _write(self, event: Input.Submitted | Button.Pressed) -> None:
         event.stop()
-        raw = self.query_one(f"#{self._part('path')}", Input).value.strip()
+        raw = self.query_one("#export-path", Input).value.strip()
         path = Path(raw).expanduser()
-        problem = Content(self.EMPTY) if not raw else self.problem(path, raw)
+        problem = (
+            self.problem(path, raw) if raw else Content("Give a file name: … .jsonl or … .csv.")
+        )
         if problem is not None:
             self._say(problem)
             return
