@@ -182,7 +182,7 @@ def default_name(run: BackgroundRun) -> str:
     return "bulk-results.csv" if run_id is None else f"bulk-run-{run_id}.csv"
 
 
-class BulkExportDialog(ExportDialog, _Dialog):
+class BulkExportDialog(_Dialog, ExportDialog):
     """Ask where to write a run's per-id results; write them; say where they went.
 
     Args:

@@ -69,7 +69,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, DataTable, Input, Label, OptionList, Static
+from textual.widgets import Button, Checkbox, DataTable, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from bottui.plaintext import clean
@@ -96,6 +96,63 @@ class _Modal(ModalScreen[ResultT]):
     def action_close(self) -> None:
         """Close without a result."""
         self.dismiss(None)
+
+
+class _Form(_Modal[Any]):
+    """A form that validates as the operator types: :meth:`result` says each field's
+    problem under it and is None while one is invalid; the submit button (id
+    :attr:`SUBMIT`) stays disabled meanwhile; Enter or the button closes with the result."""
+
+    SUBMIT: ClassVar[str] = "form-submit"
+
+    def result(self) -> Any:
+        """The form's result, checked, each field's message shown; None while invalid."""
+        raise NotImplementedError
+
+    def unchanged(self, result: Any) -> bool:
+        """Whether ``result`` is what an edit opened with: nothing to write (closes with None)."""
+        return False
+
+    def validate_form(self) -> bool:
+        """Check every field, show the messages; True when all are valid."""
+        ok = self.result() is not None
+        self.query_one(f"#{self.SUBMIT}", Button).disabled = not ok
+        return ok
+
+    def submit(self) -> None:
+        """Dismiss with the form's result (None when untouched)."""
+        result = self.result()
+        if result is not None:
+            self.dismiss(None if self.unchanged(result) else result)
+
+    def first_field(self) -> Input:
+        """The field that has the focus when the form opens."""
+        return self.query(Input).first()
+
+    def focus_invalid(self) -> None:
+        """Enter in an invalid form: the focus to what needs fixing (default: stay)."""
+
+    def on_mount(self) -> None:
+        self.validate_form()
+        self.first_field().focus()
+
+    @on(Input.Changed)
+    @on(Checkbox.Changed)
+    @on(Select.Changed)
+    def _changed(self) -> None:
+        self.validate_form()
+
+    @on(Input.Submitted)
+    def _submitted(self) -> None:
+        if self.validate_form():
+            self.submit()
+        else:
+            self.focus_invalid()
+
+    @on(Button.Pressed)
+    def _submit(self, event: Button.Pressed) -> None:
+        if event.button.id == self.SUBMIT and self.validate_form():
+            self.submit()
 
 
 class _Dialog(_Modal[Any]):

@@ -495,7 +495,7 @@ class EntryDialog(_JournalDialog):
         self.query_one("#entry-scroll", VerticalScroll).focus()
 
 
-class JournalExportDialog(ExportDialog, _JournalDialog):
+class JournalExportDialog(_JournalDialog, ExportDialog):
     """Ask where to export; returns ``(path, format, replace)`` or None.
 
     The format comes from the extension (``.jsonl`` or ``.csv``). A file that
