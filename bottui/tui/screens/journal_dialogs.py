@@ -851,14 +851,3 @@ def _run_cells(entry: JournalEntry) -> tuple[Text, ...]:
         outcome_cell(entry),
         Text(journal_view.status_text(entry)),
     )
-
-
-__all__ = [
-    "OPERATIONS",
-    "OUTCOMES",
-    "RUN_PAGE",
-    "FilterDialog",
-    "JournalFilters",
-    "RunDialog",
-    "resolve_time",
-]
