@@ -147,6 +147,13 @@ class BottuiScreen(Screen[None]):
                 title = join(title, " (", safe(name), ")")
         return title
 
+    def current_or_say(self) -> tuple[str, str] | None:
+        """The current project; None, and a toast saying how to choose one, when none is."""
+        current = self.services.current
+        if current is None:
+            self.notify(NO_PROJECT, markup=False)
+        return current
+
     def _read_only(self) -> bool:
         services = find_services(self)
         return services is not None and services.read_only

@@ -135,10 +135,8 @@ class GrantsScreen(BottuiScreen):
 
     def action_focus_form(self) -> None:
         """Put the cursor in the visitor id field."""
-        if self.services.current is None:
-            self.notify(NO_PROJECT, markup=False)
-            return
-        self.query_one(RevocationForm).focus_first()
+        if self.current_or_say() is not None:
+            self.query_one(RevocationForm).focus_first()
 
     def action_bulk(self) -> None:
         """Open the bulk dialog: paste ids or load a file (during a run: the run's screen)."""
@@ -146,9 +144,8 @@ class GrantsScreen(BottuiScreen):
         if runs.active:
             runs.show()
             return
-        current = self.services.current
+        current = self.current_or_say()
         if current is None:
-            self.notify(NO_PROJECT, markup=False)
             return
         if self.services.refuse_if_read_only(
             "Revoke grants"
@@ -164,11 +161,10 @@ class GrantsScreen(BottuiScreen):
 
     @on(RevocationForm.Submitted)
     def _submitted(self, message: RevocationForm.Submitted) -> None:
-        services = self.services
-        if services.current is None:
-            self.notify(NO_PROJECT, markup=False)
-        elif not services.refuse_if_read_only("Revoke grants"):  # before planning
-            self._revoke(*services.current, message.visitor_id, message.user_account_id)
+        current = self.current_or_say()
+        # A read-only profile is refused before planning.
+        if current is not None and not self.services.refuse_if_read_only("Revoke grants"):
+            self._revoke(*current, message.visitor_id, message.user_account_id)
 
     @work(group="change", exit_on_error=False)
     async def _revoke(

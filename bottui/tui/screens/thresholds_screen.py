@@ -252,12 +252,6 @@ class ThresholdsScreen(FilterableScreen):
         """The dimension under the cursor, if any."""
         return self.query_one(DimensionTable).selected
 
-    def _project(self) -> tuple[str, str] | None:
-        current = self.services.current
-        if current is None:
-            self.notify("No project selected: press 1 to choose one.", markup=False)
-        return current
-
     # -- edit and send -------------------------------------------------------------------
 
     @on(DataTable.RowSelected, "#dimensions")
@@ -266,7 +260,7 @@ class ThresholdsScreen(FilterableScreen):
 
     def action_edit(self) -> None:
         """Edit the selected dimension's name and thresholds."""
-        current = self._project()
+        current = self.current_or_say()
         entry = self.selected()
         if current is None:
             return
@@ -394,7 +388,7 @@ class ThresholdsScreen(FilterableScreen):
 
     def action_add(self) -> None:
         """Add a dimension by id and name, then edit its thresholds."""
-        current = self._project()
+        current = self.current_or_say()
         if current is not None:
             self._add(current)
 
@@ -421,7 +415,7 @@ class ThresholdsScreen(FilterableScreen):
 
     def action_forget(self) -> None:
         """Remove the selected dimension from the local inventory (nothing is sent)."""
-        current = self._project()
+        current = self.current_or_say()
         entry = self.selected()
         if current is None:
             return
@@ -456,7 +450,7 @@ class ThresholdsScreen(FilterableScreen):
 
     def action_settings(self) -> None:
         """Set the project's threshold range and direction (saved in the profile)."""
-        current = self._project()
+        current = self.current_or_say()
         if current is None:
             return
         session = self.services.session
