@@ -1,7 +1,7 @@
 """bottui's modal dialogs that inform or ask a small question (error, help, dry run...).
 
 :class:`_Dialog` is the frame every dialog shares (centred, Esc closes it,
-toasts at its top); :class:`ErrorDialog` holds a whole error, :class:`RequestsDialog`
+toasts at its top); :class:`ErrorDialog` holds a whole error, :class:`DryRunDialog`
 a dry run's requests, :class:`HelpDialog` every key of a screen. A change's
 confirmation is a form of its own: :mod:`bottui.tui.screens.change_form`.
 
@@ -247,15 +247,6 @@ class ErrorDialog(_InfoDialog):
                 yield Button("Close", id="close", variant="primary")
 
 
-class RequestsDialog(_InfoDialog):
-    """Dry run: the exact request(s) and an equivalent curl; nothing was sent (shown
-    by :class:`DryRunDialog`)."""
-
-    def __init__(self, lines: Sequence[str]):
-        super().__init__()
-        self._lines = list(lines)
-
-
 class HelpDialog(_InfoDialog):
     """Every key of the screen it was opened on: its own first, then the app's, then the rest.
 
@@ -471,8 +462,9 @@ def copied_words(text: str) -> str:
     return f"copied {what}: {preview}"
 
 
-class DryRunDialog(RequestsDialog):
-    """Dry run: the request(s) and their curl, unwrapped; ``c`` copies the curl.
+class DryRunDialog(_InfoDialog):
+    """Dry run: the exact request(s) and their curl, unwrapped; nothing was sent; ``c``
+    copies the curl.
 
     Args:
         lines: What the dialog shows (method, URL, headers, body, curl; untrusted).
@@ -499,7 +491,8 @@ class DryRunDialog(RequestsDialog):
         shown = list(lines)
         while shown and not shown[-1].strip():
             shown.pop()
-        super().__init__(shown)
+        super().__init__()
+        self._lines = shown
         self._curls = list(curls)
 
     def compose(self) -> ComposeResult:
