@@ -116,17 +116,24 @@ def project_words(services: TuiServices, account: str, project: str) -> Content:
     return join(safe_id(project), label, ", account ", safe_id(account))
 
 
-class BottuiScreen(Screen[None]):
+class UsesServices:
+    """Mixed into a screen: what it uses of the app (:attr:`services`), and every failure
+    of its workers sent to the one handler (:func:`~bottui.tui.services.worker_failed`)."""
+
+    @property
+    def services(self) -> TuiServices:
+        """What this screen uses of the app: session, current project, reports..."""
+        return services_of(self)  # type: ignore[arg-type]  # mixed into a Screen
+
+    on_worker_state_changed = worker_failed
+
+
+class BottuiScreen(Screen[None], UsesServices):
     """Base of the five main screens."""
 
     #: Title shown in the help screen and the command palette.
     SCREEN_TITLE: ClassVar[str] = ""
     BINDINGS: ClassVar[list[BindingType]] = []
-
-    @property
-    def services(self) -> TuiServices:
-        """What this screen uses of the app: session, current project, reports..."""
-        return services_of(self)
 
     def compose(self) -> ComposeResult:
         yield ContextBar()
@@ -242,8 +249,6 @@ class BottuiScreen(Screen[None]):
                 self.load(read, show, group=group)
 
         (after or self.call_after_refresh)(start)
-
-    on_worker_state_changed = worker_failed
 
     @on(ProjectChosen)
     @on(InventoryChanged)

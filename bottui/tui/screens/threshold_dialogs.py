@@ -45,9 +45,8 @@ from bottui.store.inventory.inventory_records import DimensionEntry
 from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.error_report import EXPECTED_ERRORS, error_title
 from bottui.tui.key_registry import DIALOG_HELP
-from bottui.tui.screens.base import say
+from bottui.tui.screens.base import UsesServices, say
 from bottui.tui.screens.dialogs import DiscardDialog, _Form
-from bottui.tui.services import TuiServices, services_of, worker_failed
 from bottui.tui.widgets.threshold_field import ThresholdField, format_number
 from bottui.tui.widgets.untrusted_text import PlainInput, join, safe, safe_id
 
@@ -264,7 +263,7 @@ def change_lines(known: DimensionEntry | None, new: DimensionThresholds) -> Cont
     return Content("\n").join(lines)
 
 
-class ThresholdEditor(ModalScreen[PlannedChange[ThresholdUpdate] | None]):
+class ThresholdEditor(ModalScreen[PlannedChange[ThresholdUpdate] | None], UsesServices):
     """Edit one dimension; closes with the confirmed plan, or None.
 
     Args:
@@ -303,13 +302,6 @@ class ThresholdEditor(ModalScreen[PlannedChange[ThresholdUpdate] | None]):
         self.settings = settings
         #: What the fields held when opened: Escape asks only when one differs.
         self._opened: dict[str, str] = {}
-
-    @property
-    def services(self) -> TuiServices:
-        """What this dialog uses of the app: session, reports, confirmation."""
-        return services_of(self)
-
-    on_worker_state_changed = worker_failed
 
     def _target(self) -> Content:
         """``Dimension <id> in <account> / <project>``, every part shown as plain text."""
