@@ -107,6 +107,11 @@ def _since(sent: DimensionThresholds, entry: DimensionEntry | None) -> str | Non
     return clean(f"block {entry.block}, challenge {entry.challenge}")
 
 
+def thresholds_words(sent: DimensionThresholds) -> str:
+    """``name 'Bot score', block 0.8, challenge 0.5``: raw, cleaned where it is shown."""
+    return f"name {sent.name!r}, block {sent.block}, challenge {sent.challenge}"
+
+
 def check_words(entry: DimensionEntry, settings: ProjectSettings) -> str:
     """What is wrong with the known thresholds, in a few words ("" when nothing)."""
     if entry.block is None or entry.challenge is None:
@@ -296,10 +301,7 @@ class ThresholdsScreen(FilterableScreen):
         assert isinstance(target, ThresholdsTarget)
         dimension_id, thresholds = target.dimension_id, target.thresholds
         key, project = (plan.account, plan.project, dimension_id), (plan.account, plan.project)
-        where = (
-            f"dimension {dimension_id}: name {thresholds.name!r}, block {thresholds.block}, "
-            f"challenge {thresholds.challenge}"
-        )
+        where = f"dimension {dimension_id}: {thresholds_words(thresholds)}"
         attempt = Attempt.of_plan(plan, "Set thresholds", where)
         session = self.services.session
         try:
@@ -338,10 +340,8 @@ class ThresholdsScreen(FilterableScreen):
         new = message.thresholds
         journal = message.applied.journal_id
         at = (self.services.session.clock or system_clock)().strftime("%H:%M:%S")
-        lines = [
-            safe(f"name {new.name!r}, block {new.block}, challenge {new.challenge}"),
-            Content(f"journal #{journal}" if journal is not None else "NOT journaled"),
-        ]
+        journaled = f"journal #{journal}" if journal is not None else "NOT journaled"
+        lines = [safe(thresholds_words(new)), Content(journaled)]
         headline = join("Set: dimension ", safe_id(message.dimension_id))
         project = message.project
         dimension_id = message.dimension_id
@@ -372,15 +372,8 @@ class ThresholdsScreen(FilterableScreen):
                 )
             self._latest[project] = show
         self._show_latest()
-        self.notify(
-            clean(
-                f"{message.dimension_id}: name {new.name!r}, block {new.block}, "
-                f"challenge {new.challenge}"
-                + (f" (journal #{journal})" if journal is not None else " (NOT journaled)")
-            ),
-            title="Thresholds set",
-            markup=False,
-        )
+        words = clean(f"{message.dimension_id}: {thresholds_words(new)} ({journaled})")
+        self.notify(words, title="Thresholds set", markup=False)
         # The ops layer taught the inventory; every screen that shows it re-reads.
         self.services.inventory_changed()
 
