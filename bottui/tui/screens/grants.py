@@ -57,15 +57,9 @@ from bottui.tui.widgets.untrusted_text import join
 
 
 @dataclass
-class RevocationAnswered(Message):
-    """The service answered a revocation."""
-
-    record: RevocationRecord
-
-
-@dataclass
-class RevocationFailed(Message):
-    """A revocation failed (the one error renderer shows why)."""
+class RevocationEnded(Message):
+    """The service answered a revocation, or it failed (``record.failure``; the one error
+    renderer shows why)."""
 
     record: RevocationRecord
 
@@ -200,11 +194,11 @@ class GrantsScreen(BottuiScreen):
         except BaseException as exc:
             failure = Failure.of(exc, attempt)
             self.post_message(
-                RevocationFailed(replace(started, error=failure_words(exc), failure=failure))
+                RevocationEnded(replace(started, error=failure_words(exc), failure=failure))
             )
             raise
         answered = replace(started, revocation=applied.value, journal_id=applied.journal_id)
-        self.post_message(RevocationAnswered(answered))
+        self.post_message(RevocationEnded(answered))
 
     def _body(self, plan: PlannedChange[Revocation]) -> Content:
         """The confirmation's body: the plan's subject, project and account."""
@@ -226,21 +220,16 @@ class GrantsScreen(BottuiScreen):
         )
         self.query_one(RevocationResult).show(latest)
 
-    @on_answer(RevocationAnswered)
-    def _answered(self, message: RevocationAnswered) -> None:
-        self.records.append(message.record)
-        self.query_one(RevocationHistory).show(self.records)
-        self._show_result()
-        # Cleared, so a stale id never rides along with the next revocation;
-        # focus stays out of the fields (i goes back), so the key bar shows the keys.
-        self.query_one(RevocationForm).clear()
-
-    @on_answer(RevocationFailed)
-    def _failed(self, message: RevocationFailed) -> None:
-        # The form keeps its values: fix the token or retry as is.
+    @on_answer(RevocationEnded)
+    def _ended(self, message: RevocationEnded) -> None:
         self.records.append(message.record)
         self.query_one(RevocationHistory).show(self.records)
         self._show_result()  # a failure replaces an earlier "Withdrawn"
+        if message.record.failure is None:
+            # Cleared, so a stale id never rides along with the next revocation;
+            # focus stays out of the fields (i goes back), so the key bar shows the keys.
+            # After a failure the form keeps its values: fix the token or retry as is.
+            self.query_one(RevocationForm).clear()
 
     # -- bulk revocation --------------------------------------------------------------
 
