@@ -34,7 +34,7 @@ from bottui.tui.app import BottuiApp
 from bottui.tui.screens.base import READ_ONLY_BANNER
 from bottui.tui.screens.bulk_dialogs import BOTH, STOPPING, BulkDialog, BulkRunDialog
 from bottui.tui.screens.change_form import ConfirmDialog, TypedConfirmDialog
-from bottui.tui.screens.dialogs import HelpDialog, RequestsDialog
+from bottui.tui.screens.dialogs import DryRunDialog, HelpDialog
 from bottui.tui.screens.grants import GrantsScreen
 from bottui.tui.widgets.bulk_words import counts_line, progress_line, state_line, summary_lines
 from bottui.tui.widgets.untrusted_text import forbidden_in_paste
@@ -480,7 +480,7 @@ async def test_dry_run_shows_first_requests(grants_app: BottuiApp, sandbox: Sand
         await pilot.click("#bulk-start")
         await pilot.pause()
         shown = grants_app.screen
-        assert isinstance(shown, RequestsDialog)
+        assert isinstance(shown, DryRunDialog)
         text = plain(shown.query_one("#dry-run", Static))
         assert (
             text.count("\nPOST http") + text.startswith("POST http") == 5

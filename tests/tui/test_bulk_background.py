@@ -183,7 +183,7 @@ async def test_summary_lists_problems_and_exports(
         await pilot.pause()
         export = grants_app.screen
         assert isinstance(export, BulkExportDialog)
-        export.query_one("#bulk-export-path", Input).value = str(target)
+        export.query_one("#export-path", Input).value = str(target)
         await pilot.press("enter")
         await settle(pilot)
         rows = list(csv.DictReader(target.open(encoding="utf-8")))
@@ -194,7 +194,7 @@ async def test_summary_lists_problems_and_exports(
         before = target.read_bytes()
         await click_again(pilot, "#bulk-export")
         await pilot.pause()
-        grants_app.screen.query_one("#bulk-export-path", Input).value = str(target)
+        grants_app.screen.query_one("#export-path", Input).value = str(target)
         await pilot.press("enter")
         await pilot.pause()
         await until(lambda: isinstance(grants_app.screen, ConfirmDialog), pilot)
@@ -202,10 +202,10 @@ async def test_summary_lists_problems_and_exports(
         await settle(pilot)
         export = grants_app.screen
         assert isinstance(export, BulkExportDialog)
-        assert "exists: not replaced" in plain(export.query_one("#bulk-export-error", Static))
+        assert "exists: not replaced" in plain(export.query_one("#export-problem", Static))
         assert target.read_bytes() == before
         jsonl = tmp_path / "out.jsonl"
-        export.query_one("#bulk-export-path", Input).value = str(jsonl)
+        export.query_one("#export-path", Input).value = str(jsonl)
         await pilot.press("enter")
         await settle(pilot)
         lines = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()]

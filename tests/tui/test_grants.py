@@ -24,7 +24,7 @@ from bottui.sandbox.server import SandboxServer
 from bottui.tui import key_registry
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
-from bottui.tui.screens.dialogs import ErrorDialog, HelpDialog, RequestsDialog
+from bottui.tui.screens.dialogs import DryRunDialog, ErrorDialog, HelpDialog
 from bottui.tui.screens.grants import GrantsScreen
 from bottui.tui.widgets.result_panels import (
     OUTCOMES,
@@ -391,7 +391,7 @@ async def test_dry_run_shows_request_and_sends_nothing(
         await pilot.click("#revoke")
         await pilot.pause()
         dialog = grants_app.screen
-        assert isinstance(dialog, RequestsDialog)
+        assert isinstance(dialog, DryRunDialog)
         text = plain(dialog.query_one("#dry-run", Static))
         assert "POST" in text and "grant-revocations" in text
         assert '"visitorId": "vis_7Hq2kP9xLm"' in text and "pat_demo" not in text

@@ -23,7 +23,7 @@ from bottui.store.journal.journal_records import Operation, limiter_target
 from bottui.tui import key_registry
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
-from bottui.tui.screens.dialogs import HelpDialog, RequestsDialog
+from bottui.tui.screens.dialogs import DryRunDialog, HelpDialog
 from bottui.tui.screens.journal import JournalScreen
 from bottui.tui.screens.journal_dialogs import EntryDialog, JournalExportDialog, JournalTable
 from tests.fixtures.stores import inventory_of, journal_of
@@ -307,7 +307,7 @@ async def test_undo_under_dry_run_and_read_only(
         await pilot.press("D", "u")
         await pilot.pause()
         dialog = flow_app.screen
-        assert isinstance(dialog, RequestsDialog)
+        assert isinstance(dialog, DryRunDialog)
         text = plain(dialog.query_one("#dry-run", Static))
         assert "PATCH " in text and '"isActive": true' in text
         await pilot.press("escape", "D")

@@ -13,7 +13,7 @@ from bottui.sandbox.server import SandboxServer
 from bottui.tui import key_registry
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
-from bottui.tui.screens.dialogs import HelpDialog, RequestsDialog, TargetPicker
+from bottui.tui.screens.dialogs import DryRunDialog, HelpDialog, TargetPicker
 from bottui.tui.screens.limiter_dialogs import AddLimiterDialog, ChooseStateDialog
 from bottui.tui.screens.limiters import LimitersScreen
 from bottui.tui.widgets.limiter_table import LimiterTable
@@ -292,7 +292,7 @@ async def test_dry_run_shows_request_and_sends_nothing(
         await pilot.press("D", "t")
         await pilot.pause()
         dialog = flow_app.screen
-        assert isinstance(dialog, RequestsDialog)
+        assert isinstance(dialog, DryRunDialog)
         text = plain(dialog.query_one("#dry-run", Static))
         assert "PATCH" in text and "rl-api/active" in text and '"isActive": true' in text
         assert "prj_demo" not in text

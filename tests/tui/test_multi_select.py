@@ -17,7 +17,7 @@ from textual.widgets import Static
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
-from bottui.tui.screens.dialogs import RequestsDialog
+from bottui.tui.screens.dialogs import DryRunDialog
 from bottui.tui.screens.limiter_dialogs import MarkedResultsDialog
 from bottui.tui.screens.limiters import LimitersScreen
 from bottui.tui.widgets.limiter_table import MARK, LimiterTable
@@ -155,7 +155,7 @@ async def test_dry_run_shows_every_request_and_sends_nothing(
         await pilot.press("D", "o")
         await settle(pilot)
         dialog = flow_app.screen
-        assert isinstance(dialog, RequestsDialog)
+        assert isinstance(dialog, DryRunDialog)
         text = plain(dialog.query_one("#dry-run", Static))
         assert "rl-api" in text and "rl-login" in text
         assert sandbox.stats.requests == 0

@@ -20,7 +20,7 @@ from bottui.sandbox.demo_data import DEMO_ACCOUNT
 from bottui.sandbox.server import SandboxServer
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog, TypedConfirmDialog
-from bottui.tui.screens.dialogs import RequestsDialog
+from bottui.tui.screens.dialogs import DryRunDialog
 from bottui.tui.screens.journal import JournalScreen
 from bottui.tui.screens.threshold_dialogs import ThresholdEditor
 from bottui.tui.screens.thresholds_screen import ThresholdsScreen
@@ -72,7 +72,7 @@ async def test_a_limiter_dry_run_shows_the_one_plan(
         await pilot.press("D", "f")
         await settle(pilot)
         dialog = flow_app.screen
-        assert isinstance(dialog, RequestsDialog)
+        assert isinstance(dialog, DryRunDialog)
         [plan] = spy.plans
         assert spy.prepared == [plan.request]
         shown = plain(dialog.query_one("#dry-run", Static))

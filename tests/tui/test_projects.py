@@ -328,7 +328,7 @@ async def test_add_edit_remove_project(flow_app: BottuiApp) -> None:
             "missing",
         ]
         # The cursor is on the new row; the current project did not change.
-        highlighted = table(flow_app).highlighted
+        highlighted = table(flow_app).selected
         assert highlighted is not None and highlighted.project == "shop-pro-eu"
         assert flow_app.current == (DEMO_ACCOUNT, "shop-prod")
 
@@ -400,7 +400,7 @@ async def test_a_read_begun_before_the_add_leaves_the_cursor_for_the_new_row(
         assert stale_read.is_set() and saved.is_set()
         assert isinstance(flow_app.screen, ProjectsScreen)
         assert row_cells(flow_app, DEMO_ACCOUNT, "shop-pro-eu")
-        highlighted = table(flow_app).highlighted
+        highlighted = table(flow_app).selected
         assert highlighted is not None and highlighted.project == "shop-pro-eu"
         assert flow_app.current == (DEMO_ACCOUNT, "shop-prod")
 
@@ -597,7 +597,7 @@ async def test_slow_keyring_shows_checking_and_keeps_the_screen_alive(
         assert row_cells(flow_app, DEMO_ACCOUNT, "shop-prod")[4:] == ["checking…", "checking…"]
         # The event loop is free: the cursor moves while the keyring hangs.
         await highlight(pilot, "docs-site")
-        assert table(flow_app).highlighted.project == "docs-site"  # type: ignore[union-attr]
+        assert table(flow_app).selected.project == "docs-site"  # type: ignore[union-attr]
         assert "checking…" in plain(flow_app.screen.query_one("#projects-detail", Static))
         blocking.release.set()
         await settle(pilot)

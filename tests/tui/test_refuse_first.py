@@ -72,7 +72,7 @@ async def test_read_only_refuses_before_the_bulk_dialog(make_snap_app: MakeApp) 
 
 
 async def test_a_dry_run_is_not_refused_first(make_snap_app: MakeApp) -> None:
-    from bottui.tui.screens.dialogs import RequestsDialog
+    from bottui.tui.screens.dialogs import DryRunDialog
 
     app = make_snap_app()
     app.session.settings = replace(app.session.settings, read_only=True)
@@ -81,7 +81,7 @@ async def test_a_dry_run_is_not_refused_first(make_snap_app: MakeApp) -> None:
         app.services.dry_run = True
         await app.screen.run_action("disable")
         await settle(pilot)
-        assert isinstance(app.screen, RequestsDialog)  # shown, never sent
+        assert isinstance(app.screen, DryRunDialog)  # shown, never sent
         assert recorder(app).stats().requests == 0
 
 

@@ -21,7 +21,7 @@ from bottui.tui.error_report import (
     field_words,
 )
 from bottui.tui.screens.change_form import ConfirmDialog, TypedConfirmDialog
-from bottui.tui.screens.dialogs import RequestsDialog
+from bottui.tui.screens.dialogs import DryRunDialog
 from bottui.tui.services import TuiServices, services_of
 from tests.tui.helpers import settle, until
 
@@ -161,7 +161,7 @@ async def test_decided_asks_what_the_change_needs(
 
         services.dry_run = True
         decide(app, _prompt(done), done, "never")
-        await until(lambda: isinstance(app.screen, RequestsDialog), pilot)
+        await until(lambda: isinstance(app.screen, DryRunDialog), pilot)
         await settle(pilot)
         assert done == ["x", "now"]
 

@@ -257,7 +257,7 @@ async def test_choosing_a_project_updates_two_rows_in_place(
         assert app.current == (DEMO_ACCOUNT, ids[7])
         assert cell(table, project_key(ids[7]), "mark") == "▶"
         assert cell(table, project_key("shop-prod"), "mark") == " "
-        assert table.highlighted is not None and table.highlighted.project == ids[7]
+        assert table.selected is not None and table.selected.project == ids[7]
         # The old and the new current project's rows, and nothing read.
         assert calls.cells == 2 and calls.add_row == 0 and calls.read == 0
 
@@ -287,7 +287,7 @@ async def test_the_first_frame_reads_a_page_and_makes_a_screenful_of_cells(
         table = app.screen.query_one(ProjectTable)
         assert table.row_count == ROWS + 3 and calls.add_row == 0
         # The cursor went to the current project once the rest was there.
-        assert table.highlighted is not None and table.highlighted.project == "shop-prod"
+        assert table.selected is not None and table.selected.project == "shop-prod"
         assert table.show_cursor
 
 
@@ -309,7 +309,7 @@ def operator_moves_meanwhile(
         if len(reads) == 1 and isinstance(screen, ProjectsScreen):
             table = screen.table
             assert table.row_count == FIRST_PAGE
-            assert table.highlighted is not None and table.highlighted.project == "bulk-0000"
+            assert table.selected is not None and table.selected.project == "bulk-0000"
             for key in keys:
                 getattr(table, f"action_cursor_{key}")()
         return await read_all(session, *args, **options)
@@ -329,7 +329,7 @@ async def test_the_cursor_moved_meanwhile_stays(
         table = app.screen.query_one(ProjectTable)
         assert reads
         assert table.row_count == ROWS + 3
-        assert table.highlighted is not None and table.highlighted.project == "bulk-0001"
+        assert table.selected is not None and table.selected.project == "bulk-0001"
 
 
 async def test_the_cursor_moved_and_back_meanwhile_stays(
@@ -345,7 +345,7 @@ async def test_the_cursor_moved_and_back_meanwhile_stays(
         table = app.screen.query_one(ProjectTable)
         assert reads
         assert table.row_count == ROWS + 3
-        assert table.highlighted is not None and table.highlighted.project == "bulk-0000"
+        assert table.selected is not None and table.selected.project == "bulk-0000"
 
 
 async def test_a_rest_read_overtaken_by_a_newer_read_never_starts(
@@ -371,7 +371,7 @@ async def test_a_rest_read_overtaken_by_a_newer_read_never_starts(
         table = app.screen.query_one(ProjectTable)
         assert "rest" not in reads
         assert table.row_count == ROWS + 3
-        assert table.highlighted is not None and table.highlighted.project == "bulk-0001"
+        assert table.selected is not None and table.selected.project == "bulk-0001"
 
 
 # -- the Rate limiters screen --------------------------------------------------------

@@ -25,7 +25,7 @@ from bottui.store.config.config_file import ConfigStore
 from bottui.store.config.config_model import ProjectSettings
 from bottui.tui.app import BottuiApp
 from bottui.tui.screens.change_form import ConfirmDialog
-from bottui.tui.screens.dialogs import RequestsDialog
+from bottui.tui.screens.dialogs import DryRunDialog
 from bottui.tui.screens.threshold_dialogs import (
     AddDimensionDialog,
     ThresholdEditor,
@@ -386,7 +386,7 @@ async def test_dry_run_shows_the_request_and_sends_nothing(
         await pilot.press("tab", "enter")
         await pilot.pause()
         dialog = flow_app.screen
-        assert isinstance(dialog, RequestsDialog)
+        assert isinstance(dialog, DryRunDialog)
         shown = plain(dialog.query_one("#dry-run", Static))
         assert "PUT " in shown and '"blockThreshold":0.8' in shown
         assert sandbox.stats.requests == 0

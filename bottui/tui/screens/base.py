@@ -116,17 +116,24 @@ def project_words(services: TuiServices, account: str, project: str) -> Content:
     return join(safe_id(project), label, ", account ", safe_id(account))
 
 
-class BottuiScreen(Screen[None]):
+class UsesServices:
+    """Mixed into a screen: what it uses of the app (:attr:`services`), and every failure
+    of its workers sent to the one handler (:func:`~bottui.tui.services.worker_failed`)."""
+
+    @property
+    def services(self) -> TuiServices:
+        """What this screen uses of the app: session, current project, reports..."""
+        return services_of(self)  # type: ignore[arg-type]  # mixed into a Screen
+
+    on_worker_state_changed = worker_failed
+
+
+class BottuiScreen(Screen[None], UsesServices):
     """Base of the five main screens."""
 
     #: Title shown in the help screen and the command palette.
     SCREEN_TITLE: ClassVar[str] = ""
     BINDINGS: ClassVar[list[BindingType]] = []
-
-    @property
-    def services(self) -> TuiServices:
-        """What this screen uses of the app: session, current project, reports..."""
-        return services_of(self)
 
     def compose(self) -> ComposeResult:
         yield ContextBar()
@@ -146,6 +153,13 @@ class BottuiScreen(Screen[None]):
             if name:
                 title = join(title, " (", safe(name), ")")
         return title
+
+    def current_or_say(self) -> tuple[str, str] | None:
+        """The current project; None, and a toast saying how to choose one, when none is."""
+        current = self.services.current
+        if current is None:
+            self.notify(NO_PROJECT, markup=False)
+        return current
 
     def _read_only(self) -> bool:
         services = find_services(self)
@@ -235,8 +249,6 @@ class BottuiScreen(Screen[None]):
                 self.load(read, show, group=group)
 
         (after or self.call_after_refresh)(start)
-
-    on_worker_state_changed = worker_failed
 
     @on(ProjectChosen)
     @on(InventoryChanged)

@@ -70,7 +70,7 @@ from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.error_report import EXPECTED_ERRORS, error_text, error_words
 from bottui.tui.screens.base import project_words, say
 from bottui.tui.screens.change_form import ConfirmDialog
-from bottui.tui.screens.dialogs import _Dialog
+from bottui.tui.screens.dialogs import ExportDialog, _Dialog
 from bottui.tui.screens.project_dialogs import StateCheckbox
 from bottui.tui.services import services_of
 from bottui.tui.widgets.bulk_words import (
@@ -182,7 +182,7 @@ def default_name(run: BackgroundRun) -> str:
     return "bulk-results.csv" if run_id is None else f"bulk-run-{run_id}.csv"
 
 
-class BulkExportDialog(_Dialog):
+class BulkExportDialog(_Dialog, ExportDialog):
     """Ask where to write a run's per-id results; write them; say where they went.
 
     Args:
@@ -192,54 +192,29 @@ class BulkExportDialog(_Dialog):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss_dialog", "Close", id="bulk_export.close"),
     ]
+    COMPACT = True
 
     def __init__(self, run: BackgroundRun) -> None:
-        super().__init__()
+        super().__init__(
+            "Export per-id results",
+            f"{plural(run.spool.rows, 'row')}, one per id: line, ids, outcome, reportId, "
+            "status, error (as bottui revoke --output writes them). A .csv or .jsonl file; "
+            "a relative path starts in the directory bottui was started in.",
+            default_name(run),
+        )
         self.run = run
         self._busy = False
 
-    def compose(self) -> ComposeResult:
-        rows = self.run.spool.rows
-        with Vertical(id="bulk-export-box"):
-            yield Label(Content("Export per-id results"), classes="dialog-title")
-            yield Static(
-                Content(
-                    f"{plural(rows, 'row')}, one per id: line, ids, outcome, reportId, status, "
-                    "error (as bottui revoke --output writes them). A .csv or .jsonl file; "
-                    "a relative path starts in the directory bottui was started in."
-                ),
-                classes="hint",
-            )
-            yield PlainInput(default_name(self.run), id="bulk-export-path", compact=True)
-            yield Static("", id="bulk-export-error", classes="field-error")
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel", id="bulk-export-cancel", classes="closes")
-                yield Button(Content("Export"), id="bulk-export-write", variant="primary")
-
-    def on_mount(self) -> None:
-        self.query_one("#bulk-export-error").display = False
-        self.query_one("#bulk-export-path", Input).focus()
-
-    def _say(self, words: Content | None) -> None:
-        say(self.query_one("#bulk-export-error", Static), words)
-
-    @on(Input.Submitted, "#bulk-export-path")
-    @on(Button.Pressed, "#bulk-export-write")
-    def _write(self, event: Input.Submitted | Button.Pressed) -> None:
-        event.stop()
-        if self._busy:
-            return
-        raw = self.query_one("#bulk-export-path", Input).value.strip()
-        if not raw:
-            self._say(Content("Give a file name ending in .csv or .jsonl."))
-            return
-        path = Path(raw).expanduser()
+    def problem(self, path: Path, raw: str) -> Content | None:
         if path.suffix.lower() not in FORMATS:
-            self._say(Content("Name it … .csv or … .jsonl (the two formats --output writes)."))
-            return
-        self._say(None)
-        self._busy = True
-        self._check_then_write(path)
+            return Content("Name it … .csv or … .jsonl (the two formats --output writes).")
+        return None
+
+    def chosen(self, path: Path) -> None:
+        if not self._busy:
+            self._say(None)
+            self._busy = True
+            self._check_then_write(path)
 
     @work(group="bulk-export", exit_on_error=False)
     async def _check_then_write(self, path: Path) -> None:

@@ -1,7 +1,7 @@
 """bottui's modal dialogs that inform or ask a small question (error, help, dry run...).
 
 :class:`_Dialog` is the frame every dialog shares (centred, Esc closes it,
-toasts at its top); :class:`ErrorDialog` holds a whole error, :class:`RequestsDialog`
+toasts at its top); :class:`ErrorDialog` holds a whole error, :class:`DryRunDialog`
 a dry run's requests, :class:`HelpDialog` every key of a screen. A change's
 confirmation is a form of its own: :mod:`bottui.tui.screens.change_form`.
 
@@ -37,6 +37,14 @@ that acts on a row (a limiter, a dimension, a project, a journal entry), so
 the action never falls on whichever row happens to be highlighted. Closes
 with the picked row's key, or None.
 
+The export dialog (:class:`ExportDialog`): the file a journal's entries or a bulk
+run's per-id results go to. One path field, its problem line, Cancel and Export; the
+format comes from the name's extension (``.csv``, ``.jsonl``) and a relative path
+starts in the directory bottui was started in. What it exports and how an existing
+file is replaced are each export's own (the journal's
+:class:`~bottui.tui.screens.journal_dialogs.JournalExportDialog`, a bulk run's
+:class:`~bottui.tui.screens.bulk_dialogs.BulkExportDialog`).
+
 The error log screen (``e``): this session's errors, newest first.
 
 One row per error: time, outcome (failed, or unknown when the request may
@@ -51,6 +59,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, ClassVar, Final, TypeVar
 
 from rich.text import Text
@@ -60,7 +69,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, DataTable, Input, Label, OptionList, Static
+from textual.widgets import Button, Checkbox, DataTable, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from bottui.plaintext import clean
@@ -68,6 +77,7 @@ from bottui.store.utc import utc_text
 from bottui.tui.error_report import ErrorLog, LoggedError, outcome_word
 from bottui.tui.key_registry import DIALOG_HELP, HelpRow, HelpSection
 from bottui.tui.perf.textual_private import MeasuredTable
+from bottui.tui.screens.base import say
 from bottui.tui.ui_rules import focus_shown, show_widget
 from bottui.tui.widgets.untrusted_text import PlainInput, safe, safe_text
 
@@ -86,6 +96,63 @@ class _Modal(ModalScreen[ResultT]):
     def action_close(self) -> None:
         """Close without a result."""
         self.dismiss(None)
+
+
+class _Form(_Modal[Any]):
+    """A form that validates as the operator types: :meth:`result` says each field's
+    problem under it and is None while one is invalid; the submit button (id
+    :attr:`SUBMIT`) stays disabled meanwhile; Enter or the button closes with the result."""
+
+    SUBMIT: ClassVar[str] = "form-submit"
+
+    def result(self) -> Any:
+        """The form's result, checked, each field's message shown; None while invalid."""
+        raise NotImplementedError
+
+    def unchanged(self, result: Any) -> bool:
+        """Whether ``result`` is what an edit opened with: nothing to write (closes with None)."""
+        return False
+
+    def validate_form(self) -> bool:
+        """Check every field, show the messages; True when all are valid."""
+        ok = self.result() is not None
+        self.query_one(f"#{self.SUBMIT}", Button).disabled = not ok
+        return ok
+
+    def submit(self) -> None:
+        """Dismiss with the form's result (None when untouched)."""
+        result = self.result()
+        if result is not None:
+            self.dismiss(None if self.unchanged(result) else result)
+
+    def first_field(self) -> Input:
+        """The field that has the focus when the form opens."""
+        return self.query(Input).first()
+
+    def focus_invalid(self) -> None:
+        """Enter in an invalid form: the focus to what needs fixing (default: stay)."""
+
+    def on_mount(self) -> None:
+        self.validate_form()
+        self.first_field().focus()
+
+    @on(Input.Changed)
+    @on(Checkbox.Changed)
+    @on(Select.Changed)
+    def _changed(self) -> None:
+        self.validate_form()
+
+    @on(Input.Submitted)
+    def _submitted(self) -> None:
+        if self.validate_form():
+            self.submit()
+        else:
+            self.focus_invalid()
+
+    @on(Button.Pressed)
+    def _submit(self, event: Button.Pressed) -> None:
+        if event.button.id == self.SUBMIT and self.validate_form():
+            self.submit()
 
 
 class _Dialog(_Modal[Any]):
@@ -178,15 +245,6 @@ class ErrorDialog(_InfoDialog):
                         )
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Close", id="close", variant="primary")
-
-
-class RequestsDialog(_InfoDialog):
-    """Dry run: the exact request(s) and an equivalent curl; nothing was sent (shown
-    by :class:`DryRunDialog`)."""
-
-    def __init__(self, lines: Sequence[str]):
-        super().__init__()
-        self._lines = list(lines)
 
 
 class HelpDialog(_InfoDialog):
@@ -330,6 +388,65 @@ class DiscardDialog(ModalScreen[bool]):
         self.dismiss(True)
 
 
+class ExportDialog(_Modal[Any]):
+    """Ask for the file to export to; :meth:`chosen` takes a name that passed :meth:`problem`.
+
+    Args:
+        title: The dialog's title.
+        hint: What is exported, and how the file is named.
+        default_name: The name the field starts with.
+    """
+
+    #: The box's classes (its frame) and whether the field takes one row.
+    BOX_CLASSES: ClassVar[str] = ""
+    COMPACT: ClassVar[bool] = False
+
+    def __init__(self, title: str, hint: str, default_name: str) -> None:
+        super().__init__()
+        self._title = title
+        self._hint = hint
+        self._default = default_name
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes=self.BOX_CLASSES):
+            yield Label(Content(self._title), classes="dialog-title")
+            yield Static(Content(self._hint), classes="hint")
+            yield PlainInput(self._default, id="export-path", compact=self.COMPACT)
+            yield Static("", id="export-problem", classes="field-error")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Cancel", id="export-cancel", classes="closes")
+                yield Button(Content("Export"), id="export-write", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#export-problem").display = False
+        self.query_one("#export-path", Input).focus()
+
+    def _say(self, words: Content | None) -> None:
+        say(self.query_one("#export-problem", Static), words)
+
+    @on(Input.Submitted, "#export-path")
+    @on(Button.Pressed, "#export-write")
+    def _write(self, event: Input.Submitted | Button.Pressed) -> None:
+        event.stop()
+        raw = self.query_one("#export-path", Input).value.strip()
+        path = Path(raw).expanduser()
+        problem = (
+            self.problem(path, raw) if raw else Content("Give a file name: … .jsonl or … .csv.")
+        )
+        if problem is not None:
+            self._say(problem)
+            return
+        self.chosen(path)
+
+    def problem(self, path: Path, raw: str) -> Content | None:
+        """What stops an export to the name typed (``raw``, as ``path``) now; None: nothing."""
+        return None
+
+    def chosen(self, path: Path) -> None:
+        """Export to ``path``, a name without a problem."""
+        raise NotImplementedError
+
+
 #: How much of the copied text the notice repeats.
 PREVIEW: Final = 100
 
@@ -345,8 +462,9 @@ def copied_words(text: str) -> str:
     return f"copied {what}: {preview}"
 
 
-class DryRunDialog(RequestsDialog):
-    """Dry run: the request(s) and their curl, unwrapped; ``c`` copies the curl.
+class DryRunDialog(_InfoDialog):
+    """Dry run: the exact request(s) and their curl, unwrapped; nothing was sent; ``c``
+    copies the curl.
 
     Args:
         lines: What the dialog shows (method, URL, headers, body, curl; untrusted).
@@ -373,7 +491,8 @@ class DryRunDialog(RequestsDialog):
         shown = list(lines)
         while shown and not shown[-1].strip():
             shown.pop()
-        super().__init__(shown)
+        super().__init__()
+        self._lines = shown
         self._curls = list(curls)
 
     def compose(self) -> ComposeResult:

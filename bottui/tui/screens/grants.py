@@ -58,15 +58,9 @@ from bottui.tui.widgets.untrusted_text import join
 
 
 @dataclass
-class RevocationAnswered(Message):
-    """The service answered a revocation."""
-
-    record: RevocationRecord
-
-
-@dataclass
-class RevocationFailed(Message):
-    """A revocation failed (the one error renderer shows why)."""
+class RevocationEnded(Message):
+    """The service answered a revocation, or it failed (``record.failure``; the one error
+    renderer shows why)."""
 
     record: RevocationRecord
 
@@ -136,10 +130,8 @@ class GrantsScreen(BottuiScreen):
 
     def action_focus_form(self) -> None:
         """Put the cursor in the visitor id field."""
-        if self.services.current is None:
-            self.notify(NO_PROJECT, markup=False)
-            return
-        self.query_one(RevocationForm).focus_first()
+        if self.current_or_say() is not None:
+            self.query_one(RevocationForm).focus_first()
 
     def action_bulk(self) -> None:
         """Open the bulk dialog: paste ids or load a file (during a run: the run's screen)."""
@@ -147,9 +139,8 @@ class GrantsScreen(BottuiScreen):
         if runs.active:
             runs.show()
             return
-        current = self.services.current
+        current = self.current_or_say()
         if current is None:
-            self.notify(NO_PROJECT, markup=False)
             return
         if self.services.refuse_if_read_only(
             "Revoke grants"
@@ -165,11 +156,10 @@ class GrantsScreen(BottuiScreen):
 
     @on(RevocationForm.Submitted)
     def _submitted(self, message: RevocationForm.Submitted) -> None:
-        services = self.services
-        if services.current is None:
-            self.notify(NO_PROJECT, markup=False)
-        elif not services.refuse_if_read_only("Revoke grants"):  # before planning
-            self._revoke(*services.current, message.visitor_id, message.user_account_id)
+        current = self.current_or_say()
+        # A read-only profile is refused before planning.
+        if current is not None and not self.services.refuse_if_read_only("Revoke grants"):
+            self._revoke(*current, message.visitor_id, message.user_account_id)
 
     @work(group="change", exit_on_error=False)
     async def _revoke(
@@ -205,11 +195,11 @@ class GrantsScreen(BottuiScreen):
         except BaseException as exc:
             failure = Failure.of(exc, attempt)
             self.post_message(
-                RevocationFailed(replace(started, error=failure_words(exc), failure=failure))
+                RevocationEnded(replace(started, error=failure_words(exc), failure=failure))
             )
             raise
         answered = replace(started, revocation=applied.value, journal_id=applied.journal_id)
-        self.post_message(RevocationAnswered(answered))
+        self.post_message(RevocationEnded(answered))
 
     def _body(self, plan: PlannedChange[Revocation]) -> Content:
         """The confirmation's body: the plan's subject, project and account."""
@@ -231,21 +221,16 @@ class GrantsScreen(BottuiScreen):
         )
         self.query_one(RevocationResult).show(latest)
 
-    @on_answer(RevocationAnswered)
-    def _answered(self, message: RevocationAnswered) -> None:
-        self.records.append(message.record)
-        self.query_one(RevocationHistory).show(self.records)
-        self._show_result()
-        # Cleared, so a stale id never rides along with the next revocation;
-        # focus stays out of the fields (i goes back), so the key bar shows the keys.
-        self.query_one(RevocationForm).clear()
-
-    @on_answer(RevocationFailed)
-    def _failed(self, message: RevocationFailed) -> None:
-        # The form keeps its values: fix the token or retry as is.
+    @on_answer(RevocationEnded)
+    def _ended(self, message: RevocationEnded) -> None:
         self.records.append(message.record)
         self.query_one(RevocationHistory).show(self.records)
         self._show_result()  # a failure replaces an earlier "Withdrawn"
+        if message.record.failure is None:
+            # Cleared, so a stale id never rides along with the next revocation;
+            # focus stays out of the fields (i goes back), so the key bar shows the keys.
+            # After a failure the form keeps its values: fix the token or retry as is.
+            self.query_one(RevocationForm).clear()
 
     # -- bulk revocation --------------------------------------------------------------
 

@@ -583,9 +583,3 @@ def undo_body(row: undo.RowUndo) -> Content:
         ),
     ]
     return Content("\n").join(lines)
-
-
-__all__ = [
-    "start_undo",
-    "undo_body",
-]

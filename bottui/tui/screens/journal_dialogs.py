@@ -66,7 +66,7 @@ from bottui.tui.error_report import EXPECTED_ERRORS, error_line
 from bottui.tui.key_registry import DIALOG_HELP
 from bottui.tui.perf.textual_private import MeasuredTable
 from bottui.tui.screens.base import say
-from bottui.tui.screens.dialogs import _Modal
+from bottui.tui.screens.dialogs import ExportDialog, _Modal
 from bottui.tui.services import services_of
 from bottui.tui.ui_rules import tone
 from bottui.tui.widgets.entry_table import EntryTable
@@ -495,70 +495,46 @@ class EntryDialog(_JournalDialog):
         self.query_one("#entry-scroll", VerticalScroll).focus()
 
 
-class JournalExportDialog(_JournalDialog):
-    """Ask where to export; returns ``(path, format)`` or None.
+class JournalExportDialog(_JournalDialog, ExportDialog):
+    """Ask where to export; returns ``(path, format, replace)`` or None.
 
     The format comes from the extension (``.jsonl`` or ``.csv``). A file that
     exists is replaced only after a second press, once the dialog said so.
     """
 
+    BOX_CLASSES = "journal-dialog"
+
     def __init__(self, default_name: str, count_words: str) -> None:
-        super().__init__()
-        self._default = default_name
-        self._count_words = count_words
+        super().__init__(
+            "Export the journal",
+            f"{count_words}. Name the file .jsonl (one JSON object a line) "
+            "or .csv; a relative path is in the current directory.",
+            default_name,
+        )
         self._confirmed_replace: Path | None = None
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="journal-dialog"):
-            yield Label(Content("Export the journal"), classes="dialog-title")
-            yield Static(
-                Content(
-                    f"{self._count_words}. Name the file .jsonl (one JSON object a line) "
-                    "or .csv; a relative path is in the current directory."
-                ),
-                classes="hint",
-            )
-            yield PlainInput(self._default, id="export-path")
-            yield Static("", id="export-problem", classes="field-error")
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel", id="cancel", classes="closes")
-                yield Button("Export", id="export", variant="primary")
-
-    def on_mount(self) -> None:
-        self.query_one("#export-problem", Static).display = False
-        self.query_one("#export-path", Input).focus()
-
-    def _problem(self, text: Content) -> None:
-        say(self.query_one("#export-problem", Static), text)
 
     @on(Input.Changed, "#export-path")
     def _changed(self) -> None:
         self._confirmed_replace = None
-        self.query_one("#export-problem", Static).display = False
-        self.query_one("#export", Button).label = Content("Export")
+        self._say(None)
+        self.query_one("#export-write", Button).label = Content("Export")
 
-    @on(Input.Submitted, "#export-path")
-    @on(Button.Pressed, "#export")
-    def _export(self) -> None:
-        raw = self.query_one("#export-path", Input).value.strip()
-        if not raw:
-            self._problem(Content("Give a file name."))
-            return
-        path = Path(raw).expanduser()
+    def problem(self, path: Path, raw: str) -> Content | None:
         try:
-            fmt = journal_view.export_format(path)
+            journal_view.export_format(path)
         except ValidationError as exc:
-            self._problem(safe(exc.message))
-            return
+            return safe(exc.message)
         if path.is_dir():
-            self._problem(join(safe(raw), " is a directory."))
-            return
+            return join(safe(raw), " is a directory.")
         if path.exists() and self._confirmed_replace != path:
             self._confirmed_replace = path
-            self._problem(join(safe(raw), " exists: press Replace to overwrite it."))
-            self.query_one("#export", Button).label = Content("Replace")
-            return
+            self.query_one("#export-write", Button).label = Content("Replace")
+            return join(safe(raw), " exists: press Replace to overwrite it.")
+        return None
+
+    def chosen(self, path: Path) -> None:
         # Replace only the file the operator saw named and pressed Replace for (#25).
+        fmt = journal_view.export_format(path)
         self.dismiss((path, fmt, self._confirmed_replace == path))
 
 
@@ -874,14 +850,3 @@ def _run_cells(entry: JournalEntry) -> tuple[Text, ...]:
         outcome_cell(entry),
         Text(journal_view.status_text(entry)),
     )
-
-
-__all__ = [
-    "OPERATIONS",
-    "OUTCOMES",
-    "RUN_PAGE",
-    "FilterDialog",
-    "JournalFilters",
-    "RunDialog",
-    "resolve_time",
-]

@@ -43,7 +43,7 @@ from bottui.tui.change_prompt import (
     timing_of,
 )
 from bottui.tui.screens.base import project_words, say
-from bottui.tui.screens.dialogs import _Dialog, _InfoDialog
+from bottui.tui.screens.dialogs import _Dialog, _Form, _InfoDialog
 from bottui.tui.widgets.bulk_words import plural
 from bottui.tui.widgets.limiter_table import MARK, SOURCE_WORDS, state_word
 from bottui.tui.widgets.untrusted_text import PlainInput, join, safe, safe_id
@@ -96,12 +96,14 @@ class ChooseStateDialog(_Dialog):
         self.dismiss(event.button.id == "enable")
 
 
-class AddLimiterDialog(_Dialog):
+class AddLimiterDialog(_Dialog, _Form):
     """Add a rate limiter id (and optional name) to the inventory.
 
     Returns ``(id, name or None)`` or None. Nothing is sent to the service:
     the API cannot list limiters, so the operator teaches bottui the ids.
     """
+
+    SUBMIT = "add"
 
     def __init__(self, project_id: str) -> None:
         super().__init__()
@@ -127,12 +129,11 @@ class AddLimiterDialog(_Dialog):
                 yield Button("Cancel", id="cancel", classes="closes")
                 yield Button("Add", id="add", variant="primary", disabled=True)
 
-    def on_mount(self) -> None:
-        self.query_one("#limiter-id", Input).focus()
-        self._check()
+    def result(self) -> tuple[str, str | None] | None:
+        """Validate both fields, show the messages, and return the values if valid.
 
-    def _check(self) -> tuple[str, str | None] | None:
-        """Validate both fields, show the messages, and return the values if valid."""
+        Adding only touches the inventory, so Enter may add when valid.
+        """
         raw_id = self.query_one("#limiter-id", Input).value
         raw_name = self.query_one("#limiter-name", Input).value
         id_error = ""
@@ -150,20 +151,7 @@ class AddLimiterDialog(_Dialog):
         name_words = safe(f"Name {name_error}") if name_error else None
         say(self.query_one("#limiter-name-error", Static), name_words)
         valid = bool(raw_id) and not id_error and not name_error
-        self.query_one("#add", Button).disabled = not valid
         return (raw_id, raw_name or None) if valid else None
-
-    @on(Input.Changed)
-    def _changed(self) -> None:
-        self._check()
-
-    # Adding only touches the inventory, so Enter may add when valid.
-    @on(Input.Submitted)
-    @on(Button.Pressed, "#add")
-    def _add(self) -> None:
-        values = self._check()
-        if values is not None:
-            self.dismiss(values)
 
 
 #: Outcome words, each padded to one width in the results list.

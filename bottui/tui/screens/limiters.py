@@ -407,9 +407,8 @@ class LimitersScreen(FilterableScreen):
 
     def _selected(self) -> tuple[str, str, LimiterEntry] | None:
         """The current project and the limiter under the cursor, or a toast saying why not."""
-        current = self.services.current
+        current = self.current_or_say()
         if current is None:
-            self.notify(NO_PROJECT, markup=False)
             return None
         entry = self.query_one(LimiterTable).selected
         if entry is None:
@@ -654,10 +653,8 @@ class LimitersScreen(FilterableScreen):
 
     def action_add(self) -> None:
         """Add a rate limiter id to the inventory (nothing is sent)."""
-        current = self.services.current
-        if current is None:
-            self.notify(NO_PROJECT, markup=False)
-        else:
+        current = self.current_or_say()
+        if current is not None:
             self._add_limiter(*current)
 
     @work(name="limiters-edit", group="limiters-edit", exit_on_error=False)

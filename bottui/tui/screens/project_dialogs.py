@@ -59,7 +59,7 @@ from bottui.store.store_errors import KeyringUnavailable
 from bottui.tui.error_report import EXPECTED_ERRORS, error_line, field_words
 from bottui.tui.screens.base import say
 from bottui.tui.screens.change_form import ConfirmDialog
-from bottui.tui.screens.dialogs import _Dialog
+from bottui.tui.screens.dialogs import _Dialog, _Form
 from bottui.tui.services import services_of
 from bottui.tui.widgets.untrusted_text import PlainInput, SecretInput, join, safe_id
 
@@ -147,36 +147,12 @@ class ProjectDraft(msgspec.Struct, frozen=True):
     name: str | None
 
 
-class _FormDialog(_Dialog):
-    """A dialog whose Enter submits when every field is valid."""
+class _FormDialog(_Dialog, _Form):
+    """A dialog of :class:`FormField` rows whose Enter submits when every field is valid."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss_dialog", "Cancel", id="form.cancel"),
     ]
-
-    def result(self) -> Any:
-        """The form's result, checked, each field's message shown; None while invalid."""
-        raise NotImplementedError
-
-    def unchanged(self, result: Any) -> bool:
-        """Whether ``result`` is what an edit opened with: nothing to write (closes with None)."""
-        return False
-
-    def validate_form(self) -> bool:
-        """Check every field, show the messages; True when all are valid."""
-        ok = self.result() is not None
-        self.query_one("#form-submit", Button).disabled = not ok
-        return ok
-
-    def submit(self) -> None:
-        """Dismiss with the form's result (None when untouched)."""
-        result = self.result()
-        if result is not None:
-            self.dismiss(None if self.unchanged(result) else result)
-
-    def first_field(self) -> Input:
-        """The field that has the focus when the form opens."""
-        return self.query(Input).first()
 
     def check_field(self, field_id: str, raw: str, check: Callable[[str], object]) -> bool:
         """Run ``check`` on ``raw``; show its refusal under the field (none while empty)."""
@@ -190,29 +166,11 @@ class _FormDialog(_Dialog):
         field.show_error(None)
         return True
 
-    def on_mount(self) -> None:
-        self.validate_form()
-        self.first_field().focus()
-
-    @on(Input.Changed)
-    @on(Checkbox.Changed)
-    def _changed(self) -> None:
-        self.validate_form()
-
-    @on(Input.Submitted)
-    def _submitted(self) -> None:
-        if self.validate_form():
-            self.submit()
-            return
+    def focus_invalid(self) -> None:
         for field in self.query(FormField):
             if field.has_class("-invalid"):
                 field.query_one(Input).focus()
                 return
-
-    @on(Button.Pressed, "#form-submit")
-    def _submit(self) -> None:
-        if self.validate_form():
-            self.submit()
 
 
 class ProjectForm(_FormDialog):

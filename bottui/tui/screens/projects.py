@@ -272,11 +272,6 @@ class ProjectTable(IncrementalTable[ProjectRow, _View]):
         #: The current project as last shown (its row is marked and bold).
         self._current: tuple[str, str] | None = None
 
-    @property
-    def highlighted(self) -> ProjectRow | None:
-        """The project under the cursor, if any (the table's ``selected``)."""
-        return self.selected
-
     def row_for(self, key: str | None) -> ProjectRow | None:
         """The project of a DataTable row key."""
         return self._entries.get(key or "")
@@ -294,7 +289,7 @@ class ProjectTable(IncrementalTable[ProjectRow, _View]):
         With neither (nothing was highlighted yet), it goes to the ``current`` project.
         The same projects shown again are updated in place (see ``_update_rows``).
         """
-        highlighted = self.highlighted
+        highlighted = self.selected
         keep = focus or (highlighted.key if highlighted else None) or current
         self._current = current
         self._update_rows(
@@ -533,7 +528,7 @@ class ProjectsScreen(FilterableScreen):
         session = self.services.session
         # The cursor goes to the current project (or the one just added) once its
         # row is there, unless the operator has moved it meanwhile.
-        highlighted = self.table.highlighted
+        highlighted = self.table.selected
         placed = None if highlighted is None else highlighted.key
         self._focus_later = None if focus is None or placed == focus else (focus, self.table.moves)
 
@@ -678,7 +673,7 @@ class ProjectsScreen(FilterableScreen):
         self.refresh_bindings()
 
     def _show_detail(self) -> None:
-        row = self.table.highlighted if self._rows else None
+        row = self.table.selected if self._rows else None
         current = row is not None and row.key == self.services.current
         words = None if row is None else project_detail(row, current=current, state=self._cell)
         say(self.query_one("#projects-detail", Static), words)
@@ -708,7 +703,7 @@ class ProjectsScreen(FilterableScreen):
         if action in ("edit", "remove", "project_token", "personal_token"):
             if not self._rows:
                 return False
-            return True if self.table.highlighted else None
+            return True if self.table.selected else None
         if action == "demo":
             return self.query_one(Welcome).display and not self.services.demo
         if action == "add":
@@ -737,7 +732,7 @@ class ProjectsScreen(FilterableScreen):
 
     def action_edit(self) -> None:
         """Edit the display name of the highlighted project."""
-        row = self.table.highlighted
+        row = self.table.selected
         if row is None:
             return
         self._write_project(ProjectForm(existing=[], edit=(row.account, row.project, row.name)))
@@ -770,7 +765,7 @@ class ProjectsScreen(FilterableScreen):
 
     def action_remove(self) -> None:
         """Remove the highlighted project from the inventory (asks first)."""
-        row = self.table.highlighted
+        row = self.table.selected
         if row is None:
             return
         profile = self.services.session.settings.inventory_scope
@@ -862,12 +857,12 @@ class ProjectsScreen(FilterableScreen):
 
     def action_project_token(self) -> None:
         """Set, replace or delete the project API token of the highlighted project."""
-        if (row := self.table.highlighted) is not None:
+        if (row := self.table.selected) is not None:
             self._ask_token(row.project_slot)
 
     def action_personal_token(self) -> None:
         """Set, replace or delete the personal access token of the highlighted account."""
-        if (row := self.table.highlighted) is not None:
+        if (row := self.table.selected) is not None:
             self._ask_token(row.personal_slot)
 
     def _ask_token(self, slot: Slot) -> None:

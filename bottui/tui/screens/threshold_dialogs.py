@@ -23,7 +23,7 @@ focused); with nothing edited it closes at once.
 from __future__ import annotations
 
 import math
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -45,16 +45,16 @@ from bottui.store.inventory.inventory_records import DimensionEntry
 from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.error_report import EXPECTED_ERRORS, error_title
 from bottui.tui.key_registry import DIALOG_HELP
-from bottui.tui.screens.base import say
-from bottui.tui.screens.dialogs import DiscardDialog, _Modal
-from bottui.tui.services import TuiServices, services_of, worker_failed
+from bottui.tui.screens.base import UsesServices, say
+from bottui.tui.screens.dialogs import DiscardDialog, _Form
 from bottui.tui.widgets.threshold_field import ThresholdField, format_number
 from bottui.tui.widgets.untrusted_text import PlainInput, join, safe, safe_id
 
 
-class _ThresholdForm(_Modal[Any]):
+class _ThresholdForm(_Form):
     """A framed form: fields with error lines, Cancel and Save; escape cancels."""
 
+    SUBMIT = "save"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close without saving", id="thresholds.dialog.cancel"),
         DIALOG_HELP,
@@ -97,10 +97,6 @@ class AddDimensionDialog(_ThresholdForm):
                 yield Button("Cancel", id="cancel", classes="closes")
                 yield Button("Add", id="save", variant="primary", disabled=True)
 
-    def on_mount(self) -> None:
-        self._check(show_empty=False)
-        self.query_one("#dimension-id", Input).focus()
-
     def _errors(self) -> tuple[str | None, str | None]:
         dimension_id = self.query_one("#dimension-id", Input).value
         name = self.query_one("#dimension-name", Input).value
@@ -118,7 +114,7 @@ class AddDimensionDialog(_ThresholdForm):
             name_error = exc.message
         return id_error, name_error
 
-    def _check(self, *, show_empty: bool = True) -> bool:
+    def result(self, *, show_empty: bool = False) -> tuple[str, str] | None:
         id_error, name_error = self._errors()
         id_input = self.query_one("#dimension-id", Input)
         name_input = self.query_one("#dimension-name", Input)
@@ -127,28 +123,19 @@ class AddDimensionDialog(_ThresholdForm):
         self._set_error(
             "dimension-name-error", name_error if show_empty or name_input.value else None
         )
-        valid = id_error is None and name_error is None
-        self.query_one("#save", Button).disabled = not valid
-        return valid
+        if id_error is None and name_error is None:
+            return id_input.value, name_input.value
+        return None
 
-    @on(Input.Changed)
-    def _changed(self) -> None:
-        self._check(show_empty=False)
-
-    @on(Input.Submitted)
-    @on(Button.Pressed, "#save")
-    def _save(self) -> None:
+    def focus_invalid(self) -> None:
         id_input = self.query_one("#dimension-id", Input)
         name_input = self.query_one("#dimension-name", Input)
-        id_error, name_error = self._errors()
-        if id_error is None and name_error is None:
-            self.dismiss((id_input.value, name_input.value))
-            return
+        id_error, _ = self._errors()
         if id_error is None and self.focused is id_input and not name_input.value:
             # Enter after the id moves on to the name; no error for a field not reached yet.
             name_input.focus()
             return
-        self._check()
+        self.result(show_empty=True)
         (id_input if id_error else name_input).focus()
 
 
@@ -204,10 +191,6 @@ class ThresholdSettingsDialog(_ThresholdForm):
                 yield Button("Cancel", id="cancel", classes="closes")
                 yield Button("Save", id="save", variant="primary")
 
-    def on_mount(self) -> None:
-        self._check()
-        self.query_one("#threshold-min", Input).focus()
-
     @staticmethod
     def _number(text: str) -> tuple[float | None, str | None]:
         try:
@@ -218,7 +201,7 @@ class ThresholdSettingsDialog(_ThresholdForm):
             return None, "must be a finite number"
         return value, None
 
-    def _result(self) -> ProjectSettings | None:
+    def result(self) -> ProjectSettings | None:
         low, low_error = self._number(self.query_one("#threshold-min", Input).value)
         high, high_error = self._number(self.query_one("#threshold-max", Input).value)
         if low is not None and high is not None and not low < high:
@@ -235,23 +218,6 @@ class ThresholdSettingsDialog(_ThresholdForm):
         except EXPECTED_ERRORS as exc:  # belt and braces: the model's own checks
             self._set_error("threshold-max-error", error_title(exc))
             return None
-
-    def _check(self) -> bool:
-        ok = self._result() is not None
-        self.query_one("#save", Button).disabled = not ok
-        return ok
-
-    @on(Input.Changed)
-    @on(Select.Changed)
-    def _changed(self) -> None:
-        self._check()
-
-    @on(Input.Submitted)
-    @on(Button.Pressed, "#save")
-    def _save(self) -> None:
-        result = self._result()
-        if result is not None:
-            self.dismiss(result)
 
 
 UNKNOWN = "unknown"
@@ -297,7 +263,7 @@ def change_lines(known: DimensionEntry | None, new: DimensionThresholds) -> Cont
     return Content("\n").join(lines)
 
 
-class ThresholdEditor(ModalScreen[PlannedChange[ThresholdUpdate] | None]):
+class ThresholdEditor(ModalScreen[PlannedChange[ThresholdUpdate] | None], UsesServices):
     """Edit one dimension; closes with the confirmed plan, or None.
 
     Args:
@@ -336,13 +302,6 @@ class ThresholdEditor(ModalScreen[PlannedChange[ThresholdUpdate] | None]):
         self.settings = settings
         #: What the fields held when opened: Escape asks only when one differs.
         self._opened: dict[str, str] = {}
-
-    @property
-    def services(self) -> TuiServices:
-        """What this dialog uses of the app: session, reports, confirmation."""
-        return services_of(self)
-
-    on_worker_state_changed = worker_failed
 
     def _target(self) -> Content:
         """``Dimension <id> in <account> / <project>``, every part shown as plain text."""

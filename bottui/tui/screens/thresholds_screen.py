@@ -107,6 +107,11 @@ def _since(sent: DimensionThresholds, entry: DimensionEntry | None) -> str | Non
     return clean(f"block {entry.block}, challenge {entry.challenge}")
 
 
+def thresholds_words(sent: DimensionThresholds) -> str:
+    """``name 'Bot score', block 0.8, challenge 0.5``: raw, cleaned where it is shown."""
+    return f"name {sent.name!r}, block {sent.block}, challenge {sent.challenge}"
+
+
 def check_words(entry: DimensionEntry, settings: ProjectSettings) -> str:
     """What is wrong with the known thresholds, in a few words ("" when nothing)."""
     if entry.block is None or entry.challenge is None:
@@ -252,12 +257,6 @@ class ThresholdsScreen(FilterableScreen):
         """The dimension under the cursor, if any."""
         return self.query_one(DimensionTable).selected
 
-    def _project(self) -> tuple[str, str] | None:
-        current = self.services.current
-        if current is None:
-            self.notify("No project selected: press 1 to choose one.", markup=False)
-        return current
-
     # -- edit and send -------------------------------------------------------------------
 
     @on(DataTable.RowSelected, "#dimensions")
@@ -266,7 +265,7 @@ class ThresholdsScreen(FilterableScreen):
 
     def action_edit(self) -> None:
         """Edit the selected dimension's name and thresholds."""
-        current = self._project()
+        current = self.current_or_say()
         entry = self.selected()
         if current is None:
             return
@@ -302,10 +301,7 @@ class ThresholdsScreen(FilterableScreen):
         assert isinstance(target, ThresholdsTarget)
         dimension_id, thresholds = target.dimension_id, target.thresholds
         key, project = (plan.account, plan.project, dimension_id), (plan.account, plan.project)
-        where = (
-            f"dimension {dimension_id}: name {thresholds.name!r}, block {thresholds.block}, "
-            f"challenge {thresholds.challenge}"
-        )
+        where = f"dimension {dimension_id}: {thresholds_words(thresholds)}"
         attempt = Attempt.of_plan(plan, "Set thresholds", where)
         session = self.services.session
         try:
@@ -344,10 +340,8 @@ class ThresholdsScreen(FilterableScreen):
         new = message.thresholds
         journal = message.applied.journal_id
         at = (self.services.session.clock or system_clock)().strftime("%H:%M:%S")
-        lines = [
-            safe(f"name {new.name!r}, block {new.block}, challenge {new.challenge}"),
-            Content(f"journal #{journal}" if journal is not None else "NOT journaled"),
-        ]
+        journaled = f"journal #{journal}" if journal is not None else "NOT journaled"
+        lines = [safe(thresholds_words(new)), Content(journaled)]
         headline = join("Set: dimension ", safe_id(message.dimension_id))
         project = message.project
         dimension_id = message.dimension_id
@@ -378,15 +372,8 @@ class ThresholdsScreen(FilterableScreen):
                 )
             self._latest[project] = show
         self._show_latest()
-        self.notify(
-            clean(
-                f"{message.dimension_id}: name {new.name!r}, block {new.block}, "
-                f"challenge {new.challenge}"
-                + (f" (journal #{journal})" if journal is not None else " (NOT journaled)")
-            ),
-            title="Thresholds set",
-            markup=False,
-        )
+        words = clean(f"{message.dimension_id}: {thresholds_words(new)} ({journaled})")
+        self.notify(words, title="Thresholds set", markup=False)
         # The ops layer taught the inventory; every screen that shows it re-reads.
         self.services.inventory_changed()
 
@@ -394,7 +381,7 @@ class ThresholdsScreen(FilterableScreen):
 
     def action_add(self) -> None:
         """Add a dimension by id and name, then edit its thresholds."""
-        current = self._project()
+        current = self.current_or_say()
         if current is not None:
             self._add(current)
 
@@ -421,7 +408,7 @@ class ThresholdsScreen(FilterableScreen):
 
     def action_forget(self) -> None:
         """Remove the selected dimension from the local inventory (nothing is sent)."""
-        current = self._project()
+        current = self.current_or_say()
         entry = self.selected()
         if current is None:
             return
@@ -456,7 +443,7 @@ class ThresholdsScreen(FilterableScreen):
 
     def action_settings(self) -> None:
         """Set the project's threshold range and direction (saved in the profile)."""
-        current = self._project()
+        current = self.current_or_say()
         if current is None:
             return
         session = self.services.session

@@ -33,14 +33,14 @@ from bottui.ops.timed_record import now_of
 from bottui.plaintext import clean
 from bottui.tui import timed_changes
 from bottui.tui.perf.textual_private import MeasuredTable, still_shown
+from bottui.tui.screens.base import UsesServices
 from bottui.tui.screens.dialogs import ListModal
-from bottui.tui.services import InventoryChanged, services_of, worker_failed
+from bottui.tui.services import InventoryChanged
 from bottui.tui.ui_rules import show_widget
 from bottui.tui.widgets.untrusted_text import join, safe, safe_text
 
 if TYPE_CHECKING:
     from bottui.ops.timed.schedule import TimedChange
-    from bottui.tui.services import TuiServices
 
 
 #: State, due and executor first: at 80 columns the last columns are cut, and
@@ -67,7 +67,7 @@ def _state_words(row: TimedChange, now: datetime) -> str:
     return row.shown_state(now)
 
 
-class TimedScreen(ListModal):
+class TimedScreen(ListModal, UsesServices):
     """The timed changes of the profile: extend, keep, revert now."""
 
     SCREEN_TITLE: ClassVar[str] = "Timed changes"
@@ -88,13 +88,6 @@ class TimedScreen(ListModal):
         super().__init__()
         self._rows: list[TimedChange] = []
         self._all = False
-
-    @property
-    def services(self) -> TuiServices:
-        """What this screen uses of the app."""
-        return services_of(self)
-
-    on_worker_state_changed = worker_failed
 
     def compose(self) -> ComposeResult:
         with Vertical():
