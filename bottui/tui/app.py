@@ -44,6 +44,7 @@ from bottui.tui.perf.stylesheet import complete_stylesheet, start_stylesheet
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.services import TuiServices, worker_failed
 from bottui.tui.ui_rules import (
+    MODE_KEYS,
     ContextBar,
     TypeaheadGuard,
     keep_header,
@@ -61,15 +62,6 @@ if TYPE_CHECKING:
 
 # Dialogs and the other screens are loaded (bottui.tui.lazy) when first opened: none is
 # on the first frame, and with their Input and TextArea widgets they cost start-up time.
-
-MODE_KEYS: dict[str, str] = {
-    "1": "projects",
-    "2": "limiters",
-    "3": "grants",
-    "4": "thresholds",
-    "5": "journal",
-    "6": "playbooks",
-}
 
 
 def _screen(name: str) -> Callable[[], Screen[Any]]:

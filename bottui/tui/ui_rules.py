@@ -475,17 +475,19 @@ class ContextBar(Widget):
 
 # -- the key bar -----------------------------------------------------------------------
 
-#: The binding ids of the six screens, in key order.
-SCREEN_IDS: tuple[str, ...] = (
-    "app.projects",
-    "app.limiters",
-    "app.grants",
-    "app.thresholds",
-    "app.journal",
-    "app.playbooks",
-)
+#: The six screens (the app's modes) by their default keys, in key order.
+MODE_KEYS: Final = {
+    "1": "projects",
+    "2": "limiters",
+    "3": "grants",
+    "4": "thresholds",
+    "5": "journal",
+    "6": "playbooks",
+}
+#: The binding ids of the six screens (``app.<mode>``), in key order.
+SCREEN_IDS: Final = tuple(f"app.{mode}" for mode in MODE_KEYS.values())
 #: Their keys when none is remapped: then they share one item, "1-6 Screens".
-PLAIN_DIGITS: tuple[str, ...] = ("1", "2", "3", "4", "5", "6")
+PLAIN_DIGITS: Final = tuple(MODE_KEYS)
 #: Kept at the right end, in this order, whatever the width.
 TAIL_IDS: tuple[str, ...] = ("app.help", "app.quit")
 GAP = "  "
