@@ -44,6 +44,7 @@ from bottui.tui.perf.stylesheet import complete_stylesheet, start_stylesheet
 from bottui.tui.screens.base import BottuiScreen
 from bottui.tui.services import TuiServices, worker_failed
 from bottui.tui.ui_rules import (
+    MODE_KEYS,
     ContextBar,
     TypeaheadGuard,
     keep_header,
@@ -61,15 +62,6 @@ if TYPE_CHECKING:
 
 # Dialogs and the other screens are loaded (bottui.tui.lazy) when first opened: none is
 # on the first frame, and with their Input and TextArea widgets they cost start-up time.
-
-MODE_KEYS: dict[str, str] = {
-    "1": "projects",
-    "2": "limiters",
-    "3": "grants",
-    "4": "thresholds",
-    "5": "journal",
-    "6": "playbooks",
-}
 
 
 def _screen(name: str) -> Callable[[], Screen[Any]]:
@@ -235,10 +227,9 @@ class BottuiApp(App[int]):
             self.theme = self._initial_theme
         self._started = True
         self.screen_change_signal.subscribe(self, keep_header)
-        self.run_worker(
-            self._start_reads(), name="start-up reads", group="start-up", exit_on_error=False
-        )
+        self._start_reads()
 
+    @work(name="start-up reads", group="start-up", exit_on_error=False)
     async def _start_reads(self) -> None:
         """Project names for every bar, and the project to start on when none was given."""
         services = self.services
@@ -337,13 +328,9 @@ class BottuiApp(App[int]):
         if self._remember_theme is not None and self._started:
             # In a worker: the config is written on the store executor, never on
             # the loop; its one write lane keeps quick changes in order.
-            self.run_worker(
-                self._save_theme(self._remember_theme, theme),
-                name="remember theme",
-                group="theme",
-                exit_on_error=False,
-            )
+            self._save_theme(self._remember_theme, theme)
 
+    @work(name="remember theme", group="theme", exit_on_error=False)
     async def _save_theme(self, remember: Callable[[str], Awaitable[None]], theme: str) -> None:
         try:
             await remember(theme)

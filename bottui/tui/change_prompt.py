@@ -2,7 +2,7 @@
 
 :class:`ChangePrompt` is what a screen hands to :meth:`TuiServices.confirmed`: the
 title, the body, the confirm button's words and what the profile demands
-(:class:`Confirmation`: a typed project id, a reason). Its answer is a
+(:class:`~bottui.ops.confirmation.Confirmation`: a typed project id, a refusal). Its answer is a
 :class:`Decided`: the reason, and the duration typed for a timed change.
 """
 
@@ -11,55 +11,20 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import timedelta
 from functools import partial
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 from textual.content import Content
 
-from bottui.ops.session import Settings
+from bottui.ops.confirmation import Confirmation
 
 if TYPE_CHECKING:
     from bottui.api.requests import PreparedRequest
-    from bottui.ops import confirmation
     from bottui.ops.planning import PlannedChange
 
 
-class Confirmation(msgspec.Struct, frozen=True):
-    """What confirmation a change needs before it is sent.
-
-    ``none``: sent at once; ``click``: a Confirm button; ``typed``: the
-    project id typed (a protected profile); ``refused``: never sent,
-    ``reason`` says why (a read-only profile).
-    """
-
-    kind: Literal["none", "click", "typed", "refused"]
-    reason: str = ""
-
-
-#: The refusal of a read-only profile.
-READ_ONLY_REFUSAL = Confirmation("refused", "this profile refuses every change; nothing was sent")
-
-
-def plan_confirmation(needed: confirmation.Confirmation) -> Confirmation:
-    """The dialog a plan's confirmation (:mod:`bottui.ops.confirmation`) asks for.
-
-    The read-only refusal keeps the TUI's own words (:data:`READ_ONLY_REFUSAL`).
-    """
-    kind = needed.kind.value
-    if kind == "refused":
-        if needed.title == "Read-only":
-            return READ_ONLY_REFUSAL
-        return Confirmation("refused", needed.reason or "")
-    if kind == "typed":
-        return Confirmation("typed")
-    return Confirmation("none" if kind == "none" else "click")
-
-
-def profile_confirmation(settings: Settings) -> Confirmation:
-    """The confirmation the profile's rules ask of any change."""
-    if settings.read_only:
-        return READ_ONLY_REFUSAL
-    return Confirmation("typed" if settings.protected else "click")
+#: What a read-only profile's refusal says in the TUI (the plan's own words name the flag).
+READ_ONLY_REASON: Final = "this profile refuses every change; nothing was sent"
 
 
 class Timing(msgspec.Struct, frozen=True):
@@ -140,7 +105,7 @@ class ChangePrompt(msgspec.Struct, frozen=True):
     #: The request(s) a dry run shows (:meth:`ChangePrompt.of`: the plan's own);
     #: a BottuiError raised here is reported, nothing sent.
     plan: Callable[[], Sequence[PreparedRequest]]
-    #: None: the profile decides (:func:`profile_confirmation`).
+    #: None: the profile decides (:func:`bottui.ops.confirmation.required`).
     needs: Confirmation | None = None
     #: Teammates' recent changes of the same target (or why they could not be
     #: checked), cleaned lines shown inside the confirmation; empty: none.
@@ -180,7 +145,7 @@ class ChangePrompt(msgspec.Struct, frozen=True):
             confirm_label=plan.confirm_label if confirm_label is None else confirm_label,
             project_id=plan.confirmation.typed or plan.project,
             plan=partial(list, plan.requests),
-            needs=plan_confirmation(plan.confirmation),
+            needs=plan.confirmation,
             timing=timing_of(plan),
             decision=plan.decision,
         )

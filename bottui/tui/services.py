@@ -68,7 +68,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from bottui.api.errors import BottuiError, CredentialsError, RefusedError
 from bottui.api.requests import request_lines, to_curl
-from bottui.ops.confirmation import reason_refusal_text
+from bottui.ops.confirmation import ConfirmKind, reason_refusal_text, required
 from bottui.ops.inventory_reads import inventory_version, read_all_projects
 from bottui.ops.session import Session
 from bottui.plaintext import clean
@@ -76,7 +76,7 @@ from bottui.store.executor import run_blocking
 from bottui.store.store_errors import StoreError
 from bottui.store.utc import system_clock
 from bottui.tui import lazy
-from bottui.tui.change_prompt import READ_ONLY_REFUSAL, Decided, profile_confirmation
+from bottui.tui.change_prompt import READ_ONLY_REASON, Decided
 from bottui.tui.error_report import (
     EXPECTED_ERRORS,
     Attempt,
@@ -407,9 +407,7 @@ class TuiServices:
         """
         if not self.read_only or self.dry_run:
             return False
-        self.report(
-            RefusedError("Read-only profile", READ_ONLY_REFUSAL.reason), operation=operation
-        )
+        self.report(RefusedError("Read-only profile", READ_ONLY_REASON), operation=operation)
         return True
 
     async def ask(self, dialog: Screen[T]) -> T:
@@ -508,14 +506,16 @@ class TuiServices:
         if self.dry_run:
             self.show_dry_run(requests, prompt.supersedes)
             return None
-        needs = prompt.needs or profile_confirmation(self.session.settings)
-        if needs.kind == "refused":
+        needs = prompt.needs or required(self.session.settings, prompt.project_id)
+        if needs.refused:
             what = prompt.decision or prompt.title.rstrip("?")
-            self.report(RefusedError("Read-only profile", needs.reason), operation=what)
+            # The profile's refusal in the TUI's words; another (a playbook's) in its own.
+            reason = READ_ONLY_REASON if needs.title == "Read-only" else needs.reason or ""
+            self.report(RefusedError("Read-only profile", reason), operation=what)
             return None
-        if needs.kind == "none":
+        if needs.kind is ConfirmKind.NONE:
             return Decided(None, None)
-        return self._confirmation(prompt, typed=needs.kind == "typed")
+        return self._confirmation(prompt, typed=needs.kind is ConfirmKind.TYPED)
 
     def _confirmation(
         self, prompt: ChangePrompt, *, typed: bool

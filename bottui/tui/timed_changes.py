@@ -48,6 +48,7 @@ from textual.content import Content
 from textual.worker import get_current_worker
 
 from bottui.api.errors import BottuiError
+from bottui.ops.confirmation import Confirmation, ConfirmKind
 from bottui.ops.durations import duration_text
 from bottui.ops.timed import schedule
 from bottui.ops.timed.execute import revert_now, run_due
@@ -55,7 +56,7 @@ from bottui.ops.timed.schedule import executor_name, list_timed
 from bottui.ops.timed_record import now_of
 from bottui.plaintext import clean
 from bottui.tui import lazy
-from bottui.tui.change_prompt import ChangePrompt, Confirmation, profile_confirmation
+from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.services import LoopTask, TuiServices
 from bottui.tui.widgets.untrusted_text import join, safe, safe_id
 
@@ -274,8 +275,8 @@ async def revert(
             "Dry run",
         )
         return
-    settings = services.session.settings
-    needs = Confirmation("click") if timed.confirmed else profile_confirmation(settings)
+    # Confirmed when it was made: a click; else as the profile wants (None).
+    needs = Confirmation(ConfirmKind.CLICK) if timed.confirmed else None
     if late is not None:
         title = f"Revert timed change {timed.id}, late by {duration_text(late)}?"
         intro = Content(

@@ -342,35 +342,35 @@ def fit_where(profile: str, base: str, project: str, name: str, room: int) -> st
     return line("", project)
 
 
+#: Each flag of the header (its component class ``context-bar--FLAG``) and its style.
+FLAG_STYLES: Final = {
+    "working": "color: $accent; text-style: bold;",
+    "bulk": "color: $text; text-style: bold reverse;",
+    "timed": "color: $text; text-style: bold;",
+    "protected": "background: $warning; color: $text; text-style: bold;",
+    "readonly": "background: $error; color: $text; text-style: bold;",
+    "team-down": "background: $warning; color: $text; text-style: bold;",
+    "team": "color: $warning; text-style: bold;",
+    # Reverse: a block that stands out in every theme, NO_COLOR and 16 colours.
+    "dry-run": "text-style: bold reverse;",
+}
+FLAG_CSS: Final = "\n".join(
+    f"& > .context-bar--{flag} {{ {css} }}" for flag, css in FLAG_STYLES.items()
+)
+
+
 class ContextBar(Widget):
     """One line: where we are, the profile's flags, and a working indicator."""
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "context-bar--working",
-        "context-bar--bulk",
-        "context-bar--timed",
-        "context-bar--protected",
-        "context-bar--readonly",
-        "context-bar--team-down",
-        "context-bar--team",
-        "context-bar--dry-run",
-    }
+    COMPONENT_CLASSES: ClassVar[set[str]] = {f"context-bar--{flag}" for flag in FLAG_STYLES}
 
-    DEFAULT_CSS = """
-    ContextBar {
+    DEFAULT_CSS = f"""
+    ContextBar {{
         dock: top;
         height: 1;
         background: $panel;
-        & > .context-bar--working { color: $accent; text-style: bold; }
-        & > .context-bar--bulk { color: $text; text-style: bold reverse; }
-        & > .context-bar--timed { color: $text; text-style: bold; }
-        & > .context-bar--protected { background: $warning; color: $text; text-style: bold; }
-        & > .context-bar--readonly { background: $error; color: $text; text-style: bold; }
-        & > .context-bar--team-down { background: $warning; color: $text; text-style: bold; }
-        & > .context-bar--team { color: $warning; text-style: bold; }
-        /* Reverse: a block that stands out in every theme, NO_COLOR and 16 colours. */
-        & > .context-bar--dry-run { text-style: bold reverse; }
-    }
+        {FLAG_CSS}
+    }}
     """
 
     ALLOW_SELECT: ClassVar[bool] = False
@@ -442,21 +442,21 @@ class ContextBar(Widget):
         if compact:
             bulk = bulk.split(" · ")[0]
             timed = f"timed · {timed.rsplit(' · ', 1)[-1]}" if " · " in timed else timed
-        shown = [
-            ("context-bar--working", f"⟳ {self.working}" if self.working else ""),
-            ("context-bar--bulk", bulk),
-            ("context-bar--timed", timed),
+        shown = {
+            "working": f"⟳ {self.working}" if self.working else "",
+            "bulk": bulk,
+            "timed": timed,
             # With nothing waiting, a team store heard says so: changes arrive live.
-            ("context-bar--team", self.team or ("team: live" if self.live else "")),
-            ("context-bar--dry-run", "DRY RUN" if self.dry_run else ""),
-            ("context-bar--protected", "PROTECTED" if self.protected else ""),
-            ("context-bar--readonly", "READ-ONLY" if self.read_only else ""),
+            "team": self.team or ("team: live" if self.live else ""),
+            "dry-run": "DRY RUN" if self.dry_run else "",
+            "protected": "PROTECTED" if self.protected else "",
+            "readonly": "READ-ONLY" if self.read_only else "",
             # The push's words may say the store is down already: said once.
-            ("context-bar--team-down", "TEAM STORE DOWN" if live_down else ""),
-        ]
+            "team-down": "TEAM STORE DOWN" if live_down else "",
+        }
         return [
-            safe(f" {text} ").stylize(self.get_visual_style(component))
-            for component, text in shown
+            safe(f" {text} ").stylize(self.get_visual_style(f"context-bar--{flag}"))
+            for flag, text in shown.items()
             if text
         ]
 
@@ -475,17 +475,19 @@ class ContextBar(Widget):
 
 # -- the key bar -----------------------------------------------------------------------
 
-#: The binding ids of the six screens, in key order.
-SCREEN_IDS: tuple[str, ...] = (
-    "app.projects",
-    "app.limiters",
-    "app.grants",
-    "app.thresholds",
-    "app.journal",
-    "app.playbooks",
-)
+#: The six screens (the app's modes) by their default keys, in key order.
+MODE_KEYS: Final = {
+    "1": "projects",
+    "2": "limiters",
+    "3": "grants",
+    "4": "thresholds",
+    "5": "journal",
+    "6": "playbooks",
+}
+#: The binding ids of the six screens (``app.<mode>``), in key order.
+SCREEN_IDS: Final = tuple(f"app.{mode}" for mode in MODE_KEYS.values())
 #: Their keys when none is remapped: then they share one item, "1-6 Screens".
-PLAIN_DIGITS: tuple[str, ...] = ("1", "2", "3", "4", "5", "6")
+PLAIN_DIGITS: Final = tuple(MODE_KEYS)
 #: Kept at the right end, in this order, whatever the width.
 TAIL_IDS: tuple[str, ...] = ("app.help", "app.quit")
 GAP = "  "

@@ -16,7 +16,8 @@ from collections.abc import Callable
 
 import pytest
 
-from bottui.tui.app import MODE_KEYS, BottuiApp
+from bottui.tui.app import BottuiApp
+from bottui.tui.ui_rules import MODE_KEYS
 
 
 @pytest.mark.parametrize("mode", sorted(MODE_KEYS.values()))

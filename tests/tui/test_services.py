@@ -10,9 +10,10 @@ from msgspec.structs import replace
 from textual.content import Content
 
 from bottui.api.errors import ApiError, BottuiError, ValidationError
+from bottui.ops.confirmation import Confirmation, ConfirmKind
 from bottui.store.store_errors import ConfigError, StoreError
 from bottui.tui.app import BottuiApp
-from bottui.tui.change_prompt import ChangePrompt, Confirmation
+from bottui.tui.change_prompt import ChangePrompt
 from bottui.tui.error_report import (
     describe_error,
     error_line,
@@ -142,17 +143,17 @@ async def test_decided_asks_what_the_change_needs(
         await settle(pilot)
         assert done == []
 
-        decide(app, _prompt(done, needs=Confirmation("typed")), done, "x")
+        decide(app, _prompt(done, needs=Confirmation(ConfirmKind.TYPED)), done, "x")
         await until(lambda: isinstance(app.screen, TypedConfirmDialog), pilot)
         app.screen.dismiss(True)
         await settle(pilot)
         assert done == ["x"]
 
-        decide(app, _prompt(done, needs=Confirmation("none")), done, "now")
+        decide(app, _prompt(done, needs=Confirmation(ConfirmKind.NONE)), done, "now")
         await settle(pilot)
         assert done == ["x", "now"]
 
-        refused = Confirmation("refused", "a playbook holds this project")
+        refused = Confirmation(ConfirmKind.REFUSED, reason="a playbook holds this project")
         decide(app, _prompt(done, needs=refused), done, "never")
         await settle(pilot)
         assert done == ["x", "now"]

@@ -20,7 +20,7 @@ from textual.css.model import RuleSet
 from textual.css.stylesheet import Stylesheet, StylesheetParseError
 
 from bottui.tui import perf
-from bottui.tui.app import MODE_KEYS, BottuiApp
+from bottui.tui.app import BottuiApp
 from bottui.tui.perf.stylesheet import (
     CSS_SOURCE,
     SharedParseStylesheet,
@@ -29,6 +29,7 @@ from bottui.tui.perf.stylesheet import (
     whole_css,
 )
 from bottui.tui.perf.textual_private import TESTED_TEXTUAL, as_tested
+from bottui.tui.ui_rules import MODE_KEYS
 from tests.tui.helpers import settle
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -27,10 +27,11 @@ from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widget import Widget
 
-from bottui.tui.app import MODE_KEYS, BottuiApp
+from bottui.tui.app import BottuiApp
 from bottui.tui.perf import stylesheet, textual_private
 from bottui.tui.perf.stylesheet import CSS_SOURCE, whole_css
 from bottui.tui.perf.textual_private import PRIVATE_STATE, SharedParseStylesheet, as_tested
+from bottui.tui.ui_rules import MODE_KEYS
 from tests.tui.conftest import SNAP_SIZE
 from tests.tui.helpers import settle
 

@@ -36,12 +36,7 @@ from bottui.ops import mutations, planning
 from bottui.ops.inventory_edits import check_limiter_name
 from bottui.plaintext import clean
 from bottui.store.journal.journal_records import Outcome
-from bottui.tui.change_prompt import (
-    ChangePrompt,
-    Timing,
-    plan_confirmation,
-    timing_of,
-)
+from bottui.tui.change_prompt import ChangePrompt, Timing, timing_of
 from bottui.tui.screens.base import project_words, say
 from bottui.tui.screens.dialogs import _Dialog, _Form, _InfoDialog
 from bottui.tui.widgets.bulk_words import plural
@@ -239,7 +234,7 @@ async def confirmed_marked(
         confirm_label=f"{verb} {len(plans):,}",
         project_id=plans[0].confirmation.typed or project,
         plan=partial(list, requests),
-        needs=plan_confirmation(plans[0].confirmation),
+        needs=plans[0].confirmation,
         listing=_listing(entries, hidden),
         timing=_timing(plans),
         decision=_decision(plans, new_state, hidden),

@@ -44,7 +44,7 @@ from bottui.ops.inventory_reads import first_limiters, inventory_version, read_a
 from bottui.plaintext import clean
 from bottui.store.paging import Cursor, Page
 from bottui.store.utc import stamp, system_clock
-from bottui.tui.change_prompt import READ_ONLY_REFUSAL
+from bottui.tui.change_prompt import READ_ONLY_REASON
 from bottui.tui.error_report import EXPECTED_ERRORS
 from bottui.tui.screens.base import NO_PROJECT, FilterableScreen, on_answer, project_words, say
 from bottui.tui.ui_rules import show_widget
@@ -456,7 +456,7 @@ class LimitersScreen(FilterableScreen):
         # The palette's picked limiter wins over the marks: it named one.
         if table.marked and not table.picking and services.current is not None:
             if services.read_only:  # a dry run too: refused before anything is planned
-                services.report(RefusedError("Read-only profile", READ_ONLY_REFUSAL.reason))
+                services.report(RefusedError("Read-only profile", READ_ONLY_REASON))
             else:
                 self._switch_marked(*services.current, new_state)
             return

@@ -5,7 +5,7 @@ of the current project in a panel. Words first, colour second: every
 headline reads the same without colour.
 
 * A failed or unknown attempt reads the same on every screen
-  (:func:`failure_headline`, :func:`failure_lines`): "FAILED" (nothing was
+  (:func:`show_failure`): "FAILED" (nothing was
   changed) or "UNKNOWN" (the request may have arrived), the server's error,
   which token to fix when one was refused, and where the whole error is (the
   error log, ``e``).
@@ -93,16 +93,15 @@ LOG_HINT: Final = "e: the error log, with the whole error"
 UNKNOWN_CHECK: Final = "Check whether it was applied before repeating it."
 
 
-def failure_headline(failure: Failure) -> tuple[Content, str]:
-    """The headline and its CSS class."""
+def show_failure(panel: Widget, failure: Failure, where: Content, classes: Iterable[str]) -> None:
+    """Show a failed or unknown attempt on ``where`` in ``panel`` (see :func:`fill`): the
+    headline, what it was about, the server's error, the token hint and where the rest is."""
+    title = safe(failure.title)
     if failure.unknown:
-        return join("UNKNOWN: may have been applied · ", safe(failure.title)), UNKNOWN_CLASS
-    return join("FAILED: ", safe(failure.title)), FAILED_CLASS
-
-
-def failure_lines(failure: Failure) -> list[Content]:
-    """The server's error, the token hint and where to find the rest."""
-    lines: list[Content] = []
+        headline, css = join("UNKNOWN: may have been applied · ", title), UNKNOWN_CLASS
+    else:
+        headline, css = join("FAILED: ", title), FAILED_CLASS
+    lines = [where]
     # The headline says "may have been applied": the details do not say it again.
     details = without_unknown_note(failure.details) if failure.unknown else failure.details
     if details:
@@ -112,7 +111,7 @@ def failure_lines(failure: Failure) -> list[Content]:
     if failure.hint:
         lines.append(Content.styled(clean(failure.hint), "bold"))
     lines.append(Content.styled(LOG_HINT, "italic"))
-    return lines
+    fill(panel, headline, css, classes, lines)
 
 
 def fill(
@@ -131,6 +130,7 @@ def fill(
 # -- one kind of change's latest attempt -----------------------------------------------
 
 SUCCESS_CLASS = "result-withdrawn"  # the Grants panel's success style
+ATTEMPT_CLASSES: Final = (SUCCESS_CLASS, FAILED_CLASS, UNKNOWN_CLASS)
 
 
 class AttemptPanel(Vertical):
@@ -148,14 +148,6 @@ class AttemptPanel(Vertical):
     def on_mount(self) -> None:
         self.display = False
 
-    def _show(
-        self, headline: Content, css: str, lines: Sequence[Content], at: str, history: bool = False
-    ) -> None:
-        self.border_title = (
-            f"Result · at {at} UTC · since changed" if history else f"Result · {at} UTC"
-        )
-        fill(self, headline, css, (SUCCESS_CLASS, FAILED_CLASS, UNKNOWN_CLASS), lines)
-
     def show_success(
         self, headline: Content, lines: Sequence[Content], at: str, *, history: bool = False
     ) -> None:
@@ -164,12 +156,15 @@ class AttemptPanel(Vertical):
         ``history``: what it set was changed since; the headline says what is
         now and the title says it is history, never a state the table contradicts.
         """
-        self._show(headline, "" if history else SUCCESS_CLASS, lines, at, history)
+        self.border_title = (
+            f"Result · at {at} UTC · since changed" if history else f"Result · {at} UTC"
+        )
+        fill(self, headline, "" if history else SUCCESS_CLASS, ATTEMPT_CLASSES, lines)
 
     def show_failure(self, failure: Failure, where: Content, at: str) -> None:
         """A failed or unknown attempt on ``where`` (made at ``at``, UTC)."""
-        headline, css = failure_headline(failure)
-        self._show(headline, css, [where, *failure_lines(failure)], at)
+        self.border_title = f"Result · {at} UTC"
+        show_failure(self, failure, where, ATTEMPT_CLASSES)
 
     def hide(self) -> None:
         """Nothing to show (another project, or none)."""
@@ -311,17 +306,15 @@ class RevocationResult(Vertical):
         if record is None:
             self.display = False
             return
+        self.border_subtitle = notes(record)
         if record.revocation is None:
             failure = record.failure or Failure(record.error or "error", "", False, "")
-            text, css = failure_headline(failure)
-            lines = [where_line(record), *failure_lines(failure)]
             self.border_title = f"Result · attempt at {record.at.strftime('%H:%M:%S')} UTC"
+            show_failure(self, failure, where_line(record), RESULT_CLASSES)
         else:
             words, _, css = OUTCOMES[record.revocation.outcome]
-            text, lines = Content(words), result_lines(record)
             self.border_title = "Result"
-        self.border_subtitle = notes(record)
-        fill(self, text, css, RESULT_CLASSES, lines)
+            fill(self, Content(words), css, RESULT_CLASSES, result_lines(record))
 
 
 # -- the project returned by a rate limiter change -------------------------------------
@@ -503,9 +496,8 @@ class ReturnedProjectPanel(VerticalScroll):
         """Show a failed or unknown attempt on ``where`` (made at ``at``, UTC)."""
         self._shown_key = None
         self.border_title = f"Last attempt · {at} UTC"
-        text, css = failure_headline(failure)
         self.query_one("#returned-project-headline", Static).display = True
-        fill(self, text, css, (FAILED_CLASS, UNKNOWN_CLASS), [where, *failure_lines(failure)])
+        show_failure(self, failure, where, (FAILED_CLASS, UNKNOWN_CLASS))
         self.scroll_home(animate=False)
 
     def hide(self) -> None:
