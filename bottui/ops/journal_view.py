@@ -211,9 +211,9 @@ def entry_query(query: JournalQuery, *, now: datetime | None = None) -> EntryQue
 
 #: The fields of an entry that hold text (or JSON holding text).
 _TEXT_FIELDS: Final = tuple(
-    f.name
-    for f in msgspec.structs.fields(JournalEntry)
-    if f.name not in ("id", "pid", "undo_of", "run_id", "status", "duration_ms")
+    name
+    for name in JournalEntry.__struct_fields__
+    if name not in ("id", "pid", "undo_of", "run_id", "status", "duration_ms")
 )
 
 

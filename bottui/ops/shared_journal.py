@@ -66,10 +66,10 @@ _SOLO: Final = "solo:"
 
 #: The fields a shared entry holds as the journal's entries do, copied as they are.
 _COPIED: Final = tuple(
-    f.name
-    for f in msgspec.structs.fields(JournalEntry)
-    if f.name in {g.name for g in msgspec.structs.fields(TeamEntry)}
-    and f.name not in ("id", "local_id", "started_at", "finished_at", "host", "origin")
+    name
+    for name in JournalEntry.__struct_fields__
+    if name in TeamEntry.__struct_fields__
+    and name not in ("id", "local_id", "started_at", "finished_at", "host", "origin")
 )
 
 

@@ -19,7 +19,7 @@ import re
 import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 import msgspec
@@ -149,6 +149,11 @@ class EnvToken(msgspec.Struct, frozen=True):
 
     def __repr__(self) -> str:
         return f"EnvToken(variable={self.variable!r}, tied={self.tied})"
+
+    def __rich_repr__(self) -> list[tuple[str, Any]]:
+        # Rich prefers this to __repr__ (Textual's crash report prints each frame's
+        # locals with Rich), and a Struct's own lists every field, the value too.
+        return [("variable", self.variable), ("tied", self.tied)]
 
 
 def variable(kind: TokenKind, profile: str) -> str | None:

@@ -9,15 +9,22 @@ mapping is refused, never guessed.
 
 from __future__ import annotations
 
+import ast
+import io
 from pathlib import Path
 
 import pytest
+import rich.console
+import rich.pretty
+import rich.traceback
 
+import bottui
 from bottui.api.tokens import ProjectToken
 from bottui.store.keyring_tokens import TokenState, TokenStore
 from bottui.store.token_sources import (
     CredentialFileRefused,
     EnvScope,
+    EnvToken,
     EnvTokenAmbiguous,
     read_credentials,
     unmatched,
@@ -186,3 +193,43 @@ async def test_a_profile_added_in_the_tui_has_its_variable_at_once(tmp_path: Pat
         assert tokens.project(URL, "acme", "shop-prod") == ProjectToken("prj_night")
     finally:
         await session.aclose()
+
+
+#: Never whole in the source (the report quotes it) nor a local (it prints them).
+_CANARY = "".join(("CAN", "ARY_env_3f1a"))
+
+
+def test_an_environment_token_is_masked_where_rich_prints_it_too() -> None:
+    # Textual's crash report prints every frame's locals with Rich, which prefers
+    # __rich_repr__ to __repr__: a msgspec Struct's own lists every field (a review
+    # found the value there once EnvToken became a Struct).
+    found = EnvToken(_CANARY, "BOTTUI_API_KEY", tied=False)
+    assert _CANARY not in repr(found)
+    assert _CANARY not in rich.pretty.pretty_repr(found)
+
+    def crash(token: EnvToken) -> None:
+        raise RuntimeError(f"boom with {token.variable}")
+
+    try:
+        crash(found)
+    except RuntimeError:
+        report = rich.traceback.Traceback(show_locals=True)
+    console = rich.console.Console(record=True, width=120, file=io.StringIO())
+    console.print(report)
+    printed = console.export_text()
+    assert "BOTTUI_API_KEY" in printed and "token" in printed  # the locals were printed
+    assert _CANARY not in printed
+
+
+def test_every_struct_with_its_own_repr_has_its_own_rich_repr() -> None:
+    # The rule the test above keeps, for every record bottui declares.
+    missing = [
+        f"{path}:{node.name}"
+        for path in sorted(Path(bottui.__file__).parent.rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ClassDef)
+        and any("Struct" in ast.unparse(base) for base in node.bases)
+        and {"__repr__", "__str__"} & {f.name for f in node.body if isinstance(f, ast.FunctionDef)}
+        and "__rich_repr__" not in {f.name for f in node.body if isinstance(f, ast.FunctionDef)}
+    ]
+    assert missing == []

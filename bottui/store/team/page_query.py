@@ -45,7 +45,6 @@ from typing import Any, Final
 from uuid import UUID
 
 import msgspec
-from msgspec.structs import fields
 
 from bottui.store.journal.journal_records import EntryQuery, Filters
 from bottui.store.journal.journal_rows import from_micros, micros
@@ -95,7 +94,7 @@ def from_entry_query(
     run = None
     if query.run_id is not None:
         run = (run_origin or UUID(int=0), int(query.run_id))
-    shared: dict[str, Any] = {f.name: getattr(query, f.name) for f in fields(Filters)}
+    shared: dict[str, Any] = {name: getattr(query, name) for name in Filters.__struct_fields__}
     shared.update(operator=operator, reason=reason)
     return TeamQuery(**shared, run=run)
 

@@ -43,7 +43,6 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeAlias
 from uuid import UUID
 
 import msgspec
-from msgspec.structs import fields
 
 from bottui.api.tokens import Secret
 from bottui.plaintext import REPLACEMENT, repair_surrogates
@@ -176,9 +175,9 @@ class OutcomeEvent(msgspec.Struct, frozen=True):
 
 
 #: Columns of ``journal_entries`` a push writes, in row order: the event's fields.
-ENTRY_COLUMNS: Final = tuple(f.name for f in fields(EntryEvent))
+ENTRY_COLUMNS: Final = EntryEvent.__struct_fields__
 #: Columns of an outcome a push sends (the entry's server id is looked up).
-OUTCOME_COLUMNS: Final = tuple(f.name for f in fields(OutcomeEvent))
+OUTCOME_COLUMNS: Final = OutcomeEvent.__struct_fields__
 
 
 def _object(value: Any) -> Mapping[str, Any] | None:

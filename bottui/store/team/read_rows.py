@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING, Any, Final
 from uuid import UUID
 
 import msgspec
-from msgspec.structs import fields
 
 from bottui.plaintext import clean
 from bottui.store.paging import Cursor
@@ -230,7 +229,7 @@ class Skips:
 
 
 #: The columns of :data:`~bottui.store.team.page_query.SELECT`, in order: the entry's fields.
-NAMES: Final = tuple(f.name for f in fields(TeamEntry))
+NAMES: Final = TeamEntry.__struct_fields__
 _OUTCOME: Final = NAMES[NAMES.index("finished_at") :]
 
 
