@@ -256,14 +256,17 @@ def _number(name: str, value: object, low: float, high: float) -> float:
     return number
 
 
-def _integer(name: str, value: object, words: str, allowed: Container[int] | None = None) -> int:
+def _integer(
+    name: str, value: object, words: str, allowed: Container[int] | None = None, low: int | None = 0
+) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise FaultError(name, f"{name} is {words}")
-    # int(): a range finds an exact int at once, but walks itself for an int subclass
-    # (the control body's numbers): -1 in range(0, 2**63) would never end.
-    if allowed is not None and int(value) not in allowed:
+    # A plain int: the control body's numbers are an int subclass, which a range
+    # does not find at once (it walks itself), and which is kept as a plain int.
+    number = int(value)
+    if (low is not None and number < low) or (allowed is not None and number not in allowed):
         raise FaultError(name, f"{name} is {words}")
-    return value
+    return number
 
 
 def _one_of(name: str, value: object, kinds: tuple[str, ...], off: bool = False) -> Any:
@@ -291,7 +294,7 @@ def _boolean(name: str, value: object) -> bool:
 HOSTILE_STATUSES: Final = frozenset({0, *range(400, 600)})
 STATUS_WORDS: Final = "a 4xx or 5xx status, or 0"
 #: The check of a count of faults to come.
-_COUNT: Final = partial(_integer, words="a count: an integer, 0 or more", allowed=range(0, 1 << 63))
+_COUNT: Final = partial(_integer, words="a count: an integer, 0 or more")
 
 #: Every setting: its default and its check (given the wire name), in the order
 #: ``GET /_sandbox/faults`` lists them.
@@ -306,7 +309,7 @@ SETTINGS: Final[dict[str, tuple[Any, Callable[[str, Any], Any]]]] = {
     "drop_next": (0, _COUNT),
     "drop_mode": ("after", partial(_one_of, kinds=get_args(DropMode))),
     "hold": (False, _boolean),
-    "seed": (0, partial(_integer, words="an integer")),
+    "seed": (0, partial(_integer, words="an integer", low=None)),
     "hostile": (None, partial(_one_of, kinds=HOSTILE_KINDS, off=True)),
     "hostile_status": (0, partial(_integer, words=STATUS_WORDS, allowed=HOSTILE_STATUSES)),
     "hostile_body": (None, partial(_one_of, kinds=BODY_KINDS, off=True)),
